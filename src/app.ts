@@ -1,0 +1,115 @@
+import crypto from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
+import { riskModelV1, type RiskModel } from './flight/risk-model.ts';
+import { seedDemo, type SeedResult } from './partners/seed.ts';
+import { PartnerDirectory } from './platform/auth.ts';
+import type { Config } from './platform/config.ts';
+import { deriveKeyring, loadMasterKey, type Keyring } from './platform/crypto.ts';
+import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
+import { purgeExpiredKeys } from './platform/idempotency.ts';
+import { registerApiDocument } from './platform/openapi.ts';
+import { installErrorHandling } from './platform/problem.ts';
+
+export interface BuildOptions {
+  /** An already open database (tests); otherwise opened from the config. */
+  database?: DatabaseHandle;
+  /** The clock of the use cases (tests move it). */
+  now?: () => Date;
+  /** How long API keys and partner terms stay cached, in ms (default 5000; 0 disables). */
+  cacheTtlMs?: number;
+  /** Called once with what the demo seed created, e.g. to print a generated key. */
+  onSeed?: (result: SeedResult) => void;
+  riskModel?: RiskModel;
+}
+
+/** What the app holds, for the CLI, workers and tests: never reach for globals. */
+export interface Parasol {
+  readonly config: Config;
+  readonly db: Db;
+  readonly database: DatabaseHandle;
+  readonly directory: PartnerDirectory;
+  readonly keys: Keyring;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    parasol: Parasol;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole application, ready, without a listening socket. */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const ownsDatabase = !options.database;
+  try {
+    await database.migrate();
+    const seeded = await seedDemo(database.db, config);
+    if (seeded) options.onSeed?.(seeded);
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    throw error;
+  }
+  const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
+  const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? 5_000);
+  const now = options.now ?? (() => new Date());
+
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    requestIdHeader: 'x-request-id',
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    },
+    bodyLimit: 64 * 1024,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('parasol', { config, db: database.db, database, directory, keys });
+  installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await database.db.selectFrom('schema_migrations' as never).select((eb) => eb.lit(1).as('one')).limit(1).execute();
+      return { status: 'ready', database: database.kind };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', database: database.kind });
+    }
+  });
+
+  await registerApiDocument(app, {
+    decorator: 'flightDelayOpenapi',
+    prefix: FLIGHT_PREFIX,
+    title: 'Flight Delay and Cancellation API',
+    version: '1.0.0',
+    description:
+      'Parametric flight delay and cancellation insurance, sold at booking: quote (/getPrice), subscribe, cancel before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.',
+    tags: [{ name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' }],
+  });
+  const flightDeps = { db: database.db, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
+  await app.register(flightDelayRoutes(flightDeps, { directory, rateLimitPerMinute: config.rateLimitPerMinute }), { prefix: FLIGHT_PREFIX });
+
+  // Housekeeping inside the API process until the job queue arrives (issue 3 moves it there).
+  const usageTimer = setInterval(() => directory.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage')), 5_000).unref();
+  const purgeTimer = setInterval(() => purgeExpiredKeys(database.db).catch((err) => app.log.warn({ err }, 'could not purge idempotency keys')), 3_600_000).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(usageTimer);
+    clearInterval(purgeTimer);
+    await directory.flushUsage().catch(() => undefined);
+    if (ownsDatabase) await database.close();
+  });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,134 @@
+import { sql } from 'kysely';
+import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+
+/** SQL for claims. Opening is set-wise: one statement for every affected leg of a flight. */
+
+export type FlightEventType = 'delayed' | 'cancelled' | 'diverted';
+
+export interface OpenedClaim {
+  id: string;
+  claimNumber: string;
+  partnerId: string;
+  contractId: string;
+  legId: string;
+  reason: 'delay' | 'cancellation';
+  compensationAmount: number;
+  currency: string;
+}
+
+/**
+ * Inserts one claim per affected active contract leg of the flight, computing the compensation from
+ * each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
+ * have a claim (unique leg_id): duplicate events, reordered events and concurrent workers open
+ * nothing twice. Legs whose coverage pays nothing for this event get no claim.
+ */
+export async function insertClaimsForFlight(
+  db: Executor,
+  e: { environment: Environment; flightNumber: string; departureDate: string; event: FlightEventType; delayMinutes: number | null; evidence: unknown },
+): Promise<OpenedClaim[]> {
+  const delay = e.delayMinutes ?? 0;
+  const result = await sql<{
+    id: string;
+    claim_number: string;
+    partner_id: string;
+    contract_id: string;
+    leg_id: string;
+    reason: 'delay' | 'cancellation';
+    compensation_amount: number;
+    currency: string;
+  }>`
+    INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
+    SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), c.partner_id, c.environment, c.id, l.id,
+           pay.reason, ${e.event}, 'opened', ${e.delayMinutes}, pay.amount * c.passengers, c.currency, ${JSON.stringify(e.evidence)}::jsonb
+    FROM contract_legs l
+    JOIN contracts c ON c.id = l.contract_id
+    CROSS JOIN LATERAL (
+      SELECT (c.coverage->>'cancellationAmount')::bigint AS cancellation,
+             (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t
+               WHERE (t->>'minDelayMinutes')::int <= ${delay}) AS tier_reached,
+             (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t) AS top_tier
+    ) cov
+    CROSS JOIN LATERAL (
+      SELECT CASE ${e.event}::text
+               WHEN 'delayed' THEN 'delay'
+               WHEN 'cancelled' THEN 'cancellation'
+               ELSE CASE WHEN cov.cancellation > 0 THEN 'cancellation' ELSE 'delay' END
+             END AS reason,
+             CASE ${e.event}::text
+               WHEN 'delayed' THEN cov.tier_reached
+               WHEN 'cancelled' THEN cov.cancellation
+               ELSE CASE WHEN cov.cancellation > 0 THEN cov.cancellation ELSE cov.top_tier END
+             END AS amount
+    ) pay
+    WHERE l.flight_number = ${e.flightNumber}
+      AND l.departure_date = ${e.departureDate}::date
+      AND l.environment = ${e.environment}
+      AND c.status = 'active'
+      AND coalesce(pay.amount, 0) > 0
+    ORDER BY l.id
+    ON CONFLICT (leg_id) DO NOTHING
+    RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency`.execute(db);
+  return result.rows.map((r) => ({
+    id: r.id,
+    claimNumber: r.claim_number,
+    partnerId: r.partner_id,
+    contractId: r.contract_id,
+    legId: r.leg_id,
+    reason: r.reason,
+    compensationAmount: Number(r.compensation_amount),
+    currency: r.currency,
+  }));
+}
+
+export interface ClaimListRow {
+  id: string;
+  claim_number: string;
+  contract_number: string;
+  status: ClaimStatus;
+  reason: 'delay' | 'cancellation';
+  event: FlightEventType;
+  flight_number: string;
+  departure_date: string;
+  delay_minutes: number | null;
+  compensation_amount: number;
+  currency: string;
+  opened_at: Date;
+  paid_at: Date | null;
+}
+
+/** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
+export async function listClaims(
+  db: Executor,
+  q: { partnerId: string; environment: Environment; from: Date; toExclusive: Date; contractId?: string | undefined; after?: { openedAt: Date; id: string } | undefined; limit: number },
+): Promise<ClaimListRow[]> {
+  let query = db
+    .selectFrom('claims as cl')
+    .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .select([
+      'cl.id',
+      'cl.claim_number',
+      'c.contract_number',
+      'cl.status',
+      'cl.reason',
+      'cl.event',
+      'l.flight_number',
+      'l.departure_date',
+      'cl.delay_minutes',
+      'cl.compensation_amount',
+      'cl.currency',
+      'cl.opened_at',
+      'cl.paid_at',
+    ])
+    .where('cl.partner_id', '=', q.partnerId)
+    .where('cl.environment', '=', q.environment)
+    .where('cl.opened_at', '>=', q.from)
+    .where('cl.opened_at', '<', q.toExclusive);
+  if (q.contractId) query = query.where('cl.contract_id', '=', q.contractId);
+  if (q.after) {
+    const { openedAt, id } = q.after;
+    query = query.where((eb) => eb.or([eb('cl.opened_at', '>', openedAt), eb.and([eb('cl.opened_at', '=', openedAt), eb('cl.id', '>', id)])]));
+  }
+  return query.orderBy('cl.opened_at').orderBy('cl.id').limit(q.limit).execute();
+}

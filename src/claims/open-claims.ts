@@ -1,0 +1,56 @@
+import { audit } from '../platform/audit.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
+
+/** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
+export interface FlightEvent {
+  environment: Environment;
+  /** Full designator, e.g. "AF006". */
+  flightNumber: string;
+  /** Local departure date at the departure airport, 'YYYY-MM-DD'. */
+  departureDate: string;
+  status: FlightEventType;
+  /** Arrival delay at the gate, in minutes, computed by Parasol; required for `delayed`. */
+  arrivalDelayMinutes?: number | undefined;
+  /** Where the event came from and the flight data behind it: kept with each claim as evidence. */
+  source: string;
+  evidence?: Record<string, unknown>;
+}
+
+/**
+ * Opens one claim per affected active contract leg of the flight (the trigger rules of DESIGN.md):
+ * a delay pays the highest tier reached, a cancellation the cancellation amount, a diversion as a
+ * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim.
+ * Returns the claims opened by this call (empty when all were already open or nothing is covered).
+ */
+export async function openClaimsForFlightEvent(db: Db, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+  if (event.status === 'delayed' && (event.arrivalDelayMinutes === undefined || !Number.isInteger(event.arrivalDelayMinutes) || event.arrivalDelayMinutes < 0)) {
+    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes, a whole number of minutes.', {
+      errors: [{ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' }],
+    });
+  }
+  const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
+  return db.transaction().execute(async (trx) => {
+    const opened = await insertClaimsForFlight(trx, {
+      environment: event.environment,
+      flightNumber: event.flightNumber.toUpperCase(),
+      departureDate: event.departureDate,
+      event: event.status,
+      delayMinutes,
+      evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
+    });
+    if (opened.length > 0) {
+      await audit(trx, {
+        actor,
+        environment: event.environment,
+        entity: 'flight',
+        entityId: `${event.flightNumber}/${event.departureDate}`,
+        action: 'claims_opened',
+        data: { status: event.status, delayMinutes, claims: opened.length },
+      });
+    }
+    return opened;
+  });
+}

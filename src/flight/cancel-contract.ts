@@ -1,0 +1,57 @@
+import { audit } from '../platform/audit.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import * as contracts from './contracts-repo.ts';
+import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
+
+export const CANCEL_REASONS = ['ticket_cancelled', 'customer_request', 'booking_error', 'duplicate', 'flight_changed', 'other'] as const;
+export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+export interface Cancellation {
+  contractNumber: string;
+  status: 'cancelled';
+  reason: CancelReason;
+  cancelledAt: string;
+  refund: Money;
+}
+
+/**
+ * POST /cancel: before the first insured departure, and while no claim exists, the contract is
+ * cancelled and the full premium refunded. Cancelling a cancelled contract answers the same result.
+ */
+export async function cancelContract(deps: FlightDeps, trx: Trx, caller: Caller, input: { contractNumber: string; reason: CancelReason }): Promise<Cancellation> {
+  const contract = await contracts.findContract(trx, caller, input.contractNumber, { forUpdate: true });
+  if (!contract) throw new DomainError('contract_not_found', `No contract ${input.contractNumber}.`);
+  if (contract.status === 'cancelled') return view(contract);
+  if (contract.status !== 'active') {
+    throw new DomainError('contract_not_cancellable', `Contract ${contract.contract_number} is ${contract.status}; it can no longer be cancelled.`);
+  }
+  const now = deps.now();
+  if (now.getTime() >= contract.first_departure_at.getTime()) {
+    throw new DomainError('contract_not_cancellable', `The first insured flight departed at ${contract.first_departure_at.toISOString()}; the contract can no longer be cancelled.`);
+  }
+  if (await contracts.hasClaims(trx, contract.id)) {
+    throw new DomainError('contract_not_cancellable', 'A claim is open on this contract; it can no longer be cancelled.');
+  }
+  const cancelled = await contracts.markCancelled(trx, contract.id, input.reason, now, contract.premium_total);
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'contract',
+    entityId: contract.contract_number,
+    action: 'cancelled',
+    data: { reason: input.reason, refund: contract.premium_total },
+  });
+  return view(cancelled);
+}
+
+function view(c: contracts.ContractRow): Cancellation {
+  return {
+    contractNumber: c.contract_number,
+    status: 'cancelled',
+    reason: c.cancel_reason as CancelReason,
+    cancelledAt: c.cancelled_at!.toISOString(),
+    refund: money(c.refund_amount ?? 0, c.currency),
+  };
+}

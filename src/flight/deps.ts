@@ -1,0 +1,23 @@
+import type { Caller, PartnerDirectory } from '../platform/auth.ts';
+import type { Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import type { RiskModel } from './risk-model.ts';
+
+/** What the Flight Delay use cases need; built once by the app. */
+export interface FlightDeps {
+  db: Db;
+  directory: PartnerDirectory;
+  keys: Keyring;
+  riskModel: RiskModel;
+  quoteTtlMinutes: number;
+  now: () => Date;
+}
+
+export type { Caller };
+
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export const money = (amount: number, currency: string): Money => ({ amount, currency });

@@ -1,0 +1,98 @@
+import { DateTime } from 'luxon';
+import { listClaims, type ClaimListRow, type FlightEventType } from '../claims/claims-repo.ts';
+import type { ClaimStatus } from '../platform/db-schema.ts';
+import { DomainError } from '../platform/errors.ts';
+import * as contracts from './contracts-repo.ts';
+import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
+
+export interface ClaimsQuery {
+  fromDate: string;
+  toDate: string;
+  contractNumber?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface ClaimView {
+  claimNumber: string;
+  contractNumber: string;
+  status: ClaimStatus;
+  reason: 'delay' | 'cancellation';
+  event: FlightEventType;
+  flightNumber: string;
+  departureDate: string;
+  delayMinutes: number | null;
+  compensation: Money;
+  openedAt: string;
+  paidAt: string | null;
+}
+
+export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const;
+
+/**
+ * POST /getclaims: the caller's claims opened between two dates (inclusive, UTC days), optionally
+ * for one contract, oldest first, paginated with an opaque cursor.
+ */
+export async function listPartnerClaims(deps: FlightDeps, caller: Caller, q: ClaimsQuery): Promise<{ claims: ClaimView[]; nextCursor: string | null }> {
+  const from = DateTime.fromISO(q.fromDate, { zone: 'utc' });
+  const to = DateTime.fromISO(q.toDate, { zone: 'utc' });
+  if (!from.isValid) throw new DomainError('validation_failed', 'fromDate is not a valid date.', { errors: [{ field: '/fromDate', message: 'must be a date YYYY-MM-DD' }] });
+  if (!to.isValid) throw new DomainError('validation_failed', 'toDate is not a valid date.', { errors: [{ field: '/toDate', message: 'must be a date YYYY-MM-DD' }] });
+  if (to < from) throw new DomainError('validation_failed', 'toDate is before fromDate.', { errors: [{ field: '/toDate', message: 'must be on or after fromDate' }] });
+  if (to.diff(from, 'days').days > CLAIMS_PAGE.maxRangeDays) {
+    throw new DomainError('validation_failed', `The date range is longer than ${CLAIMS_PAGE.maxRangeDays} days.`, { errors: [{ field: '/toDate', message: `at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate` }] });
+  }
+  let contractId: string | undefined;
+  if (q.contractNumber) {
+    const contract = await contracts.findContract(deps.db, caller, q.contractNumber);
+    if (!contract) throw new DomainError('contract_not_found', `No contract ${q.contractNumber}.`);
+    contractId = contract.id;
+  }
+  const limit = q.limit ?? CLAIMS_PAGE.default;
+  const rows = await listClaims(deps.db, {
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    from: from.toJSDate(),
+    toExclusive: to.plus({ days: 1 }).toJSDate(),
+    contractId,
+    after: q.cursor ? decodeCursor(q.cursor) : undefined,
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { claims: page.map(claimView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+}
+
+function claimView(r: ClaimListRow): ClaimView {
+  return {
+    claimNumber: r.claim_number,
+    contractNumber: r.contract_number,
+    status: r.status,
+    reason: r.reason,
+    event: r.event,
+    flightNumber: r.flight_number,
+    departureDate: r.departure_date,
+    delayMinutes: r.delay_minutes,
+    compensation: money(Number(r.compensation_amount), r.currency),
+    openedAt: r.opened_at.toISOString(),
+    paidAt: r.paid_at ? r.paid_at.toISOString() : null,
+  };
+}
+
+// The cursor is the (opened_at, id) of the last claim returned. opened_at is stored at millisecond
+// precision (see the migration), so it round-trips through a Date exactly and, with the id as
+// tie-breaker, no claim is skipped or repeated.
+function encodeCursor(r: ClaimListRow): string {
+  return Buffer.from(JSON.stringify([r.opened_at.toISOString(), r.id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { openedAt: Date; id: string } {
+  try {
+    const [openedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const date = new Date(openedAt);
+    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime())) return { openedAt: date, id };
+  } catch {
+    // fall through
+  }
+  throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', { errors: [{ field: '/cursor', message: 'invalid cursor' }] });
+}

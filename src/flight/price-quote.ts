@@ -1,0 +1,168 @@
+import { DomainError } from '../platform/errors.ts';
+import type { Agreement, Configuration } from '../partners/model.ts';
+import { checkTerms } from '../partners/terms.ts';
+import { coverageFor, type Coverage, type Formula } from './coverage.ts';
+import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
+import { resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
+import { pricePolicy, type PremiumBreakdown } from './pricing.ts';
+import { newQuoteId, signQuote } from './quote-token.ts';
+
+export interface QuoteRequest extends TripInput {
+  additionalPassengers?: number | undefined;
+}
+
+export interface PremiumView {
+  total: Money;
+  net: Money;
+  tax: Money;
+  commission: Money;
+}
+
+export interface CompensationView {
+  delay: { minDelayMinutes: number; amount: Money }[];
+  cancellation: Money | null;
+}
+
+export interface LegView {
+  departureAirport: string;
+  arrivalAirport: string;
+  airline: string;
+  departureDateTime: string;
+  departureAt: string;
+}
+
+export interface Quote {
+  quoteReference: string;
+  expiresAt: string;
+  formula: Formula;
+  passengers: number;
+  premium: PremiumView;
+  compensation: CompensationView;
+  legs: LegView[];
+  configurationVersion: number;
+}
+
+export const premiumView = (p: PremiumBreakdown, currency: string): PremiumView => ({
+  total: money(p.total, currency),
+  net: money(p.net, currency),
+  tax: money(p.tax, currency),
+  commission: money(p.commission, currency),
+});
+
+export const compensationView = (c: Coverage, currency: string): CompensationView => ({
+  delay: c.delayTiers.map((t) => ({ minDelayMinutes: t.minDelayMinutes, amount: money(t.amount, currency) })),
+  cancellation: c.cancellationAmount > 0 ? money(c.cancellationAmount, currency) : null,
+});
+
+export const legView = (leg: Pick<Leg, 'departureAirport' | 'arrivalAirport' | 'airline' | 'departureLocal' | 'departureAt'>): LegView => ({
+  departureAirport: leg.departureAirport,
+  arrivalAirport: leg.arrivalAirport,
+  airline: leg.airline,
+  departureDateTime: leg.departureLocal,
+  departureAt: leg.departureAt.toISOString(),
+});
+
+function price(deps: FlightDeps, legs: Leg[], passengers: number, coverage: Coverage, commissionRate: string, taxRate: string): PremiumBreakdown {
+  const probabilities = legs.map((leg) => deps.riskModel.probabilities(leg));
+  return pricePolicy(probabilities, passengers, { coverage, commissionRate, taxRate }).premium;
+}
+
+/** The partner's agreement and current configuration, or 409 when either is missing or stale. */
+async function requireTerms(deps: FlightDeps, caller: Caller): Promise<{ agreement: Agreement; configuration: Configuration }> {
+  const { agreement, configuration } = await deps.directory.partnerTerms(caller.partnerId);
+  if (!agreement || !configuration) {
+    throw new DomainError('partner_not_configured', 'Your organisation has no agreement or configuration yet: set it in the partner console.');
+  }
+  if (!agreement.allowedFormulas.includes(configuration.formula) || agreement.currency !== configuration.currency) {
+    throw new DomainError('partner_not_configured', 'Your configuration no longer matches your agreement: update it in the partner console.');
+  }
+  return { agreement, configuration };
+}
+
+/** POST /getPrice: prices the trip with the partner's current configuration and signs a quote. */
+export async function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest): Promise<Quote> {
+  const { agreement, configuration } = await requireTerms(deps, caller);
+  const now = deps.now();
+  const legs = resolveTrip(input, now);
+  const passengers = 1 + (input.additionalPassengers ?? 0);
+  const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
+  const premium = price(deps, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate);
+  const expiresAt = new Date(
+    Math.min(now.getTime() + deps.quoteTtlMinutes * 60_000, legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000),
+  );
+  const quoteReference = signQuote(deps.keys.quoteSigning, {
+    id: newQuoteId(),
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    configurationId: configuration.id,
+    formula: configuration.formula,
+    passengers,
+    currency: agreement.currency,
+    premium,
+    legs: legs.map((l) => [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]),
+    issuedAt: now,
+    expiresAt,
+  });
+  return {
+    quoteReference,
+    expiresAt: expiresAt.toISOString(),
+    formula: configuration.formula,
+    passengers,
+    premium: premiumView(premium, agreement.currency),
+    compensation: compensationView(coverage, agreement.currency),
+    legs: legs.map(legView),
+    configurationVersion: configuration.version,
+  };
+}
+
+export interface SimulationRequest extends QuoteRequest {
+  formula: Formula;
+  compensation: { delay?: { minDelayMinutes: number; amount: Money }[] | undefined; cancellation?: Money | null | undefined };
+  commissionRate: number;
+}
+
+export interface Simulation {
+  formula: Formula;
+  passengers: number;
+  premium: PremiumView;
+  compensation: CompensationView;
+  legs: LegView[];
+}
+
+/**
+ * POST /getPrice/simulate: prices the trip with terms chosen by the caller, within the agreement's
+ * bounds, with the same code as a real quote. No quote reference: a simulation cannot be subscribed.
+ */
+export async function simulatePrice(deps: FlightDeps, caller: Caller, input: SimulationRequest): Promise<Simulation> {
+  const { agreement } = await deps.directory.partnerTerms(caller.partnerId);
+  if (!agreement) throw new DomainError('partner_not_configured', 'Your organisation has no agreement with the insurer yet.');
+  const tiers = input.compensation.delay ?? [];
+  const currencies = [...tiers.map((t) => t.amount.currency), ...(input.compensation.cancellation ? [input.compensation.cancellation.currency] : [])];
+  const wrongCurrency = currencies.findIndex((c) => c !== agreement.currency);
+  if (wrongCurrency >= 0) {
+    const message = `must be ${agreement.currency}, the currency of your agreement`;
+    throw new DomainError('validation_failed', `Compensation amounts ${message}.`, { errors: [{ field: '/compensation', message }] });
+  }
+  const delayTiers = tiers.map((t) => ({ minDelayMinutes: t.minDelayMinutes, amount: t.amount.amount }));
+  const cancellationAmount = input.compensation.cancellation?.amount ?? 0;
+  const errors = checkTerms(
+    agreement,
+    { formula: input.formula, delayTiers, cancellationAmount, commissionRate: input.commissionRate },
+    { formula: '/formula', commissionRate: '/commissionRate', delayTiers: '/compensation/delay', cancellationAmount: '/compensation/cancellation' },
+  );
+  if (errors.length) {
+    const code = errors.some((e) => e.field === '/formula') ? 'formula_not_allowed' : 'configuration_out_of_bounds';
+    throw new DomainError(code, 'These terms are outside what your agreement allows.', { errors });
+  }
+  const legs = resolveTrip(input, deps.now());
+  const passengers = 1 + (input.additionalPassengers ?? 0);
+  const coverage = coverageFor(input.formula, delayTiers, cancellationAmount);
+  const premium = price(deps, legs, passengers, coverage, String(input.commissionRate), agreement.taxRate);
+  return {
+    formula: input.formula,
+    passengers,
+    premium: premiumView(premium, agreement.currency),
+    compensation: compensationView(coverage, agreement.currency),
+    legs: legs.map(legView),
+  };
+}

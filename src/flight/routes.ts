@@ -1,0 +1,109 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PartnerDirectory } from '../platform/auth.ts';
+import { runIdempotent } from '../platform/idempotency.ts';
+import { problemResponses } from '../platform/openapi.ts';
+import { callerOf, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import { cancelContract } from './cancel-contract.ts';
+import type { FlightDeps } from './deps.ts';
+import { listPartnerClaims } from './list-claims.ts';
+import { issueQuote, simulatePrice } from './price-quote.ts';
+import * as S from './schemas.ts';
+import { subscribe } from './subscribe.ts';
+
+export const FLIGHT_PREFIX = '/flight-delay/v1';
+
+const IdempotencyHeader = {
+  type: 'object',
+  properties: {
+    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
+  },
+} as const;
+
+/** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
+export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; rateLimitPerMinute: number }): FastifyPluginAsync {
+  return async (plugin) => {
+    await securePartnerApi(plugin, { api: 'flight-delay', ...options });
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['Flight Delay and Cancellation'];
+
+    app.post('/getPrice', {
+      schema: {
+        tags,
+        operationId: 'getPrice',
+        summary: 'Quote a trip with your configuration',
+        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a signed quote reference valid until expiresAt (24 h at most, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured.',
+        body: S.QuoteRequest,
+        response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
+      },
+      handler: async (request) => issueQuote(deps, callerOf(request), request.body),
+    });
+
+    app.post('/getPrice/simulate', {
+      schema: {
+        tags,
+        operationId: 'simulatePrice',
+        summary: 'Simulate a premium with terms of your choice',
+        description: 'Prices the trip with the formula, compensation amounts and commission rate you send (within your agreement), by the same code as /getPrice. A simulation has no quote reference and cannot be subscribed.',
+        body: S.SimulationRequest,
+        response: { 200: S.SimulationResponse, ...problemResponses(409, 422) },
+      },
+      handler: async (request) => simulatePrice(deps, callerOf(request), request.body),
+    });
+
+    app.post('/subscribe', {
+      schema: {
+        tags,
+        operationId: 'subscribe',
+        summary: 'Create a contract from a quote',
+        description: 'Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline. A quote subscribes once. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        body: S.SubscribeRequest,
+        response: { 201: S.ContractResponse, ...problemResponses(409, 422) },
+      },
+      handler: async (request, reply) => {
+        const caller = callerOf(request);
+        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'flight.subscribe' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+          status: 201,
+          body: await subscribe(deps, trx, caller, request.body),
+        }));
+        return sendOutcome(reply, outcome);
+      },
+    });
+
+    app.post('/cancel', {
+      schema: {
+        tags,
+        operationId: 'cancel',
+        summary: 'Cancel a contract and refund the premium',
+        description: 'Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        body: S.CancelRequest,
+        response: { 200: S.CancelResponse, ...problemResponses(404, 409, 422) },
+      },
+      handler: async (request, reply) => {
+        const caller = callerOf(request);
+        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'flight.cancel' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+          status: 200,
+          body: await cancelContract(deps, trx, caller, request.body),
+        }));
+        return sendOutcome(reply, outcome);
+      },
+    });
+
+    // Documented alias: /getclaims and /getClaims answer alike.
+    for (const [path, operationId] of [['/getclaims', 'getClaims'], ['/getClaims', 'getClaimsAlias']] as const) {
+      app.post(path, {
+        schema: {
+          tags,
+          operationId,
+          summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
+          description: 'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.',
+          body: S.ClaimsRequest,
+          response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
+        },
+        handler: async (request) => listPartnerClaims(deps, callerOf(request), request.body),
+      });
+    }
+  };
+}

@@ -1,0 +1,239 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { FORMULAS } from './coverage.ts';
+import { CANCEL_REASONS } from './cancel-contract.ts';
+import { CLAIMS_PAGE } from './list-claims.ts';
+import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
+import { StringEnum } from '../platform/schema.ts';
+
+/** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
+
+const DEPARTURE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})?$';
+
+export const Money = Type.Object(
+  {
+    amount: Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Integer amount in minor units: 1250 EUR is €12.50.' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
+  },
+  { additionalProperties: false },
+);
+
+const Airport = (description: string) => Type.String({ pattern: '^[A-Za-z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
+const LocalDateTime = (description: string) =>
+  Type.String({
+    pattern: DEPARTURE_PATTERN,
+    description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).`,
+    examples: ['2026-12-24T10:30'],
+  });
+const Formula = StringEnum(FORMULAS, { description: 'delay, cancellation, or both (delay_and_cancellation).' });
+
+const TripFields = {
+  departureAirport: Airport('Outbound departure airport'),
+  arrivalAirport: Airport('Outbound arrival airport'),
+  airline: Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: 'Operating airline: IATA 2-character code of an active airline.', examples: ['AF'] }),
+  departureDateTime: LocalDateTime('Outbound departure'),
+  returnDepartureDateTime: Type.Optional(LocalDateTime('Return departure (the return flies the same route backwards); omit for a one-way trip')),
+  additionalPassengers: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'Passengers besides the first, on the same booking (0-8).' })),
+};
+
+const exampleTrip = {
+  departureAirport: 'CDG',
+  arrivalAirport: 'JFK',
+  airline: 'AF',
+  departureDateTime: '2026-12-24T10:30',
+  returnDepartureDateTime: '2027-01-03T18:00',
+  additionalPassengers: 1,
+};
+
+export const QuoteRequest = Type.Object(TripFields, { additionalProperties: false, examples: [exampleTrip] });
+
+const Tier = Type.Object(
+  {
+    minDelayMinutes: Type.Integer({ minimum: 15, maximum: 1440, description: 'Arrival delay at the gate, in minutes, from which this tier pays.' }),
+    amount: Money,
+  },
+  { additionalProperties: false },
+);
+
+const Compensation = Type.Object(
+  {
+    delay: Type.Array(Tier, { maxItems: 5, description: 'Delay tiers; the highest tier reached pays, per passenger and per leg.' }),
+    cancellation: Type.Union([Money, Type.Null()], { description: 'Paid per passenger for a cancelled leg; null when not covered.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const SimulationRequest = Type.Object(
+  {
+    ...TripFields,
+    formula: Formula,
+    compensation: Type.Object(
+      {
+        delay: Type.Optional(Type.Array(Tier, { maxItems: 5, description: 'Delay tiers (required when the formula covers delay).' })),
+        cancellation: Type.Optional(Type.Union([Money, Type.Null()], { description: 'Cancellation amount (required when the formula covers cancellation).' })),
+      },
+      { additionalProperties: false },
+    ),
+    commissionRate: Type.Number({ minimum: 0, maximum: 0.9, description: 'Your commission, a share of the net premium (0.2 = 20 %), within your agreement.' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        ...exampleTrip,
+        formula: 'delay_and_cancellation',
+        compensation: {
+          delay: [
+            { minDelayMinutes: 120, amount: { amount: 5000, currency: 'EUR' } },
+            { minDelayMinutes: 180, amount: { amount: 10000, currency: 'EUR' } },
+          ],
+          cancellation: { amount: 15000, currency: 'EUR' },
+        },
+        commissionRate: 0.2,
+      },
+    ],
+  },
+);
+
+const Premium = Type.Object({
+  total: Money,
+  net: Money,
+  tax: Money,
+  commission: Money,
+}, { description: 'total = net + tax; the commission is part of net.' });
+
+const LegOut = Type.Object({
+  departureAirport: Type.String(),
+  arrivalAirport: Type.String(),
+  airline: Type.String(),
+  departureDateTime: Type.String({ description: 'Local time at the departure airport.' }),
+  departureAt: Type.String({ format: 'date-time', description: 'The same instant in UTC.' }),
+});
+
+export const QuoteResponse = Type.Object({
+  quoteReference: Type.String({ description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+  formula: Formula,
+  passengers: Type.Integer(),
+  premium: Premium,
+  compensation: Compensation,
+  legs: Type.Array(LegOut),
+  configurationVersion: Type.Integer({ description: 'Version of your configuration this quote was priced with.' }),
+});
+
+export const SimulationResponse = Type.Object({
+  formula: Formula,
+  passengers: Type.Integer(),
+  premium: Premium,
+  compensation: Compensation,
+  legs: Type.Array(LegOut),
+});
+
+const FlightIn = Type.Object(
+  {
+    flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$', description: 'Full flight designator, starting with the quoted airline.', examples: ['AF006'] }),
+    departureAirport: Airport('Departure airport'),
+    arrivalAirport: Airport('Arrival airport'),
+    departureDateTime: LocalDateTime('Departure'),
+  },
+  { additionalProperties: false },
+);
+
+export const SubscribeRequest = Type.Object(
+  {
+    quoteReference: Type.String({ minLength: 10, maxLength: 2000 }),
+    customer: Type.Object(
+      {
+        firstName: Type.String({ minLength: 1, maxLength: 100 }),
+        lastName: Type.String({ minLength: 1, maxLength: 100 }),
+        email: Type.String({ format: 'email', maxLength: 254 }),
+        phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Mobile phone in E.164 format: the claim SMS goes there.', examples: ['+33612345678'] }),
+        language: StringEnum(['fr', 'en'], { description: 'Language of the messages the customer receives.' }),
+      },
+      { additionalProperties: false },
+    ),
+    booking: Type.Object(
+      { reference: Type.String({ pattern: '^[A-Za-z0-9]{5,12}$', description: 'Booking reference (PNR).', examples: ['ABC123'] }) },
+      { additionalProperties: false },
+    ),
+    flights: Type.Array(FlightIn, { minItems: 1, maxItems: 2, description: 'The outbound flight and, when quoted, the return flight, as quoted.' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        quoteReference: 'q1.WyJ…',
+        customer: { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'fr' },
+        booking: { reference: 'ABC123' },
+        flights: [
+          { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: '2026-12-24T10:30' },
+          { flightNumber: 'AF007', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: '2027-01-03T18:00' },
+        ],
+      },
+    ],
+  },
+);
+
+export const ContractResponse = Type.Object({
+  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
+  status: StringEnum(['active', 'cancelled', 'completed']),
+  formula: Formula,
+  passengers: Type.Integer(),
+  premium: Premium,
+  compensation: Compensation,
+  configurationVersion: Type.Integer(),
+  booking: Type.Object({ reference: Type.String() }),
+  flights: Type.Array(Type.Object({ flightNumber: Type.String(), ...LegOut.properties })),
+  createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const CancelRequest = Type.Object(
+  {
+    contractNumber: Type.String({ maxLength: 40, examples: ['FD-7K3M-9QXT'] }),
+    reason: StringEnum(CANCEL_REASONS, { description: `Why the contract is cancelled: ${CANCEL_REASONS.join(', ')}.` }),
+  },
+  { additionalProperties: false, examples: [{ contractNumber: 'FD-7K3M-9QXT', reason: 'ticket_cancelled' }] },
+);
+
+export const CancelResponse = Type.Object({
+  contractNumber: Type.String(),
+  status: Type.Literal('cancelled'),
+  reason: Type.String(),
+  cancelledAt: Type.String({ format: 'date-time' }),
+  refund: Money,
+});
+
+export const ClaimsRequest = Type.Object(
+  {
+    fromDate: Type.String({ format: 'date', description: 'First day (inclusive, UTC) on which claims were opened.' }),
+    toDate: Type.String({ format: 'date', description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate.` }),
+    contractNumber: Type.Optional(Type.String({ maxLength: 40, description: 'Only the claims of this contract.' })),
+    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CLAIMS_PAGE.max, default: CLAIMS_PAGE.default })),
+  },
+  { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
+);
+
+export const ClaimsResponse = Type.Object({
+  claims: Type.Array(
+    Type.Object({
+      claimNumber: Type.String(),
+      contractNumber: Type.String(),
+      status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
+      reason: StringEnum(['delay', 'cancellation']),
+      event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
+      flightNumber: Type.String(),
+      departureDate: Type.String({ format: 'date' }),
+      delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null for a cancellation.' }),
+      compensation: Money,
+      openedAt: Type.String({ format: 'date-time' }),
+      paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    }),
+  ),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
+});
+
+export type QuoteRequestBody = Static<typeof QuoteRequest>;
+export type SimulationRequestBody = Static<typeof SimulationRequest>;
+export type SubscribeRequestBody = Static<typeof SubscribeRequest>;
+export type CancelRequestBody = Static<typeof CancelRequest>;
+export type ClaimsRequestBody = Static<typeof ClaimsRequest>;

@@ -1,0 +1,188 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { audit } from '../platform/audit.ts';
+import { encrypt } from '../platform/crypto.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { findConfigurationById } from '../partners/partners-repo.ts';
+import { coverageFor } from './coverage.ts';
+import { newContractNumber } from './contract-number.ts';
+import * as contracts from './contracts-repo.ts';
+import type { Caller, FlightDeps } from './deps.ts';
+import { parseDeparture } from './legs.ts';
+import { compensationView, legView, premiumView, type CompensationView, type LegView, type PremiumView } from './price-quote.ts';
+import { verifyQuote, type QuoteTerms } from './quote-token.ts';
+
+export interface SubscribeRequest {
+  quoteReference: string;
+  customer: { firstName: string; lastName: string; email: string; phone: string; language: 'fr' | 'en' };
+  booking: { reference: string };
+  flights: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureDateTime: string }[];
+}
+
+export interface ContractView {
+  contractNumber: string;
+  status: 'active' | 'cancelled' | 'completed';
+  formula: string;
+  passengers: number;
+  premium: PremiumView;
+  compensation: CompensationView;
+  configurationVersion: number;
+  booking: { reference: string };
+  flights: (LegView & { flightNumber: string })[];
+  createdAt: string;
+}
+
+/**
+ * POST /subscribe: turns a live quote into an active contract, binding exactly the quoted premium,
+ * the coverage of the quoted configuration version and the quoted flights. Runs in the caller's
+ * transaction (the idempotency layer's), so the contract, its legs and its audit row commit together.
+ */
+export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, input: SubscribeRequest): Promise<ContractView> {
+  const quote = verifyQuote(deps.keys.quoteSigning, input.quoteReference);
+  if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
+    // another partner's (or another environment's) quote is indistinguishable from a forged one
+    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown quote reference' }] });
+  }
+  const now = deps.now();
+  if (quote.expiresAt.getTime() <= now.getTime()) {
+    throw new DomainError('quote_expired', `The quote expired at ${quote.expiresAt.toISOString()}; ask /getPrice for a new one.`);
+  }
+  const customer = checkCustomer(input.customer);
+  const legs = matchFlights(quote, input.flights);
+  const bookingReference = input.booking.reference.trim().toUpperCase();
+
+  if (await contracts.quoteAlreadyUsed(trx, quote.id)) {
+    throw new DomainError('quote_already_used', 'This quote has already been subscribed; ask /getPrice for a new quote.');
+  }
+  const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
+  if (!configuration) throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
+  const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
+
+  let row: contracts.ContractRow | undefined;
+  for (let attempt = 0; !row && attempt < 5; attempt++) {
+    row = await contracts.insertContract(trx, {
+      contract_number: newContractNumber(),
+      partner_id: caller.partnerId,
+      environment: caller.environment,
+      quote_id: quote.id,
+      configuration_id: configuration.id,
+      configuration_version: configuration.version,
+      status: 'active',
+      formula: coverage.formula,
+      coverage: JSON.stringify(coverage),
+      passengers: quote.passengers,
+      currency: quote.currency,
+      premium_net: quote.premium.net,
+      premium_tax: quote.premium.tax,
+      premium_commission: quote.premium.commission,
+      premium_total: quote.premium.total,
+      customer_first_name: customer.firstName,
+      customer_last_name: customer.lastName,
+      customer_email_enc: encrypt(deps.keys.encryption, customer.email),
+      customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
+      customer_language: customer.language,
+      booking_reference: bookingReference,
+      first_departure_at: legs[0]!.departureAt,
+      quoted_at: quote.issuedAt,
+    });
+  }
+  if (!row) throw new Error('Could not draw a free contract number');
+  const legRows = await contracts.insertLegs(
+    trx,
+    legs.map((leg, index) => ({
+      contract_id: row.id,
+      leg_index: index,
+      partner_id: caller.partnerId,
+      environment: caller.environment,
+      flight_number: leg.flightNumber,
+      airline: leg.airline,
+      departure_airport: leg.departureAirport,
+      arrival_airport: leg.arrivalAirport,
+      departure_local: leg.departureLocal,
+      departure_date: leg.departureDate,
+      departure_at: leg.departureAt,
+    })),
+  );
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'contract',
+    entityId: row.contract_number,
+    action: 'created',
+    data: { quoteId: quote.id, premiumTotal: quote.premium.total, configurationVersion: configuration.version, flights: legRows.map((l) => l.flight_number) },
+  });
+  return contractView(row, legRows);
+}
+
+export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {
+  return {
+    contractNumber: row.contract_number,
+    status: row.status,
+    formula: row.formula,
+    passengers: row.passengers,
+    premium: premiumView({ net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total }, row.currency),
+    compensation: compensationView(row.coverage as Parameters<typeof compensationView>[0], row.currency),
+    configurationVersion: row.configuration_version,
+    booking: { reference: row.booking_reference },
+    flights: legs.map((l) => ({
+      flightNumber: l.flight_number,
+      ...legView({ departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, airline: l.airline, departureLocal: l.departure_local, departureAt: l.departure_at }),
+    })),
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['customer'] {
+  const errors: FieldError[] = [];
+  const phone = parsePhoneNumberFromString(c.phone);
+  if (!phone || !phone.isValid() || phone.number !== c.phone) {
+    errors.push({ field: '/customer/phone', message: 'must be a valid phone number in E.164 format, e.g. +33612345678' });
+  }
+  const firstName = c.firstName.trim();
+  const lastName = c.lastName.trim();
+  if (!firstName) errors.push({ field: '/customer/firstName', message: 'must not be blank' });
+  if (!lastName) errors.push({ field: '/customer/lastName', message: 'must not be blank' });
+  if (errors.length) throw new DomainError('validation_failed', 'The customer is not valid.', { errors });
+  return { ...c, firstName, lastName, email: c.email.trim().toLowerCase() };
+}
+
+interface MatchedLeg {
+  flightNumber: string;
+  airline: string;
+  departureAirport: string;
+  arrivalAirport: string;
+  departureLocal: string;
+  departureDate: string;
+  departureAt: Date;
+}
+
+/** The flights must be the quoted legs, in order, each flown by the quoted airline. */
+function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): MatchedLeg[] {
+  const errors: FieldError[] = [];
+  if (flights.length !== quote.legs.length) {
+    const message = `the quote covers ${quote.legs.length} flight(s) (${quote.legs.length === 2 ? 'outbound and return' : 'outbound only'}), ${flights.length} given`;
+    throw new DomainError('flights_mismatch', `The flights do not match the quote: ${message}.`, { errors: [{ field: '/flights', message }] });
+  }
+  const matched: MatchedLeg[] = [];
+  flights.forEach((flight, i) => {
+    const [from, to, airline, departureLocal] = quote.legs[i]!;
+    const at = `/flights/${i}`;
+    const flightNumber = flight.flightNumber.replace(/\s+/g, '').toUpperCase();
+    if (flight.departureAirport.toUpperCase() !== from) errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
+    if (flight.arrivalAirport.toUpperCase() !== to) errors.push({ field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
+    if (!flightNumber.startsWith(airline)) errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
+    let departure: ReturnType<typeof parseDeparture> | undefined;
+    try {
+      departure = parseDeparture(flight.departureDateTime, from, `${at}/departureDateTime`);
+    } catch {
+      departure = undefined;
+    }
+    if (!departure || departure.local !== departureLocal) errors.push({ field: `${at}/departureDateTime`, message: `the quote says ${departureLocal} local time` });
+    if (departure) {
+      matched.push({ flightNumber, airline, departureAirport: from, arrivalAirport: to, departureLocal, departureDate: departure.date, departureAt: departure.at });
+    }
+  });
+  if (errors.length) throw new DomainError('flights_mismatch', 'The flights do not match the quote.', { errors });
+  return matched;
+}

@@ -1,0 +1,64 @@
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './platform/config.ts';
+import { DatabaseLockedError } from './platform/db.ts';
+
+/** `npm start`: the API (and, on the embedded default, the workers) in one process. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw error;
+  }
+
+  let app;
+  try {
+    app = await buildApp(config, {
+      onSeed: (seed) => {
+        console.log(`Seeded the demo partner "Demo Air" (${seed.partnerId}).`);
+        if (seed.generatedApiKey) {
+          console.log(`Its sandbox API key, shown once: ${seed.generatedApiKey}`);
+          console.log('(set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
+        }
+        if (seed.userEmail) console.log(`Portal user: ${seed.userEmail}`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) {
+      console.error(error.message);
+      process.exit(75); // EX_TEMPFAIL
+    }
+    throw error;
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took more than 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    try {
+      await app.close();
+      clearTimeout(timer);
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'error while shutting down');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
+  app.log.info(`Parasol listening on http://${config.host}:${config.port} (${database})`);
+}
+
+await main();

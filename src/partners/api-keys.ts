@@ -1,0 +1,69 @@
+import { audit } from '../platform/audit.ts';
+import { randomToken, sha256Hex } from '../platform/crypto.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { ApiKeyInfo, Environment } from './model.ts';
+import * as repo from './partners-repo.ts';
+
+/**
+ * API keys: `psl_<env>_<32 random base64url chars>` (192 bits), so the environment shows in logs
+ * and secret scanners can match them. Only the SHA-256 of a key is stored: keys are long random
+ * strings, so a fast hash is enough (unlike passwords). The plaintext is returned once, at creation.
+ */
+export const KEY_PREFIXES: Record<Environment, string> = {
+  sandbox: 'psl_sbx_',
+  preproduction: 'psl_pre_',
+  production: 'psl_live_',
+};
+
+export const hashApiKey = (plaintext: string): string => sha256Hex(plaintext);
+
+function display(plaintext: string): string {
+  const prefix = Object.values(KEY_PREFIXES).find((p) => plaintext.startsWith(p)) ?? '';
+  return `${prefix}${plaintext.slice(prefix.length, prefix.length + 4)}…${plaintext.slice(-4)}`;
+}
+
+export interface CreatedApiKey {
+  key: ApiKeyInfo;
+  /** Shown once; never stored. */
+  plaintext: string;
+}
+
+export async function createApiKey(
+  db: Db,
+  actor: string,
+  input: { partnerId: string; environment: Environment; label?: string | undefined; plaintext?: string | undefined },
+): Promise<CreatedApiKey> {
+  return db.transaction().execute(async (trx) => {
+    if (input.environment !== 'sandbox') {
+      const agreement = await repo.findAgreement(trx, input.partnerId);
+      if (agreement?.status !== 'signed') {
+        throw new DomainError('agreement_not_signed', `${input.environment} keys need a signed agreement with the insurer; sandbox keys do not.`);
+      }
+    }
+    const plaintext = input.plaintext ?? KEY_PREFIXES[input.environment] + randomToken(24);
+    const key = await repo.insertApiKey(trx, {
+      partnerId: input.partnerId,
+      environment: input.environment,
+      keyHash: hashApiKey(plaintext),
+      display: display(plaintext),
+      label: input.label ?? null,
+    });
+    await audit(trx, { actor, partnerId: input.partnerId, environment: input.environment, entity: 'api_key', entityId: key.id, action: 'created', data: { display: key.display, label: key.label } });
+    return { key, plaintext };
+  });
+}
+
+export async function revokeApiKey(db: Db, actor: string, partnerId: string, keyId: string): Promise<ApiKeyInfo> {
+  return db.transaction().execute(async (trx) => {
+    if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    const key = await repo.markApiKeyRevoked(trx, partnerId, keyId);
+    if (!key) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    await audit(trx, { actor, partnerId, environment: key.environment, entity: 'api_key', entityId: key.id, action: 'revoked' });
+    return key;
+  });
+}
+
+export async function findKeyByPlaintext(db: Executor, plaintext: string): Promise<ApiKeyInfo | undefined> {
+  return repo.findApiKeyByHash(db, hashApiKey(plaintext));
+}

@@ -1,0 +1,234 @@
+import type { Selectable } from 'kysely';
+import type { AgreementsTable, ApiKeysTable, PartnerConfigurationsTable, PartnersTable } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import type { Formula } from '../flight/coverage.ts';
+import type { Agreement, ApiKeyInfo, ApiName, Configuration, Environment, Partner } from './model.ts';
+
+/** SQL for partners, agreements, subscriptions, configuration versions and API keys. */
+
+const toPartner = (r: Selectable<PartnersTable>): Partner => ({ id: r.id, slug: r.slug, name: r.name, createdAt: r.created_at });
+
+const toAgreement = (r: Selectable<AgreementsTable>): Agreement => ({
+  partnerId: r.partner_id,
+  status: r.status,
+  allowedFormulas: r.allowed_formulas as Formula[],
+  currency: r.currency,
+  taxRate: trimRate(r.tax_rate),
+  commissionMin: trimRate(r.commission_min),
+  commissionMax: trimRate(r.commission_max),
+  compensationMin: r.compensation_min,
+  compensationMax: r.compensation_max,
+  signedAt: r.signed_at,
+  signedBy: r.signed_by,
+});
+
+export const toConfiguration = (r: Selectable<PartnerConfigurationsTable>): Configuration => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  version: r.version,
+  formula: r.formula as Formula,
+  delayTiers: r.delay_tiers,
+  cancellationAmount: r.cancellation_amount,
+  commissionRate: trimRate(r.commission_rate),
+  currency: r.currency,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
+
+export const toApiKey = (r: Selectable<ApiKeysTable>): ApiKeyInfo => ({
+  id: r.id,
+  partnerId: r.partner_id,
+  environment: r.environment,
+  display: r.display,
+  label: r.label,
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
+});
+
+/** numeric(6,5) comes back as "0.20000"; show "0.2". */
+function trimRate(value: string): string {
+  return value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
+}
+
+export async function insertPartner(db: Executor, values: { slug: string; name: string }): Promise<Partner> {
+  return toPartner(await db.insertInto('partners').values(values).returningAll().executeTakeFirstOrThrow());
+}
+
+export async function findPartner(db: Executor, idOrSlug: string): Promise<Partner | undefined> {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrSlug);
+  const row = await db
+    .selectFrom('partners')
+    .selectAll()
+    .where(isUuid ? 'id' : 'slug', '=', isUuid ? idOrSlug.toLowerCase() : idOrSlug)
+    .executeTakeFirst();
+  return row && toPartner(row);
+}
+
+export async function listPartners(db: Executor): Promise<Partner[]> {
+  return (await db.selectFrom('partners').selectAll().orderBy('created_at').orderBy('slug').execute()).map(toPartner);
+}
+
+export async function findAgreement(db: Executor, partnerId: string): Promise<Agreement | undefined> {
+  const row = await db.selectFrom('agreements').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+  return row && toAgreement(row);
+}
+
+export async function upsertAgreement(
+  db: Executor,
+  a: Omit<Agreement, 'status' | 'signedAt' | 'signedBy'>,
+): Promise<Agreement> {
+  const values = {
+    partner_id: a.partnerId,
+    status: 'draft' as const,
+    allowed_formulas: a.allowedFormulas,
+    currency: a.currency,
+    tax_rate: a.taxRate,
+    commission_min: a.commissionMin,
+    commission_max: a.commissionMax,
+    compensation_min: a.compensationMin,
+    compensation_max: a.compensationMax,
+    signed_at: null,
+    signed_by: null,
+    updated_at: new Date(),
+  };
+  const { partner_id: _partnerId, ...update } = values;
+  const row = await db
+    .insertInto('agreements')
+    .values(values)
+    .onConflict((oc) => oc.column('partner_id').doUpdateSet(update))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toAgreement(row);
+}
+
+export async function markAgreementSigned(db: Executor, partnerId: string, signedBy: string): Promise<Agreement> {
+  const row = await db
+    .updateTable('agreements')
+    .set({ status: 'signed', signed_at: new Date(), signed_by: signedBy, updated_at: new Date() })
+    .where('partner_id', '=', partnerId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toAgreement(row);
+}
+
+export async function listSubscriptions(db: Executor, partnerId: string): Promise<ApiName[]> {
+  const rows = await db.selectFrom('api_subscriptions').select('api').where('partner_id', '=', partnerId).orderBy('api').execute();
+  return rows.map((r) => r.api as ApiName);
+}
+
+export async function insertSubscription(db: Executor, partnerId: string, api: ApiName): Promise<boolean> {
+  const rows = await db
+    .insertInto('api_subscriptions')
+    .values({ partner_id: partnerId, api })
+    .onConflict((oc) => oc.doNothing())
+    .returning('api')
+    .execute();
+  return rows.length > 0;
+}
+
+export async function deleteSubscription(db: Executor, partnerId: string, api: ApiName): Promise<boolean> {
+  const rows = await db.deleteFrom('api_subscriptions').where('partner_id', '=', partnerId).where('api', '=', api).returning('api').execute();
+  return rows.length > 0;
+}
+
+export async function findCurrentConfiguration(db: Executor, partnerId: string): Promise<Configuration | undefined> {
+  const row = await db
+    .selectFrom('partner_configurations')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toConfiguration(row);
+}
+
+export async function findConfigurationById(db: Executor, partnerId: string, id: string): Promise<Configuration | undefined> {
+  const row = await db
+    .selectFrom('partner_configurations')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toConfiguration(row);
+}
+
+export async function listConfigurations(db: Executor, partnerId: string): Promise<Configuration[]> {
+  const rows = await db.selectFrom('partner_configurations').selectAll().where('partner_id', '=', partnerId).orderBy('version', 'desc').execute();
+  return rows.map(toConfiguration);
+}
+
+/**
+ * Inserts the next version. Two concurrent writers compute the same version and one hits the
+ * unique (partner_id, version) constraint: callers run this in a transaction and may retry.
+ */
+export async function insertConfiguration(
+  db: Executor,
+  c: Omit<Configuration, 'id' | 'version' | 'createdAt'>,
+): Promise<Configuration> {
+  const last = await db
+    .selectFrom('partner_configurations')
+    .select((eb) => eb.fn.max('version').as('version'))
+    .where('partner_id', '=', c.partnerId)
+    .executeTakeFirst();
+  const row = await db
+    .insertInto('partner_configurations')
+    .values({
+      partner_id: c.partnerId,
+      version: (last?.version ?? 0) + 1,
+      formula: c.formula,
+      delay_tiers: JSON.stringify(c.delayTiers),
+      cancellation_amount: c.cancellationAmount,
+      commission_rate: c.commissionRate,
+      currency: c.currency,
+      created_by: c.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toConfiguration(row);
+}
+
+export async function insertApiKey(
+  db: Executor,
+  k: { partnerId: string; environment: Environment; keyHash: string; display: string; label: string | null },
+): Promise<ApiKeyInfo> {
+  const row = await db
+    .insertInto('api_keys')
+    .values({ partner_id: k.partnerId, environment: k.environment, key_hash: k.keyHash, display: k.display, label: k.label })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toApiKey(row);
+}
+
+export async function listApiKeys(db: Executor, partnerId: string): Promise<ApiKeyInfo[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('partner_id', '=', partnerId).orderBy('created_at').execute();
+  return rows.map(toApiKey);
+}
+
+export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyInfo | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return row && toApiKey(row);
+}
+
+export async function markApiKeyRevoked(db: Executor, partnerId: string, keyId: string): Promise<ApiKeyInfo | undefined> {
+  const row = await db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(new Date())) }))
+    .where('partner_id', '=', partnerId)
+    .where('id', '=', keyId)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toApiKey(row);
+}
+
+/** Last-used times are collected in memory and flushed here periodically, off the request path. */
+export async function touchApiKeys(db: Executor, usedAt: Map<string, Date>): Promise<void> {
+  for (const [id, at] of usedAt) {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
+}

@@ -1,0 +1,115 @@
+import { Decimal } from 'decimal.js';
+import { FORMULAS, type Formula } from '../flight/coverage.ts';
+import { audit } from '../platform/audit.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
+import * as repo from './partners-repo.ts';
+
+/** Operator use cases: partners, agreements and API subscriptions. `actor` names the operator. */
+
+export async function createPartner(db: Db, actor: string, input: { slug: string; name: string }): Promise<Partner> {
+  const errors: FieldError[] = [];
+  if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(input.slug)) errors.push({ field: '/slug', message: 'must be 2-63 lowercase letters, digits or dashes' });
+  if (input.name.trim().length === 0 || input.name.length > 200) errors.push({ field: '/name', message: 'must be 1-200 characters' });
+  if (errors.length) throw new DomainError('validation_failed', 'The partner is not valid.', { errors });
+  return db.transaction().execute(async (trx) => {
+    if (await repo.findPartner(trx, input.slug)) throw new DomainError('conflict', `A partner with slug "${input.slug}" already exists.`);
+    const partner = await repo.insertPartner(trx, { slug: input.slug, name: input.name.trim() });
+    await audit(trx, { actor, partnerId: partner.id, entity: 'partner', entityId: partner.id, action: 'created', data: input });
+    return partner;
+  });
+}
+
+export async function requirePartner(db: Db, idOrSlug: string): Promise<Partner> {
+  const partner = await repo.findPartner(db, idOrSlug);
+  if (!partner) throw new DomainError('partner_not_found', `No partner "${idOrSlug}".`);
+  return partner;
+}
+
+export interface AgreementInput {
+  allowedFormulas: Formula[];
+  currency: string;
+  taxRate: string;
+  commissionMin: string;
+  commissionMax: string;
+  compensationMin: number;
+  compensationMax: number;
+}
+
+function checkAgreement(input: AgreementInput): FieldError[] {
+  const errors: FieldError[] = [];
+  const rate = (field: string, value: string, max: number) => {
+    let d: Decimal | undefined;
+    try {
+      d = new Decimal(value);
+    } catch {
+      d = undefined;
+    }
+    if (!d || d.isNaN() || d.lt(0) || d.gt(max) || d.decimalPlaces() > 5) {
+      errors.push({ field, message: `must be a decimal between 0 and ${max} with at most 5 decimals` });
+      return undefined;
+    }
+    return d;
+  };
+  if (input.allowedFormulas.length === 0 || input.allowedFormulas.some((f) => !FORMULAS.includes(f))) {
+    errors.push({ field: '/allowedFormulas', message: `must list one or more of ${FORMULAS.join(', ')}` });
+  }
+  if (!/^[A-Z]{3}$/.test(input.currency)) errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+  rate('/taxRate', input.taxRate, 0.99);
+  const min = rate('/commissionMin', input.commissionMin, 0.9);
+  const max = rate('/commissionMax', input.commissionMax, 0.9);
+  if (min && max && max.lt(min)) errors.push({ field: '/commissionMax', message: 'must be at least commissionMin' });
+  if (!Number.isInteger(input.compensationMin) || input.compensationMin <= 0) {
+    errors.push({ field: '/compensationMin', message: 'must be a positive amount in minor units' });
+  }
+  if (!Number.isInteger(input.compensationMax) || input.compensationMax < input.compensationMin) {
+    errors.push({ field: '/compensationMax', message: 'must be an amount in minor units, at least compensationMin' });
+  }
+  return errors;
+}
+
+/** Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited. */
+export async function setAgreement(db: Db, actor: string, partnerId: string, input: AgreementInput): Promise<Agreement> {
+  const errors = checkAgreement(input);
+  if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+  return db.transaction().execute(async (trx) => {
+    const current = await repo.findAgreement(trx, partnerId);
+    if (current?.status === 'signed') {
+      throw new DomainError('agreement_already_signed', 'The agreement is signed; its terms can no longer change.');
+    }
+    const agreement = await repo.upsertAgreement(trx, { partnerId, ...input, allowedFormulas: [...new Set(input.allowedFormulas)] });
+    await audit(trx, { actor, partnerId, entity: 'agreement', entityId: partnerId, action: 'set', data: input });
+    return agreement;
+  });
+}
+
+export async function signAgreement(db: Db, actor: string, partnerId: string): Promise<Agreement> {
+  return db.transaction().execute(async (trx) => {
+    const current = await repo.findAgreement(trx, partnerId);
+    if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
+    if (current.status === 'signed') return current;
+    const agreement = await repo.markAgreementSigned(trx, partnerId, actor);
+    await audit(trx, { actor, partnerId, entity: 'agreement', entityId: partnerId, action: 'signed' });
+    return agreement;
+  });
+}
+
+export function parseApiName(value: string): ApiName {
+  if (!(APIS as readonly string[]).includes(value)) {
+    throw new DomainError('validation_failed', `Unknown API "${value}" (known: ${APIS.join(', ')}).`, {
+      errors: [{ field: '/api', message: `must be one of ${APIS.join(', ')}` }],
+    });
+  }
+  return value as ApiName;
+}
+
+export async function setSubscription(db: Db, actor: string, partnerId: string, api: ApiName, subscribed: boolean): Promise<ApiName[]> {
+  return db.transaction().execute(async (trx) => {
+    const changed = subscribed ? await repo.insertSubscription(trx, partnerId, api) : await repo.deleteSubscription(trx, partnerId, api);
+    if (changed) {
+      await audit(trx, { actor, partnerId, entity: 'subscription', entityId: `${partnerId}/${api}`, action: subscribed ? 'added' : 'removed' });
+    }
+    return repo.listSubscriptions(trx, partnerId);
+  });
+}

@@ -1,0 +1,60 @@
+import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db.ts';
+import { createApiKey } from './api-keys.ts';
+import { setConfiguration } from './configuration.ts';
+import { createPartner, setAgreement, setSubscription, signAgreement } from './partners.ts';
+import { APIS } from './model.ts';
+import { createUser } from './users.ts';
+
+export const DEMO_PARTNER = { slug: 'demo-air', name: 'Demo Air' } as const;
+
+export interface SeedResult {
+  partnerId: string;
+  /** The demo sandbox key when it was generated here (to print once); undefined when configured. */
+  generatedApiKey: string | undefined;
+  userEmail: string | undefined;
+}
+
+/**
+ * On an empty database, creates the demo partner "Demo Air": a signed agreement for the three
+ * formulas in EUR, subscriptions to the three APIs, a configuration, a sandbox key and, when
+ * configured, a portal user. Does nothing when any partner already exists.
+ */
+export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<SeedResult | undefined> {
+  const existing = await db.selectFrom('partners').select('id').limit(1).executeTakeFirst();
+  if (existing) return undefined;
+  const actor = 'seed';
+  let partner;
+  try {
+    partner = await createPartner(db, actor, DEMO_PARTNER);
+  } catch {
+    return undefined; // another process seeded first
+  }
+  await setAgreement(db, actor, partner.id, {
+    allowedFormulas: ['delay', 'cancellation', 'delay_and_cancellation'],
+    currency: 'EUR',
+    taxRate: '0.09',
+    commissionMin: '0',
+    commissionMax: '0.35',
+    compensationMin: 1_000,
+    compensationMax: 60_000,
+  });
+  await signAgreement(db, actor, partner.id);
+  for (const api of APIS) await setSubscription(db, actor, partner.id, api, true);
+  await setConfiguration(db, actor, partner.id, {
+    formula: 'delay_and_cancellation',
+    delayTiers: [
+      { minDelayMinutes: 120, amount: 5_000 },
+      { minDelayMinutes: 180, amount: 10_000 },
+      { minDelayMinutes: 300, amount: 20_000 },
+    ],
+    cancellationAmount: 25_000,
+    commissionRate: '0.2',
+  });
+  const { plaintext } = await createApiKey(db, actor, { partnerId: partner.id, environment: 'sandbox', label: 'demo', plaintext: config.demo.apiKey });
+  let userEmail: string | undefined;
+  if (config.demo.email && config.demo.password) {
+    userEmail = (await createUser(db, actor, { partnerId: partner.id, email: config.demo.email, password: config.demo.password })).email;
+  }
+  return { partnerId: partner.id, generatedApiKey: config.demo.apiKey ? undefined : plaintext, userEmail };
+}

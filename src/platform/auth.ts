@@ -1,0 +1,123 @@
+import type { FastifyRequest } from 'fastify';
+import { hashApiKey } from '../partners/api-keys.ts';
+import type { Agreement, ApiName, Configuration, Environment } from '../partners/model.ts';
+import * as repo from '../partners/partners-repo.ts';
+import type { Db } from './db.ts';
+import { DomainError } from './errors.ts';
+
+/** Who is calling: resolved from the API key on every partner API request. */
+export interface Caller {
+  partnerId: string;
+  partnerName: string;
+  environment: Environment;
+  keyId: string;
+  /** `key:<id>`, for the audit trail. */
+  actor: string;
+}
+
+interface KeyEntry {
+  caller: Caller;
+  revoked: boolean;
+  apis: ReadonlySet<ApiName>;
+  agreementSigned: boolean;
+}
+
+export interface PartnerTerms {
+  agreement: Agreement | undefined;
+  configuration: Configuration | undefined;
+}
+
+interface Cached<T> {
+  value: T;
+  expires: number;
+}
+
+/**
+ * Resolves API keys and partner terms with a short in-memory cache, so the hot path (a quote)
+ * costs no database round trip. Changes made in this process invalidate the cache at once;
+ * changes made by another process (the CLI, another API instance) show within `ttlMs`.
+ * Last-used times are gathered in memory and written every few seconds, never on the request path.
+ */
+export class PartnerDirectory {
+  private readonly keys = new Map<string, Cached<KeyEntry | undefined>>();
+  private readonly terms = new Map<string, Cached<PartnerTerms>>();
+  private readonly used = new Map<string, Date>();
+  private flushing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs: number,
+  ) {}
+
+  async authenticate(plaintext: string): Promise<KeyEntry | undefined> {
+    const hash = hashApiKey(plaintext);
+    const now = Date.now();
+    let cached = this.keys.get(hash);
+    if (!cached || cached.expires <= now) {
+      cached = { value: await this.loadKey(hash), expires: now + this.ttlMs };
+      if (this.ttlMs > 0) this.keys.set(hash, cached);
+    }
+    const entry = cached.value;
+    if (entry && !entry.revoked) this.used.set(entry.caller.keyId, new Date(now));
+    return entry;
+  }
+
+  private async loadKey(hash: string): Promise<KeyEntry | undefined> {
+    const row = await this.db
+      .selectFrom('api_keys as k')
+      .innerJoin('partners as p', 'p.id', 'k.partner_id')
+      .leftJoin('agreements as a', 'a.partner_id', 'k.partner_id')
+      .select(['k.id', 'k.partner_id', 'k.environment', 'k.revoked_at', 'p.name', 'a.status'])
+      .where('k.key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const apis = await repo.listSubscriptions(this.db, row.partner_id);
+    return {
+      caller: { partnerId: row.partner_id, partnerName: row.name, environment: row.environment, keyId: row.id, actor: `key:${row.id}` },
+      revoked: row.revoked_at !== null,
+      apis: new Set(apis),
+      agreementSigned: row.status === 'signed',
+    };
+  }
+
+  /** The agreement and current configuration of a partner (cached like keys). */
+  async partnerTerms(partnerId: string): Promise<PartnerTerms> {
+    const now = Date.now();
+    const cached = this.terms.get(partnerId);
+    if (cached && cached.expires > now) return cached.value;
+    const [agreement, configuration] = await Promise.all([repo.findAgreement(this.db, partnerId), repo.findCurrentConfiguration(this.db, partnerId)]);
+    const value = { agreement, configuration };
+    if (this.ttlMs > 0) this.terms.set(partnerId, { value, expires: now + this.ttlMs });
+    return value;
+  }
+
+  /** Forget everything cached: call after changing keys, subscriptions, agreements or configuration. */
+  invalidate(): void {
+    this.keys.clear();
+    this.terms.clear();
+  }
+
+  /** Writes the last-used times gathered since the previous flush. */
+  async flushUsage(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.used.size === 0) return;
+    const batch = new Map(this.used);
+    this.used.clear();
+    this.flushing = repo.touchApiKeys(this.db, batch).finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+}
+
+/** Reads `Authorization: Bearer <key>` and checks environment and subscription for `api`. */
+export async function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName): Promise<Caller> {
+  const header = request.headers.authorization;
+  const match = typeof header === 'string' ? /^Bearer\s+([A-Za-z0-9_\-.~+/=]{16,200})\s*$/i.exec(header) : null;
+  if (!match) throw new DomainError('unauthenticated', 'Send your API key as "Authorization: Bearer <key>".');
+  const entry = await directory.authenticate(match[1]!);
+  if (!entry || entry.revoked) throw new DomainError('unauthenticated', 'This API key is unknown or revoked.');
+  if (entry.caller.environment !== 'sandbox' && !entry.agreementSigned) {
+    throw new DomainError('agreement_not_signed', `${entry.caller.environment} calls need a signed agreement with the insurer.`);
+  }
+  if (!entry.apis.has(api)) throw new DomainError('api_not_subscribed', `Your organisation is not subscribed to the ${api} API.`);
+  return entry.caller;
+}

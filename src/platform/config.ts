@@ -1,0 +1,122 @@
+import path from 'node:path';
+
+/**
+ * The one place that reads the environment. Everything else receives a `Config`.
+ * Values are validated once, at start, and a bad value fails with a message naming the variable.
+ */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** PostgreSQL connection string; undefined means the embedded PGlite database under dataDir. */
+  readonly databaseUrl: string | undefined;
+  /** Base URL for links sent to customers (SMS), without trailing slash. */
+  readonly publicUrl: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** 32-byte master key (base64) from which encryption and signing keys derive; undefined = key file in dataDir. */
+  readonly masterKey: Buffer | undefined;
+  readonly demo: {
+    readonly apiKey: string | undefined;
+    readonly email: string | undefined;
+    readonly password: string | undefined;
+  };
+  /** Requests per minute allowed for one API key. */
+  readonly rateLimitPerMinute: number;
+  /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
+  readonly quoteTtlMinutes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+type Env = Record<string, string | undefined>;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+/** A demo API key is any string of 24 or more URL-safe characters. */
+export const DEMO_API_KEY_PATTERN = /^[A-Za-z0-9_-]{24,}$/;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = optional(env, 'HOST') ?? '127.0.0.1';
+  const dataDir = path.resolve(optional(env, 'PARASOL_DATA_DIR') ?? './data');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const publicUrl = (url(env, 'PARASOL_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+
+  const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+
+  const masterKeyRaw = optional(env, 'PARASOL_MASTER_KEY');
+  let masterKey: Buffer | undefined;
+  if (masterKeyRaw !== undefined) {
+    masterKey = Buffer.from(masterKeyRaw, 'base64');
+    if (masterKey.length !== 32) throw new ConfigError('PARASOL_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+  }
+
+  const apiKey = optional(env, 'PARASOL_DEMO_API_KEY');
+  if (apiKey !== undefined && !DEMO_API_KEY_PATTERN.test(apiKey)) {
+    throw new ConfigError('PARASOL_DEMO_API_KEY', 'must be 24 or more URL-safe characters (A-Z a-z 0-9 _ -)');
+  }
+  const email = optional(env, 'PARASOL_DEMO_EMAIL');
+  if (email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+    throw new ConfigError('PARASOL_DEMO_EMAIL', `must be an email address, got "${email}"`);
+  }
+  const password = optional(env, 'PARASOL_DEMO_PASSWORD');
+  if (password !== undefined && password.length < 10) {
+    throw new ConfigError('PARASOL_DEMO_PASSWORD', 'must be at least 10 characters');
+  }
+  if ((email === undefined) !== (password === undefined)) {
+    throw new ConfigError(email === undefined ? 'PARASOL_DEMO_EMAIL' : 'PARASOL_DEMO_PASSWORD', 'must be set together with its pair (PARASOL_DEMO_EMAIL and PARASOL_DEMO_PASSWORD)');
+  }
+
+  return Object.freeze({
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    publicUrl,
+    logLevel: logLevel as Config['logLevel'],
+    masterKey,
+    demo: Object.freeze({ apiKey, email, password }),
+    rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
+  });
+}

@@ -1,0 +1,178 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Row types of the tables in migrations/, as the drivers return them (see db.ts for parsers). */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** jsonb: read as parsed JSON, written as a JSON string (both drivers then agree). */
+type Json<T> = ColumnType<T, string, string>;
+
+export type Environment = 'sandbox' | 'preproduction' | 'production';
+
+export interface PartnersTable {
+  id: Generated<string>;
+  slug: string;
+  name: string;
+  created_at: Generated<Date>;
+}
+
+export interface AgreementsTable {
+  partner_id: string;
+  status: 'draft' | 'signed';
+  allowed_formulas: string[];
+  currency: string;
+  tax_rate: string;
+  commission_min: string;
+  commission_max: string;
+  compensation_min: number;
+  compensation_max: number;
+  signed_at: NullableTimestamp;
+  signed_by: string | null;
+  updated_at: Timestamp;
+}
+
+export interface ApiSubscriptionsTable {
+  partner_id: string;
+  api: string;
+  created_at: Generated<Date>;
+}
+
+export interface PartnerConfigurationsTable {
+  id: Generated<string>;
+  partner_id: string;
+  version: number;
+  formula: string;
+  delay_tiers: Json<{ minDelayMinutes: number; amount: number }[]>;
+  cancellation_amount: number;
+  commission_rate: string;
+  currency: string;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  partner_id: string;
+  environment: Environment;
+  key_hash: string;
+  display: string;
+  label: string | null;
+  created_at: Generated<Date>;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  partner_id: string;
+  email: string;
+  password_hash: string;
+  created_at: Generated<Date>;
+}
+
+export interface ContractsTable {
+  id: Generated<string>;
+  contract_number: string;
+  partner_id: string;
+  environment: Environment;
+  quote_id: string;
+  configuration_id: string;
+  configuration_version: number;
+  status: 'active' | 'cancelled' | 'completed';
+  formula: string;
+  coverage: Json<{ formula: string; delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number }>;
+  passengers: number;
+  currency: string;
+  premium_net: number;
+  premium_tax: number;
+  premium_commission: number;
+  premium_total: number;
+  customer_first_name: string;
+  customer_last_name: string;
+  customer_email_enc: string;
+  customer_phone_enc: string;
+  customer_language: 'fr' | 'en';
+  booking_reference: string;
+  first_departure_at: Timestamp;
+  quoted_at: Timestamp;
+  created_at: Generated<Date>;
+  cancelled_at: NullableTimestamp;
+  cancel_reason: string | null;
+  refund_amount: number | null;
+}
+
+export interface ContractLegsTable {
+  id: Generated<string>;
+  contract_id: string;
+  leg_index: number;
+  partner_id: string;
+  environment: Environment;
+  flight_number: string;
+  airline: string;
+  departure_airport: string;
+  arrival_airport: string;
+  departure_local: string;
+  departure_date: string;
+  departure_at: Timestamp;
+}
+
+export type ClaimStatus = 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed';
+
+export interface ClaimsTable {
+  id: Generated<string>;
+  claim_number: string;
+  partner_id: string;
+  environment: Environment;
+  contract_id: string;
+  leg_id: string;
+  reason: 'delay' | 'cancellation';
+  event: 'delayed' | 'cancelled' | 'diverted';
+  status: ClaimStatus;
+  delay_minutes: number | null;
+  compensation_amount: number;
+  currency: string;
+  evidence: Json<unknown>;
+  opened_at: Generated<Date>;
+  paid_at: NullableTimestamp;
+  updated_at: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  partner_id: string;
+  environment: Environment;
+  key: string;
+  operation: string;
+  request_hash: string;
+  status: 'in_flight' | 'completed';
+  locked_until: Timestamp;
+  response_status: number | null;
+  response_body: ColumnType<unknown, string | null, string | null>;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: Generated<Date>;
+  actor: string;
+  partner_id: string | null;
+  environment: Environment | null;
+  entity: string;
+  entity_id: string;
+  action: string;
+  data: Json<unknown>;
+}
+
+export interface Database {
+  partners: PartnersTable;
+  agreements: AgreementsTable;
+  api_subscriptions: ApiSubscriptionsTable;
+  partner_configurations: PartnerConfigurationsTable;
+  api_keys: ApiKeysTable;
+  users: UsersTable;
+  contracts: ContractsTable;
+  contract_legs: ContractLegsTable;
+  claims: ClaimsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  audit_log: AuditLogTable;
+}

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import type { Database } from './db-schema.ts';
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;
+/** Repository functions take either the database or an open transaction. */
+export type Executor = Db | Trx;
+
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Applies pending migrations; returns the files applied. */
+  migrate(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+// Same JavaScript values from both drivers: int8 as number (money in minor units stays far below
+// 2^53), numeric as string (decimal rates go through decimal.js), date as 'YYYY-MM-DD' text.
+const INT8 = 20;
+const DATE = 1082;
+const NUMERIC = 1700;
+pg.types.setTypeParser(INT8, (v) => Number(v));
+pg.types.setTypeParser(DATE, (v) => v);
+pg.types.setTypeParser(NUMERIC, (v) => v);
+
+export class DatabaseLockedError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The embedded database in ${dataDir} is already open in another process (pid ${pid}). ` +
+        'Stop that process, or point PARASOL_DATA_DIR at another directory, or use DATABASE_URL for PostgreSQL.',
+    );
+    this.name = 'DatabaseLockedError';
+  }
+}
+
+/**
+ * PGlite has no lock of its own: two processes opening the same directory corrupt it. We hold a
+ * lock file with our pid, created exclusively; a lock left by a dead process is taken over.
+ */
+function lockDataDir(dir: string): () => void {
+  fs.mkdirSync(dir, { recursive: true });
+  const lockFile = path.join(dir, 'parasol.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      return () => {
+        try {
+          if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.unlinkSync(lockFile);
+        } catch {
+          // already gone: nothing to release
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number(fs.readFileSync(lockFile, 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw new DatabaseLockedError(dir, pid);
+      fs.rmSync(lockFile, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new Error(`Could not lock ${dir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface OpenOptions {
+  /** PostgreSQL URL; when absent, PGlite. */
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; undefined means in memory (tests). */
+  dataDir?: string | undefined;
+  /** Pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const migrate = async () => {
+      const client = await pool.connect();
+      try {
+        return await applyMigrations({ query: (text, params) => client.query(text, params), exec: (text) => client.query(text) });
+      } finally {
+        client.release();
+      }
+    };
+    return { db, kind: 'postgres', migrate, close: () => db.destroy() };
+  }
+  const release = options.dataDir ? lockDataDir(options.dataDir) : () => {};
+  try {
+    const pglite = new PGlite({
+      ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
+      parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
+    });
+    await pglite.waitReady;
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    return {
+      db,
+      kind: 'pglite',
+      // PGlite is one connection; Kysely serialises its use, so migrations run before anything else does.
+      migrate: () => applyMigrations({ query: (text, params) => pglite.query(text, params), exec: (text) => pglite.exec(text) }),
+      close: async () => {
+        await db.destroy();
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+/** Any constant shared by every Parasol process: serialises migrations across processes on PostgreSQL. */
+const MIGRATION_LOCK = 7_270_301;
+
+/** Runs multi-statement SQL (migrations) through the driver's simple-query path. */
+interface ScriptRunner {
+  query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  exec(text: string): Promise<unknown>;
+}
+
+export function migrationFiles(): string[] {
+  return fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
+}
+
+/**
+ * Applies the versioned SQL files of migrations/ in order, each in its own transaction with its
+ * row in schema_migrations. The same files serve PGlite and PostgreSQL; on PostgreSQL an advisory
+ * lock lets several processes start at once.
+ */
+async function applyMigrations(runner: ScriptRunner): Promise<string[]> {
+  const applied: string[] = [];
+  await runner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+  try {
+    await runner.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const done = new Set((await runner.query('SELECT name FROM schema_migrations')).rows.map((r) => String(r.name)));
+    for (const file of migrationFiles()) {
+      if (done.has(file)) continue;
+      const text = fs.readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
+      await runner.exec('BEGIN');
+      try {
+        await runner.exec(text);
+        await runner.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await runner.exec('COMMIT');
+      } catch (error) {
+        await runner.exec('ROLLBACK');
+        throw new Error(`Migration ${file} failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(file);
+    }
+  } finally {
+    await runner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+  }
+  return applied;
+}

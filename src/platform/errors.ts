@@ -1,0 +1,79 @@
+/**
+ * One typed error model. Use cases throw `DomainError(code, detail, extra)`; the HTTP error handler
+ * (http-errors.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
+ * the caller, so it never carries internals; `extra` adds documented members (e.g. `errors`).
+ */
+export const ERROR_CODES = {
+  // 400
+  malformed_request: { status: 400, title: 'Malformed request' },
+  // 401
+  unauthenticated: { status: 401, title: 'Missing or invalid API key' },
+  // 403
+  api_not_subscribed: { status: 403, title: 'API not subscribed' },
+  agreement_not_signed: { status: 403, title: 'Agreement not signed' },
+  forbidden: { status: 403, title: 'Not allowed' },
+  // 404
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'No such route' },
+  contract_not_found: { status: 404, title: 'Contract not found' },
+  partner_not_found: { status: 404, title: 'Partner not found' },
+  api_key_not_found: { status: 404, title: 'API key not found' },
+  // 409
+  quote_already_used: { status: 409, title: 'Quote already subscribed' },
+  contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
+  idempotency_request_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
+  partner_not_configured: { status: 409, title: 'Partner not configured' },
+  agreement_already_signed: { status: 409, title: 'Agreement already signed' },
+  agreement_missing: { status: 409, title: 'No agreement' },
+  conflict: { status: 409, title: 'Conflict' },
+  // 413, 415
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  // 422
+  validation_failed: { status: 422, title: 'Validation failed' },
+  unknown_airport: { status: 422, title: 'Unknown airport' },
+  unknown_airline: { status: 422, title: 'Unknown airline' },
+  invalid_departure_time: { status: 422, title: 'Invalid departure time' },
+  departure_too_soon: { status: 422, title: 'Departure too soon' },
+  departure_too_far: { status: 422, title: 'Departure too far ahead' },
+  formula_not_allowed: { status: 422, title: 'Formula not allowed' },
+  configuration_out_of_bounds: { status: 422, title: 'Configuration outside the agreement' },
+  quote_invalid: { status: 422, title: 'Invalid quote reference' },
+  quote_expired: { status: 422, title: 'Quote expired' },
+  flights_mismatch: { status: 422, title: 'Flights do not match the quote' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
+  invalid_cursor: { status: 422, title: 'Invalid cursor' },
+  // 429
+  rate_limited: { status: 429, title: 'Too many requests' },
+  // 5xx
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface FieldError {
+  /** JSON Pointer to the offending field, e.g. "/departureAirport". */
+  field: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; [member: string]: unknown } = {},
+  ) {
+    super(`${code}: ${detail}`);
+    this.name = 'DomainError';
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+/** A 422 about one field, the most common domain validation failure. */
+export function fieldError(code: ErrorCode, field: string, message: string): DomainError {
+  return new DomainError(code, message, { errors: [{ field, message }] });
+}

