@@ -16,12 +16,16 @@ export async function quoteAlreadyUsed(db: Executor, quoteId: string): Promise<b
   return (await db.selectFrom('contracts').select('id').where('quote_id', '=', quoteId).executeTakeFirst()) !== undefined;
 }
 
-/** Inserts unless the contract number is taken (then returns undefined and the caller draws another). */
+/**
+ * Inserts unless the contract number or the quote is already taken — then returns undefined and the
+ * caller finds out which (a concurrent subscription of the same quote waits here for the other
+ * transaction, then skips: no unique-violation error aborts the transaction).
+ */
 export async function insertContract(db: Executor, values: Insertable<ContractsTable>): Promise<ContractRow | undefined> {
   return db
     .insertInto('contracts')
     .values(values)
-    .onConflict((oc) => oc.column('contract_number').doNothing())
+    .onConflict((oc) => oc.doNothing())
     .returningAll()
     .executeTakeFirst();
 }

@@ -60,6 +60,9 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
 
   let row: contracts.ContractRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
+    if (attempt > 0 && (await contracts.quoteAlreadyUsed(trx, quote.id))) {
+      throw new DomainError('quote_already_used', 'This quote has already been subscribed; ask /getPrice for a new quote.');
+    }
     row = await contracts.insertContract(trx, {
       contract_number: newContractNumber(),
       partner_id: caller.partnerId,

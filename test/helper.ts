@@ -1,0 +1,173 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type BuildOptions } from '../src/app.ts';
+import { createApiKey } from '../src/partners/api-keys.ts';
+import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
+import { APIS, type ApiName, type Environment } from '../src/partners/model.ts';
+import { createPartner, setAgreement, setSubscription, signAgreement, type AgreementInput } from '../src/partners/partners.ts';
+import { loadConfig, type Config } from '../src/platform/config.ts';
+import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
+
+/**
+ * Test tiers share these helpers. The database is PGlite in memory by default, or the PostgreSQL of
+ * TEST_DATABASE_URL (each test's data is its own: factories create a fresh partner every time).
+ */
+export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+/** Where to hang the teardown: a test's context (`t.after`), or nothing and the caller closes. */
+type Teardown = Pick<TestContext, 'after'> | undefined;
+
+export async function openTestDatabase(t?: Teardown): Promise<DatabaseHandle> {
+  const handle = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, poolSize: 20 });
+  await handle.migrate();
+  t?.after(() => handle.close());
+  return handle;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    PARASOL_DATA_DIR: path.join(os.tmpdir(), `parasol-test-${process.pid}`),
+    PARASOL_MASTER_KEY: crypto.createHash('sha256').update('parasol tests').digest('base64'),
+    LOG_LEVEL: 'silent',
+    PARASOL_RATE_LIMIT_PER_MINUTE: '100000',
+    ...overrides,
+  });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Db;
+  database: DatabaseHandle;
+  /** Closes the app and the database it opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * A ready app on its own test database. In a suite: `before(async () => (t = await buildTestApp()))`
+ * and `after(() => t.close())`.
+ */
+export async function buildTestApp(options: BuildOptions & { env?: Record<string, string> } = {}): Promise<TestApp> {
+  const ownDatabase = !options.database;
+  const database = options.database ?? (await openTestDatabase());
+  const app = await buildApp(testConfig(options.env), { cacheTtlMs: 0, ...options, database });
+  return {
+    app,
+    db: database.db,
+    database,
+    close: async () => {
+      await app.close();
+      if (ownDatabase) await database.close();
+    },
+  };
+}
+
+let counter = 0;
+export function uniqueSlug(prefix = 'partner'): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+export const DEFAULT_AGREEMENT: AgreementInput = {
+  allowedFormulas: ['delay', 'cancellation', 'delay_and_cancellation'],
+  currency: 'EUR',
+  taxRate: '0.09',
+  commissionMin: '0',
+  commissionMax: '0.3',
+  compensationMin: 1_000,
+  compensationMax: 50_000,
+};
+
+export const DEFAULT_CONFIGURATION: ConfigurationInput = {
+  formula: 'delay_and_cancellation',
+  delayTiers: [
+    { minDelayMinutes: 120, amount: 5_000 },
+    { minDelayMinutes: 180, amount: 10_000 },
+  ],
+  cancellationAmount: 15_000,
+  commissionRate: '0.2',
+};
+
+export interface TestPartner {
+  id: string;
+  slug: string;
+  /** Plaintext API key of `environment`. */
+  key: string;
+  environment: Environment;
+  auth: { authorization: string };
+}
+
+/** A fresh partner with an agreement (signed unless told), subscriptions, a configuration and a key. */
+export async function createTestPartner(
+  db: Db,
+  options: {
+    signed?: boolean;
+    apis?: ApiName[];
+    agreement?: Partial<AgreementInput>;
+    configuration?: Partial<ConfigurationInput> | null;
+    environment?: Environment;
+  } = {},
+): Promise<TestPartner> {
+  const actor = 'operator:test';
+  const partner = await createPartner(db, actor, { slug: uniqueSlug(), name: 'Test Partner' });
+  await setAgreement(db, actor, partner.id, { ...DEFAULT_AGREEMENT, ...options.agreement });
+  if (options.signed ?? true) await signAgreement(db, actor, partner.id);
+  for (const api of options.apis ?? APIS) await setSubscription(db, actor, partner.id, api, true);
+  if (options.configuration !== null) await setConfiguration(db, actor, partner.id, { ...DEFAULT_CONFIGURATION, ...options.configuration });
+  const environment = options.environment ?? 'sandbox';
+  const { plaintext } = await createApiKey(db, actor, { partnerId: partner.id, environment });
+  return { id: partner.id, slug: partner.slug, key: plaintext, environment, auth: { authorization: `Bearer ${plaintext}` } };
+}
+
+/** Local wall-clock 'YYYY-MM-DDTHH:mm' some days ahead (good enough for airports near UTC±12). */
+export function daysAhead(days: number, time = '10:30'): string {
+  const d = new Date(Date.now() + days * 86_400_000);
+  return `${d.toISOString().slice(0, 10)}T${time}`;
+}
+
+export const FLIGHT = '/flight-delay/v1';
+
+export interface Reply {
+  status: number;
+  body: any; // JSON under test
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
+/** POST JSON through inject, as a partner's integration would. */
+export async function post(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const response = await app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
+  const text = response.body;
+  return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** A trip `days` ahead, CDG→JFK on Air France, optionally with a return a week later. */
+export function trip(days = 30, options: { returnTrip?: boolean; additionalPassengers?: number } = {}) {
+  return {
+    departureAirport: 'CDG',
+    arrivalAirport: 'JFK',
+    airline: 'AF',
+    departureDateTime: daysAhead(days),
+    ...(options.returnTrip ? { returnDepartureDateTime: daysAhead(days + 7, '18:00') } : {}),
+    ...(options.additionalPassengers !== undefined ? { additionalPassengers: options.additionalPassengers } : {}),
+  };
+}
+
+export const CUSTOMER = { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'fr' } as const;
+
+/** The subscribe body matching a quoted trip. */
+export function subscription(quoteReference: string, t: ReturnType<typeof trip>, overrides: Record<string, unknown> = {}) {
+  const flights = [{ flightNumber: 'AF006', departureAirport: t.departureAirport, arrivalAirport: t.arrivalAirport, departureDateTime: t.departureDateTime }];
+  if ('returnDepartureDateTime' in t && t.returnDepartureDateTime) {
+    flights.push({ flightNumber: 'AF007', departureAirport: t.arrivalAirport, arrivalAirport: t.departureAirport, departureDateTime: t.returnDepartureDateTime });
+  }
+  return { quoteReference, customer: CUSTOMER, booking: { reference: 'ABC123' }, flights, ...overrides };
+}
+
+/** Quote then subscribe; returns the contract body. */
+export async function subscribeTrip(app: FastifyInstance, partner: TestPartner, t = trip()): Promise<Reply> {
+  const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
+  if (quote.status !== 200) throw new Error(`getPrice failed: ${JSON.stringify(quote.body)}`);
+  return post(app, `${FLIGHT}/subscribe`, subscription(quote.body.quoteReference, t), partner.auth);
+}
