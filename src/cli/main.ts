@@ -1,0 +1,66 @@
+import { ConfigError, loadConfig } from '../platform/config.ts';
+import { DatabaseLockedError, openDatabase, type DatabaseHandle, type Db } from '../platform/db.ts';
+import { isHelpRequest, runCli, type CliIo } from './program.ts';
+
+/**
+ * `npm run parasol -- …` and `bin/parasol.js`: loads the configuration, opens the database (the
+ * embedded PGlite under PARASOL_DATA_DIR, or DATABASE_URL), applies pending migrations, runs one
+ * command and closes the database. Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
+ * 75 embedded database held by another process (a running server), 69 database unreachable.
+ */
+async function main(argv: string[]): Promise<number> {
+  const io: Omit<CliIo, 'db'> = {
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    actor: `operator:${process.env.USER ?? 'cli'}`,
+  };
+
+  // Help needs no database: it works while a server holds the embedded one.
+  if (isHelpRequest(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
+
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 78; // EX_CONFIG
+    }
+    throw error;
+  }
+
+  let handle: DatabaseHandle;
+  let applied: string[];
+  try {
+    handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  } catch (error) {
+    if (error instanceof DatabaseLockedError) {
+      console.error(error.message);
+      return 75; // EX_TEMPFAIL
+    }
+    console.error(`error: cannot open the database: ${(error as Error).message}`);
+    return 69; // EX_UNAVAILABLE
+  }
+  try {
+    try {
+      applied = await handle.migrate();
+    } catch (error) {
+      console.error(`error: cannot migrate the database: ${(error as Error).message}`);
+      return 69;
+    }
+    return await runCli(argv, { ...io, db: handle.db, applied });
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Stands in for the database when only help is printed; any use is a bug. */
+function unopenedDatabase(): Db {
+  return new Proxy({} as Db, {
+    get() {
+      throw new Error('The database is not open (help only).');
+    },
+  });
+}
+
+process.exitCode = await main(process.argv.slice(2));
