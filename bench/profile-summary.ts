@@ -4,7 +4,9 @@ import path from 'node:path';
 /**
  * Summarises V8 .cpuprofile files (from `BENCH_CPU_PROF=<dir> npm run bench`, or any `node --cpu-prof`):
  * the functions with the most self time, self time per file/package, and inclusive time of chosen
- * project frames. Usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--top N]
+ * project frames. Usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--top N] [--after FUNCTION]
+ * --after FUNCTION ignores every sample before the first one with FUNCTION on its stack (e.g. --after issueQuote
+ * to leave the server's start-up out).
  */
 
 interface CallFrame {
@@ -29,7 +31,9 @@ interface Profile {
 const args = process.argv.slice(2);
 const topIndex = args.indexOf('--top');
 const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 30;
-const files = args.filter((a, i) => a !== '--top' && i !== topIndex + 1);
+const afterIndex = args.indexOf('--after');
+const after = afterIndex >= 0 ? args[afterIndex + 1] : undefined;
+const files = args.filter((_, i) => ![topIndex, topIndex + 1, afterIndex, afterIndex + 1].includes(i) || (i === topIndex + 1 && topIndex < 0) || (i === afterIndex + 1 && afterIndex < 0));
 if (files.length === 0) {
   console.error('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--top N]');
   process.exit(64);
@@ -59,8 +63,22 @@ for (const file of files) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const onStack = (id: number, name: string): boolean => {
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) if (byId.get(n)!.callFrame.functionName === name) return true;
+    return false;
+  };
+  let from = 0;
+  if (after) {
+    from = profile.samples.findIndex((id) => onStack(id, after));
+    if (from < 0) {
+      console.log(`# ${file}: no sample has ${after} on its stack (another thread?), skipped`);
+      continue;
+    }
+  }
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    if (i >= from) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const idle = [...self.entries()].filter(([id]) => ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName));
   const busy = total - idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
@@ -90,7 +108,7 @@ for (const file of files) {
       console.log(`${((t / busy) * 100).toFixed(1).padStart(6)} %  ${(t / 1000).toFixed(0).padStart(7)} ms  ${k}`);
     }
   };
-  console.log(`# ${file}\nsampled ${(total / 1e6).toFixed(1)} s, busy (not idle) ${(busy / 1e6).toFixed(1)} s; percentages are of busy time`);
+  console.log(`# ${file}${after ? ` (from the first sample in ${after})` : ''}\nsampled ${(total / 1e6).toFixed(1)} s, busy (not idle) ${(busy / 1e6).toFixed(1)} s; percentages are of busy time`);
   show('Self time by package / directory', perBucket, 25);
   show(`Self time, top ${top} functions`, perFunction, top);
   show('Inclusive time, project code (src/)', inclusive, top, (k) => k.includes(' src/'));

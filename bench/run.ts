@@ -170,7 +170,7 @@ function startParasol(name: string, options: { databaseUrl?: string; nodeFlags?:
     PARASOL_DATA_DIR: tempDir('data'),
     PARASOL_DEMO_API_KEY: DEMO_KEY,
     LOG_LEVEL: 'warn',
-    PARASOL_RATE_LIMIT_PER_MINUTE: '100000000',
+    PARASOL_RATE_LIMIT_PER_MINUTE: '10000000', // the maximum loadConfig accepts
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   return startServer(name, 'src/main.ts', env, options.nodeFlags);
@@ -366,7 +366,7 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
   const name = `parasol_bench_${Date.now()}`;
   let version: string | undefined;
   try {
-    version = String((await admin.query('SHOW server_version')).rows[0]?.server_version ?? '');
+    version = String((await admin.query('SHOW server_version')).rows[0]?.server_version ?? '').split(' ')[0] || undefined;
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end().catch(() => undefined);
@@ -393,7 +393,8 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
 // Report
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`;
+/** autocannon's percentiles are whole milliseconds; means are not. */
+const ms = (n: number) => `${fmt(n, Number.isInteger(n) ? 0 : 2)} ms`;
 const pct = (r: number) => `${fmt(r * 100, 1)} %`;
 
 interface Report {
@@ -421,7 +422,7 @@ function ratioOf(report: Report): number {
 }
 
 function row(m: Measure, expected: string): string {
-  return `| ${m.scenario} | ${fmt(m.reqPerSec)} | ${ms(m.latency.p50)} | ${ms(m.latency.p99)} | ${ms(m.latency.mean)} | ${fmt(m.requests)} | ${fmt(m.ok)} ${expected} | ${fmt(m.unexpected)} | ${fmt(m.errors)} |`;
+  return `| ${m.scenario} | ${fmt(m.reqPerSec)} | ${ms(m.latency.p50)} | ${ms(m.latency.p99)} | ${ms(m.latency.mean)} | ${fmt(m.requests)} in ${fmt(m.durationS, 1)} s | ${fmt(m.ok)} ${expected} | ${fmt(m.unexpected)} | ${fmt(m.errors)} |`;
 }
 
 function summaryText(report: Report): string {
@@ -430,7 +431,7 @@ function summaryText(report: Report): string {
     '',
     `Settings: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.duration} s measured after a ${SETTINGS.warmup} s warm-up`,
     '',
-    `${'scenario'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50'.padStart(9)} ${'p99'.padStart(9)} ${'requests'.padStart(9)} ${'ok'.padStart(9)} ${'not ok'.padStart(7)} ${'errors'.padStart(6)}`,
+    `${'scenario'.padEnd(34)} ${'req/s'.padStart(8)} ${'p50'.padStart(9)} ${'p99'.padStart(9)} ${'responses'.padStart(9)} ${'ok'.padStart(9)} ${'not ok'.padStart(7)} ${'errors'.padStart(6)}`,
   ];
   const line = (m: Measure) =>
     `${m.scenario.padEnd(34)} ${fmt(m.reqPerSec).padStart(8)} ${ms(m.latency.p50).padStart(9)} ${ms(m.latency.p99).padStart(9)} ${fmt(m.requests).padStart(9)} ${fmt(m.ok).padStart(9)} ${fmt(m.unexpected).padStart(7)} ${fmt(m.errors).padStart(6)}${m.note ? `  (${m.note})` : ''}`;
@@ -472,8 +473,8 @@ ${subscribeRows.join('\n')}
 
 **\`/getPrice\` reaches ${pct(ratio)} of the bare Fastify route's throughput (target ≥ ${pct(TARGET_RATIO)}): ${verdict}.**
 
-${notes.length ? `${notes.join('\n')}\n\n` : ''}req/s is autocannon's mean of the per-second response counts; latencies are autocannon's (milliseconds,
-from the request written to the response read, on the loopback interface). "Expected" counts 2xx answers
+${notes.length ? `${notes.join('\n')}\n\n` : ''}req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
+written to the response read on the loopback interface (its percentiles have a resolution of 1 ms). "Expected" counts 2xx answers
 for \`/getPrice\` and the bare route, 201 Created for \`/subscribe\`; "unexpected status" counts every other
 status; "connection errors" counts errors and timeouts without a response.
 
@@ -483,21 +484,22 @@ status; "connection errors" counts errors and timeouts without a response.
   (\`node --import tsx src/main.ts\`, or \`bench/bare-server.ts\` for the baseline) with \`LOG_LEVEL=warn\`,
   a fresh \`PARASOL_DATA_DIR\` (a temporary directory), the demo partner seeded with a fixed sandbox key
   (\`PARASOL_DEMO_API_KEY\`) and the rate limit raised out of the way
-  (\`PARASOL_RATE_LIMIT_PER_MINUTE=100000000\`). The bench waits for \`GET /readyz\` to answer 200, then
+  (\`PARASOL_RATE_LIMIT_PER_MINUTE=10000000\`, its maximum). The bench waits for \`GET /readyz\` to answer 200, then
   autocannon runs in the bench process. On this ${m.cores}-CPU machine the server and the load generator
   each get about one core. Servers are stopped (SIGTERM) and temporary directories removed at the end.
 - **\`/getPrice\` against a bare route.** The same \`POST /flight-delay/v1/getPrice\` request every time: a
   CDG→JFK round trip departing about 30 days ahead (computed at run time), returning 7 days later, two
   passengers, with \`Authorization: Bearer <key>\`. Parasol runs on the embedded PGlite database; the
-  quote path itself reads nothing from the database (keys and partner terms are cached in memory). The
+  quote path reads nothing from it per request (API keys and partner terms come from an in-memory cache
+  refreshed every 5 s). The
   baseline is a plain Fastify 5 app (\`bench/bare-server.ts\`) with a single POST route answering a fixed
   JSON body: a real \`/getPrice\` response captured at the start of the run (${fmt(report.responseBytes.price)} bytes from Parasol,
   ${fmt(report.responseBytes.bare)} bytes from the bare route), with the same logger setting (pino at level warn). Fastify
   still parses the JSON request body and serialises the answer on every request; there is no
   authentication, schema validation, rate limiting or pricing. Any non-2xx answer fails the bench.
 - **\`/subscribe\`.** Every request binds its own quote (issued beforehand through \`/getPrice\`, not
-  measured) with its own \`Idempotency-Key\`, a one-passenger-name customer, a booking reference and the
-  two quoted flights, so each request creates one contract (idempotency-key row, contract, two legs and an
+  measured) with its own \`Idempotency-Key\`, a customer (name, e-mail, E.164 phone), its own booking reference
+  and the two quoted flights, so each request creates one contract (idempotency-key row, contract, two legs and an
   audit row in one transaction). The warm-up measures the rate; the measured run gets a pool of twice
   that many quotes plus a margin. On PGlite (the embedded default, one connection) and on PostgreSQL
   (\`DATABASE_URL\`, a fresh database \`parasol_bench_<timestamp>\` created through the admin connection
@@ -510,7 +512,8 @@ status; "connection errors" counts errors and timeouts without a response.
 npm run bench                      # about two minutes; rewrites this file
 BENCH_DURATION=3 BENCH_WARMUP=1 npm run bench   # a quick run
 BENCH_DATABASE_URL=postgres://user:pass@host:5432/postgres npm run bench
-BENCH_CPU_PROF=/tmp/prof BENCH_NO_WRITE=1 npm run bench && node --import tsx bench/profile-summary.ts /tmp/prof/*.cpuprofile
+BENCH_CPU_PROF=/tmp/prof BENCH_NO_WRITE=1 npm run bench   # CPU profile of the /getPrice server, then:
+node --import tsx bench/profile-summary.ts --after issueQuote /tmp/prof/*.cpuprofile
 \`\`\`
 
 Figures depend on the machine and on what else runs on it: compare runs made on the same machine.

@@ -171,3 +171,10 @@ export async function subscribeTrip(app: FastifyInstance, partner: TestPartner, 
   if (quote.status !== 200) throw new Error(`getPrice failed: ${JSON.stringify(quote.body)}`);
   return post(app, `${FLIGHT}/subscribe`, subscription(quote.body.quoteReference, t), partner.auth);
 }
+
+/** The environment for a child process: without the test runner's own variables (a child that
+ * inherits NODE_TEST_CONTEXT behaves as a test file and never exits on its own). */
+export function childEnv(): NodeJS.ProcessEnv {
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  return env;
+}

@@ -9,6 +9,7 @@ import * as repo from '../partners/partners-repo.ts';
 import { createUser } from '../partners/users.ts';
 import { migrationFiles, type Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { formatMoney, toMinorUnits } from '../platform/money.ts';
 
 /**
  * The operator command line. `runCli` parses one command line with a fresh commander program, runs
@@ -357,8 +358,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
               versions.map((c) => [
                 String(c.version),
                 c.formula,
-                c.delayTiers.length ? c.delayTiers.map((t) => `${t.minDelayMinutes}=${money(t.amount, c.currency)}`).join(', ') : '-',
-                c.cancellationAmount ? money(c.cancellationAmount, c.currency) : '-',
+                c.delayTiers.length ? c.delayTiers.map((t) => `${t.minDelayMinutes}=${formatMoney(t.amount, c.currency)}`).join(', ') : '-',
+                c.cancellationAmount ? formatMoney(c.cancellationAmount, c.currency) : '-',
                 c.commissionRate,
                 when(c.createdAt),
                 c.createdBy,
@@ -502,33 +503,6 @@ export function isHelpRequest(argv: readonly string[]): boolean {
 // money: major-unit decimal strings ⇄ integer minor units, without floating point
 
 /** Digits after the decimal point for a currency (EUR 2, JPY 0, KWD 3). */
-export function currencyExponent(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-}
-
-/** "10.5" EUR → 1050. Refuses signs, exponents and more decimals than the currency has. */
-export function toMinorUnits(text: string, currency: string): number {
-  const exponent = currencyExponent(currency);
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!match) throw new RangeError(`must be an amount in ${currency} such as ${exponent ? `50.${'0'.repeat(exponent)}` : '50'}`);
-  const whole = match[1] ?? '0';
-  const fraction = match[2] ?? '';
-  if (fraction.length > exponent) {
-    throw new RangeError(exponent === 0 ? `${currency} has no minor unit: give a whole amount` : `${currency} amounts have at most ${exponent} decimal${exponent === 1 ? '' : 's'}`);
-  }
-  const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
-  return Number(minor);
-}
-
-/** 5000 EUR → "50.00 EUR". */
-export function money(minor: number, currency: string): string {
-  const exponent = currencyExponent(currency);
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
-  const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
-  return `${minor < 0 ? '-' : ''}${text} ${currency}`;
-}
-
 function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
   try {
     return toMinorUnits(text, currency);
@@ -598,7 +572,7 @@ function agreementLines(a: Agreement | undefined): string[] {
     ['Currency', a.currency],
     ['Tax rate', a.taxRate],
     ['Commission', `${a.commissionMin} – ${a.commissionMax}`],
-    ['Compensation', `${money(a.compensationMin, a.currency)} – ${money(a.compensationMax, a.currency)}`],
+    ['Compensation', `${formatMoney(a.compensationMin, a.currency)} – ${formatMoney(a.compensationMax, a.currency)}`],
   ]);
 }
 
@@ -621,8 +595,8 @@ function configurationLines(c: Configuration | undefined): string[] {
   return pairs([
     ['Configuration', `version ${c.version}, ${when(c.createdAt)} by ${c.createdBy}`],
     ['Formula', c.formula],
-    ['Delay tiers', c.delayTiers.length ? c.delayTiers.map((t) => `≥ ${t.minDelayMinutes} min: ${money(t.amount, c.currency)}`).join(', ') : '-'],
-    ['Cancellation', c.cancellationAmount ? money(c.cancellationAmount, c.currency) : '-'],
+    ['Delay tiers', c.delayTiers.length ? c.delayTiers.map((t) => `≥ ${t.minDelayMinutes} min: ${formatMoney(t.amount, c.currency)}`).join(', ') : '-'],
+    ['Cancellation', c.cancellationAmount ? formatMoney(c.cancellationAmount, c.currency) : '-'],
     ['Commission', c.commissionRate],
   ]);
 }

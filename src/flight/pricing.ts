@@ -93,11 +93,16 @@ export function pricePolicy(
   }
   if (legs.length === 0) throw new RangeError('a policy needs at least one leg');
   const legPremiums = legs.map((leg) => priceLeg(leg, terms));
+  return { premium: policyPremium(legPremiums, passengers), legs: legPremiums };
+}
+
+/** Sums per-passenger leg premiums × passengers, in integers: how every policy total is formed. */
+export function policyPremium(legPremiums: readonly PremiumBreakdown[], passengers: number): PremiumBreakdown {
   const premium = legPremiums.reduce(
     (sum, leg) => addBreakdowns(sum, scaleBreakdown(leg, passengers)),
     { net: 0, tax: 0, commission: 0, total: 0 },
   );
-  return { premium: assertSafe(premium), legs: legPremiums };
+  return assertSafe(premium);
 }
 
 /** Σ_i [P(≥t_i) − P(≥t_{i+1})]·A_i: each passenger is paid the highest tier reached, once. */

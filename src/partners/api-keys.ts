@@ -16,6 +16,8 @@ export const KEY_PREFIXES: Record<Environment, string> = {
   production: 'psl_live_',
 };
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export const hashApiKey = (plaintext: string): string => sha256Hex(plaintext);
 
 function display(plaintext: string): string {
@@ -56,9 +58,11 @@ export async function createApiKey(
 
 export async function revokeApiKey(db: Db, actor: string, partnerId: string, keyId: string): Promise<ApiKeyInfo> {
   return db.transaction().execute(async (trx) => {
-    if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
-    const key = await repo.markApiKeyRevoked(trx, partnerId, keyId);
-    if (!key) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    if (!UUID.test(keyId)) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    const before = (await repo.listApiKeys(trx, partnerId)).find((k) => k.id === keyId.toLowerCase());
+    if (!before) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
+    if (before.revokedAt) return before;
+    const key = (await repo.markApiKeyRevoked(trx, partnerId, before.id))!;
     await audit(trx, { actor, partnerId, environment: key.environment, entity: 'api_key', entityId: key.id, action: 'revoked' });
     return key;
   });

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { coversCancellation, coversDelay, type DelayTier, type Formula } from '../flight/coverage.ts';
 import type { FieldError } from '../platform/errors.ts';
+import { formatMoney } from '../platform/money.ts';
 import type { Agreement } from './model.ts';
 
 /** Bounds of a delay tier, whatever the agreement. */
@@ -21,14 +22,16 @@ export interface Terms {
 export function checkTerms(agreement: Agreement, terms: Terms, pointers: TermPointers = CONFIGURATION_POINTERS): FieldError[] {
   const errors: FieldError[] = [];
   const { compensationMin: min, compensationMax: max } = agreement;
-  const money = (v: number) => `${(v / 100).toFixed(2)} ${agreement.currency}`;
+  const money = (v: number) => formatMoney(v, agreement.currency);
 
   if (!agreement.allowedFormulas.includes(terms.formula)) {
     errors.push({ field: pointers.formula, message: `formula "${terms.formula}" is not allowed by the agreement (allowed: ${agreement.allowedFormulas.join(', ')})` });
   }
 
-  const rate = new Decimal(terms.commissionRate);
-  if (rate.lt(agreement.commissionMin) || rate.gt(agreement.commissionMax)) {
+  const rate = parseRate(terms.commissionRate);
+  if (!rate) {
+    errors.push({ field: pointers.commissionRate, message: 'must be a decimal number with at most 5 decimals, e.g. 0.2' });
+  } else if (rate.lt(agreement.commissionMin) || rate.gt(agreement.commissionMax)) {
     errors.push({ field: pointers.commissionRate, message: `commission rate must be between ${agreement.commissionMin} and ${agreement.commissionMax}` });
   }
 
@@ -77,3 +80,13 @@ export const CONFIGURATION_POINTERS: TermPointers = {
   delayTiers: '/delayTiers',
   cancellationAmount: '/cancellationAmount',
 };
+
+/** A rate as stored (numeric(6,5)): a finite decimal with at most 5 decimals, else undefined. */
+export function parseRate(value: Decimal.Value): Decimal | undefined {
+  try {
+    const rate = new Decimal(value);
+    return rate.isFinite() && rate.decimalPlaces() <= 5 ? rate : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -112,7 +112,8 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       // PGlite is one connection; Kysely serialises its use, so migrations run before anything else does.
       migrate: () => applyMigrations({ query: (text, params) => pglite.query(text, params), exec: (text) => pglite.exec(text) }),
       close: async () => {
-        await db.destroy();
+        await db.destroy(); // Kysely only closes a driver it has used: close PGlite ourselves
+        if (!pglite.closed) await pglite.close();
         release();
       },
     };

@@ -1,0 +1,32 @@
+/**
+ * Money in integer minor units, the only form money takes in Parasol. Conversions to and from
+ * decimal text are done on strings and BigInt — never with floating point.
+ */
+
+/** Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). */
+export function currencyExponent(currency: string): number {
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/** "10.5" EUR → 1050. Refuses signs, exponents and more decimals than the currency has. */
+export function toMinorUnits(text: string, currency: string): number {
+  const exponent = currencyExponent(currency);
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) throw new RangeError(`must be an amount in ${currency} such as ${exponent ? `50.${'0'.repeat(exponent)}` : '50'}`);
+  const whole = match[1] ?? '0';
+  const fraction = match[2] ?? '';
+  if (fraction.length > exponent) {
+    throw new RangeError(exponent === 0 ? `${currency} has no minor unit: give a whole amount` : `${currency} amounts have at most ${exponent} decimal${exponent === 1 ? '' : 's'}`);
+  }
+  const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
+  return Number(minor);
+}
+
+/** 5000 EUR → "50.00 EUR". */
+export function formatMoney(minor: number, currency: string): string {
+  const exponent = currencyExponent(currency);
+  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
+  const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return `${minor < 0 ? '-' : ''}${text} ${currency}`;
+}

@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { DatabaseLockedError, migrationFiles, openDatabase } from '../../src/platform/db.ts';
+import { childEnv, openTestDatabase } from '../helper.ts';
+
+describe('database', () => {
+  it('applies every migration once, and again is a no-op', async (t) => {
+    const handle = await openTestDatabase(t);
+    assert.deepEqual(await handle.migrate(), []);
+    const rows = (await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(handle.db)).rows.map((r) => r.name);
+    assert.deepEqual(rows, migrationFiles());
+  });
+
+  it('locks the embedded data directory against a second process, and says so', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-lock-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const handle = await openDatabase({ dataDir: dir });
+    try {
+      await assert.rejects(openDatabase({ dataDir: dir }), (error: unknown) => error instanceof DatabaseLockedError && /already open in another process/.test(String(error)));
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: { ...childEnv(), PARASOL_DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(code, 75);
+      assert.match(stderr, /already open in another process \(pid \d+\)/);
+    } finally {
+      await handle.close();
+    }
+    // released on close: it opens again, and keeps its data
+    const again = await openDatabase({ dataDir: dir });
+    await again.close();
+  });
+
+  it('takes over a lock left by a dead process', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-stale-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'parasol.lock'), '999999999');
+    const handle = await openDatabase({ dataDir: dir });
+    await handle.close();
+  });
+
+  it('keeps committed data across a restart of the embedded database', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-durable-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const first = await openDatabase({ dataDir: dir });
+    await first.migrate();
+    await first.db.insertInto('partners').values({ slug: 'durable', name: 'Durable' }).execute();
+    await first.close();
+    const second = await openDatabase({ dataDir: dir });
+    const row = await second.db.selectFrom('partners').select('name').where('slug', '=', 'durable').executeTakeFirst();
+    await second.close();
+    assert.equal(row?.name, 'Durable');
+  });
+});
