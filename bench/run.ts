@@ -549,6 +549,11 @@ async function main(): Promise<number> {
   const bareMeasure = measure('bare Fastify route, same body size', await getPriceLoad(bare, SETTINGS.duration), is2xx);
   await bare.stop();
 
+  if (process.env.BENCH_PRICE_ONLY === '1') {
+    console.log(`/getPrice ${Math.round(price.reqPerSec)} req/s, bare ${Math.round(bareMeasure.reqPerSec)} req/s: ${((100 * price.reqPerSec) / bareMeasure.reqPerSec).toFixed(1)} %`);
+    return 0;
+  }
+
   // 3. /subscribe on PGlite
   console.log('• /subscribe on PGlite: starting Parasol…');
   let pglite: SubscribeOutcome;

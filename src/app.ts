@@ -11,6 +11,7 @@ import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
 import { purgeExpiredKeys } from './platform/idempotency.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
+import { RateLimiter } from './platform/rate-limit.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -74,8 +75,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   app.decorate('parasol', { config, db: database.db, database, directory, keys });
   installErrorHandling(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -98,7 +100,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tags: [{ name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' }],
   });
   const flightDeps = { db: database.db, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
-  await app.register(flightDelayRoutes(flightDeps, { directory, rateLimitPerMinute: config.rateLimitPerMinute }), { prefix: FLIGHT_PREFIX });
+  // one limiter for all partner APIs: the limit is per key, whatever the API
+  const limiter = new RateLimiter(config.rateLimitPerMinute);
+  await app.register(flightDelayRoutes(flightDeps, { directory, limiter }), { prefix: FLIGHT_PREFIX });
 
   // Housekeeping inside the API process until the job queue arrives (issue 3 moves it there).
   const usageTimer = setInterval(() => directory.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage')), 5_000).unref();

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import { findAirline } from '../reference/airlines.ts';
 import { findAirport } from '../reference/airports.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { Memo } from '../platform/memo.ts';
 
 /**
  * A leg as the platform understands it: codes checked against the reference data, and the
@@ -51,6 +52,25 @@ export function requireAirline(code: string, field: string): string {
  * are refused rather than silently shifted.
  */
 export function parseDeparture(value: string, airportCode: string, field: string): { local: string; date: string; at: Date } {
+  // Time-zone arithmetic is the costliest step of a quote and a pure function of its inputs.
+  const parsed = departures.get(`${airportCode}|${value}`, () => {
+    try {
+      return readDeparture(value, airportCode);
+    } catch (error) {
+      return error as DomainError;
+    }
+  });
+  if (parsed instanceof DomainError) {
+    const message = parsed.extra.errors?.[0]?.message ?? parsed.detail;
+    throw invalidTime(field, message);
+  }
+  return { local: parsed.local, date: parsed.date, at: new Date(parsed.at) };
+}
+
+const departures = new Memo<{ local: string; date: string; at: number } | DomainError>(20_000);
+
+function readDeparture(value: string, airportCode: string): { local: string; date: string; at: number } {
+  const field = '/departureDateTime';
   const airport = findAirport(airportCode);
   const match = DATE_TIME.exec(value);
   if (!airport || !match) throw invalidTime(field, 'must be YYYY-MM-DDTHH:mm, local to the departure airport (or with an explicit offset)');
@@ -64,7 +84,7 @@ export function parseDeparture(value: string, airportCode: string, field: string
     }
   }
   if (!dt.isValid) throw invalidTime(field, 'is not a valid date and time');
-  return { local: dt.toFormat(LOCAL_FORMAT), date: dt.toFormat('yyyy-MM-dd'), at: dt.toUTC().startOf('minute').toJSDate() };
+  return { local: dt.toFormat(LOCAL_FORMAT), date: dt.toFormat('yyyy-MM-dd'), at: dt.toUTC().startOf('minute').toMillis() };
 }
 
 function invalidTime(field: string, message: string): DomainError {
@@ -79,8 +99,19 @@ export interface TripInput {
   returnDepartureDateTime?: string | undefined;
 }
 
-/** Builds the insured legs of a trip (outbound, then the return flying the same route backwards). */
+/** Builds the insured legs of a trip and checks they can be insured now. */
 export function resolveTrip(input: TripInput, now: Date): Leg[] {
+  const legs = resolveLegs(input);
+  checkDepartureWindows(legs, now);
+  return legs;
+}
+
+/**
+ * The insured legs of a trip (outbound, then the return flying the same route backwards): codes
+ * checked against the reference data, times read in the departure airport's zone. Independent of
+ * the clock, so it can be memoised; `checkDepartureWindows` applies the clock.
+ */
+export function resolveLegs(input: TripInput): Leg[] {
   const departureAirport = requireAirport(input.departureAirport, '/departureAirport');
   const arrivalAirport = requireAirport(input.arrivalAirport, '/arrivalAirport');
   const airline = requireAirline(input.airline, '/airline');
@@ -88,7 +119,6 @@ export function resolveTrip(input: TripInput, now: Date): Leg[] {
     throw new DomainError('validation_failed', 'Departure and arrival airports must differ.', { errors: [{ field: '/arrivalAirport', message: 'must differ from departureAirport' }] });
   }
   const outbound = parseDeparture(input.departureDateTime, departureAirport, '/departureDateTime');
-  checkWindow(outbound.at, now, '/departureDateTime');
   const legs: Leg[] = [{ departureAirport, arrivalAirport, airline, departureLocal: outbound.local, departureDate: outbound.date, departureAt: outbound.at }];
   if (input.returnDepartureDateTime !== undefined) {
     const back = parseDeparture(input.returnDepartureDateTime, arrivalAirport, '/returnDepartureDateTime');
@@ -96,10 +126,14 @@ export function resolveTrip(input: TripInput, now: Date): Leg[] {
       const message = `must be at least ${TIME_RULES.minReturnGapMinutes} minutes after the outbound departure`;
       throw new DomainError('validation_failed', `returnDepartureDateTime ${message}.`, { errors: [{ field: '/returnDepartureDateTime', message }] });
     }
-    checkWindow(back.at, now, '/returnDepartureDateTime');
     legs.push({ departureAirport: arrivalAirport, arrivalAirport: departureAirport, airline, departureLocal: back.local, departureDate: back.date, departureAt: back.at });
   }
   return legs;
+}
+
+/** Every departure must be at least the minimum lead time away, and not too far ahead. */
+export function checkDepartureWindows(legs: readonly Leg[], now: Date): void {
+  legs.forEach((leg, i) => checkWindow(leg.departureAt, now, i === 0 ? '/departureDateTime' : '/returnDepartureDateTime'));
 }
 
 function checkWindow(at: Date, now: Date, field: string): void {

@@ -3,9 +3,10 @@ import type { Agreement, Configuration } from '../partners/model.ts';
 import { checkTerms } from '../partners/terms.ts';
 import { coverageFor, type Coverage, type Formula } from './coverage.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
-import { pricePolicy, type PremiumBreakdown } from './pricing.ts';
-import { newQuoteId, signQuote } from './quote-token.ts';
+import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
+import { Memo } from '../platform/memo.ts';
+import { policyPremium, priceLeg, type LegPremium, type PremiumBreakdown } from './pricing.ts';
+import { newQuoteId, prepareQuote, signPrepared } from './quote-token.ts';
 
 export interface QuoteRequest extends TripInput {
   additionalPassengers?: number | undefined;
@@ -62,9 +63,20 @@ export const legView = (leg: Pick<Leg, 'departureAirport' | 'arrivalAirport' | '
   departureAt: leg.departureAt.toISOString(),
 });
 
+/**
+ * Per-passenger leg premiums are a pure function of the risk model, the terms and the leg, and the
+ * same flights are quoted over and over at search time: they are memoised, so a repeated quote
+ * costs no decimal arithmetic. Passengers and legs are then combined exactly as pricePolicy does.
+ */
+const legPremiums = new Memo<LegPremium>(50_000);
+
 function price(deps: FlightDeps, legs: Leg[], passengers: number, coverage: Coverage, commissionRate: string, taxRate: string): PremiumBreakdown {
-  const probabilities = legs.map((leg) => deps.riskModel.probabilities(leg));
-  return pricePolicy(probabilities, passengers, { coverage, commissionRate, taxRate }).premium;
+  const terms = { coverage, commissionRate, taxRate };
+  const termsKey = `${deps.riskModel.version}|${coverage.formula}|${coverage.delayTiers.map((t) => `${t.minDelayMinutes}:${t.amount}`).join(',')}|${coverage.cancellationAmount}|${commissionRate}|${taxRate}`;
+  const perLeg = legs.map((leg) =>
+    legPremiums.get(`${termsKey}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.airline}|${leg.departureLocal}`, () => priceLeg(deps.riskModel.probabilities(leg), terms)),
+  );
+  return policyPremium(perLeg, passengers);
 }
 
 /** The partner's agreement and current configuration, or 409 when either is missing or stale. */
@@ -79,40 +91,56 @@ async function requireTerms(deps: FlightDeps, caller: Caller): Promise<{ agreeme
   return { agreement, configuration };
 }
 
+interface QuoteTemplate {
+  legs: Leg[];
+  /** The signed part shared by every quote of this trip and terms (see prepareQuote). */
+  prepared: string;
+  view: Omit<Quote, 'quoteReference' | 'expiresAt'>;
+}
+
+/**
+ * Everything in a quote but its id and times depends only on the trip and the partner's terms, and
+ * the same trips are quoted again and again while customers search: the priced template is
+ * memoised per (partner, environment, configuration version, tax rate, trip).
+ */
+const quoteTemplates = new Memo<QuoteTemplate>(20_000);
+
 /** POST /getPrice: prices the trip with the partner's current configuration and signs a quote. */
 export async function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest): Promise<Quote> {
   const { agreement, configuration } = await requireTerms(deps, caller);
-  const now = deps.now();
-  const legs = resolveTrip(input, now);
   const passengers = 1 + (input.additionalPassengers ?? 0);
-  const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-  const premium = price(deps, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate);
-  const expiresAt = new Date(
-    Math.min(now.getTime() + deps.quoteTtlMinutes * 60_000, legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000),
-  );
-  const quoteReference = signQuote(deps.keys.quoteSigning, {
-    id: newQuoteId(),
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    configurationId: configuration.id,
-    formula: configuration.formula,
-    passengers,
-    currency: agreement.currency,
-    premium,
-    legs: legs.map((l) => [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]),
-    issuedAt: now,
-    expiresAt,
+  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${agreement.taxRate}|${agreement.currency}|${deps.riskModel.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}`;
+  const template = quoteTemplates.get(key, () => {
+    const legs = resolveLegs(input);
+    const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
+    const premium = price(deps, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate);
+    const prepared = prepareQuote({
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      configurationId: configuration.id,
+      formula: configuration.formula,
+      passengers,
+      currency: agreement.currency,
+      premium,
+      legs: legs.map((l) => [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]),
+    });
+    const view = {
+      formula: configuration.formula,
+      passengers,
+      premium: premiumView(premium, agreement.currency),
+      compensation: compensationView(coverage, agreement.currency),
+      legs: legs.map(legView),
+      configurationVersion: configuration.version,
+    };
+    return { legs, prepared, view };
   });
-  return {
-    quoteReference,
-    expiresAt: expiresAt.toISOString(),
-    formula: configuration.formula,
-    passengers,
-    premium: premiumView(premium, agreement.currency),
-    compensation: compensationView(coverage, agreement.currency),
-    legs: legs.map(legView),
-    configurationVersion: configuration.version,
-  };
+  const now = deps.now();
+  checkDepartureWindows(template.legs, now);
+  const expiresAt = new Date(
+    Math.min(now.getTime() + deps.quoteTtlMinutes * 60_000, template.legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000),
+  );
+  const quoteReference = signPrepared(deps.keys.quoteSigning, template.prepared, newQuoteId(), now, expiresAt);
+  return { quoteReference, expiresAt: expiresAt.toISOString(), ...template.view };
 }
 
 export interface SimulationRequest extends QuoteRequest {

@@ -28,28 +28,41 @@ export interface QuoteTerms {
 }
 
 const PREFIX = 'q1';
+// payload: [id, issuedAt (epoch s), expiresAt (epoch s), partnerId, environment, configurationId,
+//           formula, passengers, currency, [net, tax, commission, total], legs]
+
+// Quote ids come from a pool of random bytes refilled 4 KiB at a time: one CSPRNG call per ~340
+// quotes instead of one per quote.
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
 
 export function newQuoteId(): string {
-  return crypto.randomBytes(12).toString('base64url');
+  if (offset + 12 > pool.length) {
+    crypto.randomFillSync(pool);
+    offset = 0;
+  }
+  const id = pool.toString('base64url', offset, offset + 12);
+  offset += 12;
+  return id;
+}
+
+/** The parts of a quote shared by every quote of the same trip and terms (memoised by the caller). */
+export type QuoteBody = Omit<QuoteTerms, 'id' | 'issuedAt' | 'expiresAt'>;
+
+/** Serialises the shared part once; `signPrepared` then only adds the id and times. */
+export function prepareQuote(body: QuoteBody): string {
+  const p = body.premium;
+  return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs]).slice(1, -1);
+}
+
+export function signPrepared(key: Buffer, prepared: string, id: string, issuedAt: Date, expiresAt: Date): string {
+  const payload = `["${id}",${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)},${prepared}]`;
+  const body = `${PREFIX}.${Buffer.from(payload).toString('base64url')}`;
+  return `${body}.${signature(key, body)}`;
 }
 
 export function signQuote(key: Buffer, terms: QuoteTerms): string {
-  const p = terms.premium;
-  const payload = [
-    terms.id,
-    terms.partnerId,
-    terms.environment,
-    terms.configurationId,
-    terms.formula,
-    terms.passengers,
-    terms.currency,
-    [p.net, p.tax, p.commission, p.total],
-    terms.legs,
-    Math.floor(terms.issuedAt.getTime() / 1000),
-    Math.floor(terms.expiresAt.getTime() / 1000),
-  ];
-  const body = `${PREFIX}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
-  return `${body}.${signature(key, body)}`;
+  return signPrepared(key, prepareQuote(terms), terms.id, terms.issuedAt, terms.expiresAt);
 }
 
 function signature(key: Buffer, body: string): string {
@@ -66,7 +79,7 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   const given = Buffer.from(parts[2]!);
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw invalid();
   try {
-    const [id, partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
     const [net, tax, commission, total] = premium;
     return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
   } catch {

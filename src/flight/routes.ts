@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
@@ -21,9 +22,9 @@ const IdempotencyHeader = {
 } as const;
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
-export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; rateLimitPerMinute: number }): FastifyPluginAsync {
+export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
   return async (plugin) => {
-    await securePartnerApi(plugin, { api: 'flight-delay', ...options });
+    securePartnerApi(plugin, { api: 'flight-delay', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['Flight Delay and Cancellation'];
 

@@ -54,8 +54,9 @@ export function hmac(key: Buffer, data: string): Buffer {
   return crypto.createHmac('sha256', key).update(data).digest();
 }
 
+/** One-shot SHA-256 (crypto.hash: no Hash object, half the cost of createHash on the hot path). */
 export function sha256Hex(data: string): string {
-  return crypto.createHash('sha256').update(data).digest('hex');
+  return crypto.hash('sha256', data, 'hex');
 }
 
 export function randomToken(bytes: number): string {

@@ -1,9 +1,9 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiName } from '../partners/model.ts';
 import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.ts';
 import { DomainError } from './errors.ts';
 import type { Outcome } from './idempotency.ts';
+import type { RateLimiter } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,21 +12,32 @@ declare module 'fastify' {
 }
 
 /**
- * What every partner API scope gets: Bearer-key authentication with subscription and agreement
- * checks, then a per-key rate limit (RateLimit-* headers, 429 with Retry-After).
+ * What every partner API scope gets, in one synchronous hook when the key is cached: Bearer-key
+ * authentication with subscription and agreement checks, then the per-key rate limit
+ * (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it).
  */
-export async function securePartnerApi(scope: FastifyInstance, options: { api: ApiName; directory: PartnerDirectory; rateLimitPerMinute: number }): Promise<void> {
-  scope.addHook('onRequest', async (request) => {
-    request.caller = await authenticateRequest(options.directory, request, options.api);
-  });
-  await scope.register(rateLimit, {
-    max: options.rateLimitPerMinute,
-    timeWindow: 60_000,
-    hook: 'onRequest',
-    enableDraftSpec: true,
-    keyGenerator: (request) => request.caller?.keyId ?? request.ip,
-    errorResponseBuilder: (_request, context) =>
-      new DomainError('rate_limited', `Rate limit of ${context.max} requests per minute exceeded for this key; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter }): void {
+  const admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller): void => {
+    request.caller = caller;
+    const decision = options.limiter.hit(caller.keyId);
+    reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
+    if (decision.exceeded) {
+      reply.header('Retry-After', decision.resetSeconds);
+      throw new DomainError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${decision.resetSeconds} s.`);
+    }
+  };
+  scope.addHook('onRequest', (request, reply, done) => {
+    try {
+      const caller = authenticateRequest(options.directory, request, options.api);
+      if (caller instanceof Promise) {
+        caller.then((c) => (admit(request, reply, c), done()), done);
+      } else {
+        admit(request, reply, caller);
+        done();
+      }
+    } catch (error) {
+      done(error as Error);
+    }
   });
 }
 
