@@ -28,6 +28,8 @@ export interface BuildOptions {
 /** What the app holds, for the CLI, workers and tests: never reach for globals. */
 export interface Parasol {
   readonly config: Config;
+  /** Every route registered, as `METHOD url` (for the OpenAPI completeness check and operators). */
+  readonly routes: readonly string[];
   readonly db: Db;
   readonly database: DatabaseHandle;
   readonly directory: PartnerDirectory;
@@ -63,7 +65,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       level: config.logLevel,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     },
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false, // genReqId reads X-Request-Id itself and refuses malformed ones
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -73,7 +75,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.decorate('parasol', { config, db: database.db, database, directory, keys });
+  const routes: string[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
+  });
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys });
   installErrorHandling(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);

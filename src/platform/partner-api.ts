@@ -30,7 +30,7 @@ export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName
     try {
       const caller = authenticateRequest(options.directory, request, options.api);
       if (caller instanceof Promise) {
-        caller.then((c) => (admit(request, reply, c), done()), done);
+        caller.then((c) => admit(request, reply, c)).then(() => done(), done);
       } else {
         admit(request, reply, caller);
         done();
