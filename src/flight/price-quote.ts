@@ -81,7 +81,7 @@ function price(deps: FlightDeps, legs: Leg[], passengers: number, coverage: Cove
 
 /** The partner's agreement and current configuration, or 409 when either is missing or stale. */
 async function requireTerms(deps: FlightDeps, caller: Caller): Promise<{ agreement: Agreement; configuration: Configuration }> {
-  const { agreement, configuration } = await deps.directory.partnerTerms(caller.partnerId);
+  const { agreement, configuration } = deps.directory.cachedTerms(caller.partnerId) ?? (await deps.directory.partnerTerms(caller.partnerId));
   if (!agreement || !configuration) {
     throw new DomainError('partner_not_configured', 'Your organisation has no agreement or configuration yet: set it in the partner console.');
   }

@@ -27,6 +27,9 @@ export interface PartnerTerms {
   configuration: Configuration | undefined;
 }
 
+/** Bound on cached keys: presented keys that do not exist are cached too (as unknown). */
+const MAX_CACHED = 10_000;
+
 interface Cached<T> {
   value: T;
   expires: number;
@@ -49,14 +52,20 @@ export class PartnerDirectory {
     private readonly ttlMs: number,
   ) {}
 
-  /** Resolves a key; answers synchronously from the cache when it can (the common case). */
+  /**
+   * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
+   * is keyed by the presented key itself — it is in this process's memory with every request
+   * anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
+   */
   authenticate(plaintext: string): KeyEntry | undefined | Promise<KeyEntry | undefined> {
-    const hash = hashApiKey(plaintext);
     const now = Date.now();
-    const cached = this.keys.get(hash);
+    const cached = this.keys.get(plaintext);
     if (cached && cached.expires > now) return this.used_(cached.value, now);
-    return this.loadKey(hash).then((value) => {
-      if (this.ttlMs > 0) this.keys.set(hash, { value, expires: now + this.ttlMs });
+    return this.loadKey(hashApiKey(plaintext)).then((value) => {
+      if (this.ttlMs > 0) {
+        if (this.keys.size >= MAX_CACHED) this.keys.clear(); // unknown keys must not grow it without bound
+        this.keys.set(plaintext, { value, expires: now + this.ttlMs });
+      }
       return this.used_(value, now);
     });
   }
@@ -82,6 +91,12 @@ export class PartnerDirectory {
       apis: new Set(apis),
       agreementSigned: row.status === 'signed',
     };
+  }
+
+  /** The cached terms of a partner, if fresh: lets the hot path skip a promise. */
+  cachedTerms(partnerId: string): PartnerTerms | undefined {
+    const cached = this.terms.get(partnerId);
+    return cached && cached.expires > Date.now() ? cached.value : undefined;
   }
 
   /** The agreement and current configuration of a partner (cached like keys). */
