@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
+import { PGliteDialect } from './pglite-dialect.ts';
 import pg from 'pg';
 import type { Database } from './db-schema.ts';
 
@@ -15,6 +15,8 @@ export type Executor = Db | Trx;
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
+  /** The PostgreSQL URL when kind is postgres (for libraries that open their own pool). */
+  readonly url?: string;
   /** Applies pending migrations; returns the files applied. */
   migrate(): Promise<string[]>;
   close(): Promise<void>;
@@ -96,7 +98,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
         client.release();
       }
     };
-    return { db, kind: 'postgres', migrate, close: () => db.destroy() };
+    return { db, kind: 'postgres', url: options.databaseUrl, migrate, close: () => db.destroy() };
   }
   const release = options.dataDir ? lockDataDir(options.dataDir) : () => {};
   try {
