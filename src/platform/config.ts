@@ -24,6 +24,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
   readonly quoteTtlMinutes: number;
+  /** Whether this API process also runs the job workers (the embedded default does; at scale, `npm run worker`). */
+  readonly runWorkers: boolean;
 }
 
 export class ConfigError extends Error {
@@ -52,6 +54,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be on or off, got "${raw}"`);
 }
 
 function url(env: Env, name: string, protocols: string[]): string | undefined {
@@ -118,5 +128,6 @@ export function loadConfig(env: Env = process.env): Config {
     demo: Object.freeze({ apiKey, email, password }),
     rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
+    runWorkers: boolean(env, 'PARASOL_WORKERS', true),
   });
 }

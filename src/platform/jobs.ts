@@ -1,0 +1,136 @@
+import { CompiledQuery } from 'kysely';
+import PgBoss from 'pg-boss';
+import type { Executor } from './db.ts';
+
+/**
+ * The job queue: pg-boss 10 on the platform's own database, PGlite or PostgreSQL alike. Every SQL
+ * statement pg-boss runs goes through our Kysely executor (`executeSql` below): on PGlite that is
+ * the one gate to the single connection, so jobs never interleave with a request's transaction; on
+ * PostgreSQL it is our pool. Passing a transaction as `trx` to `send` enqueues the job inside it,
+ * so a state change and the work it causes commit together or not at all.
+ *
+ * Jobs survive crashes: a job whose worker died stays `active` until its expiry, when pg-boss's
+ * maintenance fails it and, within its retry limit, makes it available again.
+ */
+
+export interface QueuePolicy {
+  /** Attempts after the first. */
+  retryLimit: number;
+  /** Seconds before the first retry; doubled each time when retryBackoff. */
+  retryDelay: number;
+  retryBackoff: boolean;
+  /** A job running longer than this is considered lost (its worker died) and retried. */
+  expireInSeconds: number;
+}
+
+export const DEFAULT_POLICY: QueuePolicy = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+
+export interface JobOptions {
+  /** Enqueue inside this transaction. */
+  trx?: Executor;
+  /** Do not run before. */
+  startAfter?: Date;
+  /** At most one queued job with this key at a time (e.g. one watch per flight). */
+  singletonKey?: string;
+}
+
+export interface Job<T> {
+  id: string;
+  data: T;
+}
+
+export interface JobQueueOptions {
+  /** Seconds between polls for new jobs (pg-boss polls; 0.5 at least). */
+  pollingIntervalSeconds?: number;
+  /** Seconds between maintenance runs (expiry of lost jobs, archiving). */
+  maintenanceIntervalSeconds?: number;
+  /** Run cron schedules in this process. */
+  schedules?: boolean;
+  onError?: (error: Error) => void;
+}
+
+export const executorAdapter = (executor: Executor): PgBoss.Db => ({
+  executeSql: async (text: string, values?: unknown[]) => {
+    const result = await executor.executeQuery(CompiledQuery.raw(text, values ?? []));
+    return { rows: result.rows as unknown[] };
+  },
+});
+
+export class JobQueue {
+  private readonly boss: PgBoss;
+  private readonly created = new Set<string>();
+  private started = false;
+
+  constructor(
+    private readonly db: Executor,
+    options: JobQueueOptions = {},
+  ) {
+    this.boss = new PgBoss({
+      db: executorAdapter(db),
+      schema: 'pgboss',
+      pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
+      schedule: options.schedules ?? true,
+      supervise: true,
+      migrate: true,
+    });
+    this.boss.on('error', options.onError ?? ((error) => console.error('job queue error', error)));
+  }
+
+  async start(): Promise<this> {
+    if (!this.started) {
+      await this.boss.start();
+      this.started = true;
+    }
+    return this;
+  }
+
+  /** Creates (or updates) a queue with its retry and expiry policy. Idempotent. */
+  async queue(name: string, policy: Partial<QueuePolicy> = {}): Promise<void> {
+    const options = { ...DEFAULT_POLICY, ...policy };
+    const existing = await this.boss.getQueue(name);
+    if (existing) await this.boss.updateQueue(name, { name, ...options, policy: 'standard' });
+    else await this.boss.createQueue(name, { name, ...options, policy: 'standard' });
+    this.created.add(name);
+  }
+
+  async send<T extends object>(name: string, data: T, options: JobOptions = {}): Promise<string | null> {
+    return this.boss.send(name, data, {
+      ...(options.trx ? { db: executorAdapter(options.trx) } : {}),
+      ...(options.startAfter ? { startAfter: options.startAfter } : {}),
+      ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
+    });
+  }
+
+  /**
+   * Runs `handler` for each job of the queue, one at a time per worker. A handler that throws fails
+   * the attempt; pg-boss retries it per the queue's policy.
+   */
+  async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, options: { pollingIntervalSeconds?: number } = {}): Promise<string> {
+    return this.boss.work<T>(name, { batchSize: 1, ...options }, async (jobs) => {
+      for (const job of jobs) await handler({ id: job.id, data: job.data });
+    });
+  }
+
+  /** Stops polling a queue in this process (jobs already taken are left as they are). */
+  async forget(name: string): Promise<void> {
+    await this.boss.offWork(name);
+  }
+
+  async schedule(name: string, cron: string, data: object = {}): Promise<void> {
+    await this.boss.schedule(name, cron, data, { tz: 'UTC' });
+  }
+
+  /** The state of one job (for tests and operators). */
+  async job(name: string, id: string): Promise<{ state: string; retryCount: number; output: unknown } | null> {
+    const job = await this.boss.getJobById(name, id, { includeArchive: true });
+    return job ? { state: job.state, retryCount: job.retryCount, output: job.output } : null;
+  }
+
+  /** Stops fetching; waits up to `timeoutMs` for running jobs (unfinished ones are retried later). */
+  async stop(options: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful: options.graceful ?? true, wait: true, close: false, timeout: options.timeoutMs ?? 10_000 });
+  }
+}
