@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
@@ -20,11 +21,39 @@ export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 /** Where to hang the teardown: a test's context (`t.after`), or nothing and the caller closes. */
 type Teardown = Pick<TestContext, 'after'> | undefined;
 
-export async function openTestDatabase(t?: Teardown): Promise<DatabaseHandle> {
-  const handle = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, poolSize: 20 });
+export async function openTestDatabase(t?: Teardown, options: { empty?: boolean } = {}): Promise<DatabaseHandle> {
+  const handle = options.empty && process.env.TEST_DATABASE_URL ? await openEmptyPostgres(process.env.TEST_DATABASE_URL) : await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, poolSize: 20 });
   await handle.migrate();
   t?.after(() => handle.close());
   return handle;
+}
+
+/** A brand-new database on the test server (for tests that need emptiness, like the seed), dropped on close. */
+async function openEmptyPostgres(url: string): Promise<DatabaseHandle> {
+  const name = `parasol_empty_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const handle = await openDatabase({ databaseUrl: target.toString(), poolSize: 5 });
+  return {
+    ...handle,
+    migrate: handle.migrate,
+    close: async () => {
+      await handle.close();
+      await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
 }
 
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -9,7 +9,7 @@ import { PartnerDirectory } from '../../src/platform/auth.ts';
 import { verifyPassword } from '../../src/platform/crypto.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { DomainError } from '../../src/platform/errors.ts';
-import { createTestPartner, DEFAULT_AGREEMENT, DEFAULT_CONFIGURATION, openTestDatabase, uniqueSlug, usingPostgres } from '../helper.ts';
+import { createTestPartner, DEFAULT_AGREEMENT, DEFAULT_CONFIGURATION, openTestDatabase, uniqueSlug } from '../helper.ts';
 
 const actor = 'operator:test';
 const fails = (code: string, field?: string) => (error: unknown) =>
@@ -118,8 +118,8 @@ describe('partners, agreements, configuration, keys', () => {
 });
 
 describe('demo seed', () => {
-  it('creates Demo Air on an empty database, with the configured key and portal user', { skip: usingPostgres ? 'needs an empty database: PGlite only' : false }, async (t) => {
-    const handle = await openTestDatabase(t);
+  it('creates Demo Air on an empty database, with the configured key and portal user', async (t) => {
+    const handle = await openTestDatabase(t, { empty: true });
     const key = 'demo_key_for_tests_0123456789';
     const result = await seedDemo(handle.db, { demo: { apiKey: key, email: 'Demo@Example.com', password: 'demo password 123' } });
     assert.ok(result);
@@ -141,8 +141,8 @@ describe('demo seed', () => {
     assert.equal(await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } }), undefined, 'seeds once');
   });
 
-  it('generates and reports a random key when none is configured', { skip: usingPostgres ? 'needs an empty database: PGlite only' : false }, async (t) => {
-    const handle = await openTestDatabase(t);
+  it('generates and reports a random key when none is configured', async (t) => {
+    const handle = await openTestDatabase(t, { empty: true });
     const result = await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } });
     assert.ok(result?.generatedApiKey?.startsWith(KEY_PREFIXES.sandbox));
   });
