@@ -1,0 +1,233 @@
+import { DateTime } from 'luxon';
+import { findAirline } from '../reference/airlines.ts';
+import { findAirport } from '../reference/airports.ts';
+import {
+  normaliseFlightNumber,
+  parseDesignator,
+  ProviderError,
+  ProviderRejected,
+  sameDesignator,
+  toDate,
+  type FetchOptions,
+  type FlightQuery,
+  type FlightStatus,
+  type FlightStatusProvider,
+} from './flight-status.ts';
+import { excerpt, getJson } from './http.ts';
+
+/**
+ * FlightAware AeroAPI v4 adapter: `GET {baseUrl}/flights/{ident}?ident_type=designator&start=…&end=…`
+ * with the `x-apikey` header (operation `get_flight` of the AeroAPI 4.17.1 OpenAPI document).
+ * Mapping and rules: docs/monitoring.md#flightaware-aeroapi-v4.
+ */
+
+export const AEROAPI_DEFAULT_BASE_URL = 'https://aeroapi.flightaware.com/aeroapi';
+
+export interface FlightAwareOptions {
+  apiKey: string;
+  /** Default `https://aeroapi.flightaware.com/aeroapi`. */
+  baseUrl?: string;
+  /** Per-request timeout (connection, headers and body). Default 10 s. */
+  timeoutMs?: number;
+  /**
+   * Which ident to send. AeroAPI recommends ICAO idents ("AFR6") to avoid ambiguity: 'icao' (the
+   * default) sends one when the airline's ICAO code is known, else the IATA one; 'iata' always
+   * sends the IATA designator ("AF6"). Answers are matched on `ident_iata`/`codeshares_iata` either way.
+   */
+  ident?: 'icao' | 'iata';
+  fetch?: typeof fetch;
+  now?: () => Date;
+}
+
+/** The fields of an AeroAPI flight this adapter reads (the document's `BaseFlight`; most are nullable). */
+export interface AeroApiFlight {
+  ident: string;
+  ident_icao?: string | null;
+  ident_iata?: string | null;
+  fa_flight_id: string;
+  codeshares_iata?: string[] | null;
+  cancelled: boolean;
+  diverted: boolean;
+  origin: AeroApiAirportRef | null;
+  destination: AeroApiAirportRef | null;
+  status: string;
+  arrival_delay: number | null;
+  scheduled_out: string | null;
+  estimated_out: string | null;
+  actual_out: string | null;
+  scheduled_off: string | null;
+  actual_off: string | null;
+  scheduled_on: string | null;
+  actual_on: string | null;
+  scheduled_in: string | null;
+  estimated_in: string | null;
+  actual_in: string | null;
+  [other: string]: unknown;
+}
+
+export interface AeroApiAirportRef {
+  code: string | null;
+  code_icao?: string | null;
+  code_iata?: string | null;
+  timezone?: string | null;
+  [other: string]: unknown;
+}
+
+export class FlightAwareProvider implements FlightStatusProvider {
+  readonly name = 'flightaware';
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: FlightAwareOptions) {
+    if (!options.apiKey) throw new ProviderRejected('flightaware', 'flightaware: no API key configured');
+    this.baseUrl = (options.baseUrl ?? AEROAPI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  async fetchStatus(query: FlightQuery, fetchOptions: FetchOptions = {}): Promise<FlightStatus | undefined> {
+    const designator = parseDesignator(query.flightNumber);
+    if (!designator) throw new RangeError(`Not an IATA flight designator: "${query.flightNumber}"`);
+    const icao = this.options.ident === 'iata' ? undefined : findAirline(designator.airline)?.icao;
+    const ident = `${icao && /^[A-Z]{3}$/.test(icao) ? icao : designator.airline}${designator.number}${designator.suffix}`;
+
+    const originZone = findAirport(query.origin)?.timeZone;
+    const window = searchWindow(query.departureDate, originZone);
+    const url = new URL(`${this.baseUrl}/flights/${encodeURIComponent(ident)}`);
+    url.searchParams.set('ident_type', 'designator');
+    url.searchParams.set('start', window.start);
+    url.searchParams.set('end', window.end);
+
+    const { body } = await getJson(
+      { provider: this.name, url, headers: { 'x-apikey': this.options.apiKey }, timeoutMs: this.timeoutMs, signal: fetchOptions.signal, fetch: this.options.fetch, ...(this.options.now ? { now: this.options.now } : {}) },
+      aeroApiErrorDetail,
+    );
+    const flights = readFlights(this.name, url, body);
+    const observedAt = this.options.now?.() ?? new Date();
+    return toFlightStatus(this.name, query, flights, originZone, observedAt);
+  }
+}
+
+/**
+ * The [start, end) range of scheduled departures to ask for: the local day at the origin, in UTC
+ * (AeroAPI filters on `scheduled_out`, start inclusive, end exclusive). An origin unknown to the
+ * reference data gets every time zone's version of that day; the flights are filtered afterwards.
+ */
+export function searchWindow(departureDate: string, zone: string | undefined): { start: string; end: string } {
+  const iso = (d: DateTime) => d.toUTC().toISO({ suppressMilliseconds: true })!;
+  if (zone) {
+    const day = DateTime.fromISO(departureDate, { zone }).startOf('day');
+    if (day.isValid) return { start: iso(day), end: iso(day.plus({ days: 1 })) };
+  }
+  const day = DateTime.fromISO(departureDate, { zone: 'utc' });
+  if (!day.isValid) throw new RangeError(`Not a date: "${departureDate}"`);
+  return { start: iso(day.minus({ hours: 14 })), end: iso(day.plus({ hours: 36 })) };
+}
+
+function aeroApiErrorDetail(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const { title, detail } = body as { title?: unknown; detail?: unknown };
+  return excerpt([title, detail].filter((v) => typeof v === 'string' && v).join(': '));
+}
+
+function readFlights(provider: string, url: URL, body: unknown): AeroApiFlight[] {
+  const flights = (body as { flights?: unknown } | null)?.flights;
+  if (!Array.isArray(flights)) {
+    throw new ProviderError(provider, 'bad_response', `${provider} GET ${url.pathname}: 200 without a "flights" array`, { status: 200 });
+  }
+  return flights.filter((f): f is AeroApiFlight => Boolean(f) && typeof f === 'object' && typeof (f as AeroApiFlight).fa_flight_id === 'string');
+}
+
+function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
+  return ref?.code_iata ?? undefined;
+}
+
+function isOurDesignator(f: AeroApiFlight, flightNumber: string): boolean {
+  return sameDesignator(f.ident_iata, flightNumber) || (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber));
+}
+
+/** Local date at the origin of the flight's scheduled gate (else runway) departure. */
+function localDepartureDate(f: AeroApiFlight, zone: string | undefined): string | undefined {
+  const at = toDate(f.scheduled_out ?? f.scheduled_off);
+  const tz = zone ?? f.origin?.timezone ?? undefined;
+  if (!at || !tz) return undefined;
+  return DateTime.fromJSDate(at, { zone: tz }).toISODate() ?? undefined;
+}
+
+/**
+ * Picks our flight among the answers and maps it. AeroAPI gives a diverted flight's new leg the same
+ * `fa_flight_id` as the original: depending on how the diversion was recorded that is a record to
+ * the diversion airport, or the continuation from it; either tells where the flight landed, and
+ * only records leaving our origin give the insured leg's times.
+ */
+export function toFlightStatus(provider: string, query: FlightQuery, flights: AeroApiFlight[], originZone: string | undefined, observedAt: Date): FlightStatus | undefined {
+  const origin = query.origin.toUpperCase();
+  const destination = query.destination.toUpperCase();
+  const candidates = flights.filter(
+    (f) => isOurDesignator(f, query.flightNumber) && iataOf(f.origin) === origin && localDepartureDate(f, originZone) === query.departureDate,
+  );
+  const toDestination = candidates.filter((f) => iataOf(f.destination) === destination);
+  const pool = toDestination.length > 0 ? toDestination : candidates.filter((f) => f.diverted);
+  const primary = closestTo(pool, query.scheduledDeparture);
+  if (!primary) return undefined;
+
+  // every record of this fa_flight_id (evidence); those leaving our origin are the insured leg, one
+  // leaving elsewhere is the continuation from the diversion airport
+  const sameId = flights.filter((f) => f.fa_flight_id === primary.fa_flight_id);
+  const group = candidates.filter((f) => f.fa_flight_id === primary.fa_flight_id);
+  const diverted = group.some((f) => f.diverted);
+  const diversionLeg = diverted ? group.find((f) => iataOf(f.destination) !== destination) : undefined;
+  const continuation = diverted ? sameId.find((f) => iataOf(f.origin) !== origin) : undefined;
+  const divertedTo = diversionLeg
+    ? (iataOf(diversionLeg.destination) ?? diversionLeg.destination?.code ?? undefined)
+    : (iataOf(continuation?.origin) ?? undefined);
+  // the record that tells where and when a diverted flight landed: the diversion leg, else the
+  // original record itself (when AeroAPI rewrote its destination)
+  const landed = diversionLeg ?? primary;
+
+  // `cancelled` means "no longer tracked", which is usually but not always an airline cancellation:
+  // a flight with airborne times was not cancelled — it is left pending (then manual review).
+  const airborne = Boolean(primary.actual_off || primary.actual_on || primary.actual_in);
+  const cancelled = primary.cancelled && !airborne && !diverted;
+
+  const status: FlightStatus = {
+    provider,
+    flightNumber: normaliseFlightNumber(query.flightNumber),
+    departureDate: query.departureDate,
+    origin,
+    destination,
+    cancelled,
+    diverted,
+    final: cancelled || (diverted ? Boolean(landed.actual_on || landed.actual_in) : Boolean(primary.actual_in)),
+    providerStatus: primary.status,
+    providerFlightId: primary.fa_flight_id,
+    observedAt,
+    raw: { flights: sameId },
+  };
+  assign(status, 'scheduledDeparture', toDate(primary.scheduled_out ?? primary.scheduled_off));
+  assign(status, 'actualDeparture', toDate(primary.actual_out ?? primary.actual_off));
+  assign(status, 'scheduledArrival', toDate(primary.scheduled_in));
+  assign(status, 'estimatedArrival', toDate(primary.estimated_in));
+  if (!diverted) {
+    assign(status, 'actualArrival', toDate(primary.actual_in));
+    assign(status, 'runwayArrival', toDate(primary.actual_on));
+  } else {
+    assign(status, 'actualArrival', toDate(landed.actual_in));
+    assign(status, 'runwayArrival', toDate(landed.actual_on));
+    if (divertedTo) status.divertedTo = divertedTo;
+  }
+  return status;
+}
+
+function closestTo(flights: AeroApiFlight[], hint: Date | undefined): AeroApiFlight | undefined {
+  if (flights.length <= 1 || !hint) return flights[0];
+  const distance = (f: AeroApiFlight) => Math.abs((toDate(f.scheduled_out ?? f.scheduled_off)?.getTime() ?? Infinity) - hint.getTime());
+  return [...flights].sort((a, b) => distance(a) - distance(b))[0];
+}
+
+function assign<K extends 'scheduledDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival' | 'runwayArrival'>(
+  status: FlightStatus,
+  key: K,
+  value: Date | undefined,
+): void {
+  if (value) status[key] = value;
+}

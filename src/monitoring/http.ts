@@ -1,0 +1,90 @@
+import { ProviderError, ProviderRejected } from './flight-status.ts';
+
+/**
+ * One GET to a flight-data provider, with a timeout, mapped to the typed errors of
+ * flight-status.ts. Shared by the HTTP adapters. Error messages name the provider and the path only:
+ * never the query string (FlightStats carries its key there) nor a header.
+ */
+export interface GetJsonOptions {
+  provider: string;
+  url: URL;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  fetch?: typeof fetch | undefined;
+  now?: () => Date;
+}
+
+export interface JsonResponse {
+  status: number;
+  body: unknown;
+}
+
+/** Statuses whose answer is worth trying again later. */
+function retryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
+}
+
+/** Retry-After as delta-seconds or an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: Date = new Date()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now.getTime());
+}
+
+/**
+ * Returns the parsed JSON body of a 2xx answer. Throws ProviderError for timeouts, network errors,
+ * 5xx/408/429 and unreadable bodies; ProviderRejected for other 4xx (and 3xx: a redirect we did not
+ * follow means a wrong base URL); `errorDetail` extracts a safe message from an error body.
+ * When the caller's signal aborts, rejects with its reason unchanged.
+ */
+export async function getJson(options: GetJsonOptions, errorDetail: (body: unknown) => string | undefined = () => undefined): Promise<JsonResponse> {
+  const { provider, url } = options;
+  const where = `${provider} GET ${url.pathname}`;
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const doFetch = options.fetch ?? fetch;
+  let response: Response;
+  let text: string;
+  try {
+    response = await doFetch(url, { method: 'GET', headers: { accept: 'application/json', ...options.headers }, signal, redirect: 'manual' });
+    text = await response.text();
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timeout.aborted) throw new ProviderError(provider, 'timeout', `${where}: no answer within ${options.timeoutMs} ms`, { cause: error });
+    throw new ProviderError(provider, 'network', `${where}: ${(error as Error).message}`, { cause: error });
+  }
+  let body: unknown;
+  let parsed = true;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    parsed = false;
+  }
+  const status = response.status;
+  if (status >= 200 && status < 300) {
+    if (!parsed || body === undefined) throw new ProviderError(provider, 'bad_response', `${where}: ${status} with a body that is not JSON`, { status });
+    return { status, body };
+  }
+  const detail = (parsed ? errorDetail(body) : undefined) ?? response.statusText;
+  const message = `${where}: ${status}${detail ? ` ${detail}` : ''}`;
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
+    throw new ProviderError(provider, 'rate_limited', message, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+  }
+  if (retryableStatus(status)) {
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
+    throw new ProviderError(provider, 'http', message, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+  }
+  throw new ProviderRejected(provider, message, { status });
+}
+
+/** A short, single-line excerpt of a provider-supplied message (it ends up in logs). */
+export function excerpt(value: unknown, max = 200): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const line = value.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
