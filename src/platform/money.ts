@@ -23,10 +23,20 @@ export function toMinorUnits(text: string, currency: string): number {
   return Number(minor);
 }
 
+/**
+ * Integer minor units → exact decimal text, on BigInt and strings only: 5000 EUR → "50.00",
+ * 29 → "0.29", 100000001 → "1000000.01". The inverse of `toMinorUnits`.
+ */
+export function toDecimalString(minor: number | bigint, currency: string): string {
+  if (typeof minor === 'number' && !Number.isSafeInteger(minor)) throw new RangeError(`amount must be a safe integer of minor units, got ${minor}`);
+  const value = BigInt(minor);
+  const exponent = currencyExponent(currency);
+  const digits = (value < 0n ? -value : value).toString().padStart(exponent + 1, '0');
+  const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
+  return value < 0n ? `-${text}` : text;
+}
+
 /** 5000 EUR → "50.00 EUR". */
 export function formatMoney(minor: number, currency: string): string {
-  const exponent = currencyExponent(currency);
-  const digits = String(Math.abs(minor)).padStart(exponent + 1, '0');
-  const text = exponent === 0 ? digits : `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}`;
-  return `${minor < 0 ? '-' : ''}${text} ${currency}`;
+  return `${toDecimalString(minor, currency)} ${currency}`;
 }

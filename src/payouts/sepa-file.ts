@@ -1,0 +1,247 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Document } from 'sepa';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { toDecimalString } from '../platform/money.ts';
+import { sumMinor } from './amount.ts';
+import { checkSepaAccount } from './bank-account.ts';
+import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
+
+/**
+ * SEPA credit transfer batch files: ISO 20022 pain.001.001.09 under the EPC SCT rulebook (2023),
+ * one group header, one payment information block (the insurer's account), one transaction per payout.
+ *
+ * The XML is produced by the `sepa` package, which holds amounts as JavaScript numbers and prints
+ * them with `toFixed(2)`. Amounts stay exact because:
+ *   - each payout's integer minor units become a decimal string on BigInt (`toDecimalString`), and
+ *     the number handed to the package is checked to print back as exactly that string (true for
+ *     every amount the rulebook allows, up to 999 999 999.99 — far below 2^53 / 100);
+ *   - the control sums, which the package adds up in floating point, are replaced by the BigInt sum;
+ *   - the finished XML is read back and every InstdAmt, CtrlSum, NbOfTxs and EndToEndId is compared
+ *     to what was asked for; any difference throws instead of producing a file.
+ */
+
+export interface SepaDebtor {
+  /** The insurer's account holder name (transliterated to the SEPA Latin set, at most 70 characters). */
+  readonly name: string;
+  readonly iban: string;
+  /** The insurer's bank (BICFI). Required: the debtor agent is always named. */
+  readonly bic: string;
+}
+
+export interface SepaPayout {
+  /** From `endToEndIdForPayout`; unique within the file. */
+  readonly endToEndId: string;
+  /** Integer minor units: 5000 = €50.00. 1 to 99 999 999 999 (rulebook maximum 999 999 999.99). */
+  readonly amount: number;
+  readonly currency: 'EUR';
+  /** Transliterated to the SEPA Latin set; cut to 70 characters. */
+  readonly creditorName: string;
+  readonly creditorIban: string;
+  /** Required when the IBAN's country is outside the EEA (`ibanNeedsBic`). */
+  readonly creditorBic?: string | null;
+  /** Unstructured remittance (what the customer sees on the statement): 1 to 140 characters after transliteration. */
+  readonly remittanceInformation: string;
+}
+
+export interface SepaCreditTransferInput {
+  /** GrpHdr/MsgId: unique per file for the bank (≤ 35 SEPA identifier characters). Also the file name. */
+  readonly messageId: string;
+  /** PmtInf/PmtInfId, written as given (≤ 35). */
+  readonly paymentInfoId: string;
+  /** GrpHdr/CreDtTm, written in UTC ("2025-03-12T10:15:00Z"). */
+  readonly createdAt: Date;
+  /** PmtInf/ReqdExctnDt/Dt, YYYY-MM-DD. */
+  readonly requestedExecutionDate: string;
+  readonly debtor: SepaDebtor;
+  /** GrpHdr/InitgPty/Nm; default the debtor's name. */
+  readonly initiatingPartyName?: string;
+  /** true: one debit for the whole batch on the insurer's statement; default false (one per payout). */
+  readonly batchBooking?: boolean;
+  readonly payouts: readonly SepaPayout[];
+}
+
+export interface SepaCreditTransferFile {
+  readonly xml: string;
+  /** `<messageId>.xml`. */
+  readonly fileName: string;
+  readonly messageId: string;
+  readonly paymentInfoId: string;
+  readonly numberOfTransactions: number;
+  /** Exact decimal text, as in the file: "1234567.89". */
+  readonly controlSum: string;
+  readonly controlSumMinor: bigint;
+  readonly endToEndIds: readonly string[];
+}
+
+const PAIN_FORMAT = 'pain.001.001.09';
+const MAX_AMOUNT_MINOR = 99_999_999_999; // 999 999 999.99
+const MAX_NAME = 70;
+const MAX_REMITTANCE = 140;
+
+export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): SepaCreditTransferFile {
+  const errors: FieldError[] = [];
+  const fail = (field: string, message: string) => errors.push({ field, message });
+
+  if (!isSepaIdentifier(input.messageId)) fail('/messageId', 'must be 1 to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , \' +, without leading, trailing or double "/"');
+  if (!isSepaIdentifier(input.paymentInfoId)) fail('/paymentInfoId', 'must be 1 to 35 SEPA identifier characters');
+  if (!(input.createdAt instanceof Date) || Number.isNaN(input.createdAt.getTime())) fail('/createdAt', 'must be a valid date');
+  const executionDate = parseIsoDate(input.requestedExecutionDate);
+  if (!executionDate) fail('/requestedExecutionDate', 'must be a calendar date YYYY-MM-DD');
+
+  const debtorName = toSepaText(input.debtor.name).slice(0, MAX_NAME).trim();
+  if (debtorName === '') fail('/debtor/name', 'is required (in SEPA Latin characters)');
+  const initiatingPartyName = input.initiatingPartyName === undefined ? debtorName : toSepaText(input.initiatingPartyName).slice(0, MAX_NAME).trim();
+  if (input.initiatingPartyName !== undefined && initiatingPartyName === '') fail('/initiatingPartyName', 'must not be empty (in SEPA Latin characters)');
+  if (!input.debtor.bic) fail('/debtor/bic', 'is required');
+  const debtorAccount = checkSepaAccount({ iban: input.debtor.iban, bic: input.debtor.bic });
+  if (!debtorAccount.ok) for (const issue of debtorAccount.issues) fail(`/debtor/${issue.field}`, issue.message);
+
+  if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout');
+  const seen = new Set<string>();
+  const transactions = input.payouts.map((payout, index) => {
+    const at = (field: string) => `/payouts/${index}/${field}`;
+    if (!isSepaIdentifier(payout.endToEndId)) fail(at('endToEndId'), 'must be 1 to 35 SEPA identifier characters');
+    else if (seen.has(payout.endToEndId)) fail(at('endToEndId'), `duplicates ${payout.endToEndId} earlier in the file`);
+    seen.add(payout.endToEndId);
+    if (payout.currency !== 'EUR') fail(at('currency'), 'must be EUR (SEPA credit transfers are in euro)');
+    if (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > MAX_AMOUNT_MINOR) {
+      fail(at('amount'), 'must be a whole number of cents from 1 to 99999999999');
+    }
+    const creditorName = toSepaText(payout.creditorName).slice(0, MAX_NAME).trim();
+    if (creditorName === '') fail(at('creditorName'), 'is required (in SEPA Latin characters)');
+    const remittance = toSepaText(payout.remittanceInformation);
+    if (remittance === '' || remittance.length > MAX_REMITTANCE) fail(at('remittanceInformation'), `must be 1 to ${MAX_REMITTANCE} SEPA Latin characters`);
+    const account = checkSepaAccount({ iban: payout.creditorIban, bic: payout.creditorBic });
+    if (!account.ok) for (const issue of account.issues) fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message);
+    return { payout, creditorName, remittance, account: account.ok ? account.account : null };
+  });
+
+  if (errors.length > 0 || !debtorAccount.ok || !executionDate) {
+    throw new DomainError('validation_failed', `SEPA credit transfer file refused: ${errors.length} problem${errors.length === 1 ? '' : 's'}`, { errors });
+  }
+
+  const amounts = transactions.map((t) => toDecimalString(t.payout.amount, 'EUR'));
+  const controlSumMinor = sumMinor(transactions.map((t) => t.payout.amount));
+  const controlSum = toDecimalString(controlSumMinor, 'EUR');
+
+  const doc = new Document(PAIN_FORMAT);
+  doc.grpHdr.id = input.messageId;
+  doc.grpHdr.created = input.createdAt;
+  doc.grpHdr.initiatorName = initiatingPartyName;
+
+  const info = doc.createPaymentInfo();
+  // Noon local time: the package prints the local calendar date, and noon exists on every day in every zone.
+  info.requestedExecutionDate = new Date(executionDate.year, executionDate.month - 1, executionDate.day, 12);
+  info.debtorName = debtorName;
+  info.debtorIBAN = debtorAccount.account.iban;
+  info.debtorBIC = debtorAccount.account.bic ?? '';
+  info.batchBooking = input.batchBooking ?? false;
+  doc.addPaymentInfo(info);
+  info.id = input.paymentInfoId; // the package prefixes it with the message id; we keep it as given
+
+  transactions.forEach((t, index) => {
+    const tx = info.createTransaction();
+    tx.end2endId = t.payout.endToEndId;
+    tx.amount = exactNumber(amounts[index] ?? '');
+    tx.currency = 'EUR';
+    tx.creditorName = t.creditorName;
+    tx.creditorIBAN = t.account?.iban ?? '';
+    tx.creditorBIC = t.account?.bic ?? '';
+    tx.remittanceInfo = t.remittance;
+    info.addTransaction(tx);
+    tx.id = t.payout.endToEndId; // InstrId: the package would prefix it beyond 35 characters
+  });
+
+  let xml = doc.toString();
+  xml = replaceExactly(xml, /<CtrlSum>[^<]*<\/CtrlSum>/g, `<CtrlSum>${controlSum}</CtrlSum>`, 2);
+  xml = replaceExactly(xml, /<CreDtTm>[^<]*<\/CreDtTm>/g, `<CreDtTm>${input.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}</CreDtTm>`, 1);
+  verify(xml, { amounts, controlSum, endToEndIds: transactions.map((t) => t.payout.endToEndId), messageId: input.messageId, paymentInfoId: input.paymentInfoId });
+
+  return {
+    xml,
+    fileName: `${input.messageId}.xml`,
+    messageId: input.messageId,
+    paymentInfoId: input.paymentInfoId,
+    numberOfTransactions: transactions.length,
+    controlSum,
+    controlSumMinor,
+    endToEndIds: transactions.map((t) => t.payout.endToEndId),
+  };
+}
+
+/**
+ * Writes the file into `directory` as `<messageId>.xml`, mode 0600 (it holds customers' IBANs),
+ * atomically (temporary file, fsync, then a hard link that fails if the name exists): a crash leaves
+ * either no file or the whole file, and a message id is never written twice.
+ */
+export async function writeSepaFile(directory: string, file: SepaCreditTransferFile): Promise<string> {
+  await fs.mkdir(directory, { recursive: true, mode: 0o700 });
+  const target = path.join(directory, file.fileName);
+  const temporary = path.join(directory, `.${file.fileName}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(file.xml, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.link(temporary, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new DomainError('conflict', `${file.fileName} already exists in the payout directory`);
+    throw error;
+  } finally {
+    await fs.unlink(temporary);
+  }
+  return target;
+}
+
+function parseIsoDate(text: string): { year: number; month: number; day: number } | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { year, month, day } : null;
+}
+
+/** The number the package will print with toFixed(2) as exactly `decimal` — checked, not assumed. */
+function exactNumber(decimal: string): number {
+  const value = Number(decimal);
+  if (value.toFixed(2) !== decimal) throw new Error(`amount ${decimal} cannot be passed exactly to the sepa package`);
+  return value;
+}
+
+function replaceExactly(xml: string, pattern: RegExp, replacement: string, expected: number): string {
+  let count = 0;
+  const out = xml.replace(pattern, () => {
+    count += 1;
+    return replacement;
+  });
+  if (count !== expected) throw new Error(`sepa output has ${count} ${pattern.source} elements, expected ${expected}`);
+  return out;
+}
+
+function verify(
+  xml: string,
+  expected: { amounts: string[]; controlSum: string; endToEndIds: string[]; messageId: string; paymentInfoId: string },
+): void {
+  const all = (re: RegExp) => [...xml.matchAll(re)].map((m) => m[1]);
+  const problems: string[] = [];
+  const same = (what: string, actual: (string | undefined)[], wanted: string[]) => {
+    if (actual.length !== wanted.length || actual.some((value, i) => value !== wanted[i])) problems.push(what);
+  };
+  same('InstdAmt', all(/<InstdAmt Ccy="EUR">([^<]*)<\/InstdAmt>/g), expected.amounts);
+  same('CtrlSum', all(/<CtrlSum>([^<]*)<\/CtrlSum>/g), [expected.controlSum, expected.controlSum]);
+  same('NbOfTxs', all(/<NbOfTxs>([^<]*)<\/NbOfTxs>/g), [String(expected.amounts.length), String(expected.amounts.length)]);
+  same('EndToEndId', all(/<EndToEndId>([^<]*)<\/EndToEndId>/g), expected.endToEndIds.map(escapeXml));
+  same('MsgId', all(/<MsgId>([^<]*)<\/MsgId>/g), [escapeXml(expected.messageId)]);
+  same('PmtInfId', all(/<PmtInfId>([^<]*)<\/PmtInfId>/g), [escapeXml(expected.paymentInfoId)]);
+  if (problems.length > 0) throw new Error(`sepa output does not carry the requested ${problems.join(', ')}`);
+}
+
+/** The package's own escaping of text content, to compare identifiers as they appear in the file. */
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}

@@ -1,0 +1,141 @@
+import crypto from 'node:crypto';
+import type { TestContext } from 'node:test';
+import Fastify from 'fastify';
+import { describeErrors, twilioValidators } from './twilio-spec.ts';
+
+/**
+ * A local stand-in for api.twilio.com's Messages API, on 127.0.0.1 and a free port. It checks what
+ * the adapter sends (path, basic auth, content type, the form against Twilio's request schema) and
+ * answers like Twilio: 201 with a message resource, or an exception body. Every body it sends is
+ * validated against Twilio's schemas; `problems` collects anything that did not validate, on either
+ * side, and every test asserts it stays empty.
+ *
+ * Twilio's documented test numbers drive the errors: +15005550001 (21211, invalid number) and
+ * +15005550009 (21614, not a mobile). `override` forces the next answers (500, 429, hang).
+ */
+
+export const ACCOUNT_SID = `AC${'0123456789abcdef'.repeat(2)}`;
+export const AUTH_TOKEN = 'fake-auth-token-0123456789';
+export const MESSAGING_SERVICE_SID = `MG${'fedcba9876543210'.repeat(2)}`;
+export const INVALID_NUMBER = '+15005550001';
+export const NOT_MOBILE_NUMBER = '+15005550009';
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  form: Record<string, string>;
+}
+
+/** A forced answer: a Twilio-shaped body (validated), a raw text body (a proxy's page, not validated), or none at all. */
+export type Override = { status: number; body?: unknown; rawBody?: string; headers?: Record<string, string> } | 'hang';
+
+export interface FakeTwilio {
+  baseUrl: string;
+  requests: SeenRequest[];
+  /** Bodies answered, in order. */
+  answers: { status: number; body: unknown }[];
+  /** Schema violations by the adapter (requests) or by the fake (answers). */
+  problems: string[];
+  /** Applied to every following request until reset to null. */
+  override: Override | null;
+}
+
+function twilioError(status: number, code: number, message: string) {
+  return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status };
+}
+
+/** "Thu, 24 Aug 2023 05:01:45 +0000", as Twilio writes dates. */
+function rfc2822(date: Date): string {
+  return date.toUTCString().replace(/GMT$/, '+0000');
+}
+
+export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<FakeTwilio> {
+  const validators = twilioValidators();
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  let release: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (release = resolve));
+  app.addHook('onClose', async () => release());
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  const fake: FakeTwilio = { baseUrl: '', requests: [], answers: [], problems: [], override: null };
+
+  app.post<{ Params: { accountSid: string }; Body: Record<string, string> | undefined }>(
+    '/2010-04-01/Accounts/:accountSid/Messages.json',
+    async (request, reply) => {
+      const form = request.body ?? {};
+      fake.requests.push({
+        method: request.method,
+        path: request.url,
+        authorization: request.headers.authorization,
+        contentType: request.headers['content-type'],
+        form,
+      });
+      const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        const validate = status === 201 ? validators.message : validators.error;
+        if (!validate(body)) fake.problems.push(`fake answered ${status} outside Twilio's schema: ${describeErrors(validate.errors)}`);
+        fake.answers.push({ status, body });
+        return reply.code(status).headers(headers).type('application/json').send(JSON.stringify(body));
+      };
+
+      if (fake.override === 'hang') {
+        await closed;
+        return reply;
+      }
+      if (fake.override?.rawBody !== undefined) {
+        return reply.code(fake.override.status).headers(fake.override.headers ?? {}).type('text/html').send(fake.override.rawBody);
+      }
+      if (fake.override) return answer(fake.override.status, fake.override.body ?? {}, fake.override.headers);
+
+      // Authentication first, as Twilio does: basic auth AccountSid:AuthToken matching the path.
+      const expected = `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`;
+      if (request.params.accountSid !== ACCOUNT_SID || request.headers.authorization !== expected) {
+        return answer(401, twilioError(401, 20003, 'Authenticate'));
+      }
+      if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+        fake.problems.push(`request content type ${request.headers['content-type']}`);
+      }
+      if (!validators.request(form)) fake.problems.push(`request form outside Twilio's schema: ${describeErrors(validators.request.errors)}`);
+
+      if (!form.From && !form.MessagingServiceSid) return answer(400, twilioError(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message"));
+      if (!form.Body) return answer(400, twilioError(400, 21602, 'Message body is required.'));
+      if (form.To === INVALID_NUMBER) return answer(400, twilioError(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`));
+      if (form.To === NOT_MOBILE_NUMBER) return answer(400, twilioError(400, 21614, `'To' number ${form.To} is not a valid mobile number`));
+
+      const sid = `SM${crypto.randomBytes(16).toString('hex')}`;
+      const now = rfc2822(new Date());
+      return answer(201, {
+        account_sid: ACCOUNT_SID,
+        api_version: '2010-04-01',
+        body: form.Body,
+        date_created: now,
+        date_sent: null,
+        date_updated: now,
+        direction: 'outbound-api',
+        error_code: null,
+        error_message: null,
+        from: form.From ?? null,
+        messaging_service_sid: form.MessagingServiceSid ?? null,
+        num_media: '0',
+        num_segments: form.MessagingServiceSid ? '0' : '1',
+        price: null,
+        price_unit: 'USD',
+        sid,
+        status: form.MessagingServiceSid ? 'accepted' : 'queued',
+        subresource_uris: { media: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}/Media.json` },
+        to: form.To ?? null,
+        uri: `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages/${sid}.json`,
+      });
+    },
+  );
+
+  t.after(() => app.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  fake.baseUrl = `http://127.0.0.1:${address.port}`;
+  return fake;
+}
