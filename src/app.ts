@@ -2,13 +2,17 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
+import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
+import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/routes.ts';
 import { riskModelV1, type RiskModel } from './flight/risk-model.ts';
 import { seedDemo, type SeedResult } from './partners/seed.ts';
 import { PartnerDirectory } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import { deriveKeyring, loadMasterKey, type Keyring } from './platform/crypto.ts';
 import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
-import { purgeExpiredKeys } from './platform/idempotency.ts';
+import { registerHousekeeping } from './platform/housekeeping.ts';
+import { JobQueue } from './platform/jobs.ts';
+import { startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
@@ -23,6 +27,8 @@ export interface BuildOptions {
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
   riskModel?: RiskModel;
+  /** A job queue set up by the caller (tests tune its polling). */
+  jobs?: JobQueue;
 }
 
 /** What the app holds, for the CLI, workers and tests: never reach for globals. */
@@ -34,6 +40,7 @@ export interface Parasol {
   readonly database: DatabaseHandle;
   readonly directory: PartnerDirectory;
   readonly keys: Keyring;
+  readonly jobs: JobQueue;
 }
 
 declare module 'fastify' {
@@ -60,6 +67,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? 5_000);
   const now = options.now ?? (() => new Date());
 
+  const jobs = options.jobs ?? new JobQueue(database.db, { onError: (error) => app.log.error({ err: error }, 'job queue error') });
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -79,7 +87,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys });
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs });
+  await jobs.start();
+  await registerHousekeeping(jobs);
+  if (config.runWorkers) await startWorkers(jobs, database.db, app.log);
   installErrorHandling(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -105,17 +116,36 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       'Parametric flight delay and cancellation insurance, sold at booking: quote (/getPrice), subscribe, cancel before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.',
     tags: [{ name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' }],
   });
+  await registerApiDocument(app, {
+    decorator: 'demoOpenapi',
+    prefix: DEMO_PREFIX,
+    title: 'Demo API',
+    version: '1.0.0',
+    description:
+      'The first API to try: the cities of a French zip code (La Poste data), and a home-insurance quote priced from a published rating table, whose signed quoteReference the API to manage policies accepts. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.',
+    tags: [{ name: 'Demo', description: 'French zip codes and home-insurance quotes.' }],
+  });
+  await registerApiDocument(app, {
+    decorator: 'policyAdminOpenapi',
+    prefix: POLICY_ADMIN_PREFIX,
+    title: 'API to manage policies',
+    version: '1.0.0',
+    description:
+      "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
+    tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
+  });
   const flightDeps = { db: database.db, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   await app.register(flightDelayRoutes(flightDeps, { directory, limiter }), { prefix: FLIGHT_PREFIX });
+  await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
+  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
 
-  // Housekeeping inside the API process until the job queue arrives (issue 3 moves it there).
+  // Key last-used times live in this process's memory: flushed by a local timer, not a job.
   const usageTimer = setInterval(() => directory.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage')), 5_000).unref();
-  const purgeTimer = setInterval(() => purgeExpiredKeys(database.db).catch((err) => app.log.warn({ err }, 'could not purge idempotency keys')), 3_600_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
-    clearInterval(purgeTimer);
+    await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     if (ownsDatabase) await database.close();
   });

@@ -163,6 +163,37 @@ export interface AuditLogTable {
   data: Json<unknown>;
 }
 
+export type PolicyProduct = 'home' | 'flight_delay' | 'travel' | 'motor' | 'other';
+export type PremiumFrequency = 'single' | 'annual' | 'semiannual' | 'quarterly' | 'monthly';
+
+export interface PoliciesTable {
+  id: Generated<string>;
+  policy_number: string;
+  partner_id: string;
+  environment: Environment;
+  external_reference: string;
+  product: PolicyProduct;
+  status: 'pending' | 'active' | 'cancelled';
+  holder_first_name: string;
+  holder_last_name: string;
+  holder_birth_date_enc: string;
+  holder_email_enc: string;
+  holder_phone_enc: string;
+  holder_address_enc: string;
+  effective_date: string;
+  expiry_date: string;
+  premium_amount: number;
+  currency: string;
+  premium_frequency: PremiumFrequency;
+  risk: Json<Record<string, unknown>>;
+  quote_reference: string | null;
+  cancel_reason: string | null;
+  cancellation_date: string | null;
+  cancelled_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
 export interface Database {
   partners: PartnersTable;
   agreements: AgreementsTable;
@@ -175,4 +206,5 @@ export interface Database {
   claims: ClaimsTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
+  policies: PoliciesTable;
 }

@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   contract_not_found: { status: 404, title: 'Contract not found' },
   partner_not_found: { status: 404, title: 'Partner not found' },
   api_key_not_found: { status: 404, title: 'API key not found' },
+  zip_code_not_found: { status: 404, title: 'Zip code not found' },
+  policy_not_found: { status: 404, title: 'Policy not found' },
   // 409
   quote_already_used: { status: 409, title: 'Quote already subscribed' },
   contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
@@ -26,6 +28,8 @@ export const ERROR_CODES = {
   agreement_already_signed: { status: 409, title: 'Agreement already signed' },
   agreement_missing: { status: 409, title: 'No agreement' },
   conflict: { status: 409, title: 'Conflict' },
+  external_reference_conflict: { status: 409, title: 'External reference already used' },
+  policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   // 413, 415
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -43,6 +47,9 @@ export const ERROR_CODES = {
   flights_mismatch: { status: 422, title: 'Flights do not match the quote' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused with a different request' },
   invalid_cursor: { status: 422, title: 'Invalid cursor' },
+  unknown_zip_code: { status: 422, title: 'Unknown zip code' },
+  city_mismatch: { status: 422, title: 'City not served by the zip code' },
+  quote_mismatch: { status: 422, title: 'Policy does not match the quote' },
   // 429
   rate_limited: { status: 429, title: 'Too many requests' },
   // 5xx

@@ -1,0 +1,15 @@
+import type { Caller } from '../platform/auth.ts';
+import type { Keyring } from '../platform/crypto.ts';
+
+/** What the Demo API's use cases need; built once by the app. No database: quotes write nothing. */
+export interface HomeDeps {
+  keys: Keyring;
+  now: () => Date;
+}
+
+export type { Caller };
+
+export interface Money {
+  amount: number;
+  currency: string;
+}

@@ -1,0 +1,128 @@
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { findZipCode, matchCity } from '../reference/postal-codes.ts';
+import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
+import { RATING_TABLE } from './rating-table.ts';
+
+/**
+ * A home as partners describe it: to the Demo API's /getPrice, and as the `risk` of a `home`
+ * policy in the API to manage policies. Money fields are `{ amount, currency }`.
+ */
+export interface HomeRiskInput {
+  zipCode: string;
+  city: string;
+  housingType: HousingType;
+  occupancy: Occupancy;
+  rooms: number;
+  livingArea: number;
+  floor?: number | undefined;
+  constructionYear?: number | undefined;
+  contentsValue?: { amount: number; currency: string } | undefined;
+  coverageLevel?: CoverageLevel | undefined;
+  options?: HomeOption[] | undefined;
+}
+
+/**
+ * The same home with the defaults applied and the city spelt as La Poste does: what a quote binds
+ * and what a policy stores. Two descriptions of one home have the same canonical risk.
+ */
+export interface HomeRisk {
+  zipCode: string;
+  city: string;
+  housingType: HousingType;
+  occupancy: Occupancy;
+  rooms: number;
+  livingArea: number;
+  floor?: number;
+  constructionYear?: number;
+  contentsValue: { amount: number; currency: string };
+  coverageLevel: CoverageLevel;
+  options: HomeOption[];
+}
+
+export interface ResolvedHome {
+  risk: HomeRisk;
+  priced: PricedHome;
+}
+
+/**
+ * Checks a home against the postal data and the tariff's rules and applies the defaults.
+ * `at` is the JSON Pointer of the home in the request body ("" for /getPrice, "/risk" for a policy),
+ * so that errors name the caller's field. An unknown zip code or a city the zip code does not serve
+ * is a 422 here: the request is invalid, nothing is "not found".
+ */
+export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): ResolvedHome {
+  const zip = findZipCode(input.zipCode);
+  if (!zip) {
+    throw new DomainError('unknown_zip_code', `${input.zipCode} is not a French postal code.`, {
+      errors: [{ field: `${at}/zipCode`, message: 'is not a French postal code' }],
+    });
+  }
+  const city = matchCity(zip, input.city);
+  if (!city) {
+    throw new DomainError('city_mismatch', `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${zip.cities.join(', ')}.`, {
+      errors: [{ field: `${at}/city`, message: `must be one of the cities of ${zip.zipCode}` }],
+      acceptedValues: zip.cities,
+    });
+  }
+
+  const errors: FieldError[] = [];
+  if (input.housingType !== 'apartment' && input.floor !== undefined) {
+    errors.push({ field: `${at}/floor`, message: 'only applies to an apartment' });
+  }
+  const latestYear = now.getUTCFullYear() + 3;
+  if (input.constructionYear !== undefined && input.constructionYear > latestYear) {
+    errors.push({ field: `${at}/constructionYear`, message: `must be ${latestYear} or earlier` });
+  }
+  if (input.contentsValue && input.contentsValue.currency !== RATING_TABLE.currency) {
+    errors.push({ field: `${at}/contentsValue/currency`, message: `must be ${RATING_TABLE.currency}` });
+  }
+  if (input.options && new Set(input.options).size !== input.options.length) {
+    errors.push({ field: `${at}/options`, message: 'must not repeat an option' });
+  }
+  if (errors.length) throw new DomainError('validation_failed', errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`, { errors });
+
+  const contentsValue = input.contentsValue?.amount ?? input.rooms * RATING_TABLE.defaultContentsValuePerRoom;
+  const coverageLevel = input.coverageLevel ?? RATING_TABLE.defaultCoverageLevel;
+  const options = [...(input.options ?? [])].sort();
+  const risk: HomeRisk = {
+    zipCode: zip.zipCode,
+    city,
+    housingType: input.housingType,
+    occupancy: input.occupancy,
+    rooms: input.rooms,
+    livingArea: input.livingArea,
+    ...(input.floor !== undefined ? { floor: input.floor } : {}),
+    ...(input.constructionYear !== undefined ? { constructionYear: input.constructionYear } : {}),
+    contentsValue: { amount: contentsValue, currency: RATING_TABLE.currency },
+    coverageLevel,
+    options,
+  };
+  const priced: PricedHome = {
+    department: zip.departments.get(city)!,
+    housingType: risk.housingType,
+    occupancy: risk.occupancy,
+    rooms: risk.rooms,
+    livingArea: risk.livingArea,
+    floor: risk.floor ?? null,
+    constructionYear: risk.constructionYear ?? null,
+    contentsValue,
+    coverageLevel,
+    options,
+  };
+  return { risk, priced };
+}
+
+/** The fields of a home risk, in the order the API shows them. */
+const HOME_RISK_FIELDS: readonly (keyof HomeRisk)[] = ['zipCode', 'city', 'housingType', 'occupancy', 'rooms', 'livingArea', 'floor', 'constructionYear', 'contentsValue', 'coverageLevel', 'options'];
+
+/** The fields in which two canonical risks differ (JSON Pointers relative to the risk). */
+export function riskDifferences(expected: HomeRisk, actual: HomeRisk): { field: string; expected: unknown }[] {
+  return HOME_RISK_FIELDS
+    .filter((f) => JSON.stringify(expected[f] ?? null) !== JSON.stringify(actual[f] ?? null))
+    .map((f) => ({ field: `/${f}`, expected: expected[f] ?? null }));
+}
+
+/** A stored home risk with its fields in the API's order (jsonb keeps its own order). */
+export function inFieldOrder(risk: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(HOME_RISK_FIELDS.filter((f) => risk[f] !== undefined).map((f) => [f, risk[f]]));
+}

@@ -1,0 +1,211 @@
+/**
+ * Home-insurance premium of the Demo API. Pure functions, no I/O; the numbers live in the rating
+ * table (rating-table.ts) and docs/home-pricing.md explains them with a worked example.
+ *
+ * Per year, in minor units:
+ *   building part  B = fixed + perSquareMetre × livingArea + perRoom × rooms   (housing type × occupancy)
+ *   contents part  C = contentsValue × contentsRatePerMille / 1000             (coverage level)
+ *   core           K = (B × levelFactor + C) × zoneFactor × constructionFactor × floorFactor
+ *   options        O = Σ optionPrice(housing type) × (zoneFactor for theft, else 1)
+ *   net            N = round(max(minimumNetPremium, K + O))
+ *   tax              = round(N × taxRate)
+ *   annual           = N + tax                                                 (exactly)
+ *   monthly          = round(annual / 12)
+ * with one rounding rule, ROUND_HALF_UP to integer minor units.
+ */
+import { Decimal } from 'decimal.js';
+import { RATING_TABLE } from './rating-table.ts';
+
+export const HOUSING_TYPES = ['house', 'apartment'] as const;
+export const OCCUPANCIES = ['owner', 'tenant'] as const;
+export const COVERAGE_LEVELS = ['essential', 'comfort', 'premium'] as const;
+export const HOME_OPTIONS = ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection'] as const;
+export const ZONES = ['A', 'B', 'C', 'D', 'E'] as const;
+
+export type HousingType = (typeof HOUSING_TYPES)[number];
+export type Occupancy = (typeof OCCUPANCIES)[number];
+export type CoverageLevel = (typeof COVERAGE_LEVELS)[number];
+export type HomeOption = (typeof HOME_OPTIONS)[number];
+export type Zone = (typeof ZONES)[number];
+
+/** Bounds of what the tariff prices; the API schemas document the same numbers. */
+export const HOME_LIMITS = Object.freeze({
+  rooms: { min: 1, max: 20 },
+  /** m² */
+  livingArea: { min: 9, max: 1000 },
+  floor: { min: 0, max: 60 },
+  constructionYear: { min: 1500 },
+  /** minor units: 1 000.00 to 300 000.00 */
+  contentsValue: { min: 100_000, max: 30_000_000 },
+});
+
+/** Decimal numbers are strings in the table, so that decimal.js reads them exactly. */
+type Rate = string;
+
+export interface RatingTable {
+  version: string;
+  currency: string;
+  taxRate: Rate;
+  /** Floor on the net annual premium, minor units. */
+  minimumNetPremium: number;
+  quoteValidityDays: number;
+  defaultCoverageLevel: CoverageLevel;
+  /** Contents value assumed per room when the caller gives none, minor units. */
+  defaultContentsValuePerRoom: number;
+  base: Record<HousingType, Record<Occupancy, { fixed: number; perSquareMetre: number; perRoom: number }>>;
+  zones: Record<Zone, { factor: Rate; description: string; departments: readonly string[] }>;
+  /** The zone of every département not listed in a zone. */
+  defaultZone: Zone;
+  coverageLevels: Record<
+    CoverageLevel,
+    {
+      factor: Rate;
+      contentsRatePerMille: Rate;
+      /** Deductible of the property coverages, minor units. */
+      deductible: number;
+      civilLiabilityLimit: number;
+      tenantLiabilityLimit: number;
+      theftShareOfContents: Rate;
+      glassBreakageLimit: number;
+      electricalDamageLimit: number;
+      legalProtectionLimit: number;
+    }
+  >;
+  /** Statutory deductible of the natural-disaster coverage (catastrophes naturelles), minor units. */
+  naturalDisasterDeductible: number;
+  /** Bands of construction years, oldest first; `to` inclusive, null = open. */
+  constructionYears: readonly { to: number | null; factor: Rate }[];
+  unknownConstructionYearFactor: Rate;
+  floor: { groundFloorApartment: Rate; other: Rate };
+  options: Record<HomeOption, { house: number; apartment: number; zoneScaled: boolean }>;
+}
+
+/** What the tariff prices: the risk, resolved (defaults applied, département known). */
+export interface PricedHome {
+  department: string;
+  housingType: HousingType;
+  occupancy: Occupancy;
+  rooms: number;
+  livingArea: number;
+  /** Apartments only; null for a house or when not given. */
+  floor: number | null;
+  constructionYear: number | null;
+  /** Minor units. */
+  contentsValue: number;
+  coverageLevel: CoverageLevel;
+  options: readonly HomeOption[];
+}
+
+export interface HomePremium {
+  zone: Zone;
+  factors: { zone: string; coverageLevel: string; constructionYear: string; floor: string };
+  /** Unrounded intermediate amounts in minor units, 4 decimals: for the docs and debugging. */
+  parts: { building: string; contents: string; core: string; options: string };
+  /** Integer minor units, per year. `annual = net + tax`. */
+  net: number;
+  tax: number;
+  annual: number;
+  /** One monthly instalment: round(annual / 12). */
+  monthly: number;
+}
+
+export interface HomeCoverage {
+  code: string;
+  label: string;
+  /** Minor units; null when the coverage is at rebuilding cost (the building) or statutory. */
+  limit: number | null;
+  deductible: number;
+  option: boolean;
+}
+
+const ROUNDING = Decimal.ROUND_HALF_UP;
+
+/** The zone of a département (codes as in postal-codes.ts: "75", "2A", "974"). */
+export function zoneOf(department: string, table: RatingTable = RATING_TABLE): Zone {
+  return ZONES.find((zone) => table.zones[zone].departments.includes(department)) ?? table.defaultZone;
+}
+
+/** The annual and monthly premium of a home, and how they were formed. */
+export function priceHome(home: PricedHome, table: RatingTable = RATING_TABLE): HomePremium {
+  assertPriceable(home);
+  const zone = zoneOf(home.department, table);
+  const zoneFactor = new Decimal(table.zones[zone].factor);
+  const level = table.coverageLevels[home.coverageLevel];
+  const levelFactor = new Decimal(level.factor);
+  const constructionFactor = new Decimal(constructionFactorOf(home.constructionYear, table));
+  const floorFactor = new Decimal(home.housingType === 'apartment' && home.floor === 0 ? table.floor.groundFloorApartment : table.floor.other);
+
+  const base = table.base[home.housingType][home.occupancy];
+  const building = new Decimal(base.fixed).plus(new Decimal(base.perSquareMetre).times(home.livingArea)).plus(new Decimal(base.perRoom).times(home.rooms));
+  const contents = new Decimal(home.contentsValue).times(level.contentsRatePerMille).div(1000);
+  const core = building.times(levelFactor).plus(contents).times(zoneFactor).times(constructionFactor).times(floorFactor);
+  const options = home.options.reduce((sum, option) => {
+    const price = new Decimal(table.options[option][home.housingType]);
+    return sum.plus(table.options[option].zoneScaled ? price.times(zoneFactor) : price);
+  }, new Decimal(0));
+
+  const net = toMinorUnits(Decimal.max(table.minimumNetPremium, core.plus(options)));
+  const tax = toMinorUnits(new Decimal(net).times(table.taxRate));
+  const annual = net + tax;
+  return {
+    zone,
+    factors: { zone: zoneFactor.toFixed(2), coverageLevel: levelFactor.toFixed(2), constructionYear: constructionFactor.toFixed(2), floor: floorFactor.toFixed(2) },
+    parts: { building: building.toFixed(4), contents: contents.toFixed(4), core: core.toFixed(4), options: options.toFixed(4) },
+    net,
+    tax,
+    annual,
+    monthly: toMinorUnits(new Decimal(annual).div(12)),
+  };
+}
+
+/** The coverages of a home policy at its level, with their limits and deductibles (minor units). */
+export function coveragesOf(home: PricedHome, table: RatingTable = RATING_TABLE): HomeCoverage[] {
+  const level = table.coverageLevels[home.coverageLevel];
+  const deductible = level.deductible;
+  const coverages: HomeCoverage[] = [
+    home.occupancy === 'owner'
+      ? { code: 'building', label: 'The building: fire, explosion, water damage, storm, hail and snow; rebuilt at cost', limit: null, deductible, option: false }
+      : { code: 'tenant_liability', label: 'Your liability to the landlord for fire, explosion and water damage', limit: level.tenantLiabilityLimit, deductible, option: false },
+    { code: 'contents', label: 'Your furniture and belongings: fire, explosion, water damage, storm, hail and snow', limit: home.contentsValue, deductible, option: false },
+    { code: 'natural_disasters', label: 'Natural disasters declared by the State (statutory deductible)', limit: null, deductible: table.naturalDisasterDeductible, option: false },
+    { code: 'civil_liability', label: 'Private-life civil liability of the household', limit: level.civilLiabilityLimit, deductible: 0, option: false },
+  ];
+  const optional: Record<HomeOption, () => HomeCoverage> = {
+    theft: () => ({ code: 'theft', label: 'Theft and vandalism of belongings', limit: toMinorUnits(new Decimal(home.contentsValue).times(level.theftShareOfContents)), deductible, option: true }),
+    glass_breakage: () => ({ code: 'glass_breakage', label: 'Breakage of windows, glass doors and glass-ceramic hobs', limit: level.glassBreakageLimit, deductible: 0, option: true }),
+    electrical_damage: () => ({ code: 'electrical_damage', label: 'Electrical damage to appliances (power surge, lightning)', limit: level.electricalDamageLimit, deductible, option: true }),
+    legal_protection: () => ({ code: 'legal_protection', label: 'Legal protection in disputes about the home', limit: level.legalProtectionLimit, deductible: 0, option: true }),
+  };
+  for (const option of HOME_OPTIONS) if (home.options.includes(option)) coverages.push(optional[option]());
+  return coverages;
+}
+
+function constructionFactorOf(year: number | null, table: RatingTable): Rate {
+  if (year === null) return table.unknownConstructionYearFactor;
+  const band = table.constructionYears.find((b) => b.to === null || year <= b.to);
+  if (!band) throw new RangeError(`no construction-year band for ${year}`);
+  return band.factor;
+}
+
+function assertPriceable(home: PricedHome): void {
+  const within = (value: number, min: number, max: number, name: string) => {
+    if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
+  };
+  within(home.rooms, HOME_LIMITS.rooms.min, HOME_LIMITS.rooms.max, 'rooms');
+  within(home.livingArea, HOME_LIMITS.livingArea.min, HOME_LIMITS.livingArea.max, 'livingArea');
+  within(home.contentsValue, HOME_LIMITS.contentsValue.min, HOME_LIMITS.contentsValue.max, 'contentsValue');
+  if (home.floor !== null) within(home.floor, HOME_LIMITS.floor.min, HOME_LIMITS.floor.max, 'floor');
+  if (home.constructionYear !== null) within(home.constructionYear, HOME_LIMITS.constructionYear.min, 9999, 'constructionYear');
+  if (!HOUSING_TYPES.includes(home.housingType)) throw new RangeError(`unknown housingType ${String(home.housingType)}`);
+  if (!OCCUPANCIES.includes(home.occupancy)) throw new RangeError(`unknown occupancy ${String(home.occupancy)}`);
+  if (!COVERAGE_LEVELS.includes(home.coverageLevel)) throw new RangeError(`unknown coverageLevel ${String(home.coverageLevel)}`);
+  for (const option of home.options) if (!HOME_OPTIONS.includes(option)) throw new RangeError(`unknown option ${String(option)}`);
+  if (new Set(home.options).size !== home.options.length) throw new RangeError('options must not repeat');
+}
+
+/** The one rounding rule: half up to an integer number of minor units. */
+function toMinorUnits(amount: Decimal): number {
+  const rounded = amount.toDecimalPlaces(0, ROUNDING).toNumber();
+  if (!Number.isSafeInteger(rounded)) throw new RangeError(`amount ${amount.toString()} is out of range`);
+  return rounded;
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PartnerDirectory } from '../platform/auth.ts';
+import { problemResponses } from '../platform/openapi.ts';
+import { callerOf, securePartnerApi } from '../platform/partner-api.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { HomeDeps } from './deps.ts';
+import { findCities } from './find-cities.ts';
+import { issueHomeQuote } from './price-quote.ts';
+import * as S from './schemas.ts';
+
+export const DEMO_PREFIX = '/demo/v1';
+
+/** The Demo API: French zip codes and a home-insurance quote. Handlers only translate HTTP to use cases. */
+export function demoRoutes(deps: HomeDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+  return async (plugin) => {
+    securePartnerApi(plugin, { api: 'demo', ...options });
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['Demo'];
+
+    app.post('/getCityByZipCode', {
+      schema: {
+        tags,
+        operationId: 'getCityByZipCode',
+        summary: 'Cities of a French zip code',
+        description: "The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found.",
+        body: S.CityRequest,
+        response: { 200: S.CityResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => findCities(request.body),
+    });
+
+    // Documented alias: /getPrice and /getprice answer alike.
+    for (const [path, operationId] of [['/getPrice', 'getPrice'], ['/getprice', 'getPriceAlias']] as const) {
+      app.post(path, {
+        schema: {
+          tags,
+          operationId,
+          summary: path === '/getPrice' ? 'Quote a home insurance' : 'Quote a home insurance (alias of /getPrice)',
+          description:
+            'Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.',
+          body: S.HomeQuoteRequest,
+          response: { 200: S.HomeQuoteResponse, ...problemResponses(422) },
+        },
+        handler: async (request) => issueHomeQuote(deps, callerOf(request), request.body),
+      });
+    }
+  };
+}

@@ -1,0 +1,190 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { resolveHomeRisk, riskDifferences, type HomeRisk, type HomeRiskInput } from '../home/home-risk.ts';
+import { verifyHomeQuote, type HomeQuoteTerms } from '../home/quote-token.ts';
+import { audit } from '../platform/audit.ts';
+import { encrypt } from '../platform/crypto.ts';
+import type { PremiumFrequency } from '../platform/db-schema.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { findAirport } from '../reference/airports.ts';
+import { findZipCode } from '../reference/postal-codes.ts';
+import type { Caller, PolicyDeps } from './deps.ts';
+import * as repo from './policies-repo.ts';
+import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
+import { newPolicyNumber } from './policy-number.ts';
+
+export interface CreatePolicyInput {
+  product: Product;
+  externalReference: string;
+  policyholder: { firstName: string; lastName: string; birthDate: string; email: string; phone: string; address: Address };
+  effectiveDate: string;
+  expiryDate: string;
+  premium: { amount: number; currency: string; frequency: PremiumFrequency };
+  /** Already checked against the product's schema (the route does it). */
+  risk: object;
+  quoteReference?: string | undefined;
+  status?: 'active' | 'pending' | undefined;
+}
+
+const ADULT_AGE = 18;
+const MAX_AGE = 120;
+
+/**
+ * POST /policies: records a policy written by the partner's policy-administration system. The
+ * external reference is unique per partner and environment (409 otherwise: an idempotent retry never
+ * gets here, it replays). A home policy's risk is checked like a Demo API quote, and when it names
+ * a quote it must be the quoted risk and premium. Runs in the caller's transaction (the idempotency
+ * layer's), so the policy and its audit row commit together.
+ */
+export async function createPolicy(deps: PolicyDeps, trx: Trx, caller: Caller, input: CreatePolicyInput): Promise<PolicyView> {
+  const now = deps.now();
+  const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
+  if (input.expiryDate <= input.effectiveDate) errors.push({ field: '/expiryDate', message: 'must be after effectiveDate' });
+  if (input.quoteReference !== undefined && input.product !== 'home') errors.push({ field: '/quoteReference', message: 'only applies to product home' });
+  if (errors.length) throw invalid(errors);
+
+  const risk = resolveRisk(input.product, input.risk, now);
+  let quote: HomeQuoteTerms | undefined;
+  if (input.quoteReference !== undefined) quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now);
+
+  const holder = input.policyholder;
+  const values = {
+    partner_id: caller.partnerId,
+    environment: caller.environment,
+    external_reference: input.externalReference,
+    product: input.product,
+    status: input.status ?? 'active',
+    holder_first_name: holder.firstName.trim(),
+    holder_last_name: holder.lastName.trim(),
+    holder_birth_date_enc: encrypt(deps.keys.encryption, holder.birthDate),
+    holder_email_enc: encrypt(deps.keys.encryption, holder.email.trim().toLowerCase()),
+    holder_phone_enc: encrypt(deps.keys.encryption, holder.phone),
+    holder_address_enc: encrypt(deps.keys.encryption, JSON.stringify(trimAddress(holder.address))),
+    effective_date: input.effectiveDate,
+    expiry_date: input.expiryDate,
+    premium_amount: input.premium.amount,
+    currency: input.premium.currency,
+    premium_frequency: input.premium.frequency,
+    risk: JSON.stringify(risk),
+    quote_reference: input.quoteReference ?? null,
+  };
+  let row: repo.PolicyRow | undefined;
+  for (let attempt = 0; !row && attempt < 5; attempt++) {
+    row = await repo.insertPolicy(trx, { ...values, policy_number: newPolicyNumber() });
+    if (!row) {
+      const existing = await repo.findByExternalReference(trx, caller, input.externalReference);
+      if (existing) {
+        throw new DomainError('external_reference_conflict', `You already have policy ${existing.policy_number} with the external reference ${input.externalReference}.`, {
+          policyNumber: existing.policy_number,
+          errors: [{ field: '/externalReference', message: 'is already used by another of your policies' }],
+        });
+      }
+    }
+  }
+  if (!row) throw new Error('Could not draw a free policy number');
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'policy',
+    entityId: row.policy_number,
+    action: 'created',
+    data: {
+      externalReference: row.external_reference,
+      product: row.product,
+      status: row.status,
+      effectiveDate: row.effective_date,
+      expiryDate: row.expiry_date,
+      premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
+      quoteId: quote?.id ?? null,
+    },
+  });
+  return policyView(row, deps.keys.encryption, todayOf(now));
+}
+
+function invalid(errors: FieldError[]): DomainError {
+  return new DomainError('validation_failed', errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`, { errors });
+}
+
+function checkPolicyholder(holder: CreatePolicyInput['policyholder'], effectiveDate: string, today: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const at = '/policyholder';
+  if (!holder.firstName.trim()) errors.push({ field: `${at}/firstName`, message: 'must not be blank' });
+  if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, message: 'must not be blank' });
+  const phone = parsePhoneNumberFromString(holder.phone);
+  if (!phone || !phone.isValid() || phone.number !== holder.phone) {
+    errors.push({ field: `${at}/phone`, message: 'must be a valid phone number in E.164 format, e.g. +33612345678' });
+  }
+  if (holder.birthDate >= today) errors.push({ field: `${at}/birthDate`, message: 'must be in the past' });
+  else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate) errors.push({ field: `${at}/birthDate`, message: `the policyholder must be ${ADULT_AGE} or older on the effective date` });
+  else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate) errors.push({ field: `${at}/birthDate`, message: `the policyholder must be younger than ${MAX_AGE} on the effective date` });
+  if (holder.address.country === 'FR' && !findZipCode(holder.address.postalCode.trim())) {
+    errors.push({ field: `${at}/address/postalCode`, message: 'is not a French postal code' });
+  }
+  return errors;
+}
+
+/** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
+function plusYears(date: string, years: number): string {
+  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
+}
+
+function trimAddress(a: Address): Address {
+  return {
+    line1: a.line1.trim(),
+    ...(a.line2?.trim() ? { line2: a.line2.trim() } : {}),
+    postalCode: a.postalCode.trim().toUpperCase(),
+    city: a.city.trim(),
+    country: a.country,
+  };
+}
+
+/** The product's own rules beyond its schema; returns the risk to store. */
+function resolveRisk(product: Product, risk: object, now: Date): object {
+  switch (product) {
+    case 'home':
+      return resolveHomeRisk(risk as HomeRiskInput, '/risk', now).risk;
+    case 'flight_delay': {
+      const flights = (risk as { flights: { departureAirport: string; arrivalAirport: string }[] }).flights;
+      const errors = flights.flatMap((f, i) =>
+        (['departureAirport', 'arrivalAirport'] as const)
+          .filter((field) => !findAirport(f[field]))
+          .map((field) => ({ field: `/risk/flights/${i}/${field}`, message: 'is not a known IATA airport code' })),
+      );
+      if (errors.length) throw new DomainError('unknown_airport', 'Unknown airport.', { errors });
+      return risk;
+    }
+    case 'travel': {
+      const trip = risk as { departureDate: string; returnDate: string };
+      if (trip.returnDate < trip.departureDate) throw invalid([{ field: '/risk/returnDate', message: 'must be on or after departureDate' }]);
+      return risk;
+    }
+    default:
+      return risk;
+  }
+}
+
+/** A Demo API quote named by a home policy: yours, live, and the very risk and premium quoted. */
+function checkQuote(deps: PolicyDeps, caller: Caller, reference: string, risk: HomeRisk, premium: CreatePolicyInput['premium'], now: Date): HomeQuoteTerms {
+  const quote = verifyHomeQuote(deps.keys.quoteSigning, reference);
+  if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
+    // another partner's (or another environment's) quote is indistinguishable from a forged one
+    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown quote reference' }] });
+  }
+  if (quote.expiresAt.getTime() <= now.getTime()) {
+    throw new DomainError('quote_expired', `The quote expired at ${quote.expiresAt.toISOString()}; ask the Demo API /getPrice for a new one.`, {
+      errors: [{ field: '/quoteReference', message: 'expired' }],
+    });
+  }
+  const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({ field: `/risk${d.field}`, message: `the quote says ${JSON.stringify(d.expected)}` }));
+  if (premium.currency !== quote.currency) errors.push({ field: '/premium/currency', message: `the quote says ${quote.currency}` });
+  if (premium.frequency === 'annual' && premium.amount !== quote.annualPremium) {
+    errors.push({ field: '/premium/amount', message: `the quote says ${quote.annualPremium} a year` });
+  } else if (premium.frequency === 'monthly' && premium.amount !== quote.monthlyPremium) {
+    errors.push({ field: '/premium/amount', message: `the quote says ${quote.monthlyPremium} a month` });
+  } else if (premium.frequency !== 'annual' && premium.frequency !== 'monthly') {
+    errors.push({ field: '/premium/frequency', message: 'the quote prices annual or monthly payments' });
+  }
+  if (errors.length) throw new DomainError('quote_mismatch', 'The policy does not match the quote.', { errors });
+  return quote;
+}

@@ -1,0 +1,80 @@
+import { type Insertable, type Selectable } from 'kysely';
+import type { Environment, PoliciesTable } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+
+/** SQL for policies. Every query is scoped by partner and environment. */
+
+export type PolicyRow = Selectable<PoliciesTable>;
+
+export interface Scope {
+  partnerId: string;
+  environment: Environment;
+}
+
+const scoped = (db: Executor, scope: Scope) =>
+  db.selectFrom('policies').selectAll().where('partner_id', '=', scope.partnerId).where('environment', '=', scope.environment);
+
+/**
+ * Inserts unless the policy number or the external reference is already taken — then returns
+ * undefined and the caller finds out which. A concurrent insert of the same external reference
+ * waits here for the other transaction, then skips: no unique violation aborts the transaction.
+ */
+export async function insertPolicy(db: Executor, values: Insertable<PoliciesTable>): Promise<PolicyRow | undefined> {
+  return db
+    .insertInto('policies')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function findPolicy(db: Executor, scope: Scope, policyNumber: string, options: { forUpdate?: boolean } = {}): Promise<PolicyRow | undefined> {
+  let query = scoped(db, scope).where('policy_number', '=', policyNumber);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function findByExternalReference(db: Executor, scope: Scope, externalReference: string): Promise<PolicyRow | undefined> {
+  return scoped(db, scope).where('external_reference', '=', externalReference).executeTakeFirst();
+}
+
+export interface PolicyFilter {
+  externalReference?: string | undefined;
+  product?: string | undefined;
+  /** pending and active exclude expired policies; expired is pending or active past the expiry date. */
+  status?: 'pending' | 'active' | 'cancelled' | 'expired' | undefined;
+  effectiveFrom?: string | undefined;
+  effectiveTo?: string | undefined;
+  /** The calendar day deciding expiry. */
+  today: string;
+  /** Keyset: the (created_at, id) of the last row of the previous page. */
+  after?: { createdAt: Date; id: string } | undefined;
+  limit: number;
+}
+
+/** The scope's policies matching the filter, oldest first (created_at, id). */
+export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter): Promise<PolicyRow[]> {
+  let query = scoped(db, scope);
+  if (f.externalReference !== undefined) query = query.where('external_reference', '=', f.externalReference);
+  if (f.product !== undefined) query = query.where('product', '=', f.product as PolicyRow['product']);
+  if (f.effectiveFrom !== undefined) query = query.where('effective_date', '>=', f.effectiveFrom);
+  if (f.effectiveTo !== undefined) query = query.where('effective_date', '<=', f.effectiveTo);
+  if (f.status === 'cancelled') query = query.where('status', '=', 'cancelled');
+  if (f.status === 'expired') query = query.where('status', '<>', 'cancelled').where('expiry_date', '<=', f.today);
+  if (f.status === 'pending' || f.status === 'active') query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
+  if (f.after) {
+    const { createdAt, id } = f.after;
+    query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]));
+  }
+  return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
+}
+
+export async function markCancelled(db: Executor, id: string, cancellation: { reason: string; date: string; at: Date }): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ status: 'cancelled', cancel_reason: cancellation.reason, cancellation_date: cancellation.date, cancelled_at: cancellation.at, updated_at: cancellation.at })
+    .where('id', '=', id)
+    .where('status', '<>', 'cancelled')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

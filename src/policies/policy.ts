@@ -1,0 +1,81 @@
+import { inFieldOrder } from '../home/home-risk.ts';
+import { decrypt } from '../platform/crypto.ts';
+import type { PolicyProduct, PremiumFrequency } from '../platform/db-schema.ts';
+import type { PolicyRow } from './policies-repo.ts';
+
+/** The policy model of the API to manage policies: its vocabularies, status rule and public view. */
+
+export const PRODUCTS = ['home', 'flight_delay', 'travel', 'motor', 'other'] as const satisfies readonly PolicyProduct[];
+export type Product = (typeof PRODUCTS)[number];
+export const PREMIUM_FREQUENCIES = ['single', 'annual', 'semiannual', 'quarterly', 'monthly'] as const satisfies readonly PremiumFrequency[];
+/** The statuses a policy may be created with. */
+export const CREATE_STATUSES = ['active', 'pending'] as const;
+export const POLICY_STATUSES = ['pending', 'active', 'cancelled', 'expired'] as const;
+export type PolicyStatus = (typeof POLICY_STATUSES)[number];
+export const CANCEL_REASONS = ['customer_request', 'non_payment', 'risk_ended', 'replaced', 'duplicate', 'created_in_error', 'other'] as const;
+export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+export const POLICY_PAGE = { default: 50, min: 1, max: 200, limitPattern: '^([1-9]|[1-9][0-9]|1[0-9]{2}|200)$' } as const;
+
+export interface Address {
+  line1: string;
+  line2?: string | undefined;
+  postalCode: string;
+  city: string;
+  country: string;
+}
+
+export interface PolicyView {
+  policyNumber: string;
+  externalReference: string;
+  product: Product;
+  status: PolicyStatus;
+  policyholder: { firstName: string; lastName: string; birthDate: string; email: string; phone: string; address: Address };
+  effectiveDate: string;
+  expiryDate: string;
+  premium: { amount: number; currency: string; frequency: PremiumFrequency };
+  risk: Record<string, unknown>;
+  quoteReference: string | null;
+  cancellation: { reason: CancelReason; effectiveDate: string; cancelledAt: string } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Calendar days are UTC days: "today" for expiry decisions. */
+export const todayOf = (now: Date): string => now.toISOString().slice(0, 10);
+
+/**
+ * A policy covers from its effective date (included) to its expiry date (excluded): a pending or
+ * active policy is expired from its expiry date on. Cancelled stays cancelled.
+ */
+export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: string): PolicyStatus {
+  return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
+}
+
+export function policyView(row: PolicyRow, encryptionKey: Buffer, today: string): PolicyView {
+  return {
+    policyNumber: row.policy_number,
+    externalReference: row.external_reference,
+    product: row.product,
+    status: statusOn(row, today),
+    policyholder: {
+      firstName: row.holder_first_name,
+      lastName: row.holder_last_name,
+      birthDate: decrypt(encryptionKey, row.holder_birth_date_enc),
+      email: decrypt(encryptionKey, row.holder_email_enc),
+      phone: decrypt(encryptionKey, row.holder_phone_enc),
+      address: JSON.parse(decrypt(encryptionKey, row.holder_address_enc)) as Address,
+    },
+    effectiveDate: row.effective_date,
+    expiryDate: row.expiry_date,
+    premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
+    risk: row.product === 'home' ? inFieldOrder(row.risk) : row.risk,
+    quoteReference: row.quote_reference,
+    cancellation:
+      row.cancelled_at && row.cancel_reason && row.cancellation_date
+        ? { reason: row.cancel_reason as CancelReason, effectiveDate: row.cancellation_date, cancelledAt: row.cancelled_at.toISOString() }
+        : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,117 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { PartnerDirectory } from '../platform/auth.ts';
+import { runIdempotent } from '../platform/idempotency.ts';
+import { problemResponses } from '../platform/openapi.ts';
+import { callerOf, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import type { RateLimiter } from '../platform/rate-limit.ts';
+import { cancelPolicy } from './cancel-policy.ts';
+import { createPolicy } from './create-policy.ts';
+import type { PolicyDeps } from './deps.ts';
+import { getPolicy } from './get-policy.ts';
+import type { Product } from './policy.ts';
+import * as S from './schemas.ts';
+import { searchPolicies } from './search-policies.ts';
+
+export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
+
+const IdempotencyHeader = {
+  type: 'object',
+  properties: {
+    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
+  },
+} as const;
+
+/**
+ * The body schema accepts any object as `risk` (its documented anyOf has a free-form branch, for
+ * product other); here the risk is checked against its product's schema with the app's own
+ * validator, and its errors leave through the error handler like any body validation error.
+ */
+function assertRiskMatchesProduct(request: FastifyRequest, body: { product: Product; risk: unknown }): void {
+  const validate = request.compileValidationSchema(S.riskSchemas[body.product]);
+  if (validate(body.risk)) return;
+  throw Object.assign(new Error(`risk is not a valid ${body.product} risk`), {
+    statusCode: 400,
+    validationContext: 'body',
+    validation: (validate.errors ?? []).map((e) => ({ ...e, instancePath: `/risk${e.instancePath}` })),
+  });
+}
+
+/** The API to manage policies. Handlers only translate HTTP to use cases and back. */
+export function policyAdminRoutes(deps: PolicyDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+  return async (plugin) => {
+    securePartnerApi(plugin, { api: 'policy-admin', ...options });
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const tags = ['Policies'];
+
+    app.post('/policies', {
+      schema: {
+        tags,
+        operationId: 'createPolicy',
+        summary: 'Record a policy',
+        description:
+          "Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.",
+        headers: IdempotencyHeader,
+        body: S.CreatePolicyRequest,
+        response: { 201: S.PolicyResponse, ...problemResponses(409, 422) },
+      },
+      handler: async (request, reply) => {
+        assertRiskMatchesProduct(request, request.body);
+        const caller = callerOf(request);
+        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'policies.create' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+          status: 201,
+          body: await createPolicy(deps, trx, caller, request.body),
+        }));
+        return sendOutcome(reply, outcome);
+      },
+    });
+
+    app.get('/policies', {
+      schema: {
+        tags,
+        operationId: 'searchPolicies',
+        summary: 'Search your policies',
+        description: 'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit.',
+        querystring: S.SearchQuery,
+        response: { 200: S.SearchResponse, ...problemResponses(422) },
+      },
+      handler: async (request) => searchPolicies(deps, callerOf(request), request.query),
+    });
+
+    app.get('/policies/:policyNumber', {
+      schema: {
+        tags,
+        operationId: 'getPolicy',
+        summary: 'Read a policy',
+        description: "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
+        params: S.PolicyParams,
+        response: { 200: S.PolicyResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
+    });
+
+    app.post('/policies/:policyNumber/cancel', {
+      schema: {
+        tags,
+        operationId: 'cancelPolicy',
+        summary: 'Cancel a policy',
+        description:
+          'Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.CancelPolicyRequest,
+        response: { 200: S.PolicyResponse, ...problemResponses(404, 409, 422) },
+      },
+      handler: async (request, reply) => {
+        const caller = callerOf(request);
+        const { policyNumber } = request.params;
+        // the policy is part of what the key stands for: the same key on another policy is a reuse
+        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'policies.cancel' }, idempotencyKeyOf(request), { policyNumber, ...request.body }, async (trx) => ({
+          status: 200,
+          body: await cancelPolicy(deps, trx, caller, policyNumber, request.body),
+        }));
+        return sendOutcome(reply, outcome);
+      },
+    });
+  };
+}
