@@ -4,6 +4,7 @@ import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
+import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
 
 export interface ClaimsQuery {
   fromDate: string;
@@ -55,12 +56,12 @@ export async function listPartnerClaims(deps: FlightDeps, caller: Caller, q: Cla
     from: from.toJSDate(),
     toExclusive: to.plus({ days: 1 }).toJSDate(),
     contractId,
-    after: q.cursor ? decodeCursor(q.cursor) : undefined,
+    after: q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined,
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { claims: page.map(claimView), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { claims: page.map(claimView), nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null };
 }
 
 function claimView(r: ClaimListRow): ClaimView {
@@ -79,20 +80,5 @@ function claimView(r: ClaimListRow): ClaimView {
   };
 }
 
-// The cursor is the (opened_at, id) of the last claim returned. opened_at is stored at millisecond
-// precision (see the migration), so it round-trips through a Date exactly and, with the id as
-// tie-breaker, no claim is skipped or repeated.
-function encodeCursor(r: ClaimListRow): string {
-  return Buffer.from(JSON.stringify([r.opened_at.toISOString(), r.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { openedAt: Date; id: string } {
-  try {
-    const [openedAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const date = new Date(openedAt);
-    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime())) return { openedAt: date, id };
-  } catch {
-    // fall through
-  }
-  throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', { errors: [{ field: '/cursor', message: 'invalid cursor' }] });
-}
+// The cursor is the (opened_at, id) of the last claim returned (platform/cursor.ts).
+const keysetOf = (k: Keyset) => ({ openedAt: k.at, id: k.id });

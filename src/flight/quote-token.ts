@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { hmac } from '../platform/crypto.ts';
+import { openJson, sealJson } from '../platform/signed-token.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Formula } from './coverage.ts';
@@ -56,33 +56,22 @@ export function prepareQuote(body: QuoteBody): string {
 }
 
 export function signPrepared(key: Buffer, prepared: string, id: string, issuedAt: Date, expiresAt: Date): string {
-  const payload = `["${id}",${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)},${prepared}]`;
-  const body = `${PREFIX}.${Buffer.from(payload).toString('base64url')}`;
-  return `${body}.${signature(key, body)}`;
+  return sealJson(key, PREFIX, `["${id}",${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)},${prepared}]`);
 }
 
 export function signQuote(key: Buffer, terms: QuoteTerms): string {
   return signPrepared(key, prepareQuote(terms), terms.id, terms.issuedAt, terms.expiresAt);
 }
 
-function signature(key: Buffer, body: string): string {
-  return hmac(key, body).subarray(0, 16).toString('base64url');
-}
-
 /** Verifies the signature and decodes; expiry is the caller's business (it needs the clock). */
 export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
-  const invalid = () => new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown or altered quote reference' }] });
-  const parts = reference.split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX) throw invalid();
-  const body = `${parts[0]}.${parts[1]}`;
-  const expected = Buffer.from(signature(key, body));
-  const given = Buffer.from(parts[2]!);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw invalid();
-  try {
-    const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-    const [net, tax, commission, total] = premium;
-    return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
-  } catch {
-    throw invalid();
-  }
+  const payload = openJson(key, PREFIX, reference);
+  if (!payload) throw invalidQuote();
+  const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = payload as [string, number, number, string, Environment, string, Formula, number, string, number[], QuoteTerms['legs']];
+  if (!Array.isArray(premium) || !Array.isArray(legs)) throw invalidQuote();
+  const [net, tax, commission, total] = premium as [number, number, number, number];
+  return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
 }
+
+const invalidQuote = () =>
+  new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown or altered quote reference' }] });

@@ -4,7 +4,7 @@ import type { PartnerDirectory } from '../platform/auth.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
@@ -13,13 +13,6 @@ import * as S from './schemas.ts';
 import { subscribe } from './subscribe.ts';
 
 export const FLIGHT_PREFIX = '/flight-delay/v1';
-
-const IdempotencyHeader = {
-  type: 'object',
-  properties: {
-    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
-  },
-} as const;
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
 export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {

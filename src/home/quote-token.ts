@@ -1,5 +1,4 @@
-import crypto from 'node:crypto';
-import { hmac } from '../platform/crypto.ts';
+import { openJson, sealJson } from '../platform/signed-token.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { HomeRisk } from './home-risk.ts';
@@ -40,27 +39,13 @@ export function signHomeQuote(key: Buffer, terms: HomeQuoteTerms): string {
     terms.monthlyPremium,
     terms.risk,
   ]);
-  const body = `${PREFIX}.${Buffer.from(payload).toString('base64url')}`;
-  return `${body}.${signature(key, body)}`;
+  return sealJson(key, PREFIX, payload);
 }
 
 /** Verifies the signature and decodes; whose quote it is and its expiry are the caller's business. */
 export function verifyHomeQuote(key: Buffer, reference: string, field = '/quoteReference'): HomeQuoteTerms {
-  const invalid = () => new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field, message: 'unknown or altered quote reference' }] });
-  const parts = reference.split('.');
-  if (parts.length !== 3 || parts[0] !== PREFIX) throw invalid();
-  const body = `${parts[0]}.${parts[1]}`;
-  const expected = Buffer.from(signature(key, body));
-  const given = Buffer.from(parts[2]!);
-  if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw invalid();
-  try {
-    const [id, iat, exp, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk] = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-    return { id, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
-  } catch {
-    throw invalid();
-  }
-}
-
-function signature(key: Buffer, body: string): string {
-  return hmac(key, body).subarray(0, 16).toString('base64url');
+  const payload = openJson(key, PREFIX, reference);
+  if (!payload) throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field, message: 'unknown or altered quote reference' }] });
+  const [id, iat, exp, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk] = payload as [string, number, number, string, Environment, string, string, number, number, HomeRisk];
+  return { id, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
 }

@@ -47,6 +47,14 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** The documented Idempotency-Key header of creating and state-changing operations. */
+export const IdempotencyHeader = {
+  type: 'object',
+  properties: {
+    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
+  },
+} as const;
+
 export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   return Array.isArray(value) ? value[0] : value;

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { cancelPolicy } from './cancel-policy.ts';
 import { createPolicy } from './create-policy.ts';
@@ -14,13 +14,6 @@ import * as S from './schemas.ts';
 import { searchPolicies } from './search-policies.ts';
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
-
-const IdempotencyHeader = {
-  type: 'object',
-  properties: {
-    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
-  },
-} as const;
 
 /**
  * The body schema accepts any object as `risk` (its documented anyOf has a free-form branch, for

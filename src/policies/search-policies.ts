@@ -2,6 +2,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import { searchPolicies as search, type PolicyRow } from './policies-repo.ts';
 import { POLICY_PAGE, policyView, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
+import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
 
 export interface PolicyQuery {
   externalReference?: string | undefined;
@@ -31,27 +32,13 @@ export async function searchPolicies(deps: PolicyDeps, caller: Caller, q: Policy
     effectiveFrom: q.effectiveFrom,
     effectiveTo: q.effectiveTo,
     today,
-    after: q.cursor ? decodeCursor(q.cursor) : undefined,
+    after: q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined,
     limit: limit + 1,
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { policies: page.map((row) => policyView(row, deps.keys.encryption, today)), nextCursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { policies: page.map((row) => policyView(row, deps.keys.encryption, today)), nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
 }
 
-// created_at is stored at millisecond precision (see the migration), so it round-trips through a
-// JavaScript Date exactly; the id breaks ties.
-function encodeCursor(row: PolicyRow): string {
-  return Buffer.from(JSON.stringify([row.created_at.toISOString(), row.id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const date = new Date(createdAt);
-    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(date.getTime())) return { createdAt: date, id };
-  } catch {
-    // fall through
-  }
-  throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', { errors: [{ field: 'querystring:/cursor', message: 'invalid cursor' }] });
-}
+// The cursor is the (created_at, id) of the last policy returned (platform/cursor.ts).
+const keysetOf = (k: Keyset) => ({ createdAt: k.at, id: k.id });
