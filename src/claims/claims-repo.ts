@@ -25,7 +25,7 @@ export interface OpenedClaim {
  */
 export async function insertClaimsForFlight(
   db: Executor,
-  e: { environment: Environment; flightNumber: string; departureDate: string; event: FlightEventType; delayMinutes: number | null; evidence: unknown },
+  e: { environment: Environment; flightNumber: string; departureDate: string; event: FlightEventType; delayMinutes: number | null; evidence: unknown; partnerId?: string | undefined },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const result = await sql<{
@@ -64,6 +64,7 @@ export async function insertClaimsForFlight(
     WHERE l.flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
+      AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
       AND c.status = 'active'
       AND coalesce(pay.amount, 0) > 0
     ORDER BY l.id
@@ -97,12 +98,9 @@ export interface ClaimListRow {
   paid_at: Date | null;
 }
 
-/** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
-export async function listClaims(
-  db: Executor,
-  q: { partnerId: string; environment: Environment; from: Date; toExclusive: Date; contractId?: string | undefined; after?: { openedAt: Date; id: string } | undefined; limit: number },
-): Promise<ClaimListRow[]> {
-  let query = db
+/** A partner's claims with their contract and flight, as partners see them. */
+function claimRows(db: Executor, scope: { partnerId: string; environment: Environment }) {
+  return db
     .selectFrom('claims as cl')
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
     .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
@@ -121,8 +119,16 @@ export async function listClaims(
       'cl.opened_at',
       'cl.paid_at',
     ])
-    .where('cl.partner_id', '=', q.partnerId)
-    .where('cl.environment', '=', q.environment)
+    .where('cl.partner_id', '=', scope.partnerId)
+    .where('cl.environment', '=', scope.environment);
+}
+
+/** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
+export async function listClaims(
+  db: Executor,
+  q: { partnerId: string; environment: Environment; from: Date; toExclusive: Date; contractId?: string | undefined; after?: { openedAt: Date; id: string } | undefined; limit: number },
+): Promise<ClaimListRow[]> {
+  let query = claimRows(db, q)
     .where('cl.opened_at', '>=', q.from)
     .where('cl.opened_at', '<', q.toExclusive);
   if (q.contractId) query = query.where('cl.contract_id', '=', q.contractId);
@@ -131,4 +137,10 @@ export async function listClaims(
     query = query.where((eb) => eb.or([eb('cl.opened_at', '>', openedAt), eb.and([eb('cl.opened_at', '=', openedAt), eb('cl.id', '>', id)])]));
   }
   return query.orderBy('cl.opened_at').orderBy('cl.id').limit(q.limit).execute();
+}
+
+/** Some of a partner's claims, by id, in claim-number order. */
+export async function findClaims(db: Executor, scope: { partnerId: string; environment: Environment }, ids: string[]): Promise<ClaimListRow[]> {
+  if (ids.length === 0) return [];
+  return claimRows(db, scope).where('cl.id', 'in', ids).orderBy('cl.claim_number').execute();
 }

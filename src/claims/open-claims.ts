@@ -17,6 +17,8 @@ export interface FlightEvent {
   /** Where the event came from and the flight data behind it: kept with each claim as evidence. */
   source: string;
   evidence?: Record<string, unknown>;
+  /** Only this partner's contracts (a partner rehearsing in sandbox); all partners' when absent. */
+  partnerId?: string | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function openClaimsForFlightEvent(db: Db, event: FlightEvent, actor
       departureDate: event.departureDate,
       event: event.status,
       delayMinutes,
+      partnerId: event.partnerId,
       evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
     });
     if (opened.length > 0) {

@@ -64,7 +64,7 @@ export async function listPartnerClaims(deps: FlightDeps, caller: Caller, q: Cla
   return { claims: page.map(claimView), nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null };
 }
 
-function claimView(r: ClaimListRow): ClaimView {
+export function claimView(r: ClaimListRow): ClaimView {
   return {
     claimNumber: r.claim_number,
     contractNumber: r.contract_number,

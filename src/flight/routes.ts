@@ -8,6 +8,7 @@ import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOu
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
+import { reportFlightEvent } from './report-flight-event.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
 import * as S from './schemas.ts';
 import { subscribe } from './subscribe.ts';
@@ -83,6 +84,18 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         }));
         return sendOutcome(reply, outcome);
       },
+    });
+
+    app.post('/claims', {
+      schema: {
+        tags,
+        operationId: 'reportFlightEvent',
+        summary: 'Report a flight event (sandbox and preproduction): open the claims it causes',
+        description: 'The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production keys: 403.',
+        body: S.FlightEventRequest,
+        response: { 200: S.FlightEventResponse, ...problemResponses(422) },
+      },
+      handler: async (request) => reportFlightEvent(deps, callerOf(request), request.body),
     });
 
     // Documented alias: /getclaims and /getClaims answer alike.

@@ -213,22 +213,36 @@ export const ClaimsRequest = Type.Object(
   { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
 );
 
+const ClaimOut = Type.Object({
+  claimNumber: Type.String(),
+  contractNumber: Type.String(),
+  status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
+  reason: StringEnum(['delay', 'cancellation']),
+  event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
+  flightNumber: Type.String(),
+  departureDate: Type.String({ format: 'date' }),
+  delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null for a cancellation.' }),
+  compensation: Money,
+  openedAt: Type.String({ format: 'date-time' }),
+  paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+export const FlightEventRequest = Type.Object(
+  {
+    flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$', description: 'The flight designator as on your contracts, e.g. AF006.', examples: ['AF006'] }),
+    departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),
+    status: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
+    arrivalDelayMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 2880, description: 'Arrival delay at the gate in minutes; required when status is delayed.' })),
+  },
+  { additionalProperties: false, examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', arrivalDelayMinutes: 195 }] },
+);
+
+export const FlightEventResponse = Type.Object({
+  claimsOpened: Type.Array(ClaimOut, { description: 'The claims this event opened on your active contracts (none when they were already open, or nothing is covered).' }),
+});
+
 export const ClaimsResponse = Type.Object({
-  claims: Type.Array(
-    Type.Object({
-      claimNumber: Type.String(),
-      contractNumber: Type.String(),
-      status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
-      reason: StringEnum(['delay', 'cancellation']),
-      event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
-      flightNumber: Type.String(),
-      departureDate: Type.String({ format: 'date' }),
-      delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null for a cancellation.' }),
-      compensation: Money,
-      openedAt: Type.String({ format: 'date-time' }),
-      paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    }),
-  ),
+  claims: Type.Array(ClaimOut),
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
 });
 
@@ -237,3 +251,4 @@ export type SimulationRequestBody = Static<typeof SimulationRequest>;
 export type SubscribeRequestBody = Static<typeof SubscribeRequest>;
 export type CancelRequestBody = Static<typeof CancelRequest>;
 export type ClaimsRequestBody = Static<typeof ClaimsRequest>;
+export type FlightEventRequestBody = Static<typeof FlightEventRequest>;
