@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 /**
  * Summarises V8 .cpuprofile files (from `BENCH_CPU_PROF=<dir> npm run bench`, or any `node --cpu-prof`):
@@ -28,12 +29,13 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const args = process.argv.slice(2);
-const topIndex = args.indexOf('--top');
-const top = topIndex >= 0 ? Number(args[topIndex + 1]) : 30;
-const afterIndex = args.indexOf('--after');
-const after = afterIndex >= 0 ? args[afterIndex + 1] : undefined;
-const files = args.filter((_, i) => ![topIndex, topIndex + 1, afterIndex, afterIndex + 1].includes(i) || (i === topIndex + 1 && topIndex < 0) || (i === afterIndex + 1 && afterIndex < 0));
+const { values: flags, positionals: files } = parseArgs({
+  args: process.argv.slice(2),
+  options: { top: { type: 'string' }, after: { type: 'string' } },
+  allowPositionals: true,
+});
+const top = flags.top ? Number(flags.top) : 30;
+const after = flags.after;
 if (files.length === 0) {
   console.error('usage: node --import tsx bench/profile-summary.ts <file.cpuprofile>... [--top N]');
   process.exit(64);
