@@ -1,3 +1,4 @@
+import type { PartnerTerms } from '../platform/auth.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Agreement, Configuration } from '../partners/model.ts';
 import { checkTerms } from '../partners/terms.ts';
@@ -80,8 +81,8 @@ function price(deps: FlightDeps, legs: Leg[], passengers: number, coverage: Cove
 }
 
 /** The partner's agreement and current configuration, or 409 when either is missing or stale. */
-async function requireTerms(deps: FlightDeps, caller: Caller): Promise<{ agreement: Agreement; configuration: Configuration }> {
-  const { agreement, configuration } = deps.directory.cachedTerms(caller.partnerId) ?? (await deps.directory.partnerTerms(caller.partnerId));
+function configuredTerms(terms: PartnerTerms): { agreement: Agreement; configuration: Configuration } {
+  const { agreement, configuration } = terms;
   if (!agreement || !configuration) {
     throw new DomainError('partner_not_configured', 'Your organisation has no agreement or configuration yet: set it in the partner console.');
   }
@@ -105,9 +106,19 @@ interface QuoteTemplate {
  */
 const quoteTemplates = new Memo<QuoteTemplate>(20_000);
 
-/** POST /getPrice: prices the trip with the partner's current configuration and signs a quote. */
-export async function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest): Promise<Quote> {
-  const { agreement, configuration } = await requireTerms(deps, caller);
+/**
+ * POST /getPrice: prices the trip with the partner's current configuration and signs a quote.
+ * Synchronous when the partner's terms are cached — the common case — so the hottest route of the
+ * platform awaits nothing; a promise otherwise.
+ */
+export function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest): Quote | Promise<Quote> {
+  const cached = deps.directory.cachedTerms(caller.partnerId);
+  if (cached) return quoteWith(deps, caller, input, cached);
+  return deps.directory.partnerTerms(caller.partnerId).then((terms) => quoteWith(deps, caller, input, terms));
+}
+
+function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms: PartnerTerms): Quote {
+  const { agreement, configuration } = configuredTerms(terms);
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${agreement.taxRate}|${agreement.currency}|${deps.riskModel.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}`;
   const template = quoteTemplates.get(key, () => {

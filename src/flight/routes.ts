@@ -31,7 +31,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         body: S.QuoteRequest,
         response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
       },
-      handler: async (request) => issueQuote(deps, callerOf(request), request.body),
+      handler: (request) => issueQuote(deps, callerOf(request), request.body),
     });
 
     app.post('/getPrice/simulate', {
