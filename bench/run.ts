@@ -45,6 +45,8 @@ const SETTINGS = {
   pipelining: 1,
   duration: envInt('BENCH_DURATION', 10, 1),
   warmup: envInt('BENCH_WARMUP', 3, 0),
+  /** /getPrice and the bare route are measured in alternation this many times; the median round is reported. */
+  rounds: envInt('BENCH_ROUNDS', 3, 1),
 };
 const ADMIN_URL = process.env.BENCH_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF?.trim() ? path.resolve(process.env.BENCH_CPU_PROF.trim()) : undefined;
@@ -196,6 +198,12 @@ interface Measure {
   bytesPerResponse: number;
   statusCodes: Record<string, number>;
   note?: string;
+}
+
+/** The run with the median throughput (the upper one of the two middle runs for an even count). */
+function medianRun(runs: Measure[]): Measure {
+  const sorted = [...runs].sort((a, b) => a.reqPerSec - b.reqPerSec);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 function measure(scenario: string, result: autocannon.Result, expected: (status: number) => boolean, note?: string): Measure {
@@ -402,6 +410,8 @@ interface Report {
   price: Measure;
   bare: Measure;
   responseBytes: { price: number; bare: number };
+  /** /getPrice ÷ bare, round by round. */
+  roundRatios: number[];
   pglite: SubscribeOutcome;
   postgres: SubscribeOutcome & { version?: string };
 }
@@ -472,6 +482,8 @@ ${row(report.price, '× 2xx')}
 ${subscribeRows.join('\n')}
 
 **\`/getPrice\` reaches ${pct(ratio)} of the bare Fastify route's throughput (target ≥ ${pct(TARGET_RATIO)}): ${verdict}.**
+The two were measured in alternation, ${report.roundRatios.length} rounds of each; the table shows each one's median round, and
+the ratio of those. Round by round, /getPrice ÷ bare was ${report.roundRatios.map(pct).join(', ')}.
 
 ${notes.length ? `${notes.join('\n')}\n\n` : ''}req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
 written to the response read on the loopback interface (its percentiles have a resolution of 1 ms). "Expected" counts 2xx answers
@@ -540,31 +552,40 @@ async function main(): Promise<number> {
   console.log(`Parasol bench: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.warmup} s warm-up + ${SETTINGS.duration} s per scenario`);
   const date = new Date();
 
-  // 1. /getPrice on Parasol (PGlite)
+  // 1. /getPrice on Parasol (PGlite) and 2. the bare Fastify route answering a body of the same
+  // size, both running, measured in alternation (A, B, A, B, …) so that whatever else the machine
+  // does weighs on both alike; each figure is the median of its rounds.
   console.log('• /getPrice: starting Parasol (PGlite)…');
   const nodeFlags = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : [];
   const parasol = await startParasol('Parasol (PGlite, /getPrice)', { nodeFlags });
   const sample = await fetchQuote(parasol.baseUrl);
-  if (SETTINGS.warmup > 0) await getPriceLoad(parasol, SETTINGS.warmup);
-  console.log(`  measuring ${SETTINGS.duration} s…`);
-  const price = measure('/getPrice (Parasol)', await getPriceLoad(parasol, SETTINGS.duration), is2xx);
-  await parasol.stop();
-  if (CPU_PROF_DIR) console.log(`  CPU profile of the /getPrice server written to ${CPU_PROF_DIR}`);
-
-  // 2. the bare Fastify route answering a body of the same size
   console.log('• bare Fastify route: starting bench/bare-server.ts…');
   const bodyDir = tempDir('bare');
   const bodyFile = path.join(bodyDir, 'body.json');
   fs.writeFileSync(bodyFile, sample.text);
   const bare = await startServer('bare Fastify', 'bench/bare-server.ts', { BENCH_BARE_BODY_FILE: bodyFile, BENCH_BARE_PATH: PRICE_PATH });
   const bareSample = await (await fetch(`${bare.baseUrl}${PRICE_PATH}`, { method: 'POST', headers: JSON_HEADERS, body: QUOTE_REQUEST })).text();
-  if (SETTINGS.warmup > 0) await getPriceLoad(bare, SETTINGS.warmup);
-  console.log(`  measuring ${SETTINGS.duration} s…`);
-  const bareMeasure = measure('bare Fastify route, same body size', await getPriceLoad(bare, SETTINGS.duration), is2xx);
+  if (SETTINGS.warmup > 0) {
+    await getPriceLoad(parasol, SETTINGS.warmup);
+    await getPriceLoad(bare, SETTINGS.warmup);
+  }
+  const priceRuns: Measure[] = [];
+  const bareRuns: Measure[] = [];
+  for (let round = 1; round <= SETTINGS.rounds; round++) {
+    console.log(`  round ${round}/${SETTINGS.rounds}: /getPrice ${SETTINGS.duration} s, then the bare route ${SETTINGS.duration} s…`);
+    priceRuns.push(measure('/getPrice (Parasol)', await getPriceLoad(parasol, SETTINGS.duration), is2xx));
+    bareRuns.push(measure('bare Fastify route, same body size', await getPriceLoad(bare, SETTINGS.duration), is2xx));
+  }
+  await parasol.stop();
   await bare.stop();
+  if (CPU_PROF_DIR) console.log(`  CPU profile of the /getPrice server written to ${CPU_PROF_DIR}`);
+  const price = medianRun(priceRuns);
+  const bareMeasure = medianRun(bareRuns);
+  const roundRatios = priceRuns.map((p, i) => (bareRuns[i]!.reqPerSec > 0 ? p.reqPerSec / bareRuns[i]!.reqPerSec : 0));
+  const runFailures = [...priceRuns, ...bareRuns].reduce((sum, m) => sum + m.unexpected + m.errors, 0);
 
   if (process.env.BENCH_PRICE_ONLY === '1') {
-    console.log(`/getPrice ${Math.round(price.reqPerSec)} req/s, bare ${Math.round(bareMeasure.reqPerSec)} req/s: ${((100 * price.reqPerSec) / bareMeasure.reqPerSec).toFixed(1)} %`);
+    console.log(`/getPrice ${Math.round(price.reqPerSec)} req/s, bare ${Math.round(bareMeasure.reqPerSec)} req/s: ${((100 * price.reqPerSec) / bareMeasure.reqPerSec).toFixed(1)} % (rounds: ${roundRatios.map((r) => (100 * r).toFixed(1)).join(', ')} %)`);
     return 0;
   }
 
@@ -589,12 +610,13 @@ async function main(): Promise<number> {
     price,
     bare: bareMeasure,
     responseBytes: { price: Buffer.byteLength(sample.text), bare: Buffer.byteLength(bareSample) },
+    roundRatios,
     pglite,
     postgres,
   };
   console.log(summaryText(report));
 
-  const priceFailures = price.unexpected + price.errors + bareMeasure.unexpected + bareMeasure.errors;
+  const priceFailures = runFailures;
   if (priceFailures > 0) {
     console.error(
       `FAILED: /getPrice ${price.unexpected} non-2xx + ${price.errors} errors (${JSON.stringify(price.statusCodes)}); bare ${bareMeasure.unexpected} non-2xx + ${bareMeasure.errors} errors. docs/BENCHMARKS.md left unchanged.`,
