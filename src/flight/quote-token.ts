@@ -59,10 +59,6 @@ export function signPrepared(key: Buffer, prepared: string, id: string, issuedAt
   return sealJson(key, PREFIX, `["${id}",${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)},${prepared}]`);
 }
 
-export function signQuote(key: Buffer, terms: QuoteTerms): string {
-  return signPrepared(key, prepareQuote(terms), terms.id, terms.issuedAt, terms.expiresAt);
-}
-
 /** Verifies the signature and decodes; expiry is the caller's business (it needs the clock). */
 export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   const payload = openJson(key, PREFIX, reference);

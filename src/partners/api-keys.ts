@@ -1,6 +1,6 @@
 import { audit } from '../platform/audit.ts';
 import { randomToken, sha256Hex } from '../platform/crypto.ts';
-import type { Db, Executor } from '../platform/db.ts';
+import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { ApiKeyInfo, Environment } from './model.ts';
 import * as repo from './partners-repo.ts';
@@ -66,8 +66,4 @@ export async function revokeApiKey(db: Db, actor: string, partnerId: string, key
     await audit(trx, { actor, partnerId, environment: key.environment, entity: 'api_key', entityId: key.id, action: 'revoked' });
     return key;
   });
-}
-
-export async function findKeyByPlaintext(db: Executor, plaintext: string): Promise<ApiKeyInfo | undefined> {
-  return repo.findApiKeyByHash(db, hashApiKey(plaintext));
 }

@@ -38,8 +38,3 @@ export function findAirline(iata: string): Airline | undefined {
   byCode ??= load();
   return byCode.get(iata.toUpperCase());
 }
-
-export function activeAirlineCount(): number {
-  byCode ??= load();
-  return byCode.size;
-}
