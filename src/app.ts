@@ -10,9 +10,8 @@ import { PartnerDirectory } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import { deriveKeyring, loadMasterKey, type Keyring } from './platform/crypto.ts';
 import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
-import { registerHousekeeping } from './platform/housekeeping.ts';
 import { JobQueue } from './platform/jobs.ts';
-import { startWorkers } from './worker.ts';
+import { registerQueues, startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
@@ -67,7 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? 5_000);
   const now = options.now ?? (() => new Date());
 
-  const jobs = options.jobs ?? new JobQueue(database.db, { onError: (error) => app.log.error({ err: error }, 'job queue error') });
+  const jobs = options.jobs ?? new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (error) => app.log.error({ err: error }, 'job queue error') });
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -89,8 +88,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs });
   await jobs.start();
-  await registerHousekeeping(jobs);
-  if (config.runWorkers) await startWorkers(jobs, database.db, app.log);
+  await registerQueues(jobs);
+  if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
   installErrorHandling(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -134,7 +133,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   await app.register(flightDelayRoutes(flightDeps, { directory, limiter }), { prefix: FLIGHT_PREFIX });

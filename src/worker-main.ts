@@ -1,9 +1,9 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from './platform/config.ts';
 import { openDatabase } from './platform/db.ts';
-import { registerHousekeeping } from './platform/housekeeping.ts';
+import { deriveKeyring, loadMasterKey } from './platform/crypto.ts';
 import { JobQueue } from './platform/jobs.ts';
-import { startWorkers } from './worker.ts';
+import { registerQueues, startWorkers } from './worker.ts';
 
 /**
  * `npm run worker`: a process that only runs jobs, for deployments on PostgreSQL where API and
@@ -28,10 +28,11 @@ async function main(): Promise<void> {
   const log = pino({ level: config.logLevel, name: 'worker' });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await database.migrate();
-  const jobs = new JobQueue(database.db, { onError: (err) => log.error({ err }, 'job queue error') });
+  const jobs = new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (err) => log.error({ err }, 'job queue error') });
   await jobs.start();
-  await registerHousekeeping(jobs);
-  await startWorkers(jobs, database.db, log);
+  await registerQueues(jobs);
+  const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
+  await startWorkers(jobs, { db: database.db, keys, config, now: () => new Date(), log });
   log.info('worker started');
 
   let stopping = false;

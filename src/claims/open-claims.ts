@@ -2,7 +2,9 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
+import { CLAIM_QUEUES } from './notify-claim.ts';
 
 /** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
 export interface FlightEvent {
@@ -25,9 +27,11 @@ export interface FlightEvent {
  * Opens one claim per affected active contract leg of the flight (the trigger rules of DESIGN.md):
  * a delay pays the highest tier reached, a cancellation the cancellation amount, a diversion as a
  * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim.
+ * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
-export async function openClaimsForFlightEvent(db: Db, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+export async function openClaimsForFlightEvent(deps: { db: Db; jobs: JobQueue }, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+  const { db, jobs } = deps;
   if (event.status === 'delayed' && (event.arrivalDelayMinutes === undefined || !Number.isInteger(event.arrivalDelayMinutes) || event.arrivalDelayMinutes < 0)) {
     throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes, a whole number of minutes.', {
       errors: [{ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' }],
@@ -44,6 +48,9 @@ export async function openClaimsForFlightEvent(db: Db, event: FlightEvent, actor
       partnerId: event.partnerId,
       evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
     });
+    // Each claim's notification (link, SMS) is a job enqueued in the same transaction: one
+    // statement for all of them, and none if the claims do not commit.
+    await jobs.sendMany(CLAIM_QUEUES.notify, opened.map((c) => ({ claimId: c.id })), { trx });
     if (opened.length > 0) {
       await audit(trx, {
         actor,

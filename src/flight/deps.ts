@@ -1,11 +1,13 @@
 import type { Caller, PartnerDirectory } from '../platform/auth.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import type { RiskModel } from './risk-model.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
 export interface FlightDeps {
   db: Db;
+  jobs: JobQueue;
   directory: PartnerDirectory;
   keys: Keyring;
   riskModel: RiskModel;

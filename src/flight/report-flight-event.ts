@@ -30,7 +30,7 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
     throw new DomainError('validation_failed', `A ${input.status} flight has no arrival delay.`, { errors: [{ field: '/arrivalDelayMinutes', message: 'only for status delayed' }] });
   }
   const opened = await openClaimsForFlightEvent(
-    deps.db,
+    deps,
     {
       environment: caller.environment,
       partnerId: caller.partnerId,

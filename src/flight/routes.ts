@@ -9,6 +9,7 @@ import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
 import { reportFlightEvent } from './report-flight-event.ts';
+import { listSandboxMessages } from './sandbox-messages.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
 import * as S from './schemas.ts';
 import { subscribe } from './subscribe.ts';
@@ -96,6 +97,18 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         response: { 200: S.FlightEventResponse, ...problemResponses(422) },
       },
       handler: async (request) => reportFlightEvent(deps, callerOf(request), request.body),
+    });
+
+    app.get('/sandbox/messages', {
+      schema: {
+        tags,
+        operationId: 'listSandboxMessages',
+        summary: 'Read the SMS your customers would have received (sandbox and preproduction)',
+        description: 'In sandbox and preproduction no SMS leaves the platform: each message is kept in an outbox, here for one of your contracts, oldest first — with the bank-details link, so you can follow the claim flow as a customer would. Production: 404.',
+        querystring: S.SandboxMessagesQuery,
+        response: { 200: S.SandboxMessagesResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => listSandboxMessages(deps, callerOf(request), request.query.contractNumber),
     });
 
     // Documented alias: /getclaims and /getClaims answer alike.

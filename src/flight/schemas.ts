@@ -246,6 +246,22 @@ export const ClaimsResponse = Type.Object({
   nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
 });
 
+export const SandboxMessagesQuery = Type.Object(
+  { contractNumber: Type.String({ maxLength: 40, description: 'One of your sandbox or preproduction contracts.', examples: ['FD-7K3M-9QXT'] }) },
+  { additionalProperties: false },
+);
+
+export const SandboxMessagesResponse = Type.Object({
+  messages: Type.Array(
+    Type.Object({
+      to: Type.String({ description: 'The customer phone number (E.164).' }),
+      body: Type.String(),
+      link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'The bank-details link the message carries.' }),
+      sentAt: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
 export type QuoteRequestBody = Static<typeof QuoteRequest>;
 export type SimulationRequestBody = Static<typeof SimulationRequest>;
 export type SubscribeRequestBody = Static<typeof SubscribeRequest>;

@@ -26,6 +26,10 @@ export interface Config {
   readonly quoteTtlMinutes: number;
   /** Whether this API process also runs the job workers (the embedded default does; at scale, `npm run worker`). */
   readonly runWorkers: boolean;
+  /** Seconds between polls of the job queue. */
+  readonly jobPollSeconds: number;
+  /** Days a customer has to give bank details before the claim expires. */
+  readonly bankDetailsDays: number;
 }
 
 export class ConfigError extends Error {
@@ -129,5 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
+    jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
+    bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
   });
 }

@@ -135,6 +135,28 @@ export interface ClaimsTable {
   opened_at: Generated<Date>;
   paid_at: NullableTimestamp;
   updated_at: Generated<Date>;
+  bank_details_due_at: NullableTimestamp;
+}
+
+export interface ClaimTokensTable {
+  claim_id: string;
+  token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+export interface SmsOutboxTable {
+  id: string;
+  idempotency_key: string;
+  partner_id: string;
+  environment: 'sandbox' | 'preproduction';
+  contract_id: string;
+  claim_id: string | null;
+  to_enc: string;
+  body: string;
+  link: string | null;
+  sent_at: Timestamp;
 }
 
 export interface IdempotencyKeysTable {
@@ -204,6 +226,8 @@ export interface Database {
   contracts: ContractsTable;
   contract_legs: ContractLegsTable;
   claims: ClaimsTable;
+  claim_tokens: ClaimTokensTable;
+  sms_outbox: SmsOutboxTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   policies: PoliciesTable;

@@ -58,15 +58,27 @@ export const executorAdapter = (executor: Executor): PgBoss.Db => ({
 
 export class JobQueue {
   private readonly boss: PgBoss;
-  private readonly created = new Set<string>();
   private started = false;
+  /** Statements pg-boss has under way, so that stop() returns only once they are done. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
 
   constructor(
     private readonly db: Executor,
     options: JobQueueOptions = {},
   ) {
+    const direct = executorAdapter(db);
     this.boss = new PgBoss({
-      db: executorAdapter(db),
+      db: {
+        executeSql: (text: string, values?: unknown[]) => {
+          // After stop() has let pg-boss's routines finish, a late one is abandoned: its statement
+          // never runs (nor settles), so it touches no database its owner is closing.
+          if (this.stopped) return new Promise<never>(() => {});
+          const query = direct.executeSql(text, values as unknown[]);
+          this.inFlight.add(query);
+          return query.finally(() => this.inFlight.delete(query));
+        },
+      },
       schema: 'pgboss',
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
@@ -91,7 +103,6 @@ export class JobQueue {
     const existing = await this.boss.getQueue(name);
     if (existing) await this.boss.updateQueue(name, { name, ...options, policy: 'standard' });
     else await this.boss.createQueue(name, { name, ...options, policy: 'standard' });
-    this.created.add(name);
   }
 
   async send<T extends object>(name: string, data: T, options: JobOptions = {}): Promise<string | null> {
@@ -100,6 +111,15 @@ export class JobQueue {
       ...(options.startAfter ? { startAfter: options.startAfter } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
     });
+  }
+
+  /** Enqueues many jobs in one statement (set-wise: thousands of claims, one insert). */
+  async sendMany<T extends object>(name: string, data: T[], options: { trx?: Executor } = {}): Promise<void> {
+    if (data.length === 0) return;
+    await this.boss.insert(
+      data.map((d) => ({ name, data: d })),
+      options.trx ? { db: executorAdapter(options.trx) } : {},
+    );
   }
 
   /**
@@ -132,5 +152,14 @@ export class JobQueue {
     if (!this.started) return;
     this.started = false;
     await this.boss.stop({ graceful: options.graceful ?? true, wait: true, close: false, timeout: options.timeoutMs ?? 10_000 });
+    // pg-boss's supervision routines (maintenance, state monitoring) run a few statements in a row
+    // and are not awaited by its stop(): wait until no statement has been under way for a moment.
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      await Promise.allSettled([...this.inFlight]);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (this.inFlight.size === 0) break;
+    }
+    this.stopped = true;
   }
 }

@@ -36,7 +36,7 @@ describe('Flight Delay API — cancellation and claims', () => {
   }
 
   const event = (flightNumber: string, departureDate: string, status: 'delayed' | 'cancelled' | 'diverted', arrivalDelayMinutes?: number) =>
-    openClaimsForFlightEvent(t.db, { environment: 'sandbox', flightNumber, departureDate, status, arrivalDelayMinutes, source: 'test' });
+    openClaimsForFlightEvent(t.app.parasol, { environment: 'sandbox', flightNumber, departureDate, status, arrivalDelayMinutes, source: 'test' });
   const today = () => new Date().toISOString().slice(0, 10);
 
   describe('POST /cancel', () => {
@@ -206,7 +206,7 @@ describe('Flight Delay API — cancellation and claims', () => {
       const flight = `AF${flightSeq++}`;
       const c = await contract(prod, { flight });
       assert.deepEqual(await event(flight, c.flights[0].departureDateTime.slice(0, 10), 'cancelled'), [], 'a sandbox event never touches production');
-      const opened = await openClaimsForFlightEvent(t.db, { environment: 'production', flightNumber: flight, departureDate: c.flights[0].departureDateTime.slice(0, 10), status: 'cancelled', source: 'test' });
+      const opened = await openClaimsForFlightEvent(t.app.parasol, { environment: 'production', flightNumber: flight, departureDate: c.flights[0].departureDateTime.slice(0, 10), status: 'cancelled', source: 'test' });
       assert.equal(opened.length, 1);
     });
   });

@@ -1,0 +1,43 @@
+import { encrypt } from '../platform/crypto.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import type { OutboxMessage, OutboxStore } from './outbox.ts';
+
+/** Where an outbox message belongs: the partner reads it back per contract. */
+export interface OutboxContext {
+  partnerId: string;
+  environment: Exclude<Environment, 'production'>;
+  contractId: string;
+  claimId: string | null;
+}
+
+/**
+ * The SQL outbox of sandbox and preproduction: each message stored once per idempotency key (job
+ * retries never show a partner the same message twice), the phone number encrypted at rest.
+ */
+export class SqlOutboxStore implements OutboxStore {
+  constructor(
+    private readonly db: Executor,
+    private readonly context: OutboxContext,
+    private readonly encryptionKey: Buffer,
+  ) {}
+
+  async append(m: OutboxMessage): Promise<void> {
+    await this.db
+      .insertInto('sms_outbox')
+      .values({
+        id: m.id,
+        idempotency_key: m.idempotencyKey,
+        partner_id: this.context.partnerId,
+        environment: this.context.environment,
+        contract_id: this.context.contractId,
+        claim_id: this.context.claimId,
+        to_enc: encrypt(this.encryptionKey, m.to),
+        body: m.body,
+        link: m.link,
+        sent_at: m.sentAt,
+      })
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .execute();
+  }
+}
