@@ -1,19 +1,10 @@
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './platform/config.ts';
+import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
 
 /** `npm start`: the API (and, on the embedded default, the workers) in one process. */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78); // EX_CONFIG
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
 
   let app;
   try {

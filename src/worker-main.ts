@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from './platform/config.ts';
+import { loadConfigOrExit } from './platform/config.ts';
 import { openDatabase } from './platform/db.ts';
 import { deriveKeyring, loadMasterKey } from './platform/crypto.ts';
 import { JobQueue } from './platform/jobs.ts';
@@ -11,16 +11,7 @@ import { registerQueues, startWorkers } from './worker.ts';
  * process runs the workers itself: PGlite is single-process.
  */
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(78);
-    }
-    throw error;
-  }
+  const config = loadConfigOrExit();
   if (!config.databaseUrl) {
     console.error('npm run worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
     process.exit(78);

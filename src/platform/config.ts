@@ -137,3 +137,16 @@ export function loadConfig(env: Env = process.env): Config {
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
   });
 }
+
+/** For process entry points: the configuration, or the message naming the bad variable and exit 78 (EX_CONFIG). */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(78);
+    }
+    throw error;
+  }
+}
