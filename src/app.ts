@@ -14,6 +14,7 @@ import { JobQueue } from './platform/jobs.ts';
 import { registerQueues, startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
+import { customerRoutes } from './web/customer-routes.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
 
 export interface BuildOptions {
@@ -137,6 +138,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   await app.register(flightDelayRoutes(flightDeps, { directory, limiter }), { prefix: FLIGHT_PREFIX });
+  await app.register(customerRoutes({ db: database.db, keys, now }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
 

@@ -146,6 +146,16 @@ export interface ClaimTokensTable {
   used_at: NullableTimestamp;
 }
 
+export interface ClaimBankDetailsTable {
+  claim_id: string;
+  account_holder: string;
+  iban_enc: string;
+  iban_last4: string;
+  bic: string | null;
+  country: string;
+  received_at: Generated<Date>;
+}
+
 export interface SmsOutboxTable {
   id: string;
   idempotency_key: string;
@@ -227,6 +237,7 @@ export interface Database {
   contract_legs: ContractLegsTable;
   claims: ClaimsTable;
   claim_tokens: ClaimTokensTable;
+  claim_bank_details: ClaimBankDetailsTable;
   sms_outbox: SmsOutboxTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;

@@ -90,6 +90,55 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
     assert.match(message.body, /3\s?h/);
   });
 
+  it('takes bank details through the link: errors next to the field, then payment pending, then the link is used up', async () => {
+    const c = await contract(a, 'en');
+    await post(t.app, `${FLIGHT}/claims`, { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' }, a.auth);
+    const [message] = await eventually(async () => {
+      const m = await messages(a, c.contractNumber);
+      return m.body.messages.length > 0 ? m.body.messages : undefined;
+    });
+    const path = new URL(message.link).pathname;
+
+    const page = await t.app.inject({ method: 'GET', url: path });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+    assert.match(page.body, /<html lang="en">/);
+    assert.ok(page.body.includes(c.flightNumber));
+    assert.ok(page.body.includes('€150.00'), 'the amount');
+    assert.match(page.body, /<label for="f-iban">IBAN<\/label>/);
+
+    const form = (fields: Record<string, string>) =>
+      t.app.inject({ method: 'POST', url: path, payload: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrong = await form({ accountHolder: 'Camille <b>Martin</b>', iban: 'FR76 3000 6000 0112 3456 7890 188', bic: '' });
+    assert.equal(wrong.statusCode, 422);
+    assert.match(wrong.body, /id="f-iban-error">This IBAN is not valid/);
+    assert.match(wrong.body, /aria-invalid="true" aria-describedby="f-iban-error"/);
+    assert.ok(wrong.body.includes('value="FR76 3000 6000 0112 3456 7890 188"'), 'what was typed is kept');
+    assert.ok(wrong.body.includes('Camille &lt;b&gt;Martin&lt;/b&gt;'), 'and escaped');
+
+    const right = await form({ accountHolder: 'Camille Martin', iban: 'FR76 3000 6000 0112 3456 7890 189', bic: '' });
+    assert.equal(right.statusCode, 200, right.body);
+    assert.match(right.body, /account ending 0189/);
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber: c.contractNumber }, a.auth);
+    assert.equal(listed.body.claims[0].status, 'payment_pending');
+    const stored = await t.db.selectFrom('claim_bank_details').selectAll().execute();
+    assert.ok(stored.length >= 1);
+    for (const row of stored) assert.ok(!row.iban_enc.includes('3000600001'), 'the IBAN is encrypted at rest');
+
+    const again = await form({ accountHolder: 'Somebody Else', iban: 'DE89 3704 0044 0532 0130 00', bic: '' });
+    assert.equal(again.statusCode, 410, 'single use once accepted');
+    assert.equal((await t.app.inject({ method: 'GET', url: path })).statusCode, 410);
+  });
+
+  it('answers an unknown link with 404, never another claim', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/c/${'x'.repeat(43)}` });
+    assert.equal(res.statusCode, 404);
+    assert.match(res.body, /Lien inconnu/);
+    const post404 = await t.app.inject({ method: 'POST', url: `/c/${'y'.repeat(43)}`, payload: 'iban=DE89370400440532013000&accountHolder=X%20Y', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(post404.statusCode, 404);
+  });
+
   it("shows no other partner's messages, and none in production", async () => {
     const c = await contract(a, 'fr');
     const b = await createTestPartner(t.db);

@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import { checkSepaAccount, type BankAccountIssueCode } from '../payouts/bank-account.ts';
+import { audit } from '../platform/audit.ts';
+import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
+
+/** What the customer page shows of a claim, found by its link token. */
+export interface ClaimForCustomer {
+  claimId: string;
+  claimNumber: string;
+  environment: Environment;
+  status: ClaimStatus;
+  event: 'delayed' | 'cancelled' | 'diverted';
+  delayMinutes: number | null;
+  amount: number;
+  currency: string;
+  flightNumber: string;
+  departureDate: string;
+  language: 'fr' | 'en';
+  /** The link can still take bank details. */
+  open: boolean;
+  ibanLast4: string | null;
+}
+
+export type LinkState = { kind: 'unknown' } | { kind: 'claim'; claim: ClaimForCustomer };
+
+async function findByToken(db: Executor, token: string, now: Date, lock: boolean): Promise<LinkState> {
+  if (!/^[A-Za-z0-9_-]{40,64}$/.test(token)) return { kind: 'unknown' };
+  let query = db
+    .selectFrom('claim_tokens as t')
+    .innerJoin('claims as cl', 'cl.id', 't.claim_id')
+    .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
+    .select([
+      'cl.id',
+      'cl.claim_number',
+      'cl.environment',
+      'cl.status',
+      'cl.event',
+      'cl.delay_minutes',
+      'cl.compensation_amount',
+      'cl.currency',
+      'l.flight_number',
+      'l.departure_date',
+      'c.customer_language',
+      't.used_at',
+      't.expires_at',
+      'b.iban_last4',
+    ])
+    .where('t.token_hash', '=', sha256Hex(token));
+  if (lock) query = query.forUpdate('t');
+  const row = await query.executeTakeFirst();
+  if (!row) return { kind: 'unknown' };
+  return {
+    kind: 'claim',
+    claim: {
+      claimId: row.id,
+      claimNumber: row.claim_number,
+      environment: row.environment,
+      status: row.status,
+      event: row.event,
+      delayMinutes: row.delay_minutes,
+      amount: Number(row.compensation_amount),
+      currency: row.currency,
+      flightNumber: row.flight_number,
+      departureDate: row.departure_date,
+      language: row.customer_language,
+      open: row.used_at === null && row.expires_at.getTime() > now.getTime() && row.status === 'awaiting_bank_details',
+      ibanLast4: row.iban_last4,
+    },
+  };
+}
+
+/** GET /c/<token>: the claim behind a link; never another claim, whatever the token. */
+export function claimForLink(db: Db, token: string, now: Date): Promise<LinkState> {
+  return findByToken(db, token, now, false);
+}
+
+export interface BankDetailsInput {
+  accountHolder: string;
+  iban: string;
+  bic?: string | undefined;
+}
+
+export type BankDetailsIssue = { field: 'accountHolder' | 'iban' | 'bic'; code: BankAccountIssueCode | 'holder_required' };
+
+export type BankDetailsOutcome =
+  | { kind: 'unknown' }
+  | { kind: 'closed'; claim: ClaimForCustomer }
+  | { kind: 'invalid'; claim: ClaimForCustomer; issues: BankDetailsIssue[] }
+  | { kind: 'accepted'; claim: ClaimForCustomer; ibanLast4: string };
+
+/**
+ * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the country needs one) and,
+ * in one transaction, stores it encrypted, uses up the link and moves the claim to
+ * `payment_pending`. A link is single use once details are accepted.
+ */
+export async function submitBankDetails(deps: { db: Db; keys: Keyring; now: () => Date }, token: string, input: BankDetailsInput): Promise<BankDetailsOutcome> {
+  const holder = input.accountHolder.trim().replace(/\s+/g, ' ');
+  const issues: BankDetailsIssue[] = [];
+  if (holder.length < 2 || holder.length > 70) issues.push({ field: 'accountHolder', code: 'holder_required' });
+  const check = checkSepaAccount({ iban: input.iban, bic: input.bic });
+  if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
+
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now();
+    const state = await findByToken(trx, token, now, true);
+    if (state.kind === 'unknown') return state;
+    const claim = state.claim;
+    if (!claim.open) return { kind: 'closed', claim };
+    if (issues.length || !check.ok) return { kind: 'invalid', claim, issues };
+    const account = check.account;
+    const last4 = account.iban.slice(-4);
+    await trx
+      .insertInto('claim_bank_details')
+      .values({ claim_id: claim.claimId, account_holder: holder, iban_enc: encrypt(deps.keys.encryption, account.iban), iban_last4: last4, bic: account.bic, country: account.country })
+      .execute();
+    await trx.updateTable('claim_tokens').set({ used_at: now }).where('claim_id', '=', claim.claimId).execute();
+    await trx.updateTable('claims').set({ status: 'payment_pending', updated_at: sql`now()` }).where('id', '=', claim.claimId).execute();
+    await audit(trx, { actor: 'customer', environment: claim.environment, entity: 'claim', entityId: claim.claimNumber, action: 'bank_details_received', data: { ibanLast4: last4, country: account.country } });
+    return { kind: 'accepted', claim: { ...claim, status: 'payment_pending', open: false, ibanLast4: last4 }, ibanLast4: last4 };
+  });
+}

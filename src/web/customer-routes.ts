@@ -1,0 +1,47 @@
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsync } from 'fastify';
+import { claimForLink, submitBankDetails } from '../claims/bank-details.ts';
+import type { Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import { claimPage, closedPage, thanksPage, unknownPage } from './claim-page.ts';
+
+/**
+ * The customer pages behind the SMS link, `/c/<token>`: the token is the credential (256 random
+ * bits, stored hashed), so there is no session. 404 for an unknown link, 410 for one used or
+ * expired, never another claim. Bodies are HTML; form posts are urlencoded (in this scope only).
+ */
+export function customerRoutes(deps: { db: Db; keys: Keyring; now: () => Date }): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(formbody, { bodyLimit: 4096 });
+    app.addHook('onSend', async (_request, reply) => {
+      reply.header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').header('X-Frame-Options', 'DENY');
+      reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'");
+    });
+    const params = { type: 'object', properties: { token: { type: 'string', maxLength: 100 } }, required: ['token'] } as const;
+
+    app.get<{ Params: { token: string } }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
+      const state = await claimForLink(deps.db, request.params.token, deps.now());
+      reply.type('text/html; charset=utf-8');
+      if (state.kind === 'unknown') return reply.code(404).send(unknownPage());
+      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim));
+      return claimPage(state.claim);
+    });
+
+    app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
+      const body = request.body ?? {};
+      const values = { accountHolder: String(body.accountHolder ?? ''), iban: String(body.iban ?? ''), bic: String(body.bic ?? '') };
+      const outcome = await submitBankDetails(deps, request.params.token, values);
+      reply.type('text/html; charset=utf-8');
+      switch (outcome.kind) {
+        case 'unknown':
+          return reply.code(404).send(unknownPage());
+        case 'closed':
+          return reply.code(410).send(closedPage(outcome.claim));
+        case 'invalid':
+          return reply.code(422).send(claimPage(outcome.claim, { values, issues: outcome.issues }));
+        case 'accepted':
+          return thanksPage(outcome.claim, outcome.ibanLast4);
+      }
+    });
+  };
+}
