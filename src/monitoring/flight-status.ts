@@ -211,3 +211,17 @@ export function toDate(value: string | null | undefined): Date | undefined {
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
+
+/** Of several candidate flights, the one departing closest to the hint (the first without a hint). */
+export function closestTo<T>(candidates: T[], hint: Date | undefined, departure: (candidate: T) => Date | undefined): T | undefined {
+  if (candidates.length <= 1 || !hint) return candidates[0];
+  const distance = (c: T) => Math.abs((departure(c)?.getTime() ?? Infinity) - hint.getTime());
+  return [...candidates].sort((a, b) => distance(a) - distance(b))[0];
+}
+
+type TimeField = 'scheduledDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival' | 'runwayArrival';
+
+/** Sets a time of the record only when the provider gave one (optional fields stay absent). */
+export function assignTime(status: FlightStatus, key: TimeField, value: Date | undefined): void {
+  if (value) status[key] = value;
+}

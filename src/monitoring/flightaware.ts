@@ -2,6 +2,8 @@ import { DateTime } from 'luxon';
 import { findAirline } from '../reference/airlines.ts';
 import { findAirport } from '../reference/airports.ts';
 import {
+  assignTime,
+  closestTo,
   normaliseFlightNumber,
   parseDesignator,
   ProviderError,
@@ -167,7 +169,7 @@ export function toFlightStatus(provider: string, query: FlightQuery, flights: Ae
   );
   const toDestination = candidates.filter((f) => iataOf(f.destination) === destination);
   const pool = toDestination.length > 0 ? toDestination : candidates.filter((f) => f.diverted);
-  const primary = closestTo(pool, query.scheduledDeparture);
+  const primary = closestTo(pool, query.scheduledDeparture, (f) => toDate(f.scheduled_out ?? f.scheduled_off));
   if (!primary) return undefined;
 
   // every record of this fa_flight_id (evidence); those leaving our origin are the insured leg, one
@@ -203,31 +205,17 @@ export function toFlightStatus(provider: string, query: FlightQuery, flights: Ae
     observedAt,
     raw: { flights: sameId },
   };
-  assign(status, 'scheduledDeparture', toDate(primary.scheduled_out ?? primary.scheduled_off));
-  assign(status, 'actualDeparture', toDate(primary.actual_out ?? primary.actual_off));
-  assign(status, 'scheduledArrival', toDate(primary.scheduled_in));
-  assign(status, 'estimatedArrival', toDate(primary.estimated_in));
+  assignTime(status, 'scheduledDeparture', toDate(primary.scheduled_out ?? primary.scheduled_off));
+  assignTime(status, 'actualDeparture', toDate(primary.actual_out ?? primary.actual_off));
+  assignTime(status, 'scheduledArrival', toDate(primary.scheduled_in));
+  assignTime(status, 'estimatedArrival', toDate(primary.estimated_in));
   if (!diverted) {
-    assign(status, 'actualArrival', toDate(primary.actual_in));
-    assign(status, 'runwayArrival', toDate(primary.actual_on));
+    assignTime(status, 'actualArrival', toDate(primary.actual_in));
+    assignTime(status, 'runwayArrival', toDate(primary.actual_on));
   } else {
-    assign(status, 'actualArrival', toDate(landed.actual_in));
-    assign(status, 'runwayArrival', toDate(landed.actual_on));
+    assignTime(status, 'actualArrival', toDate(landed.actual_in));
+    assignTime(status, 'runwayArrival', toDate(landed.actual_on));
     if (divertedTo) status.divertedTo = divertedTo;
   }
   return status;
-}
-
-function closestTo(flights: AeroApiFlight[], hint: Date | undefined): AeroApiFlight | undefined {
-  if (flights.length <= 1 || !hint) return flights[0];
-  const distance = (f: AeroApiFlight) => Math.abs((toDate(f.scheduled_out ?? f.scheduled_off)?.getTime() ?? Infinity) - hint.getTime());
-  return [...flights].sort((a, b) => distance(a) - distance(b))[0];
-}
-
-function assign<K extends 'scheduledDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival' | 'runwayArrival'>(
-  status: FlightStatus,
-  key: K,
-  value: Date | undefined,
-): void {
-  if (value) status[key] = value;
 }

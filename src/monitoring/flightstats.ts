@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon';
 import { findAirport } from '../reference/airports.ts';
 import {
+  assignTime,
+  closestTo,
   normaliseFlightNumber,
   parseDesignator,
   ProviderError,
@@ -166,7 +168,7 @@ export function toFlightStatus(
       s.arrivalAirportFsCode === destination &&
       (s.departureDate?.dateLocal ?? '').slice(0, 10) === query.departureDate,
   );
-  const chosen = closestTo(candidates, query.scheduledDeparture);
+  const chosen = closestTo(candidates, query.scheduledDeparture, (s) => instant(s.departureDate, s.departureAirportFsCode));
   if (!chosen) return undefined;
 
   const times = chosen.operationalTimes ?? {};
@@ -191,26 +193,12 @@ export function toFlightStatus(
     raw: { flightStatus: chosen },
   };
   const arrivalAirport = diverted ? (chosen.divertedAirportFsCode ?? destination) : destination;
-  assign(status, 'scheduledDeparture', instant(times.scheduledGateDeparture ?? times.publishedDeparture ?? chosen.departureDate, origin));
-  assign(status, 'actualDeparture', instant(times.actualGateDeparture ?? times.actualRunwayDeparture, origin));
-  assign(status, 'scheduledArrival', instant(times.scheduledGateArrival ?? times.publishedArrival, destination));
-  assign(status, 'estimatedArrival', instant(times.estimatedGateArrival, destination));
-  assign(status, 'actualArrival', diverted ? instant(times.actualGateArrival, arrivalAirport) : actualGateArrival);
-  assign(status, 'runwayArrival', instant(times.actualRunwayArrival, arrivalAirport));
+  assignTime(status, 'scheduledDeparture', instant(times.scheduledGateDeparture ?? times.publishedDeparture ?? chosen.departureDate, origin));
+  assignTime(status, 'actualDeparture', instant(times.actualGateDeparture ?? times.actualRunwayDeparture, origin));
+  assignTime(status, 'scheduledArrival', instant(times.scheduledGateArrival ?? times.publishedArrival, destination));
+  assignTime(status, 'estimatedArrival', instant(times.estimatedGateArrival, destination));
+  assignTime(status, 'actualArrival', diverted ? instant(times.actualGateArrival, arrivalAirport) : actualGateArrival);
+  assignTime(status, 'runwayArrival', instant(times.actualRunwayArrival, arrivalAirport));
   if (diverted && chosen.divertedAirportFsCode) status.divertedTo = chosen.divertedAirportFsCode;
   return status;
-}
-
-function closestTo(statuses: FlightStatsFlightStatus[], hint: Date | undefined): FlightStatsFlightStatus | undefined {
-  if (statuses.length <= 1 || !hint) return statuses[0];
-  const distance = (s: FlightStatsFlightStatus) => Math.abs((instant(s.departureDate, s.departureAirportFsCode)?.getTime() ?? Infinity) - hint.getTime());
-  return [...statuses].sort((a, b) => distance(a) - distance(b))[0];
-}
-
-function assign<K extends 'scheduledDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival' | 'runwayArrival'>(
-  status: FlightStatus,
-  key: K,
-  value: Date | undefined,
-): void {
-  if (value) status[key] = value;
 }
