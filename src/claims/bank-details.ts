@@ -1,4 +1,7 @@
 import { sql } from 'kysely';
+import { emitClaimEvents } from './claim-events.ts';
+import { requestPayout } from '../payouts/payouts.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import { checkSepaAccount, type BankAccountIssueCode } from '../payouts/bank-account.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
@@ -67,7 +70,8 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
       flightNumber: row.flight_number,
       departureDate: row.departure_date,
       language: row.customer_language,
-      open: row.used_at === null && row.expires_at.getTime() > now.getTime() && row.status === 'awaiting_bank_details',
+      // waiting for bank details: the first ones, or new ones after a rejected payment
+      open: row.used_at === null && row.expires_at.getTime() > now.getTime() && (row.status === 'awaiting_bank_details' || row.status === 'failed'),
       ibanLast4: row.iban_last4,
     },
   };
@@ -95,9 +99,11 @@ export type BankDetailsOutcome =
 /**
  * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the country needs one) and,
  * in one transaction, stores it encrypted, uses up the link and moves the claim to
- * `payment_pending`. A link is single use once details are accepted.
+ * `payment_pending`, with the claim's payout requested (the simulated bank's job, or the next SEPA
+ * batch). A link is single use once details are accepted; after a rejected payment the customer
+ * gets a new link, and new details replace the old ones.
  */
-export async function submitBankDetails(deps: { db: Db; keys: Keyring; now: () => Date }, token: string, input: BankDetailsInput): Promise<BankDetailsOutcome> {
+export async function submitBankDetails(deps: { db: Db; jobs: JobQueue; keys: Keyring; now: () => Date }, token: string, input: BankDetailsInput): Promise<BankDetailsOutcome> {
   const holder = input.accountHolder.trim().replace(/\s+/g, ' ');
   const issues: BankDetailsIssue[] = [];
   if (holder.length < 2 || holder.length > 70) issues.push({ field: 'accountHolder', code: 'holder_required' });
@@ -116,10 +122,34 @@ export async function submitBankDetails(deps: { db: Db; keys: Keyring; now: () =
     await trx
       .insertInto('claim_bank_details')
       .values({ claim_id: claim.claimId, account_holder: holder, iban_enc: encrypt(deps.keys.encryption, account.iban), iban_last4: last4, bic: account.bic, country: account.country })
+      .onConflict((oc) =>
+        oc.column('claim_id').doUpdateSet((eb) => ({
+          account_holder: eb.ref('excluded.account_holder'),
+          iban_enc: eb.ref('excluded.iban_enc'),
+          iban_last4: eb.ref('excluded.iban_last4'),
+          bic: eb.ref('excluded.bic'),
+          country: eb.ref('excluded.country'),
+          received_at: sql`now()`,
+        })),
+      )
       .execute();
     await trx.updateTable('claim_tokens').set({ used_at: now }).where('claim_id', '=', claim.claimId).execute();
-    await trx.updateTable('claims').set({ status: 'payment_pending', updated_at: sql`now()` }).where('id', '=', claim.claimId).execute();
-    await audit(trx, { actor: 'customer', environment: claim.environment, entity: 'claim', entityId: claim.claimNumber, action: 'bank_details_received', data: { ibanLast4: last4, country: account.country } });
+    const updated = await trx
+      .updateTable('claims')
+      .set({ status: 'payment_pending', failure_reason: null, updated_at: sql`now()` })
+      .where('id', '=', claim.claimId)
+      .returning(['partner_id', 'compensation_amount', 'currency'])
+      .executeTakeFirstOrThrow();
+    await requestPayout(trx, deps.jobs, {
+      id: claim.claimId,
+      claimNumber: claim.claimNumber,
+      partnerId: updated.partner_id,
+      environment: claim.environment,
+      amount: Number(updated.compensation_amount),
+      currency: updated.currency,
+    });
+    await emitClaimEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId]);
+    await audit(trx, { actor: 'customer', partnerId: updated.partner_id, environment: claim.environment, entity: 'claim', entityId: claim.claimNumber, action: 'bank_details_received', data: { ibanLast4: last4, country: account.country } });
     return { kind: 'accepted', claim: { ...claim, status: 'payment_pending', open: false, ibanLast4: last4 }, ibanLast4: last4 };
   });
 }

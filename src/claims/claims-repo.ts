@@ -98,9 +98,9 @@ export interface ClaimListRow {
   paid_at: Date | null;
 }
 
-/** A partner's claims with their contract and flight, as partners see them. */
-function claimRows(db: Executor, scope: { partnerId: string; environment: Environment }) {
-  return db
+/** A partner's claims with their contract and flight, as partners see them (every partner's for operators: no scope). */
+function claimRows(db: Executor, scope: { partnerId: string; environment: Environment } | undefined) {
+  const query = db
     .selectFrom('claims as cl')
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
     .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
@@ -118,9 +118,8 @@ function claimRows(db: Executor, scope: { partnerId: string; environment: Enviro
       'cl.currency',
       'cl.opened_at',
       'cl.paid_at',
-    ])
-    .where('cl.partner_id', '=', scope.partnerId)
-    .where('cl.environment', '=', scope.environment);
+    ]);
+  return scope ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment) : query;
 }
 
 /** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
@@ -140,7 +139,51 @@ export async function listClaims(
 }
 
 /** Some of a partner's claims, by id, in claim-number order. */
-export async function findClaims(db: Executor, scope: { partnerId: string; environment: Environment }, ids: string[]): Promise<ClaimListRow[]> {
+export async function findClaims(db: Executor, scope: { partnerId: string; environment: Environment } | undefined, ids: string[]): Promise<ClaimListRow[]> {
   if (ids.length === 0) return [];
   return claimRows(db, scope).where('cl.id', 'in', ids).orderBy('cl.claim_number').execute();
+}
+
+/** A claim's payment went through: `paid`, with the instant the bank reported. */
+export async function markClaimPaid(db: Executor, claimId: string, at: Date): Promise<void> {
+  await db.updateTable('claims').set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: sql`now()` }).where('id', '=', claimId).execute();
+}
+
+/**
+ * A claim's payment was rejected: `failed`, with the bank's reason; the customer has until `dueAt`
+ * to give new bank details (through a new link), else the claim expires.
+ */
+export async function markClaimFailed(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+  await db
+    .updateTable('claims')
+    .set({ status: 'failed', failure_reason: reason, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
+}
+
+export interface ExpiredClaim {
+  id: string;
+  claimNumber: string;
+  partnerId: string;
+  environment: Environment;
+  contractId: string;
+}
+
+/**
+ * Set-wise expiry: every claim still waiting for bank details (first ones, or new ones after a
+ * failed payment) past its due date becomes `expired`, and its link stops working. One statement
+ * for the claims, one for their links.
+ */
+export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000): Promise<ExpiredClaim[]> {
+  const result = await sql<{ id: string; claim_number: string; partner_id: string; environment: Environment; contract_id: string }>`
+    UPDATE claims SET status = 'expired', updated_at = now()
+    WHERE id IN (
+      SELECT id FROM claims
+      WHERE status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at <= ${now}
+      ORDER BY bank_details_due_at LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, claim_number, partner_id, environment, contract_id`.execute(db);
+  const ids = result.rows.map((r) => r.id);
+  if (ids.length > 0) await db.updateTable('claim_tokens').set({ expires_at: now }).where('claim_id', 'in', ids).where('expires_at', '>', now).execute();
+  return result.rows.map((r) => ({ id: r.id, claimNumber: r.claim_number, partnerId: r.partner_id, environment: r.environment, contractId: r.contract_id }));
 }

@@ -1,6 +1,8 @@
 import { findClaims } from '../claims/claims-repo.ts';
 import { openClaimsForFlightEvent } from '../claims/open-claims.ts';
+import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
+import type { OperatorCaller } from '../platform/operator-tokens.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 
@@ -11,6 +13,8 @@ export interface FlightEventRequest {
   status: 'delayed' | 'cancelled' | 'diverted';
   /** Arrival delay at the gate, in minutes; required when delayed. */
   arrivalDelayMinutes?: number | undefined;
+  /** Operators: the environment concerned (default production). Partners: only their key's own. */
+  environment?: Environment | undefined;
 }
 
 /**
@@ -23,12 +27,10 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
   if (caller.environment === 'production') {
     throw new DomainError('forbidden', 'In production, claims are opened by the platform from flight data; rehearse the claim flow with a sandbox or preproduction key.');
   }
-  if (input.status === 'delayed' && input.arrivalDelayMinutes === undefined) {
-    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes.', { errors: [{ field: '/arrivalDelayMinutes', message: 'is required when status is delayed' }] });
+  if (input.environment !== undefined && input.environment !== caller.environment) {
+    throw new DomainError('validation_failed', `Your key reports events of ${caller.environment} only.`, { errors: [{ field: '/environment', message: `must be ${caller.environment} (your key's) or absent` }] });
   }
-  if (input.status !== 'delayed' && input.arrivalDelayMinutes !== undefined) {
-    throw new DomainError('validation_failed', `A ${input.status} flight has no arrival delay.`, { errors: [{ field: '/arrivalDelayMinutes', message: 'only for status delayed' }] });
-  }
+  checkEvent(input);
   const opened = await openClaimsForFlightEvent(
     deps,
     {
@@ -45,4 +47,37 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
   );
   const rows = await findClaims(deps.db, caller, opened.map((c) => c.id));
   return { claimsOpened: rows.map(claimView) };
+}
+
+/**
+ * POST /claims with an operator token: a flight event in any environment (production by default),
+ * for every partner's active contracts on the flight — a flight the monitoring sent to manual
+ * review, or a provider's error corrected. Same use case as the monitoring, same rules.
+ */
+export async function reportFlightEventAsOperator(deps: FlightDeps, operator: OperatorCaller, input: FlightEventRequest): Promise<{ claimsOpened: ClaimView[] }> {
+  checkEvent(input);
+  const opened = await openClaimsForFlightEvent(
+    deps,
+    {
+      environment: input.environment ?? 'production',
+      flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
+      departureDate: input.departureDate,
+      status: input.status,
+      arrivalDelayMinutes: input.arrivalDelayMinutes,
+      source: 'operator_report',
+      evidence: { reportedBy: operator.actor },
+    },
+    operator.actor,
+  );
+  const rows = await findClaims(deps.db, undefined, opened.map((c) => c.id));
+  return { claimsOpened: rows.map(claimView) };
+}
+
+function checkEvent(input: FlightEventRequest): void {
+  if (input.status === 'delayed' && input.arrivalDelayMinutes === undefined) {
+    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes.', { errors: [{ field: '/arrivalDelayMinutes', message: 'is required when status is delayed' }] });
+  }
+  if (input.status !== 'delayed' && input.arrivalDelayMinutes !== undefined) {
+    throw new DomainError('validation_failed', `A ${input.status} flight has no arrival delay.`, { errors: [{ field: '/arrivalDelayMinutes', message: 'only for status delayed' }] });
+  }
 }

@@ -4,11 +4,11 @@ import type { PartnerDirectory } from '../platform/auth.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, type OperatorAuthenticator } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
-import { reportFlightEvent } from './report-flight-event.ts';
+import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
 import * as S from './schemas.ts';
@@ -17,7 +17,7 @@ import { subscribe } from './subscribe.ts';
 export const FLIGHT_PREFIX = '/flight-delay/v1';
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
-export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; operators?: OperatorAuthenticator }): FastifyPluginAsync {
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'flight-delay', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -91,12 +91,15 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
       schema: {
         tags,
         operationId: 'reportFlightEvent',
-        summary: 'Report a flight event (sandbox and preproduction): open the claims it causes',
-        description: 'The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production keys: 403.',
+        summary: 'Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)',
+        description:
+          'The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer\'s operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner\'s contracts.',
         body: S.FlightEventRequest,
         response: { 200: S.FlightEventResponse, ...problemResponses(422) },
       },
-      handler: async (request) => reportFlightEvent(deps, callerOf(request), request.body),
+      config: { operatorAccess: true },
+      handler: async (request) =>
+        request.operator ? reportFlightEventAsOperator(deps, request.operator, request.body) : reportFlightEvent(deps, callerOf(request), request.body),
     });
 
     app.get('/sandbox/messages', {

@@ -233,12 +233,19 @@ export const FlightEventRequest = Type.Object(
     departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),
     status: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
     arrivalDelayMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 2880, description: 'Arrival delay at the gate in minutes; required when status is delayed.' })),
+    environment: Type.Optional(
+      StringEnum(['sandbox', 'preproduction', 'production'], {
+        description: "Operator tokens only: the environment whose contracts the event concerns (default production). With a partner key it can only repeat the key's own environment.",
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', arrivalDelayMinutes: 195 }] },
 );
 
 export const FlightEventResponse = Type.Object({
-  claimsOpened: Type.Array(ClaimOut, { description: 'The claims this event opened on your active contracts (none when they were already open, or nothing is covered).' }),
+  claimsOpened: Type.Array(ClaimOut, {
+    description: 'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
+  }),
 });
 
 export const ClaimsResponse = Type.Object({

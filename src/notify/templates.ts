@@ -52,6 +52,22 @@ export function renderClaimSms(input: ClaimSmsInput): ClaimSms {
   return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
+export type PaymentFailedSmsInput = Omit<ClaimSmsInput, 'event'>;
+
+/** After a rejected payment: the customer is asked for new bank details through a new link. */
+export function renderPaymentFailedSms(input: PaymentFailedSmsInput): ClaimSms {
+  const link = claimLink(input.publicUrl, input.token);
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const amount = formatAmount(input.amount, input.currency, input.language);
+  const body =
+    input.language === 'fr'
+      ? `Parasol : le virement de ${amount} pour votre vol ${flight} du ${date} a été refusé par votre banque. Saisissez de nouvelles coordonnées bancaires : ${link}`
+      : `Parasol: your bank rejected the payment of ${amount} for your flight ${flight} of ${date}. Please enter new bank details: ${link}`;
+  const length = smsLength(body);
+  return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
 function english(flight: string, date: string, event: ClaimEvent, amount: string, link: string): string {
   const what =
     event.kind === 'delayed' ? `arrived ${formatDelay(event.arrivalDelayMinutes)} late` : event.kind === 'cancelled' ? 'was cancelled' : 'was diverted';

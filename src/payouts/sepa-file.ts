@@ -176,7 +176,7 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
  * atomically (temporary file, fsync, then a hard link that fails if the name exists): a crash leaves
  * either no file or the whole file, and a message id is never written twice.
  */
-export async function writeSepaFile(directory: string, file: SepaCreditTransferFile): Promise<string> {
+export async function writeSepaFile(directory: string, file: Pick<SepaCreditTransferFile, 'xml' | 'fileName'>): Promise<string> {
   await fs.mkdir(directory, { recursive: true, mode: 0o700 });
   const target = path.join(directory, file.fileName);
   const temporary = path.join(directory, `.${file.fileName}.${crypto.randomBytes(6).toString('hex')}.tmp`);

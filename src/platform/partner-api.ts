@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiName } from '../partners/model.ts';
 import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.ts';
+import type { OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { Outcome } from './idempotency.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -8,26 +9,51 @@ import type { RateLimiter } from './rate-limit.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
+    /** Set instead of `caller` when an operator token called a route open to operators. */
+    operator?: OperatorCaller;
+  }
+  interface FastifyContextConfig {
+    /** The route also accepts operator tokens (`pso_…`): see operator-tokens.ts. */
+    operatorAccess?: boolean;
   }
 }
+
+export type OperatorAuthenticator = (token: string) => Promise<OperatorCaller | undefined>;
 
 /**
  * What every partner API scope gets, in one synchronous hook when the key is cached: Bearer-key
  * authentication with subscription and agreement checks, then the per-key rate limit
  * (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it).
  */
-export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter }): void {
-  const admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller): void => {
-    request.caller = caller;
-    const decision = options.limiter.hit(caller.keyId);
+export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; operators?: OperatorAuthenticator | undefined }): void {
+  const limit = (reply: FastifyReply, bucket: string): void => {
+    const decision = options.limiter.hit(bucket);
     reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
     if (decision.exceeded) {
       reply.header('Retry-After', decision.resetSeconds);
       throw new DomainError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${decision.resetSeconds} s.`);
     }
   };
+  const admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller): void => {
+    request.caller = caller;
+    limit(reply, caller.keyId);
+  };
   scope.addHook('onRequest', (request, reply, done) => {
     try {
+      if (options.operators && request.routeOptions.config.operatorAccess) {
+        const token = /^Bearer\s+(pso_[A-Za-z0-9_-]{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+        if (token) {
+          options
+            .operators(token)
+            .then((operator) => {
+              if (!operator) throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+              request.operator = operator;
+              limit(reply, `operator:${operator.tokenId}`);
+            })
+            .then(() => done(), done);
+          return;
+        }
+      }
       const caller = authenticateRequest(options.directory, request, options.api);
       if (caller instanceof Promise) {
         caller.then((c) => admit(request, reply, c)).then(() => done(), done);

@@ -17,6 +17,9 @@ const TEXT = {
     bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
     submit: 'Envoyer',
     thanks: (last4: string) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
+    rejected: (last4: string | null) =>
+      `Votre banque a refusé le virement${last4 ? ` vers le compte se terminant par ${last4}` : ''}. Indiquez un autre compte, ou vérifiez vos coordonnées.`,
+    paid: 'Votre indemnisation a été versée.',
     closed: 'Ce lien a déjà servi ou n’est plus valable.',
     closedPaid: (last4: string | null) => (last4 ? `Vos coordonnées bancaires ont été reçues (compte se terminant par ${last4}).` : 'Ce lien n’est plus valable.'),
     unknownTitle: 'Lien inconnu',
@@ -41,6 +44,8 @@ const TEXT = {
     bic: 'BIC (if your bank is outside the European Economic Area)',
     submit: 'Send',
     thanks: (last4: string) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
+    rejected: (last4: string | null) => `Your bank rejected the payment${last4 ? ` to the account ending ${last4}` : ''}. Give another account, or check your details.`,
+    paid: 'Your compensation has been paid.',
     closed: 'This link has been used already or is no longer valid.',
     closedPaid: (last4: string | null) => (last4 ? `Your bank details have been received (account ending ${last4}).` : 'This link is no longer valid.'),
     unknownTitle: 'Unknown link',
@@ -109,6 +114,7 @@ ${issue ? html`<p class="error" id="${id}-error">${t.errors[issue.code]}</p>` : 
 <p>${t.intro(claim)}</p>
 <p>${t.amount}</p>
 <p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
+${claim.status === 'failed' ? html`<p class="error" role="alert">${t.rejected(claim.ibanLast4)}</p>` : ''}
 <p>${t.ask}</p>
 <form method="post" novalidate>
 ${field('accountHolder', t.holder, 'name')}
@@ -126,7 +132,9 @@ export function thanksPage(claim: ClaimForCustomer, last4: string): string {
 
 export function closedPage(claim: ClaimForCustomer): string {
   const t = TEXT[claim.language];
-  return layout(claim.language, t.title, html`<h1>${t.title}</h1><p>${t.closed}</p><p>${t.closedPaid(claim.ibanLast4)}</p>`);
+  return layout(claim.language, t.title, claim.status === 'paid'
+      ? html`<h1>${t.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p><p>${t.paid}</p>`
+      : html`<h1>${t.title}</h1><p>${t.closed}</p><p>${t.closedPaid(claim.ibanLast4)}</p>`);
 }
 
 /** An unknown link says so in both languages: we do not know the customer's. */

@@ -1,3 +1,4 @@
+import type { JobQueue } from '../platform/jobs.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
 import { claimForLink, submitBankDetails } from '../claims/bank-details.ts';
@@ -10,7 +11,7 @@ import { claimPage, closedPage, thanksPage, unknownPage } from './claim-page.ts'
  * bits, stored hashed), so there is no session. 404 for an unknown link, 410 for one used or
  * expired, never another claim. Bodies are HTML; form posts are urlencoded (in this scope only).
  */
-export function customerRoutes(deps: { db: Db; keys: Keyring; now: () => Date }): FastifyPluginAsync {
+export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; now: () => Date }): FastifyPluginAsync {
   return async (app) => {
     await app.register(formbody, { bodyLimit: 4096 });
     app.addHook('onSend', async (_request, reply) => {

@@ -121,7 +121,8 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
     assert.match(right.body, /account ending 0189/);
     const today = new Date().toISOString().slice(0, 10);
     const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber: c.contractNumber }, a.auth);
-    assert.equal(listed.body.claims[0].status, 'payment_pending');
+    // the simulated bank may already have paid it (claims-lifecycle.test.ts follows it to paid)
+    assert.ok(['payment_pending', 'paid'].includes(listed.body.claims[0].status), listed.body.claims[0].status);
     const stored = await t.db.selectFrom('claim_bank_details').selectAll().execute();
     assert.ok(stored.length >= 1);
     for (const row of stored) assert.ok(!row.iban_enc.includes('3000600001'), 'the IBAN is encrypted at rest');

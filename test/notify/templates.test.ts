@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isGsm7, smsLength } from '../../src/notify/segments.ts';
-import { claimLink, formatAmount, formatDelay, formatDepartureDate, renderClaimSms, type ClaimEvent, type ClaimSmsInput, type Language } from '../../src/notify/templates.ts';
+import { claimLink, formatAmount, formatDelay, formatDepartureDate, renderClaimSms, renderPaymentFailedSms, type ClaimEvent, type ClaimSmsInput, type Language } from '../../src/notify/templates.ts';
 
 /** A realistic token: 32 random bytes in base64url (43 characters, 256 bits). */
 const TOKEN = 'q3Zk9Vb0T1xYw2cR8mN5pL4sH7dF6gJ0aE-_uI9oP1k';
@@ -126,4 +126,18 @@ describe('SMS segments', () => {
     assert.equal(smsLength(`${'a'.repeat(66)}😀`).segments, 1, '68 units fit in one SMS');
     assert.equal(smsLength(`${'a'.repeat(66)}😀${'a'.repeat(66)}`).segments, 3, '134 units, but a surrogate pair is never split');
   });
+});
+
+describe('payment failed SMS', () => {
+  for (const language of ['fr', 'en'] as const) {
+    it(`${language}: names the amount, the flight and the new link; GSM-7 within two segments`, () => {
+      const sms = renderPaymentFailedSms({ language, flightNumber: 'AF1234', departureDate: '2025-03-12', amount: 5000, currency: 'EUR', publicUrl: PUBLIC_URL, token: TOKEN });
+      assert.ok(sms.body.includes('AF1234'));
+      assert.ok(sms.body.includes(language === 'fr' ? '50,00 €' : '€50.00'));
+      assert.ok(sms.body.endsWith(`${PUBLIC_URL}/c/${TOKEN}`));
+      assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
+      assert.ok(isGsm7(sms.body), 'GSM-7 only');
+      assert.ok(sms.segments <= 2, `${sms.segments} segments`);
+    });
+  }
 });

@@ -1,0 +1,84 @@
+import { sql } from 'kysely';
+import { audit } from '../platform/audit.ts';
+import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
+
+/**
+ * Production SMS: the message is written in the transaction of the change that causes it (to and
+ * body encrypted: the body carries the customer's link) with its send job; the job sends it through
+ * the configured provider after commit. A provider that cannot be reached is retried with back-off
+ * a few times (`SMS_QUEUE_POLICY`); a message the provider refuses is marked `rejected` and left to
+ * an operator. Twilio has no idempotency key: a crash between its answer and our update may send
+ * a message twice — bounded by the retry limit, never more.
+ */
+
+export const SMS_QUEUE = 'sms_send';
+export const SMS_QUEUE_POLICY = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 } as const;
+
+export class SmsProviderMissing extends Error {
+  constructor(environment: string) {
+    super(`No SMS provider is configured for ${environment} (set PARASOL_TWILIO_*): the message stays queued and the job is retried.`);
+    this.name = 'SmsProviderMissing';
+  }
+}
+
+export async function queueSms(
+  trx: Executor,
+  deps: { jobs: JobQueue; keys: Keyring },
+  m: { idempotencyKey: string; partnerId: string; environment: Environment; claimId: string | null; to: string; body: string },
+): Promise<void> {
+  const row = await trx
+    .insertInto('sms_messages')
+    .values({
+      idempotency_key: m.idempotencyKey,
+      partner_id: m.partnerId,
+      environment: m.environment,
+      claim_id: m.claimId,
+      to_enc: encrypt(deps.keys.encryption, m.to),
+      body_enc: encrypt(deps.keys.encryption, m.body),
+      status: 'queued',
+    })
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (row) await deps.jobs.send(SMS_QUEUE, { smsId: row.id }, { trx, singletonKey: row.id });
+}
+
+/** Whether a message with this idempotency key was already written (sent or not). */
+export async function smsExists(db: Executor, idempotencyKey: string): Promise<boolean> {
+  const row = await sql<{ one: number }>`
+    SELECT 1 AS one FROM sms_messages WHERE idempotency_key = ${idempotencyKey}
+    UNION ALL SELECT 1 FROM sms_outbox WHERE idempotency_key = ${idempotencyKey} LIMIT 1`.execute(db);
+  return row.rows.length > 0;
+}
+
+/** The send job. Returns what happened; throws to have the queue retry. */
+export async function sendQueuedSms(deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined }, smsId: string): Promise<'sent' | 'rejected' | 'skipped'> {
+  const row = await deps.db.selectFrom('sms_messages').selectAll().where('id', '=', smsId).executeTakeFirst();
+  if (!row || row.status !== 'queued') return 'skipped';
+  if (!deps.provider) throw new SmsProviderMissing(row.environment);
+  await deps.db.updateTable('sms_messages').set({ attempts: sql`attempts + 1`, provider: deps.provider.name }).where('id', '=', smsId).execute();
+  try {
+    const sent = await deps.provider.send({ to: decrypt(deps.keys.encryption, row.to_enc), body: decrypt(deps.keys.encryption, row.body_enc), idempotencyKey: row.idempotency_key });
+    await deps.db
+      .updateTable('sms_messages')
+      .set({ status: 'sent', provider_message_id: sent.providerMessageId, sent_at: new Date(), last_error: null })
+      .where('id', '=', smsId)
+      .execute();
+    return 'sent';
+  } catch (error) {
+    if (error instanceof SmsRejectedError) {
+      await deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable('sms_messages').set({ status: 'rejected', last_error: error.message }).where('id', '=', smsId).execute();
+        await audit(trx, { actor: 'system', partnerId: row.partner_id, environment: row.environment, entity: 'sms', entityId: smsId, action: 'sms_rejected', data: { reason: error.reason, providerCode: error.providerCode ?? null } });
+      });
+      return 'rejected';
+    }
+    const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
+    await deps.db.updateTable('sms_messages').set({ last_error: message }).where('id', '=', smsId).execute();
+    throw error;
+  }
+}

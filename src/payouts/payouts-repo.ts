@@ -1,0 +1,166 @@
+import { sql } from 'kysely';
+import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import { endToEndIdForPayout } from './end-to-end-id.ts';
+
+/** SQL for payouts: one row per claim (unique claim_id), its attempts, and SEPA batches. */
+
+export type Rail = 'simulated_bank' | 'sepa';
+
+export interface PayoutRow {
+  id: string;
+  claim_id: string;
+  partner_id: string;
+  environment: Environment;
+  rail: Rail;
+  status: PayoutStatus;
+  attempt: number;
+  end_to_end_id: string;
+  amount: number;
+  currency: string;
+}
+
+const PAYOUT_COLUMNS = ['id', 'claim_id', 'partner_id', 'environment', 'rail', 'status', 'attempt', 'end_to_end_id', 'amount', 'currency'] as const;
+
+/**
+ * The claim's payout, ready to be paid: created on the first bank details, or — after a failed
+ * payment — the same payout with its attempt raised and a new end-to-end id. Returns undefined when
+ * the payout is already pending, instructed or paid (a retried call): never a second payout.
+ */
+export async function upsertPendingPayout(
+  db: Executor,
+  p: { claimId: string; partnerId: string; environment: Environment; rail: Rail; amount: number; currency: string },
+): Promise<PayoutRow | undefined> {
+  const existing = await db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('claim_id', '=', p.claimId).forUpdate().executeTakeFirst();
+  if (existing && existing.status !== 'failed') return undefined;
+  if (existing) {
+    const attempt = existing.attempt + 1;
+    const endToEndId = endToEndIdForPayout({ payoutId: existing.id, attempt });
+    await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt }).execute();
+    return db
+      .updateTable('payouts')
+      .set({ status: 'pending', attempt, end_to_end_id: endToEndId, rail: p.rail, batch_id: null, instructed_at: null, settled_at: null, failure_reason: null, updated_at: sql`now()` })
+      .where('id', '=', existing.id)
+      .returning(PAYOUT_COLUMNS)
+      .executeTakeFirstOrThrow();
+  }
+  // The id is chosen here so the end-to-end id derives from it in the same statement.
+  const { id } = await sql<{ id: string }>`SELECT gen_random_uuid()::text AS id`.execute(db).then((r) => r.rows[0]!);
+  const endToEndId = endToEndIdForPayout({ payoutId: id, attempt: 1 });
+  const row = await db
+    .insertInto('payouts')
+    .values({ id, claim_id: p.claimId, partner_id: p.partnerId, environment: p.environment, rail: p.rail, status: 'pending', end_to_end_id: endToEndId, amount: p.amount, currency: p.currency })
+    .onConflict((oc) => oc.column('claim_id').doNothing())
+    .returning(PAYOUT_COLUMNS)
+    .executeTakeFirst();
+  if (row) await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1 }).execute();
+  return row;
+}
+
+/** The payout an end-to-end id belongs to (any of its attempts), locked, with the attempt that id was. */
+export async function findPayoutByEndToEndId(db: Executor, endToEndId: string): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
+  return db
+    .selectFrom('payout_attempts as a')
+    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+    .select(PAYOUT_COLUMNS.map((c) => `p.${c}` as const))
+    .select('a.attempt as reported_attempt')
+    .where('a.end_to_end_id', '=', endToEndId)
+    .forUpdate('p')
+    .executeTakeFirst();
+}
+
+export async function findPayout(db: Executor, id: string, lock = false): Promise<PayoutRow | undefined> {
+  let query = db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('id', '=', id);
+  if (lock) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function markPayoutPaid(db: Executor, id: string, at: Date): Promise<void> {
+  await db.updateTable('payouts').set({ status: 'paid', settled_at: at, failure_reason: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+export async function markPayoutFailed(db: Executor, id: string, at: Date, reason: string): Promise<void> {
+  await db.updateTable('payouts').set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
+}
+
+/** What a SEPA transfer needs of a pending payout: the account (IBAN still encrypted), the claim, the flight. */
+export interface SepaPayoutSource {
+  id: string;
+  end_to_end_id: string;
+  amount: number;
+  currency: string;
+  account_holder: string;
+  iban_enc: string;
+  bic: string | null;
+  claim_number: string;
+  flight_number: string;
+  departure_date: string;
+}
+
+/** Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one). */
+export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
+    .select(['p.id', 'p.end_to_end_id', 'p.amount', 'p.currency', 'b.account_holder', 'b.iban_enc', 'b.bic', 'cl.claim_number', 'l.flight_number', 'l.departure_date'])
+    .where('p.rail', '=', 'sepa')
+    .where('p.status', '=', 'pending')
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .forUpdate('p')
+    .skipLocked()
+    .execute();
+}
+
+export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('payouts').set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` }).where('id', 'in', ids).execute();
+}
+
+export interface PayoutListRow {
+  id: string;
+  claim_number: string;
+  partner_slug: string;
+  environment: Environment;
+  rail: Rail;
+  status: PayoutStatus;
+  attempt: number;
+  end_to_end_id: string;
+  amount: number;
+  currency: string;
+  created_at: Date;
+  settled_at: Date | null;
+  failure_reason: string | null;
+  message_id: string | null;
+}
+
+/** For operators: payouts, newest first, optionally by status/environment. */
+export async function listPayouts(db: Executor, q: { status?: PayoutStatus | undefined; environment?: Environment | undefined; limit: number }): Promise<PayoutListRow[]> {
+  let query = db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .innerJoin('partners as pa', 'pa.id', 'p.partner_id')
+    .leftJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select([
+      'p.id',
+      'cl.claim_number',
+      'pa.slug as partner_slug',
+      'p.environment',
+      'p.rail',
+      'p.status',
+      'p.attempt',
+      'p.end_to_end_id',
+      'p.amount',
+      'p.currency',
+      'p.created_at',
+      'p.settled_at',
+      'p.failure_reason',
+      'b.message_id',
+    ]);
+  if (q.status) query = query.where('p.status', '=', q.status);
+  if (q.environment) query = query.where('p.environment', '=', q.environment);
+  return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(q.limit).execute();
+}

@@ -1,0 +1,125 @@
+import { markClaimFailed, markClaimPaid } from '../claims/claims-repo.ts';
+import { CLAIM_QUEUES, type NotifyJob } from '../claims/notify-claim.ts';
+import { audit } from '../platform/audit.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { completeSettledContracts } from '../claims/contract-completion.ts';
+import { emitClaimEvents } from '../claims/claim-events.ts';
+import { findPayout, findPayoutByEndToEndId, markPayoutFailed, markPayoutPaid, upsertPendingPayout, type Rail } from './payouts-repo.ts';
+
+/**
+ * Payouts: one per claim. In sandbox and preproduction the simulated bank pays within seconds (a
+ * job); in production payouts wait for the next SEPA credit transfer batch (`parasol payouts
+ * batch`) and are settled by the bank's report (`parasol payouts reconcile`). Both ends call
+ * `settlePayout`, which moves the claim to `paid`, or to `failed` with a new link for new details.
+ */
+
+export const PAYOUT_QUEUES = { simulatedBank: 'payouts_simulated_bank' } as const;
+
+/**
+ * The simulated bank rejects this one account (closed account, ISO 20022 reason AC04), so partners
+ * can rehearse a failed payment and the new-details flow; it pays every other valid IBAN.
+ */
+export const SIMULATED_BANK_REJECTED_IBAN = 'NL91ABNA0417164300';
+export const SIMULATED_BANK_REJECTION = 'AC04 closed account number (simulated bank)';
+
+export function railFor(environment: Environment): Rail {
+  return environment === 'production' ? 'sepa' : 'simulated_bank';
+}
+
+/**
+ * Called in the transaction that accepts a claim's bank details: the claim's payout (new, or the
+ * failed one again with a new attempt), and for the simulated bank its job — both or neither.
+ */
+export async function requestPayout(
+  trx: Executor,
+  jobs: JobQueue,
+  claim: { id: string; claimNumber: string; partnerId: string; environment: Environment; amount: number; currency: string },
+): Promise<void> {
+  const rail = railFor(claim.environment);
+  const payout = await upsertPendingPayout(trx, { claimId: claim.id, partnerId: claim.partnerId, environment: claim.environment, rail, amount: claim.amount, currency: claim.currency });
+  if (!payout) return;
+  if (rail === 'simulated_bank') await jobs.send(PAYOUT_QUEUES.simulatedBank, { payoutId: payout.id, attempt: payout.attempt }, { trx, singletonKey: `${payout.id}:${payout.attempt}` });
+  await audit(trx, {
+    actor: 'system',
+    partnerId: claim.partnerId,
+    environment: claim.environment,
+    entity: 'payout',
+    entityId: payout.end_to_end_id,
+    action: 'payout_requested',
+    data: { claimNumber: claim.claimNumber, rail, attempt: payout.attempt, amount: payout.amount, currency: payout.currency },
+  });
+}
+
+export interface SettleDeps {
+  jobs: JobQueue;
+  now: () => Date;
+  bankDetailsDays: number;
+}
+
+export type SettleOutcome = 'paid' | 'failed' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
+
+/**
+ * What the bank says happened to one transfer, by end-to-end id. Idempotent: the same report twice
+ * changes nothing the second time (`unchanged`). A report about an earlier attempt of a payout that
+ * has since been retried is `superseded`; `paid` then `failed` (or the reverse) is a `conflict` left
+ * to an operator. On `failed` the claim becomes `failed` and the customer is texted a new link.
+ */
+export async function settlePayout(
+  trx: Executor,
+  deps: SettleDeps,
+  report: { endToEndId: string; outcome: 'paid' | 'failed'; reason?: string | null | undefined; actor: string },
+): Promise<SettleOutcome> {
+  const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
+  if (!payout) return 'unknown';
+  if (payout.reported_attempt !== payout.attempt) return 'superseded';
+  if (payout.status === report.outcome) return 'unchanged';
+  if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
+
+  const now = deps.now();
+  const claim = await trx.selectFrom('claims').select(['id', 'claim_number', 'contract_id']).where('id', '=', payout.claim_id).forUpdate().executeTakeFirstOrThrow();
+  if (report.outcome === 'paid') {
+    await markPayoutPaid(trx, payout.id, now);
+    await markClaimPaid(trx, claim.id, now);
+    await emitClaimEvents(trx, deps.jobs, 'claim.paid', [claim.id]);
+    await completeSettledContracts(trx, [claim.contract_id]);
+  } else {
+    const reason = (report.reason ?? '').trim() || 'rejected by the bank';
+    await markPayoutFailed(trx, payout.id, now, reason);
+    await markClaimFailed(trx, claim.id, reason, new Date(now.getTime() + deps.bankDetailsDays * 86_400_000));
+    const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: payout.attempt };
+    await deps.jobs.send(CLAIM_QUEUES.notify, job, { trx, singletonKey: `${claim.id}:payment_failed:${payout.attempt}` });
+    await emitClaimEvents(trx, deps.jobs, 'claim.failed', [claim.id]);
+  }
+  await audit(trx, {
+    actor: report.actor,
+    partnerId: payout.partner_id,
+    environment: payout.environment,
+    entity: 'claim',
+    entityId: claim.claim_number,
+    action: report.outcome === 'paid' ? 'paid' : 'payment_failed',
+    data: { endToEndId: payout.end_to_end_id, rail: payout.rail, attempt: payout.attempt, amount: payout.amount, ...(report.outcome === 'failed' ? { reason: report.reason ?? null } : {}) },
+  });
+  return report.outcome;
+}
+
+/**
+ * The simulated bank (sandbox, preproduction): takes a pending payout and settles it at once —
+ * paid, unless the account is the documented rejected one. A job, retried like any other; a payout
+ * no longer pending (already settled, or retried since) is left alone.
+ */
+export async function payWithSimulatedBank(deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string }, payoutId: string): Promise<SettleOutcome | 'skipped'> {
+  return deps.db.transaction().execute(async (trx) => {
+    const payout = await findPayout(trx, payoutId, true);
+    if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
+    const account = await trx.selectFrom('claim_bank_details').select(['iban_enc']).where('claim_id', '=', payout.claim_id).executeTakeFirstOrThrow();
+    const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
+    return settlePayout(trx, deps, {
+      endToEndId: payout.end_to_end_id,
+      outcome: rejected ? 'failed' : 'paid',
+      reason: rejected ? SIMULATED_BANK_REJECTION : null,
+      actor: 'system:simulated-bank',
+    });
+  });
+}

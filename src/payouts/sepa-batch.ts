@@ -1,0 +1,161 @@
+import crypto from 'node:crypto';
+import { DateTime } from 'luxon';
+import { audit } from '../platform/audit.ts';
+import { decrypt, type Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
+import { lockPendingSepaPayouts, markPayoutsInstructed } from './payouts-repo.ts';
+import { settlePayout, type SettleOutcome } from './payouts.ts';
+import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
+
+/**
+ * Production payouts by SEPA credit transfer: `createSepaBatch` gathers the pending payouts into
+ * one pain.001.001.09 file and marks them `instructed` in the same transaction that stores the
+ * file's XML; only after commit is the file written to the payouts directory (and it can be written
+ * again from the database: `exportSepaBatch`). A crash therefore never leaves a file whose payouts
+ * the database still thinks pending — the one way a transfer could be paid twice.
+ */
+
+export interface BatchDeps {
+  db: Db;
+  keys: Keyring;
+  now: () => Date;
+  debtor: SepaDebtor | undefined;
+  directory: string;
+}
+
+export interface BatchResult {
+  batchId: string;
+  messageId: string;
+  payouts: number;
+  controlSum: string;
+  currency: 'EUR';
+  executionDate: string;
+  path: string;
+}
+
+/** At most this many transfers per file (banks take far more; a file stays readable). */
+export const MAX_BATCH = 5_000;
+
+export async function createSepaBatch(deps: BatchDeps, options: { actor: string; executionDate?: string | undefined; limit?: number | undefined }): Promise<BatchResult | undefined> {
+  const debtor = deps.debtor;
+  if (!debtor) throw new DomainError('conflict', 'The insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC.');
+  const now = deps.now();
+  const executionDate = options.executionDate ?? nextBusinessDay(now);
+  const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
+
+  const built = await deps.db.transaction().execute(async (trx) => {
+    const payouts = await lockPendingSepaPayouts(trx, limit);
+    if (payouts.length === 0) return undefined;
+    const nonEur = payouts.find((p) => p.currency !== 'EUR');
+    if (nonEur) throw new DomainError('conflict', `SEPA credit transfers are in EUR; payout ${nonEur.end_to_end_id} is in ${nonEur.currency}.`);
+    const messageId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    const file = buildSepaCreditTransferFile({
+      messageId,
+      paymentInfoId: `${messageId}-1`,
+      createdAt: now,
+      requestedExecutionDate: executionDate,
+      debtor,
+      payouts: payouts.map((p) => ({
+        endToEndId: p.end_to_end_id,
+        amount: Number(p.amount),
+        currency: 'EUR' as const,
+        creditorName: p.account_holder,
+        creditorIban: decrypt(deps.keys.encryption, p.iban_enc),
+        creditorBic: p.bic,
+        remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
+      })),
+    });
+    const batch = await trx
+      .insertInto('sepa_batches')
+      .values({
+        message_id: messageId,
+        created_by: options.actor,
+        execution_date: executionDate,
+        payouts_count: payouts.length,
+        control_sum: Number(file.controlSumMinor),
+        xml: file.xml,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await markPayoutsInstructed(trx, payouts.map((p) => p.id), batch.id, now);
+    await audit(trx, { actor: options.actor, entity: 'sepa_batch', entityId: messageId, action: 'created', data: { payouts: payouts.length, controlSum: file.controlSum, executionDate } });
+    return { batchId: batch.id, file };
+  });
+  if (!built) return undefined;
+  const path = await exportSepaBatch(deps, built.batchId);
+  return {
+    batchId: built.batchId,
+    messageId: built.file.messageId,
+    payouts: built.file.numberOfTransactions,
+    controlSum: built.file.controlSum,
+    currency: 'EUR',
+    executionDate,
+    path,
+  };
+}
+
+/** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
+export async function exportSepaBatch(deps: Pick<BatchDeps, 'db' | 'directory'>, batchIdOrMessageId: string): Promise<string> {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
+  const batch = await deps.db
+    .selectFrom('sepa_batches')
+    .select(['id', 'message_id', 'xml', 'file_path'])
+    .where(isUuid ? 'id' : 'message_id', '=', batchIdOrMessageId)
+    .executeTakeFirst();
+  if (!batch) throw new DomainError('not_found', `No SEPA batch ${batchIdOrMessageId}.`);
+  let written: string;
+  try {
+    written = await writeSepaFile(deps.directory, { xml: batch.xml, fileName: `${batch.message_id}.xml` });
+  } catch (error) {
+    // already there from an earlier export: the same bytes, since they come from the database
+    if (error instanceof DomainError && error.code === 'conflict' && batch.file_path) return batch.file_path;
+    throw error;
+  }
+  await deps.db.updateTable('sepa_batches').set({ file_path: written }).where('id', '=', batch.id).execute();
+  return written;
+}
+
+/** The next weekday after `now` (UTC): TARGET2 is closed on weekends. */
+export function nextBusinessDay(now: Date): string {
+  let day = DateTime.fromJSDate(now, { zone: 'utc' }).plus({ days: 1 });
+  while (day.weekday > 5) day = day.plus({ days: 1 });
+  return day.toISODate()!;
+}
+
+export interface ReconciliationReport {
+  rows: number;
+  outcomes: Record<SettleOutcome, number>;
+  /** Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts. */
+  issues: { line: number; endToEndId: string; outcome: SettleOutcome }[];
+}
+
+/**
+ * Imports the bank's report (CSV of end-to-end ids and status, see reconciliation.ts). A file with
+ * any unreadable line is refused whole, every problem listed with its line; a readable file is
+ * applied in one transaction, and importing it again changes nothing (`unchanged`).
+ */
+export async function reconcilePayouts(
+  deps: { db: Db; jobs: JobQueue; now: () => Date; bankDetailsDays: number },
+  csv: string,
+  actor: string,
+): Promise<ReconciliationReport> {
+  const parsed = parseReconciliationCsv(csv);
+  if (parsed.errors.length > 0) throw new DomainError('validation_failed', 'The reconciliation file has errors; nothing was imported.', { errors: parsed.errors.map(lineError) });
+  return deps.db.transaction().execute(async (trx) => {
+    const outcomes: Record<SettleOutcome, number> = { paid: 0, failed: 0, unchanged: 0, superseded: 0, conflict: 0, unknown: 0 };
+    const issues: ReconciliationReport['issues'] = [];
+    for (const row of parsed.rows) {
+      const outcome = await settlePayout(trx, deps, { endToEndId: row.endToEndId, outcome: row.status, reason: row.reason, actor });
+      outcomes[outcome] += 1;
+      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict') issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
+    }
+    return { rows: parsed.rows.length, outcomes, issues };
+  });
+}
+
+function lineError(e: ReconciliationError): { field: string; message: string } {
+  return { field: `line ${e.line}`, message: e.message };
+}
