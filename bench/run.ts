@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchClaimsPglite, benchClaimsPostgres, type FanoutMeasure, type PaidMeasure } from './claims.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -31,6 +32,7 @@ const SUBSCRIBE_PATH = `${PREFIX}/subscribe`;
 /** The sandbox key of the demo partner seeded on each fresh database (PARASOL_DEMO_API_KEY). */
 const DEMO_KEY = 'parasol_bench_sandbox_key_0123456789';
 const TARGET_RATIO = 0.7;
+const FANOUT_SIZES = [1_000, 10_000];
 
 function envInt(name: string, fallback: number, min: number): number {
   const raw = process.env[name]?.trim();
@@ -414,6 +416,30 @@ interface Report {
   roundRatios: number[];
   pglite: SubscribeOutcome;
   postgres: SubscribeOutcome & { version?: string };
+  claims: { pglite: ClaimsOutcome; postgres: ClaimsOutcome | { unmeasured: string } };
+}
+
+type ClaimsOutcome = { fanout: FanoutMeasure[]; paid: PaidMeasure };
+
+function claimsRows(report: Report): string[] {
+  const outcomes = [report.claims.pglite, report.claims.postgres];
+  const rows: string[] = [];
+  for (const outcome of outcomes) {
+    if ('unmeasured' in outcome) {
+      rows.push(`| PostgreSQL | ${outcome.unmeasured} | | | |`);
+      continue;
+    }
+    const [small, large] = outcome.fanout;
+    for (const f of outcome.fanout) rows.push(`| ${f.database} | ${fmt(f.contracts)} | ${fmt(f.claims)} claims, ${fmt(f.jobs)} SMS jobs | ${ms(Math.round(f.ms))} | ${fmt(f.ms / f.contracts, 3)} ms |`);
+    if (small && large) rows.push(`| ${small.database} | ×${fmt(large.contracts / small.contracts)} contracts | | ×${fmt(large.ms / small.ms, 1)} time | |`);
+  }
+  return rows;
+}
+
+function paidRows(report: Report): string[] {
+  return [report.claims.pglite, report.claims.postgres].map((o) =>
+    'unmeasured' in o ? `| PostgreSQL | ${o.unmeasured} | |` : `| ${o.paid.database} | ${ms(Math.round(o.paid.medianMs))} | ${o.paid.samples.map((x) => fmt(x)).join(', ')} ms (jobs polled every ${o.paid.pollSeconds} s) |`,
+  );
 }
 
 function machine(): { cpu: string; cores: number; memory: string; node: string; os: string } {
@@ -485,7 +511,25 @@ ${subscribeRows.join('\n')}
 The two were measured in alternation, ${report.roundRatios.length} rounds of each; the table shows each one's median round, and
 the ratio of those. Round by round, /getPrice ÷ bare was ${report.roundRatios.map(pct).join(', ')}.
 
-${notes.length ? `${notes.join('\n')}\n\n` : ''}req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
+${notes.length ? `${notes.join('\n')}\n\n` : ''}### Claims: a cancelled flight's fan-out, and bank details to paid
+
+A cancelled flight with N active contracts (one leg each, sandbox): the time \`openClaimsForFlightEvent\`
+takes to open every claim and queue every SMS job — one transaction, a few statements whatever N. The
+cost should grow linearly with N.
+
+| Database | contracts | opened and queued | time | per contract |
+|---|---:|---:|---:|---:|
+${claimsRows(report).join('\n')}
+
+Bank details submitted (the use case behind the customer's form) → the claim \`paid\` by the simulated
+bank, with workers as the API process runs them (median of 5; the first one may wait a full polling
+interval):
+
+| Database | median | samples |
+|---|---:|---|
+${paidRows(report).join('\n')}
+
+req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
 written to the response read on the loopback interface (its percentiles have a resolution of 1 ms). "Expected" counts 2xx answers
 for \`/getPrice\` and the bare route, 201 Created for \`/subscribe\`; "unexpected status" counts every other
 status; "connection errors" counts errors and timeouts without a response.
@@ -605,6 +649,17 @@ async function main(): Promise<number> {
   console.log(`• /subscribe on PostgreSQL (${redact(ADMIN_URL)})…`);
   const postgres = await benchPostgres();
 
+  // 5. claims: fan-out of a cancelled flight, bank details → paid
+  console.log('• claims on PGlite: fan-out of 1,000 and 10,000 contracts, bank details → paid…');
+  const claimsPglite = await benchClaimsPglite(FANOUT_SIZES);
+  console.log('• claims on PostgreSQL…');
+  let claimsPostgres: Report['claims']['postgres'];
+  try {
+    claimsPostgres = await benchClaimsPostgres(ADMIN_URL, FANOUT_SIZES);
+  } catch (error) {
+    claimsPostgres = { unmeasured: `not measured: ${(error as Error).message}` };
+  }
+
   const report: Report = {
     date,
     price,
@@ -613,6 +668,7 @@ async function main(): Promise<number> {
     roundRatios,
     pglite,
     postgres,
+    claims: { pglite: claimsPglite, postgres: claimsPostgres },
   };
   console.log(summaryText(report));
 

@@ -15,7 +15,9 @@ import { registerQueues, startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
 import { customerRoutes } from './web/customer-routes.ts';
+import { webRoutes } from './web/web-routes.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
+import { authenticateOperator } from './platform/operator-tokens.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -137,8 +139,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
-  await app.register(flightDelayRoutes(flightDeps, { directory, limiter }), { prefix: FLIGHT_PREFIX });
-  await app.register(customerRoutes({ db: database.db, keys, now }));
+  const operators = (token: string) => authenticateOperator(database.db, token);
+  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, operators }), { prefix: FLIGHT_PREFIX });
+  await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
+  await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
 

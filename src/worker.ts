@@ -1,17 +1,30 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { CLAIM_QUEUES, notifyClaimOpened } from './claims/notify-claim.ts';
+import { CLAIM_QUEUES, notifyClaim, type NotifyJob } from './claims/notify-claim.ts';
 import type { Config } from './platform/config.ts';
 import type { Keyring } from './platform/crypto.ts';
 import type { Db } from './platform/db.ts';
 import { registerHousekeeping, workHousekeeping } from './platform/housekeeping.ts';
 import type { JobQueue } from './platform/jobs.ts';
+import { EXPIRY_QUEUE, expireClaims } from './claims/expire-claims.ts';
+import { PAYOUT_QUEUES, payWithSimulatedBank } from './payouts/payouts.ts';
+import { SMS_QUEUE, SMS_QUEUE_POLICY, sendQueuedSms } from './notify/sms-queue.ts';
+import { TwilioSmsProvider } from './notify/twilio.ts';
+import { decrypt } from './platform/crypto.ts';
+import type { SmsProvider } from './notify/sms.ts';
+import { WEBHOOK_QUEUES, workWebhookDeliveries } from './notify/webhook-delivery.ts';
+import { registerMonitoring, workMonitoring } from './monitoring/monitoring-jobs.ts';
+import { flightProvidersFromConfig, type FlightProviders } from './monitoring/providers.ts';
 
 export interface WorkerContext {
   db: Db;
   keys: Keyring;
-  config: Pick<Config, 'publicUrl' | 'bankDetailsDays'>;
+  config: Pick<Config, 'publicUrl' | 'bankDetailsDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'>;
+  /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
+  flightProviders?: FlightProviders | undefined;
+  /** The production SMS provider; default: Twilio when configured. */
+  sms?: SmsProvider | undefined;
   now: () => Date;
-  log: Pick<FastifyBaseLogger, 'info'>;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 }
 
 /** Creates every queue with its policy; API and worker processes both call it before sending. */
@@ -19,14 +32,43 @@ export async function registerQueues(jobs: JobQueue): Promise<void> {
   await registerHousekeeping(jobs);
   // A notification is a few statements and an SMS: retried quickly, then with back-off for hours.
   await jobs.queue(CLAIM_QUEUES.notify, { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 });
+  // A production SMS: a few attempts only (Twilio has no idempotency key: each retry may text again).
+  await jobs.queue(SMS_QUEUE, SMS_QUEUE_POLICY);
+  await jobs.queue(PAYOUT_QUEUES.simulatedBank, { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
+  await jobs.queue(EXPIRY_QUEUE, { retryLimit: 3, expireInSeconds: 600 });
+  await jobs.schedule(EXPIRY_QUEUE, '*/15 * * * *');
+  // One job per webhook attempt; the retry schedule (about three days) is the delivery's own, these
+  // pg-boss retries only cover a worker that died or a database error mid-attempt.
+  await jobs.queue(WEBHOOK_QUEUES.deliver, { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 });
+  // Flight monitoring: planner (every 5 min), dispatcher (every minute), one check job per due watch.
+  await registerMonitoring(jobs);
 }
 
 /** Every job handler of the platform, registered on a started queue. */
 export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<void> {
   await workHousekeeping(jobs, ctx.db, ctx.log);
-  const notifyDeps = { db: ctx.db, keys: ctx.keys, publicUrl: ctx.config.publicUrl, bankDetailsDays: ctx.config.bankDetailsDays, now: ctx.now };
-  await jobs.work<{ claimId: string }>(CLAIM_QUEUES.notify, async (job) => {
-    const outcome = await notifyClaimOpened(notifyDeps, job.data.claimId);
-    ctx.log.info({ claimId: job.data.claimId, outcome }, 'claim notification');
+  const notifyDeps = { db: ctx.db, jobs, keys: ctx.keys, publicUrl: ctx.config.publicUrl, bankDetailsDays: ctx.config.bankDetailsDays, now: ctx.now };
+  // Claims come by thousands when a flight is cancelled: each poll takes a batch and runs it
+  // concurrently (one transaction per job), instead of one job per polling interval.
+  await jobs.workConcurrently<NotifyJob>(CLAIM_QUEUES.notify, async (job) => {
+    const outcome = await notifyClaim(notifyDeps, job.data);
+    ctx.log.info({ claimId: job.data.claimId, kind: job.data.kind ?? 'opened', outcome }, 'claim notification');
+  }, { batchSize: 100 });
+  const sms = ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider({ ...ctx.config.twilio, from: ctx.config.twilio.from, messagingServiceSid: ctx.config.twilio.messagingServiceSid }) : undefined);
+  await jobs.workConcurrently<{ smsId: string }>(SMS_QUEUE, async (job) => {
+    const outcome = await sendQueuedSms({ db: ctx.db, keys: ctx.keys, provider: sms }, job.data.smsId);
+    ctx.log.info({ smsId: job.data.smsId, outcome }, 'sms');
+  }, { batchSize: 20 });
+  const settleDeps = { db: ctx.db, jobs, now: ctx.now, bankDetailsDays: ctx.config.bankDetailsDays, decryptIban: (sealed: string) => decrypt(ctx.keys.encryption, sealed) };
+  await jobs.workConcurrently<{ payoutId: string }>(PAYOUT_QUEUES.simulatedBank, async (job) => {
+    const outcome = await payWithSimulatedBank(settleDeps, job.data.payoutId);
+    ctx.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
+  }, { batchSize: 50 });
+  await jobs.work(EXPIRY_QUEUE, async () => {
+    const expired = await expireClaims({ db: ctx.db, jobs, now: ctx.now });
+    if (expired > 0) ctx.log.info({ expired }, 'claims expired');
   });
+  await workWebhookDeliveries(jobs, { db: ctx.db, jobs, keys: ctx.keys, allowPrivate: ctx.config.webhooksAllowPrivate, now: ctx.now }, ctx.log);
+  const flightProviders = ctx.flightProviders ?? flightProvidersFromConfig(ctx.config.flightProvider, ctx.db, ctx.now);
+  await workMonitoring(jobs, { db: ctx.db, providers: flightProviders, now: ctx.now, log: ctx.log });
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
 /**
@@ -23,4 +24,35 @@ export async function completeSettledContracts(db: Executor, contractIds: readon
 }
 
 /** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
-const legFlown = sql`false`;
+const legFlown = sql`EXISTS (
+  SELECT 1 FROM flight_watches w
+  WHERE w.environment = l.environment AND w.flight_number = l.flight_number AND w.departure_date = l.departure_date AND w.state = 'decided')`;
+
+/** After a flight is decided: the active contracts with a leg on it that are now over. */
+export async function completeContractsOnFlight(db: Executor, flight: { environment: Environment; flightNumber: string; departureDate: string }): Promise<string[]> {
+  const rows = await db
+    .selectFrom('contract_legs as l')
+    .innerJoin('contracts as c', 'c.id', 'l.contract_id')
+    .select('c.id')
+    .distinct()
+    .where('l.environment', '=', flight.environment)
+    .where('l.flight_number', '=', flight.flightNumber)
+    .where('l.departure_date', '=', flight.departureDate)
+    .where('c.status', '=', 'active')
+    .execute();
+  return completeSettledContracts(db, rows.map((r) => r.id));
+}
+
+/**
+ * The periodic sweep (with the claims expiry job): active contracts whose last departure is more
+ * than a day past, completed when over — whatever a crash between a decision and its completion
+ * left behind. Set-wise, a batch at a time.
+ */
+export async function completeFinishedContracts(db: Executor, now: Date, limit = 5_000): Promise<string[]> {
+  const rows = await sql<{ id: string }>`
+    SELECT c.id FROM contracts c
+    WHERE c.status = 'active'
+      AND (SELECT max(l.departure_at) FROM contract_legs l WHERE l.contract_id = c.id) < ${new Date(now.getTime() - 86_400_000)}
+    ORDER BY c.first_departure_at LIMIT ${limit}`.execute(db);
+  return completeSettledContracts(db, rows.rows.map((r) => r.id));
+}

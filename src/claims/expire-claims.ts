@@ -3,7 +3,7 @@ import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { emitClaimEvents } from './claim-events.ts';
 import { expireOverdueClaims } from './claims-repo.ts';
-import { completeSettledContracts } from './contract-completion.ts';
+import { completeFinishedContracts, completeSettledContracts } from './contract-completion.ts';
 
 export const EXPIRY_QUEUE = 'claims_expire';
 
@@ -25,6 +25,8 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
       return claims;
     });
     total += expired.length;
-    if (expired.length === 0) return total;
+    if (expired.length === 0) break;
   }
+  await completeFinishedContracts(deps.db, deps.now());
+  return total;
 }

@@ -5,6 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
 import { CLAIM_QUEUES } from './notify-claim.ts';
+import { emitClaimEvents } from './claim-events.ts';
 
 /** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
 export interface FlightEvent {
@@ -51,6 +52,7 @@ export async function openClaimsForFlightEvent(deps: { db: Db; jobs: JobQueue },
     // Each claim's notification (link, SMS) is a job enqueued in the same transaction: one
     // statement for all of them, and none if the claims do not commit.
     await jobs.sendMany(CLAIM_QUEUES.notify, opened.map((c) => ({ claimId: c.id })), { trx });
+    await emitClaimEvents(trx, jobs, 'claim.opened', opened.map((c) => c.id));
     if (opened.length > 0) {
       await audit(trx, {
         actor,

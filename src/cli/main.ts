@@ -1,5 +1,8 @@
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { DatabaseLockedError, openDatabase, type DatabaseHandle, type Db } from '../platform/db.ts';
+import { deriveKeyring, loadMasterKey } from '../platform/crypto.ts';
+import { JobQueue } from '../platform/jobs.ts';
+import { registerQueues } from '../worker.ts';
 import { isHelpRequest, runCli, type CliIo } from './program.ts';
 
 /**
@@ -48,7 +51,16 @@ async function main(argv: string[]): Promise<number> {
       console.error(`error: cannot migrate the database: ${(error as Error).message}`);
       return 69;
     }
-    return await runCli(argv, { ...io, db: handle.db, applied });
+    // Jobs the command enqueues (in its transactions) are run by the server's or a worker's queue.
+    const jobs = new JobQueue(handle.db, { schedules: false, supervise: false, onError: (error) => console.error(`job queue: ${error.message}`) });
+    await jobs.start();
+    await registerQueues(jobs);
+    const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
+    try {
+      return await runCli(argv, { ...io, db: handle.db, applied, config, keys, jobs });
+    } finally {
+      await jobs.stop({ graceful: false, timeoutMs: 1_000 });
+    }
   } finally {
     await handle.close();
   }

@@ -1,4 +1,9 @@
+import fs from 'node:fs/promises';
 import { Command, CommanderError, Option } from 'commander';
+import { claimsCommands } from './claims-commands.ts';
+import { webhooksCommands } from './webhooks-commands.ts';
+import { flightsCommands } from './flights-commands.ts';
+import type { FlightProviders } from '../monitoring/providers.ts';
 import { sql } from 'kysely';
 import type { DelayTier, Formula } from '../flight/coverage.ts';
 import { createApiKey, revokeApiKey } from '../partners/api-keys.ts';
@@ -7,7 +12,10 @@ import { APIS, ENVIRONMENTS, type Agreement, type ApiKeyInfo, type Configuration
 import { createPartner, parseApiName, requirePartner, setAgreement, setSubscription, signAgreement } from '../partners/partners.ts';
 import * as repo from '../partners/partners-repo.ts';
 import { createUser } from '../partners/users.ts';
+import type { Config } from '../platform/config.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import { migrationFiles, type Db } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { formatMoney, toMinorUnits } from '../platform/money.ts';
 
@@ -28,18 +36,42 @@ export interface CliIo {
   readStdin?: () => Promise<string>;
   /** Migrations the caller applied when it opened the database, reported by `db migrate`. */
   applied?: readonly string[];
+  /**
+   * What commands beyond partner administration need (claims, payouts, webhooks, flights): the
+   * configuration, the keyring (encrypted fields) and a started job queue (jobs enqueued in the
+   * command's transaction). Opened by the caller; `services()` fails clearly when absent.
+   */
+  config?: Config;
+  keys?: Keyring;
+  jobs?: JobQueue;
+  /** Reads a file named on the command line (`payouts reconcile <file>`); defaults to the file system. */
+  readFile?: (file: string) => Promise<string>;
+  /** `flights check`: the flight-status providers (default: from config) and the clock (tests). */
+  flightProviders?: FlightProviders;
+  now?: () => Date;
+}
+
+/** What a command module gets from runCli to declare its commands (see claims-commands.ts). */
+export interface CommandKit {
+  group: (name: string, description: string, example: string) => Command;
+  leaf: (parent: Command, nameAndArgs: string, description: string, example: string) => Command;
+  run: <A extends unknown[]>(fn: (...args: A) => Promise<Result>, names?: FieldNames) => (...args: A) => Promise<void>;
+  db: Db;
+  actor: string;
+  services: () => { config: Config; keys: Keyring; jobs: JobQueue };
+  readFile: (file: string) => Promise<string>;
 }
 
 export const EXIT = { ok: 0, domain: 1, usage: 2, internal: 70 } as const;
 
 /** What a command prints: `data` with --json (one JSON document), `lines` otherwise. */
-interface Result {
+export interface Result {
   data: unknown;
   lines: string[];
 }
 
 /** Names the command-line option behind a field pointer of a use case ("/commissionRate" → "--commission"). */
-type FieldNames = (pointer: string) => string | undefined;
+export type FieldNames = (pointer: string) => string | undefined;
 const fieldMap =
   (map: Record<string, string>): FieldNames =>
   (pointer) =>
@@ -84,6 +116,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   });
 
   const json = (): boolean => program.opts<{ json?: boolean }>().json === true;
+
+  /** The configuration, keyring and job queue, for the commands that need them. */
+  const services = (): { config: Config; keys: Keyring; jobs: JobQueue } => {
+    if (!io.config || !io.keys || !io.jobs) throw new Error('This command needs the configuration, keys and job queue (CliIo.config, keys, jobs).');
+    return { config: io.config, keys: io.keys, jobs: io.jobs };
+  };
 
   /** Wraps an action: remembers how to name its fields, runs it, prints its result. */
   const run =
@@ -462,6 +500,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   );
 
   // ---------------------------------------------------------------------------------------------
+  // claims and payouts (src/cli/claims-commands.ts)
+
+  claimsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) });
+
+  // webhooks (src/cli/webhooks-commands.ts)
+
+  webhooksCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) });
+
+  // flight monitoring (src/cli/flights-commands.ts)
+
+  flightsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { providers: io.flightProviders, now: io.now });
+
+  // ---------------------------------------------------------------------------------------------
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -528,11 +579,11 @@ async function readProcessStdin(): Promise<string> {
 }
 
 /** UTC, to the second: "2026-03-01 09:30:12Z"; "-" when absent. */
-function when(date: Date | null): string {
+export function when(date: Date | null): string {
   return date ? date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
 }
 
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells
@@ -542,7 +593,7 @@ function table(header: string[], rows: string[][]): string[] {
   return [line(header), ...rows.map(line)];
 }
 
-function pairs(rows: [string, string][]): string[] {
+export function pairs(rows: [string, string][]): string[] {
   const width = Math.max(...rows.map(([label]) => label.length));
   return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`);
 }

@@ -1,3 +1,4 @@
+import { emitWebhookEvent } from '../notify/webhook-events.ts';
 import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -43,7 +44,15 @@ export async function cancelContract(deps: FlightDeps, trx: Trx, caller: Caller,
     action: 'cancelled',
     data: { reason: input.reason, refund: contract.premium_total },
   });
-  return view(cancelled);
+  const cancellation = view(cancelled);
+  await emitWebhookEvent(trx, deps.jobs, {
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    type: 'contract.cancelled',
+    occurredAt: now,
+    data: cancellation,
+  });
+  return cancellation;
 }
 
 function view(c: contracts.ContractRow): Cancellation {

@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { emitWebhookEvent } from '../notify/webhook-events.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
@@ -115,7 +116,23 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
     action: 'created',
     data: { quoteId: quote.id, premiumTotal: quote.premium.total, configurationVersion: configuration.version, flights: legRows.map((l) => l.flight_number) },
   });
-  return contractView(row, legRows);
+  const contract = contractView(row, legRows);
+  await emitWebhookEvent(trx, deps.jobs, {
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    type: 'contract.created',
+    occurredAt: row.created_at,
+    data: {
+      contractNumber: contract.contractNumber,
+      status: 'active',
+      booking: contract.booking,
+      passengers: contract.passengers,
+      premium: contract.premium,
+      flights: contract.flights.map((f) => ({ flightNumber: f.flightNumber, departureAirport: f.departureAirport, arrivalAirport: f.arrivalAirport, airline: f.airline, departureDateTime: f.departureDateTime, departureAt: f.departureAt })),
+      createdAt: contract.createdAt,
+    },
+  });
+  return contract;
 }
 
 export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {

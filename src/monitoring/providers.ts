@@ -1,6 +1,11 @@
+import type { FlightProviderConfig } from '../platform/config.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db } from '../platform/db.ts';
+import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.ts';
 import type { FlightStatusProvider } from './flight-status.ts';
 import { FlightAwareProvider, type FlightAwareOptions } from './flightaware.ts';
 import { FlightStatsProvider, type FlightStatsOptions } from './flightstats.ts';
+import { SqlSimulatedFlightStore, type SimulatedEnvironment } from './simulated-events-repo.ts';
 import { SimulatorProvider, type SimulatorOptions } from './simulator.ts';
 
 /**
@@ -22,4 +27,43 @@ export function createFlightStatusProvider(config: FlightStatusProviderConfig): 
     case 'simulator':
       return new SimulatorProvider(config);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One provider per environment, each behind its circuit breaker (what the check job uses)
+
+export interface MonitoredProvider {
+  provider: FlightStatusProvider;
+  breaker: CircuitBreaker;
+}
+
+/** The flight-status provider of each environment; undefined when production has none configured. */
+export interface FlightProviders {
+  forEnvironment(environment: Environment): MonitoredProvider | undefined;
+}
+
+/** Providers given explicitly (tests), each wrapped in a new breaker. */
+export function flightProviders(providers: Partial<Record<Environment, FlightStatusProvider>>, breaker: CircuitBreakerOptions = {}): FlightProviders {
+  const entries = new Map<Environment, MonitoredProvider>();
+  for (const [environment, provider] of Object.entries(providers) as [Environment, FlightStatusProvider | undefined][]) {
+    if (provider) entries.set(environment, { provider, breaker: new CircuitBreaker(breaker) });
+  }
+  return { forEnvironment: (environment) => entries.get(environment) };
+}
+
+/**
+ * The platform's providers (DESIGN.md): sandbox and preproduction → the simulator, reading its events
+ * from the database (a flight nobody simulated lands on time); production → the configured real
+ * provider, or none.
+ */
+export function flightProvidersFromConfig(settings: FlightProviderConfig | undefined, db: Db, now: () => Date): FlightProviders {
+  const simulator = (environment: SimulatedEnvironment) => new SimulatorProvider({ store: new SqlSimulatedFlightStore(db, environment), whenUnset: 'on_time', now });
+  const production = settings
+    ? createFlightStatusProvider(
+        settings.kind === 'flightaware'
+          ? { kind: 'flightaware', apiKey: settings.apiKey, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}), now }
+          : { kind: 'flightstats', appId: settings.appId, appKey: settings.appKey, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}), now },
+      )
+    : undefined;
+  return flightProviders({ sandbox: simulator('sandbox'), preproduction: simulator('preproduction'), ...(production ? { production } : {}) });
 }

@@ -14,9 +14,11 @@ import {
  * do (`setFlightEvent`, called by `POST /claims` and the CLI), and answers have the same shape as a
  * real provider's, so the monitoring path is exercised end to end. One instance per environment.
  *
- * Events live in memory (a Map) for now; persistence comes with the job wiring. Times are
- * synthetic: the schedule is the query's `scheduledDeparture` hint, else 12:00 local at the origin
- * on the departure date, and a `blockMinutes` flight time.
+ * Events come from a `SimulatedFlightStore`: the platform's is the `simulated_flight_events` table
+ * (simulated-events-repo.ts: shared by every process, kept across restarts); the default, an
+ * in-memory store, serves unit tests and is the only one `setFlightEvent` & co. write to. Times
+ * are synthetic: the schedule is the query's `scheduledDeparture` hint, else 12:00 local at the
+ * origin on the departure date, and a `blockMinutes` flight time.
  */
 
 export type SimulatedOutcome = 'on_time' | 'delayed' | 'cancelled' | 'diverted';
@@ -42,37 +44,70 @@ export interface SimulatorOptions {
   /** Synthetic gate-to-gate time. Default 120 min. */
   blockMinutes?: number;
   now?: () => Date;
+  /** Where events are read from. Default: a new in-memory store. */
+  store?: SimulatedFlightStore;
+}
+
+/** Where the simulator reads what happens to a flight. `flightKey` is `simulatedFlightKey(…)` (AF6). */
+export interface SimulatedFlightStore {
+  find(flightKey: string, departureDate: string): SimulatedFlightEvent | undefined | Promise<SimulatedFlightEvent | undefined>;
+}
+
+/** Events in a Map: one process, gone at exit (unit tests). */
+export class MemorySimulatedFlightStore implements SimulatedFlightStore {
+  private readonly events = new Map<string, SimulatedFlightEvent>();
+
+  find(flightKey: string, departureDate: string): SimulatedFlightEvent | undefined {
+    return this.events.get(`${flightKey}|${departureDate}`);
+  }
+
+  set(event: SimulatedFlightEvent): void {
+    checkSimulatedFlightEvent(event);
+    this.events.set(`${simulatedFlightKey(event.flightNumber)}|${event.departureDate}`, { ...event, flightNumber: normaliseFlightNumber(event.flightNumber) });
+  }
+
+  delete(flightNumber: string, departureDate: string): boolean {
+    checkDate(departureDate);
+    return this.events.delete(`${simulatedFlightKey(flightNumber)}|${departureDate}`);
+  }
 }
 
 export class SimulatorProvider implements FlightStatusProvider {
   readonly name = 'simulator';
-  private readonly events = new Map<string, SimulatedFlightEvent>();
+  private readonly store: SimulatedFlightStore;
 
-  constructor(private readonly options: SimulatorOptions = {}) {}
+  constructor(private readonly options: SimulatorOptions = {}) {
+    this.store = options.store ?? new MemorySimulatedFlightStore();
+  }
 
-  /** Sets (or replaces) what happens to a flight. Validates like `POST /claims` does. */
+  /** Sets (or replaces) what happens to a flight. Validates like `POST /claims` does. In-memory store only. */
   setFlightEvent(event: SimulatedFlightEvent): void {
-    const key = flightKey(event.flightNumber, event.departureDate);
-    if (event.status === 'delayed') {
-      const minutes = event.arrivalDelayMinutes;
-      if (minutes === undefined || !Number.isInteger(minutes) || minutes < 0) {
-        throw new RangeError('A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.');
-      }
-    }
-    this.events.set(key, { ...event, flightNumber: normaliseFlightNumber(event.flightNumber) });
+    this.memory().set(event);
   }
 
+  /** In-memory store only. */
   getFlightEvent(flightNumber: string, departureDate: string): SimulatedFlightEvent | undefined {
-    return this.events.get(flightKey(flightNumber, departureDate));
+    checkDate(departureDate);
+    return this.memory().find(simulatedFlightKey(flightNumber), departureDate);
   }
 
+  /** In-memory store only. */
   clearFlightEvent(flightNumber: string, departureDate: string): boolean {
-    return this.events.delete(flightKey(flightNumber, departureDate));
+    return this.memory().delete(flightNumber, departureDate);
+  }
+
+  private memory(): MemorySimulatedFlightStore {
+    if (!(this.store instanceof MemorySimulatedFlightStore)) {
+      throw new TypeError('This simulator reads its events from the database: set them with saveSimulatedFlightEvent (parasol flights simulate).');
+    }
+    return this.store;
   }
 
   async fetchStatus(query: FlightQuery, options: FetchOptions = {}): Promise<FlightStatus | undefined> {
     options.signal?.throwIfAborted();
-    const event = this.events.get(flightKey(query.flightNumber, query.departureDate));
+    checkDate(query.departureDate);
+    const event = await this.store.find(simulatedFlightKey(query.flightNumber), query.departureDate);
+    options.signal?.throwIfAborted();
     const now = this.options.now?.() ?? new Date();
     if (!event && this.options.whenUnset === 'unknown') return undefined;
 
@@ -130,12 +165,34 @@ function landed(base: FlightStatus, departure: Date, arrival: Date, providerStat
   };
 }
 
-/** One key per flight: "AF006" and "AF6" on the same date are the same flight. */
-function flightKey(flightNumber: string, departureDate: string): string {
+/** One key per flight designator: "AF006" and "AF6" are the same flight ("AF6"). */
+export function simulatedFlightKey(flightNumber: string): string {
   const d = parseDesignator(flightNumber);
   if (!d) throw new RangeError(`Not an IATA flight designator: "${flightNumber}"`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(departureDate)) throw new RangeError(`Not a date: "${departureDate}"`);
-  return `${d.airline}${d.number}${d.suffix}|${departureDate}`;
+  return `${d.airline}${d.number}${d.suffix}`;
+}
+
+function checkDate(departureDate: string): void {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(departureDate) || !DateTime.fromISO(departureDate, { zone: 'utc' }).isValid) {
+    throw new RangeError(`Not a date: "${departureDate}"`);
+  }
+}
+
+/** Throws a RangeError naming what is wrong with an event (designator, date, delay, diversion airport). */
+export function checkSimulatedFlightEvent(event: SimulatedFlightEvent): void {
+  simulatedFlightKey(event.flightNumber);
+  checkDate(event.departureDate);
+  if (event.status === 'delayed') {
+    const minutes = event.arrivalDelayMinutes;
+    if (minutes === undefined || !Number.isInteger(minutes) || minutes < 0) {
+      throw new RangeError('A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.');
+    }
+  } else if (event.arrivalDelayMinutes !== undefined) {
+    throw new RangeError(`A ${event.status} flight has no arrival delay.`);
+  }
+  if (event.divertedTo !== undefined && (event.status !== 'diverted' || !/^[A-Za-z]{3}$/.test(event.divertedTo))) {
+    throw new RangeError('divertedTo is the IATA code of the airport a diverted flight landed at.');
+  }
 }
 
 function noonAt(date: string, airport: string): Date {

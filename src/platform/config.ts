@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 
 /**
  * The one place that reads the environment. Everything else receives a `Config`.
@@ -20,6 +21,11 @@ export interface Config {
     readonly email: string | undefined;
     readonly password: string | undefined;
   };
+  /** The operator seeded at start for the operator console (/admin), when both are set. */
+  readonly admin: {
+    readonly email: string | undefined;
+    readonly password: string | undefined;
+  };
   /** Requests per minute allowed for one API key. */
   readonly rateLimitPerMinute: number;
   /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
@@ -30,6 +36,32 @@ export interface Config {
   readonly jobPollSeconds: number;
   /** Days a customer has to give bank details before the claim expires. */
   readonly bankDetailsDays: number;
+  /** Production SMS through Twilio; undefined: production messages stay queued (and are retried). */
+  readonly twilio: TwilioConfig | undefined;
+  /** Where SEPA credit transfer files are written. */
+  readonly payoutsDir: string;
+  /** The insurer's account paying the claims (SEPA batches); undefined: batches are refused. */
+  readonly sepaDebtor: { readonly name: string; readonly iban: string; readonly bic: string } | undefined;
+  /** Whether webhook URLs may be plain http and reach loopback/private addresses (development only). */
+  readonly webhooksAllowPrivate: boolean;
+  /**
+   * Production's flight-status provider (sandbox and preproduction always use the simulator);
+   * undefined: production watches are kept and retried with a logged warning.
+   */
+  readonly flightProvider: FlightProviderConfig | undefined;
+}
+
+/** Base URLs undefined mean the provider's real endpoint (the adapters' defaults). */
+export type FlightProviderConfig =
+  | { readonly kind: 'flightaware'; readonly apiKey: string; readonly baseUrl: string | undefined }
+  | { readonly kind: 'flightstats'; readonly appId: string; readonly appKey: string; readonly baseUrl: string | undefined };
+
+export interface TwilioConfig {
+  readonly accountSid: string;
+  readonly authToken: string;
+  readonly from: string | undefined;
+  readonly messagingServiceSid: string | undefined;
+  readonly baseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +153,22 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(email === undefined ? 'PARASOL_DEMO_EMAIL' : 'PARASOL_DEMO_PASSWORD', 'must be set together with its pair (PARASOL_DEMO_EMAIL and PARASOL_DEMO_PASSWORD)');
   }
 
+  const adminEmail = optional(env, 'PARASOL_ADMIN_EMAIL');
+  if (adminEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(adminEmail)) {
+    throw new ConfigError('PARASOL_ADMIN_EMAIL', `must be an email address, got "${adminEmail}"`);
+  }
+  const adminPassword = optional(env, 'PARASOL_ADMIN_PASSWORD');
+  if (adminPassword !== undefined && adminPassword.length < 12) {
+    throw new ConfigError('PARASOL_ADMIN_PASSWORD', 'must be at least 12 characters');
+  }
+  if ((adminEmail === undefined) !== (adminPassword === undefined)) {
+    throw new ConfigError(adminEmail === undefined ? 'PARASOL_ADMIN_EMAIL' : 'PARASOL_ADMIN_PASSWORD', 'must be set together with its pair (PARASOL_ADMIN_EMAIL and PARASOL_ADMIN_PASSWORD)');
+  }
+
+  const twilio = twilioConfig(env);
+  const flightProvider = flightProviderConfig(env);
+  const sepaDebtor = sepaDebtorConfig(env);
+
   return Object.freeze({
     port,
     host,
@@ -130,12 +178,71 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as Config['logLevel'],
     masterKey,
     demo: Object.freeze({ apiKey, email, password }),
+    admin: Object.freeze({ email: adminEmail, password: adminPassword }),
     rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
+    twilio,
+    payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
+    sepaDebtor,
+    webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
+    flightProvider,
   });
+}
+
+function flightProviderConfig(env: Env): FlightProviderConfig | undefined {
+  const kind = optional(env, 'PARASOL_FLIGHT_PROVIDER')?.toLowerCase();
+  const required = (name: string) => {
+    const value = optional(env, name);
+    if (value === undefined) throw new ConfigError(name, `is required when PARASOL_FLIGHT_PROVIDER=${kind}`);
+    return value;
+  };
+  switch (kind) {
+    case undefined:
+      return undefined;
+    case 'flightaware':
+      return Object.freeze({ kind, apiKey: required('PARASOL_FLIGHTAWARE_API_KEY'), baseUrl: url(env, 'PARASOL_FLIGHTAWARE_URL', ['https:', 'http:'])?.replace(/\/+$/, '') });
+    case 'flightstats':
+      return Object.freeze({
+        kind,
+        appId: required('PARASOL_FLIGHTSTATS_APP_ID'),
+        appKey: required('PARASOL_FLIGHTSTATS_APP_KEY'),
+        baseUrl: url(env, 'PARASOL_FLIGHTSTATS_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
+      });
+    default:
+      throw new ConfigError('PARASOL_FLIGHT_PROVIDER', `must be flightaware or flightstats, got "${kind}"`);
+  }
+}
+
+function twilioConfig(env: Env): TwilioConfig | undefined {
+  const accountSid = optional(env, 'PARASOL_TWILIO_ACCOUNT_SID');
+  const authToken = optional(env, 'PARASOL_TWILIO_AUTH_TOKEN');
+  const from = optional(env, 'PARASOL_TWILIO_FROM');
+  const messagingServiceSid = optional(env, 'PARASOL_TWILIO_MESSAGING_SERVICE_SID');
+  const baseUrl = url(env, 'PARASOL_TWILIO_URL', ['https:', 'http:']);
+  if (accountSid === undefined && authToken === undefined && from === undefined && messagingServiceSid === undefined) return undefined;
+  if (accountSid === undefined || !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) throw new ConfigError('PARASOL_TWILIO_ACCOUNT_SID', 'must be "AC" followed by 32 hexadecimal digits');
+  if (authToken === undefined) throw new ConfigError('PARASOL_TWILIO_AUTH_TOKEN', 'is required with PARASOL_TWILIO_ACCOUNT_SID');
+  if ((from === undefined) === (messagingServiceSid === undefined)) {
+    throw new ConfigError('PARASOL_TWILIO_FROM', 'or PARASOL_TWILIO_MESSAGING_SERVICE_SID must be set (exactly one of them)');
+  }
+  if (messagingServiceSid !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(messagingServiceSid)) {
+    throw new ConfigError('PARASOL_TWILIO_MESSAGING_SERVICE_SID', 'must be "MG" followed by 32 hexadecimal digits');
+  }
+  return Object.freeze({ accountSid, authToken, from, messagingServiceSid, baseUrl });
+}
+
+function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
+  const name = optional(env, 'PARASOL_SEPA_DEBTOR_NAME');
+  const iban = optional(env, 'PARASOL_SEPA_DEBTOR_IBAN')?.replace(/\s+/g, '').toUpperCase();
+  const bic = optional(env, 'PARASOL_SEPA_DEBTOR_BIC')?.toUpperCase();
+  if (name === undefined && iban === undefined && bic === undefined) return undefined;
+  if (name === undefined) throw new ConfigError('PARASOL_SEPA_DEBTOR_NAME', 'is required with the other PARASOL_SEPA_DEBTOR_* variables');
+  if (iban === undefined || !isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2))) throw new ConfigError('PARASOL_SEPA_DEBTOR_IBAN', 'must be the IBAN of a SEPA account');
+  if (bic === undefined || !isValidBIC(bic)) throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
+  return Object.freeze({ name, iban, bic });
 }
 
 /** For process entry points: the configuration, or the message naming the bad variable and exit 78 (EX_CONFIG). */

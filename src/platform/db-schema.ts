@@ -136,6 +136,7 @@ export interface ClaimsTable {
   paid_at: NullableTimestamp;
   updated_at: Generated<Date>;
   bank_details_due_at: NullableTimestamp;
+  failure_reason: string | null;
 }
 
 export interface ClaimTokensTable {
@@ -167,6 +168,73 @@ export interface SmsOutboxTable {
   body: string;
   link: string | null;
   sent_at: Timestamp;
+}
+
+export type PayoutStatus = 'pending' | 'instructed' | 'paid' | 'failed';
+
+export interface PayoutsTable {
+  id: Generated<string>;
+  claim_id: string;
+  partner_id: string;
+  environment: Environment;
+  rail: 'simulated_bank' | 'sepa';
+  status: PayoutStatus;
+  attempt: Generated<number>;
+  end_to_end_id: string;
+  amount: number;
+  currency: string;
+  batch_id: string | null;
+  created_at: Generated<Date>;
+  instructed_at: NullableTimestamp;
+  settled_at: NullableTimestamp;
+  failure_reason: string | null;
+  updated_at: Generated<Date>;
+}
+
+export interface PayoutAttemptsTable {
+  end_to_end_id: string;
+  payout_id: string;
+  attempt: number;
+  created_at: Generated<Date>;
+}
+
+export interface SepaBatchesTable {
+  id: Generated<string>;
+  message_id: string;
+  created_at: Generated<Date>;
+  created_by: string;
+  execution_date: string;
+  payouts_count: number;
+  control_sum: number;
+  xml: string;
+  file_path: string | null;
+}
+
+export interface SmsMessagesTable {
+  id: Generated<string>;
+  idempotency_key: string;
+  partner_id: string;
+  environment: Environment;
+  claim_id: string | null;
+  to_enc: string;
+  body_enc: string;
+  status: 'queued' | 'sent' | 'rejected';
+  provider: string | null;
+  provider_message_id: string | null;
+  attempts: Generated<number>;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: NullableTimestamp;
+}
+
+export interface OperatorTokensTable {
+  id: Generated<string>;
+  name: string;
+  token_hash: string;
+  created_at: Generated<Date>;
+  created_by: string;
+  last_used_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
 }
 
 export interface IdempotencyKeysTable {
@@ -226,6 +294,126 @@ export interface PoliciesTable {
   updated_at: Generated<Date>;
 }
 
+export interface OperatorsTable {
+  id: Generated<string>;
+  email: string;
+  password_hash: string;
+  created_at: Generated<Date>;
+}
+
+export interface WebSessionsTable {
+  token_hash: string;
+  kind: 'partner' | 'operator';
+  user_id: string | null;
+  operator_id: string | null;
+  partner_id: string | null;
+  csrf_token: string;
+  created_at: Generated<Date>;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  window_start: Timestamp;
+  locked_until: NullableTimestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookEndpointsTable {
+  id: Generated<string>;
+  partner_id: string;
+  environment: Environment;
+  url: string;
+  description: string | null;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: NullableTimestamp;
+  /** null = every event type */
+  event_types: string[] | null;
+  enabled: Generated<boolean>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  removed_at: NullableTimestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  partner_id: string;
+  environment: Environment;
+  type: string;
+  /** json (not jsonb): the exact text sent, `{"type","timestamp","data"}` */
+  payload: Json<{ type: string; timestamp: string; data: unknown }>;
+  created_at: Timestamp;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  event_id: string;
+  endpoint_id: string;
+  partner_id: string;
+  environment: Environment;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: NullableTimestamp;
+  locked_until: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface WebhookDeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  at: Timestamp;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export type FlightWatchState = 'watching' | 'decided' | 'manual_review' | 'closed';
+
+/** One watch per flight (environment + designator as the legs store it + local departure date). */
+export interface FlightWatchesTable {
+  id: Generated<string>;
+  environment: Environment;
+  flight_number: string;
+  departure_date: string;
+  origin: string;
+  destination: string;
+  scheduled_departure: Timestamp;
+  scheduled_arrival: NullableTimestamp;
+  state: FlightWatchState;
+  next_check_at: NullableTimestamp;
+  checks: Generated<number>;
+  consecutive_errors: Generated<number>;
+  last_checked_at: NullableTimestamp;
+  last_outcome: string | null;
+  last_status: ColumnType<unknown, string | null | undefined, string | null>;
+  last_error: string | null;
+  decision: ColumnType<unknown, string | null | undefined, string | null>;
+  review_reason: string | null;
+  decided_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** What the sandbox/preproduction simulator makes a flight do; flight_number is the canonical designator (AF6). */
+export interface SimulatedFlightEventsTable {
+  environment: 'sandbox' | 'preproduction';
+  flight_number: string;
+  departure_date: string;
+  status: 'on_time' | 'delayed' | 'cancelled' | 'diverted';
+  arrival_delay_minutes: number | null;
+  diverted_to: string | null;
+  set_at: Timestamp;
+  set_by: string;
+}
+
 export interface Database {
   partners: PartnersTable;
   agreements: AgreementsTable;
@@ -239,7 +427,21 @@ export interface Database {
   claim_tokens: ClaimTokensTable;
   claim_bank_details: ClaimBankDetailsTable;
   sms_outbox: SmsOutboxTable;
+  payouts: PayoutsTable;
+  payout_attempts: PayoutAttemptsTable;
+  sepa_batches: SepaBatchesTable;
+  sms_messages: SmsMessagesTable;
+  operator_tokens: OperatorTokensTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   policies: PoliciesTable;
+  flight_watches: FlightWatchesTable;
+  simulated_flight_events: SimulatedFlightEventsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  operators: OperatorsTable;
+  web_sessions: WebSessionsTable;
+  login_throttle: LoginThrottleTable;
 }

@@ -20,6 +20,8 @@ export const ERROR_CODES = {
   api_key_not_found: { status: 404, title: 'API key not found' },
   zip_code_not_found: { status: 404, title: 'Zip code not found' },
   policy_not_found: { status: 404, title: 'Policy not found' },
+  webhook_endpoint_not_found: { status: 404, title: 'Webhook endpoint not found' },
+  flight_watch_not_found: { status: 404, title: 'Flight watch not found' },
   // 409
   quote_already_used: { status: 409, title: 'Quote already subscribed' },
   contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
@@ -30,6 +32,8 @@ export const ERROR_CODES = {
   conflict: { status: 409, title: 'Conflict' },
   external_reference_conflict: { status: 409, title: 'External reference already used' },
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
+  webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
+  webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   // 413, 415
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -50,6 +54,7 @@ export const ERROR_CODES = {
   unknown_zip_code: { status: 422, title: 'Unknown zip code' },
   city_mismatch: { status: 422, title: 'City not served by the zip code' },
   quote_mismatch: { status: 422, title: 'Policy does not match the quote' },
+  webhook_url_not_allowed: { status: 422, title: 'Webhook URL not allowed' },
   // 429
   rate_limited: { status: 429, title: 'Too many requests' },
   // 5xx

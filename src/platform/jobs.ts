@@ -21,6 +21,11 @@ export interface QueuePolicy {
   retryBackoff: boolean;
   /** A job running longer than this is considered lost (its worker died) and retried. */
   expireInSeconds: number;
+  /**
+   * pg-boss queue policy: 'standard' (default) or 'short' — at most one queued (not yet active) job
+   * per singletonKey: sending another while one waits is a no-op.
+   */
+  policy?: 'standard' | 'short';
 }
 
 export const DEFAULT_POLICY: QueuePolicy = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
@@ -46,6 +51,8 @@ export interface JobQueueOptions {
   maintenanceIntervalSeconds?: number;
   /** Run cron schedules in this process. */
   schedules?: boolean;
+  /** Run pg-boss maintenance (expiring lost jobs, archiving) in this process; off for one-shot commands. */
+  supervise?: boolean;
   onError?: (error: Error) => void;
 }
 
@@ -83,7 +90,7 @@ export class JobQueue {
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
       schedule: options.schedules ?? true,
-      supervise: true,
+      supervise: options.supervise ?? true,
       migrate: true,
     });
     this.boss.on('error', options.onError ?? ((error) => console.error('job queue error', error)));
@@ -101,8 +108,9 @@ export class JobQueue {
   async queue(name: string, policy: Partial<QueuePolicy> = {}): Promise<void> {
     const options = { ...DEFAULT_POLICY, ...policy };
     const existing = await this.boss.getQueue(name);
-    if (existing) await this.boss.updateQueue(name, { name, ...options, policy: 'standard' });
-    else await this.boss.createQueue(name, { name, ...options, policy: 'standard' });
+    const kind = options.policy ?? 'standard';
+    if (existing) await this.boss.updateQueue(name, { name, ...options, policy: kind });
+    else await this.boss.createQueue(name, { name, ...options, policy: kind });
   }
 
   async send<T extends object>(name: string, data: T, options: JobOptions = {}): Promise<string | null> {
@@ -113,11 +121,15 @@ export class JobQueue {
     });
   }
 
-  /** Enqueues many jobs in one statement (set-wise: thousands of claims, one insert). */
-  async sendMany<T extends object>(name: string, data: T[], options: { trx?: Executor } = {}): Promise<void> {
+  /**
+   * Enqueues many jobs in one statement (set-wise: thousands of claims, one insert). `singletonKey`
+   * gives each job its key (on a 'short' queue, a job whose key already waits is not added).
+   */
+  async sendMany<T extends object>(name: string, data: T[], options: { trx?: Executor; singletonKey?: (data: T) => string } = {}): Promise<void> {
     if (data.length === 0) return;
+    const key = options.singletonKey;
     await this.boss.insert(
-      data.map((d) => ({ name, data: d })),
+      data.map((d) => (key ? { name, data: d, singletonKey: key(d) } : { name, data: d })),
       options.trx ? { db: executorAdapter(options.trx) } : {},
     );
   }
@@ -129,6 +141,25 @@ export class JobQueue {
   async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, options: { pollingIntervalSeconds?: number } = {}): Promise<string> {
     return this.boss.work<T>(name, { batchSize: 1, ...options }, async (jobs) => {
       for (const job of jobs) await handler({ id: job.id, data: job.data });
+    });
+  }
+
+  /**
+   * Like work(), for I/O-bound handlers (webhook deliveries): fetches up to `batchSize` jobs per poll
+   * and runs them concurrently. Each job settles on its own: one that throws is failed at once (and
+   * retried per the queue's policy); pg-boss then completes the batch, which leaves it untouched.
+   */
+  async workConcurrently<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, options: { batchSize: number; pollingIntervalSeconds?: number }): Promise<string> {
+    return this.boss.work<T>(name, options, async (jobs) => {
+      await Promise.all(
+        jobs.map(async (job) => {
+          try {
+            await handler({ id: job.id, data: job.data });
+          } catch (error) {
+            await this.boss.fail(name, job.id, { message: error instanceof Error ? error.message : String(error) });
+          }
+        }),
+      );
     });
   }
 

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
+import { addEndpoint } from '../../src/notify/webhooks.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 
 /** Polls until `check` returns a value (jobs run asynchronously); fails after `ms`. */
@@ -26,13 +28,25 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
   let t: TestApp;
   let a: TestPartner;
   let base: string;
+  let receiver: Receiver;
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
+    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test', PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
     a = await createTestPartner(t.db);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    // the partner's webhook receiver: every request's signature verified with the endpoint's secret
+    receiver = await Receiver.start();
+    const { secret } = await addEndpoint(
+      { db: t.db, jobs: t.app.parasol.jobs, keys: t.app.parasol.keys, allowPrivate: true, now: () => new Date() },
+      { actor: 'test', partnerId: a.id, environment: 'sandbox' },
+      { url: receiver.url('/hooks') },
+    );
+    receiver.secret('/hooks', secret);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await receiver.close();
+  });
 
   let seq = 8100;
   async function contract(options: { returnTrip?: boolean } = {}) {
@@ -209,5 +223,19 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     const none = await post(t.app, `${FLIGHT}/claims`, { flightNumber: d.flightNumber, departureDate: d.departureDate, status: 'cancelled' }, a.auth);
     assert.equal(none.body.claimsOpened.length, 0);
+  });
+
+  it("the partner's webhook endpoint received every event of these claims, each signature verified", async () => {
+    const wanted = ['contract.created', 'contract.cancelled', 'claim.opened', 'claim.bank_details_received', 'claim.paid', 'claim.failed', 'claim.expired'];
+    await eventually(async () => {
+      const types = new Set(receiver.received('/hooks').map((r) => r.payload?.type));
+      return wanted.every((w) => types.has(w)) ? true : undefined;
+    });
+    const all = receiver.received('/hooks');
+    assert.ok(all.every((r) => r.verified), all.find((r) => !r.verified)?.verifyError ?? '');
+    const paid = all.filter((r) => r.payload?.type === 'claim.paid');
+    assert.ok(paid.every((r) => r.payload!.data.paidAt && r.payload!.data.claimNumber), 'claim.paid carries the claim and when it was paid');
+    const ids = all.map((r) => r.headers['webhook-id']);
+    assert.equal(new Set(ids).size, ids.length, 'one delivery per event (no retries were needed)');
   });
 });

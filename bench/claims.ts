@@ -1,0 +1,184 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { submitBankDetails } from '../src/claims/bank-details.ts';
+import { openClaimsForFlightEvent } from '../src/claims/open-claims.ts';
+import { createApiKey } from '../src/partners/api-keys.ts';
+import { setConfiguration } from '../src/partners/configuration.ts';
+import { createPartner, setAgreement, setSubscription, signAgreement } from '../src/partners/partners.ts';
+import { loadConfig } from '../src/platform/config.ts';
+import { deriveKeyring, encrypt } from '../src/platform/crypto.ts';
+import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
+import { JobQueue } from '../src/platform/jobs.ts';
+import { registerQueues, startWorkers } from '../src/worker.ts';
+
+/**
+ * Claims benchmarks, in process: (1) fan-out — a cancelled flight with N active contracts, the time
+ * `openClaimsForFlightEvent` takes to open every claim and queue every SMS job (one transaction, a
+ * few statements); (2) bank details submitted → payout `paid` on the simulated bank, with the
+ * workers polling as configured by default.
+ */
+
+export interface FanoutMeasure {
+  database: 'PGlite' | 'PostgreSQL';
+  contracts: number;
+  claims: number;
+  jobs: number;
+  ms: number;
+}
+
+export interface PaidMeasure {
+  database: 'PGlite' | 'PostgreSQL';
+  pollSeconds: number;
+  samples: number[];
+  medianMs: number;
+}
+
+const KEYS = deriveKeyring(crypto.createHash('sha256').update('parasol bench').digest());
+
+async function partner(db: Db): Promise<{ id: string; configurationId: string }> {
+  const actor = 'operator:bench';
+  const p = await createPartner(db, actor, { slug: `bench-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`, name: 'Bench Air' });
+  await setAgreement(db, actor, p.id, {
+    allowedFormulas: ['delay', 'cancellation', 'delay_and_cancellation'],
+    currency: 'EUR',
+    taxRate: '0.09',
+    commissionMin: '0',
+    commissionMax: '0.3',
+    compensationMin: 1_000,
+    compensationMax: 50_000,
+  });
+  await signAgreement(db, actor, p.id);
+  await setSubscription(db, actor, p.id, 'flight-delay', true);
+  await setConfiguration(db, actor, p.id, { formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000, commissionRate: '0.2' });
+  await createApiKey(db, actor, { partnerId: p.id, environment: 'sandbox' });
+  const configuration = await db.selectFrom('partner_configurations').select('id').where('partner_id', '=', p.id).executeTakeFirstOrThrow();
+  return { id: p.id, configurationId: configuration.id };
+}
+
+/** N active sandbox contracts with one leg each on `flightNumber`, inserted set-wise (setup, not measured). */
+async function seedContracts(db: Db, p: { id: string; configurationId: string }, flightNumber: string, departureDate: string, n: number): Promise<void> {
+  const coverage = JSON.stringify({ formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000 });
+  const email = encrypt(KEYS.encryption, 'bench@example.com');
+  const phone = encrypt(KEYS.encryption, '+33612345678');
+  const departureAt = `${departureDate}T10:30:00Z`;
+  const tag = crypto.randomBytes(4).toString('hex').toUpperCase();
+  await sql`
+    WITH c AS (
+      INSERT INTO contracts (contract_number, partner_id, environment, quote_id, configuration_id, configuration_version, status, formula, coverage,
+        passengers, currency, premium_net, premium_tax, premium_commission, premium_total, customer_first_name, customer_last_name,
+        customer_email_enc, customer_phone_enc, customer_language, booking_reference, first_departure_at, quoted_at)
+      SELECT 'FD-B' || ${tag} || '-' || i, ${p.id}::uuid, 'sandbox', 'bench-' || ${tag} || '-' || i, ${p.configurationId}::uuid, 1, 'active',
+        'delay_and_cancellation', ${coverage}::jsonb, 1, 'EUR', 1000, 90, 200, 1090, 'Camille', 'Martin', ${email}, ${phone}, 'en', 'PNR123',
+        ${departureAt}::timestamptz, now()
+      FROM generate_series(1, ${n}) AS i
+      RETURNING id)
+    INSERT INTO contract_legs (contract_id, leg_index, partner_id, environment, flight_number, airline, departure_airport, arrival_airport,
+      departure_local, departure_date, departure_at)
+    SELECT c.id, 0, ${p.id}::uuid, 'sandbox', ${flightNumber}, 'AF', 'CDG', 'JFK', ${`${departureDate}T11:30`}, ${departureDate}::date, ${departureAt}::timestamptz
+    FROM c`.execute(db);
+}
+
+export async function benchFanout(handle: DatabaseHandle, database: FanoutMeasure['database'], sizes: number[]): Promise<FanoutMeasure[]> {
+  const db = handle.db;
+  const p = await partner(db);
+  // a queue that only sends: the measure is opening the claims and queueing their jobs
+  const jobs = await new JobQueue(db, { schedules: false, supervise: false, onError: () => undefined }).start();
+  await registerQueues(jobs);
+  const results: FanoutMeasure[] = [];
+  try {
+    for (const [i, n] of sizes.entries()) {
+      const flightNumber = `AF${7000 + i}`;
+      const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+      await seedContracts(db, p, flightNumber, departureDate, n);
+      const started = performance.now();
+      const opened = await openClaimsForFlightEvent({ db, jobs }, { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' });
+      const ms = performance.now() - started;
+      const queued = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'claims_notify' AND data->>'claimId' = ANY(${opened.map((c) => c.id)}::text[])`.execute(db);
+      results.push({ database, contracts: n, claims: opened.length, jobs: queued.rows[0]!.n, ms });
+      console.log(`  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms`);
+    }
+  } finally {
+    await jobs.stop({ graceful: false, timeoutMs: 1_000 });
+  }
+  return results;
+}
+
+/** Bank details submitted → claim paid by the simulated bank, with workers as the API process runs them. */
+export async function benchBankDetailsToPaid(handle: DatabaseHandle, database: PaidMeasure['database'], samples = 5): Promise<PaidMeasure> {
+  const db = handle.db;
+  const config = loadConfig({ PARASOL_DATA_DIR: path.join(os.tmpdir(), 'parasol-bench'), LOG_LEVEL: 'silent' });
+  const p = await partner(db);
+  const jobs = await new JobQueue(db, { pollingIntervalSeconds: config.jobPollSeconds, schedules: false, onError: () => undefined }).start();
+  await registerQueues(jobs);
+  await startWorkers(jobs, { db, keys: KEYS, config, now: () => new Date(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < samples; i++) {
+      const flightNumber = `AF${8000 + i}`;
+      const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+      await seedContracts(db, p, flightNumber, departureDate, 1);
+      const [claim] = await openClaimsForFlightEvent({ db, jobs }, { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' });
+      // the link: the outbox message's, once the notification job has run
+      let link: string | null = null;
+      while (!link) {
+        const row = await db.selectFrom('sms_outbox').select('link').where('claim_id', '=', claim!.id).executeTakeFirst();
+        link = row?.link ?? null;
+        if (!link) await new Promise((r) => setTimeout(r, 20));
+      }
+      const started = performance.now();
+      const outcome = await submitBankDetails({ db, jobs, keys: KEYS, now: () => new Date() }, link.split('/c/')[1]!, { accountHolder: 'Camille Martin', iban: 'DE89370400440532013000' });
+      if (outcome.kind !== 'accepted') throw new Error(`bank details not accepted: ${outcome.kind}`);
+      for (;;) {
+        const row = await db.selectFrom('claims').select('status').where('id', '=', claim!.id).executeTakeFirstOrThrow();
+        if (row.status === 'paid') break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await jobs.stop({ graceful: true, timeoutMs: 5_000 });
+  }
+  const sorted = [...times].sort((x, y) => x - y);
+  const result = { database, pollSeconds: config.jobPollSeconds, samples: times, medianMs: sorted[Math.floor(sorted.length / 2)]! };
+  console.log(`  ${database}: bank details → paid, median ${result.medianMs.toFixed(0)} ms over ${samples} (workers poll every ${config.jobPollSeconds} s)`);
+  return result;
+}
+
+/** Both benchmarks on the embedded database (a fresh PGlite in a temporary directory). */
+export async function benchClaimsPglite(sizes: number[]): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-bench-claims-'));
+  const handle = await openDatabase({ dataDir: dir });
+  try {
+    await handle.migrate();
+    // the payout timing first, on an idle queue; the fan-out then leaves thousands of jobs behind
+    const paid = await benchBankDetailsToPaid(handle, 'PGlite');
+    return { fanout: await benchFanout(handle, 'PGlite', sizes), paid };
+  } finally {
+    await handle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Both benchmarks on a fresh PostgreSQL database created from `adminUrl`, dropped afterwards. */
+export async function benchClaimsPostgres(adminUrl: string, sizes: number[]): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure }> {
+  const name = `parasol_bench_claims_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ databaseUrl: url.toString(), poolSize: 10 });
+  try {
+    await handle.migrate();
+    const paid = await benchBankDetailsToPaid(handle, 'PostgreSQL');
+    return { fanout: await benchFanout(handle, 'PostgreSQL', sizes), paid };
+  } finally {
+    await handle.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}

@@ -1,0 +1,254 @@
+import { sql, type Selectable } from 'kysely';
+import type { Environment, FlightWatchesTable, FlightWatchState } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import { parseDesignator, sameDesignator } from './flight-status.ts';
+
+/** SQL for flight watches (one per flight: environment + designator as the legs store it + local date). */
+
+export interface FlightWatch {
+  id: string;
+  environment: Environment;
+  flightNumber: string;
+  departureDate: string;
+  origin: string;
+  destination: string;
+  scheduledDeparture: Date;
+  scheduledArrival: Date | null;
+  state: FlightWatchState;
+  nextCheckAt: Date | null;
+  checks: number;
+  consecutiveErrors: number;
+  lastCheckedAt: Date | null;
+  lastOutcome: string | null;
+  lastStatus: unknown;
+  lastError: string | null;
+  decision: unknown;
+  reviewReason: string | null;
+  decidedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+function toWatch(r: Selectable<FlightWatchesTable>): FlightWatch {
+  return {
+    id: r.id,
+    environment: r.environment,
+    flightNumber: r.flight_number,
+    departureDate: r.departure_date,
+    origin: r.origin,
+    destination: r.destination,
+    scheduledDeparture: r.scheduled_departure,
+    scheduledArrival: r.scheduled_arrival,
+    state: r.state,
+    nextCheckAt: r.next_check_at,
+    checks: r.checks,
+    consecutiveErrors: r.consecutive_errors,
+    lastCheckedAt: r.last_checked_at,
+    lastOutcome: r.last_outcome,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    decision: r.decision,
+    reviewReason: r.review_reason,
+    decidedAt: r.decided_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Active legs of a flight: the `l`/`c` aliases of contract_legs and contracts. */
+const activeLegsOf = (w: { environment: string; flightNumber: string; departureDate: string }) => sql`
+  l.environment = ${w.environment} AND l.flight_number = ${w.flightNumber} AND l.departure_date = ${w.departureDate}::date AND c.status = 'active'`;
+
+/**
+ * Creates the missing watches of the active legs departing in [from, to), one per flight, in one
+ * statement; a watch closed because its contracts were all cancelled is reopened when an active
+ * contract appears on the flight again. The first check is the earliest leg's departure.
+ */
+export async function insertMissingWatches(db: Executor, window: { from: Date; to: Date }): Promise<{ created: number; reopened: number }> {
+  const result = await sql<{ inserted: boolean }>`
+    INSERT INTO flight_watches (environment, flight_number, departure_date, origin, destination, scheduled_departure, state, next_check_at)
+    SELECT DISTINCT ON (l.environment, l.flight_number, l.departure_date)
+           l.environment, l.flight_number, l.departure_date, l.departure_airport, l.arrival_airport, l.departure_at, 'watching', l.departure_at
+    FROM contract_legs l
+    JOIN contracts c ON c.id = l.contract_id
+    WHERE c.status = 'active'
+      AND l.departure_at >= ${window.from}
+      AND l.departure_at < ${window.to}
+    ORDER BY l.environment, l.flight_number, l.departure_date, l.departure_at
+    ON CONFLICT (environment, flight_number, departure_date) DO UPDATE
+      SET state = 'watching', next_check_at = EXCLUDED.next_check_at, review_reason = NULL, updated_at = now()
+      WHERE flight_watches.state = 'closed'
+    RETURNING (xmax = 0) AS inserted`.execute(db);
+  const created = result.rows.filter((r) => r.inserted).length;
+  return { created, reopened: result.rows.length - created };
+}
+
+/** Watching watches with no active contract leg left become `closed`, each with its audit row. One statement. */
+export async function closeWatchesWithoutContracts(db: Executor, actor: string): Promise<number> {
+  const result = await sql<{ id: string }>`
+    WITH closed AS (
+      UPDATE flight_watches w SET state = 'closed', next_check_at = NULL, last_outcome = 'no_active_contract', updated_at = now()
+      WHERE w.state = 'watching'
+        AND NOT EXISTS (
+          SELECT 1 FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+          WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')
+      RETURNING w.id, w.environment, w.flight_number, w.departure_date
+    )
+    INSERT INTO audit_log (actor, environment, entity, entity_id, action, data)
+    SELECT ${actor}, environment, 'flight_watch', id::text, 'flight_watch_closed',
+           jsonb_build_object('flightNumber', flight_number, 'departureDate', departure_date, 'reason', 'no_active_contract')
+    FROM closed
+    RETURNING entity_id AS id`.execute(db);
+  return result.rows.length;
+}
+
+/**
+ * Claims up to `limit` due watches (FOR UPDATE SKIP LOCKED: concurrent dispatchers never get the same
+ * one) and leases them: next_check_at moves to `leaseUntil`, so a watch whose check job is lost
+ * comes due again. Returns the claimed ids. `only` restricts to some watches (tests, operators).
+ */
+export async function leaseDueWatches(db: Executor, q: { now: Date; leaseUntil: Date; limit: number; only?: readonly string[] | undefined }): Promise<string[]> {
+  if (q.only && q.only.length === 0) return [];
+  const only = q.only ? sql`AND id = ANY(${[...q.only]}::uuid[])` : sql``;
+  const result = await sql<{ id: string }>`
+    UPDATE flight_watches w SET next_check_at = ${q.leaseUntil}, updated_at = now()
+    FROM (
+      SELECT id FROM flight_watches
+      WHERE state = 'watching' AND next_check_at <= ${q.now} ${only}
+      ORDER BY next_check_at
+      LIMIT ${q.limit}
+      FOR UPDATE SKIP LOCKED
+    ) due
+    WHERE w.id = due.id
+    RETURNING w.id`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+export async function findWatch(db: Executor, id: string): Promise<FlightWatch | undefined> {
+  const row = await db.selectFrom('flight_watches').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toWatch(row) : undefined;
+}
+
+/** The watches of a flight, whatever the spelling of its designator (AF6 finds AF006's watch). */
+export async function findWatchesOfFlight(db: Executor, environment: Environment, flightNumber: string, departureDate: string): Promise<FlightWatch[]> {
+  const designator = parseDesignator(flightNumber);
+  if (!designator) return [];
+  const rows = await db
+    .selectFrom('flight_watches')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('departure_date', '=', departureDate)
+    .where('flight_number', 'like', `${designator.airline}%`)
+    .execute();
+  return rows.filter((r) => sameDesignator(r.flight_number, flightNumber)).map(toWatch);
+}
+
+/** The spellings of a designator on the active legs of a date (AF6 → AF006 and AF6 if both exist). */
+export async function legSpellings(db: Executor, environment: Environment, flightNumber: string, departureDate: string): Promise<string[]> {
+  const designator = parseDesignator(flightNumber);
+  if (!designator) return [];
+  const rows = await db
+    .selectFrom('contract_legs')
+    .select('flight_number')
+    .distinct()
+    .where('environment', '=', environment)
+    .where('departure_date', '=', departureDate)
+    .where('flight_number', 'like', `${designator.airline}%`)
+    .execute();
+  return rows.map((r) => r.flight_number).filter((f) => sameDesignator(f, flightNumber));
+}
+
+export interface ActiveRoute {
+  origin: string;
+  destination: string;
+  /** Earliest departure of the route's active legs. */
+  departureAt: Date;
+  legs: number;
+  contracts: number;
+}
+
+/** The routes of the flight's active legs (one, except for a through flight insured on two segments). */
+export async function activeRoutes(db: Executor, w: FlightWatch): Promise<ActiveRoute[]> {
+  const result = await sql<{ origin: string; destination: string; departure_at: Date; legs: number; contracts: number }>`
+    SELECT l.departure_airport AS origin, l.arrival_airport AS destination, min(l.departure_at) AS departure_at,
+           count(*)::int AS legs, count(DISTINCT l.contract_id)::int AS contracts
+    FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+    WHERE ${activeLegsOf(w)}
+    GROUP BY l.departure_airport, l.arrival_airport
+    ORDER BY count(*) DESC, l.departure_airport, l.arrival_airport`.execute(db);
+  return result.rows.map((r) => ({ origin: r.origin, destination: r.destination, departureAt: new Date(r.departure_at), legs: r.legs, contracts: r.contracts }));
+}
+
+export interface WatchPatch {
+  state?: FlightWatchState;
+  nextCheckAt?: Date | null;
+  /** Adds one to `checks` (a provider was asked). */
+  counted?: boolean;
+  consecutiveErrors?: number;
+  lastCheckedAt?: Date;
+  lastOutcome?: string;
+  lastStatus?: unknown;
+  lastError?: string | null;
+  decision?: unknown;
+  reviewReason?: string | null;
+  decidedAt?: Date;
+  scheduledArrival?: Date | null;
+  origin?: string;
+  destination?: string;
+  scheduledDeparture?: Date;
+}
+
+/**
+ * Applies a check's outcome if the watch is still in one of `from` (another check or an operator
+ * may have decided it meanwhile). Returns whether it was applied.
+ */
+export async function updateWatch(db: Executor, id: string, from: readonly FlightWatchState[], p: WatchPatch): Promise<boolean> {
+  const result = await db
+    .updateTable('flight_watches')
+    .set((eb) => ({
+      updated_at: sql`now()`,
+      ...(p.state !== undefined ? { state: p.state } : {}),
+      ...(p.nextCheckAt !== undefined ? { next_check_at: p.nextCheckAt } : {}),
+      ...(p.counted ? { checks: eb('checks', '+', 1) } : {}),
+      ...(p.consecutiveErrors !== undefined ? { consecutive_errors: p.consecutiveErrors } : {}),
+      ...(p.lastCheckedAt !== undefined ? { last_checked_at: p.lastCheckedAt } : {}),
+      ...(p.lastOutcome !== undefined ? { last_outcome: p.lastOutcome } : {}),
+      ...(p.lastStatus !== undefined ? { last_status: JSON.stringify(p.lastStatus) } : {}),
+      ...(p.lastError !== undefined ? { last_error: p.lastError } : {}),
+      ...(p.decision !== undefined ? { decision: JSON.stringify(p.decision) } : {}),
+      ...(p.reviewReason !== undefined ? { review_reason: p.reviewReason } : {}),
+      ...(p.decidedAt !== undefined ? { decided_at: p.decidedAt } : {}),
+      ...(p.scheduledArrival !== undefined ? { scheduled_arrival: p.scheduledArrival } : {}),
+      ...(p.origin !== undefined ? { origin: p.origin } : {}),
+      ...(p.destination !== undefined ? { destination: p.destination } : {}),
+      ...(p.scheduledDeparture !== undefined ? { scheduled_departure: p.scheduledDeparture } : {}),
+    }))
+    .where('id', '=', id)
+    .where('state', 'in', [...from])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export interface WatchListItem extends FlightWatch {
+  /** Active contracts with a leg on the flight. */
+  contracts: number;
+}
+
+/** Watches for operators, due first, with the number of active contracts on each. */
+export async function listWatches(
+  db: Executor,
+  q: { environment?: Environment | undefined; state?: FlightWatchState | undefined; departureDate?: string | undefined; limit: number },
+): Promise<WatchListItem[]> {
+  let query = db
+    .selectFrom('flight_watches as w')
+    .selectAll('w')
+    .select(
+      sql<number>`(SELECT count(DISTINCT l.contract_id)::int FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+                   WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')`.as('contracts'),
+    );
+  if (q.environment) query = query.where('w.environment', '=', q.environment);
+  if (q.state) query = query.where('w.state', '=', q.state);
+  if (q.departureDate) query = query.where('w.departure_date', '=', q.departureDate);
+  const rows = await query.orderBy(sql`w.next_check_at NULLS LAST`).orderBy('w.departure_date').orderBy('w.flight_number').limit(q.limit).execute();
+  return rows.map((r) => ({ ...toWatch(r), contracts: r.contracts }));
+}

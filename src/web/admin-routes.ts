@@ -1,0 +1,202 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { FORMULAS, type Formula } from '../flight/coverage.ts';
+import { createApiKey, revokeApiKey } from '../partners/api-keys.ts';
+import { APIS, ENVIRONMENTS, type Environment, type Partner } from '../partners/model.ts';
+import { createPartner, parseApiName, requirePartner, setAgreement, setSubscription, signAgreement } from '../partners/partners.ts';
+import * as repo from '../partners/partners-repo.ts';
+import { createUser } from '../partners/users.ts';
+import { DomainError } from '../platform/errors.ts';
+import { CATALOG } from './catalog.ts';
+import { html, type SafeHtml } from './html.ts';
+import { t } from './i18n.ts';
+import { csrfField, formatDate, page, type PageContext } from './layout.ts';
+import { sessionActor, sessionFor } from './sessions.ts';
+import { signInRoutes } from './sign-in.ts';
+import { COOKIES, contextOf, field, fieldList, requireSession, sendMessage, sendPage, type FormBody } from './web-kit.ts';
+import type { WebDeps } from './web-routes.ts';
+import { adminViews } from './admin-views.ts';
+import { listPartnerUsers } from './views-repo.ts';
+
+/**
+ * The operator console: what the CLI does (partners, agreements draft → signed, subscriptions, keys,
+ * portal users) through the same use cases. A partner user never reaches it: any /admin page asked
+ * with a partner session and no operator session answers 403.
+ */
+export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.addHook('onRequest', async (request, reply) => {
+      if (!request.url.startsWith('/admin')) return;
+      const operator = await sessionFor(deps, 'operator', request.cookies[COOKIES.operator.name]);
+      if (operator) return;
+      const partner = await sessionFor(deps, 'partner', request.cookies[COOKIES.partner.name]);
+      if (partner) return sendMessage(request, reply, 'admin', 403, t(contextOf(request, 'admin').lang).forbiddenAdmin);
+    });
+    await app.register(signInRoutes(deps, 'operator'));
+
+    await app.register(async (admin) => {
+      requireSession(admin, deps, 'operator', 'admin', '/admin/login');
+      const actor = (request: FastifyRequest) => sessionActor(request.webSession!);
+
+      admin.get('/admin', async (request, reply) => sendPage(reply, 200, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db))));
+
+      admin.post<{ Body: FormBody }>('/admin/partners', async (request, reply) => {
+        try {
+          const partner = await createPartner(deps.db, actor(request), { slug: field(request.body, 'slug', 63), name: field(request.body, 'name', 200) });
+          return reply.redirect(`/admin/partners/${partner.slug}`, 303);
+        } catch (error) {
+          const problems = problemsOf(error);
+          return sendPage(reply, 422, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db), problems));
+        }
+      });
+
+      admin.get<{ Params: { slug: string } }>('/admin/partners/:slug', async (request, reply) => {
+        const partner = await requirePartner(deps.db, request.params.slug);
+        return sendPage(reply, 200, await partnerPage(deps, contextOf(request, 'admin'), partner));
+      });
+
+      /** Runs an operator action on a partner; on a domain error, shows the partner page with it. */
+      const action = <B>(path: string, run: (request: FastifyRequest<{ Params: { slug: string; id?: string }; Body: B }>, partner: Partner) => Promise<string | undefined>) =>
+        admin.post<{ Params: { slug: string; id?: string }; Body: B }>(path, async (request, reply: FastifyReply) => {
+          const partner = await requirePartner(deps.db, request.params.slug);
+          try {
+            const shown = await run(request, partner);
+            deps.directory.invalidate();
+            if (shown !== undefined) return sendPage(reply, 201, await partnerPage(deps, contextOf(request, 'admin'), partner, { created: shown }));
+            return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
+          } catch (error) {
+            return sendPage(reply, 422, await partnerPage(deps, contextOf(request, 'admin'), partner, { problems: problemsOf(error) }));
+          }
+        });
+
+      action<FormBody>('/admin/partners/:slug/agreement', async (request, partner) => {
+        const body = request.body;
+        await setAgreement(deps.db, actor(request), partner.id, {
+          allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula => (FORMULAS as readonly string[]).includes(f)),
+          currency: field(body, 'currency', 3).toUpperCase(),
+          taxRate: field(body, 'taxRate', 10),
+          commissionMin: field(body, 'commissionMin', 10),
+          commissionMax: field(body, 'commissionMax', 10),
+          compensationMin: integerOf(field(body, 'compensationMin', 12)),
+          compensationMax: integerOf(field(body, 'compensationMax', 12)),
+        });
+        return undefined;
+      });
+
+      action<FormBody>('/admin/partners/:slug/sign', async (request, partner) => {
+        await signAgreement(deps.db, actor(request), partner.id);
+        return undefined;
+      });
+
+      action<FormBody>('/admin/partners/:slug/subscriptions', async (request, partner) => {
+        const api = parseApiName(field(request.body, 'api', 40));
+        await setSubscription(deps.db, actor(request), partner.id, api, field(request.body, 'subscribed') === 'true');
+        return undefined;
+      });
+
+      action<FormBody>('/admin/partners/:slug/keys', async (request, partner) => {
+        const environment = field(request.body, 'environment', 20);
+        if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw new DomainError('validation_failed', 'Choose an environment.', { errors: [{ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` }] });
+        const created = await createApiKey(deps.db, actor(request), { partnerId: partner.id, environment: environment as Environment, label: field(request.body, 'label', 100) || undefined });
+        return created.plaintext;
+      });
+
+      action<FormBody>('/admin/partners/:slug/keys/:id/revoke', async (request, partner) => {
+        await revokeApiKey(deps.db, actor(request), partner.id, request.params.id ?? '');
+        return undefined;
+      });
+
+      action<FormBody>('/admin/partners/:slug/users', async (request, partner) => {
+        await createUser(deps.db, actor(request), { partnerId: partner.id, email: field(request.body, 'email', 320), password: field(request.body, 'password', 1024) });
+        return undefined;
+      });
+
+      await admin.register(adminViews(deps));
+    });
+  };
+}
+
+const integerOf = (text: string) => (/^\d{1,12}$/.test(text) ? Number(text) : Number.NaN);
+
+function problemsOf(error: unknown): string[] {
+  if (!(error instanceof DomainError)) throw error;
+  return error.extra.errors?.length ? error.extra.errors.map((e) => `${e.field.replace(/^\//, '')}: ${e.message}`) : [error.detail];
+}
+
+function problemList(problems: string[] | undefined): SafeHtml | string {
+  return problems?.length ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : '';
+}
+
+function partnersPage(ctx: PageContext, partners: Partner[], problems?: string[]): string {
+  const w = t(ctx.lang);
+  return page(
+    ctx,
+    w.partnersTitle,
+    html`<h1>${w.partnersTitle}</h1>
+${problemList(problems)}
+<table><caption class="visually-hidden">${w.partnersTitle}</caption><thead><tr><th scope="col">${w.slug}</th><th scope="col">${w.name}</th><th scope="col">${w.created}</th></tr></thead>
+<tbody>${partners.map((p) => html`<tr><td><a href="/admin/partners/${p.slug}">${p.slug}</a></td><td>${p.name}</td><td>${formatDate(p.createdAt, ctx.lang, '')}</td></tr>`)}</tbody></table>
+<section class="card"><h2>${w.createPartner}</h2>
+<form method="post" action="/admin/partners" class="row">${csrfField(ctx.session!.csrfToken)}
+<div><label for="p-slug">${w.slug}</label><input id="p-slug" name="slug" required pattern="[a-z0-9][a-z0-9-]{1,62}"></div>
+<div><label for="p-name">${w.name}</label><input id="p-name" name="name" required maxlength="200"></div>
+<div><button type="submit">${w.createPartner}</button></div></form></section>`,
+  );
+}
+
+async function partnerPage(deps: WebDeps, ctx: PageContext, partner: Partner, outcome: { problems?: string[]; created?: string } = {}): Promise<string> {
+  const w = t(ctx.lang);
+  const csrf = csrfField(ctx.session!.csrfToken);
+  const [agreement, subscriptions, keys, users] = await Promise.all([
+    repo.findAgreement(deps.db, partner.id),
+    repo.listSubscriptions(deps.db, partner.id),
+    repo.listApiKeys(deps.db, partner.id),
+    listPartnerUsers(deps.db, partner.id),
+  ]);
+  const base = `/admin/partners/${partner.slug}`;
+  const draft = !agreement || agreement.status === 'draft';
+  const a = agreement;
+  const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
+<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
+    (f) => html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
+  )}</fieldset>
+<div class="row">
+<div><label for="a-currency">${w.currency}</label><input id="a-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
+<div><label for="a-tax">${w.taxRate}</label><input id="a-tax" name="taxRate" value="${a?.taxRate ?? '0.09'}" size="8"></div>
+<div><label for="a-cmin">${w.commissionMin}</label><input id="a-cmin" name="commissionMin" value="${a?.commissionMin ?? '0'}" size="8"></div>
+<div><label for="a-cmax">${w.commissionMax}</label><input id="a-cmax" name="commissionMax" value="${a?.commissionMax ?? '0.3'}" size="8"></div>
+<div><label for="a-pmin">${w.compensationMin}</label><input id="a-pmin" name="compensationMin" value="${a?.compensationMin ?? 1000}" size="10"></div>
+<div><label for="a-pmax">${w.compensationMax}</label><input id="a-pmax" name="compensationMax" value="${a?.compensationMax ?? 50000}" size="10"></div>
+</div><p><button type="submit">${w.setAgreement}</button></p></form>`;
+  const agreementView = a
+    ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
+<p>${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
+    : html`<p id="agreement-status">${w.none}</p>`;
+  return page(
+    ctx,
+    partner.name,
+    html`<h1>${partner.name} <span class="muted">(${partner.slug})</span></h1>
+${problemList(outcome.problems)}
+${outcome.created ? html`<section class="card"><h2>${w.newKeyTitle}</h2><p role="alert">${w.newKeyWarning}</p><p><code class="key" id="new-key">${outcome.created}</code></p><p><button type="button" data-copy="new-key" data-copied="${w.copied}">${w.copy}</button> <span id="new-key-status" role="status"></span></p></section>` : ''}
+<section class="card"><h2>${w.agreement}</h2>${agreementView}
+${draft ? agreementForm : ''}
+${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
+</section>
+<section class="card"><h2>${w.subscriptions}</h2><ul>${APIS.map((api) => {
+      const on = subscriptions.includes(api);
+      return html`<li>${CATALOG[api].name} — <form method="post" action="${base}/subscriptions" style="display:inline">${csrf}<input type="hidden" name="api" value="${api}"><input type="hidden" name="subscribed" value="${on ? 'false' : 'true'}"><button type="submit" class="${on ? 'secondary' : ''}" aria-label="${on ? w.unsubscribe : w.subscribe} ${CATALOG[api].name}">${on ? w.unsubscribe : w.subscribe}</button></form></li>`;
+    })}</ul></section>
+<section class="card"><h2>${w.keysTitle}</h2>
+<table><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${keys.map(
+      (k) => html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
+    )}</tbody></table>
+<form method="post" action="${base}/keys" class="row">${csrf}
+<div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
+<div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>
+<div><button type="submit">${w.createKey}</button></div></form></section>
+<section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email}</li>`)}</ul>
+<form method="post" action="${base}/users" class="row">${csrf}
+<div><label for="u-email">${w.email}</label><input id="u-email" name="email" type="email" required></div>
+<div><label for="u-password">${w.password}</label><input id="u-password" name="password" type="password" minlength="10" required autocomplete="new-password"></div>
+<div><button type="submit">${w.createUser}</button></div></form></section>`,
+  );
+}

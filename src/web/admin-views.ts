@@ -1,0 +1,129 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { html, type SafeHtml } from './html.ts';
+import { t } from './i18n.ts';
+import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
+import { contextOf, sendPage } from './web-kit.ts';
+import { claimsByStatus, flightWatchesByState, listAllClaims, listFlightWatches, listOutbox, listPayouts, payoutsByStatus, type Page } from './views-repo.ts';
+import type { WebDeps } from './web-routes.ts';
+
+/** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
+
+const FLIGHT_STATES = ['watching', 'decided', 'manual_review', 'closed'];
+const CLAIM_STATUSES = ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'];
+const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'];
+
+const offsetOf = (value: unknown) => (typeof value === 'string' && /^\d{1,7}$/.test(value) ? Number(value) : 0);
+const oneOf = (value: unknown, allowed: string[]) => (typeof value === 'string' && allowed.includes(value) ? value : undefined);
+
+export function adminViews(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get<{ Querystring: { state?: string; offset?: string } }>('/admin/flights', async (request, reply) => {
+      const ctx = contextOf(request, 'admin');
+      const state = oneOf(request.query.state, FLIGHT_STATES);
+      const [counts, rows] = await Promise.all([flightWatchesByState(deps.db), listFlightWatches(deps.db, { state, offset: offsetOf(request.query.offset) })]);
+      const w = t(ctx.lang);
+      return sendPage(
+        reply,
+        200,
+        view(ctx, w.nav.flights, '/admin/flights', 'state', FLIGHT_STATES, state, counts.map((c) => [c.state, String(c.count)]), rows, [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'], (r) => [
+          r.flight_number,
+          `${r.origin} ${r.departure_date} (${formatDate(r.scheduled_departure, ctx.lang, '')})`,
+          r.destination,
+          r.environment,
+          r.review_reason ? `${r.state}: ${r.review_reason}` : r.state,
+          formatDate(r.next_check_at, ctx.lang, '—'),
+          String(r.checks),
+          r.last_outcome ?? '',
+        ]),
+      );
+    });
+
+    app.get<{ Querystring: { status?: string; offset?: string } }>('/admin/claims', async (request, reply) => {
+      const ctx = contextOf(request, 'admin');
+      const w = t(ctx.lang);
+      const status = oneOf(request.query.status, CLAIM_STATUSES);
+      const [counts, rows] = await Promise.all([claimsByStatus(deps.db, {}), listAllClaims(deps.db, { status, offset: offsetOf(request.query.offset) })]);
+      return sendPage(
+        reply,
+        200,
+        view(ctx, w.nav.claims, '/admin/claims', 'status', CLAIM_STATUSES, status, counts.map((c) => [w.claimStatus[c.status as keyof typeof w.claimStatus] ?? c.status, String(c.count)]), rows, ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened], (r) => [
+          r.claim_number,
+          r.slug,
+          r.environment,
+          r.contract_number,
+          w.claimStatus[r.status] ?? r.status,
+          r.reason,
+          formatMoney(Number(r.compensation_amount), r.currency, ctx.lang),
+          formatDate(r.opened_at, ctx.lang, ''),
+        ]),
+      );
+    });
+
+    app.get<{ Querystring: { offset?: string } }>('/admin/outbox', async (request, reply) => {
+      const ctx = contextOf(request, 'admin');
+      const w = t(ctx.lang);
+      const rows = await listOutbox(deps.db, offsetOf(request.query.offset));
+      return sendPage(
+        reply,
+        200,
+        view(ctx, w.nav.outbox, '/admin/outbox', undefined, [], undefined, [], rows, [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'], (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body]),
+      );
+    });
+
+    app.get<{ Querystring: { status?: string; offset?: string } }>('/admin/payouts', async (request, reply) => {
+      const ctx = contextOf(request, 'admin');
+      const w = t(ctx.lang);
+      const status = oneOf(request.query.status, PAYOUT_STATUSES);
+      const [counts, rows] = await Promise.all([payoutsByStatus(deps.db), listPayouts(deps.db, { status, offset: offsetOf(request.query.offset) })]);
+      return sendPage(
+        reply,
+        200,
+        view(ctx, w.nav.payouts, '/admin/payouts', 'status', PAYOUT_STATUSES, status, counts.map((c) => [`${c.status} (${c.currency})`, `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`]), rows, ['End-to-end id', w.partnersTitle, w.environment, '#', 'Rail', w.status, 'Attempt', w.amount, w.created, w.paid], (r) => [
+          r.end_to_end_id,
+          r.slug,
+          r.environment,
+          r.claim_number,
+          r.rail,
+          r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status,
+          String(r.attempt),
+          formatMoney(Number(r.amount), r.currency, ctx.lang),
+          formatDate(r.created_at, ctx.lang, ''),
+          formatDate(r.settled_at, ctx.lang, '—'),
+        ]),
+      );
+    });
+  };
+}
+
+/** A counted, filtered, paginated table. */
+function view<R>(
+  ctx: PageContext,
+  title: string,
+  path: string,
+  filterName: string | undefined,
+  filterValues: string[],
+  current: string | undefined,
+  counts: [string, string][],
+  data: Page<R>,
+  headers: string[],
+  cells: (row: R) => string[],
+): string {
+  const w = t(ctx.lang);
+  const link = (params: Record<string, string | undefined>) => {
+    const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    return query ? `${path}?${query}` : path;
+  };
+  const filter: SafeHtml | string = filterName
+    ? html`<p>${w.filter}: <a href="${path}"${current ? '' : html` aria-current="true"`}>${w.all}</a>${filterValues.map((v) => html` · <a href="${link({ [filterName]: v })}"${current === v ? html` aria-current="true"` : ''}>${v}</a>`)}</p>`
+    : '';
+  return page(
+    ctx,
+    title,
+    html`<h1>${title}</h1>
+${counts.length ? html`<div class="stats">${counts.map(([label, value]) => html`<div class="card stat"><span>${label}</span><strong>${value}</strong></div>`)}</div>` : ''}
+${filter}
+${data.rows.length === 0 ? html`<p>${w.none}</p>` : html`<table><caption class="visually-hidden">${title}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${data.rows.map((r) => html`<tr>${cells(r).map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`}
+${data.next !== null ? html`<p class="pager"><a href="${link({ ...(filterName ? { [filterName]: current } : {}), offset: String(data.next) })}">${w.nextPage}</a></p>` : ''}`,
+    { wide: false },
+  );
+}

@@ -1,0 +1,81 @@
+import { FLIGHT_PREFIX } from '../flight/routes.ts';
+import { DEMO_PREFIX } from '../home/routes.ts';
+import { APIS, type ApiName } from '../partners/model.ts';
+import * as repo from '../partners/partners-repo.ts';
+import { POLICY_ADMIN_PREFIX } from '../policies/routes.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { Lang } from './i18n.ts';
+
+/** The developer portal's API catalog: what each API is, and which ones a partner may see. */
+
+export interface CatalogEntry {
+  api: ApiName;
+  /** The portal name, as in shared/API.md. */
+  name: string;
+  prefix: string;
+  /** The app decorator that renders the API's OpenAPI document (platform/openapi.ts). */
+  decorator: string;
+  summary: Record<Lang, string>;
+  /** A first call for the getting-started steps. */
+  example: { method: 'GET' | 'POST'; path: string; body?: unknown };
+}
+
+export const CATALOG: Record<ApiName, CatalogEntry> = {
+  'flight-delay': {
+    api: 'flight-delay',
+    name: 'Flight Delay and Cancellation API',
+    prefix: FLIGHT_PREFIX,
+    decorator: 'flightDelayOpenapi',
+    summary: {
+      en: 'Sell parametric flight delay and cancellation insurance at booking: quote a trip with your configuration, subscribe a contract from the quote, cancel it before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled.',
+      fr: 'Vendez une assurance paramétrique retard et annulation de vol à la réservation : tarifez un voyage avec votre configuration, souscrivez un contrat à partir du devis, annulez-le avant le départ avec remboursement intégral, et listez les sinistres que la plateforme ouvre d’elle-même quand un vol assuré est retardé ou annulé.',
+    },
+    example: { method: 'POST', path: '/getPrice', body: { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: '2027-03-14T10:30' } },
+  },
+  demo: {
+    api: 'demo',
+    name: 'Demo API',
+    prefix: DEMO_PREFIX,
+    decorator: 'demoOpenapi',
+    summary: {
+      en: 'The first API to try: the cities of a French zip code (La Poste data), and a home-insurance quote priced from a published rating table.',
+      fr: 'La première API à essayer : les communes d’un code postal français (données La Poste), et un devis d’assurance habitation calculé d’après un barème publié.',
+    },
+    example: { method: 'POST', path: '/getCityByZipCode', body: { zipCode: '75007' } },
+  },
+  'policy-admin': {
+    api: 'policy-admin',
+    name: 'API to manage policies',
+    prefix: POLICY_ADMIN_PREFIX,
+    decorator: 'policyAdminOpenapi',
+    summary: {
+      en: 'Connect your policy-administration system to the insurer’s database: record policies (idempotent), read them, search them and cancel them. Only your own policies, ever.',
+      fr: 'Reliez votre système de gestion de contrats à la base de l’assureur : enregistrez des polices (de façon idempotente), lisez-les, cherchez-les et résiliez-les. Uniquement les vôtres.',
+    },
+    example: { method: 'GET', path: '/policies?limit=10' },
+  },
+};
+
+/** The APIs a partner is subscribed to, in catalog order. */
+export async function subscribedApis(db: Db, partnerId: string): Promise<CatalogEntry[]> {
+  const subscribed = new Set(await repo.listSubscriptions(db, partnerId));
+  return APIS.filter((api) => subscribed.has(api)).map((api) => CATALOG[api]);
+}
+
+/** One API of the catalog, only if the partner is subscribed to it: 404 otherwise (as if absent). */
+export async function requireSubscribedApi(db: Db, partnerId: string, api: string): Promise<CatalogEntry> {
+  const entry = (APIS as readonly string[]).includes(api) ? CATALOG[api as ApiName] : undefined;
+  if (!entry || !(await repo.listSubscriptions(db, partnerId)).includes(entry.api)) throw new DomainError('not_found', `No API ${api}.`);
+  return entry;
+}
+
+/**
+ * The OpenAPI document to download: the one served at `{prefix}/openapi.json`, with its server made
+ * absolute (the partner's base URL) so that generated clients work without editing it.
+ */
+export function apiDefinition(document: unknown, entry: CatalogEntry, publicUrl: string): Record<string, unknown> {
+  const doc = structuredClone(document) as Record<string, unknown>;
+  doc.servers = [{ url: `${publicUrl}${entry.prefix}`, description: 'Parasol' }];
+  return doc;
+}

@@ -1,0 +1,101 @@
+import { Decimal } from 'decimal.js';
+import { FORMULAS, type Formula } from '../flight/coverage.ts';
+import type { ConfigurationInput } from '../partners/configuration.ts';
+import type { Agreement, Configuration } from '../partners/model.ts';
+import { TIER_LIMITS } from '../partners/terms.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { t, type Lang } from './i18n.ts';
+import { formatMoney } from './layout.ts';
+import type { FormBody } from './web-kit.ts';
+import { field } from './web-kit.ts';
+
+/**
+ * The console's configuration form: amounts in major units ("50" = €50.00), the commission in
+ * percent ("20" = 0.2). Parsing only converts; the bounds are checked by partners/terms.ts, the same
+ * check as setConfiguration and /getPrice/simulate, and its errors are put back next to the fields.
+ */
+
+export interface FormValues {
+  formula: string;
+  tiers: { minutes: string; amount: string }[];
+  cancellation: string;
+  commission: string;
+}
+
+/** Field name → message, shown next to the field. */
+export type FormErrors = Record<string, string>;
+
+export function valuesFrom(body: FormBody | undefined): FormValues {
+  const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({ minutes: field(body, `tier_minutes_${i}`, 20), amount: field(body, `tier_amount_${i}`, 20) }));
+  return { formula: field(body, 'formula', 40), tiers, cancellation: field(body, 'cancellation', 20), commission: field(body, 'commission', 20) };
+}
+
+const toMajor = (minor: number) => new Decimal(minor).div(100).toString();
+
+export function valuesOf(configuration: Configuration | undefined, agreement: Agreement): FormValues {
+  const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => {
+    const tier = configuration?.delayTiers[i];
+    return tier ? { minutes: String(tier.minDelayMinutes), amount: toMajor(tier.amount) } : { minutes: '', amount: '' };
+  });
+  return {
+    formula: configuration?.formula ?? agreement.allowedFormulas[0] ?? 'delay',
+    tiers,
+    cancellation: configuration && configuration.cancellationAmount > 0 ? toMajor(configuration.cancellationAmount) : '',
+    commission: configuration ? new Decimal(configuration.commissionRate).mul(100).toString() : new Decimal(agreement.commissionMin).mul(100).toString(),
+  };
+}
+
+function minorUnits(text: string): number | undefined {
+  if (!/^\d{1,7}([.,]\d{1,2})?$/.test(text)) return undefined;
+  return new Decimal(text.replace(',', '.')).mul(100).toNumber();
+}
+
+/** Converts the form to a configuration input, or the fields that are not numbers at all. */
+export function parseForm(values: FormValues, lang: Lang): { input?: ConfigurationInput; errors: FormErrors } {
+  const w = t(lang);
+  const errors: FormErrors = {};
+  const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
+  if (!formula) errors.formula = w.errors.formula;
+  const delayTiers: { minDelayMinutes: number; amount: number }[] = [];
+  values.tiers.forEach((tier, i) => {
+    if (tier.minutes === '' && tier.amount === '') return;
+    const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
+    const amount = minorUnits(tier.amount);
+    if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.number;
+    if (amount === undefined) errors[`tier_amount_${i}`] = w.errors.number;
+    if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
+  });
+  const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation);
+  if (cancellationAmount === undefined) errors.cancellation = w.errors.number;
+  const commission = values.commission.replace(',', '.');
+  const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission) ? new Decimal(commission).div(100).toString() : undefined;
+  if (commissionRate === undefined) errors.commission = w.errors.number;
+  if (Object.keys(errors).length || !formula || cancellationAmount === undefined || commissionRate === undefined) return { errors };
+  return { input: { formula, delayTiers, cancellationAmount, commissionRate }, errors };
+}
+
+/**
+ * Puts the errors of checkTerms (JSON Pointers into a configuration) back on the form's fields, in
+ * the page's language. Tier indexes are those of the filled rows, which the form keeps in order.
+ */
+export function formErrors(errors: FieldError[], values: FormValues, agreement: Agreement, lang: Lang): FormErrors {
+  const w = t(lang);
+  const out: FormErrors = {};
+  const filled = values.tiers.map((tier, i) => ({ tier, i })).filter(({ tier }) => tier.minutes !== '' || tier.amount !== '');
+  const money = (minor: number) => formatMoney(minor, agreement.currency, lang);
+  const amountMessage = w.errors.amount(money(agreement.compensationMin), money(agreement.compensationMax));
+  for (const error of errors) {
+    const tier = /^\/delayTiers\/(\d+)\/(minDelayMinutes|amount)$/.exec(error.field);
+    if (error.field === '/formula') out.formula ??= w.errors.formula;
+    else if (error.field === '/commissionRate') {
+      out.commission ??= w.errors.commission(new Decimal(agreement.commissionMin).mul(100).toString(), new Decimal(agreement.commissionMax).mul(100).toString());
+    } else if (error.field === '/cancellationAmount') out.cancellation ??= amountMessage;
+    else if (error.field === '/delayTiers') out.tier_minutes_0 ??= w.errors.tiers;
+    else if (tier) {
+      const row = filled[Number(tier[1])]?.i ?? 0;
+      if (tier[2] === 'minDelayMinutes') out[`tier_minutes_${row}`] ??= w.errors.minutes;
+      else out[`tier_amount_${row}`] ??= /longer delay/.test(error.message) ? w.errors.order : amountMessage;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+import { DateTime } from 'luxon';
+import { claimView, type ClaimView } from '../flight/list-claims.ts';
+import * as contracts from '../flight/contracts-repo.ts';
+import { listClaims } from '../claims/claims-repo.ts';
+import type { Environment } from '../partners/model.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+
+/** A partner's contract as the console shows it: terms, legs and claims. Another partner's is 404. */
+export interface ContractDetail {
+  contractNumber: string;
+  environment: Environment;
+  status: string;
+  formula: string;
+  passengers: number;
+  currency: string;
+  premium: { net: number; tax: number; commission: number; total: number };
+  coverage: { delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number };
+  customerName: string;
+  bookingReference: string;
+  configurationVersion: number;
+  createdAt: Date;
+  cancelledAt: Date | null;
+  cancelReason: string | null;
+  refundAmount: number | null;
+  legs: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureLocal: string }[];
+  claims: ClaimView[];
+}
+
+export async function contractDetail(db: Db, scope: { partnerId: string; environment: Environment }, contractNumber: string): Promise<ContractDetail> {
+  const contract = /^[A-Z0-9-]{4,40}$/i.test(contractNumber) ? await contracts.findContract(db, scope, contractNumber.toUpperCase()) : undefined;
+  if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
+  const [legs, claims] = await Promise.all([
+    contracts.findLegs(db, contract.id),
+    listClaims(db, { ...scope, from: new Date(0), toExclusive: DateTime.now().plus({ years: 5 }).toJSDate(), contractId: contract.id, limit: 100 }),
+  ]);
+  return {
+    contractNumber: contract.contract_number,
+    environment: contract.environment,
+    status: contract.status,
+    formula: contract.formula,
+    passengers: contract.passengers,
+    currency: contract.currency,
+    premium: { net: Number(contract.premium_net), tax: Number(contract.premium_tax), commission: Number(contract.premium_commission), total: Number(contract.premium_total) },
+    coverage: { delayTiers: contract.coverage.delayTiers, cancellationAmount: contract.coverage.cancellationAmount },
+    customerName: `${contract.customer_first_name} ${contract.customer_last_name}`,
+    bookingReference: contract.booking_reference,
+    configurationVersion: contract.configuration_version,
+    createdAt: contract.created_at,
+    cancelledAt: contract.cancelled_at,
+    cancelReason: contract.cancel_reason,
+    refundAmount: contract.refund_amount === null ? null : Number(contract.refund_amount),
+    legs: legs.map((l) => ({ flightNumber: l.flight_number, departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, departureLocal: l.departure_local })),
+    claims: claims.map(claimView),
+  };
+}

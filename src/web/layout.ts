@@ -1,0 +1,105 @@
+import { html, type SafeHtml } from './html.ts';
+import { t, type Lang } from './i18n.ts';
+import type { WebSession } from './sessions.ts';
+
+/** The chrome shared by the portal and the consoles: skip link, header, navigation, language switch. */
+
+export type Area = 'portal' | 'console' | 'admin';
+
+export interface PageContext {
+  lang: Lang;
+  area: Area;
+  /** The request path (for the language switch and the current navigation entry). */
+  path: string;
+  session?: WebSession | undefined;
+}
+
+/** Bumped when an asset changes, so browsers never keep a stale copy. */
+export const ASSET_VERSION = '1';
+export const asset = (name: string) => `/assets/${name}?v=${ASSET_VERSION}`;
+
+function navigation(ctx: PageContext): SafeHtml {
+  const w = t(ctx.lang);
+  const entries: [string, string][] =
+    ctx.area === 'admin'
+      ? [
+          ['/admin', w.nav.partners],
+          ['/admin/flights', w.nav.flights],
+          ['/admin/claims', w.nav.claims],
+          ['/admin/outbox', w.nav.outbox],
+          ['/admin/payouts', w.nav.payouts],
+        ]
+      : [
+          ['/portal', w.nav.apis],
+          ['/portal/keys', w.nav.keys],
+          ['/console', w.nav.configuration],
+          ['/console/dashboard', w.nav.dashboard],
+          ['/console/claims', w.nav.claims],
+          ['/console/webhooks', w.nav.webhooks],
+        ];
+  const current = (href: string) => ctx.path === href || (href !== '/portal' && href !== '/console' && href !== '/admin' && ctx.path.startsWith(`${href}/`)) || (href === '/portal' && ctx.path.startsWith('/portal/apis'));
+  return html`<nav aria-label="${w.areas[ctx.area]}"><ul>${entries.map(
+    ([href, label]) => html`<li><a href="${href}"${current(href) ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  )}</ul></nav>`;
+}
+
+function languageSwitch(ctx: PageContext): SafeHtml {
+  const w = t(ctx.lang);
+  const other = (lang: Lang, label: string) =>
+    ctx.lang === lang
+      ? html`<span aria-current="true" lang="${lang}">${label}</span>`
+      : html`<a href="/lang/${lang}?next=${encodeURIComponent(ctx.path)}" lang="${lang}" hreflang="${lang}">${label}</a>`;
+  return html`<div class="lang" role="group" aria-label="${w.language}">${other('en', 'English')} · ${other('fr', 'Français')}</div>`;
+}
+
+function account(ctx: PageContext): SafeHtml | string {
+  if (!ctx.session) return '';
+  const w = t(ctx.lang);
+  const action = ctx.area === 'admin' ? '/admin/logout' : '/portal/logout';
+  return html`<div class="account"><span>${w.signedInAs} <strong>${ctx.session.email}</strong>${ctx.session.partnerName ? html` · ${ctx.session.partnerName}` : ''}</span>
+<form method="post" action="${action}">${csrfField(ctx.session.csrfToken)}<button type="submit" class="link">${w.signOut}</button></form></div>`;
+}
+
+export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}">`;
+
+export function page(ctx: PageContext, title: string, body: SafeHtml, options: { scripts?: string[]; head?: SafeHtml; wide?: boolean } = {}): string {
+  const w = t(ctx.lang);
+  const csrf = ctx.session ? html` data-csrf="${ctx.session.csrfToken}"` : '';
+  return html`<!doctype html>
+<html lang="${ctx.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}'>
+<title>${title} — ${w.areas[ctx.area]} — Parasol</title>
+<link rel="stylesheet" href="${asset('web.css')}">
+${options.head ?? ''}
+</head>
+<body${csrf} class="area-${ctx.area}">
+<a class="skip" href="#main">${w.skip}</a>
+<header>
+<div class="brand"><a href="${ctx.area === 'admin' ? '/admin' : '/portal'}">${w.brand}</a> <span>${w.areas[ctx.area]}</span></div>
+${ctx.session ? navigation(ctx) : ''}
+<div class="tools">${languageSwitch(ctx)}${account(ctx)}</div>
+</header>
+<main id="main" tabindex="-1"${options.wide ? html` class="wide"` : ''}>
+${body}
+</main>
+<script src="${asset('web.js')}" defer></script>
+${(options.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></script>`)}
+</body>
+</html>`.value;
+}
+
+/** A message page (errors, 403, 404). */
+export function messagePage(ctx: PageContext, title: string, message: string): string {
+  return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);
+}
+
+export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
+  d ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : never;
+
+export function formatMoney(minor: number, currency: string, lang: Lang): string {
+  return new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { style: 'currency', currency }).format(minor / 100);
+}

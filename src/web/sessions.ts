@@ -1,0 +1,167 @@
+import crypto from 'node:crypto';
+import { audit } from '../platform/audit.ts';
+import type { Config } from '../platform/config.ts';
+import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import * as repo from './sessions-repo.ts';
+import type { SessionKind, SessionRow } from './sessions-repo.ts';
+
+/**
+ * Browser sessions of partner users (portal and console) and operators (operator console).
+ * The cookie carries 256 random bits; the database keeps only their SHA-256. A session lasts at most
+ * SESSION_RULES.absoluteHours and ends after SESSION_RULES.idleMinutes without a request. Each
+ * session has its own CSRF synchronizer token, checked on every POST. Sign-in failures are counted
+ * per account and per client address; past the threshold the account (or address) is locked for a
+ * while, whatever the password.
+ */
+export const SESSION_RULES = {
+  absoluteHours: 12,
+  idleMinutes: 120,
+  /** last_seen_at is written at most this often. */
+  touchEverySeconds: 60,
+  account: { threshold: 5, windowMinutes: 15, lockMinutes: 15 },
+  address: { threshold: 30, windowMinutes: 15, lockMinutes: 15 },
+} as const;
+
+export type { SessionKind };
+
+export interface WebSession {
+  kind: SessionKind;
+  accountId: string;
+  email: string;
+  /** Partner sessions only. */
+  partnerId: string | null;
+  partnerName: string | null;
+  partnerSlug: string | null;
+  csrfToken: string;
+  expiresAt: Date;
+  /** The hashed token, to sign out. */
+  tokenHash: string;
+}
+
+export interface SessionDeps {
+  db: Db;
+  now: () => Date;
+}
+
+export type SignInOutcome =
+  | { kind: 'signed_in'; token: string; session: WebSession }
+  | { kind: 'invalid' }
+  | { kind: 'locked'; retryAfterSeconds: number };
+
+// A hash to verify against when the email is unknown: the answer takes as long either way.
+let decoyHash: Promise<string> | undefined;
+const decoy = () => (decoyHash ??= hashPassword(randomToken(16)));
+
+const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+export async function signIn(deps: SessionDeps, input: { kind: SessionKind; email: string; password: string; address: string }): Promise<SignInOutcome> {
+  const now = deps.now();
+  const email = normaliseEmail(input.email).slice(0, 320);
+  const accountKey = `${input.kind}:account:${email}`;
+  const addressKey = `${input.kind}:address:${input.address}`;
+  const throttles = await repo.findThrottles(deps.db, [accountKey, addressKey]);
+  const lockedUntil = Math.max(0, ...throttles.map((t) => t.lockedUntil?.getTime() ?? 0));
+  if (lockedUntil > now.getTime()) return { kind: 'locked', retryAfterSeconds: Math.ceil((lockedUntil - now.getTime()) / 1000) };
+
+  const account = email && input.password.length <= 1024 ? await repo.findAccount(deps.db, input.kind, email) : undefined;
+  const valid = account ? await verifyPassword(input.password, account.passwordHash) : (await verifyPassword(input.password, await decoy()), false);
+  if (!account || !valid) {
+    const rules = [
+      [accountKey, SESSION_RULES.account],
+      [addressKey, SESSION_RULES.address],
+    ] as const;
+    for (const [key, rule] of rules) {
+      await repo.recordFailure(deps.db, key, now, new Date(now.getTime() - rule.windowMinutes * 60_000), rule.threshold, new Date(now.getTime() + rule.lockMinutes * 60_000));
+    }
+    return { kind: 'invalid' };
+  }
+
+  const token = randomToken(32);
+  const tokenHash = sha256Hex(token);
+  const csrfToken = randomToken(32);
+  const expiresAt = new Date(now.getTime() + SESSION_RULES.absoluteHours * 3_600_000);
+  await deps.db.transaction().execute(async (trx) => {
+    await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
+    await repo.clearThrottle(trx, accountKey);
+    await repo.insertSession(trx, { tokenHash, kind: input.kind, accountId: account.id, partnerId: account.partnerId, csrfToken, expiresAt, now });
+    await audit(trx, {
+      actor: actorOf(input.kind, account.id, account.email),
+      partnerId: account.partnerId,
+      entity: 'session',
+      entityId: tokenHash.slice(0, 16),
+      action: 'signed_in',
+      data: { address: input.address },
+    });
+  });
+  const session = await sessionFor(deps, input.kind, token);
+  if (!session) throw new Error('session vanished right after sign-in');
+  return { kind: 'signed_in', token, session };
+}
+
+/** The live session of a cookie token, or undefined (unknown, expired, idle too long, other kind). */
+export async function sessionFor(deps: SessionDeps, kind: SessionKind, token: string | undefined): Promise<WebSession | undefined> {
+  if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const tokenHash = sha256Hex(token);
+  const row = await repo.findSession(deps.db, kind, tokenHash);
+  if (!row) return undefined;
+  const now = deps.now();
+  if (row.expiresAt <= now || row.lastSeenAt.getTime() < now.getTime() - SESSION_RULES.idleMinutes * 60_000) {
+    await repo.deleteSession(deps.db, tokenHash);
+    return undefined;
+  }
+  if (now.getTime() - row.lastSeenAt.getTime() > SESSION_RULES.touchEverySeconds * 1000) await repo.touchSession(deps.db, tokenHash, now);
+  return toSession(row);
+}
+
+function toSession(row: SessionRow): WebSession {
+  return {
+    kind: row.kind,
+    accountId: row.accountId,
+    email: row.email,
+    partnerId: row.partnerId,
+    partnerName: row.partnerName,
+    partnerSlug: row.partnerSlug,
+    csrfToken: row.csrfToken,
+    expiresAt: row.expiresAt,
+    tokenHash: row.tokenHash,
+  };
+}
+
+export async function signOut(deps: SessionDeps, session: WebSession): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    if (await repo.deleteSession(trx, session.tokenHash)) {
+      await audit(trx, { actor: sessionActor(session), partnerId: session.partnerId, entity: 'session', entityId: session.tokenHash.slice(0, 16), action: 'signed_out' });
+    }
+  });
+}
+
+/** The audit actor of a session: `user:<id>` for partner users, `operator:<email>` for operators. */
+export function sessionActor(session: WebSession): string {
+  return actorOf(session.kind, session.accountId, session.email);
+}
+
+const actorOf = (kind: SessionKind, id: string, email: string) => (kind === 'operator' ? `operator:${email}` : `user:${id}`);
+
+/** Constant-time comparison of the CSRF token a form sent with the session's. */
+export function csrfMatches(session: WebSession, sent: unknown): boolean {
+  if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
+}
+
+/**
+ * Creates the operator of PARASOL_ADMIN_EMAIL/PASSWORD when no operator has that email (an existing
+ * operator keeps its password: change it in the database, not by restarting with another one).
+ */
+export async function seedOperator(db: Db, config: Pick<Config, 'admin'>): Promise<string | undefined> {
+  const { email, password } = config.admin;
+  if (!email || !password) return undefined;
+  const normalised = normaliseEmail(email);
+  if (await repo.operatorExists(db, normalised)) return undefined;
+  const passwordHash = await hashPassword(password);
+  return db.transaction().execute(async (trx) => {
+    const id = await repo.insertOperatorIfMissing(trx, normalised, passwordHash);
+    if (id) await audit(trx, { actor: 'seed', entity: 'operator', entityId: id, action: 'created', data: { email: normalised } });
+    return id;
+  });
+}

@@ -1,0 +1,83 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { randomToken } from '../platform/crypto.ts';
+import type { Config } from '../platform/config.ts';
+import { html } from './html.ts';
+import { t } from './i18n.ts';
+import { page, type PageContext } from './layout.ts';
+import { SESSION_RULES, sessionFor, signIn, signOut, type SessionDeps, type SessionKind } from './sessions.ts';
+import { contextOf, COOKIES, cookieOptions, field, localPath, requireSession, sendPage, type FormBody } from './web-kit.ts';
+
+/**
+ * Sign-in and sign-out of one kind of account: partner users at /portal/login, operators at
+ * /admin/login. The sign-in form has no session yet, so its CSRF token is a double-submit cookie.
+ */
+export function signInRoutes(deps: SessionDeps & { config: Config }, kind: SessionKind): FastifyPluginAsync {
+  const area = kind === 'operator' ? 'admin' : 'portal';
+  const base = kind === 'operator' ? '/admin' : '/portal';
+  const cookie = COOKIES[kind];
+  return async (app) => {
+    const loginToken = (request: { cookies: Record<string, string | undefined> }, reply: { setCookie: (n: string, v: string, o: object) => unknown }) => {
+      const existing = request.cookies[COOKIES.login.name];
+      if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+      const token = randomToken(24);
+      reply.setCookie(COOKIES.login.name, token, cookieOptions(deps.config, COOKIES.login.path));
+      return token;
+    };
+
+    app.get<{ Querystring: { next?: string } }>(`${base}/login`, async (request, reply) => {
+      if (await sessionFor(deps, kind, request.cookies[cookie.name])) return reply.redirect(localPath(request.query.next, base), 303);
+      const ctx = contextOf(request, area);
+      return sendPage(reply, 200, loginPage(ctx, kind, { csrf: loginToken(request, reply), next: localPath(request.query.next, base), email: '' }));
+    });
+
+    app.post<{ Body: FormBody }>(`${base}/login`, async (request, reply) => {
+      const ctx = contextOf(request, area);
+      const w = t(ctx.lang);
+      const email = field(request.body, 'email', 320);
+      const next = localPath(field(request.body, 'next'), base);
+      const sent = field(request.body, '_csrf');
+      const expected = request.cookies[COOKIES.login.name];
+      if (!expected || sent !== expected) {
+        return sendPage(reply, 403, loginPage(ctx, kind, { csrf: loginToken(request, reply), next, email, error: w.formExpired }));
+      }
+      const outcome = await signIn(deps, { kind, email, password: field(request.body, 'password', 1024), address: request.ip });
+      if (outcome.kind === 'locked') {
+        reply.header('Retry-After', String(outcome.retryAfterSeconds));
+        return sendPage(reply, 429, loginPage(ctx, kind, { csrf: expected, next, email, error: w.signInLocked(Math.ceil(outcome.retryAfterSeconds / 60)) }));
+      }
+      if (outcome.kind === 'invalid') return sendPage(reply, 401, loginPage(ctx, kind, { csrf: expected, next, email, error: w.signInInvalid }));
+      reply.setCookie(cookie.name, outcome.token, cookieOptions(deps.config, cookie.path, SESSION_RULES.absoluteHours * 3600));
+      return reply.redirect(next, 303);
+    });
+
+    await app.register(async (guarded) => {
+      requireSession(guarded, deps, kind, area, `${base}/login`);
+      guarded.post(`${base}/logout`, async (request, reply) => {
+        await signOut(deps, request.webSession!);
+        reply.clearCookie(cookie.name, cookieOptions(deps.config, cookie.path));
+        return reply.redirect(`${base}/login`, 303);
+      });
+    });
+  };
+}
+
+function loginPage(ctx: PageContext, kind: SessionKind, form: { csrf: string; next: string; email: string; error?: string }): string {
+  const w = t(ctx.lang);
+  const title = kind === 'operator' ? w.signInTitle.admin : w.signInTitle.portal;
+  return page(
+    { ...ctx, session: undefined },
+    title,
+    html`<div class="card" style="max-width:28rem">
+<h1>${title}</h1>
+${form.error ? html`<p class="alert" role="alert" id="login-error">${form.error}</p>` : ''}
+<form method="post" action="${ctx.area === 'admin' ? '/admin/login' : '/portal/login'}">
+<input type="hidden" name="_csrf" value="${form.csrf}">
+<input type="hidden" name="next" value="${form.next}">
+<label for="email">${w.email}</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${form.email}" size="32"${form.error ? html` aria-describedby="login-error"` : ''}>
+<label for="password">${w.password}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required size="32">
+<p><button type="submit">${w.signIn}</button></p>
+</form></div>`,
+  );
+}

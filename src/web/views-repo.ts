@@ -1,0 +1,151 @@
+import { sql } from 'kysely';
+import type { Executor } from '../platform/db.ts';
+
+/** Read-only SQL behind the consoles' tables and dashboards. */
+
+export async function listPartnerUsers(db: Executor, partnerId: string): Promise<{ email: string; createdAt: Date }[]> {
+  const rows = await db.selectFrom('users').select(['email', 'created_at']).where('partner_id', '=', partnerId).orderBy('email').execute();
+  return rows.map((r) => ({ email: r.email, createdAt: r.created_at }));
+}
+
+export interface Scope {
+  partnerId: string;
+  environment: 'sandbox' | 'preproduction' | 'production';
+}
+
+export interface DailyCount {
+  day: string;
+  count: number;
+}
+
+const day = (column: string) => sql<string>`to_char((${sql.ref(column)} AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`;
+
+/** Contracts subscribed, contracts cancelled and claims opened per UTC day in [from, toExclusive). */
+export async function dailyActivity(db: Executor, scope: Scope, from: Date, toExclusive: Date): Promise<{ subscriptions: DailyCount[]; cancellations: DailyCount[]; claims: DailyCount[] }> {
+  const perDay = async (table: 'contracts' | 'claims', column: 'created_at' | 'cancelled_at' | 'opened_at') => {
+    const rows = await db
+      .selectFrom(table)
+      .select([day(column).as('day'), sql<number>`count(*)::int`.as('count')])
+      .where('partner_id', '=', scope.partnerId)
+      .where('environment', '=', scope.environment)
+      .where(sql.ref(column), '>=', from)
+      .where(sql.ref(column), '<', toExclusive)
+      .groupBy(sql`1`)
+      .orderBy(sql`1`)
+      .execute();
+    return rows.map((r) => ({ day: r.day, count: Number(r.count) }));
+  };
+  const [subscriptions, cancellations, claims] = await Promise.all([perDay('contracts', 'created_at'), perDay('contracts', 'cancelled_at'), perDay('claims', 'opened_at')]);
+  return { subscriptions, cancellations, claims };
+}
+
+export async function claimsByStatus(db: Executor, scope: Scope | { environment?: undefined; partnerId?: undefined }): Promise<{ status: string; count: number; amount: number }[]> {
+  let query = db.selectFrom('claims').select(['status', sql<number>`count(*)::int`.as('count'), sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('amount')]);
+  if (scope.partnerId) query = query.where('partner_id', '=', scope.partnerId);
+  if (scope.environment) query = query.where('environment', '=', scope.environment);
+  const rows = await query.groupBy('status').orderBy('status').execute();
+  return rows.map((r) => ({ status: r.status, count: Number(r.count), amount: Number(r.amount) }));
+}
+
+/** Premium written (contracts not cancelled, by currency) against compensation paid (paid claims). */
+export async function premiumAndPaid(db: Executor, scope: Scope): Promise<{ currency: string; premium: number; commission: number; refunded: number; paid: number }[]> {
+  const written = await db
+    .selectFrom('contracts')
+    .select([
+      'currency',
+      sql<string>`coalesce(sum(premium_total) filter (where status <> 'cancelled'), 0)::text`.as('premium'),
+      sql<string>`coalesce(sum(premium_commission) filter (where status <> 'cancelled'), 0)::text`.as('commission'),
+      sql<string>`coalesce(sum(refund_amount), 0)::text`.as('refunded'),
+    ])
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment)
+    .groupBy('currency')
+    .execute();
+  const paid = await db
+    .selectFrom('claims')
+    .select(['currency', sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('paid')])
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment)
+    .where('status', '=', 'paid')
+    .groupBy('currency')
+    .execute();
+  const currencies = [...new Set([...written.map((w) => w.currency), ...paid.map((p) => p.currency)])].sort();
+  return currencies.map((currency) => {
+    const w = written.find((r) => r.currency === currency);
+    return {
+      currency,
+      premium: Number(w?.premium ?? 0),
+      commission: Number(w?.commission ?? 0),
+      refunded: Number(w?.refunded ?? 0),
+      paid: Number(paid.find((r) => r.currency === currency)?.paid ?? 0),
+    };
+  });
+}
+
+export interface Page<T> {
+  rows: T[];
+  /** Offset of the next page, or null. */
+  next: number | null;
+}
+
+export const VIEW_PAGE = 50;
+
+async function paged<T>(rows: Promise<T[]>, offset: number): Promise<Page<T>> {
+  const all = await rows;
+  return { rows: all.slice(0, VIEW_PAGE), next: all.length > VIEW_PAGE ? offset + VIEW_PAGE : null };
+}
+
+/** Flights under monitoring (the flight_watches of monitoring), soonest departure first. */
+export async function listFlightWatches(db: Executor, filter: { state?: string | undefined; offset: number }) {
+  let query = db
+    .selectFrom('flight_watches')
+    .select(['environment', 'flight_number', 'departure_date', 'origin', 'destination', 'state', 'scheduled_departure', 'next_check_at', 'checks', 'last_outcome', 'review_reason']);
+  if (filter.state) query = query.where('state', '=', filter.state as never);
+  return paged(query.orderBy('scheduled_departure').orderBy('id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
+}
+
+export async function flightWatchesByState(db: Executor) {
+  const rows = await db.selectFrom('flight_watches').select(['state', sql<number>`count(*)::int`.as('count')]).groupBy('state').orderBy('state').execute();
+  return rows.map((r) => ({ state: r.state as string, count: Number(r.count) }));
+}
+
+/** Claims of every partner, newest first, optionally of one status. */
+export async function listAllClaims(db: Executor, filter: { status?: string | undefined; offset: number }) {
+  let query = db
+    .selectFrom('claims as cl')
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+    .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+    .select(['cl.claim_number', 'p.slug', 'cl.environment', 'c.contract_number', 'cl.status', 'cl.reason', 'cl.compensation_amount', 'cl.currency', 'cl.opened_at']);
+  if (filter.status) query = query.where('cl.status', '=', filter.status as never);
+  return paged(query.orderBy('cl.opened_at', 'desc').orderBy('cl.id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
+}
+
+/** The SMS outbox (sandbox and preproduction messages), newest first; phones stay encrypted. */
+export async function listOutbox(db: Executor, offset: number) {
+  const query = db
+    .selectFrom('sms_outbox as o')
+    .innerJoin('partners as p', 'p.id', 'o.partner_id')
+    .innerJoin('contracts as c', 'c.id', 'o.contract_id')
+    .select(['o.sent_at', 'p.slug', 'o.environment', 'c.contract_number', 'o.body']);
+  return paged(query.orderBy('o.sent_at', 'desc').orderBy('o.id').offset(offset).limit(VIEW_PAGE + 1).execute(), offset);
+}
+
+export async function payoutsByStatus(db: Executor) {
+  const rows = await db
+    .selectFrom('payouts')
+    .select(['status', 'currency', sql<number>`count(*)::int`.as('count'), sql<string>`sum(amount)::text`.as('amount')])
+    .groupBy(['status', 'currency'])
+    .orderBy('status')
+    .execute();
+  return rows.map((r) => ({ status: r.status, currency: r.currency, count: Number(r.count), amount: Number(r.amount) }));
+}
+
+export async function listPayouts(db: Executor, filter: { status?: string | undefined; offset: number }) {
+  let query = db
+    .selectFrom('payouts as pa')
+    .innerJoin('partners as p', 'p.id', 'pa.partner_id')
+    .innerJoin('claims as cl', 'cl.id', 'pa.claim_id')
+    .select(['pa.end_to_end_id', 'p.slug', 'pa.environment', 'cl.claim_number', 'pa.rail', 'pa.status', 'pa.attempt', 'pa.amount', 'pa.currency', 'pa.created_at', 'pa.settled_at', 'pa.failure_reason']);
+  if (filter.status) query = query.where('pa.status', '=', filter.status as never);
+  return paged(query.orderBy('pa.created_at', 'desc').orderBy('pa.id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
+}

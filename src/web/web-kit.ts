@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../platform/config.ts';
+import { DomainError } from '../platform/errors.ts';
+import { languageOf, t, type Lang } from './i18n.ts';
+import { messagePage, type Area, type PageContext } from './layout.ts';
+import { csrfMatches, sessionFor, type SessionDeps, type SessionKind, type WebSession } from './sessions.ts';
+
+/** HTTP glue shared by the portal and consoles: cookies, the session guard, CSRF, HTML replies. */
+
+export const COOKIES = {
+  partner: { name: 'psl_portal', path: '/' },
+  operator: { name: 'psl_admin', path: '/admin' },
+  /** Double-submit token of the sign-in forms (there is no session yet to tie it to). */
+  login: { name: 'psl_login', path: '/' },
+  lang: { name: 'psl_lang', path: '/' },
+} as const;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    webSession: WebSession | null;
+  }
+}
+
+export type FormBody = Record<string, string | string[] | undefined>;
+
+/** A single form value (the first when repeated), trimmed, bounded. */
+export function field(body: FormBody | undefined, name: string, max = 500): string {
+  const value = body?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first.trim().slice(0, max) : '';
+}
+
+export function fieldList(body: FormBody | undefined, name: string): string[] {
+  const value = body?.[name];
+  return (Array.isArray(value) ? value : value === undefined ? [] : [value]).map((v) => String(v).trim());
+}
+
+export function cookieOptions(config: Pick<Config, 'publicUrl'>, path: string, maxAgeSeconds?: number) {
+  return {
+    path,
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: config.publicUrl.startsWith('https://'),
+    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
+  };
+}
+
+export function langOf(request: FastifyRequest): Lang {
+  return languageOf(request.cookies[COOKIES.lang.name], request.headers['accept-language']);
+}
+
+export function contextOf(request: FastifyRequest, area: Area): PageContext {
+  return { lang: langOf(request), area, path: request.url.split('?')[0] ?? '/', session: request.webSession ?? undefined };
+}
+
+export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+export function sendMessage(request: FastifyRequest, reply: FastifyReply, area: Area, status: 403 | 404 | 500, message?: string): FastifyReply {
+  const ctx = contextOf(request, area);
+  const w = t(ctx.lang);
+  const title = status === 403 ? w.forbidden : status === 404 ? w.notFound : w.error;
+  return sendPage(reply, status, messagePage(ctx, String(status), message ?? title));
+}
+
+/** The CSRF token a POST carries: the `_csrf` form field, or the X-CSRF-Token header (htmx). */
+export function sentCsrf(request: FastifyRequest): unknown {
+  const header = request.headers['x-csrf-token'];
+  if (typeof header === 'string') return header;
+  return (request.body as FormBody | undefined)?._csrf;
+}
+
+/**
+ * Guards a scope: loads the session of `kind` from its cookie; without one, GETs go to the sign-in
+ * page and other methods answer 401; every non-GET must carry the session's CSRF token (else 403).
+ */
+export function requireSession(app: FastifyInstance, deps: SessionDeps, kind: SessionKind, area: Area, loginPath: string): void {
+  app.addHook('preHandler', async (request, reply) => {
+    const session = await sessionFor(deps, kind, request.cookies[COOKIES[kind].name]);
+    if (!session) {
+      if (request.method === 'GET') return reply.redirect(`${loginPath}?next=${encodeURIComponent(request.url)}`, 303);
+      return sendPage(reply, 401, messagePage(contextOf(request, area), '401', t(langOf(request)).formExpired));
+    }
+    request.webSession = session;
+    if (request.method !== 'GET' && request.method !== 'HEAD' && !csrfMatches(session, sentCsrf(request))) {
+      request.log.warn({ path: request.url }, 'CSRF token missing or wrong');
+      return sendPage(reply, 403, messagePage(contextOf(request, area), '403', t(langOf(request)).formExpired));
+    }
+  });
+}
+
+/** A safe local redirect target: a path on this site, never `//host` or a scheme. */
+export function localPath(next: unknown, fallback: string): string {
+  return typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && next.length <= 500 ? next : fallback;
+}
+
+/** HTML error pages for a scope: domain errors with their status, anything else 500 (logged). */
+export function htmlErrors(app: FastifyInstance, area: Area): void {
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof DomainError) {
+      const status = error.status === 404 ? 404 : error.status === 403 ? 403 : undefined;
+      if (status) return sendMessage(request, reply, area, status);
+      return sendPage(reply, error.status, messagePage(contextOf(request, area), String(error.status), error.detail));
+    }
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status && status >= 400 && status < 500) return sendPage(reply, status, messagePage(contextOf(request, area), String(status), t(langOf(request)).formExpired));
+    request.log.error({ err: error }, 'unhandled error in a page');
+    return sendMessage(request, reply, area, 500);
+  });
+}
