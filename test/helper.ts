@@ -18,6 +18,17 @@ import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.t
  */
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
+/** Polls until `check` returns a value other than undefined (jobs run asynchronously); fails after `ms`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
 /** Where to hang the teardown: a test's context (`t.after`), or nothing and the caller closes. */
 type Teardown = Pick<TestContext, 'after'> | undefined;
 

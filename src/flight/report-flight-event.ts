@@ -30,23 +30,7 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
   if (input.environment !== undefined && input.environment !== caller.environment) {
     throw new DomainError('validation_failed', `Your key reports events of ${caller.environment} only.`, { errors: [{ field: '/environment', message: `must be ${caller.environment} (your key's) or absent` }] });
   }
-  checkEvent(input);
-  const opened = await openClaimsForFlightEvent(
-    deps,
-    {
-      environment: caller.environment,
-      partnerId: caller.partnerId,
-      flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
-      departureDate: input.departureDate,
-      status: input.status,
-      arrivalDelayMinutes: input.arrivalDelayMinutes,
-      source: 'partner_report',
-      evidence: { reportedBy: caller.actor },
-    },
-    caller.actor,
-  );
-  const rows = await findClaims(deps.db, caller, opened.map((c) => c.id));
-  return { claimsOpened: rows.map(claimView) };
+  return report(deps, input, { environment: caller.environment, partnerId: caller.partnerId, scope: caller, actor: caller.actor, source: 'partner_report' });
 }
 
 /**
@@ -55,21 +39,31 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
  * review, or a provider's error corrected. Same use case as the monitoring, same rules.
  */
 export async function reportFlightEventAsOperator(deps: FlightDeps, operator: OperatorCaller, input: FlightEventRequest): Promise<{ claimsOpened: ClaimView[] }> {
+  return report(deps, input, { environment: input.environment ?? 'production', partnerId: undefined, scope: undefined, actor: operator.actor, source: 'operator_report' });
+}
+
+/** Both callers: the same use case as the monitoring, then the claims opened as partners see them. */
+async function report(
+  deps: FlightDeps,
+  input: FlightEventRequest,
+  who: { environment: Environment; partnerId: string | undefined; scope: Caller | undefined; actor: string; source: string },
+): Promise<{ claimsOpened: ClaimView[] }> {
   checkEvent(input);
   const opened = await openClaimsForFlightEvent(
     deps,
     {
-      environment: input.environment ?? 'production',
+      environment: who.environment,
+      partnerId: who.partnerId,
       flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
       departureDate: input.departureDate,
       status: input.status,
       arrivalDelayMinutes: input.arrivalDelayMinutes,
-      source: 'operator_report',
-      evidence: { reportedBy: operator.actor },
+      source: who.source,
+      evidence: { reportedBy: who.actor },
     },
-    operator.actor,
+    who.actor,
   );
-  const rows = await findClaims(deps.db, undefined, opened.map((c) => c.id));
+  const rows = await findClaims(deps.db, who.scope, opened.map((c) => c.id));
   return { claimsOpened: rows.map(claimView) };
 }
 

@@ -7,17 +7,8 @@ import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { JobQueue } from '../../src/platform/jobs.ts';
 import { registerQueues, startWorkers } from '../../src/worker.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 
-async function eventually<T>(check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(200);
-  }
-}
 
 /**
  * Exactly once, whatever the duplicates: the same flight event delivered 10 times at once through

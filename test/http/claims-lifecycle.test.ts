@@ -1,23 +1,12 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
 import { addEndpoint } from '../../src/notify/webhooks.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 
-/** Polls until `check` returns a value (jobs run asynchronously); fails after `ms`. */
-async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(150);
-  }
-}
 
 /**
  * The claim flow of sandbox end to end, through HTTP only (a listening server, real form posts):
