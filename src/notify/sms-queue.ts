@@ -20,7 +20,7 @@ export const SMS_QUEUE_POLICY = { retryLimit: 5, retryDelay: 30, retryBackoff: t
 
 export class SmsProviderMissing extends Error {
   constructor(environment: string) {
-    super(`No SMS provider is configured for ${environment} (set PARASOL_TWILIO_*): the message stays queued and the job is retried.`);
+    super(`No SMS provider is configured for ${environment} (set PARASOL_TWILIO_*): the message stays queued; the job is retried a few times, then fails.`);
     this.name = 'SmsProviderMissing';
   }
 }
