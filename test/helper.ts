@@ -212,6 +212,41 @@ export async function subscribeTrip(app: FastifyInstance, partner: TestPartner, 
   return post(app, `${FLIGHT}/subscribe`, subscription(quote.body.quoteReference, t), partner.auth);
 }
 
+export interface InsuredFlight {
+  contractNumber: string;
+  flightNumber: string;
+  /** Local departure date of the outbound leg. */
+  departureDate: string;
+  /** The return leg's, when `returnFlight` was given. */
+  returnFlight?: string;
+  returnDate?: string;
+}
+
+/**
+ * Quote then subscribe a CDG → JFK trip on the given flight (and JFK → CDG on `returnFlight`), for
+ * claims tests: they need their own flight numbers, so that their events touch only their contracts.
+ */
+export async function insureFlight(
+  app: FastifyInstance,
+  partner: TestPartner,
+  options: { flightNumber: string; returnFlight?: string; days?: number; passengers?: number; language?: 'fr' | 'en'; customer?: { firstName?: string; lastName?: string } },
+): Promise<InsuredFlight> {
+  const t = trip(options.days ?? 12, { returnTrip: options.returnFlight !== undefined, additionalPassengers: (options.passengers ?? 1) - 1 });
+  const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
+  if (quote.status !== 200) throw new Error(`getPrice failed: ${JSON.stringify(quote.body)}`);
+  const flights = [{ flightNumber: options.flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t.departureDateTime }];
+  if (options.returnFlight && t.returnDepartureDateTime) flights.push({ flightNumber: options.returnFlight, departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: t.returnDepartureDateTime });
+  const customer = { ...CUSTOMER, language: options.language ?? 'en', ...options.customer };
+  const res = await post(app, `${FLIGHT}/subscribe`, { quoteReference: quote.body.quoteReference, customer, booking: { reference: 'PNR123' }, flights }, partner.auth);
+  if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return {
+    contractNumber: res.body.contractNumber as string,
+    flightNumber: options.flightNumber,
+    departureDate: t.departureDateTime.slice(0, 10),
+    ...(options.returnFlight && t.returnDepartureDateTime ? { returnFlight: options.returnFlight, returnDate: t.returnDepartureDateTime.slice(0, 10) } : {}),
+  };
+}
+
 /** The environment for a child process: without the test runner's own variables (a child that
  * inherits NODE_TEST_CONTEXT behaves as a test file and never exits on its own). */
 export function childEnv(): NodeJS.ProcessEnv {

@@ -7,7 +7,7 @@ import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { JobQueue } from '../../src/platform/jobs.ts';
 import { registerQueues, startWorkers } from '../../src/worker.ts';
-import { buildTestApp, createTestPartner, eventually, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, insureFlight, type TestApp, type TestPartner } from '../helper.ts';
 
 
 /**
@@ -38,24 +38,12 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
 
   it('one claim per leg, one SMS per claim, one payout per claim, paid once', async () => {
     const flightNumber = `AF${5000 + (process.pid % 4000)}`;
-    const body = trip(15);
-    const departureDate = body.departureDateTime.slice(0, 10);
     const contracts: string[] = [];
+    let departureDate = '';
     for (let i = 0; i < 4; i++) {
-      const quote = await post(t.app, `${FLIGHT}/getPrice`, body, a.auth);
-      const res = await post(
-        t.app,
-        `${FLIGHT}/subscribe`,
-        {
-          quoteReference: quote.body.quoteReference,
-          customer: { firstName: 'Camille', lastName: `Martin${i}`, email: 'camille@example.com', phone: '+33612345678', language: 'en' },
-          booking: { reference: `PNRX${i}` },
-          flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }],
-        },
-        a.auth,
-      );
-      assert.equal(res.status, 201, JSON.stringify(res.body));
-      contracts.push(res.body.contractNumber);
+      const insured = await insureFlight(t.app, a, { flightNumber, days: 15, customer: { lastName: `Martin${i}` } });
+      contracts.push(insured.contractNumber);
+      departureDate = insured.departureDate;
     }
 
     // the event, 10 times at once, half through each worker's queue

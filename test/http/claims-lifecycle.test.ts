@@ -5,7 +5,7 @@ import { expireClaims } from '../../src/claims/expire-claims.ts';
 import { addEndpoint } from '../../src/notify/webhooks.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
 import { Receiver } from '../webhooks/receiver.ts';
-import { buildTestApp, createTestPartner, eventually, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, FLIGHT, insureFlight, post, type TestApp, type TestPartner } from '../helper.ts';
 
 
 /**
@@ -38,35 +38,8 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
   });
 
   let seq = 8100;
-  async function contract(options: { returnTrip?: boolean } = {}) {
-    const flightNumber = `AF${seq++}`;
-    const returnFlight = `AF${seq++}`;
-    const body = trip(12, { returnTrip: options.returnTrip ?? false });
-    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, a.auth);
-    assert.equal(quote.status, 200, JSON.stringify(quote.body));
-    const flights = [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }];
-    if (options.returnTrip) flights.push({ flightNumber: returnFlight, departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: (body as { returnDepartureDateTime: string }).returnDepartureDateTime });
-    const res = await post(
-      t.app,
-      `${FLIGHT}/subscribe`,
-      {
-        quoteReference: quote.body.quoteReference,
-        customer: { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'en' },
-        booking: { reference: 'PNR789' },
-        flights,
-      },
-      a.auth,
-    );
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return {
-      contractNumber: res.body.contractNumber as string,
-      flightNumber,
-      returnFlight,
-      departureDate: body.departureDateTime.slice(0, 10),
-      returnDate: (body as { returnDepartureDateTime?: string }).returnDepartureDateTime?.slice(0, 10),
-    };
-  }
-
+  const contract = async (options: { returnTrip?: boolean } = {}) =>
+    insureFlight(t.app, a, { flightNumber: `AF${seq++}`, ...(options.returnTrip ? { returnFlight: `AF${seq++}` } : {}) });
   const claimsOf = async (contractNumber: string) => {
     const today = new Date().toISOString().slice(0, 10);
     const res = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
@@ -161,7 +134,7 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
   it('a return trip: two legs, two claims; the contract completes only when both are settled', async () => {
     const c = await contract({ returnTrip: true });
     await post(t.app, `${FLIGHT}/claims`, { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' }, a.auth);
-    await post(t.app, `${FLIGHT}/claims`, { flightNumber: c.returnFlight, departureDate: c.returnDate, status: 'diverted' }, a.auth);
+    await post(t.app, `${FLIGHT}/claims`, { flightNumber: c.returnFlight!, departureDate: c.returnDate!, status: 'diverted' }, a.auth);
     const claims = await claimsOf(c.contractNumber);
     assert.equal(claims.length, 2);
     const messages = await eventually(async () => {

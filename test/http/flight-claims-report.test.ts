@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, FLIGHT, insureFlight, post, type TestApp, type TestPartner } from '../helper.ts';
 
 describe('POST /claims — a partner rehearses the claim flow', () => {
   let t: TestApp;
@@ -14,23 +14,7 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
   after(() => t.close());
 
   let seq = 4000;
-  async function contract(who: TestPartner, flightNumber = `AF${seq++}`, passengers = 1) {
-    const body = trip(12, { additionalPassengers: passengers - 1 });
-    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, who.auth);
-    const res = await post(
-      t.app,
-      `${FLIGHT}/subscribe`,
-      {
-        quoteReference: quote.body.quoteReference,
-        customer: { firstName: 'Ada', lastName: 'Byron', email: 'ada@example.com', phone: '+33612345678', language: 'en' },
-        booking: { reference: 'PNR123' },
-        flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }],
-      },
-      who.auth,
-    );
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { contractNumber: res.body.contractNumber as string, flightNumber, departureDate: body.departureDateTime.slice(0, 10) };
-  }
+  const contract = (who: TestPartner, flightNumber = `AF${seq++}`, passengers = 1) => insureFlight(t.app, who, { flightNumber, passengers });
 
   it('opens the claims of the caller’s contracts on the flight, once', async () => {
     const c = await contract(a, undefined, 2);

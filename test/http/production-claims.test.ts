@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/program.ts';
-import { buildTestApp, createTestPartner, eventually, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, eventually, FLIGHT, insureFlight, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
 import { validateWithXmllint } from '../payouts/xmllint.ts';
 
@@ -66,23 +66,8 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
 
   let seq = 4100;
   const departure = trip(12).departureDateTime;
-  async function contract(who: TestPartner, flightNumber: string) {
-    const body = trip(12);
-    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, who.auth);
-    const res = await post(
-      t.app,
-      `${FLIGHT}/subscribe`,
-      {
-        quoteReference: quote.body.quoteReference,
-        customer: { firstName: 'Élodie', lastName: 'Durand', email: 'elodie@example.com', phone: '+33612345678', language: 'fr' },
-        booking: { reference: 'PNR321' },
-        flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }],
-      },
-      who.auth,
-    );
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.contractNumber as string;
-  }
+  const contract = async (who: TestPartner, flightNumber: string) =>
+    (await insureFlight(t.app, who, { flightNumber, language: 'fr', customer: { firstName: 'Élodie', lastName: 'Durand' } })).contractNumber;
   const operator = { authorization: '' };
 
   it('a production partner key cannot report a flight event; an operator token can, for every partner on the flight', async () => {
