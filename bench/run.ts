@@ -539,14 +539,13 @@ status; "connection errors" counts errors and timeouts without a response.
 The gap to the bare route is the work a quote must do and the bare route does not: per request, Bearer
 authentication (a cached key lookup), the per-key rate limit and its three \`RateLimit-*\` headers,
 the request id, Ajv validation of the body, and the quote itself — a memoised priced template per
-(partner, configuration version, trip), a clock check, a fresh quote id, and the HMAC-SHA256 signature
-of the quote reference (OpenSSL's per-call set-up dominates it: about 3 µs in a tight loop, about
-12 µs measured inside the server). Pricing (decimal.js) and time-zone arithmetic (luxon) ran on every
-request at first (9.7 % of bare); memoising them, replacing \`@fastify/rate-limit\` by a synchronous
-limiter and making authentication synchronous on a cached key brought the ratio to the figure above.
-What is left is mostly the signature and Fastify's own per-hook cost; going further means not signing
-each quote (a stored quote is a database write, which the design rules out) or dropping the headers
-the API contract requires.
+(partner, configuration version, trip), a clock check and a fresh quote id. Pricing (decimal.js) and
+time-zone arithmetic (luxon) ran on every request at first (9.7 % of bare); memoising them, replacing
+\`@fastify/rate-limit\` by a synchronous limiter and making authentication synchronous on a cached key
+brought it to about 60 %. The HMAC-SHA256 signature of each quote then cost about a third of the
+route's throughput under load (the OpenSSL object per call, its base64url payload, the garbage they
+leave); the quote terms are now signed once per trip and minute and each quote adds only its unsigned
+id (\`q2\` references: docs/ARCHITECTURE.md, "Quotes write nothing"), which gives the figure above.
 
 ## Method
 

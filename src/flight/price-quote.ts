@@ -7,7 +7,7 @@ import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
 import { policyPremium, priceLeg, type LegPremium, type PremiumBreakdown } from './pricing.ts';
-import { newQuoteId, prepareQuote, signPrepared } from './quote-token.ts';
+import { newQuoteId, prepareQuote, quoteReference, signTerms } from './quote-token.ts';
 
 export interface QuoteRequest extends TripInput {
   additionalPassengers?: number | undefined;
@@ -147,12 +147,20 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   });
   const now = deps.now();
   checkDepartureWindows(template.legs, now);
-  const expiresAt = new Date(
-    Math.min(now.getTime() + deps.quoteTtlMinutes * 60_000, template.legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000),
-  );
-  const quoteReference = signPrepared(deps.keys.quoteSigning, template.prepared, newQuoteId(), now, expiresAt);
-  return { quoteReference, expiresAt: expiresAt.toISOString(), ...template.view };
+  // Quotes of this trip issued within the same minute share one signature (see quote-token.ts):
+  // issued at the minute, valid for the TTL from it, never beyond departure minus the margin.
+  const minute = Math.floor(now.getTime() / 60_000) * 60_000;
+  let signed = signedTerms.get(template);
+  if (signed?.minute !== minute || signed.key !== deps.keys.quoteSigning) {
+    const expiresAt = new Date(Math.min(minute + deps.quoteTtlMinutes * 60_000, template.legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000));
+    signed = { minute, key: deps.keys.quoteSigning, reference: signTerms(deps.keys.quoteSigning, template.prepared, new Date(minute), expiresAt), expiresAt: expiresAt.toISOString() };
+    signedTerms.set(template, signed);
+  }
+  return { quoteReference: quoteReference(signed.reference, newQuoteId()), expiresAt: signed.expiresAt, ...template.view };
 }
+
+/** The current minute's signed terms of each template (dropped with the template). */
+const signedTerms = new WeakMap<QuoteTemplate, { minute: number; key: Buffer; reference: string; expiresAt: string }>();
 
 export interface SimulationRequest extends QuoteRequest {
   formula: Formula;

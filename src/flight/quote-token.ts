@@ -7,9 +7,17 @@ import type { PremiumBreakdown } from './pricing.ts';
 
 /**
  * A quote reference carries its own priced terms, signed, so issuing a quote writes nothing to the
- * database: `q1.<payload base64url>.<HMAC-SHA256 truncated to 128 bits, base64url>`.
- * The payload is not secret (the partner already has every value in it), only tamper-proof.
- * A quote subscribes once: contracts.quote_id is unique.
+ * database: `q2.<terms base64url>.<tag>.<id>`, the tag being HMAC-SHA256 (truncated to 128 bits) of
+ * `q2.<terms>`. The terms — partner, environment, configuration, formula, passengers, currency,
+ * premium, legs, issue and expiry minute — are not secret (the partner has every value), only
+ * tamper-proof. The id (96 random bits) tells apart the quotes issued on the same signed terms: it is
+ * not signed, so that one signature serves every quote of a trip within a minute (signing each quote
+ * cost a third of /getPrice's throughput). Changing it gives nothing a new /getPrice would not:
+ * the same terms, under another id. A quote subscribes once: contracts.quote_id (`<tag>.<id>`) is
+ * unique.
+ *
+ * `q1.<payload>.<tag>` references (id and times inside the signed payload) are still accepted until
+ * the last of them has expired (24 h after this format was introduced at most).
  */
 export interface QuoteTerms {
   /** Random id of this quote (96 bits). */
@@ -27,9 +35,13 @@ export interface QuoteTerms {
   expiresAt: Date;
 }
 
-const PREFIX = 'q1';
-// payload: [id, issuedAt (epoch s), expiresAt (epoch s), partnerId, environment, configurationId,
-//           formula, passengers, currency, [net, tax, commission, total], legs]
+const PREFIX = 'q2';
+// signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
+//                [net, tax, commission, total], legs, issuedAt (epoch s), expiresAt (epoch s)]
+const LEGACY_PREFIX = 'q1';
+// q1 payload: [id, issuedAt (epoch s), expiresAt (epoch s), partnerId, environment, configurationId,
+//              formula, passengers, currency, [net, tax, commission, total], legs]
+const QUOTE_ID = /^[A-Za-z0-9_-]{16}$/;
 
 // Quote ids come from a pool of random bytes refilled 4 KiB at a time: one CSPRNG call per ~340
 // quotes instead of one per quote.
@@ -49,22 +61,45 @@ export function newQuoteId(): string {
 /** The parts of a quote shared by every quote of the same trip and terms (memoised by the caller). */
 export type QuoteBody = Omit<QuoteTerms, 'id' | 'issuedAt' | 'expiresAt'>;
 
-/** Serialises the shared part once; `signPrepared` then only adds the id and times. */
+/** Serialises the shared part once; `signTerms` then only adds the times. */
 export function prepareQuote(body: QuoteBody): string {
   const p = body.premium;
   return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs]).slice(1, -1);
 }
 
-export function signPrepared(key: Buffer, prepared: string, id: string, issuedAt: Date, expiresAt: Date): string {
-  return sealJson(key, PREFIX, `["${id}",${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)},${prepared}]`);
+/** Signs the terms of a trip for a validity window: `q2.<terms>.<tag>`, shared by the quotes of that window. */
+export function signTerms(key: Buffer, prepared: string, issuedAt: Date, expiresAt: Date): string {
+  return sealJson(key, PREFIX, `[${prepared},${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)}]`);
+}
+
+/** One quote: the signed terms and a fresh id. */
+export function quoteReference(signedTerms: string, id: string): string {
+  return `${signedTerms}.${id}`;
 }
 
 /** Verifies the signature and decodes; expiry is the caller's business (it needs the clock). */
 export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
-  const payload = openJson(key, PREFIX, reference);
+  if (reference.startsWith(`${LEGACY_PREFIX}.`)) return verifyLegacy(key, reference);
+  const cut = reference.lastIndexOf('.');
+  const signed = reference.slice(0, cut);
+  const id = reference.slice(cut + 1);
+  if (cut < 0 || !QUOTE_ID.test(id)) throw invalidQuote();
+  const payload = openJson(key, PREFIX, signed);
+  if (!payload) throw invalidQuote();
+  const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
+  const tag = signed.slice(signed.lastIndexOf('.') + 1);
+  return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]);
+}
+
+function verifyLegacy(key: Buffer, reference: string): QuoteTerms {
+  const payload = openJson(key, LEGACY_PREFIX, reference);
   if (!payload) throw invalidQuote();
   const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = payload as [string, number, number, string, Environment, string, Formula, number, string, number[], QuoteTerms['legs']];
-  if (!Array.isArray(premium) || !Array.isArray(legs)) throw invalidQuote();
+  return terms(id, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]);
+}
+
+function terms(id: string, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]: [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number]): QuoteTerms {
+  if (!Array.isArray(premium) || !Array.isArray(legs) || !Number.isInteger(iat) || !Number.isInteger(exp)) throw invalidQuote();
   const [net, tax, commission, total] = premium as [number, number, number, number];
   return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
 }

@@ -161,7 +161,7 @@ export const SubscribeRequest = Type.Object(
     additionalProperties: false,
     examples: [
       {
-        quoteReference: 'q1.WyJ…',
+        quoteReference: 'q2.WyJ….AJT6HKRxbso2juD1c3hgTg.emA-UegxsMx3M1_8',
         customer: { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'fr' },
         booking: { reference: 'ABC123' },
         flights: [

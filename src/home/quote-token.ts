@@ -7,7 +7,7 @@ import type { HomeRisk } from './home-risk.ts';
  * A home quote reference carries its own priced terms, signed, as flight quotes do
  * (flight/quote-token.ts), so the Demo API's /getPrice writes nothing to the database:
  * `h1.<payload base64url>.<HMAC-SHA256 truncated to 128 bits, base64url>`, with the quote-signing key.
- * The prefix is part of the signed text, so a flight quote (`q1.`) never passes for a home quote.
+ * The prefix is part of the signed text, so a flight quote (`q2.`, formerly `q1.`) never passes for a home quote.
  * The payload is not secret (the partner sent or received every value in it), only tamper-proof.
  */
 export interface HomeQuoteTerms {

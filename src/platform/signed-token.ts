@@ -4,7 +4,7 @@ import { hmac } from './crypto.ts';
 /**
  * Self-contained signed references (quote references): `<prefix>.<JSON array, base64url>.<tag>`,
  * the tag being HMAC-SHA256 of everything before it, truncated to 128 bits. The prefix names the
- * kind and version (`q1` flight quote, `h1` home quote) and is signed with the rest, so one kind
+ * kind and version (`q2` flight quote terms, `h1` home quote) and is signed with the rest, so one kind
  * never passes for another. The payload is not secret, only tamper-proof.
  */
 export function sealJson(key: Buffer, prefix: string, payloadJson: string): string {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decrypt } from '../../src/platform/crypto.ts';
+import { sealJson } from '../../src/platform/signed-token.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import { buildTestApp, CUSTOMER, createTestPartner, DEFAULT_CONFIGURATION, FLIGHT, post, subscription, trip, type TestApp, type TestPartner } from '../helper.ts';
 
@@ -84,10 +85,10 @@ describe('Flight Delay API — subscription', () => {
   it('refuses altered, foreign and other-environment quote references', async () => {
     const body = trip(24);
     const q = await quote(body);
-    const [prefix, payload, signature] = q.quoteReference.split('.');
+    const [prefix, payload, signature, id] = q.quoteReference.split('.');
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    decoded[9][3] = 1; // a cheaper total
-    const forged = `${prefix}.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${signature}`;
+    decoded[6][3] = 1; // a cheaper total
+    const forged = `${prefix}.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${signature}.${id}`;
     const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(forged, body), partner.auth);
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'quote_invalid');
@@ -99,6 +100,41 @@ describe('Flight Delay API — subscription', () => {
     const pq = await quote(body, production);
     const sandboxKey = await createTestPartner(t.db);
     assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(pq.quoteReference, body), sandboxKey.auth)).body.code, 'quote_invalid');
+  });
+
+  it('quotes of a trip within a minute share their signed terms; each has its own id, and subscribes once', async () => {
+    const body = trip(27);
+    const [a, b] = [await quote(body), await quote(body)];
+    const [prefixA, termsA, tagA, idA] = a.quoteReference.split('.');
+    const [, termsB, tagB, idB] = b.quoteReference.split('.');
+    assert.equal(prefixA, 'q2');
+    assert.equal(a.expiresAt, b.expiresAt);
+    if (termsA === termsB) assert.equal(tagA, tagB, 'same minute, same signature');
+    assert.notEqual(idA, idB, 'each quote has its own id');
+    assert.match(idA!, /^[A-Za-z0-9_-]{16}$/);
+
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(a.quoteReference, body), partner.auth)).status, 201);
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(a.quoteReference, body), partner.auth)).body.code, 'quote_already_used');
+    // the id is not signed: another id is another quote on the same signed terms — what /getPrice gives anyway
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(b.quoteReference, body), partner.auth)).status, 201);
+    // a malformed id, or a later expiry, is refused
+    const badId = await post(t.app, `${FLIGHT}/subscribe`, subscription(`${prefixA}.${termsA}.${tagA}.x`, body), partner.auth);
+    assert.equal(badId.body.code, 'quote_invalid');
+    const decoded = JSON.parse(Buffer.from(termsA!, 'base64url').toString());
+    decoded[9] += 86_400;
+    const later = `${prefixA}.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${tagA}.${idA}`;
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(later, body), partner.auth)).body.code, 'quote_invalid');
+  });
+
+  it('still takes q1 references (id and times signed), issued before the q2 format', async () => {
+    const body = trip(28);
+    const q = await quote(body);
+    const [, terms] = q.quoteReference.split('.');
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    const legacy = sealJson(t.app.parasol.keys.quoteSigning, 'q1', JSON.stringify(['legacyQuoteId0001', iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs]));
+    const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(legacy, body), partner.auth);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(legacy, body), partner.auth)).body.code, 'quote_already_used');
   });
 
   it('requires the flights of the quote, flown by the quoted airline', async () => {
@@ -197,7 +233,8 @@ describe('Flight Delay API — subscription', () => {
       }
       const numbers = new Set(created.map((r) => r.body.contractNumber));
       assert.equal(numbers.size, 1, 'every 201 is the same contract (replays)');
-      const quoteId = JSON.parse(Buffer.from(q.quoteReference.split('.')[1], 'base64url').toString())[0];
+      const [, , tag, id] = q.quoteReference.split('.');
+      const quoteId = `${tag}.${id}`;
       const rows = await t.db.selectFrom('contracts').select('contract_number').where('quote_id', '=', quoteId).execute();
       assert.equal(rows.length, 1);
       const replay = await post(t.app, `${FLIGHT}/subscribe`, subscription(q.quoteReference, body), headers);
