@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
 import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
 import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/routes.ts';
+import { QuoteCounter } from './flight/quote-counter.ts';
 import { riskModelV1, type RiskModel } from './flight/risk-model.ts';
 import { seedDemo, type SeedResult } from './partners/seed.ts';
 import { PartnerDirectory } from './platform/auth.ts';
@@ -43,6 +44,8 @@ export interface Parasol {
   readonly directory: PartnerDirectory;
   readonly keys: Keyring;
   readonly jobs: JobQueue;
+  /** Quotes counted in this process, written to quote_counts every 5 s (tests flush it themselves). */
+  readonly quoteCounter: QuoteCounter;
 }
 
 declare module 'fastify' {
@@ -89,7 +92,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs });
+  const quoteCounter = new QuoteCounter();
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter });
   await jobs.start();
   await registerQueues(jobs);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
@@ -136,7 +140,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now };
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
@@ -146,12 +150,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
 
-  // Key last-used times live in this process's memory: flushed by a local timer, not a job.
-  const usageTimer = setInterval(() => directory.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage')), 5_000).unref();
+  // Key last-used times and quote counts live in this process's memory: flushed by a local timer, not a job.
+  const usageTimer = setInterval(() => {
+    directory.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
+    quoteCounter.flush(database.db).catch((err) => app.log.warn({ err }, 'could not record quote counts'));
+  }, 5_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
+    await quoteCounter.flush(database.db).catch(() => undefined);
     if (ownsDatabase) await database.close();
   });
 

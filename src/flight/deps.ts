@@ -2,6 +2,7 @@ import type { Caller, PartnerDirectory } from '../platform/auth.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import type { QuoteCounter } from './quote-counter.ts';
 import type { RiskModel } from './risk-model.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
@@ -13,6 +14,8 @@ export interface FlightDeps {
   riskModel: RiskModel;
   quoteTtlMinutes: number;
   now: () => Date;
+  /** Counts quotes for the console's statistics (flushed by the app); none: not counted. */
+  quoteCounter?: QuoteCounter | undefined;
 }
 
 export type { Caller };

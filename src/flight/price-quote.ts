@@ -156,6 +156,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
     signed = { minute, key: deps.keys.quoteSigning, reference: signTerms(deps.keys.quoteSigning, template.prepared, new Date(minute), expiresAt), expiresAt: expiresAt.toISOString() };
     signedTerms.set(template, signed);
   }
+  deps.quoteCounter?.count(caller.partnerId, caller.environment, now);
   return { quoteReference: quoteReference(signed.reference, newQuoteId()), expiresAt: signed.expiresAt, ...template.view };
 }
 

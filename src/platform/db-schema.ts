@@ -237,6 +237,13 @@ export interface OperatorTokensTable {
   revoked_at: NullableTimestamp;
 }
 
+export interface QuoteCountsTable {
+  partner_id: string;
+  environment: Environment;
+  hour: Timestamp;
+  quotes: number;
+}
+
 export interface IdempotencyKeysTable {
   partner_id: string;
   environment: Environment;
@@ -432,6 +439,7 @@ export interface Database {
   sepa_batches: SepaBatchesTable;
   sms_messages: SmsMessagesTable;
   operator_tokens: OperatorTokensTable;
+  quote_counts: QuoteCountsTable;
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   policies: PoliciesTable;

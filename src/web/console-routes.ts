@@ -290,6 +290,7 @@ function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard)
     data: {
       labels: d.days,
       datasets: [
+        { label: w.quotesSeries, data: d.series.quotes, borderColor: '#6b7280', backgroundColor: '#6b7280' },
         { label: w.subscriptionsSeries, data: d.series.subscriptions, borderColor: '#1d4ed8', backgroundColor: '#1d4ed8' },
         { label: w.cancellationsSeries, data: d.series.cancellations, borderColor: '#b45309', backgroundColor: '#b45309' },
         { label: w.claimsSeries, data: d.series.claims, borderColor: '#b42318', backgroundColor: '#b42318' },
@@ -319,15 +320,17 @@ function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard)
     w.dashboardTitle,
     html`<h1>${w.dashboardTitle}</h1>
 <form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
-<p class="notice">${w.quotesNotStored}</p>
+<p class="notice">${w.quotesCounted}</p>
 <div class="stats">
+<div class="card stat"><span>${w.quotesSeries}</span><strong id="total-quotes">${d.totals.quotes}</strong><span class="muted">${w.last30}</span></div>
+<div class="card stat"><span>${w.conversionRate}</span><strong id="conversion-rate">${d.conversionRate === null ? w.notMeasurable : `${(d.conversionRate * 100).toFixed(1)} %`}</strong></div>
 <div class="card stat"><span>${w.subscriptionsSeries}</span><strong id="total-subscriptions">${d.totals.subscriptions}</strong><span class="muted">${w.last30}</span></div>
 <div class="card stat"><span>${w.cancellationsSeries}</span><strong>${d.totals.cancellations}</strong><span class="muted">${w.last30}</span></div>
 <div class="card stat"><span>${w.claimsSeries}</span><strong>${d.totals.claims}</strong><span class="muted">${w.last30}</span></div>
 <div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : `${(d.cancellationRate * 100).toFixed(1)} %`}</strong></div>
 </div>
-<section class="card"><h2>${w.last30}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
-<details><summary>${w.day} / ${w.count}</summary><table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table></details></section>
+<section class="card"><h2>${w.last30}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
+<details><summary>${w.day} / ${w.count}</summary><table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table></details></section>
 <div class="split">
 <section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}
 <table><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td></tr>`)}</tbody></table></section>

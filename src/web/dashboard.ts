@@ -1,17 +1,18 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
-import { claimsByStatus, dailyActivity, premiumAndPaid, type Scope } from './views-repo.ts';
+import { claimsByStatus, dailyActivity, dailyQuotes, premiumAndPaid, type Scope } from './views-repo.ts';
 
 /**
- * The partner console's dashboard. Quotes write nothing (a signed reference carries them), so
- * neither quote counts nor the quote → contract conversion can be measured: the dashboard says so
- * and shows what is stored — subscriptions, cancellations and claims over time, claims by status,
- * premium written against compensation paid, and the cancellation rate.
+ * The partner console's dashboard: quotes (counted per hour by the API processes: a quote itself
+ * writes nothing), subscriptions, cancellations and claims over time, the quote → contract
+ * conversion, claims by status, premium written against compensation paid, the cancellation rate.
  */
 export interface Dashboard {
   days: string[];
-  series: { subscriptions: number[]; cancellations: number[]; claims: number[] };
-  totals: { subscriptions: number; cancellations: number; claims: number };
+  series: { quotes: number[]; subscriptions: number[]; cancellations: number[]; claims: number[] };
+  totals: { quotes: number; subscriptions: number; cancellations: number; claims: number };
+  /** Contracts subscribed ÷ quotes issued in the period, or null when no quote was counted. */
+  conversionRate: number | null;
   /** Cancelled contracts among those subscribed in the period, or null when there are none. */
   cancellationRate: number | null;
   claimsByStatus: { status: string; count: number; amount: number }[];
@@ -24,19 +25,21 @@ export async function partnerDashboard(db: Db, scope: Scope, now: Date): Promise
   const today = DateTime.fromJSDate(now, { zone: 'utc' }).startOf('day');
   const from = today.minus({ days: DASHBOARD_DAYS - 1 });
   const days = Array.from({ length: DASHBOARD_DAYS }, (_, i) => from.plus({ days: i }).toISODate()!);
-  const [activity, statuses, money] = await Promise.all([
+  const [activity, quotes, statuses, money] = await Promise.all([
     dailyActivity(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
+    dailyQuotes(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
     claimsByStatus(db, scope),
     premiumAndPaid(db, scope),
   ]);
   const fill = (counts: { day: string; count: number }[]) => days.map((d) => counts.find((c) => c.day === d)?.count ?? 0);
-  const series = { subscriptions: fill(activity.subscriptions), cancellations: fill(activity.cancellations), claims: fill(activity.claims) };
+  const series = { quotes: fill(quotes), subscriptions: fill(activity.subscriptions), cancellations: fill(activity.cancellations), claims: fill(activity.claims) };
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  const totals = { subscriptions: sum(series.subscriptions), cancellations: sum(series.cancellations), claims: sum(series.claims) };
+  const totals = { quotes: sum(series.quotes), subscriptions: sum(series.subscriptions), cancellations: sum(series.cancellations), claims: sum(series.claims) };
   return {
     days,
     series,
     totals,
+    conversionRate: totals.quotes ? totals.subscriptions / totals.quotes : null,
     cancellationRate: totals.subscriptions ? totals.cancellations / totals.subscriptions : null,
     claimsByStatus: statuses,
     money,

@@ -39,6 +39,21 @@ export async function dailyActivity(db: Executor, scope: Scope, from: Date, toEx
   return { subscriptions, cancellations, claims };
 }
 
+/** Quotes per UTC day in [from, toExclusive), from the hourly counts the API processes write. */
+export async function dailyQuotes(db: Executor, scope: Scope, from: Date, toExclusive: Date): Promise<DailyCount[]> {
+  const rows = await db
+    .selectFrom('quote_counts')
+    .select([day('hour').as('day'), sql<string>`sum(quotes)::text`.as('count')])
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment)
+    .where('hour', '>=', from)
+    .where('hour', '<', toExclusive)
+    .groupBy(sql`1`)
+    .orderBy(sql`1`)
+    .execute();
+  return rows.map((r) => ({ day: r.day, count: Number(r.count) }));
+}
+
 export async function claimsByStatus(db: Executor, scope: Scope | { environment?: undefined; partnerId?: undefined }): Promise<{ status: string; count: number; amount: number }[]> {
   let query = db.selectFrom('claims').select(['status', sql<number>`count(*)::int`.as('count'), sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('amount')]);
   if (scope.partnerId) query = query.where('partner_id', '=', scope.partnerId);

@@ -25,7 +25,7 @@ describe('console and operator pages', () => {
     return { partner, browser };
   }
 
-  test('the dashboard counts the partner’s own contracts, cancellations and claims, and says quotes are not stored', async () => {
+  test('the dashboard counts the partner’s own quotes, contracts, cancellations and claims, and the conversion', async () => {
     const { partner, browser } = await signedInPartner();
     const other = await createTestPartner(t.db);
     await subscribeTrip(t.app, other);
@@ -33,13 +33,17 @@ describe('console and operator pages', () => {
     const contract = await subscribeTrip(t.app, partner, first);
     assert.equal(contract.status, 201);
     await subscribeTrip(t.app, partner, trip(21));
+    for (let i = 0; i < 3; i++) assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(22), partner.auth)).status, 200);
+    await t.app.parasol.quoteCounter.flush(t.db);
     const cancelled = await post(t.app, `${FLIGHT}/cancel`, { contractNumber: contract.body.contractNumber, reason: 'customer_request' }, partner.auth);
     assert.equal(cancelled.status, 200);
 
     const page = await browser.get('/console/dashboard');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<strong id="total-subscriptions">2<\/strong>/);
-    assert.match(page.body, /Quotes are not stored/);
+    assert.match(page.body, /<strong id="total-quotes">5<\/strong>/, 'two quotes subscribed, three more: the other partner’s not counted');
+    assert.match(page.body, /<strong id="conversion-rate">40\.0 %<\/strong>/);
+    assert.match(page.body, /quotes are counted per hour/);
     assert.match(page.body, /50\.0 %/); // one cancellation for two subscriptions
     assert.match(page.body, /<canvas data-chart="chart-activity"/);
     assert.match(page.body, /src="\/assets\/chart\.umd\.min\.js\?v=1"/);
