@@ -62,10 +62,13 @@ CREATE TABLE sms_messages (
   provider             text,
   provider_message_id  text,
   attempts             integer NOT NULL DEFAULT 0,
+  -- a send in progress holds the message until then: two jobs never send it at once
+  locked_until         timestamptz,
   last_error           text,
   created_at           timestamptz NOT NULL DEFAULT now(),
   sent_at              timestamptz
 );
+CREATE INDEX sms_messages_queued ON sms_messages (created_at) WHERE status = 'queued';
 
 -- claims waiting for bank details (or new ones after a failed payment) are found by their due date
 CREATE INDEX claims_due ON claims (bank_details_due_at) WHERE status IN ('awaiting_bank_details', 'failed');

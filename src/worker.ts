@@ -7,7 +7,7 @@ import { registerHousekeeping, workHousekeeping } from './platform/housekeeping.
 import type { JobQueue } from './platform/jobs.ts';
 import { EXPIRY_QUEUE, expireClaims } from './claims/expire-claims.ts';
 import { PAYOUT_QUEUES, payWithSimulatedBank } from './payouts/payouts.ts';
-import { SMS_QUEUE, SMS_QUEUE_POLICY, sendQueuedSms } from './notify/sms-queue.ts';
+import { requeueStaleSms, SMS_QUEUE, SMS_QUEUE_POLICY, SMS_SWEEP_QUEUE, sendQueuedSms } from './notify/sms-queue.ts';
 import { TwilioSmsProvider } from './notify/twilio.ts';
 import { decrypt } from './platform/crypto.ts';
 import type { SmsProvider } from './notify/sms.ts';
@@ -34,6 +34,8 @@ export async function registerQueues(jobs: JobQueue): Promise<void> {
   await jobs.queue(CLAIM_QUEUES.notify, { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 });
   // A production SMS: a few attempts only (Twilio has no idempotency key: each retry may text again).
   await jobs.queue(SMS_QUEUE, SMS_QUEUE_POLICY);
+  await jobs.queue(SMS_SWEEP_QUEUE, { retryLimit: 2, expireInSeconds: 300 });
+  await jobs.schedule(SMS_SWEEP_QUEUE, '*/10 * * * *');
   await jobs.queue(PAYOUT_QUEUES.simulatedBank, { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
   await jobs.queue(EXPIRY_QUEUE, { retryLimit: 3, expireInSeconds: 600 });
   await jobs.schedule(EXPIRY_QUEUE, '*/15 * * * *');
@@ -59,6 +61,11 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
     const outcome = await sendQueuedSms({ db: ctx.db, keys: ctx.keys, provider: sms }, job.data.smsId);
     ctx.log.info({ smsId: job.data.smsId, outcome }, 'sms');
   }, { batchSize: 20 });
+  await jobs.work(SMS_SWEEP_QUEUE, async () => {
+    if (!sms) return; // nothing can send them yet
+    const requeued = await requeueStaleSms({ db: ctx.db, jobs });
+    if (requeued > 0) ctx.log.info({ requeued }, 'queued SMS sent again');
+  });
   const settleDeps = { db: ctx.db, jobs, now: ctx.now, bankDetailsDays: ctx.config.bankDetailsDays, decryptIban: (sealed: string) => decrypt(ctx.keys.encryption, sealed) };
   await jobs.workConcurrently<{ payoutId: string }>(PAYOUT_QUEUES.simulatedBank, async (job) => {
     const outcome = await payWithSimulatedBank(settleDeps, job.data.payoutId);

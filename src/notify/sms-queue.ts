@@ -16,6 +16,7 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
  */
 
 export const SMS_QUEUE = 'sms_send';
+export const SMS_SWEEP_QUEUE = 'sms_requeue';
 export const SMS_QUEUE_POLICY = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 } as const;
 
 export class SmsProviderMissing extends Error {
@@ -55,30 +56,66 @@ export async function smsExists(db: Executor, idempotencyKey: string): Promise<b
   return row.rows.length > 0;
 }
 
-/** The send job. Returns what happened; throws to have the queue retry. */
+/** How long a send may hold its message (Twilio answers within 10 s, or the adapter times out). */
+const SEND_LEASE_SECONDS = 120;
+
+/**
+ * The send job. Takes the message with a lease (two jobs for one message never send it at once),
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ */
 export async function sendQueuedSms(deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined }, smsId: string): Promise<'sent' | 'rejected' | 'skipped'> {
-  const row = await deps.db.selectFrom('sms_messages').selectAll().where('id', '=', smsId).executeTakeFirst();
-  if (!row || row.status !== 'queued') return 'skipped';
-  if (!deps.provider) throw new SmsProviderMissing(row.environment);
-  await deps.db.updateTable('sms_messages').set({ attempts: sql`attempts + 1`, provider: deps.provider.name }).where('id', '=', smsId).execute();
+  if (!deps.provider) {
+    const row = await deps.db.selectFrom('sms_messages').select(['status', 'environment']).where('id', '=', smsId).executeTakeFirst();
+    if (!row || row.status !== 'queued') return 'skipped';
+    throw new SmsProviderMissing(row.environment);
+  }
+  const row = await deps.db
+    .updateTable('sms_messages')
+    .set({ attempts: sql`attempts + 1`, provider: deps.provider.name, locked_until: sql`now() + make_interval(secs => ${SEND_LEASE_SECONDS})` })
+    .where('id', '=', smsId)
+    .where('status', '=', 'queued')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return 'skipped'; // sent, refused, or being sent by another job
   try {
     const sent = await deps.provider.send({ to: decrypt(deps.keys.encryption, row.to_enc), body: decrypt(deps.keys.encryption, row.body_enc), idempotencyKey: row.idempotency_key });
     await deps.db
       .updateTable('sms_messages')
-      .set({ status: 'sent', provider_message_id: sent.providerMessageId, sent_at: new Date(), last_error: null })
+      .set({ status: 'sent', provider_message_id: sent.providerMessageId, sent_at: new Date(), last_error: null, locked_until: null })
       .where('id', '=', smsId)
       .execute();
     return 'sent';
   } catch (error) {
     if (error instanceof SmsRejectedError) {
       await deps.db.transaction().execute(async (trx) => {
-        await trx.updateTable('sms_messages').set({ status: 'rejected', last_error: error.message }).where('id', '=', smsId).execute();
+        await trx.updateTable('sms_messages').set({ status: 'rejected', last_error: error.message, locked_until: null }).where('id', '=', smsId).execute();
         await audit(trx, { actor: 'system', partnerId: row.partner_id, environment: row.environment, entity: 'sms', entityId: smsId, action: 'sms_rejected', data: { reason: error.reason, providerCode: error.providerCode ?? null } });
       });
       return 'rejected';
     }
     const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
-    await deps.db.updateTable('sms_messages').set({ last_error: message }).where('id', '=', smsId).execute();
+    await deps.db.updateTable('sms_messages').set({ last_error: message, locked_until: null }).where('id', '=', smsId).execute();
     throw error;
   }
+}
+
+/**
+ * Production messages still queued after their send jobs gave up (the provider was down or not yet
+ * configured longer than the retries last): queued again, a batch at a time. The worker runs it
+ * every 10 minutes when an SMS provider is configured; each message is sent at most once, whatever
+ * the number of jobs (the lease above).
+ */
+export async function requeueStaleSms(deps: { db: Db; jobs: JobQueue }, olderThanMinutes = 30, limit = 1_000): Promise<number> {
+  const rows = await deps.db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('created_at', '<', sql<Date>`now() - make_interval(mins => ${olderThanMinutes})`)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  await deps.jobs.sendMany(SMS_QUEUE, rows.map((r) => ({ smsId: r.id })));
+  return rows.length;
 }

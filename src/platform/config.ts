@@ -36,7 +36,7 @@ export interface Config {
   readonly jobPollSeconds: number;
   /** Days a customer has to give bank details before the claim expires. */
   readonly bankDetailsDays: number;
-  /** Production SMS through Twilio; undefined: production messages are kept queued and their send jobs fail. */
+  /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
   /** Where SEPA credit transfer files are written. */
   readonly payoutsDir: string;

@@ -222,6 +222,7 @@ export interface SmsMessagesTable {
   provider: string | null;
   provider_message_id: string | null;
   attempts: Generated<number>;
+  locked_until: NullableTimestamp;
   last_error: string | null;
   created_at: Generated<Date>;
   sent_at: NullableTimestamp;

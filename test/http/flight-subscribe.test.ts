@@ -131,7 +131,7 @@ describe('Flight Delay API — subscription', () => {
     const q = await quote(body);
     const [, terms] = q.quoteReference.split('.');
     const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = JSON.parse(Buffer.from(terms!, 'base64url').toString());
-    const legacy = sealJson(t.app.parasol.keys.quoteSigning, 'q1', JSON.stringify(['legacyQuoteId0001', iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs]));
+    const legacy = sealJson(t.app.parasol.keys.quoteSigning, 'q1', JSON.stringify([`legacy${Date.now().toString(36)}${process.pid}`, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs]));
     const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(legacy, body), partner.auth);
     assert.equal(res.status, 201, JSON.stringify(res.body));
     assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(legacy, body), partner.auth)).body.code, 'quote_already_used');

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/program.ts';
+import { requeueStaleSms } from '../../src/notify/sms-queue.ts';
+import { encrypt } from '../../src/platform/crypto.ts';
 import { buildTestApp, createTestPartner, eventually, FLIGHT, insureFlight, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
 import { validateWithXmllint } from '../payouts/xmllint.ts';
@@ -189,5 +191,33 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     } finally {
       twilio.override = null;
     }
+  });
+
+  it('a message whose send jobs gave up is queued again by the sweep and sent once, however many jobs', async () => {
+    const body = `Parasol test message ${Date.now()}`;
+    const { encryption } = t.app.parasol.keys;
+    const row = await t.db
+      .insertInto('sms_messages')
+      .values({
+        idempotency_key: `test:${body}`,
+        partner_id: a.id,
+        environment: 'production',
+        claim_id: null,
+        to_enc: encrypt(encryption, '+33612345678'),
+        body_enc: encrypt(encryption, body),
+        status: 'queued',
+        created_at: new Date(Date.now() - 3_600_000),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const deps = { db: t.db, jobs: t.app.parasol.jobs };
+    const [first, second] = await Promise.all([requeueStaleSms(deps), requeueStaleSms(deps)]);
+    assert.ok(first >= 1 && second >= 1, 'both sweeps queued it');
+    await eventually(async () => {
+      const r = await t.db.selectFrom('sms_messages').select('status').where('id', '=', row.id).executeTakeFirstOrThrow();
+      return r.status === 'sent' ? true : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(twilio.requests.filter((r) => r.form.Body === body).length, 1, 'sent once');
   });
 });
