@@ -20,7 +20,7 @@ import {
 } from '../../src/notify/webhooks.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
 import { DomainError } from '../../src/platform/errors.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, FLIGHT, insureFlight, post, trip, type TestApp, type TestPartner } from '../helper.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -510,24 +510,10 @@ describe('contract and claim events from the flight API', () => {
     const partner = await createTestPartner(t.db);
     // claim.expired: an event no other part of this test triggers by itself
     const hook = await endpoint(partner, { events: ['claim.expired'] });
-    const body = trip(40 + (seq % 200));
-    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
-    const flightNumber = `AF${seq++}`;
-    const subscribed = await post(
-      t.app,
-      `${FLIGHT}/subscribe`,
-      {
-        quoteReference: quote.body.quoteReference,
-        customer: { firstName: 'Ada', lastName: 'Byron', email: 'ada@example.com', phone: '+33612345678', language: 'en' },
-        booking: { reference: 'PNR124' },
-        flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }],
-      },
-      partner.auth,
-    );
-    assert.equal(subscribed.status, 201);
-    const report = await post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate: body.departureDateTime.slice(0, 10), status: 'cancelled' }, partner.auth);
+    const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, days: 40 + (seq % 200) });
+    const report = await post(t.app, `${FLIGHT}/claims`, { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' }, partner.auth);
     assert.ok(report.status < 300, JSON.stringify(report.body));
-    const claim = await t.db.selectFrom('claims as cl').innerJoin('contracts as c', 'c.id', 'cl.contract_id').select(['cl.id', 'cl.claim_number', 'cl.opened_at', 'cl.compensation_amount']).where('c.contract_number', '=', subscribed.body.contractNumber).executeTakeFirstOrThrow();
+    const claim = await t.db.selectFrom('claims as cl').innerJoin('contracts as c', 'c.id', 'cl.contract_id').select(['cl.id', 'cl.claim_number', 'cl.opened_at', 'cl.compensation_amount']).where('c.contract_number', '=', insured.contractNumber).executeTakeFirstOrThrow();
     const other = await createTestPartner(t.db); // no endpoint: its claims are not even read
     const at = new Date();
     const result = await t.db.transaction().execute((trx) => emitClaimWebhookEvents(trx, t.app.parasol.jobs, 'claim.expired', [claim.id], at));
@@ -540,9 +526,9 @@ describe('contract and claim events from the flight API', () => {
     const data = request!.payload!.data;
     assert.equal(request!.payload!.type, 'claim.expired');
     assert.equal(data.claimNumber, claim.claim_number);
-    assert.equal(data.contractNumber, subscribed.body.contractNumber);
-    assert.equal(data.flightNumber, flightNumber);
-    assert.equal(data.departureDate, body.departureDateTime.slice(0, 10));
+    assert.equal(data.contractNumber, insured.contractNumber);
+    assert.equal(data.flightNumber, insured.flightNumber);
+    assert.equal(data.departureDate, insured.departureDate);
     assert.equal(data.reason, 'cancellation');
     assert.equal(data.event, 'cancelled');
     assert.equal(data.delayMinutes, null);
