@@ -122,6 +122,27 @@ function claimRows(db: Executor, scope: { partnerId: string; environment: Enviro
   return scope ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment) : query;
 }
 
+export interface OperatorClaimRow extends ClaimListRow {
+  partner_slug: string;
+  environment: Environment;
+  bank_details_due_at: Date | null;
+  failure_reason: string | null;
+}
+
+/** For operators (CLI and console): every partner's claims, newest first, optionally filtered. */
+export async function listClaimsForOperators(
+  db: Executor,
+  q: { status?: ClaimStatus | undefined; environment?: Environment | undefined; partnerSlug?: string | undefined; limit: number; offset?: number | undefined },
+): Promise<OperatorClaimRow[]> {
+  let query = claimRows(db, undefined)
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+    .select(['p.slug as partner_slug', 'cl.environment', 'cl.bank_details_due_at', 'cl.failure_reason']);
+  if (q.status) query = query.where('cl.status', '=', q.status);
+  if (q.environment) query = query.where('cl.environment', '=', q.environment);
+  if (q.partnerSlug) query = query.where('p.slug', '=', q.partnerSlug);
+  return query.orderBy('cl.opened_at', 'desc').orderBy('cl.id', 'desc').offset(q.offset ?? 0).limit(q.limit).execute();
+}
+
 /** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
 export async function listClaims(
   db: Executor,

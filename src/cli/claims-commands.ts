@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { listClaimsForOperators } from '../claims/claims-repo.ts';
 import { expireClaims } from '../claims/expire-claims.ts';
 import { listPayouts } from '../payouts/payouts-repo.ts';
 import { createSepaBatch, exportSepaBatch, reconcilePayouts } from '../payouts/sepa-batch.ts';
@@ -35,35 +36,11 @@ export function claimsCommands(kit: CommandKit): void {
     .option('--limit <n>', 'at most this many (default 50)')
     .action(
       run(async (options: { status?: ClaimStatus; env?: Environment; partner?: string; limit?: string }) => {
-        let query = db
-          .selectFrom('claims as cl')
-          .innerJoin('partners as p', 'p.id', 'cl.partner_id')
-          .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
-          .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-          .select([
-            'cl.claim_number',
-            'c.contract_number',
-            'p.slug',
-            'cl.environment',
-            'cl.status',
-            'cl.event',
-            'l.flight_number',
-            'l.departure_date',
-            'cl.compensation_amount',
-            'cl.currency',
-            'cl.opened_at',
-            'cl.bank_details_due_at',
-            'cl.paid_at',
-            'cl.failure_reason',
-          ]);
-        if (options.status) query = query.where('cl.status', '=', options.status);
-        if (options.env) query = query.where('cl.environment', '=', options.env);
-        if (options.partner) query = query.where('p.slug', '=', options.partner);
-        const rows = await query.orderBy('cl.opened_at', 'desc').orderBy('cl.id', 'desc').limit(limitOf(options.limit, 50)).execute();
+        const rows = await listClaimsForOperators(db, { status: options.status, environment: options.env, partnerSlug: options.partner, limit: limitOf(options.limit, 50) });
         const data = rows.map((r) => ({
           claimNumber: r.claim_number,
           contractNumber: r.contract_number,
-          partner: r.slug,
+          partner: r.partner_slug,
           environment: r.environment,
           status: r.status,
           event: r.event,
@@ -78,7 +55,7 @@ export function claimsCommands(kit: CommandKit): void {
         const lines = rows.length
           ? table(
               ['CLAIM', 'CONTRACT', 'PARTNER', 'ENV', 'STATUS', 'FLIGHT', 'DATE', 'AMOUNT', 'OPENED'],
-              rows.map((r) => [r.claim_number, r.contract_number, r.slug, r.environment, r.status, r.flight_number, r.departure_date, formatMoney(Number(r.compensation_amount), r.currency), when(r.opened_at)]),
+              rows.map((r) => [r.claim_number, r.contract_number, r.partner_slug, r.environment, r.status, r.flight_number, r.departure_date, formatMoney(Number(r.compensation_amount), r.currency), when(r.opened_at)]),
             )
           : ['No claims match.'];
         return { data: { claims: data }, lines };

@@ -237,7 +237,7 @@ export interface WatchListItem extends FlightWatch {
 /** Watches for operators, due first, with the number of active contracts on each. */
 export async function listWatches(
   db: Executor,
-  q: { environment?: Environment | undefined; state?: FlightWatchState | undefined; departureDate?: string | undefined; limit: number },
+  q: { environment?: Environment | undefined; state?: FlightWatchState | undefined; departureDate?: string | undefined; limit: number; offset?: number | undefined },
 ): Promise<WatchListItem[]> {
   let query = db
     .selectFrom('flight_watches as w')
@@ -249,6 +249,13 @@ export async function listWatches(
   if (q.environment) query = query.where('w.environment', '=', q.environment);
   if (q.state) query = query.where('w.state', '=', q.state);
   if (q.departureDate) query = query.where('w.departure_date', '=', q.departureDate);
-  const rows = await query.orderBy(sql`w.next_check_at NULLS LAST`).orderBy('w.departure_date').orderBy('w.flight_number').limit(q.limit).execute();
+  const rows = await query
+    .orderBy(sql`w.next_check_at NULLS LAST`)
+    .orderBy('w.departure_date')
+    .orderBy('w.flight_number')
+    .orderBy('w.id')
+    .offset(q.offset ?? 0)
+    .limit(q.limit)
+    .execute();
   return rows.map((r) => ({ ...toWatch(r), contracts: r.contracts }));
 }

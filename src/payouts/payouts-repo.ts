@@ -120,25 +120,17 @@ export async function markPayoutsInstructed(db: Executor, ids: string[], batchId
   await db.updateTable('payouts').set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` }).where('id', 'in', ids).execute();
 }
 
-export interface PayoutListRow {
-  id: string;
+export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'> {
   claim_number: string;
   partner_slug: string;
-  environment: Environment;
-  rail: Rail;
-  status: PayoutStatus;
-  attempt: number;
-  end_to_end_id: string;
-  amount: number;
-  currency: string;
   created_at: Date;
   settled_at: Date | null;
   failure_reason: string | null;
   message_id: string | null;
 }
 
-/** For operators: payouts, newest first, optionally by status/environment. */
-export async function listPayouts(db: Executor, q: { status?: PayoutStatus | undefined; environment?: Environment | undefined; limit: number }): Promise<PayoutListRow[]> {
+/** For operators (CLI and console): payouts, newest first, optionally by status/environment. */
+export async function listPayouts(db: Executor, q: { status?: PayoutStatus | undefined; environment?: Environment | undefined; limit: number; offset?: number | undefined }): Promise<PayoutListRow[]> {
   let query = db
     .selectFrom('payouts as p')
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
@@ -162,5 +154,5 @@ export async function listPayouts(db: Executor, q: { status?: PayoutStatus | und
     ]);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
-  return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(q.limit).execute();
+  return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').offset(q.offset ?? 0).limit(q.limit).execute();
 }

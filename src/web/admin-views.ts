@@ -3,7 +3,11 @@ import { html, type SafeHtml } from './html.ts';
 import { t } from './i18n.ts';
 import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
 import { contextOf, sendPage } from './web-kit.ts';
-import { claimsByStatus, flightWatchesByState, listAllClaims, listFlightWatches, listOutbox, listPayouts, payoutsByStatus, type Page } from './views-repo.ts';
+import { listClaimsForOperators } from '../claims/claims-repo.ts';
+import { listWatches } from '../monitoring/watches-repo.ts';
+import { listPayouts } from '../payouts/payouts-repo.ts';
+import type { ClaimStatus, FlightWatchState, PayoutStatus } from '../platform/db-schema.ts';
+import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE, type Page } from './views-repo.ts';
 import type { WebDeps } from './web-routes.ts';
 
 /** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
@@ -13,6 +17,8 @@ const CLAIM_STATUSES = ['opened', 'awaiting_bank_details', 'payment_pending', 'p
 const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'];
 
 const offsetOf = (value: unknown) => (typeof value === 'string' && /^\d{1,7}$/.test(value) ? Number(value) : 0);
+/** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
+const pagedFrom = <T>(offset: unknown, list: (offset: number) => Promise<T[]>) => paged(list(offsetOf(offset)), offsetOf(offset));
 const oneOf = (value: unknown, allowed: string[]) => (typeof value === 'string' && allowed.includes(value) ? value : undefined);
 
 export function adminViews(deps: WebDeps): FastifyPluginAsync {
@@ -20,20 +26,20 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
     app.get<{ Querystring: { state?: string; offset?: string } }>('/admin/flights', async (request, reply) => {
       const ctx = contextOf(request, 'admin');
       const state = oneOf(request.query.state, FLIGHT_STATES);
-      const [counts, rows] = await Promise.all([flightWatchesByState(deps.db), listFlightWatches(deps.db, { state, offset: offsetOf(request.query.offset) })]);
+      const [counts, rows] = await Promise.all([flightWatchesByState(deps.db), pagedFrom(request.query.offset, (offset) => listWatches(deps.db, { state: state as FlightWatchState | undefined, offset, limit: VIEW_PAGE + 1 }))]);
       const w = t(ctx.lang);
       return sendPage(
         reply,
         200,
         view(ctx, w.nav.flights, '/admin/flights', 'state', FLIGHT_STATES, state, counts.map((c) => [c.state, String(c.count)]), rows, [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'], (r) => [
-          r.flight_number,
-          `${r.origin} ${r.departure_date} (${formatDate(r.scheduled_departure, ctx.lang, '')})`,
+          r.flightNumber,
+          `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
           r.destination,
           r.environment,
-          r.review_reason ? `${r.state}: ${r.review_reason}` : r.state,
-          formatDate(r.next_check_at, ctx.lang, '—'),
+          r.reviewReason ? `${r.state}: ${r.reviewReason}` : r.state,
+          formatDate(r.nextCheckAt, ctx.lang, '—'),
           String(r.checks),
-          r.last_outcome ?? '',
+          r.lastOutcome ?? '',
         ]),
       );
     });
@@ -42,13 +48,13 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
       const ctx = contextOf(request, 'admin');
       const w = t(ctx.lang);
       const status = oneOf(request.query.status, CLAIM_STATUSES);
-      const [counts, rows] = await Promise.all([claimsByStatus(deps.db, {}), listAllClaims(deps.db, { status, offset: offsetOf(request.query.offset) })]);
+      const [counts, rows] = await Promise.all([claimsByStatus(deps.db, {}), pagedFrom(request.query.offset, (offset) => listClaimsForOperators(deps.db, { status: status as ClaimStatus | undefined, offset, limit: VIEW_PAGE + 1 }))]);
       return sendPage(
         reply,
         200,
         view(ctx, w.nav.claims, '/admin/claims', 'status', CLAIM_STATUSES, status, counts.map((c) => [w.claimStatus[c.status as keyof typeof w.claimStatus] ?? c.status, String(c.count)]), rows, ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened], (r) => [
           r.claim_number,
-          r.slug,
+          r.partner_slug,
           r.environment,
           r.contract_number,
           w.claimStatus[r.status] ?? r.status,
@@ -74,13 +80,13 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
       const ctx = contextOf(request, 'admin');
       const w = t(ctx.lang);
       const status = oneOf(request.query.status, PAYOUT_STATUSES);
-      const [counts, rows] = await Promise.all([payoutsByStatus(deps.db), listPayouts(deps.db, { status, offset: offsetOf(request.query.offset) })]);
+      const [counts, rows] = await Promise.all([payoutsByStatus(deps.db), pagedFrom(request.query.offset, (offset) => listPayouts(deps.db, { status: status as PayoutStatus | undefined, offset, limit: VIEW_PAGE + 1 }))]);
       return sendPage(
         reply,
         200,
         view(ctx, w.nav.payouts, '/admin/payouts', 'status', PAYOUT_STATUSES, status, counts.map((c) => [`${c.status} (${c.currency})`, `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`]), rows, ['End-to-end id', w.partnersTitle, w.environment, '#', 'Rail', w.status, 'Attempt', w.amount, w.created, w.paid], (r) => [
           r.end_to_end_id,
-          r.slug,
+          r.partner_slug,
           r.environment,
           r.claim_number,
           r.rail,

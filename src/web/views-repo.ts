@@ -105,34 +105,14 @@ export interface Page<T> {
 
 export const VIEW_PAGE = 50;
 
-async function paged<T>(rows: Promise<T[]>, offset: number): Promise<Page<T>> {
+export async function paged<T>(rows: Promise<T[]>, offset: number): Promise<Page<T>> {
   const all = await rows;
   return { rows: all.slice(0, VIEW_PAGE), next: all.length > VIEW_PAGE ? offset + VIEW_PAGE : null };
-}
-
-/** Flights under monitoring (the flight_watches of monitoring), soonest departure first. */
-export async function listFlightWatches(db: Executor, filter: { state?: string | undefined; offset: number }) {
-  let query = db
-    .selectFrom('flight_watches')
-    .select(['environment', 'flight_number', 'departure_date', 'origin', 'destination', 'state', 'scheduled_departure', 'next_check_at', 'checks', 'last_outcome', 'review_reason']);
-  if (filter.state) query = query.where('state', '=', filter.state as never);
-  return paged(query.orderBy('scheduled_departure').orderBy('id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
 }
 
 export async function flightWatchesByState(db: Executor) {
   const rows = await db.selectFrom('flight_watches').select(['state', sql<number>`count(*)::int`.as('count')]).groupBy('state').orderBy('state').execute();
   return rows.map((r) => ({ state: r.state as string, count: Number(r.count) }));
-}
-
-/** Claims of every partner, newest first, optionally of one status. */
-export async function listAllClaims(db: Executor, filter: { status?: string | undefined; offset: number }) {
-  let query = db
-    .selectFrom('claims as cl')
-    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
-    .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-    .select(['cl.claim_number', 'p.slug', 'cl.environment', 'c.contract_number', 'cl.status', 'cl.reason', 'cl.compensation_amount', 'cl.currency', 'cl.opened_at']);
-  if (filter.status) query = query.where('cl.status', '=', filter.status as never);
-  return paged(query.orderBy('cl.opened_at', 'desc').orderBy('cl.id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
 }
 
 /** The SMS outbox (sandbox and preproduction messages), newest first; phones stay encrypted. */
@@ -153,14 +133,4 @@ export async function payoutsByStatus(db: Executor) {
     .orderBy('status')
     .execute();
   return rows.map((r) => ({ status: r.status, currency: r.currency, count: Number(r.count), amount: Number(r.amount) }));
-}
-
-export async function listPayouts(db: Executor, filter: { status?: string | undefined; offset: number }) {
-  let query = db
-    .selectFrom('payouts as pa')
-    .innerJoin('partners as p', 'p.id', 'pa.partner_id')
-    .innerJoin('claims as cl', 'cl.id', 'pa.claim_id')
-    .select(['pa.end_to_end_id', 'p.slug', 'pa.environment', 'cl.claim_number', 'pa.rail', 'pa.status', 'pa.attempt', 'pa.amount', 'pa.currency', 'pa.created_at', 'pa.settled_at', 'pa.failure_reason']);
-  if (filter.status) query = query.where('pa.status', '=', filter.status as never);
-  return paged(query.orderBy('pa.created_at', 'desc').orderBy('pa.id').offset(filter.offset).limit(VIEW_PAGE + 1).execute(), filter.offset);
 }

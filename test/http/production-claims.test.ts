@@ -160,6 +160,16 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     const twice = JSON.parse((await cli('--json', 'payouts', 'reconcile', report)).out);
     assert.equal(twice.outcomes.unchanged, 1);
 
+    // what operators see of it
+    const claims = JSON.parse((await cli('--json', 'claims', 'list', '--partner', a.slug, '--status', 'paid')).out).claims;
+    assert.deepEqual(
+      claims.filter((c: { claimNumber: string }) => c.claimNumber === claimNumber).map((c: { partner: string; environment: string; contractNumber: string }) => [c.partner, c.environment, c.contractNumber]),
+      [[a.slug, 'production', contractNumber]],
+    );
+    const payouts = JSON.parse((await cli('--json', 'payouts', 'list', '--env', 'production', '--status', 'paid')).out).payouts;
+    const mine = payouts.find((p: { claimNumber: string }) => p.claimNumber === claimNumber);
+    assert.deepEqual([mine.partner, mine.rail, mine.endToEndId, mine.batch], [a.slug, 'sepa', payout.end_to_end_id, result.messageId]);
+
     const today = new Date().toISOString().slice(0, 10);
     const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
     assert.equal(listed.body.claims[0].status, 'paid');
