@@ -1,11 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { decrypt, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import { decrypt } from '../platform/crypto.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { describeRange, guardedLookup, nonPublicRange, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
+import type { WebhookDeps } from './webhooks.ts';
 
 /**
  * Delivering webhooks: one job per attempt. The job takes the delivery (a short lease, so two
@@ -48,14 +48,8 @@ const LEASE_MS = 45_000;
 /** Previous secret keeps signing this long after a rotation (see rotateSecret). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
-export interface DeliveryDeps {
-  db: Db;
-  jobs: JobQueue;
-  keys: Keyring;
-  /** PARASOL_WEBHOOKS_ALLOW_PRIVATE: http and private addresses allowed (development only). */
-  allowPrivate: boolean;
-  now: () => Date;
-  resolve?: Resolver | undefined;
+/** What the webhook use cases need, plus the delivery's own knobs (tests shorten them). */
+export interface DeliveryDeps extends WebhookDeps {
   timeoutMs?: number | undefined;
   schedule?: readonly number[] | undefined;
 }

@@ -71,7 +71,7 @@ export class JobQueue {
   private stopped = false;
 
   constructor(
-    private readonly db: Executor,
+    db: Executor,
     options: JobQueueOptions = {},
   ) {
     const direct = executorAdapter(db);

@@ -1,6 +1,6 @@
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
-import { searchPolicies as search, type PolicyRow } from './policies-repo.ts';
+import { searchPolicies as search } from './policies-repo.ts';
 import { POLICY_PAGE, policyView, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
 import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
 
