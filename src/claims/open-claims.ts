@@ -1,6 +1,6 @@
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
@@ -32,37 +32,47 @@ export interface FlightEvent {
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
 export async function openClaimsForFlightEvent(deps: { db: Db; jobs: JobQueue }, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
-  const { db, jobs } = deps;
+  checkFlightEvent(event);
+  return deps.db.transaction().execute((trx) => openClaimsInTransaction(trx, deps.jobs, event, actor));
+}
+
+/**
+ * The same, in the caller's transaction: for callers that decide something else with the claims
+ * (the monitoring marks the flight's watch decided), all or nothing.
+ */
+export async function openClaimsInTransaction(trx: Executor, jobs: JobQueue, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+  checkFlightEvent(event);
+  const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
+  const opened = await insertClaimsForFlight(trx, {
+    environment: event.environment,
+    flightNumber: event.flightNumber.toUpperCase(),
+    departureDate: event.departureDate,
+    event: event.status,
+    delayMinutes,
+    partnerId: event.partnerId,
+    evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
+  });
+  // Each claim's notification (link, SMS) is a job enqueued in the same transaction: one
+  // statement for all of them, and none if the claims do not commit.
+  await jobs.sendMany(CLAIM_QUEUES.notify, opened.map((c) => ({ claimId: c.id })), { trx });
+  await emitClaimEvents(trx, jobs, 'claim.opened', opened.map((c) => c.id));
+  if (opened.length > 0) {
+    await audit(trx, {
+      actor,
+      environment: event.environment,
+      entity: 'flight',
+      entityId: `${event.flightNumber}/${event.departureDate}`,
+      action: 'claims_opened',
+      data: { status: event.status, delayMinutes, claims: opened.length },
+    });
+  }
+  return opened;
+}
+
+function checkFlightEvent(event: FlightEvent): void {
   if (event.status === 'delayed' && (event.arrivalDelayMinutes === undefined || !Number.isInteger(event.arrivalDelayMinutes) || event.arrivalDelayMinutes < 0)) {
-    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes, a whole number of minutes.', {
+    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.', {
       errors: [{ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' }],
     });
   }
-  const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
-  return db.transaction().execute(async (trx) => {
-    const opened = await insertClaimsForFlight(trx, {
-      environment: event.environment,
-      flightNumber: event.flightNumber.toUpperCase(),
-      departureDate: event.departureDate,
-      event: event.status,
-      delayMinutes,
-      partnerId: event.partnerId,
-      evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
-    });
-    // Each claim's notification (link, SMS) is a job enqueued in the same transaction: one
-    // statement for all of them, and none if the claims do not commit.
-    await jobs.sendMany(CLAIM_QUEUES.notify, opened.map((c) => ({ claimId: c.id })), { trx });
-    await emitClaimEvents(trx, jobs, 'claim.opened', opened.map((c) => c.id));
-    if (opened.length > 0) {
-      await audit(trx, {
-        actor,
-        environment: event.environment,
-        entity: 'flight',
-        entityId: `${event.flightNumber}/${event.departureDate}`,
-        action: 'claims_opened',
-        data: { status: event.status, delayMinutes, claims: opened.length },
-      });
-    }
-    return opened;
-  });
 }

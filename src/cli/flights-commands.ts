@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { checkFlightWatch, type CheckOutcome } from '../monitoring/check-flight.ts';
-import { parseDesignator } from '../monitoring/flight-status.ts';
+import { isLocalDate, parseDesignator } from '../monitoring/flight-status.ts';
 import { recordOperatorFlightEvent, type OperatorFlightStatus } from '../monitoring/operator-flight-event.ts';
 import { flightProvidersFromConfig, type FlightProviders } from '../monitoring/providers.ts';
 import { findSimulatedFlightEvent, saveSimulatedFlightEvent, type SimulatedEnvironment } from '../monitoring/simulated-events-repo.ts';
@@ -197,7 +197,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
 }
 
 function checkDate(text: string, errors: FieldError[]): void {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(Date.parse(`${text}T00:00:00Z`)) || new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) !== text) {
+  if (!isLocalDate(text)) {
     errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
   }
 }

@@ -3,6 +3,7 @@ import { openClaimsForFlightEvent } from '../claims/open-claims.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
+import { recordOperatorFlightEvent } from '../monitoring/operator-flight-event.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 
@@ -30,42 +31,42 @@ export async function reportFlightEvent(deps: FlightDeps, caller: Caller, input:
   if (input.environment !== undefined && input.environment !== caller.environment) {
     throw new DomainError('validation_failed', `Your key reports events of ${caller.environment} only.`, { errors: [{ field: '/environment', message: `must be ${caller.environment} (your key's) or absent` }] });
   }
-  return report(deps, input, { environment: caller.environment, partnerId: caller.partnerId, scope: caller, actor: caller.actor, source: 'partner_report' });
+  checkEvent(input);
+  const opened = await openClaimsForFlightEvent(
+    deps,
+    {
+      environment: caller.environment,
+      partnerId: caller.partnerId,
+      flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
+      departureDate: input.departureDate,
+      status: input.status,
+      arrivalDelayMinutes: input.arrivalDelayMinutes,
+      source: 'partner_report',
+      evidence: { reportedBy: caller.actor },
+    },
+    caller.actor,
+  );
+  const rows = await findClaims(deps.db, caller, opened.map((c) => c.id));
+  return { claimsOpened: rows.map(claimView) };
 }
 
 /**
  * POST /claims with an operator token: a flight event in any environment (production by default),
  * for every partner's active contracts on the flight — a flight the monitoring sent to manual
- * review, or a provider's error corrected. Same use case as the monitoring, same rules.
+ * review, or a provider's error corrected. The operators' use case (`parasol flights event` too):
+ * every spelling of the designator on the legs, and the flight's watches decided with the claims.
  */
 export async function reportFlightEventAsOperator(deps: FlightDeps, operator: OperatorCaller, input: FlightEventRequest): Promise<{ claimsOpened: ClaimView[] }> {
-  return report(deps, input, { environment: input.environment ?? 'production', partnerId: undefined, scope: undefined, actor: operator.actor, source: 'operator_report' });
-}
-
-/** Both callers: the same use case as the monitoring, then the claims opened as partners see them. */
-async function report(
-  deps: FlightDeps,
-  input: FlightEventRequest,
-  who: { environment: Environment; partnerId: string | undefined; scope: Caller | undefined; actor: string; source: string },
-): Promise<{ claimsOpened: ClaimView[] }> {
   checkEvent(input);
-  const opened = await openClaimsForFlightEvent(
+  const result = await recordOperatorFlightEvent(
     deps,
-    {
-      environment: who.environment,
-      partnerId: who.partnerId,
-      flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
-      departureDate: input.departureDate,
-      status: input.status,
-      arrivalDelayMinutes: input.arrivalDelayMinutes,
-      source: who.source,
-      evidence: { reportedBy: who.actor },
-    },
-    who.actor,
+    { environment: input.environment ?? 'production', flightNumber: input.flightNumber, departureDate: input.departureDate, status: input.status, arrivalDelayMinutes: input.arrivalDelayMinutes },
+    operator.actor,
   );
-  const rows = await findClaims(deps.db, who.scope, opened.map((c) => c.id));
+  const rows = await findClaims(deps.db, undefined, result.claimsOpened.map((c) => c.id));
   return { claimsOpened: rows.map(claimView) };
 }
+
 
 function checkEvent(input: FlightEventRequest): void {
   if (input.status === 'delayed' && input.arrivalDelayMinutes === undefined) {

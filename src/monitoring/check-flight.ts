@@ -1,5 +1,5 @@
 import { completeContractsOnFlight } from '../claims/contract-completion.ts';
-import { openClaimsForFlightEvent } from '../claims/open-claims.ts';
+import { openClaimsInTransaction, type FlightEvent } from '../claims/open-claims.ts';
 import { audit } from '../platform/audit.ts';
 import type { FlightWatchState } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
@@ -8,7 +8,7 @@ import { evidence, flightEventFor } from './flight-event.ts';
 import { decide, ProviderError, ProviderRejected, sameDesignator, type Decision, type FlightStatus } from './flight-status.ts';
 import type { FlightProviders } from './providers.ts';
 import { backoffMs, giveUpAt, MONITORING_SCHEDULE, nextPendingCheck } from './schedule.ts';
-import { activeRoutes, findWatch, updateWatch, type FlightWatch } from './watches-repo.ts';
+import { activeRoutes, findWatch, lockWatch, updateWatch, type FlightWatch } from './watches-repo.ts';
 
 /**
  * One check of one flight watch (job `flights_check`, or `parasol flights check`): ask the
@@ -141,12 +141,9 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
   switch (decision.kind) {
     case 'delayed':
     case 'cancelled':
-    case 'diverted': {
-      const opened = await openClaimsForFlightEvent({ db: deps.db, jobs: deps.jobs }, flightEventFor(watch.environment, record, decision)!, actor);
-      return decided(deps, watch, from, decision, opened.length, `monitoring:${record.provider}`, actor, seen);
-    }
+    case 'diverted':
     case 'on_time':
-      return decided(deps, watch, from, decision, 0, `monitoring:${record.provider}`, actor, seen);
+      return decided(deps, watch, from, decision, flightEventFor(watch.environment, record, decision), `monitoring:${record.provider}`, actor, seen);
     case 'pending': {
       const latest = giveUpAt(watch);
       if (decision.reason === 'missing_gate_times') return manualReview(deps, watch, from, 'missing_gate_times', actor, {}, { ...seen, lastOutcome: `pending:${decision.reason}` });
@@ -160,13 +157,26 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
 
 type Patch = Parameters<typeof updateWatch>[3];
 
-/** Marks the watch decided, with its audit row, in one transaction. */
-async function decided(deps: CheckDeps, watch: FlightWatch, from: FlightWatchState[], decision: Decision, claimsOpened: number, source: string, actor: string, patch: Patch): Promise<CheckOutcome> {
+/**
+ * Decides the watch: in one transaction, while the watch is still in `from` (locked: an operator's
+ * decision in between wins, and this one changes nothing), opens the claims the event causes, marks
+ * the watch decided with its audit row, and completes the contracts whose legs are now all over.
+ */
+async function decided(deps: CheckDeps, watch: FlightWatch, from: FlightWatchState[], decision: Decision, event: FlightEvent | undefined, source: string, actor: string, patch: Patch): Promise<CheckOutcome> {
   const now = deps.now();
-  const summary = { ...decision, claimsOpened, source };
-  await transition(deps, watch, from, { ...patch, state: 'decided', nextCheckAt: null, decision: summary, decidedAt: now, lastOutcome: decision.kind, reviewReason: null }, actor, 'flight_decided', summary);
-  // legs flown with nothing to pay end their contracts (the expiry job's sweep catches a crash here)
-  await completeContractsOnFlight(deps.db, watch);
+  const claimsOpened = await deps.db.transaction().execute(async (trx) => {
+    if (!(await lockWatch(trx, watch.id, from))) return undefined;
+    const opened = event ? await openClaimsInTransaction(trx, deps.jobs, event, actor) : [];
+    const summary = { ...decision, claimsOpened: opened.length, source };
+    await updateWatch(trx, watch.id, from, { ...patch, state: 'decided', nextCheckAt: null, decision: summary, decidedAt: now, lastOutcome: decision.kind, reviewReason: null });
+    await audit(trx, { actor, environment: watch.environment, entity: 'flight_watch', entityId: watch.id, action: 'flight_decided', data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...summary } });
+    await completeContractsOnFlight(trx, watch);
+    return opened.length;
+  });
+  if (claimsOpened === undefined) {
+    const current = await findWatch(deps.db, watch.id);
+    return { outcome: 'skipped', state: current?.state ?? 'closed' };
+  }
   deps.log.info({ watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate, decision: decision.kind, claimsOpened }, 'flight decided');
   return { outcome: 'decided', decision, claimsOpened };
 }

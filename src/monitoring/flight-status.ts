@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 /**
  * The provider-neutral flight status record, the pure decision taken from it, the provider interface
  * and its typed errors. Every flight-data adapter (FlightAware AeroAPI, Cirium FlightStats, the
@@ -206,6 +207,11 @@ export function normaliseFlightNumber(value: string): string {
 }
 
 /** Parses an ISO 8601 instant; undefined for null, missing or unparseable values. */
+/** A calendar date 'YYYY-MM-DD' that exists (2025-02-30 does not). */
+export function isLocalDate(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && DateTime.fromISO(text, { zone: 'utc' }).isValid;
+}
+
 export function toDate(value: string | null | undefined): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);

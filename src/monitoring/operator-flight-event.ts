@@ -1,11 +1,12 @@
 import type { OpenedClaim } from '../claims/claims-repo.ts';
-import { openClaimsForFlightEvent } from '../claims/open-claims.ts';
+import { completeContractsOnFlight } from '../claims/contract-completion.ts';
+import { openClaimsInTransaction } from '../claims/open-claims.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { normaliseFlightNumber, parseDesignator } from './flight-status.ts';
+import { isLocalDate, normaliseFlightNumber, parseDesignator } from './flight-status.ts';
 import { findWatchesOfFlight, legSpellings, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
@@ -36,7 +37,7 @@ export interface OperatorFlightEventResult {
 export async function recordOperatorFlightEvent(deps: { db: Db; jobs: JobQueue; now: () => Date }, input: OperatorFlightEvent, actor: string): Promise<OperatorFlightEventResult> {
   const errors: FieldError[] = [];
   if (!parseDesignator(input.flightNumber)) errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(input.departureDate) || Number.isNaN(Date.parse(`${input.departureDate}T00:00:00Z`))) errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
+  if (!isLocalDate(input.departureDate)) errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
   const minutes = input.arrivalDelayMinutes;
   if (input.status === 'delayed' && (minutes === undefined || !Number.isInteger(minutes) || minutes < 0)) {
     errors.push({ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' });
@@ -44,35 +45,37 @@ export async function recordOperatorFlightEvent(deps: { db: Db; jobs: JobQueue; 
   if (input.status !== 'delayed' && minutes !== undefined) errors.push({ field: '/arrivalDelayMinutes', message: 'only for status delayed' });
   if (errors.length) throw new DomainError('validation_failed', 'The flight event is not valid.', { errors });
 
-  const spellings = await legSpellings(deps.db, input.environment, input.flightNumber, input.departureDate);
-  const flightNumbers = spellings.length ? spellings : [normaliseFlightNumber(input.flightNumber)];
-  const claimsOpened: OpenedClaim[] = [];
-  const openedBy = new Map<string, number>();
-  if (input.status !== 'on_time') {
-    for (const flightNumber of flightNumbers) {
-      const opened = await openClaimsForFlightEvent(
-        deps,
-        { environment: input.environment, flightNumber, departureDate: input.departureDate, status: input.status, arrivalDelayMinutes: minutes, source: 'operator', evidence: { reportedBy: actor } },
-        actor,
-      );
-      claimsOpened.push(...opened);
-      openedBy.set(flightNumber, opened.length);
-    }
-  }
-
-  let watchesDecided = 0;
-  const now = deps.now();
-  for (const watch of await findWatchesOfFlight(deps.db, input.environment, input.flightNumber, input.departureDate)) {
-    if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;
-    const decision = { kind: input.status, ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}), claimsOpened: openedBy.get(watch.flightNumber) ?? 0, source: 'operator' };
-    const applied = await deps.db.transaction().execute(async (trx) => {
-      const done = await updateWatch(trx, watch.id, ['watching', 'manual_review'], { state: 'decided', nextCheckAt: null, decision, decidedAt: now, lastOutcome: input.status, reviewReason: null });
-      if (done) {
-        await audit(trx, { actor, environment: watch.environment, entity: 'flight_watch', entityId: watch.id, action: 'flight_decided', data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision } });
+  // One transaction: the claims, the watches' decision and the contracts completed stand together,
+  // and a monitoring check deciding the same flight meanwhile waits on the watch rows.
+  return deps.db.transaction().execute(async (trx) => {
+    const spellings = await legSpellings(trx, input.environment, input.flightNumber, input.departureDate);
+    const flightNumbers = spellings.length ? spellings : [normaliseFlightNumber(input.flightNumber)];
+    const claimsOpened: OpenedClaim[] = [];
+    const openedBy = new Map<string, number>();
+    if (input.status !== 'on_time') {
+      for (const flightNumber of flightNumbers) {
+        const opened = await openClaimsInTransaction(
+          trx,
+          deps.jobs,
+          { environment: input.environment, flightNumber, departureDate: input.departureDate, status: input.status, arrivalDelayMinutes: minutes, source: 'operator', evidence: { reportedBy: actor } },
+          actor,
+        );
+        claimsOpened.push(...opened);
+        openedBy.set(flightNumber, opened.length);
       }
-      return done;
-    });
-    if (applied) watchesDecided += 1;
-  }
-  return { flightNumbers, claimsOpened, watchesDecided };
+    }
+
+    let watchesDecided = 0;
+    const now = deps.now();
+    for (const watch of await findWatchesOfFlight(trx, input.environment, input.flightNumber, input.departureDate)) {
+      if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;
+      const decision = { kind: input.status, ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}), claimsOpened: openedBy.get(watch.flightNumber) ?? 0, source: 'operator' };
+      if (await updateWatch(trx, watch.id, ['watching', 'manual_review'], { state: 'decided', nextCheckAt: null, decision, decidedAt: now, lastOutcome: input.status, reviewReason: null })) {
+        await audit(trx, { actor, environment: watch.environment, entity: 'flight_watch', entityId: watch.id, action: 'flight_decided', data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision } });
+        watchesDecided += 1;
+      }
+    }
+    for (const flightNumber of flightNumbers) await completeContractsOnFlight(trx, { environment: input.environment, flightNumber, departureDate: input.departureDate });
+    return { flightNumbers, claimsOpened, watchesDecided };
+  });
 }

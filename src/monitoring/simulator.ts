@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { findAirport } from '../reference/airports.ts';
 import {
+  isLocalDate,
   normaliseFlightNumber,
   parseDesignator,
   type FetchOptions,
@@ -173,7 +174,7 @@ export function simulatedFlightKey(flightNumber: string): string {
 }
 
 function checkDate(departureDate: string): void {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(departureDate) || !DateTime.fromISO(departureDate, { zone: 'utc' }).isValid) {
+  if (!isLocalDate(departureDate)) {
     throw new RangeError(`Not a date: "${departureDate}"`);
   }
 }

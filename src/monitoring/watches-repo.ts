@@ -202,6 +202,12 @@ export interface WatchPatch {
  * Applies a check's outcome if the watch is still in one of `from` (another check or an operator
  * may have decided it meanwhile). Returns whether it was applied.
  */
+/** Locks the watch for the caller's transaction if it is still in one of the `from` states. */
+export async function lockWatch(db: Executor, id: string, from: readonly FlightWatchState[]): Promise<boolean> {
+  const row = await db.selectFrom('flight_watches').select('id').where('id', '=', id).where('state', 'in', [...from]).forUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function updateWatch(db: Executor, id: string, from: readonly FlightWatchState[], p: WatchPatch): Promise<boolean> {
   const result = await db
     .updateTable('flight_watches')
