@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { emitClaimEvents } from './claim-events.ts';
 import { requestPayout } from '../payouts/payouts.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import { toSepaText } from '../payouts/sepa-text.ts';
 import { checkSepaAccount, type BankAccountIssueCode } from '../payouts/bank-account.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
@@ -53,7 +54,9 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
       'b.iban_last4',
     ])
     .where('t.token_hash', '=', sha256Hex(token));
-  if (lock) query = query.forUpdate('t');
+  // The claim row is the lock every writer of a claim and its link takes first (notification job,
+  // expiry, payment settlement): one lock order, and the status read here is the current one.
+  if (lock) query = query.forUpdate('cl');
   const row = await query.executeTakeFirst();
   if (!row) return { kind: 'unknown' };
   return {
@@ -88,7 +91,7 @@ export interface BankDetailsInput {
   bic?: string | undefined;
 }
 
-export type BankDetailsIssue = { field: 'accountHolder' | 'iban' | 'bic'; code: BankAccountIssueCode | 'holder_required' };
+export type BankDetailsIssue = { field: 'accountHolder' | 'iban' | 'bic'; code: BankAccountIssueCode | 'holder_required' | 'holder_not_latin' };
 
 export type BankDetailsOutcome =
   | { kind: 'unknown' }
@@ -107,6 +110,9 @@ export async function submitBankDetails(deps: { db: Db; jobs: JobQueue; keys: Ke
   const holder = input.accountHolder.trim().replace(/\s+/g, ' ');
   const issues: BankDetailsIssue[] = [];
   if (holder.length < 2 || holder.length > 70) issues.push({ field: 'accountHolder', code: 'holder_required' });
+  // SEPA transfers carry names in the Latin character set: a name with nothing left after
+  // transliteration (Cyrillic, Greek, CJK…) would be refused by the bank file, so it is asked again here.
+  else if (toSepaText(holder).replace(/[^A-Za-z]/g, '').length < 2) issues.push({ field: 'accountHolder', code: 'holder_not_latin' });
   const check = checkSepaAccount({ iban: input.iban, bic: input.bic });
   if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
 

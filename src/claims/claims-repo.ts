@@ -38,6 +38,17 @@ export async function insertClaimsForFlight(
     compensation_amount: number;
     currency: string;
   }>`
+    WITH insured AS (
+      -- the active contracts on the flight, share-locked: a cancellation committing meanwhile is
+      -- waited for and its contract dropped (re-checked), so a contract is never both refunded and paid
+      SELECT c.id FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+      WHERE l.flight_number = ${e.flightNumber}
+        AND l.departure_date = ${e.departureDate}::date
+        AND l.environment = ${e.environment}
+        AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
+        AND c.status = 'active'
+      FOR SHARE OF c
+    )
     INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
     SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), c.partner_id, c.environment, c.id, l.id,
            pay.reason, ${e.event}, 'opened', ${e.delayMinutes}, pay.amount * c.passengers, c.currency, ${JSON.stringify(e.evidence)}::jsonb
@@ -64,8 +75,7 @@ export async function insertClaimsForFlight(
     WHERE l.flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
-      AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
-      AND c.status = 'active'
+      AND c.id IN (SELECT id FROM insured)
       AND coalesce(pay.amount, 0) > 0
     ORDER BY l.id
     ON CONFLICT (leg_id) DO NOTHING

@@ -18,7 +18,8 @@ export class QuoteCounter {
   }
 
   async flush(db: Db): Promise<void> {
-    if (this.flushing) return this.flushing;
+    // a flush under way took the counts of before it began: wait for it, then write the newer ones
+    if (this.flushing) await this.flushing.catch(() => undefined);
     if (this.counts.size === 0) return;
     const batch = this.counts;
     this.counts = new Map();

@@ -56,8 +56,10 @@ export async function smsExists(db: Executor, idempotencyKey: string): Promise<b
   return row.rows.length > 0;
 }
 
-/** How long a send may hold its message (Twilio answers within 10 s, or the adapter times out). */
-const SEND_LEASE_SECONDS = 120;
+/** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
+const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
+/** Sends tried at most per message, whatever the jobs: Twilio has no idempotency key. */
+export const MAX_SMS_ATTEMPTS = 8;
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
@@ -74,6 +76,7 @@ export async function sendQueuedSms(deps: { db: Db; keys: Keyring; provider: Sms
     .set({ attempts: sql`attempts + 1`, provider: deps.provider.name, locked_until: sql`now() + make_interval(secs => ${SEND_LEASE_SECONDS})` })
     .where('id', '=', smsId)
     .where('status', '=', 'queued')
+    .where('attempts', '<', MAX_SMS_ATTEMPTS)
     .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
     .returningAll()
     .executeTakeFirst();
@@ -102,18 +105,27 @@ export async function sendQueuedSms(deps: { db: Db; keys: Keyring; provider: Sms
 
 /**
  * Production messages still queued after their send jobs gave up (the provider was down or not yet
- * configured longer than the retries last): queued again, a batch at a time. The worker runs it
- * every 10 minutes when an SMS provider is configured; each message is sent at most once, whatever
- * the number of jobs (the lease above).
+ * configured longer than the retries last): queued again, a batch at a time, while they have
+ * attempts left (MAX_SMS_ATTEMPTS) and their claim still waits for the bank details they ask for — a
+ * link replaced since (a rejected payment) or a claim expired is not worth a text. The worker runs
+ * it every 10 minutes when an SMS provider is configured; each message is sent by one job at a time
+ * (the lease above).
  */
 export async function requeueStaleSms(deps: { db: Db; jobs: JobQueue }, olderThanMinutes = 30, limit = 1_000): Promise<number> {
   const rows = await deps.db
-    .selectFrom('sms_messages')
-    .select('id')
-    .where('status', '=', 'queued')
-    .where('created_at', '<', sql<Date>`now() - make_interval(mins => ${olderThanMinutes})`)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-    .orderBy('created_at')
+    .selectFrom('sms_messages as m')
+    .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
+    .select('m.id')
+    .where('m.status', '=', 'queued')
+    .where('m.attempts', '<', MAX_SMS_ATTEMPTS)
+    .where('m.created_at', '<', sql<Date>`now() - make_interval(mins => ${olderThanMinutes})`)
+    .where((eb) => eb.or([eb('m.locked_until', 'is', null), eb('m.locked_until', '<', sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb('m.claim_id', 'is', null), eb('cl.status', 'in', ['awaiting_bank_details', 'failed'])]))
+    // the newest message of a claim only: an older one carries a link that no longer works
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('sms_messages as newer').select('newer.id').whereRef('newer.claim_id', '=', 'm.claim_id').whereRef('newer.created_at', '>', 'm.created_at'))),
+    )
+    .orderBy('m.created_at')
     .limit(limit)
     .execute();
   await deps.jobs.sendMany(SMS_QUEUE, rows.map((r) => ({ smsId: r.id })));

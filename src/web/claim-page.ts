@@ -26,6 +26,7 @@ const TEXT = {
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
     errors: {
       holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
+      holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
       iban_required: 'Indiquez votre IBAN.',
       iban_invalid: 'Cet IBAN n’est pas valide : vérifiez-le.',
       iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
@@ -52,6 +53,7 @@ const TEXT = {
     unknown: 'This link does not match any compensation. Check that it is complete.',
     errors: {
       holder_required: 'Give the account holder’s name (2 to 70 characters).',
+      holder_not_latin: 'Write the name in Latin letters, as on your bank statement.',
       iban_required: 'Give your IBAN.',
       iban_invalid: 'This IBAN is not valid: please check it.',
       iban_not_sepa: 'We can only pay into an account in the SEPA area.',

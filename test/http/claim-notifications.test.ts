@@ -106,6 +106,10 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
     assert.ok(wrong.body.includes('value="FR76 3000 6000 0112 3456 7890 188"'), 'what was typed is kept');
     assert.ok(wrong.body.includes('Camille &lt;b&gt;Martin&lt;/b&gt;'), 'and escaped');
 
+    const cyrillic = await form({ accountHolder: 'Иван Петров', iban: 'FR76 3000 6000 0112 3456 7890 189', bic: '' });
+    assert.equal(cyrillic.statusCode, 422, 'a name a SEPA file cannot carry is asked again');
+    assert.match(cyrillic.body, /id="f-accountHolder-error">Write the name in Latin letters/);
+
     const right = await form({ accountHolder: 'Camille Martin', iban: 'FR76 3000 6000 0112 3456 7890 189', bic: '' });
     assert.equal(right.statusCode, 200, right.body);
     assert.match(right.body, /account ending 0189/);

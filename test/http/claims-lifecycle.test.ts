@@ -80,6 +80,8 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
     });
     assert.ok(paid!.paidAt, 'paidAt is set');
     assert.equal(await contractStatus(c.contractNumber), 'completed', 'its only leg settled: the contract is completed');
+    const completedAudit = await t.db.selectFrom('audit_log').select('actor').where('entity', '=', 'contract').where('entity_id', '=', c.contractNumber).where('action', '=', 'completed').execute();
+    assert.deepEqual(completedAudit, [{ actor: 'system' }], 'with its audit row');
 
     const payouts = await t.db.selectFrom('payouts as p').innerJoin('claims as cl', 'cl.id', 'p.claim_id').select(['p.status', 'p.rail', 'p.amount', 'p.end_to_end_id', 'p.attempt']).where('cl.claim_number', '=', paid!.claimNumber).execute();
     assert.equal(payouts.length, 1);
