@@ -11,6 +11,9 @@ import { requeueStaleSms, SMS_QUEUE, SMS_QUEUE_POLICY, SMS_SWEEP_QUEUE, sendQueu
 import { TwilioSmsProvider } from './notify/twilio.ts';
 import { decrypt } from './platform/crypto.ts';
 import type { SmsProvider } from './notify/sms.ts';
+import { purgeWebSessions } from './web/sessions.ts';
+
+const WEB_PURGE_QUEUE = 'web_sessions_purge';
 import { WEBHOOK_QUEUES, workWebhookDeliveries } from './notify/webhook-delivery.ts';
 import { registerMonitoring, workMonitoring } from './monitoring/monitoring-jobs.ts';
 import { flightProvidersFromConfig, type FlightProviders } from './monitoring/providers.ts';
@@ -38,6 +41,8 @@ export async function registerQueues(jobs: JobQueue): Promise<void> {
   await jobs.schedule(SMS_SWEEP_QUEUE, '*/10 * * * *');
   await jobs.queue(PAYOUT_QUEUES.simulatedBank, { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
   await jobs.queue(EXPIRY_QUEUE, { retryLimit: 3, expireInSeconds: 600 });
+  await jobs.queue(WEB_PURGE_QUEUE, { retryLimit: 3, expireInSeconds: 300 });
+  await jobs.schedule(WEB_PURGE_QUEUE, '23 * * * *'); // hourly
   await jobs.schedule(EXPIRY_QUEUE, '*/15 * * * *');
   // One job per webhook attempt; the retry schedule (about three days) is the delivery's own, these
   // pg-boss retries only cover a worker that died or a database error mid-attempt.
@@ -71,6 +76,10 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
     const outcome = await payWithSimulatedBank(settleDeps, job.data.payoutId);
     ctx.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
   }, { batchSize: 50 });
+  await jobs.work(WEB_PURGE_QUEUE, async () => {
+    const throttles = await purgeWebSessions({ db: ctx.db, now: ctx.now });
+    ctx.log.info({ throttles }, 'expired web sessions and stale sign-in counters purged');
+  });
   await jobs.work(EXPIRY_QUEUE, async () => {
     const expired = await expireClaims({ db: ctx.db, jobs, now: ctx.now });
     if (expired > 0) ctx.log.info({ expired }, 'claims expired');

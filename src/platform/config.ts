@@ -38,6 +38,8 @@ export interface Config {
   readonly bankDetailsDays: number;
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
+  /** Behind a reverse proxy (TLS terminator): client addresses from X-Forwarded-For (sign-in throttling, logs). */
+  readonly trustProxy: boolean;
   /** Where SEPA credit transfer files are written. */
   readonly payoutsDir: string;
   /** The insurer's account paying the claims (SEPA batches); undefined: batches are refused. */
@@ -185,6 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
     twilio,
+    trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),

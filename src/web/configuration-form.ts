@@ -1,3 +1,4 @@
+import { toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import { FORMULAS, type Formula } from '../flight/coverage.ts';
 import type { ConfigurationInput } from '../partners/configuration.ts';
@@ -30,28 +31,32 @@ export function valuesFrom(body: FormBody | undefined): FormValues {
   return { formula: field(body, 'formula', 40), tiers, cancellation: field(body, 'cancellation', 20), commission: field(body, 'commission', 20) };
 }
 
-const toMajor = (minor: number) => new Decimal(minor).div(100).toString();
 
 export function valuesOf(configuration: Configuration | undefined, agreement: Agreement): FormValues {
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => {
     const tier = configuration?.delayTiers[i];
-    return tier ? { minutes: String(tier.minDelayMinutes), amount: toMajor(tier.amount) } : { minutes: '', amount: '' };
+    return tier ? { minutes: String(tier.minDelayMinutes), amount: toDecimalString(tier.amount, agreement.currency) } : { minutes: '', amount: '' };
   });
   return {
     formula: configuration?.formula ?? agreement.allowedFormulas[0] ?? 'delay',
     tiers,
-    cancellation: configuration && configuration.cancellationAmount > 0 ? toMajor(configuration.cancellationAmount) : '',
+    cancellation: configuration && configuration.cancellationAmount > 0 ? toDecimalString(configuration.cancellationAmount, agreement.currency) : '',
     commission: configuration ? new Decimal(configuration.commissionRate).mul(100).toString() : new Decimal(agreement.commissionMin).mul(100).toString(),
   };
 }
 
-function minorUnits(text: string): number | undefined {
-  if (!/^\d{1,7}([.,]\d{1,2})?$/.test(text)) return undefined;
-  return new Decimal(text.replace(',', '.')).mul(100).toNumber();
+/** "50,00" or "50.00" in the agreement's currency → minor units (the currency's own decimals), or undefined. */
+function minorUnits(text: string, currency: string): number | undefined {
+  if (!/^\d{1,7}([.,]\d{1,3})?$/.test(text)) return undefined;
+  try {
+    return toMinorUnits(text.replace(',', '.'), currency);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Converts the form to a configuration input, or the fields that are not numbers at all. */
-export function parseForm(values: FormValues, lang: Lang): { input?: ConfigurationInput; errors: FormErrors } {
+export function parseForm(values: FormValues, currency: string, lang: Lang): { input?: ConfigurationInput; errors: FormErrors } {
   const w = t(lang);
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
@@ -60,12 +65,12 @@ export function parseForm(values: FormValues, lang: Lang): { input?: Configurati
   values.tiers.forEach((tier, i) => {
     if (tier.minutes === '' && tier.amount === '') return;
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
-    const amount = minorUnits(tier.amount);
+    const amount = minorUnits(tier.amount, currency);
     if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.number;
     if (amount === undefined) errors[`tier_amount_${i}`] = w.errors.number;
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
-  const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation);
+  const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
   if (cancellationAmount === undefined) errors.cancellation = w.errors.number;
   const commission = values.commission.replace(',', '.');
   const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission) ? new Decimal(commission).div(100).toString() : undefined;

@@ -1,3 +1,4 @@
+import { toDecimalString } from '../platform/money.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import { DateTime } from 'luxon';
 import { Decimal } from 'decimal.js';
@@ -46,7 +47,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       const agreement = await repo.findAgreement(deps.db, partnerId);
       if (!agreement) throw new DomainError('agreement_missing', t(ctx.lang).noAgreement);
       const values = valuesFrom(request.body);
-      const parsed = parseForm(values, ctx.lang);
+      const parsed = parseForm(values, agreement.currency, ctx.lang);
       let errors: FormErrors = parsed.errors;
       if (parsed.input) {
         try {
@@ -75,7 +76,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
 type Preview = { simulation: Simulation; errors?: undefined } | { simulation?: undefined; errors: FormErrors };
 
 async function previewOf(deps: WebDeps, session: WebSession, agreement: Agreement, values: FormValues, lang: Lang): Promise<Preview> {
-  const parsed = parseForm(values, lang);
+  const parsed = parseForm(values, agreement.currency, lang);
   if (!parsed.input) return { errors: parsed.errors };
   const termErrors = checkTerms(agreement, parsed.input);
   if (termErrors.length) return { errors: formErrors(termErrors, values, agreement, lang) };
@@ -244,15 +245,15 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.legs}</h2>
 <table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
 <h2>${w.claimsTitle}</h2>
-${claimsTable(ctx, c.claims)}`,
+${claimsTable(ctx, c.environment, c.claims)}`,
   );
 }
 
-function claimsTable(ctx: PageContext, claims: ClaimView[]): SafeHtml {
+function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[]): SafeHtml {
   const w = t(ctx.lang);
   if (claims.length === 0) return html`<p>${w.noClaims}</p>`;
   return html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
-    (c) => html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
+    (c) => html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
   )}</tbody></table>`;
 }
 
@@ -275,7 +276,7 @@ function claimsPage(
 <div><label for="c-contract">${w.contractNumber}</label><input id="c-contract" name="contract" value="${f.contractNumber}" size="14"></div>
 <div><button type="submit">${w.filter}</button></div></form>
 ${problem ? html`<p class="alert" role="alert">${problem}</p>` : ''}
-${claimsTable(ctx, result.claims)}
+${claimsTable(ctx, f.environment, result.claims)}
 <p class="pager">${f.cursor ? html`<a href="/console/claims${query()}">${w.firstPage}</a>` : ''}${result.nextCursor ? html`<a href="/console/claims${query(result.nextCursor)}">${w.nextPage}</a>` : ''}</p>`,
   );
 }
@@ -308,8 +309,8 @@ function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard)
     data: {
       labels: d.money.map((m) => m.currency),
       datasets: [
-        { label: w.premiumWritten, data: d.money.map((m) => m.premium / 100), backgroundColor: '#067647' },
-        { label: w.compensationPaid, data: d.money.map((m) => m.paid / 100), backgroundColor: '#b42318' },
+        { label: w.premiumWritten, data: d.money.map((m) => Number(toDecimalString(m.premium, m.currency))), backgroundColor: '#067647' },
+        { label: w.compensationPaid, data: d.money.map((m) => Number(toDecimalString(m.paid, m.currency))), backgroundColor: '#b42318' },
       ],
     },
     options: { maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },

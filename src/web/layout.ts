@@ -1,3 +1,4 @@
+import { toDecimalString } from '../platform/money.ts';
 import { html, type SafeHtml } from './html.ts';
 import { t, type Lang } from './i18n.ts';
 import type { WebSession } from './sessions.ts';
@@ -100,6 +101,7 @@ export function messagePage(ctx: PageContext, title: string, message: string): s
 export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
   d ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : never;
 
+/** Minor units in the currency's own decimals (EUR 2, JPY 0), formatted from the exact decimal text. */
 export function formatMoney(minor: number, currency: string, lang: Lang): string {
-  return new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { style: 'currency', currency }).format(minor / 100);
+  return new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { style: 'currency', currency }).format(toDecimalString(minor, currency) as unknown as number);
 }

@@ -151,6 +151,17 @@ export async function recordFailure(db: Executor, key: string, now: Date, window
     .execute();
 }
 
+/** Failure counters whose window has passed and that lock nothing: forgotten (the table stays small). */
+export async function deleteStaleThrottles(db: Executor, now: Date, windowStartedBefore: Date): Promise<number> {
+  const rows = await db
+    .deleteFrom('login_throttle')
+    .where('window_start', '<', windowStartedBefore)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .returning('key')
+    .execute();
+  return rows.length;
+}
+
 export async function clearThrottle(db: Executor, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }

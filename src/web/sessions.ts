@@ -165,3 +165,11 @@ export async function seedOperator(db: Db, config: Pick<Config, 'admin'>): Promi
     return id;
   });
 }
+
+/** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */
+export async function purgeWebSessions(deps: SessionDeps): Promise<number> {
+  const now = deps.now();
+  await repo.deleteExpiredSessions(deps.db, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
+  const longestWindow = Math.max(SESSION_RULES.account.windowMinutes, SESSION_RULES.address.windowMinutes);
+  return repo.deleteStaleThrottles(deps.db, now, new Date(now.getTime() - longestWindow * 60_000));
+}
