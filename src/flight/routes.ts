@@ -28,7 +28,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'getPrice',
         summary: 'Quote a trip with your configuration',
-        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a signed quote reference valid until expiresAt (24 h at most, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured.',
+        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured.',
         body: S.QuoteRequest,
         response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
       },

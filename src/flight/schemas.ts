@@ -221,7 +221,7 @@ const ClaimOut = Type.Object({
   event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
   flightNumber: Type.String(),
   departureDate: Type.String({ format: 'date' }),
-  delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null for a cancellation.' }),
+  delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted).' }),
   compensation: Money,
   openedAt: Type.String({ format: 'date-time' }),
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -156,8 +156,9 @@ export class ProviderError extends Error {
 
 /**
  * The provider refused the request for a reason retrying will not fix: 401/403 (key wrong, expired,
- * plan without this endpoint), 400, 404 (wrong base URL)… An operator must act; the job sends the
- * affected flights to manual review rather than retry.
+ * plan without this endpoint), 400, 404 (wrong base URL)… An operator must act: the check logs it as an
+ * error and retries with back-off (it counts for the circuit breaker) until the flight's deadline,
+ * then sends it to manual review.
  */
 export class ProviderRejected extends Error {
   override readonly name = 'ProviderRejected';

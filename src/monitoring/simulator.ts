@@ -12,7 +12,7 @@ import {
 
 /**
  * The flight-data provider of sandbox and preproduction: flights do what the platform says they
- * do (`setFlightEvent`, called by `POST /claims` and the CLI), and answers have the same shape as a
+ * do (events stored by `parasol flights simulate`, read through a store), and answers have the same shape as a
  * real provider's, so the monitoring path is exercised end to end. One instance per environment.
  *
  * Events come from a `SimulatedFlightStore`: the platform's is the `simulated_flight_events` table

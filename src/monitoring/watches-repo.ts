@@ -143,7 +143,7 @@ export async function findWatchesOfFlight(db: Executor, environment: Environment
   return rows.filter((r) => sameDesignator(r.flight_number, flightNumber)).map(toWatch);
 }
 
-/** The spellings of a designator on the active legs of a date (AF6 → AF006 and AF6 if both exist). */
+/** The spellings of a designator on the legs of a date, whatever their contract's status (AF6 → AF006 and AF6 if both exist). */
 export async function legSpellings(db: Executor, environment: Environment, flightNumber: string, departureDate: string): Promise<string[]> {
   const designator = parseDesignator(flightNumber);
   if (!designator) return [];

@@ -13,7 +13,7 @@ import * as repo from './webhooks-repo.ts';
 
 /**
  * Managing webhook endpoints and reading the delivery log: the use cases behind the operator CLI
- * today and the partner console tomorrow. Each takes the dependencies and a scope first. The
+ * and the partner console. Each takes the dependencies and a scope first. The
  * partner console passes both `partnerId` and `environment` (its session's); the operator CLI
  * passes only what it restricts. An endpoint outside the scope answers exactly like a missing one
  * (404 webhook_endpoint_not_found). Every change writes its audit row in the same transaction.
