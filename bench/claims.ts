@@ -6,7 +6,6 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { submitBankDetails } from '../src/claims/bank-details.ts';
 import { openClaimsForFlightEvent } from '../src/claims/open-claims.ts';
-import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration } from '../src/partners/configuration.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from '../src/partners/partners.ts';
 import { loadConfig } from '../src/platform/config.ts';
@@ -53,9 +52,7 @@ async function partner(db: Db): Promise<{ id: string; configurationId: string }>
   });
   await signAgreement(db, actor, p.id);
   await setSubscription(db, actor, p.id, 'flight-delay', true);
-  await setConfiguration(db, actor, p.id, { formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000, commissionRate: '0.2' });
-  await createApiKey(db, actor, { partnerId: p.id, environment: 'sandbox' });
-  const configuration = await db.selectFrom('partner_configurations').select('id').where('partner_id', '=', p.id).executeTakeFirstOrThrow();
+  const configuration = await setConfiguration(db, actor, p.id, { formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000, commissionRate: '0.2' });
   return { id: p.id, configurationId: configuration.id };
 }
 

@@ -61,7 +61,7 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
     const outcome = await notifyClaim(notifyDeps, job.data);
     ctx.log.info({ claimId: job.data.claimId, kind: job.data.kind ?? 'opened', outcome }, 'claim notification');
   }, { batchSize: 100 });
-  const sms = ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider({ ...ctx.config.twilio, from: ctx.config.twilio.from, messagingServiceSid: ctx.config.twilio.messagingServiceSid }) : undefined);
+  const sms = ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider(ctx.config.twilio) : undefined);
   await jobs.workConcurrently<{ smsId: string }>(SMS_QUEUE, async (job) => {
     const outcome = await sendQueuedSms({ db: ctx.db, keys: ctx.keys, provider: sms }, job.data.smsId);
     ctx.log.info({ smsId: job.data.smsId, outcome }, 'sms');

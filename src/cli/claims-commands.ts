@@ -1,3 +1,4 @@
+import { ENVIRONMENTS } from '../partners/model.ts';
 import { Option } from 'commander';
 import { listClaimsForOperators } from '../claims/claims-repo.ts';
 import { expireClaims } from '../claims/expire-claims.ts';
@@ -11,7 +12,6 @@ import { table, when, type CommandKit } from './program.ts';
 
 /** Operator commands for claims and payouts: listings, expiry, SEPA batches and reconciliation. */
 
-const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const;
 const CLAIM_STATUSES = ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'] as const;
 const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'] as const;
 

@@ -1,3 +1,4 @@
+import { ENVIRONMENTS } from '../partners/model.ts';
 import { Option } from 'commander';
 import { checkFlightWatch, type CheckOutcome } from '../monitoring/check-flight.ts';
 import { isLocalDate, parseDesignator } from '../monitoring/flight-status.ts';
@@ -16,7 +17,6 @@ import { pairs, table, when, type CommandKit } from './program.ts';
  * of manual review, in any environment).
  */
 
-const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const;
 const STATES = ['watching', 'decided', 'manual_review', 'closed'] as const;
 const OUTCOMES = ['on_time', 'delayed', 'cancelled', 'diverted'] as const;
 

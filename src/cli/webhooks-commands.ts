@@ -1,3 +1,4 @@
+import { ENVIRONMENTS } from '../partners/model.ts';
 import { Option } from 'commander';
 import { WEBHOOK_EVENT_TYPES } from '../notify/webhook-events.ts';
 import { addEndpoint, listDeliveries, listEndpoints, removeEndpoint, rotateSecret, sendTestEvent, setEndpointEnabled, type WebhookDeps, type WebhookEndpointView } from '../notify/webhooks.ts';
@@ -8,7 +9,6 @@ import { table, when, type CommandKit } from './program.ts';
 
 /** Operator commands for partner webhooks (docs/webhooks.md): endpoints, secrets, test events, the delivery log. */
 
-const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const;
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 const endpointLine = (e: WebhookEndpointView) => [e.id, e.environment, e.enabled ? 'enabled' : 'disabled', e.eventTypes ? e.eventTypes.join(',') : 'all', e.url];

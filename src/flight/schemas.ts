@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { FORMULAS } from './coverage.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
@@ -269,9 +269,3 @@ export const SandboxMessagesResponse = Type.Object({
   ),
 });
 
-export type QuoteRequestBody = Static<typeof QuoteRequest>;
-export type SimulationRequestBody = Static<typeof SimulationRequest>;
-export type SubscribeRequestBody = Static<typeof SubscribeRequest>;
-export type CancelRequestBody = Static<typeof CancelRequest>;
-export type ClaimsRequestBody = Static<typeof ClaimsRequest>;
-export type FlightEventRequestBody = Static<typeof FlightEventRequest>;

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../platform/retry-after.ts';
 import { ProviderError, ProviderRejected } from './flight-status.ts';
 
 /**
@@ -23,16 +24,6 @@ export interface JsonResponse {
 /** Statuses whose answer is worth trying again later. */
 function retryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
-}
-
-/** Retry-After as delta-seconds or an HTTP date, in milliseconds from now; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: Date = new Date()): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
 }
 
 /**

@@ -6,7 +6,6 @@ import { planWatches } from './plan-watches.ts';
 import type { FlightProviders } from './providers.ts';
 import { MONITORING_QUEUES } from './queues.ts';
 
-export { MONITORING_QUEUES } from './queues.ts';
 
 /** The monitoring's queues and cron schedules (pg-boss runs each schedule once across processes). */
 export async function registerMonitoring(jobs: JobQueue): Promise<void> {

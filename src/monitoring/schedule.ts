@@ -38,11 +38,6 @@ export interface WatchTimes {
   scheduledArrival: Date | null | undefined;
 }
 
-/** The first check of a new watch: its scheduled departure. */
-export function firstCheckAt(scheduledDeparture: Date): Date {
-  return scheduledDeparture;
-}
-
 /** Past this instant a watch still undecided goes to manual review. */
 export function giveUpAt(w: WatchTimes): Date {
   return w.scheduledArrival

@@ -45,7 +45,7 @@ export async function queueSms(
     .onConflict((oc) => oc.column('idempotency_key').doNothing())
     .returning('id')
     .executeTakeFirst();
-  if (row) await deps.jobs.send(SMS_QUEUE, { smsId: row.id }, { trx, singletonKey: row.id });
+  if (row) await deps.jobs.send(SMS_QUEUE, { smsId: row.id }, { trx });
 }
 
 /** Whether a message with this idempotency key was already written (sent or not). */

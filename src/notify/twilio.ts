@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../platform/retry-after.ts';
 import { E164, SmsRejectedError, SmsRetryableError, type SmsMessage, type SmsProvider, type SmsSendResult } from './sms.ts';
 
 /**
@@ -147,13 +148,4 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Twilio repeats the number in its messages ("The 'To' number +1500… is not valid"): never keep it. */
 function maskNumbers(text: string): string {
   return text.replace(/\+?\d[\d\s().-]{5,}\d/g, '[number]');
-}
-
-/** `Retry-After` in seconds or as an HTTP date → milliseconds. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

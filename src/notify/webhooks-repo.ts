@@ -1,11 +1,10 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Environment, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookDeliveryStatus, WebhookEndpointsTable, WebhookEventsTable } from '../platform/db-schema.ts';
+import type { Environment, WebhookDeliveryAttemptsTable, WebhookDeliveryStatus, WebhookEndpointsTable, WebhookEventsTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
 /** SQL for webhook endpoints, events, deliveries and attempts. Every function takes the database or an open transaction. */
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
-export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type AttemptRow = Selectable<WebhookDeliveryAttemptsTable>;
 export type NewEvent = Insertable<WebhookEventsTable> & { id: string; created_at: Date };
 

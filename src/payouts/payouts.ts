@@ -40,7 +40,7 @@ export async function requestPayout(
   const rail = railFor(claim.environment);
   const payout = await upsertPendingPayout(trx, { claimId: claim.id, partnerId: claim.partnerId, environment: claim.environment, rail, amount: claim.amount, currency: claim.currency });
   if (!payout) return;
-  if (rail === 'simulated_bank') await jobs.send(PAYOUT_QUEUES.simulatedBank, { payoutId: payout.id, attempt: payout.attempt }, { trx, singletonKey: `${payout.id}:${payout.attempt}` });
+  if (rail === 'simulated_bank') await jobs.send(PAYOUT_QUEUES.simulatedBank, { payoutId: payout.id }, { trx });
   await audit(trx, {
     actor: 'system',
     partnerId: claim.partnerId,
@@ -89,7 +89,7 @@ export async function settlePayout(
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(trx, claim.id, reason, new Date(now.getTime() + deps.bankDetailsDays * 86_400_000));
     const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: payout.attempt };
-    await deps.jobs.send(CLAIM_QUEUES.notify, job, { trx, singletonKey: `${claim.id}:payment_failed:${payout.attempt}` });
+    await deps.jobs.send(CLAIM_QUEUES.notify, job, { trx });
     await emitClaimEvents(trx, deps.jobs, 'claim.failed', [claim.id]);
   }
   await audit(trx, {

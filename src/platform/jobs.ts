@@ -35,7 +35,7 @@ export interface JobOptions {
   trx?: Executor;
   /** Do not run before. */
   startAfter?: Date;
-  /** At most one queued job with this key at a time (e.g. one watch per flight). */
+  /** A key that a 'short' queue keeps unique among its queued jobs (ignored by 'standard' queues). */
   singletonKey?: string;
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiName } from '../partners/model.ts';
 import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.ts';
-import type { OperatorCaller } from './operator-tokens.ts';
+import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { Outcome } from './idempotency.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -41,8 +41,8 @@ export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName
   scope.addHook('onRequest', (request, reply, done) => {
     try {
       if (options.operators && request.routeOptions.config.operatorAccess) {
-        const token = /^Bearer\s+(pso_[A-Za-z0-9_-]{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-        if (token) {
+        const token = /^Bearer\s+(\S{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+        if (token && isOperatorToken(token)) {
           options
             .operators(token)
             .then((operator) => {

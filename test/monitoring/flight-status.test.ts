@@ -9,7 +9,7 @@ import {
   sameDesignator,
   type FlightStatus,
 } from '../../src/monitoring/flight-status.ts';
-import { parseRetryAfter } from '../../src/monitoring/http.ts';
+import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import { createFlightStatusProvider } from '../../src/monitoring/providers.ts';
 import { flightEventFor } from '../../src/monitoring/flight-event.ts';
 

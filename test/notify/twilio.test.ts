@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
 import { SmsRejectedError, SmsRetryableError } from '../../src/notify/sms.ts';
-import { TwilioSmsProvider, parseRetryAfter, type TwilioOptions } from '../../src/notify/twilio.ts';
+import { TwilioSmsProvider, type TwilioOptions } from '../../src/notify/twilio.ts';
+import { parseRetryAfter } from '../../src/platform/retry-after.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, INVALID_NUMBER, MESSAGING_SERVICE_SID, NOT_MOBILE_NUMBER, startFakeTwilio, type FakeTwilio } from './twilio-fake.ts';
 import { twilioValidators } from './twilio-spec.ts';
 
@@ -141,7 +142,7 @@ describe('Twilio adapter against a fake Messages API built from Twilio\'s OpenAP
 
   it('reads Retry-After in seconds or as an HTTP date', () => {
     assert.equal(parseRetryAfter('30'), 30_000);
-    assert.equal(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
+    assert.equal(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', new Date('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
     assert.equal(parseRetryAfter(null), undefined);
     assert.equal(parseRetryAfter('soon'), undefined);
   });

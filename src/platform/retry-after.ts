@@ -1,0 +1,13 @@
+/**
+ * The `Retry-After` header of an HTTP answer (RFC 9110 §10.2.3), in milliseconds from `now`: a
+ * number of seconds or an HTTP date; undefined when absent or unreadable. Used by the provider
+ * adapters (flight status, SMS) to wait as long as they are told.
+ */
+export function parseRetryAfter(value: string | null, now: Date = new Date()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now.getTime());
+}
