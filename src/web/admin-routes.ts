@@ -27,7 +27,10 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
     app.addHook('onRequest', async (request, reply) => {
       if (!request.url.startsWith('/admin')) return;
       const operator = await sessionFor(deps, 'operator', request.cookies[COOKIES.operator.name]);
-      if (operator) return;
+      if (operator) {
+        request.webSession = operator; // requireSession uses it: one session lookup per request
+        return;
+      }
       const partner = await sessionFor(deps, 'partner', request.cookies[COOKIES.partner.name]);
       if (partner) return sendMessage(request, reply, 'admin', 403, t(contextOf(request, 'admin').lang).forbiddenAdmin);
     });

@@ -1,4 +1,3 @@
-import { DateTime } from 'luxon';
 import { claimView, type ClaimView } from '../flight/list-claims.ts';
 import * as contracts from '../flight/contracts-repo.ts';
 import { listClaims } from '../claims/claims-repo.ts';
@@ -27,12 +26,15 @@ export interface ContractDetail {
   claims: ClaimView[];
 }
 
+/** Every claim of the contract, whenever opened (a bound the database's timestamps accept). */
+const LATEST_DATE = new Date('9999-12-31T00:00:00Z');
+
 export async function contractDetail(db: Db, scope: { partnerId: string; environment: Environment }, contractNumber: string): Promise<ContractDetail> {
   const contract = /^[A-Z0-9-]{4,40}$/i.test(contractNumber) ? await contracts.findContract(db, scope, contractNumber.toUpperCase()) : undefined;
   if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const [legs, claims] = await Promise.all([
     contracts.findLegs(db, contract.id),
-    listClaims(db, { ...scope, from: new Date(0), toExclusive: DateTime.now().plus({ years: 5 }).toJSDate(), contractId: contract.id, limit: 100 }),
+    listClaims(db, { ...scope, from: new Date(0), toExclusive: LATEST_DATE, contractId: contract.id, limit: 100 }),
   ]);
   return {
     contractNumber: contract.contract_number,

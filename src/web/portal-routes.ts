@@ -6,7 +6,7 @@ import { DomainError } from '../platform/errors.ts';
 import { apiDefinition, requireSubscribedApi, subscribedApis, type CatalogEntry } from './catalog.ts';
 import { html } from './html.ts';
 import { t } from './i18n.ts';
-import { csrfField, formatDate, page, type PageContext } from './layout.ts';
+import { asset, csrfField, formatDate, page, type PageContext } from './layout.ts';
 import { sessionActor } from './sessions.ts';
 import { contextOf, field, requireSession, sendPage, type FormBody } from './web-kit.ts';
 import type { WebDeps } from './web-routes.ts';
@@ -133,7 +133,7 @@ function referencePage(ctx: PageContext, entry: CatalogEntry): string {
 <a class="psl-skip" href="#reference">${w.skip}</a>
 <div class="psl-bar"><a href="/portal/apis/${entry.api}">← ${entry.name}</a><h1>${w.reference}</h1><a href="/portal/apis/${entry.api}/openapi.json" download>${w.apiDefinition}: ${w.downloadOpenapi}</a></div>
 <div id="reference"><script id="api-reference" data-url="${entry.prefix}/openapi.json" data-configuration="${configuration}"></script></div>
-<script src="/assets/scalar.js?v=1"></script>
+<script src="${asset('scalar.js')}"></script>
 </body>
 </html>`.value;
 }

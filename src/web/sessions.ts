@@ -145,8 +145,13 @@ const actorOf = (kind: SessionKind, id: string, email: string) => (kind === 'ope
 
 /** Constant-time comparison of the CSRF token a form sent with the session's. */
 export function csrfMatches(session: WebSession, sent: unknown): boolean {
-  if (typeof sent !== 'string' || sent.length !== session.csrfToken.length) return false;
-  return crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(session.csrfToken));
+  return sameSecret(sent, session.csrfToken);
+}
+
+/** Compares a sent token with the expected one in constant time. */
+export function sameSecret(sent: unknown, expected: string | undefined): expected is string {
+  if (typeof sent !== 'string' || expected === undefined || sent.length !== expected.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(sent), Buffer.from(expected));
 }
 
 /**

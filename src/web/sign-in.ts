@@ -4,7 +4,7 @@ import type { Config } from '../platform/config.ts';
 import { html } from './html.ts';
 import { t } from './i18n.ts';
 import { page, type PageContext } from './layout.ts';
-import { SESSION_RULES, sessionFor, signIn, signOut, type SessionDeps, type SessionKind } from './sessions.ts';
+import { sameSecret, SESSION_RULES, sessionFor, signIn, signOut, type SessionDeps, type SessionKind } from './sessions.ts';
 import { contextOf, COOKIES, cookieOptions, field, localPath, requireSession, sendPage, type FormBody } from './web-kit.ts';
 
 /**
@@ -37,7 +37,7 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
       const next = localPath(field(request.body, 'next'), base);
       const sent = field(request.body, '_csrf');
       const expected = request.cookies[COOKIES.login.name];
-      if (!expected || sent !== expected) {
+      if (!sameSecret(sent, expected)) {
         return sendPage(reply, 403, loginPage(ctx, kind, { csrf: loginToken(request, reply), next, email, error: w.formExpired }));
       }
       const outcome = await signIn(deps, { kind, email, password: field(request.body, 'password', 1024), address: request.ip });

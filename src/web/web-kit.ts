@@ -77,7 +77,8 @@ export function sentCsrf(request: FastifyRequest): unknown {
  */
 export function requireSession(app: FastifyInstance, deps: SessionDeps, kind: SessionKind, area: Area, loginPath: string): void {
   app.addHook('preHandler', async (request, reply) => {
-    const session = await sessionFor(deps, kind, request.cookies[COOKIES[kind].name]);
+    // an earlier hook of this request may have loaded it already (the operator console's)
+    const session = request.webSession?.kind === kind ? request.webSession : await sessionFor(deps, kind, request.cookies[COOKIES[kind].name]);
     if (!session) {
       if (request.method === 'GET') return reply.redirect(`${loginPath}?next=${encodeURIComponent(request.url)}`, 303);
       return sendPage(reply, 401, messagePage(contextOf(request, area), '401', t(langOf(request)).formExpired));
