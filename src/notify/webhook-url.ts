@@ -73,7 +73,8 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
   } catch {
     throw new DomainError('validation_failed', 'The webhook URL is not a valid absolute URL.', { errors: [{ field: '/url', message: 'must be an absolute URL such as https://example.com/webhooks' }] });
   }
-  if (trimmed.length > MAX_URL_LENGTH) {
+  // the stored form is the normalised one (percent-encoded): that is the one that must fit
+  if (trimmed.length > MAX_URL_LENGTH || url.toString().length > MAX_URL_LENGTH) {
     throw new DomainError('validation_failed', 'The webhook URL is too long.', { errors: [{ field: '/url', message: `must be at most ${MAX_URL_LENGTH} characters` }] });
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {

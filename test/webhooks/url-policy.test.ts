@@ -99,6 +99,12 @@ describe('webhook URL policy', () => {
     assert.equal(unresolvable.extra.reason, 'unresolvable');
   });
 
+  it('measures the length of the URL as stored (percent-encoded), not as typed', () => {
+    const typed = `https://hooks.example.com/${'é'.repeat(1000)}`; // 1,026 characters typed, 6,026 once encoded
+    assert.ok(typed.length <= 2048);
+    assert.throws(() => parseWebhookUrl(typed, false), (e: unknown) => e instanceof DomainError && e.code === 'validation_failed' && /too long/.test(e.detail));
+  });
+
   it('accepts https URLs whose every address is public', async () => {
     const url = await checkWebhookUrl('https://hooks.example.com/parasol?x=1', { allowPrivate: false, resolve: resolving({ 'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'] }) });
     assert.equal(url.toString(), 'https://hooks.example.com/parasol?x=1');
