@@ -12,6 +12,28 @@ export interface LegFacts {
   airline: string;
   /** 'YYYY-MM-DDTHH:mm', local wall-clock time at the departure airport. */
   departureLocal: string;
+  /** Full designator of the flight when known (e.g. 'AF006'); a model may price it more sharply. */
+  flightNumber?: string;
+}
+
+/** The event a probability is about: cancelled, diverted, or operated and at least N minutes late at the gate. */
+export type RiskEvent = 'cancellation' | 'diversion' | { delayAtLeast: number };
+
+/** One multiplicative factor of an explanation, e.g. `{ label: 'hour 19', factor: 1.12, credibility: 0.8 }`. */
+export interface RiskFactor {
+  readonly label: string;
+  readonly factor: number;
+  /** Weight given to the data behind this factor, in [0, 1] (1 for a documented table factor). */
+  readonly credibility: number;
+}
+
+/** How a probability was built: `base × Π factors = probability` (after any cap, stated by the model). */
+export interface EventExplanation {
+  /** Base rate (a fraction in [0, 1]) the factors apply to. */
+  readonly base: number;
+  readonly factors: readonly RiskFactor[];
+  /** The probability the model returns for the event (a fraction in [0, 1]). */
+  readonly probability: number;
 }
 
 /** The probabilities of the events that trigger a payout, for one leg. */
@@ -22,6 +44,13 @@ export interface LegProbabilities {
   diversion: Decimal;
   /** P(leg operated, not diverted, and arrives at the gate at least `minutes` late), non-increasing in minutes. */
   delayAtLeast(minutes: number): Decimal;
+  /**
+   * How much the model knows about this leg, in [0, 1]: 1 when its own history is ample, near 0 when
+   * it prices from priors. The risk margin grows as it falls.
+   */
+  readonly credibility: number;
+  /** The base rate and factors behind one event's probability, for the quote's explanation. */
+  explain(event: RiskEvent): EventExplanation;
 }
 
 /** A risk model: turns the facts of a leg into event probabilities. Version 1 is a table of priors. */
@@ -187,17 +216,38 @@ export const riskModelV1: RiskModel = {
   probabilities(leg: LegFacts): LegProbabilities {
     const { month, hour } = parseLocalDeparture(leg.departureLocal);
     const haul = haulOf(greatCircleKm(leg.departureAirport, leg.arrivalAirport));
-    const factors = combinedFactors(RISK_TABLE_V1.haul[haul].factors, seasonFactors(month), hourFactors(hour));
+    const haulFactors = RISK_TABLE_V1.haul[haul].factors;
+    const season = RISK_TABLE_V1.seasons.find((s) => (s.months as readonly number[]).includes(month));
+    const band = RISK_TABLE_V1.hourBands.find((b) => hour >= b.fromHour && hour < b.toHour);
+    const factors = combinedFactors(haulFactors, seasonFactors(month), hourFactors(hour));
     const max = new Decimal(RISK_TABLE_V1.maxProbability);
 
     const cancellation = clamp(factors.cancellation.times(RISK_TABLE_V1.base.cancellation), max);
     const diversion = clamp(factors.diversion.times(RISK_TABLE_V1.base.diversion), max);
     // Cancelled, diverted and delayed-operated are disjoint events: the delay curve never exceeds what is left.
     const delayCap = Decimal.min(max, new Decimal(1).minus(cancellation).minus(diversion));
+    const delayAtLeast = (minutes: number): Decimal => clamp(factors.delay.times(baseDelayAtLeast(minutes)), delayCap);
+    const labelled = (pick: (f: RiskFactors) => number): RiskFactor[] => [
+      { label: `${haul}-haul`, factor: pick(haulFactors), credibility: 1 },
+      ...(season ? [{ label: season.name, factor: pick(season.factors), credibility: 1 }] : []),
+      ...(band ? [{ label: `${band.name} (hour ${hour})`, factor: pick(band.factors), credibility: 1 }] : []),
+    ];
     return {
       cancellation,
       diversion,
-      delayAtLeast: (minutes: number): Decimal => clamp(factors.delay.times(baseDelayAtLeast(minutes)), delayCap),
+      delayAtLeast,
+      // A table of priors: nothing in it was learnt from data about this leg.
+      credibility: 0,
+      explain(event: RiskEvent): EventExplanation {
+        if (event === 'cancellation') {
+          return { base: RISK_TABLE_V1.base.cancellation, factors: labelled((f) => f.cancellation), probability: cancellation.toNumber() };
+        }
+        if (event === 'diversion') {
+          return { base: RISK_TABLE_V1.base.diversion, factors: labelled((f) => f.diversion), probability: diversion.toNumber() };
+        }
+        const minutes = event.delayAtLeast;
+        return { base: baseDelayAtLeast(minutes).toNumber(), factors: labelled((f) => f.delay), probability: delayAtLeast(minutes).toNumber() };
+      },
     };
   },
 };

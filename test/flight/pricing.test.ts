@@ -26,6 +26,9 @@ interface Scenario {
 
 const ppm = (n: number): Decimal => new Decimal(n).div(PPM);
 
+/** Pricing here depends on the probabilities only: a leg the model knows fully, with no explanation. */
+const tableKnowledge = { credibility: 1, explain: () => ({ base: 0, factors: [], probability: 0 }) };
+
 /** A step delay curve through the tier points: non-increasing, as the interface requires. */
 function legOf(s: Scenario): LegProbabilities {
   const points = s.tiers.map((tier, i) => ({ minutes: tier.minDelayMinutes, p: s.delayPpm[i] ?? 0 }));
@@ -36,6 +39,7 @@ function legOf(s: Scenario): LegProbabilities {
       const reached = points.filter((pt) => pt.minutes <= minutes).at(-1) ?? points[0];
       return ppm(reached?.p ?? 0);
     },
+    ...tableKnowledge,
   };
 }
 
@@ -201,6 +205,7 @@ describe('expected loss', () => {
     cancellation: new Decimal('0.02'),
     diversion: new Decimal('0.005'),
     delayAtLeast: (minutes) => new Decimal(minutes >= 180 ? '0.01' : minutes >= 120 ? '0.03' : '0.2'),
+    ...tableKnowledge,
   };
   const tiers = [
     { minDelayMinutes: 120, amount: 5000 },
