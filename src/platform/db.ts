@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import pg from 'pg';
 import type { Database } from './db-schema.ts';
@@ -31,51 +32,7 @@ pg.types.setTypeParser(INT8, (v) => Number(v));
 pg.types.setTypeParser(DATE, (v) => v);
 pg.types.setTypeParser(NUMERIC, (v) => v);
 
-export class DatabaseLockedError extends Error {
-  constructor(dataDir: string, pid: number) {
-    super(
-      `The embedded database in ${dataDir} is already open in another process (pid ${pid}). ` +
-        'Stop that process, or point PARASOL_DATA_DIR at another directory, or use DATABASE_URL for PostgreSQL.',
-    );
-    this.name = 'DatabaseLockedError';
-  }
-}
-
-/**
- * PGlite has no lock of its own: two processes opening the same directory corrupt it. We hold a
- * lock file with our pid, created exclusively; a lock left by a dead process is taken over.
- */
-function lockDataDir(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
-  const lockFile = path.join(dir, 'parasol.lock');
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      return () => {
-        try {
-          if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.unlinkSync(lockFile);
-        } catch {
-          // already gone: nothing to release
-        }
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(fs.readFileSync(lockFile, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw new DatabaseLockedError(dir, pid);
-      fs.rmSync(lockFile, { force: true }); // stale: its process is gone
-    }
-  }
-  throw new Error(`Could not lock ${dir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { DatabaseLockedError } from './data-dir-lock.ts';
 
 export interface OpenOptions {
   /** PostgreSQL URL; when absent, PGlite. */
@@ -100,7 +57,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     };
     return { db, kind: 'postgres', url: options.databaseUrl, migrate, close: () => db.destroy() };
   }
-  const release = options.dataDir ? lockDataDir(options.dataDir) : () => {};
+  const release = options.dataDir ? await lockDataDir(options.dataDir) : async () => {};
   try {
     const pglite = new PGlite({
       ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
@@ -116,11 +73,11 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       close: async () => {
         await db.destroy(); // Kysely only closes a driver it has used: close PGlite ourselves
         if (!pglite.closed) await pglite.close();
-        release();
+        await release();
       },
     };
   } catch (error) {
-    release();
+    await release();
     throw error;
   }
 }

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { parse } from 'yaml';
+import { aeroApiDocumentPath } from '../fixtures/reference.ts';
 
 /**
- * Validators built from FlightAware's own AeroAPI 4.17.1 OpenAPI document (../shared/reference, or
- * PARASOL_REFERENCE_DIR), for operation `get_flight` (GET /flights/{ident}): the fake server's
+ * Validators built from FlightAware's own AeroAPI 4.17.1 OpenAPI document (test/fixtures/reference,
+ * copied into the repository), for operation `get_flight` (GET /flights/{ident}): the fake server's
  * answers and the adapter's query parameters are checked against it, so neither can drift from the
  * real API.
  *
@@ -23,9 +22,7 @@ import { parse } from 'yaml';
 const Ajv2020 = Ajv2020Module.default;
 const addFormats = addFormatsModule.default;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const referenceDir = process.env.PARASOL_REFERENCE_DIR ?? path.resolve(here, '../../../shared/reference');
-export const aeroApiDocumentPath = path.join(referenceDir, 'flightaware/aeroapi-4.17.1-openapi.yml');
+export { aeroApiDocumentPath };
 
 type Schema = Record<string, unknown>;
 
@@ -53,7 +50,7 @@ function loadOperation(): Operation {
   try {
     text = readFileSync(aeroApiDocumentPath, 'utf8');
   } catch (error) {
-    throw new Error(`The AeroAPI OpenAPI document is needed by these tests: ${aeroApiDocumentPath} (set PARASOL_REFERENCE_DIR). ${(error as Error).message}`);
+    throw new Error(`The AeroAPI OpenAPI document is needed by these tests: ${aeroApiDocumentPath}. ${(error as Error).message}`);
   }
   const document = parse(text) as { paths: Record<string, { get: Operation }> };
   const operation = document.paths['/flights/{ident}']?.get;

@@ -10,7 +10,7 @@ import { fakeApp, listen, type Override, type RecordedRequest } from './fake-ser
  * GET /flex/flightstatus/rest/v2/json/flight/status/{carrier}/{flight}/dep/{year}/{month}/{day}
  * checks `appId`/`appKey` (401 otherwise), `utc` and the path, and answers `{ request, appendix,
  * flightStatuses }` with the flights of that carrier and number (or codeshare) departing that local
- * date. FlightStats publishes no machine-readable schema in ../shared/reference; the schema below is
+ * date. FlightStats publishes no machine-readable schema (test/fixtures/reference has none); the schema below is
  * written from FlightStats' documented field names and public sample responses, and every payload
  * the fake serves must validate against it.
  */

@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { twilioDocumentPath } from '../fixtures/reference.ts';
 
 /**
- * Validators built from Twilio's own OpenAPI document (twilio/twilio-oai, ../shared/reference or
- * PARASOL_REFERENCE_DIR), for `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`: the fake
+ * Validators built from Twilio's own OpenAPI document (twilio/twilio-oai, copied into
+ * test/fixtures/reference), for `POST /2010-04-01/Accounts/{AccountSid}/Messages.json`: the fake
  * server checks the adapter's form against the request schema and every answer it gives against the
  * `api.v2010.account.message` schema, so neither the adapter nor the fake can drift from the real API.
  *
@@ -29,9 +28,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 const Ajv = AjvModule.default;
 const addFormats = addFormatsModule.default;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const referenceDir = process.env.PARASOL_REFERENCE_DIR ?? path.resolve(here, '../../../shared/reference');
-export const twilioDocumentPath = path.join(referenceDir, 'twilio/twilio_api_v2010.json');
+export { twilioDocumentPath };
 export const MESSAGES_PATH = '/2010-04-01/Accounts/{AccountSid}/Messages.json';
 
 type Schema = Record<string, unknown>;
@@ -47,7 +44,7 @@ function loadDocument(): TwilioDocument {
   try {
     text = readFileSync(twilioDocumentPath, 'utf8');
   } catch (error) {
-    throw new Error(`The Twilio OpenAPI document is needed by these tests: ${twilioDocumentPath} (set PARASOL_REFERENCE_DIR). ${(error as Error).message}`);
+    throw new Error(`The Twilio OpenAPI document is needed by these tests: ${twilioDocumentPath}. ${(error as Error).message}`);
   }
   return JSON.parse(text) as TwilioDocument;
 }

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { epcSctXsdPath } from '../fixtures/reference.ts';
 
 /**
  * Validates XML against the EPC SEPA Credit Transfer schema (pain.001.001.09, EPC132-08 2023) with
@@ -10,9 +10,8 @@ import { fileURLToPath } from 'node:url';
  * `libxml2-utils`.
  */
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const referenceDir = process.env.PARASOL_REFERENCE_DIR ?? path.resolve(here, '../../../shared/reference');
-export const EPC_SCT_XSD = path.join(referenceDir, 'iso20022/pain.001.001.09-EPC-SCT-2023.xsd');
+/** The EPC schema, copied into the repository (test/fixtures/reference/README.md). */
+export const EPC_SCT_XSD = epcSctXsdPath;
 
 export interface XmllintResult {
   valid: boolean;
@@ -20,7 +19,7 @@ export interface XmllintResult {
 }
 
 export function validateWithXmllint(xml: string, xsd: string = EPC_SCT_XSD): XmllintResult {
-  if (!fs.existsSync(xsd)) throw new Error(`The EPC schema is needed by these tests: ${xsd} (set PARASOL_REFERENCE_DIR)`);
+  if (!fs.existsSync(xsd)) throw new Error(`The EPC schema is needed by these tests: ${xsd}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-sepa-'));
   const file = path.join(dir, 'file.xml');
   try {

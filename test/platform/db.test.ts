@@ -39,12 +39,47 @@ describe('database', () => {
     await again.close();
   });
 
-  it('takes over a lock left by a dead process', async (t) => {
+  it('ignores the pid file earlier versions left, even one naming a live process or this very process', async (t) => {
+    // a container restarted after a crash gets the same pid again; pid 1 is always alive
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-stale-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    fs.writeFileSync(path.join(dir, 'parasol.lock'), '999999999');
+    for (const pid of [String(process.pid), '1', '999999999']) {
+      fs.writeFileSync(path.join(dir, 'parasol.lock'), pid);
+      const handle = await openDatabase({ dataDir: dir });
+      try {
+        const row = await sql<{ one: number }>`SELECT 1 AS one`.execute(handle.db);
+        assert.equal(row.rows[0]?.one, 1, `opens over a pid file naming ${pid}`);
+        assert.equal(fs.existsSync(path.join(dir, 'parasol.lock')), false, 'the old pid file is removed');
+      } finally {
+        await handle.close();
+      }
+    }
+  });
+
+  it('excludes a live process holding the directory, and a process killed with SIGKILL releases it', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-held-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/platform/hold-data-dir.ts', dir], { env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    t.after(() => child.kill('SIGKILL'));
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk) => {
+        out += chunk;
+        if (out.includes('held\n')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`the child exited (${code}) before holding the lock`)));
+    });
+    await assert.rejects(openDatabase({ dataDir: dir }), (error: unknown) => error instanceof DatabaseLockedError && String(error).includes(`(pid ${child.pid})`));
+    child.kill('SIGKILL');
+    assert.equal(await exited, 'SIGKILL');
+    // no clean-up ran in the child: the kernel released its lock
     const handle = await openDatabase({ dataDir: dir });
-    await handle.close();
+    try {
+      assert.deepEqual(await handle.migrate(), [], 'the data the killed process migrated is there');
+    } finally {
+      await handle.close();
+    }
   });
 
   it('keeps committed data across a restart of the embedded database', async (t) => {
