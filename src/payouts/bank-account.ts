@@ -1,11 +1,41 @@
-import { electronicFormatIBAN, extractBIC, isSEPACountry, validateBIC, validateIBAN } from 'ibantools';
+import { electronicFormatIBAN, extractBIC, isSEPACountry, setCountryBBANValidation, validateBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
 
 /**
  * The customer's account, checked the way the SEPA credit transfer file needs it: an IBAN of a SEPA
  * country (ibantools: format, length, checksums), and a BIC when the IBAN's country is outside the
  * EEA (EPC rulebook: BIC optional within the EEA, required to or from AD, CH, GB, GI, MC, SM, VA).
  * Issues carry a code so the bank-details page can word them in French or English.
+ *
+ * National check digits: beyond the IBAN's own mod-97 check, a typo in the account number can be
+ * caught by the country's check digits, which an IBAN rebuilt from a wrong account number carries
+ * wrongly. ibantools 4.5.4 checks them for FR and MC (RIB key, mod 97 with letters converted), BE
+ * (mod 97), ES (the two "dígitos de control", weights 1 2 4 8 5 10 9 7 3 6), PT (NIB, mod 97) and
+ * others (CZ, EE, HR, HU, NO, PL, SI, SK, …); it has none for IT and SM, whose CIN letter is added
+ * below through ibantools' own hook, so every ibantools call in the process (the debtor IBAN in the
+ * configuration too) checks it. An IBAN failing them is `iban_check_digits`, worded apart on the
+ * bank-details page ("check the account number").
  */
+
+/** Italian CIN (also San Marino): a letter from the 22 characters ABI + CAB + account, odd positions mapped through this table. */
+const CIN_ODD = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+
+/** The CIN letter a BBAN's ABI, CAB and account (its characters 2 to 23) call for; undefined when they are malformed. */
+export function italianCin(abiCabAccount: string): string | undefined {
+  if (!/^[0-9]{10}[0-9A-Z]{12}$/.test(abiCabAccount)) return undefined;
+  let sum = 0;
+  for (let i = 0; i < abiCabAccount.length; i++) {
+    const c = abiCabAccount.charCodeAt(i);
+    const value = c <= 57 ? c - 48 : c - 65; // digits 0-9 and letters A-Z count 0-9 and 0-25 alike
+    sum += i % 2 === 0 ? CIN_ODD[value]! : value; // positions 1, 3, 5… (1-based) are the "odd" ones
+  }
+  return String.fromCharCode(65 + (sum % 26));
+}
+
+function checkItalianBban(bban: string): boolean {
+  return italianCin(bban.slice(1)) === bban[0];
+}
+setCountryBBANValidation('IT', checkItalianBban);
+setCountryBBANValidation('SM', checkItalianBban);
 
 /** EU + Iceland, Liechtenstein, Norway. */
 const EEA = new Set([
@@ -20,7 +50,7 @@ const BIC_TERRITORIES: Record<string, readonly string[]> = {
   FI: ['AX'],
 };
 
-export type BankAccountIssueCode = 'iban_required' | 'iban_invalid' | 'iban_not_sepa' | 'bic_invalid' | 'bic_required' | 'bic_country_mismatch';
+export type BankAccountIssueCode = 'iban_required' | 'iban_invalid' | 'iban_check_digits' | 'iban_not_sepa' | 'bic_invalid' | 'bic_required' | 'bic_country_mismatch';
 
 export interface BankAccountIssue {
   readonly field: 'iban' | 'bic';
@@ -46,9 +76,13 @@ export function checkSepaAccount(input: { iban: string; bic?: string | null | un
   const bic = bicText === '' ? null : bicText;
   const country = iban.slice(0, 2);
 
+  const ibanErrors = iban === '' ? [] : validateIBAN(iban, { allowQRIBAN: false }).errorCodes;
   if (iban === '') {
     issues.push({ field: 'iban', code: 'iban_required', message: 'IBAN is required' });
-  } else if (!validateIBAN(iban, { allowQRIBAN: false }).valid) {
+  } else if (ibanErrors.length === 1 && ibanErrors[0] === ValidationErrorsIBAN.WrongAccountBankBranchChecksum) {
+    // the IBAN's own check digits are right, the country's are not: a typo in the account number
+    issues.push({ field: 'iban', code: 'iban_check_digits', message: `the national check digits of this ${country} account number do not match` });
+  } else if (ibanErrors.length > 0) {
     issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
   } else if (!isSEPACountry(country)) {
     issues.push({ field: 'iban', code: 'iban_not_sepa', message: `IBANs of ${country} cannot receive SEPA credit transfers` });

@@ -106,6 +106,11 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
     assert.ok(wrong.body.includes('value="FR76 3000 6000 0112 3456 7890 188"'), 'what was typed is kept');
     assert.ok(wrong.body.includes('Camille &lt;b&gt;Martin&lt;/b&gt;'), 'and escaped');
 
+    // right IBAN check digits (06), wrong RIB key (188 for 189): a typo in the account number
+    const wrongKey = await form({ accountHolder: 'Camille Martin', iban: 'FR06 3000 6000 0112 3456 7890 188', bic: '' });
+    assert.equal(wrongKey.statusCode, 422);
+    assert.match(wrongKey.body, /id="f-iban-error">The account number’s check digits do not match \(the RIB key in France\)/);
+
     const cyrillic = await form({ accountHolder: 'Иван Петров', iban: 'FR76 3000 6000 0112 3456 7890 189', bic: '' });
     assert.equal(cyrillic.statusCode, 422, 'a name a SEPA file cannot carry is asked again');
     assert.match(cyrillic.body, /id="f-accountHolder-error">Write the name in Latin letters/);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sumMinor } from '../../src/payouts/amount.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
-import { checkSepaAccount, ibanNeedsBic, maskIban } from '../../src/payouts/bank-account.ts';
+import { composeIBAN, isValidIBAN } from 'ibantools';
+import { checkSepaAccount, ibanNeedsBic, italianCin, maskIban } from '../../src/payouts/bank-account.ts';
 import { isSepaIdentifier, toSepaText } from '../../src/payouts/sepa-text.ts';
 
 describe('bank account checks (ibantools, SEPA countries)', () => {
@@ -41,6 +42,46 @@ describe('bank account checks (ibantools, SEPA countries)', () => {
     assert.deepEqual(codes('FR7630006000011234567890189', 'NOPE'), ['bic:bic_invalid']);
     assert.deepEqual(codes('FR7630006000011234567890189', 'COBADEFFXXX'), ['bic:bic_country_mismatch']);
     assert.deepEqual(codes('FR7630006000011234567890189', 'BNPAGPGP'), [], 'a Guadeloupe bank on a French IBAN');
+  });
+
+  // Real account numbers from the SWIFT IBAN registry and the banks' published examples; each is then
+  // mutated in its national check digits only, and given fresh IBAN check digits (composeIBAN), as
+  // an IBAN rebuilt from a mistyped account number would be.
+  const NATIONAL = [
+    { iban: 'FR7630006000011234567890189', mutate: (b: string) => b.slice(0, -2) + '88', what: 'FR RIB key' },
+    { iban: 'FR1420041010050500013M02606', mutate: (b: string) => b.slice(0, -2) + '07', what: 'FR RIB key, letter in the account' },
+    { iban: 'MC5811222000010123456789030', mutate: (b: string) => b.slice(0, -2) + '31', what: 'MC RIB key' },
+    { iban: 'BE68539007547034', mutate: (b: string) => b.slice(0, -2) + '35', what: 'BE mod 97' },
+    { iban: 'ES9121000418450200051332', mutate: (b: string) => b.slice(0, 8) + '55' + b.slice(10), what: 'ES dígitos de control' },
+    { iban: 'ES9121000418450200051332', mutate: (b: string) => b.slice(0, 9) + '6' + b.slice(10), what: 'ES account control digit' },
+    { iban: 'IT60X0542811101000000123456', mutate: (b: string) => 'Y' + b.slice(1), what: 'IT CIN' },
+    { iban: 'SM86U0322509800000000270100', mutate: (b: string) => 'V' + b.slice(1), what: 'SM CIN' },
+    { iban: 'PT50000201231234567890154', mutate: (b: string) => b.slice(0, -2) + '55', what: 'PT NIB' },
+  ];
+
+  it('checks the national check digits: real accounts pass, a mistyped account number with a valid IBAN checksum does not', () => {
+    for (const { iban, mutate, what } of NATIONAL) {
+      const check = checkSepaAccount({ iban, bic: iban.startsWith('MC') ? 'SOGEMCM1' : iban.startsWith('SM') ? 'ICRASMSMXXX' : undefined });
+      assert.equal(check.ok, true, `${iban} is valid (${what})`);
+      const country = iban.slice(0, 2);
+      const mutated = composeIBAN({ countryCode: country, bban: mutate(iban.slice(4)) });
+      assert.ok(mutated && mutated !== iban, `${what}: a different IBAN`);
+      const wrong = checkSepaAccount({ iban: mutated });
+      assert.deepEqual(wrong.ok ? [] : wrong.issues.map((i) => `${i.field}:${i.code}`), ['iban:iban_check_digits'], `${mutated} (${what})`);
+    }
+  });
+
+  it('computes the Italian CIN: exactly one letter fits an account, the published one', () => {
+    assert.equal(italianCin('0542811101000000123456'), 'X');
+    assert.equal(italianCin('0322509800000000270100'), 'U');
+    assert.equal(italianCin('054281110A'), undefined, 'malformed');
+    for (const abiCabAccount of ['0542811101000000123456', '0306909606100000063428', '02008112030000100129XY']) {
+      const fitting = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'].filter((cin) => {
+        const iban = composeIBAN({ countryCode: 'IT', bban: cin + abiCabAccount });
+        return iban !== null && checkSepaAccount({ iban }).ok;
+      });
+      assert.deepEqual(fitting, [italianCin(abiCabAccount)], abiCabAccount);
+    }
   });
 
   it('masks an IBAN to its last four characters', () => {
