@@ -18,8 +18,11 @@ import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.t
  */
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
-/** Polls until `check` returns a value other than undefined (jobs run asynchronously); fails after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+/**
+ * Polls until `check` returns a value other than undefined (jobs run asynchronously); fails after
+ * `ms`, a ceiling for a stuck test, never a speed requirement: generous so a loaded machine passes.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await check();

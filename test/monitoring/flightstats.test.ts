@@ -259,7 +259,7 @@ describe('Cirium FlightStats adapter', () => {
     fake.override('hang');
     const started = Date.now();
     await assert.rejects(provider.fetchStatus(AF6), (e: unknown) => e instanceof ProviderError && e.kind === 'timeout');
-    assert.ok(Date.now() - started < 2_000);
+    assert.ok(Date.now() - started >= 150, 'the configured timeout, not an earlier failure'); // no upper bound: a loaded machine is slow
   });
 
   it('the fixtures cannot drift from the documented shape', () => {

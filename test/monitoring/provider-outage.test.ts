@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
+import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
 import { FlightAwareProvider } from '../../src/monitoring/flightaware.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
@@ -39,13 +40,22 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     const watch = await watchOf(t, 'production', flight, contract.departureDate);
     assert.ok(watch);
     const fake = await startAeroApiFake(tc);
-    const provider = new FlightAwareProvider({ apiKey: options.apiKey ?? fake.apiKey, baseUrl: fake.baseUrl, timeoutMs: 300, now: c.now });
+    // Real answers get all the time a loaded machine needs; only the step where the fake never
+    // answers uses a short timeout (`impatient`), so no answer is ever expected within N ms.
+    const patient = new FlightAwareProvider({ apiKey: options.apiKey ?? fake.apiKey, baseUrl: fake.baseUrl, timeoutMs: 60_000, now: c.now });
+    const impatient = new FlightAwareProvider({ apiKey: options.apiKey ?? fake.apiKey, baseUrl: fake.baseUrl, timeoutMs: 300, now: c.now });
+    let current = patient;
+    const provider: FlightStatusProvider = { name: patient.name, fetchStatus: (query, fetchOptions) => current.fetchStatus(query, fetchOptions) };
+    const hang = (on: boolean) => {
+      fake.override(on ? 'hang' : undefined);
+      current = on ? impatient : patient;
+    };
     const providers = flightProviders({ production: provider }, { failureThreshold: options.threshold ?? 3, coolDownMs: minutes(2) });
     const number = String(Number(flight.slice(2))); // "AF0712" → "712", as AeroAPI spells it
     const departure = contract.departureAt;
     const arrival = plus(departure, minutes(510));
     const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
-    return { flight, date: contract.departureDate, watch, fake, providers, number, departure, arrival, iso };
+    return { flight, date: contract.departureDate, watch, fake, hang, providers, number, departure, arrival, iso };
   }
 
   it('500s and a timeout back off; the breaker then stops calling; after its cool-down a probe decides', async (tc) => {
@@ -61,8 +71,9 @@ describe('flight monitoring in production (AeroAPI fake): outages and recovery',
     assert.match(first.outcome === 'provider_error' ? first.error : '', /flightaware GET \/aeroapi\/flights\/AFR\d+: 500/);
 
     c.set(plus(c.now(), minutes(1)));
-    s.fake.override('hang');
+    s.hang(true);
     const second = await checkFlightWatch(deps, s.watch.id);
+    s.hang(false);
     assert.equal(second.outcome, 'provider_error');
     assert.equal(second.outcome === 'provider_error' && second.consecutiveErrors, 2);
     assert.deepEqual(second.outcome === 'provider_error' && second.nextCheckAt, plus(c.now(), minutes(2)), 'back-off doubles');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sumMinor } from '../../src/payouts/amount.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
-import { composeIBAN, isValidIBAN } from 'ibantools';
+import { composeIBAN } from 'ibantools';
 import { checkSepaAccount, ibanNeedsBic, italianCin, maskIban } from '../../src/payouts/bank-account.ts';
 import { isSepaIdentifier, toSepaText } from '../../src/payouts/sepa-text.ts';
 

@@ -7,7 +7,7 @@ import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { openTestDatabase, usingPostgres } from '../helper.ts';
 
 /** Polls until `check` is true (jobs are asynchronous); fails after `ms`. */
-async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
+async function eventually(check: () => Promise<boolean>, ms = 120_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -71,7 +71,7 @@ describe('job queue (pg-boss on the platform database)', () => {
       throw new Error('provider down');
     }, { pollingIntervalSeconds: 0.5 });
     const id = await queue.send(name, {});
-    await eventually(async () => (await queue.job(name, id!))?.state === 'failed', 30_000);
+    await eventually(async () => (await queue.job(name, id!))?.state === 'failed', 120_000);
     assert.equal(attempts.length, 3, 'first attempt + 2 retries');
     const job = await queue.job(name, id!);
     assert.equal(job?.retryCount, 2);
@@ -94,7 +94,7 @@ describe('job queue (pg-boss on the platform database)', () => {
     // The surviving worker picks the job up once it has expired.
     const done: string[] = [];
     await queue.work<{ payout: string }>(name, async (job) => void done.push(job.data.payout), { pollingIntervalSeconds: 0.5 });
-    await eventually(async () => (await queue.job(name, id!))?.state === 'completed', 30_000);
+    await eventually(async () => (await queue.job(name, id!))?.state === 'completed', 120_000);
     assert.deepEqual(done, ['P-1']);
   });
 });
@@ -121,7 +121,7 @@ describe('npm run worker', () => {
     });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
-    await eventually(async () => stdout.includes('worker started'), 30_000);
+    await eventually(async () => stdout.includes('worker started'), 120_000);
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 0);
