@@ -4,7 +4,7 @@ import type { Config } from './platform/config.ts';
 import type { Keyring } from './platform/crypto.ts';
 import type { Db } from './platform/db.ts';
 import { registerHousekeeping, workHousekeeping } from './platform/housekeeping.ts';
-import type { JobQueue } from './platform/jobs.ts';
+import type { JobQueue, QueuePolicy } from './platform/jobs.ts';
 import { EXPIRY_QUEUE, expireClaims } from './claims/expire-claims.ts';
 import { PAYOUT_QUEUES, payWithSimulatedBank } from './payouts/payouts.ts';
 import { requeueStaleSms, SMS_QUEUE, SMS_QUEUE_POLICY, SMS_SWEEP_QUEUE, sendQueuedSms } from './notify/sms-queue.ts';
@@ -30,23 +30,40 @@ export interface WorkerContext {
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 }
 
+/**
+ * The queues a customer waits on after a flight is cancelled or delayed: a dead worker's job must run
+ * again within DEAD_WORKER_RERUN_SECONDS (`rerunBoundSeconds`: 15 s expiry + 2 × 3 s maintenance +
+ * a first retry within 6 s + a 2 s poll = 29 s). Each expiry exceeds what its batch can take: the
+ * notifications and payouts are a few statements each, SMS and webhook calls time out after 10 s.
+ */
+export const CLAIM_PATH_POLICIES = {
+  // 12 retries from 3 s: about 3.4 to 6.8 hours in all, as before
+  [CLAIM_QUEUES.notify]: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+  // a few attempts only (Twilio has no idempotency key); MAX_SMS_ATTEMPTS caps the sends anyway
+  [SMS_QUEUE]: SMS_QUEUE_POLICY,
+  [PAYOUT_QUEUES.simulatedBank]: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+  // these pg-boss retries only cover a worker that died or a database error mid-attempt
+  [WEBHOOK_QUEUES.deliver]: { retryLimit: 6, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+} as const satisfies Record<string, QueuePolicy>;
+
 /** Creates every queue with its policy; API and worker processes both call it before sending. */
 export async function registerQueues(jobs: JobQueue): Promise<void> {
   await registerHousekeeping(jobs);
-  // A notification is a few statements and an SMS: retried quickly, then with back-off for hours.
-  await jobs.queue(CLAIM_QUEUES.notify, { retryLimit: 10, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 });
+  // A notification is a few statements and an SMS: retried quickly, then with back-off for hours
+  // (12 retries from 3 s: 3.4 to 6.8 h in all). Its batch of 50 runs in a few seconds, well within 15 s.
+  await jobs.queue(CLAIM_QUEUES.notify, CLAIM_PATH_POLICIES[CLAIM_QUEUES.notify]);
   // A production SMS: a few attempts only (Twilio has no idempotency key: each retry may text again).
-  await jobs.queue(SMS_QUEUE, SMS_QUEUE_POLICY);
+  await jobs.queue(SMS_QUEUE, CLAIM_PATH_POLICIES[SMS_QUEUE]);
   await jobs.queue(SMS_SWEEP_QUEUE, { retryLimit: 2, expireInSeconds: 300 });
   await jobs.schedule(SMS_SWEEP_QUEUE, '*/10 * * * *');
-  await jobs.queue(PAYOUT_QUEUES.simulatedBank, { retryLimit: 10, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 });
+  await jobs.queue(PAYOUT_QUEUES.simulatedBank, CLAIM_PATH_POLICIES[PAYOUT_QUEUES.simulatedBank]);
   await jobs.queue(EXPIRY_QUEUE, { retryLimit: 3, expireInSeconds: 600 });
   await jobs.queue(WEB_PURGE_QUEUE, { retryLimit: 3, expireInSeconds: 300 });
   await jobs.schedule(WEB_PURGE_QUEUE, '23 * * * *'); // hourly
   await jobs.schedule(EXPIRY_QUEUE, '*/15 * * * *');
   // One job per webhook attempt; the retry schedule (about three days) is the delivery's own, these
   // pg-boss retries only cover a worker that died or a database error mid-attempt.
-  await jobs.queue(WEBHOOK_QUEUES.deliver, { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 });
+  await jobs.queue(WEBHOOK_QUEUES.deliver, CLAIM_PATH_POLICIES[WEBHOOK_QUEUES.deliver]);
   // Flight monitoring: planner (every 5 min), dispatcher (every minute), one check job per due watch.
   await registerMonitoring(jobs);
 }
@@ -60,7 +77,7 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
   await jobs.workConcurrently<NotifyJob>(CLAIM_QUEUES.notify, async (job) => {
     const outcome = await notifyClaim(notifyDeps, job.data);
     ctx.log.info({ claimId: job.data.claimId, kind: job.data.kind ?? 'opened', outcome }, 'claim notification');
-  }, { batchSize: 100 });
+  }, { batchSize: 50 });
   const sms = ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider(ctx.config.twilio) : undefined);
   await jobs.workConcurrently<{ smsId: string }>(SMS_QUEUE, async (job) => {
     const outcome = await sendQueuedSms({ db: ctx.db, keys: ctx.keys, provider: sms }, job.data.smsId);

@@ -17,7 +17,8 @@ import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts'
 
 export const SMS_QUEUE = 'sms_send';
 export const SMS_SWEEP_QUEUE = 'sms_requeue';
-export const SMS_QUEUE_POLICY = { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 60 } as const;
+/** 8 retries from 3 s (13 to 25 minutes in all); expiry 15 s: Twilio answers within 10 s or the adapter times out. */
+export const SMS_QUEUE_POLICY = { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 } as const;
 
 export class SmsProviderMissing extends Error {
   constructor(environment: string) {

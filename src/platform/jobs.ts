@@ -10,8 +10,19 @@ import type { Executor } from './db.ts';
  * so a state change and the work it causes commit together or not at all.
  *
  * Jobs survive crashes: a job whose worker died stays `active` until its expiry, when pg-boss's
- * maintenance fails it and, within its retry limit, makes it available again.
+ * maintenance fails it and, within its retry limit, makes it available again after the queue's
+ * first retry delay. Maintenance runs every MAINTENANCE_INTERVAL_SECONDS (pg-boss keeps one run
+ * across processes, so two intervals may pass between runs): a dead worker's job runs again within
+ * `rerunBoundSeconds(policy)`. The queues a customer waits on (claims, SMS, payouts, webhooks) keep
+ * that within DEAD_WORKER_RERUN_SECONDS (see worker.ts). pg-boss 10 also fails, in the live worker,
+ * a batch still running at its expiry (and runs it again): a queue's expiry must exceed the time its
+ * batch takes — its handlers' own timeouts bound it — and its handlers must be idempotent.
  */
+
+/** How often pg-boss's maintenance (expiring jobs of dead workers, archiving) runs; it was 60 s. */
+export const MAINTENANCE_INTERVAL_SECONDS = 3;
+/** The promise for the queues a customer waits on: a dead worker's job runs again within this. */
+export const DEAD_WORKER_RERUN_SECONDS = 30;
 
 export interface QueuePolicy {
   /** Attempts after the first. */
@@ -29,6 +40,16 @@ export interface QueuePolicy {
 }
 
 export const DEFAULT_POLICY: QueuePolicy = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+
+/**
+ * The longest a job left active by a dead worker waits before a live worker runs it again: its
+ * expiry, two maintenance intervals (pg-boss skips a run that comes a little early), the longest
+ * first retry delay (pg-boss's back-off draws it between once and twice `retryDelay`) and a poll.
+ */
+export function rerunBoundSeconds(policy: QueuePolicy, intervals: { maintenanceIntervalSeconds?: number; pollingIntervalSeconds: number }): number {
+  const firstRetryDelay = policy.retryBackoff ? 2 * Math.max(1, policy.retryDelay) : policy.retryDelay;
+  return policy.expireInSeconds + 2 * (intervals.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS) + firstRetryDelay + intervals.pollingIntervalSeconds;
+}
 
 export interface JobOptions {
   /** Enqueue inside this transaction. */
@@ -88,7 +109,7 @@ export class JobQueue {
       },
       schema: 'pgboss',
       pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 60,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS,
       schedule: options.schedules ?? true,
       supervise: options.supervise ?? true,
       migrate: true,
