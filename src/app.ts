@@ -14,7 +14,8 @@ import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
 import { JobQueue } from './platform/jobs.ts';
 import { registerQueues, startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
-import { installErrorHandling } from './platform/problem.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/problem.ts';
+import { installTextGuard } from './platform/text-guard.ts';
 import { customerRoutes } from './web/customer-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
@@ -87,7 +88,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
     return503OnClosing: true,
     trustProxy: config.trustProxy,
+    // what the router and Node's HTTP parser refuse answers problem+json too (platform/problem.ts)
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // JSON only: Fastify's default text/plain parser would let a text body reach schema validation
+  // (422) where every other non-JSON type is a 415; urlencoded forms are parsed in the web scopes only
+  app.removeContentTypeParser('text/plain');
 
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {
@@ -103,6 +110,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     reply.header('X-Request-Id', request.id);
     done();
   });
+  installTextGuard(app);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {

@@ -34,8 +34,11 @@ export const ERROR_CODES = {
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
-  // 413, 415
+  // 405, 408, 413, 414, 415
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  request_timeout: { status: 408, title: 'Request timeout' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   // 422
   validation_failed: { status: 422, title: 'Validation failed' },
@@ -55,8 +58,9 @@ export const ERROR_CODES = {
   city_mismatch: { status: 422, title: 'City not served by the zip code' },
   quote_mismatch: { status: 422, title: 'Policy does not match the quote' },
   webhook_url_not_allowed: { status: 422, title: 'Webhook URL not allowed' },
-  // 429
+  // 429, 431
   rate_limited: { status: 429, title: 'Too many requests' },
+  header_fields_too_large: { status: 431, title: 'Request header fields too large' },
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },

@@ -35,7 +35,7 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
     transform: ({ schema, url }) => {
       const inApi = url.toLowerCase().startsWith(`${doc.prefix.toLowerCase()}/`) && !url.endsWith('/openapi.json');
       if (!inApi) return { schema: { ...(schema ?? {}), hide: true } as typeof schema, url };
-      return { schema, url: url.slice(doc.prefix.length) };
+      return { schema: withPlatformProblems(schema as Record<string, unknown> | undefined) as typeof schema, url: url.slice(doc.prefix.length) };
     },
   });
   app.get(`${doc.prefix}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
@@ -62,7 +62,7 @@ export const ProblemSchema = Type.Object(
 );
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed JSON',
+  400: 'Malformed JSON, or a URL whose percent-encoding is not UTF-8',
   401: 'Missing or invalid API key',
   403: 'Not subscribed to this API, or agreement not signed',
   404: 'Not found (or not yours)',
@@ -70,6 +70,26 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Well-formed but invalid',
   429: 'Rate limited; see Retry-After',
 };
+
+/**
+ * What the platform answers on every route before the route itself runs, documented on every
+ * operation: another method on a known path (405, with `Allow`), a URL over 8 KiB or a path
+ * segment over 100 characters (414) and, for operations taking a body, a body over 64 KiB (413) or
+ * not `application/json` (415). Added when the document is built, so no route can forget them.
+ */
+const PLATFORM_STATUS_TEXT: Record<number, string> = {
+  405: 'Method not allowed on this path; the Allow header lists the methods it answers',
+  413: 'Body larger than 64 KiB',
+  414: 'URL longer than 8 KiB, or a path segment longer than 100 characters',
+  415: 'Body not sent as application/json',
+};
+
+function withPlatformProblems(schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const statuses = schema?.body ? [405, 413, 414, 415] : [405, 414];
+  const response = { ...((schema?.response as Record<string, unknown> | undefined) ?? {}) };
+  for (const status of statuses) response[status] ??= { ...ProblemSchema, description: PLATFORM_STATUS_TEXT[status] };
+  return { ...(schema ?? {}), response };
+}
 
 /** The error responses of a route, each a problem+json body. */
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {

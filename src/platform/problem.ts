@@ -1,10 +1,16 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import crypto from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { DomainError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.ts';
 
 /**
- * RFC 9457 problem details. Every error of every API leaves through `installErrorHandling`:
- * domain errors, schema validation errors, body parsing errors, unknown routes and crashes.
- * 5xx bodies say nothing about the cause; the cause goes to the log with the request id.
+ * RFC 9457 problem details. Every error of every API leaves through here: domain errors, schema
+ * validation errors, body parsing errors, unknown routes (404) and known paths asked with another
+ * method (405 with `Allow`) through `installErrorHandling`; what Fastify's router refuses before
+ * any route (a URL whose percent-encoding is not UTF-8, a path parameter over 100 characters)
+ * through `frameworkErrors`; and what Node's HTTP parser refuses before Fastify sees a request
+ * (headers or request line over 16 KiB, a malformed request line or header) through
+ * `clientErrorHandler`, written on the socket. 5xx bodies say nothing about the cause; the cause
+ * goes to the log with the request id.
  */
 export interface Problem {
   type: string;
@@ -18,6 +24,9 @@ export interface Problem {
   [member: string]: unknown;
 }
 
+/** URLs longer than this answer 414 uri_too_long (checked on every request, before authentication). */
+export const MAX_URL_LENGTH = 8192;
+
 export const problemType = (code: ErrorCode): string => `urn:parasol:problem:${code}`;
 
 export function problemFor(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): Problem {
@@ -28,6 +37,7 @@ export function problemFor(code: ErrorCode, detail: string, extra: Record<string
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   return reply
     .code(problem.status)
+    .header('X-Request-Id', request.id)
     .type('application/problem+json; charset=utf-8')
     .send({ ...problem, instance: request.url.split('?')[0], requestId: request.id });
 }
@@ -85,10 +95,105 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendProblem(request, reply, problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'));
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, problemFor('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.url.length > MAX_URL_LENGTH) return done(new DomainError('uri_too_long', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
+    done();
+  });
+  const routes = new RouteTable();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = routes.methodsOf(request.url);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendProblem(request, reply, problemFor('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`));
+    }
+    return sendProblem(request, reply, problemFor('route_not_found', `No route ${request.method} ${path}.`));
+  });
 }
+
+/**
+ * The paths of the registered routes, to tell a wrong method (405) from an unknown path (404) the
+ * way Fastify's router matches: case-sensitive, `:param` one non-empty segment, the path ending at
+ * `?`, `;` or `#`.
+ */
+class RouteTable {
+  private readonly routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  private readonly byUrl = new Map<string, Set<string>>();
+
+  add(method: string | string[], url: string): void {
+    let methods = this.byUrl.get(url);
+    if (!methods) {
+      methods = new Set();
+      this.byUrl.set(url, methods);
+      const source = url
+        .split('/')
+        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      this.routes.push({ pattern: new RegExp(`^${source}$`), methods });
+    }
+    for (const m of [method].flat()) methods.add(m.toUpperCase());
+  }
+
+  methodsOf(url: string): string[] {
+    const path = url.split(/[?;#]/, 1)[0] ?? '';
+    const methods = new Set<string>();
+    for (const route of this.routes) if (route.pattern.test(path)) for (const m of route.methods) methods.add(m);
+    return [...methods].sort();
+  }
+}
+
+/** Fastify's `frameworkErrors`: what the router refuses before a route is found, as problem+json. */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return sendProblem(request, reply, problemFor('malformed_request', 'The URL is not valid: its percent-encoded characters are not UTF-8.'));
+  }
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return sendProblem(request, reply, problemFor('uri_too_long', 'A path segment of the URL is longer than 100 characters.'));
+  }
+  request.log.error({ err: error }, 'router error');
+  return sendProblem(request, reply, problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'));
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before any request existed
+ * (no route, no hooks), so the problem is written on the socket, which is then closed. A header
+ * overflow whose request line is longer than MAX_URL_LENGTH is a URL too long (414), else headers
+ * too large (431).
+ */
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = function (this: unknown, error, socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  let code: ErrorCode = 'malformed_request';
+  let detail = 'The request could not be parsed as HTTP/1.1.';
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT') {
+    code = 'request_timeout';
+    detail = 'The request was not received in time.';
+  } else if (error.code === 'HPE_HEADER_OVERFLOW') {
+    const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket : undefined;
+    const end = raw ? raw.indexOf('\r\n') : -1;
+    const requestLine = raw ? (end === -1 ? raw.length : end) : 0;
+    if (raw && /^[A-Z]+ /.test(raw.subarray(0, 16).toString('latin1')) && requestLine > MAX_URL_LENGTH) {
+      code = 'uri_too_long';
+      detail = `The URL is longer than ${MAX_URL_LENGTH} characters.`;
+    } else {
+      code = 'header_fields_too_large';
+      detail = 'The request line and headers exceed 16 KiB.';
+    }
+  }
+  const requestId = crypto.randomUUID();
+  (this as FastifyInstance).log.info({ err: error, requestId }, 'client error');
+  if (socket.writable) {
+    const problem = problemFor(code, detail, { requestId });
+    const body = JSON.stringify(problem);
+    socket.write(
+      `HTTP/1.1 ${problem.status} ${ERROR_CODES[code].title}\r\n` +
+        'Content-Type: application/problem+json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+};
 
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;

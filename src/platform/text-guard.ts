@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { DomainError, type FieldError } from './errors.ts';
+
+/**
+ * One rule for every piece of text a request carries, whatever the route or its schema: no U+0000
+ * and no unpaired UTF-16 surrogate. PostgreSQL text cannot hold U+0000 and its jsonb refuses both
+ * (`\u0000`, a lone `\ud800`), so such a string would otherwise reach SQL and fail as a 500.
+ *
+ * It runs once per request, in a `preValidation` hook over the parsed body, the query string and
+ * the path parameters (keys included: free-form objects such as a policy's `other` risk are stored
+ * as jsonb too), and answers 422 `validation_failed` with the JSON Pointer of each offending field,
+ * written like schema errors (`/customer/firstName`, `querystring:/contractNumber`,
+ * `params:/policyNumber`). The Idempotency-Key header has its own stricter rule (printable ASCII,
+ * idempotency.ts); other headers are only hashed or compared, never stored.
+ */
+
+// U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one
+const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** At most this many fields are reported, and objects are walked at most this deep. */
+const MAX_ERRORS = 20;
+const MAX_DEPTH = 64;
+
+export function unsafeTextMessage(text: string): string | undefined {
+  const match = UNSAFE.exec(text);
+  if (!match) return undefined;
+  return match[0] === '\u0000' ? 'must not contain the character U+0000' : 'must be valid Unicode text (an unpaired surrogate was found)';
+}
+
+/** RFC 6901 escaping of one reference token. */
+const token = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Every unsafe string (or object key) in `value`, as `{ field, message }` with JSON Pointers. */
+export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  const visit = (node: unknown, pointer: string, depth: number): void => {
+    if (errors.length >= MAX_ERRORS) return;
+    if (typeof node === 'string') {
+      const message = unsafeTextMessage(node);
+      if (message) errors.push({ field: `${prefix}${pointer || '/'}`, message });
+      return;
+    }
+    if (node === null || typeof node !== 'object' || depth > MAX_DEPTH) return;
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => visit(item, `${pointer}/${index}`, depth + 1));
+      return;
+    }
+    for (const key of Object.keys(node)) {
+      const at = `${pointer}/${token(key)}`;
+      const message = unsafeTextMessage(key);
+      if (message) {
+        // the key itself is the field; its pointer would carry the bad character, so it is shown escaped
+        if (errors.length < MAX_ERRORS) errors.push({ field: `${prefix}${pointer}/${token(JSON.stringify(key).slice(1, -1))}`, message: `is a field name that ${message}` });
+        continue;
+      }
+      visit((node as Record<string, unknown>)[key], at, depth + 1);
+    }
+  };
+  visit(value, '', 0);
+  return errors;
+}
+
+/** Installs the rule on every route of `app` (call it before registering routes). */
+export function installTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', (request, _reply, done) => {
+    const errors = [...findUnsafeText(request.params, 'params:'), ...findUnsafeText(request.query, 'querystring:'), ...findUnsafeText(request.body)];
+    if (errors.length === 0) return done();
+    const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
+    done(new DomainError('validation_failed', detail, { errors }));
+  });
+}
