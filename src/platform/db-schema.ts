@@ -323,7 +323,7 @@ export interface WebSessionsTable {
 
 export interface LoginThrottleTable {
   key: string;
-  failures: number;
+  attempts: number;
   window_start: Timestamp;
   locked_until: NullableTimestamp;
 }
