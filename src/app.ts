@@ -11,6 +11,7 @@ import { PartnerDirectory } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
 import { deriveKeyring, loadMasterKey, type Keyring } from './platform/crypto.ts';
 import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
+import { sealPersonalData } from './platform/seal-personal-data.ts';
 import { JobQueue } from './platform/jobs.ts';
 import { registerQueues, startWorkers } from './worker.ts';
 import { registerApiDocument } from './platform/openapi.ts';
@@ -61,15 +62,18 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
   const ownsDatabase = !options.database;
+  let keys: Keyring;
   try {
     await database.migrate();
+    keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
+    // rows written in clear before migration 0010 are sealed now (the migration has no key)
+    await sealPersonalData(database.db, keys.encryption);
     const seeded = await seedDemo(database.db, config);
     if (seeded) options.onSeed?.(seeded);
   } catch (error) {
     if (ownsDatabase) await database.close();
     throw error;
   }
-  const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
   const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? 5_000);
   const now = options.now ?? (() => new Date());
 

@@ -127,10 +127,11 @@ export async function submitBankDetails(deps: { db: Db; jobs: JobQueue; keys: Ke
     const last4 = account.iban.slice(-4);
     await trx
       .insertInto('claim_bank_details')
-      .values({ claim_id: claim.claimId, account_holder: holder, iban_enc: encrypt(deps.keys.encryption, account.iban), iban_last4: last4, bic: account.bic, country: account.country })
+      .values({ claim_id: claim.claimId, account_holder_enc: encrypt(deps.keys.encryption, holder), account_holder: null, iban_enc: encrypt(deps.keys.encryption, account.iban), iban_last4: last4, bic: account.bic, country: account.country })
       .onConflict((oc) =>
         oc.column('claim_id').doUpdateSet((eb) => ({
-          account_holder: eb.ref('excluded.account_holder'),
+          account_holder_enc: eb.ref('excluded.account_holder_enc'),
+          account_holder: null,
           iban_enc: eb.ref('excluded.iban_enc'),
           iban_last4: eb.ref('excluded.iban_last4'),
           bic: eb.ref('excluded.bic'),

@@ -130,8 +130,8 @@ export function claimsCommands(kit: CommandKit): void {
 
   leaf(payouts, 'export <batch>', 'Write a batch file again from the database (by batch id or message id)', 'parasol payouts export PSL-20261201-0A1B2C3D4E5F6071').action(
     run(async (batch: string) => {
-      const { config } = services();
-      const path = await exportSepaBatch({ db, directory: config.payoutsDir }, batch);
+      const { config, keys } = services();
+      const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch);
       return { data: { path }, lines: [`File: ${path}`] };
     }),
   );

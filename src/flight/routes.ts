@@ -4,7 +4,7 @@ import type { PartnerDirectory } from '../platform/auth.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, type OperatorAuthenticator } from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf, type OperatorAuthenticator } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
@@ -18,6 +18,7 @@ export const FLIGHT_PREFIX = '/flight-delay/v1';
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
 export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; operators?: OperatorAuthenticator }): FastifyPluginAsync {
+  const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'flight-delay', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -59,7 +60,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);
-        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'flight.subscribe' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'flight.subscribe' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
           status: 201,
           body: await subscribe(deps, trx, caller, request.body),
         }));
@@ -79,7 +80,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);
-        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'flight.cancel' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'flight.cancel' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
           status: 200,
           body: await cancelContract(deps, trx, caller, request.body),
         }));

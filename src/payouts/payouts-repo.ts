@@ -89,7 +89,9 @@ export interface SepaPayoutSource {
   end_to_end_id: string;
   amount: number;
   currency: string;
-  account_holder: string;
+  /** Sealed; account_holder is the plaintext of a row written before migration 0010 and not sealed yet. */
+  account_holder_enc: string | null;
+  account_holder: string | null;
   iban_enc: string;
   bic: string | null;
   claim_number: string;
@@ -104,7 +106,7 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
     .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
     .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
-    .select(['p.id', 'p.end_to_end_id', 'p.amount', 'p.currency', 'b.account_holder', 'b.iban_enc', 'b.bic', 'cl.claim_number', 'l.flight_number', 'l.departure_date'])
+    .select(['p.id', 'p.end_to_end_id', 'p.amount', 'p.currency', 'b.account_holder_enc', 'b.account_holder', 'b.iban_enc', 'b.bic', 'cl.claim_number', 'l.flight_number', 'l.departure_date'])
     .where('p.rail', '=', 'sepa')
     .where('p.status', '=', 'pending')
     .orderBy('p.created_at')

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
-import { decrypt, type Keyring } from '../platform/crypto.ts';
+import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
@@ -62,7 +62,7 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
         endToEndId: p.end_to_end_id,
         amount: Number(p.amount),
         currency: 'EUR' as const,
-        creditorName: p.account_holder,
+        creditorName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
         creditorIban: decrypt(deps.keys.encryption, p.iban_enc),
         creditorBic: p.bic,
         remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
@@ -76,7 +76,7 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
         execution_date: executionDate,
         payouts_count: payouts.length,
         control_sum: Number(file.controlSumMinor),
-        xml: file.xml,
+        xml_enc: encrypt(deps.keys.encryption, file.xml),
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -98,17 +98,17 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
-export async function exportSepaBatch(deps: Pick<BatchDeps, 'db' | 'directory'>, batchIdOrMessageId: string): Promise<string> {
+export async function exportSepaBatch(deps: Pick<BatchDeps, 'db' | 'keys' | 'directory'>, batchIdOrMessageId: string): Promise<string> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
   const batch = await deps.db
     .selectFrom('sepa_batches')
-    .select(['id', 'message_id', 'xml', 'file_path'])
+    .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
     .where(isUuid ? 'id' : 'message_id', '=', batchIdOrMessageId)
     .executeTakeFirst();
   if (!batch) throw new DomainError('not_found', `No SEPA batch ${batchIdOrMessageId}.`);
   let written: string;
   try {
-    written = await writeSepaFile(deps.directory, { xml: batch.xml, fileName: `${batch.message_id}.xml` });
+    written = await writeSepaFile(deps.directory, { xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml), fileName: `${batch.message_id}.xml` });
   } catch (error) {
     // already there from an earlier export: the same bytes, since they come from the database
     if (error instanceof DomainError && error.code === 'conflict' && batch.file_path) return batch.file_path;

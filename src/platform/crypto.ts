@@ -8,7 +8,7 @@ import path from 'node:path';
  * leaking one derived use never exposes another.
  */
 export interface Keyring {
-  /** AES-256-GCM key for personal data at rest (email, phone, later IBAN). */
+  /** AES-256-GCM key for personal data at rest (names, email, phone, address, birth date, IBAN, replays). */
   readonly encryption: Buffer;
   /** HMAC-SHA256 key signing quote references. */
   readonly quoteSigning: Buffer;
@@ -48,6 +48,16 @@ export function decrypt(key: Buffer, sealed: string): string {
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
   decipher.setAuthTag(body.subarray(body.length - 16));
   return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * A personal-data field: its sealed column opened, or the plaintext of a row written before the
+ * field was encrypted and not sealed yet (migration 0010, platform/seal-personal-data.ts).
+ */
+export function openField(key: Buffer, sealed: string | null, plain: string | null): string {
+  if (sealed !== null) return decrypt(key, sealed);
+  if (plain !== null) return plain;
+  throw new Error('A personal-data field has neither its sealed nor its plaintext value');
 }
 
 export function hmac(key: Buffer, data: string): Buffer {

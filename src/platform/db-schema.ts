@@ -87,8 +87,11 @@ export interface ContractsTable {
   premium_tax: number;
   premium_commission: number;
   premium_total: number;
-  customer_first_name: string;
-  customer_last_name: string;
+  /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
+  customer_first_name: string | null;
+  customer_last_name: string | null;
+  customer_first_name_enc: string | null;
+  customer_last_name_enc: string | null;
   customer_email_enc: string;
   customer_phone_enc: string;
   customer_language: 'fr' | 'en';
@@ -149,7 +152,9 @@ export interface ClaimTokensTable {
 
 export interface ClaimBankDetailsTable {
   claim_id: string;
-  account_holder: string;
+  /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
+  account_holder: string | null;
+  account_holder_enc: string | null;
   iban_enc: string;
   iban_last4: string;
   bic: string | null;
@@ -206,7 +211,9 @@ export interface SepaBatchesTable {
   execution_date: string;
   payouts_count: number;
   control_sum: number;
-  xml: string;
+  /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
+  xml: string | null;
+  xml_enc: string | null;
   file_path: string | null;
 }
 
@@ -254,7 +261,10 @@ export interface IdempotencyKeysTable {
   status: 'in_flight' | 'completed';
   locked_until: Timestamp;
   response_status: number | null;
+  /** jsonb of rows written before migration 0010, until the start-up sealing empties it. */
   response_body: ColumnType<unknown, string | null, string | null>;
+  /** The serialized response, encrypted: a replay sends exactly these bytes. */
+  response_enc: string | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
 }
@@ -282,8 +292,11 @@ export interface PoliciesTable {
   external_reference: string;
   product: PolicyProduct;
   status: 'pending' | 'active' | 'cancelled';
-  holder_first_name: string;
-  holder_last_name: string;
+  /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
+  holder_first_name: string | null;
+  holder_last_name: string | null;
+  holder_first_name_enc: string | null;
+  holder_last_name_enc: string | null;
   holder_birth_date_enc: string;
   holder_email_enc: string;
   holder_phone_enc: string;
@@ -323,7 +336,7 @@ export interface WebSessionsTable {
 
 export interface LoginThrottleTable {
   key: string;
-  failures: number;
+  attempts: number;
   window_start: Timestamp;
   locked_until: NullableTimestamp;
 }

@@ -34,6 +34,29 @@ pg.types.setTypeParser(NUMERIC, (v) => v);
 
 export { DatabaseLockedError } from './data-dir-lock.ts';
 
+/**
+ * The embedded database's files are the whole database, personal data included: readable by the
+ * owner only. The process umask gains 077 for as long as it runs (PGlite creates files as it goes:
+ * WAL segments, new relations), and what exists already is brought to 0700 (directories) and 0600
+ * (files), so a data directory created by an older version is fixed on its next start.
+ */
+export function restrictDataDir(dir: string): void {
+  const previous = process.umask(0o077);
+  process.umask(previous | 0o077);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const restrict = (entry: string) => {
+    const stat = fs.lstatSync(entry);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o777) !== 0o700) fs.chmodSync(entry, 0o700);
+      for (const child of fs.readdirSync(entry)) restrict(path.join(entry, child));
+    } else if ((stat.mode & 0o077) !== 0) {
+      fs.chmodSync(entry, stat.mode & 0o600);
+    }
+  };
+  restrict(dir);
+}
+
 export interface OpenOptions {
   /** PostgreSQL URL; when absent, PGlite. */
   databaseUrl?: string | undefined;
@@ -57,6 +80,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     };
     return { db, kind: 'postgres', url: options.databaseUrl, migrate, close: () => db.destroy() };
   }
+  if (options.dataDir) restrictDataDir(options.dataDir);
   const release = options.dataDir ? await lockDataDir(options.dataDir) : async () => {};
   try {
     const pglite = new PGlite({

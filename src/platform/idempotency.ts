@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Environment } from './db-schema.ts';
 import type { Db, Trx } from './db.ts';
-import { sha256Hex } from './crypto.ts';
+import { decrypt, encrypt, sha256Hex } from './crypto.ts';
 import { DomainError } from './errors.ts';
 
 /**
@@ -12,17 +12,30 @@ import { DomainError } from './errors.ts';
  *   a committed contract without its replayable response;
  * - a retry with the same body replays the stored response (`Idempotent-Replayed: true`); the same
  *   key with another body is a 422; errors release the key, so a corrected retry runs again;
- * - keys live `KEY_TTL_HOURS`; a claim abandoned by a crashed process frees itself after `LOCK_SECONDS`.
+ * - keys live `KEY_TTL_HOURS`; a claim abandoned by a crashed process frees itself after `LOCK_SECONDS`;
+ * - the response is serialized once (by the route's response schema) and those bytes are what the
+ *   first answer sends and what is stored, encrypted (AES-256-GCM: the bodies hold customers'
+ *   personal data), so a replay sends exactly the bytes of the first answer.
  */
 export const KEY_TTL_HOURS = 48;
 const LOCK_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-export interface Outcome<T> {
+export interface Outcome {
   status: number;
-  body: T;
+  /** The serialized JSON body, the same bytes on the first answer and on every replay. */
+  payload: string;
   replayed: boolean;
 }
+
+export interface IdempotencyDeps {
+  db: Db;
+  /** The key sealing stored responses (the personal-data key). */
+  encryptionKey: Buffer;
+}
+
+/** Serializes a body for a status (the route's response schema: `reply.code(status).serialize(body)`). */
+export type Serialize = (status: number, body: unknown) => string;
 
 export interface IdempotencyScope {
   partnerId: string;
@@ -32,15 +45,17 @@ export interface IdempotencyScope {
 }
 
 export async function runIdempotent<T>(
-  db: Db,
+  deps: IdempotencyDeps,
   scope: IdempotencyScope,
   key: string | undefined,
   body: unknown,
+  serialize: Serialize,
   run: (trx: Trx) => Promise<{ status: number; body: T }>,
-): Promise<Outcome<T>> {
+): Promise<Outcome> {
+  const { db } = deps;
   if (key === undefined) {
     const result = await db.transaction().execute(run);
-    return { ...result, replayed: false };
+    return { status: result.status, payload: serialize(result.status, result.body), replayed: false };
   }
   if (!KEY_PATTERN.test(key)) {
     throw new DomainError('validation_failed', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
@@ -53,20 +68,23 @@ export async function runIdempotent<T>(
   const claimed = await claim(db, scope, key, requestHash);
   if (!claimed) {
     const row = await db.selectFrom('idempotency_keys').selectAll().where('partner_id', '=', where.partner_id).where('environment', '=', where.environment).where('key', '=', key).executeTakeFirst();
-    if (!row) return runIdempotent(db, scope, key, body, run); // released between our insert and select: try again
+    if (!row) return runIdempotent(deps, scope, key, body, serialize, run); // released between our insert and select: try again
     if (row.request_hash !== requestHash) {
       throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
     }
-    if (row.status === 'completed') return { status: row.response_status ?? 200, body: row.response_body as T, replayed: true };
+    if (row.status === 'completed' && row.response_enc !== null) {
+      return { status: row.response_status ?? 200, payload: decrypt(deps.encryptionKey, row.response_enc), replayed: true };
+    }
     throw new DomainError('idempotency_request_in_progress', 'The first request with this Idempotency-Key is still running; retry in a moment.');
   }
 
   try {
     const result = await db.transaction().execute(async (trx) => {
-      const outcome = await run(trx);
+      const result = await run(trx);
+      const outcome = { status: result.status, payload: serialize(result.status, result.body) };
       await trx
         .updateTable('idempotency_keys')
-        .set({ status: 'completed', response_status: outcome.status, response_body: JSON.stringify(outcome.body) })
+        .set({ status: 'completed', response_status: outcome.status, response_enc: encrypt(deps.encryptionKey, outcome.payload) })
         .where('partner_id', '=', where.partner_id)
         .where('environment', '=', where.environment)
         .where('key', '=', key)
@@ -93,7 +111,7 @@ async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: 
       status: 'in_flight',
       locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
       response_status: null,
-      response_body: null,
+      response_enc: null,
       expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
     })
     .onConflict((oc) =>
@@ -103,7 +121,7 @@ async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: 
         status: 'in_flight',
         locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
         response_status: null,
-        response_body: null,
+        response_enc: null,
         expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
       }).where((eb) =>
         eb.or([

@@ -3,7 +3,7 @@ import type { ApiName } from '../partners/model.ts';
 import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
-import type { Outcome } from './idempotency.ts';
+import type { Outcome, Serialize } from './idempotency.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
 declare module 'fastify' {
@@ -86,7 +86,17 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function sendOutcome<T>(reply: FastifyReply, outcome: Outcome<T>): FastifyReply {
+/** Serializes a body as the route would (its response schema for that status): what runIdempotent stores. */
+export function serializerOf(reply: FastifyReply): Serialize {
+  return (status, body) => {
+    const payload = reply.code(status).serialize(body);
+    if (typeof payload !== 'string') throw new Error('A JSON response serialized to something other than text');
+    return payload;
+  };
+}
+
+/** Sends an outcome's serialized bytes as they are: the first answer and every replay are identical. */
+export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
-  return reply.code(outcome.status).send(outcome.body);
+  return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.payload);
 }

@@ -1,5 +1,5 @@
 import { inFieldOrder } from '../home/home-risk.ts';
-import { decrypt } from '../platform/crypto.ts';
+import { decrypt, openField } from '../platform/crypto.ts';
 import type { PolicyProduct, PremiumFrequency } from '../platform/db-schema.ts';
 import type { PolicyRow } from './policies-repo.ts';
 
@@ -59,8 +59,8 @@ export function policyView(row: PolicyRow, encryptionKey: Buffer, today: string)
     product: row.product,
     status: statusOn(row, today),
     policyholder: {
-      firstName: row.holder_first_name,
-      lastName: row.holder_last_name,
+      firstName: openField(encryptionKey, row.holder_first_name_enc, row.holder_first_name),
+      lastName: openField(encryptionKey, row.holder_last_name_enc, row.holder_last_name),
       birthDate: decrypt(encryptionKey, row.holder_birth_date_enc),
       email: decrypt(encryptionKey, row.holder_email_enc),
       phone: decrypt(encryptionKey, row.holder_phone_enc),

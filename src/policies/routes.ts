@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome } from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf } from '../platform/partner-api.ts';
 import type { RateLimiter } from '../platform/rate-limit.ts';
 import { cancelPolicy } from './cancel-policy.ts';
 import { createPolicy } from './create-policy.ts';
@@ -32,6 +32,7 @@ function assertRiskMatchesProduct(request: FastifyRequest, body: { product: Prod
 
 /** The API to manage policies. Handlers only translate HTTP to use cases and back. */
 export function policyAdminRoutes(deps: PolicyDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+  const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'policy-admin', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -51,7 +52,7 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
       handler: async (request, reply) => {
         assertRiskMatchesProduct(request, request.body);
         const caller = callerOf(request);
-        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'policies.create' }, idempotencyKeyOf(request), request.body, async (trx) => ({
+        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'policies.create' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
           status: 201,
           body: await createPolicy(deps, trx, caller, request.body),
         }));
@@ -99,7 +100,7 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
         const caller = callerOf(request);
         const { policyNumber } = request.params;
         // the policy is part of what the key stands for: the same key on another policy is a reuse
-        const outcome = await runIdempotent(deps.db, { ...caller, operation: 'policies.cancel' }, idempotencyKeyOf(request), { policyNumber, ...request.body }, async (trx) => ({
+        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'policies.cancel' }, idempotencyKeyOf(request), { policyNumber, ...request.body }, serializerOf(reply), async (trx) => ({
           status: 200,
           body: await cancelPolicy(deps, trx, caller, policyNumber, request.body),
         }));

@@ -188,7 +188,7 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
 
     app.get<{ Params: { number: string }; Querystring: { env?: string } }>('/console/contracts/:number', async (request, reply) => {
       const ctx = contextOf(request, 'console');
-      const detail = await contractDetail(deps.db, { partnerId: request.webSession!.partnerId!, environment: environmentOf(request.query.env) }, request.params.number);
+      const detail = await contractDetail(deps.db, deps.flight.keys.encryption, { partnerId: request.webSession!.partnerId!, environment: environmentOf(request.query.env) }, request.params.number);
       return sendPage(reply, 200, contractPage(ctx, detail));
     });
 

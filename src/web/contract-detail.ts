@@ -2,6 +2,7 @@ import { claimView, type ClaimView } from '../flight/list-claims.ts';
 import * as contracts from '../flight/contracts-repo.ts';
 import { listClaims } from '../claims/claims-repo.ts';
 import type { Environment } from '../partners/model.ts';
+import { openField } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 
@@ -29,7 +30,7 @@ export interface ContractDetail {
 /** Every claim of the contract, whenever opened (a bound the database's timestamps accept). */
 const LATEST_DATE = new Date('9999-12-31T00:00:00Z');
 
-export async function contractDetail(db: Db, scope: { partnerId: string; environment: Environment }, contractNumber: string): Promise<ContractDetail> {
+export async function contractDetail(db: Db, encryptionKey: Buffer, scope: { partnerId: string; environment: Environment }, contractNumber: string): Promise<ContractDetail> {
   const contract = /^[A-Z0-9-]{4,40}$/i.test(contractNumber) ? await contracts.findContract(db, scope, contractNumber.toUpperCase()) : undefined;
   if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const [legs, claims] = await Promise.all([
@@ -45,7 +46,7 @@ export async function contractDetail(db: Db, scope: { partnerId: string; environ
     currency: contract.currency,
     premium: { net: Number(contract.premium_net), tax: Number(contract.premium_tax), commission: Number(contract.premium_commission), total: Number(contract.premium_total) },
     coverage: { delayTiers: contract.coverage.delayTiers, cancellationAmount: contract.coverage.cancellationAmount },
-    customerName: `${contract.customer_first_name} ${contract.customer_last_name}`,
+    customerName: `${openField(encryptionKey, contract.customer_first_name_enc, contract.customer_first_name)} ${openField(encryptionKey, contract.customer_last_name_enc, contract.customer_last_name)}`,
     bookingReference: contract.booking_reference,
     configurationVersion: contract.configuration_version,
     createdAt: contract.created_at,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
 
 /** SQL for operators, browser sessions and the sign-in throttle. */
@@ -111,47 +112,65 @@ export async function deleteExpiredSessions(db: Executor, now: Date, idleSince: 
     .execute();
 }
 
-export interface ThrottleRow {
-  key: string;
-  failures: number;
+export interface AttemptCount {
+  /** Attempts counted in the current window, this one included. */
+  attempts: number;
   windowStart: Date;
   lockedUntil: Date | null;
 }
 
-export async function findThrottles(db: Executor, keys: string[]): Promise<ThrottleRow[]> {
-  if (keys.length === 0) return [];
-  const rows = await db.selectFrom('login_throttle').selectAll().where('key', 'in', keys).execute();
-  return rows.map((r) => ({ key: r.key, failures: r.failures, windowStart: r.window_start, lockedUntil: r.locked_until }));
-}
-
 /**
- * Counts one failure for `key` in one statement (concurrent failures all count): a window older
- * than `windowStartsAfter` starts over; reaching `threshold` sets the lock.
+ * Counts one sign-in attempt for `key` in one statement, before any password is checked, and answers
+ * the count: concurrent attempts each get their own number, so a burst checks at most `threshold`
+ * passwords. An attempt during a lock is counted without extending the lock; a window older than
+ * `windowStartsAfter`, or an ended lock, starts over at 1; reaching `threshold` sets the lock.
  */
-export async function recordFailure(db: Executor, key: string, now: Date, windowStartsAfter: Date, threshold: number, lockedUntil: Date): Promise<void> {
-  await db
+export async function countAttempt(db: Executor, key: string, now: Date, windowStartsAfter: Date, threshold: number, lockedUntil: Date): Promise<AttemptCount> {
+  const row = await db
     .insertInto('login_throttle')
-    .values({ key, failures: 1, window_start: now, locked_until: threshold <= 1 ? lockedUntil : null })
+    .values({ key, attempts: 1, window_start: now, locked_until: threshold <= 1 ? lockedUntil : null })
     .onConflict((oc) =>
       oc.column('key').doUpdateSet((eb) => {
-        const fresh = eb('login_throttle.window_start', '<=', windowStartsAfter);
-        const failures = eb.case().when(fresh).then(1).else(eb('login_throttle.failures', '+', 1)).end();
+        const locked = eb.and([eb('login_throttle.locked_until', 'is not', null), eb('login_throttle.locked_until', '>', now)]);
+        const fresh = eb.and([eb.not(locked), eb.or([eb('login_throttle.window_start', '<=', windowStartsAfter), eb('login_throttle.locked_until', 'is not', null)])]);
+        const attempts = eb.case().when(fresh).then(1).else(eb('login_throttle.attempts', '+', 1)).end();
         return {
-          failures,
+          attempts,
           window_start: eb.case().when(fresh).then(now).else(eb.ref('login_throttle.window_start')).end(),
           locked_until: eb
             .case()
-            .when(eb(failures, '>=', threshold))
+            .when(locked)
+            .then(eb.ref('login_throttle.locked_until'))
+            .when(eb(attempts, '>=', threshold))
             .then(lockedUntil)
+            .when(fresh)
+            .then(null)
             .else(eb.ref('login_throttle.locked_until'))
             .end(),
         };
       }),
     )
+    .returning(['attempts', 'window_start', 'locked_until'])
+    .executeTakeFirstOrThrow();
+  return { attempts: row.attempts, windowStart: row.window_start, lockedUntil: row.locked_until };
+}
+
+/**
+ * Forgives `count` attempts of the window a successful sign-in was counted in: the account forgives
+ * its own attempt and every one counted before it (attempts counted after it, in a burst, still
+ * count, and a lock they set stays); the address forgives only the successful attempt, so it counts
+ * failures. Nothing happens if the window has started over since.
+ */
+export async function forgiveAttempts(db: Executor, key: string, windowStart: Date, count: number): Promise<void> {
+  await db
+    .updateTable('login_throttle')
+    .set((eb) => ({ attempts: sql<number>`greatest(${eb.ref('attempts')} - ${count}, 0)` }))
+    .where('key', '=', key)
+    .where('window_start', '=', windowStart)
     .execute();
 }
 
-/** Failure counters whose window has passed and that lock nothing: forgotten (the table stays small). */
+/** Attempt counters whose window has passed and that lock nothing: forgotten (the table stays small). */
 export async function deleteStaleThrottles(db: Executor, now: Date, windowStartedBefore: Date): Promise<number> {
   const rows = await db
     .deleteFrom('login_throttle')
@@ -162,6 +181,3 @@ export async function deleteStaleThrottles(db: Executor, now: Date, windowStarte
   return rows.length;
 }
 
-export async function clearThrottle(db: Executor, key: string): Promise<void> {
-  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
-}

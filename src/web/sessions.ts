@@ -10,9 +10,11 @@ import type { SessionKind, SessionRow } from './sessions-repo.ts';
  * Browser sessions of partner users (portal and console) and operators (operator console).
  * The cookie carries 256 random bits; the database keeps only their SHA-256. A session lasts at most
  * SESSION_RULES.absoluteHours and ends after SESSION_RULES.idleMinutes without a request. Each
- * session has its own CSRF synchronizer token, checked on every POST. Sign-in failures are counted
- * per account and per client address; past the threshold the account (or address) is locked for a
- * while, whatever the password.
+ * session has its own CSRF synchronizer token, checked on every POST. Sign-in attempts are counted
+ * per account and per client address, atomically and before the password is checked; past the
+ * threshold the account (or address) is locked for a while, whatever the password. A successful
+ * sign-in forgives the account's attempts up to its own (not those of a concurrent burst counted
+ * after it) and gives its attempt back to the address, whose counter thus counts failures.
  */
 export const SESSION_RULES = {
   absoluteHours: 12,
@@ -60,22 +62,27 @@ export async function signIn(deps: SessionDeps, input: { kind: SessionKind; emai
   const email = normaliseEmail(input.email).slice(0, 320);
   const accountKey = `${input.kind}:account:${email}`;
   const addressKey = `${input.kind}:address:${input.address}`;
-  const throttles = await repo.findThrottles(deps.db, [accountKey, addressKey]);
-  const lockedUntil = Math.max(0, ...throttles.map((t) => t.lockedUntil?.getTime() ?? 0));
-  if (lockedUntil > now.getTime()) return { kind: 'locked', retryAfterSeconds: Math.ceil((lockedUntil - now.getTime()) / 1000) };
+  // Each attempt is counted before its password is checked, in one statement that answers the count:
+  // a burst of concurrent attempts checks at most the allowed number of passwords.
+  const windowStart = (rule: { windowMinutes: number }) => new Date(now.getTime() - rule.windowMinutes * 60_000);
+  const lockEnd = (rule: { lockMinutes: number }) => new Date(now.getTime() + rule.lockMinutes * 60_000);
+  const counted: repo.AttemptCount[] = [];
+  for (const [key, rule] of [
+    [addressKey, SESSION_RULES.address],
+    [accountKey, SESSION_RULES.account],
+  ] as const) {
+    const count = await repo.countAttempt(deps.db, key, now, windowStart(rule), rule.threshold, lockEnd(rule));
+    if (count.attempts > rule.threshold) {
+      const until = Math.max(count.lockedUntil?.getTime() ?? 0, now.getTime() + 1000);
+      return { kind: 'locked', retryAfterSeconds: Math.ceil((until - now.getTime()) / 1000) };
+    }
+    counted.push(count);
+  }
+  const [address, accountCount] = counted as [repo.AttemptCount, repo.AttemptCount];
 
   const account = email && input.password.length <= 1024 ? await repo.findAccount(deps.db, input.kind, email) : undefined;
   const valid = account ? await verifyPassword(input.password, account.passwordHash) : (await verifyPassword(input.password, await decoy()), false);
-  if (!account || !valid) {
-    const rules = [
-      [accountKey, SESSION_RULES.account],
-      [addressKey, SESSION_RULES.address],
-    ] as const;
-    for (const [key, rule] of rules) {
-      await repo.recordFailure(deps.db, key, now, new Date(now.getTime() - rule.windowMinutes * 60_000), rule.threshold, new Date(now.getTime() + rule.lockMinutes * 60_000));
-    }
-    return { kind: 'invalid' };
-  }
+  if (!account || !valid) return { kind: 'invalid' };
 
   const token = randomToken(32);
   const tokenHash = sha256Hex(token);
@@ -83,7 +90,8 @@ export async function signIn(deps: SessionDeps, input: { kind: SessionKind; emai
   const expiresAt = new Date(now.getTime() + SESSION_RULES.absoluteHours * 3_600_000);
   await deps.db.transaction().execute(async (trx) => {
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
-    await repo.clearThrottle(trx, accountKey);
+    await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
+    await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
     await repo.insertSession(trx, { tokenHash, kind: input.kind, accountId: account.id, partnerId: account.partnerId, csrfToken, expiresAt, now });
     await audit(trx, {
       actor: actorOf(input.kind, account.id, account.email),

@@ -17,9 +17,9 @@ describe('web sessions purge', () => {
     await handle.db
       .insertInto('login_throttle')
       .values([
-        { key: stale, failures: 3, window_start: minutesAgo(60), locked_until: minutesAgo(30) },
-        { key: recent, failures: 2, window_start: minutesAgo(5), locked_until: null },
-        { key: locked, failures: 5, window_start: minutesAgo(60), locked_until: new Date(now.getTime() + 5 * 60_000) },
+        { key: stale, attempts: 3, window_start: minutesAgo(60), locked_until: minutesAgo(30) },
+        { key: recent, attempts: 2, window_start: minutesAgo(5), locked_until: null },
+        { key: locked, attempts: 5, window_start: minutesAgo(60), locked_until: new Date(now.getTime() + 5 * 60_000) },
       ])
       .execute();
     assert.ok((await purgeWebSessions({ db: handle.db, now: () => now })) >= 1);

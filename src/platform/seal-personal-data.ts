@@ -1,0 +1,96 @@
+import { encrypt } from './crypto.ts';
+import type { Db, Executor } from './db.ts';
+
+/**
+ * Seals the personal data that rows written before migration 0010 hold in clear: names of customers,
+ * policyholders and account holders, SEPA batch XML, idempotent replays. A migration cannot do it (the
+ * key is not in the database), so every process that opens the database for the API runs this once at
+ * start, in batches of one transaction each. Each row is sealed by one UPDATE guarded by "plaintext
+ * still there", so processes starting together never seal a row twice, and a second run finds
+ * nothing. Readers accept either form meanwhile (crypto.openField).
+ *
+ * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
+ * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys`
+ * (docs/ARCHITECTURE.md, "Personal data at rest").
+ */
+export async function sealPersonalData(db: Db, encryptionKey: Buffer, batchSize = 200): Promise<number> {
+  const seal = (value: string) => encrypt(encryptionKey, value);
+  let sealed = 0;
+  const inBatches = async (step: (trx: Executor) => Promise<number>) => {
+    for (;;) {
+      const n = await db.transaction().execute(step);
+      sealed += n;
+      if (n < batchSize) return;
+    }
+  };
+
+  await inBatches(async (trx) => {
+    const rows = await trx.selectFrom('contracts').select(['id', 'customer_first_name', 'customer_last_name']).where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)])).limit(batchSize).execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('contracts')
+        .set((eb) => ({
+          customer_first_name_enc: r.customer_first_name === null ? eb.ref('customer_first_name_enc') : seal(r.customer_first_name),
+          customer_last_name_enc: r.customer_last_name === null ? eb.ref('customer_last_name_enc') : seal(r.customer_last_name),
+          customer_first_name: null,
+          customer_last_name: null,
+        }))
+        .where('id', '=', r.id)
+        .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
+        .execute();
+    }
+    return rows.length;
+  });
+
+  await inBatches(async (trx) => {
+    const rows = await trx.selectFrom('policies').select(['id', 'holder_first_name', 'holder_last_name']).where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)])).limit(batchSize).execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('policies')
+        .set((eb) => ({
+          holder_first_name_enc: r.holder_first_name === null ? eb.ref('holder_first_name_enc') : seal(r.holder_first_name),
+          holder_last_name_enc: r.holder_last_name === null ? eb.ref('holder_last_name_enc') : seal(r.holder_last_name),
+          holder_first_name: null,
+          holder_last_name: null,
+        }))
+        .where('id', '=', r.id)
+        .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
+        .execute();
+    }
+    return rows.length;
+  });
+
+  await inBatches(async (trx) => {
+    const rows = await trx.selectFrom('claim_bank_details').select(['claim_id', 'account_holder']).where('account_holder', 'is not', null).limit(batchSize).execute();
+    for (const r of rows) {
+      await trx.updateTable('claim_bank_details').set({ account_holder_enc: seal(r.account_holder!), account_holder: null }).where('claim_id', '=', r.claim_id).where('account_holder', 'is not', null).execute();
+    }
+    return rows.length;
+  });
+
+  await inBatches(async (trx) => {
+    const rows = await trx.selectFrom('sepa_batches').select(['id', 'xml']).where('xml', 'is not', null).limit(batchSize).execute();
+    for (const r of rows) {
+      await trx.updateTable('sepa_batches').set({ xml_enc: seal(r.xml!), xml: null }).where('id', '=', r.id).where('xml', 'is not', null).execute();
+    }
+    return rows.length;
+  });
+
+  // Replays stored as jsonb before 0010: their text is what jsonb kept (keys reordered), now sealed.
+  await inBatches(async (trx) => {
+    const rows = await trx.selectFrom('idempotency_keys').select(['partner_id', 'environment', 'key', 'response_body']).where('response_body', 'is not', null).limit(batchSize).execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('idempotency_keys')
+        .set({ response_enc: seal(JSON.stringify(r.response_body)), response_body: null })
+        .where('partner_id', '=', r.partner_id)
+        .where('environment', '=', r.environment)
+        .where('key', '=', r.key)
+        .where('response_body', 'is not', null)
+        .execute();
+    }
+    return rows.length;
+  });
+
+  return sealed;
+}
