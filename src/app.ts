@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
 import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
@@ -18,6 +19,7 @@ import { installErrorHandling } from './platform/problem.ts';
 import { customerRoutes } from './web/customer-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
+import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 
 export interface BuildOptions {
@@ -32,6 +34,8 @@ export interface BuildOptions {
   riskModel?: RiskModel;
   /** A job queue set up by the caller (tests tune its polling). */
   jobs?: JobQueue;
+  /** Where log lines go, after scrubbing (default stdout; tests capture them). */
+  logStream?: DestinationStream;
 }
 
 /** What the app holds, for the CLI, workers and tests: never reach for globals. */
@@ -74,10 +78,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const jobs = options.jobs ?? new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (error) => app.log.error({ err: error }, 'job queue error') });
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    },
+    logger: loggerOptions(config, { stream: options.logStream }),
     requestIdHeader: false, // genReqId reads X-Request-Id itself and refuses malformed ones
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
