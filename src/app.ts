@@ -18,7 +18,7 @@ import { registerApiDocument } from './platform/openapi.ts';
 import { installErrorHandling } from './platform/problem.ts';
 import { customerRoutes } from './web/customer-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
-import { RateLimiter } from './platform/rate-limit.ts';
+import { FailedAuthLimiter, RateLimiter } from './platform/rate-limit.ts';
 import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 
@@ -145,12 +145,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
+  // failed authentications per client address, also across the partner APIs
+  const failures = new FailedAuthLimiter(config.authFailuresPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
-  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, operators }), { prefix: FLIGHT_PREFIX });
+  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, failures, operators }), { prefix: FLIGHT_PREFIX });
   await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
-  await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
-  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
+  await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
+  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), { prefix: POLICY_ADMIN_PREFIX });
 
   // Key last-used times and quote counts live in this process's memory: flushed by a local timer, not a job.
   const usageTimer = setInterval(() => {
