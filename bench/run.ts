@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { authFloodSection, benchAuthFlood, replaceAuthFloodSection, type AuthFloodReport } from './auth-flood.ts';
 import { benchClaimsPglite, benchClaimsPostgres, type FanoutMeasure, type PaidMeasure } from './claims.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -16,6 +17,9 @@ import pg from 'pg';
  * 1. POST /getPrice (PGlite) against a bare Fastify route answering a JSON body of the same size
  *    (bench/bare-server.ts), same autocannon settings; target: /getPrice ≥ 70 % of the bare route.
  * 2. POST /subscribe on PGlite and on PostgreSQL, every request with its own quote and Idempotency-Key.
+ * 3. Claims: a cancelled flight's fan-out, bank details to paid (bench/claims.ts).
+ * 4. A cached key's latency during a flood of random API keys (bench/auth-flood.ts); alone with
+ *    BENCH_ONLY=auth-flood, which rewrites only its section of docs/BENCHMARKS.md.
  *
  * Writes docs/BENCHMARKS.md. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
  * BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL (PostgreSQL admin connection, default
@@ -169,12 +173,13 @@ async function startServer(name: string, script: string, env: Record<string, str
 }
 
 /** Parasol itself (`node --import tsx src/main.ts`) on a fresh data directory. */
-function startParasol(name: string, options: { databaseUrl?: string; nodeFlags?: string[] } = {}): Promise<Server> {
+function startParasol(name: string, options: { databaseUrl?: string; nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<Server> {
   const env: Record<string, string> = {
     PARASOL_DATA_DIR: tempDir('data'),
     PARASOL_DEMO_API_KEY: DEMO_KEY,
     LOG_LEVEL: 'warn',
     PARASOL_RATE_LIMIT_PER_MINUTE: '10000000', // the maximum loadConfig accepts
+    ...options.env,
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   return startServer(name, 'src/main.ts', env, options.nodeFlags);
@@ -417,6 +422,7 @@ interface Report {
   pglite: SubscribeOutcome;
   postgres: SubscribeOutcome & { version?: string };
   claims: { pglite: ClaimsOutcome; postgres: ClaimsOutcome | { unmeasured: string } };
+  authFlood: AuthFloodReport | { unmeasured: string };
 }
 
 type ClaimsOutcome = { fanout: FanoutMeasure[]; paid: PaidMeasure };
@@ -529,6 +535,7 @@ interval):
 |---|---:|---|
 ${paidRows(report).join('\n')}
 
+${authFloodSection(report.authFlood)}
 req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
 written to the response read on the loopback interface (its percentiles have a resolution of 1 ms). "Expected" counts 2xx answers
 for \`/getPrice\` and the bare route, 201 Created for \`/subscribe\`; "unexpected status" counts every other
@@ -591,9 +598,33 @@ Figures depend on the machine and on what else runs on it: compare runs made on 
 
 // ---------------------------------------------------------------------------------------------
 
+/** Scenario 4, shared by the full run and BENCH_ONLY=auth-flood. */
+function authFlood(): Promise<AuthFloodReport> {
+  console.log('• unknown API keys: a cached key during a flood of random keys (PGlite)…');
+  return benchAuthFlood({
+    start: (name, env) => startParasol(name, { env }),
+    path: PRICE_PATH,
+    headers: JSON_HEADERS,
+    body: QUOTE_REQUEST,
+    seconds: SETTINGS.duration,
+    warmupSeconds: SETTINGS.warmup,
+  });
+}
+
 async function main(): Promise<number> {
   console.log(`Parasol bench: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.warmup} s warm-up + ${SETTINGS.duration} s per scenario`);
   const date = new Date();
+
+  if (process.env.BENCH_ONLY === 'auth-flood') {
+    const section = authFloodSection(await authFlood());
+    console.log(`\n${section}`);
+    if (process.env.BENCH_NO_WRITE === '1') console.log('BENCH_NO_WRITE=1: docs/BENCHMARKS.md left unchanged.');
+    else {
+      fs.writeFileSync(DOC, replaceAuthFloodSection(fs.readFileSync(DOC, 'utf8'), section));
+      console.log(`Its section of ${path.relative(process.cwd(), DOC) || DOC} rewritten.`);
+    }
+    return 0;
+  }
 
   // 1. /getPrice on Parasol (PGlite) and 2. the bare Fastify route answering a body of the same
   // size, both running, measured in alternation (A, B, A, B, …) so that whatever else the machine
@@ -659,6 +690,14 @@ async function main(): Promise<number> {
     claimsPostgres = { unmeasured: `not measured: ${(error as Error).message}` };
   }
 
+  // 6. unknown API keys: a cached key during a flood of random keys
+  let authFloodReport: Report['authFlood'];
+  try {
+    authFloodReport = await authFlood();
+  } catch (error) {
+    authFloodReport = { unmeasured: `not measured: ${(error as Error).message}` };
+  }
+
   const report: Report = {
     date,
     price,
@@ -668,6 +707,7 @@ async function main(): Promise<number> {
     pglite,
     postgres,
     claims: { pglite: claimsPglite, postgres: claimsPostgres },
+    authFlood: authFloodReport,
   };
   console.log(summaryText(report));
 

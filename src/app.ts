@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
 import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
@@ -19,7 +20,8 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling } from './pla
 import { installTextGuard } from './platform/text-guard.ts';
 import { customerRoutes } from './web/customer-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
-import { RateLimiter } from './platform/rate-limit.ts';
+import { FailedAuthLimiter, RateLimiter } from './platform/rate-limit.ts';
+import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 
 export interface BuildOptions {
@@ -34,6 +36,8 @@ export interface BuildOptions {
   riskModel?: RiskModel;
   /** A job queue set up by the caller (tests tune its polling). */
   jobs?: JobQueue;
+  /** Where log lines go, after scrubbing (default stdout; tests capture them). */
+  logStream?: DestinationStream;
 }
 
 /** What the app holds, for the CLI, workers and tests: never reach for globals. */
@@ -79,10 +83,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   const jobs = options.jobs ?? new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (error) => app.log.error({ err: error }, 'job queue error') });
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
-    },
+    logger: loggerOptions(config, { stream: options.logStream }),
     requestIdHeader: false, // genReqId reads X-Request-Id itself and refuses malformed ones
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -156,12 +157,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
+  // failed authentications per client address, also across the partner APIs
+  const failures = new FailedAuthLimiter(config.authFailuresPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
-  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, operators }), { prefix: FLIGHT_PREFIX });
+  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, failures, operators }), { prefix: FLIGHT_PREFIX });
   await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
-  await app.register(demoRoutes({ keys, now }, { directory, limiter }), { prefix: DEMO_PREFIX });
-  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter }), { prefix: POLICY_ADMIN_PREFIX });
+  await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
+  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), { prefix: POLICY_ADMIN_PREFIX });
 
   // Key last-used times and quote counts live in this process's memory: flushed by a local timer, not a job.
   const usageTimer = setInterval(() => {

@@ -1,5 +1,5 @@
-import pino from 'pino';
 import { loadConfigOrExit } from './platform/config.ts';
+import { createLogger } from './platform/logging.ts';
 import { openDatabase } from './platform/db.ts';
 import { deriveKeyring, loadMasterKey } from './platform/crypto.ts';
 import { JobQueue } from './platform/jobs.ts';
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     console.error('npm run worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
     process.exit(78);
   }
-  const log = pino({ level: config.logLevel, name: 'worker' });
+  const log = createLogger(config, { name: 'worker' });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await database.migrate();
   const jobs = new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (err) => log.error({ err }, 'job queue error') });

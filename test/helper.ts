@@ -76,6 +76,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PARASOL_MASTER_KEY: crypto.createHash('sha256').update('parasol tests').digest('base64'),
     LOG_LEVEL: 'silent',
     PARASOL_RATE_LIMIT_PER_MINUTE: '100000',
+    PARASOL_AUTH_FAILURES_PER_MINUTE: '100000', // tests of bad keys all come from 127.0.0.1
     ...overrides,
   });
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf, type OperatorAuthenticator } from '../platform/partner-api.ts';
@@ -17,7 +17,7 @@ import { subscribe } from './subscribe.ts';
 export const FLIGHT_PREFIX = '/flight-delay/v1';
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
-export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; operators?: OperatorAuthenticator }): FastifyPluginAsync {
+export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter; operators?: OperatorAuthenticator }): FastifyPluginAsync {
   const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'flight-delay', ...options });

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, securePartnerApi } from '../platform/partner-api.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
 import type { HomeDeps } from './deps.ts';
 import { findCities } from './find-cities.ts';
 import { issueHomeQuote } from './price-quote.ts';
@@ -12,7 +12,7 @@ import * as S from './schemas.ts';
 export const DEMO_PREFIX = '/demo/v1';
 
 /** The Demo API: French zip codes and a home-insurance quote. Handlers only translate HTTP to use cases. */
-export function demoRoutes(deps: HomeDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+export function demoRoutes(deps: HomeDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter }): FastifyPluginAsync {
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'demo', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();

@@ -3,7 +3,7 @@ import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { decrypt } from '../platform/crypto.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { describeRange, guardedLookup, nonPublicRange, type Resolver } from './webhook-url.ts';
+import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
 import type { WebhookDeps } from './webhooks.ts';
 
@@ -161,7 +161,7 @@ export async function postWebhook(
     // on the addresses the connection then uses.
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const range = nonPublicRange(host);
-    if (range && range !== 'invalid') return { statusCode: null, durationMs: elapsed(), error: `url_not_allowed: ${host} is a ${describeRange(range)} address` };
+    if (range && range !== 'invalid') return { statusCode: null, durationMs: elapsed(), error: `url_not_allowed: ${spell(host)} is a ${describeRange(range)} address` };
     if (url.protocol !== 'https:') return { statusCode: null, durationMs: elapsed(), error: 'url_not_allowed: https required' };
   }
   const client = url.protocol === 'https:' ? https : http;

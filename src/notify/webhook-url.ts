@@ -6,8 +6,8 @@ import { DomainError } from '../platform/errors.ts';
 /**
  * Which URLs a webhook may target. A partner's endpoint must be `https` and reach the public
  * internet: a URL whose host is, or resolves to, a loopback, private, link-local, unique-local,
- * carrier-grade NAT, multicast, unspecified, broadcast or otherwise reserved address (IPv4, IPv6,
- * IPv4-mapped IPv6 alike) is refused, so a webhook can never be turned against the platform's own
+ * carrier-grade NAT, multicast, unspecified, broadcast or otherwise reserved address (IPv4, IPv6, and
+ * IPv6 carrying IPv4 alike, every address read by `normaliseAddress`) is refused, so a webhook can never be turned against the platform's own
  * network (SSRF). The check runs when the endpoint is registered and again at every delivery, on
  * the very addresses the connection uses (`guardedLookup`), so a name re-pointed to a private
  * address after registration (DNS rebinding) is refused too.
@@ -36,23 +36,56 @@ function refuse(reason: UrlRefusal, message: string): DomainError {
 }
 
 /**
- * The range an address belongs to when it is not a public unicast address ("loopback", "private",
- * "linkLocal", "uniqueLocal", "carrierGradeNat", "multicast", "unspecified", …), else null. An
- * IPv4-mapped IPv6 address (::ffff:10.0.0.1) is judged as the IPv4 address it carries.
+ * The one normaliser of IP addresses, used on URL literals and on every address a name resolves
+ * to: brackets and zone ids dropped, every IPv4 spelling (decimal, octal, hex, one to four parts —
+ * `2130706433`, `0x7f.1`, `0177.0.0.1`) read as the address it means, and an IPv6 address that
+ * carries an IPv4 address — IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, RFC 4291,
+ * deprecated: `::7f00:1` is 127.0.0.1) or NAT64 well-known (`64:ff9b::a.b.c.d`, RFC 6052) —
+ * unwrapped to the IPv4 address it carries. Undefined for text that is no IP address.
  */
-export function nonPublicRange(address: string): string | null {
+export function normaliseAddress(address: string): { ip: ipaddr.IPv4 | ipaddr.IPv6; carrier?: 'ipv4Mapped' | 'ipv4Compatible' | 'nat64' } | undefined {
   const text = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!ipaddr.isValid(text)) return 'invalid';
-  let ip = ipaddr.parse(text);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  const range = ip.range();
-  return range === 'unicast' ? null : range;
+  if (!ipaddr.isValid(text)) return undefined;
+  const ip = ipaddr.parse(text);
+  if (ip.kind() === 'ipv4') return { ip };
+  const v6 = ip as ipaddr.IPv6;
+  const parts = v6.parts;
+  const embedded = () => ipaddr.IPv4.parse(`${parts[6]! >> 8}.${parts[6]! & 0xff}.${parts[7]! >> 8}.${parts[7]! & 0xff}`);
+  const zeros = (from: number, to: number) => parts.slice(from, to).every((p) => p === 0);
+  if (zeros(0, 5) && parts[5] === 0xffff) return { ip: embedded(), carrier: 'ipv4Mapped' };
+  // ::/96 minus :: and ::1, which are IPv6's own unspecified and loopback addresses
+  if (zeros(0, 6) && !(parts[6] === 0 && parts[7]! <= 1)) return { ip: embedded(), carrier: 'ipv4Compatible' };
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && zeros(2, 6)) return { ip: embedded(), carrier: 'nat64' };
+  return { ip: v6 };
 }
 
-/** True for a host that is an IP literal (the URL parser has already normalised IPv4 forms). */
+/**
+ * The range an address belongs to when it is not a public unicast address ("loopback", "private",
+ * "linkLocal", "uniqueLocal", "carrierGradeNat", "multicast", "unspecified", …), else null; "invalid"
+ * for text that is no IP address. Every address goes through `normaliseAddress` first, so an IPv6
+ * address carrying an IPv4 address is judged as the IPv4 address it carries; an IPv4-compatible
+ * address is refused even when the address it carries is public ("ipv4Compatible": deprecated,
+ * never a legitimate destination).
+ */
+export function nonPublicRange(address: string): string | null {
+  const normal = normaliseAddress(address);
+  if (!normal) return 'invalid';
+  const range = normal.ip.range();
+  if (range !== 'unicast') return range;
+  return normal.carrier === 'ipv4Compatible' ? 'ipv4Compatible' : null;
+}
+
+/** The IP literal of a URL host, brackets removed, or undefined for a name. */
 function ipLiteral(hostname: string): string | undefined {
   const bare = hostname.replace(/^\[|\]$/g, '');
-  return ipaddr.isValid(bare) ? bare : undefined;
+  return normaliseAddress(bare) ? bare : undefined;
+}
+
+/** An address as written, followed by the address it means when that differs: `::7f00:1 (127.0.0.1)`. */
+export function spell(address: string): string {
+  const text = address.replace(/^\[|\]$/g, '');
+  const meant = normaliseAddress(text)?.ip.toString();
+  return meant && meant !== text.replace(/%.*$/, '') ? `${text} (${meant})` : text;
 }
 
 /** Names that always mean this machine (RFC 6761), refused without asking DNS. */
@@ -103,7 +136,7 @@ export async function checkHost(hostname: string, resolve: Resolver): Promise<st
   const literal = ipLiteral(hostname);
   if (literal) {
     const range = nonPublicRange(literal);
-    if (range) throw refuse('private_address', `${literal} is a ${describeRange(range)} address`);
+    if (range) throw refuse('private_address', `${spell(literal)} is a ${describeRange(range)} address`);
     return [literal];
   }
   if (isLocalName(hostname)) throw refuse('private_address', `${hostname} names this machine (loopback)`);
@@ -116,7 +149,7 @@ export async function checkHost(hostname: string, resolve: Resolver): Promise<st
   if (addresses.length === 0) throw refuse('unresolvable', `${hostname} does not resolve to any address`);
   for (const address of addresses) {
     const range = nonPublicRange(address);
-    if (range) throw refuse('private_address', `${hostname} resolves to ${address}, a ${describeRange(range)} address`);
+    if (range) throw refuse('private_address', `${hostname} resolves to ${spell(address)}, a ${describeRange(range)} address`);
   }
   return addresses;
 }
@@ -132,6 +165,12 @@ const RANGE_NAMES: Record<string, string> = {
   broadcast: 'broadcast',
   reserved: 'reserved',
   invalid: 'invalid',
+  ipv4Compatible: 'deprecated IPv4-compatible IPv6',
+  rfc6052: 'NAT64 (non-public)',
+  rfc6145: 'IPv4-translated',
+  '6to4': '6to4 relay',
+  teredo: 'Teredo',
+  discard: 'discard-only',
 };
 
 export function describeRange(range: string): string {

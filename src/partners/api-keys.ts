@@ -16,6 +16,13 @@ export const KEY_PREFIXES: Record<Environment, string> = {
   production: 'psl_live_',
 };
 
+/**
+ * What any API key looks like: 24 to 200 URL-safe characters (generated keys are a prefix and 32
+ * base64url characters; the demo key chosen with PARASOL_DEMO_API_KEY is 24+ URL-safe characters).
+ * A presented key of another shape is refused without asking the database.
+ */
+export const API_KEY_FORMAT = /^[A-Za-z0-9_-]{24,200}$/;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const hashApiKey = (plaintext: string): string => sha256Hex(plaintext);

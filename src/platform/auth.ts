@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { hashApiKey } from '../partners/api-keys.ts';
+import { LRUCache } from 'lru-cache';
+import { API_KEY_FORMAT, hashApiKey } from '../partners/api-keys.ts';
 import type { Agreement, ApiName, Configuration, Environment } from '../partners/model.ts';
 import * as repo from '../partners/partners-repo.ts';
 import type { Db } from './db.ts';
@@ -27,8 +28,10 @@ export interface PartnerTerms {
   configuration: Configuration | undefined;
 }
 
-/** Bound on cached keys: presented keys that do not exist are cached too (as unknown). */
+/** Bound on cached known keys (only keys found in the database are cached here). */
 const MAX_CACHED = 10_000;
+/** Bound on the negative cache of unknown keys (by hash): an LRU, so a flood evicts only its own entries. */
+const MAX_UNKNOWN = 20_000;
 
 interface Cached<T> {
   value: T;
@@ -40,9 +43,21 @@ interface Cached<T> {
  * costs no database round trip. Changes made in this process invalidate the cache at once;
  * changes made by another process (the CLI, another API instance) show within `ttlMs`.
  * Last-used times are gathered in memory and written every few seconds, never on the request path.
+ *
+ * Unknown keys are cheap: a presented key that cannot be a Parasol key (`API_KEY_FORMAT`) is refused
+ * without hashing or a query; a key the database does not know is remembered by its SHA-256 in a
+ * bounded LRU negative cache for `ttlMs`, apart from the known keys, so a flood of random keys
+ * neither evicts partners' cached keys nor repeats a lookup for a key already refused; concurrent
+ * lookups of one key share one query. The negative cache is emptied with the rest by `invalidate()`
+ * (a key created in this process works at once); a key created by another process (the CLI) is
+ * accepted within `ttlMs` by a process that refused it just before.
  */
 export class PartnerDirectory {
-  private readonly keys = new Map<string, Cached<KeyEntry | undefined>>();
+  private readonly keys = new Map<string, Cached<KeyEntry>>();
+  private readonly unknown: LRUCache<string, true> | undefined;
+  private readonly loading = new Map<string, Promise<KeyEntry | undefined>>();
+  /** Bumped by invalidate(): a lookup started before it must not cache its (stale) answer. */
+  private generation = 0;
   private readonly terms = new Map<string, Cached<PartnerTerms>>();
   private readonly used = new Map<string, Date>();
   private flushing: Promise<void> | undefined;
@@ -50,24 +65,45 @@ export class PartnerDirectory {
   constructor(
     private readonly db: Db,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.unknown = ttlMs > 0 ? new LRUCache<string, true>({ max: MAX_UNKNOWN, ttl: ttlMs }) : undefined;
+  }
+
+  /** The key's entry when it is cached as known (no hashing, no query), else undefined. */
+  peek(plaintext: string): KeyEntry | undefined {
+    const cached = this.keys.get(plaintext);
+    return cached && cached.expires > Date.now() ? cached.value : undefined;
+  }
 
   /**
    * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
-   * is keyed by the presented key itself — it is in this process's memory with every request
-   * anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
+   * of known keys is keyed by the presented key itself — it is in this process's memory with every
+   * request anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
    */
   authenticate(plaintext: string): KeyEntry | undefined | Promise<KeyEntry | undefined> {
     const now = Date.now();
     const cached = this.keys.get(plaintext);
     if (cached && cached.expires > now) return this.used_(cached.value, now);
-    return this.loadKey(hashApiKey(plaintext)).then((value) => {
-      if (this.ttlMs > 0) {
-        if (this.keys.size >= MAX_CACHED) this.keys.clear(); // unknown keys must not grow it without bound
-        this.keys.set(plaintext, { value, expires: now + this.ttlMs });
-      }
-      return this.used_(value, now);
-    });
+    if (!API_KEY_FORMAT.test(plaintext)) return undefined;
+    const hash = hashApiKey(plaintext);
+    if (this.unknown?.has(hash)) return undefined;
+    let pending = this.loading.get(hash);
+    if (!pending) {
+      const generation = this.generation;
+      pending = this.loadKey(hash)
+        .then((value) => {
+          if (this.ttlMs > 0 && generation === this.generation) {
+            if (value) {
+              if (this.keys.size >= MAX_CACHED) this.keys.clear();
+              this.keys.set(plaintext, { value, expires: Date.now() + this.ttlMs });
+            } else this.unknown?.set(hash, true);
+          }
+          return value;
+        })
+        .finally(() => this.loading.delete(hash));
+      this.loading.set(hash, pending);
+    }
+    return pending.then((value) => this.used_(value, now));
   }
 
   private used_(entry: KeyEntry | undefined, now: number): KeyEntry | undefined {
@@ -112,7 +148,9 @@ export class PartnerDirectory {
 
   /** Forget everything cached: call after changing keys, subscriptions, agreements or configuration. */
   invalidate(): void {
+    this.generation += 1;
     this.keys.clear();
+    this.unknown?.clear();
     this.terms.clear();
   }
 

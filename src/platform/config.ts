@@ -28,6 +28,8 @@ export interface Config {
   };
   /** Requests per minute allowed for one API key. */
   readonly rateLimitPerMinute: number;
+  /** Failed API-key authentications per minute allowed from one client address (then 429). */
+  readonly authFailuresPerMinute: number;
   /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
   readonly quoteTtlMinutes: number;
   /** Whether this API process also runs the job workers (the embedded default does; at scale, `npm run worker`). */
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     demo: Object.freeze({ apiKey, email, password }),
     admin: Object.freeze({ email: adminEmail, password: adminPassword }),
     rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    authFailuresPerMinute: integer(env, 'PARASOL_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),

@@ -68,7 +68,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not found (or not yours)',
   409: 'State conflict',
   422: 'Well-formed but invalid',
-  429: 'Rate limited; see Retry-After',
+  429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
 };
 
 /**

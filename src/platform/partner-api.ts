@@ -4,7 +4,7 @@ import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { Outcome, Serialize } from './idempotency.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { FailedAuthLimiter, RateLimiter } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,8 +24,33 @@ export type OperatorAuthenticator = (token: string) => Promise<OperatorCaller | 
  * What every partner API scope gets, in one synchronous hook when the key is cached: Bearer-key
  * authentication with subscription and agreement checks, then the per-key rate limit
  * (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it).
+ *
+ * Failed authentications (401) are counted per client address (`failures`; `request.ip`, which
+ * honours PARASOL_TRUST_PROXY). Once an address reaches its limit, any key of it that is not already
+ * cached as known is answered 429 rate_limited with Retry-After, before hashing or any lookup, until
+ * the minute ends: a flood of random keys then costs a map lookup per request. Cached known keys of
+ * that address keep working (a partner behind the same NAT or proxy is not locked out by it).
  */
-export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; operators?: OperatorAuthenticator | undefined }): void {
+export function securePartnerApi(
+  scope: FastifyInstance,
+  options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter | undefined; operators?: OperatorAuthenticator | undefined },
+): void {
+  const { failures, directory } = options;
+  /** 429 when the address has failed too often and the key is not one already known. */
+  const throttle = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (!failures) return;
+    const key = /^Bearer\s+(\S{1,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+    if (key && directory.peek(key)) return;
+    const wait = failures.blockedFor(request.ip);
+    if (wait > 0) {
+      reply.header('Retry-After', wait);
+      throw new DomainError('rate_limited', `Too many failed authentications from your address; retry in ${wait} s.`);
+    }
+  };
+  const counted = (request: FastifyRequest, error: unknown): unknown => {
+    if (failures && error instanceof DomainError && error.code === 'unauthenticated') failures.fail(request.ip);
+    return error;
+  };
   const limit = (reply: FastifyReply, bucket: string): void => {
     const decision = options.limiter.hit(bucket);
     reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
@@ -40,13 +65,14 @@ export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName
   };
   scope.addHook('onRequest', (request, reply, done) => {
     try {
+      throttle(request, reply);
       if (options.operators && request.routeOptions.config.operatorAccess) {
         const token = /^Bearer\s+(\S{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
         if (token && isOperatorToken(token)) {
           options
             .operators(token)
             .then((operator) => {
-              if (!operator) throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+              if (!operator) throw counted(request, new DomainError('unauthenticated', 'This operator token is unknown or revoked.'));
               request.operator = operator;
               limit(reply, `operator:${operator.tokenId}`);
             })
@@ -54,15 +80,18 @@ export function securePartnerApi(scope: FastifyInstance, options: { api: ApiName
           return;
         }
       }
-      const caller = authenticateRequest(options.directory, request, options.api);
+      const caller = authenticateRequest(directory, request, options.api);
       if (caller instanceof Promise) {
-        caller.then((c) => admit(request, reply, c)).then(() => done(), done);
+        caller.then((c) => admit(request, reply, c)).then(
+          () => done(),
+          (error: Error) => done(counted(request, error) as Error),
+        );
       } else {
         admit(request, reply, caller);
         done();
       }
     } catch (error) {
-      done(error as Error);
+      done(counted(request, error) as Error);
     }
   });
 }

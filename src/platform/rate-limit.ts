@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 /**
  * Per-key request limits: a fixed one-minute window per API key, in memory, checked synchronously
  * in the authentication hook. We first used @fastify/rate-limit; its generic machinery (async key
@@ -49,5 +51,52 @@ export class RateLimiter {
     if (now - this.lastSweep < this.windowMs) return;
     this.lastSweep = now;
     for (const [key, window] of this.windows) if (now - window.startedAt >= this.windowMs) this.windows.delete(key);
+  }
+}
+
+/**
+ * Failed authentications per client address: a fixed one-minute window per address, answering
+ * "blocked" once `limit` failures were counted in it, so a flood of unknown keys from one address
+ * costs a map lookup per request instead of a database lookup. Addresses are counted in an LRU of
+ * bounded size (`lru-cache`), so a flood from very many addresses cannot grow memory without bound;
+ * IPv6 addresses are counted per /64, the block one subscriber usually holds.
+ */
+export class FailedAuthLimiter {
+  private readonly windows: LRUCache<string, Window>;
+
+  constructor(
+    readonly limit: number,
+    private readonly windowMs = 60_000,
+    maxAddresses = 50_000,
+  ) {
+    this.windows = new LRUCache({ max: maxAddresses });
+  }
+
+  /** Seconds until `address` may try again, or 0 when it is not blocked. */
+  blockedFor(address: string, now = Date.now()): number {
+    const window = this.windows.get(addressBucket(address));
+    if (!window || now - window.startedAt >= this.windowMs || window.count < this.limit) return 0;
+    return Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000));
+  }
+
+  /** Counts one failed authentication from `address`. */
+  fail(address: string, now = Date.now()): void {
+    const bucket = addressBucket(address);
+    const window = this.windows.get(bucket);
+    if (!window || now - window.startedAt >= this.windowMs) this.windows.set(bucket, { startedAt: now, count: 1 });
+    else window.count += 1;
+  }
+}
+
+/** The unit an address is counted in: itself for IPv4, its /64 for IPv6 (IPv4-mapped read as IPv4). */
+export function addressBucket(address: string): string {
+  if (!address.includes(':')) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  try {
+    const parts = ipaddr.IPv6.parse(address.replace(/%.*$/, '')).parts;
+    return `${parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+  } catch {
+    return address;
   }
 }

@@ -4,7 +4,7 @@ import type { PartnerDirectory } from '../platform/auth.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf } from '../platform/partner-api.ts';
-import type { RateLimiter } from '../platform/rate-limit.ts';
+import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
 import { cancelPolicy } from './cancel-policy.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
@@ -31,7 +31,7 @@ function assertRiskMatchesProduct(request: FastifyRequest, body: { product: Prod
 }
 
 /** The API to manage policies. Handlers only translate HTTP to use cases and back. */
-export function policyAdminRoutes(deps: PolicyDeps, options: { directory: PartnerDirectory; limiter: RateLimiter }): FastifyPluginAsync {
+export function policyAdminRoutes(deps: PolicyDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter }): FastifyPluginAsync {
   const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'policy-admin', ...options });

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../platform/config.ts';
 import { DomainError } from '../platform/errors.ts';
+import { redactUrl } from '../platform/logging.ts';
 import { languageOf, t, type Lang } from './i18n.ts';
 import { messagePage, type Area, type PageContext } from './layout.ts';
 import { csrfMatches, sessionFor, type SessionDeps, type SessionKind, type WebSession } from './sessions.ts';
@@ -85,7 +86,7 @@ export function requireSession(app: FastifyInstance, deps: SessionDeps, kind: Se
     }
     request.webSession = session;
     if (request.method !== 'GET' && request.method !== 'HEAD' && !csrfMatches(session, sentCsrf(request))) {
-      request.log.warn({ path: request.url }, 'CSRF token missing or wrong');
+      request.log.warn({ path: redactUrl(request.url) }, 'CSRF token missing or wrong');
       return sendPage(reply, 403, messagePage(contextOf(request, area), '403', t(langOf(request)).formExpired));
     }
   });

@@ -1,0 +1,118 @@
+import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import type { Config } from './config.ts';
+
+/**
+ * Logging: pino, for the API (through Fastify) and the worker alike, with secrets kept out of every
+ * line in two layers.
+ *
+ * 1. Structured, where secrets are known to travel: the request serializer logs the URL with the
+ *    bank-details token of `/c/<token>` and every credential-like query parameter replaced by
+ *    `[redacted]`; `redact` paths drop credential headers (Authorization, Cookie, Set-Cookie) and
+ *    personal fields should anyone log a request body.
+ * 2. A last pass over each finished line (`scrubSecrets`), whatever logged it — an error message
+ *    quoting a URL, a database error's `detail` quoting a value: bank-details links, API keys
+ *    (`psl_…`), operator tokens (`pso_…`), webhook secrets (`whsec_…`), `sk_`/`pk_`-style keys,
+ *    IBANs, e-mail addresses and phone numbers are replaced. One combined regular expression, run
+ *    only on lines where a cheap test finds a candidate character (`@`, `+`, `_`, `/c/`, two capital
+ *    letters followed by two digits): most lines cost one `test`.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** Query parameters whose value is a credential or personal data. */
+const SECRET_PARAM = /token|key|secret|password|passwd|sig|code|iban|bic|email|phone|session|csrf|auth/i;
+
+/** The URL as logged: the `/c/` token and credential-like query values replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  let path = q === -1 ? url : url.slice(0, q);
+  if (/^\/c\//i.test(path)) path = `/c/${REDACTED}`;
+  if (q === -1) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq === -1) return pair;
+      const name = pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        /* a malformed name is judged as written */
+      }
+      return SECRET_PARAM.test(decoded) ? `${name}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${path}?${query}`;
+}
+
+const SECRETS = new RegExp(
+  [
+    // a bank-details link, anywhere (path, absolute URL, SMS body)
+    String.raw`(?<link>/c/)(?!\[redacted\])[A-Za-z0-9_-]{8,}`,
+    // API keys, operator tokens, webhook secrets, and the usual sk_/pk_/rk_ key styles
+    String.raw`(?<key>\b(?:psl_(?:sbx|pre|live)|pso|whsec|sk|pk|rk)_)(?!\[redacted\])[A-Za-z0-9_+/=-]{8,}`,
+    // e-mail addresses
+    String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+`,
+    // IBANs, grouped or not (country, check digits, 11–30 alphanumerics)
+    String.raw`\b[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}\b`,
+    // phone numbers in E.164 or spaced international form
+    String.raw`\+[1-9](?:[ .-]?[0-9]){7,14}\b`,
+  ].join('|'),
+  'g',
+);
+const CANDIDATE = /[@+_]|\/c\/|[A-Z]{2}[0-9]{2}/;
+
+/** Replaces every secret or personal value `SECRETS` recognises in a text (a log line). */
+export function scrubSecrets(text: string): string {
+  if (!CANDIDATE.test(text)) return text;
+  return text.replace(SECRETS, (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`);
+}
+
+/** A destination that scrubs each line before handing it on (pino writes one line per call). */
+export function scrubbingStream(destination: DestinationStream): DestinationStream {
+  return {
+    write(line: string) {
+      return destination.write(scrubSecrets(line));
+    },
+  };
+}
+
+/** Where the API and the worker log: stdout unless a stream is given (tests capture lines). */
+export function loggerOptions(config: Pick<Config, 'logLevel'>, options: { name?: string; stream?: DestinationStream | undefined } = {}): LoggerOptions & { stream: DestinationStream } {
+  return {
+    level: config.logLevel,
+    ...(options.name ? { name: options.name } : {}),
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.headers["x-api-key"]',
+        'res.headers["set-cookie"]',
+        'req.body.iban',
+        'req.body.bic',
+        'req.body.accountHolder',
+        'req.body.customer.email',
+        'req.body.customer.phone',
+      ],
+      censor: REDACTED,
+    },
+    serializers: {
+      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+        method: request.method,
+        url: redactUrl(request.url),
+        host: request.host,
+        remoteAddress: request.ip,
+        remotePort: request.socket?.remotePort,
+      }),
+    },
+    stream: scrubbingStream(options.stream ?? pino.destination(1)),
+  };
+}
+
+/** A standalone logger (the worker process) with the same protections as the API's. */
+export function createLogger(config: Pick<Config, 'logLevel'>, options: { name?: string; stream?: DestinationStream } = {}): pino.Logger {
+  const { stream, ...rest } = loggerOptions(config, options);
+  return pino(rest, stream);
+}
