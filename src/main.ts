@@ -1,4 +1,6 @@
+import pino from 'pino';
 import { buildApp } from './app.ts';
+import { startMetricsServer } from './platform/metrics.ts';
 import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
 
@@ -9,13 +11,11 @@ async function main(): Promise<void> {
   let app;
   try {
     app = await buildApp(config, {
+      // JSON like every other line (the app's logger does not exist yet when the seed runs)
       onSeed: (seed) => {
-        console.log(`Seeded the demo partner "Demo Air" (${seed.partnerId}).`);
-        if (seed.generatedApiKey) {
-          console.log(`Its sandbox API key, shown once: ${seed.generatedApiKey}`);
-          console.log('(set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
-        }
-        if (seed.userEmail) console.log(`Portal user: ${seed.userEmail}`);
+        const log = pino({ level: config.logLevel });
+        log.info({ partnerId: seed.partnerId, portalUser: seed.userEmail }, 'seeded the demo partner "Demo Air"');
+        if (seed.generatedApiKey) log.info({ sandboxApiKey: seed.generatedApiKey }, 'the demo partner\'s sandbox API key, shown once (set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
       },
     });
   } catch (error) {
@@ -48,6 +48,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  if (config.metricsPort !== undefined) {
+    // ends with the process (shutdown exits once the app is closed)
+    const metrics = await startMetricsServer({ port: config.metricsPort, host: config.host, gauges: app.parasol.metrics });
+    app.log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
+  }
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
   app.log.info(`Parasol listening on http://${config.host}:${config.port} (${database})`);
 }
