@@ -23,6 +23,8 @@ import { webRoutes } from './web/web-routes.ts';
 import { FailedAuthLimiter, RateLimiter } from './platform/rate-limit.ts';
 import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
+import { DatabaseGauges, installMetrics, setPricingModel } from './platform/metrics.ts';
+import { RequestLogController } from './platform/request-log.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -52,6 +54,8 @@ export interface Parasol {
   readonly jobs: JobQueue;
   /** Quotes counted in this process, written to quote_counts every 5 s (tests flush it themselves). */
   readonly quoteCounter: QuoteCounter;
+  /** The database gauges of /metrics (also served by the PARASOL_METRICS_PORT listener). */
+  readonly metrics: DatabaseGauges;
 }
 
 declare module 'fastify' {
@@ -89,6 +93,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const given = request.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     },
+    logController: new RequestLogController(), // one line per request, without the raw URL
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
     return503OnClosing: true,
@@ -106,11 +111,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
   const quoteCounter = new QuoteCounter();
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter });
+  const metrics = new DatabaseGauges(database.db);
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, metrics });
   await jobs.start();
   await registerQueues(jobs);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
   installErrorHandling(app);
+  installMetrics(app, database.db, metrics);
+  const riskModel = options.riskModel ?? riskModelV1;
+  setPricingModel(riskModel.version);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
@@ -154,7 +163,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModel, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   // failed authentications per client address, also across the partner APIs

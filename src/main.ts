@@ -1,4 +1,6 @@
+import pino from 'pino';
 import { buildApp } from './app.ts';
+import { startMetricsServer } from './platform/metrics.ts';
 import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
 import { FLIGHT_PREFIX } from './flight/routes.ts';
@@ -13,14 +15,12 @@ async function main(): Promise<void> {
   let seeded = false;
   try {
     app = await buildApp(config, {
+      // JSON like every other line (the app's logger does not exist yet when the seed runs)
       onSeed: (seed) => {
         seeded = true;
-        console.log(`Seeded the demo partner "Demo Air" (${seed.partnerId}).`);
-        if (seed.generatedApiKey) {
-          console.log(`Its sandbox API key, shown once: ${seed.generatedApiKey}`);
-          console.log('(set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
-        }
-        if (seed.userEmail) console.log(`Portal user: ${seed.userEmail}`);
+        const log = pino({ level: config.logLevel });
+        log.info({ partnerId: seed.partnerId, portalUser: seed.userEmail }, 'seeded the demo partner "Demo Air"');
+        if (seed.generatedApiKey) log.info({ sandboxApiKey: seed.generatedApiKey }, 'the demo partner\'s sandbox API key, shown once (set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
       },
     });
   } catch (error) {
@@ -34,8 +34,9 @@ async function main(): Promise<void> {
   if (!seeded) {
     const ignored = [config.demo.apiKey && 'PARASOL_DEMO_API_KEY', config.demo.email && 'PARASOL_DEMO_EMAIL', config.demo.password && 'PARASOL_DEMO_PASSWORD'].filter(Boolean);
     if (ignored.length > 0) {
-      console.warn(
-        `Note: ${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the demo partner is seeded only on the first start, into an empty database, ` +
+      app.log.warn(
+        { ignored },
+        `${ignored.join(', ')} ${ignored.length > 1 ? 'are' : 'is'} ignored: the demo partner is seeded only on the first start, into an empty database, ` +
           'and this one already has partners. Add keys and portal users with the CLI (npm run parasol -- --help) or the operator console, or start on a fresh PARASOL_DATA_DIR.',
       );
     }
@@ -73,24 +74,27 @@ async function main(): Promise<void> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  if (config.metricsPort !== undefined) {
+    // ends with the process (shutdown exits once the app is closed)
+    const metrics = await startMetricsServer({ port: config.metricsPort, host: config.host, gauges: app.parasol.metrics });
+    app.log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
+  }
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;
-  app.log.info(`Parasol listening on ${base} (${database})`);
-  console.log(startupBanner(base, config.publicUrl, database));
-}
-
-/** What `npm start` prints once listening: where everything is. */
-function startupBanner(base: string, publicUrl: string, database: string): string {
-  const lines = [
-    `Parasol listening on ${base} (${database})`,
-    ...(publicUrl !== base ? [`  public URL (links in SMS and e-mails): ${publicUrl}`] : []),
-    `  developer portal:     ${base}/portal  (API catalog, keys; each API's reference at /portal/apis/{api}/reference)`,
-    `  partner console:      ${base}/console`,
-    `  operator console:     ${base}/admin`,
-    `  API references:       ${base}/portal/apis/flight-delay/reference, /portal/apis/demo/reference, /portal/apis/policy-admin/reference`,
-    `  OpenAPI documents:    ${base}${FLIGHT_PREFIX}/openapi.json, ${base}${DEMO_PREFIX}/openapi.json, ${base}${POLICY_ADMIN_PREFIX}/openapi.json`,
-    `  health:               ${base}/healthz, ${base}/readyz`,
-  ];
-  return lines.join('\n');
+  // One JSON line like every other, saying where everything is (the portal links each API's reference).
+  app.log.info(
+    {
+      url: base,
+      database,
+      ...(config.publicUrl !== base ? { publicUrl: config.publicUrl } : {}),
+      portal: `${base}/portal`,
+      partnerConsole: `${base}/console`,
+      operatorConsole: `${base}/admin`,
+      apiReferences: ['flight-delay', 'demo', 'policy-admin'].map((api) => `${base}/portal/apis/${api}/reference`),
+      openapi: [FLIGHT_PREFIX, DEMO_PREFIX, POLICY_ADMIN_PREFIX].map((prefix) => `${base}${prefix}/openapi.json`),
+      health: [`${base}/healthz`, `${base}/readyz`],
+    },
+    `Parasol listening on ${base} (${database}): developer portal ${base}/portal, partner console ${base}/console, operator console ${base}/admin, API references under ${base}/portal/apis`,
+  );
 }
 
 await main();

@@ -3,6 +3,7 @@ import { createLogger } from './platform/logging.ts';
 import { openDatabase } from './platform/db.ts';
 import { deriveKeyring, loadMasterKey } from './platform/crypto.ts';
 import { JobQueue } from './platform/jobs.ts';
+import { startMetricsServer } from './platform/metrics.ts';
 import { registerQueues, startWorkers } from './worker.ts';
 
 /**
@@ -13,7 +14,7 @@ import { registerQueues, startWorkers } from './worker.ts';
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   if (!config.databaseUrl) {
-    console.error('npm run worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
+    pino({ name: 'worker' }).fatal('the worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
     process.exit(78);
   }
   const log = createLogger(config, { name: 'worker' });
@@ -24,6 +25,10 @@ async function main(): Promise<void> {
   await registerQueues(jobs);
   const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
   await startWorkers(jobs, { db: database.db, keys, config, now: () => new Date(), log });
+  if (config.metricsPort !== undefined) {
+    const metrics = await startMetricsServer({ port: config.metricsPort, host: config.host, onError: (err) => log.error({ err }, 'metrics') });
+    log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
+  }
   log.info('worker started');
 
   let stopping = false;

@@ -12,6 +12,7 @@ import { TwilioSmsProvider } from './notify/twilio.ts';
 import { decrypt } from './platform/crypto.ts';
 import type { SmsProvider } from './notify/sms.ts';
 import { purgeWebSessions } from './web/sessions.ts';
+import { payoutsTotal, smsTotal } from './platform/metrics.ts';
 
 const WEB_PURGE_QUEUE = 'web_sessions_purge';
 import { WEBHOOK_QUEUES, workWebhookDeliveries } from './notify/webhook-delivery.ts';
@@ -76,11 +77,13 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
   // concurrently (one transaction per job), instead of one job per polling interval.
   await jobs.workConcurrently<NotifyJob>(CLAIM_QUEUES.notify, async (job) => {
     const outcome = await notifyClaim(notifyDeps, job.data);
+    if (outcome === 'sent') smsTotal.inc({ channel: 'notification', outcome });
     ctx.log.info({ claimId: job.data.claimId, kind: job.data.kind ?? 'opened', outcome }, 'claim notification');
   }, { batchSize: 50 });
   const sms = ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider(ctx.config.twilio) : undefined);
   await jobs.workConcurrently<{ smsId: string }>(SMS_QUEUE, async (job) => {
     const outcome = await sendQueuedSms({ db: ctx.db, keys: ctx.keys, provider: sms }, job.data.smsId);
+    smsTotal.inc({ channel: 'twilio', outcome });
     ctx.log.info({ smsId: job.data.smsId, outcome }, 'sms');
   }, { batchSize: 20 });
   await jobs.work(SMS_SWEEP_QUEUE, async () => {
@@ -91,6 +94,7 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
   const settleDeps = { db: ctx.db, jobs, now: ctx.now, bankDetailsDays: ctx.config.bankDetailsDays, decryptIban: (sealed: string) => decrypt(ctx.keys.encryption, sealed) };
   await jobs.workConcurrently<{ payoutId: string }>(PAYOUT_QUEUES.simulatedBank, async (job) => {
     const outcome = await payWithSimulatedBank(settleDeps, job.data.payoutId);
+    payoutsTotal.inc({ outcome });
     ctx.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
   }, { batchSize: 50 });
   await jobs.work(WEB_PURGE_QUEUE, async () => {

@@ -1,17 +1,17 @@
-import { ConfigError, loadConfig } from '../platform/config.ts';
-import { DatabaseLockedError, openDatabase, type DatabaseHandle, type Db } from '../platform/db.ts';
-import { deriveKeyring, loadMasterKey } from '../platform/crypto.ts';
-import { JobQueue } from '../platform/jobs.ts';
-import { registerQueues } from '../worker.ts';
-import { isHelpRequest, runCli, type CliIo } from './program.ts';
+import type { DatabaseHandle, Db } from '../platform/db.ts';
+import type { CliIo } from './program.ts';
 
 /**
  * `npm run parasol -- …` and `bin/parasol.js`: loads the configuration, opens the database (the
  * embedded PGlite under PARASOL_DATA_DIR, or DATABASE_URL), applies pending migrations, runs one
  * command and closes the database. Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
  * 75 embedded database held by another process (a running server), 69 database unreachable.
+ *
+ * Modules are imported when needed: help loads the command definitions only, never the database
+ * drivers, the job queue or the job handlers (`--help` stays well under a second from dist/).
  */
 async function main(argv: string[]): Promise<number> {
+  const { isHelpRequest, runCli } = await import('./program.ts');
   const io: Omit<CliIo, 'db'> = {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
@@ -21,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
   // Help needs no database: it works while a server holds the embedded one.
   if (isHelpRequest(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
 
+  const { ConfigError, loadConfig } = await import('../platform/config.ts');
+  const { DatabaseLockedError, openDatabase } = await import('../platform/db.ts');
   let config;
   try {
     config = loadConfig(process.env);
@@ -52,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
       return 69;
     }
     // Jobs the command enqueues (in its transactions) are run by the server's or a worker's queue.
+    const [{ JobQueue }, { registerQueues }, { deriveKeyring, loadMasterKey }] = await Promise.all([import('../platform/jobs.ts'), import('../worker.ts'), import('../platform/crypto.ts')]);
     const jobs = new JobQueue(handle.db, { schedules: false, supervise: false, onError: (error) => console.error(`job queue: ${error.message}`) });
     await jobs.start();
     await registerQueues(jobs);

@@ -6,6 +6,7 @@ import { coverageFor, type Coverage, type Formula } from './coverage.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
+import { quotesTotal } from '../platform/metrics.ts';
 import { policyPremium, priceLeg, type LegPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms } from './quote-token.ts';
 
@@ -157,6 +158,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
     signedTerms.set(template, signed);
   }
   deps.quoteCounter?.count(caller.partnerId, caller.environment, now);
+  quotesTotal.inc({ api: 'flight', environment: caller.environment });
   return { quoteReference: quoteReference(signed.reference, newQuoteId()), expiresAt: signed.expiresAt, ...template.view };
 }
 

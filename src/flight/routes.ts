@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../platform/auth.ts';
 import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
+import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf, type OperatorAuthenticator } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
@@ -64,6 +65,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           status: 201,
           body: await subscribe(deps, trx, caller, request.body),
         }));
+        if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
         return sendOutcome(reply, outcome);
       },
     });
@@ -84,6 +86,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           status: 200,
           body: await cancelContract(deps, trx, caller, request.body),
         }));
+        if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
         return sendOutcome(reply, outcome);
       },
     });

@@ -4,6 +4,7 @@ import type { Caller, HomeDeps, Money } from './deps.ts';
 import { coveragesOf, priceHome, type Zone } from './pricing.ts';
 import { signHomeQuote } from './quote-token.ts';
 import { RATING_TABLE } from './rating-table.ts';
+import { quotesTotal } from '../platform/metrics.ts';
 
 export interface HomeCoverageView {
   code: string;
@@ -50,6 +51,7 @@ export function issueHomeQuote(deps: HomeDeps, caller: Caller, input: HomeRiskIn
     issuedAt: now,
     expiresAt,
   });
+  quotesTotal.inc({ api: 'home', environment: caller.environment });
   return {
     quoteReference,
     expiresAt: new Date(Math.floor(expiresAt.getTime() / 1000) * 1000).toISOString(),

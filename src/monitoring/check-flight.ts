@@ -4,6 +4,7 @@ import { audit } from '../platform/audit.ts';
 import type { FlightWatchState } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import { providerCallsTotal, recordBreakerState } from '../platform/metrics.ts';
 import { evidence, flightEventFor } from './flight-event.ts';
 import { decide, ProviderError, ProviderRejected, sameDesignator, type Decision, type FlightStatus } from './flight-status.ts';
 import type { FlightProviders } from './providers.ts';
@@ -89,7 +90,9 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
   }
 
   const permit = monitored.breaker.acquire(now);
+  recordBreakerState(monitored.provider.name, monitored.breaker.state);
   if (!permit.allowed) {
+    providerCallsTotal.inc({ provider: monitored.provider.name, outcome: 'circuit_open' });
     if (now >= deadline) return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: watch.lastError });
     // No call: wait for the breaker, spread over 30 s so that the waiting watches do not return in one burst.
     const nextCheckAt = new Date(permit.retryAt.getTime() + Math.floor(random() * 30_000));
@@ -107,11 +110,15 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
       throw new ProviderError(monitored.provider.name, 'bad_response', `${monitored.provider.name} answered for ${status.flightNumber} ${status.departureDate}, not ${watch.flightNumber} ${watch.departureDate}`);
     }
     monitored.breaker.success();
+    recordBreakerState(monitored.provider.name, monitored.breaker.state);
+    providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
     monitored.breaker.failure(now);
     const consecutiveErrors = watch.consecutiveErrors + 1;
     const kind = error instanceof ProviderError ? error.kind : 'rejected';
+    recordBreakerState(monitored.provider.name, monitored.breaker.state);
+    providerCallsTotal.inc({ provider: monitored.provider.name, outcome: kind });
     const context = { watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate, provider: monitored.provider.name, kind, consecutiveErrors, breaker: monitored.breaker.state };
     if (error instanceof ProviderRejected) deps.log.error({ ...context, err: error.message }, 'flight-status provider refused the request: check its credentials and URL');
     else deps.log.warn({ ...context, err: error.message }, 'flight-status provider failed; retrying with back-off');

@@ -5,6 +5,7 @@ import { decrypt } from '../platform/crypto.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
+import { webhookDeliveriesTotal } from '../platform/metrics.ts';
 import type { WebhookDeps } from './webhooks.ts';
 
 /**
@@ -222,6 +223,7 @@ export async function workWebhookDeliveries(jobs: JobQueue, deps: DeliveryDeps, 
       WEBHOOK_QUEUES.deliver,
       async (job) => {
         const outcome = await deliverWebhook(deps, job.data);
+        webhookDeliveriesTotal.inc({ outcome });
         log.info({ deliveryId: job.data.deliveryId, attempt: job.data.attempt, outcome }, 'webhook delivery');
       },
       { batchSize: options.batchSize },

@@ -53,6 +53,11 @@ export interface Config {
    * undefined: production watches are kept and retried with a logged warning.
    */
   readonly flightProvider: FlightProviderConfig | undefined;
+  /**
+   * A separate listener serving GET /metrics without authentication (on HOST), for API and worker
+   * processes; undefined: only the API's /metrics, behind an operator token.
+   */
+  readonly metricsPort: number | undefined;
 }
 
 /** Base URLs undefined mean the provider's real endpoint (the adapters' defaults). */
@@ -169,6 +174,9 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(adminEmail === undefined ? 'PARASOL_ADMIN_EMAIL' : 'PARASOL_ADMIN_PASSWORD', 'must be set together with its pair (PARASOL_ADMIN_EMAIL and PARASOL_ADMIN_PASSWORD)');
   }
 
+  const metricsPort = optional(env, 'PARASOL_METRICS_PORT') === undefined ? undefined : integer(env, 'PARASOL_METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== undefined && metricsPort === port) throw new ConfigError('PARASOL_METRICS_PORT', `must differ from PORT (${port}): it opens a second, unauthenticated listener`);
+
   const twilio = twilioConfig(env);
   const flightProvider = flightProviderConfig(env);
   const sepaDebtor = sepaDebtorConfig(env);
@@ -195,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     sepaDebtor,
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
     flightProvider,
+    metricsPort,
   });
 }
 

@@ -1,11 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
-import pg from 'pg';
 import type { Database } from './db-schema.ts';
 
 export type Db = Kysely<Database>;
@@ -28,9 +26,16 @@ export interface DatabaseHandle {
 const INT8 = 20;
 const DATE = 1082;
 const NUMERIC = 1700;
-pg.types.setTypeParser(INT8, (v) => Number(v));
-pg.types.setTypeParser(DATE, (v) => v);
-pg.types.setTypeParser(NUMERIC, (v) => v);
+
+// The drivers are imported when a database is opened, not with this module: the CLI's help and the
+// modules that only need the types load neither pg nor PGlite.
+async function postgresDriver(): Promise<typeof import('pg').default> {
+  const { default: pg } = await import('pg');
+  pg.types.setTypeParser(INT8, (v) => Number(v));
+  pg.types.setTypeParser(DATE, (v) => v);
+  pg.types.setTypeParser(NUMERIC, (v) => v);
+  return pg;
+}
 
 export { DatabaseLockedError } from './data-dir-lock.ts';
 
@@ -68,6 +73,7 @@ export interface OpenOptions {
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
+    const pg = await postgresDriver();
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const migrate = async () => {
@@ -83,6 +89,7 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   if (options.dataDir) restrictDataDir(options.dataDir);
   const release = options.dataDir ? await lockDataDir(options.dataDir) : async () => {};
   try {
+    const { PGlite } = await import('@electric-sql/pglite');
     const pglite = new PGlite({
       ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
       parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },

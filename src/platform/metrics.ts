@@ -1,0 +1,253 @@
+import http from 'node:http';
+import { sql } from 'kysely';
+import client from 'prom-client';
+import type { FastifyInstance } from 'fastify';
+import type { Db } from './db.ts';
+import { DomainError } from './errors.ts';
+import { authenticateOperator, isOperatorToken } from './operator-tokens.ts';
+
+/**
+ * Prometheus metrics (prom-client), in two parts:
+ *
+ * - `processMetrics`: counters and histograms incremented where things happen in THIS process (HTTP
+ *   requests, quotes, subscriptions, SMS, webhook deliveries, provider calls, breaker state). Every
+ *   API and worker process exposes its own; Prometheus sums them across processes.
+ * - database gauges (claims and payouts by status, job queue depth and oldest job age), computed at
+ *   scrape time by a few grouped queries, cached `DB_GAUGES_TTL_MS`: the same value whichever
+ *   process answers, so aggregate them with max(), not sum().
+ *
+ * `/metrics` on the API port answers only to an operator token (`Authorization: Bearer pso_…`);
+ * PARASOL_METRICS_PORT opens a separate listener without authentication, for a port that only the
+ * monitoring network reaches (the worker processes have no other way to be scraped).
+ */
+
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+/** Route label of requests that matched no route: bounded cardinality, raw URLs never become labels. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export const httpRequestDuration = new client.Histogram({
+  name: 'parasol_http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern and status code, with their duration (seconds); _count is the number of requests.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const quotesTotal = new client.Counter({
+  name: 'parasol_quotes_total',
+  help: 'Quotes issued (flight /getPrice and Demo API home quotes), by API and environment.',
+  labelNames: ['api', 'environment'] as const,
+  registers: [registry],
+});
+
+export const subscriptionsTotal = new client.Counter({
+  name: 'parasol_subscriptions_total',
+  help: 'Flight contracts subscribed (idempotent replays not counted), by environment.',
+  labelNames: ['environment'] as const,
+  registers: [registry],
+});
+
+export const cancellationsTotal = new client.Counter({
+  name: 'parasol_cancellations_total',
+  help: 'Flight contract cancellations answered (idempotent replays not counted), by environment.',
+  labelNames: ['environment'] as const,
+  registers: [registry],
+});
+
+export const payoutsTotal = new client.Counter({
+  name: 'parasol_payouts_settled_total',
+  help: 'Payout settlements processed by this process (simulated bank), by outcome (paid, failed, unchanged, …).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const smsTotal = new client.Counter({
+  name: 'parasol_sms_total',
+  help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome.',
+  labelNames: ['channel', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveriesTotal = new client.Counter({
+  name: 'parasol_webhook_deliveries_total',
+  help: 'Webhook delivery attempts made by this process, by outcome (succeeded, retry_scheduled, failed, skipped).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const providerCallsTotal = new client.Counter({
+  name: 'parasol_flight_provider_calls_total',
+  help: 'Calls to flight-status providers, by provider and outcome (ok, unknown_flight, error kind, rejected, circuit_open: not called).',
+  labelNames: ['provider', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const BREAKER_STATE_VALUES = { closed: 0, half_open: 1, open: 2 } as const;
+
+export const providerBreakerState = new client.Gauge({
+  name: 'parasol_flight_provider_breaker_state',
+  help: "State of this process's circuit breaker per flight-status provider: 0 closed, 1 half-open, 2 open.",
+  labelNames: ['provider'] as const,
+  registers: [registry],
+});
+
+export const pricingModelInfo = new client.Gauge({
+  name: 'parasol_pricing_model_info',
+  help: 'The risk model version the flight pricing uses in this process (value 1).',
+  labelNames: ['version'] as const,
+  registers: [registry],
+});
+
+/** Records the risk model in use (one series: the previous version is removed). */
+export function setPricingModel(version: string): void {
+  pricingModelInfo.reset();
+  pricingModelInfo.set({ version }, 1);
+}
+
+export function recordBreakerState(provider: string, state: keyof typeof BREAKER_STATE_VALUES): void {
+  providerBreakerState.set({ provider }, BREAKER_STATE_VALUES[state]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// database gauges, computed at scrape time
+
+export const DB_GAUGES_TTL_MS = 5_000;
+
+/** Gauges read from the database, in a registry of their own (one per app: tests build several). */
+export class DatabaseGauges {
+  readonly registry = new client.Registry();
+  private readonly claims = new client.Gauge({ name: 'parasol_claims', help: 'Claims by status (from the database).', labelNames: ['status'] as const, registers: [this.registry] });
+  private readonly payouts = new client.Gauge({ name: 'parasol_payouts', help: 'Payouts by status (from the database).', labelNames: ['status'] as const, registers: [this.registry] });
+  private readonly queueDepth = new client.Gauge({
+    name: 'parasol_job_queue_depth',
+    help: 'Jobs waiting per queue (created or retry, due or scheduled), from the pg-boss tables.',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+  private readonly oldestAge = new client.Gauge({
+    name: 'parasol_job_queue_oldest_age_seconds',
+    help: 'Age of the oldest due job waiting per queue (seconds since it could start), from the pg-boss tables; 0 when none is due.',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+  private readonly scrapeErrors = new client.Counter({
+    name: 'parasol_metrics_database_errors_total',
+    help: 'Scrapes whose database gauges could not be refreshed (the previous values are served).',
+    registers: [this.registry],
+  });
+  private refreshedAt = 0;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = DB_GAUGES_TTL_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
+  async refresh(): Promise<void> {
+    if (this.clock() - this.refreshedAt < this.ttlMs) return;
+    this.refreshing ??= this.load().finally(() => {
+      this.refreshing = undefined;
+    });
+    await this.refreshing;
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const [claims, payouts, queues] = await Promise.all([
+        this.db.selectFrom('claims').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute(),
+        this.db.selectFrom('payouts').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute(),
+        // pg-boss 10: one row per job in pgboss.job (partitioned by queue); waiting = created or retry.
+        sql<{ name: string; depth: string; oldest: string | null }>`
+          select q.name,
+                 count(j.id) as depth,
+                 extract(epoch from now() - min(j.start_after) filter (where j.start_after <= now())) as oldest
+          from pgboss.queue q
+          left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
+          group by q.name`.execute(this.db),
+      ]);
+      this.claims.reset();
+      for (const row of claims) this.claims.set({ status: row.status }, Number(row.n));
+      this.payouts.reset();
+      for (const row of payouts) this.payouts.set({ status: row.status }, Number(row.n));
+      this.queueDepth.reset();
+      this.oldestAge.reset();
+      for (const row of queues.rows) {
+        this.queueDepth.set({ queue: row.name }, Number(row.depth));
+        this.oldestAge.set({ queue: row.name }, row.oldest === null ? 0 : Math.max(0, Number(row.oldest)));
+      }
+      this.refreshedAt = this.clock();
+    } catch {
+      this.scrapeErrors.inc();
+    }
+  }
+
+  async metrics(): Promise<string> {
+    await this.refresh();
+    return this.registry.metrics();
+  }
+}
+
+/** The exposition text: this process's metrics, then the database gauges when given. */
+export async function exposition(gauges?: DatabaseGauges): Promise<string> {
+  const own = await registry.metrics();
+  return gauges ? `${own}\n${await gauges.metrics()}` : own;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/**
+ * Times every request into the histogram, labelled with the route PATTERN (`/c/:token`, never the
+ * token), and serves `GET /metrics` to operator tokens. One observe per request: nothing else on
+ * the /getPrice path.
+ */
+export function installMetrics(app: FastifyInstance, db: Db, gauges: DatabaseGauges): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    httpRequestDuration.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status: reply.statusCode }, reply.elapsedTime / 1000);
+    done();
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    const header = request.headers.authorization;
+    const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+    if (!bearer) throw new DomainError('unauthenticated', 'Metrics need an operator token: Authorization: Bearer pso_….');
+    if (!isOperatorToken(bearer) || !(await authenticateOperator(db, bearer))) throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await exposition(gauges));
+  });
+}
+
+/**
+ * The separate, unauthenticated listener of PARASOL_METRICS_PORT: `GET /metrics` only. For API
+ * processes (with their database gauges) and worker processes (their own counters).
+ */
+export async function startMetricsServer(options: { port: number; host: string; gauges?: DatabaseGauges; onError?: (error: Error) => void }): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (request.method !== 'GET' || path !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: GET /metrics\n');
+      return;
+    }
+    exposition(options.gauges).then(
+      (text) => response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text),
+      (error: unknown) => {
+        options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : options.port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
