@@ -13,11 +13,11 @@ import { registerQueues, startWorkers } from './worker.ts';
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
+  const log = createLogger(config, { name: 'worker' });
   if (!config.databaseUrl) {
-    pino({ name: 'worker' }).fatal('the worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
+    log.fatal('the worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
     process.exit(78);
   }
-  const log = createLogger(config, { name: 'worker' });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await database.migrate();
   const jobs = new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (err) => log.error({ err }, 'job queue error') });
