@@ -83,10 +83,10 @@ function startupBanner(base: string, publicUrl: string, database: string): strin
   const lines = [
     `Parasol listening on ${base} (${database})`,
     ...(publicUrl !== base ? [`  public URL (links in SMS and e-mails): ${publicUrl}`] : []),
-    `  developer portal:     ${base}/portal  (API catalog, keys; each API's reference at /portal/apis/{api}/reference)`,
+    `  developer portal:     ${base}/portal  (API catalog, getting started, keys)`,
     `  partner console:      ${base}/console`,
     `  operator console:     ${base}/admin`,
-    `  API references:       ${base}/portal/apis/flight-delay/reference, /portal/apis/demo/reference, /portal/apis/policy-admin/reference`,
+    `  API references:       ${base}/portal/apis/flight-delay/reference, ${base}/portal/apis/demo/reference, ${base}/portal/apis/policy-admin/reference`,
     `  OpenAPI documents:    ${base}${FLIGHT_PREFIX}/openapi.json, ${base}${DEMO_PREFIX}/openapi.json, ${base}${POLICY_ADMIN_PREFIX}/openapi.json`,
     `  health:               ${base}/healthz, ${base}/readyz`,
   ];
