@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authFloodSection, benchAuthFlood, replaceAuthFloodSection, type AuthFloodReport } from './auth-flood.ts';
-import { benchClaimsPglite, benchClaimsPostgres, type FanoutMeasure, type PaidMeasure } from './claims.ts';
+import { benchClaimsPglite, benchClaimsPostgres, dropDatabase, type FanoutMeasure, type PaidMeasure } from './claims.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -389,7 +389,7 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
   onCleanup(`drop database ${name}`, async () => {
     const client = await adminClient();
     try {
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => client.query(`DROP DATABASE IF EXISTS ${name}`));
+      await dropDatabase(client, name).catch(() => client.query(`DROP DATABASE IF EXISTS ${name}`));
     } finally {
       await client.end().catch(() => undefined);
     }

@@ -69,12 +69,24 @@ export interface OpenOptions {
   dataDir?: string | undefined;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
+  /**
+   * An idle PostgreSQL connection that broke (server restarted, connection terminated by an
+   * administrator — 57P01 — or by `DROP DATABASE … WITH (FORCE)`, network cut). The pool has already
+   * discarded it and opens a new one when needed; default: one line on stderr. Without a listener
+   * the pool's `error` event would end the process.
+   */
+  onPoolError?: (error: Error & { code?: string }) => void;
 }
+
+const reportPoolError = (error: Error & { code?: string }) => {
+  console.error(`PostgreSQL: an idle connection was lost (${error.code ?? 'no code'}: ${error.message}); the pool opens a new one when needed`);
+};
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pg = await postgresDriver();
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    pool.on('error', options.onPoolError ?? reportPoolError);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const migrate = async () => {
       const client = await pool.connect();

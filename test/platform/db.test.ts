@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { DatabaseLockedError, migrationFiles, openDatabase } from '../../src/platform/db.ts';
-import { childEnv, openTestDatabase } from '../helper.ts';
+import pg from 'pg';
+import { childEnv, eventually, openTestDatabase, usingPostgres } from '../helper.ts';
 
 describe('database', () => {
   it('applies every migration once, and again is a no-op', async (t) => {
@@ -78,6 +79,26 @@ describe('database', () => {
     try {
       assert.deepEqual(await handle.migrate(), [], 'the data the killed process migrated is there');
     } finally {
+      await handle.close();
+    }
+  });
+
+  it('survives an idle PostgreSQL connection terminated by the server (57P01), and goes on', { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' }, async () => {
+    const lost: string[] = [];
+    const handle = await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, poolSize: 1, onPoolError: (error) => lost.push(error.code ?? '') });
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    try {
+      const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(handle.db);
+      // the pool's one connection is idle now: the server ends it, as DROP DATABASE … WITH (FORCE) does
+      await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      await eventually(async () => (lost.length > 0 ? true : undefined));
+      assert.deepEqual(lost, ['57P01'], 'reported, not thrown: the process is still here');
+      const again = await sql<{ one: number }>`SELECT 1 AS one`.execute(handle.db);
+      assert.equal(again.rows[0]?.one, 1, 'a new connection serves the next query');
+    } finally {
+      await admin.end();
       await handle.close();
     }
   });
