@@ -106,7 +106,7 @@ export function callerOf(request: FastifyRequest): Caller {
 export const IdempotencyHeader = {
   type: 'object',
   properties: {
-    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response.' },
+    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte.' },
   },
 } as const;
 

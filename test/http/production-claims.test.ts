@@ -144,6 +144,14 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.ok(xml.includes('<IBAN>DE89370400440532013000</IBAN>'));
     assert.ok(xml.includes('<Nm>Elodie Durand</Nm>'), 'the name in the SEPA character set');
     assert.ok(xml.includes(`${claimNumber} flight ${flightNumber}`), 'the remittance names the claim and the flight');
+    // the batch's XML is stored encrypted (names, IBANs), and written again from the database byte for byte
+    const stored = await t.db.selectFrom('sepa_batches').select(['xml', 'xml_enc']).where('message_id', '=', result.messageId).executeTakeFirstOrThrow();
+    assert.equal(stored.xml, null);
+    assert.ok(stored.xml_enc && !stored.xml_enc.includes('Elodie') && !stored.xml_enc.includes('DE89370400440532013000'));
+    await fs.rm(result.path);
+    const exported = await cli('--json', 'payouts', 'export', result.messageId);
+    assert.equal(exported.code, 0, exported.err);
+    assert.equal(await fs.readFile(JSON.parse(exported.out).path, 'utf8'), xml);
     assert.equal((await t.db.selectFrom('payouts').select('status').where('end_to_end_id', '=', payout.end_to_end_id).executeTakeFirstOrThrow()).status, 'instructed');
     // nothing is pending any more: a second batch has nothing to take
     const second = await cli('payouts', 'batch');
