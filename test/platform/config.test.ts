@@ -33,6 +33,11 @@ describe('loadConfig', () => {
     assert.equal(config.demo.apiKey, 'a'.repeat(24));
   });
 
+  it('opens a separate metrics listener only when PARASOL_METRICS_PORT is set', () => {
+    assert.equal(loadConfig({}).metricsPort, undefined);
+    assert.equal(loadConfig({ PARASOL_METRICS_PORT: '9464' }).metricsPort, 9464);
+  });
+
   const failures: [Record<string, string>, string][] = [
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -45,6 +50,9 @@ describe('loadConfig', () => {
     [{ PARASOL_DEMO_EMAIL: 'demo@example.com' }, 'PARASOL_DEMO_PASSWORD'],
     [{ PARASOL_DEMO_EMAIL: 'nope', PARASOL_DEMO_PASSWORD: 'long enough pw' }, 'PARASOL_DEMO_EMAIL'],
     [{ PARASOL_MASTER_KEY: 'dG9vIHNob3J0' }, 'PARASOL_MASTER_KEY'],
+    [{ PARASOL_METRICS_PORT: 'metrics' }, 'PARASOL_METRICS_PORT'],
+    [{ PARASOL_METRICS_PORT: '0' }, 'PARASOL_METRICS_PORT'],
+    [{ PORT: '9464', PARASOL_METRICS_PORT: '9464' }, 'PARASOL_METRICS_PORT'],
   ];
   for (const [env, variable] of failures) {
     it(`fails naming ${variable} for ${JSON.stringify(env)}`, () => {
