@@ -30,10 +30,10 @@ import {
  *
  * Modelled events, each a binary event on its own exposure:
  *   0 cancellation (per leg), 1 diversion (per leg),
- *   2 + j the delay step "arrival delay ≥ t_j given ≥ t_{j−1}" (t_{−1}: operated) for t in DELAY_THRESHOLDS.
- * P(operated and delay ≥ t_j) = (1 − P(cancel) − P(divert)) × Π_{i ≤ j} step_i: the events are disjoint
- * and the survival curve is non-increasing by construction, and its shape is the leg's own (each step
- * has its own factors).
+ *   2 + j "arrival delay ≥ t_j given operated" for each t_j in DELAY_THRESHOLDS.
+ * P(operated and delay ≥ t_j) = (1 − P(cancel) − P(divert)) × min_{i ≤ j} q_i: the events are disjoint
+ * and the survival curve is non-increasing by construction, and its shape is the leg's own (each
+ * threshold has its own factors at every level).
  *
  * Each event's probability is the global rate × one multiplicative factor per level:
  *   month, day of week (margins), departure hour, airline, origin, destination, airline at origin,
@@ -112,13 +112,11 @@ function eventCounts(counts: ArrayLike<number>, offset: number, e: number): [num
   const n = counts[offset + COUNT_N]!;
   if (e === CANCEL) return [counts[offset + COUNT_CANCELLED]!, n];
   if (e === DIVERT) return [counts[offset + COUNT_DIVERTED]!, n];
-  const j = e - STEP0;
-  const exposure = j === 0 ? counts[offset + COUNT_OPERATED]! : counts[offset + COUNT_DELAY0 + j - 1]!;
-  return [counts[offset + COUNT_DELAY0 + j]!, exposure];
+  return [counts[offset + COUNT_DELAY0 + e - STEP0]!, counts[offset + COUNT_OPERATED]!];
 }
 
-/** The conditional steps implied by RISK_TABLE_V1's curve (P(≥t_j) / P(≥t_{j−1})), used as a weak prior. */
-function v1Steps(): number[] {
+/** P(delay ≥ t_j | operated) implied by RISK_TABLE_V1's curve, used as a weak prior. */
+function v1Delays(): number[] {
   const v1 = RISK_TABLE_V1.base;
   const operated = 1 - v1.cancellation - v1.diversion;
   const survival = DELAY_THRESHOLDS.map((t) => {
@@ -130,7 +128,7 @@ function v1Steps(): number[] {
     const b = points[i]!;
     return a.probability * (b.probability / a.probability) ** ((t - a.minutes) / (b.minutes - a.minutes));
   });
-  return survival.map((s, j) => s / (j === 0 ? operated : survival[j - 1]!));
+  return survival.map((s) => s / operated);
 }
 
 /**
@@ -276,7 +274,7 @@ function v1EventFactors(f: { cancellation: number; diversion: number; delay: num
   const out = new Float64Array(EVENTS).fill(1);
   out[CANCEL] = f.cancellation;
   out[DIVERT] = f.diversion;
-  out[STEP0] = f.delay; // scales the whole delay curve
+  for (let j = 0; j < DELAY_THRESHOLDS.length; j++) out[STEP0 + j] = f.delay; // scales the whole delay curve
   return out;
 }
 
@@ -298,7 +296,7 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   }));
 
   // Global rates, with a one-leg RISK_TABLE_V1 prior so that an empty tail is not exactly zero.
-  const prior = [RISK_TABLE_V1.base.cancellation, RISK_TABLE_V1.base.diversion, ...v1Steps()];
+  const prior = [RISK_TABLE_V1.base.cancellation, RISK_TABLE_V1.base.diversion, ...v1Delays()];
   const global = new Float64Array(EVENTS);
   for (let e = 0; e < EVENTS; e++) {
     let a = 0;
@@ -393,6 +391,15 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   };
 }
 
+const distances = new Map<string, number>();
+/** Great-circle distance, memoised (the airport reference is a linear lookup). */
+function distanceKm(from: string, to: string): number {
+  const key = `${from}|${to}`;
+  let km = distances.get(key);
+  if (km === undefined) distances.set(key, (km = greatCircleKm(from, to)));
+  return km;
+}
+
 /** Thrown for a leg the model cannot price: an airport neither in the data nor in the airport reference. */
 export class UnpriceableLegError extends RangeError {
   constructor(message: string) {
@@ -409,14 +416,15 @@ interface Stage {
   level?: Level;
 }
 
+const NO_LABELS: Record<Level, string> = Object.fromEntries(LEVELS.map((l) => [l, l])) as Record<Level, string>;
 const DAY_NAMES = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** The stages (factors) that apply to a leg, in the order of the hierarchy. */
-export function stagesOf(fit: FittedV2, k: LegKey): Stage[] {
+export function stagesOf(fit: FittedV2, k: LegKey, labelled = true): Stage[] {
   for (const airport of [k.origin, k.dest]) {
     if (!fit.airports.has(airport)) {
       try {
-        greatCircleKm(airport, airport);
+        distanceKm(airport, airport);
       } catch {
         throw new UnpriceableLegError(`unknown airport ${airport}: neither in the model's data nor in the airport reference`);
       }
@@ -430,7 +438,7 @@ export function stagesOf(fit: FittedV2, k: LegKey): Stage[] {
   const d = fit.dayOfWeek.factors.get(String(k.dayOfWeek));
   if (d) stages.push({ label: DAY_NAMES[k.dayOfWeek]!, factors: d, credibility: fit.dayOfWeek.credibility.get(String(k.dayOfWeek))! });
   const route = `${k.origin}–${k.dest}`;
-  const labels: Record<Level, string> = {
+  const labels: Record<Level, string> = !labelled ? NO_LABELS : {
     hour: `hour ${k.hour}`,
     airline: k.airline,
     origin: `from ${k.origin}`,
@@ -448,7 +456,7 @@ export function stagesOf(fit: FittedV2, k: LegKey): Stage[] {
   }
   if (!fit.levels.route.factors.has(`${k.airline}|${k.origin}|${k.dest}`)) {
     try {
-      const haul = haulOf(greatCircleKm(k.origin, k.dest));
+      const haul = haulOf(distanceKm(k.origin, k.dest));
       stages.push({ label: `${haul}-haul (prior)`, factors: fit.haulPrior[haul], credibility: zeros });
     } catch {
       // An airport known from the data but not to the reference: no haul prior.
@@ -473,10 +481,12 @@ function survivalOf(p: Float64Array, capped: boolean): { cancellation: number; d
     diversion = Math.min(diversion, MODEL_V2.maxCancelOrDivert - cancellation);
   }
   const survival = new Float64Array(DELAY_THRESHOLDS.length);
-  let s = 1 - cancellation - diversion;
+  const operated = 1 - cancellation - diversion;
+  // Each threshold is estimated on its own; the curve is made non-increasing by a running minimum.
+  let q = Number.POSITIVE_INFINITY;
   for (let j = 0; j < DELAY_THRESHOLDS.length; j++) {
-    s *= capped ? Math.min(p[STEP0 + j]!, MODEL_V2.maxStep) : p[STEP0 + j]!;
-    survival[j] = s;
+    q = Math.min(q, capped ? Math.min(p[STEP0 + j]!, MODEL_V2.maxStep) : p[STEP0 + j]!);
+    survival[j] = operated * q;
   }
   return { cancellation, diversion, survival };
 }
@@ -495,7 +505,7 @@ export function survivalAt(survival: ArrayLike<number>, minutes: number): number
   return Math.min(a, value);
 }
 
-/** Index of the delay step that governs `minutes` (the last threshold at or below it). */
+/** Index of the delay threshold that governs `minutes` (the last one at or below it). */
 function stepFor(minutes: number): number {
   let j = 0;
   while (j + 1 < DELAY_THRESHOLDS.length && DELAY_THRESHOLDS[j + 1]! <= minutes) j++;
@@ -504,7 +514,7 @@ function stepFor(minutes: number): number {
 
 /** Fast numeric prediction of a leg (evaluation, predict): cancellation, diversion and the survival grid. */
 export function predictLeg(fit: FittedV2, k: LegKey): { cancellation: number; diversion: number; survival: Float64Array; credibility: number } {
-  const stages = stagesOf(fit, k);
+  const stages = stagesOf(fit, k, false);
   return { ...survivalOf(combine(fit.global, stages), true), credibility: legCredibility(stages) };
 }
 
