@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchClaimsPglite, benchClaimsPostgres, type FanoutMeasure, type PaidMeasure } from './claims.ts';
+import { benchRiskFit, riskFitSection, type RiskFitOutcome } from './risk-fit.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -16,6 +17,7 @@ import pg from 'pg';
  * 1. POST /getPrice (PGlite) against a bare Fastify route answering a JSON body of the same size
  *    (bench/bare-server.ts), same autocannon settings; target: /getPrice ≥ 70 % of the bare route.
  * 2. POST /subscribe on PGlite and on PostgreSQL, every request with its own quote and Idempotency-Key.
+ * 3. The claims fan-out (bench/claims.ts) and the risk model fit on the shared history (bench/risk-fit.ts).
  *
  * Writes docs/BENCHMARKS.md. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
  * BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL (PostgreSQL admin connection, default
@@ -409,6 +411,7 @@ const pct = (r: number) => `${fmt(r * 100, 1)} %`;
 
 interface Report {
   date: Date;
+  riskFit: RiskFitOutcome;
   price: Measure;
   bare: Measure;
   responseBytes: { price: number; bare: number };
@@ -534,6 +537,7 @@ written to the response read on the loopback interface (its percentiles have a r
 for \`/getPrice\` and the bare route, 201 Created for \`/subscribe\`; "unexpected status" counts every other
 status; "connection errors" counts errors and timeouts without a response.
 
+${riskFitSection(report.riskFit)}
 ## Where the time goes
 
 The gap to the bare route is the work a quote must do and the bare route does not: per request, Bearer
@@ -659,8 +663,13 @@ async function main(): Promise<number> {
     claimsPostgres = { unmeasured: `not measured: ${(error as Error).message}` };
   }
 
+  // 6. the risk model fit on the shared flight history (bench/risk-fit.ts, runnable alone)
+  console.log('• risk model fit on the shared flight history…');
+  const riskFit = await benchRiskFit();
+
   const report: Report = {
     date,
+    riskFit,
     price,
     bare: bareMeasure,
     responseBytes: { price: Buffer.byteLength(sample.text), bare: Buffer.byteLength(bareSample) },
