@@ -107,6 +107,27 @@ function keyOf(level: Level, k: { airline: string; flightNumber: number | null; 
   }
 }
 
+/** Actual count and exposure of every event in every period of every cell: index (cell × EVENTS + e) × PERIODS + p. */
+interface EventTable {
+  actual: Float64Array;
+  exposure: Float64Array;
+}
+
+function eventTable(cellCount: number, counts: ArrayLike<number>): EventTable {
+  const actual = new Float64Array(cellCount * EVENTS * PERIODS);
+  const exposure = new Float64Array(cellCount * EVENTS * PERIODS);
+  for (let c = 0; c < cellCount; c++) {
+    for (let e = 0; e < EVENTS; e++) {
+      for (let p = 0; p < PERIODS; p++) {
+        const [a, x] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
+        actual[(c * EVENTS + e) * PERIODS + p] = a;
+        exposure[(c * EVENTS + e) * PERIODS + p] = x;
+      }
+    }
+  }
+  return { actual, exposure };
+}
+
 /** Actual count and exposure of event e in one period of a counts vector. */
 function eventCounts(counts: ArrayLike<number>, offset: number, e: number): [number, number] {
   const n = counts[offset + COUNT_N]!;
@@ -190,7 +211,7 @@ export function buhlmannK(actual: Float64Array, expected: Float64Array, groups: 
  */
 function fitLevel(
   cellCount: number,
-  counts: ArrayLike<number>,
+  table: EventTable,
   pred: Float64Array,
   groupOf: (cell: number) => string | null,
 ): LevelFit {
@@ -224,9 +245,9 @@ function fitLevel(
       const g = groupOfCell[c]!;
       if (g < 0) continue;
       for (let p = 0; p < PERIODS; p++) {
-        const [a, x] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
-        actual[g * PERIODS + p]! += a;
-        expected[g * PERIODS + p]! += x * pred[c * EVENTS + e]!;
+        const at = (c * EVENTS + e) * PERIODS + p;
+        actual[g * PERIODS + p]! += table.actual[at]!;
+        expected[g * PERIODS + p]! += table.exposure[at]! * pred[c * EVENTS + e]!;
       }
     }
     // Binomial EPV of A/E per unit of expected count: Σ x·p(1 − p) / Σ x·p.
@@ -236,7 +257,7 @@ function fitLevel(
       if (groupOfCell[c]! < 0) continue;
       const p = Math.min(pred[c * EVENTS + e]!, 1);
       for (let q = 0; q < PERIODS; q++) {
-        const x = eventCounts(counts, c * COUNTS_PER_CELL + q * COUNTS_PER_PERIOD, e)[1];
+        const x = table.exposure[(c * EVENTS + e) * PERIODS + q]!;
         noise += x * p * (1 - p);
         mass += x * p;
       }
@@ -317,7 +338,7 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const flat = entries.flatMap(([, v]) => v);
     const pred = new Float64Array(entries.length * EVENTS);
     for (let i = 0; i < entries.length; i++) pred.set(global, i * EVENTS);
-    return fitLevel(entries.length, flat, pred, (i) => entries[i]![0]);
+    return fitLevel(entries.length, eventTable(entries.length, flat), pred, (i) => entries[i]![0]);
   };
   const month = margin(artifact.months);
   const dayOfWeek = margin(artifact.daysOfWeek);
@@ -326,8 +347,9 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const pred = new Float64Array(n * EVENTS);
   for (let c = 0; c < n; c++) pred.set(global, c * EVENTS);
   const levels = {} as Record<Level, LevelFit>;
+  const table = eventTable(n, counts);
   for (const level of LEVELS) {
-    const fit = fitLevel(n, counts, pred, (c) => keyOf(level, keys[c]!));
+    const fit = fitLevel(n, table, pred, (c) => keyOf(level, keys[c]!));
     levels[level] = fit;
     for (let c = 0; c < n; c++) {
       const key = keyOf(level, keys[c]!);
