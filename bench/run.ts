@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authFloodSection, benchAuthFlood, replaceAuthFloodSection, type AuthFloodReport } from './auth-flood.ts';
 import { benchClaimsPglite, benchClaimsPostgres, dropDatabase, type FanoutMeasure, type PaidMeasure } from './claims.ts';
+import { benchRiskFit, riskFitSection, type RiskFitOutcome } from './risk-fit.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
 
@@ -20,6 +21,7 @@ import pg from 'pg';
  * 3. Claims: a cancelled flight's fan-out, bank details to paid (bench/claims.ts).
  * 4. A cached key's latency during a flood of random API keys (bench/auth-flood.ts); alone with
  *    BENCH_ONLY=auth-flood, which rewrites only its section of docs/BENCHMARKS.md.
+ * 5. The risk model fit on the shared flight history (bench/risk-fit.ts).
  *
  * Writes docs/BENCHMARKS.md. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
  * BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL (PostgreSQL admin connection, default
@@ -414,6 +416,7 @@ const pct = (r: number) => `${fmt(r * 100, 1)} %`;
 
 interface Report {
   date: Date;
+  riskFit: RiskFitOutcome;
   price: Measure;
   bare: Measure;
   responseBytes: { price: number; bare: number };
@@ -541,6 +544,7 @@ written to the response read on the loopback interface (its percentiles have a r
 for \`/getPrice\` and the bare route, 201 Created for \`/subscribe\`; "unexpected status" counts every other
 status; "connection errors" counts errors and timeouts without a response.
 
+${riskFitSection(report.riskFit)}
 ## Where the time goes
 
 The gap to the bare route is the work a quote must do and the bare route does not: per request, Bearer
@@ -698,8 +702,13 @@ async function main(): Promise<number> {
     authFloodReport = { unmeasured: `not measured: ${(error as Error).message}` };
   }
 
+  // 6. the risk model fit on the shared flight history (bench/risk-fit.ts, runnable alone)
+  console.log('• risk model fit on the shared flight history…');
+  const riskFit = await benchRiskFit();
+
   const report: Report = {
     date,
+    riskFit,
     price,
     bare: bareMeasure,
     responseBytes: { price: Buffer.byteLength(sample.text), bare: Buffer.byteLength(bareSample) },

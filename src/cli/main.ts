@@ -1,10 +1,11 @@
 import type { DatabaseHandle, Db } from '../platform/db.ts';
 import type { CliIo } from './program.ts';
+import { isRiskCommand } from './risk-commands.ts';
 
 /**
  * `npm run parasol -- …` and `bin/parasol.js`: loads the configuration, opens the database (the
  * embedded PGlite under PARASOL_DATA_DIR, or DATABASE_URL), applies pending migrations, runs one
- * command and closes the database. Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
+ * command and closes the database (`help` and `risk …` open none). Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
  * 75 embedded database held by another process (a running server), 69 database unreachable.
  *
  * Modules are imported when needed: help loads the command definitions only, never the database
@@ -20,6 +21,8 @@ async function main(argv: string[]): Promise<number> {
 
   // Help needs no database: it works while a server holds the embedded one.
   if (isHelpRequest(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
+  // The risk model commands read and write files only: no configuration, no database.
+  if (isRiskCommand(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
 
   const { ConfigError, loadConfig } = await import('../platform/config.ts');
   const { DatabaseLockedError, openDatabase } = await import('../platform/db.ts');

@@ -1,0 +1,28 @@
+/**
+ * The risk domain: flight history, the fitted risk model (version 2) and its evaluation.
+ * The pricing side consumes `RiskModel` (src/flight/risk-model.ts); this is where it comes from.
+ */
+import { readFileSync } from 'node:fs';
+import type { RiskModel } from '../flight/risk-model.ts';
+import { parseArtifact, type RiskArtifact } from './artifact.ts';
+import { fitV2, riskModelV2 } from './risk-model-v2.ts';
+
+export { readHistory, HistoryFormatError, type FlightObservation } from './history.ts';
+export { fitArtifact, serializeArtifact, parseArtifact, ArtifactFormatError, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
+export { fitV2, UnpriceableLegError, type FittedV2 } from './risk-model-v2.ts';
+
+/** The shipped model's file, fitted on the shared January–March 2008 history (`npm run risk:fit-default`). */
+export const DEFAULT_ARTIFACT_URL = new URL('./models/v2-2008q1.json.gz', import.meta.url);
+
+let defaultArtifact: RiskArtifact | undefined;
+
+/** The shipped model: fitted on the three shared months. Read once. */
+export function defaultRiskArtifact(): RiskArtifact {
+  defaultArtifact ??= parseArtifact(readFileSync(DEFAULT_ARTIFACT_URL));
+  return defaultArtifact;
+}
+
+/** A RiskModel pricing with an artifact; its version is the artifact's. Fits the factors once, here. */
+export function riskModelFromArtifact(artifact: RiskArtifact): RiskModel {
+  return riskModelV2(fitV2(artifact));
+}
