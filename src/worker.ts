@@ -18,6 +18,7 @@ const WEB_PURGE_QUEUE = 'web_sessions_purge';
 import { WEBHOOK_QUEUES, workWebhookDeliveries } from './notify/webhook-delivery.ts';
 import { registerMonitoring, workMonitoring } from './monitoring/monitoring-jobs.ts';
 import { flightProvidersFromConfig, type FlightProviders } from './monitoring/providers.ts';
+import { registerRiskRefit, workRiskRefit } from './risk/refit-job.ts';
 
 export interface WorkerContext {
   db: Db;
@@ -67,6 +68,8 @@ export async function registerQueues(jobs: JobQueue): Promise<void> {
   await jobs.queue(WEBHOOK_QUEUES.deliver, CLAIM_PATH_POLICIES[WEBHOOK_QUEUES.deliver]);
   // Flight monitoring: planner (every 5 min), dispatcher (every minute), one check job per due watch.
   await registerMonitoring(jobs);
+  // The weekly refit of the risk model from the platform's own outcomes (never activated by itself).
+  await registerRiskRefit(jobs);
 }
 
 /** Every job handler of the platform, registered on a started queue. */
@@ -108,4 +111,5 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
   await workWebhookDeliveries(jobs, { db: ctx.db, jobs, keys: ctx.keys, allowPrivate: ctx.config.webhooksAllowPrivate, now: ctx.now }, ctx.log);
   const flightProviders = ctx.flightProviders ?? flightProvidersFromConfig(ctx.config.flightProvider, ctx.db, ctx.now);
   await workMonitoring(jobs, { db: ctx.db, providers: flightProviders, now: ctx.now, log: ctx.log });
+  await workRiskRefit(jobs, { db: ctx.db, now: ctx.now, log: ctx.log });
 }

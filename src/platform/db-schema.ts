@@ -466,4 +466,26 @@ export interface Database {
   operators: OperatorsTable;
   web_sessions: WebSessionsTable;
   login_throttle: LoginThrottleTable;
+  risk_models: RiskModelsTable;
+  risk_model_activations: RiskModelActivationsTable;
+}
+
+export interface RiskModelsTable {
+  version: string;
+  /** gzip JSON artifact (src/risk/artifact.ts); PGlite returns a Uint8Array, pg a Buffer. */
+  artifact: Uint8Array;
+  sha256: string;
+  data_cutoff: string;
+  source: 'history' | 'refit';
+  base_version: string | null;
+  observations: Generated<number>;
+  created_by: string;
+  created_at: Generated<Date>;
+}
+
+export interface RiskModelActivationsTable {
+  environment: Environment;
+  version: string;
+  activated_by: string;
+  activated_at: Generated<Date>;
 }

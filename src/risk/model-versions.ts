@@ -1,0 +1,134 @@
+import crypto from 'node:crypto';
+import { audit } from '../platform/audit.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import { ENVIRONMENTS } from '../partners/model.ts';
+import { fitArtifact, parseArtifact, serializeArtifact, type RiskArtifact } from './artifact.ts';
+import * as repo from './models-repo.ts';
+import { defaultRiskArtifact } from './models.ts';
+
+/**
+ * Model versions: every fit is a new version kept in the database with its artifact and data
+ * cut-off; the operator chooses which one prices new quotes in each environment (docs/pricing.md,
+ * "Model versions"). A quote and a contract record the version they were priced with.
+ */
+
+export type { RiskModelVersionRow } from './models-repo.ts';
+
+/** Environments whose decided flights are real outcomes: the simulator decides the others. */
+export const OBSERVED_ENVIRONMENTS: readonly Environment[] = ['production'];
+
+const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+function sha256(bytes: Buffer): string {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * First start: stores the shipped model (fitted on the shared history) as a version and makes it
+ * price every environment that has no version yet. Idempotent; returns the environments activated.
+ */
+export async function ensureDefaultModel(db: Db): Promise<Environment[]> {
+  const artifact = defaultRiskArtifact();
+  const bytes = serializeArtifact(artifact);
+  return db.transaction().execute(async (tx) => {
+    await repo.insertVersion(tx, {
+      version: artifact.version,
+      artifact: bytes,
+      sha256: sha256(bytes),
+      dataCutoff: artifact.dataCutoff,
+      source: 'history',
+      baseVersion: null,
+      observations: 0,
+      createdBy: 'system',
+    });
+    const activated = await repo.activateWhereNone(tx, ENVIRONMENTS, artifact.version, 'system');
+    for (const environment of activated) {
+      await audit(tx, { actor: 'system', environment, entity: 'risk_model', entityId: artifact.version, action: 'activated', data: { previous: null } });
+    }
+    return activated;
+  });
+}
+
+/** Stores a model fitted from history files (`parasol risk fit … --out FILE`) as a new version. */
+export async function importVersion(db: Db, actor: string, bytes: Buffer, versionName?: string): Promise<repo.RiskModelVersionRow> {
+  let artifact: RiskArtifact;
+  try {
+    artifact = parseArtifact(bytes);
+  } catch (error) {
+    throw new DomainError('validation_failed', `Not a Parasol risk model artifact: ${(error as Error).message}`, { errors: [{ field: '/artifact', message: 'not a risk model artifact' }] });
+  }
+  if (versionName !== undefined && versionName !== artifact.version) {
+    checkVersionName(versionName);
+    artifact = { ...artifact, version: versionName };
+    bytes = serializeArtifact(artifact);
+  }
+  checkVersionName(artifact.version);
+  return store(db, actor, artifact, bytes, { source: 'history', baseVersion: null, observations: 0 });
+}
+
+function checkVersionName(version: string): void {
+  if (!VERSION_NAME.test(version)) {
+    throw new DomainError('validation_failed', 'A version name is 1 to 64 letters, digits, dots, dashes or underscores.', { errors: [{ field: '/version', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }] });
+  }
+}
+
+async function store(db: Db, actor: string, artifact: RiskArtifact, bytes: Buffer, origin: { source: 'history' | 'refit'; baseVersion: string | null; observations: number }): Promise<repo.RiskModelVersionRow> {
+  return db.transaction().execute(async (tx) => {
+    const inserted = await repo.insertVersion(tx, { version: artifact.version, artifact: bytes, sha256: sha256(bytes), dataCutoff: artifact.dataCutoff, createdBy: actor, ...origin });
+    if (!inserted) throw new DomainError('conflict', `Risk model version ${artifact.version} exists already.`);
+    await audit(tx, { actor, entity: 'risk_model', entityId: artifact.version, action: 'created', data: { ...origin, dataCutoff: artifact.dataCutoff } });
+    const row = await repo.findVersion(tx, artifact.version);
+    return row!;
+  });
+}
+
+export async function listModelVersions(db: Db): Promise<repo.RiskModelVersionRow[]> {
+  return repo.listVersions(db);
+}
+
+/** Makes `version` price new quotes in the environments named (audited); quotes already given keep theirs. */
+export async function activateModelVersion(db: Db, actor: string, version: string, environments: readonly Environment[]): Promise<void> {
+  if (environments.length === 0) throw new DomainError('validation_failed', 'Name at least one environment.', { errors: [{ field: '/environment', message: `one of ${ENVIRONMENTS.join(', ')} or all` }] });
+  await db.transaction().execute(async (tx) => {
+    if (!(await repo.findVersion(tx, version))) throw new DomainError('not_found', `No risk model version ${version}.`);
+    const previous = await repo.activate(tx, environments, version, actor);
+    for (const [environment, was] of previous) {
+      await audit(tx, { actor, environment, entity: 'risk_model', entityId: version, action: 'activated', data: { previous: was ?? null } });
+    }
+  });
+}
+
+/** The artifact of a stored version (`parasol risk export`, the model source). */
+export async function readModelArtifact(db: Db, version: string): Promise<Buffer> {
+  const bytes = await repo.readArtifact(db, version);
+  if (!bytes) throw new DomainError('not_found', `No risk model version ${version}.`);
+  return bytes;
+}
+
+export type RefitOutcome =
+  | { kind: 'created'; version: string; baseVersion: string; observations: number; dataCutoff: string }
+  | { kind: 'unchanged'; reason: 'no_history_version' | 'no_new_observations'; baseVersion?: string; observations: number };
+
+/**
+ * Refit from the platform's own outcomes: the newest history version's statistics plus every
+ * production flight the platform decided, as a new version named `<base>.r<UTC yyyyMMddHHmm>`.
+ * Nothing is activated: the operator compares the new version and activates it. When no flight was
+ * decided since the last refit of the same base, nothing is created.
+ */
+export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promise<RefitOutcome> {
+  const baseVersion = await repo.latestHistoryVersion(db);
+  if (!baseVersion) return { kind: 'unchanged', reason: 'no_history_version', observations: 0 };
+  const observations = await repo.decidedFlights(db, OBSERVED_ENVIRONMENTS);
+  const last = await repo.latestRefit(db, baseVersion);
+  if (observations.length === 0 || observations.length === last?.observations) {
+    return { kind: 'unchanged', reason: 'no_new_observations', baseVersion, observations: observations.length };
+  }
+  const base = parseArtifact((await repo.readArtifact(db, baseVersion))!);
+  const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
+  const version = `${baseVersion}.r${stamp}`.slice(0, 64);
+  const artifact = await fitArtifact(observations, { version, base });
+  const row = await store(db, actor, artifact, serializeArtifact(artifact), { source: 'refit', baseVersion, observations: observations.length });
+  return { kind: 'created', version: row.version, baseVersion, observations: observations.length, dataCutoff: row.dataCutoff };
+}
