@@ -5,7 +5,7 @@ import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
 import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
 import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/routes.ts';
 import { QuoteCounter } from './flight/quote-counter.ts';
-import { riskModelV1, type RiskModel } from './flight/risk-model.ts';
+import { riskModelV1, singleModelSource, type RiskModel, type RiskModelSource } from './flight/risk-model.ts';
 import { seedDemo, type SeedResult } from './partners/seed.ts';
 import { PartnerDirectory } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
@@ -29,7 +29,10 @@ export interface BuildOptions {
   cacheTtlMs?: number;
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
+  /** One model pricing every environment (tests); ignored when `riskModels` is given. */
   riskModel?: RiskModel;
+  /** Where pricing finds its models (default: version 1 for every environment). */
+  riskModels?: RiskModelSource;
   /** A job queue set up by the caller (tests tune its polling). */
   jobs?: JobQueue;
 }
@@ -141,7 +144,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModels: options.riskModels ?? singleModelSource(options.riskModel ?? riskModelV1), quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
