@@ -65,10 +65,10 @@ async function seedContracts(db: Db, p: { id: string; configurationId: string },
   const tag = crypto.randomBytes(4).toString('hex').toUpperCase();
   await sql`
     WITH c AS (
-      INSERT INTO contracts (contract_number, partner_id, environment, quote_id, configuration_id, configuration_version, status, formula, coverage,
+      INSERT INTO contracts (contract_number, partner_id, environment, quote_id, configuration_id, configuration_version, risk_model_version, status, formula, coverage,
         passengers, currency, premium_net, premium_tax, premium_commission, premium_total, customer_first_name, customer_last_name,
         customer_email_enc, customer_phone_enc, customer_language, booking_reference, first_departure_at, quoted_at)
-      SELECT 'FD-B' || ${tag} || '-' || i, ${p.id}::uuid, 'sandbox', 'bench-' || ${tag} || '-' || i, ${p.configurationId}::uuid, 1, 'active',
+      SELECT 'FD-B' || ${tag} || '-' || i, ${p.id}::uuid, 'sandbox', 'bench-' || ${tag} || '-' || i, ${p.configurationId}::uuid, 1, 'v1', 'active',
         'delay_and_cancellation', ${coverage}::jsonb, 1, 'EUR', 1000, 90, 200, 1090, 'Camille', 'Martin', ${email}, ${phone}, 'en', 'PNR123',
         ${departureAt}::timestamptz, now()
       FROM generate_series(1, ${n}) AS i

@@ -6,7 +6,7 @@ import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
 import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
 import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/routes.ts';
 import { QuoteCounter } from './flight/quote-counter.ts';
-import { riskModelV1, type RiskModel } from './flight/risk-model.ts';
+import { singleModelSource, type RiskModel, type RiskModelSource } from './flight/risk-model.ts';
 import { seedDemo, type SeedResult } from './partners/seed.ts';
 import { PartnerDirectory } from './platform/auth.ts';
 import type { Config } from './platform/config.ts';
@@ -23,7 +23,9 @@ import { webRoutes } from './web/web-routes.ts';
 import { FailedAuthLimiter, RateLimiter } from './platform/rate-limit.ts';
 import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
-import { DatabaseGauges, installMetrics, setPricingModel } from './platform/metrics.ts';
+import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/metrics.ts';
+import { ENVIRONMENTS } from './partners/model.ts';
+import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
 
 export interface BuildOptions {
@@ -35,7 +37,10 @@ export interface BuildOptions {
   cacheTtlMs?: number;
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
+  /** One model pricing every environment (tests); ignored when `riskModels` is given. */
   riskModel?: RiskModel;
+  /** Where pricing finds its models (default: the versions stored and activated in the database). */
+  riskModels?: RiskModelSource;
   /** A job queue set up by the caller (tests tune its polling). */
   jobs?: JobQueue;
   /** Where log lines go, after scrubbing (default stdout; tests capture them). */
@@ -118,8 +123,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
   installErrorHandling(app);
   installMetrics(app, database.db, metrics);
-  const riskModel = options.riskModel ?? riskModelV1;
-  setPricingModel(riskModel.version);
+  // The models pricing each environment: the versions the operator activated (the shipped v2 at first
+  // start), unless the caller gives its own (tests).
+  const stored = options.riskModels || options.riskModel ? undefined : await openRiskModels(database.db, (error) => app.log.error({ err: error }, 'risk model refresh failed'));
+  const riskModels = options.riskModels ?? (options.riskModel ? singleModelSource(options.riskModel) : stored!);
+  trackPricingModels(() => ENVIRONMENTS.map((environment) => [environment, riskModels.active(environment).version]));
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
@@ -163,7 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModel, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModels, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   // failed authentications per client address, also across the partner APIs
@@ -182,6 +190,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }, 5_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
+    stored?.close();
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     await quoteCounter.flush(database.db).catch(() => undefined);

@@ -3,7 +3,7 @@ import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { QuoteCounter } from './quote-counter.ts';
-import type { RiskModel } from './risk-model.ts';
+import type { RiskModelSource } from './risk-model.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
 export interface FlightDeps {
@@ -11,7 +11,8 @@ export interface FlightDeps {
   jobs: JobQueue;
   directory: PartnerDirectory;
   keys: Keyring;
-  riskModel: RiskModel;
+  /** The risk models: the active one per environment prices new quotes. */
+  riskModels: RiskModelSource;
   quoteTtlMinutes: number;
   now: () => Date;
   /** Counts quotes for the console's statistics (flushed by the app); none: not counted. */

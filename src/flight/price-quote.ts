@@ -7,11 +7,17 @@ import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
 import { quotesTotal } from '../platform/metrics.ts';
-import { policyPremium, priceLeg, type LegPremium, type PremiumBreakdown } from './pricing.ts';
-import { newQuoteId, prepareQuote, quoteReference, signTerms } from './quote-token.ts';
+import { quotedFlightNumbers } from './flight-numbers.ts';
+import { pricedLeg, termsKey, type LegBreakdownView } from './leg-pricing.ts';
+import { policyPremium, type PremiumBreakdown } from './pricing.ts';
+import { newQuoteId, prepareQuote, quoteReference, signTerms, type QuotedLeg } from './quote-token.ts';
+import type { RiskModel } from './risk-model.ts';
 
 export interface QuoteRequest extends TripInput {
   additionalPassengers?: number | undefined;
+  /** Outbound flight designator, when known: the model may price it more sharply; /subscribe must then name it. */
+  flightNumber?: string | undefined;
+  returnFlightNumber?: string | undefined;
 }
 
 export interface PremiumView {
@@ -43,6 +49,10 @@ export interface Quote {
   compensation: CompensationView;
   legs: LegView[];
   configurationVersion: number;
+  /** Version of the risk model the premium was priced with (signed in the quote, recorded on the contract). */
+  modelVersion: string;
+  /** Per leg, in the order of legs: event probabilities, explanations, expected loss, premium share. */
+  breakdown: LegBreakdownView[];
 }
 
 export const premiumView = (p: PremiumBreakdown, currency: string): PremiumView => ({
@@ -65,20 +75,29 @@ export const legView = (leg: Pick<Leg, 'departureAirport' | 'arrivalAirport' | '
   departureAt: leg.departureAt.toISOString(),
 });
 
-/**
- * Per-passenger leg premiums are a pure function of the risk model, the terms and the leg, and the
- * same flights are quoted over and over at search time: they are memoised, so a repeated quote
- * costs no decimal arithmetic. Passengers and legs are then combined exactly as pricePolicy does.
- */
-const legPremiums = new Memo<LegPremium>(50_000);
+/** A leg of the trip and the flight number the request named for it, if any. */
+type QuotedTripLeg = Leg & { flightNumber?: string };
 
-function price(deps: FlightDeps, legs: Leg[], passengers: number, coverage: Coverage, commissionRate: string, taxRate: string): PremiumBreakdown {
+/**
+ * Per-passenger leg premiums and their explanations are a pure function of the risk model version,
+ * the terms and the leg, and the same flights are quoted over and over at search time: they are
+ * memoised (leg-pricing.ts), so a repeated quote costs no decimal arithmetic and no string building.
+ * Passengers and legs are then combined exactly as pricePolicy does.
+ */
+function price(model: RiskModel, legs: QuotedTripLeg[], passengers: number, coverage: Coverage, commissionRate: string, taxRate: string, currency: string): { premium: PremiumBreakdown; breakdown: LegBreakdownView[] } {
   const terms = { coverage, commissionRate, taxRate };
-  const termsKey = `${deps.riskModel.version}|${coverage.formula}|${coverage.delayTiers.map((t) => `${t.minDelayMinutes}:${t.amount}`).join(',')}|${coverage.cancellationAmount}|${commissionRate}|${taxRate}`;
-  const perLeg = legs.map((leg) =>
-    legPremiums.get(`${termsKey}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.airline}|${leg.departureLocal}`, () => priceLeg(deps.riskModel.probabilities(leg), terms)),
-  );
-  return policyPremium(perLeg, passengers);
+  const key = termsKey(model, terms, currency);
+  const perLeg = legs.map((leg) => pricedLeg(model, key, leg, terms, currency));
+  return { premium: policyPremium(perLeg.map((l) => l.premium), passengers), breakdown: perLeg.map((l) => l.breakdown) };
+}
+
+/** The trip's legs with the flight numbers the request names (checked against the trip's airline). */
+function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
+  const numbers = quotedFlightNumbers(input, legs[0]!.airline);
+  return legs.map((leg, i) => {
+    const flightNumber = numbers[i];
+    return flightNumber === undefined ? leg : { ...leg, flightNumber };
+  });
 }
 
 /** The partner's agreement and current configuration, or 409 when either is missing or stale. */
@@ -121,11 +140,12 @@ export function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest
 function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms: PartnerTerms): Quote {
   const { agreement, configuration } = configuredTerms(terms);
   const passengers = 1 + (input.additionalPassengers ?? 0);
-  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${agreement.taxRate}|${agreement.currency}|${deps.riskModel.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}`;
+  const model = deps.riskModels.active(caller.environment);
+  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}`;
   const template = quoteTemplates.get(key, () => {
-    const legs = resolveLegs(input);
+    const legs = withFlightNumbers(resolveLegs(input), input);
     const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-    const premium = price(deps, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate);
+    const { premium, breakdown } = price(model, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate, agreement.currency);
     const prepared = prepareQuote({
       partnerId: caller.partnerId,
       environment: caller.environment,
@@ -134,7 +154,8 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       passengers,
       currency: agreement.currency,
       premium,
-      legs: legs.map((l) => [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]),
+      legs: legs.map((l): QuotedLeg => (l.flightNumber === undefined ? [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal] : [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber])),
+      modelVersion: model.version,
     });
     const view = {
       formula: configuration.formula,
@@ -143,6 +164,8 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       compensation: compensationView(coverage, agreement.currency),
       legs: legs.map(legView),
       configurationVersion: configuration.version,
+      modelVersion: model.version,
+      breakdown,
     };
     return { legs, prepared, view };
   });
@@ -177,6 +200,8 @@ export interface Simulation {
   premium: PremiumView;
   compensation: CompensationView;
   legs: LegView[];
+  modelVersion: string;
+  breakdown: LegBreakdownView[];
 }
 
 /**
@@ -204,15 +229,18 @@ export async function simulatePrice(deps: FlightDeps, caller: Caller, input: Sim
     const code = errors.some((e) => e.field === '/formula') ? 'formula_not_allowed' : 'configuration_out_of_bounds';
     throw new DomainError(code, 'These terms are outside what your agreement allows.', { errors });
   }
-  const legs = resolveTrip(input, deps.now());
+  const legs = withFlightNumbers(resolveTrip(input, deps.now()), input);
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const coverage = coverageFor(input.formula, delayTiers, cancellationAmount);
-  const premium = price(deps, legs, passengers, coverage, String(input.commissionRate), agreement.taxRate);
+  const model = deps.riskModels.active(caller.environment);
+  const { premium, breakdown } = price(model, legs, passengers, coverage, String(input.commissionRate), agreement.taxRate, agreement.currency);
   return {
     formula: input.formula,
     passengers,
     premium: premiumView(premium, agreement.currency),
     compensation: compensationView(coverage, agreement.currency),
     legs: legs.map(legView),
+    modelVersion: model.version,
+    breakdown,
   };
 }

@@ -5,7 +5,8 @@
  *   expected loss  E = P(cancel)·C                                   (when cancellation is covered)
  *                    + P(divert)·(C if cancellation is covered, else the highest tier amount)
  *                    + Σ_i [P(≥t_i) − P(≥t_{i+1})]·A_i, P(≥t_{n+1}) = 0  (when delay is covered)
- *   risk premium   R = E × (1 + riskLoading)
+ *   risk premium   R = E × (1 + expenseLoading + margin(c))
+ *                  margin(c) = minRiskMargin + (maxRiskMargin − minRiskMargin) × (1 − c), c = the leg's credibility
  *   net            N = round(max(minimum, R / (1 − commissionRate)))   so commission = commissionRate × N
  *   commission       = round(N × commissionRate)                         (part of N, paid to the partner)
  *   tax              = round(N × taxRate)
@@ -38,10 +39,17 @@ export interface LegPremium extends PremiumBreakdown {
   expectedLoss: string;
 }
 
-/** Documented pricing constants of version 1. */
+/** Documented pricing constants (docs/pricing.md, "Premium and loadings"). */
 export const PRICING = Object.freeze({
-  /** Loading on the expected loss: expenses (monitoring, SMS, payouts), cost of capital, model uncertainty. */
-  riskLoading: new Decimal('0.35'),
+  /** Expenses as a share of the expected loss: flight monitoring, SMS, payouts, claims handling. */
+  expenseLoading: new Decimal('0.15'),
+  /** Risk margin (cost of capital) of a leg the model knows fully (credibility 1). */
+  minRiskMargin: new Decimal('0.10'),
+  /**
+   * Risk margin of a leg priced from priors only (credibility 0): the model's uncertainty on top of
+   * the cost of capital. With the expenses it makes the 0.35 loading every leg carried before.
+   */
+  maxRiskMargin: new Decimal('0.20'),
   /** Floor on the net premium, per leg and per passenger, in minor units (1.00 in the agreement's currency). */
   minimumNetPerLegPerPassenger: 100,
   /** Highest commission rate a partner may have: above it the premium would mostly be commission. */
@@ -68,13 +76,26 @@ export function expectedLoss(p: LegProbabilities, coverage: Coverage): Decimal {
   return cancellationLoss.plus(diversion.times(diversionPayout)).plus(delayLoss(p, tiers));
 }
 
+/**
+ * Total loading on the expected loss of a leg whose model credibility is `credibility` in [0, 1]:
+ * expenses plus a risk margin that falls linearly from maxRiskMargin (priors only) to minRiskMargin
+ * (the leg's own history is ample). Non-increasing in credibility.
+ */
+export function riskLoading(credibility: number): Decimal {
+  if (typeof credibility !== 'number' || !Number.isFinite(credibility) || credibility < 0 || credibility > 1) {
+    throw new RangeError(`credibility must be a number in [0, 1], got ${String(credibility)}`);
+  }
+  const spread = PRICING.maxRiskMargin.minus(PRICING.minRiskMargin);
+  return PRICING.expenseLoading.plus(PRICING.minRiskMargin).plus(spread.times(ONE.minus(credibility)));
+}
+
 /** Premium per passenger for one leg. */
 export function priceLeg(p: LegProbabilities, terms: PricingTerms): LegPremium {
   const commissionRate = rate(terms.commissionRate, 'commissionRate', PRICING.maxCommissionRate, true);
   const taxRate = rate(terms.taxRate, 'taxRate', ONE, false);
   const loss = expectedLoss(p, terms.coverage);
 
-  const riskPremium = loss.times(ONE.plus(PRICING.riskLoading));
+  const riskPremium = loss.times(ONE.plus(riskLoading(p.credibility)));
   const grossedUp = riskPremium.div(ONE.minus(commissionRate));
   const net = toMinorUnits(Decimal.max(PRICING.minimumNetPerLegPerPassenger, grossedUp));
   const commission = toMinorUnits(new Decimal(net).times(commissionRate));

@@ -7,17 +7,19 @@ import type { PremiumBreakdown } from './pricing.ts';
 
 /**
  * A quote reference carries its own priced terms, signed, so issuing a quote writes nothing to the
- * database: `q2.<terms base64url>.<tag>.<id>`, the tag being HMAC-SHA256 (truncated to 128 bits) of
- * `q2.<terms>`. The terms — partner, environment, configuration, formula, passengers, currency,
- * premium, legs, issue and expiry minute — are not secret (the partner has every value), only
+ * database: `q3.<terms base64url>.<tag>.<id>`, the tag being HMAC-SHA256 (truncated to 128 bits) of
+ * `q3.<terms>`. The terms — partner, environment, configuration, formula, passengers, currency,
+ * premium, legs (with the flight number when the quote was priced for one), the risk model version,
+ * issue and expiry minute — are not secret (the partner has every value), only
  * tamper-proof. The id (96 random bits) tells apart the quotes issued on the same signed terms: it is
  * not signed, so that one signature serves every quote of a trip within a minute (signing each quote
  * cost a third of /getPrice's throughput). Changing it gives nothing a new /getPrice would not:
  * the same terms, under another id. A quote subscribes once: contracts.quote_id (`<tag>.<id>`) is
  * unique.
  *
- * `q1.<payload>.<tag>` references (id and times inside the signed payload) are still accepted until
- * the last of them has expired (24 h after this format was introduced at most).
+ * `q2.<terms>.<tag>.<id>` references (the same without the model version, all priced by version
+ * 'v1') and `q1.<payload>.<tag>` references (id and times inside the signed payload) are still
+ * accepted until the last of them has expired (24 h after the next format was introduced at most).
  */
 export interface QuoteTerms {
   /** Random id of this quote (96 bits). */
@@ -29,15 +31,22 @@ export interface QuoteTerms {
   passengers: number;
   currency: string;
   premium: PremiumBreakdown;
-  /** Per leg: [departureAirport, arrivalAirport, airline, departureLocal]. */
-  legs: [string, string, string, string][];
+  /** Per leg: [departureAirport, arrivalAirport, airline, departureLocal, flightNumber when quoted for one]. */
+  legs: QuotedLeg[];
+  /** Version of the risk model the premium was priced with. */
+  modelVersion: string;
   issuedAt: Date;
   expiresAt: Date;
 }
 
-const PREFIX = 'q2';
+export type QuotedLeg = [string, string, string, string] | [string, string, string, string, string];
+
+const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
-//                [net, tax, commission, total], legs, issuedAt (epoch s), expiresAt (epoch s)]
+//                [net, tax, commission, total], legs, modelVersion, issuedAt (epoch s), expiresAt (epoch s)]
+const PREVIOUS_PREFIX = 'q2';
+// q2 terms: the same without modelVersion (every q2 quote was priced by version 'v1').
+const PREVIOUS_MODEL_VERSION = 'v1';
 const LEGACY_PREFIX = 'q1';
 // q1 payload: [id, issuedAt (epoch s), expiresAt (epoch s), partnerId, environment, configurationId,
 //              formula, passengers, currency, [net, tax, commission, total], legs]
@@ -64,7 +73,7 @@ export type QuoteBody = Omit<QuoteTerms, 'id' | 'issuedAt' | 'expiresAt'>;
 /** Serialises the shared part once; `signTerms` then only adds the times. */
 export function prepareQuote(body: QuoteBody): string {
   const p = body.premium;
-  return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs]).slice(1, -1);
+  return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs, body.modelVersion]).slice(1, -1);
 }
 
 /** Signs the terms of a trip for a validity window: `q2.<terms>.<tag>`, shared by the quotes of that window. */
@@ -80,28 +89,33 @@ export function quoteReference(signedTerms: string, id: string): string {
 /** Verifies the signature and decodes; expiry is the caller's business (it needs the clock). */
 export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   if (reference.startsWith(`${LEGACY_PREFIX}.`)) return verifyLegacy(key, reference);
+  const previous = reference.startsWith(`${PREVIOUS_PREFIX}.`);
   const cut = reference.lastIndexOf('.');
   const signed = reference.slice(0, cut);
   const id = reference.slice(cut + 1);
   if (cut < 0 || !QUOTE_ID.test(id)) throw invalidQuote();
-  const payload = openJson(key, PREFIX, signed);
-  if (!payload) throw invalidQuote();
-  const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
+  const payload = openJson(key, previous ? PREVIOUS_PREFIX : PREFIX, signed);
+  if (!Array.isArray(payload)) throw invalidQuote();
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
-  return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]);
+  if (previous) {
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
+    return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, PREVIOUS_MODEL_VERSION, iat, exp]);
+  }
+  const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], string, number, number];
+  return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp]);
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {
   const payload = openJson(key, LEGACY_PREFIX, reference);
   if (!payload) throw invalidQuote();
   const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = payload as [string, number, number, string, Environment, string, Formula, number, string, number[], QuoteTerms['legs']];
-  return terms(id, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]);
+  return terms(id, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, PREVIOUS_MODEL_VERSION, iat, exp]);
 }
 
-function terms(id: string, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp]: [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number]): QuoteTerms {
-  if (!Array.isArray(premium) || !Array.isArray(legs) || !Number.isInteger(iat) || !Number.isInteger(exp)) throw invalidQuote();
+function terms(id: string, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp]: [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], string, number, number]): QuoteTerms {
+  if (!Array.isArray(premium) || !Array.isArray(legs) || typeof modelVersion !== 'string' || !Number.isInteger(iat) || !Number.isInteger(exp)) throw invalidQuote();
   const [net, tax, commission, total] = premium as [number, number, number, number];
-  return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+  return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, modelVersion, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
 }
 
 const invalidQuote = () =>

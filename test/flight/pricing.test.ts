@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { Decimal } from 'decimal.js';
 import { coverageFor, FORMULAS, type DelayTier, type Formula } from '../../src/flight/coverage.ts';
-import { expectedLoss, priceLeg, pricePolicy, PRICING, type PremiumBreakdown, type PricingTerms } from '../../src/flight/pricing.ts';
+import { expectedLoss, priceLeg, pricePolicy, PRICING, riskLoading, type PremiumBreakdown, type PricingTerms } from '../../src/flight/pricing.ts';
 import { riskModelV1, type LegProbabilities } from '../../src/flight/risk-model.ts';
 
 /** Probabilities are generated in parts per million so that they are exact decimals. */
@@ -115,7 +115,7 @@ describe('premium: invariants', () => {
       taxBasisPoints: 900,
     };
     assert.deepEqual(priceLeg(legOf(s), termsOf(s)), { net: 100, tax: 9, commission: 20, total: 109, expectedLoss: '0.0000' });
-    // 0.01 % chance of a €150 cancellation: risk premium 2.025, grossed up 2.53 — still the minimum.
+    // 0.01 % chance of a €150 cancellation: risk premium 1.875 (credibility 1), grossed up 2.34 — still the minimum.
     const tiny = { ...s, cancellationPpm: 100 };
     assert.equal(priceLeg(legOf(tiny), termsOf(tiny)).net, PRICING.minimumNetPerLegPerPassenger);
   });
@@ -169,6 +169,54 @@ describe('premium: monotone non-decreasing', () => {
         assert.ok(totalOf({ ...s, delayPpm }) >= totalOf(s));
       }),
     );
+  });
+});
+
+describe('loadings: expenses and a risk margin that grows as credibility falls', () => {
+  const withCredibility = (s: Scenario, credibility: number): LegProbabilities => ({ ...legOf(s), credibility });
+  const credibilityArb = fc.integer({ min: 0, max: 1000 }).map((n) => n / 1000);
+
+  it('the loading is expenses + the margin: 0.25 at credibility 1, 0.35 at credibility 0, linear between', () => {
+    assert.equal(riskLoading(1).toString(), PRICING.expenseLoading.plus(PRICING.minRiskMargin).toString());
+    assert.equal(riskLoading(1).toString(), '0.25');
+    assert.equal(riskLoading(0).toString(), '0.35');
+    assert.equal(riskLoading(0.5).toString(), '0.3');
+    assert.equal(riskLoading(0.25).toString(), '0.325');
+  });
+
+  it('the premium is non-increasing in credibility, component by component', () => {
+    fc.assert(
+      fc.property(scenarioArb, credibilityArb, credibilityArb, (s, a, b) => {
+        const [low, high] = a <= b ? [a, b] : [b, a];
+        const known = priceLeg(withCredibility(s, high), termsOf(s));
+        const unknown = priceLeg(withCredibility(s, low), termsOf(s));
+        assert.ok(known.net <= unknown.net && known.total <= unknown.total && known.tax <= unknown.tax && known.commission <= unknown.commission);
+        assert.equal(known.expectedLoss, unknown.expectedLoss, 'credibility changes the loading, never the expected loss');
+      }),
+    );
+  });
+
+  it('a leg priced from priors only (credibility 0) costs strictly more than a fully credible one when above the minimum', () => {
+    const s: Scenario = {
+      formula: 'delay_and_cancellation',
+      tiers: [{ minDelayMinutes: 120, amount: 5000 }],
+      cancellationAmount: 15_000,
+      cancellationPpm: 20_000,
+      diversionPpm: 2_000,
+      delayPpm: [30_000],
+      commissionPercent: 20,
+      taxBasisPoints: 900,
+    };
+    // E = 0.02 × 15000 + 0.002 × 15000 + 0.03 × 5000 = 480; net = round(480 × 1.35 / 0.8) = 810 vs round(480 × 1.25 / 0.8) = 750
+    assert.equal(priceLeg(withCredibility(s, 0), termsOf(s)).net, 810);
+    assert.equal(priceLeg(withCredibility(s, 1), termsOf(s)).net, 750);
+  });
+
+  it('rejects a credibility outside [0, 1]', () => {
+    const s = fc.sample(scenarioArb, { numRuns: 1, seed: 7 })[0]!;
+    for (const bad of [-0.01, 1.01, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => priceLeg(withCredibility(s, bad), termsOf(s)), RangeError);
+    }
   });
 });
 

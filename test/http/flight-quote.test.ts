@@ -17,7 +17,7 @@ describe('Flight Delay API — quotes', () => {
     const res = await post(t.app, `${FLIGHT}/getPrice`, trip(30, { returnTrip: true, additionalPassengers: 1 }), partner.auth);
     assert.equal(res.status, 200);
     const q = res.body;
-    assert.match(q.quoteReference, /^q2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{16}$/);
+    assert.match(q.quoteReference, /^q3\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{16}$/);
     assert.equal(q.formula, 'delay_and_cancellation');
     assert.equal(q.passengers, 2);
     assert.equal(q.legs.length, 2);

@@ -107,7 +107,7 @@ describe('Flight Delay API — subscription', () => {
     const [a, b] = [await quote(body), await quote(body)];
     const [prefixA, termsA, tagA, idA] = a.quoteReference.split('.');
     const [, termsB, tagB, idB] = b.quoteReference.split('.');
-    assert.equal(prefixA, 'q2');
+    assert.equal(prefixA, 'q3');
     assert.equal(a.expiresAt, b.expiresAt);
     if (termsA === termsB) assert.equal(tagA, tagB, 'same minute, same signature');
     assert.notEqual(idA, idB, 'each quote has its own id');
@@ -121,7 +121,7 @@ describe('Flight Delay API — subscription', () => {
     const badId = await post(t.app, `${FLIGHT}/subscribe`, subscription(`${prefixA}.${termsA}.${tagA}.x`, body), partner.auth);
     assert.equal(badId.body.code, 'quote_invalid');
     const decoded = JSON.parse(Buffer.from(termsA!, 'base64url').toString());
-    decoded[9] += 86_400;
+    decoded[10] += 86_400;
     const later = `${prefixA}.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${tagA}.${idA}`;
     assert.equal((await post(t.app, `${FLIGHT}/subscribe`, subscription(later, body), partner.auth)).body.code, 'quote_invalid');
   });
@@ -130,7 +130,7 @@ describe('Flight Delay API — subscription', () => {
     const body = trip(28);
     const q = await quote(body);
     const [, terms] = q.quoteReference.split('.');
-    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, , iat, exp] = JSON.parse(Buffer.from(terms!, 'base64url').toString());
     const legacy = sealJson(t.app.parasol.keys.quoteSigning, 'q1', JSON.stringify([`legacy${Date.now().toString(36)}${process.pid}`, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs]));
     const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(legacy, body), partner.auth);
     assert.equal(res.status, 201, JSON.stringify(res.body));
