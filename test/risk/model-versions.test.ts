@@ -79,7 +79,7 @@ describe('risk model versions', () => {
     const p = source.active('sandbox').probabilities(leg);
     assert.ok(p.cancellation.gte(0) && p.cancellation.lte(1));
 
-    const audits = await db.selectFrom('audit_log').selectAll().where('entity', '=', 'risk_model').where('entity_id', '=', 'v2-test-import').orderBy('created_at').execute();
+    const audits = await db.selectFrom('audit_log').selectAll().where('entity', '=', 'risk_model').where('entity_id', '=', 'v2-test-import').orderBy('id').execute();
     assert.deepEqual(
       audits.map((a) => [a.action, a.actor, a.environment]),
       [
