@@ -19,6 +19,7 @@ import { customerRoutes } from './web/customer-routes.ts';
 import { webRoutes } from './web/web-routes.ts';
 import { RateLimiter } from './platform/rate-limit.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
+import { LimitsSnapshot } from './limits/snapshot.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -141,7 +142,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
+  const limits = new LimitsSnapshot(database.db, { now, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
+  await limits.start();
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter, limits };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
@@ -158,6 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }, 5_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
+    await limits.stop();
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     await quoteCounter.flush(database.db).catch(() => undefined);

@@ -6,6 +6,7 @@ import { coverageFor, type Coverage, type Formula } from './coverage.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
+import { maxPayoutPerPassenger } from '../limits/limits.ts';
 import { policyPremium, priceLeg, type LegPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms } from './quote-token.ts';
 
@@ -147,6 +148,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   });
   const now = deps.now();
   checkDepartureWindows(template.legs, now);
+  deps.limits?.checkQuote(caller.environment, agreement.currency, template.legs, passengers * maxPayoutPerPassenger(configuration));
   // Quotes of this trip issued within the same minute share one signature (see quote-token.ts):
   // issued at the minute, valid for the TTL from it, never beyond departure minus the margin.
   const minute = Math.floor(now.getTime() / 60_000) * 60_000;

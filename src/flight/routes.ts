@@ -63,6 +63,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           status: 201,
           body: await subscribe(deps, trx, caller, request.body),
         }));
+        await deps.limits?.refresh(); // this process's quotes see the new exposure at once
         return sendOutcome(reply, outcome);
       },
     });
@@ -83,6 +84,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           status: 200,
           body: await cancelContract(deps, trx, caller, request.body),
         }));
+        await deps.limits?.refresh();
         return sendOutcome(reply, outcome);
       },
     });
