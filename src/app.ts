@@ -47,6 +47,8 @@ export interface Parasol {
   readonly jobs: JobQueue;
   /** Quotes counted in this process, written to quote_counts every 5 s (tests flush it themselves). */
   readonly quoteCounter: QuoteCounter;
+  /** Caps and stop-sales as this process's quotes see them (refresh() after a change made elsewhere). */
+  readonly limits: LimitsSnapshot;
 }
 
 declare module 'fastify' {
@@ -95,7 +97,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
   const quoteCounter = new QuoteCounter();
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter });
+  const limits = new LimitsSnapshot(database.db, { now, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, limits });
   await jobs.start();
   await registerQueues(jobs);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
@@ -142,7 +145,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const limits = new LimitsSnapshot(database.db, { now, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
   await limits.start();
   const flightDeps = { db: database.db, jobs, directory, keys, riskModel: options.riskModel ?? riskModelV1, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter, limits };
   // one limiter for all partner APIs: the limit is per key, whatever the API
