@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { claimsCommands } from './claims-commands.ts';
 import { webhooksCommands } from './webhooks-commands.ts';
 import { flightsCommands } from './flights-commands.ts';
+import { limitsCommands } from './limits-commands.ts';
 import type { FlightProviders } from '../monitoring/providers.ts';
 import { sql } from 'kysely';
 import type { DelayTier, Formula } from '../flight/coverage.ts';
@@ -511,6 +512,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // flight monitoring (src/cli/flights-commands.ts)
 
   flightsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { providers: io.flightProviders, now: io.now });
+
+  // limits on accumulation: caps, exposure, stop-sales (src/cli/limits-commands.ts)
+
+  limitsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { now: io.now });
 
   // ---------------------------------------------------------------------------------------------
 
