@@ -15,6 +15,7 @@ import { signInRoutes } from './sign-in.ts';
 import { COOKIES, contextOf, field, fieldList, requireSession, sendMessage, sendPage, type FormBody } from './web-kit.ts';
 import type { WebDeps } from './web-routes.ts';
 import { adminViews } from './admin-views.ts';
+import { adminLimits } from './admin-limits.ts';
 import { listPartnerUsers } from './views-repo.ts';
 
 /**
@@ -114,6 +115,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       });
 
       await admin.register(adminViews(deps));
+      await admin.register(adminLimits(deps));
     });
   };
 }

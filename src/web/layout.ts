@@ -29,6 +29,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/admin/claims', w.nav.claims],
           ['/admin/outbox', w.nav.outbox],
           ['/admin/payouts', w.nav.payouts],
+          ['/admin/limits', w.nav.limits],
         ]
       : [
           ['/portal', w.nav.apis],
