@@ -187,6 +187,16 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.deepEqual(audit.map((a) => a.action), ['created', 'resumed']);
   });
 
+  it('declares the 409 answers and their codes on /getPrice and /subscribe in the OpenAPI document', async () => {
+    const doc = JSON.parse((await t.app.inject({ method: 'GET', url: `${FLIGHT}/openapi.json` })).body);
+    for (const path of ['/getPrice', '/subscribe']) {
+      const operation = doc.paths[path].post;
+      assert.ok(operation.responses['409'], path);
+      assert.match(operation.description, /capacity_exceeded/, path);
+      assert.match(operation.description, /sales_suspended/, path);
+    }
+  });
+
   it('50 concurrent subscriptions on one flight: exactly those that fit succeed, the exposure never passes the cap', async () => {
     const partner = await createTestPartner(t.db, { environment: 'preproduction', agreement: { currency: CURRENCY } });
     // 10 single-passenger contracts fit (150,000), the 11th would make 165,000
