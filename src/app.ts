@@ -97,7 +97,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
   const quoteCounter = new QuoteCounter();
-  const limits = new LimitsSnapshot(database.db, { now, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
+  const limits = new LimitsSnapshot(database.db, { now, defaultCapMajor: config.flightCapDefault, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
   app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, limits });
   await jobs.start();
   await registerQueues(jobs);

@@ -33,20 +33,21 @@ const stopSaleJson = (s: StopSale) => ({
   resumedBy: s.resumedBy,
 });
 
-export function limitsCommands(kit: CommandKit, extras: { now?: (() => Date) | undefined } = {}): void {
+export function limitsCommands(kit: CommandKit, extras: { now?: (() => Date) | undefined; defaultCapMajor?: number | undefined } = {}): void {
   const { group, leaf, run, db, actor } = kit;
   const now = extras.now ?? (() => new Date());
+  const defaultCapMajor = extras.defaultCapMajor;
 
   const limits = group('limits', 'Exposure per flight: caps per environment and currency, the most exposed flights', 'parasol limits flights --env production');
 
   leaf(limits, 'caps', 'List the cap per flight of each environment and currency (set, or the default)', 'parasol limits caps').action(
     run(async () => {
-      const caps = await listCaps(db);
+      const caps = await listCaps(db, defaultCapMajor);
       return {
         data: { caps: caps.map((c) => ({ environment: c.environment, currency: c.currency, amount: c.amount, default: !c.set, updatedBy: c.updatedBy, updatedAt: c.updatedAt?.toISOString() ?? null })) },
         lines: caps.length
           ? table(['ENV', 'CURRENCY', 'CAP PER FLIGHT', 'SET BY', 'SET AT'], caps.map((c) => [c.environment, c.currency, formatMoney(c.amount, c.currency), c.set ? (c.updatedBy ?? '-') : '(default)', when(c.updatedAt)]))
-          : ['No agreement yet: every environment and currency has the default cap (100,000 in major units).'],
+          : [`No agreement yet: every environment and currency has the default cap (${defaultCapMajor ?? 100_000} in major units).`],
       };
     }),
   );
@@ -62,7 +63,7 @@ export function limitsCommands(kit: CommandKit, extras: { now?: (() => Date) | u
           } catch (error) {
             throw new DomainError('validation_failed', 'The cap is not valid.', { errors: [{ field: '/amount', message: (error as Error).message }] });
           }
-          const cap = await setCap(db, actor, { environment: env, currency, amount });
+          const cap = await setCap(db, actor, { environment: env, currency, amount }, defaultCapMajor);
           return { data: { cap: { environment: cap.environment, currency: cap.currency, amount: cap.amount } }, lines: [`Cap per flight in ${cap.environment}, ${cap.currency}: ${formatMoney(cap.amount, cap.currency)}.`] };
         },
         (pointer) => ({ '/environment': '<env>', '/currency': '<currency>', '/amount': '<amount>' })[pointer],
@@ -77,7 +78,7 @@ export function limitsCommands(kit: CommandKit, extras: { now?: (() => Date) | u
         async (options: { env?: Environment; limit?: string }) => {
           const limit = options.limit === undefined ? 20 : /^\d{1,3}$/.test(options.limit) && Number(options.limit) >= 1 && Number(options.limit) <= 500 ? Number(options.limit) : Number.NaN;
           if (Number.isNaN(limit)) throw new DomainError('validation_failed', 'The limit is not valid.', { errors: [{ field: '/limit', message: 'must be a whole number from 1 to 500' }] });
-          const flights = await highestExposures(db, { now: now(), environment: options.env, limit });
+          const flights = await highestExposures(db, { now: now(), environment: options.env, limit, defaultCapMajor });
           return {
             data: { flights: flights.map((f) => ({ ...f, departureAt: f.departureAt.toISOString() })) },
             lines: flights.length

@@ -515,7 +515,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   // limits on accumulation: caps, exposure, stop-sales (src/cli/limits-commands.ts)
 
-  limitsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { now: io.now });
+  limitsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { now: io.now, defaultCapMajor: io.config?.flightCapDefault });
 
   // ---------------------------------------------------------------------------------------------
 

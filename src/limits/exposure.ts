@@ -20,6 +20,8 @@ export interface ReserveRequest {
   passengers: number;
   legs: readonly LegToCheck[];
   now: Date;
+  /** The cap where the operator set none, in major units (config.flightCapDefault). */
+  defaultCapMajor?: number | undefined;
 }
 
 const keyOf = (environment: Environment, currency: string, leg: LegToCheck): FlightKey => ({
@@ -41,7 +43,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
   checkStopSales(await repo.listStopSales(trx, { after: request.now }), request.environment, request.legs);
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
-  const cap = await repo.findCap(trx, request.environment, request.currency);
+  const cap = await repo.findCap(trx, request.environment, request.currency, request.defaultCapMajor);
   const ordered = request.legs.map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) })).sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
@@ -50,7 +52,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
 }
 
 /** A cancelled contract's legs give their exposure back. */
-export async function releaseExposure(trx: Trx, request: Omit<ReserveRequest, 'now'>): Promise<void> {
+export async function releaseExposure(trx: Trx, request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>): Promise<void> {
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
   const ordered = request.legs.map((leg) => keyOf(request.environment, request.currency, leg)).sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
@@ -62,7 +64,7 @@ const CURRENCY = /^[A-Z]{3}$/;
 export const MAX_CAP = 10_000_000_000_000;
 
 /** Sets the cap per flight of an environment and currency (operator: CLI and console). Audited. */
-export async function setCap(db: Db, actor: string, input: { environment: string; currency: string; amount: number }): Promise<repo.Cap> {
+export async function setCap(db: Db, actor: string, input: { environment: string; currency: string; amount: number }, defaultCapMajor?: number): Promise<repo.Cap> {
   const errors: FieldError[] = [];
   if (!(ENVIRONMENTS as readonly string[]).includes(input.environment)) errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
@@ -71,7 +73,7 @@ export async function setCap(db: Db, actor: string, input: { environment: string
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;
   await db.transaction().execute(async (trx) => {
-    const previous = await repo.findCap(trx, environment, currency);
+    const previous = await repo.findCap(trx, environment, currency, defaultCapMajor);
     await repo.upsertCap(trx, environment, currency, input.amount, actor);
     await audit(trx, { actor, environment, entity: 'exposure_cap', entityId: `${environment}/${currency}`, action: 'set', data: { amount: input.amount, previous } });
   });
@@ -82,12 +84,12 @@ export async function setCap(db: Db, actor: string, input: { environment: string
  * The caps in force: every row the operator set, plus the documented default for each environment
  * and currency partners sell in that has none.
  */
-export async function listCaps(db: Executor): Promise<repo.Cap[]> {
+export async function listCaps(db: Executor, defaultCapMajor?: number): Promise<repo.Cap[]> {
   const [rows, currencies] = await Promise.all([repo.listCapRows(db), repo.agreementCurrencies(db)]);
   const caps = [...rows];
   for (const environment of ENVIRONMENTS) {
     for (const { currency } of currencies) {
-      if (!rows.some((r) => r.environment === environment && r.currency === currency)) caps.push({ environment, currency, amount: defaultCap(currency), set: false, updatedBy: null, updatedAt: null });
+      if (!rows.some((r) => r.environment === environment && r.currency === currency)) caps.push({ environment, currency, amount: defaultCap(currency, defaultCapMajor), set: false, updatedBy: null, updatedAt: null });
     }
   }
   return caps.sort((a, b) => a.environment.localeCompare(b.environment) || a.currency.localeCompare(b.currency));
@@ -100,10 +102,10 @@ export interface ExposureView extends repo.FlightExposure {
 }
 
 /** The upcoming flights with the highest exposure, each with its cap and share of it. */
-export async function highestExposures(db: Executor, options: { now: Date; environment?: Environment | undefined; limit?: number | undefined }): Promise<ExposureView[]> {
+export async function highestExposures(db: Executor, options: { now: Date; environment?: Environment | undefined; limit?: number | undefined; defaultCapMajor?: number | undefined }): Promise<ExposureView[]> {
   const [flights, caps] = await Promise.all([repo.topExposures(db, { after: options.now, environment: options.environment, limit: options.limit ?? 20 }), repo.listCapRows(db)]);
   return flights.map((f) => {
-    const cap = caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ?? defaultCap(f.currency);
+    const cap = caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ?? defaultCap(f.currency, options.defaultCapMajor);
     return { ...f, cap, share: f.amount / cap };
   });
 }

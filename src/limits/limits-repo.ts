@@ -15,9 +15,9 @@ export interface Cap {
   updatedAt: Date | null;
 }
 
-export async function findCap(db: Executor, environment: Environment, currency: string): Promise<number> {
+export async function findCap(db: Executor, environment: Environment, currency: string, defaultMajor?: number): Promise<number> {
   const row = await db.selectFrom('exposure_caps').select('amount').where('environment', '=', environment).where('currency', '=', currency).executeTakeFirst();
-  return row?.amount ?? defaultCap(currency);
+  return row?.amount ?? defaultCap(currency, defaultMajor);
 }
 
 export async function listCapRows(db: Executor): Promise<Cap[]> {

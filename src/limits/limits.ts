@@ -21,8 +21,9 @@ export function maxPayoutPerPassenger(coverage: Pick<Coverage, 'formula' | 'dela
 /** The default cap per flight when the operator set none: 100,000 in the currency's major unit (€100,000). */
 export const DEFAULT_CAP_MAJOR_UNITS = 100_000;
 
-export function defaultCap(currency: string): number {
-  return DEFAULT_CAP_MAJOR_UNITS * 10 ** currencyExponent(currency);
+/** `majorUnits` is PARASOL_FLIGHT_CAP_DEFAULT (config.flightCapDefault). */
+export function defaultCap(currency: string, majorUnits: number = DEFAULT_CAP_MAJOR_UNITS): number {
+  return majorUnits * 10 ** currencyExponent(currency);
 }
 
 /**

@@ -34,8 +34,13 @@ export class LimitsSnapshot {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { now: () => Date; onError?: (error: unknown) => void },
+    private readonly options: { now: () => Date; onError?: (error: unknown) => void; defaultCapMajor?: number | undefined },
   ) {}
+
+  /** The cap where the operator set none, in major units (config.flightCapDefault); subscribe uses the same. */
+  get defaultCapMajor(): number | undefined {
+    return this.options.defaultCapMajor;
+  }
 
   async start(): Promise<void> {
     await this.refresh();
@@ -77,7 +82,7 @@ export class LimitsSnapshot {
     for (const { currency, compensationMax } of currencies) {
       const largest = largestPolicyExposure(PRICING.maxPassengers, compensationMax);
       for (const environment of ['sandbox', 'preproduction', 'production'] as const) {
-        atLeast = Math.min(atLeast, (caps.get(`${environment}|${currency}`) ?? defaultCap(currency)) - largest);
+        atLeast = Math.min(atLeast, (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest);
       }
     }
     const nearFull = new Map<string, number>();
@@ -95,7 +100,7 @@ export class LimitsSnapshot {
     const snapshot = this.current;
     checkStopSales(snapshot.stops, environment, legs);
     if (perLegExposure <= 0) return;
-    const cap = snapshot.caps.get(`${environment}|${currency}`) ?? defaultCap(currency);
+    const cap = snapshot.caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor);
     for (let i = 0; i < legs.length; i++) {
       const leg = legs[i]!;
       const used = snapshot.nearFull.size === 0 ? 0 : (snapshot.nearFull.get(`${environment}|${currency}|${leg.airline}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.departureLocal}`) ?? 0);

@@ -49,7 +49,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
       } catch (error) {
         throw new DomainError('validation_failed', 'The cap is not valid.', { errors: [{ field: '/amount', message: (error as Error).message }] });
       }
-      await setCap(deps.db, actor(request), { environment: field(request.body, 'environment', 20), currency, amount });
+      await setCap(deps.db, actor(request), { environment: field(request.body, 'environment', 20), currency, amount }, deps.config.flightCapDefault);
     });
 
     change('/admin/limits/stop-sales', async (request) => {
@@ -83,7 +83,7 @@ async function limitsPage(deps: WebDeps, ctx: PageContext, environment: Environm
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
   const now = deps.now();
-  const [caps, flights, stops] = await Promise.all([listCaps(deps.db), highestExposures(deps.db, { now, environment, limit: 50 }), listStopSales(deps.db, { now })]);
+  const [caps, flights, stops] = await Promise.all([listCaps(deps.db, deps.config.flightCapDefault), highestExposures(deps.db, { now, environment, limit: 50, defaultCapMajor: deps.config.flightCapDefault }), listStopSales(deps.db, { now })]);
   const money = (minor: number, currency: string) => formatMoney(minor, currency, ctx.lang);
   const envOptions = (withAll: boolean) => html`${withAll ? html`<option value="all">all</option>` : ''}${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}`;
   return page(

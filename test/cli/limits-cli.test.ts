@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/program.ts';
 import { addExposure } from '../../src/limits/limits-repo.ts';
-import { openTestDatabase } from '../helper.ts';
+import { openTestDatabase, testConfig } from '../helper.ts';
 
 /**
  * `parasol limits …` and `parasol sales …` through runCli. Caps are set on (preproduction, NOK), a
@@ -16,7 +16,8 @@ const NOW = new Date();
 async function cli(...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { db, out: (l) => out.push(l), err: (l) => err.push(l), actor: 'operator:test', now: () => NOW });
+  const config = testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' });
+  const code = await runCli(argv, { db, out: (l) => out.push(l), err: (l) => err.push(l), actor: 'operator:test', now: () => NOW, config });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -72,6 +73,16 @@ describe('parasol limits', () => {
     const text = await cli('limits', 'flights', '--env', 'preproduction', '--limit', '500');
     assert.match(text.out, new RegExp(`SK OSL-CPH\\s+${d.local}\\s+1\\s+45000\\.00 NOK\\s+60000\\.00 NOK\\s+75\\.0 %`));
     assert.equal((await cli('limits', 'flights', '--limit', '0')).code, 1);
+  });
+
+  it('uses PARASOL_FLIGHT_CAP_DEFAULT where the operator set no cap (sandbox NOK here)', async () => {
+    const d = departure();
+    const key = { environment: 'sandbox' as const, currency: 'NOK', airline: 'SK', departureAirport: 'OSL', arrivalAirport: 'CPH', departureLocal: d.local };
+    assert.equal(await addExposure(db, key, d.at, 5_000_000, 25_000_000), 5_000_000);
+    const { flights } = await json('limits', 'flights', '--env', 'sandbox', '--limit', '500');
+    const mine = flights.find((f: { departureLocal: string; airline: string }) => f.airline === 'SK' && f.departureLocal === d.local);
+    assert.equal(mine.cap, 25_000_000, '250,000 NOK');
+    assert.equal(mine.share, 0.2);
   });
 });
 
