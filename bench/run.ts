@@ -181,6 +181,9 @@ function startParasol(name: string, options: { databaseUrl?: string; nodeFlags?:
     PARASOL_DEMO_API_KEY: DEMO_KEY,
     LOG_LEVEL: 'warn',
     PARASOL_RATE_LIMIT_PER_MINUTE: '10000000', // the maximum loadConfig accepts
+    // /subscribe binds thousands of quotes of one flight: a cap per flight that never refuses them,
+    // so the run measures the conditional exposure upsert on one hot row, not 409s (docs/limits.md)
+    PARASOL_FLIGHT_CAP_DEFAULT: '1000000000',
     ...options.env,
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;

@@ -27,6 +27,7 @@ import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/m
 import { ENVIRONMENTS } from './partners/model.ts';
 import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
+import { LimitsSnapshot } from './limits/snapshot.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -61,6 +62,8 @@ export interface Parasol {
   readonly quoteCounter: QuoteCounter;
   /** The database gauges of /metrics (also served by the PARASOL_METRICS_PORT listener). */
   readonly metrics: DatabaseGauges;
+  /** Caps and stop-sales as this process's quotes see them (refresh() after a change made elsewhere). */
+  readonly limits: LimitsSnapshot;
 }
 
 declare module 'fastify' {
@@ -117,7 +120,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const quoteCounter = new QuoteCounter();
   const metrics = new DatabaseGauges(database.db);
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, metrics });
+  const limits = new LimitsSnapshot(database.db, { now, defaultCapMajor: config.flightCapDefault, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
+  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, metrics, limits });
   await jobs.start();
   await registerQueues(jobs);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
@@ -171,7 +175,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModels, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter };
+  await limits.start();
+  const flightDeps = { db: database.db, jobs, directory, keys, riskModels, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter, limits };
   // one limiter for all partner APIs: the limit is per key, whatever the API
   const limiter = new RateLimiter(config.rateLimitPerMinute);
   // failed authentications per client address, also across the partner APIs
@@ -191,6 +196,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
     stored?.close();
+    await limits.stop();
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     await quoteCounter.flush(database.db).catch(() => undefined);

@@ -4,6 +4,8 @@ import { claimsCommands } from './claims-commands.ts';
 import { webhooksCommands } from './webhooks-commands.ts';
 import { flightsCommands } from './flights-commands.ts';
 import { riskCommands } from './risk-commands.ts';
+import { limitsCommands } from './limits-commands.ts';
+import { riskVersionCommands } from './risk-versions-commands.ts';
 import type { FlightProviders } from '../monitoring/providers.ts';
 import { sql } from 'kysely';
 import type { DelayTier, Formula } from '../flight/coverage.ts';
@@ -513,9 +515,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   flightsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { providers: io.flightProviders, now: io.now });
 
-  // risk model: fit, evaluate, predict (src/cli/risk-commands.ts); files only, no database
+  // risk model: fit, evaluate, predict on files (src/cli/risk-commands.ts, no database); its versions
+  // in the database (src/cli/risk-versions-commands.ts)
 
-  riskCommands({ group, leaf, run });
+  riskVersionCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, riskCommands({ group, leaf, run }));
+
+  // limits on accumulation: caps, exposure, stop-sales (src/cli/limits-commands.ts)
+
+  limitsCommands({ group, leaf, run, db, actor, services, readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')) }, { now: io.now, defaultCapMajor: io.config?.flightCapDefault });
 
   // ---------------------------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@ import { emitWebhookEvent } from '../notify/webhook-events.ts';
 import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import { releaseExposure } from '../limits/exposure.ts';
+import type { Coverage } from './coverage.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 
@@ -35,6 +37,14 @@ export async function cancelContract(deps: FlightDeps, trx: Trx, caller: Caller,
     throw new DomainError('contract_not_cancellable', 'A claim is open on this contract; it can no longer be cancelled.');
   }
   const cancelled = await contracts.markCancelled(trx, contract.id, input.reason, now, contract.premium_total);
+  const legs = await contracts.findLegs(trx, contract.id);
+  await releaseExposure(trx, {
+    environment: caller.environment,
+    currency: contract.currency,
+    coverage: contract.coverage as Coverage,
+    passengers: contract.passengers,
+    legs: legs.map((l) => ({ airline: l.airline, departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, departureLocal: l.departure_local, departureAt: l.departure_at })),
+  });
   await audit(trx, {
     actor: caller.actor,
     partnerId: caller.partnerId,

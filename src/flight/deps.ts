@@ -4,6 +4,7 @@ import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { QuoteCounter } from './quote-counter.ts';
 import type { RiskModelSource } from './risk-model.ts';
+import type { LimitsSnapshot } from '../limits/snapshot.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
 export interface FlightDeps {
@@ -17,6 +18,8 @@ export interface FlightDeps {
   now: () => Date;
   /** Counts quotes for the console's statistics (flushed by the app); none: not counted. */
   quoteCounter?: QuoteCounter | undefined;
+  /** Caps and stop-sales as the quote path sees them (docs/limits.md); none: quotes are not checked. */
+  limits?: LimitsSnapshot | undefined;
 }
 
 export type { Caller };

@@ -12,6 +12,7 @@ import { pricedLeg, termsKey, type LegBreakdownView } from './leg-pricing.ts';
 import { policyPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms, type QuotedLeg } from './quote-token.ts';
 import type { RiskModel } from './risk-model.ts';
+import { maxPayoutPerPassenger } from '../limits/limits.ts';
 
 export interface QuoteRequest extends TripInput {
   additionalPassengers?: number | undefined;
@@ -171,6 +172,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   });
   const now = deps.now();
   checkDepartureWindows(template.legs, now);
+  deps.limits?.checkQuote(caller.environment, agreement.currency, template.legs, passengers * maxPayoutPerPassenger(configuration));
   // Quotes of this trip issued within the same minute share one signature (see quote-token.ts):
   // issued at the minute, valid for the TTL from it, never beyond departure minus the margin.
   const minute = Math.floor(now.getTime() / 60_000) * 60_000;

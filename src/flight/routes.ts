@@ -30,7 +30,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'getPrice',
         summary: 'Quote a trip with your configuration',
-        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event\'s probability with the model\'s explanation (base rate × factors), the expected loss and the leg\'s premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them.',
+        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event\'s probability with the model\'s explanation (base rate × factors), the expected loss and the leg\'s premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).',
         body: S.QuoteRequest,
         response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
       },
@@ -54,7 +54,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'subscribe',
         summary: 'Create a contract from a quote',
-        description: 'Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote\'s risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. Honours Idempotency-Key.',
+        description: 'Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote\'s risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.',
         headers: IdempotencyHeader,
         body: S.SubscribeRequest,
         response: { 201: S.ContractResponse, ...problemResponses(409, 422) },
@@ -66,6 +66,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           body: await subscribe(deps, trx, caller, request.body),
         }));
         if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
+        await deps.limits?.refresh(); // this process's quotes see the new exposure at once
         return sendOutcome(reply, outcome);
       },
     });
@@ -87,6 +88,7 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
           body: await cancelContract(deps, trx, caller, request.body),
         }));
         if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
+        await deps.limits?.refresh();
         return sendOutcome(reply, outcome);
       },
     });

@@ -5,6 +5,7 @@ import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { findConfigurationById } from '../partners/partners-repo.ts';
+import { reserveExposure } from '../limits/exposure.ts';
 import { coverageFor } from './coverage.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
@@ -61,6 +62,7 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
   const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
   if (!configuration) throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
   const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
+  await reserveExposure(trx, { environment: caller.environment, currency: quote.currency, coverage, passengers: quote.passengers, legs, now, defaultCapMajor: deps.limits?.defaultCapMajor });
 
   let row: contracts.ContractRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {

@@ -32,6 +32,8 @@ export interface Config {
   readonly authFailuresPerMinute: number;
   /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
   readonly quoteTtlMinutes: number;
+  /** The cap per flight where the operator set none, in the currency's major unit (docs/limits.md). */
+  readonly flightCapDefault: number;
   /** Whether this API process also runs the job workers (the embedded default does; at scale, `npm run worker`). */
   readonly runWorkers: boolean;
   /** Seconds between polls of the job queue. */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     authFailuresPerMinute: integer(env, 'PARASOL_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
+    flightCapDefault: integer(env, 'PARASOL_FLIGHT_CAP_DEFAULT', 100_000, 1, 1_000_000_000),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),

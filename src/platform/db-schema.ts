@@ -470,6 +470,9 @@ export interface Database {
   login_throttle: LoginThrottleTable;
   risk_models: RiskModelsTable;
   risk_model_activations: RiskModelActivationsTable;
+  flight_exposure: FlightExposureTable;
+  exposure_caps: ExposureCapsTable;
+  stop_sales: StopSalesTable;
 }
 
 export interface RiskModelsTable {
@@ -490,4 +493,42 @@ export interface RiskModelActivationsTable {
   version: string;
   activated_by: string;
   activated_at: Generated<Date>;
+}
+
+/** Limits on accumulation (migrations/0012_flight_exposure.sql, docs/limits.md). */
+export interface FlightExposureTable {
+  environment: Environment;
+  currency: string;
+  airline: string;
+  departure_airport: string;
+  arrival_airport: string;
+  departure_local: string;
+  departure_at: Timestamp;
+  amount: number;
+  legs: number;
+  updated_at: Generated<Date>;
+}
+
+export interface ExposureCapsTable {
+  environment: Environment;
+  currency: string;
+  amount: number;
+  updated_by: string;
+  updated_at: Generated<Date>;
+}
+
+export interface StopSalesTable {
+  id: Generated<string>;
+  environment: Environment | null;
+  airline: string | null;
+  airport: string | null;
+  departure_airport: string | null;
+  arrival_airport: string | null;
+  starts_at: Timestamp;
+  ends_at: Timestamp;
+  reason: string;
+  created_by: string;
+  created_at: Generated<Date>;
+  resumed_at: NullableTimestamp;
+  resumed_by: string | null;
 }

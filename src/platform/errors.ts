@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   policy_not_found: { status: 404, title: 'Policy not found' },
   webhook_endpoint_not_found: { status: 404, title: 'Webhook endpoint not found' },
   flight_watch_not_found: { status: 404, title: 'Flight watch not found' },
+  stop_sale_not_found: { status: 404, title: 'Stop-sale not found' },
   // 409
   quote_already_used: { status: 409, title: 'Quote already subscribed' },
   contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
@@ -34,6 +35,8 @@ export const ERROR_CODES = {
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
+  capacity_exceeded: { status: 409, title: 'Flight capacity exceeded' },
+  sales_suspended: { status: 409, title: 'Sales suspended' },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

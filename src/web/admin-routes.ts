@@ -16,6 +16,7 @@ import { COOKIES, contextOf, field, fieldList, requireSession, sendMessage, send
 import type { WebDeps } from './web-routes.ts';
 import { adminViews } from './admin-views.ts';
 import { adminRisk } from './admin-risk.ts';
+import { adminLimits } from './admin-limits.ts';
 import { listPartnerUsers } from './views-repo.ts';
 
 /**
@@ -116,6 +117,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
       await admin.register(adminViews(deps));
       await admin.register(adminRisk(deps));
+      await admin.register(adminLimits(deps));
     });
   };
 }

@@ -30,6 +30,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/admin/outbox', w.nav.outbox],
           ['/admin/payouts', w.nav.payouts],
           ['/admin/risk', w.nav.risk],
+          ['/admin/limits', w.nav.limits],
         ]
       : [
           ['/portal', w.nav.apis],

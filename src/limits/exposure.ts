@@ -1,0 +1,111 @@
+import { audit } from '../platform/audit.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db, Executor, Trx } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { ENVIRONMENTS } from '../partners/model.ts';
+import * as repo from './limits-repo.ts';
+import { capacityExceeded, checkStopSales, defaultCap, flightKeyString, maxPayoutPerPassenger, type FlightKey, type LegToCheck } from './limits.ts';
+import type { Coverage } from '../flight/coverage.ts';
+
+/**
+ * Exposure per flight (docs/limits.md): subscribe reserves, cancel releases, in the caller's
+ * transaction; the operator sets the caps. The database is the authority — the quote path only
+ * reads a snapshot of it (snapshot.ts).
+ */
+
+export interface ReserveRequest {
+  environment: Environment;
+  currency: string;
+  coverage: Pick<Coverage, 'formula' | 'delayTiers' | 'cancellationAmount'>;
+  passengers: number;
+  legs: readonly LegToCheck[];
+  now: Date;
+  /** The cap where the operator set none, in major units (config.flightCapDefault). */
+  defaultCapMajor?: number | undefined;
+}
+
+const keyOf = (environment: Environment, currency: string, leg: LegToCheck): FlightKey => ({
+  environment,
+  currency,
+  airline: leg.airline,
+  departureAirport: leg.departureAirport,
+  arrivalAirport: leg.arrivalAirport,
+  departureLocal: leg.departureLocal,
+});
+
+/**
+ * Refuses a subscription a stop-sale covers (409 sales_suspended), then adds each leg's highest
+ * possible payout × passengers to its flight's exposure, each under the cap, or refuses (409
+ * capacity_exceeded naming the leg) — the caller's transaction then rolls back what was added.
+ * Legs are taken in key order so two subscriptions over the same two flights never deadlock.
+ */
+export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
+  checkStopSales(await repo.listStopSales(trx, { after: request.now }), request.environment, request.legs);
+  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
+  if (perLeg <= 0) return;
+  const cap = await repo.findCap(trx, request.environment, request.currency, request.defaultCapMajor);
+  const ordered = request.legs.map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) })).sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
+  for (const { leg, index, key } of ordered) {
+    const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
+    if (amount === undefined) throw capacityExceeded(leg, index, request.currency, '/flights');
+  }
+}
+
+/** A cancelled contract's legs give their exposure back. */
+export async function releaseExposure(trx: Trx, request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>): Promise<void> {
+  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
+  if (perLeg <= 0) return;
+  const ordered = request.legs.map((leg) => keyOf(request.environment, request.currency, leg)).sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
+  for (const key of ordered) await repo.releaseExposure(trx, key, perLeg);
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+/** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
+export const MAX_CAP = 10_000_000_000_000;
+
+/** Sets the cap per flight of an environment and currency (operator: CLI and console). Audited. */
+export async function setCap(db: Db, actor: string, input: { environment: string; currency: string; amount: number }, defaultCapMajor?: number): Promise<repo.Cap> {
+  const errors: FieldError[] = [];
+  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment)) errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+  const currency = input.currency.trim().toUpperCase();
+  if (!CURRENCY.test(currency)) errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP) errors.push({ field: '/amount', message: `must be a whole number of minor units between 1 and ${MAX_CAP}` });
+  if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
+  const environment = input.environment as Environment;
+  await db.transaction().execute(async (trx) => {
+    const previous = await repo.findCap(trx, environment, currency, defaultCapMajor);
+    await repo.upsertCap(trx, environment, currency, input.amount, actor);
+    await audit(trx, { actor, environment, entity: 'exposure_cap', entityId: `${environment}/${currency}`, action: 'set', data: { amount: input.amount, previous } });
+  });
+  return { environment, currency, amount: input.amount, set: true, updatedBy: actor, updatedAt: new Date() };
+}
+
+/**
+ * The caps in force: every row the operator set, plus the documented default for each environment
+ * and currency partners sell in that has none.
+ */
+export async function listCaps(db: Executor, defaultCapMajor?: number): Promise<repo.Cap[]> {
+  const [rows, currencies] = await Promise.all([repo.listCapRows(db), repo.agreementCurrencies(db)]);
+  const caps = [...rows];
+  for (const environment of ENVIRONMENTS) {
+    for (const { currency } of currencies) {
+      if (!rows.some((r) => r.environment === environment && r.currency === currency)) caps.push({ environment, currency, amount: defaultCap(currency, defaultCapMajor), set: false, updatedBy: null, updatedAt: null });
+    }
+  }
+  return caps.sort((a, b) => a.environment.localeCompare(b.environment) || a.currency.localeCompare(b.currency));
+}
+
+export interface ExposureView extends repo.FlightExposure {
+  cap: number;
+  /** amount ÷ cap, in [0, 1] (a cap lowered below the exposure shows above 1). */
+  share: number;
+}
+
+/** The upcoming flights with the highest exposure, each with its cap and share of it. */
+export async function highestExposures(db: Executor, options: { now: Date; environment?: Environment | undefined; limit?: number | undefined; defaultCapMajor?: number | undefined }): Promise<ExposureView[]> {
+  const [flights, caps] = await Promise.all([repo.topExposures(db, { after: options.now, environment: options.environment, limit: options.limit ?? 20 }), repo.listCapRows(db)]);
+  return flights.map((f) => {
+    const cap = caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ?? defaultCap(f.currency, options.defaultCapMajor);
+    return { ...f, cap, share: f.amount / cap };
+  });
+}

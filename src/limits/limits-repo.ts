@@ -1,0 +1,210 @@
+import { sql } from 'kysely';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import { defaultCap, type FlightKey, type StopSaleScope } from './limits.ts';
+
+/** SQL for exposure per flight, caps and stop-sales (docs/limits.md). */
+
+export interface Cap {
+  environment: Environment;
+  currency: string;
+  amount: number;
+  /** false: the documented default, no row. */
+  set: boolean;
+  updatedBy: string | null;
+  updatedAt: Date | null;
+}
+
+export async function findCap(db: Executor, environment: Environment, currency: string, defaultMajor?: number): Promise<number> {
+  const row = await db.selectFrom('exposure_caps').select('amount').where('environment', '=', environment).where('currency', '=', currency).executeTakeFirst();
+  return row?.amount ?? defaultCap(currency, defaultMajor);
+}
+
+export async function listCapRows(db: Executor): Promise<Cap[]> {
+  const rows = await db.selectFrom('exposure_caps').selectAll().orderBy('environment').orderBy('currency').execute();
+  return rows.map((r) => ({ environment: r.environment, currency: r.currency, amount: r.amount, set: true, updatedBy: r.updated_by, updatedAt: r.updated_at }));
+}
+
+export async function upsertCap(db: Executor, environment: Environment, currency: string, amount: number, by: string): Promise<void> {
+  await db
+    .insertInto('exposure_caps')
+    .values({ environment, currency, amount, updated_by: by })
+    .onConflict((oc) => oc.columns(['environment', 'currency']).doUpdateSet({ amount, updated_by: by, updated_at: sql`now()` }))
+    .execute();
+}
+
+/** Currencies partners sell in, each with the highest compensation an agreement allows in it. */
+export async function agreementCurrencies(db: Executor): Promise<{ currency: string; compensationMax: number }[]> {
+  const rows = await db.selectFrom('agreements').select(['currency', (eb) => eb.fn.max('compensation_max').as('max')]).groupBy('currency').execute();
+  return rows.map((r) => ({ currency: r.currency.trim(), compensationMax: Number(r.max) }));
+}
+
+const keyColumns = (k: FlightKey) => ({
+  environment: k.environment,
+  currency: k.currency,
+  airline: k.airline,
+  departure_airport: k.departureAirport,
+  arrival_airport: k.arrivalAirport,
+  departure_local: k.departureLocal,
+});
+
+/**
+ * Adds `amount` to the flight's exposure unless that would pass `cap`, atomically: one conditional
+ * upsert. On PostgreSQL a concurrent transaction adding to the same flight waits on the row lock,
+ * then re-evaluates the condition on the committed amount. Returns the new amount, or undefined
+ * when the cap refuses it (nothing written).
+ */
+export async function addExposure(db: Executor, key: FlightKey, departureAt: Date, amount: number, cap: number): Promise<number | undefined> {
+  if (amount > cap) return undefined;
+  const row = await db
+    .insertInto('flight_exposure')
+    .values({ ...keyColumns(key), departure_at: departureAt, amount, legs: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
+        .doUpdateSet({ amount: sql`flight_exposure.amount + excluded.amount`, legs: sql`flight_exposure.legs + 1`, updated_at: sql`now()` })
+        .where(sql<boolean>`flight_exposure.amount + excluded.amount <= ${cap}`),
+    )
+    .returning('amount')
+    .executeTakeFirst();
+  return row?.amount;
+}
+
+/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. */
+export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<void> {
+  await db
+    .updateTable('flight_exposure')
+    .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
+    .where('environment', '=', key.environment)
+    .where('currency', '=', key.currency)
+    .where('airline', '=', key.airline)
+    .where('departure_airport', '=', key.departureAirport)
+    .where('arrival_airport', '=', key.arrivalAirport)
+    .where('departure_local', '=', key.departureLocal)
+    .execute();
+}
+
+export interface FlightExposure extends FlightKey {
+  departureAt: Date;
+  amount: number;
+  legs: number;
+}
+
+const exposureOf = (r: { environment: Environment; currency: string; airline: string; departure_airport: string; arrival_airport: string; departure_local: string; departure_at: Date; amount: number; legs: number }): FlightExposure => ({
+  environment: r.environment,
+  currency: r.currency.trim(),
+  airline: r.airline,
+  departureAirport: r.departure_airport,
+  arrivalAirport: r.arrival_airport,
+  departureLocal: r.departure_local,
+  departureAt: r.departure_at,
+  amount: r.amount,
+  legs: r.legs,
+});
+
+export async function findExposure(db: Executor, key: FlightKey): Promise<FlightExposure | undefined> {
+  const row = await db
+    .selectFrom('flight_exposure')
+    .selectAll()
+    .where('environment', '=', key.environment)
+    .where('currency', '=', key.currency)
+    .where('airline', '=', key.airline)
+    .where('departure_airport', '=', key.departureAirport)
+    .where('arrival_airport', '=', key.arrivalAirport)
+    .where('departure_local', '=', key.departureLocal)
+    .executeTakeFirst();
+  return row && exposureOf(row);
+}
+
+/** Upcoming flights (departing after `after`) by exposure, highest first. */
+export async function topExposures(db: Executor, options: { after: Date; environment?: Environment | undefined; limit: number }): Promise<FlightExposure[]> {
+  let query = db.selectFrom('flight_exposure').selectAll().where('departure_at', '>', options.after).where('amount', '>', 0);
+  if (options.environment) query = query.where('environment', '=', options.environment);
+  const rows = await query.orderBy('amount', 'desc').orderBy('departure_at').limit(options.limit).execute();
+  return rows.map(exposureOf);
+}
+
+/** Upcoming flights whose exposure is at least `atLeast` (the quote snapshot's near-full flights). */
+export async function exposuresAtLeast(db: Executor, after: Date, atLeast: number, limit: number): Promise<FlightExposure[]> {
+  const rows = await db.selectFrom('flight_exposure').selectAll().where('departure_at', '>', after).where('amount', '>=', Math.max(1, atLeast)).limit(limit).execute();
+  return rows.map(exposureOf);
+}
+
+export interface StopSale extends StopSaleScope {
+  createdBy: string;
+  createdAt: Date;
+  resumedAt: Date | null;
+  resumedBy: string | null;
+}
+
+type StopSaleRow = {
+  id: string;
+  environment: Environment | null;
+  airline: string | null;
+  airport: string | null;
+  departure_airport: string | null;
+  arrival_airport: string | null;
+  starts_at: Date;
+  ends_at: Date;
+  reason: string;
+  created_by: string;
+  created_at: Date;
+  resumed_at: Date | null;
+  resumed_by: string | null;
+};
+
+const stopSaleOf = (r: StopSaleRow): StopSale => ({
+  id: r.id,
+  environment: r.environment,
+  airline: r.airline,
+  airport: r.airport,
+  departureAirport: r.departure_airport,
+  arrivalAirport: r.arrival_airport,
+  startsAt: r.starts_at,
+  endsAt: r.ends_at,
+  reason: r.reason,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  resumedAt: r.resumed_at,
+  resumedBy: r.resumed_by,
+});
+
+export async function insertStopSale(
+  db: Executor,
+  values: { environment: Environment | null; airline: string | null; airport: string | null; departureAirport: string | null; arrivalAirport: string | null; startsAt: Date; endsAt: Date; reason: string; createdBy: string },
+): Promise<StopSale> {
+  const row = await db
+    .insertInto('stop_sales')
+    .values({
+      environment: values.environment,
+      airline: values.airline,
+      airport: values.airport,
+      departure_airport: values.departureAirport,
+      arrival_airport: values.arrivalAirport,
+      starts_at: values.startsAt,
+      ends_at: values.endsAt,
+      reason: values.reason,
+      created_by: values.createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return stopSaleOf(row);
+}
+
+/** Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. */
+export async function listStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<StopSale[]> {
+  let query = db.selectFrom('stop_sales').selectAll();
+  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  const rows = await query.orderBy('starts_at').orderBy('created_at').limit(1000).execute();
+  return rows.map(stopSaleOf);
+}
+
+export async function markStopSaleResumed(db: Executor, id: string, at: Date, by: string): Promise<StopSale | undefined> {
+  const row = await db.updateTable('stop_sales').set({ resumed_at: at, resumed_by: by }).where('id', '=', id).where('resumed_at', 'is', null).returningAll().executeTakeFirst();
+  return row && stopSaleOf(row);
+}
+
+export async function findStopSale(db: Executor, id: string): Promise<StopSale | undefined> {
+  const row = await db.selectFrom('stop_sales').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && stopSaleOf(row);
+}

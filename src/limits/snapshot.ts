@@ -1,0 +1,110 @@
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db } from '../platform/db.ts';
+import { PRICING } from '../flight/pricing.ts';
+import * as repo from './limits-repo.ts';
+import { capacityExceeded, checkStopSales, defaultCap, flightKeyString, largestPolicyExposure, type LegToCheck, type StopSaleScope } from './limits.ts';
+
+/** How often each process reloads the snapshot from the database (docs/limits.md: the staleness window). */
+export const SNAPSHOT_REFRESH_MS = 2_000;
+/** At most this many near-full flights are held in memory; beyond, the quote path lets subscribe decide. */
+const MAX_NEAR_FULL = 100_000;
+
+interface Snapshot {
+  caps: Map<string, number>;
+  /** Upcoming flights whose remaining capacity may be below the largest possible policy: key → exposure. */
+  nearFull: Map<string, number>;
+  stops: StopSaleScope[];
+}
+
+const EMPTY: Snapshot = { caps: new Map(), nearFull: new Map(), stops: [] };
+
+/**
+ * What /getPrice knows of the limits without a database round trip: the caps, the upcoming flights
+ * whose remaining capacity is below the largest policy any agreement allows (every other flight can
+ * take any quote), and the stop-sales in force. Reloaded every SNAPSHOT_REFRESH_MS, and at once in
+ * this process after a subscription, a cancellation or an operator change made here. Between
+ * reloads a quote may be answered from a state a few seconds old; the subscribe transaction is the
+ * authority and refuses what no longer fits.
+ */
+export class LimitsSnapshot {
+  private current: Snapshot = EMPTY;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: { now: () => Date; onError?: (error: unknown) => void; defaultCapMajor?: number | undefined },
+  ) {}
+
+  /** The cap where the operator set none, in major units (config.flightCapDefault); subscribe uses the same. */
+  get defaultCapMajor(): number | undefined {
+    return this.options.defaultCapMajor;
+  }
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), SNAPSHOT_REFRESH_MS).unref();
+  }
+
+  /** Stops the timer and waits for a reload under way (before the database closes). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.again = false;
+    await this.running;
+  }
+
+  /** Reloads from the database; concurrent calls share one reload and ask for one more after it. */
+  refresh(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.load()
+      .catch((error) => this.options.onError?.(error))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          void this.refresh();
+        }
+      });
+    return this.running;
+  }
+
+  private async load(): Promise<void> {
+    const now = this.options.now();
+    const [capRows, currencies, stops] = await Promise.all([repo.listCapRows(this.db), repo.agreementCurrencies(this.db), repo.listStopSales(this.db, { after: now })]);
+    const caps = new Map(capRows.map((c) => [`${c.environment}|${c.currency}`, c.amount]));
+    // a flight can refuse a quote only when its remaining capacity is below the largest policy: load those
+    let atLeast = Number.POSITIVE_INFINITY;
+    for (const { currency, compensationMax } of currencies) {
+      const largest = largestPolicyExposure(PRICING.maxPassengers, compensationMax);
+      for (const environment of ['sandbox', 'preproduction', 'production'] as const) {
+        atLeast = Math.min(atLeast, (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest);
+      }
+    }
+    const nearFull = new Map<string, number>();
+    if (Number.isFinite(atLeast)) {
+      for (const f of await repo.exposuresAtLeast(this.db, now, atLeast, MAX_NEAR_FULL)) nearFull.set(flightKeyString(f), f.amount);
+    }
+    this.current = { caps, nearFull, stops };
+  }
+
+  /**
+   * Throws 409 sales_suspended or capacity_exceeded (naming the leg) when the quote could not be
+   * subscribed as far as this snapshot knows. Costs a map lookup per leg when nothing is near full.
+   */
+  checkQuote(environment: Environment, currency: string, legs: readonly LegToCheck[], perLegExposure: number): void {
+    const snapshot = this.current;
+    checkStopSales(snapshot.stops, environment, legs);
+    if (perLegExposure <= 0) return;
+    const cap = snapshot.caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor);
+    for (let i = 0; i < legs.length; i++) {
+      const leg = legs[i]!;
+      const used = snapshot.nearFull.size === 0 ? 0 : (snapshot.nearFull.get(`${environment}|${currency}|${leg.airline}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.departureLocal}`) ?? 0);
+      if (used + perLegExposure > cap) throw capacityExceeded(leg, i, currency, '/departureDateTime');
+    }
+  }
+}

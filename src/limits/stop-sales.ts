@@ -1,0 +1,122 @@
+import { audit } from '../platform/audit.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { ENVIRONMENTS } from '../partners/model.ts';
+import { parseDeparture, requireAirline, requireAirport } from '../flight/legs.ts';
+import * as repo from './limits-repo.ts';
+
+/**
+ * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
+ * an airline or one flight, for the departures of a period, in one environment or all. Quotes and
+ * subscriptions of a covered leg answer 409 sales_suspended until the period ends or sales resume.
+ */
+
+export interface SuspendInput {
+  /** Absent or 'all': every environment. */
+  environment?: string | undefined;
+  airline?: string | undefined;
+  airport?: string | undefined;
+  /** A route: both or neither. */
+  departureAirport?: string | undefined;
+  arrivalAirport?: string | undefined;
+  /** One flight: its local departure 'YYYY-MM-DDTHH:mm' (with the airline and the route); sets the period. */
+  departureLocal?: string | undefined;
+  /** ISO 8601 instants; the departures in [startsAt, endsAt) are covered. */
+  startsAt?: string | undefined;
+  endsAt?: string | undefined;
+  reason: string;
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function instant(value: string | undefined, field: string, errors: FieldError[]): Date | undefined {
+  if (value === undefined || value === '') {
+    errors.push({ field, message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
+    return undefined;
+  }
+  const at = INSTANT.test(value) ? new Date(value) : undefined;
+  if (!at || Number.isNaN(at.getTime())) {
+    errors.push({ field, message: 'must be an ISO 8601 instant with its offset, such as 2026-12-01T06:00Z' });
+    return undefined;
+  }
+  return at;
+}
+
+function code<T>(read: () => T, errors: FieldError[]): T | null {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DomainError) {
+      errors.push(...(error.extra.errors ?? [{ field: '/', message: error.detail }]));
+      return null;
+    }
+    throw error;
+  }
+}
+
+export async function suspendSales(db: Db, actor: string, input: SuspendInput, now: Date): Promise<repo.StopSale> {
+  const errors: FieldError[] = [];
+  const env = input.environment === undefined || input.environment === '' || input.environment === 'all' ? null : input.environment;
+  if (env !== null && !(ENVIRONMENTS as readonly string[]).includes(env)) errors.push({ field: '/environment', message: `must be all or one of ${ENVIRONMENTS.join(', ')}` });
+  const airline = input.airline ? code(() => requireAirline(input.airline!.trim().toUpperCase(), '/airline'), errors) : null;
+  const airport = input.airport ? code(() => requireAirport(input.airport!.trim().toUpperCase(), '/airport'), errors) : null;
+  const from = input.departureAirport ? code(() => requireAirport(input.departureAirport!.trim().toUpperCase(), '/departureAirport'), errors) : null;
+  const to = input.arrivalAirport ? code(() => requireAirport(input.arrivalAirport!.trim().toUpperCase(), '/arrivalAirport'), errors) : null;
+  if (!input.departureAirport !== !input.arrivalAirport) errors.push({ field: input.departureAirport ? '/arrivalAirport' : '/departureAirport', message: 'a route needs both airports' });
+  if (!input.airline && !input.airport && !input.departureAirport) errors.push({ field: '/airline', message: 'name an airline, an airport, a route or a flight' });
+  let startsAt: Date | undefined;
+  let endsAt: Date | undefined;
+  if (input.departureLocal) {
+    // one flight: the airline's route at that local departure, i.e. the departures of that minute
+    if (!input.airline || !input.departureAirport) errors.push({ field: '/departureLocal', message: 'a flight needs its airline and route' });
+    if (from) {
+      const departure = code(() => parseDeparture(input.departureLocal!, from, '/departureLocal'), errors);
+      if (departure) {
+        startsAt = departure.at;
+        endsAt = new Date(departure.at.getTime() + 60_000);
+      }
+    }
+  } else {
+    startsAt = instant(input.startsAt, '/startsAt', errors);
+    endsAt = instant(input.endsAt, '/endsAt', errors);
+    if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime()) errors.push({ field: '/endsAt', message: 'must be after startsAt' });
+  }
+  if (endsAt && endsAt.getTime() <= now.getTime()) errors.push({ field: '/endsAt', message: 'is in the past' });
+  const reason = input.reason.trim();
+  if (reason.length < 1 || reason.length > 500) errors.push({ field: '/reason', message: 'must be 1 to 500 characters' });
+  if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
+  return db.transaction().execute(async (trx) => {
+    const stop = await repo.insertStopSale(trx, { environment: env as Environment | null, airline, airport, departureAirport: from, arrivalAirport: to, startsAt: startsAt!, endsAt: endsAt!, reason, createdBy: actor });
+    await audit(trx, {
+      actor,
+      environment: stop.environment,
+      entity: 'stop_sale',
+      entityId: stop.id,
+      action: 'created',
+      data: { airline, airport, departureAirport: from, arrivalAirport: to, startsAt: stop.startsAt.toISOString(), endsAt: stop.endsAt.toISOString(), reason },
+    });
+    return stop;
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ends a stop-sale now. Resuming a resumed stop-sale answers it as it is. */
+export async function resumeSales(db: Db, actor: string, id: string, now: Date): Promise<repo.StopSale> {
+  if (!UUID.test(id)) throw new DomainError('stop_sale_not_found', `No stop-sale ${id}.`);
+  return db.transaction().execute(async (trx) => {
+    const resumed = await repo.markStopSaleResumed(trx, id, now, actor);
+    if (!resumed) {
+      const existing = await repo.findStopSale(trx, id);
+      if (!existing) throw new DomainError('stop_sale_not_found', `No stop-sale ${id}.`);
+      return existing;
+    }
+    await audit(trx, { actor, environment: resumed.environment, entity: 'stop_sale', entityId: id, action: 'resumed', data: {} });
+    return resumed;
+  });
+}
+
+export async function listStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<repo.StopSale[]> {
+  return repo.listStopSales(db, { after: options.now, all: options.all ?? false });
+}
