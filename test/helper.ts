@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
+import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
 import { APIS, type ApiName, type Environment } from '../src/partners/model.ts';
@@ -77,6 +78,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     PARASOL_RATE_LIMIT_PER_MINUTE: '100000',
     PARASOL_AUTH_FAILURES_PER_MINUTE: '100000', // tests of bad keys all come from 127.0.0.1
+    // Many tests insure the same flights (trip(): AF CDG→JFK) on one shared PostgreSQL database: a
+    // cap that never refuses them. The limits tests set their own caps (test/http/flight-limits.test.ts).
+    PARASOL_FLIGHT_CAP_DEFAULT: '1000000000',
     ...overrides,
   });
 }
@@ -93,10 +97,14 @@ export interface TestApp {
  * A ready app on its own test database. In a suite: `before(async () => (t = await buildTestApp()))`
  * and `after(() => t.close())`.
  */
-export async function buildTestApp(options: BuildOptions & { env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function buildTestApp(options: BuildOptions & { env?: Record<string, string>; storedRiskModels?: boolean } = {}): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await openTestDatabase());
-  const app = await buildApp(testConfig(options.env), { cacheTtlMs: 0, ...options, database });
+  // Pricing tests state their premiums under version 1 (the table of priors, docs/pricing.md); an app
+  // that prices with the versions stored in the database (the shipped v2) asks for storedRiskModels.
+  const { storedRiskModels, ...rest } = options;
+  const riskModel = storedRiskModels || rest.riskModels ? rest.riskModel : (rest.riskModel ?? riskModelV1);
+  const app = await buildApp(testConfig(options.env), { cacheTtlMs: 0, ...rest, riskModel, database });
   return {
     app,
     db: database.db,

@@ -18,7 +18,8 @@ import {
   type FlightObservation,
 } from '../../src/risk/index.ts';
 import { riskModelV1 } from '../../src/flight/risk-model.ts';
-import { buildTestApp, createTestPartner, insureFlight, openTestDatabase } from '../helper.ts';
+import { buildTestApp, createTestPartner, FLIGHT, insureFlight, openTestDatabase, post, subscription } from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
 
 /** A few legs of history, enough for a small artifact (the model itself is tested in model tests). */
 function history(version: string, legs = 400): Promise<ReturnType<typeof defaultRiskArtifact>> {
@@ -148,5 +149,42 @@ describe('risk model versions', () => {
     assert.equal(await runCli(['risk', 'export', 'v2-cli', exported], io), 0, err.join('\n'));
     assert.equal(parseArtifact(await fs.readFile(exported)).version, 'v2-cli');
     assert.equal(await runCli(['risk', 'refit'], io), 0, err.join('\n'));
+  });
+});
+
+describe('pricing with the stored versions', () => {
+  const ADMIN = { email: 'ops-risk-tests@parasol.test', password: 'operator password 47' };
+
+  it('a fresh app quotes with the shipped v2; the operator activates another version in the console and new quotes use it', async (t) => {
+    const app = await buildTestApp({ storedRiskModels: true, env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+    t.after(() => app.close());
+    const partner = await createTestPartner(app.db);
+    const trip = { departureAirport: 'ORD', arrivalAirport: 'LAX', airline: 'AA', departureDateTime: `${new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10)}T18:15` };
+    const quote = await post(app.app, `${FLIGHT}/getPrice`, trip, partner.auth);
+    assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    assert.equal(quote.body.modelVersion, defaultRiskArtifact().version);
+    const leg = quote.body.breakdown[0];
+    assert.ok(leg.credibility > 0, 'a US domestic route the history covers');
+    assert.ok(leg.events.every((e: { explanation: { text: string } }) => / = [\d.]+ %$/.test(e.explanation.text)), JSON.stringify(leg.events));
+
+    await importVersion(app.db, 'operator:test', serializeArtifact(await history('v2-console')));
+    const operator = new Browser(app.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const page = await operator.get('/admin/risk');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<code>v2-console<\/code>/);
+    const csrf = csrfOf(page.body)!;
+    assert.equal((await operator.post('/admin/risk/activate', { version: 'v2-console', environment: 'sandbox' })).statusCode, 403, 'no CSRF token, no change');
+    assert.equal((await operator.post('/admin/risk/activate', { _csrf: csrf, version: 'nope', environment: 'sandbox' })).statusCode, 404);
+    const activated = await operator.post('/admin/risk/activate', { _csrf: csrf, version: 'v2-console', environment: 'sandbox' });
+    assert.equal(activated.statusCode, 200);
+    assert.match(activated.body, /v2-console now prices new quotes in sandbox/);
+
+    const after = await post(app.app, `${FLIGHT}/getPrice`, trip, partner.auth);
+    assert.equal(after.body.modelVersion, 'v2-console', 'the process that activated reloads at once');
+    const contract = await post(app.app, `${FLIGHT}/subscribe`, subscription(quote.body.quoteReference, trip as never, { flights: [{ flightNumber: 'AA123', departureAirport: 'ORD', arrivalAirport: 'LAX', departureDateTime: trip.departureDateTime }] }), partner.auth);
+    assert.equal(contract.status, 201, JSON.stringify(contract.body));
+    assert.equal(contract.body.modelVersion, defaultRiskArtifact().version, 'a quote keeps the version it was priced with');
+    assert.deepEqual(contract.body.premium, quote.body.premium);
   });
 });
