@@ -92,8 +92,13 @@ describe('risk model versions', () => {
   });
 
   it("refits from the platform's own decided production flights, without activating; nothing new, nothing created", async (t) => {
-    const app = await buildTestApp();
-    t.after(() => app.close());
+    // its own database: every decided production flight of the database is an observation
+    const database = await openTestDatabase(undefined, { empty: true });
+    const app = await buildTestApp({ database });
+    t.after(async () => {
+      await app.close();
+      await database.close();
+    });
     const { db } = app;
     await ensureDefaultModel(db);
     const now = () => new Date();
