@@ -72,8 +72,10 @@ export async function runIdempotent<T>(
     if (row.request_hash !== requestHash) {
       throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
     }
-    if (row.status === 'completed' && row.response_enc !== null) {
-      return { status: row.response_status ?? 200, payload: decrypt(deps.encryptionKey, row.response_enc), replayed: true };
+    if (row.status === 'completed') {
+      // a row written before migration 0010 and not sealed yet holds its body as jsonb
+      const payload = row.response_enc !== null ? decrypt(deps.encryptionKey, row.response_enc) : JSON.stringify(row.response_body);
+      return { status: row.response_status ?? 200, payload, replayed: true };
     }
     throw new DomainError('idempotency_request_in_progress', 'The first request with this Idempotency-Key is still running; retry in a moment.');
   }

@@ -203,7 +203,7 @@ describe('personal data at rest', () => {
     });
   });
 
-  it('rows written in clear before migration 0010 are sealed at start, and still read the same', async (t) => {
+  it('rows written in clear before migration 0010 read and replay as before, then are sealed (as at start) exactly once', async (t) => {
     const handle = await openTestDatabase();
     const app = await buildTestApp({ database: handle });
     t.after(async () => {
@@ -213,7 +213,7 @@ describe('personal data at rest', () => {
     const encryptionKey = app.app.parasol.keys.encryption;
     const v = personalValues();
     const partner = await createTestPartner(app.db);
-    const policy = await post(app.app, POLICIES, {
+    const policyBody = {
       product: 'motor',
       externalReference: `H9-${crypto.randomUUID()}`,
       policyholder: v.holder,
@@ -221,13 +221,18 @@ describe('personal data at rest', () => {
       expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
       premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
       risk: { vehicleRegistration: 'AB-123-CD', make: 'Renault', model: 'Clio', firstRegistrationDate: '2021-03-15', usage: 'private' },
-    }, { ...partner.auth, 'idempotency-key': 'legacy-1' });
+    };
+    const legacyKey = { ...partner.auth, 'idempotency-key': 'legacy-1' };
+    const policy = await post(app.app, POLICIES, policyBody, legacyKey);
     assert.equal(policy.status, 201);
     // as an older version wrote them: names in clear, the replay as jsonb
     await app.db.updateTable('policies').set({ holder_first_name: v.holder.firstName, holder_last_name: v.holder.lastName, holder_first_name_enc: null, holder_last_name_enc: null }).where('policy_number', '=', policy.body.policyNumber).execute();
     await app.db.updateTable('idempotency_keys').set({ response_body: JSON.stringify(policy.body), response_enc: null }).where('partner_id', '=', partner.id).where('key', '=', 'legacy-1').execute();
-    // readers take the plaintext of a row not sealed yet
-    assert.equal((await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).statusCode, 200);
+    // readers take the plaintext of a row not sealed yet, and such a replay still answers
+    assert.equal(JSON.parse((await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body).policyholder.lastName, v.holder.lastName);
+    const legacyReplay = await post(app.app, POLICIES, policyBody, legacyKey);
+    assert.equal(legacyReplay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(legacyReplay.body, policy.body);
 
     assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 2);
     const row = await app.db.selectFrom('policies').selectAll().where('policy_number', '=', policy.body.policyNumber).executeTakeFirstOrThrow();
