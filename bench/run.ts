@@ -157,7 +157,7 @@ async function startServer(name: string, script: string, env: Record<string, str
   child.stderr!.on('data', keep);
   const stop = onCleanup(`stop ${name} (pid ${child.pid})`, () => killChild(child));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 300_000; // a fresh PGlite migrates first: slow on a busy machine
   for (;;) {
     if (exited(child)) throw new Error(`${name} exited before it was ready (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`);
     try {
@@ -166,7 +166,7 @@ async function startServer(name: string, script: string, env: Record<string, str
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${name} not ready after 120 s:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`${name} not ready after 300 s:\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
   return { name, baseUrl, child, stop };
