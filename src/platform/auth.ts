@@ -69,21 +69,17 @@ export class PartnerDirectory {
     this.unknown = ttlMs > 0 ? new LRUCache<string, true>({ max: MAX_UNKNOWN, ttl: ttlMs }) : undefined;
   }
 
-  /** The key's entry when it is cached as known (no hashing, no query), else undefined. */
-  peek(plaintext: string): KeyEntry | undefined {
-    const cached = this.keys.get(plaintext);
-    return cached && cached.expires > Date.now() ? cached.value : undefined;
-  }
-
   /**
    * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
    * of known keys is keyed by the presented key itself — it is in this process's memory with every
    * request anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
+   * `onMiss` runs when the key is not cached as known, before anything else is done for it.
    */
-  authenticate(plaintext: string): KeyEntry | undefined | Promise<KeyEntry | undefined> {
+  authenticate(plaintext: string, onMiss?: () => void): KeyEntry | undefined | Promise<KeyEntry | undefined> {
     const now = Date.now();
     const cached = this.keys.get(plaintext);
     if (cached && cached.expires > now) return this.used_(cached.value, now);
+    onMiss?.(); // e.g. the per-address limit on failed authentications: may throw
     if (!API_KEY_FORMAT.test(plaintext)) return undefined;
     const hash = hashApiKey(plaintext);
     if (this.unknown?.has(hash)) return undefined;
@@ -167,13 +163,17 @@ export class PartnerDirectory {
 
 /**
  * Reads `Authorization: Bearer <key>` and checks environment and subscription for `api`.
- * Synchronous when the key is cached, so the hook adds no promise round trip to a quote.
+ * Synchronous when the key is cached, so the hook adds no promise round trip to a quote. `onMiss`
+ * runs (and may throw) when the key is missing or not cached as known: the cached path pays nothing.
  */
-export function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName): Caller | Promise<Caller> {
+export function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName, onMiss?: () => void): Caller | Promise<Caller> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+([A-Za-z0-9_\-.~+/=]{16,200})\s*$/i.exec(header) : null;
-  if (!match) throw new DomainError('unauthenticated', 'Send your API key as "Authorization: Bearer <key>".');
-  const entry = directory.authenticate(match[1]!);
+  if (!match) {
+    onMiss?.();
+    throw new DomainError('unauthenticated', 'Send your API key as "Authorization: Bearer <key>".');
+  }
+  const entry = directory.authenticate(match[1]!, onMiss);
   return entry instanceof Promise ? entry.then((e) => checkEntry(e, api)) : checkEntry(entry, api);
 }
 

@@ -36,11 +36,9 @@ export function securePartnerApi(
   options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter | undefined; operators?: OperatorAuthenticator | undefined },
 ): void {
   const { failures, directory } = options;
-  /** 429 when the address has failed too often and the key is not one already known. */
+  /** 429 when the address has failed too often: called only for keys not cached as known. */
   const throttle = (request: FastifyRequest, reply: FastifyReply): void => {
     if (!failures) return;
-    const key = /^Bearer\s+(\S{1,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (key && directory.peek(key)) return;
     const wait = failures.blockedFor(request.ip);
     if (wait > 0) {
       reply.header('Retry-After', wait);
@@ -65,10 +63,10 @@ export function securePartnerApi(
   };
   scope.addHook('onRequest', (request, reply, done) => {
     try {
-      throttle(request, reply);
       if (options.operators && request.routeOptions.config.operatorAccess) {
         const token = /^Bearer\s+(\S{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
         if (token && isOperatorToken(token)) {
+          throttle(request, reply); // operator tokens are not cached: each costs a lookup
           options
             .operators(token)
             .then((operator) => {
@@ -80,7 +78,7 @@ export function securePartnerApi(
           return;
         }
       }
-      const caller = authenticateRequest(directory, request, options.api);
+      const caller = authenticateRequest(directory, request, options.api, failures ? () => throttle(request, reply) : undefined);
       if (caller instanceof Promise) {
         caller.then((c) => admit(request, reply, c)).then(
           () => done(),
