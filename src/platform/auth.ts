@@ -55,6 +55,9 @@ interface Cached<T> {
 export class PartnerDirectory {
   private readonly keys = new Map<string, Cached<KeyEntry>>();
   private readonly unknown: LRUCache<string, true> | undefined;
+  /** Keys found in the database at least once by this process: not an authority (they are looked up
+   * as any other when not cached), only exempt from `onMiss` — the per-address limit. */
+  private readonly known = new LRUCache<string, true>({ max: MAX_CACHED });
   private readonly loading = new Map<string, Promise<KeyEntry | undefined>>();
   /** Bumped by invalidate(): a lookup started before it must not cache its (stale) answer. */
   private generation = 0;
@@ -73,13 +76,14 @@ export class PartnerDirectory {
    * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
    * of known keys is keyed by the presented key itself — it is in this process's memory with every
    * request anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
-   * `onMiss` runs when the key is not cached as known, before anything else is done for it.
+   * `onMiss` runs when the key is not cached and was never found by this process, before anything
+   * else is done for it.
    */
   authenticate(plaintext: string, onMiss?: () => void): KeyEntry | undefined | Promise<KeyEntry | undefined> {
     const now = Date.now();
     const cached = this.keys.get(plaintext);
     if (cached && cached.expires > now) return this.used_(cached.value, now);
-    onMiss?.(); // e.g. the per-address limit on failed authentications: may throw
+    if (!this.known.has(plaintext)) onMiss?.(); // e.g. the per-address limit on failed authentications: may throw
     if (!API_KEY_FORMAT.test(plaintext)) return undefined;
     const hash = hashApiKey(plaintext);
     if (this.unknown?.has(hash)) return undefined;
@@ -88,6 +92,7 @@ export class PartnerDirectory {
       const generation = this.generation;
       pending = this.loadKey(hash)
         .then((value) => {
+          if (value) this.known.set(plaintext, true);
           if (this.ttlMs > 0 && generation === this.generation) {
             if (value) {
               if (this.keys.size >= MAX_CACHED) this.keys.clear();
