@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import autocannon from 'autocannon';
 
 /**
@@ -32,6 +33,9 @@ export interface AuthFloodReport {
   cachedConnections: number;
   floodConnections: number;
   phases: FloodPhase[];
+  /** The machine's 1-minute load average and CPU count at the end: these figures share the CPUs. */
+  loadAverage: number;
+  cpus: number;
 }
 
 interface FloodServer {
@@ -111,7 +115,7 @@ export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFlo
   };
   await run('default protection (30 failures per minute per address)', {}, true);
   await run('per-address limit lifted (negative cache only)', { PARASOL_AUTH_FAILURES_PER_MINUTE: '10000000' }, false);
-  return { seconds: options.seconds, cachedConnections, floodConnections, phases };
+  return { seconds: options.seconds, cachedConnections, floodConnections, phases, loadAverage: os.loadavg()[0] ?? 0, cpus: os.cpus().length };
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
@@ -142,6 +146,9 @@ ${intro}
 | Phase | cached key req/s | p50 | p99 | cached key failures | flood |
 |---|---:|---:|---:|---:|---|
 ${rows.join('\n')}
+
+The load generator, the server and whatever else runs share the machine's ${report.cpus} CPUs (1-minute load
+average ${report.loadAverage.toFixed(1)} at the end of the run): compare the phases with each other, not with other runs.
 `;
 }
 
