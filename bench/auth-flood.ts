@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import autocannon from 'autocannon';
 
 /**
@@ -32,6 +33,9 @@ export interface AuthFloodReport {
   cachedConnections: number;
   floodConnections: number;
   phases: FloodPhase[];
+  /** The machine's 1-minute load average and CPU count at the end: these figures share the CPUs. */
+  loadAverage: number;
+  cpus: number;
 }
 
 interface FloodServer {
@@ -65,10 +69,12 @@ function latencies(result: autocannon.Result, expected: (status: number) => bool
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
+const CACHED_CONNECTIONS = 4;
+const FLOOD_CONNECTIONS = 16;
 
 export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFloodReport> {
-  const cachedConnections = options.cachedConnections ?? 4;
-  const floodConnections = options.floodConnections ?? 16;
+  const cachedConnections = options.cachedConnections ?? CACHED_CONNECTIONS;
+  const floodConnections = options.floodConnections ?? FLOOD_CONNECTIONS;
   const url = (server: FloodServer) => `${server.baseUrl}${options.path}`;
   const cached = (server: FloodServer, seconds: number) =>
     autocannon({ url: url(server), method: 'POST', headers: options.headers, body: options.body, connections: cachedConnections, pipelining: 1, duration: seconds, timeout: 10 });
@@ -109,7 +115,7 @@ export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFlo
   };
   await run('default protection (30 failures per minute per address)', {}, true);
   await run('per-address limit lifted (negative cache only)', { PARASOL_AUTH_FAILURES_PER_MINUTE: '10000000' }, false);
-  return { seconds: options.seconds, cachedConnections, floodConnections, phases };
+  return { seconds: options.seconds, cachedConnections, floodConnections, phases, loadAverage: os.loadavg()[0] ?? 0, cpus: os.cpus().length };
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
@@ -118,10 +124,11 @@ export const AUTH_FLOOD_HEADING = '### Unknown API keys: a cached key during a f
 
 /** The section of docs/BENCHMARKS.md, from its heading to its last line. */
 export function authFloodSection(report: AuthFloodReport | { unmeasured: string }): string {
-  const intro = `A partner's cached key asks \`/getPrice\` (${'unmeasured' in report ? 'n' : report.cachedConnections} connections) alone, then while
-${'unmeasured' in report ? 'n' : report.floodConnections} other connections send \`/getPrice\` with a new random well-formed key each request, all from
-127.0.0.1, for ${'unmeasured' in report ? 'n' : report.seconds} s each; PGlite. With the default protection the flooding address gets \`429\` once it has failed 30
-times in the minute (\`PARASOL_AUTH_FAILURES_PER_MINUTE\`), without any lookup; the cached key of the same
+  const measured = 'unmeasured' in report ? undefined : report;
+  const intro = `A partner's cached key asks \`/getPrice\` (${measured?.cachedConnections ?? CACHED_CONNECTIONS} connections) alone, then while
+${measured?.floodConnections ?? FLOOD_CONNECTIONS} other connections send \`/getPrice\` with a new random well-formed key each request, all from
+127.0.0.1, for ${measured ? `${measured.seconds} s` : '`BENCH_DURATION` (10 s)'} each; PGlite. With the default protection the flooding address gets \`429\` once it has failed 30
+times in the minute (\`PARASOL_AUTH_FAILURES_PER_MINUTE\`), without any lookup; the known key of the same
 address is still served. With that limit lifted every random key costs a SHA-256 and one database lookup
 (the negative cache cannot help keys that never repeat) — what the limit saves. Run alone with
 \`BENCH_ONLY=auth-flood npm run bench\` (rewrites only this section).`;
@@ -139,6 +146,9 @@ ${intro}
 | Phase | cached key req/s | p50 | p99 | cached key failures | flood |
 |---|---:|---:|---:|---:|---|
 ${rows.join('\n')}
+
+The load generator, the server and whatever else runs share the machine's ${report.cpus} CPUs (1-minute load
+average ${report.loadAverage.toFixed(1)} at the end of the run): compare the phases with each other, not with other runs.
 `;
 }
 

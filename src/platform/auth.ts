@@ -55,6 +55,9 @@ interface Cached<T> {
 export class PartnerDirectory {
   private readonly keys = new Map<string, Cached<KeyEntry>>();
   private readonly unknown: LRUCache<string, true> | undefined;
+  /** Keys found in the database at least once by this process: not an authority (they are looked up
+   * as any other when not cached), only exempt from `onMiss` — the per-address limit. */
+  private readonly known = new LRUCache<string, true>({ max: MAX_CACHED });
   private readonly loading = new Map<string, Promise<KeyEntry | undefined>>();
   /** Bumped by invalidate(): a lookup started before it must not cache its (stale) answer. */
   private generation = 0;
@@ -69,21 +72,18 @@ export class PartnerDirectory {
     this.unknown = ttlMs > 0 ? new LRUCache<string, true>({ max: MAX_UNKNOWN, ttl: ttlMs }) : undefined;
   }
 
-  /** The key's entry when it is cached as known (no hashing, no query), else undefined. */
-  peek(plaintext: string): KeyEntry | undefined {
-    const cached = this.keys.get(plaintext);
-    return cached && cached.expires > Date.now() ? cached.value : undefined;
-  }
-
   /**
    * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
    * of known keys is keyed by the presented key itself — it is in this process's memory with every
    * request anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
+   * `onMiss` runs when the key is not cached and was never found by this process, before anything
+   * else is done for it.
    */
-  authenticate(plaintext: string): KeyEntry | undefined | Promise<KeyEntry | undefined> {
+  authenticate(plaintext: string, onMiss?: () => void): KeyEntry | undefined | Promise<KeyEntry | undefined> {
     const now = Date.now();
     const cached = this.keys.get(plaintext);
     if (cached && cached.expires > now) return this.used_(cached.value, now);
+    if (!this.known.has(plaintext)) onMiss?.(); // e.g. the per-address limit on failed authentications: may throw
     if (!API_KEY_FORMAT.test(plaintext)) return undefined;
     const hash = hashApiKey(plaintext);
     if (this.unknown?.has(hash)) return undefined;
@@ -92,6 +92,7 @@ export class PartnerDirectory {
       const generation = this.generation;
       pending = this.loadKey(hash)
         .then((value) => {
+          if (value) this.known.set(plaintext, true);
           if (this.ttlMs > 0 && generation === this.generation) {
             if (value) {
               if (this.keys.size >= MAX_CACHED) this.keys.clear();
@@ -167,13 +168,17 @@ export class PartnerDirectory {
 
 /**
  * Reads `Authorization: Bearer <key>` and checks environment and subscription for `api`.
- * Synchronous when the key is cached, so the hook adds no promise round trip to a quote.
+ * Synchronous when the key is cached, so the hook adds no promise round trip to a quote. `onMiss`
+ * runs (and may throw) when the key is missing or not cached as known: the cached path pays nothing.
  */
-export function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName): Caller | Promise<Caller> {
+export function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName, onMiss?: () => void): Caller | Promise<Caller> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+([A-Za-z0-9_\-.~+/=]{16,200})\s*$/i.exec(header) : null;
-  if (!match) throw new DomainError('unauthenticated', 'Send your API key as "Authorization: Bearer <key>".');
-  const entry = directory.authenticate(match[1]!);
+  if (!match) {
+    onMiss?.();
+    throw new DomainError('unauthenticated', 'Send your API key as "Authorization: Bearer <key>".');
+  }
+  const entry = directory.authenticate(match[1]!, onMiss);
   return entry instanceof Promise ? entry.then((e) => checkEntry(e, api)) : checkEntry(entry, api);
 }
 

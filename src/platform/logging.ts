@@ -8,7 +8,8 @@ import type { Config } from './config.ts';
  * 1. Structured, where secrets are known to travel: the request serializer logs the URL with the
  *    bank-details token of `/c/<token>` and every credential-like query parameter replaced by
  *    `[redacted]`; `redact` paths drop credential headers (Authorization, Cookie, Set-Cookie) and
- *    personal fields should anyone log a request body.
+ *    personal fields should anyone log a request body; the error serializer drops the statement
+ *    parameters database errors carry.
  * 2. A last pass over each finished line (`scrubSecrets`), whatever logged it — an error message
  *    quoting a URL, a database error's `detail` quoting a value: bank-details links, API keys
  *    (`psl_…`), operator tokens (`pso_…`), webhook secrets (`whsec_…`), `sk_`/`pk_`-style keys,
@@ -99,6 +100,13 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, options: { name?
       censor: REDACTED,
     },
     serializers: {
+      // database errors carry the statement's parameters (pg and PGlite alike): never log them
+      err: (error: Error) => {
+        const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+        delete serialized.params;
+        delete serialized.parameters;
+        return serialized;
+      },
       req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
         method: request.method,
         url: redactUrl(request.url),

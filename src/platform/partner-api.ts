@@ -26,21 +26,19 @@ export type OperatorAuthenticator = (token: string) => Promise<OperatorCaller | 
  * (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it).
  *
  * Failed authentications (401) are counted per client address (`failures`; `request.ip`, which
- * honours PARASOL_TRUST_PROXY). Once an address reaches its limit, any key of it that is not already
- * cached as known is answered 429 rate_limited with Retry-After, before hashing or any lookup, until
- * the minute ends: a flood of random keys then costs a map lookup per request. Cached known keys of
- * that address keep working (a partner behind the same NAT or proxy is not locked out by it).
+ * honours PARASOL_TRUST_PROXY). Once an address reaches its limit, any key of it that this process
+ * has never found in the database is answered 429 rate_limited with Retry-After, before hashing or
+ * any lookup, until the minute ends: a flood of random keys then costs a map lookup per request.
+ * Keys already known keep working (a partner behind the same NAT or proxy is not locked out by it).
  */
 export function securePartnerApi(
   scope: FastifyInstance,
   options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter | undefined; operators?: OperatorAuthenticator | undefined },
 ): void {
   const { failures, directory } = options;
-  /** 429 when the address has failed too often and the key is not one already known. */
+  /** 429 when the address has failed too often: called only for keys this process never found. */
   const throttle = (request: FastifyRequest, reply: FastifyReply): void => {
     if (!failures) return;
-    const key = /^Bearer\s+(\S{1,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-    if (key && directory.peek(key)) return;
     const wait = failures.blockedFor(request.ip);
     if (wait > 0) {
       reply.header('Retry-After', wait);
@@ -65,10 +63,10 @@ export function securePartnerApi(
   };
   scope.addHook('onRequest', (request, reply, done) => {
     try {
-      throttle(request, reply);
       if (options.operators && request.routeOptions.config.operatorAccess) {
         const token = /^Bearer\s+(\S{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
         if (token && isOperatorToken(token)) {
+          throttle(request, reply); // operator tokens are not cached: each costs a lookup
           options
             .operators(token)
             .then((operator) => {
@@ -80,7 +78,7 @@ export function securePartnerApi(
           return;
         }
       }
-      const caller = authenticateRequest(directory, request, options.api);
+      const caller = authenticateRequest(directory, request, options.api, failures ? () => throttle(request, reply) : undefined);
       if (caller instanceof Promise) {
         caller.then((c) => admit(request, reply, c)).then(
           () => done(),

@@ -55,6 +55,11 @@ describe('log redaction, pure', () => {
     assert.equal(capture.lines.length, 1);
     assert.doesNotMatch(capture.text, /612345678|AbCdEf0123456789|camille@/);
     assert.match(capture.text, /"name":"worker"/);
+    const failed = Object.assign(new Error('duplicate key'), { code: '23505', query: 'insert into sms_outbox …', params: ['Camille', 'encrypted-blob'] });
+    log.error({ err: failed }, 'job failed');
+    const line = JSON.parse(capture.lines[1]!) as { err: Record<string, unknown> };
+    assert.equal(line.err.code, '23505');
+    assert.equal(line.err.params, undefined, 'the statement parameters are not logged');
   });
 });
 

@@ -90,6 +90,19 @@ describe('PartnerDirectory and unknown keys', () => {
     assert.equal(lookups(), 2);
   });
 
+  it('the per-address check (onMiss) runs for keys never found, not for known keys whose cache entry expired', async () => {
+    const partner = await createTestPartner(handle.db);
+    const directory = new PartnerDirectory(handle.db, 50);
+    const blocked = () => {
+      throw new Error('blocked');
+    };
+    assert.throws(() => directory.authenticate(randomKey(), blocked), /blocked/);
+    assert.throws(() => directory.authenticate('short', blocked), /blocked/);
+    assert.equal((await directory.authenticate(partner.key))?.caller.partnerId, partner.id);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the 50 ms cache entry is gone
+    assert.equal((await directory.authenticate(partner.key, blocked))?.caller.partnerId, partner.id, 'looked up again, not blocked');
+  });
+
   it('a flood of random keys does not evict a known key', async () => {
     const partner = await createTestPartner(handle.db);
     const { db, lookups } = counting(handle.db);
