@@ -109,7 +109,8 @@ describe('Flight Delay API — cancellation and claims', () => {
       const claim = list.body.claims[0];
       assert.match(claim.claimNumber, /^CLM-\d{8}$/);
       assert.equal(claim.contractNumber, c.contractNumber);
-      assert.equal(claim.status, 'opened');
+      // the app's own worker may already have texted the customer: opened, or awaiting bank details
+      assert.ok(['opened', 'awaiting_bank_details'].includes(claim.status), claim.status);
       assert.equal(claim.reason, 'delay');
       assert.equal(claim.delayMinutes, 195);
       assert.equal(claim.flightNumber, leg.flightNumber);
