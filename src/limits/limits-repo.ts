@@ -70,17 +70,22 @@ export async function addExposure(db: Executor, key: FlightKey, departureAt: Dat
   return row?.amount;
 }
 
+/** The columns naming one flight's exposure row. */
+const flightColumns = (key: FlightKey) => ({
+  environment: key.environment,
+  currency: key.currency,
+  airline: key.airline,
+  departure_airport: key.departureAirport,
+  arrival_airport: key.arrivalAirport,
+  departure_local: key.departureLocal,
+});
+
 /** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. */
 export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<void> {
   await db
     .updateTable('flight_exposure')
     .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
-    .where('environment', '=', key.environment)
-    .where('currency', '=', key.currency)
-    .where('airline', '=', key.airline)
-    .where('departure_airport', '=', key.departureAirport)
-    .where('arrival_airport', '=', key.arrivalAirport)
-    .where('departure_local', '=', key.departureLocal)
+    .where((eb) => eb.and(flightColumns(key)))
     .execute();
 }
 
@@ -106,12 +111,7 @@ export async function findExposure(db: Executor, key: FlightKey): Promise<Flight
   const row = await db
     .selectFrom('flight_exposure')
     .selectAll()
-    .where('environment', '=', key.environment)
-    .where('currency', '=', key.currency)
-    .where('airline', '=', key.airline)
-    .where('departure_airport', '=', key.departureAirport)
-    .where('arrival_airport', '=', key.arrivalAirport)
-    .where('departure_local', '=', key.departureLocal)
+    .where((eb) => eb.and(flightColumns(key)))
     .executeTakeFirst();
   return row && exposureOf(row);
 }
