@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { loadConfigOrExit } from './platform/config.ts';
 import { createLogger } from './platform/logging.ts';
 import { openDatabase } from './platform/db.ts';
@@ -13,11 +14,12 @@ import { registerQueues, startWorkers } from './worker.ts';
  */
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
-  const log = createLogger(config, { name: 'worker' });
   if (!config.databaseUrl) {
-    log.fatal('the worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
+    // a configuration error: one JSON line on stderr, whatever LOG_LEVEL says
+    pino({ name: 'worker' }, pino.destination(2)).fatal('the worker needs DATABASE_URL (PostgreSQL). With the embedded database, npm start runs the workers in the API process.');
     process.exit(78);
   }
+  const log = createLogger(config, { name: 'worker' });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await database.migrate();
   const jobs = new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (err) => log.error({ err }, 'job queue error') });

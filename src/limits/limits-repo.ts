@@ -124,9 +124,19 @@ export async function topExposures(db: Executor, options: { after: Date; environ
   return rows.map(exposureOf);
 }
 
-/** Upcoming flights whose exposure is at least `atLeast` (the quote snapshot's near-full flights). */
-export async function exposuresAtLeast(db: Executor, after: Date, atLeast: number, limit: number): Promise<FlightExposure[]> {
-  const rows = await db.selectFrom('flight_exposure').selectAll().where('departure_at', '>', after).where('amount', '>=', Math.max(1, atLeast)).limit(limit).execute();
+/**
+ * Upcoming flights whose exposure is at least the threshold of their environment and currency (the
+ * quote snapshot's near-full flights): each pair has its own cap, so its own threshold.
+ */
+export async function exposuresAtLeast(db: Executor, after: Date, thresholds: readonly { environment: Environment; currency: string; atLeast: number }[], limit: number): Promise<FlightExposure[]> {
+  if (thresholds.length === 0) return [];
+  const rows = await db
+    .selectFrom('flight_exposure')
+    .selectAll()
+    .where('departure_at', '>', after)
+    .where((eb) => eb.or(thresholds.map((t) => eb.and([eb('environment', '=', t.environment), eb('currency', '=', t.currency), eb('amount', '>=', Math.max(1, t.atLeast))]))))
+    .limit(limit)
+    .execute();
   return rows.map(exposureOf);
 }
 

@@ -78,17 +78,18 @@ export class LimitsSnapshot {
     const [capRows, currencies, stops] = await Promise.all([repo.listCapRows(this.db), repo.agreementCurrencies(this.db), repo.listStopSales(this.db, { after: now })]);
     const caps = new Map(capRows.map((c) => [`${c.environment}|${c.currency}`, c.amount]));
     // a flight can refuse a quote only when its remaining capacity is below the largest policy: load those
-    let atLeast = Number.POSITIVE_INFINITY;
+    // per environment and currency: each has its own cap (one low cap must not load every flight)
+    const thresholds = new Map<string, { environment: Environment; currency: string; atLeast: number }>();
     for (const { currency, compensationMax } of currencies) {
       const largest = largestPolicyExposure(PRICING.maxPassengers, compensationMax);
       for (const environment of ['sandbox', 'preproduction', 'production'] as const) {
-        atLeast = Math.min(atLeast, (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest);
+        const atLeast = (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest;
+        const key = `${environment}|${currency}`;
+        if (atLeast < (thresholds.get(key)?.atLeast ?? Number.POSITIVE_INFINITY)) thresholds.set(key, { environment, currency, atLeast });
       }
     }
     const nearFull = new Map<string, number>();
-    if (Number.isFinite(atLeast)) {
-      for (const f of await repo.exposuresAtLeast(this.db, now, atLeast, MAX_NEAR_FULL)) nearFull.set(flightKeyString(f), f.amount);
-    }
+    for (const f of await repo.exposuresAtLeast(this.db, now, [...thresholds.values()], MAX_NEAR_FULL)) nearFull.set(flightKeyString(f), f.amount);
     this.current = { caps, nearFull, stops };
   }
 

@@ -17,8 +17,9 @@ export async function registerRiskRefit(jobs: JobQueue): Promise<void> {
 }
 
 export async function workRiskRefit(jobs: JobQueue, deps: { db: Db; now: () => Date; log: { info: (o: object, m: string) => void } }): Promise<void> {
-  await jobs.work(RISK_REFIT_QUEUE, async () => {
-    const outcome = await refitFromOutcomes(deps.db, 'system', deps.now());
+  // scheduled, or asked for in the operator console (who asked is the version's author)
+  await jobs.work<{ requestedBy?: string }>(RISK_REFIT_QUEUE, async (job) => {
+    const outcome = await refitFromOutcomes(deps.db, job.data.requestedBy ?? 'system', deps.now());
     deps.log.info({ outcome }, 'risk model refit');
   });
 }

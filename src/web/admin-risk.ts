@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { ENVIRONMENTS } from '../partners/model.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
-import { activateModelVersion, listModelVersions, refitFromOutcomes, type RefitOutcome } from '../risk/index.ts';
+import { activateModelVersion, listModelVersions, RISK_REFIT_QUEUE } from '../risk/index.ts';
 import { html } from './html.ts';
 import type { Lang } from './i18n.ts';
 import { csrfField, formatDate, page, type PageContext } from './layout.ts';
@@ -32,7 +32,7 @@ const WORDS = {
     all: 'all',
     refit: 'Refit from observed flights',
     refitHelp: 'Fits a new version: the newest history version plus every production flight the platform decided. It is not activated.',
-    refitted: (o: RefitOutcome) => (o.kind === 'created' ? `Created ${o.version} (${o.observations} observed flights). Not active yet.` : 'No new observed flight: nothing to refit.'),
+    refitQueued: 'Refit queued: a worker fits the new version (when flights were decided since the last one); it appears here, not active.',
     activated: (version: string, envs: string) => `${version} now prices new quotes in ${envs}.`,
   },
   fr: {
@@ -50,7 +50,7 @@ const WORDS = {
     all: 'tous',
     refit: 'Réajuster avec les vols observés',
     refitHelp: 'Ajuste une nouvelle version : la dernière version historique et chaque vol de production que la plateforme a tranché. Elle n’est pas activée.',
-    refitted: (o: RefitOutcome) => (o.kind === 'created' ? `${o.version} créée (${o.observations} vols observés). Pas encore active.` : 'Aucun nouveau vol observé : rien à réajuster.'),
+    refitQueued: 'Réajustement demandé : un worker ajuste la nouvelle version (si des vols ont été tranchés depuis la dernière) ; elle apparaîtra ici, non active.',
     activated: (version: string, envs: string) => `${version} tarife désormais les nouveaux devis en ${envs}.`,
   },
 } satisfies Record<Lang, unknown>;
@@ -61,8 +61,9 @@ export function adminRisk(deps: WebDeps): FastifyPluginAsync {
     const show = async (reply: FastifyReply, ctx: PageContext, status: number, outcome: { message?: string; problems?: string[] } = {}) =>
       sendPage(reply, status, await riskPage(deps, ctx, outcome));
 
-    app.get('/admin/risk', async (request, reply) => {
-      return show(reply, contextOf(request, 'admin'), 200);
+    app.get<{ Querystring: { refit?: string } }>('/admin/risk', async (request, reply) => {
+      const ctx = contextOf(request, 'admin');
+      return show(reply, ctx, 200, request.query.refit === 'queued' ? { message: WORDS[ctx.lang].refitQueued } : {});
     });
 
     app.post<{ Body: FormBody }>('/admin/risk/activate', async (request, reply) => {
@@ -84,10 +85,10 @@ export function adminRisk(deps: WebDeps): FastifyPluginAsync {
       }
     });
 
+    // A fit is minutes of CPU: the worker runs it (the refit job), never this API process's request.
     app.post<{ Body: FormBody }>('/admin/risk/refit', async (request, reply) => {
-      const ctx = contextOf(request, 'admin');
-      const outcome = await refitFromOutcomes(deps.db, actor(request), deps.now());
-      return show(reply, ctx, outcome.kind === 'created' ? 201 : 200, { message: WORDS[ctx.lang].refitted(outcome) });
+      await deps.flight.jobs.send(RISK_REFIT_QUEUE, { requestedBy: actor(request) }, { singletonKey: 'console-refit' });
+      return reply.redirect('/admin/risk?refit=queued', 303);
     });
   };
 }

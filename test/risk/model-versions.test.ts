@@ -161,8 +161,13 @@ describe('pricing with the stored versions', () => {
   const ADMIN = { email: 'ops-risk-tests@parasol.test', password: 'operator password 47' };
 
   it('a fresh app quotes with the shipped v2; the operator activates another version in the console and new quotes use it', async (t) => {
-    const app = await buildTestApp({ storedRiskModels: true, env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
-    t.after(() => app.close());
+    // its own database: it activates a version, which every app of a shared database would see
+    const database = await openTestDatabase(undefined, { empty: true });
+    const app = await buildTestApp({ database, storedRiskModels: true, env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+    t.after(async () => {
+      await app.close();
+      await database.close();
+    });
     const partner = await createTestPartner(app.db);
     const trip = { departureAirport: 'ORD', arrivalAirport: 'LAX', airline: 'AA', departureDateTime: `${new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10)}T18:15` };
     const quote = await post(app.app, `${FLIGHT}/getPrice`, trip, partner.auth);
@@ -184,6 +189,10 @@ describe('pricing with the stored versions', () => {
     const activated = await operator.post('/admin/risk/activate', { _csrf: csrf, version: 'v2-console', environment: 'sandbox' });
     assert.equal(activated.statusCode, 200);
     assert.match(activated.body, /v2-console now prices new quotes in sandbox/);
+
+    const refit = await operator.post('/admin/risk/refit', { _csrf: csrf });
+    assert.equal(refit.statusCode, 303, 'the refit is a job for the worker');
+    assert.match((await operator.get(refit.headers.location as string)).body, /Refit queued/);
 
     const after = await post(app.app, `${FLIGHT}/getPrice`, trip, partner.auth);
     assert.equal(after.body.modelVersion, 'v2-console', 'the process that activated reloads at once');
