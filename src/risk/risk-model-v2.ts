@@ -11,19 +11,13 @@ import {
   type RiskFactor,
   type RiskModel,
 } from '../flight/risk-model.ts';
-import {
-  calendarOf,
-  COUNT_CANCELLED,
-  COUNT_DELAY0,
-  COUNT_DIVERTED,
-  COUNT_N,
-  COUNT_OPERATED,
-  COUNTS_PER_CELL,
-  COUNTS_PER_PERIOD,
-  DELAY_THRESHOLDS,
-  PERIODS,
-  type RiskArtifact,
-} from './artifact.ts';
+import * as artifactLayout from './artifact.ts';
+import { calendarOf, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
+
+// The counts layout, copied into this module's own constants: the loops below read them millions of
+// times, and an imported binding can cost a getter call per read under a transpiling loader (tsx).
+const { COUNT_CANCELLED, COUNT_DELAY0, COUNT_DIVERTED, COUNT_N, COUNT_OPERATED, COUNTS_PER_CELL, COUNTS_PER_PERIOD, PERIODS } = artifactLayout;
+const THRESHOLD_COUNT = DELAY_THRESHOLDS.length;
 
 /**
  * Version 2 of the risk model, built from an artifact's counts (see docs/pricing.md).
@@ -117,23 +111,22 @@ function eventTable(cellCount: number, counts: ArrayLike<number>): EventTable {
   const actual = new Float64Array(cellCount * EVENTS * PERIODS);
   const exposure = new Float64Array(cellCount * EVENTS * PERIODS);
   for (let c = 0; c < cellCount; c++) {
-    for (let e = 0; e < EVENTS; e++) {
-      for (let p = 0; p < PERIODS; p++) {
-        const [a, x] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
-        actual[(c * EVENTS + e) * PERIODS + p] = a;
-        exposure[(c * EVENTS + e) * PERIODS + p] = x;
+    for (let p = 0; p < PERIODS; p++) {
+      const offset = c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD;
+      const legs = counts[offset + COUNT_N]!;
+      const operated = counts[offset + COUNT_OPERATED]!;
+      const at = (e: number) => (c * EVENTS + e) * PERIODS + p;
+      actual[at(CANCEL)] = counts[offset + COUNT_CANCELLED]!;
+      exposure[at(CANCEL)] = legs;
+      actual[at(DIVERT)] = counts[offset + COUNT_DIVERTED]!;
+      exposure[at(DIVERT)] = legs;
+      for (let j = 0; j < THRESHOLD_COUNT; j++) {
+        actual[at(STEP0 + j)] = counts[offset + COUNT_DELAY0 + j]!;
+        exposure[at(STEP0 + j)] = operated;
       }
     }
   }
   return { actual, exposure };
-}
-
-/** Actual count and exposure of event e in one period of a counts vector. */
-function eventCounts(counts: ArrayLike<number>, offset: number, e: number): [number, number] {
-  const n = counts[offset + COUNT_N]!;
-  if (e === CANCEL) return [counts[offset + COUNT_CANCELLED]!, n];
-  if (e === DIVERT) return [counts[offset + COUNT_DIVERTED]!, n];
-  return [counts[offset + COUNT_DELAY0 + e - STEP0]!, counts[offset + COUNT_OPERATED]!];
 }
 
 /** P(delay ≥ t_j | operated) implied by RISK_TABLE_V1's curve, used as a weak prior. */
@@ -205,16 +198,8 @@ export function buhlmannK(actual: Float64Array, expected: Float64Array, groups: 
   return Math.max(epv, 1e-12) / vhm;
 }
 
-/**
- * Fits one level: groups the cells by `groupOf`, compares actual with the current prediction `pred`
- * (per cell and event) and returns the credibility-weighted factors.
- */
-function fitLevel(
-  cellCount: number,
-  table: EventTable,
-  pred: Float64Array,
-  groupOf: (cell: number) => string | null,
-): LevelFit {
+/** Groups the cells of one level: the group index of every cell (−1: no group) and the groups' keys. */
+function groupCells(cellCount: number, groupOf: (cell: number) => string | null): { groupOfCell: Int32Array; keys: string[] } {
   const index = new Map<string, number>();
   const groupOfCell = new Int32Array(cellCount);
   for (let c = 0; c < cellCount; c++) {
@@ -227,53 +212,82 @@ function fitLevel(
     if (g === undefined) index.set(key, (g = index.size));
     groupOfCell[c] = g;
   }
-  const groups = index.size;
+  return { groupOfCell, keys: [...index.keys()] };
+}
+
+/**
+ * Fits one level: groups the cells by `groupOf`, compares actual with the current prediction `pred`
+ * (per cell and event) and returns the credibility-weighted factors. One pass over the cells
+ * accumulates every event; `factorOfGroup` (group × EVENTS) lets the caller update its prediction.
+ */
+function fitLevel(
+  cellCount: number,
+  table: EventTable,
+  pred: Float64Array,
+  groupOf: (cell: number) => string | null,
+): LevelFit & { groupOfCell: Int32Array; factorOfGroup: Float64Array } {
+  const { groupOfCell, keys } = groupCells(cellCount, groupOf);
+  const groups = keys.length;
+  // actual and expected per event, group and period: index (e × groups + g) × PERIODS + p.
+  const actual = new Float64Array(EVENTS * groups * PERIODS);
+  const expected = new Float64Array(EVENTS * groups * PERIODS);
+  // Binomial EPV of A/E per unit of expected count, per event: Σ x·p(1 − p) / Σ x·p.
+  const noise = new Float64Array(EVENTS);
+  const mass = new Float64Array(EVENTS);
+  const A = table.actual;
+  const X = table.exposure;
+  for (let c = 0; c < cellCount; c++) {
+    const g = groupOfCell[c]!;
+    if (g < 0) continue;
+    const cell = c * EVENTS;
+    for (let e = 0; e < EVENTS; e++) {
+      const q = pred[cell + e]!;
+      const pc = q < 1 ? q : 1;
+      const at = (cell + e) * PERIODS;
+      const to = (e * groups + g) * PERIODS;
+      let n = noise[e]!;
+      let m = mass[e]!;
+      for (let p = 0; p < PERIODS; p++) {
+        const x = X[at + p]!;
+        actual[to + p]! += A[at + p]!;
+        expected[to + p]! += x * q;
+        n += x * pc * (1 - pc);
+        m += x * pc;
+      }
+      noise[e] = n;
+      mass[e] = m;
+    }
+  }
+  const factorOfGroup = new Float64Array(groups * EVENTS).fill(1);
+  const zOfGroup = new Float64Array(groups * EVENTS);
+  const k = new Float64Array(EVENTS);
+  for (let e = 0; e < EVENTS; e++) {
+    const span = groups * PERIODS;
+    const ae = actual.subarray(e * span, (e + 1) * span);
+    const xe = expected.subarray(e * span, (e + 1) * span);
+    const K = buhlmannK(ae, xe, groups, mass[e]! > 0 ? noise[e]! / mass[e]! : 1);
+    k[e] = K;
+    if (!Number.isFinite(K)) continue;
+    for (let g = 0; g < groups; g++) {
+      let a = 0;
+      let x = 0;
+      for (let p = 0; p < PERIODS; p++) {
+        a += ae[g * PERIODS + p]!;
+        x += xe[g * PERIODS + p]!;
+      }
+      if (x <= 0) continue;
+      const z = x / (x + K);
+      factorOfGroup[g * EVENTS + e] = z * (a / x) + (1 - z);
+      zOfGroup[g * EVENTS + e] = z;
+    }
+  }
   const factors = new Map<string, Float64Array>();
   const credibility = new Map<string, Float64Array>();
-  const keys = [...index.keys()];
-  for (const key of keys) {
-    factors.set(key, new Float64Array(EVENTS).fill(1));
-    credibility.set(key, new Float64Array(EVENTS));
+  for (let g = 0; g < groups; g++) {
+    factors.set(keys[g]!, factorOfGroup.subarray(g * EVENTS, (g + 1) * EVENTS));
+    credibility.set(keys[g]!, zOfGroup.subarray(g * EVENTS, (g + 1) * EVENTS));
   }
-  const k = new Float64Array(EVENTS);
-  const actual = new Float64Array(groups * PERIODS);
-  const expected = new Float64Array(groups * PERIODS);
-  for (let e = 0; e < EVENTS; e++) {
-    actual.fill(0);
-    expected.fill(0);
-    for (let c = 0; c < cellCount; c++) {
-      const g = groupOfCell[c]!;
-      if (g < 0) continue;
-      for (let p = 0; p < PERIODS; p++) {
-        const at = (c * EVENTS + e) * PERIODS + p;
-        actual[g * PERIODS + p]! += table.actual[at]!;
-        expected[g * PERIODS + p]! += table.exposure[at]! * pred[c * EVENTS + e]!;
-      }
-    }
-    // Binomial EPV of A/E per unit of expected count: Σ x·p(1 − p) / Σ x·p.
-    let noise = 0;
-    let mass = 0;
-    for (let c = 0; c < cellCount; c++) {
-      if (groupOfCell[c]! < 0) continue;
-      const p = Math.min(pred[c * EVENTS + e]!, 1);
-      for (let q = 0; q < PERIODS; q++) {
-        const x = table.exposure[(c * EVENTS + e) * PERIODS + q]!;
-        noise += x * p * (1 - p);
-        mass += x * p;
-      }
-    }
-    const K = buhlmannK(actual, expected, groups, mass > 0 ? noise / mass : 1);
-    k[e] = K;
-    for (let g = 0; g < groups; g++) {
-      const a = actual[g * PERIODS]! + actual[g * PERIODS + 1]!;
-      const x = expected[g * PERIODS]! + expected[g * PERIODS + 1]!;
-      if (x <= 0 || !Number.isFinite(K)) continue;
-      const z = x / (x + K);
-      factors.get(keys[g]!)![e] = z * (a / x) + (1 - z);
-      credibility.get(keys[g]!)![e] = z;
-    }
-  }
-  return { factors, credibility, k };
+  return { factors, credibility, k, groupOfCell, factorOfGroup };
 }
 
 /** The fitted quantities a v2 model prices with; plain data, inspectable in tests. */
@@ -316,21 +330,21 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     hour: cells.hour[c]!,
   }));
 
+  const table = eventTable(n, counts);
   // Global rates, with a one-leg RISK_TABLE_V1 prior so that an empty tail is not exactly zero.
   const prior = [RISK_TABLE_V1.base.cancellation, RISK_TABLE_V1.base.diversion, ...v1Delays()];
-  const global = new Float64Array(EVENTS);
-  for (let e = 0; e < EVENTS; e++) {
-    let a = 0;
-    let x = 0;
-    for (let c = 0; c < n; c++) {
+  const totalActual = new Float64Array(EVENTS);
+  const totalExposure = new Float64Array(EVENTS);
+  for (let c = 0; c < n; c++) {
+    for (let e = 0; e < EVENTS; e++) {
       for (let p = 0; p < PERIODS; p++) {
-        const [ac, xc] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
-        a += ac;
-        x += xc;
+        totalActual[e]! += table.actual[(c * EVENTS + e) * PERIODS + p]!;
+        totalExposure[e]! += table.exposure[(c * EVENTS + e) * PERIODS + p]!;
       }
     }
-    global[e] = (a + MODEL_V2.priorLegs * prior[e]!) / (x + MODEL_V2.priorLegs);
   }
+  const global = new Float64Array(EVENTS);
+  for (let e = 0; e < EVENTS; e++) global[e] = (totalActual[e]! + MODEL_V2.priorLegs * prior[e]!) / (totalExposure[e]! + MODEL_V2.priorLegs);
 
   // Calendar margins against the global rates.
   const margin = (table: Record<string, number[]>): LevelFit => {
@@ -338,7 +352,8 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const flat = entries.flatMap(([, v]) => v);
     const pred = new Float64Array(entries.length * EVENTS);
     for (let i = 0; i < entries.length; i++) pred.set(global, i * EVENTS);
-    return fitLevel(entries.length, eventTable(entries.length, flat), pred, (i) => entries[i]![0]);
+    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, (i) => entries[i]![0]);
+    return { factors, credibility, k };
   };
   const month = margin(artifact.months);
   const dayOfWeek = margin(artifact.daysOfWeek);
@@ -347,15 +362,13 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const pred = new Float64Array(n * EVENTS);
   for (let c = 0; c < n; c++) pred.set(global, c * EVENTS);
   const levels = {} as Record<Level, LevelFit>;
-  const table = eventTable(n, counts);
   for (const level of LEVELS) {
-    const fit = fitLevel(n, table, pred, (c) => keyOf(level, keys[c]!));
-    levels[level] = fit;
+    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, (c) => keyOf(level, keys[c]!));
+    levels[level] = { factors, credibility, k };
     for (let c = 0; c < n; c++) {
-      const key = keyOf(level, keys[c]!);
-      if (key === null) continue;
-      const f = fit.factors.get(key)!;
-      for (let e = 0; e < EVENTS; e++) pred[c * EVENTS + e]! *= f[e]!;
+      const g = groupOfCell[c]!;
+      if (g < 0) continue;
+      for (let e = 0; e < EVENTS; e++) pred[c * EVENTS + e]! *= factorOfGroup[g * EVENTS + e]!;
     }
   }
 
@@ -373,6 +386,11 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const monthPrior = new Map<number, Float64Array>();
   for (let m = 1; m <= 12; m++) monthPrior.set(m, priorFactors(v1EventFactors(seasonOf(m)), monthMix));
 
+  const haulFactors = {
+    short: v1EventFactors(RISK_TABLE_V1.haul.short.factors),
+    medium: v1EventFactors(RISK_TABLE_V1.haul.medium.factors),
+    long: v1EventFactors(RISK_TABLE_V1.haul.long.factors),
+  };
   const haulMix = new Float64Array(EVENTS);
   let haulLegs = 0;
   const distance = new Map<string, number | null>();
@@ -388,15 +406,15 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const km = distance.get(route);
     if (km === null || km === undefined) continue;
     const legs = counts[c * COUNTS_PER_CELL + COUNT_N]! + counts[c * COUNTS_PER_CELL + COUNTS_PER_PERIOD + COUNT_N]!;
-    const f = v1EventFactors(RISK_TABLE_V1.haul[haulOf(km)].factors);
+    const f = haulFactors[haulOf(km)];
     for (let e = 0; e < EVENTS; e++) haulMix[e]! += legs * f[e]!;
     haulLegs += legs;
   }
   for (let e = 0; e < EVENTS; e++) haulMix[e] = haulLegs > 0 ? haulMix[e]! / haulLegs : 1;
   const haulPrior = {
-    short: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.short.factors), haulMix),
-    medium: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.medium.factors), haulMix),
-    long: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.long.factors), haulMix),
+    short: priorFactors(haulFactors.short, haulMix),
+    medium: priorFactors(haulFactors.medium, haulMix),
+    long: priorFactors(haulFactors.long, haulMix),
   };
 
   return {
