@@ -115,14 +115,15 @@ function eventTable(cellCount: number, counts: ArrayLike<number>): EventTable {
       const offset = c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD;
       const legs = counts[offset + COUNT_N]!;
       const operated = counts[offset + COUNT_OPERATED]!;
-      const at = (e: number) => (c * EVENTS + e) * PERIODS + p;
-      actual[at(CANCEL)] = counts[offset + COUNT_CANCELLED]!;
-      exposure[at(CANCEL)] = legs;
-      actual[at(DIVERT)] = counts[offset + COUNT_DIVERTED]!;
-      exposure[at(DIVERT)] = legs;
+      // Index of event e: (c × EVENTS + e) × PERIODS + p.
+      const at = c * EVENTS * PERIODS + p;
+      actual[at + CANCEL * PERIODS] = counts[offset + COUNT_CANCELLED]!;
+      exposure[at + CANCEL * PERIODS] = legs;
+      actual[at + DIVERT * PERIODS] = counts[offset + COUNT_DIVERTED]!;
+      exposure[at + DIVERT * PERIODS] = legs;
       for (let j = 0; j < THRESHOLD_COUNT; j++) {
-        actual[at(STEP0 + j)] = counts[offset + COUNT_DELAY0 + j]!;
-        exposure[at(STEP0 + j)] = operated;
+        actual[at + (STEP0 + j) * PERIODS] = counts[offset + COUNT_DELAY0 + j]!;
+        exposure[at + (STEP0 + j) * PERIODS] = operated;
       }
     }
   }
@@ -198,25 +199,39 @@ export function buhlmannK(actual: Float64Array, expected: Float64Array, groups: 
   return Math.max(epv, 1e-12) / vhm;
 }
 
+/**
+ * How a level groups cells: a numeric id per cell (−1: the cell has no group at this level, e.g. a
+ * merged flight cell), cheap to compute for every cell, and the group's key (keyOf) for one cell of
+ * each group, built once per group.
+ */
+interface Grouping {
+  idOf: (cell: number) => number;
+  keyOf: (cell: number) => string;
+}
+
 /** Groups the cells of one level: the group index of every cell (−1: no group) and the groups' keys. */
-function groupCells(cellCount: number, groupOf: (cell: number) => string | null): { groupOfCell: Int32Array; keys: string[] } {
-  const index = new Map<string, number>();
+function groupCells(cellCount: number, grouping: Grouping): { groupOfCell: Int32Array; keys: string[] } {
+  const index = new Map<number, number>();
+  const keys: string[] = [];
   const groupOfCell = new Int32Array(cellCount);
   for (let c = 0; c < cellCount; c++) {
-    const key = groupOf(c);
-    if (key === null) {
+    const id = grouping.idOf(c);
+    if (id < 0) {
       groupOfCell[c] = -1;
       continue;
     }
-    let g = index.get(key);
-    if (g === undefined) index.set(key, (g = index.size));
+    let g = index.get(id);
+    if (g === undefined) {
+      index.set(id, (g = keys.length));
+      keys.push(grouping.keyOf(c));
+    }
     groupOfCell[c] = g;
   }
-  return { groupOfCell, keys: [...index.keys()] };
+  return { groupOfCell, keys };
 }
 
 /**
- * Fits one level: groups the cells by `groupOf`, compares actual with the current prediction `pred`
+ * Fits one level: groups the cells by `grouping`, compares actual with the current prediction `pred`
  * (per cell and event) and returns the credibility-weighted factors. One pass over the cells
  * accumulates every event; `factorOfGroup` (group × EVENTS) lets the caller update its prediction.
  */
@@ -224,9 +239,9 @@ function fitLevel(
   cellCount: number,
   table: EventTable,
   pred: Float64Array,
-  groupOf: (cell: number) => string | null,
+  grouping: Grouping,
 ): LevelFit & { groupOfCell: Int32Array; factorOfGroup: Float64Array } {
-  const { groupOfCell, keys } = groupCells(cellCount, groupOf);
+  const { groupOfCell, keys } = groupCells(cellCount, grouping);
   const groups = keys.length;
   // actual and expected per event, group and period: index (e × groups + g) × PERIODS + p.
   const actual = new Float64Array(EVENTS * groups * PERIODS);
@@ -352,18 +367,47 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const flat = entries.flatMap(([, v]) => v);
     const pred = new Float64Array(entries.length * EVENTS);
     for (let i = 0; i < entries.length; i++) pred.set(global, i * EVENTS);
-    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, (i) => entries[i]![0]);
+    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, { idOf: (i) => i, keyOf: (i) => entries[i]![0] });
     return { factors, credibility, k };
   };
   const month = margin(artifact.months);
   const dayOfWeek = margin(artifact.daysOfWeek);
+
+  // A cell's group at each structural level as a number from its columns (the same partition as keyOf).
+  const airports = artifact.airports.length;
+  const groupIdOf = (level: Level, c: number): number => {
+    const a = cells.airline[c]!;
+    const o = cells.origin[c]!;
+    const d = cells.dest[c]!;
+    switch (level) {
+      case 'hour':
+        return cells.hour[c]!;
+      case 'airline':
+        return a;
+      case 'origin':
+        return o;
+      case 'dest':
+        return d;
+      case 'airline-origin':
+        return a * airports + o;
+      case 'airline-dest':
+        return a * airports + d;
+      case 'route':
+        return (a * airports + o) * airports + d;
+      case 'flight': {
+        const f = cells.flightNumber[c]!;
+        return f === 0 ? -1 : ((a * 10_000 + f) * airports + o) * airports + d;
+      }
+    }
+  };
 
   // Structural levels in order, each against the prediction of the ones before it.
   const pred = new Float64Array(n * EVENTS);
   for (let c = 0; c < n; c++) pred.set(global, c * EVENTS);
   const levels = {} as Record<Level, LevelFit>;
   for (const level of LEVELS) {
-    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, (c) => keyOf(level, keys[c]!));
+    const grouping: Grouping = { idOf: (c) => groupIdOf(level, c), keyOf: (c) => keyOf(level, keys[c]!)! };
+    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, grouping);
     levels[level] = { factors, credibility, k };
     for (let c = 0; c < n; c++) {
       const g = groupOfCell[c]!;
@@ -393,12 +437,12 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   };
   const haulMix = new Float64Array(EVENTS);
   let haulLegs = 0;
-  const distance = new Map<string, number | null>();
+  const distance = new Map<number, number | null>();
   for (let c = 0; c < n; c++) {
-    const route = `${keys[c]!.origin}|${keys[c]!.dest}`;
+    const route = cells.origin[c]! * airports + cells.dest[c]!;
     if (!distance.has(route)) {
       try {
-        distance.set(route, greatCircleKm(keys[c]!.origin, keys[c]!.dest));
+        distance.set(route, distanceKm(keys[c]!.origin, keys[c]!.dest));
       } catch {
         distance.set(route, null);
       }
