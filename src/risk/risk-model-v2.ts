@@ -58,6 +58,13 @@ export const MODEL_V2 = Object.freeze({
   maxCancelOrDivert: 0.95,
   maxStep: 0.999,
   /** How each level's credibility counts in the leg's credibility (sums to 1; calendar and hour are shared by all legs). */
+  /**
+   * Levels a diversion factor is fitted at. Diversions are rare (about 0.25 % of legs): below the
+   * airport level the groups are a few dozen legs, and the few routes with many diversions in one
+   * winter (mountain airports) made every route look credible; on months the model was not fitted on
+   * that lost log loss. Diversion is therefore priced from the calendar, hour, airline and airports only.
+   */
+  diversionLevels: ['hour', 'airline', 'origin', 'dest'] as readonly Level[],
   credibilityWeights: { airline: 0.1, origin: 0.1, dest: 0.1, 'airline-origin': 0.15, 'airline-dest': 0.15, route: 0.25, flight: 0.15 } as Partial<Record<Level, number>>,
 });
 
@@ -240,6 +247,7 @@ function fitLevel(
   table: EventTable,
   pred: Float64Array,
   grouping: Grouping,
+  fitted: (e: number) => boolean = () => true,
 ): LevelFit & { groupOfCell: Int32Array; factorOfGroup: Float64Array } {
   const { groupOfCell, keys } = groupCells(cellCount, grouping);
   const groups = keys.length;
@@ -280,7 +288,8 @@ function fitLevel(
     const span = groups * PERIODS;
     const ae = actual.subarray(e * span, (e + 1) * span);
     const xe = expected.subarray(e * span, (e + 1) * span);
-    const K = buhlmannK(ae, xe, groups, mass[e]! > 0 ? noise[e]! / mass[e]! : 1);
+    // An event not fitted at this level: K infinite, every factor 1 with credibility 0.
+    const K = fitted(e) ? buhlmannK(ae, xe, groups, mass[e]! > 0 ? noise[e]! / mass[e]! : 1) : Number.POSITIVE_INFINITY;
     k[e] = K;
     if (!Number.isFinite(K)) continue;
     for (let g = 0; g < groups; g++) {
@@ -407,7 +416,7 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const levels = {} as Record<Level, LevelFit>;
   for (const level of LEVELS) {
     const grouping: Grouping = { idOf: (c) => groupIdOf(level, c), keyOf: (c) => keyOf(level, keys[c]!)! };
-    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, grouping);
+    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, grouping, (e) => e !== DIVERT || MODEL_V2.diversionLevels.includes(level));
     levels[level] = { factors, credibility, k };
     for (let c = 0; c < n; c++) {
       const g = groupOfCell[c]!;

@@ -217,4 +217,21 @@ describe('credibility', () => {
     assert.ok(fit.levels.airline.k.some((k) => Number.isFinite(k) && k > 0));
     assert.equal(fit.levels.flight.k.length, fit.global.length);
   });
+
+  it('fits diversions at the coarse levels only: below the airports their factor is 1 with credibility 0', () => {
+    const fit = fitV2(artifact);
+    const DIVERT = 1;
+    for (const level of ['airline-origin', 'airline-dest', 'route', 'flight'] as const) {
+      assert.equal(fit.levels[level].k[DIVERT], Number.POSITIVE_INFINITY, level);
+      for (const [key, f] of fit.levels[level].factors) {
+        assert.equal(f[DIVERT], 1, `${level} ${key}`);
+        assert.equal(fit.levels[level].credibility.get(key)![DIVERT], 0);
+      }
+    }
+    // Other events are still fitted below the airports, and the explanation still multiplies out.
+    assert.ok(fit.levels.flight.k.some((k, e) => e !== DIVERT && Number.isFinite(k)));
+    const x = model.probabilities(leg()).explain('diversion');
+    assert.ok(Math.abs(product(x) - x.probability) < 1e-12);
+    assert.ok(x.factors.every((f) => !/ on | into | at /.test(f.label) || f.factor === 1));
+  });
 });
