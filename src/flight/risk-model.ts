@@ -167,10 +167,22 @@ const EARTH_RADIUS_KM = 6371.0088;
 const NEUTRAL: RiskFactors = { cancellation: 1, diversion: 1, delay: 1 };
 const ZERO = new Decimal(0);
 
+const airportCoordinates = new Map<string, { latitude: number; longitude: number }>();
+
+/** An airport's coordinates, memoised: the reference's lookup scans its list (a risk model build asks thousands of times). */
+function coordinatesOf(iata: string): { latitude: number; longitude: number } {
+  let c = airportCoordinates.get(iata);
+  if (!c) {
+    const info = getAirportInfo(iata); // throws for an unknown code; nothing is cached then
+    airportCoordinates.set(iata, (c = { latitude: info.latitude, longitude: info.longitude }));
+  }
+  return c;
+}
+
 /** Great-circle (haversine) distance in km between two airports; throws for an unknown IATA code. */
 export function greatCircleKm(fromIata: string, toIata: string): number {
-  const from = getAirportInfo(fromIata);
-  const to = getAirportInfo(toIata);
+  const from = coordinatesOf(fromIata);
+  const to = coordinatesOf(toIata);
   const rad = (degrees: number): number => (degrees * Math.PI) / 180;
   const dLat = rad(to.latitude - from.latitude);
   const dLon = rad(to.longitude - from.longitude);

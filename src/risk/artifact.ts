@@ -223,16 +223,21 @@ export class ArtifactFormatError extends Error {
 
 const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
 
-function checkCountsVector(v: unknown, what: string): void {
-  if (!Array.isArray(v) || v.length !== COUNTS_PER_CELL || !v.every(isCount)) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
+/** Checks the counts vector starting at `offset` of `v` (COUNTS_PER_CELL counts), without copying it. */
+function checkCounts(v: readonly unknown[], offset: number, what: string): void {
+  for (let i = 0; i < COUNTS_PER_CELL; i++) if (!isCount(v[offset + i])) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
+  const c = v as readonly number[];
   for (let p = 0; p < PERIODS; p++) {
-    const c = v.slice(p * COUNTS_PER_PERIOD, (p + 1) * COUNTS_PER_PERIOD) as number[];
-    const ok =
-      c[COUNT_CANCELLED]! + c[COUNT_DIVERTED]! + c[COUNT_OPERATED]! <= c[COUNT_N]! &&
-      c[COUNT_DELAY0]! <= c[COUNT_OPERATED]! &&
-      c.slice(COUNT_DELAY0).every((x, j, all) => j === 0 || x <= all[j - 1]!);
+    const at = offset + p * COUNTS_PER_PERIOD;
+    let ok = c[at + COUNT_CANCELLED]! + c[at + COUNT_DIVERTED]! + c[at + COUNT_OPERATED]! <= c[at + COUNT_N]! && c[at + COUNT_DELAY0]! <= c[at + COUNT_OPERATED]!;
+    for (let j = COUNT_DELAY0 + 1; ok && j < COUNTS_PER_PERIOD; j++) ok = c[at + j]! <= c[at + j - 1]!;
     if (!ok) throw new ArtifactFormatError(`${what} has inconsistent counts`);
   }
+}
+
+function checkCountsVector(v: unknown, what: string): void {
+  if (!Array.isArray(v) || v.length !== COUNTS_PER_CELL) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
+  checkCounts(v, 0, what);
 }
 
 /** Parses and validates an artifact (gzip JSON, or plain JSON). */
@@ -271,7 +276,7 @@ export function parseArtifact(bytes: Buffer): RiskArtifact {
     if (!Array.isArray(values) || values.length !== n || !values.every((v) => isCount(v) && v < bound)) throw new ArtifactFormatError(`cells.${column} must hold ${n} ids below ${bound}`);
   }
   if (!Array.isArray(cells.counts) || cells.counts.length !== n * COUNTS_PER_CELL) throw new ArtifactFormatError(`cells.counts must hold ${COUNTS_PER_CELL} counts per cell`);
-  for (let i = 0; i < n; i++) checkCountsVector(cells.counts.slice(i * COUNTS_PER_CELL, (i + 1) * COUNTS_PER_CELL), `cell ${i}`);
+  for (let i = 0; i < n; i++) checkCounts(cells.counts, i * COUNTS_PER_CELL, `cell ${i}`);
   for (const [field, max] of [['months', 12], ['daysOfWeek', 7]] as const) {
     const table = a[field];
     if (typeof table !== 'object' || table === null) throw new ArtifactFormatError(`${field} is missing`);

@@ -14,7 +14,15 @@ export function defaultRiskArtifact(): RiskArtifact {
   return defaultArtifact;
 }
 
-/** A RiskModel pricing with an artifact; its version is the artifact's. Fits the factors once, here. */
+const models = new WeakMap<RiskArtifact, RiskModel>();
+
+/**
+ * A RiskModel pricing with an artifact; its version is the artifact's. Fits the factors once, here
+ * (a few passes over the cells), and once per artifact object: every app built in one process from
+ * `defaultRiskArtifact()` shares the model. An artifact is treated as immutable once parsed or fitted.
+ */
 export function riskModelFromArtifact(artifact: RiskArtifact): RiskModel {
-  return riskModelV2(fitV2(artifact));
+  let model = models.get(artifact);
+  if (!model) models.set(artifact, (model = riskModelV2(fitV2(artifact))));
+  return model;
 }

@@ -11,19 +11,13 @@ import {
   type RiskFactor,
   type RiskModel,
 } from '../flight/risk-model.ts';
-import {
-  calendarOf,
-  COUNT_CANCELLED,
-  COUNT_DELAY0,
-  COUNT_DIVERTED,
-  COUNT_N,
-  COUNT_OPERATED,
-  COUNTS_PER_CELL,
-  COUNTS_PER_PERIOD,
-  DELAY_THRESHOLDS,
-  PERIODS,
-  type RiskArtifact,
-} from './artifact.ts';
+import * as artifactLayout from './artifact.ts';
+import { calendarOf, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
+
+// The counts layout, copied into this module's own constants: the loops below read them millions of
+// times, and an imported binding can cost a getter call per read under a transpiling loader (tsx).
+const { COUNT_CANCELLED, COUNT_DELAY0, COUNT_DIVERTED, COUNT_N, COUNT_OPERATED, COUNTS_PER_CELL, COUNTS_PER_PERIOD, PERIODS } = artifactLayout;
+const THRESHOLD_COUNT = DELAY_THRESHOLDS.length;
 
 /**
  * Version 2 of the risk model, built from an artifact's counts (see docs/pricing.md).
@@ -64,6 +58,13 @@ export const MODEL_V2 = Object.freeze({
   maxCancelOrDivert: 0.95,
   maxStep: 0.999,
   /** How each level's credibility counts in the leg's credibility (sums to 1; calendar and hour are shared by all legs). */
+  /**
+   * Levels a diversion factor is fitted at. Diversions are rare (about 0.25 % of legs): below the
+   * airport level the groups are a few dozen legs, and the few routes with many diversions in one
+   * winter (mountain airports) made every route look credible; on months the model was not fitted on
+   * that lost log loss. Diversion is therefore priced from the calendar, hour, airline and airports only.
+   */
+  diversionLevels: ['hour', 'airline', 'origin', 'dest'] as readonly Level[],
   credibilityWeights: { airline: 0.1, origin: 0.1, dest: 0.1, 'airline-origin': 0.15, 'airline-dest': 0.15, route: 0.25, flight: 0.15 } as Partial<Record<Level, number>>,
 });
 
@@ -117,23 +118,23 @@ function eventTable(cellCount: number, counts: ArrayLike<number>): EventTable {
   const actual = new Float64Array(cellCount * EVENTS * PERIODS);
   const exposure = new Float64Array(cellCount * EVENTS * PERIODS);
   for (let c = 0; c < cellCount; c++) {
-    for (let e = 0; e < EVENTS; e++) {
-      for (let p = 0; p < PERIODS; p++) {
-        const [a, x] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
-        actual[(c * EVENTS + e) * PERIODS + p] = a;
-        exposure[(c * EVENTS + e) * PERIODS + p] = x;
+    for (let p = 0; p < PERIODS; p++) {
+      const offset = c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD;
+      const legs = counts[offset + COUNT_N]!;
+      const operated = counts[offset + COUNT_OPERATED]!;
+      // Index of event e: (c × EVENTS + e) × PERIODS + p.
+      const at = c * EVENTS * PERIODS + p;
+      actual[at + CANCEL * PERIODS] = counts[offset + COUNT_CANCELLED]!;
+      exposure[at + CANCEL * PERIODS] = legs;
+      actual[at + DIVERT * PERIODS] = counts[offset + COUNT_DIVERTED]!;
+      exposure[at + DIVERT * PERIODS] = legs;
+      for (let j = 0; j < THRESHOLD_COUNT; j++) {
+        actual[at + (STEP0 + j) * PERIODS] = counts[offset + COUNT_DELAY0 + j]!;
+        exposure[at + (STEP0 + j) * PERIODS] = operated;
       }
     }
   }
   return { actual, exposure };
-}
-
-/** Actual count and exposure of event e in one period of a counts vector. */
-function eventCounts(counts: ArrayLike<number>, offset: number, e: number): [number, number] {
-  const n = counts[offset + COUNT_N]!;
-  if (e === CANCEL) return [counts[offset + COUNT_CANCELLED]!, n];
-  if (e === DIVERT) return [counts[offset + COUNT_DIVERTED]!, n];
-  return [counts[offset + COUNT_DELAY0 + e - STEP0]!, counts[offset + COUNT_OPERATED]!];
 }
 
 /** P(delay ≥ t_j | operated) implied by RISK_TABLE_V1's curve, used as a weak prior. */
@@ -206,74 +207,111 @@ export function buhlmannK(actual: Float64Array, expected: Float64Array, groups: 
 }
 
 /**
- * Fits one level: groups the cells by `groupOf`, compares actual with the current prediction `pred`
- * (per cell and event) and returns the credibility-weighted factors.
+ * How a level groups cells: a numeric id per cell (−1: the cell has no group at this level, e.g. a
+ * merged flight cell), cheap to compute for every cell, and the group's key (keyOf) for one cell of
+ * each group, built once per group.
+ */
+interface Grouping {
+  idOf: (cell: number) => number;
+  keyOf: (cell: number) => string;
+}
+
+/** Groups the cells of one level: the group index of every cell (−1: no group) and the groups' keys. */
+function groupCells(cellCount: number, grouping: Grouping): { groupOfCell: Int32Array; keys: string[] } {
+  const index = new Map<number, number>();
+  const keys: string[] = [];
+  const groupOfCell = new Int32Array(cellCount);
+  for (let c = 0; c < cellCount; c++) {
+    const id = grouping.idOf(c);
+    if (id < 0) {
+      groupOfCell[c] = -1;
+      continue;
+    }
+    let g = index.get(id);
+    if (g === undefined) {
+      index.set(id, (g = keys.length));
+      keys.push(grouping.keyOf(c));
+    }
+    groupOfCell[c] = g;
+  }
+  return { groupOfCell, keys };
+}
+
+/**
+ * Fits one level: groups the cells by `grouping`, compares actual with the current prediction `pred`
+ * (per cell and event) and returns the credibility-weighted factors. One pass over the cells
+ * accumulates every event; `factorOfGroup` (group × EVENTS) lets the caller update its prediction.
  */
 function fitLevel(
   cellCount: number,
   table: EventTable,
   pred: Float64Array,
-  groupOf: (cell: number) => string | null,
-): LevelFit {
-  const index = new Map<string, number>();
-  const groupOfCell = new Int32Array(cellCount);
+  grouping: Grouping,
+  fitted: (e: number) => boolean = () => true,
+): LevelFit & { groupOfCell: Int32Array; factorOfGroup: Float64Array } {
+  const { groupOfCell, keys } = groupCells(cellCount, grouping);
+  const groups = keys.length;
+  // actual and expected per event, group and period: index (e × groups + g) × PERIODS + p.
+  const actual = new Float64Array(EVENTS * groups * PERIODS);
+  const expected = new Float64Array(EVENTS * groups * PERIODS);
+  // Binomial EPV of A/E per unit of expected count, per event: Σ x·p(1 − p) / Σ x·p.
+  const noise = new Float64Array(EVENTS);
+  const mass = new Float64Array(EVENTS);
+  const A = table.actual;
+  const X = table.exposure;
   for (let c = 0; c < cellCount; c++) {
-    const key = groupOf(c);
-    if (key === null) {
-      groupOfCell[c] = -1;
-      continue;
+    const g = groupOfCell[c]!;
+    if (g < 0) continue;
+    const cell = c * EVENTS;
+    for (let e = 0; e < EVENTS; e++) {
+      const q = pred[cell + e]!;
+      const pc = q < 1 ? q : 1;
+      const at = (cell + e) * PERIODS;
+      const to = (e * groups + g) * PERIODS;
+      let n = noise[e]!;
+      let m = mass[e]!;
+      for (let p = 0; p < PERIODS; p++) {
+        const x = X[at + p]!;
+        actual[to + p]! += A[at + p]!;
+        expected[to + p]! += x * q;
+        n += x * pc * (1 - pc);
+        m += x * pc;
+      }
+      noise[e] = n;
+      mass[e] = m;
     }
-    let g = index.get(key);
-    if (g === undefined) index.set(key, (g = index.size));
-    groupOfCell[c] = g;
   }
-  const groups = index.size;
+  const factorOfGroup = new Float64Array(groups * EVENTS).fill(1);
+  const zOfGroup = new Float64Array(groups * EVENTS);
+  const k = new Float64Array(EVENTS);
+  for (let e = 0; e < EVENTS; e++) {
+    const span = groups * PERIODS;
+    const ae = actual.subarray(e * span, (e + 1) * span);
+    const xe = expected.subarray(e * span, (e + 1) * span);
+    // An event not fitted at this level: K infinite, every factor 1 with credibility 0.
+    const K = fitted(e) ? buhlmannK(ae, xe, groups, mass[e]! > 0 ? noise[e]! / mass[e]! : 1) : Number.POSITIVE_INFINITY;
+    k[e] = K;
+    if (!Number.isFinite(K)) continue;
+    for (let g = 0; g < groups; g++) {
+      let a = 0;
+      let x = 0;
+      for (let p = 0; p < PERIODS; p++) {
+        a += ae[g * PERIODS + p]!;
+        x += xe[g * PERIODS + p]!;
+      }
+      if (x <= 0) continue;
+      const z = x / (x + K);
+      factorOfGroup[g * EVENTS + e] = z * (a / x) + (1 - z);
+      zOfGroup[g * EVENTS + e] = z;
+    }
+  }
   const factors = new Map<string, Float64Array>();
   const credibility = new Map<string, Float64Array>();
-  const keys = [...index.keys()];
-  for (const key of keys) {
-    factors.set(key, new Float64Array(EVENTS).fill(1));
-    credibility.set(key, new Float64Array(EVENTS));
+  for (let g = 0; g < groups; g++) {
+    factors.set(keys[g]!, factorOfGroup.subarray(g * EVENTS, (g + 1) * EVENTS));
+    credibility.set(keys[g]!, zOfGroup.subarray(g * EVENTS, (g + 1) * EVENTS));
   }
-  const k = new Float64Array(EVENTS);
-  const actual = new Float64Array(groups * PERIODS);
-  const expected = new Float64Array(groups * PERIODS);
-  for (let e = 0; e < EVENTS; e++) {
-    actual.fill(0);
-    expected.fill(0);
-    for (let c = 0; c < cellCount; c++) {
-      const g = groupOfCell[c]!;
-      if (g < 0) continue;
-      for (let p = 0; p < PERIODS; p++) {
-        const at = (c * EVENTS + e) * PERIODS + p;
-        actual[g * PERIODS + p]! += table.actual[at]!;
-        expected[g * PERIODS + p]! += table.exposure[at]! * pred[c * EVENTS + e]!;
-      }
-    }
-    // Binomial EPV of A/E per unit of expected count: Σ x·p(1 − p) / Σ x·p.
-    let noise = 0;
-    let mass = 0;
-    for (let c = 0; c < cellCount; c++) {
-      if (groupOfCell[c]! < 0) continue;
-      const p = Math.min(pred[c * EVENTS + e]!, 1);
-      for (let q = 0; q < PERIODS; q++) {
-        const x = table.exposure[(c * EVENTS + e) * PERIODS + q]!;
-        noise += x * p * (1 - p);
-        mass += x * p;
-      }
-    }
-    const K = buhlmannK(actual, expected, groups, mass > 0 ? noise / mass : 1);
-    k[e] = K;
-    for (let g = 0; g < groups; g++) {
-      const a = actual[g * PERIODS]! + actual[g * PERIODS + 1]!;
-      const x = expected[g * PERIODS]! + expected[g * PERIODS + 1]!;
-      if (x <= 0 || !Number.isFinite(K)) continue;
-      const z = x / (x + K);
-      factors.get(keys[g]!)![e] = z * (a / x) + (1 - z);
-      credibility.get(keys[g]!)![e] = z;
-    }
-  }
-  return { factors, credibility, k };
+  return { factors, credibility, k, groupOfCell, factorOfGroup };
 }
 
 /** The fitted quantities a v2 model prices with; plain data, inspectable in tests. */
@@ -316,21 +354,21 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     hour: cells.hour[c]!,
   }));
 
+  const table = eventTable(n, counts);
   // Global rates, with a one-leg RISK_TABLE_V1 prior so that an empty tail is not exactly zero.
   const prior = [RISK_TABLE_V1.base.cancellation, RISK_TABLE_V1.base.diversion, ...v1Delays()];
-  const global = new Float64Array(EVENTS);
-  for (let e = 0; e < EVENTS; e++) {
-    let a = 0;
-    let x = 0;
-    for (let c = 0; c < n; c++) {
+  const totalActual = new Float64Array(EVENTS);
+  const totalExposure = new Float64Array(EVENTS);
+  for (let c = 0; c < n; c++) {
+    for (let e = 0; e < EVENTS; e++) {
       for (let p = 0; p < PERIODS; p++) {
-        const [ac, xc] = eventCounts(counts, c * COUNTS_PER_CELL + p * COUNTS_PER_PERIOD, e);
-        a += ac;
-        x += xc;
+        totalActual[e]! += table.actual[(c * EVENTS + e) * PERIODS + p]!;
+        totalExposure[e]! += table.exposure[(c * EVENTS + e) * PERIODS + p]!;
       }
     }
-    global[e] = (a + MODEL_V2.priorLegs * prior[e]!) / (x + MODEL_V2.priorLegs);
   }
+  const global = new Float64Array(EVENTS);
+  for (let e = 0; e < EVENTS; e++) global[e] = (totalActual[e]! + MODEL_V2.priorLegs * prior[e]!) / (totalExposure[e]! + MODEL_V2.priorLegs);
 
   // Calendar margins against the global rates.
   const margin = (table: Record<string, number[]>): LevelFit => {
@@ -338,24 +376,52 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const flat = entries.flatMap(([, v]) => v);
     const pred = new Float64Array(entries.length * EVENTS);
     for (let i = 0; i < entries.length; i++) pred.set(global, i * EVENTS);
-    return fitLevel(entries.length, eventTable(entries.length, flat), pred, (i) => entries[i]![0]);
+    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, { idOf: (i) => i, keyOf: (i) => entries[i]![0] });
+    return { factors, credibility, k };
   };
   const month = margin(artifact.months);
   const dayOfWeek = margin(artifact.daysOfWeek);
+
+  // A cell's group at each structural level as a number from its columns (the same partition as keyOf).
+  const airports = artifact.airports.length;
+  const groupIdOf = (level: Level, c: number): number => {
+    const a = cells.airline[c]!;
+    const o = cells.origin[c]!;
+    const d = cells.dest[c]!;
+    switch (level) {
+      case 'hour':
+        return cells.hour[c]!;
+      case 'airline':
+        return a;
+      case 'origin':
+        return o;
+      case 'dest':
+        return d;
+      case 'airline-origin':
+        return a * airports + o;
+      case 'airline-dest':
+        return a * airports + d;
+      case 'route':
+        return (a * airports + o) * airports + d;
+      case 'flight': {
+        const f = cells.flightNumber[c]!;
+        return f === 0 ? -1 : ((a * 10_000 + f) * airports + o) * airports + d;
+      }
+    }
+  };
 
   // Structural levels in order, each against the prediction of the ones before it.
   const pred = new Float64Array(n * EVENTS);
   for (let c = 0; c < n; c++) pred.set(global, c * EVENTS);
   const levels = {} as Record<Level, LevelFit>;
-  const table = eventTable(n, counts);
   for (const level of LEVELS) {
-    const fit = fitLevel(n, table, pred, (c) => keyOf(level, keys[c]!));
-    levels[level] = fit;
+    const grouping: Grouping = { idOf: (c) => groupIdOf(level, c), keyOf: (c) => keyOf(level, keys[c]!)! };
+    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, grouping, (e) => e !== DIVERT || MODEL_V2.diversionLevels.includes(level));
+    levels[level] = { factors, credibility, k };
     for (let c = 0; c < n; c++) {
-      const key = keyOf(level, keys[c]!);
-      if (key === null) continue;
-      const f = fit.factors.get(key)!;
-      for (let e = 0; e < EVENTS; e++) pred[c * EVENTS + e]! *= f[e]!;
+      const g = groupOfCell[c]!;
+      if (g < 0) continue;
+      for (let e = 0; e < EVENTS; e++) pred[c * EVENTS + e]! *= factorOfGroup[g * EVENTS + e]!;
     }
   }
 
@@ -373,14 +439,19 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const monthPrior = new Map<number, Float64Array>();
   for (let m = 1; m <= 12; m++) monthPrior.set(m, priorFactors(v1EventFactors(seasonOf(m)), monthMix));
 
+  const haulFactors = {
+    short: v1EventFactors(RISK_TABLE_V1.haul.short.factors),
+    medium: v1EventFactors(RISK_TABLE_V1.haul.medium.factors),
+    long: v1EventFactors(RISK_TABLE_V1.haul.long.factors),
+  };
   const haulMix = new Float64Array(EVENTS);
   let haulLegs = 0;
-  const distance = new Map<string, number | null>();
+  const distance = new Map<number, number | null>();
   for (let c = 0; c < n; c++) {
-    const route = `${keys[c]!.origin}|${keys[c]!.dest}`;
+    const route = cells.origin[c]! * airports + cells.dest[c]!;
     if (!distance.has(route)) {
       try {
-        distance.set(route, greatCircleKm(keys[c]!.origin, keys[c]!.dest));
+        distance.set(route, distanceKm(keys[c]!.origin, keys[c]!.dest));
       } catch {
         distance.set(route, null);
       }
@@ -388,15 +459,15 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const km = distance.get(route);
     if (km === null || km === undefined) continue;
     const legs = counts[c * COUNTS_PER_CELL + COUNT_N]! + counts[c * COUNTS_PER_CELL + COUNTS_PER_PERIOD + COUNT_N]!;
-    const f = v1EventFactors(RISK_TABLE_V1.haul[haulOf(km)].factors);
+    const f = haulFactors[haulOf(km)];
     for (let e = 0; e < EVENTS; e++) haulMix[e]! += legs * f[e]!;
     haulLegs += legs;
   }
   for (let e = 0; e < EVENTS; e++) haulMix[e] = haulLegs > 0 ? haulMix[e]! / haulLegs : 1;
   const haulPrior = {
-    short: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.short.factors), haulMix),
-    medium: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.medium.factors), haulMix),
-    long: priorFactors(v1EventFactors(RISK_TABLE_V1.haul.long.factors), haulMix),
+    short: priorFactors(haulFactors.short, haulMix),
+    medium: priorFactors(haulFactors.medium, haulMix),
+    long: priorFactors(haulFactors.long, haulMix),
   };
 
   return {

@@ -17,6 +17,7 @@ import {
   type FlightObservation,
   type RiskArtifact,
 } from '../../src/risk/index.ts';
+import { COUNT_DELAY0, COUNTS_PER_CELL, COUNTS_PER_PERIOD } from '../../src/risk/artifact.ts';
 import { buhlmannK } from '../../src/risk/risk-model-v2.ts';
 
 /** Risk model v2: artifact, credibility, refit, and the invariants the pricing relies on. */
@@ -59,6 +60,14 @@ describe('artifact', () => {
     broken.cells.counts[1] = broken.cells.counts[0]! + 1; // more cancellations than legs
     assert.throws(() => parseArtifact(Buffer.from(JSON.stringify(broken))), /inconsistent/);
     assert.throws(() => parseArtifact(Buffer.from(JSON.stringify({ ...artifact, airports: ['lax'] }))), /airports/);
+    // A later cell, second period: a delay count above the one before it, and a count that is not an integer.
+    const rising = structuredClone(artifact);
+    const at = 2 * COUNTS_PER_CELL + COUNTS_PER_PERIOD + COUNT_DELAY0 + 3; // cell 2, period 1, threshold 3 (45 min)
+    rising.cells.counts[at] = rising.cells.counts[at - 1]! + 1;
+    assert.throws(() => parseArtifact(Buffer.from(JSON.stringify(rising))), /cell 2 has inconsistent counts/);
+    const fractional = structuredClone(artifact);
+    fractional.cells.counts[3 * COUNTS_PER_CELL + 5] = 0.5;
+    assert.throws(() => parseArtifact(Buffer.from(JSON.stringify(fractional))), new RegExp(`cell 3 must hold ${COUNTS_PER_CELL} counts`));
   });
 
   it('refuses an empty history and a malformed version name', async () => {
@@ -72,6 +81,8 @@ describe('artifact', () => {
     assert.equal(shipped.legs, 1_791_091);
     assert.equal(shipped.dataCutoff, '2008-03-31');
     assert.equal(riskModelFromArtifact(shipped).version, 'v2-2008q1');
+    // Built once per artifact: every app of a process shares the shipped model.
+    assert.equal(riskModelFromArtifact(shipped), riskModelFromArtifact(defaultRiskArtifact()));
   });
 });
 
@@ -205,5 +216,22 @@ describe('credibility', () => {
     const fit = fitV2(artifact);
     assert.ok(fit.levels.airline.k.some((k) => Number.isFinite(k) && k > 0));
     assert.equal(fit.levels.flight.k.length, fit.global.length);
+  });
+
+  it('fits diversions at the coarse levels only: below the airports their factor is 1 with credibility 0', () => {
+    const fit = fitV2(artifact);
+    const DIVERT = 1;
+    for (const level of ['airline-origin', 'airline-dest', 'route', 'flight'] as const) {
+      assert.equal(fit.levels[level].k[DIVERT], Number.POSITIVE_INFINITY, level);
+      for (const [key, f] of fit.levels[level].factors) {
+        assert.equal(f[DIVERT], 1, `${level} ${key}`);
+        assert.equal(fit.levels[level].credibility.get(key)![DIVERT], 0);
+      }
+    }
+    // Other events are still fitted below the airports, and the explanation still multiplies out.
+    assert.ok(fit.levels.flight.k.some((k, e) => e !== DIVERT && Number.isFinite(k)));
+    const x = model.probabilities(leg()).explain('diversion');
+    assert.ok(Math.abs(product(x) - x.probability) < 1e-12);
+    assert.ok(x.factors.every((f) => !/ on | into | at /.test(f.label) || f.factor === 1));
   });
 });
