@@ -76,7 +76,7 @@ export function prepareQuote(body: QuoteBody): string {
   return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs, body.modelVersion]).slice(1, -1);
 }
 
-/** Signs the terms of a trip for a validity window: `q2.<terms>.<tag>`, shared by the quotes of that window. */
+/** Signs the terms of a trip for a validity window: `q3.<terms>.<tag>`, shared by the quotes of that window. */
 export function signTerms(key: Buffer, prepared: string, issuedAt: Date, expiresAt: Date): string {
   return sealJson(key, PREFIX, `[${prepared},${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)}]`);
 }
