@@ -18,7 +18,8 @@ interface Server {
 
 async function start(dataDir: string, env: Record<string, string> = {}): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...childEnv(), PARASOL_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
+    // info: where everything is, and the notes of the start, are log lines (JSON, like every line)
+    env: { ...childEnv(), PARASOL_DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -30,6 +31,11 @@ async function start(dataDir: string, env: Record<string, string> = {}): Promise
       if (found) resolve(found[1]!);
     });
     void exit.then((code) => reject(new Error(`the server exited (${code}) before listening:\n${output}`)));
+    // a bound on a stuck start, not a speed requirement
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not say it was listening within 5 minutes:\n${output}`));
+    }, 300_000).unref();
   });
   return { child, base, output: () => output, exit };
 }
