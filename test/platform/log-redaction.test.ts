@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger, redactUrl, scrubSecrets } from '../../src/platform/logging.ts';
-import { buildTestApp, createTestPartner, CUSTOMER, eventually, FLIGHT, insureFlight, post, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, CUSTOMER, eventually, FLIGHT, insureFlight, openTestDatabase, post, type TestApp, type TestPartner } from '../helper.ts';
+import type { DatabaseHandle } from '../../src/platform/db.ts';
 
 /**
  * Issue 9, security defect 3: no log line carries a bank-details token (a live link that pays out),
@@ -67,11 +68,18 @@ describe('log redaction: the log of a full claim flow', () => {
   let t: TestApp;
   let partner: TestPartner;
   const capture = new Capture();
+  let database: DatabaseHandle;
   before(async () => {
-    t = await buildTestApp({ env: { LOG_LEVEL: 'debug', PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' }, logStream: capture });
+    // a database of its own: on a shared PostgreSQL another app's worker could take this flow's jobs,
+    // and their lines would not be in this capture
+    database = await openTestDatabase(undefined, { empty: true });
+    t = await buildTestApp({ database, env: { LOG_LEVEL: 'debug', PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' }, logStream: capture });
     partner = await createTestPartner(t.db);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await database.close();
+  });
 
   it('subscribe → claim → SMS → bank details (a wrong IBAN, then a right one) → paid: no token, key, IBAN, phone or e-mail in any line', async () => {
     const c = await insureFlight(t.app, partner, { flightNumber: `AF${7000 + (process.pid % 1000)}` });
