@@ -59,7 +59,8 @@ describe('/metrics', () => {
     assert.ok(sample(text, 'parasol_job_queue_depth', { queue: 'claims_notify' }) !== undefined, 'queue depth per queue');
     assert.ok(sample(text, 'parasol_job_queue_oldest_age_seconds', { queue: 'claims_notify' }) !== undefined, 'oldest job age per queue');
     assert.ok((sample(text, 'parasol_sms_total', { channel: 'notification', outcome: 'sent' }) ?? 0) >= 1);
-    assert.equal(sample(text, 'parasol_pricing_model_info', { version: '1' }) ?? sample(text, 'parasol_pricing_model_info'), 1);
+    // the test app prices every environment with version 1 (test/helper.ts)
+    for (const environment of ['sandbox', 'preproduction', 'production']) assert.equal(sample(text, 'parasol_pricing_model_info', { environment, version: 'v1' }), 1, environment);
     for (const name of ['parasol_webhook_deliveries_total', 'parasol_flight_provider_calls_total', 'parasol_flight_provider_breaker_state', 'parasol_payouts', 'parasol_payouts_settled_total', 'process_cpu_user_seconds_total']) {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     }
