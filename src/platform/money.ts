@@ -3,9 +3,19 @@
  * decimal text are done on strings and BigInt — never with floating point.
  */
 
-/** Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). */
+const exponents = new Map<string, number>();
+
+/**
+ * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
+ * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
+ */
 export function currencyExponent(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let exponent = exponents.get(currency);
+  if (exponent === undefined) {
+    exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    exponents.set(currency, exponent);
+  }
+  return exponent;
 }
 
 /** "10.5" EUR → 1050. Refuses signs, exponents and more decimals than the currency has. */
