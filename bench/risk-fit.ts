@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The risk model fit, measured: `parasol risk fit` on the shared history (1.79 million legs), in a
+ * The risk model fit, measured: `parasol risk fit` on the history files of BENCH_HISTORY_DIR (the shared 1.79 million legs), in a
  * child process so that its peak resident memory is its own. Part of `npm run bench`; runnable alone:
  *
  *   node --import tsx bench/risk-fit.ts            # measures, updates its section of docs/BENCHMARKS.md
@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DOC = path.join(ROOT, 'docs', 'BENCHMARKS.md');
-const HISTORY_DIR = process.env.BENCH_HISTORY_DIR?.trim() || path.join(ROOT, '..', 'shared', 'data', 'flight-history');
+/** Where the BTS history files are: named by the caller (the repository ships none, and reads nothing outside itself). */
+const HISTORY_DIR = process.env.BENCH_HISTORY_DIR?.trim() || undefined;
 export const FIT_TARGET = { seconds: 120, megabytes: 2048 };
 
 export interface RiskFitMeasure {
@@ -32,9 +33,9 @@ export interface RiskFitMeasure {
 
 export type RiskFitOutcome = { measure: RiskFitMeasure } | { unmeasured: string };
 
-/** The history files of the bench: every .csv.gz / .zip in BENCH_HISTORY_DIR (default ../shared/data/flight-history). */
+/** The history files of the bench: every .csv.gz / .zip in BENCH_HISTORY_DIR. */
 function historyFiles(): string[] {
-  if (!fs.existsSync(HISTORY_DIR)) return [];
+  if (!HISTORY_DIR || !fs.existsSync(HISTORY_DIR)) return [];
   return fs
     .readdirSync(HISTORY_DIR)
     .filter((f) => /\.(csv\.gz|zip)$/i.test(f))
@@ -45,6 +46,7 @@ function historyFiles(): string[] {
 /** Runs the fit in a child process and reads its one-line JSON report. */
 export async function benchRiskFit(): Promise<RiskFitOutcome> {
   const files = historyFiles();
+  if (!HISTORY_DIR) return { unmeasured: 'not measured: set BENCH_HISTORY_DIR to a folder of BTS history files (e.g. BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench)' };
   if (files.length === 0) return { unmeasured: `not measured: no history files in ${HISTORY_DIR}` };
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -86,7 +88,7 @@ export function riskFitMarkdown(outcome: RiskFitOutcome): string {
   const pass = m.fitSeconds < FIT_TARGET.seconds && m.peakRssMegabytes < FIT_TARGET.megabytes;
   return `### Risk model fit
 
-\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts): read (gzip CSV,
+\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts, the files of `BENCH_HISTORY_DIR`, e.g. `BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench`): read (gzip CSV,
 streamed), count into the artifact's cells, serialise; then build the pricing model from the
 artifact (the credibility fit of every level, done once when a model is loaded).
 

@@ -21,7 +21,7 @@ import pg from 'pg';
  * 3. Claims: a cancelled flight's fan-out, bank details to paid (bench/claims.ts).
  * 4. A cached key's latency during a flood of random API keys (bench/auth-flood.ts); alone with
  *    BENCH_ONLY=auth-flood, which rewrites only its section of docs/BENCHMARKS.md.
- * 5. The risk model fit on the shared flight history (bench/risk-fit.ts).
+ * 5. The risk model fit on the BTS files of BENCH_HISTORY_DIR (bench/risk-fit.ts; not measured without it).
  *
  * Writes docs/BENCHMARKS.md. Env: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 3),
  * BENCH_CONNECTIONS (default 10), BENCH_DATABASE_URL (PostgreSQL admin connection, default
@@ -706,8 +706,8 @@ async function main(): Promise<number> {
     authFloodReport = { unmeasured: `not measured: ${(error as Error).message}` };
   }
 
-  // 6. the risk model fit on the shared flight history (bench/risk-fit.ts, runnable alone)
-  console.log('• risk model fit on the shared flight history…');
+  // 6. the risk model fit on the BTS files of BENCH_HISTORY_DIR (bench/risk-fit.ts, runnable alone)
+  console.log('• risk model fit on the history of BENCH_HISTORY_DIR…');
   const riskFit = await benchRiskFit();
 
   const report: Report = {

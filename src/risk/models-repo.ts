@@ -18,16 +18,8 @@ export interface RiskModelVersionRow {
   activeIn: Environment[];
 }
 
-export interface NewRiskModelVersion {
-  version: string;
-  artifact: Buffer;
-  sha256: string;
-  dataCutoff: string;
-  source: 'history' | 'refit';
-  baseVersion: string | null;
-  observations: number;
-  createdBy: string;
-}
+/** A version to store: its row's facts (what the database sets itself left out) and its artifact. */
+export type NewRiskModelVersion = Omit<RiskModelVersionRow, 'createdAt' | 'activeIn'> & { artifact: Buffer };
 
 /** Inserts a version; false when the version name exists already (nothing changed). */
 export async function insertVersion(db: Executor, v: NewRiskModelVersion): Promise<boolean> {
