@@ -88,7 +88,7 @@ export function riskFitMarkdown(outcome: RiskFitOutcome): string {
   const pass = m.fitSeconds < FIT_TARGET.seconds && m.peakRssMegabytes < FIT_TARGET.megabytes;
   return `### Risk model fit
 
-\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts, the files of `BENCH_HISTORY_DIR`, e.g. `BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench`): read (gzip CSV,
+\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts, the files of \`BENCH_HISTORY_DIR\`, e.g. \`BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench\`): read (gzip CSV,
 streamed), count into the artifact's cells, serialise; then build the pricing model from the
 artifact (the credibility fit of every level, done once when a model is loaded).
 
