@@ -65,7 +65,15 @@ function latencies(result: autocannon.Result, expected: (status: number) => bool
     requests += count;
     if (!expected(Number(code))) unexpected += count;
   }
-  return { reqPerSec: result.requests.average, requests, p50: result.latency.p50, p99: result.latency.p99, unexpected, errors: result.errors, statusCodes };
+  return {
+    reqPerSec: result.requests.average,
+    requests,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    unexpected,
+    errors: result.errors,
+    statusCodes,
+  };
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
@@ -77,7 +85,16 @@ export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFlo
   const floodConnections = options.floodConnections ?? FLOOD_CONNECTIONS;
   const url = (server: FloodServer) => `${server.baseUrl}${options.path}`;
   const cached = (server: FloodServer, seconds: number) =>
-    autocannon({ url: url(server), method: 'POST', headers: options.headers, body: options.body, connections: cachedConnections, pipelining: 1, duration: seconds, timeout: 10 });
+    autocannon({
+      url: url(server),
+      method: 'POST',
+      headers: options.headers,
+      body: options.body,
+      connections: cachedConnections,
+      pipelining: 1,
+      duration: seconds,
+      timeout: 10,
+    });
   const flood = (server: FloodServer, seconds: number) =>
     autocannon({
       url: url(server),
@@ -91,7 +108,10 @@ export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFlo
         {
           setupRequest: (request) => ({
             ...request,
-            headers: { 'content-type': 'application/json', authorization: `Bearer psl_sbx_${crypto.randomBytes(24).toString('base64url')}` },
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer psl_sbx_${crypto.randomBytes(24).toString('base64url')}`,
+            },
           }),
         },
       ],
@@ -104,18 +124,32 @@ export async function benchAuthFlood(options: AuthFloodOptions): Promise<AuthFlo
       if (options.warmupSeconds > 0) await cached(server, options.warmupSeconds);
       if (withBaseline) {
         process.stdout.write(`  cached key alone, ${options.seconds} s…\n`);
-        phases.push({ label: 'cached key alone (no flood)', cached: latencies(await cached(server, options.seconds), is2xx) });
+        phases.push({
+          label: 'cached key alone (no flood)',
+          cached: latencies(await cached(server, options.seconds), is2xx),
+        });
       }
       process.stdout.write(`  cached key during a flood of random keys (${label}), ${options.seconds} s…\n`);
       const [c, f] = await Promise.all([cached(server, options.seconds), flood(server, options.seconds)]);
-      phases.push({ label: `cached key during the flood, ${label}`, cached: latencies(c, is2xx), flood: latencies(f, (status) => status === 401 || status === 429) });
+      phases.push({
+        label: `cached key during the flood, ${label}`,
+        cached: latencies(c, is2xx),
+        flood: latencies(f, (status) => status === 401 || status === 429),
+      });
     } finally {
       await server.stop();
     }
   };
   await run('default protection (30 failures per minute per address)', {}, true);
   await run('per-address limit lifted (negative cache only)', { PARASOL_AUTH_FAILURES_PER_MINUTE: '10000000' }, false);
-  return { seconds: options.seconds, cachedConnections, floodConnections, phases, loadAverage: os.loadavg()[0] ?? 0, cpus: os.cpus().length };
+  return {
+    seconds: options.seconds,
+    cachedConnections,
+    floodConnections,
+    phases,
+    loadAverage: os.loadavg()[0] ?? 0,
+    cpus: os.cpus().length,
+  };
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
@@ -135,8 +169,13 @@ address is still served. With that limit lifted every random key costs a SHA-256
   if ('unmeasured' in report) return `${AUTH_FLOOD_HEADING}\n\n${intro}\n\n${report.unmeasured}\n`;
   const baseline = report.phases[0]?.cached;
   const rows = report.phases.map((p) => {
-    const factor = baseline && p.flood ? ` (p99 ×${baseline.p99 > 0 ? (p.cached.p99 / baseline.p99).toFixed(1) : 'n/a'})` : '';
-    const flood = p.flood ? `${fmt(p.flood.reqPerSec)} req/s: ${Object.entries(p.flood.statusCodes).map(([code, n]) => `${fmt(n)} × ${code}`).join(', ')}` : '—';
+    const factor =
+      baseline && p.flood ? ` (p99 ×${baseline.p99 > 0 ? (p.cached.p99 / baseline.p99).toFixed(1) : 'n/a'})` : '';
+    const flood = p.flood
+      ? `${fmt(p.flood.reqPerSec)} req/s: ${Object.entries(p.flood.statusCodes)
+          .map(([code, n]) => `${fmt(n)} × ${code}`)
+          .join(', ')}`
+      : '—';
     return `| ${p.label} | ${fmt(p.cached.reqPerSec)} | ${p.cached.p50} ms | ${p.cached.p99} ms${factor} | ${fmt(p.cached.unexpected + p.cached.errors)} | ${flood} |`;
   });
   return `${AUTH_FLOOD_HEADING}

@@ -14,7 +14,12 @@ declare module 'autocannon' {
     interface Request extends RequestParams {
       /** Returns the request to send (a falsy value resets the request sequence). */
       setupRequest?: (request: RequestParams, context: Record<string, unknown>) => RequestParams | null | undefined;
-      onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
+      onResponse?: (
+        status: number,
+        body: string,
+        context: Record<string, unknown>,
+        headers: Record<string, string | string[]>,
+      ) => void;
     }
 
     interface Options {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { submitBankDetails } from '../src/claims/bank-details.ts';
+import { submitBankDetails } from '../src/payouts/bank-details.ts';
 import { openClaimsForFlightEvent } from '../src/claims/open-claims.ts';
 import { setConfiguration } from '../src/partners/configuration.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from '../src/partners/partners.ts';
@@ -40,7 +40,10 @@ const KEYS = deriveKeyring(crypto.createHash('sha256').update('parasol bench').d
 
 async function partner(db: Db): Promise<{ id: string; configurationId: string }> {
   const actor = 'operator:bench';
-  const p = await createPartner(db, actor, { slug: `bench-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`, name: 'Bench Air' });
+  const p = await createPartner(db, actor, {
+    slug: `bench-${Date.now().toString(36)}-${crypto.randomBytes(3).toString('hex')}`,
+    name: 'Bench Air',
+  });
   await setAgreement(db, actor, p.id, {
     allowedFormulas: ['delay', 'cancellation', 'delay_and_cancellation'],
     currency: 'EUR',
@@ -52,13 +55,28 @@ async function partner(db: Db): Promise<{ id: string; configurationId: string }>
   });
   await signAgreement(db, actor, p.id);
   await setSubscription(db, actor, p.id, 'flight-delay', true);
-  const configuration = await setConfiguration(db, actor, p.id, { formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000, commissionRate: '0.2' });
+  const configuration = await setConfiguration(db, actor, p.id, {
+    formula: 'delay_and_cancellation',
+    delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }],
+    cancellationAmount: 15_000,
+    commissionRate: '0.2',
+  });
   return { id: p.id, configurationId: configuration.id };
 }
 
 /** N active sandbox contracts with one leg each on `flightNumber`, inserted set-wise (setup, not measured). */
-async function seedContracts(db: Db, p: { id: string; configurationId: string }, flightNumber: string, departureDate: string, n: number): Promise<void> {
-  const coverage = JSON.stringify({ formula: 'delay_and_cancellation', delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }], cancellationAmount: 15_000 });
+async function seedContracts(
+  db: Db,
+  p: { id: string; configurationId: string },
+  flightNumber: string,
+  departureDate: string,
+  n: number,
+): Promise<void> {
+  const coverage = JSON.stringify({
+    formula: 'delay_and_cancellation',
+    delayTiers: [{ minDelayMinutes: 120, amount: 5_000 }],
+    cancellationAmount: 15_000,
+  });
   const email = encrypt(KEYS.encryption, 'bench@example.com');
   const phone = encrypt(KEYS.encryption, '+33612345678');
   const departureAt = `${departureDate}T10:30:00Z`;
@@ -79,7 +97,11 @@ async function seedContracts(db: Db, p: { id: string; configurationId: string },
     FROM c`.execute(db);
 }
 
-export async function benchFanout(handle: DatabaseHandle, database: FanoutMeasure['database'], sizes: number[]): Promise<FanoutMeasure[]> {
+export async function benchFanout(
+  handle: DatabaseHandle,
+  database: FanoutMeasure['database'],
+  sizes: number[],
+): Promise<FanoutMeasure[]> {
   const db = handle.db;
   const p = await partner(db);
   // a queue that only sends: the measure is opening the claims and queueing their jobs
@@ -92,11 +114,20 @@ export async function benchFanout(handle: DatabaseHandle, database: FanoutMeasur
       const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
       await seedContracts(db, p, flightNumber, departureDate, n);
       const started = performance.now();
-      const opened = await openClaimsForFlightEvent({ db, jobs }, { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' });
+      const opened = await openClaimsForFlightEvent(
+        { db, jobs },
+        { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' },
+      );
       const ms = performance.now() - started;
-      const queued = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'claims_notify' AND data->>'claimId' = ANY(${opened.map((c) => c.id)}::text[])`.execute(db);
+      const queued = await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'claims_notify' AND data->>'claimId' = ANY(${opened.map((c) => c.id)}::text[])`.execute(
+        db,
+      );
       results.push({ database, contracts: n, claims: opened.length, jobs: queued.rows[0]!.n, ms });
-      console.log(`  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms`);
+      console.log(
+        `  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms`,
+      );
     }
   } finally {
     await jobs.stop({ graceful: false, timeoutMs: 1_000 });
@@ -105,32 +136,60 @@ export async function benchFanout(handle: DatabaseHandle, database: FanoutMeasur
 }
 
 /** Bank details submitted → claim paid by the simulated bank, with workers as the API process runs them. */
-export async function benchBankDetailsToPaid(handle: DatabaseHandle, database: PaidMeasure['database'], samples = 5): Promise<PaidMeasure> {
+export async function benchBankDetailsToPaid(
+  handle: DatabaseHandle,
+  database: PaidMeasure['database'],
+  samples = 5,
+): Promise<PaidMeasure> {
   const db = handle.db;
   const config = loadConfig({ PARASOL_DATA_DIR: path.join(os.tmpdir(), 'parasol-bench'), LOG_LEVEL: 'silent' });
   const p = await partner(db);
-  const jobs = await new JobQueue(db, { pollingIntervalSeconds: config.jobPollSeconds, schedules: false, onError: () => undefined }).start();
+  const jobs = await new JobQueue(db, {
+    pollingIntervalSeconds: config.jobPollSeconds,
+    schedules: false,
+    onError: () => undefined,
+  }).start();
   await registerQueues(jobs);
-  await startWorkers(jobs, { db, keys: KEYS, config, now: () => new Date(), log: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  await startWorkers(jobs, {
+    db,
+    keys: KEYS,
+    config,
+    now: () => new Date(),
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
   const times: number[] = [];
   try {
     for (let i = 0; i < samples; i++) {
       const flightNumber = `AF${8000 + i}`;
       const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
       await seedContracts(db, p, flightNumber, departureDate, 1);
-      const [claim] = await openClaimsForFlightEvent({ db, jobs }, { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' });
+      const [claim] = await openClaimsForFlightEvent(
+        { db, jobs },
+        { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' },
+      );
       // the link: the outbox message's, once the notification job has run
       let link: string | null = null;
       while (!link) {
-        const row = await db.selectFrom('sms_outbox').select('link').where('claim_id', '=', claim!.id).executeTakeFirst();
+        const row = await db
+          .selectFrom('sms_outbox')
+          .select('link')
+          .where('claim_id', '=', claim!.id)
+          .executeTakeFirst();
         link = row?.link ?? null;
         if (!link) await new Promise((r) => setTimeout(r, 20));
       }
       const started = performance.now();
-      const outcome = await submitBankDetails({ db, jobs, keys: KEYS, now: () => new Date() }, link.split('/c/')[1]!, { accountHolder: 'Camille Martin', iban: 'DE89370400440532013000' });
+      const outcome = await submitBankDetails({ db, jobs, keys: KEYS, now: () => new Date() }, link.split('/c/')[1]!, {
+        accountHolder: 'Camille Martin',
+        iban: 'DE89370400440532013000',
+      });
       if (outcome.kind !== 'accepted') throw new Error(`bank details not accepted: ${outcome.kind}`);
       for (;;) {
-        const row = await db.selectFrom('claims').select('status').where('id', '=', claim!.id).executeTakeFirstOrThrow();
+        const row = await db
+          .selectFrom('claims')
+          .select('status')
+          .where('id', '=', claim!.id)
+          .executeTakeFirstOrThrow();
         if (row.status === 'paid') break;
         await new Promise((r) => setTimeout(r, 10));
       }
@@ -140,8 +199,15 @@ export async function benchBankDetailsToPaid(handle: DatabaseHandle, database: P
     await jobs.stop({ graceful: true, timeoutMs: 5_000 });
   }
   const sorted = [...times].sort((x, y) => x - y);
-  const result = { database, pollSeconds: config.jobPollSeconds, samples: times, medianMs: sorted[Math.floor(sorted.length / 2)]! };
-  console.log(`  ${database}: bank details → paid, median ${result.medianMs.toFixed(0)} ms over ${samples} (workers poll every ${config.jobPollSeconds} s)`);
+  const result = {
+    database,
+    pollSeconds: config.jobPollSeconds,
+    samples: times,
+    medianMs: sorted[Math.floor(sorted.length / 2)]!,
+  };
+  console.log(
+    `  ${database}: bank details → paid, median ${result.medianMs.toFixed(0)} ms over ${samples} (workers poll every ${config.jobPollSeconds} s)`,
+  );
   return result;
 }
 
@@ -161,7 +227,10 @@ export async function benchClaimsPglite(sizes: number[]): Promise<{ fanout: Fano
 }
 
 /** Both benchmarks on a fresh PostgreSQL database created from `adminUrl`, dropped afterwards. */
-export async function benchClaimsPostgres(adminUrl: string, sizes: number[]): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure }> {
+export async function benchClaimsPostgres(
+  adminUrl: string,
+  sizes: number[],
+): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure }> {
   const name = `parasol_bench_claims_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined); // a lost admin connection fails its next query, which says why

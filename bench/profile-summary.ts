@@ -66,7 +66,8 @@ for (const file of files) {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const onStack = (id: number, name: string): boolean => {
-    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) if (byId.get(n)!.callFrame.functionName === name) return true;
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n))
+      if (byId.get(n)!.callFrame.functionName === name) return true;
     return false;
   };
   let from = 0;
@@ -82,8 +83,11 @@ for (const file of files) {
     if (i >= from) self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const idle = [...self.entries()].filter(([id]) => ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName));
-  const busy = total - idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
+  const idle = [...self.entries()].filter(([id]) =>
+    ['(idle)', '(program)', '(garbage collector)'].includes(byId.get(id)!.callFrame.functionName),
+  );
+  const busy =
+    total - idle.filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, t]) => a + t, 0);
 
   const perFunction = new Map<string, number>();
   const perBucket = new Map<string, number>();
@@ -106,11 +110,16 @@ for (const file of files) {
   }
   const show = (title: string, map: Map<string, number>, n: number, filter: (k: string) => boolean = () => true) => {
     console.log(`\n${title}`);
-    for (const [k, t] of [...map.entries()].filter(([k]) => filter(k)).sort((a, b) => b[1] - a[1]).slice(0, n)) {
+    for (const [k, t] of [...map.entries()]
+      .filter(([k]) => filter(k))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)) {
       console.log(`${((t / busy) * 100).toFixed(1).padStart(6)} %  ${(t / 1000).toFixed(0).padStart(7)} ms  ${k}`);
     }
   };
-  console.log(`# ${file}${after ? ` (from the first sample in ${after})` : ''}\nsampled ${(total / 1e6).toFixed(1)} s, busy (not idle) ${(busy / 1e6).toFixed(1)} s; percentages are of busy time`);
+  console.log(
+    `# ${file}${after ? ` (from the first sample in ${after})` : ''}\nsampled ${(total / 1e6).toFixed(1)} s, busy (not idle) ${(busy / 1e6).toFixed(1)} s; percentages are of busy time`,
+  );
   show('Self time by package / directory', perBucket, 25);
   show(`Self time, top ${top} functions`, perFunction, top);
   show('Inclusive time, project code (src/)', inclusive, top, (k) => k.includes(' src/'));

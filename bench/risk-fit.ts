@@ -46,15 +46,27 @@ function historyFiles(): string[] {
 /** Runs the fit in a child process and reads its one-line JSON report. */
 export async function benchRiskFit(): Promise<RiskFitOutcome> {
   const files = historyFiles();
-  if (!HISTORY_DIR) return { unmeasured: 'not measured: set BENCH_HISTORY_DIR to a folder of BTS history files (e.g. BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench)' };
+  if (!HISTORY_DIR)
+    return {
+      unmeasured:
+        'not measured: set BENCH_HISTORY_DIR to a folder of BTS history files (e.g. BENCH_HISTORY_DIR=/path/to/flight-history npm run bench)',
+    };
   if (files.length === 0) return { unmeasured: `not measured: no history files in ${HISTORY_DIR}` };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', ...files], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', ...files], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     child.on('close', (code) => {
       if (code !== 0) return resolve({ unmeasured: `not measured: the fit exited with code ${code}` });
-      resolve({ measure: { files: files.map((f) => path.basename(f)), ...(JSON.parse(out.trim().split('\n').pop()!) as Omit<RiskFitMeasure, 'files'>) } });
+      resolve({
+        measure: {
+          files: files.map((f) => path.basename(f)),
+          ...(JSON.parse(out.trim().split('\n').pop()!) as Omit<RiskFitMeasure, 'files'>),
+        },
+      });
     });
   });
 }
@@ -88,7 +100,7 @@ export function riskFitMarkdown(outcome: RiskFitOutcome): string {
   const pass = m.fitSeconds < FIT_TARGET.seconds && m.peakRssMegabytes < FIT_TARGET.megabytes;
   return `### Risk model fit
 
-\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts, the files of \`BENCH_HISTORY_DIR\`, e.g. \`BENCH_HISTORY_DIR=../shared/data/flight-history npm run bench\`): read (gzip CSV,
+\`parasol risk fit\` on ${m.files.join(', ')}, in a child process (bench/risk-fit.ts, the files of \`BENCH_HISTORY_DIR\`, e.g. \`BENCH_HISTORY_DIR=/path/to/flight-history npm run bench\`): read (gzip CSV,
 streamed), count into the artifact's cells, serialise; then build the pricing model from the
 artifact (the credibility fit of every level, done once when a model is loaded).
 
@@ -117,7 +129,9 @@ async function standalone(): Promise<number> {
   const from = doc.indexOf(START);
   const to = doc.indexOf(END);
   const next =
-    from !== -1 && to > from ? doc.slice(0, from) + section + doc.slice(to + END.length + 1) : doc.replace('## Where the time goes', `${section}\n## Where the time goes`);
+    from !== -1 && to > from
+      ? doc.slice(0, from) + section + doc.slice(to + END.length + 1)
+      : doc.replace('## Where the time goes', `${section}\n## Where the time goes`);
   fs.writeFileSync(DOC, next);
   console.log(`Written to ${path.relative(process.cwd(), DOC) || DOC}`);
   return 'measure' in outcome ? 0 : 1;

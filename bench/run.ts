@@ -6,7 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authFloodSection, benchAuthFlood, replaceAuthFloodSection, type AuthFloodReport } from './auth-flood.ts';
-import { benchClaimsPglite, benchClaimsPostgres, dropDatabase, type FanoutMeasure, type PaidMeasure } from './claims.ts';
+import {
+  benchClaimsPglite,
+  benchClaimsPostgres,
+  dropDatabase,
+  type FanoutMeasure,
+  type PaidMeasure,
+} from './claims.ts';
 import { benchRiskFit, riskFitSection, type RiskFitOutcome } from './risk-fit.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -146,11 +152,20 @@ async function killChild(child: ChildProcess, graceMs = 15_000): Promise<void> {
   clearTimeout(timer);
 }
 
-async function startServer(name: string, script: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<Server> {
+async function startServer(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<Server> {
   const port = await freePort();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env };
   if (!env.DATABASE_URL) delete childEnv.DATABASE_URL;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags, script], { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeFlags, script], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-16_000);
@@ -161,7 +176,10 @@ async function startServer(name: string, script: string, env: Record<string, str
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 300_000; // a fresh PGlite migrates first: slow on a busy machine
   for (;;) {
-    if (exited(child)) throw new Error(`${name} exited before it was ready (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`);
+    if (exited(child))
+      throw new Error(
+        `${name} exited before it was ready (code ${child.exitCode}, signal ${child.signalCode}):\n${output}`,
+      );
     try {
       const res = await fetch(`${baseUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) break;
@@ -175,7 +193,10 @@ async function startServer(name: string, script: string, env: Record<string, str
 }
 
 /** Parasol itself (`node --import tsx src/main.ts`) on a fresh data directory. */
-function startParasol(name: string, options: { databaseUrl?: string; nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<Server> {
+function startParasol(
+  name: string,
+  options: { databaseUrl?: string; nodeFlags?: string[]; env?: Record<string, string> } = {},
+): Promise<Server> {
   const env: Record<string, string> = {
     PARASOL_DATA_DIR: tempDir('data'),
     PARASOL_DEMO_API_KEY: DEMO_KEY,
@@ -218,7 +239,12 @@ function medianRun(runs: Measure[]): Measure {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function measure(scenario: string, result: autocannon.Result, expected: (status: number) => boolean, note?: string): Measure {
+function measure(
+  scenario: string,
+  result: autocannon.Result,
+  expected: (status: number) => boolean,
+  note?: string,
+): Measure {
   const statusCodes: Record<string, number> = {};
   let requests = 0;
   let ok = 0;
@@ -231,7 +257,13 @@ function measure(scenario: string, result: autocannon.Result, expected: (status:
     scenario,
     reqPerSec: result.requests.average,
     okPerSec: result.duration > 0 ? ok / result.duration : 0,
-    latency: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99, mean: result.latency.average, max: result.latency.max },
+    latency: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      mean: result.latency.average,
+      max: result.latency.max,
+    },
     requests,
     ok,
     unexpected: requests - ok,
@@ -250,7 +282,13 @@ function load(options: Omit<autocannon.Options, 'connections' | 'pipelining'>): 
 }
 
 async function getPriceLoad(server: Server, seconds: number): Promise<autocannon.Result> {
-  return load({ url: `${server.baseUrl}${PRICE_PATH}`, method: 'POST', headers: JSON_HEADERS, body: QUOTE_REQUEST, duration: seconds });
+  return load({
+    url: `${server.baseUrl}${PRICE_PATH}`,
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: QUOTE_REQUEST,
+    duration: seconds,
+  });
 }
 
 async function fetchQuote(baseUrl: string): Promise<{ text: string; json: QuoteResponse }> {
@@ -284,24 +322,35 @@ async function issueQuotes(server: Server, count: number): Promise<string[]> {
       },
     ],
   });
-  if (quotes.length < count) throw new Error(`issuing ${count} quotes for /subscribe: only ${quotes.length} came back (${failed} failures)`);
+  if (quotes.length < count)
+    throw new Error(`issuing ${count} quotes for /subscribe: only ${quotes.length} came back (${failed} failures)`);
   return quotes;
 }
 
 /** Loads /subscribe with each quote once; returns the result and whether the quotes ran out. */
-async function subscribeLoad(server: Server, quotes: string[], flights: unknown[], seconds: number): Promise<{ result: autocannon.Result; exhausted: boolean }> {
+async function subscribeLoad(
+  server: Server,
+  quotes: string[],
+  flights: unknown[],
+  seconds: number,
+): Promise<{ result: autocannon.Result; exhausted: boolean }> {
   const run = crypto.randomBytes(4).toString('hex');
   let next = 0;
   let exhausted = false;
-  let instance: autocannon.Instance | undefined;
   const body = (quoteReference: string, i: number) =>
     JSON.stringify({
       quoteReference,
-      customer: { firstName: 'Camille', lastName: 'Martin', email: `camille.martin+${i}@example.com`, phone: '+33612345678', language: 'fr' },
+      customer: {
+        firstName: 'Camille',
+        lastName: 'Martin',
+        email: `camille.martin+${i}@example.com`,
+        phone: '+33612345678',
+        language: 'fr',
+      },
       booking: { reference: `BK${i.toString(36).toUpperCase().padStart(6, '0')}` },
       flights,
     });
-  instance = load({
+  const instance: autocannon.Instance = load({
     url: `${server.baseUrl}${SUBSCRIBE_PATH}`,
     method: 'POST',
     headers: JSON_HEADERS,
@@ -315,7 +364,11 @@ async function subscribeLoad(server: Server, quotes: string[], flights: unknown[
             instance?.stop();
           }
           const i = next++;
-          return { ...request, headers: { ...request.headers, 'idempotency-key': `bench-${run}-${i}` }, body: body(quotes[Math.min(i, quotes.length - 1)]!, i) };
+          return {
+            ...request,
+            headers: { ...request.headers, 'idempotency-key': `bench-${run}-${i}` },
+            body: body(quotes[Math.min(i, quotes.length - 1)]!, i),
+          };
         },
       },
     ],
@@ -343,7 +396,8 @@ async function benchSubscribe(server: Server, scenario: string): Promise<Measure
     const warmQuotes = await issueQuotes(server, Math.max(1_000, SETTINGS.warmup * 1_000));
     const warm = await subscribeLoad(server, warmQuotes, flights, SETTINGS.warmup);
     const created = warm.result.statusCodeStats['201']?.count ?? 0;
-    if (created === 0) throw new Error(`${scenario}: no 201 during the warm-up: ${JSON.stringify(warm.result.statusCodeStats)}`);
+    if (created === 0)
+      throw new Error(`${scenario}: no 201 during the warm-up: ${JSON.stringify(warm.result.statusCodeStats)}`);
     rate = created / Math.max(warm.result.duration, 0.5);
   }
   // Enough distinct quotes for the measured run: twice the warm-up rate, plus a margin.
@@ -351,7 +405,14 @@ async function benchSubscribe(server: Server, scenario: string): Promise<Measure
   process.stdout.write(`  issuing ${poolSize} quotes for the measured run (warm-up rate ${rate.toFixed(0)}/s)…\n`);
   const quotes = await issueQuotes(server, poolSize);
   const { result, exhausted } = await subscribeLoad(server, quotes, flights, SETTINGS.duration);
-  return measure(scenario, result, (status) => status === 201, exhausted ? `the ${poolSize} quotes ran out after ${result.duration.toFixed(1)} s (run cut short; replays answer 409)` : undefined);
+  return measure(
+    scenario,
+    result,
+    (status) => status === 201,
+    exhausted
+      ? `the ${poolSize} quotes ran out after ${result.duration.toFixed(1)} s (run cut short; replays answer 409)`
+      : undefined,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -386,7 +447,8 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
   const name = `parasol_bench_${Date.now()}`;
   let version: string | undefined;
   try {
-    version = String((await admin.query('SHOW server_version')).rows[0]?.server_version ?? '').split(' ')[0] || undefined;
+    version =
+      String((await admin.query('SHOW server_version')).rows[0]?.server_version ?? '').split(' ')[0] || undefined;
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end().catch(() => undefined);
@@ -403,7 +465,10 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
   url.pathname = `/${name}`;
   const server = await startParasol('Parasol (PostgreSQL)', { databaseUrl: url.toString() });
   try {
-    return { measure: await benchSubscribe(server, `/subscribe, PostgreSQL ${version ?? ''}`.trim()), ...(version ? { version } : {}) };
+    return {
+      measure: await benchSubscribe(server, `/subscribe, PostgreSQL ${version ?? ''}`.trim()),
+      ...(version ? { version } : {}),
+    };
   } finally {
     await server.stop();
   }
@@ -412,7 +477,8 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string }>
 // ---------------------------------------------------------------------------------------------
 // Report
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 /** autocannon's percentiles are whole milliseconds; means are not. */
 const ms = (n: number) => `${fmt(n, Number.isInteger(n) ? 0 : 2)} ms`;
 const pct = (r: number) => `${fmt(r * 100, 1)} %`;
@@ -442,15 +508,23 @@ function claimsRows(report: Report): string[] {
       continue;
     }
     const [small, large] = outcome.fanout;
-    for (const f of outcome.fanout) rows.push(`| ${f.database} | ${fmt(f.contracts)} | ${fmt(f.claims)} claims, ${fmt(f.jobs)} SMS jobs | ${ms(Math.round(f.ms))} | ${fmt(f.ms / f.contracts, 3)} ms |`);
-    if (small && large) rows.push(`| ${small.database} | ×${fmt(large.contracts / small.contracts)} contracts | | ×${fmt(large.ms / small.ms, 1)} time | |`);
+    for (const f of outcome.fanout)
+      rows.push(
+        `| ${f.database} | ${fmt(f.contracts)} | ${fmt(f.claims)} claims, ${fmt(f.jobs)} SMS jobs | ${ms(Math.round(f.ms))} | ${fmt(f.ms / f.contracts, 3)} ms |`,
+      );
+    if (small && large)
+      rows.push(
+        `| ${small.database} | ×${fmt(large.contracts / small.contracts)} contracts | | ×${fmt(large.ms / small.ms, 1)} time | |`,
+      );
   }
   return rows;
 }
 
 function paidRows(report: Report): string[] {
   return [report.claims.pglite, report.claims.postgres].map((o) =>
-    'unmeasured' in o ? `| PostgreSQL | ${o.unmeasured} | |` : `| ${o.paid.database} | ${ms(Math.round(o.paid.medianMs))} | ${o.paid.samples.map((x) => fmt(x)).join(', ')} ms (jobs polled every ${o.paid.pollSeconds} s) |`,
+    'unmeasured' in o
+      ? `| PostgreSQL | ${o.unmeasured} | |`
+      : `| ${o.paid.database} | ${ms(Math.round(o.paid.medianMs))} | ${o.paid.samples.map((x) => fmt(x)).join(', ')} ms (jobs polled every ${o.paid.pollSeconds} s) |`,
   );
 }
 
@@ -484,10 +558,17 @@ function summaryText(report: Report): string {
   const line = (m: Measure) =>
     `${m.scenario.padEnd(34)} ${fmt(m.reqPerSec).padStart(8)} ${ms(m.latency.p50).padStart(9)} ${ms(m.latency.p99).padStart(9)} ${fmt(m.requests).padStart(9)} ${fmt(m.ok).padStart(9)} ${fmt(m.unexpected).padStart(7)} ${fmt(m.errors).padStart(6)}${m.note ? `  (${m.note})` : ''}`;
   lines.push(line(report.bare), line(report.price));
-  for (const [label, outcome] of [['/subscribe, PGlite', report.pglite], ['/subscribe, PostgreSQL', report.postgres]] as const) {
+  for (const [label, outcome] of [
+    ['/subscribe, PGlite', report.pglite],
+    ['/subscribe, PostgreSQL', report.postgres],
+  ] as const) {
     lines.push(outcome.measure ? line(outcome.measure) : `${label.padEnd(34)} ${outcome.unmeasured}`);
   }
-  lines.push('', `/getPrice / bare Fastify: ${pct(ratio)} of the bare route's throughput (target ≥ ${pct(TARGET_RATIO)}): ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`, '');
+  lines.push(
+    '',
+    `/getPrice / bare Fastify: ${pct(ratio)} of the bare route's throughput (target ≥ ${pct(TARGET_RATIO)}): ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -500,8 +581,12 @@ function markdown(report: Report): string {
       ['/subscribe, PGlite', report.pglite],
       ['/subscribe, PostgreSQL', report.postgres],
     ] as const
-  ).map(([label, outcome]) => (outcome.measure ? row(outcome.measure, '× 201') : `| ${label} | ${outcome.unmeasured} | | | | | | | |`));
-  const notes = [report.pglite.measure?.note, report.postgres.measure?.note].filter(Boolean).map((n) => `- Note: ${n}.`);
+  ).map(([label, outcome]) =>
+    outcome.measure ? row(outcome.measure, '× 201') : `| ${label} | ${outcome.unmeasured} | | | | | | | |`,
+  );
+  const notes = [report.pglite.measure?.note, report.postgres.measure?.note]
+    .filter(Boolean)
+    .map((n) => `- Note: ${n}.`);
   return `# Benchmarks
 
 Written by \`npm run bench\` (\`bench/run.ts\`); every run overwrites this file with its own figures.
@@ -620,7 +705,9 @@ function authFlood(): Promise<AuthFloodReport> {
 }
 
 async function main(): Promise<number> {
-  console.log(`Parasol bench: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.warmup} s warm-up + ${SETTINGS.duration} s per scenario`);
+  console.log(
+    `Parasol bench: ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.warmup} s warm-up + ${SETTINGS.duration} s per scenario`,
+  );
   const date = new Date();
 
   if (process.env.BENCH_ONLY === 'auth-flood') {
@@ -645,8 +732,13 @@ async function main(): Promise<number> {
   const bodyDir = tempDir('bare');
   const bodyFile = path.join(bodyDir, 'body.json');
   fs.writeFileSync(bodyFile, sample.text);
-  const bare = await startServer('bare Fastify', 'bench/bare-server.ts', { BENCH_BARE_BODY_FILE: bodyFile, BENCH_BARE_PATH: PRICE_PATH });
-  const bareSample = await (await fetch(`${bare.baseUrl}${PRICE_PATH}`, { method: 'POST', headers: JSON_HEADERS, body: QUOTE_REQUEST })).text();
+  const bare = await startServer('bare Fastify', 'bench/bare-server.ts', {
+    BENCH_BARE_BODY_FILE: bodyFile,
+    BENCH_BARE_PATH: PRICE_PATH,
+  });
+  const bareSample = await (
+    await fetch(`${bare.baseUrl}${PRICE_PATH}`, { method: 'POST', headers: JSON_HEADERS, body: QUOTE_REQUEST })
+  ).text();
   if (SETTINGS.warmup > 0) {
     await getPriceLoad(parasol, SETTINGS.warmup);
     await getPriceLoad(bare, SETTINGS.warmup);
@@ -654,7 +746,9 @@ async function main(): Promise<number> {
   const priceRuns: Measure[] = [];
   const bareRuns: Measure[] = [];
   for (let round = 1; round <= SETTINGS.rounds; round++) {
-    console.log(`  round ${round}/${SETTINGS.rounds}: /getPrice ${SETTINGS.duration} s, then the bare route ${SETTINGS.duration} s…`);
+    console.log(
+      `  round ${round}/${SETTINGS.rounds}: /getPrice ${SETTINGS.duration} s, then the bare route ${SETTINGS.duration} s…`,
+    );
     priceRuns.push(measure('/getPrice (Parasol)', await getPriceLoad(parasol, SETTINGS.duration), is2xx));
     bareRuns.push(measure('bare Fastify route, same body size', await getPriceLoad(bare, SETTINGS.duration), is2xx));
   }
@@ -667,7 +761,9 @@ async function main(): Promise<number> {
   const runFailures = [...priceRuns, ...bareRuns].reduce((sum, m) => sum + m.unexpected + m.errors, 0);
 
   if (process.env.BENCH_PRICE_ONLY === '1') {
-    console.log(`/getPrice ${Math.round(price.reqPerSec)} req/s, bare ${Math.round(bareMeasure.reqPerSec)} req/s: ${((100 * price.reqPerSec) / bareMeasure.reqPerSec).toFixed(1)} % (rounds: ${roundRatios.map((r) => (100 * r).toFixed(1)).join(', ')} %)`);
+    console.log(
+      `/getPrice ${Math.round(price.reqPerSec)} req/s, bare ${Math.round(bareMeasure.reqPerSec)} req/s: ${((100 * price.reqPerSec) / bareMeasure.reqPerSec).toFixed(1)} % (rounds: ${roundRatios.map((r) => (100 * r).toFixed(1)).join(', ')} %)`,
+    );
     return 0;
   }
 
@@ -750,7 +846,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-let code = 1;
+let code: number;
 try {
   code = await main();
 } catch (error) {

@@ -13,7 +13,11 @@ const src = path.join(root, 'src');
 const dist = path.join(root, 'dist');
 
 fs.rmSync(dist, { recursive: true, force: true });
-execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', path.join(root, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 
 let copied = 0;
 for (const entry of fs.readdirSync(src, { recursive: true, withFileTypes: true })) {

@@ -1,40 +1,46 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { FLIGHT_PREFIX, flightDelayRoutes } from './flight/routes.ts';
-import { DEMO_PREFIX, demoRoutes } from './home/routes.ts';
-import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/routes.ts';
-import { QuoteCounter } from './flight/quote-counter.ts';
-import { singleModelSource, type RiskModel, type RiskModelSource } from './flight/risk-model.ts';
-import { seedDemo, type SeedResult } from './partners/seed.ts';
-import { PartnerDirectory } from './platform/auth.ts';
+import {
+  FLIGHT_PREFIX,
+  flightDelayRoutes,
+  PRICING,
+  QuoteCounter,
+  singleModelSource,
+  type RiskModel,
+  type RiskModelSource,
+} from './flight/index.ts';
+import { DEMO_PREFIX, demoRoutes } from './home/index.ts';
+import { POLICY_ADMIN_PREFIX, policyAdminRoutes } from './policies/index.ts';
+import { ENVIRONMENTS, PartnerDirectory, seedDemo, type SeedResult } from './partners/index.ts';
 import type { Config } from './platform/config.ts';
-import { deriveKeyring, loadMasterKey, type Keyring } from './platform/crypto.ts';
-import { openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
+import type { Keyring } from './platform/crypto.ts';
+import type { DatabaseHandle, Db } from './platform/db.ts';
 import { sealPersonalData } from './platform/seal-personal-data.ts';
-import { JobQueue } from './platform/jobs.ts';
-import { registerQueues, startWorkers } from './worker.ts';
+import type { JobQueue } from './platform/jobs.ts';
+import { startWorkers } from './worker.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
-import { customerRoutes } from './web/customer-routes.ts';
-import { webRoutes } from './web/web-routes.ts';
-import { FailedAuthLimiter, RateLimiter } from './platform/rate-limit.ts';
+import { customerRoutes, webRoutes } from './web/index.ts';
+import { FailedAuthLimiter } from './platform/rate-limit.ts';
+import { openKeyRateLimiter, PartnerRateLimits } from './platform/shared-rate-limit.ts';
+import { followChanges, JOBS_CHANNEL, Notifications } from './platform/notifications.ts';
 import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/metrics.ts';
-import { ENVIRONMENTS } from './partners/model.ts';
 import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
-import { LimitsSnapshot } from './limits/snapshot.ts';
+import { LimitsSnapshot } from './limits/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
   database?: DatabaseHandle;
   /** The clock of the use cases (tests move it). */
   now?: () => Date;
-  /** How long API keys and partner terms stay cached, in ms (default 5000; 0 disables). */
+  /** How long API keys and partner terms stay cached, in ms (default PARASOL_CACHE_TTL_SECONDS, 5 s; 0 disables). */
   cacheTtlMs?: number;
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
@@ -76,24 +82,44 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole application, ready, without a listening socket. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
-  const ownsDatabase = !options.database;
-  let keys: Keyring;
+  // until the app's logger exists, a job queue error goes to stderr
+  let onJobError = (error: Error): void => console.error('job queue error', error);
+  const runtime = await openRuntime(config, {
+    ...(options.database ? { database: options.database } : {}),
+    ...(options.jobs ? { jobs: options.jobs } : {}),
+    jobOptions: { onError: (error) => onJobError(error) },
+    prepare: async (db, keys) => {
+      // rows written in clear before migration 0010 are sealed now (the migration has no key)
+      await sealPersonalData(db, keys.encryption);
+      const seeded = await seedDemo(db, config);
+      if (seeded) options.onSeed?.(seeded);
+    },
+  });
   try {
-    await database.migrate();
-    keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
-    // rows written in clear before migration 0010 are sealed now (the migration has no key)
-    await sealPersonalData(database.db, keys.encryption);
-    const seeded = await seedDemo(database.db, config);
-    if (seeded) options.onSeed?.(seeded);
+    return await assembleApp(
+      config,
+      options,
+      runtime,
+      (log) => (onJobError = (error) => log.error({ err: error }, 'job queue error')),
+    );
   } catch (error) {
-    if (ownsDatabase) await database.close();
+    // what the bootstrap opened is closed again (the app's onClose hook may not exist yet)
+    await runtime.close({ graceful: false, timeoutMs: 1_000 }).catch(() => undefined);
     throw error;
   }
-  const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? 5_000);
+}
+
+/** The app on an open runtime: routes, workers, timers; its onClose hook closes the runtime. */
+async function assembleApp(
+  config: Config,
+  options: BuildOptions,
+  runtime: Runtime,
+  logJobErrorsTo: (log: FastifyBaseLogger) => void,
+): Promise<FastifyInstance> {
+  const { database, keys, jobs } = runtime;
+  const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? config.cacheTtlSeconds * 1000);
   const now = options.now ?? (() => new Date());
 
-  const jobs = options.jobs ?? new JobQueue(database.db, { pollingIntervalSeconds: config.jobPollSeconds, onError: (error) => app.log.error({ err: error }, 'job queue error') });
   const app = Fastify({
     logger: loggerOptions(config, { stream: options.logStream }),
     requestIdHeader: false, // genReqId reads X-Request-Id itself and refuses malformed ones
@@ -120,16 +146,34 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const quoteCounter = new QuoteCounter();
   const metrics = new DatabaseGauges(database.db);
-  const limits = new LimitsSnapshot(database.db, { now, defaultCapMajor: config.flightCapDefault, onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot') });
-  app.decorate('parasol', { config, routes, db: database.db, database, directory, keys, jobs, quoteCounter, metrics, limits });
-  await jobs.start();
-  await registerQueues(jobs);
+  const limits = new LimitsSnapshot(database.db, {
+    now,
+    maxPassengers: PRICING.maxPassengers,
+    defaultCapMajor: config.flightCapDefault,
+    onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot'),
+  });
+  app.decorate('parasol', {
+    config,
+    routes,
+    db: database.db,
+    database,
+    directory,
+    keys,
+    jobs,
+    quoteCounter,
+    metrics,
+    limits,
+  });
+  logJobErrorsTo(app.log);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
   installErrorHandling(app);
   installMetrics(app, database.db, metrics);
   // The models pricing each environment: the versions the operator activated (the shipped v2 at first
   // start), unless the caller gives its own (tests).
-  const stored = options.riskModels || options.riskModel ? undefined : await openRiskModels(database.db, (error) => app.log.error({ err: error }, 'risk model refresh failed'));
+  const stored =
+    options.riskModels || options.riskModel
+      ? undefined
+      : await openRiskModels(database.db, (error) => app.log.error({ err: error }, 'risk model refresh failed'));
   const riskModels = options.riskModels ?? (options.riskModel ? singleModelSource(options.riskModel) : stored!);
   trackPricingModels(() => ENVIRONMENTS.map((environment) => [environment, riskModels.active(environment).version]));
   app.addHook('onRequest', (request, reply, done) => {
@@ -141,7 +185,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
-      await database.db.selectFrom('schema_migrations' as never).select((eb) => eb.lit(1).as('one')).limit(1).execute();
+      await database.db
+        .selectFrom('schema_migrations' as never)
+        .select((eb) => eb.lit(1).as('one'))
+        .limit(1)
+        .execute();
       return { status: 'ready', database: database.kind };
     } catch {
       return reply.code(503).send({ status: 'unavailable', database: database.kind });
@@ -176,17 +224,51 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
   });
   await limits.start();
-  const flightDeps = { db: database.db, jobs, directory, keys, riskModels, quoteTtlMinutes: config.quoteTtlMinutes, now, quoteCounter, limits };
-  // one limiter for all partner APIs: the limit is per key, whatever the API
-  const limiter = new RateLimiter(config.rateLimitPerMinute);
+  const flightDeps = {
+    db: database.db,
+    jobs,
+    directory,
+    keys,
+    riskModels,
+    quoteTtlMinutes: config.quoteTtlMinutes,
+    now,
+    quoteCounter,
+    limits,
+  };
+  // one limiter for all partner APIs: the limit is per key and operation class, whatever the API;
+  // in Redis when REDIS_URL is set (shared by every process), else in this process's memory
+  const rateLimits = new PartnerRateLimits(database.db, config.rateLimits, (err) =>
+    app.log.warn({ err }, "could not reload the partners' rate limits"),
+  );
+  await rateLimits.start();
+  const limiter = await openKeyRateLimiter(config.redisUrl, rateLimits, (err) =>
+    app.log.warn({ err }, 'Redis unreachable: rate limits counted in this process until it answers'),
+  );
+  // changes made by any process (another API instance, a worker, the CLI) reach this one's caches at
+  // once (LISTEN/NOTIFY, platform/notifications.ts); the caches' TTLs remain the fallback
+  const feed = await Notifications.open(database, {
+    onError: (err) => app.log.warn({ err }, 'change notifications: connection lost, reconnecting'),
+  });
+  followChanges(feed, {
+    directory,
+    limits,
+    riskModels: stored,
+    rateLimits,
+    onError: (err) => app.log.warn({ err }, 'could not apply a change notification'),
+  });
+  if (config.runWorkers) feed.on(JOBS_CHANNEL, (queue) => jobs.wake(queue));
   // failed authentications per client address, also across the partner APIs
   const failures = new FailedAuthLimiter(config.authFailuresPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);
-  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, failures, operators }), { prefix: FLIGHT_PREFIX });
+  await app.register(flightDelayRoutes(flightDeps, { directory, limiter, failures, operators }), {
+    prefix: FLIGHT_PREFIX,
+  });
   await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
-  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), { prefix: POLICY_ADMIN_PREFIX });
+  await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), {
+    prefix: POLICY_ADMIN_PREFIX,
+  });
 
   // Key last-used times and quote counts live in this process's memory: flushed by a local timer, not a job.
   const usageTimer = setInterval(() => {
@@ -195,12 +277,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   }, 5_000).unref();
   app.addHook('onClose', async () => {
     clearInterval(usageTimer);
+    await feed.close();
+    rateLimits.stop();
+    await limiter.close?.();
     stored?.close();
     await limits.stop();
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     await quoteCounter.flush(database.db).catch(() => undefined);
-    if (ownsDatabase) await database.close();
+    await runtime.close();
   });
 
   await app.ready();

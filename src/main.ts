@@ -3,9 +3,10 @@ import { buildApp } from './app.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
-import { FLIGHT_PREFIX } from './flight/routes.ts';
-import { DEMO_PREFIX } from './home/routes.ts';
-import { POLICY_ADMIN_PREFIX } from './policies/routes.ts';
+import { startOperatorCommands } from './cli/operator-commands.ts';
+import { FLIGHT_PREFIX } from './flight/index.ts';
+import { DEMO_PREFIX } from './home/index.ts';
+import { POLICY_ADMIN_PREFIX } from './policies/index.ts';
 
 /** `npm start`: the API (and, on the embedded default, the workers) in one process. */
 async function main(): Promise<void> {
@@ -20,7 +21,11 @@ async function main(): Promise<void> {
         seeded = true;
         const log = pino({ level: config.logLevel });
         log.info({ partnerId: seed.partnerId, portalUser: seed.userEmail }, 'seeded the demo partner "Demo Air"');
-        if (seed.generatedApiKey) log.info({ sandboxApiKey: seed.generatedApiKey }, 'the demo partner\'s sandbox API key, shown once (set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)');
+        if (seed.generatedApiKey)
+          log.info(
+            { sandboxApiKey: seed.generatedApiKey },
+            "the demo partner's sandbox API key, shown once (set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)",
+          );
       },
     });
   } catch (error) {
@@ -32,7 +37,11 @@ async function main(): Promise<void> {
   }
 
   if (!seeded) {
-    const ignored = [config.demo.apiKey && 'PARASOL_DEMO_API_KEY', config.demo.email && 'PARASOL_DEMO_EMAIL', config.demo.password && 'PARASOL_DEMO_PASSWORD'].filter(Boolean);
+    const ignored = [
+      config.demo.apiKey && 'PARASOL_DEMO_API_KEY',
+      config.demo.email && 'PARASOL_DEMO_EMAIL',
+      config.demo.password && 'PARASOL_DEMO_PASSWORD',
+    ].filter(Boolean);
     if (ignored.length > 0) {
       app.log.warn(
         { ignored },
@@ -42,10 +51,14 @@ async function main(): Promise<void> {
     }
   }
 
+  // embedded database: the CLI sends its commands here while the server holds it (cli/operator-commands.ts)
+  const closeOperatorSocket = config.databaseUrl ? undefined : await startOperatorCommands(app);
+
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    void closeOperatorSocket?.();
     app.log.info({ signal }, 'shutting down: finishing requests in flight');
     const timer = setTimeout(() => {
       app.log.error('shutdown took more than 10 s; exiting');
@@ -76,7 +89,11 @@ async function main(): Promise<void> {
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (config.metricsPort !== undefined) {
     // ends with the process (shutdown exits once the app is closed)
-    const metrics = await startMetricsServer({ port: config.metricsPort, host: config.host, gauges: app.parasol.metrics });
+    const metrics = await startMetricsServer({
+      port: config.metricsPort,
+      host: config.host,
+      gauges: app.parasol.metrics,
+    });
     app.log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
   }
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;

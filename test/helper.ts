@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
@@ -9,13 +11,20 @@ import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
 import { APIS, type ApiName, type Environment } from '../src/partners/model.ts';
-import { createPartner, setAgreement, setSubscription, signAgreement, type AgreementInput } from '../src/partners/partners.ts';
+import {
+  createPartner,
+  setAgreement,
+  setSubscription,
+  signAgreement,
+  type AgreementInput,
+} from '../src/partners/partners.ts';
 import { loadConfig, type Config } from '../src/platform/config.ts';
-import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
+import { migrationFiles, openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
 
 /**
  * Test tiers share these helpers. The database is PGlite in memory by default, or the PostgreSQL of
- * TEST_DATABASE_URL (each test's data is its own: factories create a fresh partner every time).
+ * TEST_DATABASE_URL: each `openTestDatabase` is a database of its own, copied from a migrated
+ * template (and factories create a fresh partner every time).
  */
 export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
 
@@ -36,37 +45,152 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 12
 /** Where to hang the teardown: a test's context (`t.after`), or nothing and the caller closes. */
 type Teardown = Pick<TestContext, 'after'> | undefined;
 
-export async function openTestDatabase(t?: Teardown, options: { empty?: boolean } = {}): Promise<DatabaseHandle> {
-  const handle = options.empty && process.env.TEST_DATABASE_URL ? await openEmptyPostgres(process.env.TEST_DATABASE_URL) : await openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, poolSize: 20 });
-  await handle.migrate();
+/**
+ * A migrated database of its own, empty of business rows (`empty` is kept for the callers that say
+ * they need it: every test database is now its own). Nobody pays the migrations or PGlite's initdb
+ * per database: on PostgreSQL, a copy of one migrated template database (`CREATE DATABASE … TEMPLATE`,
+ * dropped on close); on PGlite, an in-memory instance started from a tarball of one migrated data
+ * directory, cached in the temporary directory across test files. Both templates are named by a hash
+ * of the migrations (and of PGlite's version), so a new migration builds a new template.
+ */
+export async function openTestDatabase(t?: Teardown, _options: { empty?: boolean } = {}): Promise<DatabaseHandle> {
+  const url = process.env.TEST_DATABASE_URL;
+  const handle = url ? await openPostgresCopy(url) : await openDatabase({ loadDataDir: await pgliteTemplate() });
+  await handle.migrate(); // a no-op on the template's copy; kept so a stale template can never hide a migration
   t?.after(() => handle.close());
   return handle;
 }
 
-/** A brand-new database on the test server (for tests that need emptiness, like the seed), dropped on close. */
-async function openEmptyPostgres(url: string): Promise<DatabaseHandle> {
-  const name = `parasol_empty_${process.pid}_${Date.now().toString(36)}`;
+/** Migration files' names and contents, with PGlite's version: the templates' identity. */
+const templateKey = memoise(async () => {
+  const hash = crypto.createHash('sha256');
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  for (const file of migrationFiles()) hash.update(file).update(await fs.readFile(path.join(root, 'migrations', file)));
+  hash.update(await fs.readFile(path.join(root, 'node_modules/@electric-sql/pglite/package.json')));
+  return hash.digest('hex').slice(0, 12);
+});
+
+function memoise<T>(build: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () =>
+    (value ??= build().catch((error) => {
+      value = undefined;
+      throw error;
+    }));
+}
+
+/** The migrated PGlite data directory as a tarball: read from the cache file, or built once and written there. */
+const pgliteTemplate = memoise(async (): Promise<Blob> => {
+  const file = path.join(os.tmpdir(), `parasol-test-pglite-${await templateKey()}.tar`);
+  try {
+    return new Blob([await fs.readFile(file)]);
+  } catch {
+    // not built yet (or by a concurrent file at this very moment: both build, the last rename wins)
+  }
+  const handle = await openDatabase({});
+  try {
+    await handle.migrate();
+    const blob = await handle.dumpDataDir!();
+    const partial = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`;
+    await fs.writeFile(partial, Buffer.from(await blob.arrayBuffer()));
+    await fs.rename(partial, file); // atomic: a reader sees a whole tarball or none
+    return blob;
+  } finally {
+    await handle.close();
+  }
+});
+
+/** Runs statements on the server's `postgres` database (CREATE/DROP DATABASE cannot run in the test's own). */
+async function onPostgresAdmin<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
-  const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function withDatabase(url: string, name: string): string {
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const handle = await openDatabase({ databaseUrl: target.toString(), poolSize: 5 });
+  return target.toString();
+}
+
+/** The name of TEST_DATABASE_URL's database: the prefix of its template and copies (one per engineer or CI run). */
+function baseName(url: string): string {
+  return (
+    decodeURIComponent(new URL(url).pathname.slice(1))
+      .replace(/[^a-z0-9_]/gi, '_')
+      .slice(0, 30) || 'parasol'
+  );
+}
+
+/**
+ * The migrated template on PostgreSQL, built once per set of migrations: under an advisory lock
+ * (test files start at once), migrated under a temporary name and renamed when complete, so a
+ * process killed half-way leaves no half-migrated template.
+ */
+const postgresTemplate = memoise(async (): Promise<string> => {
+  const url = process.env.TEST_DATABASE_URL!;
+  const name = `${baseName(url)}_tpl_${await templateKey()}`;
+  return onPostgresAdmin(url, async (client) => {
+    await client.query('SELECT pg_advisory_lock(7270302)');
+    try {
+      if ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount) return name;
+      const building = `${name}_building`;
+      await client.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+      await client.query(`CREATE DATABASE ${building}`);
+      const handle = await openDatabase({ databaseUrl: withDatabase(url, building), poolSize: 1 });
+      try {
+        await handle.migrate();
+      } finally {
+        await handle.close();
+      }
+      // the migration's connection is closed, but its server process may still be on its way out
+      await retryWhileAccessed(() => client.query(`ALTER DATABASE ${building} RENAME TO ${name}`));
+      return name;
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7270302)');
+    }
+  });
+});
+
+let copies = 0;
+
+/**
+ * 55006 "database is being accessed by other users": a connection to the template (or to the database
+ * being renamed) has been closed by its client and its server process has not exited yet. Short-lived:
+ * try again for up to a minute.
+ */
+async function retryWhileAccessed<T>(statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await statement();
+    } catch (error) {
+      if ((error as { code?: string }).code !== '55006' || attempt >= 200) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+    }
+  }
+}
+
+/** A copy of the migrated template on the test server, dropped on close. */
+async function openPostgresCopy(url: string): Promise<DatabaseHandle> {
+  const template = await postgresTemplate();
+  copies += 1;
+  const name = `${baseName(url)}_${process.pid}_${copies}_${crypto.randomBytes(3).toString('hex')}`;
+  // FILE_COPY copies the template's files (fast for a small database) instead of WAL-logging every block
+  await onPostgresAdmin(url, (client) =>
+    retryWhileAccessed(() => client.query(`CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY FILE_COPY`)),
+  );
+  const handle = await openDatabase({ databaseUrl: withDatabase(url, name), poolSize: 20 });
   return {
     ...handle,
-    migrate: handle.migrate,
     close: async () => {
       await handle.close();
-      await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await onPostgresAdmin(url, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }
@@ -79,7 +203,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PARASOL_RATE_LIMIT_PER_MINUTE: '100000',
     PARASOL_AUTH_FAILURES_PER_MINUTE: '100000', // tests of bad keys all come from 127.0.0.1
     // Many tests insure the same flights (trip(): AF CDG→JFK) on one shared PostgreSQL database: a
-    // cap that never refuses them. The limits tests set their own caps (test/http/flight-limits.test.ts).
+    // cap that never refuses them. The limits tests set their own caps (test/http/flight-limits.http.test.ts).
     PARASOL_FLIGHT_CAP_DEFAULT: '1000000000',
     ...overrides,
   });
@@ -97,7 +221,9 @@ export interface TestApp {
  * A ready app on its own test database. In a suite: `before(async () => (t = await buildTestApp()))`
  * and `after(() => t.close())`.
  */
-export async function buildTestApp(options: BuildOptions & { env?: Record<string, string>; storedRiskModels?: boolean } = {}): Promise<TestApp> {
+export async function buildTestApp(
+  options: BuildOptions & { env?: Record<string, string>; storedRiskModels?: boolean } = {},
+): Promise<TestApp> {
   const ownDatabase = !options.database;
   const database = options.database ?? (await openTestDatabase());
   // Pricing tests state their premiums under version 1 (the table of priors, docs/pricing.md); an app
@@ -167,10 +293,17 @@ export async function createTestPartner(
   await setAgreement(db, actor, partner.id, { ...DEFAULT_AGREEMENT, ...options.agreement });
   if (options.signed ?? true) await signAgreement(db, actor, partner.id);
   for (const api of options.apis ?? APIS) await setSubscription(db, actor, partner.id, api, true);
-  if (options.configuration !== null) await setConfiguration(db, actor, partner.id, { ...DEFAULT_CONFIGURATION, ...options.configuration });
+  if (options.configuration !== null)
+    await setConfiguration(db, actor, partner.id, { ...DEFAULT_CONFIGURATION, ...options.configuration });
   const environment = options.environment ?? 'sandbox';
   const { plaintext } = await createApiKey(db, actor, { partnerId: partner.id, environment });
-  return { id: partner.id, slug: partner.slug, key: plaintext, environment, auth: { authorization: `Bearer ${plaintext}` } };
+  return {
+    id: partner.id,
+    slug: partner.slug,
+    key: plaintext,
+    environment,
+    auth: { authorization: `Bearer ${plaintext}` },
+  };
 }
 
 /** Local wall-clock 'YYYY-MM-DDTHH:mm' some days ahead (good enough for airports near UTC±12). */
@@ -188,8 +321,18 @@ export interface Reply {
 }
 
 /** POST JSON through inject, as a partner's integration would. */
-export async function post(app: FastifyInstance, url: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const response = await app.inject({ method: 'POST', url, payload: body as object, headers: { 'content-type': 'application/json', ...headers } });
+export async function post(
+  app: FastifyInstance,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
+  const response = await app.inject({
+    method: 'POST',
+    url,
+    payload: body as object,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   const text = response.body;
   return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
@@ -206,13 +349,35 @@ export function trip(days = 30, options: { returnTrip?: boolean; additionalPasse
   };
 }
 
-export const CUSTOMER = { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'fr' } as const;
+export const CUSTOMER = {
+  firstName: 'Camille',
+  lastName: 'Martin',
+  email: 'camille@example.com',
+  phone: '+33612345678',
+  language: 'fr',
+} as const;
 
 /** The subscribe body matching a quoted trip. */
-export function subscription(quoteReference: string, t: ReturnType<typeof trip>, overrides: Record<string, unknown> = {}) {
-  const flights = [{ flightNumber: 'AF006', departureAirport: t.departureAirport, arrivalAirport: t.arrivalAirport, departureDateTime: t.departureDateTime }];
+export function subscription(
+  quoteReference: string,
+  t: ReturnType<typeof trip>,
+  overrides: Record<string, unknown> = {},
+) {
+  const flights = [
+    {
+      flightNumber: 'AF006',
+      departureAirport: t.departureAirport,
+      arrivalAirport: t.arrivalAirport,
+      departureDateTime: t.departureDateTime,
+    },
+  ];
   if ('returnDepartureDateTime' in t && t.returnDepartureDateTime) {
-    flights.push({ flightNumber: 'AF007', departureAirport: t.arrivalAirport, arrivalAirport: t.departureAirport, departureDateTime: t.returnDepartureDateTime });
+    flights.push({
+      flightNumber: 'AF007',
+      departureAirport: t.arrivalAirport,
+      arrivalAirport: t.departureAirport,
+      departureDateTime: t.returnDepartureDateTime,
+    });
   }
   return { quoteReference, customer: CUSTOMER, booking: { reference: 'ABC123' }, flights, ...overrides };
 }
@@ -241,21 +406,51 @@ export interface InsuredFlight {
 export async function insureFlight(
   app: FastifyInstance,
   partner: TestPartner,
-  options: { flightNumber: string; returnFlight?: string; days?: number; passengers?: number; language?: 'fr' | 'en'; customer?: { firstName?: string; lastName?: string } },
+  options: {
+    flightNumber: string;
+    returnFlight?: string;
+    days?: number;
+    passengers?: number;
+    language?: 'fr' | 'en';
+    customer?: { firstName?: string; lastName?: string };
+  },
 ): Promise<InsuredFlight> {
-  const t = trip(options.days ?? 12, { returnTrip: options.returnFlight !== undefined, additionalPassengers: (options.passengers ?? 1) - 1 });
+  const t = trip(options.days ?? 12, {
+    returnTrip: options.returnFlight !== undefined,
+    additionalPassengers: (options.passengers ?? 1) - 1,
+  });
   const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
   if (quote.status !== 200) throw new Error(`getPrice failed: ${JSON.stringify(quote.body)}`);
-  const flights = [{ flightNumber: options.flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t.departureDateTime }];
-  if (options.returnFlight && t.returnDepartureDateTime) flights.push({ flightNumber: options.returnFlight, departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: t.returnDepartureDateTime });
+  const flights = [
+    {
+      flightNumber: options.flightNumber,
+      departureAirport: 'CDG',
+      arrivalAirport: 'JFK',
+      departureDateTime: t.departureDateTime,
+    },
+  ];
+  if (options.returnFlight && t.returnDepartureDateTime)
+    flights.push({
+      flightNumber: options.returnFlight,
+      departureAirport: 'JFK',
+      arrivalAirport: 'CDG',
+      departureDateTime: t.returnDepartureDateTime,
+    });
   const customer = { ...CUSTOMER, language: options.language ?? 'en', ...options.customer };
-  const res = await post(app, `${FLIGHT}/subscribe`, { quoteReference: quote.body.quoteReference, customer, booking: { reference: 'PNR123' }, flights }, partner.auth);
+  const res = await post(
+    app,
+    `${FLIGHT}/subscribe`,
+    { quoteReference: quote.body.quoteReference, customer, booking: { reference: 'PNR123' }, flights },
+    partner.auth,
+  );
   if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);
   return {
     contractNumber: res.body.contractNumber as string,
     flightNumber: options.flightNumber,
     departureDate: t.departureDateTime.slice(0, 10),
-    ...(options.returnFlight && t.returnDepartureDateTime ? { returnFlight: options.returnFlight, returnDate: t.returnDepartureDateTime.slice(0, 10) } : {}),
+    ...(options.returnFlight && t.returnDepartureDateTime
+      ? { returnFlight: options.returnFlight, returnDate: t.returnDepartureDateTime.slice(0, 10) }
+      : {}),
   };
 }
 

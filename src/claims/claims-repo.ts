@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
+import type { ClaimEventKind, ClaimReason } from './model.ts';
 
 /** SQL for claims. Opening is set-wise: one statement for every affected leg of a flight. */
 
-export type FlightEventType = 'delayed' | 'cancelled' | 'diverted';
+export type FlightEventType = ClaimEventKind;
 
 export interface OpenedClaim {
   id: string;
@@ -12,9 +13,36 @@ export interface OpenedClaim {
   partnerId: string;
   contractId: string;
   legId: string;
-  reason: 'delay' | 'cancellation';
+  reason: ClaimReason;
   compensationAmount: number;
   currency: string;
+}
+
+/**
+ * The payout rule of DESIGN.md in SQL, for a contract `c` (its coverage snapshot, per passenger):
+ * two lateral joins that give `pay.reason` and `pay.amount` (null or 0: nothing to pay). The same
+ * rule as `payoutFor` (flight/pricing.ts), which prices it; test/claims/payout-rule.db.test.ts runs
+ * both on random coverages and events.
+ */
+export function payoutLaterals(event: FlightEventType, delayMinutes: number) {
+  return sql`CROSS JOIN LATERAL (
+    SELECT (c.coverage->>'cancellationAmount')::bigint AS cancellation,
+           (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t
+             WHERE (t->>'minDelayMinutes')::int <= ${delayMinutes}) AS tier_reached,
+           (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t) AS top_tier
+  ) cov
+  CROSS JOIN LATERAL (
+    SELECT CASE ${event}::text
+             WHEN 'delayed' THEN 'delay'
+             WHEN 'cancelled' THEN 'cancellation'
+             ELSE CASE WHEN cov.cancellation > 0 THEN 'cancellation' ELSE 'delay' END
+           END AS reason,
+           CASE ${event}::text
+             WHEN 'delayed' THEN cov.tier_reached
+             WHEN 'cancelled' THEN cov.cancellation
+             ELSE CASE WHEN cov.cancellation > 0 THEN cov.cancellation ELSE cov.top_tier END
+           END AS amount
+  ) pay`;
 }
 
 /**
@@ -25,7 +53,15 @@ export interface OpenedClaim {
  */
 export async function insertClaimsForFlight(
   db: Executor,
-  e: { environment: Environment; flightNumber: string; departureDate: string; event: FlightEventType; delayMinutes: number | null; evidence: unknown; partnerId?: string | undefined },
+  e: {
+    environment: Environment;
+    flightNumber: string;
+    departureDate: string;
+    event: FlightEventType;
+    delayMinutes: number | null;
+    evidence: unknown;
+    partnerId?: string | undefined;
+  },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const result = await sql<{
@@ -34,7 +70,7 @@ export async function insertClaimsForFlight(
     partner_id: string;
     contract_id: string;
     leg_id: string;
-    reason: 'delay' | 'cancellation';
+    reason: ClaimReason;
     compensation_amount: number;
     currency: string;
   }>`
@@ -54,24 +90,7 @@ export async function insertClaimsForFlight(
            pay.reason, ${e.event}, 'opened', ${e.delayMinutes}, pay.amount * c.passengers, c.currency, ${JSON.stringify(e.evidence)}::jsonb
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
-    CROSS JOIN LATERAL (
-      SELECT (c.coverage->>'cancellationAmount')::bigint AS cancellation,
-             (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t
-               WHERE (t->>'minDelayMinutes')::int <= ${delay}) AS tier_reached,
-             (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t) AS top_tier
-    ) cov
-    CROSS JOIN LATERAL (
-      SELECT CASE ${e.event}::text
-               WHEN 'delayed' THEN 'delay'
-               WHEN 'cancelled' THEN 'cancellation'
-               ELSE CASE WHEN cov.cancellation > 0 THEN 'cancellation' ELSE 'delay' END
-             END AS reason,
-             CASE ${e.event}::text
-               WHEN 'delayed' THEN cov.tier_reached
-               WHEN 'cancelled' THEN cov.cancellation
-               ELSE CASE WHEN cov.cancellation > 0 THEN cov.cancellation ELSE cov.top_tier END
-             END AS amount
-    ) pay
+    ${payoutLaterals(e.event, delay)}
     WHERE l.flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
@@ -97,7 +116,7 @@ export interface ClaimListRow {
   claim_number: string;
   contract_number: string;
   status: ClaimStatus;
-  reason: 'delay' | 'cancellation';
+  reason: ClaimReason;
   event: FlightEventType;
   flight_number: string;
   departure_date: string;
@@ -108,28 +127,178 @@ export interface ClaimListRow {
   paid_at: Date | null;
 }
 
-/** A partner's claims with their contract and flight, as partners see them (every partner's for operators: no scope). */
-function claimRows(db: Executor, scope: { partnerId: string; environment: Environment } | undefined) {
-  const query = db
+/**
+ * The join every read of a claim with its contract (`c`) and insured leg (`l`) starts from: claims
+ * are `cl`. Add the columns, filters and locks.
+ */
+export function claimsWithContractAndLeg(db: Executor) {
+  return db
     .selectFrom('claims as cl')
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id');
+}
+
+/**
+ * The claim a claims_notify job works on, with the customer's phone and language; row-locked (the
+ * claim row is the lock every writer of a claim takes first).
+ */
+export async function findClaimToNotify(trx: Executor, claimId: string) {
+  return claimsWithContractAndLeg(trx)
     .select([
       'cl.id',
-      'cl.claim_number',
-      'c.contract_number',
       'cl.status',
-      'cl.reason',
       'cl.event',
-      'l.flight_number',
-      'l.departure_date',
       'cl.delay_minutes',
       'cl.compensation_amount',
       'cl.currency',
-      'cl.opened_at',
-      'cl.paid_at',
-    ]);
-  return scope ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment) : query;
+      'cl.partner_id',
+      'cl.environment',
+      'cl.claim_number',
+      'cl.bank_details_due_at',
+      'c.id as contract_id',
+      'c.customer_phone_enc',
+      'c.customer_language',
+      'l.flight_number',
+      'l.departure_date',
+    ])
+    .where('cl.id', '=', claimId)
+    .forUpdate('cl')
+    .executeTakeFirst();
+}
+
+/** Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had. */
+export async function issueClaimToken(
+  trx: Executor,
+  claimId: string,
+  tokenHash: string,
+  expiresAt: Date,
+): Promise<void> {
+  await trx
+    .insertInto('claim_tokens')
+    .values({ claim_id: claimId, token_hash: tokenHash, expires_at: expiresAt })
+    .onConflict((oc) =>
+      oc
+        .column('claim_id')
+        .doUpdateSet({ token_hash: tokenHash, expires_at: expiresAt, used_at: null, created_at: sql`now()` }),
+    )
+    .execute();
+}
+
+/** The claim waits for bank details until `dueAt`: `awaiting_bank_details` (first ones) or still `failed` (new ones after a rejected payment). */
+export async function markClaimAwaitingBankDetails(
+  trx: Executor,
+  claimId: string,
+  status: 'awaiting_bank_details' | 'failed',
+  dueAt: Date,
+): Promise<void> {
+  await trx
+    .updateTable('claims')
+    .set({ status, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
+}
+
+/** The claim behind a link, by the SHA-256 of its token, with its bank details' last four digits; `lock` takes the claim row. */
+export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock: boolean) {
+  let query = claimsWithContractAndLeg(db)
+    .innerJoin('claim_tokens as t', 't.claim_id', 'cl.id')
+    .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
+    .select([
+      'cl.id',
+      'cl.claim_number',
+      'cl.environment',
+      'cl.status',
+      'cl.event',
+      'cl.delay_minutes',
+      'cl.compensation_amount',
+      'cl.currency',
+      'l.flight_number',
+      'l.departure_date',
+      'c.customer_language',
+      't.used_at',
+      't.expires_at',
+      'b.iban_last4',
+    ])
+    .where('t.token_hash', '=', tokenHash);
+  if (lock) query = query.forUpdate('cl');
+  return query.executeTakeFirst();
+}
+
+/** Stores a claim's bank account (holder and IBAN encrypted), replacing the one it had. */
+export async function saveBankDetails(
+  trx: Executor,
+  d: {
+    claimId: string;
+    accountHolderEnc: string;
+    ibanEnc: string;
+    ibanLast4: string;
+    bic: string | null;
+    country: string;
+  },
+): Promise<void> {
+  await trx
+    .insertInto('claim_bank_details')
+    .values({
+      claim_id: d.claimId,
+      account_holder_enc: d.accountHolderEnc,
+      account_holder: null,
+      iban_enc: d.ibanEnc,
+      iban_last4: d.ibanLast4,
+      bic: d.bic,
+      country: d.country,
+    })
+    .onConflict((oc) =>
+      oc.column('claim_id').doUpdateSet((eb) => ({
+        account_holder_enc: eb.ref('excluded.account_holder_enc'),
+        account_holder: null,
+        iban_enc: eb.ref('excluded.iban_enc'),
+        iban_last4: eb.ref('excluded.iban_last4'),
+        bic: eb.ref('excluded.bic'),
+        country: eb.ref('excluded.country'),
+        received_at: sql`now()`,
+      })),
+    )
+    .execute();
+}
+
+/** The claim's link is used up. */
+export async function useClaimToken(trx: Executor, claimId: string, at: Date): Promise<void> {
+  await trx.updateTable('claim_tokens').set({ used_at: at }).where('claim_id', '=', claimId).execute();
+}
+
+/** Bank details received: `payment_pending`; answers what the payout needs. */
+export async function markClaimPaymentPending(
+  trx: Executor,
+  claimId: string,
+): Promise<{ partner_id: string; compensation_amount: number; currency: string }> {
+  return trx
+    .updateTable('claims')
+    .set({ status: 'payment_pending', failure_reason: null, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .returning(['partner_id', 'compensation_amount', 'currency'])
+    .executeTakeFirstOrThrow();
+}
+
+/** A partner's claims with their contract and flight, as partners see them (every partner's for operators: no scope). */
+function claimRows(db: Executor, scope: { partnerId: string; environment: Environment } | undefined) {
+  const query = claimsWithContractAndLeg(db).select([
+    'cl.id',
+    'cl.claim_number',
+    'c.contract_number',
+    'cl.status',
+    'cl.reason',
+    'cl.event',
+    'l.flight_number',
+    'l.departure_date',
+    'cl.delay_minutes',
+    'cl.compensation_amount',
+    'cl.currency',
+    'cl.opened_at',
+    'cl.paid_at',
+  ]);
+  return scope
+    ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment)
+    : query;
 }
 
 export interface OperatorClaimRow extends ClaimListRow {
@@ -142,7 +311,13 @@ export interface OperatorClaimRow extends ClaimListRow {
 /** For operators (CLI and console): every partner's claims, newest first, optionally filtered. */
 export async function listClaimsForOperators(
   db: Executor,
-  q: { status?: ClaimStatus | undefined; environment?: Environment | undefined; partnerSlug?: string | undefined; limit: number; offset?: number | undefined },
+  q: {
+    status?: ClaimStatus | undefined;
+    environment?: Environment | undefined;
+    partnerSlug?: string | undefined;
+    limit: number;
+    offset?: number | undefined;
+  },
 ): Promise<OperatorClaimRow[]> {
   let query = claimRows(db, undefined)
     .innerJoin('partners as p', 'p.id', 'cl.partner_id')
@@ -150,34 +325,55 @@ export async function listClaimsForOperators(
   if (q.status) query = query.where('cl.status', '=', q.status);
   if (q.environment) query = query.where('cl.environment', '=', q.environment);
   if (q.partnerSlug) query = query.where('p.slug', '=', q.partnerSlug);
-  return query.orderBy('cl.opened_at', 'desc').orderBy('cl.id', 'desc').offset(q.offset ?? 0).limit(q.limit).execute();
+  return query
+    .orderBy('cl.opened_at', 'desc')
+    .orderBy('cl.id', 'desc')
+    .offset(q.offset ?? 0)
+    .limit(q.limit)
+    .execute();
 }
 
 /** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
 export async function listClaims(
   db: Executor,
-  q: { partnerId: string; environment: Environment; from: Date; toExclusive: Date; contractId?: string | undefined; after?: { openedAt: Date; id: string } | undefined; limit: number },
+  q: {
+    partnerId: string;
+    environment: Environment;
+    from: Date;
+    toExclusive: Date;
+    contractId?: string | undefined;
+    after?: { openedAt: Date; id: string } | undefined;
+    limit: number;
+  },
 ): Promise<ClaimListRow[]> {
-  let query = claimRows(db, q)
-    .where('cl.opened_at', '>=', q.from)
-    .where('cl.opened_at', '<', q.toExclusive);
+  let query = claimRows(db, q).where('cl.opened_at', '>=', q.from).where('cl.opened_at', '<', q.toExclusive);
   if (q.contractId) query = query.where('cl.contract_id', '=', q.contractId);
   if (q.after) {
     const { openedAt, id } = q.after;
-    query = query.where((eb) => eb.or([eb('cl.opened_at', '>', openedAt), eb.and([eb('cl.opened_at', '=', openedAt), eb('cl.id', '>', id)])]));
+    query = query.where((eb) =>
+      eb.or([eb('cl.opened_at', '>', openedAt), eb.and([eb('cl.opened_at', '=', openedAt), eb('cl.id', '>', id)])]),
+    );
   }
   return query.orderBy('cl.opened_at').orderBy('cl.id').limit(q.limit).execute();
 }
 
 /** Some of a partner's claims, by id, in claim-number order. */
-export async function findClaims(db: Executor, scope: { partnerId: string; environment: Environment } | undefined, ids: string[]): Promise<ClaimListRow[]> {
+export async function findClaims(
+  db: Executor,
+  scope: { partnerId: string; environment: Environment } | undefined,
+  ids: string[],
+): Promise<ClaimListRow[]> {
   if (ids.length === 0) return [];
   return claimRows(db, scope).where('cl.id', 'in', ids).orderBy('cl.claim_number').execute();
 }
 
 /** A claim's payment went through: `paid`, with the instant the bank reported. */
 export async function markClaimPaid(db: Executor, claimId: string, at: Date): Promise<void> {
-  await db.updateTable('claims').set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: sql`now()` }).where('id', '=', claimId).execute();
+  await db
+    .updateTable('claims')
+    .set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
 }
 
 /**
@@ -206,7 +402,13 @@ export interface ExpiredClaim {
  * for the claims, one for their links.
  */
 export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000): Promise<ExpiredClaim[]> {
-  const result = await sql<{ id: string; claim_number: string; partner_id: string; environment: Environment; contract_id: string }>`
+  const result = await sql<{
+    id: string;
+    claim_number: string;
+    partner_id: string;
+    environment: Environment;
+    contract_id: string;
+  }>`
     UPDATE claims SET status = 'expired', updated_at = now()
     WHERE id IN (
       SELECT id FROM claims
@@ -215,6 +417,82 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
       FOR UPDATE SKIP LOCKED)
     RETURNING id, claim_number, partner_id, environment, contract_id`.execute(db);
   const ids = result.rows.map((r) => r.id);
-  if (ids.length > 0) await db.updateTable('claim_tokens').set({ expires_at: now }).where('claim_id', 'in', ids).where('expires_at', '>', now).execute();
-  return result.rows.map((r) => ({ id: r.id, claimNumber: r.claim_number, partnerId: r.partner_id, environment: r.environment, contractId: r.contract_id }));
+  if (ids.length > 0)
+    await db
+      .updateTable('claim_tokens')
+      .set({ expires_at: now })
+      .where('claim_id', 'in', ids)
+      .where('expires_at', '>', now)
+      .execute();
+  return result.rows.map((r) => ({
+    id: r.id,
+    claimNumber: r.claim_number,
+    partnerId: r.partner_id,
+    environment: r.environment,
+    contractId: r.contract_id,
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// contract completion (claims/contract-completion.ts)
+
+/** Completes, with their audit rows, the active contracts among these whose every insured leg is over; answers their ids. */
+export async function completeContractsOver(db: Executor, contractIds: readonly string[]): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    WITH completed AS (
+      UPDATE contracts c SET status = 'completed'
+      WHERE c.id = ANY(${[...contractIds]}::uuid[]) AND c.status = 'active' AND ${over(sql`c.id`)}
+      RETURNING c.id, c.contract_number, c.partner_id, c.environment
+    ), audited AS (
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action)
+      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed' FROM completed
+    )
+    SELECT id FROM completed`.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+/** Every insured leg of the contract is over: settled (claim paid or expired) or flown without a claim. */
+const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
+  SELECT 1 FROM contract_legs l
+  LEFT JOIN claims cl ON cl.leg_id = l.id
+  WHERE l.contract_id = ${contractId}
+    AND NOT (cl.status IN ('paid', 'expired') OR (cl.id IS NULL AND ${legFlown})))`;
+
+/** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
+const legFlown = sql`EXISTS (
+  SELECT 1 FROM flight_watches w
+  WHERE w.environment = l.environment AND w.flight_number = l.flight_number AND w.departure_date = l.departure_date AND w.state = 'decided')`;
+
+/** The active contracts with a leg on the flight. */
+export async function activeContractIdsOnFlight(
+  db: Executor,
+  flight: { environment: Environment; flightNumber: string; departureDate: string },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('contract_legs as l')
+    .innerJoin('contracts as c', 'c.id', 'l.contract_id')
+    .select('c.id')
+    .distinct()
+    .where('l.environment', '=', flight.environment)
+    .where('l.flight_number', '=', flight.flightNumber)
+    .where('l.departure_date', '=', flight.departureDate)
+    .where('c.status', '=', 'active')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Active contracts whose last departure is before `lastDepartureBefore` and that are over, earliest first. */
+export async function finishedContractIdsOver(
+  db: Executor,
+  lastDepartureBefore: Date,
+  limit: number,
+): Promise<string[]> {
+  // only contracts that are over: the batch never fills up with ones still waiting for bank details
+  const rows = await sql<{ id: string }>`
+    SELECT c.id FROM contracts c
+    WHERE c.status = 'active'
+      AND (SELECT max(l.departure_at) FROM contract_legs l WHERE l.contract_id = c.id) < ${lastDepartureBefore}
+      AND ${over(sql`c.id`)}
+    ORDER BY c.first_departure_at LIMIT ${limit}`.execute(db);
+  return rows.rows.map((r) => r.id);
 }

@@ -1,11 +1,9 @@
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { emitClaimEvents } from './claim-events.ts';
+import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 import { expireOverdueClaims } from './claims-repo.ts';
 import { completeFinishedContracts, completeSettledContracts } from './contract-completion.ts';
-
-export const EXPIRY_QUEUE = 'claims_expire';
 
 /**
  * Claims whose customer gave no bank details in time (PARASOL_BANK_DETAILS_DAYS after the link, or
@@ -19,9 +17,20 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
     const expired = await deps.db.transaction().execute(async (trx) => {
       const claims = await expireOverdueClaims(trx, deps.now());
       if (claims.length === 0) return claims;
-      await emitClaimEvents(trx, deps.jobs, 'claim.expired', claims.map((c) => c.id));
+      await emitClaimWebhookEvents(
+        trx,
+        deps.jobs,
+        'claim.expired',
+        claims.map((c) => c.id),
+      );
       await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))]);
-      await audit(trx, { actor: 'system', entity: 'claims', entityId: 'expiry', action: 'claims_expired', data: { claims: claims.map((c) => c.claimNumber) } });
+      await audit(trx, {
+        actor: 'system',
+        entity: 'claims',
+        entityId: 'expiry',
+        action: 'claims_expired',
+        data: { claims: claims.map((c) => c.claimNumber) },
+      });
       return claims;
     });
     total += expired.length;

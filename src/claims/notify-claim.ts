@@ -1,14 +1,18 @@
-import { sql } from 'kysely';
-import { OutboxSmsProvider } from '../notify/outbox.ts';
-import { queueSms, smsExists } from '../notify/sms-queue.ts';
-import { SqlOutboxStore } from '../notify/sql-outbox.ts';
-import { renderClaimSms, renderPaymentFailedSms, type ClaimEvent, type ClaimSms } from '../notify/templates.ts';
+import {
+  OutboxSmsProvider,
+  queueSms,
+  renderClaimSms,
+  renderPaymentFailedSms,
+  smsExists,
+  SqlOutboxStore,
+  type ClaimEvent,
+  type ClaimSms,
+} from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-
-export const CLAIM_QUEUES = { notify: 'claims_notify' } as const;
+import * as repo from './claims-repo.ts';
 
 /** A claims_notify job: the first message of a claim, or the one after a rejected payment. */
 export interface NotifyJob {
@@ -39,49 +43,23 @@ export interface NotifyDeps {
 export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'sent' | 'skipped'> {
   const kind = job.kind ?? 'opened';
   return deps.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('claims as cl')
-      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-      .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
-      .select([
-        'cl.id',
-        'cl.status',
-        'cl.event',
-        'cl.delay_minutes',
-        'cl.compensation_amount',
-        'cl.currency',
-        'cl.partner_id',
-        'cl.environment',
-        'cl.claim_number',
-        'cl.bank_details_due_at',
-        'c.id as contract_id',
-        'c.customer_phone_enc',
-        'c.customer_language',
-        'l.flight_number',
-        'l.departure_date',
-      ])
-      .where('cl.id', '=', job.claimId)
-      .forUpdate('cl')
-      .executeTakeFirst();
+    const row = await repo.findClaimToNotify(trx, job.claimId);
     if (!row) return 'skipped';
-    const idempotencyKey = kind === 'opened' ? `claim:${row.id}:bank-details` : `claim:${row.id}:payment-failed:${job.attempt ?? 1}`;
+    const idempotencyKey =
+      kind === 'opened' ? `claim:${row.id}:bank-details` : `claim:${row.id}:payment-failed:${job.attempt ?? 1}`;
     // already notified (a retried job), or the claim has moved on
     if (kind === 'opened' && row.status !== 'opened') return 'skipped';
-    if (kind === 'payment_failed' && (row.status !== 'failed' || (await smsExists(trx, idempotencyKey)))) return 'skipped';
+    if (kind === 'payment_failed' && (row.status !== 'failed' || (await smsExists(trx, idempotencyKey))))
+      return 'skipped';
 
     const now = deps.now();
-    const dueAt = kind === 'opened' || !row.bank_details_due_at ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000) : row.bank_details_due_at;
+    const dueAt =
+      kind === 'opened' || !row.bank_details_due_at
+        ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
+        : row.bank_details_due_at;
     const token = randomToken(32);
-    await trx
-      .insertInto('claim_tokens')
-      .values({ claim_id: row.id, token_hash: sha256Hex(token), expires_at: dueAt })
-      .onConflict((oc) => oc.column('claim_id').doUpdateSet({ token_hash: sha256Hex(token), expires_at: dueAt, used_at: null, created_at: sql`now()` }))
-      .execute();
-    await trx
-      .updateTable('claims')
-      .set({ status: kind === 'opened' ? 'awaiting_bank_details' : 'failed', bank_details_due_at: dueAt, updated_at: sql`now()` })
-      .where('id', '=', row.id)
-      .execute();
+    await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
+    await repo.markClaimAwaitingBankDetails(trx, row.id, kind === 'opened' ? 'awaiting_bank_details' : 'failed', dueAt);
 
     const input = {
       language: row.customer_language,
@@ -92,16 +70,28 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'se
       publicUrl: deps.publicUrl,
       token,
     };
-    const event: ClaimEvent = row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
+    const event: ClaimEvent =
+      row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
     const sms: ClaimSms = kind === 'opened' ? renderClaimSms({ ...input, event }) : renderPaymentFailedSms(input);
     const to = decrypt(deps.keys.encryption, row.customer_phone_enc);
     let provider: string;
     if (row.environment === 'production') {
-      await queueSms(trx, deps, { idempotencyKey, partnerId: row.partner_id, environment: row.environment, claimId: row.id, to, body: sms.body });
+      await queueSms(trx, deps, {
+        idempotencyKey,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        claimId: row.id,
+        to,
+        body: sms.body,
+      });
       provider = 'queued';
     } else {
       const outbox = new OutboxSmsProvider({
-        store: new SqlOutboxStore(trx, { partnerId: row.partner_id, environment: row.environment, contractId: row.contract_id, claimId: row.id }, deps.keys.encryption),
+        store: new SqlOutboxStore(
+          trx,
+          { partnerId: row.partner_id, environment: row.environment, contractId: row.contract_id, claimId: row.id },
+          deps.keys.encryption,
+        ),
         now: deps.now,
       });
       await outbox.send({ to, body: sms.body, link: sms.link, idempotencyKey });

@@ -4,8 +4,7 @@ import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
-import { CLAIM_QUEUES } from './notify-claim.ts';
-import { emitClaimEvents } from './claim-events.ts';
+import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 
 /** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
 export interface FlightEvent {
@@ -31,7 +30,11 @@ export interface FlightEvent {
  * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
-export async function openClaimsForFlightEvent(deps: { db: Db; jobs: JobQueue }, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+export async function openClaimsForFlightEvent(
+  deps: { db: Db; jobs: JobQueue },
+  event: FlightEvent,
+  actor = 'system',
+): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
   return deps.db.transaction().execute((trx) => openClaimsInTransaction(trx, deps.jobs, event, actor));
 }
@@ -40,7 +43,12 @@ export async function openClaimsForFlightEvent(deps: { db: Db; jobs: JobQueue },
  * The same, in the caller's transaction: for callers that decide something else with the claims
  * (the monitoring marks the flight's watch decided), all or nothing.
  */
-export async function openClaimsInTransaction(trx: Executor, jobs: JobQueue, event: FlightEvent, actor = 'system'): Promise<OpenedClaim[]> {
+export async function openClaimsInTransaction(
+  trx: Executor,
+  jobs: JobQueue,
+  event: FlightEvent,
+  actor = 'system',
+): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
   const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
   const opened = await insertClaimsForFlight(trx, {
@@ -50,12 +58,27 @@ export async function openClaimsInTransaction(trx: Executor, jobs: JobQueue, eve
     event: event.status,
     delayMinutes,
     partnerId: event.partnerId,
-    evidence: { source: event.source, status: event.status, arrivalDelayMinutes: delayMinutes, observedAt: new Date().toISOString(), ...event.evidence },
+    evidence: {
+      source: event.source,
+      status: event.status,
+      arrivalDelayMinutes: delayMinutes,
+      observedAt: new Date().toISOString(),
+      ...event.evidence,
+    },
   });
   // Each claim's notification (link, SMS) is a job enqueued in the same transaction: one
   // statement for all of them, and none if the claims do not commit.
-  await jobs.sendMany(CLAIM_QUEUES.notify, opened.map((c) => ({ claimId: c.id })), { trx });
-  await emitClaimEvents(trx, jobs, 'claim.opened', opened.map((c) => c.id));
+  await jobs.sendMany(
+    'claims_notify',
+    opened.map((c) => ({ claimId: c.id })),
+    { trx },
+  );
+  await emitClaimWebhookEvents(
+    trx,
+    jobs,
+    'claim.opened',
+    opened.map((c) => c.id),
+  );
   if (opened.length > 0) {
     await audit(trx, {
       actor,
@@ -70,9 +93,20 @@ export async function openClaimsInTransaction(trx: Executor, jobs: JobQueue, eve
 }
 
 function checkFlightEvent(event: FlightEvent): void {
-  if (event.status === 'delayed' && (event.arrivalDelayMinutes === undefined || !Number.isInteger(event.arrivalDelayMinutes) || event.arrivalDelayMinutes < 0)) {
-    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.', {
-      errors: [{ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' }],
-    });
+  if (
+    event.status === 'delayed' &&
+    (event.arrivalDelayMinutes === undefined ||
+      !Number.isInteger(event.arrivalDelayMinutes) ||
+      event.arrivalDelayMinutes < 0)
+  ) {
+    throw new DomainError(
+      'validation_failed',
+      'A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.',
+      {
+        errors: [
+          { field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' },
+        ],
+      },
+    );
   }
 }

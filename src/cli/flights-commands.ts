@@ -1,15 +1,26 @@
-import { ENVIRONMENTS } from '../partners/model.ts';
+import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
-import { checkFlightWatch, type CheckOutcome } from '../monitoring/check-flight.ts';
-import { isLocalDate, parseDesignator } from '../monitoring/flight-status.ts';
-import { recordOperatorFlightEvent, type OperatorFlightStatus } from '../monitoring/operator-flight-event.ts';
-import { flightProvidersFromConfig, type FlightProviders } from '../monitoring/providers.ts';
-import { findSimulatedFlightEvent, saveSimulatedFlightEvent, type SimulatedEnvironment } from '../monitoring/simulated-events-repo.ts';
-import type { SimulatedOutcome } from '../monitoring/simulator.ts';
-import { activeRoutes, findWatchesOfFlight, listWatches, type FlightWatch } from '../monitoring/watches-repo.ts';
+import {
+  activeRoutes,
+  checkFlightWatch,
+  findSimulatedFlightEvent,
+  findWatchesOfFlight,
+  flightProvidersFromConfig,
+  isLocalDate,
+  listWatches,
+  parseDesignator,
+  recordOperatorFlightEvent,
+  saveSimulatedFlightEvent,
+  type CheckOutcome,
+  type FlightProviders,
+  type FlightWatch,
+  type OperatorFlightStatus,
+  type SimulatedEnvironment,
+  type SimulatedOutcome,
+} from '../monitoring/index.ts';
 import type { Environment, FlightWatchState } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { pairs, table, when, type CommandKit } from './program.ts';
+import { pairs, table, when, type CommandKit } from './kit.ts';
 
 /**
  * Operator commands for the flight monitoring (docs/monitoring.md): list and show watches, drive the
@@ -31,11 +42,27 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
   const { group, leaf, run, db, actor, services } = kit;
   const now = extras.now ?? (() => new Date());
   const names = (pointer: string) =>
-    ({ '/environment': '<env>', '/flightNumber': '<flight>', '/departureDate': '<date>', '/arrivalDelayMinutes': '--delay', '/divertedTo': '--diverted-to', '/limit': '--limit' })[pointer];
+    ({
+      '/environment': '<env>',
+      '/flightNumber': '<flight>',
+      '/departureDate': '<date>',
+      '/arrivalDelayMinutes': '--delay',
+      '/divertedTo': '--diverted-to',
+      '/limit': '--limit',
+    })[pointer];
 
-  const flights = group('flights', 'Flight monitoring: watches, checks, the simulator, manual flight events', 'parasol flights list --state manual_review');
+  const flights = group(
+    'flights',
+    'Flight monitoring: watches, checks, the simulator, manual flight events',
+    'parasol flights list --state manual_review',
+  );
 
-  leaf(flights, 'list', 'List flight watches, next due first, with their active contracts', 'parasol flights list --env production --state manual_review')
+  leaf(
+    flights,
+    'list',
+    'List flight watches, next due first, with their active contracts',
+    'parasol flights list --env production --state manual_review',
+  )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .addOption(new Option('--state <state>', 'only watches in this state').choices(STATES))
     .option('--date <YYYY-MM-DD>', 'only flights departing on this local date')
@@ -46,23 +73,44 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
         if (options.date !== undefined) checkDate(options.date, errors);
         const limit = limitOf(options.limit, errors);
         if (errors.length) throw new DomainError('validation_failed', 'The filters are not valid.', { errors });
-        const watches = await listWatches(db, { environment: options.env, state: options.state, departureDate: options.date, limit });
+        const watches = await listWatches(db, {
+          environment: options.env,
+          state: options.state,
+          departureDate: options.date,
+          limit,
+        });
         const lines = watches.length
           ? table(
               ['ENV', 'FLIGHT', 'DATE', 'ROUTE', 'STATE', 'NEXT CHECK', 'CHECKS', 'LAST OUTCOME', 'CONTRACTS'],
-              watches.map((w) => [w.environment, w.flightNumber, w.departureDate, `${w.origin}-${w.destination}`, stateText(w), when(w.nextCheckAt), String(w.checks), w.lastOutcome ?? '-', String(w.contracts)]),
+              watches.map((w) => [
+                w.environment,
+                w.flightNumber,
+                w.departureDate,
+                `${w.origin}-${w.destination}`,
+                stateText(w),
+                when(w.nextCheckAt),
+                String(w.checks),
+                w.lastOutcome ?? '-',
+                String(w.contracts),
+              ]),
             )
           : ['No flight watches match. Watches are created for active contracts 48 h before departure.'];
         return { data: { watches: watches.map((w) => ({ ...watchJson(w), contracts: w.contracts })) }, lines };
       }, names),
     );
 
-  leaf(flights, 'show <env> <flight> <date>', "Show a flight's watch: state, schedule, last status, decision", 'parasol flights show production AF006 2026-12-24').action(
+  leaf(
+    flights,
+    'show <env> <flight> <date>',
+    "Show a flight's watch: state, schedule, last status, decision",
+    'parasol flights show production AF006 2026-12-24',
+  ).action(
     run(async (env: string, flight: string, date: string) => {
       const environment = flightArgs(env, flight, date);
       const watches = await requireWatches(environment, flight, date);
       const shown = await Promise.all(watches.map(async (w) => ({ watch: w, routes: await activeRoutes(db, w) })));
-      const simulated = environment === 'production' ? undefined : await findSimulatedFlightEvent(db, environment, flight, date);
+      const simulated =
+        environment === 'production' ? undefined : await findSimulatedFlightEvent(db, environment, flight, date);
       const lines = shown.flatMap(({ watch: w, routes }, i) => [
         ...(i > 0 ? [''] : []),
         ...pairs([
@@ -76,15 +124,30 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
           ['Last check', `${when(w.lastCheckedAt)} ${w.lastOutcome ?? ''}`.trim()],
           ['Last error', w.lastError ?? '-'],
           ['Decision', w.decision ? JSON.stringify(w.decision) : '-'],
-          ['Contracts', routes.length ? routes.map((r) => `${r.contracts} active on ${r.origin}-${r.destination}`).join('; ') : 'none active'],
+          [
+            'Contracts',
+            routes.length
+              ? routes.map((r) => `${r.contracts} active on ${r.origin}-${r.destination}`).join('; ')
+              : 'none active',
+          ],
         ]),
       ]);
-      if (simulated) lines.push('', `Simulated: ${simulated.status}${simulated.arrival_delay_minutes !== null ? ` ${simulated.arrival_delay_minutes} min` : ''}${simulated.diverted_to ? ` to ${simulated.diverted_to}` : ''} (set ${when(simulated.set_at)} by ${simulated.set_by})`);
+      if (simulated)
+        lines.push(
+          '',
+          `Simulated: ${simulated.status}${simulated.arrival_delay_minutes !== null ? ` ${simulated.arrival_delay_minutes} min` : ''}${simulated.diverted_to ? ` to ${simulated.diverted_to}` : ''} (set ${when(simulated.set_at)} by ${simulated.set_by})`,
+        );
       return {
         data: {
           watches: shown.map(({ watch, routes }) => ({ ...watchJson(watch), routes })),
           simulated: simulated
-            ? { status: simulated.status, arrivalDelayMinutes: simulated.arrival_delay_minutes, divertedTo: simulated.diverted_to, setAt: simulated.set_at, setBy: simulated.set_by }
+            ? {
+                status: simulated.status,
+                arrivalDelayMinutes: simulated.arrival_delay_minutes,
+                divertedTo: simulated.diverted_to,
+                setAt: simulated.set_at,
+                setBy: simulated.set_by,
+              }
             : null,
         },
         lines,
@@ -98,35 +161,58 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
     'Make a sandbox or preproduction flight delayed, cancelled, diverted or on time; the monitoring opens the claims at its next check',
     'parasol flights simulate --env sandbox AF006 2026-12-24 --status delayed --delay 190',
   )
-    .addOption(new Option('--env <environment>', 'sandbox or preproduction (production follows the real provider)').choices(['sandbox', 'preproduction']).makeOptionMandatory())
+    .addOption(
+      new Option('--env <environment>', 'sandbox or preproduction (production follows the real provider)')
+        .choices(['sandbox', 'preproduction'])
+        .makeOptionMandatory(),
+    )
     .addOption(new Option('--status <status>', 'what the flight does').choices(OUTCOMES).makeOptionMandatory())
     .option('--delay <minutes>', 'arrival delay at the gate, in whole minutes (delayed only)')
     .option('--diverted-to <IATA>', 'where a diverted flight landed (optional)')
     .action(
-      run(async (flight: string, date: string, options: { env: SimulatedEnvironment; status: SimulatedOutcome; delay?: string; divertedTo?: string }) => {
-        const errors: FieldError[] = [];
-        const delay = minutesOf(options.delay, errors);
-        if (errors.length) throw new DomainError('validation_failed', 'The simulated event is not valid.', { errors });
-        const saved = await saveSimulatedFlightEvent(db, {
-          environment: options.env,
-          event: { flightNumber: flight, departureDate: date, status: options.status, ...(delay !== undefined ? { arrivalDelayMinutes: delay } : {}), ...(options.divertedTo ? { divertedTo: options.divertedTo } : {}) },
-          actor,
-          now: now(),
-        });
-        const what = `${saved.status}${saved.arrivalDelayMinutes !== null ? ` (${saved.arrivalDelayMinutes} min at the gate)` : ''}${saved.divertedTo ? ` to ${saved.divertedTo}` : ''}`;
-        return {
-          data: { simulated: saved },
-          lines: [
-            `Simulated ${saved.flightNumber} ${saved.departureDate} in ${saved.environment}: ${what}.`,
-            saved.watchesDue > 0
-              ? 'Its watch is due now: the next dispatch (within a minute) checks it and opens the claims.'
-              : 'No open watch yet: it is created 48 h before departure, and its checks will see this event.',
-          ],
-        };
-      }, names),
+      run(
+        async (
+          flight: string,
+          date: string,
+          options: { env: SimulatedEnvironment; status: SimulatedOutcome; delay?: string; divertedTo?: string },
+        ) => {
+          const errors: FieldError[] = [];
+          const delay = minutesOf(options.delay, errors);
+          if (errors.length)
+            throw new DomainError('validation_failed', 'The simulated event is not valid.', { errors });
+          const saved = await saveSimulatedFlightEvent(db, {
+            environment: options.env,
+            event: {
+              flightNumber: flight,
+              departureDate: date,
+              status: options.status,
+              ...(delay !== undefined ? { arrivalDelayMinutes: delay } : {}),
+              ...(options.divertedTo ? { divertedTo: options.divertedTo } : {}),
+            },
+            actor,
+            now: now(),
+          });
+          const what = `${saved.status}${saved.arrivalDelayMinutes !== null ? ` (${saved.arrivalDelayMinutes} min at the gate)` : ''}${saved.divertedTo ? ` to ${saved.divertedTo}` : ''}`;
+          return {
+            data: { simulated: saved },
+            lines: [
+              `Simulated ${saved.flightNumber} ${saved.departureDate} in ${saved.environment}: ${what}.`,
+              saved.watchesDue > 0
+                ? 'Its watch is due now: the next dispatch (within a minute) checks it and opens the claims.'
+                : 'No open watch yet: it is created 48 h before departure, and its checks will see this event.',
+            ],
+          };
+        },
+        names,
+      ),
     );
 
-  leaf(flights, 'check <env> <flight> <date>', 'Check a flight now (also one in manual review) and act on the answer', 'parasol flights check production AF006 2026-12-24').action(
+  leaf(
+    flights,
+    'check <env> <flight> <date>',
+    'Check a flight now (also one in manual review) and act on the answer',
+    'parasol flights check production AF006 2026-12-24',
+  ).action(
     run(async (env: string, flight: string, date: string) => {
       const environment = flightArgs(env, flight, date);
       const watches = await requireWatches(environment, flight, date);
@@ -135,11 +221,23 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
       const log = { info: () => {}, warn: () => {}, error: () => {} };
       const results: { watch: FlightWatch; result: CheckOutcome }[] = [];
       for (const watch of watches) {
-        results.push({ watch, result: await checkFlightWatch({ db, jobs, providers, now, log }, watch.id, { manual: true, actor }) });
+        results.push({
+          watch,
+          result: await checkFlightWatch({ db, jobs, providers, now, log }, watch.id, { manual: true, actor }),
+        });
       }
       return {
-        data: { checks: results.map(({ watch, result }) => ({ watchId: watch.id, flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...result })) },
-        lines: results.map(({ watch, result }) => `${watch.flightNumber} ${watch.departureDate}: ${outcomeText(result)}`),
+        data: {
+          checks: results.map(({ watch, result }) => ({
+            watchId: watch.id,
+            flightNumber: watch.flightNumber,
+            departureDate: watch.departureDate,
+            ...result,
+          })),
+        },
+        lines: results.map(
+          ({ watch, result }) => `${watch.flightNumber} ${watch.departureDate}: ${outcomeText(result)}`,
+        ),
       };
     }, names),
   );
@@ -150,38 +248,67 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
     'State what happened to a flight (any environment): opens the claims and decides its watch',
     'parasol flights event --env production AF006 2026-12-24 --status delayed --delay 190',
   )
-    .addOption(new Option('--env <environment>', 'environment of the contracts').choices(ENVIRONMENTS).makeOptionMandatory())
-    .addOption(new Option('--status <status>', 'what happened (on_time opens nothing and only decides the watch)').choices(OUTCOMES).makeOptionMandatory())
+    .addOption(
+      new Option('--env <environment>', 'environment of the contracts').choices(ENVIRONMENTS).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--status <status>', 'what happened (on_time opens nothing and only decides the watch)')
+        .choices(OUTCOMES)
+        .makeOptionMandatory(),
+    )
     .option('--delay <minutes>', 'arrival delay at the gate, in whole minutes (delayed only)')
     .action(
-      run(async (flight: string, date: string, options: { env: Environment; status: OperatorFlightStatus; delay?: string }) => {
-        const errors: FieldError[] = [];
-        const delay = minutesOf(options.delay, errors);
-        if (errors.length) throw new DomainError('validation_failed', 'The flight event is not valid.', { errors });
-        const { jobs } = services();
-        const result = await recordOperatorFlightEvent({ db, jobs, now }, { environment: options.env, flightNumber: flight, departureDate: date, status: options.status, arrivalDelayMinutes: delay }, actor);
-        return {
-          data: {
-            flightNumbers: result.flightNumbers,
-            departureDate: date,
-            environment: options.env,
-            status: options.status,
-            claimsOpened: result.claimsOpened.map((c) => ({ claimNumber: c.claimNumber, contractId: c.contractId, compensation: { amount: c.compensationAmount, currency: c.currency } })),
-            watchesDecided: result.watchesDecided,
-          },
-          lines: [
-            `${result.flightNumbers.join(', ')} ${date} (${options.env}) ${options.status}: ${result.claimsOpened.length} claim(s) opened, ${result.watchesDecided} watch(es) decided.`,
-            ...result.claimsOpened.map((c) => `  ${c.claimNumber}`),
-          ],
-        };
-      }, names),
+      run(
+        async (
+          flight: string,
+          date: string,
+          options: { env: Environment; status: OperatorFlightStatus; delay?: string },
+        ) => {
+          const errors: FieldError[] = [];
+          const delay = minutesOf(options.delay, errors);
+          if (errors.length) throw new DomainError('validation_failed', 'The flight event is not valid.', { errors });
+          const { jobs } = services();
+          const result = await recordOperatorFlightEvent(
+            { db, jobs, now },
+            {
+              environment: options.env,
+              flightNumber: flight,
+              departureDate: date,
+              status: options.status,
+              arrivalDelayMinutes: delay,
+            },
+            actor,
+          );
+          return {
+            data: {
+              flightNumbers: result.flightNumbers,
+              departureDate: date,
+              environment: options.env,
+              status: options.status,
+              claimsOpened: result.claimsOpened.map((c) => ({
+                claimNumber: c.claimNumber,
+                contractId: c.contractId,
+                compensation: { amount: c.compensationAmount, currency: c.currency },
+              })),
+              watchesDecided: result.watchesDecided,
+            },
+            lines: [
+              `${result.flightNumbers.join(', ')} ${date} (${options.env}) ${options.status}: ${result.claimsOpened.length} claim(s) opened, ${result.watchesDecided} watch(es) decided.`,
+              ...result.claimsOpened.map((c) => `  ${c.claimNumber}`),
+            ],
+          };
+        },
+        names,
+      ),
     );
 
   /** Validates `<env> <flight> <date>`; returns the environment. */
   function flightArgs(env: string, flight: string, date: string): Environment {
     const errors: FieldError[] = [];
-    if (!(ENVIRONMENTS as readonly string[]).includes(env)) errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
-    if (!parseDesignator(flight)) errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
+    if (!(ENVIRONMENTS as readonly string[]).includes(env))
+      errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+    if (!parseDesignator(flight))
+      errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
     checkDate(date, errors);
     if (errors.length) throw new DomainError('validation_failed', 'The flight is not valid.', { errors });
     return env as Environment;
@@ -190,7 +317,10 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
   async function requireWatches(environment: Environment, flight: string, date: string): Promise<FlightWatch[]> {
     const watches = await findWatchesOfFlight(db, environment, flight, date);
     if (watches.length === 0) {
-      throw new DomainError('flight_watch_not_found', `No watch for ${flight} ${date} in ${environment}: watches are created for active contracts 48 h before departure.`);
+      throw new DomainError(
+        'flight_watch_not_found',
+        `No watch for ${flight} ${date} in ${environment}: watches are created for active contracts 48 h before departure.`,
+      );
     }
     return watches;
   }
@@ -222,7 +352,8 @@ function limitOf(text: string | undefined, errors: FieldError[]): number {
 
 function stateText(w: FlightWatch): string {
   if (w.state === 'manual_review') return `manual_review (${w.reviewReason ?? '?'})`;
-  if (w.state === 'decided' && w.decision && typeof w.decision === 'object' && 'kind' in w.decision) return `decided (${String((w.decision as { kind: unknown }).kind)})`;
+  if (w.state === 'decided' && w.decision && typeof w.decision === 'object' && 'kind' in w.decision)
+    return `decided (${String((w.decision as { kind: unknown }).kind)})`;
   return w.state;
 }
 

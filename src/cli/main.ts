@@ -1,12 +1,14 @@
-import type { DatabaseHandle, Db } from '../platform/db.ts';
-import type { CliIo } from './program.ts';
+import type { Db } from '../platform/db.ts';
+import type { CliIo } from './kit.ts';
 import { isRiskCommand } from './risk-commands.ts';
 
 /**
  * `npm run parasol -- …` and `bin/parasol.js`: loads the configuration, opens the database (the
  * embedded PGlite under PARASOL_DATA_DIR, or DATABASE_URL), applies pending migrations, runs one
  * command and closes the database (`help` and `risk …` open none). Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
- * 75 embedded database held by another process (a running server), 69 database unreachable.
+ * 75 embedded database held by another process that runs no operator socket (or `db migrate` while a server
+ * runs), 77 operator secret refused, 69 database unreachable. While a server holds the embedded database, the
+ * command runs in the server (cli/remote.ts, platform/operator-socket.ts).
  *
  * Modules are imported when needed: help loads the command definitions only, never the database
  * drivers, the job queue or the job handlers (`--help` stays well under a second from dist/).
@@ -25,7 +27,10 @@ async function main(argv: string[]): Promise<number> {
   if (isRiskCommand(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
 
   const { ConfigError, loadConfig } = await import('../platform/config.ts');
-  const { DatabaseLockedError, openDatabase } = await import('../platform/db.ts');
+  const [{ DatabaseLockedError }, { BootstrapError, openRuntime }] = await Promise.all([
+    import('../platform/db.ts'),
+    import('../runtime.ts'),
+  ]);
   let config;
   try {
     config = loadConfig(process.env);
@@ -37,38 +42,37 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
 
-  let handle: DatabaseHandle;
-  let applied: string[];
+  // Where a command gets its database and context: the runtime bootstrap (open, migrate, keys, job
+  // queue). Jobs the command enqueues (in its transactions) are run by the server's or a worker's queue.
+  let runtime;
   try {
-    handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    runtime = await openRuntime(config, {
+      jobOptions: {
+        schedules: false,
+        supervise: false,
+        onError: (error) => console.error(`job queue: ${error.message}`),
+      },
+    });
   } catch (error) {
     if (error instanceof DatabaseLockedError) {
+      // a running server holds the embedded database: it runs the command for us (cli/remote.ts)
+      const { runRemote } = await import('./remote.ts');
+      const code = await runRemote(config.dataDir, argv, io.actor!, io);
+      if (code !== undefined) return code;
       console.error(error.message);
       return 75; // EX_TEMPFAIL
     }
-    console.error(`error: cannot open the database: ${(error as Error).message}`);
-    return 69; // EX_UNAVAILABLE
+    if (error instanceof BootstrapError) {
+      console.error(`error: ${error.message}`);
+      return 69; // EX_UNAVAILABLE
+    }
+    throw error;
   }
   try {
-    try {
-      applied = await handle.migrate();
-    } catch (error) {
-      console.error(`error: cannot migrate the database: ${(error as Error).message}`);
-      return 69;
-    }
-    // Jobs the command enqueues (in its transactions) are run by the server's or a worker's queue.
-    const [{ JobQueue }, { registerQueues }, { deriveKeyring, loadMasterKey }] = await Promise.all([import('../platform/jobs.ts'), import('../worker.ts'), import('../platform/crypto.ts')]);
-    const jobs = new JobQueue(handle.db, { schedules: false, supervise: false, onError: (error) => console.error(`job queue: ${error.message}`) });
-    await jobs.start();
-    await registerQueues(jobs);
-    const keys = deriveKeyring(loadMasterKey(config.masterKey, config.dataDir));
-    try {
-      return await runCli(argv, { ...io, db: handle.db, applied, config, keys, jobs });
-    } finally {
-      await jobs.stop({ graceful: false, timeoutMs: 1_000 });
-    }
+    const { db, applied, keys, jobs } = runtime;
+    return await runCli(argv, { ...io, db, applied, config, keys, jobs });
   } finally {
-    await handle.close();
+    await runtime.close({ graceful: false, timeoutMs: 1_000 });
   }
 }
 

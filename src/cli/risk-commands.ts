@@ -5,18 +5,22 @@ import { DomainError } from '../platform/errors.ts';
 import {
   ArtifactFormatError,
   defaultRiskArtifact,
+  evaluateModel,
+  evaluationLines,
   fitArtifact,
   fitV2,
+  globalAverage,
   HistoryFormatError,
   parseArtifact,
+  predictObservation,
   readHistory,
+  SCORED_EVENTS,
   serializeArtifact,
+  survivalAt,
   type FittedV2,
 } from '../risk/index.ts';
-import { evaluateModel, evaluationLines, predictObservation, SCORED_EVENTS } from '../risk/evaluate.ts';
-import { globalAverage, survivalAt } from '../risk/risk-model-v2.ts';
 import type { Command } from 'commander';
-import type { CommandKit } from './program.ts';
+import type { CommandKit } from './kit.ts';
 
 /**
  * `parasol risk …`: fit a risk model from flight history, score it on held-out history, write
@@ -28,10 +32,14 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof HistoryFormatError || error instanceof ArtifactFormatError) throw new DomainError('validation_failed', error.message);
+    if (error instanceof HistoryFormatError || error instanceof ArtifactFormatError)
+      throw new DomainError('validation_failed', error.message);
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-      throw new DomainError('not_found', `Cannot read or write ${(error as NodeJS.ErrnoException).path ?? 'a file'}: ${code}.`);
+      throw new DomainError(
+        'not_found',
+        `Cannot read or write ${(error as NodeJS.ErrnoException).path ?? 'a file'}: ${code}.`,
+      );
     }
     throw error;
   }
@@ -43,9 +51,18 @@ async function loadModel(file: string | undefined): Promise<FittedV2> {
 
 export function riskCommands(kit: Pick<CommandKit, 'group' | 'leaf' | 'run'>): Command {
   const { group, leaf, run } = kit;
-  const risk = group('risk', 'Fit, evaluate and apply the flight risk model (fit/evaluate/predict need no database); its versions', 'parasol risk evaluate --model model.json.gz March.csv.gz');
+  const risk = group(
+    'risk',
+    'Fit, evaluate and apply the flight risk model (fit/evaluate/predict need no database); its versions',
+    'parasol risk evaluate --model model.json.gz March.csv.gz',
+  );
 
-  leaf(risk, 'fit <files...>', 'Fit a model from BTS on-time history (.csv, .csv.gz, .zip) and write its artifact', 'parasol risk fit Jan.csv.gz Feb.csv.gz --out model.json.gz --version v2-jan-feb')
+  leaf(
+    risk,
+    'fit <files...>',
+    'Fit a model from BTS on-time history (.csv, .csv.gz, .zip) and write its artifact',
+    'parasol risk fit Jan.csv.gz Feb.csv.gz --out model.json.gz --version v2-jan-feb',
+  )
     .requiredOption('--out <file>', 'where to write the model artifact (gzip JSON)')
     .option('--version <name>', 'model version name (default: v2-<data cut-off>)')
     .option('--base <file>', 'add the observations to this artifact’s counts instead of starting afresh')
@@ -59,7 +76,15 @@ export function riskCommands(kit: Pick<CommandKit, 'group' | 'leaf' | 'run'>): C
           if (options.version === undefined) artifact.version = `v2-${artifact.dataCutoff}`;
           const bytes = serializeArtifact(artifact);
           await fs.writeFile(options.out, bytes);
-          const summary = { version: artifact.version, legs: artifact.legs, dataFrom: artifact.dataFrom, dataCutoff: artifact.dataCutoff, cells: artifact.cells.airline.length, bytes: bytes.length, out: options.out };
+          const summary = {
+            version: artifact.version,
+            legs: artifact.legs,
+            dataFrom: artifact.dataFrom,
+            dataCutoff: artifact.dataCutoff,
+            cells: artifact.cells.airline.length,
+            bytes: bytes.length,
+            out: options.out,
+          };
           return {
             data: { model: summary },
             lines: [
@@ -71,22 +96,41 @@ export function riskCommands(kit: Pick<CommandKit, 'group' | 'leaf' | 'run'>): C
       ),
     );
 
-  leaf(risk, 'evaluate <files...>', 'Score a model on history it was not fitted on: A/E, deciles, airlines, AUC, log loss, loss ratio', 'parasol risk evaluate --model model.json.gz Mar.csv.gz')
+  leaf(
+    risk,
+    'evaluate <files...>',
+    'Score a model on history it was not fitted on: A/E, deciles, airlines, AUC, log loss, loss ratio',
+    'parasol risk evaluate --model model.json.gz Mar.csv.gz',
+  )
     .option('--model <file>', 'model artifact (default: the shipped model)')
     .action(
       run(async (files: string[], options: { model?: string }) =>
         guarded(async () => {
           const fit = await loadModel(options.model);
           const g = globalAverage(fit);
-          const baseline = { cancelled: g.cancellation, diverted: g.diversion, delay_60: survivalAt(g.survival, 60), delay_120: survivalAt(g.survival, 120), delay_180: survivalAt(g.survival, 180) };
+          const baseline = {
+            cancelled: g.cancellation,
+            diverted: g.diversion,
+            delay_60: survivalAt(g.survival, 60),
+            delay_120: survivalAt(g.survival, 120),
+            delay_180: survivalAt(g.survival, 180),
+          };
           const evaluation = await evaluateModel(fit, readHistory(files), baseline);
           return { data: { evaluation }, lines: evaluationLines(evaluation) };
         }),
       ),
     );
 
-  leaf(risk, 'predict <file>', 'Write p_cancelled,p_diverted,p_delay_60,p_delay_120,p_delay_180 for each row, in input order', 'parasol risk predict held-out.csv --out predictions.csv')
-    .requiredOption('--out <file>', 'CSV file to write (one row per input row; empty cells when the model cannot price the row)')
+  leaf(
+    risk,
+    'predict <file>',
+    'Write p_cancelled,p_diverted,p_delay_60,p_delay_120,p_delay_180 for each row, in input order',
+    'parasol risk predict held-out.csv --out predictions.csv',
+  )
+    .requiredOption(
+      '--out <file>',
+      'CSV file to write (one row per input row; empty cells when the model cannot price the row)',
+    )
     .option('--model <file>', 'model artifact (default: the shipped model)')
     .action(
       run(async (file: string, options: { out: string; model?: string }) =>
@@ -112,7 +156,12 @@ export function riskCommands(kit: Pick<CommandKit, 'group' | 'leaf' | 'run'>): C
             out.end();
             await once(out, 'finish');
           }
-          return { data: { rows, unpriced, out: options.out, model: fit.version }, lines: [`Wrote ${rows} predictions (${unpriced} not priceable) with model ${fit.version} to ${options.out}.`] };
+          return {
+            data: { rows, unpriced, out: options.out, model: fit.version },
+            lines: [
+              `Wrote ${rows} predictions (${unpriced} not priceable) with model ${fit.version} to ${options.out}.`,
+            ],
+          };
         }),
       ),
     );

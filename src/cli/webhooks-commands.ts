@@ -1,17 +1,31 @@
-import { ENVIRONMENTS } from '../partners/model.ts';
+import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import { Option } from 'commander';
-import { WEBHOOK_EVENT_TYPES } from '../notify/webhook-events.ts';
-import { addEndpoint, listDeliveries, listEndpoints, removeEndpoint, rotateSecret, sendTestEvent, setEndpointEnabled, type WebhookDeps, type WebhookEndpointView } from '../notify/webhooks.ts';
-import { requirePartner } from '../partners/partners.ts';
+import {
+  addEndpoint,
+  listDeliveries,
+  listEndpoints,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointEnabled,
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookDeps,
+  type WebhookEndpointView,
+} from '../webhooks/index.ts';
 import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
-import { table, when, type CommandKit } from './program.ts';
+import { table, when, type CommandKit } from './kit.ts';
 
 /** Operator commands for partner webhooks (docs/webhooks.md): endpoints, secrets, test events, the delivery log. */
 
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-
-const endpointLine = (e: WebhookEndpointView) => [e.id, e.environment, e.enabled ? 'enabled' : 'disabled', e.eventTypes ? e.eventTypes.join(',') : 'all', e.url];
+const endpointLine = (e: WebhookEndpointView) => [
+  e.id,
+  e.environment,
+  e.enabled ? 'enabled' : 'disabled',
+  e.eventTypes ? e.eventTypes.join(',') : 'all',
+  e.url,
+];
 
 export function webhooksCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor, services } = kit;
@@ -19,21 +33,45 @@ export function webhooksCommands(kit: CommandKit): void {
     const { config, keys, jobs } = services();
     return { db, jobs, keys, allowPrivate: config.webhooksAllowPrivate, now: () => new Date() };
   };
-  const names = (pointer: string) => (pointer.startsWith('/eventTypes') ? '--events' : { '/url': '--url', '/description': '--description', '/limit': '--limit', '/cursor': '--cursor' }[pointer]);
+  const names = (pointer: string) =>
+    pointer.startsWith('/eventTypes')
+      ? '--events'
+      : { '/url': '--url', '/description': '--description', '/limit': '--limit', '/cursor': '--cursor' }[pointer];
   const dateText = (iso: string | null) => (iso ? when(new Date(iso)) : '-');
 
-  const webhooks = group('webhooks', "Manage a partner's webhook endpoints and read the delivery log", 'parasol webhooks list acme-air');
+  const webhooks = group(
+    'webhooks',
+    "Manage a partner's webhook endpoints and read the delivery log",
+    'parasol webhooks list acme-air',
+  );
 
-  leaf(webhooks, 'add <partner>', 'Register an endpoint; its signing secret is shown once', 'parasol webhooks add acme-air --env sandbox --url https://hooks.acme.example/parasol --events claim.opened,claim.paid')
-    .addOption(new Option('--env <environment>', 'environment whose events the endpoint receives').choices(ENVIRONMENTS).makeOptionMandatory())
-    .requiredOption('--url <url>', 'https URL on the public internet (private addresses only with PARASOL_WEBHOOKS_ALLOW_PRIVATE=on)')
+  leaf(
+    webhooks,
+    'add <partner>',
+    'Register an endpoint; its signing secret is shown once',
+    'parasol webhooks add acme-air --env sandbox --url https://hooks.acme.example/parasol --events claim.opened,claim.paid',
+  )
+    .addOption(
+      new Option('--env <environment>', 'environment whose events the endpoint receives')
+        .choices(ENVIRONMENTS)
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--url <url>',
+      'https URL on the public internet (private addresses only with PARASOL_WEBHOOKS_ALLOW_PRIVATE=on)',
+    )
     .option('--events <list>', `comma-separated event types (default: all): ${WEBHOOK_EVENT_TYPES.join(', ')}`)
     .option('--description <text>', 'free text to recognise the endpoint (at most 200 characters)')
     .action(
       run(async (ref: string, options: { env: Environment; url: string; events?: string; description?: string }) => {
         const partner = await requirePartner(db, ref);
-        const eventTypes = options.events === undefined ? undefined : options.events.split(',').filter((t) => t.trim() !== '');
-        const { endpoint, secret } = await addEndpoint(deps(), { actor, partnerId: partner.id, environment: options.env }, { url: options.url, eventTypes, description: options.description });
+        const eventTypes =
+          options.events === undefined ? undefined : options.events.split(',').filter((t) => t.trim() !== '');
+        const { endpoint, secret } = await addEndpoint(
+          deps(),
+          { actor, partnerId: partner.id, environment: options.env },
+          { url: options.url, eventTypes, description: options.description },
+        );
         const warning = 'Store this signing secret now: it is stored encrypted and will not be shown again.';
         return {
           data: { partner: partner.slug, endpoint, secret, warning },
@@ -49,21 +87,36 @@ export function webhooksCommands(kit: CommandKit): void {
       }, names),
     );
 
-  leaf(webhooks, 'list <partner>', "List a partner's webhook endpoints (never their secrets)", 'parasol webhooks list acme-air --env production')
+  leaf(
+    webhooks,
+    'list <partner>',
+    "List a partner's webhook endpoints (never their secrets)",
+    'parasol webhooks list acme-air --env production',
+  )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .action(
       run(async (ref: string, options: { env?: Environment }) => {
         const partner = await requirePartner(db, ref);
         const endpoints = await listEndpoints({ db }, { actor, partnerId: partner.id, environment: options.env });
-        const lines = endpoints.length ? table(['ID', 'ENV', 'STATE', 'EVENTS', 'URL'], endpoints.map(endpointLine)) : [`${partner.slug} has no webhook endpoints${options.env ? ` in ${options.env}` : ''}.`];
+        const lines = endpoints.length
+          ? table(['ID', 'ENV', 'STATE', 'EVENTS', 'URL'], endpoints.map(endpointLine))
+          : [`${partner.slug} has no webhook endpoints${options.env ? ` in ${options.env}` : ''}.`];
         return { data: { partner: partner.slug, endpoints }, lines };
       }),
     );
 
-  leaf(webhooks, 'remove <endpoint-id>', 'Remove an endpoint: nothing more is sent, pending deliveries end failed', 'parasol webhooks remove 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a').action(
+  leaf(
+    webhooks,
+    'remove <endpoint-id>',
+    'Remove an endpoint: nothing more is sent, pending deliveries end failed',
+    'parasol webhooks remove 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a',
+  ).action(
     run(async (id: string) => {
       const endpoint = await removeEndpoint(deps(), { actor }, id);
-      return { data: { endpoint, removed: true }, lines: [`Removed ${endpoint.environment} webhook endpoint ${endpoint.id} (${endpoint.url}).`] };
+      return {
+        data: { endpoint, removed: true },
+        lines: [`Removed ${endpoint.environment} webhook endpoint ${endpoint.id} (${endpoint.url}).`],
+      };
     }),
   );
 
@@ -74,17 +127,27 @@ export function webhooksCommands(kit: CommandKit): void {
     leaf(
       webhooks,
       `${name} <endpoint-id>`,
-      enabled ? 'Resume sending to a disabled endpoint' : 'Pause an endpoint: no new deliveries, pending ones end failed',
+      enabled
+        ? 'Resume sending to a disabled endpoint'
+        : 'Pause an endpoint: no new deliveries, pending ones end failed',
       `parasol webhooks ${name} 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a`,
     ).action(
       run(async (id: string) => {
         const endpoint = await setEndpointEnabled(deps(), { actor }, id, enabled);
-        return { data: { endpoint }, lines: [`Webhook endpoint ${endpoint.id} is ${endpoint.enabled ? 'enabled' : 'disabled'}.`] };
+        return {
+          data: { endpoint },
+          lines: [`Webhook endpoint ${endpoint.id} is ${endpoint.enabled ? 'enabled' : 'disabled'}.`],
+        };
       }),
     );
   }
 
-  leaf(webhooks, 'rotate-secret <endpoint-id>', 'Give an endpoint a new signing secret (shown once; the old one also signs for 24 h)', 'parasol webhooks rotate-secret 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a').action(
+  leaf(
+    webhooks,
+    'rotate-secret <endpoint-id>',
+    'Give an endpoint a new signing secret (shown once; the old one also signs for 24 h)',
+    'parasol webhooks rotate-secret 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a',
+  ).action(
     run(async (id: string) => {
       const { endpoint, secret, previousSecretValidUntil } = await rotateSecret(deps(), { actor }, id);
       const warning = 'Store this signing secret now: it will not be shown again.';
@@ -102,49 +165,80 @@ export function webhooksCommands(kit: CommandKit): void {
     }),
   );
 
-  leaf(webhooks, 'test <endpoint-id>', 'Send a webhook.test event to one endpoint (delivered by the workers)', 'parasol webhooks test 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a').action(
+  leaf(
+    webhooks,
+    'test <endpoint-id>',
+    'Send a webhook.test event to one endpoint (delivered by the workers)',
+    'parasol webhooks test 0b6f3c1e-2a4d-4c55-9a51-3f0c2f0d9e7a',
+  ).action(
     run(async (id: string) => {
       const sent = await sendTestEvent(deps(), { actor }, id);
       return {
         data: sent,
-        lines: [`Queued test event ${sent.eventId} (delivery ${sent.deliveryId}). Follow it with: parasol webhooks deliveries <partner>`],
+        lines: [
+          `Queued test event ${sent.eventId} (delivery ${sent.deliveryId}). Follow it with: parasol webhooks deliveries <partner>`,
+        ],
       };
     }),
   );
 
-  leaf(webhooks, 'deliveries <partner>', "A partner's webhook delivery log, newest first, with every attempt", 'parasol webhooks deliveries acme-air --env sandbox --status failed')
+  leaf(
+    webhooks,
+    'deliveries <partner>',
+    "A partner's webhook delivery log, newest first, with every attempt",
+    'parasol webhooks deliveries acme-air --env sandbox --status failed',
+  )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
-    .addOption(new Option('--status <status>', 'only deliveries in this status').choices(DELIVERY_STATUSES))
+    .addOption(new Option('--status <status>', 'only deliveries in this status').choices(WEBHOOK_DELIVERY_STATUSES))
     .option('--endpoint <endpoint-id>', 'only deliveries to this endpoint')
     .option('--limit <n>', 'at most this many, 1 to 100 (default 20)')
     .option('--cursor <cursor>', 'the next page (the nextCursor of the previous page)')
     .action(
-      run(async (ref: string, options: { env?: Environment; status?: WebhookDeliveryStatus; endpoint?: string; limit?: string; cursor?: string }) => {
-        const partner = await requirePartner(db, ref);
-        let limit: number | undefined;
-        if (options.limit !== undefined) {
-          if (!/^\d+$/.test(options.limit)) throw new DomainError('validation_failed', 'The limit is not valid.', { errors: [{ field: '/limit', message: 'must be a whole number between 1 and 100' }] });
-          limit = Number(options.limit);
-        }
-        const page = await listDeliveries({ db }, { actor, partnerId: partner.id, environment: options.env }, { limit, cursor: options.cursor, endpointId: options.endpoint, status: options.status });
-        const lines = page.deliveries.length
-          ? table(
-              ['CREATED', 'EVENT', 'TYPE', 'ENV', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT', 'ERROR'],
-              page.deliveries.map((d) => [
-                dateText(d.createdAt),
-                d.eventId,
-                d.eventType,
-                d.environment,
-                d.status,
-                String(d.attempts),
-                d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
-                dateText(d.nextAttemptAt),
-                d.lastError ?? '-',
-              ]),
-            )
-          : [`No webhook deliveries for ${partner.slug}${options.env ? ` in ${options.env}` : ''}.`];
-        if (page.nextCursor) lines.push('', `More: --cursor ${page.nextCursor}`);
-        return { data: { partner: partner.slug, ...page }, lines };
-      }, names),
+      run(
+        async (
+          ref: string,
+          options: {
+            env?: Environment;
+            status?: WebhookDeliveryStatus;
+            endpoint?: string;
+            limit?: string;
+            cursor?: string;
+          },
+        ) => {
+          const partner = await requirePartner(db, ref);
+          let limit: number | undefined;
+          if (options.limit !== undefined) {
+            if (!/^\d+$/.test(options.limit))
+              throw new DomainError('validation_failed', 'The limit is not valid.', {
+                errors: [{ field: '/limit', message: 'must be a whole number between 1 and 100' }],
+              });
+            limit = Number(options.limit);
+          }
+          const page = await listDeliveries(
+            { db },
+            { actor, partnerId: partner.id, environment: options.env },
+            { limit, cursor: options.cursor, endpointId: options.endpoint, status: options.status },
+          );
+          const lines = page.deliveries.length
+            ? table(
+                ['CREATED', 'EVENT', 'TYPE', 'ENV', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT', 'ERROR'],
+                page.deliveries.map((d) => [
+                  dateText(d.createdAt),
+                  d.eventId,
+                  d.eventType,
+                  d.environment,
+                  d.status,
+                  String(d.attempts),
+                  d.lastStatusCode === null ? '-' : String(d.lastStatusCode),
+                  dateText(d.nextAttemptAt),
+                  d.lastError ?? '-',
+                ]),
+              )
+            : [`No webhook deliveries for ${partner.slug}${options.env ? ` in ${options.env}` : ''}.`];
+          if (page.nextCursor) lines.push('', `More: --cursor ${page.nextCursor}`);
+          return { data: { partner: partner.slug, ...page }, lines };
+        },
+        names,
+      ),
     );
 }

@@ -1,13 +1,20 @@
-import { emitWebhookEvent } from '../notify/webhook-events.ts';
+import { emitWebhookEvent } from '../webhooks/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import { releaseExposure } from '../limits/exposure.ts';
-import type { Coverage } from './coverage.ts';
+import { releaseExposure } from '../limits/index.ts';
+import type { Coverage } from '../partners/index.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 
-export const CANCEL_REASONS = ['ticket_cancelled', 'customer_request', 'booking_error', 'duplicate', 'flight_changed', 'other'] as const;
+export const CANCEL_REASONS = [
+  'ticket_cancelled',
+  'customer_request',
+  'booking_error',
+  'duplicate',
+  'flight_changed',
+  'other',
+] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
 export interface Cancellation {
@@ -22,19 +29,33 @@ export interface Cancellation {
  * POST /cancel: before the first insured departure, and while no claim exists, the contract is
  * cancelled and the full premium refunded. Cancelling a cancelled contract answers the same result.
  */
-export async function cancelContract(deps: FlightDeps, trx: Trx, caller: Caller, input: { contractNumber: string; reason: CancelReason }): Promise<Cancellation> {
+export async function cancelContract(
+  deps: FlightDeps,
+  trx: Trx,
+  caller: Caller,
+  input: { contractNumber: string; reason: CancelReason },
+): Promise<Cancellation> {
   const contract = await contracts.findContract(trx, caller, input.contractNumber, { forUpdate: true });
   if (!contract) throw new DomainError('contract_not_found', `No contract ${input.contractNumber}.`);
   if (contract.status === 'cancelled') return view(contract);
   if (contract.status !== 'active') {
-    throw new DomainError('contract_not_cancellable', `Contract ${contract.contract_number} is ${contract.status}; it can no longer be cancelled.`);
+    throw new DomainError(
+      'contract_not_cancellable',
+      `Contract ${contract.contract_number} is ${contract.status}; it can no longer be cancelled.`,
+    );
   }
   const now = deps.now();
   if (now.getTime() >= contract.first_departure_at.getTime()) {
-    throw new DomainError('contract_not_cancellable', `The first insured flight departed at ${contract.first_departure_at.toISOString()}; the contract can no longer be cancelled.`);
+    throw new DomainError(
+      'contract_not_cancellable',
+      `The first insured flight departed at ${contract.first_departure_at.toISOString()}; the contract can no longer be cancelled.`,
+    );
   }
   if (await contracts.hasClaims(trx, contract.id)) {
-    throw new DomainError('contract_not_cancellable', 'A claim is open on this contract; it can no longer be cancelled.');
+    throw new DomainError(
+      'contract_not_cancellable',
+      'A claim is open on this contract; it can no longer be cancelled.',
+    );
   }
   const cancelled = await contracts.markCancelled(trx, contract.id, input.reason, now, contract.premium_total);
   const legs = await contracts.findLegs(trx, contract.id);
@@ -43,7 +64,13 @@ export async function cancelContract(deps: FlightDeps, trx: Trx, caller: Caller,
     currency: contract.currency,
     coverage: contract.coverage as Coverage,
     passengers: contract.passengers,
-    legs: legs.map((l) => ({ airline: l.airline, departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, departureLocal: l.departure_local, departureAt: l.departure_at })),
+    legs: legs.map((l) => ({
+      airline: l.airline,
+      departureAirport: l.departure_airport,
+      arrivalAirport: l.arrival_airport,
+      departureLocal: l.departure_local,
+      departureAt: l.departure_at,
+    })),
   });
   await audit(trx, {
     actor: caller.actor,

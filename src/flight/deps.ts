@@ -1,10 +1,11 @@
-import type { Caller, PartnerDirectory } from '../platform/auth.ts';
+import type { Caller } from '../platform/auth.ts';
+import type { PartnerDirectory } from '../partners/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { QuoteCounter } from './quote-counter.ts';
 import type { RiskModelSource } from './risk-model.ts';
-import type { LimitsSnapshot } from '../limits/snapshot.ts';
+import type { LimitsSnapshot } from '../limits/index.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
 export interface FlightDeps {
@@ -24,9 +25,4 @@ export interface FlightDeps {
 
 export type { Caller };
 
-export interface Money {
-  amount: number;
-  currency: string;
-}
-
-export const money = (amount: number, currency: string): Money => ({ amount, currency });
+export { money, type Money } from '../platform/money.ts';

@@ -11,7 +11,11 @@ export function normaliseFlightNumber(value: string): string {
  * schema has already checked their form; undefined where the request names none.
  */
 export function quotedFlightNumbers(
-  input: { flightNumber?: string | undefined; returnFlightNumber?: string | undefined; returnDepartureDateTime?: string | undefined },
+  input: {
+    flightNumber?: string | undefined;
+    returnFlightNumber?: string | undefined;
+    returnDepartureDateTime?: string | undefined;
+  },
   airline: string,
 ): [string | undefined, string | undefined] {
   const errors: FieldError[] = [];
@@ -24,8 +28,12 @@ export function quotedFlightNumbers(
   const outbound = read(input.flightNumber, '/flightNumber');
   const back = read(input.returnFlightNumber, '/returnFlightNumber');
   if (back !== undefined && input.returnDepartureDateTime === undefined) {
-    errors.push({ field: '/returnFlightNumber', message: 'needs returnDepartureDateTime (a one-way trip has no return flight)' });
+    errors.push({
+      field: '/returnFlightNumber',
+      message: 'needs returnDepartureDateTime (a one-way trip has no return flight)',
+    });
   }
-  if (errors.length) throw new DomainError('validation_failed', 'The flight numbers do not match the trip.', { errors });
+  if (errors.length)
+    throw new DomainError('validation_failed', 'The flight numbers do not match the trip.', { errors });
   return [outbound, back];
 }

@@ -1,8 +1,8 @@
 import { Decimal } from 'decimal.js';
 import { Memo } from '../platform/memo.ts';
-import { coversCancellation, coversDelay, type Coverage } from './coverage.ts';
+import { coversCancellation, coversDelay, type Coverage } from '../partners/index.ts';
 import { money, type Money } from './deps.ts';
-import { PRICING, priceLeg, type LegPremium, type PricingTerms } from './pricing.ts';
+import { PRICING, payoutFor, priceLeg, type LegPremium, type PricingTerms } from './pricing.ts';
 import type { EventExplanation, LegFacts, LegProbabilities, RiskEvent, RiskModel } from './risk-model.ts';
 
 /**
@@ -61,20 +61,36 @@ export type PricingLeg = LegFacts & { departureAirport: string; arrivalAirport: 
 const priced = new Memo<PricedLeg>(50_000);
 
 /** Terms part of the memo key: everything but the leg that a priced leg depends on. */
-export function termsKey(model: RiskModel, terms: { coverage: Coverage; commissionRate: string; taxRate: string }, currency: string): string {
+export function termsKey(
+  model: RiskModel,
+  terms: { coverage: Coverage; commissionRate: string; taxRate: string },
+  currency: string,
+): string {
   const c = terms.coverage;
   return `${model.version}|${c.formula}|${c.delayTiers.map((t) => `${t.minDelayMinutes}:${t.amount}`).join(',')}|${c.cancellationAmount}|${terms.commissionRate}|${terms.taxRate}|${currency}`;
 }
 
 /** Prices and explains one leg, memoised; `key` is `termsKey(...)` computed once per quote. */
-export function pricedLeg(model: RiskModel, key: string, leg: PricingLeg, terms: PricingTerms, currency: string): PricedLeg {
-  return priced.get(`${key}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.airline}|${leg.departureLocal}|${leg.flightNumber ?? ''}`, () =>
-    priceAndExplain(model.probabilities(leg), leg, terms, currency),
+export function pricedLeg(
+  model: RiskModel,
+  key: string,
+  leg: PricingLeg,
+  terms: PricingTerms,
+  currency: string,
+): PricedLeg {
+  return priced.get(
+    `${key}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.airline}|${leg.departureLocal}|${leg.flightNumber ?? ''}`,
+    () => priceAndExplain(model.probabilities(leg), leg, terms, currency),
   );
 }
 
 /** Not memoised: the pure computation behind pricedLeg. */
-export function priceAndExplain(p: LegProbabilities, leg: PricingLeg, terms: PricingTerms, currency: string): PricedLeg {
+export function priceAndExplain(
+  p: LegProbabilities,
+  leg: PricingLeg,
+  terms: PricingTerms,
+  currency: string,
+): PricedLeg {
   const premium = priceLeg(p, terms);
   return {
     premium,
@@ -94,8 +110,13 @@ export function priceAndExplain(p: LegProbabilities, leg: PricingLeg, terms: Pri
 function payoutEvents(p: LegProbabilities, coverage: Coverage, currency: string): PayoutEventView[] {
   const tiers = coversDelay(coverage.formula) ? coverage.delayTiers : [];
   const cancellationCovered = coversCancellation(coverage.formula);
-  const highestTier = tiers.reduce((max, t) => Math.max(max, t.amount), 0);
-  const event = (kind: PayoutEventView['event'], risk: RiskEvent, probability: Decimal, payout: number, band: [number | null, number | null] = [null, null]): PayoutEventView => ({
+  const event = (
+    kind: PayoutEventView['event'],
+    risk: RiskEvent,
+    probability: Decimal,
+    payout: number,
+    band: [number | null, number | null] = [null, null],
+  ): PayoutEventView => ({
     event: kind,
     minDelayMinutes: band[0],
     maxDelayMinutes: band[1],
@@ -104,13 +125,19 @@ function payoutEvents(p: LegProbabilities, coverage: Coverage, currency: string)
     explanation: explanationView(p.explain(risk)),
   });
   const events: PayoutEventView[] = [];
-  if (cancellationCovered) events.push(event('cancellation', 'cancellation', p.cancellation, coverage.cancellationAmount));
-  events.push(event('diversion', 'diversion', p.diversion, cancellationCovered ? coverage.cancellationAmount : highestTier));
+  if (cancellationCovered)
+    events.push(event('cancellation', 'cancellation', p.cancellation, coverage.cancellationAmount));
+  events.push(event('diversion', 'diversion', p.diversion, payoutFor(coverage, { event: 'diverted' }).amount));
   tiers.forEach((tier, i) => {
     const next = tiers[i + 1];
     const reach = p.delayAtLeast(tier.minDelayMinutes);
     const band = next ? reach.minus(p.delayAtLeast(next.minDelayMinutes)) : reach;
-    events.push(event('delay', { delayAtLeast: tier.minDelayMinutes }, band, tier.amount, [tier.minDelayMinutes, next?.minDelayMinutes ?? null]));
+    events.push(
+      event('delay', { delayAtLeast: tier.minDelayMinutes }, band, tier.amount, [
+        tier.minDelayMinutes,
+        next?.minDelayMinutes ?? null,
+      ]),
+    );
   });
   return events;
 }
@@ -129,6 +156,8 @@ export function explanationView(e: EventExplanation): ExplanationView {
 /** `2.17 % × 1.12 (hour 19) × 0.81 (LAX) = 1.97 %`: percentages and factors to 2 decimals, half up. */
 export function explanationText(e: EventExplanation): string {
   const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
-  const factors = e.factors.map((f) => ` × ${new Decimal(f.factor).toFixed(2, Decimal.ROUND_HALF_UP)} (${f.label})`).join('');
+  const factors = e.factors
+    .map((f) => ` × ${new Decimal(f.factor).toFixed(2, Decimal.ROUND_HALF_UP)} (${f.label})`)
+    .join('');
   return `${percent(e.base)}${factors} = ${percent(e.probability)}`;
 }

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { listClaims, type ClaimListRow, type FlightEventType } from '../claims/claims-repo.ts';
+import { listClaims, type ClaimListRow, type FlightEventType } from '../claims/index.ts';
 import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
@@ -34,14 +34,31 @@ export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const
  * POST /getclaims: the caller's claims opened between two dates (inclusive, UTC days), optionally
  * for one contract, oldest first, paginated with an opaque cursor.
  */
-export async function listPartnerClaims(deps: FlightDeps, caller: Caller, q: ClaimsQuery): Promise<{ claims: ClaimView[]; nextCursor: string | null }> {
+export async function listPartnerClaims(
+  deps: FlightDeps,
+  caller: Caller,
+  q: ClaimsQuery,
+): Promise<{ claims: ClaimView[]; nextCursor: string | null }> {
   const from = DateTime.fromISO(q.fromDate, { zone: 'utc' });
   const to = DateTime.fromISO(q.toDate, { zone: 'utc' });
-  if (!from.isValid) throw new DomainError('validation_failed', 'fromDate is not a valid date.', { errors: [{ field: '/fromDate', message: 'must be a date YYYY-MM-DD' }] });
-  if (!to.isValid) throw new DomainError('validation_failed', 'toDate is not a valid date.', { errors: [{ field: '/toDate', message: 'must be a date YYYY-MM-DD' }] });
-  if (to < from) throw new DomainError('validation_failed', 'toDate is before fromDate.', { errors: [{ field: '/toDate', message: 'must be on or after fromDate' }] });
+  if (!from.isValid)
+    throw new DomainError('validation_failed', 'fromDate is not a valid date.', {
+      errors: [{ field: '/fromDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
+    });
+  if (!to.isValid)
+    throw new DomainError('validation_failed', 'toDate is not a valid date.', {
+      errors: [{ field: '/toDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
+    });
+  if (to < from)
+    throw new DomainError('validation_failed', 'toDate is before fromDate.', {
+      errors: [{ field: '/toDate', code: 'out_of_range', message: 'must be on or after fromDate' }],
+    });
   if (to.diff(from, 'days').days > CLAIMS_PAGE.maxRangeDays) {
-    throw new DomainError('validation_failed', `The date range is longer than ${CLAIMS_PAGE.maxRangeDays} days.`, { errors: [{ field: '/toDate', message: `at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate` }] });
+    throw new DomainError('validation_failed', `The date range is longer than ${CLAIMS_PAGE.maxRangeDays} days.`, {
+      errors: [
+        { field: '/toDate', code: 'out_of_range', message: `at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate` },
+      ],
+    });
   }
   let contractId: string | undefined;
   if (q.contractNumber) {
@@ -61,7 +78,10 @@ export async function listPartnerClaims(deps: FlightDeps, caller: Caller, q: Cla
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { claims: page.map(claimView), nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null };
+  return {
+    claims: page.map(claimView),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null,
+  };
 }
 
 export function claimView(r: ClaimListRow): ClaimView {

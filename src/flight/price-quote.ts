@@ -1,8 +1,13 @@
-import type { PartnerTerms } from '../platform/auth.ts';
+import {
+  checkTerms,
+  coverageFor,
+  type Agreement,
+  type Configuration,
+  type Coverage,
+  type Formula,
+  type PartnerTerms,
+} from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { Agreement, Configuration } from '../partners/model.ts';
-import { checkTerms } from '../partners/terms.ts';
-import { coverageFor, type Coverage, type Formula } from './coverage.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
@@ -12,7 +17,7 @@ import { pricedLeg, termsKey, type LegBreakdownView } from './leg-pricing.ts';
 import { policyPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms, type QuotedLeg } from './quote-token.ts';
 import type { RiskModel } from './risk-model.ts';
-import { maxPayoutPerPassenger } from '../limits/limits.ts';
+import { maxPayoutPerPassenger } from '../limits/index.ts';
 
 export interface QuoteRequest extends TripInput {
   additionalPassengers?: number | undefined;
@@ -68,7 +73,9 @@ export const compensationView = (c: Coverage, currency: string): CompensationVie
   cancellation: c.cancellationAmount > 0 ? money(c.cancellationAmount, currency) : null,
 });
 
-export const legView = (leg: Pick<Leg, 'departureAirport' | 'arrivalAirport' | 'airline' | 'departureLocal' | 'departureAt'>): LegView => ({
+export const legView = (
+  leg: Pick<Leg, 'departureAirport' | 'arrivalAirport' | 'airline' | 'departureLocal' | 'departureAt'>,
+): LegView => ({
   departureAirport: leg.departureAirport,
   arrivalAirport: leg.arrivalAirport,
   airline: leg.airline,
@@ -85,11 +92,25 @@ type QuotedTripLeg = Leg & { flightNumber?: string };
  * memoised (leg-pricing.ts), so a repeated quote costs no decimal arithmetic and no string building.
  * Passengers and legs are then combined exactly as pricePolicy does.
  */
-function price(model: RiskModel, legs: QuotedTripLeg[], passengers: number, coverage: Coverage, commissionRate: string, taxRate: string, currency: string): { premium: PremiumBreakdown; breakdown: LegBreakdownView[] } {
+function price(
+  model: RiskModel,
+  legs: QuotedTripLeg[],
+  passengers: number,
+  coverage: Coverage,
+  commissionRate: string,
+  taxRate: string,
+  currency: string,
+): { premium: PremiumBreakdown; breakdown: LegBreakdownView[] } {
   const terms = { coverage, commissionRate, taxRate };
   const key = termsKey(model, terms, currency);
   const perLeg = legs.map((leg) => pricedLeg(model, key, leg, terms, currency));
-  return { premium: policyPremium(perLeg.map((l) => l.premium), passengers), breakdown: perLeg.map((l) => l.breakdown) };
+  return {
+    premium: policyPremium(
+      perLeg.map((l) => l.premium),
+      passengers,
+    ),
+    breakdown: perLeg.map((l) => l.breakdown),
+  };
 }
 
 /** The trip's legs with the flight numbers the request names (checked against the trip's airline). */
@@ -105,10 +126,16 @@ function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
 function configuredTerms(terms: PartnerTerms): { agreement: Agreement; configuration: Configuration } {
   const { agreement, configuration } = terms;
   if (!agreement || !configuration) {
-    throw new DomainError('partner_not_configured', 'Your organisation has no agreement or configuration yet: set it in the partner console.');
+    throw new DomainError(
+      'partner_not_configured',
+      'Your organisation has no agreement or configuration yet: set it in the partner console.',
+    );
   }
   if (!agreement.allowedFormulas.includes(configuration.formula) || agreement.currency !== configuration.currency) {
-    throw new DomainError('partner_not_configured', 'Your configuration no longer matches your agreement: update it in the partner console.');
+    throw new DomainError(
+      'partner_not_configured',
+      'Your configuration no longer matches your agreement: update it in the partner console.',
+    );
   }
   return { agreement, configuration };
 }
@@ -146,7 +173,15 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   const template = quoteTemplates.get(key, () => {
     const legs = withFlightNumbers(resolveLegs(input), input);
     const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-    const { premium, breakdown } = price(model, legs, passengers, coverage, configuration.commissionRate, agreement.taxRate, agreement.currency);
+    const { premium, breakdown } = price(
+      model,
+      legs,
+      passengers,
+      coverage,
+      configuration.commissionRate,
+      agreement.taxRate,
+      agreement.currency,
+    );
     const prepared = prepareQuote({
       partnerId: caller.partnerId,
       environment: caller.environment,
@@ -155,7 +190,11 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       passengers,
       currency: agreement.currency,
       premium,
-      legs: legs.map((l): QuotedLeg => (l.flightNumber === undefined ? [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal] : [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber])),
+      legs: legs.map((l): QuotedLeg =>
+        l.flightNumber === undefined
+          ? [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]
+          : [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber],
+      ),
       modelVersion: model.version,
     });
     const view = {
@@ -172,19 +211,38 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   });
   const now = deps.now();
   checkDepartureWindows(template.legs, now);
-  deps.limits?.checkQuote(caller.environment, agreement.currency, template.legs, passengers * maxPayoutPerPassenger(configuration));
+  deps.limits?.checkQuote(
+    caller.environment,
+    agreement.currency,
+    template.legs,
+    passengers * maxPayoutPerPassenger(configuration),
+  );
   // Quotes of this trip issued within the same minute share one signature (see quote-token.ts):
   // issued at the minute, valid for the TTL from it, never beyond departure minus the margin.
   const minute = Math.floor(now.getTime() / 60_000) * 60_000;
   let signed = signedTerms.get(template);
   if (signed?.minute !== minute || signed.key !== deps.keys.quoteSigning) {
-    const expiresAt = new Date(Math.min(minute + deps.quoteTtlMinutes * 60_000, template.legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000));
-    signed = { minute, key: deps.keys.quoteSigning, reference: signTerms(deps.keys.quoteSigning, template.prepared, new Date(minute), expiresAt), expiresAt: expiresAt.toISOString() };
+    const expiresAt = new Date(
+      Math.min(
+        minute + deps.quoteTtlMinutes * 60_000,
+        template.legs[0]!.departureAt.getTime() - TIME_RULES.safetyMarginMinutes * 60_000,
+      ),
+    );
+    signed = {
+      minute,
+      key: deps.keys.quoteSigning,
+      reference: signTerms(deps.keys.quoteSigning, template.prepared, new Date(minute), expiresAt),
+      expiresAt: expiresAt.toISOString(),
+    };
     signedTerms.set(template, signed);
   }
   deps.quoteCounter?.count(caller.partnerId, caller.environment, now);
   quotesTotal.inc({ api: 'flight', environment: caller.environment });
-  return { quoteReference: quoteReference(signed.reference, newQuoteId()), expiresAt: signed.expiresAt, ...template.view };
+  return {
+    quoteReference: quoteReference(signed.reference, newQuoteId()),
+    expiresAt: signed.expiresAt,
+    ...template.view,
+  };
 }
 
 /** The current minute's signed terms of each template (dropped with the template). */
@@ -192,7 +250,10 @@ const signedTerms = new WeakMap<QuoteTemplate, { minute: number; key: Buffer; re
 
 export interface SimulationRequest extends QuoteRequest {
   formula: Formula;
-  compensation: { delay?: { minDelayMinutes: number; amount: Money }[] | undefined; cancellation?: Money | null | undefined };
+  compensation: {
+    delay?: { minDelayMinutes: number; amount: Money }[] | undefined;
+    cancellation?: Money | null | undefined;
+  };
   commissionRate: number;
 }
 
@@ -212,20 +273,31 @@ export interface Simulation {
  */
 export async function simulatePrice(deps: FlightDeps, caller: Caller, input: SimulationRequest): Promise<Simulation> {
   const { agreement } = await deps.directory.partnerTerms(caller.partnerId);
-  if (!agreement) throw new DomainError('partner_not_configured', 'Your organisation has no agreement with the insurer yet.');
+  if (!agreement)
+    throw new DomainError('partner_not_configured', 'Your organisation has no agreement with the insurer yet.');
   const tiers = input.compensation.delay ?? [];
-  const currencies = [...tiers.map((t) => t.amount.currency), ...(input.compensation.cancellation ? [input.compensation.cancellation.currency] : [])];
+  const currencies = [
+    ...tiers.map((t) => t.amount.currency),
+    ...(input.compensation.cancellation ? [input.compensation.cancellation.currency] : []),
+  ];
   const wrongCurrency = currencies.findIndex((c) => c !== agreement.currency);
   if (wrongCurrency >= 0) {
     const message = `must be ${agreement.currency}, the currency of your agreement`;
-    throw new DomainError('validation_failed', `Compensation amounts ${message}.`, { errors: [{ field: '/compensation', message }] });
+    throw new DomainError('validation_failed', `Compensation amounts ${message}.`, {
+      errors: [{ field: '/compensation', message }],
+    });
   }
   const delayTiers = tiers.map((t) => ({ minDelayMinutes: t.minDelayMinutes, amount: t.amount.amount }));
   const cancellationAmount = input.compensation.cancellation?.amount ?? 0;
   const errors = checkTerms(
     agreement,
     { formula: input.formula, delayTiers, cancellationAmount, commissionRate: input.commissionRate },
-    { formula: '/formula', commissionRate: '/commissionRate', delayTiers: '/compensation/delay', cancellationAmount: '/compensation/cancellation' },
+    {
+      formula: '/formula',
+      commissionRate: '/commissionRate',
+      delayTiers: '/compensation/delay',
+      cancellationAmount: '/compensation/cancellation',
+    },
   );
   if (errors.length) {
     const code = errors.some((e) => e.field === '/formula') ? 'formula_not_allowed' : 'configuration_out_of_bounds';
@@ -235,7 +307,15 @@ export async function simulatePrice(deps: FlightDeps, caller: Caller, input: Sim
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const coverage = coverageFor(input.formula, delayTiers, cancellationAmount);
   const model = deps.riskModels.active(caller.environment);
-  const { premium, breakdown } = price(model, legs, passengers, coverage, String(input.commissionRate), agreement.taxRate, agreement.currency);
+  const { premium, breakdown } = price(
+    model,
+    legs,
+    passengers,
+    coverage,
+    String(input.commissionRate),
+    agreement.taxRate,
+    agreement.currency,
+  );
   return {
     formula: input.formula,
     passengers,

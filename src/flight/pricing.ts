@@ -15,7 +15,7 @@
  * per-passenger amounts by the number of passengers and sums the legs, in integers.
  */
 import { Decimal } from 'decimal.js';
-import { coversCancellation, coversDelay, type Coverage, type DelayTier } from './coverage.ts';
+import { coversCancellation, coversDelay, type Coverage, type DelayTier } from '../partners/index.ts';
 import type { LegProbabilities } from './risk-model.ts';
 
 export interface PricingTerms {
@@ -72,8 +72,39 @@ export function expectedLoss(p: LegProbabilities, coverage: Coverage): Decimal {
   const cancellationCovered = coversCancellation(coverage.formula);
 
   const cancellationLoss = cancellationCovered ? cancellation.times(coverage.cancellationAmount) : ZERO;
-  const diversionPayout = cancellationCovered ? coverage.cancellationAmount : highestTierAmount(tiers);
+  const diversionPayout = payoutFor(coverage, { event: 'diverted' }).amount;
   return cancellationLoss.plus(diversion.times(diversionPayout)).plus(delayLoss(p, tiers));
+}
+
+/** What happened to an insured leg's flight, as a claim sees it. */
+export type PayoutTrigger = { event: 'delayed'; delayMinutes: number } | { event: 'cancelled' } | { event: 'diverted' };
+
+/**
+ * The payout rule (DESIGN.md): what one passenger is paid for one leg, and the claim's reason. A
+ * delay pays the highest tier reached; a cancellation the cancellation amount; a diversion the
+ * cancellation amount when cancellation is covered, else the highest tier. Amount 0: no claim.
+ * Priced here; claims are opened set-wise by the same rule in SQL (`payoutLaterals` in
+ * claims/claims-repo.ts), and test/claims/payout-rule.db.test.ts ties the two on random coverages.
+ */
+export function payoutFor(
+  coverage: Coverage,
+  trigger: PayoutTrigger,
+): { reason: 'delay' | 'cancellation'; amount: number } {
+  const tiers = coversDelay(coverage.formula) ? coverage.delayTiers : [];
+  const cancellationCovered = coversCancellation(coverage.formula);
+  switch (trigger.event) {
+    case 'delayed':
+      return {
+        reason: 'delay',
+        amount: highestTierAmount(tiers.filter((tier) => tier.minDelayMinutes <= trigger.delayMinutes)),
+      };
+    case 'cancelled':
+      return { reason: 'cancellation', amount: cancellationCovered ? coverage.cancellationAmount : 0 };
+    case 'diverted':
+      return cancellationCovered
+        ? { reason: 'cancellation', amount: coverage.cancellationAmount }
+        : { reason: 'delay', amount: highestTierAmount(tiers) };
+  }
 }
 
 /**
@@ -119,16 +150,20 @@ export function pricePolicy(
 
 /** Sums per-passenger leg premiums × passengers, in integers: how every policy total is formed. */
 export function policyPremium(legPremiums: readonly PremiumBreakdown[], passengers: number): PremiumBreakdown {
-  const premium = legPremiums.reduce(
-    (sum, leg) => addBreakdowns(sum, scaleBreakdown(leg, passengers)),
-    { net: 0, tax: 0, commission: 0, total: 0 },
-  );
+  const premium = legPremiums.reduce((sum, leg) => addBreakdowns(sum, scaleBreakdown(leg, passengers)), {
+    net: 0,
+    tax: 0,
+    commission: 0,
+    total: 0,
+  });
   return assertSafe(premium);
 }
 
 /** Σ_i [P(≥t_i) − P(≥t_{i+1})]·A_i: each passenger is paid the highest tier reached, once. */
 function delayLoss(p: LegProbabilities, tiers: DelayTier[]): Decimal {
-  const reach = tiers.map((tier) => probability(p.delayAtLeast(tier.minDelayMinutes), `delayAtLeast(${tier.minDelayMinutes})`));
+  const reach = tiers.map((tier) =>
+    probability(p.delayAtLeast(tier.minDelayMinutes), `delayAtLeast(${tier.minDelayMinutes})`),
+  );
   return tiers.reduce((sum, tier, i) => {
     const pReach = reach[i] ?? ZERO;
     const pNext = reach[i + 1] ?? ZERO;
@@ -201,6 +236,7 @@ function addBreakdowns(a: PremiumBreakdown, b: PremiumBreakdown): PremiumBreakdo
 }
 
 function assertSafe(b: PremiumBreakdown): PremiumBreakdown {
-  if (![b.net, b.tax, b.commission, b.total].every(Number.isSafeInteger)) throw new RangeError('premium is out of range');
+  if (![b.net, b.tax, b.commission, b.total].every(Number.isSafeInteger))
+    throw new RangeError('premium is out of range');
   return b;
 }

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
+import { addQuoteCounts } from './contracts-repo.ts';
 
 /**
  * Counts quotes without writing per quote: `/getPrice` adds one to an in-memory counter per
@@ -27,11 +27,7 @@ export class QuoteCounter {
       const [partnerId, environment, hour] = key.split('|') as [string, Environment, string];
       return { partner_id: partnerId, environment, hour: new Date(Number(hour) * 3_600_000), quotes };
     });
-    this.flushing = db
-      .insertInto('quote_counts')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['partner_id', 'environment', 'hour']).doUpdateSet({ quotes: sql`quote_counts.quotes + excluded.quotes` }))
-      .execute()
+    this.flushing = addQuoteCounts(db, rows)
       .then(
         () => undefined,
         (error: unknown) => {

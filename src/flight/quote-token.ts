@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { openJson, sealJson } from '../platform/signed-token.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { Formula } from './coverage.ts';
+import type { Formula } from '../partners/index.ts';
 import type { PremiumBreakdown } from './pricing.ts';
 
 /**
@@ -73,12 +73,26 @@ export type QuoteBody = Omit<QuoteTerms, 'id' | 'issuedAt' | 'expiresAt'>;
 /** Serialises the shared part once; `signTerms` then only adds the times. */
 export function prepareQuote(body: QuoteBody): string {
   const p = body.premium;
-  return JSON.stringify([body.partnerId, body.environment, body.configurationId, body.formula, body.passengers, body.currency, [p.net, p.tax, p.commission, p.total], body.legs, body.modelVersion]).slice(1, -1);
+  return JSON.stringify([
+    body.partnerId,
+    body.environment,
+    body.configurationId,
+    body.formula,
+    body.passengers,
+    body.currency,
+    [p.net, p.tax, p.commission, p.total],
+    body.legs,
+    body.modelVersion,
+  ]).slice(1, -1);
 }
 
 /** Signs the terms of a trip for a validity window: `q3.<terms>.<tag>`, shared by the quotes of that window. */
 export function signTerms(key: Buffer, prepared: string, issuedAt: Date, expiresAt: Date): string {
-  return sealJson(key, PREFIX, `[${prepared},${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)}]`);
+  return sealJson(
+    key,
+    PREFIX,
+    `[${prepared},${Math.floor(issuedAt.getTime() / 1000)},${Math.floor(expiresAt.getTime() / 1000)}]`,
+  );
 }
 
 /** One quote: the signed terms and a fresh id. */
@@ -98,25 +112,136 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   if (!Array.isArray(payload)) throw invalidQuote();
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
   if (previous) {
-    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
-    return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, PREVIOUS_MODEL_VERSION, iat, exp]);
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] =
+      payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
+    return terms(`${tag}.${id}`, [
+      partnerId,
+      environment,
+      configurationId,
+      formula,
+      passengers,
+      currency,
+      premium,
+      legs,
+      PREVIOUS_MODEL_VERSION,
+      iat,
+      exp,
+    ]);
   }
-  const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp] = payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], string, number, number];
-  return terms(`${tag}.${id}`, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp]);
+  const [
+    partnerId,
+    environment,
+    configurationId,
+    formula,
+    passengers,
+    currency,
+    premium,
+    legs,
+    modelVersion,
+    iat,
+    exp,
+  ] = payload as [
+    string,
+    Environment,
+    string,
+    Formula,
+    number,
+    string,
+    number[],
+    QuoteTerms['legs'],
+    string,
+    number,
+    number,
+  ];
+  return terms(`${tag}.${id}`, [
+    partnerId,
+    environment,
+    configurationId,
+    formula,
+    passengers,
+    currency,
+    premium,
+    legs,
+    modelVersion,
+    iat,
+    exp,
+  ]);
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {
   const payload = openJson(key, LEGACY_PREFIX, reference);
   if (!payload) throw invalidQuote();
-  const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = payload as [string, number, number, string, Environment, string, Formula, number, string, number[], QuoteTerms['legs']];
-  return terms(id, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, PREVIOUS_MODEL_VERSION, iat, exp]);
+  const [id, iat, exp, partnerId, environment, configurationId, formula, passengers, currency, premium, legs] =
+    payload as [
+      string,
+      number,
+      number,
+      string,
+      Environment,
+      string,
+      Formula,
+      number,
+      string,
+      number[],
+      QuoteTerms['legs'],
+    ];
+  return terms(id, [
+    partnerId,
+    environment,
+    configurationId,
+    formula,
+    passengers,
+    currency,
+    premium,
+    legs,
+    PREVIOUS_MODEL_VERSION,
+    iat,
+    exp,
+  ]);
 }
 
-function terms(id: string, [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp]: [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], string, number, number]): QuoteTerms {
-  if (!Array.isArray(premium) || !Array.isArray(legs) || typeof modelVersion !== 'string' || !Number.isInteger(iat) || !Number.isInteger(exp)) throw invalidQuote();
+function terms(
+  id: string,
+  [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp]: [
+    string,
+    Environment,
+    string,
+    Formula,
+    number,
+    string,
+    number[],
+    QuoteTerms['legs'],
+    string,
+    number,
+    number,
+  ],
+): QuoteTerms {
+  if (
+    !Array.isArray(premium) ||
+    !Array.isArray(legs) ||
+    typeof modelVersion !== 'string' ||
+    !Number.isInteger(iat) ||
+    !Number.isInteger(exp)
+  )
+    throw invalidQuote();
   const [net, tax, commission, total] = premium as [number, number, number, number];
-  return { id, partnerId, environment, configurationId, formula, passengers, currency, premium: { net, tax, commission, total }, legs, modelVersion, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+  return {
+    id,
+    partnerId,
+    environment,
+    configurationId,
+    formula,
+    passengers,
+    currency,
+    premium: { net, tax, commission, total },
+    legs,
+    modelVersion,
+    issuedAt: new Date(iat * 1000),
+    expiresAt: new Date(exp * 1000),
+  };
 }
 
 const invalidQuote = () =>
-  new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown or altered quote reference' }] });
+  new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
+    errors: [{ field: '/quoteReference', message: 'unknown or altered quote reference' }],
+  });

@@ -186,7 +186,8 @@ export function greatCircleKm(fromIata: string, toIata: string): number {
   const rad = (degrees: number): number => (degrees * Math.PI) / 180;
   const dLat = rad(to.latitude - from.latitude);
   const dLon = rad(to.longitude - from.longitude);
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(rad(from.latitude)) * Math.cos(rad(to.latitude)) * Math.sin(dLon / 2) ** 2;
+  const h =
+    Math.sin(dLat / 2) ** 2 + Math.cos(rad(from.latitude)) * Math.cos(rad(to.latitude)) * Math.sin(dLon / 2) ** 2;
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
@@ -223,7 +224,11 @@ function hourFactors(hour: number): RiskFactors {
 function combinedFactors(...all: RiskFactors[]): { cancellation: Decimal; diversion: Decimal; delay: Decimal } {
   const product = (pick: (f: RiskFactors) => number): Decimal =>
     all.reduce((acc, f) => acc.times(pick(f)), new Decimal(1));
-  return { cancellation: product((f) => f.cancellation), diversion: product((f) => f.diversion), delay: product((f) => f.delay) };
+  return {
+    cancellation: product((f) => f.cancellation),
+    diversion: product((f) => f.diversion),
+    delay: product((f) => f.delay),
+  };
 }
 
 function clamp(p: Decimal, max: Decimal.Value): Decimal {
@@ -232,7 +237,8 @@ function clamp(p: Decimal, max: Decimal.Value): Decimal {
 
 /** Base P(arrival delay ≥ minutes): log-linear between table points, continued beyond the last one. */
 export function baseDelayAtLeast(minutes: number): Decimal {
-  if (!Number.isFinite(minutes) || minutes < 0) throw new RangeError(`minutes must be a finite number ≥ 0, got ${minutes}`);
+  if (!Number.isFinite(minutes) || minutes < 0)
+    throw new RangeError(`minutes must be a finite number ≥ 0, got ${minutes}`);
   const points = RISK_TABLE_V1.base.delayAtLeast;
   const tablePoint = points.find((pt) => pt.minutes === minutes);
   if (tablePoint) return new Decimal(tablePoint.probability);
@@ -276,13 +282,25 @@ export const riskModelV1: RiskModel = {
       credibility: 0,
       explain(event: RiskEvent): EventExplanation {
         if (event === 'cancellation') {
-          return { base: RISK_TABLE_V1.base.cancellation, factors: labelled((f) => f.cancellation), probability: cancellation.toNumber() };
+          return {
+            base: RISK_TABLE_V1.base.cancellation,
+            factors: labelled((f) => f.cancellation),
+            probability: cancellation.toNumber(),
+          };
         }
         if (event === 'diversion') {
-          return { base: RISK_TABLE_V1.base.diversion, factors: labelled((f) => f.diversion), probability: diversion.toNumber() };
+          return {
+            base: RISK_TABLE_V1.base.diversion,
+            factors: labelled((f) => f.diversion),
+            probability: diversion.toNumber(),
+          };
         }
         const minutes = event.delayAtLeast;
-        return { base: baseDelayAtLeast(minutes).toNumber(), factors: labelled((f) => f.delay), probability: delayAtLeast(minutes).toNumber() };
+        return {
+          base: baseDelayAtLeast(minutes).toNumber(),
+          factors: labelled((f) => f.delay),
+          probability: delayAtLeast(minutes).toNumber(),
+        };
       },
     };
   },

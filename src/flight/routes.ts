@@ -1,11 +1,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { PartnerDirectory } from '../platform/auth.ts';
-import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
+import type { PartnerDirectory } from '../partners/index.ts';
+import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
+import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf, type OperatorAuthenticator } from '../platform/partner-api.ts';
+import {
+  callerOf,
+  IdempotencyHeader,
+  idempotencyKeyOf,
+  securePartnerApi,
+  sendOutcome,
+  serializerOf,
+  type OperatorAuthenticator,
+} from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
@@ -18,7 +27,15 @@ import { subscribe } from './subscribe.ts';
 export const FLIGHT_PREFIX = '/flight-delay/v1';
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
-export function flightDelayRoutes(deps: FlightDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter; operators?: OperatorAuthenticator }): FastifyPluginAsync {
+export function flightDelayRoutes(
+  deps: FlightDeps,
+  options: {
+    directory: PartnerDirectory;
+    limiter: KeyRateLimiter;
+    failures?: FailedAuthLimiter;
+    operators?: OperatorAuthenticator;
+  },
+): FastifyPluginAsync {
   const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'flight-delay', ...options });
@@ -26,11 +43,13 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
     const tags = ['Flight Delay and Cancellation'];
 
     app.post('/getPrice', {
+      config: { rateClass: 'quote' },
       schema: {
         tags,
         operationId: 'getPrice',
         summary: 'Quote a trip with your configuration',
-        description: 'Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event\'s probability with the model\'s explanation (base rate × factors), the expected loss and the leg\'s premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).',
+        description:
+          "Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event's probability with the model's explanation (base rate × factors), the expected loss and the leg's premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).",
         body: S.QuoteRequest,
         response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
       },
@@ -38,11 +57,13 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
     });
 
     app.post('/getPrice/simulate', {
+      config: { rateClass: 'quote' },
       schema: {
         tags,
         operationId: 'simulatePrice',
         summary: 'Simulate a premium with terms of your choice',
-        description: 'Prices the trip with the formula, compensation amounts and commission rate you send (within your agreement), by the same code as /getPrice. A simulation has no quote reference and cannot be subscribed.',
+        description:
+          'Prices the trip with the formula, compensation amounts and commission rate you send (within your agreement), by the same code as /getPrice. A simulation has no quote reference and cannot be subscribed.',
         body: S.SimulationRequest,
         response: { 200: S.SimulationResponse, ...problemResponses(409, 422) },
       },
@@ -54,17 +75,25 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'subscribe',
         summary: 'Create a contract from a quote',
-        description: 'Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote\'s risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.',
+        description:
+          "Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote's risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.",
         headers: IdempotencyHeader,
         body: S.SubscribeRequest,
         response: { 201: S.ContractResponse, ...problemResponses(409, 422) },
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);
-        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'flight.subscribe' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
-          status: 201,
-          body: await subscribe(deps, trx, caller, request.body),
-        }));
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'flight.subscribe' },
+          idempotencyKeyOf(request),
+          request.body,
+          serializerOf(reply),
+          async (trx) => ({
+            status: 201,
+            body: await subscribe(deps, trx, caller, request.body),
+          }),
+        );
         if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
         await deps.limits?.refresh(); // this process's quotes see the new exposure at once
         return sendOutcome(reply, outcome);
@@ -76,17 +105,25 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'cancel',
         summary: 'Cancel a contract and refund the premium',
-        description: 'Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.',
+        description:
+          'Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.',
         headers: IdempotencyHeader,
         body: S.CancelRequest,
         response: { 200: S.CancelResponse, ...problemResponses(404, 409, 422) },
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);
-        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'flight.cancel' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
-          status: 200,
-          body: await cancelContract(deps, trx, caller, request.body),
-        }));
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'flight.cancel' },
+          idempotencyKeyOf(request),
+          request.body,
+          serializerOf(reply),
+          async (trx) => ({
+            status: 200,
+            body: await cancelContract(deps, trx, caller, request.body),
+          }),
+        );
         if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
         await deps.limits?.refresh();
         return sendOutcome(reply, outcome);
@@ -99,13 +136,15 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         operationId: 'reportFlightEvent',
         summary: 'Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)',
         description:
-          'The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer\'s operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner\'s contracts.',
+          "The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts.",
         body: S.FlightEventRequest,
         response: { 200: S.FlightEventResponse, ...problemResponses(422) },
       },
       config: { operatorAccess: true },
       handler: async (request) =>
-        request.operator ? reportFlightEventAsOperator(deps, request.operator, request.body) : reportFlightEvent(deps, callerOf(request), request.body),
+        request.operator
+          ? reportFlightEventAsOperator(deps, request.operator, request.body)
+          : reportFlightEvent(deps, callerOf(request), request.body),
     });
 
     app.get('/sandbox/messages', {
@@ -113,7 +152,8 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
         tags,
         operationId: 'listSandboxMessages',
         summary: 'Read the SMS your customers would have received (sandbox and preproduction)',
-        description: 'In sandbox and preproduction no SMS leaves the platform: each message is kept in an outbox, here for one of your contracts, oldest first — with the bank-details link, so you can follow the claim flow as a customer would. Production: 404.',
+        description:
+          'In sandbox and preproduction no SMS leaves the platform: each message is kept in an outbox, here for one of your contracts, oldest first — with the bank-details link, so you can follow the claim flow as a customer would. Production: 404.',
         querystring: S.SandboxMessagesQuery,
         response: { 200: S.SandboxMessagesResponse, ...problemResponses(404, 422) },
       },
@@ -121,13 +161,17 @@ export function flightDelayRoutes(deps: FlightDeps, options: { directory: Partne
     });
 
     // Documented alias: /getclaims and /getClaims answer alike.
-    for (const [path, operationId] of [['/getclaims', 'getClaims'], ['/getClaims', 'getClaimsAlias']] as const) {
+    for (const [path, operationId] of [
+      ['/getclaims', 'getClaims'],
+      ['/getClaims', 'getClaimsAlias'],
+    ] as const) {
       app.post(path, {
         schema: {
           tags,
           operationId,
           summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
-          description: 'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.',
+          description:
+            'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.',
           body: S.ClaimsRequest,
           response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
         },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { FORMULAS } from './coverage.ts';
+import { FORMULAS } from '../partners/index.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
@@ -12,13 +12,18 @@ const DEPARTURE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\
 
 export const Money = Type.Object(
   {
-    amount: Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Integer amount in minor units: 1250 EUR is €12.50.' }),
+    amount: Type.Integer({
+      minimum: 0,
+      maximum: 100_000_000,
+      description: 'Integer amount in minor units: 1250 EUR is €12.50.',
+    }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
   },
   { additionalProperties: false },
 );
 
-const Airport = (description: string) => Type.String({ pattern: '^[A-Za-z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
+const Airport = (description: string) =>
+  Type.String({ pattern: '^[A-Za-z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
 const LocalDateTime = (description: string) =>
   Type.String({
     pattern: DEPARTURE_PATTERN,
@@ -30,21 +35,36 @@ const Formula = StringEnum(FORMULAS, { description: 'delay, cancellation, or bot
 const TripFields = {
   departureAirport: Airport('Outbound departure airport'),
   arrivalAirport: Airport('Outbound arrival airport'),
-  airline: Type.String({ pattern: '^[A-Za-z0-9]{2}$', description: 'Operating airline: IATA 2-character code of an active airline.', examples: ['AF'] }),
+  airline: Type.String({
+    pattern: '^[A-Za-z0-9]{2}$',
+    description: 'Operating airline: IATA 2-character code of an active airline.',
+    examples: ['AF'],
+  }),
   departureDateTime: LocalDateTime('Outbound departure'),
-  returnDepartureDateTime: Type.Optional(LocalDateTime('Return departure (the return flies the same route backwards); omit for a one-way trip')),
-  additionalPassengers: Type.Optional(Type.Integer({ minimum: 0, maximum: 8, default: 0, description: 'Passengers besides the first, on the same booking (0-8).' })),
+  returnDepartureDateTime: Type.Optional(
+    LocalDateTime('Return departure (the return flies the same route backwards); omit for a one-way trip'),
+  ),
+  additionalPassengers: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 8,
+      default: 0,
+      description: 'Passengers besides the first, on the same booking (0-8).',
+    }),
+  ),
   flightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
-      description: 'Outbound flight designator when known, starting with the airline (e.g. AF006): the risk model may price that flight more sharply, and /subscribe must then name this flight.',
+      description:
+        'Outbound flight designator when known, starting with the airline (e.g. AF006): the risk model may price that flight more sharply, and /subscribe must then name this flight.',
       examples: ['AF006'],
     }),
   ),
   returnFlightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
-      description: 'Return flight designator when known, starting with the airline (needs returnDepartureDateTime); /subscribe must then name this flight.',
+      description:
+        'Return flight designator when known, starting with the airline (needs returnDepartureDateTime); /subscribe must then name this flight.',
       examples: ['AF007'],
     }),
   ),
@@ -63,7 +83,11 @@ export const QuoteRequest = Type.Object(TripFields, { additionalProperties: fals
 
 const Tier = Type.Object(
   {
-    minDelayMinutes: Type.Integer({ minimum: 15, maximum: 1440, description: 'Arrival delay at the gate, in minutes, from which this tier pays.' }),
+    minDelayMinutes: Type.Integer({
+      minimum: 15,
+      maximum: 1440,
+      description: 'Arrival delay at the gate, in minutes, from which this tier pays.',
+    }),
     amount: Money,
   },
   { additionalProperties: false },
@@ -71,8 +95,13 @@ const Tier = Type.Object(
 
 const Compensation = Type.Object(
   {
-    delay: Type.Array(Tier, { maxItems: 5, description: 'Delay tiers; the highest tier reached pays, per passenger and per leg.' }),
-    cancellation: Type.Union([Money, Type.Null()], { description: 'Paid per passenger for a cancelled leg; null when not covered.' }),
+    delay: Type.Array(Tier, {
+      maxItems: 5,
+      description: 'Delay tiers; the highest tier reached pays, per passenger and per leg.',
+    }),
+    cancellation: Type.Union([Money, Type.Null()], {
+      description: 'Paid per passenger for a cancelled leg; null when not covered.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -83,12 +112,22 @@ export const SimulationRequest = Type.Object(
     formula: Formula,
     compensation: Type.Object(
       {
-        delay: Type.Optional(Type.Array(Tier, { maxItems: 5, description: 'Delay tiers (required when the formula covers delay).' })),
-        cancellation: Type.Optional(Type.Union([Money, Type.Null()], { description: 'Cancellation amount (required when the formula covers cancellation).' })),
+        delay: Type.Optional(
+          Type.Array(Tier, { maxItems: 5, description: 'Delay tiers (required when the formula covers delay).' }),
+        ),
+        cancellation: Type.Optional(
+          Type.Union([Money, Type.Null()], {
+            description: 'Cancellation amount (required when the formula covers cancellation).',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
-    commissionRate: Type.Number({ minimum: 0, maximum: 0.9, description: 'Your commission, a share of the net premium (0.2 = 20 %), within your agreement.' }),
+    commissionRate: Type.Number({
+      minimum: 0,
+      maximum: 0.9,
+      description: 'Your commission, a share of the net premium (0.2 = 20 %), within your agreement.',
+    }),
   },
   {
     additionalProperties: false,
@@ -109,12 +148,15 @@ export const SimulationRequest = Type.Object(
   },
 );
 
-const Premium = Type.Object({
-  total: Money,
-  net: Money,
-  tax: Money,
-  commission: Money,
-}, { description: 'total = net + tax; the commission is part of net.' });
+const Premium = Type.Object(
+  {
+    total: Money,
+    net: Money,
+    tax: Money,
+    commission: Money,
+  },
+  { description: 'total = net + tax; the commission is part of net.' },
+);
 
 const LegOut = Type.Object({
   departureAirport: Type.String(),
@@ -124,7 +166,10 @@ const LegOut = Type.Object({
   departureAt: Type.String({ format: 'date-time', description: 'The same instant in UTC.' }),
 });
 
-const ModelVersion = Type.String({ description: 'Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).', examples: ['v1'] });
+const ModelVersion = Type.String({
+  description: 'Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).',
+  examples: ['v1'],
+});
 
 const Explanation = Type.Object(
   {
@@ -133,38 +178,80 @@ const Explanation = Type.Object(
       Type.Object({
         label: Type.String({ description: 'What the factor is about, e.g. "hour 19", "LAX", "OO on SAT–LAX".' }),
         factor: Type.Number({ minimum: 0, description: 'Multiplier applied to the rate.' }),
-        credibility: Type.Number({ minimum: 0, maximum: 1, description: 'Weight given to the data behind this factor (1 for a documented table factor).' }),
+        credibility: Type.Number({
+          minimum: 0,
+          maximum: 1,
+          description: 'Weight given to the data behind this factor (1 for a documented table factor).',
+        }),
       }),
     ),
-    probability: Type.Number({ minimum: 0, maximum: 1, description: 'The probability the model returns (a fraction), after any cap.' }),
-    text: Type.String({ description: 'The same in words: base × factors = probability, in percent.', examples: ['2.17 % × 1.12 (hour 19) × 0.81 (LAX) × 0.87 (OO on SAT–LAX) = 1.73 %'] }),
+    probability: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'The probability the model returns (a fraction), after any cap.',
+    }),
+    text: Type.String({
+      description: 'The same in words: base × factors = probability, in percent.',
+      examples: ['2.17 % × 1.12 (hour 19) × 0.81 (LAX) × 0.87 (OO on SAT–LAX) = 1.73 %'],
+    }),
   },
   { description: 'How the model built the probability: base rate × each factor (with its credibility) = probability.' },
 );
 
-const PayoutEvent = Type.Object({
-  event: StringEnum(['cancellation', 'diversion', 'delay'], { description: 'The payout event; the events of a leg are disjoint.' }),
-  minDelayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Delay band start (the tier it pays); null for cancellation and diversion.' }),
-  maxDelayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Delay band end, exclusive (the next tier); null for the highest tier.' }),
-  probability: Type.Number({ minimum: 0, maximum: 1, description: 'Probability of the event on this leg; for a band, P(delay ≥ min) − P(delay ≥ max).' }),
-  payout: Money,
-  explanation: Explanation,
-}, { description: 'A delay band\'s explanation is that of reaching its tier, P(delay ≥ minDelayMinutes).' });
+const PayoutEvent = Type.Object(
+  {
+    event: StringEnum(['cancellation', 'diversion', 'delay'], {
+      description: 'The payout event; the events of a leg are disjoint.',
+    }),
+    minDelayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Delay band start (the tier it pays); null for cancellation and diversion.',
+    }),
+    maxDelayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Delay band end, exclusive (the next tier); null for the highest tier.',
+    }),
+    probability: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Probability of the event on this leg; for a band, P(delay ≥ min) − P(delay ≥ max).',
+    }),
+    payout: Money,
+    explanation: Explanation,
+  },
+  { description: "A delay band's explanation is that of reaching its tier, P(delay ≥ minDelayMinutes)." },
+);
 
 const LegBreakdown = Type.Object({
   departureAirport: Type.String(),
   arrivalAirport: Type.String(),
-  flightNumber: Type.Union([Type.String(), Type.Null()], { description: 'The flight the leg was priced for, when the request named one.' }),
-  credibility: Type.Number({ minimum: 0, maximum: 1, description: 'How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls.' }),
-  expectedLoss: Type.Object(Money.properties, { additionalProperties: false, description: 'Expected loss per passenger on this leg, rounded to minor units.' }),
-  premium: Type.Object(Money.properties, { additionalProperties: false, description: 'This leg\'s share of the net premium, per passenger (commission included, tax excluded).' }),
+  flightNumber: Type.Union([Type.String(), Type.Null()], {
+    description: 'The flight the leg was priced for, when the request named one.',
+  }),
+  credibility: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls.',
+  }),
+  expectedLoss: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: 'Expected loss per passenger on this leg, rounded to minor units.',
+  }),
+  premium: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: "This leg's share of the net premium, per passenger (commission included, tax excluded).",
+  }),
   events: Type.Array(PayoutEvent),
 });
 
-const Breakdown = Type.Array(LegBreakdown, { description: 'Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger.' });
+const Breakdown = Type.Array(LegBreakdown, {
+  description:
+    'Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger.',
+});
 
 export const QuoteResponse = Type.Object({
-  quoteReference: Type.String({ description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.' }),
+  quoteReference: Type.String({
+    description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.',
+  }),
   expiresAt: Type.String({ format: 'date-time' }),
   formula: Formula,
   passengers: Type.Integer(),
@@ -188,7 +275,12 @@ export const SimulationResponse = Type.Object({
 
 const FlightIn = Type.Object(
   {
-    flightNumber: Type.String({ pattern: FLIGHT_NUMBER_PATTERN, description: 'Full flight designator, starting with the quoted airline (the quoted flight when the quote named one).', examples: ['AF006'] }),
+    flightNumber: Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description:
+        'Full flight designator, starting with the quoted airline (the quoted flight when the quote named one).',
+      examples: ['AF006'],
+    }),
     departureAirport: Airport('Departure airport'),
     arrivalAirport: Airport('Arrival airport'),
     departureDateTime: LocalDateTime('Departure'),
@@ -204,27 +296,57 @@ export const SubscribeRequest = Type.Object(
         firstName: Type.String({ minLength: 1, maxLength: 100 }),
         lastName: Type.String({ minLength: 1, maxLength: 100 }),
         email: Type.String({ format: 'email', maxLength: 254 }),
-        phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Mobile phone in E.164 format: the claim SMS goes there.', examples: ['+33612345678'] }),
+        phone: Type.String({
+          pattern: '^\\+[1-9][0-9]{6,14}$',
+          description: 'Mobile phone in E.164 format: the claim SMS goes there.',
+          examples: ['+33612345678'],
+        }),
         language: StringEnum(['fr', 'en'], { description: 'Language of the messages the customer receives.' }),
       },
       { additionalProperties: false },
     ),
     booking: Type.Object(
-      { reference: Type.String({ pattern: '^[A-Za-z0-9]{5,12}$', description: 'Booking reference (PNR).', examples: ['ABC123'] }) },
+      {
+        reference: Type.String({
+          pattern: '^[A-Za-z0-9]{5,12}$',
+          description: 'Booking reference (PNR).',
+          examples: ['ABC123'],
+        }),
+      },
       { additionalProperties: false },
     ),
-    flights: Type.Array(FlightIn, { minItems: 1, maxItems: 2, description: 'The outbound flight and, when quoted, the return flight, as quoted.' }),
+    flights: Type.Array(FlightIn, {
+      minItems: 1,
+      maxItems: 2,
+      description: 'The outbound flight and, when quoted, the return flight, as quoted.',
+    }),
   },
   {
     additionalProperties: false,
     examples: [
       {
         quoteReference: 'q2.WyJ….AJT6HKRxbso2juD1c3hgTg.emA-UegxsMx3M1_8',
-        customer: { firstName: 'Camille', lastName: 'Martin', email: 'camille@example.com', phone: '+33612345678', language: 'fr' },
+        customer: {
+          firstName: 'Camille',
+          lastName: 'Martin',
+          email: 'camille@example.com',
+          phone: '+33612345678',
+          language: 'fr',
+        },
         booking: { reference: 'ABC123' },
         flights: [
-          { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: '2026-12-24T10:30' },
-          { flightNumber: 'AF007', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: '2027-01-03T18:00' },
+          {
+            flightNumber: 'AF006',
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: '2026-12-24T10:30',
+          },
+          {
+            flightNumber: 'AF007',
+            departureAirport: 'JFK',
+            arrivalAirport: 'CDG',
+            departureDateTime: '2027-01-03T18:00',
+          },
         ],
       },
     ],
@@ -264,7 +386,10 @@ export const CancelResponse = Type.Object({
 export const ClaimsRequest = Type.Object(
   {
     fromDate: Type.String({ format: 'date', description: 'First day (inclusive, UTC) on which claims were opened.' }),
-    toDate: Type.String({ format: 'date', description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate.` }),
+    toDate: Type.String({
+      format: 'date',
+      description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate.`,
+    }),
     contractNumber: Type.Optional(Type.String({ maxLength: 40, description: 'Only the claims of this contract.' })),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CLAIMS_PAGE.max, default: CLAIMS_PAGE.default })),
@@ -280,7 +405,9 @@ const ClaimOut = Type.Object({
   event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
   flightNumber: Type.String(),
   departureDate: Type.String({ format: 'date' }),
-  delayMinutes: Type.Union([Type.Integer(), Type.Null()], { description: 'Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted).' }),
+  delayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted).',
+  }),
   compensation: Money,
   openedAt: Type.String({ format: 'date-time' }),
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
@@ -288,32 +415,55 @@ const ClaimOut = Type.Object({
 
 export const FlightEventRequest = Type.Object(
   {
-    flightNumber: Type.String({ pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$', description: 'The flight designator as on your contracts, e.g. AF006.', examples: ['AF006'] }),
+    flightNumber: Type.String({
+      pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$',
+      description: 'The flight designator as on your contracts, e.g. AF006.',
+      examples: ['AF006'],
+    }),
     departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),
     status: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
-    arrivalDelayMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 2880, description: 'Arrival delay at the gate in minutes; required when status is delayed.' })),
+    arrivalDelayMinutes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2880,
+        description: 'Arrival delay at the gate in minutes; required when status is delayed.',
+      }),
+    ),
     environment: Type.Optional(
       StringEnum(['sandbox', 'preproduction', 'production'], {
-        description: "Operator tokens only: the environment whose contracts the event concerns (default production). With a partner key it can only repeat the key's own environment.",
+        description:
+          "Operator tokens only: the environment whose contracts the event concerns (default production). With a partner key it can only repeat the key's own environment.",
       }),
     ),
   },
-  { additionalProperties: false, examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', arrivalDelayMinutes: 195 }] },
+  {
+    additionalProperties: false,
+    examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', arrivalDelayMinutes: 195 }],
+  },
 );
 
 export const FlightEventResponse = Type.Object({
   claimsOpened: Type.Array(ClaimOut, {
-    description: 'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
+    description:
+      'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
   }),
 });
 
 export const ClaimsResponse = Type.Object({
   claims: Type.Array(ClaimOut),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next page; null on the last page.',
+  }),
 });
 
 export const SandboxMessagesQuery = Type.Object(
-  { contractNumber: Type.String({ maxLength: 40, description: 'One of your sandbox or preproduction contracts.', examples: ['FD-7K3M-9QXT'] }) },
+  {
+    contractNumber: Type.String({
+      maxLength: 40,
+      description: 'One of your sandbox or preproduction contracts.',
+      examples: ['FD-7K3M-9QXT'],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -322,9 +472,10 @@ export const SandboxMessagesResponse = Type.Object({
     Type.Object({
       to: Type.String({ description: 'The customer phone number (E.164).' }),
       body: Type.String(),
-      link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'The bank-details link the message carries.' }),
+      link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+        description: 'The bank-details link the message carries.',
+      }),
       sentAt: Type.String({ format: 'date-time' }),
     }),
   ),
 });
-

@@ -1,23 +1,30 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { emitWebhookEvent } from '../notify/webhook-events.ts';
+import { emitWebhookEvent } from '../webhooks/index.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
+import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findConfigurationById } from '../partners/partners-repo.ts';
-import { reserveExposure } from '../limits/exposure.ts';
-import { coverageFor } from './coverage.ts';
+import { coverageFor, findConfigurationById } from '../partners/index.ts';
+import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { normaliseFlightNumber } from './flight-numbers.ts';
 import { parseDeparture } from './legs.ts';
-import { compensationView, legView, premiumView, type CompensationView, type LegView, type PremiumView } from './price-quote.ts';
+import {
+  compensationView,
+  legView,
+  premiumView,
+  type CompensationView,
+  type LegView,
+  type PremiumView,
+} from './price-quote.ts';
 import { verifyQuote, type QuoteTerms } from './quote-token.ts';
 
 export interface SubscribeRequest {
   quoteReference: string;
-  customer: { firstName: string; lastName: string; email: string; phone: string; language: 'fr' | 'en' };
+  customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
   booking: { reference: string };
   flights: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureDateTime: string }[];
 }
@@ -42,32 +49,57 @@ export interface ContractView {
  * the coverage of the quoted configuration version and the quoted flights. Runs in the caller's
  * transaction (the idempotency layer's), so the contract, its legs and its audit row commit together.
  */
-export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, input: SubscribeRequest): Promise<ContractView> {
+export async function subscribe(
+  deps: FlightDeps,
+  trx: Trx,
+  caller: Caller,
+  input: SubscribeRequest,
+): Promise<ContractView> {
   const quote = verifyQuote(deps.keys.quoteSigning, input.quoteReference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
     // another partner's (or another environment's) quote is indistinguishable from a forged one
-    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown quote reference' }] });
+    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
+      errors: [{ field: '/quoteReference', message: 'unknown quote reference' }],
+    });
   }
   const now = deps.now();
   if (quote.expiresAt.getTime() <= now.getTime()) {
-    throw new DomainError('quote_expired', `The quote expired at ${quote.expiresAt.toISOString()}; ask /getPrice for a new one.`);
+    throw new DomainError(
+      'quote_expired',
+      `The quote expired at ${quote.expiresAt.toISOString()}; ask /getPrice for a new one.`,
+    );
   }
   const customer = checkCustomer(input.customer);
   const legs = matchFlights(quote, input.flights);
   const bookingReference = input.booking.reference.trim().toUpperCase();
 
   if (await contracts.quoteAlreadyUsed(trx, quote.id)) {
-    throw new DomainError('quote_already_used', 'This quote has already been subscribed; ask /getPrice for a new quote.');
+    throw new DomainError(
+      'quote_already_used',
+      'This quote has already been subscribed; ask /getPrice for a new quote.',
+    );
   }
   const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
-  if (!configuration) throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
+  if (!configuration)
+    throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
   const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-  await reserveExposure(trx, { environment: caller.environment, currency: quote.currency, coverage, passengers: quote.passengers, legs, now, defaultCapMajor: deps.limits?.defaultCapMajor });
+  await reserveExposure(trx, {
+    environment: caller.environment,
+    currency: quote.currency,
+    coverage,
+    passengers: quote.passengers,
+    legs,
+    now,
+    defaultCapMajor: deps.limits?.defaultCapMajor,
+  });
 
   let row: contracts.ContractRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
     if (attempt > 0 && (await contracts.quoteAlreadyUsed(trx, quote.id))) {
-      throw new DomainError('quote_already_used', 'This quote has already been subscribed; ask /getPrice for a new quote.');
+      throw new DomainError(
+        'quote_already_used',
+        'This quote has already been subscribed; ask /getPrice for a new quote.',
+      );
     }
     row = await contracts.insertContract(trx, {
       contract_number: newContractNumber(),
@@ -122,7 +154,13 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
     entity: 'contract',
     entityId: row.contract_number,
     action: 'created',
-    data: { quoteId: quote.id, premiumTotal: quote.premium.total, configurationVersion: configuration.version, modelVersion: quote.modelVersion, flights: legRows.map((l) => l.flight_number) },
+    data: {
+      quoteId: quote.id,
+      premiumTotal: quote.premium.total,
+      configurationVersion: configuration.version,
+      modelVersion: quote.modelVersion,
+      flights: legRows.map((l) => l.flight_number),
+    },
   });
   const contract = contractView(row, legRows);
   await emitWebhookEvent(trx, deps.jobs, {
@@ -136,7 +174,14 @@ export async function subscribe(deps: FlightDeps, trx: Trx, caller: Caller, inpu
       booking: contract.booking,
       passengers: contract.passengers,
       premium: contract.premium,
-      flights: contract.flights.map((f) => ({ flightNumber: f.flightNumber, departureAirport: f.departureAirport, arrivalAirport: f.arrivalAirport, airline: f.airline, departureDateTime: f.departureDateTime, departureAt: f.departureAt })),
+      flights: contract.flights.map((f) => ({
+        flightNumber: f.flightNumber,
+        departureAirport: f.departureAirport,
+        arrivalAirport: f.arrivalAirport,
+        airline: f.airline,
+        departureDateTime: f.departureDateTime,
+        departureAt: f.departureAt,
+      })),
       createdAt: contract.createdAt,
     },
   });
@@ -149,14 +194,23 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     status: row.status,
     formula: row.formula,
     passengers: row.passengers,
-    premium: premiumView({ net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total }, row.currency),
+    premium: premiumView(
+      { net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total },
+      row.currency,
+    ),
     compensation: compensationView(row.coverage as Parameters<typeof compensationView>[0], row.currency),
     configurationVersion: row.configuration_version,
     modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
     flights: legs.map((l) => ({
       flightNumber: l.flight_number,
-      ...legView({ departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, airline: l.airline, departureLocal: l.departure_local, departureAt: l.departure_at }),
+      ...legView({
+        departureAirport: l.departure_airport,
+        arrivalAirport: l.arrival_airport,
+        airline: l.airline,
+        departureLocal: l.departure_local,
+        departureAt: l.departure_at,
+      }),
     })),
     createdAt: row.created_at.toISOString(),
   };
@@ -166,7 +220,10 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
   const errors: FieldError[] = [];
   const phone = parsePhoneNumberFromString(c.phone);
   if (!phone || !phone.isValid() || phone.number !== c.phone) {
-    errors.push({ field: '/customer/phone', message: 'must be a valid phone number in E.164 format, e.g. +33612345678' });
+    errors.push({
+      field: '/customer/phone',
+      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
+    });
   }
   const firstName = c.firstName.trim();
   const lastName = c.lastName.trim();
@@ -191,26 +248,41 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
   const errors: FieldError[] = [];
   if (flights.length !== quote.legs.length) {
     const message = `the quote covers ${quote.legs.length} flight(s) (${quote.legs.length === 2 ? 'outbound and return' : 'outbound only'}), ${flights.length} given`;
-    throw new DomainError('flights_mismatch', `The flights do not match the quote: ${message}.`, { errors: [{ field: '/flights', message }] });
+    throw new DomainError('flights_mismatch', `The flights do not match the quote: ${message}.`, {
+      errors: [{ field: '/flights', message }],
+    });
   }
   const matched: MatchedLeg[] = [];
   flights.forEach((flight, i) => {
     const [from, to, airline, departureLocal, quotedFlight] = quote.legs[i]!;
     const at = `/flights/${i}`;
     const flightNumber = normaliseFlightNumber(flight.flightNumber);
-    if (flight.departureAirport.toUpperCase() !== from) errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
-    if (flight.arrivalAirport.toUpperCase() !== to) errors.push({ field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
-    if (quotedFlight !== undefined && flightNumber !== quotedFlight) errors.push({ field: `${at}/flightNumber`, message: `the quote was priced for flight ${quotedFlight}` });
-    else if (!flightNumber.startsWith(airline)) errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
+    if (flight.departureAirport.toUpperCase() !== from)
+      errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
+    if (flight.arrivalAirport.toUpperCase() !== to)
+      errors.push({ field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
+    if (quotedFlight !== undefined && flightNumber !== quotedFlight)
+      errors.push({ field: `${at}/flightNumber`, message: `the quote was priced for flight ${quotedFlight}` });
+    else if (!flightNumber.startsWith(airline))
+      errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
     let departure: ReturnType<typeof parseDeparture> | undefined;
     try {
       departure = parseDeparture(flight.departureDateTime, from, `${at}/departureDateTime`);
     } catch {
       departure = undefined;
     }
-    if (!departure || departure.local !== departureLocal) errors.push({ field: `${at}/departureDateTime`, message: `the quote says ${departureLocal} local time` });
+    if (!departure || departure.local !== departureLocal)
+      errors.push({ field: `${at}/departureDateTime`, message: `the quote says ${departureLocal} local time` });
     if (departure) {
-      matched.push({ flightNumber, airline, departureAirport: from, arrivalAirport: to, departureLocal, departureDate: departure.date, departureAt: departure.at });
+      matched.push({
+        flightNumber,
+        airline,
+        departureAirport: from,
+        arrivalAirport: to,
+        departureLocal,
+        departureDate: departure.date,
+        departureAt: departure.at,
+      });
     }
   });
   if (errors.length) throw new DomainError('flights_mismatch', 'The flights do not match the quote.', { errors });

@@ -9,7 +9,4 @@ export interface HomeDeps {
 
 export type { Caller };
 
-export interface Money {
-  amount: number;
-  currency: string;
-}
+export type { Money } from '../platform/money.ts';

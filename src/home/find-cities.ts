@@ -1,5 +1,5 @@
 import { DomainError } from '../platform/errors.ts';
-import { findZipCode } from '../reference/postal-codes.ts';
+import { findZipCode } from '../reference/index.ts';
 
 /** POST /getCityByZipCode: the cities (La Poste routing labels) a French zip code serves, sorted. */
 export function findCities(input: { zipCode: string }): { zipCode: string; cities: string[] } {

@@ -1,5 +1,5 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findZipCode, matchCity } from '../reference/postal-codes.ts';
+import { findZipCode, matchCity } from '../reference/index.ts';
 import { type CoverageLevel, type HomeOption, type HousingType, type Occupancy, type PricedHome } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
@@ -59,10 +59,14 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
   }
   const city = matchCity(zip, input.city);
   if (!city) {
-    throw new DomainError('city_mismatch', `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${zip.cities.join(', ')}.`, {
-      errors: [{ field: `${at}/city`, message: `must be one of the cities of ${zip.zipCode}` }],
-      acceptedValues: zip.cities,
-    });
+    throw new DomainError(
+      'city_mismatch',
+      `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${zip.cities.join(', ')}.`,
+      {
+        errors: [{ field: `${at}/city`, message: `must be one of the cities of ${zip.zipCode}` }],
+        acceptedValues: zip.cities,
+      },
+    );
   }
 
   const errors: FieldError[] = [];
@@ -79,7 +83,12 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
   if (input.options && new Set(input.options).size !== input.options.length) {
     errors.push({ field: `${at}/options`, message: 'must not repeat an option' });
   }
-  if (errors.length) throw new DomainError('validation_failed', errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`, { errors });
+  if (errors.length)
+    throw new DomainError(
+      'validation_failed',
+      errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
+      { errors },
+    );
 
   const contentsValue = input.contentsValue?.amount ?? input.rooms * RATING_TABLE.defaultContentsValuePerRoom;
   const coverageLevel = input.coverageLevel ?? RATING_TABLE.defaultCoverageLevel;
@@ -113,13 +122,25 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
 }
 
 /** The fields of a home risk, in the order the API shows them. */
-const HOME_RISK_FIELDS: readonly (keyof HomeRisk)[] = ['zipCode', 'city', 'housingType', 'occupancy', 'rooms', 'livingArea', 'floor', 'constructionYear', 'contentsValue', 'coverageLevel', 'options'];
+const HOME_RISK_FIELDS: readonly (keyof HomeRisk)[] = [
+  'zipCode',
+  'city',
+  'housingType',
+  'occupancy',
+  'rooms',
+  'livingArea',
+  'floor',
+  'constructionYear',
+  'contentsValue',
+  'coverageLevel',
+  'options',
+];
 
 /** The fields in which two canonical risks differ (JSON Pointers relative to the risk). */
 export function riskDifferences(expected: HomeRisk, actual: HomeRisk): { field: string; expected: unknown }[] {
-  return HOME_RISK_FIELDS
-    .filter((f) => JSON.stringify(expected[f] ?? null) !== JSON.stringify(actual[f] ?? null))
-    .map((f) => ({ field: `/${f}`, expected: expected[f] ?? null }));
+  return HOME_RISK_FIELDS.filter((f) => JSON.stringify(expected[f] ?? null) !== JSON.stringify(actual[f] ?? null)).map(
+    (f) => ({ field: `/${f}`, expected: expected[f] ?? null }),
+  );
 }
 
 /** A stored home risk with its fields in the API's order (jsonb keeps its own order). */

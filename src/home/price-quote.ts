@@ -1,4 +1,4 @@
-import { newQuoteId } from '../flight/quote-token.ts';
+import { newQuoteId } from '../flight/index.ts';
 import { resolveHomeRisk, type HomeRisk, type HomeRiskInput } from './home-risk.ts';
 import type { Caller, HomeDeps, Money } from './deps.ts';
 import { coveragesOf, priceHome, type Zone } from './pricing.ts';
@@ -62,7 +62,11 @@ export function issueHomeQuote(deps: HomeDeps, caller: Caller, input: HomeRiskIn
     taxRate: Number(RATING_TABLE.taxRate),
     zone: premium.zone,
     department: priced.department,
-    coverages: coveragesOf(priced).map((c) => ({ ...c, limit: c.limit === null ? null : money(c.limit), deductible: money(c.deductible) })),
+    coverages: coveragesOf(priced).map((c) => ({
+      ...c,
+      limit: c.limit === null ? null : money(c.limit),
+      deductible: money(c.deductible),
+    })),
     risk,
   };
 }

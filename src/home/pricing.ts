@@ -14,19 +14,23 @@
  * with one rounding rule, ROUND_HALF_UP to integer minor units.
  */
 import { Decimal } from 'decimal.js';
+import {
+  COVERAGE_LEVELS,
+  HOME_OPTIONS,
+  HOUSING_TYPES,
+  OCCUPANCIES,
+  ZONES,
+  type CoverageLevel,
+  type HomeOption,
+  type HousingType,
+  type Occupancy,
+  type Rate,
+  type RatingTable,
+  type Zone,
+} from './model.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
-export const HOUSING_TYPES = ['house', 'apartment'] as const;
-export const OCCUPANCIES = ['owner', 'tenant'] as const;
-export const COVERAGE_LEVELS = ['essential', 'comfort', 'premium'] as const;
-export const HOME_OPTIONS = ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection'] as const;
-export const ZONES = ['A', 'B', 'C', 'D', 'E'] as const;
-
-export type HousingType = (typeof HOUSING_TYPES)[number];
-export type Occupancy = (typeof OCCUPANCIES)[number];
-export type CoverageLevel = (typeof COVERAGE_LEVELS)[number];
-export type HomeOption = (typeof HOME_OPTIONS)[number];
-export type Zone = (typeof ZONES)[number];
+export * from './model.ts';
 
 /** Bounds of what the tariff prices; the API schemas document the same numbers. */
 export const HOME_LIMITS = Object.freeze({
@@ -38,47 +42,6 @@ export const HOME_LIMITS = Object.freeze({
   /** minor units: 1 000.00 to 300 000.00 */
   contentsValue: { min: 100_000, max: 30_000_000 },
 });
-
-/** Decimal numbers are strings in the table, so that decimal.js reads them exactly. */
-type Rate = string;
-
-export interface RatingTable {
-  version: string;
-  currency: string;
-  taxRate: Rate;
-  /** Floor on the net annual premium, minor units. */
-  minimumNetPremium: number;
-  quoteValidityDays: number;
-  defaultCoverageLevel: CoverageLevel;
-  /** Contents value assumed per room when the caller gives none, minor units. */
-  defaultContentsValuePerRoom: number;
-  base: Record<HousingType, Record<Occupancy, { fixed: number; perSquareMetre: number; perRoom: number }>>;
-  zones: Record<Zone, { factor: Rate; description: string; departments: readonly string[] }>;
-  /** The zone of every département not listed in a zone. */
-  defaultZone: Zone;
-  coverageLevels: Record<
-    CoverageLevel,
-    {
-      factor: Rate;
-      contentsRatePerMille: Rate;
-      /** Deductible of the property coverages, minor units. */
-      deductible: number;
-      civilLiabilityLimit: number;
-      tenantLiabilityLimit: number;
-      theftShareOfContents: Rate;
-      glassBreakageLimit: number;
-      electricalDamageLimit: number;
-      legalProtectionLimit: number;
-    }
-  >;
-  /** Statutory deductible of the natural-disaster coverage (catastrophes naturelles), minor units. */
-  naturalDisasterDeductible: number;
-  /** Bands of construction years, oldest first; `to` inclusive, null = open. */
-  constructionYears: readonly { to: number | null; factor: Rate }[];
-  unknownConstructionYearFactor: Rate;
-  floor: { groundFloorApartment: Rate; other: Rate };
-  options: Record<HomeOption, { house: number; apartment: number; zoneScaled: boolean }>;
-}
 
 /** What the tariff prices: the risk, resolved (defaults applied, département known). */
 export interface PricedHome {
@@ -133,12 +96,21 @@ export function priceHome(home: PricedHome, table: RatingTable = RATING_TABLE): 
   const level = table.coverageLevels[home.coverageLevel];
   const levelFactor = new Decimal(level.factor);
   const constructionFactor = new Decimal(constructionFactorOf(home.constructionYear, table));
-  const floorFactor = new Decimal(home.housingType === 'apartment' && home.floor === 0 ? table.floor.groundFloorApartment : table.floor.other);
+  const floorFactor = new Decimal(
+    home.housingType === 'apartment' && home.floor === 0 ? table.floor.groundFloorApartment : table.floor.other,
+  );
 
   const base = table.base[home.housingType][home.occupancy];
-  const building = new Decimal(base.fixed).plus(new Decimal(base.perSquareMetre).times(home.livingArea)).plus(new Decimal(base.perRoom).times(home.rooms));
+  const building = new Decimal(base.fixed)
+    .plus(new Decimal(base.perSquareMetre).times(home.livingArea))
+    .plus(new Decimal(base.perRoom).times(home.rooms));
   const contents = new Decimal(home.contentsValue).times(level.contentsRatePerMille).div(1000);
-  const core = building.times(levelFactor).plus(contents).times(zoneFactor).times(constructionFactor).times(floorFactor);
+  const core = building
+    .times(levelFactor)
+    .plus(contents)
+    .times(zoneFactor)
+    .times(constructionFactor)
+    .times(floorFactor);
   const options = home.options.reduce((sum, option) => {
     const price = new Decimal(table.options[option][home.housingType]);
     return sum.plus(table.options[option].zoneScaled ? price.times(zoneFactor) : price);
@@ -149,8 +121,18 @@ export function priceHome(home: PricedHome, table: RatingTable = RATING_TABLE): 
   const annual = net + tax;
   return {
     zone,
-    factors: { zone: zoneFactor.toFixed(2), coverageLevel: levelFactor.toFixed(2), constructionYear: constructionFactor.toFixed(2), floor: floorFactor.toFixed(2) },
-    parts: { building: building.toFixed(4), contents: contents.toFixed(4), core: core.toFixed(4), options: options.toFixed(4) },
+    factors: {
+      zone: zoneFactor.toFixed(2),
+      coverageLevel: levelFactor.toFixed(2),
+      constructionYear: constructionFactor.toFixed(2),
+      floor: floorFactor.toFixed(2),
+    },
+    parts: {
+      building: building.toFixed(4),
+      contents: contents.toFixed(4),
+      core: core.toFixed(4),
+      options: options.toFixed(4),
+    },
     net,
     tax,
     annual,
@@ -164,17 +146,71 @@ export function coveragesOf(home: PricedHome, table: RatingTable = RATING_TABLE)
   const deductible = level.deductible;
   const coverages: HomeCoverage[] = [
     home.occupancy === 'owner'
-      ? { code: 'building', label: 'The building: fire, explosion, water damage, storm, hail and snow; rebuilt at cost', limit: null, deductible, option: false }
-      : { code: 'tenant_liability', label: 'Your liability to the landlord for fire, explosion and water damage', limit: level.tenantLiabilityLimit, deductible, option: false },
-    { code: 'contents', label: 'Your furniture and belongings: fire, explosion, water damage, storm, hail and snow', limit: home.contentsValue, deductible, option: false },
-    { code: 'natural_disasters', label: 'Natural disasters declared by the State (statutory deductible)', limit: null, deductible: table.naturalDisasterDeductible, option: false },
-    { code: 'civil_liability', label: 'Private-life civil liability of the household', limit: level.civilLiabilityLimit, deductible: 0, option: false },
+      ? {
+          code: 'building',
+          label: 'The building: fire, explosion, water damage, storm, hail and snow; rebuilt at cost',
+          limit: null,
+          deductible,
+          option: false,
+        }
+      : {
+          code: 'tenant_liability',
+          label: 'Your liability to the landlord for fire, explosion and water damage',
+          limit: level.tenantLiabilityLimit,
+          deductible,
+          option: false,
+        },
+    {
+      code: 'contents',
+      label: 'Your furniture and belongings: fire, explosion, water damage, storm, hail and snow',
+      limit: home.contentsValue,
+      deductible,
+      option: false,
+    },
+    {
+      code: 'natural_disasters',
+      label: 'Natural disasters declared by the State (statutory deductible)',
+      limit: null,
+      deductible: table.naturalDisasterDeductible,
+      option: false,
+    },
+    {
+      code: 'civil_liability',
+      label: 'Private-life civil liability of the household',
+      limit: level.civilLiabilityLimit,
+      deductible: 0,
+      option: false,
+    },
   ];
   const optional: Record<HomeOption, () => HomeCoverage> = {
-    theft: () => ({ code: 'theft', label: 'Theft and vandalism of belongings', limit: toMinorUnits(new Decimal(home.contentsValue).times(level.theftShareOfContents)), deductible, option: true }),
-    glass_breakage: () => ({ code: 'glass_breakage', label: 'Breakage of windows, glass doors and glass-ceramic hobs', limit: level.glassBreakageLimit, deductible: 0, option: true }),
-    electrical_damage: () => ({ code: 'electrical_damage', label: 'Electrical damage to appliances (power surge, lightning)', limit: level.electricalDamageLimit, deductible, option: true }),
-    legal_protection: () => ({ code: 'legal_protection', label: 'Legal protection in disputes about the home', limit: level.legalProtectionLimit, deductible: 0, option: true }),
+    theft: () => ({
+      code: 'theft',
+      label: 'Theft and vandalism of belongings',
+      limit: toMinorUnits(new Decimal(home.contentsValue).times(level.theftShareOfContents)),
+      deductible,
+      option: true,
+    }),
+    glass_breakage: () => ({
+      code: 'glass_breakage',
+      label: 'Breakage of windows, glass doors and glass-ceramic hobs',
+      limit: level.glassBreakageLimit,
+      deductible: 0,
+      option: true,
+    }),
+    electrical_damage: () => ({
+      code: 'electrical_damage',
+      label: 'Electrical damage to appliances (power surge, lightning)',
+      limit: level.electricalDamageLimit,
+      deductible,
+      option: true,
+    }),
+    legal_protection: () => ({
+      code: 'legal_protection',
+      label: 'Legal protection in disputes about the home',
+      limit: level.legalProtectionLimit,
+      deductible: 0,
+      option: true,
+    }),
   };
   for (const option of HOME_OPTIONS) if (home.options.includes(option)) coverages.push(optional[option]());
   return coverages;
@@ -189,17 +225,22 @@ function constructionFactorOf(year: number | null, table: RatingTable): Rate {
 
 function assertPriceable(home: PricedHome): void {
   const within = (value: number, min: number, max: number, name: string) => {
-    if (!Number.isSafeInteger(value) || value < min || value > max) throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
+    if (!Number.isSafeInteger(value) || value < min || value > max)
+      throw new RangeError(`${name} must be an integer in ${min}..${max}, got ${value}`);
   };
   within(home.rooms, HOME_LIMITS.rooms.min, HOME_LIMITS.rooms.max, 'rooms');
   within(home.livingArea, HOME_LIMITS.livingArea.min, HOME_LIMITS.livingArea.max, 'livingArea');
   within(home.contentsValue, HOME_LIMITS.contentsValue.min, HOME_LIMITS.contentsValue.max, 'contentsValue');
   if (home.floor !== null) within(home.floor, HOME_LIMITS.floor.min, HOME_LIMITS.floor.max, 'floor');
-  if (home.constructionYear !== null) within(home.constructionYear, HOME_LIMITS.constructionYear.min, 9999, 'constructionYear');
-  if (!HOUSING_TYPES.includes(home.housingType)) throw new RangeError(`unknown housingType ${String(home.housingType)}`);
+  if (home.constructionYear !== null)
+    within(home.constructionYear, HOME_LIMITS.constructionYear.min, 9999, 'constructionYear');
+  if (!HOUSING_TYPES.includes(home.housingType))
+    throw new RangeError(`unknown housingType ${String(home.housingType)}`);
   if (!OCCUPANCIES.includes(home.occupancy)) throw new RangeError(`unknown occupancy ${String(home.occupancy)}`);
-  if (!COVERAGE_LEVELS.includes(home.coverageLevel)) throw new RangeError(`unknown coverageLevel ${String(home.coverageLevel)}`);
-  for (const option of home.options) if (!HOME_OPTIONS.includes(option)) throw new RangeError(`unknown option ${String(option)}`);
+  if (!COVERAGE_LEVELS.includes(home.coverageLevel))
+    throw new RangeError(`unknown coverageLevel ${String(home.coverageLevel)}`);
+  for (const option of home.options)
+    if (!HOME_OPTIONS.includes(option)) throw new RangeError(`unknown option ${String(option)}`);
   if (new Set(home.options).size !== home.options.length) throw new RangeError('options must not repeat');
 }
 

@@ -45,7 +45,22 @@ export function signHomeQuote(key: Buffer, terms: HomeQuoteTerms): string {
 /** Verifies the signature and decodes; whose quote it is and its expiry are the caller's business. */
 export function verifyHomeQuote(key: Buffer, reference: string, field = '/quoteReference'): HomeQuoteTerms {
   const payload = openJson(key, PREFIX, reference);
-  if (!payload) throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field, message: 'unknown or altered quote reference' }] });
-  const [id, iat, exp, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk] = payload as [string, number, number, string, Environment, string, string, number, number, HomeRisk];
-  return { id, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000) };
+  if (!payload)
+    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
+      errors: [{ field, message: 'unknown or altered quote reference' }],
+    });
+  const [id, iat, exp, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk] =
+    payload as [string, number, number, string, Environment, string, string, number, number, HomeRisk];
+  return {
+    id,
+    partnerId,
+    environment,
+    tariffVersion,
+    currency,
+    annualPremium,
+    monthlyPremium,
+    risk,
+    issuedAt: new Date(iat * 1000),
+    expiresAt: new Date(exp * 1000),
+  };
 }

@@ -1,4 +1,4 @@
-import type { RatingTable } from './pricing.ts';
+import type { RatingTable } from './model.ts';
 
 /**
  * The home-insurance tariff of the Demo API, version `home-1`: plain data, explained line by line
@@ -30,7 +30,25 @@ export const RATING_TABLE: RatingTable = Object.freeze({
     A: {
       factor: '0.90',
       description: 'Rural départements with few burglaries and little urban water damage',
-      departments: ['03', '08', '09', '12', '15', '19', '23', '32', '36', '43', '46', '48', '52', '55', '58', '70', '87'],
+      departments: [
+        '03',
+        '08',
+        '09',
+        '12',
+        '15',
+        '19',
+        '23',
+        '32',
+        '36',
+        '43',
+        '46',
+        '48',
+        '52',
+        '55',
+        '58',
+        '70',
+        '87',
+      ],
     },
     B: { factor: '1.00', description: 'Every département not listed elsewhere', departments: [] },
     C: {
@@ -39,7 +57,11 @@ export const RATING_TABLE: RatingTable = Object.freeze({
       departments: ['06', '13', '31', '33', '34', '38', '44', '59', '67', '69', '77', '78', '91', '95'],
     },
     D: { factor: '1.40', description: 'Paris and the inner suburbs', departments: ['75', '92', '93', '94'] },
-    E: { factor: '1.50', description: 'Overseas départements, exposed to cyclones', departments: ['971', '972', '973', '974', '975', '976'] },
+    E: {
+      factor: '1.50',
+      description: 'Overseas départements, exposed to cyclones',
+      departments: ['971', '972', '973', '974', '975', '976'],
+    },
   },
   defaultZone: 'B',
 

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { PartnerDirectory } from '../platform/auth.ts';
+import type { PartnerDirectory } from '../partners/index.ts';
 import { problemResponses } from '../platform/openapi.ts';
 import { callerOf, securePartnerApi } from '../platform/partner-api.ts';
-import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
+import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
+import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import type { HomeDeps } from './deps.ts';
 import { findCities } from './find-cities.ts';
 import { issueHomeQuote } from './price-quote.ts';
@@ -12,18 +13,23 @@ import * as S from './schemas.ts';
 export const DEMO_PREFIX = '/demo/v1';
 
 /** The Demo API: French zip codes and a home-insurance quote. Handlers only translate HTTP to use cases. */
-export function demoRoutes(deps: HomeDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter }): FastifyPluginAsync {
+export function demoRoutes(
+  deps: HomeDeps,
+  options: { directory: PartnerDirectory; limiter: KeyRateLimiter; failures?: FailedAuthLimiter },
+): FastifyPluginAsync {
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'demo', ...options });
     const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
     const tags = ['Demo'];
 
     app.post('/getCityByZipCode', {
+      config: { rateClass: 'quote' }, // asked while a customer fills a form, like a quote
       schema: {
         tags,
         operationId: 'getCityByZipCode',
         summary: 'Cities of a French zip code',
-        description: "The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found.",
+        description:
+          "The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found.",
         body: S.CityRequest,
         response: { 200: S.CityResponse, ...problemResponses(404, 422) },
       },
@@ -31,8 +37,12 @@ export function demoRoutes(deps: HomeDeps, options: { directory: PartnerDirector
     });
 
     // Documented alias: /getPrice and /getprice answer alike.
-    for (const [path, operationId] of [['/getPrice', 'getPrice'], ['/getprice', 'getPriceAlias']] as const) {
+    for (const [path, operationId] of [
+      ['/getPrice', 'getPrice'],
+      ['/getprice', 'getPriceAlias'],
+    ] as const) {
       app.post(path, {
+        config: { rateClass: 'quote' },
         schema: {
           tags,
           operationId,

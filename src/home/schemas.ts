@@ -1,23 +1,32 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../platform/schema.ts';
-import { ZIP_CODE_PATTERN } from '../reference/postal-codes.ts';
+import { ZIP_CODE_PATTERN } from '../reference/index.ts';
 import { COVERAGE_LEVELS, HOME_LIMITS, HOME_OPTIONS, HOUSING_TYPES, OCCUPANCIES, ZONES } from './pricing.ts';
 import { RATING_TABLE } from './rating-table.ts';
 
 /** TypeBox schemas of the Demo API: request validation, response serialisation and OpenAPI. */
 
-const ZipCode = Type.String({ pattern: ZIP_CODE_PATTERN, description: 'French postal code, 5 digits.', examples: ['75007'] });
+const ZipCode = Type.String({
+  pattern: ZIP_CODE_PATTERN,
+  description: 'French postal code, 5 digits.',
+  examples: ['75007'],
+});
 
 const MoneyOut = Type.Object({
   amount: Type.Integer({ description: 'Integer amount in minor units: 31201 EUR is €312.01.' }),
   currency: Type.String({ description: 'ISO 4217 currency code.' }),
 });
 
-export const CityRequest = Type.Object({ zipCode: ZipCode }, { additionalProperties: false, examples: [{ zipCode: '75007' }] });
+export const CityRequest = Type.Object(
+  { zipCode: ZipCode },
+  { additionalProperties: false, examples: [{ zipCode: '75007' }] },
+);
 
 export const CityResponse = Type.Object({
   zipCode: Type.String(),
-  cities: Type.Array(Type.String(), { description: "La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted." }),
+  cities: Type.Array(Type.String(), {
+    description: "La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted.",
+  }),
 });
 
 const { rooms, livingArea, floor, constructionYear, contentsValue } = HOME_LIMITS;
@@ -31,26 +40,56 @@ const homeFields = {
   city: Type.String({
     minLength: 1,
     maxLength: 100,
-    description: 'One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).',
+    description:
+      'One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).',
     examples: ['PARIS'],
   }),
-  housingType: StringEnum(HOUSING_TYPES, { description: 'house: a detached or terraced house; apartment: a flat in a building.' }),
-  occupancy: StringEnum(OCCUPANCIES, { description: 'owner: the policyholder owns the home (the building is insured); tenant: the policyholder rents it (liability to the landlord is insured).' }),
-  rooms: Type.Integer({ minimum: rooms.min, maximum: rooms.max, description: `Main rooms (kitchen and bathrooms excluded), ${rooms.min}-${rooms.max}.` }),
-  livingArea: Type.Integer({ minimum: livingArea.min, maximum: livingArea.max, description: `Living area in m², ${livingArea.min}-${livingArea.max}.` }),
+  housingType: StringEnum(HOUSING_TYPES, {
+    description: 'house: a detached or terraced house; apartment: a flat in a building.',
+  }),
+  occupancy: StringEnum(OCCUPANCIES, {
+    description:
+      'owner: the policyholder owns the home (the building is insured); tenant: the policyholder rents it (liability to the landlord is insured).',
+  }),
+  rooms: Type.Integer({
+    minimum: rooms.min,
+    maximum: rooms.max,
+    description: `Main rooms (kitchen and bathrooms excluded), ${rooms.min}-${rooms.max}.`,
+  }),
+  livingArea: Type.Integer({
+    minimum: livingArea.min,
+    maximum: livingArea.max,
+    description: `Living area in m², ${livingArea.min}-${livingArea.max}.`,
+  }),
   floor: Type.Optional(
-    Type.Integer({ minimum: floor.min, maximum: floor.max, description: `Apartments only: the floor, 0 = ground floor (${floor.min}-${floor.max}). Omitted: priced as an upper floor.` }),
+    Type.Integer({
+      minimum: floor.min,
+      maximum: floor.max,
+      description: `Apartments only: the floor, 0 = ground floor (${floor.min}-${floor.max}). Omitted: priced as an upper floor.`,
+    }),
   ),
   constructionYear: Type.Optional(
-    Type.Integer({ minimum: constructionYear.min, maximum: 2100, description: 'Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.' }),
+    Type.Integer({
+      minimum: constructionYear.min,
+      maximum: 2100,
+      description:
+        'Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.',
+    }),
   ),
   contentsValue: Type.Optional(
     Type.Object(
       {
-        amount: Type.Integer({ minimum: contentsValue.min, maximum: contentsValue.max, description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).' }),
+        amount: Type.Integer({
+          minimum: contentsValue.min,
+          maximum: contentsValue.max,
+          description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).',
+        }),
         currency: StringEnum([RATING_TABLE.currency], { description: 'The tariff is in EUR.' }),
       },
-      { additionalProperties: false, description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.` },
+      {
+        additionalProperties: false,
+        description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
+      },
     ),
   ),
   coverageLevel: Type.Optional(
@@ -61,9 +100,14 @@ const homeFields = {
   options: Type.Optional(
     Type.Array(
       StringEnum(HOME_OPTIONS, {
-        description: 'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
+        description:
+          'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
       }),
-      { uniqueItems: true, maxItems: HOME_OPTIONS.length, description: 'Optional coverages, each priced on top of the core premium.' },
+      {
+        uniqueItems: true,
+        maxItems: HOME_OPTIONS.length,
+        description: 'Optional coverages, each priced on top of the core premium.',
+      },
     ),
   ),
 };
@@ -82,32 +126,44 @@ export const exampleHome = {
   options: ['glass_breakage', 'theft'],
 };
 
-export const HomeRisk = Type.Object(homeFields, { additionalProperties: false, title: 'Home risk', description: 'For product home: the fields of the Demo API /getPrice.' });
+export const HomeRisk = Type.Object(homeFields, {
+  additionalProperties: false,
+  title: 'Home risk',
+  description: 'For product home: the fields of the Demo API /getPrice.',
+});
 
 export const HomeQuoteRequest = Type.Object(homeFields, { additionalProperties: false, examples: [exampleHome] });
 
 const Coverage = Type.Object({
-  code: Type.String({ description: 'building, tenant_liability, contents, natural_disasters, civil_liability, or an option.' }),
+  code: Type.String({
+    description: 'building, tenant_liability, contents, natural_disasters, civil_liability, or an option.',
+  }),
   label: Type.String(),
-  limit: Type.Union([MoneyOut, Type.Null()], { description: 'Most paid per claim; null: the building at rebuilding cost, or natural disasters as the law sets.' }),
+  limit: Type.Union([MoneyOut, Type.Null()], {
+    description: 'Most paid per claim; null: the building at rebuilding cost, or natural disasters as the law sets.',
+  }),
   deductible: MoneyOut,
   option: Type.Boolean({ description: 'Chosen among the options.' }),
 });
 
 export const HomeQuoteResponse = Type.Object({
-  quoteReference: Type.String({ description: 'Signed reference of this quote: pass it with a home policy to the API to manage policies; valid until expiresAt.' }),
+  quoteReference: Type.String({
+    description:
+      'Signed reference of this quote: pass it with a home policy to the API to manage policies; valid until expiresAt.',
+  }),
   expiresAt: Type.String({ format: 'date-time' }),
   tariffVersion: Type.String({ description: 'Version of the rating table that priced the quote.' }),
   annualPremium: Type.Object(MoneyOut.properties, { description: 'Premium per year, tax included.' }),
-  monthlyPremium: Type.Object(MoneyOut.properties, { description: 'One monthly instalment: the annual premium / 12, rounded half up to the cent.' }),
+  monthlyPremium: Type.Object(MoneyOut.properties, {
+    description: 'One monthly instalment: the annual premium / 12, rounded half up to the cent.',
+  }),
   annualTax: Type.Object(MoneyOut.properties, { description: 'Insurance tax included in the annual premium.' }),
   taxRate: Type.Number({ description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
   zone: StringEnum(ZONES, { description: 'Tariff zone of the département (see the rating table).' }),
   department: Type.String({ description: 'Département of the city: "75", "2A", "974".' }),
   coverages: Type.Array(Coverage),
-  risk: Type.Object(homeFields, { description: 'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.' }),
+  risk: Type.Object(homeFields, {
+    description:
+      'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',
+  }),
 });
-
-export type CityRequestBody = Static<typeof CityRequest>;
-export type HomeQuoteRequestBody = Static<typeof HomeQuoteRequest>;
-export type HomeRiskBody = Static<typeof HomeRisk>;

@@ -2,10 +2,17 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor, Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { ENVIRONMENTS } from '../partners/model.ts';
+import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
-import { capacityExceeded, checkStopSales, defaultCap, flightKeyString, maxPayoutPerPassenger, type FlightKey, type LegToCheck } from './limits.ts';
-import type { Coverage } from '../flight/coverage.ts';
+import {
+  capacityExceeded,
+  checkStopSales,
+  defaultCap,
+  flightKeyString,
+  maxPayoutPerPassenger,
+  type FlightKey,
+  type LegToCheck,
+} from './limits.ts';
 
 /**
  * Exposure per flight (docs/limits.md): subscribe reserves, cancel releases, in the caller's
@@ -44,7 +51,9 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
   const cap = await repo.findCap(trx, request.environment, request.currency, request.defaultCapMajor);
-  const ordered = request.legs.map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) })).sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
+  const ordered = request.legs
+    .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
+    .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
     if (amount === undefined) throw capacityExceeded(leg, index, request.currency, '/flights');
@@ -52,10 +61,15 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
 }
 
 /** A cancelled contract's legs give their exposure back. */
-export async function releaseExposure(trx: Trx, request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>): Promise<void> {
+export async function releaseExposure(
+  trx: Trx,
+  request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>,
+): Promise<void> {
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
-  const ordered = request.legs.map((leg) => keyOf(request.environment, request.currency, leg)).sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
+  const ordered = request.legs
+    .map((leg) => keyOf(request.environment, request.currency, leg))
+    .sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
   for (const key of ordered) await repo.releaseExposure(trx, key, perLeg);
 }
 
@@ -64,18 +78,32 @@ const CURRENCY = /^[A-Z]{3}$/;
 export const MAX_CAP = 10_000_000_000_000;
 
 /** Sets the cap per flight of an environment and currency (operator: CLI and console). Audited. */
-export async function setCap(db: Db, actor: string, input: { environment: string; currency: string; amount: number }, defaultCapMajor?: number): Promise<repo.Cap> {
+export async function setCap(
+  db: Db,
+  actor: string,
+  input: { environment: string; currency: string; amount: number },
+  defaultCapMajor?: number,
+): Promise<repo.Cap> {
   const errors: FieldError[] = [];
-  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment)) errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
+    errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
   if (!CURRENCY.test(currency)) errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP) errors.push({ field: '/amount', message: `must be a whole number of minor units between 1 and ${MAX_CAP}` });
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP)
+    errors.push({ field: '/amount', message: `must be a whole number of minor units between 1 and ${MAX_CAP}` });
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;
   await db.transaction().execute(async (trx) => {
     const previous = await repo.findCap(trx, environment, currency, defaultCapMajor);
     await repo.upsertCap(trx, environment, currency, input.amount, actor);
-    await audit(trx, { actor, environment, entity: 'exposure_cap', entityId: `${environment}/${currency}`, action: 'set', data: { amount: input.amount, previous } });
+    await audit(trx, {
+      actor,
+      environment,
+      entity: 'exposure_cap',
+      entityId: `${environment}/${currency}`,
+      action: 'set',
+      data: { amount: input.amount, previous },
+    });
   });
   return { environment, currency, amount: input.amount, set: true, updatedBy: actor, updatedAt: new Date() };
 }
@@ -89,7 +117,15 @@ export async function listCaps(db: Executor, defaultCapMajor?: number): Promise<
   const caps = [...rows];
   for (const environment of ENVIRONMENTS) {
     for (const { currency } of currencies) {
-      if (!rows.some((r) => r.environment === environment && r.currency === currency)) caps.push({ environment, currency, amount: defaultCap(currency, defaultCapMajor), set: false, updatedBy: null, updatedAt: null });
+      if (!rows.some((r) => r.environment === environment && r.currency === currency))
+        caps.push({
+          environment,
+          currency,
+          amount: defaultCap(currency, defaultCapMajor),
+          set: false,
+          updatedBy: null,
+          updatedAt: null,
+        });
     }
   }
   return caps.sort((a, b) => a.environment.localeCompare(b.environment) || a.currency.localeCompare(b.currency));
@@ -102,10 +138,23 @@ export interface ExposureView extends repo.FlightExposure {
 }
 
 /** The upcoming flights with the highest exposure, each with its cap and share of it. */
-export async function highestExposures(db: Executor, options: { now: Date; environment?: Environment | undefined; limit?: number | undefined; defaultCapMajor?: number | undefined }): Promise<ExposureView[]> {
-  const [flights, caps] = await Promise.all([repo.topExposures(db, { after: options.now, environment: options.environment, limit: options.limit ?? 20 }), repo.listCapRows(db)]);
+export async function highestExposures(
+  db: Executor,
+  options: {
+    now: Date;
+    environment?: Environment | undefined;
+    limit?: number | undefined;
+    defaultCapMajor?: number | undefined;
+  },
+): Promise<ExposureView[]> {
+  const [flights, caps] = await Promise.all([
+    repo.topExposures(db, { after: options.now, environment: options.environment, limit: options.limit ?? 20 }),
+    repo.listCapRows(db),
+  ]);
   return flights.map((f) => {
-    const cap = caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ?? defaultCap(f.currency, options.defaultCapMajor);
+    const cap =
+      caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ??
+      defaultCap(f.currency, options.defaultCapMajor);
     return { ...f, cap, share: f.amount / cap };
   });
 }

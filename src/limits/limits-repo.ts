@@ -15,27 +15,56 @@ export interface Cap {
   updatedAt: Date | null;
 }
 
-export async function findCap(db: Executor, environment: Environment, currency: string, defaultMajor?: number): Promise<number> {
-  const row = await db.selectFrom('exposure_caps').select('amount').where('environment', '=', environment).where('currency', '=', currency).executeTakeFirst();
+export async function findCap(
+  db: Executor,
+  environment: Environment,
+  currency: string,
+  defaultMajor?: number,
+): Promise<number> {
+  const row = await db
+    .selectFrom('exposure_caps')
+    .select('amount')
+    .where('environment', '=', environment)
+    .where('currency', '=', currency)
+    .executeTakeFirst();
   return row?.amount ?? defaultCap(currency, defaultMajor);
 }
 
 export async function listCapRows(db: Executor): Promise<Cap[]> {
   const rows = await db.selectFrom('exposure_caps').selectAll().orderBy('environment').orderBy('currency').execute();
-  return rows.map((r) => ({ environment: r.environment, currency: r.currency, amount: r.amount, set: true, updatedBy: r.updated_by, updatedAt: r.updated_at }));
+  return rows.map((r) => ({
+    environment: r.environment,
+    currency: r.currency,
+    amount: r.amount,
+    set: true,
+    updatedBy: r.updated_by,
+    updatedAt: r.updated_at,
+  }));
 }
 
-export async function upsertCap(db: Executor, environment: Environment, currency: string, amount: number, by: string): Promise<void> {
+export async function upsertCap(
+  db: Executor,
+  environment: Environment,
+  currency: string,
+  amount: number,
+  by: string,
+): Promise<void> {
   await db
     .insertInto('exposure_caps')
     .values({ environment, currency, amount, updated_by: by })
-    .onConflict((oc) => oc.columns(['environment', 'currency']).doUpdateSet({ amount, updated_by: by, updated_at: sql`now()` }))
+    .onConflict((oc) =>
+      oc.columns(['environment', 'currency']).doUpdateSet({ amount, updated_by: by, updated_at: sql`now()` }),
+    )
     .execute();
 }
 
 /** Currencies partners sell in, each with the highest compensation an agreement allows in it. */
 export async function agreementCurrencies(db: Executor): Promise<{ currency: string; compensationMax: number }[]> {
-  const rows = await db.selectFrom('agreements').select(['currency', (eb) => eb.fn.max('compensation_max').as('max')]).groupBy('currency').execute();
+  const rows = await db
+    .selectFrom('agreements')
+    .select(['currency', (eb) => eb.fn.max('compensation_max').as('max')])
+    .groupBy('currency')
+    .execute();
   return rows.map((r) => ({ currency: r.currency.trim(), compensationMax: Number(r.max) }));
 }
 
@@ -54,7 +83,13 @@ const keyColumns = (k: FlightKey) => ({
  * then re-evaluates the condition on the committed amount. Returns the new amount, or undefined
  * when the cap refuses it (nothing written).
  */
-export async function addExposure(db: Executor, key: FlightKey, departureAt: Date, amount: number, cap: number): Promise<number | undefined> {
+export async function addExposure(
+  db: Executor,
+  key: FlightKey,
+  departureAt: Date,
+  amount: number,
+  cap: number,
+): Promise<number | undefined> {
   if (amount > cap) return undefined;
   const row = await db
     .insertInto('flight_exposure')
@@ -62,7 +97,11 @@ export async function addExposure(db: Executor, key: FlightKey, departureAt: Dat
     .onConflict((oc) =>
       oc
         .columns(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
-        .doUpdateSet({ amount: sql`flight_exposure.amount + excluded.amount`, legs: sql`flight_exposure.legs + 1`, updated_at: sql`now()` })
+        .doUpdateSet({
+          amount: sql`flight_exposure.amount + excluded.amount`,
+          legs: sql`flight_exposure.legs + 1`,
+          updated_at: sql`now()`,
+        })
         .where(sql<boolean>`flight_exposure.amount + excluded.amount <= ${cap}`),
     )
     .returning('amount')
@@ -95,7 +134,17 @@ export interface FlightExposure extends FlightKey {
   legs: number;
 }
 
-const exposureOf = (r: { environment: Environment; currency: string; airline: string; departure_airport: string; arrival_airport: string; departure_local: string; departure_at: Date; amount: number; legs: number }): FlightExposure => ({
+const exposureOf = (r: {
+  environment: Environment;
+  currency: string;
+  airline: string;
+  departure_airport: string;
+  arrival_airport: string;
+  departure_local: string;
+  departure_at: Date;
+  amount: number;
+  legs: number;
+}): FlightExposure => ({
   environment: r.environment,
   currency: r.currency.trim(),
   airline: r.airline,
@@ -117,8 +166,15 @@ export async function findExposure(db: Executor, key: FlightKey): Promise<Flight
 }
 
 /** Upcoming flights (departing after `after`) by exposure, highest first. */
-export async function topExposures(db: Executor, options: { after: Date; environment?: Environment | undefined; limit: number }): Promise<FlightExposure[]> {
-  let query = db.selectFrom('flight_exposure').selectAll().where('departure_at', '>', options.after).where('amount', '>', 0);
+export async function topExposures(
+  db: Executor,
+  options: { after: Date; environment?: Environment | undefined; limit: number },
+): Promise<FlightExposure[]> {
+  let query = db
+    .selectFrom('flight_exposure')
+    .selectAll()
+    .where('departure_at', '>', options.after)
+    .where('amount', '>', 0);
   if (options.environment) query = query.where('environment', '=', options.environment);
   const rows = await query.orderBy('amount', 'desc').orderBy('departure_at').limit(options.limit).execute();
   return rows.map(exposureOf);
@@ -128,13 +184,28 @@ export async function topExposures(db: Executor, options: { after: Date; environ
  * Upcoming flights whose exposure is at least the threshold of their environment and currency (the
  * quote snapshot's near-full flights): each pair has its own cap, so its own threshold.
  */
-export async function exposuresAtLeast(db: Executor, after: Date, thresholds: readonly { environment: Environment; currency: string; atLeast: number }[], limit: number): Promise<FlightExposure[]> {
+export async function exposuresAtLeast(
+  db: Executor,
+  after: Date,
+  thresholds: readonly { environment: Environment; currency: string; atLeast: number }[],
+  limit: number,
+): Promise<FlightExposure[]> {
   if (thresholds.length === 0) return [];
   const rows = await db
     .selectFrom('flight_exposure')
     .selectAll()
     .where('departure_at', '>', after)
-    .where((eb) => eb.or(thresholds.map((t) => eb.and([eb('environment', '=', t.environment), eb('currency', '=', t.currency), eb('amount', '>=', Math.max(1, t.atLeast))]))))
+    .where((eb) =>
+      eb.or(
+        thresholds.map((t) =>
+          eb.and([
+            eb('environment', '=', t.environment),
+            eb('currency', '=', t.currency),
+            eb('amount', '>=', Math.max(1, t.atLeast)),
+          ]),
+        ),
+      ),
+    )
     .limit(limit)
     .execute();
   return rows.map(exposureOf);
@@ -181,7 +252,17 @@ const stopSaleOf = (r: StopSaleRow): StopSale => ({
 
 export async function insertStopSale(
   db: Executor,
-  values: { environment: Environment | null; airline: string | null; airport: string | null; departureAirport: string | null; arrivalAirport: string | null; startsAt: Date; endsAt: Date; reason: string; createdBy: string },
+  values: {
+    environment: Environment | null;
+    airline: string | null;
+    airport: string | null;
+    departureAirport: string | null;
+    arrivalAirport: string | null;
+    startsAt: Date;
+    endsAt: Date;
+    reason: string;
+    createdBy: string;
+  },
 ): Promise<StopSale> {
   const row = await db
     .insertInto('stop_sales')
@@ -209,8 +290,19 @@ export async function listStopSales(db: Executor, options: { after: Date; all?: 
   return rows.map(stopSaleOf);
 }
 
-export async function markStopSaleResumed(db: Executor, id: string, at: Date, by: string): Promise<StopSale | undefined> {
-  const row = await db.updateTable('stop_sales').set({ resumed_at: at, resumed_by: by }).where('id', '=', id).where('resumed_at', 'is', null).returningAll().executeTakeFirst();
+export async function markStopSaleResumed(
+  db: Executor,
+  id: string,
+  at: Date,
+  by: string,
+): Promise<StopSale | undefined> {
+  const row = await db
+    .updateTable('stop_sales')
+    .set({ resumed_at: at, resumed_by: by })
+    .where('id', '=', id)
+    .where('resumed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
   return row && stopSaleOf(row);
 }
 

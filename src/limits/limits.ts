@@ -2,7 +2,7 @@
  * Limits on accumulation, the pure part (docs/limits.md): what one leg can cost at most, how a
  * flight is identified, the default cap, and which stop-sales a leg falls under. No I/O.
  */
-import { coversCancellation, coversDelay, type Coverage } from '../flight/coverage.ts';
+import { coversCancellation, coversDelay, type Coverage } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import { currencyExponent, formatMoney } from '../platform/money.ts';
@@ -12,7 +12,9 @@ import { currencyExponent, formatMoney } from '../platform/money.ts';
  * cancellation is covered, the highest delay tier when delay is covered, whichever is higher (a
  * diversion pays one of the two, so it never pays more). Minor units.
  */
-export function maxPayoutPerPassenger(coverage: Pick<Coverage, 'formula' | 'delayTiers' | 'cancellationAmount'>): number {
+export function maxPayoutPerPassenger(
+  coverage: Pick<Coverage, 'formula' | 'delayTiers' | 'cancellationAmount'>,
+): number {
   let max = coversCancellation(coverage.formula) ? coverage.cancellationAmount : 0;
   if (coversDelay(coverage.formula)) for (const tier of coverage.delayTiers) if (tier.amount > max) max = tier.amount;
   return max;
@@ -41,11 +43,16 @@ export interface FlightKey {
   departureLocal: string;
 }
 
-export const flightKeyString = (k: FlightKey): string => `${k.environment}|${k.currency}|${k.airline}|${k.departureAirport}|${k.arrivalAirport}|${k.departureLocal}`;
+export const flightKeyString = (k: FlightKey): string =>
+  `${k.environment}|${k.currency}|${k.airline}|${k.departureAirport}|${k.arrivalAirport}|${k.departureLocal}`;
 
 /** How a leg is named in a problem detail: "AF CDG→JFK 2026-12-01T10:30". */
-export const legName = (leg: { airline: string; departureAirport: string; arrivalAirport: string; departureLocal: string }): string =>
-  `${leg.airline} ${leg.departureAirport}→${leg.arrivalAirport} ${leg.departureLocal}`;
+export const legName = (leg: {
+  airline: string;
+  departureAirport: string;
+  arrivalAirport: string;
+  departureLocal: string;
+}): string => `${leg.airline} ${leg.departureAirport}→${leg.arrivalAirport} ${leg.departureLocal}`;
 
 export interface LegToCheck {
   airline: string;
@@ -76,14 +83,17 @@ export function stopSaleMatches(stop: StopSaleScope, environment: Environment, l
     (stop.environment === null || stop.environment === environment) &&
     (stop.airline === null || stop.airline === leg.airline) &&
     (stop.airport === null || stop.airport === leg.departureAirport || stop.airport === leg.arrivalAirport) &&
-    (stop.departureAirport === null || (stop.departureAirport === leg.departureAirport && stop.arrivalAirport === leg.arrivalAirport)) &&
+    (stop.departureAirport === null ||
+      (stop.departureAirport === leg.departureAirport && stop.arrivalAirport === leg.arrivalAirport)) &&
     at >= stop.startsAt.getTime() &&
     at < stop.endsAt.getTime()
   );
 }
 
 /** What a stop-sale covers, in words: "airline AF, airport CDG". */
-export function stopSaleScopeText(stop: Pick<StopSaleScope, 'airline' | 'airport' | 'departureAirport' | 'arrivalAirport'>): string {
+export function stopSaleScopeText(
+  stop: Pick<StopSaleScope, 'airline' | 'airport' | 'departureAirport' | 'arrivalAirport'>,
+): string {
   const parts: string[] = [];
   if (stop.airline) parts.push(`airline ${stop.airline}`);
   if (stop.airport) parts.push(`airport ${stop.airport}`);
@@ -92,23 +102,46 @@ export function stopSaleScopeText(stop: Pick<StopSaleScope, 'airline' | 'airport
 }
 
 /** Throws 409 sales_suspended naming the leg when a stop-sale covers it. */
-export function checkStopSales(stops: readonly StopSaleScope[], environment: Environment, legs: readonly LegToCheck[]): void {
+export function checkStopSales(
+  stops: readonly StopSaleScope[],
+  environment: Environment,
+  legs: readonly LegToCheck[],
+): void {
   if (stops.length === 0) return;
   legs.forEach((leg, index) => {
     const stop = stops.find((s) => stopSaleMatches(s, environment, leg));
     if (stop) {
-      throw new DomainError('sales_suspended', `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}): ${stop.reason}`, {
-        errors: [{ field: index === 0 ? '/departureDateTime' : '/returnDepartureDateTime', message: 'sales are suspended for this flight' }],
-      });
+      throw new DomainError(
+        'sales_suspended',
+        `Sales are suspended for flight ${legName(leg)} (${stopSaleScopeText(stop)}, departures ${stop.startsAt.toISOString()} to ${stop.endsAt.toISOString()}): ${stop.reason}`,
+        {
+          errors: [
+            {
+              field: index === 0 ? '/departureDateTime' : '/returnDepartureDateTime',
+              message: 'sales are suspended for this flight',
+            },
+          ],
+        },
+      );
     }
   });
 }
 
-export function capacityExceeded(leg: LegToCheck, index: number, currency: string, detailField: '/flights' | '/departureDateTime'): DomainError {
-  const field = detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
-  return new DomainError('capacity_exceeded', `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`, {
-    errors: [{ field, message: 'no capacity left on this flight' }],
-  });
+export function capacityExceeded(
+  leg: LegToCheck,
+  index: number,
+  currency: string,
+  detailField: '/flights' | '/departureDateTime',
+): DomainError {
+  const field =
+    detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
+  return new DomainError(
+    'capacity_exceeded',
+    `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`,
+    {
+      errors: [{ field, message: 'no capacity left on this flight' }],
+    },
+  );
 }
 
 /** The largest exposure one policy may add to one leg: any passengers × the highest compensation an agreement allows. */

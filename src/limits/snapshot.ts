@@ -1,8 +1,15 @@
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
-import { PRICING } from '../flight/pricing.ts';
 import * as repo from './limits-repo.ts';
-import { capacityExceeded, checkStopSales, defaultCap, flightKeyString, largestPolicyExposure, type LegToCheck, type StopSaleScope } from './limits.ts';
+import {
+  capacityExceeded,
+  checkStopSales,
+  defaultCap,
+  flightKeyString,
+  largestPolicyExposure,
+  type LegToCheck,
+  type StopSaleScope,
+} from './limits.ts';
 
 /** How often each process reloads the snapshot from the database (docs/limits.md: the staleness window). */
 export const SNAPSHOT_REFRESH_MS = 2_000;
@@ -34,7 +41,13 @@ export class LimitsSnapshot {
 
   constructor(
     private readonly db: Db,
-    private readonly options: { now: () => Date; onError?: (error: unknown) => void; defaultCapMajor?: number | undefined },
+    private readonly options: {
+      now: () => Date;
+      /** Passengers a policy may cover (flight's PRICING.maxPassengers): bounds one policy's exposure. */
+      maxPassengers: number;
+      onError?: (error: unknown) => void;
+      defaultCapMajor?: number | undefined;
+    },
   ) {}
 
   /** The cap where the operator set none, in major units (config.flightCapDefault); subscribe uses the same. */
@@ -75,21 +88,28 @@ export class LimitsSnapshot {
 
   private async load(): Promise<void> {
     const now = this.options.now();
-    const [capRows, currencies, stops] = await Promise.all([repo.listCapRows(this.db), repo.agreementCurrencies(this.db), repo.listStopSales(this.db, { after: now })]);
+    const [capRows, currencies, stops] = await Promise.all([
+      repo.listCapRows(this.db),
+      repo.agreementCurrencies(this.db),
+      repo.listStopSales(this.db, { after: now }),
+    ]);
     const caps = new Map(capRows.map((c) => [`${c.environment}|${c.currency}`, c.amount]));
     // a flight can refuse a quote only when its remaining capacity is below the largest policy: load those
     // per environment and currency: each has its own cap (one low cap must not load every flight)
     const thresholds = new Map<string, { environment: Environment; currency: string; atLeast: number }>();
     for (const { currency, compensationMax } of currencies) {
-      const largest = largestPolicyExposure(PRICING.maxPassengers, compensationMax);
+      const largest = largestPolicyExposure(this.options.maxPassengers, compensationMax);
       for (const environment of ['sandbox', 'preproduction', 'production'] as const) {
-        const atLeast = (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest;
+        const atLeast =
+          (caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor)) - largest;
         const key = `${environment}|${currency}`;
-        if (atLeast < (thresholds.get(key)?.atLeast ?? Number.POSITIVE_INFINITY)) thresholds.set(key, { environment, currency, atLeast });
+        if (atLeast < (thresholds.get(key)?.atLeast ?? Number.POSITIVE_INFINITY))
+          thresholds.set(key, { environment, currency, atLeast });
       }
     }
     const nearFull = new Map<string, number>();
-    for (const f of await repo.exposuresAtLeast(this.db, now, [...thresholds.values()], MAX_NEAR_FULL)) nearFull.set(flightKeyString(f), f.amount);
+    for (const f of await repo.exposuresAtLeast(this.db, now, [...thresholds.values()], MAX_NEAR_FULL))
+      nearFull.set(flightKeyString(f), f.amount);
     this.current = { caps, nearFull, stops };
   }
 
@@ -104,7 +124,12 @@ export class LimitsSnapshot {
     const cap = snapshot.caps.get(`${environment}|${currency}`) ?? defaultCap(currency, this.options.defaultCapMajor);
     for (let i = 0; i < legs.length; i++) {
       const leg = legs[i]!;
-      const used = snapshot.nearFull.size === 0 ? 0 : (snapshot.nearFull.get(`${environment}|${currency}|${leg.airline}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.departureLocal}`) ?? 0);
+      const used =
+        snapshot.nearFull.size === 0
+          ? 0
+          : (snapshot.nearFull.get(
+              `${environment}|${currency}|${leg.airline}|${leg.departureAirport}|${leg.arrivalAirport}|${leg.departureLocal}`,
+            ) ?? 0);
       if (used + perLegExposure > cap) throw capacityExceeded(leg, i, currency, '/departureDateTime');
     }
   }

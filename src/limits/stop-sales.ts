@@ -2,8 +2,8 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { ENVIRONMENTS } from '../partners/model.ts';
-import { parseDeparture, requireAirline, requireAirport } from '../flight/legs.ts';
+import { ENVIRONMENTS } from '../partners/index.ts';
+import { parseDeparture, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
 
 /**
@@ -57,19 +57,37 @@ function code<T>(read: () => T, errors: FieldError[]): T | null {
 
 export async function suspendSales(db: Db, actor: string, input: SuspendInput, now: Date): Promise<repo.StopSale> {
   const errors: FieldError[] = [];
-  const env = input.environment === undefined || input.environment === '' || input.environment === 'all' ? null : input.environment;
-  if (env !== null && !(ENVIRONMENTS as readonly string[]).includes(env)) errors.push({ field: '/environment', message: `must be all or one of ${ENVIRONMENTS.join(', ')}` });
-  const airline = input.airline ? code(() => requireAirline(input.airline!.trim().toUpperCase(), '/airline'), errors) : null;
-  const airport = input.airport ? code(() => requireAirport(input.airport!.trim().toUpperCase(), '/airport'), errors) : null;
-  const from = input.departureAirport ? code(() => requireAirport(input.departureAirport!.trim().toUpperCase(), '/departureAirport'), errors) : null;
-  const to = input.arrivalAirport ? code(() => requireAirport(input.arrivalAirport!.trim().toUpperCase(), '/arrivalAirport'), errors) : null;
-  if (!input.departureAirport !== !input.arrivalAirport) errors.push({ field: input.departureAirport ? '/arrivalAirport' : '/departureAirport', message: 'a route needs both airports' });
-  if (!input.airline && !input.airport && !input.departureAirport) errors.push({ field: '/airline', message: 'name an airline, an airport, a route or a flight' });
+  const env =
+    input.environment === undefined || input.environment === '' || input.environment === 'all'
+      ? null
+      : input.environment;
+  if (env !== null && !(ENVIRONMENTS as readonly string[]).includes(env))
+    errors.push({ field: '/environment', message: `must be all or one of ${ENVIRONMENTS.join(', ')}` });
+  const airline = input.airline
+    ? code(() => requireAirline(input.airline!.trim().toUpperCase(), '/airline'), errors)
+    : null;
+  const airport = input.airport
+    ? code(() => requireAirport(input.airport!.trim().toUpperCase(), '/airport'), errors)
+    : null;
+  const from = input.departureAirport
+    ? code(() => requireAirport(input.departureAirport!.trim().toUpperCase(), '/departureAirport'), errors)
+    : null;
+  const to = input.arrivalAirport
+    ? code(() => requireAirport(input.arrivalAirport!.trim().toUpperCase(), '/arrivalAirport'), errors)
+    : null;
+  if (!input.departureAirport !== !input.arrivalAirport)
+    errors.push({
+      field: input.departureAirport ? '/arrivalAirport' : '/departureAirport',
+      message: 'a route needs both airports',
+    });
+  if (!input.airline && !input.airport && !input.departureAirport)
+    errors.push({ field: '/airline', message: 'name an airline, an airport, a route or a flight' });
   let startsAt: Date | undefined;
   let endsAt: Date | undefined;
   if (input.departureLocal) {
     // one flight: the airline's route at that local departure, i.e. the departures of that minute
-    if (!input.airline || !input.departureAirport) errors.push({ field: '/departureLocal', message: 'a flight needs its airline and route' });
+    if (!input.airline || !input.departureAirport)
+      errors.push({ field: '/departureLocal', message: 'a flight needs its airline and route' });
     if (from) {
       const departure = code(() => parseDeparture(input.departureLocal!, from, '/departureLocal'), errors);
       if (departure) {
@@ -80,21 +98,41 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
   } else {
     startsAt = instant(input.startsAt, '/startsAt', errors);
     endsAt = instant(input.endsAt, '/endsAt', errors);
-    if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime()) errors.push({ field: '/endsAt', message: 'must be after startsAt' });
+    if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime())
+      errors.push({ field: '/endsAt', message: 'must be after startsAt' });
   }
   if (endsAt && endsAt.getTime() <= now.getTime()) errors.push({ field: '/endsAt', message: 'is in the past' });
   const reason = input.reason.trim();
-  if (reason.length < 1 || reason.length > 500) errors.push({ field: '/reason', message: 'must be 1 to 500 characters' });
+  if (reason.length < 1 || reason.length > 500)
+    errors.push({ field: '/reason', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
-    const stop = await repo.insertStopSale(trx, { environment: env as Environment | null, airline, airport, departureAirport: from, arrivalAirport: to, startsAt: startsAt!, endsAt: endsAt!, reason, createdBy: actor });
+    const stop = await repo.insertStopSale(trx, {
+      environment: env as Environment | null,
+      airline,
+      airport,
+      departureAirport: from,
+      arrivalAirport: to,
+      startsAt: startsAt!,
+      endsAt: endsAt!,
+      reason,
+      createdBy: actor,
+    });
     await audit(trx, {
       actor,
       environment: stop.environment,
       entity: 'stop_sale',
       entityId: stop.id,
       action: 'created',
-      data: { airline, airport, departureAirport: from, arrivalAirport: to, startsAt: stop.startsAt.toISOString(), endsAt: stop.endsAt.toISOString(), reason },
+      data: {
+        airline,
+        airport,
+        departureAirport: from,
+        arrivalAirport: to,
+        startsAt: stop.startsAt.toISOString(),
+        endsAt: stop.endsAt.toISOString(),
+        reason,
+      },
     });
     return stop;
   });
@@ -112,7 +150,14 @@ export async function resumeSales(db: Db, actor: string, id: string, now: Date):
       if (!existing) throw new DomainError('stop_sale_not_found', `No stop-sale ${id}.`);
       return existing;
     }
-    await audit(trx, { actor, environment: resumed.environment, entity: 'stop_sale', entityId: id, action: 'resumed', data: {} });
+    await audit(trx, {
+      actor,
+      environment: resumed.environment,
+      entity: 'stop_sale',
+      entityId: id,
+      action: 'resumed',
+      data: {},
+    });
     return resumed;
   });
 }

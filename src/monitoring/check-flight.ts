@@ -1,12 +1,18 @@
-import { completeContractsOnFlight } from '../claims/contract-completion.ts';
-import { openClaimsInTransaction, type FlightEvent } from '../claims/open-claims.ts';
+import { completeContractsOnFlight, openClaimsInTransaction, type FlightEvent } from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { FlightWatchState } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { providerCallsTotal, recordBreakerState } from '../platform/metrics.ts';
 import { evidence, flightEventFor } from './flight-event.ts';
-import { decide, ProviderError, ProviderRejected, sameDesignator, type Decision, type FlightStatus } from './flight-status.ts';
+import {
+  decide,
+  ProviderError,
+  ProviderRejected,
+  sameDesignator,
+  type Decision,
+  type FlightStatus,
+} from './flight-status.ts';
 import type { FlightProviders } from './providers.ts';
 import { backoffMs, giveUpAt, MONITORING_SCHEDULE, nextPendingCheck } from './schedule.ts';
 import { activeRoutes, findWatch, lockWatch, updateWatch, type FlightWatch } from './watches-repo.ts';
@@ -32,7 +38,8 @@ export interface CheckDeps {
   random?: () => number;
 }
 
-export type ManualReviewReason = 'no_final_status' | 'missing_gate_times' | 'unknown_flight' | 'provider_unavailable' | 'several_routes';
+export type ManualReviewReason =
+  'no_final_status' | 'missing_gate_times' | 'unknown_flight' | 'provider_unavailable' | 'several_routes';
 
 export type CheckOutcome =
   | { outcome: 'missing' }
@@ -53,7 +60,11 @@ export interface CheckOptions {
   signal?: AbortSignal;
 }
 
-export async function checkFlightWatch(deps: CheckDeps, watchId: string, options: CheckOptions = {}): Promise<CheckOutcome> {
+export async function checkFlightWatch(
+  deps: CheckDeps,
+  watchId: string,
+  options: CheckOptions = {},
+): Promise<CheckOutcome> {
   const actor = options.actor ?? 'system';
   const from: FlightWatchState[] = options.manual ? ['watching', 'manual_review'] : ['watching'];
   const found = await findWatch(deps.db, watchId);
@@ -65,18 +76,36 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
 
   const routes = await activeRoutes(deps.db, watch);
   if (routes.length === 0) {
-    await transition(deps, watch, from, { state: 'closed', nextCheckAt: null, lastOutcome: 'no_active_contract' }, actor, 'flight_watch_closed', { reason: 'no_active_contract' });
+    await transition(
+      deps,
+      watch,
+      from,
+      { state: 'closed', nextCheckAt: null, lastOutcome: 'no_active_contract' },
+      actor,
+      'flight_watch_closed',
+      { reason: 'no_active_contract' },
+    );
     return { outcome: 'closed' };
   }
   if (routes.length > 1) {
     // A through flight insured on two segments under one designator: one answer cannot decide both.
-    return manualReview(deps, watch, from, 'several_routes', actor, { routes: routes.map((r) => `${r.origin}-${r.destination}`) });
+    return manualReview(deps, watch, from, 'several_routes', actor, {
+      routes: routes.map((r) => `${r.origin}-${r.destination}`),
+    });
   }
   const route = routes[0]!;
-  if (route.origin !== watch.origin || route.destination !== watch.destination || route.departureAt.getTime() !== watch.scheduledDeparture.getTime()) {
+  if (
+    route.origin !== watch.origin ||
+    route.destination !== watch.destination ||
+    route.departureAt.getTime() !== watch.scheduledDeparture.getTime()
+  ) {
     watch = { ...watch, origin: route.origin, destination: route.destination, scheduledDeparture: route.departureAt };
   }
-  const routePatch = { origin: watch.origin, destination: watch.destination, scheduledDeparture: watch.scheduledDeparture };
+  const routePatch = {
+    origin: watch.origin,
+    destination: watch.destination,
+    scheduledDeparture: watch.scheduledDeparture,
+  };
   const deadline = giveUpAt(watch);
 
   const monitored = deps.providers.forEnvironment(watch.environment);
@@ -84,47 +113,99 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
     // Production without PARASOL_FLIGHT_PROVIDER: keep the watch, retry, say so loudly. No give-up:
     // once a provider is configured the checks resume by themselves.
     const nextCheckAt = new Date(now.getTime() + MONITORING_SCHEDULE.unconfiguredRetryMinutes * 60_000);
-    deps.log.warn({ watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate }, 'no flight-status provider configured (PARASOL_FLIGHT_PROVIDER): flight not checked, retried later');
-    await updateWatch(deps.db, watch.id, from, { ...routePatch, state: 'watching', nextCheckAt, lastOutcome: 'no_provider', lastError: 'no flight-status provider configured for this environment (PARASOL_FLIGHT_PROVIDER)' });
+    deps.log.warn(
+      { watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate },
+      'no flight-status provider configured (PARASOL_FLIGHT_PROVIDER): flight not checked, retried later',
+    );
+    await updateWatch(deps.db, watch.id, from, {
+      ...routePatch,
+      state: 'watching',
+      nextCheckAt,
+      lastOutcome: 'no_provider',
+      lastError: 'no flight-status provider configured for this environment (PARASOL_FLIGHT_PROVIDER)',
+    });
     return { outcome: 'no_provider', nextCheckAt };
   }
 
-  const permit = monitored.breaker.acquire(now);
+  const permit = await monitored.breaker.acquire(now);
   recordBreakerState(monitored.provider.name, monitored.breaker.state);
   if (!permit.allowed) {
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: 'circuit_open' });
-    if (now >= deadline) return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: watch.lastError });
+    if (now >= deadline)
+      return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: watch.lastError });
     // No call: wait for the breaker, spread over 30 s so that the waiting watches do not return in one burst.
     const nextCheckAt = new Date(permit.retryAt.getTime() + Math.floor(random() * 30_000));
-    await updateWatch(deps.db, watch.id, from, { ...routePatch, state: 'watching', nextCheckAt, lastOutcome: 'circuit_open' });
+    await updateWatch(deps.db, watch.id, from, {
+      ...routePatch,
+      state: 'watching',
+      nextCheckAt,
+      lastOutcome: 'circuit_open',
+    });
     return { outcome: 'circuit_open', nextCheckAt };
   }
 
   let status: FlightStatus | undefined;
   try {
     status = await monitored.provider.fetchStatus(
-      { flightNumber: watch.flightNumber, departureDate: watch.departureDate, origin: watch.origin, destination: watch.destination, scheduledDeparture: watch.scheduledDeparture },
+      {
+        flightNumber: watch.flightNumber,
+        departureDate: watch.departureDate,
+        origin: watch.origin,
+        destination: watch.destination,
+        scheduledDeparture: watch.scheduledDeparture,
+      },
       options.signal ? { signal: options.signal } : {},
     );
-    if (status && (!sameDesignator(status.flightNumber, watch.flightNumber) || status.departureDate !== watch.departureDate)) {
-      throw new ProviderError(monitored.provider.name, 'bad_response', `${monitored.provider.name} answered for ${status.flightNumber} ${status.departureDate}, not ${watch.flightNumber} ${watch.departureDate}`);
+    if (
+      status &&
+      (!sameDesignator(status.flightNumber, watch.flightNumber) || status.departureDate !== watch.departureDate)
+    ) {
+      throw new ProviderError(
+        monitored.provider.name,
+        'bad_response',
+        `${monitored.provider.name} answered for ${status.flightNumber} ${status.departureDate}, not ${watch.flightNumber} ${watch.departureDate}`,
+      );
     }
-    monitored.breaker.success();
+    await monitored.breaker.success();
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: status ? 'ok' : 'unknown_flight' });
   } catch (error) {
     if (!(error instanceof ProviderError) && !(error instanceof ProviderRejected)) throw error; // shutdown or a bug: the job retries, the lease keeps the watch
-    monitored.breaker.failure(now);
+    await monitored.breaker.failure(now);
     const consecutiveErrors = watch.consecutiveErrors + 1;
     const kind = error instanceof ProviderError ? error.kind : 'rejected';
     recordBreakerState(monitored.provider.name, monitored.breaker.state);
     providerCallsTotal.inc({ provider: monitored.provider.name, outcome: kind });
-    const context = { watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate, provider: monitored.provider.name, kind, consecutiveErrors, breaker: monitored.breaker.state };
-    if (error instanceof ProviderRejected) deps.log.error({ ...context, err: error.message }, 'flight-status provider refused the request: check its credentials and URL');
+    const context = {
+      watchId: watch.id,
+      environment: watch.environment,
+      flight: watch.flightNumber,
+      date: watch.departureDate,
+      provider: monitored.provider.name,
+      kind,
+      consecutiveErrors,
+      breaker: monitored.breaker.state,
+    };
+    if (error instanceof ProviderRejected)
+      deps.log.error(
+        { ...context, err: error.message },
+        'flight-status provider refused the request: check its credentials and URL',
+      );
     else deps.log.warn({ ...context, err: error.message }, 'flight-status provider failed; retrying with back-off');
-    const failed = { ...routePatch, counted: true, consecutiveErrors, lastCheckedAt: now, lastOutcome: `error:${kind}`, lastError: error.message };
-    if (now >= deadline) return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: error.message }, failed);
-    const nextCheckAt = new Date(now.getTime() + backoffMs(consecutiveErrors, error instanceof ProviderError ? error.retryAfterMs : undefined, random));
+    const failed = {
+      ...routePatch,
+      counted: true,
+      consecutiveErrors,
+      lastCheckedAt: now,
+      lastOutcome: `error:${kind}`,
+      lastError: error.message,
+    };
+    if (now >= deadline)
+      return manualReview(deps, watch, from, 'provider_unavailable', actor, { lastError: error.message }, failed);
+    const nextCheckAt = new Date(
+      now.getTime() +
+        backoffMs(consecutiveErrors, error instanceof ProviderError ? error.retryAfterMs : undefined, random),
+    );
     await updateWatch(deps.db, watch.id, from, { ...failed, state: 'watching', nextCheckAt });
     return { outcome: 'provider_error', error: error.message, consecutiveErrors, nextCheckAt };
   }
@@ -132,9 +213,23 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
   const answered = { ...routePatch, counted: true, consecutiveErrors: 0, lastCheckedAt: now, lastError: null };
   if (!status) {
     // The provider knows no such flight (yet): keep asking on the schedule, then manual review.
-    if (now >= deadline) return manualReview(deps, watch, from, 'unknown_flight', actor, {}, { ...answered, lastOutcome: 'unknown_flight' });
+    if (now >= deadline)
+      return manualReview(
+        deps,
+        watch,
+        from,
+        'unknown_flight',
+        actor,
+        {},
+        { ...answered, lastOutcome: 'unknown_flight' },
+      );
     const nextCheckAt = nextPendingCheck(now, watch);
-    await updateWatch(deps.db, watch.id, from, { ...answered, state: 'watching', nextCheckAt, lastOutcome: 'unknown_flight' });
+    await updateWatch(deps.db, watch.id, from, {
+      ...answered,
+      state: 'watching',
+      nextCheckAt,
+      lastOutcome: 'unknown_flight',
+    });
     return { outcome: 'pending', reason: 'unknown_flight', nextCheckAt };
   }
 
@@ -150,13 +245,45 @@ export async function checkFlightWatch(deps: CheckDeps, watchId: string, options
     case 'cancelled':
     case 'diverted':
     case 'on_time':
-      return decided(deps, watch, from, decision, flightEventFor(watch.environment, record, decision), `monitoring:${record.provider}`, actor, seen);
+      return decided(
+        deps,
+        watch,
+        from,
+        decision,
+        flightEventFor(watch.environment, record, decision),
+        `monitoring:${record.provider}`,
+        actor,
+        seen,
+      );
     case 'pending': {
       const latest = giveUpAt(watch);
-      if (decision.reason === 'missing_gate_times') return manualReview(deps, watch, from, 'missing_gate_times', actor, {}, { ...seen, lastOutcome: `pending:${decision.reason}` });
-      if (now >= latest) return manualReview(deps, watch, from, 'no_final_status', actor, { pending: decision.reason }, { ...seen, lastOutcome: `pending:${decision.reason}` });
+      if (decision.reason === 'missing_gate_times')
+        return manualReview(
+          deps,
+          watch,
+          from,
+          'missing_gate_times',
+          actor,
+          {},
+          { ...seen, lastOutcome: `pending:${decision.reason}` },
+        );
+      if (now >= latest)
+        return manualReview(
+          deps,
+          watch,
+          from,
+          'no_final_status',
+          actor,
+          { pending: decision.reason },
+          { ...seen, lastOutcome: `pending:${decision.reason}` },
+        );
       const nextCheckAt = nextPendingCheck(now, watch);
-      await updateWatch(deps.db, watch.id, from, { ...seen, state: 'watching', nextCheckAt, lastOutcome: `pending:${decision.reason}` });
+      await updateWatch(deps.db, watch.id, from, {
+        ...seen,
+        state: 'watching',
+        nextCheckAt,
+        lastOutcome: `pending:${decision.reason}`,
+      });
       return { outcome: 'pending', reason: decision.reason, nextCheckAt };
     }
   }
@@ -169,14 +296,38 @@ type Patch = Parameters<typeof updateWatch>[3];
  * decision in between wins, and this one changes nothing), opens the claims the event causes, marks
  * the watch decided with its audit row, and completes the contracts whose legs are now all over.
  */
-async function decided(deps: CheckDeps, watch: FlightWatch, from: FlightWatchState[], decision: Decision, event: FlightEvent | undefined, source: string, actor: string, patch: Patch): Promise<CheckOutcome> {
+async function decided(
+  deps: CheckDeps,
+  watch: FlightWatch,
+  from: FlightWatchState[],
+  decision: Decision,
+  event: FlightEvent | undefined,
+  source: string,
+  actor: string,
+  patch: Patch,
+): Promise<CheckOutcome> {
   const now = deps.now();
   const claimsOpened = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockWatch(trx, watch.id, from))) return undefined;
     const opened = event ? await openClaimsInTransaction(trx, deps.jobs, event, actor) : [];
     const summary = { ...decision, claimsOpened: opened.length, source };
-    await updateWatch(trx, watch.id, from, { ...patch, state: 'decided', nextCheckAt: null, decision: summary, decidedAt: now, lastOutcome: decision.kind, reviewReason: null });
-    await audit(trx, { actor, environment: watch.environment, entity: 'flight_watch', entityId: watch.id, action: 'flight_decided', data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...summary } });
+    await updateWatch(trx, watch.id, from, {
+      ...patch,
+      state: 'decided',
+      nextCheckAt: null,
+      decision: summary,
+      decidedAt: now,
+      lastOutcome: decision.kind,
+      reviewReason: null,
+    });
+    await audit(trx, {
+      actor,
+      environment: watch.environment,
+      entity: 'flight_watch',
+      entityId: watch.id,
+      action: 'flight_decided',
+      data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...summary },
+    });
     await completeContractsOnFlight(trx, watch);
     return opened.length;
   });
@@ -184,15 +335,48 @@ async function decided(deps: CheckDeps, watch: FlightWatch, from: FlightWatchSta
     const current = await findWatch(deps.db, watch.id);
     return { outcome: 'skipped', state: current?.state ?? 'closed' };
   }
-  deps.log.info({ watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate, decision: decision.kind, claimsOpened }, 'flight decided');
+  deps.log.info(
+    {
+      watchId: watch.id,
+      environment: watch.environment,
+      flight: watch.flightNumber,
+      date: watch.departureDate,
+      decision: decision.kind,
+      claimsOpened,
+    },
+    'flight decided',
+  );
   return { outcome: 'decided', decision, claimsOpened };
 }
 
-async function manualReview(deps: CheckDeps, watch: FlightWatch, from: FlightWatchState[], reason: ManualReviewReason, actor: string, data: Record<string, unknown>, patch: Patch = {}): Promise<CheckOutcome> {
-  const applied = await transition(deps, watch, from, { ...patch, state: 'manual_review', nextCheckAt: null, reviewReason: reason }, actor, 'flight_watch_manual_review', { reason, ...data });
+async function manualReview(
+  deps: CheckDeps,
+  watch: FlightWatch,
+  from: FlightWatchState[],
+  reason: ManualReviewReason,
+  actor: string,
+  data: Record<string, unknown>,
+  patch: Patch = {},
+): Promise<CheckOutcome> {
+  const applied = await transition(
+    deps,
+    watch,
+    from,
+    { ...patch, state: 'manual_review', nextCheckAt: null, reviewReason: reason },
+    actor,
+    'flight_watch_manual_review',
+    { reason, ...data },
+  );
   if (applied) {
     deps.log.warn(
-      { watchId: watch.id, environment: watch.environment, flight: watch.flightNumber, date: watch.departureDate, reason, ...data },
+      {
+        watchId: watch.id,
+        environment: watch.environment,
+        flight: watch.flightNumber,
+        date: watch.departureDate,
+        reason,
+        ...data,
+      },
       `flight given to manual review: decide it with parasol flights event --env ${watch.environment} ${watch.flightNumber} ${watch.departureDate} --status …`,
     );
   }
@@ -200,7 +384,15 @@ async function manualReview(deps: CheckDeps, watch: FlightWatch, from: FlightWat
 }
 
 /** A state change of the watch and its audit row, in one transaction; nothing when the watch moved on meanwhile. */
-async function transition(deps: CheckDeps, watch: FlightWatch, from: FlightWatchState[], patch: Patch, actor: string, action: string, data: Record<string, unknown>): Promise<boolean> {
+async function transition(
+  deps: CheckDeps,
+  watch: FlightWatch,
+  from: FlightWatchState[],
+  patch: Patch,
+  actor: string,
+  action: string,
+  data: Record<string, unknown>,
+): Promise<boolean> {
   return deps.db.transaction().execute(async (trx) => {
     const applied = await updateWatch(trx, watch.id, from, patch);
     if (applied) {

@@ -4,10 +4,13 @@
  * made; checks are rescheduled to when it may close), after `coolDownMs` it lets ONE probe through
  * (half-open): a success closes it, a failure opens it again.
  *
- * State is in-process memory: each worker process has its own breaker per provider, so with N
- * workers an outage costs up to N probes per cool-down. Nothing is lost with it: the watches and
- * their next checks are rows in the database.
+ * `CircuitBreaker` keeps its state in this process's memory (tests, one-off providers);
+ * `SharedCircuitBreaker` (below) keeps it in the database, shared by every worker: what the
+ * platform's providers use (providers.ts), so one process's outage finding protects the others.
+ * Nothing is lost with either: the watches and their next checks are rows in the database.
  */
+import { sql } from 'kysely';
+import type { Db } from '../platform/db.ts';
 
 export interface CircuitBreakerOptions {
   /** Failures in a row that open the circuit. Default 5. */
@@ -22,7 +25,7 @@ export type CircuitState = 'closed' | 'open' | 'half_open';
 
 export type Permit = { allowed: true; probe: boolean } | { allowed: false; retryAt: Date };
 
-export class CircuitBreaker {
+export class CircuitBreaker implements Breaker {
   private readonly threshold: number;
   private readonly coolDownMs: number;
   private readonly probeTimeoutMs: number;
@@ -53,7 +56,10 @@ export class CircuitBreaker {
     }
     // half-open: one probe at a time
     if (this.probeStartedAt !== undefined && t - this.probeStartedAt < this.probeTimeoutMs) {
-      return { allowed: false, retryAt: new Date(this.probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)) };
+      return {
+        allowed: false,
+        retryAt: new Date(this.probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
+      };
     }
     this.probeStartedAt = t;
     return { allowed: true, probe: true };
@@ -74,5 +80,119 @@ export class CircuitBreaker {
       this.openedUntil = now.getTime() + this.coolDownMs;
       this.probeStartedAt = undefined;
     }
+  }
+}
+
+/** What the check job needs of a breaker: the in-memory one above, or the shared one below. */
+export interface Breaker {
+  /** The state as this process last saw it (metrics, logs). */
+  readonly state: CircuitState;
+  acquire(now: Date): Permit | Promise<Permit>;
+  success(): void | Promise<void>;
+  failure(now: Date): void | Promise<void>;
+}
+
+/**
+ * The same breaker with its state in PostgreSQL (table provider_circuits, one row per environment
+ * and provider), shared by every worker process: once one process has seen `failureThreshold`
+ * failures in a row the circuit is open for all of them, and one probe in all is let through after
+ * the cool-down. While closed, a check costs one primary-key read (no lock, no write); transitions
+ * take the row's lock, so two processes never both probe.
+ */
+export class SharedCircuitBreaker implements Breaker {
+  private readonly threshold: number;
+  private readonly coolDownMs: number;
+  private readonly probeTimeoutMs: number;
+  private current: CircuitState = 'closed';
+  private ensured = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly key: string,
+    options: CircuitBreakerOptions = {},
+  ) {
+    this.threshold = options.failureThreshold ?? 5;
+    this.coolDownMs = options.coolDownMs ?? 120_000;
+    this.probeTimeoutMs = options.probeTimeoutMs ?? 120_000;
+  }
+
+  get state(): CircuitState {
+    return this.current;
+  }
+
+  private async ensure(): Promise<void> {
+    if (this.ensured) return;
+    await this.db
+      .insertInto('provider_circuits')
+      .values({ provider: this.key, updated_at: new Date() })
+      .onConflict((oc) => oc.column('provider').doNothing())
+      .execute();
+    this.ensured = true;
+  }
+
+  async acquire(now: Date): Promise<Permit> {
+    await this.ensure();
+    const seen = await this.db
+      .selectFrom('provider_circuits')
+      .select('state')
+      .where('provider', '=', this.key)
+      .executeTakeFirst();
+    this.current = seen?.state ?? 'closed';
+    if (this.current === 'closed') return { allowed: true, probe: false };
+    const t = now.getTime();
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx
+        .selectFrom('provider_circuits')
+        .selectAll()
+        .where('provider', '=', this.key)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      this.current = row.state;
+      if (row.state === 'closed') return { allowed: true, probe: false } as const;
+      const openedUntil = row.opened_until ? new Date(row.opened_until).getTime() : 0;
+      if (row.state === 'open' && t < openedUntil) return { allowed: false, retryAt: new Date(openedUntil) } as const;
+      const probeStartedAt = row.probe_started_at ? new Date(row.probe_started_at).getTime() : undefined;
+      if (row.state === 'half_open' && probeStartedAt !== undefined && t - probeStartedAt < this.probeTimeoutMs) {
+        return {
+          allowed: false,
+          retryAt: new Date(probeStartedAt + Math.min(this.coolDownMs, this.probeTimeoutMs)),
+        } as const;
+      }
+      await trx
+        .updateTable('provider_circuits')
+        .set({ state: 'half_open', probe_started_at: now, updated_at: new Date() })
+        .where('provider', '=', this.key)
+        .execute();
+      this.current = 'half_open';
+      return { allowed: true, probe: true } as const;
+    });
+  }
+
+  async success(): Promise<void> {
+    await this.db
+      .updateTable('provider_circuits')
+      .set({ state: 'closed', failures: 0, probe_started_at: null, updated_at: new Date() })
+      .where('provider', '=', this.key)
+      .where((eb) => eb.or([eb('state', '<>', 'closed'), eb('failures', '<>', 0)]))
+      .execute();
+    this.current = 'closed';
+  }
+
+  async failure(now: Date): Promise<void> {
+    await this.ensure();
+    const opens = sql<boolean>`(state = 'half_open' OR failures + 1 >= ${this.threshold})`;
+    const row = await this.db
+      .updateTable('provider_circuits')
+      .set({
+        failures: sql`failures + 1`,
+        state: sql`CASE WHEN ${opens} THEN 'open' ELSE state END`,
+        opened_until: sql`CASE WHEN ${opens} THEN ${new Date(now.getTime() + this.coolDownMs)}::timestamptz ELSE opened_until END`,
+        probe_started_at: sql`CASE WHEN ${opens} THEN NULL ELSE probe_started_at END`,
+        updated_at: new Date(),
+      })
+      .where('provider', '=', this.key)
+      .returning('state')
+      .executeTakeFirst();
+    if (row) this.current = row.state;
   }
 }

@@ -1,6 +1,5 @@
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { MONITORING_QUEUES } from './queues.ts';
 import { MONITORING_SCHEDULE } from './schedule.ts';
 import { leaseDueWatches } from './watches-repo.ts';
 
@@ -20,15 +19,23 @@ export interface DispatchOptions {
  * same watch; a check job that is lost leaves the watch due again when its lease ends.
  * Returns the ids dispatched.
  */
-export async function dispatchDueChecks(deps: { db: Db; jobs: JobQueue; now: () => Date }, options: DispatchOptions = {}): Promise<string[]> {
+export async function dispatchDueChecks(
+  deps: { db: Db; jobs: JobQueue; now: () => Date },
+  options: DispatchOptions = {},
+): Promise<string[]> {
   const batchSize = options.batchSize ?? 500;
   const dispatched: string[] = [];
   for (let batch = 0; batch < (options.maxBatches ?? 20); batch++) {
     const now = deps.now();
     const ids = await deps.db.transaction().execute(async (trx) => {
-      const leased = await leaseDueWatches(trx, { now, leaseUntil: new Date(now.getTime() + MONITORING_SCHEDULE.leaseMinutes * 60_000), limit: batchSize, only: options.only });
+      const leased = await leaseDueWatches(trx, {
+        now,
+        leaseUntil: new Date(now.getTime() + MONITORING_SCHEDULE.leaseMinutes * 60_000),
+        limit: batchSize,
+        only: options.only,
+      });
       await deps.jobs.sendMany(
-        MONITORING_QUEUES.check,
+        'flights_check',
         leased.map((watchId) => ({ watchId })),
         { trx, singletonKey: (job) => job.watchId },
       );

@@ -1,4 +1,4 @@
-import type { FlightEvent } from '../claims/open-claims.ts';
+import type { FlightEvent } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Decision, FlightStatus } from './flight-status.ts';
 
@@ -7,8 +7,18 @@ import type { Decision, FlightStatus } from './flight-status.ts';
  * `openClaimsForFlightEvent` takes (the same use case as `POST /claims`), with the status record as
  * evidence. `on_time` and `pending` open nothing: undefined.
  */
-export function flightEventFor(environment: Environment, status: FlightStatus, decision: Decision): FlightEvent | undefined {
-  const base = { environment, flightNumber: status.flightNumber, departureDate: status.departureDate, source: `monitoring:${status.provider}`, evidence: evidence(status) };
+export function flightEventFor(
+  environment: Environment,
+  status: FlightStatus,
+  decision: Decision,
+): FlightEvent | undefined {
+  const base = {
+    environment,
+    flightNumber: status.flightNumber,
+    departureDate: status.departureDate,
+    source: `monitoring:${status.provider}`,
+    evidence: evidence(status),
+  };
   switch (decision.kind) {
     case 'delayed':
       return { ...base, status: 'delayed', arrivalDelayMinutes: decision.arrivalDelayMinutes };

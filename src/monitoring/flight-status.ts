@@ -145,7 +145,12 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
 
-  constructor(provider: string, kind: ProviderErrorKind, message: string, extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {}) {
+  constructor(
+    provider: string,
+    kind: ProviderErrorKind,
+    message: string,
+    extra: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+  ) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.provider = provider;
     this.kind = kind;
@@ -199,7 +204,9 @@ export function sameDesignator(a: string | null | undefined, b: string | null | 
   if (!a || !b) return false;
   const x = parseDesignator(a);
   const y = parseDesignator(b);
-  return x !== undefined && y !== undefined && x.airline === y.airline && x.number === y.number && x.suffix === y.suffix;
+  return (
+    x !== undefined && y !== undefined && x.airline === y.airline && x.number === y.number && x.suffix === y.suffix
+  );
 }
 
 /** The designator as stored on a leg: upper case, no spaces. */
@@ -220,13 +227,23 @@ export function toDate(value: string | null | undefined): Date | undefined {
 }
 
 /** Of several candidate flights, the one departing closest to the hint (the first without a hint). */
-export function closestTo<T>(candidates: T[], hint: Date | undefined, departure: (candidate: T) => Date | undefined): T | undefined {
+export function closestTo<T>(
+  candidates: T[],
+  hint: Date | undefined,
+  departure: (candidate: T) => Date | undefined,
+): T | undefined {
   if (candidates.length <= 1 || !hint) return candidates[0];
   const distance = (c: T) => Math.abs((departure(c)?.getTime() ?? Infinity) - hint.getTime());
   return [...candidates].sort((a, b) => distance(a) - distance(b))[0];
 }
 
-type TimeField = 'scheduledDeparture' | 'actualDeparture' | 'scheduledArrival' | 'estimatedArrival' | 'actualArrival' | 'runwayArrival';
+type TimeField =
+  | 'scheduledDeparture'
+  | 'actualDeparture'
+  | 'scheduledArrival'
+  | 'estimatedArrival'
+  | 'actualArrival'
+  | 'runwayArrival';
 
 /** Sets a time of the record only when the provider gave one (optional fields stay absent). */
 export function assignTime(status: FlightStatus, key: TimeField, value: Date | undefined): void {

@@ -1,6 +1,5 @@
 import { DateTime } from 'luxon';
-import { findAirline } from '../reference/airlines.ts';
-import { findAirport } from '../reference/airports.ts';
+import { findAirline, findAirport } from '../reference/index.ts';
 import {
   assignTime,
   closestTo,
@@ -100,7 +99,15 @@ export class FlightAwareProvider implements FlightStatusProvider {
     url.searchParams.set('end', window.end);
 
     const { body } = await getJson(
-      { provider: this.name, url, headers: { 'x-apikey': this.options.apiKey }, timeoutMs: this.timeoutMs, signal: fetchOptions.signal, fetch: this.options.fetch, ...(this.options.now ? { now: this.options.now } : {}) },
+      {
+        provider: this.name,
+        url,
+        headers: { 'x-apikey': this.options.apiKey },
+        timeoutMs: this.timeoutMs,
+        signal: fetchOptions.signal,
+        fetch: this.options.fetch,
+        ...(this.options.now ? { now: this.options.now } : {}),
+      },
       aeroApiErrorDetail,
     );
     const flights = readFlights(this.name, url, body);
@@ -134,9 +141,17 @@ function aeroApiErrorDetail(body: unknown): string | undefined {
 function readFlights(provider: string, url: URL, body: unknown): AeroApiFlight[] {
   const flights = (body as { flights?: unknown } | null)?.flights;
   if (!Array.isArray(flights)) {
-    throw new ProviderError(provider, 'bad_response', `${provider} GET ${url.pathname}: 200 without a "flights" array`, { status: 200 });
+    throw new ProviderError(
+      provider,
+      'bad_response',
+      `${provider} GET ${url.pathname}: 200 without a "flights" array`,
+      { status: 200 },
+    );
   }
-  return flights.filter((f): f is AeroApiFlight => Boolean(f) && typeof f === 'object' && typeof (f as AeroApiFlight).fa_flight_id === 'string');
+  return flights.filter(
+    (f): f is AeroApiFlight =>
+      Boolean(f) && typeof f === 'object' && typeof (f as AeroApiFlight).fa_flight_id === 'string',
+  );
 }
 
 function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
@@ -144,7 +159,9 @@ function iataOf(ref: AeroApiAirportRef | null | undefined): string | undefined {
 }
 
 function isOurDesignator(f: AeroApiFlight, flightNumber: string): boolean {
-  return sameDesignator(f.ident_iata, flightNumber) || (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber));
+  return (
+    sameDesignator(f.ident_iata, flightNumber) || (f.codeshares_iata ?? []).some((c) => sameDesignator(c, flightNumber))
+  );
 }
 
 /** Local date at the origin of the flight's scheduled gate (else runway) departure. */
@@ -161,11 +178,20 @@ function localDepartureDate(f: AeroApiFlight, zone: string | undefined): string 
  * the diversion airport, or the continuation from it; either tells where the flight landed, and
  * only records leaving our origin give the insured leg's times.
  */
-export function toFlightStatus(provider: string, query: FlightQuery, flights: AeroApiFlight[], originZone: string | undefined, observedAt: Date): FlightStatus | undefined {
+export function toFlightStatus(
+  provider: string,
+  query: FlightQuery,
+  flights: AeroApiFlight[],
+  originZone: string | undefined,
+  observedAt: Date,
+): FlightStatus | undefined {
   const origin = query.origin.toUpperCase();
   const destination = query.destination.toUpperCase();
   const candidates = flights.filter(
-    (f) => isOurDesignator(f, query.flightNumber) && iataOf(f.origin) === origin && localDepartureDate(f, originZone) === query.departureDate,
+    (f) =>
+      isOurDesignator(f, query.flightNumber) &&
+      iataOf(f.origin) === origin &&
+      localDepartureDate(f, originZone) === query.departureDate,
   );
   const toDestination = candidates.filter((f) => iataOf(f.destination) === destination);
   const pool = toDestination.length > 0 ? toDestination : candidates.filter((f) => f.diverted);

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { findAirport } from '../reference/airports.ts';
+import { findAirport } from '../reference/index.ts';
 import {
   assignTime,
   closestTo,
@@ -85,7 +85,8 @@ export class FlightStatsProvider implements FlightStatusProvider {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: FlightStatsOptions) {
-    if (!options.appId || !options.appKey) throw new ProviderRejected('flightstats', 'flightstats: appId and appKey must be configured');
+    if (!options.appId || !options.appKey)
+      throw new ProviderRejected('flightstats', 'flightstats: appId and appKey must be configured');
     this.baseUrl = (options.baseUrl ?? FLIGHTSTATS_DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
@@ -106,7 +107,14 @@ export class FlightStatsProvider implements FlightStatusProvider {
     url.searchParams.set('utc', 'false');
 
     const { body } = await getJson(
-      { provider: this.name, url, timeoutMs: this.timeoutMs, signal: fetchOptions.signal, fetch: this.options.fetch, ...(this.options.now ? { now: this.options.now } : {}) },
+      {
+        provider: this.name,
+        url,
+        timeoutMs: this.timeoutMs,
+        signal: fetchOptions.signal,
+        fetch: this.options.fetch,
+        ...(this.options.now ? { now: this.options.now } : {}),
+      },
       flightStatsErrorDetail,
     );
     // FlightStats may describe an error in a body: { error: { httpStatusCode, errorMessage, … } }
@@ -114,15 +122,27 @@ export class FlightStatsProvider implements FlightStatusProvider {
     if (embedded && typeof embedded === 'object') {
       const status = typeof embedded.httpStatusCode === 'number' ? embedded.httpStatusCode : 500;
       const message = `${this.name} GET ${url.pathname}: ${status} ${flightStatsErrorDetail(body) ?? ''}`.trim();
-      if (status >= 500 || status === 429 || status === 408) throw new ProviderError(this.name, 'http', message, { status });
+      if (status >= 500 || status === 429 || status === 408)
+        throw new ProviderError(this.name, 'http', message, { status });
       throw new ProviderRejected(this.name, message, { status });
     }
     const statuses = (body as { flightStatuses?: unknown } | null)?.flightStatuses;
     if (!Array.isArray(statuses)) {
-      throw new ProviderError(this.name, 'bad_response', `${this.name} GET ${url.pathname}: 200 without a "flightStatuses" array`, { status: 200 });
+      throw new ProviderError(
+        this.name,
+        'bad_response',
+        `${this.name} GET ${url.pathname}: 200 without a "flightStatuses" array`,
+        { status: 200 },
+      );
     }
     const observedAt = this.options.now?.() ?? new Date();
-    return toFlightStatus(this.name, query, statuses as FlightStatsFlightStatus[], this.options.carrierCodes ?? {}, observedAt);
+    return toFlightStatus(
+      this.name,
+      query,
+      statuses as FlightStatsFlightStatus[],
+      this.options.carrierCodes ?? {},
+      observedAt,
+    );
   }
 }
 
@@ -144,7 +164,11 @@ function instant(value: FlightStatsDate | undefined, airport: string | undefined
 }
 
 /** Same FS airline + flight number as the query (operating or marketing through a codeshare). */
-function isOurDesignator(s: FlightStatsFlightStatus, flightNumber: string, carrierCodes: Record<string, string>): boolean {
+function isOurDesignator(
+  s: FlightStatsFlightStatus,
+  flightNumber: string,
+  carrierCodes: Record<string, string>,
+): boolean {
   const fsToIata = (fs: string) => Object.entries(carrierCodes).find(([, code]) => code === fs)?.[0] ?? fs;
   const same = (fs: string, number: string) => sameDesignator(`${fsToIata(fs)}${number}`, flightNumber);
   return same(s.carrierFsCode, s.flightNumber) || (s.codeshares ?? []).some((c) => same(c.fsCode, c.flightNumber));
@@ -168,7 +192,9 @@ export function toFlightStatus(
       s.arrivalAirportFsCode === destination &&
       (s.departureDate?.dateLocal ?? '').slice(0, 10) === query.departureDate,
   );
-  const chosen = closestTo(candidates, query.scheduledDeparture, (s) => instant(s.departureDate, s.departureAirportFsCode));
+  const chosen = closestTo(candidates, query.scheduledDeparture, (s) =>
+    instant(s.departureDate, s.departureAirportFsCode),
+  );
   if (!chosen) return undefined;
 
   const times = chosen.operationalTimes ?? {};
@@ -193,7 +219,11 @@ export function toFlightStatus(
     raw: { flightStatus: chosen },
   };
   const arrivalAirport = diverted ? (chosen.divertedAirportFsCode ?? destination) : destination;
-  assignTime(status, 'scheduledDeparture', instant(times.scheduledGateDeparture ?? times.publishedDeparture ?? chosen.departureDate, origin));
+  assignTime(
+    status,
+    'scheduledDeparture',
+    instant(times.scheduledGateDeparture ?? times.publishedDeparture ?? chosen.departureDate, origin),
+  );
   assignTime(status, 'actualDeparture', instant(times.actualGateDeparture ?? times.actualRunwayDeparture, origin));
   assignTime(status, 'scheduledArrival', instant(times.scheduledGateArrival ?? times.publishedArrival, destination));
   assignTime(status, 'estimatedArrival', instant(times.estimatedGateArrival, destination));

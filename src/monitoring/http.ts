@@ -32,7 +32,10 @@ function retryableStatus(status: number): boolean {
  * follow means a wrong base URL); `errorDetail` extracts a safe message from an error body.
  * When the caller's signal aborts, rejects with its reason unchanged.
  */
-export async function getJson(options: GetJsonOptions, errorDetail: (body: unknown) => string | undefined = () => undefined): Promise<JsonResponse> {
+export async function getJson(
+  options: GetJsonOptions,
+  errorDetail: (body: unknown) => string | undefined = () => undefined,
+): Promise<JsonResponse> {
   const { provider, url } = options;
   const where = `${provider} GET ${url.pathname}`;
   const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -41,11 +44,19 @@ export async function getJson(options: GetJsonOptions, errorDetail: (body: unkno
   let response: Response;
   let text: string;
   try {
-    response = await doFetch(url, { method: 'GET', headers: { accept: 'application/json', ...options.headers }, signal, redirect: 'manual' });
+    response = await doFetch(url, {
+      method: 'GET',
+      headers: { accept: 'application/json', ...options.headers },
+      signal,
+      redirect: 'manual',
+    });
     text = await response.text();
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
-    if (timeout.aborted) throw new ProviderError(provider, 'timeout', `${where}: no answer within ${options.timeoutMs} ms`, { cause: error });
+    if (timeout.aborted)
+      throw new ProviderError(provider, 'timeout', `${where}: no answer within ${options.timeoutMs} ms`, {
+        cause: error,
+      });
     throw new ProviderError(provider, 'network', `${where}: ${(error as Error).message}`, { cause: error });
   }
   let body: unknown;
@@ -57,18 +68,29 @@ export async function getJson(options: GetJsonOptions, errorDetail: (body: unkno
   }
   const status = response.status;
   if (status >= 200 && status < 300) {
-    if (!parsed || body === undefined) throw new ProviderError(provider, 'bad_response', `${where}: ${status} with a body that is not JSON`, { status });
+    if (!parsed || body === undefined)
+      throw new ProviderError(provider, 'bad_response', `${where}: ${status} with a body that is not JSON`, { status });
     return { status, body };
   }
   const detail = (parsed ? errorDetail(body) : undefined) ?? response.statusText;
   const message = `${where}: ${status}${detail ? ` ${detail}` : ''}`;
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
-    throw new ProviderError(provider, 'rate_limited', message, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+    throw new ProviderError(
+      provider,
+      'rate_limited',
+      message,
+      retryAfterMs === undefined ? { status } : { status, retryAfterMs },
+    );
   }
   if (retryableStatus(status)) {
     const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), options.now?.() ?? new Date());
-    throw new ProviderError(provider, 'http', message, retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+    throw new ProviderError(
+      provider,
+      'http',
+      message,
+      retryAfterMs === undefined ? { status } : { status, retryAfterMs },
+    );
   }
   throw new ProviderRejected(provider, message, { status });
 }

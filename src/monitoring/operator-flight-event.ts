@@ -1,6 +1,4 @@
-import type { OpenedClaim } from '../claims/claims-repo.ts';
-import { completeContractsOnFlight } from '../claims/contract-completion.ts';
-import { openClaimsInTransaction } from '../claims/open-claims.ts';
+import { completeContractsOnFlight, openClaimsInTransaction, type OpenedClaim } from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
@@ -34,15 +32,24 @@ export interface OperatorFlightEventResult {
  * on the legs, then marks the flight's open watches decided (each with its audit row). `on_time`
  * opens nothing and only decides the watches.
  */
-export async function recordOperatorFlightEvent(deps: { db: Db; jobs: JobQueue; now: () => Date }, input: OperatorFlightEvent, actor: string): Promise<OperatorFlightEventResult> {
+export async function recordOperatorFlightEvent(
+  deps: { db: Db; jobs: JobQueue; now: () => Date },
+  input: OperatorFlightEvent,
+  actor: string,
+): Promise<OperatorFlightEventResult> {
   const errors: FieldError[] = [];
-  if (!parseDesignator(input.flightNumber)) errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
+  if (!parseDesignator(input.flightNumber))
+    errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
   if (!isLocalDate(input.departureDate)) errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
   const minutes = input.arrivalDelayMinutes;
   if (input.status === 'delayed' && (minutes === undefined || !Number.isInteger(minutes) || minutes < 0)) {
-    errors.push({ field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' });
+    errors.push({
+      field: '/arrivalDelayMinutes',
+      message: 'required for a delayed flight: a whole number of minutes ≥ 0',
+    });
   }
-  if (input.status !== 'delayed' && minutes !== undefined) errors.push({ field: '/arrivalDelayMinutes', message: 'only for status delayed' });
+  if (input.status !== 'delayed' && minutes !== undefined)
+    errors.push({ field: '/arrivalDelayMinutes', message: 'only for status delayed' });
   if (errors.length) throw new DomainError('validation_failed', 'The flight event is not valid.', { errors });
 
   // One transaction: the claims, the watches' decision and the contracts completed stand together,
@@ -57,7 +64,15 @@ export async function recordOperatorFlightEvent(deps: { db: Db; jobs: JobQueue; 
         const opened = await openClaimsInTransaction(
           trx,
           deps.jobs,
-          { environment: input.environment, flightNumber, departureDate: input.departureDate, status: input.status, arrivalDelayMinutes: minutes, source: 'operator', evidence: { reportedBy: actor } },
+          {
+            environment: input.environment,
+            flightNumber,
+            departureDate: input.departureDate,
+            status: input.status,
+            arrivalDelayMinutes: minutes,
+            source: 'operator',
+            evidence: { reportedBy: actor },
+          },
           actor,
         );
         claimsOpened.push(...opened);
@@ -69,13 +84,39 @@ export async function recordOperatorFlightEvent(deps: { db: Db; jobs: JobQueue; 
     const now = deps.now();
     for (const watch of await findWatchesOfFlight(trx, input.environment, input.flightNumber, input.departureDate)) {
       if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;
-      const decision = { kind: input.status, ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}), claimsOpened: openedBy.get(watch.flightNumber) ?? 0, source: 'operator' };
-      if (await updateWatch(trx, watch.id, ['watching', 'manual_review'], { state: 'decided', nextCheckAt: null, decision, decidedAt: now, lastOutcome: input.status, reviewReason: null })) {
-        await audit(trx, { actor, environment: watch.environment, entity: 'flight_watch', entityId: watch.id, action: 'flight_decided', data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision } });
+      const decision = {
+        kind: input.status,
+        ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}),
+        claimsOpened: openedBy.get(watch.flightNumber) ?? 0,
+        source: 'operator',
+      };
+      if (
+        await updateWatch(trx, watch.id, ['watching', 'manual_review'], {
+          state: 'decided',
+          nextCheckAt: null,
+          decision,
+          decidedAt: now,
+          lastOutcome: input.status,
+          reviewReason: null,
+        })
+      ) {
+        await audit(trx, {
+          actor,
+          environment: watch.environment,
+          entity: 'flight_watch',
+          entityId: watch.id,
+          action: 'flight_decided',
+          data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision },
+        });
         watchesDecided += 1;
       }
     }
-    for (const flightNumber of flightNumbers) await completeContractsOnFlight(trx, { environment: input.environment, flightNumber, departureDate: input.departureDate });
+    for (const flightNumber of flightNumbers)
+      await completeContractsOnFlight(trx, {
+        environment: input.environment,
+        flightNumber,
+        departureDate: input.departureDate,
+      });
     return { flightNumbers, claimsOpened, watchesDecided };
   });
 }

@@ -1,7 +1,7 @@
 import type { FlightProviderConfig } from '../platform/config.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
-import { CircuitBreaker, type CircuitBreakerOptions } from './circuit-breaker.ts';
+import { CircuitBreaker, SharedCircuitBreaker, type Breaker, type CircuitBreakerOptions } from './circuit-breaker.ts';
 import type { FlightStatusProvider } from './flight-status.ts';
 import { FlightAwareProvider, type FlightAwareOptions } from './flightaware.ts';
 import { FlightStatsProvider, type FlightStatsOptions } from './flightstats.ts';
@@ -34,7 +34,7 @@ export function createFlightStatusProvider(config: FlightStatusProviderConfig): 
 
 export interface MonitoredProvider {
   provider: FlightStatusProvider;
-  breaker: CircuitBreaker;
+  breaker: Breaker;
 }
 
 /** The flight-status provider of each environment; undefined when production has none configured. */
@@ -42,11 +42,28 @@ export interface FlightProviders {
   forEnvironment(environment: Environment): MonitoredProvider | undefined;
 }
 
-/** Providers given explicitly (tests), each wrapped in a new breaker. */
-export function flightProviders(providers: Partial<Record<Environment, FlightStatusProvider>>, breaker: CircuitBreakerOptions = {}): FlightProviders {
+/**
+ * Providers given explicitly (tests), each wrapped in a new breaker: in memory, or, with `shared`,
+ * in the database (one per environment and provider name, shared by every process).
+ */
+export function flightProviders(
+  providers: Partial<Record<Environment, FlightStatusProvider>>,
+  breaker: CircuitBreakerOptions = {},
+  shared?: { db: Db },
+): FlightProviders {
   const entries = new Map<Environment, MonitoredProvider>();
-  for (const [environment, provider] of Object.entries(providers) as [Environment, FlightStatusProvider | undefined][]) {
-    if (provider) entries.set(environment, { provider, breaker: new CircuitBreaker(breaker) });
+  for (const [environment, provider] of Object.entries(providers) as [
+    Environment,
+    FlightStatusProvider | undefined,
+  ][]) {
+    if (provider) {
+      entries.set(environment, {
+        provider,
+        breaker: shared
+          ? new SharedCircuitBreaker(shared.db, `${environment}:${provider.name}`, breaker)
+          : new CircuitBreaker(breaker),
+      });
+    }
   }
   return { forEnvironment: (environment) => entries.get(environment) };
 }
@@ -56,14 +73,35 @@ export function flightProviders(providers: Partial<Record<Environment, FlightSta
  * from the database (a flight nobody simulated lands on time); production → the configured real
  * provider, or none.
  */
-export function flightProvidersFromConfig(settings: FlightProviderConfig | undefined, db: Db, now: () => Date): FlightProviders {
-  const simulator = (environment: SimulatedEnvironment) => new SimulatorProvider({ store: new SqlSimulatedFlightStore(db, environment), whenUnset: 'on_time', now });
+export function flightProvidersFromConfig(
+  settings: FlightProviderConfig | undefined,
+  db: Db,
+  now: () => Date,
+): FlightProviders {
+  const simulator = (environment: SimulatedEnvironment) =>
+    new SimulatorProvider({ store: new SqlSimulatedFlightStore(db, environment), whenUnset: 'on_time', now });
   const production = settings
     ? createFlightStatusProvider(
         settings.kind === 'flightaware'
-          ? { kind: 'flightaware', apiKey: settings.apiKey, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}), now }
-          : { kind: 'flightstats', appId: settings.appId, appKey: settings.appKey, ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}), now },
+          ? {
+              kind: 'flightaware',
+              apiKey: settings.apiKey,
+              ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+              now,
+            }
+          : {
+              kind: 'flightstats',
+              appId: settings.appId,
+              appKey: settings.appKey,
+              ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
+              now,
+            },
       )
     : undefined;
-  return flightProviders({ sandbox: simulator('sandbox'), preproduction: simulator('preproduction'), ...(production ? { production } : {}) });
+  // the breakers are shared by every worker process (provider_circuits)
+  return flightProviders(
+    { sandbox: simulator('sandbox'), preproduction: simulator('preproduction'), ...(production ? { production } : {}) },
+    {},
+    { db },
+  );
 }

@@ -70,9 +70,15 @@ export function nextPendingCheck(now: Date, w: WatchTimes): Date {
  * Delay before retrying a watch after its `consecutiveErrors`-th failure in a row: 1 min × 2^(n−1),
  * capped at 30 min, at least `retryAfterMs`, plus 0–20 % jitter (`random` in [0, 1)).
  */
-export function backoffMs(consecutiveErrors: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function backoffMs(
+  consecutiveErrors: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   const n = Math.max(1, consecutiveErrors);
-  const base = Math.min(MONITORING_SCHEDULE.backoffCapSeconds, MONITORING_SCHEDULE.backoffBaseSeconds * 2 ** Math.min(n - 1, 30)) * 1000;
+  const base =
+    Math.min(MONITORING_SCHEDULE.backoffCapSeconds, MONITORING_SCHEDULE.backoffBaseSeconds * 2 ** Math.min(n - 1, 30)) *
+    1000;
   const wanted = Math.max(base, retryAfterMs ?? 0);
   return Math.round(wanted * (1 + 0.2 * random()));
 }

@@ -3,7 +3,12 @@ import { audit } from '../platform/audit.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
-import { checkSimulatedFlightEvent, simulatedFlightKey, type SimulatedFlightEvent, type SimulatedFlightStore } from './simulator.ts';
+import {
+  checkSimulatedFlightEvent,
+  simulatedFlightKey,
+  type SimulatedFlightEvent,
+  type SimulatedFlightStore,
+} from './simulator.ts';
 
 /**
  * The flight simulator's events in the database (`simulated_flight_events`): what sandbox and
@@ -28,7 +33,11 @@ export class SqlSimulatedFlightStore implements SimulatedFlightStore {
       .where('departure_date', '=', departureDate)
       .executeTakeFirst();
     if (!row) return undefined;
-    const event: SimulatedFlightEvent = { flightNumber: row.flight_number, departureDate: row.departure_date, status: row.status };
+    const event: SimulatedFlightEvent = {
+      flightNumber: row.flight_number,
+      departureDate: row.departure_date,
+      status: row.status,
+    };
     if (row.arrival_delay_minutes !== null) event.arrivalDelayMinutes = row.arrival_delay_minutes;
     if (row.diverted_to !== null) event.divertedTo = row.diverted_to;
     return event;
@@ -53,15 +62,23 @@ export interface SavedSimulatedEvent {
  * the flight's watch (if it is still watching) forward to `now`, so the monitoring decides within
  * a dispatch cycle. Invalid events are `validation_failed`.
  */
-export async function saveSimulatedFlightEvent(db: Db, input: { environment: SimulatedEnvironment; event: SimulatedFlightEvent; actor: string; now: Date }): Promise<SavedSimulatedEvent> {
+export async function saveSimulatedFlightEvent(
+  db: Db,
+  input: { environment: SimulatedEnvironment; event: SimulatedFlightEvent; actor: string; now: Date },
+): Promise<SavedSimulatedEvent> {
   const { environment, event, actor, now } = input;
   if ((environment as string) !== 'sandbox' && (environment as string) !== 'preproduction') {
-    throw new DomainError('validation_failed', 'The flight simulator serves sandbox and preproduction only.', { errors: [{ field: '/environment', message: 'must be sandbox or preproduction' }] });
+    throw new DomainError('validation_failed', 'The flight simulator serves sandbox and preproduction only.', {
+      errors: [{ field: '/environment', message: 'must be sandbox or preproduction' }],
+    });
   }
   try {
     checkSimulatedFlightEvent(event);
   } catch (error) {
-    if (error instanceof RangeError) throw new DomainError('validation_failed', error.message, { errors: [{ field: fieldOf(error.message), message: error.message }] });
+    if (error instanceof RangeError)
+      throw new DomainError('validation_failed', error.message, {
+        errors: [{ field: fieldOf(error.message), message: error.message }],
+      });
     throw error;
   }
   const flightNumber = simulatedFlightKey(event.flightNumber);
@@ -70,9 +87,24 @@ export async function saveSimulatedFlightEvent(db: Db, input: { environment: Sim
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .insertInto('simulated_flight_events')
-      .values({ environment, flight_number: flightNumber, departure_date: event.departureDate, status: event.status, arrival_delay_minutes: delay, diverted_to: divertedTo, set_at: now, set_by: actor })
+      .values({
+        environment,
+        flight_number: flightNumber,
+        departure_date: event.departureDate,
+        status: event.status,
+        arrival_delay_minutes: delay,
+        diverted_to: divertedTo,
+        set_at: now,
+        set_by: actor,
+      })
       .onConflict((oc) =>
-        oc.columns(['environment', 'flight_number', 'departure_date']).doUpdateSet({ status: event.status, arrival_delay_minutes: delay, diverted_to: divertedTo, set_at: now, set_by: actor }),
+        oc.columns(['environment', 'flight_number', 'departure_date']).doUpdateSet({
+          status: event.status,
+          arrival_delay_minutes: delay,
+          diverted_to: divertedTo,
+          set_at: now,
+          set_by: actor,
+        }),
       )
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -100,7 +132,12 @@ export async function saveSimulatedFlightEvent(db: Db, input: { environment: Sim
 }
 
 /** The simulated event of a flight, if one was set. */
-export async function findSimulatedFlightEvent(db: Executor, environment: SimulatedEnvironment, flightNumber: string, departureDate: string) {
+export async function findSimulatedFlightEvent(
+  db: Executor,
+  environment: SimulatedEnvironment,
+  flightNumber: string,
+  departureDate: string,
+) {
   return db
     .selectFrom('simulated_flight_events')
     .selectAll()
@@ -111,7 +148,13 @@ export async function findSimulatedFlightEvent(db: Executor, environment: Simula
 }
 
 /** Watching watches of the flight (any spelling of the designator) become due now. */
-async function bringForward(trx: Executor, environment: SimulatedEnvironment, flightKey: string, departureDate: string, now: Date): Promise<number> {
+async function bringForward(
+  trx: Executor,
+  environment: SimulatedEnvironment,
+  flightKey: string,
+  departureDate: string,
+  now: Date,
+): Promise<number> {
   const airline = parseDesignator(flightKey)!.airline;
   const candidates = await trx
     .selectFrom('flight_watches')
@@ -123,7 +166,12 @@ async function bringForward(trx: Executor, environment: SimulatedEnvironment, fl
     .execute();
   const ids = candidates.filter((w) => sameDesignator(w.flight_number, flightKey)).map((w) => w.id);
   if (ids.length === 0) return 0;
-  await trx.updateTable('flight_watches').set({ next_check_at: now, updated_at: sql`now()` }).where('id', 'in', ids).where('state', '=', 'watching').execute();
+  await trx
+    .updateTable('flight_watches')
+    .set({ next_check_at: now, updated_at: sql`now()` })
+    .where('id', 'in', ids)
+    .where('state', '=', 'watching')
+    .execute();
   return ids.length;
 }
 

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { findAirport } from '../reference/airports.ts';
+import { findAirport } from '../reference/index.ts';
 import {
   isLocalDate,
   normaliseFlightNumber,
@@ -51,7 +51,10 @@ export interface SimulatorOptions {
 
 /** Where the simulator reads what happens to a flight. `flightKey` is `simulatedFlightKey(…)` (AF6). */
 export interface SimulatedFlightStore {
-  find(flightKey: string, departureDate: string): SimulatedFlightEvent | undefined | Promise<SimulatedFlightEvent | undefined>;
+  find(
+    flightKey: string,
+    departureDate: string,
+  ): SimulatedFlightEvent | undefined | Promise<SimulatedFlightEvent | undefined>;
 }
 
 /** Events in a Map: one process, gone at exit (unit tests). */
@@ -64,7 +67,10 @@ export class MemorySimulatedFlightStore implements SimulatedFlightStore {
 
   set(event: SimulatedFlightEvent): void {
     checkSimulatedFlightEvent(event);
-    this.events.set(`${simulatedFlightKey(event.flightNumber)}|${event.departureDate}`, { ...event, flightNumber: normaliseFlightNumber(event.flightNumber) });
+    this.events.set(`${simulatedFlightKey(event.flightNumber)}|${event.departureDate}`, {
+      ...event,
+      flightNumber: normaliseFlightNumber(event.flightNumber),
+    });
   }
 
   delete(flightNumber: string, departureDate: string): boolean {
@@ -99,7 +105,9 @@ export class SimulatorProvider implements FlightStatusProvider {
 
   private memory(): MemorySimulatedFlightStore {
     if (!(this.store instanceof MemorySimulatedFlightStore)) {
-      throw new TypeError('This simulator reads its events from the database: set them with saveSimulatedFlightEvent (parasol flights simulate).');
+      throw new TypeError(
+        'This simulator reads its events from the database: set them with saveSimulatedFlightEvent (parasol flights simulate).',
+      );
     }
     return this.store;
   }
@@ -141,13 +149,25 @@ export class SimulatorProvider implements FlightStatusProvider {
         return landed(base, scheduledDeparture, scheduledArrival, event.status);
       case 'delayed': {
         const delay = minutes(event.arrivalDelayMinutes!);
-        return landed(base, new Date(scheduledDeparture.getTime() + delay), new Date(scheduledArrival.getTime() + delay), event.status);
+        return landed(
+          base,
+          new Date(scheduledDeparture.getTime() + delay),
+          new Date(scheduledArrival.getTime() + delay),
+          event.status,
+        );
       }
       case 'cancelled':
         return { ...base, cancelled: true, final: true, providerStatus: 'cancelled' };
       case 'diverted': {
         const touchdown = new Date(scheduledArrival.getTime() - minutes(5));
-        const status: FlightStatus = { ...base, actualDeparture: scheduledDeparture, runwayArrival: touchdown, diverted: true, final: true, providerStatus: 'diverted' };
+        const status: FlightStatus = {
+          ...base,
+          actualDeparture: scheduledDeparture,
+          runwayArrival: touchdown,
+          diverted: true,
+          final: true,
+          providerStatus: 'diverted',
+        };
         if (event.divertedTo) status.divertedTo = event.divertedTo.toUpperCase();
         return status;
       }

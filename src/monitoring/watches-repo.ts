@@ -64,7 +64,10 @@ const activeLegsOf = (w: { environment: string; flightNumber: string; departureD
  * statement; a watch closed because its contracts were all cancelled is reopened when an active
  * contract appears on the flight again. The first check is the earliest leg's departure.
  */
-export async function insertMissingWatches(db: Executor, window: { from: Date; to: Date }): Promise<{ created: number; reopened: number }> {
+export async function insertMissingWatches(
+  db: Executor,
+  window: { from: Date; to: Date },
+): Promise<{ created: number; reopened: number }> {
   const result = await sql<{ inserted: boolean }>`
     INSERT INTO flight_watches (environment, flight_number, departure_date, origin, destination, scheduled_departure, state, next_check_at)
     SELECT DISTINCT ON (l.environment, l.flight_number, l.departure_date)
@@ -107,7 +110,10 @@ export async function closeWatchesWithoutContracts(db: Executor, actor: string):
  * one) and leases them: next_check_at moves to `leaseUntil`, so a watch whose check job is lost
  * comes due again. Returns the claimed ids. `only` restricts to some watches (tests, operators).
  */
-export async function leaseDueWatches(db: Executor, q: { now: Date; leaseUntil: Date; limit: number; only?: readonly string[] | undefined }): Promise<string[]> {
+export async function leaseDueWatches(
+  db: Executor,
+  q: { now: Date; leaseUntil: Date; limit: number; only?: readonly string[] | undefined },
+): Promise<string[]> {
   if (q.only && q.only.length === 0) return [];
   const only = q.only ? sql`AND id = ANY(${[...q.only]}::uuid[])` : sql``;
   const result = await sql<{ id: string }>`
@@ -130,7 +136,12 @@ export async function findWatch(db: Executor, id: string): Promise<FlightWatch |
 }
 
 /** The watches of a flight, whatever the spelling of its designator (AF6 finds AF006's watch). */
-export async function findWatchesOfFlight(db: Executor, environment: Environment, flightNumber: string, departureDate: string): Promise<FlightWatch[]> {
+export async function findWatchesOfFlight(
+  db: Executor,
+  environment: Environment,
+  flightNumber: string,
+  departureDate: string,
+): Promise<FlightWatch[]> {
   const designator = parseDesignator(flightNumber);
   if (!designator) return [];
   const rows = await db
@@ -144,7 +155,12 @@ export async function findWatchesOfFlight(db: Executor, environment: Environment
 }
 
 /** The spellings of a designator on the legs of a date, whatever their contract's status (AF6 → AF006 and AF6 if both exist). */
-export async function legSpellings(db: Executor, environment: Environment, flightNumber: string, departureDate: string): Promise<string[]> {
+export async function legSpellings(
+  db: Executor,
+  environment: Environment,
+  flightNumber: string,
+  departureDate: string,
+): Promise<string[]> {
   const designator = parseDesignator(flightNumber);
   if (!designator) return [];
   const rows = await db
@@ -169,14 +185,26 @@ export interface ActiveRoute {
 
 /** The routes of the flight's active legs (one, except for a through flight insured on two segments). */
 export async function activeRoutes(db: Executor, w: FlightWatch): Promise<ActiveRoute[]> {
-  const result = await sql<{ origin: string; destination: string; departure_at: Date; legs: number; contracts: number }>`
+  const result = await sql<{
+    origin: string;
+    destination: string;
+    departure_at: Date;
+    legs: number;
+    contracts: number;
+  }>`
     SELECT l.departure_airport AS origin, l.arrival_airport AS destination, min(l.departure_at) AS departure_at,
            count(*)::int AS legs, count(DISTINCT l.contract_id)::int AS contracts
     FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
     WHERE ${activeLegsOf(w)}
     GROUP BY l.departure_airport, l.arrival_airport
     ORDER BY count(*) DESC, l.departure_airport, l.arrival_airport`.execute(db);
-  return result.rows.map((r) => ({ origin: r.origin, destination: r.destination, departureAt: new Date(r.departure_at), legs: r.legs, contracts: r.contracts }));
+  return result.rows.map((r) => ({
+    origin: r.origin,
+    destination: r.destination,
+    departureAt: new Date(r.departure_at),
+    legs: r.legs,
+    contracts: r.contracts,
+  }));
 }
 
 export interface WatchPatch {
@@ -204,11 +232,22 @@ export interface WatchPatch {
  */
 /** Locks the watch for the caller's transaction if it is still in one of the `from` states. */
 export async function lockWatch(db: Executor, id: string, from: readonly FlightWatchState[]): Promise<boolean> {
-  const row = await db.selectFrom('flight_watches').select('id').where('id', '=', id).where('state', 'in', [...from]).forUpdate().executeTakeFirst();
+  const row = await db
+    .selectFrom('flight_watches')
+    .select('id')
+    .where('id', '=', id)
+    .where('state', 'in', [...from])
+    .forUpdate()
+    .executeTakeFirst();
   return row !== undefined;
 }
 
-export async function updateWatch(db: Executor, id: string, from: readonly FlightWatchState[], p: WatchPatch): Promise<boolean> {
+export async function updateWatch(
+  db: Executor,
+  id: string,
+  from: readonly FlightWatchState[],
+  p: WatchPatch,
+): Promise<boolean> {
   const result = await db
     .updateTable('flight_watches')
     .set((eb) => ({
@@ -243,14 +282,22 @@ export interface WatchListItem extends FlightWatch {
 /** Watches for operators, due first, with the number of active contracts on each. */
 export async function listWatches(
   db: Executor,
-  q: { environment?: Environment | undefined; state?: FlightWatchState | undefined; departureDate?: string | undefined; limit: number; offset?: number | undefined },
+  q: {
+    environment?: Environment | undefined;
+    state?: FlightWatchState | undefined;
+    departureDate?: string | undefined;
+    limit: number;
+    offset?: number | undefined;
+  },
 ): Promise<WatchListItem[]> {
   let query = db
     .selectFrom('flight_watches as w')
     .selectAll('w')
     .select(
       sql<number>`(SELECT count(DISTINCT l.contract_id)::int FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
-                   WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')`.as('contracts'),
+                   WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')`.as(
+        'contracts',
+      ),
     );
   if (q.environment) query = query.where('w.environment', '=', q.environment);
   if (q.state) query = query.where('w.state', '=', q.state);

@@ -47,7 +47,10 @@ export async function createApiKey(
     if (input.environment !== 'sandbox') {
       const agreement = await repo.findAgreement(trx, input.partnerId);
       if (agreement?.status !== 'signed') {
-        throw new DomainError('agreement_not_signed', `${input.environment} keys need a signed agreement with the insurer; sandbox keys do not.`);
+        throw new DomainError(
+          'agreement_not_signed',
+          `${input.environment} keys need a signed agreement with the insurer; sandbox keys do not.`,
+        );
       }
     }
     const plaintext = input.plaintext ?? KEY_PREFIXES[input.environment] + randomToken(24);
@@ -58,7 +61,15 @@ export async function createApiKey(
       display: display(plaintext),
       label: input.label ?? null,
     });
-    await audit(trx, { actor, partnerId: input.partnerId, environment: input.environment, entity: 'api_key', entityId: key.id, action: 'created', data: { display: key.display, label: key.label } });
+    await audit(trx, {
+      actor,
+      partnerId: input.partnerId,
+      environment: input.environment,
+      entity: 'api_key',
+      entityId: key.id,
+      action: 'created',
+      data: { display: key.display, label: key.label },
+    });
     return { key, plaintext };
   });
 }
@@ -70,7 +81,14 @@ export async function revokeApiKey(db: Db, actor: string, partnerId: string, key
     if (!before) throw new DomainError('api_key_not_found', `No API key ${keyId} for this partner.`);
     if (before.revokedAt) return before;
     const key = (await repo.markApiKeyRevoked(trx, partnerId, before.id))!;
-    await audit(trx, { actor, partnerId, environment: key.environment, entity: 'api_key', entityId: key.id, action: 'revoked' });
+    await audit(trx, {
+      actor,
+      partnerId,
+      environment: key.environment,
+      entity: 'api_key',
+      entityId: key.id,
+      action: 'revoked',
+    });
     return key;
   });
 }

@@ -1,4 +1,4 @@
-import { coverageFor, type DelayTier, type Formula } from '../flight/coverage.ts';
+import { coverageFor, type DelayTier, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -17,12 +17,21 @@ export interface ConfigurationInput {
  * Saves a new configuration version after checking it against the agreement. Earlier versions are
  * never modified: quotes and contracts keep pointing at the version they were priced with.
  */
-export async function setConfiguration(db: Db, actor: string, partnerId: string, input: ConfigurationInput): Promise<Configuration> {
+export async function setConfiguration(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  input: ConfigurationInput,
+): Promise<Configuration> {
   return db.transaction().execute(async (trx) => {
     const agreement = await repo.findAgreement(trx, partnerId);
-    if (!agreement) throw new DomainError('agreement_missing', 'The partner has no agreement; the insurer sets it first.');
+    if (!agreement)
+      throw new DomainError('agreement_missing', 'The partner has no agreement; the insurer sets it first.');
     const errors = checkTerms(agreement, input);
-    if (errors.length) throw new DomainError('configuration_out_of_bounds', 'The configuration is outside what the agreement allows.', { errors });
+    if (errors.length)
+      throw new DomainError('configuration_out_of_bounds', 'The configuration is outside what the agreement allows.', {
+        errors,
+      });
     const coverage = coverageFor(input.formula, input.delayTiers, input.cancellationAmount);
     const configuration = await repo.insertConfiguration(trx, {
       partnerId,
@@ -33,7 +42,14 @@ export async function setConfiguration(db: Db, actor: string, partnerId: string,
       currency: agreement.currency,
       createdBy: actor,
     });
-    await audit(trx, { actor, partnerId, entity: 'configuration', entityId: configuration.id, action: 'created', data: { version: configuration.version, ...input } });
+    await audit(trx, {
+      actor,
+      partnerId,
+      entity: 'configuration',
+      entityId: configuration.id,
+      action: 'created',
+      data: { version: configuration.version, ...input },
+    });
     return configuration;
   });
 }

@@ -1,11 +1,11 @@
-import type { Environment } from '../platform/db-schema.ts';
-import type { DelayTier, Formula } from '../flight/coverage.ts';
+import type { DelayTier, Formula } from './coverage.ts';
 
 export const APIS = ['flight-delay', 'demo', 'policy-admin'] as const;
 export type ApiName = (typeof APIS)[number];
 
-export const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const satisfies readonly Environment[];
-export type { Environment };
+/** A partner's three worlds: test data, the partner's own acceptance tests, real customers. */
+export const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
 
 export interface Partner {
   id: string;

@@ -1,12 +1,22 @@
 import type { Selectable } from 'kysely';
-import type { AgreementsTable, ApiKeysTable, PartnerConfigurationsTable, PartnersTable } from '../platform/db-schema.ts';
+import type {
+  AgreementsTable,
+  ApiKeysTable,
+  PartnerConfigurationsTable,
+  PartnersTable,
+} from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import type { Formula } from '../flight/coverage.ts';
+import type { Formula } from './coverage.ts';
 import type { Agreement, ApiKeyInfo, ApiName, Configuration, Environment, Partner } from './model.ts';
 
 /** SQL for partners, agreements, subscriptions, configuration versions and API keys. */
 
-const toPartner = (r: Selectable<PartnersTable>): Partner => ({ id: r.id, slug: r.slug, name: r.name, createdAt: r.created_at });
+const toPartner = (r: Selectable<PartnersTable>): Partner => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  createdAt: r.created_at,
+});
 
 const toAgreement = (r: Selectable<AgreementsTable>): Agreement => ({
   partnerId: r.partner_id,
@@ -65,6 +75,22 @@ export async function findPartner(db: Executor, idOrSlug: string): Promise<Partn
   return row && toPartner(row);
 }
 
+/** Whether any partner exists (the demo seed runs only on an empty database). */
+export async function anyPartnerExists(db: Executor): Promise<boolean> {
+  return (await db.selectFrom('partners').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+export async function findUserIdByEmail(db: Executor, email: string): Promise<string | undefined> {
+  return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id;
+}
+
+export async function insertUser(
+  db: Executor,
+  values: { partner_id: string; email: string; password_hash: string },
+): Promise<{ id: string; email: string }> {
+  return db.insertInto('users').values(values).returning(['id', 'email']).executeTakeFirstOrThrow();
+}
+
 export async function listPartners(db: Executor): Promise<Partner[]> {
   return (await db.selectFrom('partners').selectAll().orderBy('created_at').orderBy('slug').execute()).map(toPartner);
 }
@@ -113,7 +139,12 @@ export async function markAgreementSigned(db: Executor, partnerId: string, signe
 }
 
 export async function listSubscriptions(db: Executor, partnerId: string): Promise<ApiName[]> {
-  const rows = await db.selectFrom('api_subscriptions').select('api').where('partner_id', '=', partnerId).orderBy('api').execute();
+  const rows = await db
+    .selectFrom('api_subscriptions')
+    .select('api')
+    .where('partner_id', '=', partnerId)
+    .orderBy('api')
+    .execute();
   return rows.map((r) => r.api as ApiName);
 }
 
@@ -128,7 +159,12 @@ export async function insertSubscription(db: Executor, partnerId: string, api: A
 }
 
 export async function deleteSubscription(db: Executor, partnerId: string, api: ApiName): Promise<boolean> {
-  const rows = await db.deleteFrom('api_subscriptions').where('partner_id', '=', partnerId).where('api', '=', api).returning('api').execute();
+  const rows = await db
+    .deleteFrom('api_subscriptions')
+    .where('partner_id', '=', partnerId)
+    .where('api', '=', api)
+    .returning('api')
+    .execute();
   return rows.length > 0;
 }
 
@@ -143,7 +179,11 @@ export async function findCurrentConfiguration(db: Executor, partnerId: string):
   return row && toConfiguration(row);
 }
 
-export async function findConfigurationById(db: Executor, partnerId: string, id: string): Promise<Configuration | undefined> {
+export async function findConfigurationById(
+  db: Executor,
+  partnerId: string,
+  id: string,
+): Promise<Configuration | undefined> {
   const row = await db
     .selectFrom('partner_configurations')
     .selectAll()
@@ -154,7 +194,12 @@ export async function findConfigurationById(db: Executor, partnerId: string, id:
 }
 
 export async function listConfigurations(db: Executor, partnerId: string): Promise<Configuration[]> {
-  const rows = await db.selectFrom('partner_configurations').selectAll().where('partner_id', '=', partnerId).orderBy('version', 'desc').execute();
+  const rows = await db
+    .selectFrom('partner_configurations')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .orderBy('version', 'desc')
+    .execute();
   return rows.map(toConfiguration);
 }
 
@@ -194,23 +239,33 @@ export async function insertApiKey(
 ): Promise<ApiKeyInfo> {
   const row = await db
     .insertInto('api_keys')
-    .values({ partner_id: k.partnerId, environment: k.environment, key_hash: k.keyHash, display: k.display, label: k.label })
+    .values({
+      partner_id: k.partnerId,
+      environment: k.environment,
+      key_hash: k.keyHash,
+      display: k.display,
+      label: k.label,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
   return toApiKey(row);
 }
 
 export async function listApiKeys(db: Executor, partnerId: string): Promise<ApiKeyInfo[]> {
-  const rows = await db.selectFrom('api_keys').selectAll().where('partner_id', '=', partnerId).orderBy('created_at').execute();
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .orderBy('created_at')
+    .execute();
   return rows.map(toApiKey);
 }
 
-export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeyInfo | undefined> {
-  const row = await db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
-  return row && toApiKey(row);
-}
-
-export async function markApiKeyRevoked(db: Executor, partnerId: string, keyId: string): Promise<ApiKeyInfo | undefined> {
+export async function markApiKeyRevoked(
+  db: Executor,
+  partnerId: string,
+  keyId: string,
+): Promise<ApiKeyInfo | undefined> {
   const row = await db
     .updateTable('api_keys')
     .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(new Date())) }))

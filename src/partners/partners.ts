@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { FORMULAS, type Formula } from '../flight/coverage.ts';
+import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -10,13 +10,27 @@ import * as repo from './partners-repo.ts';
 
 export async function createPartner(db: Db, actor: string, input: { slug: string; name: string }): Promise<Partner> {
   const errors: FieldError[] = [];
-  if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(input.slug)) errors.push({ field: '/slug', message: 'must be 2-63 lowercase letters, digits or dashes' });
-  if (input.name.trim().length === 0 || input.name.length > 200) errors.push({ field: '/name', message: 'must be 1-200 characters' });
+  if (!/^[a-z0-9][a-z0-9-]{1,62}$/.test(input.slug))
+    errors.push({
+      field: '/slug',
+      code: 'invalid_format',
+      message: 'must be 2-63 lowercase letters, digits or dashes',
+    });
+  if (input.name.trim().length === 0 || input.name.length > 200)
+    errors.push({ field: '/name', code: 'out_of_range', message: 'must be 1-200 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The partner is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
-    if (await repo.findPartner(trx, input.slug)) throw new DomainError('conflict', `A partner with slug "${input.slug}" already exists.`);
+    if (await repo.findPartner(trx, input.slug))
+      throw new DomainError('conflict', `A partner with slug "${input.slug}" already exists.`);
     const partner = await repo.insertPartner(trx, { slug: input.slug, name: input.name.trim() });
-    await audit(trx, { actor, partnerId: partner.id, entity: 'partner', entityId: partner.id, action: 'created', data: input });
+    await audit(trx, {
+      actor,
+      partnerId: partner.id,
+      entity: 'partner',
+      entityId: partner.id,
+      action: 'created',
+      data: input,
+    });
     return partner;
   });
 }
@@ -47,30 +61,53 @@ function checkAgreement(input: AgreementInput): FieldError[] {
       d = undefined;
     }
     if (!d || d.isNaN() || d.lt(0) || d.gt(max) || d.decimalPlaces() > 5) {
-      errors.push({ field, message: `must be a decimal between 0 and ${max} with at most 5 decimals` });
+      errors.push({
+        field,
+        code: 'out_of_range',
+        message: `must be a decimal between 0 and ${max} with at most 5 decimals`,
+      });
       return undefined;
     }
     return d;
   };
   if (input.allowedFormulas.length === 0 || input.allowedFormulas.some((f) => !FORMULAS.includes(f))) {
-    errors.push({ field: '/allowedFormulas', message: `must list one or more of ${FORMULAS.join(', ')}` });
+    errors.push({
+      field: '/allowedFormulas',
+      code: 'not_allowed',
+      message: `must list one or more of ${FORMULAS.join(', ')}`,
+    });
   }
-  if (!/^[A-Z]{3}$/.test(input.currency)) errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+  if (!/^[A-Z]{3}$/.test(input.currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
   rate('/taxRate', input.taxRate, 0.99);
   const min = rate('/commissionMin', input.commissionMin, 0.9);
   const max = rate('/commissionMax', input.commissionMax, 0.9);
-  if (min && max && max.lt(min)) errors.push({ field: '/commissionMax', message: 'must be at least commissionMin' });
+  if (min && max && max.lt(min))
+    errors.push({ field: '/commissionMax', code: 'out_of_range', message: 'must be at least commissionMin' });
   if (!Number.isInteger(input.compensationMin) || input.compensationMin <= 0) {
-    errors.push({ field: '/compensationMin', message: 'must be a positive amount in minor units' });
+    errors.push({
+      field: '/compensationMin',
+      code: 'out_of_range',
+      message: 'must be a positive amount in minor units',
+    });
   }
   if (!Number.isInteger(input.compensationMax) || input.compensationMax < input.compensationMin) {
-    errors.push({ field: '/compensationMax', message: 'must be an amount in minor units, at least compensationMin' });
+    errors.push({
+      field: '/compensationMax',
+      code: 'out_of_range',
+      message: 'must be an amount in minor units, at least compensationMin',
+    });
   }
   return errors;
 }
 
 /** Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited. */
-export async function setAgreement(db: Db, actor: string, partnerId: string, input: AgreementInput): Promise<Agreement> {
+export async function setAgreement(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  input: AgreementInput,
+): Promise<Agreement> {
   const errors = checkAgreement(input);
   if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
@@ -78,7 +115,11 @@ export async function setAgreement(db: Db, actor: string, partnerId: string, inp
     if (current?.status === 'signed') {
       throw new DomainError('agreement_already_signed', 'The agreement is signed; its terms can no longer change.');
     }
-    const agreement = await repo.upsertAgreement(trx, { partnerId, ...input, allowedFormulas: [...new Set(input.allowedFormulas)] });
+    const agreement = await repo.upsertAgreement(trx, {
+      partnerId,
+      ...input,
+      allowedFormulas: [...new Set(input.allowedFormulas)],
+    });
     await audit(trx, { actor, partnerId, entity: 'agreement', entityId: partnerId, action: 'set', data: input });
     return agreement;
   });
@@ -104,11 +145,25 @@ export function parseApiName(value: string): ApiName {
   return value as ApiName;
 }
 
-export async function setSubscription(db: Db, actor: string, partnerId: string, api: ApiName, subscribed: boolean): Promise<ApiName[]> {
+export async function setSubscription(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  api: ApiName,
+  subscribed: boolean,
+): Promise<ApiName[]> {
   return db.transaction().execute(async (trx) => {
-    const changed = subscribed ? await repo.insertSubscription(trx, partnerId, api) : await repo.deleteSubscription(trx, partnerId, api);
+    const changed = subscribed
+      ? await repo.insertSubscription(trx, partnerId, api)
+      : await repo.deleteSubscription(trx, partnerId, api);
     if (changed) {
-      await audit(trx, { actor, partnerId, entity: 'subscription', entityId: `${partnerId}/${api}`, action: subscribed ? 'added' : 'removed' });
+      await audit(trx, {
+        actor,
+        partnerId,
+        entity: 'subscription',
+        entityId: `${partnerId}/${api}`,
+        action: subscribed ? 'added' : 'removed',
+      });
     }
     return repo.listSubscriptions(trx, partnerId);
   });

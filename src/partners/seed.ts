@@ -4,6 +4,7 @@ import { createApiKey } from './api-keys.ts';
 import { setConfiguration } from './configuration.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from './partners.ts';
 import { APIS } from './model.ts';
+import { anyPartnerExists } from './partners-repo.ts';
 import { createUser } from './users.ts';
 
 export const DEMO_PARTNER = { slug: 'demo-air', name: 'Demo Air' } as const;
@@ -21,8 +22,7 @@ export interface SeedResult {
  * configured, a portal user. Does nothing when any partner already exists.
  */
 export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<SeedResult | undefined> {
-  const existing = await db.selectFrom('partners').select('id').limit(1).executeTakeFirst();
-  if (existing) return undefined;
+  if (await anyPartnerExists(db)) return undefined;
   const actor = 'seed';
   let partner;
   try {
@@ -51,10 +51,17 @@ export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<Se
     cancellationAmount: 25_000,
     commissionRate: '0.2',
   });
-  const { plaintext } = await createApiKey(db, actor, { partnerId: partner.id, environment: 'sandbox', label: 'demo', plaintext: config.demo.apiKey });
+  const { plaintext } = await createApiKey(db, actor, {
+    partnerId: partner.id,
+    environment: 'sandbox',
+    label: 'demo',
+    plaintext: config.demo.apiKey,
+  });
   let userEmail: string | undefined;
   if (config.demo.email && config.demo.password) {
-    userEmail = (await createUser(db, actor, { partnerId: partner.id, email: config.demo.email, password: config.demo.password })).email;
+    userEmail = (
+      await createUser(db, actor, { partnerId: partner.id, email: config.demo.email, password: config.demo.password })
+    ).email;
   }
   return { partnerId: partner.id, generatedApiKey: config.demo.apiKey ? undefined : plaintext, userEmail };
 }

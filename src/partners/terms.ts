@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { coversCancellation, coversDelay, type DelayTier, type Formula } from '../flight/coverage.ts';
+import { coversCancellation, coversDelay, type DelayTier, type Formula } from './coverage.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
 import type { Agreement } from './model.ts';
@@ -19,41 +19,81 @@ export interface Terms {
  * Pure: returns the field errors, empty when the terms are acceptable. `base` prefixes pointers
  * ("/compensation" for the simulate body, "" for a configuration).
  */
-export function checkTerms(agreement: Agreement, terms: Terms, pointers: TermPointers = CONFIGURATION_POINTERS): FieldError[] {
+export function checkTerms(
+  agreement: Agreement,
+  terms: Terms,
+  pointers: TermPointers = CONFIGURATION_POINTERS,
+): FieldError[] {
   const errors: FieldError[] = [];
   const { compensationMin: min, compensationMax: max } = agreement;
   const money = (v: number) => formatMoney(v, agreement.currency);
 
   if (!agreement.allowedFormulas.includes(terms.formula)) {
-    errors.push({ field: pointers.formula, message: `formula "${terms.formula}" is not allowed by the agreement (allowed: ${agreement.allowedFormulas.join(', ')})` });
+    errors.push({
+      field: pointers.formula,
+      code: 'not_allowed',
+      message: `formula "${terms.formula}" is not allowed by the agreement (allowed: ${agreement.allowedFormulas.join(', ')})`,
+    });
   }
 
   const rate = parseRate(terms.commissionRate);
   if (!rate) {
-    errors.push({ field: pointers.commissionRate, message: 'must be a decimal number with at most 5 decimals, e.g. 0.2' });
+    errors.push({
+      field: pointers.commissionRate,
+      code: 'invalid_format',
+      message: 'must be a decimal number with at most 5 decimals, e.g. 0.2',
+    });
   } else if (rate.lt(agreement.commissionMin) || rate.gt(agreement.commissionMax)) {
-    errors.push({ field: pointers.commissionRate, message: `commission rate must be between ${agreement.commissionMin} and ${agreement.commissionMax}` });
+    errors.push({
+      field: pointers.commissionRate,
+      code: 'out_of_range',
+      message: `commission rate must be between ${agreement.commissionMin} and ${agreement.commissionMax}`,
+    });
   }
 
   if (coversDelay(terms.formula)) {
     const tiers = terms.delayTiers;
     if (tiers.length === 0 || tiers.length > TIER_LIMITS.maxTiers) {
-      errors.push({ field: pointers.delayTiers, message: `the formula covers delay: give 1 to ${TIER_LIMITS.maxTiers} delay tiers` });
+      errors.push({
+        field: pointers.delayTiers,
+        code: 'out_of_range',
+        message: `the formula covers delay: give 1 to ${TIER_LIMITS.maxTiers} delay tiers`,
+      });
     }
     tiers.forEach((tier, i) => {
       const at = `${pointers.delayTiers}/${i}`;
-      if (!Number.isInteger(tier.minDelayMinutes) || tier.minDelayMinutes < TIER_LIMITS.minMinutes || tier.minDelayMinutes > TIER_LIMITS.maxMinutes) {
-        errors.push({ field: `${at}/minDelayMinutes`, message: `must be a whole number of minutes between ${TIER_LIMITS.minMinutes} and ${TIER_LIMITS.maxMinutes}` });
+      if (
+        !Number.isInteger(tier.minDelayMinutes) ||
+        tier.minDelayMinutes < TIER_LIMITS.minMinutes ||
+        tier.minDelayMinutes > TIER_LIMITS.maxMinutes
+      ) {
+        errors.push({
+          field: `${at}/minDelayMinutes`,
+          code: 'out_of_range',
+          message: `must be a whole number of minutes between ${TIER_LIMITS.minMinutes} and ${TIER_LIMITS.maxMinutes}`,
+        });
       }
       if (!Number.isInteger(tier.amount) || tier.amount < min || tier.amount > max) {
-        errors.push({ field: `${at}/amount`, message: `must be between ${money(min)} and ${money(max)} (minor units ${min}–${max})` });
+        errors.push({
+          field: `${at}/amount`,
+          code: 'out_of_range',
+          message: `must be between ${money(min)} and ${money(max)} (minor units ${min}–${max})`,
+        });
       }
       const previous = tiers[i - 1];
       if (previous && tier.minDelayMinutes <= previous.minDelayMinutes) {
-        errors.push({ field: `${at}/minDelayMinutes`, message: 'tiers must be in strictly increasing order of minutes' });
+        errors.push({
+          field: `${at}/minDelayMinutes`,
+          code: 'not_increasing',
+          message: 'tiers must be in strictly increasing order of minutes',
+        });
       }
       if (previous && tier.amount < previous.amount) {
-        errors.push({ field: `${at}/amount`, message: 'a longer delay cannot pay less than a shorter one' });
+        errors.push({
+          field: `${at}/amount`,
+          code: 'not_increasing',
+          message: 'a longer delay cannot pay less than a shorter one',
+        });
       }
     });
   }
@@ -61,7 +101,11 @@ export function checkTerms(agreement: Agreement, terms: Terms, pointers: TermPoi
   if (coversCancellation(terms.formula)) {
     const amount = terms.cancellationAmount;
     if (!Number.isInteger(amount) || amount < min || amount > max) {
-      errors.push({ field: pointers.cancellationAmount, message: `the formula covers cancellation: amount must be between ${money(min)} and ${money(max)}` });
+      errors.push({
+        field: pointers.cancellationAmount,
+        code: 'out_of_range',
+        message: `the formula covers cancellation: amount must be between ${money(min)} and ${money(max)}`,
+      });
     }
   }
   return errors;

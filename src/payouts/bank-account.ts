@@ -1,4 +1,12 @@
-import { electronicFormatIBAN, extractBIC, isSEPACountry, setCountryBBANValidation, validateBIC, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import {
+  electronicFormatIBAN,
+  extractBIC,
+  isSEPACountry,
+  setCountryBBANValidation,
+  validateBIC,
+  validateIBAN,
+  ValidationErrorsIBAN,
+} from 'ibantools';
 
 /**
  * The customer's account, checked the way the SEPA credit transfer file needs it: an IBAN of a SEPA
@@ -39,8 +47,36 @@ setCountryBBANValidation('SM', checkItalianBban);
 
 /** EU + Iceland, Liechtenstein, Norway. */
 const EEA = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL',
-  'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'IS', 'LI', 'NO',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'IS',
+  'LI',
+  'NO',
 ]);
 
 /** Territories whose banks have their own BIC country code but use the IBAN of another country. */
@@ -50,7 +86,14 @@ const BIC_TERRITORIES: Record<string, readonly string[]> = {
   FI: ['AX'],
 };
 
-export type BankAccountIssueCode = 'iban_required' | 'iban_invalid' | 'iban_check_digits' | 'iban_not_sepa' | 'bic_invalid' | 'bic_required' | 'bic_country_mismatch';
+export type BankAccountIssueCode =
+  | 'iban_required'
+  | 'iban_invalid'
+  | 'iban_check_digits'
+  | 'iban_not_sepa'
+  | 'bic_invalid'
+  | 'bic_required'
+  | 'bic_country_mismatch';
 
 export interface BankAccountIssue {
   readonly field: 'iban' | 'bic';
@@ -81,18 +124,30 @@ export function checkSepaAccount(input: { iban: string; bic?: string | null | un
     issues.push({ field: 'iban', code: 'iban_required', message: 'IBAN is required' });
   } else if (ibanErrors.length === 1 && ibanErrors[0] === ValidationErrorsIBAN.WrongAccountBankBranchChecksum) {
     // the IBAN's own check digits are right, the country's are not: a typo in the account number
-    issues.push({ field: 'iban', code: 'iban_check_digits', message: `the national check digits of this ${country} account number do not match` });
+    issues.push({
+      field: 'iban',
+      code: 'iban_check_digits',
+      message: `the national check digits of this ${country} account number do not match`,
+    });
   } else if (ibanErrors.length > 0) {
     issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
   } else if (!isSEPACountry(country)) {
-    issues.push({ field: 'iban', code: 'iban_not_sepa', message: `IBANs of ${country} cannot receive SEPA credit transfers` });
+    issues.push({
+      field: 'iban',
+      code: 'iban_not_sepa',
+      message: `IBANs of ${country} cannot receive SEPA credit transfers`,
+    });
   }
 
   if (bic !== null) {
     if (!validateBIC(bic).valid || !(bic.length === 8 || bic.length === 11)) {
       issues.push({ field: 'bic', code: 'bic_invalid', message: 'is not a valid BIC' });
     } else if (issues.length === 0 && !bicMatchesCountry(bic, country)) {
-      issues.push({ field: 'bic', code: 'bic_country_mismatch', message: `BIC country ${bic.slice(4, 6)} does not match the IBAN country ${country}` });
+      issues.push({
+        field: 'bic',
+        code: 'bic_country_mismatch',
+        message: `BIC country ${bic.slice(4, 6)} does not match the IBAN country ${country}`,
+      });
     }
   } else if (issues.length === 0 && ibanNeedsBic(iban)) {
     issues.push({ field: 'bic', code: 'bic_required', message: `a BIC is required for IBANs of ${country}` });

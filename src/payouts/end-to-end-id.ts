@@ -14,7 +14,8 @@ import { isSepaIdentifier } from './sepa-text.ts';
 export function endToEndIdForPayout(payout: { payoutId: string; attempt?: number }): string {
   const attempt = payout.attempt ?? 1;
   if (payout.payoutId === '') throw new RangeError('payoutId is required');
-  if (!Number.isSafeInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
+  if (!Number.isSafeInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
   const digest = crypto.hash('sha256', `parasol/end-to-end-id/v1\n${payout.payoutId}\n${attempt}`, 'buffer');
   return `PSL${base32(digest).slice(0, 26)}`;
 }

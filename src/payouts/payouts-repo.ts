@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
+import { sql, type Insertable } from 'kysely';
+import type { Environment, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { endToEndIdForPayout } from './end-to-end-id.ts';
 
@@ -20,7 +20,18 @@ export interface PayoutRow {
   currency: string;
 }
 
-const PAYOUT_COLUMNS = ['id', 'claim_id', 'partner_id', 'environment', 'rail', 'status', 'attempt', 'end_to_end_id', 'amount', 'currency'] as const;
+const PAYOUT_COLUMNS = [
+  'id',
+  'claim_id',
+  'partner_id',
+  'environment',
+  'rail',
+  'status',
+  'attempt',
+  'end_to_end_id',
+  'amount',
+  'currency',
+] as const;
 
 /**
  * The claim's payout, ready to be paid: created on the first bank details, or — after a failed
@@ -31,15 +42,33 @@ export async function upsertPendingPayout(
   db: Executor,
   p: { claimId: string; partnerId: string; environment: Environment; rail: Rail; amount: number; currency: string },
 ): Promise<PayoutRow | undefined> {
-  const existing = await db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('claim_id', '=', p.claimId).forUpdate().executeTakeFirst();
+  const existing = await db
+    .selectFrom('payouts')
+    .select(PAYOUT_COLUMNS)
+    .where('claim_id', '=', p.claimId)
+    .forUpdate()
+    .executeTakeFirst();
   if (existing && existing.status !== 'failed') return undefined;
   if (existing) {
     const attempt = existing.attempt + 1;
     const endToEndId = endToEndIdForPayout({ payoutId: existing.id, attempt });
-    await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt }).execute();
+    await db
+      .insertInto('payout_attempts')
+      .values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt })
+      .execute();
     return db
       .updateTable('payouts')
-      .set({ status: 'pending', attempt, end_to_end_id: endToEndId, rail: p.rail, batch_id: null, instructed_at: null, settled_at: null, failure_reason: null, updated_at: sql`now()` })
+      .set({
+        status: 'pending',
+        attempt,
+        end_to_end_id: endToEndId,
+        rail: p.rail,
+        batch_id: null,
+        instructed_at: null,
+        settled_at: null,
+        failure_reason: null,
+        updated_at: sql`now()`,
+      })
       .where('id', '=', existing.id)
       .returning(PAYOUT_COLUMNS)
       .executeTakeFirstOrThrow();
@@ -49,16 +78,30 @@ export async function upsertPendingPayout(
   const endToEndId = endToEndIdForPayout({ payoutId: id, attempt: 1 });
   const row = await db
     .insertInto('payouts')
-    .values({ id, claim_id: p.claimId, partner_id: p.partnerId, environment: p.environment, rail: p.rail, status: 'pending', end_to_end_id: endToEndId, amount: p.amount, currency: p.currency })
+    .values({
+      id,
+      claim_id: p.claimId,
+      partner_id: p.partnerId,
+      environment: p.environment,
+      rail: p.rail,
+      status: 'pending',
+      end_to_end_id: endToEndId,
+      amount: p.amount,
+      currency: p.currency,
+    })
     .onConflict((oc) => oc.column('claim_id').doNothing())
     .returning(PAYOUT_COLUMNS)
     .executeTakeFirst();
-  if (row) await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1 }).execute();
+  if (row)
+    await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1 }).execute();
   return row;
 }
 
 /** The payout an end-to-end id belongs to (any of its attempts), locked, with the attempt that id was. */
-export async function findPayoutByEndToEndId(db: Executor, endToEndId: string): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
+export async function findPayoutByEndToEndId(
+  db: Executor,
+  endToEndId: string,
+): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
   return db
     .selectFrom('payout_attempts as a')
     .innerJoin('payouts as p', 'p.id', 'a.payout_id')
@@ -76,11 +119,19 @@ export async function findPayout(db: Executor, id: string, lock = false): Promis
 }
 
 export async function markPayoutPaid(db: Executor, id: string, at: Date): Promise<void> {
-  await db.updateTable('payouts').set({ status: 'paid', settled_at: at, failure_reason: null, updated_at: sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('payouts')
+    .set({ status: 'paid', settled_at: at, failure_reason: null, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function markPayoutFailed(db: Executor, id: string, at: Date, reason: string): Promise<void> {
-  await db.updateTable('payouts').set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('payouts')
+    .set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** What a SEPA transfer needs of a pending payout: the account (IBAN still encrypted), the claim, the flight. */
@@ -106,7 +157,19 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
     .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
     .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
-    .select(['p.id', 'p.end_to_end_id', 'p.amount', 'p.currency', 'b.account_holder_enc', 'b.account_holder', 'b.iban_enc', 'b.bic', 'cl.claim_number', 'l.flight_number', 'l.departure_date'])
+    .select([
+      'p.id',
+      'p.end_to_end_id',
+      'p.amount',
+      'p.currency',
+      'b.account_holder_enc',
+      'b.account_holder',
+      'b.iban_enc',
+      'b.bic',
+      'cl.claim_number',
+      'l.flight_number',
+      'l.departure_date',
+    ])
     .where('p.rail', '=', 'sepa')
     .where('p.status', '=', 'pending')
     .orderBy('p.created_at')
@@ -119,7 +182,11 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
 
 export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('payouts').set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` }).where('id', 'in', ids).execute();
+  await db
+    .updateTable('payouts')
+    .set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'> {
@@ -132,7 +199,15 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
 }
 
 /** For operators (CLI and console): payouts, newest first, optionally by status/environment. */
-export async function listPayouts(db: Executor, q: { status?: PayoutStatus | undefined; environment?: Environment | undefined; limit: number; offset?: number | undefined }): Promise<PayoutListRow[]> {
+export async function listPayouts(
+  db: Executor,
+  q: {
+    status?: PayoutStatus | undefined;
+    environment?: Environment | undefined;
+    limit: number;
+    offset?: number | undefined;
+  },
+): Promise<PayoutListRow[]> {
   let query = db
     .selectFrom('payouts as p')
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
@@ -156,5 +231,49 @@ export async function listPayouts(db: Executor, q: { status?: PayoutStatus | und
     ]);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
-  return query.orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').offset(q.offset ?? 0).limit(q.limit).execute();
+  return query
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .offset(q.offset ?? 0)
+    .limit(q.limit)
+    .execute();
+}
+
+/** The claim being settled, row-locked: the claim row is the lock every writer of a claim takes first. */
+export async function lockPayoutClaim(
+  trx: Executor,
+  claimId: string,
+): Promise<{ id: string; claim_number: string; contract_id: string }> {
+  return trx
+    .selectFrom('claims')
+    .select(['id', 'claim_number', 'contract_id'])
+    .where('id', '=', claimId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+/** The sealed IBAN the claim's payout goes to. */
+export async function findPayoutAccount(db: Executor, claimId: string): Promise<{ iban_enc: string }> {
+  return db
+    .selectFrom('claim_bank_details')
+    .select(['iban_enc'])
+    .where('claim_id', '=', claimId)
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertSepaBatch(db: Executor, batch: Insertable<SepaBatchesTable>): Promise<{ id: string }> {
+  return db.insertInto('sepa_batches').values(batch).returning('id').executeTakeFirstOrThrow();
+}
+
+/** A SEPA batch by id or by message id; `xml` is the plaintext of a batch written before it was sealed. */
+export async function findSepaBatch(db: Executor, by: { id: string } | { messageId: string }) {
+  return db
+    .selectFrom('sepa_batches')
+    .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
+    .where('id' in by ? 'id' : 'message_id', '=', 'id' in by ? by.id : by.messageId)
+    .executeTakeFirst();
+}
+
+export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {
+  await db.updateTable('sepa_batches').set({ file_path: filePath }).where('id', '=', batchId).execute();
 }

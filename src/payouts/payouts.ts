@@ -1,12 +1,18 @@
-import { markClaimFailed, markClaimPaid } from '../claims/claims-repo.ts';
-import { CLAIM_QUEUES, type NotifyJob } from '../claims/notify-claim.ts';
+import { markClaimFailed, markClaimPaid } from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { completeSettledContracts } from '../claims/contract-completion.ts';
-import { emitClaimEvents } from '../claims/claim-events.ts';
-import { findPayout, findPayoutByEndToEndId, markPayoutFailed, markPayoutPaid, upsertPendingPayout, type Rail } from './payouts-repo.ts';
+import {
+  findPayout,
+  findPayoutAccount,
+  findPayoutByEndToEndId,
+  lockPayoutClaim,
+  markPayoutFailed,
+  markPayoutPaid,
+  upsertPendingPayout,
+  type Rail,
+} from './payouts-repo.ts';
 
 /**
  * Payouts: one per claim. In sandbox and preproduction the simulated bank pays within seconds (a
@@ -14,8 +20,6 @@ import { findPayout, findPayoutByEndToEndId, markPayoutFailed, markPayoutPaid, u
  * batch`) and are settled by the bank's report (`parasol payouts reconcile`). Both ends call
  * `settlePayout`, which moves the claim to `paid`, or to `failed` with a new link for new details.
  */
-
-export const PAYOUT_QUEUES = { simulatedBank: 'payouts_simulated_bank' } as const;
 
 /**
  * The simulated bank rejects this one account (closed account, ISO 20022 reason AC04), so partners
@@ -35,12 +39,26 @@ export function railFor(environment: Environment): Rail {
 export async function requestPayout(
   trx: Executor,
   jobs: JobQueue,
-  claim: { id: string; claimNumber: string; partnerId: string; environment: Environment; amount: number; currency: string },
+  claim: {
+    id: string;
+    claimNumber: string;
+    partnerId: string;
+    environment: Environment;
+    amount: number;
+    currency: string;
+  },
 ): Promise<void> {
   const rail = railFor(claim.environment);
-  const payout = await upsertPendingPayout(trx, { claimId: claim.id, partnerId: claim.partnerId, environment: claim.environment, rail, amount: claim.amount, currency: claim.currency });
+  const payout = await upsertPendingPayout(trx, {
+    claimId: claim.id,
+    partnerId: claim.partnerId,
+    environment: claim.environment,
+    rail,
+    amount: claim.amount,
+    currency: claim.currency,
+  });
   if (!payout) return;
-  if (rail === 'simulated_bank') await jobs.send(PAYOUT_QUEUES.simulatedBank, { payoutId: payout.id }, { trx });
+  if (rail === 'simulated_bank') await jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
   await audit(trx, {
     actor: 'system',
     partnerId: claim.partnerId,
@@ -48,7 +66,13 @@ export async function requestPayout(
     entity: 'payout',
     entityId: payout.end_to_end_id,
     action: 'payout_requested',
-    data: { claimNumber: claim.claimNumber, rail, attempt: payout.attempt, amount: payout.amount, currency: payout.currency },
+    data: {
+      claimNumber: claim.claimNumber,
+      rail,
+      attempt: payout.attempt,
+      amount: payout.amount,
+      currency: payout.currency,
+    },
   });
 }
 
@@ -78,19 +102,19 @@ export async function settlePayout(
   if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
 
   const now = deps.now();
-  const claim = await trx.selectFrom('claims').select(['id', 'claim_number', 'contract_id']).where('id', '=', payout.claim_id).forUpdate().executeTakeFirstOrThrow();
+  const claim = await lockPayoutClaim(trx, payout.claim_id);
   if (report.outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
-    await markClaimPaid(trx, claim.id, now);
-    await emitClaimEvents(trx, deps.jobs, 'claim.paid', [claim.id]);
-    await completeSettledContracts(trx, [claim.contract_id]);
+    await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
   } else {
     const reason = (report.reason ?? '').trim() || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
-    await markClaimFailed(trx, claim.id, reason, new Date(now.getTime() + deps.bankDetailsDays * 86_400_000));
-    const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: payout.attempt };
-    await deps.jobs.send(CLAIM_QUEUES.notify, job, { trx });
-    await emitClaimEvents(trx, deps.jobs, 'claim.failed', [claim.id]);
+    await markClaimFailed(
+      trx,
+      deps.jobs,
+      { id: claim.id },
+      { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt },
+    );
   }
   await audit(trx, {
     actor: report.actor,
@@ -99,7 +123,13 @@ export async function settlePayout(
     entity: 'claim',
     entityId: claim.claim_number,
     action: report.outcome === 'paid' ? 'paid' : 'payment_failed',
-    data: { endToEndId: payout.end_to_end_id, rail: payout.rail, attempt: payout.attempt, amount: payout.amount, ...(report.outcome === 'failed' ? { reason: report.reason ?? null } : {}) },
+    data: {
+      endToEndId: payout.end_to_end_id,
+      rail: payout.rail,
+      attempt: payout.attempt,
+      amount: payout.amount,
+      ...(report.outcome === 'failed' ? { reason: report.reason ?? null } : {}),
+    },
   });
   return report.outcome;
 }
@@ -109,11 +139,14 @@ export async function settlePayout(
  * paid, unless the account is the documented rejected one. A job, retried like any other; a payout
  * no longer pending (already settled, or retried since) is left alone.
  */
-export async function payWithSimulatedBank(deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string }, payoutId: string): Promise<SettleOutcome | 'skipped'> {
+export async function payWithSimulatedBank(
+  deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string },
+  payoutId: string,
+): Promise<SettleOutcome | 'skipped'> {
   return deps.db.transaction().execute(async (trx) => {
     const payout = await findPayout(trx, payoutId, true);
     if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
-    const account = await trx.selectFrom('claim_bank_details').select(['iban_enc']).where('claim_id', '=', payout.claim_id).executeTakeFirstOrThrow();
+    const account = await findPayoutAccount(trx, payout.claim_id);
     const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
     return settlePayout(trx, deps, {
       endToEndId: payout.end_to_end_id,

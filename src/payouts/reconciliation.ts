@@ -44,19 +44,29 @@ export function parseReconciliationCsv(text: string): ReconciliationParse {
   const rows: ReconciliationRow[] = [];
   const header = records.shift();
   if (!header) {
-    if (errors.length === 0) errors.push({ line: 1, message: 'empty file: expected the header endToEndId,status[,reason]' });
+    if (errors.length === 0)
+      errors.push({ line: 1, message: 'empty file: expected the header endToEndId,status[,reason]' });
     return { rows, errors };
   }
 
   const positions = new Map<Column, number>();
   header.fields.forEach((name, index) => {
     const column = name.trim().toLowerCase() as Column;
-    if (!COLUMNS.includes(column)) errors.push({ line: header.line, message: `unknown column "${name.trim()}" (expected endToEndId, status, reason)` });
-    else if (positions.has(column)) errors.push({ line: header.line, message: `column "${name.trim()}" appears twice` });
+    if (!COLUMNS.includes(column))
+      errors.push({
+        line: header.line,
+        message: `unknown column "${name.trim()}" (expected endToEndId, status, reason)`,
+      });
+    else if (positions.has(column))
+      errors.push({ line: header.line, message: `column "${name.trim()}" appears twice` });
     else positions.set(column, index);
   });
   for (const required of ['endtoendid', 'status'] as const) {
-    if (!positions.has(required)) errors.push({ line: header.line, message: `missing column ${required === 'endtoendid' ? 'endToEndId' : 'status'}` });
+    if (!positions.has(required))
+      errors.push({
+        line: header.line,
+        message: `missing column ${required === 'endtoendid' ? 'endToEndId' : 'status'}`,
+      });
   }
   if (!positions.has('endtoendid') || !positions.has('status')) return { rows, errors: sortByLine(errors) };
 
@@ -76,9 +86,12 @@ export function parseReconciliationCsv(text: string): ReconciliationParse {
     const reason = get('reason');
     const problems: string[] = [];
     if (endToEndId === '') problems.push('endToEndId is empty');
-    else if (!isValidEndToEndId(endToEndId)) problems.push(`endToEndId "${endToEndId}" is not a SEPA end-to-end id (1 to 35 characters)`);
-    else if (firstLine.has(endToEndId)) problems.push(`endToEndId ${endToEndId} already appears on line ${firstLine.get(endToEndId)}`);
-    if (status !== 'paid' && status !== 'failed') problems.push(`status must be paid or failed, found "${get('status')}"`);
+    else if (!isValidEndToEndId(endToEndId))
+      problems.push(`endToEndId "${endToEndId}" is not a SEPA end-to-end id (1 to 35 characters)`);
+    else if (firstLine.has(endToEndId))
+      problems.push(`endToEndId ${endToEndId} already appears on line ${firstLine.get(endToEndId)}`);
+    if (status !== 'paid' && status !== 'failed')
+      problems.push(`status must be paid or failed, found "${get('status')}"`);
     if (reason.length > MAX_REASON) problems.push(`reason is longer than ${MAX_REASON} characters`);
     if (problems.length > 0) {
       for (const message of problems) errors.push({ line, message });

@@ -6,7 +6,13 @@ import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
-import { lockPendingSepaPayouts, markPayoutsInstructed } from './payouts-repo.ts';
+import {
+  findSepaBatch,
+  insertSepaBatch,
+  lockPendingSepaPayouts,
+  markPayoutsInstructed,
+  setSepaBatchFilePath,
+} from './payouts-repo.ts';
 import { settlePayout, type SettleOutcome } from './payouts.ts';
 import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
 
@@ -39,9 +45,16 @@ export interface BatchResult {
 /** At most this many transfers per file (banks take far more; a file stays readable). */
 export const MAX_BATCH = 5_000;
 
-export async function createSepaBatch(deps: BatchDeps, options: { actor: string; executionDate?: string | undefined; limit?: number | undefined }): Promise<BatchResult | undefined> {
+export async function createSepaBatch(
+  deps: BatchDeps,
+  options: { actor: string; executionDate?: string | undefined; limit?: number | undefined },
+): Promise<BatchResult | undefined> {
   const debtor = deps.debtor;
-  if (!debtor) throw new DomainError('conflict', 'The insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC.');
+  if (!debtor)
+    throw new DomainError(
+      'conflict',
+      'The insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC.',
+    );
   const now = deps.now();
   const executionDate = options.executionDate ?? nextBusinessDay(now);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
@@ -50,7 +63,11 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
     const payouts = await lockPendingSepaPayouts(trx, limit);
     if (payouts.length === 0) return undefined;
     const nonEur = payouts.find((p) => p.currency !== 'EUR');
-    if (nonEur) throw new DomainError('conflict', `SEPA credit transfers are in EUR; payout ${nonEur.end_to_end_id} is in ${nonEur.currency}.`);
+    if (nonEur)
+      throw new DomainError(
+        'conflict',
+        `SEPA credit transfers are in EUR; payout ${nonEur.end_to_end_id} is in ${nonEur.currency}.`,
+      );
     const messageId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
     const file = buildSepaCreditTransferFile({
       messageId,
@@ -68,20 +85,27 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
         remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
       })),
     });
-    const batch = await trx
-      .insertInto('sepa_batches')
-      .values({
-        message_id: messageId,
-        created_by: options.actor,
-        execution_date: executionDate,
-        payouts_count: payouts.length,
-        control_sum: Number(file.controlSumMinor),
-        xml_enc: encrypt(deps.keys.encryption, file.xml),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await markPayoutsInstructed(trx, payouts.map((p) => p.id), batch.id, now);
-    await audit(trx, { actor: options.actor, entity: 'sepa_batch', entityId: messageId, action: 'created', data: { payouts: payouts.length, controlSum: file.controlSum, executionDate } });
+    const batch = await insertSepaBatch(trx, {
+      message_id: messageId,
+      created_by: options.actor,
+      execution_date: executionDate,
+      payouts_count: payouts.length,
+      control_sum: Number(file.controlSumMinor),
+      xml_enc: encrypt(deps.keys.encryption, file.xml),
+    });
+    await markPayoutsInstructed(
+      trx,
+      payouts.map((p) => p.id),
+      batch.id,
+      now,
+    );
+    await audit(trx, {
+      actor: options.actor,
+      entity: 'sepa_batch',
+      entityId: messageId,
+      action: 'created',
+      data: { payouts: payouts.length, controlSum: file.controlSum, executionDate },
+    });
     return { batchId: batch.id, file };
   });
   if (!built) return undefined;
@@ -98,23 +122,25 @@ export async function createSepaBatch(deps: BatchDeps, options: { actor: string;
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
-export async function exportSepaBatch(deps: Pick<BatchDeps, 'db' | 'keys' | 'directory'>, batchIdOrMessageId: string): Promise<string> {
+export async function exportSepaBatch(
+  deps: Pick<BatchDeps, 'db' | 'keys' | 'directory'>,
+  batchIdOrMessageId: string,
+): Promise<string> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
-  const batch = await deps.db
-    .selectFrom('sepa_batches')
-    .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
-    .where(isUuid ? 'id' : 'message_id', '=', batchIdOrMessageId)
-    .executeTakeFirst();
+  const batch = await findSepaBatch(deps.db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
   if (!batch) throw new DomainError('not_found', `No SEPA batch ${batchIdOrMessageId}.`);
   let written: string;
   try {
-    written = await writeSepaFile(deps.directory, { xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml), fileName: `${batch.message_id}.xml` });
+    written = await writeSepaFile(deps.directory, {
+      xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml),
+      fileName: `${batch.message_id}.xml`,
+    });
   } catch (error) {
     // already there from an earlier export: the same bytes, since they come from the database
     if (error instanceof DomainError && error.code === 'conflict' && batch.file_path) return batch.file_path;
     throw error;
   }
-  await deps.db.updateTable('sepa_batches').set({ file_path: written }).where('id', '=', batch.id).execute();
+  await setSepaBatchFilePath(deps.db, batch.id, written);
   return written;
 }
 
@@ -143,14 +169,30 @@ export async function reconcilePayouts(
   actor: string,
 ): Promise<ReconciliationReport> {
   const parsed = parseReconciliationCsv(csv);
-  if (parsed.errors.length > 0) throw new DomainError('validation_failed', 'The reconciliation file has errors; nothing was imported.', { errors: parsed.errors.map(lineError) });
+  if (parsed.errors.length > 0)
+    throw new DomainError('validation_failed', 'The reconciliation file has errors; nothing was imported.', {
+      errors: parsed.errors.map(lineError),
+    });
   return deps.db.transaction().execute(async (trx) => {
-    const outcomes: Record<SettleOutcome, number> = { paid: 0, failed: 0, unchanged: 0, superseded: 0, conflict: 0, unknown: 0 };
+    const outcomes: Record<SettleOutcome, number> = {
+      paid: 0,
+      failed: 0,
+      unchanged: 0,
+      superseded: 0,
+      conflict: 0,
+      unknown: 0,
+    };
     const issues: ReconciliationReport['issues'] = [];
     for (const row of parsed.rows) {
-      const outcome = await settlePayout(trx, deps, { endToEndId: row.endToEndId, outcome: row.status, reason: row.reason, actor });
+      const outcome = await settlePayout(trx, deps, {
+        endToEndId: row.endToEndId,
+        outcome: row.status,
+        reason: row.reason,
+        actor,
+      });
       outcomes[outcome] += 1;
-      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict') issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
+      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
+        issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
     }
     return { rows: parsed.rows.length, outcomes, issues };
   });

@@ -84,16 +84,25 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
   const errors: FieldError[] = [];
   const fail = (field: string, message: string) => errors.push({ field, message });
 
-  if (!isSepaIdentifier(input.messageId)) fail('/messageId', 'must be 1 to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , \' +, without leading, trailing or double "/"');
+  if (!isSepaIdentifier(input.messageId))
+    fail(
+      '/messageId',
+      'must be 1 to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , \' +, without leading, trailing or double "/"',
+    );
   if (!isSepaIdentifier(input.paymentInfoId)) fail('/paymentInfoId', 'must be 1 to 35 SEPA identifier characters');
-  if (!(input.createdAt instanceof Date) || Number.isNaN(input.createdAt.getTime())) fail('/createdAt', 'must be a valid date');
+  if (!(input.createdAt instanceof Date) || Number.isNaN(input.createdAt.getTime()))
+    fail('/createdAt', 'must be a valid date');
   const executionDate = parseIsoDate(input.requestedExecutionDate);
   if (!executionDate) fail('/requestedExecutionDate', 'must be a calendar date YYYY-MM-DD');
 
   const debtorName = toSepaText(input.debtor.name).slice(0, MAX_NAME).trim();
   if (debtorName === '') fail('/debtor/name', 'is required (in SEPA Latin characters)');
-  const initiatingPartyName = input.initiatingPartyName === undefined ? debtorName : toSepaText(input.initiatingPartyName).slice(0, MAX_NAME).trim();
-  if (input.initiatingPartyName !== undefined && initiatingPartyName === '') fail('/initiatingPartyName', 'must not be empty (in SEPA Latin characters)');
+  const initiatingPartyName =
+    input.initiatingPartyName === undefined
+      ? debtorName
+      : toSepaText(input.initiatingPartyName).slice(0, MAX_NAME).trim();
+  if (input.initiatingPartyName !== undefined && initiatingPartyName === '')
+    fail('/initiatingPartyName', 'must not be empty (in SEPA Latin characters)');
   if (!input.debtor.bic) fail('/debtor/bic', 'is required');
   const debtorAccount = checkSepaAccount({ iban: input.debtor.iban, bic: input.debtor.bic });
   if (!debtorAccount.ok) for (const issue of debtorAccount.issues) fail(`/debtor/${issue.field}`, issue.message);
@@ -112,14 +121,21 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     const creditorName = toSepaText(payout.creditorName).slice(0, MAX_NAME).trim();
     if (creditorName === '') fail(at('creditorName'), 'is required (in SEPA Latin characters)');
     const remittance = toSepaText(payout.remittanceInformation);
-    if (remittance === '' || remittance.length > MAX_REMITTANCE) fail(at('remittanceInformation'), `must be 1 to ${MAX_REMITTANCE} SEPA Latin characters`);
+    if (remittance === '' || remittance.length > MAX_REMITTANCE)
+      fail(at('remittanceInformation'), `must be 1 to ${MAX_REMITTANCE} SEPA Latin characters`);
     const account = checkSepaAccount({ iban: payout.creditorIban, bic: payout.creditorBic });
-    if (!account.ok) for (const issue of account.issues) fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message);
+    if (!account.ok)
+      for (const issue of account.issues)
+        fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message);
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });
 
   if (errors.length > 0 || !debtorAccount.ok || !executionDate) {
-    throw new DomainError('validation_failed', `SEPA credit transfer file refused: ${errors.length} problem${errors.length === 1 ? '' : 's'}`, { errors });
+    throw new DomainError(
+      'validation_failed',
+      `SEPA credit transfer file refused: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
+      { errors },
+    );
   }
 
   const amounts = transactions.map((t) => toDecimalString(t.payout.amount, 'EUR'));
@@ -156,8 +172,19 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
 
   let xml = doc.toString();
   xml = replaceExactly(xml, /<CtrlSum>[^<]*<\/CtrlSum>/g, `<CtrlSum>${controlSum}</CtrlSum>`, 2);
-  xml = replaceExactly(xml, /<CreDtTm>[^<]*<\/CreDtTm>/g, `<CreDtTm>${input.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}</CreDtTm>`, 1);
-  verify(xml, { amounts, controlSum, endToEndIds: transactions.map((t) => t.payout.endToEndId), messageId: input.messageId, paymentInfoId: input.paymentInfoId });
+  xml = replaceExactly(
+    xml,
+    /<CreDtTm>[^<]*<\/CreDtTm>/g,
+    `<CreDtTm>${input.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}</CreDtTm>`,
+    1,
+  );
+  verify(xml, {
+    amounts,
+    controlSum,
+    endToEndIds: transactions.map((t) => t.payout.endToEndId),
+    messageId: input.messageId,
+    paymentInfoId: input.paymentInfoId,
+  });
 
   return {
     xml,
@@ -176,7 +203,10 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
  * atomically (temporary file, fsync, then a hard link that fails if the name exists): a crash leaves
  * either no file or the whole file, and a message id is never written twice.
  */
-export async function writeSepaFile(directory: string, file: Pick<SepaCreditTransferFile, 'xml' | 'fileName'>): Promise<string> {
+export async function writeSepaFile(
+  directory: string,
+  file: Pick<SepaCreditTransferFile, 'xml' | 'fileName'>,
+): Promise<string> {
   await fs.mkdir(directory, { recursive: true, mode: 0o700 });
   const target = path.join(directory, file.fileName);
   const temporary = path.join(directory, `.${file.fileName}.${crypto.randomBytes(6).toString('hex')}.tmp`);
@@ -190,7 +220,8 @@ export async function writeSepaFile(directory: string, file: Pick<SepaCreditTran
   try {
     await fs.link(temporary, target);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new DomainError('conflict', `${file.fileName} already exists in the payout directory`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new DomainError('conflict', `${file.fileName} already exists in the payout directory`);
     throw error;
   } finally {
     await fs.unlink(temporary);
@@ -203,7 +234,9 @@ function parseIsoDate(text: string): { year: number; month: number; day: number 
   if (!match) return null;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
   const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { year, month, day } : null;
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+    ? { year, month, day }
+    : null;
 }
 
 /** The number the package will print with toFixed(2) as exactly `decimal` — checked, not assumed. */
@@ -234,7 +267,10 @@ function verify(
   };
   same('InstdAmt', all(/<InstdAmt Ccy="EUR">([^<]*)<\/InstdAmt>/g), expected.amounts);
   same('CtrlSum', all(/<CtrlSum>([^<]*)<\/CtrlSum>/g), [expected.controlSum, expected.controlSum]);
-  same('NbOfTxs', all(/<NbOfTxs>([^<]*)<\/NbOfTxs>/g), [String(expected.amounts.length), String(expected.amounts.length)]);
+  same('NbOfTxs', all(/<NbOfTxs>([^<]*)<\/NbOfTxs>/g), [
+    String(expected.amounts.length),
+    String(expected.amounts.length),
+  ]);
   same('EndToEndId', all(/<EndToEndId>([^<]*)<\/EndToEndId>/g), expected.endToEndIds.map(escapeXml));
   same('MsgId', all(/<MsgId>([^<]*)<\/MsgId>/g), [escapeXml(expected.messageId)]);
   same('PmtInfId', all(/<PmtInfId>([^<]*)<\/PmtInfId>/g), [escapeXml(expected.paymentInfoId)]);
@@ -243,5 +279,10 @@ function verify(
 
 /** The package's own escaping of text content, to compare identifiers as they appear in the file. */
 function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }

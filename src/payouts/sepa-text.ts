@@ -10,8 +10,26 @@ const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 const SEPA_ID = /^[A-Za-z0-9/\-?:().,'+]+$/;
 
 const SPECIAL: Record<string, string> = {
-  ß: 'ss', Æ: 'AE', æ: 'ae', Œ: 'OE', œ: 'oe', Ø: 'O', ø: 'o', Ł: 'L', ł: 'l', Đ: 'D', đ: 'd', Þ: 'TH', þ: 'th', ı: 'i',
-  '&': '+', '’': "'", '‘': "'", '–': '-', '—': '-', '_': '-',
+  ß: 'ss',
+  Æ: 'AE',
+  æ: 'ae',
+  Œ: 'OE',
+  œ: 'oe',
+  Ø: 'O',
+  ø: 'o',
+  Ł: 'L',
+  ł: 'l',
+  Đ: 'D',
+  đ: 'd',
+  Þ: 'TH',
+  þ: 'th',
+  ı: 'i',
+  '&': '+',
+  '’': "'",
+  '‘': "'",
+  '–': '-',
+  '—': '-',
+  _: '-',
 };
 
 export function toSepaText(text: string): string {
@@ -28,5 +46,12 @@ export function toSepaText(text: string): string {
  * not starting or ending with "/", no "//" (EPC rule for references).
  */
 export function isSepaIdentifier(id: string): boolean {
-  return id.length >= 1 && id.length <= 35 && SEPA_ID.test(id) && !id.startsWith('/') && !id.endsWith('/') && !id.includes('//');
+  return (
+    id.length >= 1 &&
+    id.length <= 35 &&
+    SEPA_ID.test(id) &&
+    !id.startsWith('/') &&
+    !id.endsWith('/') &&
+    !id.includes('//')
+  );
 }

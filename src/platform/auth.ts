@@ -1,10 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import { API_KEY_FORMAT, hashApiKey } from '../partners/api-keys.ts';
-import type { Agreement, ApiName, Configuration, Environment } from '../partners/model.ts';
-import * as repo from '../partners/partners-repo.ts';
-import type { Db } from './db.ts';
+import type { Environment } from './db-schema.ts';
 import { DomainError } from './errors.ts';
+
+/**
+ * Bearer-key authentication of the partner APIs, without knowing what a partner is: the keys are
+ * looked up through a `KeyDirectory` that the partners domain implements (`PartnerDirectory`) and
+ * app.ts hands to the routes. platform/ imports no domain (docs/ARCHITECTURE.md, import rules).
+ */
 
 /** Who is calling: resolved from the API key on every partner API request. */
 export interface Caller {
@@ -16,154 +18,17 @@ export interface Caller {
   actor: string;
 }
 
-interface KeyEntry {
+/** What a directory knows of a presented key: who it is, whether it may call `api`. */
+export interface KeyEntry<A extends string = string> {
   caller: Caller;
   revoked: boolean;
-  apis: ReadonlySet<ApiName>;
+  apis: ReadonlySet<A>;
   agreementSigned: boolean;
 }
 
-export interface PartnerTerms {
-  agreement: Agreement | undefined;
-  configuration: Configuration | undefined;
-}
-
-/** Bound on cached known keys (only keys found in the database are cached here). */
-const MAX_CACHED = 10_000;
-/** Bound on the negative cache of unknown keys (by hash): an LRU, so a flood evicts only its own entries. */
-const MAX_UNKNOWN = 20_000;
-
-interface Cached<T> {
-  value: T;
-  expires: number;
-}
-
-/**
- * Resolves API keys and partner terms with a short in-memory cache, so the hot path (a quote)
- * costs no database round trip. Changes made in this process invalidate the cache at once;
- * changes made by another process (the CLI, another API instance) show within `ttlMs`.
- * Last-used times are gathered in memory and written every few seconds, never on the request path.
- *
- * Unknown keys are cheap: a presented key that cannot be a Parasol key (`API_KEY_FORMAT`) is refused
- * without hashing or a query; a key the database does not know is remembered by its SHA-256 in a
- * bounded LRU negative cache for `ttlMs`, apart from the known keys, so a flood of random keys
- * neither evicts partners' cached keys nor repeats a lookup for a key already refused; concurrent
- * lookups of one key share one query. The negative cache is emptied with the rest by `invalidate()`
- * (a key created in this process works at once); a key created by another process (the CLI) is
- * accepted within `ttlMs` by a process that refused it just before.
- */
-export class PartnerDirectory {
-  private readonly keys = new Map<string, Cached<KeyEntry>>();
-  private readonly unknown: LRUCache<string, true> | undefined;
-  /** Keys found in the database at least once by this process: not an authority (they are looked up
-   * as any other when not cached), only exempt from `onMiss` — the per-address limit. */
-  private readonly known = new LRUCache<string, true>({ max: MAX_CACHED });
-  private readonly loading = new Map<string, Promise<KeyEntry | undefined>>();
-  /** Bumped by invalidate(): a lookup started before it must not cache its (stale) answer. */
-  private generation = 0;
-  private readonly terms = new Map<string, Cached<PartnerTerms>>();
-  private readonly used = new Map<string, Date>();
-  private flushing: Promise<void> | undefined;
-
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs: number,
-  ) {
-    this.unknown = ttlMs > 0 ? new LRUCache<string, true>({ max: MAX_UNKNOWN, ttl: ttlMs }) : undefined;
-  }
-
-  /**
-   * Resolves a key; answers synchronously from the cache when it can (the common case). The cache
-   * of known keys is keyed by the presented key itself — it is in this process's memory with every
-   * request anyway — so a cached key costs no hashing; the database only ever sees the SHA-256.
-   * `onMiss` runs when the key is not cached and was never found by this process, before anything
-   * else is done for it.
-   */
-  authenticate(plaintext: string, onMiss?: () => void): KeyEntry | undefined | Promise<KeyEntry | undefined> {
-    const now = Date.now();
-    const cached = this.keys.get(plaintext);
-    if (cached && cached.expires > now) return this.used_(cached.value, now);
-    if (!this.known.has(plaintext)) onMiss?.(); // e.g. the per-address limit on failed authentications: may throw
-    if (!API_KEY_FORMAT.test(plaintext)) return undefined;
-    const hash = hashApiKey(plaintext);
-    if (this.unknown?.has(hash)) return undefined;
-    let pending = this.loading.get(hash);
-    if (!pending) {
-      const generation = this.generation;
-      pending = this.loadKey(hash)
-        .then((value) => {
-          if (value) this.known.set(plaintext, true);
-          if (this.ttlMs > 0 && generation === this.generation) {
-            if (value) {
-              if (this.keys.size >= MAX_CACHED) this.keys.clear();
-              this.keys.set(plaintext, { value, expires: Date.now() + this.ttlMs });
-            } else this.unknown?.set(hash, true);
-          }
-          return value;
-        })
-        .finally(() => this.loading.delete(hash));
-      this.loading.set(hash, pending);
-    }
-    return pending.then((value) => this.used_(value, now));
-  }
-
-  private used_(entry: KeyEntry | undefined, now: number): KeyEntry | undefined {
-    if (entry && !entry.revoked) this.used.set(entry.caller.keyId, new Date(now));
-    return entry;
-  }
-
-  private async loadKey(hash: string): Promise<KeyEntry | undefined> {
-    const row = await this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('partners as p', 'p.id', 'k.partner_id')
-      .leftJoin('agreements as a', 'a.partner_id', 'k.partner_id')
-      .select(['k.id', 'k.partner_id', 'k.environment', 'k.revoked_at', 'p.name', 'a.status'])
-      .where('k.key_hash', '=', hash)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const apis = await repo.listSubscriptions(this.db, row.partner_id);
-    return {
-      caller: { partnerId: row.partner_id, partnerName: row.name, environment: row.environment, keyId: row.id, actor: `key:${row.id}` },
-      revoked: row.revoked_at !== null,
-      apis: new Set(apis),
-      agreementSigned: row.status === 'signed',
-    };
-  }
-
-  /** The cached terms of a partner, if fresh: lets the hot path skip a promise. */
-  cachedTerms(partnerId: string): PartnerTerms | undefined {
-    const cached = this.terms.get(partnerId);
-    return cached && cached.expires > Date.now() ? cached.value : undefined;
-  }
-
-  /** The agreement and current configuration of a partner (cached like keys). */
-  async partnerTerms(partnerId: string): Promise<PartnerTerms> {
-    const now = Date.now();
-    const cached = this.terms.get(partnerId);
-    if (cached && cached.expires > now) return cached.value;
-    const [agreement, configuration] = await Promise.all([repo.findAgreement(this.db, partnerId), repo.findCurrentConfiguration(this.db, partnerId)]);
-    const value = { agreement, configuration };
-    if (this.ttlMs > 0) this.terms.set(partnerId, { value, expires: now + this.ttlMs });
-    return value;
-  }
-
-  /** Forget everything cached: call after changing keys, subscriptions, agreements or configuration. */
-  invalidate(): void {
-    this.generation += 1;
-    this.keys.clear();
-    this.unknown?.clear();
-    this.terms.clear();
-  }
-
-  /** Writes the last-used times gathered since the previous flush. */
-  async flushUsage(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    if (this.used.size === 0) return;
-    const batch = new Map(this.used);
-    this.used.clear();
-    this.flushing = repo.touchApiKeys(this.db, batch).finally(() => (this.flushing = undefined));
-    return this.flushing;
-  }
+/** Resolves presented API keys (synchronously when cached); implemented by partners/directory.ts. */
+export interface KeyDirectory<A extends string = string> {
+  authenticate(plaintext: string, onMiss?: () => void): KeyEntry<A> | undefined | Promise<KeyEntry<A> | undefined>;
 }
 
 /**
@@ -171,7 +36,12 @@ export class PartnerDirectory {
  * Synchronous when the key is cached, so the hook adds no promise round trip to a quote. `onMiss`
  * runs (and may throw) when the key is missing or not cached as known: the cached path pays nothing.
  */
-export function authenticateRequest(directory: PartnerDirectory, request: FastifyRequest, api: ApiName, onMiss?: () => void): Caller | Promise<Caller> {
+export function authenticateRequest<A extends string>(
+  directory: KeyDirectory<A>,
+  request: FastifyRequest,
+  api: A,
+  onMiss?: () => void,
+): Caller | Promise<Caller> {
   const header = request.headers.authorization;
   const match = typeof header === 'string' ? /^Bearer\s+([A-Za-z0-9_\-.~+/=]{16,200})\s*$/i.exec(header) : null;
   if (!match) {
@@ -182,11 +52,15 @@ export function authenticateRequest(directory: PartnerDirectory, request: Fastif
   return entry instanceof Promise ? entry.then((e) => checkEntry(e, api)) : checkEntry(entry, api);
 }
 
-function checkEntry(entry: KeyEntry | undefined, api: ApiName): Caller {
+function checkEntry<A extends string>(entry: KeyEntry<A> | undefined, api: A): Caller {
   if (!entry || entry.revoked) throw new DomainError('unauthenticated', 'This API key is unknown or revoked.');
   if (entry.caller.environment !== 'sandbox' && !entry.agreementSigned) {
-    throw new DomainError('agreement_not_signed', `${entry.caller.environment} calls need a signed agreement with the insurer.`);
+    throw new DomainError(
+      'agreement_not_signed',
+      `${entry.caller.environment} calls need a signed agreement with the insurer.`,
+    );
   }
-  if (!entry.apis.has(api)) throw new DomainError('api_not_subscribed', `Your organisation is not subscribed to the ${api} API.`);
+  if (!entry.apis.has(api))
+    throw new DomainError('api_not_subscribed', `Your organisation is not subscribed to the ${api} API.`);
   return entry.caller;
 }

@@ -16,6 +16,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** 32-byte master key (base64) from which encryption and signing keys derive; undefined = key file in dataDir. */
   readonly masterKey: Buffer | undefined;
+  /** Earlier master keys (PARASOL_MASTER_KEYS_PREVIOUS): they open what they sealed, never seal (docs/OPERATIONS.md, key rotation). */
+  readonly previousMasterKeys: readonly Buffer[];
   readonly demo: {
     readonly apiKey: string | undefined;
     readonly email: string | undefined;
@@ -26,8 +28,19 @@ export interface Config {
     readonly email: string | undefined;
     readonly password: string | undefined;
   };
-  /** Requests per minute allowed for one API key. */
-  readonly rateLimitPerMinute: number;
+  /**
+   * Requests per minute allowed for one API key, per operation class (platform/shared-rate-limit.ts):
+   * PARASOL_RATE_LIMIT_{QUOTE,WRITE,READ}_PER_MINUTE; PARASOL_RATE_LIMIT_PER_MINUTE, when set, is the
+   * default of each class not set on its own. The operator may set other limits for a partner.
+   */
+  readonly rateLimits: { readonly quote: number; readonly write: number; readonly read: number };
+  /**
+   * How long an API process caches keys and partner terms (PARASOL_CACHE_TTL_SECONDS, default 5):
+   * the fallback when a change notification is lost; changes normally arrive within a second.
+   */
+  readonly cacheTtlSeconds: number;
+  /** Redis (REDIS_URL): rate limits shared by every process; absent = counted per process. */
+  readonly redisUrl: string | undefined;
   /** Failed API-key authentications per minute allowed from one client address (then 429). */
   readonly authFailuresPerMinute: number;
   /** How long a quote stays valid, in minutes (never beyond departure minus the safety margin). */
@@ -65,7 +78,12 @@ export interface Config {
 /** Base URLs undefined mean the provider's real endpoint (the adapters' defaults). */
 export type FlightProviderConfig =
   | { readonly kind: 'flightaware'; readonly apiKey: string; readonly baseUrl: string | undefined }
-  | { readonly kind: 'flightstats'; readonly appId: string; readonly appKey: string; readonly baseUrl: string | undefined };
+  | {
+      readonly kind: 'flightstats';
+      readonly appId: string;
+      readonly appKey: string;
+      readonly baseUrl: string | undefined;
+    };
 
 export interface TwilioConfig {
   readonly accountSid: string;
@@ -103,6 +121,21 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/** Defaults per minute and key: quotes 6,000 (100/s), writes 1,200 (20/s), reads 1,200 (docs/OPERATIONS.md). */
+export const DEFAULT_RATE_LIMITS = { quote: 6_000, write: 1_200, read: 1_200 } as const;
+
+function rateLimitsOf(env: Env): Config['rateLimits'] {
+  const all =
+    optional(env, 'PARASOL_RATE_LIMIT_PER_MINUTE') === undefined
+      ? undefined
+      : integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 0, 1, 10_000_000);
+  return Object.freeze({
+    quote: integer(env, 'PARASOL_RATE_LIMIT_QUOTE_PER_MINUTE', all ?? DEFAULT_RATE_LIMITS.quote, 1, 10_000_000),
+    write: integer(env, 'PARASOL_RATE_LIMIT_WRITE_PER_MINUTE', all ?? DEFAULT_RATE_LIMITS.write, 1, 10_000_000),
+    read: integer(env, 'PARASOL_RATE_LIMIT_READ_PER_MINUTE', all ?? DEFAULT_RATE_LIMITS.read, 1, 10_000_000),
+  });
+}
+
 function boolean(env: Env, name: string, fallback: boolean): boolean {
   const raw = optional(env, name)?.toLowerCase();
   if (raw === undefined) return fallback;
@@ -134,7 +167,10 @@ export function loadConfig(env: Env = process.env): Config {
   const host = optional(env, 'HOST') ?? '127.0.0.1';
   const dataDir = path.resolve(optional(env, 'PARASOL_DATA_DIR') ?? './data');
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const publicUrl = (url(env, 'PARASOL_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (url(env, 'PARASOL_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(
+    /\/+$/,
+    '',
+  );
 
   const logLevel = optional(env, 'LOG_LEVEL') ?? 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
@@ -145,8 +181,24 @@ export function loadConfig(env: Env = process.env): Config {
   let masterKey: Buffer | undefined;
   if (masterKeyRaw !== undefined) {
     masterKey = Buffer.from(masterKeyRaw, 'base64');
-    if (masterKey.length !== 32) throw new ConfigError('PARASOL_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+    if (masterKey.length !== 32)
+      throw new ConfigError('PARASOL_MASTER_KEY', 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
   }
+  const previousMasterKeys = (optional(env, 'PARASOL_MASTER_KEYS_PREVIOUS') ?? '')
+    .split(',')
+    .map((text) => text.trim())
+    .filter((text) => text !== '')
+    .map((text) => {
+      const key = Buffer.from(text, 'base64');
+      if (key.length !== 32)
+        throw new ConfigError('PARASOL_MASTER_KEYS_PREVIOUS', 'must be comma-separated 32-byte keys encoded in base64');
+      return key;
+    });
+  if (previousMasterKeys.length > 0 && masterKey === undefined)
+    throw new ConfigError(
+      'PARASOL_MASTER_KEYS_PREVIOUS',
+      'needs PARASOL_MASTER_KEY (the current key); with the key file, list earlier keys on its later lines',
+    );
 
   const apiKey = optional(env, 'PARASOL_DEMO_API_KEY');
   if (apiKey !== undefined && !DEMO_API_KEY_PATTERN.test(apiKey)) {
@@ -161,7 +213,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PARASOL_DEMO_PASSWORD', 'must be at least 10 characters');
   }
   if ((email === undefined) !== (password === undefined)) {
-    throw new ConfigError(email === undefined ? 'PARASOL_DEMO_EMAIL' : 'PARASOL_DEMO_PASSWORD', 'must be set together with its pair (PARASOL_DEMO_EMAIL and PARASOL_DEMO_PASSWORD)');
+    throw new ConfigError(
+      email === undefined ? 'PARASOL_DEMO_EMAIL' : 'PARASOL_DEMO_PASSWORD',
+      'must be set together with its pair (PARASOL_DEMO_EMAIL and PARASOL_DEMO_PASSWORD)',
+    );
   }
 
   const adminEmail = optional(env, 'PARASOL_ADMIN_EMAIL');
@@ -173,11 +228,19 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('PARASOL_ADMIN_PASSWORD', 'must be at least 12 characters');
   }
   if ((adminEmail === undefined) !== (adminPassword === undefined)) {
-    throw new ConfigError(adminEmail === undefined ? 'PARASOL_ADMIN_EMAIL' : 'PARASOL_ADMIN_PASSWORD', 'must be set together with its pair (PARASOL_ADMIN_EMAIL and PARASOL_ADMIN_PASSWORD)');
+    throw new ConfigError(
+      adminEmail === undefined ? 'PARASOL_ADMIN_EMAIL' : 'PARASOL_ADMIN_PASSWORD',
+      'must be set together with its pair (PARASOL_ADMIN_EMAIL and PARASOL_ADMIN_PASSWORD)',
+    );
   }
 
-  const metricsPort = optional(env, 'PARASOL_METRICS_PORT') === undefined ? undefined : integer(env, 'PARASOL_METRICS_PORT', 0, 1, 65535);
-  if (metricsPort !== undefined && metricsPort === port) throw new ConfigError('PARASOL_METRICS_PORT', `must differ from PORT (${port}): it opens a second, unauthenticated listener`);
+  const metricsPort =
+    optional(env, 'PARASOL_METRICS_PORT') === undefined ? undefined : integer(env, 'PARASOL_METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== undefined && metricsPort === port)
+    throw new ConfigError(
+      'PARASOL_METRICS_PORT',
+      `must differ from PORT (${port}): it opens a second, unauthenticated listener`,
+    );
 
   const twilio = twilioConfig(env);
   const flightProvider = flightProviderConfig(env);
@@ -191,9 +254,12 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     logLevel: logLevel as Config['logLevel'],
     masterKey,
+    previousMasterKeys,
     demo: Object.freeze({ apiKey, email, password }),
     admin: Object.freeze({ email: adminEmail, password: adminPassword }),
-    rateLimitPerMinute: integer(env, 'PARASOL_RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    rateLimits: rateLimitsOf(env),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    cacheTtlSeconds: integer(env, 'PARASOL_CACHE_TTL_SECONDS', 5, 0, 3600),
     authFailuresPerMinute: integer(env, 'PARASOL_AUTH_FAILURES_PER_MINUTE', 30, 1, 10_000_000),
     quoteTtlMinutes: integer(env, 'PARASOL_QUOTE_TTL_MINUTES', 24 * 60, 1, 7 * 24 * 60),
     flightCapDefault: integer(env, 'PARASOL_FLIGHT_CAP_DEFAULT', 100_000, 1, 1_000_000_000),
@@ -221,7 +287,11 @@ function flightProviderConfig(env: Env): FlightProviderConfig | undefined {
     case undefined:
       return undefined;
     case 'flightaware':
-      return Object.freeze({ kind, apiKey: required('PARASOL_FLIGHTAWARE_API_KEY'), baseUrl: url(env, 'PARASOL_FLIGHTAWARE_URL', ['https:', 'http:'])?.replace(/\/+$/, '') });
+      return Object.freeze({
+        kind,
+        apiKey: required('PARASOL_FLIGHTAWARE_API_KEY'),
+        baseUrl: url(env, 'PARASOL_FLIGHTAWARE_URL', ['https:', 'http:'])?.replace(/\/+$/, ''),
+      });
     case 'flightstats':
       return Object.freeze({
         kind,
@@ -240,11 +310,17 @@ function twilioConfig(env: Env): TwilioConfig | undefined {
   const from = optional(env, 'PARASOL_TWILIO_FROM');
   const messagingServiceSid = optional(env, 'PARASOL_TWILIO_MESSAGING_SERVICE_SID');
   const baseUrl = url(env, 'PARASOL_TWILIO_URL', ['https:', 'http:']);
-  if (accountSid === undefined && authToken === undefined && from === undefined && messagingServiceSid === undefined) return undefined;
-  if (accountSid === undefined || !/^AC[0-9a-fA-F]{32}$/.test(accountSid)) throw new ConfigError('PARASOL_TWILIO_ACCOUNT_SID', 'must be "AC" followed by 32 hexadecimal digits');
-  if (authToken === undefined) throw new ConfigError('PARASOL_TWILIO_AUTH_TOKEN', 'is required with PARASOL_TWILIO_ACCOUNT_SID');
+  if (accountSid === undefined && authToken === undefined && from === undefined && messagingServiceSid === undefined)
+    return undefined;
+  if (accountSid === undefined || !/^AC[0-9a-fA-F]{32}$/.test(accountSid))
+    throw new ConfigError('PARASOL_TWILIO_ACCOUNT_SID', 'must be "AC" followed by 32 hexadecimal digits');
+  if (authToken === undefined)
+    throw new ConfigError('PARASOL_TWILIO_AUTH_TOKEN', 'is required with PARASOL_TWILIO_ACCOUNT_SID');
   if ((from === undefined) === (messagingServiceSid === undefined)) {
-    throw new ConfigError('PARASOL_TWILIO_FROM', 'or PARASOL_TWILIO_MESSAGING_SERVICE_SID must be set (exactly one of them)');
+    throw new ConfigError(
+      'PARASOL_TWILIO_FROM',
+      'or PARASOL_TWILIO_MESSAGING_SERVICE_SID must be set (exactly one of them)',
+    );
   }
   if (messagingServiceSid !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(messagingServiceSid)) {
     throw new ConfigError('PARASOL_TWILIO_MESSAGING_SERVICE_SID', 'must be "MG" followed by 32 hexadecimal digits');
@@ -257,9 +333,12 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
   const iban = optional(env, 'PARASOL_SEPA_DEBTOR_IBAN')?.replace(/\s+/g, '').toUpperCase();
   const bic = optional(env, 'PARASOL_SEPA_DEBTOR_BIC')?.toUpperCase();
   if (name === undefined && iban === undefined && bic === undefined) return undefined;
-  if (name === undefined) throw new ConfigError('PARASOL_SEPA_DEBTOR_NAME', 'is required with the other PARASOL_SEPA_DEBTOR_* variables');
-  if (iban === undefined || !isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2))) throw new ConfigError('PARASOL_SEPA_DEBTOR_IBAN', 'must be the IBAN of a SEPA account');
-  if (bic === undefined || !isValidBIC(bic)) throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
+  if (name === undefined)
+    throw new ConfigError('PARASOL_SEPA_DEBTOR_NAME', 'is required with the other PARASOL_SEPA_DEBTOR_* variables');
+  if (iban === undefined || !isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
+    throw new ConfigError('PARASOL_SEPA_DEBTOR_IBAN', 'must be the IBAN of a SEPA account');
+  if (bic === undefined || !isValidBIC(bic))
+    throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
   return Object.freeze({ name, iban, bic });
 }
 

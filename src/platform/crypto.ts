@@ -6,44 +6,174 @@ import path from 'node:path';
  * Keys and primitives. One 32-byte master key (PARASOL_MASTER_KEY, or a 0600 key file created in the
  * data dir on first start) from which purpose-specific keys derive with HKDF, so rotating or
  * leaking one derived use never exposes another.
+ *
+ * Master key rotation (docs/OPERATIONS.md): the current master key encrypts; earlier ones
+ * (PARASOL_MASTER_KEYS_PREVIOUS, or the key file's later lines) only decrypt. Every sealed value
+ * names the key that sealed it (`v2.<key id>.…`), so `parasol master-key rotate` finds the rows
+ * still under an earlier key and re-seals them (platform/key-rotation.ts).
  */
 export interface Keyring {
-  /** AES-256-GCM key for personal data at rest (names, email, phone, address, birth date, IBAN, replays). */
-  readonly encryption: Buffer;
-  /** HMAC-SHA256 key signing quote references. */
+  /** AES-256-GCM keys for personal data at rest (names, email, phone, address, birth date, IBAN, replays). */
+  readonly encryption: EncryptionKeys;
+  /** HMAC-SHA256 key signing quote references (from the current master key). */
   readonly quoteSigning: Buffer;
 }
 
-export function loadMasterKey(configured: Buffer | undefined, dataDir: string): Buffer {
-  if (configured) return configured;
-  const file = path.join(dataDir, 'master.key');
+/** A derived encryption key and its id (8 base64url characters derived from its master key). */
+export interface EncryptionKey {
+  readonly id: string;
+  readonly key: Buffer;
+}
+
+/**
+ * The encryption keys of a keyring: seals with the current one, opens with any known one. `add`
+ * makes a new key current in place (the embedded server's `master-key add`), the others still open.
+ */
+export class EncryptionKeys {
+  #current: EncryptionKey;
+  #all: EncryptionKey[];
+
+  constructor(current: EncryptionKey, previous: readonly EncryptionKey[] = []) {
+    this.#current = current;
+    this.#all = [current, ...previous.filter((k) => k.id !== current.id)];
+  }
+
+  get current(): EncryptionKey {
+    return this.#current;
+  }
+
+  /** Every key that opens, the current one first. */
+  get all(): readonly EncryptionKey[] {
+    return this.#all;
+  }
+
+  /** Makes `key` the current key; the former ones keep opening what they sealed. */
+  add(key: EncryptionKey): void {
+    this.#current = key;
+    this.#all = [key, ...this.#all.filter((k) => k.id !== key.id)];
+  }
+
+  find(id: string): EncryptionKey | undefined {
+    return this.#all.find((k) => k.id === id);
+  }
+}
+
+/** The master key file's path in a data directory. */
+export function masterKeyFile(dataDir: string): string {
+  return path.join(dataDir, 'master.key');
+}
+
+/**
+ * The master keys: the configured one (PARASOL_MASTER_KEY) and its predecessors, or else the data
+ * dir's key file (created on first start): one base64 key per line, the first current.
+ */
+export function loadMasterKeys(
+  configured: Buffer | undefined,
+  previous: readonly Buffer[],
+  dataDir: string,
+): { current: Buffer; previous: Buffer[] } {
+  if (configured) return { current: configured, previous: [...previous] };
+  const file = masterKeyFile(dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
   try {
     fs.writeFileSync(file, crypto.randomBytes(32).toString('base64') + '\n', { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
-  return key;
+  const keys = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => Buffer.from(line, 'base64'));
+  if (keys.length === 0 || keys.some((key) => key.length !== 32))
+    throw new Error(`${file} does not hold 32-byte base64 keys, one a line`);
+  return { current: keys[0]!, previous: [...keys.slice(1), ...previous] };
 }
 
-export function deriveKeyring(masterKey: Buffer): Keyring {
-  const derive = (info: string) => Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), `parasol/${info}`, 32));
-  return Object.freeze({ encryption: derive('encryption/v1'), quoteSigning: derive('quote-signing/v1') });
+/** The current master key (see loadMasterKeys). */
+export function loadMasterKey(configured: Buffer | undefined, dataDir: string): Buffer {
+  return loadMasterKeys(configured, [], dataDir).current;
 }
 
-/** `v1.<iv>.<ciphertext+tag>` in base64url; the version lets a later key rotation coexist. */
-export function encrypt(key: Buffer, plaintext: string): string {
+/** The keyring of a configuration: its master keys loaded (or the key file created) and derived. */
+export function openKeyring(config: {
+  masterKey: Buffer | undefined;
+  previousMasterKeys?: readonly Buffer[];
+  dataDir: string;
+}): Keyring {
+  const keys = loadMasterKeys(config.masterKey, config.previousMasterKeys ?? [], config.dataDir);
+  return deriveKeyring(keys.current, keys.previous);
+}
+
+export function deriveKeyring(masterKey: Buffer, previousMasterKeys: readonly Buffer[] = []): Keyring {
+  const derive = (key: Buffer, info: string) =>
+    Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `parasol/${info}`, 32));
+  return Object.freeze({
+    encryption: new EncryptionKeys(deriveEncryptionKey(masterKey), previousMasterKeys.map(deriveEncryptionKey)),
+    quoteSigning: derive(masterKey, 'quote-signing/v1'),
+  });
+}
+
+/** The encryption key derived from a master key, with its id. */
+export function deriveEncryptionKey(masterKey: Buffer): EncryptionKey {
+  const derive = (info: string) =>
+    Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), `parasol/${info}`, 32));
+  return { id: derive('key-id/v1').subarray(0, 6).toString('base64url'), key: derive('encryption/v1') };
+}
+
+/** A bare key (tests, old callers) is a key set of one. */
+function keySet(keys: EncryptionKeys | Buffer): EncryptionKeys {
+  if (!Buffer.isBuffer(keys)) return keys;
+  return new EncryptionKeys({
+    id: crypto.hash('sha256', keys, 'buffer').subarray(0, 6).toString('base64url'),
+    key: keys,
+  });
+}
+
+/**
+ * `v2.<key id>.<iv>.<ciphertext+tag>` in base64url, sealed with the current key. (`v1.<iv>.<…>`,
+ * written before key rotation existed, names no key: any known key is tried.)
+ */
+export function encrypt(keys: EncryptionKeys | Buffer, plaintext: string): string {
+  const { id, key } = keySet(keys).current;
   const iv = crypto.randomBytes(12);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  return `v1.${iv.toString('base64url')}.${body.toString('base64url')}`;
+  return `v2.${id}.${iv.toString('base64url')}.${body.toString('base64url')}`;
 }
 
-export function decrypt(key: Buffer, sealed: string): string {
-  const [version, ivText, bodyText] = sealed.split('.');
-  if (version !== 'v1' || !ivText || !bodyText) throw new Error('Unknown ciphertext format');
+export function decrypt(keys: EncryptionKeys | Buffer, sealed: string): string {
+  const set = keySet(keys);
+  const parts = sealed.split('.');
+  if (parts[0] === 'v2' && parts.length === 4) {
+    const key = set.find(parts[1]!) ?? (Buffer.isBuffer(keys) ? set.current : undefined);
+    if (!key)
+      throw new Error(`Sealed with an unknown master key (id ${parts[1]}): add it to PARASOL_MASTER_KEYS_PREVIOUS`);
+    return open(key.key, parts[2]!, parts[3]!);
+  }
+  if (parts[0] === 'v1' && parts.length === 3) {
+    let failure: unknown;
+    for (const key of set.all) {
+      try {
+        return open(key.key, parts[1]!, parts[2]!);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    throw failure;
+  }
+  throw new Error('Unknown ciphertext format');
+}
+
+/** The id of the key that sealed a value (undefined for the older `v1` format, which names none). */
+export function sealedKeyId(sealed: string): string | undefined {
+  const parts = sealed.split('.');
+  return parts[0] === 'v2' && parts.length === 4 ? parts[1] : undefined;
+}
+
+function open(key: Buffer, ivText: string, bodyText: string): string {
+  if (!ivText || !bodyText) throw new Error('Unknown ciphertext format');
   const body = Buffer.from(bodyText, 'base64url');
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(ivText, 'base64url'));
   decipher.setAuthTag(body.subarray(body.length - 16));
@@ -54,7 +184,7 @@ export function decrypt(key: Buffer, sealed: string): string {
  * A personal-data field: its sealed column opened, or the plaintext of a row written before the
  * field was encrypted and not sealed yet (migration 0010, platform/seal-personal-data.ts).
  */
-export function openField(key: Buffer, sealed: string | null, plain: string | null): string {
+export function openField(key: EncryptionKeys | Buffer, sealed: string | null, plain: string | null): string {
   if (sealed !== null) return decrypt(key, sealed);
   if (plain !== null) return plain;
   throw new Error('A personal-data field has neither its sealed nor its plaintext value');
@@ -92,8 +222,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 function scrypt(password: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>
-    crypto.scrypt(password, salt, SCRYPT.keylen, { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: SCRYPT.maxmem }, (error, key) =>
-      error ? reject(error) : resolve(key),
+    crypto.scrypt(
+      password,
+      salt,
+      SCRYPT.keylen,
+      { N: SCRYPT.N, r: SCRYPT.r, p: SCRYPT.p, maxmem: SCRYPT.maxmem },
+      (error, key) => (error ? reject(error) : resolve(key)),
     ),
   );
 }

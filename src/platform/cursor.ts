@@ -19,9 +19,16 @@ export function decodeCursor(cursor: string, field: string): Keyset {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     const date = new Date(at);
-    if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) && !Number.isNaN(date.getTime())) return { at: date, id };
+    if (
+      typeof id === 'string' &&
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) &&
+      !Number.isNaN(date.getTime())
+    )
+      return { at: date, id };
   } catch {
     // not ours: fall through
   }
-  throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', { errors: [{ field, message: 'invalid cursor' }] });
+  throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', {
+    errors: [{ field, message: 'invalid cursor' }],
+  });
 }

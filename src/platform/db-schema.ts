@@ -7,7 +7,15 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 /** jsonb: read as parsed JSON, written as a JSON string (both drivers then agree). */
 type Json<T> = ColumnType<T, string, string>;
 
-export type Environment = 'sandbox' | 'preproduction' | 'production';
+// The domains' vocabularies (their const arrays feed the CLI's choices and the pages too).
+import type { Environment } from '../partners/model.ts';
+import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.ts';
+import type { PayoutStatus, Rail } from '../payouts/model.ts';
+import type { SmsStatus } from '../notify/sms/model.ts';
+import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
+import type { Lang } from './language.ts';
+
+export type { ClaimEventKind, ClaimReason, ClaimStatus, Environment, PayoutStatus, WebhookDeliveryStatus };
 
 export interface PartnersTable {
   id: Generated<string>;
@@ -82,7 +90,11 @@ export interface ContractsTable {
   risk_model_version: string;
   status: 'active' | 'cancelled' | 'completed';
   formula: string;
-  coverage: Json<{ formula: string; delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number }>;
+  coverage: Json<{
+    formula: string;
+    delayTiers: { minDelayMinutes: number; amount: number }[];
+    cancellationAmount: number;
+  }>;
   passengers: number;
   currency: string;
   premium_net: number;
@@ -96,7 +108,7 @@ export interface ContractsTable {
   customer_last_name_enc: string | null;
   customer_email_enc: string;
   customer_phone_enc: string;
-  customer_language: 'fr' | 'en';
+  customer_language: Lang;
   booking_reference: string;
   first_departure_at: Timestamp;
   quoted_at: Timestamp;
@@ -121,8 +133,6 @@ export interface ContractLegsTable {
   departure_at: Timestamp;
 }
 
-export type ClaimStatus = 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed';
-
 export interface ClaimsTable {
   id: Generated<string>;
   claim_number: string;
@@ -130,8 +140,8 @@ export interface ClaimsTable {
   environment: Environment;
   contract_id: string;
   leg_id: string;
-  reason: 'delay' | 'cancellation';
-  event: 'delayed' | 'cancelled' | 'diverted';
+  reason: ClaimReason;
+  event: ClaimEventKind;
   status: ClaimStatus;
   delay_minutes: number | null;
   compensation_amount: number;
@@ -177,14 +187,12 @@ export interface SmsOutboxTable {
   sent_at: Timestamp;
 }
 
-export type PayoutStatus = 'pending' | 'instructed' | 'paid' | 'failed';
-
 export interface PayoutsTable {
   id: Generated<string>;
   claim_id: string;
   partner_id: string;
   environment: Environment;
-  rail: 'simulated_bank' | 'sepa';
+  rail: Rail;
   status: PayoutStatus;
   attempt: Generated<number>;
   end_to_end_id: string;
@@ -227,7 +235,7 @@ export interface SmsMessagesTable {
   claim_id: string | null;
   to_enc: string;
   body_enc: string;
-  status: 'queued' | 'sent' | 'rejected';
+  status: SmsStatus;
   provider: string | null;
   provider_message_id: string | null;
   attempts: Generated<number>;
@@ -342,8 +350,6 @@ export interface LoginThrottleTable {
   window_start: Timestamp;
   locked_until: NullableTimestamp;
 }
-
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface WebhookEndpointsTable {
   id: Generated<string>;
@@ -473,6 +479,32 @@ export interface Database {
   flight_exposure: FlightExposureTable;
   exposure_caps: ExposureCapsTable;
   stop_sales: StopSalesTable;
+  partner_rate_limits: PartnerRateLimitsTable;
+  provider_circuits: ProviderCircuitsTable;
+}
+
+/** The operator's per-partner rate limits (requests per minute per key); NULL = the class default. */
+export interface PartnerRateLimitsTable {
+  partner_id: string;
+  quote_per_minute: number | null;
+  write_per_minute: number | null;
+  read_per_minute: number | null;
+  updated_by: string;
+  updated_at: Timestamp;
+}
+
+/** The circuit breaker of one flight-data provider, shared by every worker (monitoring/circuit-breaker.ts). */
+export interface ProviderCircuitsTable {
+  provider: string;
+  state: ColumnType<
+    'closed' | 'open' | 'half_open',
+    'closed' | 'open' | 'half_open' | undefined,
+    'closed' | 'open' | 'half_open'
+  >;
+  failures: Generated<number>;
+  opened_until: NullableTimestamp;
+  probe_started_at: NullableTimestamp;
+  updated_at: Timestamp;
 }
 
 export interface RiskModelsTable {

@@ -18,6 +18,16 @@ export interface DatabaseHandle {
   readonly url?: string;
   /** Applies pending migrations; returns the files applied. */
   migrate(): Promise<string[]>;
+  /**
+   * PGlite only: the whole data directory as a tarball, which `OpenOptions.loadDataDir` starts from
+   * (the tests migrate one database and start every other from its copy).
+   */
+  dumpDataDir?(): Promise<Blob>;
+  /**
+   * PGlite only: LISTEN on `channel` in this process (NOTIFY is delivered at commit); returns the
+   * unlisten function. On PostgreSQL, platform/notifications.ts listens on a connection of its own.
+   */
+  listen?(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -67,6 +77,11 @@ export interface OpenOptions {
   databaseUrl?: string | undefined;
   /** PGlite data directory; undefined means in memory (tests). */
   dataDir?: string | undefined;
+  /**
+   * PGlite in memory: start from this copy of a data directory (`dumpDataDir()`), skipping initdb —
+   * the tests' migrated template. Ignored for PostgreSQL and with `dataDir`.
+   */
+  loadDataDir?: Blob | undefined;
   /** Pool size for PostgreSQL. */
   poolSize?: number;
   /**
@@ -79,7 +94,9 @@ export interface OpenOptions {
 }
 
 const reportPoolError = (error: Error & { code?: string }) => {
-  console.error(`PostgreSQL: an idle connection was lost (${error.code ?? 'no code'}: ${error.message}); the pool opens a new one when needed`);
+  console.error(
+    `PostgreSQL: an idle connection was lost (${error.code ?? 'no code'}: ${error.message}); the pool opens a new one when needed`,
+  );
 };
 
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
@@ -91,7 +108,10 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
     const migrate = async () => {
       const client = await pool.connect();
       try {
-        return await applyMigrations({ query: (text, params) => client.query(text, params), exec: (text) => client.query(text) });
+        return await applyMigrations({
+          query: (text, params) => client.query(text, params),
+          exec: (text) => client.query(text),
+        });
       } finally {
         client.release();
       }
@@ -103,7 +123,11 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   try {
     const { PGlite } = await import('@electric-sql/pglite');
     const pglite = new PGlite({
-      ...(options.dataDir ? { dataDir: path.join(options.dataDir, 'pglite') } : {}),
+      ...(options.dataDir
+        ? { dataDir: path.join(options.dataDir, 'pglite') }
+        : options.loadDataDir
+          ? { loadDataDir: options.loadDataDir }
+          : {}),
       parsers: { [INT8]: (v: string) => Number(v), [DATE]: (v: string) => v, [NUMERIC]: (v: string) => v },
     });
     await pglite.waitReady;
@@ -112,7 +136,15 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
       db,
       kind: 'pglite',
       // PGlite is one connection; Kysely serialises its use, so migrations run before anything else does.
-      migrate: () => applyMigrations({ query: (text, params) => pglite.query(text, params), exec: (text) => pglite.exec(text) }),
+      migrate: () =>
+        applyMigrations({ query: (text, params) => pglite.query(text, params), exec: (text) => pglite.exec(text) }),
+      dumpDataDir: () => pglite.dumpDataDir('none'),
+      listen: async (channel, onPayload) => {
+        const unlisten = await pglite.listen(channel, onPayload);
+        return async () => {
+          if (!pglite.closed) await unlisten();
+        };
+      },
       close: async () => {
         await db.destroy(); // Kysely only closes a driver it has used: close PGlite ourselves
         if (!pglite.closed) await pglite.close();
@@ -151,7 +183,9 @@ async function applyMigrations(runner: ScriptRunner): Promise<string[]> {
   const applied: string[] = [];
   await runner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
   try {
-    await runner.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await runner.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const done = new Set((await runner.query('SELECT name FROM schema_migrations')).rows.map((r) => String(r.name)));
     for (const file of migrationFiles()) {
       if (done.has(file)) continue;

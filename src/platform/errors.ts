@@ -1,6 +1,6 @@
 /**
  * One typed error model. Use cases throw `DomainError(code, detail, extra)`; the HTTP error handler
- * (http-errors.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
+ * (problem.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
  * the caller, so it never carries internals; `extra` adds documented members (e.g. `errors`).
  */
 export const ERROR_CODES = {
@@ -71,9 +71,31 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * What is wrong with a field, stable for clients and pages, which translate by it (the message is
+ * English prose for a developer). A field error thrown without one is sent as `invalid`.
+ */
+export const FIELD_ERROR_CODES = [
+  'invalid',
+  'required',
+  'unknown_field',
+  'invalid_type',
+  'invalid_format',
+  'too_short',
+  'too_long',
+  'too_few',
+  'too_many',
+  'out_of_range',
+  'not_increasing',
+  'not_allowed',
+] as const;
+export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
+
 export interface FieldError {
   /** JSON Pointer to the offending field, e.g. "/departureAirport". */
   field: string;
+  /** Sent as `invalid` when absent. */
+  code?: FieldErrorCode;
   message: string;
 }
 
@@ -90,9 +112,4 @@ export class DomainError extends Error {
   get status(): number {
     return ERROR_CODES[this.code].status;
   }
-}
-
-/** A 422 about one field, the most common domain validation failure. */
-export function fieldError(code: ErrorCode, field: string, message: string): DomainError {
-  return new DomainError(code, message, { errors: [{ field, message }] });
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Environment } from './db-schema.ts';
 import type { Db, Trx } from './db.ts';
-import { decrypt, encrypt, sha256Hex } from './crypto.ts';
+import { decrypt, encrypt, sha256Hex, type EncryptionKeys } from './crypto.ts';
 import { DomainError } from './errors.ts';
 
 /**
@@ -31,7 +31,7 @@ export interface Outcome {
 export interface IdempotencyDeps {
   db: Db;
   /** The key sealing stored responses (the personal-data key). */
-  encryptionKey: Buffer;
+  encryptionKey: EncryptionKeys;
 }
 
 /** Serializes a body for a status (the route's response schema: `reply.code(status).serialize(body)`). */
@@ -58,26 +58,43 @@ export async function runIdempotent<T>(
     return { status: result.status, payload: serialize(result.status, result.body), replayed: false };
   }
   if (!KEY_PATTERN.test(key)) {
-    throw new DomainError('validation_failed', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
-      errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
-    });
+    throw new DomainError(
+      'validation_failed',
+      'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+      {
+        errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+      },
+    );
   }
   const requestHash = sha256Hex(`${scope.operation}\n${canonicalJson(body)}`);
   const where = { partner_id: scope.partnerId, environment: scope.environment, key };
 
   const claimed = await claim(db, scope, key, requestHash);
   if (!claimed) {
-    const row = await db.selectFrom('idempotency_keys').selectAll().where('partner_id', '=', where.partner_id).where('environment', '=', where.environment).where('key', '=', key).executeTakeFirst();
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('partner_id', '=', where.partner_id)
+      .where('environment', '=', where.environment)
+      .where('key', '=', key)
+      .executeTakeFirst();
     if (!row) return runIdempotent(deps, scope, key, body, serialize, run); // released between our insert and select: try again
     if (row.request_hash !== requestHash) {
-      throw new DomainError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key for a new request.');
+      throw new DomainError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request; use a new key for a new request.',
+      );
     }
     if (row.status === 'completed') {
       // a row written before migration 0010 and not sealed yet holds its body as jsonb
-      const payload = row.response_enc !== null ? decrypt(deps.encryptionKey, row.response_enc) : JSON.stringify(row.response_body);
+      const payload =
+        row.response_enc !== null ? decrypt(deps.encryptionKey, row.response_enc) : JSON.stringify(row.response_body);
       return { status: row.response_status ?? 200, payload, replayed: true };
     }
-    throw new DomainError('idempotency_request_in_progress', 'The first request with this Idempotency-Key is still running; retry in a moment.');
+    throw new DomainError(
+      'idempotency_request_in_progress',
+      'The first request with this Idempotency-Key is still running; retry in a moment.',
+    );
   }
 
   try {
@@ -86,7 +103,11 @@ export async function runIdempotent<T>(
       const outcome = { status: result.status, payload: serialize(result.status, result.body) };
       await trx
         .updateTable('idempotency_keys')
-        .set({ status: 'completed', response_status: outcome.status, response_enc: encrypt(deps.encryptionKey, outcome.payload) })
+        .set({
+          status: 'completed',
+          response_status: outcome.status,
+          response_enc: encrypt(deps.encryptionKey, outcome.payload),
+        })
         .where('partner_id', '=', where.partner_id)
         .where('environment', '=', where.environment)
         .where('key', '=', key)
@@ -95,7 +116,13 @@ export async function runIdempotent<T>(
     });
     return { ...result, replayed: false };
   } catch (error) {
-    await db.deleteFrom('idempotency_keys').where('partner_id', '=', where.partner_id).where('environment', '=', where.environment).where('key', '=', key).where('status', '=', 'in_flight').execute();
+    await db
+      .deleteFrom('idempotency_keys')
+      .where('partner_id', '=', where.partner_id)
+      .where('environment', '=', where.environment)
+      .where('key', '=', key)
+      .where('status', '=', 'in_flight')
+      .execute();
     throw error;
   }
 }
@@ -117,20 +144,27 @@ async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: 
       expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
     })
     .onConflict((oc) =>
-      oc.columns(['partner_id', 'environment', 'key']).doUpdateSet({
-        operation: scope.operation,
-        request_hash: requestHash,
-        status: 'in_flight',
-        locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
-        response_status: null,
-        response_enc: null,
-        expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-      }).where((eb) =>
-        eb.or([
-          eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
-          eb.and([eb('idempotency_keys.status', '=', 'in_flight'), eb('idempotency_keys.locked_until', '<', sql<Date>`now()`), eb('idempotency_keys.request_hash', '=', requestHash)]),
-        ]),
-      ),
+      oc
+        .columns(['partner_id', 'environment', 'key'])
+        .doUpdateSet({
+          operation: scope.operation,
+          request_hash: requestHash,
+          status: 'in_flight',
+          locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
+          response_status: null,
+          response_enc: null,
+          expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
+            eb.and([
+              eb('idempotency_keys.status', '=', 'in_flight'),
+              eb('idempotency_keys.locked_until', '<', sql<Date>`now()`),
+              eb('idempotency_keys.request_hash', '=', requestHash),
+            ]),
+          ]),
+        ),
     )
     .returning('key')
     .execute();
@@ -139,7 +173,10 @@ async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: 
 
 /** Deletes expired keys; returns how many. */
 export async function purgeExpiredKeys(db: Db): Promise<number> {
-  const result = await db.deleteFrom('idempotency_keys').where('expires_at', '<', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where('expires_at', '<', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

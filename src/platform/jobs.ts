@@ -1,20 +1,23 @@
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
 import type { Executor } from './db.ts';
+import { JOBS_CHANNEL } from './notifications.ts';
 
 /**
  * The job queue: pg-boss 10 on the platform's own database, PGlite or PostgreSQL alike. Every SQL
  * statement pg-boss runs goes through our Kysely executor (`executeSql` below): on PGlite that is
  * the one gate to the single connection, so jobs never interleave with a request's transaction; on
  * PostgreSQL it is our pool. Passing a transaction as `trx` to `send` enqueues the job inside it,
- * so a state change and the work it causes commit together or not at all.
+ * so a state change and the work it causes commit together or not at all. Every send also sends
+ * NOTIFY parasol_jobs in the same transaction: a worker listening (platform/notifications.ts) wakes
+ * its pg-boss worker of that queue at commit (`wake`), instead of at its next poll.
  *
  * Jobs survive crashes: a job whose worker died stays `active` until its expiry, when pg-boss's
  * maintenance fails it and, within its retry limit, makes it available again after the queue's
  * first retry delay. Maintenance runs every MAINTENANCE_INTERVAL_SECONDS (pg-boss keeps one run
  * across processes, so two intervals may pass between runs): a dead worker's job runs again within
  * `rerunBoundSeconds(policy)`. The queues a customer waits on (claims, SMS, payouts, webhooks) keep
- * that within DEAD_WORKER_RERUN_SECONDS (see worker.ts). pg-boss 10 also fails, in the live worker,
+ * that within DEAD_WORKER_RERUN_SECONDS (see src/jobs/registry.ts). pg-boss 10 also fails, in the live worker,
  * a batch still running at its expiry (and runs it again): a queue's expiry must exceed the time its
  * batch takes — its handlers' own timeouts bound it — and its handlers must be idempotent.
  */
@@ -39,16 +42,29 @@ export interface QueuePolicy {
   policy?: 'standard' | 'short';
 }
 
-export const DEFAULT_POLICY: QueuePolicy = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+export const DEFAULT_POLICY: QueuePolicy = {
+  retryLimit: 8,
+  retryDelay: 5,
+  retryBackoff: true,
+  expireInSeconds: 15 * 60,
+};
 
 /**
  * The longest a job left active by a dead worker waits before a live worker runs it again: its
  * expiry, two maintenance intervals (pg-boss skips a run that comes a little early), the longest
  * first retry delay (pg-boss's back-off draws it between once and twice `retryDelay`) and a poll.
  */
-export function rerunBoundSeconds(policy: QueuePolicy, intervals: { maintenanceIntervalSeconds?: number; pollingIntervalSeconds: number }): number {
+export function rerunBoundSeconds(
+  policy: QueuePolicy,
+  intervals: { maintenanceIntervalSeconds?: number; pollingIntervalSeconds: number },
+): number {
   const firstRetryDelay = policy.retryBackoff ? 2 * Math.max(1, policy.retryDelay) : policy.retryDelay;
-  return policy.expireInSeconds + 2 * (intervals.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS) + firstRetryDelay + intervals.pollingIntervalSeconds;
+  return (
+    policy.expireInSeconds +
+    2 * (intervals.maintenanceIntervalSeconds ?? MAINTENANCE_INTERVAL_SECONDS) +
+    firstRetryDelay +
+    intervals.pollingIntervalSeconds
+  );
 }
 
 export interface JobOptions {
@@ -64,6 +80,17 @@ export interface Job<T> {
   id: string;
   data: T;
 }
+
+/**
+ * Every queue's payload, by queue name. Empty here (the platform knows no domain): src/jobs/registry.ts
+ * fills it by declaration merging from its list of job definitions, so that `send('claims_notify', …)`
+ * with an unknown name or a wrong payload fails type-checking.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface JobPayloads {}
+
+/** The name of a queue of `M` (by default, a queue of the job registry). */
+export type QueueName<M extends object = JobPayloads> = keyof M & string;
 
 export interface JobQueueOptions {
   /** Seconds between polls for new jobs (pg-boss polls; 0.5 at least). */
@@ -84,15 +111,21 @@ export const executorAdapter = (executor: Executor): PgBoss.Db => ({
   },
 });
 
-export class JobQueue {
+/**
+ * `M` maps queue names to payloads: by default the registry's (src/jobs/registry.ts); a test of the
+ * queue itself may name its own (`new JobQueue<Record<string, object>>(…)`).
+ */
+export class JobQueue<M extends object = JobPayloads> {
   private readonly boss: PgBoss;
   private started = false;
   /** Statements pg-boss has under way, so that stop() returns only once they are done. */
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
+  /** pg-boss worker ids per queue, for wake(). */
+  private readonly workers = new Map<string, string[]>();
 
   constructor(
-    db: Executor,
+    private readonly db: Executor,
     options: JobQueueOptions = {},
   ) {
     const direct = executorAdapter(db);
@@ -126,7 +159,7 @@ export class JobQueue {
   }
 
   /** Creates (or updates) a queue with its retry and expiry policy. Idempotent. */
-  async queue(name: string, policy: Partial<QueuePolicy> = {}): Promise<void> {
+  async queue(name: QueueName<M>, policy: Partial<QueuePolicy> = {}): Promise<void> {
     const options = { ...DEFAULT_POLICY, ...policy };
     const existing = await this.boss.getQueue(name);
     const kind = options.policy ?? 'standard';
@@ -134,35 +167,66 @@ export class JobQueue {
     else await this.boss.createQueue(name, { name, ...options, policy: kind });
   }
 
-  async send<T extends object>(name: string, data: T, options: JobOptions = {}): Promise<string | null> {
-    return this.boss.send(name, data, {
+  async send<N extends QueueName<M>>(name: N, data: M[N], options: JobOptions = {}): Promise<string | null> {
+    const id = await this.boss.send(name, data as object, {
       ...(options.trx ? { db: executorAdapter(options.trx) } : {}),
       ...(options.startAfter ? { startAfter: options.startAfter } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
     });
+    if (id && !options.startAfter) await this.announce(name, options.trx);
+    return id;
+  }
+
+  /**
+   * Tells the workers listening (platform/notifications.ts JOBS_CHANNEL) that `name` has a job: sent
+   * in the enqueuing transaction, so delivered at its commit; a worker then fetches at once instead
+   * of at its next poll (the poll remains the fallback).
+   */
+  private async announce(name: string, trx?: Executor): Promise<void> {
+    await executorAdapter(trx ?? this.db).executeSql('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, name]);
+  }
+
+  /** Wakes this process's workers of `name` (a job was announced). */
+  wake(name: string): void {
+    for (const id of this.workers.get(name) ?? []) this.boss.notifyWorker(id);
+  }
+
+  private track(name: string, id: string): string {
+    this.workers.set(name, [...(this.workers.get(name) ?? []), id]);
+    return id;
   }
 
   /**
    * Enqueues many jobs in one statement (set-wise: thousands of claims, one insert). `singletonKey`
    * gives each job its key (on a 'short' queue, a job whose key already waits is not added).
    */
-  async sendMany<T extends object>(name: string, data: T[], options: { trx?: Executor; singletonKey?: (data: T) => string } = {}): Promise<void> {
+  async sendMany<N extends QueueName<M>>(
+    name: N,
+    data: M[N][],
+    options: { trx?: Executor; singletonKey?: (data: M[N]) => string } = {},
+  ): Promise<void> {
     if (data.length === 0) return;
     const key = options.singletonKey;
     await this.boss.insert(
-      data.map((d) => (key ? { name, data: d, singletonKey: key(d) } : { name, data: d })),
+      data.map((d) => (key ? { name, data: d as object, singletonKey: key(d) } : { name, data: d as object })),
       options.trx ? { db: executorAdapter(options.trx) } : {},
     );
+    await this.announce(name, options.trx);
   }
 
   /**
    * Runs `handler` for each job of the queue, one at a time per worker. A handler that throws fails
    * the attempt; pg-boss retries it per the queue's policy.
    */
-  async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, options: { pollingIntervalSeconds?: number } = {}): Promise<string> {
-    return this.boss.work<T>(name, { batchSize: 1, ...options }, async (jobs) => {
+  async work<N extends QueueName<M>>(
+    name: N,
+    handler: (job: Job<M[N]>) => Promise<void>,
+    options: { pollingIntervalSeconds?: number } = {},
+  ): Promise<string> {
+    const id = await this.boss.work<M[N]>(name, { batchSize: 1, ...options }, async (jobs) => {
       for (const job of jobs) await handler({ id: job.id, data: job.data });
     });
+    return this.track(name, id);
   }
 
   /**
@@ -170,8 +234,12 @@ export class JobQueue {
    * and runs them concurrently. Each job settles on its own: one that throws is failed at once (and
    * retried per the queue's policy); pg-boss then completes the batch, which leaves it untouched.
    */
-  async workConcurrently<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, options: { batchSize: number; pollingIntervalSeconds?: number }): Promise<string> {
-    return this.boss.work<T>(name, options, async (jobs) => {
+  async workConcurrently<N extends QueueName<M>>(
+    name: N,
+    handler: (job: Job<M[N]>) => Promise<void>,
+    options: { batchSize: number; pollingIntervalSeconds?: number },
+  ): Promise<string> {
+    const id = await this.boss.work<M[N]>(name, options, async (jobs) => {
       await Promise.all(
         jobs.map(async (job) => {
           try {
@@ -182,19 +250,21 @@ export class JobQueue {
         }),
       );
     });
+    return this.track(name, id);
   }
 
   /** Stops polling a queue in this process (jobs already taken are left as they are). */
-  async forget(name: string): Promise<void> {
+  async forget(name: QueueName<M>): Promise<void> {
     await this.boss.offWork(name);
+    this.workers.delete(name);
   }
 
-  async schedule(name: string, cron: string, data: object = {}): Promise<void> {
+  async schedule(name: QueueName<M>, cron: string, data: object = {}): Promise<void> {
     await this.boss.schedule(name, cron, data, { tz: 'UTC' });
   }
 
   /** The state of one job (for tests and operators). */
-  async job(name: string, id: string): Promise<{ state: string; retryCount: number; output: unknown } | null> {
+  async job(name: QueueName<M>, id: string): Promise<{ state: string; retryCount: number; output: unknown } | null> {
     const job = await this.boss.getJobById(name, id, { includeArchive: true });
     return job ? { state: job.state, retryCount: job.retryCount, output: job.output } : null;
   }
@@ -203,7 +273,12 @@ export class JobQueue {
   async stop(options: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
     if (!this.started) return;
     this.started = false;
-    await this.boss.stop({ graceful: options.graceful ?? true, wait: true, close: false, timeout: options.timeoutMs ?? 10_000 });
+    await this.boss.stop({
+      graceful: options.graceful ?? true,
+      wait: true,
+      close: false,
+      timeout: options.timeoutMs ?? 10_000,
+    });
     // pg-boss's supervision routines (maintenance, state monitoring) run a few statements in a row
     // and are not awaited by its stop(): wait until no statement has been under way for a moment.
     const deadline = Date.now() + 5_000;

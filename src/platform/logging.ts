@@ -68,7 +68,10 @@ const CANDIDATE = /[@+_]|\/c\/|[A-Z]{2}[0-9]{2}/;
 /** Replaces every secret or personal value `SECRETS` recognises in a text (a log line). */
 export function scrubSecrets(text: string): string {
   if (!CANDIDATE.test(text)) return text;
-  return text.replace(SECRETS, (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`);
+  return text.replace(
+    SECRETS,
+    (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`,
+  );
 }
 
 /** A destination that scrubs each line before handing it on (pino writes one line per call). */
@@ -81,7 +84,10 @@ export function scrubbingStream(destination: DestinationStream): DestinationStre
 }
 
 /** Where the API and the worker log: stdout unless a stream is given (tests capture lines). */
-export function loggerOptions(config: Pick<Config, 'logLevel'>, options: { name?: string; stream?: DestinationStream | undefined } = {}): LoggerOptions & { stream: DestinationStream } {
+export function loggerOptions(
+  config: Pick<Config, 'logLevel'>,
+  options: { name?: string; stream?: DestinationStream | undefined } = {},
+): LoggerOptions & { stream: DestinationStream } {
   return {
     level: config.logLevel,
     ...(options.name ? { name: options.name } : {}),
@@ -107,7 +113,13 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, options: { name?
         delete serialized.parameters;
         return serialized;
       },
-      req: (request: { method: string; url: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+      req: (request: {
+        method: string;
+        url: string;
+        host?: string;
+        ip?: string;
+        socket?: { remotePort?: number };
+      }) => ({
         method: request.method,
         url: redactUrl(request.url),
         host: request.host,
@@ -120,7 +132,10 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, options: { name?
 }
 
 /** A standalone logger (the worker process) with the same protections as the API's. */
-export function createLogger(config: Pick<Config, 'logLevel'>, options: { name?: string; stream?: DestinationStream } = {}): pino.Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel'>,
+  options: { name?: string; stream?: DestinationStream } = {},
+): pino.Logger {
   const { stream, ...rest } = loggerOptions(config, options);
   return pino(rest, stream);
 }

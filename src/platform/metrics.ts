@@ -124,8 +124,18 @@ export const DB_GAUGES_TTL_MS = 5_000;
 /** Gauges read from the database, in a registry of their own (one per app: tests build several). */
 export class DatabaseGauges {
   readonly registry = new client.Registry();
-  private readonly claims = new client.Gauge({ name: 'parasol_claims', help: 'Claims by status (from the database).', labelNames: ['status'] as const, registers: [this.registry] });
-  private readonly payouts = new client.Gauge({ name: 'parasol_payouts', help: 'Payouts by status (from the database).', labelNames: ['status'] as const, registers: [this.registry] });
+  private readonly claims = new client.Gauge({
+    name: 'parasol_claims',
+    help: 'Claims by status (from the database).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+  private readonly payouts = new client.Gauge({
+    name: 'parasol_payouts',
+    help: 'Payouts by status (from the database).',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
   private readonly queueDepth = new client.Gauge({
     name: 'parasol_job_queue_depth',
     help: 'Jobs waiting per queue (created or retry, due or scheduled), from the pg-boss tables.',
@@ -164,8 +174,16 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const [claims, payouts, queues] = await Promise.all([
-        this.db.selectFrom('claims').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute(),
-        this.db.selectFrom('payouts').select(['status', (eb) => eb.fn.countAll<string>().as('n')]).groupBy('status').execute(),
+        this.db
+          .selectFrom('claims')
+          .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+          .groupBy('status')
+          .execute(),
+        this.db
+          .selectFrom('payouts')
+          .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+          .groupBy('status')
+          .execute(),
         // pg-boss 10: one row per job in pgboss.job (partitioned by queue); waiting = created or retry.
         sql<{ name: string; depth: string; oldest: string | null }>`
           select q.name,
@@ -213,15 +231,23 @@ export async function exposition(gauges?: DatabaseGauges): Promise<string> {
  */
 export function installMetrics(app: FastifyInstance, db: Db, gauges: DatabaseGauges): void {
   app.addHook('onResponse', (request, reply, done) => {
-    httpRequestDuration.observe({ method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status: reply.statusCode }, reply.elapsedTime / 1000);
+    httpRequestDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? UNMATCHED_ROUTE, status: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     const header = request.headers.authorization;
     const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    if (!bearer) throw new DomainError('unauthenticated', 'Metrics need an operator token: Authorization: Bearer pso_….');
-    if (!isOperatorToken(bearer) || !(await authenticateOperator(db, bearer))) throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
-    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await exposition(gauges));
+    if (!bearer)
+      throw new DomainError('unauthenticated', 'Metrics need an operator token: Authorization: Bearer pso_….');
+    if (!isOperatorToken(bearer) || !(await authenticateOperator(db, bearer)))
+      throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+    return reply
+      .header('content-type', registry.contentType)
+      .header('cache-control', 'no-store')
+      .send(await exposition(gauges));
   });
 }
 
@@ -229,7 +255,12 @@ export function installMetrics(app: FastifyInstance, db: Db, gauges: DatabaseGau
  * The separate, unauthenticated listener of PARASOL_METRICS_PORT: `GET /metrics` only. For API
  * processes (with their database gauges) and worker processes (their own counters).
  */
-export async function startMetricsServer(options: { port: number; host: string; gauges?: DatabaseGauges; onError?: (error: Error) => void }): Promise<{ port: number; close: () => Promise<void> }> {
+export async function startMetricsServer(options: {
+  port: number;
+  host: string;
+  gauges?: DatabaseGauges;
+  onError?: (error: Error) => void;
+}): Promise<{ port: number; close: () => Promise<void> }> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (request.method !== 'GET' || path !== '/metrics') {
@@ -237,7 +268,8 @@ export async function startMetricsServer(options: { port: number; host: string; 
       return;
     }
     exposition(options.gauges).then(
-      (text) => response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text),
+      (text) =>
+        response.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' }).end(text),
       (error: unknown) => {
         options.onError?.(error instanceof Error ? error : new Error(String(error)));
         response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n');

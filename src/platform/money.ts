@@ -3,6 +3,8 @@
  * decimal text are done on strings and BigInt — never with floating point.
  */
 
+import { LOCALES, type Lang } from './language.ts';
+
 const exponents = new Map<string, number>();
 
 /**
@@ -12,7 +14,8 @@ const exponents = new Map<string, number>();
 export function currencyExponent(currency: string): number {
   let exponent = exponents.get(currency);
   if (exponent === undefined) {
-    exponent = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    exponent =
+      new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
     exponents.set(currency, exponent);
   }
   return exponent;
@@ -22,11 +25,16 @@ export function currencyExponent(currency: string): number {
 export function toMinorUnits(text: string, currency: string): number {
   const exponent = currencyExponent(currency);
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!match) throw new RangeError(`must be an amount in ${currency} such as ${exponent ? `50.${'0'.repeat(exponent)}` : '50'}`);
+  if (!match)
+    throw new RangeError(`must be an amount in ${currency} such as ${exponent ? `50.${'0'.repeat(exponent)}` : '50'}`);
   const whole = match[1] ?? '0';
   const fraction = match[2] ?? '';
   if (fraction.length > exponent) {
-    throw new RangeError(exponent === 0 ? `${currency} has no minor unit: give a whole amount` : `${currency} amounts have at most ${exponent} decimal${exponent === 1 ? '' : 's'}`);
+    throw new RangeError(
+      exponent === 0
+        ? `${currency} has no minor unit: give a whole amount`
+        : `${currency} amounts have at most ${exponent} decimal${exponent === 1 ? '' : 's'}`,
+    );
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
@@ -38,7 +46,8 @@ export function toMinorUnits(text: string, currency: string): number {
  * 29 → "0.29", 100000001 → "1000000.01". The inverse of `toMinorUnits`.
  */
 export function toDecimalString(minor: number | bigint, currency: string): string {
-  if (typeof minor === 'number' && !Number.isSafeInteger(minor)) throw new RangeError(`amount must be a safe integer of minor units, got ${minor}`);
+  if (typeof minor === 'number' && !Number.isSafeInteger(minor))
+    throw new RangeError(`amount must be a safe integer of minor units, got ${minor}`);
   const value = BigInt(minor);
   const exponent = currencyExponent(currency);
   const digits = (value < 0n ? -value : value).toString().padStart(exponent + 1, '0');
@@ -46,7 +55,22 @@ export function toDecimalString(minor: number | bigint, currency: string): strin
   return value < 0n ? `-${text}` : text;
 }
 
-/** 5000 EUR → "50.00 EUR". */
-export function formatMoney(minor: number, currency: string): string {
-  return `${toDecimalString(minor, currency)} ${currency}`;
+/** An amount in integer minor units of its currency (1250 EUR = €12.50), as the APIs show it. */
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export const money = (amount: number, currency: string): Money => ({ amount, currency });
+
+/**
+ * The one money formatter. Without a language, for operators and documents: 5000 EUR → "50.00 EUR".
+ * In a language, for people: "€50.00" (en) / "50,00 €" (fr), in the currency's own decimals (EUR 2,
+ * JPY 0); Intl.NumberFormat formats the exact decimal string (ECMA-402 NumberFormat v3, Node ≥ 20):
+ * no float is ever made of the amount.
+ */
+export function formatMoney(minor: number, currency: string, lang?: Lang): string {
+  const decimal = toDecimalString(minor, currency);
+  if (lang === undefined) return `${decimal} ${currency}`;
+  return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency }).format(decimal as unknown as number);
 }

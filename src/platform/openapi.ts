@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { FIELD_ERROR_CODES } from './errors.ts';
 
 /**
  * One OpenAPI 3.1 document per API, served at `{base}/openapi.json`. @fastify/swagger is registered
@@ -26,7 +27,12 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
       servers: [{ url: doc.prefix, description: 'this deployment (relative to its origin)' }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ.' },
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ.',
+          },
         },
       },
       security: [{ apiKey: [] }],
@@ -35,7 +41,10 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
     transform: ({ schema, url }) => {
       const inApi = url.toLowerCase().startsWith(`${doc.prefix.toLowerCase()}/`) && !url.endsWith('/openapi.json');
       if (!inApi) return { schema: { ...(schema ?? {}), hide: true } as typeof schema, url };
-      return { schema: withPlatformProblems(schema as Record<string, unknown> | undefined) as typeof schema, url: url.slice(doc.prefix.length) };
+      return {
+        schema: withPlatformProblems(schema as Record<string, unknown> | undefined) as typeof schema,
+        url: url.slice(doc.prefix.length),
+      };
     },
   });
   app.get(`${doc.prefix}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
@@ -55,7 +64,19 @@ export const ProblemSchema = Type.Object(
     instance: Type.Optional(Type.String()),
     requestId: Type.Optional(Type.String()),
     errors: Type.Optional(
-      Type.Array(Type.Object({ field: Type.String({ description: 'JSON Pointer into the body, e.g. `/departureAirport`' }), message: Type.String() })),
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'JSON Pointer into the body, e.g. `/departureAirport`' }),
+          code: Type.Union(
+            FIELD_ERROR_CODES.map((c) => Type.Literal(c)),
+            {
+              description:
+                'Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`.',
+            },
+          ),
+          message: Type.String({ description: 'English prose for a developer; translate by `code`.' }),
+        }),
+      ),
     ),
   },
   { additionalProperties: true, description: 'RFC 9457 problem details (application/problem+json)' },
@@ -94,6 +115,7 @@ function withPlatformProblems(schema: Record<string, unknown> | undefined): Reco
 /** The error responses of a route, each a problem+json body. */
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 429, ...statuses]) out[status] = { ...ProblemSchema, description: STATUS_TEXT[status] ?? 'Error' };
+  for (const status of [400, 401, 403, 429, ...statuses])
+    out[status] = { ...ProblemSchema, description: STATUS_TEXT[status] ?? 'Error' };
   return out;
 }

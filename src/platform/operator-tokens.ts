@@ -32,14 +32,26 @@ export function isOperatorToken(bearer: string): boolean {
   return bearer.startsWith(OPERATOR_TOKEN_PREFIX);
 }
 
-export async function createOperatorToken(db: Db, actor: string, name: string): Promise<{ token: OperatorTokenInfo; plaintext: string }> {
+export async function createOperatorToken(
+  db: Db,
+  actor: string,
+  name: string,
+): Promise<{ token: OperatorTokenInfo; plaintext: string }> {
   const clean = name.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9 ._@-]{1,63}$/.test(clean)) {
-    throw new DomainError('validation_failed', 'An operator token needs a name: 2 to 64 letters, digits, spaces or . _ @ -.', { errors: [{ field: '/name', message: '2 to 64 characters' }] });
+    throw new DomainError(
+      'validation_failed',
+      'An operator token needs a name: 2 to 64 letters, digits, spaces or . _ @ -.',
+      { errors: [{ field: '/name', message: '2 to 64 characters' }] },
+    );
   }
   const plaintext = `${OPERATOR_TOKEN_PREFIX}${randomToken(32)}`;
   return db.transaction().execute(async (trx) => {
-    const row = await trx.insertInto('operator_tokens').values({ name: clean, token_hash: sha256Hex(plaintext), created_by: actor }).returningAll().executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('operator_tokens')
+      .values({ name: clean, token_hash: sha256Hex(plaintext), created_by: actor })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await audit(trx, { actor, entity: 'operator_token', entityId: row.id, action: 'created', data: { name: clean } });
     return { token: info(row), plaintext };
   });
@@ -51,7 +63,8 @@ export async function listOperatorTokens(db: Db): Promise<OperatorTokenInfo[]> {
 }
 
 export async function revokeOperatorToken(db: Db, actor: string, id: string): Promise<OperatorTokenInfo> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new DomainError('not_found', `No operator token ${id}.`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+    throw new DomainError('not_found', `No operator token ${id}.`);
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable('operator_tokens')
@@ -77,6 +90,20 @@ export async function authenticateOperator(db: Db, plaintext: string): Promise<O
   return row ? { tokenId: row.id, name: row.name, actor: `operator:${row.name}` } : undefined;
 }
 
-function info(row: { id: string; name: string; created_at: Date; created_by: string; last_used_at: Date | null; revoked_at: Date | null }): OperatorTokenInfo {
-  return { id: row.id, name: row.name, createdAt: row.created_at, createdBy: row.created_by, lastUsedAt: row.last_used_at, revokedAt: row.revoked_at };
+function info(row: {
+  id: string;
+  name: string;
+  created_at: Date;
+  created_by: string;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}): OperatorTokenInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiName } from '../partners/model.ts';
-import { authenticateRequest, type Caller, type PartnerDirectory } from './auth.ts';
+import { authenticateRequest, type Caller, type KeyDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { Outcome, Serialize } from './idempotency.ts';
-import type { FailedAuthLimiter, RateLimiter } from './rate-limit.ts';
+import type { FailedAuthLimiter, RateDecision } from './rate-limit.ts';
+import { rateClassOf, type KeyRateLimiter, type RateClass } from './shared-rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route also accepts operator tokens (`pso_…`): see operator-tokens.ts. */
     operatorAccess?: boolean;
+    /** The route's rate-limit class (shared-rate-limit.ts); default: `read` for GET, `write` otherwise. */
+    rateClass?: RateClass;
   }
 }
 
@@ -22,8 +24,9 @@ export type OperatorAuthenticator = (token: string) => Promise<OperatorCaller | 
 
 /**
  * What every partner API scope gets, in one synchronous hook when the key is cached: Bearer-key
- * authentication with subscription and agreement checks, then the per-key rate limit
- * (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it).
+ * authentication with subscription and agreement checks, then the per-key rate limit of the route's
+ * class (RateLimit-Limit/-Remaining/-Reset headers; 429 rate_limited with Retry-After beyond it);
+ * counted in Redis when REDIS_URL is set (then asynchronously), else in memory.
  *
  * Failed authentications (401) are counted per client address (`failures`; `request.ip`, which
  * honours PARASOL_TRUST_PROXY). Once an address reaches its limit, any key of it that this process
@@ -31,9 +34,15 @@ export type OperatorAuthenticator = (token: string) => Promise<OperatorCaller | 
  * any lookup, until the minute ends: a flood of random keys then costs a map lookup per request.
  * Keys already known keep working (a partner behind the same NAT or proxy is not locked out by it).
  */
-export function securePartnerApi(
+export function securePartnerApi<A extends string>(
   scope: FastifyInstance,
-  options: { api: ApiName; directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter | undefined; operators?: OperatorAuthenticator | undefined },
+  options: {
+    api: A;
+    directory: KeyDirectory<A>;
+    limiter: KeyRateLimiter;
+    failures?: FailedAuthLimiter | undefined;
+    operators?: OperatorAuthenticator | undefined;
+  },
 ): void {
   const { failures, directory } = options;
   /** 429 when the address has failed too often: called only for keys this process never found. */
@@ -49,17 +58,36 @@ export function securePartnerApi(
     if (failures && error instanceof DomainError && error.code === 'unauthenticated') failures.fail(request.ip);
     return error;
   };
-  const limit = (reply: FastifyReply, bucket: string): void => {
-    const decision = options.limiter.hit(bucket);
-    reply.header('RateLimit-Limit', decision.limit).header('RateLimit-Remaining', decision.remaining).header('RateLimit-Reset', decision.resetSeconds);
+  const apply = (reply: FastifyReply, decision: RateDecision): void => {
+    reply
+      .header('RateLimit-Limit', decision.limit)
+      .header('RateLimit-Remaining', decision.remaining)
+      .header('RateLimit-Reset', decision.resetSeconds);
     if (decision.exceeded) {
       reply.header('Retry-After', decision.resetSeconds);
-      throw new DomainError('rate_limited', `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${decision.resetSeconds} s.`);
+      throw new DomainError(
+        'rate_limited',
+        `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${decision.resetSeconds} s.`,
+      );
     }
   };
-  const admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller): void => {
+  /** Synchronous with the in-memory limiter; a promise with Redis. */
+  const limit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    bucket: string,
+    partnerId?: string,
+  ): void | Promise<void> => {
+    const decision = options.limiter.hit(
+      bucket,
+      rateClassOf(request.method, request.routeOptions.config.rateClass),
+      partnerId,
+    );
+    return decision instanceof Promise ? decision.then((d) => apply(reply, d)) : apply(reply, decision);
+  };
+  const admit = (request: FastifyRequest, reply: FastifyReply, caller: Caller): void | Promise<void> => {
     request.caller = caller;
-    limit(reply, caller.keyId);
+    return limit(request, reply, caller.keyId, caller.partnerId);
   };
   scope.addHook('onRequest', (request, reply, done) => {
     try {
@@ -70,23 +98,39 @@ export function securePartnerApi(
           options
             .operators(token)
             .then((operator) => {
-              if (!operator) throw counted(request, new DomainError('unauthenticated', 'This operator token is unknown or revoked.'));
+              if (!operator)
+                throw counted(
+                  request,
+                  new DomainError('unauthenticated', 'This operator token is unknown or revoked.'),
+                );
               request.operator = operator;
-              limit(reply, `operator:${operator.tokenId}`);
+              return limit(request, reply, `operator:${operator.tokenId}`);
             })
             .then(() => done(), done);
           return;
         }
       }
-      const caller = authenticateRequest(directory, request, options.api, failures ? () => throttle(request, reply) : undefined);
+      const caller = authenticateRequest(
+        directory,
+        request,
+        options.api,
+        failures ? () => throttle(request, reply) : undefined,
+      );
       if (caller instanceof Promise) {
-        caller.then((c) => admit(request, reply, c)).then(
-          () => done(),
-          (error: Error) => done(counted(request, error) as Error),
-        );
+        caller
+          .then((c) => admit(request, reply, c))
+          .then(
+            () => done(),
+            (error: Error) => done(counted(request, error) as Error),
+          );
       } else {
-        admit(request, reply, caller);
-        done();
+        const admitted = admit(request, reply, caller);
+        if (admitted instanceof Promise)
+          admitted.then(
+            () => done(),
+            (error: Error) => done(error),
+          );
+        else done();
       }
     } catch (error) {
       done(counted(request, error) as Error);
@@ -104,7 +148,13 @@ export function callerOf(request: FastifyRequest): Caller {
 export const IdempotencyHeader = {
   type: 'object',
   properties: {
-    'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte.' },
+    'idempotency-key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte.',
+    },
   },
 } as const;
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { DomainError, ERROR_CODES, type ErrorCode, type FieldError } from './errors.ts';
+import { DomainError, ERROR_CODES, type ErrorCode, type FieldError, type FieldErrorCode } from './errors.ts';
 
 /**
  * RFC 9457 problem details. Every error of every API leaves through here: domain errors, schema
@@ -31,8 +31,34 @@ export const problemType = (code: ErrorCode): string => `urn:parasol:problem:${c
 
 export function problemFor(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): Problem {
   const { status, title } = ERROR_CODES[code];
-  return { type: problemType(code), title, status, detail, code, ...extra };
+  const problem: Problem = { type: problemType(code), title, status, detail, code, ...extra };
+  if (Array.isArray(extra.errors))
+    problem.errors = (extra.errors as FieldError[]).map((e) => ({
+      field: e.field,
+      code: e.code ?? 'invalid',
+      message: e.message,
+    }));
+  return problem;
 }
+
+/** The field error code of an Ajv keyword. */
+const AJV_CODES: Record<string, FieldErrorCode> = {
+  required: 'required',
+  additionalProperties: 'unknown_field',
+  type: 'invalid_type',
+  pattern: 'invalid_format',
+  format: 'invalid_format',
+  enum: 'not_allowed',
+  const: 'not_allowed',
+  minimum: 'out_of_range',
+  maximum: 'out_of_range',
+  exclusiveMinimum: 'out_of_range',
+  exclusiveMaximum: 'out_of_range',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  minItems: 'too_few',
+  maxItems: 'too_many',
+};
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
   return reply
@@ -49,16 +75,23 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-/** Turns Ajv errors into `{ field, message }` with JSON Pointers into the body. */
+/** Turns Ajv errors into `{ field, code, message }` with JSON Pointers into the body. */
 function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
   const where = context && context !== 'body' ? `${context}:` : '';
   return validation.map((e) => {
     let field = e.instancePath || '';
     let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') field += `/${String(e.params.missingProperty)}`, (message = 'is required');
-    if (e.keyword === 'additionalProperties') field += `/${String(e.params.additionalProperty)}`, (message = 'is not a known field');
-    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) message = `must be one of ${e.params.allowedValues.join(', ')}`;
-    return { field: `${where}${field || '/'}`, message };
+    if (e.keyword === 'required') {
+      field += `/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    }
+    if (e.keyword === 'additionalProperties') {
+      field += `/${String(e.params.additionalProperty)}`;
+      message = 'is not a known field';
+    }
+    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
+      message = `must be one of ${e.params.allowedValues.join(', ')}`;
+    return { field: `${where}${field || '/'}`, code: AJV_CODES[e.keyword] ?? 'invalid', message };
   });
 }
 
@@ -69,7 +102,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     if (error.validation) {
       const errors = fieldErrors(error.validation as AjvError[], error.validationContext);
-      const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
+      const detail =
+        errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
       return sendProblem(request, reply, problemFor('validation_failed', detail, { errors }));
     }
     switch (error.code) {
@@ -85,18 +119,29 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (error instanceof SyntaxError || error.statusCode === 400) {
       return sendProblem(request, reply, problemFor('malformed_request', 'The request could not be parsed.'));
     }
-    if (error.statusCode === 415) return sendProblem(request, reply, problemFor('unsupported_media_type', 'Send the body as application/json.'));
-    if (error.statusCode === 413) return sendProblem(request, reply, problemFor('payload_too_large', 'The body is too large.'));
+    if (error.statusCode === 415)
+      return sendProblem(request, reply, problemFor('unsupported_media_type', 'Send the body as application/json.'));
+    if (error.statusCode === 413)
+      return sendProblem(request, reply, problemFor('payload_too_large', 'The body is too large.'));
     if (isDatabaseUnavailable(error)) {
       request.log.error({ err: error }, 'database unavailable');
-      return sendProblem(request, reply, problemFor('service_unavailable', 'A dependency is unavailable; retry later.'));
+      return sendProblem(
+        request,
+        reply,
+        problemFor('service_unavailable', 'A dependency is unavailable; retry later.'),
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(request, reply, problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'));
+    return sendProblem(
+      request,
+      reply,
+      problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'),
+    );
   });
 
   app.addHook('onRequest', (request, _reply, done) => {
-    if (request.url.length > MAX_URL_LENGTH) return done(new DomainError('uri_too_long', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
+    if (request.url.length > MAX_URL_LENGTH)
+      return done(new DomainError('uri_too_long', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
     done();
   });
   const routes = new RouteTable();
@@ -106,7 +151,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     const allowed = routes.methodsOf(request.url);
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
-      return sendProblem(request, reply, problemFor('method_not_allowed', `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`));
+      return sendProblem(
+        request,
+        reply,
+        problemFor(
+          'method_not_allowed',
+          `${path} does not answer ${request.method}; it answers ${allowed.join(', ')}.`,
+        ),
+      );
     }
     return sendProblem(request, reply, problemFor('route_not_found', `No route ${request.method} ${path}.`));
   });
@@ -128,7 +180,9 @@ class RouteTable {
       this.byUrl.set(url, methods);
       const source = url
         .split('/')
-        .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .map((segment) =>
+          segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+        )
         .join('/');
       this.routes.push({ pattern: new RegExp(`^${source}$`), methods });
     }
@@ -144,15 +198,28 @@ class RouteTable {
 }
 
 /** Fastify's `frameworkErrors`: what the router refuses before a route is found, as problem+json. */
+// eslint-disable-next-line @typescript-eslint/no-misused-promises -- the reply (a thenable) is returned, as Fastify's own handler does; nothing awaits it
 export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, request, reply) => {
   if (error.code === 'FST_ERR_BAD_URL') {
-    return sendProblem(request, reply, problemFor('malformed_request', 'The URL is not valid: its percent-encoded characters are not UTF-8.'));
+    return sendProblem(
+      request,
+      reply,
+      problemFor('malformed_request', 'The URL is not valid: its percent-encoded characters are not UTF-8.'),
+    );
   }
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return sendProblem(request, reply, problemFor('uri_too_long', 'A path segment of the URL is longer than 100 characters.'));
+    return sendProblem(
+      request,
+      reply,
+      problemFor('uri_too_long', 'A path segment of the URL is longer than 100 characters.'),
+    );
   }
   request.log.error({ err: error }, 'router error');
-  return sendProblem(request, reply, problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'));
+  return sendProblem(
+    request,
+    reply,
+    problemFor('internal_error', 'Something went wrong on our side. Quote the requestId to support.'),
+  );
 };
 
 /**
@@ -161,7 +228,11 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
  * overflow whose request line is longer than MAX_URL_LENGTH is a URL too long (414), else headers
  * too large (431).
  */
-export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = function (this: unknown, error, socket) {
+export const clientErrorHandler: NonNullable<FastifyServerOptions['clientErrorHandler']> = function (
+  this: unknown,
+  error,
+  socket,
+) {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   let code: ErrorCode = 'malformed_request';
   let detail = 'The request could not be parsed as HTTP/1.1.';

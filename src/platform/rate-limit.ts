@@ -95,7 +95,10 @@ export function addressBucket(address: string): string {
   if (mapped) return mapped[1]!;
   try {
     const parts = ipaddr.IPv6.parse(address.replace(/%.*$/, '')).parts;
-    return `${parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::/64`;
+    return `${parts
+      .slice(0, 4)
+      .map((p) => p.toString(16))
+      .join(':')}::/64`;
   } catch {
     return address;
   }

@@ -15,4 +15,5 @@ export function newReferenceNumber(prefix: string): string {
 }
 
 /** The JSON Schema pattern of references with this prefix. */
-export const referenceNumberPattern = (prefix: string): string => `^${prefix}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$`;
+export const referenceNumberPattern = (prefix: string): string =>
+  `^${prefix}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$`;

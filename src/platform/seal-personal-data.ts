@@ -1,4 +1,4 @@
-import { encrypt } from './crypto.ts';
+import { encrypt, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 
 /**
@@ -13,7 +13,11 @@ import type { Db, Executor } from './db.ts';
  * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys`
  * (docs/ARCHITECTURE.md, "Personal data at rest").
  */
-export async function sealPersonalData(db: Db, encryptionKey: Buffer, batchSize = 200): Promise<number> {
+export async function sealPersonalData(
+  db: Db,
+  encryptionKey: EncryptionKeys | Buffer,
+  batchSize = 200,
+): Promise<number> {
   const seal = (value: string) => encrypt(encryptionKey, value);
   let sealed = 0;
   const inBatches = async (step: (trx: Executor) => Promise<number>) => {
@@ -25,13 +29,20 @@ export async function sealPersonalData(db: Db, encryptionKey: Buffer, batchSize 
   };
 
   await inBatches(async (trx) => {
-    const rows = await trx.selectFrom('contracts').select(['id', 'customer_first_name', 'customer_last_name']).where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)])).limit(batchSize).execute();
+    const rows = await trx
+      .selectFrom('contracts')
+      .select(['id', 'customer_first_name', 'customer_last_name'])
+      .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
+      .limit(batchSize)
+      .execute();
     for (const r of rows) {
       await trx
         .updateTable('contracts')
         .set((eb) => ({
-          customer_first_name_enc: r.customer_first_name === null ? eb.ref('customer_first_name_enc') : seal(r.customer_first_name),
-          customer_last_name_enc: r.customer_last_name === null ? eb.ref('customer_last_name_enc') : seal(r.customer_last_name),
+          customer_first_name_enc:
+            r.customer_first_name === null ? eb.ref('customer_first_name_enc') : seal(r.customer_first_name),
+          customer_last_name_enc:
+            r.customer_last_name === null ? eb.ref('customer_last_name_enc') : seal(r.customer_last_name),
           customer_first_name: null,
           customer_last_name: null,
         }))
@@ -43,12 +54,18 @@ export async function sealPersonalData(db: Db, encryptionKey: Buffer, batchSize 
   });
 
   await inBatches(async (trx) => {
-    const rows = await trx.selectFrom('policies').select(['id', 'holder_first_name', 'holder_last_name']).where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)])).limit(batchSize).execute();
+    const rows = await trx
+      .selectFrom('policies')
+      .select(['id', 'holder_first_name', 'holder_last_name'])
+      .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
+      .limit(batchSize)
+      .execute();
     for (const r of rows) {
       await trx
         .updateTable('policies')
         .set((eb) => ({
-          holder_first_name_enc: r.holder_first_name === null ? eb.ref('holder_first_name_enc') : seal(r.holder_first_name),
+          holder_first_name_enc:
+            r.holder_first_name === null ? eb.ref('holder_first_name_enc') : seal(r.holder_first_name),
           holder_last_name_enc: r.holder_last_name === null ? eb.ref('holder_last_name_enc') : seal(r.holder_last_name),
           holder_first_name: null,
           holder_last_name: null,
@@ -61,24 +78,49 @@ export async function sealPersonalData(db: Db, encryptionKey: Buffer, batchSize 
   });
 
   await inBatches(async (trx) => {
-    const rows = await trx.selectFrom('claim_bank_details').select(['claim_id', 'account_holder']).where('account_holder', 'is not', null).limit(batchSize).execute();
+    const rows = await trx
+      .selectFrom('claim_bank_details')
+      .select(['claim_id', 'account_holder'])
+      .where('account_holder', 'is not', null)
+      .limit(batchSize)
+      .execute();
     for (const r of rows) {
-      await trx.updateTable('claim_bank_details').set({ account_holder_enc: seal(r.account_holder!), account_holder: null }).where('claim_id', '=', r.claim_id).where('account_holder', 'is not', null).execute();
+      await trx
+        .updateTable('claim_bank_details')
+        .set({ account_holder_enc: seal(r.account_holder!), account_holder: null })
+        .where('claim_id', '=', r.claim_id)
+        .where('account_holder', 'is not', null)
+        .execute();
     }
     return rows.length;
   });
 
   await inBatches(async (trx) => {
-    const rows = await trx.selectFrom('sepa_batches').select(['id', 'xml']).where('xml', 'is not', null).limit(batchSize).execute();
+    const rows = await trx
+      .selectFrom('sepa_batches')
+      .select(['id', 'xml'])
+      .where('xml', 'is not', null)
+      .limit(batchSize)
+      .execute();
     for (const r of rows) {
-      await trx.updateTable('sepa_batches').set({ xml_enc: seal(r.xml!), xml: null }).where('id', '=', r.id).where('xml', 'is not', null).execute();
+      await trx
+        .updateTable('sepa_batches')
+        .set({ xml_enc: seal(r.xml!), xml: null })
+        .where('id', '=', r.id)
+        .where('xml', 'is not', null)
+        .execute();
     }
     return rows.length;
   });
 
   // Replays stored as jsonb before 0010: their text is what jsonb kept (keys reordered), now sealed.
   await inBatches(async (trx) => {
-    const rows = await trx.selectFrom('idempotency_keys').select(['partner_id', 'environment', 'key', 'response_body']).where('response_body', 'is not', null).limit(batchSize).execute();
+    const rows = await trx
+      .selectFrom('idempotency_keys')
+      .select(['partner_id', 'environment', 'key', 'response_body'])
+      .where('response_body', 'is not', null)
+      .limit(batchSize)
+      .execute();
     for (const r of rows) {
       await trx
         .updateTable('idempotency_keys')

@@ -15,6 +15,7 @@ import { DomainError, type FieldError } from './errors.ts';
  */
 
 // U+0000, a high surrogate not followed by a low one, or a low surrogate not preceded by a high one
+// eslint-disable-next-line no-control-regex -- U+0000 is exactly what this rule refuses
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** At most this many fields are reported, and objects are walked at most this deep. */
@@ -24,7 +25,9 @@ const MAX_DEPTH = 64;
 export function unsafeTextMessage(text: string): string | undefined {
   const match = UNSAFE.exec(text);
   if (!match) return undefined;
-  return match[0] === '\u0000' ? 'must not contain the character U+0000' : 'must be valid Unicode text (an unpaired surrogate was found)';
+  return match[0] === '\u0000'
+    ? 'must not contain the character U+0000'
+    : 'must be valid Unicode text (an unpaired surrogate was found)';
 }
 
 /** RFC 6901 escaping of one reference token. */
@@ -50,7 +53,11 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
       const message = unsafeTextMessage(key);
       if (message) {
         // the key itself is the field; its pointer would carry the bad character, so it is shown escaped
-        if (errors.length < MAX_ERRORS) errors.push({ field: `${prefix}${pointer}/${token(JSON.stringify(key).slice(1, -1))}`, message: `is a field name that ${message}` });
+        if (errors.length < MAX_ERRORS)
+          errors.push({
+            field: `${prefix}${pointer}/${token(JSON.stringify(key).slice(1, -1))}`,
+            message: `is a field name that ${message}`,
+          });
         continue;
       }
       visit((node as Record<string, unknown>)[key], at, depth + 1);
@@ -63,9 +70,14 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
 /** Installs the rule on every route of `app` (call it before registering routes). */
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    const errors = [...findUnsafeText(request.params, 'params:'), ...findUnsafeText(request.query, 'querystring:'), ...findUnsafeText(request.body)];
+    const errors = [
+      ...findUnsafeText(request.params, 'params:'),
+      ...findUnsafeText(request.query, 'querystring:'),
+      ...findUnsafeText(request.body),
+    ];
     if (errors.length === 0) return done();
-    const detail = errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
+    const detail =
+      errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
     done(new DomainError('validation_failed', detail, { errors }));
   });
 }

@@ -1,13 +1,18 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { resolveHomeRisk, riskDifferences, type HomeRisk, type HomeRiskInput } from '../home/home-risk.ts';
-import { verifyHomeQuote, type HomeQuoteTerms } from '../home/quote-token.ts';
+import {
+  resolveHomeRisk,
+  riskDifferences,
+  verifyHomeQuote,
+  type HomeQuoteTerms,
+  type HomeRisk,
+  type HomeRiskInput,
+} from '../home/index.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirport } from '../reference/airports.ts';
-import { findZipCode } from '../reference/postal-codes.ts';
+import { findAirport, findZipCode } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
@@ -16,7 +21,14 @@ import { newPolicyNumber } from './policy-number.ts';
 export interface CreatePolicyInput {
   product: Product;
   externalReference: string;
-  policyholder: { firstName: string; lastName: string; birthDate: string; email: string; phone: string; address: Address };
+  policyholder: {
+    firstName: string;
+    lastName: string;
+    birthDate: string;
+    email: string;
+    phone: string;
+    address: Address;
+  };
   effectiveDate: string;
   expiryDate: string;
   premium: { amount: number; currency: string; frequency: PremiumFrequency };
@@ -36,16 +48,24 @@ const MAX_AGE = 120;
  * a quote it must be the quoted risk and premium. Runs in the caller's transaction (the idempotency
  * layer's), so the policy and its audit row commit together.
  */
-export async function createPolicy(deps: PolicyDeps, trx: Trx, caller: Caller, input: CreatePolicyInput): Promise<PolicyView> {
+export async function createPolicy(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  input: CreatePolicyInput,
+): Promise<PolicyView> {
   const now = deps.now();
   const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
-  if (input.expiryDate <= input.effectiveDate) errors.push({ field: '/expiryDate', message: 'must be after effectiveDate' });
-  if (input.quoteReference !== undefined && input.product !== 'home') errors.push({ field: '/quoteReference', message: 'only applies to product home' });
+  if (input.expiryDate <= input.effectiveDate)
+    errors.push({ field: '/expiryDate', message: 'must be after effectiveDate' });
+  if (input.quoteReference !== undefined && input.product !== 'home')
+    errors.push({ field: '/quoteReference', message: 'only applies to product home' });
   if (errors.length) throw invalid(errors);
 
   const risk = resolveRisk(input.product, input.risk, now);
   let quote: HomeQuoteTerms | undefined;
-  if (input.quoteReference !== undefined) quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now);
+  if (input.quoteReference !== undefined)
+    quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now);
 
   const holder = input.policyholder;
   const values = {
@@ -74,10 +94,14 @@ export async function createPolicy(deps: PolicyDeps, trx: Trx, caller: Caller, i
     if (!row) {
       const existing = await repo.findByExternalReference(trx, caller, input.externalReference);
       if (existing) {
-        throw new DomainError('external_reference_conflict', `You already have policy ${existing.policy_number} with the external reference ${input.externalReference}.`, {
-          policyNumber: existing.policy_number,
-          errors: [{ field: '/externalReference', message: 'is already used by another of your policies' }],
-        });
+        throw new DomainError(
+          'external_reference_conflict',
+          `You already have policy ${existing.policy_number} with the external reference ${input.externalReference}.`,
+          {
+            policyNumber: existing.policy_number,
+            errors: [{ field: '/externalReference', message: 'is already used by another of your policies' }],
+          },
+        );
       }
     }
   }
@@ -103,10 +127,18 @@ export async function createPolicy(deps: PolicyDeps, trx: Trx, caller: Caller, i
 }
 
 function invalid(errors: FieldError[]): DomainError {
-  return new DomainError('validation_failed', errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`, { errors });
+  return new DomainError(
+    'validation_failed',
+    errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
+    { errors },
+  );
 }
 
-function checkPolicyholder(holder: CreatePolicyInput['policyholder'], effectiveDate: string, today: string): FieldError[] {
+function checkPolicyholder(
+  holder: CreatePolicyInput['policyholder'],
+  effectiveDate: string,
+  today: string,
+): FieldError[] {
   const errors: FieldError[] = [];
   const at = '/policyholder';
   if (!holder.firstName.trim()) errors.push({ field: `${at}/firstName`, message: 'must not be blank' });
@@ -116,8 +148,16 @@ function checkPolicyholder(holder: CreatePolicyInput['policyholder'], effectiveD
     errors.push({ field: `${at}/phone`, message: 'must be a valid phone number in E.164 format, e.g. +33612345678' });
   }
   if (holder.birthDate >= today) errors.push({ field: `${at}/birthDate`, message: 'must be in the past' });
-  else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate) errors.push({ field: `${at}/birthDate`, message: `the policyholder must be ${ADULT_AGE} or older on the effective date` });
-  else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate) errors.push({ field: `${at}/birthDate`, message: `the policyholder must be younger than ${MAX_AGE} on the effective date` });
+  else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
+    errors.push({
+      field: `${at}/birthDate`,
+      message: `the policyholder must be ${ADULT_AGE} or older on the effective date`,
+    });
+  else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate)
+    errors.push({
+      field: `${at}/birthDate`,
+      message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
+    });
   if (holder.address.country === 'FR' && !findZipCode(holder.address.postalCode.trim())) {
     errors.push({ field: `${at}/address/postalCode`, message: 'is not a French postal code' });
   }
@@ -156,7 +196,8 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
     }
     case 'travel': {
       const trip = risk as { departureDate: string; returnDate: string };
-      if (trip.returnDate < trip.departureDate) throw invalid([{ field: '/risk/returnDate', message: 'must be on or after departureDate' }]);
+      if (trip.returnDate < trip.departureDate)
+        throw invalid([{ field: '/risk/returnDate', message: 'must be on or after departureDate' }]);
       return risk;
     }
     default:
@@ -165,19 +206,36 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
 }
 
 /** A Demo API quote named by a home policy: yours, live, and the very risk and premium quoted. */
-function checkQuote(deps: PolicyDeps, caller: Caller, reference: string, risk: HomeRisk, premium: CreatePolicyInput['premium'], now: Date): HomeQuoteTerms {
+function checkQuote(
+  deps: PolicyDeps,
+  caller: Caller,
+  reference: string,
+  risk: HomeRisk,
+  premium: CreatePolicyInput['premium'],
+  now: Date,
+): HomeQuoteTerms {
   const quote = verifyHomeQuote(deps.keys.quoteSigning, reference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
     // another partner's (or another environment's) quote is indistinguishable from a forged one
-    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', { errors: [{ field: '/quoteReference', message: 'unknown quote reference' }] });
-  }
-  if (quote.expiresAt.getTime() <= now.getTime()) {
-    throw new DomainError('quote_expired', `The quote expired at ${quote.expiresAt.toISOString()}; ask the Demo API /getPrice for a new one.`, {
-      errors: [{ field: '/quoteReference', message: 'expired' }],
+    throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
+      errors: [{ field: '/quoteReference', message: 'unknown quote reference' }],
     });
   }
-  const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({ field: `/risk${d.field}`, message: `the quote says ${JSON.stringify(d.expected)}` }));
-  if (premium.currency !== quote.currency) errors.push({ field: '/premium/currency', message: `the quote says ${quote.currency}` });
+  if (quote.expiresAt.getTime() <= now.getTime()) {
+    throw new DomainError(
+      'quote_expired',
+      `The quote expired at ${quote.expiresAt.toISOString()}; ask the Demo API /getPrice for a new one.`,
+      {
+        errors: [{ field: '/quoteReference', message: 'expired' }],
+      },
+    );
+  }
+  const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({
+    field: `/risk${d.field}`,
+    message: `the quote says ${JSON.stringify(d.expected)}`,
+  }));
+  if (premium.currency !== quote.currency)
+    errors.push({ field: '/premium/currency', message: `the quote says ${quote.currency}` });
   if (premium.frequency === 'annual' && premium.amount !== quote.annualPremium) {
     errors.push({ field: '/premium/amount', message: `the quote says ${quote.annualPremium} a year` });
   } else if (premium.frequency === 'monthly' && premium.amount !== quote.monthlyPremium) {

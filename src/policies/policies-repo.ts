@@ -12,7 +12,11 @@ export interface Scope {
 }
 
 const scoped = (db: Executor, scope: Scope) =>
-  db.selectFrom('policies').selectAll().where('partner_id', '=', scope.partnerId).where('environment', '=', scope.environment);
+  db
+    .selectFrom('policies')
+    .selectAll()
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment);
 
 /**
  * Inserts unless the policy number or the external reference is already taken — then returns
@@ -28,13 +32,22 @@ export async function insertPolicy(db: Executor, values: Insertable<PoliciesTabl
     .executeTakeFirst();
 }
 
-export async function findPolicy(db: Executor, scope: Scope, policyNumber: string, options: { forUpdate?: boolean } = {}): Promise<PolicyRow | undefined> {
+export async function findPolicy(
+  db: Executor,
+  scope: Scope,
+  policyNumber: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<PolicyRow | undefined> {
   let query = scoped(db, scope).where('policy_number', '=', policyNumber);
   if (options.forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
-export async function findByExternalReference(db: Executor, scope: Scope, externalReference: string): Promise<PolicyRow | undefined> {
+export async function findByExternalReference(
+  db: Executor,
+  scope: Scope,
+  externalReference: string,
+): Promise<PolicyRow | undefined> {
   return scoped(db, scope).where('external_reference', '=', externalReference).executeTakeFirst();
 }
 
@@ -61,18 +74,31 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   if (f.effectiveTo !== undefined) query = query.where('effective_date', '<=', f.effectiveTo);
   if (f.status === 'cancelled') query = query.where('status', '=', 'cancelled');
   if (f.status === 'expired') query = query.where('status', '<>', 'cancelled').where('expiry_date', '<=', f.today);
-  if (f.status === 'pending' || f.status === 'active') query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
+  if (f.status === 'pending' || f.status === 'active')
+    query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
   if (f.after) {
     const { createdAt, id } = f.after;
-    query = query.where((eb) => eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]));
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]),
+    );
   }
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
-export async function markCancelled(db: Executor, id: string, cancellation: { reason: string; date: string; at: Date }): Promise<PolicyRow> {
+export async function markCancelled(
+  db: Executor,
+  id: string,
+  cancellation: { reason: string; date: string; at: Date },
+): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ status: 'cancelled', cancel_reason: cancellation.reason, cancellation_date: cancellation.date, cancelled_at: cancellation.at, updated_at: cancellation.at })
+    .set({
+      status: 'cancelled',
+      cancel_reason: cancellation.reason,
+      cancellation_date: cancellation.date,
+      cancelled_at: cancellation.at,
+      updated_at: cancellation.at,
+    })
     .where('id', '=', id)
     .where('status', '<>', 'cancelled')
     .returningAll()

@@ -1,21 +1,46 @@
-import { inFieldOrder } from '../home/home-risk.ts';
-import { decrypt, openField } from '../platform/crypto.ts';
+import { inFieldOrder } from '../home/index.ts';
+import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
 import type { PolicyProduct, PremiumFrequency } from '../platform/db-schema.ts';
 import type { PolicyRow } from './policies-repo.ts';
 
 /** The policy model of the API to manage policies: its vocabularies, status rule and public view. */
 
-export const PRODUCTS = ['home', 'flight_delay', 'travel', 'motor', 'other'] as const satisfies readonly PolicyProduct[];
+export const PRODUCTS = [
+  'home',
+  'flight_delay',
+  'travel',
+  'motor',
+  'other',
+] as const satisfies readonly PolicyProduct[];
 export type Product = (typeof PRODUCTS)[number];
-export const PREMIUM_FREQUENCIES = ['single', 'annual', 'semiannual', 'quarterly', 'monthly'] as const satisfies readonly PremiumFrequency[];
+export const PREMIUM_FREQUENCIES = [
+  'single',
+  'annual',
+  'semiannual',
+  'quarterly',
+  'monthly',
+] as const satisfies readonly PremiumFrequency[];
 /** The statuses a policy may be created with. */
 export const CREATE_STATUSES = ['active', 'pending'] as const;
 export const POLICY_STATUSES = ['pending', 'active', 'cancelled', 'expired'] as const;
 export type PolicyStatus = (typeof POLICY_STATUSES)[number];
-export const CANCEL_REASONS = ['customer_request', 'non_payment', 'risk_ended', 'replaced', 'duplicate', 'created_in_error', 'other'] as const;
+export const CANCEL_REASONS = [
+  'customer_request',
+  'non_payment',
+  'risk_ended',
+  'replaced',
+  'duplicate',
+  'created_in_error',
+  'other',
+] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
-export const POLICY_PAGE = { default: 50, min: 1, max: 200, limitPattern: '^([1-9]|[1-9][0-9]|1[0-9]{2}|200)$' } as const;
+export const POLICY_PAGE = {
+  default: 50,
+  min: 1,
+  max: 200,
+  limitPattern: '^([1-9]|[1-9][0-9]|1[0-9]{2}|200)$',
+} as const;
 
 export interface Address {
   line1: string;
@@ -30,7 +55,14 @@ export interface PolicyView {
   externalReference: string;
   product: Product;
   status: PolicyStatus;
-  policyholder: { firstName: string; lastName: string; birthDate: string; email: string; phone: string; address: Address };
+  policyholder: {
+    firstName: string;
+    lastName: string;
+    birthDate: string;
+    email: string;
+    phone: string;
+    address: Address;
+  };
   effectiveDate: string;
   expiryDate: string;
   premium: { amount: number; currency: string; frequency: PremiumFrequency };
@@ -52,7 +84,7 @@ export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: 
   return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
 }
 
-export function policyView(row: PolicyRow, encryptionKey: Buffer, today: string): PolicyView {
+export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today: string): PolicyView {
   return {
     policyNumber: row.policy_number,
     externalReference: row.external_reference,
@@ -73,7 +105,11 @@ export function policyView(row: PolicyRow, encryptionKey: Buffer, today: string)
     quoteReference: row.quote_reference,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date
-        ? { reason: row.cancel_reason as CancelReason, effectiveDate: row.cancellation_date, cancelledAt: row.cancelled_at.toISOString() }
+        ? {
+            reason: row.cancel_reason as CancelReason,
+            effectiveDate: row.cancellation_date,
+            cancelledAt: row.cancelled_at.toISOString(),
+          }
         : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),

@@ -1,10 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { PartnerDirectory } from '../platform/auth.ts';
+import type { PartnerDirectory } from '../partners/index.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { callerOf, IdempotencyHeader, idempotencyKeyOf, securePartnerApi, sendOutcome, serializerOf } from '../platform/partner-api.ts';
-import type { FailedAuthLimiter, RateLimiter } from '../platform/rate-limit.ts';
+import {
+  callerOf,
+  IdempotencyHeader,
+  idempotencyKeyOf,
+  securePartnerApi,
+  sendOutcome,
+  serializerOf,
+} from '../platform/partner-api.ts';
+import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
+import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { cancelPolicy } from './cancel-policy.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
@@ -31,7 +39,10 @@ function assertRiskMatchesProduct(request: FastifyRequest, body: { product: Prod
 }
 
 /** The API to manage policies. Handlers only translate HTTP to use cases and back. */
-export function policyAdminRoutes(deps: PolicyDeps, options: { directory: PartnerDirectory; limiter: RateLimiter; failures?: FailedAuthLimiter }): FastifyPluginAsync {
+export function policyAdminRoutes(
+  deps: PolicyDeps,
+  options: { directory: PartnerDirectory; limiter: KeyRateLimiter; failures?: FailedAuthLimiter },
+): FastifyPluginAsync {
   const idempotencyDeps = { db: deps.db, encryptionKey: deps.keys.encryption };
   return async (plugin) => {
     securePartnerApi(plugin, { api: 'policy-admin', ...options });
@@ -44,7 +55,7 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
         operationId: 'createPolicy',
         summary: 'Record a policy',
         description:
-          "Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.",
+          'Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.',
         headers: IdempotencyHeader,
         body: S.CreatePolicyRequest,
         response: { 201: S.PolicyResponse, ...problemResponses(409, 422) },
@@ -52,10 +63,17 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
       handler: async (request, reply) => {
         assertRiskMatchesProduct(request, request.body);
         const caller = callerOf(request);
-        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'policies.create' }, idempotencyKeyOf(request), request.body, serializerOf(reply), async (trx) => ({
-          status: 201,
-          body: await createPolicy(deps, trx, caller, request.body),
-        }));
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'policies.create' },
+          idempotencyKeyOf(request),
+          request.body,
+          serializerOf(reply),
+          async (trx) => ({
+            status: 201,
+            body: await createPolicy(deps, trx, caller, request.body),
+          }),
+        );
         return sendOutcome(reply, outcome);
       },
     });
@@ -65,7 +83,8 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
         tags,
         operationId: 'searchPolicies',
         summary: 'Search your policies',
-        description: 'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit.',
+        description:
+          'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit.',
         querystring: S.SearchQuery,
         response: { 200: S.SearchResponse, ...problemResponses(422) },
       },
@@ -77,7 +96,8 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
         tags,
         operationId: 'getPolicy',
         summary: 'Read a policy',
-        description: "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
+        description:
+          "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
         params: S.PolicyParams,
         response: { 200: S.PolicyResponse, ...problemResponses(404, 422) },
       },
@@ -100,10 +120,17 @@ export function policyAdminRoutes(deps: PolicyDeps, options: { directory: Partne
         const caller = callerOf(request);
         const { policyNumber } = request.params;
         // the policy is part of what the key stands for: the same key on another policy is a reuse
-        const outcome = await runIdempotent(idempotencyDeps, { ...caller, operation: 'policies.cancel' }, idempotencyKeyOf(request), { policyNumber, ...request.body }, serializerOf(reply), async (trx) => ({
-          status: 200,
-          body: await cancelPolicy(deps, trx, caller, policyNumber, request.body),
-        }));
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'policies.cancel' },
+          idempotencyKeyOf(request),
+          { policyNumber, ...request.body },
+          serializerOf(reply),
+          async (trx) => ({
+            status: 200,
+            body: await cancelPolicy(deps, trx, caller, policyNumber, request.body),
+          }),
+        );
         return sendOutcome(reply, outcome);
       },
     });

@@ -1,19 +1,33 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { exampleHome, HomeRisk } from '../home/schemas.ts';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
 import { StringEnum } from '../platform/schema.ts';
-import { CANCEL_REASONS, CREATE_STATUSES, POLICY_PAGE, POLICY_STATUSES, PREMIUM_FREQUENCIES, PRODUCTS, type Product } from './policy.ts';
+import {
+  CANCEL_REASONS,
+  CREATE_STATUSES,
+  POLICY_PAGE,
+  POLICY_STATUSES,
+  PREMIUM_FREQUENCIES,
+  PRODUCTS,
+  type Product,
+} from './policy.ts';
 import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
 
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
-const DateField = (description: string, example: string) => Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).`, examples: [example] });
-const Airport = (description: string) => Type.String({ pattern: '^[A-Z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
+const DateField = (description: string, example: string) =>
+  Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).`, examples: [example] });
+const Airport = (description: string) =>
+  Type.String({ pattern: '^[A-Z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
 
 const Address = Type.Object(
   {
     line1: Type.String({ minLength: 1, maxLength: 200, examples: ['12 rue Cler'] }),
     line2: Type.Optional(Type.String({ maxLength: 200 })),
-    postalCode: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$', description: 'Postal code; for country FR, a French zip code of La Poste.', examples: ['75007'] }),
+    postalCode: Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$',
+      description: 'Postal code; for country FR, a French zip code of La Poste.',
+      examples: ['75007'],
+    }),
     city: Type.String({ minLength: 1, maxLength: 100, examples: ['Paris'] }),
     country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', examples: ['FR'] }),
   },
@@ -24,19 +38,36 @@ const Policyholder = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 100 }),
     lastName: Type.String({ minLength: 1, maxLength: 100 }),
-    birthDate: DateField('Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date', '1990-04-12'),
+    birthDate: DateField(
+      'Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date',
+      '1990-04-12',
+    ),
     email: Type.String({ format: 'email', maxLength: 254 }),
-    phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', description: 'Phone number in E.164 format.', examples: ['+33612345678'] }),
+    phone: Type.String({
+      pattern: '^\\+[1-9][0-9]{6,14}$',
+      description: 'Phone number in E.164 format.',
+      examples: ['+33612345678'],
+    }),
     address: Address,
   },
-  { additionalProperties: false, description: 'The person who holds the policy. Birth date, email, phone and address are encrypted at rest.' },
+  {
+    additionalProperties: false,
+    description: 'The person who holds the policy. Birth date, email, phone and address are encrypted at rest.',
+  },
 );
 
 const Premium = Type.Object(
   {
-    amount: Type.Integer({ minimum: 0, maximum: 100_000_000, description: 'Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly.' }),
+    amount: Type.Integer({
+      minimum: 0,
+      maximum: 100_000_000,
+      description: 'Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly.',
+    }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
-    frequency: StringEnum(PREMIUM_FREQUENCIES, { description: 'How often the amount is paid: single (once for the whole period), annual, semiannual, quarterly or monthly.' }),
+    frequency: StringEnum(PREMIUM_FREQUENCIES, {
+      description:
+        'How often the amount is paid: single (once for the whole period), annual, semiannual, quarterly or monthly.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -49,7 +80,11 @@ const FlightDelayRisk = Type.Object(
     flights: Type.Array(
       Type.Object(
         {
-          flightNumber: Type.String({ pattern: '^[A-Z0-9]{2}[0-9]{1,4}[A-Z]?$', description: 'Full flight designator.', examples: ['AF006'] }),
+          flightNumber: Type.String({
+            pattern: '^[A-Z0-9]{2}[0-9]{1,4}[A-Z]?$',
+            description: 'Full flight designator.',
+            examples: ['AF006'],
+          }),
           departureAirport: Airport('Departure airport'),
           arrivalAirport: Airport('Arrival airport'),
           departureDate: DateField('Local departure date', '2026-12-24'),
@@ -59,14 +94,20 @@ const FlightDelayRisk = Type.Object(
       { minItems: 1, maxItems: 2, description: 'The outbound flight and, for a return trip, the return flight.' },
     ),
     passengers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured passengers (1-9).' }),
-    bookingReference: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]{5,12}$', description: 'Booking reference (PNR).', examples: ['ABC123'] })),
+    bookingReference: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9]{5,12}$', description: 'Booking reference (PNR).', examples: ['ABC123'] }),
+    ),
   },
   { additionalProperties: false, title: 'Flight delay risk', description: 'For product flight_delay.' },
 );
 
 const TravelRisk = Type.Object(
   {
-    destinationCountry: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', examples: ['JP'] }),
+    destinationCountry: Type.String({
+      pattern: '^[A-Z]{2}$',
+      description: 'ISO 3166-1 alpha-2 country code.',
+      examples: ['JP'],
+    }),
     departureDate: DateField('First day of the trip', '2026-08-01'),
     returnDate: DateField('Last day of the trip, on or after departureDate', '2026-08-20'),
     travellers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured travellers (1-9).' }),
@@ -82,17 +123,31 @@ const TravelRisk = Type.Object(
 
 const MotorRisk = Type.Object(
   {
-    vehicleRegistration: Type.String({ pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$', description: 'Registration plate, upper case.', examples: ['AB-123-CD'] }),
+    vehicleRegistration: Type.String({
+      pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+      description: 'Registration plate, upper case.',
+      examples: ['AB-123-CD'],
+    }),
     make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
     model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
     firstRegistrationDate: DateField('Date of first registration', '2021-03-15'),
-    usage: StringEnum(['private', 'commute', 'business'], { description: 'private: leisure only; commute: also to and from work; business: for work.' }),
+    usage: StringEnum(['private', 'commute', 'business'], {
+      description: 'private: leisure only; commute: also to and from work; business: for work.',
+    }),
     annualMileage: Type.Optional(Type.Integer({ minimum: 0, maximum: 200_000, description: 'Kilometres a year.' })),
   },
   { additionalProperties: false, title: 'Motor risk', description: 'For product motor.' },
 );
 
-const OtherRisk = Type.Object({}, { additionalProperties: true, maxProperties: 50, title: 'Other risk', description: 'For product other: free-form data about the insured risk, at most 50 fields.' });
+const OtherRisk = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    maxProperties: 50,
+    title: 'Other risk',
+    description: 'For product other: free-form data about the insured risk, at most 50 fields.',
+  },
+);
 
 /** The schema each product's risk must satisfy. */
 export const riskSchemas: Record<Product, TSchema> = {
@@ -114,10 +169,13 @@ const examplePolicyholder = {
 
 export const CreatePolicyRequest = Type.Object(
   {
-    product: StringEnum(PRODUCTS, { description: 'home, flight_delay, travel, motor or other: decides the schema of risk.' }),
+    product: StringEnum(PRODUCTS, {
+      description: 'home, flight_delay, travel, motor or other: decides the schema of risk.',
+    }),
     externalReference: Type.String({
       pattern: '^[\\x21-\\x7E]{1,100}$',
-      description: "Your own id of the policy (1-100 printable ASCII characters, no spaces): unique among your policies of this environment; a second policy with the same one is a 409.",
+      description:
+        'Your own id of the policy (1-100 printable ASCII characters, no spaces): unique among your policies of this environment; a second policy with the same one is a 409.',
       examples: ['HOME-2026-000123'],
     }),
     policyholder: Policyholder,
@@ -125,12 +183,23 @@ export const CreatePolicyRequest = Type.Object(
     expiryDate: DateField('First day no longer covered, after effectiveDate', '2027-01-01'),
     premium: Premium,
     risk: Type.Union([HomeRisk, FlightDelayRisk, TravelRisk, MotorRisk, OtherRisk], {
-      description: 'The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice.',
+      description:
+        'The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice.',
     }),
     quoteReference: Type.Optional(
-      Type.String({ minLength: 10, maxLength: 4000, description: 'Home only: the quoteReference of a Demo API quote; the risk and the premium (annual or monthly) must then be the quoted ones, else 422 quote_mismatch.' }),
+      Type.String({
+        minLength: 10,
+        maxLength: 4000,
+        description:
+          'Home only: the quoteReference of a Demo API quote; the risk and the premium (annual or monthly) must then be the quoted ones, else 422 quote_mismatch.',
+      }),
     ),
-    status: Type.Optional(StringEnum(CREATE_STATUSES, { default: 'active', description: 'active (default), or pending while your system awaits something (a payment, a signature).' })),
+    status: Type.Optional(
+      StringEnum(CREATE_STATUSES, {
+        default: 'active',
+        description: 'active (default), or pending while your system awaits something (a payment, a signature).',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -150,30 +219,54 @@ export const CreatePolicyRequest = Type.Object(
   },
 );
 
-const PolicyNumberParam = Type.String({ minLength: 1, maxLength: 40, description: 'The policy number returned at creation.', examples: ['PA-7K3M-9QXT'] });
+const PolicyNumberParam = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  description: 'The policy number returned at creation.',
+  examples: ['PA-7K3M-9QXT'],
+});
 
 export const PolicyParams = Type.Object({ policyNumber: PolicyNumberParam }, { additionalProperties: false });
 
 export const CancelPolicyRequest = Type.Object(
   {
     reason: StringEnum(CANCEL_REASONS, {
-      description: 'customer_request, non_payment, risk_ended (home sold, vehicle scrapped…), replaced (by another policy), duplicate, created_in_error, other.',
+      description:
+        'customer_request, non_payment, risk_ended (home sold, vehicle scrapped…), replaced (by another policy), duplicate, created_in_error, other.',
     }),
-    effectiveDate: DateField('First day no longer covered: from the policy effective date (cancelled from inception) to the day before its expiry date', '2026-06-30'),
+    effectiveDate: DateField(
+      'First day no longer covered: from the policy effective date (cancelled from inception) to the day before its expiry date',
+      '2026-06-30',
+    ),
   },
   { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2026-06-30' }] },
 );
 
 export const SearchQuery = Type.Object(
   {
-    externalReference: Type.Optional(Type.String({ pattern: '^[\\x21-\\x7E]{1,100}$', description: 'Only the policy with this external reference.', examples: ['HOME-2026-000123'] })),
-    status: Type.Optional(StringEnum(POLICY_STATUSES, { description: 'Only policies with this status (expired: the expiry date is past).', examples: ['active'] })),
+    externalReference: Type.Optional(
+      Type.String({
+        pattern: '^[\\x21-\\x7E]{1,100}$',
+        description: 'Only the policy with this external reference.',
+        examples: ['HOME-2026-000123'],
+      }),
+    ),
+    status: Type.Optional(
+      StringEnum(POLICY_STATUSES, {
+        description: 'Only policies with this status (expired: the expiry date is past).',
+        examples: ['active'],
+      }),
+    ),
     product: Type.Optional(StringEnum(PRODUCTS, { description: 'Only policies of this product.', examples: ['home'] })),
     effectiveFrom: Type.Optional(DateField('Only policies effective on or after this day', '2026-01-01')),
     effectiveTo: Type.Optional(DateField('Only policies effective on or before this day', '2026-12-31')),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
-      Type.String({ pattern: POLICY_PAGE.limitPattern, description: `Page size, ${POLICY_PAGE.min}-${POLICY_PAGE.max} (default ${POLICY_PAGE.default}).`, examples: ['50'] }),
+      Type.String({
+        pattern: POLICY_PAGE.limitPattern,
+        description: `Page size, ${POLICY_PAGE.min}-${POLICY_PAGE.max} (default ${POLICY_PAGE.default}).`,
+        examples: ['50'],
+      }),
     ),
   },
   { additionalProperties: false },
@@ -185,22 +278,40 @@ export const PolicyResponse = Type.Object({
   policyNumber: Type.String({ pattern: POLICY_NUMBER_PATTERN }),
   externalReference: Type.String(),
   product: StringEnum(PRODUCTS),
-  status: StringEnum(POLICY_STATUSES, { description: 'pending, active, cancelled, or expired once the expiry date is reached.' }),
+  status: StringEnum(POLICY_STATUSES, {
+    description: 'pending, active, cancelled, or expired once the expiry date is reached.',
+  }),
   policyholder: Type.Object({
     firstName: Type.String(),
     lastName: Type.String(),
     birthDate: Type.String({ format: 'date' }),
     email: Type.String(),
     phone: Type.String(),
-    address: Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()), postalCode: Type.String(), city: Type.String(), country: Type.String() }),
+    address: Type.Object({
+      line1: Type.String(),
+      line2: Type.Optional(Type.String()),
+      postalCode: Type.String(),
+      city: Type.String(),
+      country: Type.String(),
+    }),
   }),
   effectiveDate: Type.String({ format: 'date' }),
   expiryDate: Type.String({ format: 'date' }),
   premium: Type.Object({ ...MoneyOut, frequency: StringEnum(PREMIUM_FREQUENCIES) }),
-  risk: Type.Object({}, { additionalProperties: true, description: 'The insured risk as stored (for home: defaults applied, the city as La Poste spells it).' }),
+  risk: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'The insured risk as stored (for home: defaults applied, the city as La Poste spells it).',
+    },
+  ),
   quoteReference: Type.Union([Type.String(), Type.Null()]),
   cancellation: Type.Union([
-    Type.Object({ reason: StringEnum(CANCEL_REASONS), effectiveDate: Type.String({ format: 'date' }), cancelledAt: Type.String({ format: 'date-time' }) }),
+    Type.Object({
+      reason: StringEnum(CANCEL_REASONS),
+      effectiveDate: Type.String({ format: 'date' }),
+      cancelledAt: Type.String({ format: 'date-time' }),
+    }),
     Type.Null(),
   ]),
   createdAt: Type.String({ format: 'date-time' }),
@@ -209,9 +320,7 @@ export const PolicyResponse = Type.Object({
 
 export const SearchResponse = Type.Object({
   policies: Type.Array(PolicyResponse),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next page; null on the last page.',
+  }),
 });
-
-export type CreatePolicyBody = Static<typeof CreatePolicyRequest>;
-export type CancelPolicyBody = Static<typeof CancelPolicyRequest>;
-export type SearchQueryString = Static<typeof SearchQuery>;

@@ -19,9 +19,15 @@ export interface PolicyQuery {
  * GET /policies: the caller's policies matching the filters, oldest first, paginated with an opaque
  * cursor (the created_at and id of the last policy returned: nothing is skipped or repeated).
  */
-export async function searchPolicies(deps: PolicyDeps, caller: Caller, q: PolicyQuery): Promise<{ policies: PolicyView[]; nextCursor: string | null }> {
+export async function searchPolicies(
+  deps: PolicyDeps,
+  caller: Caller,
+  q: PolicyQuery,
+): Promise<{ policies: PolicyView[]; nextCursor: string | null }> {
   if (q.effectiveFrom && q.effectiveTo && q.effectiveTo < q.effectiveFrom) {
-    throw new DomainError('validation_failed', 'effectiveTo is before effectiveFrom.', { errors: [{ field: 'querystring:/effectiveTo', message: 'must be on or after effectiveFrom' }] });
+    throw new DomainError('validation_failed', 'effectiveTo is before effectiveFrom.', {
+      errors: [{ field: 'querystring:/effectiveTo', message: 'must be on or after effectiveFrom' }],
+    });
   }
   const limit = q.limit ? Number(q.limit) : POLICY_PAGE.default;
   const today = todayOf(deps.now());
@@ -37,7 +43,10 @@ export async function searchPolicies(deps: PolicyDeps, caller: Caller, q: Policy
   });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { policies: page.map((row) => policyView(row, deps.keys.encryption, today)), nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null };
+  return {
+    policies: page.map((row) => policyView(row, deps.keys.encryption, today)),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+  };
 }
 
 // The cursor is the (created_at, id) of the last policy returned (platform/cursor.ts).

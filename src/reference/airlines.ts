@@ -29,7 +29,8 @@ function load(): Map<string, Airline> {
   for (const row of rows) {
     if (row.active !== 'Y' || !/^[A-Z0-9]{2}$/.test(row.iata) || /^\d\d$/.test(row.iata)) continue;
     // a few codes are shared by several active records; keep the first (the data set's order)
-    if (!map.has(row.iata)) map.set(row.iata, { iata: row.iata, icao: clean(row.icao), name: row.name, country: clean(row.country) });
+    if (!map.has(row.iata))
+      map.set(row.iata, { iata: row.iata, icao: clean(row.icao), name: row.name, country: clean(row.country) });
   }
   return map;
 }

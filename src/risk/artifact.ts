@@ -108,7 +108,14 @@ function bump(map: Map<number, Int32Array>, key: number): Int32Array {
 }
 
 function counterFrom(base: RiskArtifact | undefined): Counter {
-  const counter: Counter = { cells: new Map(), months: new Map(), days: new Map(), from: '9999-12-31', cutoff: '0000-01-01', legs: 0 };
+  const counter: Counter = {
+    cells: new Map(),
+    months: new Map(),
+    days: new Map(),
+    from: '9999-12-31',
+    cutoff: '0000-01-01',
+    legs: 0,
+  };
   if (!base) return counter;
   const { cells } = base;
   for (let i = 0; i < cells.airline.length; i++) {
@@ -170,11 +177,21 @@ function toArtifact(counter: Counter, version: string): RiskArtifact {
     return { airline, flight: Number(flight), origin, dest, hour: Number(hour), counts };
   });
   rows.sort((a, b) =>
-    a.airline !== b.airline ? (a.airline < b.airline ? -1 : 1)
-    : a.flight !== b.flight ? a.flight - b.flight
-    : a.origin !== b.origin ? (a.origin < b.origin ? -1 : 1)
-    : a.dest !== b.dest ? (a.dest < b.dest ? -1 : 1)
-    : a.hour - b.hour,
+    a.airline !== b.airline
+      ? a.airline < b.airline
+        ? -1
+        : 1
+      : a.flight !== b.flight
+        ? a.flight - b.flight
+        : a.origin !== b.origin
+          ? a.origin < b.origin
+            ? -1
+            : 1
+          : a.dest !== b.dest
+            ? a.dest < b.dest
+              ? -1
+              : 1
+            : a.hour - b.hour,
   );
   const airlines = [...new Set(rows.map((r) => r.airline))].sort();
   const airports = [...new Set(rows.flatMap((r) => [r.origin, r.dest]))].sort();
@@ -225,18 +242,22 @@ const isCount = (v: unknown): v is number => Number.isInteger(v) && (v as number
 
 /** Checks the counts vector starting at `offset` of `v` (COUNTS_PER_CELL counts), without copying it. */
 function checkCounts(v: readonly unknown[], offset: number, what: string): void {
-  for (let i = 0; i < COUNTS_PER_CELL; i++) if (!isCount(v[offset + i])) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
+  for (let i = 0; i < COUNTS_PER_CELL; i++)
+    if (!isCount(v[offset + i])) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
   const c = v as readonly number[];
   for (let p = 0; p < PERIODS; p++) {
     const at = offset + p * COUNTS_PER_PERIOD;
-    let ok = c[at + COUNT_CANCELLED]! + c[at + COUNT_DIVERTED]! + c[at + COUNT_OPERATED]! <= c[at + COUNT_N]! && c[at + COUNT_DELAY0]! <= c[at + COUNT_OPERATED]!;
+    let ok =
+      c[at + COUNT_CANCELLED]! + c[at + COUNT_DIVERTED]! + c[at + COUNT_OPERATED]! <= c[at + COUNT_N]! &&
+      c[at + COUNT_DELAY0]! <= c[at + COUNT_OPERATED]!;
     for (let j = COUNT_DELAY0 + 1; ok && j < COUNTS_PER_PERIOD; j++) ok = c[at + j]! <= c[at + j - 1]!;
     if (!ok) throw new ArtifactFormatError(`${what} has inconsistent counts`);
   }
 }
 
 function checkCountsVector(v: unknown, what: string): void {
-  if (!Array.isArray(v) || v.length !== COUNTS_PER_CELL) throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
+  if (!Array.isArray(v) || v.length !== COUNTS_PER_CELL)
+    throw new ArtifactFormatError(`${what} must hold ${COUNTS_PER_CELL} counts`);
   checkCounts(v, 0, what);
 }
 
@@ -250,17 +271,26 @@ export function parseArtifact(bytes: Buffer): RiskArtifact {
     throw new ArtifactFormatError(`cannot read it as gzip JSON (${(error as Error).message})`);
   }
   const a = json as Partial<RiskArtifact>;
-  if (typeof a !== 'object' || a === null || a.format !== ARTIFACT_FORMAT) throw new ArtifactFormatError(`format must be '${ARTIFACT_FORMAT}'`);
-  if (a.formatVersion !== ARTIFACT_FORMAT_VERSION) throw new ArtifactFormatError(`formatVersion ${String(a.formatVersion)} is not supported (expected ${ARTIFACT_FORMAT_VERSION})`);
-  if (typeof a.version !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(a.version)) throw new ArtifactFormatError('version is missing or malformed');
+  if (typeof a !== 'object' || a === null || a.format !== ARTIFACT_FORMAT)
+    throw new ArtifactFormatError(`format must be '${ARTIFACT_FORMAT}'`);
+  if (a.formatVersion !== ARTIFACT_FORMAT_VERSION)
+    throw new ArtifactFormatError(
+      `formatVersion ${String(a.formatVersion)} is not supported (expected ${ARTIFACT_FORMAT_VERSION})`,
+    );
+  if (typeof a.version !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(a.version))
+    throw new ArtifactFormatError('version is missing or malformed');
   for (const field of ['dataCutoff', 'dataFrom'] as const) {
-    if (typeof a[field] !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(a[field])) throw new ArtifactFormatError(`${field} must be YYYY-MM-DD`);
+    if (typeof a[field] !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(a[field]))
+      throw new ArtifactFormatError(`${field} must be YYYY-MM-DD`);
   }
   if (!isCount(a.legs)) throw new ArtifactFormatError('legs must be a count');
-  if (JSON.stringify(a.thresholds) !== JSON.stringify(DELAY_THRESHOLDS)) throw new ArtifactFormatError(`thresholds must be ${DELAY_THRESHOLDS.join(',')}`);
+  if (JSON.stringify(a.thresholds) !== JSON.stringify(DELAY_THRESHOLDS))
+    throw new ArtifactFormatError(`thresholds must be ${DELAY_THRESHOLDS.join(',')}`);
   if (!isCount(a.minFlightCellLegs)) throw new ArtifactFormatError('minFlightCellLegs must be a count');
-  if (!Array.isArray(a.airlines) || !a.airlines.every((x) => typeof x === 'string' && /^[A-Z0-9]{2}$/.test(x))) throw new ArtifactFormatError('airlines must be IATA codes');
-  if (!Array.isArray(a.airports) || !a.airports.every((x) => typeof x === 'string' && /^[A-Z]{3}$/.test(x))) throw new ArtifactFormatError('airports must be IATA codes');
+  if (!Array.isArray(a.airlines) || !a.airlines.every((x) => typeof x === 'string' && /^[A-Z0-9]{2}$/.test(x)))
+    throw new ArtifactFormatError('airlines must be IATA codes');
+  if (!Array.isArray(a.airports) || !a.airports.every((x) => typeof x === 'string' && /^[A-Z]{3}$/.test(x)))
+    throw new ArtifactFormatError('airports must be IATA codes');
   const cells = a.cells;
   if (typeof cells !== 'object' || cells === null) throw new ArtifactFormatError('cells are missing');
   const n = Array.isArray(cells.airline) ? cells.airline.length : -1;
@@ -273,15 +303,21 @@ export function parseArtifact(bytes: Buffer): RiskArtifact {
   ] as const;
   for (const [column, bound] of columns) {
     const values = cells[column];
-    if (!Array.isArray(values) || values.length !== n || !values.every((v) => isCount(v) && v < bound)) throw new ArtifactFormatError(`cells.${column} must hold ${n} ids below ${bound}`);
+    if (!Array.isArray(values) || values.length !== n || !values.every((v) => isCount(v) && v < bound))
+      throw new ArtifactFormatError(`cells.${column} must hold ${n} ids below ${bound}`);
   }
-  if (!Array.isArray(cells.counts) || cells.counts.length !== n * COUNTS_PER_CELL) throw new ArtifactFormatError(`cells.counts must hold ${COUNTS_PER_CELL} counts per cell`);
+  if (!Array.isArray(cells.counts) || cells.counts.length !== n * COUNTS_PER_CELL)
+    throw new ArtifactFormatError(`cells.counts must hold ${COUNTS_PER_CELL} counts per cell`);
   for (let i = 0; i < n; i++) checkCounts(cells.counts, i * COUNTS_PER_CELL, `cell ${i}`);
-  for (const [field, max] of [['months', 12], ['daysOfWeek', 7]] as const) {
+  for (const [field, max] of [
+    ['months', 12],
+    ['daysOfWeek', 7],
+  ] as const) {
     const table = a[field];
     if (typeof table !== 'object' || table === null) throw new ArtifactFormatError(`${field} is missing`);
     for (const [k, v] of Object.entries(table)) {
-      if (!/^\d{1,2}$/.test(k) || Number(k) < 1 || Number(k) > max) throw new ArtifactFormatError(`${field} key '${k}' is out of range`);
+      if (!/^\d{1,2}$/.test(k) || Number(k) < 1 || Number(k) > max)
+        throw new ArtifactFormatError(`${field} key '${k}' is out of range`);
       checkCountsVector(v, `${field}.${k}`);
     }
   }

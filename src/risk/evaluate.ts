@@ -1,7 +1,6 @@
 import { Decimal } from 'decimal.js';
-import { coverageFor, type Coverage } from '../flight/coverage.ts';
-import { priceLeg, type PricingTerms } from '../flight/pricing.ts';
-import type { LegProbabilities } from '../flight/risk-model.ts';
+import { coverageFor, type Coverage } from '../partners/index.ts';
+import { priceLeg, type LegProbabilities, type PricingTerms } from '../flight/index.ts';
 import { calendarOf } from './artifact.ts';
 import type { FlightObservation } from './history.ts';
 import { predictLeg, survivalAt, UnpriceableLegError, type FittedV2, type LegKey } from './risk-model-v2.ts';
@@ -34,7 +33,15 @@ export const EVALUATION_TERMS: PricingTerms = {
 /** The observation in the model's terms. */
 export function legKeyOfObservation(o: FlightObservation): LegKey {
   const { month, dayOfWeek } = calendarOf(o.flightDate);
-  return { airline: o.airline, flightNumber: Number(o.flightNumber) || null, origin: o.origin, dest: o.dest, hour: Number(o.crsDepTime.slice(0, 2)) % 24, month, dayOfWeek };
+  return {
+    airline: o.airline,
+    flightNumber: Number(o.flightNumber) || null,
+    origin: o.origin,
+    dest: o.dest,
+    hour: Number(o.crsDepTime.slice(0, 2)) % 24,
+    month,
+    dayOfWeek,
+  };
 }
 
 /** The five predicted probabilities of an observation, or null when the model cannot price it. */
@@ -46,7 +53,13 @@ export function predictObservation(fit: FittedV2, o: FlightObservation): Record<
     if (error instanceof UnpriceableLegError) return null;
     throw error;
   }
-  return { cancelled: p.cancellation, diverted: p.diversion, delay_60: survivalAt(p.survival, 60), delay_120: survivalAt(p.survival, 120), delay_180: survivalAt(p.survival, 180) };
+  return {
+    cancelled: p.cancellation,
+    diverted: p.diversion,
+    delay_60: survivalAt(p.survival, 60),
+    delay_120: survivalAt(p.survival, 120),
+    delay_180: survivalAt(p.survival, 180),
+  };
 }
 
 function outcome(o: FlightObservation, event: ScoredEvent): number | null {
@@ -121,7 +134,7 @@ export function auc(p: Float64Array, y: Uint8Array): number | null {
   const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a]! - p[b]!);
   let positives = 0;
   let rankSum = 0;
-  for (let i = 0; i < n; ) {
+  for (let i = 0; i < n;) {
     let j = i;
     while (j + 1 < n && p[order[j + 1]!] === p[order[i]!]) j++;
     const midrank = (i + j) / 2 + 1;
@@ -145,7 +158,13 @@ function logLoss(p: number, y: number): number {
 
 const ratio = (a: number, e: number): number | null => (e > 0 ? a / e : null);
 
-function scoreEvent(event: ScoredEvent, p: Float64Array, y: Uint8Array, airline: string[], baseline: number): EventScore {
+function scoreEvent(
+  event: ScoredEvent,
+  p: Float64Array,
+  y: Uint8Array,
+  airline: string[],
+  baseline: number,
+): EventScore {
   const n = p.length;
   let actual = 0;
   let expected = 0;
@@ -290,13 +309,19 @@ export async function evaluateModel(
     paid: r.paid / 100,
     lossRatio: r.premium > 0 ? r.paid / r.premium : null,
   });
-  const total = [...loss.values()].reduce((s, r) => ({ legs: s.legs + r.legs, premium: s.premium + r.premium, paid: s.paid + r.paid }), { legs: 0, premium: 0, paid: 0 });
+  const total = [...loss.values()].reduce(
+    (s, r) => ({ legs: s.legs + r.legs, premium: s.premium + r.premium, paid: s.paid + r.paid }),
+    { legs: 0, premium: 0, paid: 0 },
+  );
   return {
     model: fit.version,
     legs,
     unpriced,
     events,
-    lossRatio: { total: lossRow('all', total), airlines: [...loss.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([a, r]) => lossRow(a, r)) },
+    lossRatio: {
+      total: lossRow('all', total),
+      airlines: [...loss.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([a, r]) => lossRow(a, r)),
+    },
   };
 }
 
@@ -310,7 +335,9 @@ export function evaluationLines(ev: Evaluation): string[] {
   lines.push('| event | legs | actual | expected | A/E | AUC | log loss | baseline | gain | A/E std across airlines |');
   lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const e of ev.events) {
-    lines.push(`| ${e.event} | ${e.legs} | ${e.actual} | ${e.expected.toFixed(1)} | ${num(e.ae)} | ${num(e.auc, 3)} | ${e.logLoss.toFixed(5)} | ${e.baselineLogLoss.toFixed(5)} | ${pct(e.logLossGain)} | ${num(e.airlineAeStd, 3)} |`);
+    lines.push(
+      `| ${e.event} | ${e.legs} | ${e.actual} | ${e.expected.toFixed(1)} | ${num(e.ae)} | ${num(e.auc, 3)} | ${e.logLoss.toFixed(5)} | ${e.baselineLogLoss.toFixed(5)} | ${pct(e.logLossGain)} | ${num(e.airlineAeStd, 3)} |`,
+    );
   }
   lines.push('', 'A/E by decile of predicted probability (1 = lowest):', '');
   lines.push(`| event | ${ev.events[0]!.deciles.map((d) => d.label).join(' | ')} |`);
@@ -322,7 +349,9 @@ export function evaluationLines(ev: Evaluation): string[] {
   lines.push(`|---|---:|${ev.events.map(() => '---:').join('|')}|`);
   for (const a of airlines) {
     const legs = ev.events[0]!.airlines.find((r) => r.label === a)!.legs;
-    lines.push(`| ${a} | ${legs} | ${ev.events.map((e) => num(e.airlines.find((r) => r.label === a)?.ae ?? null)).join(' | ')} |`);
+    lines.push(
+      `| ${a} | ${legs} | ${ev.events.map((e) => num(e.airlines.find((r) => r.label === a)?.ae ?? null)).join(' | ')} |`,
+    );
   }
   lines.push('', 'Loss ratio of the demo configuration (payouts ÷ net premium incl. commission, per passenger):', '');
   lines.push('| airline | legs | premium | paid | loss ratio |', '|---|---:|---:|---:|---:|');

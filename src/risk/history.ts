@@ -97,7 +97,11 @@ function flag(text: string, where: () => string): boolean {
 }
 
 /** Turns the fields of one row into an observation; throws HistoryFormatError with the place at fault. */
-function toObservation(fields: string[], at: Record<keyof typeof HISTORY_COLUMNS, number>, where: () => string): FlightObservation {
+function toObservation(
+  fields: string[],
+  at: Record<keyof typeof HISTORY_COLUMNS, number>,
+  where: () => string,
+): FlightObservation {
   const get = (k: keyof typeof HISTORY_COLUMNS): string => fields[at[k]]?.trim() ?? '';
   const flightDate = get('flightDate');
   const airline = get('airline');
@@ -106,14 +110,18 @@ function toObservation(fields: string[], at: Record<keyof typeof HISTORY_COLUMNS
   const dest = get('dest');
   const crs = get('crsDepTime');
   if (!DATE.test(flightDate)) throw new HistoryFormatError(`${where()}: FlightDate '${flightDate}' is not YYYY-MM-DD`);
-  if (!IATA_AIRLINE.test(airline)) throw new HistoryFormatError(`${where()}: Reporting_Airline '${airline}' is not an IATA code`);
-  if (!/^\d{1,4}$/.test(flightNumber)) throw new HistoryFormatError(`${where()}: flight number '${flightNumber}' is not 1 to 4 digits`);
-  if (!IATA_AIRPORT.test(origin) || !IATA_AIRPORT.test(dest)) throw new HistoryFormatError(`${where()}: airports '${origin}', '${dest}' are not IATA codes`);
+  if (!IATA_AIRLINE.test(airline))
+    throw new HistoryFormatError(`${where()}: Reporting_Airline '${airline}' is not an IATA code`);
+  if (!/^\d{1,4}$/.test(flightNumber))
+    throw new HistoryFormatError(`${where()}: flight number '${flightNumber}' is not 1 to 4 digits`);
+  if (!IATA_AIRPORT.test(origin) || !IATA_AIRPORT.test(dest))
+    throw new HistoryFormatError(`${where()}: airports '${origin}', '${dest}' are not IATA codes`);
   if (!/^\d{1,4}$/.test(crs)) throw new HistoryFormatError(`${where()}: CRSDepTime '${crs}' is not hhmm`);
   const crsDepTime = crs.padStart(4, '0');
   const hh = Number(crsDepTime.slice(0, 2));
   // BTS writes midnight as 2400.
-  if (hh > 24 || Number(crsDepTime.slice(2)) > 59) throw new HistoryFormatError(`${where()}: CRSDepTime '${crs}' is not a time`);
+  if (hh > 24 || Number(crsDepTime.slice(2)) > 59)
+    throw new HistoryFormatError(`${where()}: CRSDepTime '${crs}' is not a time`);
   const cancelled = flag(get('cancelled'), where);
   const diverted = flag(get('diverted'), where);
   const delayText = get('arrDelay');
@@ -187,7 +195,9 @@ export async function* readHistoryCsv(stream: Readable, name: string): AsyncIter
 /** The CSV entries of a zip archive (BTS serves one CSV per zip, beside a readme). */
 async function* readZip(file: string): AsyncIterable<FlightObservation> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, z) => (error || !z ? reject(error ?? new Error('no zip')) : resolve(z))),
+    yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, z) =>
+      error || !z ? reject(error ?? new Error('no zip')) : resolve(z),
+    ),
   );
   try {
     const entries: yauzl.Entry[] = await new Promise((resolve, reject) => {
@@ -220,7 +230,10 @@ export async function* readHistory(files: string[]): AsyncIterable<FlightObserva
       yield* readZip(file);
     } else if (/\.gz$/i.test(file)) {
       // pipeline, not pipe: an unreadable file fails the gunzip stream instead of leaving it waiting.
-      yield* readHistoryCsv(pipeline(createReadStream(file), createGunzip(), () => undefined), file);
+      yield* readHistoryCsv(
+        pipeline(createReadStream(file), createGunzip(), () => undefined),
+        file,
+      );
     } else if (/\.csv$/i.test(file)) {
       yield* readHistoryCsv(createReadStream(file), file);
     } else {

@@ -3,14 +3,21 @@
  * and its versions in the database (which one prices each environment, refits from the platform's
  * own outcomes). The pricing side consumes `RiskModel` / `RiskModelSource` (src/flight/risk-model.ts).
  */
-import { riskModelV1, type RiskModelSource } from '../flight/risk-model.ts';
+import { riskModelV1 } from '../flight/index.ts';
 import type { Db } from '../platform/db.ts';
 import { DbRiskModelSource } from './model-source.ts';
 import { ensureDefaultModel } from './model-versions.ts';
 
 export { readHistory, HistoryFormatError, type FlightObservation } from './history.ts';
-export { fitArtifact, serializeArtifact, parseArtifact, ArtifactFormatError, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
-export { fitV2, UnpriceableLegError, type FittedV2 } from './risk-model-v2.ts';
+export {
+  fitArtifact,
+  serializeArtifact,
+  parseArtifact,
+  ArtifactFormatError,
+  DELAY_THRESHOLDS,
+  type RiskArtifact,
+} from './artifact.ts';
+export { fitV2, globalAverage, survivalAt, UnpriceableLegError, type FittedV2 } from './risk-model-v2.ts';
 export { DEFAULT_ARTIFACT_URL, defaultRiskArtifact, riskModelFromArtifact } from './models.ts';
 export { DbRiskModelSource } from './model-source.ts';
 export {
@@ -24,7 +31,6 @@ export {
   type RefitOutcome,
   type RiskModelVersionRow,
 } from './model-versions.ts';
-export { registerRiskRefit, RISK_REFIT_QUEUE, workRiskRefit } from './refit-job.ts';
 
 /** How often an API process reloads which version prices each environment. */
 export const RISK_MODELS_REFRESH_MS = 30_000;
@@ -33,7 +39,9 @@ export const RISK_MODELS_REFRESH_MS = 30_000;
  * The models that price quotes, from the database: stores the shipped model on the first start, then
  * loads the version active in each environment (version 1 only until one is activated).
  */
-export async function openRiskModels(db: Db, onError: (error: Error) => void): Promise<RiskModelSource & { close(): void }> {
+export async function openRiskModels(db: Db, onError: (error: Error) => void): Promise<DbRiskModelSource> {
   await ensureDefaultModel(db);
   return DbRiskModelSource.open(db, { fallback: riskModelV1, refreshMs: RISK_MODELS_REFRESH_MS, onError });
 }
+
+export { SCORED_EVENTS, evaluateModel, evaluationLines, predictObservation } from './evaluate.ts';

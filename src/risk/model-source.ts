@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { RiskModel, RiskModelSource } from '../flight/risk-model.ts';
+import type { RiskModel, RiskModelSource } from '../flight/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import { parseArtifact } from './artifact.ts';
@@ -23,7 +23,10 @@ export class DbRiskModelSource implements RiskModelSource {
   ) {}
 
   /** Loads the active versions; `refreshMs` > 0 keeps them fresh in the background. */
-  static async open(db: Db, options: { fallback: RiskModel; refreshMs?: number; onError?: (error: Error) => void }): Promise<DbRiskModelSource> {
+  static async open(
+    db: Db,
+    options: { fallback: RiskModel; refreshMs?: number; onError?: (error: Error) => void },
+  ): Promise<DbRiskModelSource> {
     const source = new DbRiskModelSource(db, options.fallback);
     await source.refresh();
     if (options.refreshMs && options.refreshMs > 0) {

@@ -3,7 +3,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import { ENVIRONMENTS } from '../partners/model.ts';
+import { ENVIRONMENTS } from '../partners/index.ts';
 import { fitArtifact, parseArtifact, serializeArtifact, type RiskArtifact } from './artifact.ts';
 import * as repo from './models-repo.ts';
 import { defaultRiskArtifact } from './models.ts';
@@ -45,19 +45,33 @@ export async function ensureDefaultModel(db: Db): Promise<Environment[]> {
     });
     const activated = await repo.activateWhereNone(tx, ENVIRONMENTS, artifact.version, 'system');
     for (const environment of activated) {
-      await audit(tx, { actor: 'system', environment, entity: 'risk_model', entityId: artifact.version, action: 'activated', data: { previous: null } });
+      await audit(tx, {
+        actor: 'system',
+        environment,
+        entity: 'risk_model',
+        entityId: artifact.version,
+        action: 'activated',
+        data: { previous: null },
+      });
     }
     return activated;
   });
 }
 
 /** Stores a model fitted from history files (`parasol risk fit … --out FILE`) as a new version. */
-export async function importVersion(db: Db, actor: string, bytes: Buffer, versionName?: string): Promise<repo.RiskModelVersionRow> {
+export async function importVersion(
+  db: Db,
+  actor: string,
+  bytes: Buffer,
+  versionName?: string,
+): Promise<repo.RiskModelVersionRow> {
   let artifact: RiskArtifact;
   try {
     artifact = parseArtifact(bytes);
   } catch (error) {
-    throw new DomainError('validation_failed', `Not a Parasol risk model artifact: ${(error as Error).message}`, { errors: [{ field: '/artifact', message: 'not a risk model artifact' }] });
+    throw new DomainError('validation_failed', `Not a Parasol risk model artifact: ${(error as Error).message}`, {
+      errors: [{ field: '/artifact', message: 'not a risk model artifact' }],
+    });
   }
   if (versionName !== undefined && versionName !== artifact.version) {
     checkVersionName(versionName);
@@ -70,15 +84,38 @@ export async function importVersion(db: Db, actor: string, bytes: Buffer, versio
 
 function checkVersionName(version: string): void {
   if (!VERSION_NAME.test(version)) {
-    throw new DomainError('validation_failed', 'A version name is 1 to 64 letters, digits, dots, dashes or underscores.', { errors: [{ field: '/version', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }] });
+    throw new DomainError(
+      'validation_failed',
+      'A version name is 1 to 64 letters, digits, dots, dashes or underscores.',
+      { errors: [{ field: '/version', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }] },
+    );
   }
 }
 
-async function store(db: Db, actor: string, artifact: RiskArtifact, bytes: Buffer, origin: { source: 'history' | 'refit'; baseVersion: string | null; observations: number }): Promise<repo.RiskModelVersionRow> {
+async function store(
+  db: Db,
+  actor: string,
+  artifact: RiskArtifact,
+  bytes: Buffer,
+  origin: { source: 'history' | 'refit'; baseVersion: string | null; observations: number },
+): Promise<repo.RiskModelVersionRow> {
   return db.transaction().execute(async (tx) => {
-    const inserted = await repo.insertVersion(tx, { version: artifact.version, artifact: bytes, sha256: sha256(bytes), dataCutoff: artifact.dataCutoff, createdBy: actor, ...origin });
+    const inserted = await repo.insertVersion(tx, {
+      version: artifact.version,
+      artifact: bytes,
+      sha256: sha256(bytes),
+      dataCutoff: artifact.dataCutoff,
+      createdBy: actor,
+      ...origin,
+    });
     if (!inserted) throw new DomainError('conflict', `Risk model version ${artifact.version} exists already.`);
-    await audit(tx, { actor, entity: 'risk_model', entityId: artifact.version, action: 'created', data: { ...origin, dataCutoff: artifact.dataCutoff } });
+    await audit(tx, {
+      actor,
+      entity: 'risk_model',
+      entityId: artifact.version,
+      action: 'created',
+      data: { ...origin, dataCutoff: artifact.dataCutoff },
+    });
     const row = await repo.findVersion(tx, artifact.version);
     return row!;
   });
@@ -89,13 +126,28 @@ export async function listModelVersions(db: Db): Promise<repo.RiskModelVersionRo
 }
 
 /** Makes `version` price new quotes in the environments named (audited); quotes already given keep theirs. */
-export async function activateModelVersion(db: Db, actor: string, version: string, environments: readonly Environment[]): Promise<void> {
-  if (environments.length === 0) throw new DomainError('validation_failed', 'Name at least one environment.', { errors: [{ field: '/environment', message: `one of ${ENVIRONMENTS.join(', ')} or all` }] });
+export async function activateModelVersion(
+  db: Db,
+  actor: string,
+  version: string,
+  environments: readonly Environment[],
+): Promise<void> {
+  if (environments.length === 0)
+    throw new DomainError('validation_failed', 'Name at least one environment.', {
+      errors: [{ field: '/environment', message: `one of ${ENVIRONMENTS.join(', ')} or all` }],
+    });
   await db.transaction().execute(async (tx) => {
     if (!(await repo.findVersion(tx, version))) throw new DomainError('not_found', `No risk model version ${version}.`);
     const previous = await repo.activate(tx, environments, version, actor);
     for (const [environment, was] of previous) {
-      await audit(tx, { actor, environment, entity: 'risk_model', entityId: version, action: 'activated', data: { previous: was ?? null } });
+      await audit(tx, {
+        actor,
+        environment,
+        entity: 'risk_model',
+        entityId: version,
+        action: 'activated',
+        data: { previous: was ?? null },
+      });
     }
   });
 }
@@ -109,7 +161,12 @@ export async function readModelArtifact(db: Db, version: string): Promise<Buffer
 
 export type RefitOutcome =
   | { kind: 'created'; version: string; baseVersion: string; observations: number; dataCutoff: string }
-  | { kind: 'unchanged'; reason: 'no_history_version' | 'no_new_observations'; baseVersion?: string; observations: number };
+  | {
+      kind: 'unchanged';
+      reason: 'no_history_version' | 'no_new_observations';
+      baseVersion?: string;
+      observations: number;
+    };
 
 /**
  * Refit from the platform's own outcomes: the newest history version's statistics plus every
@@ -129,6 +186,16 @@ export async function refitFromOutcomes(db: Db, actor: string, now: Date): Promi
   const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 13).replace('T', '');
   const version = `${baseVersion}.r${stamp}`.slice(0, 64);
   const artifact = await fitArtifact(observations, { version, base });
-  const row = await store(db, actor, artifact, serializeArtifact(artifact), { source: 'refit', baseVersion, observations: observations.length });
-  return { kind: 'created', version: row.version, baseVersion, observations: observations.length, dataCutoff: row.dataCutoff };
+  const row = await store(db, actor, artifact, serializeArtifact(artifact), {
+    source: 'refit',
+    baseVersion,
+    observations: observations.length,
+  });
+  return {
+    kind: 'created',
+    version: row.version,
+    baseVersion,
+    observations: observations.length,
+    dataCutoff: row.dataCutoff,
+  };
 }

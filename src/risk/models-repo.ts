@@ -45,7 +45,17 @@ export async function listVersions(db: Executor): Promise<RiskModelVersionRow[]>
   const rows = await db
     .selectFrom('risk_models as m')
     .leftJoin('risk_model_activations as a', 'a.version', 'm.version')
-    .select(['m.version', 'm.sha256', 'm.data_cutoff', 'm.source', 'm.base_version', 'm.observations', 'm.created_by', 'm.created_at', 'a.environment'])
+    .select([
+      'm.version',
+      'm.sha256',
+      'm.data_cutoff',
+      'm.source',
+      'm.base_version',
+      'm.observations',
+      'm.created_by',
+      'm.created_at',
+      'a.environment',
+    ])
     .orderBy('m.created_at', 'desc')
     .orderBy('m.version', 'desc')
     .execute();
@@ -88,20 +98,32 @@ export async function activeVersions(db: Executor): Promise<Map<Environment, str
 }
 
 /** Sets the version of each environment named; returns the previous ones. */
-export async function activate(db: Executor, environments: readonly Environment[], version: string, actor: string): Promise<Map<Environment, string | undefined>> {
+export async function activate(
+  db: Executor,
+  environments: readonly Environment[],
+  version: string,
+  actor: string,
+): Promise<Map<Environment, string | undefined>> {
   const before = await activeVersions(db);
   for (const environment of environments) {
     await db
       .insertInto('risk_model_activations')
       .values({ environment, version, activated_by: actor })
-      .onConflict((oc) => oc.column('environment').doUpdateSet({ version, activated_by: actor, activated_at: sql`now()` }))
+      .onConflict((oc) =>
+        oc.column('environment').doUpdateSet({ version, activated_by: actor, activated_at: sql`now()` }),
+      )
       .execute();
   }
   return new Map(environments.map((e) => [e, before.get(e)]));
 }
 
 /** Activates `version` only where no version is active yet (first start). */
-export async function activateWhereNone(db: Executor, environments: readonly Environment[], version: string, actor: string): Promise<Environment[]> {
+export async function activateWhereNone(
+  db: Executor,
+  environments: readonly Environment[],
+  version: string,
+  actor: string,
+): Promise<Environment[]> {
   const done: Environment[] = [];
   for (const environment of environments) {
     const row = await db
@@ -129,7 +151,10 @@ export async function latestHistoryVersion(db: Executor): Promise<string | undef
 }
 
 /** The newest refit of a base version, with how many observations it took. */
-export async function latestRefit(db: Executor, baseVersion: string): Promise<{ version: string; observations: number } | undefined> {
+export async function latestRefit(
+  db: Executor,
+  baseVersion: string,
+): Promise<{ version: string; observations: number } | undefined> {
   return db
     .selectFrom('risk_models')
     .select(['version', 'observations'])
@@ -149,7 +174,11 @@ export async function latestRefit(db: Executor, baseVersion: string): Promise<{ 
  * `on_time` means arrived at the gate no later than scheduled (0 minutes), `delayed` carries its
  * minutes, `cancelled` and `diverted` their flags.
  */
-export async function decidedFlights(db: Executor, environments: readonly Environment[], after?: Date): Promise<FlightObservation[]> {
+export async function decidedFlights(
+  db: Executor,
+  environments: readonly Environment[],
+  after?: Date,
+): Promise<FlightObservation[]> {
   if (environments.length === 0) return [];
   let query = db
     .selectFrom('flight_watches as w')
@@ -160,7 +189,11 @@ export async function decidedFlights(db: Executor, environments: readonly Enviro
       'w.destination',
       'w.decision',
       'w.decided_at',
-      sql<string | null>`(SELECT min(l.departure_local) FROM contract_legs l WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date)`.as('departure_local'),
+      sql<
+        string | null
+      >`(SELECT min(l.departure_local) FROM contract_legs l WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date)`.as(
+        'departure_local',
+      ),
     ])
     .where('w.state', '=', 'decided')
     .where('w.environment', 'in', environments);
@@ -168,7 +201,14 @@ export async function decidedFlights(db: Executor, environments: readonly Enviro
   const rows = await query.orderBy('w.departure_date').orderBy('w.flight_number').execute();
   const observations: FlightObservation[] = [];
   for (const r of rows) {
-    const observation = toObservation(r.flight_number, r.departure_date, r.origin, r.destination, r.decision, r.departure_local);
+    const observation = toObservation(
+      r.flight_number,
+      r.departure_date,
+      r.origin,
+      r.destination,
+      r.decision,
+      r.departure_local,
+    );
     if (observation) observations.push(observation);
   }
   return observations;
@@ -177,7 +217,14 @@ export async function decidedFlights(db: Executor, environments: readonly Enviro
 const DESIGNATOR = /^([A-Z0-9]{2})(\d{1,4})[A-Z]?$/;
 
 /** One decided watch as a history observation; undefined when the decision is not an outcome. */
-export function toObservation(flightNumber: string, departureDate: string, origin: string, destination: string, decision: unknown, departureLocal: string | null): FlightObservation | undefined {
+export function toObservation(
+  flightNumber: string,
+  departureDate: string,
+  origin: string,
+  destination: string,
+  decision: unknown,
+  departureLocal: string | null,
+): FlightObservation | undefined {
   const designator = DESIGNATOR.exec(flightNumber);
   const kind = (decision as { kind?: unknown } | null)?.kind;
   if (!designator || typeof kind !== 'string') return undefined;

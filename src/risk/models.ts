@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { RiskModel } from '../flight/risk-model.ts';
+import type { RiskModel } from '../flight/index.ts';
 import { parseArtifact, type RiskArtifact } from './artifact.ts';
 import { fitV2, riskModelV2 } from './risk-model-v2.ts';
 

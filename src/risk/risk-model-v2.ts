@@ -10,13 +10,22 @@ import {
   type RiskEvent,
   type RiskFactor,
   type RiskModel,
-} from '../flight/risk-model.ts';
+} from '../flight/index.ts';
 import * as artifactLayout from './artifact.ts';
 import { calendarOf, DELAY_THRESHOLDS, type RiskArtifact } from './artifact.ts';
 
 // The counts layout, copied into this module's own constants: the loops below read them millions of
 // times, and an imported binding can cost a getter call per read under a transpiling loader (tsx).
-const { COUNT_CANCELLED, COUNT_DELAY0, COUNT_DIVERTED, COUNT_N, COUNT_OPERATED, COUNTS_PER_CELL, COUNTS_PER_PERIOD, PERIODS } = artifactLayout;
+const {
+  COUNT_CANCELLED,
+  COUNT_DELAY0,
+  COUNT_DIVERTED,
+  COUNT_N,
+  COUNT_OPERATED,
+  COUNTS_PER_CELL,
+  COUNTS_PER_PERIOD,
+  PERIODS,
+} = artifactLayout;
 const THRESHOLD_COUNT = DELAY_THRESHOLDS.length;
 
 /**
@@ -44,7 +53,16 @@ const CANCEL = 0;
 const DIVERT = 1;
 const STEP0 = 2;
 
-export const LEVELS = ['hour', 'airline', 'origin', 'dest', 'airline-origin', 'airline-dest', 'route', 'flight'] as const;
+export const LEVELS = [
+  'hour',
+  'airline',
+  'origin',
+  'dest',
+  'airline-origin',
+  'airline-dest',
+  'route',
+  'flight',
+] as const;
 export type Level = (typeof LEVELS)[number];
 
 /** Documented constants of version 2. */
@@ -65,7 +83,15 @@ export const MODEL_V2 = Object.freeze({
    * that lost log loss. Diversion is therefore priced from the calendar, hour, airline and airports only.
    */
   diversionLevels: ['hour', 'airline', 'origin', 'dest'] as readonly Level[],
-  credibilityWeights: { airline: 0.1, origin: 0.1, dest: 0.1, 'airline-origin': 0.15, 'airline-dest': 0.15, route: 0.25, flight: 0.15 } as Partial<Record<Level, number>>,
+  credibilityWeights: {
+    airline: 0.1,
+    origin: 0.1,
+    dest: 0.1,
+    'airline-origin': 0.15,
+    'airline-dest': 0.15,
+    route: 0.25,
+    flight: 0.15,
+  } as Partial<Record<Level, number>>,
 });
 
 /** A leg in the model's terms. `flightNumber` is the digits, when the designator is the operating airline's. */
@@ -87,7 +113,10 @@ interface LevelFit {
   k: Float64Array;
 }
 
-function keyOf(level: Level, k: { airline: string; flightNumber: number | null; origin: string; dest: string; hour: number }): string | null {
+function keyOf(
+  level: Level,
+  k: { airline: string; flightNumber: number | null; origin: string; dest: string; hour: number },
+): string | null {
   switch (level) {
     case 'hour':
       return String(k.hour);
@@ -368,7 +397,8 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     }
   }
   const global = new Float64Array(EVENTS);
-  for (let e = 0; e < EVENTS; e++) global[e] = (totalActual[e]! + MODEL_V2.priorLegs * prior[e]!) / (totalExposure[e]! + MODEL_V2.priorLegs);
+  for (let e = 0; e < EVENTS; e++)
+    global[e] = (totalActual[e]! + MODEL_V2.priorLegs * prior[e]!) / (totalExposure[e]! + MODEL_V2.priorLegs);
 
   // Calendar margins against the global rates.
   const margin = (table: Record<string, number[]>): LevelFit => {
@@ -376,7 +406,10 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     const flat = entries.flatMap(([, v]) => v);
     const pred = new Float64Array(entries.length * EVENTS);
     for (let i = 0; i < entries.length; i++) pred.set(global, i * EVENTS);
-    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, { idOf: (i) => i, keyOf: (i) => entries[i]![0] });
+    const { factors, credibility, k } = fitLevel(entries.length, eventTable(entries.length, flat), pred, {
+      idOf: (i) => i,
+      keyOf: (i) => entries[i]![0],
+    });
     return { factors, credibility, k };
   };
   const month = margin(artifact.months);
@@ -416,7 +449,13 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const levels = {} as Record<Level, LevelFit>;
   for (const level of LEVELS) {
     const grouping: Grouping = { idOf: (c) => groupIdOf(level, c), keyOf: (c) => keyOf(level, keys[c]!)! };
-    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(n, table, pred, grouping, (e) => e !== DIVERT || MODEL_V2.diversionLevels.includes(level));
+    const { factors, credibility, k, groupOfCell, factorOfGroup } = fitLevel(
+      n,
+      table,
+      pred,
+      grouping,
+      (e) => e !== DIVERT || MODEL_V2.diversionLevels.includes(level),
+    );
     levels[level] = { factors, credibility, k };
     for (let c = 0; c < n; c++) {
       const g = groupOfCell[c]!;
@@ -426,7 +465,12 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   }
 
   // Priors where the data is silent, relative to the data's own mix of months and hauls.
-  const seasonOf = (m: number) => RISK_TABLE_V1.seasons.find((s) => (s.months as readonly number[]).includes(m))?.factors ?? { cancellation: 1, diversion: 1, delay: 1 };
+  const seasonOf = (m: number) =>
+    RISK_TABLE_V1.seasons.find((s) => (s.months as readonly number[]).includes(m))?.factors ?? {
+      cancellation: 1,
+      diversion: 1,
+      delay: 1,
+    };
   const monthMix = new Float64Array(EVENTS);
   let monthLegs = 0;
   for (const [m, v] of Object.entries(artifact.months)) {
@@ -519,33 +563,44 @@ export function stagesOf(fit: FittedV2, k: LegKey, labelled = true): Stage[] {
       try {
         distanceKm(airport, airport);
       } catch {
-        throw new UnpriceableLegError(`unknown airport ${airport}: neither in the model's data nor in the airport reference`);
+        throw new UnpriceableLegError(
+          `unknown airport ${airport}: neither in the model's data nor in the airport reference`,
+        );
       }
     }
   }
   const stages: Stage[] = [];
   const zeros = new Float64Array(EVENTS);
   const m = fit.month.factors.get(String(k.month));
-  if (m) stages.push({ label: `month ${k.month}`, factors: m, credibility: fit.month.credibility.get(String(k.month))! });
+  if (m)
+    stages.push({ label: `month ${k.month}`, factors: m, credibility: fit.month.credibility.get(String(k.month))! });
   else stages.push({ label: `month ${k.month} (prior)`, factors: fit.monthPrior.get(k.month)!, credibility: zeros });
   const d = fit.dayOfWeek.factors.get(String(k.dayOfWeek));
-  if (d) stages.push({ label: DAY_NAMES[k.dayOfWeek]!, factors: d, credibility: fit.dayOfWeek.credibility.get(String(k.dayOfWeek))! });
+  if (d)
+    stages.push({
+      label: DAY_NAMES[k.dayOfWeek]!,
+      factors: d,
+      credibility: fit.dayOfWeek.credibility.get(String(k.dayOfWeek))!,
+    });
   const route = `${k.origin}–${k.dest}`;
-  const labels: Record<Level, string> = !labelled ? NO_LABELS : {
-    hour: `hour ${k.hour}`,
-    airline: k.airline,
-    origin: `from ${k.origin}`,
-    dest: `to ${k.dest}`,
-    'airline-origin': `${k.airline} at ${k.origin}`,
-    'airline-dest': `${k.airline} into ${k.dest}`,
-    route: `${k.airline} on ${route}`,
-    flight: `${k.airline}${k.flightNumber ?? ''} on ${route}`,
-  };
+  const labels: Record<Level, string> = !labelled
+    ? NO_LABELS
+    : {
+        hour: `hour ${k.hour}`,
+        airline: k.airline,
+        origin: `from ${k.origin}`,
+        dest: `to ${k.dest}`,
+        'airline-origin': `${k.airline} at ${k.origin}`,
+        'airline-dest': `${k.airline} into ${k.dest}`,
+        route: `${k.airline} on ${route}`,
+        flight: `${k.airline}${k.flightNumber ?? ''} on ${route}`,
+      };
   for (const level of LEVELS) {
     const key = keyOf(level, k);
     if (key === null) continue;
     const f = fit.levels[level].factors.get(key);
-    if (f) stages.push({ label: labels[level], factors: f, credibility: fit.levels[level].credibility.get(key)!, level });
+    if (f)
+      stages.push({ label: labels[level], factors: f, credibility: fit.levels[level].credibility.get(key)!, level });
   }
   if (!fit.levels.route.factors.has(`${k.airline}|${k.origin}|${k.dest}`)) {
     try {
@@ -566,7 +621,10 @@ function combine(global: Float64Array, stages: readonly Stage[]): Float64Array {
 }
 
 /** Survival P(operated and delay ≥ t_j) on the threshold grid, from raw event probabilities. */
-function survivalOf(p: Float64Array, capped: boolean): { cancellation: number; diversion: number; survival: Float64Array } {
+function survivalOf(
+  p: Float64Array,
+  capped: boolean,
+): { cancellation: number; diversion: number; survival: Float64Array } {
   let cancellation = p[CANCEL]!;
   let diversion = p[DIVERT]!;
   if (capped) {
@@ -586,7 +644,8 @@ function survivalOf(p: Float64Array, capped: boolean): { cancellation: number; d
 
 /** P(delay ≥ minutes) from the grid: exact on the grid, log-linear between points, last segment's decay beyond. */
 export function survivalAt(survival: ArrayLike<number>, minutes: number): number {
-  if (!Number.isFinite(minutes) || minutes < 0) throw new RangeError(`minutes must be a finite number ≥ 0, got ${minutes}`);
+  if (!Number.isFinite(minutes) || minutes < 0)
+    throw new RangeError(`minutes must be a finite number ≥ 0, got ${minutes}`);
   const t = DELAY_THRESHOLDS;
   let i = t.findIndex((x) => x >= minutes);
   if (i !== -1 && t[i] === minutes) return survival[i]!;
@@ -606,7 +665,10 @@ function stepFor(minutes: number): number {
 }
 
 /** Fast numeric prediction of a leg (evaluation, predict): cancellation, diversion and the survival grid. */
-export function predictLeg(fit: FittedV2, k: LegKey): { cancellation: number; diversion: number; survival: Float64Array; credibility: number } {
+export function predictLeg(
+  fit: FittedV2,
+  k: LegKey,
+): { cancellation: number; diversion: number; survival: Float64Array; credibility: number } {
   const stages = stagesOf(fit, k, false);
   return { ...survivalOf(combine(fit.global, stages), true), credibility: legCredibility(stages) };
 }
@@ -617,7 +679,7 @@ const STEP_60 = STEP0 + DELAY_THRESHOLDS.indexOf(60);
 function legCredibility(stages: readonly Stage[]): number {
   let sum = 0;
   for (const s of stages) {
-    const w = s.level ? MODEL_V2.credibilityWeights[s.level] ?? 0 : 0;
+    const w = s.level ? (MODEL_V2.credibilityWeights[s.level] ?? 0) : 0;
     sum += (w * (s.credibility[CANCEL]! + s.credibility[STEP_60]!)) / 2;
   }
   return Math.min(1, Math.max(0, sum));
@@ -631,7 +693,15 @@ export function legKeyOf(leg: LegFacts): LegKey {
   const date = ISO_DATE_TIME.exec(leg.departureLocal)![1]!;
   const designator = leg.flightNumber !== undefined ? /^([A-Z0-9]{2})(\d{1,4})[A-Z]?$/.exec(leg.flightNumber) : null;
   const flightNumber = designator && designator[1] === leg.airline ? Number(designator[2]) : null;
-  return { airline: leg.airline, flightNumber, origin: leg.departureAirport, dest: leg.arrivalAirport, hour, month, dayOfWeek: calendarOf(date).dayOfWeek };
+  return {
+    airline: leg.airline,
+    flightNumber,
+    origin: leg.departureAirport,
+    dest: leg.arrivalAirport,
+    hour,
+    month,
+    dayOfWeek: calendarOf(date).dayOfWeek,
+  };
 }
 
 const round = (x: number): number => Number(x.toPrecision(12));
@@ -645,8 +715,15 @@ export function riskModelV2(fit: FittedV2): RiskModel {
       const stages = stagesOf(fit, key);
       const final = survivalOf(combine(fit.global, stages), true);
       const credibility = legCredibility(stages);
-      const eventValue = (r: { cancellation: number; diversion: number; survival: Float64Array }, event: RiskEvent): number =>
-        event === 'cancellation' ? r.cancellation : event === 'diversion' ? r.diversion : survivalAt(r.survival, event.delayAtLeast);
+      const eventValue = (
+        r: { cancellation: number; diversion: number; survival: Float64Array },
+        event: RiskEvent,
+      ): number =>
+        event === 'cancellation'
+          ? r.cancellation
+          : event === 'diversion'
+            ? r.diversion
+            : survivalAt(r.survival, event.delayAtLeast);
       return {
         cancellation: new Decimal(round(final.cancellation)),
         diversion: new Decimal(round(final.diversion)),
@@ -654,13 +731,18 @@ export function riskModelV2(fit: FittedV2): RiskModel {
         credibility,
         explain(event: RiskEvent): EventExplanation {
           const probability = eventValue(final, event);
-          const e = event === 'cancellation' ? CANCEL : event === 'diversion' ? DIVERT : STEP0 + stepFor(event.delayAtLeast);
+          const e =
+            event === 'cancellation' ? CANCEL : event === 'diversion' ? DIVERT : STEP0 + stepFor(event.delayAtLeast);
           const base = eventValue(survivalOf(fit.global, false), event);
           const factors: RiskFactor[] = [];
           let before = base;
           for (let i = 0; i < stages.length; i++) {
             const after = eventValue(survivalOf(combine(fit.global, stages.slice(0, i + 1)), false), event);
-            factors.push({ label: stages[i]!.label, factor: before > 0 ? after / before : 1, credibility: stages[i]!.credibility[e]! });
+            factors.push({
+              label: stages[i]!.label,
+              factor: before > 0 ? after / before : 1,
+              credibility: stages[i]!.credibility[e]!,
+            });
             before = after;
           }
           if (Math.abs(probability - before) > 1e-15 * Math.max(1, probability)) {

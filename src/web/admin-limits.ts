@@ -1,16 +1,21 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { highestExposures, listCaps, setCap } from '../limits/exposure.ts';
-import { stopSaleScopeText } from '../limits/limits.ts';
-import { listStopSales, resumeSales, suspendSales } from '../limits/stop-sales.ts';
-import { ENVIRONMENTS, type Environment } from '../partners/model.ts';
+import {
+  highestExposures,
+  listCaps,
+  listStopSales,
+  resumeSales,
+  setCap,
+  stopSaleScopeText,
+  suspendSales,
+} from '../limits/index.ts';
+import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { toMinorUnits } from '../platform/money.ts';
-import { html } from './html.ts';
-import { t } from './i18n.ts';
+import { html } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
 import { csrfField, formatDate, formatMoney, page, type PageContext } from './layout.ts';
 import { sessionActor } from './sessions.ts';
-import { contextOf, field, sendPage, type FormBody } from './web-kit.ts';
-import type { WebDeps } from './web-routes.ts';
+import { contextOf, field, langOf, problemLines, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
 
 /**
  * The operator console's limits page (docs/limits.md): the caps per environment and currency, the
@@ -21,14 +26,26 @@ import type { WebDeps } from './web-routes.ts';
 export function adminLimits(deps: WebDeps): FastifyPluginAsync {
   return async (app) => {
     const actor = (request: FastifyRequest) => sessionActor(request.webSession!);
-    const envOf = (value: unknown) => (typeof value === 'string' && (ENVIRONMENTS as readonly string[]).includes(value) ? (value as Environment) : undefined);
+    const envOf = (value: unknown) =>
+      typeof value === 'string' && (ENVIRONMENTS as readonly string[]).includes(value)
+        ? (value as Environment)
+        : undefined;
 
     app.get<{ Querystring: { env?: string; done?: string } }>('/admin/limits', async (request, reply) =>
-      sendPage(reply, 200, await limitsPage(deps, contextOf(request, 'admin'), envOf(request.query.env), { done: request.query.done === '1' })),
+      sendPage(
+        reply,
+        200,
+        await limitsPage(deps, contextOf(request, 'admin'), envOf(request.query.env), {
+          done: request.query.done === '1',
+        }),
+      ),
     );
 
     /** Runs an operator change; the quote snapshot of this process reloads at once (others within 2 s). */
-    const change = (path: string, run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void>) =>
+    const change = (
+      path: string,
+      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void>,
+    ) =>
       app.post<{ Params: { id?: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
         try {
           await run(request);
@@ -36,20 +53,31 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           return reply.redirect('/admin/limits?done=1', 303);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
-          const problems = error.extra.errors?.length ? error.extra.errors.map((e) => `${e.field.replace(/^\//, '')}: ${e.message}`) : [error.detail];
-          return sendPage(reply, error.code === 'stop_sale_not_found' ? 404 : 422, await limitsPage(deps, contextOf(request, 'admin'), undefined, { problems }));
+          const problems = problemLines(error, langOf(request));
+          return sendPage(
+            reply,
+            error.code === 'stop_sale_not_found' ? 404 : 422,
+            await limitsPage(deps, contextOf(request, 'admin'), undefined, { problems }),
+          );
         }
       });
 
     change('/admin/limits/caps', async (request) => {
       const currency = field(request.body, 'currency', 3).toUpperCase();
-      let amount = Number.NaN;
+      let amount: number;
       try {
         amount = toMinorUnits(field(request.body, 'amount', 20), currency);
       } catch (error) {
-        throw new DomainError('validation_failed', 'The cap is not valid.', { errors: [{ field: '/amount', message: (error as Error).message }] });
+        throw new DomainError('validation_failed', 'The cap is not valid.', {
+          errors: [{ field: '/amount', code: 'invalid_format', message: (error as Error).message }],
+        });
       }
-      await setCap(deps.db, actor(request), { environment: field(request.body, 'environment', 20), currency, amount }, deps.config.flightCapDefault);
+      await setCap(
+        deps.db,
+        actor(request),
+        { environment: field(request.body, 'environment', 20), currency, amount },
+        deps.config.flightCapDefault,
+      );
     });
 
     change('/admin/limits/stop-sales', async (request) => {
@@ -79,13 +107,23 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-async function limitsPage(deps: WebDeps, ctx: PageContext, environment: Environment | undefined, outcome: { problems?: string[]; done?: boolean }): Promise<string> {
+async function limitsPage(
+  deps: WebDeps,
+  ctx: PageContext,
+  environment: Environment | undefined,
+  outcome: { problems?: string[]; done?: boolean },
+): Promise<string> {
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
   const now = deps.now();
-  const [caps, flights, stops] = await Promise.all([listCaps(deps.db, deps.config.flightCapDefault), highestExposures(deps.db, { now, environment, limit: 50, defaultCapMajor: deps.config.flightCapDefault }), listStopSales(deps.db, { now })]);
+  const [caps, flights, stops] = await Promise.all([
+    listCaps(deps.db, deps.config.flightCapDefault),
+    highestExposures(deps.db, { now, environment, limit: 50, defaultCapMajor: deps.config.flightCapDefault }),
+    listStopSales(deps.db, { now }),
+  ]);
   const money = (minor: number, currency: string) => formatMoney(minor, currency, ctx.lang);
-  const envOptions = (withAll: boolean) => html`${withAll ? html`<option value="all">all</option>` : ''}${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}`;
+  const envOptions = (withAll: boolean) =>
+    html`${withAll ? html`<option value="all">all</option>` : ''}${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}`;
   return page(
     ctx,
     w.nav.limits,
@@ -104,7 +142,8 @@ ${
 }</section>
 <section class="card"><h2>Caps per flight</h2>
 <table id="caps"><caption class="visually-hidden">Caps per flight</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.currency}</th><th scope="col">Cap</th><th scope="col">Set by</th></tr></thead><tbody>${caps.map(
-      (c) => html`<tr><td>${c.environment}</td><td>${c.currency}</td><td>${money(c.amount, c.currency)}</td><td>${c.set ? `${c.updatedBy ?? ''}, ${formatDate(c.updatedAt, ctx.lang, '')}` : 'default'}</td></tr>`,
+      (c) =>
+        html`<tr><td>${c.environment}</td><td>${c.currency}</td><td>${money(c.amount, c.currency)}</td><td>${c.set ? `${c.updatedBy ?? ''}, ${formatDate(c.updatedAt, ctx.lang, '')}` : 'default'}</td></tr>`,
     )}</tbody></table>
 <form method="post" action="/admin/limits/caps" class="row">${csrf}
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="environment">${envOptions(false)}</select></div>

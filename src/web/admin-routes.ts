@@ -1,19 +1,42 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { FORMULAS, type Formula } from '../flight/coverage.ts';
-import { createApiKey, revokeApiKey } from '../partners/api-keys.ts';
-import { APIS, ENVIRONMENTS, type Environment, type Partner } from '../partners/model.ts';
-import { createPartner, parseApiName, requirePartner, setAgreement, setSubscription, signAgreement } from '../partners/partners.ts';
-import * as repo from '../partners/partners-repo.ts';
-import { createUser } from '../partners/users.ts';
+import {
+  APIS,
+  createApiKey,
+  createPartner,
+  createUser,
+  ENVIRONMENTS,
+  FORMULAS,
+  parseApiName,
+  requirePartner,
+  revokeApiKey,
+  setAgreement,
+  setSubscription,
+  signAgreement,
+  type Environment,
+  type Formula,
+  type Partner,
+} from '../partners/index.ts';
+import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { CATALOG } from './catalog.ts';
-import { html, type SafeHtml } from './html.ts';
-import { t } from './i18n.ts';
+import { html, type SafeHtml } from '../platform/html.ts';
+import { t, type Lang } from '../i18n/index.ts';
 import { csrfField, formatDate, page, type PageContext } from './layout.ts';
 import { sessionActor, sessionFor } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
-import { COOKIES, contextOf, field, fieldList, requireSession, sendMessage, sendPage, type FormBody } from './web-kit.ts';
-import type { WebDeps } from './web-routes.ts';
+import {
+  COOKIES,
+  contextOf,
+  field,
+  fieldList,
+  langOf,
+  problemLines,
+  requireSession,
+  sendMessage,
+  sendPage,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
 import { adminViews } from './admin-views.ts';
 import { adminRisk } from './admin-risk.ts';
 import { adminLimits } from './admin-limits.ts';
@@ -42,15 +65,24 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       requireSession(admin, deps, 'operator', 'admin', '/admin/login');
       const actor = (request: FastifyRequest) => sessionActor(request.webSession!);
 
-      admin.get('/admin', async (request, reply) => sendPage(reply, 200, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db))));
+      admin.get('/admin', async (request, reply) =>
+        sendPage(reply, 200, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db))),
+      );
 
       admin.post<{ Body: FormBody }>('/admin/partners', async (request, reply) => {
         try {
-          const partner = await createPartner(deps.db, actor(request), { slug: field(request.body, 'slug', 63), name: field(request.body, 'name', 200) });
+          const partner = await createPartner(deps.db, actor(request), {
+            slug: field(request.body, 'slug', 63),
+            name: field(request.body, 'name', 200),
+          });
           return reply.redirect(`/admin/partners/${partner.slug}`, 303);
         } catch (error) {
-          const problems = problemsOf(error);
-          return sendPage(reply, 422, partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db), problems));
+          const problems = problemsOf(error, langOf(request));
+          return sendPage(
+            reply,
+            422,
+            partnersPage(contextOf(request, 'admin'), await repo.listPartners(deps.db), problems),
+          );
         }
       });
 
@@ -60,23 +92,42 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       });
 
       /** Runs an operator action on a partner; on a domain error, shows the partner page with it. */
-      const action = <B>(path: string, run: (request: FastifyRequest<{ Params: { slug: string; id?: string }; Body: B }>, partner: Partner) => Promise<string | undefined>) =>
+      const action = <B>(
+        path: string,
+        run: (
+          request: FastifyRequest<{ Params: { slug: string; id?: string }; Body: B }>,
+          partner: Partner,
+        ) => Promise<string | undefined>,
+      ) =>
         admin.post<{ Params: { slug: string; id?: string }; Body: B }>(path, async (request, reply: FastifyReply) => {
           const partner = await requirePartner(deps.db, request.params.slug);
           try {
             const shown = await run(request, partner);
             deps.directory.invalidate();
-            if (shown !== undefined) return sendPage(reply, 201, await partnerPage(deps, contextOf(request, 'admin'), partner, { created: shown }));
+            if (shown !== undefined)
+              return sendPage(
+                reply,
+                201,
+                await partnerPage(deps, contextOf(request, 'admin'), partner, { created: shown }),
+              );
             return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
           } catch (error) {
-            return sendPage(reply, 422, await partnerPage(deps, contextOf(request, 'admin'), partner, { problems: problemsOf(error) }));
+            return sendPage(
+              reply,
+              422,
+              await partnerPage(deps, contextOf(request, 'admin'), partner, {
+                problems: problemsOf(error, langOf(request)),
+              }),
+            );
           }
         });
 
       action<FormBody>('/admin/partners/:slug/agreement', async (request, partner) => {
         const body = request.body;
         await setAgreement(deps.db, actor(request), partner.id, {
-          allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula => (FORMULAS as readonly string[]).includes(f)),
+          allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
+            (FORMULAS as readonly string[]).includes(f),
+          ),
           currency: field(body, 'currency', 3).toUpperCase(),
           taxRate: field(body, 'taxRate', 10),
           commissionMin: field(body, 'commissionMin', 10),
@@ -100,8 +151,17 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
       action<FormBody>('/admin/partners/:slug/keys', async (request, partner) => {
         const environment = field(request.body, 'environment', 20);
-        if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw new DomainError('validation_failed', 'Choose an environment.', { errors: [{ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` }] });
-        const created = await createApiKey(deps.db, actor(request), { partnerId: partner.id, environment: environment as Environment, label: field(request.body, 'label', 100) || undefined });
+        if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+          throw new DomainError('validation_failed', 'Choose an environment.', {
+            errors: [
+              { field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` },
+            ],
+          });
+        const created = await createApiKey(deps.db, actor(request), {
+          partnerId: partner.id,
+          environment: environment as Environment,
+          label: field(request.body, 'label', 100) || undefined,
+        });
         return created.plaintext;
       });
 
@@ -111,7 +171,11 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       });
 
       action<FormBody>('/admin/partners/:slug/users', async (request, partner) => {
-        await createUser(deps.db, actor(request), { partnerId: partner.id, email: field(request.body, 'email', 320), password: field(request.body, 'password', 1024) });
+        await createUser(deps.db, actor(request), {
+          partnerId: partner.id,
+          email: field(request.body, 'email', 320),
+          password: field(request.body, 'password', 1024),
+        });
         return undefined;
       });
 
@@ -124,13 +188,15 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
 const integerOf = (text: string) => (/^\d{1,12}$/.test(text) ? Number(text) : Number.NaN);
 
-function problemsOf(error: unknown): string[] {
+function problemsOf(error: unknown, lang: Lang): string[] {
   if (!(error instanceof DomainError)) throw error;
-  return error.extra.errors?.length ? error.extra.errors.map((e) => `${e.field.replace(/^\//, '')}: ${e.message}`) : [error.detail];
+  return problemLines(error, lang);
 }
 
 function problemList(problems: string[] | undefined): SafeHtml | string {
-  return problems?.length ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : '';
+  return problems?.length
+    ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
+    : '';
 }
 
 function partnersPage(ctx: PageContext, partners: Partner[], problems?: string[]): string {
@@ -150,7 +216,12 @@ ${problemList(problems)}
   );
 }
 
-async function partnerPage(deps: WebDeps, ctx: PageContext, partner: Partner, outcome: { problems?: string[]; created?: string } = {}): Promise<string> {
+async function partnerPage(
+  deps: WebDeps,
+  ctx: PageContext,
+  partner: Partner,
+  outcome: { problems?: string[]; created?: string } = {},
+): Promise<string> {
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
   const [agreement, subscriptions, keys, users] = await Promise.all([
@@ -164,7 +235,8 @@ async function partnerPage(deps: WebDeps, ctx: PageContext, partner: Partner, ou
   const a = agreement;
   const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
 <fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
-    (f) => html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
+    (f) =>
+      html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
   )}</fieldset>
 <div class="row">
 <div><label for="a-currency">${w.currency}</label><input id="a-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
@@ -194,7 +266,8 @@ ${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.
     })}</ul></section>
 <section class="card"><h2>${w.keysTitle}</h2>
 <table><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${keys.map(
-      (k) => html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
+      (k) =>
+        html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
     )}</tbody></table>
 <form method="post" action="${base}/keys" class="row">${csrf}
 <div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>

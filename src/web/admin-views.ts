@@ -1,103 +1,206 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { html, type SafeHtml } from './html.ts';
-import { t } from './i18n.ts';
+import { html, type SafeHtml } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
-import { contextOf, sendPage } from './web-kit.ts';
-import { listClaimsForOperators } from '../claims/claims-repo.ts';
-import { listWatches } from '../monitoring/watches-repo.ts';
-import { listPayouts } from '../payouts/payouts-repo.ts';
+import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
+import { CLAIM_STATUSES, listClaimsForOperators } from '../claims/index.ts';
+import { listWatches } from '../monitoring/index.ts';
+import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, FlightWatchState, PayoutStatus } from '../platform/db-schema.ts';
-import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE, type Page } from './views-repo.ts';
-import type { WebDeps } from './web-routes.ts';
+import {
+  claimsByStatus,
+  flightWatchesByState,
+  listOutbox,
+  paged,
+  payoutsByStatus,
+  VIEW_PAGE,
+  type Page,
+} from './views-repo.ts';
 
 /** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
 
-const FLIGHT_STATES = ['watching', 'decided', 'manual_review', 'closed'];
-const CLAIM_STATUSES = ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'];
-const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'];
+const FLIGHT_STATES = ['watching', 'decided', 'manual_review', 'closed'] as const satisfies readonly FlightWatchState[];
 
-const offsetOf = (value: unknown) => (typeof value === 'string' && /^\d{1,7}$/.test(value) ? Number(value) : 0);
+const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_STATES)), offset: Type.Optional(Offset) });
+const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
+const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
+const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
+
 /** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
-const pagedFrom = <T>(offset: unknown, list: (offset: number) => Promise<T[]>) => paged(list(offsetOf(offset)), offsetOf(offset));
-const oneOf = (value: unknown, allowed: string[]) => (typeof value === 'string' && allowed.includes(value) ? value : undefined);
+const pagedFrom = <T>(offset: string | undefined, list: (offset: number) => Promise<T[]>) =>
+  paged(list(Number(offset ?? 0)), Number(offset ?? 0));
 
 export function adminViews(deps: WebDeps): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Querystring: { state?: string; offset?: string } }>('/admin/flights', async (request, reply) => {
-      const ctx = contextOf(request, 'admin');
-      const state = oneOf(request.query.state, FLIGHT_STATES);
-      const [counts, rows] = await Promise.all([flightWatchesByState(deps.db), pagedFrom(request.query.offset, (offset) => listWatches(deps.db, { state: state as FlightWatchState | undefined, offset, limit: VIEW_PAGE + 1 }))]);
-      const w = t(ctx.lang);
-      return sendPage(
-        reply,
-        200,
-        view(ctx, w.nav.flights, '/admin/flights', 'state', FLIGHT_STATES, state, counts.map((c) => [c.state, String(c.count)]), rows, [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'], (r) => [
-          r.flightNumber,
-          `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
-          r.destination,
-          r.environment,
-          r.reviewReason ? `${r.state}: ${r.reviewReason}` : r.state,
-          formatDate(r.nextCheckAt, ctx.lang, '—'),
-          String(r.checks),
-          r.lastOutcome ?? '',
-        ]),
-      );
-    });
+    app.get<{ Querystring: Static<typeof FlightsQuery> }>(
+      '/admin/flights',
+      { schema: { hide: true, querystring: FlightsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const state = request.query.state;
+        const [counts, rows] = await Promise.all([
+          flightWatchesByState(deps.db),
+          pagedFrom(request.query.offset, (offset) =>
+            listWatches(deps.db, { state: state as FlightWatchState | undefined, offset, limit: VIEW_PAGE + 1 }),
+          ),
+        ]);
+        const w = t(ctx.lang);
+        return sendPage(
+          reply,
+          200,
+          view(
+            ctx,
+            w.nav.flights,
+            '/admin/flights',
+            'state',
+            FLIGHT_STATES,
+            state,
+            counts.map((c) => [c.state, String(c.count)]),
+            rows,
+            [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'],
+            (r) => [
+              r.flightNumber,
+              `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
+              r.destination,
+              r.environment,
+              r.reviewReason ? `${r.state}: ${r.reviewReason}` : r.state,
+              formatDate(r.nextCheckAt, ctx.lang, '—'),
+              String(r.checks),
+              r.lastOutcome ?? '',
+            ],
+          ),
+        );
+      },
+    );
 
-    app.get<{ Querystring: { status?: string; offset?: string } }>('/admin/claims', async (request, reply) => {
-      const ctx = contextOf(request, 'admin');
-      const w = t(ctx.lang);
-      const status = oneOf(request.query.status, CLAIM_STATUSES);
-      const [counts, rows] = await Promise.all([claimsByStatus(deps.db, {}), pagedFrom(request.query.offset, (offset) => listClaimsForOperators(deps.db, { status: status as ClaimStatus | undefined, offset, limit: VIEW_PAGE + 1 }))]);
-      return sendPage(
-        reply,
-        200,
-        view(ctx, w.nav.claims, '/admin/claims', 'status', CLAIM_STATUSES, status, counts.map((c) => [w.claimStatus[c.status as keyof typeof w.claimStatus] ?? c.status, String(c.count)]), rows, ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened], (r) => [
-          r.claim_number,
-          r.partner_slug,
-          r.environment,
-          r.contract_number,
-          w.claimStatus[r.status] ?? r.status,
-          r.reason,
-          formatMoney(Number(r.compensation_amount), r.currency, ctx.lang),
-          formatDate(r.opened_at, ctx.lang, ''),
-        ]),
-      );
-    });
+    app.get<{ Querystring: Static<typeof ClaimsQuery> }>(
+      '/admin/claims',
+      { schema: { hide: true, querystring: ClaimsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const status = request.query.status;
+        const [counts, rows] = await Promise.all([
+          claimsByStatus(deps.db, {}),
+          pagedFrom(request.query.offset, (offset) =>
+            listClaimsForOperators(deps.db, {
+              status: status as ClaimStatus | undefined,
+              offset,
+              limit: VIEW_PAGE + 1,
+            }),
+          ),
+        ]);
+        return sendPage(
+          reply,
+          200,
+          view(
+            ctx,
+            w.nav.claims,
+            '/admin/claims',
+            'status',
+            CLAIM_STATUSES,
+            status,
+            counts.map((c) => [w.claimStatus[c.status as keyof typeof w.claimStatus] ?? c.status, String(c.count)]),
+            rows,
+            ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened],
+            (r) => [
+              r.claim_number,
+              r.partner_slug,
+              r.environment,
+              r.contract_number,
+              w.claimStatus[r.status] ?? r.status,
+              r.reason,
+              formatMoney(Number(r.compensation_amount), r.currency, ctx.lang),
+              formatDate(r.opened_at, ctx.lang, ''),
+            ],
+          ),
+        );
+      },
+    );
 
-    app.get<{ Querystring: { offset?: string } }>('/admin/outbox', async (request, reply) => {
-      const ctx = contextOf(request, 'admin');
-      const w = t(ctx.lang);
-      const rows = await listOutbox(deps.db, offsetOf(request.query.offset));
-      return sendPage(
-        reply,
-        200,
-        view(ctx, w.nav.outbox, '/admin/outbox', undefined, [], undefined, [], rows, [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'], (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body]),
-      );
-    });
+    app.get<{ Querystring: Static<typeof OutboxQuery> }>(
+      '/admin/outbox',
+      { schema: { hide: true, querystring: OutboxQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const rows = await listOutbox(deps.db, Number(request.query.offset ?? 0));
+        return sendPage(
+          reply,
+          200,
+          view(
+            ctx,
+            w.nav.outbox,
+            '/admin/outbox',
+            undefined,
+            [],
+            undefined,
+            [],
+            rows,
+            [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'],
+            (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body],
+          ),
+        );
+      },
+    );
 
-    app.get<{ Querystring: { status?: string; offset?: string } }>('/admin/payouts', async (request, reply) => {
-      const ctx = contextOf(request, 'admin');
-      const w = t(ctx.lang);
-      const status = oneOf(request.query.status, PAYOUT_STATUSES);
-      const [counts, rows] = await Promise.all([payoutsByStatus(deps.db), pagedFrom(request.query.offset, (offset) => listPayouts(deps.db, { status: status as PayoutStatus | undefined, offset, limit: VIEW_PAGE + 1 }))]);
-      return sendPage(
-        reply,
-        200,
-        view(ctx, w.nav.payouts, '/admin/payouts', 'status', PAYOUT_STATUSES, status, counts.map((c) => [`${c.status} (${c.currency})`, `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`]), rows, ['End-to-end id', w.partnersTitle, w.environment, '#', 'Rail', w.status, 'Attempt', w.amount, w.created, w.paid], (r) => [
-          r.end_to_end_id,
-          r.partner_slug,
-          r.environment,
-          r.claim_number,
-          r.rail,
-          r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status,
-          String(r.attempt),
-          formatMoney(Number(r.amount), r.currency, ctx.lang),
-          formatDate(r.created_at, ctx.lang, ''),
-          formatDate(r.settled_at, ctx.lang, '—'),
-        ]),
-      );
-    });
+    app.get<{ Querystring: Static<typeof PayoutsQuery> }>(
+      '/admin/payouts',
+      { schema: { hide: true, querystring: PayoutsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const status = request.query.status;
+        const [counts, rows] = await Promise.all([
+          payoutsByStatus(deps.db),
+          pagedFrom(request.query.offset, (offset) =>
+            listPayouts(deps.db, { status: status as PayoutStatus | undefined, offset, limit: VIEW_PAGE + 1 }),
+          ),
+        ]);
+        return sendPage(
+          reply,
+          200,
+          view(
+            ctx,
+            w.nav.payouts,
+            '/admin/payouts',
+            'status',
+            PAYOUT_STATUSES,
+            status,
+            counts.map((c) => [
+              `${c.status} (${c.currency})`,
+              `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`,
+            ]),
+            rows,
+            [
+              'End-to-end id',
+              w.partnersTitle,
+              w.environment,
+              '#',
+              'Rail',
+              w.status,
+              'Attempt',
+              w.amount,
+              w.created,
+              w.paid,
+            ],
+            (r) => [
+              r.end_to_end_id,
+              r.partner_slug,
+              r.environment,
+              r.claim_number,
+              r.rail,
+              r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status,
+              String(r.attempt),
+              formatMoney(Number(r.amount), r.currency, ctx.lang),
+              formatDate(r.created_at, ctx.lang, ''),
+              formatDate(r.settled_at, ctx.lang, '—'),
+            ],
+          ),
+        );
+      },
+    );
   };
 }
 
@@ -107,7 +210,7 @@ function view<R>(
   title: string,
   path: string,
   filterName: string | undefined,
-  filterValues: string[],
+  filterValues: readonly string[],
   current: string | undefined,
   counts: [string, string][],
   data: Page<R>,
@@ -116,7 +219,9 @@ function view<R>(
 ): string {
   const w = t(ctx.lang);
   const link = (params: Record<string, string | undefined>) => {
-    const query = new URLSearchParams(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    const query = new URLSearchParams(
+      Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
+    ).toString();
     return query ? `${path}?${query}` : path;
   };
   const filter: SafeHtml | string = filterName

@@ -1,11 +1,11 @@
-import { FLIGHT_PREFIX } from '../flight/routes.ts';
-import { DEMO_PREFIX } from '../home/routes.ts';
-import { APIS, type ApiName } from '../partners/model.ts';
-import * as repo from '../partners/partners-repo.ts';
-import { POLICY_ADMIN_PREFIX } from '../policies/routes.ts';
+import { FLIGHT_PREFIX } from '../flight/index.ts';
+import { DEMO_PREFIX } from '../home/index.ts';
+import { APIS, type ApiName } from '../partners/index.ts';
+import * as repo from '../partners/index.ts';
+import { POLICY_ADMIN_PREFIX } from '../policies/index.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { Lang } from './i18n.ts';
+import type { Lang } from '../i18n/index.ts';
 
 /** The developer portal's API catalog: what each API is, and which ones a partner may see. */
 
@@ -31,7 +31,11 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
       en: 'Sell parametric flight delay and cancellation insurance at booking: quote a trip with your configuration, subscribe a contract from the quote, cancel it before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled.',
       fr: 'Vendez une assurance paramétrique retard et annulation de vol à la réservation : tarifez un voyage avec votre configuration, souscrivez un contrat à partir du devis, annulez-le avant le départ avec remboursement intégral, et listez les sinistres que la plateforme ouvre d’elle-même quand un vol assuré est retardé ou annulé.',
     },
-    example: { method: 'POST', path: '/getPrice', body: { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: '2027-03-14T10:30' } },
+    example: {
+      method: 'POST',
+      path: '/getPrice',
+      body: { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: '2027-03-14T10:30' },
+    },
   },
   demo: {
     api: 'demo',
@@ -66,7 +70,8 @@ export async function subscribedApis(db: Db, partnerId: string): Promise<Catalog
 /** One API of the catalog, only if the partner is subscribed to it: 404 otherwise (as if absent). */
 export async function requireSubscribedApi(db: Db, partnerId: string, api: string): Promise<CatalogEntry> {
   const entry = (APIS as readonly string[]).includes(api) ? CATALOG[api as ApiName] : undefined;
-  if (!entry || !(await repo.listSubscriptions(db, partnerId)).includes(entry.api)) throw new DomainError('not_found', `No API ${api}.`);
+  if (!entry || !(await repo.listSubscriptions(db, partnerId)).includes(entry.api))
+    throw new DomainError('not_found', `No API ${api}.`);
   return entry;
 }
 

@@ -1,11 +1,15 @@
 import { toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
-import { FORMULAS, type Formula } from '../flight/coverage.ts';
-import type { ConfigurationInput } from '../partners/configuration.ts';
-import type { Agreement, Configuration } from '../partners/model.ts';
-import { TIER_LIMITS } from '../partners/terms.ts';
+import {
+  FORMULAS,
+  TIER_LIMITS,
+  type Agreement,
+  type Configuration,
+  type ConfigurationInput,
+  type Formula,
+} from '../partners/index.ts';
 import type { FieldError } from '../platform/errors.ts';
-import { t, type Lang } from './i18n.ts';
+import { t, type Lang } from '../i18n/index.ts';
 import { formatMoney } from './layout.ts';
 import type { FormBody } from './web-kit.ts';
 import { field } from './web-kit.ts';
@@ -27,21 +31,35 @@ export interface FormValues {
 export type FormErrors = Record<string, string>;
 
 export function valuesFrom(body: FormBody | undefined): FormValues {
-  const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({ minutes: field(body, `tier_minutes_${i}`, 20), amount: field(body, `tier_amount_${i}`, 20) }));
-  return { formula: field(body, 'formula', 40), tiers, cancellation: field(body, 'cancellation', 20), commission: field(body, 'commission', 20) };
+  const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => ({
+    minutes: field(body, `tier_minutes_${i}`, 20),
+    amount: field(body, `tier_amount_${i}`, 20),
+  }));
+  return {
+    formula: field(body, 'formula', 40),
+    tiers,
+    cancellation: field(body, 'cancellation', 20),
+    commission: field(body, 'commission', 20),
+  };
 }
-
 
 export function valuesOf(configuration: Configuration | undefined, agreement: Agreement): FormValues {
   const tiers = Array.from({ length: TIER_LIMITS.maxTiers }, (_, i) => {
     const tier = configuration?.delayTiers[i];
-    return tier ? { minutes: String(tier.minDelayMinutes), amount: toDecimalString(tier.amount, agreement.currency) } : { minutes: '', amount: '' };
+    return tier
+      ? { minutes: String(tier.minDelayMinutes), amount: toDecimalString(tier.amount, agreement.currency) }
+      : { minutes: '', amount: '' };
   });
   return {
     formula: configuration?.formula ?? agreement.allowedFormulas[0] ?? 'delay',
     tiers,
-    cancellation: configuration && configuration.cancellationAmount > 0 ? toDecimalString(configuration.cancellationAmount, agreement.currency) : '',
-    commission: configuration ? new Decimal(configuration.commissionRate).mul(100).toString() : new Decimal(agreement.commissionMin).mul(100).toString(),
+    cancellation:
+      configuration && configuration.cancellationAmount > 0
+        ? toDecimalString(configuration.cancellationAmount, agreement.currency)
+        : '',
+    commission: configuration
+      ? new Decimal(configuration.commissionRate).mul(100).toString()
+      : new Decimal(agreement.commissionMin).mul(100).toString(),
   };
 }
 
@@ -56,7 +74,11 @@ function minorUnits(text: string, currency: string): number | undefined {
 }
 
 /** Converts the form to a configuration input, or the fields that are not numbers at all. */
-export function parseForm(values: FormValues, currency: string, lang: Lang): { input?: ConfigurationInput; errors: FormErrors } {
+export function parseForm(
+  values: FormValues,
+  currency: string,
+  lang: Lang,
+): { input?: ConfigurationInput; errors: FormErrors } {
   const w = t(lang);
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
@@ -73,9 +95,12 @@ export function parseForm(values: FormValues, currency: string, lang: Lang): { i
   const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
   if (cancellationAmount === undefined) errors.cancellation = w.errors.number;
   const commission = values.commission.replace(',', '.');
-  const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission) ? new Decimal(commission).div(100).toString() : undefined;
+  const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission)
+    ? new Decimal(commission).div(100).toString()
+    : undefined;
   if (commissionRate === undefined) errors.commission = w.errors.number;
-  if (Object.keys(errors).length || !formula || cancellationAmount === undefined || commissionRate === undefined) return { errors };
+  if (Object.keys(errors).length || !formula || cancellationAmount === undefined || commissionRate === undefined)
+    return { errors };
   return { input: { formula, delayTiers, cancellationAmount, commissionRate }, errors };
 }
 
@@ -86,20 +111,25 @@ export function parseForm(values: FormValues, currency: string, lang: Lang): { i
 export function formErrors(errors: FieldError[], values: FormValues, agreement: Agreement, lang: Lang): FormErrors {
   const w = t(lang);
   const out: FormErrors = {};
-  const filled = values.tiers.map((tier, i) => ({ tier, i })).filter(({ tier }) => tier.minutes !== '' || tier.amount !== '');
+  const filled = values.tiers
+    .map((tier, i) => ({ tier, i }))
+    .filter(({ tier }) => tier.minutes !== '' || tier.amount !== '');
   const money = (minor: number) => formatMoney(minor, agreement.currency, lang);
   const amountMessage = w.errors.amount(money(agreement.compensationMin), money(agreement.compensationMax));
   for (const error of errors) {
     const tier = /^\/delayTiers\/(\d+)\/(minDelayMinutes|amount)$/.exec(error.field);
     if (error.field === '/formula') out.formula ??= w.errors.formula;
     else if (error.field === '/commissionRate') {
-      out.commission ??= w.errors.commission(new Decimal(agreement.commissionMin).mul(100).toString(), new Decimal(agreement.commissionMax).mul(100).toString());
+      out.commission ??= w.errors.commission(
+        new Decimal(agreement.commissionMin).mul(100).toString(),
+        new Decimal(agreement.commissionMax).mul(100).toString(),
+      );
     } else if (error.field === '/cancellationAmount') out.cancellation ??= amountMessage;
     else if (error.field === '/delayTiers') out.tier_minutes_0 ??= w.errors.tiers;
     else if (tier) {
       const row = filled[Number(tier[1])]?.i ?? 0;
       if (tier[2] === 'minDelayMinutes') out[`tier_minutes_${row}`] ??= w.errors.minutes;
-      else out[`tier_amount_${row}`] ??= /longer delay/.test(error.message) ? w.errors.order : amountMessage;
+      else out[`tier_amount_${row}`] ??= error.code === 'not_increasing' ? w.errors.order : amountMessage;
     }
   }
   return out;

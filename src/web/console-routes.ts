@@ -1,28 +1,61 @@
-import { toDecimalString } from '../platform/money.ts';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { DateTime } from 'luxon';
-import { Decimal } from 'decimal.js';
-import { coversCancellation, coversDelay } from '../flight/coverage.ts';
-import { simulatePrice, type Simulation } from '../flight/price-quote.ts';
-import { setConfiguration, type ConfigurationInput } from '../partners/configuration.ts';
-import { ENVIRONMENTS, type Agreement, type Configuration, type Environment } from '../partners/model.ts';
-import { listPartnerClaims, type ClaimView } from '../flight/list-claims.ts';
-import { contractDetail, type ContractDetail } from './contract-detail.ts';
-import { partnerDashboard, type Dashboard } from './dashboard.ts';
-import * as repo from '../partners/partners-repo.ts';
-import { checkTerms, TIER_LIMITS } from '../partners/terms.ts';
+import {
+  checkTerms,
+  coversCancellation,
+  coversDelay,
+  setConfiguration,
+  type Agreement,
+  type ConfigurationInput,
+  type Environment,
+} from '../partners/index.ts';
+import { listPartnerClaims, simulatePrice, type ClaimView } from '../flight/index.ts';
+import { contractDetail } from './contract-detail.ts';
+import { partnerDashboard } from './dashboard.ts';
+import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formErrors, parseForm, valuesFrom, valuesOf, type FormErrors, type FormValues } from './configuration-form.ts';
-import { html, SafeHtml } from './html.ts';
-import { t, type Lang } from './i18n.ts';
-import { csrfField, formatDate, formatMoney, page, type PageContext } from './layout.ts';
+import { t, type Lang } from '../i18n/index.ts';
 import { sessionActor, type WebSession } from './sessions.ts';
-import { contextOf, requireSession, sendPage, type FormBody } from './web-kit.ts';
-import type { WebDeps } from './web-routes.ts';
+import {
+  claimsPage,
+  configurationPage,
+  contractPage,
+  dashboardPage,
+  previewFragment,
+  type Preview,
+} from './console-views.ts';
+import {
+  contextOf,
+  Digits,
+  EnvironmentQuery,
+  problemLines,
+  requireSession,
+  sendPage,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
+
+const SavedQuery = Type.Object({ saved: Type.Optional(Digits(6)) });
+/** The filters of /getclaims; an empty date (a cleared field) means the default. */
+const DateOrEmpty = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
+const ClaimsQuery = Type.Object({
+  env: EnvironmentQuery.properties.env,
+  from: Type.Optional(DateOrEmpty),
+  to: Type.Optional(DateOrEmpty),
+  contract: Type.Optional(Type.String({ maxLength: 40 })),
+  cursor: Type.Optional(Type.String({ maxLength: 500 })),
+});
 
 /** The sample trip of the live preview: priced by simulatePrice, the code of /getPrice/simulate. */
 export function sampleTrip(now: Date) {
-  return { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: `${DateTime.fromJSDate(now, { zone: 'utc' }).plus({ days: 30 }).toFormat('yyyy-MM-dd')}T10:30` };
+  return {
+    departureAirport: 'CDG',
+    arrivalAirport: 'JFK',
+    airline: 'AF',
+    departureDateTime: `${DateTime.fromJSDate(now, { zone: 'utc' }).plus({ days: 30 }).toFormat('yyyy-MM-dd')}T10:30`,
+  };
 }
 
 /** The partner console: configuration with a live premium preview and version history. */
@@ -30,16 +63,21 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
   return async (app) => {
     requireSession(app, deps, 'partner', 'console', '/portal/login');
 
-    app.get<{ Querystring: { saved?: string } }>('/console', async (request, reply) => {
-      const ctx = contextOf(request, 'console');
-      const partnerId = request.webSession!.partnerId!;
-      const agreement = await repo.findAgreement(deps.db, partnerId);
-      const history = await repo.listConfigurations(deps.db, partnerId);
-      const saved = /^\d{1,6}$/.test(request.query.saved ?? '') ? Number(request.query.saved) : undefined;
-      const values = agreement ? valuesOf(history[0], agreement) : undefined;
-      const preview = agreement && values ? await previewOf(deps, request.webSession!, agreement, values, ctx.lang) : undefined;
-      return sendPage(reply, 200, configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview }));
-    });
+    app.get<{ Querystring: Static<typeof SavedQuery> }>(
+      '/console',
+      { schema: { hide: true, querystring: SavedQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'console');
+        const partnerId = request.webSession!.partnerId!;
+        const agreement = await repo.findAgreement(deps.db, partnerId);
+        const history = await repo.listConfigurations(deps.db, partnerId);
+        const saved = request.query.saved === undefined ? undefined : Number(request.query.saved);
+        const values = agreement ? valuesOf(history[0], agreement) : undefined;
+        const preview =
+          agreement && values ? await previewOf(deps, request.webSession!, agreement, values, ctx.lang) : undefined;
+        return sendPage(reply, 200, configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview }));
+      },
+    );
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
       const ctx = contextOf(request, 'console');
@@ -73,289 +111,123 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-type Preview = { simulation: Simulation; errors?: undefined } | { simulation?: undefined; errors: FormErrors };
-
-async function previewOf(deps: WebDeps, session: WebSession, agreement: Agreement, values: FormValues, lang: Lang): Promise<Preview> {
+async function previewOf(
+  deps: WebDeps,
+  session: WebSession,
+  agreement: Agreement,
+  values: FormValues,
+  lang: Lang,
+): Promise<Preview> {
   const parsed = parseForm(values, agreement.currency, lang);
   if (!parsed.input) return { errors: parsed.errors };
   const termErrors = checkTerms(agreement, parsed.input);
   if (termErrors.length) return { errors: formErrors(termErrors, values, agreement, lang) };
   const input: ConfigurationInput = parsed.input;
   const currency = agreement.currency;
-  const caller = { partnerId: session.partnerId!, partnerName: session.partnerName ?? '', environment: 'sandbox' as const, keyId: 'console', actor: sessionActor(session) };
+  const caller = {
+    partnerId: session.partnerId!,
+    partnerName: session.partnerName ?? '',
+    environment: 'sandbox' as const,
+    keyId: 'console',
+    actor: sessionActor(session),
+  };
   try {
     const simulation = await simulatePrice(deps.flight, caller, {
       ...sampleTrip(deps.now()),
       formula: input.formula,
       compensation: {
-        delay: coversDelay(input.formula) ? input.delayTiers.map((tier) => ({ minDelayMinutes: tier.minDelayMinutes, amount: { amount: tier.amount, currency } })) : [],
+        delay: coversDelay(input.formula)
+          ? input.delayTiers.map((tier) => ({
+              minDelayMinutes: tier.minDelayMinutes,
+              amount: { amount: tier.amount, currency },
+            }))
+          : [],
         cancellation: coversCancellation(input.formula) ? { amount: input.cancellationAmount, currency } : null,
       },
       commissionRate: Number(input.commissionRate),
     });
     return { simulation };
   } catch (error) {
-    if (error instanceof DomainError && error.extra.errors) return { errors: formErrors(error.extra.errors, values, agreement, lang) };
+    if (error instanceof DomainError && error.extra.errors)
+      return { errors: formErrors(error.extra.errors, values, agreement, lang) };
     throw error;
   }
-}
-
-function previewFragment(lang: Lang, preview: Preview | undefined): SafeHtml {
-  const w = t(lang);
-  if (!preview) return html`<p class="muted">${w.previewInvalid}</p>`;
-  if (!preview.simulation) {
-    return html`<p class="alert">${w.previewInvalid}</p><ul class="error">${Object.values(preview.errors).map((m) => html`<li>${m}</li>`)}</ul>`;
-  }
-  const p = preview.simulation.premium;
-  const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
-  return html`<p>${w.premiumTotal}</p>
-<p class="total" id="preview-total" data-amount="${p.total.amount}">${money(p.total)}</p>
-<dl class="premium"><dt>${w.net}</dt><dd>${money(p.net)}</dd><dt>${w.tax}</dt><dd>${money(p.tax)}</dd><dt>${w.commissionAmount}</dt><dd id="preview-commission">${money(p.commission)}</dd></dl>
-${breakdownFragment(lang, preview.simulation)}`;
-}
-
-/** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
-function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
-  const w = t(lang);
-  const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
-  const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
-  const eventLabel = (e: Simulation['breakdown'][number]['events'][number]) =>
-    e.event === 'cancellation' ? w.eventCancellation : e.event === 'diversion' ? w.eventDiversion : w.eventDelay(e.minDelayMinutes ?? 0, e.maxDelayMinutes);
-  return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
-${simulation.breakdown.map(
-  (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
-<dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
-<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
-<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`,
-)}</div>`;
-}
-
-interface ConfigurationView {
-  agreement: Agreement | undefined;
-  history: Configuration[];
-  values: FormValues | undefined;
-  errors: FormErrors;
-  saved?: number | undefined;
-  preview: Preview | undefined;
-}
-
-function configurationPage(ctx: PageContext, view: ConfigurationView): string {
-  const w = t(ctx.lang);
-  const { agreement, values, errors } = view;
-  if (!agreement || !values) return page(ctx, w.configTitle, html`<h1>${w.configTitle}</h1><p class="alert">${w.noAgreement}</p>`);
-  const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
-  const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
-  const input = (name: string, label: string, value: string, attrs: SafeHtml | string = '') => {
-    const error = errors[name];
-    return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="decimal" size="10" ${attrs}${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
-${error ? html`<p class="error" id="f-${name}-error">${error}</p>` : ''}</div>`;
-  };
-  const tiers = values.tiers.map(
-    (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
-${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, html`inputmode="numeric"`)}
-${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount)}</fieldset>`,
-  );
-  const formulaError = errors.formula;
-  const form = html`<form method="post" action="/console" id="config-form" novalidate>
-${csrfField(ctx.session!.csrfToken)}
-<div><label for="f-formula">${w.formula}</label>
-<select id="f-formula" name="formula"${formulaError ? html` aria-invalid="true" aria-describedby="f-formula-error"` : ''}>${agreement.allowedFormulas.map(
-    (f) => html`<option value="${f}"${values.formula === f ? html` selected` : ''}>${w.formulas[f]}</option>`,
-  )}</select>
-${formulaError ? html`<p class="error" id="f-formula-error">${formulaError}</p>` : ''}</div>
-<h2>${w.delayTiers}</h2>
-<div class="tiers">${tiers}</div>
-<h2>${w.cancellationAmount}</h2>
-${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation)}
-<h2>${w.commission}</h2>
-${input('commission', w.commission, values.commission)}
-<p><button type="submit">${w.save}</button></p>
-</form>`;
-  const history = view.history.length
-    ? html`<table><caption class="visually-hidden">${w.history}</caption><thead><tr><th scope="col">${w.version}</th><th scope="col">${w.formula}</th><th scope="col">${w.delayTiers}</th><th scope="col">${w.cancellationAmount}</th><th scope="col">${w.commission}</th><th scope="col">${w.by}</th><th scope="col">${w.at}</th></tr></thead><tbody>${view.history.map(
-        (c) => html`<tr><td>${c.version}</td><td>${w.formulas[c.formula]}</td><td>${c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}</td><td>${c.cancellationAmount ? money(c.cancellationAmount) : '—'}</td><td>${pct(c.commissionRate)}</td><td>${c.createdBy}</td><td>${formatDate(c.createdAt, ctx.lang, '')}</td></tr>`,
-      )}</tbody></table>`
-    : html`<p>${w.noConfig}</p>`;
-  return page(
-    ctx,
-    w.configTitle,
-    html`<h1>${w.configTitle}</h1>
-${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
-${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}</p>` : ''}
-${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
-<p>${w.configIntro}</p>
-<p class="muted">${w.bounds}: ${w.boundsText({ commission: `${pct(agreement.commissionMin)} – ${pct(agreement.commissionMax)}`, compensation: `${money(agreement.compensationMin)} – ${money(agreement.compensationMax)}`, formulas: agreement.allowedFormulas.map((f) => w.formulas[f]).join(', ') })} (${TIER_LIMITS.maxTiers} ${w.delayTiers.toLowerCase()} max.)</p>
-<div class="split">
-<section class="card" aria-label="${w.configTitle}">${form}</section>
-<section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${w.preview}</h2><p class="muted">${w.sampleFlight}</p>
-<div id="preview" aria-live="polite" hx-post="/console/preview" hx-trigger="input from:#config-form delay:300ms, change from:#config-form" hx-include="#config-form" hx-swap="innerHTML">${previewFragment(ctx.lang, view.preview)}</div></section>
-</div>
-<h2>${w.history}</h2>
-${history}`,
-    { scripts: ['htmx.min.js'] },
-  );
 }
 
 /** Contract detail and the claims table (the filters and pagination of /getclaims). */
 export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
   return async (app) => {
     requireSession(app, deps, 'partner', 'console', '/portal/login');
-    const environmentOf = (value: unknown): Environment => ((ENVIRONMENTS as readonly string[]).includes(String(value)) ? (value as Environment) : 'sandbox');
+    const environmentOf = (env: Environment | undefined): Environment => env ?? 'sandbox';
 
-    app.get<{ Params: { number: string }; Querystring: { env?: string } }>('/console/contracts/:number', async (request, reply) => {
-      const ctx = contextOf(request, 'console');
-      const detail = await contractDetail(deps.db, deps.flight.keys.encryption, { partnerId: request.webSession!.partnerId!, environment: environmentOf(request.query.env) }, request.params.number);
-      return sendPage(reply, 200, contractPage(ctx, detail));
-    });
+    app.get<{ Params: { number: string }; Querystring: Static<typeof EnvironmentQuery> }>(
+      '/console/contracts/:number',
+      { schema: { hide: true, querystring: EnvironmentQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'console');
+        const detail = await contractDetail(
+          deps.db,
+          deps.flight.keys.encryption,
+          { partnerId: request.webSession!.partnerId!, environment: environmentOf(request.query.env) },
+          request.params.number,
+        );
+        return sendPage(reply, 200, contractPage(ctx, detail));
+      },
+    );
 
-    app.get<{ Querystring: { env?: string } }>('/console/dashboard', async (request, reply) => {
-      const ctx = contextOf(request, 'console');
-      const environment = environmentOf(request.query.env);
-      const dashboard = await partnerDashboard(deps.db, { partnerId: request.webSession!.partnerId!, environment }, deps.now());
-      return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
-    });
+    app.get<{ Querystring: Static<typeof EnvironmentQuery> }>(
+      '/console/dashboard',
+      { schema: { hide: true, querystring: EnvironmentQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'console');
+        const environment = environmentOf(request.query.env);
+        const dashboard = await partnerDashboard(
+          deps.db,
+          { partnerId: request.webSession!.partnerId!, environment },
+          deps.now(),
+        );
+        return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
+      },
+    );
 
-    app.get<{ Querystring: Record<string, string | undefined> }>('/console/claims', async (request, reply) => {
-      const ctx = contextOf(request, 'console');
-      const session = request.webSession!;
-      const today = DateTime.fromJSDate(deps.now(), { zone: 'utc' });
-      const q = request.query;
-      const filters = {
-        environment: environmentOf(q.env),
-        fromDate: /^\d{4}-\d{2}-\d{2}$/.test(q.from ?? '') ? q.from! : today.minus({ days: 30 }).toISODate()!,
-        toDate: /^\d{4}-\d{2}-\d{2}$/.test(q.to ?? '') ? q.to! : today.toISODate()!,
-        contractNumber: (q.contract ?? '').trim().slice(0, 40),
-        cursor: (q.cursor ?? '').slice(0, 500),
-      };
-      const caller = { partnerId: session.partnerId!, partnerName: session.partnerName ?? '', environment: filters.environment, keyId: 'console', actor: sessionActor(session) };
-      let result: { claims: ClaimView[]; nextCursor: string | null } = { claims: [], nextCursor: null };
-      let problem: string | undefined;
-      try {
-        result = await listPartnerClaims(deps.flight, caller, { fromDate: filters.fromDate, toDate: filters.toDate, contractNumber: filters.contractNumber || undefined, cursor: filters.cursor || undefined, limit: 25 });
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.status >= 500) throw error;
-        problem = error.extra.errors?.map((e) => `${e.field.replace(/^\//, '')}: ${e.message}`).join(' ') ?? error.detail;
-      }
-      return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem));
-    });
+    app.get<{ Querystring: Static<typeof ClaimsQuery> }>(
+      '/console/claims',
+      { schema: { hide: true, querystring: ClaimsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'console');
+        const session = request.webSession!;
+        const today = DateTime.fromJSDate(deps.now(), { zone: 'utc' });
+        const q = request.query;
+        const filters = {
+          environment: environmentOf(q.env),
+          fromDate: q.from || today.minus({ days: 30 }).toISODate()!,
+          toDate: q.to || today.toISODate()!,
+          contractNumber: (q.contract ?? '').trim(),
+          cursor: q.cursor ?? '',
+        };
+        const caller = {
+          partnerId: session.partnerId!,
+          partnerName: session.partnerName ?? '',
+          environment: filters.environment,
+          keyId: 'console',
+          actor: sessionActor(session),
+        };
+        let result: { claims: ClaimView[]; nextCursor: string | null } = { claims: [], nextCursor: null };
+        let problem: string | undefined;
+        try {
+          result = await listPartnerClaims(deps.flight, caller, {
+            fromDate: filters.fromDate,
+            toDate: filters.toDate,
+            contractNumber: filters.contractNumber || undefined,
+            cursor: filters.cursor || undefined,
+            limit: 25,
+          });
+        } catch (error) {
+          if (!(error instanceof DomainError) || error.status >= 500) throw error;
+          problem = problemLines(error, ctx.lang).join(' ');
+        }
+        return sendPage(reply, problem ? 422 : 200, claimsPage(ctx, filters, result, problem));
+      },
+    );
   };
-}
-
-function contractPage(ctx: PageContext, c: ContractDetail): string {
-  const w = t(ctx.lang);
-  const money = (minor: number) => formatMoney(minor, c.currency, ctx.lang);
-  return page(
-    ctx,
-    `${w.contract} ${c.contractNumber}`,
-    html`<h1>${w.contract} <span id="contract-number">${c.contractNumber}</span></h1>
-<div class="card"><dl class="premium">
-<dt>${w.status}</dt><dd>${c.status}</dd><dt>${w.environment}</dt><dd>${c.environment}</dd>
-<dt>${w.customer}</dt><dd>${c.customerName}</dd><dt>${w.booking}</dt><dd>${c.bookingReference}</dd>
-<dt>${w.formula}</dt><dd>${w.formulas[c.formula as keyof typeof w.formulas] ?? c.formula}</dd><dt>${w.version}</dt><dd>${c.configurationVersion}</dd>
-<dt>${w.premium}</dt><dd>${money(c.premium.total)}</dd><dt>${w.commissionAmount}</dt><dd>${money(c.premium.commission)}</dd>
-<dt>${w.created}</dt><dd>${formatDate(c.createdAt, ctx.lang, '')}</dd>
-${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${c.cancelReason ?? ''}, ${formatDate(c.cancelledAt, ctx.lang, '')})</dd>` : ''}
-</dl></div>
-<h2>${w.coverage}</h2>
-<p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${w.formulas.cancellation}: ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
-<h2>${w.legs}</h2>
-<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
-<h2>${w.claimsTitle}</h2>
-${claimsTable(ctx, c.environment, c.claims)}`,
-  );
-}
-
-function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[]): SafeHtml {
-  const w = t(ctx.lang);
-  if (claims.length === 0) return html`<p>${w.noClaims}</p>`;
-  return html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
-    (c) => html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
-  )}</tbody></table>`;
-}
-
-function claimsPage(
-  ctx: PageContext,
-  f: { environment: Environment; fromDate: string; toDate: string; contractNumber: string; cursor: string },
-  result: { claims: ClaimView[]; nextCursor: string | null },
-  problem: string | undefined,
-): string {
-  const w = t(ctx.lang);
-  const query = (cursor?: string) => `?${new URLSearchParams({ env: f.environment, from: f.fromDate, to: f.toDate, contract: f.contractNumber, ...(cursor ? { cursor } : {}) }).toString()}`;
-  return page(
-    ctx,
-    w.claimsTitle,
-    html`<h1>${w.claimsTitle}</h1><p>${w.claimsIntro}</p>
-<form method="get" action="/console/claims" class="row card">
-<div><label for="c-env">${w.environment}</label><select id="c-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === f.environment ? html` selected` : ''}>${e}</option>`)}</select></div>
-<div><label for="c-from">${w.fromDate}</label><input id="c-from" name="from" type="date" value="${f.fromDate}"></div>
-<div><label for="c-to">${w.toDate}</label><input id="c-to" name="to" type="date" value="${f.toDate}"></div>
-<div><label for="c-contract">${w.contractNumber}</label><input id="c-contract" name="contract" value="${f.contractNumber}" size="14"></div>
-<div><button type="submit">${w.filter}</button></div></form>
-${problem ? html`<p class="alert" role="alert">${problem}</p>` : ''}
-${claimsTable(ctx, f.environment, result.claims)}
-<p class="pager">${f.cursor ? html`<a href="/console/claims${query()}">${w.firstPage}</a>` : ''}${result.nextCursor ? html`<a href="/console/claims${query(result.nextCursor)}">${w.nextPage}</a>` : ''}</p>`,
-  );
-}
-
-/** JSON for a chart, safe inside a <script type="application/json"> element. */
-const chartData = (id: string, spec: unknown) => html`<script type="application/json" id="${id}">${new SafeHtml(JSON.stringify(spec).replace(/</g, '\\u003c'))}</script>`;
-
-function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard): string {
-  const w = t(ctx.lang);
-  const lineSpec = {
-    type: 'line',
-    data: {
-      labels: d.days,
-      datasets: [
-        { label: w.quotesSeries, data: d.series.quotes, borderColor: '#6b7280', backgroundColor: '#6b7280' },
-        { label: w.subscriptionsSeries, data: d.series.subscriptions, borderColor: '#1d4ed8', backgroundColor: '#1d4ed8' },
-        { label: w.cancellationsSeries, data: d.series.cancellations, borderColor: '#b45309', backgroundColor: '#b45309' },
-        { label: w.claimsSeries, data: d.series.claims, borderColor: '#b42318', backgroundColor: '#b42318' },
-      ],
-    },
-    options: { maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
-  };
-  const statusSpec = {
-    type: 'bar',
-    data: { labels: d.claimsByStatus.map((s) => w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status), datasets: [{ label: w.claimsByStatus, data: d.claimsByStatus.map((s) => s.count), backgroundColor: '#1d4ed8' }] },
-    options: { maintainAspectRatio: false, animation: false, plugins: { legend: { display: false } }, scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
-  };
-  const moneySpec = {
-    type: 'bar',
-    data: {
-      labels: d.money.map((m) => m.currency),
-      datasets: [
-        { label: w.premiumWritten, data: d.money.map((m) => Number(toDecimalString(m.premium, m.currency))), backgroundColor: '#067647' },
-        { label: w.compensationPaid, data: d.money.map((m) => Number(toDecimalString(m.paid, m.currency))), backgroundColor: '#b42318' },
-      ],
-    },
-    options: { maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
-  };
-  const fmt = (minor: number, currency: string) => formatMoney(minor, currency, ctx.lang);
-  return page(
-    ctx,
-    w.dashboardTitle,
-    html`<h1>${w.dashboardTitle}</h1>
-<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
-<p class="notice">${w.quotesCounted}</p>
-<div class="stats">
-<div class="card stat"><span>${w.quotesSeries}</span><strong id="total-quotes">${d.totals.quotes}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.conversionRate}</span><strong id="conversion-rate">${d.conversionRate === null ? w.notMeasurable : `${(d.conversionRate * 100).toFixed(1)} %`}</strong></div>
-<div class="card stat"><span>${w.subscriptionsSeries}</span><strong id="total-subscriptions">${d.totals.subscriptions}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.cancellationsSeries}</span><strong>${d.totals.cancellations}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.claimsSeries}</span><strong>${d.totals.claims}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : `${(d.cancellationRate * 100).toFixed(1)} %`}</strong></div>
-</div>
-<section class="card"><h2>${w.last30}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
-<details><summary>${w.day} / ${w.count}</summary><table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table></details></section>
-<div class="split">
-<section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}
-<table><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td></tr>`)}</tbody></table></section>
-<section class="card"><h2>${w.premiumVsPaid}</h2><div class="chart"><canvas data-chart="chart-money" role="img" aria-label="${w.premiumVsPaid}"></canvas></div>${chartData('chart-money', moneySpec)}
-<table><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.premiumWritten}</th><th scope="col">${w.commissionAmount}</th><th scope="col">${w.refunds}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${d.money.map((m) => html`<tr><td>${m.currency}</td><td>${fmt(m.premium, m.currency)}</td><td>${fmt(m.commission, m.currency)}</td><td>${fmt(m.refunded, m.currency)}</td><td>${fmt(m.paid, m.currency)}</td></tr>`)}</tbody></table></section>
-</div>
-<p><a href="/console/claims?env=${environment}">${w.claimsTitle}</a></p>`,
-    { scripts: ['chart.umd.min.js'] },
-  );
 }

@@ -1,8 +1,8 @@
-import { claimView, type ClaimView } from '../flight/list-claims.ts';
-import * as contracts from '../flight/contracts-repo.ts';
-import { listClaims } from '../claims/claims-repo.ts';
-import type { Environment } from '../partners/model.ts';
-import { openField } from '../platform/crypto.ts';
+import { claimView, type ClaimView } from '../flight/index.ts';
+import * as contracts from '../flight/index.ts';
+import { listClaims } from '../claims/index.ts';
+import type { Environment } from '../partners/index.ts';
+import { openField, type EncryptionKeys } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 
@@ -30,8 +30,15 @@ export interface ContractDetail {
 /** Every claim of the contract, whenever opened (a bound the database's timestamps accept). */
 const LATEST_DATE = new Date('9999-12-31T00:00:00Z');
 
-export async function contractDetail(db: Db, encryptionKey: Buffer, scope: { partnerId: string; environment: Environment }, contractNumber: string): Promise<ContractDetail> {
-  const contract = /^[A-Z0-9-]{4,40}$/i.test(contractNumber) ? await contracts.findContract(db, scope, contractNumber.toUpperCase()) : undefined;
+export async function contractDetail(
+  db: Db,
+  encryptionKey: EncryptionKeys,
+  scope: { partnerId: string; environment: Environment },
+  contractNumber: string,
+): Promise<ContractDetail> {
+  const contract = /^[A-Z0-9-]{4,40}$/i.test(contractNumber)
+    ? await contracts.findContract(db, scope, contractNumber.toUpperCase())
+    : undefined;
   if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const [legs, claims] = await Promise.all([
     contracts.findLegs(db, contract.id),
@@ -44,7 +51,12 @@ export async function contractDetail(db: Db, encryptionKey: Buffer, scope: { par
     formula: contract.formula,
     passengers: contract.passengers,
     currency: contract.currency,
-    premium: { net: Number(contract.premium_net), tax: Number(contract.premium_tax), commission: Number(contract.premium_commission), total: Number(contract.premium_total) },
+    premium: {
+      net: Number(contract.premium_net),
+      tax: Number(contract.premium_tax),
+      commission: Number(contract.premium_commission),
+      total: Number(contract.premium_total),
+    },
     coverage: { delayTiers: contract.coverage.delayTiers, cancellationAmount: contract.coverage.cancellationAmount },
     customerName: `${openField(encryptionKey, contract.customer_first_name_enc, contract.customer_first_name)} ${openField(encryptionKey, contract.customer_last_name_enc, contract.customer_last_name)}`,
     bookingReference: contract.booking_reference,
@@ -53,7 +65,12 @@ export async function contractDetail(db: Db, encryptionKey: Buffer, scope: { par
     cancelledAt: contract.cancelled_at,
     cancelReason: contract.cancel_reason,
     refundAmount: contract.refund_amount === null ? null : Number(contract.refund_amount),
-    legs: legs.map((l) => ({ flightNumber: l.flight_number, departureAirport: l.departure_airport, arrivalAirport: l.arrival_airport, departureLocal: l.departure_local })),
+    legs: legs.map((l) => ({
+      flightNumber: l.flight_number,
+      departureAirport: l.departure_airport,
+      arrivalAirport: l.arrival_airport,
+      departureLocal: l.departure_local,
+    })),
     claims: claims.map(claimView),
   };
 }

@@ -1,7 +1,7 @@
 import type { JobQueue } from '../platform/jobs.ts';
 import formbody from '@fastify/formbody';
 import type { FastifyPluginAsync } from 'fastify';
-import { claimForLink, submitBankDetails } from '../claims/bank-details.ts';
+import { claimForLink, submitBankDetails } from '../payouts/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { claimPage, closedPage, thanksPage, unknownPage } from './claim-page.ts';
@@ -15,10 +15,20 @@ export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; no
   return async (app) => {
     await app.register(formbody, { bodyLimit: 4096 });
     app.addHook('onSend', async (_request, reply) => {
-      reply.header('Cache-Control', 'no-store').header('Referrer-Policy', 'no-referrer').header('X-Frame-Options', 'DENY');
-      reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'");
+      reply
+        .header('Cache-Control', 'no-store')
+        .header('Referrer-Policy', 'no-referrer')
+        .header('X-Frame-Options', 'DENY');
+      reply.header(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'",
+      );
     });
-    const params = { type: 'object', properties: { token: { type: 'string', maxLength: 100 } }, required: ['token'] } as const;
+    const params = {
+      type: 'object',
+      properties: { token: { type: 'string', maxLength: 100 } },
+      required: ['token'],
+    } as const;
 
     app.get<{ Params: { token: string } }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
       const state = await claimForLink(deps.db, request.params.token, deps.now());
@@ -28,21 +38,29 @@ export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; no
       return claimPage(state.claim);
     });
 
-    app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
-      const body = request.body ?? {};
-      const values = { accountHolder: String(body.accountHolder ?? ''), iban: String(body.iban ?? ''), bic: String(body.bic ?? '') };
-      const outcome = await submitBankDetails(deps, request.params.token, values);
-      reply.type('text/html; charset=utf-8');
-      switch (outcome.kind) {
-        case 'unknown':
-          return reply.code(404).send(unknownPage());
-        case 'closed':
-          return reply.code(410).send(closedPage(outcome.claim));
-        case 'invalid':
-          return reply.code(422).send(claimPage(outcome.claim, { values, issues: outcome.issues }));
-        case 'accepted':
-          return thanksPage(outcome.claim, outcome.ibanLast4);
-      }
-    });
+    app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>(
+      '/c/:token',
+      { schema: { hide: true, params } },
+      async (request, reply) => {
+        const body = request.body ?? {};
+        const values = {
+          accountHolder: String(body.accountHolder ?? ''),
+          iban: String(body.iban ?? ''),
+          bic: String(body.bic ?? ''),
+        };
+        const outcome = await submitBankDetails(deps, request.params.token, values);
+        reply.type('text/html; charset=utf-8');
+        switch (outcome.kind) {
+          case 'unknown':
+            return reply.code(404).send(unknownPage());
+          case 'closed':
+            return reply.code(410).send(closedPage(outcome.claim));
+          case 'invalid':
+            return reply.code(422).send(claimPage(outcome.claim, { values, issues: outcome.issues }));
+          case 'accepted':
+            return thanksPage(outcome.claim, outcome.ibanLast4);
+        }
+      },
+    );
   };
 }

@@ -31,10 +31,21 @@ export async function partnerDashboard(db: Db, scope: Scope, now: Date): Promise
     claimsByStatus(db, scope),
     premiumAndPaid(db, scope),
   ]);
-  const fill = (counts: { day: string; count: number }[]) => days.map((d) => counts.find((c) => c.day === d)?.count ?? 0);
-  const series = { quotes: fill(quotes), subscriptions: fill(activity.subscriptions), cancellations: fill(activity.cancellations), claims: fill(activity.claims) };
+  const fill = (counts: { day: string; count: number }[]) =>
+    days.map((d) => counts.find((c) => c.day === d)?.count ?? 0);
+  const series = {
+    quotes: fill(quotes),
+    subscriptions: fill(activity.subscriptions),
+    cancellations: fill(activity.cancellations),
+    claims: fill(activity.claims),
+  };
   const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-  const totals = { quotes: sum(series.quotes), subscriptions: sum(series.subscriptions), cancellations: sum(series.cancellations), claims: sum(series.claims) };
+  const totals = {
+    quotes: sum(series.quotes),
+    subscriptions: sum(series.subscriptions),
+    cancellations: sum(series.cancellations),
+    claims: sum(series.claims),
+  };
   return {
     days,
     series,

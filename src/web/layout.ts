@@ -1,6 +1,6 @@
-import { toDecimalString } from '../platform/money.ts';
-import { html, type SafeHtml } from './html.ts';
-import { t, type Lang } from './i18n.ts';
+import { formatMoney } from '../platform/money.ts';
+import { html, type SafeHtml } from '../platform/html.ts';
+import { t, type Lang } from '../i18n/index.ts';
 import type { WebSession } from './sessions.ts';
 
 /** The chrome shared by the portal and the consoles: skip link, header, navigation, language switch. */
@@ -40,7 +40,10 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/console/claims', w.nav.claims],
           ['/console/webhooks', w.nav.webhooks],
         ];
-  const current = (href: string) => ctx.path === href || (href !== '/portal' && href !== '/console' && href !== '/admin' && ctx.path.startsWith(`${href}/`)) || (href === '/portal' && ctx.path.startsWith('/portal/apis'));
+  const current = (href: string) =>
+    ctx.path === href ||
+    (href !== '/portal' && href !== '/console' && href !== '/admin' && ctx.path.startsWith(`${href}/`)) ||
+    (href === '/portal' && ctx.path.startsWith('/portal/apis'));
   return html`<nav aria-label="${w.areas[ctx.area]}"><ul>${entries.map(
     ([href, label]) => html`<li><a href="${href}"${current(href) ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>`;
@@ -65,7 +68,12 @@ function account(ctx: PageContext): SafeHtml | string {
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}">`;
 
-export function page(ctx: PageContext, title: string, body: SafeHtml, options: { scripts?: string[]; head?: SafeHtml; wide?: boolean } = {}): string {
+export function page(
+  ctx: PageContext,
+  title: string,
+  body: SafeHtml,
+  options: { scripts?: string[]; head?: SafeHtml; wide?: boolean } = {},
+): string {
   const w = t(ctx.lang);
   const csrf = ctx.session ? html` data-csrf="${ctx.session.csrfToken}"` : '';
   return html`<!doctype html>
@@ -101,9 +109,12 @@ export function messagePage(ctx: PageContext, title: string, message: string): s
 }
 
 export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
-  d ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC' : never;
+  d
+    ? d.toLocaleString(lang === 'fr' ? 'fr-FR' : 'en-GB', {
+        dateStyle: 'medium',
+        timeStyle: 'short',
+        timeZone: 'UTC',
+      }) + ' UTC'
+    : never;
 
-/** Minor units in the currency's own decimals (EUR 2, JPY 0), formatted from the exact decimal text. */
-export function formatMoney(minor: number, currency: string, lang: Lang): string {
-  return new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-GB', { style: 'currency', currency }).format(toDecimalString(minor, currency) as unknown as number);
-}
+export { formatMoney };

@@ -1,15 +1,11 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { createApiKey, revokeApiKey } from '../partners/api-keys.ts';
-import { ENVIRONMENTS, type ApiKeyInfo, type Environment } from '../partners/model.ts';
-import * as repo from '../partners/partners-repo.ts';
+import { createApiKey, ENVIRONMENTS, revokeApiKey, type Environment } from '../partners/index.ts';
+import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { apiDefinition, requireSubscribedApi, subscribedApis, type CatalogEntry } from './catalog.ts';
-import { html } from './html.ts';
-import { t } from './i18n.ts';
-import { asset, csrfField, formatDate, page, type PageContext } from './layout.ts';
+import { apiDefinition, requireSubscribedApi, subscribedApis } from './catalog.ts';
 import { sessionActor } from './sessions.ts';
-import { contextOf, field, requireSession, sendPage, type FormBody } from './web-kit.ts';
-import type { WebDeps } from './web-routes.ts';
+import { apiPage, catalogPage, keysPage, referencePage, type KeysData } from './portal-views.ts';
+import { contextOf, field, requireSession, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
 
 /** The developer portal: the API catalog, each API's page, reference and definition, and API keys. */
 export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
@@ -42,17 +38,18 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.get('/portal/keys', async (request, reply) => {
-      return sendPage(reply, 200, await keysPage(deps, contextOf(request, 'portal'), partnerOf(request)));
+      return sendPage(reply, 200, keysPage(contextOf(request, 'portal'), await keysData(deps, partnerOf(request))));
     });
 
     app.post<{ Body: FormBody }>('/portal/keys', async (request, reply) => {
       const partnerId = partnerOf(request);
       const environment = field(request.body, 'environment') as Environment;
-      if (!(ENVIRONMENTS as readonly string[]).includes(environment)) throw new DomainError('validation_failed', 'Choose an environment.');
+      if (!(ENVIRONMENTS as readonly string[]).includes(environment))
+        throw new DomainError('validation_failed', 'Choose an environment.');
       const label = field(request.body, 'label', 100) || undefined;
       const created = await createApiKey(deps.db, sessionActor(request.webSession!), { partnerId, environment, label });
       deps.directory.invalidate();
-      return sendPage(reply, 201, await keysPage(deps, contextOf(request, 'portal'), partnerId, created));
+      return sendPage(reply, 201, keysPage(contextOf(request, 'portal'), await keysData(deps, partnerId), created));
     });
 
     app.post<{ Params: { id: string } }>('/portal/keys/:id/revoke', async (request, reply) => {
@@ -63,113 +60,11 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-function catalogPage(ctx: PageContext, apis: CatalogEntry[]): string {
-  const w = t(ctx.lang);
-  return page(
-    ctx,
-    w.catalogTitle,
-    html`<h1>${w.catalogTitle}</h1>
-<p>${w.catalogIntro}</p>
-${apis.length === 0
-  ? html`<p class="card">${w.catalogEmpty}</p>`
-  : html`<ul class="cards" aria-label="${w.catalogTitle}">${apis.map(
-      (a) => html`<li class="card api" data-api="${a.api}"><h2><a href="/portal/apis/${a.api}">${a.name}</a></h2><p>${a.summary[ctx.lang]}</p><p><code>${a.prefix}</code></p></li>`,
-    )}</ul>`}`,
-  );
-}
-
-function definitionMenu(ctx: PageContext, entry: CatalogEntry) {
-  const w = t(ctx.lang);
-  return html`<details class="menu"><summary>${w.apiDefinition}</summary><ul><li><a href="/portal/apis/${entry.api}/openapi.json" download>${w.downloadOpenapi}</a></li></ul></details>`;
-}
-
-function apiPage(ctx: PageContext, entry: CatalogEntry, publicUrl: string): string {
-  const w = t(ctx.lang);
-  const base = `${publicUrl}${entry.prefix}`;
-  const example = entry.example;
-  const curl =
-    `curl -X ${example.method} ${base}${example.path} \\\n  -H "Authorization: Bearer $PARASOL_KEY"` +
-    (example.body ? ` \\\n  -H "Content-Type: application/json" \\\n  -d '${JSON.stringify(example.body)}'` : '');
-  return page(
-    ctx,
-    entry.name,
-    html`<h1>${entry.name}</h1>
-<p>${definitionMenu(ctx, entry)} <a class="button" href="/portal/apis/${entry.api}/reference">${w.reference}</a></p>
-<h2>${w.whatItDoes}</h2>
-<p>${entry.summary[ctx.lang]}</p>
-<h2>${w.gettingStarted}</h2>
-<p>${w.baseUrl}: <code id="base-url">${base}</code></p>
-<ol>
-<li>${w.steps.key} <a href="/portal/keys">${w.nav.keys}</a></li>
-<li>${w.steps.auth} <code>Authorization: Bearer psl_sbx_…</code></li>
-<li>${w.steps.call}<pre><code>${curl}</code></pre></li>
-<li>${w.steps.reference} <a href="/portal/apis/${entry.api}/reference">${w.reference}</a></li>
-</ol>`,
-  );
-}
-
-/**
- * Scalar takes the whole page and brings its own styles: the page keeps only a thin bar of our
- * chrome (skip link, back link, the API definition menu) with inline styles scoped to it.
- */
-function referencePage(ctx: PageContext, entry: CatalogEntry): string {
-  const w = t(ctx.lang);
-  const configuration = JSON.stringify({ withDefaultFonts: false, hideClientButton: true, telemetry: false, hideDarkModeToggle: true, forceDarkModeState: 'light', showDeveloperTools: 'never', showToolbar: 'never', agent: { disabled: true }, documentDownloadType: 'none', metaData: { title: entry.name } });
-  return html`<!doctype html>
-<html lang="${ctx.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${entry.name} — ${w.reference} — Parasol</title>
-<style>
-  .psl-bar { display: flex; gap: 1.5rem; align-items: center; padding: .6rem 1.25rem; background: #0f172a; color: #f8fafc; font-family: system-ui, sans-serif; }
-  .psl-bar a { color: #f8fafc; }
-  .psl-bar h1 { font-size: 1.05rem; margin: 0; }
-  .psl-skip { position: absolute; left: -999px; } .psl-skip:focus { left: .5rem; top: .5rem; background: #000; color: #fff; padding: .5rem; z-index: 100; }
-</style>
-</head>
-<body>
-<a class="psl-skip" href="#reference">${w.skip}</a>
-<div class="psl-bar"><a href="/portal/apis/${entry.api}">← ${entry.name}</a><h1>${w.reference}</h1><a href="/portal/apis/${entry.api}/openapi.json" download>${w.apiDefinition}: ${w.downloadOpenapi}</a></div>
-<div id="reference"><script id="api-reference" data-url="${entry.prefix}/openapi.json" data-configuration="${configuration}"></script></div>
-<script src="${asset('scalar.js')}"></script>
-</body>
-</html>`.value;
-}
-
-async function keysPage(deps: WebDeps, ctx: PageContext, partnerId: string, created?: { key: ApiKeyInfo; plaintext: string }): Promise<string> {
-  const w = t(ctx.lang);
-  const [keys, agreement] = await Promise.all([repo.listApiKeys(deps.db, partnerId), repo.findAgreement(deps.db, partnerId)]);
-  const allowed = (env: Environment) => env === 'sandbox' || agreement?.status === 'signed';
-  const rows = keys.map(
-    (k) => html`<tr data-key="${k.id}">
-<td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${formatDate(k.createdAt, ctx.lang, w.never)}</td><td>${formatDate(k.lastUsedAt, ctx.lang, w.never)}</td>
-<td>${k.revokedAt ? w.revoked : w.active}</td>
-<td>${k.revokedAt ? '' : html`<form method="post" action="/portal/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrfField(ctx.session!.csrfToken)}<button type="submit" class="danger" aria-label="${w.revoke} ${k.display}">${w.revoke}</button></form>`}</td>
-</tr>`,
-  );
-  return page(
-    ctx,
-    w.keysTitle,
-    html`<h1>${w.keysTitle}</h1>
-<p>${w.keysIntro}</p>
-${created
-  ? html`<section class="card" aria-labelledby="new-key-title"><h2 id="new-key-title">${w.newKeyTitle} (${created.key.environment})</h2>
-<p role="alert">${w.newKeyWarning}</p>
-<p><code class="key" id="new-key">${created.plaintext}</code></p>
-<p><button type="button" data-copy="new-key" data-copied="${w.copied}">${w.copy}</button> <span id="new-key-status" role="status"></span></p></section>`
-  : ''}
-<section class="card"><h2>${w.createKey}</h2>
-<form method="post" action="/portal/keys" class="row">${csrfField(ctx.session!.csrfToken)}
-<div><label for="key-env">${w.environment}</label><select id="key-env" name="environment">${ENVIRONMENTS.map(
-      (env) => html`<option value="${env}"${allowed(env) ? '' : html` disabled`}>${env}${allowed(env) ? '' : ` — ${w.envNotAllowed}`}</option>`,
-    )}</select></div>
-<div><label for="key-label">${w.label}</label><input id="key-label" name="label" maxlength="100"></div>
-<div><button type="submit">${w.createKey}</button></div>
-</form></section>
-${keys.length === 0
-  ? html`<p>${w.noKeys}</p>`
-  : html`<table><caption class="visually-hidden">${w.keysTitle}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.created}</th><th scope="col">${w.lastUsed}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${rows}</tbody></table>`}`,
-  );
+/** What the keys page shows: the partner's keys, and its agreement (production keys need it signed). */
+async function keysData(deps: WebDeps, partnerId: string): Promise<KeysData> {
+  const [keys, agreement] = await Promise.all([
+    repo.listApiKeys(deps.db, partnerId),
+    repo.findAgreement(deps.db, partnerId),
+  ]);
+  return { keys, agreement };
 }

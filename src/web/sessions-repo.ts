@@ -14,14 +14,26 @@ export interface AccountRow {
 
 export async function findAccount(db: Executor, kind: SessionKind, email: string): Promise<AccountRow | undefined> {
   if (kind === 'partner') {
-    const row = await db.selectFrom('users').select(['id', 'email', 'password_hash', 'partner_id']).where('email', '=', email).executeTakeFirst();
+    const row = await db
+      .selectFrom('users')
+      .select(['id', 'email', 'password_hash', 'partner_id'])
+      .where('email', '=', email)
+      .executeTakeFirst();
     return row && { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: row.partner_id };
   }
-  const row = await db.selectFrom('operators').select(['id', 'email', 'password_hash']).where('email', '=', email).executeTakeFirst();
+  const row = await db
+    .selectFrom('operators')
+    .select(['id', 'email', 'password_hash'])
+    .where('email', '=', email)
+    .executeTakeFirst();
   return row && { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: null };
 }
 
-export async function insertOperatorIfMissing(db: Executor, email: string, passwordHash: string): Promise<string | undefined> {
+export async function insertOperatorIfMissing(
+  db: Executor,
+  email: string,
+  passwordHash: string,
+): Promise<string | undefined> {
   const row = await db
     .insertInto('operators')
     .values({ email, password_hash: passwordHash })
@@ -37,7 +49,15 @@ export async function operatorExists(db: Executor, email: string): Promise<boole
 
 export async function insertSession(
   db: Executor,
-  s: { tokenHash: string; kind: SessionKind; accountId: string; partnerId: string | null; csrfToken: string; expiresAt: Date; now: Date },
+  s: {
+    tokenHash: string;
+    kind: SessionKind;
+    accountId: string;
+    partnerId: string | null;
+    csrfToken: string;
+    expiresAt: Date;
+    now: Date;
+  },
 ): Promise<void> {
   await db
     .insertInto('web_sessions')
@@ -74,7 +94,20 @@ export async function findSession(db: Executor, kind: SessionKind, tokenHash: st
     .leftJoin('users as u', 'u.id', 's.user_id')
     .leftJoin('operators as o', 'o.id', 's.operator_id')
     .leftJoin('partners as p', 'p.id', 's.partner_id')
-    .select(['s.kind', 's.token_hash', 's.user_id', 's.operator_id', 's.partner_id', 's.csrf_token', 's.last_seen_at', 's.expires_at', 'u.email as user_email', 'o.email as operator_email', 'p.name as partner_name', 'p.slug as partner_slug'])
+    .select([
+      's.kind',
+      's.token_hash',
+      's.user_id',
+      's.operator_id',
+      's.partner_id',
+      's.csrf_token',
+      's.last_seen_at',
+      's.expires_at',
+      'u.email as user_email',
+      'o.email as operator_email',
+      'p.name as partner_name',
+      'p.slug as partner_slug',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.kind', '=', kind)
     .executeTakeFirst();
@@ -101,7 +134,11 @@ export async function touchSession(db: Executor, tokenHash: string, at: Date): P
 }
 
 export async function deleteSession(db: Executor, tokenHash: string): Promise<boolean> {
-  const rows = await db.deleteFrom('web_sessions').where('token_hash', '=', tokenHash).returning('token_hash').execute();
+  const rows = await db
+    .deleteFrom('web_sessions')
+    .where('token_hash', '=', tokenHash)
+    .returning('token_hash')
+    .execute();
   return rows.length > 0;
 }
 
@@ -125,15 +162,36 @@ export interface AttemptCount {
  * passwords. An attempt during a lock is counted without extending the lock; a window older than
  * `windowStartsAfter`, or an ended lock, starts over at 1; reaching `threshold` sets the lock.
  */
-export async function countAttempt(db: Executor, key: string, now: Date, windowStartsAfter: Date, threshold: number, lockedUntil: Date): Promise<AttemptCount> {
+export async function countAttempt(
+  db: Executor,
+  key: string,
+  now: Date,
+  windowStartsAfter: Date,
+  threshold: number,
+  lockedUntil: Date,
+): Promise<AttemptCount> {
   const row = await db
     .insertInto('login_throttle')
     .values({ key, attempts: 1, window_start: now, locked_until: threshold <= 1 ? lockedUntil : null })
     .onConflict((oc) =>
       oc.column('key').doUpdateSet((eb) => {
-        const locked = eb.and([eb('login_throttle.locked_until', 'is not', null), eb('login_throttle.locked_until', '>', now)]);
-        const fresh = eb.and([eb.not(locked), eb.or([eb('login_throttle.window_start', '<=', windowStartsAfter), eb('login_throttle.locked_until', 'is not', null)])]);
-        const attempts = eb.case().when(fresh).then(1).else(eb('login_throttle.attempts', '+', 1)).end();
+        const locked = eb.and([
+          eb('login_throttle.locked_until', 'is not', null),
+          eb('login_throttle.locked_until', '>', now),
+        ]);
+        const fresh = eb.and([
+          eb.not(locked),
+          eb.or([
+            eb('login_throttle.window_start', '<=', windowStartsAfter),
+            eb('login_throttle.locked_until', 'is not', null),
+          ]),
+        ]);
+        const attempts = eb
+          .case()
+          .when(fresh)
+          .then(1)
+          .else(eb('login_throttle.attempts', '+', 1))
+          .end();
         return {
           attempts,
           window_start: eb.case().when(fresh).then(now).else(eb.ref('login_throttle.window_start')).end(),
@@ -180,4 +238,3 @@ export async function deleteStaleThrottles(db: Executor, now: Date, windowStarte
     .execute();
   return rows.length;
 }
-

@@ -57,7 +57,10 @@ const decoy = () => (decoyHash ??= hashPassword(randomToken(16)));
 
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
-export async function signIn(deps: SessionDeps, input: { kind: SessionKind; email: string; password: string; address: string }): Promise<SignInOutcome> {
+export async function signIn(
+  deps: SessionDeps,
+  input: { kind: SessionKind; email: string; password: string; address: string },
+): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
   const accountKey = `${input.kind}:account:${email}`;
@@ -80,8 +83,11 @@ export async function signIn(deps: SessionDeps, input: { kind: SessionKind; emai
   }
   const [address, accountCount] = counted as [repo.AttemptCount, repo.AttemptCount];
 
-  const account = email && input.password.length <= 1024 ? await repo.findAccount(deps.db, input.kind, email) : undefined;
-  const valid = account ? await verifyPassword(input.password, account.passwordHash) : (await verifyPassword(input.password, await decoy()), false);
+  const account =
+    email && input.password.length <= 1024 ? await repo.findAccount(deps.db, input.kind, email) : undefined;
+  const valid = account
+    ? await verifyPassword(input.password, account.passwordHash)
+    : (await verifyPassword(input.password, await decoy()), false);
   if (!account || !valid) return { kind: 'invalid' };
 
   const token = randomToken(32);
@@ -92,7 +98,15 @@ export async function signIn(deps: SessionDeps, input: { kind: SessionKind; emai
     await repo.deleteExpiredSessions(trx, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
     await repo.forgiveAttempts(trx, accountKey, accountCount.windowStart, accountCount.attempts);
     await repo.forgiveAttempts(trx, addressKey, address.windowStart, 1);
-    await repo.insertSession(trx, { tokenHash, kind: input.kind, accountId: account.id, partnerId: account.partnerId, csrfToken, expiresAt, now });
+    await repo.insertSession(trx, {
+      tokenHash,
+      kind: input.kind,
+      accountId: account.id,
+      partnerId: account.partnerId,
+      csrfToken,
+      expiresAt,
+      now,
+    });
     await audit(trx, {
       actor: actorOf(input.kind, account.id, account.email),
       partnerId: account.partnerId,
@@ -108,7 +122,11 @@ export async function signIn(deps: SessionDeps, input: { kind: SessionKind; emai
 }
 
 /** The live session of a cookie token, or undefined (unknown, expired, idle too long, other kind). */
-export async function sessionFor(deps: SessionDeps, kind: SessionKind, token: string | undefined): Promise<WebSession | undefined> {
+export async function sessionFor(
+  deps: SessionDeps,
+  kind: SessionKind,
+  token: string | undefined,
+): Promise<WebSession | undefined> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
   const tokenHash = sha256Hex(token);
   const row = await repo.findSession(deps.db, kind, tokenHash);
@@ -118,7 +136,8 @@ export async function sessionFor(deps: SessionDeps, kind: SessionKind, token: st
     await repo.deleteSession(deps.db, tokenHash);
     return undefined;
   }
-  if (now.getTime() - row.lastSeenAt.getTime() > SESSION_RULES.touchEverySeconds * 1000) await repo.touchSession(deps.db, tokenHash, now);
+  if (now.getTime() - row.lastSeenAt.getTime() > SESSION_RULES.touchEverySeconds * 1000)
+    await repo.touchSession(deps.db, tokenHash, now);
   return toSession(row);
 }
 
@@ -139,7 +158,13 @@ function toSession(row: SessionRow): WebSession {
 export async function signOut(deps: SessionDeps, session: WebSession): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     if (await repo.deleteSession(trx, session.tokenHash)) {
-      await audit(trx, { actor: sessionActor(session), partnerId: session.partnerId, entity: 'session', entityId: session.tokenHash.slice(0, 16), action: 'signed_out' });
+      await audit(trx, {
+        actor: sessionActor(session),
+        partnerId: session.partnerId,
+        entity: 'session',
+        entityId: session.tokenHash.slice(0, 16),
+        action: 'signed_out',
+      });
     }
   });
 }
@@ -149,7 +174,8 @@ export function sessionActor(session: WebSession): string {
   return actorOf(session.kind, session.accountId, session.email);
 }
 
-const actorOf = (kind: SessionKind, id: string, email: string) => (kind === 'operator' ? `operator:${email}` : `user:${id}`);
+const actorOf = (kind: SessionKind, id: string, email: string) =>
+  kind === 'operator' ? `operator:${email}` : `user:${id}`;
 
 /** Constant-time comparison of the CSRF token a form sent with the session's. */
 export function csrfMatches(session: WebSession, sent: unknown): boolean {
@@ -174,7 +200,14 @@ export async function seedOperator(db: Db, config: Pick<Config, 'admin'>): Promi
   const passwordHash = await hashPassword(password);
   return db.transaction().execute(async (trx) => {
     const id = await repo.insertOperatorIfMissing(trx, normalised, passwordHash);
-    if (id) await audit(trx, { actor: 'seed', entity: 'operator', entityId: id, action: 'created', data: { email: normalised } });
+    if (id)
+      await audit(trx, {
+        actor: 'seed',
+        entity: 'operator',
+        entityId: id,
+        action: 'created',
+        data: { email: normalised },
+      });
     return id;
   });
 }

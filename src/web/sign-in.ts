@@ -1,11 +1,28 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { randomToken } from '../platform/crypto.ts';
 import type { Config } from '../platform/config.ts';
-import { html } from './html.ts';
-import { t } from './i18n.ts';
+import { html } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
 import { page, type PageContext } from './layout.ts';
-import { sameSecret, SESSION_RULES, sessionFor, signIn, signOut, type SessionDeps, type SessionKind } from './sessions.ts';
-import { contextOf, COOKIES, cookieOptions, field, localPath, requireSession, sendPage, type FormBody } from './web-kit.ts';
+import {
+  sameSecret,
+  SESSION_RULES,
+  sessionFor,
+  signIn,
+  signOut,
+  type SessionDeps,
+  type SessionKind,
+} from './sessions.ts';
+import {
+  contextOf,
+  COOKIES,
+  cookieOptions,
+  field,
+  localPath,
+  requireSession,
+  sendPage,
+  type FormBody,
+} from './web-kit.ts';
 
 /**
  * Sign-in and sign-out of one kind of account: partner users at /portal/login, operators at
@@ -16,7 +33,10 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
   const base = kind === 'operator' ? '/admin' : '/portal';
   const cookie = COOKIES[kind];
   return async (app) => {
-    const loginToken = (request: { cookies: Record<string, string | undefined> }, reply: { setCookie: (n: string, v: string, o: object) => unknown }) => {
+    const loginToken = (
+      request: { cookies: Record<string, string | undefined> },
+      reply: { setCookie: (n: string, v: string, o: object) => unknown },
+    ) => {
       const existing = request.cookies[COOKIES.login.name];
       if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
       const token = randomToken(24);
@@ -25,9 +45,18 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
     };
 
     app.get<{ Querystring: { next?: string } }>(`${base}/login`, async (request, reply) => {
-      if (await sessionFor(deps, kind, request.cookies[cookie.name])) return reply.redirect(localPath(request.query.next, base), 303);
+      if (await sessionFor(deps, kind, request.cookies[cookie.name]))
+        return reply.redirect(localPath(request.query.next, base), 303);
       const ctx = contextOf(request, area);
-      return sendPage(reply, 200, loginPage(ctx, kind, { csrf: loginToken(request, reply), next: localPath(request.query.next, base), email: '' }));
+      return sendPage(
+        reply,
+        200,
+        loginPage(ctx, kind, {
+          csrf: loginToken(request, reply),
+          next: localPath(request.query.next, base),
+          email: '',
+        }),
+      );
     });
 
     app.post<{ Body: FormBody }>(`${base}/login`, async (request, reply) => {
@@ -38,15 +67,38 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
       const sent = field(request.body, '_csrf');
       const expected = request.cookies[COOKIES.login.name];
       if (!sameSecret(sent, expected)) {
-        return sendPage(reply, 403, loginPage(ctx, kind, { csrf: loginToken(request, reply), next, email, error: w.formExpired }));
+        return sendPage(
+          reply,
+          403,
+          loginPage(ctx, kind, { csrf: loginToken(request, reply), next, email, error: w.formExpired }),
+        );
       }
-      const outcome = await signIn(deps, { kind, email, password: field(request.body, 'password', 1024), address: request.ip });
+      const outcome = await signIn(deps, {
+        kind,
+        email,
+        password: field(request.body, 'password', 1024),
+        address: request.ip,
+      });
       if (outcome.kind === 'locked') {
         reply.header('Retry-After', String(outcome.retryAfterSeconds));
-        return sendPage(reply, 429, loginPage(ctx, kind, { csrf: expected, next, email, error: w.signInLocked(Math.ceil(outcome.retryAfterSeconds / 60)) }));
+        return sendPage(
+          reply,
+          429,
+          loginPage(ctx, kind, {
+            csrf: expected,
+            next,
+            email,
+            error: w.signInLocked(Math.ceil(outcome.retryAfterSeconds / 60)),
+          }),
+        );
       }
-      if (outcome.kind === 'invalid') return sendPage(reply, 401, loginPage(ctx, kind, { csrf: expected, next, email, error: w.signInInvalid }));
-      reply.setCookie(cookie.name, outcome.token, cookieOptions(deps.config, cookie.path, SESSION_RULES.absoluteHours * 3600));
+      if (outcome.kind === 'invalid')
+        return sendPage(reply, 401, loginPage(ctx, kind, { csrf: expected, next, email, error: w.signInInvalid }));
+      reply.setCookie(
+        cookie.name,
+        outcome.token,
+        cookieOptions(deps.config, cookie.path, SESSION_RULES.absoluteHours * 3600),
+      );
       return reply.redirect(next, 303);
     });
 
@@ -61,7 +113,11 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
   };
 }
 
-function loginPage(ctx: PageContext, kind: SessionKind, form: { csrf: string; next: string; email: string; error?: string }): string {
+function loginPage(
+  ctx: PageContext,
+  kind: SessionKind,
+  form: { csrf: string; next: string; email: string; error?: string },
+): string {
   const w = t(ctx.lang);
   const title = kind === 'operator' ? w.signInTitle.admin : w.signInTitle.portal;
   return page(

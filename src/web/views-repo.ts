@@ -4,7 +4,12 @@ import type { Executor } from '../platform/db.ts';
 /** Read-only SQL behind the consoles' tables and dashboards. */
 
 export async function listPartnerUsers(db: Executor, partnerId: string): Promise<{ email: string; createdAt: Date }[]> {
-  const rows = await db.selectFrom('users').select(['email', 'created_at']).where('partner_id', '=', partnerId).orderBy('email').execute();
+  const rows = await db
+    .selectFrom('users')
+    .select(['email', 'created_at'])
+    .where('partner_id', '=', partnerId)
+    .orderBy('email')
+    .execute();
   return rows.map((r) => ({ email: r.email, createdAt: r.created_at }));
 }
 
@@ -21,7 +26,12 @@ export interface DailyCount {
 const day = (column: string) => sql<string>`to_char((${sql.ref(column)} AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')`;
 
 /** Contracts subscribed, contracts cancelled and claims opened per UTC day in [from, toExclusive). */
-export async function dailyActivity(db: Executor, scope: Scope, from: Date, toExclusive: Date): Promise<{ subscriptions: DailyCount[]; cancellations: DailyCount[]; claims: DailyCount[] }> {
+export async function dailyActivity(
+  db: Executor,
+  scope: Scope,
+  from: Date,
+  toExclusive: Date,
+): Promise<{ subscriptions: DailyCount[]; cancellations: DailyCount[]; claims: DailyCount[] }> {
   const perDay = async (table: 'contracts' | 'claims', column: 'created_at' | 'cancelled_at' | 'opened_at') => {
     const rows = await db
       .selectFrom(table)
@@ -35,7 +45,11 @@ export async function dailyActivity(db: Executor, scope: Scope, from: Date, toEx
       .execute();
     return rows.map((r) => ({ day: r.day, count: Number(r.count) }));
   };
-  const [subscriptions, cancellations, claims] = await Promise.all([perDay('contracts', 'created_at'), perDay('contracts', 'cancelled_at'), perDay('claims', 'opened_at')]);
+  const [subscriptions, cancellations, claims] = await Promise.all([
+    perDay('contracts', 'created_at'),
+    perDay('contracts', 'cancelled_at'),
+    perDay('claims', 'opened_at'),
+  ]);
   return { subscriptions, cancellations, claims };
 }
 
@@ -54,8 +68,17 @@ export async function dailyQuotes(db: Executor, scope: Scope, from: Date, toExcl
   return rows.map((r) => ({ day: r.day, count: Number(r.count) }));
 }
 
-export async function claimsByStatus(db: Executor, scope: Scope | { environment?: undefined; partnerId?: undefined }): Promise<{ status: string; count: number; amount: number }[]> {
-  let query = db.selectFrom('claims').select(['status', sql<number>`count(*)::int`.as('count'), sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('amount')]);
+export async function claimsByStatus(
+  db: Executor,
+  scope: Scope | { environment?: undefined; partnerId?: undefined },
+): Promise<{ status: string; count: number; amount: number }[]> {
+  let query = db
+    .selectFrom('claims')
+    .select([
+      'status',
+      sql<number>`count(*)::int`.as('count'),
+      sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('amount'),
+    ]);
   if (scope.partnerId) query = query.where('partner_id', '=', scope.partnerId);
   if (scope.environment) query = query.where('environment', '=', scope.environment);
   const rows = await query.groupBy('status').orderBy('status').execute();
@@ -63,7 +86,10 @@ export async function claimsByStatus(db: Executor, scope: Scope | { environment?
 }
 
 /** Premium written (contracts not cancelled, by currency) against compensation paid (paid claims). */
-export async function premiumAndPaid(db: Executor, scope: Scope): Promise<{ currency: string; premium: number; commission: number; refunded: number; paid: number }[]> {
+export async function premiumAndPaid(
+  db: Executor,
+  scope: Scope,
+): Promise<{ currency: string; premium: number; commission: number; refunded: number; paid: number }[]> {
   const written = await db
     .selectFrom('contracts')
     .select([
@@ -111,7 +137,12 @@ export async function paged<T>(rows: Promise<T[]>, offset: number): Promise<Page
 }
 
 export async function flightWatchesByState(db: Executor) {
-  const rows = await db.selectFrom('flight_watches').select(['state', sql<number>`count(*)::int`.as('count')]).groupBy('state').orderBy('state').execute();
+  const rows = await db
+    .selectFrom('flight_watches')
+    .select(['state', sql<number>`count(*)::int`.as('count')])
+    .groupBy('state')
+    .orderBy('state')
+    .execute();
   return rows.map((r) => ({ state: r.state as string, count: Number(r.count) }));
 }
 
@@ -122,7 +153,15 @@ export async function listOutbox(db: Executor, offset: number) {
     .innerJoin('partners as p', 'p.id', 'o.partner_id')
     .innerJoin('contracts as c', 'c.id', 'o.contract_id')
     .select(['o.sent_at', 'p.slug', 'o.environment', 'c.contract_number', 'o.body']);
-  return paged(query.orderBy('o.sent_at', 'desc').orderBy('o.id').offset(offset).limit(VIEW_PAGE + 1).execute(), offset);
+  return paged(
+    query
+      .orderBy('o.sent_at', 'desc')
+      .orderBy('o.id')
+      .offset(offset)
+      .limit(VIEW_PAGE + 1)
+      .execute(),
+    offset,
+  );
 }
 
 export async function payoutsByStatus(db: Executor) {
@@ -132,5 +171,10 @@ export async function payoutsByStatus(db: Executor) {
     .groupBy(['status', 'currency'])
     .orderBy('status')
     .execute();
-  return rows.map((r) => ({ status: r.status, currency: r.currency, count: Number(r.count), amount: Number(r.amount) }));
+  return rows.map((r) => ({
+    status: r.status,
+    currency: r.currency,
+    count: Number(r.count),
+    amount: Number(r.amount),
+  }));
 }

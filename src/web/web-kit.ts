@@ -1,12 +1,28 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ENVIRONMENTS, type Environment, type PartnerDirectory } from '../partners/index.ts';
+import type { FlightDeps } from '../flight/index.ts';
 import type { Config } from '../platform/config.ts';
+import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { redactUrl } from '../platform/logging.ts';
-import { languageOf, t, type Lang } from './i18n.ts';
+import { languageOf, t, type Lang } from '../i18n/index.ts';
 import { messagePage, type Area, type PageContext } from './layout.ts';
 import { csrfMatches, sessionFor, type SessionDeps, type SessionKind, type WebSession } from './sessions.ts';
 
-/** HTTP glue shared by the portal and consoles: cookies, the session guard, CSRF, HTML replies. */
+/** HTTP glue shared by the portal and consoles: their dependencies, cookies, the session guard, CSRF, HTML replies. */
+
+/** What the portal and consoles need; built once by the app. */
+export interface WebDeps {
+  db: Db;
+  config: Config;
+  directory: PartnerDirectory;
+  /** The Flight Delay use cases' dependencies: the live preview prices with simulatePrice. */
+  flight: FlightDeps;
+  now: () => Date;
+  /** The OpenAPI document an app decorator renders (platform/openapi.ts). */
+  apiDocument: (decorator: string) => unknown;
+}
 
 export const COOKIES = {
   partner: { name: 'psl_portal', path: '/' },
@@ -23,6 +39,17 @@ declare module 'fastify' {
 }
 
 export type FormBody = Record<string, string | string[] | undefined>;
+
+/**
+ * Query string schemas of the pages (validated by Fastify's Ajv, like the APIs' bodies): a value
+ * outside them answers a 400 page instead of being silently replaced.
+ */
+export const oneOf = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
+export const EnvironmentQuery = Type.Object({ env: Type.Optional(oneOf<Environment>(ENVIRONMENTS)) });
+/** A whole number in a query string (the app's Ajv does not coerce types: query values are strings). */
+export const Digits = (max: number) => Type.String({ pattern: `^[0-9]{1,${max}}$` });
+/** The offset of a paged listing. */
+export const Offset = Digits(7);
 
 /** A single form value (the first when repeated), trimmed, bounded. */
 export function field(body: FormBody | undefined, name: string, max = 500): string {
@@ -51,14 +78,25 @@ export function langOf(request: FastifyRequest): Lang {
 }
 
 export function contextOf(request: FastifyRequest, area: Area): PageContext {
-  return { lang: langOf(request), area, path: request.url.split('?')[0] ?? '/', session: request.webSession ?? undefined };
+  return {
+    lang: langOf(request),
+    area,
+    path: request.url.split('?')[0] ?? '/',
+    session: request.webSession ?? undefined,
+  };
 }
 
 export function sendPage(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-export function sendMessage(request: FastifyRequest, reply: FastifyReply, area: Area, status: 403 | 404 | 500, message?: string): FastifyReply {
+export function sendMessage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  area: Area,
+  status: 403 | 404 | 500,
+  message?: string,
+): FastifyReply {
   const ctx = contextOf(request, area);
   const w = t(ctx.lang);
   const title = status === 403 ? w.forbidden : status === 404 ? w.notFound : w.error;
@@ -76,10 +114,19 @@ export function sentCsrf(request: FastifyRequest): unknown {
  * Guards a scope: loads the session of `kind` from its cookie; without one, GETs go to the sign-in
  * page and other methods answer 401; every non-GET must carry the session's CSRF token (else 403).
  */
-export function requireSession(app: FastifyInstance, deps: SessionDeps, kind: SessionKind, area: Area, loginPath: string): void {
+export function requireSession(
+  app: FastifyInstance,
+  deps: SessionDeps,
+  kind: SessionKind,
+  area: Area,
+  loginPath: string,
+): void {
   app.addHook('preHandler', async (request, reply) => {
     // an earlier hook of this request may have loaded it already (the operator console's)
-    const session = request.webSession?.kind === kind ? request.webSession : await sessionFor(deps, kind, request.cookies[COOKIES[kind].name]);
+    const session =
+      request.webSession?.kind === kind
+        ? request.webSession
+        : await sessionFor(deps, kind, request.cookies[COOKIES[kind].name]);
     if (!session) {
       if (request.method === 'GET') return reply.redirect(`${loginPath}?next=${encodeURIComponent(request.url)}`, 303);
       return sendPage(reply, 401, messagePage(contextOf(request, area), '401', t(langOf(request)).formExpired));
@@ -97,16 +144,42 @@ export function localPath(next: unknown, fallback: string): string {
   return typeof next === 'string' && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && next.length <= 500 ? next : fallback;
 }
 
+/**
+ * The lines a page shows for a domain error, in the page's language: an English page shows the
+ * domain's own words; another language translates each field error by its code and the error by
+ * its code (i18n `problems`), the English detail only when no translation exists.
+ */
+export function problemLines(error: DomainError, lang: Lang): string[] {
+  const w = t(lang);
+  const fields = error.extra.errors ?? [];
+  if (fields.length)
+    return fields.map(
+      (e) => `${e.field.replace(/^\//, '')}: ${lang === 'en' ? e.message : w.fieldErrors[e.code ?? 'invalid']}`,
+    );
+  return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
+}
+
 /** HTML error pages for a scope: domain errors with their status, anything else 500 (logged). */
 export function htmlErrors(app: FastifyInstance, area: Area): void {
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof DomainError) {
       const status = error.status === 404 ? 404 : error.status === 403 ? 403 : undefined;
       if (status) return sendMessage(request, reply, area, status);
-      return sendPage(reply, error.status, messagePage(contextOf(request, area), String(error.status), error.detail));
+      return sendPage(
+        reply,
+        error.status,
+        messagePage(contextOf(request, area), String(error.status), problemLines(error, langOf(request)).join(' ')),
+      );
     }
+    if ((error as { validation?: unknown }).validation)
+      return sendPage(reply, 400, messagePage(contextOf(request, area), '400', t(langOf(request)).badQuery));
     const status = (error as { statusCode?: number }).statusCode;
-    if (status && status >= 400 && status < 500) return sendPage(reply, status, messagePage(contextOf(request, area), String(status), t(langOf(request)).formExpired));
+    if (status && status >= 400 && status < 500)
+      return sendPage(
+        reply,
+        status,
+        messagePage(contextOf(request, area), String(status), t(langOf(request)).formExpired),
+      );
     request.log.error({ err: error }, 'unhandled error in a page');
     return sendMessage(request, reply, area, 500);
   });

@@ -24,13 +24,17 @@ export interface AeroApiFake {
 
 export function assertValidFlightsResponse(body: unknown): void {
   const { flightsResponse } = aeroApiSpec();
-  if (!flightsResponse(body)) throw new Error(`AeroAPI fake payload does not match the OpenAPI document: ${describeErrors(flightsResponse.errors)}`);
+  if (!flightsResponse(body))
+    throw new Error(
+      `AeroAPI fake payload does not match the OpenAPI document: ${describeErrors(flightsResponse.errors)}`,
+    );
 }
 
 function errorBody(status: number, title: string, reason: string, detail: string) {
   const body = { title, reason, detail, status };
   const { errorResponse } = aeroApiSpec();
-  if (!errorResponse(body)) throw new Error(`AeroAPI fake error does not match the document: ${describeErrors(errorResponse.errors)}`);
+  if (!errorResponse(body))
+    throw new Error(`AeroAPI fake error does not match the document: ${describeErrors(errorResponse.errors)}`);
   return body;
 }
 
@@ -39,7 +43,10 @@ function bound(value: string): number {
   return Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 }
 
-export async function startAeroApiFake(t: Pick<TestContext, 'after'>, options: { apiKey?: string } = {}): Promise<AeroApiFake> {
+export async function startAeroApiFake(
+  t: Pick<TestContext, 'after'>,
+  options: { apiKey?: string } = {},
+): Promise<AeroApiFake> {
   const spec = aeroApiSpec();
   const apiKey = options.apiKey ?? 'aeroapi-test-key';
   const flights: AeroFlight[] = [];
@@ -47,40 +54,56 @@ export async function startAeroApiFake(t: Pick<TestContext, 'after'>, options: {
   let reply: Override | undefined;
 
   const app = fakeApp();
-  app.get<{ Params: { ident: string }; Querystring: Record<string, string> }>('/aeroapi/flights/:ident', async (request, response) => {
-    requests.push({ path: request.url.split('?')[0]!, query: { ...request.query }, headers: { ...request.headers } });
-    if (reply === 'hang') return new Promise(() => {});
-    if (request.headers['x-apikey'] !== apiKey) {
-      return response.code(401).send(errorBody(401, 'Unauthorized', 'UNAUTHORIZED', 'Invalid API key'));
-    }
-    for (const [name, value] of Object.entries(request.query)) {
-      const validate = spec.queryParameters.get(name);
-      const typed = name === 'max_pages' ? Number(value) : value;
-      if (!validate) return response.code(400).send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', `Unknown parameter ${name}`));
-      if (!validate(typed)) return response.code(400).send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', `${name}: ${describeErrors(validate.errors)}`));
-    }
-    const { start, end } = request.query;
-    if (start && end && !(bound(start) < bound(end))) {
-      return response.code(400).send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', 'start must be before end'));
-    }
-    if (reply) {
-      if (reply.headers) response.headers(reply.headers);
-      return response.code(reply.status).send(reply.body);
-    }
-    const ident = request.params.ident;
-    const from = start ? bound(start) : -Infinity;
-    const to = end ? bound(end) : Infinity;
-    const matching = flights.filter((f) => {
-      const identifies = [f.ident, f.ident_icao, f.ident_iata, f.fa_flight_id].includes(ident) || (f.codeshares as string[] | null)?.includes(ident) || (f.codeshares_iata as string[] | null)?.includes(ident);
-      const departure = Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
-      return identifies && departure >= from && departure < to;
-    });
-    // the document: ordered by scheduled_out descending
-    matching.sort((a, b) => Date.parse(b.scheduled_out as string) - Date.parse(a.scheduled_out as string));
-    const body = { links: null, num_pages: 1, flights: matching };
-    assertValidFlightsResponse(body);
-    return response.code(200).header('content-type', 'application/json; charset=UTF-8').send(body);
-  });
+  app.get<{ Params: { ident: string }; Querystring: Record<string, string> }>(
+    '/aeroapi/flights/:ident',
+    async (request, response) => {
+      requests.push({ path: request.url.split('?')[0]!, query: { ...request.query }, headers: { ...request.headers } });
+      if (reply === 'hang') return new Promise(() => {});
+      if (request.headers['x-apikey'] !== apiKey) {
+        return response.code(401).send(errorBody(401, 'Unauthorized', 'UNAUTHORIZED', 'Invalid API key'));
+      }
+      for (const [name, value] of Object.entries(request.query)) {
+        const validate = spec.queryParameters.get(name);
+        const typed = name === 'max_pages' ? Number(value) : value;
+        if (!validate)
+          return response
+            .code(400)
+            .send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', `Unknown parameter ${name}`));
+        if (!validate(typed))
+          return response
+            .code(400)
+            .send(
+              errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', `${name}: ${describeErrors(validate.errors)}`),
+            );
+      }
+      const { start, end } = request.query;
+      if (start && end && !(bound(start) < bound(end))) {
+        return response
+          .code(400)
+          .send(errorBody(400, 'Invalid argument', 'INVALID_ARGUMENT', 'start must be before end'));
+      }
+      if (reply) {
+        if (reply.headers) response.headers(reply.headers);
+        return response.code(reply.status).send(reply.body);
+      }
+      const ident = request.params.ident;
+      const from = start ? bound(start) : -Infinity;
+      const to = end ? bound(end) : Infinity;
+      const matching = flights.filter((f) => {
+        const identifies =
+          [f.ident, f.ident_icao, f.ident_iata, f.fa_flight_id].includes(ident) ||
+          (f.codeshares as string[] | null)?.includes(ident) ||
+          (f.codeshares_iata as string[] | null)?.includes(ident);
+        const departure = Date.parse((f.scheduled_out ?? f.scheduled_off) as string);
+        return identifies && departure >= from && departure < to;
+      });
+      // the document: ordered by scheduled_out descending
+      matching.sort((a, b) => Date.parse(b.scheduled_out as string) - Date.parse(a.scheduled_out as string));
+      const body = { links: null, num_pages: 1, flights: matching };
+      assertValidFlightsResponse(body);
+      return response.code(200).header('content-type', 'application/json; charset=UTF-8').send(body);
+    },
+  );
   const origin = await listen(t, app);
 
   return {
@@ -102,9 +125,36 @@ export async function startAeroApiFake(t: Pick<TestContext, 'after'>, options: {
 // Fixtures: complete AeroAPI flight records (every field the document requires).
 
 const airports = {
-  CDG: { code: 'LFPG', code_icao: 'LFPG', code_iata: 'CDG', code_lid: null, timezone: 'Europe/Paris', name: 'Charles de Gaulle/Roissy', city: 'Paris', airport_info_url: '/airports/LFPG' },
-  JFK: { code: 'KJFK', code_icao: 'KJFK', code_iata: 'JFK', code_lid: 'JFK', timezone: 'America/New_York', name: 'John F Kennedy Intl', city: 'New York', airport_info_url: '/airports/KJFK' },
-  BOS: { code: 'KBOS', code_icao: 'KBOS', code_iata: 'BOS', code_lid: 'BOS', timezone: 'America/New_York', name: 'Boston Logan Intl', city: 'Boston', airport_info_url: '/airports/KBOS' },
+  CDG: {
+    code: 'LFPG',
+    code_icao: 'LFPG',
+    code_iata: 'CDG',
+    code_lid: null,
+    timezone: 'Europe/Paris',
+    name: 'Charles de Gaulle/Roissy',
+    city: 'Paris',
+    airport_info_url: '/airports/LFPG',
+  },
+  JFK: {
+    code: 'KJFK',
+    code_icao: 'KJFK',
+    code_iata: 'JFK',
+    code_lid: 'JFK',
+    timezone: 'America/New_York',
+    name: 'John F Kennedy Intl',
+    city: 'New York',
+    airport_info_url: '/airports/KJFK',
+  },
+  BOS: {
+    code: 'KBOS',
+    code_icao: 'KBOS',
+    code_iata: 'BOS',
+    code_lid: 'BOS',
+    timezone: 'America/New_York',
+    name: 'Boston Logan Intl',
+    city: 'Boston',
+    airport_info_url: '/airports/KBOS',
+  },
 } as const;
 
 export type AirportCode = keyof typeof airports;
@@ -113,7 +163,10 @@ export type AirportCode = keyof typeof airports;
  * An Air France flight as AeroAPI describes it, scheduled (nothing actual yet). `flight` is the
  * number ("6"), `from`/`to` the airports, `out`/`in` the scheduled gate times (ISO, UTC).
  */
-export function aeroFlight(p: { flight: string; from: AirportCode; to: AirportCode; out: string; in: string }, overrides: Record<string, unknown> = {}): AeroFlight {
+export function aeroFlight(
+  p: { flight: string; from: AirportCode; to: AirportCode; out: string; in: string },
+  overrides: Record<string, unknown> = {},
+): AeroFlight {
   const out = Date.parse(p.out);
   const arrive = Date.parse(p.in);
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

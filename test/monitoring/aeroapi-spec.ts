@@ -50,7 +50,10 @@ function loadOperation(): Operation {
   try {
     text = readFileSync(aeroApiDocumentPath, 'utf8');
   } catch (error) {
-    throw new Error(`The AeroAPI OpenAPI document is needed by these tests: ${aeroApiDocumentPath}. ${(error as Error).message}`);
+    throw new Error(
+      `The AeroAPI OpenAPI document is needed by these tests: ${aeroApiDocumentPath}. ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const document = parse(text) as { paths: Record<string, { get: Operation }> };
   const operation = document.paths['/flights/{ident}']?.get;
@@ -69,7 +72,9 @@ function jsonSchemaOf(operation: Operation, status: string): Schema {
 function tightened(schema: Schema): Schema {
   const copy = structuredClone(schema) as Schema & { properties: Record<string, Schema> };
   copy.additionalProperties = false;
-  const items = copy.properties.flights!.items as Schema & { allOf: (Schema & { properties: Record<string, Schema> })[] };
+  const items = copy.properties.flights!.items as Schema & {
+    allOf: (Schema & { properties: Record<string, Schema> })[];
+  };
   items.unevaluatedProperties = false;
   const base = items.allOf[0]!;
   for (const name of ['origin', 'destination']) base.properties[name]!.additionalProperties = false;
@@ -106,5 +111,7 @@ export function aeroApiSpec(): AeroApiSpec {
 }
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ');
+  return (errors ?? [])
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+    .join('; ');
 }

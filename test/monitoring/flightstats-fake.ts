@@ -26,10 +26,22 @@ const dateSchema = {
   additionalProperties: false,
 };
 const times = [
-  'publishedDeparture', 'publishedArrival', 'scheduledGateDeparture', 'estimatedGateDeparture', 'actualGateDeparture',
-  'flightPlanPlannedDeparture', 'estimatedRunwayDeparture', 'actualRunwayDeparture', 'scheduledRunwayDeparture',
-  'scheduledGateArrival', 'estimatedGateArrival', 'actualGateArrival', 'flightPlanPlannedArrival',
-  'scheduledRunwayArrival', 'estimatedRunwayArrival', 'actualRunwayArrival',
+  'publishedDeparture',
+  'publishedArrival',
+  'scheduledGateDeparture',
+  'estimatedGateDeparture',
+  'actualGateDeparture',
+  'flightPlanPlannedDeparture',
+  'estimatedRunwayDeparture',
+  'actualRunwayDeparture',
+  'scheduledRunwayDeparture',
+  'scheduledGateArrival',
+  'estimatedGateArrival',
+  'actualGateArrival',
+  'flightPlanPlannedArrival',
+  'scheduledRunwayArrival',
+  'estimatedRunwayArrival',
+  'actualRunwayArrival',
 ];
 const flightStatusSchema = {
   type: 'object',
@@ -46,26 +58,56 @@ const flightStatusSchema = {
     arrivalDate: dateSchema,
     status: { enum: ['S', 'A', 'L', 'C', 'D', 'R', 'U', 'DN', 'NO'] },
     schedule: { type: 'object' },
-    operationalTimes: { type: 'object', properties: Object.fromEntries(times.map((k) => [k, dateSchema])), additionalProperties: false },
+    operationalTimes: {
+      type: 'object',
+      properties: Object.fromEntries(times.map((k) => [k, dateSchema])),
+      additionalProperties: false,
+    },
     codeshares: {
       type: 'array',
-      items: { type: 'object', properties: { fsCode: { type: 'string' }, flightNumber: { type: 'string' }, relationship: { type: 'string' } }, required: ['fsCode', 'flightNumber'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { fsCode: { type: 'string' }, flightNumber: { type: 'string' }, relationship: { type: 'string' } },
+        required: ['fsCode', 'flightNumber'],
+        additionalProperties: false,
+      },
     },
     delays: {
       type: 'object',
-      properties: Object.fromEntries(['departureGateDelayMinutes', 'departureRunwayDelayMinutes', 'arrivalGateDelayMinutes', 'arrivalRunwayDelayMinutes'].map((k) => [k, { type: 'integer' }])),
+      properties: Object.fromEntries(
+        [
+          'departureGateDelayMinutes',
+          'departureRunwayDelayMinutes',
+          'arrivalGateDelayMinutes',
+          'arrivalRunwayDelayMinutes',
+        ].map((k) => [k, { type: 'integer' }]),
+      ),
       additionalProperties: false,
     },
     flightDurations: { type: 'object' },
     airportResources: { type: 'object' },
     flightEquipment: { type: 'object' },
   },
-  required: ['flightId', 'carrierFsCode', 'flightNumber', 'departureAirportFsCode', 'arrivalAirportFsCode', 'departureDate', 'arrivalDate', 'status', 'operationalTimes'],
+  required: [
+    'flightId',
+    'carrierFsCode',
+    'flightNumber',
+    'departureAirportFsCode',
+    'arrivalAirportFsCode',
+    'departureDate',
+    'arrivalDate',
+    'status',
+    'operationalTimes',
+  ],
   additionalProperties: false,
 };
 const responseSchema = {
   type: 'object',
-  properties: { request: { type: 'object' }, appendix: { type: 'object' }, flightStatuses: { type: 'array', items: flightStatusSchema } },
+  properties: {
+    request: { type: 'object' },
+    appendix: { type: 'object' },
+    flightStatuses: { type: 'array', items: flightStatusSchema },
+  },
   required: ['flightStatuses'],
   additionalProperties: false,
 };
@@ -75,7 +117,12 @@ const errorSchema = {
     request: { type: 'object' },
     error: {
       type: 'object',
-      properties: { httpStatusCode: { type: 'integer' }, errorId: { type: 'string' }, errorMessage: { type: 'string' }, errorCode: { type: 'string' } },
+      properties: {
+        httpStatusCode: { type: 'integer' },
+        errorId: { type: 'string' },
+        errorMessage: { type: 'string' },
+        errorCode: { type: 'string' },
+      },
       required: ['httpStatusCode', 'errorMessage', 'errorCode'],
       additionalProperties: false,
     },
@@ -89,10 +136,17 @@ addFormats(ajv);
 const validateResponse = ajv.compile(responseSchema);
 const validateError = ajv.compile(errorSchema);
 
-export type FsFlight = Record<string, unknown> & { carrierFsCode: string; flightNumber: string; departureDate: { dateLocal: string; dateUtc: string } };
+export type FsFlight = Record<string, unknown> & {
+  carrierFsCode: string;
+  flightNumber: string;
+  departureDate: { dateLocal: string; dateUtc: string };
+};
 
 export function assertValidFlightStatsResponse(body: unknown): void {
-  if (!validateResponse(body)) throw new Error(`FlightStats fake payload does not match the documented shape: ${describeErrors(validateResponse.errors)}`);
+  if (!validateResponse(body))
+    throw new Error(
+      `FlightStats fake payload does not match the documented shape: ${describeErrors(validateResponse.errors)}`,
+    );
 }
 
 function errorBody(httpStatusCode: number, errorCode: string, errorMessage: string) {
@@ -120,18 +174,30 @@ export async function startFlightStatsFake(t: Pick<TestContext, 'after'>): Promi
   let reply: Override | undefined;
 
   const app = fakeApp();
-  app.get<{ Params: Record<'carrier' | 'flight' | 'year' | 'month' | 'day', string>; Querystring: Record<string, string> }>(
+  app.get<{
+    Params: Record<'carrier' | 'flight' | 'year' | 'month' | 'day', string>;
+    Querystring: Record<string, string>;
+  }>(
     '/flex/flightstatus/rest/v2/json/flight/status/:carrier/:flight/dep/:year/:month/:day',
     async (request, response) => {
       requests.push({ path: request.url.split('?')[0]!, query: { ...request.query }, headers: { ...request.headers } });
       if (reply === 'hang') return new Promise(() => {});
       const q = request.query;
-      if (q.appId !== appId || q.appKey !== appKey) return response.code(401).send(errorBody(401, 'UNAUTHORIZED', 'Invalid appId or appKey'));
+      if (q.appId !== appId || q.appKey !== appKey)
+        return response.code(401).send(errorBody(401, 'UNAUTHORIZED', 'Invalid appId or appKey'));
       const unknown = Object.keys(q).filter((k) => !ALLOWED_QUERY.has(k));
-      if (unknown.length > 0) return response.code(400).send(errorBody(400, 'BAD_REQUEST', `Unknown parameter(s): ${unknown.join(', ')}`));
-      if (q.utc !== undefined && q.utc !== 'true' && q.utc !== 'false') return response.code(400).send(errorBody(400, 'BAD_REQUEST', 'utc must be true or false'));
+      if (unknown.length > 0)
+        return response.code(400).send(errorBody(400, 'BAD_REQUEST', `Unknown parameter(s): ${unknown.join(', ')}`));
+      if (q.utc !== undefined && q.utc !== 'true' && q.utc !== 'false')
+        return response.code(400).send(errorBody(400, 'BAD_REQUEST', 'utc must be true or false'));
       const { carrier, flight, year, month, day } = request.params;
-      if (!/^[A-Z0-9*]{2,3}$/.test(carrier) || !/^\d{1,4}[A-Z]?$/.test(flight) || !/^\d{4}$/.test(year) || !/^\d{1,2}$/.test(month) || !/^\d{1,2}$/.test(day)) {
+      if (
+        !/^[A-Z0-9*]{2,3}$/.test(carrier) ||
+        !/^\d{1,4}[A-Z]?$/.test(flight) ||
+        !/^\d{4}$/.test(year) ||
+        !/^\d{1,2}$/.test(month) ||
+        !/^\d{1,2}$/.test(day)
+      ) {
         return response.code(400).send(errorBody(400, 'BAD_REQUEST', 'Malformed carrier, flight or date'));
       }
       if (reply) {
@@ -140,10 +206,12 @@ export async function startFlightStatsFake(t: Pick<TestContext, 'after'>): Promi
       }
       const date = `${year}-${month.padStart(2, '0')}-${day.padStart(2, '0')}`;
       const useUtc = q.utc === 'true';
-      const same = (fs: string, number: string) => fs === carrier && Number.parseInt(number, 10) === Number.parseInt(flight, 10);
+      const same = (fs: string, number: string) =>
+        fs === carrier && Number.parseInt(number, 10) === Number.parseInt(flight, 10);
       const matching = flights.filter((f) => {
         const codeshares = (f.codeshares as { fsCode: string; flightNumber: string }[] | undefined) ?? [];
-        const identifies = same(f.carrierFsCode, f.flightNumber) || codeshares.some((c) => same(c.fsCode, c.flightNumber));
+        const identifies =
+          same(f.carrierFsCode, f.flightNumber) || codeshares.some((c) => same(c.fsCode, c.flightNumber));
         const departs = useUtc ? f.departureDate.dateUtc.slice(0, 10) : f.departureDate.dateLocal.slice(0, 10);
         return identifies && departs === date;
       });
@@ -187,7 +255,10 @@ const zones: Record<string, string> = { CDG: 'Europe/Paris', JFK: 'America/New_Y
 /** `{ dateLocal, dateUtc }` for an instant at an airport, as FlightStats writes them. */
 export function fsDate(utc: string, airport: string): { dateLocal: string; dateUtc: string } {
   const at = DateTime.fromISO(utc, { zone: 'utc' });
-  return { dateLocal: at.setZone(zones[airport]!).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS"), dateUtc: at.toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'") };
+  return {
+    dateLocal: at.setZone(zones[airport]!).toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS"),
+    dateUtc: at.toFormat("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"),
+  };
 }
 
 /**
@@ -195,7 +266,15 @@ export function fsDate(utc: string, airport: string): { dateLocal: string; dateU
  * key (departure keys at `from`, arrival keys at `to`, or at `divertedTo` for actual arrivals).
  */
 export function fsFlight(
-  p: { flight: string; from: string; to: string; status: string; times: Record<string, string>; flightId?: number; divertedTo?: string },
+  p: {
+    flight: string;
+    from: string;
+    to: string;
+    status: string;
+    times: Record<string, string>;
+    flightId?: number;
+    divertedTo?: string;
+  },
   extra: Record<string, unknown> = {},
 ): FsFlight {
   const operationalTimes: Record<string, { dateLocal: string; dateUtc: string }> = {};

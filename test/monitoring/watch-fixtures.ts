@@ -63,12 +63,25 @@ export interface Contract {
  * Subscribes a CDG→JFK contract on `flight`, departing `day` at 10:30 Paris time, through the API
  * (the clock is set the day before departure for the quote and back afterwards).
  */
-export async function subscribe(t: TestApp, c: Clock, partner: TestPartner, flight: string, day: Date, options: { passengers?: number } = {}): Promise<Contract> {
+export async function subscribe(
+  t: TestApp,
+  c: Clock,
+  partner: TestPartner,
+  flight: string,
+  day: Date,
+  options: { passengers?: number } = {},
+): Promise<Contract> {
   const back = c.now();
   const date = day.toISOString().slice(0, 10);
   c.set(new Date(day.getTime() - 86_400_000));
   try {
-    const body = { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: `${date}T10:30`, ...(options.passengers ? { additionalPassengers: options.passengers - 1 } : {}) };
+    const body = {
+      departureAirport: 'CDG',
+      arrivalAirport: 'JFK',
+      airline: 'AF',
+      departureDateTime: `${date}T10:30`,
+      ...(options.passengers ? { additionalPassengers: options.passengers - 1 } : {}),
+    };
     const quote = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
     assert.equal(quote.status, 200, JSON.stringify(quote.body));
     const res = await post(
@@ -76,14 +89,32 @@ export async function subscribe(t: TestApp, c: Clock, partner: TestPartner, flig
       `${FLIGHT}/subscribe`,
       {
         quoteReference: quote.body.quoteReference,
-        customer: { firstName: 'Ada', lastName: 'Byron', email: 'ada@example.com', phone: '+447911123456', language: 'en' },
+        customer: {
+          firstName: 'Ada',
+          lastName: 'Byron',
+          email: 'ada@example.com',
+          phone: '+447911123456',
+          language: 'en',
+        },
         booking: { reference: 'PNR123' },
-        flights: [{ flightNumber: flight, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime }],
+        flights: [
+          {
+            flightNumber: flight,
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: body.departureDateTime,
+          },
+        ],
       },
       partner.auth,
     );
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    return { contractNumber: res.body.contractNumber, flightNumber: flight, departureDate: date, departureAt: new Date(res.body.flights[0].departureAt) };
+    return {
+      contractNumber: res.body.contractNumber,
+      flightNumber: flight,
+      departureDate: date,
+      departureAt: new Date(res.body.flights[0].departureAt),
+    };
   } finally {
     c.set(back);
   }
@@ -93,7 +124,12 @@ export async function cancel(t: TestApp, c: Clock, partner: TestPartner, contrac
   const back = c.now();
   c.set(new Date(contract.departureAt.getTime() - 86_400_000));
   try {
-    const res = await post(t.app, `${FLIGHT}/cancel`, { contractNumber: contract.contractNumber, reason: 'ticket_cancelled' }, partner.auth);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: contract.contractNumber, reason: 'ticket_cancelled' },
+      partner.auth,
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
   } finally {
     c.set(back);
@@ -113,12 +149,23 @@ export function recordingLog() {
   };
 }
 
-export function checkDeps(t: TestApp, c: Clock, providers: FlightProviders, log: CheckDeps['log'] = silentLog): CheckDeps {
+export function checkDeps(
+  t: TestApp,
+  c: Clock,
+  providers: FlightProviders,
+  log: CheckDeps['log'] = silentLog,
+): CheckDeps {
   return { db: t.db, jobs: t.app.parasol.jobs, providers, now: c.now, log, random: () => 0 };
 }
 
 export async function watchOf(t: TestApp, environment: Environment, flight: string, date: string) {
-  return t.db.selectFrom('flight_watches').selectAll().where('environment', '=', environment).where('flight_number', '=', flight).where('departure_date', '=', date).executeTakeFirst();
+  return t.db
+    .selectFrom('flight_watches')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('flight_number', '=', flight)
+    .where('departure_date', '=', date)
+    .executeTakeFirst();
 }
 
 /** Claims of a flight's legs (as the legs spell it), with their leg and amount. */
@@ -127,7 +174,16 @@ export async function claimsOf(t: TestApp, environment: Environment, flight: str
     .selectFrom('claims as cl')
     .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-    .select(['cl.id', 'cl.leg_id', 'cl.reason', 'cl.event', 'cl.delay_minutes', 'cl.compensation_amount', 'cl.evidence', 'c.contract_number'])
+    .select([
+      'cl.id',
+      'cl.leg_id',
+      'cl.reason',
+      'cl.event',
+      'cl.delay_minutes',
+      'cl.compensation_amount',
+      'cl.evidence',
+      'c.contract_number',
+    ])
     .where('l.environment', '=', environment)
     .where('l.flight_number', '=', flight)
     .where('l.departure_date', '=', date)
@@ -136,12 +192,22 @@ export async function claimsOf(t: TestApp, environment: Environment, flight: str
 }
 
 export async function auditOf(t: TestApp, watchId: string) {
-  return t.db.selectFrom('audit_log').select(['actor', 'action', 'data']).where('entity', '=', 'flight_watch').where('entity_id', '=', watchId).orderBy('id').execute();
+  return t.db
+    .selectFrom('audit_log')
+    .select(['actor', 'action', 'data'])
+    .where('entity', '=', 'flight_watch')
+    .where('entity_id', '=', watchId)
+    .orderBy('id')
+    .execute();
 }
 
 /** check jobs queued for these watches (pg-boss table). */
 export async function queuedChecks(t: TestApp, watchIds: string[]): Promise<number> {
-  const result = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'flights_check' AND singleton_key = ANY(${watchIds}::text[])`.execute(t.db);
+  const result = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'flights_check' AND singleton_key = ANY(${watchIds}::text[])`.execute(
+    t.db,
+  );
   return result.rows[0]!.n;
 }
 

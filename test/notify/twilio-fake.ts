@@ -76,7 +76,8 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
       });
       const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
         const validate = status === 201 ? validators.message : validators.error;
-        if (!validate(body)) fake.problems.push(`fake answered ${status} outside Twilio's schema: ${describeErrors(validate.errors)}`);
+        if (!validate(body))
+          fake.problems.push(`fake answered ${status} outside Twilio's schema: ${describeErrors(validate.errors)}`);
         fake.answers.push({ status, body });
         return reply.code(status).headers(headers).type('application/json').send(JSON.stringify(body));
       };
@@ -86,7 +87,11 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
         return reply;
       }
       if (fake.override?.rawBody !== undefined) {
-        return reply.code(fake.override.status).headers(fake.override.headers ?? {}).type('text/html').send(fake.override.rawBody);
+        return reply
+          .code(fake.override.status)
+          .headers(fake.override.headers ?? {})
+          .type('text/html')
+          .send(fake.override.rawBody);
       }
       if (fake.override) return answer(fake.override.status, fake.override.body ?? {}, fake.override.headers);
 
@@ -98,12 +103,19 @@ export async function startFakeTwilio(t: Pick<TestContext, 'after'>): Promise<Fa
       if (!request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
         fake.problems.push(`request content type ${request.headers['content-type']}`);
       }
-      if (!validators.request(form)) fake.problems.push(`request form outside Twilio's schema: ${describeErrors(validators.request.errors)}`);
+      if (!validators.request(form))
+        fake.problems.push(`request form outside Twilio's schema: ${describeErrors(validators.request.errors)}`);
 
-      if (!form.From && !form.MessagingServiceSid) return answer(400, twilioError(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message"));
+      if (!form.From && !form.MessagingServiceSid)
+        return answer(
+          400,
+          twilioError(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message"),
+        );
       if (!form.Body) return answer(400, twilioError(400, 21602, 'Message body is required.'));
-      if (form.To === INVALID_NUMBER) return answer(400, twilioError(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`));
-      if (form.To === NOT_MOBILE_NUMBER) return answer(400, twilioError(400, 21614, `'To' number ${form.To} is not a valid mobile number`));
+      if (form.To === INVALID_NUMBER)
+        return answer(400, twilioError(400, 21211, `The 'To' number ${form.To} is not a valid phone number.`));
+      if (form.To === NOT_MOBILE_NUMBER)
+        return answer(400, twilioError(400, 21614, `'To' number ${form.To} is not a valid mobile number`));
 
       const sid = `SM${crypto.randomBytes(16).toString('hex')}`;
       const now = rfc2822(new Date());

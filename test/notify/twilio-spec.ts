@@ -44,7 +44,10 @@ function loadDocument(): TwilioDocument {
   try {
     text = readFileSync(twilioDocumentPath, 'utf8');
   } catch (error) {
-    throw new Error(`The Twilio OpenAPI document is needed by these tests: ${twilioDocumentPath}. ${(error as Error).message}`);
+    throw new Error(
+      `The Twilio OpenAPI document is needed by these tests: ${twilioDocumentPath}. ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return JSON.parse(text) as TwilioDocument;
 }
@@ -78,7 +81,8 @@ function selfContained(document: TwilioDocument, schema: Schema): Schema {
   return { ...root, definitions };
 }
 
-const RFC_2822 = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
+const RFC_2822 =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} [+-]\d{4}$/;
 
 function newAjv() {
   const ajv = new Ajv({ allErrors: true, strict: true });
@@ -120,8 +124,10 @@ export function twilioValidators(): TwilioValidators {
   if (cached) return cached;
   const document = loadDocument();
   const messageSchema = document.components.schemas['api.v2010.account.message'];
-  const requestSchema = document.paths[MESSAGES_PATH]?.post?.requestBody.content['application/x-www-form-urlencoded']?.schema;
-  if (!messageSchema || !requestSchema) throw new Error(`Twilio document: ${MESSAGES_PATH} or api.v2010.account.message not found`);
+  const requestSchema =
+    document.paths[MESSAGES_PATH]?.post?.requestBody.content['application/x-www-form-urlencoded']?.schema;
+  if (!messageSchema || !requestSchema)
+    throw new Error(`Twilio document: ${MESSAGES_PATH} or api.v2010.account.message not found`);
   const ajv = newAjv();
   cached = {
     message: ajv.compile({ ...selfContained(document, messageSchema), additionalProperties: false }),

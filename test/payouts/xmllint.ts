@@ -26,7 +26,9 @@ export function validateWithXmllint(xml: string, xsd: string = EPC_SCT_XSD): Xml
     fs.writeFileSync(file, xml);
     const run = spawnSync('xmllint', ['--noout', '--nonet', '--schema', xsd, file], { encoding: 'utf8' });
     if (run.error && (run.error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error('xmllint is not installed: install the Debian package libxml2-utils (apt-get install -y libxml2-utils) — these tests validate every SEPA file with it');
+      throw new Error(
+        'xmllint is not installed: install the Debian package libxml2-utils (apt-get install -y libxml2-utils) — these tests validate every SEPA file with it',
+      );
     }
     if (run.error) throw run.error;
     return { valid: run.status === 0, output: `${run.stdout}${run.stderr}`.replaceAll(file, 'file.xml') };

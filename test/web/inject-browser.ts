@@ -4,12 +4,21 @@ import type { FastifyInstance } from 'fastify';
 export class Browser {
   readonly cookies = new Map<string, string>();
   constructor(private readonly app: FastifyInstance) {}
-  async request(method: 'GET' | 'POST', url: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+  async request(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) {
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const response = await this.app.inject({
       method,
       url,
-      headers: { ...(cookie ? { cookie } : {}), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
       ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
     });
     for (const c of response.cookies as { name: string; value: string; maxAge?: number; expires?: Date }[]) {
@@ -19,7 +28,8 @@ export class Browser {
     return response;
   }
   get = (url: string) => this.request('GET', url);
-  post = (url: string, form: Record<string, string>, headers?: Record<string, string>) => this.request('POST', url, form, headers);
+  post = (url: string, form: Record<string, string>, headers?: Record<string, string>) =>
+    this.request('POST', url, form, headers);
 
   async signIn(email: string, password: string, area: 'portal' | 'admin' = 'portal') {
     await this.get(`/${area}/login`);

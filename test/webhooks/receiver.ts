@@ -58,7 +58,10 @@ export class Receiver {
   async waitFor(path: string, count: number, timeoutMs = 20_000): Promise<Received[]> {
     if (this.received(path).length < count) {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${path}: ${this.received(path).length} of ${count} requests after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`${path}: ${this.received(path).length} of ${count} requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         this.waiters.push({ path, count, resolve: () => (clearTimeout(timer), resolve()) });
       });
     }
@@ -76,7 +79,9 @@ export class Receiver {
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
       const body = Buffer.concat(chunks).toString('utf8');
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+      );
       const secret = this.secrets.get(path);
       let verified = false;
       let verifyError: string | null = secret ? null : 'no secret registered for this path';

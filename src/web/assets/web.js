@@ -24,7 +24,12 @@
       var selection = window.getSelection();
       selection.removeAllRanges();
       selection.addRange(range);
-      try { document.execCommand('copy'); done(); } catch (e) { /* the key stays selected */ }
+      try {
+        document.execCommand('copy');
+        done();
+      } catch (e) {
+        /* the key stays selected */
+      }
     }
   });
   document.addEventListener('submit', function (event) {

@@ -1,0 +1,20 @@
+/** The claims domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export { CLAIM_STATUSES, type ClaimEventKind, type ClaimReason, type ClaimStatus } from './model.ts';
+/**
+ * The claim's side of the customer's link (payouts/bank-details.ts): find the claim by its token, use
+ * the token, keep the bank details, move the claim to payment_pending — in the caller's transaction.
+ */
+export * as claimLink from './claim-link.ts';
+export {
+  findClaims,
+  listClaims,
+  listClaimsForOperators,
+  type ClaimListRow,
+  type FlightEventType,
+  type OpenedClaim,
+} from './claims-repo.ts';
+export { completeContractsOnFlight } from './contract-completion.ts';
+export { expireClaims } from './expire-claims.ts';
+export { notifyClaim, type NotifyJob } from './notify-claim.ts';
+export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
+export { markClaimFailed, markClaimPaid } from './settle-claim.ts';

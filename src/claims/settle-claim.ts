@@ -1,0 +1,39 @@
+import type { Executor } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { emitClaimWebhookEvents } from '../webhooks/index.ts';
+import * as repo from './claims-repo.ts';
+import { completeSettledContracts } from './contract-completion.ts';
+import { type NotifyJob } from './notify-claim.ts';
+
+/**
+ * A claim's payment outcome, the only way another domain changes a claim's state (payouts call
+ * these when the bank reports). Both run in the caller's transaction.
+ */
+
+/** The claim was paid: `paid`, partners told (claim.paid), its contract completed if every leg is over. */
+export async function markClaimPaid(
+  trx: Executor,
+  jobs: JobQueue,
+  claim: { id: string; contractId: string },
+  at: Date,
+): Promise<void> {
+  await repo.markClaimPaid(trx, claim.id, at);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id]);
+  await completeSettledContracts(trx, [claim.contractId]);
+}
+
+/**
+ * The payment failed: `failed` with a new deadline for new bank details, the customer texted a new
+ * link (`payment_failed`, once per payout attempt), partners told (claim.failed).
+ */
+export async function markClaimFailed(
+  trx: Executor,
+  jobs: JobQueue,
+  claim: { id: string },
+  failure: { reason: string; dueAt: Date; attempt: number },
+): Promise<void> {
+  await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt);
+  const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
+  await jobs.send('claims_notify', job, { trx });
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+}

@@ -1,0 +1,132 @@
+import type { Command } from 'commander';
+import type { FlightProviders } from '../monitoring/index.ts';
+import type { Config } from '../platform/config.ts';
+import type { Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { toMinorUnits } from '../platform/money.ts';
+
+/**
+ * What every command file of the operator command line uses: the context a command runs in (`CliIo`,
+ * opened by cli/main.ts or a test), the kit program.ts hands to each command file (`CommandKit`), and
+ * the presentation helpers. Command files import this module, never program.ts.
+ */
+
+export interface CliIo {
+  db: Db;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Recorded in the audit log as the author of every change. */
+  actor?: string;
+  /** Reads all of standard input (`users create --password-stdin`); defaults to process.stdin. */
+  readStdin?: () => Promise<string>;
+  /** Migrations the caller applied when it opened the database, reported by `db migrate`. */
+  applied?: readonly string[];
+  /**
+   * What commands beyond partner administration need (claims, payouts, webhooks, flights): the
+   * configuration, the keyring (encrypted fields) and a started job queue (jobs enqueued in the
+   * command's transaction). Opened by the caller; `services()` fails clearly when absent.
+   */
+  config?: Config;
+  keys?: Keyring;
+  jobs?: JobQueue;
+  /** Reads a file named on the command line (`payouts reconcile <file>`); defaults to the file system. */
+  readFile?: (file: string) => Promise<string>;
+  /** Reads and writes binary files named on the command line (`risk import`, `risk export`); default: the file system. */
+  readBytes?: (file: string) => Promise<Buffer>;
+  writeBytes?: (file: string, data: Buffer) => Promise<void>;
+  /** `flights check`: the flight-status providers (default: from config) and the clock (tests). */
+  flightProviders?: FlightProviders;
+  now?: () => Date;
+}
+
+/** What a command module gets from runCli to declare its commands (see claims-commands.ts). */
+export interface CommandKit {
+  group: (name: string, description: string, example: string) => Command;
+  leaf: (parent: Command, nameAndArgs: string, description: string, example: string) => Command;
+  run: <A extends unknown[]>(fn: (...args: A) => Promise<Result>, names?: FieldNames) => (...args: A) => Promise<void>;
+  db: Db;
+  actor: string;
+  services: () => { config: Config; keys: Keyring; jobs: JobQueue };
+  readFile: (file: string) => Promise<string>;
+  /** Binary files named on the command line (the operator's side when the command runs in the server). */
+  readBytes?: (file: string) => Promise<Buffer>;
+  writeBytes?: (file: string, data: Buffer) => Promise<void>;
+  /** The context the command runs in (standard input, migrations applied, clock…). */
+  io: CliIo;
+}
+
+export const EXIT = { ok: 0, domain: 1, usage: 2, internal: 70 } as const;
+
+/** What a command prints: `data` with --json (one JSON document), `lines` otherwise. */
+export interface Result {
+  data: unknown;
+  lines: string[];
+}
+
+/** Names the command-line option behind a field pointer of a use case ("/commissionRate" → "--commission"). */
+export type FieldNames = (pointer: string) => string | undefined;
+export const fieldMap =
+  (map: Record<string, string>): FieldNames =>
+  (pointer) =>
+    map[pointer];
+
+// ---------------------------------------------------------------------------------------------
+// money: major-unit decimal strings ⇄ integer minor units, without floating point
+
+/** Digits after the decimal point for a currency (EUR 2, JPY 0, KWD 3). */
+export function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
+  try {
+    return toMinorUnits(text, currency);
+  } catch (error) {
+    errors.push({ field, message: (error as Error).message });
+    return 0;
+  }
+}
+
+/** A `--limit` option: a whole number from 1 to 10000, or `fallback` when absent. */
+export function limitOf(text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 10_000) {
+    throw new DomainError('validation_failed', 'The limit must be a whole number from 1 to 10000.', {
+      errors: [{ field: '/limit', message: 'from 1 to 10000' }],
+    });
+  }
+  return Number(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// presentation
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Commander's accumulator for a repeatable option. */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** UTC, to the second: "2026-03-01 09:30:12Z"; "-" when absent. */
+export function when(date: Date | null): string {
+  return date
+    ? date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z')
+    : '-';
+}
+
+export function table(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+export function pairs(rows: [string, string][]): string[] {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`);
+}

@@ -1,0 +1,141 @@
+import { ENVIRONMENTS } from '../partners/index.ts';
+import { Option } from 'commander';
+import { createSepaBatch, exportSepaBatch, listPayouts, PAYOUT_STATUSES, reconcilePayouts } from '../payouts/index.ts';
+import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
+import { DomainError } from '../platform/errors.ts';
+import { formatMoney } from '../platform/money.ts';
+import { limitOf, table, when, type CommandKit } from './kit.ts';
+
+/** Operator commands for payouts: listing, SEPA batches and the bank's reconciliation report. */
+
+export function payoutsCommands(kit: CommandKit): void {
+  const { group, leaf, run, db, actor, services } = kit;
+  const names = (pointer: string) => ({ '/limit': '--limit', '/executionDate': '--execution-date' })[pointer];
+
+  const payouts = group(
+    'payouts',
+    'Pay claims: SEPA credit transfer batches and the bank report',
+    'parasol payouts batch',
+  );
+
+  leaf(payouts, 'list', 'List payouts, newest first', 'parasol payouts list --status instructed')
+    .addOption(new Option('--status <status>', 'only payouts in this status').choices(PAYOUT_STATUSES))
+    .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
+    .option('--limit <n>', 'at most this many (default 50)')
+    .action(
+      run(async (options: { status?: PayoutStatus; env?: Environment; limit?: string }) => {
+        const rows = await listPayouts(db, {
+          status: options.status,
+          environment: options.env,
+          limit: limitOf(options.limit, 50),
+        });
+        const data = rows.map((r) => ({
+          claimNumber: r.claim_number,
+          partner: r.partner_slug,
+          environment: r.environment,
+          rail: r.rail,
+          status: r.status,
+          attempt: r.attempt,
+          endToEndId: r.end_to_end_id,
+          amount: { amount: Number(r.amount), currency: r.currency },
+          batch: r.message_id,
+          createdAt: r.created_at,
+          settledAt: r.settled_at,
+          failureReason: r.failure_reason,
+        }));
+        const lines = rows.length
+          ? table(
+              ['CLAIM', 'PARTNER', 'ENV', 'RAIL', 'STATUS', 'TRY', 'END-TO-END ID', 'AMOUNT', 'BATCH', 'SETTLED'],
+              rows.map((r) => [
+                r.claim_number,
+                r.partner_slug,
+                r.environment,
+                r.rail,
+                r.status,
+                String(r.attempt),
+                r.end_to_end_id,
+                formatMoney(Number(r.amount), r.currency),
+                r.message_id ?? '-',
+                when(r.settled_at),
+              ]),
+            )
+          : ['No payouts match.'];
+        return { data: { payouts: data }, lines };
+      }, names),
+    );
+
+  leaf(
+    payouts,
+    'batch',
+    'Gather pending production payouts into a SEPA credit transfer file (pain.001.001.09)',
+    'parasol payouts batch --execution-date 2026-12-01',
+  )
+    .option('--execution-date <date>', 'requested execution date, YYYY-MM-DD (default: next weekday)')
+    .option('--limit <n>', `at most this many transfers in the file (default and maximum 5000)`)
+    .action(
+      run(async (options: { executionDate?: string; limit?: string }) => {
+        const { config, keys } = services();
+        if (options.executionDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.executionDate)) {
+          throw new DomainError('validation_failed', 'The execution date must be YYYY-MM-DD.', {
+            errors: [{ field: '/executionDate', message: 'YYYY-MM-DD' }],
+          });
+        }
+        const result = await createSepaBatch(
+          { db, keys, now: () => new Date(), debtor: config.sepaDebtor, directory: config.payoutsDir },
+          { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
+        );
+        if (!result) return { data: { batch: null }, lines: ['No payout is waiting for a SEPA transfer.'] };
+        return {
+          data: { batch: result },
+          lines: [
+            `Batch ${result.messageId}: ${result.payouts} transfer(s), ${result.controlSum} EUR, execution ${result.executionDate}.`,
+            `File: ${result.path}`,
+            'Send it to the bank; import its report with: parasol payouts reconcile <report.csv>',
+          ],
+        };
+      }, names),
+    );
+
+  leaf(
+    payouts,
+    'export <batch>',
+    'Write a batch file again from the database (by batch id or message id)',
+    'parasol payouts export PSL-20261201-0A1B2C3D4E5F6071',
+  ).action(
+    run(async (batch: string) => {
+      const { config, keys } = services();
+      const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch);
+      return { data: { path }, lines: [`File: ${path}`] };
+    }),
+  );
+
+  leaf(
+    payouts,
+    'reconcile <file>',
+    "Import the bank's report: CSV endToEndId,status[,reason] with status paid or failed",
+    'parasol payouts reconcile report.csv',
+  ).action(
+    run(async (file: string) => {
+      const { config, jobs } = services();
+      let text: string;
+      try {
+        text = await kit.readFile(file);
+      } catch (error) {
+        throw new DomainError('not_found', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
+      }
+      const report = await reconcilePayouts(
+        { db, jobs, now: () => new Date(), bankDetailsDays: config.bankDetailsDays },
+        text,
+        actor,
+      );
+      const o = report.outcomes;
+      return {
+        data: report,
+        lines: [
+          `${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict.`,
+          ...report.issues.map((i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}`),
+        ],
+      };
+    }),
+  );
+}

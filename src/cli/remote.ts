@@ -1,0 +1,100 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import readline from 'node:readline';
+import { EXIT_REFUSED, operatorSecret, operatorSocketAddress } from '../platform/operator-socket.ts';
+
+/**
+ * The CLI's side of the operator socket (platform/operator-socket.ts): when a running server holds
+ * the embedded database, the command line goes to the server, which runs it in-process and streams
+ * back its output and exit code. Standard input and the files named on the command line stay on this
+ * side: the server asks for them.
+ */
+
+/** Commands that never run in the server, with the reason. */
+const LOCAL_ONLY: { command: string[]; reason: string }[] = [
+  {
+    command: ['db', 'migrate'],
+    reason:
+      'parasol db migrate cannot run while the server holds the embedded database: the server applied the migrations of its own version when it started. To upgrade, stop the server, run parasol db migrate, then start it again.',
+  },
+];
+
+/** The command's words (its group and name), options left out. */
+function commandWords(argv: readonly string[]): string[] {
+  return argv.filter((a) => !a.startsWith('-')).slice(0, 2);
+}
+
+/**
+ * Sends the command to the server holding `dataDir`. Returns its exit code, or undefined when no
+ * server listens (an older server, or one still starting): the caller then reports the lock.
+ */
+export async function runRemote(
+  dataDir: string,
+  argv: string[],
+  actor: string,
+  io: { out: (line: string) => void; err: (line: string) => void },
+): Promise<number | undefined> {
+  const words = commandWords(argv);
+  const refused = LOCAL_ONLY.find((c) => c.command.every((w, i) => words[i] === w));
+  if (refused) {
+    io.err(`error: ${refused.reason}`);
+    return 75; // EX_TEMPFAIL: the same as before, once the server stops it works
+  }
+  let secret: string;
+  try {
+    secret = operatorSecret(dataDir, false);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined; // a server of an earlier version: no operator socket
+    io.err(
+      `error: cannot read the operator secret of ${dataDir} (${code ?? (error as Error).message}): run the command as the user owning the data directory.`,
+    );
+    return EXIT_REFUSED;
+  }
+
+  const socket = net.connect({ path: operatorSocketAddress(dataDir) });
+  const connected = await new Promise<boolean>((resolve) => {
+    socket.once('connect', () => resolve(true));
+    socket.once('error', () => resolve(false));
+  });
+  if (!connected) return undefined;
+
+  const send = (frame: object) => socket.write(JSON.stringify(frame) + '\n');
+  send({ secret, argv, actor });
+  const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      const frame = JSON.parse(line) as Record<string, unknown>;
+      if (typeof frame.out === 'string') io.out(frame.out);
+      else if (typeof frame.err === 'string') io.err(frame.err);
+      else if (typeof frame.exit === 'number') return frame.exit;
+      else if (frame.readStdin === true) send({ stdin: await readStdin() });
+      else if (typeof frame.read === 'string') {
+        try {
+          send({ file: (await fs.readFile(frame.read)).toString('base64') });
+        } catch (error) {
+          send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+        }
+      } else if (typeof frame.write === 'string') {
+        try {
+          await fs.writeFile(frame.write, Buffer.from(String(frame.data ?? ''), 'base64'));
+          send({ written: true });
+        } catch (error) {
+          send({ writeError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+        }
+      }
+    }
+  } finally {
+    socket.destroy();
+  }
+  io.err(
+    "error: the server closed the operator connection before the command ended (it may be stopping); check the command's effect and run it again.",
+  );
+  return 70;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,23 @@
+import { en } from './en.ts';
+import { fr } from './fr.ts';
+import type { Words } from './words.ts';
+import { LANGUAGES, type Lang } from '../platform/language.ts';
+
+/**
+ * The words of the portal, the consoles, the customer's page and the claim SMS, one file per
+ * language, each checked against `Words` (words.ts). Pages pick `t(lang)`.
+ */
+
+export type { Words } from './words.ts';
+
+export { LANGUAGES, type Lang };
+
+export const WORDS: Record<Lang, Words> = { en, fr };
+export const t = (lang: Lang): Words => WORDS[lang];
+
+/** The language of a request: the `psl_lang` cookie, else Accept-Language, else English. */
+export function languageOf(cookie: string | undefined, acceptLanguage: string | undefined): Lang {
+  if (cookie === 'fr' || cookie === 'en') return cookie;
+  const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('fr') ? 'fr' : 'en';
+}

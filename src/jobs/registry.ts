@@ -1,0 +1,252 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { expireClaims, notifyClaim, type NotifyJob } from '../claims/index.ts';
+import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
+import { requeueStaleSms, sendQueuedSms, SMS_QUEUE_POLICY, type SmsProvider } from '../notify/index.ts';
+import { deliverWebhook, type DeliveryJob } from '../webhooks/index.ts';
+import { payWithSimulatedBank } from '../payouts/index.ts';
+import type { Config } from '../platform/config.ts';
+import { decrypt, type Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import { purgeExpiredKeys } from '../platform/idempotency.ts';
+import type { Job, JobPayloads, JobQueue, QueueName, QueuePolicy } from '../platform/jobs.ts';
+import { payoutsTotal, smsTotal, webhookDeliveriesTotal } from '../platform/metrics.ts';
+import { refitFromOutcomes } from '../risk/index.ts';
+import { purgeWebSessions } from '../web/index.ts';
+
+/**
+ * The job registry: every queue of the platform, its payload, retry and expiry policy, cron schedule
+ * and handler, in one list. The handlers' work stays in their domains: an entry only wires a domain
+ * function to its queue (with its log line and metric). `JobQueue` is typed by `JobPayloads` below:
+ * sending to a queue not listed here, or a payload of the wrong shape, fails type-checking.
+ *
+ * `registerQueues` (API, worker and CLI processes, before sending) and `startWorkers` (processes that
+ * run jobs) in src/worker.ts walk this list.
+ */
+
+/** What a cron job carries: nothing. */
+type NoPayload = Record<string, never>;
+
+declare module '../platform/jobs.ts' {
+  interface JobPayloads {
+    /** Purges expired idempotency keys: hourly. */
+    housekeeping_purge_idempotency_keys: NoPayload;
+    /** Notifies the customer of a claim opened (or of a change to it). */
+    claims_notify: NotifyJob;
+    /** Sends one queued production SMS. */
+    sms_send: { smsId: string };
+    /** Queues again the SMS whose send job was lost: every 10 minutes. */
+    sms_requeue: NoPayload;
+    /** Pays one payout through the simulated bank (sandbox). */
+    payouts_simulated_bank: { payoutId: string };
+    /** Expires the claims whose bank details never came: every 15 minutes. */
+    claims_expire: NoPayload;
+    /** Purges expired web sessions and stale sign-in counters: hourly. */
+    web_sessions_purge: NoPayload;
+    /** One attempt of one webhook delivery. */
+    webhooks_deliver: DeliveryJob;
+    /** Creates the missing flight watches, closes those without contracts: every 5 minutes. */
+    flights_plan: NoPayload;
+    /** Leases the due watches and queues their checks: every minute. */
+    flights_dispatch: NoPayload;
+    /** One check of one watch, at most one queued per watch. */
+    flights_check: { watchId: string };
+    /** Fits a new risk model version from the platform's outcomes: weekly, or asked in the console. */
+    risk_refit: { requestedBy?: string };
+  }
+}
+
+export interface WorkerContext {
+  db: Db;
+  keys: Keyring;
+  config: Pick<Config, 'publicUrl' | 'bankDetailsDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'>;
+  /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
+  flightProviders?: FlightProviders | undefined;
+  /** The production SMS provider; default: Twilio when configured. */
+  sms?: SmsProvider | undefined;
+  now: () => Date;
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+}
+
+/** What a handler is built from: the worker's context, its queue, and the providers resolved once. */
+export interface JobRuntime extends Omit<WorkerContext, 'flightProviders' | 'sms'> {
+  jobs: JobQueue;
+  sms: SmsProvider | undefined;
+  flightProviders: FlightProviders;
+}
+
+export interface JobDefinition<P> {
+  policy: Partial<QueuePolicy>;
+  /** Cron (UTC); pg-boss runs each schedule once across processes. */
+  schedule?: string;
+  /**
+   * Default: one job at a time per poll. `batchSize`: each poll takes up to that many jobs and runs
+   * them concurrently (I/O-bound handlers, fan-outs of thousands); `workers`: that many pollers.
+   */
+  concurrency?: { batchSize: number; workers?: number };
+  /** Builds the handler once per worker process. */
+  handler: (rt: JobRuntime) => (job: Job<P>) => Promise<void>;
+}
+
+/**
+ * The queues a customer waits on after a flight is cancelled or delayed: a dead worker's job must run
+ * again within DEAD_WORKER_RERUN_SECONDS (`rerunBoundSeconds`: 15 s expiry + 2 × 3 s maintenance +
+ * a first retry within 6 s + a 2 s poll = 29 s). Each expiry exceeds what its batch can take: the
+ * notifications and payouts are a few statements each, SMS and webhook calls time out after 10 s.
+ */
+export const CLAIM_PATH_POLICIES = {
+  // A notification is a few statements and an SMS: retried quickly, then with back-off for hours
+  // (12 retries from 3 s: 3.4 to 6.8 h in all). Its batch of 50 runs in a few seconds, well within 15 s.
+  claims_notify: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+  // a few attempts only (Twilio has no idempotency key: each retry may text again); MAX_SMS_ATTEMPTS caps the sends anyway
+  sms_send: SMS_QUEUE_POLICY,
+  payouts_simulated_bank: { retryLimit: 12, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+  // One job per webhook attempt; the retry schedule (about three days) is the delivery's own, these
+  // pg-boss retries only cover a worker that died or a database error mid-attempt.
+  webhooks_deliver: { retryLimit: 6, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 },
+} as const satisfies Partial<Record<QueueName, QueuePolicy>>;
+
+/** Every queue, in the order it is registered. */
+export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
+  housekeeping_purge_idempotency_keys: {
+    policy: { retryLimit: 3, expireInSeconds: 300 },
+    schedule: '17 * * * *',
+    handler: (rt) => async () => {
+      const purged = await purgeExpiredKeys(rt.db);
+      rt.log.info({ purged }, 'expired idempotency keys purged');
+    },
+  },
+  claims_notify: {
+    policy: CLAIM_PATH_POLICIES.claims_notify,
+    // Claims come by thousands when a flight is cancelled: each poll takes a batch and runs it
+    // concurrently (one transaction per job), instead of one job per polling interval.
+    concurrency: { batchSize: 50 },
+    handler: (rt) => {
+      const deps = {
+        db: rt.db,
+        jobs: rt.jobs,
+        keys: rt.keys,
+        publicUrl: rt.config.publicUrl,
+        bankDetailsDays: rt.config.bankDetailsDays,
+        now: rt.now,
+      };
+      return async (job) => {
+        const outcome = await notifyClaim(deps, job.data);
+        if (outcome === 'sent') smsTotal.inc({ channel: 'notification', outcome });
+        rt.log.info({ claimId: job.data.claimId, kind: job.data.kind ?? 'opened', outcome }, 'claim notification');
+      };
+    },
+  },
+  sms_send: {
+    policy: CLAIM_PATH_POLICIES.sms_send,
+    concurrency: { batchSize: 20 },
+    handler: (rt) => async (job) => {
+      const outcome = await sendQueuedSms({ db: rt.db, keys: rt.keys, provider: rt.sms }, job.data.smsId);
+      smsTotal.inc({ channel: 'twilio', outcome });
+      rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
+    },
+  },
+  sms_requeue: {
+    policy: { retryLimit: 2, expireInSeconds: 300 },
+    schedule: '*/10 * * * *',
+    handler: (rt) => async () => {
+      if (!rt.sms) return; // nothing can send them yet
+      const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
+      if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
+    },
+  },
+  payouts_simulated_bank: {
+    policy: CLAIM_PATH_POLICIES.payouts_simulated_bank,
+    concurrency: { batchSize: 50 },
+    handler: (rt) => {
+      const deps = {
+        db: rt.db,
+        jobs: rt.jobs,
+        now: rt.now,
+        bankDetailsDays: rt.config.bankDetailsDays,
+        decryptIban: (sealed: string) => decrypt(rt.keys.encryption, sealed),
+      };
+      return async (job) => {
+        const outcome = await payWithSimulatedBank(deps, job.data.payoutId);
+        payoutsTotal.inc({ outcome });
+        rt.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
+      };
+    },
+  },
+  claims_expire: {
+    policy: { retryLimit: 3, expireInSeconds: 600 },
+    schedule: '*/15 * * * *',
+    handler: (rt) => async () => {
+      const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
+      if (expired > 0) rt.log.info({ expired }, 'claims expired');
+    },
+  },
+  web_sessions_purge: {
+    policy: { retryLimit: 3, expireInSeconds: 300 },
+    schedule: '23 * * * *',
+    handler: (rt) => async () => {
+      const throttles = await purgeWebSessions({ db: rt.db, now: rt.now });
+      rt.log.info({ throttles }, 'expired web sessions and stale sign-in counters purged');
+    },
+  },
+  webhooks_deliver: {
+    policy: CLAIM_PATH_POLICIES.webhooks_deliver,
+    // two pollers of 20 concurrent sends: a slow receiver (10 s at most) does not hold up the others,
+    // and a fan-out of thousands of events drains in minutes
+    concurrency: { batchSize: 20, workers: 2 },
+    handler: (rt) => {
+      const deps = {
+        db: rt.db,
+        jobs: rt.jobs,
+        keys: rt.keys,
+        allowPrivate: rt.config.webhooksAllowPrivate,
+        now: rt.now,
+      };
+      return async (job) => {
+        const outcome = await deliverWebhook(deps, job.data);
+        webhookDeliveriesTotal.inc({ outcome });
+        rt.log.info({ deliveryId: job.data.deliveryId, attempt: job.data.attempt, outcome }, 'webhook delivery');
+      };
+    },
+  },
+  flights_plan: {
+    policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300 },
+    schedule: '*/5 * * * *',
+    handler: (rt) => async () => {
+      const planned = await planWatches({ db: rt.db, now: rt.now });
+      if (planned.created + planned.reopened + planned.closed > 0) rt.log.info(planned, 'flight watches planned');
+    },
+  },
+  flights_dispatch: {
+    policy: { retryLimit: 1, retryDelay: 10, expireInSeconds: 120 },
+    schedule: '* * * * *',
+    handler: (rt) => async () => {
+      const dispatched = await dispatchDueChecks({ db: rt.db, now: rt.now, jobs: rt.jobs });
+      if (dispatched.length > 0) rt.log.info({ checks: dispatched.length }, 'flight checks dispatched');
+    },
+  },
+  flights_check: {
+    // A check is a provider call (10 s timeout) and a few statements. Its retries (20 s, 40 s, 80 s)
+    // end before the dispatcher's 10-minute lease does; at most one check per watch waits in the queue.
+    policy: { retryLimit: 3, retryDelay: 20, retryBackoff: true, expireInSeconds: 120, policy: 'short' },
+    // checks wait on the provider's HTTP answers: a batch per poll, run concurrently
+    concurrency: { batchSize: 10 },
+    handler: (rt) => {
+      const deps = { db: rt.db, jobs: rt.jobs, providers: rt.flightProviders, now: rt.now, log: rt.log };
+      return async (job) => {
+        const result = await checkFlightWatch(deps, job.data.watchId);
+        rt.log.info({ watchId: job.data.watchId, ...result }, 'flight checked');
+      };
+    },
+  },
+  risk_refit: {
+    // A fit reads every decided flight and rebuilds the statistics: minutes at most, never urgent.
+    // Every Monday at 03:17 UTC (docs/pricing.md, "Model versions"); never activated by the job.
+    policy: { retryLimit: 2, retryDelay: 600, expireInSeconds: 1800 },
+    schedule: '17 3 * * 1',
+    // scheduled, or asked for in the operator console (who asked is the version's author)
+    handler: (rt) => async (job) => {
+      const outcome = await refitFromOutcomes(rt.db, job.data.requestedBy ?? 'system', rt.now());
+      rt.log.info({ outcome }, 'risk model refit');
+    },
+  },
+};

@@ -1,0 +1,14 @@
+/** The monitoring domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export { checkFlightWatch, type CheckOutcome } from './check-flight.ts';
+export { dispatchDueChecks } from './dispatch-checks.ts';
+export { planWatches } from './plan-watches.ts';
+export { isLocalDate, parseDesignator } from './flight-status.ts';
+export { recordOperatorFlightEvent, type OperatorFlightStatus } from './operator-flight-event.ts';
+export { flightProvidersFromConfig, type FlightProviders } from './providers.ts';
+export {
+  findSimulatedFlightEvent,
+  saveSimulatedFlightEvent,
+  type SimulatedEnvironment,
+} from './simulated-events-repo.ts';
+export { type SimulatedOutcome } from './simulator.ts';
+export { activeRoutes, findWatchesOfFlight, listWatches, type FlightWatch } from './watches-repo.ts';

@@ -1,0 +1,15 @@
+/** The notify domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export { OutboxSmsProvider } from './sms/outbox.ts';
+export { SMS_QUEUE_POLICY, queueSms, requeueStaleSms, sendQueuedSms, smsExists } from './sms/sms-queue.ts';
+export { type SmsProvider } from './sms/sms.ts';
+export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
+export {
+  formatAmount,
+  formatDelay,
+  formatDepartureDate,
+  renderClaimSms,
+  renderPaymentFailedSms,
+  type ClaimEvent,
+  type ClaimSms,
+} from './sms/templates.ts';
+export { TwilioSmsProvider } from './sms/twilio.ts';

@@ -1,0 +1,130 @@
+import { audit } from '../../platform/audit.ts';
+import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
+import type { Environment } from '../../platform/db-schema.ts';
+import type { Db, Executor } from '../../platform/db.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
+import * as repo from './sms-repo.ts';
+import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
+
+/**
+ * Production SMS: the message is written in the transaction of the change that causes it (to and
+ * body encrypted: the body carries the customer's link) with its send job; the job sends it through
+ * the configured provider after commit. A provider that cannot be reached is retried with back-off
+ * a few times (`SMS_QUEUE_POLICY`); a message the provider refuses is marked `rejected` and left to
+ * an operator. Twilio has no idempotency key: a crash between its answer and our update may send
+ * a message twice — bounded by the retry limit, never more.
+ */
+
+/** 8 retries from 3 s (13 to 25 minutes in all); expiry 15 s: Twilio answers within 10 s or the adapter times out. */
+export const SMS_QUEUE_POLICY = { retryLimit: 8, retryDelay: 3, retryBackoff: true, expireInSeconds: 15 } as const;
+
+export class SmsProviderMissing extends Error {
+  constructor(environment: string) {
+    super(
+      `No SMS provider is configured for ${environment} (set PARASOL_TWILIO_*): the message stays queued; the job is retried a few times, then fails.`,
+    );
+    this.name = 'SmsProviderMissing';
+  }
+}
+
+export async function queueSms(
+  trx: Executor,
+  deps: { jobs: JobQueue; keys: Keyring },
+  m: {
+    idempotencyKey: string;
+    partnerId: string;
+    environment: Environment;
+    claimId: string | null;
+    to: string;
+    body: string;
+  },
+): Promise<void> {
+  const smsId = await repo.insertQueuedSms(trx, {
+    idempotency_key: m.idempotencyKey,
+    partner_id: m.partnerId,
+    environment: m.environment,
+    claim_id: m.claimId,
+    to_enc: encrypt(deps.keys.encryption, m.to),
+    body_enc: encrypt(deps.keys.encryption, m.body),
+    status: 'queued',
+  });
+  if (smsId) await deps.jobs.send('sms_send', { smsId }, { trx });
+}
+
+/** Whether a message with this idempotency key was already written (sent or not). */
+export const smsExists = repo.smsExists;
+
+/** How long a send may hold its message: the job's own expiry (Twilio answers within 10 s, or the adapter times out). */
+const SEND_LEASE_SECONDS = SMS_QUEUE_POLICY.expireInSeconds;
+/** Sends tried at most per message, whatever the jobs: Twilio has no idempotency key. */
+export const MAX_SMS_ATTEMPTS = 8;
+
+/**
+ * The send job. Takes the message with a lease (two jobs for one message never send it at once),
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ */
+export async function sendQueuedSms(
+  deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined },
+  smsId: string,
+): Promise<'sent' | 'rejected' | 'skipped'> {
+  if (!deps.provider) {
+    const row = await repo.findSmsState(deps.db, smsId);
+    if (!row || row.status !== 'queued') return 'skipped';
+    throw new SmsProviderMissing(row.environment);
+  }
+  const row = await repo.leaseQueuedSms(deps.db, smsId, {
+    provider: deps.provider.name,
+    leaseSeconds: SEND_LEASE_SECONDS,
+    maxAttempts: MAX_SMS_ATTEMPTS,
+  });
+  if (!row) return 'skipped'; // sent, refused, or being sent by another job
+  try {
+    const sent = await deps.provider.send({
+      to: decrypt(deps.keys.encryption, row.to_enc),
+      body: decrypt(deps.keys.encryption, row.body_enc),
+      idempotencyKey: row.idempotency_key,
+    });
+    await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
+    return 'sent';
+  } catch (error) {
+    if (error instanceof SmsRejectedError) {
+      await deps.db.transaction().execute(async (trx) => {
+        await repo.markSmsRejected(trx, smsId, error.message);
+        await audit(trx, {
+          actor: 'system',
+          partnerId: row.partner_id,
+          environment: row.environment,
+          entity: 'sms',
+          entityId: smsId,
+          action: 'sms_rejected',
+          data: { reason: error.reason, providerCode: error.providerCode ?? null },
+        });
+      });
+      return 'rejected';
+    }
+    const message = error instanceof SmsRetryableError ? error.message : 'unexpected error';
+    await repo.releaseSms(deps.db, smsId, message);
+    throw error;
+  }
+}
+
+/**
+ * Production messages still queued after their send jobs gave up (the provider was down or not yet
+ * configured longer than the retries last): queued again, a batch at a time, while they have
+ * attempts left (MAX_SMS_ATTEMPTS) and their claim still waits for the bank details they ask for — a
+ * link replaced since (a rejected payment) or a claim expired is not worth a text. The worker runs
+ * it every 10 minutes when an SMS provider is configured; each message is sent by one job at a time
+ * (the lease above).
+ */
+export async function requeueStaleSms(
+  deps: { db: Db; jobs: JobQueue },
+  olderThanMinutes = 30,
+  limit = 1_000,
+): Promise<number> {
+  const ids = await repo.findStaleQueuedSms(deps.db, { olderThanMinutes, maxAttempts: MAX_SMS_ATTEMPTS, limit });
+  await deps.jobs.sendMany(
+    'sms_send',
+    ids.map((smsId) => ({ smsId })),
+  );
+  return ids.length;
+}

@@ -1,0 +1,133 @@
+import { sql, type Insertable } from 'kysely';
+import type { SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
+import type { Executor } from '../../platform/db.ts';
+
+/** SQL for text messages: the production queue (`sms_messages`) and the sandbox/preproduction outbox (`sms_outbox`). */
+
+/** Queues a production message once per idempotency key; answers its id, or undefined when it was already queued. */
+export async function insertQueuedSms(trx: Executor, row: Insertable<SmsMessagesTable>): Promise<string | undefined> {
+  const inserted = await trx
+    .insertInto('sms_messages')
+    .values(row)
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
+}
+
+/** Whether a message with this idempotency key was already written (queued or in the outbox). */
+export async function smsExists(db: Executor, idempotencyKey: string): Promise<boolean> {
+  const row = await sql<{ one: number }>`
+    SELECT 1 AS one FROM sms_messages WHERE idempotency_key = ${idempotencyKey}
+    UNION ALL SELECT 1 FROM sms_outbox WHERE idempotency_key = ${idempotencyKey} LIMIT 1`.execute(db);
+  return row.rows.length > 0;
+}
+
+export async function findSmsState(db: Executor, smsId: string) {
+  return db.selectFrom('sms_messages').select(['status', 'environment']).where('id', '=', smsId).executeTakeFirst();
+}
+
+/**
+ * Takes a queued message for a send: one more attempt, a lease of `leaseSeconds` (two jobs never
+ * send it at once). Undefined when it is sent, refused, out of attempts or leased by another job.
+ */
+export async function leaseQueuedSms(
+  db: Executor,
+  smsId: string,
+  o: { provider: string; leaseSeconds: number; maxAttempts: number },
+) {
+  return db
+    .updateTable('sms_messages')
+    .set({
+      attempts: sql`attempts + 1`,
+      provider: o.provider,
+      locked_until: sql`now() + make_interval(secs => ${o.leaseSeconds})`,
+    })
+    .where('id', '=', smsId)
+    .where('status', '=', 'queued')
+    .where('attempts', '<', o.maxAttempts)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function markSmsSent(
+  db: Executor,
+  smsId: string,
+  providerMessageId: string | null,
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'sent', provider_message_id: providerMessageId, sent_at: at, last_error: null, locked_until: null })
+    .where('id', '=', smsId)
+    .execute();
+}
+
+export async function markSmsRejected(db: Executor, smsId: string, error: string): Promise<void> {
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'rejected', last_error: error, locked_until: null })
+    .where('id', '=', smsId)
+    .execute();
+}
+
+/** A send failed and may be retried: the error kept, the lease released. */
+export async function releaseSms(db: Executor, smsId: string, error: string): Promise<void> {
+  await db.updateTable('sms_messages').set({ last_error: error, locked_until: null }).where('id', '=', smsId).execute();
+}
+
+/**
+ * Queued messages older than `olderThanMinutes`, not leased, with attempts left, whose claim (if
+ * any) still waits for bank details, and the newest of their claim; oldest first.
+ */
+export async function findStaleQueuedSms(
+  db: Executor,
+  o: { olderThanMinutes: number; maxAttempts: number; limit: number },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sms_messages as m')
+    .leftJoin('claims as cl', 'cl.id', 'm.claim_id')
+    .select('m.id')
+    .where('m.status', '=', 'queued')
+    .where('m.attempts', '<', o.maxAttempts)
+    .where('m.created_at', '<', sql<Date>`now() - make_interval(mins => ${o.olderThanMinutes})`)
+    .where((eb) => eb.or([eb('m.locked_until', 'is', null), eb('m.locked_until', '<', sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb('m.claim_id', 'is', null), eb('cl.status', 'in', ['awaiting_bank_details', 'failed'])]))
+    // the newest message of a claim only: an older one carries a link that no longer works
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('sms_messages as newer')
+            .select('newer.id')
+            .whereRef('newer.claim_id', '=', 'm.claim_id')
+            .whereRef('newer.created_at', '>', 'm.created_at'),
+        ),
+      ),
+    )
+    .orderBy('m.created_at')
+    .limit(o.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Stores an outbox message once per idempotency key (a retried job adds nothing). */
+export async function insertOutboxMessage(db: Executor, row: Insertable<SmsOutboxTable>): Promise<void> {
+  await db
+    .insertInto('sms_outbox')
+    .values(row)
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .execute();
+}
+
+/** A contract's outbox messages, oldest first. */
+export async function listOutboxMessages(db: Executor, partnerId: string, contractId: string) {
+  return db
+    .selectFrom('sms_outbox')
+    .select(['to_enc', 'body', 'link', 'sent_at'])
+    .where('contract_id', '=', contractId)
+    .where('partner_id', '=', partnerId)
+    .orderBy('sent_at')
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,103 @@
+/**
+ * The SMS provider interface the claim jobs call. Implementations: `OutboxSmsProvider` (sandbox,
+ * preproduction and the embedded default: messages are stored, never sent) and `TwilioSmsProvider`
+ * (production). A provider sends one message per call and never retries by itself: the job queue
+ * retries on `SmsRetryableError` with back-off and gives up on `SmsRejectedError`.
+ *
+ * Phone numbers and bodies are personal data: no error message below carries either.
+ */
+
+export interface SmsMessage {
+  /** Recipient in E.164 form, e.g. "+33612345678". */
+  readonly to: string;
+  readonly body: string;
+  /**
+   * Stable across retries of the same logical message (e.g. `claim:<id>:sms:1`). Stores that can
+   * deduplicate do so on it (the outbox); Twilio's Messages API has no idempotency key, so a retry
+   * after a timeout may deliver twice — the job caps the number of attempts.
+   */
+  readonly idempotencyKey: string;
+  /** The customer link the body carries, when the caller knows it (kept by the outbox). */
+  readonly link?: string;
+}
+
+export interface SmsSendResult {
+  /** The provider's id of the message (Twilio `SM…` sid, or the outbox id). */
+  readonly providerMessageId: string;
+  /** The provider's status at acceptance (Twilio: `queued`, `accepted`…; outbox: `stored`). */
+  readonly status: string;
+}
+
+export interface SmsProvider {
+  readonly name: string;
+  send(msg: SmsMessage): Promise<SmsSendResult>;
+}
+
+export interface SmsErrorDetails {
+  /** HTTP status answered by the provider, when there was an answer. */
+  readonly httpStatus?: number;
+  /** The provider's own error code (Twilio: 21211, 20003…). */
+  readonly providerCode?: number;
+  /** Link to the provider's documentation of the error. */
+  readonly moreInfo?: string;
+}
+
+export abstract class SmsError extends Error {
+  readonly httpStatus: number | undefined;
+  readonly providerCode: number | undefined;
+  readonly moreInfo: string | undefined;
+
+  constructor(
+    readonly provider: string,
+    message: string,
+    details: SmsErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(`${provider}: ${message}`, options);
+    this.httpStatus = details.httpStatus;
+    this.providerCode = details.providerCode;
+    this.moreInfo = details.moreInfo;
+  }
+}
+
+/** A production message: queued until sent, or refused by the provider (left to an operator). */
+export { SMS_STATUSES, type SmsStatus } from './model.ts';
+
+export type SmsRetryReason = 'server_error' | 'rate_limited' | 'network' | 'timeout' | 'invalid_response';
+
+/** Try again later: 5xx, 429, network failure, timeout, unreadable answer. */
+export class SmsRetryableError extends SmsError {
+  override readonly name = 'SmsRetryableError';
+  /** From a `Retry-After` header, when the provider sent one. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    provider: string,
+    readonly reason: SmsRetryReason,
+    message: string,
+    details: SmsErrorDetails & { retryAfterMs?: number } = {},
+    options?: { cause?: unknown },
+  ) {
+    super(provider, message, details, options);
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
+export type SmsRejectReason = 'invalid_number' | 'unauthorized' | 'rejected';
+
+/** Retrying the same message cannot succeed: invalid number, bad credentials, refused content. */
+export class SmsRejectedError extends SmsError {
+  override readonly name = 'SmsRejectedError';
+
+  constructor(
+    provider: string,
+    readonly reason: SmsRejectReason,
+    message: string,
+    details: SmsErrorDetails = {},
+  ) {
+    super(provider, message, details);
+  }
+}
+
+/** E.164: "+", a country code not starting with 0, at most 15 digits in all. */
+export const E164 = /^\+[1-9]\d{1,14}$/;

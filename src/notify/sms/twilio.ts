@@ -1,0 +1,184 @@
+import { parseRetryAfter } from '../../platform/retry-after.ts';
+import {
+  E164,
+  SmsRejectedError,
+  SmsRetryableError,
+  type SmsMessage,
+  type SmsProvider,
+  type SmsSendResult,
+} from './sms.ts';
+
+/**
+ * Twilio Programmable Messaging over its REST API (no SDK):
+ * `POST {baseUrl}/2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded `To`, `From` or
+ * `MessagingServiceSid`, `Body`, optional `StatusCallback`; HTTP basic auth AccountSid:AuthToken.
+ * Answers `201` with an `api.v2010.account.message`; errors carry `{ code, message, more_info, status }`.
+ */
+export interface TwilioOptions {
+  /** `AC` + 32 hex digits. */
+  readonly accountSid: string;
+  readonly authToken: string;
+  /** Sender: a Twilio number (E.164), short code or alphanumeric sender id. Exactly one of `from` and `messagingServiceSid`. */
+  readonly from?: string;
+  /** `MG` + 32 hex digits: Twilio picks the sender from the service's pool. */
+  readonly messagingServiceSid?: string;
+  /** Twilio posts delivery status changes here (not consumed yet). */
+  readonly statusCallbackUrl?: string;
+  /** Default `https://api.twilio.com`; tests point it at a local fake. */
+  readonly baseUrl?: string;
+  /** Whole request, connection to parsed body. Default 10 s. */
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
+const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
+/** Twilio error codes meaning "this recipient cannot be texted", https://www.twilio.com/docs/api/errors */
+const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614]);
+
+export class TwilioSmsProvider implements SmsProvider {
+  readonly name = 'twilio';
+  readonly #endpoint: string;
+  readonly #authorization: string;
+  readonly #sender: ['From' | 'MessagingServiceSid', string];
+  readonly #statusCallbackUrl: string | undefined;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof globalThis.fetch;
+
+  constructor(options: TwilioOptions) {
+    if (!ACCOUNT_SID.test(options.accountSid))
+      throw new TypeError('Twilio accountSid must be "AC" followed by 32 hexadecimal digits');
+    if (!options.authToken) throw new TypeError('Twilio authToken is required');
+    if ((options.from === undefined) === (options.messagingServiceSid === undefined)) {
+      throw new TypeError('Twilio needs exactly one of from and messagingServiceSid');
+    }
+    if (options.messagingServiceSid !== undefined && !MESSAGING_SERVICE_SID.test(options.messagingServiceSid)) {
+      throw new TypeError('Twilio messagingServiceSid must be "MG" followed by 32 hexadecimal digits');
+    }
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new TypeError('Twilio timeoutMs must be a positive integer');
+
+    const baseUrl = (options.baseUrl ?? 'https://api.twilio.com').replace(/\/+$/, '');
+    this.#endpoint = `${baseUrl}/2010-04-01/Accounts/${options.accountSid}/Messages.json`;
+    this.#authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`;
+    this.#sender =
+      options.messagingServiceSid !== undefined
+        ? ['MessagingServiceSid', options.messagingServiceSid]
+        : ['From', options.from ?? ''];
+    this.#statusCallbackUrl = options.statusCallbackUrl;
+    this.#timeoutMs = timeoutMs;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  async send(msg: SmsMessage): Promise<SmsSendResult> {
+    if (!E164.test(msg.to)) throw new SmsRejectedError(this.name, 'invalid_number', 'recipient is not an E.164 number');
+    if (msg.body.length === 0) throw new SmsRejectedError(this.name, 'rejected', 'empty body');
+
+    const form = new URLSearchParams({ To: msg.to, [this.#sender[0]]: this.#sender[1], Body: msg.body });
+    if (this.#statusCallbackUrl !== undefined) form.set('StatusCallback', this.#statusCallbackUrl);
+
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    let status: number;
+    let retryAfter: string | null;
+    let text: string;
+    try {
+      const response = await this.#fetch(this.#endpoint, {
+        method: 'POST',
+        headers: {
+          authorization: this.#authorization,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: form.toString(),
+        signal,
+      });
+      status = response.status;
+      retryAfter = response.headers.get('retry-after');
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) {
+        throw new SmsRetryableError(
+          this.name,
+          'timeout',
+          `no answer within ${this.#timeoutMs} ms`,
+          {},
+          { cause: error },
+        );
+      }
+      throw new SmsRetryableError(this.name, 'network', 'request failed before an answer', {}, { cause: error });
+    }
+
+    const json = parseJson(text);
+    if (status === 200 || status === 201) return this.#accepted(status, json);
+    throw this.#failure(status, json, retryAfter);
+  }
+
+  #accepted(status: number, json: unknown): SmsSendResult {
+    if (!isRecord(json) || typeof json.sid !== 'string' || json.sid === '' || typeof json.status !== 'string') {
+      // Twilio may have queued the message; a retry risks a duplicate, which beats a lost claim link.
+      throw new SmsRetryableError(this.name, 'invalid_response', 'answered without a message sid and status', {
+        httpStatus: status,
+      });
+    }
+    if ((json.status === 'failed' || json.status === 'undelivered') && typeof json.error_code === 'number') {
+      throw new SmsRejectedError(
+        this.name,
+        INVALID_NUMBER_CODES.has(json.error_code) ? 'invalid_number' : 'rejected',
+        `message ${json.status}`,
+        {
+          httpStatus: status,
+          providerCode: json.error_code,
+        },
+      );
+    }
+    return { providerMessageId: json.sid, status: json.status };
+  }
+
+  #failure(status: number, json: unknown, retryAfter: string | null): SmsRejectedError | SmsRetryableError {
+    const body = isRecord(json) ? json : {};
+    const details = {
+      httpStatus: status,
+      providerCode: typeof body.code === 'number' ? body.code : undefined,
+      moreInfo: typeof body.more_info === 'string' ? body.more_info : undefined,
+    };
+    const said = typeof body.message === 'string' ? `: ${maskNumbers(body.message)}` : '';
+    const code = details.providerCode !== undefined ? ` (Twilio ${details.providerCode})` : '';
+    const message = `HTTP ${status}${code}${said}`;
+
+    if (status === 429)
+      return new SmsRetryableError(this.name, 'rate_limited', message, {
+        ...details,
+        retryAfterMs: parseRetryAfter(retryAfter),
+      });
+    if (status >= 500 || status === 408)
+      return new SmsRetryableError(this.name, 'server_error', message, {
+        ...details,
+        retryAfterMs: parseRetryAfter(retryAfter),
+      });
+    if (status === 401 || status === 403) return new SmsRejectedError(this.name, 'unauthorized', message, details);
+    if (status >= 400) {
+      const invalidNumber = details.providerCode !== undefined && INVALID_NUMBER_CODES.has(details.providerCode);
+      return new SmsRejectedError(this.name, invalidNumber ? 'invalid_number' : 'rejected', message, details);
+    }
+    // 1xx/3xx/other 2xx: not an answer the Messages API gives.
+    return new SmsRetryableError(this.name, 'invalid_response', message, details);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Twilio repeats the number in its messages ("The 'To' number +1500… is not valid"): never keep it. */
+function maskNumbers(text: string): string {
+  return text.replace(/\+?\d[\d\s().-]{5,}\d/g, '[number]');
+}

@@ -1,0 +1,150 @@
+import { claimLink, type ClaimEventKind } from '../claims/index.ts';
+import { emitClaimWebhookEvents } from '../webhooks/index.ts';
+import { requestPayout } from './payouts.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { toSepaText } from './sepa-text.ts';
+import { checkSepaAccount, type BankAccountIssueCode } from './bank-account.ts';
+import { audit } from '../platform/audit.ts';
+import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
+import type { Db, Executor } from '../platform/db.ts';
+import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
+import type { Lang } from '../platform/language.ts';
+
+/** What the customer page shows of a claim, found by its link token. */
+export interface ClaimForCustomer {
+  claimId: string;
+  claimNumber: string;
+  environment: Environment;
+  status: ClaimStatus;
+  event: ClaimEventKind;
+  delayMinutes: number | null;
+  amount: number;
+  currency: string;
+  flightNumber: string;
+  departureDate: string;
+  language: Lang;
+  /** The link can still take bank details. */
+  open: boolean;
+  ibanLast4: string | null;
+}
+
+export type LinkState = { kind: 'unknown' } | { kind: 'claim'; claim: ClaimForCustomer };
+
+async function findByToken(db: Executor, token: string, now: Date, lock: boolean): Promise<LinkState> {
+  if (!/^[A-Za-z0-9_-]{40,64}$/.test(token)) return { kind: 'unknown' };
+  // The claim row is the lock every writer of a claim and its link takes first (notification job,
+  // expiry, payment settlement): one lock order, and the status read here is the current one.
+  const row = await claimLink.findClaimByTokenHash(db, sha256Hex(token), lock);
+  if (!row) return { kind: 'unknown' };
+  return {
+    kind: 'claim',
+    claim: {
+      claimId: row.id,
+      claimNumber: row.claim_number,
+      environment: row.environment,
+      status: row.status,
+      event: row.event,
+      delayMinutes: row.delay_minutes,
+      amount: Number(row.compensation_amount),
+      currency: row.currency,
+      flightNumber: row.flight_number,
+      departureDate: row.departure_date,
+      language: row.customer_language,
+      // waiting for bank details: the first ones, or new ones after a rejected payment
+      open:
+        row.used_at === null &&
+        row.expires_at.getTime() > now.getTime() &&
+        (row.status === 'awaiting_bank_details' || row.status === 'failed'),
+      ibanLast4: row.iban_last4,
+    },
+  };
+}
+
+/** GET /c/<token>: the claim behind a link; never another claim, whatever the token. */
+export function claimForLink(db: Db, token: string, now: Date): Promise<LinkState> {
+  return findByToken(db, token, now, false);
+}
+
+export interface BankDetailsInput {
+  accountHolder: string;
+  iban: string;
+  bic?: string | undefined;
+}
+
+export type BankDetailsIssue = {
+  field: 'accountHolder' | 'iban' | 'bic';
+  code: BankAccountIssueCode | 'holder_required' | 'holder_not_latin';
+};
+
+export type BankDetailsOutcome =
+  | { kind: 'unknown' }
+  | { kind: 'closed'; claim: ClaimForCustomer }
+  | { kind: 'invalid'; claim: ClaimForCustomer; issues: BankDetailsIssue[] }
+  | { kind: 'accepted'; claim: ClaimForCustomer; ibanLast4: string };
+
+/**
+ * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the country needs one) and,
+ * in one transaction, stores it encrypted, uses up the link and moves the claim to
+ * `payment_pending`, with the claim's payout requested (the simulated bank's job, or the next SEPA
+ * batch). A link is single use once details are accepted; after a rejected payment the customer
+ * gets a new link, and new details replace the old ones.
+ */
+export async function submitBankDetails(
+  deps: { db: Db; jobs: JobQueue; keys: Keyring; now: () => Date },
+  token: string,
+  input: BankDetailsInput,
+): Promise<BankDetailsOutcome> {
+  const holder = input.accountHolder.trim().replace(/\s+/g, ' ');
+  const issues: BankDetailsIssue[] = [];
+  if (holder.length < 2 || holder.length > 70) issues.push({ field: 'accountHolder', code: 'holder_required' });
+  // SEPA transfers carry names in the Latin character set: a name with nothing left after
+  // transliteration (Cyrillic, Greek, CJK…) would be refused by the bank file, so it is asked again here.
+  else if (toSepaText(holder).replace(/[^A-Za-z]/g, '').length < 2)
+    issues.push({ field: 'accountHolder', code: 'holder_not_latin' });
+  const check = checkSepaAccount({ iban: input.iban, bic: input.bic });
+  if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
+
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now();
+    const state = await findByToken(trx, token, now, true);
+    if (state.kind === 'unknown') return state;
+    const claim = state.claim;
+    if (!claim.open) return { kind: 'closed', claim };
+    if (issues.length || !check.ok) return { kind: 'invalid', claim, issues };
+    const account = check.account;
+    const last4 = account.iban.slice(-4);
+    await claimLink.saveBankDetails(trx, {
+      claimId: claim.claimId,
+      accountHolderEnc: encrypt(deps.keys.encryption, holder),
+      ibanEnc: encrypt(deps.keys.encryption, account.iban),
+      ibanLast4: last4,
+      bic: account.bic,
+      country: account.country,
+    });
+    await claimLink.useClaimToken(trx, claim.claimId, now);
+    const updated = await claimLink.markClaimPaymentPending(trx, claim.claimId);
+    await requestPayout(trx, deps.jobs, {
+      id: claim.claimId,
+      claimNumber: claim.claimNumber,
+      partnerId: updated.partner_id,
+      environment: claim.environment,
+      amount: Number(updated.compensation_amount),
+      currency: updated.currency,
+    });
+    await emitClaimWebhookEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId]);
+    await audit(trx, {
+      actor: 'customer',
+      partnerId: updated.partner_id,
+      environment: claim.environment,
+      entity: 'claim',
+      entityId: claim.claimNumber,
+      action: 'bank_details_received',
+      data: { ibanLast4: last4, country: account.country },
+    });
+    return {
+      kind: 'accepted',
+      claim: { ...claim, status: 'payment_pending', open: false, ibanLast4: last4 },
+      ibanLast4: last4,
+    };
+  });
+}

@@ -1,0 +1,8 @@
+/** The vocabulary of payouts: the database schema, the CLI's choices and the pages derive from it. */
+
+export const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+/** How a payout is paid: the simulated bank (sandbox, preproduction) or a SEPA credit transfer batch (production). */
+export const RAILS = ['simulated_bank', 'sepa'] as const;
+export type Rail = (typeof RAILS)[number];

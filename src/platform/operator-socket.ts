@@ -1,0 +1,167 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+
+/**
+ * The operator socket of the embedded database. PGlite is one process per data directory, so while
+ * the server runs, the CLI cannot open the database: it sends its command to the server instead, over
+ * a Unix socket in the data directory, and the server runs the same command in-process against its
+ * own database (src/cli/remote.ts is the client). Authentication: the socket file is 0600 in the
+ * 0700 data directory, and the first frame must carry the secret of `operator.secret` (0600, created
+ * by the server), so only the data directory's owner (or root) can send commands.
+ *
+ * Protocol: one JSON object a line, both ways.
+ *   client → server: {secret, argv, actor}, then answers: {stdin} | {file} (base64) | {fileError} | {written} | {writeError}
+ *   server → client: {out} | {err} (one output line each), requests: {readStdin} | {read: path} | {write: path, data},
+ *                    and last {exit: code}
+ * Files named on the command line are read and written by the client, relative to its directory.
+ */
+
+export const OPERATOR_SECRET_FILE = 'operator.secret';
+const SOCKET_FILE = 'operator.sock';
+/** sockaddr_un holds 108 bytes with the final NUL; a longer path uses the abstract namespace (Linux). */
+const MAX_SOCKET_PATH = 100;
+/** EX_NOPERM: the secret was wrong. */
+export const EXIT_REFUSED = 77;
+
+export interface OperatorRequest {
+  argv: string[];
+  actor: string;
+}
+
+/** What a command run for a client can use: its output lines, its standard input and its files. */
+export interface RemoteIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  readStdin: () => Promise<string>;
+  readFile: (file: string) => Promise<Buffer>;
+  writeFile: (file: string, data: Buffer) => Promise<void>;
+}
+
+/** The socket's address for a data directory. */
+export function operatorSocketAddress(dataDir: string): string {
+  const real = fs.realpathSync(dataDir);
+  const file = path.join(real, SOCKET_FILE);
+  if (Buffer.byteLength(file) <= MAX_SOCKET_PATH || process.platform !== 'linux') return file;
+  return `\0parasol-operator-${crypto.createHash('sha256').update(real).digest('hex').slice(0, 40)}`;
+}
+
+/** The data directory's operator secret, created (0600) when missing. */
+export function operatorSecret(dataDir: string, create: boolean): string {
+  const file = path.join(dataDir, OPERATOR_SECRET_FILE);
+  if (create) {
+    try {
+      fs.writeFileSync(file, crypto.randomBytes(32).toString('base64url') + '\n', { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * Listens on the data directory's operator socket (the caller holds the data directory's lock, so a
+ * socket file there is a dead process's and is replaced). `run` runs one command and returns its
+ * exit code. Returns the close function (stops accepting; commands in progress finish).
+ */
+export async function startOperatorSocket(
+  dataDir: string,
+  run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
+  onError: (error: Error) => void = () => undefined,
+): Promise<() => Promise<void>> {
+  const secret = Buffer.from(operatorSecret(dataDir, true));
+  const address = operatorSocketAddress(dataDir);
+  const server = net.createServer((socket) => void serve(socket, secret, run).catch(onError));
+  if (!address.startsWith('\0')) fs.rmSync(address, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ path: address, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  if (!address.startsWith('\0')) fs.chmodSync(address, 0o600);
+  server.on('error', onError);
+  server.unref();
+  return () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      if (!address.startsWith('\0')) fs.rmSync(address, { force: true });
+    });
+}
+
+async function serve(
+  socket: net.Socket,
+  secret: Buffer,
+  run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
+): Promise<void> {
+  socket.on('error', () => undefined); // the client may go away first
+  const send = (frame: object) => {
+    if (!socket.destroyed) socket.write(JSON.stringify(frame) + '\n');
+  };
+  const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+  const iterator = lines[Symbol.asyncIterator]();
+  const next = async (): Promise<Record<string, unknown>> => {
+    const { value, done } = await iterator.next();
+    if (done) throw new Error('the operator client went away');
+    return JSON.parse(value) as Record<string, unknown>;
+  };
+  try {
+    const first = await next();
+    const given = Buffer.from(typeof first.secret === 'string' ? first.secret : '');
+    const argv = first.argv;
+    if (
+      given.length !== secret.length ||
+      !crypto.timingSafeEqual(given, secret) ||
+      !Array.isArray(argv) ||
+      !argv.every((a) => typeof a === 'string')
+    ) {
+      send({
+        err: `error: the server refused the command: wrong operator secret (${OPERATOR_SECRET_FILE} in the data directory).`,
+      });
+      send({ exit: EXIT_REFUSED });
+      return;
+    }
+    // requests to the client are answered in order: a command waits for each
+    let chain = Promise.resolve();
+    const ask = <T>(frame: object, answer: (reply: Record<string, unknown>) => T): Promise<T> => {
+      const result = chain.then(async () => {
+        send(frame);
+        return answer(await next());
+      });
+      chain = result.then(
+        () => undefined,
+        () => undefined,
+      );
+      return result;
+    };
+    const io: RemoteIo = {
+      out: (line) => send({ out: line }),
+      err: (line) => send({ err: line }),
+      readStdin: () => ask({ readStdin: true }, (reply) => String(reply.stdin ?? '')),
+      readFile: (file) =>
+        ask({ read: file }, (reply) => {
+          if (typeof reply.file === 'string') return Buffer.from(reply.file, 'base64');
+          throw Object.assign(new Error(`${String(reply.fileError ?? 'cannot read')}: ${file}`), {
+            code: reply.fileError,
+          });
+        }),
+      writeFile: (file, data) =>
+        ask({ write: file, data: data.toString('base64') }, (reply) => {
+          if (reply.written !== true)
+            throw Object.assign(new Error(`${String(reply.writeError ?? 'cannot write')}: ${file}`), {
+              code: reply.writeError,
+            });
+        }),
+    };
+    const actor =
+      typeof first.actor === 'string' && /^operator:[\w.@-]{1,64}$/.test(first.actor) ? first.actor : 'operator:cli';
+    const code = await run({ argv: argv as string[], actor }, io);
+    send({ exit: code });
+  } finally {
+    lines.close();
+    socket.end();
+  }
+}

@@ -1,0 +1,82 @@
+import { DateTime } from 'luxon';
+import { DomainError } from '../platform/errors.ts';
+import { Memo } from '../platform/memo.ts';
+import { findAirline } from './airlines.ts';
+import { findAirport } from './airports.ts';
+
+/** Airport and airline codes and local departure times read from user input, with field errors (flights, stop-sales). */
+
+const LOCAL_FORMAT = "yyyy-MM-dd'T'HH:mm";
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(:\d{2})?(Z|[+-]\d{2}:\d{2})?$/;
+
+export function requireAirport(code: string, field: string): string {
+  const airport = findAirport(code);
+  if (!airport)
+    throw new DomainError('unknown_airport', `${field.slice(1)} "${code}" is not a known IATA airport code.`, {
+      errors: [{ field, message: 'unknown IATA airport code' }],
+    });
+  return airport.iata;
+}
+
+export function requireAirline(code: string, field: string): string {
+  const airline = findAirline(code);
+  if (!airline)
+    throw new DomainError('unknown_airline', `${field.slice(1)} "${code}" is not a known active IATA airline code.`, {
+      errors: [{ field, message: 'unknown or inactive IATA airline code' }],
+    });
+  return airline.iata;
+}
+
+/**
+ * Reads a departure time given as local wall-clock time ('YYYY-MM-DDTHH:mm') or with an explicit
+ * offset, at an airport. Local times that do not exist (the hour skipped when clocks go forward)
+ * are refused rather than silently shifted.
+ */
+export function parseDeparture(
+  value: string,
+  airportCode: string,
+  field: string,
+): { local: string; date: string; at: Date } {
+  // Time-zone arithmetic is the costliest step of a quote and a pure function of its inputs.
+  const parsed = departures.get(`${airportCode}|${value}`, () => {
+    try {
+      return readDeparture(value, airportCode);
+    } catch (error) {
+      return error as DomainError;
+    }
+  });
+  if (parsed instanceof DomainError) {
+    const message = parsed.extra.errors?.[0]?.message ?? parsed.detail;
+    throw invalidTime(field, message);
+  }
+  return { local: parsed.local, date: parsed.date, at: new Date(parsed.at) };
+}
+
+const departures = new Memo<{ local: string; date: string; at: number } | DomainError>(20_000);
+
+function readDeparture(value: string, airportCode: string): { local: string; date: string; at: number } {
+  const field = '/departureDateTime';
+  const airport = findAirport(airportCode);
+  const match = DATE_TIME.exec(value);
+  if (!airport || !match)
+    throw invalidTime(field, 'must be YYYY-MM-DDTHH:mm, local to the departure airport (or with an explicit offset)');
+  let dt: DateTime;
+  if (match[3]) {
+    dt = DateTime.fromISO(value, { setZone: true }).setZone(airport.timeZone);
+  } else {
+    dt = DateTime.fromISO(value, { zone: airport.timeZone });
+    if (dt.isValid && dt.toFormat(LOCAL_FORMAT) !== match[1]) {
+      throw invalidTime(field, `${match[1]} does not exist in ${airport.timeZone} (clocks go forward then)`);
+    }
+  }
+  if (!dt.isValid) throw invalidTime(field, 'is not a valid date and time');
+  return {
+    local: dt.toFormat(LOCAL_FORMAT),
+    date: dt.toFormat('yyyy-MM-dd'),
+    at: dt.toUTC().startOf('minute').toMillis(),
+  };
+}
+
+function invalidTime(field: string, message: string): DomainError {
+  return new DomainError('invalid_departure_time', `${field.slice(1)} ${message}.`, { errors: [{ field, message }] });
+}

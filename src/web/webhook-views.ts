@@ -1,0 +1,62 @@
+import { WEBHOOK_EVENT_TYPES, type DeliveryView, type WebhookEndpointView } from '../webhooks/index.ts';
+import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
+import { html } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
+import { csrfField, formatDate, page, type PageContext } from './layout.ts';
+
+/** The console's webhooks page: endpoints, their forms, the delivery log. */
+
+export interface Outcome {
+  secret?: string;
+  previousUntil?: string;
+  notice?: 'test';
+  problems?: string[];
+}
+
+export function webhooksPage(
+  ctx: PageContext,
+  environment: Environment,
+  endpoints: WebhookEndpointView[],
+  deliveries: DeliveryView[],
+  outcome: Outcome,
+): string {
+  const w = t(ctx.lang);
+  const csrf = csrfField(ctx.session!.csrfToken);
+  const env = html`<input type="hidden" name="env" value="${environment}">`;
+  return page(
+    ctx,
+    w.webhooksTitle,
+    html`<h1>${w.webhooksTitle}</h1><p>${w.webhooksIntro}</p>
+<form method="get" action="/console/webhooks" class="row"><div><label for="w-env">${w.environment}</label><select id="w-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
+${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${outcome.notice === 'test' ? html`<p class="notice" role="status">${w.testSent}</p>` : ''}
+${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
+${
+  endpoints.length === 0
+    ? html`<p>${w.noEndpoints}</p>`
+    : html`<table><caption class="visually-hidden">${w.webhooksTitle}</caption><thead><tr><th scope="col">URL</th><th scope="col">${w.eventTypes}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${endpoints.map(
+        (
+          e,
+        ) => html`<tr><td><code>${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : '—'}</td>
+<td class="row"><form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
+<form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form></td></tr>`,
+      )}</tbody></table>`
+}
+<section class="card"><h2>${w.addEndpoint}</h2>
+<form method="post" action="/console/webhooks">${csrf}${env}
+<label for="w-url">${w.url}</label><input id="w-url" name="url" type="url" required size="60" placeholder="https://example.com/parasol/webhooks">
+<label for="w-description">${w.description}</label><input id="w-description" name="description" maxlength="200" size="60">
+<fieldset><legend>${w.eventTypes}</legend><p class="muted">${w.noneTicked}</p>${WEBHOOK_EVENT_TYPES.map((type) => html`<label><input type="checkbox" name="eventTypes" value="${type}"> <code>${type}</code></label>`)}</fieldset>
+<p><button type="submit">${w.addEndpoint}</button></p></form></section>
+<h2>${w.deliveries}</h2>
+${
+  deliveries.length === 0
+    ? html`<p>${w.noDeliveries}</p>`
+    : html`<table><thead><tr><th scope="col">${w.at}</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col">${w.status}</th><th scope="col">${w.attempts}</th><th scope="col">HTTP</th></tr></thead><tbody>${deliveries.map(
+        (d) =>
+          html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code>${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td></tr>`,
+      )}</tbody></table>`
+}`,
+  );
+}

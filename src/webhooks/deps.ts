@@ -1,0 +1,15 @@
+import type { Keyring } from '../platform/crypto.ts';
+import type { Db } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import type { Resolver } from './webhook-url.ts';
+
+/** What the webhook use cases, events and delivery need. */
+export interface WebhookDeps {
+  db: Db;
+  jobs: JobQueue;
+  keys: Keyring;
+  /** PARASOL_WEBHOOKS_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  now: () => Date;
+  resolve?: Resolver | undefined;
+}

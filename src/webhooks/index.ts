@@ -1,0 +1,21 @@
+/** The webhooks domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export type { DeliveryJob } from './model.ts';
+export { deliverWebhook, WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from './webhook-delivery.ts';
+export {
+  WEBHOOK_EVENT_TYPES,
+  emitClaimWebhookEvents,
+  emitWebhookEvent,
+  type ClaimWebhookEventType,
+} from './webhook-events.ts';
+export {
+  addEndpoint,
+  listDeliveries,
+  listEndpoints,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointEnabled,
+  type DeliveryView,
+  type WebhookDeps,
+  type WebhookEndpointView,
+} from './webhooks.ts';

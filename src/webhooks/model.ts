@@ -1,0 +1,18 @@
+/**
+ * What the webhook files share (use cases, events, delivery), in one file that imports none of
+ * them: webhooks.ts, webhook-events.ts and webhook-delivery.ts depend on it, not on each other in a
+ * cycle.
+ */
+
+export interface DeliveryJob {
+  deliveryId: string;
+  /** The attempt this job makes (1 = first). A job for an attempt already made does nothing. */
+  attempt: number;
+}
+
+/** Previous secret keeps signing this long after a rotation (see rotateSecret). */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+
+/** A delivery: retried while `pending`, then `succeeded` or `failed` (attempts exhausted, or its endpoint removed). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];

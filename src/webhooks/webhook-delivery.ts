@@ -1,0 +1,249 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Webhook } from 'standardwebhooks';
+import { decrypt } from '../platform/crypto.ts';
+import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
+import * as repo from './webhooks-repo.ts';
+import type { DeliveryJob } from './model.ts';
+import type { WebhookDeps } from './deps.ts';
+
+/**
+ * Delivering webhooks: one job per attempt. The job takes the delivery (a short lease, so two
+ * workers never send it at once), signs the stored payload with Standard Webhooks, POSTs it, and
+ * records the attempt; a failure schedules the next attempt as a new job (`startAfter`) in the
+ * same transaction that records it, following RETRY_SCHEDULE_SECONDS, and the last failure marks
+ * the delivery failed. The `webhook-id` is the event's id on every attempt, so a receiver can
+ * drop duplicates; the signature and `webhook-timestamp` are those of the attempt.
+ */
+
+/** A delivery: retried while `pending`, then `succeeded` or `failed` (attempts exhausted, or its endpoint removed). */
+export { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from './model.ts';
+
+/**
+ * Seconds to wait after each failed attempt before the next one: 10 attempts in all, the last
+ * about 65.6 hours (2.7 days) after the first. After attempt n fails, attempt n+1 waits
+ * RETRY_SCHEDULE_SECONDS[n-1]; when the schedule is exhausted the delivery is failed.
+ */
+export const RETRY_SCHEDULE_SECONDS: readonly number[] = [
+  5,
+  5 * 60,
+  30 * 60,
+  2 * 3600,
+  5 * 3600,
+  10 * 3600,
+  10 * 3600,
+  14 * 3600,
+  24 * 3600,
+];
+
+/** The delay before the attempt after `attempt` (1-based), in ms, or null when none is left. */
+export function retryDelayMs(attempt: number, schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number | null {
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new RangeError(`attempt must be a positive integer, got ${attempt}`);
+  const seconds = schedule[attempt - 1];
+  return seconds === undefined ? null : seconds * 1000;
+}
+
+/** How many attempts a delivery gets in all. */
+export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS): number => schedule.length + 1;
+
+/** A receiver has this long to answer (connection, headers and body). */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** A worker holds a delivery this long at most; longer than any attempt takes. */
+const LEASE_MS = 45_000;
+
+/** What the webhook use cases need, plus the delivery's own knobs (tests shorten them). */
+export interface DeliveryDeps extends WebhookDeps {
+  timeoutMs?: number | undefined;
+  schedule?: readonly number[] | undefined;
+}
+
+export type DeliveryOutcome = 'succeeded' | 'retry_scheduled' | 'failed' | 'skipped';
+
+export class DeliveryBusy extends Error {
+  constructor(deliveryId: string) {
+    super(`Delivery ${deliveryId} is being sent by another worker; the job will be retried.`);
+    this.name = 'DeliveryBusy';
+  }
+}
+
+/** The `webhook-signature` value: one `v1,…` per secret (the current one, and the previous one during a rotation). */
+export function signatureHeader(secrets: readonly string[], msgId: string, at: Date, body: string): string {
+  return secrets.map((secret) => new Webhook(secret).sign(msgId, at, body)).join(' ');
+}
+
+/** The job: makes attempt `job.attempt` of the delivery. */
+export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
+  const schedule = deps.schedule ?? RETRY_SCHEDULE_SECONDS;
+  const claimedAt = deps.now();
+  const claim = await repo.claimDelivery(
+    deps.db,
+    job.deliveryId,
+    job.attempt,
+    claimedAt,
+    new Date(claimedAt.getTime() + LEASE_MS),
+  );
+  if (!claim.claimed) {
+    if (claim.why === 'stale') return 'skipped'; // a duplicate job, or the delivery ended meanwhile
+    throw new DeliveryBusy(job.deliveryId);
+  }
+  const target = await repo.findDeliveryTarget(deps.db, job.deliveryId);
+  if (!target) return 'skipped';
+  if (target.removed_at || !target.enabled) {
+    await repo.abandonDelivery(
+      deps.db,
+      target.id,
+      target.removed_at ? 'endpoint removed' : 'endpoint disabled',
+      deps.now(),
+    );
+    return 'failed';
+  }
+
+  const at = deps.now();
+  const secrets = [decrypt(deps.keys.encryption, target.secret_enc)];
+  if (
+    target.previous_secret_enc &&
+    target.previous_secret_expires_at &&
+    target.previous_secret_expires_at.getTime() > at.getTime()
+  ) {
+    secrets.push(decrypt(deps.keys.encryption, target.previous_secret_enc));
+  }
+  const body = JSON.stringify(target.payload);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Parasol-Webhooks/1.0',
+    'webhook-id': target.event_id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signatureHeader(secrets, target.event_id, at, body),
+  };
+  const result = await postWebhook(target.url, body, headers, {
+    allowPrivate: deps.allowPrivate,
+    resolve: deps.resolve,
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+  });
+
+  const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const delay = succeeded ? null : retryDelayMs(job.attempt, schedule);
+  const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
+  const status = succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed';
+  return deps.db.transaction().execute(async (trx) => {
+    const recorded = await repo.recordAttempt(trx, target.id, {
+      attempt: job.attempt,
+      at,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: succeeded ? null : result.error,
+      status,
+      nextAttemptAt,
+    });
+    if (!recorded) return 'skipped';
+    if (nextAttemptAt) {
+      await deps.jobs.send(
+        'webhooks_deliver',
+        { deliveryId: target.id, attempt: job.attempt + 1 },
+        { trx, startAfter: nextAttemptAt },
+      );
+      return 'retry_scheduled';
+    }
+    return succeeded ? 'succeeded' : 'failed';
+  });
+}
+
+export interface PostResult {
+  /** The receiver's status code, or null when no response arrived. */
+  statusCode: number | null;
+  durationMs: number;
+  /** Why the attempt failed (network error, timeout, refused address, or `HTTP 500: <body excerpt>`). */
+  error: string | null;
+}
+
+const EXCERPT = 200;
+
+/** Printable excerpt for the delivery log: no control characters, at most 200 characters. */
+export function excerpt(text: string, max = EXCERPT): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what the excerpt removes
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+}
+
+/**
+ * One POST, never following redirects (a 3xx is a failed attempt), with an overall deadline. The
+ * connection goes only to addresses the URL policy accepts, checked on the addresses actually used.
+ */
+export async function postWebhook(
+  urlText: string,
+  body: string,
+  headers: Record<string, string>,
+  options: { allowPrivate: boolean; resolve?: Resolver | undefined; timeoutMs: number },
+): Promise<PostResult> {
+  const started = performance.now();
+  const elapsed = () => Math.max(0, Math.round(performance.now() - started));
+  let url: URL;
+  try {
+    url = new URL(urlText);
+  } catch {
+    return { statusCode: null, durationMs: 0, error: 'invalid URL' };
+  }
+  if (!options.allowPrivate) {
+    // IP literals never reach the lookup: check them here. Names are checked by guardedLookup,
+    // on the addresses the connection then uses.
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const range = nonPublicRange(host);
+    if (range && range !== 'invalid')
+      return {
+        statusCode: null,
+        durationMs: elapsed(),
+        error: `url_not_allowed: ${spell(host)} is a ${describeRange(range)} address`,
+      };
+    if (url.protocol !== 'https:')
+      return { statusCode: null, durationMs: elapsed(), error: 'url_not_allowed: https required' };
+  }
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<PostResult>((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<PostResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: elapsed() });
+    };
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: guardedLookup({ allowPrivate: options.allowPrivate, resolve: options.resolve }) as never,
+        agent: false,
+      },
+      (response) => {
+        const statusCode = response.statusCode ?? null;
+        const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (ok || size >= 1024) return; // the body of a success is not kept
+          chunks.push(chunk);
+          size += chunk.length;
+        });
+        response.on('end', () => {
+          if (ok) return finish({ statusCode, error: null });
+          const text = excerpt(Buffer.concat(chunks).toString('utf8'));
+          const location =
+            statusCode !== null && statusCode >= 300 && statusCode < 400
+              ? ` (redirect to ${excerpt(String(response.headers.location ?? '?'), 100)} not followed)`
+              : '';
+          finish({ statusCode, error: excerpt(`HTTP ${statusCode}${location}${text ? `: ${text}` : ''}`) });
+        });
+        response.on('error', (error) => finish({ statusCode, error: excerpt(error.message) }));
+      },
+    );
+    const timer = setTimeout(() => {
+      request.destroy(new Error(`timeout after ${options.timeoutMs} ms`));
+    }, options.timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const prefix = error.code === 'EWEBHOOKURL' ? 'url_not_allowed: ' : '';
+      finish({ statusCode: null, error: excerpt(`${prefix}${error.message}`) });
+    });
+    request.end(body);
+  });
+}

@@ -1,0 +1,282 @@
+import { randomToken } from '../platform/crypto.ts';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import * as repo from './webhooks-repo.ts';
+
+/**
+ * The events partners receive by webhook, their payloads, and how other domains emit them.
+ *
+ * A payload follows the Standard Webhooks recommendation: `{ "type", "timestamp", "data" }`, where
+ * `timestamp` is when the event happened (ISO 8601, UTC) and `data` is the event's own object below.
+ * Money is integer minor units with its currency, as in the APIs. No personal data of the customer
+ * is ever sent (no name, phone, email or full IBAN). docs/webhooks.md shows an example of each.
+ */
+
+export const WEBHOOK_EVENT_TYPES = [
+  'contract.created',
+  'contract.cancelled',
+  'claim.opened',
+  'claim.bank_details_received',
+  'claim.paid',
+  'claim.expired',
+  'claim.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Sent only by "send a test event" to one endpoint; never subscribed to. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export interface WebhookMoney {
+  /** Integer minor units (cents). */
+  amount: number;
+  currency: string;
+}
+
+export interface WebhookFlight {
+  flightNumber: string;
+  departureAirport: string;
+  arrivalAirport: string;
+  airline: string;
+  /** Local wall-clock time at the departure airport, 'YYYY-MM-DDTHH:mm'. */
+  departureDateTime: string;
+  /** The same instant in UTC, ISO 8601. */
+  departureAt: string;
+}
+
+export interface ContractCreatedData {
+  contractNumber: string;
+  status: 'active';
+  booking: { reference: string };
+  passengers: number;
+  premium: { total: WebhookMoney; net: WebhookMoney; tax: WebhookMoney; commission: WebhookMoney };
+  flights: WebhookFlight[];
+  createdAt: string;
+}
+
+export interface ContractCancelledData {
+  contractNumber: string;
+  status: 'cancelled';
+  /** The reason given to POST /cancel (ticket_cancelled, customer_request, …). */
+  reason: string;
+  cancelledAt: string;
+  refund: WebhookMoney;
+}
+
+/** What every claim.* event carries: the claim as it is after the change. */
+export interface ClaimWebhookData {
+  claimNumber: string;
+  contractNumber: string;
+  /** The insured leg's flight and local departure date ('YYYY-MM-DD'). */
+  flightNumber: string;
+  departureDate: string;
+  /** What is paid: the delay tier reached, or the cancellation amount. */
+  reason: 'delay' | 'cancellation';
+  /** What happened to the flight. */
+  event: 'delayed' | 'cancelled' | 'diverted';
+  /** Arrival delay at the gate in minutes (delayed flights), else null. */
+  delayMinutes: number | null;
+  /** Total for the leg: amount per passenger × passengers. */
+  compensation: WebhookMoney;
+  status: 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed';
+  openedAt: string;
+}
+
+export type ClaimOpenedData = ClaimWebhookData;
+export interface ClaimBankDetailsReceivedData extends ClaimWebhookData {
+  /** The last four characters of the IBAN given; never the IBAN itself. */
+  ibanLast4: string;
+  receivedAt: string;
+}
+export interface ClaimPaidData extends ClaimWebhookData {
+  paidAt: string;
+}
+export interface ClaimExpiredData extends ClaimWebhookData {
+  /** No bank details arrived before this deadline. */
+  expiredAt: string;
+}
+export interface ClaimFailedData extends ClaimWebhookData {
+  /** Why the payment failed (as the bank or the simulated bank said); the customer may give new details. */
+  failureReason: string;
+  failedAt: string;
+}
+
+export interface WebhookEventData {
+  'contract.created': ContractCreatedData;
+  'contract.cancelled': ContractCancelledData;
+  'claim.opened': ClaimOpenedData;
+  'claim.bank_details_received': ClaimBankDetailsReceivedData;
+  'claim.paid': ClaimPaidData;
+  'claim.expired': ClaimExpiredData;
+  'claim.failed': ClaimFailedData;
+}
+
+export interface TestEventData {
+  endpointId: string;
+  message: string;
+}
+
+/** The body POSTed, byte for byte (key order as here). */
+export interface WebhookPayload<T extends string = string, D = unknown> {
+  type: T;
+  timestamp: string;
+  data: D;
+}
+
+export interface WebhookEventInput<T extends WebhookEventType = WebhookEventType> {
+  partnerId: string;
+  environment: Environment;
+  type: T;
+  data: WebhookEventData[T];
+  /** When it happened; now by default. */
+  occurredAt?: Date | undefined;
+}
+
+/** One event of any type, with data of its type. */
+export type AnyWebhookEventInput = { [K in WebhookEventType]: WebhookEventInput<K> }[WebhookEventType];
+
+export interface EmitResult {
+  /** Events stored (only those at least one endpoint wants). */
+  events: number;
+  /** Deliveries created, one job each. */
+  deliveries: number;
+}
+
+/** `msg_` + 128 random bits: the event id, sent as `webhook-id` on every attempt. */
+export function newEventId(): string {
+  return `msg_${randomToken(16)}`;
+}
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/**
+ * Emits events to the partners' webhook endpoints, set-wise, inside the caller's transaction: one
+ * query finds the live endpoints of the partners and environments concerned (nothing more is
+ * written when none wants an event — the common case costs one indexed lookup), then one insert
+ * per 1,000 events, one per 1,000 deliveries (one per event × matching endpoint, unique) and one
+ * for all the delivery jobs. Events, deliveries and jobs commit with the change they describe, or
+ * not at all.
+ */
+export async function emitWebhookEvents(
+  trx: Executor,
+  jobs: JobQueue,
+  events: readonly AnyWebhookEventInput[],
+): Promise<EmitResult> {
+  if (events.length === 0) return { events: 0, deliveries: 0 };
+  const endpoints = await repo.liveEndpointsFor(trx, events);
+  if (endpoints.length === 0) return { events: 0, deliveries: 0 };
+  const byScope = new Map<string, repo.LiveEndpoint[]>();
+  for (const endpoint of endpoints) {
+    const key = `${endpoint.partner_id}/${endpoint.environment}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), endpoint]);
+  }
+
+  const eventRows: repo.NewEvent[] = [];
+  const pairs: { event_id: string; endpoint_id: string; partner_id: string; environment: Environment }[] = [];
+  for (const event of events) {
+    const wanting = (byScope.get(`${event.partnerId}/${event.environment}`) ?? []).filter(
+      (e) => e.event_types === null || e.event_types.includes(event.type),
+    );
+    if (wanting.length === 0) continue;
+    const row = eventRow(event.partnerId, event.environment, event.type, event.data, event.occurredAt ?? new Date());
+    eventRows.push(row);
+    for (const endpoint of wanting)
+      pairs.push({
+        event_id: row.id,
+        endpoint_id: endpoint.id,
+        partner_id: event.partnerId,
+        environment: event.environment,
+      });
+  }
+  if (eventRows.length === 0) return { events: 0, deliveries: 0 };
+  await repo.insertEvents(trx, eventRows);
+  const deliveryIds = await repo.insertDeliveries(trx, pairs);
+  await jobs.sendMany(
+    'webhooks_deliver',
+    deliveryIds.map((deliveryId) => ({ deliveryId, attempt: 1 })),
+    { trx },
+  );
+  return { events: eventRows.length, deliveries: deliveryIds.length };
+}
+
+/** One event: see emitWebhookEvents. */
+export async function emitWebhookEvent<T extends WebhookEventType>(
+  trx: Executor,
+  jobs: JobQueue,
+  event: WebhookEventInput<T>,
+): Promise<EmitResult> {
+  return emitWebhookEvents(trx, jobs, [event as unknown as AnyWebhookEventInput]);
+}
+
+export function eventRow(
+  partnerId: string,
+  environment: Environment,
+  type: string,
+  data: unknown,
+  occurredAt: Date,
+): repo.NewEvent {
+  const payload: WebhookPayload = { type, timestamp: occurredAt.toISOString(), data };
+  return {
+    id: newEventId(),
+    partner_id: partnerId,
+    environment,
+    type,
+    payload: JSON.stringify(payload),
+    created_at: occurredAt,
+  };
+}
+
+export type ClaimWebhookEventType = Extract<WebhookEventType, `claim.${string}`>;
+
+/**
+ * The claim.* events of many claims at once, their data read from the database in one statement
+ * (claims, contracts, legs, and the bank details for claim.bank_details_received), then emitted
+ * as emitWebhookEvents does. Call it in the transaction that changed the claims, after the
+ * change: each event shows the claim as it now is. Claims of partners without a live endpoint
+ * are not even read.
+ */
+export async function emitClaimWebhookEvents(
+  trx: Executor,
+  jobs: JobQueue,
+  type: ClaimWebhookEventType,
+  claimIds: readonly string[],
+  occurredAt = new Date(),
+): Promise<EmitResult> {
+  if (claimIds.length === 0) return { events: 0, deliveries: 0 };
+  const rows = await repo.findClaimsForEvents(trx, claimIds);
+  const iso = (d: Date | null) => (d ?? occurredAt).toISOString();
+  const events = rows.map((r): AnyWebhookEventInput => {
+    const base: ClaimWebhookData = {
+      claimNumber: r.claim_number,
+      contractNumber: r.contract_number,
+      flightNumber: r.flight_number,
+      departureDate: r.departure_date,
+      reason: r.reason,
+      event: r.event,
+      delayMinutes: r.delay_minutes,
+      compensation: { amount: Number(r.compensation_amount), currency: r.currency },
+      status: r.status,
+      openedAt: r.opened_at.toISOString(),
+    };
+    const scope = { partnerId: r.partner_id, environment: r.environment, occurredAt };
+    switch (type) {
+      case 'claim.opened':
+        return { ...scope, type, data: base };
+      case 'claim.bank_details_received':
+        return { ...scope, type, data: { ...base, ibanLast4: r.iban_last4 ?? '', receivedAt: iso(r.received_at) } };
+      case 'claim.paid':
+        return { ...scope, type, data: { ...base, paidAt: iso(r.paid_at) } };
+      case 'claim.expired':
+        return { ...scope, type, data: { ...base, expiredAt: iso(r.updated_at) } };
+      case 'claim.failed':
+        return {
+          ...scope,
+          type,
+          data: { ...base, failureReason: r.failure_reason ?? 'payment_failed', failedAt: iso(r.updated_at) },
+        };
+    }
+  });
+  return emitWebhookEvents(trx, jobs, events);
+}

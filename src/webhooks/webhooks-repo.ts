@@ -1,0 +1,429 @@
+import type { ClaimEventKind, ClaimReason } from '../platform/db-schema.ts';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type {
+  ClaimStatus,
+  Environment,
+  WebhookDeliveryAttemptsTable,
+  WebhookDeliveryStatus,
+  WebhookEndpointsTable,
+  WebhookEventsTable,
+} from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+
+/** SQL for webhook endpoints, events, deliveries and attempts. Every function takes the database or an open transaction. */
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type AttemptRow = Selectable<WebhookDeliveryAttemptsTable>;
+export type NewEvent = Insertable<WebhookEventsTable> & { id: string; created_at: Date };
+
+/** Restricts to one partner and/or environment; absent members restrict nothing (operator). */
+export interface Scope {
+  partnerId?: string | undefined;
+  environment?: Environment | undefined;
+}
+
+/** Rows per multi-row insert: far below PostgreSQL's 65,535 parameters, few statements for thousands. */
+const CHUNK = 1000;
+
+function chunks<T>(rows: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// emission
+
+export interface LiveEndpoint {
+  id: string;
+  partner_id: string;
+  environment: Environment;
+  event_types: string[] | null;
+}
+
+/** The enabled, not removed endpoints of the (partner, environment) pairs of these events: one query. */
+export async function liveEndpointsFor(
+  db: Executor,
+  events: readonly { partnerId: string; environment: Environment }[],
+): Promise<LiveEndpoint[]> {
+  const pairs = new Map<string, { partnerId: string; environment: Environment }>();
+  for (const e of events)
+    pairs.set(`${e.partnerId}/${e.environment}`, { partnerId: e.partnerId, environment: e.environment });
+  const partnerIds = [...new Set([...pairs.values()].map((p) => p.partnerId))];
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'partner_id', 'environment', 'event_types'])
+    .where('partner_id', 'in', partnerIds)
+    .where('removed_at', 'is', null)
+    .where('enabled', '=', true)
+    .execute();
+  return rows.filter((r) => pairs.has(`${r.partner_id}/${r.environment}`));
+}
+
+export async function insertEvents(db: Executor, rows: readonly NewEvent[]): Promise<void> {
+  for (const part of chunks(rows)) await db.insertInto('webhook_events').values(part).execute();
+}
+
+/** One delivery per (event, endpoint); a pair already there is skipped. Returns the new ids. */
+export async function insertDeliveries(
+  db: Executor,
+  rows: readonly {
+    event_id: string;
+    endpoint_id: string;
+    partner_id: string;
+    environment: Environment;
+    created_at?: Date;
+  }[],
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (const part of chunks(rows)) {
+    const inserted = await db
+      .insertInto('webhook_deliveries')
+      .values(part.map((r) => ({ ...r, created_at: r.created_at ?? sql<Date>`now()` })))
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+      .returning('id')
+      .execute();
+    ids.push(...inserted.map((r) => r.id));
+  }
+  return ids;
+}
+
+// ---------------------------------------------------------------------------------------------
+// endpoints
+
+export async function insertEndpoint(db: Executor, values: Insertable<WebhookEndpointsTable>): Promise<EndpointRow> {
+  return db.insertInto('webhook_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Row-locks the partner: concurrent additions of endpoints are serialised, so the per-environment limit holds. */
+export async function lockPartnerEndpoints(trx: Executor, partnerId: string): Promise<void> {
+  await trx.selectFrom('partners').select('id').where('id', '=', partnerId).forUpdate().executeTakeFirst();
+}
+
+export async function countLiveEndpoints(db: Executor, partnerId: string, environment: Environment): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('partner_id', '=', partnerId)
+    .where('environment', '=', environment)
+    .where('removed_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** A live (not removed) endpoint within the scope, or undefined: another partner's id is not found. */
+export async function findEndpoint(
+  db: Executor,
+  scope: Scope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow | undefined> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).where('removed_at', 'is', null);
+  if (scope.partnerId !== undefined) query = query.where('partner_id', '=', scope.partnerId);
+  if (scope.environment !== undefined) query = query.where('environment', '=', scope.environment);
+  if (options.forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function listEndpoints(
+  db: Executor,
+  partnerId: string,
+  environment: Environment | undefined,
+): Promise<EndpointRow[]> {
+  let query = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where('removed_at', 'is', null);
+  if (environment !== undefined) query = query.where('environment', '=', environment);
+  return query.orderBy('environment').orderBy('created_at').orderBy('id').execute();
+}
+
+export async function updateEndpoint(
+  db: Executor,
+  id: string,
+  values: Partial<
+    Pick<
+      Insertable<WebhookEndpointsTable>,
+      'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'enabled' | 'removed_at'
+    >
+  >,
+): Promise<EndpointRow> {
+  return db
+    .updateTable('webhook_endpoints')
+    .set({ ...values, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. */
+export async function failPendingDeliveries(
+  db: Executor,
+  endpointId: string,
+  error: string,
+  at: Date,
+): Promise<number> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: error, next_attempt_at: null, locked_until: null, completed_at: at })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// delivery (the job)
+
+export type ClaimResult = { claimed: true } | { claimed: false; why: 'stale' | 'locked' };
+
+/**
+ * Takes the delivery for attempt `attempt` until `leaseUntil`: only when it is still pending, that
+ * attempt has not been made, and no other worker holds it. One statement, so two workers never
+ * both send.
+ */
+export async function claimDelivery(
+  db: Executor,
+  id: string,
+  attempt: number,
+  now: Date,
+  leaseUntil: Date,
+): Promise<ClaimResult> {
+  const taken = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: leaseUntil })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', attempt - 1)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]))
+    .returning('id')
+    .executeTakeFirst();
+  if (taken) return { claimed: true };
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select(['status', 'attempts'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row || row.status !== 'pending' || row.attempts !== attempt - 1) return { claimed: false, why: 'stale' };
+  return { claimed: false, why: 'locked' };
+}
+
+export interface DeliveryTarget {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  partner_id: string;
+  environment: Environment;
+  payload: unknown;
+  url: string;
+  secret_enc: string;
+  previous_secret_enc: string | null;
+  previous_secret_expires_at: Date | null;
+  enabled: boolean;
+  removed_at: Date | null;
+}
+
+/** Deliveries (`d`) with their event (`ev`) and endpoint (`e`): the join every read of a delivery starts from. */
+export function deliveriesWithEndpoints(db: Executor) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id');
+}
+
+export async function findDeliveryTarget(db: Executor, id: string): Promise<DeliveryTarget | undefined> {
+  return deliveriesWithEndpoints(db)
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.endpoint_id',
+      'd.partner_id',
+      'd.environment',
+      'ev.payload',
+      'e.url',
+      'e.secret_enc',
+      'e.previous_secret_enc',
+      'e.previous_secret_expires_at',
+      'e.enabled',
+      'e.removed_at',
+    ])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+}
+
+export interface AttemptOutcome {
+  attempt: number;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  status: WebhookDeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records an attempt and the delivery's new state, guarded by the attempt number: returns false
+ * (and writes nothing) when that attempt was already recorded.
+ */
+export async function recordAttempt(db: Executor, deliveryId: string, o: AttemptOutcome): Promise<boolean> {
+  const updated = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: o.status,
+      attempts: o.attempt,
+      last_attempt_at: o.at,
+      last_status_code: o.statusCode,
+      last_error: o.error,
+      next_attempt_at: o.nextAttemptAt,
+      locked_until: null,
+      completed_at: o.status === 'pending' ? null : o.at,
+    })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', o.attempt - 1)
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) return false;
+  await db
+    .insertInto('webhook_delivery_attempts')
+    .values({
+      delivery_id: deliveryId,
+      attempt: o.attempt,
+      at: o.at,
+      status_code: o.statusCode,
+      duration_ms: o.durationMs,
+      error: o.error,
+    })
+    .execute();
+  return true;
+}
+
+/** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */
+export async function abandonDelivery(db: Executor, deliveryId: string, error: string, at: Date): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', last_error: error, next_attempt_at: null, locked_until: null, completed_at: at })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// the delivery log
+
+export interface DeliveryLogRow {
+  id: string;
+  event_id: string;
+  event_type: string;
+  endpoint_id: string;
+  url: string;
+  environment: Environment;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/** Newest first, keyset-paginated on (created_at, id). */
+export async function listDeliveries(
+  db: Executor,
+  filter: {
+    partnerId: string;
+    environment?: Environment | undefined;
+    endpointId?: string | undefined;
+    status?: WebhookDeliveryStatus | undefined;
+  },
+  page: { limit: number; after?: { at: Date; id: string } | undefined },
+): Promise<DeliveryLogRow[]> {
+  let query = deliveriesWithEndpoints(db)
+    .select([
+      'd.id',
+      'd.event_id',
+      'ev.type as event_type',
+      'd.endpoint_id',
+      'e.url',
+      'd.environment',
+      'd.status',
+      'd.attempts',
+      'd.next_attempt_at',
+      'd.last_attempt_at',
+      'd.last_status_code',
+      'd.last_error',
+      'd.created_at',
+      'd.completed_at',
+    ])
+    .where('d.partner_id', '=', filter.partnerId);
+  if (filter.environment !== undefined) query = query.where('d.environment', '=', filter.environment);
+  if (filter.endpointId !== undefined) query = query.where('d.endpoint_id', '=', filter.endpointId);
+  if (filter.status !== undefined) query = query.where('d.status', '=', filter.status);
+  const after = page.after;
+  if (after)
+    query = query.where((eb) =>
+      eb.or([
+        eb('d.created_at', '<', after.at),
+        eb.and([eb('d.created_at', '=', after.at), eb('d.id', '<', after.id)]),
+      ]),
+    );
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(page.limit).execute();
+}
+
+export async function attemptsOf(db: Executor, deliveryIds: readonly string[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_delivery_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', [...deliveryIds])
+    .orderBy('delivery_id')
+    .orderBy('attempt')
+    .execute();
+}
+
+// ---------------------------------------------------------------------------------------------
+// claim events
+
+export interface ClaimEventRow {
+  partner_id: string;
+  environment: Environment;
+  claim_number: string;
+  contract_number: string;
+  flight_number: string;
+  departure_date: string;
+  reason: ClaimReason;
+  event: ClaimEventKind;
+  delay_minutes: number | null;
+  compensation_amount: number;
+  currency: string;
+  status: ClaimStatus;
+  opened_at: Date;
+  paid_at: Date | null;
+  updated_at: Date;
+  failure_reason: string | null;
+  iban_last4: string | null;
+  received_at: Date | null;
+}
+
+/**
+ * The claims (with contract, leg and bank details) whose claim.* events are being emitted, in one
+ * statement; claims of partners without a live endpoint are not read.
+ */
+export async function findClaimsForEvents(trx: Executor, claimIds: readonly string[]): Promise<ClaimEventRow[]> {
+  const rows = await sql<ClaimEventRow>`
+    SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.departure_date,
+           cl.reason, cl.event, cl.delay_minutes, cl.compensation_amount, cl.currency, cl.status, cl.opened_at,
+           cl.paid_at, cl.updated_at, cl.failure_reason, b.iban_last4, b.received_at
+    FROM claims cl
+    JOIN contracts c ON c.id = cl.contract_id
+    JOIN contract_legs l ON l.id = cl.leg_id
+    LEFT JOIN claim_bank_details b ON b.claim_id = cl.id
+    WHERE cl.id = ANY(${[...claimIds]}::uuid[])
+      AND EXISTS (SELECT 1 FROM webhook_endpoints e
+                  WHERE e.partner_id = cl.partner_id AND e.environment = cl.environment AND e.removed_at IS NULL AND e.enabled)
+    ORDER BY cl.claim_number
+  `.execute(trx);
+  return rows.rows;
+}

@@ -1,0 +1,404 @@
+import crypto from 'node:crypto';
+import { audit } from '../platform/audit.ts';
+import { decrypt, encrypt } from '../platform/crypto.ts';
+import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { PREVIOUS_SECRET_GRACE_MS } from './model.ts';
+import type { WebhookDeps } from './deps.ts';
+import {
+  eventRow,
+  isWebhookEventType,
+  TEST_EVENT_TYPE,
+  WEBHOOK_EVENT_TYPES,
+  type TestEventData,
+  type WebhookEventType,
+} from './webhook-events.ts';
+import { checkWebhookUrl } from './webhook-url.ts';
+import * as repo from './webhooks-repo.ts';
+
+/**
+ * Managing webhook endpoints and reading the delivery log: the use cases behind the operator CLI
+ * and the partner console. Each takes the dependencies and a scope first. The
+ * partner console passes both `partnerId` and `environment` (its session's); the operator CLI
+ * passes only what it restricts. An endpoint outside the scope answers exactly like a missing one
+ * (404 webhook_endpoint_not_found). Every change writes its audit row in the same transaction.
+ */
+
+export type { WebhookDeps } from './deps.ts';
+
+export interface WebhookScope {
+  /** Recorded in the audit log: `operator:<name>`, `user:<id>`, … */
+  actor: string;
+  partnerId?: string | undefined;
+  environment?: Environment | undefined;
+}
+
+export interface WebhookEndpointView {
+  id: string;
+  partnerId: string;
+  environment: Environment;
+  url: string;
+  description: string | null;
+  /** The event types sent to this endpoint; null = every type (including types added later). */
+  eventTypes: WebhookEventType[] | null;
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpointView;
+  /** `whsec_…`: shown once, stored only encrypted. */
+  secret: string;
+}
+
+/** Live endpoints per partner and environment. */
+export const MAX_ENDPOINTS = 10;
+
+/** `whsec_` + base64 of 24 random bytes (192 bits), the Standard Webhooks secret format. */
+export function newWebhookSecret(): string {
+  return `whsec_${crypto.randomBytes(24).toString('base64')}`;
+}
+
+function view(row: repo.EndpointRow): WebhookEndpointView {
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    environment: row.environment,
+    url: row.url,
+    description: row.description,
+    eventTypes: row.event_types as WebhookEventType[] | null,
+    enabled: row.enabled,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function notFound(id: string): DomainError {
+  return new DomainError('webhook_endpoint_not_found', `No webhook endpoint ${id}.`);
+}
+
+/** Checks a list of event types; empty or absent = all (null). */
+export function parseEventTypes(types: readonly string[] | null | undefined): WebhookEventType[] | null {
+  if (types === undefined || types === null) return null;
+  const errors: FieldError[] = [];
+  const seen = new Set<WebhookEventType>();
+  types.forEach((type, i) => {
+    const t = type.trim();
+    if (isWebhookEventType(t)) seen.add(t);
+    else
+      errors.push({
+        field: `/eventTypes/${i}`,
+        message: `unknown event type "${t}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      });
+  });
+  if (errors.length) throw new DomainError('validation_failed', 'The event types are not valid.', { errors });
+  if (seen.size === 0) {
+    throw new DomainError('validation_failed', 'Give at least one event type, or none at all for every type.', {
+      errors: [{ field: '/eventTypes', message: 'must not be empty' }],
+    });
+  }
+  // kept in the documented order, whatever the order given
+  return WEBHOOK_EVENT_TYPES.filter((t) => seen.has(t));
+}
+
+export interface AddEndpointInput {
+  url: string;
+  /** Absent = every event type. */
+  eventTypes?: readonly string[] | null | undefined;
+  description?: string | undefined;
+}
+
+/** Registers an endpoint; answers its secret, once. */
+export async function addEndpoint(
+  deps: WebhookDeps,
+  scope: WebhookScope & { partnerId: string; environment: Environment },
+  input: AddEndpointInput,
+): Promise<EndpointWithSecret> {
+  const eventTypes = parseEventTypes(input.eventTypes);
+  const description = input.description?.trim() || null;
+  if (description !== null && description.length > 200) {
+    throw new DomainError('validation_failed', 'The description is too long.', {
+      errors: [{ field: '/description', message: 'must be at most 200 characters' }],
+    });
+  }
+  const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
+  const secret = newWebhookSecret();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    // the partner row lock serialises concurrent additions, so the limit holds
+    await repo.lockPartnerEndpoints(trx, scope.partnerId);
+    if ((await repo.countLiveEndpoints(trx, scope.partnerId, scope.environment)) >= MAX_ENDPOINTS) {
+      throw new DomainError(
+        'webhook_endpoint_limit',
+        `At most ${MAX_ENDPOINTS} webhook endpoints per environment; remove one first.`,
+      );
+    }
+    const created = await repo.insertEndpoint(trx, {
+      partner_id: scope.partnerId,
+      environment: scope.environment,
+      url: url.toString(),
+      description,
+      secret_enc: encrypt(deps.keys.encryption, secret),
+      event_types: eventTypes,
+    });
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: scope.partnerId,
+      environment: scope.environment,
+      entity: 'webhook_endpoint',
+      entityId: created.id,
+      action: 'created',
+      data: { url: created.url, eventTypes },
+    });
+    return created;
+  });
+  return { endpoint: view(row), secret };
+}
+
+export async function listEndpoints(
+  deps: Pick<WebhookDeps, 'db'>,
+  scope: WebhookScope & { partnerId: string },
+): Promise<WebhookEndpointView[]> {
+  return (await repo.listEndpoints(deps.db, scope.partnerId, scope.environment)).map(view);
+}
+
+export async function getEndpoint(
+  deps: Pick<WebhookDeps, 'db'>,
+  scope: WebhookScope,
+  endpointId: string,
+): Promise<WebhookEndpointView> {
+  const row = UUID.test(endpointId) ? await repo.findEndpoint(deps.db, scope, endpointId) : undefined;
+  if (!row) throw notFound(endpointId);
+  return view(row);
+}
+
+/** Changes an endpoint in a transaction with its row locked; not found outside the scope. */
+async function changeEndpoint<T>(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+  change: (trx: Trx, row: repo.EndpointRow) => Promise<T>,
+): Promise<T> {
+  if (!UUID.test(endpointId)) throw notFound(endpointId);
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await repo.findEndpoint(trx, scope, endpointId, { forUpdate: true });
+    if (!row) throw notFound(endpointId);
+    return change(trx, row);
+  });
+}
+
+/** Removes an endpoint: nothing more is sent to it, its pending deliveries end failed. */
+export async function removeEndpoint(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+): Promise<WebhookEndpointView> {
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    const now = deps.now();
+    const removed = await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
+    const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now);
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.id,
+      action: 'removed',
+      data: { url: row.url, pendingDeliveriesEnded: ended },
+    });
+    return view(removed);
+  });
+}
+
+/**
+ * Pauses or resumes an endpoint. A paused endpoint gets no new deliveries and its pending ones end
+ * failed (they would otherwise arrive hours late, out of order).
+ */
+export async function setEndpointEnabled(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+  enabled: boolean,
+): Promise<WebhookEndpointView> {
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    if (row.enabled === enabled) return view(row);
+    const updated = await repo.updateEndpoint(trx, row.id, { enabled });
+    const ended = enabled ? 0 : await repo.failPendingDeliveries(trx, row.id, 'endpoint disabled', deps.now());
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.id,
+      action: enabled ? 'enabled' : 'disabled',
+      data: enabled ? {} : { pendingDeliveriesEnded: ended },
+    });
+    return view(updated);
+  });
+}
+
+/**
+ * A new secret, answered once. For 24 hours the previous secret keeps signing too (the
+ * `webhook-signature` header then carries two signatures), so the receiver can switch without
+ * losing a message; a second rotation within that window drops the oldest.
+ */
+export async function rotateSecret(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+): Promise<EndpointWithSecret & { previousSecretValidUntil: string }> {
+  const secret = newWebhookSecret();
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    const until = new Date(deps.now().getTime() + PREVIOUS_SECRET_GRACE_MS);
+    // the previous secret re-encrypted as it is (checked to open with today's key)
+    const previous = encrypt(deps.keys.encryption, decrypt(deps.keys.encryption, row.secret_enc));
+    const updated = await repo.updateEndpoint(trx, row.id, {
+      secret_enc: encrypt(deps.keys.encryption, secret),
+      previous_secret_enc: previous,
+      previous_secret_expires_at: until,
+    });
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.id,
+      action: 'secret_rotated',
+      data: { previousSecretValidUntil: until.toISOString() },
+    });
+    return { endpoint: view(updated), secret, previousSecretValidUntil: until.toISOString() };
+  });
+}
+
+/** Sends a `webhook.test` event to this endpoint only (whatever its event types), through the usual delivery. */
+export async function sendTestEvent(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+): Promise<{ eventId: string; deliveryId: string }> {
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    if (!row.enabled)
+      throw new DomainError('webhook_endpoint_disabled', `Webhook endpoint ${row.id} is disabled; enable it first.`);
+    const data: TestEventData = { endpointId: row.id, message: 'This is a test event from Parasol.' };
+    const event = eventRow(row.partner_id, row.environment, TEST_EVENT_TYPE, data, deps.now());
+    await repo.insertEvents(trx, [event]);
+    const [deliveryId] = await repo.insertDeliveries(trx, [
+      { event_id: event.id, endpoint_id: row.id, partner_id: row.partner_id, environment: row.environment },
+    ]);
+    await deps.jobs.send('webhooks_deliver', { deliveryId: deliveryId!, attempt: 1 }, { trx });
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.id,
+      action: 'test_sent',
+      data: { eventId: event.id },
+    });
+    return { eventId: event.id, deliveryId: deliveryId! };
+  });
+}
+
+export interface DeliveryAttemptView {
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  id: string;
+  /** The event id, sent as `webhook-id`. */
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  url: string;
+  environment: Environment;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  attemptLog: DeliveryAttemptView[];
+}
+
+export interface ListDeliveriesInput {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+  endpointId?: string | undefined;
+  status?: WebhookDeliveryStatus | undefined;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The delivery log, newest first, with each delivery's attempts; `nextCursor` for the next page. */
+export async function listDeliveries(
+  deps: Pick<WebhookDeps, 'db'>,
+  scope: WebhookScope & { partnerId: string },
+  input: ListDeliveriesInput = {},
+): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
+  const limit = input.limit ?? 20;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new DomainError('validation_failed', 'The limit is not valid.', {
+      errors: [{ field: '/limit', message: 'must be a whole number between 1 and 100' }],
+    });
+  }
+  if (input.status !== undefined && !['pending', 'succeeded', 'failed'].includes(input.status)) {
+    throw new DomainError('validation_failed', 'The status is not valid.', {
+      errors: [{ field: '/status', message: 'must be pending, succeeded or failed' }],
+    });
+  }
+  if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, '/cursor');
+  const rows = await repo.listDeliveries(
+    deps.db,
+    { partnerId: scope.partnerId, environment: scope.environment, endpointId: input.endpointId, status: input.status },
+    { limit: limit + 1, after },
+  );
+  const page = rows.slice(0, limit);
+  const attempts = await repo.attemptsOf(
+    deps.db,
+    page.map((r) => r.id),
+  );
+  const byDelivery = new Map<string, DeliveryAttemptView[]>();
+  for (const a of attempts) {
+    const list = byDelivery.get(a.delivery_id) ?? [];
+    list.push({
+      attempt: a.attempt,
+      at: a.at.toISOString(),
+      statusCode: a.status_code,
+      durationMs: a.duration_ms,
+      error: a.error,
+    });
+    byDelivery.set(a.delivery_id, list);
+  }
+  const last = page.at(-1);
+  return {
+    deliveries: page.map((r) => ({
+      id: r.id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      endpointId: r.endpoint_id,
+      url: r.url,
+      environment: r.environment,
+      status: r.status,
+      attempts: r.attempts,
+      nextAttemptAt: iso(r.next_attempt_at),
+      lastAttemptAt: iso(r.last_attempt_at),
+      lastStatusCode: r.last_status_code,
+      lastError: r.last_error,
+      createdAt: r.created_at.toISOString(),
+      completedAt: iso(r.completed_at),
+      attemptLog: byDelivery.get(r.id) ?? [],
+    })),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
+  };
+}

@@ -1,0 +1,264 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { runCli } from '../../src/cli/program.ts';
+import { addExposure } from '../../src/limits/limits-repo.ts';
+import { openTestDatabase, testConfig } from '../helper.ts';
+
+/**
+ * `parasol limits …` and `parasol sales …` through runCli. Caps are set on (preproduction, NOK), a
+ * pair no other test file uses; the flights are random minutes months ahead.
+ */
+
+const { db } = await openTestDatabase({ after: (close: () => unknown) => after(async () => void (await close())) });
+const NOW = new Date();
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const config = testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' });
+  const code = await runCli(argv, {
+    db,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    actor: 'operator:test',
+    now: () => NOW,
+    config,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function json<T = any>(...argv: string[]): Promise<T> {
+  const run = await cli('--json', ...argv);
+  assert.equal(run.code, 0, `${argv.join(' ')} failed: ${run.err}`);
+  return JSON.parse(run.out) as T;
+}
+
+function departure(): { local: string; at: Date } {
+  const at = new Date(NOW.getTime() + (90 + crypto.randomInt(200)) * 86_400_000);
+  at.setUTCHours(crypto.randomInt(6, 22), crypto.randomInt(60), 0, 0);
+  return { local: at.toISOString().slice(0, 16), at };
+}
+
+describe('parasol limits', () => {
+  it('sets a cap in major units, audited, and lists it', async () => {
+    const set = await json('limits', 'set-cap', 'preproduction', 'nok', '60000.00');
+    assert.deepEqual(set.cap, { environment: 'preproduction', currency: 'NOK', amount: 6_000_000 });
+    const { caps } = await json('limits', 'caps');
+    const cap = caps.find(
+      (c: { environment: string; currency: string }) => c.environment === 'preproduction' && c.currency === 'NOK',
+    );
+    assert.equal(cap.amount, 6_000_000);
+    assert.equal(cap.default, false);
+    assert.equal(cap.updatedBy, 'operator:test');
+    const text = await cli('limits', 'caps');
+    assert.match(text.out, /preproduction\s+NOK\s+60000\.00 NOK\s+operator:test/);
+    const audit = await db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('entity', '=', 'exposure_cap')
+      .where('entity_id', '=', 'preproduction/NOK')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    assert.equal((audit.data as { amount: number }).amount, 6_000_000);
+  });
+
+  it('refuses a cap that is not a positive amount of the currency, naming the argument', async () => {
+    const run = await cli('limits', 'set-cap', 'preproduction', 'NOK', '12.345');
+    assert.equal(run.code, 1);
+    assert.match(run.err, /<amount>/);
+    const zero = await cli('limits', 'set-cap', 'preproduction', 'NOK', '0');
+    assert.equal(zero.code, 1);
+    const env = await cli('limits', 'set-cap', 'staging', 'NOK', '10.00');
+    assert.equal(env.code, 1);
+    assert.match(env.err, /<env>/);
+  });
+
+  it('shows the most exposed upcoming flights with their share of the cap', async () => {
+    await json('limits', 'set-cap', 'preproduction', 'NOK', '60000.00');
+    const d = departure();
+    const key = {
+      environment: 'preproduction' as const,
+      currency: 'NOK',
+      airline: 'SK',
+      departureAirport: 'OSL',
+      arrivalAirport: 'CPH',
+      departureLocal: d.local,
+    };
+    assert.equal(await addExposure(db, key, d.at, 4_500_000, 6_000_000), 4_500_000);
+    assert.equal(
+      await addExposure(db, key, d.at, 1_600_000, 6_000_000),
+      undefined,
+      'the repository refuses what passes the cap',
+    );
+    const { flights } = await json('limits', 'flights', '--env', 'preproduction', '--limit', '500');
+    const mine = flights.find(
+      (f: { departureLocal: string; airline: string }) => f.airline === 'SK' && f.departureLocal === d.local,
+    );
+    assert.equal(mine.amount, 4_500_000);
+    assert.equal(mine.cap, 6_000_000);
+    assert.equal(mine.share, 0.75);
+    const text = await cli('limits', 'flights', '--env', 'preproduction', '--limit', '500');
+    assert.match(text.out, new RegExp(`SK OSL-CPH\\s+${d.local}\\s+1\\s+45000\\.00 NOK\\s+60000\\.00 NOK\\s+75\\.0 %`));
+    assert.equal((await cli('limits', 'flights', '--limit', '0')).code, 1);
+  });
+
+  it('uses PARASOL_FLIGHT_CAP_DEFAULT where the operator set no cap (sandbox NOK here)', async () => {
+    const d = departure();
+    const key = {
+      environment: 'sandbox' as const,
+      currency: 'NOK',
+      airline: 'SK',
+      departureAirport: 'OSL',
+      arrivalAirport: 'CPH',
+      departureLocal: d.local,
+    };
+    assert.equal(await addExposure(db, key, d.at, 5_000_000, 25_000_000), 5_000_000);
+    const { flights } = await json('limits', 'flights', '--env', 'sandbox', '--limit', '500');
+    const mine = flights.find(
+      (f: { departureLocal: string; airline: string }) => f.airline === 'SK' && f.departureLocal === d.local,
+    );
+    assert.equal(mine.cap, 25_000_000, '250,000 NOK');
+    assert.equal(mine.share, 0.2);
+  });
+});
+
+describe('parasol sales', () => {
+  it('suspends sales for a route over a period, lists the stop-sale, and resumes', async () => {
+    const from = new Date(NOW.getTime() + 40 * 86_400_000).toISOString();
+    const until = new Date(NOW.getTime() + 42 * 86_400_000).toISOString();
+    const { stopSale } = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'sk',
+      '--route',
+      'osl-cph',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'ATC strike',
+    );
+    assert.equal(stopSale.environment, 'preproduction');
+    assert.equal(stopSale.airline, 'SK');
+    assert.equal(stopSale.departureAirport, 'OSL');
+    assert.equal(stopSale.arrivalAirport, 'CPH');
+    assert.equal(stopSale.startsAt, from);
+    const listed = await json('sales', 'list');
+    assert.ok(listed.stopSales.some((s: { id: string }) => s.id === stopSale.id));
+    assert.match(
+      (await cli('sales', 'list')).out,
+      new RegExp(`${stopSale.id}\\s+preproduction\\s+airline SK, route OSL→CPH`),
+    );
+
+    const resumed = await json('sales', 'resume', stopSale.id);
+    assert.ok(resumed.stopSale.resumedAt);
+    assert.ok(!(await json('sales', 'list')).stopSales.some((s: { id: string }) => s.id === stopSale.id));
+    assert.ok((await json('sales', 'list', '--all')).stopSales.some((s: { id: string }) => s.id === stopSale.id));
+    assert.equal(
+      (await json('sales', 'resume', stopSale.id)).stopSale.resumedAt,
+      resumed.stopSale.resumedAt,
+      'resuming twice changes nothing',
+    );
+    const audit = await db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'stop_sale')
+      .where('entity_id', '=', stopSale.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['created', 'resumed'],
+    );
+  });
+
+  it('suspends one flight by its local departure, in every environment', async () => {
+    const d = departure();
+    const { stopSale } = await json(
+      'sales',
+      'suspend',
+      '--airline',
+      'SK',
+      '--route',
+      'OSL-CPH',
+      '--departure',
+      d.local,
+      '--reason',
+      'aircraft grounded',
+    );
+    assert.equal(stopSale.environment, 'all');
+    // OSL is UTC+1 or +2: the period is the flight's departure minute
+    assert.equal(new Date(stopSale.endsAt).getTime() - new Date(stopSale.startsAt).getTime(), 60_000);
+    await cli('sales', 'resume', stopSale.id);
+  });
+
+  it('refuses a stop-sale without a scope, with an unknown code, a reversed or past period, naming the options', async () => {
+    const future = (days: number) => new Date(NOW.getTime() + days * 86_400_000).toISOString();
+    const none = await cli('sales', 'suspend', '--from', future(1), '--until', future(2), '--reason', 'x');
+    assert.equal(none.code, 1);
+    assert.match(none.err, /--airline/);
+    const unknown = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'QQQ',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      'x',
+    );
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.err, /--airport/);
+    const reversed = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(2),
+      '--until',
+      future(1),
+      '--reason',
+      'x',
+    );
+    assert.equal(reversed.code, 1);
+    assert.match(reversed.err, /--until/);
+    const past = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(-3),
+      '--until',
+      future(-2),
+      '--reason',
+      'x',
+    );
+    assert.equal(past.code, 1);
+    const badRoute = await cli(
+      'sales',
+      'suspend',
+      '--route',
+      'ORY',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      'x',
+    );
+    assert.equal(badRoute.code, 1);
+    assert.match(badRoute.err, /--route/);
+    const missing = await cli('sales', 'resume', crypto.randomUUID());
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /No stop-sale/);
+  });
+});

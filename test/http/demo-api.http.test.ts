@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, createTestPartner, post, type TestApp, type TestPartner } from '../helper.ts';
+
+const DEMO = '/demo/v1';
+
+/** The worked example of docs/home-pricing.md. */
+const PARIS_FLAT = {
+  zipCode: '75007',
+  city: 'PARIS',
+  housingType: 'apartment',
+  occupancy: 'tenant',
+  rooms: 3,
+  livingArea: 62,
+  floor: 2,
+  constructionYear: 1930,
+  contentsValue: { amount: 2_000_000, currency: 'EUR' },
+  coverageLevel: 'comfort',
+  options: ['theft', 'glass_breakage'],
+};
+
+const fieldsOf = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field).sort();
+
+describe('Demo API', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  const clock = new Date('2026-03-10T09:00:00.000Z');
+  before(async () => {
+    t = await buildTestApp({ now: () => clock });
+    partner = await createTestPartner(t.db, { apis: ['demo'] });
+  });
+  after(() => t.close());
+
+  describe('POST /getCityByZipCode', () => {
+    const cities = (zipCode: unknown, who = partner) => post(t.app, `${DEMO}/getCityByZipCode`, { zipCode }, who.auth);
+
+    it('answers the La Poste city of a zip code', async () => {
+      for (const [zipCode, city] of [
+        ['75007', 'PARIS'],
+        ['13001', 'MARSEILLE'],
+        ['97400', 'SAINT DENIS'],
+      ]) {
+        const res = await cities(zipCode);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual(res.body, { zipCode, cities: [city] });
+      }
+    });
+
+    it('lists every city of a zip code serving several, distinct and sorted', async () => {
+      const ajaccio = await cities('20000');
+      assert.deepEqual(ajaccio.body, { zipCode: '20000', cities: ['AJACCIO', 'LECCI'] });
+      const rural = await cities('10200');
+      assert.equal(rural.status, 200);
+      assert.ok(rural.body.cities.length > 20, 'a rural zip code serves many communes');
+      assert.ok(rural.body.cities.includes('BAR SUR AUBE'));
+      assert.deepEqual(rural.body.cities, [...new Set(rural.body.cities)].sort());
+    });
+
+    it('answers 422 for a malformed zip code and 404 zip_code_not_found for an unknown one', async () => {
+      for (const malformed of ['7500', '750071', '75O07', ' 75007', 75007]) {
+        const res = await cities(malformed);
+        assert.equal(res.status, 422, `${JSON.stringify(malformed)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'validation_failed');
+        assert.deepEqual(fieldsOf(res.body), ['/zipCode']);
+      }
+      const unknown = await cities('00000');
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.body.code, 'zip_code_not_found');
+      assert.match(String(unknown.headers['content-type']), /^application\/problem\+json/);
+    });
+  });
+
+  describe('POST /getPrice', () => {
+    const price = (body: unknown, path = '/getPrice', who = partner) => post(t.app, `${DEMO}${path}`, body, who.auth);
+
+    it('prices the worked example of docs/home-pricing.md and lists the coverages with their limits', async () => {
+      const res = await price(PARIS_FLAT);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const q = res.body;
+      assert.match(q.quoteReference, /^h1\./);
+      assert.deepEqual(q.annualPremium, { amount: 31_201, currency: 'EUR' });
+      assert.deepEqual(q.monthlyPremium, { amount: 2_600, currency: 'EUR' });
+      assert.deepEqual(q.annualTax, { amount: 2_576, currency: 'EUR' });
+      assert.equal(q.taxRate, 0.09);
+      assert.equal(q.zone, 'D');
+      assert.equal(q.department, '75');
+      assert.equal(q.tariffVersion, 'home-1');
+      assert.equal(q.expiresAt, '2026-04-09T09:00:00.000Z', 'valid 30 days');
+      assert.deepEqual(
+        q.coverages.map((c: { code: string }) => c.code),
+        ['tenant_liability', 'contents', 'natural_disasters', 'civil_liability', 'theft', 'glass_breakage'],
+      );
+      const contents = q.coverages.find((c: { code: string }) => c.code === 'contents');
+      assert.deepEqual(contents.limit, { amount: 2_000_000, currency: 'EUR' });
+      assert.deepEqual(contents.deductible, { amount: 15_000, currency: 'EUR' });
+      assert.equal(q.coverages.find((c: { code: string }) => c.code === 'natural_disasters').limit, null);
+      assert.deepEqual(
+        q.risk,
+        { ...PARIS_FLAT, options: ['glass_breakage', 'theft'] },
+        'the risk as priced, options sorted',
+      );
+    });
+
+    it('answers exactly alike at /getprice', async () => {
+      const upper = await price(PARIS_FLAT, '/getPrice');
+      const lower = await price(PARIS_FLAT, '/getprice');
+      assert.equal(lower.status, 200);
+      const { quoteReference: a, ...restUpper } = upper.body;
+      const { quoteReference: b, ...restLower } = lower.body;
+      assert.match(b, /^h1\./);
+      assert.notEqual(a, b, 'each quote has its own id');
+      assert.deepEqual(restLower, restUpper);
+      const errorUpper = await price({ ...PARIS_FLAT, rooms: 0 }, '/getPrice');
+      const errorLower = await price({ ...PARIS_FLAT, rooms: 0 }, '/getprice');
+      assert.equal(errorLower.status, 422);
+      assert.deepEqual(
+        { ...errorLower.body, instance: undefined, requestId: undefined },
+        { ...errorUpper.body, instance: undefined, requestId: undefined },
+      );
+    });
+
+    it('applies the defaults: comfort level, €5,000 of contents per room, no option', async () => {
+      const res = await price({
+        zipCode: '13001',
+        city: 'MARSEILLE',
+        housingType: 'house',
+        occupancy: 'owner',
+        rooms: 4,
+        livingArea: 95,
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, {
+        zipCode: '13001',
+        city: 'MARSEILLE',
+        housingType: 'house',
+        occupancy: 'owner',
+        rooms: 4,
+        livingArea: 95,
+        contentsValue: { amount: 2_000_000, currency: 'EUR' },
+        coverageLevel: 'comfort',
+        options: [],
+      });
+      assert.equal(res.body.zone, 'C');
+      assert.equal(res.body.coverages[0].code, 'building');
+      assert.equal(res.body.coverages[0].limit, null, 'the building is rebuilt at cost');
+      assert.equal(res.body.monthlyPremium.amount, Math.round(res.body.annualPremium.amount / 12));
+    });
+
+    it('reads the city without case, accents or hyphens, and answers it as La Poste spells it', async () => {
+      const res = await price({ ...PARIS_FLAT, zipCode: '97400', city: 'Saint-Denis' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.risk.city, 'SAINT DENIS');
+      assert.equal(res.body.department, '974');
+      assert.equal(res.body.zone, 'E');
+    });
+
+    it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city', async () => {
+      const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'city_mismatch');
+      assert.deepEqual(res.body.acceptedValues, ['AJACCIO', 'LECCI']);
+      assert.deepEqual(fieldsOf(res.body), ['/city']);
+      const unknown = await price({ ...PARIS_FLAT, zipCode: '00000' });
+      assert.equal(unknown.status, 422);
+      assert.equal(unknown.body.code, 'unknown_zip_code');
+      assert.deepEqual(fieldsOf(unknown.body), ['/zipCode']);
+    });
+
+    it('validates bounds and enums, naming every field', async () => {
+      const res = await price({
+        zipCode: '7500',
+        housingType: 'castle',
+        occupancy: 'squatter',
+        rooms: 21,
+        livingArea: 5,
+        floor: -1,
+        constructionYear: 1200,
+        contentsValue: { amount: 50, currency: 'USD' },
+        coverageLevel: 'gold',
+        options: ['pool', 'theft', 'theft'],
+        extra: 1,
+      });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'validation_failed');
+      const fields = fieldsOf(res.body);
+      for (const f of [
+        '/zipCode',
+        '/city',
+        '/housingType',
+        '/occupancy',
+        '/rooms',
+        '/livingArea',
+        '/floor',
+        '/constructionYear',
+        '/contentsValue/amount',
+        '/contentsValue/currency',
+        '/coverageLevel',
+        '/options',
+        '/options/0',
+        '/extra',
+      ]) {
+        assert.ok(fields.includes(f), `${f} in ${fields}`);
+      }
+      const housing = res.body.errors.find((e: { field: string }) => e.field === '/housingType');
+      assert.equal(housing.message, 'must be one of house, apartment');
+      for (const rooms of [0, 21, 2.5])
+        assert.deepEqual(fieldsOf((await price({ ...PARIS_FLAT, rooms })).body), ['/rooms']);
+      for (const livingArea of [8, 1001])
+        assert.deepEqual(fieldsOf((await price({ ...PARIS_FLAT, livingArea })).body), ['/livingArea']);
+    });
+
+    it('refuses a floor for a house and a construction year more than 3 years ahead', async () => {
+      const house = await price({ ...PARIS_FLAT, housingType: 'house', floor: 1 });
+      assert.equal(house.status, 422);
+      assert.deepEqual(fieldsOf(house.body), ['/floor']);
+      const future = await price({ ...PARIS_FLAT, constructionYear: 2030 });
+      assert.deepEqual(fieldsOf(future.body), ['/constructionYear']);
+      assert.equal((await price({ ...PARIS_FLAT, constructionYear: 2029 })).status, 200);
+    });
+
+    it('writes nothing to the database', async () => {
+      const count = async () =>
+        Number(
+          (
+            await t.db
+              .selectFrom('audit_log')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      for (let i = 0; i < 3; i++) assert.equal((await price(PARIS_FLAT)).status, 200);
+      assert.equal(await count(), before);
+      assert.equal(
+        Number(
+          (
+            await t.db
+              .selectFrom('idempotency_keys')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('partner_id', '=', partner.id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
+        0,
+      );
+    });
+  });
+
+  it('answers 401 without a key and 403 api_not_subscribed to a partner not subscribed to the Demo API', async () => {
+    const none = await post(t.app, `${DEMO}/getCityByZipCode`, { zipCode: '75007' });
+    assert.equal(none.status, 401);
+    const flightOnly = await createTestPartner(t.db, { apis: ['flight-delay'] });
+    for (const path of ['/getCityByZipCode', '/getPrice', '/getprice']) {
+      const res = await post(
+        t.app,
+        `${DEMO}${path}`,
+        path === '/getCityByZipCode' ? { zipCode: '75007' } : PARIS_FLAT,
+        flightOnly.auth,
+      );
+      assert.equal(res.status, 403, path);
+      assert.equal(res.body.code, 'api_not_subscribed');
+    }
+  });
+
+  it('documents every request field with its type, bounds and enumerated values', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: `${DEMO}/openapi.json` })).json();
+    assert.equal(doc.info.title, 'Demo API');
+    const zip = doc.paths['/getCityByZipCode'].post.requestBody.content['application/json'].schema;
+    assert.equal(zip.properties.zipCode.pattern, '^[0-9]{5}$');
+    for (const path of ['/getPrice', '/getprice']) {
+      const body = doc.paths[path].post.requestBody.content['application/json'];
+      assert.ok(body.example ?? body.examples, `${path} example`);
+      const p = body.schema.properties;
+      assert.deepEqual(p.housingType.enum, ['house', 'apartment']);
+      assert.deepEqual(p.occupancy.enum, ['owner', 'tenant']);
+      assert.deepEqual([p.rooms.minimum, p.rooms.maximum], [1, 20]);
+      assert.deepEqual([p.livingArea.minimum, p.livingArea.maximum], [9, 1000]);
+      assert.deepEqual([p.floor.minimum, p.floor.maximum], [0, 60]);
+      assert.deepEqual(p.coverageLevel.enum, ['essential', 'comfort', 'premium']);
+      assert.deepEqual(p.options.items.enum, ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection']);
+      assert.equal(p.contentsValue.properties.amount.maximum, 30_000_000);
+      assert.deepEqual(body.schema.required.sort(), [
+        'city',
+        'housingType',
+        'livingArea',
+        'occupancy',
+        'rooms',
+        'zipCode',
+      ]);
+    }
+  });
+});

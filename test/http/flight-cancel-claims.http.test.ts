@@ -1,0 +1,387 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+
+describe('Flight Delay API — cancellation and claims', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  let clock = new Date();
+  const at = (d: Date) => (clock = d);
+  before(async () => {
+    t = await buildTestApp({ now: () => clock });
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  /** A distinct flight number per test: claims are opened per flight. */
+  let flightSeq = 100;
+  async function contract(
+    who: TestPartner,
+    options: { days?: number; returnTrip?: boolean; passengers?: number; flight?: string } = {},
+  ) {
+    at(new Date());
+    const body = trip(options.days ?? 10, {
+      returnTrip: options.returnTrip,
+      additionalPassengers: (options.passengers ?? 1) - 1,
+    });
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, who.auth);
+    const flight = options.flight ?? `AF${flightSeq++}`;
+    const flights = [
+      {
+        flightNumber: flight,
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        departureDateTime: body.departureDateTime,
+      },
+    ];
+    if (options.returnTrip)
+      flights.push({
+        flightNumber: `AF${flightSeq++}`,
+        departureAirport: 'JFK',
+        arrivalAirport: 'CDG',
+        departureDateTime: body.returnDepartureDateTime!,
+      });
+    const res = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      {
+        quoteReference: quote.body.quoteReference,
+        customer: {
+          firstName: 'Ada',
+          lastName: 'Byron',
+          email: 'ada@example.com',
+          phone: '+447911123456',
+          language: 'en',
+        },
+        booking: { reference: 'PNR123' },
+        flights,
+      },
+      who.auth,
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body;
+  }
+
+  const event = (
+    flightNumber: string,
+    departureDate: string,
+    status: 'delayed' | 'cancelled' | 'diverted',
+    arrivalDelayMinutes?: number,
+  ) =>
+    openClaimsForFlightEvent(t.app.parasol, {
+      environment: 'sandbox',
+      flightNumber,
+      departureDate,
+      status,
+      arrivalDelayMinutes,
+      source: 'test',
+    });
+  const today = () => new Date().toISOString().slice(0, 10);
+
+  describe('POST /cancel', () => {
+    it('cancels before departure with the full premium refunded, and answers the same when repeated', async () => {
+      const c = await contract(a);
+      const first = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(first.status, 200);
+      assert.equal(first.body.status, 'cancelled');
+      assert.deepEqual(first.body.refund, c.premium.total);
+      const again = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'customer_request' },
+        a.auth,
+      );
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, first.body);
+    });
+
+    it('answers 409 contract_not_cancellable after the first departure', async (ctx) => {
+      const c = await contract(a, { days: 5 });
+      ctx.after(() => at(new Date()));
+      at(new Date(new Date(c.flights[0].departureAt).getTime() + 60_000));
+      const res = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(res.status, 409);
+      assert.equal(res.body.code, 'contract_not_cancellable');
+    });
+
+    it('answers 409 once a claim is open on the contract', async () => {
+      const c = await contract(a);
+      await event(c.flights[0].flightNumber, c.flights[0].departureDateTime.slice(0, 10), 'cancelled');
+      const res = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(res.status, 409);
+      assert.equal(res.body.code, 'contract_not_cancellable');
+    });
+
+    it("answers 404 for an unknown contract and for another partner's", async () => {
+      const c = await contract(a);
+      const foreign = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        b.auth,
+      );
+      const unknown = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: 'FD-0000-0000', reason: 'ticket_cancelled' },
+        b.auth,
+      );
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.body.code, 'contract_not_found');
+      assert.deepEqual(
+        { ...foreign.body, detail: '', requestId: '' },
+        { ...unknown.body, detail: '', requestId: '' },
+        'indistinguishable from missing',
+      );
+      const still = await t.db
+        .selectFrom('contracts')
+        .select('status')
+        .where('contract_number', '=', c.contractNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(still.status, 'active');
+    });
+
+    it('refuses unknown reasons', async () => {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: 'FD-0000-0000', reason: 'changed_my_mind' },
+        a.auth,
+      );
+      assert.equal(res.status, 422);
+      assert.equal(res.body.errors[0].field, '/reason');
+      assert.match(res.body.errors[0].message, /ticket_cancelled/);
+    });
+
+    it('honours Idempotency-Key', async () => {
+      const c = await contract(a);
+      const headers = { ...a.auth, 'idempotency-key': `cancel-${c.contractNumber}` };
+      const first = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'duplicate' },
+        headers,
+      );
+      const retry = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'duplicate' },
+        headers,
+      );
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+    });
+  });
+
+  describe('claims opened by the domain function, listed by POST /getclaims', () => {
+    it('opens one claim per affected leg with the highest tier reached, per passenger', async () => {
+      const c = await contract(a, { passengers: 3 });
+      const leg = c.flights[0];
+      const opened = await event(leg.flightNumber, leg.departureDateTime.slice(0, 10), 'delayed', 195);
+      assert.equal(opened.length, 1);
+      assert.equal(opened[0]!.compensationAmount, 3 * 10_000);
+      const list = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { fromDate: today(), toDate: today(), contractNumber: c.contractNumber },
+        a.auth,
+      );
+      assert.equal(list.status, 200);
+      assert.equal(list.body.claims.length, 1);
+      const claim = list.body.claims[0];
+      assert.match(claim.claimNumber, /^CLM-\d{8}$/);
+      assert.equal(claim.contractNumber, c.contractNumber);
+      // the app's own worker may already have texted the customer: opened, or awaiting bank details
+      assert.ok(['opened', 'awaiting_bank_details'].includes(claim.status), claim.status);
+      assert.equal(claim.reason, 'delay');
+      assert.equal(claim.delayMinutes, 195);
+      assert.equal(claim.flightNumber, leg.flightNumber);
+      assert.equal(claim.departureDate, leg.departureDateTime.slice(0, 10));
+      assert.deepEqual(claim.compensation, { amount: 30_000, currency: 'EUR' });
+      assert.equal(claim.paidAt, null);
+    });
+
+    it('never opens two claims for a leg, whatever the duplicates', async () => {
+      const c = await contract(a);
+      const leg = c.flights[0];
+      const date = leg.departureDateTime.slice(0, 10);
+      const results = await Promise.all(Array.from({ length: 10 }, () => event(leg.flightNumber, date, 'cancelled')));
+      assert.equal(results.flat().length, 1);
+      assert.deepEqual(
+        await event(leg.flightNumber, date, 'delayed', 400),
+        [],
+        'a later event on the same leg opens nothing',
+      );
+      const count = await t.db
+        .selectFrom('claims')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where(
+          'contract_id',
+          '=',
+          (
+            await t.db
+              .selectFrom('contracts')
+              .select('id')
+              .where('contract_number', '=', c.contractNumber)
+              .executeTakeFirstOrThrow()
+          ).id,
+        )
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 1);
+    });
+
+    it('opens nothing for a delay below the lowest tier, or for a cancelled contract', async () => {
+      const c = await contract(a);
+      assert.deepEqual(
+        await event(c.flights[0].flightNumber, c.flights[0].departureDateTime.slice(0, 10), 'delayed', 119),
+        [],
+      );
+      const cancelled = await contract(a);
+      await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: cancelled.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.deepEqual(
+        await event(
+          cancelled.flights[0].flightNumber,
+          cancelled.flights[0].departureDateTime.slice(0, 10),
+          'cancelled',
+        ),
+        [],
+      );
+    });
+
+    it('pays a diverted leg as cancelled when cancellation is covered, else the highest tier', async () => {
+      const both = await contract(a);
+      const [d1] = await event(
+        both.flights[0].flightNumber,
+        both.flights[0].departureDateTime.slice(0, 10),
+        'diverted',
+      );
+      assert.equal(d1!.reason, 'cancellation');
+      assert.equal(d1!.compensationAmount, 15_000);
+      const delayOnly = await createTestPartner(t.db, { configuration: { formula: 'delay' } });
+      const c = await contract(delayOnly);
+      const [d2] = await event(c.flights[0].flightNumber, c.flights[0].departureDateTime.slice(0, 10), 'diverted');
+      assert.equal(d2!.reason, 'delay');
+      assert.equal(d2!.compensationAmount, 10_000);
+      assert.deepEqual(
+        await event(c.flights[0].flightNumber, c.flights[0].departureDateTime.slice(0, 10), 'cancelled'),
+        [],
+      );
+    });
+
+    it('opens one claim per leg of a return trip', async () => {
+      const c = await contract(a, { returnTrip: true });
+      for (const leg of c.flights) await event(leg.flightNumber, leg.departureDateTime.slice(0, 10), 'cancelled');
+      const list = await post(
+        t.app,
+        `${FLIGHT}/getClaims`,
+        { fromDate: today(), toDate: today(), contractNumber: c.contractNumber },
+        a.auth,
+      );
+      assert.equal(list.status, 200, 'the /getClaims alias answers like /getclaims');
+      assert.deepEqual(
+        list.body.claims.map((x: { flightNumber: string }) => x.flightNumber),
+        c.flights.map((f: { flightNumber: string }) => f.flightNumber).sort(),
+      );
+    });
+
+    it("lists only the caller's claims: partner B never sees A's", async () => {
+      const shared = `AF${flightSeq++}`;
+      const ca = await contract(a, { flight: shared });
+      const cb = await contract(b, { flight: shared });
+      await event(shared, ca.flights[0].departureDateTime.slice(0, 10), 'cancelled');
+      const listB = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today(), toDate: today() }, b.auth);
+      assert.ok(listB.body.claims.length >= 1);
+      for (const claim of listB.body.claims) assert.notEqual(claim.contractNumber, ca.contractNumber);
+      assert.ok(listB.body.claims.some((x: { contractNumber: string }) => x.contractNumber === cb.contractNumber));
+      const foreign = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { fromDate: today(), toDate: today(), contractNumber: ca.contractNumber },
+        b.auth,
+      );
+      assert.equal(foreign.status, 404);
+    });
+
+    it('filters on the opening day, inclusive, and paginates without gaps or repeats', async () => {
+      const fresh = await createTestPartner(t.db);
+      const flight = `AF${flightSeq++}`;
+      const contracts = [];
+      for (let i = 0; i < 5; i++) contracts.push(await contract(fresh, { flight }));
+      await event(flight, contracts[0].flights[0].departureDateTime.slice(0, 10), 'cancelled');
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await post(
+          t.app,
+          `${FLIGHT}/getclaims`,
+          { fromDate: today(), toDate: today(), limit: 2, ...(cursor ? { cursor } : {}) },
+          fresh.auth,
+        );
+        assert.equal(page.status, 200);
+        assert.ok(page.body.claims.length <= 2);
+        seen.push(...page.body.claims.map((x: { claimNumber: string }) => x.claimNumber));
+        cursor = page.body.nextCursor ?? undefined;
+        pages++;
+      } while (cursor);
+      assert.equal(pages, 3);
+      assert.equal(seen.length, 5);
+      assert.equal(new Set(seen).size, 5);
+      const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+      const before = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: yesterday, toDate: yesterday }, fresh.auth);
+      assert.deepEqual(before.body.claims, []);
+      const bad = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today(), toDate: yesterday }, fresh.auth);
+      assert.equal(bad.status, 422);
+      assert.equal(bad.body.errors[0].field, '/toDate');
+      const cursorBad = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { fromDate: today(), toDate: today(), cursor: 'nonsense' },
+        fresh.auth,
+      );
+      assert.equal(cursorBad.body.code, 'invalid_cursor');
+    });
+
+    it('keeps sandbox and production apart', async () => {
+      const prod = await createTestPartner(t.db, { environment: 'production' });
+      const flight = `AF${flightSeq++}`;
+      const c = await contract(prod, { flight });
+      assert.deepEqual(
+        await event(flight, c.flights[0].departureDateTime.slice(0, 10), 'cancelled'),
+        [],
+        'a sandbox event never touches production',
+      );
+      const opened = await openClaimsForFlightEvent(t.app.parasol, {
+        environment: 'production',
+        flightNumber: flight,
+        departureDate: c.flights[0].departureDateTime.slice(0, 10),
+        status: 'cancelled',
+        source: 'test',
+      });
+      assert.equal(opened.length, 1);
+    });
+  });
+});

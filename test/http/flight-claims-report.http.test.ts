@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+describe('POST /claims — a partner rehearses the claim flow', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  let seq = 4000;
+  const contract = (who: TestPartner, flightNumber = `AF${seq++}`, passengers = 1) =>
+    insureFlight(t.app, who, { flightNumber, passengers });
+
+  it('opens the claims of the caller’s contracts on the flight, once', async () => {
+    const c = await contract(a, undefined, 2);
+    const event = {
+      flightNumber: c.flightNumber,
+      departureDate: c.departureDate,
+      status: 'delayed',
+      arrivalDelayMinutes: 185,
+    };
+    const first = await post(t.app, `${FLIGHT}/claims`, event, a.auth);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.claimsOpened.length, 1);
+    const claim = first.body.claimsOpened[0];
+    assert.equal(claim.contractNumber, c.contractNumber);
+    assert.equal(claim.reason, 'delay');
+    assert.equal(claim.delayMinutes, 185);
+    assert.deepEqual(claim.compensation, { amount: 2 * 10_000, currency: 'EUR' });
+    const again = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { ...event, status: 'cancelled', arrivalDelayMinutes: undefined },
+      a.auth,
+    );
+    assert.deepEqual(again.body.claimsOpened, [], 'one claim per leg, ever');
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: today, toDate: today, contractNumber: c.contractNumber },
+      a.auth,
+    );
+    // the app's own worker may already have texted the customer (notification jobs start at once)
+    const [listedClaim] = listed.body.claims;
+    assert.ok(['opened', 'awaiting_bank_details'].includes(listedClaim.status), listedClaim.status);
+    assert.deepEqual({ ...listedClaim, status: 'opened' }, first.body.claimsOpened[0]);
+    assert.equal(listed.body.claims.length, 1);
+  });
+
+  it("never touches another partner's contracts on the same flight", async () => {
+    const flightNumber = `AF${seq++}`;
+    const mine = await contract(a, flightNumber);
+    const theirs = await contract(b, flightNumber);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: mine.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    assert.deepEqual(
+      res.body.claimsOpened.map((c: { contractNumber: string }) => c.contractNumber),
+      [mine.contractNumber],
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    const bClaims = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: today, toDate: today, contractNumber: theirs.contractNumber },
+      b.auth,
+    );
+    assert.deepEqual(bClaims.body.claims, []);
+  });
+
+  it('opens nothing below the lowest delay tier', async () => {
+    const c = await contract(a);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'delayed', arrivalDelayMinutes: 60 },
+      a.auth,
+    );
+    assert.deepEqual(res.body.claimsOpened, []);
+  });
+
+  it('validates the event', async () => {
+    const missing = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: '2026-12-24', status: 'delayed' },
+      a.auth,
+    );
+    assert.equal(missing.status, 422);
+    assert.equal(missing.body.errors[0].field, '/arrivalDelayMinutes');
+    const extra = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: '2026-12-24', status: 'cancelled', arrivalDelayMinutes: 30 },
+      a.auth,
+    );
+    assert.equal(extra.status, 422);
+    const status = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: '2026-12-24', status: 'late' },
+      a.auth,
+    );
+    assert.equal(status.status, 422);
+    assert.equal(status.body.errors[0].field, '/status');
+  });
+
+  it('is refused to production keys', async () => {
+    const prod = await createTestPartner(t.db, { environment: 'production' });
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: '2026-12-24', status: 'cancelled' },
+      prod.auth,
+    );
+    assert.equal(res.status, 403);
+    assert.equal(res.body.code, 'forbidden');
+  });
+});

@@ -1,0 +1,346 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { setCap } from '../../src/limits/exposure.ts';
+import { findExposure } from '../../src/limits/limits-repo.ts';
+import { resumeSales, suspendSales } from '../../src/limits/stop-sales.ts';
+import type { Environment } from '../../src/platform/db-schema.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  post,
+  subscription,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * Limits on accumulation over HTTP (docs/limits.md). The partners of this file sell in CHF, a
+ * currency no other test file uses, so the caps set here touch no other test; every test flies its
+ * own flight (a random minute some months ahead), so exposure left by earlier runs on a shared
+ * PostgreSQL never counts.
+ */
+
+const CURRENCY = 'CHF';
+/** DEFAULT_CONFIGURATION's highest payout per passenger per leg: the cancellation amount. */
+const PER_PASSENGER = 15_000;
+
+const used = new Set<string>();
+/** A departure nobody else quotes: a random local minute 60–300 days ahead. */
+function uniqueDeparture(): string {
+  for (;;) {
+    const days = 60 + crypto.randomInt(240);
+    const d = new Date(Date.now() + days * 86_400_000);
+    const local = `${d.toISOString().slice(0, 10)}T${String(crypto.randomInt(6, 22)).padStart(2, '0')}:${String(crypto.randomInt(60)).padStart(2, '0')}`;
+    if (!used.has(local)) {
+      used.add(local);
+      return local;
+    }
+  }
+}
+
+function flight(options: { passengers?: number; returnAt?: string } = {}) {
+  return {
+    departureAirport: 'CDG',
+    arrivalAirport: 'JFK',
+    airline: 'AF',
+    departureDateTime: uniqueDeparture(),
+    ...(options.returnAt ? { returnDepartureDateTime: options.returnAt } : {}),
+    ...(options.passengers && options.passengers > 1 ? { additionalPassengers: options.passengers - 1 } : {}),
+  };
+}
+
+type Trip = ReturnType<typeof flight>;
+const keyOf = (environment: Environment, t: Trip, leg = 0) =>
+  leg === 0
+    ? {
+        environment,
+        currency: CURRENCY,
+        airline: 'AF',
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        departureLocal: t.departureDateTime,
+      }
+    : {
+        environment,
+        currency: CURRENCY,
+        airline: 'AF',
+        departureAirport: 'JFK',
+        arrivalAirport: 'CDG',
+        departureLocal: t.returnDepartureDateTime!,
+      };
+
+describe('Flight Delay API — limits on accumulation', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    partner = await createTestPartner(t.db, { agreement: { currency: CURRENCY } });
+    // 6 single-passenger contracts fit one flight (90,000), the 7th would make 105,000
+    await setCap(t.db, 'operator:test', { environment: 'sandbox', currency: CURRENCY, amount: 100_000 });
+    await t.app.parasol.limits.refresh();
+  });
+  after(() => t.close());
+
+  const quote = (body: Trip, who = partner) => post(t.app, `${FLIGHT}/getPrice`, body, who.auth);
+  const subscribe = (q: { quoteReference: string }, body: Trip, who = partner, headers: Record<string, string> = {}) =>
+    post(t.app, `${FLIGHT}/subscribe`, subscription(q.quoteReference, body as never), { ...who.auth, ...headers });
+  async function quoteAndSubscribe(body: Trip, who = partner) {
+    const q = await quote(body, who);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    return subscribe(q.body, body, who);
+  }
+
+  it('adds each subscribed leg’s highest payout × passengers to its flight, and refuses the quote and the subscription that would pass the cap', async () => {
+    const body = flight();
+    const early = await quote(body); // quoted while the flight still has room
+    assert.equal(early.status, 200);
+    for (let i = 0; i < 6; i++) assert.equal((await quoteAndSubscribe(body)).status, 201);
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 6 * PER_PASSENGER);
+
+    const refused = await quote(body);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'capacity_exceeded');
+    assert.match(refused.body.detail, /AF CDG→JFK/);
+    assert.match(refused.headers['content-type'] as string, /application\/problem\+json/);
+    assert.doesNotMatch(refused.body.detail, /90[, ]?000|100[, ]?000/, 'no other partner’s volume in the detail');
+
+    const late = await subscribe(early.body, body);
+    assert.equal(late.status, 409, 'the subscribe transaction is the authority');
+    assert.equal(late.body.code, 'capacity_exceeded');
+    assert.deepEqual(late.body.errors, [
+      { field: '/flights/0', code: 'invalid', message: 'no capacity left on this flight' },
+    ]);
+    assert.equal(
+      (await findExposure(t.db, keyOf('sandbox', body)))?.amount,
+      6 * PER_PASSENGER,
+      'a refused subscription adds nothing',
+    );
+  });
+
+  it('counts passengers: a quote for more passengers than the flight has room for is refused, a smaller one is not', async () => {
+    const body = flight({ passengers: 5 });
+    assert.equal((await quoteAndSubscribe(body)).status, 201); // 75,000 of 100,000
+    const two = await quote({ ...body, additionalPassengers: 1 });
+    assert.equal(two.status, 409);
+    assert.equal(two.body.code, 'capacity_exceeded');
+    const { additionalPassengers: _, ...single } = body;
+    assert.equal((await quoteAndSubscribe(single as Trip)).status, 201);
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 6 * PER_PASSENGER);
+  });
+
+  it('a cancellation gives the capacity back', async () => {
+    const body = flight({ passengers: 6 });
+    const contract = await quoteAndSubscribe(body);
+    assert.equal(contract.status, 201);
+    const { additionalPassengers: _, ...single } = body;
+    assert.equal((await quote(single as Trip)).body.code, 'capacity_exceeded');
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: contract.body.contractNumber, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(cancelled.status, 200);
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 0);
+    assert.equal((await quote(single as Trip)).status, 200);
+    // cancelling again (same answer) releases nothing twice
+    assert.equal(
+      (
+        await post(
+          t.app,
+          `${FLIGHT}/cancel`,
+          { contractNumber: contract.body.contractNumber, reason: 'customer_request' },
+          partner.auth,
+        )
+      ).status,
+      200,
+    );
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 0);
+  });
+
+  it('an idempotent replay of an accepted subscription adds no exposure', async () => {
+    const body = flight({ passengers: 2 });
+    const q = await quote(body);
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const first = await subscribe(q.body, body, partner, headers);
+    const replay = await subscribe(q.body, body, partner, headers);
+    assert.equal(first.status, 201);
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 2 * PER_PASSENGER);
+  });
+
+  it('a return trip whose return flight is full is refused as a whole: the outbound adds nothing', async () => {
+    const outboundAt = uniqueDeparture();
+    const d = new Date(`${outboundAt.slice(0, 10)}T00:00Z`);
+    const returnAt = `${new Date(d.getTime() + 3 * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+    // fill the JFK→CDG flight the return will take
+    const full = {
+      departureAirport: 'JFK',
+      arrivalAirport: 'CDG',
+      airline: 'AF',
+      departureDateTime: returnAt,
+      additionalPassengers: 5,
+    };
+    const body = {
+      departureAirport: 'CDG',
+      arrivalAirport: 'JFK',
+      airline: 'AF',
+      departureDateTime: outboundAt,
+      returnDepartureDateTime: returnAt,
+    };
+    const early = await quote(body as Trip);
+    assert.equal(early.status, 200);
+    const q = await quote(full as Trip);
+    assert.equal(
+      (
+        await post(
+          t.app,
+          `${FLIGHT}/subscribe`,
+          {
+            ...subscription(q.body.quoteReference, full as never),
+            flights: [
+              {
+                flightNumber: 'AF007',
+                departureAirport: 'JFK',
+                arrivalAirport: 'CDG',
+                departureDateTime: full.departureDateTime,
+              },
+            ],
+          },
+          partner.auth,
+        )
+      ).status,
+      201,
+    );
+
+    const refusedQuote = await quote(body as Trip);
+    assert.equal(refusedQuote.body.code, 'capacity_exceeded');
+    assert.deepEqual(refusedQuote.body.errors, [
+      { field: '/returnDepartureDateTime', code: 'invalid', message: 'no capacity left on this flight' },
+    ]);
+    const refused = await subscribe(early.body, body as Trip);
+    assert.equal(refused.status, 409);
+    assert.deepEqual(refused.body.errors, [
+      { field: '/flights/1', code: 'invalid', message: 'no capacity left on this flight' },
+    ]);
+    assert.match(refused.body.detail, /AF JFK→CDG/);
+    assert.equal(
+      await findExposure(t.db, keyOf('sandbox', body as Trip)),
+      undefined,
+      'the outbound’s reservation rolled back',
+    );
+  });
+
+  it('caps are per environment: a production partner is not limited by sandbox contracts', async () => {
+    const body = flight({ passengers: 6 });
+    assert.equal((await quoteAndSubscribe(body)).status, 201);
+    const production = await createTestPartner(t.db, { environment: 'production', agreement: { currency: CURRENCY } });
+    const { additionalPassengers: _, ...single } = body;
+    assert.equal((await quote(single as Trip)).body.code, 'capacity_exceeded');
+    assert.equal((await quote(single as Trip, production)).status, 200);
+  });
+
+  it('when the operator suspends sales, quotes and subscriptions of the legs covered answer 409 sales_suspended until sales resume', async () => {
+    const body = flight();
+    const departure = new Date((await quote(body)).body.legs[0].departureAt);
+    const early = await quote(body);
+    const stop = await suspendSales(
+      t.db,
+      'operator:test',
+      {
+        environment: 'sandbox',
+        airline: 'AF',
+        startsAt: new Date(departure.getTime() - 60_000).toISOString(),
+        endsAt: new Date(departure.getTime() + 60_000).toISOString(),
+        reason: 'strike',
+      },
+      new Date(),
+    );
+    // the subscribe transaction reads the stop-sales itself, whatever the snapshot says
+    const refused = await subscribe(early.body, body);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'sales_suspended');
+    assert.match(refused.body.detail, /strike/);
+    await t.app.parasol.limits.refresh(); // what the timer does within 2 s
+    const quoteRefused = await quote(body);
+    assert.equal(quoteRefused.status, 409);
+    assert.equal(quoteRefused.body.code, 'sales_suspended');
+    // another departure of the same airline, outside the period, and another environment, still sell
+    const later = {
+      ...body,
+      departureDateTime: `${body.departureDateTime.slice(0, 11)}${body.departureDateTime.slice(11, 13) === '21' ? '05' : '22'}:00`,
+    };
+    assert.equal((await quote(later)).status, 200);
+    const production = await createTestPartner(t.db, { environment: 'production', agreement: { currency: CURRENCY } });
+    assert.equal((await quote(body, production)).status, 200);
+
+    await resumeSales(t.db, 'operator:test', stop.id, new Date());
+    await t.app.parasol.limits.refresh();
+    assert.equal((await quoteAndSubscribe(body)).status, 201);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'stop_sale')
+      .where('entity_id', '=', stop.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['created', 'resumed'],
+    );
+  });
+
+  it('declares the 409 answers and their codes on /getPrice and /subscribe in the OpenAPI document', async () => {
+    const doc = JSON.parse((await t.app.inject({ method: 'GET', url: `${FLIGHT}/openapi.json` })).body);
+    for (const path of ['/getPrice', '/subscribe']) {
+      const operation = doc.paths[path].post;
+      assert.ok(operation.responses['409'], path);
+      assert.match(operation.description, /capacity_exceeded/, path);
+      assert.match(operation.description, /sales_suspended/, path);
+    }
+  });
+
+  it('50 concurrent subscriptions on one flight: exactly those that fit succeed, the exposure never passes the cap', async () => {
+    const partner = await createTestPartner(t.db, { environment: 'preproduction', agreement: { currency: CURRENCY } });
+    // 10 single-passenger contracts fit (150,000), the 11th would make 165,000
+    await setCap(t.db, 'operator:test', {
+      environment: 'preproduction',
+      currency: CURRENCY,
+      amount: 10 * PER_PASSENGER + 7_000,
+    });
+    await t.app.parasol.limits.refresh();
+    const body = flight();
+    const quotes = [];
+    for (let i = 0; i < 50; i++) {
+      const q = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
+      assert.equal(q.status, 200);
+      quotes.push(q.body.quoteReference as string);
+    }
+    const replies = await Promise.all(
+      quotes.map((reference) =>
+        post(t.app, `${FLIGHT}/subscribe`, subscription(reference, body as never), partner.auth),
+      ),
+    );
+    const statuses = replies.map((r) => r.status);
+    assert.equal(
+      statuses.filter((s) => s === 201).length,
+      10,
+      JSON.stringify(replies.filter((r) => r.status !== 201 && r.body.code !== 'capacity_exceeded').map((r) => r.body)),
+    );
+    assert.ok(replies.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'capacity_exceeded')));
+    const exposure = await findExposure(t.db, keyOf('preproduction', body));
+    assert.equal(exposure?.amount, 10 * PER_PASSENGER);
+    assert.equal(exposure?.legs, 10);
+    const legs = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('contracts', 'contracts.id', 'contract_legs.contract_id')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('contracts.partner_id', '=', partner.id)
+      .where('contract_legs.departure_local', '=', body.departureDateTime)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(legs.n), 10, 'one contract per accepted subscription, none for the refused');
+  });
+});

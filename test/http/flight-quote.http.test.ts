@@ -1,0 +1,275 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../../src/partners/api-keys.ts';
+import { revokeApiKey } from '../../src/partners/api-keys.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  daysAhead,
+  FLIGHT,
+  post,
+  trip,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+describe('Flight Delay API — quotes', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  it('quotes a return trip for two passengers with the partner configuration', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      trip(30, { returnTrip: true, additionalPassengers: 1 }),
+      partner.auth,
+    );
+    assert.equal(res.status, 200);
+    const q = res.body;
+    assert.match(q.quoteReference, /^q3\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{16}$/);
+    assert.equal(q.formula, 'delay_and_cancellation');
+    assert.equal(q.passengers, 2);
+    assert.equal(q.legs.length, 2);
+    assert.equal(q.legs[1].departureAirport, 'JFK');
+    assert.equal(q.premium.total.amount, q.premium.net.amount + q.premium.tax.amount);
+    assert.ok(q.premium.commission.amount > 0 && q.premium.commission.amount < q.premium.net.amount);
+    for (const part of ['total', 'net', 'tax', 'commission']) assert.equal(q.premium[part].currency, 'EUR');
+    assert.deepEqual(q.compensation, {
+      delay: [
+        { minDelayMinutes: 120, amount: { amount: 5000, currency: 'EUR' } },
+        { minDelayMinutes: 180, amount: { amount: 10000, currency: 'EUR' } },
+      ],
+      cancellation: { amount: 15000, currency: 'EUR' },
+    });
+    assert.equal(q.configurationVersion, 1);
+    const expires = new Date(q.expiresAt).getTime();
+    assert.ok(expires > Date.now() && expires <= Date.now() + 24 * 3600_000 + 1000, 'expires within 24 h');
+  });
+
+  it('reads departure times as local time at the departure airport', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(), departureDateTime: '2027-07-01T10:30' },
+      partner.auth,
+    );
+    assert.equal(res.status, 200);
+    assert.equal(res.body.legs[0].departureAt, '2027-07-01T08:30:00.000Z'); // Paris is UTC+2 in summer
+    const withOffset = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(), departureDateTime: '2027-07-01T08:30Z' },
+      partner.auth,
+    );
+    assert.equal(withOffset.body.legs[0].departureDateTime, '2027-07-01T10:30');
+  });
+
+  it('never lets a quote outlive departure minus the safety margin', async () => {
+    const soon = new Date(Date.now() + 5 * 3600_000);
+    const local = soon.toLocaleString('sv-SE', { timeZone: 'Europe/Paris' }).slice(0, 16).replace(' ', 'T');
+    const res = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(), departureDateTime: local }, partner.auth);
+    assert.equal(res.status, 200);
+    const expiresIn = new Date(res.body.expiresAt).getTime() - Date.now();
+    assert.ok(expiresIn < 3.1 * 3600_000, `expires ${expiresIn} ms from now`);
+  });
+
+  it('answers 422 naming the field for unknown airports and airlines', async () => {
+    const airport = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(), arrivalAirport: 'QQQ' }, partner.auth);
+    assert.equal(airport.status, 422);
+    assert.equal(airport.body.code, 'unknown_airport');
+    assert.deepEqual(
+      airport.body.errors.map((e: { field: string }) => e.field),
+      ['/arrivalAirport'],
+    );
+    const airline = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(), airline: '9Z' }, partner.auth);
+    assert.equal(airline.status, 422);
+    assert.equal(airline.body.code, 'unknown_airline');
+    assert.equal(airline.body.errors[0].field, '/airline');
+  });
+
+  it('refuses past, too-near and too-far departures, and local times that do not exist', async () => {
+    const past = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(), departureDateTime: daysAhead(-1) }, partner.auth);
+    assert.equal(past.status, 422);
+    assert.equal(past.body.code, 'departure_too_soon');
+    const far = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(), departureDateTime: daysAhead(400) }, partner.auth);
+    assert.equal(far.body.code, 'departure_too_far');
+    const gap = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(), departureDateTime: '2027-03-28T02:30' },
+      partner.auth,
+    );
+    assert.equal(gap.status, 422);
+    assert.equal(gap.body.code, 'invalid_departure_time');
+    const returnBefore = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(30), returnDepartureDateTime: daysAhead(29) },
+      partner.auth,
+    );
+    assert.equal(returnBefore.status, 422);
+    assert.equal(returnBefore.body.errors[0].field, '/returnDepartureDateTime');
+  });
+
+  it('validates the body with RFC 9457 problems listing every field', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { departureAirport: 'PARIS', additionalPassengers: 12, extra: true },
+      partner.auth,
+    );
+    assert.equal(res.status, 422);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(res.body.code, 'validation_failed');
+    assert.equal(res.body.type, 'urn:parasol:problem:validation_failed');
+    const fields = res.body.errors.map((e: { field: string }) => e.field).sort();
+    for (const f of [
+      '/additionalPassengers',
+      '/airline',
+      '/arrivalAirport',
+      '/departureAirport',
+      '/departureDateTime',
+      '/extra',
+    ])
+      assert.ok(fields.includes(f), `${f} in ${fields}`);
+    const malformed = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/getPrice`,
+      payload: '{"departureAirport":',
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+    });
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(malformed.json().code, 'malformed_request');
+  });
+
+  it('simulates a premium with caller terms, by the same pricing as a quote', async () => {
+    const base = trip(30);
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, base, partner.auth);
+    const sim = await post(
+      t.app,
+      `${FLIGHT}/getPrice/simulate`,
+      {
+        ...base,
+        formula: 'delay_and_cancellation',
+        compensation: {
+          delay: [
+            { minDelayMinutes: 120, amount: { amount: 5000, currency: 'EUR' } },
+            { minDelayMinutes: 180, amount: { amount: 10000, currency: 'EUR' } },
+          ],
+          cancellation: { amount: 15000, currency: 'EUR' },
+        },
+        commissionRate: 0.2,
+      },
+      partner.auth,
+    );
+    assert.equal(sim.status, 200);
+    assert.equal(sim.body.quoteReference, undefined, 'a simulation cannot be subscribed');
+    assert.deepEqual(sim.body.premium, quote.body.premium, 'same terms, same premium');
+    const richer = await post(
+      t.app,
+      `${FLIGHT}/getPrice/simulate`,
+      {
+        ...base,
+        formula: 'cancellation',
+        compensation: { cancellation: { amount: 30000, currency: 'EUR' } },
+        commissionRate: 0.25,
+      },
+      partner.auth,
+    );
+    assert.equal(richer.status, 200);
+    assert.deepEqual(richer.body.compensation.delay, []);
+  });
+
+  it('refuses simulations outside the agreement', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getPrice/simulate`,
+      {
+        ...trip(),
+        formula: 'delay',
+        compensation: { delay: [{ minDelayMinutes: 120, amount: { amount: 999_999, currency: 'EUR' } }] },
+        commissionRate: 0.5,
+      },
+      partner.auth,
+    );
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'configuration_out_of_bounds');
+    const fields = res.body.errors.map((e: { field: string }) => e.field);
+    assert.ok(fields.includes('/commissionRate'));
+    assert.ok(fields.includes('/compensation/delay/0/amount'));
+    const restricted = await createTestPartner(t.db, {
+      agreement: { allowedFormulas: ['delay'] },
+      configuration: { formula: 'delay' },
+    });
+    const formula = await post(
+      t.app,
+      `${FLIGHT}/getPrice/simulate`,
+      {
+        ...trip(),
+        formula: 'cancellation',
+        compensation: { cancellation: { amount: 10000, currency: 'EUR' } },
+        commissionRate: 0.1,
+      },
+      restricted.auth,
+    );
+    assert.equal(formula.status, 422);
+    assert.equal(formula.body.code, 'formula_not_allowed');
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, trip(), restricted.auth);
+    assert.equal(quote.body.formula, 'delay', 'only allowed formulas are offered');
+    assert.equal(quote.body.compensation.cancellation, null);
+  });
+
+  it('answers 401 without a valid key, 403 when not subscribed or not signed', async () => {
+    const none = await post(t.app, `${FLIGHT}/getPrice`, trip());
+    assert.equal(none.status, 401);
+    assert.equal(none.body.code, 'unauthenticated');
+    const wrong = await post(t.app, `${FLIGHT}/getPrice`, trip(), {
+      authorization: 'Bearer psl_sbx_notakeynotakeynotakey',
+    });
+    assert.equal(wrong.status, 401);
+
+    const demoOnly = await createTestPartner(t.db, { apis: ['demo'] });
+    const unsubscribed = await post(t.app, `${FLIGHT}/getPrice`, trip(), demoOnly.auth);
+    assert.equal(unsubscribed.status, 403);
+    assert.equal(unsubscribed.body.code, 'api_not_subscribed');
+
+    const revoked = await createTestPartner(t.db);
+    const keyId = (
+      await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', revoked.id).executeTakeFirstOrThrow()
+    ).id;
+    await revokeApiKey(t.db, 'operator:test', revoked.id, keyId);
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), revoked.auth)).status, 401);
+  });
+
+  it('lets sandbox keys quote on a draft agreement, but not preproduction or production', async () => {
+    const draft = await createTestPartner(t.db, { signed: false });
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), draft.auth)).status, 200);
+    await assert.rejects(
+      createApiKey(t.db, 'operator:test', { partnerId: draft.id, environment: 'production' }),
+      /signed agreement/,
+    );
+    const signed = await createTestPartner(t.db, { environment: 'production' });
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), signed.auth)).status, 200);
+    // a production key whose agreement is not signed (e.g. edited in the database) is refused
+    await t.db
+      .updateTable('agreements')
+      .set({ status: 'draft', signed_at: null })
+      .where('partner_id', '=', signed.id)
+      .execute();
+    const refused = await post(t.app, `${FLIGHT}/getPrice`, trip(), signed.auth);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'agreement_not_signed');
+  });
+
+  it('answers 409 partner_not_configured when the partner has no configuration', async () => {
+    const bare = await createTestPartner(t.db, { configuration: null });
+    const res = await post(t.app, `${FLIGHT}/getPrice`, trip(), bare.auth);
+    assert.equal(res.status, 409);
+    assert.equal(res.body.code, 'partner_not_configured');
+  });
+});

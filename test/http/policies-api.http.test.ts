@@ -1,0 +1,670 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { createApiKey } from '../../src/partners/api-keys.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
+import { buildTestApp, createTestPartner, post, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+
+const DEMO = '/demo/v1';
+const POLICIES = '/policy-admin/v1/policies';
+
+const HOME = {
+  zipCode: '75007',
+  city: 'PARIS',
+  housingType: 'apartment',
+  occupancy: 'tenant',
+  rooms: 3,
+  livingArea: 62,
+};
+
+const HOLDER = {
+  firstName: 'Camille',
+  lastName: 'Martin',
+  birthDate: '1990-04-12',
+  email: 'Camille@Example.com',
+  phone: '+33612345678',
+  address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+};
+
+const MOTOR = {
+  vehicleRegistration: 'AB-123-CD',
+  make: 'Renault',
+  model: 'Clio',
+  firstRegistrationDate: '2021-03-15',
+  usage: 'private',
+};
+
+let counter = 0;
+const ref = (prefix = 'EXT') => `${prefix}-${process.pid}-${++counter}`;
+
+/** The calendar day `days` after the clock's day. */
+const day = (clock: Date, days: number) => new Date(clock.getTime() + days * 86_400_000).toISOString().slice(0, 10);
+
+async function get(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<Reply> {
+  const response = await app.inject({ method: 'GET', url, headers });
+  return {
+    status: response.statusCode,
+    body: response.body ? JSON.parse(response.body) : undefined,
+    headers: response.headers,
+  };
+}
+
+const fieldsOf = (body: { errors?: { field: string }[] }) => (body.errors ?? []).map((e) => e.field).sort();
+
+describe('API to manage policies', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let clock = new Date('2026-03-10T09:00:00.000Z');
+  before(async () => {
+    t = await buildTestApp({ now: () => clock });
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const motorPolicy = (overrides: Record<string, unknown> = {}) => ({
+    product: 'motor',
+    externalReference: ref('MOTOR'),
+    policyholder: HOLDER,
+    effectiveDate: day(clock, 0),
+    expiryDate: day(clock, 365),
+    premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+    risk: MOTOR,
+    ...overrides,
+  });
+
+  async function quote(home: Record<string, unknown> = HOME, who = partner) {
+    const res = await post(t.app, `${DEMO}/getPrice`, home, who.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  }
+
+  const homePolicy = (
+    q: { quoteReference: string; monthlyPremium: object; risk: object },
+    overrides: Record<string, unknown> = {},
+  ) => ({
+    product: 'home',
+    externalReference: ref('HOME'),
+    policyholder: HOLDER,
+    effectiveDate: day(clock, 1),
+    expiryDate: day(clock, 366),
+    premium: { ...q.monthlyPremium, frequency: 'monthly' },
+    risk: q.risk,
+    quoteReference: q.quoteReference,
+    ...overrides,
+  });
+
+  const create = (body: unknown, who = partner, headers: Record<string, string> = {}) =>
+    post(t.app, POLICIES, body, { ...who.auth, ...headers });
+
+  describe('POST /policies', () => {
+    it('records a home policy from a Demo API quote and returns it with its policy number', async () => {
+      const q = await quote();
+      const body = homePolicy(q);
+      const res = await create(body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const p = res.body;
+      assert.match(p.policyNumber, /^PA-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+      assert.equal(p.status, 'active');
+      assert.equal(p.product, 'home');
+      assert.equal(p.externalReference, body.externalReference);
+      assert.deepEqual(p.premium, { amount: q.monthlyPremium.amount, currency: 'EUR', frequency: 'monthly' });
+      assert.deepEqual(p.risk, q.risk);
+      assert.equal(p.quoteReference, q.quoteReference);
+      assert.equal(p.policyholder.email, 'camille@example.com');
+      assert.deepEqual(p.policyholder.address, HOLDER.address);
+      assert.equal(p.cancellation, null);
+
+      const row = await t.db
+        .selectFrom('policies')
+        .selectAll()
+        .where('policy_number', '=', p.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.environment, 'sandbox');
+      assert.equal(row.partner_id, partner.id);
+      const key = t.app.parasol.keys.encryption;
+      for (const [column, plain] of [
+        ['holder_email_enc', 'camille@example.com'],
+        ['holder_phone_enc', HOLDER.phone],
+        ['holder_birth_date_enc', HOLDER.birthDate],
+      ] as const) {
+        assert.notEqual(row[column], plain, `${column} encrypted at rest`);
+        assert.equal(decrypt(key, row[column]), plain);
+      }
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', p.policyNumber)
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.action, a.actor.startsWith('key:'), a.environment]),
+        [['created', true, 'sandbox']],
+      );
+    });
+
+    it('records a policy without a quote, its risk validated against its product, and a pending status', async () => {
+      const res = await create(motorPolicy({ status: 'pending' }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.equal(res.body.status, 'pending');
+      assert.deepEqual(res.body.risk, MOTOR);
+      const home = await create(
+        motorPolicy({
+          product: 'home',
+          risk: { ...HOME, city: 'Paris' },
+          premium: { amount: 30_000, currency: 'EUR', frequency: 'annual' },
+        }),
+      );
+      assert.equal(home.status, 201, JSON.stringify(home.body));
+      assert.equal(home.body.risk.city, 'PARIS', 'a home risk is stored as the Demo API prices it');
+      assert.equal(home.body.risk.coverageLevel, 'comfort');
+      const other = await create(motorPolicy({ product: 'other', risk: { gadget: 'phone', imei: '356938035643809' } }));
+      assert.equal(other.status, 201);
+      assert.deepEqual(other.body.risk, { gadget: 'phone', imei: '356938035643809' });
+      const flight = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDate: day(clock, 30) },
+            ],
+            passengers: 2,
+          },
+        }),
+      );
+      assert.equal(flight.status, 201, JSON.stringify(flight.body));
+    });
+
+    it("validates the risk against its product's schema, naming the risk's fields", async () => {
+      const motorAsHome = await create(motorPolicy({ product: 'home' }));
+      assert.equal(motorAsHome.status, 422);
+      assert.equal(motorAsHome.body.code, 'validation_failed');
+      const fields = fieldsOf(motorAsHome.body);
+      for (const f of ['/risk/zipCode', '/risk/city', '/risk/housingType', '/risk/vehicleRegistration'])
+        assert.ok(fields.includes(f), `${f} in ${fields}`);
+      const rooms = await create(motorPolicy({ product: 'home', risk: { ...HOME, rooms: 50, housingType: 'castle' } }));
+      assert.deepEqual(fieldsOf(rooms.body), ['/risk/housingType', '/risk/rooms']);
+      const usage = await create(motorPolicy({ risk: { ...MOTOR, usage: 'racing' } }));
+      assert.deepEqual(usage.body.errors, [
+        { field: '/risk/usage', code: 'not_allowed', message: 'must be one of private, commute, business' },
+      ]);
+      const city = await create(motorPolicy({ product: 'home', risk: { ...HOME, city: 'LYON' } }));
+      assert.equal(city.status, 422);
+      assert.equal(city.body.code, 'city_mismatch');
+      assert.deepEqual(city.body.acceptedValues, ['PARIS']);
+      assert.deepEqual(fieldsOf(city.body), ['/risk/city']);
+      const airport = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'QQQ', departureDate: day(clock, 30) },
+            ],
+            passengers: 1,
+          },
+        }),
+      );
+      assert.equal(airport.body.code, 'unknown_airport');
+      assert.deepEqual(fieldsOf(airport.body), ['/risk/flights/0/arrivalAirport']);
+    });
+
+    it('validates the policyholder, the dates, the premium and the product', async () => {
+      const res = await create(
+        motorPolicy({
+          product: 'pet',
+          policyholder: {
+            ...HOLDER,
+            email: 'not-an-email',
+            phone: '0612345678',
+            birthDate: '1990-02-30',
+            address: { ...HOLDER.address, country: 'France' },
+          },
+          effectiveDate: '2026-13-01',
+          premium: { amount: -1, currency: 'EUR', frequency: 'weekly' },
+        }),
+      );
+      assert.equal(res.status, 422);
+      const fields = fieldsOf(res.body);
+      for (const f of [
+        '/product',
+        '/policyholder/email',
+        '/policyholder/phone',
+        '/policyholder/birthDate',
+        '/policyholder/address/country',
+        '/effectiveDate',
+        '/premium/amount',
+        '/premium/frequency',
+      ]) {
+        assert.ok(fields.includes(f), `${f} in ${fields}`);
+      }
+      const domain = await create(
+        motorPolicy({
+          policyholder: {
+            ...HOLDER,
+            phone: '+33612345',
+            birthDate: day(clock, -17 * 365),
+            address: { ...HOLDER.address, postalCode: '00000' },
+          },
+          expiryDate: day(clock, 0),
+        }),
+      );
+      assert.equal(domain.status, 422);
+      assert.deepEqual(fieldsOf(domain.body), [
+        '/expiryDate',
+        '/policyholder/address/postalCode',
+        '/policyholder/birthDate',
+        '/policyholder/phone',
+      ]);
+      const quoteForMotor = await create(motorPolicy({ quoteReference: (await quote()).quoteReference }));
+      assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
+    });
+
+    it('answers 422 quote_mismatch when the risk or the premium is not the quoted one', async () => {
+      const q = await quote({ ...HOME, options: ['theft'] });
+      const risk = await create(homePolicy(q, { risk: { ...q.risk, rooms: 4, options: [] } }));
+      assert.equal(risk.status, 422);
+      assert.equal(risk.body.code, 'quote_mismatch');
+      assert.deepEqual(fieldsOf(risk.body), ['/risk/options', '/risk/rooms']);
+      assert.deepEqual(
+        risk.body.errors.find((e: { field: string }) => e.field === '/risk/rooms').message,
+        'the quote says 3',
+      );
+      const amount = await create(
+        homePolicy(q, { premium: { amount: q.monthlyPremium.amount - 1, currency: 'EUR', frequency: 'monthly' } }),
+      );
+      assert.deepEqual(amount.body.errors, [
+        { field: '/premium/amount', code: 'invalid', message: `the quote says ${q.monthlyPremium.amount} a month` },
+      ]);
+      const annual = await create(homePolicy(q, { premium: { ...q.annualPremium, frequency: 'annual' } }));
+      assert.equal(annual.status, 201, 'the annual premium matches too');
+      const quarterly = await create(
+        homePolicy(q, { premium: { amount: 1000, currency: 'EUR', frequency: 'quarterly' } }),
+      );
+      assert.deepEqual(fieldsOf(quarterly.body), ['/premium/frequency']);
+      const sameHomeOtherWords = await create(homePolicy(q, { risk: { ...HOME, city: 'paris', options: ['theft'] } }));
+      assert.equal(sameHomeOtherWords.status, 201, 'the defaults and the spelling of the city do not matter');
+    });
+
+    it("refuses another partner's quote, an altered one and an expired one", async () => {
+      const other = await createTestPartner(t.db);
+      const theirs = await quote(HOME, other);
+      const res = await create(homePolicy(theirs));
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'quote_invalid');
+      const mine = await quote();
+      const altered = await create(
+        homePolicy(mine, { quoteReference: mine.quoteReference.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A')) }),
+      );
+      assert.equal(altered.body.code, 'quote_invalid');
+      const flightQuote = await create(homePolicy(mine, { quoteReference: 'q1.eyJ4IjoxfQ.AAAAAAAAAAAAAAAAAAAAAA' }));
+      assert.equal(flightQuote.body.code, 'quote_invalid');
+      const issued = clock;
+      clock = new Date(issued.getTime() + 31 * 86_400_000);
+      try {
+        const expired = await create(homePolicy(mine));
+        assert.equal(expired.status, 422);
+        assert.equal(expired.body.code, 'quote_expired');
+      } finally {
+        clock = issued;
+      }
+    });
+
+    it('answers 409 external_reference_conflict for a second policy with the same external reference', async () => {
+      const body = motorPolicy();
+      const first = await create(body);
+      assert.equal(first.status, 201);
+      for (const headers of [{}, { 'idempotency-key': crypto.randomUUID() }] as Record<string, string>[]) {
+        const again = await create(
+          { ...body, premium: { amount: 1, currency: 'EUR', frequency: 'annual' } },
+          partner,
+          headers,
+        );
+        assert.equal(again.status, 409);
+        assert.equal(again.body.code, 'external_reference_conflict');
+        assert.equal(again.body.policyNumber, first.body.policyNumber);
+        assert.deepEqual(fieldsOf(again.body), ['/externalReference']);
+      }
+      const other = await createTestPartner(t.db);
+      assert.equal((await create(body, other)).status, 201, 'unique per partner only');
+    });
+
+    it('creates one policy when two creates with the same external reference race', async () => {
+      const body = motorPolicy();
+      const results = await Promise.all([create(body), create(body), create(body)]);
+      assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409]);
+      const winner = results.find((r) => r.status === 201)!;
+      for (const loser of results.filter((r) => r.status === 409))
+        assert.equal(loser.body.policyNumber, winner.body.policyNumber);
+    });
+
+    it('replays an idempotent retry with 201, and refuses the key with another body', async () => {
+      const body = motorPolicy();
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const first = await create(body, partner, key);
+      assert.equal(first.status, 201);
+      const retry = await create(body, partner, key);
+      assert.equal(retry.status, 201);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const count = await t.db
+        .selectFrom('policies')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('external_reference', '=', body.externalReference)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 1);
+      const reused = await create({ ...body, externalReference: ref() }, partner, key);
+      assert.equal(reused.status, 422);
+      assert.equal(reused.body.code, 'idempotency_key_reused');
+    });
+
+    it('keeps environments apart: the same external reference in production, and no policy seen across', async () => {
+      const live = await createApiKey(t.db, 'operator:test', { partnerId: partner.id, environment: 'production' });
+      const production = {
+        ...partner,
+        environment: 'production' as const,
+        auth: { authorization: `Bearer ${live.plaintext}` },
+      };
+      const body = motorPolicy();
+      const sandbox = await create(body);
+      assert.equal(sandbox.status, 201);
+      const prod = await create(body, production);
+      assert.equal(prod.status, 201, 'unique per environment');
+      const row = await t.db
+        .selectFrom('policies')
+        .select('environment')
+        .where('policy_number', '=', prod.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.environment, 'production');
+      assert.equal((await get(t.app, `${POLICIES}/${sandbox.body.policyNumber}`, production.auth)).status, 404);
+      const search = await get(t.app, `${POLICIES}?externalReference=${body.externalReference}`, production.auth);
+      assert.deepEqual(
+        search.body.policies.map((p: { policyNumber: string }) => p.policyNumber),
+        [prod.body.policyNumber],
+      );
+      const sandboxQuote = await quote();
+      const crossed = await create(homePolicy(sandboxQuote), production);
+      assert.equal(crossed.body.code, 'quote_invalid', 'a sandbox quote does not bind a production policy');
+    });
+  });
+
+  describe('GET /policies/{policyNumber} and GET /policies', () => {
+    it('reads one of your policies; anyone else gets 404 policy_not_found', async () => {
+      const created = await create(motorPolicy());
+      const res = await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth);
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, created.body);
+      assert.equal(
+        (await get(t.app, `${POLICIES}/${created.body.policyNumber.toLowerCase()}`, partner.auth)).status,
+        200,
+      );
+      const other = await createTestPartner(t.db);
+      const theirs = await get(t.app, `${POLICIES}/${created.body.policyNumber}`, other.auth);
+      assert.equal(theirs.status, 404);
+      assert.equal(theirs.body.code, 'policy_not_found');
+      const missing = await get(t.app, `${POLICIES}/PA-0000-0000`, partner.auth);
+      assert.deepEqual([missing.status, missing.body.code], [404, 'policy_not_found']);
+    });
+
+    it('searches your policies by external reference, status, product and effective dates, page by page', async () => {
+      const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const made: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await create(
+          motorPolicy({
+            effectiveDate: day(clock, i * 10),
+            expiryDate: day(clock, 365 + i * 10),
+            status: i === 4 ? 'pending' : 'active',
+          }),
+          me,
+        );
+        assert.equal(res.status, 201);
+        made.push(res.body.policyNumber);
+      }
+      const other = await createTestPartner(t.db);
+      await create(motorPolicy(), other);
+      const numbers = (r: Reply) => r.body.policies.map((p: { policyNumber: string }) => p.policyNumber);
+
+      const all = await get(t.app, POLICIES, me.auth);
+      assert.equal(all.status, 200);
+      assert.deepEqual(numbers(all), made, 'only mine, oldest first');
+      assert.equal(all.body.nextCursor, null);
+
+      const one = await get(t.app, `${POLICIES}/${made[2]}`, me.auth);
+      const byRef = await get(
+        t.app,
+        `${POLICIES}?externalReference=${encodeURIComponent(one.body.externalReference)}`,
+        me.auth,
+      );
+      assert.deepEqual(numbers(byRef), [made[2]]);
+      assert.deepEqual(numbers(await get(t.app, `${POLICIES}?status=pending`, me.auth)), [made[4]]);
+      assert.deepEqual(numbers(await get(t.app, `${POLICIES}?product=home`, me.auth)), []);
+      const window = await get(
+        t.app,
+        `${POLICIES}?effectiveFrom=${day(clock, 10)}&effectiveTo=${day(clock, 30)}`,
+        me.auth,
+      );
+      assert.deepEqual(numbers(window), made.slice(1, 4));
+
+      const pages: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Reply = await get(t.app, `${POLICIES}?limit=2${cursor ? `&cursor=${cursor}` : ''}`, me.auth);
+        assert.equal(page.status, 200);
+        assert.ok(page.body.policies.length <= 2);
+        pages.push(...numbers(page));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      assert.deepEqual(pages, made, 'every policy once, in order');
+    });
+
+    it('validates the search parameters', async () => {
+      for (const query of [
+        'limit=0',
+        'limit=201',
+        'limit=ten',
+        'status=lapsed',
+        'effectiveFrom=2026-02-30',
+        'colour=blue',
+      ]) {
+        const res = await get(t.app, `${POLICIES}?${query}`, partner.auth);
+        assert.equal(res.status, 422, query);
+        assert.equal(res.body.code, 'validation_failed');
+      }
+      const cursor = await get(t.app, `${POLICIES}?cursor=nonsense`, partner.auth);
+      assert.deepEqual([cursor.status, cursor.body.code], [422, 'invalid_cursor']);
+      const backwards = await get(t.app, `${POLICIES}?effectiveFrom=2026-05-01&effectiveTo=2026-04-01`, partner.auth);
+      assert.equal(backwards.status, 422);
+    });
+
+    it('shows a policy past its expiry date as expired', async () => {
+      const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const old = await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }), me);
+      assert.equal(old.status, 201);
+      assert.equal(old.body.status, 'expired');
+      const current = await create(motorPolicy(), me);
+      const expired = await get(t.app, `${POLICIES}?status=expired`, me.auth);
+      assert.deepEqual(
+        expired.body.policies.map((p: { policyNumber: string }) => p.policyNumber),
+        [old.body.policyNumber],
+      );
+      const active = await get(t.app, `${POLICIES}?status=active`, me.auth);
+      assert.deepEqual(
+        active.body.policies.map((p: { policyNumber: string }) => p.policyNumber),
+        [current.body.policyNumber],
+      );
+    });
+  });
+
+  describe('POST /policies/{policyNumber}/cancel', () => {
+    const cancel = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      post(t.app, `${POLICIES}/${policyNumber}/cancel`, body, { ...who.auth, ...headers });
+
+    it('cancels from a date with a reason, audits it, and answers the same result when repeated', async () => {
+      const created = await create(motorPolicy());
+      const body = { reason: 'customer_request', effectiveDate: day(clock, 60) };
+      const res = await cancel(created.body.policyNumber, body);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.status, 'cancelled');
+      assert.deepEqual(res.body.cancellation, {
+        reason: 'customer_request',
+        effectiveDate: body.effectiveDate,
+        cancelledAt: clock.toISOString(),
+      });
+      const again = await cancel(created.body.policyNumber, body);
+      assert.equal(again.status, 200);
+      assert.deepEqual(again.body, res.body);
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, res.body);
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['created', 'cancelled'],
+      );
+      assert.deepEqual(audit[1]!.data, {
+        reason: 'customer_request',
+        effectiveDate: body.effectiveDate,
+        previousStatus: 'active',
+      });
+
+      const otherDate = await cancel(created.body.policyNumber, { ...body, effectiveDate: day(clock, 61) });
+      assert.equal(otherDate.status, 409);
+      assert.equal(otherDate.body.code, 'policy_not_cancellable');
+      assert.equal(
+        (
+          await get(
+            t.app,
+            `${POLICIES}?status=cancelled&externalReference=${created.body.externalReference}`,
+            partner.auth,
+          )
+        ).body.policies.length,
+        1,
+      );
+    });
+
+    it('cancels a pending policy from inception, and refuses a date outside the period of cover', async () => {
+      const created = await create(motorPolicy({ status: 'pending', effectiveDate: day(clock, 10) }));
+      const before = await cancel(created.body.policyNumber, {
+        reason: 'created_in_error',
+        effectiveDate: day(clock, 9),
+      });
+      assert.equal(before.status, 422);
+      assert.deepEqual(fieldsOf(before.body), ['/effectiveDate']);
+      const afterExpiry = await cancel(created.body.policyNumber, {
+        reason: 'created_in_error',
+        effectiveDate: day(clock, 365),
+      });
+      assert.equal(afterExpiry.status, 422);
+      const inception = await cancel(created.body.policyNumber, {
+        reason: 'created_in_error',
+        effectiveDate: day(clock, 10),
+      });
+      assert.equal(inception.status, 200);
+      assert.equal(inception.body.status, 'cancelled');
+      const bad = await cancel(created.body.policyNumber, { reason: 'bored', effectiveDate: 'soon' });
+      assert.deepEqual(fieldsOf(bad.body), ['/effectiveDate', '/reason']);
+    });
+
+    it('answers 409 for an expired policy and 404 for one that is not yours', async () => {
+      const expired = await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }));
+      const res = await cancel(expired.body.policyNumber, {
+        reason: 'customer_request',
+        effectiveDate: day(clock, -100),
+      });
+      assert.equal(res.status, 409);
+      assert.equal(res.body.code, 'policy_not_cancellable');
+      const mine = await create(motorPolicy());
+      const other = await createTestPartner(t.db);
+      const theirs = await cancel(
+        mine.body.policyNumber,
+        { reason: 'customer_request', effectiveDate: day(clock, 5) },
+        other,
+      );
+      assert.equal(theirs.status, 404);
+      assert.equal(theirs.body.code, 'policy_not_found');
+      assert.equal((await get(t.app, `${POLICIES}/${mine.body.policyNumber}`, partner.auth)).body.status, 'active');
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy());
+      const b = await create(motorPolicy());
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = { reason: 'non_payment', effectiveDate: day(clock, 30) };
+      const first = await cancel(a.body.policyNumber, body, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await cancel(a.body.policyNumber, body, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const elsewhere = await cancel(b.body.policyNumber, body, partner, key);
+      assert.equal(elsewhere.status, 422);
+      assert.equal(elsewhere.body.code, 'idempotency_key_reused');
+    });
+  });
+
+  it('answers 403 api_not_subscribed to a partner not subscribed to the API', async () => {
+    const flightOnly = await createTestPartner(t.db, { apis: ['flight-delay'] });
+    const created = await create(motorPolicy(), flightOnly);
+    assert.equal(created.status, 403);
+    assert.equal(created.body.code, 'api_not_subscribed');
+    assert.equal((await get(t.app, POLICIES, flightOnly.auth)).status, 403);
+    assert.equal((await get(t.app, `${POLICIES}/PA-0000-0000`, flightOnly.auth)).status, 403);
+    assert.equal(
+      (
+        await post(
+          t.app,
+          `${POLICIES}/PA-0000-0000/cancel`,
+          { reason: 'other', effectiveDate: '2026-05-01' },
+          flightOnly.auth,
+        )
+      ).status,
+      403,
+    );
+    assert.equal((await get(t.app, POLICIES)).status, 401);
+  });
+
+  it('documents the request fields, the per-product risks and the search parameters', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/policy-admin/v1/openapi.json' })).json();
+    assert.equal(doc.info.title, 'API to manage policies');
+    const body = doc.paths['/policies'].post.requestBody.content['application/json'].schema.properties;
+    assert.deepEqual(body.product.enum, ['home', 'flight_delay', 'travel', 'motor', 'other']);
+    assert.deepEqual(body.premium.properties.frequency.enum, [
+      'single',
+      'annual',
+      'semiannual',
+      'quarterly',
+      'monthly',
+    ]);
+    assert.equal(body.policyholder.properties.birthDate.format, 'date');
+    assert.equal(body.policyholder.properties.email.format, 'email');
+    assert.deepEqual(body.status.enum, ['active', 'pending']);
+    const home = body.risk.anyOf.find((s: { title?: string }) => s.title === 'Home risk');
+    assert.deepEqual(home.properties.housingType.enum, ['house', 'apartment']);
+    assert.equal(home.properties.rooms.maximum, 20);
+    const cancel = doc.paths['/policies/{policyNumber}/cancel'].post;
+    assert.ok(
+      cancel.requestBody.content['application/json'].schema.properties.reason.enum.includes('customer_request'),
+    );
+    assert.ok(
+      cancel.parameters.some((p: { in: string; name: string }) => p.in === 'path' && p.name === 'policyNumber'),
+    );
+    const search = doc.paths['/policies'].get.parameters;
+    assert.deepEqual(search.map((p: { name: string }) => p.name).sort(), [
+      'cursor',
+      'effectiveFrom',
+      'effectiveTo',
+      'externalReference',
+      'limit',
+      'product',
+      'status',
+    ]);
+    assert.deepEqual(search.find((p: { name: string }) => p.name === 'status').schema.enum, [
+      'pending',
+      'active',
+      'cancelled',
+      'expired',
+    ]);
+  });
+});

@@ -1,0 +1,349 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../../src/cli/program.ts';
+import { requeueStaleSms } from '../../src/notify/sms/sms-queue.ts';
+import { encrypt } from '../../src/platform/crypto.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  trip,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
+import { validateWithXmllint } from '../payouts/xmllint.ts';
+
+/**
+ * Production: operators report flight events with their own tokens; the SMS leaves through Twilio
+ * (a local fake checked against Twilio's OpenAPI document) after commit; payouts go out in a SEPA
+ * file (validated against the EPC schema) and are settled by the bank's report.
+ */
+describe('production claims: operator token, Twilio SMS, SEPA batch and reconciliation', () => {
+  let t: TestApp;
+  let twilio: FakeTwilio;
+  let a: TestPartner;
+  let b: TestPartner;
+  let payoutsDir: string;
+  let operatorToken: string;
+  const closers: (() => Promise<void>)[] = [];
+  const out: string[] = [];
+  const err: string[] = [];
+
+  const cli = async (...argv: string[]) => {
+    out.length = 0;
+    err.length = 0;
+    const app = t.app.parasol;
+    const code = await runCli(argv, {
+      db: t.db,
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      actor: 'operator:test',
+      config: app.config,
+      keys: app.keys,
+      jobs: app.jobs,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  before(async () => {
+    payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-payouts-'));
+    twilio = await startFakeTwilio({ after: (fn) => void closers.push(fn as () => Promise<void>) });
+    t = await buildTestApp({
+      env: {
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent',
+        PARASOL_TWILIO_ACCOUNT_SID: ACCOUNT_SID,
+        PARASOL_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+        PARASOL_TWILIO_FROM: '+15005550006',
+        PARASOL_TWILIO_URL: twilio.baseUrl,
+        PARASOL_PAYOUTS_DIR: payoutsDir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+      },
+    });
+    a = await createTestPartner(t.db, { environment: 'production' });
+    b = await createTestPartner(t.db, { environment: 'production' });
+    const created = await cli('--json', 'operators', 'token-create', '--name', 'night shift');
+    assert.equal(created.code, 0, created.err);
+    operatorToken = JSON.parse(created.out).plaintext;
+    assert.match(operatorToken, /^pso_[A-Za-z0-9_-]{43}$/);
+  });
+  after(async () => {
+    await t.close();
+    for (const close of closers) await close();
+    await fs.rm(payoutsDir, { recursive: true, force: true });
+  });
+
+  let seq = 4100;
+  const departure = trip(12).departureDateTime;
+  const contract = async (who: TestPartner, flightNumber: string) =>
+    (
+      await insureFlight(t.app, who, {
+        flightNumber,
+        language: 'fr',
+        customer: { firstName: 'Élodie', lastName: 'Durand' },
+      })
+    ).contractNumber;
+  const operator = { authorization: '' };
+
+  it('a production partner key cannot report a flight event; an operator token can, for every partner on the flight', async () => {
+    operator.authorization = `Bearer ${operatorToken}`;
+    const flightNumber = `AF${seq++}`;
+    const ca = await contract(a, flightNumber);
+    const cb = await contract(b, flightNumber);
+    const event = { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' };
+
+    const refused = await post(t.app, `${FLIGHT}/claims`, event, a.auth);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.code, 'forbidden');
+
+    const sandboxOnly = await post(t.app, `${FLIGHT}/claims`, { ...event, environment: 'sandbox' }, operator);
+    assert.equal(sandboxOnly.status, 200);
+    assert.equal(sandboxOnly.body.claimsOpened.length, 0, 'the sandbox has no contract on this flight');
+
+    const opened = await post(t.app, `${FLIGHT}/claims`, event, operator);
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    assert.deepEqual(
+      opened.body.claimsOpened.map((c: { contractNumber: string }) => c.contractNumber).sort(),
+      [ca, cb].sort(),
+    );
+    const again = await post(t.app, `${FLIGHT}/claims`, event, operator);
+    assert.equal(again.body.claimsOpened.length, 0, 'never two claims for a leg');
+
+    // an operator token opens nothing else
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, trip(12), operator);
+    assert.equal(quote.status, 401);
+  });
+
+  it('a revoked operator token is refused', async () => {
+    const created = await cli('--json', 'operators', 'token-create', '--name', 'temp');
+    const { token, plaintext } = JSON.parse(created.out);
+    assert.equal((await cli('operators', 'token-revoke', token.id)).code, 0);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: departure.slice(0, 10), status: 'cancelled' },
+      { authorization: `Bearer ${plaintext}` },
+    );
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'unauthenticated');
+  });
+
+  it('texts through Twilio after commit, then pays by SEPA transfer: batch file valid against the EPC schema, bank report → paid', async () => {
+    const flightNumber = `AF${seq++}`;
+    const contractNumber = await contract(a, flightNumber);
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: departure.slice(0, 10), status: 'delayed', arrivalDelayMinutes: 190 },
+      operator,
+    );
+    assert.equal(opened.body.claimsOpened.length, 1);
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+
+    // the SMS went to Twilio, with the link; stored encrypted, marked sent with Twilio's sid
+    const request = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));
+    assert.equal(request.form.To, '+33612345678');
+    assert.equal(request.form.From, '+15005550006');
+    assert.deepEqual(twilio.problems, []);
+    const link = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/.exec(request.form.Body!)?.[0];
+    assert.ok(link, 'the body carries the link');
+    const sms = await eventually(async () => {
+      const row = await t.db
+        .selectFrom('sms_messages as m')
+        .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+        .select(['m.status', 'm.provider_message_id', 'm.body_enc', 'm.to_enc'])
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirst();
+      return row?.status === 'sent' ? row : undefined;
+    });
+    assert.match(sms.provider_message_id!, /^SM[0-9a-f]{32}$/);
+    assert.ok(!sms.body_enc.includes(flightNumber) && !sms.to_enc.includes('612345678'), 'encrypted at rest');
+
+    // the customer gives bank details: the payout waits for the next SEPA batch
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      payload: new URLSearchParams({
+        accountHolder: 'Élodie Durand',
+        iban: 'DE89 3704 0044 0532 0130 00',
+        bic: '',
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.statusCode, 200, form.body);
+    const payout = await t.db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .select(['p.status', 'p.rail', 'p.end_to_end_id', 'p.amount'])
+      .where('cl.claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([payout.status, payout.rail], ['pending', 'sepa']);
+
+    const batch = await cli('--json', 'payouts', 'batch', '--execution-date', '2026-12-01');
+    assert.equal(batch.code, 0, batch.err);
+    const result = JSON.parse(batch.out).batch;
+    const xml = await fs.readFile(result.path, 'utf8');
+    const lint = validateWithXmllint(xml);
+    assert.ok(lint.valid, lint.output);
+    assert.ok(xml.includes(`<EndToEndId>${payout.end_to_end_id}</EndToEndId>`));
+    assert.ok(xml.includes('<IBAN>DE89370400440532013000</IBAN>'));
+    assert.ok(xml.includes('<Nm>Elodie Durand</Nm>'), 'the name in the SEPA character set');
+    assert.ok(xml.includes(`${claimNumber} flight ${flightNumber}`), 'the remittance names the claim and the flight');
+    // the batch's XML is stored encrypted (names, IBANs), and written again from the database byte for byte
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select(['xml', 'xml_enc'])
+      .where('message_id', '=', result.messageId)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.xml, null);
+    assert.ok(
+      stored.xml_enc && !stored.xml_enc.includes('Elodie') && !stored.xml_enc.includes('DE89370400440532013000'),
+    );
+    await fs.rm(result.path);
+    const exported = await cli('--json', 'payouts', 'export', result.messageId);
+    assert.equal(exported.code, 0, exported.err);
+    assert.equal(await fs.readFile(JSON.parse(exported.out).path, 'utf8'), xml);
+    assert.equal(
+      (
+        await t.db
+          .selectFrom('payouts')
+          .select('status')
+          .where('end_to_end_id', '=', payout.end_to_end_id)
+          .executeTakeFirstOrThrow()
+      ).status,
+      'instructed',
+    );
+    // nothing is pending any more: a second batch has nothing to take
+    const second = await cli('payouts', 'batch');
+    assert.equal(second.code, 0, second.err);
+
+    // the bank's report: an unknown id is reported, the known one settles; importing twice changes nothing
+    const report = path.join(payoutsDir, 'report.csv');
+    await fs.writeFile(
+      report,
+      `endToEndId,status,reason\n${payout.end_to_end_id},paid,\nPSLAAAAAAAAAAAAAAAAAAAAAAAAAA,paid,\n`,
+    );
+    const imported = await cli('--json', 'payouts', 'reconcile', report);
+    assert.equal(imported.code, 0, imported.err);
+    const summary = JSON.parse(imported.out);
+    assert.equal(summary.outcomes.paid, 1);
+    assert.equal(summary.outcomes.unknown, 1);
+    const twice = JSON.parse((await cli('--json', 'payouts', 'reconcile', report)).out);
+    assert.equal(twice.outcomes.unchanged, 1);
+
+    // what operators see of it
+    const claims = JSON.parse(
+      (await cli('--json', 'claims', 'list', '--partner', a.slug, '--status', 'paid')).out,
+    ).claims;
+    assert.deepEqual(
+      claims
+        .filter((c: { claimNumber: string }) => c.claimNumber === claimNumber)
+        .map((c: { partner: string; environment: string; contractNumber: string }) => [
+          c.partner,
+          c.environment,
+          c.contractNumber,
+        ]),
+      [[a.slug, 'production', contractNumber]],
+    );
+    const payouts = JSON.parse(
+      (await cli('--json', 'payouts', 'list', '--env', 'production', '--status', 'paid')).out,
+    ).payouts;
+    const mine = payouts.find((p: { claimNumber: string }) => p.claimNumber === claimNumber);
+    assert.deepEqual(
+      [mine.partner, mine.rail, mine.endToEndId, mine.batch],
+      [a.slug, 'sepa', payout.end_to_end_id, result.messageId],
+    );
+
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
+    assert.equal(listed.body.claims[0].status, 'paid');
+    assert.ok(listed.body.claims[0].paidAt);
+  });
+
+  it('a malformed bank report is refused whole, naming its lines', async () => {
+    const report = path.join(payoutsDir, 'bad.csv');
+    await fs.writeFile(report, 'endToEndId,status\nPSLAAAAAAAAAAAAAAAAAAAAAAAAAA,lost\n');
+    const run = await cli('payouts', 'reconcile', report);
+    assert.equal(run.code, 1);
+    assert.match(run.err, /nothing was imported/);
+    assert.match(run.err, /line 2/);
+  });
+
+  it('a rejected SMS (invalid number at Twilio) is marked rejected, not retried', async () => {
+    twilio.override = {
+      status: 400,
+      body: {
+        code: 21211,
+        message: "The 'To' number is not a valid phone number.",
+        more_info: 'https://www.twilio.com/docs/errors/21211',
+        status: 400,
+      },
+    };
+    try {
+      const flightNumber = `AF${seq++}`;
+      await contract(a, flightNumber);
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' },
+        operator,
+      );
+      const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+      const row = await eventually(async () => {
+        const r = await t.db
+          .selectFrom('sms_messages as m')
+          .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+          .select(['m.status', 'm.attempts', 'm.last_error'])
+          .where('cl.claim_number', '=', claimNumber)
+          .executeTakeFirst();
+        return r?.status === 'rejected' ? r : undefined;
+      });
+      assert.equal(row.attempts, 1);
+      assert.match(row.last_error!, /twilio/);
+    } finally {
+      twilio.override = null;
+    }
+  });
+
+  it('a message whose send jobs gave up is queued again by the sweep and sent once, however many jobs', async () => {
+    const body = `Parasol test message ${Date.now()}`;
+    const { encryption } = t.app.parasol.keys;
+    const row = await t.db
+      .insertInto('sms_messages')
+      .values({
+        idempotency_key: `test:${body}`,
+        partner_id: a.id,
+        environment: 'production',
+        claim_id: null,
+        to_enc: encrypt(encryption, '+33612345678'),
+        body_enc: encrypt(encryption, body),
+        status: 'queued',
+        created_at: new Date(Date.now() - 3_600_000),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const deps = { db: t.db, jobs: t.app.parasol.jobs };
+    const [first, second] = await Promise.all([requeueStaleSms(deps), requeueStaleSms(deps)]);
+    assert.ok(first >= 1 && second >= 1, 'both sweeps queued it');
+    await eventually(async () => {
+      const r = await t.db
+        .selectFrom('sms_messages')
+        .select('status')
+        .where('id', '=', row.id)
+        .executeTakeFirstOrThrow();
+      return r.status === 'sent' ? true : undefined;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(twilio.requests.filter((r) => r.form.Body === body).length, 1, 'sent once');
+  });
+});

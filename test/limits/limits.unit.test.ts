@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { coverageFor, FORMULAS } from '../../src/partners/coverage.ts';
+import {
+  checkStopSales,
+  defaultCap,
+  maxPayoutPerPassenger,
+  stopSaleMatches,
+  type StopSaleScope,
+} from '../../src/limits/limits.ts';
+import { DomainError } from '../../src/platform/errors.ts';
+
+/** The pure part of the limits: the most a leg pays, the default cap, stop-sale matching. */
+
+describe('maxPayoutPerPassenger', () => {
+  const tiers = [
+    { minDelayMinutes: 120, amount: 5_000 },
+    { minDelayMinutes: 180, amount: 20_000 },
+  ];
+  it('is the highest of what the formula covers', () => {
+    assert.equal(maxPayoutPerPassenger(coverageFor('delay_and_cancellation', tiers, 15_000)), 20_000);
+    assert.equal(maxPayoutPerPassenger(coverageFor('delay_and_cancellation', tiers, 25_000)), 25_000);
+    assert.equal(maxPayoutPerPassenger(coverageFor('delay', tiers, 25_000)), 20_000, 'cancellation not covered');
+    assert.equal(
+      maxPayoutPerPassenger({ formula: 'cancellation', delayTiers: tiers, cancellationAmount: 15_000 }),
+      15_000,
+      'tiers ignored when delay is not covered',
+    );
+  });
+
+  it('bounds every payout the claim rules can make (cancellation, diversion, any tier reached)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...FORMULAS),
+        fc.array(fc.integer({ min: 0, max: 1_000_000 }), { maxLength: 5 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        (formula, amounts, cancellation) => {
+          const sorted = [...amounts].sort((a, b) => a - b);
+          const coverage = coverageFor(
+            formula,
+            sorted.map((amount, i) => ({ minDelayMinutes: 15 * (i + 1), amount })),
+            cancellation,
+          );
+          const max = maxPayoutPerPassenger(coverage);
+          const highestTier = coverage.delayTiers.reduce((m, t) => Math.max(m, t.amount), 0);
+          const diversion = formula === 'delay' ? highestTier : coverage.cancellationAmount;
+          for (const payout of [coverage.cancellationAmount, diversion, ...coverage.delayTiers.map((t) => t.amount)])
+            assert.ok(payout <= max);
+          assert.ok([0, coverage.cancellationAmount, highestTier].includes(max), 'and is one of them');
+        },
+      ),
+    );
+  });
+});
+
+describe('defaultCap', () => {
+  it('is 100,000 in the major unit of the currency', () => {
+    assert.equal(defaultCap('EUR'), 10_000_000);
+    assert.equal(defaultCap('JPY'), 100_000);
+    assert.equal(defaultCap('KWD'), 100_000_000);
+  });
+});
+
+describe('stop-sales', () => {
+  const leg = {
+    airline: 'AF',
+    departureAirport: 'CDG',
+    arrivalAirport: 'JFK',
+    departureLocal: '2026-12-03T10:30',
+    departureAt: new Date('2026-12-03T09:30:00Z'),
+  };
+  const stop = (scope: Partial<StopSaleScope>): StopSaleScope => ({
+    id: 'x',
+    environment: null,
+    airline: null,
+    airport: null,
+    departureAirport: null,
+    arrivalAirport: null,
+    startsAt: new Date('2026-12-03T00:00:00Z'),
+    endsAt: new Date('2026-12-04T00:00:00Z'),
+    reason: 'strike',
+    ...scope,
+  });
+
+  it('covers a leg that matches every scope given and departs within [startsAt, endsAt)', () => {
+    assert.ok(stopSaleMatches(stop({ airline: 'AF' }), 'production', leg));
+    assert.ok(stopSaleMatches(stop({ airport: 'JFK' }), 'production', leg), 'an airport at either end');
+    assert.ok(
+      stopSaleMatches(stop({ departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF' }), 'production', leg),
+    );
+    assert.ok(
+      !stopSaleMatches(stop({ departureAirport: 'JFK', arrivalAirport: 'CDG' }), 'production', leg),
+      'a route has a direction',
+    );
+    assert.ok(!stopSaleMatches(stop({ airline: 'AF', airport: 'ORY' }), 'production', leg), 'every scope must match');
+    assert.ok(!stopSaleMatches(stop({ airline: 'AF', environment: 'sandbox' }), 'production', leg));
+    assert.ok(stopSaleMatches(stop({ airline: 'AF', startsAt: leg.departureAt }), 'production', leg), 'start included');
+    assert.ok(!stopSaleMatches(stop({ airline: 'AF', endsAt: leg.departureAt }), 'production', leg), 'end excluded');
+  });
+
+  it('answers sales_suspended naming the leg and the reason, with the field of the leg', () => {
+    const back = {
+      ...leg,
+      departureAirport: 'JFK',
+      arrivalAirport: 'CDG',
+      departureAt: new Date('2026-12-03T20:00:00Z'),
+    };
+    assert.doesNotThrow(() => checkStopSales([stop({ airport: 'ORY' })], 'production', [leg, back]));
+    assert.throws(
+      () => checkStopSales([stop({ departureAirport: 'JFK', arrivalAirport: 'CDG' })], 'production', [leg, back]),
+      (error: unknown) =>
+        error instanceof DomainError &&
+        error.code === 'sales_suspended' &&
+        error.status === 409 &&
+        /AF JFK→CDG/.test(error.detail) &&
+        /strike/.test(error.detail) &&
+        error.extra.errors?.[0]?.field === '/returnDepartureDateTime',
+    );
+  });
+});

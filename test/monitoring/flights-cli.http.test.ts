@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../../src/cli/program.ts';
+import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { flightProviders, type FlightProviders } from '../../src/monitoring/providers.ts';
+import { SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
+import { MemorySimulatedFlightStore, SimulatorProvider } from '../../src/monitoring/simulator.ts';
+import { createTestPartner, testConfig, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  auditOf,
+  claimsOf,
+  clock,
+  flightNumber,
+  monitoringApp,
+  plus,
+  randomDay,
+  subscribe,
+  watchOf,
+} from './watch-fixtures.ts';
+
+/** `parasol flights …`: list, show, simulate, check, event — through runCli, with an injected clock. */
+
+const DAY = 86_400_000;
+
+describe('parasol flights', () => {
+  const c = clock(new Date());
+  let t: TestApp;
+  let sandbox: TestPartner;
+  let production: TestPartner;
+  let providers: FlightProviders;
+  const base = randomDay();
+  let nextDay = 0;
+  const day = () => new Date(base.getTime() + nextDay++ * 3 * DAY);
+
+  before(async () => {
+    t = await monitoringApp(c);
+    sandbox = await createTestPartner(t.db);
+    production = await createTestPartner(t.db, { environment: 'production' });
+    providers = flightProviders({
+      sandbox: new SimulatorProvider({
+        store: new SqlSimulatedFlightStore(t.db, 'sandbox'),
+        whenUnset: 'on_time',
+        now: c.now,
+      }),
+      // production: a flight that never becomes final, to reach manual review
+      production: new SimulatorProvider({ store: new MemorySimulatedFlightStore(), whenUnset: 'pending', now: c.now }),
+    });
+  });
+  after(() => t.close());
+
+  async function cli(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(argv, {
+      db: t.db,
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      actor: 'operator:test',
+      config: testConfig(),
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+      flightProviders: providers,
+      now: c.now,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+  async function json<T = any>(...argv: string[]): Promise<T> {
+    const run = await cli('--json', ...argv);
+    assert.equal(run.code, 0, `${argv.join(' ')}: ${run.err}`);
+    return JSON.parse(run.out) as T;
+  }
+
+  it('list, simulate, check and show a sandbox flight (the designator may be typed without its leading zero)', async () => {
+    const flight = flightNumber({ leadingZero: true }); // AF0712 on the legs
+    const typed = `AF${Number(flight.slice(2))}`; // AF712 as an operator types it
+    const d = day();
+    const first = await subscribe(t, c, sandbox, flight, d);
+    await subscribe(t, c, sandbox, flight, d, { passengers: 2 });
+    c.set(plus(first.departureAt, -DAY));
+    await planWatches({ db: t.db, now: c.now });
+
+    const listed = await json('flights', 'list', '--env', 'sandbox', '--date', first.departureDate);
+    const mine = listed.watches.find((w: { flightNumber: string }) => w.flightNumber === flight);
+    assert.equal(mine.state, 'watching');
+    assert.equal(mine.contracts, 2);
+    assert.equal(mine.nextCheckAt, first.departureAt.toISOString());
+    const text = await cli('flights', 'list', '--env', 'sandbox', '--date', first.departureDate);
+    assert.match(text.out, /ENV +FLIGHT +DATE +ROUTE +STATE +NEXT CHECK/);
+    assert.match(text.out, new RegExp(`sandbox +${flight} +${first.departureDate} +CDG-JFK +watching`));
+
+    const simulated = await json(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      typed,
+      first.departureDate,
+      '--status',
+      'delayed',
+      '--delay',
+      '190',
+    );
+    assert.equal(simulated.simulated.status, 'delayed');
+    assert.equal(simulated.simulated.arrivalDelayMinutes, 190);
+    assert.equal(simulated.simulated.watchesDue, 1, 'the watch is due now');
+
+    const checked = await json('flights', 'check', 'sandbox', typed, first.departureDate);
+    assert.equal(checked.checks.length, 1);
+    assert.equal(checked.checks[0].outcome, 'decided');
+    assert.equal(checked.checks[0].claimsOpened, 2);
+    assert.equal((await claimsOf(t, 'sandbox', flight, first.departureDate)).length, 2);
+
+    const shown = await json('flights', 'show', 'sandbox', typed, first.departureDate);
+    assert.equal(shown.watches[0].flightNumber, flight);
+    assert.equal(shown.watches[0].state, 'decided');
+    assert.deepEqual(shown.watches[0].decision, {
+      kind: 'delayed',
+      arrivalDelayMinutes: 190,
+      claimsOpened: 2,
+      source: 'monitoring:simulator',
+    });
+    assert.equal(shown.simulated.status, 'delayed');
+    const shownText = await cli('flights', 'show', 'sandbox', flight, first.departureDate);
+    assert.match(shownText.out, /State +decided \(delayed\)/);
+    assert.match(shownText.out, /Simulated: delayed 190 min/);
+  });
+
+  it('event resolves a production flight in manual review: claims opened by the operator, the watch decided, idempotent', async () => {
+    const flight = flightNumber();
+    const contract = await subscribe(t, c, production, flight, day(), { passengers: 2 });
+    c.set(plus(contract.departureAt, -DAY));
+    await planWatches({ db: t.db, now: c.now });
+    c.set(plus(contract.departureAt, 120 * 60_000 + DAY)); // scheduled arrival + 24 h
+    const checked = await json('flights', 'check', 'production', flight, contract.departureDate);
+    assert.deepEqual(checked.checks[0].outcome, 'manual_review');
+    assert.equal(
+      (
+        await json(
+          'flights',
+          'list',
+          '--env',
+          'production',
+          '--state',
+          'manual_review',
+          '--date',
+          contract.departureDate,
+        )
+      ).watches[0].flightNumber,
+      flight,
+    );
+
+    const event = await json(
+      'flights',
+      'event',
+      '--env',
+      'production',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(event.claimsOpened.length, 1);
+    assert.deepEqual(event.claimsOpened[0].compensation, { amount: 30_000, currency: 'EUR' });
+    assert.equal(event.watchesDecided, 1);
+    const watch = await watchOf(t, 'production', flight, contract.departureDate);
+    assert.equal(watch?.state, 'decided');
+    assert.deepEqual(watch?.decision, { kind: 'cancelled', claimsOpened: 1, source: 'operator' });
+    const audit = await auditOf(t, watch!.id);
+    assert.deepEqual(audit.at(-1) && { actor: audit.at(-1)!.actor, action: audit.at(-1)!.action }, {
+      actor: 'operator:test',
+      action: 'flight_decided',
+    });
+    const claims = await claimsOf(t, 'production', flight, contract.departureDate);
+    assert.equal((claims[0]!.evidence as { source: string; reportedBy: string }).source, 'operator');
+
+    const again = await json(
+      'flights',
+      'event',
+      '--env',
+      'production',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(again.claimsOpened.length, 0, 'one claim per leg, whatever the repeats');
+    assert.equal(again.watchesDecided, 0);
+  });
+
+  it('refuses what is not valid, naming the option', async () => {
+    const production = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'production',
+      'AF6',
+      '2031-06-01',
+      '--status',
+      'cancelled',
+    );
+    assert.equal(production.code, 2, 'the simulator is for sandbox and preproduction');
+    assert.match(production.err, /Allowed choices are sandbox, preproduction/);
+
+    const noDelay = await cli('flights', 'simulate', '--env', 'sandbox', 'AF6', '2031-06-01', '--status', 'delayed');
+    assert.equal(noDelay.code, 1);
+    assert.match(noDelay.err, /--delay/);
+
+    const badDelay = await cli(
+      '--json',
+      'flights',
+      'event',
+      '--env',
+      'sandbox',
+      'AF6',
+      '2031-06-01',
+      '--status',
+      'delayed',
+      '--delay',
+      '3h',
+    );
+    assert.equal(badDelay.code, 1);
+    assert.equal(JSON.parse(badDelay.err).error.errors[0].option, '--delay');
+
+    const badDate = await cli('--json', 'flights', 'check', 'sandbox', 'AF6', '2031-02-30');
+    assert.equal(badDate.code, 1);
+    assert.equal(JSON.parse(badDate.err).error.errors[0].option, '<date>');
+
+    const badEnv = await cli('flights', 'show', 'staging', 'AF6', '2031-06-01');
+    assert.equal(badEnv.code, 1);
+
+    const none = await cli('--json', 'flights', 'show', 'sandbox', 'AF9', '2031-01-02');
+    assert.equal(none.code, 1);
+    assert.equal(JSON.parse(none.err).error.code, 'flight_watch_not_found');
+  });
+});

@@ -1,0 +1,252 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it, type TestContext } from 'node:test';
+import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
+import type { FlightStatusProvider } from '../../src/monitoring/flight-status.ts';
+import { FlightAwareProvider } from '../../src/monitoring/flightaware.ts';
+import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
+import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
+import { aeroFlight, startAeroApiFake } from './aeroapi-fake.ts';
+import {
+  checkDeps,
+  claimsOf,
+  clock,
+  flightNumber,
+  minutes,
+  monitoringApp,
+  plus,
+  randomDay,
+  recordingLog,
+  subscribe,
+  watchOf,
+} from './watch-fixtures.ts';
+
+/**
+ * Production flights checked through the FlightAware adapter against the local AeroAPI fake: errors
+ * and timeouts back off, the circuit breaker stops calling, recovery decides; the provider's "AF712"
+ * is the leg's "AF0712"; no provider configured keeps the watch.
+ */
+
+const DAY = 86_400_000;
+
+describe('flight monitoring in production (AeroAPI fake): outages and recovery', () => {
+  const c = clock(new Date());
+  let t: TestApp;
+  let partner: TestPartner;
+  const base = randomDay();
+  let nextDay = 0;
+  const day = () => new Date(base.getTime() + nextDay++ * 3 * DAY);
+
+  before(async () => {
+    t = await monitoringApp(c);
+    partner = await createTestPartner(t.db, { environment: 'production' });
+  });
+  after(() => t.close());
+
+  /** A production contract on a flight spelled with a leading zero (AF0712), planned; and the fake. */
+  async function setup(tc: TestContext, options: { apiKey?: string; threshold?: number } = {}) {
+    const flight = flightNumber({ leadingZero: true });
+    const contract = await subscribe(t, c, partner, flight, day());
+    c.set(new Date(contract.departureAt.getTime() - DAY));
+    await planWatches({ db: t.db, now: c.now });
+    const watch = await watchOf(t, 'production', flight, contract.departureDate);
+    assert.ok(watch);
+    const fake = await startAeroApiFake(tc);
+    // Real answers get all the time a loaded machine needs; only the step where the fake never
+    // answers uses a short timeout (`impatient`), so no answer is ever expected within N ms.
+    const patient = new FlightAwareProvider({
+      apiKey: options.apiKey ?? fake.apiKey,
+      baseUrl: fake.baseUrl,
+      timeoutMs: 60_000,
+      now: c.now,
+    });
+    const impatient = new FlightAwareProvider({
+      apiKey: options.apiKey ?? fake.apiKey,
+      baseUrl: fake.baseUrl,
+      timeoutMs: 300,
+      now: c.now,
+    });
+    let current = patient;
+    // calls counted here, not by the fake: a request the impatient client gave up on may never reach it
+    let calls = 0;
+    const provider: FlightStatusProvider = {
+      name: patient.name,
+      fetchStatus: (query, fetchOptions) => {
+        calls++;
+        return current.fetchStatus(query, fetchOptions);
+      },
+    };
+    const hang = (on: boolean) => {
+      fake.override(on ? 'hang' : undefined);
+      current = on ? impatient : patient;
+    };
+    const providers = flightProviders(
+      { production: provider },
+      { failureThreshold: options.threshold ?? 3, coolDownMs: minutes(2) },
+    );
+    const number = String(Number(flight.slice(2))); // "AF0712" → "712", as AeroAPI spells it
+    const departure = contract.departureAt;
+    const arrival = plus(departure, minutes(510));
+    const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
+    return {
+      flight,
+      date: contract.departureDate,
+      watch,
+      fake,
+      hang,
+      calls: () => calls,
+      providers,
+      number,
+      departure,
+      arrival,
+      iso,
+    };
+  }
+
+  it('500s and a timeout back off; the breaker then stops calling; after its cool-down a probe decides', async (tc) => {
+    const s = await setup(tc);
+    const log = recordingLog();
+    const deps = checkDeps(t, c, s.providers, log);
+    const serverError = {
+      status: 500,
+      body: { title: 'Internal Server Error', reason: 'INTERNAL_ERROR', detail: 'try later', status: 500 },
+    };
+
+    c.set(s.departure);
+    s.fake.override(serverError);
+    const first = await checkFlightWatch(deps, s.watch.id);
+    assert.deepEqual(first, {
+      outcome: 'provider_error',
+      error: first.outcome === 'provider_error' ? first.error : '',
+      consecutiveErrors: 1,
+      nextCheckAt: plus(s.departure, minutes(1)),
+    });
+    assert.match(
+      first.outcome === 'provider_error' ? first.error : '',
+      /flightaware GET \/aeroapi\/flights\/AFR\d+: 500/,
+    );
+
+    c.set(plus(c.now(), minutes(1)));
+    s.hang(true);
+    const second = await checkFlightWatch(deps, s.watch.id);
+    s.hang(false);
+    assert.equal(second.outcome, 'provider_error');
+    assert.equal(second.outcome === 'provider_error' && second.consecutiveErrors, 2);
+    assert.deepEqual(
+      second.outcome === 'provider_error' && second.nextCheckAt,
+      plus(c.now(), minutes(2)),
+      'back-off doubles',
+    );
+    assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:timeout');
+
+    c.set(plus(c.now(), minutes(2)));
+    s.fake.override(serverError);
+    const third = await checkFlightWatch(deps, s.watch.id);
+    assert.equal(third.outcome === 'provider_error' && third.consecutiveErrors, 3);
+    assert.deepEqual(third.outcome === 'provider_error' && third.nextCheckAt, plus(c.now(), minutes(4)));
+    const openedAt = c.now();
+    assert.equal(s.calls(), 3);
+
+    // the breaker is open: no call, the watch waits for the cool-down
+    c.set(plus(openedAt, minutes(1)));
+    const blocked = await checkFlightWatch(deps, s.watch.id);
+    assert.deepEqual(blocked, { outcome: 'circuit_open', nextCheckAt: plus(openedAt, minutes(2)) });
+    assert.equal(s.calls(), 3, 'no call while the circuit is open');
+    const waiting = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(waiting?.state, 'watching', 'an outage never drops the watch');
+    assert.equal(waiting?.consecutive_errors, 3);
+    assert.equal(waiting?.checks, 3);
+    assert.ok(log.lines.filter((l) => l.level === 'warn').length >= 3, 'each failure is logged');
+
+    // the provider is back and the flight has landed 190 min late at the gate: the probe decides
+    s.fake.override(undefined);
+    s.fake.addFlights(
+      aeroFlight(
+        { flight: s.number, from: 'CDG', to: 'JFK', out: s.iso(s.departure), in: s.iso(s.arrival) },
+        {
+          status: 'Arrived / Gate Arrival',
+          progress_percent: 100,
+          actual_out: s.iso(plus(s.departure, minutes(185))),
+          actual_off: s.iso(plus(s.departure, minutes(200))),
+          actual_on: s.iso(plus(s.arrival, minutes(180))),
+          actual_in: s.iso(plus(s.arrival, minutes(190))),
+        },
+      ),
+    );
+    c.set(plus(openedAt, minutes(2)));
+    const decided = await checkFlightWatch(deps, s.watch.id);
+    assert.deepEqual(decided, {
+      outcome: 'decided',
+      decision: { kind: 'delayed', arrivalDelayMinutes: 190 },
+      claimsOpened: 1,
+    });
+    assert.equal(
+      s.fake.requests.at(-1)?.path,
+      `/aeroapi/flights/AFR${s.number}`,
+      'the provider is asked for AF712 (ICAO AFR712)',
+    );
+    const claims = await claimsOf(t, 'production', s.flight, s.date);
+    assert.equal(claims.length, 1, 'the claim is opened on the leg as it spells the flight (AF0712)');
+    assert.equal(Number(claims[0]!.compensation_amount), 10_000);
+    assert.equal((claims[0]!.evidence as { source: string }).source, 'monitoring:flightaware');
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'decided');
+    assert.equal(row?.consecutive_errors, 0);
+    assert.equal(row?.checks, 4);
+    assert.equal(row?.last_error, null);
+  });
+
+  it('a refused key (401) counts as a failure and is logged as an error for the operator', async (tc) => {
+    const s = await setup(tc, { apiKey: 'wrong-key' });
+    const log = recordingLog();
+    c.set(s.departure);
+    const result = await checkFlightWatch(checkDeps(t, c, s.providers, log), s.watch.id);
+    assert.equal(result.outcome, 'provider_error');
+    assert.equal((await watchOf(t, 'production', s.flight, s.date))?.last_outcome, 'error:rejected');
+    assert.ok(log.lines.some((l) => l.level === 'error' && /credentials/.test(l.message)));
+  });
+
+  it('a flight the provider does not know: checked again every 30 min', async (tc) => {
+    const s = await setup(tc);
+    c.set(plus(s.departure, minutes(5)));
+    assert.deepEqual(await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id), {
+      outcome: 'pending',
+      reason: 'unknown_flight',
+      nextCheckAt: plus(s.departure, minutes(35)),
+    });
+  });
+
+  it('an outage past the deadline gives the flight to manual review (48 h after departure when the arrival was never known)', async (tc) => {
+    const s = await setup(tc, { threshold: 100 });
+    s.fake.override({
+      status: 503,
+      body: { title: 'Service Unavailable', reason: 'UNAVAILABLE', detail: 'maintenance', status: 503 },
+    });
+    c.set(plus(s.departure, 48 * 3_600_000 - 60_000));
+    assert.equal((await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id)).outcome, 'provider_error');
+    c.set(plus(s.departure, 48 * 3_600_000));
+    assert.deepEqual(await checkFlightWatch(checkDeps(t, c, s.providers), s.watch.id), {
+      outcome: 'manual_review',
+      reason: 'provider_unavailable',
+    });
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'manual_review');
+    assert.match(row?.last_error ?? '', /503/);
+  });
+
+  it('production without a configured provider: the watch is kept and retried, with a warning', async (tc) => {
+    const s = await setup(tc);
+    const log = recordingLog();
+    c.set(s.departure);
+    const result = await checkFlightWatch(
+      checkDeps(t, c, flightProvidersFromConfig(undefined, t.db, c.now), log),
+      s.watch.id,
+    );
+    assert.deepEqual(result, { outcome: 'no_provider', nextCheckAt: plus(s.departure, minutes(30)) });
+    const row = await watchOf(t, 'production', s.flight, s.date);
+    assert.equal(row?.state, 'watching');
+    assert.match(row?.last_error ?? '', /PARASOL_FLIGHT_PROVIDER/);
+    assert.ok(log.lines.some((l) => l.level === 'warn' && /PARASOL_FLIGHT_PROVIDER/.test(l.message)));
+    assert.equal(s.fake.requests.length, 0);
+  });
+});

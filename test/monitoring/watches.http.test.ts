@@ -1,0 +1,347 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
+import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
+import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
+import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
+import { SimulatorProvider, type SimulatedFlightEvent } from '../../src/monitoring/simulator.ts';
+import { listWatches } from '../../src/monitoring/watches-repo.ts';
+import { createTestPartner, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  auditOf,
+  cancel,
+  checkDeps,
+  claimsOf,
+  clock,
+  flightNumber,
+  minutes,
+  monitoringApp,
+  plus,
+  queuedChecks,
+  randomDay,
+  recordingLog,
+  subscribe,
+  watchOf,
+  type Contract,
+} from './watch-fixtures.ts';
+
+/**
+ * The monitoring wired to the database, in sandbox with the simulator reading its events from the
+ * database: the planner, the checks and their decisions, the schedule, manual review, the
+ * dispatcher. The clock is injected; nothing waits.
+ */
+
+const DAY = 86_400_000;
+
+describe('flight monitoring (sandbox, simulator)', () => {
+  const c = clock(new Date());
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  const base = randomDay();
+  let nextDay = 0;
+  /** A day of its own for each test: the planner's window only sees it. */
+  const day = () => new Date(base.getTime() + nextDay++ * 3 * DAY);
+
+  before(async () => {
+    t = await monitoringApp(c);
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const providers = () => flightProvidersFromConfig(undefined, t.db, c.now);
+  const simulate = (event: SimulatedFlightEvent) =>
+    saveSimulatedFlightEvent(t.db, { environment: 'sandbox', event, actor: 'operator:test', now: c.now() });
+
+  /** Contracts on one flight, then the planner run the day before departure; returns the watch. */
+  async function watched(contracts: (TestPartner | [TestPartner, number])[], flight = flightNumber()) {
+    const d = day();
+    const subscribed: Contract[] = [];
+    for (const who of contracts) {
+      const [partner, passengers] = Array.isArray(who) ? who : [who, 1];
+      subscribed.push(await subscribe(t, c, partner, flight, d, { passengers }));
+    }
+    const departure = subscribed[0]!.departureAt;
+    c.set(new Date(departure.getTime() - DAY));
+    await planWatches({ db: t.db, now: c.now });
+    const watch = await watchOf(t, 'sandbox', flight, subscribed[0]!.departureDate);
+    assert.ok(watch, 'the planner created the watch');
+    return { watch, contracts: subscribed, departure, flight, date: subscribed[0]!.departureDate };
+  }
+
+  describe('planner', () => {
+    it('creates one watch for several contracts on one flight, none for a cancelled contract nor for flights beyond 48 h', async () => {
+      const d = day();
+      const shared = flightNumber();
+      const lone = flightNumber();
+      const far = flightNumber();
+      const one = await subscribe(t, c, a, shared, d);
+      await subscribe(t, c, a, shared, d);
+      await subscribe(t, c, b, shared, d);
+      const cancelled = await subscribe(t, c, b, lone, d);
+      await cancel(t, c, b, cancelled);
+      const later = await subscribe(t, c, a, far, new Date(d.getTime() + 3 * DAY));
+
+      c.set(new Date(one.departureAt.getTime() - DAY));
+      const first = await planWatches({ db: t.db, now: c.now });
+      assert.ok(first.created >= 1);
+      const watch = await watchOf(t, 'sandbox', shared, one.departureDate);
+      assert.ok(watch);
+      assert.equal(watch.state, 'watching');
+      assert.deepEqual(watch.next_check_at, one.departureAt, 'first check at the scheduled departure');
+      assert.equal(watch.origin, 'CDG');
+      assert.equal(watch.destination, 'JFK');
+      assert.equal(watch.scheduled_arrival, null, 'learnt from the provider, not from the legs');
+      assert.equal(
+        await watchOf(t, 'sandbox', lone, one.departureDate),
+        undefined,
+        'a cancelled contract is not watched',
+      );
+      assert.equal(await watchOf(t, 'sandbox', far, later.departureDate), undefined, 'beyond the 48 h horizon');
+
+      const listed = await listWatches(t.db, { environment: 'sandbox', departureDate: one.departureDate, limit: 100 });
+      assert.equal(listed.find((w) => w.flightNumber === shared)?.contracts, 3, 'three contracts share the watch');
+
+      const again = await planWatches({ db: t.db, now: c.now });
+      assert.equal(again.created, 0, 'running the planner again creates nothing');
+      const count = await t.db
+        .selectFrom('flight_watches')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('flight_number', '=', shared)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), 1);
+    });
+
+    it('closes the watch when its last contract is cancelled, and reopens it for a new one', async () => {
+      const { watch, contracts } = await watched([a]);
+      const now = c.now();
+      await cancel(t, c, a, contracts[0]!);
+      c.set(now);
+      const planned = await planWatches({ db: t.db, now: c.now });
+      assert.ok(planned.closed >= 1);
+      const closed = await watchOf(t, 'sandbox', watch.flight_number, watch.departure_date);
+      assert.equal(closed?.state, 'closed');
+      assert.equal(closed?.next_check_at, null);
+      assert.ok((await auditOf(t, watch.id)).some((r) => r.action === 'flight_watch_closed'));
+
+      await subscribe(t, c, b, watch.flight_number, new Date(`${watch.departure_date}T00:00:00Z`));
+      const reopened = await planWatches({ db: t.db, now: c.now });
+      assert.ok(reopened.reopened >= 1);
+      assert.equal((await watchOf(t, 'sandbox', watch.flight_number, watch.departure_date))?.state, 'watching');
+    });
+  });
+
+  describe('checks', () => {
+    it('delayed beyond a tier: one claim per leg, the watch decided with its audit row', async () => {
+      const { watch, departure, flight, date } = await watched([a, [b, 2]]);
+      await simulate({ flightNumber: flight, departureDate: date, status: 'delayed', arrivalDelayMinutes: 190 });
+      c.set(departure);
+      const result = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.equal(result.outcome, 'decided');
+      assert.deepEqual(result.outcome === 'decided' && result.decision, { kind: 'delayed', arrivalDelayMinutes: 190 });
+      const claims = await claimsOf(t, 'sandbox', flight, date);
+      assert.equal(claims.length, 2, 'one claim per leg');
+      assert.deepEqual(
+        claims.map((cl) => Number(cl.compensation_amount)).sort((x, y) => x - y),
+        [10_000, 20_000],
+        'highest tier (180 min) × passengers',
+      );
+      assert.ok(claims.every((cl) => cl.reason === 'delay' && cl.delay_minutes === 190));
+      assert.equal((claims[0]!.evidence as { source: string }).source, 'monitoring:simulator');
+      assert.equal(
+        (claims[0]!.evidence as { scheduledArrival: string }).scheduledArrival,
+        plus(departure, minutes(120)).toISOString(),
+        'the status record is the evidence',
+      );
+
+      const after = await watchOf(t, 'sandbox', flight, date);
+      assert.equal(after?.state, 'decided');
+      assert.equal(after?.next_check_at, null);
+      assert.equal(after?.checks, 1);
+      assert.deepEqual(after?.decision, {
+        kind: 'delayed',
+        arrivalDelayMinutes: 190,
+        claimsOpened: 2,
+        source: 'monitoring:simulator',
+      });
+      assert.deepEqual(after?.scheduled_arrival, plus(departure, minutes(120)));
+      const audit = await auditOf(t, watch.id);
+      assert.equal(audit.at(-1)?.action, 'flight_decided');
+
+      assert.deepEqual(
+        await checkFlightWatch(checkDeps(t, c, providers()), watch.id),
+        { outcome: 'skipped', state: 'decided' },
+        'a decided watch is not checked again',
+      );
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2);
+    });
+
+    it('a delay below the lowest tier: decided, no claim', async () => {
+      const { watch, departure, flight, date } = await watched([a]);
+      await simulate({ flightNumber: flight, departureDate: date, status: 'delayed', arrivalDelayMinutes: 60 });
+      c.set(departure);
+      const result = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(result, {
+        outcome: 'decided',
+        decision: { kind: 'delayed', arrivalDelayMinutes: 60 },
+        claimsOpened: 0,
+      });
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 0);
+      assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
+    });
+
+    it('cancelled: the cancellation amount per passenger', async () => {
+      const { watch, departure, flight, date } = await watched([[a, 3]]);
+      await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      c.set(plus(departure, -minutes(30)));
+      const result = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(result, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
+      const [claim] = await claimsOf(t, 'sandbox', flight, date);
+      assert.equal(claim?.event, 'cancelled');
+      assert.equal(Number(claim?.compensation_amount), 3 * 15_000);
+    });
+
+    it('diverted: paid as cancelled when cancellation is covered', async () => {
+      const { watch, departure, flight, date } = await watched([a]);
+      await simulate({
+        flightNumber: flight.replace(/^AF/, 'af '),
+        departureDate: date,
+        status: 'diverted',
+        divertedTo: 'bos',
+      });
+      c.set(plus(departure, minutes(135)));
+      const result = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(result, { outcome: 'decided', decision: { kind: 'diverted' }, claimsOpened: 1 });
+      const [claim] = await claimsOf(t, 'sandbox', flight, date);
+      assert.equal(claim?.event, 'diverted');
+      assert.equal(claim?.reason, 'cancellation');
+      assert.equal((claim?.evidence as { divertedTo: string }).divertedTo, 'BOS');
+    });
+
+    it('a flight nobody simulated: pending until it lands, then on time (no claim)', async () => {
+      const { watch, departure, flight, date } = await watched([a]);
+      c.set(departure);
+      const first = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      const arrival = plus(departure, minutes(120));
+      assert.deepEqual(
+        first,
+        { outcome: 'pending', reason: 'not_final', nextCheckAt: plus(arrival, minutes(15)) },
+        'scheduled arrival + 15 min',
+      );
+      c.set(plus(arrival, minutes(15)));
+      const second = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(second, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 0);
+    });
+
+    it('pending: rescheduled at arrival + 15 min then every 30 min; manual review 24 h after the scheduled arrival', async () => {
+      const { watch, departure } = await watched([a]);
+      // a simulator whose unset flights never become final
+      const never = flightProviders({
+        sandbox: new SimulatorProvider({
+          store: new SqlSimulatedFlightStore(t.db, 'sandbox'),
+          whenUnset: 'pending',
+          now: c.now,
+        }),
+      });
+      const log = recordingLog();
+      const deps = checkDeps(t, c, never, log);
+      const arrival = plus(departure, minutes(120));
+      const expect = async (at: Date, next: Date) => {
+        c.set(at);
+        const result = await checkFlightWatch(deps, watch.id);
+        assert.deepEqual(
+          result,
+          { outcome: 'pending', reason: 'not_final', nextCheckAt: next },
+          `checked at ${at.toISOString()}`,
+        );
+        assert.deepEqual((await watchOf(t, 'sandbox', watch.flight_number, watch.departure_date))?.next_check_at, next);
+      };
+      await expect(departure, plus(arrival, minutes(15)));
+      await expect(plus(arrival, minutes(15)), plus(arrival, minutes(45)));
+      await expect(plus(arrival, minutes(52)), plus(arrival, minutes(75))); // a late check keeps the grid
+      await expect(plus(arrival, minutes(24 * 60 - 10)), plus(arrival, minutes(24 * 60))); // the grid's next slot (+24 h 15) is past the deadline
+
+      c.set(plus(arrival, minutes(24 * 60)));
+      const result = await checkFlightWatch(deps, watch.id);
+      assert.deepEqual(result, { outcome: 'manual_review', reason: 'no_final_status' });
+      const row = await watchOf(t, 'sandbox', watch.flight_number, watch.departure_date);
+      assert.equal(row?.state, 'manual_review');
+      assert.equal(row?.review_reason, 'no_final_status');
+      assert.equal(row?.next_check_at, null);
+      assert.equal(row?.checks, 5);
+      const audit = await auditOf(t, watch.id);
+      assert.equal(audit.at(-1)?.action, 'flight_watch_manual_review');
+      assert.equal((audit.at(-1)?.data as { reason: string }).reason, 'no_final_status');
+      assert.ok(
+        log.lines.some((l) => l.level === 'warn' && /manual review/.test(l.message)),
+        'a warning is logged',
+      );
+      assert.deepEqual(
+        await checkFlightWatch(deps, watch.id),
+        { outcome: 'skipped', state: 'manual_review' },
+        'the jobs leave it to the operator',
+      );
+    });
+
+    it('a watch whose contracts were all cancelled closes instead of calling the provider', async () => {
+      const { watch, contracts, departure } = await watched([a]);
+      await cancel(t, c, a, contracts[0]!);
+      c.set(departure);
+      assert.deepEqual(await checkFlightWatch(checkDeps(t, c, providers()), watch.id), { outcome: 'closed' });
+      assert.equal((await watchOf(t, 'sandbox', watch.flight_number, watch.departure_date))?.checks, 0);
+    });
+  });
+
+  describe('dispatcher', () => {
+    it('never hands the same watch to two concurrent dispatchers; leases it and queues one check per watch', async () => {
+      const first = await watched([a]);
+      const second = await watched([b]);
+      const ids = [first.watch.id, second.watch.id];
+      c.set(plus(second.departure, minutes(1)));
+      const only = [...ids];
+      const runs = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          dispatchDueChecks({ db: t.db, jobs: t.app.parasol.jobs, now: c.now }, { only }),
+        ),
+      );
+      const handed = runs.flat();
+      assert.deepEqual([...handed].sort(), [...ids].sort(), 'each due watch handed out exactly once');
+      for (const w of [first, second]) {
+        const row = await watchOf(t, 'sandbox', w.flight, w.date);
+        assert.deepEqual(row?.next_check_at, plus(c.now(), minutes(10)), 'leased for 10 minutes');
+      }
+      assert.equal(await queuedChecks(t, ids), 2);
+
+      assert.deepEqual(
+        await dispatchDueChecks({ db: t.db, jobs: t.app.parasol.jobs, now: c.now }, { only }),
+        [],
+        'leased: not due',
+      );
+      c.set(plus(c.now(), minutes(11)));
+      assert.equal(
+        (await dispatchDueChecks({ db: t.db, jobs: t.app.parasol.jobs, now: c.now }, { only })).length,
+        2,
+        'due again once the lease ends (lost job)',
+      );
+      assert.equal(
+        await queuedChecks(t, ids),
+        2,
+        'a check still waiting in the queue is not queued twice (singletonKey)',
+      );
+    });
+
+    it('a simulated event brings the watch’s next check forward', async () => {
+      const { watch, flight, date } = await watched([a]);
+      const saved = await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      assert.equal(saved.watchesDue, 1);
+      assert.deepEqual((await watchOf(t, 'sandbox', flight, date))?.next_check_at, c.now());
+      assert.deepEqual(
+        await dispatchDueChecks({ db: t.db, jobs: t.app.parasol.jobs, now: c.now }, { only: [watch.id] }),
+        [watch.id],
+      );
+    });
+  });
+});

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isGsm7, smsLength } from '../../src/notify/sms/segments.ts';
+import {
+  claimLink,
+  formatAmount,
+  formatDelay,
+  formatDepartureDate,
+  renderClaimSms,
+  renderPaymentFailedSms,
+  type ClaimEvent,
+  type ClaimSmsInput,
+  type Language,
+} from '../../src/notify/sms/templates.ts';
+
+/** A realistic token: 32 random bytes in base64url (43 characters, 256 bits). */
+const TOKEN = 'q3Zk9Vb0T1xYw2cR8mN5pL4sH7dF6gJ0aE-_uI9oP1k';
+const PUBLIC_URL = 'https://parasol.example.com';
+
+const EVENTS: Record<string, ClaimEvent> = {
+  delayed: { kind: 'delayed', arrivalDelayMinutes: 195 },
+  cancelled: { kind: 'cancelled' },
+  diverted: { kind: 'diverted' },
+};
+
+function render(language: Language, event: ClaimEvent, overrides: Partial<ClaimSmsInput> = {}) {
+  return renderClaimSms({
+    language,
+    flightNumber: 'AF1234',
+    departureDate: '2025-03-12',
+    event,
+    amount: 5000,
+    currency: 'EUR',
+    publicUrl: PUBLIC_URL,
+    token: TOKEN,
+    ...overrides,
+  });
+}
+
+describe('claim SMS templates', () => {
+  it('English: flight, date, event, amount "€50.00" and the link', () => {
+    assert.equal(
+      render('en', EVENTS.delayed!).body,
+      `Parasol: your flight AF1234 of 12 Mar 2025 arrived 3 h 15 min late. Your insurance pays you €50.00. Enter your bank details to receive it: ${PUBLIC_URL}/c/${TOKEN}`,
+    );
+    assert.match(
+      render('en', EVENTS.cancelled!).body,
+      /^Parasol: your flight AF1234 of 12 Mar 2025 was cancelled\. Your insurance pays you €50\.00\./,
+    );
+    assert.match(
+      render('en', EVENTS.diverted!).body,
+      /^Parasol: your flight AF1234 of 12 Mar 2025 was diverted\. Your insurance pays you €50\.00\./,
+    );
+  });
+
+  it('French: flight, date, event, amount "50,00 €" and the link', () => {
+    assert.equal(
+      render('fr', EVENTS.delayed!).body,
+      `Parasol : votre vol AF1234 du 12/03/2025 est arrivé avec 3 h 15 min de retard. Votre assurance vous verse 50,00 €. Saisissez vos coordonnées bancaires pour le recevoir : ${PUBLIC_URL}/c/${TOKEN}`,
+    );
+    assert.match(
+      render('fr', EVENTS.cancelled!).body,
+      /^Parasol : votre vol AF1234 du 12\/03\/2025 a été annulé\. Votre assurance vous verse 50,00 €\./,
+    );
+    assert.match(
+      render('fr', EVENTS.diverted!).body,
+      /^Parasol : votre vol AF1234 du 12\/03\/2025 a été dérouté\. Votre assurance vous verse 50,00 €\./,
+    );
+  });
+
+  for (const language of ['fr', 'en'] as const) {
+    for (const [name, event] of Object.entries(EVENTS)) {
+      it(`${language} ${name}: link PARASOL_PUBLIC_URL/c/<token>, GSM-7, two segments`, () => {
+        const sms = render(language, event);
+        assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
+        assert.ok(sms.body.endsWith(` ${sms.link}`), 'the link ends the message (nothing glued to it)');
+        assert.equal(sms.encoding, 'GSM-7');
+        assert.ok(isGsm7(sms.body));
+        assert.equal(sms.segments, 2);
+        assert.ok(sms.units <= 2 * 153);
+      });
+    }
+  }
+
+  it('the longest realistic message stays within two GSM-7 segments with an 80-character public URL', () => {
+    const longUrl = `https://${'a'.repeat(80 - 'https://'.length)}`;
+    for (const language of ['fr', 'en'] as const) {
+      const sms = render(
+        language,
+        { kind: 'delayed', arrivalDelayMinutes: 23 * 60 + 59 },
+        { amount: 1_234_567_89, flightNumber: 'U21234', publicUrl: longUrl },
+      );
+      assert.equal(sms.encoding, 'GSM-7', language);
+      assert.equal(sms.segments, 2, `${language}: ${sms.units} septets`);
+    }
+  });
+
+  it('measured lengths (documented in docs/sms.md)', () => {
+    const measured = Object.fromEntries(
+      (['fr', 'en'] as const).flatMap((language) =>
+        Object.entries(EVENTS).map(([name, event]) => [`${language} ${name}`, render(language, event).units]),
+      ),
+    );
+    assert.deepEqual(measured, {
+      'fr delayed': 244,
+      'fr cancelled': 220,
+      'fr diverted': 221,
+      'en delayed': 213,
+      'en cancelled': 203,
+      'en diverted': 202,
+    });
+  });
+
+  it("amounts come from integer minor units, exactly, in the locale's format", () => {
+    assert.equal(formatAmount(5000, 'EUR', 'en'), '€50.00');
+    assert.equal(formatAmount(5000, 'EUR', 'fr'), '50,00 €');
+    assert.equal(formatAmount(29, 'EUR', 'en'), '€0.29');
+    assert.equal(formatAmount(115, 'EUR', 'fr'), '1,15 €');
+    assert.equal(formatAmount(100000001, 'EUR', 'en'), '€1,000,000.01');
+    assert.equal(formatAmount(100000001, 'EUR', 'fr'), '1 000 000,01 €');
+    // Beyond 2^53 / 100 a float would lose the cents; the decimal string keeps them.
+    assert.equal(formatAmount(Number.MAX_SAFE_INTEGER, 'EUR', 'en'), '€90,071,992,547,409.91');
+    assert.equal(formatAmount(5000, 'JPY', 'en'), 'JP¥5,000');
+    assert.ok(isGsm7(formatAmount(123456789, 'EUR', 'fr')), 'no no-break spaces left');
+  });
+
+  it('Intl.NumberFormat formats a decimal string exactly (Node 20, NumberFormat v3)', () => {
+    const format = new Intl.NumberFormat('en', { style: 'currency', currency: 'EUR', maximumFractionDigits: 2 });
+    // As a number, 0.1 + 0.2 rounds; as a string nothing is ever rounded on the way in.
+    assert.equal(format.format('12345678901234567.89' as unknown as number), '€12,345,678,901,234,567.89');
+    // eslint-disable-next-line no-loss-of-precision -- the point: a number literal has already lost it
+    assert.equal(format.format(12345678901234567.89), '€12,345,678,901,234,568.00');
+  });
+
+  it('delays, dates and links', () => {
+    assert.equal(formatDelay(195), '3 h 15 min');
+    assert.equal(formatDelay(180), '3 h');
+    assert.equal(formatDelay(45), '45 min');
+    assert.throws(() => formatDelay(-1), RangeError);
+    assert.equal(formatDepartureDate('2025-08-01', 'fr'), '01/08/2025');
+    assert.equal(formatDepartureDate('2025-08-01', 'en'), '1 Aug 2025');
+    assert.throws(() => formatDepartureDate('1/8/2025', 'en'), RangeError);
+    assert.equal(claimLink('https://x.example/', TOKEN), `https://x.example/c/${TOKEN}`);
+    assert.throws(() => claimLink(PUBLIC_URL, 'not a token'), RangeError);
+  });
+});
+
+describe('SMS segments', () => {
+  it('GSM-7: 160 septets in one SMS, 153 per segment beyond', () => {
+    assert.deepEqual(smsLength('a'.repeat(160)), { encoding: 'GSM-7', units: 160, segments: 1, nonGsmCharacters: [] });
+    assert.equal(smsLength('a'.repeat(161)).segments, 2);
+    assert.equal(smsLength('a'.repeat(306)).segments, 2);
+    assert.equal(smsLength('a'.repeat(307)).segments, 3);
+    assert.equal(smsLength('').segments, 0);
+  });
+
+  it('GSM-7 extension characters take two septets and an escape pair is never split', () => {
+    assert.equal(smsLength('€'.repeat(80)).units, 160);
+    assert.equal(smsLength('€'.repeat(80)).segments, 1);
+    // 152 septets then "€": 154 > 153, the pair moves to the second segment.
+    assert.equal(smsLength(`${'a'.repeat(152)}€${'a'.repeat(100)}`).segments, 2);
+    assert.equal(
+      smsLength(`${'a'.repeat(152)}€${'a'.repeat(152)}`).segments,
+      3,
+      '306 septets but the split pair costs a slot',
+    );
+  });
+
+  it('French accents outside GSM-7 switch the whole message to UCS-2 (70 / 67 units)', () => {
+    assert.equal(isGsm7('é è à ù É Ç'), true);
+    for (const c of ['ê', 'ç', 'ô', 'û', 'î', 'œ', '\u00A0', '\u202F']) assert.equal(isGsm7(c), false, c);
+    const ucs2 = smsLength(`être ${'a'.repeat(65)}`);
+    assert.deepEqual(ucs2, { encoding: 'UCS-2', units: 70, segments: 1, nonGsmCharacters: ['ê'] });
+    assert.equal(smsLength(`ê${'a'.repeat(70)}`).segments, 2);
+    assert.equal(smsLength('😀'.repeat(34)).units, 68);
+    assert.equal(smsLength(`${'a'.repeat(66)}😀`).segments, 1, '68 units fit in one SMS');
+    assert.equal(
+      smsLength(`${'a'.repeat(66)}😀${'a'.repeat(66)}`).segments,
+      3,
+      '134 units, but a surrogate pair is never split',
+    );
+  });
+});
+
+describe('payment failed SMS', () => {
+  for (const language of ['fr', 'en'] as const) {
+    it(`${language}: names the amount, the flight and the new link; GSM-7 within two segments`, () => {
+      const sms = renderPaymentFailedSms({
+        language,
+        flightNumber: 'AF1234',
+        departureDate: '2025-03-12',
+        amount: 5000,
+        currency: 'EUR',
+        publicUrl: PUBLIC_URL,
+        token: TOKEN,
+      });
+      assert.ok(sms.body.includes('AF1234'));
+      assert.ok(sms.body.includes(language === 'fr' ? '50,00 €' : '€50.00'));
+      assert.ok(sms.body.endsWith(`${PUBLIC_URL}/c/${TOKEN}`));
+      assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
+      assert.ok(isGsm7(sms.body), 'GSM-7 only');
+      assert.ok(sms.segments <= 2, `${sms.segments} segments`);
+    });
+  }
+});

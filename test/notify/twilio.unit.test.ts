@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, it, type TestContext } from 'node:test';
+import { SmsRejectedError, SmsRetryableError } from '../../src/notify/sms/sms.ts';
+import { TwilioSmsProvider, type TwilioOptions } from '../../src/notify/sms/twilio.ts';
+import { parseRetryAfter } from '../../src/platform/retry-after.ts';
+import {
+  ACCOUNT_SID,
+  AUTH_TOKEN,
+  INVALID_NUMBER,
+  MESSAGING_SERVICE_SID,
+  NOT_MOBILE_NUMBER,
+  startFakeTwilio,
+  type FakeTwilio,
+} from './twilio-fake.ts';
+import { twilioValidators } from './twilio-spec.ts';
+
+const TO = '+33612345678';
+const FROM = '+14155552345';
+const BODY =
+  'Parasol: your flight AF1234 of 12 Mar 2025 was cancelled. Your insurance pays you €50.00. Enter your bank details to receive it: https://parasol.example.com/c/abc';
+
+async function setup(
+  t: TestContext,
+  options: Partial<TwilioOptions> = {},
+): Promise<{ fake: FakeTwilio; twilio: TwilioSmsProvider }> {
+  const fake = await startFakeTwilio(t);
+  const twilio = new TwilioSmsProvider({
+    accountSid: ACCOUNT_SID,
+    authToken: AUTH_TOKEN,
+    from: FROM,
+    baseUrl: fake.baseUrl,
+    timeoutMs: 60_000,
+    ...options,
+  }); // real answers: all the time a loaded machine needs
+  // Whatever the case, neither side may leave Twilio's documented shapes.
+  t.after(() => assert.deepEqual(fake.problems, []));
+  return { fake, twilio };
+}
+
+const message = (to = TO) => ({ to, body: BODY, idempotencyKey: 'claim:1:sms:1' });
+
+describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI document", () => {
+  it('the document is OpenAPI 3.0.1 and its schemas are strict enough to catch a wrong answer', () => {
+    const v = twilioValidators();
+    assert.equal(v.openapiVersion, '3.0.1');
+    assert.equal(v.message({ sid: 'SM123', status: 'queued' }), false, 'sid pattern');
+    assert.equal(v.message({ status: 'sending-soon' }), false, 'status enum');
+    assert.equal(v.message({ sid: null, status: 'queued', error_code: null }), true, 'nullable fields');
+    assert.equal(v.message({ made_up: true }), false, 'no invented fields');
+    assert.equal(v.request({ To: TO, From: FROM, Body: 'x', Unknown: 'y' }), false);
+  });
+
+  it('sends To, From and Body form-encoded with basic auth, and returns the message sid and status', async (t) => {
+    const { fake, twilio } = await setup(t);
+    const result = await twilio.send(message());
+
+    assert.match(result.providerMessageId, /^SM[0-9a-f]{32}$/);
+    assert.equal(result.status, 'queued');
+    assert.equal(fake.requests.length, 1);
+    const [seen] = fake.requests;
+    assert.equal(seen?.method, 'POST');
+    assert.equal(seen?.path, `/2010-04-01/Accounts/${ACCOUNT_SID}/Messages.json`);
+    assert.equal(seen?.contentType, 'application/x-www-form-urlencoded');
+    const [scheme, credentials] = (seen?.authorization ?? '').split(' ');
+    assert.equal(scheme, 'Basic');
+    assert.equal(Buffer.from(credentials ?? '', 'base64').toString(), `${ACCOUNT_SID}:${AUTH_TOKEN}`);
+    assert.deepEqual(seen?.form, { To: TO, From: FROM, Body: BODY });
+    assert.equal(twilioValidators().message(fake.answers[0]?.body), true);
+  });
+
+  it('uses MessagingServiceSid instead of From, and StatusCallback when configured', async (t) => {
+    const { fake, twilio } = await setup(t, {
+      from: undefined,
+      messagingServiceSid: MESSAGING_SERVICE_SID,
+      statusCallbackUrl: 'https://parasol.example.com/twilio/status',
+    });
+    const result = await twilio.send(message());
+    assert.equal(result.status, 'accepted');
+    assert.deepEqual(fake.requests[0]?.form, {
+      To: TO,
+      MessagingServiceSid: MESSAGING_SERVICE_SID,
+      Body: BODY,
+      StatusCallback: 'https://parasol.example.com/twilio/status',
+    });
+  });
+
+  it('an invalid number (400, Twilio 21211) is rejected, without the number in the error', async (t) => {
+    const { fake, twilio } = await setup(t);
+    const error = await twilio.send(message(INVALID_NUMBER)).then(
+      () => assert.fail('should reject'),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof SmsRejectedError);
+    assert.equal(error.reason, 'invalid_number');
+    assert.equal(error.httpStatus, 400);
+    assert.equal(error.providerCode, 21211);
+    assert.equal(error.moreInfo, 'https://www.twilio.com/docs/errors/21211');
+    assert.doesNotMatch(error.message, /5005550001/);
+    assert.equal(twilioValidators().error(fake.answers[0]?.body), true);
+  });
+
+  it('a number that is not a mobile (400, Twilio 21614) is rejected as invalid_number', async (t) => {
+    const { twilio } = await setup(t);
+    await assert.rejects(
+      twilio.send(message(NOT_MOBILE_NUMBER)),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'invalid_number' && e.providerCode === 21614,
+    );
+  });
+
+  it('wrong credentials (401, Twilio 20003) are rejected as unauthorized', async (t) => {
+    const { twilio } = await setup(t, { authToken: 'not-the-token' });
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) =>
+        e instanceof SmsRejectedError &&
+        e.reason === 'unauthorized' &&
+        e.httpStatus === 401 &&
+        e.providerCode === 20003,
+    );
+  });
+
+  it('a server error (500) is retryable', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = {
+      status: 500,
+      body: {
+        code: 20500,
+        message: 'Internal Server Error',
+        more_info: 'https://www.twilio.com/docs/errors/20500',
+        status: 500,
+      },
+    };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) =>
+        e instanceof SmsRetryableError &&
+        e.reason === 'server_error' &&
+        e.httpStatus === 500 &&
+        e.providerCode === 20500,
+    );
+  });
+
+  it('a 503 with Retry-After is retryable, after the given delay', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = {
+      status: 503,
+      body: {
+        code: 20503,
+        message: 'Service Unavailable',
+        more_info: 'https://www.twilio.com/docs/errors/20503',
+        status: 503,
+      },
+      headers: { 'retry-after': '2' },
+    };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'server_error' && e.retryAfterMs === 2000,
+    );
+  });
+
+  it('a 502 page from a proxy (no JSON) is retryable', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = { status: 502, rawBody: '<html><body>Bad Gateway</body></html>' };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'server_error' && e.providerCode === undefined,
+    );
+  });
+
+  it('a 201 without a message sid is retryable (invalid_response)', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = { status: 200, rawBody: 'OK' };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'invalid_response',
+    );
+  });
+
+  it('too many requests (429, Twilio 20429) is retryable, with Retry-After', async (t) => {
+    const { fake, twilio } = await setup(t);
+    fake.override = {
+      status: 429,
+      body: {
+        code: 20429,
+        message: 'Too Many Requests',
+        more_info: 'https://www.twilio.com/docs/errors/20429',
+        status: 429,
+      },
+      headers: { 'retry-after': '7' },
+    };
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) =>
+        e instanceof SmsRetryableError &&
+        e.reason === 'rate_limited' &&
+        e.retryAfterMs === 7000 &&
+        e.providerCode === 20429,
+    );
+  });
+
+  it('no answer within the timeout is retryable', async (t) => {
+    const { fake, twilio } = await setup(t, { timeoutMs: 150 });
+    fake.override = 'hang';
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'timeout',
+    );
+    assert.equal(fake.requests.length, 1);
+  });
+
+  it('a refused connection is retryable (network)', async () => {
+    const port = await closedPort();
+    const twilio = new TwilioSmsProvider({
+      accountSid: ACCOUNT_SID,
+      authToken: AUTH_TOKEN,
+      from: FROM,
+      baseUrl: `http://127.0.0.1:${port}`,
+    });
+    await assert.rejects(
+      twilio.send(message()),
+      (e: unknown) => e instanceof SmsRetryableError && e.reason === 'network',
+    );
+  });
+
+  it('a number that is not E.164 is rejected before any request', async (t) => {
+    const { fake, twilio } = await setup(t);
+    await assert.rejects(
+      twilio.send(message('0612345678')),
+      (e: unknown) => e instanceof SmsRejectedError && e.reason === 'invalid_number',
+    );
+    assert.equal(fake.requests.length, 0);
+  });
+
+  it('refuses a configuration with both or neither sender', () => {
+    assert.throws(
+      () => new TwilioSmsProvider({ accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN }),
+      /exactly one of from and messagingServiceSid/,
+    );
+    assert.throws(
+      () =>
+        new TwilioSmsProvider({
+          accountSid: ACCOUNT_SID,
+          authToken: AUTH_TOKEN,
+          from: FROM,
+          messagingServiceSid: MESSAGING_SERVICE_SID,
+        }),
+      /exactly one/,
+    );
+    assert.throws(
+      () => new TwilioSmsProvider({ accountSid: 'AC123', authToken: AUTH_TOKEN, from: FROM }),
+      /accountSid/,
+    );
+  });
+
+  it('reads Retry-After in seconds or as an HTTP date', () => {
+    assert.equal(parseRetryAfter('30'), 30_000);
+    assert.equal(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', new Date('Wed, 21 Oct 2015 07:28:00 GMT')), 10_000);
+    assert.equal(parseRetryAfter(null), undefined);
+    assert.equal(parseRetryAfter('soon'), undefined);
+  });
+});
+
+/** A port nothing listens on: bound, then released. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}

@@ -1,0 +1,241 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey, KEY_PREFIXES, revokeApiKey } from '../../src/partners/api-keys.ts';
+import { setConfiguration } from '../../src/partners/configuration.ts';
+import * as repo from '../../src/partners/partners-repo.ts';
+import { createPartner, setAgreement, signAgreement } from '../../src/partners/partners.ts';
+import { DEMO_PARTNER, seedDemo } from '../../src/partners/seed.ts';
+import { PartnerDirectory } from '../../src/partners/directory.ts';
+import { verifyPassword } from '../../src/platform/crypto.ts';
+import type { DatabaseHandle } from '../../src/platform/db.ts';
+import { DomainError } from '../../src/platform/errors.ts';
+import {
+  createTestPartner,
+  DEFAULT_AGREEMENT,
+  DEFAULT_CONFIGURATION,
+  openTestDatabase,
+  uniqueSlug,
+} from '../helper.ts';
+
+const actor = 'operator:test';
+const fails = (code: string, field?: string) => (error: unknown) =>
+  error instanceof DomainError &&
+  error.code === code &&
+  (!field || (error.extra.errors ?? []).some((e) => e.field === field));
+
+describe('partners, agreements, configuration, keys', () => {
+  let handle: DatabaseHandle;
+  before(async () => (handle = await openTestDatabase()));
+  after(() => handle.close());
+
+  describe('configuration', () => {
+    it('is versioned: a new version never changes an earlier one', async () => {
+      const p = await createTestPartner(handle.db);
+      const v1 = await repo.findCurrentConfiguration(handle.db, p.id);
+      const v2 = await setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, commissionRate: '0.25' });
+      assert.equal(v2.version, v1!.version + 1);
+      const again = await repo.findConfigurationById(handle.db, p.id, v1!.id);
+      assert.deepEqual(again, v1);
+      assert.equal((await repo.findCurrentConfiguration(handle.db, p.id))!.commissionRate, '0.25');
+      assert.equal((await repo.listConfigurations(handle.db, p.id)).length, 2);
+    });
+
+    it('is checked against the agreement, naming each field', async () => {
+      const p = await createTestPartner(handle.db, {
+        agreement: { allowedFormulas: ['delay'] },
+        configuration: { formula: 'delay' },
+      });
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, formula: 'cancellation' }),
+        fails('configuration_out_of_bounds', '/formula'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, {
+          ...DEFAULT_CONFIGURATION,
+          formula: 'delay',
+          commissionRate: '0.31',
+        }),
+        fails('configuration_out_of_bounds', '/commissionRate'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, formula: 'delay', commissionRate: 'abc' }),
+        fails('configuration_out_of_bounds', '/commissionRate'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, {
+          ...DEFAULT_CONFIGURATION,
+          formula: 'delay',
+          commissionRate: '0.123456',
+        }),
+        fails('configuration_out_of_bounds', '/commissionRate'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, {
+          ...DEFAULT_CONFIGURATION,
+          formula: 'delay',
+          delayTiers: [
+            { minDelayMinutes: 180, amount: 10_000 },
+            { minDelayMinutes: 120, amount: 5_000 },
+          ],
+        }),
+        fails('configuration_out_of_bounds', '/delayTiers/1/minDelayMinutes'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, {
+          ...DEFAULT_CONFIGURATION,
+          formula: 'delay',
+          delayTiers: [
+            { minDelayMinutes: 120, amount: 10_000 },
+            { minDelayMinutes: 180, amount: 5_000 },
+          ],
+        }),
+        fails('configuration_out_of_bounds', '/delayTiers/1/amount'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, {
+          ...DEFAULT_CONFIGURATION,
+          formula: 'delay',
+          delayTiers: [{ minDelayMinutes: 120, amount: 999_999 }],
+        }),
+        fails('configuration_out_of_bounds', '/delayTiers/0/amount'),
+      );
+      await assert.rejects(
+        setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, formula: 'delay', delayTiers: [] }),
+        fails('configuration_out_of_bounds', '/delayTiers'),
+      );
+      const ok = await setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, formula: 'delay' });
+      assert.equal(ok.cancellationAmount, 0, 'what the formula does not cover is not stored');
+    });
+
+    it('needs an agreement first', async () => {
+      const partner = await createPartner(handle.db, actor, { slug: uniqueSlug(), name: 'No agreement' });
+      await assert.rejects(
+        setConfiguration(handle.db, actor, partner.id, DEFAULT_CONFIGURATION),
+        fails('agreement_missing'),
+      );
+    });
+  });
+
+  describe('agreements', () => {
+    it('are set while draft, signed once, then frozen', async () => {
+      const partner = await createPartner(handle.db, actor, { slug: uniqueSlug(), name: 'Agreement' });
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, {
+          ...DEFAULT_AGREEMENT,
+          commissionMin: '0.5',
+          commissionMax: '0.2',
+        }),
+        fails('validation_failed', '/commissionMax'),
+      );
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'euro' }),
+        fails('validation_failed', '/currency'),
+      );
+      const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
+      assert.equal(draft.status, 'draft');
+      const signed = await signAgreement(handle.db, actor, partner.id);
+      assert.equal(signed.status, 'signed');
+      assert.equal(signed.signedBy, actor);
+      assert.deepEqual(await signAgreement(handle.db, actor, partner.id), signed, 'signing twice changes nothing');
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT),
+        fails('agreement_already_signed'),
+      );
+    });
+  });
+
+  describe('API keys', () => {
+    it('are prefixed by environment, stored hashed, shown once', async () => {
+      const p = await createTestPartner(handle.db);
+      const created = await createApiKey(handle.db, actor, {
+        partnerId: p.id,
+        environment: 'production',
+        label: 'checkout',
+      });
+      assert.ok(created.plaintext.startsWith(KEY_PREFIXES.production));
+      assert.ok(created.plaintext.length >= 40);
+      const rows = await handle.db.selectFrom('api_keys').selectAll().where('partner_id', '=', p.id).execute();
+      for (const row of rows) {
+        assert.ok(!Object.values(row).includes(created.plaintext), 'the plaintext is not stored');
+        assert.ok(!Object.values(row).includes(p.key));
+      }
+      const listed = await repo.listApiKeys(handle.db, p.id);
+      assert.equal(
+        listed.find((k) => k.id === created.key.id)!.display,
+        `${created.plaintext.slice(0, 13)}…${created.plaintext.slice(-4)}`,
+      );
+    });
+
+    it('are revocable, and record their last use off the request path', async () => {
+      const p = await createTestPartner(handle.db);
+      const directory = new PartnerDirectory(handle.db, 0);
+      const entry = await directory.authenticate(p.key);
+      assert.equal(entry?.caller.partnerId, p.id);
+      await directory.flushUsage();
+      const [key] = await repo.listApiKeys(handle.db, p.id);
+      assert.ok(key!.lastUsedAt instanceof Date);
+      const revoked = await revokeApiKey(handle.db, actor, p.id, key!.id);
+      assert.ok(revoked.revokedAt);
+      assert.deepEqual(await revokeApiKey(handle.db, actor, p.id, key!.id), revoked, 'revoking twice changes nothing');
+      assert.equal((await directory.authenticate(p.key))?.revoked, true);
+      const other = await createTestPartner(handle.db);
+      await assert.rejects(
+        revokeApiKey(handle.db, actor, other.id, key!.id),
+        fails('api_key_not_found'),
+        "another partner's key is not found",
+      );
+      await assert.rejects(revokeApiKey(handle.db, actor, p.id, '-'.repeat(36)), fails('api_key_not_found'));
+    });
+
+    it('need a signed agreement outside sandbox', async () => {
+      const p = await createTestPartner(handle.db, { signed: false });
+      await assert.rejects(
+        createApiKey(handle.db, actor, { partnerId: p.id, environment: 'preproduction' }),
+        fails('agreement_not_signed'),
+      );
+      const sandbox = await createApiKey(handle.db, actor, { partnerId: p.id, environment: 'sandbox' });
+      assert.ok(sandbox.plaintext.startsWith(KEY_PREFIXES.sandbox));
+    });
+  });
+});
+
+describe('demo seed', () => {
+  it('creates Demo Air on an empty database, with the configured key and portal user', async (t) => {
+    const handle = await openTestDatabase(t, { empty: true });
+    const key = 'demo_key_for_tests_0123456789';
+    const result = await seedDemo(handle.db, {
+      demo: { apiKey: key, email: 'Demo@Example.com', password: 'demo password 123' },
+    });
+    assert.ok(result);
+    assert.equal(result.generatedApiKey, undefined, 'a configured key is not printed');
+    const partner = await repo.findPartner(handle.db, DEMO_PARTNER.slug);
+    assert.equal(partner?.name, 'Demo Air');
+    const agreement = await repo.findAgreement(handle.db, partner!.id);
+    assert.equal(agreement?.status, 'signed');
+    assert.deepEqual([...agreement!.allowedFormulas].sort(), ['cancellation', 'delay', 'delay_and_cancellation']);
+    assert.equal(agreement?.currency, 'EUR');
+    assert.deepEqual(await repo.listSubscriptions(handle.db, partner!.id), ['demo', 'flight-delay', 'policy-admin']);
+    assert.ok(await repo.findCurrentConfiguration(handle.db, partner!.id));
+    const directory = new PartnerDirectory(handle.db, 0);
+    assert.equal((await directory.authenticate(key))?.caller.partnerId, partner!.id);
+    const user = await handle.db
+      .selectFrom('users')
+      .selectAll()
+      .where('partner_id', '=', partner!.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(user.email, 'demo@example.com');
+    assert.ok(await verifyPassword('demo password 123', user.password_hash));
+    assert.equal(await verifyPassword('wrong password', user.password_hash), false);
+    assert.equal(
+      await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } }),
+      undefined,
+      'seeds once',
+    );
+  });
+
+  it('generates and reports a random key when none is configured', async (t) => {
+    const handle = await openTestDatabase(t, { empty: true });
+    const result = await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } });
+    assert.ok(result?.generatedApiKey?.startsWith(KEY_PREFIXES.sandbox));
+  });
+});

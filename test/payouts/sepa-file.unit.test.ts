@@ -1,0 +1,256 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { DomainError } from '../../src/platform/errors.ts';
+import { endToEndIdForPayout } from '../../src/payouts/end-to-end-id.ts';
+import {
+  buildSepaCreditTransferFile,
+  writeSepaFile,
+  type SepaCreditTransferInput,
+} from '../../src/payouts/sepa-file.ts';
+import { batch, payout } from './sample.ts';
+import { validateWithXmllint } from './xmllint.ts';
+
+function assertValid(xml: string): void {
+  const result = validateWithXmllint(xml);
+  assert.ok(result.valid, `xmllint --schema refused the file:\n${result.output}`);
+}
+
+const texts = (xml: string, tag: string) =>
+  [...xml.matchAll(new RegExp(`<${tag}(?: [^>]*)?>([^<]*)</${tag}>`, 'g'))].map((m) => m[1]);
+
+/** The field errors of the DomainError a call throws. */
+function refusal(input: SepaCreditTransferInput): { field: string; message: string }[] {
+  try {
+    buildSepaCreditTransferFile(input);
+  } catch (error) {
+    assert.ok(error instanceof DomainError, String(error));
+    assert.equal(error.code, 'validation_failed');
+    return error.extra.errors ?? [];
+  }
+  assert.fail('the file should have been refused');
+}
+
+describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
+  it('validates against the EPC schema and carries the exact amounts, control sum and count', () => {
+    const file = buildSepaCreditTransferFile(batch());
+    assertValid(file.xml);
+
+    assert.deepEqual(texts(file.xml, 'InstdAmt'), ['0.29', '1.15', '1000000.01']);
+    assert.deepEqual(texts(file.xml, 'CtrlSum'), ['1000001.45', '1000001.45']);
+    assert.deepEqual(texts(file.xml, 'NbOfTxs'), ['3', '3']);
+    assert.equal(file.controlSum, '1000001.45');
+    assert.equal(file.controlSumMinor, 100000145n);
+    assert.equal(file.numberOfTransactions, 3);
+    assert.match(file.xml, /<InstdAmt Ccy="EUR">0\.29<\/InstdAmt>/);
+  });
+
+  it('writes the identifiers, dates and parties as given', () => {
+    const file = buildSepaCreditTransferFile(batch());
+    assert.equal(file.fileName, 'PSL-20250312-0001.xml');
+    assert.deepEqual(texts(file.xml, 'MsgId'), ['PSL-20250312-0001']);
+    assert.deepEqual(texts(file.xml, 'PmtInfId'), ['PSL-20250312-0001-1']);
+    assert.deepEqual(texts(file.xml, 'EndToEndId'), ['PSL-E2E-1', 'PSL-E2E-2', 'PSL-E2E-3']);
+    assert.deepEqual(texts(file.xml, 'InstrId'), ['PSL-E2E-1', 'PSL-E2E-2', 'PSL-E2E-3']);
+    assert.deepEqual(texts(file.xml, 'CreDtTm'), ['2025-03-12T10:15:30Z']);
+    assert.match(file.xml, /<ReqdExctnDt><Dt>2025-03-13<\/Dt><\/ReqdExctnDt>/);
+    assert.match(
+      file.xml,
+      /<Dbtr><Nm>Parasol Assurances SA<\/Nm><\/Dbtr><DbtrAcct><Id><IBAN>FR7630006000011234567890189<\/IBAN><\/Id><\/DbtrAcct><DbtrAgt><FinInstnId><BICFI>AGRIFRPPXXX<\/BICFI>/,
+    );
+    assert.match(file.xml, /<PmtMtd>TRF<\/PmtMtd><BtchBookg>false<\/BtchBookg>/);
+    assert.match(file.xml, /<ChrgBr>SLEV<\/ChrgBr>/);
+    // Names transliterated to the SEPA Latin set, IBANs in electronic form, no creditor agent without a BIC.
+    assert.deepEqual(texts(file.xml, 'Nm'), [
+      'Parasol Assurances SA',
+      'Parasol Assurances SA',
+      'Helene Muller-Lukasz + fils',
+      'Camille Martin',
+      'Camille Martin',
+    ]);
+    assert.deepEqual(texts(file.xml, 'IBAN'), [
+      'FR7630006000011234567890189',
+      'DE89370400440532013000',
+      'NL91ABNA0417164300',
+      'IT60X0542811101000000123456',
+    ]);
+    assert.doesNotMatch(file.xml, /<CdtrAgt>/);
+    assert.deepEqual(file.endToEndIds, ['PSL-E2E-1', 'PSL-E2E-2', 'PSL-E2E-3']);
+  });
+
+  it('the schema check is live: xmllint refuses a tampered file', () => {
+    const file = buildSepaCreditTransferFile(batch());
+    const tampered = validateWithXmllint(
+      file.xml.replace('<InstdAmt Ccy="EUR">0.29</InstdAmt>', '<InstdAmt Ccy="EUR">0.291</InstdAmt>'),
+    );
+    assert.equal(tampered.valid, false);
+    assert.match(tampered.output, /InstdAmt/);
+  });
+
+  it('takes the rulebook maximum 999999999.99 and one cent exactly', () => {
+    const file = buildSepaCreditTransferFile(
+      batch({
+        payouts: [payout({ endToEndId: 'A1', amount: 99_999_999_999 }), payout({ endToEndId: 'A2', amount: 1 })],
+      }),
+    );
+    assertValid(file.xml);
+    assert.deepEqual(texts(file.xml, 'InstdAmt'), ['999999999.99', '0.01']);
+    assert.deepEqual(texts(file.xml, 'CtrlSum'), ['1000000000.00', '1000000000.00']);
+  });
+
+  it('amounts and control sum are exact for any batch (property)', () => {
+    // Oracle on integers only: whole euros and cents apart.
+    const decimal = (minor: bigint) => `${minor / 100n}.${String(minor % 100n).padStart(2, '0')}`;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 99_999_999_999 }), { minLength: 1, maxLength: 40 }), (amounts) => {
+        const file = buildSepaCreditTransferFile(
+          batch({ payouts: amounts.map((amount, i) => payout({ endToEndId: `P-${i}`, amount })) }),
+        );
+        const total = amounts.reduce((sum, a) => sum + BigInt(a), 0n);
+        assert.deepEqual(
+          texts(file.xml, 'InstdAmt'),
+          amounts.map((a) => decimal(BigInt(a))),
+        );
+        assert.deepEqual(texts(file.xml, 'CtrlSum'), [decimal(total), decimal(total)]);
+        assert.deepEqual(texts(file.xml, 'NbOfTxs'), [String(amounts.length), String(amounts.length)]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a batch of 2,000 payouts with real end-to-end ids validates, control sum exact', () => {
+    const payouts = Array.from({ length: 2000 }, (_, i) =>
+      payout({
+        endToEndId: endToEndIdForPayout({ payoutId: crypto.randomUUID() }),
+        amount: 1 + ((i * 7919) % 250_000),
+      }),
+    );
+    const file = buildSepaCreditTransferFile(batch({ payouts }));
+    assertValid(file.xml);
+    const total = payouts.reduce((sum, p) => sum + BigInt(p.amount), 0n);
+    assert.equal(file.controlSumMinor, total);
+    assert.equal(file.xml.split('<CdtTrfTxInf>').length - 1, 2000);
+    assert.equal(texts(file.xml, 'EndToEndId').length, 2000);
+  });
+
+  it('a creditor outside the EEA needs a BIC; with one the file names the creditor agent', () => {
+    for (const [iban, bic] of [
+      ['CH9300762011623852957', 'UBSWCHZH80A'],
+      ['GB29NWBK60161331926819', 'NWBKGB2L'],
+    ] as const) {
+      assert.deepEqual(refusal(batch({ payouts: [payout({ creditorIban: iban })] })), [
+        { field: '/payouts/0/creditorBic', message: `a BIC is required for IBANs of ${iban.slice(0, 2)}` },
+      ]);
+      const file = buildSepaCreditTransferFile(batch({ payouts: [payout({ creditorIban: iban, creditorBic: bic })] }));
+      assertValid(file.xml);
+      assert.match(file.xml, new RegExp(`<CdtrAgt><FinInstnId><BICFI>${bic}</BICFI></FinInstnId></CdtrAgt><Cdtr>`));
+    }
+  });
+
+  it('refuses invalid IBANs, non-SEPA IBANs and wrong BICs, naming each field', () => {
+    const errors = refusal(
+      batch({
+        debtor: { name: 'Parasol', iban: 'FR7630006000011234567890188', bic: 'AGRIFRPPXXX' },
+        payouts: [
+          payout({ endToEndId: 'E1', creditorIban: 'DE89370400440532013001' }), // checksum
+          payout({ endToEndId: 'E2', creditorIban: 'BR1800360305000010009795493C1' }), // valid, not SEPA
+          payout({ endToEndId: 'E3', creditorIban: 'not an iban' }),
+          payout({ endToEndId: 'E4', creditorIban: 'DE89370400440532013000', creditorBic: 'AGRIFRPPXXX' }), // French bank, German IBAN
+          payout({ endToEndId: 'E5', creditorBic: 'XX' }),
+        ],
+      }),
+    );
+    assert.deepEqual(errors, [
+      { field: '/debtor/iban', message: 'is not a valid IBAN' },
+      { field: '/payouts/0/creditorIban', message: 'is not a valid IBAN' },
+      { field: '/payouts/1/creditorIban', message: 'IBANs of BR cannot receive SEPA credit transfers' },
+      { field: '/payouts/2/creditorIban', message: 'is not a valid IBAN' },
+      { field: '/payouts/3/creditorBic', message: 'BIC country FR does not match the IBAN country DE' },
+      { field: '/payouts/4/creditorBic', message: 'is not a valid BIC' },
+    ]);
+  });
+
+  it('refuses bad identifiers, dates, currencies, amounts and texts', () => {
+    const errors = refusal(
+      batch({
+        messageId: 'PSL/20250312//1',
+        paymentInfoId: 'x'.repeat(36),
+        requestedExecutionDate: '2025-02-30',
+        debtor: { name: '李', iban: 'FR7630006000011234567890189', bic: '' },
+        payouts: [
+          payout({ endToEndId: 'SAME', amount: 0 }),
+          payout({ endToEndId: 'SAME', amount: 100_000_000_000 }),
+          payout({ endToEndId: 'has space', amount: 12.5 }),
+          payout({
+            endToEndId: 'E4',
+            currency: 'CHF' as 'EUR',
+            creditorName: '—',
+            remittanceInformation: 'x'.repeat(141),
+          }),
+        ],
+      }),
+    );
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      [
+        '/messageId',
+        '/paymentInfoId',
+        '/requestedExecutionDate',
+        '/debtor/name',
+        '/debtor/bic',
+        '/payouts/0/amount',
+        '/payouts/1/endToEndId',
+        '/payouts/1/amount',
+        '/payouts/2/endToEndId',
+        '/payouts/2/amount',
+        '/payouts/3/currency',
+        '/payouts/3/remittanceInformation',
+      ],
+    );
+    assert.deepEqual(refusal(batch({ payouts: [] })), [
+      { field: '/payouts', message: 'must hold at least one payout' },
+    ]);
+  });
+
+  it('batch booking on request', () => {
+    const file = buildSepaCreditTransferFile(batch({ batchBooking: true }));
+    assertValid(file.xml);
+    assert.match(file.xml, /<BtchBookg>true<\/BtchBookg>/);
+  });
+
+  it('the same input gives the same bytes whatever the process time zone', () => {
+    const module = pathToFileURL(path.resolve('src/payouts/sepa-file.ts')).href;
+    const sample = pathToFileURL(path.resolve('test/payouts/sample.ts')).href;
+    const script = `const { buildSepaCreditTransferFile } = await import(${JSON.stringify(module)}); const { batch } = await import(${JSON.stringify(sample)}); process.stdout.write(buildSepaCreditTransferFile(batch()).xml);`;
+    const here = buildSepaCreditTransferFile(batch()).xml;
+    for (const tz of ['Pacific/Kiritimati', 'America/Los_Angeles', 'UTC']) {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        env: { ...process.env, TZ: tz },
+        encoding: 'utf8',
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, here, tz);
+    }
+  });
+
+  it('writes the file once, mode 0600, atomically', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-payouts-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = buildSepaCreditTransferFile(batch());
+    const written = await writeSepaFile(path.join(dir, 'out'), file);
+    assert.equal(written, path.join(dir, 'out', 'PSL-20250312-0001.xml'));
+    assert.equal(fs.readFileSync(written, 'utf8'), file.xml);
+    assert.equal(fs.statSync(written).mode & 0o777, 0o600);
+    await assert.rejects(
+      writeSepaFile(path.join(dir, 'out'), file),
+      (e: unknown) => e instanceof DomainError && e.code === 'conflict',
+    );
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'out')), ['PSL-20250312-0001.xml'], 'no temporary file left');
+  });
+});

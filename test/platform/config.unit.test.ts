@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.dataDir, path.resolve('./data'));
+    assert.equal(config.databaseUrl, undefined);
+    assert.equal(config.publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(config.logLevel, 'info');
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      PARASOL_DATA_DIR: '/tmp/x',
+      DATABASE_URL: 'postgres://u@db:5432/parasol',
+      PARASOL_PUBLIC_URL: 'https://parasol.example/',
+      LOG_LEVEL: 'debug',
+      PARASOL_DEMO_API_KEY: 'a'.repeat(24),
+      PARASOL_DEMO_EMAIL: 'demo@example.com',
+      PARASOL_DEMO_PASSWORD: 'correct horse battery',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.databaseUrl, 'postgres://u@db:5432/parasol');
+    assert.equal(config.publicUrl, 'https://parasol.example');
+    assert.equal(config.demo.apiKey, 'a'.repeat(24));
+  });
+
+  it('opens a separate metrics listener only when PARASOL_METRICS_PORT is set', () => {
+    assert.equal(loadConfig({}).metricsPort, undefined);
+    assert.equal(loadConfig({ PARASOL_METRICS_PORT: '9464' }).metricsPort, 9464);
+  });
+
+  const failures: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ PARASOL_PUBLIC_URL: 'ftp://x' }, 'PARASOL_PUBLIC_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ PARASOL_DEMO_API_KEY: 'short' }, 'PARASOL_DEMO_API_KEY'],
+    [{ PARASOL_DEMO_API_KEY: 'has spaces in it which are not url safe' }, 'PARASOL_DEMO_API_KEY'],
+    [{ PARASOL_DEMO_EMAIL: 'demo@example.com' }, 'PARASOL_DEMO_PASSWORD'],
+    [{ PARASOL_DEMO_EMAIL: 'nope', PARASOL_DEMO_PASSWORD: 'long enough pw' }, 'PARASOL_DEMO_EMAIL'],
+    [{ PARASOL_MASTER_KEY: 'dG9vIHNob3J0' }, 'PARASOL_MASTER_KEY'],
+    [{ PARASOL_METRICS_PORT: 'metrics' }, 'PARASOL_METRICS_PORT'],
+    [{ PARASOL_METRICS_PORT: '0' }, 'PARASOL_METRICS_PORT'],
+    [{ PORT: '9464', PARASOL_METRICS_PORT: '9464' }, 'PARASOL_METRICS_PORT'],
+  ];
+  for (const [env, variable] of failures) {
+    it(`fails naming ${variable} for ${JSON.stringify(env)}`, () => {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === variable && error.message.includes(variable),
+      );
+    });
+  }
+});

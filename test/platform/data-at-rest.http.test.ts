@@ -1,0 +1,382 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { decrypt } from '../../src/platform/crypto.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
+import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  openTestDatabase,
+  post,
+  trip,
+  usingPostgres,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * Personal data at rest: after a claim is driven to paid and a policy created and cancelled (with
+ * Idempotency-Keys, so replays are stored), no plaintext value — names, email, phone, address, birth
+ * date, IBAN, account holder — is anywhere in the database: in every file of an embedded (PGlite)
+ * data directory, and in a `pg_dump` of its PostgreSQL database (a copy made for the test). Replays are the bytes
+ * of the first answer. The embedded data directory is readable by its owner only.
+ */
+
+const POLICIES = '/policy-admin/v1/policies';
+const letters = (n: number) => Array.from(crypto.randomBytes(n), (b) => String.fromCharCode(97 + (b % 26))).join('');
+const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+const digits = (n: number) => Array.from(crypto.randomBytes(n), (b) => String(b % 10)).join('');
+
+/** A valid German IBAN nobody else uses (ISO 13616 check digits). */
+function uniqueIban(): string {
+  const bban = `37040044${digits(10)}`;
+  const numeric = `${bban}131400`; // D=13, E=14, then 00
+  const mod = [...numeric].reduce((acc, d) => (acc * 10 + Number(d)) % 97, 0);
+  return `DE${String(98 - mod).padStart(2, '0')}${bban}`;
+}
+
+/** Personal values of one run, unlike anything else in the database. */
+function personalValues() {
+  const customer = {
+    firstName: capital(letters(9)),
+    lastName: capital(letters(10)),
+    email: `${letters(10)}@example.org`,
+    phone: `+336${digits(8)}`,
+  };
+  const holder = {
+    firstName: capital(letters(9)),
+    lastName: capital(letters(10)),
+    birthDate: `195${digits(1)}-0${1 + crypto.randomInt(9)}-1${crypto.randomInt(10)}`,
+    email: `${letters(10)}@example.net`,
+    phone: `+337${digits(8)}`,
+    address: {
+      line1: `${crypto.randomInt(10, 99)} rue ${capital(letters(11))}`,
+      postalCode: '75007',
+      city: 'Paris',
+      country: 'FR',
+    },
+  };
+  const accountHolder = `${capital(letters(8))} ${capital(letters(9))}`;
+  const iban = uniqueIban();
+  const plaintexts = [
+    customer.firstName,
+    customer.lastName,
+    customer.email,
+    customer.phone,
+    holder.firstName,
+    holder.lastName,
+    holder.birthDate,
+    holder.email,
+    holder.phone,
+    holder.address.line1,
+    accountHolder,
+    iban,
+  ];
+  return { customer, holder, accountHolder, iban, plaintexts };
+}
+
+type Values = ReturnType<typeof personalValues>;
+
+async function inject(
+  app: FastifyInstance,
+  method: 'GET' | 'POST',
+  url: string,
+  headers: Record<string, string>,
+  payload?: object,
+) {
+  return app.inject({
+    method,
+    url,
+    headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(payload ? { payload } : {}),
+  });
+}
+
+/** Subscribe (with an Idempotency-Key), a cancelled flight, the SMS link, bank details, paid; a policy created and cancelled. */
+async function driveEverything(
+  app: FastifyInstance,
+  partner: TestPartner,
+  v: Values,
+): Promise<{ contractNumber: string; policyNumber: string }> {
+  const flightNumber = `AF${crypto.randomInt(1000, 9999)}`;
+  const t = trip(10);
+  const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
+  assert.equal(quote.status, 200, JSON.stringify(quote.body));
+  const subscribeBody = {
+    quoteReference: quote.body.quoteReference,
+    customer: { ...v.customer, language: 'en' },
+    booking: { reference: 'PNR123' },
+    flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t.departureDateTime }],
+  };
+  const key = { ...partner.auth, 'idempotency-key': crypto.randomUUID() };
+  const subscribed = await inject(app, 'POST', `${FLIGHT}/subscribe`, key, subscribeBody);
+  assert.equal(subscribed.statusCode, 201, subscribed.body);
+  const replayed = await inject(app, 'POST', `${FLIGHT}/subscribe`, key, subscribeBody);
+  assert.equal(replayed.headers['idempotent-replayed'], 'true');
+  assert.equal(replayed.body, subscribed.body, 'a replay is the bytes of the first answer');
+  const contractNumber = JSON.parse(subscribed.body).contractNumber as string;
+
+  const opened = await post(
+    app,
+    `${FLIGHT}/claims`,
+    { flightNumber, departureDate: t.departureDateTime.slice(0, 10), status: 'cancelled' },
+    partner.auth,
+  );
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  const link = await eventually(async () => {
+    const res = await inject(app, 'GET', `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`, partner.auth);
+    return (JSON.parse(res.body) as { messages: { link: string }[] }).messages[0]?.link;
+  });
+  const form = new URL(link).pathname;
+  const sent = await app.inject({
+    method: 'POST',
+    url: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ accountHolder: v.accountHolder, iban: v.iban, bic: '' }).toString(),
+  });
+  assert.equal(sent.statusCode, 200, sent.body);
+  await eventually(async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const res = await post(
+      app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: today, toDate: today, contractNumber },
+      partner.auth,
+    );
+    return res.body.claims[0]?.status === 'paid' ? true : undefined;
+  });
+
+  const today = new Date().toISOString().slice(0, 10);
+  const policyBody = {
+    product: 'motor',
+    externalReference: `H9-${crypto.randomUUID()}`,
+    policyholder: v.holder,
+    effectiveDate: today,
+    expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
+    premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+    risk: {
+      vehicleRegistration: 'AB-123-CD',
+      make: 'Renault',
+      model: 'Clio',
+      firstRegistrationDate: '2021-03-15',
+      usage: 'private',
+    },
+  };
+  const policyKey = { ...partner.auth, 'idempotency-key': crypto.randomUUID() };
+  const created = await inject(app, 'POST', POLICIES, policyKey, policyBody);
+  assert.equal(created.statusCode, 201, created.body);
+  const again = await inject(app, 'POST', POLICIES, policyKey, policyBody);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.body, created.body, 'a replay is the bytes of the first answer, the risk’s key order included');
+  const policyNumber = JSON.parse(created.body).policyNumber as string;
+  const cancelKey = { ...partner.auth, 'idempotency-key': crypto.randomUUID() };
+  const cancelBody = { reason: 'customer_request', effectiveDate: today };
+  const cancelled = await inject(app, 'POST', `${POLICIES}/${policyNumber}/cancel`, cancelKey, cancelBody);
+  assert.equal(cancelled.statusCode, 200, cancelled.body);
+  assert.equal(
+    (await inject(app, 'POST', `${POLICIES}/${policyNumber}/cancel`, cancelKey, cancelBody)).body,
+    cancelled.body,
+  );
+  // what is stored still reads back: the policy and the console's view of the customer
+  const read = await inject(app, 'GET', `${POLICIES}/${policyNumber}`, partner.auth);
+  assert.equal(JSON.parse(read.body).policyholder.lastName, v.holder.lastName);
+  return { contractNumber, policyNumber };
+}
+
+function assertNoneIn(haystack: Buffer, plaintexts: string[], where: string) {
+  for (const value of plaintexts)
+    assert.equal(haystack.indexOf(Buffer.from(value, 'utf8')), -1, `${JSON.stringify(value)} is in clear in ${where}`);
+}
+
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) =>
+      e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : [],
+    );
+}
+
+describe('personal data at rest', () => {
+  describe('in the files of the embedded database (PGlite)', () => {
+    let dir: string;
+    let database: DatabaseHandle;
+    let t: TestApp;
+    let closed = false;
+    const closeAll = async () => {
+      if (closed) return;
+      closed = true;
+      await t.close();
+      await database.close();
+    };
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-at-rest-'));
+      database = await openDatabase({ dataDir: dir });
+      await database.migrate();
+      t = await buildTestApp({
+        database,
+        env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' },
+      });
+    });
+    after(async () => {
+      await closeAll();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('holds no plaintext value once a claim is paid and a policy created and cancelled', async () => {
+      const v = personalValues();
+      const partner = await createTestPartner(t.db);
+      await driveEverything(t.app, partner, v);
+      await sql`CHECKPOINT`.execute(t.db);
+      await closeAll();
+      const files = filesUnder(dir);
+      assert.ok(files.length > 100, `the data directory holds the database (${files.length} files)`);
+      const canary = Buffer.from('Test Partner'); // stored in clear on purpose: proves the search reads the data
+      assert.ok(
+        files.some((f) => fs.readFileSync(f).includes(canary)),
+        'the partner’s name is found in the files',
+      );
+      for (const file of files) assertNoneIn(fs.readFileSync(file), v.plaintexts, path.relative(dir, file));
+    });
+
+    it('is readable by its owner only: directories 0700, files 0600', () => {
+      for (const file of filesUnder(dir))
+        assert.equal(
+          fs.statSync(file).mode & 0o077,
+          0,
+          `${path.relative(dir, file)} is ${(fs.statSync(file).mode & 0o777).toString(8)}`,
+        );
+      const dirs = (d: string): string[] => [
+        d,
+        ...fs
+          .readdirSync(d, { withFileTypes: true })
+          .filter((e) => e.isDirectory())
+          .flatMap((e) => dirs(path.join(d, e.name))),
+      ];
+      for (const d of dirs(dir)) assert.equal(fs.statSync(d).mode & 0o777, 0o700, d);
+    });
+  });
+
+  it('a data directory left open to others by an older version is closed when the database opens', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-perms-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.chmodSync(dir, 0o755);
+    fs.mkdirSync(path.join(dir, 'pglite'), { mode: 0o755 });
+    fs.chmodSync(path.join(dir, 'pglite'), 0o755);
+    fs.writeFileSync(path.join(dir, 'leftover.txt'), 'x', { mode: 0o644 });
+    fs.chmodSync(path.join(dir, 'leftover.txt'), 0o644);
+    const handle = await openDatabase({ dataDir: dir });
+    await handle.close();
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(path.join(dir, 'pglite')).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(path.join(dir, 'leftover.txt')).mode & 0o777, 0o600);
+  });
+
+  describe('in a pg_dump of PostgreSQL', { skip: usingPostgres ? false : 'TEST_DATABASE_URL is not set' }, () => {
+    let t: TestApp;
+    before(async () => {
+      t = await buildTestApp({
+        env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' },
+      });
+    });
+    after(() => t?.close());
+
+    it('holds no plaintext value once a claim is paid and a policy created and cancelled', async () => {
+      const v = personalValues();
+      const partner = await createTestPartner(t.db);
+      await driveEverything(t.app, partner, v);
+      const { stdout } = await promisify(execFile)('pg_dump', ['--no-owner', '--dbname', t.database.url!], {
+        maxBuffer: 1 << 30,
+        encoding: 'buffer',
+      });
+      assert.ok(stdout.includes(Buffer.from(partner.slug)), 'the dump holds the data (the partner’s slug is there)');
+      assertNoneIn(stdout, v.plaintexts, 'the dump');
+    });
+  });
+
+  it('rows written in clear before migration 0010 read and replay as before, then are sealed (as at start) exactly once', async (t) => {
+    const handle = await openTestDatabase();
+    const app = await buildTestApp({ database: handle });
+    t.after(async () => {
+      await app.close();
+      await handle.close();
+    });
+    const encryptionKey = app.app.parasol.keys.encryption;
+    const v = personalValues();
+    const partner = await createTestPartner(app.db);
+    const policyBody = {
+      product: 'motor',
+      externalReference: `H9-${crypto.randomUUID()}`,
+      policyholder: v.holder,
+      effectiveDate: new Date().toISOString().slice(0, 10),
+      expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
+      premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+      risk: {
+        vehicleRegistration: 'AB-123-CD',
+        make: 'Renault',
+        model: 'Clio',
+        firstRegistrationDate: '2021-03-15',
+        usage: 'private',
+      },
+    };
+    const legacyKey = { ...partner.auth, 'idempotency-key': 'legacy-1' };
+    const policy = await post(app.app, POLICIES, policyBody, legacyKey);
+    assert.equal(policy.status, 201);
+    // as an older version wrote them: names in clear, the replay as jsonb
+    await app.db
+      .updateTable('policies')
+      .set({
+        holder_first_name: v.holder.firstName,
+        holder_last_name: v.holder.lastName,
+        holder_first_name_enc: null,
+        holder_last_name_enc: null,
+      })
+      .where('policy_number', '=', policy.body.policyNumber)
+      .execute();
+    await app.db
+      .updateTable('idempotency_keys')
+      .set({ response_body: JSON.stringify(policy.body), response_enc: null })
+      .where('partner_id', '=', partner.id)
+      .where('key', '=', 'legacy-1')
+      .execute();
+    // readers take the plaintext of a row not sealed yet, and such a replay still answers
+    assert.equal(
+      JSON.parse((await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body)
+        .policyholder.lastName,
+      v.holder.lastName,
+    );
+    const legacyReplay = await post(app.app, POLICIES, policyBody, legacyKey);
+    assert.equal(legacyReplay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(legacyReplay.body, policy.body);
+
+    assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 2);
+    const row = await app.db
+      .selectFrom('policies')
+      .selectAll()
+      .where('policy_number', '=', policy.body.policyNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.holder_first_name, null);
+    assert.equal(row.holder_last_name, null);
+    assert.equal(decrypt(encryptionKey, row.holder_last_name_enc!), v.holder.lastName);
+    const stored = await app.db
+      .selectFrom('idempotency_keys')
+      .select(['response_body', 'response_enc'])
+      .where('partner_id', '=', partner.id)
+      .where('key', '=', 'legacy-1')
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.response_body, null);
+    assert.deepEqual(JSON.parse(decrypt(encryptionKey, stored.response_enc!)), policy.body);
+    const read = await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth);
+    assert.equal(JSON.parse(read.body).policyholder.firstName, v.holder.firstName);
+    assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
+  });
+});

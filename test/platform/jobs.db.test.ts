@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { JobQueue } from '../../src/platform/jobs.ts';
+import type { DatabaseHandle } from '../../src/platform/db.ts';
+import { openTestDatabase, usingPostgres } from '../helper.ts';
+
+/** Polls until `check` is true (jobs are asynchronous); fails after `ms`. */
+async function eventually(check: () => Promise<boolean>, ms = 120_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(100);
+  }
+}
+
+const fast = { pollingIntervalSeconds: 0.5, maintenanceIntervalSeconds: 1, schedules: false };
+/** This file's queues are its own (unique names), outside the platform's registry. */
+type TestJobs = Record<string, { n?: number; tag?: string; payout?: string }>;
+
+describe('job queue (pg-boss on the platform database)', () => {
+  let handle: DatabaseHandle;
+  let queue: JobQueue<TestJobs>;
+  const unique = (name: string) => `${name}_${process.pid}_${Date.now().toString(36)}`;
+
+  before(async () => {
+    handle = await openTestDatabase();
+    queue = await new JobQueue<TestJobs>(handle.db, fast).start();
+  });
+  after(async () => {
+    await queue.stop({ timeoutMs: 2000 });
+    await handle.close();
+  });
+
+  it('runs a job sent to a queue', async () => {
+    const name = unique('echo');
+    await queue.queue(name);
+    const seen: unknown[] = [];
+    await queue.work(name, async (job) => void seen.push(job.data.n), { pollingIntervalSeconds: 0.5 });
+    const id = await queue.send(name, { n: 42 });
+    await eventually(async () => (await queue.job(name, id!))?.state === 'completed');
+    assert.deepEqual(seen, [42]);
+  });
+
+  it('enqueues inside a transaction: nothing runs if it rolls back', async () => {
+    const name = unique('trx');
+    await queue.queue(name);
+    const seen: string[] = [];
+    await queue.work(name, async (job) => void seen.push(job.data.tag!), { pollingIntervalSeconds: 0.5 });
+    await assert.rejects(
+      handle.db.transaction().execute(async (trx) => {
+        await queue.send(name, { tag: 'rolled back' }, { trx });
+        throw new Error('abort');
+      }),
+      /abort/,
+    );
+    const committed = await handle.db.transaction().execute(async (trx) => {
+      await sql`SELECT 1`.execute(trx);
+      return queue.send(name, { tag: 'committed' }, { trx });
+    });
+    await eventually(async () => (await queue.job(name, committed!))?.state === 'completed');
+    await sleep(1500);
+    assert.deepEqual(seen, ['committed']);
+  });
+
+  it('retries a failing job with back-off, then fails it', async () => {
+    const name = unique('flaky');
+    await queue.queue(name, { retryLimit: 2, retryDelay: 1, retryBackoff: true });
+    const attempts: number[] = [];
+    await queue.work(
+      name,
+      async () => {
+        attempts.push(Date.now());
+        throw new Error('provider down');
+      },
+      { pollingIntervalSeconds: 0.5 },
+    );
+    const id = await queue.send(name, {});
+    await eventually(async () => (await queue.job(name, id!))?.state === 'failed', 120_000);
+    assert.equal(attempts.length, 3, 'first attempt + 2 retries');
+    const job = await queue.job(name, id!);
+    assert.equal(job?.retryCount, 2);
+  });
+
+  it('loses no work when a worker dies mid-job: another worker completes it after expiry', async (t) => {
+    const name = unique('crash');
+    await queue.queue(name, { retryLimit: 3, retryDelay: 0, retryBackoff: false, expireInSeconds: 1 });
+    // A first worker (its own pg-boss instance, like another process) takes the job and never finishes.
+    const dying = await new JobQueue<TestJobs>(handle.db, fast).start();
+    let taken = false;
+    await dying.work(
+      name,
+      async () => {
+        taken = true;
+        await new Promise(() => {}); // hangs: the process "dies" with the job active
+      },
+      { pollingIntervalSeconds: 0.5 },
+    );
+    t.after(() => dying.stop({ graceful: false, timeoutMs: 1000 }));
+    const id = await queue.send(name, { payout: 'P-1' });
+    await eventually(async () => taken);
+    await dying.forget(name); // the process is gone: it polls no more and never reports the job
+    // The surviving worker picks the job up once it has expired.
+    const done: string[] = [];
+    await queue.work(name, async (job) => void done.push(job.data.payout!), { pollingIntervalSeconds: 0.5 });
+    await eventually(async () => (await queue.job(name, id!))?.state === 'completed', 120_000);
+    assert.deepEqual(done, ['P-1']);
+  });
+});
+
+describe('npm run worker', () => {
+  it('explains that the embedded database runs its workers in the API process', async () => {
+    const { spawn } = await import('node:child_process');
+    const { childEnv } = await import('../helper.ts');
+    const { DATABASE_URL: _url, ...env } = childEnv();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+      env: { ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 78);
+    assert.match(stderr, /needs DATABASE_URL/);
+  });
+
+  it(
+    'runs jobs against PostgreSQL and stops cleanly on SIGTERM',
+    { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' },
+    async () => {
+      const { spawn } = await import('node:child_process');
+      const { childEnv } = await import('../helper.ts');
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+        env: { ...childEnv(), DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      await eventually(async () => stdout.includes('worker started'), 120_000);
+      child.kill('SIGTERM');
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(code, 0);
+    },
+  );
+});

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { runCli } from '../../src/cli/program.ts';
+import {
+  decrypt,
+  deriveKeyring,
+  encrypt,
+  loadMasterKeys,
+  openKeyring,
+  sealedKeyId,
+} from '../../src/platform/crypto.ts';
+import type { Db } from '../../src/platform/db.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { rotateSealed, sealedStatus } from '../../src/platform/key-rotation.ts';
+import { SEALED_COLUMNS } from '../../src/platform/sealed-columns-repo.ts';
+import { buildTestApp, createTestPartner, openTestDatabase, subscribeTrip, testConfig, trip } from '../helper.ts';
+
+const keyOf = (name: string) => crypto.createHash('sha256').update(name).digest();
+const A = keyOf('master key A');
+const B = keyOf('master key B');
+const CONTRACT_COLUMNS = [
+  'customer_first_name_enc',
+  'customer_last_name_enc',
+  'customer_email_enc',
+  'customer_phone_enc',
+] as const;
+
+/** The format written before key ids existed: `v1.<iv>.<ciphertext+tag>`. */
+function sealV1(key: Buffer, plaintext: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `v1.${iv.toString('base64url')}.${body.toString('base64url')}`;
+}
+
+describe('master key rotation', () => {
+  it('seals under the current key, names it, and opens with any known key (v1 values too)', () => {
+    const onlyA = deriveKeyring(A).encryption;
+    const both = deriveKeyring(B, [A]).encryption;
+    const sealedA = encrypt(onlyA, 'Ada');
+    assert.equal(sealedKeyId(sealedA), onlyA.current.id);
+    assert.notEqual(onlyA.current.id, both.current.id);
+    assert.equal(decrypt(both, sealedA), 'Ada');
+    assert.equal(sealedKeyId(encrypt(both, 'Ada')), both.current.id);
+    assert.equal(decrypt(both, sealV1(onlyA.current.key, 'Lovelace')), 'Lovelace');
+    assert.throws(() => decrypt(deriveKeyring(B).encryption, sealedA), /unknown master key/);
+  });
+
+  it('reads the key file: one key a line, the first current; PARASOL_MASTER_KEYS_PREVIOUS needs PARASOL_MASTER_KEY', (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-keys-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, 'master.key'), `${B.toString('base64')}\n${A.toString('base64')}\n`, {
+      mode: 0o600,
+    });
+    const keys = loadMasterKeys(undefined, [], dir);
+    assert.deepEqual([keys.current, ...keys.previous], [B, A]);
+    assert.deepEqual(
+      testConfig({ PARASOL_MASTER_KEY: B.toString('base64'), PARASOL_MASTER_KEYS_PREVIOUS: A.toString('base64') })
+        .previousMasterKeys,
+      [A],
+    );
+    assert.throws(() => testConfig({ PARASOL_MASTER_KEYS_PREVIOUS: 'c2hvcnQ=' }), /PARASOL_MASTER_KEYS_PREVIOUS/);
+  });
+
+  it('master-key add, with the key file: a new current key first in the file, the old one still opens', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-keys-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const config = testConfig({ PARASOL_MASTER_KEY: '', PARASOL_DATA_DIR: dir });
+    const keys = openKeyring(config);
+    const before = keys.encryption.current.id;
+    const sealed = encrypt(keys.encryption, 'Ada');
+    const lines: string[] = [];
+    const io = {
+      db: {} as Db,
+      out: (line: string) => lines.push(line),
+      err: (line: string) => lines.push(line),
+      config,
+      keys,
+      jobs: {} as JobQueue,
+    };
+    assert.equal(await runCli(['master-key', 'add'], io), 0, lines.join('\n'));
+    assert.notEqual(keys.encryption.current.id, before, 'this process seals with the new key at once');
+    assert.equal(sealedKeyId(encrypt(keys.encryption, 'x')), keys.encryption.current.id);
+    const file = fs.readFileSync(path.join(dir, 'master.key'), 'utf8').trim().split('\n');
+    assert.equal(file.length, 2);
+    assert.equal(fs.statSync(path.join(dir, 'master.key')).mode & 0o777, 0o600);
+    // a process started afterwards reads both, the new one current
+    const reopened = openKeyring(config).encryption;
+    assert.equal(reopened.current.id, keys.encryption.current.id);
+    assert.equal(decrypt(reopened, sealed), 'Ada');
+    // with PARASOL_MASTER_KEY the command says what to do instead
+    lines.length = 0;
+    assert.equal(await runCli(['master-key', 'add'], { ...io, config: testConfig() }), 1);
+    assert.match(lines.join('\n'), /PARASOL_MASTER_KEYS_PREVIOUS/);
+  });
+
+  it('lists every encrypted column of the schema', async (t) => {
+    const handle = await openTestDatabase(t);
+    const rows = (
+      await sql<{
+        table_name: string;
+        column_name: string;
+      }>`SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND column_name LIKE '%\_enc' ORDER BY 1, 2`.execute(
+        handle.db,
+      )
+    ).rows;
+    const listed = SEALED_COLUMNS.flatMap((table) => table.columns.map((column) => `${table.table}.${column}`)).sort();
+    assert.deepEqual(rows.map((r) => `${r.table_name}.${r.column_name}`).sort(), listed);
+  });
+
+  it('re-seals every row under key A with key B, resumes after a crash, and leaves nothing on A', async (t) => {
+    const database = await openTestDatabase(t, { empty: true });
+    const appA = await buildTestApp({ database, env: { PARASOL_MASTER_KEY: A.toString('base64') } });
+    const partner = await createTestPartner(appA.db);
+    for (let i = 0; i < 3; i++) assert.equal((await subscribeTrip(appA.app, partner, trip(30 + i))).status, 201);
+    await appA.close();
+    const db = database.db;
+    // one value as written before key ids existed
+    const legacy = await db.selectFrom('contracts').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+    await db
+      .updateTable('contracts')
+      .set({ customer_email_enc: sealV1(deriveKeyring(A).encryption.current.key, 'legacy@example.com') })
+      .where('id', '=', legacy.id)
+      .execute();
+    const before = await db
+      .selectFrom('contracts')
+      .select(['id', ...CONTRACT_COLUMNS])
+      .orderBy('id')
+      .execute();
+    const plain = before.map((row) => CONTRACT_COLUMNS.map((c) => decrypt(deriveKeyring(A).encryption, row[c]!)));
+    assert.equal(plain[0]![2], 'legacy@example.com');
+
+    const keysB = deriveKeyring(B, [A]);
+    const remaining = async (table: string) =>
+      (await sealedStatus(db, keysB.encryption)).filter((c) => c.table === table).reduce((n, c) => n + c.remaining, 0);
+    const initial = await remaining('contracts');
+    assert.equal(initial, 3 * CONTRACT_COLUMNS.length);
+
+    // a crash after the first batch (one row) committed
+    await assert.rejects(
+      rotateSealed(db, keysB.encryption, {
+        batchSize: 1,
+        onBatch: () => {
+          throw new Error('crash');
+        },
+      }),
+      /crash/,
+    );
+    assert.equal(await remaining('contracts'), initial - CONTRACT_COLUMNS.length);
+
+    // the next run goes on with what is left, through the CLI
+    const lines: string[] = [];
+    const io = {
+      db,
+      out: (line: string) => lines.push(line),
+      err: (line: string) => lines.push(line),
+      config: testConfig(),
+      keys: keysB,
+      jobs: {} as JobQueue,
+    };
+    assert.equal(await runCli(['master-key', 'rotate', '--batch-size', '2'], io), 0, lines.join('\n'));
+    assert.match(
+      lines.join('\n'),
+      new RegExp(`Re-sealed \\d+ row\\(s\\) under key ${keysB.encryption.current.id.replace(/[-]/g, '\\-')}`),
+    );
+    lines.length = 0;
+    assert.equal(await runCli(['--json', 'master-key', 'status'], io), 0);
+    const status = JSON.parse(lines.join('\n')) as {
+      remaining: number;
+      columns: { table: string; sealed: number; remaining: number }[];
+    };
+    assert.equal(status.remaining, 0);
+    assert.equal(status.columns.find((c) => c.table === 'contracts' && c.sealed === 3)?.remaining, 0);
+
+    // key B alone opens everything, every value names B, and nothing changed
+    const onlyB = deriveKeyring(B).encryption;
+    const after = await db
+      .selectFrom('contracts')
+      .select(['id', ...CONTRACT_COLUMNS])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      after.map((row) => CONTRACT_COLUMNS.map((c) => decrypt(onlyB, row[c]!))),
+      plain,
+    );
+    for (const row of after) for (const c of CONTRACT_COLUMNS) assert.equal(sealedKeyId(row[c]!), onlyB.current.id);
+    for (const row of await db.selectFrom('idempotency_keys').select('response_enc').execute())
+      if (row.response_enc) decrypt(onlyB, row.response_enc);
+
+    // a value no known key opens: reported, the command fails, the others are done
+    const C = deriveKeyring(keyOf('master key C')).encryption;
+    await db
+      .updateTable('contracts')
+      .set({ customer_phone_enc: encrypt(C, '+33600000000') })
+      .where('id', '=', legacy.id)
+      .execute();
+    lines.length = 0;
+    assert.equal(await runCli(['master-key', 'rotate'], io), 1);
+    assert.match(lines.join('\n'), /1 row\(s\) could not be opened with any known key/);
+  });
+});

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CircuitBreaker, SharedCircuitBreaker } from '../../src/monitoring/circuit-breaker.ts';
+import { CHANGES_CHANNEL, JOBS_CHANNEL, Notifications } from '../../src/platform/notifications.ts';
+import {
+  PartnerRateLimits,
+  RedisKeyRateLimiter,
+  MemoryKeyRateLimiter,
+  rateClassOf,
+} from '../../src/platform/shared-rate-limit.ts';
+import { JobQueue } from '../../src/platform/jobs.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  openTestDatabase,
+  post,
+  trip,
+  type TestApp,
+} from '../helper.ts';
+import { runCli } from '../../src/cli/program.ts';
+
+/**
+ * Several processes, one platform (issue 12 §1), in one process: what another process would write
+ * is written here straight to the database, bypassing this app's own invalidation, so only the
+ * change notification (LISTEN/NOTIFY) can make the app see it before its cache's TTL (one minute
+ * here). test/platform/multi-process.http.test.ts runs real processes on PostgreSQL.
+ */
+
+const MINUTE = 60_000;
+
+describe('change notifications', () => {
+  let t: TestApp;
+  before(async () => (t = await buildTestApp({ cacheTtlMs: 10 * MINUTE })));
+  after(() => t.close());
+
+  it('a key revoked by another process is refused at once, not after the cache TTL', async () => {
+    const partner = await createTestPartner(t.db);
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth)).status, 200); // now cached for 10 minutes
+    await t.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('partner_id', '=', partner.id).execute();
+    const started = Date.now();
+    await eventually(
+      async () => ((await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth)).status === 401 ? true : undefined),
+      30_000,
+    );
+    console.log(`# revocation seen after ${Date.now() - started} ms`);
+  });
+
+  it('a key used again (last_used_at written) sends nothing: only what caches hold notifies', async (tc) => {
+    const database = await openTestDatabase(tc);
+    const feed = await Notifications.open(database);
+    tc.after(() => feed.close());
+    const seen: string[] = [];
+    feed.on(CHANGES_CHANNEL, (table) => seen.push(table));
+    const partner = await createTestPartner(database.db);
+    await eventually(async () => (seen.includes('api_keys') ? true : undefined), 30_000);
+    seen.length = 0;
+    await database.db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date() })
+      .where('partner_id', '=', partner.id)
+      .execute();
+    await database.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date() })
+      .where('partner_id', '=', partner.id)
+      .execute();
+    await eventually(async () => (seen.includes('api_keys') ? true : undefined), 30_000);
+    assert.deepEqual(seen, ['api_keys'], 'one notification: the revocation, not the usage');
+  });
+
+  it('a job sent announces its queue at commit, not before', async (tc) => {
+    const database = await openTestDatabase(tc);
+    const feed = await Notifications.open(database);
+    tc.after(() => feed.close());
+    const jobs = new JobQueue<Record<string, { n: number }>>(database.db, { schedules: false, supervise: false });
+    await jobs.start();
+    tc.after(() => jobs.stop());
+    const queue = `scale_out_${Date.now().toString(36)}`;
+    await jobs.queue(queue);
+    const announced: string[] = [];
+    feed.on(JOBS_CHANNEL, (name) => announced.push(name));
+    await database.db.transaction().execute(async (trx) => {
+      await jobs.send(queue, { n: 1 }, { trx });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.ok(!announced.includes(queue), 'nothing delivered before the commit');
+    });
+    await eventually(async () => (announced.includes(queue) ? true : undefined), 30_000);
+  });
+});
+
+describe('rate limits per key and operation class', () => {
+  let t: TestApp;
+  before(
+    async () =>
+      (t = await buildTestApp({
+        env: {
+          PARASOL_RATE_LIMIT_QUOTE_PER_MINUTE: '5',
+          PARASOL_RATE_LIMIT_WRITE_PER_MINUTE: '2',
+          PARASOL_RATE_LIMIT_READ_PER_MINUTE: '2',
+        },
+      })),
+  );
+  after(() => t.close());
+
+  it('quotes and writes have budgets of their own', async () => {
+    const partner = await createTestPartner(t.db);
+    const quotes = [];
+    for (let i = 0; i < 6; i++) quotes.push((await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth)).status);
+    assert.deepEqual(quotes, [200, 200, 200, 200, 200, 429]);
+    const first = await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth);
+    assert.equal(first.headers['ratelimit-limit'], '5');
+    // writes are counted apart: the quote budget spent does not refuse a subscription attempt
+    const write = await post(t.app, `${FLIGHT}/subscribe`, {}, partner.auth);
+    assert.notEqual(write.status, 429);
+    assert.equal(write.headers['ratelimit-limit'], '2');
+  });
+
+  it("the operator's limits for a partner apply to its keys (CLI), others keep the default", async () => {
+    const partner = await createTestPartner(t.db);
+    const other = await createTestPartner(t.db);
+    const out: string[] = [];
+    const code = await runCli(['rate-limits', 'set', partner.slug, '--quote', '2'], {
+      db: t.db,
+      out: (line: string) => out.push(line),
+      err: () => undefined,
+    });
+    assert.equal(code, 0, out.join('\n'));
+    // the app learns it from the notification (or its 30 s refresh)
+    await eventually(async () => {
+      const reply = await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth);
+      return reply.headers['ratelimit-limit'] === '2' ? true : undefined;
+    }, 60_000);
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), other.auth)).headers['ratelimit-limit'], '5');
+    const show: string[] = [];
+    await runCli(['--json', 'rate-limits', 'show', partner.slug], {
+      db: t.db,
+      config: t.app.parasol.config,
+      out: (line: string) => show.push(line),
+      err: () => undefined,
+    });
+    const shown = JSON.parse(show.join('\n'));
+    assert.deepEqual(shown.limits.quote, { perMinute: 2, default: false });
+    assert.deepEqual(shown.limits.write, { perMinute: 2, default: true });
+    const refused: string[] = [];
+    assert.equal(
+      await runCli(['rate-limits', 'set', partner.slug, '--quote', '0'], {
+        db: t.db,
+        out: () => undefined,
+        err: (line: string) => refused.push(line),
+      }),
+      1,
+    );
+  });
+
+  it('classifies routes: quotes declared, GET reads, the rest writes', () => {
+    assert.equal(rateClassOf('POST', 'quote'), 'quote');
+    assert.equal(rateClassOf('GET', undefined), 'read');
+    assert.equal(rateClassOf('POST', undefined), 'write');
+  });
+});
+
+describe('rate limits in Redis', () => {
+  const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const defaults = { quote: 4, write: 2, read: 2 };
+  const limitsOf = () => new PartnerRateLimits(undefined as never, defaults);
+
+  it('two limiters (two processes) share one budget per key', async (tc) => {
+    const prefix = `parasol-test:${process.pid}:${Date.now()}`;
+    const a = await RedisKeyRateLimiter.open(url, limitsOf(), { prefix });
+    const b = await RedisKeyRateLimiter.open(url, limitsOf(), { prefix });
+    tc.after(async () => {
+      await a.close();
+      await b.close();
+    });
+    if (!a.connected || !b.connected) return tc.skip(`Redis not reachable at ${url}`);
+    const accepted = [];
+    for (let i = 0; i < 10; i++) accepted.push(!(await (i % 2 ? a : b).hit('key-1', 'quote')).exceeded);
+    assert.equal(accepted.filter(Boolean).length, 4, 'the quote limit, across both');
+    assert.equal((await a.hit('key-2', 'quote')).exceeded, false, 'another key has its own budget');
+  });
+
+  it('counts in memory while Redis is unreachable: still limited, never all refused', async (tc) => {
+    const down = await RedisKeyRateLimiter.open('redis://127.0.0.1:1', limitsOf(), { prefix: 'unused' });
+    tc.after(() => down.close());
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push((await down.hit('key', 'write')).exceeded);
+    assert.deepEqual(decisions, [false, false, true, true]);
+  });
+
+  it('in memory without Redis', () => {
+    const memory = new MemoryKeyRateLimiter(limitsOf());
+    assert.deepEqual(
+      [1, 2, 3].map(() => memory.hit('key', 'write').exceeded),
+      [false, false, true],
+    );
+  });
+});
+
+describe('circuit breaker shared through the database', () => {
+  it("one process's outage finding opens the circuit for the others; one probe in all", async (tc) => {
+    const database = await openTestDatabase(tc);
+    const key = `production:test-${Date.now().toString(36)}`;
+    const options = { failureThreshold: 2, coolDownMs: MINUTE };
+    const one = new SharedCircuitBreaker(database.db, key, options);
+    const two = new SharedCircuitBreaker(database.db, key, options);
+    const now = new Date();
+    assert.deepEqual(await two.acquire(now), { allowed: true, probe: false });
+    await one.failure(now);
+    await one.failure(now);
+    assert.equal(one.state, 'open');
+    const refused = await two.acquire(now);
+    assert.equal(refused.allowed, false, 'the other process makes no call');
+    const later = new Date(now.getTime() + MINUTE + 1);
+    assert.deepEqual(await two.acquire(later), { allowed: true, probe: true });
+    assert.equal((await one.acquire(later)).allowed, false, 'one probe at a time, across processes');
+    await two.success();
+    assert.deepEqual(await one.acquire(later), { allowed: true, probe: false });
+    // the in-memory breaker keeps the same rules
+    const local = new CircuitBreaker(options);
+    local.failure(now);
+    local.failure(now);
+    assert.equal(local.acquire(now).allowed, false);
+  });
+});

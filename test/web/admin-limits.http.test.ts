@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createUser } from '../../src/partners/users.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, subscription, uniqueSlug, type TestApp } from '../helper.ts';
+import { Browser, csrfOf } from './inject-browser.ts';
+
+/**
+ * The operator console's limits page: caps, the most exposed flights with their share of the cap,
+ * stop-sales — forms with CSRF, for operators only. Production in SEK: a pair no other test uses.
+ */
+
+const ADMIN = { email: 'ops-limits-tests@parasol.test', password: 'operator password 43' };
+
+describe('operator console — limits', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+  });
+  after(() => t.close());
+
+  function uniqueTrip() {
+    const at = new Date(Date.now() + (60 + crypto.randomInt(240)) * 86_400_000);
+    at.setUTCHours(crypto.randomInt(8, 20), crypto.randomInt(60), 0, 0);
+    return {
+      departureAirport: 'ARN',
+      arrivalAirport: 'CPH',
+      airline: 'SK',
+      departureDateTime: at.toISOString().slice(0, 16),
+      additionalPassengers: 8,
+    };
+  }
+
+  test('sets a cap, shows the flight’s share of it, suspends and resumes sales — each change applied to quotes at once', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const csrf = csrfOf((await operator.get('/admin/limits')).body)!;
+
+    assert.equal(
+      (await operator.post('/admin/limits/caps', { environment: 'production', currency: 'SEK', amount: '6000.00' }))
+        .statusCode,
+      403,
+      'no CSRF token, no change',
+    );
+    const badCap = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'production',
+      currency: 'SEK',
+      amount: '-5',
+    });
+    assert.equal(badCap.statusCode, 422);
+    assert.match(badCap.body, /amount: /);
+    assert.equal(
+      (
+        await operator.post('/admin/limits/caps', {
+          _csrf: csrf,
+          environment: 'production',
+          currency: 'SEK',
+          amount: '6000.00',
+        })
+      ).statusCode,
+      303,
+    );
+
+    const partner = await createTestPartner(t.db, {
+      environment: 'production',
+      agreement: { currency: 'SEK' },
+      configuration: { cancellationAmount: 50_000 },
+    });
+    const trip = uniqueTrip();
+    const q = await post(t.app, `${FLIGHT}/getPrice`, trip, partner.auth);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const body = {
+      ...subscription(q.body.quoteReference, trip as never),
+      flights: [
+        {
+          flightNumber: 'SK1401',
+          departureAirport: 'ARN',
+          arrivalAirport: 'CPH',
+          departureDateTime: trip.departureDateTime,
+        },
+      ],
+    };
+    assert.equal((await post(t.app, `${FLIGHT}/subscribe`, body, partner.auth)).status, 201);
+
+    const page = await operator.get('/admin/limits?env=production');
+    assert.equal(page.statusCode, 200);
+    const row = new RegExp(
+      `<tr><td>production</td><td>SK ARN→CPH</td><td>${trip.departureDateTime}</td><td>1</td><td>[^<]*4[\\s\\u202f\\u00a0,.]?500[.,]00[^<]*</td><td>[^<]*6[\\s\\u202f\\u00a0,.]?000[.,]00[^<]*</td><td><meter[^>]*value="0\\.7500"`,
+    );
+    assert.match(page.body, row);
+    assert.match(page.body, /<td>production<\/td><td>SEK<\/td>/);
+
+    const single = { ...trip, additionalPassengers: 0 };
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth)).status, 200, '1 × 500 SEK still fits');
+    const from = new Date(new Date(q.body.legs[0].departureAt).getTime() - 3_600_000).toISOString();
+    const until = new Date(new Date(q.body.legs[0].departureAt).getTime() + 3_600_000).toISOString();
+    const badStop = await operator.post('/admin/limits/stop-sales', {
+      _csrf: csrf,
+      environment: 'production',
+      startsAt: from,
+      endsAt: until,
+      reason: 'x',
+    });
+    assert.equal(badStop.statusCode, 422);
+    assert.match(badStop.body, /name an airline, an airport, a route or a flight/);
+    assert.equal(
+      (
+        await operator.post('/admin/limits/stop-sales', {
+          _csrf: csrf,
+          environment: 'production',
+          airport: 'ARN',
+          airline: 'SK',
+          startsAt: from,
+          endsAt: until,
+          reason: 'Snow at <ARN>',
+        })
+      ).statusCode,
+      303,
+    );
+    const refused = await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'sales_suspended');
+
+    const listed = await operator.get('/admin/limits');
+    assert.match(listed.body, /airline SK, airport ARN/);
+    assert.match(listed.body, /Snow at &lt;ARN&gt;/, 'escaped');
+    const id = new RegExp(
+      `/admin/limits/stop-sales/([0-9a-f-]{36})/resume" data-confirm="Resume sales for airline SK, airport ARN\\?"`,
+    ).exec(listed.body)?.[1];
+    assert.ok(id);
+    assert.equal((await operator.post(`/admin/limits/stop-sales/${id}/resume`, { _csrf: csrf })).statusCode, 303);
+    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth)).status, 200);
+    assert.equal(
+      (await operator.post(`/admin/limits/stop-sales/${crypto.randomUUID()}/resume`, { _csrf: csrf })).statusCode,
+      404,
+    );
+  });
+
+  test('partner users never reach it', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('limits')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'console test password' });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, 'console test password')).statusCode, 303);
+    assert.equal((await browser.get('/admin/limits')).statusCode, 403);
+  });
+});

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Agreement } from '../../src/partners/model.ts';
+import { checkTerms } from '../../src/partners/terms.ts';
+import { formErrors, parseForm, valuesFrom } from '../../src/web/configuration-form.ts';
+import { t } from '../../src/i18n/index.ts';
+
+/** The configuration form puts the agreement's field errors back on its fields by their code, in the page's language. */
+
+const agreement: Agreement = {
+  partnerId: 'p',
+  status: 'signed',
+  allowedFormulas: ['delay'],
+  currency: 'EUR',
+  taxRate: '0.09',
+  commissionMin: '0',
+  commissionMax: '0.3',
+  compensationMin: 1000,
+  compensationMax: 50000,
+  signedAt: null,
+  signedBy: null,
+};
+
+describe('configuration form errors, by code', () => {
+  test('the terms check gives each field error a stable code', () => {
+    const errors = checkTerms(agreement, {
+      formula: 'delay_and_cancellation',
+      delayTiers: [
+        { minDelayMinutes: 120, amount: 5000 },
+        { minDelayMinutes: 60, amount: 4000 },
+        { minDelayMinutes: 90, amount: 999999 },
+      ],
+      cancellationAmount: 0,
+      commissionRate: '0.5',
+    });
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.code]),
+      [
+        ['/formula', 'not_allowed'],
+        ['/commissionRate', 'out_of_range'],
+        ['/delayTiers/1/minDelayMinutes', 'not_increasing'],
+        ['/delayTiers/1/amount', 'not_increasing'],
+        ['/delayTiers/2/amount', 'out_of_range'],
+        ['/cancellationAmount', 'out_of_range'],
+      ],
+    );
+  });
+
+  for (const lang of ['en', 'fr'] as const) {
+    test(`a longer delay paying less is told as such in ${lang}, an amount out of range as the bounds`, () => {
+      const values = valuesFrom({
+        formula: 'delay',
+        tier_minutes_0: '60',
+        tier_amount_0: '50',
+        tier_minutes_1: '120',
+        tier_amount_1: '40',
+        tier_minutes_2: '180',
+        tier_amount_2: '900',
+        commission: '10',
+      });
+      const parsed = parseForm(values, 'EUR', lang);
+      assert.ok(parsed.input, JSON.stringify(parsed.errors));
+      const errors = formErrors(checkTerms(agreement, parsed.input), values, agreement, lang);
+      const w = t(lang);
+      assert.equal(errors.tier_amount_1, w.errors.order);
+      assert.notEqual(errors.tier_amount_2, w.errors.order);
+      assert.match(errors.tier_amount_2!, /500/);
+      assert.deepEqual(Object.keys(errors).sort(), ['tier_amount_1', 'tier_amount_2']);
+    });
+  }
+});

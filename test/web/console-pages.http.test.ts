@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createUser } from '../../src/partners/users.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  post,
+  subscribeTrip,
+  trip,
+  uniqueSlug,
+  type TestApp,
+} from '../helper.ts';
+import { Browser, csrfOf } from './inject-browser.ts';
+
+/** The console's dashboard, claims table, contract page and webhooks; the operator's watch pages. */
+
+const PASSWORD = 'console test password';
+const ADMIN = { email: 'ops-console-tests@parasol.test', password: 'operator password 42' };
+
+describe('console and operator pages', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({
+      env: {
+        PARASOL_ADMIN_EMAIL: ADMIN.email,
+        PARASOL_ADMIN_PASSWORD: ADMIN.password,
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
+  });
+  after(() => t.close());
+
+  async function signedInPartner() {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('console')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+    return { partner, browser };
+  }
+
+  test('the dashboard counts the partner’s own quotes, contracts, cancellations and claims, and the conversion', async () => {
+    const { partner, browser } = await signedInPartner();
+    const other = await createTestPartner(t.db);
+    await subscribeTrip(t.app, other);
+    const first = trip(20);
+    const contract = await subscribeTrip(t.app, partner, first);
+    assert.equal(contract.status, 201);
+    await subscribeTrip(t.app, partner, trip(21));
+    for (let i = 0; i < 3; i++)
+      assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(22), partner.auth)).status, 200);
+    await t.app.parasol.quoteCounter.flush(t.db);
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: contract.body.contractNumber, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(cancelled.status, 200);
+
+    const page = await browser.get('/console/dashboard');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<strong id="total-subscriptions">2<\/strong>/);
+    assert.match(
+      page.body,
+      /<strong id="total-quotes">5<\/strong>/,
+      'two quotes subscribed, three more: the other partner’s not counted',
+    );
+    assert.match(page.body, /<strong id="conversion-rate">40\.0 %<\/strong>/);
+    assert.match(page.body, /quotes are counted per hour/);
+    assert.match(page.body, /50\.0 %/); // one cancellation for two subscriptions
+    assert.match(page.body, /<canvas data-chart="chart-activity"/);
+    assert.match(page.body, /src="\/assets\/chart\.umd\.min\.js\?v=1"/);
+    const chart = await t.app.inject({ method: 'GET', url: '/assets/chart.umd.min.js' });
+    assert.equal(chart.statusCode, 200);
+    assert.match(String(chart.headers['content-type']), /javascript/);
+  });
+
+  test('the claims table lists the partner’s claims with the /getclaims filters; a bad range is a message', async () => {
+    const { partner, browser } = await signedInPartner();
+    const flight = trip(12);
+    const contract = await subscribeTrip(t.app, partner, flight);
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF006', departureDate: flight.departureDateTime.slice(0, 10), status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(reported.status, 200, JSON.stringify(reported.body));
+    const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+
+    const list = await browser.get('/console/claims');
+    assert.equal(list.statusCode, 200);
+    assert.ok(list.body.includes(claimNumber));
+    const filtered = await browser.get(`/console/claims?contract=${contract.body.contractNumber}`);
+    assert.ok(filtered.body.includes(claimNumber));
+    const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
+    assert.equal(wrongRange.statusCode, 422);
+    assert.match(wrongRange.body, /toDate: must be on or after fromDate/);
+    for (const query of ['env=nowhere', 'from=yesterday', `cursor=${'x'.repeat(501)}`]) {
+      const refused = await browser.get(`/console/claims?${query}`);
+      assert.equal(refused.statusCode, 400, query);
+      assert.match(refused.body, /does not accept/);
+    }
+
+    const detail = await browser.get(`/console/contracts/${contract.body.contractNumber}`);
+    assert.equal(detail.statusCode, 200);
+    assert.ok(detail.body.includes(claimNumber));
+    const { browser: stranger } = await signedInPartner();
+    assert.equal((await stranger.get(`/console/contracts/${contract.body.contractNumber}`)).statusCode, 404);
+    assert.ok(!(await stranger.get('/console/claims')).body.includes(claimNumber));
+  });
+
+  test('webhook endpoints: add (secret shown once), test-send, rotate, remove; another partner’s endpoint is 404', async () => {
+    const { browser } = await signedInPartner();
+    const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
+    const added = await browser.post('/console/webhooks', {
+      _csrf: csrf,
+      env: 'sandbox',
+      url: 'http://127.0.0.1:9/hooks',
+      description: 'mine',
+    });
+    assert.equal(added.statusCode, 201, added.body.slice(0, 500));
+    assert.match(added.body, /whsec_[A-Za-z0-9+/=]+/);
+    const id = /action="\/console\/webhooks\/([0-9a-f-]{36})\/test"/.exec(added.body)![1]!;
+
+    const tested = await browser.post(`/console/webhooks/${id}/test`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(tested.statusCode, 200);
+    assert.match(tested.body, /Test event queued/);
+    assert.match(tested.body, /webhook\.test/);
+    const rotated = await browser.post(`/console/webhooks/${id}/rotate`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(rotated.statusCode, 201);
+    assert.match(rotated.body, /whsec_/);
+
+    const { browser: stranger } = await signedInPartner();
+    const strangerCsrf = csrfOf((await stranger.get('/console/webhooks')).body)!;
+    assert.equal(
+      (await stranger.post(`/console/webhooks/${id}/remove`, { _csrf: strangerCsrf, env: 'sandbox' })).statusCode,
+      404,
+    );
+
+    const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
+    assert.equal(refused.statusCode, 422);
+    const removed = await browser.post(`/console/webhooks/${id}/remove`, { _csrf: csrf, env: 'sandbox' });
+    assert.equal(removed.statusCode, 200);
+    assert.doesNotMatch(removed.body, new RegExp(`/console/webhooks/${id}/test`));
+  });
+
+  test('the operator’s watch pages open for operators only', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const { browser: partnerUser } = await signedInPartner();
+    for (const url of [
+      '/admin/flights',
+      '/admin/claims',
+      '/admin/outbox',
+      '/admin/payouts',
+      '/admin/claims?status=opened&offset=50',
+    ]) {
+      assert.equal((await operator.get(url)).statusCode, 200, url);
+      assert.equal((await partnerUser.get(url)).statusCode, 403, url);
+    }
+    for (const url of ['/admin/claims?status=lost', '/admin/payouts?offset=-1', '/admin/flights?offset=ten'])
+      assert.equal((await operator.get(url)).statusCode, 400, url);
+  });
+
+  test('the operator console runs the CLI’s use cases: partner, agreement draft → signed, subscription, key, user', async () => {
+    const operator = new Browser(t.app);
+    await operator.signIn(ADMIN.email, ADMIN.password, 'admin');
+    const csrf = csrfOf((await operator.get('/admin')).body)!;
+    const slug = uniqueSlug('admin');
+    const created = await operator.post('/admin/partners', { _csrf: csrf, slug, name: 'Admin Made' });
+    assert.equal(created.statusCode, 303);
+    const invalid = await operator.post('/admin/partners', { _csrf: csrf, slug: 'Not A Slug', name: 'x' });
+    assert.equal(invalid.statusCode, 422);
+    assert.match(invalid.body, /slug: must be 2-63 lowercase letters/);
+    const base = `/admin/partners/${slug}`;
+    const agreement = {
+      _csrf: csrf,
+      currency: 'EUR',
+      taxRate: '0.09',
+      commissionMin: '0',
+      commissionMax: '0.25',
+      compensationMin: '1000',
+      compensationMax: '40000',
+    };
+    const withFormulas = new URLSearchParams({ ...agreement });
+    withFormulas.append('allowedFormulas', 'delay');
+    withFormulas.append('allowedFormulas', 'cancellation');
+    const set = await t.app.inject({
+      method: 'POST',
+      url: `${base}/agreement`,
+      payload: withFormulas.toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `psl_admin=${operator.cookies.get('psl_admin')}`,
+      },
+    });
+    assert.equal(set.statusCode, 303);
+    const production = await operator.post(`${base}/keys`, { _csrf: csrf, environment: 'production' });
+    assert.equal(production.statusCode, 422, 'no production key before signing');
+    assert.match(production.body, /signed agreement/);
+    assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf })).statusCode, 303);
+    const page = await operator.get(base);
+    assert.match(page.body, /<strong id="agreement-status">signed<\/strong>/);
+    assert.equal(
+      (await operator.post(`${base}/subscriptions`, { _csrf: csrf, api: 'demo', subscribed: 'true' })).statusCode,
+      303,
+    );
+    const key = await operator.post(`${base}/keys`, { _csrf: csrf, environment: 'production', label: 'live' });
+    assert.equal(key.statusCode, 201);
+    const plaintext = /psl_live_[A-Za-z0-9_-]{32}/.exec(key.body)![0];
+    const call = await post(
+      t.app,
+      '/demo/v1/getCityByZipCode',
+      { zipCode: '75007' },
+      { authorization: `Bearer ${plaintext}` },
+    );
+    assert.equal(call.status, 200);
+    const email = `${uniqueSlug('made')}@example.com`;
+    assert.equal(
+      (await operator.post(`${base}/users`, { _csrf: csrf, email, password: 'a fine password' })).statusCode,
+      303,
+    );
+    const user = new Browser(t.app);
+    assert.equal((await user.signIn(email, 'a fine password')).statusCode, 303);
+    const catalog = await user.get('/portal');
+    assert.deepEqual(
+      [...catalog.body.matchAll(/data-api="([^"]+)"/g)].map((m) => m[1]),
+      ['demo'],
+    );
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('entity', '=', 'agreement')
+      .where('action', '=', 'signed')
+      .where('actor', '=', `operator:${ADMIN.email}`)
+      .execute();
+    assert.ok(audit.length >= 1);
+  });
+
+  test('pages speak French after the language switch', async () => {
+    const { browser } = await signedInPartner();
+    const switched = await browser.get('/lang/fr?next=/console');
+    assert.equal(switched.statusCode, 303);
+    assert.equal(switched.headers.location, '/console');
+    const page = await browser.get('/console');
+    assert.match(page.body, /<html lang="fr">/);
+    assert.match(page.body, /Aperçu de la prime/);
+    assert.match(page.body, /Se déconnecter/);
+    assert.equal((await browser.get('/lang/en?next=//evil.example')).headers.location, '/portal');
+  });
+
+  test('a French page translates the domain’s errors by their code, never in English', async () => {
+    const { browser } = await signedInPartner();
+    await browser.get('/lang/fr?next=/console');
+    const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
+    assert.equal(wrongRange.statusCode, 422);
+    assert.match(wrongRange.body, /toDate: est hors des limites permises/);
+    assert.doesNotMatch(wrongRange.body, /must be on or after/);
+    const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
+    const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /url: n’est pas valide/);
+    assert.doesNotMatch(refused.body, /must be an absolute URL/);
+  });
+});

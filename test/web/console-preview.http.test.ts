@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createUser } from '../../src/partners/users.ts';
+import { sampleTrip } from '../../src/web/console-routes.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, uniqueSlug, type TestApp } from '../helper.ts';
+import { Browser } from './inject-browser.ts';
+
+/** The configuration page's live preview shows /getPrice's per-leg explanation. */
+
+const PASSWORD = 'console preview password';
+
+describe('console: the premium preview explains the price', () => {
+  let t: TestApp;
+  before(async () => (t = await buildTestApp()));
+  after(() => t.close());
+
+  test('each payout event of the sample flight with its probability and the model’s explanation, as /getPrice gives them', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('preview')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, sampleTrip(new Date()), partner.auth);
+    assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    const page = await browser.get('/console');
+    assert.equal(page.statusCode, 200);
+    const breakdown = /<div class="breakdown" id="preview-breakdown">([\s\S]*?)<\/div>/.exec(page.body)?.[1];
+    assert.ok(breakdown, 'the preview has a breakdown');
+    assert.match(breakdown, /risk model v1/);
+    assert.match(breakdown, /CDG → JFK/);
+    const [leg] = quote.body.breakdown;
+    const rows = [
+      ...breakdown.matchAll(
+        /<tr><td>([^<]+)<\/td><td>([^<]+)<\/td><td>[^<]+<\/td><td class="explanation">([^<]+)<\/td><\/tr>/g,
+      ),
+    ].map((m) => [m[1], m[2], m[3]]);
+    assert.deepEqual(
+      rows.map((r) => r[2]),
+      leg.events.map((e: { explanation: { text: string } }) => e.explanation.text),
+      'the same explanations as /getPrice',
+    );
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      ['Cancelled', 'Diverted', 'Delay 120–180 min', 'Delay ≥ 180 min'],
+    );
+    assert.equal(rows[0]![1], `${(leg.events[0].probability * 100).toFixed(2)} %`);
+  });
+});

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addEndpoint, listDeliveries, removeEndpoint } from '../../src/webhooks/webhooks.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { Receiver } from './receiver.ts';
+
+/**
+ * End to end, as a partner sees it: the app runs its workers (the embedded default), the partner
+ * integrates over HTTP, and its receiver on 127.0.0.1 gets signed events it verifies with
+ * standardwebhooks — retried by the job queue when it fails.
+ */
+
+let t: TestApp;
+let receiver: Receiver;
+const endpoints: string[] = [];
+
+before(async () => {
+  t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', PARASOL_JOB_POLL_SECONDS: '1' } });
+  receiver = await Receiver.start();
+});
+after(async () => {
+  const { jobs, keys } = t.app.parasol;
+  for (const id of endpoints)
+    await removeEndpoint(
+      { db: t.db, jobs, keys, allowPrivate: true, now: () => new Date() },
+      { actor: 'operator:test' },
+      id,
+    ).catch(() => undefined);
+  await receiver.close();
+  await t.close();
+});
+
+async function register(partner: TestPartner, path: string, eventTypes?: string[]) {
+  const { jobs, keys } = t.app.parasol;
+  const { endpoint, secret } = await addEndpoint(
+    { db: t.db, jobs, keys, allowPrivate: true, now: () => new Date() },
+    { actor: 'operator:test', partnerId: partner.id, environment: partner.environment },
+    { url: receiver.url(path), eventTypes },
+  );
+  receiver.secret(path, secret);
+  endpoints.push(endpoint.id);
+  return endpoint;
+}
+
+let seq = Math.floor(Math.random() * 8000) + 1000;
+
+async function subscribe(partner: TestPartner) {
+  const body = trip(30 + (seq % 300));
+  const quote = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
+  assert.equal(quote.status, 200, JSON.stringify(quote.body));
+  const reply = await post(
+    t.app,
+    `${FLIGHT}/subscribe`,
+    {
+      quoteReference: quote.body.quoteReference,
+      customer: {
+        firstName: 'Ada',
+        lastName: 'Byron',
+        email: 'ada@example.com',
+        phone: '+33612345678',
+        language: 'en',
+      },
+      booking: { reference: 'PNR777' },
+      flights: [
+        {
+          flightNumber: `AF${seq++}`,
+          departureAirport: 'CDG',
+          arrivalAirport: 'JFK',
+          departureDateTime: body.departureDateTime,
+        },
+      ],
+    },
+    partner.auth,
+  );
+  assert.equal(reply.status, 201, JSON.stringify(reply.body));
+  return reply.body;
+}
+
+describe('webhooks delivered by the workers', () => {
+  it('subscribe over HTTP → contract.created arrives signed; cancel → contract.cancelled', async () => {
+    const partner = await createTestPartner(t.db);
+    const path = `/e2e/${process.pid}/contracts`;
+    await register(partner, path);
+    const contract = await subscribe(partner);
+    const [createdEvent] = await receiver.waitFor(path, 1);
+    assert.equal(createdEvent!.verified, true, createdEvent!.verifyError ?? '');
+    assert.equal(createdEvent!.payload!.type, 'contract.created');
+    assert.equal(createdEvent!.payload!.data.contractNumber, contract.contractNumber);
+    assert.deepEqual(createdEvent!.payload!.data.premium, contract.premium);
+
+    const cancel = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: contract.contractNumber, reason: 'ticket_cancelled' },
+      partner.auth,
+    );
+    assert.equal(cancel.status, 200);
+    const [, cancelledEvent] = await receiver.waitFor(path, 2);
+    assert.equal(cancelledEvent!.verified, true, cancelledEvent!.verifyError ?? '');
+    assert.equal(cancelledEvent!.payload!.type, 'contract.cancelled');
+    assert.deepEqual(cancelledEvent!.payload!.data, cancel.body);
+    assert.notEqual(cancelledEvent!.headers['webhook-id'], createdEvent!.headers['webhook-id']);
+  });
+
+  it('a receiver failing once gets the same event again about 5 s later, same webhook-id', async () => {
+    const partner = await createTestPartner(t.db);
+    const path = `/e2e/${process.pid}/flaky`;
+    await register(partner, path, ['contract.created']);
+    receiver.answer(path, (n) => (n === 1 ? { status: 500, body: 'try later' } : { status: 200 }));
+    await subscribe(partner);
+    const [first, second] = await receiver.waitFor(path, 2, 30_000);
+    assert.ok(first!.verified && second!.verified);
+    assert.equal(second!.headers['webhook-id'], first!.headers['webhook-id']);
+    assert.equal(second!.body, first!.body);
+    const gap = Number(second!.headers['webhook-timestamp']) - Number(first!.headers['webhook-timestamp']);
+    assert.ok(gap >= 4 && gap <= 15, `retried about 5 s later, got ${gap} s`);
+
+    // the log shows both attempts once the second is recorded
+    let log = await listDeliveries(
+      { db: t.db },
+      { actor: 'operator:test', partnerId: partner.id, environment: partner.environment },
+    );
+    for (let i = 0; i < 50 && log.deliveries[0]?.status !== 'succeeded'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      log = await listDeliveries(
+        { db: t.db },
+        { actor: 'operator:test', partnerId: partner.id, environment: partner.environment },
+      );
+    }
+    const [delivery] = log.deliveries;
+    assert.equal(delivery!.status, 'succeeded');
+    assert.deepEqual(
+      delivery!.attemptLog.map((a) => [a.attempt, a.statusCode, a.error]),
+      [
+        [1, 500, 'HTTP 500: try later'],
+        [2, 200, null],
+      ],
+    );
+  });
+});

@@ -1,0 +1,823 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { Webhook } from 'standardwebhooks';
+import { runCli } from '../../src/cli/program.ts';
+import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
+import {
+  emitClaimWebhookEvents,
+  emitWebhookEvent,
+  emitWebhookEvents,
+  type AnyWebhookEventInput,
+  type ContractCancelledData,
+} from '../../src/webhooks/webhook-events.ts';
+import type { Resolver } from '../../src/webhooks/webhook-url.ts';
+import {
+  addEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  MAX_ENDPOINTS,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  setEndpointEnabled,
+  type WebhookDeps,
+} from '../../src/webhooks/webhooks.ts';
+import type { Environment } from '../../src/platform/db-schema.ts';
+import { DomainError } from '../../src/platform/errors.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  trip,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Receiver } from './receiver.ts';
+
+/**
+ * Webhook endpoints, emission and delivery, with the delivery job called directly (workers off) so
+ * that retries need no waiting: each attempt is one call, the schedule is injectable. A local
+ * receiver verifies every signature with standardwebhooks.
+ */
+
+let t: TestApp;
+let receiver: Receiver;
+let deps: WebhookDeps;
+let delivery: DeliveryDeps;
+const created: string[] = [];
+let pathSeq = 0;
+
+before(async () => {
+  t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', PARASOL_WORKERS: 'off' } });
+  receiver = await Receiver.start();
+  const { jobs, keys } = t.app.parasol;
+  deps = { db: t.db, jobs, keys, allowPrivate: true, now: () => new Date() };
+  delivery = { ...deps, timeoutMs: 60_000 }; // real answers: all the time a loaded machine needs; the hanging receiver gets 300 ms
+});
+after(async () => {
+  // no delivery of these tests is left for another test file's workers
+  for (const id of created) await removeEndpoint(deps, { actor: 'operator:test' }, id).catch(() => undefined);
+  await receiver.close();
+  await t.close();
+});
+
+const operator = { actor: 'operator:test' };
+
+/** A fresh path on the receiver, an endpoint to it, its secret registered with the receiver. */
+async function endpoint(
+  partner: TestPartner,
+  options: { environment?: Environment; events?: string[]; d?: WebhookDeps } = {},
+) {
+  const path = `/hooks/${process.pid}/${++pathSeq}`;
+  const result = await addEndpoint(
+    options.d ?? deps,
+    { ...operator, partnerId: partner.id, environment: options.environment ?? 'sandbox' },
+    { url: receiver.url(path), eventTypes: options.events },
+  );
+  receiver.secret(path, result.secret);
+  created.push(result.endpoint.id);
+  return { ...result, path };
+}
+
+function cancelled(
+  partner: TestPartner,
+  contractNumber: string,
+  environment: Environment = 'sandbox',
+): AnyWebhookEventInput {
+  const data: ContractCancelledData = {
+    contractNumber,
+    status: 'cancelled',
+    reason: 'customer_request',
+    cancelledAt: new Date().toISOString(),
+    refund: { amount: 1234, currency: 'EUR' },
+  };
+  return { partnerId: partner.id, environment, type: 'contract.cancelled', data };
+}
+
+async function emit(events: AnyWebhookEventInput[]) {
+  return t.db.transaction().execute((trx) => emitWebhookEvents(trx, t.app.parasol.jobs, events));
+}
+
+async function deliveriesOf(endpointId: string) {
+  return t.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+async function attemptsOf(deliveryId: string) {
+  return t.db
+    .selectFrom('webhook_delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
+}
+
+async function queuedJobs(deliveryId: string) {
+  const rows = await sql<{ data: { deliveryId: string; attempt: number }; start_after: Date }>`
+    SELECT data, start_after FROM pgboss.job WHERE name = 'webhooks_deliver' AND data->>'deliveryId' = ${deliveryId} ORDER BY (data->>'attempt')::int`.execute(
+    t.db,
+  );
+  return rows.rows;
+}
+
+async function rejects(promise: Promise<unknown>, code: string): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof DomainError, String(error));
+    assert.equal(error.code, code, error.detail);
+    return error;
+  }
+  assert.fail(`expected ${code}`);
+}
+
+describe('emitting events', () => {
+  it('writes nothing for a partner without endpoints', async () => {
+    const partner = await createTestPartner(t.db);
+    const result = await emit([cancelled(partner, 'FD-NONE-0001'), cancelled(partner, 'FD-NONE-0002')]);
+    assert.deepEqual(result, { events: 0, deliveries: 0 });
+    const events = await t.db.selectFrom('webhook_events').select('id').where('partner_id', '=', partner.id).execute();
+    assert.equal(events.length, 0);
+  });
+
+  it('creates one delivery per event and matching endpoint, set-wise, with one job each, respecting the event filter and the environment', async () => {
+    const partner = await createTestPartner(t.db);
+    const all = await endpoint(partner);
+    const paidOnly = await endpoint(partner, { events: ['claim.paid', 'contract.cancelled'] });
+    const createdOnly = await endpoint(partner, { events: ['contract.created'] });
+    const production = await endpoint(partner, { environment: 'production' });
+    const events = Array.from({ length: 250 }, (_, i) => cancelled(partner, `FD-BULK-${String(i).padStart(4, '0')}`));
+    const result = await emit(events);
+    assert.deepEqual(result, { events: 250, deliveries: 500 });
+    assert.equal((await deliveriesOf(all.endpoint.id)).length, 250);
+    assert.equal((await deliveriesOf(paidOnly.endpoint.id)).length, 250);
+    assert.equal((await deliveriesOf(createdOnly.endpoint.id)).length, 0, 'filtered out');
+    assert.equal((await deliveriesOf(production.endpoint.id)).length, 0, 'another environment');
+    const first = (await deliveriesOf(all.endpoint.id))[0]!;
+    assert.equal(first.status, 'pending');
+    assert.equal(first.attempts, 0);
+    assert.deepEqual(
+      (await queuedJobs(first.id)).map((j) => j.data),
+      [{ deliveryId: first.id, attempt: 1 }],
+    );
+    const stored = await t.db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('id', '=', first.event_id)
+      .executeTakeFirstOrThrow();
+    assert.match(stored.id, /^msg_[A-Za-z0-9_-]{22}$/);
+    assert.deepEqual(Object.keys(stored.payload), ['type', 'timestamp', 'data']);
+    assert.equal(stored.payload.type, 'contract.cancelled');
+  });
+
+  it('writes nothing when the transaction rolls back', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await assert.rejects(
+      t.db.transaction().execute(async (trx) => {
+        await emitWebhookEvent(trx, t.app.parasol.jobs, cancelled(partner, 'FD-ROLL-BACK') as never);
+        throw new Error('the change failed');
+      }),
+      /the change failed/,
+    );
+    assert.equal((await deliveriesOf(hook.endpoint.id)).length, 0);
+  });
+
+  it('never delivers one partner’s events to another partner', async () => {
+    const a = await createTestPartner(t.db);
+    const b = await createTestPartner(t.db);
+    const hookB = await endpoint(b);
+    assert.deepEqual(await emit([cancelled(a, 'FD-AAAA-0001')]), { events: 0, deliveries: 0 });
+    assert.equal((await deliveriesOf(hookB.endpoint.id)).length, 0);
+  });
+});
+
+describe('delivering', () => {
+  it('POSTs the signed payload; the receiver verifies it with standardwebhooks', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await emit([cancelled(partner, 'FD-SIGN-0001')]);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    assert.ok(request);
+    assert.equal(request.verified, true, request.verifyError ?? '');
+    assert.equal(request.headers['webhook-id'], d!.event_id);
+    assert.match(request.headers['webhook-timestamp']!, /^\d{10}$/);
+    assert.match(request.headers['webhook-signature']!, /^v1,[A-Za-z0-9+/=]+$/);
+    assert.equal(request.headers['content-type'], 'application/json');
+    assert.deepEqual(Object.keys(JSON.parse(request.body)), ['type', 'timestamp', 'data']);
+    assert.equal(request.payload?.type, 'contract.cancelled');
+    assert.deepEqual(request.payload?.data.refund, { amount: 1234, currency: 'EUR' });
+    // a signature made with another secret does not verify
+    assert.throws(() =>
+      new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(request.body, request.headers),
+    );
+
+    const [after] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(after!.status, 'succeeded');
+    assert.equal(after!.attempts, 1);
+    assert.equal(after!.last_status_code, 200);
+    assert.ok(after!.completed_at);
+    const attempts = await attemptsOf(d!.id);
+    assert.equal(attempts.length, 1);
+    assert.equal(attempts[0]!.status_code, 200);
+    assert.equal(attempts[0]!.error, null);
+    // the queued job for attempt 1 runs later: a duplicate, it sends nothing
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'skipped');
+    assert.equal(receiver.received(hook.path).length, 1);
+  });
+
+  it('retries a receiver answering 500, with the same webhook-id, and logs every attempt', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, (n) => (n === 1 ? { status: 500, body: 'database\nunavailable' } : { status: 204 }));
+    await emit([cancelled(partner, 'FD-RTRY-0001')]);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    const start = Date.now();
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'retry_scheduled');
+    const pending = (await deliveriesOf(hook.endpoint.id))[0]!;
+    assert.equal(pending.status, 'pending');
+    assert.equal(pending.attempts, 1);
+    assert.equal(pending.last_status_code, 500);
+    assert.equal(pending.last_error, 'HTTP 500: database unavailable');
+    const wait = pending.next_attempt_at!.getTime() - start;
+    assert.ok(wait >= 4_000 && wait <= 6_000, `first retry after 5 s, got ${wait} ms`);
+    const jobs = await queuedJobs(d!.id);
+    assert.deepEqual(
+      jobs.map((j) => j.data.attempt),
+      [1, 2],
+    );
+    assert.equal(
+      jobs[1]!.start_after.getTime(),
+      pending.next_attempt_at!.getTime(),
+      'the next attempt is a job starting then',
+    );
+
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 2 }), 'succeeded');
+    const requests = receiver.received(hook.path);
+    assert.equal(requests.length, 2);
+    assert.ok(requests.every((r) => r.verified));
+    assert.equal(requests[0]!.headers['webhook-id'], d!.event_id);
+    assert.equal(requests[1]!.headers['webhook-id'], d!.event_id, 'the same webhook-id on every attempt');
+    assert.equal(requests[0]!.body, requests[1]!.body, 'the same bytes');
+    const attempts = await attemptsOf(d!.id);
+    assert.deepEqual(
+      attempts.map((a) => [a.attempt, a.status_code, a.error]),
+      [
+        [1, 500, 'HTTP 500: database unavailable'],
+        [2, 204, null],
+      ],
+    );
+    assert.ok(attempts.every((a) => a.duration_ms >= 0));
+    assert.equal((await deliveriesOf(hook.endpoint.id))[0]!.status, 'succeeded');
+  });
+
+  it('marks the delivery failed once the schedule is exhausted', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, () => ({ status: 503 }));
+    await emit([cancelled(partner, 'FD-FAIL-0001')]);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    const short = { ...delivery, schedule: [60, 3600] };
+    assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 2 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 3 }), 'failed');
+    const [final] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(final!.status, 'failed');
+    assert.equal(final!.attempts, 3);
+    assert.equal(final!.next_attempt_at, null);
+    assert.ok(final!.completed_at);
+    assert.deepEqual(
+      (await attemptsOf(d!.id)).map((a) => a.status_code),
+      [503, 503, 503],
+    );
+    assert.deepEqual(
+      (await queuedJobs(d!.id)).map((j) => j.data.attempt),
+      [1, 2, 3],
+      'no job after the last attempt',
+    );
+    assert.equal(receiver.received(hook.path).length, 3);
+    assert.ok(receiver.received(hook.path).every((r) => r.verified));
+    assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 4 }), 'skipped');
+  });
+
+  it('does not follow redirects and gives up on a receiver that does not answer in time', async () => {
+    const partner = await createTestPartner(t.db);
+    const redirect = await endpoint(partner);
+    receiver.answer(redirect.path, () => ({ status: 302, headers: { location: receiver.url('/elsewhere') } }));
+    const slow = await endpoint(partner, { environment: 'production' });
+    receiver.answer(slow.path, () => 'hang');
+    await emit([cancelled(partner, 'FD-REDI-0001'), cancelled(partner, 'FD-SLOW-0001', 'production')]);
+    const [r] = await deliveriesOf(redirect.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: r!.id, attempt: 1 }), 'retry_scheduled');
+    const [afterRedirect] = await attemptsOf(r!.id);
+    assert.equal(afterRedirect!.status_code, 302);
+    assert.match(afterRedirect!.error!, /redirect to .*\/elsewhere not followed/);
+    assert.equal(receiver.received('/elsewhere').length, 0);
+
+    const [s] = await deliveriesOf(slow.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, timeoutMs: 300 }, { deliveryId: s!.id, attempt: 1 }),
+      'retry_scheduled',
+    );
+    const [timedOut] = await attemptsOf(s!.id);
+    assert.equal(timedOut!.status_code, null);
+    assert.match(timedOut!.error!, /timeout after 300 ms/);
+    assert.ok(timedOut!.duration_ms >= 250);
+  });
+
+  it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
+    const partner = await createTestPartner(t.db);
+    const publicDns: Resolver = async () => ['93.184.216.34'];
+    const strict: WebhookDeps = { ...deps, allowPrivate: false, resolve: publicDns };
+    const added = await addEndpoint(
+      strict,
+      { ...operator, partnerId: partner.id, environment: 'sandbox' },
+      { url: 'https://hooks.rebind.example/parasol' },
+    );
+    created.push(added.endpoint.id);
+    await emit([cancelled(partner, 'FD-DNSR-0001')]);
+    const [d] = await deliveriesOf(added.endpoint.id);
+    let asked = 0;
+    const rebound: Resolver = async () => (asked++, ['127.0.0.1']);
+    assert.equal(
+      await deliverWebhook({ ...delivery, allowPrivate: false, resolve: rebound }, { deliveryId: d!.id, attempt: 1 }),
+      'retry_scheduled',
+    );
+    assert.ok(asked > 0, 'resolved at delivery time');
+    const [attempt] = await attemptsOf(d!.id);
+    assert.equal(attempt!.status_code, null);
+    assert.match(attempt!.error!, /^url_not_allowed: .*127\.0\.0\.1.*loopback/);
+  });
+
+  it('refuses at delivery an endpoint stored with a private address once private URLs are no longer allowed', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner); // registered while allowed (127.0.0.1)
+    await emit([cancelled(partner, 'FD-PRIV-0001')]);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(
+      await deliverWebhook({ ...delivery, allowPrivate: false }, { deliveryId: d!.id, attempt: 1 }),
+      'retry_scheduled',
+    );
+    assert.match((await attemptsOf(d!.id))[0]!.error!, /^url_not_allowed: 127\.0\.0\.1 is a loopback address/);
+    assert.equal(receiver.received(hook.path).length, 0);
+  });
+});
+
+describe('managing endpoints', () => {
+  it('refuses loopback and private URLs unless allowed, IPv6 and IPv4-mapped included', async () => {
+    const partner = await createTestPartner(t.db);
+    const strict: WebhookDeps = {
+      ...deps,
+      allowPrivate: false,
+      resolve: async (host) => (host === 'intranet.example.com' ? ['192.168.10.4'] : ['93.184.216.34']),
+    };
+    const scope = { ...operator, partnerId: partner.id, environment: 'sandbox' as const };
+    for (const url of [
+      'http://hooks.example.com/h',
+      'https://127.0.0.1/h',
+      'https://localhost:8443/h',
+      'https://[::1]/h',
+      'https://[::ffff:127.0.0.1]/h',
+      'https://[fd00::1]/h',
+      'https://10.1.1.1/h',
+      'https://intranet.example.com/h',
+    ]) {
+      await rejects(addEndpoint(strict, scope, { url }), 'webhook_url_not_allowed');
+    }
+    const ok = await addEndpoint(strict, scope, { url: 'https://hooks.example.com/h' });
+    created.push(ok.endpoint.id);
+    assert.equal(ok.endpoint.url, 'https://hooks.example.com/h');
+    assert.deepEqual(
+      (await listEndpoints(deps, { ...operator, partnerId: partner.id })).map((e) => e.url),
+      ['https://hooks.example.com/h'],
+    );
+  });
+
+  it('stores the secret encrypted, answers it once, and audits every change', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner, { events: ['claim.paid'] });
+    assert.match(hook.secret, /^whsec_/);
+    const row = await t.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', hook.endpoint.id)
+      .executeTakeFirstOrThrow();
+    assert.ok(!row.secret_enc.includes(hook.secret.slice(6)), 'not in clear');
+    assert.deepEqual(row.event_types, ['claim.paid']);
+    const listed = await listEndpoints(deps, { ...operator, partnerId: partner.id, environment: 'sandbox' });
+    assert.equal(JSON.stringify(listed).includes(hook.secret), false);
+
+    await setEndpointEnabled(deps, operator, hook.endpoint.id, false);
+    await setEndpointEnabled(deps, operator, hook.endpoint.id, true);
+    await rotateSecret(deps, operator, hook.endpoint.id);
+    await sendTestEvent(deps, operator, hook.endpoint.id);
+    await removeEndpoint(deps, operator, hook.endpoint.id);
+    const actions = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('entity', '=', 'webhook_endpoint')
+      .where('entity_id', '=', hook.endpoint.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ['created', 'disabled', 'enabled', 'secret_rotated', 'test_sent', 'removed'],
+    );
+    assert.ok(actions.every((a) => a.actor === 'operator:test'));
+  });
+
+  it('answers another partner’s endpoint as not found, whatever the operation', async () => {
+    const a = await createTestPartner(t.db);
+    const b = await createTestPartner(t.db);
+    const hookA = await endpoint(a);
+    const asB = { ...operator, partnerId: b.id, environment: 'sandbox' as const };
+    await rejects(getEndpoint(deps, asB, hookA.endpoint.id), 'webhook_endpoint_not_found');
+    await rejects(removeEndpoint(deps, asB, hookA.endpoint.id), 'webhook_endpoint_not_found');
+    await rejects(rotateSecret(deps, asB, hookA.endpoint.id), 'webhook_endpoint_not_found');
+    await rejects(sendTestEvent(deps, asB, hookA.endpoint.id), 'webhook_endpoint_not_found');
+    await rejects(setEndpointEnabled(deps, asB, hookA.endpoint.id, false), 'webhook_endpoint_not_found');
+    // the same partner in another environment does not see it either
+    await rejects(
+      getEndpoint(deps, { ...operator, partnerId: a.id, environment: 'production' }, hookA.endpoint.id),
+      'webhook_endpoint_not_found',
+    );
+    await rejects(getEndpoint(deps, asB, 'not-a-uuid'), 'webhook_endpoint_not_found');
+    assert.deepEqual(await listEndpoints(deps, asB), []);
+    await emit([cancelled(a, 'FD-ISOL-0001')]);
+    assert.deepEqual((await listDeliveries(deps, asB)).deliveries, []);
+    assert.equal(
+      (await listDeliveries(deps, { ...operator, partnerId: a.id, environment: 'sandbox' })).deliveries.length,
+      1,
+    );
+    assert.equal(
+      (await getEndpoint(deps, { ...operator, partnerId: a.id, environment: 'sandbox' }, hookA.endpoint.id)).id,
+      hookA.endpoint.id,
+    );
+  });
+
+  it('removing an endpoint ends its pending deliveries and stops new ones', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await emit([cancelled(partner, 'FD-REMV-0001')]);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    await removeEndpoint(deps, operator, hook.endpoint.id);
+    const [ended] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(ended!.status, 'failed');
+    assert.equal(ended!.last_error, 'endpoint removed');
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'skipped');
+    assert.equal(receiver.received(hook.path).length, 0);
+    assert.deepEqual(await emit([cancelled(partner, 'FD-REMV-0002')]), { events: 0, deliveries: 0 });
+    await rejects(removeEndpoint(deps, operator, hook.endpoint.id), 'webhook_endpoint_not_found');
+  });
+
+  it('a disabled endpoint gets nothing and cannot be tested', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await setEndpointEnabled(deps, operator, hook.endpoint.id, false);
+    assert.deepEqual(await emit([cancelled(partner, 'FD-DSBL-0001')]), { events: 0, deliveries: 0 });
+    await rejects(sendTestEvent(deps, operator, hook.endpoint.id), 'webhook_endpoint_disabled');
+  });
+
+  it('rotating the secret signs with both secrets for a day, each verifying', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const rotated = await rotateSecret(deps, operator, hook.endpoint.id);
+    assert.notEqual(rotated.secret, hook.secret);
+    const until = new Date(rotated.previousSecretValidUntil).getTime() - Date.now();
+    assert.ok(until > 23.9 * 3600_000 && until <= 24 * 3600_000);
+    const test = await sendTestEvent(deps, operator, hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: test.deliveryId, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    assert.equal(request!.headers['webhook-signature']!.split(' ').length, 2);
+    assert.equal(request!.verified, true, 'the previous secret verifies');
+    assert.doesNotThrow(() => new Webhook(rotated.secret).verify(request!.body, request!.headers));
+    assert.equal(request!.payload?.type, 'webhook.test');
+    assert.deepEqual(request!.payload?.data, {
+      endpointId: hook.endpoint.id,
+      message: 'This is a test event from Parasol.',
+    });
+    assert.equal(request!.headers['webhook-id'], test.eventId);
+  });
+
+  it('sends a test event to that endpoint only, whatever its event filter', async () => {
+    const partner = await createTestPartner(t.db);
+    const target = await endpoint(partner, { events: ['claim.paid'] });
+    const other = await endpoint(partner);
+    await sendTestEvent(deps, operator, target.endpoint.id);
+    assert.equal((await deliveriesOf(target.endpoint.id)).length, 1);
+    assert.equal((await deliveriesOf(other.endpoint.id)).length, 0);
+  });
+
+  it(`allows at most ${MAX_ENDPOINTS} endpoints per partner and environment`, async () => {
+    const partner = await createTestPartner(t.db);
+    for (let i = 0; i < MAX_ENDPOINTS; i++) await endpoint(partner);
+    await rejects(
+      addEndpoint(
+        deps,
+        { ...operator, partnerId: partner.id, environment: 'sandbox' },
+        { url: receiver.url('/one-more') },
+      ),
+      'webhook_endpoint_limit',
+    );
+    await endpoint(partner, { environment: 'preproduction' });
+  });
+
+  it('lists deliveries newest first, paginated, with their attempts', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, (n) => (n === 1 ? { status: 429 } : { status: 200 }));
+    for (const n of [1, 2, 3]) {
+      await emit([cancelled(partner, `FD-LIST-000${n}`)]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const all = await deliveriesOf(hook.endpoint.id);
+    await deliverWebhook(delivery, { deliveryId: all[0]!.id, attempt: 1 });
+    await deliverWebhook(delivery, { deliveryId: all[0]!.id, attempt: 2 });
+    const scope = { ...operator, partnerId: partner.id, environment: 'sandbox' as const };
+    const first = await listDeliveries(deps, scope, { limit: 2 });
+    assert.equal(first.deliveries.length, 2);
+    assert.ok(first.nextCursor);
+    const second = await listDeliveries(deps, scope, { limit: 2, cursor: first.nextCursor! });
+    assert.equal(second.deliveries.length, 1);
+    assert.equal(second.nextCursor, null);
+    const ids = [...first.deliveries, ...second.deliveries].map((d) => d.id);
+    assert.deepEqual(ids, [all[2]!.id, all[1]!.id, all[0]!.id]);
+    const oldest = second.deliveries[0]!;
+    assert.equal(oldest.status, 'succeeded');
+    assert.equal(oldest.eventType, 'contract.cancelled');
+    assert.equal(oldest.url, receiver.url(hook.path));
+    assert.deepEqual(
+      oldest.attemptLog.map((a) => [a.attempt, a.statusCode, a.error]),
+      [
+        [1, 429, 'HTTP 429'],
+        [2, 200, null],
+      ],
+    );
+    assert.equal((await listDeliveries(deps, scope, { status: 'succeeded' })).deliveries.length, 1);
+    await rejects(listDeliveries(deps, scope, { limit: 101 }), 'validation_failed');
+    await rejects(listDeliveries(deps, scope, { cursor: 'garbage' }), 'invalid_cursor');
+  });
+});
+
+describe('contract and claim events from the flight API', () => {
+  let seq = Math.floor(Math.random() * 8000) + 1000;
+
+  it('subscribe and cancel emit contract.created and contract.cancelled in their transactions', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner, { events: ['contract.created', 'contract.cancelled'] });
+    const body = trip(40 + (seq % 200));
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
+    const flightNumber = `AF${seq++}`;
+    const subscribed = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      {
+        quoteReference: quote.body.quoteReference,
+        customer: {
+          firstName: 'Ada',
+          lastName: 'Byron',
+          email: 'ada@example.com',
+          phone: '+33612345678',
+          language: 'en',
+        },
+        booking: { reference: 'PNR123' },
+        flights: [
+          { flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime },
+        ],
+      },
+      partner.auth,
+    );
+    assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    const cancelledReply = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: subscribed.body.contractNumber, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(cancelledReply.status, 200, JSON.stringify(cancelledReply.body));
+    // cancelling again answers the same, and emits nothing more
+    assert.equal(
+      (
+        await post(
+          t.app,
+          `${FLIGHT}/cancel`,
+          { contractNumber: subscribed.body.contractNumber, reason: 'customer_request' },
+          partner.auth,
+        )
+      ).status,
+      200,
+    );
+
+    const deliveries = await deliveriesOf(hook.endpoint.id);
+    assert.equal(deliveries.length, 2);
+    for (const d of deliveries)
+      assert.equal(await deliverWebhook(delivery, { deliveryId: d.id, attempt: 1 }), 'succeeded');
+    const [createdEvent, cancelledEvent] = receiver
+      .received(hook.path)
+      .map((r) => (assert.ok(r.verified, r.verifyError ?? ''), r.payload!));
+    assert.equal(createdEvent!.type, 'contract.created');
+    assert.deepEqual(createdEvent!.data, {
+      contractNumber: subscribed.body.contractNumber,
+      status: 'active',
+      booking: { reference: 'PNR123' },
+      passengers: 1,
+      premium: subscribed.body.premium,
+      flights: subscribed.body.flights,
+      createdAt: subscribed.body.createdAt,
+    });
+    assert.equal(createdEvent!.timestamp, subscribed.body.createdAt);
+    assert.equal(JSON.stringify(createdEvent).includes('ada@example.com'), false, 'no personal data');
+    assert.equal(cancelledEvent!.type, 'contract.cancelled');
+    assert.deepEqual(cancelledEvent!.data, cancelledReply.body);
+  });
+
+  it('emitClaimWebhookEvents reads the claims set-wise and sends their data', async () => {
+    const partner = await createTestPartner(t.db);
+    // claim.expired: an event no other part of this test triggers by itself
+    const hook = await endpoint(partner, { events: ['claim.expired'] });
+    const insured = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, days: 40 + (seq % 200) });
+    const report = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.ok(report.status < 300, JSON.stringify(report.body));
+    const claim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+      .select(['cl.id', 'cl.claim_number', 'cl.opened_at', 'cl.compensation_amount'])
+      .where('c.contract_number', '=', insured.contractNumber)
+      .executeTakeFirstOrThrow();
+    const other = await createTestPartner(t.db); // no endpoint: its claims are not even read
+    const at = new Date();
+    const result = await t.db
+      .transaction()
+      .execute((trx) => emitClaimWebhookEvents(trx, t.app.parasol.jobs, 'claim.expired', [claim.id], at));
+    assert.deepEqual(result, { events: 1, deliveries: 1 });
+    assert.ok(other.id);
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    assert.ok(request!.verified);
+    const data = request!.payload!.data;
+    assert.equal(request!.payload!.type, 'claim.expired');
+    assert.equal(data.claimNumber, claim.claim_number);
+    assert.equal(data.contractNumber, insured.contractNumber);
+    assert.equal(data.flightNumber, insured.flightNumber);
+    assert.equal(data.departureDate, insured.departureDate);
+    assert.equal(data.reason, 'cancellation');
+    assert.equal(data.event, 'cancelled');
+    assert.equal(data.delayMinutes, null);
+    assert.deepEqual(data.compensation, { amount: Number(claim.compensation_amount), currency: 'EUR' });
+    assert.equal(data.openedAt, claim.opened_at.toISOString());
+    assert.equal(typeof data.expiredAt, 'string');
+    assert.deepEqual(
+      await t.db
+        .transaction()
+        .execute((trx) => emitClaimWebhookEvents(trx, t.app.parasol.jobs, 'claim.expired', [], at)),
+      { events: 0, deliveries: 0 },
+    );
+  });
+});
+
+describe('CLI', () => {
+  async function cli(argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const { config, keys, jobs } = t.app.parasol;
+    const code = await runCli(argv, {
+      db: t.db,
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      actor: 'operator:test',
+      config,
+      keys,
+      jobs,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it('adds, lists, tests, rotates, shows deliveries and removes endpoints', async () => {
+    const partner = await createTestPartner(t.db);
+    const path = `/hooks/${process.pid}/cli`;
+    const added = await cli([
+      '--json',
+      'webhooks',
+      'add',
+      partner.slug,
+      '--env',
+      'sandbox',
+      '--url',
+      receiver.url(path),
+      '--events',
+      'claim.paid,contract.created',
+    ]);
+    assert.equal(added.code, 0, added.err);
+    const doc = JSON.parse(added.out);
+    assert.match(doc.secret, /^whsec_/);
+    assert.deepEqual(doc.endpoint.eventTypes, ['contract.created', 'claim.paid']);
+    const id = doc.endpoint.id as string;
+    created.push(id);
+    receiver.secret(path, doc.secret);
+
+    const text = await cli([
+      'webhooks',
+      'add',
+      partner.slug,
+      '--env',
+      'production',
+      '--url',
+      receiver.url(`${path}/prod`),
+    ]);
+    assert.equal(text.code, 0, text.err);
+    assert.match(text.out, /whsec_[A-Za-z0-9+/]{32}/);
+    assert.match(text.out, /will not be shown again/);
+    created.push(/endpoint ([0-9a-f-]{36})/.exec(text.out)![1]!);
+
+    const list = await cli(['webhooks', 'list', partner.slug]);
+    assert.equal(list.code, 0, list.err);
+    assert.match(list.out, /contract\.created,claim\.paid/);
+    assert.doesNotMatch(list.out, /whsec_/);
+    const listJson = JSON.parse((await cli(['--json', 'webhooks', 'list', partner.slug, '--env', 'sandbox'])).out);
+    assert.deepEqual(
+      listJson.endpoints.map((e: { id: string }) => e.id),
+      [id],
+    );
+
+    const test = await cli(['--json', 'webhooks', 'test', id]);
+    assert.equal(test.code, 0, test.err);
+    const { deliveryId, eventId } = JSON.parse(test.out);
+    assert.equal(await deliverWebhook(delivery, { deliveryId, attempt: 1 }), 'succeeded');
+    assert.ok(receiver.received(path)[0]!.verified);
+
+    const deliveries = await cli(['webhooks', 'deliveries', partner.slug, '--env', 'sandbox']);
+    assert.equal(deliveries.code, 0, deliveries.err);
+    assert.match(deliveries.out, new RegExp(`${eventId}\\s+webhook\\.test\\s+sandbox\\s+succeeded\\s+1\\s+200`));
+    const deliveriesJson = JSON.parse(
+      (await cli(['--json', 'webhooks', 'deliveries', partner.slug, '--limit', '1'])).out,
+    );
+    assert.equal(deliveriesJson.deliveries[0].attemptLog[0].statusCode, 200);
+
+    const rotated = await cli(['--json', 'webhooks', 'rotate-secret', id]);
+    assert.equal(rotated.code, 0, rotated.err);
+    assert.notEqual(JSON.parse(rotated.out).secret, doc.secret);
+
+    assert.equal((await cli(['webhooks', 'disable', id])).code, 0);
+    const refusedTest = await cli(['webhooks', 'test', id]);
+    assert.equal(refusedTest.code, 1);
+    assert.match(refusedTest.err, /disabled/);
+    assert.equal((await cli(['webhooks', 'enable', id])).code, 0);
+
+    const removed = await cli(['webhooks', 'remove', id]);
+    assert.equal(removed.code, 0, removed.err);
+    assert.match(removed.out, /Removed sandbox webhook endpoint/);
+    const again = await cli(['--json', 'webhooks', 'remove', id]);
+    assert.equal(again.code, 1);
+    assert.equal(JSON.parse(again.err).error.code, 'webhook_endpoint_not_found');
+  });
+
+  it('names the option at fault', async () => {
+    const partner = await createTestPartner(t.db);
+    const badEvents = await cli([
+      'webhooks',
+      'add',
+      partner.slug,
+      '--env',
+      'sandbox',
+      '--url',
+      receiver.url('/x'),
+      '--events',
+      'claim.paid,claim.lost',
+    ]);
+    assert.equal(badEvents.code, 1);
+    assert.match(badEvents.err, /--events: unknown event type "claim\.lost"/);
+    const badUrl = await cli(['webhooks', 'add', partner.slug, '--env', 'sandbox', '--url', 'ftp://127.0.0.1/x']);
+    assert.equal(badUrl.code, 1);
+    assert.match(badUrl.err, /--url: it must use https/);
+    assert.equal(
+      (await cli(['webhooks', 'add', partner.slug, '--url', receiver.url('/x')])).code,
+      2,
+      '--env is required',
+    );
+    assert.equal(
+      (await cli(['webhooks', 'add', partner.slug, '--env', 'staging', '--url', receiver.url('/x')])).code,
+      2,
+    );
+    const badLimit = await cli(['webhooks', 'deliveries', partner.slug, '--limit', '0']);
+    assert.equal(badLimit.code, 1);
+    assert.match(badLimit.err, /--limit/);
+    assert.equal((await cli(['webhooks', 'rotate-secret', '00000000-0000-4000-8000-000000000000'])).code, 1);
+  });
+});
