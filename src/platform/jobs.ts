@@ -1,4 +1,5 @@
 import { CompiledQuery } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
 import type { Executor } from './db.ts';
 import { JOBS_CHANNEL } from './notifications.ts';
@@ -24,6 +25,9 @@ import { JOBS_CHANNEL } from './notifications.ts';
 
 /** How often pg-boss's maintenance (expiring jobs of dead workers, archiving) runs; it was 60 s. */
 export const MAINTENANCE_INTERVAL_SECONDS = 3;
+/** PostgreSQL's `deadlock_detected`: queue setup tries again, up to QUEUE_SETUP_ATTEMPTS times in all. */
+const DEADLOCK_DETECTED = '40P01';
+const QUEUE_SETUP_ATTEMPTS = 8;
 /** The promise for the queues a customer waits on: a dead worker's job runs again within this. */
 export const DEAD_WORKER_RERUN_SECONDS = 30;
 
@@ -161,10 +165,21 @@ export class JobQueue<M extends object = JobPayloads> {
   /** Creates (or updates) a queue with its retry and expiry policy. Idempotent. */
   async queue(name: QueueName<M>, policy: Partial<QueuePolicy> = {}): Promise<void> {
     const options = { ...DEFAULT_POLICY, ...policy };
-    const existing = await this.boss.getQueue(name);
     const kind = options.policy ?? 'standard';
-    if (existing) await this.boss.updateQueue(name, { name, ...options, policy: kind });
-    else await this.boss.createQueue(name, { name, ...options, policy: kind });
+    // Creating a queue attaches a partition to pgboss.job: processes starting together on PostgreSQL
+    // can deadlock there. The server then aborts one statement whole; that one tries again (by then
+    // the queue may exist, and is updated instead).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const existing = await this.boss.getQueue(name);
+        if (existing) await this.boss.updateQueue(name, { name, ...options, policy: kind });
+        else await this.boss.createQueue(name, { name, ...options, policy: kind });
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== DEADLOCK_DETECTED || attempt >= QUEUE_SETUP_ATTEMPTS) throw error;
+        await sleep(Math.random() * 50 * attempt);
+      }
+    }
   }
 
   async send<N extends QueueName<M>>(name: N, data: M[N], options: JobOptions = {}): Promise<string | null> {

@@ -107,6 +107,26 @@ describe('job queue (pg-boss on the platform database)', () => {
     await eventually(async () => (await queue.job(name, id!))?.state === 'completed', 120_000);
     assert.deepEqual(done, ['P-1']);
   });
+
+  it('creates the same new queues from several processes at once (each process starting up)', async (t) => {
+    // Creating a queue attaches a partition to pgboss.job: two processes creating queues at the same
+    // moment could deadlock on PostgreSQL (seen in CI with two API processes starting together).
+    const names = Array.from({ length: 8 }, (_, i) => unique(`startup${i}`));
+    const processes = await Promise.all(
+      Array.from({ length: 4 }, () => new JobQueue<TestJobs>(handle.db, { ...fast, supervise: false }).start()),
+    );
+    t.after(() => Promise.all(processes.map((p) => p.stop({ timeoutMs: 1000 }))));
+    await Promise.all(
+      processes.map(async (p, i) => {
+        // each in its own order, as registries of different releases might be
+        for (const name of i % 2 ? [...names].reverse() : names) await p.queue(name, { retryLimit: 1 + i });
+      }),
+    );
+    const { rows } = await sql<{ name: string }>`SELECT name FROM pgboss.queue WHERE name = ANY(${names})`.execute(
+      handle.db,
+    );
+    assert.deepEqual(rows.map((r) => r.name).sort(), [...names].sort());
+  });
 });
 
 describe('npm run worker', () => {
