@@ -148,11 +148,12 @@ describe('npm run worker', () => {
   it(
     'runs jobs against PostgreSQL and stops cleanly on SIGTERM',
     { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL)' },
-    async () => {
+    async (t) => {
       const { spawn } = await import('node:child_process');
       const { childEnv } = await import('../helper.ts');
+      const database = await openTestDatabase(t); // the test's own copy: the worker migrates and runs there
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
-        env: { ...childEnv(), DATABASE_URL: process.env.TEST_DATABASE_URL, LOG_LEVEL: 'info' },
+        env: { ...childEnv(), DATABASE_URL: database.url!, LOG_LEVEL: 'info' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
