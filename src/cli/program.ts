@@ -5,6 +5,7 @@ import { claimsCommands } from './claims-commands.ts';
 import { dbCommands } from './db-commands.ts';
 import { flightsCommands } from './flights-commands.ts';
 import { EXIT, type CliIo, type CommandKit, type FieldNames, type Result } from './kit.ts';
+import { ledgerCommands } from './ledger-commands.ts';
 import { limitsCommands } from './limits-commands.ts';
 import { operatorsCommands } from './operators-commands.ts';
 import { partnersCommands } from './partners-commands.ts';
@@ -107,6 +108,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   dbCommands(kit);
   claimsCommands(kit);
   payoutsCommands(kit);
+  // money reporting: bordereaux, partner statements, the ledger's backfill
+  ledgerCommands(kit);
   operatorsCommands(kit);
   webhooksCommands(kit);
   flightsCommands(kit, { providers: io.flightProviders, now: io.now });

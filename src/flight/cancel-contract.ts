@@ -2,6 +2,7 @@ import { emitWebhookEvent } from '../webhooks/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import { cancellationMovements, recordMovements } from '../ledger/index.ts';
 import { releaseExposure } from '../limits/index.ts';
 import type { Coverage } from '../partners/index.ts';
 import * as contracts from './contracts-repo.ts';
@@ -58,6 +59,24 @@ export async function cancelContract(
     );
   }
   const cancelled = await contracts.markCancelled(trx, contract.id, input.reason, now, contract.premium_total);
+  // the refund and the commission given back enter the ledger in the cancellation's transaction
+  await recordMovements(
+    trx,
+    cancellationMovements(
+      {
+        id: contract.id,
+        partnerId: contract.partner_id,
+        environment: contract.environment,
+        currency: contract.currency,
+        premiumNet: contract.premium_net,
+        premiumTax: contract.premium_tax,
+        premiumCommission: contract.premium_commission,
+      },
+      cancelled.refund_amount ?? contract.premium_total,
+      now,
+      caller.actor,
+    ),
+  );
   const legs = await contracts.findLegs(trx, contract.id);
   await releaseExposure(trx, {
     environment: caller.environment,

@@ -6,6 +6,7 @@ import type { Trx } from '../platform/db.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { coverageFor, findConfigurationById } from '../partners/index.ts';
+import { recordMovements, saleMovements } from '../ledger/index.ts';
 import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
@@ -146,6 +147,23 @@ export async function subscribe(
       departure_date: leg.departureDate,
       departure_at: leg.departureAt,
     })),
+  );
+  // the premium, its tax and the commission enter the ledger in the sale's transaction
+  await recordMovements(
+    trx,
+    saleMovements(
+      {
+        id: row.id,
+        partnerId: caller.partnerId,
+        environment: caller.environment,
+        currency: row.currency,
+        premiumNet: row.premium_net,
+        premiumTax: row.premium_tax,
+        premiumCommission: row.premium_commission,
+      },
+      row.created_at,
+      caller.actor,
+    ),
   );
   await audit(trx, {
     actor: caller.actor,

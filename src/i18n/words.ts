@@ -14,6 +14,7 @@ export interface Words {
     admin: string;
   };
   nav: {
+    reports: string;
     apis: string;
     keys: string;
     configuration: string;
@@ -267,6 +268,31 @@ export interface Words {
       bic_invalid: string;
       bic_country_mismatch: string;
     };
+  };
+  /** Money reports (issue 14 §1): bordereaux, statement, exports (web/report-routes.ts). */
+  reports: {
+    title: string;
+    intro: string;
+    month: string;
+    environment: string;
+    partner: string;
+    show: string;
+    statement: string;
+    premiumBordereau: string;
+    claimsBordereau: string;
+    exports: string;
+    exportsIntro: string;
+    from: string;
+    to: string;
+    contractsCsv: string;
+    claimsCsv: string;
+    currency: string;
+    collected: string;
+    commission: string;
+    refunds: string;
+    due: string;
+    compensationPaid: string;
+    none: string;
   };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;

@@ -1,4 +1,5 @@
 import { markClaimFailed, markClaimPaid } from '../claims/index.ts';
+import { payoutMovement, recordMovements } from '../ledger/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
@@ -116,6 +117,24 @@ export async function settlePayout(
       { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt },
     );
   }
+  // compensation paid (or the failed attempt, a memorandum entry) enters the ledger in this transaction
+  await recordMovements(trx, [
+    payoutMovement(
+      {
+        id: payout.id,
+        attempt: payout.attempt,
+        partnerId: payout.partner_id,
+        environment: payout.environment,
+        amount: payout.amount,
+        currency: payout.currency,
+        claimId: claim.id,
+        contractId: claim.contract_id,
+      },
+      report.outcome,
+      now,
+      report.actor,
+    ),
+  ]);
   await audit(trx, {
     actor: report.actor,
     partnerId: payout.partner_id,

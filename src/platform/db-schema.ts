@@ -13,6 +13,7 @@ import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.t
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsStatus } from '../notify/sms/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
+import type { LedgerKind } from '../ledger/model.ts';
 import type { Lang } from './language.ts';
 
 export type { ClaimEventKind, ClaimReason, ClaimStatus, Environment, PayoutStatus, WebhookDeliveryStatus };
@@ -443,7 +444,25 @@ export interface SimulatedFlightEventsTable {
   set_by: string;
 }
 
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  partner_id: string;
+  environment: Environment;
+  kind: LedgerKind;
+  amount: number;
+  currency: string;
+  contract_id: string;
+  claim_id: string | null;
+  payout_id: string | null;
+  event_key: string;
+  occurred_at: Timestamp;
+  corrects: number | null;
+  recorded_by: string;
+  recorded_at: Generated<Date>;
+}
+
 export interface Database {
+  ledger_entries: LedgerEntriesTable;
   partners: PartnersTable;
   agreements: AgreementsTable;
   api_subscriptions: ApiSubscriptionsTable;

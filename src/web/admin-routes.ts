@@ -40,6 +40,7 @@ import {
 import { adminViews } from './admin-views.ts';
 import { adminRisk } from './admin-risk.ts';
 import { adminLimits } from './admin-limits.ts';
+import { adminReports } from './report-routes.ts';
 import { listPartnerUsers } from './views-repo.ts';
 
 /**
@@ -182,6 +183,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       await admin.register(adminViews(deps));
       await admin.register(adminRisk(deps));
       await admin.register(adminLimits(deps));
+      await admin.register(adminReports(deps));
     });
   };
 }

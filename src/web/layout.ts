@@ -31,6 +31,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/admin/payouts', w.nav.payouts],
           ['/admin/risk', w.nav.risk],
           ['/admin/limits', w.nav.limits],
+          ['/admin/reports', w.nav.reports],
         ]
       : [
           ['/portal', w.nav.apis],
@@ -38,6 +39,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/console', w.nav.configuration],
           ['/console/dashboard', w.nav.dashboard],
           ['/console/claims', w.nav.claims],
+          ['/console/reports', w.nav.reports],
           ['/console/webhooks', w.nav.webhooks],
         ];
   const current = (href: string) =>

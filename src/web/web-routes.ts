@@ -6,6 +6,7 @@ import { adminRoutes } from './admin-routes.ts';
 import { consoleDataRoutes, consoleRoutes } from './console-routes.ts';
 import { LANGUAGES } from '../i18n/index.ts';
 import { portalRoutes } from './portal-routes.ts';
+import { consoleReports } from './report-routes.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 import { seedOperator } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
@@ -104,6 +105,7 @@ export function webRoutes(deps: Omit<WebDeps, 'apiDocument'>): FastifyPluginAsyn
       await scope.register(consoleRoutes(web));
       await scope.register(consoleDataRoutes(web));
       await scope.register(webhookRoutes(web));
+      await scope.register(consoleReports(web));
     });
     await app.register(async (scope) => {
       htmlErrors(scope, 'admin');

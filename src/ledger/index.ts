@@ -1,0 +1,29 @@
+/** The ledger domain's public face (docs/ARCHITECTURE.md, import rules; docs/bordereaux.md). */
+export { LEDGER_KINDS, REPORT_FORMATS, STATEMENT_FORMATS, type LedgerKind, type Movement } from './model.ts';
+export type { ReportFormat, StatementFormat } from './model.ts';
+export { backfillLedger, cancellationMovements, payoutMovement, recordMovements, saleMovements } from './record.ts';
+export {
+  CLAIM_COLUMNS,
+  PREMIUM_COLUMNS,
+  STATEMENT_COLUMNS,
+  claimsBordereau,
+  dayRange,
+  monthPeriod,
+  partnerStatement,
+  premiumBordereau,
+  type Period,
+  type Scope,
+  type Statement,
+  type StatementLine,
+} from './reports.ts';
+export {
+  BORDEREAU_KINDS,
+  bordereauFile,
+  type BordereauKind,
+  renderReport,
+  statementCsv,
+  statementPdf,
+  toCsv,
+  toXlsx,
+} from './render.ts';
+export { entriesOfContract } from './ledger-repo.ts';

@@ -1,0 +1,206 @@
+import { sql } from 'kysely';
+import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import type { Movement } from './model.ts';
+
+/** SQL of the ledger: append (never update), backfill, and the report queries every report is made of. */
+
+export interface Period {
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+}
+
+export interface Scope {
+  partnerId: string;
+  environment: Environment;
+}
+
+/** Appends movements; an (eventKey, kind) already recorded is skipped. Returns how many were written. */
+export async function insertEntries(db: Executor, movements: readonly Movement[]): Promise<number> {
+  if (!movements.length) return 0;
+  const rows = await db
+    .insertInto('ledger_entries')
+    .values(
+      movements.map((m) => ({
+        partner_id: m.partnerId,
+        environment: m.environment,
+        kind: m.kind,
+        amount: m.amount,
+        currency: m.currency,
+        contract_id: m.contractId,
+        claim_id: m.claimId ?? null,
+        payout_id: m.payoutId ?? null,
+        event_key: m.eventKey,
+        occurred_at: m.occurredAt,
+        corrects: m.corrects ?? null,
+        recorded_by: m.recordedBy,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['event_key', 'kind']).doNothing())
+    .returning('id')
+    .execute();
+  return rows.length;
+}
+
+/**
+ * Writes the entries the flows would have written for contracts and payouts that existed before the
+ * ledger (migration 0023): premiums of every contract, refunds of cancelled ones, compensations of
+ * paid payouts (at their settlement). Same event keys as the flows, so it is idempotent and never
+ * duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
+ * retried keeps only its last state): only a payout whose current state is failed gets its entry.
+ */
+export async function backfill(db: Executor): Promise<number> {
+  const statements = [
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
+        SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':written', c.created_at, 'backfill'
+        FROM contracts c
+        CROSS JOIN LATERAL (VALUES ('premium_written', c.premium_net), ('tax', c.premium_tax), ('commission', c.premium_commission)) AS k(kind, amount)
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
+        SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':cancelled', c.cancelled_at, 'backfill'
+        FROM contracts c
+        CROSS JOIN LATERAL (VALUES ('refund', coalesce(c.refund_amount, c.premium_total)), ('commission', -c.premium_commission)) AS k(kind, amount)
+        WHERE c.status = 'cancelled' AND c.cancelled_at IS NOT NULL
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, claim_id, payout_id, event_key, occurred_at, recorded_by)
+        SELECT p.partner_id, p.environment, CASE p.status WHEN 'paid' THEN 'compensation_paid' ELSE 'payout_failed' END,
+               p.amount, p.currency, cl.contract_id, cl.id, p.id,
+               'payout:' || p.id || ':' || p.attempt || ':' || p.status, coalesce(p.settled_at, p.updated_at), 'backfill'
+        FROM payouts p JOIN claims cl ON cl.id = p.claim_id
+        WHERE p.status IN ('paid', 'failed')
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+  ];
+  let written = 0;
+  for (const statement of statements) {
+    const result = await statement.execute(db);
+    written += Number(result.numAffectedRows ?? 0);
+  }
+  return written;
+}
+
+export interface PremiumRow {
+  contract_number: string;
+  /** 'written', 'cancelled', or the change's name (the event key's third part). */
+  movement: string;
+  occurred_at: Date;
+  created_at: Date;
+  cancelled_at: Date | null;
+  first_departure_at: Date;
+  formula: string;
+  passengers: number;
+  flights: string;
+  currency: string;
+  premium_net: number;
+  premium_tax: number;
+  commission: number;
+  refund: number;
+}
+
+/** One row per contract and event (sale, cancellation, change) with movements in the period. */
+export async function premiumRows(db: Executor, scope: Scope, period: Period): Promise<PremiumRow[]> {
+  const result = await sql<PremiumRow>`
+    SELECT c.contract_number,
+           split_part(le.event_key, ':', 3) AS movement,
+           min(le.occurred_at) AS occurred_at,
+           c.created_at, c.cancelled_at, c.first_departure_at, c.formula, c.passengers::integer AS passengers,
+           (SELECT string_agg(l.flight_number || ' ' || l.departure_airport || '-' || l.arrival_airport || ' ' || l.departure_local, '; ' ORDER BY l.leg_index)
+              FROM contract_legs l WHERE l.contract_id = c.id) AS flights,
+           le.currency,
+           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'premium_written'), 0)::bigint AS premium_net,
+           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'tax'), 0)::bigint AS premium_tax,
+           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'commission'), 0)::bigint AS commission,
+           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'refund'), 0)::bigint AS refund
+    FROM ledger_entries le JOIN contracts c ON c.id = le.contract_id
+    WHERE le.partner_id = ${scope.partnerId} AND le.environment = ${scope.environment}
+      AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
+      AND le.kind IN ('premium_written', 'tax', 'commission', 'refund')
+    GROUP BY c.id, le.event_key, le.currency
+    ORDER BY min(le.occurred_at), c.contract_number, le.event_key`.execute(db);
+  return result.rows;
+}
+
+export interface ClaimRow {
+  claim_number: string;
+  contract_number: string;
+  flight_number: string;
+  departure_date: string;
+  reason: string;
+  event: string;
+  delay_minutes: number | null;
+  evidence: Record<string, unknown>;
+  compensation_amount: number;
+  currency: string;
+  status: string;
+  opened_at: Date;
+  paid_at: Date | null;
+  paid_in_period: number;
+  failed_attempts_in_period: number;
+}
+
+/** One row per claim opened in the period or with a payment movement in it. */
+export async function claimRows(db: Executor, scope: Scope, period: Period): Promise<ClaimRow[]> {
+  const result = await sql<ClaimRow>`
+    SELECT cl.claim_number, c.contract_number, l.flight_number, l.departure_date::text AS departure_date,
+           cl.reason, cl.event, cl.delay_minutes, cl.evidence, cl.compensation_amount, cl.currency, cl.status,
+           cl.opened_at, cl.paid_at,
+           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'compensation_paid'), 0)::bigint AS paid_in_period,
+           count(le.id) FILTER (WHERE le.kind = 'payout_failed')::integer AS failed_attempts_in_period
+    FROM claims cl
+    JOIN contracts c ON c.id = cl.contract_id
+    JOIN contract_legs l ON l.id = cl.leg_id
+    LEFT JOIN ledger_entries le ON le.claim_id = cl.id AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
+    WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
+    GROUP BY cl.id, c.contract_number, l.flight_number, l.departure_date
+    HAVING (cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}) OR count(le.id) > 0
+    ORDER BY cl.opened_at, cl.claim_number`.execute(db);
+  return result.rows;
+}
+
+export interface TotalsRow {
+  currency: string;
+  premium_net: number;
+  premium_tax: number;
+  commission: number;
+  refund: number;
+  compensation_paid: number;
+  payouts_failed: number;
+}
+
+/** Sums per currency of the scope's entries in the period (the partner statement). */
+export async function totals(db: Executor, scope: Scope, period: Period): Promise<TotalsRow[]> {
+  const result = await sql<TotalsRow>`
+    SELECT currency,
+           coalesce(sum(amount) FILTER (WHERE kind = 'premium_written'), 0)::bigint AS premium_net,
+           coalesce(sum(amount) FILTER (WHERE kind = 'tax'), 0)::bigint AS premium_tax,
+           coalesce(sum(amount) FILTER (WHERE kind = 'commission'), 0)::bigint AS commission,
+           coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0)::bigint AS refund,
+           coalesce(sum(amount) FILTER (WHERE kind = 'compensation_paid'), 0)::bigint AS compensation_paid,
+           count(*) FILTER (WHERE kind = 'payout_failed')::integer AS payouts_failed
+    FROM ledger_entries
+    WHERE partner_id = ${scope.partnerId} AND environment = ${scope.environment}
+      AND occurred_at >= ${period.from} AND occurred_at < ${period.to}
+    GROUP BY currency ORDER BY currency`.execute(db);
+  return result.rows;
+}
+
+export interface EntryRow {
+  id: number;
+  kind: string;
+  amount: number;
+  currency: string;
+  event_key: string;
+  occurred_at: Date;
+  recorded_by: string;
+}
+
+/** A contract's entries, oldest first (tests, the CLI). */
+export async function entriesOfContract(db: Executor, contractNumber: string): Promise<EntryRow[]> {
+  return db
+    .selectFrom('ledger_entries as le')
+    .innerJoin('contracts as c', 'c.id', 'le.contract_id')
+    .where('c.contract_number', '=', contractNumber)
+    .select(['le.id', 'le.kind', 'le.amount', 'le.currency', 'le.event_key', 'le.occurred_at', 'le.recorded_by'])
+    .orderBy('le.id')
+    .execute();
+}

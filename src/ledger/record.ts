@@ -1,0 +1,108 @@
+import type { Executor } from '../platform/db.ts';
+import * as repo from './ledger-repo.ts';
+import type { Movement } from './model.ts';
+
+/**
+ * Records money movements in the caller's transaction — the one of the change that causes them, so
+ * the movement and the change commit together or not at all. Idempotent per (eventKey, kind): a
+ * retried job or request writes nothing twice. Append-only: to correct an entry, record a new one
+ * (`corrects` its id) with the difference. Returns how many entries were written.
+ *
+ * For colleagues adding changes to contracts (issue 13: flight change, partial cancellation): call it
+ * with eventKey `contract:<contractId>:<change>:<n>` (the third part names the change; the premium
+ * bordereau shows one row per contract and event) and signed amounts — e.g. a partial refund is a
+ * `refund` of what the customer gets back and negative `commission` of the commission given back.
+ */
+export async function recordMovements(trx: Executor, movements: readonly Movement[]): Promise<number> {
+  for (const m of movements) {
+    if (!Number.isSafeInteger(m.amount))
+      throw new RangeError(`ledger amount must be integer minor units, got ${m.amount}`);
+  }
+  return repo.insertEntries(trx, movements);
+}
+
+interface ContractMoney {
+  id: string;
+  partnerId: string;
+  environment: Movement['environment'];
+  currency: string;
+  premiumNet: number;
+  premiumTax: number;
+  premiumCommission: number;
+}
+
+/** A sale: the net premium, its tax and the partner's commission. */
+export function saleMovements(contract: ContractMoney, at: Date, recordedBy: string): Movement[] {
+  const base = {
+    partnerId: contract.partnerId,
+    environment: contract.environment,
+    currency: contract.currency,
+    contractId: contract.id,
+    eventKey: `contract:${contract.id}:written`,
+    occurredAt: at,
+    recordedBy,
+  };
+  return [
+    { ...base, kind: 'premium_written', amount: contract.premiumNet },
+    { ...base, kind: 'tax', amount: contract.premiumTax },
+    { ...base, kind: 'commission', amount: contract.premiumCommission },
+  ];
+}
+
+/** A cancellation: the refund to the customer, and the partner's commission given back. */
+export function cancellationMovements(
+  contract: ContractMoney,
+  refund: number,
+  at: Date,
+  recordedBy: string,
+): Movement[] {
+  const base = {
+    partnerId: contract.partnerId,
+    environment: contract.environment,
+    currency: contract.currency,
+    contractId: contract.id,
+    eventKey: `contract:${contract.id}:cancelled`,
+    occurredAt: at,
+    recordedBy,
+  };
+  return [
+    { ...base, kind: 'refund', amount: refund },
+    { ...base, kind: 'commission', amount: -contract.premiumCommission },
+  ];
+}
+
+/** A payout's outcome as the bank reported it: compensation paid, or a failed attempt (memorandum). */
+export function payoutMovement(
+  payout: {
+    id: string;
+    attempt: number;
+    partnerId: string;
+    environment: Movement['environment'];
+    amount: number;
+    currency: string;
+    claimId: string;
+    contractId: string;
+  },
+  outcome: 'paid' | 'failed',
+  at: Date,
+  recordedBy: string,
+): Movement {
+  return {
+    partnerId: payout.partnerId,
+    environment: payout.environment,
+    kind: outcome === 'paid' ? 'compensation_paid' : 'payout_failed',
+    amount: payout.amount,
+    currency: payout.currency,
+    contractId: payout.contractId,
+    claimId: payout.claimId,
+    payoutId: payout.id,
+    eventKey: `payout:${payout.id}:${payout.attempt}:${outcome}`,
+    occurredAt: at,
+    recordedBy,
+  };
+}
+
+/** Writes the ledger of what existed before it (contracts, cancellations, settled payouts); idempotent. */
+export async function backfillLedger(db: Executor): Promise<number> {
+  return repo.backfill(db);
+}

@@ -1,0 +1,191 @@
+import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import { toDecimalString } from '../platform/money.ts';
+import * as repo from './ledger-repo.ts';
+
+/**
+ * The money reports, each a query over the ledger (docs/bordereaux.md): the premium and claims
+ * bordereaux for the insurer and the partner statement. Rows carry integer minor units; the
+ * renderers (render.ts) write exact decimals. No personal data: contract and claim numbers, flights
+ * and counts only — no name, email, phone, booking reference or IBAN (the insurer identifies a
+ * contract by its number and asks Parasol for more when it must).
+ */
+
+export type Period = repo.Period;
+
+export interface Scope {
+  partnerId: string;
+  environment: Environment;
+}
+
+/** "2026-11" → [2026-11-01T00:00Z, 2026-12-01T00:00Z): months are UTC months. */
+export function monthPeriod(month: string, field = '/month'): Period {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!match) {
+    throw new DomainError('validation_failed', 'The month is not valid.', {
+      errors: [{ field, message: 'must be a month as YYYY-MM, e.g. 2026-11' }],
+    });
+  }
+  const year = Number(match[1]);
+  const m = Number(match[2]);
+  return { from: new Date(Date.UTC(year, m - 1, 1)), to: new Date(Date.UTC(year, m, 1)) };
+}
+
+/** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"). */
+export function dayRange(from: string, to: string): Period {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  const start = day.test(from) ? new Date(`${from}T00:00:00Z`) : new Date(NaN);
+  const end = day.test(to) ? new Date(`${to}T00:00:00Z`) : new Date(NaN);
+  const errors = [];
+  if (Number.isNaN(start.getTime())) errors.push({ field: '/from', message: 'must be a date as YYYY-MM-DD' });
+  if (Number.isNaN(end.getTime())) errors.push({ field: '/to', message: 'must be a date as YYYY-MM-DD' });
+  if (!errors.length && end < start) errors.push({ field: '/to', message: 'must not be before from' });
+  if (errors.length) throw new DomainError('validation_failed', 'The date range is not valid.', { errors });
+  return { from: start, to: new Date(end.getTime() + 86_400_000) };
+}
+
+export interface Column<R> {
+  name: string;
+  kind: 'text' | 'date' | 'money' | 'integer';
+  value: (row: R) => string | number | Date | null;
+}
+
+export interface Report<R> {
+  title: string;
+  scope: Scope;
+  period: Period;
+  columns: readonly Column<R>[];
+  rows: R[];
+}
+
+/** Premium bordereau columns (docs/bordereaux.md §Premium). Money columns are signed minor units of `currency`. */
+export const PREMIUM_COLUMNS: readonly Column<repo.PremiumRow>[] = [
+  { name: 'contract_number', kind: 'text', value: (r) => r.contract_number },
+  { name: 'movement', kind: 'text', value: (r) => r.movement },
+  { name: 'movement_at', kind: 'date', value: (r) => r.occurred_at },
+  { name: 'subscribed_at', kind: 'date', value: (r) => r.created_at },
+  { name: 'cancelled_at', kind: 'date', value: (r) => r.cancelled_at },
+  { name: 'first_departure_at', kind: 'date', value: (r) => r.first_departure_at },
+  { name: 'flights', kind: 'text', value: (r) => r.flights },
+  { name: 'formula', kind: 'text', value: (r) => r.formula },
+  { name: 'passengers', kind: 'integer', value: (r) => r.passengers },
+  { name: 'currency', kind: 'text', value: (r) => r.currency },
+  { name: 'premium_net', kind: 'money', value: (r) => r.premium_net },
+  { name: 'premium_tax', kind: 'money', value: (r) => r.premium_tax },
+  { name: 'commission', kind: 'money', value: (r) => r.commission },
+  { name: 'refund', kind: 'money', value: (r) => r.refund },
+];
+
+/** A claim's evidence in one line: source, event, arrival delay, when observed. */
+export function evidenceSummary(row: { event: string; evidence: Record<string, unknown> }): string {
+  const e = row.evidence;
+  const parts = [`${typeof e.source === 'string' ? e.source : 'unknown source'}: ${row.event}`];
+  if (typeof e.arrivalDelayMinutes === 'number') parts.push(`arrival delay ${e.arrivalDelayMinutes} min`);
+  if (typeof e.observedAt === 'string') parts.push(`observed ${e.observedAt}`);
+  return parts.join(', ');
+}
+
+/** Claims bordereau columns (docs/bordereaux.md §Claims). */
+export const CLAIM_COLUMNS: readonly Column<repo.ClaimRow>[] = [
+  { name: 'claim_number', kind: 'text', value: (r) => r.claim_number },
+  { name: 'contract_number', kind: 'text', value: (r) => r.contract_number },
+  { name: 'flight_number', kind: 'text', value: (r) => r.flight_number },
+  { name: 'departure_date', kind: 'text', value: (r) => r.departure_date },
+  { name: 'reason', kind: 'text', value: (r) => r.reason },
+  { name: 'event', kind: 'text', value: (r) => r.event },
+  { name: 'delay_minutes', kind: 'integer', value: (r) => r.delay_minutes },
+  { name: 'evidence', kind: 'text', value: (r) => evidenceSummary(r) },
+  { name: 'opened_at', kind: 'date', value: (r) => r.opened_at },
+  { name: 'status', kind: 'text', value: (r) => r.status },
+  { name: 'currency', kind: 'text', value: (r) => r.currency },
+  { name: 'compensation', kind: 'money', value: (r) => r.compensation_amount },
+  { name: 'paid_in_period', kind: 'money', value: (r) => r.paid_in_period },
+  { name: 'failed_payouts_in_period', kind: 'integer', value: (r) => r.failed_attempts_in_period },
+  { name: 'paid_at', kind: 'date', value: (r) => r.paid_at },
+];
+
+export async function premiumBordereau(db: Executor, scope: Scope, period: Period): Promise<Report<repo.PremiumRow>> {
+  return {
+    title: 'Premium bordereau',
+    scope,
+    period,
+    columns: PREMIUM_COLUMNS,
+    rows: await repo.premiumRows(db, scope, period),
+  };
+}
+
+export async function claimsBordereau(db: Executor, scope: Scope, period: Period): Promise<Report<repo.ClaimRow>> {
+  return {
+    title: 'Claims bordereau',
+    scope,
+    period,
+    columns: CLAIM_COLUMNS,
+    rows: await repo.claimRows(db, scope, period),
+  };
+}
+
+export interface StatementLine {
+  currency: string;
+  /** What the customers paid the partner: net premium + tax. */
+  premiumCollected: number;
+  premiumNet: number;
+  premiumTax: number;
+  /** The partner's commission, net of commissions given back on cancellations. */
+  commission: number;
+  /** Premiums returned to customers. */
+  refunds: number;
+  /** premiumCollected − commission − refunds: what the partner owes the insurer for the period. */
+  amountDue: number;
+  /** For information: compensations the insurer paid to the partner's customers (not in amountDue). */
+  compensationPaid: number;
+}
+
+export interface Statement {
+  scope: Scope;
+  period: Period;
+  lines: StatementLine[];
+}
+
+/** The partner statement of a period, per currency: the same entries the bordereaux add up. */
+export async function partnerStatement(db: Executor, scope: Scope, period: Period): Promise<Statement> {
+  const rows = await repo.totals(db, scope, period);
+  return {
+    scope,
+    period,
+    lines: rows.map((r) => {
+      const premiumCollected = r.premium_net + r.premium_tax;
+      return {
+        currency: r.currency,
+        premiumCollected,
+        premiumNet: r.premium_net,
+        premiumTax: r.premium_tax,
+        commission: r.commission,
+        refunds: r.refund,
+        amountDue: premiumCollected - r.commission - r.refund,
+        compensationPaid: r.compensation_paid,
+      };
+    }),
+  };
+}
+
+/** Statement columns (docs/bordereaux.md §Statement), the CSV's and the PDF's. */
+export const STATEMENT_COLUMNS: readonly Column<StatementLine>[] = [
+  { name: 'currency', kind: 'text', value: (l) => l.currency },
+  { name: 'premium_collected', kind: 'money', value: (l) => l.premiumCollected },
+  { name: 'premium_net', kind: 'money', value: (l) => l.premiumNet },
+  { name: 'premium_tax', kind: 'money', value: (l) => l.premiumTax },
+  { name: 'commission', kind: 'money', value: (l) => l.commission },
+  { name: 'refunds', kind: 'money', value: (l) => l.refunds },
+  { name: 'amount_due', kind: 'money', value: (l) => l.amountDue },
+  { name: 'compensation_paid', kind: 'money', value: (l) => l.compensationPaid },
+];
+
+/** Exact decimal text of a column's value (money in the row's currency). */
+export function cellText<R>(column: Column<R>, row: R, currency: string): string {
+  const v = column.value(row);
+  if (v === null) return '';
+  if (v instanceof Date) return v.toISOString();
+  if (column.kind === 'money') return toDecimalString(v as number, currency);
+  return String(v);
+}

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import ExcelJS from 'exceljs';
+import { partnerStatement, monthPeriod } from '../../src/ledger/index.ts';
+import { createUser } from '../../src/partners/users.ts';
+import { toMinorUnits } from '../../src/platform/money.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  post,
+  subscribeTrip,
+  trip,
+  uniqueSlug,
+  type TestApp,
+} from '../helper.ts';
+import { Browser } from './inject-browser.ts';
+
+/** The money reports of both consoles: pages, downloads, and one partner never reading another's figures. */
+
+const PASSWORD = 'reports test password';
+const ADMIN = { email: 'ops-reports-tests@parasol.test', password: 'operator password 42' };
+
+describe('money reports in the consoles', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+  });
+  after(() => t.close());
+
+  const month = () => new Date().toISOString().slice(0, 7);
+  const today = () => new Date().toISOString().slice(0, 10);
+  const cents = (text: string) =>
+    text.startsWith('-') ? -toMinorUnits(text.slice(1), 'EUR') : toMinorUnits(text, 'EUR');
+
+  async function partnerWithMoney() {
+    const partner = await createTestPartner(t.db);
+    const sold = await subscribeTrip(t.app, partner, trip(20));
+    const refunded = await subscribeTrip(t.app, partner, trip(21));
+    assert.equal(sold.status, 201);
+    const cancel = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: refunded.body.contractNumber, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(cancel.status, 200);
+    return { partner, sold: sold.body.contractNumber as string, refunded: refunded.body.contractNumber as string };
+  }
+
+  test('the partner sees and downloads its own statement and exports, never another partner’s', async () => {
+    const { partner, sold } = await partnerWithMoney();
+    const other = await partnerWithMoney();
+    const email = `${uniqueSlug('reports')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+
+    const page = await browser.get(`/console/reports?env=sandbox&month=${month()}`);
+    assert.equal(page.statusCode, 200);
+    const statement = await partnerStatement(
+      t.db,
+      { partnerId: partner.id, environment: 'sandbox' },
+      monthPeriod(month()),
+    );
+    assert.equal(statement.lines.length, 1);
+    assert.ok(page.body.includes('Amount due to the insurer'));
+
+    const csv = await browser.get(`/console/reports/statement?env=sandbox&month=${month()}&format=csv`);
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /text\/csv/);
+    assert.match(String(csv.headers['content-disposition']), /attachment; filename="statement-sandbox-/);
+    const [header, row] = csv.body.trimEnd().split('\r\n');
+    const values = Object.fromEntries(row!.split(',').map((v, i) => [header!.split(',')[i], v]));
+    assert.equal(cents(values.amount_due!), statement.lines[0]!.amountDue);
+
+    const pdf = await browser.get(`/console/reports/statement?env=sandbox&month=${month()}&format=pdf`);
+    assert.equal(pdf.statusCode, 200);
+    assert.equal(pdf.rawPayload.subarray(0, 5).toString('latin1'), '%PDF-');
+
+    // the export is the partner's own, whatever partner the query names
+    const exported = await browser.get(
+      `/console/reports/export?env=sandbox&from=${today()}&to=${today()}&kind=contracts&partner=${other.partner.slug}`,
+    );
+    assert.equal(exported.statusCode, 200);
+    assert.ok(exported.body.includes(sold));
+    assert.ok(!exported.body.includes(other.sold));
+    assert.equal((await browser.get(`/console/reports?month=2026-13`)).statusCode, 400);
+    // the operator's downloads are not the partner's
+    assert.notEqual((await browser.get(`/admin/reports?partner=${partner.slug}`)).statusCode, 200);
+  });
+
+  test('the operator downloads any partner’s bordereaux as CSV and XLSX, with the statement’s totals', async () => {
+    const { partner, refunded } = await partnerWithMoney();
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const page = await operator.get(`/admin/reports?partner=${partner.slug}&env=sandbox&month=${month()}`);
+    assert.equal(page.statusCode, 200);
+    assert.ok(page.body.includes('Premium bordereau'));
+
+    const q = `partner=${partner.slug}&env=sandbox&month=${month()}`;
+    const premium = await operator.get(`/admin/reports/download?${q}&report=premium&format=csv`);
+    assert.equal(premium.statusCode, 200);
+    const [header, ...rows] = premium.body.trimEnd().split('\r\n');
+    const names = header!.split(',');
+    const records = rows.map((r) => Object.fromEntries(r.split(',').map((v, i) => [names[i], v])));
+    assert.equal(records.length, 3, 'two sales and one cancellation');
+    assert.equal(records.filter((r) => r.contract_number === refunded).length, 2);
+    const statement = await partnerStatement(
+      t.db,
+      { partnerId: partner.id, environment: 'sandbox' },
+      monthPeriod(month()),
+    );
+    const sum = (column: string) => records.reduce((n, r) => n + cents(r[column]!), 0);
+    assert.equal(sum('premium_net') + sum('premium_tax'), statement.lines[0]!.premiumCollected);
+    assert.equal(sum('commission'), statement.lines[0]!.commission);
+    assert.equal(sum('refund'), statement.lines[0]!.refunds);
+
+    const xlsx = await operator.get(`/admin/reports/download?${q}&report=claims&format=xlsx`);
+    assert.equal(xlsx.statusCode, 200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(xlsx.rawPayload as unknown as ExcelJS.Buffer);
+    assert.equal(book.worksheets[0]!.getRow(1).getCell(1).value, 'claim_number');
+
+    const statementPdf = await operator.get(`/admin/reports/download?${q}&report=statement&format=pdf`);
+    assert.equal(statementPdf.rawPayload.subarray(0, 5).toString('latin1'), '%PDF-');
+    const claims = await operator.get(
+      `/admin/reports/export?partner=${partner.slug}&env=sandbox&from=${today()}&to=${today()}&kind=claims`,
+    );
+    assert.equal(claims.statusCode, 200);
+    assert.match(claims.body, /^claim_number,contract_number,/);
+  });
+});
