@@ -473,6 +473,55 @@ export const ClaimsRequest = Type.Object(
   { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
 );
 
+const Instant = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `${description}; null when unknown.` });
+
+const ClaimEvidenceOut = Type.Object(
+  {
+    source: Type.String({
+      maxLength: 100,
+      description:
+        'Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`.',
+    }),
+    provider: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+      description: 'The flight-data provider, when the monitoring decided.',
+    }),
+    providerFlightId: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    scheduledDeparture: Instant('Scheduled gate departure'),
+    actualDeparture: Instant('Actual gate departure'),
+    scheduledArrival: Instant('Scheduled gate arrival: the reference of the delay'),
+    actualArrival: Instant('Actual gate arrival (block-on); the runway time is never used'),
+    divertedTo: Type.Union([Type.String({ maxLength: 10 }), Type.Null()], {
+      description: 'Airport the flight was diverted to.',
+    }),
+    delayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+      description: 'Arrival delay at the gate in minutes, as computed (or reported); null unless delayed.',
+    }),
+    rule: Type.Object(
+      {
+        trigger: StringEnum(['delay_tier', 'cancellation', 'diversion']),
+        minDelayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+          description: 'Threshold of the delay tier that pays; null for a cancellation.',
+        }),
+        amountPerPassenger: Money,
+        passengers: Type.Integer({ format: 'int32' }),
+        configurationVersion: Type.Integer({
+          format: 'int32',
+          description: "Version of your configuration whose coverage the contract holds: the rule's version.",
+        }),
+      },
+      { additionalProperties: false, description: "The contract's rule that pays, and its version." },
+    ),
+    decidedAt: Type.String({ format: 'date-time', description: 'When the platform opened the claim.' }),
+  },
+  { additionalProperties: false, description: 'Why the claim was opened: the facts, the delay, the rule.' },
+);
+
+export const ClaimNumberParams = Type.Object(
+  { claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12, examples: ['CLM-00000042'] }) },
+  { additionalProperties: false },
+);
+
 const ClaimOut = Type.Object({
   claimNumber: Type.String(),
   contractNumber: Type.String(),
@@ -487,6 +536,7 @@ const ClaimOut = Type.Object({
   compensation: Money,
   openedAt: Type.String({ format: 'date-time' }),
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  evidence: ClaimEvidenceOut,
 });
 
 export const FlightEventRequest = Type.Object(
@@ -524,6 +574,8 @@ export const FlightEventResponse = Type.Object({
       'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
   }),
 });
+
+export const ClaimResponse = ClaimOut;
 
 export const ClaimsResponse = Type.Object({
   claims: Type.Array(ClaimOut),
