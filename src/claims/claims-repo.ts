@@ -223,6 +223,15 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       't.used_at',
       't.expires_at',
       'b.iban_last4',
+      'l.departure_airport',
+      'l.arrival_airport',
+      'cl.reason',
+      'cl.opened_at',
+      'cl.paid_at',
+      'cl.evidence',
+      'c.coverage',
+      'c.passengers',
+      'c.configuration_version',
     ])
     .where('t.token_hash', '=', tokenHash);
   if (lock) query = query.forUpdate('cl');

@@ -265,6 +265,22 @@ export const en = {
     closed: 'This link has been used already or is no longer valid.',
     closedPaid: (last4: string | null) =>
       last4 ? `Your bank details have been received (account ending ${last4}).` : 'This link is no longer valid.',
+    why: 'Why you are compensated',
+    route: 'Flight',
+    scheduledArrival: 'Scheduled arrival at the gate',
+    actualArrival: 'Actual arrival at the gate',
+    delay: 'Delay at arrival',
+    rule: (minutes: string) => `Your insurance pays from a delay of ${minutes} at arrival.`,
+    ruleCancellation: 'Your insurance pays when the flight is cancelled.',
+    ruleDiversion: 'Your insurance pays when the flight is diverted.',
+    source: (provider: string | null) =>
+      provider ? `Flight data from ${provider}.` : 'Flight event reported to the insurer.',
+    statusTitle: 'Where your compensation stands',
+    statusPending: (last4: string | null) =>
+      `We have your bank details${last4 ? ` (account ending ${last4})` : ''}: the payment is on its way.`,
+    statusPaid: (date: string) => `Your compensation has been paid (${date}).`,
+    statusExpired: 'The time to give your bank details has run out. Contact the seller of your insurance.',
+    statusOpened: 'Your compensation is being prepared.',
     unknownTitle: 'Unknown link',
     unknown: 'This link does not match any compensation. Check that it is complete.',
     errors: {

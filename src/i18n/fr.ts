@@ -271,6 +271,22 @@ export const fr = {
       last4
         ? `Vos coordonnées bancaires ont été reçues (compte se terminant par ${last4}).`
         : 'Ce lien n’est plus valable.',
+    why: 'Pourquoi vous êtes indemnisé',
+    route: 'Vol',
+    scheduledArrival: 'Arrivée prévue au terminal',
+    actualArrival: 'Arrivée réelle au terminal',
+    delay: 'Retard à l’arrivée',
+    rule: (minutes: string) => `Votre assurance paie à partir d’un retard de ${minutes} à l’arrivée.`,
+    ruleCancellation: 'Votre assurance paie quand le vol est annulé.',
+    ruleDiversion: 'Votre assurance paie quand le vol est dérouté.',
+    source: (provider: string | null) =>
+      provider ? `Données de vol : ${provider}.` : 'Événement de vol signalé à l’assureur.',
+    statusTitle: 'Où en est votre indemnisation',
+    statusPending: (last4: string | null) =>
+      `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''} : le paiement est en cours.`,
+    statusPaid: (date: string) => `Votre indemnisation a été versée le ${date}.`,
+    statusExpired: 'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
+    statusOpened: 'Votre indemnisation est en préparation.',
     unknownTitle: 'Lien inconnu',
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
     errors: {

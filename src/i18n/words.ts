@@ -269,6 +269,22 @@ export interface Words {
     paid: string;
     closed: string;
     closedPaid: (last4: string | null) => string;
+    /** Why the customer is paid: the flight facts of the claim's evidence (issue 13 §3). */
+    why: string;
+    route: string;
+    scheduledArrival: string;
+    actualArrival: string;
+    delay: string;
+    rule: (minutes: string) => string;
+    ruleCancellation: string;
+    ruleDiversion: string;
+    source: (provider: string | null) => string;
+    /** The claim's status once the link has done its work. */
+    statusTitle: string;
+    statusPending: (last4: string | null) => string;
+    statusPaid: (date: string) => string;
+    statusExpired: string;
+    statusOpened: string;
     unknownTitle: string;
     unknown: string;
     errors: {
