@@ -10,7 +10,9 @@ import { buildApp, type BuildOptions } from '../src/app.ts';
 import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
-import { APIS, type ApiName, type Environment } from '../src/partners/model.ts';
+import { setDocuments } from '../src/partners/documents.ts';
+import { APIS, type ApiName, type DocumentSetInput, type Environment } from '../src/partners/model.ts';
+import { DEMO_DOCUMENTS } from '../src/partners/seed.ts';
 import {
   createPartner,
   setAgreement,
@@ -285,6 +287,8 @@ export async function createTestPartner(
     apis?: ApiName[];
     agreement?: Partial<AgreementInput>;
     configuration?: Partial<ConfigurationInput> | null;
+    /** The agreement's compliance pack (version 1); null for none. */
+    documents?: DocumentSetInput | null;
     environment?: Environment;
   } = {},
 ): Promise<TestPartner> {
@@ -292,6 +296,7 @@ export async function createTestPartner(
   const partner = await createPartner(db, actor, { slug: uniqueSlug(), name: 'Test Partner' });
   await setAgreement(db, actor, partner.id, { ...DEFAULT_AGREEMENT, ...options.agreement });
   if (options.signed ?? true) await signAgreement(db, actor, partner.id);
+  if (options.documents !== null) await setDocuments(db, actor, partner.id, options.documents ?? DEMO_DOCUMENTS);
   for (const api of options.apis ?? APIS) await setSubscription(db, actor, partner.id, api, true);
   if (options.configuration !== null)
     await setConfiguration(db, actor, partner.id, { ...DEFAULT_CONFIGURATION, ...options.configuration });
@@ -357,6 +362,14 @@ export const CUSTOMER = {
   language: 'fr',
 } as const;
 
+/** When the test customer accepted the documents: fixed per process, so that retries send identical bodies. */
+const CONSENT_AT = new Date();
+
+/** The customer's consent to the documents of a quote: version 1, the test partners' (createTestPartner). */
+export function consent(documentsVersion = 1, at = CONSENT_AT) {
+  return { acceptedAt: at.toISOString(), documentsVersion, channel: 'web' as const };
+}
+
 /** The subscribe body matching a quoted trip. */
 export function subscription(
   quoteReference: string,
@@ -379,7 +392,14 @@ export function subscription(
       departureDateTime: t.returnDepartureDateTime,
     });
   }
-  return { quoteReference, customer: CUSTOMER, booking: { reference: 'ABC123' }, flights, ...overrides };
+  return {
+    quoteReference,
+    customer: CUSTOMER,
+    booking: { reference: 'ABC123' },
+    flights,
+    consent: consent(),
+    ...overrides,
+  };
 }
 
 /** Quote then subscribe; returns the contract body. */
@@ -440,7 +460,13 @@ export async function insureFlight(
   const res = await post(
     app,
     `${FLIGHT}/subscribe`,
-    { quoteReference: quote.body.quoteReference, customer, booking: { reference: 'PNR123' }, flights },
+    {
+      quoteReference: quote.body.quoteReference,
+      customer,
+      booking: { reference: 'PNR123' },
+      flights,
+      consent: consent(quote.body.documents.version),
+    },
     partner.auth,
   );
   if (res.status !== 201) throw new Error(`subscribe failed: ${res.status} ${JSON.stringify(res.body)}`);

@@ -125,6 +125,11 @@ export interface ClaimListRow {
   currency: string;
   opened_at: Date;
   paid_at: Date | null;
+  /** What the claim stored when it opened, and the contract's coverage: the claim's evidence (evidence.ts). */
+  evidence: unknown;
+  coverage: { delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number };
+  passengers: number;
+  configuration_version: number;
 }
 
 /**
@@ -218,6 +223,15 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       't.used_at',
       't.expires_at',
       'b.iban_last4',
+      'l.departure_airport',
+      'l.arrival_airport',
+      'cl.reason',
+      'cl.opened_at',
+      'cl.paid_at',
+      'cl.evidence',
+      'c.coverage',
+      'c.passengers',
+      'c.configuration_version',
     ])
     .where('t.token_hash', '=', tokenHash);
   if (lock) query = query.forUpdate('cl');
@@ -295,6 +309,10 @@ function claimRows(db: Executor, scope: { partnerId: string; environment: Enviro
     'cl.currency',
     'cl.opened_at',
     'cl.paid_at',
+    'cl.evidence',
+    'c.coverage',
+    'c.passengers',
+    'c.configuration_version',
   ]);
   return scope
     ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment)
@@ -355,6 +373,15 @@ export async function listClaims(
     );
   }
   return query.orderBy('cl.opened_at').orderBy('cl.id').limit(q.limit).execute();
+}
+
+/** One of a partner's claims by its number (undefined when not the partner's, or not in this environment). */
+export async function findClaimByNumber(
+  db: Executor,
+  scope: { partnerId: string; environment: Environment } | undefined,
+  claimNumber: string,
+): Promise<ClaimListRow | undefined> {
+  return claimRows(db, scope).where('cl.claim_number', '=', claimNumber).executeTakeFirst();
 }
 
 /** Some of a partner's claims, by id, in claim-number order. */

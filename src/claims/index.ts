@@ -5,7 +5,9 @@ export { CLAIM_STATUSES, type ClaimEventKind, type ClaimReason, type ClaimStatus
  * the token, keep the bank details, move the claim to payment_pending — in the caller's transaction.
  */
 export * as claimLink from './claim-link.ts';
+export { claimEvidence, type ClaimEvidence } from './evidence.ts';
 export {
+  findClaimByNumber,
   findClaims,
   listClaims,
   listClaimsForOperators,

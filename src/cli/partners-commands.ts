@@ -9,12 +9,14 @@ import {
   revokeApiKey,
   setAgreement,
   setConfiguration,
+  setDocuments,
   setSubscription,
   signAgreement,
   type Agreement,
   type ApiKeyInfo,
   type Configuration,
   type DelayTier,
+  type DocumentSet,
   type Environment,
   type Formula,
 } from '../partners/index.ts';
@@ -222,6 +224,100 @@ export function partnersCommands(kit: CommandKit): void {
       return {
         data: { partner: partner.slug, agreement: found ? agreementJson(found) : null },
         lines: agreementLines(found),
+      };
+    }),
+  );
+
+  const DOCUMENT_FLAGS = {
+    '/ipid/url': '--ipid-url',
+    '/ipid/version': '--ipid-version',
+    '/ipid/sha256': '--ipid-sha256',
+    '/terms/url': '--terms-url',
+    '/terms/version': '--terms-version',
+    '/terms/sha256': '--terms-sha256',
+    '/insurer/name': '--insurer-name',
+    '/insurer/registration': '--insurer-registration',
+    '/insurer/address': '--insurer-address',
+    '/insurer/regulator': '--insurer-regulator',
+    '/insurer/complaints/email': '--complaints-email',
+    '/insurer/complaints/url': '--complaints-url',
+  };
+
+  leaf(
+    agreement,
+    'documents <partner>',
+    "Attach a new version of the agreement's pre-contract documents (IPID, terms) and insurer identity; applies to new quotes",
+    'parasol agreement documents acme-air --ipid-url https://insurer.example/ipid-3.pdf --ipid-version IPID-3 --ipid-sha256 <64 hex> --terms-url https://insurer.example/cg-5.pdf --terms-version CG-5 --terms-sha256 <64 hex> --insurer-name "Parasol Assurances SA" --insurer-registration "SA, RCS Paris 123 456 789" --insurer-address "1 rue X, 75001 Paris" --insurer-regulator "ACPR, 4 place de Budapest, 75009 Paris" --complaints-email reclamations@insurer.example',
+  )
+    .requiredOption('--ipid-url <url>', 'https URL of the insurance product information document')
+    .requiredOption('--ipid-version <label>', "the IPID's version label (1-40 characters)")
+    .requiredOption('--ipid-sha256 <hex>', 'SHA-256 of the IPID file (sha256sum)')
+    .requiredOption('--terms-url <url>', 'https URL of the terms and conditions')
+    .requiredOption('--terms-version <label>', "the terms' version label (1-40 characters)")
+    .requiredOption('--terms-sha256 <hex>', 'SHA-256 of the terms file (sha256sum)')
+    .requiredOption('--insurer-name <name>', "the insurer's legal name")
+    .requiredOption('--insurer-registration <text>', 'legal form and registration number')
+    .requiredOption('--insurer-address <text>', 'registered office')
+    .requiredOption('--insurer-regulator <text>', 'supervisory authority')
+    .requiredOption('--complaints-email <email>', 'where customers send complaints')
+    .option('--complaints-url <url>', 'https URL of the complaints procedure')
+    .action(
+      run(
+        async (
+          ref: string,
+          o: {
+            ipidUrl: string;
+            ipidVersion: string;
+            ipidSha256: string;
+            termsUrl: string;
+            termsVersion: string;
+            termsSha256: string;
+            insurerName: string;
+            insurerRegistration: string;
+            insurerAddress: string;
+            insurerRegulator: string;
+            complaintsEmail: string;
+            complaintsUrl?: string;
+          },
+        ) => {
+          const partner = await requirePartner(db, ref);
+          const saved = await setDocuments(db, actor, partner.id, {
+            ipid: { url: o.ipidUrl, version: o.ipidVersion, sha256: o.ipidSha256 },
+            terms: { url: o.termsUrl, version: o.termsVersion, sha256: o.termsSha256 },
+            insurer: {
+              name: o.insurerName,
+              registration: o.insurerRegistration,
+              address: o.insurerAddress,
+              regulator: o.insurerRegulator,
+              complaints: { email: o.complaintsEmail, url: o.complaintsUrl ?? null },
+            },
+          });
+          return {
+            data: { partner: partner.slug, documents: saved },
+            lines: [
+              `Documents version ${saved.version} attached to the agreement of ${partner.slug}: new quotes carry them.`,
+              ...documentLines(saved),
+            ],
+          };
+        },
+        fieldMap(DOCUMENT_FLAGS),
+      ),
+    );
+
+  leaf(
+    agreement,
+    'documents-show <partner>',
+    "Show the versions of the agreement's pre-contract documents, newest first",
+    'parasol agreement documents-show acme-air',
+  ).action(
+    run(async (ref: string) => {
+      const partner = await requirePartner(db, ref);
+      const all = await repo.listDocuments(db, partner.id);
+      return {
+        data: { partner: partner.slug, documents: all },
+        lines: all.length
+          ? all.flatMap((d, i) => [...(i ? [''] : []), `Version ${d.version}${i ? '' : ' (current)'}:`, ...documentLines(d)])
+          : [`No documents attached to the agreement of ${partner.slug}: it cannot quote.`],
       };
     }),
   );
@@ -580,4 +676,16 @@ function keysSummary(list: ApiKeyInfo[]): { environment: Environment; active: nu
       revoked: of.filter((k) => k.revokedAt).length,
     };
   }).filter((s) => s.active + s.revoked > 0);
+}
+
+function documentLines(d: DocumentSet): string[] {
+  return pairs([
+    ['IPID', `${d.ipid.version}  ${d.ipid.url}  sha256 ${d.ipid.sha256}`],
+    ['Terms', `${d.terms.version}  ${d.terms.url}  sha256 ${d.terms.sha256}`],
+    ['Insurer', `${d.insurer.name}, ${d.insurer.registration}`],
+    ['Address', d.insurer.address],
+    ['Regulator', d.insurer.regulator],
+    ['Complaints', [d.insurer.complaints.email, d.insurer.complaints.url].filter(Boolean).join('  ')],
+    ['Set', `${when(d.createdAt)} by ${d.createdBy}`],
+  ]);
 }

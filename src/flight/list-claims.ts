@@ -1,5 +1,12 @@
 import { DateTime } from 'luxon';
-import { listClaims, type ClaimListRow, type FlightEventType } from '../claims/index.ts';
+import {
+  claimEvidence,
+  findClaimByNumber,
+  listClaims,
+  type ClaimEvidence,
+  type ClaimListRow,
+  type FlightEventType,
+} from '../claims/index.ts';
 import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
@@ -26,6 +33,8 @@ export interface ClaimView {
   compensation: Money;
   openedAt: string;
   paidAt: string | null;
+  /** Why the claim was opened: the flight facts, the delay computed, the rule that pays (claims/evidence.ts). */
+  evidence: ClaimEvidence;
 }
 
 export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const;
@@ -97,7 +106,19 @@ export function claimView(r: ClaimListRow): ClaimView {
     compensation: money(Number(r.compensation_amount), r.currency),
     openedAt: r.opened_at.toISOString(),
     paidAt: r.paid_at ? r.paid_at.toISOString() : null,
+    evidence: claimEvidence(r),
   };
+}
+
+/** GET /claims/{claimNumber}: one of the caller's claims with its evidence; 404 for any other. */
+export async function readPartnerClaim(deps: FlightDeps, caller: Caller, claimNumber: string): Promise<ClaimView> {
+  const row = await findClaimByNumber(
+    deps.db,
+    { partnerId: caller.partnerId, environment: caller.environment },
+    claimNumber.toUpperCase(),
+  );
+  if (!row) throw new DomainError('claim_not_found', `No claim ${claimNumber}.`);
+  return claimView(row);
 }
 
 // The cursor is the (opened_at, id) of the last claim returned (platform/cursor.ts).

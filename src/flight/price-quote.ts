@@ -4,7 +4,10 @@ import {
   type Agreement,
   type Configuration,
   type Coverage,
+  type DocumentRef,
+  type DocumentSet,
   type Formula,
+  type Insurer,
   type PartnerTerms,
 } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -46,6 +49,15 @@ export interface LegView {
   departureAt: string;
 }
 
+/** The pre-contract documents given with a quote: the customer consents to exactly this version at /subscribe. */
+export interface DocumentsView {
+  version: number;
+  ipid: DocumentRef;
+  terms: DocumentRef;
+}
+
+export const documentsView = (d: DocumentSet): DocumentsView => ({ version: d.version, ipid: d.ipid, terms: d.terms });
+
 export interface Quote {
   quoteReference: string;
   expiresAt: string;
@@ -59,6 +71,10 @@ export interface Quote {
   modelVersion: string;
   /** Per leg, in the order of legs: event probabilities, explanations, expected loss, premium share. */
   breakdown: LegBreakdownView[];
+  /** What the customer must receive before buying (IDD art. 20): signed in the quote by version. */
+  documents: DocumentsView;
+  /** The insurer's legal identity and complaints contact. */
+  insurer: Insurer;
 }
 
 export const premiumView = (p: PremiumBreakdown, currency: string): PremiumView => ({
@@ -122,9 +138,13 @@ function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
   });
 }
 
-/** The partner's agreement and current configuration, or 409 when either is missing or stale. */
-function configuredTerms(terms: PartnerTerms): { agreement: Agreement; configuration: Configuration } {
-  const { agreement, configuration } = terms;
+/** The partner's agreement, current configuration and documents, or 409 when one is missing or stale. */
+function configuredTerms(terms: PartnerTerms): {
+  agreement: Agreement;
+  configuration: Configuration;
+  documents: DocumentSet;
+} {
+  const { agreement, configuration, documents } = terms;
   if (!agreement || !configuration) {
     throw new DomainError(
       'partner_not_configured',
@@ -137,7 +157,14 @@ function configuredTerms(terms: PartnerTerms): { agreement: Agreement; configura
       'Your configuration no longer matches your agreement: update it in the partner console.',
     );
   }
-  return { agreement, configuration };
+  if (!documents) {
+    // no sale without the insurance product information document (IDD 2016/97 art. 20)
+    throw new DomainError(
+      'partner_not_configured',
+      'Your agreement has no pre-contract documents (product information document and terms) yet: ask the insurer.',
+    );
+  }
+  return { agreement, configuration, documents };
 }
 
 interface QuoteTemplate {
@@ -166,10 +193,10 @@ export function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest
 }
 
 function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms: PartnerTerms): Quote {
-  const { agreement, configuration } = configuredTerms(terms);
+  const { agreement, configuration, documents } = configuredTerms(terms);
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const model = deps.riskModels.active(caller.environment);
-  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}`;
+  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${documents.version}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}`;
   const template = quoteTemplates.get(key, () => {
     const legs = withFlightNumbers(resolveLegs(input), input);
     const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
@@ -196,6 +223,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
           : [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber],
       ),
       modelVersion: model.version,
+      documentsVersion: documents.version,
     });
     const view = {
       formula: configuration.formula,
@@ -206,6 +234,8 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       configurationVersion: configuration.version,
       modelVersion: model.version,
       breakdown,
+      documents: documentsView(documents),
+      insurer: documents.insurer,
     };
     return { legs, prepared, view };
   });

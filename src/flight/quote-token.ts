@@ -35,6 +35,8 @@ export interface QuoteTerms {
   legs: QuotedLeg[];
   /** Version of the risk model the premium was priced with. */
   modelVersion: string;
+  /** Version of the agreement's compliance pack given with the quote (0 in quotes issued before it existed). */
+  documentsVersion: number;
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -43,7 +45,9 @@ export type QuotedLeg = [string, string, string, string] | [string, string, stri
 
 const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
-//                [net, tax, commission, total], legs, modelVersion, issuedAt (epoch s), expiresAt (epoch s)]
+//                [net, tax, commission, total], legs, modelVersion, documentsVersion, issuedAt (epoch s),
+//                expiresAt (epoch s)] — q3 terms signed before the compliance pack (issue 13 §2) have no
+//                documentsVersion (read as 0: no documents were quoted).
 const PREVIOUS_PREFIX = 'q2';
 // q2 terms: the same without modelVersion (every q2 quote was priced by version 'v1').
 const PREVIOUS_MODEL_VERSION = 'v1';
@@ -83,6 +87,7 @@ export function prepareQuote(body: QuoteBody): string {
     [p.net, p.tax, p.commission, p.total],
     body.legs,
     body.modelVersion,
+    body.documentsVersion,
   ]).slice(1, -1);
 }
 
@@ -111,6 +116,11 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   const payload = openJson(key, previous ? PREVIOUS_PREFIX : PREFIX, signed);
   if (!Array.isArray(payload)) throw invalidQuote();
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
+  let documentsVersion = 0;
+  if (!previous && payload.length === 12) {
+    documentsVersion = payload.splice(9, 1)[0] as number;
+    if (!Number.isInteger(documentsVersion) || documentsVersion < 0) throw invalidQuote();
+  }
   if (previous) {
     const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, iat, exp] =
       payload as [string, Environment, string, Formula, number, string, number[], QuoteTerms['legs'], number, number];
@@ -165,7 +175,7 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
     modelVersion,
     iat,
     exp,
-  ]);
+  ], documentsVersion);
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {
@@ -215,6 +225,7 @@ function terms(
     number,
     number,
   ],
+  documentsVersion = 0,
 ): QuoteTerms {
   if (
     !Array.isArray(premium) ||
@@ -236,6 +247,7 @@ function terms(
     premium: { net, tax, commission, total },
     legs,
     modelVersion,
+    documentsVersion,
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),
   };

@@ -17,7 +17,7 @@ import {
 } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
-import { listPartnerClaims } from './list-claims.ts';
+import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
 import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
@@ -160,6 +160,18 @@ export function flightDelayRoutes(
       handler: async (request) => listSandboxMessages(deps, callerOf(request), request.query.contractNumber),
     });
 
+    app.get('/claims/:claimNumber', {
+      schema: {
+        tags,
+        operationId: 'getClaim',
+        summary: 'Read one of your claims with its evidence',
+        description:
+          'The claim, its status and its evidence: where the flight facts came from, the scheduled and actual gate times, the delay computed, the rule of the contract that pays and its version, and when the claim was decided. Only your own claims, in the environment of your key: 404 `claim_not_found` otherwise.',
+        params: S.ClaimNumberParams,
+        response: { 200: S.ClaimResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => readPartnerClaim(deps, callerOf(request), request.params.claimNumber),
+    });
     // Documented alias: /getclaims and /getClaims answer alike.
     for (const [path, operationId] of [
       ['/getclaims', 'getClaims'],
@@ -171,7 +183,7 @@ export function flightDelayRoutes(
           operationId,
           summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
           description:
-            'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.',
+            'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).',
           body: S.ClaimsRequest,
           response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
         },

@@ -3,6 +3,7 @@ import { FORMULAS } from '../partners/index.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
+import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
 import { StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -248,6 +249,74 @@ const Breakdown = Type.Array(LegBreakdown, {
     'Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger.',
 });
 
+const DocumentRefOut = (what: string) =>
+  Type.Object(
+    {
+      url: Type.String({ format: 'uri', maxLength: 2000, description: `Where the customer reads the ${what}.` }),
+      version: Type.String({ maxLength: 40, description: `The insurer's version label of the ${what}.` }),
+      sha256: Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: `SHA-256 of the ${what} file: proves which text the customer received.`,
+      }),
+    },
+    { additionalProperties: false },
+  );
+
+export const DocumentsOut = Type.Object(
+  {
+    version: Type.Integer({
+      minimum: 1,
+      description:
+        'Version of this set of documents: the customer consents to it, and /subscribe refuses another (documents_version_mismatch).',
+    }),
+    ipid: DocumentRefOut('insurance product information document (IPID, IDD 2016/97 art. 20)'),
+    terms: DocumentRefOut('terms and conditions'),
+  },
+  {
+    additionalProperties: false,
+    description: 'The documents the customer must receive before buying. Show them, then send the consent to /subscribe.',
+  },
+);
+
+export const InsurerOut = Type.Object(
+  {
+    name: Type.String({ maxLength: 200, description: "The insurer's legal name." }),
+    registration: Type.String({ maxLength: 200, description: 'Legal form and registration number.' }),
+    address: Type.String({ maxLength: 500, description: 'Registered office.' }),
+    regulator: Type.String({ maxLength: 200, description: 'The supervisory authority.' }),
+    complaints: Type.Object(
+      {
+        email: Type.String({ maxLength: 254, description: 'Where the customer sends a complaint.' }),
+        url: Type.Union([Type.String({ format: 'uri', maxLength: 2000 }), Type.Null()], {
+          description: 'The complaints procedure, when published.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: "The insurer's legal identity and complaints contact." },
+);
+
+const ConsentFields = {
+  acceptedAt: Type.String({
+    format: 'date-time',
+    description: 'When the customer accepted the documents (not in the future, not before the quote).',
+  }),
+  documentsVersion: Type.Integer({
+    minimum: 1,
+    maximum: 2147483647,
+    format: 'int32',
+    description: 'documents.version of the quote the customer accepted.',
+  }),
+  channel: StringEnum(CONSENT_CHANNELS, { description: `Where the customer accepted: ${CONSENT_CHANNELS.join(', ')}.` }),
+};
+
+const ConsentIn = Type.Object(ConsentFields, {
+  additionalProperties: false,
+  description:
+    "The customer's acceptance of the quote's documents (IPID and terms), given before subscribing. Required.",
+});
+
 export const QuoteResponse = Type.Object({
   quoteReference: Type.String({
     description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.',
@@ -261,6 +330,8 @@ export const QuoteResponse = Type.Object({
   configurationVersion: Type.Integer({ description: 'Version of your configuration this quote was priced with.' }),
   modelVersion: ModelVersion,
   breakdown: Breakdown,
+  documents: DocumentsOut,
+  insurer: InsurerOut,
 });
 
 export const SimulationResponse = Type.Object({
@@ -320,6 +391,7 @@ export const SubscribeRequest = Type.Object(
       maxItems: 2,
       description: 'The outbound flight and, when quoted, the return flight, as quoted.',
     }),
+    consent: ConsentIn,
   },
   {
     additionalProperties: false,
@@ -348,6 +420,7 @@ export const SubscribeRequest = Type.Object(
             departureDateTime: '2027-01-03T18:00',
           },
         ],
+        consent: { acceptedAt: '2026-11-24T09:12:00Z', documentsVersion: 1, channel: 'web' },
       },
     ],
   },
@@ -364,6 +437,9 @@ export const ContractResponse = Type.Object({
   modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String() }),
   flights: Type.Array(Type.Object({ flightNumber: Type.String(), ...LegOut.properties })),
+  consent: Type.Union([Type.Object(ConsentFields, { additionalProperties: false }), Type.Null()], {
+    description: "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 });
 
@@ -397,6 +473,55 @@ export const ClaimsRequest = Type.Object(
   { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
 );
 
+const Instant = (description: string) =>
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `${description}; null when unknown.` });
+
+const ClaimEvidenceOut = Type.Object(
+  {
+    source: Type.String({
+      maxLength: 100,
+      description:
+        'Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`.',
+    }),
+    provider: Type.Union([Type.String({ maxLength: 100 }), Type.Null()], {
+      description: 'The flight-data provider, when the monitoring decided.',
+    }),
+    providerFlightId: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    scheduledDeparture: Instant('Scheduled gate departure'),
+    actualDeparture: Instant('Actual gate departure'),
+    scheduledArrival: Instant('Scheduled gate arrival: the reference of the delay'),
+    actualArrival: Instant('Actual gate arrival (block-on); the runway time is never used'),
+    divertedTo: Type.Union([Type.String({ maxLength: 10 }), Type.Null()], {
+      description: 'Airport the flight was diverted to.',
+    }),
+    delayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+      description: 'Arrival delay at the gate in minutes, as computed (or reported); null unless delayed.',
+    }),
+    rule: Type.Object(
+      {
+        trigger: StringEnum(['delay_tier', 'cancellation', 'diversion']),
+        minDelayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+          description: 'Threshold of the delay tier that pays; null for a cancellation.',
+        }),
+        amountPerPassenger: Money,
+        passengers: Type.Integer({ format: 'int32' }),
+        configurationVersion: Type.Integer({
+          format: 'int32',
+          description: "Version of your configuration whose coverage the contract holds: the rule's version.",
+        }),
+      },
+      { additionalProperties: false, description: "The contract's rule that pays, and its version." },
+    ),
+    decidedAt: Type.String({ format: 'date-time', description: 'When the platform opened the claim.' }),
+  },
+  { additionalProperties: false, description: 'Why the claim was opened: the facts, the delay, the rule.' },
+);
+
+export const ClaimNumberParams = Type.Object(
+  { claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12, examples: ['CLM-00000042'] }) },
+  { additionalProperties: false },
+);
+
 const ClaimOut = Type.Object({
   claimNumber: Type.String(),
   contractNumber: Type.String(),
@@ -411,6 +536,7 @@ const ClaimOut = Type.Object({
   compensation: Money,
   openedAt: Type.String({ format: 'date-time' }),
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  evidence: ClaimEvidenceOut,
 });
 
 export const FlightEventRequest = Type.Object(
@@ -448,6 +574,8 @@ export const FlightEventResponse = Type.Object({
       'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
   }),
 });
+
+export const ClaimResponse = ClaimOut;
 
 export const ClaimsResponse = Type.Object({
   claims: Type.Array(ClaimOut),

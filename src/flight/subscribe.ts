@@ -3,9 +3,10 @@ import { emitWebhookEvent } from '../webhooks/index.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
+import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { coverageFor, findConfigurationById } from '../partners/index.ts';
+import { coverageFor, findConfigurationById, findDocuments } from '../partners/index.ts';
 import { recordMovements, saleMovements } from '../ledger/index.ts';
 import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
@@ -28,7 +29,20 @@ export interface SubscribeRequest {
   customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
   booking: { reference: string };
   flights: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureDateTime: string }[];
+  consent: Consent;
 }
+
+/** The customer's acceptance of the quote's pre-contract documents, as the partner collected it. */
+export interface Consent {
+  acceptedAt: string;
+  documentsVersion: number;
+  channel: ConsentChannel;
+}
+
+/** Tolerance on the partner's clock for consent.acceptedAt. */
+const CONSENT_CLOCK_SKEW_MS = 5 * 60_000;
+/** How long before the quote the customer may have accepted the same documents (one shopping session). */
+const CONSENT_MAX_AGE_MS = 24 * 3_600_000;
 
 export interface ContractView {
   contractNumber: string;
@@ -42,6 +56,8 @@ export interface ContractView {
   modelVersion: string;
   booking: { reference: string };
   flights: (LegView & { flightNumber: string })[];
+  /** null on contracts sold before consent was recorded (migration 0022). */
+  consent: Consent | null;
   createdAt: string;
 }
 
@@ -70,6 +86,13 @@ export async function subscribe(
       `The quote expired at ${quote.expiresAt.toISOString()}; ask /getPrice for a new one.`,
     );
   }
+  // A quote signed before documents existed (documentsVersion 0, issued minutes before the upgrade)
+  // is checked against the agreement's current documents, which the partner shows.
+  const quotedDocuments =
+    quote.documentsVersion > 0
+      ? quote.documentsVersion
+      : ((await findDocuments(trx, caller.partnerId))?.version ?? 0);
+  const consent = checkConsent(quote, quotedDocuments, input.consent, now);
   const customer = checkCustomer(input.customer);
   const legs = matchFlights(quote, input.flights);
   const bookingReference = input.booking.reference.trim().toUpperCase();
@@ -129,6 +152,9 @@ export async function subscribe(
       booking_reference: bookingReference,
       first_departure_at: legs[0]!.departureAt,
       quoted_at: quote.issuedAt,
+      consent_accepted_at: consent.acceptedAt,
+      consent_documents_version: consent.documentsVersion,
+      consent_channel: consent.channel,
     });
   }
   if (!row) throw new Error('Could not draw a free contract number');
@@ -178,6 +204,7 @@ export async function subscribe(
       configurationVersion: configuration.version,
       modelVersion: quote.modelVersion,
       flights: legRows.map((l) => l.flight_number),
+      consent: input.consent,
     },
   });
   const contract = contractView(row, legRows);
@@ -230,8 +257,57 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
         departureAt: l.departure_at,
       }),
     })),
+    consent:
+      row.consent_accepted_at && row.consent_documents_version !== null && row.consent_channel
+        ? {
+            acceptedAt: row.consent_accepted_at.toISOString(),
+            documentsVersion: row.consent_documents_version,
+            channel: row.consent_channel,
+          }
+        : null,
     createdAt: row.created_at.toISOString(),
   };
+}
+
+/**
+ * The customer must have accepted exactly the documents given with the quote (a newer version
+ * published since applies to new quotes only), before subscribing and at most a day before the
+ * quote (the same documents may have been accepted earlier in the customer's session).
+ */
+function checkConsent(
+  quote: QuoteTerms,
+  quotedDocuments: number,
+  consent: Consent,
+  now: Date,
+): { acceptedAt: Date; documentsVersion: number; channel: ConsentChannel } {
+  if (consent.documentsVersion !== quotedDocuments) {
+    const message =
+      quotedDocuments === 0
+        ? 'your agreement has no documents; ask the insurer'
+        : `the quote was given with documents version ${quotedDocuments}`;
+    throw new DomainError(
+      'documents_version_mismatch',
+      `The customer consented to documents version ${consent.documentsVersion}, not those of the quote: ${message}.`,
+      { errors: [{ field: '/consent/documentsVersion', message }] },
+    );
+  }
+  const acceptedAt = new Date(consent.acceptedAt);
+  const skew = CONSENT_CLOCK_SKEW_MS;
+  if (
+    Number.isNaN(acceptedAt.getTime()) ||
+    acceptedAt.getTime() > now.getTime() + skew ||
+    acceptedAt.getTime() < quote.issuedAt.getTime() - CONSENT_MAX_AGE_MS
+  ) {
+    throw new DomainError('validation_failed', 'The consent is not valid.', {
+      errors: [
+        {
+          field: '/consent/acceptedAt',
+          message: `must be in the 24 hours before the quote (${quote.issuedAt.toISOString()}) or since, not in the future`,
+        },
+      ],
+    });
+  }
+  return { acceptedAt, documentsVersion: consent.documentsVersion, channel: consent.channel };
 }
 
 function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['customer'] {

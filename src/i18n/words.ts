@@ -147,6 +147,21 @@ export interface Words {
   sign: string;
   signConfirm: string;
   setAgreement: string;
+  documentsTitle: string;
+  documentsNone: string;
+  documentsVersion: string;
+  documentsIpid: string;
+  documentsTerms: string;
+  documentsUrl: string;
+  documentsLabel: string;
+  documentsSha256: string;
+  insurerName: string;
+  insurerRegistration: string;
+  insurerAddress: string;
+  insurerRegulator: string;
+  complaintsEmail: string;
+  complaintsUrl: string;
+  setDocuments: string;
   allowedFormulas: string;
   currency: string;
   taxRate: string;
@@ -255,6 +270,22 @@ export interface Words {
     paid: string;
     closed: string;
     closedPaid: (last4: string | null) => string;
+    /** Why the customer is paid: the flight facts of the claim's evidence (issue 13 §3). */
+    why: string;
+    route: string;
+    scheduledArrival: string;
+    actualArrival: string;
+    delay: string;
+    rule: (minutes: string) => string;
+    ruleCancellation: string;
+    ruleDiversion: string;
+    source: (provider: string | null) => string;
+    /** The claim's status once the link has done its work. */
+    statusTitle: string;
+    statusPending: (last4: string | null) => string;
+    statusPaid: (date: string) => string;
+    statusExpired: string;
+    statusOpened: string;
     unknownTitle: string;
     unknown: string;
     errors: {

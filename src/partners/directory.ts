@@ -2,12 +2,14 @@ import { LRUCache } from 'lru-cache';
 import type { KeyDirectory, KeyEntry } from '../platform/auth.ts';
 import type { Db } from '../platform/db.ts';
 import { API_KEY_FORMAT, hashApiKey } from './api-keys.ts';
-import type { Agreement, ApiName, Configuration } from './model.ts';
+import type { Agreement, ApiName, Configuration, DocumentSet } from './model.ts';
 import * as repo from './partners-repo.ts';
 
 export interface PartnerTerms {
   agreement: Agreement | undefined;
   configuration: Configuration | undefined;
+  /** The agreement's current compliance pack (documents.ts). */
+  documents: DocumentSet | undefined;
 }
 
 /** Bound on cached known keys (only keys found in the database are cached here). */
@@ -132,11 +134,12 @@ export class PartnerDirectory implements KeyDirectory<ApiName> {
     const now = Date.now();
     const cached = this.terms.get(partnerId);
     if (cached && cached.expires > now) return cached.value;
-    const [agreement, configuration] = await Promise.all([
+    const [agreement, configuration, documents] = await Promise.all([
       repo.findAgreement(this.db, partnerId),
       repo.findCurrentConfiguration(this.db, partnerId),
+      repo.findDocuments(this.db, partnerId),
     ]);
-    const value = { agreement, configuration };
+    const value = { agreement, configuration, documents };
     if (this.ttlMs > 0) this.terms.set(partnerId, { value, expires: now + this.ttlMs });
     return value;
   }

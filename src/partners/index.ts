@@ -11,6 +11,7 @@ export {
   type Formula,
 } from './coverage.ts';
 export { PartnerDirectory, type PartnerTerms } from './directory.ts';
+export { checkDocuments, setDocuments } from './documents.ts';
 export {
   APIS,
   ENVIRONMENTS,
@@ -18,7 +19,11 @@ export {
   type ApiKeyInfo,
   type ApiName,
   type Configuration,
+  type DocumentRef,
+  type DocumentSet,
+  type DocumentSetInput,
   type Environment,
+  type Insurer,
   type Partner,
 } from './model.ts';
 // Read queries other domains' pages and commands show (the repository file itself stays private).
@@ -26,6 +31,8 @@ export {
   findAgreement,
   findConfigurationById,
   findCurrentConfiguration,
+  findDocuments,
+  listDocuments,
   listApiKeys,
   listConfigurations,
   listPartners,

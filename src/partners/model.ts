@@ -29,6 +29,38 @@ export interface Agreement {
   signedBy: string | null;
 }
 
+/** A document the customer receives before buying: where, which version, and the SHA-256 of the file. */
+export interface DocumentRef {
+  url: string;
+  version: string;
+  sha256: string;
+}
+
+/** The insurer's legal identity and complaints contact, given with every quote. */
+export interface Insurer {
+  name: string;
+  /** Registration number and form, e.g. "SA, RCS Paris 123 456 789". */
+  registration: string;
+  address: string;
+  /** Supervisory authority, e.g. "ACPR, 4 place de Budapest, 75009 Paris". */
+  regulator: string;
+  complaints: { email: string; url: string | null };
+}
+
+export interface DocumentSetInput {
+  ipid: DocumentRef;
+  terms: DocumentRef;
+  insurer: Insurer;
+}
+
+/** One immutable version of an agreement's compliance pack (documents/documents.ts). */
+export interface DocumentSet extends DocumentSetInput {
+  partnerId: string;
+  version: number;
+  createdBy: string;
+  createdAt: Date;
+}
+
 /** One immutable version of a partner's configuration. */
 export interface Configuration {
   id: string;

@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type {
+  AgreementDocumentsTable,
   AgreementsTable,
   ApiKeysTable,
   PartnerConfigurationsTable,
@@ -7,7 +8,16 @@ import type {
 } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { Formula } from './coverage.ts';
-import type { Agreement, ApiKeyInfo, ApiName, Configuration, Environment, Partner } from './model.ts';
+import type {
+  Agreement,
+  ApiKeyInfo,
+  ApiName,
+  Configuration,
+  DocumentSet,
+  DocumentSetInput,
+  Environment,
+  Partner,
+} from './model.ts';
 
 /** SQL for partners, agreements, subscriptions, configuration versions and API keys. */
 
@@ -286,4 +296,77 @@ export async function touchApiKeys(db: Executor, usedAt: Map<string, Date>): Pro
       .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
       .execute();
   }
+}
+
+const toDocuments = (r: Selectable<AgreementDocumentsTable>): DocumentSet => ({
+  partnerId: r.partner_id,
+  version: r.version,
+  ipid: { url: r.ipid_url, version: r.ipid_version, sha256: r.ipid_sha256 },
+  terms: { url: r.terms_url, version: r.terms_version, sha256: r.terms_sha256 },
+  insurer: {
+    name: r.insurer_name,
+    registration: r.insurer_registration,
+    address: r.insurer_address,
+    regulator: r.insurer_regulator,
+    complaints: { email: r.complaints_email, url: r.complaints_url },
+  },
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+});
+
+/** The agreement's current compliance pack (highest version), or a given version. */
+export async function findDocuments(
+  db: Executor,
+  partnerId: string,
+  version?: number,
+): Promise<DocumentSet | undefined> {
+  let q = db.selectFrom('agreement_documents').selectAll().where('partner_id', '=', partnerId);
+  if (version !== undefined) q = q.where('version', '=', version);
+  const row = await q.orderBy('version', 'desc').limit(1).executeTakeFirst();
+  return row && toDocuments(row);
+}
+
+export async function listDocuments(db: Executor, partnerId: string): Promise<DocumentSet[]> {
+  const rows = await db
+    .selectFrom('agreement_documents')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .orderBy('version', 'desc')
+    .execute();
+  return rows.map(toDocuments);
+}
+
+export async function insertDocuments(
+  db: Executor,
+  partnerId: string,
+  createdBy: string,
+  d: DocumentSetInput,
+): Promise<DocumentSet> {
+  const last = await db
+    .selectFrom('agreement_documents')
+    .select((eb) => eb.fn.max('version').as('v'))
+    .where('partner_id', '=', partnerId)
+    .executeTakeFirst();
+  const row = await db
+    .insertInto('agreement_documents')
+    .values({
+      partner_id: partnerId,
+      version: Number(last?.v ?? 0) + 1,
+      ipid_url: d.ipid.url,
+      ipid_version: d.ipid.version,
+      ipid_sha256: d.ipid.sha256,
+      terms_url: d.terms.url,
+      terms_version: d.terms.version,
+      terms_sha256: d.terms.sha256,
+      insurer_name: d.insurer.name,
+      insurer_registration: d.insurer.registration,
+      insurer_address: d.insurer.address,
+      insurer_regulator: d.insurer.regulator,
+      complaints_email: d.insurer.complaints.email,
+      complaints_url: d.insurer.complaints.url,
+      created_by: createdBy,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toDocuments(row);
 }

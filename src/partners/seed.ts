@@ -1,13 +1,42 @@
+import crypto from 'node:crypto';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db.ts';
 import { createApiKey } from './api-keys.ts';
 import { setConfiguration } from './configuration.ts';
+import { setDocuments } from './documents.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from './partners.ts';
 import { APIS } from './model.ts';
 import { anyPartnerExists } from './partners-repo.ts';
 import { createUser } from './users.ts';
 
 export const DEMO_PARTNER = { slug: 'demo-air', name: 'Demo Air' } as const;
+
+const demoSha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+
+/**
+ * The demo agreement's compliance pack. The demo partner sells in the sandbox only: its documents
+ * are placeholders on example.org, hashed from their titles, so that quotes and subscriptions carry
+ * a pack exactly as a real partner's do.
+ */
+export const DEMO_DOCUMENTS = {
+  ipid: {
+    url: 'https://example.org/parasol/demo-air/ipid-v1.pdf',
+    version: 'IPID-2026-1',
+    sha256: demoSha256('Demo Air flight delay insurance: product information document, IPID-2026-1'),
+  },
+  terms: {
+    url: 'https://example.org/parasol/demo-air/terms-v1.pdf',
+    version: 'CG-2026-1',
+    sha256: demoSha256('Demo Air flight delay insurance: terms and conditions, CG-2026-1'),
+  },
+  insurer: {
+    name: 'Parasol Assurances (demo)',
+    registration: 'SA, RCS Paris 000 000 000 (demo)',
+    address: '1 rue de la Démo, 75001 Paris, France',
+    regulator: 'Autorité de contrôle prudentiel et de résolution (ACPR), 4 place de Budapest, 75009 Paris',
+    complaints: { email: 'reclamations@example.org', url: 'https://example.org/parasol/complaints' },
+  },
+};
 
 export interface SeedResult {
   partnerId: string;
@@ -18,7 +47,7 @@ export interface SeedResult {
 
 /**
  * On an empty database, creates the demo partner "Demo Air": a signed agreement for the three
- * formulas in EUR, subscriptions to the three APIs, a configuration, a sandbox key and, when
+ * formulas in EUR with its documents (DEMO_DOCUMENTS), subscriptions to the three APIs, a configuration, a sandbox key and, when
  * configured, a portal user. Does nothing when any partner already exists.
  */
 export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<SeedResult | undefined> {
@@ -40,6 +69,7 @@ export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<Se
     compensationMax: 60_000,
   });
   await signAgreement(db, actor, partner.id);
+  await setDocuments(db, actor, partner.id, DEMO_DOCUMENTS);
   for (const api of APIS) await setSubscription(db, actor, partner.id, api, true);
   await setConfiguration(db, actor, partner.id, {
     formula: 'delay_and_cancellation',

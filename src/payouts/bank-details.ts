@@ -1,4 +1,4 @@
-import { claimLink, type ClaimEventKind } from '../claims/index.ts';
+import { claimEvidence, claimLink, type ClaimEventKind, type ClaimEvidence } from '../claims/index.ts';
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 import { requestPayout } from './payouts.ts';
 import type { JobQueue } from '../platform/jobs.ts';
@@ -26,6 +26,11 @@ export interface ClaimForCustomer {
   /** The link can still take bank details. */
   open: boolean;
   ibanLast4: string | null;
+  departureAirport: string;
+  arrivalAirport: string;
+  paidAt: Date | null;
+  /** Why the customer is paid: the flight facts and the rule (claims/evidence.ts). */
+  evidence: ClaimEvidence;
 }
 
 export type LinkState = { kind: 'unknown' } | { kind: 'claim'; claim: ClaimForCustomer };
@@ -56,6 +61,10 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
         row.expires_at.getTime() > now.getTime() &&
         (row.status === 'awaiting_bank_details' || row.status === 'failed'),
       ibanLast4: row.iban_last4,
+      departureAirport: row.departure_airport,
+      arrivalAirport: row.arrival_airport,
+      paidAt: row.paid_at,
+      evidence: claimEvidence(row),
     },
   };
 }

@@ -117,6 +117,33 @@ export interface ContractsTable {
   cancelled_at: NullableTimestamp;
   cancel_reason: string | null;
   refund_amount: number | null;
+  /** The customer's consent to the pre-contract documents (migration 0022); NULL before it. */
+  consent_accepted_at: NullableTimestamp;
+  consent_documents_version: number | null;
+  consent_channel: ConsentChannel | null;
+}
+
+export const CONSENT_CHANNELS = ['web', 'mobile_app', 'call_centre', 'agency'] as const;
+export type ConsentChannel = (typeof CONSENT_CHANNELS)[number];
+
+/** One immutable version of the compliance pack of a partner's agreement (migration 0022). */
+export interface AgreementDocumentsTable {
+  partner_id: string;
+  version: number;
+  ipid_url: string;
+  ipid_version: string;
+  ipid_sha256: string;
+  terms_url: string;
+  terms_version: string;
+  terms_sha256: string;
+  insurer_name: string;
+  insurer_registration: string;
+  insurer_address: string;
+  insurer_regulator: string;
+  complaints_email: string;
+  complaints_url: string | null;
+  created_by: string;
+  created_at: Generated<Date>;
 }
 
 export interface ContractLegsTable {
@@ -465,6 +492,7 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   partners: PartnersTable;
   agreements: AgreementsTable;
+  agreement_documents: AgreementDocumentsTable;
   api_subscriptions: ApiSubscriptionsTable;
   partner_configurations: PartnerConfigurationsTable;
   api_keys: ApiKeysTable;

@@ -10,6 +10,7 @@ import {
   requirePartner,
   revokeApiKey,
   setAgreement,
+  setDocuments,
   setSubscription,
   signAgreement,
   type Environment,
@@ -139,6 +140,31 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
+      action<FormBody>('/admin/partners/:slug/documents', async (request, partner) => {
+        const body = request.body;
+        const complaintsUrl = field(body, 'complaintsUrl', 2000);
+        await setDocuments(deps.db, actor(request), partner.id, {
+          ipid: {
+            url: field(body, 'ipidUrl', 2000),
+            version: field(body, 'ipidVersion', 40),
+            sha256: field(body, 'ipidSha256', 64),
+          },
+          terms: {
+            url: field(body, 'termsUrl', 2000),
+            version: field(body, 'termsVersion', 40),
+            sha256: field(body, 'termsSha256', 64),
+          },
+          insurer: {
+            name: field(body, 'insurerName', 200),
+            registration: field(body, 'insurerRegistration', 200),
+            address: field(body, 'insurerAddress', 500),
+            regulator: field(body, 'insurerRegulator', 200),
+            complaints: { email: field(body, 'complaintsEmail', 254), url: complaintsUrl || null },
+          },
+        });
+        return undefined;
+      });
+
       action<FormBody>('/admin/partners/:slug/sign', async (request, partner) => {
         await signAgreement(deps.db, actor(request), partner.id);
         return undefined;
@@ -226,11 +252,12 @@ async function partnerPage(
 ): Promise<string> {
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
-  const [agreement, subscriptions, keys, users] = await Promise.all([
+  const [agreement, subscriptions, keys, users, documents] = await Promise.all([
     repo.findAgreement(deps.db, partner.id),
     repo.listSubscriptions(deps.db, partner.id),
     repo.listApiKeys(deps.db, partner.id),
     listPartnerUsers(deps.db, partner.id),
+    repo.findDocuments(deps.db, partner.id),
   ]);
   const base = `/admin/partners/${partner.slug}`;
   const draft = !agreement || agreement.status === 'draft';
@@ -252,6 +279,42 @@ async function partnerPage(
     ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
 <p>${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
+  const d = documents;
+  const input = (id: string, name: string, label: string, value: string | undefined, extra: SafeHtml | string = '') =>
+    html`<div><label for="${id}">${label}</label><input id="${id}" name="${name}" value="${value ?? ''}"${extra}></div>`;
+  const documentsSection = html`<section class="card" id="documents"><h2>${w.documentsTitle}</h2>
+${
+  d
+    ? html`<dl class="pairs">
+<dt>${w.documentsVersion}</dt><dd id="documents-version">${d.version}</dd>
+<dt>${w.documentsIpid}</dt><dd><a href="${d.ipid.url}" rel="noopener">${d.ipid.version}</a> <code>${d.ipid.sha256}</code></dd>
+<dt>${w.documentsTerms}</dt><dd><a href="${d.terms.url}" rel="noopener">${d.terms.version}</a> <code>${d.terms.sha256}</code></dd>
+<dt>${w.insurerName}</dt><dd id="documents-insurer">${d.insurer.name} — ${d.insurer.registration}</dd>
+<dt>${w.insurerAddress}</dt><dd>${d.insurer.address}</dd>
+<dt>${w.insurerRegulator}</dt><dd>${d.insurer.regulator}</dd>
+<dt>${w.complaintsEmail}</dt><dd>${d.insurer.complaints.email}${d.insurer.complaints.url ? html` · ${d.insurer.complaints.url}` : ''}</dd>
+</dl>`
+    : html`<p id="documents-version">${w.documentsNone}</p>`
+}
+<form method="post" action="${base}/documents">${csrf}
+<fieldset><legend>${w.documentsIpid}</legend><div class="row">
+${input('d-ipid-url', 'ipidUrl', w.documentsUrl, d?.ipid.url, html` type="url" required maxlength="2000"`)}
+${input('d-ipid-version', 'ipidVersion', w.documentsLabel, d?.ipid.version, html` required maxlength="40"`)}
+${input('d-ipid-sha', 'ipidSha256', w.documentsSha256, d?.ipid.sha256, html` required pattern="[0-9a-fA-F]{64}" size="64"`)}
+</div></fieldset>
+<fieldset><legend>${w.documentsTerms}</legend><div class="row">
+${input('d-terms-url', 'termsUrl', w.documentsUrl, d?.terms.url, html` type="url" required maxlength="2000"`)}
+${input('d-terms-version', 'termsVersion', w.documentsLabel, d?.terms.version, html` required maxlength="40"`)}
+${input('d-terms-sha', 'termsSha256', w.documentsSha256, d?.terms.sha256, html` required pattern="[0-9a-fA-F]{64}" size="64"`)}
+</div></fieldset>
+<div class="row">
+${input('d-insurer-name', 'insurerName', w.insurerName, d?.insurer.name, html` required maxlength="200"`)}
+${input('d-insurer-reg', 'insurerRegistration', w.insurerRegistration, d?.insurer.registration, html` required maxlength="200"`)}
+${input('d-insurer-address', 'insurerAddress', w.insurerAddress, d?.insurer.address, html` required maxlength="500"`)}
+${input('d-insurer-regulator', 'insurerRegulator', w.insurerRegulator, d?.insurer.regulator, html` required maxlength="200"`)}
+${input('d-complaints-email', 'complaintsEmail', w.complaintsEmail, d?.insurer.complaints.email, html` type="email" required maxlength="254"`)}
+${input('d-complaints-url', 'complaintsUrl', w.complaintsUrl, d?.insurer.complaints.url ?? undefined, html` type="url" maxlength="2000"`)}
+</div><p><button type="submit">${w.setDocuments}</button></p></form></section>`;
   return page(
     ctx,
     partner.name,
@@ -262,6 +325,7 @@ ${outcome.created ? html`<section class="card"><h2>${w.newKeyTitle}</h2><p role=
 ${draft ? agreementForm : ''}
 ${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
 </section>
+${a ? documentsSection : ''}
 <section class="card"><h2>${w.subscriptions}</h2><ul>${APIS.map((api) => {
       const on = subscriptions.includes(api);
       return html`<li>${CATALOG[api].name} — <form method="post" action="${base}/subscriptions" style="display:inline">${csrf}<input type="hidden" name="api" value="${api}"><input type="hidden" name="subscribed" value="${on ? 'false' : 'true'}"><button type="submit" class="${on ? 'secondary' : ''}" aria-label="${on ? w.unsubscribe : w.subscribe} ${CATALOG[api].name}">${on ? w.unsubscribe : w.subscribe}</button></form></li>`;

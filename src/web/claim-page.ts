@@ -2,6 +2,59 @@ import type { BankDetailsIssue, ClaimForCustomer } from '../payouts/index.ts';
 import { formatAmount, formatDelay, formatDepartureDate } from '../notify/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { findAirport } from '../reference/index.ts';
+
+const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
+
+/** An instant at an airport, in its local time ("24/12/2026 14:05"), or in UTC when the airport is unknown. */
+function localTime(iso: string, airport: string, language: Language): string {
+  const zone = findAirport(airport)?.timeZone;
+  const text = new Intl.DateTimeFormat(LOCALES[language], {
+    day: '2-digit',
+    month: '2-digit',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone: zone ?? 'UTC',
+  }).format(new Date(iso));
+  return zone ? `${text} (${airport})` : `${text} UTC`;
+}
+
+/** Why the customer is paid: the flight facts the claim was decided on, and the rule of the insurance. */
+function why(c: ClaimForCustomer, language: Language): SafeHtml {
+  const w = words(language);
+  const e = c.evidence;
+  const rule =
+    e.rule.trigger === 'delay_tier' && e.rule.minDelayMinutes !== null
+      ? w.rule(formatDelay(e.rule.minDelayMinutes))
+      : e.rule.trigger === 'cancellation'
+        ? w.ruleCancellation
+        : e.rule.trigger === 'diversion'
+          ? w.ruleDiversion
+          : '';
+  return html`<section id="why"><h2>${w.why}</h2><dl>
+<dt>${w.route}</dt><dd>${c.flightNumber} ${c.departureAirport} → ${c.arrivalAirport}, ${formatDepartureDate(c.departureDate, language)}</dd>
+${e.scheduledArrival ? html`<dt>${w.scheduledArrival}</dt><dd id="scheduled-arrival">${localTime(e.scheduledArrival, c.arrivalAirport, language)}</dd>` : ''}
+${e.actualArrival ? html`<dt>${w.actualArrival}</dt><dd id="actual-arrival">${localTime(e.actualArrival, c.arrivalAirport, language)}</dd>` : ''}
+${e.delayMinutes !== null ? html`<dt>${w.delay}</dt><dd id="delay">${formatDelay(e.delayMinutes)}</dd>` : ''}
+</dl><p>${rule}</p><p class="muted">${w.source(e.provider)}</p></section>`;
+}
+
+/** Where the claim stands once the link has done its work: never a dead end. */
+function status(c: ClaimForCustomer, language: Language): SafeHtml {
+  const w = words(language);
+  const text =
+    c.status === 'paid'
+      ? w.statusPaid(c.paidAt ? formatDepartureDate(c.paidAt.toISOString().slice(0, 10), language) : '')
+      : c.status === 'payment_pending'
+        ? w.statusPending(c.ibanLast4)
+        : c.status === 'expired'
+          ? w.statusExpired
+          : c.status === 'failed'
+            ? w.rejected(c.ibanLast4)
+            : w.statusOpened;
+  return html`<section id="status"><h2>${w.statusTitle}</h2><p id="claim-status" data-status="${c.status}">${text}</p></section>`;
+}
 
 /** The customer's bank-details page, in French or English (words in i18n/), mobile first, no script needed. */
 
@@ -40,6 +93,10 @@ function layout(language: Language, title: string, body: SafeHtml): string {
   input { width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: .6rem; border: 1px solid #6b7280; border-radius: .4rem; }
   input[aria-invalid="true"] { border: 2px solid #b42318; }
   .error { color: #b42318; margin: .25rem 0 0; }
+  h2 { font-size: 1.1rem; margin: 1.25rem 0 .5rem; }
+  dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem .75rem; margin: 0; }
+  dt { font-weight: 600; } dd { margin: 0; }
+  .muted { color: #4b5563; font-size: .9rem; }
   button { margin-top: 1.25rem; width: 100%; font-size: 1.1rem; padding: .8rem; border: 0; border-radius: .4rem; background: #1d4ed8; color: #fff; }
   button:focus, input:focus { outline: 3px solid #93c5fd; }
 </style>
@@ -73,6 +130,7 @@ ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : 
 <p>${w.amount}</p>
 <p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
 ${claim.status === 'failed' ? html`<p class="error" role="alert">${w.rejected(claim.ibanLast4)}</p>` : ''}
+${why(claim, claim.language)}
 <p>${w.ask}</p>
 <form method="post" novalidate>
 ${field('accountHolder', w.holder, 'name')}
@@ -88,18 +146,23 @@ export function thanksPage(claim: ClaimForCustomer, last4: string): string {
   return layout(
     claim.language,
     w.title,
-    html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p><p>${w.thanks(last4)}</p>`,
+    html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p><p>${w.thanks(last4)}</p>
+${why(claim, claim.language)}`,
   );
 }
 
+/**
+ * A link that can take no more bank details (used, expired, or the claim settled) shows where the
+ * claim stands and why it is paid, rather than a dead end: the customer keeps the SMS and comes back.
+ */
 export function closedPage(claim: ClaimForCustomer): string {
   const w = words(claim.language);
   return layout(
     claim.language,
     w.title,
-    claim.status === 'paid'
-      ? html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p><p>${w.paid}</p>`
-      : html`<h1>${w.title}</h1><p>${w.closed}</p><p>${w.closedPaid(claim.ibanLast4)}</p>`,
+    html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
+${status(claim, claim.language)}
+${why(claim, claim.language)}`,
   );
 }
 

@@ -10,6 +10,7 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  consent,
 } from '../helper.ts';
 
 describe('claim notifications: link, status and SMS, through the job queue', () => {
@@ -41,6 +42,7 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
           language,
         },
         booking: { reference: 'PNR456' },
+        consent: consent(),
         flights: [
           { flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime },
         ],

@@ -153,7 +153,14 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
     // the link now says it is paid, and takes nothing more
     const again = await fetch(`${base}${new URL(message!.link).pathname}`);
     assert.equal(again.status, 410);
-    assert.match(await again.text(), /has been paid/);
+    const page = await again.text();
+    assert.match(page, /has been paid/);
+    // not a dead end: the status, and why the customer is paid (issue 13 §3)
+    assert.match(page, /id="claim-status" data-status="paid"/);
+    assert.match(page, /Why you are compensated/);
+    assert.match(page, new RegExp(`${c.flightNumber} CDG → JFK`));
+    assert.match(page, /Your insurance pays when the flight is cancelled\./);
+    assert.match(page, /Flight event reported to the insurer\./);
   });
 
   it('a rejected payment: claim failed, a new link by SMS, new details, paid on the second attempt — one payout', async () => {

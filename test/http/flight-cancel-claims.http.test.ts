@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner, consent } from '../helper.ts';
 
 describe('Flight Delay API — cancellation and claims', () => {
   let t: TestApp;
@@ -57,6 +57,7 @@ describe('Flight Delay API — cancellation and claims', () => {
           language: 'en',
         },
         booking: { reference: 'PNR123' },
+        consent: consent(),
         flights,
       },
       who.auth,

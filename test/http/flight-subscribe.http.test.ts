@@ -187,7 +187,7 @@ describe('Flight Delay API — subscription', () => {
     const body = trip(28);
     const q = await quote(body);
     const [, terms] = q.quoteReference.split('.');
-    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, , iat, exp] =
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, , , iat, exp] =
       JSON.parse(Buffer.from(terms!, 'base64url').toString());
     const legacy = sealJson(
       t.app.parasol.keys.quoteSigning,

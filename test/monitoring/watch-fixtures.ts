@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { CheckDeps } from '../../src/monitoring/check-flight.ts';
 import type { FlightProviders } from '../../src/monitoring/providers.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
-import { buildTestApp, FLIGHT, post, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, FLIGHT, post, type TestApp, type TestPartner, consent } from '../helper.ts';
 
 /**
  * Shared by the monitoring's database tests: an app whose clock the test moves (workers off: the
@@ -97,6 +97,7 @@ export async function subscribe(
           language: 'en',
         },
         booking: { reference: 'PNR123' },
+        consent: consent(1, c.now()),
         flights: [
           {
             flightNumber: flight,

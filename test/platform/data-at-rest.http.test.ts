@@ -22,6 +22,7 @@ import {
   usingPostgres,
   type TestApp,
   type TestPartner,
+  consent,
 } from '../helper.ts';
 
 /**
@@ -116,6 +117,7 @@ async function driveEverything(
     quoteReference: quote.body.quoteReference,
     customer: { ...v.customer, language: 'en' },
     booking: { reference: 'PNR123' },
+    consent: consent(),
     flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t.departureDateTime }],
   };
   const key = { ...partner.auth, 'idempotency-key': crypto.randomUUID() };

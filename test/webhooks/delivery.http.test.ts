@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addEndpoint, listDeliveries, removeEndpoint } from '../../src/webhooks/webhooks.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner } from '../helper.ts';
+import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner, consent } from '../helper.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -61,6 +61,7 @@ async function subscribe(partner: TestPartner) {
         language: 'en',
       },
       booking: { reference: 'PNR777' },
+      consent: consent(),
       flights: [
         {
           flightNumber: `AF${seq++}`,

@@ -35,6 +35,7 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  consent,
 } from '../helper.ts';
 import { Receiver } from './receiver.ts';
 
@@ -592,6 +593,7 @@ describe('contract and claim events from the flight API', () => {
           language: 'en',
         },
         booking: { reference: 'PNR123' },
+        consent: consent(),
         flights: [
           { flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: body.departureDateTime },
         ],

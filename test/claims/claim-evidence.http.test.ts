@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
+import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
+import { saveSimulatedFlightEvent } from '../../src/monitoring/simulated-events-repo.ts';
+import { createTestPartner, FLIGHT, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  checkDeps,
+  claimsOf,
+  clock,
+  flightNumber,
+  minutes,
+  monitoringApp,
+  plus,
+  randomDay,
+  subscribe,
+  watchOf,
+} from '../monitoring/watch-fixtures.ts';
+
+/**
+ * Issue 13 §3: a claim decided by the monitoring (the sandbox simulator as provider) carries its
+ * evidence — provider, gate times, the delay computed, the rule and its version, decided at — in
+ * /getclaims and in GET /claims/{claimNumber}, to its partner only.
+ */
+
+const DAY = 86_400_000;
+
+describe('claims with their evidence', () => {
+  const c = clock(new Date());
+  let t: TestApp;
+  let partner: TestPartner;
+  let other: TestPartner;
+  before(async () => {
+    t = await monitoringApp(c);
+    partner = await createTestPartner(t.db);
+    other = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  async function call(method: 'GET' | 'POST', url: string, who: TestPartner, body?: unknown): Promise<Reply> {
+    const res = await t.app.inject({
+      method,
+      url,
+      headers: { ...who.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { payload: body as object } : {}),
+    });
+    return { status: res.statusCode, body: res.body ? JSON.parse(res.body) : undefined, headers: res.headers };
+  }
+
+  it('a delayed flight: provider, gate times, delay, tier and configuration version, decided at', async () => {
+    const flight = flightNumber();
+    const contract = await subscribe(t, c, partner, flight, randomDay(), { passengers: 2 });
+    const departure = contract.departureAt;
+    c.set(new Date(departure.getTime() - DAY));
+    await planWatches({ db: t.db, now: c.now });
+    const watch = await watchOf(t, 'sandbox', flight, contract.departureDate);
+    assert.ok(watch);
+    await saveSimulatedFlightEvent(t.db, {
+      environment: 'sandbox',
+      event: {
+        flightNumber: flight,
+        departureDate: contract.departureDate,
+        status: 'delayed',
+        arrivalDelayMinutes: 200,
+      },
+      actor: 'operator:test',
+      now: c.now(),
+    });
+    c.set(plus(departure, minutes(400)));
+    const result = await checkFlightWatch(checkDeps(t, c, flightProvidersFromConfig(undefined, t.db, c.now)), watch.id);
+    assert.equal(result.outcome, 'decided');
+    const [stored] = await claimsOf(t, 'sandbox', flight, contract.departureDate);
+    assert.ok(stored);
+
+    const openedOn = await t.db
+      .selectFrom('claims')
+      .select(['claim_number', 'opened_at'])
+      .where('id', '=', stored.id)
+      .executeTakeFirstOrThrow();
+    const day = openedOn.opened_at.toISOString().slice(0, 10);
+    const listed = await call('POST', `${FLIGHT}/getclaims`, partner, {
+      fromDate: day,
+      toDate: day,
+      contractNumber: contract.contractNumber,
+    });
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.equal(listed.body.claims.length, 1);
+    const claim = listed.body.claims[0];
+    const scheduledArrival = plus(departure, minutes(120));
+    assert.deepEqual(claim.evidence, {
+      source: 'monitoring:simulator',
+      provider: 'simulator',
+      providerFlightId: claim.evidence.providerFlightId,
+      scheduledDeparture: departure.toISOString(),
+      actualDeparture: claim.evidence.actualDeparture,
+      scheduledArrival: scheduledArrival.toISOString(),
+      actualArrival: plus(scheduledArrival, minutes(200)).toISOString(),
+      divertedTo: null,
+      delayMinutes: 200,
+      rule: {
+        trigger: 'delay_tier',
+        minDelayMinutes: 180,
+        amountPerPassenger: { amount: 10_000, currency: 'EUR' },
+        passengers: 2,
+        configurationVersion: 1,
+      },
+      decidedAt: openedOn.opened_at.toISOString(),
+    });
+    assert.equal(claim.compensation.amount, 20_000, 'the rule × passengers is the compensation');
+
+    const read = await call('GET', `${FLIGHT}/claims/${openedOn.claim_number}`, partner);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(read.body, claim, 'the claim read answers as the listing');
+    const lower = await call('GET', `${FLIGHT}/claims/${openedOn.claim_number.toLowerCase()}`, partner);
+    assert.equal(lower.status, 200);
+
+    const foreign = await call('GET', `${FLIGHT}/claims/${openedOn.claim_number}`, other);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.code, 'claim_not_found');
+    const unknown = await call('GET', `${FLIGHT}/claims/CLM-99999999`, partner);
+    assert.equal(unknown.status, 404);
+    const malformed = await call('GET', `${FLIGHT}/claims/not-a-claim`, partner);
+    assert.equal(malformed.status, 422);
+  });
+
+  it('a reported cancellation: the reporter as source, the cancellation rule', async () => {
+    const flight = flightNumber();
+    const contract = await subscribe(t, c, partner, flight, randomDay());
+    const reported = await call('POST', `${FLIGHT}/claims`, partner, {
+      flightNumber: flight,
+      departureDate: contract.departureDate,
+      status: 'cancelled',
+    });
+    assert.equal(reported.status, 200, JSON.stringify(reported.body));
+    const [claim] = reported.body.claimsOpened;
+    assert.equal(claim.evidence.source, 'partner_report');
+    assert.equal(claim.evidence.provider, null);
+    assert.equal(claim.evidence.scheduledArrival, null);
+    assert.equal(claim.evidence.delayMinutes, null);
+    assert.deepEqual(claim.evidence.rule, {
+      trigger: 'cancellation',
+      minDelayMinutes: null,
+      amountPerPassenger: { amount: 15_000, currency: 'EUR' },
+      passengers: 1,
+      configurationVersion: 1,
+    });
+    const read = await call('GET', `${FLIGHT}/claims/${claim.claimNumber}`, partner);
+    assert.deepEqual(read.body.evidence, claim.evidence);
+  });
+});
