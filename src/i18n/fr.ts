@@ -297,7 +297,8 @@ export const fr = {
     statusPending: (last4: string | null) =>
       `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''} : le paiement est en cours.`,
     statusPaid: (date: string) => `Votre indemnisation a été versée le ${date}.`,
-    statusExpired: 'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
+    statusExpired:
+      'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
     statusOpened: 'Votre indemnisation est en préparation.',
     unknownTitle: 'Lien inconnu',
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
