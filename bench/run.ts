@@ -349,6 +349,8 @@ async function subscribeLoad(
       },
       booking: { reference: `BK${i.toString(36).toUpperCase().padStart(6, '0')}` },
       flights,
+      // the customer's consent to the quoted documents: the seeded demo partner's are version 1
+      consent: { acceptedAt: new Date().toISOString(), documentsVersion: 1, channel: 'web' },
     });
   const instance: autocannon.Instance = load({
     url: `${server.baseUrl}${SUBSCRIBE_PATH}`,

@@ -316,7 +316,11 @@ export function partnersCommands(kit: CommandKit): void {
       return {
         data: { partner: partner.slug, documents: all },
         lines: all.length
-          ? all.flatMap((d, i) => [...(i ? [''] : []), `Version ${d.version}${i ? '' : ' (current)'}:`, ...documentLines(d)])
+          ? all.flatMap((d, i) => [
+              ...(i ? [''] : []),
+              `Version ${d.version}${i ? '' : ' (current)'}:`,
+              ...documentLines(d),
+            ])
           : [`No documents attached to the agreement of ${partner.slug}: it cannot quote.`],
       };
     }),

@@ -163,19 +163,11 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
     number,
     number,
   ];
-  return terms(`${tag}.${id}`, [
-    partnerId,
-    environment,
-    configurationId,
-    formula,
-    passengers,
-    currency,
-    premium,
-    legs,
-    modelVersion,
-    iat,
-    exp,
-  ], documentsVersion);
+  return terms(
+    `${tag}.${id}`,
+    [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp],
+    documentsVersion,
+  );
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {

@@ -274,7 +274,8 @@ export const DocumentsOut = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'The documents the customer must receive before buying. Show them, then send the consent to /subscribe.',
+    description:
+      'The documents the customer must receive before buying. Show them, then send the consent to /subscribe.',
   },
 );
 
@@ -308,7 +309,9 @@ const ConsentFields = {
     format: 'int32',
     description: 'documents.version of the quote the customer accepted.',
   }),
-  channel: StringEnum(CONSENT_CHANNELS, { description: `Where the customer accepted: ${CONSENT_CHANNELS.join(', ')}.` }),
+  channel: StringEnum(CONSENT_CHANNELS, {
+    description: `Where the customer accepted: ${CONSENT_CHANNELS.join(', ')}.`,
+  }),
 };
 
 const ConsentIn = Type.Object(ConsentFields, {
@@ -438,7 +441,8 @@ export const ContractResponse = Type.Object({
   booking: Type.Object({ reference: Type.String() }),
   flights: Type.Array(Type.Object({ flightNumber: Type.String(), ...LegOut.properties })),
   consent: Type.Union([Type.Object(ConsentFields, { additionalProperties: false }), Type.Null()], {
-    description: "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
+    description:
+      "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
   }),
   createdAt: Type.String({ format: 'date-time' }),
 });
@@ -474,7 +478,9 @@ export const ClaimsRequest = Type.Object(
 );
 
 const Instant = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: `${description}; null when unknown.` });
+  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: `${description}; null when unknown.`,
+  });
 
 const ClaimEvidenceOut = Type.Object(
   {

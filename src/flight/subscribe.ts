@@ -89,9 +89,7 @@ export async function subscribe(
   // A quote signed before documents existed (documentsVersion 0, issued minutes before the upgrade)
   // is checked against the agreement's current documents, which the partner shows.
   const quotedDocuments =
-    quote.documentsVersion > 0
-      ? quote.documentsVersion
-      : ((await findDocuments(trx, caller.partnerId))?.version ?? 0);
+    quote.documentsVersion > 0 ? quote.documentsVersion : ((await findDocuments(trx, caller.partnerId))?.version ?? 0);
   const consent = checkConsent(quote, quotedDocuments, input.consent, now);
   const customer = checkCustomer(input.customer);
   const legs = matchFlights(quote, input.flights);

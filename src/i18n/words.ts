@@ -147,6 +147,18 @@ export interface Words {
   sign: string;
   signConfirm: string;
   setAgreement: string;
+  evidenceTitle: string;
+  evidenceSource: string;
+  evidenceProvider: string;
+  scheduledDeparture: string;
+  actualDeparture: string;
+  scheduledArrival: string;
+  actualArrival: string;
+  delayComputed: string;
+  evidenceRule: string;
+  ruleVersion: string;
+  decidedAt: string;
+  divertedTo: string;
   documentsTitle: string;
   documentsNone: string;
   documentsVersion: string;

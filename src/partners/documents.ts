@@ -33,7 +33,8 @@ function url(errors: FieldError[], field: string, value: string): string {
       ok = false;
     }
   }
-  if (!ok) errors.push({ field, code: 'invalid_format', message: 'must be an https:// URL of at most 2000 characters' });
+  if (!ok)
+    errors.push({ field, code: 'invalid_format', message: 'must be an https:// URL of at most 2000 characters' });
   return v;
 }
 

@@ -6,7 +6,7 @@ import { setConfiguration } from './configuration.ts';
 import { setDocuments } from './documents.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from './partners.ts';
 import { APIS } from './model.ts';
-import { anyPartnerExists } from './partners-repo.ts';
+import { anyPartnerExists, findAgreement, findDocuments, findPartner } from './partners-repo.ts';
 import { createUser } from './users.ts';
 
 export const DEMO_PARTNER = { slug: 'demo-air', name: 'Demo Air' } as const;
@@ -51,7 +51,10 @@ export interface SeedResult {
  * configured, a portal user. Does nothing when any partner already exists.
  */
 export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<SeedResult | undefined> {
-  if (await anyPartnerExists(db)) return undefined;
+  if (await anyPartnerExists(db)) {
+    await documentDemoPartner(db);
+    return undefined;
+  }
   const actor = 'seed';
   let partner;
   try {
@@ -94,4 +97,19 @@ export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<Se
     ).email;
   }
   return { partnerId: partner.id, generatedApiKey: config.demo.apiKey ? undefined : plaintext, userEmail };
+}
+
+/**
+ * A database seeded before the compliance pack (migration 0022) has a demo partner without
+ * documents, which could no longer quote: it gets DEMO_DOCUMENTS once. Real partners are not
+ * touched — their documents are the insurer's to attach.
+ */
+async function documentDemoPartner(db: Db): Promise<void> {
+  const demo = await findPartner(db, DEMO_PARTNER.slug);
+  if (!demo || !(await findAgreement(db, demo.id)) || (await findDocuments(db, demo.id))) return;
+  try {
+    await setDocuments(db, 'seed', demo.id, DEMO_DOCUMENTS);
+  } catch {
+    // another process documented it first
+  }
 }

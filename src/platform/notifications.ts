@@ -147,7 +147,14 @@ export interface ChangeTargets {
   onError?: (error: unknown) => void;
 }
 
-const DIRECTORY_TABLES = new Set(['partners', 'agreements', 'api_subscriptions', 'partner_configurations', 'api_keys', 'agreement_documents']);
+const DIRECTORY_TABLES = new Set([
+  'partners',
+  'agreements',
+  'api_subscriptions',
+  'partner_configurations',
+  'api_keys',
+  'agreement_documents',
+]);
 const LIMITS_TABLES = new Set(['exposure_caps', 'stop_sales']);
 
 /** Drops or reloads what is cached of `table`; every cache when `table` is undefined (after a reconnect). */

@@ -1,10 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { html, type SafeHtml } from '../platform/html.ts';
+import { DomainError } from '../platform/errors.ts';
 import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
-import { CLAIM_STATUSES, listClaimsForOperators } from '../claims/index.ts';
+import { CLAIM_STATUSES, claimEvidence, findClaimByNumber, listClaimsForOperators } from '../claims/index.ts';
+import { evidenceList } from './claim-evidence.ts';
 import { listWatches } from '../monitoring/index.ts';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, FlightWatchState, PayoutStatus } from '../platform/db-schema.ts';
@@ -25,6 +27,7 @@ const FLIGHT_STATES = ['watching', 'decided', 'manual_review', 'closed'] as cons
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_STATES)), offset: Type.Optional(Offset) });
 const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
+const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
 const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
 
 /** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
@@ -105,7 +108,7 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
             rows,
             ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened],
             (r) => [
-              r.claim_number,
+              html`<a href="/admin/claims/${r.claim_number}">${r.claim_number}</a>`,
               r.partner_slug,
               r.environment,
               r.contract_number,
@@ -114,6 +117,38 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
               formatMoney(Number(r.compensation_amount), r.currency, ctx.lang),
               formatDate(r.opened_at, ctx.lang, ''),
             ],
+          ),
+        );
+      },
+    );
+
+    app.get<{ Params: Static<typeof ClaimParams> }>(
+      '/admin/claims/:claimNumber',
+      { schema: { hide: true, params: ClaimParams } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const claim = await findClaimByNumber(deps.db, undefined, request.params.claimNumber.toUpperCase());
+        if (!claim) throw new DomainError('claim_not_found', `No claim ${request.params.claimNumber}.`);
+        const e = claimEvidence(claim);
+        return sendPage(
+          reply,
+          200,
+          page(
+            ctx,
+            `${w.nav.claims} ${claim.claim_number}`,
+            html`<h1><a href="/admin/claims">${w.nav.claims}</a> › <span id="claim-number">${claim.claim_number}</span></h1>
+<div class="card"><dl class="premium">
+<dt>${w.contract}</dt><dd>${claim.contract_number}</dd>
+<dt>${w.status}</dt><dd id="claim-status">${w.claimStatus[claim.status] ?? claim.status}</dd>
+<dt>${w.reason}</dt><dd>${claim.reason} (${claim.event})</dd>
+<dt>${w.flight}</dt><dd>${claim.flight_number} ${claim.departure_date}</dd>
+<dt>${w.amount}</dt><dd>${formatMoney(Number(claim.compensation_amount), claim.currency, ctx.lang)}</dd>
+<dt>${w.opened}</dt><dd>${formatDate(claim.opened_at, ctx.lang, '')}</dd>
+<dt>${w.paid}</dt><dd>${formatDate(claim.paid_at, ctx.lang, '—')}</dd>
+</dl></div>
+<h2>${w.evidenceTitle}</h2>
+<div class="card">${evidenceList(ctx, e, 'evidence')}</div>`,
           ),
         );
       },
@@ -215,7 +250,7 @@ function view<R>(
   counts: [string, string][],
   data: Page<R>,
   headers: string[],
-  cells: (row: R) => string[],
+  cells: (row: R) => (string | SafeHtml)[],
 ): string {
   const w = t(ctx.lang);
   const link = (params: Record<string, string | undefined>) => {

@@ -28,8 +28,8 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
     prefix: FLIGHT_PREFIX,
     decorator: 'flightDelayOpenapi',
     summary: {
-      en: 'Sell parametric flight delay and cancellation insurance at booking: quote a trip with your configuration, subscribe a contract from the quote, cancel it before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled.',
-      fr: 'Vendez une assurance paramétrique retard et annulation de vol à la réservation : tarifez un voyage avec votre configuration, souscrivez un contrat à partir du devis, annulez-le avant le départ avec remboursement intégral, et listez les sinistres que la plateforme ouvre d’elle-même quand un vol assuré est retardé ou annulé.',
+      en: 'Sell parametric flight delay and cancellation insurance at booking: quote a trip with your configuration, subscribe a contract from the quote, cancel it before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled, each with its evidence. Every quote carries the documents your customer must receive before buying (product information document and terms) and the insurer’s identity: show them, and send the customer’s consent to that version with /subscribe.',
+      fr: 'Vendez une assurance paramétrique retard et annulation de vol à la réservation : tarifez un voyage avec votre configuration, souscrivez un contrat à partir du devis, annulez-le avant le départ avec remboursement intégral, et listez les sinistres que la plateforme ouvre d’elle-même quand un vol assuré est retardé ou annulé, chacun avec ses preuves. Chaque devis porte les documents que votre client doit recevoir avant d’acheter (document d’information sur le produit et conditions générales) et l’identité de l’assureur : montrez-les, et envoyez avec /subscribe le consentement du client à cette version.',
     },
     example: {
       method: 'POST',

@@ -2,6 +2,7 @@ import { toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import type { ClaimView, Simulation } from '../flight/index.ts';
 import { ENVIRONMENTS, TIER_LIMITS, type Agreement, type Configuration, type Environment } from '../partners/index.ts';
+import { evidenceList } from './claim-evidence.ts';
 import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
 import { type FormErrors, type FormValues } from './configuration-form.ts';
@@ -136,7 +137,8 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.legs}</h2>
 <table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
 <h2>${w.claimsTitle}</h2>
-${claimsTable(ctx, c.environment, c.claims)}`,
+${claimsTable(ctx, c.environment, c.claims)}
+${c.claims.map((claim) => html`<details class="card" open><summary>${w.evidenceTitle} — ${claim.claimNumber}</summary>${evidenceList(ctx, claim.evidence, `evidence-${claim.claimNumber}`)}</details>`)}`,
   );
 }
 

@@ -4,7 +4,19 @@ import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent } from '../../src/monitoring/simulated-events-repo.ts';
-import { createTestPartner, FLIGHT, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+import { createUser } from '../../src/partners/users.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  uniqueSlug,
+  type Reply,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Browser } from '../web/inject-browser.ts';
 import {
   checkDeps,
   claimsOf,
@@ -147,5 +159,53 @@ describe('claims with their evidence', () => {
     });
     const read = await call('GET', `${FLIGHT}/claims/${claim.claimNumber}`, partner);
     assert.deepEqual(read.body.evidence, claim.evidence);
+  });
+});
+
+describe('the consoles show a claim’s evidence', () => {
+  const ADMIN = { email: 'ops-evidence-tests@parasol.test', password: 'operator password 42' };
+  const PASSWORD = 'console test password';
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+  });
+  after(() => t.close());
+
+  it('the partner’s contract page and the operator’s claim page', async () => {
+    const partner = await createTestPartner(t.db);
+    const flight = await insureFlight(t.app, partner, { flightNumber: 'AF1234', passengers: 2 });
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1234', departureDate: flight.departureDate, status: 'delayed', arrivalDelayMinutes: 150 },
+      partner.auth,
+    );
+    assert.equal(reported.status, 200, JSON.stringify(reported.body));
+    const claim = reported.body.claimsOpened[0];
+    assert.equal(claim.evidence.rule.minDelayMinutes, 120);
+    assert.equal(claim.evidence.delayMinutes, 150);
+
+    const email = `${uniqueSlug('evidence')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const console_ = new Browser(t.app);
+    assert.equal((await console_.signIn(email, PASSWORD)).statusCode, 303);
+    const contractPage = await console_.get(`/console/contracts/${flight.contractNumber}?env=sandbox`);
+    assert.equal(contractPage.statusCode, 200);
+    assert.match(contractPage.body, new RegExp(`id="evidence-${claim.claimNumber}"`));
+    assert.match(contractPage.body, /<dt>Source<\/dt><dd>partner_report<\/dd>/);
+    assert.match(contractPage.body, /<dt>Delay computed<\/dt><dd>150 min<\/dd>/);
+    assert.match(contractPage.body, /≥ 120 min → €50\.00 × 2/);
+
+    const operator = new Browser(t.app);
+    await operator.signIn(ADMIN.email, ADMIN.password, 'admin');
+    const list = await operator.get('/admin/claims');
+    assert.match(list.body, new RegExp(`href="/admin/claims/${claim.claimNumber}"`));
+    const claimPage = await operator.get(`/admin/claims/${claim.claimNumber}`);
+    assert.equal(claimPage.statusCode, 200);
+    assert.match(claimPage.body, new RegExp(`id="claim-number">${claim.claimNumber}<`));
+    assert.match(claimPage.body, /id="evidence"/);
+    assert.match(claimPage.body, /<dt>Rule version \(configuration\)<\/dt><dd>v1<\/dd>/);
+    assert.equal((await operator.get('/admin/claims/CLM-99999999')).statusCode, 404);
+    assert.equal((await console_.get(`/admin/claims/${claim.claimNumber}`)).statusCode, 403, 'operators only');
   });
 });

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner, consent } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  post,
+  trip,
+  type TestApp,
+  type TestPartner,
+  consent,
+} from '../helper.ts';
 
 describe('Flight Delay API — cancellation and claims', () => {
   let t: TestApp;

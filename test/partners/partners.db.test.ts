@@ -4,7 +4,7 @@ import { createApiKey, KEY_PREFIXES, revokeApiKey } from '../../src/partners/api
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
 import { createPartner, setAgreement, signAgreement } from '../../src/partners/partners.ts';
-import { DEMO_PARTNER, seedDemo } from '../../src/partners/seed.ts';
+import { DEMO_DOCUMENTS, DEMO_PARTNER, seedDemo } from '../../src/partners/seed.ts';
 import { PartnerDirectory } from '../../src/partners/directory.ts';
 import { verifyPassword } from '../../src/platform/crypto.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
@@ -231,6 +231,22 @@ describe('demo seed', () => {
       undefined,
       'seeds once',
     );
+  });
+
+  it('gives Demo Air its documents, and gives them to a Demo Air seeded before documents existed', async (t) => {
+    const handle = await openTestDatabase(t, { empty: true });
+    const none = { demo: { apiKey: undefined, email: undefined, password: undefined } };
+    await seedDemo(handle.db, none);
+    const partner = (await repo.findPartner(handle.db, DEMO_PARTNER.slug))!;
+    const documents = await repo.findDocuments(handle.db, partner.id);
+    assert.equal(documents?.version, 1);
+    assert.deepEqual(documents?.ipid, DEMO_DOCUMENTS.ipid);
+    // as if seeded before migration 0022: no documents; the next start gives them, once
+    await handle.db.deleteFrom('agreement_documents').where('partner_id', '=', partner.id).execute();
+    assert.equal(await seedDemo(handle.db, none), undefined);
+    assert.equal((await repo.findDocuments(handle.db, partner.id))?.version, 1);
+    await seedDemo(handle.db, none);
+    assert.equal((await repo.listDocuments(handle.db, partner.id)).length, 1, 'not again');
   });
 
   it('generates and reports a random key when none is configured', async (t) => {

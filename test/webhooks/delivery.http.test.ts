@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addEndpoint, listDeliveries, removeEndpoint } from '../../src/webhooks/webhooks.ts';
-import { buildTestApp, createTestPartner, FLIGHT, post, trip, type TestApp, type TestPartner, consent } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  post,
+  trip,
+  type TestApp,
+  type TestPartner,
+  consent,
+} from '../helper.ts';
 import { Receiver } from './receiver.ts';
 
 /**
