@@ -814,7 +814,8 @@ Written by \`npm run bench\` (\`bench/run.ts\`); every run overwrites this file 
 - Date: ${report.date.toISOString()}
 - Machine: ${m.cpu}, ${m.cores} logical CPUs, ${m.memory} RAM; ${m.os}
 - Node.js: ${m.node}${report.postgres.version ? `; PostgreSQL ${report.postgres.version}` : ''}
-- Load: autocannon 9, ${SETTINGS.connections} connections, pipelining ${SETTINGS.pipelining}, ${SETTINGS.duration} s measured after a ${SETTINGS.warmup} s warm-up (discarded), the same settings for every scenario
+- Load: autocannon 9, pipelining ${SETTINGS.pipelining}, ${SETTINGS.duration} s measured after a ${SETTINGS.warmup} s warm-up (discarded); /getPrice and the bare route at ${PRICE_CONNECTIONS.join(' and ')} connections, /subscribe at ${SUBSCRIBE_CONNECTIONS}, quotes for it issued at ${SETTINGS.connections}
+- Other load: ${fmt(os.loadavg()[0]!, 1)} 1-minute load average when the report was written (the machine is shared: compare figures of one run with each other)
 
 ## Results
 
@@ -894,7 +895,9 @@ id (\`q2\` references: docs/ARCHITECTURE.md, "Quotes write nothing"), which give
 - **\`/subscribe\`.** Every request binds its own quote (issued beforehand through \`/getPrice\`, not
   measured) with its own \`Idempotency-Key\`, a customer (name, e-mail, E.164 phone), its own booking reference
   and the two quoted flights, so each request creates one contract (idempotency-key row, contract, two legs and an
-  audit row in one transaction). The warm-up measures the rate; the measured run gets a pool of twice
+  audit row in one transaction). ${SUBSCRIBE_CONNECTIONS} connections. Every subscription covers the same two flights, so
+  each one waits for the other's lock on those flights' exposure rows (the cap check): the worst case of a
+  popular flight; the exposure is reserved last in the transaction so that lock is held for the commit only. The warm-up measures the rate; the measured run gets a pool of twice
   that many quotes plus a margin. On PGlite (the embedded default, one connection) and on PostgreSQL
   (\`DATABASE_URL\`, a fresh database \`parasol_bench_<timestamp>\` created through the admin connection
   \`BENCH_DATABASE_URL\`, default \`postgres://postgres@127.0.0.1:5432/postgres\`, and dropped afterwards; pool
