@@ -91,7 +91,12 @@ export interface InsertBaseline {
  * One-row insert transactions (BEGIN; INSERT … RETURNING id; COMMIT) by `clients` concurrent
  * clients through a pool of `poolSize` connections, for `seconds`; the table is dropped afterwards.
  */
-export async function insertBaseline(url: string, clients: number, poolSize: number, seconds: number): Promise<InsertBaseline> {
+export async function insertBaseline(
+  url: string,
+  clients: number,
+  poolSize: number,
+  seconds: number,
+): Promise<InsertBaseline> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   pool.on('error', () => undefined);
   try {

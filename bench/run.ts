@@ -13,7 +13,14 @@ import {
   type FanoutMeasure,
   type PaidMeasure,
 } from './claims.ts';
-import { backendsCpuSeconds, countingProxy, insertBaseline, processCpuSeconds, type InsertBaseline, type WireCounts } from './pg-probe.ts';
+import {
+  backendsCpuSeconds,
+  countingProxy,
+  insertBaseline,
+  processCpuSeconds,
+  type InsertBaseline,
+  type WireCounts,
+} from './pg-probe.ts';
 import { benchRiskFit, riskFitSection, type RiskFitOutcome } from './risk-fit.ts';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -57,7 +64,8 @@ function intList(name: string, fallback: number[]): number[] {
   const raw = process.env[name]?.trim();
   if (!raw) return fallback;
   const values = raw.split(',').map((x) => Number(x.trim()));
-  if (values.some((v) => !Number.isInteger(v) || v < 1)) throw new Error(`${name} must list integers ≥ 1, got "${raw}"`);
+  if (values.some((v) => !Number.isInteger(v) || v < 1))
+    throw new Error(`${name} must list integers ≥ 1, got "${raw}"`);
   return values;
 }
 /** /getPrice and the bare route are measured at each of these connection counts. */
@@ -301,7 +309,11 @@ function load(options: Omit<autocannon.Options, 'pipelining'>): autocannon.Insta
   return autocannon({ connections: SETTINGS.connections, pipelining: SETTINGS.pipelining, timeout: 10, ...options });
 }
 
-async function getPriceLoad(server: Server, seconds: number, connections = SETTINGS.connections): Promise<autocannon.Result> {
+async function getPriceLoad(
+  server: Server,
+  seconds: number,
+  connections = SETTINGS.connections,
+): Promise<autocannon.Result> {
   return load({
     connections,
     url: `${server.baseUrl}${PRICE_PATH}`,
@@ -351,17 +363,17 @@ async function issueQuotes(server: Server, count: number): Promise<string[]> {
 /** One /subscribe body: its own quote, customer and booking reference. */
 function subscribeBody(quoteReference: string, flights: unknown[], i: number): string {
   return JSON.stringify({
-      quoteReference,
-      customer: {
-        firstName: 'Camille',
-        lastName: 'Martin',
-        email: `camille.martin+${i}@example.com`,
-        phone: '+33612345678',
-        language: 'fr',
-      },
-      booking: { reference: `BK${i.toString(36).toUpperCase().padStart(6, '0')}` },
-      flights,
-    });
+    quoteReference,
+    customer: {
+      firstName: 'Camille',
+      lastName: 'Martin',
+      email: `camille.martin+${i}@example.com`,
+      phone: '+33612345678',
+      language: 'fr',
+    },
+    booking: { reference: `BK${i.toString(36).toUpperCase().padStart(6, '0')}` },
+    flights,
+  });
 }
 
 /** Loads /subscribe with each quote once; returns the result and whether the quotes ran out. */
@@ -633,7 +645,9 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string; d
     await server.stop();
     await monitor.end().catch(() => undefined);
   }
-  console.log(`  insert baseline: one-row insert transactions, ${SUBSCRIBE_CONNECTIONS} clients, pool of ${SUBSCRIBE_POOL}…`);
+  console.log(
+    `  insert baseline: one-row insert transactions, ${SUBSCRIBE_CONNECTIONS} clients, pool of ${SUBSCRIBE_POOL}…`,
+  );
   const insert = await insertBaseline(url.toString(), SUBSCRIBE_CONNECTIONS, SUBSCRIBE_POOL, SETTINGS.duration);
   console.log('  counting statements and round trips per subscribe through a proxy…');
   const perSubscribe = await countRoundTrips(url.toString());
@@ -789,7 +803,8 @@ function summaryText(report: Report): string {
   }
   lines.push('', ...report.priceLoads.map(priceLoadLine), '');
   if (report.postgresDetail) lines.push(...subscribeDetailLines(report.postgresDetail), '');
-  for (const c of [report.claims.pglite, report.claims.postgres]) if (!('unmeasured' in c)) lines.push(fanoutVerdictLine(c));
+  for (const c of [report.claims.pglite, report.claims.postgres])
+    if (!('unmeasured' in c)) lines.push(fanoutVerdictLine(c));
   lines.push('');
   return lines.join('\n');
 }
@@ -843,7 +858,10 @@ target: the fan-out of 10,000 within ×${TARGET_FANOUT} of it.
 |---|---:|---:|---:|---:|---:|---:|
 ${claimsRows(report).join('\n')}
 
-${[report.claims.pglite, report.claims.postgres].map((c) => ('unmeasured' in c ? '' : `- **${fanoutVerdictLine(c)}.**`)).filter(Boolean).join('\n')}
+${[report.claims.pglite, report.claims.postgres]
+  .map((c) => ('unmeasured' in c ? '' : `- **${fanoutVerdictLine(c)}.**`))
+  .filter(Boolean)
+  .join('\n')}
 
 Bank details submitted (the use case behind the customer's form) → the claim \`paid\` by the simulated
 bank, with workers as the API process runs them (median of 5; the first one may wait a full polling
@@ -910,6 +928,9 @@ npm run bench                      # about two minutes; rewrites this file
 BENCH_DURATION=3 BENCH_WARMUP=1 npm run bench   # a quick run
 BENCH_DATABASE_URL=postgres://user:pass@host:5432/postgres npm run bench
 BENCH_ONLY=auth-flood npm run bench   # only the unknown-key flood; rewrites only its section
+BENCH_ONLY=price npm run bench        # only /getPrice against the bare route (50 and 10 connections), printed
+BENCH_ONLY=subscribe npm run bench    # only /subscribe on PostgreSQL against the insert baseline, printed
+BENCH_ONLY=claims npm run bench       # only the claims section on both databases, printed
 BENCH_CPU_PROF=/tmp/prof BENCH_NO_WRITE=1 npm run bench   # CPU profile of the /getPrice server, then:
 node --import tsx bench/profile-summary.ts --after issueQuote /tmp/prof/*.cpuprofile
 \`\`\`
@@ -983,10 +1004,18 @@ async function main(): Promise<number> {
         `  ${connections} connections, round ${round}/${SETTINGS.rounds}: /getPrice ${SETTINGS.duration} s, then the bare route ${SETTINGS.duration} s…`,
       );
       priceRuns.push(
-        measure(`/getPrice (Parasol), ${connections} conn.`, await getPriceLoad(parasol, SETTINGS.duration, connections), is2xx),
+        measure(
+          `/getPrice (Parasol), ${connections} conn.`,
+          await getPriceLoad(parasol, SETTINGS.duration, connections),
+          is2xx,
+        ),
       );
       bareRuns.push(
-        measure(`bare Fastify route, ${connections} conn.`, await getPriceLoad(bare, SETTINGS.duration, connections), is2xx),
+        measure(
+          `bare Fastify route, ${connections} conn.`,
+          await getPriceLoad(bare, SETTINGS.duration, connections),
+          is2xx,
+        ),
       );
     }
     const entry: PriceLoad = {
