@@ -27,6 +27,8 @@ export interface FanoutMeasure {
   claims: number;
   jobs: number;
   ms: number;
+  /** A bare `INSERT … SELECT` of one row per contract of the flight, on the same database, just before. */
+  baselineMs: number;
 }
 
 export interface PaidMeasure {
@@ -97,6 +99,30 @@ async function seedContracts(
     FROM c`.execute(db);
 }
 
+/**
+ * The fan-out's baseline: one bare `INSERT … SELECT` writing one row per contract of the flight (the
+ * same join of legs and contracts the fan-out reads) into a scratch table, in its own transaction;
+ * the table is dropped afterwards. Returns milliseconds.
+ */
+async function insertSelectBaseline(db: Db, flightNumber: string, n: number): Promise<number> {
+  await sql`CREATE TABLE bench_fanout_baseline (id bigserial PRIMARY KEY, contract_id uuid NOT NULL, status text NOT NULL, amount integer NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`.execute(
+    db,
+  );
+  try {
+    const started = performance.now();
+    const inserted = await sql`
+      INSERT INTO bench_fanout_baseline (contract_id, status, amount)
+      SELECT c.id, 'opened', 15000 FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+      WHERE l.flight_number = ${flightNumber} AND c.status = 'active'`.execute(db);
+    const ms = performance.now() - started;
+    if (Number(inserted.numAffectedRows ?? n) !== n)
+      throw new Error(`baseline inserted ${String(inserted.numAffectedRows)} rows, expected ${n}`);
+    return ms;
+  } finally {
+    await sql`DROP TABLE bench_fanout_baseline`.execute(db);
+  }
+}
+
 export async function benchFanout(
   handle: DatabaseHandle,
   database: FanoutMeasure['database'],
@@ -113,6 +139,7 @@ export async function benchFanout(
       const flightNumber = `AF${7000 + i}`;
       const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
       await seedContracts(db, p, flightNumber, departureDate, n);
+      const baselineMs = await insertSelectBaseline(db, flightNumber, n);
       const started = performance.now();
       const opened = await openClaimsForFlightEvent(
         { db, jobs },
@@ -124,9 +151,9 @@ export async function benchFanout(
       }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'claims_notify' AND data->>'claimId' = ANY(${opened.map((c) => c.id)}::text[])`.execute(
         db,
       );
-      results.push({ database, contracts: n, claims: opened.length, jobs: queued.rows[0]!.n, ms });
+      results.push({ database, contracts: n, claims: opened.length, jobs: queued.rows[0]!.n, ms, baselineMs });
       console.log(
-        `  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms`,
+        `  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms (bare INSERT … SELECT of ${n} rows: ${baselineMs.toFixed(0)} ms, ×${(ms / baselineMs).toFixed(1)})`,
       );
     }
   } finally {
