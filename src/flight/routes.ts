@@ -171,7 +171,7 @@ export function flightDelayRoutes(
           operationId,
           summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
           description:
-            'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.',
+            'Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims.',
           body: S.ClaimsRequest,
           response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
         },

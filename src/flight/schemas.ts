@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CLAIM_STATUSES } from '../claims/index.ts';
 import { FORMULAS } from '../partners/index.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
@@ -308,9 +309,11 @@ export const SubscribeRequest = Type.Object(
     booking: Type.Object(
       {
         reference: Type.String({
-          pattern: '^[A-Za-z0-9]{5,12}$',
-          description: 'Booking reference (PNR).',
-          examples: ['ABC123'],
+          pattern: '^[A-Za-z0-9_-]{1,64}$',
+          maxLength: 64,
+          description:
+            "Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64). Kept in capitals.",
+          examples: ['ABC123', 'TRIP-2026_000417'],
         }),
       },
       { additionalProperties: false },
@@ -383,18 +386,40 @@ export const CancelResponse = Type.Object({
   refund: Money,
 });
 
+const ClaimStatusIn = StringEnum(CLAIM_STATUSES, { description: 'A claim status.' });
+
 export const ClaimsRequest = Type.Object(
   {
-    fromDate: Type.String({ format: 'date', description: 'First day (inclusive, UTC) on which claims were opened.' }),
-    toDate: Type.String({
-      format: 'date',
-      description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate.`,
-    }),
-    contractNumber: Type.Optional(Type.String({ maxLength: 40, description: 'Only the claims of this contract.' })),
+    fromDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description: 'First day (inclusive, UTC) on which claims were opened. Required unless contractNumber is given.',
+      }),
+    ),
+    toDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate. Required unless contractNumber is given.`,
+      }),
+    ),
+    contractNumber: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only the claims of this contract; the dates are then optional.' }),
+    ),
+    status: Type.Optional(
+      Type.Union([ClaimStatusIn, Type.Array(ClaimStatusIn, { minItems: 1, maxItems: CLAIM_STATUSES.length })], {
+        description: 'Only the claims in this status, or in one of these statuses.',
+      }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CLAIMS_PAGE.max, default: CLAIMS_PAGE.default })),
   },
-  { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { fromDate: '2026-12-01', toDate: '2026-12-31' },
+      { contractNumber: 'FD-7K3M-9QXT', status: ['awaiting_bank_details', 'failed'] },
+    ],
+  },
 );
 
 const ClaimOut = Type.Object({
