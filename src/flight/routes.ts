@@ -18,6 +18,7 @@ import {
 import { cancelContract } from './cancel-contract.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
+import { readContract, searchContracts } from './read-contracts.ts';
 import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
@@ -145,6 +146,32 @@ export function flightDelayRoutes(
         request.operator
           ? reportFlightEventAsOperator(deps, request.operator, request.body)
           : reportFlightEvent(deps, callerOf(request), request.body),
+    });
+
+    app.get('/contracts/:contractNumber', {
+      schema: {
+        tags,
+        operationId: 'getContract',
+        summary: 'Read a contract',
+        description:
+          "One of your contracts: status, customer, flights with what the platform knows of each (flightStatus), premium, coverage, cancellation, claims, the configuration and risk model versions. Another partner's contract, or one of another environment: 404 contract_not_found.",
+        params: S.ContractNumberParams,
+        response: { 200: S.ContractDetailResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => readContract(deps, callerOf(request), request.params.contractNumber),
+    });
+
+    app.get('/contracts', {
+      schema: {
+        tags,
+        operationId: 'searchContracts',
+        summary: 'Search your contracts',
+        description:
+          "Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit.",
+        querystring: S.ContractSearchQuery,
+        response: { 200: S.ContractSearchResponse, ...problemResponses(422) },
+      },
+      handler: async (request) => searchContracts(deps, callerOf(request), request.query),
     });
 
     app.get('/sandbox/messages', {

@@ -5,7 +5,8 @@ import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { coverageFor, findConfigurationById } from '../partners/index.ts';
+import { coverageFor, findConfigurationById, type Formula } from '../partners/index.ts';
+import type { ContractStatus } from './model.ts';
 import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
@@ -31,8 +32,8 @@ export interface SubscribeRequest {
 
 export interface ContractView {
   contractNumber: string;
-  status: 'active' | 'cancelled' | 'completed';
-  formula: string;
+  status: ContractStatus;
+  formula: Formula;
   passengers: number;
   premium: PremiumView;
   compensation: CompensationView;
@@ -192,7 +193,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
   return {
     contractNumber: row.contract_number,
     status: row.status,
-    formula: row.formula,
+    formula: row.formula as Formula, // written from a validated configuration
     passengers: row.passengers,
     premium: premiumView(
       { net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total },
