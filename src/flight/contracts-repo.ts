@@ -105,6 +105,19 @@ export async function findLegsOf(db: Executor, contractIds: string[]): Promise<L
     .execute();
 }
 
+/** New sealed contact columns (and language) of a contract. */
+export async function updateContact(
+  db: Executor,
+  contractId: string,
+  set: {
+    customer_email_enc?: string;
+    customer_phone_enc?: string;
+    customer_language?: ContractRow['customer_language'];
+  },
+): Promise<void> {
+  await db.updateTable('contracts').set(set).where('id', '=', contractId).execute();
+}
+
 export async function findLegs(db: Executor, contractId: string): Promise<LegRow[]> {
   return db
     .selectFrom('contract_legs')

@@ -16,6 +16,7 @@ import {
   type OperatorAuthenticator,
 } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
+import { changeContact } from './change-contact.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims } from './list-claims.ts';
 import { readContract, searchContracts } from './read-contracts.ts';
@@ -159,6 +160,35 @@ export function flightDelayRoutes(
         response: { 200: S.ContractDetailResponse, ...problemResponses(404, 422) },
       },
       handler: async (request) => readContract(deps, callerOf(request), request.params.contractNumber),
+    });
+
+    app.patch('/contracts/:contractNumber/customer', {
+      schema: {
+        tags,
+        operationId: 'changeContact',
+        summary: "Change the customer's phone, email or language",
+        description:
+          'The messages sent from now on (claim SMS, reminders) use the new contact. Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        params: S.ContractNumberParams,
+        body: S.ContactChangeRequest,
+        response: { 200: S.ContactChangeResponse, ...problemResponses(404, 409, 422) },
+      },
+      handler: async (request, reply) => {
+        const caller = callerOf(request);
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'flight.contact' },
+          idempotencyKeyOf(request),
+          { ...request.body, contractNumber: request.params.contractNumber },
+          serializerOf(reply),
+          async (trx) => ({
+            status: 200,
+            body: await changeContact(deps, trx, caller, request.params.contractNumber, request.body),
+          }),
+        );
+        return sendOutcome(reply, outcome);
+      },
     });
 
     app.get('/contracts', {

@@ -6,6 +6,7 @@ import { CLAIMS_PAGE } from './list-claims.ts';
 import { CONTRACTS_PAGE } from './read-contracts.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONTRACT_STATUSES } from './model.ts';
+import { LANGUAGES } from '../platform/language.ts';
 import { StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -475,6 +476,27 @@ export const ContractDetailResponse = Type.Object({
     Type.Null(),
   ]),
   claims: Type.Array(ClaimOut),
+});
+
+export const ContactChangeRequest = Type.Object(
+  {
+    phone: Type.Optional(
+      Type.String({
+        pattern: '^\\+[1-9][0-9]{6,14}$',
+        maxLength: 16,
+        description: 'New mobile phone in E.164 format: the next SMS goes there.',
+        examples: ['+33698765432'],
+      }),
+    ),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    language: Type.Optional(StringEnum(LANGUAGES, { description: 'Language of the next messages.' })),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ phone: '+33698765432' }] },
+);
+
+export const ContactChangeResponse = Type.Object({
+  contractNumber: Type.String(),
+  changed: Type.Array(StringEnum(['phone', 'email', 'language']), { maxItems: 3 }),
 });
 
 export const ContractSearchQuery = Type.Object(

@@ -4,6 +4,7 @@ import {
   buildTestApp,
   createTestPartner,
   CUSTOMER,
+  eventually,
   FLIGHT,
   insureFlight,
   post,
@@ -136,5 +137,93 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
     assert.equal((await get('/contracts?cursor=not-ours', a)).status, 422);
     assert.equal((await get('/contracts?limit=201', a)).status, 422);
     assert.equal((await get('/contracts?limit=0', a)).status, 422);
+  });
+});
+
+describe('PATCH /contracts/{number}/customer — the customer changes phone, email or language', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const patch = async (number: string, body: unknown, who: TestPartner, headers: Record<string, string> = {}) => {
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/${number}/customer`,
+      payload: body as object,
+      headers: { 'content-type': 'application/json', ...who.auth, ...headers },
+    });
+    return { status: res.statusCode, body: res.json(), headers: res.headers };
+  };
+
+  it('texts the next claim to the new number, in the new language, and audits the fields only', async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: 'AF5301', language: 'en' });
+    const res = await patch(c.contractNumber, { phone: '+33698765432', language: 'fr' }, a, {
+      'idempotency-key': 'contact-1',
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { contractNumber: c.contractNumber, changed: ['phone', 'language'] });
+    const replay = await patch(c.contractNumber, { phone: '+33698765432', language: 'fr' }, a, {
+      'idempotency-key': 'contact-1',
+    });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    const read = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${c.contractNumber}`, headers: a.auth });
+    assert.equal(read.json().customer.phone, '+33698765432');
+    assert.equal(read.json().customer.language, 'fr');
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'contact_changed')
+      .where('partner_id', '=', a.id)
+      .execute();
+    assert.equal(audit.length, 1);
+    assert.doesNotMatch(JSON.stringify(audit[0]), /698765432/, 'no personal data in the audit trail');
+
+    await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF5301', departureDate: c.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    const messages = await eventually(async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
+        headers: a.auth,
+      });
+      const list = res.json().messages as { to: string; body: string }[];
+      return list.length > 0 ? list : undefined;
+    });
+    assert.equal(messages[0]!.to, '+33698765432');
+    assert.notEqual(messages[0]!.to, CUSTOMER.phone);
+  });
+
+  it('refuses a bad phone, an empty change, a cancelled contract and another partner’s', async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: 'AF5302' });
+    const bad = await patch(c.contractNumber, { phone: '+3369' }, a);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.errors[0].field, '/phone');
+    const invalid = await patch(c.contractNumber, { phone: '+99912345678' }, a);
+    assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+    assert.equal((await patch(c.contractNumber, {}, a)).status, 422);
+    assert.equal((await patch(c.contractNumber, { language: 'xx' }, a)).status, 422);
+    const theirs = await patch(c.contractNumber, { email: 'new@example.com' }, b);
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.code, 'contract_not_found');
+    const sold = await subscribeTrip(t.app, a, trip(50));
+    await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: sold.body.contractNumber, reason: 'ticket_cancelled' },
+      a.auth,
+    );
+    const cancelled = await patch(sold.body.contractNumber, { email: 'new@example.com' }, a);
+    assert.equal(cancelled.status, 409);
+    assert.equal(cancelled.body.code, 'contract_cancelled');
   });
 });
