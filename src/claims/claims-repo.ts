@@ -351,21 +351,25 @@ export async function listClaimsForOperators(
     .execute();
 }
 
-/** Claims opened in [from, toExclusive), keyset-paginated on (opened_at, id). */
+/** Claims opened in [from, toExclusive) (either bound optional), in some statuses, keyset-paginated on (opened_at, id). */
 export async function listClaims(
   db: Executor,
   q: {
     partnerId: string;
     environment: Environment;
-    from: Date;
-    toExclusive: Date;
+    from?: Date | undefined;
+    toExclusive?: Date | undefined;
     contractId?: string | undefined;
+    statuses?: readonly ClaimStatus[] | undefined;
     after?: { openedAt: Date; id: string } | undefined;
     limit: number;
   },
 ): Promise<ClaimListRow[]> {
-  let query = claimRows(db, q).where('cl.opened_at', '>=', q.from).where('cl.opened_at', '<', q.toExclusive);
+  let query = claimRows(db, q);
+  if (q.from) query = query.where('cl.opened_at', '>=', q.from);
+  if (q.toExclusive) query = query.where('cl.opened_at', '<', q.toExclusive);
   if (q.contractId) query = query.where('cl.contract_id', '=', q.contractId);
+  if (q.statuses?.length) query = query.where('cl.status', 'in', q.statuses);
   if (q.after) {
     const { openedAt, id } = q.after;
     query = query.where((eb) =>

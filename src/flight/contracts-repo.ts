@@ -60,6 +60,64 @@ export async function findContract(
   return query.executeTakeFirst();
 }
 
+/**
+ * A partner's contracts, newest first, keyset-paginated on (created_at to the millisecond, id): the
+ * cursor carries a JavaScript Date, which holds milliseconds.
+ */
+export async function searchContracts(
+  db: Executor,
+  scope: Scope,
+  q: {
+    bookingReference?: string | undefined;
+    statuses?: readonly ContractRow['status'][] | undefined;
+    createdFrom?: Date | undefined;
+    createdBefore?: Date | undefined;
+    before?: { at: Date; id: string } | undefined;
+    limit: number;
+  },
+): Promise<ContractRow[]> {
+  const createdMs = sql<Date>`date_trunc('milliseconds', created_at)`;
+  let query = db
+    .selectFrom('contracts')
+    .selectAll()
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment);
+  if (q.bookingReference) query = query.where('booking_reference', '=', q.bookingReference);
+  if (q.statuses?.length) query = query.where('status', 'in', q.statuses);
+  if (q.createdFrom) query = query.where('created_at', '>=', q.createdFrom);
+  if (q.createdBefore) query = query.where('created_at', '<', q.createdBefore);
+  if (q.before) {
+    const { at, id } = q.before;
+    query = query.where((eb) => eb.or([eb(createdMs, '<', at), eb.and([eb(createdMs, '=', at), eb('id', '<', id)])]));
+  }
+  return query.orderBy(createdMs, 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+}
+
+/** The legs of several contracts, in contract then leg order. */
+export async function findLegsOf(db: Executor, contractIds: string[]): Promise<LegRow[]> {
+  if (contractIds.length === 0) return [];
+  return db
+    .selectFrom('contract_legs')
+    .selectAll()
+    .where('contract_id', 'in', contractIds)
+    .orderBy('contract_id')
+    .orderBy('leg_index')
+    .execute();
+}
+
+/** New sealed contact columns (and language) of a contract. */
+export async function updateContact(
+  db: Executor,
+  contractId: string,
+  set: {
+    customer_email_enc?: string;
+    customer_phone_enc?: string;
+    customer_language?: ContractRow['customer_language'];
+  },
+): Promise<void> {
+  await db.updateTable('contracts').set(set).where('id', '=', contractId).execute();
+}
+
 export async function findLegs(db: Executor, contractId: string): Promise<LegRow[]> {
   return db
     .selectFrom('contract_legs')

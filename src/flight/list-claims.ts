@@ -14,9 +14,13 @@ import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
 
 export interface ClaimsQuery {
-  fromDate: string;
-  toDate: string;
+  /** Required unless contractNumber is given. */
+  fromDate?: string | undefined;
+  /** Required unless contractNumber is given. */
+  toDate?: string | undefined;
   contractNumber?: string | undefined;
+  /** One status or several: only the claims in them. */
+  status?: ClaimStatus | ClaimStatus[] | undefined;
   cursor?: string | undefined;
   limit?: number | undefined;
 }
@@ -40,35 +44,16 @@ export interface ClaimView {
 export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const;
 
 /**
- * POST /getclaims: the caller's claims opened between two dates (inclusive, UTC days), optionally
- * for one contract, oldest first, paginated with an opaque cursor.
+ * POST /getclaims: the caller's claims opened between two dates (inclusive, UTC days) or of one
+ * contract (dates then optional), optionally in some statuses, oldest first, paginated with an
+ * opaque cursor.
  */
 export async function listPartnerClaims(
   deps: FlightDeps,
   caller: Caller,
   q: ClaimsQuery,
 ): Promise<{ claims: ClaimView[]; nextCursor: string | null }> {
-  const from = DateTime.fromISO(q.fromDate, { zone: 'utc' });
-  const to = DateTime.fromISO(q.toDate, { zone: 'utc' });
-  if (!from.isValid)
-    throw new DomainError('validation_failed', 'fromDate is not a valid date.', {
-      errors: [{ field: '/fromDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
-    });
-  if (!to.isValid)
-    throw new DomainError('validation_failed', 'toDate is not a valid date.', {
-      errors: [{ field: '/toDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
-    });
-  if (to < from)
-    throw new DomainError('validation_failed', 'toDate is before fromDate.', {
-      errors: [{ field: '/toDate', code: 'out_of_range', message: 'must be on or after fromDate' }],
-    });
-  if (to.diff(from, 'days').days > CLAIMS_PAGE.maxRangeDays) {
-    throw new DomainError('validation_failed', `The date range is longer than ${CLAIMS_PAGE.maxRangeDays} days.`, {
-      errors: [
-        { field: '/toDate', code: 'out_of_range', message: `at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate` },
-      ],
-    });
-  }
+  const { from, to } = dateRange(q);
   let contractId: string | undefined;
   if (q.contractNumber) {
     const contract = await contracts.findContract(deps.db, caller, q.contractNumber);
@@ -79,9 +64,10 @@ export async function listPartnerClaims(
   const rows = await listClaims(deps.db, {
     partnerId: caller.partnerId,
     environment: caller.environment,
-    from: from.toJSDate(),
-    toExclusive: to.plus({ days: 1 }).toJSDate(),
+    from: from?.toJSDate(),
+    toExclusive: to?.plus({ days: 1 }).toJSDate(),
     contractId,
+    statuses: q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status],
     after: q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined,
     limit: limit + 1,
   });
@@ -91,6 +77,41 @@ export async function listPartnerClaims(
     claims: page.map(claimView),
     nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null,
   };
+}
+
+/**
+ * The days asked for: both dates, or — when one contract is named — either or none (all of that
+ * contract's claims). A range is at most CLAIMS_PAGE.maxRangeDays long.
+ */
+function dateRange(q: ClaimsQuery): { from?: DateTime; to?: DateTime } {
+  const day = (value: string | undefined, field: string): DateTime | undefined => {
+    if (value === undefined) {
+      if (q.contractNumber) return undefined;
+      throw new DomainError('validation_failed', `${field} is required unless contractNumber is given.`, {
+        errors: [{ field: `/${field}`, code: 'required', message: 'required unless contractNumber is given' }],
+      });
+    }
+    const date = DateTime.fromISO(value, { zone: 'utc' });
+    if (!date.isValid)
+      throw new DomainError('validation_failed', `${field} is not a valid date.`, {
+        errors: [{ field: `/${field}`, code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
+      });
+    return date;
+  };
+  const from = day(q.fromDate, 'fromDate');
+  const to = day(q.toDate, 'toDate');
+  if (from && to && to < from)
+    throw new DomainError('validation_failed', 'toDate is before fromDate.', {
+      errors: [{ field: '/toDate', code: 'out_of_range', message: 'must be on or after fromDate' }],
+    });
+  if (from && to && to.diff(from, 'days').days > CLAIMS_PAGE.maxRangeDays) {
+    throw new DomainError('validation_failed', `The date range is longer than ${CLAIMS_PAGE.maxRangeDays} days.`, {
+      errors: [
+        { field: '/toDate', code: 'out_of_range', message: `at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate` },
+      ],
+    });
+  }
+  return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }
 
 export function claimView(r: ClaimListRow): ClaimView {

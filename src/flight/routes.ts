@@ -16,8 +16,10 @@ import {
   type OperatorAuthenticator,
 } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
+import { changeContact } from './change-contact.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
+import { readContract, searchContracts } from './read-contracts.ts';
 import { reportFlightEvent, reportFlightEventAsOperator } from './report-flight-event.ts';
 import { listSandboxMessages } from './sandbox-messages.ts';
 import { issueQuote, simulatePrice } from './price-quote.ts';
@@ -147,6 +149,61 @@ export function flightDelayRoutes(
           : reportFlightEvent(deps, callerOf(request), request.body),
     });
 
+    app.get('/contracts/:contractNumber', {
+      schema: {
+        tags,
+        operationId: 'getContract',
+        summary: 'Read a contract',
+        description:
+          "One of your contracts: status, customer, flights with what the platform knows of each (flightStatus), premium, coverage, cancellation, claims, the configuration and risk model versions. Another partner's contract, or one of another environment: 404 contract_not_found.",
+        params: S.ContractNumberParams,
+        response: { 200: S.ContractDetailResponse, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => readContract(deps, callerOf(request), request.params.contractNumber),
+    });
+
+    app.patch('/contracts/:contractNumber/customer', {
+      schema: {
+        tags,
+        operationId: 'changeContact',
+        summary: "Change the customer's phone, email or language",
+        description:
+          'The messages sent from now on (claim SMS, reminders) use the new contact. Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        params: S.ContractNumberParams,
+        body: S.ContactChangeRequest,
+        response: { 200: S.ContactChangeResponse, ...problemResponses(404, 409, 422) },
+      },
+      handler: async (request, reply) => {
+        const caller = callerOf(request);
+        const outcome = await runIdempotent(
+          idempotencyDeps,
+          { ...caller, operation: 'flight.contact' },
+          idempotencyKeyOf(request),
+          { ...request.body, contractNumber: request.params.contractNumber },
+          serializerOf(reply),
+          async (trx) => ({
+            status: 200,
+            body: await changeContact(deps, trx, caller, request.params.contractNumber, request.body),
+          }),
+        );
+        return sendOutcome(reply, outcome);
+      },
+    });
+
+    app.get('/contracts', {
+      schema: {
+        tags,
+        operationId: 'searchContracts',
+        summary: 'Search your contracts',
+        description:
+          "Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit.",
+        querystring: S.ContractSearchQuery,
+        response: { 200: S.ContractSearchResponse, ...problemResponses(422) },
+      },
+      handler: async (request) => searchContracts(deps, callerOf(request), request.query),
+    });
+
     app.get('/sandbox/messages', {
       schema: {
         tags,
@@ -183,7 +240,7 @@ export function flightDelayRoutes(
           operationId,
           summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
           description:
-            'Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).',
+            'Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).',
           body: S.ClaimsRequest,
           response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
         },

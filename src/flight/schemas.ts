@@ -1,9 +1,13 @@
 import { Type } from '@sinclair/typebox';
+import { CLAIM_STATUSES } from '../claims/index.ts';
 import { FORMULAS } from '../partners/index.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
+import { CONTRACTS_PAGE } from './read-contracts.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
+import { CONTRACT_STATUSES } from './model.ts';
+import { LANGUAGES } from '../platform/language.ts';
 import { StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -382,9 +386,11 @@ export const SubscribeRequest = Type.Object(
     booking: Type.Object(
       {
         reference: Type.String({
-          pattern: '^[A-Za-z0-9]{5,12}$',
-          description: 'Booking reference (PNR).',
-          examples: ['ABC123'],
+          pattern: '^[A-Za-z0-9_-]{1,64}$',
+          maxLength: 64,
+          description:
+            "Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64). Kept in capitals.",
+          examples: ['ABC123', 'TRIP-2026_000417'],
         }),
       },
       { additionalProperties: false },
@@ -431,7 +437,7 @@ export const SubscribeRequest = Type.Object(
 
 export const ContractResponse = Type.Object({
   contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
-  status: StringEnum(['active', 'cancelled', 'completed']),
+  status: StringEnum(CONTRACT_STATUSES),
   formula: Formula,
   passengers: Type.Integer(),
   premium: Premium,
@@ -463,18 +469,41 @@ export const CancelResponse = Type.Object({
   refund: Money,
 });
 
+const ClaimStatusIn = StringEnum(CLAIM_STATUSES, { description: 'A claim status.' });
+const ContractStatusIn = StringEnum(CONTRACT_STATUSES, { description: 'A contract status.' });
+
 export const ClaimsRequest = Type.Object(
   {
-    fromDate: Type.String({ format: 'date', description: 'First day (inclusive, UTC) on which claims were opened.' }),
-    toDate: Type.String({
-      format: 'date',
-      description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate.`,
-    }),
-    contractNumber: Type.Optional(Type.String({ maxLength: 40, description: 'Only the claims of this contract.' })),
+    fromDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description: 'First day (inclusive, UTC) on which claims were opened. Required unless contractNumber is given.',
+      }),
+    ),
+    toDate: Type.Optional(
+      Type.String({
+        format: 'date',
+        description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate. Required unless contractNumber is given.`,
+      }),
+    ),
+    contractNumber: Type.Optional(
+      Type.String({ maxLength: 40, description: 'Only the claims of this contract; the dates are then optional.' }),
+    ),
+    status: Type.Optional(
+      Type.Union([ClaimStatusIn, Type.Array(ClaimStatusIn, { minItems: 1, maxItems: CLAIM_STATUSES.length })], {
+        description: 'Only the claims in this status, or in one of these statuses.',
+      }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CLAIMS_PAGE.max, default: CLAIMS_PAGE.default })),
   },
-  { additionalProperties: false, examples: [{ fromDate: '2026-12-01', toDate: '2026-12-31' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { fromDate: '2026-12-01', toDate: '2026-12-31' },
+      { contractNumber: 'FD-7K3M-9QXT', status: ['awaiting_bank_details', 'failed'] },
+    ],
+  },
 );
 
 const Instant = (description: string) =>
@@ -543,6 +572,103 @@ const ClaimOut = Type.Object({
   openedAt: Type.String({ format: 'date-time' }),
   paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   evidence: ClaimEvidenceOut,
+});
+
+const FlightStatusOut = Type.Object(
+  {
+    state: StringEnum(['scheduled', 'watching', 'decided', 'manual_review', 'closed'], {
+      description:
+        'scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.',
+    }),
+    lastCheckedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    decidedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  { description: 'What the platform knows of the insured flight.' },
+);
+
+export const ContractNumberParams = Type.Object(
+  { contractNumber: Type.String({ maxLength: 40, examples: ['FD-7K3M-9QXT'] }) },
+  { additionalProperties: false },
+);
+
+export const ContractDetailResponse = Type.Object({
+  ...ContractResponse.properties,
+  customer: Type.Object({
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Type.String(),
+    phone: Type.String({ description: 'E.164.' }),
+    language: Type.String(),
+  }),
+  flights: Type.Array(
+    Type.Object({ flightNumber: Type.String(), ...LegOut.properties, flightStatus: FlightStatusOut }),
+  ),
+  cancellation: Type.Union([
+    Type.Object({ cancelledAt: Type.String({ format: 'date-time' }), reason: Type.String(), refund: Money }),
+    Type.Null(),
+  ]),
+  claims: Type.Array(ClaimOut),
+});
+
+export const ContactChangeRequest = Type.Object(
+  {
+    phone: Type.Optional(
+      Type.String({
+        pattern: '^\\+[1-9][0-9]{6,14}$',
+        maxLength: 16,
+        description: 'New mobile phone in E.164 format: the next SMS goes there.',
+        examples: ['+33698765432'],
+      }),
+    ),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
+    language: Type.Optional(StringEnum(LANGUAGES, { description: 'Language of the next messages.' })),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ phone: '+33698765432' }] },
+);
+
+export const ContactChangeResponse = Type.Object({
+  contractNumber: Type.String(),
+  changed: Type.Array(StringEnum(['phone', 'email', 'language']), { maxItems: 3 }),
+});
+
+export const ContractSearchQuery = Type.Object(
+  {
+    bookingReference: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,64}$',
+        maxLength: 64,
+        description: 'Only the contracts of this booking.',
+      }),
+    ),
+    status: Type.Optional(
+      Type.Union([ContractStatusIn, Type.Array(ContractStatusIn, { maxItems: CONTRACT_STATUSES.length })], {
+        description: 'Only the contracts in this status (repeat the parameter for several).',
+      }),
+    ),
+    createdFrom: Type.Optional(
+      Type.String({
+        format: 'date',
+        description: 'First day (inclusive, UTC) on which the contracts were subscribed.',
+      }),
+    ),
+    createdTo: Type.Optional(
+      Type.String({ format: 'date', description: 'Last day (inclusive, UTC) on which the contracts were subscribed.' }),
+    ),
+    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^[1-9][0-9]{0,2}$',
+        maxLength: 3,
+        description: `Contracts per page: 1 to ${CONTRACTS_PAGE.max} (default ${CONTRACTS_PAGE.default}).`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ContractSearchResponse = Type.Object({
+  contracts: Type.Array(ContractResponse),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass it as cursor for the next page.' }),
 });
 
 export const FlightEventRequest = Type.Object(

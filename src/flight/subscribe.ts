@@ -6,8 +6,9 @@ import type { Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { coverageFor, findConfigurationById, findDocuments } from '../partners/index.ts';
+import { coverageFor, findConfigurationById, findDocuments, type Formula } from '../partners/index.ts';
 import { recordMovements, saleMovements } from '../ledger/index.ts';
+import type { ContractStatus } from './model.ts';
 import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
@@ -46,8 +47,8 @@ const CONSENT_MAX_AGE_MS = 24 * 3_600_000;
 
 export interface ContractView {
   contractNumber: string;
-  status: 'active' | 'cancelled' | 'completed';
-  formula: string;
+  status: ContractStatus;
+  formula: Formula;
   passengers: number;
   premium: PremiumView;
   compensation: CompensationView;
@@ -237,7 +238,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
   return {
     contractNumber: row.contract_number,
     status: row.status,
-    formula: row.formula,
+    formula: row.formula as Formula, // written from a validated configuration
     passengers: row.passengers,
     premium: premiumView(
       { net: row.premium_net, tax: row.premium_tax, commission: row.premium_commission, total: row.premium_total },

@@ -10,6 +10,7 @@ type Json<T> = ColumnType<T, string, string>;
 // The domains' vocabularies (their const arrays feed the CLI's choices and the pages too).
 import type { Environment } from '../partners/model.ts';
 import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.ts';
+import type { ContractStatus } from '../flight/model.ts';
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsStatus } from '../notify/sms/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
@@ -89,7 +90,7 @@ export interface ContractsTable {
   configuration_version: number;
   /** Version of the risk model the quote was priced with (migration 0011). */
   risk_model_version: string;
-  status: 'active' | 'cancelled' | 'completed';
+  status: ContractStatus;
   formula: string;
   coverage: Json<{
     formula: string;

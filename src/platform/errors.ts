@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   // 409
   quote_already_used: { status: 409, title: 'Quote already subscribed' },
   contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
+  contract_cancelled: { status: 409, title: 'Contract cancelled' },
   idempotency_request_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
   partner_not_configured: { status: 409, title: 'Partner not configured' },
   agreement_already_signed: { status: 409, title: 'Agreement already signed' },

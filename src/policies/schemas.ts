@@ -95,7 +95,13 @@ const FlightDelayRisk = Type.Object(
     ),
     passengers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured passengers (1-9).' }),
     bookingReference: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z0-9]{5,12}$', description: 'Booking reference (PNR).', examples: ['ABC123'] }),
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,64}$',
+        maxLength: 64,
+        description:
+          "Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64).",
+        examples: ['ABC123'],
+      }),
     ),
   },
   { additionalProperties: false, title: 'Flight delay risk', description: 'For product flight_delay.' },

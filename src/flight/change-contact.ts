@@ -1,0 +1,76 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { audit } from '../platform/audit.ts';
+import { encrypt } from '../platform/crypto.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { Lang } from '../platform/language.ts';
+import * as contracts from './contracts-repo.ts';
+import type { Caller, FlightDeps } from './deps.ts';
+
+export interface ContactChange {
+  phone?: string | undefined;
+  email?: string | undefined;
+  language?: Lang | undefined;
+}
+
+/**
+ * PATCH /contracts/{number}/customer: the customer's new phone, email or language. The messages sent
+ * from then on use them (the SMS job reads the contract's contact when it sends). Sealed like at
+ * subscription; the audit row names the fields changed, never their values. A cancelled contract
+ * has nothing left to send: 409 contract_cancelled.
+ */
+export async function changeContact(
+  deps: FlightDeps,
+  trx: Trx,
+  caller: Caller,
+  contractNumber: string,
+  change: ContactChange,
+): Promise<{ contractNumber: string; changed: (keyof ContactChange)[] }> {
+  const row = await contracts.findContract(trx, caller, contractNumber.trim().toUpperCase(), { forUpdate: true });
+  if (!row) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
+  if (row.status === 'cancelled')
+    throw new DomainError(
+      'contract_cancelled',
+      `Contract ${row.contract_number} is cancelled: nothing is sent to its customer.`,
+    );
+  const set: Parameters<typeof contracts.updateContact>[2] = {};
+  const changed: (keyof ContactChange)[] = [];
+  if (change.phone !== undefined) {
+    const phone = parsePhoneNumberFromString(change.phone);
+    if (!phone || !phone.isValid() || phone.number !== change.phone)
+      throw new DomainError('validation_failed', 'The phone number is not valid.', {
+        errors: [
+          {
+            field: '/phone',
+            code: 'invalid_format',
+            message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
+          },
+        ],
+      });
+    set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
+    changed.push('phone');
+  }
+  if (change.email !== undefined) {
+    set.customer_email_enc = encrypt(deps.keys.encryption, change.email.trim().toLowerCase());
+    changed.push('email');
+  }
+  if (change.language !== undefined) {
+    set.customer_language = change.language;
+    changed.push('language');
+  }
+  if (changed.length === 0)
+    throw new DomainError('validation_failed', 'Nothing to change: give phone, email or language.', {
+      errors: [{ field: '', code: 'too_few', message: 'give at least one of phone, email, language' }],
+    });
+  await contracts.updateContact(trx, row.id, set);
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'contract',
+    entityId: row.id,
+    action: 'contact_changed',
+    data: { fields: changed },
+  });
+  return { contractNumber: row.contract_number, changed };
+}

@@ -1,0 +1,148 @@
+import { DateTime } from 'luxon';
+import { listClaims } from '../claims/index.ts';
+import { findWatchesOfFlight, type FlightWatch } from '../monitoring/index.ts';
+import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
+import { openField } from '../platform/crypto.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { Lang } from '../platform/language.ts';
+import { CONTRACT_STATUSES, type ContractStatus } from './model.ts';
+import * as contracts from './contracts-repo.ts';
+import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
+import { claimView, type ClaimView } from './list-claims.ts';
+import { contractView, type ContractView } from './subscribe.ts';
+
+/** What the platform knows of an insured flight: the watch's state and, once decided, when. */
+export interface FlightStatusView {
+  /** `scheduled` until the platform watches the flight; then the watch's state (docs/monitoring.md). */
+  state: FlightWatch['state'] | 'scheduled';
+  lastCheckedAt: string | null;
+  decidedAt: string | null;
+}
+
+export interface ContractDetailView extends ContractView {
+  customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
+  flights: (ContractView['flights'][number] & { flightStatus: FlightStatusView })[];
+  cancellation: { cancelledAt: string; reason: string; refund: Money } | null;
+  claims: ClaimView[];
+}
+
+export const CONTRACTS_PAGE = { default: 50, max: 200 } as const;
+
+export interface ContractSearch {
+  bookingReference?: string | undefined;
+  status?: ContractStatus | ContractStatus[] | undefined;
+  /** First day (inclusive, UTC) on which the contracts were subscribed. */
+  createdFrom?: string | undefined;
+  /** Last day (inclusive, UTC) on which the contracts were subscribed. */
+  createdTo?: string | undefined;
+  cursor?: string | undefined;
+  /** A query string's digits. */
+  limit?: string | undefined;
+}
+
+/**
+ * GET /contracts/{contractNumber}: one of the caller's contracts with its customer, flights (and what
+ * monitoring knows of each), cancellation and claims. Another partner's or environment's: 404.
+ */
+export async function readContract(
+  deps: FlightDeps,
+  caller: Caller,
+  contractNumber: string,
+): Promise<ContractDetailView> {
+  const row = await contracts.findContract(deps.db, caller, contractNumber.trim().toUpperCase());
+  if (!row) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
+  const legs = await contracts.findLegs(deps.db, row.id);
+  const [watches, claims] = await Promise.all([
+    Promise.all(legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.flight_number, l.departure_date))),
+    listClaims(deps.db, { ...caller, contractId: row.id, limit: 100 }),
+  ]);
+  const key = deps.keys.encryption;
+  const view = contractView(row, legs);
+  return {
+    ...view,
+    customer: {
+      firstName: openField(key, row.customer_first_name_enc, row.customer_first_name),
+      lastName: openField(key, row.customer_last_name_enc, row.customer_last_name),
+      email: openField(key, row.customer_email_enc, null),
+      phone: openField(key, row.customer_phone_enc, null),
+      language: row.customer_language,
+    },
+    flights: view.flights.map((f, i) => ({ ...f, flightStatus: flightStatus(watches[i]?.[0]) })),
+    cancellation:
+      row.status === 'cancelled' && row.cancelled_at
+        ? {
+            cancelledAt: row.cancelled_at.toISOString(),
+            reason: row.cancel_reason ?? '',
+            refund: money(Number(row.refund_amount ?? 0), row.currency),
+          }
+        : null,
+    claims: claims.map(claimView),
+  };
+}
+
+/**
+ * GET /contracts: the caller's contracts, newest first, by booking reference, status and the days
+ * they were subscribed on, paginated with an opaque cursor.
+ */
+export async function searchContracts(
+  deps: FlightDeps,
+  caller: Caller,
+  q: ContractSearch,
+): Promise<{ contracts: ContractView[]; nextCursor: string | null }> {
+  const from = day(q.createdFrom, 'createdFrom');
+  const to = day(q.createdTo, 'createdTo');
+  if (from && to && to < from)
+    throw new DomainError('validation_failed', 'createdTo is before createdFrom.', {
+      errors: [{ field: 'querystring:/createdTo', code: 'out_of_range', message: 'must be on or after createdFrom' }],
+    });
+  const limit = q.limit === undefined ? CONTRACTS_PAGE.default : Number(q.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > CONTRACTS_PAGE.max)
+    throw new DomainError('validation_failed', `limit is at most ${CONTRACTS_PAGE.max}.`, {
+      errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: `must be 1 to ${CONTRACTS_PAGE.max}` }],
+    });
+  const statuses = q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status];
+  const rows = await contracts.searchContracts(deps.db, caller, {
+    bookingReference: q.bookingReference?.trim().toUpperCase(),
+    statuses: statuses?.filter((s) => CONTRACT_STATUSES.includes(s)),
+    createdFrom: from?.toJSDate(),
+    createdBefore: to?.plus({ days: 1 }).toJSDate(),
+    before: q.cursor ? keyset(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined,
+    limit: limit + 1,
+  });
+  const page = rows.slice(0, limit);
+  const legs = await contracts.findLegsOf(
+    deps.db,
+    page.map((r) => r.id),
+  );
+  const last = page[page.length - 1];
+  return {
+    contracts: page.map((r) =>
+      contractView(
+        r,
+        legs.filter((l) => l.contract_id === r.id),
+      ),
+    ),
+    nextCursor: rows.length > limit && last ? encodeCursor(new Date(last.created_at.getTime()), last.id) : null,
+  };
+}
+
+const keyset = (k: { at: Date; id: string }) => ({ at: k.at, id: k.id });
+
+function day(value: string | undefined, field: string): DateTime | undefined {
+  if (value === undefined) return undefined;
+  const date = DateTime.fromISO(value, { zone: 'utc' });
+  if (!date.isValid)
+    throw new DomainError('validation_failed', `${field} is not a valid date.`, {
+      errors: [{ field: `querystring:/${field}`, code: 'invalid_format', message: 'must be a date YYYY-MM-DD' }],
+    });
+  return date;
+}
+
+function flightStatus(watch: FlightWatch | undefined): FlightStatusView {
+  if (!watch) return { state: 'scheduled', lastCheckedAt: null, decidedAt: null };
+  return {
+    state: watch.state,
+    lastCheckedAt: watch.lastCheckedAt ? watch.lastCheckedAt.toISOString() : null,
+    decidedAt: watch.decidedAt ? watch.decidedAt.toISOString() : null,
+  };
+}

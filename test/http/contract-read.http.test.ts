@@ -1,0 +1,229 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  buildTestApp,
+  createTestPartner,
+  CUSTOMER,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  subscribeTrip,
+  trip,
+  type InsuredFlight,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+describe('GET /contracts/{number} and GET /contracts — the contract after the sale', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  let claimed: InsuredFlight;
+  let cancelled: string;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+    claimed = await insureFlight(t.app, a, { flightNumber: 'AF5201', returnFlight: 'AF5202', passengers: 2 });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF5201', departureDate: claimed.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    assert.equal(opened.body.claimsOpened.length, 1, JSON.stringify(opened.body));
+    const sold = await subscribeTrip(t.app, a, trip(45));
+    assert.equal(sold.status, 201, JSON.stringify(sold.body));
+    cancelled = sold.body.contractNumber;
+    const cancel = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: cancelled, reason: 'ticket_cancelled' },
+      a.auth,
+    );
+    assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+  });
+  after(() => t.close());
+
+  const get = async (url: string, who: TestPartner) => {
+    const res = await t.app.inject({ method: 'GET', url: `${FLIGHT}${url}`, headers: who.auth });
+    return { status: res.statusCode, body: res.json(), headers: res.headers };
+  };
+
+  it('reads a contract with its customer, flights, claims and versions', async () => {
+    const res = await get(`/contracts/${claimed.contractNumber}`, a);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const c = res.body;
+    assert.equal(c.contractNumber, claimed.contractNumber);
+    assert.equal(c.status, 'active');
+    assert.equal(c.passengers, 2);
+    assert.equal(c.customer.phone, CUSTOMER.phone, 'opened from its sealed column');
+    assert.equal(c.customer.lastName, CUSTOMER.lastName);
+    assert.equal(c.customer.language, 'en');
+    assert.deepEqual(
+      c.flights.map((f: { flightNumber: string }) => f.flightNumber),
+      ['AF5201', 'AF5202'],
+    );
+    for (const f of c.flights) assert.ok(['scheduled', 'watching', 'decided', 'closed'].includes(f.flightStatus.state));
+    assert.equal(c.claims.length, 1);
+    assert.equal(c.claims[0].reason, 'cancellation');
+    assert.equal(c.cancellation, null);
+    assert.equal(typeof c.modelVersion, 'string');
+    assert.equal(typeof c.configurationVersion, 'number');
+    assert.equal(c.premium.total.currency, 'EUR');
+  });
+
+  it('shows the cancellation and its refund', async () => {
+    const res = await get(`/contracts/${cancelled.toLowerCase()}`, a);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.status, 'cancelled');
+    assert.equal(res.body.cancellation.reason, 'ticket_cancelled');
+    assert.deepEqual(res.body.cancellation.refund, res.body.premium.total);
+    assert.deepEqual(res.body.claims, []);
+  });
+
+  it("answers 404 for another partner's contract and for an unknown number", async () => {
+    const theirs = await get(`/contracts/${claimed.contractNumber}`, b);
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.code, 'contract_not_found');
+    assert.equal(theirs.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal((await get('/contracts/FD-0000-0000', a)).status, 404);
+    assert.equal((await get(`/contracts/${'X'.repeat(41)}`, a)).status, 422);
+  });
+
+  it('searches by booking reference and status, newest first, never across partners', async () => {
+    const all = await get('/contracts', a);
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.deepEqual(
+      all.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [cancelled, claimed.contractNumber],
+    );
+    const active = await get('/contracts?status=active', a);
+    assert.deepEqual(
+      active.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [claimed.contractNumber],
+    );
+    const both = await get('/contracts?status=active&status=cancelled', a);
+    assert.equal(both.body.contracts.length, 2);
+    const byBooking = await get('/contracts?bookingReference=pnr123', a);
+    assert.deepEqual(
+      byBooking.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [claimed.contractNumber],
+      'insureFlight books PNR123; subscribeTrip ABC123',
+    );
+    assert.deepEqual((await get('/contracts', b)).body.contracts, []);
+    assert.equal((await get('/contracts?status=lapsed', a)).status, 422);
+    assert.equal((await get('/contracts?bookingReference=a%20b', a)).status, 422);
+  });
+
+  it('pages with a cursor and bounds the days', async () => {
+    const first = await get('/contracts?limit=1', a);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.contracts.length, 1);
+    assert.ok(first.body.nextCursor);
+    const second = await get(`/contracts?limit=1&cursor=${first.body.nextCursor}`, a);
+    assert.equal(second.status, 200, JSON.stringify(second.body));
+    assert.deepEqual(
+      [...first.body.contracts, ...second.body.contracts].map((c: { contractNumber: string }) => c.contractNumber),
+      [cancelled, claimed.contractNumber],
+    );
+    assert.equal(second.body.nextCursor, null);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.equal((await get(`/contracts?createdFrom=${today}&createdTo=${today}`, a)).body.contracts.length, 2);
+    assert.deepEqual((await get('/contracts?createdTo=2020-01-01', a)).body.contracts, []);
+    const reversed = await get(`/contracts?createdFrom=${today}&createdTo=2020-01-01`, a);
+    assert.equal(reversed.status, 422);
+    assert.equal((await get('/contracts?cursor=not-ours', a)).status, 422);
+    assert.equal((await get('/contracts?limit=201', a)).status, 422);
+    assert.equal((await get('/contracts?limit=0', a)).status, 422);
+  });
+});
+
+describe('PATCH /contracts/{number}/customer — the customer changes phone, email or language', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const patch = async (number: string, body: unknown, who: TestPartner, headers: Record<string, string> = {}) => {
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/${number}/customer`,
+      payload: body as object,
+      headers: { 'content-type': 'application/json', ...who.auth, ...headers },
+    });
+    return { status: res.statusCode, body: res.json(), headers: res.headers };
+  };
+
+  it('texts the next claim to the new number, in the new language, and audits the fields only', async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: 'AF5301', language: 'en' });
+    const res = await patch(c.contractNumber, { phone: '+33698765432', language: 'fr' }, a, {
+      'idempotency-key': 'contact-1',
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { contractNumber: c.contractNumber, changed: ['phone', 'language'] });
+    const replay = await patch(c.contractNumber, { phone: '+33698765432', language: 'fr' }, a, {
+      'idempotency-key': 'contact-1',
+    });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    const read = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${c.contractNumber}`, headers: a.auth });
+    assert.equal(read.json().customer.phone, '+33698765432');
+    assert.equal(read.json().customer.language, 'fr');
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'contact_changed')
+      .where('partner_id', '=', a.id)
+      .execute();
+    assert.equal(audit.length, 1);
+    assert.doesNotMatch(JSON.stringify(audit[0]), /698765432/, 'no personal data in the audit trail');
+
+    await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF5301', departureDate: c.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    const messages = await eventually(async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
+        headers: a.auth,
+      });
+      const list = res.json().messages as { to: string; body: string }[];
+      return list.length > 0 ? list : undefined;
+    });
+    assert.equal(messages[0]!.to, '+33698765432');
+    assert.notEqual(messages[0]!.to, CUSTOMER.phone);
+  });
+
+  it('refuses a bad phone, an empty change, a cancelled contract and another partner’s', async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: 'AF5302' });
+    const bad = await patch(c.contractNumber, { phone: '+3369' }, a);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.errors[0].field, '/phone');
+    const invalid = await patch(c.contractNumber, { phone: '+99912345678' }, a);
+    assert.equal(invalid.status, 422, JSON.stringify(invalid.body));
+    assert.equal((await patch(c.contractNumber, {}, a)).status, 422);
+    assert.equal((await patch(c.contractNumber, { language: 'xx' }, a)).status, 422);
+    const theirs = await patch(c.contractNumber, { email: 'new@example.com' }, b);
+    assert.equal(theirs.status, 404);
+    assert.equal(theirs.body.code, 'contract_not_found');
+    const sold = await subscribeTrip(t.app, a, trip(50));
+    await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: sold.body.contractNumber, reason: 'ticket_cancelled' },
+      a.auth,
+    );
+    const cancelled = await patch(sold.body.contractNumber, { email: 'new@example.com' }, a);
+    assert.equal(cancelled.status, 409);
+    assert.equal(cancelled.body.code, 'contract_cancelled');
+  });
+});

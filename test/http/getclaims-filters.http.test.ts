@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  subscription,
+  trip,
+  type InsuredFlight,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+describe('POST /getclaims — one contract without dates, filters by status', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let b: TestPartner;
+  let first: InsuredFlight;
+  let second: InsuredFlight;
+  let quiet: InsuredFlight;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+    b = await createTestPartner(t.db);
+    first = await insureFlight(t.app, a, { flightNumber: 'AF5101' });
+    second = await insureFlight(t.app, a, { flightNumber: 'AF5102' });
+    quiet = await insureFlight(t.app, a, { flightNumber: 'AF5103' });
+    for (const c of [first, second]) {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        a.auth,
+      );
+      assert.equal(res.body.claimsOpened.length, 1, JSON.stringify(res.body));
+    }
+  });
+  after(() => t.close());
+
+  const numbers = (body: { claims: { contractNumber: string }[] }) => body.claims.map((c) => c.contractNumber).sort();
+
+  it('lists the claims of one contract from its number alone', async () => {
+    const res = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: first.contractNumber }, a.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(numbers(res.body), [first.contractNumber]);
+    const none = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: quiet.contractNumber }, a.auth);
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.body.claims, []);
+  });
+
+  it('still bounds the dates when given with the contract', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { contractNumber: first.contractNumber, toDate: '2020-01-01' },
+      a.auth,
+    );
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.claims, [], 'opened today, not before 2020');
+  });
+
+  it('filters by one status or several', async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const range = { fromDate: today, toDate: today };
+    const open = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { ...range, status: ['opened', 'awaiting_bank_details'] },
+      a.auth,
+    );
+    assert.equal(open.status, 200, JSON.stringify(open.body));
+    assert.deepEqual(numbers(open.body), [first.contractNumber, second.contractNumber].sort());
+    const paid = await post(t.app, `${FLIGHT}/getclaims`, { ...range, status: 'paid' }, a.auth);
+    assert.equal(paid.status, 200);
+    assert.deepEqual(paid.body.claims, []);
+    for (const claim of open.body.claims) {
+      const alone = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { contractNumber: claim.contractNumber, status: claim.status },
+        a.auth,
+      );
+      assert.deepEqual(numbers(alone.body), [claim.contractNumber]);
+    }
+  });
+
+  it('asks for the dates when no contract is named, and refuses an unknown status', async () => {
+    const res = await post(t.app, `${FLIGHT}/getclaims`, { status: 'paid' }, a.auth);
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.equal(res.headers['content-type'], 'application/problem+json; charset=utf-8');
+    assert.equal(res.body.code, 'validation_failed');
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['/fromDate', 'required']],
+    );
+    const toOnly = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: '2026-12-01' }, a.auth);
+    assert.equal(toOnly.status, 422);
+    assert.equal(toOnly.body.errors[0].field, '/toDate');
+    const unknown = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { contractNumber: first.contractNumber, status: 'approved' },
+      a.auth,
+    );
+    assert.equal(unknown.status, 422, JSON.stringify(unknown.body));
+  });
+
+  it("answers 404 for another partner's contract, even without dates", async () => {
+    const res = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: first.contractNumber }, b.auth);
+    assert.equal(res.status, 404, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'contract_not_found');
+  });
+});
+
+describe('booking.reference — what agencies use, not only PNRs', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  before(async () => {
+    t = await buildTestApp();
+    a = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const subscribeWith = async (reference: string) => {
+    const trip1 = trip(40);
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, trip1, a.auth);
+    assert.equal(quote.status, 200);
+    return post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      subscription(quote.body.quoteReference, trip1, { booking: { reference } }),
+      a.auth,
+    );
+  };
+
+  it('accepts letters, digits, - and _ up to 64 characters (kept in capitals)', async () => {
+    for (const reference of ['trip-2026_000417', 'X', 'A'.repeat(64), 'PNR9Z2']) {
+      const res = await subscribeWith(reference);
+      assert.equal(res.status, 201, `${reference}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.booking.reference, reference.toUpperCase());
+    }
+  });
+
+  it('refuses other characters and longer references, naming the field', async () => {
+    for (const reference of ['ABC 123', 'ABC/123', 'A'.repeat(65), '', 'réservation']) {
+      const res = await subscribeWith(reference);
+      assert.equal(res.status, 422, `${reference}: ${JSON.stringify(res.body)}`);
+      assert.ok(
+        res.body.errors.some((e: { field: string }) => e.field === '/booking/reference'),
+        JSON.stringify(res.body.errors),
+      );
+    }
+  });
+});
