@@ -305,13 +305,7 @@ describe('Demo API', () => {
       assert.deepEqual(p.coverageLevel.enum, ['essential', 'comfort', 'premium']);
       assert.deepEqual(p.options.items.enum, ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection']);
       assert.equal(p.contentsValue.properties.amount.maximum, 30_000_000);
-      assert.deepEqual(body.schema.required.sort(), [
-        'city',
-        'housingType',
-        'livingArea',
-        'occupancy',
-        'rooms',
-      ]);
+      assert.deepEqual(body.schema.required.sort(), ['city', 'housingType', 'livingArea', 'occupancy', 'rooms']);
       assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or its former name zipCode: one is required');
       assert.equal(p.zipCode.deprecated, true);
     }
