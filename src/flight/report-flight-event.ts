@@ -11,7 +11,9 @@ export interface FlightEventRequest {
   /** Local departure date at the departure airport, as on the contract's flight. */
   departureDate: string;
   status: 'delayed' | 'cancelled' | 'diverted';
-  /** Arrival delay at the gate, in minutes; required when delayed. */
+  /** Arrival delay at the gate, in minutes; required when delayed. The name claims answer with. */
+  delayMinutes?: number | undefined;
+  /** The former name of delayMinutes, still accepted. */
   arrivalDelayMinutes?: number | undefined;
   /** Operators: the environment concerned (default production). Partners: only their key's own. */
   environment?: Environment | undefined;
@@ -39,7 +41,7 @@ export async function reportFlightEvent(
       errors: [{ field: '/environment', message: `must be ${caller.environment} (your key's) or absent` }],
     });
   }
-  checkEvent(input);
+  const delay = checkEvent(input);
   const opened = await openClaimsForFlightEvent(
     deps,
     {
@@ -48,7 +50,7 @@ export async function reportFlightEvent(
       flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
       departureDate: input.departureDate,
       status: input.status,
-      arrivalDelayMinutes: input.arrivalDelayMinutes,
+      arrivalDelayMinutes: delay,
       source: 'partner_report',
       evidence: { reportedBy: caller.actor },
     },
@@ -73,7 +75,7 @@ export async function reportFlightEventAsOperator(
   operator: OperatorCaller,
   input: FlightEventRequest,
 ): Promise<{ claimsOpened: ClaimView[] }> {
-  checkEvent(input);
+  const delay = checkEvent(input);
   const result = await recordOperatorFlightEvent(
     deps,
     {
@@ -81,7 +83,7 @@ export async function reportFlightEventAsOperator(
       flightNumber: input.flightNumber,
       departureDate: input.departureDate,
       status: input.status,
-      arrivalDelayMinutes: input.arrivalDelayMinutes,
+      arrivalDelayMinutes: delay,
     },
     operator.actor,
   );
@@ -93,15 +95,28 @@ export async function reportFlightEventAsOperator(
   return { claimsOpened: rows.map(claimView) };
 }
 
-function checkEvent(input: FlightEventRequest): void {
-  if (input.status === 'delayed' && input.arrivalDelayMinutes === undefined) {
-    throw new DomainError('validation_failed', 'A delayed flight needs arrivalDelayMinutes.', {
-      errors: [{ field: '/arrivalDelayMinutes', message: 'is required when status is delayed' }],
+/** The event's arrival delay, from delayMinutes or its former name arrivalDelayMinutes. */
+function checkEvent(input: FlightEventRequest): number | undefined {
+  const field =
+    input.delayMinutes !== undefined || input.arrivalDelayMinutes === undefined
+      ? 'delayMinutes'
+      : 'arrivalDelayMinutes';
+  if (input.delayMinutes !== undefined && input.arrivalDelayMinutes !== undefined)
+    throw new DomainError('validation_failed', 'Give delayMinutes only (arrivalDelayMinutes is its former name).', {
+      errors: [
+        { field: '/arrivalDelayMinutes', code: 'not_allowed', message: 'not with delayMinutes (its former name)' },
+      ],
+    });
+  const delay = input.delayMinutes ?? input.arrivalDelayMinutes;
+  if (input.status === 'delayed' && delay === undefined) {
+    throw new DomainError('validation_failed', 'A delayed flight needs delayMinutes.', {
+      errors: [{ field: '/delayMinutes', code: 'required', message: 'is required when status is delayed' }],
     });
   }
-  if (input.status !== 'delayed' && input.arrivalDelayMinutes !== undefined) {
+  if (input.status !== 'delayed' && delay !== undefined) {
     throw new DomainError('validation_failed', `A ${input.status} flight has no arrival delay.`, {
-      errors: [{ field: '/arrivalDelayMinutes', message: 'only for status delayed' }],
+      errors: [{ field: `/${field}`, code: 'not_allowed', message: 'only for status delayed' }],
     });
   }
+  return delay;
 }

@@ -680,11 +680,20 @@ export const FlightEventRequest = Type.Object(
     }),
     departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),
     status: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
+    delayMinutes: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2880,
+        description:
+          'Arrival delay at the gate in minutes; required when status is delayed. The name claims answer with (delayMinutes).',
+      }),
+    ),
     arrivalDelayMinutes: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: 2880,
-        description: 'Arrival delay at the gate in minutes; required when status is delayed.',
+        deprecated: true,
+        description: 'Former name of delayMinutes, still accepted (not both).',
       }),
     ),
     environment: Type.Optional(
@@ -696,7 +705,7 @@ export const FlightEventRequest = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', arrivalDelayMinutes: 195 }],
+    examples: [{ flightNumber: 'AF006', departureDate: '2026-12-24', status: 'delayed', delayMinutes: 195 }],
   },
 );
 

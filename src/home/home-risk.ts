@@ -8,7 +8,10 @@ import { RATING_TABLE } from './rating-table.ts';
  * policy in the API to manage policies. Money fields are `{ amount, currency }`.
  */
 export interface HomeRiskInput {
-  zipCode: string;
+  /** The one name across the APIs (policies' addresses use it too). */
+  postalCode?: string | undefined;
+  /** Its former name in the Demo API, still accepted (not both). */
+  zipCode?: string | undefined;
   city: string;
   housingType: HousingType;
   occupancy: Occupancy;
@@ -51,10 +54,11 @@ export interface ResolvedHome {
  * is a 422 here: the request is invalid, nothing is "not found".
  */
 export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): ResolvedHome {
-  const zip = findZipCode(input.zipCode);
+  const { code, field } = postalCodeOf(input, at);
+  const zip = findZipCode(code);
   if (!zip) {
-    throw new DomainError('unknown_zip_code', `${input.zipCode} is not a French postal code.`, {
-      errors: [{ field: `${at}/zipCode`, message: 'is not a French postal code' }],
+    throw new DomainError('unknown_zip_code', `${code} is not a French postal code.`, {
+      errors: [{ field, message: 'is not a French postal code' }],
     });
   }
   const city = matchCity(zip, input.city);
@@ -119,6 +123,23 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
     options,
   };
   return { risk, priced };
+}
+
+/**
+ * The postal code a request gives, as `postalCode` or by its former name `zipCode` — one of them;
+ * `field` names it for errors.
+ */
+export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?: string | undefined }, at: string) {
+  if (input.postalCode !== undefined && input.zipCode !== undefined)
+    throw new DomainError('validation_failed', 'Give postalCode only (zipCode is its former name).', {
+      errors: [{ field: `${at}/zipCode`, code: 'not_allowed', message: 'not with postalCode (its former name)' }],
+    });
+  const code = input.postalCode ?? input.zipCode;
+  if (code === undefined)
+    throw new DomainError('validation_failed', 'postalCode is required.', {
+      errors: [{ field: `${at}/postalCode`, code: 'required', message: 'is required' }],
+    });
+  return { code, field: `${at}/${input.postalCode !== undefined ? 'postalCode' : 'zipCode'}` };
 }
 
 /** The fields of a home risk, in the order the API shows them. */

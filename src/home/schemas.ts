@@ -6,9 +6,15 @@ import { RATING_TABLE } from './rating-table.ts';
 
 /** TypeBox schemas of the Demo API: request validation, response serialisation and OpenAPI. */
 
+const PostalCode = Type.String({
+  pattern: ZIP_CODE_PATTERN,
+  description: 'French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).',
+  examples: ['75007'],
+});
 const ZipCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
-  description: 'French postal code, 5 digits.',
+  deprecated: true,
+  description: 'Former name of postalCode, still accepted (not both).',
   examples: ['75007'],
 });
 
@@ -18,12 +24,13 @@ const MoneyOut = Type.Object({
 });
 
 export const CityRequest = Type.Object(
-  { zipCode: ZipCode },
-  { additionalProperties: false, examples: [{ zipCode: '75007' }] },
+  { postalCode: Type.Optional(PostalCode), zipCode: Type.Optional(ZipCode) },
+  { additionalProperties: false, examples: [{ postalCode: '75007' }] },
 );
 
 export const CityResponse = Type.Object({
-  zipCode: Type.String(),
+  postalCode: Type.String(),
+  zipCode: Type.String({ deprecated: true, description: 'Former name of postalCode (the same value).' }),
   cities: Type.Array(Type.String(), {
     description: "La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted.",
   }),
@@ -36,12 +43,13 @@ const { rooms, livingArea, floor, constructionYear, contentsValue } = HOME_LIMIT
  * defaults are applied by the use case (home-risk.ts), the same way for both APIs.
  */
 const homeFields = {
-  zipCode: ZipCode,
+  postalCode: Type.Optional(PostalCode),
+  zipCode: Type.Optional(ZipCode),
   city: Type.String({
     minLength: 1,
     maxLength: 100,
     description:
-      'One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).',
+      'One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).',
     examples: ['PARIS'],
   }),
   housingType: StringEnum(HOUSING_TYPES, {

@@ -42,13 +42,39 @@ describe('Demo API', () => {
       ]) {
         const res = await cities(zipCode);
         assert.equal(res.status, 200, JSON.stringify(res.body));
-        assert.deepEqual(res.body, { zipCode, cities: [city] });
+        assert.deepEqual(res.body, { postalCode: zipCode, zipCode, cities: [city] });
       }
+    });
+
+    it('takes postalCode, the name across the APIs, and still zipCode — one of them', async () => {
+      const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '75007' }, partner.auth);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body, { postalCode: '75007', zipCode: '75007', cities: ['PARIS'] });
+      const both = await post(
+        t.app,
+        `${DEMO}/getCityByZipCode`,
+        { postalCode: '75007', zipCode: '75007' },
+        partner.auth,
+      );
+      assert.equal(both.status, 422);
+      assert.deepEqual(fieldsOf(both.body), ['/zipCode']);
+      const none = await post(t.app, `${DEMO}/getCityByZipCode`, {}, partner.auth);
+      assert.equal(none.status, 422);
+      assert.deepEqual(fieldsOf(none.body), ['/postalCode']);
+      const { zipCode: _former, ...flat } = PARIS_FLAT;
+      const [byNew, byFormer] = await Promise.all([
+        post(t.app, `${DEMO}/getPrice`, { ...flat, postalCode: '75007' }, partner.auth),
+        post(t.app, `${DEMO}/getPrice`, PARIS_FLAT, partner.auth),
+      ]);
+      assert.equal(byNew.status, 200, JSON.stringify(byNew.body));
+      assert.deepEqual(byNew.body.premium, byFormer.body.premium, 'one home, one price, whatever the name');
+      const unknown = await post(t.app, `${DEMO}/getPrice`, { ...flat, postalCode: '00000' }, partner.auth);
+      assert.deepEqual(fieldsOf(unknown.body), ['/postalCode']);
     });
 
     it('lists every city of a zip code serving several, distinct and sorted', async () => {
       const ajaccio = await cities('20000');
-      assert.deepEqual(ajaccio.body, { zipCode: '20000', cities: ['AJACCIO', 'LECCI'] });
+      assert.deepEqual(ajaccio.body, { postalCode: '20000', zipCode: '20000', cities: ['AJACCIO', 'LECCI'] });
       const rural = await cities('10200');
       assert.equal(rural.status, 200);
       assert.ok(rural.body.cities.length > 20, 'a rural zip code serves many communes');
@@ -279,14 +305,9 @@ describe('Demo API', () => {
       assert.deepEqual(p.coverageLevel.enum, ['essential', 'comfort', 'premium']);
       assert.deepEqual(p.options.items.enum, ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection']);
       assert.equal(p.contentsValue.properties.amount.maximum, 30_000_000);
-      assert.deepEqual(body.schema.required.sort(), [
-        'city',
-        'housingType',
-        'livingArea',
-        'occupancy',
-        'rooms',
-        'zipCode',
-      ]);
+      assert.deepEqual(body.schema.required.sort(), ['city', 'housingType', 'livingArea', 'occupancy', 'rooms']);
+      assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or its former name zipCode: one is required');
+      assert.equal(p.zipCode.deprecated, true);
     }
   });
 });

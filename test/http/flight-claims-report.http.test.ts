@@ -97,6 +97,39 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
     assert.deepEqual(res.body.claimsOpened, []);
   });
 
+  it('takes delayMinutes, the name claims answer with, and still its former name arrivalDelayMinutes', async () => {
+    const now = await contract(a);
+    const event = { flightNumber: now.flightNumber, departureDate: now.departureDate, status: 'delayed' };
+    const res = await post(t.app, `${FLIGHT}/claims`, { ...event, delayMinutes: 190 }, a.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.claimsOpened[0].delayMinutes, 190);
+    const former = await contract(a);
+    const old = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      {
+        flightNumber: former.flightNumber,
+        departureDate: former.departureDate,
+        status: 'delayed',
+        arrivalDelayMinutes: 200,
+      },
+      a.auth,
+    );
+    assert.equal(old.status, 200, JSON.stringify(old.body));
+    assert.equal(old.body.claimsOpened[0].delayMinutes, 200);
+    const both = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { ...event, delayMinutes: 190, arrivalDelayMinutes: 190 },
+      a.auth,
+    );
+    assert.equal(both.status, 422);
+    assert.deepEqual(
+      both.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['/arrivalDelayMinutes', 'not_allowed']],
+    );
+  });
+
   it('validates the event', async () => {
     const missing = await post(
       t.app,
@@ -105,7 +138,7 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
       a.auth,
     );
     assert.equal(missing.status, 422);
-    assert.equal(missing.body.errors[0].field, '/arrivalDelayMinutes');
+    assert.equal(missing.body.errors[0].field, '/delayMinutes');
     const extra = await post(
       t.app,
       `${FLIGHT}/claims`,

@@ -179,7 +179,7 @@ describe('API to manage policies', () => {
       assert.equal(motorAsHome.status, 422);
       assert.equal(motorAsHome.body.code, 'validation_failed');
       const fields = fieldsOf(motorAsHome.body);
-      for (const f of ['/risk/zipCode', '/risk/city', '/risk/housingType', '/risk/vehicleRegistration'])
+      for (const f of ['/risk/city', '/risk/housingType', '/risk/vehicleRegistration'])
         assert.ok(fields.includes(f), `${f} in ${fields}`);
       const rooms = await create(motorPolicy({ product: 'home', risk: { ...HOME, rooms: 50, housingType: 'castle' } }));
       assert.deepEqual(fieldsOf(rooms.body), ['/risk/housingType', '/risk/rooms']);
