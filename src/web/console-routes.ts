@@ -48,6 +48,13 @@ const ClaimsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
+/** The dashboard's period: both dates, or neither (the last 30 days). */
+const DashboardQuery = Type.Object({
+  env: EnvironmentQuery.properties.env,
+  from: Type.Optional(DateOrEmpty),
+  to: Type.Optional(DateOrEmpty),
+});
+
 /** The sample trip of the live preview: priced by simulatePrice, the code of /getPrice/simulate. */
 export function sampleTrip(now: Date) {
   return {
@@ -175,9 +182,9 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
       },
     );
 
-    app.get<{ Querystring: Static<typeof EnvironmentQuery> }>(
+    app.get<{ Querystring: Static<typeof DashboardQuery> }>(
       '/console/dashboard',
-      { schema: { hide: true, querystring: EnvironmentQuery } },
+      { schema: { hide: true, querystring: DashboardQuery } },
       async (request, reply) => {
         const ctx = contextOf(request, 'console');
         const environment = environmentOf(request.query.env);
@@ -185,6 +192,7 @@ export function consoleDataRoutes(deps: WebDeps): FastifyPluginAsync {
           deps.db,
           { partnerId: request.webSession!.partnerId!, environment },
           deps.now(),
+          request.query.from && request.query.to ? { from: request.query.from, to: request.query.to } : undefined,
         );
         return sendPage(reply, 200, dashboardPage(ctx, environment, dashboard));
       },

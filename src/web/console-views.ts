@@ -182,6 +182,7 @@ const chartData = (id: string, spec: unknown) =>
 
 export function dashboardPage(ctx: PageContext, environment: Environment, d: Dashboard): string {
   const w = t(ctx.lang);
+  const period = d.chosen ? `${d.days[0]} – ${d.days.at(-1)}` : w.last30;
   const lineSpec = {
     type: 'line',
     data: {
@@ -246,17 +247,18 @@ export function dashboardPage(ctx: PageContext, environment: Environment, d: Das
     ctx,
     w.dashboardTitle,
     html`<h1>${w.dashboardTitle}</h1>
-<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
+<form method="get" action="/console/dashboard" class="row"><div><label for="d-env">${w.environment}</label><select id="d-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><label for="d-from">${w.reports.from}</label><input id="d-from" type="date" name="from" value="${d.days[0]}"></div><div><label for="d-to">${w.reports.to}</label><input id="d-to" type="date" name="to" value="${d.days.at(-1)}"></div><div><button type="submit">${w.filter}</button></div></form>
+<p class="downloads"><a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=contracts">${w.reports.contractsCsv}</a> · <a href="/console/reports/export?env=${environment}&from=${d.days[0]}&to=${d.days.at(-1)}&kind=claims">${w.reports.claimsCsv}</a></p>
 <p class="notice">${w.quotesCounted}</p>
 <div class="stats">
-<div class="card stat"><span>${w.quotesSeries}</span><strong id="total-quotes">${d.totals.quotes}</strong><span class="muted">${w.last30}</span></div>
+<div class="card stat"><span>${w.quotesSeries}</span><strong id="total-quotes">${d.totals.quotes}</strong><span class="muted">${period}</span></div>
 <div class="card stat"><span>${w.conversionRate}</span><strong id="conversion-rate">${d.conversionRate === null ? w.notMeasurable : `${(d.conversionRate * 100).toFixed(1)} %`}</strong></div>
-<div class="card stat"><span>${w.subscriptionsSeries}</span><strong id="total-subscriptions">${d.totals.subscriptions}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.cancellationsSeries}</span><strong>${d.totals.cancellations}</strong><span class="muted">${w.last30}</span></div>
-<div class="card stat"><span>${w.claimsSeries}</span><strong>${d.totals.claims}</strong><span class="muted">${w.last30}</span></div>
+<div class="card stat"><span>${w.subscriptionsSeries}</span><strong id="total-subscriptions">${d.totals.subscriptions}</strong><span class="muted">${period}</span></div>
+<div class="card stat"><span>${w.cancellationsSeries}</span><strong>${d.totals.cancellations}</strong><span class="muted">${period}</span></div>
+<div class="card stat"><span>${w.claimsSeries}</span><strong>${d.totals.claims}</strong><span class="muted">${period}</span></div>
 <div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : `${(d.cancellationRate * 100).toFixed(1)} %`}</strong></div>
 </div>
-<section class="card"><h2>${w.last30}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
+<section class="card"><h2>${period}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
 <details><summary>${w.day} / ${w.count}</summary><table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table></details></section>
 <div class="split">
 <section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}

@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
 import { claimsByStatus, dailyActivity, dailyQuotes, premiumAndPaid, type Scope } from './views-repo.ts';
 
 /**
@@ -9,6 +10,8 @@ import { claimsByStatus, dailyActivity, dailyQuotes, premiumAndPaid, type Scope 
  */
 export interface Dashboard {
   days: string[];
+  /** The period was chosen (from, to) rather than the last 30 days. */
+  chosen: boolean;
   series: { quotes: number[]; subscriptions: number[]; cancellations: number[]; claims: number[] };
   totals: { quotes: number; subscriptions: number; cancellations: number; claims: number };
   /** Contracts subscribed ÷ quotes issued in the period, or null when no quote was counted. */
@@ -20,11 +23,34 @@ export interface Dashboard {
 }
 
 export const DASHBOARD_DAYS = 30;
+/** The longest period a dashboard draws day by day. */
+export const DASHBOARD_MAX_DAYS = 366;
 
-export async function partnerDashboard(db: Db, scope: Scope, now: Date): Promise<Dashboard> {
-  const today = DateTime.fromJSDate(now, { zone: 'utc' }).startOf('day');
-  const from = today.minus({ days: DASHBOARD_DAYS - 1 });
-  const days = Array.from({ length: DASHBOARD_DAYS }, (_, i) => from.plus({ days: i }).toISODate()!);
+/**
+ * The last 30 days, or any period of whole UTC days (`range`, both ends included, at most
+ * DASHBOARD_MAX_DAYS; a reversed or longer range is refused with the fields at fault).
+ */
+export async function partnerDashboard(
+  db: Db,
+  scope: Scope,
+  now: Date,
+  range?: { from: string; to: string },
+): Promise<Dashboard> {
+  let today = DateTime.fromJSDate(now, { zone: 'utc' }).startOf('day');
+  let from = today.minus({ days: DASHBOARD_DAYS - 1 });
+  if (range) {
+    from = DateTime.fromISO(range.from, { zone: 'utc' }).startOf('day');
+    today = DateTime.fromISO(range.to, { zone: 'utc' }).startOf('day');
+    const errors = [];
+    if (!from.isValid) errors.push({ field: '/from', message: 'must be a date as YYYY-MM-DD' });
+    if (!today.isValid) errors.push({ field: '/to', message: 'must be a date as YYYY-MM-DD' });
+    if (!errors.length && today < from) errors.push({ field: '/to', message: 'must not be before from' });
+    if (!errors.length && today.diff(from, 'days').days >= DASHBOARD_MAX_DAYS)
+      errors.push({ field: '/to', message: `the period is at most ${DASHBOARD_MAX_DAYS} days` });
+    if (errors.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors });
+  }
+  const length = Math.round(today.diff(from, 'days').days) + 1;
+  const days = Array.from({ length }, (_, i) => from.plus({ days: i }).toISODate()!);
   const [activity, quotes, statuses, money] = await Promise.all([
     dailyActivity(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
     dailyQuotes(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
@@ -48,6 +74,7 @@ export async function partnerDashboard(db: Db, scope: Scope, now: Date): Promise
   };
   return {
     days,
+    chosen: range !== undefined,
     series,
     totals,
     conversionRate: totals.quotes ? totals.subscriptions / totals.quotes : null,

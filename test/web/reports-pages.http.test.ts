@@ -86,6 +86,16 @@ describe('money reports in the consoles', () => {
     assert.ok(exported.body.includes(sold));
     assert.ok(!exported.body.includes(other.sold));
     assert.equal((await browser.get(`/console/reports?month=2026-13`)).statusCode, 400);
+    // the dashboard over any dates: today's two sales in, a later period empty, a reversed one refused
+    const dayAfter = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const inRange = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-2)}&to=${today()}`);
+    assert.equal(inRange.statusCode, 200);
+    assert.match(inRange.body, /<strong id="total-subscriptions">2<\/strong>/);
+    assert.ok(inRange.body.includes(`${dayAfter(-2)} – ${today()}`));
+    const later = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(1)}&to=${dayAfter(3)}`);
+    assert.match(later.body, /<strong id="total-subscriptions">0<\/strong>/);
+    const reversed = await browser.get(`/console/dashboard?env=sandbox&from=${today()}&to=${dayAfter(-3)}`);
+    assert.equal(reversed.statusCode, 422);
     // the operator's downloads are not the partner's
     assert.notEqual((await browser.get(`/admin/reports?partner=${partner.slug}`)).statusCode, 200);
   });

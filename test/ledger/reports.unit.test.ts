@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { dayRange, monthPeriod, toCsv } from '../../src/ledger/index.ts';
+import { evidenceSummary, type Column } from '../../src/ledger/reports.ts';
+import { DomainError } from '../../src/platform/errors.ts';
+
+describe('ledger reports: periods and CSV', () => {
+  it('a month is a UTC month; a bad month names the field', () => {
+    assert.deepEqual(monthPeriod('2026-12'), {
+      from: new Date('2026-12-01T00:00:00Z'),
+      to: new Date('2027-01-01T00:00:00Z'),
+    });
+    for (const bad of ['2026-13', '2026-1', 'november', '2026-00']) {
+      assert.throws(
+        () => monthPeriod(bad),
+        (e: unknown) => e instanceof DomainError && e.extra.errors?.[0]?.field === '/month',
+        bad,
+      );
+    }
+  });
+
+  it('a date range includes both days; a reversed one is refused', () => {
+    assert.deepEqual(dayRange('2026-11-01', '2026-11-01'), {
+      from: new Date('2026-11-01T00:00:00Z'),
+      to: new Date('2026-11-02T00:00:00Z'),
+    });
+    assert.throws(() => dayRange('2026-11-02', '2026-11-01'), DomainError);
+    assert.throws(() => dayRange('2026-11-xx', '2026-11-01'), DomainError);
+  });
+
+  it('CSV: exact decimals in the row currency, signed; quoting; no formula injection in text', () => {
+    type Row = { currency: string; name: string; amount: number; at: Date | null };
+    const columns: Column<Row>[] = [
+      { name: 'name', kind: 'text', value: (r) => r.name },
+      { name: 'amount', kind: 'money', value: (r) => r.amount },
+      { name: 'at', kind: 'date', value: (r) => r.at },
+    ];
+    const csv = toCsv(columns, [
+      { currency: 'EUR', name: 'a, "b"', amount: -1250, at: new Date('2026-11-02T10:00:00Z') },
+      { currency: 'JPY', name: '=HYPERLINK("x")', amount: 1250, at: null },
+      { currency: 'KWD', name: '@SUM(A1)', amount: 5, at: null },
+    ]).toString('utf8');
+    assert.equal(
+      csv,
+      'name,amount,at\r\n"a, ""b""",-12.50,2026-11-02T10:00:00.000Z\r\n"\'=HYPERLINK(""x"")",1250,\r\n\'@SUM(A1),0.005,\r\n',
+    );
+  });
+
+  it('the evidence summary keeps the source, event, delay and observation time only', () => {
+    assert.equal(
+      evidenceSummary({
+        event: 'delayed',
+        evidence: {
+          source: 'flightaware',
+          arrivalDelayMinutes: 190,
+          observedAt: '2026-11-02T10:00:00Z',
+          raw: { x: 1 },
+        },
+      }),
+      'flightaware: delayed, arrival delay 190 min, observed 2026-11-02T10:00:00Z',
+    );
+    assert.equal(evidenceSummary({ event: 'cancelled', evidence: {} }), 'unknown source: cancelled');
+  });
+});
