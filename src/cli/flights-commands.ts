@@ -11,14 +11,16 @@ import {
   parseDesignator,
   recordOperatorFlightEvent,
   saveSimulatedFlightEvent,
+  FLIGHT_WATCH_STATES,
   type CheckOutcome,
   type FlightProviders,
   type FlightWatch,
+  type FlightWatchState,
   type OperatorFlightStatus,
   type SimulatedEnvironment,
   type SimulatedOutcome,
 } from '../monitoring/index.ts';
-import type { Environment, FlightWatchState } from '../platform/db-schema.ts';
+import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { pairs, table, when, type CommandKit } from './kit.ts';
 
@@ -28,7 +30,6 @@ import { pairs, table, when, type CommandKit } from './kit.ts';
  * of manual review, in any environment).
  */
 
-const STATES = ['watching', 'decided', 'manual_review', 'closed'] as const;
 const OUTCOMES = ['on_time', 'delayed', 'cancelled', 'diverted'] as const;
 
 export interface FlightsExtras {
@@ -64,7 +65,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
     'parasol flights list --env production --state manual_review',
   )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
-    .addOption(new Option('--state <state>', 'only watches in this state').choices(STATES))
+    .addOption(new Option('--state <state>', 'only watches in this state').choices(FLIGHT_WATCH_STATES))
     .option('--date <YYYY-MM-DD>', 'only flights departing on this local date')
     .option('--limit <n>', 'at most this many (default 100)')
     .action(

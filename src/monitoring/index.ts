@@ -1,4 +1,5 @@
 /** The monitoring domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export { FLIGHT_WATCH_STATES, type FlightWatchState } from './model.ts';
 export { checkFlightWatch, type CheckOutcome } from './check-flight.ts';
 export { dispatchDueChecks } from './dispatch-checks.ts';
 export { planWatches } from './plan-watches.ts';

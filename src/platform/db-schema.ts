@@ -15,9 +15,18 @@ import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsStatus } from '../notify/sms/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
 import type { LedgerKind } from '../ledger/model.ts';
+import type { FlightWatchState } from '../monitoring/model.ts';
 import type { Lang } from './language.ts';
 
-export type { ClaimEventKind, ClaimReason, ClaimStatus, Environment, PayoutStatus, WebhookDeliveryStatus };
+export type {
+  ClaimEventKind,
+  ClaimReason,
+  ClaimStatus,
+  Environment,
+  FlightWatchState,
+  PayoutStatus,
+  WebhookDeliveryStatus,
+};
 
 export interface PartnersTable {
   id: Generated<string>;
@@ -432,8 +441,6 @@ export interface WebhookDeliveryAttemptsTable {
   duration_ms: number;
   error: string | null;
 }
-
-export type FlightWatchState = 'watching' | 'decided' | 'manual_review' | 'closed';
 
 /** One watch per flight (environment + designator as the legs store it + local departure date). */
 export interface FlightWatchesTable {

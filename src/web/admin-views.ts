@@ -7,9 +7,9 @@ import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, claimEvidence, findClaimByNumber, listClaimsForOperators } from '../claims/index.ts';
 import { evidenceList } from './claim-evidence.ts';
-import { listWatches } from '../monitoring/index.ts';
+import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
-import type { ClaimStatus, FlightWatchState, PayoutStatus } from '../platform/db-schema.ts';
+import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import {
   claimsByStatus,
   flightWatchesByState,
@@ -22,9 +22,7 @@ import {
 
 /** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
 
-const FLIGHT_STATES = ['watching', 'decided', 'manual_review', 'closed'] as const satisfies readonly FlightWatchState[];
-
-const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_STATES)), offset: Type.Optional(Offset) });
+const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
 const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
 const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
@@ -44,9 +42,7 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
         const state = request.query.state;
         const [counts, rows] = await Promise.all([
           flightWatchesByState(deps.db),
-          pagedFrom(request.query.offset, (offset) =>
-            listWatches(deps.db, { state: state as FlightWatchState | undefined, offset, limit: VIEW_PAGE + 1 }),
-          ),
+          pagedFrom(request.query.offset, (offset) => listWatches(deps.db, { state, offset, limit: VIEW_PAGE + 1 })),
         ]);
         const w = t(ctx.lang);
         return sendPage(
@@ -57,7 +53,7 @@ export function adminViews(deps: WebDeps): FastifyPluginAsync {
             w.nav.flights,
             '/admin/flights',
             'state',
-            FLIGHT_STATES,
+            FLIGHT_WATCH_STATES,
             state,
             counts.map((c) => [c.state, String(c.count)]),
             rows,
