@@ -49,7 +49,7 @@ export const WebhookEndpoint = Type.Object(
     createdAt: DateTime,
     updatedAt: DateTime,
   },
-  { $id: 'WebhookEndpoint', title: 'WebhookEndpoint', description: 'A URL your events are POSTed to.' },
+  { title: 'WebhookEndpoint', description: 'A URL your events are POSTed to.' },
 );
 
 const Secret = Type.String({
@@ -120,7 +120,7 @@ export const WebhookDelivery = Type.Object(
     attemptLog: Type.Array(Attempt, { maxItems: 100 }),
   },
   {
-    $id: 'WebhookDelivery',
+    
     title: 'WebhookDelivery',
     description: 'One event sent to one endpoint, with its attempts.',
   },
@@ -129,7 +129,12 @@ export const WebhookDelivery = Type.Object(
 const DeliveriesQuery = Type.Object(
   {
     endpointId: Type.Optional(Type.String({ maxLength: 100 })),
-    status: Type.Optional(Type.Union(WEBHOOK_DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
+    status: Type.Optional(
+      Type.Union(
+        WEBHOOK_DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+        { examples: ['failed'] },
+      ),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20 })),
   },
@@ -167,7 +172,7 @@ export function webhookApiRoutes(
             { endpoints: Type.Array(WebhookEndpoint, { maxItems: 10 }) },
             { description: 'Your endpoints' },
           ),
-          ...problemResponses(),
+          ...problemResponses(422),
         },
       },
       handler: async (request) => ({
@@ -201,7 +206,7 @@ export function webhookApiRoutes(
         summary: 'Read a webhook endpoint',
         description: 'One of your endpoints; another partner’s or a removed one answers 404.',
         params: EndpointIdParams,
-        response: { 200: { ...WebhookEndpoint, description: 'The endpoint' }, ...problemResponses(404) },
+        response: { 200: { ...WebhookEndpoint, description: 'The endpoint' }, ...problemResponses(404, 422) },
       },
       handler: async (request) => strip(await getEndpoint(deps, scopeOf(request), request.params.id)),
     });
@@ -228,7 +233,7 @@ export function webhookApiRoutes(
         summary: 'Remove a webhook endpoint',
         description: 'Nothing more is sent to it; its pending deliveries end failed. Answers the endpoint as it was.',
         params: EndpointIdParams,
-        response: { 200: { ...WebhookEndpoint, description: 'The endpoint removed' }, ...problemResponses(404) },
+        response: { 200: { ...WebhookEndpoint, description: 'The endpoint removed' }, ...problemResponses(404, 422) },
       },
       handler: async (request) => strip(await removeEndpoint(deps, scopeOf(request), request.params.id)),
     });
@@ -246,7 +251,7 @@ export function webhookApiRoutes(
             { endpoint: WebhookEndpoint, secret: Secret, previousSecretValidUntil: DateTime },
             { description: 'The new secret' },
           ),
-          ...problemResponses(404),
+          ...problemResponses(404, 422),
         },
       },
       handler: async (request) => {
@@ -267,7 +272,7 @@ export function webhookApiRoutes(
             { eventId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ format: 'uuid', maxLength: 36 }) },
             { description: 'Queued' },
           ),
-          ...problemResponses(404, 409),
+          ...problemResponses(404, 409, 422),
         },
       },
       handler: async (request, reply) =>
@@ -313,7 +318,7 @@ export function webhookApiRoutes(
             },
             { description: 'Queued' },
           ),
-          ...problemResponses(404, 409),
+          ...problemResponses(404, 409, 422),
         },
       },
       handler: async (request, reply) =>
