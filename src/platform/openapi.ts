@@ -114,6 +114,14 @@ function withPlatformProblems(schema: Record<string, unknown> | undefined): Reco
   return { ...(schema ?? {}), response };
 }
 
+/**
+ * A response schema with its name in components.schemas (`title`, what generated clients call the
+ * type) and the description of the answer, e.g. `200: named(S.QuoteResponse, 'Quote', 'The quote')`.
+ */
+export function named<T extends TSchema>(schema: T, title: string, description: string): T {
+  return { ...schema, title, description };
+}
+
 /** The error responses of a route, each a problem+json body. */
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
@@ -183,7 +191,9 @@ function hoist(node: unknown, schemas: Record<string, unknown>): unknown {
   if (typeof title === 'string' && /^[A-Z][A-Za-z0-9]+$/.test(title) && (out.type || out.anyOf)) {
     const { description, ...named } = out;
     schemas[title] ??= named;
-    return description ? { $ref: `#/components/schemas/${title}`, description } : { $ref: `#/components/schemas/${title}` };
+    return description
+      ? { $ref: `#/components/schemas/${title}`, description }
+      : { $ref: `#/components/schemas/${title}` };
   }
   return out;
 }

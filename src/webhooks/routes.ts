@@ -120,7 +120,6 @@ export const WebhookDelivery = Type.Object(
     attemptLog: Type.Array(Attempt, { maxItems: 100 }),
   },
   {
-    
     title: 'WebhookDelivery',
     description: 'One event sent to one endpoint, with its attempts.',
   },
@@ -136,7 +135,14 @@ const DeliveriesQuery = Type.Object(
       ),
     ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
-    limit: Type.Optional(Type.Integer({ format: 'int32', minimum: 1, maximum: 100, default: 20 })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(100|[1-9][0-9]?)$',
+        maxLength: 3,
+        description: 'Deliveries per page, 1 to 100 (default 20).',
+        examples: ['20'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -298,7 +304,11 @@ export function webhookApiRoutes(
           ...problemResponses(404, 422),
         },
       },
-      handler: async (request) => listDeliveries(deps, scopeOf(request), request.query),
+      handler: async (request) =>
+        listDeliveries(deps, scopeOf(request), {
+          ...request.query,
+          limit: request.query.limit === undefined ? undefined : Number(request.query.limit),
+        }),
     });
 
     app.post('/webhooks/deliveries/:id/redeliver', {

@@ -84,7 +84,12 @@ describe('OpenAPI documents', () => {
               );
               for (const p of op.parameters)
                 assert.deepEqual(untyped(p.schema, `${p.in}:${p.name}`), [], `${where}: every parameter is typed`);
-            } else if (method !== 'get' && method !== 'delete' && !path.endsWith('}') && !/\/\{id\}\/[a-z-]+$/.test(path)) {
+            } else if (
+              method !== 'get' &&
+              method !== 'delete' &&
+              !path.endsWith('}') &&
+              !/\/\{id\}\/[a-z-]+$/.test(path)
+            ) {
               const content = op.requestBody?.content?.['application/json'];
               assert.ok(content, `${where} has a JSON body`);
               assert.ok(content.example ?? content.examples, `${where} has an example`);
