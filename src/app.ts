@@ -34,7 +34,7 @@ import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/m
 import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
 import { LimitsSnapshot } from './limits/index.ts';
-import { webhookApiRoutes } from './webhooks/index.ts';
+import { webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -208,6 +208,7 @@ async function assembleApp(
       { name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' },
       { name: 'Webhooks', description: 'Your webhook endpoints, the delivery log, and redelivery of a past event.' },
     ],
+    webhooks: webhookDocumentation(),
   });
   await registerApiDocument(app, {
     decorator: 'demoOpenapi',

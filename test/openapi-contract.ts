@@ -73,6 +73,19 @@ export class OpenApiContract {
     assert.ok(validate(body), `${where} body matches the document: ${this.ajv.errorsText(validate.errors)}`);
   }
 
+  /** Asserts that a delivered webhook body matches the document's `webhooks` entry of its type. */
+  checkWebhook(prefix: string, raw: string): string {
+    const body = JSON.parse(raw) as { type: string };
+    const doc = this.docs.get(prefix);
+    assert.ok(doc.webhooks?.[body.type], `webhook ${body.type} is documented`);
+    const esc = body.type.replace(/~/g, '~0').replace(/\//g, '~1');
+    const validate = this.ajv.compile({
+      $ref: `doc:${prefix}#/webhooks/${esc}/post/requestBody/content/application~1json/schema`,
+    });
+    assert.ok(validate(body), `webhook ${body.type} matches the document: ${this.ajv.errorsText(validate.errors)}`);
+    return body.type;
+  }
+
   /** Every example in the document (request bodies, parameters, responses) validates against its schema. */
   checkExamples(prefix: string): number {
     const doc = this.docs.get(prefix);

@@ -16,6 +16,8 @@ export interface ApiDocument {
   version: string;
   description: string;
   tags?: { name: string; description: string }[];
+  /** The OpenAPI 3.1 `webhooks` section: the events this API POSTs to the partner. */
+  webhooks?: Record<string, unknown>;
 }
 
 export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument): Promise<void> {
@@ -37,6 +39,7 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
       },
       security: [{ apiKey: [] }],
       ...(doc.tags ? { tags: doc.tags } : {}),
+      ...(doc.webhooks ? { webhooks: doc.webhooks } : {}),
     },
     transformObject: (document) =>
       finishDocument((document as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,

@@ -25,3 +25,4 @@ export {
   type WebhookEndpointView,
 } from './webhooks.ts';
 export { webhookApiRoutes } from './routes.ts';
+export { webhookDocumentation } from './event-schemas.ts';

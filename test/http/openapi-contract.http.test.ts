@@ -123,14 +123,20 @@ describe('OpenAPI contract against live answers', () => {
     try {
       const hooked = await call('POST', '/webhooks/endpoints', { url: receiver.url('/contract') });
       const sent = await call('POST', `/webhooks/endpoints/${hooked.body.endpoint.id}/test`);
-      await receiver.waitFor('/contract', 1);
+      assert.equal((await subscribeTrip(t.app, partner, trip(70))).status, 201);
+      // each delivered body matches the document's webhooks section
+      const received = await receiver.waitFor('/contract', 2);
+      assert.deepEqual(received.map((r) => contract.checkWebhook(FLIGHT, r.body)).sort(), [
+        'contract.created',
+        'webhook.test',
+      ]);
       await eventually(async () => {
         const log = await call('GET', `/webhooks/deliveries?endpointId=${hooked.body.endpoint.id}&status=succeeded`);
-        return log.body.deliveries.length === 1 ? true : undefined;
+        return log.body.deliveries.some((d: { id: string }) => d.id === sent.body.deliveryId) ? true : undefined;
       });
       const again = await call('POST', `/webhooks/deliveries/${sent.body.deliveryId}/redeliver`);
       assert.equal(again.status, 202);
-      await receiver.waitFor('/contract', 2);
+      contract.checkWebhook(FLIGHT, (await receiver.waitFor('/contract', 3))[2]!.body);
       assert.equal((await call('DELETE', `/webhooks/endpoints/${hooked.body.endpoint.id}`)).status, 200);
     } finally {
       await receiver.close();
