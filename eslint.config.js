@@ -6,7 +6,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'src/web/assets/**', '**/*.min.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'src/web/assets/**',
+      '**/*.min.js',
+      'clients/typescript/src/flight-delay.ts',
+      'clients/typescript/src/demo.ts',
+      'clients/typescript/src/policy-admin.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -34,6 +34,7 @@ import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/m
 import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
 import { LimitsSnapshot } from './limits/index.ts';
+import { webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -203,7 +204,11 @@ async function assembleApp(
     version: '1.0.0',
     description:
       'Parametric flight delay and cancellation insurance, sold at booking: quote (/getPrice), subscribe, cancel before departure with a full refund, and list the claims the platform opens by itself when an insured flight is delayed or cancelled. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.',
-    tags: [{ name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' }],
+    tags: [
+      { name: 'Flight Delay and Cancellation', description: 'Quote, subscribe, cancel, claims.' },
+      { name: 'Webhooks', description: 'Your webhook endpoints, the delivery log, and redelivery of a past event.' },
+    ],
+    webhooks: webhookDocumentation(),
   });
   await registerApiDocument(app, {
     decorator: 'demoOpenapi',
@@ -263,6 +268,13 @@ async function assembleApp(
   await app.register(flightDelayRoutes(flightDeps, { directory, limiter, failures, operators }), {
     prefix: FLIGHT_PREFIX,
   });
+  await app.register(
+    webhookApiRoutes(
+      { db: database.db, jobs, keys, allowPrivate: config.webhooksAllowPrivate, now },
+      { directory, limiter, failures, operators },
+    ),
+    { prefix: FLIGHT_PREFIX },
+  );
   await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });

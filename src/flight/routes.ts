@@ -5,7 +5,7 @@ import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
-import { problemResponses } from '../platform/openapi.ts';
+import { named, problemResponses } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
@@ -53,7 +53,10 @@ export function flightDelayRoutes(
         description:
           "Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event's probability with the model's explanation (base rate × factors), the expected loss and the leg's premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. Every quote carries `documents` (the insurance product information document and the terms, each by URL, version and SHA-256, under one documents `version` signed in the quote) and the `insurer` (legal identity, complaints contact): show them to the customer before the purchase. `partner_not_configured` (409) also when your agreement has no documents yet. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).",
         body: S.QuoteRequest,
-        response: { 200: S.QuoteResponse, ...problemResponses(409, 422) },
+        response: {
+          200: named(S.QuoteResponse, 'Quote', 'The quote, priced and signed'),
+          ...problemResponses(409, 422),
+        },
       },
       handler: (request) => issueQuote(deps, callerOf(request), request.body),
     });
@@ -81,7 +84,10 @@ export function flightDelayRoutes(
           "Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote's risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. `consent` is required: when the customer accepted the quote's documents, their `documentsVersion` and the channel; a version other than the quote's answers 422 `documents_version_mismatch` (a newer version of the documents applies to new quotes only), and the contract records the consent. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.",
         headers: IdempotencyHeader,
         body: S.SubscribeRequest,
-        response: { 201: S.ContractResponse, ...problemResponses(409, 422) },
+        response: {
+          201: named(S.ContractResponse, 'Contract', 'The contract, subscribed'),
+          ...problemResponses(409, 422),
+        },
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);
@@ -111,7 +117,10 @@ export function flightDelayRoutes(
           'Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.',
         headers: IdempotencyHeader,
         body: S.CancelRequest,
-        response: { 200: S.CancelResponse, ...problemResponses(404, 409, 422) },
+        response: {
+          200: named(S.CancelResponse, 'Cancellation', 'The contract cancelled, with its refund'),
+          ...problemResponses(404, 409, 422),
+        },
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);

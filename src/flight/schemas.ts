@@ -24,7 +24,7 @@ export const Money = Type.Object(
     }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Money' },
 );
 
 const Airport = (description: string) =>

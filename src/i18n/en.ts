@@ -199,6 +199,10 @@ export const en = {
   noEndpoints: 'No endpoints yet.',
   noDeliveries: 'No deliveries yet.',
   testSent: 'Test event queued.',
+  redeliver: 'Send again',
+  redelivered: 'Delivery queued again.',
+  failing: 'Failing',
+  failingHint: 'deliveries failed in the last 24 hours, none succeeded',
   noneTicked: 'None ticked: every event type, including those added later.',
   dashboardTitle: 'Dashboard',
   quotesCounted:

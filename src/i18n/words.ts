@@ -208,6 +208,10 @@ export interface Words {
   noEndpoints: string;
   noDeliveries: string;
   testSent: string;
+  redeliver: string;
+  redelivered: string;
+  failing: string;
+  failingHint: string;
   noneTicked: string;
   dashboardTitle: string;
   quotesCounted: string;

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   zip_code_not_found: { status: 404, title: 'Zip code not found' },
   policy_not_found: { status: 404, title: 'Policy not found' },
   webhook_endpoint_not_found: { status: 404, title: 'Webhook endpoint not found' },
+  webhook_delivery_not_found: { status: 404, title: 'Webhook delivery not found' },
   flight_watch_not_found: { status: 404, title: 'Flight watch not found' },
   stop_sale_not_found: { status: 404, title: 'Stop-sale not found' },
   // 409
@@ -37,6 +38,7 @@ export const ERROR_CODES = {
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
+  webhook_delivery_pending: { status: 409, title: 'Webhook delivery still pending' },
   capacity_exceeded: { status: 409, title: 'Flight capacity exceeded' },
   sales_suspended: { status: 409, title: 'Sales suspended' },
   // 405, 408, 413, 414, 415

@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { FIELD_ERROR_CODES } from './errors.ts';
+import { ERROR_CODES, FIELD_ERROR_CODES } from './errors.ts';
 
 /**
  * One OpenAPI 3.1 document per API, served at `{base}/openapi.json`. @fastify/swagger is registered
@@ -16,6 +16,8 @@ export interface ApiDocument {
   version: string;
   description: string;
   tags?: { name: string; description: string }[];
+  /** The OpenAPI 3.1 `webhooks` section: the events this API POSTs to the partner. */
+  webhooks?: Record<string, unknown>;
 }
 
 export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument): Promise<void> {
@@ -37,7 +39,10 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
       },
       security: [{ apiKey: [] }],
       ...(doc.tags ? { tags: doc.tags } : {}),
+      ...(doc.webhooks ? { webhooks: doc.webhooks } : {}),
     },
+    transformObject: (document) =>
+      finishDocument((document as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
     transform: ({ schema, url }) => {
       const inApi = url.toLowerCase().startsWith(`${doc.prefix.toLowerCase()}/`) && !url.endsWith('/openapi.json');
       if (!inApi) return { schema: { ...(schema ?? {}), hide: true } as typeof schema, url };
@@ -112,10 +117,153 @@ function withPlatformProblems(schema: Record<string, unknown> | undefined): Reco
   return { ...(schema ?? {}), response };
 }
 
+/**
+ * A response schema with its name in components.schemas (`title`, what generated clients call the
+ * type) and the description of the answer, e.g. `200: named(S.QuoteResponse, 'Quote', 'The quote')`.
+ */
+export function named<T extends TSchema>(schema: T, title: string, description: string): T {
+  return { ...schema, title, description };
+}
+
 /** The error responses of a route, each a problem+json body. */
 export function problemResponses(...statuses: number[]): Record<number, TSchema> {
   const out: Record<number, TSchema> = {};
   for (const status of [400, 401, 403, 429, ...statuses])
     out[status] = { ...ProblemSchema, description: STATUS_TEXT[status] ?? 'Error' };
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The conventions every operation gets, applied to the whole document in one place (see
+// docs/ARCHITECTURE.md, "OpenAPI conventions"): a route declares its success schema and the
+// statuses of its problems (problemResponses); the document then names every error body
+// `Problem` as application/problem+json, lists the codes each error status may carry, declares the
+// headers every answer sends, and hoists each schema with a `title` into components.schemas.
+
+type Json = Record<string, unknown>;
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, Json>>;
+  components?: Json & { schemas?: Record<string, unknown>; headers?: Record<string, unknown> };
+  [member: string]: unknown;
+}
+
+const header = (description: string, schema: Json = { type: 'integer', format: 'int32', minimum: 0 }) => ({
+  description,
+  schema,
+});
+
+/** The response headers of the platform, in components.headers. */
+export const RESPONSE_HEADERS = {
+  'X-Request-Id': header('The id of this request, also in the log and in every problem body (`requestId`).', {
+    type: 'string',
+    maxLength: 100,
+  }),
+  'RateLimit-Limit': header("Requests per minute allowed for this key and operation's rate class."),
+  'RateLimit-Remaining': header('Requests left in the current minute.'),
+  'RateLimit-Reset': header('Seconds until the current minute ends.'),
+  'Retry-After': header('Seconds to wait before trying again.'),
+  'Idempotent-Replayed': header('`true` when this answer replays the first answer to the same Idempotency-Key.', {
+    type: 'string',
+    enum: ['true'],
+  }),
+  'WWW-Authenticate': header('The scheme to authenticate with: `Bearer realm="parasol"`.', {
+    type: 'string',
+    maxLength: 100,
+  }),
+} as const;
+
+const SUCCESS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content' };
+
+const ref = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The stable codes an error status may carry, from the one table of codes. */
+function codesOf(status: number): string[] {
+  return Object.entries(ERROR_CODES)
+    .filter(([, v]) => v.status === status)
+    .map(([code]) => code);
+}
+
+/** Replaces each schema carrying a `title` by a $ref to components.schemas[title] (first one wins). */
+function hoist(node: unknown, schemas: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((n) => hoist(n, schemas));
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json))
+    out[k] = k === 'example' || k === 'examples' ? v : hoist(v, schemas);
+  const title = out.title;
+  if (typeof title === 'string' && /^[A-Z][A-Za-z0-9]+$/.test(title) && (out.type || out.anyOf)) {
+    const { description, ...named } = out;
+    schemas[title] ??= named;
+    return description
+      ? { $ref: `#/components/schemas/${title}`, description }
+      : { $ref: `#/components/schemas/${title}` };
+  }
+  return out;
+}
+
+export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
+  const schemas: Record<string, unknown> = { ...(doc.components?.schemas ?? {}) };
+  const { description: _d, ...problem } = ProblemSchema as unknown as Json;
+  schemas.Problem = { ...problem, title: 'Problem', description: 'RFC 9457 problem details' };
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    paths[path] = {};
+    for (const [method, operation] of Object.entries(operations)) {
+      const idempotent = ((operation.parameters as Json[] | undefined) ?? []).some(
+        (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
+      );
+      const responses: Record<string, Json> = {};
+      for (const [status, response] of Object.entries((operation.responses as Record<string, Json>) ?? {})) {
+        const code = Number(status);
+        if (code >= 400) {
+          const codes = codesOf(code);
+          responses[status] = {
+            description: `${String(response.description ?? 'Error')}${codes.length ? `. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}` : ''}`,
+            headers: {
+              'X-Request-Id': ref('X-Request-Id'),
+              ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+              ...(code === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
+            },
+            content: {
+              'application/problem+json': {
+                schema: { $ref: '#/components/schemas/Problem' },
+                example: {
+                  type: `urn:parasol:problem:${codes[0] ?? 'internal_error'}`,
+                  title: codes[0] ? ERROR_CODES[codes[0] as keyof typeof ERROR_CODES].title : 'Error',
+                  status: code,
+                  detail: String(response.description ?? 'Error'),
+                  code: codes[0] ?? 'internal_error',
+                  instance: path,
+                  requestId: 'req-1',
+                },
+              },
+            },
+            'x-problem-codes': codes,
+          };
+        } else {
+          const description =
+            !response.description || response.description === 'Default Response'
+              ? (SUCCESS_TEXT[status] ?? 'Success')
+              : response.description;
+          responses[status] = {
+            ...response,
+            description,
+            headers: {
+              'X-Request-Id': ref('X-Request-Id'),
+              'RateLimit-Limit': ref('RateLimit-Limit'),
+              'RateLimit-Remaining': ref('RateLimit-Remaining'),
+              'RateLimit-Reset': ref('RateLimit-Reset'),
+              ...(idempotent ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
+            },
+          };
+        }
+      }
+      paths[path][method] = hoist({ ...operation, responses }, schemas) as Json;
+    }
+  }
+  return {
+    ...doc,
+    paths,
+    components: { ...(doc.components ?? {}), schemas, headers: RESPONSE_HEADERS },
+  };
 }

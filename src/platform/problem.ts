@@ -61,6 +61,8 @@ const AJV_CODES: Record<string, FieldErrorCode> = {
 };
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  // RFC 9110 §11.6.1: a 401 names the scheme the client must use
+  if (problem.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="parasol"');
   return reply
     .code(problem.status)
     .header('X-Request-Id', request.id)

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import { runIdempotent } from '../platform/idempotency.ts';
-import { problemResponses } from '../platform/openapi.ts';
+import { named, problemResponses } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
@@ -58,7 +58,7 @@ export function policyAdminRoutes(
           'Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.',
         headers: IdempotencyHeader,
         body: S.CreatePolicyRequest,
-        response: { 201: S.PolicyResponse, ...problemResponses(409, 422) },
+        response: { 201: named(S.PolicyResponse, 'Policy', 'The policy recorded'), ...problemResponses(409, 422) },
       },
       handler: async (request, reply) => {
         assertRiskMatchesProduct(request, request.body);
@@ -99,7 +99,7 @@ export function policyAdminRoutes(
         description:
           "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
         params: S.PolicyParams,
-        response: { 200: S.PolicyResponse, ...problemResponses(404, 422) },
+        response: { 200: named(S.PolicyResponse, 'Policy', 'The policy'), ...problemResponses(404, 422) },
       },
       handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
     });
@@ -114,7 +114,10 @@ export function policyAdminRoutes(
         headers: IdempotencyHeader,
         params: S.PolicyParams,
         body: S.CancelPolicyRequest,
-        response: { 200: S.PolicyResponse, ...problemResponses(404, 409, 422) },
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy cancelled'),
+          ...problemResponses(404, 409, 422),
+        },
       },
       handler: async (request, reply) => {
         const caller = callerOf(request);

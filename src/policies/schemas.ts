@@ -218,7 +218,7 @@ export const CreatePolicyRequest = Type.Object(
         expiryDate: '2027-01-01',
         premium: { amount: 2600, currency: 'EUR', frequency: 'monthly' },
         risk: exampleHome,
-        quoteReference: 'h1.WyJ…',
+        quoteReference: 'h1.WyJob21lIiwiNzUwMDciLDNd.q8Zk3v0Yd2mXw5Lr9tPe',
         status: 'active',
       },
     ],

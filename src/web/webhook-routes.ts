@@ -2,6 +2,8 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   addEndpoint,
+  endpointsHealth,
+  redeliver,
   listDeliveries,
   listEndpoints,
   removeEndpoint,
@@ -51,7 +53,18 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
         listEndpoints(webhooks, scope),
         listDeliveries(webhooks, scope, { limit: 20 }),
       ]);
-      return webhooksPage(contextOf(request, 'console'), environment, endpoints, deliveries.deliveries, outcome);
+      const health = await endpointsHealth(
+        webhooks,
+        endpoints.map((e) => e.id),
+      );
+      return webhooksPage(
+        contextOf(request, 'console'),
+        environment,
+        endpoints,
+        deliveries.deliveries,
+        outcome,
+        health,
+      );
     };
 
     app.get<{ Querystring: Static<typeof EnvironmentQuery> }>(
@@ -96,6 +109,10 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     change('/console/webhooks/:id/rotate', async (request, environment) => {
       const rotated = await rotateSecret(webhooks, scopeOf(request, environment), request.params.id ?? '');
       return { secret: rotated.secret, previousUntil: rotated.previousSecretValidUntil };
+    });
+    change('/console/webhooks/deliveries/:id/redeliver', async (request, environment) => {
+      await redeliver(webhooks, scopeOf(request, environment), request.params.id ?? '');
+      return { notice: 'redelivered' };
     });
     change('/console/webhooks/:id/remove', async (request, environment) => {
       await removeEndpoint(webhooks, scopeOf(request, environment), request.params.id ?? '');

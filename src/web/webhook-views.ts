@@ -1,4 +1,9 @@
-import { WEBHOOK_EVENT_TYPES, type DeliveryView, type WebhookEndpointView } from '../webhooks/index.ts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  type DeliveryView,
+  type EndpointHealth,
+  type WebhookEndpointView,
+} from '../webhooks/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
@@ -9,7 +14,7 @@ import { csrfField, formatDate, page, type PageContext } from './layout.ts';
 export interface Outcome {
   secret?: string;
   previousUntil?: string;
-  notice?: 'test';
+  notice?: 'test' | 'redelivered';
   problems?: string[];
 }
 
@@ -19,6 +24,7 @@ export function webhooksPage(
   endpoints: WebhookEndpointView[],
   deliveries: DeliveryView[],
   outcome: Outcome,
+  health: Map<string, EndpointHealth> = new Map(),
 ): string {
   const w = t(ctx.lang);
   const csrf = csrfField(ctx.session!.csrfToken);
@@ -29,7 +35,7 @@ export function webhooksPage(
     html`<h1>${w.webhooksTitle}</h1><p>${w.webhooksIntro}</p>
 <form method="get" action="/console/webhooks" class="row"><div><label for="w-env">${w.environment}</label><select id="w-env" name="env">${ENVIRONMENTS.map((e) => html`<option${e === environment ? html` selected` : ''}>${e}</option>`)}</select></div><div><button type="submit">${w.filter}</button></div></form>
 ${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
-${outcome.notice === 'test' ? html`<p class="notice" role="status">${w.testSent}</p>` : ''}
+${outcome.notice ? html`<p class="notice" role="status">${outcome.notice === 'test' ? w.testSent : w.redelivered}</p>` : ''}
 ${outcome.secret ? html`<section class="card"><h2>${w.secretTitle}</h2><p role="alert">${w.secretWarning}${outcome.previousUntil ? ` ${outcome.previousUntil}` : ''}.</p><p><code class="key" id="new-secret">${outcome.secret}</code></p><p><button type="button" data-copy="new-secret" data-copied="${w.copied}">${w.copy}</button> <span id="new-secret-status" role="status"></span></p></section>` : ''}
 ${
   endpoints.length === 0
@@ -37,7 +43,7 @@ ${
     : html`<table><caption class="visually-hidden">${w.webhooksTitle}</caption><thead><tr><th scope="col">URL</th><th scope="col">${w.eventTypes}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${endpoints.map(
         (
           e,
-        ) => html`<tr><td><code>${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : '—'}</td>
+        ) => html`<tr><td><code>${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : '—'}${health.get(e.id)?.failing ? html` <strong data-failing title="${health.get(e.id)!.failedLastDay} ${w.failingHint}">${w.failing}</strong>` : ''}</td>
 <td class="row"><form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form></td></tr>`,
@@ -53,9 +59,9 @@ ${
 ${
   deliveries.length === 0
     ? html`<p>${w.noDeliveries}</p>`
-    : html`<table><thead><tr><th scope="col">${w.at}</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col">${w.status}</th><th scope="col">${w.attempts}</th><th scope="col">HTTP</th></tr></thead><tbody>${deliveries.map(
+    : html`<table><thead><tr><th scope="col">${w.at}</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col">${w.status}</th><th scope="col">${w.attempts}</th><th scope="col">HTTP</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${deliveries.map(
         (d) =>
-          html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code>${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td></tr>`,
+          html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code>${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td><td>${d.status === 'pending' ? '' : html`<form method="post" action="/console/webhooks/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
       )}</tbody></table>`
 }`,
   );

@@ -9,13 +9,20 @@ export {
 } from './webhook-events.ts';
 export {
   addEndpoint,
+  endpointsHealth,
+  getEndpoint,
+  redeliver,
   listDeliveries,
   listEndpoints,
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpointSettings,
   type DeliveryView,
+  type EndpointHealth,
   type WebhookDeps,
   type WebhookEndpointView,
 } from './webhooks.ts';
+export { webhookApiRoutes } from './routes.ts';
+export { webhookDocumentation } from './event-schemas.ts';

@@ -145,7 +145,14 @@ export async function updateEndpoint(
   values: Partial<
     Pick<
       Insertable<WebhookEndpointsTable>,
-      'secret_enc' | 'previous_secret_enc' | 'previous_secret_expires_at' | 'enabled' | 'removed_at'
+      | 'secret_enc'
+      | 'previous_secret_enc'
+      | 'previous_secret_expires_at'
+      | 'enabled'
+      | 'removed_at'
+      | 'url'
+      | 'description'
+      | 'event_types'
     >
   >,
 ): Promise<EndpointRow> {
@@ -297,6 +304,74 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
     })
     .execute();
   return true;
+}
+
+/** A delivery within the scope, its row locked, with what a redelivery needs to know of its endpoint. */
+export async function findDeliveryForUpdate(
+  trx: Executor,
+  scope: Scope,
+  id: string,
+): Promise<
+  | {
+      id: string;
+      event_id: string;
+      endpoint_id: string;
+      partner_id: string;
+      environment: Environment;
+      status: WebhookDeliveryStatus;
+      attempts: number;
+      enabled: boolean;
+      removed_at: Date | null;
+    }
+  | undefined
+> {
+  let query = deliveriesWithEndpoints(trx)
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.endpoint_id',
+      'd.partner_id',
+      'd.environment',
+      'd.status',
+      'd.attempts',
+      'e.enabled',
+      'e.removed_at',
+    ])
+    .where('d.id', '=', id);
+  if (scope.partnerId !== undefined) query = query.where('d.partner_id', '=', scope.partnerId);
+  if (scope.environment !== undefined) query = query.where('d.environment', '=', scope.environment);
+  return query.forUpdate('d').executeTakeFirst();
+}
+
+/** Puts an ended delivery back to pending for one more attempt (a redelivery asked by the partner). */
+export async function reopenDelivery(trx: Executor, id: string, at: Date): Promise<void> {
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, locked_until: null, completed_at: null })
+    .where('id', '=', id)
+    .where('status', '<>', 'pending')
+    .execute();
+}
+
+/** Per endpoint: whether its latest ended delivery failed, and how many of its deliveries failed in the last day. */
+export async function endpointHealth(
+  db: Executor,
+  endpointIds: readonly string[],
+  since: Date,
+): Promise<{ endpoint_id: string; failed: number; succeeded: number }[]> {
+  if (endpointIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      'endpoint_id',
+      eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+      eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
+    ])
+    .where('endpoint_id', 'in', endpointIds)
+    .where('created_at', '>=', since)
+    .groupBy('endpoint_id')
+    .execute();
+  return rows.map((r) => ({ endpoint_id: r.endpoint_id, failed: Number(r.failed), succeeded: Number(r.succeeded) }));
 }
 
 /** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */

@@ -241,6 +241,58 @@ export async function setEndpointEnabled(
   });
 }
 
+export interface UpdateEndpointInput {
+  url?: string | undefined;
+  /** null = every event type. */
+  eventTypes?: readonly string[] | null | undefined;
+  /** null or empty = none. */
+  description?: string | null | undefined;
+  enabled?: boolean | undefined;
+}
+
+/**
+ * Changes an endpoint's URL (checked like a new one), event types, description and/or enabled
+ * state; members absent stay as they are. Disabling ends its pending deliveries (setEndpointEnabled).
+ */
+export async function updateEndpointSettings(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  endpointId: string,
+  input: UpdateEndpointInput,
+): Promise<WebhookEndpointView> {
+  const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
+  const description = input.description === undefined ? undefined : input.description?.trim() || null;
+  if (description && description.length > 200) {
+    throw new DomainError('validation_failed', 'The description is too long.', {
+      errors: [{ field: '/description', message: 'must be at most 200 characters' }],
+    });
+  }
+  const url =
+    input.url === undefined
+      ? undefined
+      : (await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve })).toString();
+  const changed = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+    const values = {
+      ...(url !== undefined ? { url } : {}),
+      ...(description !== undefined ? { description } : {}),
+      ...(eventTypes !== undefined ? { event_types: eventTypes } : {}),
+    };
+    if (Object.keys(values).length === 0) return view(row);
+    const updated = await repo.updateEndpoint(trx, row.id, values);
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.id,
+      action: 'updated',
+      data: { url: updated.url, eventTypes: updated.event_types, descriptionChanged: description !== undefined },
+    });
+    return view(updated);
+  });
+  return input.enabled === undefined ? changed : setEndpointEnabled(deps, scope, endpointId, input.enabled);
+}
+
 /**
  * A new secret, answered once. For 24 hours the previous secret keeps signing too (the
  * `webhook-signature` header then carries two signatures), so the receiver can switch without
@@ -401,4 +453,73 @@ export async function listDeliveries(
     })),
     nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
   };
+}
+
+/**
+ * Sends a past delivery again: an ended delivery (succeeded or failed) goes back to pending and its
+ * next attempt is queued at once, with the same `webhook-id` (the event's id), so a receiver that
+ * already processed it can drop it. It continues the delivery's attempt numbering and, on failure,
+ * the retry schedule where it stopped (a delivery whose schedule is spent gets this one attempt).
+ * A delivery still pending answers 409 webhook_delivery_pending; a disabled endpoint 409
+ * webhook_endpoint_disabled; another partner's or a removed endpoint's delivery 404.
+ */
+export async function redeliver(
+  deps: WebhookDeps,
+  scope: WebhookScope,
+  deliveryId: string,
+): Promise<{ deliveryId: string; eventId: string; attempt: number }> {
+  const missing = () => new DomainError('webhook_delivery_not_found', `No webhook delivery ${deliveryId}.`);
+  if (!UUID.test(deliveryId)) throw missing();
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await repo.findDeliveryForUpdate(trx, scope, deliveryId);
+    if (!row || row.removed_at) throw missing();
+    if (!row.enabled)
+      throw new DomainError(
+        'webhook_endpoint_disabled',
+        `Webhook endpoint ${row.endpoint_id} is disabled; enable it first.`,
+      );
+    if (row.status === 'pending')
+      throw new DomainError(
+        'webhook_delivery_pending',
+        `Webhook delivery ${row.id} is still being attempted; redeliver it once it has succeeded or failed.`,
+      );
+    const attempt = row.attempts + 1;
+    await repo.reopenDelivery(trx, row.id, deps.now());
+    await deps.jobs.send('webhooks_deliver', { deliveryId: row.id, attempt }, { trx });
+    await audit(trx, {
+      actor: scope.actor,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'webhook_endpoint',
+      entityId: row.endpoint_id,
+      action: 'redelivery_requested',
+      data: { deliveryId: row.id, eventId: row.event_id, attempt },
+    });
+    return { deliveryId: row.id, eventId: row.event_id, attempt };
+  });
+}
+
+/** An endpoint flagged failing: deliveries failed in the last day and none succeeded since the window opened. */
+export interface EndpointHealth {
+  failing: boolean;
+  failedLastDay: number;
+  succeededLastDay: number;
+}
+
+/** The health of each endpoint over the last 24 hours: failing when some deliveries failed and none succeeded. */
+export async function endpointsHealth(
+  deps: Pick<WebhookDeps, 'db' | 'now'>,
+  endpointIds: readonly string[],
+): Promise<Map<string, EndpointHealth>> {
+  const since = new Date(deps.now().getTime() - 24 * 3600 * 1000);
+  const rows = await repo.endpointHealth(deps.db, endpointIds, since);
+  const out = new Map<string, EndpointHealth>();
+  for (const id of endpointIds) out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0 });
+  for (const r of rows)
+    out.set(r.endpoint_id, {
+      failing: r.failed > 0 && r.succeeded === 0,
+      failedLastDay: r.failed,
+      succeededLastDay: r.succeeded,
+    });
+  return out;
 }

@@ -1,0 +1,76 @@
+/**
+ * The whole partner lifecycle with the generated client, against a running server:
+ * quote → subscribe → a flight event reported in the sandbox → getclaims → cancel another contract.
+ *
+ *   PARASOL_ORIGIN=http://127.0.0.1:3000 PARASOL_API_KEY=psl_sbx_… node --import tsx clients/typescript/example.ts
+ *
+ * Each call is typed from the OpenAPI document: bodies, answers and problems (`error`).
+ */
+import { flightDelayClient, type ClientOptions } from './src/client.ts';
+
+const day = (daysAhead: number) => new Date(Date.now() + daysAhead * 86_400_000).toISOString().slice(0, 10);
+
+function must<T>(result: { data?: T; error?: unknown; response: Response }, what: string): T {
+  if (result.data === undefined) throw new Error(`${what}: ${result.response.status} ${JSON.stringify(result.error)}`);
+  return result.data;
+}
+
+export async function runLifecycle(options: ClientOptions) {
+  const api = flightDelayClient(options);
+  const insure = async (daysAhead: number, flightNumber: string) => {
+    const departureDateTime = `${day(daysAhead)}T10:30`;
+    const trip = { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime };
+    const quote = must(await api.POST('/getPrice', { body: trip }), 'getPrice');
+    const contract = must(
+      await api.POST('/subscribe', {
+        params: { header: { 'idempotency-key': crypto.randomUUID() } },
+        body: {
+          quoteReference: quote.quoteReference,
+          customer: {
+            firstName: 'Ada',
+            lastName: 'Byron',
+            email: 'ada@example.com',
+            phone: '+33612345678',
+            language: 'en',
+          },
+          booking: { reference: 'ABC123' },
+          flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime }],
+        },
+      }),
+      'subscribe',
+    );
+    return { quote, contract, departureDate: day(daysAhead) };
+  };
+
+  const insured = await insure(30, 'AF006');
+  const event = must(
+    await api.POST('/claims', {
+      body: { flightNumber: 'AF006', departureDate: insured.departureDate, status: 'cancelled' },
+    }),
+    'flight event',
+  );
+  const today = new Date().toISOString().slice(0, 10);
+  const claims = must(
+    await api.POST('/getclaims', {
+      body: { fromDate: today, toDate: today, contractNumber: insured.contract.contractNumber },
+    }),
+    'getclaims',
+  );
+  const other = await insure(45, 'AF010');
+  const cancelled = must(
+    await api.POST('/cancel', { body: { contractNumber: other.contract.contractNumber, reason: 'customer_request' } }),
+    'cancel',
+  );
+  return { quote: insured.quote, contract: insured.contract, event, claims, cancelled };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const origin = process.env.PARASOL_ORIGIN ?? 'http://127.0.0.1:3000';
+  const apiKey = process.env.PARASOL_API_KEY;
+  if (!apiKey) throw new Error('Set PARASOL_API_KEY to a sandbox key (e.g. the demo partner’s, printed at start).');
+  const result = await runLifecycle({ origin, apiKey });
+  process.stdout.write(
+    `contract ${result.contract.contractNumber}: ${result.claims.claims.length} claim(s); ` +
+      `cancelled ${result.cancelled.contractNumber}, refund ${result.cancelled.refund.amount} ${result.cancelled.refund.currency}\n`,
+  );
+}

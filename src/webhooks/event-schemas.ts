@@ -1,0 +1,111 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { TEST_EVENT_TYPE, type WebhookEventType } from './webhook-events.ts';
+
+/**
+ * The body POSTed for each event type, as JSON Schema: what the Flight Delay API's OpenAPI document
+ * lists under `webhooks` (one entry per type). Mirrors the payload types of webhook-events.ts; the
+ * contract test validates delivered bodies against it.
+ */
+
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+const Money = Type.Object(
+  {
+    amount: Type.Integer({ format: 'int64', minimum: 0, description: 'Integer amount in minor units.' }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+  },
+  { additionalProperties: false },
+);
+const Flight = Type.Object({
+  flightNumber: Type.String({ maxLength: 10 }),
+  departureAirport: Type.String({ maxLength: 3 }),
+  arrivalAirport: Type.String({ maxLength: 3 }),
+  airline: Type.String({ maxLength: 3 }),
+  departureDateTime: Type.String({ maxLength: 16, description: "Local wall-clock time, 'YYYY-MM-DDTHH:mm'." }),
+  departureAt: DateTime,
+});
+const Claim = {
+  claimNumber: Type.String({ maxLength: 40 }),
+  contractNumber: Type.String({ maxLength: 40 }),
+  flightNumber: Type.String({ maxLength: 10 }),
+  departureDate: Type.String({ format: 'date', maxLength: 10 }),
+  reason: Type.Union([Type.Literal('delay'), Type.Literal('cancellation')]),
+  event: Type.Union([Type.Literal('delayed'), Type.Literal('cancelled'), Type.Literal('diverted')]),
+  delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0 }), Type.Null()]),
+  compensation: Money,
+  status: Type.Union(
+    ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'].map((s) => Type.Literal(s)),
+  ),
+  openedAt: DateTime,
+};
+
+const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string; data: TSchema }> = {
+  'contract.created': {
+    summary: 'A contract was subscribed',
+    data: Type.Object({
+      contractNumber: Type.String({ maxLength: 40 }),
+      status: Type.Literal('active'),
+      booking: Type.Object({ reference: Type.String({ maxLength: 64 }) }),
+      passengers: Type.Integer({ format: 'int32', minimum: 1 }),
+      premium: Type.Object({ total: Money, net: Money, tax: Money, commission: Money }),
+      flights: Type.Array(Flight, { maxItems: 10 }),
+      createdAt: DateTime,
+    }),
+  },
+  'contract.cancelled': {
+    summary: 'A contract was cancelled, with its refund',
+    data: Type.Object({
+      contractNumber: Type.String({ maxLength: 40 }),
+      status: Type.Literal('cancelled'),
+      reason: Type.String({ maxLength: 40 }),
+      cancelledAt: DateTime,
+      refund: Money,
+    }),
+  },
+  'claim.opened': { summary: 'A claim was opened by the platform', data: Type.Object(Claim) },
+  'claim.bank_details_received': {
+    summary: 'The customer gave bank details',
+    data: Type.Object({ ...Claim, ibanLast4: Type.String({ maxLength: 4 }), receivedAt: DateTime }),
+  },
+  'claim.paid': { summary: 'A claim was paid', data: Type.Object({ ...Claim, paidAt: DateTime }) },
+  'claim.expired': {
+    summary: 'No bank details arrived in time',
+    data: Type.Object({ ...Claim, expiredAt: DateTime }),
+  },
+  'claim.failed': {
+    summary: 'The payment failed; the customer may give new details',
+    data: Type.Object({ ...Claim, failureReason: Type.String({ maxLength: 500 }), failedAt: DateTime }),
+  },
+  [TEST_EVENT_TYPE]: {
+    summary: 'A test event sent from the console or the API',
+    data: Type.Object({
+      endpointId: Type.String({ format: 'uuid', maxLength: 36 }),
+      message: Type.String({ maxLength: 200 }),
+    }),
+  },
+};
+
+/** The OpenAPI 3.1 `webhooks` object: each event type POSTed as Standard Webhooks. */
+export function webhookDocumentation(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [type, { summary, data }] of Object.entries(DATA)) {
+    out[type] = {
+      post: {
+        operationId: `on_${type.replace(/\./g, '_')}`,
+        summary,
+        description: `POSTed to each of your endpoints subscribed to \`${type}\`, signed with Standard Webhooks (\`webhook-id\` = the event id, the same on every attempt and redelivery; \`webhook-timestamp\`; \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).`,
+        tags: ['Webhooks'],
+        security: [],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: Type.Object({ type: Type.Literal(type), timestamp: DateTime, data }),
+            },
+          },
+        },
+        responses: { '200': { description: 'Received (any 2xx)' } },
+      },
+    };
+  }
+  return out;
+}

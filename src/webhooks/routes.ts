@@ -1,0 +1,338 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { PartnerDirectory } from '../partners/index.ts';
+import { problemResponses } from '../platform/openapi.ts';
+import { callerOf, securePartnerApi, type OperatorAuthenticator } from '../platform/partner-api.ts';
+import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
+import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
+import type { WebhookDeps } from './deps.ts';
+import { WEBHOOK_DELIVERY_STATUSES } from './model.ts';
+import { WEBHOOK_EVENT_TYPES } from './webhook-events.ts';
+import {
+  addEndpoint,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  redeliver,
+  removeEndpoint,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpointSettings,
+  type WebhookEndpointView,
+} from './webhooks.ts';
+
+/**
+ * Webhook endpoints and deliveries through the partner API (the same use cases as the partner
+ * console): each key sees and changes only its own partner's endpoints in its own environment.
+ * Registered under the Flight Delay API's prefix (its events are that API's), at `/webhooks/…`.
+ */
+
+const tags = ['Webhooks'];
+const Id = Type.String({ format: 'uuid', maxLength: 36, description: 'The endpoint id.' });
+const EventType = Type.Union(
+  WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
+  { description: 'An event type.' },
+);
+const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
+
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Id,
+    environment: Type.String({ maxLength: 20, description: 'The environment of the key that created it.' }),
+    url: Type.String({ maxLength: 2000, description: 'HTTPS URL on the public Internet.' }),
+    description: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+    eventTypes: Type.Union([Type.Array(EventType, { maxItems: WEBHOOK_EVENT_TYPES.length }), Type.Null()], {
+      description: 'The event types sent to it; null = every type, including types added later.',
+    }),
+    enabled: Type.Boolean({ description: 'A disabled endpoint gets no deliveries.' }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { title: 'WebhookEndpoint', description: 'A URL your events are POSTed to.' },
+);
+
+const Secret = Type.String({
+  maxLength: 60,
+  description: '`whsec_…`, the Standard Webhooks signing secret: shown in this answer only, stored encrypted.',
+});
+
+const EndpointIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+
+const CreateEndpointBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2000 }),
+    eventTypes: Type.Optional(
+      Type.Array(Type.String({ maxLength: 60 }), {
+        minItems: 1,
+        maxItems: 50,
+        description: 'Absent = every event type.',
+      }),
+    ),
+    description: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ url: 'https://example.com/parasol/webhooks', eventTypes: ['claim.paid'] }],
+  },
+);
+
+const UpdateEndpointBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    eventTypes: Type.Optional(
+      Type.Union([Type.Array(Type.String({ maxLength: 60 }), { minItems: 1, maxItems: 50 }), Type.Null()], {
+        description: 'null = every event type.',
+      }),
+    ),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'false pauses the endpoint: its pending deliveries end failed.' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ enabled: false }] },
+);
+
+const Attempt = Type.Object({
+  attempt: Type.Integer({ format: 'int32', minimum: 1 }),
+  at: DateTime,
+  statusCode: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()]),
+  durationMs: Type.Integer({ format: 'int32', minimum: 0 }),
+  error: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+});
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', maxLength: 36 }),
+    eventId: Type.String({ maxLength: 100, description: 'The event id, sent as `webhook-id` on every attempt.' }),
+    eventType: Type.String({ maxLength: 60 }),
+    endpointId: Id,
+    url: Type.String({ maxLength: 2000 }),
+    environment: Type.String({ maxLength: 20 }),
+    status: Type.Union(WEBHOOK_DELIVERY_STATUSES.map((s) => Type.Literal(s))),
+    attempts: Type.Integer({ format: 'int32', minimum: 0 }),
+    nextAttemptAt: Type.Union([DateTime, Type.Null()]),
+    lastAttemptAt: Type.Union([DateTime, Type.Null()]),
+    lastStatusCode: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()]),
+    lastError: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+    createdAt: DateTime,
+    completedAt: Type.Union([DateTime, Type.Null()]),
+    attemptLog: Type.Array(Attempt, { maxItems: 100 }),
+  },
+  {
+    title: 'WebhookDelivery',
+    description: 'One event sent to one endpoint, with its attempts.',
+  },
+);
+
+const DeliveriesQuery = Type.Object(
+  {
+    endpointId: Type.Optional(Type.String({ maxLength: 100 })),
+    status: Type.Optional(
+      Type.Union(
+        WEBHOOK_DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+        { examples: ['failed'] },
+      ),
+    ),
+    cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(100|[1-9][0-9]?)$',
+        maxLength: 3,
+        description: 'Deliveries per page, 1 to 100 (default 20).',
+        examples: ['20'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** The partner id is the caller's own: not part of the API's answer. */
+const strip = ({ partnerId: _partnerId, ...endpoint }: WebhookEndpointView) => endpoint;
+
+export function webhookApiRoutes(
+  deps: WebhookDeps,
+  options: {
+    directory: PartnerDirectory;
+    limiter: KeyRateLimiter;
+    failures?: FailedAuthLimiter;
+    operators?: OperatorAuthenticator;
+  },
+): FastifyPluginAsync {
+  return async (plugin) => {
+    securePartnerApi(plugin, { api: 'flight-delay', ...options });
+    const app = plugin.withTypeProvider<TypeBoxTypeProvider>();
+    const scopeOf = (request: Parameters<typeof callerOf>[0]) => {
+      const caller = callerOf(request);
+      return { actor: caller.actor, partnerId: caller.partnerId, environment: caller.environment };
+    };
+
+    app.get('/webhooks/endpoints', {
+      schema: {
+        tags,
+        operationId: 'listWebhookEndpoints',
+        summary: 'List your webhook endpoints',
+        description: "The endpoints of this key's environment, oldest first (at most 10).",
+        response: {
+          200: Type.Object(
+            { endpoints: Type.Array(WebhookEndpoint, { maxItems: 10 }) },
+            { description: 'Your endpoints' },
+          ),
+          ...problemResponses(422),
+        },
+      },
+      handler: async (request) => ({
+        endpoints: (await listEndpoints(deps, scopeOf(request))).map(strip),
+      }),
+    });
+
+    app.post('/webhooks/endpoints', {
+      schema: {
+        tags,
+        operationId: 'createWebhookEndpoint',
+        summary: 'Register a webhook endpoint',
+        description:
+          'Registers an HTTPS endpoint on the public Internet for the given event types (all when absent). The answer carries its signing secret, once. At most 10 endpoints per environment (409 webhook_endpoint_limit); a URL that is not HTTPS or resolves to a private address answers 422 webhook_url_not_allowed.',
+        body: CreateEndpointBody,
+        response: {
+          201: Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
+          ...problemResponses(409, 422),
+        },
+      },
+      handler: async (request, reply) => {
+        const created = await addEndpoint(deps, scopeOf(request), request.body);
+        return reply.code(201).send({ endpoint: strip(created.endpoint), secret: created.secret });
+      },
+    });
+
+    app.get('/webhooks/endpoints/:id', {
+      schema: {
+        tags,
+        operationId: 'getWebhookEndpoint',
+        summary: 'Read a webhook endpoint',
+        description: 'One of your endpoints; another partner’s or a removed one answers 404.',
+        params: EndpointIdParams,
+        response: { 200: { ...WebhookEndpoint, description: 'The endpoint' }, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => strip(await getEndpoint(deps, scopeOf(request), request.params.id)),
+    });
+
+    app.patch('/webhooks/endpoints/:id', {
+      schema: {
+        tags,
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Change a webhook endpoint',
+        description:
+          'Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed).',
+        params: EndpointIdParams,
+        body: UpdateEndpointBody,
+        response: { 200: { ...WebhookEndpoint, description: 'The endpoint changed' }, ...problemResponses(404, 422) },
+      },
+      handler: async (request) =>
+        strip(await updateEndpointSettings(deps, scopeOf(request), request.params.id, request.body)),
+    });
+
+    app.delete('/webhooks/endpoints/:id', {
+      schema: {
+        tags,
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Remove a webhook endpoint',
+        description: 'Nothing more is sent to it; its pending deliveries end failed. Answers the endpoint as it was.',
+        params: EndpointIdParams,
+        response: { 200: { ...WebhookEndpoint, description: 'The endpoint removed' }, ...problemResponses(404, 422) },
+      },
+      handler: async (request) => strip(await removeEndpoint(deps, scopeOf(request), request.params.id)),
+    });
+
+    app.post('/webhooks/endpoints/:id/rotate-secret', {
+      schema: {
+        tags,
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'A new secret, answered once; for 24 hours the previous one keeps signing too (two signatures in `webhook-signature`).',
+        params: EndpointIdParams,
+        response: {
+          200: Type.Object(
+            { endpoint: WebhookEndpoint, secret: Secret, previousSecretValidUntil: DateTime },
+            { description: 'The new secret' },
+          ),
+          ...problemResponses(404, 422),
+        },
+      },
+      handler: async (request) => {
+        const rotated = await rotateSecret(deps, scopeOf(request), request.params.id);
+        return { ...rotated, endpoint: strip(rotated.endpoint) };
+      },
+    });
+
+    app.post('/webhooks/endpoints/:id/test', {
+      schema: {
+        tags,
+        operationId: 'sendWebhookTest',
+        summary: 'Send a test event',
+        description: 'Queues a `webhook.test` event to this endpoint only; 409 webhook_endpoint_disabled when paused.',
+        params: EndpointIdParams,
+        response: {
+          202: Type.Object(
+            { eventId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ format: 'uuid', maxLength: 36 }) },
+            { description: 'Queued' },
+          ),
+          ...problemResponses(404, 409, 422),
+        },
+      },
+      handler: async (request, reply) =>
+        reply.code(202).send(await sendTestEvent(deps, scopeOf(request), request.params.id)),
+    });
+
+    app.get('/webhooks/deliveries', {
+      schema: {
+        tags,
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery log',
+        description:
+          'Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page.',
+        querystring: DeliveriesQuery,
+        response: {
+          200: Type.Object(
+            {
+              deliveries: Type.Array(WebhookDelivery, { maxItems: 100 }),
+              nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
+            },
+            { description: 'A page of deliveries' },
+          ),
+          ...problemResponses(404, 422),
+        },
+      },
+      handler: async (request) =>
+        listDeliveries(deps, scopeOf(request), {
+          ...request.query,
+          limit: request.query.limit === undefined ? undefined : Number(request.query.limit),
+        }),
+    });
+
+    app.post('/webhooks/deliveries/:id/redeliver', {
+      schema: {
+        tags,
+        operationId: 'redeliverWebhook',
+        summary: 'Send a past event again',
+        description:
+          'Puts an ended delivery (succeeded or failed) back to pending and queues its next attempt now, with the same `webhook-id`, so a receiver that already processed it can drop it. On failure it continues the retry schedule where it stopped. 409 webhook_delivery_pending while it is still being attempted; 409 webhook_endpoint_disabled when its endpoint is paused.',
+        params: Type.Object({ id: Type.String({ maxLength: 100, description: 'The delivery id.' }) }),
+        response: {
+          202: Type.Object(
+            {
+              deliveryId: Type.String({ format: 'uuid', maxLength: 36 }),
+              eventId: Type.String({ maxLength: 100 }),
+              attempt: Type.Integer({ format: 'int32', minimum: 1, description: 'The attempt number queued.' }),
+            },
+            { description: 'Queued' },
+          ),
+          ...problemResponses(404, 409, 422),
+        },
+      },
+      handler: async (request, reply) =>
+        reply.code(202).send(await redeliver(deps, scopeOf(request), request.params.id)),
+    });
+  };
+}

@@ -1,0 +1,159 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { OpenApiContract } from '../openapi-contract.ts';
+import { Receiver } from '../webhooks/receiver.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  subscribeTrip,
+  subscription,
+  trip,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * The OpenAPI documents against the server's live answers: every operation of the Flight Delay API
+ * (and its webhook operations) is called, its successes and its usual problems, and each answer is
+ * checked by Ajv against the documented status, content type, schema and headers. Every example of
+ * every document validates against its own schema.
+ */
+
+const PREFIXES = ['/flight-delay/v1', '/demo/v1', '/policy-admin/v1'];
+
+describe('OpenAPI contract against live answers', () => {
+  let t: TestApp;
+  let contract: OpenApiContract;
+  let partner: TestPartner;
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', PARASOL_JOB_POLL_SECONDS: '1' } });
+    contract = new OpenApiContract(t.app);
+    for (const prefix of PREFIXES) await contract.load(prefix);
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = partner.auth) {
+    const response = await t.app.inject({
+      method: method as 'GET',
+      url: `${FLIGHT}${url}`,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : (body as object) }),
+    });
+    contract.check(FLIGHT, method, `${FLIGHT}${url}`, response);
+    return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
+  }
+
+  it('every example validates against its schema', () => {
+    for (const prefix of PREFIXES) assert.ok(contract.checkExamples(prefix) > 0, `${prefix} has examples`);
+  });
+
+  it('the flight lifecycle and its problems answer as documented', async () => {
+    const body = trip(40);
+    const quote = await call('POST', '/getPrice', body);
+    assert.equal(quote.status, 200);
+    const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(FLIGHT);
+    const content = doc.paths['/getPrice/simulate'].post.requestBody.content['application/json'];
+    const example = content.example ?? Object.values(content.examples as Record<string, { value: object }>)[0]!.value;
+    const simulated = await call('POST', '/getPrice/simulate', { ...example, ...body });
+    assert.equal(simulated.status, 200, JSON.stringify(simulated.body));
+    const subscribeBody = subscription(quote.body.quoteReference, body);
+    const key = { ...partner.auth, 'idempotency-key': `contract-${process.pid}-${Date.now()}` };
+    const subscribed = await call('POST', '/subscribe', subscribeBody, key);
+    assert.equal(subscribed.status, 201);
+    assert.equal((await call('POST', '/subscribe', subscribeBody, key)).status, 201); // replay
+    const claims = await call('POST', '/getclaims', {
+      fromDate: new Date().toISOString().slice(0, 10),
+      toDate: new Date().toISOString().slice(0, 10),
+    });
+    assert.equal(claims.status, 200);
+    const sameDay = new Date().toISOString().slice(0, 10);
+    assert.equal((await call('POST', '/getClaims', { fromDate: sameDay, toDate: sameDay })).status, 200);
+    const event = await call('POST', '/claims', {
+      flightNumber: 'AF006',
+      departureDate: body.departureDateTime.slice(0, 10),
+      status: 'cancelled',
+    });
+    assert.equal(event.status, 200);
+    const messages = await call('GET', `/sandbox/messages?contractNumber=${subscribed.body.contractNumber}`);
+    assert.equal(messages.status, 200);
+    const other = await subscribeTrip(t.app, partner, trip(60));
+    assert.equal(other.status, 201);
+    const cancelled = await call('POST', '/cancel', {
+      contractNumber: other.body.contractNumber,
+      reason: 'customer_request',
+    });
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+
+    // problems: 401, 404, 405, 413, 415, 422
+    assert.equal((await call('POST', '/getPrice', body, { authorization: 'Bearer psl_sbx_nope' })).status, 401);
+    assert.equal(
+      (await call('POST', '/cancel', { contractNumber: 'FD-0000-0000', reason: 'customer_request' })).status,
+      404,
+    );
+    assert.equal((await call('GET', '/getPrice')).status, 405);
+    assert.equal((await call('POST', '/getPrice', { ...body, pad: 'x'.repeat(70_000) })).status, 413);
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/getPrice`,
+      headers: { ...partner.auth, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    contract.check(FLIGHT, 'POST', `${FLIGHT}/getPrice`, text);
+    assert.equal(text.statusCode, 415);
+    assert.equal((await call('POST', '/getPrice', { departureAirport: 'CDG' })).status, 422);
+  });
+
+  it('the webhook operations answer as documented', async () => {
+    const created = await call('POST', '/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.endpoint.id as string;
+    assert.equal((await call('GET', '/webhooks/endpoints')).status, 200);
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`)).status, 200);
+    assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, { description: 'ops' })).status, 200);
+    assert.equal((await call('POST', `/webhooks/endpoints/${id}/rotate-secret`)).status, 200);
+    const tested = await call('POST', `/webhooks/endpoints/${id}/test`);
+    assert.equal(tested.status, 202);
+    assert.equal((await call('GET', '/webhooks/deliveries?limit=5')).status, 200);
+    assert.equal((await call('POST', `/webhooks/deliveries/${tested.body.deliveryId}/redeliver`)).status, 409);
+    // a delivery that ended is sent again
+    const receiver = await Receiver.start();
+    try {
+      const hooked = await call('POST', '/webhooks/endpoints', { url: receiver.url('/contract') });
+      const sent = await call('POST', `/webhooks/endpoints/${hooked.body.endpoint.id}/test`);
+      assert.equal((await subscribeTrip(t.app, partner, trip(70))).status, 201);
+      // each delivered body matches the document's webhooks section
+      const received = await receiver.waitFor('/contract', 2);
+      assert.deepEqual(received.map((r) => contract.checkWebhook(FLIGHT, r.body)).sort(), [
+        'contract.created',
+        'webhook.test',
+      ]);
+      await eventually(async () => {
+        const log = await call('GET', `/webhooks/deliveries?endpointId=${hooked.body.endpoint.id}&status=succeeded`);
+        return log.body.deliveries.some((d: { id: string }) => d.id === sent.body.deliveryId) ? true : undefined;
+      });
+      const again = await call('POST', `/webhooks/deliveries/${sent.body.deliveryId}/redeliver`);
+      assert.equal(again.status, 202);
+      contract.checkWebhook(FLIGHT, (await receiver.waitFor('/contract', 3))[2]!.body);
+      assert.equal((await call('DELETE', `/webhooks/endpoints/${hooked.body.endpoint.id}`)).status, 200);
+    } finally {
+      await receiver.close();
+    }
+    assert.equal((await call('DELETE', `/webhooks/endpoints/${id}`)).status, 200);
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`)).status, 404);
+  });
+
+  it('every operation of the Flight Delay API was checked with a success', () => {
+    const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(FLIGHT);
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, object>))
+      for (const method of Object.keys(ops)) {
+        const prefix = `${method.toUpperCase()} ${path} 2`;
+        assert.ok(
+          [...contract.seen].some((s) => s.startsWith(prefix)),
+          `${method.toUpperCase()} ${path} exercised with a success`,
+        );
+      }
+  });
+});

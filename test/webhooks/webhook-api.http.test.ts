@@ -1,0 +1,176 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createUser } from '../../src/partners/users.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  post,
+  uniqueSlug,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
+import { Receiver } from './receiver.ts';
+
+/**
+ * Webhook endpoints managed through the Flight Delay API (list, create with its secret once, read,
+ * change, remove), the delivery log, and redelivery of a past event (API and console); an endpoint
+ * whose deliveries fail is flagged in the console.
+ */
+
+let t: TestApp;
+let receiver: Receiver;
+
+before(async () => {
+  t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', PARASOL_JOB_POLL_SECONDS: '1' } });
+  receiver = await Receiver.start();
+});
+after(async () => {
+  await receiver.close();
+  await t.close();
+});
+
+async function call(method: string, url: string, partner: TestPartner, body?: unknown) {
+  const response = await t.app.inject({
+    method: method as 'GET',
+    url: `${FLIGHT}${url}`,
+    headers: { ...partner.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+  return {
+    status: response.statusCode,
+    body: response.body ? JSON.parse(response.body) : undefined,
+    type: response.headers['content-type'],
+  };
+}
+
+async function deliveriesOf(partner: TestPartner, endpointId: string) {
+  const log = await call('GET', `/webhooks/deliveries?endpointId=${endpointId}`, partner);
+  assert.equal(log.status, 200, JSON.stringify(log.body));
+  return log.body.deliveries as { id: string; eventId: string; status: string; attempts: number }[];
+}
+
+describe('webhooks through the API', () => {
+  it('create (secret once), list, read, change, test, redeliver with the same webhook-id, remove; only your own', async () => {
+    const partner = await createTestPartner(t.db);
+    const stranger = await createTestPartner(t.db);
+    const path = `/api/${process.pid}/hooks`;
+
+    const created = await call('POST', '/webhooks/endpoints', partner, {
+      url: receiver.url(path),
+      eventTypes: ['contract.created'],
+      description: 'bookings',
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.match(created.body.secret, /^whsec_/);
+    assert.equal(created.body.endpoint.partnerId, undefined);
+    assert.deepEqual(created.body.endpoint.eventTypes, ['contract.created']);
+    const id = created.body.endpoint.id as string;
+    receiver.secret(path, created.body.secret);
+
+    const list = await call('GET', '/webhooks/endpoints', partner);
+    assert.deepEqual(
+      list.body.endpoints.map((e: { id: string }) => e.id),
+      [id],
+    );
+    assert.equal(JSON.stringify(list.body).includes('whsec_'), false, 'the secret is shown once');
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`, partner)).body.description, 'bookings');
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`, stranger)).status, 404);
+    assert.equal((await call('GET', '/webhooks/endpoints', stranger)).body.endpoints.length, 0);
+
+    const changed = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { eventTypes: null, description: null });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal(changed.body.eventTypes, null);
+    assert.equal(changed.body.description, null);
+    const badType = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { eventTypes: ['no.such'] });
+    assert.equal(badType.status, 422);
+    assert.match(String(badType.type), /application\/problem\+json/);
+
+    const tested = await call('POST', `/webhooks/endpoints/${id}/test`, partner);
+    assert.equal(tested.status, 202, JSON.stringify(tested.body));
+    const [first] = await receiver.waitFor(path, 1);
+    assert.equal(first!.verified, true, first!.verifyError ?? '');
+    const delivery = await eventually(async () => {
+      const [d] = await deliveriesOf(partner, id);
+      return d?.status === 'succeeded' ? d : undefined;
+    });
+    assert.equal(delivery.id, tested.body.deliveryId);
+
+    assert.equal((await call('POST', `/webhooks/deliveries/${delivery.id}/redeliver`, stranger)).status, 404);
+    const again = await call('POST', `/webhooks/deliveries/${delivery.id}/redeliver`, partner);
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    assert.deepEqual(again.body, { deliveryId: delivery.id, eventId: delivery.eventId, attempt: 2 });
+    const [, second] = await receiver.waitFor(path, 2);
+    assert.equal(second!.verified, true, second!.verifyError ?? '');
+    assert.equal(second!.headers['webhook-id'], first!.headers['webhook-id']);
+    assert.equal(second!.body, first!.body);
+    const redelivered = await eventually(async () => {
+      const [d] = await deliveriesOf(partner, id);
+      return d?.status === 'succeeded' && d.attempts === 2 ? d : undefined;
+    });
+    assert.equal(redelivered.id, delivery.id);
+
+    const paused = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: false });
+    assert.equal(paused.body.enabled, false);
+    const refused = await call('POST', `/webhooks/deliveries/${delivery.id}/redeliver`, partner);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'webhook_endpoint_disabled');
+
+    const removed = await call('DELETE', `/webhooks/endpoints/${id}`, partner);
+    assert.equal(removed.status, 200);
+    assert.equal((await call('GET', `/webhooks/endpoints/${id}`, partner)).status, 404);
+    assert.equal((await call('POST', `/webhooks/deliveries/${delivery.id}/redeliver`, partner)).status, 404);
+  });
+
+  it('refuses an unknown event type and a missing url with problem+json', async () => {
+    const partner = await createTestPartner(t.db);
+    const unknown = await call('POST', '/webhooks/endpoints', partner, {
+      url: 'https://example.com/hooks',
+      eventTypes: ['contract.eaten'],
+    });
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.body.code, 'validation_failed');
+    const missing = await post(t.app, `${FLIGHT}/webhooks/endpoints`, {}, partner.auth);
+    assert.equal(missing.status, 422);
+  });
+
+  it('console: a failing endpoint is flagged, and a past delivery is sent again from the log', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('hooks')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'webhook console password' });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, 'webhook console password')).statusCode, 303);
+
+    const path = `/console/${process.pid}/failing`;
+    receiver.answer(path, (n) => (n === 1 ? { status: 500, body: 'down' } : { status: 200 }));
+    const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(path) });
+    const id = created.body.endpoint.id as string;
+    receiver.secret(path, created.body.secret);
+    assert.equal((await call('POST', `/webhooks/endpoints/${id}/test`, partner)).status, 202);
+    await receiver.waitFor(path, 1);
+    await eventually(async () => ((await deliveriesOf(partner, id))[0]?.attempts === 1 ? true : undefined));
+    // pausing ends the pending retry failed: failed in the last day, none succeeded → flagged
+    assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: false })).status, 200);
+    assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: true })).status, 200);
+    const [failed] = await deliveriesOf(partner, id);
+    assert.equal(failed!.status, 'failed');
+
+    const page = await browser.get('/console/webhooks');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /data-failing/);
+    assert.ok(page.body.includes(`/console/webhooks/deliveries/${failed!.id}/redeliver`));
+
+    const csrf = csrfOf(page.body)!;
+    const resent = await browser.post(`/console/webhooks/deliveries/${failed!.id}/redeliver`, {
+      _csrf: csrf,
+      env: partner.environment,
+    });
+    assert.equal(resent.statusCode, 200, resent.body.slice(0, 500));
+    assert.match(resent.body, /Delivery queued again/);
+    await receiver.waitFor(path, 2);
+    await eventually(async () => ((await deliveriesOf(partner, id))[0]?.status === 'succeeded' ? true : undefined));
+    assert.doesNotMatch((await browser.get('/console/webhooks')).body, /data-failing/);
+  });
+});
