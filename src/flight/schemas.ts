@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CLAIM_STATUSES } from '../claims/index.ts';
+import { FLIGHT_WATCH_STATES } from '../monitoring/index.ts';
 import { FORMULAS } from '../partners/index.ts';
 import { CANCEL_REASONS } from './cancel-contract.ts';
 import { CLAIMS_PAGE } from './list-claims.ts';
@@ -576,7 +577,7 @@ const ClaimOut = Type.Object({
 
 const FlightStatusOut = Type.Object(
   {
-    state: StringEnum(['scheduled', 'watching', 'decided', 'manual_review', 'closed'], {
+    state: StringEnum(['scheduled', ...FLIGHT_WATCH_STATES], {
       description:
         'scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.',
     }),
