@@ -35,6 +35,12 @@ export async function runLifecycle(options: ClientOptions) {
           },
           booking: { reference: 'ABC123' },
           flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime }],
+          // the customer accepted the documents the quote lists (IPID and terms) before buying
+          consent: {
+            acceptedAt: new Date().toISOString(),
+            documentsVersion: quote.documents.version,
+            channel: 'web',
+          },
         },
       }),
       'subscribe',
@@ -56,12 +62,19 @@ export async function runLifecycle(options: ClientOptions) {
     }),
     'getclaims',
   );
+  // the contract read back: its flights with what monitoring knows of each, and its claims
+  const read = must(
+    await api.GET('/contracts/{contractNumber}', {
+      params: { path: { contractNumber: insured.contract.contractNumber } },
+    }),
+    'contract',
+  );
   const other = await insure(45, 'AF010');
   const cancelled = must(
     await api.POST('/cancel', { body: { contractNumber: other.contract.contractNumber, reason: 'customer_request' } }),
     'cancel',
   );
-  return { quote: insured.quote, contract: insured.contract, event, claims, cancelled };
+  return { quote: insured.quote, contract: insured.contract, event, claims, read, cancelled };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

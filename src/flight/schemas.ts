@@ -639,6 +639,7 @@ export const ContractSearchQuery = Type.Object(
         pattern: '^[A-Za-z0-9_-]{1,64}$',
         maxLength: 64,
         description: 'Only the contracts of this booking.',
+        examples: ['ABC123'],
       }),
     ),
     status: Type.Optional(

@@ -79,6 +79,17 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal(event.status, 200);
     const messages = await call('GET', `/sandbox/messages?contractNumber=${subscribed.body.contractNumber}`);
     assert.equal(messages.status, 200);
+    const number = subscribed.body.contractNumber as string;
+    const read = await call('GET', `/contracts/${number}`);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.equal(read.body.claims.length, 1);
+    assert.equal((await call('GET', `/claims/${read.body.claims[0].claimNumber}`)).status, 200);
+    assert.equal((await call('GET', '/claims/CLM-99999999')).status, 404);
+    assert.equal((await call('GET', '/contracts?status=active&bookingReference=ABC123&limit=5')).status, 200);
+    assert.equal((await call('GET', '/contracts?limit=x')).status, 422);
+    assert.equal((await call('PATCH', `/contracts/${number}/customer`, { language: 'en' })).status, 200);
+    assert.equal((await call('GET', '/contracts/FD-0000-0000')).status, 404);
+    assert.equal((await call('POST', '/getclaims', { contractNumber: number, status: ['opened'] })).status, 200);
     const other = await subscribeTrip(t.app, partner, trip(60));
     assert.equal(other.status, 201);
     const cancelled = await call('POST', '/cancel', {

@@ -123,14 +123,20 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {
-                 *       "zipCode": "75007"
+                 *       "postalCode": "75007"
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits.
+                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                      * @example 75007
                      */
-                    zipCode: string;
+                    postalCode?: string;
+                    /**
+                     * @deprecated
+                     * @description Former name of postalCode, still accepted (not both).
+                     * @example 75007
+                     */
+                    zipCode?: string;
                 };
             };
         };
@@ -146,6 +152,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        postalCode: string;
+                        /**
+                         * @deprecated
+                         * @description Former name of postalCode (the same value).
+                         */
                         zipCode: string;
                         /** @description La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted. */
                         cities: string[];
@@ -210,7 +221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -305,7 +316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -376,12 +387,18 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits.
+                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                      * @example 75007
                      */
-                    zipCode: string;
+                    postalCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).
+                     * @deprecated
+                     * @description Former name of postalCode, still accepted (not both).
+                     * @example 75007
+                     */
+                    zipCode?: string;
+                    /**
+                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
                      * @example PARIS
                      */
                     city: string;
@@ -494,12 +511,18 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits.
+                             * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                              * @example 75007
                              */
-                            zipCode: string;
+                            postalCode?: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).
+                             * @deprecated
+                             * @description Former name of postalCode, still accepted (not both).
+                             * @example 75007
+                             */
+                            zipCode?: string;
+                            /**
+                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
                              * @example PARIS
                              */
                             city: string;
@@ -676,7 +699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -747,12 +770,18 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits.
+                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                      * @example 75007
                      */
-                    zipCode: string;
+                    postalCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).
+                     * @deprecated
+                     * @description Former name of postalCode, still accepted (not both).
+                     * @example 75007
+                     */
+                    zipCode?: string;
+                    /**
+                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
                      * @example PARIS
                      */
                     city: string;
@@ -865,12 +894,18 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits.
+                             * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                              * @example 75007
                              */
-                            zipCode: string;
+                            postalCode?: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).
+                             * @deprecated
+                             * @description Former name of postalCode, still accepted (not both).
+                             * @example 75007
+                             */
+                            zipCode?: string;
+                            /**
+                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
                              * @example PARIS
                              */
                             city: string;
@@ -1047,7 +1082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a trip with your configuration
-         * @description Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event's probability with the model's explanation (base rate × factors), the expected loss and the leg's premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).
+         * @description Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event's probability with the model's explanation (base rate × factors), the expected loss and the leg's premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. Every quote carries `documents` (the insurance product information document and the terms, each by URL, version and SHA-256, under one documents `version` signed in the quote) and the `insurer` (legal identity, complaints contact): show them to the customer before the purchase. `partner_not_configured` (409) also when your agreement has no documents yet. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contract from a quote
-         * @description Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote's risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.
+         * @description Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote's risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. `consent` is required: when the customer accepted the quote's documents, their `documentsVersion` and the channel; a version other than the quote's answers 422 `documents_version_mismatch` (a newer version of the documents applies to new quotes only), and the contract records the consent. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.
          */
         post: operations["subscribe"];
         delete?: never;
@@ -100,6 +100,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contracts/{contractNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a contract
+         * @description One of your contracts: status, customer, flights with what the platform knows of each (flightStatus), premium, coverage, cancellation, claims, the configuration and risk model versions. Another partner's contract, or one of another environment: 404 contract_not_found.
+         */
+        get: operations["getContract"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contracts/{contractNumber}/customer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the customer's phone, email or language
+         * @description The messages sent from now on (claim SMS, reminders) use the new contact. Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.
+         */
+        patch: operations["changeContact"];
+        trace?: never;
+    };
+    "/contracts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search your contracts
+         * @description Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit.
+         */
+        get: operations["searchContracts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sandbox/messages": {
         parameters: {
             query?: never;
@@ -120,6 +180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claims/{claimNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one of your claims with its evidence
+         * @description The claim, its status and its evidence: where the flight facts came from, the scheduled and actual gate times, the delay computed, the rule of the contract that pays and its version, and when the claim was decided. Only your own claims, in the environment of your key: 404 `claim_not_found` otherwise.
+         */
+        get: operations["getClaim"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/getclaims": {
         parameters: {
             query?: never;
@@ -131,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaims"];
         delete?: never;
@@ -151,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims (alias of /getclaims)
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), optionally for one contract, oldest first, paginated with cursor/limit. Only your own claims.
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaimsAlias"];
         delete?: never;
@@ -603,6 +683,50 @@ export interface components {
                     };
                 }[];
             }[];
+            /** @description The documents the customer must receive before buying. Show them, then send the consent to /subscribe. */
+            documents: {
+                /** @description Version of this set of documents: the customer consents to it, and /subscribe refuses another (documents_version_mismatch). */
+                version: number;
+                ipid: {
+                    /**
+                     * Format: uri
+                     * @description Where the customer reads the insurance product information document (IPID, IDD 2016/97 art. 20).
+                     */
+                    url: string;
+                    /** @description The insurer's version label of the insurance product information document (IPID, IDD 2016/97 art. 20). */
+                    version: string;
+                    /** @description SHA-256 of the insurance product information document (IPID, IDD 2016/97 art. 20) file: proves which text the customer received. */
+                    sha256: string;
+                };
+                terms: {
+                    /**
+                     * Format: uri
+                     * @description Where the customer reads the terms and conditions.
+                     */
+                    url: string;
+                    /** @description The insurer's version label of the terms and conditions. */
+                    version: string;
+                    /** @description SHA-256 of the terms and conditions file: proves which text the customer received. */
+                    sha256: string;
+                };
+            };
+            /** @description The insurer's legal identity and complaints contact. */
+            insurer: {
+                /** @description The insurer's legal name. */
+                name: string;
+                /** @description Legal form and registration number. */
+                registration: string;
+                /** @description Registered office. */
+                address: string;
+                /** @description The supervisory authority. */
+                regulator: string;
+                complaints: {
+                    /** @description Where the customer sends a complaint. */
+                    email: string;
+                    /** @description The complaints procedure, when published. */
+                    url: string | null;
+                };
+            };
         };
         /** Contract */
         Contract: {
@@ -654,6 +778,24 @@ export interface components {
                  */
                 departureAt: string;
             }[];
+            /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
+            consent: {
+                /**
+                 * Format: date-time
+                 * @description When the customer accepted the documents (not in the future, not before the quote).
+                 */
+                acceptedAt: string;
+                /**
+                 * Format: int32
+                 * @description documents.version of the quote the customer accepted.
+                 */
+                documentsVersion: number;
+                /**
+                 * @description Where the customer accepted: web, mobile_app, call_centre, agency.
+                 * @enum {string}
+                 */
+                channel: "web" | "mobile_app" | "call_centre" | "agency";
+            } | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -899,7 +1041,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -975,7 +1117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1313,7 +1455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1389,7 +1531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1467,7 +1609,12 @@ export interface operations {
                  *           "arrivalAirport": "CDG",
                  *           "departureDateTime": "2027-01-03T18:00"
                  *         }
-                 *       ]
+                 *       ],
+                 *       "consent": {
+                 *         "acceptedAt": "2026-11-24T09:12:00Z",
+                 *         "documentsVersion": 1,
+                 *         "channel": "web"
+                 *       }
                  *     } */
                 "application/json": {
                     quoteReference: string;
@@ -1489,8 +1636,9 @@ export interface operations {
                     };
                     booking: {
                         /**
-                         * @description Booking reference (PNR).
+                         * @description Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64). Kept in capitals.
                          * @example ABC123
+                         * @example TRIP-2026_000417
                          */
                         reference: string;
                     };
@@ -1517,6 +1665,24 @@ export interface operations {
                          */
                         departureDateTime: string;
                     }[];
+                    /** @description The customer's acceptance of the quote's documents (IPID and terms), given before subscribing. Required. */
+                    consent: {
+                        /**
+                         * Format: date-time
+                         * @description When the customer accepted the documents (not in the future, not before the quote).
+                         */
+                        acceptedAt: string;
+                        /**
+                         * Format: int32
+                         * @description documents.version of the quote the customer accepted.
+                         */
+                        documentsVersion: number;
+                        /**
+                         * @description Where the customer accepted: web, mobile_app, call_centre, agency.
+                         * @enum {string}
+                         */
+                        channel: "web" | "mobile_app" | "call_centre" | "agency";
+                    };
                 };
             };
         };
@@ -1612,7 +1778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1688,7 +1854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1829,7 +1995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1867,7 +2033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1943,7 +2109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1997,7 +2163,7 @@ export interface operations {
                  *       "flightNumber": "AF006",
                  *       "departureDate": "2026-12-24",
                  *       "status": "delayed",
-                 *       "arrivalDelayMinutes": 195
+                 *       "delayMinutes": 195
                  *     } */
                 "application/json": {
                     /**
@@ -2015,7 +2181,12 @@ export interface operations {
                      * @enum {string}
                      */
                     status: "delayed" | "cancelled" | "diverted";
-                    /** @description Arrival delay at the gate in minutes; required when status is delayed. */
+                    /** @description Arrival delay at the gate in minutes; required when status is delayed. The name claims answer with (delayMinutes). */
+                    delayMinutes?: number;
+                    /**
+                     * @deprecated
+                     * @description Former name of delayMinutes, still accepted (not both).
+                     */
                     arrivalDelayMinutes?: number;
                     /**
                      * @description Operator tokens only: the environment whose contracts the event concerns (default production). With a partner key it can only repeat the key's own environment.
@@ -2059,6 +2230,46 @@ export interface operations {
                             /** Format: date-time */
                             openedAt: string;
                             paidAt: string | null;
+                            /** @description Why the claim was opened: the facts, the delay, the rule. */
+                            evidence: {
+                                /** @description Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`. */
+                                source: string;
+                                /** @description The flight-data provider, when the monitoring decided. */
+                                provider: string | null;
+                                providerFlightId: string | null;
+                                /** @description Scheduled gate departure; null when unknown. */
+                                scheduledDeparture: string | null;
+                                /** @description Actual gate departure; null when unknown. */
+                                actualDeparture: string | null;
+                                /** @description Scheduled gate arrival: the reference of the delay; null when unknown. */
+                                scheduledArrival: string | null;
+                                /** @description Actual gate arrival (block-on); the runway time is never used; null when unknown. */
+                                actualArrival: string | null;
+                                /** @description Airport the flight was diverted to. */
+                                divertedTo: string | null;
+                                /** @description Arrival delay at the gate in minutes, as computed (or reported); null unless delayed. */
+                                delayMinutes: number | null;
+                                /** @description The contract's rule that pays, and its version. */
+                                rule: {
+                                    /** @enum {string} */
+                                    trigger: "delay_tier" | "cancellation" | "diversion";
+                                    /** @description Threshold of the delay tier that pays; null for a cancellation. */
+                                    minDelayMinutes: number | null;
+                                    amountPerPassenger: components["schemas"]["Money"];
+                                    /** Format: int32 */
+                                    passengers: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Version of your configuration whose coverage the contract holds: the rule's version.
+                                     */
+                                    configurationVersion: number;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the platform opened the claim.
+                                 */
+                                decidedAt: string;
+                            };
                         }[];
                     };
                 };
@@ -2197,7 +2408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2231,6 +2442,855 @@ export interface operations {
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
                      *       "instance": "/claims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example FD-7K3M-9QXT */
+                contractNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contractNumber: string;
+                        /** @enum {string} */
+                        status: "active" | "cancelled" | "completed";
+                        /**
+                         * @description delay, cancellation, or both (delay_and_cancellation).
+                         * @enum {string}
+                         */
+                        formula: "delay" | "cancellation" | "delay_and_cancellation";
+                        passengers: number;
+                        /** @description total = net + tax; the commission is part of net. */
+                        premium: {
+                            total: components["schemas"]["Money"];
+                            net: components["schemas"]["Money"];
+                            tax: components["schemas"]["Money"];
+                            commission: components["schemas"]["Money"];
+                        };
+                        compensation: {
+                            /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
+                            delay: {
+                                /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                                minDelayMinutes: number;
+                                amount: components["schemas"]["Money"];
+                            }[];
+                            /** @description Paid per passenger for a cancelled leg; null when not covered. */
+                            cancellation: components["schemas"]["Money"] | null;
+                        };
+                        configurationVersion: number;
+                        /**
+                         * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
+                         * @example v1
+                         */
+                        modelVersion: string;
+                        booking: {
+                            reference: string;
+                        };
+                        flights: {
+                            flightNumber: string;
+                            departureAirport: string;
+                            arrivalAirport: string;
+                            airline: string;
+                            /** @description Local time at the departure airport. */
+                            departureDateTime: string;
+                            /**
+                             * Format: date-time
+                             * @description The same instant in UTC.
+                             */
+                            departureAt: string;
+                            /** @description What the platform knows of the insured flight. */
+                            flightStatus: {
+                                /**
+                                 * @description scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.
+                                 * @enum {string}
+                                 */
+                                state: "scheduled" | "watching" | "decided" | "manual_review" | "closed";
+                                lastCheckedAt: string | null;
+                                decidedAt: string | null;
+                            };
+                        }[];
+                        /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
+                        consent: {
+                            /**
+                             * Format: date-time
+                             * @description When the customer accepted the documents (not in the future, not before the quote).
+                             */
+                            acceptedAt: string;
+                            /**
+                             * Format: int32
+                             * @description documents.version of the quote the customer accepted.
+                             */
+                            documentsVersion: number;
+                            /**
+                             * @description Where the customer accepted: web, mobile_app, call_centre, agency.
+                             * @enum {string}
+                             */
+                            channel: "web" | "mobile_app" | "call_centre" | "agency";
+                        } | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        customer: {
+                            firstName: string;
+                            lastName: string;
+                            email: string;
+                            /** @description E.164. */
+                            phone: string;
+                            language: string;
+                        };
+                        cancellation: {
+                            /** Format: date-time */
+                            cancelledAt: string;
+                            reason: string;
+                            refund: components["schemas"]["Money"];
+                        } | null;
+                        claims: {
+                            claimNumber: string;
+                            contractNumber: string;
+                            /** @enum {string} */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            /** @enum {string} */
+                            reason: "delay" | "cancellation";
+                            /**
+                             * @description What happened to the flight.
+                             * @enum {string}
+                             */
+                            event: "delayed" | "cancelled" | "diverted";
+                            flightNumber: string;
+                            /** Format: date */
+                            departureDate: string;
+                            /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
+                            delayMinutes: number | null;
+                            compensation: components["schemas"]["Money"];
+                            /** Format: date-time */
+                            openedAt: string;
+                            paidAt: string | null;
+                            /** @description Why the claim was opened: the facts, the delay, the rule. */
+                            evidence: {
+                                /** @description Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`. */
+                                source: string;
+                                /** @description The flight-data provider, when the monitoring decided. */
+                                provider: string | null;
+                                providerFlightId: string | null;
+                                /** @description Scheduled gate departure; null when unknown. */
+                                scheduledDeparture: string | null;
+                                /** @description Actual gate departure; null when unknown. */
+                                actualDeparture: string | null;
+                                /** @description Scheduled gate arrival: the reference of the delay; null when unknown. */
+                                scheduledArrival: string | null;
+                                /** @description Actual gate arrival (block-on); the runway time is never used; null when unknown. */
+                                actualArrival: string | null;
+                                /** @description Airport the flight was diverted to. */
+                                divertedTo: string | null;
+                                /** @description Arrival delay at the gate in minutes, as computed (or reported); null unless delayed. */
+                                delayMinutes: number | null;
+                                /** @description The contract's rule that pays, and its version. */
+                                rule: {
+                                    /** @enum {string} */
+                                    trigger: "delay_tier" | "cancellation" | "diversion";
+                                    /** @description Threshold of the delay tier that pays; null for a cancellation. */
+                                    minDelayMinutes: number | null;
+                                    amountPerPassenger: components["schemas"]["Money"];
+                                    /** Format: int32 */
+                                    passengers: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Version of your configuration whose coverage the contract holds: the rule's version.
+                                     */
+                                    configurationVersion: number;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the platform opened the claim.
+                                 */
+                                decidedAt: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "not_found",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example FD-7K3M-9QXT */
+                contractNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "phone": "+33698765432"
+                 *     } */
+                "application/json": {
+                    /**
+                     * @description New mobile phone in E.164 format: the next SMS goes there.
+                     * @example +33698765432
+                     */
+                    phone?: string;
+                    /** Format: email */
+                    email?: string;
+                    /**
+                     * @description Language of the next messages.
+                     * @enum {string}
+                     */
+                    language?: "en" | "fr";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contractNumber: string;
+                        changed: ("phone" | "email" | "language")[];
+                    };
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "not_found",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:quote_already_used",
+                     *       "title": "Quote already subscribed",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "quote_already_used",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    searchContracts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only the contracts of this booking.
+                 * @example ABC123
+                 */
+                bookingReference?: string;
+                /** @description Only the contracts in this status (repeat the parameter for several). */
+                status?: ("active" | "cancelled" | "completed") | ("active" | "cancelled" | "completed")[];
+                /** @description First day (inclusive, UTC) on which the contracts were subscribed. */
+                createdFrom?: string;
+                /** @description Last day (inclusive, UTC) on which the contracts were subscribed. */
+                createdTo?: string;
+                /** @description nextCursor of the previous page. */
+                cursor?: string;
+                /** @description Contracts per page: 1 to 200 (default 50). */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        contracts: {
+                            contractNumber: string;
+                            /** @enum {string} */
+                            status: "active" | "cancelled" | "completed";
+                            /**
+                             * @description delay, cancellation, or both (delay_and_cancellation).
+                             * @enum {string}
+                             */
+                            formula: "delay" | "cancellation" | "delay_and_cancellation";
+                            passengers: number;
+                            /** @description total = net + tax; the commission is part of net. */
+                            premium: {
+                                total: components["schemas"]["Money"];
+                                net: components["schemas"]["Money"];
+                                tax: components["schemas"]["Money"];
+                                commission: components["schemas"]["Money"];
+                            };
+                            compensation: {
+                                /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
+                                delay: {
+                                    /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                                    minDelayMinutes: number;
+                                    amount: components["schemas"]["Money"];
+                                }[];
+                                /** @description Paid per passenger for a cancelled leg; null when not covered. */
+                                cancellation: components["schemas"]["Money"] | null;
+                            };
+                            configurationVersion: number;
+                            /**
+                             * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
+                             * @example v1
+                             */
+                            modelVersion: string;
+                            booking: {
+                                reference: string;
+                            };
+                            flights: {
+                                flightNumber: string;
+                                departureAirport: string;
+                                arrivalAirport: string;
+                                airline: string;
+                                /** @description Local time at the departure airport. */
+                                departureDateTime: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The same instant in UTC.
+                                 */
+                                departureAt: string;
+                            }[];
+                            /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
+                            consent: {
+                                /**
+                                 * Format: date-time
+                                 * @description When the customer accepted the documents (not in the future, not before the quote).
+                                 */
+                                acceptedAt: string;
+                                /**
+                                 * Format: int32
+                                 * @description documents.version of the quote the customer accepted.
+                                 */
+                                documentsVersion: number;
+                                /**
+                                 * @description Where the customer accepted: web, mobile_app, call_centre, agency.
+                                 * @enum {string}
+                                 */
+                                channel: "web" | "mobile_app" | "call_centre" | "agency";
+                            } | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** @description Pass it as cursor for the next page. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/contracts",
                      *       "requestId": "req-1"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2334,7 +3394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2391,7 +3451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2432,6 +3492,248 @@ export interface operations {
             };
         };
     };
+    getClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example CLM-00000042 */
+                claimNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        claimNumber: string;
+                        contractNumber: string;
+                        /** @enum {string} */
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        /** @enum {string} */
+                        reason: "delay" | "cancellation";
+                        /**
+                         * @description What happened to the flight.
+                         * @enum {string}
+                         */
+                        event: "delayed" | "cancelled" | "diverted";
+                        flightNumber: string;
+                        /** Format: date */
+                        departureDate: string;
+                        /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
+                        delayMinutes: number | null;
+                        compensation: components["schemas"]["Money"];
+                        /** Format: date-time */
+                        openedAt: string;
+                        paidAt: string | null;
+                        /** @description Why the claim was opened: the facts, the delay, the rule. */
+                        evidence: {
+                            /** @description Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`. */
+                            source: string;
+                            /** @description The flight-data provider, when the monitoring decided. */
+                            provider: string | null;
+                            providerFlightId: string | null;
+                            /** @description Scheduled gate departure; null when unknown. */
+                            scheduledDeparture: string | null;
+                            /** @description Actual gate departure; null when unknown. */
+                            actualDeparture: string | null;
+                            /** @description Scheduled gate arrival: the reference of the delay; null when unknown. */
+                            scheduledArrival: string | null;
+                            /** @description Actual gate arrival (block-on); the runway time is never used; null when unknown. */
+                            actualArrival: string | null;
+                            /** @description Airport the flight was diverted to. */
+                            divertedTo: string | null;
+                            /** @description Arrival delay at the gate in minutes, as computed (or reported); null unless delayed. */
+                            delayMinutes: number | null;
+                            /** @description The contract's rule that pays, and its version. */
+                            rule: {
+                                /** @enum {string} */
+                                trigger: "delay_tier" | "cancellation" | "diversion";
+                                /** @description Threshold of the delay tier that pays; null for a cancellation. */
+                                minDelayMinutes: number | null;
+                                amountPerPassenger: components["schemas"]["Money"];
+                                /** Format: int32 */
+                                passengers: number;
+                                /**
+                                 * Format: int32
+                                 * @description Version of your configuration whose coverage the contract holds: the rule's version.
+                                 */
+                                configurationVersion: number;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the platform opened the claim.
+                             */
+                            decidedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "not_found",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getClaims: {
         parameters: {
             query?: never;
@@ -2441,23 +3743,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {
-                 *       "fromDate": "2026-12-01",
-                 *       "toDate": "2026-12-31"
-                 *     } */
                 "application/json": {
                     /**
                      * Format: date
-                     * @description First day (inclusive, UTC) on which claims were opened.
+                     * @description First day (inclusive, UTC) on which claims were opened. Required unless contractNumber is given.
                      */
-                    fromDate: string;
+                    fromDate?: string;
                     /**
                      * Format: date
-                     * @description Last day (inclusive, UTC); at most 366 days after fromDate.
+                     * @description Last day (inclusive, UTC); at most 366 days after fromDate. Required unless contractNumber is given.
                      */
-                    toDate: string;
-                    /** @description Only the claims of this contract. */
+                    toDate?: string;
+                    /** @description Only the claims of this contract; the dates are then optional. */
                     contractNumber?: string;
+                    /** @description Only the claims in this status, or in one of these statuses. */
+                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
                     /** @default 50 */
@@ -2498,6 +3798,46 @@ export interface operations {
                             /** Format: date-time */
                             openedAt: string;
                             paidAt: string | null;
+                            /** @description Why the claim was opened: the facts, the delay, the rule. */
+                            evidence: {
+                                /** @description Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`. */
+                                source: string;
+                                /** @description The flight-data provider, when the monitoring decided. */
+                                provider: string | null;
+                                providerFlightId: string | null;
+                                /** @description Scheduled gate departure; null when unknown. */
+                                scheduledDeparture: string | null;
+                                /** @description Actual gate departure; null when unknown. */
+                                actualDeparture: string | null;
+                                /** @description Scheduled gate arrival: the reference of the delay; null when unknown. */
+                                scheduledArrival: string | null;
+                                /** @description Actual gate arrival (block-on); the runway time is never used; null when unknown. */
+                                actualArrival: string | null;
+                                /** @description Airport the flight was diverted to. */
+                                divertedTo: string | null;
+                                /** @description Arrival delay at the gate in minutes, as computed (or reported); null unless delayed. */
+                                delayMinutes: number | null;
+                                /** @description The contract's rule that pays, and its version. */
+                                rule: {
+                                    /** @enum {string} */
+                                    trigger: "delay_tier" | "cancellation" | "diversion";
+                                    /** @description Threshold of the delay tier that pays; null for a cancellation. */
+                                    minDelayMinutes: number | null;
+                                    amountPerPassenger: components["schemas"]["Money"];
+                                    /** Format: int32 */
+                                    passengers: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Version of your configuration whose coverage the contract holds: the rule's version.
+                                     */
+                                    configurationVersion: number;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the platform opened the claim.
+                                 */
+                                decidedAt: string;
+                            };
                         }[];
                         /** @description Pass as cursor for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -2562,7 +3902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2657,7 +3997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2707,23 +4047,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {
-                 *       "fromDate": "2026-12-01",
-                 *       "toDate": "2026-12-31"
-                 *     } */
                 "application/json": {
                     /**
                      * Format: date
-                     * @description First day (inclusive, UTC) on which claims were opened.
+                     * @description First day (inclusive, UTC) on which claims were opened. Required unless contractNumber is given.
                      */
-                    fromDate: string;
+                    fromDate?: string;
                     /**
                      * Format: date
-                     * @description Last day (inclusive, UTC); at most 366 days after fromDate.
+                     * @description Last day (inclusive, UTC); at most 366 days after fromDate. Required unless contractNumber is given.
                      */
-                    toDate: string;
-                    /** @description Only the claims of this contract. */
+                    toDate?: string;
+                    /** @description Only the claims of this contract; the dates are then optional. */
                     contractNumber?: string;
+                    /** @description Only the claims in this status, or in one of these statuses. */
+                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
                     /** @default 50 */
@@ -2764,6 +4102,46 @@ export interface operations {
                             /** Format: date-time */
                             openedAt: string;
                             paidAt: string | null;
+                            /** @description Why the claim was opened: the facts, the delay, the rule. */
+                            evidence: {
+                                /** @description Where the flight facts came from: `monitoring:<provider>` (flight data), `partner_report` (POST /claims in sandbox and preproduction) or `operator`. */
+                                source: string;
+                                /** @description The flight-data provider, when the monitoring decided. */
+                                provider: string | null;
+                                providerFlightId: string | null;
+                                /** @description Scheduled gate departure; null when unknown. */
+                                scheduledDeparture: string | null;
+                                /** @description Actual gate departure; null when unknown. */
+                                actualDeparture: string | null;
+                                /** @description Scheduled gate arrival: the reference of the delay; null when unknown. */
+                                scheduledArrival: string | null;
+                                /** @description Actual gate arrival (block-on); the runway time is never used; null when unknown. */
+                                actualArrival: string | null;
+                                /** @description Airport the flight was diverted to. */
+                                divertedTo: string | null;
+                                /** @description Arrival delay at the gate in minutes, as computed (or reported); null unless delayed. */
+                                delayMinutes: number | null;
+                                /** @description The contract's rule that pays, and its version. */
+                                rule: {
+                                    /** @enum {string} */
+                                    trigger: "delay_tier" | "cancellation" | "diversion";
+                                    /** @description Threshold of the delay tier that pays; null for a cancellation. */
+                                    minDelayMinutes: number | null;
+                                    amountPerPassenger: components["schemas"]["Money"];
+                                    /** Format: int32 */
+                                    passengers: number;
+                                    /**
+                                     * Format: int32
+                                     * @description Version of your configuration whose coverage the contract holds: the rule's version.
+                                     */
+                                    configurationVersion: number;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the platform opened the claim.
+                                 */
+                                decidedAt: string;
+                            };
                         }[];
                         /** @description Pass as cursor for the next page; null on the last page. */
                         nextCursor: string | null;
@@ -2828,7 +4206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2923,7 +4301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3084,7 +4462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3244,7 +4622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3320,7 +4698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3443,7 +4821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3500,7 +4878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3623,7 +5001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3680,7 +5058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3817,7 +5195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3912,7 +5290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4042,7 +5420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4099,7 +5477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4226,7 +5604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4264,7 +5642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4302,7 +5680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4437,7 +5815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4494,7 +5872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4627,7 +6005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4665,7 +6043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4703,7 +6081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

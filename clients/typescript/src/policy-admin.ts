@@ -378,7 +378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -551,12 +551,18 @@ export interface operations {
                     /** @description The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice. */
                     risk: {
                         /**
-                         * @description French postal code, 5 digits.
+                         * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
                          * @example 75007
                          */
-                        zipCode: string;
+                        postalCode?: string;
                         /**
-                         * @description One of the cities /getCityByZipCode returns for zipCode (compared without case, accents, hyphens or apostrophes).
+                         * @deprecated
+                         * @description Former name of postalCode, still accepted (not both).
+                         * @example 75007
+                         */
+                        zipCode?: string;
+                        /**
+                         * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
                          * @example PARIS
                          */
                         city: string;
@@ -623,7 +629,7 @@ export interface operations {
                         /** @description Insured passengers (1-9). */
                         passengers: number;
                         /**
-                         * @description Booking reference (PNR).
+                         * @description Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64).
                          * @example ABC123
                          */
                         bookingReference?: string;
@@ -781,7 +787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -857,7 +863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -984,7 +990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1041,7 +1047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1192,7 +1198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1230,7 +1236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1306,7 +1312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
