@@ -262,7 +262,7 @@ describe('Flight Delay API — subscription', () => {
     const booking = await post(
       t.app,
       `${FLIGHT}/subscribe`,
-      subscription(q.quoteReference, body, { booking: { reference: 'A' } }),
+      subscription(q.quoteReference, body, { booking: { reference: 'A B' } }),
       partner.auth,
     );
     assert.equal(booking.body.errors[0].field, '/booking/reference');
