@@ -18,12 +18,14 @@ import { parseDeparture } from './legs.ts';
 import {
   compensationView,
   legView,
+  legWeights,
   premiumView,
   type CompensationView,
   type LegView,
   type PremiumView,
 } from './price-quote.ts';
 import { verifyQuote, type QuoteTerms } from './quote-token.ts';
+import { perPassenger, splitPremium } from './shares.ts';
 
 export interface SubscribeRequest {
   quoteReference: string;
@@ -147,6 +149,18 @@ export async function subscribe(
     });
   }
   if (!row) throw new Error('Could not draw a free contract number');
+  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
+  const weights = legWeights(
+    deps.riskModels.get(quote.modelVersion),
+    legs.map((leg, i) => ({ ...leg, flightNumber: quote.legs[i]![4] })),
+    {
+      coverage,
+      commissionRate: configuration.commissionRate,
+      taxRate: deps.directory.cachedTerms(caller.partnerId)?.agreement?.taxRate ?? '0',
+    },
+    quote.currency,
+  );
+  const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
   const legRows = await contracts.insertLegs(
     trx,
     legs.map((leg, index) => ({
@@ -161,6 +175,9 @@ export async function subscribe(
       departure_local: leg.departureLocal,
       departure_date: leg.departureDate,
       departure_at: leg.departureAt,
+      share_net: shares[index]!.net,
+      share_tax: shares[index]!.tax,
+      share_commission: shares[index]!.commission,
     })),
   );
   // the premium, its tax and the commission enter the ledger in the sale's transaction
