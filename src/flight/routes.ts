@@ -3,16 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
-import { runIdempotent } from '../platform/idempotency.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
 import { named, problemResponses } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
-  idempotencyKeyOf,
+  replyIdempotent,
   securePartnerApi,
-  sendOutcome,
-  serializerOf,
   type OperatorAuthenticator,
 } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
@@ -89,23 +86,16 @@ export function flightDelayRoutes(
           ...problemResponses(409, 422),
         },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.subscribe' },
-          idempotencyKeyOf(request),
-          request.body,
-          serializerOf(reply),
-          async (trx) => ({
-            status: 201,
-            body: await subscribe(deps, trx, caller, request.body),
-          }),
-        );
-        if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
-        await deps.limits?.refresh(); // this process's quotes see the new exposure at once
-        return sendOutcome(reply, outcome);
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.subscribe',
+          status: 201,
+          run: (trx, caller) => subscribe(deps, trx, caller, request.body),
+          after: async (outcome, caller) => {
+            if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
+            await deps.limits?.refresh(); // this process's quotes see the new exposure at once
+          },
+        }),
     });
 
     app.post('/cancel', {
@@ -122,23 +112,16 @@ export function flightDelayRoutes(
           ...problemResponses(404, 409, 422),
         },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.cancel' },
-          idempotencyKeyOf(request),
-          request.body,
-          serializerOf(reply),
-          async (trx) => ({
-            status: 200,
-            body: await cancelContract(deps, trx, caller, request.body),
-          }),
-        );
-        if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
-        await deps.limits?.refresh();
-        return sendOutcome(reply, outcome);
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.cancel',
+          status: 200,
+          run: (trx, caller) => cancelContract(deps, trx, caller, request.body),
+          after: async (outcome, caller) => {
+            if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
+            await deps.limits?.refresh();
+          },
+        }),
     });
 
     app.post('/claims', {
@@ -183,21 +166,13 @@ export function flightDelayRoutes(
         body: S.ContactChangeRequest,
         response: { 200: S.ContactChangeResponse, ...problemResponses(404, 409, 422) },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.contact' },
-          idempotencyKeyOf(request),
-          { ...request.body, contractNumber: request.params.contractNumber },
-          serializerOf(reply),
-          async (trx) => ({
-            status: 200,
-            body: await changeContact(deps, trx, caller, request.params.contractNumber, request.body),
-          }),
-        );
-        return sendOutcome(reply, outcome);
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.contact',
+          status: 200,
+          key: { ...request.body, contractNumber: request.params.contractNumber },
+          run: (trx, caller) => changeContact(deps, trx, caller, request.params.contractNumber, request.body),
+        }),
     });
 
     app.get('/contracts', {
