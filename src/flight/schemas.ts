@@ -436,6 +436,14 @@ export const SubscribeRequest = Type.Object(
   },
 );
 
+/** A leg's position in the trip as sold: it names the leg to change or cancel and stays when its flight changes. */
+export const LegIndex = Type.Integer({
+  minimum: 0,
+  maximum: 1,
+  description:
+    "The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.",
+});
+
 export const ContractResponse = Type.Object({
   contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
   status: StringEnum(CONTRACT_STATUSES),
@@ -446,7 +454,12 @@ export const ContractResponse = Type.Object({
   configurationVersion: Type.Integer(),
   modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String() }),
-  flights: Type.Array(Type.Object({ flightNumber: Type.String(), ...LegOut.properties })),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties })),
+  version: Type.Integer({
+    minimum: 1,
+    description:
+      'The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).',
+  }),
   consent: Type.Union([Type.Object(ConsentFields, { additionalProperties: false }), Type.Null()], {
     description:
       "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
@@ -602,7 +615,7 @@ export const ContractDetailResponse = Type.Object({
     language: Type.String(),
   }),
   flights: Type.Array(
-    Type.Object({ flightNumber: Type.String(), ...LegOut.properties, flightStatus: FlightStatusOut }),
+    Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties, flightStatus: FlightStatusOut }),
   ),
   cancellation: Type.Union([
     Type.Object({ cancelledAt: Type.String({ format: 'date-time' }), reason: Type.String(), refund: Money }),

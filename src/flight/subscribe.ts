@@ -58,7 +58,9 @@ export interface ContractView {
   /** Version of the risk model the quote was priced with. */
   modelVersion: string;
   booking: { reference: string };
-  flights: (LegView & { flightNumber: string })[];
+  flights: (LegView & { leg: number; flightNumber: string })[];
+  /** 1 as sold, one more at each change (migration 0024). */
+  version: number;
   /** null on contracts sold before consent was recorded (migration 0022). */
   consent: Consent | null;
   createdAt: string;
@@ -265,7 +267,9 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     configurationVersion: row.configuration_version,
     modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
+    version: row.version,
     flights: legs.map((l) => ({
+      leg: l.leg_index,
       flightNumber: l.flight_number,
       ...legView({
         departureAirport: l.departure_airport,

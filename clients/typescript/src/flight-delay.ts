@@ -766,6 +766,8 @@ export interface components {
                 reference: string;
             };
             flights: {
+                /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
+                leg: number;
                 flightNumber: string;
                 departureAirport: string;
                 arrivalAirport: string;
@@ -778,6 +780,8 @@ export interface components {
                  */
                 departureAt: string;
             }[];
+            /** @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled). */
+            version: number;
             /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
             consent: {
                 /**
@@ -2508,6 +2512,8 @@ export interface operations {
                             reference: string;
                         };
                         flights: {
+                            /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
+                            leg: number;
                             flightNumber: string;
                             departureAirport: string;
                             arrivalAirport: string;
@@ -2530,6 +2536,8 @@ export interface operations {
                                 decidedAt: string | null;
                             };
                         }[];
+                        /** @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled). */
+                        version: number;
                         /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
                         consent: {
                             /**
@@ -3123,6 +3131,8 @@ export interface operations {
                                 reference: string;
                             };
                             flights: {
+                                /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
+                                leg: number;
                                 flightNumber: string;
                                 departureAirport: string;
                                 arrivalAirport: string;
@@ -3135,6 +3145,8 @@ export interface operations {
                                  */
                                 departureAt: string;
                             }[];
+                            /** @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled). */
+                            version: number;
                             /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
                             consent: {
                                 /**
