@@ -61,6 +61,34 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       refund: Money,
     }),
   },
+  'contract.changed': {
+    summary: 'A contract changed: its flights, or one passenger or one leg cancelled',
+    data: Type.Object({
+      contractNumber: Type.String({ maxLength: 40 }),
+      status: Type.Literal('active'),
+      version: Type.Integer({ format: 'int32', minimum: 2 }),
+      change: Type.Union(['flight_changed', 'passenger_cancelled', 'leg_cancelled'].map((c) => Type.Literal(c))),
+      passengers: Type.Integer({ format: 'int32', minimum: 1 }),
+      flights: Type.Array(
+        Type.Object({ leg: Type.Integer({ format: 'int32', minimum: 0, maximum: 1 }), ...Flight.properties }),
+        {
+          maxItems: 2,
+        },
+      ),
+      premium: Money,
+      difference: Type.Object(
+        {
+          amount: Type.Integer({
+            format: 'int64',
+            description: 'Integer minor units: > 0 the customer was charged, < 0 refunded.',
+          }),
+          currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+        },
+        { additionalProperties: false },
+      ),
+      changedAt: DateTime,
+    }),
+  },
   'claim.opened': { summary: 'A claim was opened by the platform', data: Type.Object(Claim) },
   'claim.bank_details_received': {
     summary: 'The customer gave bank details',
