@@ -483,6 +483,57 @@ export const CancelResponse = Type.Object({
   refund: Money,
 });
 
+export const PartialCancellationRequest = Type.Object(
+  {
+    passengers: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 9,
+        description:
+          'How many passengers leave the contract: fewer than it insures. Before the first insured departure and while no claim exists.',
+      }),
+    ),
+    leg: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'The leg that leaves the contract (0 outbound, 1 return): before its departure, while it has no claim, and while another leg stays.',
+      }),
+    ),
+    reason: StringEnum(CANCEL_REASONS, { description: `Why: ${CANCEL_REASONS.join(', ')}.` }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of passengers, leg.',
+    examples: [
+      { passengers: 1, reason: 'customer_request' },
+      { leg: 1, reason: 'ticket_cancelled' },
+    ],
+  },
+);
+
+export const PartialCancellationResponse = Type.Object({
+  contractNumber: Type.String(),
+  change: StringEnum(['passenger_cancelled', 'leg_cancelled'] as const),
+  reason: Type.String(),
+  version: Type.Integer({ minimum: 2, description: 'The contract version after the cancellation.' }),
+  passengers: Type.Integer({ description: 'The passengers that stay covered.' }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties }), {
+    description: 'The flights that stay covered.',
+  }),
+  premium: Premium,
+  refund: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: 'What the customer gets back: the premium (net and tax) of what leaves.',
+  }),
+  commissionReturned: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: 'Your commission on what leaves, given back (it is part of the refund).',
+  }),
+  cancelledAt: Type.String({ format: 'date-time' }),
+});
+
 const ClaimStatusIn = StringEnum(CLAIM_STATUSES, { description: 'A claim status.' });
 const ContractStatusIn = StringEnum(CONTRACT_STATUSES, { description: 'A contract status.' });
 

@@ -228,6 +228,7 @@ export async function subscribe(
       passengers: contract.passengers,
       premium: contract.premium,
       flights: contract.flights.map((f) => ({
+        leg: f.leg,
         flightNumber: f.flightNumber,
         departureAirport: f.departureAirport,
         arrivalAirport: f.arrivalAirport,

@@ -23,6 +23,10 @@ const Flight = Type.Object({
   departureDateTime: Type.String({ maxLength: 16, description: "Local wall-clock time, 'YYYY-MM-DDTHH:mm'." }),
   departureAt: DateTime,
 });
+const LegFlight = Type.Object({
+  leg: Type.Integer({ format: 'int32', minimum: 0, maximum: 1, description: '0 the outbound, 1 the return.' }),
+  ...Flight.properties,
+});
 const Claim = {
   claimNumber: Type.String({ maxLength: 40 }),
   contractNumber: Type.String({ maxLength: 40 }),
@@ -47,7 +51,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       booking: Type.Object({ reference: Type.String({ maxLength: 64 }) }),
       passengers: Type.Integer({ format: 'int32', minimum: 1 }),
       premium: Type.Object({ total: Money, net: Money, tax: Money, commission: Money }),
-      flights: Type.Array(Flight, { maxItems: 10 }),
+      flights: Type.Array(LegFlight, { maxItems: 2 }),
       createdAt: DateTime,
     }),
   },
@@ -69,12 +73,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       version: Type.Integer({ format: 'int32', minimum: 2 }),
       change: Type.Union(['flight_changed', 'passenger_cancelled', 'leg_cancelled'].map((c) => Type.Literal(c))),
       passengers: Type.Integer({ format: 'int32', minimum: 1 }),
-      flights: Type.Array(
-        Type.Object({ leg: Type.Integer({ format: 'int32', minimum: 0, maximum: 1 }), ...Flight.properties }),
-        {
-          maxItems: 2,
-        },
-      ),
+      flights: Type.Array(LegFlight, { maxItems: 2 }),
       premium: Money,
       difference: Type.Object(
         {

@@ -51,7 +51,8 @@ export interface ContractCreatedData {
   booking: { reference: string };
   passengers: number;
   premium: { total: WebhookMoney; net: WebhookMoney; tax: WebhookMoney; commission: WebhookMoney };
-  flights: WebhookFlight[];
+  /** Each with its leg: 0 the outbound, 1 the return. */
+  flights: (WebhookFlight & { leg: number })[];
   createdAt: string;
 }
 

@@ -92,8 +92,12 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await call('PATCH', `/contracts/${number}/customer`, { language: 'en' })).status, 200);
     assert.equal((await call('GET', '/contracts/FD-0000-0000')).status, 404);
     assert.equal((await call('POST', '/getclaims', { contractNumber: number, status: ['opened'] })).status, 200);
-    const other = await subscribeTrip(t.app, partner, trip(60));
+    const other = await subscribeTrip(t.app, partner, trip(60, { returnTrip: true, additionalPassengers: 1 }));
     assert.equal(other.status, 201);
+    const part = `/contracts/${other.body.contractNumber}/partial-cancellation`;
+    assert.equal((await call('POST', `${part}/preview`, { leg: 1, reason: 'customer_request' })).status, 200);
+    assert.equal((await call('POST', part, { passengers: 1, reason: 'customer_request' })).status, 200);
+    assert.equal((await call('POST', part, { passengers: 1, reason: 'customer_request' })).status, 422);
     const cancelled = await call('POST', '/cancel', {
       contractNumber: other.body.contractNumber,
       reason: 'customer_request',
