@@ -155,7 +155,11 @@ export function partnersCommands(kit: CommandKit): void {
           let compensationMin = 0;
           let compensationMax = 0;
           if (!/^[A-Z]{3}$/.test(currency)) {
-            errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+            errors.push({
+              field: '/currency',
+              code: 'invalid_format',
+              message: 'must be an ISO 4217 code such as EUR',
+            });
           } else {
             compensationMin = amountOrError(options.compensationMin, currency, '/compensationMin', errors);
             compensationMax = amountOrError(options.compensationMax, currency, '/compensationMax', errors);
@@ -431,7 +435,11 @@ export function partnersCommands(kit: CommandKit): void {
           const delayTiers: DelayTier[] = options.tier.map((text, i) => {
             const match = /^\s*(\d+)\s*=\s*(\S+)\s*$/.exec(text);
             if (!match) {
-              errors.push({ field: `/delayTiers/${i}`, message: 'must be <minutes>=<amount>, e.g. 120=50.00' });
+              errors.push({
+                field: `/delayTiers/${i}`,
+                code: 'invalid_format',
+                message: 'must be <minutes>=<amount>, e.g. 120=50.00',
+              });
               return { minDelayMinutes: 0, amount: 0 };
             }
             return {
@@ -447,6 +455,7 @@ export function partnersCommands(kit: CommandKit): void {
           if (!/^\d+(\.\d{1,5})?$/.test(commissionRate)) {
             errors.push({
               field: '/commissionRate',
+              code: 'invalid_format',
               message: 'must be a decimal rate with at most 5 decimals, e.g. 0.2',
             });
           }

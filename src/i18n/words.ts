@@ -394,6 +394,9 @@ export interface Words {
   };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;
-  /** English pages show the domain's own detail; other languages show these, by error code. */
+  /**
+   * English pages show the domain's own detail; other languages show these, by error code, and give
+   * every code (`satisfies Record<ErrorCode, string>` in their file).
+   */
   problems: Partial<Record<ErrorCode, string>>;
 }
