@@ -115,7 +115,7 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
       errors: [
         {
           field: '/url',
-          code: 'invalid_format',
+          code: 'invalid',
           message: 'must be an absolute URL such as https://example.com/webhooks',
         },
       ],
