@@ -18,7 +18,7 @@ export interface Leg {
   departureAt: Date;
 }
 
-/** Business rules on departure times (documented in docs/ARCHITECTURE.md#quotes). */
+/** Business rules on departure times (documented in docs/DECISIONS.md, "Quote expiry rule"). */
 export const TIME_RULES = {
   /** A departure closer than this cannot be quoted or subscribed. */
   minLeadMinutes: 3 * 60,
