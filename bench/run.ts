@@ -898,7 +898,7 @@ time-zone arithmetic (luxon) ran on every request at first (9.7 % of bare); memo
 brought it to about 60 %. The HMAC-SHA256 signature of each quote then cost about a third of the
 route's throughput under load (the OpenSSL object per call, its base64url payload, the garbage they
 leave); the quote terms are now signed once per trip and minute and each quote adds only its unsigned
-id (\`q2\` references: docs/ARCHITECTURE.md, "Quotes write nothing"), which gives the figure above.
+id (\`q2\` references: docs/DECISIONS.md, "Quotes write nothing"), which gives the figure above.
 
 ## Method
 

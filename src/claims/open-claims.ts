@@ -104,7 +104,11 @@ function checkFlightEvent(event: FlightEvent): void {
       'A delayed flight needs arrivalDelayMinutes, a whole number of minutes ≥ 0.',
       {
         errors: [
-          { field: '/arrivalDelayMinutes', message: 'required for a delayed flight: a whole number of minutes ≥ 0' },
+          {
+            field: '/arrivalDelayMinutes',
+            code: 'required',
+            message: 'required for a delayed flight: a whole number of minutes ≥ 0',
+          },
         ],
       },
     );

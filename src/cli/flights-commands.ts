@@ -307,9 +307,13 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
   function flightArgs(env: string, flight: string, date: string): Environment {
     const errors: FieldError[] = [];
     if (!(ENVIRONMENTS as readonly string[]).includes(env))
-      errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+      errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
     if (!parseDesignator(flight))
-      errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
+      errors.push({
+        field: '/flightNumber',
+        code: 'invalid_format',
+        message: 'must be an IATA flight designator such as AF006',
+      });
     checkDate(date, errors);
     if (errors.length) throw new DomainError('validation_failed', 'The flight is not valid.', { errors });
     return env as Environment;
@@ -329,14 +333,18 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
 
 function checkDate(text: string, errors: FieldError[]): void {
   if (!isLocalDate(text)) {
-    errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
+    errors.push({ field: '/departureDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' });
   }
 }
 
 function minutesOf(text: string | undefined, errors: FieldError[]): number | undefined {
   if (text === undefined) return undefined;
   if (!/^\d{1,5}$/.test(text.trim())) {
-    errors.push({ field: '/arrivalDelayMinutes', message: 'must be a whole number of minutes' });
+    errors.push({
+      field: '/arrivalDelayMinutes',
+      code: 'invalid_format',
+      message: 'must be a whole number of minutes',
+    });
     return undefined;
   }
   return Number(text.trim());
@@ -345,7 +353,7 @@ function minutesOf(text: string | undefined, errors: FieldError[]): number | und
 function limitOf(text: string | undefined, errors: FieldError[]): number {
   if (text === undefined) return 100;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 10_000) {
-    errors.push({ field: '/limit', message: 'from 1 to 10000' });
+    errors.push({ field: '/limit', code: 'out_of_range', message: 'from 1 to 10000' });
     return 100;
   }
   return Number(text);

@@ -80,7 +80,7 @@ export function amountOrError(text: string, currency: string, field: string, err
   try {
     return toMinorUnits(text, currency);
   } catch (error) {
-    errors.push({ field, message: (error as Error).message });
+    errors.push({ field, code: 'invalid_format', message: (error as Error).message });
     return 0;
   }
 }
@@ -90,7 +90,7 @@ export function limitOf(text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 10_000) {
     throw new DomainError('validation_failed', 'The limit must be a whole number from 1 to 10000.', {
-      errors: [{ field: '/limit', message: 'from 1 to 10000' }],
+      errors: [{ field: '/limit', code: 'out_of_range', message: 'from 1 to 10000' }],
     });
   }
   return Number(text);

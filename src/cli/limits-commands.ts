@@ -104,7 +104,7 @@ export function limitsCommands(
           amount = toMinorUnits(amountText, currency);
         } catch (error) {
           throw new DomainError('validation_failed', 'The cap is not valid.', {
-            errors: [{ field: '/amount', message: (error as Error).message }],
+            errors: [{ field: '/amount', code: 'invalid_format', message: (error as Error).message }],
           });
         }
         const cap = await setCap(db, actor, { environment: env, currency, amount }, defaultCapMajor);
@@ -136,7 +136,7 @@ export function limitsCommands(
                 : Number.NaN;
           if (Number.isNaN(limit))
             throw new DomainError('validation_failed', 'The limit is not valid.', {
-              errors: [{ field: '/limit', message: 'must be a whole number from 1 to 500' }],
+              errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number from 1 to 500' }],
             });
           const flights = await highestExposures(db, { now: now(), environment: options.env, limit, defaultCapMajor });
           return {
@@ -213,7 +213,12 @@ export function limitsCommands(
           if (options.route !== undefined) {
             const match = /^([A-Za-z]{3})-([A-Za-z]{3})$/.exec(options.route.trim());
             if (match) route = [match[1]!, match[2]!];
-            else errors.push({ field: '/departureAirport', message: 'must be FROM-TO, e.g. CDG-JFK' });
+            else
+              errors.push({
+                field: '/departureAirport',
+                code: 'invalid_format',
+                message: 'must be FROM-TO, e.g. CDG-JFK',
+              });
           }
           if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
           const stop = await suspendSales(

@@ -66,7 +66,9 @@ export function masterKeyCommands(kit: CommandKit): void {
           const batchSize = Number(options.batchSize);
           if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
             throw new DomainError('validation_failed', 'The batch size is not valid.', {
-              errors: [{ field: '/batchSize', message: 'must be an integer between 1 and 10000' }],
+              errors: [
+                { field: '/batchSize', code: 'out_of_range', message: 'must be an integer between 1 and 10000' },
+              ],
             });
           }
           const { keys } = services();

@@ -77,7 +77,7 @@ export function payoutsCommands(kit: CommandKit): void {
         const { config, keys } = services();
         if (options.executionDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(options.executionDate)) {
           throw new DomainError('validation_failed', 'The execution date must be YYYY-MM-DD.', {
-            errors: [{ field: '/executionDate', message: 'YYYY-MM-DD' }],
+            errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
         const result = await createSepaBatch(

@@ -8,7 +8,11 @@ import { EXIT, type CliIo, type CommandKit, type FieldNames, type Result } from 
 import { ledgerCommands } from './ledger-commands.ts';
 import { limitsCommands } from './limits-commands.ts';
 import { operatorsCommands } from './operators-commands.ts';
+import { agreementCommands } from './agreement-commands.ts';
+import { configCommands } from './config-commands.ts';
+import { keysCommands } from './keys-commands.ts';
 import { partnersCommands } from './partners-commands.ts';
+import { subscriptionsCommands } from './subscriptions-commands.ts';
 import { payoutsCommands } from './payouts-commands.ts';
 import { riskCommands } from './risk-commands.ts';
 import { rateLimitsCommands } from './rate-limits-commands.ts';
@@ -103,7 +107,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   };
 
   // One group per file, in the order of --help.
-  partnersCommands(kit); // partners, agreement, subscriptions, config, keys
+  partnersCommands(kit);
+  agreementCommands(kit);
+  subscriptionsCommands(kit);
+  configCommands(kit);
+  keysCommands(kit);
   usersCommands(kit);
   dbCommands(kit);
   claimsCommands(kit);

@@ -79,7 +79,7 @@ export function rateLimitsCommands(kit: CommandKit, defaults: ClassLimits): void
           }
           if (Object.keys(changes).length === 0) {
             throw new DomainError('validation_failed', 'Give at least one limit.', {
-              errors: [{ field: '/quote', message: 'give --quote, --write or --read' }],
+              errors: [{ field: '/quote', code: 'required', message: 'give --quote, --write or --read' }],
             });
           }
           const row = await changePartnerRateLimits(db, actor, partner.id, changes);

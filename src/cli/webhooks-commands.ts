@@ -210,7 +210,9 @@ export function webhooksCommands(kit: CommandKit): void {
           if (options.limit !== undefined) {
             if (!/^\d+$/.test(options.limit))
               throw new DomainError('validation_failed', 'The limit is not valid.', {
-                errors: [{ field: '/limit', message: 'must be a whole number between 1 and 100' }],
+                errors: [
+                  { field: '/limit', code: 'out_of_range', message: 'must be a whole number between 1 and 100' },
+                ],
               });
             limit = Number(options.limit);
           }

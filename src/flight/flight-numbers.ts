@@ -22,7 +22,8 @@ export function quotedFlightNumbers(
   const read = (value: string | undefined, field: string): string | undefined => {
     if (value === undefined) return undefined;
     const flightNumber = normaliseFlightNumber(value);
-    if (!flightNumber.startsWith(airline)) errors.push({ field, message: `must start with the airline ${airline}` });
+    if (!flightNumber.startsWith(airline))
+      errors.push({ field, code: 'invalid', message: `must start with the airline ${airline}` });
     return flightNumber;
   };
   const outbound = read(input.flightNumber, '/flightNumber');
@@ -30,6 +31,7 @@ export function quotedFlightNumbers(
   if (back !== undefined && input.returnDepartureDateTime === undefined) {
     errors.push({
       field: '/returnFlightNumber',
+      code: 'not_allowed',
       message: 'needs returnDepartureDateTime (a one-way trip has no return flight)',
     });
   }

@@ -18,7 +18,7 @@ export interface Leg {
   departureAt: Date;
 }
 
-/** Business rules on departure times (documented in docs/ARCHITECTURE.md#quotes). */
+/** Business rules on departure times (documented in docs/DECISIONS.md, "Quote expiry rule"). */
 export const TIME_RULES = {
   /** A departure closer than this cannot be quoted or subscribed. */
   minLeadMinutes: 3 * 60,
@@ -56,7 +56,7 @@ export function resolveLegs(input: TripInput): Leg[] {
   const airline = requireAirline(input.airline, '/airline');
   if (departureAirport === arrivalAirport) {
     throw new DomainError('validation_failed', 'Departure and arrival airports must differ.', {
-      errors: [{ field: '/arrivalAirport', message: 'must differ from departureAirport' }],
+      errors: [{ field: '/arrivalAirport', code: 'invalid', message: 'must differ from departureAirport' }],
     });
   }
   const outbound = parseDeparture(input.departureDateTime, departureAirport, '/departureDateTime');
@@ -75,7 +75,7 @@ export function resolveLegs(input: TripInput): Leg[] {
     if (back.at.getTime() < outbound.at.getTime() + TIME_RULES.minReturnGapMinutes * 60_000) {
       const message = `must be at least ${TIME_RULES.minReturnGapMinutes} minutes after the outbound departure`;
       throw new DomainError('validation_failed', `returnDepartureDateTime ${message}.`, {
-        errors: [{ field: '/returnDepartureDateTime', message }],
+        errors: [{ field: '/returnDepartureDateTime', code: 'out_of_range', message }],
       });
     }
     legs.push({
@@ -102,12 +102,14 @@ function checkWindow(at: Date, now: Date, field: string): void {
   if (minutesAhead < TIME_RULES.minLeadMinutes) {
     const message = minutesAhead < 0 ? 'is in the past' : `is less than ${TIME_RULES.minLeadMinutes / 60} hours away`;
     throw new DomainError('departure_too_soon', `${field.slice(1)} ${message}: it can no longer be insured.`, {
-      errors: [{ field, message }],
+      errors: [{ field, code: 'out_of_range', message }],
     });
   }
   if (minutesAhead > TIME_RULES.maxAheadDays * 24 * 60) {
     const message = `is more than ${TIME_RULES.maxAheadDays} days ahead`;
-    throw new DomainError('departure_too_far', `${field.slice(1)} ${message}.`, { errors: [{ field, message }] });
+    throw new DomainError('departure_too_far', `${field.slice(1)} ${message}.`, {
+      errors: [{ field, code: 'out_of_range', message }],
+    });
   }
 }
 

@@ -335,7 +335,7 @@ export async function simulatePrice(deps: FlightDeps, caller: Caller, input: Sim
   if (wrongCurrency >= 0) {
     const message = `must be ${agreement.currency}, the currency of your agreement`;
     throw new DomainError('validation_failed', `Compensation amounts ${message}.`, {
-      errors: [{ field: '/compensation', message }],
+      errors: [{ field: '/compensation', code: 'not_allowed', message }],
     });
   }
   const delayTiers = tiers.map((t) => ({ minDelayMinutes: t.minDelayMinutes, amount: t.amount.amount }));

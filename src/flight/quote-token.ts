@@ -247,5 +247,5 @@ function terms(
 
 const invalidQuote = () =>
   new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
-    errors: [{ field: '/quoteReference', message: 'unknown or altered quote reference' }],
+    errors: [{ field: '/quoteReference', code: 'invalid', message: 'unknown or altered quote reference' }],
   });

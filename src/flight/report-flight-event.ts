@@ -38,7 +38,9 @@ export async function reportFlightEvent(
   }
   if (input.environment !== undefined && input.environment !== caller.environment) {
     throw new DomainError('validation_failed', `Your key reports events of ${caller.environment} only.`, {
-      errors: [{ field: '/environment', message: `must be ${caller.environment} (your key's) or absent` }],
+      errors: [
+        { field: '/environment', code: 'not_allowed', message: `must be ${caller.environment} (your key's) or absent` },
+      ],
     });
   }
   const delay = checkEvent(input);

@@ -58,7 +58,7 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
   const zip = findZipCode(code);
   if (!zip) {
     throw new DomainError('unknown_zip_code', `${code} is not a French postal code.`, {
-      errors: [{ field, message: 'is not a French postal code' }],
+      errors: [{ field, code: 'invalid', message: 'is not a French postal code' }],
     });
   }
   const city = matchCity(zip, input.city);
@@ -67,7 +67,7 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
       'city_mismatch',
       `${input.city} is not served by the zip code ${zip.zipCode}; use one of: ${zip.cities.join(', ')}.`,
       {
-        errors: [{ field: `${at}/city`, message: `must be one of the cities of ${zip.zipCode}` }],
+        errors: [{ field: `${at}/city`, code: 'not_allowed', message: `must be one of the cities of ${zip.zipCode}` }],
         acceptedValues: zip.cities,
       },
     );
@@ -75,17 +75,21 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
 
   const errors: FieldError[] = [];
   if (input.housingType !== 'apartment' && input.floor !== undefined) {
-    errors.push({ field: `${at}/floor`, message: 'only applies to an apartment' });
+    errors.push({ field: `${at}/floor`, code: 'not_allowed', message: 'only applies to an apartment' });
   }
   const latestYear = now.getUTCFullYear() + 3;
   if (input.constructionYear !== undefined && input.constructionYear > latestYear) {
-    errors.push({ field: `${at}/constructionYear`, message: `must be ${latestYear} or earlier` });
+    errors.push({ field: `${at}/constructionYear`, code: 'out_of_range', message: `must be ${latestYear} or earlier` });
   }
   if (input.contentsValue && input.contentsValue.currency !== RATING_TABLE.currency) {
-    errors.push({ field: `${at}/contentsValue/currency`, message: `must be ${RATING_TABLE.currency}` });
+    errors.push({
+      field: `${at}/contentsValue/currency`,
+      code: 'not_allowed',
+      message: `must be ${RATING_TABLE.currency}`,
+    });
   }
   if (input.options && new Set(input.options).size !== input.options.length) {
-    errors.push({ field: `${at}/options`, message: 'must not repeat an option' });
+    errors.push({ field: `${at}/options`, code: 'invalid', message: 'must not repeat an option' });
   }
   if (errors.length)
     throw new DomainError(

@@ -47,7 +47,7 @@ export function verifyHomeQuote(key: Buffer, reference: string, field = '/quoteR
   const payload = openJson(key, PREFIX, reference);
   if (!payload)
     throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
-      errors: [{ field, message: 'unknown or altered quote reference' }],
+      errors: [{ field, code: 'invalid', message: 'unknown or altered quote reference' }],
     });
   const [id, iat, exp, partnerId, environment, tariffVersion, currency, annualPremium, monthlyPremium, risk] =
     payload as [string, number, number, string, Environment, string, string, number, number, HomeRisk];

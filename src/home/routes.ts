@@ -9,6 +9,7 @@ import type { HomeDeps } from './deps.ts';
 import { findCities } from './find-cities.ts';
 import { issueHomeQuote } from './price-quote.ts';
 import * as S from './schemas.ts';
+import { CITY_BY_ZIP_CODE_DESCRIPTION, HOME_QUOTE_DESCRIPTION } from './route-descriptions.ts';
 
 export const DEMO_PREFIX = '/demo/v1';
 
@@ -28,8 +29,7 @@ export function demoRoutes(
         tags,
         operationId: 'getCityByZipCode',
         summary: 'Cities of a French zip code',
-        description:
-          "The cities a French postal code serves: La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. One zip code may serve several cities. A well-formed but unknown zip code is a 404 zip_code_not_found.",
+        description: CITY_BY_ZIP_CODE_DESCRIPTION,
         body: S.CityRequest,
         response: { 200: S.CityResponse, ...problemResponses(404, 422) },
       },
@@ -47,8 +47,7 @@ export function demoRoutes(
           tags,
           operationId,
           summary: path === '/getPrice' ? 'Quote a home insurance' : 'Quote a home insurance (alias of /getPrice)',
-          description:
-            'Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.',
+          description: HOME_QUOTE_DESCRIPTION,
           body: S.HomeQuoteRequest,
           response: { 200: S.HomeQuoteResponse, ...problemResponses(422) },
         },

@@ -316,7 +316,58 @@ export interface Words {
       bic_country_mismatch: string;
     };
   };
-  /** Money reports (issue 14 §1): bordereaux, statement, exports (web/report-routes.ts). */
+  /** The operator console's limits page (web/admin-limits-view.ts). */
+  limitsPage: {
+    saved: string;
+    highestExposure: string;
+    exposureIntro: string;
+    filter: string;
+    local: string;
+    legs: string;
+    exposure: string;
+    cap: string;
+    shareOfCap: string;
+    capsPerFlight: string;
+    setBy: string;
+    default: string;
+    capMajorUnits: string;
+    setCap: string;
+    stopSales: string;
+    scope: string;
+    departuresFrom: string;
+    until: string;
+    by: string;
+    resume: string;
+    resumeSales: string;
+    suspendSales: string;
+    suspendHelp: string;
+    airline: string;
+    airport: string;
+    routeFrom: string;
+    routeTo: string;
+    oneFlightDeparture: string;
+    resumeConfirm: (scope: string) => string;
+  };
+  /** The operator console's risk model page (web/admin-risk-routes.ts). */
+  riskModels: {
+    title: string;
+    intro: string;
+    version: string;
+    source: string;
+    base: string;
+    observations: string;
+    dataUntil: string;
+    activeIn: string;
+    created: string;
+    activate: string;
+    environment: string;
+    all: string;
+    refit: string;
+    refitHelp: string;
+    refitQueued: string;
+    activated: (version: string, envs: string) => string;
+  };
+  /** Money reports (issue 14 §1): bordereaux, statement, exports (web/report-routes.ts, report-views.ts). */
   reports: {
     title: string;
     intro: string;
@@ -343,6 +394,9 @@ export interface Words {
   };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;
-  /** English pages show the domain's own detail; other languages show these, by error code. */
+  /**
+   * English pages show the domain's own detail; other languages show these, by error code, and give
+   * every code (`satisfies Record<ErrorCode, string>` in their file).
+   */
   problems: Partial<Record<ErrorCode, string>>;
 }

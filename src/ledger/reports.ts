@@ -1,6 +1,6 @@
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
 import { toDecimalString } from '../platform/money.ts';
 import * as repo from './ledger-repo.ts';
 
@@ -24,7 +24,7 @@ export function monthPeriod(month: string, field = '/month'): Period {
   const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
   if (!match) {
     throw new DomainError('validation_failed', 'The month is not valid.', {
-      errors: [{ field, message: 'must be a month as YYYY-MM, e.g. 2026-11' }],
+      errors: [{ field, code: 'invalid_format', message: 'must be a month as YYYY-MM, e.g. 2026-11' }],
     });
   }
   const year = Number(match[1]);
@@ -37,10 +37,13 @@ export function dayRange(from: string, to: string): Period {
   const day = /^\d{4}-\d{2}-\d{2}$/;
   const start = day.test(from) ? new Date(`${from}T00:00:00Z`) : new Date(NaN);
   const end = day.test(to) ? new Date(`${to}T00:00:00Z`) : new Date(NaN);
-  const errors = [];
-  if (Number.isNaN(start.getTime())) errors.push({ field: '/from', message: 'must be a date as YYYY-MM-DD' });
-  if (Number.isNaN(end.getTime())) errors.push({ field: '/to', message: 'must be a date as YYYY-MM-DD' });
-  if (!errors.length && end < start) errors.push({ field: '/to', message: 'must not be before from' });
+  const errors: FieldError[] = [];
+  if (Number.isNaN(start.getTime()))
+    errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+  if (Number.isNaN(end.getTime()))
+    errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+  if (!errors.length && end < start)
+    errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
   if (errors.length) throw new DomainError('validation_failed', 'The date range is not valid.', { errors });
   return { from: start, to: new Date(end.getTime() + 86_400_000) };
 }

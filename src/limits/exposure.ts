@@ -86,11 +86,16 @@ export async function setCap(
 ): Promise<repo.Cap> {
   const errors: FieldError[] = [];
   if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
-    errors.push({ field: '/environment', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+    errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
-  if (!CURRENCY.test(currency)) errors.push({ field: '/currency', message: 'must be an ISO 4217 code such as EUR' });
+  if (!CURRENCY.test(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP)
-    errors.push({ field: '/amount', message: `must be a whole number of minor units between 1 and ${MAX_CAP}` });
+    errors.push({
+      field: '/amount',
+      code: 'out_of_range',
+      message: `must be a whole number of minor units between 1 and ${MAX_CAP}`,
+    });
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;
   await db.transaction().execute(async (trx) => {

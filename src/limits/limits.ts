@@ -118,6 +118,7 @@ export function checkStopSales(
           errors: [
             {
               field: index === 0 ? '/departureDateTime' : '/returnDepartureDateTime',
+              code: 'invalid',
               message: 'sales are suspended for this flight',
             },
           ],
@@ -139,7 +140,7 @@ export function capacityExceeded(
     'capacity_exceeded',
     `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`,
     {
-      errors: [{ field, message: 'no capacity left on this flight' }],
+      errors: [{ field, code: 'invalid', message: 'no capacity left on this flight' }],
     },
   );
 }

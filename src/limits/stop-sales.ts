@@ -32,12 +32,16 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}
 
 function instant(value: string | undefined, field: string, errors: FieldError[]): Date | undefined {
   if (value === undefined || value === '') {
-    errors.push({ field, message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
+    errors.push({ field, code: 'required', message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
     return undefined;
   }
   const at = INSTANT.test(value) ? new Date(value) : undefined;
   if (!at || Number.isNaN(at.getTime())) {
-    errors.push({ field, message: 'must be an ISO 8601 instant with its offset, such as 2026-12-01T06:00Z' });
+    errors.push({
+      field,
+      code: 'invalid_format',
+      message: 'must be an ISO 8601 instant with its offset, such as 2026-12-01T06:00Z',
+    });
     return undefined;
   }
   return at;
@@ -48,7 +52,7 @@ function code<T>(read: () => T, errors: FieldError[]): T | null {
     return read();
   } catch (error) {
     if (error instanceof DomainError) {
-      errors.push(...(error.extra.errors ?? [{ field: '/', message: error.detail }]));
+      errors.push(...(error.extra.errors ?? [{ field: '/', code: 'invalid', message: error.detail }]));
       return null;
     }
     throw error;
@@ -62,7 +66,11 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
       ? null
       : input.environment;
   if (env !== null && !(ENVIRONMENTS as readonly string[]).includes(env))
-    errors.push({ field: '/environment', message: `must be all or one of ${ENVIRONMENTS.join(', ')}` });
+    errors.push({
+      field: '/environment',
+      code: 'not_allowed',
+      message: `must be all or one of ${ENVIRONMENTS.join(', ')}`,
+    });
   const airline = input.airline
     ? code(() => requireAirline(input.airline!.trim().toUpperCase(), '/airline'), errors)
     : null;
@@ -78,16 +86,17 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
   if (!input.departureAirport !== !input.arrivalAirport)
     errors.push({
       field: input.departureAirport ? '/arrivalAirport' : '/departureAirport',
+      code: 'required',
       message: 'a route needs both airports',
     });
   if (!input.airline && !input.airport && !input.departureAirport)
-    errors.push({ field: '/airline', message: 'name an airline, an airport, a route or a flight' });
+    errors.push({ field: '/airline', code: 'required', message: 'name an airline, an airport, a route or a flight' });
   let startsAt: Date | undefined;
   let endsAt: Date | undefined;
   if (input.departureLocal) {
     // one flight: the airline's route at that local departure, i.e. the departures of that minute
     if (!input.airline || !input.departureAirport)
-      errors.push({ field: '/departureLocal', message: 'a flight needs its airline and route' });
+      errors.push({ field: '/departureLocal', code: 'required', message: 'a flight needs its airline and route' });
     if (from) {
       const departure = code(() => parseDeparture(input.departureLocal!, from, '/departureLocal'), errors);
       if (departure) {
@@ -99,12 +108,13 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     startsAt = instant(input.startsAt, '/startsAt', errors);
     endsAt = instant(input.endsAt, '/endsAt', errors);
     if (startsAt && endsAt && endsAt.getTime() <= startsAt.getTime())
-      errors.push({ field: '/endsAt', message: 'must be after startsAt' });
+      errors.push({ field: '/endsAt', code: 'out_of_range', message: 'must be after startsAt' });
   }
-  if (endsAt && endsAt.getTime() <= now.getTime()) errors.push({ field: '/endsAt', message: 'is in the past' });
+  if (endsAt && endsAt.getTime() <= now.getTime())
+    errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
   const reason = input.reason.trim();
   if (reason.length < 1 || reason.length > 500)
-    errors.push({ field: '/reason', message: 'must be 1 to 500 characters' });
+    errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
     const stop = await repo.insertStopSale(trx, {

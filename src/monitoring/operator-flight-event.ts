@@ -39,17 +39,23 @@ export async function recordOperatorFlightEvent(
 ): Promise<OperatorFlightEventResult> {
   const errors: FieldError[] = [];
   if (!parseDesignator(input.flightNumber))
-    errors.push({ field: '/flightNumber', message: 'must be an IATA flight designator such as AF006' });
-  if (!isLocalDate(input.departureDate)) errors.push({ field: '/departureDate', message: 'must be a date YYYY-MM-DD' });
+    errors.push({
+      field: '/flightNumber',
+      code: 'invalid_format',
+      message: 'must be an IATA flight designator such as AF006',
+    });
+  if (!isLocalDate(input.departureDate))
+    errors.push({ field: '/departureDate', code: 'invalid_format', message: 'must be a date YYYY-MM-DD' });
   const minutes = input.arrivalDelayMinutes;
   if (input.status === 'delayed' && (minutes === undefined || !Number.isInteger(minutes) || minutes < 0)) {
     errors.push({
       field: '/arrivalDelayMinutes',
+      code: 'required',
       message: 'required for a delayed flight: a whole number of minutes ≥ 0',
     });
   }
   if (input.status !== 'delayed' && minutes !== undefined)
-    errors.push({ field: '/arrivalDelayMinutes', message: 'only for status delayed' });
+    errors.push({ field: '/arrivalDelayMinutes', code: 'not_allowed', message: 'only for status delayed' });
   if (errors.length) throw new DomainError('validation_failed', 'The flight event is not valid.', { errors });
 
   // One transaction: the claims, the watches' decision and the contracts completed stand together,

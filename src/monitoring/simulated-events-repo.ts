@@ -69,7 +69,7 @@ export async function saveSimulatedFlightEvent(
   const { environment, event, actor, now } = input;
   if ((environment as string) !== 'sandbox' && (environment as string) !== 'preproduction') {
     throw new DomainError('validation_failed', 'The flight simulator serves sandbox and preproduction only.', {
-      errors: [{ field: '/environment', message: 'must be sandbox or preproduction' }],
+      errors: [{ field: '/environment', code: 'not_allowed', message: 'must be sandbox or preproduction' }],
     });
   }
   try {
@@ -77,7 +77,7 @@ export async function saveSimulatedFlightEvent(
   } catch (error) {
     if (error instanceof RangeError)
       throw new DomainError('validation_failed', error.message, {
-        errors: [{ field: fieldOf(error.message), message: error.message }],
+        errors: [{ field: fieldOf(error.message), code: 'invalid', message: error.message }],
       });
     throw error;
   }

@@ -139,7 +139,7 @@ export async function signAgreement(db: Db, actor: string, partnerId: string): P
 export function parseApiName(value: string): ApiName {
   if (!(APIS as readonly string[]).includes(value)) {
     throw new DomainError('validation_failed', `Unknown API "${value}" (known: ${APIS.join(', ')}).`, {
-      errors: [{ field: '/api', message: `must be one of ${APIS.join(', ')}` }],
+      errors: [{ field: '/api', code: 'not_allowed', message: `must be one of ${APIS.join(', ')}` }],
     });
   }
   return value as ApiName;

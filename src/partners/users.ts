@@ -13,12 +13,12 @@ export async function createUser(
   const email = input.email.trim().toLowerCase();
   if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
     throw new DomainError('validation_failed', 'The email address is not valid.', {
-      errors: [{ field: '/email', message: 'must be an email address' }],
+      errors: [{ field: '/email', code: 'invalid_format', message: 'must be an email address' }],
     });
   }
   if (input.password.length < 10) {
     throw new DomainError('validation_failed', 'The password is too short.', {
-      errors: [{ field: '/password', message: 'must be at least 10 characters' }],
+      errors: [{ field: '/password', code: 'too_short', message: 'must be at least 10 characters' }],
     });
   }
   const passwordHash = await hashPassword(input.password);

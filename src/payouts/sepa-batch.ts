@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
 import {
@@ -198,6 +198,6 @@ export async function reconcilePayouts(
   });
 }
 
-function lineError(e: ReconciliationError): { field: string; message: string } {
-  return { field: `line ${e.line}`, message: e.message };
+function lineError(e: ReconciliationError): FieldError {
+  return { field: `line ${e.line}`, code: 'invalid', message: e.message };
 }

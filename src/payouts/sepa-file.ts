@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Document } from 'sepa';
-import { DomainError, type FieldError } from '../platform/errors.ts';
+import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
 import { toDecimalString } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount } from './bank-account.ts';
@@ -82,7 +82,11 @@ const MAX_REMITTANCE = 140;
 
 export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): SepaCreditTransferFile {
   const errors: FieldError[] = [];
-  const fail = (field: string, message: string) => errors.push({ field, message });
+  const fail = (field: string, message: string, code: FieldErrorCode = 'invalid_format') =>
+    errors.push({ field, code, message });
+  /** A bank account issue: a missing IBAN or BIC is `required`, a non-SEPA IBAN `not_allowed`, any other `invalid`. */
+  const accountCode = (code: string): FieldErrorCode =>
+    code.endsWith('_required') ? 'required' : code === 'iban_not_sepa' ? 'not_allowed' : 'invalid';
 
   if (!isSepaIdentifier(input.messageId))
     fail(
@@ -96,37 +100,40 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
   if (!executionDate) fail('/requestedExecutionDate', 'must be a calendar date YYYY-MM-DD');
 
   const debtorName = toSepaText(input.debtor.name).slice(0, MAX_NAME).trim();
-  if (debtorName === '') fail('/debtor/name', 'is required (in SEPA Latin characters)');
+  if (debtorName === '') fail('/debtor/name', 'is required (in SEPA Latin characters)', 'required');
   const initiatingPartyName =
     input.initiatingPartyName === undefined
       ? debtorName
       : toSepaText(input.initiatingPartyName).slice(0, MAX_NAME).trim();
   if (input.initiatingPartyName !== undefined && initiatingPartyName === '')
-    fail('/initiatingPartyName', 'must not be empty (in SEPA Latin characters)');
-  if (!input.debtor.bic) fail('/debtor/bic', 'is required');
+    fail('/initiatingPartyName', 'must not be empty (in SEPA Latin characters)', 'required');
+  if (!input.debtor.bic) fail('/debtor/bic', 'is required', 'required');
   const debtorAccount = checkSepaAccount({ iban: input.debtor.iban, bic: input.debtor.bic });
-  if (!debtorAccount.ok) for (const issue of debtorAccount.issues) fail(`/debtor/${issue.field}`, issue.message);
+  if (!debtorAccount.ok)
+    for (const issue of debtorAccount.issues) fail(`/debtor/${issue.field}`, issue.message, accountCode(issue.code));
 
-  if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout');
+  if (input.payouts.length === 0) fail('/payouts', 'must hold at least one payout', 'too_few');
   const seen = new Set<string>();
   const transactions = input.payouts.map((payout, index) => {
     const at = (field: string) => `/payouts/${index}/${field}`;
     if (!isSepaIdentifier(payout.endToEndId)) fail(at('endToEndId'), 'must be 1 to 35 SEPA identifier characters');
-    else if (seen.has(payout.endToEndId)) fail(at('endToEndId'), `duplicates ${payout.endToEndId} earlier in the file`);
+    else if (seen.has(payout.endToEndId))
+      fail(at('endToEndId'), `duplicates ${payout.endToEndId} earlier in the file`, 'invalid');
     seen.add(payout.endToEndId);
-    if (payout.currency !== 'EUR') fail(at('currency'), 'must be EUR (SEPA credit transfers are in euro)');
+    if (payout.currency !== 'EUR')
+      fail(at('currency'), 'must be EUR (SEPA credit transfers are in euro)', 'not_allowed');
     if (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > MAX_AMOUNT_MINOR) {
-      fail(at('amount'), 'must be a whole number of cents from 1 to 99999999999');
+      fail(at('amount'), 'must be a whole number of cents from 1 to 99999999999', 'out_of_range');
     }
     const creditorName = toSepaText(payout.creditorName).slice(0, MAX_NAME).trim();
-    if (creditorName === '') fail(at('creditorName'), 'is required (in SEPA Latin characters)');
+    if (creditorName === '') fail(at('creditorName'), 'is required (in SEPA Latin characters)', 'required');
     const remittance = toSepaText(payout.remittanceInformation);
     if (remittance === '' || remittance.length > MAX_REMITTANCE)
       fail(at('remittanceInformation'), `must be 1 to ${MAX_REMITTANCE} SEPA Latin characters`);
     const account = checkSepaAccount({ iban: payout.creditorIban, bic: payout.creditorBic });
     if (!account.ok)
       for (const issue of account.issues)
-        fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message);
+        fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message, accountCode(issue.code));
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });
 

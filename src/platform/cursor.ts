@@ -29,6 +29,6 @@ export function decodeCursor(cursor: string, field: string): Keyset {
     // not ours: fall through
   }
   throw new DomainError('invalid_cursor', 'The cursor is not one this API returned.', {
-    errors: [{ field, message: 'invalid cursor' }],
+    errors: [{ field, code: 'invalid', message: 'invalid cursor' }],
   });
 }

@@ -62,7 +62,13 @@ export async function runIdempotent<T>(
       'validation_failed',
       'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
       {
-        errors: [{ field: 'header:Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+        errors: [
+          {
+            field: 'header:Idempotency-Key',
+            code: 'invalid_format',
+            message: 'must be 1 to 255 printable ASCII characters',
+          },
+        ],
       },
     );
   }

@@ -42,7 +42,7 @@ export async function createOperatorToken(
     throw new DomainError(
       'validation_failed',
       'An operator token needs a name: 2 to 64 letters, digits, spaces or . _ @ -.',
-      { errors: [{ field: '/name', message: '2 to 64 characters' }] },
+      { errors: [{ field: '/name', code: 'invalid_format', message: '2 to 64 characters' }] },
     );
   }
   const plaintext = `${OPERATOR_TOKEN_PREFIX}${randomToken(32)}`;

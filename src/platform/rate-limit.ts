@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
  * generator, allow lists, callback store, a hook of its own) cost about six points of the /getPrice
  * throughput target measured in docs/BENCHMARKS.md, for semantics this class gives in a few lines.
  * Like the plugin's default store, counts are per process: with N API processes behind a load
- * balancer a key gets up to N × the limit (documented in docs/ARCHITECTURE.md).
+ * balancer a key gets up to N × the limit (documented in docs/DECISIONS.md).
  */
 export interface RateDecision {
   limit: number;

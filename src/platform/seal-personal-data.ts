@@ -11,7 +11,7 @@ import type { Db, Executor } from './db.ts';
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
  * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys`
- * (docs/ARCHITECTURE.md, "Personal data at rest").
+ * (docs/DECISIONS.md, "Personal data at rest").
  */
 export async function sealPersonalData(
   db: Db,

@@ -244,7 +244,13 @@ export function parseRateLimit(field: RateClass, text: string | undefined): numb
   if (text.trim().toLowerCase() === 'default') return null;
   if (!/^\d{1,8}$/.test(text.trim()) || Number(text) < 1) {
     throw new DomainError('validation_failed', 'The rate limit is not valid.', {
-      errors: [{ field: `/${field}`, message: 'must be a whole number of requests per minute from 1, or "default"' }],
+      errors: [
+        {
+          field: `/${field}`,
+          code: 'out_of_range',
+          message: 'must be a whole number of requests per minute from 1, or "default"',
+        },
+      ],
     });
   }
   return Number(text);

@@ -40,7 +40,7 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
     if (errors.length >= MAX_ERRORS) return;
     if (typeof node === 'string') {
       const message = unsafeTextMessage(node);
-      if (message) errors.push({ field: `${prefix}${pointer || '/'}`, message });
+      if (message) errors.push({ field: `${prefix}${pointer || '/'}`, code: 'invalid', message });
       return;
     }
     if (node === null || typeof node !== 'object' || depth > MAX_DEPTH) return;
@@ -56,6 +56,7 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
         if (errors.length < MAX_ERRORS)
           errors.push({
             field: `${prefix}${pointer}/${token(JSON.stringify(key).slice(1, -1))}`,
+            code: 'invalid',
             message: `is a field name that ${message}`,
           });
         continue;

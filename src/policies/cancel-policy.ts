@@ -44,7 +44,7 @@ export async function cancelPolicy(
   if (input.effectiveDate < policy.effective_date || input.effectiveDate >= policy.expiry_date) {
     const message = `must be from ${policy.effective_date} to the day before ${policy.expiry_date}`;
     throw new DomainError('validation_failed', `The cancellation date ${message}.`, {
-      errors: [{ field: '/effectiveDate', message }],
+      errors: [{ field: '/effectiveDate', code: 'out_of_range', message }],
     });
   }
   const cancelled = await repo.markCancelled(trx, policy.id, {

@@ -57,9 +57,9 @@ export async function createPolicy(
   const now = deps.now();
   const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
   if (input.expiryDate <= input.effectiveDate)
-    errors.push({ field: '/expiryDate', message: 'must be after effectiveDate' });
+    errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
   if (input.quoteReference !== undefined && input.product !== 'home')
-    errors.push({ field: '/quoteReference', message: 'only applies to product home' });
+    errors.push({ field: '/quoteReference', code: 'not_allowed', message: 'only applies to product home' });
   if (errors.length) throw invalid(errors);
 
   const risk = resolveRisk(input.product, input.risk, now);
@@ -99,7 +99,9 @@ export async function createPolicy(
           `You already have policy ${existing.policy_number} with the external reference ${input.externalReference}.`,
           {
             policyNumber: existing.policy_number,
-            errors: [{ field: '/externalReference', message: 'is already used by another of your policies' }],
+            errors: [
+              { field: '/externalReference', code: 'invalid', message: 'is already used by another of your policies' },
+            ],
           },
         );
       }
@@ -141,25 +143,33 @@ function checkPolicyholder(
 ): FieldError[] {
   const errors: FieldError[] = [];
   const at = '/policyholder';
-  if (!holder.firstName.trim()) errors.push({ field: `${at}/firstName`, message: 'must not be blank' });
-  if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, message: 'must not be blank' });
+  if (!holder.firstName.trim())
+    errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
+  if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
   const phone = parsePhoneNumberFromString(holder.phone);
   if (!phone || !phone.isValid() || phone.number !== holder.phone) {
-    errors.push({ field: `${at}/phone`, message: 'must be a valid phone number in E.164 format, e.g. +33612345678' });
+    errors.push({
+      field: `${at}/phone`,
+      code: 'invalid_format',
+      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
+    });
   }
-  if (holder.birthDate >= today) errors.push({ field: `${at}/birthDate`, message: 'must be in the past' });
+  if (holder.birthDate >= today)
+    errors.push({ field: `${at}/birthDate`, code: 'out_of_range', message: 'must be in the past' });
   else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
     errors.push({
       field: `${at}/birthDate`,
+      code: 'out_of_range',
       message: `the policyholder must be ${ADULT_AGE} or older on the effective date`,
     });
   else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate)
     errors.push({
       field: `${at}/birthDate`,
+      code: 'out_of_range',
       message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
     });
   if (holder.address.country === 'FR' && !findZipCode(holder.address.postalCode.trim())) {
-    errors.push({ field: `${at}/address/postalCode`, message: 'is not a French postal code' });
+    errors.push({ field: `${at}/address/postalCode`, code: 'invalid', message: 'is not a French postal code' });
   }
   return errors;
 }
@@ -189,7 +199,11 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
       const errors = flights.flatMap((f, i) =>
         (['departureAirport', 'arrivalAirport'] as const)
           .filter((field) => !findAirport(f[field]))
-          .map((field) => ({ field: `/risk/flights/${i}/${field}`, message: 'is not a known IATA airport code' })),
+          .map((field) => ({
+            field: `/risk/flights/${i}/${field}`,
+            code: 'invalid' as const,
+            message: 'is not a known IATA airport code',
+          })),
       );
       if (errors.length) throw new DomainError('unknown_airport', 'Unknown airport.', { errors });
       return risk;
@@ -197,7 +211,9 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
     case 'travel': {
       const trip = risk as { departureDate: string; returnDate: string };
       if (trip.returnDate < trip.departureDate)
-        throw invalid([{ field: '/risk/returnDate', message: 'must be on or after departureDate' }]);
+        throw invalid([
+          { field: '/risk/returnDate', code: 'out_of_range', message: 'must be on or after departureDate' },
+        ]);
       return risk;
     }
     default:
@@ -218,7 +234,7 @@ function checkQuote(
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
     // another partner's (or another environment's) quote is indistinguishable from a forged one
     throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
-      errors: [{ field: '/quoteReference', message: 'unknown quote reference' }],
+      errors: [{ field: '/quoteReference', code: 'invalid', message: 'unknown quote reference' }],
     });
   }
   if (quote.expiresAt.getTime() <= now.getTime()) {
@@ -226,22 +242,31 @@ function checkQuote(
       'quote_expired',
       `The quote expired at ${quote.expiresAt.toISOString()}; ask the Demo API /getPrice for a new one.`,
       {
-        errors: [{ field: '/quoteReference', message: 'expired' }],
+        errors: [{ field: '/quoteReference', code: 'invalid', message: 'expired' }],
       },
     );
   }
   const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({
     field: `/risk${d.field}`,
+    code: 'invalid',
     message: `the quote says ${JSON.stringify(d.expected)}`,
   }));
   if (premium.currency !== quote.currency)
-    errors.push({ field: '/premium/currency', message: `the quote says ${quote.currency}` });
+    errors.push({ field: '/premium/currency', code: 'invalid', message: `the quote says ${quote.currency}` });
   if (premium.frequency === 'annual' && premium.amount !== quote.annualPremium) {
-    errors.push({ field: '/premium/amount', message: `the quote says ${quote.annualPremium} a year` });
+    errors.push({ field: '/premium/amount', code: 'invalid', message: `the quote says ${quote.annualPremium} a year` });
   } else if (premium.frequency === 'monthly' && premium.amount !== quote.monthlyPremium) {
-    errors.push({ field: '/premium/amount', message: `the quote says ${quote.monthlyPremium} a month` });
+    errors.push({
+      field: '/premium/amount',
+      code: 'invalid',
+      message: `the quote says ${quote.monthlyPremium} a month`,
+    });
   } else if (premium.frequency !== 'annual' && premium.frequency !== 'monthly') {
-    errors.push({ field: '/premium/frequency', message: 'the quote prices annual or monthly payments' });
+    errors.push({
+      field: '/premium/frequency',
+      code: 'invalid',
+      message: 'the quote prices annual or monthly payments',
+    });
   }
   if (errors.length) throw new DomainError('quote_mismatch', 'The policy does not match the quote.', { errors });
   return quote;

@@ -12,6 +12,7 @@ import { getPolicy } from './get-policy.ts';
 import type { Product } from './policy.ts';
 import * as S from './schemas.ts';
 import { searchPolicies } from './search-policies.ts';
+import { CREATE_POLICY_DESCRIPTION, CANCEL_POLICY_DESCRIPTION } from './route-descriptions.ts';
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
 
@@ -46,8 +47,7 @@ export function policyAdminRoutes(
         tags,
         operationId: 'createPolicy',
         summary: 'Record a policy',
-        description:
-          'Stores a policy from your policy-administration system and returns it with its policyNumber. externalReference is your own id: unique among your policies of this environment (409 external_reference_conflict otherwise, naming the existing policyNumber). risk is validated against the schema of product; a home policy may name a Demo API quote, whose risk and premium it must then match (422 quote_mismatch). Honours Idempotency-Key: a retry replays the 201.',
+        description: CREATE_POLICY_DESCRIPTION,
         headers: IdempotencyHeader,
         body: S.CreatePolicyRequest,
         response: { 201: named(S.PolicyResponse, 'Policy', 'The policy recorded'), ...problemResponses(409, 422) },
@@ -93,8 +93,7 @@ export function policyAdminRoutes(
         tags,
         operationId: 'cancelPolicy',
         summary: 'Cancel a policy',
-        description:
-          'Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Honours Idempotency-Key.',
+        description: CANCEL_POLICY_DESCRIPTION,
         headers: IdempotencyHeader,
         params: S.PolicyParams,
         body: S.CancelPolicyRequest,

@@ -26,7 +26,9 @@ export async function searchPolicies(
 ): Promise<{ policies: PolicyView[]; nextCursor: string | null }> {
   if (q.effectiveFrom && q.effectiveTo && q.effectiveTo < q.effectiveFrom) {
     throw new DomainError('validation_failed', 'effectiveTo is before effectiveFrom.', {
-      errors: [{ field: 'querystring:/effectiveTo', message: 'must be on or after effectiveFrom' }],
+      errors: [
+        { field: 'querystring:/effectiveTo', code: 'out_of_range', message: 'must be on or after effectiveFrom' },
+      ],
     });
   }
   const limit = q.limit ? Number(q.limit) : POLICY_PAGE.default;

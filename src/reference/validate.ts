@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldErrorCode } from '../platform/errors.ts';
 import { Memo } from '../platform/memo.ts';
 import { findAirline } from './airlines.ts';
 import { findAirport } from './airports.ts';
@@ -13,7 +13,7 @@ export function requireAirport(code: string, field: string): string {
   const airport = findAirport(code);
   if (!airport)
     throw new DomainError('unknown_airport', `${field.slice(1)} "${code}" is not a known IATA airport code.`, {
-      errors: [{ field, message: 'unknown IATA airport code' }],
+      errors: [{ field, code: 'invalid', message: 'unknown IATA airport code' }],
     });
   return airport.iata;
 }
@@ -22,7 +22,7 @@ export function requireAirline(code: string, field: string): string {
   const airline = findAirline(code);
   if (!airline)
     throw new DomainError('unknown_airline', `${field.slice(1)} "${code}" is not a known active IATA airline code.`, {
-      errors: [{ field, message: 'unknown or inactive IATA airline code' }],
+      errors: [{ field, code: 'invalid', message: 'unknown or inactive IATA airline code' }],
     });
   return airline.iata;
 }
@@ -46,8 +46,8 @@ export function parseDeparture(
     }
   });
   if (parsed instanceof DomainError) {
-    const message = parsed.extra.errors?.[0]?.message ?? parsed.detail;
-    throw invalidTime(field, message);
+    const first = parsed.extra.errors?.[0];
+    throw invalidTime(field, first?.message ?? parsed.detail, first?.code ?? 'invalid');
   }
   return { local: parsed.local, date: parsed.date, at: new Date(parsed.at) };
 }
@@ -59,17 +59,21 @@ function readDeparture(value: string, airportCode: string): { local: string; dat
   const airport = findAirport(airportCode);
   const match = DATE_TIME.exec(value);
   if (!airport || !match)
-    throw invalidTime(field, 'must be YYYY-MM-DDTHH:mm, local to the departure airport (or with an explicit offset)');
+    throw invalidTime(
+      field,
+      'must be YYYY-MM-DDTHH:mm, local to the departure airport (or with an explicit offset)',
+      'invalid_format',
+    );
   let dt: DateTime;
   if (match[3]) {
     dt = DateTime.fromISO(value, { setZone: true }).setZone(airport.timeZone);
   } else {
     dt = DateTime.fromISO(value, { zone: airport.timeZone });
     if (dt.isValid && dt.toFormat(LOCAL_FORMAT) !== match[1]) {
-      throw invalidTime(field, `${match[1]} does not exist in ${airport.timeZone} (clocks go forward then)`);
+      throw invalidTime(field, `${match[1]} does not exist in ${airport.timeZone} (clocks go forward then)`, 'invalid');
     }
   }
-  if (!dt.isValid) throw invalidTime(field, 'is not a valid date and time');
+  if (!dt.isValid) throw invalidTime(field, 'is not a valid date and time', 'invalid');
   return {
     local: dt.toFormat(LOCAL_FORMAT),
     date: dt.toFormat('yyyy-MM-dd'),
@@ -77,6 +81,8 @@ function readDeparture(value: string, airportCode: string): { local: string; dat
   };
 }
 
-function invalidTime(field: string, message: string): DomainError {
-  return new DomainError('invalid_departure_time', `${field.slice(1)} ${message}.`, { errors: [{ field, message }] });
+function invalidTime(field: string, message: string, code: FieldErrorCode): DomainError {
+  return new DomainError('invalid_departure_time', `${field.slice(1)} ${message}.`, {
+    errors: [{ field, code, message }],
+  });
 }

@@ -70,7 +70,7 @@ export async function importVersion(
     artifact = parseArtifact(bytes);
   } catch (error) {
     throw new DomainError('validation_failed', `Not a Parasol risk model artifact: ${(error as Error).message}`, {
-      errors: [{ field: '/artifact', message: 'not a risk model artifact' }],
+      errors: [{ field: '/artifact', code: 'invalid_format', message: 'not a risk model artifact' }],
     });
   }
   if (versionName !== undefined && versionName !== artifact.version) {
@@ -87,7 +87,11 @@ function checkVersionName(version: string): void {
     throw new DomainError(
       'validation_failed',
       'A version name is 1 to 64 letters, digits, dots, dashes or underscores.',
-      { errors: [{ field: '/version', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }] },
+      {
+        errors: [
+          { field: '/version', code: 'invalid_format', message: 'must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+        ],
+      },
     );
   }
 }
@@ -134,7 +138,7 @@ export async function activateModelVersion(
 ): Promise<void> {
   if (environments.length === 0)
     throw new DomainError('validation_failed', 'Name at least one environment.', {
-      errors: [{ field: '/environment', message: `one of ${ENVIRONMENTS.join(', ')} or all` }],
+      errors: [{ field: '/environment', code: 'required', message: `one of ${ENVIRONMENTS.join(', ')} or all` }],
     });
   await db.transaction().execute(async (tx) => {
     if (!(await repo.findVersion(tx, version))) throw new DomainError('not_found', `No risk model version ${version}.`);

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  APIS,
   createApiKey,
   createPartner,
   createUser,
@@ -19,10 +18,7 @@ import {
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
-import { CATALOG } from './catalog.ts';
-import { html, type SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
-import { csrfField, formatDate, page, type PageContext } from './layout.ts';
 import { sessionActor, sessionFor } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
 import {
@@ -38,9 +34,10 @@ import {
   type FormBody,
   type WebDeps,
 } from './web-kit.ts';
-import { adminViews } from './admin-views.ts';
-import { adminRisk } from './admin-risk.ts';
-import { adminLimits } from './admin-limits.ts';
+import { adminWatchRoutes } from './admin-watch-routes.ts';
+import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
+import { adminRisk } from './admin-risk-routes.ts';
+import { adminLimits } from './admin-limits-routes.ts';
 import { adminReports } from './report-routes.ts';
 import { listPartnerUsers } from './views-repo.ts';
 
@@ -90,7 +87,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
       admin.get<{ Params: { slug: string } }>('/admin/partners/:slug', async (request, reply) => {
         const partner = await requirePartner(deps.db, request.params.slug);
-        return sendPage(reply, 200, await partnerPage(deps, contextOf(request, 'admin'), partner));
+        return sendPage(reply, 200, partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner)));
       });
 
       /** Runs an operator action on a partner; on a domain error, shows the partner page with it. */
@@ -110,14 +107,14 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               return sendPage(
                 reply,
                 201,
-                await partnerPage(deps, contextOf(request, 'admin'), partner, { created: shown }),
+                partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), { created: shown }),
               );
             return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
           } catch (error) {
             return sendPage(
               reply,
               422,
-              await partnerPage(deps, contextOf(request, 'admin'), partner, {
+              partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
                 problems: problemsOf(error, langOf(request)),
               }),
             );
@@ -206,7 +203,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
-      await admin.register(adminViews(deps));
+      await admin.register(adminWatchRoutes(deps));
       await admin.register(adminRisk(deps));
       await admin.register(adminLimits(deps));
       await admin.register(adminReports(deps));
@@ -221,37 +218,7 @@ function problemsOf(error: unknown, lang: Lang): string[] {
   return problemLines(error, lang);
 }
 
-function problemList(problems: string[] | undefined): SafeHtml | string {
-  return problems?.length
-    ? html`<div class="alert" role="alert"><ul>${problems.map((p) => html`<li>${p}</li>`)}</ul></div>`
-    : '';
-}
-
-function partnersPage(ctx: PageContext, partners: Partner[], problems?: string[]): string {
-  const w = t(ctx.lang);
-  return page(
-    ctx,
-    w.partnersTitle,
-    html`<h1>${w.partnersTitle}</h1>
-${problemList(problems)}
-<table><caption class="visually-hidden">${w.partnersTitle}</caption><thead><tr><th scope="col">${w.slug}</th><th scope="col">${w.name}</th><th scope="col">${w.created}</th></tr></thead>
-<tbody>${partners.map((p) => html`<tr><td><a href="/admin/partners/${p.slug}">${p.slug}</a></td><td>${p.name}</td><td>${formatDate(p.createdAt, ctx.lang, '')}</td></tr>`)}</tbody></table>
-<section class="card"><h2>${w.createPartner}</h2>
-<form method="post" action="/admin/partners" class="row">${csrfField(ctx.session!.csrfToken)}
-<div><label for="p-slug">${w.slug}</label><input id="p-slug" name="slug" required pattern="[a-z0-9][a-z0-9-]{1,62}"></div>
-<div><label for="p-name">${w.name}</label><input id="p-name" name="name" required maxlength="200"></div>
-<div><button type="submit">${w.createPartner}</button></div></form></section>`,
-  );
-}
-
-async function partnerPage(
-  deps: WebDeps,
-  ctx: PageContext,
-  partner: Partner,
-  outcome: { problems?: string[]; created?: string } = {},
-): Promise<string> {
-  const w = t(ctx.lang);
-  const csrf = csrfField(ctx.session!.csrfToken);
+async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<PartnerView> {
   const [agreement, subscriptions, keys, users, documents] = await Promise.all([
     repo.findAgreement(deps.db, partner.id),
     repo.listSubscriptions(deps.db, partner.id),
@@ -259,90 +226,5 @@ async function partnerPage(
     listPartnerUsers(deps.db, partner.id),
     repo.findDocuments(deps.db, partner.id),
   ]);
-  const base = `/admin/partners/${partner.slug}`;
-  const draft = !agreement || agreement.status === 'draft';
-  const a = agreement;
-  const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
-<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
-    (f) =>
-      html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
-  )}</fieldset>
-<div class="row">
-<div><label for="a-currency">${w.currency}</label><input id="a-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
-<div><label for="a-tax">${w.taxRate}</label><input id="a-tax" name="taxRate" value="${a?.taxRate ?? '0.09'}" size="8"></div>
-<div><label for="a-cmin">${w.commissionMin}</label><input id="a-cmin" name="commissionMin" value="${a?.commissionMin ?? '0'}" size="8"></div>
-<div><label for="a-cmax">${w.commissionMax}</label><input id="a-cmax" name="commissionMax" value="${a?.commissionMax ?? '0.3'}" size="8"></div>
-<div><label for="a-pmin">${w.compensationMin}</label><input id="a-pmin" name="compensationMin" value="${a?.compensationMin ?? 1000}" size="10"></div>
-<div><label for="a-pmax">${w.compensationMax}</label><input id="a-pmax" name="compensationMax" value="${a?.compensationMax ?? 50000}" size="10"></div>
-</div><p><button type="submit">${w.setAgreement}</button></p></form>`;
-  const agreementView = a
-    ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
-<p>${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
-    : html`<p id="agreement-status">${w.none}</p>`;
-  const d = documents;
-  const input = (id: string, name: string, label: string, value: string | undefined, extra: SafeHtml | string = '') =>
-    html`<div><label for="${id}">${label}</label><input id="${id}" name="${name}" value="${value ?? ''}"${extra}></div>`;
-  const documentsSection = html`<section class="card" id="documents"><h2>${w.documentsTitle}</h2>
-${
-  d
-    ? html`<dl class="pairs">
-<dt>${w.documentsVersion}</dt><dd id="documents-version">${d.version}</dd>
-<dt>${w.documentsIpid}</dt><dd><a href="${d.ipid.url}" rel="noopener">${d.ipid.version}</a> <code>${d.ipid.sha256}</code></dd>
-<dt>${w.documentsTerms}</dt><dd><a href="${d.terms.url}" rel="noopener">${d.terms.version}</a> <code>${d.terms.sha256}</code></dd>
-<dt>${w.insurerName}</dt><dd id="documents-insurer">${d.insurer.name} — ${d.insurer.registration}</dd>
-<dt>${w.insurerAddress}</dt><dd>${d.insurer.address}</dd>
-<dt>${w.insurerRegulator}</dt><dd>${d.insurer.regulator}</dd>
-<dt>${w.complaintsEmail}</dt><dd>${d.insurer.complaints.email}${d.insurer.complaints.url ? html` · ${d.insurer.complaints.url}` : ''}</dd>
-</dl>`
-    : html`<p id="documents-version">${w.documentsNone}</p>`
-}
-<form method="post" action="${base}/documents">${csrf}
-<fieldset><legend>${w.documentsIpid}</legend><div class="row">
-${input('d-ipid-url', 'ipidUrl', w.documentsUrl, d?.ipid.url, html` type="url" required maxlength="2000"`)}
-${input('d-ipid-version', 'ipidVersion', w.documentsLabel, d?.ipid.version, html` required maxlength="40"`)}
-${input('d-ipid-sha', 'ipidSha256', w.documentsSha256, d?.ipid.sha256, html` required pattern="[0-9a-fA-F]{64}" size="64"`)}
-</div></fieldset>
-<fieldset><legend>${w.documentsTerms}</legend><div class="row">
-${input('d-terms-url', 'termsUrl', w.documentsUrl, d?.terms.url, html` type="url" required maxlength="2000"`)}
-${input('d-terms-version', 'termsVersion', w.documentsLabel, d?.terms.version, html` required maxlength="40"`)}
-${input('d-terms-sha', 'termsSha256', w.documentsSha256, d?.terms.sha256, html` required pattern="[0-9a-fA-F]{64}" size="64"`)}
-</div></fieldset>
-<div class="row">
-${input('d-insurer-name', 'insurerName', w.insurerName, d?.insurer.name, html` required maxlength="200"`)}
-${input('d-insurer-reg', 'insurerRegistration', w.insurerRegistration, d?.insurer.registration, html` required maxlength="200"`)}
-${input('d-insurer-address', 'insurerAddress', w.insurerAddress, d?.insurer.address, html` required maxlength="500"`)}
-${input('d-insurer-regulator', 'insurerRegulator', w.insurerRegulator, d?.insurer.regulator, html` required maxlength="200"`)}
-${input('d-complaints-email', 'complaintsEmail', w.complaintsEmail, d?.insurer.complaints.email, html` type="email" required maxlength="254"`)}
-${input('d-complaints-url', 'complaintsUrl', w.complaintsUrl, d?.insurer.complaints.url ?? undefined, html` type="url" maxlength="2000"`)}
-</div><p><button type="submit">${w.setDocuments}</button></p></form></section>`;
-  return page(
-    ctx,
-    partner.name,
-    html`<h1>${partner.name} <span class="muted">(${partner.slug})</span></h1>
-${problemList(outcome.problems)}
-${outcome.created ? html`<section class="card"><h2>${w.newKeyTitle}</h2><p role="alert">${w.newKeyWarning}</p><p><code class="key" id="new-key">${outcome.created}</code></p><p><button type="button" data-copy="new-key" data-copied="${w.copied}">${w.copy}</button> <span id="new-key-status" role="status"></span></p></section>` : ''}
-<section class="card"><h2>${w.agreement}</h2>${agreementView}
-${draft ? agreementForm : ''}
-${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
-</section>
-${a ? documentsSection : ''}
-<section class="card"><h2>${w.subscriptions}</h2><ul>${APIS.map((api) => {
-      const on = subscriptions.includes(api);
-      return html`<li>${CATALOG[api].name} — <form method="post" action="${base}/subscriptions" style="display:inline">${csrf}<input type="hidden" name="api" value="${api}"><input type="hidden" name="subscribed" value="${on ? 'false' : 'true'}"><button type="submit" class="${on ? 'secondary' : ''}" aria-label="${on ? w.unsubscribe : w.subscribe} ${CATALOG[api].name}">${on ? w.unsubscribe : w.subscribe}</button></form></li>`;
-    })}</ul></section>
-<section class="card"><h2>${w.keysTitle}</h2>
-<table><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${keys.map(
-      (k) =>
-        html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
-    )}</tbody></table>
-<form method="post" action="${base}/keys" class="row">${csrf}
-<div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
-<div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>
-<div><button type="submit">${w.createKey}</button></div></form></section>
-<section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email}</li>`)}</ul>
-<form method="post" action="${base}/users" class="row">${csrf}
-<div><label for="u-email">${w.email}</label><input id="u-email" name="email" type="email" required></div>
-<div><label for="u-password">${w.password}</label><input id="u-password" name="password" type="password" minlength="10" required autocomplete="new-password"></div>
-<div><button type="submit">${w.createUser}</button></div></form></section>`,
-  );
+  return { partner, agreement, subscriptions, keys, users, documents };
 }

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
 import { claimsByStatus, dailyActivity, dailyQuotes, premiumAndPaid, type Scope } from './views-repo.ts';
 
 /**
@@ -41,12 +41,13 @@ export async function partnerDashboard(
   if (range) {
     from = DateTime.fromISO(range.from, { zone: 'utc' }).startOf('day');
     today = DateTime.fromISO(range.to, { zone: 'utc' }).startOf('day');
-    const errors = [];
-    if (!from.isValid) errors.push({ field: '/from', message: 'must be a date as YYYY-MM-DD' });
-    if (!today.isValid) errors.push({ field: '/to', message: 'must be a date as YYYY-MM-DD' });
-    if (!errors.length && today < from) errors.push({ field: '/to', message: 'must not be before from' });
+    const errors: FieldError[] = [];
+    if (!from.isValid) errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+    if (!today.isValid) errors.push({ field: '/to', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });
+    if (!errors.length && today < from)
+      errors.push({ field: '/to', code: 'out_of_range', message: 'must not be before from' });
     if (!errors.length && today.diff(from, 'days').days >= DASHBOARD_MAX_DAYS)
-      errors.push({ field: '/to', message: `the period is at most ${DASHBOARD_MAX_DAYS} days` });
+      errors.push({ field: '/to', code: 'out_of_range', message: `the period is at most ${DASHBOARD_MAX_DAYS} days` });
     if (errors.length) throw new DomainError('validation_failed', 'The period is not valid.', { errors });
   }
   const length = Math.round(today.diff(from, 'days').days) + 1;

@@ -147,7 +147,7 @@ export function localPath(next: unknown, fallback: string): string {
 /**
  * The lines a page shows for a domain error, in the page's language: an English page shows the
  * domain's own words; another language translates each field error by its code and the error by
- * its code (i18n `problems`), the English detail only when no translation exists.
+ * its code (i18n `problems`, complete for every language but English, so no English detail leaks).
  */
 export function problemLines(error: DomainError, lang: Lang): string[] {
   const w = t(lang);

@@ -21,6 +21,11 @@ import {
   updateEndpointSettings,
   type WebhookEndpointView,
 } from './webhooks.ts';
+import {
+  CREATE_ENDPOINT_DESCRIPTION,
+  UPDATE_ENDPOINT_DESCRIPTION,
+  REDELIVER_DESCRIPTION,
+} from './route-descriptions.ts';
 
 /**
  * Webhook endpoints and deliveries through the partner API (the same use cases as the partner
@@ -191,8 +196,7 @@ export function webhookApiRoutes(
         tags,
         operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint',
-        description:
-          'Registers an HTTPS endpoint on the public Internet for the given event types (all when absent). The answer carries its signing secret, once. At most 10 endpoints per environment (409 webhook_endpoint_limit); a URL that is not HTTPS or resolves to a private address answers 422 webhook_url_not_allowed.',
+        description: CREATE_ENDPOINT_DESCRIPTION,
         body: CreateEndpointBody,
         response: {
           201: Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
@@ -222,8 +226,7 @@ export function webhookApiRoutes(
         tags,
         operationId: 'updateWebhookEndpoint',
         summary: 'Change a webhook endpoint',
-        description:
-          'Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed).',
+        description: UPDATE_ENDPOINT_DESCRIPTION,
         params: EndpointIdParams,
         body: UpdateEndpointBody,
         response: { 200: { ...WebhookEndpoint, description: 'The endpoint changed' }, ...problemResponses(404, 422) },
@@ -316,8 +319,7 @@ export function webhookApiRoutes(
         tags,
         operationId: 'redeliverWebhook',
         summary: 'Send a past event again',
-        description:
-          'Puts an ended delivery (succeeded or failed) back to pending and queues its next attempt now, with the same `webhook-id`, so a receiver that already processed it can drop it. On failure it continues the retry schedule where it stopped. 409 webhook_delivery_pending while it is still being attempted; 409 webhook_endpoint_disabled when its endpoint is paused.',
+        description: REDELIVER_DESCRIPTION,
         params: Type.Object({ id: Type.String({ maxLength: 100, description: 'The delivery id.' }) }),
         response: {
           202: Type.Object(

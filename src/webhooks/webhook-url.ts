@@ -34,7 +34,7 @@ export const MAX_URL_LENGTH = 2048;
 
 function refuse(reason: UrlRefusal, message: string): DomainError {
   return new DomainError('webhook_url_not_allowed', `The webhook URL is not allowed: ${message}.`, {
-    errors: [{ field: '/url', message }],
+    errors: [{ field: '/url', code: 'not_allowed', message }],
     reason,
   });
 }
@@ -112,13 +112,19 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
     url = new URL(trimmed);
   } catch {
     throw new DomainError('validation_failed', 'The webhook URL is not a valid absolute URL.', {
-      errors: [{ field: '/url', message: 'must be an absolute URL such as https://example.com/webhooks' }],
+      errors: [
+        {
+          field: '/url',
+          code: 'invalid',
+          message: 'must be an absolute URL such as https://example.com/webhooks',
+        },
+      ],
     });
   }
   // the stored form is the normalised one (percent-encoded): that is the one that must fit
   if (trimmed.length > MAX_URL_LENGTH || url.toString().length > MAX_URL_LENGTH) {
     throw new DomainError('validation_failed', 'The webhook URL is too long.', {
-      errors: [{ field: '/url', message: `must be at most ${MAX_URL_LENGTH} characters` }],
+      errors: [{ field: '/url', code: 'too_long', message: `must be at most ${MAX_URL_LENGTH} characters` }],
     });
   }
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
@@ -130,7 +136,7 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
   if (url.username || url.password) throw refuse('credentials', 'it must not carry a user name or password');
   if (url.hash) {
     throw new DomainError('validation_failed', 'The webhook URL must not have a fragment.', {
-      errors: [{ field: '/url', message: 'must not contain a #fragment' }],
+      errors: [{ field: '/url', code: 'invalid_format', message: 'must not contain a #fragment' }],
     });
   }
   return url;

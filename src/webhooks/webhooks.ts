@@ -93,13 +93,14 @@ export function parseEventTypes(types: readonly string[] | null | undefined): We
     else
       errors.push({
         field: `/eventTypes/${i}`,
+        code: 'not_allowed',
         message: `unknown event type "${t}"; one of ${WEBHOOK_EVENT_TYPES.join(', ')}`,
       });
   });
   if (errors.length) throw new DomainError('validation_failed', 'The event types are not valid.', { errors });
   if (seen.size === 0) {
     throw new DomainError('validation_failed', 'Give at least one event type, or none at all for every type.', {
-      errors: [{ field: '/eventTypes', message: 'must not be empty' }],
+      errors: [{ field: '/eventTypes', code: 'too_few', message: 'must not be empty' }],
     });
   }
   // kept in the documented order, whatever the order given
@@ -123,7 +124,7 @@ export async function addEndpoint(
   const description = input.description?.trim() || null;
   if (description !== null && description.length > 200) {
     throw new DomainError('validation_failed', 'The description is too long.', {
-      errors: [{ field: '/description', message: 'must be at most 200 characters' }],
+      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
     });
   }
   const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
@@ -264,7 +265,7 @@ export async function updateEndpointSettings(
   const description = input.description === undefined ? undefined : input.description?.trim() || null;
   if (description && description.length > 200) {
     throw new DomainError('validation_failed', 'The description is too long.', {
-      errors: [{ field: '/description', message: 'must be at most 200 characters' }],
+      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
     });
   }
   const url =
@@ -400,12 +401,12 @@ export async function listDeliveries(
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new DomainError('validation_failed', 'The limit is not valid.', {
-      errors: [{ field: '/limit', message: 'must be a whole number between 1 and 100' }],
+      errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number between 1 and 100' }],
     });
   }
   if (input.status !== undefined && !['pending', 'succeeded', 'failed'].includes(input.status)) {
     throw new DomainError('validation_failed', 'The status is not valid.', {
-      errors: [{ field: '/status', message: 'must be pending, succeeded or failed' }],
+      errors: [{ field: '/status', code: 'not_allowed', message: 'must be pending, succeeded or failed' }],
     });
   }
   if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);

@@ -39,14 +39,18 @@ const json = (partner: TestPartner) => ({ ...partner.auth, 'content-type': 'appl
 describe('the text rule: no U+0000, no unpaired surrogate, in any string', () => {
   it('finds each bad string and key with its JSON Pointer', () => {
     assert.deepEqual(findUnsafeText({ a: 'ok', b: ['fine', 'x\u0000'], 'c/d~': { e: '\ud800' }, f: '😀', g: 1 }), [
-      { field: '/b/1', message: 'must not contain the character U+0000' },
-      { field: '/c~1d~0/e', message: 'must be valid Unicode text (an unpaired surrogate was found)' },
+      { field: '/b/1', code: 'invalid', message: 'must not contain the character U+0000' },
+      { field: '/c~1d~0/e', code: 'invalid', message: 'must be valid Unicode text (an unpaired surrogate was found)' },
     ]);
     assert.deepEqual(findUnsafeText({ 'bad\u0000key': 1 }, 'querystring:'), [
-      { field: 'querystring:/bad\\u0000key', message: 'is a field name that must not contain the character U+0000' },
+      {
+        field: 'querystring:/bad\\u0000key',
+        code: 'invalid',
+        message: 'is a field name that must not contain the character U+0000',
+      },
     ]);
     assert.deepEqual(findUnsafeText('\udc00'), [
-      { field: '/', message: 'must be valid Unicode text (an unpaired surrogate was found)' },
+      { field: '/', code: 'invalid', message: 'must be valid Unicode text (an unpaired surrogate was found)' },
     ]);
     assert.deepEqual(findUnsafeText({ pair: '\ud83d\ude00', accents: 'é', nothing: null }), []);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dayRange, monthPeriod, toCsv } from '../../src/ledger/index.ts';
-import { evidenceSummary, type Column } from '../../src/ledger/reports.ts';
+import { toCsv } from '../../src/ledger/render.ts';
+import { dayRange, evidenceSummary, monthPeriod, type Column } from '../../src/ledger/reports.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 
 describe('ledger reports: periods and CSV', () => {

@@ -145,7 +145,11 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       ['GB29NWBK60161331926819', 'NWBKGB2L'],
     ] as const) {
       assert.deepEqual(refusal(batch({ payouts: [payout({ creditorIban: iban })] })), [
-        { field: '/payouts/0/creditorBic', message: `a BIC is required for IBANs of ${iban.slice(0, 2)}` },
+        {
+          field: '/payouts/0/creditorBic',
+          code: 'required',
+          message: `a BIC is required for IBANs of ${iban.slice(0, 2)}`,
+        },
       ]);
       const file = buildSepaCreditTransferFile(batch({ payouts: [payout({ creditorIban: iban, creditorBic: bic })] }));
       assertValid(file.xml);
@@ -167,12 +171,20 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       }),
     );
     assert.deepEqual(errors, [
-      { field: '/debtor/iban', message: 'is not a valid IBAN' },
-      { field: '/payouts/0/creditorIban', message: 'is not a valid IBAN' },
-      { field: '/payouts/1/creditorIban', message: 'IBANs of BR cannot receive SEPA credit transfers' },
-      { field: '/payouts/2/creditorIban', message: 'is not a valid IBAN' },
-      { field: '/payouts/3/creditorBic', message: 'BIC country FR does not match the IBAN country DE' },
-      { field: '/payouts/4/creditorBic', message: 'is not a valid BIC' },
+      { field: '/debtor/iban', code: 'invalid', message: 'is not a valid IBAN' },
+      { field: '/payouts/0/creditorIban', code: 'invalid', message: 'is not a valid IBAN' },
+      {
+        field: '/payouts/1/creditorIban',
+        code: 'not_allowed',
+        message: 'IBANs of BR cannot receive SEPA credit transfers',
+      },
+      { field: '/payouts/2/creditorIban', code: 'invalid', message: 'is not a valid IBAN' },
+      {
+        field: '/payouts/3/creditorBic',
+        code: 'invalid',
+        message: 'BIC country FR does not match the IBAN country DE',
+      },
+      { field: '/payouts/4/creditorBic', code: 'invalid', message: 'is not a valid BIC' },
     ]);
   });
 
@@ -214,7 +226,7 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       ],
     );
     assert.deepEqual(refusal(batch({ payouts: [] })), [
-      { field: '/payouts', message: 'must hold at least one payout' },
+      { field: '/payouts', code: 'too_few', message: 'must hold at least one payout' },
     ]);
   });
 

@@ -4,8 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { HistoryFormatError, readHistory, type FlightObservation } from '../../src/risk/index.ts';
-import { splitCsvLine } from '../../src/risk/history.ts';
+import { HistoryFormatError, readHistory, splitCsvLine, type FlightObservation } from '../../src/risk/history.ts';
 
 /** Reading BTS on-time history: by header name, quoted fields, .csv / .csv.gz / .zip, streaming. */
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { claimEvidence } from '../../src/claims/index.ts';
+import { claimEvidence } from '../../src/claims/evidence.ts';
 import type { ClaimForCustomer } from '../../src/payouts/index.ts';
 import { claimPage, closedPage } from '../../src/web/claim-page.ts';
 

@@ -1,0 +1,13 @@
+/** The long OpenAPI descriptions of the Demo API's operations (routes.ts), kept out of the route options. */
+
+export const CITY_BY_ZIP_CODE_DESCRIPTION =
+  'The cities a French postal code serves: ' +
+  "La Poste's routing labels (libelleAcheminement, from the official data), distinct and sorted. " +
+  'One zip code may serve several cities. ' +
+  'A well-formed but unknown zip code is a 404 zip_code_not_found.';
+
+export const HOME_QUOTE_DESCRIPTION =
+  'Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) ' +
+  'and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. ' +
+  'The city must be one of those /getCityByZipCode returns for the zip code: ' +
+  'otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.';

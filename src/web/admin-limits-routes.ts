@@ -1,0 +1,122 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { highestExposures, listCaps, listStopSales, resumeSales, setCap, suspendSales } from '../limits/index.ts';
+import type { Environment } from '../partners/index.ts';
+import { DomainError } from '../platform/errors.ts';
+import { toMinorUnits } from '../platform/money.ts';
+import { limitsPage, type LimitsView } from './admin-limits-view.ts';
+import { sessionActor } from './sessions.ts';
+import {
+  contextOf,
+  EnvironmentQuery,
+  field,
+  langOf,
+  problemLines,
+  sendPage,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
+
+/**
+ * The operator console's limits page (docs/limits.md): the caps per environment and currency, the
+ * upcoming flights with the highest exposure and their share of the cap, the stop-sales — with the
+ * forms of the CLI's `limits set-cap`, `sales suspend` and `sales resume`, through the same use
+ * cases. Registered inside the operator scope: session and CSRF are checked there.
+ */
+const LimitsQuery = Type.Object({
+  env: EnvironmentQuery.properties.env,
+  /** `done=1`: the redirect after a change. */
+  done: Type.Optional(Type.Literal('1')),
+});
+
+export function adminLimits(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    const actor = (request: FastifyRequest) => sessionActor(request.webSession!);
+    app.get<{ Querystring: Static<typeof LimitsQuery> }>(
+      '/admin/limits',
+      { schema: { hide: true, querystring: LimitsQuery } },
+      async (request, reply) =>
+        sendPage(
+          reply,
+          200,
+          limitsPage(contextOf(request, 'admin'), await loadLimits(deps, request.query.env), {
+            done: request.query.done === '1',
+          }),
+        ),
+    );
+
+    /** Runs an operator change; the quote snapshot of this process reloads at once (others within 2 s). */
+    const change = (
+      path: string,
+      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void>,
+    ) =>
+      app.post<{ Params: { id?: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
+        try {
+          await run(request);
+          await deps.flight.limits?.refresh();
+          return reply.redirect('/admin/limits?done=1', 303);
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          const problems = problemLines(error, langOf(request));
+          return sendPage(
+            reply,
+            error.code === 'stop_sale_not_found' ? 404 : 422,
+            limitsPage(contextOf(request, 'admin'), await loadLimits(deps, undefined), { problems }),
+          );
+        }
+      });
+
+    change('/admin/limits/caps', async (request) => {
+      const currency = field(request.body, 'currency', 3).toUpperCase();
+      let amount: number;
+      try {
+        amount = toMinorUnits(field(request.body, 'amount', 20), currency);
+      } catch (error) {
+        throw new DomainError('validation_failed', 'The cap is not valid.', {
+          errors: [{ field: '/amount', code: 'invalid_format', message: (error as Error).message }],
+        });
+      }
+      await setCap(
+        deps.db,
+        actor(request),
+        { environment: field(request.body, 'environment', 20), currency, amount },
+        deps.config.flightCapDefault,
+      );
+    });
+
+    change('/admin/limits/stop-sales', async (request) => {
+      const b = request.body;
+      const optional = (name: string, max: number) => field(b, name, max) || undefined;
+      await suspendSales(
+        deps.db,
+        actor(request),
+        {
+          environment: optional('environment', 20),
+          airline: optional('airline', 3),
+          airport: optional('airport', 4),
+          departureAirport: optional('departureAirport', 4),
+          arrivalAirport: optional('arrivalAirport', 4),
+          departureLocal: optional('departureLocal', 20),
+          startsAt: optional('startsAt', 40),
+          endsAt: optional('endsAt', 40),
+          reason: field(b, 'reason', 600),
+        },
+        deps.now(),
+      );
+    });
+
+    change('/admin/limits/stop-sales/:id/resume', async (request) => {
+      await resumeSales(deps.db, actor(request), request.params.id ?? '', deps.now());
+    });
+  };
+}
+
+async function loadLimits(deps: WebDeps, environment: Environment | undefined): Promise<LimitsView> {
+  const now = deps.now();
+  const [caps, flights, stops] = await Promise.all([
+    listCaps(deps.db, deps.config.flightCapDefault),
+    highestExposures(deps.db, { now, environment, limit: 50, defaultCapMajor: deps.config.flightCapDefault }),
+    listStopSales(deps.db, { now }),
+  ]);
+  return { environment, caps, flights, stops };
+}

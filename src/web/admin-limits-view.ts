@@ -1,0 +1,80 @@
+import { stopSaleScopeText, type Cap, type ExposureView, type StopSale } from '../limits/index.ts';
+import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
+import { html } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
+import { csrfField, formatDate, formatMoney, page, type PageContext } from './layout.ts';
+
+/** The operator console's limits page (admin-limits-routes.ts): exposure, caps and stop-sales, with their forms. */
+
+/** What the limits page shows, read by the route. */
+export interface LimitsView {
+  environment: Environment | undefined;
+  caps: Cap[];
+  flights: ExposureView[];
+  stops: StopSale[];
+}
+
+export function limitsPage(
+  ctx: PageContext,
+  { environment, caps, flights, stops }: LimitsView,
+  outcome: { problems?: string[]; done?: boolean },
+): string {
+  const w = t(ctx.lang);
+  const l = w.limitsPage;
+  const csrf = csrfField(ctx.session!.csrfToken);
+  const money = (minor: number, currency: string) => formatMoney(minor, currency, ctx.lang);
+  const envOptions = (withAll: boolean) =>
+    html`${withAll ? html`<option value="all">${w.all}</option>` : ''}${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}`;
+  return page(
+    ctx,
+    w.nav.limits,
+    html`<h1>${w.nav.limits}</h1>
+${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${outcome.done ? html`<p role="status">${l.saved}</p>` : ''}
+<section class="card"><h2>${l.highestExposure}</h2>
+<p>${l.exposureIntro} ${l.filter}: <a href="/admin/limits"${environment ? '' : html` aria-current="true"`}>${w.all}</a>${ENVIRONMENTS.map((e) => html` · <a href="/admin/limits?env=${e}"${environment === e ? html` aria-current="true"` : ''}>${e}</a>`)}</p>
+${
+  flights.length === 0
+    ? html`<p>${w.none}</p>`
+    : html`<table id="exposure"><caption class="visually-hidden">${l.highestExposure}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.flight}</th><th scope="col">${w.departure} (${l.local})</th><th scope="col">${l.legs}</th><th scope="col">${l.exposure}</th><th scope="col">${l.cap}</th><th scope="col">${l.shareOfCap}</th></tr></thead><tbody>${flights.map(
+        (f) =>
+          html`<tr><td>${f.environment}</td><td>${f.airline} ${f.departureAirport}→${f.arrivalAirport}</td><td>${f.departureLocal}</td><td>${String(f.legs)}</td><td>${money(f.amount, f.currency)}</td><td>${money(f.cap, f.currency)}</td><td><meter min="0" max="1" low="0.7" high="0.9" optimum="0" value="${f.share.toFixed(4)}">${(f.share * 100).toFixed(1)} %</meter> ${(f.share * 100).toFixed(1)} %</td></tr>`,
+      )}</tbody></table>`
+}</section>
+<section class="card"><h2>${l.capsPerFlight}</h2>
+<table id="caps"><caption class="visually-hidden">${l.capsPerFlight}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.currency}</th><th scope="col">${l.cap}</th><th scope="col">${l.setBy}</th></tr></thead><tbody>${caps.map(
+      (c) =>
+        html`<tr><td>${c.environment}</td><td>${c.currency}</td><td>${money(c.amount, c.currency)}</td><td>${c.set ? `${c.updatedBy ?? ''}, ${formatDate(c.updatedAt, ctx.lang, '')}` : l.default}</td></tr>`,
+    )}</tbody></table>
+<form method="post" action="/admin/limits/caps" class="row">${csrf}
+<div><label for="c-env">${w.environment}</label><select id="c-env" name="environment">${envOptions(false)}</select></div>
+<div><label for="c-currency">${w.currency}</label><input id="c-currency" name="currency" value="EUR" size="4" required pattern="[A-Za-z]{3}"></div>
+<div><label for="c-amount">${l.capMajorUnits}</label><input id="c-amount" name="amount" required inputmode="decimal" placeholder="100000.00" size="12"></div>
+<div><button type="submit">${l.setCap}</button></div></form></section>
+<section class="card"><h2>${l.stopSales}</h2>
+${
+  stops.length === 0
+    ? html`<p id="stop-sales">${w.none}</p>`
+    : html`<table id="stop-sales"><caption class="visually-hidden">${l.stopSales}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${l.scope}</th><th scope="col">${l.departuresFrom}</th><th scope="col">${l.until}</th><th scope="col">${w.reason}</th><th scope="col">${l.by}</th><th scope="col"><span class="visually-hidden">${l.resume}</span></th></tr></thead><tbody>${stops.map(
+        (s) =>
+          html`<tr><td>${s.environment ?? w.all}</td><td>${stopSaleScopeText(s)}</td><td>${formatDate(s.startsAt, ctx.lang, '')}</td><td>${formatDate(s.endsAt, ctx.lang, '')}</td><td>${s.reason}</td><td>${s.createdBy}</td><td><form method="post" action="/admin/limits/stop-sales/${s.id}/resume" data-confirm="${l.resumeConfirm(stopSaleScopeText(s))}">${csrf}<button type="submit" class="secondary">${l.resumeSales}</button></form></td></tr>`,
+      )}</tbody></table>`
+}
+<h3>${l.suspendSales}</h3>
+<p>${l.suspendHelp}</p>
+<form method="post" action="/admin/limits/stop-sales">${csrf}
+<div class="row">
+<div><label for="s-env">${w.environment}</label><select id="s-env" name="environment">${envOptions(true)}</select></div>
+<div><label for="s-airline">${l.airline}</label><input id="s-airline" name="airline" size="3" pattern="[A-Za-z0-9]{2}"></div>
+<div><label for="s-airport">${l.airport}</label><input id="s-airport" name="airport" size="4" pattern="[A-Za-z]{3}"></div>
+<div><label for="s-from">${l.routeFrom}</label><input id="s-from" name="departureAirport" size="4" pattern="[A-Za-z]{3}"></div>
+<div><label for="s-to">${l.routeTo}</label><input id="s-to" name="arrivalAirport" size="4" pattern="[A-Za-z]{3}"></div>
+</div><div class="row">
+<div><label for="s-departure">${l.oneFlightDeparture}</label><input id="s-departure" name="departureLocal" placeholder="2026-12-03T10:30" size="17"></div>
+<div><label for="s-starts">${l.departuresFrom}</label><input id="s-starts" name="startsAt" placeholder="2026-12-03T00:00Z" size="22"></div>
+<div><label for="s-ends">${l.until}</label><input id="s-ends" name="endsAt" placeholder="2026-12-05T00:00Z" size="22"></div>
+</div>
+<div><label for="s-reason">${w.reason}</label><input id="s-reason" name="reason" required maxlength="500" size="60"></div>
+<p><button type="submit" class="danger">${l.suspendSales}</button></p></form></section>`,
+  );
+}

@@ -1,0 +1,207 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import { html } from '../platform/html.ts';
+import { DomainError } from '../platform/errors.ts';
+import { t } from '../i18n/index.ts';
+import { formatDate, formatMoney } from './layout.ts';
+import { claimDetailPage, listingPage } from './admin-views.ts';
+import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
+import { CLAIM_STATUSES, findClaimByNumber, listClaimsForOperators } from '../claims/index.ts';
+import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
+import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
+import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
+import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE } from './views-repo.ts';
+
+/** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
+
+const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
+const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
+const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
+const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
+const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
+
+/** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
+const pagedFrom = <T>(offset: string | undefined, list: (offset: number) => Promise<T[]>) =>
+  paged(list(Number(offset ?? 0)), Number(offset ?? 0));
+
+export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
+  return async (app) => {
+    app.get<{ Querystring: Static<typeof FlightsQuery> }>(
+      '/admin/flights',
+      { schema: { hide: true, querystring: FlightsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const state = request.query.state;
+        const [counts, rows] = await Promise.all([
+          flightWatchesByState(deps.db),
+          pagedFrom(request.query.offset, (offset) => listWatches(deps.db, { state, offset, limit: VIEW_PAGE + 1 })),
+        ]);
+        const w = t(ctx.lang);
+        return sendPage(
+          reply,
+          200,
+          listingPage(
+            ctx,
+            w.nav.flights,
+            '/admin/flights',
+            'state',
+            FLIGHT_WATCH_STATES,
+            state,
+            counts.map((c) => [c.state, String(c.count)]),
+            rows,
+            [w.flight, w.departure, '→', w.environment, w.status, 'Next check', 'Checks', 'Last outcome'],
+            (r) => [
+              r.flightNumber,
+              `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
+              r.destination,
+              r.environment,
+              r.reviewReason ? `${r.state}: ${r.reviewReason}` : r.state,
+              formatDate(r.nextCheckAt, ctx.lang, '—'),
+              String(r.checks),
+              r.lastOutcome ?? '',
+            ],
+          ),
+        );
+      },
+    );
+
+    app.get<{ Querystring: Static<typeof ClaimsQuery> }>(
+      '/admin/claims',
+      { schema: { hide: true, querystring: ClaimsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const status = request.query.status;
+        const [counts, rows] = await Promise.all([
+          claimsByStatus(deps.db, {}),
+          pagedFrom(request.query.offset, (offset) =>
+            listClaimsForOperators(deps.db, {
+              status: status as ClaimStatus | undefined,
+              offset,
+              limit: VIEW_PAGE + 1,
+            }),
+          ),
+        ]);
+        return sendPage(
+          reply,
+          200,
+          listingPage(
+            ctx,
+            w.nav.claims,
+            '/admin/claims',
+            'status',
+            CLAIM_STATUSES,
+            status,
+            counts.map((c) => [w.claimStatus[c.status as keyof typeof w.claimStatus] ?? c.status, String(c.count)]),
+            rows,
+            ['#', w.partnersTitle, w.environment, w.contract, w.status, w.reason, w.amount, w.opened],
+            (r) => [
+              html`<a href="/admin/claims/${r.claim_number}">${r.claim_number}</a>`,
+              r.partner_slug,
+              r.environment,
+              r.contract_number,
+              w.claimStatus[r.status] ?? r.status,
+              r.reason,
+              formatMoney(Number(r.compensation_amount), r.currency, ctx.lang),
+              formatDate(r.opened_at, ctx.lang, ''),
+            ],
+          ),
+        );
+      },
+    );
+
+    app.get<{ Params: Static<typeof ClaimParams> }>(
+      '/admin/claims/:claimNumber',
+      { schema: { hide: true, params: ClaimParams } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const claim = await findClaimByNumber(deps.db, undefined, request.params.claimNumber.toUpperCase());
+        if (!claim) throw new DomainError('claim_not_found', `No claim ${request.params.claimNumber}.`);
+        return sendPage(reply, 200, claimDetailPage(ctx, claim));
+      },
+    );
+
+    app.get<{ Querystring: Static<typeof OutboxQuery> }>(
+      '/admin/outbox',
+      { schema: { hide: true, querystring: OutboxQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const rows = await listOutbox(deps.db, Number(request.query.offset ?? 0));
+        return sendPage(
+          reply,
+          200,
+          listingPage(
+            ctx,
+            w.nav.outbox,
+            '/admin/outbox',
+            undefined,
+            [],
+            undefined,
+            [],
+            rows,
+            [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'],
+            (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body],
+          ),
+        );
+      },
+    );
+
+    app.get<{ Querystring: Static<typeof PayoutsQuery> }>(
+      '/admin/payouts',
+      { schema: { hide: true, querystring: PayoutsQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const w = t(ctx.lang);
+        const status = request.query.status;
+        const [counts, rows] = await Promise.all([
+          payoutsByStatus(deps.db),
+          pagedFrom(request.query.offset, (offset) =>
+            listPayouts(deps.db, { status: status as PayoutStatus | undefined, offset, limit: VIEW_PAGE + 1 }),
+          ),
+        ]);
+        return sendPage(
+          reply,
+          200,
+          listingPage(
+            ctx,
+            w.nav.payouts,
+            '/admin/payouts',
+            'status',
+            PAYOUT_STATUSES,
+            status,
+            counts.map((c) => [
+              `${c.status} (${c.currency})`,
+              `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`,
+            ]),
+            rows,
+            [
+              'End-to-end id',
+              w.partnersTitle,
+              w.environment,
+              '#',
+              'Rail',
+              w.status,
+              'Attempt',
+              w.amount,
+              w.created,
+              w.paid,
+            ],
+            (r) => [
+              r.end_to_end_id,
+              r.partner_slug,
+              r.environment,
+              r.claim_number,
+              r.rail,
+              r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status,
+              String(r.attempt),
+              formatMoney(Number(r.amount), r.currency, ctx.lang),
+              formatDate(r.created_at, ctx.lang, ''),
+              formatDate(r.settled_at, ctx.lang, '—'),
+            ],
+          ),
+        );
+      },
+    );
+  };
+}
