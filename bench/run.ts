@@ -230,8 +230,8 @@ function startParasol(
     PARASOL_DEMO_API_KEY: DEMO_KEY,
     LOG_LEVEL: 'warn',
     PARASOL_RATE_LIMIT_PER_MINUTE: '10000000', // the maximum loadConfig accepts
-    // /subscribe binds thousands of quotes of one flight: a cap per flight that never refuses them,
-    // so the run measures the conditional exposure upsert on one hot row, not 409s (docs/limits.md)
+    // /subscribe binds thousands of quotes over 500 flights: a cap per flight that never refuses them,
+    // so the run measures the conditional exposure upserts, not 409s (docs/limits.md)
     PARASOL_FLIGHT_CAP_DEFAULT: '1000000000',
     ...options.env,
   };
@@ -336,10 +336,45 @@ interface QuoteResponse {
   legs: { departureAirport: string; arrivalAirport: string; airline: string; departureDateTime: string }[];
 }
 
-/** Issues `count` quotes through /getPrice (autocannon with a fixed amount) and returns their references. */
-async function issueQuotes(server: Server, count: number): Promise<string[]> {
-  const quotes: string[] = [];
+/**
+ * The trips /subscribe's quotes are for: SUBSCRIBE_TRIPS CDG→JFK round trips, each on its own days and
+ * times (outbound 20 to 69 days ahead at one of five times, return a week later at the same time),
+ * so the subscriptions spread over 2 × SUBSCRIBE_TRIPS distinct flights — each flight's exposure row
+ * is locked by one subscription in SUBSCRIBE_TRIPS, as a checkout load spreads over many flights —
+ * instead of all locking the same two rows.
+ */
+const SUBSCRIBE_TRIPS = 250;
+const TRIP_TIMES = ['06:05', '09:40', '13:15', '16:50', '20:25'];
+function tripRequest(v: number): string {
+  const day = 20 + (v % 50);
+  const time = TRIP_TIMES[Math.floor(v / 50) % TRIP_TIMES.length]!;
+  return JSON.stringify({
+    departureAirport: 'CDG',
+    arrivalAirport: 'JFK',
+    airline: 'AF',
+    departureDateTime: daysAhead(day, time),
+    returnDepartureDateTime: daysAhead(day + 7, time),
+    additionalPassengers: 1,
+  });
+}
+
+/** A quote for /subscribe and the flights to subscribe with it (its legs, each with a flight number of its trip). */
+interface Quote {
+  reference: string;
+  flights: unknown[];
+}
+
+/**
+ * Issues `count` quotes through /getPrice (autocannon with a fixed amount), round robin over the
+ * SUBSCRIBE_TRIPS trips; trip v's flights are AF(1000 + v) out and AF(1000 + SUBSCRIBE_TRIPS + v) back.
+ */
+async function issueQuotes(server: Server, count: number): Promise<Quote[]> {
+  const quotes: Quote[] = [];
   let failed = 0;
+  let n = 0;
+  const tripOf = new Map<string, number>();
+  for (let v = 0; v < SUBSCRIBE_TRIPS; v++)
+    tripOf.set((JSON.parse(tripRequest(v)) as { departureDateTime: string }).departureDateTime, v);
   await load({
     url: `${server.baseUrl}${PRICE_PATH}`,
     method: 'POST',
@@ -348,9 +383,24 @@ async function issueQuotes(server: Server, count: number): Promise<string[]> {
     amount: Math.max(count, SETTINGS.connections),
     requests: [
       {
+        setupRequest: (request) => ({ ...request, body: tripRequest(n++ % SUBSCRIBE_TRIPS) }),
         onResponse: (status, body) => {
-          if (status === 200) quotes.push((JSON.parse(body) as QuoteResponse).quoteReference);
-          else failed++;
+          if (status !== 200) {
+            failed++;
+            return;
+          }
+          const quote = JSON.parse(body) as QuoteResponse;
+          const v = tripOf.get(quote.legs[0]!.departureDateTime.slice(0, 16));
+          if (v === undefined) throw new Error(`a quote for an unknown trip: ${quote.legs[0]!.departureDateTime}`);
+          quotes.push({
+            reference: quote.quoteReference,
+            flights: quote.legs.map((leg, legIndex) => ({
+              flightNumber: `${leg.airline}${1000 + legIndex * SUBSCRIBE_TRIPS + v}`,
+              departureAirport: leg.departureAirport,
+              arrivalAirport: leg.arrivalAirport,
+              departureDateTime: leg.departureDateTime,
+            })),
+          });
         },
       },
     ],
@@ -361,9 +411,9 @@ async function issueQuotes(server: Server, count: number): Promise<string[]> {
 }
 
 /** One /subscribe body: its own quote, customer and booking reference. */
-function subscribeBody(quoteReference: string, flights: unknown[], i: number): string {
+function subscribeBody(quote: Quote, i: number): string {
   return JSON.stringify({
-    quoteReference,
+    quoteReference: quote.reference,
     customer: {
       firstName: 'Camille',
       lastName: 'Martin',
@@ -372,7 +422,7 @@ function subscribeBody(quoteReference: string, flights: unknown[], i: number): s
       language: 'fr',
     },
     booking: { reference: `BK${i.toString(36).toUpperCase().padStart(6, '0')}` },
-    flights,
+    flights: quote.flights,
     // the customer's consent to the quoted documents: the seeded demo partner's are version 1
     consent: { acceptedAt: new Date().toISOString(), documentsVersion: 1, channel: 'web' },
   });
@@ -381,15 +431,14 @@ function subscribeBody(quoteReference: string, flights: unknown[], i: number): s
 /** Loads /subscribe with each quote once; returns the result and whether the quotes ran out. */
 async function subscribeLoad(
   server: Server,
-  quotes: string[],
-  flights: unknown[],
+  quotes: Quote[],
   seconds: number,
   connections: number,
 ): Promise<{ result: autocannon.Result; exhausted: boolean }> {
   const run = crypto.randomBytes(4).toString('hex');
   let next = 0;
   let exhausted = false;
-  const body = (quoteReference: string, i: number) => subscribeBody(quoteReference, flights, i);
+
   const instance: autocannon.Instance = load({
     connections,
     url: `${server.baseUrl}${SUBSCRIBE_PATH}`,
@@ -408,7 +457,7 @@ async function subscribeLoad(
           return {
             ...request,
             headers: { ...request.headers, 'idempotency-key': `bench-${run}-${i}` },
-            body: body(quotes[Math.min(i, quotes.length - 1)]!, i),
+            body: subscribeBody(quotes[Math.min(i, quotes.length - 1)]!, i),
           };
         },
       },
@@ -423,28 +472,17 @@ interface SubscribeOutcome {
   unmeasured?: string;
 }
 
-function flightsOf(sample: { json: QuoteResponse }): unknown[] {
-  return sample.json.legs.map((leg, i) => ({
-    flightNumber: `${leg.airline}${i === 0 ? '006' : '007'}`,
-    departureAirport: leg.departureAirport,
-    arrivalAirport: leg.arrivalAirport,
-    departureDateTime: leg.departureDateTime,
-  }));
-}
-
 /** Warm-up, sized quote pool, measured run of /subscribe on one server; `around` brackets the measured run. */
 async function benchSubscribe(
   server: Server,
   scenario: string,
   around?: { before: () => Promise<void>; after: () => Promise<void> },
 ): Promise<Measure> {
-  const sample = await fetchQuote(server.baseUrl);
-  const flights = flightsOf(sample);
   const connections = SUBSCRIBE_CONNECTIONS;
   let rate = 500; // subscriptions per second, until the warm-up tells
   if (SETTINGS.warmup > 0) {
     const warmQuotes = await issueQuotes(server, Math.max(1_000, SETTINGS.warmup * 1_000));
-    const warm = await subscribeLoad(server, warmQuotes, flights, SETTINGS.warmup, connections);
+    const warm = await subscribeLoad(server, warmQuotes, SETTINGS.warmup, connections);
     const created = warm.result.statusCodeStats['201']?.count ?? 0;
     if (created === 0)
       throw new Error(`${scenario}: no 201 during the warm-up: ${JSON.stringify(warm.result.statusCodeStats)}`);
@@ -455,7 +493,7 @@ async function benchSubscribe(
   process.stdout.write(`  issuing ${poolSize} quotes for the measured run (warm-up rate ${rate.toFixed(0)}/s)…\n`);
   const quotes = await issueQuotes(server, poolSize);
   await around?.before();
-  const { result, exhausted } = await subscribeLoad(server, quotes, flights, SETTINGS.duration, connections);
+  const { result, exhausted } = await subscribeLoad(server, quotes, SETTINGS.duration, connections);
   await around?.after();
   return measure(
     scenario,
@@ -527,13 +565,13 @@ of the jobs a subscribe queues, run by the API process's workers while counted.
 }
 
 /** Sends `quotes.length` subscribes one at a time; throws on any answer but 201. */
-async function subscribeSequentially(baseUrl: string, quotes: string[], flights: unknown[]): Promise<void> {
+async function subscribeSequentially(baseUrl: string, quotes: Quote[]): Promise<void> {
   const run = crypto.randomBytes(4).toString('hex');
   for (const [i, quote] of quotes.entries()) {
     const res = await fetch(`${baseUrl}${SUBSCRIBE_PATH}`, {
       method: 'POST',
       headers: { ...JSON_HEADERS, 'idempotency-key': `count-${run}-${i}` },
-      body: subscribeBody(quote, flights, 1_000_000 + i),
+      body: subscribeBody(quote, 1_000_000 + i),
     });
     const text = await res.text();
     if (res.status !== 201) throw new Error(`counted /subscribe answered ${res.status}: ${text}`);
@@ -545,10 +583,9 @@ async function countRoundTrips(dbUrl: string): Promise<SubscribeDetail['perSubsc
   try {
     const server = await startParasol('Parasol (PostgreSQL, counted)', { databaseUrl: proxy.url });
     try {
-      const flights = flightsOf(await fetchQuote(server.baseUrl));
       const count = 200;
       const quotes = await issueQuotes(server, count + 20);
-      await subscribeSequentially(server.baseUrl, quotes.slice(count), flights); // warm caches and statements
+      await subscribeSequentially(server.baseUrl, quotes.slice(count)); // warm caches and statements
       await new Promise((r) => setTimeout(r, 1_000));
       const idle0 = proxy.counts();
       const idleStart = performance.now();
@@ -560,7 +597,7 @@ async function countRoundTrips(dbUrl: string): Promise<SubscribeDetail['perSubsc
         roundTrips: (idle1.roundTrips - idle0.roundTrips) / idleSeconds,
       };
       const started = performance.now();
-      await subscribeSequentially(server.baseUrl, quotes.slice(0, count), flights);
+      await subscribeSequentially(server.baseUrl, quotes.slice(0, count));
       await new Promise((r) => setTimeout(r, 500)); // the jobs it queued
       const seconds = (performance.now() - started) / 1_000;
       const after = proxy.counts();
