@@ -332,7 +332,11 @@ async function until(
  * behind the form, from this process), each queueing its payout; then the workers start again and
  * pay them all on the simulated bank. Measured: workers spawned → every claim `paid`.
  */
-export async function benchDrain(handle: DatabaseHandle, databaseUrl: string, claimIds: string[]): Promise<DrainMeasure> {
+export async function benchDrain(
+  handle: DatabaseHandle,
+  databaseUrl: string,
+  claimIds: string[],
+): Promise<DrainMeasure> {
   const db = handle.db;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-bench-drain-'));
   // this process only sends (the payout jobs of the bank details), as an API process with PARASOL_WORKERS=off
@@ -341,7 +345,9 @@ export async function benchDrain(handle: DatabaseHandle, databaseUrl: string, cl
     (
       await sql<{
         n: number;
-      }>`SELECT count(*)::int AS n FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(db)
+      }>`SELECT count(*)::int AS n FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(
+        db,
+      )
     ).rows[0]!.n;
   const countPaid = async () =>
     (
@@ -350,8 +356,7 @@ export async function benchDrain(handle: DatabaseHandle, databaseUrl: string, cl
       }>`SELECT count(*)::int AS n FROM claims WHERE status = 'paid' AND id = ANY(${claimIds}::uuid[])`.execute(db)
     ).rows[0]!.n;
   let workers: { child: ChildProcess; output: () => string }[] = [];
-  const spawnWorkers = () =>
-    (workers = Array.from({ length: DRAIN_WORKERS }, () => spawnWorker(databaseUrl, dataDir)));
+  const spawnWorkers = () => (workers = Array.from({ length: DRAIN_WORKERS }, () => spawnWorker(databaseUrl, dataDir)));
   try {
     // setup: the workers send every claim's notification (SMS and link), then stop
     let started = performance.now();
@@ -373,10 +378,14 @@ export async function benchDrain(handle: DatabaseHandle, databaseUrl: string, cl
     const customer = async () => {
       while (next < links.length) {
         const link = links[next++]!;
-        const outcome = await submitBankDetails({ db, jobs, keys: KEYS, now: () => new Date() }, link.split('/c/')[1]!, {
-          accountHolder: 'Camille Martin',
-          iban: 'DE89370400440532013000',
-        });
+        const outcome = await submitBankDetails(
+          { db, jobs, keys: KEYS, now: () => new Date() },
+          link.split('/c/')[1]!,
+          {
+            accountHolder: 'Camille Martin',
+            iban: 'DE89370400440532013000',
+          },
+        );
         if (outcome.kind !== 'accepted') throw new Error(`bank details not accepted: ${outcome.kind}`);
       }
     };

@@ -10,6 +10,8 @@ import {
   benchClaimsPglite,
   benchClaimsPostgres,
   dropDatabase,
+  DRAIN_CUSTOMERS,
+  type DrainMeasure,
   type FanoutMeasure,
   type PaidMeasure,
 } from './claims.ts';
@@ -725,6 +727,7 @@ async function claimsOnly(): Promise<number> {
   console.log(fanoutVerdictLine(pglite));
   const postgres = await benchClaimsPostgres(ADMIN_URL, FANOUT_SIZES);
   console.log(fanoutVerdictLine(postgres));
+  console.log(drainLine(postgres));
   return 0;
 }
 
@@ -771,7 +774,14 @@ interface Report {
   authFlood: AuthFloodReport | { unmeasured: string };
 }
 
-type ClaimsOutcome = { fanout: FanoutMeasure[]; paid: PaidMeasure };
+type ClaimsOutcome = { fanout: FanoutMeasure[]; paid: PaidMeasure; drain?: DrainMeasure };
+
+/** The drain of the largest fan-out by worker processes (PostgreSQL only). */
+function drainLine(outcome: ClaimsOutcome | { unmeasured: string }): string {
+  if ('unmeasured' in outcome || !outcome.drain) return 'drain: not measured';
+  const d = outcome.drain;
+  return `PostgreSQL: ${d.workers} worker processes paid ${fmt(d.claims)} claims (bank details → paid, their payouts queued) in ${fmt(d.drainMs / 1_000, 1)} s from their start, ${fmt(d.claims / (d.drainMs / 1_000))} claims/s`;
+}
 
 function fanoutVerdictLine(outcome: ClaimsOutcome): string {
   const large = outcome.fanout.at(-1);
@@ -809,6 +819,19 @@ function paidRows(report: Report): string[] {
   );
 }
 
+function drainSection(outcome: ClaimsOutcome | { unmeasured: string }): string {
+  if ('unmeasured' in outcome || !outcome.drain)
+    return 'Two workers draining the fan-out of 10,000 (PostgreSQL): not measured in this run.';
+  const d = outcome.drain;
+  return `Every customer of the fan-out of ${fmt(d.claims)} on PostgreSQL, bank details → paid by ${d.workers} worker processes
+(\`src/worker-main.ts\`, as \`npm run worker\` runs it): the workers first sent every claim's SMS and link
+(${fmt(d.notifiedMs / 1_000, 1)} s from their start, setup) and stopped; the ${fmt(d.claims)} customers' bank details were then
+submitted through the use case behind the form, ${DRAIN_CUSTOMERS} at a time, no worker running (${fmt(d.submittedMs / 1_000, 1)} s,
+${fmt(d.claims / (d.submittedMs / 1_000))} per second); then the workers started again and paid every claim on the simulated bank.
+
+**${drainLine(outcome)}.**`;
+}
+
 function machine(): { cpu: string; cores: number; memory: string; node: string; os: string } {
   const cpus = os.cpus();
   return {
@@ -844,6 +867,7 @@ function summaryText(report: Report): string {
   if (report.postgresDetail) lines.push(...subscribeDetailLines(report.postgresDetail), '');
   for (const c of [report.claims.pglite, report.claims.postgres])
     if (!('unmeasured' in c)) lines.push(fanoutVerdictLine(c));
+  lines.push(drainLine(report.claims.postgres));
   lines.push('');
   return lines.join('\n');
 }
@@ -903,12 +927,14 @@ ${[report.claims.pglite, report.claims.postgres]
   .join('\n')}
 
 Bank details submitted (the use case behind the customer's form) → the claim \`paid\` by the simulated
-bank, with workers as the API process runs them (median of 5; the first one may wait a full polling
-interval):
+bank, with workers as the API process runs them: woken at the commit of each job's enqueue (LISTEN/NOTIFY
+on \`parasol_jobs\`), the poll behind it only a fallback (median of 5):
 
 | Database | median | samples |
 |---|---:|---|
 ${paidRows(report).join('\n')}
+
+${drainSection(report.claims.postgres)}
 
 req/s is autocannon's mean of the per-second response counts; latencies are autocannon's, from the request
 written to the response read on the loopback interface (its percentiles have a resolution of 1 ms). "Expected" counts 2xx answers
@@ -919,12 +945,19 @@ ${riskFitSection(report.riskFit)}
 ${authFloodSection(report.authFlood)}
 ## Where the time goes
 
-/subscribe on PostgreSQL waits far more than it computes: about 18 statements, each its own round trip
-(the idempotency key claimed in its own transaction, then quote-used check, configuration, stop-sales, cap,
-contract, legs, audit, webhook endpoints, the two flights' exposure upserts, the idempotency response, commit),
-and every subscription of the bench covers the same two flights, whose exposure rows it locks until commit.
-Reserving the exposure last (0.036 → 0.051 in two runs side by side) shortened that lock; batching the reads
-into fewer statements is the next step and is not done.
+/subscribe on PostgreSQL waits far more than it computes. Until 2026-11-25 every subscription of the bench
+covered the same two flights, whose exposure rows each one locks until commit: the subscriptions ran one
+at a time through that lock (ratio 0.044), the worst case of one popular flight rather than a checkout load.
+They now spread over 500 flights (250 round trips, see Method), and sampling \`pg_stat_activity\` during the
+run shows no lock waits left: PostgreSQL mostly waits for the client between statements ("idle in
+transaction") and on WAL flushes at commit. The transaction is a chain of round trips, each paying the
+loopback and the Node.js event loop's latency on a shared 2-CPU machine; the transaction holds one of the 10
+pooled connections throughout, so the pool, not the CPU, bounds the rate. The round trips per subscribe:
+the idempotency key claimed (its own statement), then begin, quote-used check, configuration, contract, legs,
+ledger, audit, webhook endpoints, exposure (stop-sales and cap read in one statement, every leg's upsert in
+one statement: 4 round trips before 2026-11-25), the idempotency response, commit; and after the commit the
+route reloads the limits snapshot (4 statements, shared by the subscriptions that finish meanwhile).
+Merging the remaining inserts (contract, legs, ledger, audit) into fewer statements is the next step.
 
 The gap to the bare route is the work a quote must do and the bare route does not: per request, Bearer
 authentication (a cached key lookup), the per-key rate limit and its three \`RateLimit-*\` headers,
@@ -958,10 +991,13 @@ id (\`q2\` references: docs/ARCHITECTURE.md, "Quotes write nothing"), which give
   authentication, schema validation, rate limiting or pricing. Any non-2xx answer fails the bench.
 - **\`/subscribe\`.** Every request binds its own quote (issued beforehand through \`/getPrice\`, not
   measured) with its own \`Idempotency-Key\`, a customer (name, e-mail, E.164 phone), its own booking reference
-  and the two quoted flights, so each request creates one contract (idempotency-key row, contract, two legs and an
-  audit row in one transaction). ${SUBSCRIBE_CONNECTIONS} connections. Every subscription covers the same two flights, so
-  each one waits for the other's lock on those flights' exposure rows (the cap check): the worst case of a
-  popular flight; the exposure is reserved last in the transaction so that lock is held for the commit only. The warm-up measures the rate; the measured run gets a pool of twice
+  and the two quoted flights, so each request creates one contract (idempotency-key row, contract, two legs,
+  ledger and audit rows in one transaction). ${SUBSCRIBE_CONNECTIONS} connections. The quotes are issued round robin over
+  ${SUBSCRIBE_TRIPS} CDG→JFK round trips on distinct days and times (outbound 20 to 69 days ahead at one of five times,
+  return a week later), each subscription naming its trip's two flights: ${2 * SUBSCRIBE_TRIPS} distinct flights, each
+  flight's exposure row (locked by the cap check until commit) shared by one subscription in ${SUBSCRIBE_TRIPS}, as a
+  checkout load spreads over many flights (until 2026-11-25 all of them covered the same two flights and
+  queued on those two rows). The warm-up measures the rate; the measured run gets a pool of twice
   that many quotes plus a margin. On PGlite (the embedded default, one connection) and on PostgreSQL
   (\`DATABASE_URL\`, a fresh database \`parasol_bench_<timestamp>\` created through the admin connection
   \`BENCH_DATABASE_URL\`, default \`postgres://postgres@127.0.0.1:5432/postgres\`, and dropped afterwards; pool

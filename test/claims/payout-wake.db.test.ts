@@ -41,7 +41,11 @@ describe('claim path jobs are woken at enqueue, not at the next poll', () => {
 
     // hop 1: claims_notify (sent with the claims) writes the SMS and its link
     const link = await eventually(async () => {
-      const row = await t.db.selectFrom('sms_outbox').select('link').where('claim_id', '=', claim.id).executeTakeFirst();
+      const row = await t.db
+        .selectFrom('sms_outbox')
+        .select('link')
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirst();
       return row?.link ?? undefined;
     }, WOKEN_WITHIN_MS);
 
