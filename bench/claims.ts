@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { submitBankDetails } from '../src/payouts/bank-details.ts';
@@ -12,13 +14,16 @@ import { loadConfig } from '../src/platform/config.ts';
 import { deriveKeyring, encrypt } from '../src/platform/crypto.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
 import { JobQueue } from '../src/platform/jobs.ts';
+import { Notifications, wakeOnJobs } from '../src/platform/notifications.ts';
 import { registerQueues, startWorkers } from '../src/worker.ts';
 
 /**
  * Claims benchmarks, in process: (1) fan-out — a cancelled flight with N active contracts, the time
  * `openClaimsForFlightEvent` takes to open every claim and queue every SMS job (one transaction, a
  * few statements); (2) bank details submitted → payout `paid` on the simulated bank, with the
- * workers polling as configured by default.
+ * workers as the API process runs them: woken at each job's enqueue (LISTEN/NOTIFY), the poll as
+ * configured by default behind it; (3) on PostgreSQL, two worker processes draining the fan-out of
+ * 10,000: every customer's bank details → paid.
  */
 
 export interface FanoutMeasure {
@@ -29,7 +34,25 @@ export interface FanoutMeasure {
   ms: number;
   /** A bare `INSERT … SELECT` of one row per contract of the flight, on the same database, just before. */
   baselineMs: number;
+  /** The claims opened (for the drain that follows on PostgreSQL). */
+  claimIds: string[];
 }
+
+/** Two worker processes drain a fan-out: every claim notified, then every customer's bank details → paid. */
+export interface DrainMeasure {
+  claims: number;
+  workers: number;
+  /** Workers spawned → every claim's SMS link written (includes the processes' start). */
+  notifiedMs: number;
+  /** Every customer's bank details submitted, DRAIN_CUSTOMERS at a time from the bench process, no worker running. */
+  submittedMs: number;
+  /** Workers spawned → every claim `paid` (their payouts queued; includes the processes' start). */
+  drainMs: number;
+}
+
+/** Customers submitting their bank details at the same time during the drain. */
+export const DRAIN_CUSTOMERS = 10;
+export const DRAIN_WORKERS = 2;
 
 export interface PaidMeasure {
   database: 'PGlite' | 'PostgreSQL';
@@ -38,7 +61,9 @@ export interface PaidMeasure {
   medianMs: number;
 }
 
-const KEYS = deriveKeyring(crypto.createHash('sha256').update('parasol bench').digest());
+const MASTER_KEY = crypto.createHash('sha256').update('parasol bench').digest();
+const KEYS = deriveKeyring(MASTER_KEY);
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 async function partner(db: Db): Promise<{ id: string; configurationId: string }> {
   const actor = 'operator:bench';
@@ -152,7 +177,15 @@ export async function benchFanout(
       }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'claims_notify' AND data->>'claimId' = ANY(${opened.map((c) => c.id)}::text[])`.execute(
         db,
       );
-      results.push({ database, contracts: n, claims: opened.length, jobs: queued.rows[0]!.n, ms, baselineMs });
+      results.push({
+        database,
+        contracts: n,
+        claims: opened.length,
+        jobs: queued.rows[0]!.n,
+        ms,
+        baselineMs,
+        claimIds: opened.map((c) => c.id),
+      });
       console.log(
         `  ${database}: ${n} contracts → ${opened.length} claims and ${queued.rows[0]!.n} SMS jobs in ${ms.toFixed(0)} ms (bare INSERT … SELECT of ${n} rows: ${baselineMs.toFixed(0)} ms, ×${(ms / baselineMs).toFixed(1)})`,
       );
@@ -185,6 +218,9 @@ export async function benchBankDetailsToPaid(
     now: () => new Date(),
     log: { info: () => undefined, warn: () => undefined, error: () => undefined },
   });
+  // as the API process (src/app.ts): a job sent anywhere wakes its queue's worker at the commit
+  const feed = await Notifications.open(handle, { onError: () => undefined });
+  wakeOnJobs(feed, jobs);
   const times: number[] = [];
   try {
     for (let i = 0; i < samples; i++) {
@@ -224,6 +260,7 @@ export async function benchBankDetailsToPaid(
       times.push(performance.now() - started);
     }
   } finally {
+    await feed.close();
     await jobs.stop({ graceful: true, timeoutMs: 5_000 });
   }
   const sorted = [...times].sort((x, y) => x - y);
@@ -234,9 +271,141 @@ export async function benchBankDetailsToPaid(
     medianMs: sorted[Math.floor(sorted.length / 2)]!,
   };
   console.log(
-    `  ${database}: bank details → paid, median ${result.medianMs.toFixed(0)} ms over ${samples} (workers poll every ${config.jobPollSeconds} s)`,
+    `  ${database}: bank details → paid, median ${result.medianMs.toFixed(0)} ms over ${samples} (workers woken at enqueue; poll every ${config.jobPollSeconds} s behind it)`,
   );
   return result;
+}
+
+/** A worker process (`src/worker-main.ts`, as `npm run worker` runs it) on `databaseUrl`. */
+function spawnWorker(databaseUrl: string, dataDir: string): { child: ChildProcess; output: () => string } {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PARASOL_MASTER_KEY: MASTER_KEY.toString('base64'),
+    PARASOL_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
+  delete env.PARASOL_METRICS_PORT;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => void (output = (output + chunk.toString('utf8')).slice(-8_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { child, output: () => output };
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Polls `count` until it reaches `target`; fails if a worker exits or after `timeoutMs`. */
+async function until(
+  count: () => Promise<number>,
+  target: number,
+  workers: { child: ChildProcess; output: () => string }[],
+  what: string,
+  timeoutMs = 900_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const n = await count();
+    if (n >= target) return;
+    const dead = workers.find((w) => w.child.exitCode !== null || w.child.signalCode !== null);
+    if (dead) throw new Error(`a worker exited while waiting for ${what}:\n${dead.output()}`);
+    if (Date.now() > deadline) throw new Error(`${what}: ${n} of ${target} after ${timeoutMs / 1_000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * The fan-out's claims drained by DRAIN_WORKERS worker processes (PostgreSQL only: PGlite is one
+ * process). The workers first send every claim's notification (its SMS and link) and stop; then
+ * DRAIN_CUSTOMERS customers at a time submit their bank details (`submitBankDetails`, the use case
+ * behind the form, from this process), each queueing its payout; then the workers start again and
+ * pay them all on the simulated bank. Measured: workers spawned → every claim `paid`.
+ */
+export async function benchDrain(
+  handle: DatabaseHandle,
+  databaseUrl: string,
+  claimIds: string[],
+): Promise<DrainMeasure> {
+  const db = handle.db;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-bench-drain-'));
+  // this process only sends (the payout jobs of the bank details), as an API process with PARASOL_WORKERS=off
+  const jobs = await new JobQueue(db, { schedules: false, supervise: false, onError: () => undefined }).start();
+  const countLinks = async () =>
+    (
+      await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(
+        db,
+      )
+    ).rows[0]!.n;
+  const countPaid = async () =>
+    (
+      await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM claims WHERE status = 'paid' AND id = ANY(${claimIds}::uuid[])`.execute(db)
+    ).rows[0]!.n;
+  let workers: { child: ChildProcess; output: () => string }[] = [];
+  const spawnWorkers = () => (workers = Array.from({ length: DRAIN_WORKERS }, () => spawnWorker(databaseUrl, dataDir)));
+  try {
+    // setup: the workers send every claim's notification (SMS and link), then stop
+    let started = performance.now();
+    spawnWorkers();
+    await until(countLinks, claimIds.length, workers, 'every claim notified');
+    const notifiedMs = performance.now() - started;
+    await Promise.all(workers.map((w) => stopWorker(w.child)));
+    console.log(
+      `  PostgreSQL: ${DRAIN_WORKERS} workers notified ${claimIds.length} claims (SMS and link) ${(notifiedMs / 1_000).toFixed(1)} s after they were spawned`,
+    );
+    const links = (
+      await sql<{
+        link: string;
+      }>`SELECT link FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(db)
+    ).rows.map((r) => r.link);
+    // every customer's bank details, no worker running: the payouts queue up
+    started = performance.now();
+    let next = 0;
+    const customer = async () => {
+      while (next < links.length) {
+        const link = links[next++]!;
+        const outcome = await submitBankDetails(
+          { db, jobs, keys: KEYS, now: () => new Date() },
+          link.split('/c/')[1]!,
+          {
+            accountHolder: 'Camille Martin',
+            iban: 'DE89370400440532013000',
+          },
+        );
+        if (outcome.kind !== 'accepted') throw new Error(`bank details not accepted: ${outcome.kind}`);
+      }
+    };
+    await Promise.all(Array.from({ length: DRAIN_CUSTOMERS }, customer));
+    const submittedMs = performance.now() - started;
+    // measured: two worker processes pay them all
+    started = performance.now();
+    spawnWorkers();
+    await until(countPaid, claimIds.length, workers, 'every claim paid');
+    const drainMs = performance.now() - started;
+    console.log(
+      `  PostgreSQL: ${claimIds.length} bank details submitted in ${(submittedMs / 1_000).toFixed(1)} s (${DRAIN_CUSTOMERS} at a time, no worker running); ${DRAIN_WORKERS} workers spawned then paid them all in ${(drainMs / 1_000).toFixed(1)} s (${(claimIds.length / (drainMs / 1_000)).toFixed(0)} claims/s)`,
+    );
+    return { claims: claimIds.length, workers: DRAIN_WORKERS, notifiedMs, submittedMs, drainMs };
+  } finally {
+    await Promise.all(workers.map((w) => stopWorker(w.child)));
+    await jobs.stop({ graceful: false, timeoutMs: 1_000 });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 /** Both benchmarks on the embedded database (a fresh PGlite in a temporary directory). */
@@ -258,7 +427,7 @@ export async function benchClaimsPglite(sizes: number[]): Promise<{ fanout: Fano
 export async function benchClaimsPostgres(
   adminUrl: string,
   sizes: number[],
-): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure }> {
+): Promise<{ fanout: FanoutMeasure[]; paid: PaidMeasure; drain?: DrainMeasure }> {
   const name = `parasol_bench_claims_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => undefined); // a lost admin connection fails its next query, which says why
@@ -272,7 +441,10 @@ export async function benchClaimsPostgres(
     try {
       await handle.migrate();
       const paid = await benchBankDetailsToPaid(handle, 'PostgreSQL');
-      return { fanout: await benchFanout(handle, 'PostgreSQL', sizes), paid };
+      const fanout = await benchFanout(handle, 'PostgreSQL', sizes);
+      // the largest fan-out's claims, drained by two worker processes
+      const drain = await benchDrain(handle, url.toString(), fanout.at(-1)!.claimIds);
+      return { fanout, paid, drain };
     } finally {
       await handle.close(); // every connection closed before the database is dropped
     }

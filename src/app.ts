@@ -27,7 +27,7 @@ import { installTextGuard } from './platform/text-guard.ts';
 import { customerRoutes, webRoutes } from './web/index.ts';
 import { FailedAuthLimiter } from './platform/rate-limit.ts';
 import { openKeyRateLimiter, PartnerRateLimits } from './platform/shared-rate-limit.ts';
-import { followChanges, JOBS_CHANNEL, Notifications } from './platform/notifications.ts';
+import { followChanges, Notifications, wakeOnJobs } from './platform/notifications.ts';
 import { loggerOptions } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/metrics.ts';
@@ -261,7 +261,7 @@ async function assembleApp(
     rateLimits,
     onError: (err) => app.log.warn({ err }, 'could not apply a change notification'),
   });
-  if (config.runWorkers) feed.on(JOBS_CHANNEL, (queue) => jobs.wake(queue));
+  if (config.runWorkers) wakeOnJobs(feed, jobs);
   // failed authentications per client address, also across the partner APIs
   const failures = new FailedAuthLimiter(config.authFailuresPerMinute);
   const operators = (token: string) => authenticateOperator(database.db, token);

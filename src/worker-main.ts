@@ -4,7 +4,7 @@ import { createLogger } from './platform/logging.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { openRuntime } from './runtime.ts';
 import { startWorkers } from './worker.ts';
-import { JOBS_CHANNEL, Notifications } from './platform/notifications.ts';
+import { Notifications, wakeOnJobs } from './platform/notifications.ts';
 
 /**
  * `npm run worker`: a process that only runs jobs, for deployments on PostgreSQL where API and
@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const feed = await Notifications.open(runtime.database, {
     onError: (err) => log.warn({ err }, 'job notifications: connection lost, reconnecting'),
   });
-  feed.on(JOBS_CHANNEL, (queue) => jobs.wake(queue));
+  wakeOnJobs(feed, jobs);
   if (config.metricsPort !== undefined) {
     const metrics = await startMetricsServer({
       port: config.metricsPort,

@@ -44,16 +44,35 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * Refuses a subscription a stop-sale covers (409 sales_suspended), then adds each leg's highest
  * possible payout × passengers to its flight's exposure, each under the cap, or refuses (409
  * capacity_exceeded naming the leg) — the caller's transaction then rolls back what was added.
- * Legs are taken in key order so two subscriptions over the same two flights never deadlock.
+ * Legs are taken in key order so two subscriptions over the same two flights never deadlock; all
+ * of them in one statement.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
-  checkStopSales(await repo.listStopSales(trx, { after: request.now }), request.environment, request.legs);
+  const { stops, cap } = await repo.stopSalesAndCap(trx, {
+    after: request.now,
+    environment: request.environment,
+    currency: request.currency,
+    defaultMajor: request.defaultCapMajor,
+  });
+  checkStopSales(stops, request.environment, request.legs);
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
-  const cap = await repo.findCap(trx, request.environment, request.currency, request.defaultCapMajor);
   const ordered = request.legs
     .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
     .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
+  // every leg in one statement (one round trip), unless two legs are the same flight
+  const keys = ordered.map((o) => flightKeyString(o.key));
+  if (new Set(keys).size === keys.length) {
+    const added = await repo.addExposures(
+      trx,
+      ordered.map((o) => ({ key: o.key, departureAt: o.leg.departureAt })),
+      perLeg,
+      cap,
+    );
+    const refused = ordered.find((_, i) => !added.has(keys[i]!));
+    if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
+    return;
+  }
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
     if (amount === undefined) throw capacityExceeded(leg, index, request.currency, '/flights');

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import { defaultCap, type FlightKey, type StopSaleScope } from './limits.ts';
+import { defaultCap, flightKeyString, type FlightKey, type StopSaleScope } from './limits.ts';
 
 /** SQL for exposure per flight, caps and stop-sales (docs/limits.md). */
 
@@ -107,6 +107,49 @@ export async function addExposure(
     .returning('amount')
     .executeTakeFirst();
   return row?.amount;
+}
+
+/**
+ * addExposure for several flights in one statement (a subscription's legs, one round trip): each row
+ * is added unless that would pass `cap`. Rows are upserted in the order given, so callers pass them
+ * in key order (no deadlock between two subscriptions over the same flights); the keys must be
+ * distinct. Returns the keys (flightKeyString) that were added; the others were refused, nothing
+ * written for them.
+ */
+export async function addExposures(
+  db: Executor,
+  flights: readonly { key: FlightKey; departureAt: Date }[],
+  amount: number,
+  cap: number,
+): Promise<Set<string>> {
+  if (amount > cap || flights.length === 0) return new Set();
+  const rows = await db
+    .insertInto('flight_exposure')
+    .values(flights.map((f) => ({ ...keyColumns(f.key), departure_at: f.departureAt, amount, legs: 1 })))
+    .onConflict((oc) =>
+      oc
+        .columns(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
+        .doUpdateSet({
+          amount: sql`flight_exposure.amount + excluded.amount`,
+          legs: sql`flight_exposure.legs + 1`,
+          updated_at: sql`now()`,
+        })
+        .where(sql<boolean>`flight_exposure.amount + excluded.amount <= ${cap}`),
+    )
+    .returning(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
+    .execute();
+  return new Set(
+    rows.map((r) =>
+      flightKeyString({
+        environment: r.environment,
+        currency: r.currency.trim(),
+        airline: r.airline,
+        departureAirport: r.departure_airport,
+        arrivalAirport: r.arrival_airport,
+        departureLocal: r.departure_local,
+      }),
+    ),
+  );
 }
 
 /** The columns naming one flight's exposure row. */
@@ -288,6 +331,29 @@ export async function listStopSales(db: Executor, options: { after: Date; all?: 
   if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
   const rows = await query.orderBy('starts_at').orderBy('created_at').limit(1000).execute();
   return rows.map(stopSaleOf);
+}
+
+/**
+ * What reserving exposure reads first, in one statement (one round trip): the stop-sales in force
+ * after `after` (as listStopSales) and the cap of the environment and currency (as findCap).
+ */
+export async function stopSalesAndCap(
+  db: Executor,
+  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+): Promise<{ stops: StopSale[]; cap: number }> {
+  const result = await sql<Omit<StopSaleRow, 'id'> & { id: string | null; cap: number | string | null }>`
+    SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
+      ORDER BY starts_at, created_at LIMIT 1000
+    ) AS s ON true
+    ORDER BY s.starts_at, s.created_at`.execute(db);
+  const cap = result.rows[0]?.cap;
+  return {
+    stops: result.rows.filter((r): r is typeof r & { id: string } => r.id !== null).map((r) => stopSaleOf(r)),
+    cap: cap === null || cap === undefined ? defaultCap(options.currency, options.defaultMajor) : Number(cap),
+  };
 }
 
 export async function markStopSaleResumed(

@@ -206,6 +206,16 @@ export class JobQueue<M extends object = JobPayloads> {
     for (const id of this.workers.get(name) ?? []) this.boss.notifyWorker(id);
   }
 
+  /**
+   * A worker that got jobs fetches again as soon as they are done instead of after its polling
+   * interval: pg-boss waits out the interval after every batch (unless notified), which capped a
+   * backlog at one batch per interval per worker (50 jobs per 2 s: a fan-out of 10,000 claims took
+   * minutes). An empty fetch ends the run: the worker then waits for a notification or its poll.
+   */
+  private fetchAgain(id: string, fetched: number): void {
+    if (fetched > 0 && id) this.boss.notifyWorker(id);
+  }
+
   private track(name: string, id: string): string {
     this.workers.set(name, [...(this.workers.get(name) ?? []), id]);
     return id;
@@ -238,8 +248,10 @@ export class JobQueue<M extends object = JobPayloads> {
     handler: (job: Job<M[N]>) => Promise<void>,
     options: { pollingIntervalSeconds?: number } = {},
   ): Promise<string> {
-    const id = await this.boss.work<M[N]>(name, { batchSize: 1, ...options }, async (jobs) => {
+    let id = '';
+    id = await this.boss.work<M[N]>(name, { batchSize: 1, ...options }, async (jobs) => {
       for (const job of jobs) await handler({ id: job.id, data: job.data });
+      this.fetchAgain(id, jobs.length);
     });
     return this.track(name, id);
   }
@@ -254,7 +266,9 @@ export class JobQueue<M extends object = JobPayloads> {
     handler: (job: Job<M[N]>) => Promise<void>,
     options: { batchSize: number; pollingIntervalSeconds?: number },
   ): Promise<string> {
-    const id = await this.boss.work<M[N]>(name, options, async (jobs) => {
+    let id = '';
+    id = await this.boss.work<M[N]>(name, options, async (jobs) => {
+      this.fetchAgain(id, jobs.length);
       await Promise.all(
         jobs.map(async (job) => {
           try {

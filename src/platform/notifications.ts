@@ -166,6 +166,15 @@ export function applyChange(targets: ChangeTargets, table: string | undefined): 
   if (table === undefined || table === 'partner_rate_limits') targets.rateLimits?.refresh().catch(report);
 }
 
+/**
+ * Wakes `jobs`' workers of a queue as soon as a job of it is announced on JOBS_CHANNEL (by any
+ * process, at the commit of the transaction that sent it): every process that runs workers calls
+ * this, or its workers wait for their next poll.
+ */
+export function wakeOnJobs(feed: Notifications, jobs: { wake(queue: string): void }): void {
+  feed.on(JOBS_CHANNEL, (queue) => jobs.wake(queue));
+}
+
 /** Listens for changes on `feed` and applies them to `targets`. */
 export function followChanges(feed: Notifications, targets: ChangeTargets): void {
   feed.on(CHANGES_CHANNEL, (table) => applyChange(targets, table));

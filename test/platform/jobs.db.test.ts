@@ -108,6 +108,28 @@ describe('job queue (pg-boss on the platform database)', () => {
     assert.deepEqual(done, ['P-1']);
   });
 
+  it('drains a backlog batch after batch, without waiting a polling interval between batches', async () => {
+    // 30 s between polls and no notification listener: only fetching again after a batch that got
+    // jobs can run 3 batches of each worker within the few seconds given here (pg-boss alone waits
+    // out the interval after every batch: 50 jobs per 2 s was the claim fan-out's drain rate)
+    const one = unique('backlog_one');
+    const many = unique('backlog_many');
+    await queue.queue(one);
+    await queue.queue(many);
+    await queue.sendMany(
+      one,
+      Array.from({ length: 3 }, (_, n) => ({ n })),
+    );
+    await queue.sendMany(
+      many,
+      Array.from({ length: 30 }, (_, n) => ({ n })),
+    );
+    const ran = { one: 0, many: 0 };
+    await queue.work(one, async () => void ran.one++, { pollingIntervalSeconds: 30 });
+    await queue.workConcurrently(many, async () => void ran.many++, { batchSize: 10, pollingIntervalSeconds: 30 });
+    await eventually(async () => ran.one === 3 && ran.many === 30, 15_000);
+  });
+
   it('creates the same new queues from several processes at once (each process starting up)', async (t) => {
     // Creating a queue attaches a partition to pgboss.job: two processes creating queues at the same
     // moment could deadlock on PostgreSQL (seen in CI with two API processes starting together).
