@@ -20,6 +20,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { openJson, sealJson } from '../platform/signed-token.ts';
 import type { Coverage } from '../partners/index.ts';
 import { changeMovements, recordMovements } from '../ledger/index.ts';
+import { MONITORING_SCHEDULE } from '../monitoring/index.ts';
 import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
@@ -289,7 +290,7 @@ export async function confirmFlightChange(
   // The planner watches flights departing within its horizon and runs every 5 minutes: a change that
   // touches a flight in that horizon asks it to run at commit, so the new flight is watched (and the
   // old one's watch closed) at once rather than at the next tick.
-  const horizon = now.getTime() + WATCH_PLANNING_HORIZON_MS;
+  const horizon = now.getTime() + MONITORING_SCHEDULE.planningHorizonHours * 3_600_000;
   if ([...changed, ...legsAfter].some((l) => l.departure_at.getTime() < horizon))
     await deps.jobs.send('flights_plan', {}, { trx });
   // last, like subscribe: it locks the flights' exposure rows until the commit
@@ -310,8 +311,6 @@ export async function confirmFlightChange(
   };
 }
 
-/** The monitoring planner's horizon (docs/monitoring.md: watches for legs departing within 48 h). */
-const WATCH_PLANNING_HORIZON_MS = 48 * 3_600_000;
 
 const outcomeOf = (difference: number): ChangeOutcome =>
   difference > 0 ? 'charge' : difference < 0 ? 'refund' : 'none';

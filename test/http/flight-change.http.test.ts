@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { entriesOfContract } from '../../src/ledger/index.ts';
+import { resumeSales, suspendSales } from '../../src/limits/index.ts';
 import { findWatchesOfFlight, planWatches } from '../../src/monitoring/index.ts';
 import {
   buildTestApp,
@@ -293,6 +294,34 @@ describe('Flight Delay API — flight change', () => {
     const stale = await confirm(a, c.contractNumber, second.body.changeReference);
     assert.equal(stale.status, 409);
     assert.equal(stale.body.code, 'contract_changed');
+  });
+
+  it('refuses the confirmation when sales of the new flight are suspended (409 sales_suspended), changing nothing', async (ctx) => {
+    const c = await contract({ days: 13 });
+    const departureLocal = `${c.departureDate}T04:10`;
+    const stop = await suspendSales(
+      t.db,
+      'operator:test',
+      {
+        environment: 'sandbox',
+        airline: 'AF',
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        departureLocal,
+        reason: 'strike',
+      },
+      new Date(),
+    );
+    ctx.after(() => resumeSales(t.db, 'operator:test', stop.id, new Date()));
+    const p = await preview(a, c.contractNumber, [outbound(flight(), departureLocal)]);
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    const refused = await confirm(a, c.contractNumber, p.body.changeReference);
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'sales_suspended');
+    const unchanged = await read(c.contractNumber);
+    assert.equal(unchanged.version, 1);
+    assert.equal(unchanged.flights[0].flightNumber, c.flightNumber);
+    assert.deepEqual(unchanged.versions, []);
   });
 
   it('moves the watch: the new flight is planned, the old flight’s watch closes when no other contract is on it', async (ctx) => {
