@@ -311,7 +311,6 @@ export async function confirmFlightChange(
   };
 }
 
-
 const outcomeOf = (difference: number): ChangeOutcome =>
   difference > 0 ? 'charge' : difference < 0 ? 'refund' : 'none';
 
