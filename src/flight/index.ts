@@ -21,4 +21,5 @@ export {
   type RiskModelSource,
 } from './risk-model.ts';
 export { FLIGHT_PREFIX, flightDelayRoutes } from './routes.ts';
-export { findContract, findLegs } from './contracts-repo.ts';
+export { findContract, findLegs, findVersions } from './contracts-repo.ts';
+export { versionView, type ContractVersionView } from './contract-versions.ts';

@@ -160,7 +160,7 @@ function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
 }
 
 /** The partner's agreement, current configuration and documents, or 409 when one is missing or stale. */
-function configuredTerms(terms: PartnerTerms): {
+export function configuredTerms(terms: PartnerTerms): {
   agreement: Agreement;
   configuration: Configuration;
   documents: DocumentSet;

@@ -9,6 +9,7 @@ import { CONTRACT_STATUSES, type ContractStatus } from './model.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
+import { versionView, type ContractVersionView } from './contract-versions.ts';
 import { contractView, type ContractView } from './subscribe.ts';
 
 /** What the platform knows of an insured flight: the watch's state and, once decided, when. */
@@ -24,6 +25,8 @@ export interface ContractDetailView extends ContractView {
   flights: (ContractView['flights'][number] & { flightStatus: FlightStatusView })[];
   cancellation: { cancelledAt: string; reason: string; refund: Money } | null;
   claims: ClaimView[];
+  /** Oldest first; empty while the contract was never changed (version 1 is written by the first change). */
+  versions: ContractVersionView[];
 }
 
 export const CONTRACTS_PAGE = { default: 50, max: 200 } as const;
@@ -52,9 +55,10 @@ export async function readContract(
   const row = await contracts.findContract(deps.db, caller, contractNumber.trim().toUpperCase());
   if (!row) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const legs = await contracts.findLegs(deps.db, row.id);
-  const [watches, claims] = await Promise.all([
+  const [watches, claims, versions] = await Promise.all([
     Promise.all(legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.flight_number, l.departure_date))),
     listClaims(deps.db, { ...caller, contractId: row.id, limit: 100 }),
+    contracts.findVersions(deps.db, row.id),
   ]);
   const key = deps.keys.encryption;
   const view = contractView(row, legs);
@@ -77,6 +81,7 @@ export async function readContract(
           }
         : null,
     claims: claims.map(claimView),
+    versions: versions.map((v) => versionView(v, row.currency)),
   };
 }
 

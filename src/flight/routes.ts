@@ -15,6 +15,7 @@ import {
 import { cancelContract } from './cancel-contract.ts';
 import { cancelPart, previewPartialCancellation } from './cancel-part.ts';
 import { changeContact } from './change-contact.ts';
+import { confirmFlightChange, previewFlightChange } from './change-flight.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
 import { readContract, searchContracts } from './read-contracts.ts';
@@ -223,6 +224,51 @@ export function flightDelayRoutes(
           status: 200,
           key: { ...request.body, contractNumber: request.params.contractNumber },
           run: (trx, caller) => changeContact(deps, trx, caller, request.params.contractNumber, request.body),
+        }),
+    });
+
+    app.post('/contracts/:contractNumber/flight-change/preview', {
+      schema: {
+        tags,
+        operationId: 'previewFlightChange',
+        summary: "Preview a change of the contract's flights",
+        description:
+          "When the airline retimes a flight or the customer rebooks: name each leg that changes (leg 0 the outbound, 1 the return) with its new flight. A changed leg keeps its route (the same departure and arrival airports) and its airline (the flight number starts with the contract's airline); its flight number and departure time may change. The new flights are priced with the current risk model, your current configuration's commission and your agreement's tax, for the contract's coverage and passengers; unchanged legs keep their price. Answers the flights and premium after the change, the difference (positive charged to the customer, negative refunded: `outcome`) and a `changeReference` to confirm within 30 minutes. Writes nothing and reserves nothing. 409 `contract_not_changeable` (cancelled or completed), `leg_departed` (the leg, or the new flight, departs within 3 hours or has departed), `leg_has_claim` (a claim exists on that leg); 422 `validation_failed` (a leg the contract does not have, another route or airline, a return before the outbound, a leg already on this flight), `departure_too_far`.",
+        params: S.ContractNumberParams,
+        body: S.FlightChangeRequest,
+        response: {
+          200: named(S.FlightChangePreviewResponse, 'FlightChangePreview', 'The change, priced and signed'),
+          ...problemResponses(404, 409, 422),
+        },
+      },
+      handler: async (request) =>
+        previewFlightChange(deps, callerOf(request), request.params.contractNumber, request.body),
+    });
+
+    app.post('/contracts/:contractNumber/flight-change', {
+      schema: {
+        tags,
+        operationId: 'changeFlights',
+        summary: "Confirm a change of the contract's flights",
+        description:
+          'Applies a previewed change: the contract keeps its number and moves to the next version (listed in `versions` of GET /contracts/{contractNumber}), its premium becomes the previewed one, the difference enters the bordereaux (`flight_changed` movements), the flights are watched instead of the old ones, and `contract.changed` is sent to your webhooks. Every rule of the preview is checked again now. 409 `contract_changed` when the contract changed since the preview (preview again), `capacity_exceeded` / `sales_suspended` when the new flight has no room left or its sales are suspended; 422 `change_reference_invalid` (altered, or issued for another contract), `change_expired` (older than 30 minutes). Honours Idempotency-Key (a replay answers the same; the same reference under a new key answers 409 `contract_changed`).',
+        headers: IdempotencyHeader,
+        params: S.ContractNumberParams,
+        body: S.FlightChangeConfirmRequest,
+        response: {
+          200: named(S.FlightChangeResponse, 'FlightChange', 'The contract after the change'),
+          ...problemResponses(404, 409, 422),
+        },
+      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.change',
+          status: 200,
+          key: { ...request.body, contractNumber: request.params.contractNumber },
+          run: (trx, caller) => confirmFlightChange(deps, trx, caller, request.params.contractNumber, request.body),
+          after: async () => {
+            await deps.limits?.refresh(); // this process's quotes see the moved exposure at once
+          },
         }),
     });
 

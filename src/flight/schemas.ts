@@ -7,7 +7,7 @@ import { CLAIMS_PAGE } from './list-claims.ts';
 import { CONTRACTS_PAGE } from './read-contracts.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
-import { CONTRACT_STATUSES } from './model.ts';
+import { CONTRACT_CHANGES, CONTRACT_STATUSES } from './model.ts';
 import { LANGUAGES } from '../platform/language.ts';
 import { StringEnum } from '../platform/schema.ts';
 
@@ -656,6 +656,45 @@ export const ContractNumberParams = Type.Object(
   { additionalProperties: false },
 );
 
+/** An amount that may be negative: what a change charged (> 0) or refunded (< 0). */
+const SignedMoney = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: -100_000_000,
+      maximum: 100_000_000,
+      description: 'Integer amount in minor units, signed: positive charged to the customer, negative refunded.',
+    }),
+    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
+  },
+  { additionalProperties: false, title: 'SignedMoney' },
+);
+
+const ContractVersionOut = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1 }),
+    change: StringEnum(CONTRACT_CHANGES, {
+      description:
+        'What made this version: subscribed (version 1, as sold), flight_changed, passenger_cancelled, leg_cancelled.',
+    }),
+    at: Type.String({ format: 'date-time' }),
+    passengers: Type.Integer(),
+    flights: Type.Array(
+      Type.Object({
+        leg: LegIndex,
+        flightNumber: Type.String(),
+        departureAirport: Type.String(),
+        arrivalAirport: Type.String(),
+        departureDateTime: Type.String({ description: 'Local time at the departure airport.' }),
+      }),
+    ),
+    premium: Money,
+    difference: SignedMoney,
+    modelVersion: ModelVersion,
+    reason: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'One version of the contract: its flights, passengers and premium from then on.' },
+);
+
 export const ContractDetailResponse = Type.Object({
   ...ContractResponse.properties,
   customer: Type.Object({
@@ -673,6 +712,10 @@ export const ContractDetailResponse = Type.Object({
     Type.Null(),
   ]),
   claims: Type.Array(ClaimOut),
+  versions: Type.Array(ContractVersionOut, {
+    description:
+      'The versions of a changed contract, oldest first (version 1 as sold, then one per change); empty while the contract was never changed.',
+  }),
 });
 
 export const ContactChangeRequest = Type.Object(
@@ -813,4 +856,81 @@ export const SandboxMessagesResponse = Type.Object({
       sentAt: Type.String({ format: 'date-time' }),
     }),
   ),
+});
+
+// Flight change (issue 13 §1): preview, then confirm with the signed change reference.
+
+const ChangedFlightIn = Type.Object(
+  {
+    leg: LegIndex,
+    flightNumber: Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description: "The new flight's full designator: a flight of the contract's airline.",
+      examples: ['AF010'],
+    }),
+    departureAirport: Airport("Departure airport, the leg's own (a flight change keeps the route)"),
+    arrivalAirport: Airport("Arrival airport, the leg's own (a flight change keeps the route)"),
+    departureDateTime: LocalDateTime('New departure'),
+  },
+  { additionalProperties: false },
+);
+
+export const FlightChangeRequest = Type.Object(
+  {
+    flights: Type.Array(ChangedFlightIn, {
+      minItems: 1,
+      maxItems: 2,
+      description: 'The new flight of each leg that changes (1 or 2, each leg once); the other legs stay as they are.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        flights: [
+          {
+            leg: 0,
+            flightNumber: 'AF010',
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: '2026-12-24T14:05',
+          },
+        ],
+      },
+    ],
+  },
+);
+
+const ChangeOutcome = StringEnum(['charge', 'refund', 'none'], {
+  description: 'charge: the customer pays the difference; refund: the customer gets it back; none: the premium stays.',
+});
+
+export const FlightChangePreviewResponse = Type.Object({
+  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
+  version: Type.Integer({
+    minimum: 1,
+    description: 'The contract version the change was priced on: it applies to it only.',
+  }),
+  changeReference: Type.String({
+    description: 'Signed; confirm it with POST /contracts/{contractNumber}/flight-change before expiresAt.',
+  }),
+  expiresAt: Type.String({ format: 'date-time', description: '30 minutes after the preview.' }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties }), {
+    description: "The contract's flights after the change.",
+  }),
+  premium: Type.Object({ before: Premium, after: Premium }),
+  difference: SignedMoney,
+  outcome: ChangeOutcome,
+  modelVersion: ModelVersion,
+});
+
+export const FlightChangeConfirmRequest = Type.Object(
+  { changeReference: Type.String({ minLength: 10, maxLength: 2000 }) },
+  { additionalProperties: false, examples: [{ changeReference: 'fc1.WyJ….Xh3k9QpP1y5G2v8lJmTq0w' }] },
+);
+
+export const FlightChangeResponse = Type.Object({
+  ...ContractResponse.properties,
+  difference: SignedMoney,
+  outcome: ChangeOutcome,
 });

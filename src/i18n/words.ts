@@ -234,6 +234,10 @@ export interface Words {
   customer: string;
   booking: string;
   legs: string;
+  /** The contract's versions table (issue 13 §1): title, the kinds of change, the difference column. */
+  contractVersions: string;
+  contractChanges: Record<'subscribed' | 'flight_changed' | 'passenger_cancelled' | 'leg_cancelled', string>;
+  difference: string;
   flight: string;
   departure: string;
   premium: string;

@@ -3,6 +3,7 @@ export { FLIGHT_WATCH_STATES, type FlightWatchState } from './model.ts';
 export { checkFlightWatch, type CheckOutcome } from './check-flight.ts';
 export { dispatchDueChecks } from './dispatch-checks.ts';
 export { planWatches } from './plan-watches.ts';
+export { MONITORING_SCHEDULE } from './schedule.ts';
 export { isLocalDate, parseDesignator } from './flight-status.ts';
 export { recordOperatorFlightEvent, type OperatorFlightStatus } from './operator-flight-event.ts';
 export { flightProvidersFromConfig, type FlightProviders } from './providers.ts';

@@ -19,6 +19,8 @@ export interface CatalogEntry {
   summary: Record<Lang, string>;
   /** A first call for the getting-started steps. */
   example: { method: 'GET' | 'POST'; path: string; body?: unknown };
+  /** The calls that follow the first one on the getting-started page, each with what it does. */
+  next?: { what: Record<Lang, string>; method: 'GET' | 'POST'; path: string; body?: unknown }[];
 }
 
 export const CATALOG: Record<ApiName, CatalogEntry> = {
@@ -36,6 +38,36 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
       path: '/getPrice',
       body: { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: '2027-03-14T10:30' },
     },
+    next: [
+      {
+        what: {
+          en: 'The airline moves a flight, or the customer rebooks: preview the change of a contract’s flight (leg 0 the outbound, 1 the return; same route and airline), priced with the current model and your configuration — the premium difference to charge or refund, and a change reference valid 30 minutes.',
+          fr: 'La compagnie déplace un vol, ou le client change de réservation : prévisualisez le changement de vol d’un contrat (leg 0 l’aller, 1 le retour ; même trajet et même compagnie), tarifé avec le modèle courant et votre configuration — l’écart de prime à facturer ou rembourser, et une référence de changement valable 30 minutes.',
+        },
+        method: 'POST',
+        path: '/contracts/FD-7K3M-9QXT/flight-change/preview',
+        body: {
+          flights: [
+            {
+              leg: 0,
+              flightNumber: 'AF010',
+              departureAirport: 'CDG',
+              arrivalAirport: 'JFK',
+              departureDateTime: '2027-03-14T14:05',
+            },
+          ],
+        },
+      },
+      {
+        what: {
+          en: 'Confirm it: the contract keeps its number and moves to its next version (listed in "versions" of GET /contracts/{contractNumber}); the webhook contract.changed follows.',
+          fr: 'Confirmez-le : le contrat garde son numéro et passe à sa version suivante (listée dans « versions » de GET /contracts/{contractNumber}) ; le webhook contract.changed suit.',
+        },
+        method: 'POST',
+        path: '/contracts/FD-7K3M-9QXT/flight-change',
+        body: { changeReference: 'fc1.…' },
+      },
+    ],
   },
   demo: {
     api: 'demo',

@@ -136,6 +136,12 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${w.formulas.cancellation}: ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
 <table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
+${
+  c.versions.length
+    ? html`<h2>${w.contractVersions}</h2>
+<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created}</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.at.slice(0, 16).replace('T', ' ')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`
+    : ''
+}
 <h2>${w.claimsTitle}</h2>
 ${claimsTable(ctx, c.environment, c.claims)}
 ${c.claims.map((claim) => html`<details class="card" open><summary>${w.evidenceTitle} — ${claim.claimNumber}</summary>${evidenceList(ctx, claim.evidence, `evidence-${claim.claimNumber}`)}</details>`)}`,

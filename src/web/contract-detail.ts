@@ -1,4 +1,4 @@
-import { claimView, type ClaimView } from '../flight/index.ts';
+import { claimView, versionView, type ClaimView, type ContractVersionView } from '../flight/index.ts';
 import * as contracts from '../flight/index.ts';
 import { listClaims } from '../claims/index.ts';
 import type { Environment } from '../partners/index.ts';
@@ -25,6 +25,8 @@ export interface ContractDetail {
   refundAmount: number | null;
   legs: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureLocal: string }[];
   claims: ClaimView[];
+  /** Oldest first; empty while the contract was never changed. */
+  versions: ContractVersionView[];
 }
 
 /** Every claim of the contract, whenever opened (a bound the database's timestamps accept). */
@@ -40,9 +42,10 @@ export async function contractDetail(
     ? await contracts.findContract(db, scope, contractNumber.toUpperCase())
     : undefined;
   if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
-  const [legs, claims] = await Promise.all([
+  const [legs, claims, versions] = await Promise.all([
     contracts.findLegs(db, contract.id),
     listClaims(db, { ...scope, from: new Date(0), toExclusive: LATEST_DATE, contractId: contract.id, limit: 100 }),
+    contracts.findVersions(db, contract.id),
   ]);
   return {
     contractNumber: contract.contract_number,
@@ -72,5 +75,6 @@ export async function contractDetail(
       departureLocal: l.departure_local,
     })),
     claims: claims.map(claimView),
+    versions: versions.map((v) => versionView(v, contract.currency)),
   };
 }

@@ -37,10 +37,10 @@ function definitionMenu(ctx: PageContext, entry: CatalogEntry) {
 export function apiPage(ctx: PageContext, entry: CatalogEntry, publicUrl: string): string {
   const w = t(ctx.lang);
   const base = `${publicUrl}${entry.prefix}`;
-  const example = entry.example;
-  const curl =
+  const curlOf = (example: CatalogEntry['example']) =>
     `curl -X ${example.method} ${base}${example.path} \\\n  -H "Authorization: Bearer $PARASOL_KEY"` +
     (example.body ? ` \\\n  -H "Content-Type: application/json" \\\n  -d '${JSON.stringify(example.body)}'` : '');
+  const curl = curlOf(entry.example);
   return page(
     ctx,
     entry.name,
@@ -54,6 +54,7 @@ export function apiPage(ctx: PageContext, entry: CatalogEntry, publicUrl: string
 <li>${w.steps.key} <a href="/portal/keys">${w.nav.keys}</a></li>
 <li>${w.steps.auth} <code>Authorization: Bearer psl_sbx_…</code></li>
 <li>${w.steps.call}<pre><code>${curl}</code></pre></li>
+${(entry.next ?? []).map((n) => html`<li>${n.what[ctx.lang]}<pre><code>${curlOf(n)}</code></pre></li>`)}
 <li>${w.steps.reference} <a href="/portal/apis/${entry.api}/reference">${w.reference}</a></li>
 </ol>`,
   );

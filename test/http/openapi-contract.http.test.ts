@@ -94,6 +94,34 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await call('POST', '/getclaims', { contractNumber: number, status: ['opened'] })).status, 200);
     const other = await subscribeTrip(t.app, partner, trip(60, { returnTrip: true, additionalPassengers: 1 }));
     assert.equal(other.status, 201);
+    // a flight change: previewed, confirmed, then the contract read with its versions
+    const otherNumber = other.body.contractNumber as string;
+    const preview = await call('POST', `/contracts/${otherNumber}/flight-change/preview`, {
+      flights: [
+        {
+          leg: 0,
+          flightNumber: 'AF010',
+          departureAirport: 'CDG',
+          arrivalAirport: 'JFK',
+          departureDateTime: `${trip(60).departureDateTime.slice(0, 10)}T15:45`,
+        },
+      ],
+    });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const changeKey = { ...partner.auth, 'idempotency-key': `change-${process.pid}-${Date.now()}` };
+    const changed = await call(
+      'POST',
+      `/contracts/${otherNumber}/flight-change`,
+      { changeReference: preview.body.changeReference },
+      changeKey,
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const changedRead = await call('GET', `/contracts/${otherNumber}`);
+    assert.equal(changedRead.body.versions.length, 2);
+    assert.equal(
+      (await call('POST', `/contracts/${otherNumber}/flight-change`, { changeReference: 'fc1.nope.nope' })).status,
+      422,
+    );
     const part = `/contracts/${other.body.contractNumber}/partial-cancellation`;
     assert.equal((await call('POST', `${part}/preview`, { leg: 1, reason: 'customer_request' })).status, 200);
     assert.equal((await call('POST', part, { passengers: 1, reason: 'customer_request' })).status, 200);

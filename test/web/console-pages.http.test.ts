@@ -77,6 +77,46 @@ describe('console and operator pages', () => {
     assert.match(String(chart.headers['content-type']), /javascript/);
   });
 
+  test('the contract page lists the versions of a changed contract', async () => {
+    const { partner, browser } = await signedInPartner();
+    const flight = trip(14);
+    const contract = await subscribeTrip(t.app, partner, flight);
+    assert.equal(contract.status, 201);
+    const number = contract.body.contractNumber as string;
+    const unchanged = await browser.get(`/console/contracts/${number}`);
+    assert.doesNotMatch(unchanged.body, /id="contract-versions"/);
+    const preview = await post(
+      t.app,
+      `${FLIGHT}/contracts/${number}/flight-change/preview`,
+      {
+        flights: [
+          {
+            leg: 0,
+            flightNumber: 'AF1234',
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: `${flight.departureDateTime.slice(0, 10)}T17:20`,
+          },
+        ],
+      },
+      partner.auth,
+    );
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const changed = await post(
+      t.app,
+      `${FLIGHT}/contracts/${number}/flight-change`,
+      { changeReference: preview.body.changeReference },
+      partner.auth,
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    const page = await browser.get(`/console/contracts/${number}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /id="contract-versions"/);
+    assert.match(page.body, /<td>2<\/td>/);
+    assert.match(page.body, /AF1234 CDG/);
+    assert.match(page.body, /AF006 CDG/);
+  });
+
   test('the claims table lists the partner’s claims with the /getclaims filters; a bad range is a message', async () => {
     const { partner, browser } = await signedInPartner();
     const flight = trip(12);

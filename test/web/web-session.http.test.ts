@@ -189,6 +189,18 @@ describe('portal sessions', () => {
     assert.equal(document.info.title, 'Demo API');
     assert.equal(document.servers[0].url, 'http://127.0.0.1:3000/demo/v1');
   });
+
+  test('the Flight Delay getting-started steps show the first quote, then the flight change calls', async () => {
+    const { email } = await partnerUser(t, { apis: ['flight-delay'] });
+    const browser = new Browser(t.app);
+    await browser.signIn(email, PASSWORD);
+    const page = await browser.get('/portal/apis/flight-delay');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /flight-delay\/v1\/getPrice/);
+    assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/flight-change\/preview/);
+    assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/flight-change \\/);
+    assert.match(page.body, /changeReference/);
+  });
 });
 
 describe('portal sessions behind https', () => {
