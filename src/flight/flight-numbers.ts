@@ -8,8 +8,9 @@ export function normaliseFlightNumber(value: string): string {
 
 /**
  * The flight numbers a quote request names, per leg (outbound, then return), checked against the
- * trip: each must start with the trip's airline, and a return flight number needs a return. The
- * schema has already checked their form; undefined where the request names none.
+ * trip: each must start with the trip's airline, and a return flight number needs a return; a
+ * codeshare's operating flight needs its marketing flight and a known airline. The schema has already
+ * checked their form; undefined where the request names none.
  */
 export function quotedFlightNumbers(
   input: {
@@ -22,6 +23,7 @@ export function quotedFlightNumbers(
   airline: string,
 ): [QuotedFlight | undefined, QuotedFlight | undefined] {
   const errors: FieldError[] = [];
+  const airlineErrors: FieldError[] = [];
   const read = (value: string | undefined, field: string): string | undefined => {
     if (value === undefined) return undefined;
     const flightNumber = normaliseFlightNumber(value);
@@ -42,7 +44,7 @@ export function quotedFlightNumbers(
       errors.push({ field, message: `needs ${needs} (the marketing flight it operates)` });
       return undefined;
     }
-    return operatingFlight(value, marketing, field, errors);
+    return operatingFlight(value, marketing, field, airlineErrors);
   };
   const outboundOperating = operating(input.operatingFlightNumber, outbound, '/operatingFlightNumber', 'flightNumber');
   const backOperating = operating(
@@ -51,8 +53,7 @@ export function quotedFlightNumbers(
     '/returnOperatingFlightNumber',
     'returnFlightNumber',
   );
-  if (errors.length)
-    throw new DomainError('validation_failed', 'The flight numbers do not match the trip.', { errors });
+  throwFlightErrors(errors, airlineErrors, 'The flight numbers do not match the trip.');
   const flight = (flightNumber: string | undefined, operatingFlightNumber: string | undefined) =>
     flightNumber === undefined ? undefined : { flightNumber, operatingFlightNumber };
   return [flight(outbound, outboundOperating), flight(back, backOperating)];
@@ -67,19 +68,32 @@ export interface QuotedFlight {
 /**
  * A codeshare's operating flight as a request names it (docs/monitoring.md#codeshares): normalised,
  * any active airline's designator; undefined when it is the marketing flight itself (the leg flies
- * under its own number). A bad airline code is added to `errors`.
+ * under its own number). An unknown airline is added to `airlineErrors`.
  */
 export function operatingFlight(
   value: string,
   marketing: string,
   field: string,
-  errors: FieldError[],
+  airlineErrors: FieldError[],
 ): string | undefined {
   const flightNumber = normaliseFlightNumber(value);
   if (flightNumber === marketing) return undefined;
   if (!findAirline(carrierOf(flightNumber)))
-    errors.push({ field, message: `${carrierOf(flightNumber)} is not a known active IATA airline code` });
+    airlineErrors.push({
+      field,
+      code: 'invalid',
+      message: `${carrierOf(flightNumber)} is not a known active IATA airline code`,
+    });
   return flightNumber;
+}
+
+/** 422 validation_failed for `errors` (with any airline error), else unknown_airline (as for the trip's airline). */
+export function throwFlightErrors(errors: FieldError[], airlineErrors: FieldError[], detail: string): void {
+  if (errors.length) throw new DomainError('validation_failed', detail, { errors: [...errors, ...airlineErrors] });
+  if (airlineErrors.length)
+    throw new DomainError('unknown_airline', 'An operating flight names an unknown or inactive airline.', {
+      errors: airlineErrors,
+    });
 }
 
 /** The airline of a normalised designator (its first two characters: DL264 → DL). */

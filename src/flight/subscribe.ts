@@ -13,7 +13,7 @@ import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
-import { flyingAirline, normaliseFlightNumber, operatingFlight } from './flight-numbers.ts';
+import { flyingAirline, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { parseDeparture } from './legs.ts';
 import {
   compensationView,
@@ -387,6 +387,18 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
       errors: [{ field: '/flights', message }],
     });
   }
+  // an operating flight of an unknown airline is refused as such before any comparison with the quote
+  const airlineErrors: FieldError[] = [];
+  flights.forEach((f, i) => {
+    if (f.operatingFlightNumber !== undefined)
+      operatingFlight(
+        f.operatingFlightNumber,
+        normaliseFlightNumber(f.flightNumber),
+        `/flights/${i}/operatingFlightNumber`,
+        airlineErrors,
+      );
+  });
+  throwFlightErrors([], airlineErrors, 'The operating flights are not valid.');
   const matched: MatchedLeg[] = [];
   flights.forEach((flight, i) => {
     const [from, to, airline, departureLocal, quotedFlight, quotedOperating] = quote.legs[i]!;
