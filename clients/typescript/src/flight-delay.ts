@@ -414,6 +414,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "contract.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contract changed: its flights, or one passenger or one leg cancelled
+         * @description POSTed to each of your endpoints subscribed to `contract.changed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         */
+        post: operations["on_contract_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "claim.opened": {
         parameters: {
             query?: never;
@@ -624,7 +644,7 @@ export interface components {
             breakdown: {
                 departureAirport: string;
                 arrivalAirport: string;
-                /** @description The flight the leg was priced for, when the request named one. */
+                /** @description The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber). */
                 flightNumber: string | null;
                 /** @description How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls. */
                 credibility: number;
@@ -768,7 +788,10 @@ export interface components {
             flights: {
                 /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                 leg: number;
+                /** @description The flight the customer booked (a codeshare: its marketing flight). */
                 flightNumber: string;
+                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                operatingFlightNumber: string | null;
                 departureAirport: string;
                 arrivalAirport: string;
                 airline: string;
@@ -826,7 +849,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
-            eventTypes: ("contract.created" | "contract.cancelled" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
+            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
             /** @description A disabled endpoint gets no deliveries. */
             enabled: boolean;
             /** Format: date-time */
@@ -951,6 +974,16 @@ export interface operations {
                      * @example AF007
                      */
                     returnFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.
+                     * @example DL264
+                     */
+                    operatingFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).
+                     * @example DL265
+                     */
+                    returnOperatingFlightNumber?: string;
                 };
             };
         };
@@ -1245,6 +1278,16 @@ export interface operations {
                      */
                     returnFlightNumber?: string;
                     /**
+                     * @description Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.
+                     * @example DL264
+                     */
+                    operatingFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).
+                     * @example DL265
+                     */
+                    returnOperatingFlightNumber?: string;
+                    /**
                      * @description delay, cancellation, or both (delay_and_cancellation).
                      * @enum {string}
                      */
@@ -1320,7 +1363,7 @@ export interface operations {
                         breakdown: {
                             departureAirport: string;
                             arrivalAirport: string;
-                            /** @description The flight the leg was priced for, when the request named one. */
+                            /** @description The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber). */
                             flightNumber: string | null;
                             /** @description How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls. */
                             credibility: number;
@@ -1653,6 +1696,11 @@ export interface operations {
                          * @example AF006
                          */
                         flightNumber: string;
+                        /**
+                         * @description Codeshare: the flight that flies when flightNumber is a marketing number (AF3612 operated as DL264), any active airline's designator; the quoted one when the quote named one. Monitoring watches it and its events open the claims; the claims, the SMS and the customer's page show flightNumber, the flight the customer booked.
+                         * @example DL264
+                         */
+                        operatingFlightNumber?: string;
                         /**
                          * @description Departure airport: IATA airport code.
                          * @example CDG
@@ -2171,7 +2219,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description The flight designator as on your contracts, e.g. AF006.
+                     * @description The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.
                      * @example AF006
                      */
                     flightNumber: string;
@@ -2225,7 +2273,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -2515,6 +2566,8 @@ export interface operations {
                             /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                             leg: number;
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             departureAirport: string;
                             arrivalAirport: string;
                             airline: string;
@@ -2584,7 +2637,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -3133,7 +3189,10 @@ export interface operations {
                             flights: {
                                 /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                                 leg: number;
+                                /** @description The flight the customer booked (a codeshare: its marketing flight). */
                                 flightNumber: string;
+                                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                                operatingFlightNumber: string | null;
                                 departureAirport: string;
                                 arrivalAirport: string;
                                 airline: string;
@@ -3538,7 +3597,10 @@ export interface operations {
                          * @enum {string}
                          */
                         event: "delayed" | "cancelled" | "diverted";
+                        /** @description The flight the customer booked (a codeshare: its marketing flight). */
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                        operatingFlightNumber: string | null;
                         /** Format: date */
                         departureDate: string;
                         /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -3801,7 +3863,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -4105,7 +4170,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -6193,6 +6261,8 @@ export interface operations {
                         };
                         flights: {
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                            operatingFlightNumber?: string;
                             departureAirport: string;
                             arrivalAirport: string;
                             airline: string;
@@ -6260,6 +6330,75 @@ export interface operations {
             };
         };
     };
+    on_contract_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "contract.changed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        contractNumber: string;
+                        /** @constant */
+                        status: "active";
+                        /** Format: int32 */
+                        version: number;
+                        change: "flight_changed" | "passenger_cancelled" | "leg_cancelled";
+                        /** Format: int32 */
+                        passengers: number;
+                        flights: {
+                            /** Format: int32 */
+                            leg: number;
+                            flightNumber: string;
+                            /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                            operatingFlightNumber?: string;
+                            departureAirport: string;
+                            arrivalAirport: string;
+                            airline: string;
+                            /** @description Local wall-clock time, 'YYYY-MM-DDTHH:mm'. */
+                            departureDateTime: string;
+                            /** Format: date-time */
+                            departureAt: string;
+                        }[];
+                        premium: {
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        difference: {
+                            /**
+                             * Format: int64
+                             * @description Integer minor units: > 0 the customer was charged, < 0 refunded.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        /** Format: date-time */
+                        changedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     on_claim_opened: {
         parameters: {
             query?: never;
@@ -6278,6 +6417,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -6326,6 +6467,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -6377,6 +6520,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -6427,6 +6572,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -6477,6 +6624,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
