@@ -227,6 +227,7 @@ export const en = {
   booking: 'Booking',
   legs: 'Flights',
   flight: 'Flight',
+  operatedAs: 'operated as',
   departure: 'Departure',
   premium: 'Premium',
   refund: 'Refund',

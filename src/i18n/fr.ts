@@ -234,6 +234,7 @@ export const fr = {
   booking: 'Réservation',
   legs: 'Vols',
   flight: 'Vol',
+  operatedAs: 'opéré sous',
   departure: 'Départ',
   premium: 'Prime',
   refund: 'Remboursement',

@@ -235,6 +235,8 @@ export interface Words {
   booking: string;
   legs: string;
   flight: string;
+  /** A codeshare leg: 'AF3612 operated as DL264'. */
+  operatedAs: string;
   departure: string;
   premium: string;
   refund: string;
