@@ -279,7 +279,9 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       insurer: documents.insurer,
     };
     // the limits count on the airline that flies (a codeshare's operating carrier: docs/limits.md)
-    const flown = legs.map((l) => (l.operatingFlightNumber ? { ...l, airline: carrierOf(l.operatingFlightNumber) } : l));
+    const flown = legs.map((l) =>
+      l.operatingFlightNumber ? { ...l, airline: carrierOf(l.operatingFlightNumber) } : l,
+    );
     return { legs: flown, prepared, view };
   });
   const now = deps.now();

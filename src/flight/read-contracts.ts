@@ -53,7 +53,9 @@ export async function readContract(
   if (!row) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const legs = await contracts.findLegs(deps.db, row.id);
   const [watches, claims] = await Promise.all([
-    Promise.all(legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.monitored_flight_number, l.departure_date))),
+    Promise.all(
+      legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.monitored_flight_number, l.departure_date)),
+    ),
     listClaims(deps.db, { ...caller, contractId: row.id, limit: 100 }),
   ]);
   const key = deps.keys.encryption;

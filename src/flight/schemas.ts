@@ -734,7 +734,7 @@ export const FlightEventRequest = Type.Object(
     flightNumber: Type.String({
       pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$',
       description:
-        "The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.",
+        'The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.',
       examples: ['AF006'],
     }),
     departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),

@@ -271,7 +271,12 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
       ['/operatingFlightNumber'],
     );
 
-    const withoutMarketing = await post(t.app, `${FLIGHT}/getPrice`, { ...body, operatingFlightNumber: 'DL264' }, a.auth);
+    const withoutMarketing = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...body, operatingFlightNumber: 'DL264' },
+      a.auth,
+    );
     assert.equal(withoutMarketing.status, 422, JSON.stringify(withoutMarketing.body));
     assert.deepEqual(
       withoutMarketing.body.errors.map((e: { field: string }) => e.field),
