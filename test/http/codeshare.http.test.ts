@@ -106,6 +106,58 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
     );
   });
 
+  it('quotes and subscribes a codeshare return', async () => {
+    const body = trip(17, { returnTrip: true });
+    const quote = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...body, flightNumber: 'AF006', returnFlightNumber: 'AF3613', returnOperatingFlightNumber: 'DL265' },
+      a.auth,
+    );
+    assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    assert.deepEqual(
+      quote.body.breakdown.map((b: { flightNumber: string }) => b.flightNumber),
+      ['AF006', 'DL265'],
+    );
+    const res = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      {
+        quoteReference: quote.body.quoteReference,
+        customer: CUSTOMER,
+        booking: { reference: 'CODE04' },
+        consent: consent(quote.body.documents.version),
+        flights: [
+          {
+            flightNumber: 'AF006',
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: body.departureDateTime,
+          },
+          {
+            flightNumber: 'AF3613',
+            operatingFlightNumber: 'DL265',
+            departureAirport: 'JFK',
+            arrivalAirport: 'CDG',
+            departureDateTime: body.returnDepartureDateTime,
+          },
+        ],
+      },
+      a.auth,
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.flights.map((f: { flightNumber: string; operatingFlightNumber: string | null }) => [
+        f.flightNumber,
+        f.operatingFlightNumber,
+      ]),
+      [
+        ['AF006', null],
+        ['AF3613', 'DL265'],
+      ],
+    );
+  });
+
   it('a leg flying under its own number has no operating flight', async () => {
     const body = trip(13);
     const quote = await post(t.app, `${FLIGHT}/getPrice`, { ...body, flightNumber: 'AF006' }, a.auth);
