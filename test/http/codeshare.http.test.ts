@@ -13,6 +13,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { Receiver } from '../webhooks/receiver.ts';
 
 /**
  * Codeshares (docs/monitoring.md#codeshares): a leg sold as AF3612 and operated as DL264 is priced,
@@ -21,11 +22,31 @@ import {
 describe('codeshares: the marketing flight shown, the operating flight monitored', () => {
   let t: TestApp;
   let a: TestPartner;
+  let receiver: Receiver;
+  const hookPath = `/codeshare/${process.pid}`;
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1' } });
+    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
     a = await createTestPartner(t.db);
+    receiver = await Receiver.start();
+    const endpoint = await post(
+      t.app,
+      `${FLIGHT}/webhooks/endpoints`,
+      { url: receiver.url(hookPath), eventTypes: ['contract.created', 'claim.opened'] },
+      a.auth,
+    );
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    receiver.secret(hookPath, endpoint.body.secret);
   });
-  after(() => t.close());
+  after(async () => {
+    await receiver.close();
+    await t.close();
+  });
+  /** The data of the webhook event of this type whose data matches, once delivered. */
+  const webhook = (type: string, match: (data: Record<string, unknown>) => boolean) =>
+    eventually(async () => {
+      const found = receiver.received(hookPath).find((r) => r.payload?.type === type && match(r.payload.data));
+      return found?.payload?.data as Record<string, unknown> | undefined;
+    });
 
   let seq = 100;
   /** A fresh codeshare pair: marketed by AF, operated by DL. */
@@ -256,6 +277,15 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
     });
     assert.ok(message!.body.includes(flights.marketing), message!.body);
     assert.ok(!message!.body.includes(flights.operating), 'the SMS names the booked flight only');
+
+    const opened = await webhook('claim.opened', (d) => d.claimNumber === claim.claimNumber);
+    assert.equal(opened.flightNumber, flights.marketing);
+    assert.equal(opened.operatingFlightNumber, flights.operating);
+    const created = await webhook('contract.created', (d) => d.contractNumber === contractNumber);
+    const [flight] = created.flights as { flightNumber: string; operatingFlightNumber?: string; airline: string }[];
+    assert.equal(flight!.flightNumber, flights.marketing);
+    assert.equal(flight!.operatingFlightNumber, flights.operating);
+    assert.equal(flight!.airline, 'AF');
   });
 
   it('subscribes an operating flight the quote did not name; a quoted one must be repeated', async () => {
