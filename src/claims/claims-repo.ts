@@ -46,8 +46,9 @@ export function payoutLaterals(event: FlightEventType, delayMinutes: number) {
 }
 
 /**
- * Inserts one claim per affected active contract leg of the flight, computing the compensation from
- * each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
+ * Inserts one claim per affected active contract leg of the flight — the flight that flies: the legs'
+ * `monitored_flight_number`, a codeshare's operating flight (migration 0026) — computing the
+ * compensation from each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
  * have a claim (unique leg_id): duplicate events, reordered events and concurrent workers open
  * nothing twice. Legs whose coverage pays nothing for this event get no claim.
  */
@@ -78,7 +79,7 @@ export async function insertClaimsForFlight(
       -- the active contracts on the flight, share-locked: a cancellation committing meanwhile is
       -- waited for and its contract dropped (re-checked), so a contract is never both refunded and paid
       SELECT c.id FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
-      WHERE l.flight_number = ${e.flightNumber}
+      WHERE l.monitored_flight_number = ${e.flightNumber}
         AND l.departure_date = ${e.departureDate}::date
         AND l.environment = ${e.environment}
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
@@ -91,7 +92,7 @@ export async function insertClaimsForFlight(
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
     ${payoutLaterals(e.event, delay)}
-    WHERE l.flight_number = ${e.flightNumber}
+    WHERE l.monitored_flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
       AND c.id IN (SELECT id FROM insured)
@@ -118,7 +119,10 @@ export interface ClaimListRow {
   status: ClaimStatus;
   reason: ClaimReason;
   event: FlightEventType;
+  /** The marketing flight the customer booked (what claims show). */
   flight_number: string;
+  /** The flight that flew when it is another one (a codeshare); null otherwise. */
+  operating_flight_number: string | null;
   departure_date: string;
   delay_minutes: number | null;
   compensation_amount: number;
@@ -303,6 +307,7 @@ function claimRows(db: Executor, scope: { partnerId: string; environment: Enviro
     'cl.reason',
     'cl.event',
     'l.flight_number',
+    'l.operating_flight_number',
     'l.departure_date',
     'cl.delay_minutes',
     'cl.compensation_amount',
@@ -492,9 +497,9 @@ const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
 /** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
 const legFlown = sql`EXISTS (
   SELECT 1 FROM flight_watches w
-  WHERE w.environment = l.environment AND w.flight_number = l.flight_number AND w.departure_date = l.departure_date AND w.state = 'decided')`;
+  WHERE w.environment = l.environment AND w.flight_number = l.monitored_flight_number AND w.departure_date = l.departure_date AND w.state = 'decided')`;
 
-/** The active contracts with a leg on the flight. */
+/** The active contracts with a leg on the flight (the flight that flies: `monitored_flight_number`). */
 export async function activeContractIdsOnFlight(
   db: Executor,
   flight: { environment: Environment; flightNumber: string; departureDate: string },
@@ -505,7 +510,7 @@ export async function activeContractIdsOnFlight(
     .select('c.id')
     .distinct()
     .where('l.environment', '=', flight.environment)
-    .where('l.flight_number', '=', flight.flightNumber)
+    .where('l.monitored_flight_number', '=', flight.flightNumber)
     .where('l.departure_date', '=', flight.departureDate)
     .where('c.status', '=', 'active')
     .execute();

@@ -7,6 +7,7 @@ import type { Coverage } from '../partners/index.ts';
 import type { CancelReason } from './cancel-contract.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
+import { flyingAirline } from './flight-numbers.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { premiumView, type PremiumView } from './price-quote.ts';
 import { contractView, type ContractView } from './subscribe.ts';
@@ -156,7 +157,8 @@ export async function cancelPart(
     coverage: before.coverage as Coverage,
     passengers: leaving.exposurePassengers,
     legs: leaving.exposureLegs.map((l) => ({
-      airline: l.airline,
+      // a codeshare leg's exposure is the operating carrier's flight (docs/limits.md)
+      airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
       departureAirport: l.departure_airport,
       arrivalAirport: l.arrival_airport,
       departureLocal: l.departure_local,

@@ -25,7 +25,7 @@ import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { normaliseFlightNumber } from './flight-numbers.ts';
+import { flyingAirline, normaliseFlightNumber } from './flight-numbers.ts';
 import { parseDeparture, TIME_RULES } from './legs.ts';
 import { pricedLeg, termsKey } from './leg-pricing.ts';
 import { configuredTerms, premiumView, type PremiumView } from './price-quote.ts';
@@ -254,7 +254,8 @@ export async function confirmFlightChange(
   const coverage = contract.coverage as Coverage;
   const exposureLegs = (legs: contracts.LegRow[]) =>
     legs.map((l) => ({
-      airline: l.airline,
+      // a codeshare leg's exposure is the operating carrier's flight (docs/limits.md)
+      airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
       departureAirport: l.departure_airport,
       arrivalAirport: l.arrival_airport,
       departureLocal: l.departure_local,

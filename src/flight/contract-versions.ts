@@ -186,6 +186,7 @@ export async function emitContractChanged(
         return {
           leg: l.leg_index,
           flightNumber: l.flight_number,
+          ...(l.operating_flight_number ? { operatingFlightNumber: l.operating_flight_number } : {}),
           departureAirport: view.departureAirport,
           arrivalAirport: view.arrivalAirport,
           airline: view.airline,

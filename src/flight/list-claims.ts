@@ -31,7 +31,10 @@ export interface ClaimView {
   status: ClaimStatus;
   reason: 'delay' | 'cancellation';
   event: FlightEventType;
+  /** The flight the customer booked (a codeshare: its marketing flight). */
   flightNumber: string;
+  /** A codeshare's operating flight, whose event opened the claim; null otherwise. */
+  operatingFlightNumber: string | null;
   departureDate: string;
   delayMinutes: number | null;
   compensation: Money;
@@ -122,6 +125,7 @@ export function claimView(r: ClaimListRow): ClaimView {
     reason: r.reason,
     event: r.event,
     flightNumber: r.flight_number,
+    operatingFlightNumber: r.operating_flight_number,
     departureDate: r.departure_date,
     delayMinutes: r.delay_minutes,
     compensation: money(Number(r.compensation_amount), r.currency),

@@ -15,7 +15,7 @@ import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, type TripInput } from './legs.ts';
 import { Memo } from '../platform/memo.ts';
 import { quotesTotal } from '../platform/metrics.ts';
-import { quotedFlightNumbers } from './flight-numbers.ts';
+import { carrierOf, quotedFlightNumbers } from './flight-numbers.ts';
 import { pricedLeg, termsKey, type LegBreakdownView, type PricingLeg } from './leg-pricing.ts';
 import { policyPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms, type QuotedLeg } from './quote-token.ts';
@@ -27,6 +27,9 @@ export interface QuoteRequest extends TripInput {
   /** Outbound flight designator, when known: the model may price it more sharply; /subscribe must then name it. */
   flightNumber?: string | undefined;
   returnFlightNumber?: string | undefined;
+  /** Codeshares: the flights operating flightNumber / returnFlightNumber; priced instead of them. */
+  operatingFlightNumber?: string | undefined;
+  returnOperatingFlightNumber?: string | undefined;
 }
 
 export interface PremiumView {
@@ -120,8 +123,19 @@ export function legWeights(
   }
 }
 
-/** A leg of the trip and the flight number the request named for it, if any. */
-type QuotedTripLeg = Leg & { flightNumber?: string };
+/** A leg of the trip and the flight number the request named for it, if any (and its operating flight). */
+type QuotedTripLeg = Leg & { flightNumber?: string; operatingFlightNumber?: string };
+
+/**
+ * The leg as the risk model prices it: the flight that flies. A codeshare is priced as its operating
+ * flight (the operating carrier's factors, its flight's history), a leg flying under its own number
+ * as that number (docs/pricing.md).
+ */
+export function pricingLeg(leg: Leg, flightNumber?: string, operatingFlightNumber?: string): PricingLeg {
+  if (operatingFlightNumber !== undefined)
+    return { ...leg, airline: carrierOf(operatingFlightNumber), flightNumber: operatingFlightNumber };
+  return flightNumber === undefined ? leg : { ...leg, flightNumber };
+}
 
 /**
  * Per-passenger leg premiums and their explanations are a pure function of the risk model version,
@@ -140,7 +154,9 @@ function price(
 ): { premium: PremiumBreakdown; breakdown: LegBreakdownView[] } {
   const terms = { coverage, commissionRate, taxRate };
   const key = termsKey(model, terms, currency);
-  const perLeg = legs.map((leg) => pricedLeg(model, key, leg, terms, currency));
+  const perLeg = legs.map((leg) =>
+    pricedLeg(model, key, pricingLeg(leg, leg.flightNumber, leg.operatingFlightNumber), terms, currency),
+  );
   return {
     premium: policyPremium(
       perLeg.map((l) => l.premium),
@@ -154,8 +170,11 @@ function price(
 function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
   const numbers = quotedFlightNumbers(input, legs[0]!.airline);
   return legs.map((leg, i) => {
-    const flightNumber = numbers[i];
-    return flightNumber === undefined ? leg : { ...leg, flightNumber };
+    const flight = numbers[i];
+    if (flight === undefined) return leg;
+    return flight.operatingFlightNumber === undefined
+      ? { ...leg, flightNumber: flight.flightNumber }
+      : { ...leg, flightNumber: flight.flightNumber, operatingFlightNumber: flight.operatingFlightNumber };
   });
 }
 
@@ -189,6 +208,7 @@ export function configuredTerms(terms: PartnerTerms): {
 }
 
 interface QuoteTemplate {
+  /** The trip's legs, each with the airline that flies it (limits and stop-sales check those). */
   legs: Leg[];
   /** The signed part shared by every quote of this trip and terms (see prepareQuote). */
   prepared: string;
@@ -217,7 +237,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
   const { agreement, configuration, documents } = configuredTerms(terms);
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const model = deps.riskModels.active(caller.environment);
-  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${documents.version}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}`;
+  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${documents.version}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}|${input.operatingFlightNumber ?? ''}|${input.returnOperatingFlightNumber ?? ''}`;
   const template = quoteTemplates.get(key, () => {
     const legs = withFlightNumbers(resolveLegs(input), input);
     const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
@@ -238,11 +258,11 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       passengers,
       currency: agreement.currency,
       premium,
-      legs: legs.map((l): QuotedLeg =>
-        l.flightNumber === undefined
-          ? [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal]
-          : [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber],
-      ),
+      legs: legs.map((l): QuotedLeg => {
+        if (l.flightNumber === undefined) return [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal];
+        const quoted: QuotedLeg = [l.departureAirport, l.arrivalAirport, l.airline, l.departureLocal, l.flightNumber];
+        return l.operatingFlightNumber === undefined ? quoted : [...quoted, l.operatingFlightNumber];
+      }),
       modelVersion: model.version,
       documentsVersion: documents.version,
     });
@@ -258,7 +278,11 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       documents: documentsView(documents),
       insurer: documents.insurer,
     };
-    return { legs, prepared, view };
+    // the limits count on the airline that flies (a codeshare's operating carrier: docs/limits.md)
+    const flown = legs.map((l) =>
+      l.operatingFlightNumber ? { ...l, airline: carrierOf(l.operatingFlightNumber) } : l,
+    );
+    return { legs: flown, prepared, view };
   });
   const now = deps.now();
   checkDepartureWindows(template.legs, now);

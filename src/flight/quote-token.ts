@@ -31,7 +31,10 @@ export interface QuoteTerms {
   passengers: number;
   currency: string;
   premium: PremiumBreakdown;
-  /** Per leg: [departureAirport, arrivalAirport, airline, departureLocal, flightNumber when quoted for one]. */
+  /**
+   * Per leg: [departureAirport, arrivalAirport, airline, departureLocal, flightNumber when quoted for
+   * one, its operating flight when a codeshare was quoted].
+   */
   legs: QuotedLeg[];
   /** Version of the risk model the premium was priced with. */
   modelVersion: string;
@@ -41,7 +44,10 @@ export interface QuoteTerms {
   expiresAt: Date;
 }
 
-export type QuotedLeg = [string, string, string, string] | [string, string, string, string, string];
+export type QuotedLeg =
+  | [string, string, string, string]
+  | [string, string, string, string, string]
+  | [string, string, string, string, string, string];
 
 const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,

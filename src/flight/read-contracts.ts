@@ -56,7 +56,9 @@ export async function readContract(
   if (!row) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const legs = await contracts.findLegs(deps.db, row.id);
   const [watches, claims, versions] = await Promise.all([
-    Promise.all(legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.flight_number, l.departure_date))),
+    Promise.all(
+      legs.map((l) => findWatchesOfFlight(deps.db, caller.environment, l.monitored_flight_number, l.departure_date)),
+    ),
     listClaims(deps.db, { ...caller, contractId: row.id, limit: 100 }),
     contracts.findVersions(deps.db, row.id),
   ]);

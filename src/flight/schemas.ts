@@ -74,6 +74,21 @@ const TripFields = {
       examples: ['AF007'],
     }),
   ),
+  operatingFlightNumber: Type.Optional(
+    Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description:
+        "Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.",
+      examples: ['DL264'],
+    }),
+  ),
+  returnOperatingFlightNumber: Type.Optional(
+    Type.String({
+      pattern: FLIGHT_NUMBER_PATTERN,
+      description: 'Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).',
+      examples: ['DL265'],
+    }),
+  ),
 };
 
 const exampleTrip = {
@@ -230,7 +245,8 @@ const LegBreakdown = Type.Object({
   departureAirport: Type.String(),
   arrivalAirport: Type.String(),
   flightNumber: Type.Union([Type.String(), Type.Null()], {
-    description: 'The flight the leg was priced for, when the request named one.',
+    description:
+      'The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber).',
   }),
   credibility: Type.Number({
     minimum: 0,
@@ -360,12 +376,25 @@ const FlightIn = Type.Object(
         'Full flight designator, starting with the quoted airline (the quoted flight when the quote named one).',
       examples: ['AF006'],
     }),
+    operatingFlightNumber: Type.Optional(
+      Type.String({
+        pattern: FLIGHT_NUMBER_PATTERN,
+        description:
+          "Codeshare: the flight that flies when flightNumber is a marketing number (AF3612 operated as DL264), any active airline's designator; the quoted one when the quote named one. Monitoring watches it and its events open the claims; the claims, the SMS and the customer's page show flightNumber, the flight the customer booked.",
+        examples: ['DL264'],
+      }),
+    ),
     departureAirport: Airport('Departure airport'),
     arrivalAirport: Airport('Arrival airport'),
     departureDateTime: LocalDateTime('Departure'),
   },
   { additionalProperties: false },
 );
+
+const OperatingFlightOut = Type.Union([Type.String(), Type.Null()], {
+  description:
+    'A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber.',
+});
 
 export const SubscribeRequest = Type.Object(
   {
@@ -454,7 +483,14 @@ export const ContractResponse = Type.Object({
   configurationVersion: Type.Integer(),
   modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String() }),
-  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties })),
+  flights: Type.Array(
+    Type.Object({
+      leg: LegIndex,
+      flightNumber: Type.String({ description: 'The flight the customer booked (a codeshare: its marketing flight).' }),
+      operatingFlightNumber: OperatingFlightOut,
+      ...LegOut.properties,
+    }),
+  ),
   version: Type.Integer({
     minimum: 1,
     description:
@@ -628,7 +664,8 @@ const ClaimOut = Type.Object({
   status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
   reason: StringEnum(['delay', 'cancellation']),
   event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
-  flightNumber: Type.String(),
+  flightNumber: Type.String({ description: 'The flight the customer booked (a codeshare: its marketing flight).' }),
+  operatingFlightNumber: OperatingFlightOut,
   departureDate: Type.String({ format: 'date' }),
   delayMinutes: Type.Union([Type.Integer(), Type.Null()], {
     description: 'Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted).',
@@ -705,7 +742,13 @@ export const ContractDetailResponse = Type.Object({
     language: Type.String(),
   }),
   flights: Type.Array(
-    Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties, flightStatus: FlightStatusOut }),
+    Type.Object({
+      leg: LegIndex,
+      flightNumber: Type.String(),
+      operatingFlightNumber: OperatingFlightOut,
+      ...LegOut.properties,
+      flightStatus: FlightStatusOut,
+    }),
   ),
   cancellation: Type.Union([
     Type.Object({ cancelledAt: Type.String({ format: 'date-time' }), reason: Type.String(), refund: Money }),
@@ -784,7 +827,8 @@ export const FlightEventRequest = Type.Object(
   {
     flightNumber: Type.String({
       pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$',
-      description: 'The flight designator as on your contracts, e.g. AF006.',
+      description:
+        'The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.',
       examples: ['AF006'],
     }),
     departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),

@@ -13,13 +13,14 @@ import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
-import { normaliseFlightNumber } from './flight-numbers.ts';
+import { flyingAirline, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { parseDeparture } from './legs.ts';
 import {
   compensationView,
   legView,
   legWeights,
   premiumView,
+  pricingLeg,
   type CompensationView,
   type LegView,
   type PremiumView,
@@ -31,7 +32,14 @@ export interface SubscribeRequest {
   quoteReference: string;
   customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
   booking: { reference: string };
-  flights: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureDateTime: string }[];
+  flights: {
+    flightNumber: string;
+    /** Codeshares: the flight that flies (monitored), when flightNumber is a marketing number. */
+    operatingFlightNumber?: string | undefined;
+    departureAirport: string;
+    arrivalAirport: string;
+    departureDateTime: string;
+  }[];
   consent: Consent;
 }
 
@@ -58,7 +66,8 @@ export interface ContractView {
   /** Version of the risk model the quote was priced with. */
   modelVersion: string;
   booking: { reference: string };
-  flights: (LegView & { leg: number; flightNumber: string })[];
+  /** flightNumber: the flight the customer booked; operatingFlightNumber: a codeshare's flight that flies, else null. */
+  flights: (LegView & { leg: number; flightNumber: string; operatingFlightNumber: string | null })[];
   /** 1 as sold, one more at each change (migration 0024). */
   version: number;
   /** null on contracts sold before consent was recorded (migration 0022). */
@@ -154,7 +163,7 @@ export async function subscribe(
   // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
   const weights = legWeights(
     deps.riskModels.get(quote.modelVersion),
-    legs.map((leg, i) => ({ ...leg, flightNumber: quote.legs[i]![4] })),
+    legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
     {
       coverage,
       commissionRate: configuration.commissionRate,
@@ -171,6 +180,7 @@ export async function subscribe(
       partner_id: caller.partnerId,
       environment: caller.environment,
       flight_number: leg.flightNumber,
+      operating_flight_number: leg.operatingFlightNumber ?? null,
       airline: leg.airline,
       departure_airport: leg.departureAirport,
       arrival_airport: leg.arrivalAirport,
@@ -230,6 +240,7 @@ export async function subscribe(
       flights: contract.flights.map((f) => ({
         leg: f.leg,
         flightNumber: f.flightNumber,
+        ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
         departureAirport: f.departureAirport,
         arrivalAirport: f.arrivalAirport,
         airline: f.airline,
@@ -247,7 +258,8 @@ export async function subscribe(
     currency: quote.currency,
     coverage,
     passengers: quote.passengers,
-    legs,
+    // a codeshare's exposure counts on its operating carrier: one aircraft, one risk (docs/limits.md)
+    legs: legs.map((leg) => ({ ...leg, airline: flyingAirline(leg) })),
     now,
     defaultCapMajor: deps.limits?.defaultCapMajor,
   });
@@ -272,6 +284,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     flights: legs.map((l) => ({
       leg: l.leg_index,
       flightNumber: l.flight_number,
+      operatingFlightNumber: l.operating_flight_number,
       ...legView({
         departureAirport: l.departure_airport,
         arrivalAirport: l.arrival_airport,
@@ -352,6 +365,7 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
 
 interface MatchedLeg {
   flightNumber: string;
+  operatingFlightNumber: string | undefined;
   airline: string;
   departureAirport: string;
   arrivalAirport: string;
@@ -360,7 +374,12 @@ interface MatchedLeg {
   departureAt: Date;
 }
 
-/** The flights must be the quoted legs, in order, each flown by the quoted airline (the quoted flight when the quote names one). */
+/**
+ * The flights must be the quoted legs, in order, each flown by the quoted airline (the quoted flight
+ * when the quote names one). A codeshare's operating flight must be the quoted one when the quote
+ * names one; a quote naming none lets /subscribe name one (the premium stays the quoted one, the
+ * monitoring and the exposure follow the operating flight: docs/monitoring.md#codeshares).
+ */
 function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): MatchedLeg[] {
   const errors: FieldError[] = [];
   if (flights.length !== quote.legs.length) {
@@ -369,11 +388,32 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
       errors: [{ field: '/flights', message }],
     });
   }
+  // an operating flight of an unknown airline is refused as such before any comparison with the quote
+  const airlineErrors: FieldError[] = [];
+  flights.forEach((f, i) => {
+    if (f.operatingFlightNumber !== undefined)
+      operatingFlight(
+        f.operatingFlightNumber,
+        normaliseFlightNumber(f.flightNumber),
+        `/flights/${i}/operatingFlightNumber`,
+        airlineErrors,
+      );
+  });
+  throwFlightErrors([], airlineErrors, 'The operating flights are not valid.');
   const matched: MatchedLeg[] = [];
   flights.forEach((flight, i) => {
-    const [from, to, airline, departureLocal, quotedFlight] = quote.legs[i]!;
+    const [from, to, airline, departureLocal, quotedFlight, quotedOperating] = quote.legs[i]!;
     const at = `/flights/${i}`;
     const flightNumber = normaliseFlightNumber(flight.flightNumber);
+    const operatingFlightNumber =
+      flight.operatingFlightNumber === undefined
+        ? undefined
+        : operatingFlight(flight.operatingFlightNumber, flightNumber, `${at}/operatingFlightNumber`, errors);
+    if (quotedOperating !== undefined && operatingFlightNumber !== quotedOperating)
+      errors.push({
+        field: `${at}/operatingFlightNumber`,
+        message: `the quote was priced for flight ${quotedFlight ?? flightNumber} operated as ${quotedOperating}`,
+      });
     if (flight.departureAirport.toUpperCase() !== from)
       errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
     if (flight.arrivalAirport.toUpperCase() !== to)
@@ -393,6 +433,7 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
     if (departure) {
       matched.push({
         flightNumber,
+        operatingFlightNumber,
         airline,
         departureAirport: from,
         arrivalAirport: to,

@@ -235,6 +235,7 @@ export const en = {
   },
   difference: 'Difference',
   flight: 'Flight',
+  operatedAs: 'operated as',
   departure: 'Departure',
   premium: 'Premium',
   refund: 'Refund',

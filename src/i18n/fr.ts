@@ -243,6 +243,7 @@ export const fr = {
   },
   difference: 'Écart',
   flight: 'Vol',
+  operatedAs: 'opéré sous',
   departure: 'Départ',
   premium: 'Prime',
   refund: 'Remboursement',

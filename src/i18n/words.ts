@@ -239,6 +239,8 @@ export interface Words {
   contractChanges: Record<'subscribed' | 'flight_changed' | 'passenger_cancelled' | 'leg_cancelled', string>;
   difference: string;
   flight: string;
+  /** A codeshare leg: 'AF3612 operated as DL264'. */
+  operatedAs: string;
   departure: string;
   premium: string;
   refund: string;

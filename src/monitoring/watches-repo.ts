@@ -3,7 +3,11 @@ import type { Environment, FlightWatchesTable, FlightWatchState } from '../platf
 import type { Executor } from '../platform/db.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
 
-/** SQL for flight watches (one per flight: environment + designator as the legs store it + local date). */
+/**
+ * SQL for flight watches (one per flight: environment + designator as the legs store it + local date).
+ * Legs are found by the flight that flies, `monitored_flight_number` (the operating flight of a
+ * codeshare, else the flight number: migration 0026).
+ */
 
 export interface FlightWatch {
   id: string;
@@ -57,7 +61,7 @@ function toWatch(r: Selectable<FlightWatchesTable>): FlightWatch {
 
 /** Active legs of a flight: the `l`/`c` aliases of contract_legs and contracts. */
 const activeLegsOf = (w: { environment: string; flightNumber: string; departureDate: string }) => sql`
-  l.environment = ${w.environment} AND l.flight_number = ${w.flightNumber} AND l.departure_date = ${w.departureDate}::date AND c.status = 'active'`;
+  l.environment = ${w.environment} AND l.monitored_flight_number = ${w.flightNumber} AND l.departure_date = ${w.departureDate}::date AND c.status = 'active'`;
 
 /**
  * Creates the missing watches of the active legs departing in [from, to), one per flight, in one
@@ -70,14 +74,14 @@ export async function insertMissingWatches(
 ): Promise<{ created: number; reopened: number }> {
   const result = await sql<{ inserted: boolean }>`
     INSERT INTO flight_watches (environment, flight_number, departure_date, origin, destination, scheduled_departure, state, next_check_at)
-    SELECT DISTINCT ON (l.environment, l.flight_number, l.departure_date)
-           l.environment, l.flight_number, l.departure_date, l.departure_airport, l.arrival_airport, l.departure_at, 'watching', l.departure_at
+    SELECT DISTINCT ON (l.environment, l.monitored_flight_number, l.departure_date)
+           l.environment, l.monitored_flight_number, l.departure_date, l.departure_airport, l.arrival_airport, l.departure_at, 'watching', l.departure_at
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
     WHERE c.status = 'active'
       AND l.departure_at >= ${window.from}
       AND l.departure_at < ${window.to}
-    ORDER BY l.environment, l.flight_number, l.departure_date, l.departure_at
+    ORDER BY l.environment, l.monitored_flight_number, l.departure_date, l.departure_at
     ON CONFLICT (environment, flight_number, departure_date) DO UPDATE
       SET state = 'watching', next_check_at = EXCLUDED.next_check_at, review_reason = NULL, updated_at = now()
       WHERE flight_watches.state = 'closed'
@@ -94,7 +98,7 @@ export async function closeWatchesWithoutContracts(db: Executor, actor: string):
       WHERE w.state = 'watching'
         AND NOT EXISTS (
           SELECT 1 FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
-          WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')
+          WHERE l.environment = w.environment AND l.monitored_flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')
       RETURNING w.id, w.environment, w.flight_number, w.departure_date
     )
     INSERT INTO audit_log (actor, environment, entity, entity_id, action, data)
@@ -154,7 +158,10 @@ export async function findWatchesOfFlight(
   return rows.filter((r) => sameDesignator(r.flight_number, flightNumber)).map(toWatch);
 }
 
-/** The spellings of a designator on the legs of a date, whatever their contract's status (AF6 → AF006 and AF6 if both exist). */
+/**
+ * The spellings of a designator on the legs of a date, whatever their contract's status (AF6 → AF006
+ * and AF6 if both exist): the flights that fly (operating flights of codeshares, migration 0026).
+ */
 export async function legSpellings(
   db: Executor,
   environment: Environment,
@@ -165,13 +172,13 @@ export async function legSpellings(
   if (!designator) return [];
   const rows = await db
     .selectFrom('contract_legs')
-    .select('flight_number')
+    .select('monitored_flight_number')
     .distinct()
     .where('environment', '=', environment)
     .where('departure_date', '=', departureDate)
-    .where('flight_number', 'like', `${designator.airline}%`)
+    .where('monitored_flight_number', 'like', `${designator.airline}%`)
     .execute();
-  return rows.map((r) => r.flight_number).filter((f) => sameDesignator(f, flightNumber));
+  return rows.map((r) => r.monitored_flight_number).filter((f) => sameDesignator(f, flightNumber));
 }
 
 export interface ActiveRoute {
@@ -295,7 +302,7 @@ export async function listWatches(
     .selectAll('w')
     .select(
       sql<number>`(SELECT count(DISTINCT l.contract_id)::int FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
-                   WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')`.as(
+                   WHERE l.environment = w.environment AND l.monitored_flight_number = w.flight_number AND l.departure_date = w.departure_date AND c.status = 'active')`.as(
         'contracts',
       ),
     );

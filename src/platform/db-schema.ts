@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, GeneratedAlways } from 'kysely';
 
 /** Row types of the tables in migrations/, as the drivers return them (see db.ts for parsers). */
 
@@ -164,7 +164,12 @@ export interface ContractLegsTable {
   leg_index: number;
   partner_id: string;
   environment: Environment;
+  /** The marketing flight the customer booked: what the partner and the customer are shown. */
   flight_number: string;
+  /** The flight that flies when it is another one (a codeshare, migration 0026); null otherwise. */
+  operating_flight_number: string | null;
+  /** coalesce(operating_flight_number, flight_number): what monitoring, flight events and claims key on. */
+  monitored_flight_number: GeneratedAlways<string>;
   airline: string;
   departure_airport: string;
   arrival_airport: string;

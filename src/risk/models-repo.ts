@@ -191,7 +191,7 @@ export async function decidedFlights(
       'w.decided_at',
       sql<
         string | null
-      >`(SELECT min(l.departure_local) FROM contract_legs l WHERE l.environment = w.environment AND l.flight_number = w.flight_number AND l.departure_date = w.departure_date)`.as(
+      >`(SELECT min(l.departure_local) FROM contract_legs l WHERE l.environment = w.environment AND l.monitored_flight_number = w.flight_number AND l.departure_date = w.departure_date)`.as(
         'departure_local',
       ),
     ])

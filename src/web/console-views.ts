@@ -135,7 +135,7 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.coverage}</h2>
 <p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${w.formulas.cancellation}: ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
-<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
+<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>

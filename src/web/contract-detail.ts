@@ -23,7 +23,14 @@ export interface ContractDetail {
   cancelledAt: Date | null;
   cancelReason: string | null;
   refundAmount: number | null;
-  legs: { flightNumber: string; departureAirport: string; arrivalAirport: string; departureLocal: string }[];
+  legs: {
+    flightNumber: string;
+    /** A codeshare's operating flight (monitored), else null. */
+    operatingFlightNumber: string | null;
+    departureAirport: string;
+    arrivalAirport: string;
+    departureLocal: string;
+  }[];
   claims: ClaimView[];
   /** Oldest first; empty while the contract was never changed. */
   versions: ContractVersionView[];
@@ -70,6 +77,7 @@ export async function contractDetail(
     refundAmount: contract.refund_amount === null ? null : Number(contract.refund_amount),
     legs: legs.map((l) => ({
       flightNumber: l.flight_number,
+      operatingFlightNumber: l.operating_flight_number,
       departureAirport: l.departure_airport,
       arrivalAirport: l.arrival_airport,
       departureLocal: l.departure_local,

@@ -15,8 +15,16 @@ const Money = Type.Object(
   },
   { additionalProperties: false },
 );
+const OperatingFlightNumber = Type.Optional(
+  Type.String({
+    maxLength: 10,
+    description:
+      'A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked.',
+  }),
+);
 const Flight = Type.Object({
   flightNumber: Type.String({ maxLength: 10 }),
+  operatingFlightNumber: OperatingFlightNumber,
   departureAirport: Type.String({ maxLength: 3 }),
   arrivalAirport: Type.String({ maxLength: 3 }),
   airline: Type.String({ maxLength: 3 }),
@@ -31,6 +39,7 @@ const Claim = {
   claimNumber: Type.String({ maxLength: 40 }),
   contractNumber: Type.String({ maxLength: 40 }),
   flightNumber: Type.String({ maxLength: 10 }),
+  operatingFlightNumber: OperatingFlightNumber,
   departureDate: Type.String({ format: 'date', maxLength: 10 }),
   reason: Type.Union([Type.Literal('delay'), Type.Literal('cancellation')]),
   event: Type.Union([Type.Literal('delayed'), Type.Literal('cancelled'), Type.Literal('diverted')]),

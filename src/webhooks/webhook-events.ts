@@ -35,7 +35,10 @@ export interface WebhookMoney {
 }
 
 export interface WebhookFlight {
+  /** The flight the customer booked (the marketing flight of a codeshare). */
   flightNumber: string;
+  /** A codeshare's operating flight, the one monitored; absent when the leg flies under its own number. */
+  operatingFlightNumber?: string;
   departureAirport: string;
   arrivalAirport: string;
   airline: string;
@@ -86,8 +89,10 @@ export interface ContractChangedData {
 export interface ClaimWebhookData {
   claimNumber: string;
   contractNumber: string;
-  /** The insured leg's flight and local departure date ('YYYY-MM-DD'). */
+  /** The insured leg's flight as the customer booked it and local departure date ('YYYY-MM-DD'). */
   flightNumber: string;
+  /** A codeshare's operating flight (whose event opened the claim); absent when the leg flies under its own number. */
+  operatingFlightNumber?: string;
   departureDate: string;
   /** What is paid: the delay tier reached, or the cancellation amount. */
   reason: 'delay' | 'cancellation';
@@ -272,6 +277,7 @@ export async function emitClaimWebhookEvents(
       claimNumber: r.claim_number,
       contractNumber: r.contract_number,
       flightNumber: r.flight_number,
+      ...(r.operating_flight_number ? { operatingFlightNumber: r.operating_flight_number } : {}),
       departureDate: r.departure_date,
       reason: r.reason,
       event: r.event,

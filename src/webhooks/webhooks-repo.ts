@@ -467,6 +467,7 @@ export interface ClaimEventRow {
   claim_number: string;
   contract_number: string;
   flight_number: string;
+  operating_flight_number: string | null;
   departure_date: string;
   reason: ClaimReason;
   event: ClaimEventKind;
@@ -488,7 +489,7 @@ export interface ClaimEventRow {
  */
 export async function findClaimsForEvents(trx: Executor, claimIds: readonly string[]): Promise<ClaimEventRow[]> {
   const rows = await sql<ClaimEventRow>`
-    SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.departure_date,
+    SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.operating_flight_number, l.departure_date,
            cl.reason, cl.event, cl.delay_minutes, cl.compensation_amount, cl.currency, cl.status, cl.opened_at,
            cl.paid_at, cl.updated_at, cl.failure_reason, b.iban_last4, b.received_at
     FROM claims cl

@@ -187,6 +187,42 @@ describe('parasol flights', () => {
     assert.equal(again.watchesDecided, 0);
   });
 
+  it('codeshares: the operating flight is watched and simulated; its event opens the claims of the legs sold under another number', async () => {
+    const marketing = flightNumber(); // AF1234, booked by the customer
+    const operating = `DL${marketing.slice(2)}`; // the Delta flight that operates it
+    const d = day();
+    const codeshare = await subscribe(t, c, sandbox, marketing, d, { operatingFlightNumber: operating });
+    const own = await subscribe(t, c, sandbox, operating, d, { airline: 'DL' }); // DL's own passenger
+    c.set(plus(codeshare.departureAt, -DAY));
+    await planWatches({ db: t.db, now: c.now });
+    assert.equal(await watchOf(t, 'sandbox', marketing, codeshare.departureDate), undefined, 'AF does not fly it');
+    const listed = await json('flights', 'list', '--env', 'sandbox', '--date', codeshare.departureDate);
+    const watch = listed.watches.find((w: { flightNumber: string }) => w.flightNumber === operating);
+    assert.equal(watch.contracts, 2, 'one watch for both, on the operating flight');
+
+    const simulated = await json(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      operating,
+      codeshare.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(simulated.simulated.watchesDue, 1);
+    const checked = await json('flights', 'check', 'sandbox', operating, codeshare.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided');
+    assert.equal(checked.checks[0].claimsOpened, 2);
+    const claims = await claimsOf(t, 'sandbox', marketing, codeshare.departureDate);
+    assert.deepEqual(
+      claims.map((cl) => cl.contract_number),
+      [codeshare.contractNumber],
+      'the leg sold as the marketing flight has its claim',
+    );
+    assert.equal((await claimsOf(t, 'sandbox', operating, own.departureDate)).length, 1);
+  });
+
   it('refuses what is not valid, naming the option', async () => {
     const production = await cli(
       'flights',

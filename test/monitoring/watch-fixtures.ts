@@ -61,7 +61,8 @@ export interface Contract {
 
 /**
  * Subscribes a CDG→JFK contract on `flight`, departing `day` at 10:30 Paris time, through the API
- * (the clock is set the day before departure for the quote and back afterwards).
+ * (the clock is set the day before departure for the quote and back afterwards); a codeshare when
+ * `operatingFlightNumber` is given.
  */
 export async function subscribe(
   t: TestApp,
@@ -69,7 +70,7 @@ export async function subscribe(
   partner: TestPartner,
   flight: string,
   day: Date,
-  options: { passengers?: number } = {},
+  options: { passengers?: number; operatingFlightNumber?: string; airline?: string } = {},
 ): Promise<Contract> {
   const back = c.now();
   const date = day.toISOString().slice(0, 10);
@@ -78,7 +79,7 @@ export async function subscribe(
     const body = {
       departureAirport: 'CDG',
       arrivalAirport: 'JFK',
-      airline: 'AF',
+      airline: options.airline ?? 'AF',
       departureDateTime: `${date}T10:30`,
       ...(options.passengers ? { additionalPassengers: options.passengers - 1 } : {}),
     };
@@ -101,6 +102,7 @@ export async function subscribe(
         flights: [
           {
             flightNumber: flight,
+            ...(options.operatingFlightNumber ? { operatingFlightNumber: options.operatingFlightNumber } : {}),
             departureAirport: 'CDG',
             arrivalAirport: 'JFK',
             departureDateTime: body.departureDateTime,

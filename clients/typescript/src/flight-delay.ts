@@ -724,7 +724,7 @@ export interface components {
             breakdown: {
                 departureAirport: string;
                 arrivalAirport: string;
-                /** @description The flight the leg was priced for, when the request named one. */
+                /** @description The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber). */
                 flightNumber: string | null;
                 /** @description How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls. */
                 credibility: number;
@@ -868,7 +868,10 @@ export interface components {
             flights: {
                 /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                 leg: number;
+                /** @description The flight the customer booked (a codeshare: its marketing flight). */
                 flightNumber: string;
+                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                operatingFlightNumber: string | null;
                 departureAirport: string;
                 arrivalAirport: string;
                 airline: string;
@@ -1075,7 +1078,10 @@ export interface components {
             flights: {
                 /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                 leg: number;
+                /** @description The flight the customer booked (a codeshare: its marketing flight). */
                 flightNumber: string;
+                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                operatingFlightNumber: string | null;
                 departureAirport: string;
                 arrivalAirport: string;
                 airline: string;
@@ -1254,6 +1260,16 @@ export interface operations {
                      * @example AF007
                      */
                     returnFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.
+                     * @example DL264
+                     */
+                    operatingFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).
+                     * @example DL265
+                     */
+                    returnOperatingFlightNumber?: string;
                 };
             };
         };
@@ -1548,6 +1564,16 @@ export interface operations {
                      */
                     returnFlightNumber?: string;
                     /**
+                     * @description Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.
+                     * @example DL264
+                     */
+                    operatingFlightNumber?: string;
+                    /**
+                     * @description Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).
+                     * @example DL265
+                     */
+                    returnOperatingFlightNumber?: string;
+                    /**
                      * @description delay, cancellation, or both (delay_and_cancellation).
                      * @enum {string}
                      */
@@ -1623,7 +1649,7 @@ export interface operations {
                         breakdown: {
                             departureAirport: string;
                             arrivalAirport: string;
-                            /** @description The flight the leg was priced for, when the request named one. */
+                            /** @description The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber). */
                             flightNumber: string | null;
                             /** @description How much the model knows of this leg (0: priors only, 1: ample history); the risk margin grows as it falls. */
                             credibility: number;
@@ -1956,6 +1982,11 @@ export interface operations {
                          * @example AF006
                          */
                         flightNumber: string;
+                        /**
+                         * @description Codeshare: the flight that flies when flightNumber is a marketing number (AF3612 operated as DL264), any active airline's designator; the quoted one when the quote named one. Monitoring watches it and its events open the claims; the claims, the SMS and the customer's page show flightNumber, the flight the customer booked.
+                         * @example DL264
+                         */
+                        operatingFlightNumber?: string;
                         /**
                          * @description Departure airport: IATA airport code.
                          * @example CDG
@@ -2984,7 +3015,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description The flight designator as on your contracts, e.g. AF006.
+                     * @description The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.
                      * @example AF006
                      */
                     flightNumber: string;
@@ -3038,7 +3069,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -3328,6 +3362,8 @@ export interface operations {
                             /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                             leg: number;
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             departureAirport: string;
                             arrivalAirport: string;
                             airline: string;
@@ -3397,7 +3433,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -4505,7 +4544,10 @@ export interface operations {
                             flights: {
                                 /** @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list. */
                                 leg: number;
+                                /** @description The flight the customer booked (a codeshare: its marketing flight). */
                                 flightNumber: string;
+                                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                                operatingFlightNumber: string | null;
                                 departureAirport: string;
                                 arrivalAirport: string;
                                 airline: string;
@@ -4910,7 +4952,10 @@ export interface operations {
                          * @enum {string}
                          */
                         event: "delayed" | "cancelled" | "diverted";
+                        /** @description The flight the customer booked (a codeshare: its marketing flight). */
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                        operatingFlightNumber: string | null;
                         /** Format: date */
                         departureDate: string;
                         /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -5173,7 +5218,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -5477,7 +5525,10 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description The flight the customer booked (a codeshare: its marketing flight). */
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                            operatingFlightNumber: string | null;
                             /** Format: date */
                             departureDate: string;
                             /** @description Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted). */
@@ -7570,6 +7621,8 @@ export interface operations {
                              */
                             leg: number;
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                            operatingFlightNumber?: string;
                             departureAirport: string;
                             arrivalAirport: string;
                             airline: string;
@@ -7667,6 +7720,8 @@ export interface operations {
                              */
                             leg: number;
                             flightNumber: string;
+                            /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                            operatingFlightNumber?: string;
                             departureAirport: string;
                             arrivalAirport: string;
                             airline: string;
@@ -7725,6 +7780,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -7773,6 +7830,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -7824,6 +7883,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -7874,6 +7935,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
@@ -7924,6 +7987,8 @@ export interface operations {
                         claimNumber: string;
                         contractNumber: string;
                         flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
                         /** Format: date */
                         departureDate: string;
                         reason: "delay" | "cancellation";
