@@ -29,12 +29,21 @@ export const MAX_URL_LENGTH = 8192;
 
 export const problemType = (code: ErrorCode): string => `urn:parasol:problem:${code}`;
 
+/**
+ * A problem lists at most this many field errors (the detail still counts them all), each pointer
+ * cut at MAX_FIELD_LENGTH characters: a 64 KiB body of unknown fields cannot make a 1 MB answer.
+ */
+export const MAX_FIELD_ERRORS = 100;
+export const MAX_FIELD_LENGTH = 500;
+const clip = (field: string): string =>
+  field.length > MAX_FIELD_LENGTH ? `${field.slice(0, MAX_FIELD_LENGTH - 1)}…` : field;
+
 export function problemFor(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): Problem {
   const { status, title } = ERROR_CODES[code];
   const problem: Problem = { type: problemType(code), title, status, detail, code, ...extra };
   if (Array.isArray(extra.errors))
-    problem.errors = (extra.errors as FieldError[]).map((e) => ({
-      field: e.field,
+    problem.errors = (extra.errors as FieldError[]).slice(0, MAX_FIELD_ERRORS).map((e) => ({
+      field: clip(e.field),
       code: e.code ?? 'invalid',
       message: e.message,
     }));
@@ -93,7 +102,7 @@ function fieldErrors(validation: AjvError[], context: string | undefined): Field
     }
     if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
       message = `must be one of ${e.params.allowedValues.join(', ')}`;
-    return { field: `${where}${field || '/'}`, code: AJV_CODES[e.keyword] ?? 'invalid', message };
+    return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
   });
 }
 
