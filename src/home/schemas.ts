@@ -23,8 +23,8 @@ const ZipCode = Type.String({
 const MoneyOut = Type.Object({
   amount: Type.Integer({
     minimum: 0,
-    maximum: 100_000_000,
-    description: 'Integer amount in minor units: 31201 EUR is €312.01.',
+    maximum: 100_000_000_000,
+    description: 'Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).',
   }),
   currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'ISO 4217 currency code.' }),
 });

@@ -89,21 +89,26 @@ interface AjvError {
 /** Turns Ajv errors into `{ field, code, message }` with JSON Pointers into the body. */
 function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
   const where = context && context !== 'body' ? `${context}:` : '';
-  return validation.map((e) => {
-    let field = e.instancePath || '';
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      field += `/${String(e.params.missingProperty)}`;
-      message = 'is required';
-    }
-    if (e.keyword === 'additionalProperties') {
-      field += `/${String(e.params.additionalProperty)}`;
-      message = 'is not a known field';
-    }
-    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
-      message = `must be one of ${e.params.allowedValues.join(', ')}`;
-    return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
-  });
+  // a string over its maxLength fails its pattern or format too: one error for the field, too_long
+  const tooLong = new Set(validation.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
+  const implied = (e: AjvError) => (e.keyword === 'pattern' || e.keyword === 'format') && tooLong.has(e.instancePath);
+  return validation
+    .filter((e) => !implied(e))
+    .map((e) => {
+      let field = e.instancePath || '';
+      let message = e.message ?? 'is invalid';
+      if (e.keyword === 'required') {
+        field += `/${String(e.params.missingProperty)}`;
+        message = 'is required';
+      }
+      if (e.keyword === 'additionalProperties') {
+        field += `/${String(e.params.additionalProperty)}`;
+        message = 'is not a known field';
+      }
+      if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
+        message = `must be one of ${e.params.allowedValues.join(', ')}`;
+      return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
+    });
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

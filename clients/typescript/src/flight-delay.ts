@@ -545,14 +545,19 @@ export interface components {
             /** @description URI identifying the problem type, `urn:parasol:problem:<code>` */
             type: string;
             title: string;
+            /** Format: int32 */
             status: number;
+            /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`. */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
             code: string;
+            /** @description The path asked, without its query string. */
             instance?: string;
+            /** @description The X-Request-Id of the answer. */
             requestId?: string;
+            /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport` */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport` (cut at 500 characters) */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";
@@ -564,7 +569,10 @@ export interface components {
         };
         /** Money */
         Money: {
-            /** @description Integer amount in minor units: 1250 EUR is €12.50. */
+            /**
+             * Format: int32
+             * @description Integer amount in minor units: 1250 EUR is €12.50.
+             */
             amount: number;
             /**
              * @description ISO 4217 currency code.
@@ -583,6 +591,10 @@ export interface components {
              * @enum {string}
              */
             formula: "delay" | "cancellation" | "delay_and_cancellation";
+            /**
+             * Format: int32
+             * @description Insured passengers (1-9).
+             */
             passengers: number;
             /** @description total = net + tax; the commission is part of net. */
             premium: {
@@ -594,7 +606,10 @@ export interface components {
             compensation: {
                 /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
                 delay: {
-                    /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                    /**
+                     * Format: int32
+                     * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                     */
                     minDelayMinutes: number;
                     amount: components["schemas"]["Money"];
                 }[];
@@ -602,8 +617,11 @@ export interface components {
                 cancellation: components["schemas"]["Money"] | null;
             };
             legs: {
+                /** @description IATA airport code. */
                 departureAirport: string;
+                /** @description IATA airport code. */
                 arrivalAirport: string;
+                /** @description IATA airline code. */
                 airline: string;
                 /** @description Local time at the departure airport. */
                 departureDateTime: string;
@@ -613,7 +631,10 @@ export interface components {
                  */
                 departureAt: string;
             }[];
-            /** @description Version of your configuration this quote was priced with. */
+            /**
+             * Format: int32
+             * @description Version of your configuration this quote was priced with.
+             */
             configurationVersion: number;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
@@ -622,7 +643,9 @@ export interface components {
             modelVersion: string;
             /** @description Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger. */
             breakdown: {
+                /** @description IATA airport code. */
                 departureAirport: string;
+                /** @description IATA airport code. */
                 arrivalAirport: string;
                 /** @description The flight the leg was priced for, when the request named one. */
                 flightNumber: string | null;
@@ -630,7 +653,10 @@ export interface components {
                 credibility: number;
                 /** @description Expected loss per passenger on this leg, rounded to minor units. */
                 expectedLoss: {
-                    /** @description Integer amount in minor units: 1250 EUR is €12.50. */
+                    /**
+                     * Format: int32
+                     * @description Integer amount in minor units: 1250 EUR is €12.50.
+                     */
                     amount: number;
                     /**
                      * @description ISO 4217 currency code.
@@ -640,7 +666,10 @@ export interface components {
                 };
                 /** @description This leg's share of the net premium, per passenger (commission included, tax excluded). */
                 premium: {
-                    /** @description Integer amount in minor units: 1250 EUR is €12.50. */
+                    /**
+                     * Format: int32
+                     * @description Integer amount in minor units: 1250 EUR is €12.50.
+                     */
                     amount: number;
                     /**
                      * @description ISO 4217 currency code.
@@ -685,7 +714,10 @@ export interface components {
             }[];
             /** @description The documents the customer must receive before buying. Show them, then send the consent to /subscribe. */
             documents: {
-                /** @description Version of this set of documents: the customer consents to it, and /subscribe refuses another (documents_version_mismatch). */
+                /**
+                 * Format: int32
+                 * @description Version of this set of documents: the customer consents to it, and /subscribe refuses another (documents_version_mismatch).
+                 */
                 version: number;
                 ipid: {
                     /**
@@ -738,6 +770,10 @@ export interface components {
              * @enum {string}
              */
             formula: "delay" | "cancellation" | "delay_and_cancellation";
+            /**
+             * Format: int32
+             * @description Insured passengers (1-9).
+             */
             passengers: number;
             /** @description total = net + tax; the commission is part of net. */
             premium: {
@@ -749,13 +785,17 @@ export interface components {
             compensation: {
                 /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
                 delay: {
-                    /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                    /**
+                     * Format: int32
+                     * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                     */
                     minDelayMinutes: number;
                     amount: components["schemas"]["Money"];
                 }[];
                 /** @description Paid per passenger for a cancelled leg; null when not covered. */
                 cancellation: components["schemas"]["Money"] | null;
             };
+            /** Format: int32 */
             configurationVersion: number;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
@@ -766,9 +806,13 @@ export interface components {
                 reference: string;
             };
             flights: {
+                /** @description Flight designator, e.g. AF006. */
                 flightNumber: string;
+                /** @description IATA airport code. */
                 departureAirport: string;
+                /** @description IATA airport code. */
                 arrivalAirport: string;
+                /** @description IATA airline code. */
                 airline: string;
                 /** @description Local time at the departure airport. */
                 departureDateTime: string;
@@ -804,6 +848,7 @@ export interface components {
             contractNumber: string;
             /** @enum {string} */
             status: "cancelled";
+            /** @description One of ticket_cancelled, customer_request, booking_error, duplicate, flight_changed, other. */
             reason: string;
             /** Format: date-time */
             cancelledAt: string;
@@ -933,6 +978,7 @@ export interface operations {
                      */
                     returnDepartureDateTime?: string;
                     /**
+                     * Format: int32
                      * @description Passengers besides the first, on the same booking (0-8).
                      * @default 0
                      */
@@ -968,6 +1014,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1045,6 +1094,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1064,6 +1116,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1102,6 +1157,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1121,6 +1179,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1140,6 +1201,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1150,6 +1214,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getPrice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
                      *     } */
@@ -1226,6 +1309,7 @@ export interface operations {
                      */
                     returnDepartureDateTime?: string;
                     /**
+                     * Format: int32
                      * @description Passengers besides the first, on the same booking (0-8).
                      * @default 0
                      */
@@ -1248,7 +1332,10 @@ export interface operations {
                     compensation: {
                         /** @description Delay tiers (required when the formula covers delay). */
                         delay?: {
-                            /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                            /**
+                             * Format: int32
+                             * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                             */
                             minDelayMinutes: number;
                             amount: components["schemas"]["Money"];
                         }[];
@@ -1277,6 +1364,10 @@ export interface operations {
                          * @enum {string}
                          */
                         formula: "delay" | "cancellation" | "delay_and_cancellation";
+                        /**
+                         * Format: int32
+                         * @description Insured passengers (1-9).
+                         */
                         passengers: number;
                         /** @description total = net + tax; the commission is part of net. */
                         premium: {
@@ -1288,7 +1379,10 @@ export interface operations {
                         compensation: {
                             /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
                             delay: {
-                                /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                                /**
+                                 * Format: int32
+                                 * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                                 */
                                 minDelayMinutes: number;
                                 amount: components["schemas"]["Money"];
                             }[];
@@ -1296,8 +1390,11 @@ export interface operations {
                             cancellation: components["schemas"]["Money"] | null;
                         };
                         legs: {
+                            /** @description IATA airport code. */
                             departureAirport: string;
+                            /** @description IATA airport code. */
                             arrivalAirport: string;
+                            /** @description IATA airline code. */
                             airline: string;
                             /** @description Local time at the departure airport. */
                             departureDateTime: string;
@@ -1314,7 +1411,9 @@ export interface operations {
                         modelVersion: string;
                         /** @description Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger. */
                         breakdown: {
+                            /** @description IATA airport code. */
                             departureAirport: string;
+                            /** @description IATA airport code. */
                             arrivalAirport: string;
                             /** @description The flight the leg was priced for, when the request named one. */
                             flightNumber: string | null;
@@ -1322,7 +1421,10 @@ export interface operations {
                             credibility: number;
                             /** @description Expected loss per passenger on this leg, rounded to minor units. */
                             expectedLoss: {
-                                /** @description Integer amount in minor units: 1250 EUR is €12.50. */
+                                /**
+                                 * Format: int32
+                                 * @description Integer amount in minor units: 1250 EUR is €12.50.
+                                 */
                                 amount: number;
                                 /**
                                  * @description ISO 4217 currency code.
@@ -1332,7 +1434,10 @@ export interface operations {
                             };
                             /** @description This leg's share of the net premium, per passenger (commission included, tax excluded). */
                             premium: {
-                                /** @description Integer amount in minor units: 1250 EUR is €12.50. */
+                                /**
+                                 * Format: int32
+                                 * @description Integer amount in minor units: 1250 EUR is €12.50.
+                                 */
                                 amount: number;
                                 /**
                                  * @description ISO 4217 currency code.
@@ -1382,6 +1487,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1459,6 +1567,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,6 +1589,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1516,6 +1630,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,6 +1652,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1554,6 +1674,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1564,6 +1687,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getPrice/simulate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getPrice/simulate",
                      *       "requestId": "req-1"
                      *     } */
@@ -1705,6 +1847,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1782,6 +1927,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1801,6 +1949,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1990,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1858,6 +2012,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1877,6 +2034,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1887,6 +2047,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/subscribe",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/subscribe",
                      *       "requestId": "req-1"
                      *     } */
@@ -1941,6 +2120,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1999,6 +2181,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2037,6 +2222,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2056,6 +2244,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +2285,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2113,6 +2307,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2132,6 +2329,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2142,6 +2342,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -2181,9 +2400,13 @@ export interface operations {
                      * @enum {string}
                      */
                     status: "delayed" | "cancelled" | "diverted";
-                    /** @description Arrival delay at the gate in minutes; required when status is delayed. The name claims answer with (delayMinutes). */
+                    /**
+                     * Format: int32
+                     * @description Arrival delay at the gate in minutes; required when status is delayed. The name claims answer with (delayMinutes).
+                     */
                     delayMinutes?: number;
                     /**
+                     * Format: int32
                      * @deprecated
                      * @description Former name of delayMinutes, still accepted (not both).
                      */
@@ -2221,6 +2444,7 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
                             /** Format: date */
                             departureDate: string;
@@ -2278,6 +2502,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2355,6 +2582,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2393,6 +2623,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2412,6 +2645,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2431,6 +2667,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2441,6 +2680,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/claims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/claims",
                      *       "requestId": "req-1"
                      *     } */
@@ -2480,6 +2738,10 @@ export interface operations {
                          * @enum {string}
                          */
                         formula: "delay" | "cancellation" | "delay_and_cancellation";
+                        /**
+                         * Format: int32
+                         * @description Insured passengers (1-9).
+                         */
                         passengers: number;
                         /** @description total = net + tax; the commission is part of net. */
                         premium: {
@@ -2491,13 +2753,17 @@ export interface operations {
                         compensation: {
                             /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
                             delay: {
-                                /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                                /**
+                                 * Format: int32
+                                 * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                                 */
                                 minDelayMinutes: number;
                                 amount: components["schemas"]["Money"];
                             }[];
                             /** @description Paid per passenger for a cancelled leg; null when not covered. */
                             cancellation: components["schemas"]["Money"] | null;
                         };
+                        /** Format: int32 */
                         configurationVersion: number;
                         /**
                          * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
@@ -2508,9 +2774,13 @@ export interface operations {
                             reference: string;
                         };
                         flights: {
+                            /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
+                            /** @description IATA airport code. */
                             departureAirport: string;
+                            /** @description IATA airport code. */
                             arrivalAirport: string;
+                            /** @description IATA airline code. */
                             airline: string;
                             /** @description Local time at the departure airport. */
                             departureDateTime: string;
@@ -2553,17 +2823,21 @@ export interface operations {
                         customer: {
                             firstName: string;
                             lastName: string;
+                            /** Format: email */
                             email: string;
                             /** @description E.164. */
                             phone: string;
+                            /** @description One of en, fr. */
                             language: string;
                         };
                         cancellation: {
                             /** Format: date-time */
                             cancelledAt: string;
+                            /** @description One of ticket_cancelled, customer_request, booking_error, duplicate, flight_changed, other. */
                             reason: string;
                             refund: components["schemas"]["Money"];
                         } | null;
+                        /** @description The claims of the contract: at most one per leg and event. */
                         claims: {
                             claimNumber: string;
                             contractNumber: string;
@@ -2576,6 +2850,7 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
                             /** Format: date */
                             departureDate: string;
@@ -2633,6 +2908,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2691,6 +2969,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2748,6 +3029,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2767,6 +3051,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -2777,6 +3064,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/contracts/{contractNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -2841,6 +3147,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +3208,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2937,6 +3249,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2956,6 +3271,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3312,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3013,6 +3334,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3032,6 +3356,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3042,6 +3369,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
                      *     } */
@@ -3095,6 +3441,10 @@ export interface operations {
                              * @enum {string}
                              */
                             formula: "delay" | "cancellation" | "delay_and_cancellation";
+                            /**
+                             * Format: int32
+                             * @description Insured passengers (1-9).
+                             */
                             passengers: number;
                             /** @description total = net + tax; the commission is part of net. */
                             premium: {
@@ -3106,13 +3456,17 @@ export interface operations {
                             compensation: {
                                 /** @description Delay tiers; the highest tier reached pays, per passenger and per leg. */
                                 delay: {
-                                    /** @description Arrival delay at the gate, in minutes, from which this tier pays. */
+                                    /**
+                                     * Format: int32
+                                     * @description Arrival delay at the gate, in minutes, from which this tier pays.
+                                     */
                                     minDelayMinutes: number;
                                     amount: components["schemas"]["Money"];
                                 }[];
                                 /** @description Paid per passenger for a cancelled leg; null when not covered. */
                                 cancellation: components["schemas"]["Money"] | null;
                             };
+                            /** Format: int32 */
                             configurationVersion: number;
                             /**
                              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
@@ -3123,9 +3477,13 @@ export interface operations {
                                 reference: string;
                             };
                             flights: {
+                                /** @description Flight designator, e.g. AF006. */
                                 flightNumber: string;
+                                /** @description IATA airport code. */
                                 departureAirport: string;
+                                /** @description IATA airport code. */
                                 arrivalAirport: string;
+                                /** @description IATA airline code. */
                                 airline: string;
                                 /** @description Local time at the departure airport. */
                                 departureDateTime: string;
@@ -3165,6 +3523,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3261,6 +3622,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3280,6 +3644,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3290,6 +3657,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/contracts",
                      *       "requestId": "req-1"
                      *     } */
@@ -3327,6 +3713,7 @@ export interface operations {
                         messages: {
                             /** @description The customer phone number (E.164). */
                             to: string;
+                            /** @description The text of the SMS. */
                             body: string;
                             /** @description The bank-details link the message carries. */
                             link: string | null;
@@ -3340,6 +3727,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3398,6 +3788,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3455,6 +3848,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3474,6 +3870,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3484,6 +3883,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/sandbox/messages",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/sandbox/messages",
                      *       "requestId": "req-1"
                      *     } */
@@ -3526,6 +3944,7 @@ export interface operations {
                          * @enum {string}
                          */
                         event: "delayed" | "cancelled" | "diverted";
+                        /** @description Flight designator, e.g. AF006. */
                         flightNumber: string;
                         /** Format: date */
                         departureDate: string;
@@ -3582,6 +4001,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3640,6 +4062,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3697,6 +4122,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +4144,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -3726,6 +4157,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/claims/{claimNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -3760,7 +4210,10 @@ export interface operations {
                     status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
-                    /** @default 50 */
+                    /**
+                     * Format: int32
+                     * @default 50
+                     */
                     limit?: number;
                 };
             };
@@ -3789,6 +4242,7 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
                             /** Format: date */
                             departureDate: string;
@@ -3848,6 +4302,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3906,6 +4363,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3944,6 +4404,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3982,6 +4445,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4001,6 +4467,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4020,6 +4489,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4030,6 +4502,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getclaims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getclaims",
                      *       "requestId": "req-1"
                      *     } */
@@ -4064,7 +4555,10 @@ export interface operations {
                     status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
-                    /** @default 50 */
+                    /**
+                     * Format: int32
+                     * @default 50
+                     */
                     limit?: number;
                 };
             };
@@ -4093,6 +4587,7 @@ export interface operations {
                              * @enum {string}
                              */
                             event: "delayed" | "cancelled" | "diverted";
+                            /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
                             /** Format: date */
                             departureDate: string;
@@ -4152,6 +4647,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4210,6 +4708,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4248,6 +4749,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4286,6 +4790,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4305,6 +4812,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4324,6 +4834,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4334,6 +4847,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getClaims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getClaims",
                      *       "requestId": "req-1"
                      *     } */
@@ -4370,6 +4902,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4466,6 +5001,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4485,6 +5023,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4495,6 +5036,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
                      *     } */
@@ -4549,6 +5109,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4626,6 +5189,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4645,6 +5211,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +5252,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +5274,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4721,6 +5296,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4731,6 +5309,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
                      *     } */
@@ -4767,6 +5364,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +5425,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4882,6 +5485,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4901,6 +5507,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -4911,6 +5520,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -4947,6 +5575,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5005,6 +5636,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5062,6 +5696,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5081,6 +5718,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5091,6 +5731,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -5141,6 +5800,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5199,6 +5861,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5237,6 +5902,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5275,6 +5943,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5294,6 +5965,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5313,6 +5987,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5323,6 +6000,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -5366,6 +6062,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5424,6 +6123,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5481,6 +6183,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5500,6 +6205,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5510,6 +6218,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
                      *       "requestId": "req-1"
                      *     } */
@@ -5550,6 +6277,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5608,6 +6338,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5646,6 +6379,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5684,6 +6420,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5703,6 +6442,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5713,6 +6455,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/endpoints/{id}/test",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/endpoints/{id}/test",
                      *       "requestId": "req-1"
                      *     } */
@@ -5761,6 +6522,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5819,6 +6583,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5876,6 +6643,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5895,6 +6665,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -5905,6 +6678,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/deliveries",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/deliveries",
                      *       "requestId": "req-1"
                      *     } */
@@ -5951,6 +6743,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,6 +6804,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6047,6 +6845,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6085,6 +6886,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6104,6 +6908,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -6114,6 +6921,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/webhooks/deliveries/{id}/redeliver",
                      *       "requestId": "req-1"
                      *     } */
