@@ -128,9 +128,10 @@ const STATUS_TEXT: Record<number, string> = {
 
 /**
  * The errors answered before the per-key rate limit ran, which therefore carry no RateLimit-*
- * headers: no key admitted (401, 403), or refused before authentication (405, 414). Every other
- * answer of an API operation carries them (a 429 for failed authentications from an address, which
- * no key owns, only Retry-After).
+ * headers: no key admitted (401, 403), or refused before authentication (405, 414). The other
+ * answers of an API operation carry them, but for two cases also answered before it: a 400 for a
+ * URL whose percent-encoding is not UTF-8 (the router refuses it), and a 429 for failed
+ * authentications from an address, which no key owns (only Retry-After).
  */
 const BEFORE_RATE_LIMIT = new Set([401, 403, 405, 414]);
 
