@@ -94,8 +94,9 @@ async function seedContracts(
       FROM generate_series(1, ${n}) AS i
       RETURNING id)
     INSERT INTO contract_legs (contract_id, leg_index, partner_id, environment, flight_number, airline, departure_airport, arrival_airport,
-      departure_local, departure_date, departure_at)
-    SELECT c.id, 0, ${p.id}::uuid, 'sandbox', ${flightNumber}, 'AF', 'CDG', 'JFK', ${`${departureDate}T11:30`}, ${departureDate}::date, ${departureAt}::timestamptz
+      departure_local, departure_date, departure_at, share_net, share_tax, share_commission)
+    SELECT c.id, 0, ${p.id}::uuid, 'sandbox', ${flightNumber}, 'AF', 'CDG', 'JFK', ${`${departureDate}T11:30`}, ${departureDate}::date, ${departureAt}::timestamptz,
+      1000, 90, 200
     FROM c`.execute(db);
 }
 

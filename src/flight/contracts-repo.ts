@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { ContractLegsTable, ContractsTable, Environment } from '../platform/db-schema.ts';
+import type { ContractLegsTable, ContractsTable, ContractVersionsTable, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
 /**
@@ -164,4 +164,61 @@ export async function addQuoteCounts(
         .doUpdateSet({ quotes: sql`quote_counts.quotes + excluded.quotes` }),
     )
     .execute();
+}
+
+export type ContractVersionRow = Selectable<ContractVersionsTable>;
+
+/** The versions of a changed contract, oldest first (none for a contract never changed). */
+export async function findVersions(db: Executor, contractId: string): Promise<ContractVersionRow[]> {
+  return db
+    .selectFrom('contract_versions')
+    .selectAll()
+    .where('contract_id', '=', contractId)
+    .orderBy('version')
+    .execute();
+}
+
+export async function insertVersions(db: Executor, rows: Insertable<ContractVersionsTable>[]): Promise<void> {
+  await db
+    .insertInto('contract_versions')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['contract_id', 'version']).doNothing())
+    .execute();
+}
+
+/** The contract's terms after a change, at the next version; only from the version the caller read (locked). */
+export async function updateAfterChange(
+  db: Executor,
+  contractId: string,
+  fromVersion: number,
+  set: {
+    passengers: number;
+    premium_net: number;
+    premium_tax: number;
+    premium_commission: number;
+    premium_total: number;
+    first_departure_at: Date;
+  },
+): Promise<ContractRow> {
+  return db
+    .updateTable('contracts')
+    .set({ ...set, version: fromVersion + 1 })
+    .where('id', '=', contractId)
+    .where('version', '=', fromVersion)
+    .where('status', '=', 'active')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Removes legs no longer insured (cancelled or replaced); a leg with a claim cannot go (its claim references it). */
+export async function deleteLegs(db: Executor, contractId: string, legIds: string[]): Promise<void> {
+  if (legIds.length === 0) return;
+  await db.deleteFrom('contract_legs').where('contract_id', '=', contractId).where('id', 'in', legIds).execute();
+}
+
+/** Claims on these legs, any status. */
+export async function claimedLegIds(db: Executor, legIds: string[]): Promise<string[]> {
+  if (legIds.length === 0) return [];
+  const rows = await db.selectFrom('claims').select('leg_id').where('leg_id', 'in', legIds).execute();
+  return rows.map((r) => r.leg_id);
 }

@@ -16,7 +16,7 @@ import { checkDepartureWindows, resolveLegs, resolveTrip, TIME_RULES, type Leg, 
 import { Memo } from '../platform/memo.ts';
 import { quotesTotal } from '../platform/metrics.ts';
 import { quotedFlightNumbers } from './flight-numbers.ts';
-import { pricedLeg, termsKey, type LegBreakdownView } from './leg-pricing.ts';
+import { pricedLeg, termsKey, type LegBreakdownView, type PricingLeg } from './leg-pricing.ts';
 import { policyPremium, type PremiumBreakdown } from './pricing.ts';
 import { newQuoteId, prepareQuote, quoteReference, signTerms, type QuotedLeg } from './quote-token.ts';
 import type { RiskModel } from './risk-model.ts';
@@ -98,6 +98,27 @@ export const legView = (
   departureDateTime: leg.departureLocal,
   departureAt: leg.departureAt.toISOString(),
 });
+
+/**
+ * Each leg's own net premium per passenger under the given terms: the weights that split a contract's
+ * premium into leg shares at subscribe (shares.ts). Memoised like a quote's legs, so the legs just
+ * quoted cost nothing; every weight 1 (equal shares) when the quote's model version is gone.
+ */
+export function legWeights(
+  model: RiskModel | undefined,
+  legs: PricingLeg[],
+  terms: { coverage: Coverage; commissionRate: string; taxRate: string },
+  currency: string,
+): number[] {
+  if (!model) return legs.map(() => 1);
+  const key = termsKey(model, terms, currency);
+  try {
+    return legs.map((leg) => pricedLeg(model, key, leg, terms, currency).premium.net);
+  } catch {
+    // a leg the model can no longer price (e.g. a retired airport): the quote's total still binds
+    return legs.map(() => 1);
+  }
+}
 
 /** A leg of the trip and the flight number the request named for it, if any. */
 type QuotedTripLeg = Leg & { flightNumber?: string };

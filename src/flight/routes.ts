@@ -3,19 +3,17 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
-import { runIdempotent } from '../platform/idempotency.ts';
 import { cancellationsTotal, subscriptionsTotal } from '../platform/metrics.ts';
 import { named, problemResponses } from '../platform/openapi.ts';
 import {
   callerOf,
   IdempotencyHeader,
-  idempotencyKeyOf,
+  replyIdempotent,
   securePartnerApi,
-  sendOutcome,
-  serializerOf,
   type OperatorAuthenticator,
 } from '../platform/partner-api.ts';
 import { cancelContract } from './cancel-contract.ts';
+import { cancelPart, previewPartialCancellation } from './cancel-part.ts';
 import { changeContact } from './change-contact.ts';
 import type { FlightDeps } from './deps.ts';
 import { listPartnerClaims, readPartnerClaim } from './list-claims.ts';
@@ -27,6 +25,9 @@ import * as S from './schemas.ts';
 import { subscribe } from './subscribe.ts';
 
 export const FLIGHT_PREFIX = '/flight-delay/v1';
+
+const PARTIAL_CANCELLATION =
+  "Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg).";
 
 /** The Flight Delay and Cancellation API. Handlers only translate HTTP to use cases and back. */
 export function flightDelayRoutes(
@@ -89,23 +90,16 @@ export function flightDelayRoutes(
           ...problemResponses(409, 422),
         },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.subscribe' },
-          idempotencyKeyOf(request),
-          request.body,
-          serializerOf(reply),
-          async (trx) => ({
-            status: 201,
-            body: await subscribe(deps, trx, caller, request.body),
-          }),
-        );
-        if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
-        await deps.limits?.refresh(); // this process's quotes see the new exposure at once
-        return sendOutcome(reply, outcome);
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.subscribe',
+          status: 201,
+          run: (trx, caller) => subscribe(deps, trx, caller, request.body),
+          after: async (outcome, caller) => {
+            if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
+            await deps.limits?.refresh(); // this process's quotes see the new exposure at once
+          },
+        }),
     });
 
     app.post('/cancel', {
@@ -122,23 +116,63 @@ export function flightDelayRoutes(
           ...problemResponses(404, 409, 422),
         },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.cancel' },
-          idempotencyKeyOf(request),
-          request.body,
-          serializerOf(reply),
-          async (trx) => ({
-            status: 200,
-            body: await cancelContract(deps, trx, caller, request.body),
-          }),
-        );
-        if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
-        await deps.limits?.refresh();
-        return sendOutcome(reply, outcome);
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.cancel',
+          status: 200,
+          run: (trx, caller) => cancelContract(deps, trx, caller, request.body),
+          after: async (outcome, caller) => {
+            if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
+            await deps.limits?.refresh();
+          },
+        }),
+    });
+
+    app.post('/contracts/:contractNumber/partial-cancellation/preview', {
+      schema: {
+        tags,
+        operationId: 'previewPartialCancellation',
+        summary: 'Preview cancelling passengers or one leg: the refund, before confirming',
+        description:
+          PARTIAL_CANCELLATION +
+          ' The preview changes nothing: it answers what the same request to /partial-cancellation would do now.',
+        params: S.ContractNumberParams,
+        body: S.PartialCancellationRequest,
+        response: {
+          200: named(
+            S.PartialCancellationResponse,
+            'PartialCancellation',
+            'What the cancellation would leave and refund',
+          ),
+          ...problemResponses(404, 409, 422),
+        },
       },
+      handler: async (request) =>
+        previewPartialCancellation(deps, callerOf(request), request.params.contractNumber, request.body),
+    });
+
+    app.post('/contracts/:contractNumber/partial-cancellation', {
+      schema: {
+        tags,
+        operationId: 'cancelPartially',
+        summary: 'Cancel passengers or one leg of a contract, with the refund of their share',
+        description: PARTIAL_CANCELLATION + ' Emits `contract.changed`. Honours Idempotency-Key.',
+        headers: IdempotencyHeader,
+        params: S.ContractNumberParams,
+        body: S.PartialCancellationRequest,
+        response: {
+          200: named(S.PartialCancellationResponse, 'PartialCancellation', 'What stays covered, and the refund'),
+          ...problemResponses(404, 409, 422),
+        },
+      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.partial_cancellation',
+          status: 200,
+          key: { ...request.body, contractNumber: request.params.contractNumber },
+          run: (trx, caller) => cancelPart(deps, trx, caller, request.params.contractNumber, request.body),
+          after: () => deps.limits?.refresh(),
+        }),
     });
 
     app.post('/claims', {
@@ -183,21 +217,13 @@ export function flightDelayRoutes(
         body: S.ContactChangeRequest,
         response: { 200: S.ContactChangeResponse, ...problemResponses(404, 409, 422) },
       },
-      handler: async (request, reply) => {
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'flight.contact' },
-          idempotencyKeyOf(request),
-          { ...request.body, contractNumber: request.params.contractNumber },
-          serializerOf(reply),
-          async (trx) => ({
-            status: 200,
-            body: await changeContact(deps, trx, caller, request.params.contractNumber, request.body),
-          }),
-        );
-        return sendOutcome(reply, outcome);
-      },
+      handler: async (request, reply) =>
+        replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'flight.contact',
+          status: 200,
+          key: { ...request.body, contractNumber: request.params.contractNumber },
+          run: (trx, caller) => changeContact(deps, trx, caller, request.params.contractNumber, request.body),
+        }),
     });
 
     app.get('/contracts', {

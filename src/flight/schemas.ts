@@ -474,6 +474,14 @@ export const SubscribeRequest = Type.Object(
   },
 );
 
+/** A leg's position in the trip as sold: it names the leg to change or cancel and stays when its flight changes. */
+export const LegIndex = Type.Integer({
+  minimum: 0,
+  maximum: 1,
+  description:
+    "The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.",
+});
+
 export const ContractResponse = Type.Object({
   contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN, maxLength: 40 }),
   status: StringEnum(CONTRACT_STATUSES),
@@ -484,7 +492,15 @@ export const ContractResponse = Type.Object({
   configurationVersion: ConfigurationVersion(),
   modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String({ pattern: '^[A-Z0-9_-]{1,64}$', maxLength: 64 }) }),
-  flights: Type.Array(Type.Object({ flightNumber: FlightNumberOut, ...LegOut.properties }), { maxItems: 2 }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
+    maxItems: 2,
+  }),
+  version: Type.Integer({
+    minimum: 1,
+    maximum: 2147483647,
+    description:
+      'The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).',
+  }),
   consent: Type.Union([Type.Object(ConsentFields, { additionalProperties: false }), Type.Null()], {
     description:
       "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
@@ -506,6 +522,62 @@ export const CancelResponse = Type.Object({
   reason: Type.String({ maxLength: 40, description: `One of ${CANCEL_REASONS.join(', ')}.` }),
   cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
   refund: Money,
+});
+
+export const PartialCancellationRequest = Type.Object(
+  {
+    passengers: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 9,
+        description:
+          'How many passengers leave the contract: fewer than it insures. Before the first insured departure and while no claim exists.',
+      }),
+    ),
+    leg: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'The leg that leaves the contract (0 outbound, 1 return): before its departure, while it has no claim, and while another leg stays.',
+      }),
+    ),
+    reason: StringEnum(CANCEL_REASONS, { description: `Why: ${CANCEL_REASONS.join(', ')}.` }),
+  },
+  {
+    additionalProperties: false,
+    description: 'Exactly one of passengers, leg.',
+    examples: [
+      { passengers: 1, reason: 'customer_request' },
+      { leg: 1, reason: 'ticket_cancelled' },
+    ],
+  },
+);
+
+export const PartialCancellationResponse = Type.Object({
+  contractNumber: Type.String({ maxLength: 40 }),
+  change: StringEnum(['passenger_cancelled', 'leg_cancelled'] as const),
+  reason: Type.String({ maxLength: 40, description: `One of ${CANCEL_REASONS.join(', ')}.` }),
+  version: Type.Integer({
+    minimum: 2,
+    maximum: 2147483647,
+    description: 'The contract version after the cancellation.',
+  }),
+  passengers: Type.Integer({ minimum: 1, maximum: 9, description: 'The passengers that stay covered.' }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
+    maxItems: 2,
+    description: 'The flights that stay covered.',
+  }),
+  premium: Premium,
+  refund: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: 'What the customer gets back: the premium (net and tax) of what leaves.',
+  }),
+  commissionReturned: Type.Object(Money.properties, {
+    additionalProperties: false,
+    description: 'Your commission on what leaves, given back (it is part of the refund).',
+  }),
+  cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
 });
 
 const ClaimStatusIn = StringEnum(CLAIM_STATUSES, { description: 'A claim status.' });
@@ -644,7 +716,7 @@ export const ContractDetailResponse = Type.Object({
     language: Type.String({ maxLength: 2, description: `One of ${LANGUAGES.join(', ')}.` }),
   }),
   flights: Type.Array(
-    Type.Object({ flightNumber: FlightNumberOut, ...LegOut.properties, flightStatus: FlightStatusOut }),
+    Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties, flightStatus: FlightStatusOut }),
     { maxItems: 2 },
   ),
   cancellation: Type.Union([

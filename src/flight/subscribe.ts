@@ -18,12 +18,14 @@ import { parseDeparture } from './legs.ts';
 import {
   compensationView,
   legView,
+  legWeights,
   premiumView,
   type CompensationView,
   type LegView,
   type PremiumView,
 } from './price-quote.ts';
 import { verifyQuote, type QuoteTerms } from './quote-token.ts';
+import { perPassenger, splitPremium } from './shares.ts';
 
 export interface SubscribeRequest {
   quoteReference: string;
@@ -56,7 +58,9 @@ export interface ContractView {
   /** Version of the risk model the quote was priced with. */
   modelVersion: string;
   booking: { reference: string };
-  flights: (LegView & { flightNumber: string })[];
+  flights: (LegView & { leg: number; flightNumber: string })[];
+  /** 1 as sold, one more at each change (migration 0024). */
+  version: number;
   /** null on contracts sold before consent was recorded (migration 0022). */
   consent: Consent | null;
   createdAt: string;
@@ -147,6 +151,18 @@ export async function subscribe(
     });
   }
   if (!row) throw new Error('Could not draw a free contract number');
+  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
+  const weights = legWeights(
+    deps.riskModels.get(quote.modelVersion),
+    legs.map((leg, i) => ({ ...leg, flightNumber: quote.legs[i]![4] })),
+    {
+      coverage,
+      commissionRate: configuration.commissionRate,
+      taxRate: deps.directory.cachedTerms(caller.partnerId)?.agreement?.taxRate ?? '0',
+    },
+    quote.currency,
+  );
+  const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
   const legRows = await contracts.insertLegs(
     trx,
     legs.map((leg, index) => ({
@@ -161,6 +177,9 @@ export async function subscribe(
       departure_local: leg.departureLocal,
       departure_date: leg.departureDate,
       departure_at: leg.departureAt,
+      share_net: shares[index]!.net,
+      share_tax: shares[index]!.tax,
+      share_commission: shares[index]!.commission,
     })),
   );
   // the premium, its tax and the commission enter the ledger in the sale's transaction
@@ -209,6 +228,7 @@ export async function subscribe(
       passengers: contract.passengers,
       premium: contract.premium,
       flights: contract.flights.map((f) => ({
+        leg: f.leg,
         flightNumber: f.flightNumber,
         departureAirport: f.departureAirport,
         arrivalAirport: f.arrivalAirport,
@@ -248,7 +268,9 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     configurationVersion: row.configuration_version,
     modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
+    version: row.version,
     flights: legs.map((l) => ({
+      leg: l.leg_index,
       flightNumber: l.flight_number,
       ...legView({
         departureAirport: l.departure_airport,

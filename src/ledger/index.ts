@@ -1,7 +1,14 @@
 /** The ledger domain's public face (docs/ARCHITECTURE.md, import rules; docs/bordereaux.md). */
 export { LEDGER_KINDS, REPORT_FORMATS, STATEMENT_FORMATS, type LedgerKind, type Movement } from './model.ts';
 export type { ReportFormat, StatementFormat } from './model.ts';
-export { backfillLedger, cancellationMovements, payoutMovement, recordMovements, saleMovements } from './record.ts';
+export {
+  backfillLedger,
+  cancellationMovements,
+  changeMovements,
+  payoutMovement,
+  recordMovements,
+  saleMovements,
+} from './record.ts';
 export {
   CLAIM_COLUMNS,
   PREMIUM_COLUMNS,

@@ -71,6 +71,40 @@ export function cancellationMovements(
   ];
 }
 
+/**
+ * A change to a live contract (a flight change, a passenger or a leg cancelled), by the difference of
+ * its premium (after − before, per component). Lower: the customer is refunded what the premium fell
+ * (net and tax) and the partner gives back the commission of it (a negative commission). Higher (a
+ * dearer flight): more premium written, its tax and its commission. One event per contract version.
+ */
+export function changeMovements(
+  contract: Omit<ContractMoney, 'premiumNet' | 'premiumTax' | 'premiumCommission'>,
+  difference: { net: number; tax: number; commission: number; total: number },
+  change: string,
+  version: number,
+  at: Date,
+  recordedBy: string,
+): Movement[] {
+  const base = {
+    partnerId: contract.partnerId,
+    environment: contract.environment,
+    currency: contract.currency,
+    contractId: contract.id,
+    eventKey: `contract:${contract.id}:${change}:${version}`,
+    occurredAt: at,
+    recordedBy,
+  };
+  const movements: Movement[] =
+    difference.total < 0
+      ? [{ ...base, kind: 'refund', amount: -difference.total }]
+      : [
+          { ...base, kind: 'premium_written', amount: difference.net },
+          { ...base, kind: 'tax', amount: difference.tax },
+        ];
+  movements.push({ ...base, kind: 'commission', amount: difference.commission });
+  return movements.filter((m) => m.amount !== 0);
+}
+
 /** A payout's outcome as the bank reported it: compensation paid, or a failed attempt (memorandum). */
 export function payoutMovement(
   payout: {

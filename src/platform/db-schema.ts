@@ -10,7 +10,7 @@ type Json<T> = ColumnType<T, string, string>;
 // The domains' vocabularies (their const arrays feed the CLI's choices and the pages too).
 import type { Environment } from '../partners/model.ts';
 import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.ts';
-import type { ContractStatus } from '../flight/model.ts';
+import type { ContractChange, ContractStatus } from '../flight/model.ts';
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsStatus } from '../notify/sms/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
@@ -131,6 +131,8 @@ export interface ContractsTable {
   consent_accepted_at: NullableTimestamp;
   consent_documents_version: number | null;
   consent_channel: ConsentChannel | null;
+  /** The contract's current version: 1 as sold, +1 per change (migration 0024). */
+  version: Generated<number>;
 }
 
 export const CONSENT_CHANNELS = ['web', 'mobile_app', 'call_centre', 'agency'] as const;
@@ -169,6 +171,40 @@ export interface ContractLegsTable {
   departure_local: string;
   departure_date: string;
   departure_at: Timestamp;
+  /** The leg's share of the premium per passenger, minor units (migration 0024, src/flight/shares.ts). */
+  share_net: number;
+  share_tax: number;
+  share_commission: number;
+}
+
+/** One version of a changed contract (migration 0024); version 1 is written by the first change. */
+export interface ContractVersionsTable {
+  contract_id: string;
+  version: number;
+  change: ContractChange;
+  passengers: number;
+  flights: Json<ContractVersionFlight[]>;
+  premium_net: number;
+  premium_tax: number;
+  premium_commission: number;
+  premium_total: number;
+  /** What the change cost the customer: > 0 charged, < 0 refunded. */
+  difference: Generated<number>;
+  risk_model_version: string;
+  reason: string | null;
+  actor: string;
+  created_at: Generated<Date>;
+}
+
+export interface ContractVersionFlight {
+  leg: number;
+  flightNumber: string;
+  airline: string;
+  departureAirport: string;
+  arrivalAirport: string;
+  departureLocal: string;
+  departureAt: string;
+  share: { net: number; tax: number; commission: number };
 }
 
 export interface ClaimsTable {
@@ -507,6 +543,7 @@ export interface Database {
   users: UsersTable;
   contracts: ContractsTable;
   contract_legs: ContractLegsTable;
+  contract_versions: ContractVersionsTable;
   claims: ClaimsTable;
   claim_tokens: ClaimTokensTable;
   claim_bank_details: ClaimBankDetailsTable;

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateRequest, type Caller, type KeyDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
-import type { Outcome, Serialize } from './idempotency.ts';
+import type { Trx } from './db.ts';
+import { runIdempotent, type IdempotencyDeps, type Outcome, type Serialize } from './idempotency.ts';
 import type { FailedAuthLimiter, RateDecision } from './rate-limit.ts';
 import { rateClassOf, type KeyRateLimiter, type RateClass } from './shared-rate-limit.ts';
 
@@ -176,4 +177,36 @@ export function serializerOf(reply: FastifyReply): Serialize {
 export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
   return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.payload);
+}
+
+/**
+ * A state-changing route's handler body: runs the use case in one transaction under the request's
+ * Idempotency-Key (idempotency.ts) and sends the outcome, a replay byte for byte like the first answer.
+ * `operation` names what a key may be used for; `key` is what the key stands for (default: the body;
+ * add the path's parameters when they name the thing changed); `after` runs once the outcome is known
+ * (metrics, caches), on replays too (it sees `outcome.replayed`).
+ */
+export async function replyIdempotent<T>(
+  deps: IdempotencyDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  op: {
+    operation: string;
+    status: number;
+    key?: unknown;
+    run: (trx: Trx, caller: Caller) => Promise<T>;
+    after?: (outcome: Outcome, caller: Caller) => unknown;
+  },
+): Promise<FastifyReply> {
+  const caller = callerOf(request);
+  const outcome = await runIdempotent(
+    deps,
+    { ...caller, operation: op.operation },
+    idempotencyKeyOf(request),
+    op.key ?? request.body,
+    serializerOf(reply),
+    async (trx) => ({ status: op.status, body: await op.run(trx, caller) }),
+  );
+  await op.after?.(outcome, caller);
+  return sendOutcome(reply, outcome);
 }

@@ -1,16 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
-import { runIdempotent } from '../platform/idempotency.ts';
 import { named, problemResponses } from '../platform/openapi.ts';
-import {
-  callerOf,
-  IdempotencyHeader,
-  idempotencyKeyOf,
-  securePartnerApi,
-  sendOutcome,
-  serializerOf,
-} from '../platform/partner-api.ts';
+import { callerOf, IdempotencyHeader, replyIdempotent, securePartnerApi } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { cancelPolicy } from './cancel-policy.ts';
@@ -62,19 +54,11 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         assertRiskMatchesProduct(request, request.body);
-        const caller = callerOf(request);
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'policies.create' },
-          idempotencyKeyOf(request),
-          request.body,
-          serializerOf(reply),
-          async (trx) => ({
-            status: 201,
-            body: await createPolicy(deps, trx, caller, request.body),
-          }),
-        );
-        return sendOutcome(reply, outcome);
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.create',
+          status: 201,
+          run: (trx, caller) => createPolicy(deps, trx, caller, request.body),
+        });
       },
     });
 
@@ -120,21 +104,14 @@ export function policyAdminRoutes(
         },
       },
       handler: async (request, reply) => {
-        const caller = callerOf(request);
         const { policyNumber } = request.params;
         // the policy is part of what the key stands for: the same key on another policy is a reuse
-        const outcome = await runIdempotent(
-          idempotencyDeps,
-          { ...caller, operation: 'policies.cancel' },
-          idempotencyKeyOf(request),
-          { policyNumber, ...request.body },
-          serializerOf(reply),
-          async (trx) => ({
-            status: 200,
-            body: await cancelPolicy(deps, trx, caller, policyNumber, request.body),
-          }),
-        );
-        return sendOutcome(reply, outcome);
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.cancel',
+          status: 200,
+          key: { policyNumber, ...request.body },
+          run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body),
+        });
       },
     });
   };

@@ -1,6 +1,7 @@
 import type { BankDetailsIssue, ClaimForCustomer } from '../payouts/index.ts';
 import { formatAmount, formatDelay, formatDepartureDate } from '../notify/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
+import { asset } from './layout.ts';
 import { t, type Lang } from '../i18n/index.ts';
 import { findAirport } from '../reference/index.ts';
 
@@ -115,11 +116,15 @@ export function claimPage(
   form: FormState = { values: { accountHolder: '', iban: '', bic: '' }, issues: [] },
 ): string {
   const w = words(claim.language);
-  const field = (name: 'accountHolder' | 'iban' | 'bic', label: string, autocomplete: string) => {
+  const field = (name: 'accountHolder' | 'iban' | 'bic', label: string, autocomplete: string, code = false) => {
     const issue = form.issues.find((i) => i.field === name);
     const id = `f-${name}`;
+    // codes (IBAN, BIC): a phone shows its letters keyboard in capitals, without corrections
+    const typing = code
+      ? html`inputmode="text" autocapitalize="characters" autocorrect="off" spellcheck="false" maxlength="${name === 'iban' ? 42 : 14}"`
+      : '';
     return html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" value="${form.values[name]}" autocomplete="${autocomplete}" ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+<input id="${id}" name="${name}" value="${form.values[name]}" autocomplete="${autocomplete}" ${typing} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
 ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : ''}`;
   };
   return layout(
@@ -134,10 +139,11 @@ ${why(claim, claim.language)}
 <p>${w.ask}</p>
 <form method="post" novalidate>
 ${field('accountHolder', w.holder, 'name')}
-${field('iban', w.iban, 'off')}
-${field('bic', w.bic, 'off')}
+${field('iban', w.iban, 'off', true)}
+${field('bic', w.bic, 'off', true)}
 <button type="submit">${w.submit}</button>
-</form>`,
+</form>
+<script src="${asset('iban.js')}" defer></script>`,
   );
 }
 

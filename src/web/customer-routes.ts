@@ -21,7 +21,7 @@ export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; no
         .header('X-Frame-Options', 'DENY');
       reply.header(
         'Content-Security-Policy',
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'",
       );
     });
     const params = {

@@ -16,6 +16,7 @@ import { COOKIES, cookieOptions, htmlErrors, localPath, type WebDeps } from './w
 const ASSETS: Record<string, { file: URL; type: string }> = {
   'web.css': { file: new URL('./assets/web.css', import.meta.url), type: 'text/css; charset=utf-8' },
   'web.js': { file: new URL('./assets/web.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
+  'iban.js': { file: new URL('./assets/iban.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   'htmx.min.js': {
     file: new URL('../../node_modules/htmx.org/dist/htmx.min.js', import.meta.url),
     type: 'text/javascript; charset=utf-8',

@@ -28,6 +28,10 @@ const Flight = Type.Object({
   departureDateTime: Type.String({ maxLength: 16, description: "Local wall-clock time, 'YYYY-MM-DDTHH:mm'." }),
   departureAt: DateTime,
 });
+const LegFlight = Type.Object({
+  leg: Type.Integer({ format: 'int32', minimum: 0, maximum: 1, description: '0 the outbound, 1 the return.' }),
+  ...Flight.properties,
+});
 const Claim = {
   claimNumber: Type.String({ maxLength: 40 }),
   contractNumber: Type.String({ maxLength: 40 }),
@@ -52,7 +56,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       booking: Type.Object({ reference: Type.String({ maxLength: 64 }) }),
       passengers: Type.Integer({ format: 'int32', minimum: 1, maximum: 9 }),
       premium: Type.Object({ total: Money, net: Money, tax: Money, commission: Money }),
-      flights: Type.Array(Flight, { maxItems: 10 }),
+      flights: Type.Array(LegFlight, { maxItems: 2 }),
       createdAt: DateTime,
     }),
   },
@@ -64,6 +68,31 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       reason: Type.String({ maxLength: 40 }),
       cancelledAt: DateTime,
       refund: Money,
+    }),
+  },
+  'contract.changed': {
+    summary: 'A contract changed: its flights, or one passenger or one leg cancelled',
+    data: Type.Object({
+      contractNumber: Type.String({ maxLength: 40 }),
+      status: Type.Literal('active'),
+      version: Type.Integer({ format: 'int32', minimum: 2, maximum: 2147483647 }),
+      change: Type.Union(['flight_changed', 'passenger_cancelled', 'leg_cancelled'].map((c) => Type.Literal(c))),
+      passengers: Type.Integer({ format: 'int32', minimum: 1, maximum: 9 }),
+      flights: Type.Array(LegFlight, { maxItems: 2 }),
+      premium: Money,
+      difference: Type.Object(
+        {
+          amount: Type.Integer({
+            format: 'int64',
+            minimum: -100_000_000,
+            maximum: 100_000_000,
+            description: 'Integer minor units: > 0 the customer was charged, < 0 refunded.',
+          }),
+          currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+        },
+        { additionalProperties: false },
+      ),
+      changedAt: DateTime,
     }),
   },
   'claim.opened': { summary: 'A claim was opened by the platform', data: Type.Object(Claim) },

@@ -16,6 +16,7 @@ import * as repo from './webhooks-repo.ts';
 export const WEBHOOK_EVENT_TYPES = [
   'contract.created',
   'contract.cancelled',
+  'contract.changed',
   'claim.opened',
   'claim.bank_details_received',
   'claim.paid',
@@ -50,7 +51,8 @@ export interface ContractCreatedData {
   booking: { reference: string };
   passengers: number;
   premium: { total: WebhookMoney; net: WebhookMoney; tax: WebhookMoney; commission: WebhookMoney };
-  flights: WebhookFlight[];
+  /** Each with its leg: 0 the outbound, 1 the return. */
+  flights: (WebhookFlight & { leg: number })[];
   createdAt: string;
 }
 
@@ -61,6 +63,23 @@ export interface ContractCancelledData {
   reason: string;
   cancelledAt: string;
   refund: WebhookMoney;
+}
+
+/** A live contract changed (its flights, or one passenger or one leg cancelled) and keeps its number. */
+export interface ContractChangedData {
+  contractNumber: string;
+  status: 'active';
+  /** The new version (1 as sold). */
+  version: number;
+  change: 'flight_changed' | 'passenger_cancelled' | 'leg_cancelled';
+  passengers: number;
+  /** The flights insured from now on, each with its leg (0 outbound, 1 return). */
+  flights: (WebhookFlight & { leg: number })[];
+  /** The premium after the change. */
+  premium: WebhookMoney;
+  /** What the change cost the customer: > 0 charged, < 0 refunded. */
+  difference: WebhookMoney;
+  changedAt: string;
 }
 
 /** What every claim.* event carries: the claim as it is after the change. */
@@ -104,6 +123,7 @@ export interface ClaimFailedData extends ClaimWebhookData {
 export interface WebhookEventData {
   'contract.created': ContractCreatedData;
   'contract.cancelled': ContractCancelledData;
+  'contract.changed': ContractChangedData;
   'claim.opened': ClaimOpenedData;
   'claim.bank_details_received': ClaimBankDetailsReceivedData;
   'claim.paid': ClaimPaidData;

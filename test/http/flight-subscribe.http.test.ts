@@ -67,6 +67,15 @@ describe('Flight Delay API — subscription', () => {
       .orderBy('leg_index')
       .execute();
     assert.equal(legs.length, 2);
+    // each leg's share of the premium per passenger is its own quoted net, and the shares add back up
+    assert.deepEqual(
+      legs.map((l) => Number(l.share_net)),
+      q.breakdown.map((b: { premium: { amount: number } }) => b.premium.amount),
+    );
+    for (const column of ['net', 'tax', 'commission'] as const) {
+      const sum = legs.reduce((s, l) => s + Number(l[`share_${column}`]) * 3, 0);
+      assert.equal(sum, Number(row[`premium_${column}`]), `shares of ${column} × passengers = the premium's`);
+    }
     const audit = await t.db
       .selectFrom('audit_log')
       .selectAll()

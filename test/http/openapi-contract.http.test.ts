@@ -57,12 +57,9 @@ describe('OpenAPI contract against live answers', () => {
     const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(FLIGHT);
     const content = doc.paths['/getPrice/simulate'].post.requestBody.content['application/json'];
     const example = content.example ?? Object.values(content.examples as Record<string, { value: object }>)[0]!.value;
-    // the example's fixed return date is not after a departure 40 days from today forever: one way, as body
-    const simulated = await call('POST', '/getPrice/simulate', {
-      ...example,
-      returnDepartureDateTime: undefined,
-      ...body,
-    });
+    // the example's terms on today's trip (its own dates are fixed: its return may precede today's outbound)
+    const { returnDepartureDateTime: _r, returnFlightNumber: _f, ...terms } = example as Record<string, unknown>;
+    const simulated = await call('POST', '/getPrice/simulate', { ...terms, ...body });
     assert.equal(simulated.status, 200, JSON.stringify(simulated.body));
     const subscribeBody = subscription(quote.body.quoteReference, body);
     const key = { ...partner.auth, 'idempotency-key': `contract-${process.pid}-${Date.now()}` };
@@ -95,8 +92,12 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await call('PATCH', `/contracts/${number}/customer`, { language: 'en' })).status, 200);
     assert.equal((await call('GET', '/contracts/FD-0000-0000')).status, 404);
     assert.equal((await call('POST', '/getclaims', { contractNumber: number, status: ['opened'] })).status, 200);
-    const other = await subscribeTrip(t.app, partner, trip(60));
+    const other = await subscribeTrip(t.app, partner, trip(60, { returnTrip: true, additionalPassengers: 1 }));
     assert.equal(other.status, 201);
+    const part = `/contracts/${other.body.contractNumber}/partial-cancellation`;
+    assert.equal((await call('POST', `${part}/preview`, { leg: 1, reason: 'customer_request' })).status, 200);
+    assert.equal((await call('POST', part, { passengers: 1, reason: 'customer_request' })).status, 200);
+    assert.equal((await call('POST', part, { passengers: 1, reason: 'customer_request' })).status, 422);
     const cancelled = await call('POST', '/cancel', {
       contractNumber: other.body.contractNumber,
       reason: 'customer_request',

@@ -80,6 +80,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contracts/{contractNumber}/partial-cancellation/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview cancelling passengers or one leg: the refund, before confirming
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
+         */
+        post: operations["previewPartialCancellation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contracts/{contractNumber}/partial-cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel passengers or one leg of a contract, with the refund of their share
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
+         */
+        post: operations["cancelPartially"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/claims": {
         parameters: {
             query?: never;
@@ -408,6 +448,26 @@ export interface webhooks {
          * @description POSTed to each of your endpoints subscribed to `contract.cancelled`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
          */
         post: operations["on_contract_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contract.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contract changed: its flights, or one passenger or one leg cancelled
+         * @description POSTed to each of your endpoints subscribed to `contract.changed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         */
+        post: operations["on_contract_changed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -806,6 +866,11 @@ export interface components {
                 reference: string;
             };
             flights: {
+                /**
+                 * Format: int32
+                 * @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.
+                 */
+                leg: number;
                 /** @description Flight designator, e.g. AF006. */
                 flightNumber: string;
                 /** @description IATA airport code. */
@@ -822,6 +887,11 @@ export interface components {
                  */
                 departureAt: string;
             }[];
+            /**
+             * Format: int32
+             * @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).
+             */
+            version: number;
             /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
             consent: {
                 /**
@@ -854,6 +924,82 @@ export interface components {
             cancelledAt: string;
             refund: components["schemas"]["Money"];
         };
+        /** PartialCancellation */
+        PartialCancellation: {
+            contractNumber: string;
+            /** @enum {string} */
+            change: "passenger_cancelled" | "leg_cancelled";
+            /** @description One of ticket_cancelled, customer_request, booking_error, duplicate, flight_changed, other. */
+            reason: string;
+            /**
+             * Format: int32
+             * @description The contract version after the cancellation.
+             */
+            version: number;
+            /**
+             * Format: int32
+             * @description The passengers that stay covered.
+             */
+            passengers: number;
+            /** @description The flights that stay covered. */
+            flights: {
+                /**
+                 * Format: int32
+                 * @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.
+                 */
+                leg: number;
+                /** @description Flight designator, e.g. AF006. */
+                flightNumber: string;
+                /** @description IATA airport code. */
+                departureAirport: string;
+                /** @description IATA airport code. */
+                arrivalAirport: string;
+                /** @description IATA airline code. */
+                airline: string;
+                /** @description Local time at the departure airport. */
+                departureDateTime: string;
+                /**
+                 * Format: date-time
+                 * @description The same instant in UTC.
+                 */
+                departureAt: string;
+            }[];
+            /** @description total = net + tax; the commission is part of net. */
+            premium: {
+                total: components["schemas"]["Money"];
+                net: components["schemas"]["Money"];
+                tax: components["schemas"]["Money"];
+                commission: components["schemas"]["Money"];
+            };
+            /** @description What the customer gets back: the premium (net and tax) of what leaves. */
+            refund: {
+                /**
+                 * Format: int32
+                 * @description Integer amount in minor units: 1250 EUR is €12.50.
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217 currency code.
+                 * @example EUR
+                 */
+                currency: string;
+            };
+            /** @description Your commission on what leaves, given back (it is part of the refund). */
+            commissionReturned: {
+                /**
+                 * Format: int32
+                 * @description Integer amount in minor units: 1250 EUR is €12.50.
+                 */
+                amount: number;
+                /**
+                 * @description ISO 4217 currency code.
+                 * @example EUR
+                 */
+                currency: string;
+            };
+            /** Format: date-time */
+            cancelledAt: string;
+        };
         /** WebhookEndpoint */
         WebhookEndpoint: {
             /**
@@ -867,7 +1013,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
-            eventTypes: ("contract.created" | "contract.cancelled" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
+            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
             /** @description A disabled endpoint gets no deliveries. */
             enabled: boolean;
             /** Format: date-time */
@@ -2369,6 +2515,608 @@ export interface operations {
             };
         };
     };
+    previewPartialCancellation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example FD-7K3M-9QXT */
+                contractNumber: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of passengers, leg. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description How many passengers leave the contract: fewer than it insures. Before the first insured departure and while no claim exists.
+                     */
+                    passengers?: number;
+                    /**
+                     * Format: int32
+                     * @description The leg that leaves the contract (0 outbound, 1 return): before its departure, while it has no claim, and while another leg stays.
+                     */
+                    leg?: number;
+                    /**
+                     * @description Why: ticket_cancelled, customer_request, booking_error, duplicate, flight_changed, other.
+                     * @enum {string}
+                     */
+                    reason: "ticket_cancelled" | "customer_request" | "booking_error" | "duplicate" | "flight_changed" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description What the cancellation would leave and refund */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartialCancellation"];
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "not_found",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:quote_already_used",
+                     *       "title": "Quote already subscribed",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "quote_already_used",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelPartially: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @example FD-7K3M-9QXT */
+                contractNumber: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of passengers, leg. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int32
+                     * @description How many passengers leave the contract: fewer than it insures. Before the first insured departure and while no claim exists.
+                     */
+                    passengers?: number;
+                    /**
+                     * Format: int32
+                     * @description The leg that leaves the contract (0 outbound, 1 return): before its departure, while it has no claim, and while another leg stays.
+                     */
+                    leg?: number;
+                    /**
+                     * @description Why: ticket_cancelled, customer_request, booking_error, duplicate, flight_changed, other.
+                     * @enum {string}
+                     */
+                    reason: "ticket_cancelled" | "customer_request" | "booking_error" | "duplicate" | "flight_changed" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description What stays covered, and the refund */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartialCancellation"];
+                };
+            };
+            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "not_found",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:quote_already_used",
+                     *       "title": "Quote already subscribed",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "quote_already_used",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     reportFlightEvent: {
         parameters: {
             query?: never;
@@ -2774,6 +3522,11 @@ export interface operations {
                             reference: string;
                         };
                         flights: {
+                            /**
+                             * Format: int32
+                             * @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.
+                             */
+                            leg: number;
                             /** @description Flight designator, e.g. AF006. */
                             flightNumber: string;
                             /** @description IATA airport code. */
@@ -2800,6 +3553,11 @@ export interface operations {
                                 decidedAt: string | null;
                             };
                         }[];
+                        /**
+                         * Format: int32
+                         * @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).
+                         */
+                        version: number;
                         /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
                         consent: {
                             /**
@@ -3477,6 +4235,11 @@ export interface operations {
                                 reference: string;
                             };
                             flights: {
+                                /**
+                                 * Format: int32
+                                 * @description The leg's position in the trip as sold: 0 the outbound, 1 the return. It names the leg in a flight change or a leg cancellation and stays the same when the leg's flight changes; a cancelled leg leaves the list.
+                                 */
+                                leg: number;
                                 /** @description Flight designator, e.g. AF006. */
                                 flightNumber: string;
                                 /** @description IATA airport code. */
@@ -3493,6 +4256,11 @@ export interface operations {
                                  */
                                 departureAt: string;
                             }[];
+                            /**
+                             * Format: int32
+                             * @description The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).
+                             */
+                            version: number;
                             /** @description The customer's consent recorded with the contract; null on contracts sold before consent was recorded. */
                             consent: {
                                 /**
@@ -7006,6 +7774,11 @@ export interface operations {
                             };
                         };
                         flights: {
+                            /**
+                             * Format: int32
+                             * @description 0 the outbound, 1 the return.
+                             */
+                            leg: number;
                             flightNumber: string;
                             departureAirport: string;
                             arrivalAirport: string;
@@ -7060,6 +7833,76 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_contract_changed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "contract.changed";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        contractNumber: string;
+                        /** @constant */
+                        status: "active";
+                        /** Format: int32 */
+                        version: number;
+                        change: "flight_changed" | "passenger_cancelled" | "leg_cancelled";
+                        /** Format: int32 */
+                        passengers: number;
+                        flights: {
+                            /**
+                             * Format: int32
+                             * @description 0 the outbound, 1 the return.
+                             */
+                            leg: number;
+                            flightNumber: string;
+                            departureAirport: string;
+                            arrivalAirport: string;
+                            airline: string;
+                            /** @description Local wall-clock time, 'YYYY-MM-DDTHH:mm'. */
+                            departureDateTime: string;
+                            /** Format: date-time */
+                            departureAt: string;
+                        }[];
+                        premium: {
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        difference: {
+                            /**
+                             * Format: int64
+                             * @description Integer minor units: > 0 the customer was charged, < 0 refunded.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        /** Format: date-time */
+                        changedAt: string;
                     };
                 };
             };

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/** The customer's bank-details page on a phone (390 px wide), in Debian's Chromium. */
+
+const CHROMIUM = '/usr/bin/chromium';
+const RESULTS = path.resolve('test-results');
+
+describe('the bank-details page on a phone', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let partner: TestPartner;
+
+  before(async () => {
+    if (!fs.existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" (.ci/run does).`,
+      );
+    }
+    fs.mkdirSync(RESULTS, { recursive: true });
+    t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1' } });
+    partner = await createTestPartner(t.db);
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu'],
+      headless: true,
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test('the IBAN groups in fours in capitals as it is typed, the page fits 390 px, and the details are taken', async () => {
+    const insured = await insureFlight(t.app, partner, { flightNumber: 'AF871', language: 'en' });
+    const event = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(event.status, 200, JSON.stringify(event.body));
+    const link = await eventually(async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${FLIGHT}/sandbox/messages?contractNumber=${insured.contractNumber}`,
+        headers: partner.auth,
+      });
+      return (JSON.parse(res.body).messages[0]?.link as string | undefined) ?? undefined;
+    });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'en-GB',
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      await page.goto(`${base}/c/${link.split('/c/')[1]}`);
+      const iban = page.locator('#f-iban');
+      assert.equal(await iban.getAttribute('autocapitalize'), 'characters');
+      assert.equal(await iban.getAttribute('inputmode'), 'text');
+      assert.equal(await iban.getAttribute('spellcheck'), 'false');
+      await page.locator('#f-accountHolder').fill('Ada Byron');
+      await iban.pressSequentially('de89370400440532013000');
+      assert.equal(await iban.inputValue(), 'DE89 3704 0044 0532 0130 00');
+      // a correction in the middle keeps the grouping and the caret where the customer types
+      await iban.press('End');
+      for (let i = 0; i < 3; i++) await iban.press('Backspace');
+      await iban.pressSequentially('000');
+      assert.equal(await iban.inputValue(), 'DE89 3704 0044 0532 0130 00');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+      await page.screenshot({ path: path.join(RESULTS, 'claim-page-390.png'), fullPage: true });
+      await page.getByRole('button').click();
+      await page.getByText(/3000/).first().waitFor();
+    } finally {
+      await context.close();
+    }
+  });
+});
