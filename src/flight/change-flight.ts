@@ -378,7 +378,9 @@ function readRequest(legs: contracts.LegRow[], input: FlightChangeRequest): Requ
       departure = parseDeparture(f.departureDateTime, old.departure_airport, `${at}/departureDateTime`);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      errors.push(...(error.extra.errors ?? [{ field: `${at}/departureDateTime`, message: error.detail }]));
+      errors.push(
+        ...(error.extra.errors ?? [{ code: 'invalid', field: `${at}/departureDateTime`, message: error.detail }]),
+      );
     }
     if (departure && flightNumber === old.flight_number && departure.local === old.departure_local)
       errors.push({ field: at, code: 'not_allowed', message: `leg ${f.leg} already is this flight` });
@@ -426,6 +428,7 @@ async function checkChange(
         {
           errors: [
             {
+              code: 'invalid',
               field: `/flights/${newLegs.findIndex((n) => n.leg === old.leg_index)}/leg`,
               message: 'departed or departing within 3 hours',
             },
@@ -440,14 +443,18 @@ async function checkChange(
       throw new DomainError(
         'leg_departed',
         `The new flight ${n.flightNumber} departs at ${leg.departure_at.toISOString()}: a flight can be insured until ${TIME_RULES.minLeadMinutes / 60} hours before its departure.`,
-        { errors: [{ field, message: `is less than ${TIME_RULES.minLeadMinutes / 60} hours away` }] },
+        {
+          errors: [
+            { field, code: 'out_of_range', message: `is less than ${TIME_RULES.minLeadMinutes / 60} hours away` },
+          ],
+        },
       );
     if (leg.departure_at.getTime() > now.getTime() + TIME_RULES.maxAheadDays * 86_400_000)
       throw new DomainError(
         'departure_too_far',
         `The new flight ${n.flightNumber} departs more than ${TIME_RULES.maxAheadDays} days ahead.`,
         {
-          errors: [{ field, message: `is more than ${TIME_RULES.maxAheadDays} days ahead` }],
+          errors: [{ field, code: 'out_of_range', message: `is more than ${TIME_RULES.maxAheadDays} days ahead` }],
         },
       );
   });
@@ -525,6 +532,6 @@ const invalidReference = () =>
     'change_reference_invalid',
     'The change reference is not one this platform issued for this contract.',
     {
-      errors: [{ field: '/changeReference', message: 'unknown or altered change reference' }],
+      errors: [{ code: 'invalid', field: '/changeReference', message: 'unknown or altered change reference' }],
     },
   );

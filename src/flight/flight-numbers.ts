@@ -43,7 +43,7 @@ export function quotedFlightNumbers(
   const operating = (value: string | undefined, marketing: string | undefined, field: string, needs: string) => {
     if (value === undefined) return undefined;
     if (marketing === undefined) {
-      errors.push({ field, message: `needs ${needs} (the marketing flight it operates)` });
+      errors.push({ field, code: 'required', message: `needs ${needs} (the marketing flight it operates)` });
       return undefined;
     }
     return operatingFlight(value, marketing, field, airlineErrors);

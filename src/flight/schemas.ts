@@ -23,16 +23,27 @@ export const Money = Type.Object(
       maximum: 100_000_000,
       description: 'Integer amount in minor units: 1250 EUR is €12.50.',
     }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
+    currency: Type.String({
+      pattern: '^[A-Z]{3}$',
+      maxLength: 3,
+      description: 'ISO 4217 currency code.',
+      examples: ['EUR'],
+    }),
   },
   { additionalProperties: false, title: 'Money' },
 );
 
 const Airport = (description: string) =>
-  Type.String({ pattern: '^[A-Za-z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
+  Type.String({
+    pattern: '^[A-Za-z]{3}$',
+    maxLength: 3,
+    description: `${description}: IATA airport code.`,
+    examples: ['CDG'],
+  });
 const LocalDateTime = (description: string) =>
   Type.String({
     pattern: DEPARTURE_PATTERN,
+    maxLength: 25,
     description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).`,
     examples: ['2026-12-24T10:30'],
   });
@@ -43,6 +54,7 @@ const TripFields = {
   arrivalAirport: Airport('Outbound arrival airport'),
   airline: Type.String({
     pattern: '^[A-Za-z0-9]{2}$',
+    maxLength: 2,
     description: 'Operating airline: IATA 2-character code of an active airline.',
     examples: ['AF'],
   }),
@@ -61,6 +73,7 @@ const TripFields = {
   flightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description:
         'Outbound flight designator when known, starting with the airline (e.g. AF006): the risk model may price that flight more sharply, and /subscribe must then name this flight.',
       examples: ['AF006'],
@@ -69,6 +82,7 @@ const TripFields = {
   returnFlightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description:
         'Return flight designator when known, starting with the airline (needs returnDepartureDateTime); /subscribe must then name this flight.',
       examples: ['AF007'],
@@ -77,6 +91,7 @@ const TripFields = {
   operatingFlightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description:
         "Codeshare: the flight that operates the outbound flightNumber (needs flightNumber), e.g. AF3612 operated as DL264. Any active airline's designator. The leg is priced as the operating flight (its carrier, its history), its exposure counts on the operating carrier, and /subscribe must then name this operating flight.",
       examples: ['DL264'],
@@ -85,6 +100,7 @@ const TripFields = {
   returnOperatingFlightNumber: Type.Optional(
     Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description: 'Codeshare: the flight that operates returnFlightNumber (needs returnFlightNumber).',
       examples: ['DL265'],
     }),
@@ -179,15 +195,23 @@ const Premium = Type.Object(
   { description: 'total = net + tax; the commission is part of net.' },
 );
 
+const AirportOut = Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'IATA airport code.' });
+const FlightNumberOut = Type.String({ maxLength: 8, description: 'Flight designator, e.g. AF006.' });
+
 const LegOut = Type.Object({
-  departureAirport: Type.String(),
-  arrivalAirport: Type.String(),
-  airline: Type.String(),
-  departureDateTime: Type.String({ description: 'Local time at the departure airport.' }),
-  departureAt: Type.String({ format: 'date-time', description: 'The same instant in UTC.' }),
+  departureAirport: AirportOut,
+  arrivalAirport: AirportOut,
+  airline: Type.String({ pattern: '^[A-Z0-9]{2}$', maxLength: 2, description: 'IATA airline code.' }),
+  departureDateTime: Type.String({
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}$',
+    maxLength: 16,
+    description: 'Local time at the departure airport.',
+  }),
+  departureAt: Type.String({ format: 'date-time', maxLength: 40, description: 'The same instant in UTC.' }),
 });
 
 const ModelVersion = Type.String({
+  maxLength: 40,
   description: 'Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).',
   examples: ['v1'],
 });
@@ -197,7 +221,10 @@ const Explanation = Type.Object(
     base: Type.Number({ minimum: 0, maximum: 1, description: 'Base rate the factors apply to (a fraction).' }),
     factors: Type.Array(
       Type.Object({
-        label: Type.String({ description: 'What the factor is about, e.g. "hour 19", "LAX", "OO on SAT–LAX".' }),
+        label: Type.String({
+          maxLength: 200,
+          description: 'What the factor is about, e.g. "hour 19", "LAX", "OO on SAT–LAX".',
+        }),
         factor: Type.Number({ minimum: 0, description: 'Multiplier applied to the rate.' }),
         credibility: Type.Number({
           minimum: 0,
@@ -205,6 +232,7 @@ const Explanation = Type.Object(
           description: 'Weight given to the data behind this factor (1 for a documented table factor).',
         }),
       }),
+      { maxItems: 50 },
     ),
     probability: Type.Number({
       minimum: 0,
@@ -212,6 +240,7 @@ const Explanation = Type.Object(
       description: 'The probability the model returns (a fraction), after any cap.',
     }),
     text: Type.String({
+      maxLength: 5000,
       description: 'The same in words: base × factors = probability, in percent.',
       examples: ['2.17 % × 1.12 (hour 19) × 0.81 (LAX) × 0.87 (OO on SAT–LAX) = 1.73 %'],
     }),
@@ -224,10 +253,10 @@ const PayoutEvent = Type.Object(
     event: StringEnum(['cancellation', 'diversion', 'delay'], {
       description: 'The payout event; the events of a leg are disjoint.',
     }),
-    minDelayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+    minDelayMinutes: Type.Union([Type.Integer({ minimum: 0, maximum: 1440 }), Type.Null()], {
       description: 'Delay band start (the tier it pays); null for cancellation and diversion.',
     }),
-    maxDelayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+    maxDelayMinutes: Type.Union([Type.Integer({ minimum: 0, maximum: 1440 }), Type.Null()], {
       description: 'Delay band end, exclusive (the next tier); null for the highest tier.',
     }),
     probability: Type.Number({
@@ -242,9 +271,9 @@ const PayoutEvent = Type.Object(
 );
 
 const LegBreakdown = Type.Object({
-  departureAirport: Type.String(),
-  arrivalAirport: Type.String(),
-  flightNumber: Type.Union([Type.String(), Type.Null()], {
+  departureAirport: AirportOut,
+  arrivalAirport: AirportOut,
+  flightNumber: Type.Union([FlightNumberOut, Type.Null()], {
     description:
       'The flight the leg was priced for, when the request named one: the operating flight of a codeshare (operatingFlightNumber).',
   }),
@@ -262,10 +291,11 @@ const LegBreakdown = Type.Object({
     additionalProperties: false,
     description: "This leg's share of the net premium, per passenger (commission included, tax excluded).",
   }),
-  events: Type.Array(PayoutEvent),
+  events: Type.Array(PayoutEvent, { maxItems: 10 }),
 });
 
 const Breakdown = Type.Array(LegBreakdown, {
+  maxItems: 2,
   description:
     'Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger.',
 });
@@ -277,6 +307,7 @@ const DocumentRefOut = (what: string) =>
       version: Type.String({ maxLength: 40, description: `The insurer's version label of the ${what}.` }),
       sha256: Type.String({
         pattern: '^[0-9a-f]{64}$',
+        maxLength: 64,
         description: `SHA-256 of the ${what} file: proves which text the customer received.`,
       }),
     },
@@ -287,6 +318,7 @@ export const DocumentsOut = Type.Object(
   {
     version: Type.Integer({
       minimum: 1,
+      maximum: 2147483647,
       description:
         'Version of this set of documents: the customer consents to it, and /subscribe refuses another (documents_version_mismatch).',
     }),
@@ -322,6 +354,7 @@ export const InsurerOut = Type.Object(
 const ConsentFields = {
   acceptedAt: Type.String({
     format: 'date-time',
+    maxLength: 40,
     description: 'When the customer accepted the documents (not in the future, not before the quote).',
   }),
   documentsVersion: Type.Integer({
@@ -341,17 +374,22 @@ const ConsentIn = Type.Object(ConsentFields, {
     "The customer's acceptance of the quote's documents (IPID and terms), given before subscribing. Required.",
 });
 
+const Passengers = Type.Integer({ minimum: 1, maximum: 9, description: 'Insured passengers (1-9).' });
+const ConfigurationVersion = (description?: string) =>
+  Type.Integer({ minimum: 1, maximum: 2147483647, ...(description ? { description } : {}) });
+
 export const QuoteResponse = Type.Object({
   quoteReference: Type.String({
+    maxLength: 2000,
     description: 'Signed reference to pass to /subscribe; valid until expiresAt, subscribes once.',
   }),
-  expiresAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time', maxLength: 40 }),
   formula: Formula,
-  passengers: Type.Integer(),
+  passengers: Passengers,
   premium: Premium,
   compensation: Compensation,
-  legs: Type.Array(LegOut),
-  configurationVersion: Type.Integer({ description: 'Version of your configuration this quote was priced with.' }),
+  legs: Type.Array(LegOut, { maxItems: 2 }),
+  configurationVersion: ConfigurationVersion('Version of your configuration this quote was priced with.'),
   modelVersion: ModelVersion,
   breakdown: Breakdown,
   documents: DocumentsOut,
@@ -360,10 +398,10 @@ export const QuoteResponse = Type.Object({
 
 export const SimulationResponse = Type.Object({
   formula: Formula,
-  passengers: Type.Integer(),
+  passengers: Passengers,
   premium: Premium,
   compensation: Compensation,
-  legs: Type.Array(LegOut),
+  legs: Type.Array(LegOut, { maxItems: 2 }),
   modelVersion: ModelVersion,
   breakdown: Breakdown,
 });
@@ -372,6 +410,7 @@ const FlightIn = Type.Object(
   {
     flightNumber: Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description:
         'Full flight designator, starting with the quoted airline (the quoted flight when the quote named one).',
       examples: ['AF006'],
@@ -379,6 +418,7 @@ const FlightIn = Type.Object(
     operatingFlightNumber: Type.Optional(
       Type.String({
         pattern: FLIGHT_NUMBER_PATTERN,
+        maxLength: 8,
         description:
           "Codeshare: the flight that flies when flightNumber is a marketing number (AF3612 operated as DL264), any active airline's designator; the quoted one when the quote named one. Monitoring watches it and its events open the claims; the claims, the SMS and the customer's page show flightNumber, the flight the customer booked.",
         examples: ['DL264'],
@@ -391,7 +431,7 @@ const FlightIn = Type.Object(
   { additionalProperties: false },
 );
 
-const OperatingFlightOut = Type.Union([Type.String(), Type.Null()], {
+const OperatingFlightOut = Type.Union([Type.String({ maxLength: 8 }), Type.Null()], {
   description:
     'A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber.',
 });
@@ -406,6 +446,7 @@ export const SubscribeRequest = Type.Object(
         email: Type.String({ format: 'email', maxLength: 254 }),
         phone: Type.String({
           pattern: '^\\+[1-9][0-9]{6,14}$',
+          maxLength: 16,
           description: 'Mobile phone in E.164 format: the claim SMS goes there.',
           examples: ['+33612345678'],
         }),
@@ -474,25 +515,30 @@ export const LegIndex = Type.Integer({
 });
 
 export const ContractResponse = Type.Object({
-  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
+  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN, maxLength: 40 }),
   status: StringEnum(CONTRACT_STATUSES),
   formula: Formula,
-  passengers: Type.Integer(),
+  passengers: Passengers,
   premium: Premium,
   compensation: Compensation,
-  configurationVersion: Type.Integer(),
+  configurationVersion: ConfigurationVersion(),
   modelVersion: ModelVersion,
-  booking: Type.Object({ reference: Type.String() }),
+  booking: Type.Object({ reference: Type.String({ pattern: '^[A-Z0-9_-]{1,64}$', maxLength: 64 }) }),
   flights: Type.Array(
     Type.Object({
       leg: LegIndex,
-      flightNumber: Type.String({ description: 'The flight the customer booked (a codeshare: its marketing flight).' }),
+      flightNumber: Type.String({
+        maxLength: 8,
+        description: 'The flight the customer booked (a codeshare: its marketing flight).',
+      }),
       operatingFlightNumber: OperatingFlightOut,
       ...LegOut.properties,
     }),
+    { maxItems: 2 },
   ),
   version: Type.Integer({
     minimum: 1,
+    maximum: 2147483647,
     description:
       'The contract version: 1 as sold, one more at each change (flight change, passenger or leg cancelled).',
   }),
@@ -500,7 +546,7 @@ export const ContractResponse = Type.Object({
     description:
       "The customer's consent recorded with the contract; null on contracts sold before consent was recorded.",
   }),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time', maxLength: 40 }),
 });
 
 export const CancelRequest = Type.Object(
@@ -512,10 +558,10 @@ export const CancelRequest = Type.Object(
 );
 
 export const CancelResponse = Type.Object({
-  contractNumber: Type.String(),
+  contractNumber: Type.String({ maxLength: 40 }),
   status: Type.Literal('cancelled'),
-  reason: Type.String(),
-  cancelledAt: Type.String({ format: 'date-time' }),
+  reason: Type.String({ maxLength: 40, description: `One of ${CANCEL_REASONS.join(', ')}.` }),
+  cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
   refund: Money,
 });
 
@@ -550,12 +596,17 @@ export const PartialCancellationRequest = Type.Object(
 );
 
 export const PartialCancellationResponse = Type.Object({
-  contractNumber: Type.String(),
+  contractNumber: Type.String({ maxLength: 40 }),
   change: StringEnum(['passenger_cancelled', 'leg_cancelled'] as const),
-  reason: Type.String(),
-  version: Type.Integer({ minimum: 2, description: 'The contract version after the cancellation.' }),
-  passengers: Type.Integer({ description: 'The passengers that stay covered.' }),
-  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties }), {
+  reason: Type.String({ maxLength: 40, description: `One of ${CANCEL_REASONS.join(', ')}.` }),
+  version: Type.Integer({
+    minimum: 2,
+    maximum: 2147483647,
+    description: 'The contract version after the cancellation.',
+  }),
+  passengers: Type.Integer({ minimum: 1, maximum: 9, description: 'The passengers that stay covered.' }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
+    maxItems: 2,
     description: 'The flights that stay covered.',
   }),
   premium: Premium,
@@ -567,7 +618,7 @@ export const PartialCancellationResponse = Type.Object({
     additionalProperties: false,
     description: 'Your commission on what leaves, given back (it is part of the refund).',
   }),
-  cancelledAt: Type.String({ format: 'date-time' }),
+  cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
 });
 
 const ClaimStatusIn = StringEnum(CLAIM_STATUSES, { description: 'A claim status.' });
@@ -578,12 +629,14 @@ export const ClaimsRequest = Type.Object(
     fromDate: Type.Optional(
       Type.String({
         format: 'date',
+        maxLength: 10,
         description: 'First day (inclusive, UTC) on which claims were opened. Required unless contractNumber is given.',
       }),
     ),
     toDate: Type.Optional(
       Type.String({
         format: 'date',
+        maxLength: 10,
         description: `Last day (inclusive, UTC); at most ${CLAIMS_PAGE.maxRangeDays} days after fromDate. Required unless contractNumber is given.`,
       }),
     ),
@@ -608,7 +661,7 @@ export const ClaimsRequest = Type.Object(
 );
 
 const Instant = (description: string) =>
-  Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+  Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], {
     description: `${description}; null when unknown.`,
   });
 
@@ -630,25 +683,27 @@ const ClaimEvidenceOut = Type.Object(
     divertedTo: Type.Union([Type.String({ maxLength: 10 }), Type.Null()], {
       description: 'Airport the flight was diverted to.',
     }),
-    delayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+    delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 525_600 }), Type.Null()], {
       description: 'Arrival delay at the gate in minutes, as computed (or reported); null unless delayed.',
     }),
     rule: Type.Object(
       {
         trigger: StringEnum(['delay_tier', 'cancellation', 'diversion']),
-        minDelayMinutes: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()], {
+        minDelayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 1440 }), Type.Null()], {
           description: 'Threshold of the delay tier that pays; null for a cancellation.',
         }),
         amountPerPassenger: Money,
-        passengers: Type.Integer({ format: 'int32' }),
+        passengers: Type.Integer({ format: 'int32', minimum: 1, maximum: 9 }),
         configurationVersion: Type.Integer({
           format: 'int32',
+          minimum: 1,
+          maximum: 2147483647,
           description: "Version of your configuration whose coverage the contract holds: the rule's version.",
         }),
       },
       { additionalProperties: false, description: "The contract's rule that pays, and its version." },
     ),
-    decidedAt: Type.String({ format: 'date-time', description: 'When the platform opened the claim.' }),
+    decidedAt: Type.String({ format: 'date-time', maxLength: 40, description: 'When the platform opened the claim.' }),
   },
   { additionalProperties: false, description: 'Why the claim was opened: the facts, the delay, the rule.' },
 );
@@ -659,20 +714,23 @@ export const ClaimNumberParams = Type.Object(
 );
 
 const ClaimOut = Type.Object({
-  claimNumber: Type.String(),
-  contractNumber: Type.String(),
+  claimNumber: Type.String({ pattern: '^[A-Z]{3}-[0-9]{8}$', maxLength: 12 }),
+  contractNumber: Type.String({ maxLength: 40 }),
   status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
   reason: StringEnum(['delay', 'cancellation']),
   event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
-  flightNumber: Type.String({ description: 'The flight the customer booked (a codeshare: its marketing flight).' }),
+  flightNumber: Type.String({
+    maxLength: 8,
+    description: 'The flight the customer booked (a codeshare: its marketing flight).',
+  }),
   operatingFlightNumber: OperatingFlightOut,
-  departureDate: Type.String({ format: 'date' }),
-  delayMinutes: Type.Union([Type.Integer(), Type.Null()], {
+  departureDate: Type.String({ format: 'date', maxLength: 10 }),
+  delayMinutes: Type.Union([Type.Integer({ minimum: 0, maximum: 525_600 }), Type.Null()], {
     description: 'Arrival delay at the gate; null unless the flight was delayed (cancelled, diverted).',
   }),
   compensation: Money,
-  openedAt: Type.String({ format: 'date-time' }),
-  paidAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  openedAt: Type.String({ format: 'date-time', maxLength: 40 }),
+  paidAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
   evidence: ClaimEvidenceOut,
 });
 
@@ -682,8 +740,8 @@ const FlightStatusOut = Type.Object(
       description:
         'scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.',
     }),
-    lastCheckedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-    decidedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    lastCheckedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
+    decidedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
   },
   { description: 'What the platform knows of the insured flight.' },
 );
@@ -701,33 +759,39 @@ const SignedMoney = Type.Object(
       maximum: 100_000_000,
       description: 'Integer amount in minor units, signed: positive charged to the customer, negative refunded.',
     }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
+    currency: Type.String({
+      pattern: '^[A-Z]{3}$',
+      maxLength: 3,
+      description: 'ISO 4217 currency code.',
+      examples: ['EUR'],
+    }),
   },
   { additionalProperties: false, title: 'SignedMoney' },
 );
 
 const ContractVersionOut = Type.Object(
   {
-    version: Type.Integer({ minimum: 1 }),
+    version: Type.Integer({ minimum: 1, maximum: 2147483647 }),
     change: StringEnum(CONTRACT_CHANGES, {
       description:
         'What made this version: subscribed (version 1, as sold), flight_changed, passenger_cancelled, leg_cancelled.',
     }),
-    at: Type.String({ format: 'date-time' }),
-    passengers: Type.Integer(),
+    at: Type.String({ format: 'date-time', maxLength: 40 }),
+    passengers: Passengers,
     flights: Type.Array(
       Type.Object({
         leg: LegIndex,
-        flightNumber: Type.String(),
-        departureAirport: Type.String(),
-        arrivalAirport: Type.String(),
-        departureDateTime: Type.String({ description: 'Local time at the departure airport.' }),
+        flightNumber: FlightNumberOut,
+        departureAirport: AirportOut,
+        arrivalAirport: AirportOut,
+        departureDateTime: Type.String({ maxLength: 16, description: 'Local time at the departure airport.' }),
       }),
+      { maxItems: 2 },
     ),
     premium: Money,
     difference: SignedMoney,
     modelVersion: ModelVersion,
-    reason: Type.Union([Type.String(), Type.Null()]),
+    reason: Type.Union([Type.String({ maxLength: 40 }), Type.Null()]),
   },
   { description: 'One version of the contract: its flights, passengers and premium from then on.' },
 );
@@ -735,27 +799,36 @@ const ContractVersionOut = Type.Object(
 export const ContractDetailResponse = Type.Object({
   ...ContractResponse.properties,
   customer: Type.Object({
-    firstName: Type.String(),
-    lastName: Type.String(),
-    email: Type.String(),
-    phone: Type.String({ description: 'E.164.' }),
-    language: Type.String(),
+    firstName: Type.String({ maxLength: 100 }),
+    lastName: Type.String({ maxLength: 100 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', maxLength: 16, description: 'E.164.' }),
+    language: Type.String({ maxLength: 2, description: `One of ${LANGUAGES.join(', ')}.` }),
   }),
   flights: Type.Array(
     Type.Object({
       leg: LegIndex,
-      flightNumber: Type.String(),
+      flightNumber: FlightNumberOut,
       operatingFlightNumber: OperatingFlightOut,
       ...LegOut.properties,
       flightStatus: FlightStatusOut,
     }),
+    { maxItems: 2 },
   ),
   cancellation: Type.Union([
-    Type.Object({ cancelledAt: Type.String({ format: 'date-time' }), reason: Type.String(), refund: Money }),
+    Type.Object({
+      cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
+      reason: Type.String({ maxLength: 40, description: `One of ${CANCEL_REASONS.join(', ')}.` }),
+      refund: Money,
+    }),
     Type.Null(),
   ]),
-  claims: Type.Array(ClaimOut),
+  claims: Type.Array(ClaimOut, {
+    maxItems: 10,
+    description: 'The claims of the contract: at most one per leg and event.',
+  }),
   versions: Type.Array(ContractVersionOut, {
+    maxItems: 100,
     description:
       'The versions of a changed contract, oldest first (version 1 as sold, then one per change); empty while the contract was never changed.',
   }),
@@ -778,7 +851,7 @@ export const ContactChangeRequest = Type.Object(
 );
 
 export const ContactChangeResponse = Type.Object({
-  contractNumber: Type.String(),
+  contractNumber: Type.String({ maxLength: 40 }),
   changed: Type.Array(StringEnum(['phone', 'email', 'language']), { maxItems: 3 }),
 });
 
@@ -800,11 +873,16 @@ export const ContractSearchQuery = Type.Object(
     createdFrom: Type.Optional(
       Type.String({
         format: 'date',
+        maxLength: 10,
         description: 'First day (inclusive, UTC) on which the contracts were subscribed.',
       }),
     ),
     createdTo: Type.Optional(
-      Type.String({ format: 'date', description: 'Last day (inclusive, UTC) on which the contracts were subscribed.' }),
+      Type.String({
+        format: 'date',
+        maxLength: 10,
+        description: 'Last day (inclusive, UTC) on which the contracts were subscribed.',
+      }),
     ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
@@ -819,19 +897,26 @@ export const ContractSearchQuery = Type.Object(
 );
 
 export const ContractSearchResponse = Type.Object({
-  contracts: Type.Array(ContractResponse),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass it as cursor for the next page.' }),
+  contracts: Type.Array(ContractResponse, { maxItems: CONTRACTS_PAGE.max }),
+  nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
+    description: 'Pass it as cursor for the next page.',
+  }),
 });
 
 export const FlightEventRequest = Type.Object(
   {
     flightNumber: Type.String({
-      pattern: '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$',
+      pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description:
         'The flight that flies, as on your contracts, e.g. AF006. A codeshare leg is reached by its operating flight (the leg sold as AF3612 operated as DL264: report DL264), never by its marketing number, which does not fly; its claim then shows AF3612.',
       examples: ['AF006'],
     }),
-    departureDate: Type.String({ format: 'date', description: 'Local departure date at the departure airport.' }),
+    departureDate: Type.String({
+      format: 'date',
+      maxLength: 10,
+      description: 'Local departure date at the departure airport.',
+    }),
     status: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
     delayMinutes: Type.Optional(
       Type.Integer({
@@ -864,6 +949,7 @@ export const FlightEventRequest = Type.Object(
 
 export const FlightEventResponse = Type.Object({
   claimsOpened: Type.Array(ClaimOut, {
+    maxItems: 100_000,
     description:
       'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
   }),
@@ -872,8 +958,8 @@ export const FlightEventResponse = Type.Object({
 export const ClaimResponse = ClaimOut;
 
 export const ClaimsResponse = Type.Object({
-  claims: Type.Array(ClaimOut),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
+  claims: Type.Array(ClaimOut, { maxItems: CLAIMS_PAGE.max }),
+  nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
     description: 'Pass as cursor for the next page; null on the last page.',
   }),
 });
@@ -892,13 +978,18 @@ export const SandboxMessagesQuery = Type.Object(
 export const SandboxMessagesResponse = Type.Object({
   messages: Type.Array(
     Type.Object({
-      to: Type.String({ description: 'The customer phone number (E.164).' }),
-      body: Type.String(),
-      link: Type.Union([Type.String({ format: 'uri' }), Type.Null()], {
+      to: Type.String({
+        pattern: '^\\+[1-9][0-9]{6,14}$',
+        maxLength: 16,
+        description: 'The customer phone number (E.164).',
+      }),
+      body: Type.String({ maxLength: 1600, description: 'The text of the SMS.' }),
+      link: Type.Union([Type.String({ format: 'uri', maxLength: 2000 }), Type.Null()], {
         description: 'The bank-details link the message carries.',
       }),
-      sentAt: Type.String({ format: 'date-time' }),
+      sentAt: Type.String({ format: 'date-time', maxLength: 40 }),
     }),
+    { maxItems: 1000 },
   ),
 });
 
@@ -909,6 +1000,7 @@ const ChangedFlightIn = Type.Object(
     leg: LegIndex,
     flightNumber: Type.String({
       pattern: FLIGHT_NUMBER_PATTERN,
+      maxLength: 8,
       description: "The new flight's full designator: a flight of the contract's airline.",
       examples: ['AF010'],
     }),
@@ -950,16 +1042,19 @@ const ChangeOutcome = StringEnum(['charge', 'refund', 'none'], {
 });
 
 export const FlightChangePreviewResponse = Type.Object({
-  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN }),
+  contractNumber: Type.String({ pattern: CONTRACT_NUMBER_PATTERN, maxLength: 40 }),
   version: Type.Integer({
     minimum: 1,
+    maximum: 2147483647,
     description: 'The contract version the change was priced on: it applies to it only.',
   }),
   changeReference: Type.String({
+    maxLength: 2000,
     description: 'Signed; confirm it with POST /contracts/{contractNumber}/flight-change before expiresAt.',
   }),
-  expiresAt: Type.String({ format: 'date-time', description: '30 minutes after the preview.' }),
-  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: Type.String(), ...LegOut.properties }), {
+  expiresAt: Type.String({ format: 'date-time', maxLength: 40, description: '30 minutes after the preview.' }),
+  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
+    maxItems: 2,
     description: "The contract's flights after the change.",
   }),
   premium: Type.Object({ before: Premium, after: Premium }),

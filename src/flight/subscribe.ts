@@ -90,7 +90,7 @@ export async function subscribe(
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
     // another partner's (or another environment's) quote is indistinguishable from a forged one
     throw new DomainError('quote_invalid', 'The quote reference is not one this platform issued to you.', {
-      errors: [{ field: '/quoteReference', message: 'unknown quote reference' }],
+      errors: [{ code: 'invalid', field: '/quoteReference', message: 'unknown quote reference' }],
     });
   }
   const now = deps.now();
@@ -324,7 +324,7 @@ function checkConsent(
     throw new DomainError(
       'documents_version_mismatch',
       `The customer consented to documents version ${consent.documentsVersion}, not those of the quote: ${message}.`,
-      { errors: [{ field: '/consent/documentsVersion', message }] },
+      { errors: [{ code: 'invalid', field: '/consent/documentsVersion', message }] },
     );
   }
   const acceptedAt = new Date(consent.acceptedAt);
@@ -337,6 +337,7 @@ function checkConsent(
     throw new DomainError('validation_failed', 'The consent is not valid.', {
       errors: [
         {
+          code: 'invalid',
           field: '/consent/acceptedAt',
           message: `must be in the 24 hours before the quote (${quote.issuedAt.toISOString()}) or since, not in the future`,
         },
@@ -351,14 +352,15 @@ function checkCustomer(c: SubscribeRequest['customer']): SubscribeRequest['custo
   const phone = parsePhoneNumberFromString(c.phone);
   if (!phone || !phone.isValid() || phone.number !== c.phone) {
     errors.push({
+      code: 'invalid',
       field: '/customer/phone',
       message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
     });
   }
   const firstName = c.firstName.trim();
   const lastName = c.lastName.trim();
-  if (!firstName) errors.push({ field: '/customer/firstName', message: 'must not be blank' });
-  if (!lastName) errors.push({ field: '/customer/lastName', message: 'must not be blank' });
+  if (!firstName) errors.push({ code: 'invalid', field: '/customer/firstName', message: 'must not be blank' });
+  if (!lastName) errors.push({ code: 'invalid', field: '/customer/lastName', message: 'must not be blank' });
   if (errors.length) throw new DomainError('validation_failed', 'The customer is not valid.', { errors });
   return { ...c, firstName, lastName, email: c.email.trim().toLowerCase() };
 }
@@ -385,7 +387,7 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
   if (flights.length !== quote.legs.length) {
     const message = `the quote covers ${quote.legs.length} flight(s) (${quote.legs.length === 2 ? 'outbound and return' : 'outbound only'}), ${flights.length} given`;
     throw new DomainError('flights_mismatch', `The flights do not match the quote: ${message}.`, {
-      errors: [{ field: '/flights', message }],
+      errors: [{ code: 'invalid', field: '/flights', message }],
     });
   }
   // an operating flight of an unknown airline is refused as such before any comparison with the quote
@@ -411,17 +413,26 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
         : operatingFlight(flight.operatingFlightNumber, flightNumber, `${at}/operatingFlightNumber`, errors);
     if (quotedOperating !== undefined && operatingFlightNumber !== quotedOperating)
       errors.push({
+        code: 'invalid',
         field: `${at}/operatingFlightNumber`,
         message: `the quote was priced for flight ${quotedFlight ?? flightNumber} operated as ${quotedOperating}`,
       });
     if (flight.departureAirport.toUpperCase() !== from)
-      errors.push({ field: `${at}/departureAirport`, message: `the quote says ${from}` });
+      errors.push({ code: 'invalid', field: `${at}/departureAirport`, message: `the quote says ${from}` });
     if (flight.arrivalAirport.toUpperCase() !== to)
-      errors.push({ field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
+      errors.push({ code: 'invalid', field: `${at}/arrivalAirport`, message: `the quote says ${to}` });
     if (quotedFlight !== undefined && flightNumber !== quotedFlight)
-      errors.push({ field: `${at}/flightNumber`, message: `the quote was priced for flight ${quotedFlight}` });
+      errors.push({
+        code: 'invalid',
+        field: `${at}/flightNumber`,
+        message: `the quote was priced for flight ${quotedFlight}`,
+      });
     else if (!flightNumber.startsWith(airline))
-      errors.push({ field: `${at}/flightNumber`, message: `must start with the quoted airline ${airline}` });
+      errors.push({
+        code: 'invalid',
+        field: `${at}/flightNumber`,
+        message: `must start with the quoted airline ${airline}`,
+      });
     let departure: ReturnType<typeof parseDeparture> | undefined;
     try {
       departure = parseDeparture(flight.departureDateTime, from, `${at}/departureDateTime`);
@@ -429,7 +440,11 @@ function matchFlights(quote: QuoteTerms, flights: SubscribeRequest['flights']): 
       departure = undefined;
     }
     if (!departure || departure.local !== departureLocal)
-      errors.push({ field: `${at}/departureDateTime`, message: `the quote says ${departureLocal} local time` });
+      errors.push({
+        code: 'invalid',
+        field: `${at}/departureDateTime`,
+        message: `the quote says ${departureLocal} local time`,
+      });
     if (departure) {
       matched.push({
         flightNumber,

@@ -8,19 +8,25 @@ import { RATING_TABLE } from './rating-table.ts';
 
 const PostalCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
+  maxLength: 5,
   description: 'French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).',
   examples: ['75007'],
 });
 const ZipCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
+  maxLength: 5,
   deprecated: true,
   description: 'Former name of postalCode, still accepted (not both).',
   examples: ['75007'],
 });
 
 const MoneyOut = Type.Object({
-  amount: Type.Integer({ description: 'Integer amount in minor units: 31201 EUR is €312.01.' }),
-  currency: Type.String({ description: 'ISO 4217 currency code.' }),
+  amount: Type.Integer({
+    minimum: 0,
+    maximum: 100_000_000_000,
+    description: 'Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).',
+  }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'ISO 4217 currency code.' }),
 });
 
 export const CityRequest = Type.Object(
@@ -29,9 +35,15 @@ export const CityRequest = Type.Object(
 );
 
 export const CityResponse = Type.Object({
-  postalCode: Type.String(),
-  zipCode: Type.String({ deprecated: true, description: 'Former name of postalCode (the same value).' }),
-  cities: Type.Array(Type.String(), {
+  postalCode: Type.String({ pattern: ZIP_CODE_PATTERN, maxLength: 5 }),
+  zipCode: Type.String({
+    pattern: ZIP_CODE_PATTERN,
+    maxLength: 5,
+    deprecated: true,
+    description: 'Former name of postalCode (the same value).',
+  }),
+  cities: Type.Array(Type.String({ maxLength: 100 }), {
+    maxItems: 100,
     description: "La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted.",
   }),
 });
@@ -144,9 +156,11 @@ export const HomeQuoteRequest = Type.Object(homeFields, { additionalProperties: 
 
 const Coverage = Type.Object({
   code: Type.String({
+    pattern: '^[a-z_]+$',
+    maxLength: 40,
     description: 'building, tenant_liability, contents, natural_disasters, civil_liability, or an option.',
   }),
-  label: Type.String(),
+  label: Type.String({ maxLength: 200 }),
   limit: Type.Union([MoneyOut, Type.Null()], {
     description: 'Most paid per claim; null: the building at rebuilding cost, or natural disasters as the law sets.',
   }),
@@ -156,11 +170,12 @@ const Coverage = Type.Object({
 
 export const HomeQuoteResponse = Type.Object({
   quoteReference: Type.String({
+    maxLength: 4000,
     description:
       'Signed reference of this quote: pass it with a home policy to the API to manage policies; valid until expiresAt.',
   }),
-  expiresAt: Type.String({ format: 'date-time' }),
-  tariffVersion: Type.String({ description: 'Version of the rating table that priced the quote.' }),
+  expiresAt: Type.String({ format: 'date-time', maxLength: 40 }),
+  tariffVersion: Type.String({ maxLength: 40, description: 'Version of the rating table that priced the quote.' }),
   annualPremium: Type.Object(MoneyOut.properties, { description: 'Premium per year, tax included.' }),
   monthlyPremium: Type.Object(MoneyOut.properties, {
     description: 'One monthly instalment: the annual premium / 12, rounded half up to the cent.',
@@ -168,8 +183,12 @@ export const HomeQuoteResponse = Type.Object({
   annualTax: Type.Object(MoneyOut.properties, { description: 'Insurance tax included in the annual premium.' }),
   taxRate: Type.Number({ description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
   zone: StringEnum(ZONES, { description: 'Tariff zone of the département (see the rating table).' }),
-  department: Type.String({ description: 'Département of the city: "75", "2A", "974".' }),
-  coverages: Type.Array(Coverage),
+  department: Type.String({
+    pattern: '^[0-9][0-9AB][0-9]?$',
+    maxLength: 3,
+    description: 'Département of the city: "75", "2A", "974".',
+  }),
+  coverages: Type.Array(Coverage, { maxItems: 20 }),
   risk: Type.Object(homeFields, {
     description:
       'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',

@@ -105,12 +105,8 @@ export type FieldErrorCode = (typeof FIELD_ERROR_CODES)[number];
 export interface FieldError {
   /** JSON Pointer to the offending field, e.g. "/departureAirport". */
   field: string;
-  /**
-   * Every field error of the domains gives one. Optional only until `flight/subscribe.ts` (being
-   * changed elsewhere) gives its own: drop the `?` and the type-check lists what is left. Sent as
-   * `invalid` when absent.
-   */
-  code?: FieldErrorCode;
+  /** Stable, for clients and pages to act on or translate; `invalid` when nothing more precise fits. */
+  code: FieldErrorCode;
   message: string;
 }
 

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './errors.ts';
+import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_URL_LENGTH } from './problem.ts';
 
 /**
  * One OpenAPI 3.1 document per API, served at `{base}/openapi.json`. @fastify/swagger is registered
@@ -26,7 +27,13 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
     openapi: {
       openapi: '3.1.0',
       info: { title: doc.title, version: doc.version, description: doc.description },
-      servers: [{ url: doc.prefix, description: 'this deployment (relative to its origin)' }],
+      servers: [
+        {
+          url: doc.prefix,
+          description:
+            'This deployment, relative to its origin. One deployment serves the sandbox, preproduction and production environments: the API key decides which.',
+        },
+      ],
       components: {
         securitySchemes: {
           apiKey: {
@@ -61,17 +68,34 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
 /** RFC 9457 problem body, as documented in every error response. */
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String({ description: 'URI identifying the problem type, `urn:parasol:problem:<code>`' }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.String(),
-    code: Type.String({ description: 'Stable machine-readable code, e.g. `quote_expired`.' }),
-    instance: Type.Optional(Type.String()),
-    requestId: Type.Optional(Type.String()),
+    type: Type.String({
+      pattern: '^urn:parasol:problem:[a-z_]+$',
+      maxLength: 100,
+      description: 'URI identifying the problem type, `urn:parasol:problem:<code>`',
+    }),
+    title: Type.String({ maxLength: 100 }),
+    status: Type.Integer({ format: 'int32', minimum: 400, maximum: 599 }),
+    detail: Type.String({
+      maxLength: MAX_URL_LENGTH + 1000,
+      description: 'English prose for a developer; it may quote the URL asked or a field.',
+    }),
+    code: Type.String({
+      pattern: '^[a-z_]+$',
+      maxLength: 100,
+      description:
+        'Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`).',
+    }),
+    instance: Type.Optional(
+      Type.String({ maxLength: MAX_URL_LENGTH, description: 'The path asked, without its query string.' }),
+    ),
+    requestId: Type.Optional(Type.String({ maxLength: 100, description: 'The X-Request-Id of the answer.' })),
     errors: Type.Optional(
       Type.Array(
         Type.Object({
-          field: Type.String({ description: 'JSON Pointer into the body, e.g. `/departureAirport`' }),
+          field: Type.String({
+            maxLength: MAX_FIELD_LENGTH,
+            description: `JSON Pointer into the body, e.g. \`/departureAirport\` (cut at ${MAX_FIELD_LENGTH} characters)`,
+          }),
           code: Type.Union(
             FIELD_ERROR_CODES.map((c) => Type.Literal(c)),
             {
@@ -79,8 +103,12 @@ export const ProblemSchema = Type.Object(
                 'Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`.',
             },
           ),
-          message: Type.String({ description: 'English prose for a developer; translate by `code`.' }),
+          message: Type.String({ maxLength: 1000, description: 'English prose for a developer; translate by `code`.' }),
         }),
+        {
+          maxItems: MAX_FIELD_ERRORS,
+          description: `What is wrong, field by field: at most ${MAX_FIELD_ERRORS} (the detail counts them all).`,
+        },
       ),
     ),
   },
@@ -95,7 +123,17 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'State conflict',
   422: 'Well-formed but invalid',
   429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
+  500: 'Internal error: the body says nothing of the cause; quote its requestId to support',
 };
+
+/**
+ * The errors answered before the per-key rate limit ran, which therefore carry no RateLimit-*
+ * headers: no key admitted (401, 403), or refused before authentication (405, 414). The other
+ * answers of an API operation carry them, but for two cases also answered before it: a 400 for a
+ * URL whose percent-encoding is not UTF-8 (the router refuses it), and a 429 for failed
+ * authentications from an address, which no key owns (only Retry-After).
+ */
+const BEFORE_RATE_LIMIT = new Set([401, 403, 405, 414]);
 
 /**
  * What the platform answers on every route before the route itself runs, documented on every
@@ -147,10 +185,10 @@ interface OpenApiDocument {
   [member: string]: unknown;
 }
 
-const header = (description: string, schema: Json = { type: 'integer', format: 'int32', minimum: 0 }) => ({
-  description,
-  schema,
-});
+const header = (
+  description: string,
+  schema: Json = { type: 'integer', format: 'int32', minimum: 0, maximum: 2_147_483_647 },
+) => ({ description, schema });
 
 /** The response headers of the platform, in components.headers. */
 export const RESPONSE_HEADERS = {
@@ -160,8 +198,18 @@ export const RESPONSE_HEADERS = {
   }),
   'RateLimit-Limit': header("Requests per minute allowed for this key and operation's rate class."),
   'RateLimit-Remaining': header('Requests left in the current minute.'),
-  'RateLimit-Reset': header('Seconds until the current minute ends.'),
-  'Retry-After': header('Seconds to wait before trying again.'),
+  'RateLimit-Reset': header('Seconds until the current minute ends.', {
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: 60,
+  }),
+  'Retry-After': header('Seconds to wait before trying again.', {
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    maximum: 60,
+  }),
   'Idempotent-Replayed': header('`true` when this answer replays the first answer to the same Idempotency-Key.', {
     type: 'string',
     enum: ['true'],
@@ -172,9 +220,39 @@ export const RESPONSE_HEADERS = {
   }),
 } as const;
 
+/** The headers of an API without idempotent operations: no answer of it is a replay. */
+const { 'Idempotent-Replayed': _replay, ...withoutReplay } = RESPONSE_HEADERS;
+
 const SUCCESS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content' };
 
 const ref = (name: keyof typeof RESPONSE_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+const rateLimitHeaders = {
+  'RateLimit-Limit': ref('RateLimit-Limit'),
+  'RateLimit-Remaining': ref('RateLimit-Remaining'),
+  'RateLimit-Reset': ref('RateLimit-Reset'),
+};
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Gives every integer schema without a `format` the one its bounds imply: int32 when both bounds
+ * fit in 32 bits, int64 otherwise (generated clients pick the type from it). Examples are left as
+ * they are.
+ */
+function integerFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(integerFormats);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node as Json))
+    out[k] = k === 'example' || k === 'examples' ? v : integerFormats(v);
+  const integer = out.type === 'integer' || (Array.isArray(out.type) && out.type.includes('integer'));
+  if (integer && out.format === undefined) {
+    const fits = (bound: unknown) => typeof bound === 'number' && bound >= INT32.min && bound <= INT32.max;
+    out.format =
+      fits(out.minimum ?? out.exclusiveMinimum) && fits(out.maximum ?? out.exclusiveMaximum) ? 'int32' : 'int64';
+  }
+  return out;
+}
 
 /** The stable codes an error status may carry, from the one table of codes. */
 function codesOf(status: number): string[] {
@@ -206,14 +284,18 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   const { description: _d, ...problem } = ProblemSchema as unknown as Json;
   schemas.Problem = { ...problem, title: 'Problem', description: 'RFC 9457 problem details' };
   const paths: Record<string, Record<string, Json>> = {};
+  let replays = false;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     paths[path] = {};
     for (const [method, operation] of Object.entries(operations)) {
       const idempotent = ((operation.parameters as Json[] | undefined) ?? []).some(
         (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
       );
+      replays ||= idempotent;
       const responses: Record<string, Json> = {};
-      for (const [status, response] of Object.entries((operation.responses as Record<string, Json>) ?? {})) {
+      const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
+      declared['500'] ??= { description: STATUS_TEXT[500] };
+      for (const [status, response] of Object.entries(declared)) {
         const code = Number(status);
         if (code >= 400) {
           const codes = codesOf(code);
@@ -221,6 +303,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             description: `${String(response.description ?? 'Error')}${codes.length ? `. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}` : ''}`,
             headers: {
               'X-Request-Id': ref('X-Request-Id'),
+              ...(code < 500 && !BEFORE_RATE_LIMIT.has(code) ? rateLimitHeaders : {}),
               ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
               ...(code === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
             },
@@ -250,9 +333,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             description,
             headers: {
               'X-Request-Id': ref('X-Request-Id'),
-              'RateLimit-Limit': ref('RateLimit-Limit'),
-              'RateLimit-Remaining': ref('RateLimit-Remaining'),
-              'RateLimit-Reset': ref('RateLimit-Reset'),
+              ...rateLimitHeaders,
               ...(idempotent ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
             },
           };
@@ -261,9 +342,11 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
       paths[path][method] = hoist({ ...operation, responses }, schemas) as Json;
     }
   }
-  return {
+  return integerFormats({
     ...doc,
+    // partners call these servers: public, not internal (OWASP API9, inventory)
+    servers: ((doc.servers as Json[] | undefined) ?? []).map((server) => ({ 'x-internal': false, ...server })),
     paths,
-    components: { ...(doc.components ?? {}), schemas, headers: RESPONSE_HEADERS },
-  };
+    components: { ...(doc.components ?? {}), schemas, headers: replays ? RESPONSE_HEADERS : withoutReplay },
+  }) as OpenApiDocument;
 }

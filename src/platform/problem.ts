@@ -29,13 +29,22 @@ export const MAX_URL_LENGTH = 8192;
 
 export const problemType = (code: ErrorCode): string => `urn:parasol:problem:${code}`;
 
+/**
+ * A problem lists at most this many field errors (the detail still counts them all), each pointer
+ * cut at MAX_FIELD_LENGTH characters: a 64 KiB body of unknown fields cannot make a 1 MB answer.
+ */
+export const MAX_FIELD_ERRORS = 100;
+export const MAX_FIELD_LENGTH = 500;
+const clip = (field: string): string =>
+  field.length > MAX_FIELD_LENGTH ? `${field.slice(0, MAX_FIELD_LENGTH - 1)}…` : field;
+
 export function problemFor(code: ErrorCode, detail: string, extra: Record<string, unknown> = {}): Problem {
   const { status, title } = ERROR_CODES[code];
   const problem: Problem = { type: problemType(code), title, status, detail, code, ...extra };
   if (Array.isArray(extra.errors))
-    problem.errors = (extra.errors as FieldError[]).map((e) => ({
-      field: e.field,
-      code: e.code ?? 'invalid',
+    problem.errors = (extra.errors as FieldError[]).slice(0, MAX_FIELD_ERRORS).map((e) => ({
+      field: clip(e.field),
+      code: e.code,
       message: e.message,
     }));
   return problem;
@@ -80,21 +89,26 @@ interface AjvError {
 /** Turns Ajv errors into `{ field, code, message }` with JSON Pointers into the body. */
 function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
   const where = context && context !== 'body' ? `${context}:` : '';
-  return validation.map((e) => {
-    let field = e.instancePath || '';
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'required') {
-      field += `/${String(e.params.missingProperty)}`;
-      message = 'is required';
-    }
-    if (e.keyword === 'additionalProperties') {
-      field += `/${String(e.params.additionalProperty)}`;
-      message = 'is not a known field';
-    }
-    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
-      message = `must be one of ${e.params.allowedValues.join(', ')}`;
-    return { field: `${where}${field || '/'}`, code: AJV_CODES[e.keyword] ?? 'invalid', message };
-  });
+  // a string over its maxLength fails its pattern or format too: one error for the field, too_long
+  const tooLong = new Set(validation.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
+  const implied = (e: AjvError) => (e.keyword === 'pattern' || e.keyword === 'format') && tooLong.has(e.instancePath);
+  return validation
+    .filter((e) => !implied(e))
+    .map((e) => {
+      let field = e.instancePath || '';
+      let message = e.message ?? 'is invalid';
+      if (e.keyword === 'required') {
+        field += `/${String(e.params.missingProperty)}`;
+        message = 'is required';
+      }
+      if (e.keyword === 'additionalProperties') {
+        field += `/${String(e.params.additionalProperty)}`;
+        message = 'is not a known field';
+      }
+      if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
+        message = `must be one of ${e.params.allowedValues.join(', ')}`;
+      return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
+    });
 }
 
 export function installErrorHandling(app: FastifyInstance): void {

@@ -15,9 +15,14 @@ import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
 const DateField = (description: string, example: string) =>
-  Type.String({ format: 'date', description: `${description} (YYYY-MM-DD).`, examples: [example] });
+  Type.String({ format: 'date', maxLength: 10, description: `${description} (YYYY-MM-DD).`, examples: [example] });
 const Airport = (description: string) =>
-  Type.String({ pattern: '^[A-Z]{3}$', description: `${description}: IATA airport code.`, examples: ['CDG'] });
+  Type.String({
+    pattern: '^[A-Z]{3}$',
+    maxLength: 3,
+    description: `${description}: IATA airport code.`,
+    examples: ['CDG'],
+  });
 
 const Address = Type.Object(
   {
@@ -25,11 +30,17 @@ const Address = Type.Object(
     line2: Type.Optional(Type.String({ maxLength: 200 })),
     postalCode: Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$',
+      maxLength: 12,
       description: 'Postal code; for country FR, a French zip code of La Poste.',
       examples: ['75007'],
     }),
     city: Type.String({ minLength: 1, maxLength: 100, examples: ['Paris'] }),
-    country: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code.', examples: ['FR'] }),
+    country: Type.String({
+      pattern: '^[A-Z]{2}$',
+      maxLength: 2,
+      description: 'ISO 3166-1 alpha-2 country code.',
+      examples: ['FR'],
+    }),
   },
   { additionalProperties: false },
 );
@@ -45,6 +56,7 @@ const Policyholder = Type.Object(
     email: Type.String({ format: 'email', maxLength: 254 }),
     phone: Type.String({
       pattern: '^\\+[1-9][0-9]{6,14}$',
+      maxLength: 16,
       description: 'Phone number in E.164 format.',
       examples: ['+33612345678'],
     }),
@@ -63,7 +75,12 @@ const Premium = Type.Object(
       maximum: 100_000_000,
       description: 'Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly.',
     }),
-    currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 currency code.', examples: ['EUR'] }),
+    currency: Type.String({
+      pattern: '^[A-Z]{3}$',
+      maxLength: 3,
+      description: 'ISO 4217 currency code.',
+      examples: ['EUR'],
+    }),
     frequency: StringEnum(PREMIUM_FREQUENCIES, {
       description:
         'How often the amount is paid: single (once for the whole period), annual, semiannual, quarterly or monthly.',
@@ -82,6 +99,7 @@ const FlightDelayRisk = Type.Object(
         {
           flightNumber: Type.String({
             pattern: '^[A-Z0-9]{2}[0-9]{1,4}[A-Z]?$',
+            maxLength: 7,
             description: 'Full flight designator.',
             examples: ['AF006'],
           }),
@@ -111,6 +129,7 @@ const TravelRisk = Type.Object(
   {
     destinationCountry: Type.String({
       pattern: '^[A-Z]{2}$',
+      maxLength: 2,
       description: 'ISO 3166-1 alpha-2 country code.',
       examples: ['JP'],
     }),
@@ -119,7 +138,10 @@ const TravelRisk = Type.Object(
     travellers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured travellers (1-9).' }),
     tripCost: Type.Optional(
       Type.Object(
-        { amount: Type.Integer({ minimum: 0, maximum: 10_000_000 }), currency: Type.String({ pattern: '^[A-Z]{3}$' }) },
+        {
+          amount: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
+          currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+        },
         { additionalProperties: false, description: 'Total cost of the trip, in minor units.' },
       ),
     ),
@@ -131,6 +153,7 @@ const MotorRisk = Type.Object(
   {
     vehicleRegistration: Type.String({
       pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+      maxLength: 15,
       description: 'Registration plate, upper case.',
       examples: ['AB-123-CD'],
     }),
@@ -180,6 +203,7 @@ export const CreatePolicyRequest = Type.Object(
     }),
     externalReference: Type.String({
       pattern: '^[\\x21-\\x7E]{1,100}$',
+      maxLength: 100,
       description:
         'Your own id of the policy (1-100 printable ASCII characters, no spaces): unique among your policies of this environment; a second policy with the same one is a 409.',
       examples: ['HOME-2026-000123'],
@@ -253,6 +277,7 @@ export const SearchQuery = Type.Object(
     externalReference: Type.Optional(
       Type.String({
         pattern: '^[\\x21-\\x7E]{1,100}$',
+        maxLength: 100,
         description: 'Only the policy with this external reference.',
         examples: ['HOME-2026-000123'],
       }),
@@ -270,6 +295,7 @@ export const SearchQuery = Type.Object(
     limit: Type.Optional(
       Type.String({
         pattern: POLICY_PAGE.limitPattern,
+        maxLength: 3,
         description: `Page size, ${POLICY_PAGE.min}-${POLICY_PAGE.max} (default ${POLICY_PAGE.default}).`,
         examples: ['50'],
       }),
@@ -278,31 +304,34 @@ export const SearchQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const MoneyOut = { amount: Type.Integer(), currency: Type.String() };
+const MoneyOut = {
+  amount: Type.Integer({ minimum: 0, maximum: 100_000_000 }),
+  currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
+};
 
 export const PolicyResponse = Type.Object({
-  policyNumber: Type.String({ pattern: POLICY_NUMBER_PATTERN }),
-  externalReference: Type.String(),
+  policyNumber: Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }),
+  externalReference: Type.String({ maxLength: 100 }),
   product: StringEnum(PRODUCTS),
   status: StringEnum(POLICY_STATUSES, {
     description: 'pending, active, cancelled, or expired once the expiry date is reached.',
   }),
   policyholder: Type.Object({
-    firstName: Type.String(),
-    lastName: Type.String(),
-    birthDate: Type.String({ format: 'date' }),
-    email: Type.String(),
-    phone: Type.String(),
+    firstName: Type.String({ maxLength: 100 }),
+    lastName: Type.String({ maxLength: 100 }),
+    birthDate: Type.String({ format: 'date', maxLength: 10 }),
+    email: Type.String({ format: 'email', maxLength: 254 }),
+    phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', maxLength: 16 }),
     address: Type.Object({
-      line1: Type.String(),
-      line2: Type.Optional(Type.String()),
-      postalCode: Type.String(),
-      city: Type.String(),
-      country: Type.String(),
+      line1: Type.String({ maxLength: 200 }),
+      line2: Type.Optional(Type.String({ maxLength: 200 })),
+      postalCode: Type.String({ maxLength: 12 }),
+      city: Type.String({ maxLength: 100 }),
+      country: Type.String({ pattern: '^[A-Z]{2}$', maxLength: 2 }),
     }),
   }),
-  effectiveDate: Type.String({ format: 'date' }),
-  expiryDate: Type.String({ format: 'date' }),
+  effectiveDate: Type.String({ format: 'date', maxLength: 10 }),
+  expiryDate: Type.String({ format: 'date', maxLength: 10 }),
   premium: Type.Object({ ...MoneyOut, frequency: StringEnum(PREMIUM_FREQUENCIES) }),
   risk: Type.Object(
     {},
@@ -311,22 +340,22 @@ export const PolicyResponse = Type.Object({
       description: 'The insured risk as stored (for home: defaults applied, the city as La Poste spells it).',
     },
   ),
-  quoteReference: Type.Union([Type.String(), Type.Null()]),
+  quoteReference: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
   cancellation: Type.Union([
     Type.Object({
       reason: StringEnum(CANCEL_REASONS),
-      effectiveDate: Type.String({ format: 'date' }),
-      cancelledAt: Type.String({ format: 'date-time' }),
+      effectiveDate: Type.String({ format: 'date', maxLength: 10 }),
+      cancelledAt: Type.String({ format: 'date-time', maxLength: 40 }),
     }),
     Type.Null(),
   ]),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time' }),
+  createdAt: Type.String({ format: 'date-time', maxLength: 40 }),
+  updatedAt: Type.String({ format: 'date-time', maxLength: 40 }),
 });
 
 export const SearchResponse = Type.Object({
-  policies: Type.Array(PolicyResponse),
-  nextCursor: Type.Union([Type.String(), Type.Null()], {
+  policies: Type.Array(PolicyResponse, { maxItems: POLICY_PAGE.max }),
+  nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
     description: 'Pass as cursor for the next page; null on the last page.',
   }),
 });

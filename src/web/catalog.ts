@@ -113,6 +113,13 @@ export async function requireSubscribedApi(db: Db, partnerId: string, api: strin
  */
 export function apiDefinition(document: unknown, entry: CatalogEntry, publicUrl: string): Record<string, unknown> {
   const doc = structuredClone(document) as Record<string, unknown>;
-  doc.servers = [{ url: `${publicUrl}${entry.prefix}`, description: 'Parasol' }];
+  doc.servers = [
+    {
+      url: `${publicUrl}${entry.prefix}`,
+      description:
+        'Parasol. One deployment serves the sandbox, preproduction and production environments: the API key decides which.',
+      'x-internal': false,
+    },
+  ];
   return doc;
 }

@@ -153,9 +153,7 @@ export function problemLines(error: DomainError, lang: Lang): string[] {
   const w = t(lang);
   const fields = error.extra.errors ?? [];
   if (fields.length)
-    return fields.map(
-      (e) => `${e.field.replace(/^\//, '')}: ${lang === 'en' ? e.message : w.fieldErrors[e.code ?? 'invalid']}`,
-    );
+    return fields.map((e) => `${e.field.replace(/^\//, '')}: ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`);
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
 }
 

@@ -10,7 +10,12 @@ import { TEST_EVENT_TYPE, type WebhookEventType } from './webhook-events.ts';
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 const Money = Type.Object(
   {
-    amount: Type.Integer({ format: 'int64', minimum: 0, description: 'Integer amount in minor units.' }),
+    amount: Type.Integer({
+      format: 'int64',
+      minimum: 0,
+      maximum: 100_000_000,
+      description: 'Integer amount in minor units.',
+    }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),
   },
   { additionalProperties: false },
@@ -43,7 +48,7 @@ const Claim = {
   departureDate: Type.String({ format: 'date', maxLength: 10 }),
   reason: Type.Union([Type.Literal('delay'), Type.Literal('cancellation')]),
   event: Type.Union([Type.Literal('delayed'), Type.Literal('cancelled'), Type.Literal('diverted')]),
-  delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0 }), Type.Null()]),
+  delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 525_600 }), Type.Null()]),
   compensation: Money,
   status: Type.Union(
     ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'].map((s) => Type.Literal(s)),
@@ -58,7 +63,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       contractNumber: Type.String({ maxLength: 40 }),
       status: Type.Literal('active'),
       booking: Type.Object({ reference: Type.String({ maxLength: 64 }) }),
-      passengers: Type.Integer({ format: 'int32', minimum: 1 }),
+      passengers: Type.Integer({ format: 'int32', minimum: 1, maximum: 9 }),
       premium: Type.Object({ total: Money, net: Money, tax: Money, commission: Money }),
       flights: Type.Array(LegFlight, { maxItems: 2 }),
       createdAt: DateTime,
@@ -79,15 +84,17 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
     data: Type.Object({
       contractNumber: Type.String({ maxLength: 40 }),
       status: Type.Literal('active'),
-      version: Type.Integer({ format: 'int32', minimum: 2 }),
+      version: Type.Integer({ format: 'int32', minimum: 2, maximum: 2147483647 }),
       change: Type.Union(['flight_changed', 'passenger_cancelled', 'leg_cancelled'].map((c) => Type.Literal(c))),
-      passengers: Type.Integer({ format: 'int32', minimum: 1 }),
+      passengers: Type.Integer({ format: 'int32', minimum: 1, maximum: 9 }),
       flights: Type.Array(LegFlight, { maxItems: 2 }),
       premium: Money,
       difference: Type.Object(
         {
           amount: Type.Integer({
             format: 'int64',
+            minimum: -100_000_000,
+            maximum: 100_000_000,
             description: 'Integer minor units: > 0 the customer was charged, < 0 refunded.',
           }),
           currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 }),

@@ -99,10 +99,10 @@ const UpdateEndpointBody = Type.Object(
 );
 
 const Attempt = Type.Object({
-  attempt: Type.Integer({ format: 'int32', minimum: 1 }),
+  attempt: Type.Integer({ format: 'int32', minimum: 1, maximum: 2147483647 }),
   at: DateTime,
-  statusCode: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()]),
-  durationMs: Type.Integer({ format: 'int32', minimum: 0 }),
+  statusCode: Type.Union([Type.Integer({ format: 'int32', minimum: 100, maximum: 999 }), Type.Null()]),
+  durationMs: Type.Integer({ format: 'int32', minimum: 0, maximum: 2147483647 }),
   error: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
 });
 
@@ -115,10 +115,10 @@ export const WebhookDelivery = Type.Object(
     url: Type.String({ maxLength: 2000 }),
     environment: Type.String({ maxLength: 20 }),
     status: Type.Union(WEBHOOK_DELIVERY_STATUSES.map((s) => Type.Literal(s))),
-    attempts: Type.Integer({ format: 'int32', minimum: 0 }),
+    attempts: Type.Integer({ format: 'int32', minimum: 0, maximum: 2147483647 }),
     nextAttemptAt: Type.Union([DateTime, Type.Null()]),
     lastAttemptAt: Type.Union([DateTime, Type.Null()]),
-    lastStatusCode: Type.Union([Type.Integer({ format: 'int32' }), Type.Null()]),
+    lastStatusCode: Type.Union([Type.Integer({ format: 'int32', minimum: 100, maximum: 999 }), Type.Null()]),
     lastError: Type.Union([Type.String({ maxLength: 500 }), Type.Null()]),
     createdAt: DateTime,
     completedAt: Type.Union([DateTime, Type.Null()]),
@@ -326,7 +326,12 @@ export function webhookApiRoutes(
             {
               deliveryId: Type.String({ format: 'uuid', maxLength: 36 }),
               eventId: Type.String({ maxLength: 100 }),
-              attempt: Type.Integer({ format: 'int32', minimum: 1, description: 'The attempt number queued.' }),
+              attempt: Type.Integer({
+                format: 'int32',
+                minimum: 1,
+                maximum: 2147483647,
+                description: 'The attempt number queued.',
+              }),
             },
             { description: 'Queued' },
           ),

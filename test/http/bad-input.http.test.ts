@@ -264,6 +264,27 @@ describe(`bad input over HTTP${usingPostgres ? ' (PostgreSQL)' : ''}`, () => {
     });
   });
 
+  describe('validation errors are bounded, as the Problem schema says', () => {
+    const getPrice = (body: object) =>
+      t.app.inject({ method: 'POST', url: `${FLIGHT}/getPrice`, headers: json(partner), payload: body });
+    it('at most 100 field errors (the detail counts them all), each pointer at most 500 characters', async () => {
+      const unknown = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`field${i}`, 1]));
+      const many = assertProblem(await getPrice({ ...trip(), ...unknown }), 422, 'validation_failed');
+      assert.equal(many.errors!.length, 100);
+      assert.equal(many.detail, '300 fields are invalid.');
+      const long = assertProblem(await getPrice({ ...trip(), ['x'.repeat(2000)]: 1 }), 422, 'validation_failed');
+      assert.equal(long.errors![0]!.field.length, 500);
+      assert.ok(long.detail.length < 600, long.detail);
+    });
+
+    it('a string over its maxLength is one error, too_long, not also its pattern', async () => {
+      const res = assertProblem(await getPrice({ ...trip(), departureAirport: 'CDGX' }), 422, 'validation_failed');
+      assert.deepEqual(res.errors, [
+        { field: '/departureAirport', code: 'too_long', message: 'must NOT have more than 3 characters' },
+      ]);
+    });
+  });
+
   describe('the web forms do not 500 on U+0000 either; they answer their own page', () => {
     it('sign-in, console filters and contract pages', async () => {
       const email = `${uniqueSlug('nul')}@example.com`;

@@ -72,14 +72,19 @@ export interface components {
             /** @description URI identifying the problem type, `urn:parasol:problem:<code>` */
             type: string;
             title: string;
+            /** Format: int32 */
             status: number;
+            /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`. */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
             code: string;
+            /** @description The path asked, without its query string. */
             instance?: string;
+            /** @description The X-Request-Id of the answer. */
             requestId?: string;
+            /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport` */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport` (cut at 500 characters) */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";
@@ -104,8 +109,6 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
-        "Idempotent-Replayed": "true";
         /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
         "WWW-Authenticate": string;
     };
@@ -167,6 +170,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -225,6 +231,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -263,6 +272,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -301,6 +313,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -320,6 +335,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -339,6 +357,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -349,6 +370,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getCityByZipCode",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
                      *     } */
@@ -412,17 +452,32 @@ export interface operations {
                      * @enum {string}
                      */
                     occupancy: "owner" | "tenant";
-                    /** @description Main rooms (kitchen and bathrooms excluded), 1-20. */
+                    /**
+                     * Format: int32
+                     * @description Main rooms (kitchen and bathrooms excluded), 1-20.
+                     */
                     rooms: number;
-                    /** @description Living area in m², 9-1000. */
+                    /**
+                     * Format: int32
+                     * @description Living area in m², 9-1000.
+                     */
                     livingArea: number;
-                    /** @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor. */
+                    /**
+                     * Format: int32
+                     * @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor.
+                     */
                     floor?: number;
-                    /** @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999. */
+                    /**
+                     * Format: int32
+                     * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                     */
                     constructionYear?: number;
                     /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
                     contentsValue?: {
-                        /** @description Value of furniture and belongings, in minor units (100000 = €1,000.00). */
+                        /**
+                         * Format: int32
+                         * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
+                         */
                         amount: number;
                         /**
                          * @description The tariff is in EUR.
@@ -460,21 +515,30 @@ export interface operations {
                         tariffVersion: string;
                         /** @description Premium per year, tax included. */
                         annualPremium: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
                         };
                         /** @description One monthly instalment: the annual premium / 12, rounded half up to the cent. */
                         monthlyPremium: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
                         };
                         /** @description Insurance tax included in the annual premium. */
                         annualTax: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
@@ -494,13 +558,19 @@ export interface operations {
                             label: string;
                             /** @description Most paid per claim; null: the building at rebuilding cost, or natural disasters as the law sets. */
                             limit: {
-                                /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                                /**
+                                 * Format: int64
+                                 * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                                 */
                                 amount: number;
                                 /** @description ISO 4217 currency code. */
                                 currency: string;
                             } | null;
                             deductible: {
-                                /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                                /**
+                                 * Format: int64
+                                 * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                                 */
                                 amount: number;
                                 /** @description ISO 4217 currency code. */
                                 currency: string;
@@ -536,17 +606,32 @@ export interface operations {
                              * @enum {string}
                              */
                             occupancy: "owner" | "tenant";
-                            /** @description Main rooms (kitchen and bathrooms excluded), 1-20. */
+                            /**
+                             * Format: int32
+                             * @description Main rooms (kitchen and bathrooms excluded), 1-20.
+                             */
                             rooms: number;
-                            /** @description Living area in m², 9-1000. */
+                            /**
+                             * Format: int32
+                             * @description Living area in m², 9-1000.
+                             */
                             livingArea: number;
-                            /** @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor. */
+                            /**
+                             * Format: int32
+                             * @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor.
+                             */
                             floor?: number;
-                            /** @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999. */
+                            /**
+                             * Format: int32
+                             * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                             */
                             constructionYear?: number;
                             /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
                             contentsValue?: {
-                                /** @description Value of furniture and belongings, in minor units (100000 = €1,000.00). */
+                                /**
+                                 * Format: int32
+                                 * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
+                                 */
                                 amount: number;
                                 /**
                                  * @description The tariff is in EUR.
@@ -569,6 +654,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -646,6 +734,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -684,6 +775,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -703,6 +797,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -722,6 +819,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -732,6 +832,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getPrice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
                      *     } */
@@ -795,17 +914,32 @@ export interface operations {
                      * @enum {string}
                      */
                     occupancy: "owner" | "tenant";
-                    /** @description Main rooms (kitchen and bathrooms excluded), 1-20. */
+                    /**
+                     * Format: int32
+                     * @description Main rooms (kitchen and bathrooms excluded), 1-20.
+                     */
                     rooms: number;
-                    /** @description Living area in m², 9-1000. */
+                    /**
+                     * Format: int32
+                     * @description Living area in m², 9-1000.
+                     */
                     livingArea: number;
-                    /** @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor. */
+                    /**
+                     * Format: int32
+                     * @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor.
+                     */
                     floor?: number;
-                    /** @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999. */
+                    /**
+                     * Format: int32
+                     * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                     */
                     constructionYear?: number;
                     /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
                     contentsValue?: {
-                        /** @description Value of furniture and belongings, in minor units (100000 = €1,000.00). */
+                        /**
+                         * Format: int32
+                         * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
+                         */
                         amount: number;
                         /**
                          * @description The tariff is in EUR.
@@ -843,21 +977,30 @@ export interface operations {
                         tariffVersion: string;
                         /** @description Premium per year, tax included. */
                         annualPremium: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
                         };
                         /** @description One monthly instalment: the annual premium / 12, rounded half up to the cent. */
                         monthlyPremium: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
                         };
                         /** @description Insurance tax included in the annual premium. */
                         annualTax: {
-                            /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                             */
                             amount: number;
                             /** @description ISO 4217 currency code. */
                             currency: string;
@@ -877,13 +1020,19 @@ export interface operations {
                             label: string;
                             /** @description Most paid per claim; null: the building at rebuilding cost, or natural disasters as the law sets. */
                             limit: {
-                                /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                                /**
+                                 * Format: int64
+                                 * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                                 */
                                 amount: number;
                                 /** @description ISO 4217 currency code. */
                                 currency: string;
                             } | null;
                             deductible: {
-                                /** @description Integer amount in minor units: 31201 EUR is €312.01. */
+                                /**
+                                 * Format: int64
+                                 * @description Integer amount in minor units: 31201 EUR is €312.01 (limits reach millions of euros).
+                                 */
                                 amount: number;
                                 /** @description ISO 4217 currency code. */
                                 currency: string;
@@ -919,17 +1068,32 @@ export interface operations {
                              * @enum {string}
                              */
                             occupancy: "owner" | "tenant";
-                            /** @description Main rooms (kitchen and bathrooms excluded), 1-20. */
+                            /**
+                             * Format: int32
+                             * @description Main rooms (kitchen and bathrooms excluded), 1-20.
+                             */
                             rooms: number;
-                            /** @description Living area in m², 9-1000. */
+                            /**
+                             * Format: int32
+                             * @description Living area in m², 9-1000.
+                             */
                             livingArea: number;
-                            /** @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor. */
+                            /**
+                             * Format: int32
+                             * @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor.
+                             */
                             floor?: number;
-                            /** @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999. */
+                            /**
+                             * Format: int32
+                             * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                             */
                             constructionYear?: number;
                             /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
                             contentsValue?: {
-                                /** @description Value of furniture and belongings, in minor units (100000 = €1,000.00). */
+                                /**
+                                 * Format: int32
+                                 * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
+                                 */
                                 amount: number;
                                 /**
                                  * @description The tariff is in EUR.
@@ -952,6 +1116,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1029,6 +1196,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1067,6 +1237,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1086,6 +1259,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1105,6 +1281,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1115,6 +1294,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/getprice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
                      *     } */

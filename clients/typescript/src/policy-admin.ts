@@ -76,14 +76,19 @@ export interface components {
             /** @description URI identifying the problem type, `urn:parasol:problem:<code>` */
             type: string;
             title: string;
+            /** Format: int32 */
             status: number;
+            /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`. */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
             code: string;
+            /** @description The path asked, without its query string. */
             instance?: string;
+            /** @description The X-Request-Id of the answer. */
             requestId?: string;
+            /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport` */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport` (cut at 500 characters) */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";
@@ -109,6 +114,7 @@ export interface components {
                 lastName: string;
                 /** Format: date */
                 birthDate: string;
+                /** Format: email */
                 email: string;
                 phone: string;
                 address: {
@@ -124,6 +130,7 @@ export interface components {
             /** Format: date */
             expiryDate: string;
             premium: {
+                /** Format: int32 */
                 amount: number;
                 currency: string;
                 /** @enum {string} */
@@ -239,6 +246,7 @@ export interface operations {
                                 lastName: string;
                                 /** Format: date */
                                 birthDate: string;
+                                /** Format: email */
                                 email: string;
                                 phone: string;
                                 address: {
@@ -254,6 +262,7 @@ export interface operations {
                             /** Format: date */
                             expiryDate: string;
                             premium: {
+                                /** Format: int32 */
                                 amount: number;
                                 currency: string;
                                 /** @enum {string} */
@@ -286,6 +295,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -382,6 +394,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -401,6 +416,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -411,6 +429,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
                      *     } */
@@ -535,7 +572,10 @@ export interface operations {
                      */
                     expiryDate: string;
                     premium: {
-                        /** @description Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly. */
+                        /**
+                         * Format: int32
+                         * @description Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly.
+                         */
                         amount: number;
                         /**
                          * @description ISO 4217 currency code.
@@ -576,17 +616,32 @@ export interface operations {
                          * @enum {string}
                          */
                         occupancy: "owner" | "tenant";
-                        /** @description Main rooms (kitchen and bathrooms excluded), 1-20. */
+                        /**
+                         * Format: int32
+                         * @description Main rooms (kitchen and bathrooms excluded), 1-20.
+                         */
                         rooms: number;
-                        /** @description Living area in m², 9-1000. */
+                        /**
+                         * Format: int32
+                         * @description Living area in m², 9-1000.
+                         */
                         livingArea: number;
-                        /** @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor. */
+                        /**
+                         * Format: int32
+                         * @description Apartments only: the floor, 0 = ground floor (0-60). Omitted: priced as an upper floor.
+                         */
                         floor?: number;
-                        /** @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999. */
+                        /**
+                         * Format: int32
+                         * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
+                         */
                         constructionYear?: number;
                         /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
                         contentsValue?: {
-                            /** @description Value of furniture and belongings, in minor units (100000 = €1,000.00). */
+                            /**
+                             * Format: int32
+                             * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
+                             */
                             amount: number;
                             /**
                              * @description The tariff is in EUR.
@@ -626,7 +681,10 @@ export interface operations {
                              */
                             departureDate: string;
                         }[];
-                        /** @description Insured passengers (1-9). */
+                        /**
+                         * Format: int32
+                         * @description Insured passengers (1-9).
+                         */
                         passengers: number;
                         /**
                          * @description Booking reference: the PNR or the agency's own file reference (letters, digits, - and _, up to 64).
@@ -651,10 +709,14 @@ export interface operations {
                          * @example 2026-08-20
                          */
                         returnDate: string;
-                        /** @description Insured travellers (1-9). */
+                        /**
+                         * Format: int32
+                         * @description Insured travellers (1-9).
+                         */
                         travellers: number;
                         /** @description Total cost of the trip, in minor units. */
                         tripCost?: {
+                            /** Format: int32 */
                             amount: number;
                             currency: string;
                         };
@@ -679,7 +741,10 @@ export interface operations {
                          * @enum {string}
                          */
                         usage: "private" | "commute" | "business";
-                        /** @description Kilometres a year. */
+                        /**
+                         * Format: int32
+                         * @description Kilometres a year.
+                         */
                         annualMileage?: number;
                     } | {
                         [key: string]: unknown;
@@ -714,6 +779,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -791,6 +859,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -810,6 +881,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -848,6 +922,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -867,6 +944,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -886,6 +966,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -896,6 +979,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
                      *     } */
@@ -936,6 +1038,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -994,6 +1099,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1051,6 +1159,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1070,6 +1181,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1080,6 +1194,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/policies/{policyNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -1144,6 +1277,9 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1202,6 +1338,9 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1240,6 +1379,9 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1259,6 +1401,9 @@ export interface operations {
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1297,6 +1442,9 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1316,6 +1464,9 @@ export interface operations {
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1335,6 +1486,9 @@ export interface operations {
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
@@ -1345,6 +1499,25 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
                      *     } */

@@ -1,0 +1,43 @@
+/** The long OpenAPI descriptions of the Flight Delay API's operations (routes.ts), kept out of the route options. */
+
+export const GET_PRICE_DESCRIPTION =
+  "Prices the trip with your current formula, compensation amounts and commission, and the tax of your agreement. Returns a quote reference, its terms signed, valid until expiresAt (24 h from the minute it was issued unless the platform is configured otherwise, never later than 2 h before departure). Departures less than 3 h away or more than 365 days ahead cannot be insured. The answer names the risk model version it was priced with and breaks each leg down: each payout event's probability with the model's explanation (base rate × factors), the expected loss and the leg's premium share. Name the flights (flightNumber, returnFlightNumber) when known: the model may price them more sharply, and /subscribe must then name them. Every quote carries `documents` (the insurance product information document and the terms, each by URL, version and SHA-256, under one documents `version` signed in the quote) and the `insurer` (legal identity, complaints contact): show them to the customer before the purchase. `partner_not_configured` (409) also when your agreement has no documents yet. A quote that could not be subscribed answers 409: `capacity_exceeded` when a flight of the trip has no room left for this policy (each flight carries a cap on what its contracts can pay out: the most the coverage pays per passenger × passengers, per leg; the detail names the flight), `sales_suspended` when the insurer has suspended sales for the flight, its airline or an airport (a strike, a visible disruption).";
+
+export const SIMULATE_PRICE_DESCRIPTION =
+  'Prices the trip with the formula, compensation amounts and commission rate you send (within your agreement), by the same code as /getPrice. A simulation has no quote reference and cannot be subscribed.';
+
+export const SUBSCRIBE_DESCRIPTION =
+  "Binds exactly the quoted premium, coverage and configuration version. The flights must be the quoted ones (outbound, then return), each flight number starting with the quoted airline (the quoted flight when the quote named one). The contract records the quote's risk model version; a later change of the active model changes nothing to a live quote. A quote subscribes once. `consent` is required: when the customer accepted the quote's documents, their `documentsVersion` and the channel; a version other than the quote's answers 422 `documents_version_mismatch` (a newer version of the documents applies to new quotes only), and the contract records the consent. Honours Idempotency-Key. 409 `capacity_exceeded` (with the flight at `/flights/<i>`) when a flight has no room left for this contract any more, 409 `sales_suspended` when sales were suspended since the quote: the subscription is what decides, a quote does not reserve capacity.";
+
+export const CANCEL_DESCRIPTION =
+  'Before the first insured departure (and while no claim is open) the contract is cancelled and the full premium refunded. Cancelling a cancelled contract returns the same result. After departure: 409 contract_not_cancellable. Honours Idempotency-Key.';
+
+export const REPORT_FLIGHT_EVENT_DESCRIPTION =
+  "The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts.";
+
+export const GET_CONTRACT_DESCRIPTION =
+  "One of your contracts: status, customer, flights with what the platform knows of each (flightStatus), premium, coverage, cancellation, claims, the configuration and risk model versions. Another partner's contract, or one of another environment: 404 contract_not_found.";
+
+export const CHANGE_CONTACT_DESCRIPTION =
+  'The messages sent from now on (claim SMS, reminders) use the new contact. Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.';
+
+export const PREVIEW_FLIGHT_CHANGE_DESCRIPTION =
+  "When the airline retimes a flight or the customer rebooks: name each leg that changes (leg 0 the outbound, 1 the return) with its new flight. A changed leg keeps its route (the same departure and arrival airports) and its airline (the flight number starts with the contract's airline); its flight number and departure time may change. The new flights are priced with the current risk model, your current configuration's commission and your agreement's tax, for the contract's coverage and passengers; unchanged legs keep their price. Answers the flights and premium after the change, the difference (positive charged to the customer, negative refunded: `outcome`) and a `changeReference` to confirm within 30 minutes. Writes nothing and reserves nothing. 409 `contract_not_changeable` (cancelled or completed), `leg_departed` (the leg, or the new flight, departs within 3 hours or has departed), `leg_has_claim` (a claim exists on that leg); 422 `validation_failed` (a leg the contract does not have, another route or airline, a return before the outbound, a leg already on this flight), `departure_too_far`.";
+
+export const CHANGE_FLIGHTS_DESCRIPTION =
+  'Applies a previewed change: the contract keeps its number and moves to the next version (listed in `versions` of GET /contracts/{contractNumber}), its premium becomes the previewed one, the difference enters the bordereaux (`flight_changed` movements), the flights are watched instead of the old ones, and `contract.changed` is sent to your webhooks. Every rule of the preview is checked again now. 409 `contract_changed` when the contract changed since the preview (preview again), `capacity_exceeded` / `sales_suspended` when the new flight has no room left or its sales are suspended; 422 `change_reference_invalid` (altered, or issued for another contract), `change_expired` (older than 30 minutes). Honours Idempotency-Key (a replay answers the same; the same reference under a new key answers 409 `contract_changed`).';
+
+export const SEARCH_CONTRACTS_DESCRIPTION =
+  "Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit.";
+
+export const LIST_SANDBOX_MESSAGES_DESCRIPTION =
+  'In sandbox and preproduction no SMS leaves the platform: each message is kept in an outbox, here for one of your contracts, oldest first — with the bank-details link, so you can follow the claim flow as a customer would. Production: 404.';
+
+export const GET_CLAIM_DESCRIPTION =
+  'The claim, its status and its evidence: where the flight facts came from, the scheduled and actual gate times, the delay computed, the rule of the contract that pays and its version, and when the claim was decided. Only your own claims, in the environment of your key: 404 `claim_not_found` otherwise.';
+
+export const GET_CLAIMS_DESCRIPTION =
+  'Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).';
+
+export const PARTIAL_CANCELLATION =
+  "Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg).";
