@@ -67,6 +67,15 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
         path: '/contracts/FD-7K3M-9QXT/flight-change',
         body: { changeReference: 'fc1.…' },
       },
+      {
+        what: {
+          en: 'One passenger no longer travels, or the return is cancelled: preview the refund of their share (passengers: how many leave; or leg: 1), then send the same body to /partial-cancellation. The rest stays covered; the contract moves to its next version.',
+          fr: 'Un passager ne voyage plus, ou le retour est annulé : prévisualisez le remboursement de sa part (passengers : combien partent ; ou leg : 1), puis envoyez le même corps à /partial-cancellation. Le reste reste couvert ; le contrat passe à sa version suivante.',
+        },
+        method: 'POST',
+        path: '/contracts/FD-7K3M-9QXT/partial-cancellation/preview',
+        body: { passengers: 1, reason: 'customer_request' },
+      },
     ],
   },
   demo: {

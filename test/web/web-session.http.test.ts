@@ -199,6 +199,7 @@ describe('portal sessions', () => {
     assert.match(page.body, /flight-delay\/v1\/getPrice/);
     assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/flight-change\/preview/);
     assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/flight-change \\/);
+    assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/partial-cancellation\/preview/);
     assert.match(page.body, /changeReference/);
   });
 });
