@@ -14,6 +14,11 @@ import { isRiskCommand } from './risk-commands.ts';
  * drivers, the job queue or the job handlers (`--help` stays well under a second from dist/).
  */
 async function main(argv: string[]): Promise<number> {
+  // `parasol partners list | head`: a reader that stops early is not an error of the command
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const { isHelpRequest, runCli } = await import('./program.ts');
   const io: Omit<CliIo, 'db'> = {
     out: (line) => console.log(line),
