@@ -196,6 +196,11 @@ async function textCustomer(
     ),
     now: deps.now,
   });
-  await outbox.send({ to, body: sms.body, ...(sms.link ? { link: sms.link } : {}), idempotencyKey: sms.idempotencyKey });
+  await outbox.send({
+    to,
+    body: sms.body,
+    ...(sms.link ? { link: sms.link } : {}),
+    idempotencyKey: sms.idempotencyKey,
+  });
   return outbox.name;
 }

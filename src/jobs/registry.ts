@@ -60,7 +60,10 @@ declare module '../platform/jobs.ts' {
 export interface WorkerContext {
   db: Db;
   keys: Keyring;
-  config: Pick<Config, 'publicUrl' | 'bankDetailsDays' | 'bankDetailsReminderDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'>;
+  config: Pick<
+    Config,
+    'publicUrl' | 'bankDetailsDays' | 'bankDetailsReminderDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'
+  >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
   /** The production SMS provider; default: Twilio when configured. */
