@@ -153,6 +153,7 @@ export function claimsWithContractAndLeg(db: Executor) {
  */
 export async function findClaimToNotify(trx: Executor, claimId: string) {
   return claimsWithContractAndLeg(trx)
+    .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
     .select([
       'cl.id',
       'cl.status',
@@ -164,6 +165,8 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'cl.environment',
       'cl.claim_number',
       'cl.bank_details_due_at',
+      'cl.reminded_due_at',
+      'b.iban_last4',
       'c.id as contract_id',
       'c.customer_phone_enc',
       'c.customer_language',
@@ -173,6 +176,35 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
     .where('cl.id', '=', claimId)
     .forUpdate('cl')
     .executeTakeFirst();
+}
+
+/**
+ * Claims still waiting for (new) bank details whose due date falls after `now` and by `until`, not
+ * yet reminded of that due date: the reminder job's candidates (each is re-read under its lock).
+ */
+export async function findClaimsToRemind(db: Executor, now: Date, until: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('claims')
+    .select('id')
+    .where('status', 'in', ['awaiting_bank_details', 'failed'])
+    .where('bank_details_due_at', '>', now)
+    .where('bank_details_due_at', '<=', until)
+    .where((eb) =>
+      eb.or([eb('reminded_due_at', 'is', null), eb('reminded_due_at', '!=', eb.ref('bank_details_due_at'))]),
+    )
+    .orderBy('bank_details_due_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS). */
+export async function markClaimReminded(trx: Executor, claimId: string, dueAt: Date): Promise<void> {
+  await trx
+    .updateTable('claims')
+    .set({ reminded_due_at: dueAt, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
 }
 
 /** Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had. */

@@ -18,5 +18,6 @@ export {
 export { completeContractsOnFlight } from './contract-completion.ts';
 export { expireClaims } from './expire-claims.ts';
 export { notifyClaim, type NotifyJob } from './notify-claim.ts';
+export { remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
 export { markClaimFailed, markClaimPaid } from './settle-claim.ts';

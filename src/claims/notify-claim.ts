@@ -2,23 +2,27 @@ import {
   OutboxSmsProvider,
   queueSms,
   renderClaimSms,
+  renderPaidSms,
   renderPaymentFailedSms,
+  renderReminderSms,
   smsExists,
   SqlOutboxStore,
   type ClaimEvent,
-  type ClaimSms,
 } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 
-/** A claims_notify job: the first message of a claim, or the one after a rejected payment. */
+/**
+ * A claims_notify job: the first message of a claim, the one after a rejected payment, the reminder
+ * before its due date, or the receipt once it is paid.
+ */
 export interface NotifyJob {
   claimId: string;
   /** Default `opened`. */
-  kind?: 'opened' | 'payment_failed';
+  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid';
   /** For `payment_failed`: the payout attempt that failed (one message per failed attempt). */
   attempt?: number;
 }
@@ -32,80 +36,171 @@ export interface NotifyDeps {
   now: () => Date;
 }
 
+type NotifyKind = NonNullable<NotifyJob['kind']>;
+type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
+
+/** The audit action of each message. */
+const ACTIONS: Record<NotifyKind, string> = {
+  opened: 'awaiting_bank_details',
+  payment_failed: 'new_bank_details_requested',
+  reminder: 'bank_details_reminded',
+  paid: 'payment_receipt_sent',
+};
+
 /**
- * The job run for each claim opened, and after each rejected payment: gives the claim a
- * bank-details link (a 256-bit token, stored as its SHA-256, valid while the claim waits for bank
- * details; a new link replaces the old one), moves a new claim to `awaiting_bank_details` and texts
- * the customer in their language — one transaction, so a retry after a crash finds either nothing
- * done or everything done. Sandbox and preproduction messages go to the SQL outbox the partner can
- * read; production messages are queued for the SMS provider, sent by their own job after commit.
+ * The job run for each claim opened, after each rejected payment, for a claim about to expire
+ * (`remindClaims`) and for a claim paid (`markClaimPaid`). Each message is sent once whatever the
+ * retries: the claim row is locked first, and a message already written (its idempotency key in the
+ * outbox or `sms_messages`), or a claim that has moved on, makes the job do nothing.
+ *
+ * - `opened`: a bank-details link (a 256-bit token, stored as its SHA-256, valid while the claim
+ *   waits for bank details), the claim → `awaiting_bank_details`, the SMS;
+ * - `payment_failed`: a new link (the old one stops working), a new due date, the SMS;
+ * - `reminder`: a claim still waiting a few days before its due date, not reminded of that due date
+ *   yet: a new link (the old one stops working) until the same due date, `reminded_due_at`, the SMS;
+ * - `paid`: the receipt (the amount, the account's last four digits), no link.
+ *
+ * One transaction, so a retry after a crash finds either nothing done or everything done. Sandbox and
+ * preproduction messages go to the SQL outbox the partner can read; production messages are queued
+ * for the SMS provider, sent by their own job after commit.
  */
 export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'sent' | 'skipped'> {
   const kind = job.kind ?? 'opened';
   return deps.db.transaction().execute(async (trx) => {
     const row = await repo.findClaimToNotify(trx, job.claimId);
     if (!row) return 'skipped';
-    const idempotencyKey =
-      kind === 'opened' ? `claim:${row.id}:bank-details` : `claim:${row.id}:payment-failed:${job.attempt ?? 1}`;
+    const now = deps.now();
     // already notified (a retried job), or the claim has moved on
     if (kind === 'opened' && row.status !== 'opened') return 'skipped';
-    if (kind === 'payment_failed' && (row.status !== 'failed' || (await smsExists(trx, idempotencyKey))))
-      return 'skipped';
+    if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
+    if (kind === 'paid' && row.status !== 'paid') return 'skipped';
+    if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
+    const idempotencyKey = idempotencyKeyOf(kind, row, job);
+    if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
 
-    const now = deps.now();
-    const dueAt =
-      kind === 'opened' || !row.bank_details_due_at
-        ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
-        : row.bank_details_due_at;
-    const token = randomToken(32);
-    await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
-    await repo.markClaimAwaitingBankDetails(trx, row.id, kind === 'opened' ? 'awaiting_bank_details' : 'failed', dueAt);
-
-    const input = {
-      language: row.customer_language,
-      flightNumber: row.flight_number,
-      departureDate: row.departure_date,
-      amount: Number(row.compensation_amount),
-      currency: row.currency,
-      publicUrl: deps.publicUrl,
-      token,
-    };
-    const event: ClaimEvent =
-      row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
-    const sms: ClaimSms = kind === 'opened' ? renderClaimSms({ ...input, event }) : renderPaymentFailedSms(input);
-    const to = decrypt(deps.keys.encryption, row.customer_phone_enc);
-    let provider: string;
-    if (row.environment === 'production') {
-      await queueSms(trx, deps, {
-        idempotencyKey,
-        partnerId: row.partner_id,
-        environment: row.environment,
-        claimId: row.id,
-        to,
-        body: sms.body,
-      });
-      provider = 'queued';
+    let body: string;
+    let link: string | null = null;
+    let segments: number;
+    let dueAt: Date | null = null;
+    if (kind === 'paid') {
+      const sms = renderPaidSms({ ...wordsOf(row), ibanLast4: row.iban_last4 ?? '????' });
+      ({ body, segments } = sms);
     } else {
-      const outbox = new OutboxSmsProvider({
-        store: new SqlOutboxStore(
+      dueAt =
+        kind === 'opened' || !row.bank_details_due_at
+          ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
+          : row.bank_details_due_at;
+      // a new link replaces the one the claim had (the old token stops working)
+      const token = randomToken(32);
+      await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
+      const input = { ...wordsOf(row), publicUrl: deps.publicUrl, token };
+      if (kind === 'reminder') {
+        await repo.markClaimReminded(trx, row.id, dueAt);
+      } else {
+        await repo.markClaimAwaitingBankDetails(
           trx,
-          { partnerId: row.partner_id, environment: row.environment, contractId: row.contract_id, claimId: row.id },
-          deps.keys.encryption,
-        ),
-        now: deps.now,
-      });
-      await outbox.send({ to, body: sms.body, link: sms.link, idempotencyKey });
-      provider = outbox.name;
+          row.id,
+          kind === 'opened' ? 'awaiting_bank_details' : 'failed',
+          dueAt,
+        );
+      }
+      const event: ClaimEvent =
+        row.event === 'delayed'
+          ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
+          : { kind: row.event };
+      const sms =
+        kind === 'opened'
+          ? renderClaimSms({ ...input, event })
+          : kind === 'payment_failed'
+            ? renderPaymentFailedSms(input)
+            : renderReminderSms({ ...input, dueAt });
+      ({ body, link, segments } = sms);
     }
+
+    const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
+    // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
+    // would render its own template per kind here and write its own outbox row, in this transaction
+    // and under the same idempotency key, so it too is sent once.
     await audit(trx, {
       actor: 'system',
       partnerId: row.partner_id,
       environment: row.environment,
       entity: 'claim',
       entityId: row.claim_number,
-      action: kind === 'opened' ? 'awaiting_bank_details' : 'new_bank_details_requested',
-      data: { sms: { segments: sms.segments, provider }, bankDetailsDueAt: dueAt.toISOString() },
+      action: ACTIONS[kind],
+      data: { sms: { segments, provider }, ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}) },
     });
     return 'sent';
   });
+}
+
+/** Still waiting for (new) bank details, due after now and within the reminder window's scan, not reminded of this due date. */
+function isDueForReminder(row: ClaimToNotify, now: Date): boolean {
+  const due = row.bank_details_due_at;
+  if (!due || (row.status !== 'awaiting_bank_details' && row.status !== 'failed')) return false;
+  if (due.getTime() <= now.getTime()) return false;
+  return row.reminded_due_at === null || row.reminded_due_at.getTime() !== due.getTime();
+}
+
+/** Stable across retries of one logical message: the outbox and `sms_messages` are unique on it. */
+function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob): string {
+  switch (kind) {
+    case 'opened':
+      return `claim:${row.id}:bank-details`;
+    case 'payment_failed':
+      return `claim:${row.id}:payment-failed:${job.attempt ?? 1}`;
+    case 'reminder':
+      return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
+    case 'paid':
+      return `claim:${row.id}:paid`;
+  }
+}
+
+function wordsOf(row: ClaimToNotify) {
+  return {
+    language: row.customer_language,
+    flightNumber: row.flight_number,
+    departureDate: row.departure_date,
+    amount: Number(row.compensation_amount),
+    currency: row.currency,
+  };
+}
+
+/**
+ * The SMS, in this transaction: production queues it for the provider (`sms_messages` + its send
+ * job), sandbox and preproduction write it to the outbox the partner reads. Answers the channel.
+ */
+async function textCustomer(
+  trx: Executor,
+  deps: NotifyDeps,
+  row: ClaimToNotify,
+  sms: { idempotencyKey: string; body: string; link: string | null },
+): Promise<string> {
+  const to = decrypt(deps.keys.encryption, row.customer_phone_enc);
+  if (row.environment === 'production') {
+    await queueSms(trx, deps, {
+      idempotencyKey: sms.idempotencyKey,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      claimId: row.id,
+      to,
+      body: sms.body,
+    });
+    return 'queued';
+  }
+  const outbox = new OutboxSmsProvider({
+    store: new SqlOutboxStore(
+      trx,
+      { partnerId: row.partner_id, environment: row.environment, contractId: row.contract_id, claimId: row.id },
+      deps.keys.encryption,
+    ),
+    now: deps.now,
+  });
+  await outbox.send({
+    to,
+    body: sms.body,
+    ...(sms.link ? { link: sms.link } : {}),
+    idempotencyKey: sms.idempotencyKey,
+  });
+  return outbox.name;
 }

@@ -10,7 +10,10 @@ import { type NotifyJob } from './notify-claim.ts';
  * these when the bank reports). Both run in the caller's transaction.
  */
 
-/** The claim was paid: `paid`, partners told (claim.paid), its contract completed if every leg is over. */
+/**
+ * The claim was paid: `paid`, the customer's receipt queued (`paid`, sent once whatever the retries),
+ * partners told (claim.paid), its contract completed if every leg is over.
+ */
 export async function markClaimPaid(
   trx: Executor,
   jobs: JobQueue,
@@ -18,6 +21,8 @@ export async function markClaimPaid(
   at: Date,
 ): Promise<void> {
   await repo.markClaimPaid(trx, claim.id, at);
+  const receipt: NotifyJob = { claimId: claim.id, kind: 'paid' };
+  await jobs.send('claims_notify', receipt, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id]);
   await completeSettledContracts(trx, [claim.contractId]);
 }

@@ -1,11 +1,11 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
-import { CLAIM_STATUSES, expireClaims, listClaimsForOperators } from '../claims/index.ts';
+import { CLAIM_STATUSES, expireClaims, listClaimsForOperators, remindClaims } from '../claims/index.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
 import { limitOf, table, when, type CommandKit } from './kit.ts';
 
-/** Operator commands for claims: listing, expiry (payouts: payouts-commands.ts). */
+/** Operator commands for claims: listing, reminders, expiry (payouts: payouts-commands.ts). */
 
 export function claimsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, services } = kit;
@@ -80,6 +80,27 @@ export function claimsCommands(kit: CommandKit): void {
       const { jobs } = services();
       const expired = await expireClaims({ db, jobs, now: () => new Date() });
       return { data: { expired }, lines: [expired ? `Expired ${expired} claim(s).` : 'No claim is overdue.'] };
+    }),
+  );
+
+  leaf(
+    claims,
+    'remind',
+    'Remind now the customers whose claim still waits for bank details within PARASOL_BANK_DETAILS_REMINDER_DAYS of its due date (a job does it every 15 minutes; once per due date)',
+    'parasol claims remind',
+  ).action(
+    run(async () => {
+      const { config, jobs, keys } = services();
+      const reminded = await remindClaims({
+        db,
+        jobs,
+        keys,
+        publicUrl: config.publicUrl,
+        bankDetailsDays: config.bankDetailsDays,
+        reminderDays: config.bankDetailsReminderDays,
+        now: () => new Date(),
+      });
+      return { data: { reminded }, lines: [reminded ? `Reminded ${reminded} customer(s).` : 'No claim to remind.'] };
     }),
   );
 }

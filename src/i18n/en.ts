@@ -273,6 +273,10 @@ export const en = {
       `Parasol: your flight ${s.flight} of ${s.date} ${s.what}. Your insurance pays you ${s.amount}. Enter your bank details to receive it: ${s.link}`,
     paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) =>
       `Parasol: your bank rejected the payment of ${s.amount} for your flight ${s.flight} of ${s.date}. Please enter new bank details: ${s.link}`,
+    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) =>
+      `Parasol: your compensation of ${s.amount} for your flight ${s.flight} of ${s.date} still waits for your bank details. Enter them by ${s.due}: ${s.link}`,
+    paid: (s: { flight: string; date: string; amount: string; last4: string }) =>
+      `Parasol: we have paid ${s.amount} into your account ending ${s.last4} for your flight ${s.flight} of ${s.date}.`,
   },
   /** The customer's bank-details page behind the SMS link (web/claim-page.ts). */
   claimPage: {

@@ -279,6 +279,10 @@ export const fr = {
       `Parasol : votre vol ${s.flight} du ${s.date} ${s.what}. Votre assurance vous verse ${s.amount}. Saisissez vos coordonnées bancaires pour le recevoir : ${s.link}`,
     paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) =>
       `Parasol : le virement de ${s.amount} pour votre vol ${s.flight} du ${s.date} a été refusé par votre banque. Saisissez de nouvelles coordonnées bancaires : ${s.link}`,
+    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) =>
+      `Parasol : votre indemnisation de ${s.amount} pour votre vol ${s.flight} du ${s.date} attend vos coordonnées bancaires. Saisissez-les au plus tard le ${s.due} : ${s.link}`,
+    paid: (s: { flight: string; date: string; amount: string; last4: string }) =>
+      `Parasol : nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour votre vol ${s.flight} du ${s.date}.`,
   },
   claimPage: {
     title: 'Votre indemnisation',

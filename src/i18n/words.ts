@@ -276,6 +276,10 @@ export interface Words {
   sms: {
     claim: (s: { flight: string; date: string; what: string; amount: string; link: string }) => string;
     paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) => string;
+    /** A claim still waiting for bank details a few days before its due date: a new link, the last day to use it. */
+    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) => string;
+    /** The receipt once the compensation is paid: no link (the claim page says the same). */
+    paid: (s: { flight: string; date: string; amount: string; last4: string }) => string;
   };
   /** The customer's bank-details page behind the SMS link (web/claim-page.ts). */
   claimPage: {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { expireClaims, notifyClaim, type NotifyJob } from '../claims/index.ts';
+import { expireClaims, notifyClaim, remindClaims, type NotifyJob } from '../claims/index.ts';
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import { requeueStaleSms, sendQueuedSms, SMS_QUEUE_POLICY, type SmsProvider } from '../notify/index.ts';
 import { deliverWebhook, type DeliveryJob } from '../webhooks/index.ts';
@@ -40,6 +40,8 @@ declare module '../platform/jobs.ts' {
     payouts_simulated_bank: { payoutId: string };
     /** Expires the claims whose bank details never came: every 15 minutes. */
     claims_expire: NoPayload;
+    /** Reminds the customers whose claim still waits for bank details close to its due date: every 15 minutes. */
+    claims_remind: NoPayload;
     /** Purges expired web sessions and stale sign-in counters: hourly. */
     web_sessions_purge: NoPayload;
     /** One attempt of one webhook delivery. */
@@ -58,7 +60,10 @@ declare module '../platform/jobs.ts' {
 export interface WorkerContext {
   db: Db;
   keys: Keyring;
-  config: Pick<Config, 'publicUrl' | 'bankDetailsDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'>;
+  config: Pick<
+    Config,
+    'publicUrl' | 'bankDetailsDays' | 'bankDetailsReminderDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'
+  >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
   /** The production SMS provider; default: Twilio when configured. */
@@ -178,6 +183,26 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     handler: (rt) => async () => {
       const expired = await expireClaims({ db: rt.db, jobs: rt.jobs, now: rt.now });
       if (expired > 0) rt.log.info({ expired }, 'claims expired');
+    },
+  },
+  claims_remind: {
+    // a scan reminds up to 500 claims, one short transaction each; a retry resends nothing (reminded_due_at)
+    policy: { retryLimit: 3, retryDelay: 60, expireInSeconds: 600 },
+    schedule: '7,22,37,52 * * * *',
+    handler: (rt) => async () => {
+      const reminded = await remindClaims({
+        db: rt.db,
+        jobs: rt.jobs,
+        keys: rt.keys,
+        publicUrl: rt.config.publicUrl,
+        bankDetailsDays: rt.config.bankDetailsDays,
+        reminderDays: rt.config.bankDetailsReminderDays,
+        now: rt.now,
+      });
+      if (reminded > 0) {
+        smsTotal.inc({ channel: 'notification', outcome: 'sent' }, reminded);
+        rt.log.info({ reminded }, 'claims reminded');
+      }
     },
   },
   web_sessions_purge: {

@@ -8,7 +8,9 @@ export {
   formatDelay,
   formatDepartureDate,
   renderClaimSms,
+  renderPaidSms,
   renderPaymentFailedSms,
+  renderReminderSms,
   type ClaimEvent,
   type ClaimSms,
 } from './sms/templates.ts';

@@ -53,6 +53,8 @@ export interface Config {
   readonly jobPollSeconds: number;
   /** Days a customer has to give bank details before the claim expires. */
   readonly bankDetailsDays: number;
+  /** Days before that due date a claim still waiting is reminded by SMS, with a new link; 0: no reminders. */
+  readonly bankDetailsReminderDays: number;
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
   /** Behind a reverse proxy (TLS terminator): client addresses from X-Forwarded-For (sign-in throttling, logs). */
@@ -266,6 +268,7 @@ export function loadConfig(env: Env = process.env): Config {
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
+    bankDetailsReminderDays: integer(env, 'PARASOL_BANK_DETAILS_REMINDER_DAYS', 3, 0, 365),
     twilio,
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),

@@ -231,6 +231,8 @@ export interface ClaimsTable {
   updated_at: Generated<Date>;
   bank_details_due_at: NullableTimestamp;
   failure_reason: string | null;
+  /** The due date the customer was reminded of (one reminder per due date), migration 0027. */
+  reminded_due_at: NullableTimestamp;
 }
 
 export interface ClaimTokensTable {

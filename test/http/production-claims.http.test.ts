@@ -240,6 +240,20 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.equal(summary.outcomes.unknown, 1);
     const twice = JSON.parse((await cli('--json', 'payouts', 'reconcile', report)).out);
     assert.equal(twice.outcomes.unchanged, 1);
+    // the customer's receipt goes through Twilio too, once (the second import settled nothing)
+    const receipt = await eventually(async () =>
+      twilio.requests.find((r) => r.form.Body?.includes(flightNumber) && r.form.Body.includes('3000')),
+    );
+    assert.doesNotMatch(receipt.form.Body!, /\/c\//, 'a receipt carries no link');
+    const receipts = await t.db
+      .selectFrom('sms_messages as m')
+      .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+      .select('m.idempotency_key')
+      .where('cl.claim_number', '=', claimNumber)
+      .where('m.idempotency_key', 'like', '%:paid')
+      .execute();
+    assert.equal(receipts.length, 1);
+    assert.equal(twilio.requests.filter((r) => r.form.Body?.includes(flightNumber)).length, 2, 'the link, the receipt');
 
     // what operators see of it
     const claims = JSON.parse(

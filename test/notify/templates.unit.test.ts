@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { LANGUAGES } from '../../src/platform/language.ts';
 import { isGsm7, smsLength } from '../../src/notify/sms/segments.ts';
 import {
   claimLink,
@@ -7,7 +8,9 @@ import {
   formatDelay,
   formatDepartureDate,
   renderClaimSms,
+  renderPaidSms,
   renderPaymentFailedSms,
+  renderReminderSms,
   type ClaimEvent,
   type ClaimSmsInput,
   type Language,
@@ -200,6 +203,62 @@ describe('payment failed SMS', () => {
       assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
       assert.ok(isGsm7(sms.body), 'GSM-7 only');
       assert.ok(sms.segments <= 2, `${sms.segments} segments`);
+    });
+  }
+});
+
+describe('reminder and receipt SMS, in every customer language', () => {
+  const longUrl = `https://${'a'.repeat(80 - 'https://'.length)}`;
+  for (const language of LANGUAGES) {
+    it(`${language} reminder: amount, flight, the last day before the due date, the new link; GSM-7, two segments`, () => {
+      const sms = renderReminderSms({
+        language,
+        flightNumber: 'AF1234',
+        departureDate: '2025-03-12',
+        amount: 5000,
+        currency: 'EUR',
+        publicUrl: PUBLIC_URL,
+        token: TOKEN,
+        dueAt: new Date('2025-04-11T09:30:00Z'),
+      });
+      assert.ok(sms.body.includes('AF1234'));
+      assert.ok(sms.body.includes(formatAmount(5000, 'EUR', language)));
+      assert.ok(sms.body.includes(formatDepartureDate('2025-04-10', language)), 'the last whole day: the day before');
+      assert.ok(!sms.body.includes('undefined'), 'no missing word');
+      assert.ok(sms.body.endsWith(`${PUBLIC_URL}/c/${TOKEN}`));
+      assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
+      assert.ok(isGsm7(sms.body), 'GSM-7 only');
+      assert.equal(sms.segments, 2, `${sms.units} septets`);
+      // the longest realistic case stays in two segments with an 80-character public URL
+      const longest = renderReminderSms({
+        language,
+        flightNumber: 'U21234',
+        departureDate: '2025-03-12',
+        amount: 1_234_567_89,
+        currency: 'EUR',
+        publicUrl: longUrl,
+        token: TOKEN,
+        dueAt: new Date('2025-12-31T23:59:00Z'),
+      });
+      assert.equal(longest.encoding, 'GSM-7');
+      assert.equal(longest.segments, 2, `${language}: ${longest.units} septets`);
+    });
+
+    it(`${language} receipt: amount, account ending, flight; no link; GSM-7, one segment`, () => {
+      const sms = renderPaidSms({
+        language,
+        flightNumber: 'AF1234',
+        departureDate: '2025-03-12',
+        amount: 1_234_567_89,
+        currency: 'EUR',
+        ibanLast4: '3000',
+      });
+      assert.ok(sms.body.includes('AF1234') && sms.body.includes('3000'));
+      assert.ok(sms.body.includes(formatAmount(1_234_567_89, 'EUR', language)));
+      assert.ok(!sms.body.includes('undefined'), 'no missing word');
+      assert.equal(sms.link, null);
+      assert.ok(isGsm7(sms.body), 'GSM-7 only');
+      assert.equal(sms.segments, 1, `${sms.units} septets`);
     });
   }
 });

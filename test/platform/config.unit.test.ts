@@ -38,7 +38,15 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ PARASOL_METRICS_PORT: '9464' }).metricsPort, 9464);
   });
 
+  it('reminds 3 days before the bank-details due date by default; 0 turns reminders off', () => {
+    assert.equal(loadConfig({}).bankDetailsReminderDays, 3);
+    assert.equal(loadConfig({ PARASOL_BANK_DETAILS_REMINDER_DAYS: '0' }).bankDetailsReminderDays, 0);
+    assert.equal(loadConfig({ PARASOL_BANK_DETAILS_REMINDER_DAYS: '7' }).bankDetailsReminderDays, 7);
+  });
+
   const failures: [Record<string, string>, string][] = [
+    [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: 'three' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
+    [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: '-1' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],

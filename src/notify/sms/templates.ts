@@ -71,6 +71,43 @@ export function renderPaymentFailedSms(input: PaymentFailedSmsInput): ClaimSms {
   return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
+export interface ReminderSmsInput extends PaymentFailedSmsInput {
+  /** When the claim expires without bank details (claims.bank_details_due_at). */
+  readonly dueAt: Date;
+}
+
+/**
+ * A few days before the claim expires: the compensation still waits for bank details, through a new
+ * link, until the last whole day before the due instant (its UTC date minus one day, so the customer
+ * never reads a day on which the link already expired).
+ */
+export function renderReminderSms(input: ReminderSmsInput): ClaimSms {
+  const link = claimLink(input.publicUrl, input.token);
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const amount = formatAmount(input.amount, input.currency, input.language);
+  const lastDay = new Date(input.dueAt.getTime() - 86_400_000).toISOString().slice(0, 10);
+  const due = formatDepartureDate(lastDay, input.language);
+  const body = t(input.language).sms.reminder({ flight, date, amount, due, link });
+  const length = smsLength(body);
+  return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
+export interface PaidSmsInput extends Omit<PaymentFailedSmsInput, 'publicUrl' | 'token'> {
+  /** The last four characters of the IBAN paid into. */
+  readonly ibanLast4: string;
+}
+
+/** The receipt: the compensation is paid into the account ending …; no link. */
+export function renderPaidSms(input: PaidSmsInput): Omit<ClaimSms, 'link'> & { readonly link: null } {
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const amount = formatAmount(input.amount, input.currency, input.language);
+  const body = t(input.language).sms.paid({ flight, date, amount, last4: input.ibanLast4 });
+  const length = smsLength(body);
+  return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
 /** What happened to the flight, in the words the customer's page uses too. */
 function eventText(event: ClaimEvent, language: Language): string {
   const words = t(language).flightEvent;

@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { notifyClaim, remindClaims } from '../../src/claims/index.ts';
+import { settlePayout } from '../../src/payouts/payouts.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * Issue 14 §3: a claim still waiting for bank details is reminded once a few days before its due date,
+ * with a new link (the old one stops working); a paid claim gets one receipt. Each message once,
+ * whatever the retries or concurrent runs; the sandbox messages endpoint shows them. The reminder job
+ * is run with an injected clock.
+ */
+describe('claim reminders and receipts, each sent once', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  let base: string;
+  before(async () => {
+    t = await buildTestApp({
+      env: { PARASOL_JOB_POLL_SECONDS: '1', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' },
+    });
+    a = await createTestPartner(t.db);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  const deps = (now: Date) => ({
+    db: t.db,
+    jobs: t.app.parasol.jobs,
+    keys: t.app.parasol.keys,
+    publicUrl: 'https://claims.parasol.test',
+    bankDetailsDays: 30,
+    reminderDays: 3,
+    now: () => now,
+  });
+  const messagesOf = async (contractNumber: string) => {
+    const res = await fetch(`${base}${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`, { headers: a.auth });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { messages: { body: string; link: string | null }[] }).messages;
+  };
+  const pathOf = (link: string) => `${base}${new URL(link).pathname}`;
+  let seq = 8700;
+  /** A cancelled flight's claim, its first SMS delivered; answers the contract, the claim and its due date. */
+  const openClaim = async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const [first] = await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.length ? m : undefined;
+    });
+    const claim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+      .select(['cl.id', 'cl.bank_details_due_at', 'cl.status'])
+      .where('c.contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    return { c, claim, dueAt: claim.bank_details_due_at!, firstLink: first!.link! };
+  };
+
+  it('a claim near its due date is reminded once, even by concurrent and repeated runs: a new link, the old one closed', async () => {
+    const { c, claim, dueAt, firstLink } = await openClaim();
+    const near = new Date(dueAt.getTime() - 2 * 86_400_000);
+
+    // three runs at once, then one more: one reminder in all
+    const counts = await Promise.all([remindClaims(deps(near)), remindClaims(deps(near)), remindClaims(deps(near))]);
+    assert.equal(
+      counts.reduce((n, x) => n + x, 0),
+      1,
+      `one reminder sent, got ${counts.join(', ')}`,
+    );
+    assert.equal(await remindClaims(deps(new Date(near.getTime() + 3_600_000))), 0, 'a later run sends nothing');
+    assert.equal(
+      await notifyClaim(deps(near), { claimId: claim.id, kind: 'reminder' }),
+      'skipped',
+      'nor a retried job',
+    );
+
+    const messages = await messagesOf(c.contractNumber);
+    assert.equal(messages.length, 2, 'the first message and one reminder');
+    const reminder = messages.find((m) => m.body.includes('still waits for your bank details'));
+    assert.ok(reminder, JSON.stringify(messages));
+    assert.match(reminder.body, new RegExp(c.flightNumber));
+    assert.ok(reminder.link && reminder.link !== firstLink, 'a new link');
+    assert.equal((await fetch(pathOf(firstLink))).status, 404, 'the old link stops working');
+    assert.equal((await fetch(pathOf(reminder.link))).status, 200, 'the new one works');
+
+    const after = await t.db
+      .selectFrom('claims')
+      .select(['status', 'bank_details_due_at', 'reminded_due_at'])
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(after.status, 'awaiting_bank_details');
+    assert.equal(after.bank_details_due_at!.getTime(), dueAt.getTime(), 'the due date stays');
+    assert.equal(after.reminded_due_at!.getTime(), dueAt.getTime());
+  });
+
+  it('a claim far from its due date, or past it, gets no reminder', async () => {
+    const { c, dueAt } = await openClaim();
+    assert.equal(await remindClaims(deps(new Date(dueAt.getTime() - 10 * 86_400_000))), 0);
+    assert.equal(
+      await remindClaims(deps(new Date(dueAt.getTime() + 60_000))),
+      0,
+      'past its due date: expiry, not a reminder',
+    );
+    assert.equal(
+      await remindClaims({ ...deps(new Date(dueAt.getTime() - 86_400_000)), reminderDays: 0 }),
+      0,
+      '0 turns reminders off',
+    );
+    assert.equal((await messagesOf(c.contractNumber)).length, 1);
+  });
+
+  it('a paid claim gets exactly one receipt, even when the bank report is settled again', async () => {
+    const { c, claim, firstLink } = await openClaim();
+    const url = pathOf(firstLink);
+    assert.equal((await fetch(url)).status, 200);
+    const sent = await fetch(url, {
+      method: 'POST',
+      body: new URLSearchParams({ accountHolder: 'Camille Martin', iban: 'DE89 3704 0044 0532 0130 00', bic: '' }),
+      redirect: 'manual',
+    });
+    assert.equal(sent.status, 200);
+    const messages = await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.length >= 2 ? m : undefined;
+    });
+    const receipt = messages.find((m) => m.body.includes('we have paid'));
+    assert.ok(receipt, JSON.stringify(messages));
+    assert.match(receipt.body, /account ending 3000/);
+    assert.match(receipt.body, new RegExp(c.flightNumber));
+    assert.equal(receipt.link, null, 'a receipt carries no link');
+
+    // the bank's report settled again, and the receipt job retried (twice at once): nothing more
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('end_to_end_id')
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    const again = await t.db
+      .transaction()
+      .execute((trx) =>
+        settlePayout(
+          trx,
+          { jobs: t.app.parasol.jobs, now: () => new Date(), bankDetailsDays: 30 },
+          { endToEndId: payout.end_to_end_id, outcome: 'paid', actor: 'test' },
+        ),
+      );
+    assert.equal(again, 'unchanged');
+    const retried = await Promise.all([
+      notifyClaim(deps(new Date()), { claimId: claim.id, kind: 'paid' }),
+      notifyClaim(deps(new Date()), { claimId: claim.id, kind: 'paid' }),
+    ]);
+    assert.deepEqual(retried, ['skipped', 'skipped']);
+    assert.equal(await remindClaims(deps(new Date())), 0);
+    const final = await messagesOf(c.contractNumber);
+    assert.equal(final.length, 2, 'the first message and one receipt');
+    const receipts = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'claim')
+      .where('action', '=', 'payment_receipt_sent')
+      .where(
+        'entity_id',
+        '=',
+        (await t.db.selectFrom('claims').select('claim_number').where('id', '=', claim.id).executeTakeFirstOrThrow())
+          .claim_number,
+      )
+      .execute();
+    assert.equal(receipts.length, 1);
+  });
+});
