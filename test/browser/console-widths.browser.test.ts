@@ -128,15 +128,27 @@ describe('console pages at a phone’s and a laptop’s width', () => {
     for (const url of urls) {
       const response = await page.goto(`${base}${url}`);
       assert.equal(response?.status(), 200, url);
-      const { scrollWidth, innerWidth, unwrapped } = await page.evaluate(() => ({
+      const { scrollWidth, innerWidth, unwrapped, culprits } = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         innerWidth: window.innerWidth,
+        // the innermost elements reaching past the right edge (outside scroll regions), to tell what to fix
+        culprits: [...document.querySelectorAll('body *')]
+          .filter(
+            (el) =>
+              el.getBoundingClientRect().right > window.innerWidth + 0.5 &&
+              !el.parentElement?.closest('.table-scroll') &&
+              (el.matches('.table-scroll') ||
+                ![...el.children].some((child) => child.getBoundingClientRect().right > window.innerWidth + 0.5)),
+          )
+          .slice(0, 3)
+          .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${el.className}` : ''}`),
         // a data table that may scroll must do so in a region a keyboard can reach
         unwrapped: [...document.querySelectorAll('main table')].filter(
           (table) => !table.closest('.table-scroll[role="region"][tabindex="0"][aria-label]'),
         ).length,
       }));
-      if (scrollWidth > innerWidth) wrong.push(`${url}: the document is ${scrollWidth} px wide in ${innerWidth}`);
+      if (scrollWidth > innerWidth)
+        wrong.push(`${url}: the document is ${scrollWidth} px wide in ${innerWidth} (${culprits.join(', ')})`);
       if (unwrapped) wrong.push(`${url}: ${unwrapped} table(s) outside a keyboard-scrollable region`);
       const file = `${name}-${url.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`;
       await page.screenshot({ path: path.join(RESULTS, file), fullPage: true });
