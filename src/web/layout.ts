@@ -127,4 +127,8 @@ export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
       }) + ' UTC'
     : never;
 
+/** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
+export const formatShortDate = (d: Date | null, never: string): string =>
+  d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
+
 export { formatMoney };
