@@ -43,8 +43,11 @@ function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
 <dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
-${tableRegion(`${leg.departureAirport} → ${leg.arrivalAirport}`, html`<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
-<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`)}`,
+${tableRegion(
+  `${leg.departureAirport} → ${leg.arrivalAirport}`,
+  html`<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
+<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`,
+)}`,
 )}</div>`;
 }
 
@@ -92,10 +95,13 @@ ${input('commission', w.commission, values.commission)}
 <p><button type="submit">${w.save}</button></p>
 </form>`;
   const history = view.history.length
-    ? tableRegion(w.history, html`<table><caption class="visually-hidden">${w.history}</caption><thead><tr><th scope="col">${w.version}</th><th scope="col">${w.formula}</th><th scope="col">${w.delayTiers}</th><th scope="col">${w.cancellationAmount}</th><th scope="col">${w.commission}</th><th scope="col">${w.by}</th><th scope="col">${w.at}</th></tr></thead><tbody>${view.history.map(
-        (c) =>
-          html`<tr><td>${c.version}</td><td>${w.formulas[c.formula]}</td><td>${c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}</td><td>${c.cancellationAmount ? money(c.cancellationAmount) : '—'}</td><td>${pct(c.commissionRate)}</td><td>${c.createdBy}</td><td>${formatDate(c.createdAt, ctx.lang, '')}</td></tr>`,
-      )}</tbody></table>`)
+    ? tableRegion(
+        w.history,
+        html`<table><caption class="visually-hidden">${w.history}</caption><thead><tr><th scope="col">${w.version}</th><th scope="col">${w.formula}</th><th scope="col">${w.delayTiers}</th><th scope="col">${w.cancellationAmount}</th><th scope="col">${w.commission}</th><th scope="col">${w.by}</th><th scope="col">${w.at}</th></tr></thead><tbody>${view.history.map(
+          (c) =>
+            html`<tr><td>${c.version}</td><td>${w.formulas[c.formula]}</td><td>${c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}</td><td>${c.cancellationAmount ? money(c.cancellationAmount) : '—'}</td><td>${pct(c.commissionRate)}</td><td>${c.createdBy}</td><td>${formatDate(c.createdAt, ctx.lang, '')}</td></tr>`,
+        )}</tbody></table>`,
+      )
     : html`<p>${w.noConfig}</p>`;
   return page(
     ctx,
@@ -151,10 +157,13 @@ ${c.claims.map((claim) => html`<details class="card" open><summary>${w.evidenceT
 function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[]): SafeHtml {
   const w = t(ctx.lang);
   if (claims.length === 0) return html`<p>${w.noClaims}</p>`;
-  return tableRegion(w.claimsTitle, html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
-    (c) =>
-      html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
-  )}</tbody></table>`);
+  return tableRegion(
+    w.claimsTitle,
+    html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
+      (c) =>
+        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
+    )}</tbody></table>`,
+  );
 }
 
 export function claimsPage(

@@ -140,7 +140,10 @@ ${
 ${
   keys.length === 0
     ? html`<p>${w.noKeys}</p>`
-    : tableRegion(w.keysTitle, html`<table><caption class="visually-hidden">${w.keysTitle}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.created}</th><th scope="col">${w.lastUsed}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${rows}</tbody></table>`)
+    : tableRegion(
+        w.keysTitle,
+        html`<table><caption class="visually-hidden">${w.keysTitle}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.created}</th><th scope="col">${w.lastUsed}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${rows}</tbody></table>`,
+      )
 }`,
   );
 }

@@ -141,7 +141,9 @@ describe('console pages at a phone’s and a laptop’s width', () => {
                 ![...el.children].some((child) => child.getBoundingClientRect().right > window.innerWidth + 0.5)),
           )
           .slice(0, 3)
-          .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${el.className}` : ''}`),
+          .map(
+            (el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className ? `.${el.className}` : ''}`,
+          ),
         // a data table that may scroll must do so in a region a keyboard can reach
         unwrapped: [...document.querySelectorAll('main table')].filter(
           (table) => !table.closest('.table-scroll[role="region"][tabindex="0"][aria-label]'),
@@ -195,8 +197,19 @@ describe('console pages at a phone’s and a laptop’s width', () => {
       ],
       'phone-operator',
     );
-    await page.context().close();
     assert.deepEqual(wrong, []);
+
+    // the payouts table is wider than the phone: its region scrolls, from the keyboard too
+    await page.goto(`${base}/admin/payouts`);
+    const region = page.getByRole('region', { name: 'Payouts' });
+    await region.focus();
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    const scrolled = await region.evaluate((el) => ({ left: el.scrollLeft, wider: el.scrollWidth > el.clientWidth }));
+    assert.ok(scrolled.wider, 'the payouts table is wider than a phone');
+    assert.ok(scrolled.left > 0, 'the arrow keys scroll the focused region');
+    await page.context().close();
   });
 
   test('at 1280 px, the payouts table fits without scrolling', async () => {
