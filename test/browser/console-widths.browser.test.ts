@@ -152,7 +152,9 @@ describe('console pages at a phone’s and a laptop’s width', () => {
       if (scrollWidth > innerWidth)
         wrong.push(`${url}: the document is ${scrollWidth} px wide in ${innerWidth} (${culprits.join(', ')})`);
       if (unwrapped) wrong.push(`${url}: ${unwrapped} table(s) outside a keyboard-scrollable region`);
-      const file = `${name}-${url.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`;
+      // named by route, not by this run's slug or numbers, so that each run overwrites the last
+      const route = url.replace(partner.slug, 'slug').replace(contractNumber, 'number').replace(claimNumber, 'number');
+      const file = `${name}-${route.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}.png`;
       await page.screenshot({ path: path.join(RESULTS, file), fullPage: true });
     }
     return wrong;
