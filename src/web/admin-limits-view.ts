@@ -2,7 +2,7 @@ import { stopSaleScopeText, type Cap, type ExposureView, type StopSale } from '.
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, formatMoney, page, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's limits page (admin-limits-routes.ts): exposure, caps and stop-sales, with their forms. */
 
@@ -36,16 +36,22 @@ ${outcome.done ? html`<p role="status">${l.saved}</p>` : ''}
 ${
   flights.length === 0
     ? html`<p>${w.none}</p>`
-    : html`<table id="exposure"><caption class="visually-hidden">${l.highestExposure}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.flight}</th><th scope="col">${w.departure} (${l.local})</th><th scope="col">${l.legs}</th><th scope="col">${l.exposure}</th><th scope="col">${l.cap}</th><th scope="col">${l.shareOfCap}</th></tr></thead><tbody>${flights.map(
-        (f) =>
-          html`<tr><td>${f.environment}</td><td>${f.airline} ${f.departureAirport}→${f.arrivalAirport}</td><td>${f.departureLocal}</td><td>${String(f.legs)}</td><td>${money(f.amount, f.currency)}</td><td>${money(f.cap, f.currency)}</td><td><meter min="0" max="1" low="0.7" high="0.9" optimum="0" value="${f.share.toFixed(4)}">${(f.share * 100).toFixed(1)} %</meter> ${(f.share * 100).toFixed(1)} %</td></tr>`,
-      )}</tbody></table>`
+    : tableRegion(
+        l.highestExposure,
+        html`<table id="exposure"><caption class="visually-hidden">${l.highestExposure}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.flight}</th><th scope="col">${w.departure} (${l.local})</th><th scope="col">${l.legs}</th><th scope="col">${l.exposure}</th><th scope="col">${l.cap}</th><th scope="col">${l.shareOfCap}</th></tr></thead><tbody>${flights.map(
+          (f) =>
+            html`<tr><td>${f.environment}</td><td>${f.airline} ${f.departureAirport}→${f.arrivalAirport}</td><td>${f.departureLocal}</td><td>${String(f.legs)}</td><td>${money(f.amount, f.currency)}</td><td>${money(f.cap, f.currency)}</td><td><meter min="0" max="1" low="0.7" high="0.9" optimum="0" value="${f.share.toFixed(4)}">${(f.share * 100).toFixed(1)} %</meter> ${(f.share * 100).toFixed(1)} %</td></tr>`,
+        )}</tbody></table>`,
+      )
 }</section>
 <section class="card"><h2>${l.capsPerFlight}</h2>
-<table id="caps"><caption class="visually-hidden">${l.capsPerFlight}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.currency}</th><th scope="col">${l.cap}</th><th scope="col">${l.setBy}</th></tr></thead><tbody>${caps.map(
-      (c) =>
-        html`<tr><td>${c.environment}</td><td>${c.currency}</td><td>${money(c.amount, c.currency)}</td><td>${c.set ? `${c.updatedBy ?? ''}, ${formatDate(c.updatedAt, ctx.lang, '')}` : l.default}</td></tr>`,
-    )}</tbody></table>
+${tableRegion(
+  l.capsPerFlight,
+  html`<table id="caps"><caption class="visually-hidden">${l.capsPerFlight}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.currency}</th><th scope="col">${l.cap}</th><th scope="col">${l.setBy}</th></tr></thead><tbody>${caps.map(
+    (c) =>
+      html`<tr><td>${c.environment}</td><td>${c.currency}</td><td>${money(c.amount, c.currency)}</td><td>${c.set ? `${c.updatedBy ?? ''}, ${formatDate(c.updatedAt, ctx.lang, '')}` : l.default}</td></tr>`,
+  )}</tbody></table>`,
+)}
 <form method="post" action="/admin/limits/caps" class="row">${csrf}
 <div><label for="c-env">${w.environment}</label><select id="c-env" name="environment">${envOptions(false)}</select></div>
 <div><label for="c-currency">${w.currency}</label><input id="c-currency" name="currency" value="EUR" size="4" required pattern="[A-Za-z]{3}"></div>
@@ -55,10 +61,13 @@ ${
 ${
   stops.length === 0
     ? html`<p id="stop-sales">${w.none}</p>`
-    : html`<table id="stop-sales"><caption class="visually-hidden">${l.stopSales}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${l.scope}</th><th scope="col">${l.departuresFrom}</th><th scope="col">${l.until}</th><th scope="col">${w.reason}</th><th scope="col">${l.by}</th><th scope="col"><span class="visually-hidden">${l.resume}</span></th></tr></thead><tbody>${stops.map(
-        (s) =>
-          html`<tr><td>${s.environment ?? w.all}</td><td>${stopSaleScopeText(s)}</td><td>${formatDate(s.startsAt, ctx.lang, '')}</td><td>${formatDate(s.endsAt, ctx.lang, '')}</td><td>${s.reason}</td><td>${s.createdBy}</td><td><form method="post" action="/admin/limits/stop-sales/${s.id}/resume" data-confirm="${l.resumeConfirm(stopSaleScopeText(s))}">${csrf}<button type="submit" class="secondary">${l.resumeSales}</button></form></td></tr>`,
-      )}</tbody></table>`
+    : tableRegion(
+        l.stopSales,
+        html`<table id="stop-sales"><caption class="visually-hidden">${l.stopSales}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${l.scope}</th><th scope="col">${l.departuresFrom}</th><th scope="col">${l.until}</th><th scope="col">${w.reason}</th><th scope="col">${l.by}</th><th scope="col"><span class="visually-hidden">${l.resume}</span></th></tr></thead><tbody>${stops.map(
+          (s) =>
+            html`<tr><td>${s.environment ?? w.all}</td><td>${stopSaleScopeText(s)}</td><td>${formatDate(s.startsAt, ctx.lang, '')}</td><td>${formatDate(s.endsAt, ctx.lang, '')}</td><td>${s.reason}</td><td>${s.createdBy}</td><td><form method="post" action="/admin/limits/stop-sales/${s.id}/resume" data-confirm="${l.resumeConfirm(stopSaleScopeText(s))}">${csrf}<button type="submit" class="secondary">${l.resumeSales}</button></form></td></tr>`,
+        )}</tbody></table>`,
+      )
 }
 <h3>${l.suspendSales}</h3>
 <p>${l.suspendHelp}</p>

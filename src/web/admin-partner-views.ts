@@ -11,7 +11,7 @@ import {
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { CATALOG } from './catalog.ts';
-import { csrfField, formatDate, page, type PageContext } from './layout.ts';
+import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's partner pages (admin-routes.ts): the list, and one partner with its agreement, documents, keys and users. */
 
@@ -28,8 +28,11 @@ export function partnersPage(ctx: PageContext, partners: Partner[], problems?: s
     w.partnersTitle,
     html`<h1>${w.partnersTitle}</h1>
 ${problemList(problems)}
-<table><caption class="visually-hidden">${w.partnersTitle}</caption><thead><tr><th scope="col">${w.slug}</th><th scope="col">${w.name}</th><th scope="col">${w.created}</th></tr></thead>
-<tbody>${partners.map((p) => html`<tr><td><a href="/admin/partners/${p.slug}">${p.slug}</a></td><td>${p.name}</td><td>${formatDate(p.createdAt, ctx.lang, '')}</td></tr>`)}</tbody></table>
+${tableRegion(
+  w.partnersTitle,
+  html`<table><caption class="visually-hidden">${w.partnersTitle}</caption><thead><tr><th scope="col">${w.slug}</th><th scope="col">${w.name}</th><th scope="col">${w.created}</th></tr></thead>
+<tbody>${partners.map((p) => html`<tr><td><a href="/admin/partners/${p.slug}">${p.slug}</a></td><td>${p.name}</td><td>${formatDate(p.createdAt, ctx.lang, '')}</td></tr>`)}</tbody></table>`,
+)}
 <section class="card"><h2>${w.createPartner}</h2>
 <form method="post" action="/admin/partners" class="row">${csrfField(ctx.session!.csrfToken)}
 <div><label for="p-slug">${w.slug}</label><input id="p-slug" name="slug" required pattern="[a-z0-9][a-z0-9-]{1,62}"></div>
@@ -127,10 +130,13 @@ ${a ? documentsSection : ''}
       return html`<li>${CATALOG[api].name} — <form method="post" action="${base}/subscriptions" style="display:inline">${csrf}<input type="hidden" name="api" value="${api}"><input type="hidden" name="subscribed" value="${on ? 'false' : 'true'}"><button type="submit" class="${on ? 'secondary' : ''}" aria-label="${on ? w.unsubscribe : w.subscribe} ${CATALOG[api].name}">${on ? w.unsubscribe : w.subscribe}</button></form></li>`;
     })}</ul></section>
 <section class="card"><h2>${w.keysTitle}</h2>
-<table><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${keys.map(
-      (k) =>
-        html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
-    )}</tbody></table>
+${tableRegion(
+  w.keysTitle,
+  html`<table><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${keys.map(
+    (k) =>
+      html`<tr><td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${k.revokedAt ? w.revoked : w.active}</td><td>${k.revokedAt ? '' : html`<form method="post" action="${base}/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrf}<button type="submit" class="danger">${w.revoke}</button></form>`}</td></tr>`,
+  )}</tbody></table>`,
+)}
 <form method="post" action="${base}/keys" class="row">${csrf}
 <div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
 <div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>

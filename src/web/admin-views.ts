@@ -2,7 +2,7 @@ import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { claimEvidence, type ClaimListRow } from '../claims/index.ts';
 import { evidenceList } from './claim-evidence.ts';
-import { formatDate, formatMoney, page, type PageContext } from './layout.ts';
+import { formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
 import type { Page } from './views-repo.ts';
 
 /** The operator console's watch pages (admin-watch-routes.ts): a counted, filtered, paginated listing, and one claim. */
@@ -36,7 +36,7 @@ export function listingPage<R>(
     html`<h1>${title}</h1>
 ${counts.length ? html`<div class="stats">${counts.map(([label, value]) => html`<div class="card stat"><span>${label}</span><strong>${value}</strong></div>`)}</div>` : ''}
 ${filter}
-${data.rows.length === 0 ? html`<p>${w.none}</p>` : html`<table><caption class="visually-hidden">${title}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${data.rows.map((r) => html`<tr>${cells(r).map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`}
+${data.rows.length === 0 ? html`<p>${w.none}</p>` : tableRegion(title, html`<table><caption class="visually-hidden">${title}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${data.rows.map((r) => html`<tr>${cells(r).map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`)}
 ${data.next !== null ? html`<p class="pager"><a href="${link({ ...(filterName ? { [filterName]: current } : {}), offset: String(data.next) })}">${w.nextPage}</a></p>` : ''}`,
     { wide: false },
   );

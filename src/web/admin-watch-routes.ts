@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { html } from '../platform/html.ts';
 import { DomainError } from '../platform/errors.ts';
 import { t } from '../i18n/index.ts';
-import { formatDate, formatMoney } from './layout.ts';
+import { formatDate, formatMoney, formatShortDate } from './layout.ts';
 import { claimDetailPage, listingPage } from './admin-views.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, findClaimByNumber, listClaimsForOperators } from '../claims/index.ts';
@@ -19,6 +19,9 @@ const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), 
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
 const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
 const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
+
+/** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
+const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
 
 /** One page of a listing asked for VIEW_PAGE + 1 rows from the `offset` query parameter. */
 const pagedFrom = <T>(offset: string | undefined, list: (offset: number) => Promise<T[]>) =>
@@ -177,27 +180,24 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             rows,
             [
               'End-to-end id',
-              w.partnersTitle,
-              w.environment,
+              `${w.partnersTitle} / ${w.environment}`,
               '#',
               'Rail',
-              w.status,
-              'Attempt',
+              `${w.status} / attempt`,
               w.amount,
-              w.created,
-              w.paid,
+              `${w.created} (UTC)`,
+              `${w.paid} (UTC)`,
             ],
+            // compact enough for a 1280 px screen: the id may break, the dates are short, two facts share a cell
             (r) => [
-              r.end_to_end_id,
-              r.partner_slug,
-              r.environment,
-              r.claim_number,
+              html`<code class="id">${r.end_to_end_id}</code>`,
+              html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
+              nowrap(r.claim_number),
               r.rail,
-              r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status,
-              String(r.attempt),
-              formatMoney(Number(r.amount), r.currency, ctx.lang),
-              formatDate(r.created_at, ctx.lang, ''),
-              formatDate(r.settled_at, ctx.lang, '—'),
+              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}<br><span class="muted">${String(r.attempt)}</span>`,
+              nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
+              nowrap(formatShortDate(r.created_at, '')),
+              nowrap(formatShortDate(r.settled_at, '—')),
             ],
           ),
         );

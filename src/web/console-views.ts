@@ -8,7 +8,7 @@ import type { Dashboard } from './dashboard.ts';
 import { type FormErrors, type FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
-import { csrfField, formatDate, formatMoney, page, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The partner console's pages: configuration with the live preview, contract, claims, dashboard. */
 
@@ -43,8 +43,11 @@ function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
 <dl class="premium"><dt>${w.credibility}</dt><dd>${new Decimal(leg.credibility).toFixed(2)}</dd><dt>${w.expectedLoss}</dt><dd>${money(leg.expectedLoss)}</dd><dt>${w.premiumShare}</dt><dd>${money(leg.premium)}</dd></dl>
-<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
+${tableRegion(
+  `${leg.departureAirport} → ${leg.arrivalAirport}`,
+  html`<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
 <tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`,
+)}`,
 )}</div>`;
 }
 
@@ -92,10 +95,13 @@ ${input('commission', w.commission, values.commission)}
 <p><button type="submit">${w.save}</button></p>
 </form>`;
   const history = view.history.length
-    ? html`<table><caption class="visually-hidden">${w.history}</caption><thead><tr><th scope="col">${w.version}</th><th scope="col">${w.formula}</th><th scope="col">${w.delayTiers}</th><th scope="col">${w.cancellationAmount}</th><th scope="col">${w.commission}</th><th scope="col">${w.by}</th><th scope="col">${w.at}</th></tr></thead><tbody>${view.history.map(
-        (c) =>
-          html`<tr><td>${c.version}</td><td>${w.formulas[c.formula]}</td><td>${c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}</td><td>${c.cancellationAmount ? money(c.cancellationAmount) : '—'}</td><td>${pct(c.commissionRate)}</td><td>${c.createdBy}</td><td>${formatDate(c.createdAt, ctx.lang, '')}</td></tr>`,
-      )}</tbody></table>`
+    ? tableRegion(
+        w.history,
+        html`<table><caption class="visually-hidden">${w.history}</caption><thead><tr><th scope="col">${w.version}</th><th scope="col">${w.formula}</th><th scope="col">${w.delayTiers}</th><th scope="col">${w.cancellationAmount}</th><th scope="col">${w.commission}</th><th scope="col">${w.by}</th><th scope="col">${w.at}</th></tr></thead><tbody>${view.history.map(
+          (c) =>
+            html`<tr><td>${c.version}</td><td>${w.formulas[c.formula]}</td><td>${c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}</td><td>${c.cancellationAmount ? money(c.cancellationAmount) : '—'}</td><td>${pct(c.commissionRate)}</td><td>${c.createdBy}</td><td>${formatDate(c.createdAt, ctx.lang, '')}</td></tr>`,
+        )}</tbody></table>`,
+      )
     : html`<p>${w.noConfig}</p>`;
   return page(
     ctx,
@@ -135,11 +141,11 @@ ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${
 <h2>${w.coverage}</h2>
 <p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${w.formulas.cancellation}: ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
-<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>
+${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
 ${
   c.versions.length
     ? html`<h2>${w.contractVersions}</h2>
-<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created}</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.at.slice(0, 16).replace('T', ' ')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`
+${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr><th scope="col">#</th><th scope="col">${w.created}</th><th scope="col">${w.reason}</th><th scope="col">${w.legs}</th><th scope="col">${w.premium}</th><th scope="col">${w.difference}</th></tr></thead><tbody>${c.versions.map((v) => html`<tr><td>${v.version}</td><td>${v.at.slice(0, 16).replace('T', ' ')}</td><td>${w.contractChanges[v.change]}</td><td>${v.flights.map((f) => `${f.flightNumber} ${f.departureAirport} ${f.departureDateTime}`).join(' · ')}</td><td>${money(v.premium.amount)}</td><td>${v.difference.amount > 0 ? '+' : ''}${money(v.difference.amount)}</td></tr>`)}</tbody></table>`)}`
     : ''
 }
 <h2>${w.claimsTitle}</h2>
@@ -151,10 +157,13 @@ ${c.claims.map((claim) => html`<details class="card" open><summary>${w.evidenceT
 function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[]): SafeHtml {
   const w = t(ctx.lang);
   if (claims.length === 0) return html`<p>${w.noClaims}</p>`;
-  return html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
-    (c) =>
-      html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
-  )}</tbody></table>`;
+  return tableRegion(
+    w.claimsTitle,
+    html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(
+      (c) =>
+        html`<tr><td>${c.claimNumber}</td><td><a href="/console/contracts/${c.contractNumber}?env=${environment}">${c.contractNumber}</a></td><td>${w.claimStatus[c.status]}</td><td>${c.reason}</td><td>${c.flightNumber} ${c.departureDate}</td><td>${c.delayMinutes ?? ''}</td><td>${formatMoney(c.compensation.amount, c.compensation.currency, ctx.lang)}</td><td>${c.openedAt.slice(0, 10)}</td><td>${c.paidAt?.slice(0, 10) ?? ''}</td></tr>`,
+    )}</tbody></table>`,
+  );
 }
 
 export function claimsPage(
@@ -265,12 +274,12 @@ export function dashboardPage(ctx: PageContext, environment: Environment, d: Das
 <div class="card stat"><span>${w.cancellationRate}</span><strong>${d.cancellationRate === null ? w.notMeasurable : `${(d.cancellationRate * 100).toFixed(1)} %`}</strong></div>
 </div>
 <section class="card"><h2>${period}</h2><div class="chart"><canvas data-chart="chart-activity" role="img" aria-label="${w.quotesSeries}, ${w.subscriptionsSeries}, ${w.cancellationsSeries}, ${w.claimsSeries}"></canvas></div>${chartData('chart-activity', lineSpec)}
-<details><summary>${w.day} / ${w.count}</summary><table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table></details></section>
+<details><summary>${w.day} / ${w.count}</summary>${tableRegion(`${w.day} / ${w.count}`, html`<table><thead><tr><th scope="col">${w.day}</th><th scope="col">${w.quotesSeries}</th><th scope="col">${w.subscriptionsSeries}</th><th scope="col">${w.cancellationsSeries}</th><th scope="col">${w.claimsSeries}</th></tr></thead><tbody>${d.days.map((day, i) => html`<tr><td>${day}</td><td>${d.series.quotes[i]}</td><td>${d.series.subscriptions[i]}</td><td>${d.series.cancellations[i]}</td><td>${d.series.claims[i]}</td></tr>`)}</tbody></table>`)}</details></section>
 <div class="split">
 <section class="card"><h2>${w.claimsByStatus}</h2><div class="chart"><canvas data-chart="chart-status" role="img" aria-label="${w.claimsByStatus}"></canvas></div>${chartData('chart-status', statusSpec)}
-<table><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td></tr>`)}</tbody></table></section>
+${tableRegion(w.claimsByStatus, html`<table><thead><tr><th scope="col">${w.status}</th><th scope="col">${w.count}</th></tr></thead><tbody>${d.claimsByStatus.map((s) => html`<tr><td>${w.claimStatus[s.status as keyof typeof w.claimStatus] ?? s.status}</td><td>${s.count}</td></tr>`)}</tbody></table>`)}</section>
 <section class="card"><h2>${w.premiumVsPaid}</h2><div class="chart"><canvas data-chart="chart-money" role="img" aria-label="${w.premiumVsPaid}"></canvas></div>${chartData('chart-money', moneySpec)}
-<table><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.premiumWritten}</th><th scope="col">${w.commissionAmount}</th><th scope="col">${w.refunds}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${d.money.map((m) => html`<tr><td>${m.currency}</td><td>${fmt(m.premium, m.currency)}</td><td>${fmt(m.commission, m.currency)}</td><td>${fmt(m.refunded, m.currency)}</td><td>${fmt(m.paid, m.currency)}</td></tr>`)}</tbody></table></section>
+${tableRegion(w.premiumVsPaid, html`<table><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.premiumWritten}</th><th scope="col">${w.commissionAmount}</th><th scope="col">${w.refunds}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${d.money.map((m) => html`<tr><td>${m.currency}</td><td>${fmt(m.premium, m.currency)}</td><td>${fmt(m.commission, m.currency)}</td><td>${fmt(m.refunded, m.currency)}</td><td>${fmt(m.paid, m.currency)}</td></tr>`)}</tbody></table>`)}</section>
 </div>
 <p><a href="/console/claims?env=${environment}">${w.claimsTitle}</a></p>`,
     { scripts: ['chart.umd.min.js'] },

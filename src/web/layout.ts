@@ -16,7 +16,7 @@ export interface PageContext {
 }
 
 /** Bumped when an asset changes, so browsers never keep a stale copy. */
-export const ASSET_VERSION = '1';
+export const ASSET_VERSION = '2';
 export const asset = (name: string) => `/assets/${name}?v=${ASSET_VERSION}`;
 
 function navigation(ctx: PageContext): SafeHtml {
@@ -105,6 +105,14 @@ ${(options.scripts ?? []).map((s) => html`<script src="${asset(s)}" defer></scri
 </html>`.value;
 }
 
+/**
+ * A data table in a region of its own that scrolls sideways when the table is wider than the
+ * screen (a phone), so that the page itself never does; labelled and focusable, so that a keyboard
+ * user can reach and scroll it too (WCAG 2.1.1, 1.4.10).
+ */
+export const tableRegion = (label: string, table: SafeHtml): SafeHtml =>
+  html`<div class="table-scroll" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+
 /** A message page (errors, 403, 404). */
 export function messagePage(ctx: PageContext, title: string, message: string): string {
   return page(ctx, title, html`<h1>${title}</h1><p>${message}</p>`);
@@ -118,5 +126,9 @@ export const formatDate = (d: Date | null, lang: Lang, never: string): string =>
         timeZone: 'UTC',
       }) + ' UTC'
     : never;
+
+/** A compact UTC date and time, 'YYYY-MM-DD HH:mm', for dense tables whose column header says UTC. */
+export const formatShortDate = (d: Date | null, never: string): string =>
+  d ? d.toISOString().slice(0, 16).replace('T', ' ') : never;
 
 export { formatMoney };

@@ -2,7 +2,7 @@ import { ENVIRONMENTS, type Agreement, type ApiKeyInfo, type Environment } from 
 import type { CatalogEntry } from './catalog.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { asset, csrfField, formatDate, page, type PageContext } from './layout.ts';
+import { asset, csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The developer portal's pages: the API catalog, an API's page and reference, the API keys. */
 
@@ -140,7 +140,10 @@ ${
 ${
   keys.length === 0
     ? html`<p>${w.noKeys}</p>`
-    : html`<table><caption class="visually-hidden">${w.keysTitle}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.created}</th><th scope="col">${w.lastUsed}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${rows}</tbody></table>`
+    : tableRegion(
+        w.keysTitle,
+        html`<table><caption class="visually-hidden">${w.keysTitle}</caption><thead><tr><th scope="col">${w.environment}</th><th scope="col">${w.key}</th><th scope="col">${w.label}</th><th scope="col">${w.created}</th><th scope="col">${w.lastUsed}</th><th scope="col">${w.status}</th><th scope="col"><span class="visually-hidden">${w.revoke}</span></th></tr></thead><tbody>${rows}</tbody></table>`,
+      )
 }`,
   );
 }

@@ -3,17 +3,20 @@ import type { Statement } from '../ledger/index.ts';
 import { ENVIRONMENTS, type Environment, type Partner } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { formatMoney } from '../platform/money.ts';
-import { page, type PageContext } from './layout.ts';
+import { page, tableRegion, type PageContext } from './layout.ts';
 
 /** The money reports page of both consoles (report-routes.ts): the statement, its downloads, the exports form. */
 
 function statementTable(ctx: PageContext, statement: Statement): SafeHtml {
   const w = t(ctx.lang).reports;
   if (!statement.lines.length) return html`<p>${w.none}</p>`;
-  return html`<div class="table-scroll"><table><caption>${w.statement}</caption><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.collected}</th><th scope="col">${w.commission}</th><th scope="col">${w.refunds}</th><th scope="col">${w.due}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${statement.lines.map(
-    (l) =>
-      html`<tr><td>${l.currency}</td><td>${formatMoney(l.premiumCollected, l.currency, ctx.lang)}</td><td>${formatMoney(l.commission, l.currency, ctx.lang)}</td><td>${formatMoney(l.refunds, l.currency, ctx.lang)}</td><td><strong>${formatMoney(l.amountDue, l.currency, ctx.lang)}</strong></td><td>${formatMoney(l.compensationPaid, l.currency, ctx.lang)}</td></tr>`,
-  )}</tbody></table></div>`;
+  return tableRegion(
+    w.statement,
+    html`<table><caption>${w.statement}</caption><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.collected}</th><th scope="col">${w.commission}</th><th scope="col">${w.refunds}</th><th scope="col">${w.due}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${statement.lines.map(
+      (l) =>
+        html`<tr><td>${l.currency}</td><td>${formatMoney(l.premiumCollected, l.currency, ctx.lang)}</td><td>${formatMoney(l.commission, l.currency, ctx.lang)}</td><td>${formatMoney(l.refunds, l.currency, ctx.lang)}</td><td><strong>${formatMoney(l.amountDue, l.currency, ctx.lang)}</strong></td><td>${formatMoney(l.compensationPaid, l.currency, ctx.lang)}</td></tr>`,
+    )}</tbody></table>`,
+  );
 }
 
 export function reportsPage(
