@@ -109,25 +109,48 @@ export async function subscribe(
   const legs = matchFlights(quote, input.flights);
   const bookingReference = input.booking.reference.trim().toUpperCase();
 
-  if (await contracts.quoteAlreadyUsed(trx, quote.id)) {
-    throw new DomainError(
-      'quote_already_used',
-      'This quote has already been subscribed; ask /getPrice for a new quote.',
-    );
-  }
+  // A quote subscribed already is found by the contract's insert (its quote is unique, the insert skips
+  // it), not by a query of its own first: one round trip less per subscription. When the insert skips,
+  // the quote is checked; when it is free, the contract number was taken and another one is drawn.
   const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
-  if (!configuration)
+  if (!configuration) {
+    await refuseUsedQuote(trx, quote.id);
     throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
+  }
   const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-  let row: contracts.ContractRow | undefined;
-  for (let attempt = 0; !row && attempt < 5; attempt++) {
-    if (attempt > 0 && (await contracts.quoteAlreadyUsed(trx, quote.id))) {
-      throw new DomainError(
-        'quote_already_used',
-        'This quote has already been subscribed; ask /getPrice for a new quote.',
-      );
-    }
-    row = await contracts.insertContract(trx, {
+  const weights = legWeights(
+    deps.riskModels.get(quote.modelVersion),
+    legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
+    {
+      coverage,
+      commissionRate: configuration.commissionRate,
+      taxRate: deps.directory.cachedTerms(caller.partnerId)?.agreement?.taxRate ?? '0',
+    },
+    quote.currency,
+  );
+  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
+  const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
+  // the contract and its legs are written by one statement
+  const newLegs = legs.map((leg, index) => ({
+    leg_index: index,
+    partner_id: caller.partnerId,
+    environment: caller.environment,
+    flight_number: leg.flightNumber,
+    operating_flight_number: leg.operatingFlightNumber ?? null,
+    airline: leg.airline,
+    departure_airport: leg.departureAirport,
+    arrival_airport: leg.arrivalAirport,
+    departure_local: leg.departureLocal,
+    departure_date: leg.departureDate,
+    departure_at: leg.departureAt,
+    share_net: shares[index]!.net,
+    share_tax: shares[index]!.tax,
+    share_commission: shares[index]!.commission,
+  }));
+  let inserted: { contract: contracts.ContractRow; legs: contracts.LegRow[] } | undefined;
+  for (let attempt = 0; !inserted && attempt < 5; attempt++) {
+    if (attempt > 0) await refuseUsedQuote(trx, quote.id);
+    inserted = await contracts.insertContractWithLegs(trx, {
       contract_number: newContractNumber(),
       partner_id: caller.partnerId,
       environment: caller.environment,
@@ -157,41 +180,13 @@ export async function subscribe(
       consent_accepted_at: consent.acceptedAt,
       consent_documents_version: consent.documentsVersion,
       consent_channel: consent.channel,
-    });
+    }, newLegs);
   }
-  if (!row) throw new Error('Could not draw a free contract number');
-  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
-  const weights = legWeights(
-    deps.riskModels.get(quote.modelVersion),
-    legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
-    {
-      coverage,
-      commissionRate: configuration.commissionRate,
-      taxRate: deps.directory.cachedTerms(caller.partnerId)?.agreement?.taxRate ?? '0',
-    },
-    quote.currency,
-  );
-  const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
-  const legRows = await contracts.insertLegs(
-    trx,
-    legs.map((leg, index) => ({
-      contract_id: row.id,
-      leg_index: index,
-      partner_id: caller.partnerId,
-      environment: caller.environment,
-      flight_number: leg.flightNumber,
-      operating_flight_number: leg.operatingFlightNumber ?? null,
-      airline: leg.airline,
-      departure_airport: leg.departureAirport,
-      arrival_airport: leg.arrivalAirport,
-      departure_local: leg.departureLocal,
-      departure_date: leg.departureDate,
-      departure_at: leg.departureAt,
-      share_net: shares[index]!.net,
-      share_tax: shares[index]!.tax,
-      share_commission: shares[index]!.commission,
-    })),
-  );
+  if (!inserted) {
+    await refuseUsedQuote(trx, quote.id);
+    throw new Error('Could not draw a free contract number');
+  }
+  const { contract: row, legs: legRows } = inserted;
   // the premium, its tax and the commission enter the ledger in the sale's transaction
   await recordMovements(
     trx,
@@ -264,6 +259,15 @@ export async function subscribe(
     defaultCapMajor: deps.limits?.defaultCapMajor,
   });
   return contract;
+}
+
+async function refuseUsedQuote(trx: Trx, quoteId: string): Promise<void> {
+  if (await contracts.quoteAlreadyUsed(trx, quoteId)) {
+    throw new DomainError(
+      'quote_already_used',
+      'This quote has already been subscribed; ask /getPrice for a new quote.',
+    );
+  }
 }
 
 export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {
