@@ -98,7 +98,8 @@ export async function insertContractWithLegs(
     const contractPart: Record<string, unknown> = {};
     const legPart: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(row)) {
-      if (key.startsWith('leg_')) legPart[key.slice(4)] = value; // contracts has no column named leg_…
+      if (key.startsWith('leg_'))
+        legPart[key.slice(4)] = value; // contracts has no column named leg_…
       else contractPart[key] = value;
     }
     return { contract: contractPart as ContractRow, leg: legPart as LegRow };

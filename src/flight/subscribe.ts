@@ -150,37 +150,41 @@ export async function subscribe(
   let inserted: { contract: contracts.ContractRow; legs: contracts.LegRow[] } | undefined;
   for (let attempt = 0; !inserted && attempt < 5; attempt++) {
     if (attempt > 0) await refuseUsedQuote(trx, quote.id);
-    inserted = await contracts.insertContractWithLegs(trx, {
-      contract_number: newContractNumber(),
-      partner_id: caller.partnerId,
-      environment: caller.environment,
-      quote_id: quote.id,
-      configuration_id: configuration.id,
-      configuration_version: configuration.version,
-      // The quoted premium is bound as signed: the model is not asked again, so a change of the
-      // active version after the quote refuses nothing; the contract records the quote's version.
-      risk_model_version: quote.modelVersion,
-      status: 'active',
-      formula: coverage.formula,
-      coverage: JSON.stringify(coverage),
-      passengers: quote.passengers,
-      currency: quote.currency,
-      premium_net: quote.premium.net,
-      premium_tax: quote.premium.tax,
-      premium_commission: quote.premium.commission,
-      premium_total: quote.premium.total,
-      customer_first_name_enc: encrypt(deps.keys.encryption, customer.firstName),
-      customer_last_name_enc: encrypt(deps.keys.encryption, customer.lastName),
-      customer_email_enc: encrypt(deps.keys.encryption, customer.email),
-      customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
-      customer_language: customer.language,
-      booking_reference: bookingReference,
-      first_departure_at: legs[0]!.departureAt,
-      quoted_at: quote.issuedAt,
-      consent_accepted_at: consent.acceptedAt,
-      consent_documents_version: consent.documentsVersion,
-      consent_channel: consent.channel,
-    }, newLegs);
+    inserted = await contracts.insertContractWithLegs(
+      trx,
+      {
+        contract_number: newContractNumber(),
+        partner_id: caller.partnerId,
+        environment: caller.environment,
+        quote_id: quote.id,
+        configuration_id: configuration.id,
+        configuration_version: configuration.version,
+        // The quoted premium is bound as signed: the model is not asked again, so a change of the
+        // active version after the quote refuses nothing; the contract records the quote's version.
+        risk_model_version: quote.modelVersion,
+        status: 'active',
+        formula: coverage.formula,
+        coverage: JSON.stringify(coverage),
+        passengers: quote.passengers,
+        currency: quote.currency,
+        premium_net: quote.premium.net,
+        premium_tax: quote.premium.tax,
+        premium_commission: quote.premium.commission,
+        premium_total: quote.premium.total,
+        customer_first_name_enc: encrypt(deps.keys.encryption, customer.firstName),
+        customer_last_name_enc: encrypt(deps.keys.encryption, customer.lastName),
+        customer_email_enc: encrypt(deps.keys.encryption, customer.email),
+        customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
+        customer_language: customer.language,
+        booking_reference: bookingReference,
+        first_departure_at: legs[0]!.departureAt,
+        quoted_at: quote.issuedAt,
+        consent_accepted_at: consent.acceptedAt,
+        consent_documents_version: consent.documentsVersion,
+        consent_channel: consent.channel,
+      },
+      newLegs,
+    );
   }
   if (!inserted) {
     await refuseUsedQuote(trx, quote.id);
