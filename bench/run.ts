@@ -959,7 +959,10 @@ upsert in one statement: 4 round trips before 2026-11-25), the idempotency respo
 commit the route reloads the limits snapshot (4 statements, shared by the subscriptions that finish
 meanwhile): 15 round trips counted, 17 before 2026-11-25, when a quote-used check preceded the contract's
 insert (the insert skips a used quote by its unique index and only then is the quote checked) and the legs
-had their own insert. Merging the ledger entries and the audit row (two domains' tables) is the next step.
+had their own insert. Run alone (\`BENCH_ONLY=subscribe\`) on 2026-11-25 after these changes: 215, 192 and 235
+req/s against 2,421, 3,658 and 3,631 insert tx/s (ratios 0.089, 0.053, 0.065; 0.077 with 93 req/s before):
+the insert baseline moves with the shared machine's other load far more than /subscribe does. Merging the
+ledger entries and the audit row (two domains' tables) is the next step.
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
