@@ -953,11 +953,16 @@ run shows no lock waits left: PostgreSQL mostly waits for the client between sta
 transaction") and on WAL flushes at commit. The transaction is a chain of round trips, each paying the
 loopback and the Node.js event loop's latency on a shared 2-CPU machine; the transaction holds one of the 10
 pooled connections throughout, so the pool, not the CPU, bounds the rate. The round trips per subscribe:
-the idempotency key claimed (its own statement), then begin, quote-used check, configuration, contract, legs,
-ledger, audit, webhook endpoints, exposure (stop-sales and cap read in one statement, every leg's upsert in
-one statement: 4 round trips before 2026-11-25), the idempotency response, commit; and after the commit the
-route reloads the limits snapshot (4 statements, shared by the subscriptions that finish meanwhile).
-Merging the remaining inserts (contract, legs, ledger, audit) into fewer statements is the next step.
+the idempotency key claimed (its own statement), then begin, configuration, contract and legs (one
+statement), ledger, audit, webhook endpoints, exposure (stop-sales and cap read in one statement, every leg's
+upsert in one statement: 4 round trips before 2026-11-25), the idempotency response, commit; and after the
+commit the route reloads the limits snapshot (4 statements, shared by the subscriptions that finish
+meanwhile): 15 round trips counted, 17 before 2026-11-25, when a quote-used check preceded the contract's
+insert (the insert skips a used quote by its unique index and only then is the quote checked) and the legs
+had their own insert. Run alone (\`BENCH_ONLY=subscribe\`) on 2026-11-25 after these changes: 215, 192 and 235
+req/s against 2,421, 3,658 and 3,631 insert tx/s (ratios 0.089, 0.053, 0.065; 0.077 with 93 req/s before):
+the insert baseline moves with the shared machine's other load far more than /subscribe does. Merging the
+ledger entries and the audit row (two domains' tables) is the next step.
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
@@ -968,8 +973,15 @@ and PostgreSQL serialises the commits of notifying transactions (a database-wide
 commit and held until it is flushed), so they lose group commit — each payout's transaction queues the
 customer's "paid" SMS. Side by side on this machine, 20 clients of one-row insert transactions: 1,745 and
 1,503 tx/s without NOTIFY, 704 and 590 tx/s with one \`pg_notify\` each. Announcing after the commit (or
-once per burst) instead of inside each enqueuing transaction is the next step; a single claim's bank
-details → paid does not feel it (tens of milliseconds).
+once per burst) instead of inside each enqueuing transaction is the remedy: since 2026-11-25 a transaction
+opened with \`transaction()\` (platform/db.ts; the writes of the Flight Delay and policy APIs,
+run by \`runIdempotent\`: subscribe, cancellations, flight changes) commits without NOTIFY,
+and \`JobQueue\` announces its queues after the commit, one announcement under way at a time for every
+queue named meanwhile (a burst of commits costs one NOTIFY). A crash between the commit and the announcement loses the wake-up only: the workers' poll finds the
+job. The claims fan-out, the payouts and the jobs' own transactions still notify inside (opening them with
+\`transaction()\` is all they need). The bench's subscriptions queue no job (its partner has no webhook
+endpoint): this change does not show in its ratio. A single claim's bank details → paid does not feel it
+(tens of milliseconds).
 
 The gap to the bare route is the work a quote must do and the bare route does not: per request, Bearer
 authentication (a cached key lookup), the per-key rate limit and its three \`RateLimit-*\` headers,

@@ -40,6 +40,73 @@ export async function insertContract(
     .executeTakeFirst();
 }
 
+/** A leg as `insertContractWithLegs` writes it: its contract's id comes from the contract's insert. */
+export type NewLeg = Omit<Insertable<ContractLegsTable>, 'contract_id' | 'id' | 'monitored_flight_number'>;
+
+/** The columns of contract_legs a new leg gives, with their types (jsonb_to_recordset's column list). */
+const NEW_LEG_COLUMNS = {
+  leg_index: 'smallint',
+  partner_id: 'uuid',
+  environment: 'text',
+  flight_number: 'text',
+  operating_flight_number: 'text',
+  airline: 'text',
+  departure_airport: 'text',
+  arrival_airport: 'text',
+  departure_local: 'text',
+  departure_date: 'date',
+  departure_at: 'timestamptz',
+  share_net: 'bigint',
+  share_tax: 'bigint',
+  share_commission: 'bigint',
+} as const satisfies Record<keyof NewLeg, string>;
+
+/**
+ * Inserts a contract and its legs in one statement (one round trip, where insertContract then
+ * insertLegs take two): unless the contract number or the quote is already taken — then nothing is
+ * written and it returns undefined, as insertContract does. The statement answers one row per leg,
+ * the contract's columns and the leg's (prefixed `leg_`), split here.
+ */
+export async function insertContractWithLegs(
+  db: Executor,
+  contract: Insertable<ContractsTable>,
+  legs: NewLeg[],
+): Promise<{ contract: ContractRow; legs: LegRow[] } | undefined> {
+  const columns = Object.keys(NEW_LEG_COLUMNS) as (keyof NewLeg)[];
+  const columnList = sql.raw(columns.join(', '));
+  const fromRecord = sql.raw(columns.map((c) => `v.${c}`).join(', '));
+  const recordType = sql.raw(columns.map((c) => `${c} ${NEW_LEG_COLUMNS[c]}`).join(', '));
+  const legColumns = sql.raw(
+    ['id', 'contract_id', 'monitored_flight_number', ...columns].map((c) => `l.${c} AS leg_${c}`).join(', '),
+  );
+  const values = legs.map((leg) => Object.fromEntries(columns.map((c) => [c, leg[c] ?? null])));
+  const insertContractQuery = db
+    .insertInto('contracts')
+    .values(contract)
+    .onConflict((oc) => oc.doNothing())
+    .returningAll();
+  const { rows } = await sql<Record<string, unknown>>`
+    WITH c AS (${insertContractQuery}),
+    l AS (
+      INSERT INTO contract_legs (contract_id, ${columnList})
+      SELECT c.id, ${fromRecord} FROM c, jsonb_to_recordset(${JSON.stringify(values)}::jsonb) AS v(${recordType})
+      RETURNING *
+    )
+    SELECT c.*, ${legColumns} FROM c JOIN l ON l.contract_id = c.id ORDER BY l.leg_index`.execute(db);
+  if (rows.length === 0) return undefined;
+  const split = rows.map((row) => {
+    const contractPart: Record<string, unknown> = {};
+    const legPart: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      if (key.startsWith('leg_'))
+        legPart[key.slice(4)] = value; // contracts has no column named leg_…
+      else contractPart[key] = value;
+    }
+    return { contract: contractPart as ContractRow, leg: legPart as LegRow };
+  });
+  return { contract: split[0]!.contract, legs: split.map((s) => s.leg) };
+}
+
 export async function insertLegs(db: Executor, legs: Insertable<ContractLegsTable>[]): Promise<LegRow[]> {
   return db.insertInto('contract_legs').values(legs).returningAll().execute();
 }

@@ -109,58 +109,15 @@ export async function subscribe(
   const legs = matchFlights(quote, input.flights);
   const bookingReference = input.booking.reference.trim().toUpperCase();
 
-  if (await contracts.quoteAlreadyUsed(trx, quote.id)) {
-    throw new DomainError(
-      'quote_already_used',
-      'This quote has already been subscribed; ask /getPrice for a new quote.',
-    );
-  }
+  // A quote subscribed already is found by the contract's insert (its quote is unique, the insert skips
+  // it), not by a query of its own first: one round trip less per subscription. When the insert skips,
+  // the quote is checked; when it is free, the contract number was taken and another one is drawn.
   const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
-  if (!configuration)
+  if (!configuration) {
+    await refuseUsedQuote(trx, quote.id);
     throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
-  const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-  let row: contracts.ContractRow | undefined;
-  for (let attempt = 0; !row && attempt < 5; attempt++) {
-    if (attempt > 0 && (await contracts.quoteAlreadyUsed(trx, quote.id))) {
-      throw new DomainError(
-        'quote_already_used',
-        'This quote has already been subscribed; ask /getPrice for a new quote.',
-      );
-    }
-    row = await contracts.insertContract(trx, {
-      contract_number: newContractNumber(),
-      partner_id: caller.partnerId,
-      environment: caller.environment,
-      quote_id: quote.id,
-      configuration_id: configuration.id,
-      configuration_version: configuration.version,
-      // The quoted premium is bound as signed: the model is not asked again, so a change of the
-      // active version after the quote refuses nothing; the contract records the quote's version.
-      risk_model_version: quote.modelVersion,
-      status: 'active',
-      formula: coverage.formula,
-      coverage: JSON.stringify(coverage),
-      passengers: quote.passengers,
-      currency: quote.currency,
-      premium_net: quote.premium.net,
-      premium_tax: quote.premium.tax,
-      premium_commission: quote.premium.commission,
-      premium_total: quote.premium.total,
-      customer_first_name_enc: encrypt(deps.keys.encryption, customer.firstName),
-      customer_last_name_enc: encrypt(deps.keys.encryption, customer.lastName),
-      customer_email_enc: encrypt(deps.keys.encryption, customer.email),
-      customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
-      customer_language: customer.language,
-      booking_reference: bookingReference,
-      first_departure_at: legs[0]!.departureAt,
-      quoted_at: quote.issuedAt,
-      consent_accepted_at: consent.acceptedAt,
-      consent_documents_version: consent.documentsVersion,
-      consent_channel: consent.channel,
-    });
   }
-  if (!row) throw new Error('Could not draw a free contract number');
-  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
+  const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
   const weights = legWeights(
     deps.riskModels.get(quote.modelVersion),
     legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
@@ -171,27 +128,69 @@ export async function subscribe(
     },
     quote.currency,
   );
+  // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
   const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
-  const legRows = await contracts.insertLegs(
-    trx,
-    legs.map((leg, index) => ({
-      contract_id: row.id,
-      leg_index: index,
-      partner_id: caller.partnerId,
-      environment: caller.environment,
-      flight_number: leg.flightNumber,
-      operating_flight_number: leg.operatingFlightNumber ?? null,
-      airline: leg.airline,
-      departure_airport: leg.departureAirport,
-      arrival_airport: leg.arrivalAirport,
-      departure_local: leg.departureLocal,
-      departure_date: leg.departureDate,
-      departure_at: leg.departureAt,
-      share_net: shares[index]!.net,
-      share_tax: shares[index]!.tax,
-      share_commission: shares[index]!.commission,
-    })),
-  );
+  // the contract and its legs are written by one statement
+  const newLegs = legs.map((leg, index) => ({
+    leg_index: index,
+    partner_id: caller.partnerId,
+    environment: caller.environment,
+    flight_number: leg.flightNumber,
+    operating_flight_number: leg.operatingFlightNumber ?? null,
+    airline: leg.airline,
+    departure_airport: leg.departureAirport,
+    arrival_airport: leg.arrivalAirport,
+    departure_local: leg.departureLocal,
+    departure_date: leg.departureDate,
+    departure_at: leg.departureAt,
+    share_net: shares[index]!.net,
+    share_tax: shares[index]!.tax,
+    share_commission: shares[index]!.commission,
+  }));
+  let inserted: { contract: contracts.ContractRow; legs: contracts.LegRow[] } | undefined;
+  for (let attempt = 0; !inserted && attempt < 5; attempt++) {
+    if (attempt > 0) await refuseUsedQuote(trx, quote.id);
+    inserted = await contracts.insertContractWithLegs(
+      trx,
+      {
+        contract_number: newContractNumber(),
+        partner_id: caller.partnerId,
+        environment: caller.environment,
+        quote_id: quote.id,
+        configuration_id: configuration.id,
+        configuration_version: configuration.version,
+        // The quoted premium is bound as signed: the model is not asked again, so a change of the
+        // active version after the quote refuses nothing; the contract records the quote's version.
+        risk_model_version: quote.modelVersion,
+        status: 'active',
+        formula: coverage.formula,
+        coverage: JSON.stringify(coverage),
+        passengers: quote.passengers,
+        currency: quote.currency,
+        premium_net: quote.premium.net,
+        premium_tax: quote.premium.tax,
+        premium_commission: quote.premium.commission,
+        premium_total: quote.premium.total,
+        customer_first_name_enc: encrypt(deps.keys.encryption, customer.firstName),
+        customer_last_name_enc: encrypt(deps.keys.encryption, customer.lastName),
+        customer_email_enc: encrypt(deps.keys.encryption, customer.email),
+        customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
+        customer_language: customer.language,
+        booking_reference: bookingReference,
+        first_departure_at: legs[0]!.departureAt,
+        quoted_at: quote.issuedAt,
+        consent_accepted_at: consent.acceptedAt,
+        consent_documents_version: consent.documentsVersion,
+        consent_channel: consent.channel,
+      },
+      newLegs,
+    );
+  }
+  if (!inserted) {
+    await refuseUsedQuote(trx, quote.id);
+    throw new Error('Could not draw a free contract number');
+  }
+  const { contract: row, legs: legRows } = inserted;
   // the premium, its tax and the commission enter the ledger in the sale's transaction
   await recordMovements(
     trx,
@@ -264,6 +263,15 @@ export async function subscribe(
     defaultCapMajor: deps.limits?.defaultCapMajor,
   });
   return contract;
+}
+
+async function refuseUsedQuote(trx: Trx, quoteId: string): Promise<void> {
+  if (await contracts.quoteAlreadyUsed(trx, quoteId)) {
+    throw new DomainError(
+      'quote_already_used',
+      'This quote has already been subscribed; ask /getPrice for a new quote.',
+    );
+  }
 }
 
 export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {

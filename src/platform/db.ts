@@ -11,6 +11,34 @@ export type Trx = Transaction<Database>;
 /** Repository functions take either the database or an open transaction. */
 export type Executor = Db | Trx;
 
+/** The callbacks each transaction opened by `transaction()` runs once it has committed. */
+const committed = new WeakMap<Trx, Array<() => void>>();
+
+/**
+ * Runs `run` in one transaction, like `db.transaction().execute(run)`, and then, once it has
+ * committed, what was registered with `afterCommit` (in order; nothing if it rolled back).
+ */
+export async function transaction<T>(db: Db, run: (trx: Trx) => Promise<T>): Promise<T> {
+  const callbacks: Array<() => void> = [];
+  const result = await db.transaction().execute((trx) => {
+    committed.set(trx, callbacks);
+    return run(trx);
+  });
+  for (const callback of callbacks) callback();
+  return result;
+}
+
+/**
+ * Registers `callback` to run once `executor`'s transaction has committed: true when `executor` is a
+ * transaction opened by `transaction()`, false otherwise (the caller then does without).
+ */
+export function afterCommit(executor: Executor, callback: () => void): boolean {
+  const callbacks = committed.get(executor as Trx);
+  if (!callbacks) return false;
+  callbacks.push(callback);
+  return true;
+}
+
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';

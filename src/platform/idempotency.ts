@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Environment } from './db-schema.ts';
-import type { Db, Trx } from './db.ts';
+import { transaction, type Db, type Trx } from './db.ts';
 import { decrypt, encrypt, sha256Hex, type EncryptionKeys } from './crypto.ts';
 import { DomainError } from './errors.ts';
 
@@ -54,7 +54,7 @@ export async function runIdempotent<T>(
 ): Promise<Outcome> {
   const { db } = deps;
   if (key === undefined) {
-    const result = await db.transaction().execute(run);
+    const result = await transaction(db, run);
     return { status: result.status, payload: serialize(result.status, result.body), replayed: false };
   }
   if (!KEY_PATTERN.test(key)) {
@@ -104,7 +104,7 @@ export async function runIdempotent<T>(
   }
 
   try {
-    const result = await db.transaction().execute(async (trx) => {
+    const result = await transaction(db, async (trx) => {
       const result = await run(trx);
       const outcome = { status: result.status, payload: serialize(result.status, result.body) };
       await trx

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
-import type { Executor } from './db.ts';
+import { afterCommit, type Executor } from './db.ts';
 import { JOBS_CHANNEL } from './notifications.ts';
 
 /**
@@ -9,9 +9,10 @@ import { JOBS_CHANNEL } from './notifications.ts';
  * statement pg-boss runs goes through our Kysely executor (`executeSql` below): on PGlite that is
  * the one gate to the single connection, so jobs never interleave with a request's transaction; on
  * PostgreSQL it is our pool. Passing a transaction as `trx` to `send` enqueues the job inside it,
- * so a state change and the work it causes commit together or not at all. Every send also sends
- * NOTIFY parasol_jobs in the same transaction: a worker listening (platform/notifications.ts) wakes
- * its pg-boss worker of that queue at commit (`wake`), instead of at its next poll.
+ * so a state change and the work it causes commit together or not at all. Every send also announces
+ * the job (NOTIFY parasol_jobs): a worker listening (platform/notifications.ts) wakes its pg-boss
+ * worker of that queue (`wake`) instead of waiting for its next poll. A transaction opened by
+ * `transaction()` (platform/db.ts) is announced after its commit, the others inside (see `announce`).
  *
  * Jobs survive crashes: a job whose worker died stays `active` until its expiry, when pg-boss's
  * maintenance fails it and, within its retry limit, makes it available again after the queue's
@@ -127,6 +128,10 @@ export class JobQueue<M extends object = JobPayloads> {
   private stopped = false;
   /** pg-boss worker ids per queue, for wake(). */
   private readonly workers = new Map<string, string[]>();
+  /** Queues to announce after their jobs' commit, and the announcing under way (see `announce`). */
+  private readonly toAnnounce = new Set<string>();
+  private announcing: Promise<void> | undefined;
+  private readonly onError: (error: Error) => void;
 
   constructor(
     private readonly db: Executor,
@@ -151,7 +156,8 @@ export class JobQueue<M extends object = JobPayloads> {
       supervise: options.supervise ?? true,
       migrate: true,
     });
-    this.boss.on('error', options.onError ?? ((error) => console.error('job queue error', error)));
+    this.onError = options.onError ?? ((error) => console.error('job queue error', error));
+    this.boss.on('error', this.onError);
   }
 
   async start(): Promise<this> {
@@ -193,12 +199,43 @@ export class JobQueue<M extends object = JobPayloads> {
   }
 
   /**
-   * Tells the workers listening (platform/notifications.ts JOBS_CHANNEL) that `name` has a job: sent
-   * in the enqueuing transaction, so delivered at its commit; a worker then fetches at once instead
-   * of at its next poll (the poll remains the fallback).
+   * Tells the workers listening (platform/notifications.ts JOBS_CHANNEL) that `name` has a job; a
+   * worker then fetches at once instead of at its next poll (the poll remains the fallback).
+   *
+   * PostgreSQL serialises the commits of transactions that sent NOTIFY (a database-wide lock held
+   * until the commit is flushed, so they lose group commit): a transaction opened by `transaction()`
+   * therefore commits without it, and the queue is announced after the commit, on its own, without
+   * the caller waiting. One announcement is under way at a time, for every queue named meanwhile
+   * (coalesced: under load a burst of commits costs one NOTIFY, not one each); a queue named while
+   * one is under way is announced again after it, so every commit is followed by an announcement.
+   * A crash between the commit and the announcement loses only the wake-up: the workers' poll finds
+   * the job. Any other transaction (or none) sends the NOTIFY itself, delivered at its commit.
    */
   private async announce(name: string, trx?: Executor): Promise<void> {
+    if (trx && afterCommit(trx, () => this.announceNow(name))) return;
     await executorAdapter(trx ?? this.db).executeSql('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, name]);
+  }
+
+  private announceNow(name: string): void {
+    if (this.stopped) return;
+    this.toAnnounce.add(name);
+    this.announcing ??= this.announcePending();
+  }
+
+  private async announcePending(): Promise<void> {
+    while (this.toAnnounce.size > 0 && !this.stopped) {
+      const names = [...this.toAnnounce];
+      this.toAnnounce.clear();
+      try {
+        await executorAdapter(this.db).executeSql('SELECT pg_notify($1, name) FROM unnest($2::text[]) AS name', [
+          JOBS_CHANNEL,
+          names,
+        ]);
+      } catch (error) {
+        this.onError(error as Error);
+      }
+    }
+    this.announcing = undefined; // in the same step as the loop's last test: no name is left behind
   }
 
   /** Wakes this process's workers of `name` (a job was announced). */
@@ -300,6 +337,7 @@ export class JobQueue<M extends object = JobPayloads> {
 
   /** Stops fetching; waits up to `timeoutMs` for running jobs (unfinished ones are retried later). */
   async stop(options: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    await this.announcing;
     if (!this.started) return;
     this.started = false;
     await this.boss.stop({

@@ -9,8 +9,9 @@ import type { DatabaseHandle } from './db.ts';
  *   cached of it (`applyChange`): a revoked key is refused everywhere within milliseconds. The
  *   caches keep their TTLs as the fallback (a notification lost while the connection was down: the
  *   listener reconnects and then drops everything, as if every table had changed).
- * - JOBS_CHANNEL: JobQueue.send sends the queue's name with the job (in the same transaction), and
- *   a worker listening wakes its pg-boss worker of that queue at once instead of at its next poll.
+ * - JOBS_CHANNEL: JobQueue.send sends the queue's name once the job has committed (after the commit
+ *   of a transaction opened by `transaction()`, platform/db.ts; otherwise in the same transaction),
+ *   and a worker listening wakes its pg-boss worker of that queue at once instead of at its next poll.
  *
  * On PostgreSQL the listener holds one connection of its own (a pooled one cannot LISTEN); on the
  * embedded PGlite, LISTEN/NOTIFY works within the one process (`DatabaseHandle.listen`).
@@ -168,7 +169,7 @@ export function applyChange(targets: ChangeTargets, table: string | undefined): 
 
 /**
  * Wakes `jobs`' workers of a queue as soon as a job of it is announced on JOBS_CHANNEL (by any
- * process, at the commit of the transaction that sent it): every process that runs workers calls
+ * process, once the job has committed): every process that runs workers calls
  * this, or its workers wait for their next poll.
  */
 export function wakeOnJobs(feed: Notifications, jobs: { wake(queue: string): void }): void {

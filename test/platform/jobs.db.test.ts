@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { JobQueue } from '../../src/platform/jobs.ts';
-import type { DatabaseHandle } from '../../src/platform/db.ts';
+import { transaction, type DatabaseHandle } from '../../src/platform/db.ts';
+import { JOBS_CHANNEL, Notifications, wakeOnJobs } from '../../src/platform/notifications.ts';
 import { openTestDatabase, usingPostgres } from '../helper.ts';
 
 /** Polls until `check` is true (jobs are asynchronous); fails after `ms`. */
@@ -62,6 +63,33 @@ describe('job queue (pg-boss on the platform database)', () => {
     await eventually(async () => (await queue.job(name, committed!))?.state === 'completed');
     await sleep(1500);
     assert.deepEqual(seen, ['committed']);
+  });
+
+  it('announces a job sent in a transaction() after its commit, waking a worker; never a rolled back one', async (t) => {
+    // 30 s between polls: only the announcement (sent after the commit, not inside it) runs the job in time
+    const name = unique('after_commit');
+    await queue.queue(name);
+    const feed = await Notifications.open(handle);
+    t.after(() => feed.close());
+    const announced: string[] = [];
+    feed.on(JOBS_CHANNEL, (queueName) => void announced.push(queueName));
+    wakeOnJobs(feed, queue);
+    const seen: string[] = [];
+    await queue.work(name, async (job) => void seen.push(job.data.tag!), { pollingIntervalSeconds: 30 });
+    await assert.rejects(
+      transaction(handle.db, async (trx) => {
+        await queue.send(name, { tag: 'rolled back' }, { trx });
+        throw new Error('abort');
+      }),
+      /abort/,
+    );
+    await transaction(handle.db, (trx) => queue.send(name, { tag: 'committed' }, { trx }));
+    await eventually(async () => seen.length === 1, 15_000);
+    assert.deepEqual(seen, ['committed']);
+    assert.deepEqual(
+      announced.filter((queueName) => queueName === name),
+      [name],
+    );
   });
 
   it('retries a failing job with back-off, then fails it', async () => {
