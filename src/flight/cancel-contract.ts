@@ -7,7 +7,7 @@ import { releaseExposure } from '../limits/index.ts';
 import type { Coverage } from '../partners/index.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { flyingAirline } from './flight-numbers.ts';
+import { exposureLeg } from './flight-numbers.ts';
 
 export const CANCEL_REASONS = [
   'ticket_cancelled',
@@ -84,13 +84,7 @@ export async function cancelContract(
     currency: contract.currency,
     coverage: contract.coverage as Coverage,
     passengers: contract.passengers,
-    legs: legs.map((l) => ({
-      airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
-      departureAirport: l.departure_airport,
-      arrivalAirport: l.arrival_airport,
-      departureLocal: l.departure_local,
-      departureAt: l.departure_at,
-    })),
+    legs: legs.map(exposureLeg),
   });
   await audit(trx, {
     actor: caller.actor,

@@ -1,13 +1,12 @@
 import { audit } from '../platform/audit.ts';
 import type { Executor, Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import { changeMovements, recordMovements } from '../ledger/index.ts';
 import { releaseExposure } from '../limits/index.ts';
 import type { Coverage } from '../partners/index.ts';
 import type { CancelReason } from './cancel-contract.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
-import { flyingAirline } from './flight-numbers.ts';
+import { exposureLeg } from './flight-numbers.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { premiumView, type PremiumView } from './price-quote.ts';
 import { contractView, type ContractView } from './subscribe.ts';
@@ -135,35 +134,12 @@ export async function cancelPart(
   };
   if (options.preview) return view;
 
-  await recordMovements(
-    trx,
-    changeMovements(
-      {
-        id: before.id,
-        partnerId: before.partner_id,
-        environment: before.environment,
-        currency: before.currency,
-      },
-      result.difference,
-      change,
-      result.contract.version,
-      now,
-      caller.actor,
-    ),
-  );
   await releaseExposure(trx, {
     environment: caller.environment,
     currency: before.currency,
     coverage: before.coverage as Coverage,
     passengers: leaving.exposurePassengers,
-    legs: leaving.exposureLegs.map((l) => ({
-      // a codeshare leg's exposure is the operating carrier's flight (docs/limits.md)
-      airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
-      departureAirport: l.departure_airport,
-      arrivalAirport: l.arrival_airport,
-      departureLocal: l.departure_local,
-      departureAt: l.departure_at,
-    })),
+    legs: leaving.exposureLegs.map(exposureLeg),
   });
   await audit(trx, {
     actor: caller.actor,

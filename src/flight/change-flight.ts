@@ -19,13 +19,12 @@ import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { openJson, sealJson } from '../platform/signed-token.ts';
 import type { Coverage } from '../partners/index.ts';
-import { changeMovements, recordMovements } from '../ledger/index.ts';
 import { MONITORING_SCHEDULE } from '../monitoring/index.ts';
 import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { flyingAirline, normaliseFlightNumber } from './flight-numbers.ts';
+import { exposureLeg, normaliseFlightNumber } from './flight-numbers.ts';
 import { parseDeparture, TIME_RULES } from './legs.ts';
 import { pricedLeg, termsKey } from './leg-pricing.ts';
 import { configuredTerms, premiumView, type PremiumView } from './price-quote.ts';
@@ -235,32 +234,8 @@ export async function confirmFlightChange(
     actor: caller.actor,
     now,
   });
-  await recordMovements(
-    trx,
-    changeMovements(
-      {
-        id: contract.id,
-        partnerId: contract.partner_id,
-        environment: contract.environment,
-        currency: contract.currency,
-      },
-      result.difference,
-      'flight_changed',
-      result.contract.version,
-      now,
-      caller.actor,
-    ),
-  );
   const coverage = contract.coverage as Coverage;
-  const exposureLegs = (legs: contracts.LegRow[]) =>
-    legs.map((l) => ({
-      // a codeshare leg's exposure is the operating carrier's flight (docs/limits.md)
-      airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
-      departureAirport: l.departure_airport,
-      arrivalAirport: l.arrival_airport,
-      departureLocal: l.departure_local,
-      departureAt: l.departure_at,
-    }));
+  const exposureLegs = (legs: contracts.LegRow[]) => legs.map(exposureLeg);
   await releaseExposure(trx, {
     environment: contract.environment,
     currency: contract.currency,

@@ -1,9 +1,10 @@
 /**
  * Contract versions (migration 0024): a change (flight change, a passenger or a leg cancelled) keeps
- * the contract's number and makes a new version. `applyChange` writes the contract's new terms and the
- * version rows in the change's transaction; version 1 (as sold) is written by the first change, so a
+ * the contract's number and makes a new version. `applyChange` writes the contract's new terms, the
+ * version rows and the ledger's difference in the change's transaction; version 1 (as sold) is written by the first change, so a
  * sale writes nothing more.
  */
+import { changeMovements, recordMovements } from '../ledger/index.ts';
 import { emitWebhookEvent } from '../webhooks/index.ts';
 import type { Trx } from '../platform/db.ts';
 import type { ContractVersionFlight } from '../platform/db-schema.ts';
@@ -95,6 +96,18 @@ export async function applyChange(trx: Trx, input: ContractChangeInput): Promise
     created_at: input.now,
   });
   await contracts.insertVersions(trx, rows);
+  // the difference enters the ledger in the change's transaction (docs/bordereaux.md)
+  await recordMovements(
+    trx,
+    changeMovements(
+      { id: before.id, partnerId: before.partner_id, environment: before.environment, currency: before.currency },
+      difference,
+      input.change,
+      contract.version,
+      input.now,
+      input.actor,
+    ),
+  );
   return { contract, difference };
 }
 

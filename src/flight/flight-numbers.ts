@@ -107,3 +107,19 @@ export const carrierOf = (flightNumber: string): string => flightNumber.slice(0,
  */
 export const flyingAirline = (leg: { airline: string; operatingFlightNumber?: string | null | undefined }): string =>
   leg.operatingFlightNumber ? carrierOf(leg.operatingFlightNumber) : leg.airline;
+
+/** A leg row as the limits count it: a codeshare leg's exposure is its operating carrier's flight (docs/limits.md). */
+export const exposureLeg = (l: {
+  airline: string;
+  operating_flight_number: string | null;
+  departure_airport: string;
+  arrival_airport: string;
+  departure_local: string;
+  departure_at: Date;
+}) => ({
+  airline: flyingAirline({ airline: l.airline, operatingFlightNumber: l.operating_flight_number }),
+  departureAirport: l.departure_airport,
+  arrivalAirport: l.arrival_airport,
+  departureLocal: l.departure_local,
+  departureAt: l.departure_at,
+});
