@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium, RESULTS } from './chromium.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -16,9 +16,6 @@ import {
 
 /** The customer's bank-details page on a phone (390 px wide), in Debian's Chromium. */
 
-const CHROMIUM = '/usr/bin/chromium';
-const RESULTS = path.resolve('test-results');
-
 describe('the bank-details page on a phone', () => {
   let t: TestApp;
   let browser: Browser;
@@ -26,20 +23,10 @@ describe('the bank-details page on a phone', () => {
   let partner: TestPartner;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" (.ci/run does).`,
-      );
-    }
-    fs.mkdirSync(RESULTS, { recursive: true });
     t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1' } });
     partner = await createTestPartner(t.db);
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu'],
-      headless: true,
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

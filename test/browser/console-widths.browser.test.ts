@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, RESULTS } from './chromium.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
@@ -23,18 +23,8 @@ import {
  * operator's payouts at a laptop's (1280 px: the table fits without scrolling at all).
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const PASSWORD = 'browser test password';
 const ADMIN = { email: 'ops-widths@parasol.test', password: 'operator password 42' };
-const RESULTS = path.resolve('test-results');
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1280, height: 800 };
 
@@ -48,8 +38,6 @@ describe('console pages at a phone’s and a laptop’s width', () => {
   let claimNumber: string;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: apt-get install -y chromium`);
-    fs.mkdirSync(RESULTS, { recursive: true });
     t = await buildTestApp({
       env: {
         PARASOL_ADMIN_EMAIL: ADMIN.email,
@@ -59,7 +47,7 @@ describe('console pages at a phone’s and a laptop’s width', () => {
       },
     });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium();
 
     // data in every table: a contract, a paid claim (its payout, its SMS), a webhook endpoint with deliveries
     partner = await createTestPartner(t.db);

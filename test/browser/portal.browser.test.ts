@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, RESULTS } from './chromium.ts';
 import { setSubscription } from '../../src/partners/partners.ts';
 import { createUser } from '../../src/partners/users.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
@@ -22,18 +23,8 @@ import {
  * the app listening on a random port. Each test leaves a screenshot in test-results/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const PASSWORD = 'browser test password';
 const ADMIN = { email: 'ops-browser-tests@parasol.test', password: 'operator password 42' };
-const RESULTS = path.resolve('test-results');
 
 describe('portal and consoles in Chromium', () => {
   let t: TestApp;
@@ -41,15 +32,9 @@ describe('portal and consoles in Chromium', () => {
   let base: string;
 
   before(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is missing at ${CHROMIUM}: install it with "apt-get install -y chromium" (.ci/run does) — the browser tests cannot run without it.`,
-      );
-    }
-    fs.mkdirSync(RESULTS, { recursive: true });
     t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
