@@ -81,21 +81,6 @@ export const LEVELS: readonly Level[] =
 const ABS_BANDS = [2, 5, 10, 20, 40];
 const REL_BANDS = [0.6, 0.9, 1.2, 1.6];
 /** Band of an airport-hour's typical scheduled departures per day (volume), given the airport's mean over its active hours. */
-const WAVE = CONG.startsWith('wave');
-const WAVE_BANDS = [1e-9, 0.25, 0.5, 0.75];
-export function waveBand(perHour: ArrayLike<number> | undefined, hour: number): number {
-  if (!perHour) return -1;
-  let before = 0;
-  let all = 0;
-  for (let h = 0; h < 24; h++) {
-    all += perHour[h]!;
-    if (h < hour) before += perHour[h]!;
-  }
-  const x = all > 0 ? before / all : 0;
-  let b = 0;
-  while (b < WAVE_BANDS.length && x >= WAVE_BANDS[b]!) b++;
-  return b;
-}
 export function congestionBand(volume: number, airportMean: number): number {
   const x = CONG.startsWith('abs') ? volume : airportMean > 0 ? volume / airportMean : 0;
   const bands = CONG.startsWith('abs') ? ABS_BANDS : REL_BANDS;
@@ -402,7 +387,6 @@ export interface FittedV2 {
   /** Typical scheduled departures per day at an airport in a local hour ('ORD|17'), and each airport's mean over its active hours. */
   volume: Map<string, number>;
   airportMeanVolume: Map<string, number>;
-  wave: Map<string, Float64Array>;
 }
 
 function v1EventFactors(f: { cancellation: number; diversion: number; delay: number }): Float64Array {
@@ -449,24 +433,13 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     airportMeanVolume.set(artifact.airports[a]!, mean);
     for (let h = 0; h < 24; h++) cellBand[a * 24 + h] = congestionBand(hourLegs[a * 24 + h]! / Math.max(1, days), mean);
   }
-  const wave = new Map<string, Float64Array>();
-  for (let c = 0; c < n; c++) {
-    const k = `${artifact.airlines[cells.airline[c]!]}|${artifact.airports[cells.origin[c]!]}`;
-    let w = wave.get(k);
-    if (!w) wave.set(k, (w = new Float64Array(24)));
-    w[cells.hour[c]!]! += counts[c * COUNTS_PER_CELL + COUNT_N]! + counts[c * COUNTS_PER_CELL + COUNTS_PER_PERIOD + COUNT_N]!;
-  }
-  const bandOfCell = (c: number): number =>
-    WAVE
-      ? waveBand(wave.get(`${artifact.airlines[cells.airline[c]!]}|${artifact.airports[cells.origin[c]!]}`), cells.hour[c]!)
-      : cellBand[cells.origin[c]! * 24 + cells.hour[c]!]!;
   const keys = Array.from({ length: n }, (_, c) => ({
     airline: artifact.airlines[cells.airline[c]!]!,
     flightNumber: cells.flightNumber[c]! || null,
     origin: artifact.airports[cells.origin[c]!]!,
     dest: artifact.airports[cells.dest[c]!]!,
     hour: cells.hour[c]!,
-    congestion: bandOfCell(c),
+    congestion: cellBand[cells.origin[c]! * 24 + cells.hour[c]!]!,
   }));
 
   const table = eventTable(n, counts);
@@ -511,7 +484,7 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
       case 'hour':
         return cells.hour[c]!;
       case 'congestion':
-        return bandOfCell(c);
+        return cellBand[o * 24 + cells.hour[c]!]!;
       case 'airline':
         return a;
       case 'origin':
@@ -615,7 +588,6 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     airlines: new Set(artifact.airlines),
     volume,
     airportMeanVolume,
-    wave,
   };
 }
 
@@ -677,9 +649,10 @@ export function stagesOf(fit: FittedV2, k: LegKey, labelled = true): Stage[] {
   if (k.congestion === undefined && LEVELS.includes('congestion'))
     k = {
       ...k,
-      congestion: WAVE
-        ? waveBand(fit.wave.get(`${k.airline}|${k.origin}`), k.hour)
-        : congestionBand(fit.volume.get(`${k.origin}|${k.hour}`) ?? 0, fit.airportMeanVolume.get(k.origin) ?? 0),
+      congestion: congestionBand(
+        fit.volume.get(`${k.origin}|${k.hour}`) ?? 0,
+        fit.airportMeanVolume.get(k.origin) ?? 0,
+      ),
     };
   const labels: Record<Level, string> = !labelled
     ? NO_LABELS
