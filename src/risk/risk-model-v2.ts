@@ -53,9 +53,8 @@ const CANCEL = 0;
 const DIVERT = 1;
 const STEP0 = 2;
 
-export const ALL_LEVELS = [
+export const LEVELS = [
   'hour',
-  'congestion',
   'airline',
   'origin',
   'dest',
@@ -64,30 +63,7 @@ export const ALL_LEVELS = [
   'route',
   'flight',
 ] as const;
-export type Level = (typeof ALL_LEVELS)[number];
-
-// EXPERIMENT (risk branch): RISK_CONG = off | abs-hour | rel-hour | abs-dest | rel-dest.
-const CONG = process.env.RISK_CONG ?? 'off';
-export const LEVELS: readonly Level[] =
-  CONG === 'off'
-    ? ALL_LEVELS.filter((l) => l !== 'congestion')
-    : CONG.endsWith('-hour')
-      ? ALL_LEVELS
-      : (() => {
-          const rest = ALL_LEVELS.filter((l) => l !== 'congestion');
-          const at = rest.indexOf('dest') + 1;
-          return [...rest.slice(0, at), 'congestion' as Level, ...rest.slice(at)];
-        })();
-const ABS_BANDS = [2, 5, 10, 20, 40];
-const REL_BANDS = [0.6, 0.9, 1.2, 1.6];
-/** Band of an airport-hour's typical scheduled departures per day (volume), given the airport's mean over its active hours. */
-export function congestionBand(volume: number, airportMean: number): number {
-  const x = CONG.startsWith('abs') ? volume : airportMean > 0 ? volume / airportMean : 0;
-  const bands = CONG.startsWith('abs') ? ABS_BANDS : REL_BANDS;
-  let b = 0;
-  while (b < bands.length && x >= bands[b]!) b++;
-  return b;
-}
+export type Level = (typeof LEVELS)[number];
 
 /** Documented constants of version 2. */
 export const MODEL_V2 = Object.freeze({
@@ -127,8 +103,6 @@ export interface LegKey {
   hour: number;
   month: number;
   dayOfWeek: number;
-  /** Congestion band of the origin airport in the departure hour (from the model's volume table). */
-  congestion?: number;
 }
 
 /** Credibility estimate of one level: per group, per event, a factor and its credibility Z. */
@@ -141,13 +115,11 @@ interface LevelFit {
 
 function keyOf(
   level: Level,
-  k: { airline: string; flightNumber: number | null; origin: string; dest: string; hour: number; congestion?: number },
+  k: { airline: string; flightNumber: number | null; origin: string; dest: string; hour: number },
 ): string | null {
   switch (level) {
     case 'hour':
       return String(k.hour);
-    case 'congestion':
-      return k.congestion === undefined ? null : String(k.congestion);
     case 'airline':
       return k.airline;
     case 'origin':
@@ -384,9 +356,6 @@ export interface FittedV2 {
   haulPrior: Record<'short' | 'medium' | 'long', Float64Array>;
   airports: Set<string>;
   airlines: Set<string>;
-  /** Typical scheduled departures per day at an airport in a local hour ('ORD|17'), and each airport's mean over its active hours. */
-  volume: Map<string, number>;
-  airportMeanVolume: Map<string, number>;
 }
 
 function v1EventFactors(f: { cancellation: number; diversion: number; delay: number }): Float64Array {
@@ -406,40 +375,12 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
   const { cells } = artifact;
   const n = cells.airline.length;
   const counts = cells.counts;
-  // Typical scheduled volume per origin airport and local hour: legs per day of the data's months.
-  const year = Number(artifact.dataCutoff.slice(0, 4));
-  let days = 0;
-  for (const m of Object.keys(artifact.months)) days += new Date(Date.UTC(year, Number(m), 0)).getUTCDate();
-  const hourLegs = new Float64Array(artifact.airports.length * 24);
-  for (let c = 0; c < n; c++) {
-    hourLegs[cells.origin[c]! * 24 + cells.hour[c]!]! +=
-      counts[c * COUNTS_PER_CELL + COUNT_N]! + counts[c * COUNTS_PER_CELL + COUNTS_PER_PERIOD + COUNT_N]!;
-  }
-  const volume = new Map<string, number>();
-  const airportMeanVolume = new Map<string, number>();
-  const cellBand = new Int32Array(artifact.airports.length * 24);
-  for (let a = 0; a < artifact.airports.length; a++) {
-    let sum = 0;
-    let active = 0;
-    for (let h = 0; h < 24; h++) {
-      const v = hourLegs[a * 24 + h]! / Math.max(1, days);
-      if (v > 0) volume.set(`${artifact.airports[a]}|${h}`, v);
-      if (v >= 0.5) {
-        sum += v;
-        active++;
-      }
-    }
-    const mean = active > 0 ? sum / active : 0;
-    airportMeanVolume.set(artifact.airports[a]!, mean);
-    for (let h = 0; h < 24; h++) cellBand[a * 24 + h] = congestionBand(hourLegs[a * 24 + h]! / Math.max(1, days), mean);
-  }
   const keys = Array.from({ length: n }, (_, c) => ({
     airline: artifact.airlines[cells.airline[c]!]!,
     flightNumber: cells.flightNumber[c]! || null,
     origin: artifact.airports[cells.origin[c]!]!,
     dest: artifact.airports[cells.dest[c]!]!,
     hour: cells.hour[c]!,
-    congestion: cellBand[cells.origin[c]! * 24 + cells.hour[c]!]!,
   }));
 
   const table = eventTable(n, counts);
@@ -483,8 +424,6 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     switch (level) {
       case 'hour':
         return cells.hour[c]!;
-      case 'congestion':
-        return cellBand[o * 24 + cells.hour[c]!]!;
       case 'airline':
         return a;
       case 'origin':
@@ -586,8 +525,6 @@ export function fitV2(artifact: RiskArtifact): FittedV2 {
     haulPrior,
     airports: new Set(artifact.airports),
     airlines: new Set(artifact.airlines),
-    volume,
-    airportMeanVolume,
   };
 }
 
@@ -616,7 +553,7 @@ interface Stage {
   level?: Level;
 }
 
-const NO_LABELS: Record<Level, string> = Object.fromEntries(ALL_LEVELS.map((l) => [l, l])) as Record<Level, string>;
+const NO_LABELS: Record<Level, string> = Object.fromEntries(LEVELS.map((l) => [l, l])) as Record<Level, string>;
 const DAY_NAMES = ['', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 /** The stages (factors) that apply to a leg, in the order of the hierarchy. */
@@ -646,19 +583,10 @@ export function stagesOf(fit: FittedV2, k: LegKey, labelled = true): Stage[] {
       credibility: fit.dayOfWeek.credibility.get(String(k.dayOfWeek))!,
     });
   const route = `${k.origin}–${k.dest}`;
-  if (k.congestion === undefined && LEVELS.includes('congestion'))
-    k = {
-      ...k,
-      congestion: congestionBand(
-        fit.volume.get(`${k.origin}|${k.hour}`) ?? 0,
-        fit.airportMeanVolume.get(k.origin) ?? 0,
-      ),
-    };
   const labels: Record<Level, string> = !labelled
     ? NO_LABELS
     : {
         hour: `hour ${k.hour}`,
-        congestion: `${k.origin} congestion ${k.congestion}`,
         airline: k.airline,
         origin: `from ${k.origin}`,
         dest: `to ${k.dest}`,
