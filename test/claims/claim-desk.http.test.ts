@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { runCli } from '../../src/cli/program.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { createUser } from '../../src/partners/users.ts';
@@ -305,5 +306,58 @@ describe('the claim desk', () => {
     assert.equal((await user.signIn(email, 'partner password 42')).statusCode, 303);
     assert.equal((await user.get(`/admin/claims/${claimNumber}`)).statusCode, 403);
     assert.equal((await user.post(`/admin/claims/${claimNumber}/review`, { reason: 'x' })).statusCode, 403);
+  });
+
+  it('the CLI does the same: show, resend-link, correct-phone, review (once per --once), approve refused', async () => {
+    const { c, claimNumber } = await openClaim();
+    const cli = async (...argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runCli(['--json', ...argv], {
+        db: t.db,
+        out: (line) => out.push(line),
+        err: (line) => err.push(line),
+        actor: 'operator:cli-test',
+        config: t.app.parasol.config,
+        keys: t.app.parasol.keys,
+        jobs: t.app.parasol.jobs,
+      });
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const shown = await cli('claims', 'show', claimNumber);
+    assert.equal(shown.code, 0, shown.err);
+    const data = JSON.parse(shown.out) as { status: string; phone: string; messages: { kind: string }[] };
+    assert.equal(data.status, 'awaiting_bank_details');
+    assert.match(data.phone, /^\+33 •••• \d\d$/);
+    assert.deepEqual(
+      data.messages.map((m) => m.kind),
+      ['opened'],
+    );
+
+    const noReason = await cli('claims', 'resend-link', claimNumber, '--reason', '');
+    assert.equal(noReason.code, 1);
+    assert.match(noReason.err, /--reason/);
+    assert.equal((await cli('claims', 'resend-link', claimNumber, '--reason', 'asked by phone')).code, 0);
+    assert.equal((await messagesOf(c.contractNumber)).length, 2);
+
+    const badPhone = await cli('claims', 'correct-phone', claimNumber, '--phone', '12', '--reason', 'typo');
+    assert.equal(badPhone.code, 1);
+    assert.match(badPhone.err, /--phone/);
+    assert.equal((await cli('claims', 'correct-phone', claimNumber, '--phone', '+33611223344', '--reason', 'typo')).code, 0);
+
+    const once = ['--once', 'cli-review-token-0001'];
+    const first = await cli('claims', 'review', claimNumber, '--reason', 'held from the CLI', ...once);
+    assert.equal(first.code, 0, first.err);
+    assert.equal(JSON.parse(first.out).outcome, 'done');
+    const again = await cli('claims', 'review', claimNumber, '--reason', 'held from the CLI', ...once);
+    assert.equal(JSON.parse(again.out).outcome, 'replayed');
+    const reviews = await auditOf(claimNumber, 'manual_review_started');
+    assert.equal(reviews.length, 1);
+    assert.equal(reviews[0]!.actor, 'operator:cli-test');
+
+    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'pay it');
+    assert.equal(approve.code, 1);
+    assert.match(approve.err, /no bank details/);
+    assert.equal((await cli('claims', 'show', 'CLM-99999999')).code, 1);
   });
 });
