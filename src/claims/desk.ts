@@ -77,7 +77,9 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
     const { claim, replayed } = await beginDeskAction(trx, action, 'resend_link');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
-      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`);
+      throw refuseDeskAction(
+        `Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`,
+      );
     if (!claim.bank_details_due_at || claim.bank_details_due_at.getTime() <= deps.now().getTime())
       throw refuseDeskAction(`Claim ${claim.claim_number} is past its due date for bank details: it expires.`);
     const sent = await notifyClaimIn(trx, deps, {

@@ -128,9 +128,7 @@ export async function notifyClaimIn(
       );
     }
     const event: ClaimEvent =
-      row.event === 'delayed'
-        ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
-        : { kind: row.event };
+      row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
     const sms =
       kind === 'opened' || (kind === 'resend' && row.status === 'awaiting_bank_details')
         ? renderClaimSms({ ...input, event })

@@ -233,7 +233,10 @@ export function claimsCommands(kit: CommandKit): void {
   ) =>
     leaf(claims, nameAndArgs, description, example)
       .requiredOption('--reason <text>', 'why (3 to 500 characters), kept in the audit log')
-      .option('--once <token>', 'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once')
+      .option(
+        '--once <token>',
+        'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once',
+      )
       .action(
         run(async (claimNumber: string, options: Record<string, string>) => {
           const input: DeskAction = {
@@ -245,14 +248,25 @@ export function claimsCommands(kit: CommandKit): void {
           const done = await act(input, options);
           return {
             data: done,
-            lines: [done.outcome === 'done' ? said(done.claimNumber) : `${done.claimNumber}: done already (--once), nothing done again.`],
+            lines: [
+              done.outcome === 'done'
+                ? said(done.claimNumber)
+                : `${done.claimNumber}: done already (--once), nothing done again.`,
+            ],
           };
         }, deskNames),
       );
 
   const notifyDeps = () => {
     const { config, jobs, keys } = services();
-    return { db, jobs, keys, publicUrl: config.publicUrl, bankDetailsDays: config.bankDetailsDays, now: () => new Date() };
+    return {
+      db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      now: () => new Date(),
+    };
   };
 
   desk(

@@ -371,14 +371,17 @@ export const fr = {
     reasonLabel: 'Motif (obligatoire, conservé dans le journal d’audit)',
     reasonHint: 'De 3 à 500 caractères.',
     resendLink: 'Renvoyer le lien',
-    resendHint: 'Un nouveau lien de coordonnées bancaires par SMS, tout de suite ; le lien précédent ne fonctionne plus. L’échéance reste la même.',
+    resendHint:
+      'Un nouveau lien de coordonnées bancaires par SMS, tout de suite ; le lien précédent ne fonctionne plus. L’échéance reste la même.',
     correctPhone: 'Corriger le numéro de téléphone',
     newPhone: 'Nouveau numéro (E.164, par ex. +33612345678)',
     correctPhoneHint: 'Enregistré chiffré sur le contrat ; les messages suivants y sont envoyés.',
     markReview: 'Placer en revue manuelle',
-    markReviewHint: 'Le sinistre n’est plus payé automatiquement, même un paiement déjà en file, jusqu’à l’approbation d’un opérateur.',
+    markReviewHint:
+      'Le sinistre n’est plus payé automatiquement, même un paiement déjà en file, jusqu’à l’approbation d’un opérateur.',
     approve: 'Approuver le paiement manuel',
-    approveHint: 'Libère le paiement d’un sinistre en revue dont le client a donné ses coordonnées : payé par le circuit normal.',
+    approveHint:
+      'Libère le paiement d’un sinistre en revue dont le client a donné ses coordonnées : payé par le circuit normal.',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },

@@ -1,4 +1,11 @@
-import { beginDeskAction, checkDeskAction, refuseDeskAction, setClaimReview, type DeskAction, type DeskOutcome } from '../claims/index.ts';
+import {
+  beginDeskAction,
+  checkDeskAction,
+  refuseDeskAction,
+  setClaimReview,
+  type DeskAction,
+  type DeskOutcome,
+} from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
@@ -65,7 +72,8 @@ export async function approveManualPayout(
         `Claim ${claim.claim_number} is ${claim.status}: it has no bank details to pay yet (approve once the customer gave them).`,
       );
     await setClaimReview(trx, claim.id, null);
-    if (payout.rail === 'simulated_bank') await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
+    if (payout.rail === 'simulated_bank')
+      await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
     await audit(trx, {
       actor: action.actor,
       partnerId: claim.partner_id,

@@ -150,7 +150,10 @@ export interface SepaPayoutSource {
   departure_date: string;
 }
 
-/** Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one). */
+/**
+ * Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one);
+ * not those of claims under manual review, which wait for an operator's approval (migration 0031).
+ */
 export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
   return db
     .selectFrom('payouts as p')
@@ -172,7 +175,6 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
     ])
     .where('p.rail', '=', 'sepa')
     .where('p.status', '=', 'pending')
-    // a claim under manual review waits for an operator's approval (migration 0031)
     .where('cl.manual_review_at', 'is', null)
     .orderBy('p.created_at')
     .orderBy('p.id')

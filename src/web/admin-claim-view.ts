@@ -55,7 +55,11 @@ export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: Des
 <h3>${label}</h3><p class="muted">${hint}</p>${extra}${reason(`${id}-reason`)}
 <p><button type="submit">${label}</button></p></form>`;
   const review = c.manual_review_at
-    ? d.underReview(c.manual_review_by ?? '', formatDate(c.manual_review_at, ctx.lang, ''), c.manual_review_reason ?? '')
+    ? d.underReview(
+        c.manual_review_by ?? '',
+        formatDate(c.manual_review_at, ctx.lang, ''),
+        c.manual_review_reason ?? '',
+      )
     : d.notUnderReview;
 
   return page(

@@ -148,7 +148,11 @@ describe('the claim desk', () => {
     const resent = messages[1]!;
     assert.ok(resent.link && resent.link !== link, 'a new link');
     assert.equal((await t.app.inject({ method: 'GET', url: linkPath(link) })).statusCode, 404, 'the old one is closed');
-    assert.equal((await t.app.inject({ method: 'GET', url: linkPath(resent.link) })).statusCode, 200, 'the new one works');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: linkPath(resent.link) })).statusCode,
+      200,
+      'the new one works',
+    );
 
     const audited = await auditOf(claimNumber, 'bank_details_link_resent');
     assert.equal(audited.length, 1);
@@ -160,7 +164,11 @@ describe('the claim desk', () => {
 
   it('correct the phone: the next SMS goes to the new number, the database and the audit hold no clear number', async () => {
     const { c, claimNumber, claim } = await openClaim();
-    const refused = await act(claimNumber, 'phone', { ...(await desk(claimNumber)).form, phone: '+33 1', reason: 'typo' });
+    const refused = await act(claimNumber, 'phone', {
+      ...(await desk(claimNumber)).form,
+      phone: '+33 1',
+      reason: 'typo',
+    });
     assert.equal(refused.statusCode, 422);
     assert.match(refused.body, /role="alert"/);
     assert.match(refused.body, /valid phone number/);
@@ -343,7 +351,10 @@ describe('the claim desk', () => {
     const badPhone = await cli('claims', 'correct-phone', claimNumber, '--phone', '12', '--reason', 'typo');
     assert.equal(badPhone.code, 1);
     assert.match(badPhone.err, /--phone/);
-    assert.equal((await cli('claims', 'correct-phone', claimNumber, '--phone', '+33611223344', '--reason', 'typo')).code, 0);
+    assert.equal(
+      (await cli('claims', 'correct-phone', claimNumber, '--phone', '+33611223344', '--reason', 'typo')).code,
+      0,
+    );
 
     const once = ['--once', 'cli-review-token-0001'];
     const first = await cli('claims', 'review', claimNumber, '--reason', 'held from the CLI', ...once);
