@@ -613,18 +613,27 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
 
 export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findClaimForDesk>>>;
 
-/** Records a desk action by its one-time token; false when that token was already used (a double submit). */
+/**
+ * Records a desk action by its one-time token: `recorded`, or — the token used already (a double
+ * submit) — what it was used for, on which claim.
+ */
 export async function recordDeskAction(
   trx: Executor,
   a: { actionToken: string; claimId: string; action: string; actor: string },
-): Promise<boolean> {
+): Promise<'recorded' | { claimId: string; action: string }> {
   const row = await trx
     .insertInto('claim_desk_actions')
     .values({ action_token: a.actionToken, claim_id: a.claimId, action: a.action, actor: a.actor })
     .onConflict((oc) => oc.column('action_token').doNothing())
     .returning('action_token')
     .executeTakeFirst();
-  return row !== undefined;
+  if (row) return 'recorded';
+  const used = await trx
+    .selectFrom('claim_desk_actions')
+    .select(['claim_id', 'action'])
+    .where('action_token', '=', a.actionToken)
+    .executeTakeFirstOrThrow();
+  return { claimId: used.claim_id, action: used.action };
 }
 
 /** The customer's phone of the claim's contract, sealed (messages read it when they are sent). */

@@ -61,7 +61,11 @@ export async function beginDeskAction(
     action: name,
     actor: action.actor,
   });
-  return { claim, replayed: !recorded };
+  if (recorded === 'recorded') return { claim, replayed: false };
+  // the page's token spent on another action (or claim): a stale page, not a double submit
+  if (recorded.claimId !== claim.id || recorded.action !== name)
+    throw refuseDeskAction('This form was used for another action already: open the page again.');
+  return { claim, replayed: true };
 }
 
 export const refuseDeskAction = (detail: string) => new DomainError('conflict', detail);

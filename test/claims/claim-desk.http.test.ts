@@ -142,6 +142,11 @@ describe('the claim desk', () => {
     // the same form again (a double submit): nothing more
     const again = await act(claimNumber, 'resend-link', { ...form, reason: 'Customer lost the SMS' });
     assert.equal(again.headers.location, `/admin/claims/${claimNumber}?done=replayed`);
+    assert.match((await operator.get(again.headers.location as string)).body, /sent already: nothing was done again/);
+    // the same page's token for another action: refused, the page is to be opened again
+    const stale = await act(claimNumber, 'review', { ...form, reason: 'Hold it' });
+    assert.equal(stale.statusCode, 409);
+    assert.match(stale.body, /open the page again/);
 
     const messages = await messagesOf(c.contractNumber);
     assert.equal(messages.length, 2, 'the first message and one resent');
@@ -258,7 +263,11 @@ describe('the claim desk', () => {
       .select(['kind', 'amount'])
       .where('claim_id', '=', claim.id)
       .execute();
-    assert.ok(ledger.length >= 1, 'the payout is in the ledger');
+    assert.deepEqual(
+      ledger.map((e) => e.kind),
+      ['compensation_paid'],
+      'the payout is in the ledger, once',
+    );
     await eventually(async () => {
       const m = await messagesOf(c.contractNumber);
       return m.some((x) => x.body.includes('we have paid')) ? true : undefined;
