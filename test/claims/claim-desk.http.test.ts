@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { runCli } from '../../src/cli/program.ts';
@@ -34,20 +37,29 @@ describe('the claim desk', () => {
   let t: TestApp;
   let partner: TestPartner;
   let operator: Browser;
+  let payoutsDir: string;
   before(async () => {
+    payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-desk-payouts-'));
     t = await buildTestApp({
       env: {
         PARASOL_ADMIN_EMAIL: ADMIN.email,
         PARASOL_ADMIN_PASSWORD: ADMIN.password,
         PARASOL_JOB_POLL_SECONDS: '1',
         PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_PAYOUTS_DIR: payoutsDir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
       },
     });
     partner = await createTestPartner(t.db);
     operator = new Browser(t.app);
     assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await fs.rm(payoutsDir, { recursive: true, force: true });
+  });
 
   const messagesOf = async (contractNumber: string) => {
     const res = await t.app.inject({
@@ -116,6 +128,21 @@ describe('the claim desk', () => {
     });
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
   }
+
+  const cli = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['--json', ...argv], {
+      db: t.db,
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      actor: 'operator:cli-test',
+      config: t.app.parasol.config,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
 
   const statusOf = async (claimId: string) =>
     (await t.db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).status;
@@ -327,20 +354,6 @@ describe('the claim desk', () => {
 
   it('the CLI does the same: show, resend-link, correct-phone, review (once per --once), approve refused', async () => {
     const { c, claimNumber } = await openClaim();
-    const cli = async (...argv: string[]) => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const code = await runCli(['--json', ...argv], {
-        db: t.db,
-        out: (line) => out.push(line),
-        err: (line) => err.push(line),
-        actor: 'operator:cli-test',
-        config: t.app.parasol.config,
-        keys: t.app.parasol.keys,
-        jobs: t.app.parasol.jobs,
-      });
-      return { code, out: out.join('\n'), err: err.join('\n') };
-    };
     const shown = await cli('claims', 'show', claimNumber);
     assert.equal(shown.code, 0, shown.err);
     const data = JSON.parse(shown.out) as { status: string; phone: string; messages: { kind: string }[] };
@@ -379,5 +392,47 @@ describe('the claim desk', () => {
     assert.equal(approve.code, 1);
     assert.match(approve.err, /no bank details/);
     assert.equal((await cli('claims', 'show', 'CLM-99999999')).code, 1);
+  });
+
+  it('production: a claim under review stays out of the SEPA batch until approved', async () => {
+    const production = await createTestPartner(t.db, { environment: 'production' });
+    const created = await cli('operators', 'token-create', '--name', 'desk test');
+    assert.equal(created.code, 0, created.err);
+    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operatorAuth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const claim = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    // the link of the production SMS (queued for Twilio, not configured here), read from its sealed body
+    const link = await eventually(async () => {
+      const sms = await t.db
+        .selectFrom('sms_messages')
+        .select('body_enc')
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirst();
+      return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
+    });
+
+    assert.equal((await cli('claims', 'review', claimNumber, '--reason', 'hold the transfer')).code, 0);
+    await sendBankDetails(link);
+    assert.equal(await statusOf(claim.id), 'payment_pending');
+    const held = await cli('payouts', 'batch');
+    assert.equal(held.code, 0, held.err);
+    assert.equal(JSON.parse(held.out).batch, null, 'no transfer for a claim under review');
+
+    assert.equal((await cli('claims', 'approve', claimNumber, '--reason', 'checked')).code, 0);
+    const released = await cli('payouts', 'batch');
+    assert.equal(released.code, 0, released.err);
+    assert.equal(JSON.parse(released.out).batch.payouts, 1, 'approved: the next batch pays it');
   });
 });
