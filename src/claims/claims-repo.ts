@@ -564,3 +564,97 @@ export async function finishedContractIdsOver(
     ORDER BY c.first_departure_at LIMIT ${limit}`.execute(db);
   return rows.rows.map((r) => r.id);
 }
+
+// ---------------------------------------------------------------------------------------------
+// the operator's claim desk (claims/desk.ts)
+
+/** One claim as the operator's desk shows it and acts on it; `lock` takes the claim row (first, as every writer). */
+export async function findClaimForDesk(db: Executor, claimNumber: string, lock = false) {
+  let query = claimsWithContractAndLeg(db)
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+    .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
+    .select([
+      'cl.id',
+      'cl.claim_number',
+      'cl.partner_id',
+      'p.slug as partner_slug',
+      'cl.environment',
+      'cl.status',
+      'cl.reason',
+      'cl.event',
+      'cl.delay_minutes',
+      'cl.compensation_amount',
+      'cl.currency',
+      'cl.opened_at',
+      'cl.paid_at',
+      'cl.bank_details_due_at',
+      'cl.failure_reason',
+      'cl.evidence',
+      'cl.manual_review_at',
+      'cl.manual_review_by',
+      'cl.manual_review_reason',
+      'c.id as contract_id',
+      'c.contract_number',
+      'c.status as contract_status',
+      'c.coverage',
+      'c.passengers',
+      'c.configuration_version',
+      'c.customer_language',
+      'c.customer_phone_enc',
+      'l.flight_number',
+      'l.operating_flight_number',
+      'l.departure_date',
+      'b.iban_last4',
+    ])
+    .where('cl.claim_number', '=', claimNumber);
+  if (lock) query = query.forUpdate('cl');
+  return query.executeTakeFirst();
+}
+
+export type DeskClaimRow = NonNullable<Awaited<ReturnType<typeof findClaimForDesk>>>;
+
+/**
+ * Records a desk action by its one-time token: `recorded`, or — the token used already (a double
+ * submit) — what it was used for, on which claim.
+ */
+export async function recordDeskAction(
+  trx: Executor,
+  a: { actionToken: string; claimId: string; action: string; actor: string },
+): Promise<'recorded' | { claimId: string; action: string }> {
+  const row = await trx
+    .insertInto('claim_desk_actions')
+    .values({ action_token: a.actionToken, claim_id: a.claimId, action: a.action, actor: a.actor })
+    .onConflict((oc) => oc.column('action_token').doNothing())
+    .returning('action_token')
+    .executeTakeFirst();
+  if (row) return 'recorded';
+  const used = await trx
+    .selectFrom('claim_desk_actions')
+    .select(['claim_id', 'action'])
+    .where('action_token', '=', a.actionToken)
+    .executeTakeFirstOrThrow();
+  return { claimId: used.claim_id, action: used.action };
+}
+
+/** The customer's phone of the claim's contract, sealed (messages read it when they are sent). */
+export async function updateContractPhone(trx: Executor, contractId: string, phoneEnc: string): Promise<void> {
+  await trx.updateTable('contracts').set({ customer_phone_enc: phoneEnc }).where('id', '=', contractId).execute();
+}
+
+/** Puts the claim under manual review (who, why, when), or — `null` — releases it. */
+export async function setManualReview(
+  trx: Executor,
+  claimId: string,
+  review: { at: Date; by: string; reason: string } | null,
+): Promise<void> {
+  await trx
+    .updateTable('claims')
+    .set({
+      manual_review_at: review?.at ?? null,
+      manual_review_by: review?.by ?? null,
+      manual_review_reason: review?.reason ?? null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', claimId)
+    .execute();
+}

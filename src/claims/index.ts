@@ -6,9 +6,23 @@ export { CLAIM_STATUSES, type ClaimEventKind, type ClaimReason, type ClaimStatus
  */
 export * as claimLink from './claim-link.ts';
 export { claimEvidence, type ClaimEvidence } from './evidence.ts';
+/** The operator's claim desk (payouts/manual-review.ts adds the payment actions through these). */
+export {
+  beginDeskAction,
+  checkDeskAction,
+  correctClaimPhone,
+  refuseDeskAction,
+  resendClaimLink,
+  setClaimReview,
+  REASON_MAX,
+  type DeskAction,
+  type DeskOutcome,
+} from './desk.ts';
 export {
   findClaimByNumber,
+  findClaimForDesk,
   findClaims,
+  type DeskClaimRow,
   listClaims,
   listClaimsForOperators,
   type ClaimListRow,

@@ -36,7 +36,7 @@ export interface NotifyDeps {
   now: () => Date;
 }
 
-type NotifyKind = NonNullable<NotifyJob['kind']>;
+type NotifyKind = NonNullable<NotifyJob['kind']> | 'resend';
 type ClaimToNotify = NonNullable<Awaited<ReturnType<typeof repo.findClaimToNotify>>>;
 
 /** The audit action of each message. */
@@ -45,6 +45,7 @@ const ACTIONS: Record<NotifyKind, string> = {
   payment_failed: 'new_bank_details_requested',
   reminder: 'bank_details_reminded',
   paid: 'payment_receipt_sent',
+  resend: 'bank_details_link_resent',
 };
 
 /**
@@ -65,73 +66,96 @@ const ACTIONS: Record<NotifyKind, string> = {
  * for the SMS provider, sent by their own job after commit.
  */
 export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'sent' | 'skipped'> {
+  return deps.db.transaction().execute((trx) => notifyClaimIn(trx, deps, job));
+}
+
+/**
+ * An operator's "resend the link" (claims/desk.ts): a new link (the old one stops working) until the
+ * same due date, texted now in the operator's transaction — the claim's first message again (or the
+ * one after a rejected payment), once per desk action (`actionToken`); audited as the operator's.
+ */
+export interface ResendRequest {
+  claimId: string;
+  kind: 'resend';
+  actionToken: string;
+  actor: string;
+  reason: string;
+}
+
+/** `notifyClaim` in the caller's transaction (which may hold the claim's lock already). */
+export async function notifyClaimIn(
+  trx: Executor,
+  deps: Omit<NotifyDeps, 'db'>,
+  job: NotifyJob | ResendRequest,
+): Promise<'sent' | 'skipped'> {
   const kind = job.kind ?? 'opened';
-  return deps.db.transaction().execute(async (trx) => {
-    const row = await repo.findClaimToNotify(trx, job.claimId);
-    if (!row) return 'skipped';
-    const now = deps.now();
-    // already notified (a retried job), or the claim has moved on
-    if (kind === 'opened' && row.status !== 'opened') return 'skipped';
-    if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
-    if (kind === 'paid' && row.status !== 'paid') return 'skipped';
-    if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
-    const idempotencyKey = idempotencyKeyOf(kind, row, job);
-    if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
+  const row = await repo.findClaimToNotify(trx, job.claimId);
+  if (!row) return 'skipped';
+  const now = deps.now();
+  // already notified (a retried job), or the claim has moved on
+  if (kind === 'opened' && row.status !== 'opened') return 'skipped';
+  if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
+  if (kind === 'paid' && row.status !== 'paid') return 'skipped';
+  if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
+  if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
+  const idempotencyKey = idempotencyKeyOf(kind, row, job);
+  if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
 
-    let body: string;
-    let link: string | null = null;
-    let segments: number;
-    let dueAt: Date | null = null;
-    if (kind === 'paid') {
-      const sms = renderPaidSms({ ...wordsOf(row), ibanLast4: row.iban_last4 ?? '????' });
-      ({ body, segments } = sms);
-    } else {
-      dueAt =
-        kind === 'opened' || !row.bank_details_due_at
-          ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
-          : row.bank_details_due_at;
-      // a new link replaces the one the claim had (the old token stops working)
-      const token = randomToken(32);
-      await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
-      const input = { ...wordsOf(row), publicUrl: deps.publicUrl, token };
-      if (kind === 'reminder') {
-        await repo.markClaimReminded(trx, row.id, dueAt);
-      } else {
-        await repo.markClaimAwaitingBankDetails(
-          trx,
-          row.id,
-          kind === 'opened' ? 'awaiting_bank_details' : 'failed',
-          dueAt,
-        );
-      }
-      const event: ClaimEvent =
-        row.event === 'delayed'
-          ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
-          : { kind: row.event };
-      const sms =
-        kind === 'opened'
-          ? renderClaimSms({ ...input, event })
-          : kind === 'payment_failed'
-            ? renderPaymentFailedSms(input)
-            : renderReminderSms({ ...input, dueAt });
-      ({ body, link, segments } = sms);
+  let body: string;
+  let link: string | null = null;
+  let segments: number;
+  let dueAt: Date | null = null;
+  if (kind === 'paid') {
+    const sms = renderPaidSms({ ...wordsOf(row), ibanLast4: row.iban_last4 ?? '????' });
+    ({ body, segments } = sms);
+  } else {
+    dueAt =
+      kind === 'opened' || !row.bank_details_due_at
+        ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
+        : row.bank_details_due_at;
+    // a new link replaces the one the claim had (the old token stops working)
+    const token = randomToken(32);
+    await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
+    const input = { ...wordsOf(row), publicUrl: deps.publicUrl, token };
+    if (kind === 'reminder') {
+      await repo.markClaimReminded(trx, row.id, dueAt);
+    } else if (kind !== 'resend') {
+      await repo.markClaimAwaitingBankDetails(
+        trx,
+        row.id,
+        kind === 'opened' ? 'awaiting_bank_details' : 'failed',
+        dueAt,
+      );
     }
+    const event: ClaimEvent =
+      row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
+    const sms =
+      kind === 'opened' || (kind === 'resend' && row.status === 'awaiting_bank_details')
+        ? renderClaimSms({ ...input, event })
+        : kind === 'payment_failed' || kind === 'resend'
+          ? renderPaymentFailedSms(input)
+          : renderReminderSms({ ...input, dueAt });
+    ({ body, link, segments } = sms);
+  }
 
-    const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
-    // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
-    // would render its own template per kind here and write its own outbox row, in this transaction
-    // and under the same idempotency key, so it too is sent once.
-    await audit(trx, {
-      actor: 'system',
-      partnerId: row.partner_id,
-      environment: row.environment,
-      entity: 'claim',
-      entityId: row.claim_number,
-      action: ACTIONS[kind],
-      data: { sms: { segments, provider }, ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}) },
-    });
-    return 'sent';
+  const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
+  // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
+  // would render its own template per kind here and write its own outbox row, in this transaction
+  // and under the same idempotency key, so it too is sent once.
+  await audit(trx, {
+    actor: job.kind === 'resend' ? job.actor : 'system',
+    partnerId: row.partner_id,
+    environment: row.environment,
+    entity: 'claim',
+    entityId: row.claim_number,
+    action: ACTIONS[kind],
+    data: {
+      ...(job.kind === 'resend' ? { reason: job.reason } : {}),
+      sms: { segments, provider },
+      ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}),
+    },
   });
+  return 'sent';
 }
 
 /** Still waiting for (new) bank details, due after now and within the reminder window's scan, not reminded of this due date. */
@@ -143,12 +167,14 @@ function isDueForReminder(row: ClaimToNotify, now: Date): boolean {
 }
 
 /** Stable across retries of one logical message: the outbox and `sms_messages` are unique on it. */
-function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob): string {
+function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob | ResendRequest): string {
   switch (kind) {
+    case 'resend':
+      return `claim:${row.id}:resend:${job.kind === 'resend' ? job.actionToken : ''}`;
     case 'opened':
       return `claim:${row.id}:bank-details`;
     case 'payment_failed':
-      return `claim:${row.id}:payment-failed:${job.attempt ?? 1}`;
+      return `claim:${row.id}:payment-failed:${'attempt' in job ? (job.attempt ?? 1) : 1}`;
     case 'reminder':
       return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
     case 'paid':
@@ -172,7 +198,7 @@ function wordsOf(row: ClaimToNotify) {
  */
 async function textCustomer(
   trx: Executor,
-  deps: NotifyDeps,
+  deps: Omit<NotifyDeps, 'db'>,
   row: ClaimToNotify,
   sms: { idempotencyKey: string; body: string; link: string | null },
 ): Promise<string> {

@@ -1,19 +1,36 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
-import { CLAIM_STATUSES, expireClaims, listClaimsForOperators, remindClaims } from '../claims/index.ts';
+import {
+  CLAIM_STATUSES,
+  correctClaimPhone,
+  expireClaims,
+  findClaimForDesk,
+  listClaimsForOperators,
+  remindClaims,
+  resendClaimLink,
+  type DeskAction,
+  type DeskOutcome,
+} from '../claims/index.ts';
+import { claimMessages, maskPhone } from '../notify/index.ts';
+import { approveManualPayout, listClaimPayoutAttempts, reviewClaim } from '../payouts/index.ts';
+import { auditTrail } from '../platform/audit.ts';
+import { decrypt, randomToken } from '../platform/crypto.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
 import { limitOf, table, when, type CommandKit } from './kit.ts';
 
-/** Operator commands for claims: listing, reminders, expiry (payouts: payouts-commands.ts). */
+/** Operator commands for claims: listing, reminders, expiry, the claim desk (payouts: payouts-commands.ts). */
 
 export function claimsCommands(kit: CommandKit): void {
-  const { group, leaf, run, db, services } = kit;
+  const { group, leaf, run, db, services, actor } = kit;
   const names = (pointer: string) => ({ '/limit': '--limit' })[pointer];
+  const deskNames = (pointer: string) =>
+    ({ '/reason': '--reason', '/phone': '--phone', '/actionToken': '--once' })[pointer];
 
   const claims = group(
     'claims',
-    'Watch claims: list them, expire the overdue ones',
+    'Watch claims and act on one: list, show, expire, remind, resend-link, correct-phone, review, approve',
     'parasol claims list --status awaiting_bank_details',
   );
 
@@ -102,5 +119,185 @@ export function claimsCommands(kit: CommandKit): void {
       });
       return { data: { reminded }, lines: [reminded ? `Reminded ${reminded} customer(s).` : 'No claim to remind.'] };
     }),
+  );
+
+  // ---- the claim desk (docs/OPERATOR.md): the claim page's actions, through the same use cases
+
+  leaf(
+    claims,
+    'show <claimNumber>',
+    'Show one claim: its facts (personal data masked), messages sent, payout attempts and audit trail',
+    'parasol claims show CLM-00000042',
+  ).action(
+    run(async (claimNumber: string) => {
+      const { keys } = services();
+      const claim = await findClaimForDesk(db, claimNumber.trim().toUpperCase());
+      if (!claim) throw new DomainError('claim_not_found', `No claim ${claimNumber}.`);
+      const [messages, attempts, trail] = await Promise.all([
+        claimMessages(db, keys.encryption, claim.id),
+        listClaimPayoutAttempts(db, claim.id),
+        auditTrail(db, [
+          { entity: 'claim', ids: [claim.claim_number] },
+          { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
+        ]),
+      ]);
+      const phone = maskPhone(decrypt(keys.encryption, claim.customer_phone_enc));
+      const review = claim.manual_review_at
+        ? { at: claim.manual_review_at, by: claim.manual_review_by, reason: claim.manual_review_reason }
+        : null;
+      const data = {
+        claimNumber: claim.claim_number,
+        contractNumber: claim.contract_number,
+        partner: claim.partner_slug,
+        environment: claim.environment,
+        status: claim.status,
+        event: claim.event,
+        reason: claim.reason,
+        flightNumber: claim.flight_number,
+        departureDate: claim.departure_date,
+        compensation: { amount: Number(claim.compensation_amount), currency: claim.currency },
+        customerLanguage: claim.customer_language,
+        phone,
+        ibanLast4: claim.iban_last4,
+        bankDetailsDueAt: claim.bank_details_due_at,
+        failureReason: claim.failure_reason,
+        manualReview: review,
+        messages,
+        payoutAttempts: attempts.map((a) => ({
+          attempt: a.attempt,
+          endToEndId: a.end_to_end_id,
+          rail: a.rail,
+          status: a.status,
+          failureReason: a.failure_reason,
+          bankFile: a.message_id,
+          settledAt: a.settled_at,
+        })),
+        audit: trail,
+      };
+      const lines = [
+        `${claim.claim_number} (${claim.partner_slug}, ${claim.environment}) — contract ${claim.contract_number}`,
+        `status ${claim.status}, ${claim.reason} (${claim.event}), ${claim.flight_number} ${claim.departure_date}, ${formatMoney(Number(claim.compensation_amount), claim.currency)}`,
+        `customer: ${claim.customer_language}, phone ${phone}, account ${claim.iban_last4 ? `•••• ${claim.iban_last4}` : '—'}`,
+        review
+          ? `manual review since ${when(review.at)} by ${review.by ?? ''}: ${review.reason ?? ''}`
+          : 'manual review: no (paid automatically)',
+        '',
+        'Messages:',
+        ...(messages.length
+          ? table(
+              ['KIND', 'CHANNEL', 'STATUS', 'PROVIDER ID', 'ATTEMPTS', 'TO', 'SENT'],
+              messages.map((m) => [
+                m.kind,
+                m.channel,
+                m.status,
+                m.providerMessageId ?? '—',
+                String(m.attempts),
+                m.to,
+                when(m.sentAt),
+              ]),
+            )
+          : ['  none']),
+        '',
+        'Payout attempts:',
+        ...(attempts.length
+          ? table(
+              ['ATTEMPT', 'END-TO-END ID', 'RAIL', 'STATUS', 'REASON', 'BANK FILE'],
+              attempts.map((a) => [
+                String(a.attempt),
+                a.end_to_end_id,
+                a.rail,
+                a.status,
+                a.failure_reason ?? '',
+                a.message_id ?? '',
+              ]),
+            )
+          : ['  none']),
+        '',
+        'Audit trail:',
+        ...table(
+          ['AT', 'ACTOR', 'ENTITY', 'ACTION'],
+          trail.map((a) => [when(a.at), a.actor, a.entity, a.action]),
+        ),
+      ];
+      return { data, lines };
+    }),
+  );
+
+  /** A desk action: the operator as actor, a one-time token for this run (or --once, to make a retried run do it once). */
+  const desk = (
+    nameAndArgs: string,
+    description: string,
+    example: string,
+    act: (input: DeskAction, options: Record<string, string>) => Promise<DeskOutcome>,
+    said: (claimNumber: string) => string,
+  ) =>
+    leaf(claims, nameAndArgs, description, example)
+      .requiredOption('--reason <text>', 'why (3 to 500 characters), kept in the audit log')
+      .option(
+        '--once <token>',
+        'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once',
+      )
+      .action(
+        run(async (claimNumber: string, options: Record<string, string>) => {
+          const input: DeskAction = {
+            claimNumber,
+            actor,
+            reason: options.reason ?? '',
+            actionToken: options.once ?? randomToken(24),
+          };
+          const done = await act(input, options);
+          return {
+            data: done,
+            lines: [
+              done.outcome === 'done'
+                ? said(done.claimNumber)
+                : `${done.claimNumber}: done already (--once), nothing done again.`,
+            ],
+          };
+        }, deskNames),
+      );
+
+  const notifyDeps = () => {
+    const { config, jobs, keys } = services();
+    return {
+      db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      now: () => new Date(),
+    };
+  };
+
+  desk(
+    'resend-link <claimNumber>',
+    'Text the customer a new bank-details link now (the previous link stops working; the due date stays)',
+    'parasol claims resend-link CLM-00000042 --reason "customer lost the SMS"',
+    (input) => resendClaimLink(notifyDeps(), input),
+    (n) => `${n}: a new link was texted to the customer.`,
+  );
+
+  desk(
+    'correct-phone <claimNumber>',
+    "Correct the customer's phone number on the claim's contract (E.164); the next messages go to it",
+    'parasol claims correct-phone CLM-00000042 --phone +33612345678 --reason "customer called"',
+    (input, options) => correctClaimPhone(notifyDeps(), { ...input, phone: options.phone ?? '' }),
+    (n) => `${n}: the phone number is corrected.`,
+  ).requiredOption('--phone <e164>', 'the new number, e.g. +33612345678');
+
+  desk(
+    'review <claimNumber>',
+    'Mark a claim for manual review: it is not paid automatically (even a payout already queued) until approved',
+    'parasol claims review CLM-00000042 --reason "suspicious booking"',
+    (input) => reviewClaim({ db, now: () => new Date() }, input),
+    (n) => `${n} is under manual review: it is not paid until approved (parasol claims approve).`,
+  );
+
+  desk(
+    'approve <claimNumber>',
+    'Approve the manual payout of a claim under review with bank details: paid through the normal path',
+    'parasol claims approve CLM-00000042 --reason "booking checked with the partner"',
+    (input) => approveManualPayout({ db, jobs: services().jobs }, input),
+    (n) => `${n}: the payout is released.`,
   );
 }

@@ -326,6 +326,55 @@ export interface Words {
       bic_country_mismatch: string;
     };
   };
+  /** The operator's claim desk (web/admin-claim-view.ts): the claim, its messages, payouts, audit trail and actions. */
+  claimDesk: {
+    claimTitle: string;
+    partner: string;
+    event: string;
+    compensation: string;
+    customerLanguage: string;
+    phone: string;
+    account: string;
+    bankDetailsDue: string;
+    failureReason: string;
+    review: string;
+    underReview: (by: string, at: string, reason: string) => string;
+    notUnderReview: string;
+    messagesTitle: string;
+    kind: string;
+    channel: string;
+    providerId: string;
+    attempts: string;
+    sentAt: string;
+    to: string;
+    noMessages: string;
+    payoutsTitle: string;
+    attempt: string;
+    endToEndId: string;
+    rail: string;
+    outcome: string;
+    providerReference: string;
+    settledAt: string;
+    noPayouts: string;
+    auditTitle: string;
+    actor: string;
+    action: string;
+    details: string;
+    actionsTitle: string;
+    reasonLabel: string;
+    reasonHint: string;
+    resendLink: string;
+    resendHint: string;
+    correctPhone: string;
+    newPhone: string;
+    correctPhoneHint: string;
+    markReview: string;
+    markReviewHint: string;
+    approve: string;
+    approveHint: string;
+    done: string;
+    replayed: string;
+  };
   /** The operator console's limits page (web/admin-limits-view.ts). */
   limitsPage: {
     saved: string;

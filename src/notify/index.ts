@@ -15,3 +15,4 @@ export {
   type ClaimSms,
 } from './sms/templates.ts';
 export { TwilioSmsProvider } from './sms/twilio.ts';
+export { claimMessages, maskPhone, type ClaimMessage } from './sms/claim-messages.ts';

@@ -1,6 +1,7 @@
 /** The payouts domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCustomer } from './bank-details.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
-export { listPayouts } from './payouts-repo.ts';
+export { approveManualPayout, reviewClaim } from './manual-review.ts';
+export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';

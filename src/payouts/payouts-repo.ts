@@ -150,7 +150,10 @@ export interface SepaPayoutSource {
   departure_date: string;
 }
 
-/** Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one). */
+/**
+ * Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one);
+ * not those of claims under manual review, which wait for an operator's approval (migration 0031).
+ */
 export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
   return db
     .selectFrom('payouts as p')
@@ -172,6 +175,7 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
     ])
     .where('p.rail', '=', 'sepa')
     .where('p.status', '=', 'pending')
+    .where('cl.manual_review_at', 'is', null)
     .orderBy('p.created_at')
     .orderBy('p.id')
     .limit(limit)
@@ -243,10 +247,10 @@ export async function listPayouts(
 export async function lockPayoutClaim(
   trx: Executor,
   claimId: string,
-): Promise<{ id: string; claim_number: string; contract_id: string }> {
+): Promise<{ id: string; claim_number: string; contract_id: string; manual_review_at: Date | null }> {
   return trx
     .selectFrom('claims')
-    .select(['id', 'claim_number', 'contract_id'])
+    .select(['id', 'claim_number', 'contract_id', 'manual_review_at'])
     .where('id', '=', claimId)
     .forUpdate()
     .executeTakeFirstOrThrow();
@@ -276,4 +280,48 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
 
 export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {
   await db.updateTable('sepa_batches').set({ file_path: filePath }).where('id', '=', batchId).execute();
+}
+
+/** The claim's payout, if any (not locked: the caller holds the claim's lock). */
+export async function findClaimPayout(db: Executor, claimId: string): Promise<PayoutRow | undefined> {
+  return db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('claim_id', '=', claimId).executeTakeFirst();
+}
+
+/** One attempt of a claim's payout as the operator's claim page shows it. */
+export interface PayoutAttemptRow {
+  attempt: number;
+  end_to_end_id: string;
+  rail: Rail;
+  status: PayoutStatus;
+  amount: number;
+  currency: string;
+  created_at: Date;
+  settled_at: Date | null;
+  failure_reason: string | null;
+  /** The SEPA batch's message id (the bank's reference of the file), for the current attempt. */
+  message_id: string | null;
+}
+
+/**
+ * Every attempt of a claim's payout, first first: the current one with the payout's state, the
+ * earlier ones failed (a payout is tried again only after a rejection), with the reason the bank gave.
+ */
+export async function listClaimPayoutAttempts(db: Executor, claimId: string): Promise<PayoutAttemptRow[]> {
+  const result = await sql<PayoutAttemptRow>`
+    SELECT a.attempt, a.end_to_end_id, p.rail, p.amount, p.currency, a.created_at,
+           CASE WHEN a.attempt = p.attempt THEN p.status ELSE 'failed' END AS status,
+           CASE WHEN a.attempt = p.attempt THEN p.settled_at END AS settled_at,
+           CASE WHEN a.attempt = p.attempt THEN p.failure_reason
+                ELSE (SELECT g.data->>'reason' FROM audit_log g
+                      WHERE g.entity = 'claim' AND g.entity_id = cl.claim_number AND g.action = 'payment_failed'
+                        AND g.data->>'endToEndId' = a.end_to_end_id
+                      ORDER BY g.id DESC LIMIT 1) END AS failure_reason,
+           CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id
+    FROM payout_attempts a
+    JOIN payouts p ON p.id = a.payout_id
+    JOIN claims cl ON cl.id = p.claim_id
+    LEFT JOIN sepa_batches b ON b.id = p.batch_id
+    WHERE p.claim_id = ${claimId}
+    ORDER BY a.attempt`.execute(db);
+  return result.rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));
 }

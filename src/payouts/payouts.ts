@@ -165,6 +165,9 @@ export async function payWithSimulatedBank(
   return deps.db.transaction().execute(async (trx) => {
     const payout = await findPayout(trx, payoutId, true);
     if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
+    // a claim under manual review is not paid automatically: approving it queues this job again
+    const claim = await lockPayoutClaim(trx, payout.claim_id);
+    if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
     const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
     return settlePayout(trx, deps, {

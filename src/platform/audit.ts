@@ -27,3 +27,37 @@ export async function audit(db: Executor, entry: AuditEntry): Promise<void> {
     })
     .execute();
 }
+
+export interface AuditRow {
+  at: Date;
+  actor: string;
+  entity: string;
+  entityId: string;
+  action: string;
+  data: unknown;
+}
+
+/** The audit rows of some entities (`{ entity, ids }`), newest first: a claim page's trail of the claim and its contract. */
+export async function auditTrail(
+  db: Executor,
+  subjects: { entity: string; ids: string[] }[],
+  limit = 200,
+): Promise<AuditRow[]> {
+  const wanted = subjects.filter((s) => s.ids.length > 0);
+  if (wanted.length === 0) return [];
+  const rows = await db
+    .selectFrom('audit_log')
+    .select(['at', 'actor', 'entity', 'entity_id', 'action', 'data'])
+    .where((eb) => eb.or(wanted.map((s) => eb.and([eb('entity', '=', s.entity), eb('entity_id', 'in', s.ids)]))))
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    at: r.at,
+    actor: r.actor,
+    entity: r.entity,
+    entityId: r.entity_id,
+    action: r.action,
+    data: r.data,
+  }));
+}

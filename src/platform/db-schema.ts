@@ -233,6 +233,19 @@ export interface ClaimsTable {
   failure_reason: string | null;
   /** The due date the customer was reminded of (one reminder per due date), migration 0027. */
   reminded_due_at: NullableTimestamp;
+  /** Under manual review (migration 0031): not paid automatically until an operator approves. */
+  manual_review_at: NullableTimestamp;
+  manual_review_by: string | null;
+  manual_review_reason: string | null;
+}
+
+/** The claim desk's actions done, by the one-time token of the form or CLI run that asked (migration 0031). */
+export interface ClaimDeskActionsTable {
+  action_token: string;
+  claim_id: string;
+  action: string;
+  actor: string;
+  created_at: Generated<Date>;
 }
 
 export interface ClaimTokensTable {
@@ -552,6 +565,7 @@ export interface Database {
   contract_legs: ContractLegsTable;
   contract_versions: ContractVersionsTable;
   claims: ClaimsTable;
+  claim_desk_actions: ClaimDeskActionsTable;
   claim_tokens: ClaimTokensTable;
   claim_bank_details: ClaimBankDetailsTable;
   sms_outbox: SmsOutboxTable;

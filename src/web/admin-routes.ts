@@ -35,6 +35,7 @@ import {
   type WebDeps,
 } from './web-kit.ts';
 import { adminWatchRoutes } from './admin-watch-routes.ts';
+import { adminClaimRoutes } from './admin-claim-routes.ts';
 import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
 import { adminRisk } from './admin-risk-routes.ts';
 import { adminLimits } from './admin-limits-routes.ts';
@@ -204,6 +205,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       });
 
       await admin.register(adminWatchRoutes(deps));
+      await admin.register(adminClaimRoutes(deps));
       await admin.register(adminRisk(deps));
       await admin.register(adminLimits(deps));
       await admin.register(adminReports(deps));

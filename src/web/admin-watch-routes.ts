@@ -1,23 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { html } from '../platform/html.ts';
-import { DomainError } from '../platform/errors.ts';
 import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
-import { claimDetailPage, listingPage } from './admin-views.ts';
+import { listingPage } from './admin-views.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
-import { CLAIM_STATUSES, findClaimByNumber, listClaimsForOperators } from '../claims/index.ts';
+import { CLAIM_STATUSES, listClaimsForOperators } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE } from './views-repo.ts';
 
-/** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, payouts. Read-only. */
+/** The operator console's watch pages: flights, claims, the SMS outbox, payouts. Read-only (one claim and its actions: admin-claim-routes.ts). */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
 const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
-const ClaimParams = Type.Object({ claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12 }) });
 const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
 
 /** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
@@ -110,17 +108,6 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             ],
           ),
         );
-      },
-    );
-
-    app.get<{ Params: Static<typeof ClaimParams> }>(
-      '/admin/claims/:claimNumber',
-      { schema: { hide: true, params: ClaimParams } },
-      async (request, reply) => {
-        const ctx = contextOf(request, 'admin');
-        const claim = await findClaimByNumber(deps.db, undefined, request.params.claimNumber.toUpperCase());
-        if (!claim) throw new DomainError('claim_not_found', `No claim ${request.params.claimNumber}.`);
-        return sendPage(reply, 200, claimDetailPage(ctx, claim));
       },
     );
 

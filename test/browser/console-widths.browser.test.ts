@@ -199,6 +199,18 @@ describe('console pages at a phone’s and a laptop’s width', () => {
     const scrolled = await region.evaluate((el) => ({ left: el.scrollLeft, wider: el.scrollWidth > el.clientWidth }));
     assert.ok(scrolled.wider, 'the payouts table is wider than a phone');
     assert.ok(scrolled.left > 0, 'the arrow keys scroll the focused region');
+
+    // the claim desk at 390 px: an action with its reason, refused for a paid claim, the problem on the page
+    await page.goto(`${base}/admin/claims/${claimNumber}`);
+    await page
+      .getByLabel(/Reason/)
+      .last()
+      .fill('Checked from a phone');
+    await page.getByRole('button', { name: 'Mark for manual review' }).click();
+    await page.getByRole('alert').waitFor();
+    assert.match(await page.getByRole('alert').innerText(), /paid: there is nothing left to hold/);
+    const refusal = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(refusal <= 0, `the claim desk's refusal is ${refusal}px wider than the phone`);
     await page.context().close();
   });
 

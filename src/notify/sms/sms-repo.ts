@@ -131,3 +131,27 @@ export async function listOutboxMessages(db: Executor, partnerId: string, contra
     .orderBy('id')
     .execute();
 }
+
+/** Every message of a claim, production queue and outbox alike, oldest first (phone numbers sealed). */
+export async function listClaimMessages(db: Executor, claimId: string) {
+  const result = await sql<{
+    idempotency_key: string;
+    channel: 'sms' | 'outbox';
+    status: string;
+    provider: string | null;
+    provider_message_id: string | null;
+    attempts: number;
+    last_error: string | null;
+    to_enc: string;
+    created_at: Date;
+    sent_at: Date | null;
+  }>`
+    SELECT idempotency_key, 'sms' AS channel, status, provider, provider_message_id, attempts, last_error, to_enc,
+           created_at, sent_at
+    FROM sms_messages WHERE claim_id = ${claimId}
+    UNION ALL
+    SELECT idempotency_key, 'outbox', 'sent', 'outbox', id, 1, NULL, to_enc, sent_at, sent_at
+    FROM sms_outbox WHERE claim_id = ${claimId}
+    ORDER BY created_at, idempotency_key`.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,151 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { audit } from '../platform/audit.ts';
+import { decrypt, encrypt } from '../platform/crypto.ts';
+import type { Executor } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import * as repo from './claims-repo.ts';
+import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
+
+/**
+ * The operator's claim desk (docs/OPERATOR.md, "The claim desk"): actions on one claim, each with a
+ * reason, audited with it and the operator, each done once per one-time token (the form's, or the
+ * CLI run's: a double submit does nothing the second time), refused with `conflict` when the
+ * claim's state does not allow it. Resending the link and correcting the phone are here; putting a
+ * claim under manual review and approving its payout are payouts/manual-review.ts (they read the payout).
+ */
+
+export interface DeskAction {
+  claimNumber: string;
+  /** `operator:<email>` */
+  actor: string;
+  reason: string;
+  /** The one-time token of the form (or CLI run) that asks: the same token twice does the action once. */
+  actionToken: string;
+}
+
+/** `done`: the action was done now; `replayed`: its token had been used already, nothing done again. */
+export type DeskOutcome = { claimNumber: string; outcome: 'done' | 'replayed' };
+
+export const REASON_MIN = 3;
+export const REASON_MAX = 500;
+const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
+
+/** The reason and the token, checked before anything is read. */
+export function checkDeskAction(action: DeskAction): DeskAction {
+  const errors: FieldError[] = [];
+  const reason = action.reason.trim().replace(/\s+/g, ' ');
+  if (reason.length < REASON_MIN)
+    errors.push({ field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` });
+  else if (reason.length > REASON_MAX)
+    errors.push({ field: '/reason', code: 'too_long', message: `must be at most ${REASON_MAX} characters` });
+  if (!TOKEN.test(action.actionToken))
+    errors.push({ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' });
+  if (errors.length) throw new DomainError('validation_failed', 'The action is not valid.', { errors });
+  return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
+}
+
+/**
+ * Opens a desk action in the caller's transaction: the claim locked (the lock every writer of a
+ * claim takes first), then the action's token recorded. `replayed` when the token was used already.
+ */
+export async function beginDeskAction(
+  trx: Executor,
+  action: DeskAction,
+  name: string,
+): Promise<{ claim: repo.DeskClaimRow; replayed: boolean }> {
+  const claim = await repo.findClaimForDesk(trx, action.claimNumber, true);
+  if (!claim) throw new DomainError('claim_not_found', `No claim ${action.claimNumber}.`);
+  const recorded = await repo.recordDeskAction(trx, {
+    actionToken: action.actionToken,
+    claimId: claim.id,
+    action: name,
+    actor: action.actor,
+  });
+  if (recorded === 'recorded') return { claim, replayed: false };
+  // the page's token spent on another action (or claim): a stale page, not a double submit
+  if (recorded.claimId !== claim.id || recorded.action !== name)
+    throw refuseDeskAction('This form was used for another action already: open the page again.');
+  return { claim, replayed: true };
+}
+
+export const refuseDeskAction = (detail: string) => new DomainError('conflict', detail);
+
+/**
+ * Resend the link: for a claim waiting for (new) bank details before its due date, a new link (the
+ * old one stops working: one live link per claim) until the same due date, texted now to the
+ * contract's current phone, in this transaction — one SMS per action.
+ */
+export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<DeskOutcome> {
+  const action = checkDeskAction(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'resend_link');
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
+      throw refuseDeskAction(
+        `Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`,
+      );
+    if (!claim.bank_details_due_at || claim.bank_details_due_at.getTime() <= deps.now().getTime())
+      throw refuseDeskAction(`Claim ${claim.claim_number} is past its due date for bank details: it expires.`);
+    const sent = await notifyClaimIn(trx, deps, {
+      claimId: claim.id,
+      kind: 'resend',
+      actionToken: action.actionToken,
+      actor: action.actor,
+      reason: action.reason,
+    });
+    if (sent !== 'sent') throw refuseDeskAction(`Claim ${claim.claim_number}: no link could be sent.`);
+    return { claimNumber: claim.claim_number, outcome: 'done' };
+  });
+}
+
+/**
+ * Correct the phone number: checked like at subscription (E.164, a valid number), sealed on the
+ * contract; the messages written from then on go to it. The audit row says the phone changed and
+ * why, never the number. Refused once the claim is settled (paid, expired: nothing more is sent).
+ */
+export async function correctClaimPhone(
+  deps: Pick<NotifyDeps, 'db' | 'keys'>,
+  input: DeskAction & { phone: string },
+): Promise<DeskOutcome> {
+  const action = checkDeskAction(input);
+  const written = input.phone.trim().replace(/[\s.()-]/g, '');
+  const phone = parsePhoneNumberFromString(written);
+  if (!phone || !phone.isValid() || phone.number !== written)
+    throw new DomainError('validation_failed', 'The phone number is not valid.', {
+      errors: [
+        {
+          field: '/phone',
+          code: 'invalid_format',
+          message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
+        },
+      ],
+    });
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_phone');
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status === 'paid' || claim.status === 'expired' || claim.contract_status === 'cancelled')
+      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: nothing more is sent to its customer.`);
+    if (decrypt(deps.keys.encryption, claim.customer_phone_enc) === phone.number)
+      throw refuseDeskAction(`Claim ${claim.claim_number}: the contract has this phone number already.`);
+    await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
+    await audit(trx, {
+      actor: action.actor,
+      partnerId: claim.partner_id,
+      environment: claim.environment,
+      entity: 'claim',
+      entityId: claim.claim_number,
+      action: 'phone_corrected',
+      data: { reason: action.reason, contractNumber: claim.contract_number, fields: ['phone'] },
+    });
+    return { claimNumber: claim.claim_number, outcome: 'done' };
+  });
+}
+
+/** Puts the claim under manual review, or releases it (payouts/manual-review.ts decides when). */
+export async function setClaimReview(
+  trx: Executor,
+  claimId: string,
+  review: { at: Date; by: string; reason: string } | null,
+): Promise<void> {
+  await repo.setManualReview(trx, claimId, review);
+}

@@ -1,0 +1,95 @@
+import {
+  beginDeskAction,
+  checkDeskAction,
+  refuseDeskAction,
+  setClaimReview,
+  type DeskAction,
+  type DeskOutcome,
+} from '../claims/index.ts';
+import { audit } from '../platform/audit.ts';
+import type { Db } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { findClaimPayout } from './payouts-repo.ts';
+
+/**
+ * The claim desk's payment actions (claims/desk.ts has the others). A claim under manual review is
+ * not paid automatically: the simulated bank's job and the SEPA batch skip its payout, even one
+ * queued before the review, until an operator approves — which releases the payout through the
+ * normal path (the simulated bank's job again, or the next SEPA batch), so the ledger, the
+ * customer's receipt and the partners' webhooks follow as for any payout.
+ */
+
+/**
+ * Mark for manual review: any claim not settled yet (opened, waiting for bank details, payment
+ * pending, failed) and not under review already; refused once its payout is instructed (in a SEPA
+ * file sent to the bank: too late to hold it here).
+ */
+export async function reviewClaim(deps: { db: Db; now: () => Date }, input: DeskAction): Promise<DeskOutcome> {
+  const action = checkDeskAction(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'review');
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.manual_review_at) throw refuseDeskAction(`Claim ${claim.claim_number} is under manual review already.`);
+    if (claim.status === 'paid' || claim.status === 'expired')
+      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`);
+    const payout = await findClaimPayout(trx, claim.id);
+    if (payout?.status === 'instructed')
+      throw refuseDeskAction(
+        `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
+      );
+    await setClaimReview(trx, claim.id, { at: deps.now(), by: action.actor, reason: action.reason });
+    await audit(trx, {
+      actor: action.actor,
+      partnerId: claim.partner_id,
+      environment: claim.environment,
+      entity: 'claim',
+      entityId: claim.claim_number,
+      action: 'manual_review_started',
+      data: { reason: action.reason, status: claim.status, payout: payout?.status ?? null },
+    });
+    return { claimNumber: claim.claim_number, outcome: 'done' };
+  });
+}
+
+/**
+ * Approve the manual payout: a claim under manual review whose customer gave bank details (payment
+ * pending, its payout pending) is released: the review cleared, the payout paid through the normal
+ * path (the simulated bank's job is queued again; a SEPA payout goes in the next batch).
+ */
+export async function approveManualPayout(
+  deps: { db: Db; jobs: JobQueue },
+  input: DeskAction,
+): Promise<DeskOutcome & { endToEndId?: string }> {
+  const action = checkDeskAction(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'approve');
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (!claim.manual_review_at)
+      throw refuseDeskAction(`Claim ${claim.claim_number} is not under manual review: it is paid automatically.`);
+    const payout = await findClaimPayout(trx, claim.id);
+    if (claim.status !== 'payment_pending' || payout?.status !== 'pending')
+      throw refuseDeskAction(
+        `Claim ${claim.claim_number} is ${claim.status}: it has no bank details to pay yet (approve once the customer gave them).`,
+      );
+    await setClaimReview(trx, claim.id, null);
+    if (payout.rail === 'simulated_bank')
+      await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
+    await audit(trx, {
+      actor: action.actor,
+      partnerId: claim.partner_id,
+      environment: claim.environment,
+      entity: 'claim',
+      entityId: claim.claim_number,
+      action: 'manual_payout_approved',
+      data: {
+        reason: action.reason,
+        reviewedBy: claim.manual_review_by,
+        endToEndId: payout.end_to_end_id,
+        rail: payout.rail,
+        amount: payout.amount,
+        currency: payout.currency,
+      },
+    });
+    return { claimNumber: claim.claim_number, outcome: 'done', endToEndId: payout.end_to_end_id };
+  });
+}

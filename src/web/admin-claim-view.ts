@@ -1,0 +1,146 @@
+import { html, type SafeHtml } from '../platform/html.ts';
+import { t } from '../i18n/index.ts';
+import { claimEvidence, REASON_MAX, type DeskClaimRow } from '../claims/index.ts';
+import type { ClaimMessage } from '../notify/index.ts';
+import type { PayoutAttemptRow } from '../payouts/index.ts';
+import type { AuditRow } from '../platform/audit.ts';
+import { evidenceList } from './claim-evidence.ts';
+import { csrfField, formatDate, formatMoney, formatShortDate, page, tableRegion, type PageContext } from './layout.ts';
+
+/**
+ * The operator's claim desk (admin-claim-routes.ts, docs/OPERATOR.md): the claim (personal data
+ * masked), the evidence it was decided on, the messages sent, the payout attempts, the audit trail
+ * of the claim and its contract, and the actions, each a form with a required reason.
+ */
+
+export interface ClaimDeskView {
+  claim: DeskClaimRow;
+  /** The customer's phone, masked (maskPhone). */
+  phone: string;
+  messages: ClaimMessage[];
+  attempts: PayoutAttemptRow[];
+  trail: AuditRow[];
+  /** The one-time token of this page's forms: a double submit does an action once. */
+  actionToken: string;
+}
+
+export type DeskNotice = { problems?: string[]; done?: 'done' | 'replayed' };
+
+const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
+
+function table(label: string, headers: string[], rows: (string | SafeHtml)[][], id: string): SafeHtml {
+  return tableRegion(
+    label,
+    html`<table id="${id}"><caption class="visually-hidden">${label}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`,
+  );
+}
+
+/** An audit row's data in one line, without what the page shows elsewhere. */
+function details(data: unknown): string {
+  if (!data || typeof data !== 'object') return '';
+  const text = JSON.stringify(data);
+  return text === '{}' ? '' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: DeskNotice = {}): string {
+  const w = t(ctx.lang);
+  const d = w.claimDesk;
+  const c = view.claim;
+  const base = `/admin/claims/${c.claim_number}`;
+  const hidden = html`${csrfField(ctx.session!.csrfToken)}<input type="hidden" name="actionToken" value="${view.actionToken}">`;
+  const reason = (id: string) =>
+    html`<div><label for="${id}">${d.reasonLabel}</label><input id="${id}" name="reason" required minlength="3" maxlength="${String(REASON_MAX)}" size="40" aria-describedby="reason-hint"></div>`;
+  const action = (path: string, id: string, label: string, hint: string, extra: SafeHtml | string = '') =>
+    html`<form method="post" action="${base}/${path}" class="card" id="${id}">${hidden}
+<h3>${label}</h3><p class="muted">${hint}</p>${extra}${reason(`${id}-reason`)}
+<p><button type="submit">${label}</button></p></form>`;
+  const review = c.manual_review_at
+    ? d.underReview(
+        c.manual_review_by ?? '',
+        formatDate(c.manual_review_at, ctx.lang, ''),
+        c.manual_review_reason ?? '',
+      )
+    : d.notUnderReview;
+
+  return page(
+    ctx,
+    `${w.nav.claims} ${c.claim_number}`,
+    html`<h1><a href="/admin/claims">${w.nav.claims}</a> › <span id="claim-number">${c.claim_number}</span></h1>
+${notice.problems?.length ? html`<div class="alert" role="alert"><ul>${notice.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
+${notice.done ? html`<p role="status" id="desk-status">${notice.done === 'done' ? d.done : d.replayed}</p>` : ''}
+<h2>${d.claimTitle}</h2>
+<div class="card"><dl class="premium" id="claim">
+<dt>${d.partner}</dt><dd><a href="/admin/partners/${c.partner_slug}">${c.partner_slug}</a> (${c.environment})</dd>
+<dt>${w.contract}</dt><dd id="claim-contract">${c.contract_number}${c.contract_status !== 'active' ? ` (${c.contract_status})` : ''}</dd>
+<dt>${w.status}</dt><dd id="claim-status">${w.claimStatus[c.status] ?? c.status}</dd>
+<dt>${d.event}</dt><dd>${c.reason} (${c.event}${c.delay_minutes !== null ? `, ${c.delay_minutes} min` : ''})</dd>
+<dt>${w.flight}</dt><dd>${c.flight_number}${c.operating_flight_number ? ` (${c.operating_flight_number})` : ''} ${c.departure_date}</dd>
+<dt>${d.compensation}</dt><dd>${formatMoney(Number(c.compensation_amount), c.currency, ctx.lang)}</dd>
+<dt>${d.customerLanguage}</dt><dd>${c.customer_language}</dd>
+<dt>${d.phone}</dt><dd id="claim-phone">${view.phone}</dd>
+<dt>${d.account}</dt><dd>${c.iban_last4 ? `•••• ${c.iban_last4}` : '—'}</dd>
+<dt>${w.opened}</dt><dd>${formatDate(c.opened_at, ctx.lang, '')}</dd>
+<dt>${d.bankDetailsDue}</dt><dd>${formatDate(c.bank_details_due_at, ctx.lang, '—')}</dd>
+${c.failure_reason ? html`<dt>${d.failureReason}</dt><dd>${c.failure_reason}</dd>` : ''}
+<dt>${w.paid}</dt><dd>${formatDate(c.paid_at, ctx.lang, '—')}</dd>
+<dt>${d.review}</dt><dd id="claim-review">${review}</dd>
+</dl></div>
+<h2>${w.evidenceTitle}</h2>
+<div class="card">${evidenceList(ctx, claimEvidence(c), 'evidence')}</div>
+<h2>${d.messagesTitle}</h2>
+${
+  view.messages.length === 0
+    ? html`<p>${d.noMessages}</p>`
+    : table(
+        d.messagesTitle,
+        [d.kind, d.channel, w.status, d.providerId, d.attempts, d.to, `${d.sentAt} (UTC)`],
+        view.messages.map((m) => [
+          m.kind,
+          m.channel,
+          m.lastError ? `${m.status}: ${m.lastError}` : m.status,
+          html`<code class="id">${m.providerMessageId ?? '—'}</code>`,
+          String(m.attempts),
+          nowrap(m.to),
+          nowrap(formatShortDate(m.sentAt, '—')),
+        ]),
+        'claim-messages',
+      )
+}
+<h2>${d.payoutsTitle}</h2>
+${
+  view.attempts.length === 0
+    ? html`<p>${d.noPayouts}</p>`
+    : table(
+        d.payoutsTitle,
+        [d.attempt, d.endToEndId, d.rail, d.outcome, d.providerReference, w.amount, `${d.settledAt} (UTC)`],
+        view.attempts.map((a) => [
+          String(a.attempt),
+          html`<code class="id">${a.end_to_end_id}</code>`,
+          a.rail,
+          a.failure_reason ? `${a.status}: ${a.failure_reason}` : a.status,
+          a.message_id ? html`<code class="id">${a.message_id}</code>` : '—',
+          nowrap(formatMoney(Number(a.amount), a.currency, ctx.lang)),
+          nowrap(formatShortDate(a.settled_at, '—')),
+        ]),
+        'claim-payouts',
+      )
+}
+<h2>${d.actionsTitle}</h2>
+<p class="muted" id="reason-hint">${d.reasonHint}</p>
+${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
+${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
+${c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
+<h2>${d.auditTitle}</h2>
+${table(
+  d.auditTitle,
+  [`${w.at} (UTC)`, d.actor, d.action, d.details],
+  view.trail.map((a) => [
+    nowrap(formatShortDate(a.at, '')),
+    a.actor,
+    html`${a.action}<br><span class="muted">${a.entity}</span>`,
+    html`<code class="id">${details(a.data)}</code>`,
+  ]),
+  'claim-audit',
+)}`,
+  );
+}

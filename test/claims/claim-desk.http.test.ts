@@ -1,0 +1,438 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { runCli } from '../../src/cli/program.ts';
+import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
+import { createUser } from '../../src/partners/users.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  uniqueSlug,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
+
+/**
+ * Issue 14 §4: the operator's claim desk. The claim page shows the claim (personal data masked), its
+ * messages, payout attempts and audit trail; each action takes a reason, is audited with it and the
+ * operator, is done once per form (a double submit does nothing more), and is refused with the
+ * problem on the page when the claim's state does not allow it. Sandbox: the outbox and the
+ * simulated bank, the app's own worker.
+ */
+
+const ADMIN = { email: 'ops-desk-tests@parasol.test', password: 'operator password 42' };
+const ACTOR = `operator:${ADMIN.email}`;
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+
+describe('the claim desk', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let operator: Browser;
+  let payoutsDir: string;
+  before(async () => {
+    payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-desk-payouts-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_ADMIN_EMAIL: ADMIN.email,
+        PARASOL_ADMIN_PASSWORD: ADMIN.password,
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_PAYOUTS_DIR: payoutsDir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+      },
+    });
+    partner = await createTestPartner(t.db);
+    operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(payoutsDir, { recursive: true, force: true });
+  });
+
+  const messagesOf = async (contractNumber: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(res.statusCode, 200);
+    return (JSON.parse(res.body) as { messages: { to: string; body: string; link: string | null }[] }).messages;
+  };
+  const linkPath = (link: string) => new URL(link).pathname;
+  let seq = 6100 + (process.pid % 500);
+
+  /** A cancelled flight's claim with its first SMS written; answers the contract, the claim and the link. */
+  async function openClaim() {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const [first] = await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.length ? m : undefined;
+    });
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['id', 'contract_id'])
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    return { c, claimNumber, claim, link: first!.link! };
+  }
+
+  /** The claim page and the fields of its forms (CSRF and the one-time token). */
+  async function desk(claimNumber: string) {
+    const res = await operator.get(`/admin/claims/${claimNumber}`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+    const actionToken = /name="actionToken" value="([^"]+)"/.exec(res.body)?.[1];
+    assert.ok(actionToken);
+    return { body: res.body, form: { _csrf: csrfOf(res.body)!, actionToken } };
+  }
+
+  async function act(claimNumber: string, action: string, fields: Record<string, string>) {
+    return operator.post(`/admin/claims/${claimNumber}/${action}`, fields);
+  }
+
+  async function auditOf(claimNumber: string, action: string) {
+    return t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', action)
+      .execute();
+  }
+
+  async function sendBankDetails(link: string) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: linkPath(link),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+    });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+  }
+
+  const cli = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['--json', ...argv], {
+      db: t.db,
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+      actor: 'operator:cli-test',
+      config: t.app.parasol.config,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  };
+
+  const statusOf = async (claimId: string) =>
+    (await t.db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).status;
+
+  it('shows the claim, its messages, its audit trail, the phone and nothing of it in clear', async () => {
+    const { claimNumber, c } = await openClaim();
+    const { body } = await desk(claimNumber);
+    assert.match(body, new RegExp(c.contractNumber));
+    assert.match(body, /id="claim-phone">\+33 •••• \d\d</);
+    assert.match(body, /id="claim-messages"/);
+    assert.match(body, /<td>opened<\/td><td>outbox<\/td>/);
+    assert.match(body, /id="claim-audit"/);
+    assert.match(body, /awaiting_bank_details/);
+    assert.match(body, /id="evidence"/);
+    for (const form of ['desk-resend', 'desk-phone', 'desk-review']) assert.match(body, new RegExp(`id="${form}"`));
+  });
+
+  it('resend the link: a second SMS with a new working link, the old one closed, once per form, audited with the reason', async () => {
+    const { c, claimNumber, link } = await openClaim();
+    const { form } = await desk(claimNumber);
+    const first = await act(claimNumber, 'resend-link', { ...form, reason: 'Customer lost the SMS' });
+    assert.equal(first.statusCode, 303);
+    assert.equal(first.headers.location, `/admin/claims/${claimNumber}?done=done`);
+    // the same form again (a double submit): nothing more
+    const again = await act(claimNumber, 'resend-link', { ...form, reason: 'Customer lost the SMS' });
+    assert.equal(again.headers.location, `/admin/claims/${claimNumber}?done=replayed`);
+    assert.match((await operator.get(again.headers.location as string)).body, /sent already: nothing was done again/);
+    // the same page's token for another action: refused, the page is to be opened again
+    const stale = await act(claimNumber, 'review', { ...form, reason: 'Hold it' });
+    assert.equal(stale.statusCode, 409);
+    assert.match(stale.body, /open the page again/);
+
+    const messages = await messagesOf(c.contractNumber);
+    assert.equal(messages.length, 2, 'the first message and one resent');
+    const resent = messages[1]!;
+    assert.ok(resent.link && resent.link !== link, 'a new link');
+    assert.equal((await t.app.inject({ method: 'GET', url: linkPath(link) })).statusCode, 404, 'the old one is closed');
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: linkPath(resent.link) })).statusCode,
+      200,
+      'the new one works',
+    );
+
+    const audited = await auditOf(claimNumber, 'bank_details_link_resent');
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]!.actor, ACTOR);
+    assert.equal((audited[0]!.data as { reason: string }).reason, 'Customer lost the SMS');
+    const page = await desk(claimNumber);
+    assert.match(page.body, /<td>resend<\/td>/);
+  });
+
+  it('correct the phone: the next SMS goes to the new number, the database and the audit hold no clear number', async () => {
+    const { c, claimNumber, claim } = await openClaim();
+    const refused = await act(claimNumber, 'phone', {
+      ...(await desk(claimNumber)).form,
+      phone: '+33 1',
+      reason: 'typo',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /role="alert"/);
+    assert.match(refused.body, /valid phone number/);
+
+    const phone = '+33698765432';
+    const done = await act(claimNumber, 'phone', {
+      ...(await desk(claimNumber)).form,
+      phone,
+      reason: 'Customer called from a new number',
+    });
+    assert.equal(done.statusCode, 303);
+    const contract = await t.db
+      .selectFrom('contracts')
+      .select('customer_phone_enc')
+      .where('id', '=', claim.contract_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(decrypt(t.app.parasol.keys.encryption, contract.customer_phone_enc), phone);
+    const audited = await auditOf(claimNumber, 'phone_corrected');
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]!.actor, ACTOR);
+    assert.equal((audited[0]!.data as { reason: string }).reason, 'Customer called from a new number');
+
+    await act(claimNumber, 'resend-link', { ...(await desk(claimNumber)).form, reason: 'To the new number' });
+    const messages = await messagesOf(c.contractNumber);
+    assert.equal(messages.length, 2);
+    assert.equal(messages[1]!.to, phone, 'the next message goes to the new number');
+    assert.notEqual(messages[0]!.to, phone);
+    assert.match((await desk(claimNumber)).body, /id="claim-phone">\+33 •••• 32</);
+
+    // nowhere in clear: not in any text column of the claim's rows, nor in the audit log
+    const digits = phone.slice(1);
+    const found = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM (
+        SELECT row_to_json(c)::text AS t FROM contracts c WHERE c.id = ${claim.contract_id}
+        UNION ALL SELECT data::text FROM audit_log
+        UNION ALL SELECT row_to_json(o)::text FROM sms_outbox o WHERE o.claim_id = ${claim.id}
+        UNION ALL SELECT row_to_json(a)::text FROM claim_desk_actions a
+      ) x WHERE x.t LIKE ${`%${digits}%`}`.execute(t.db);
+    assert.equal(found.rows[0]!.n, 0);
+  });
+
+  it('review holds the payout, even one queued afterwards; approve pays it through the normal path (ledger, receipt)', async () => {
+    const { c, claimNumber, claim, link } = await openClaim();
+    const reviewed = await act(claimNumber, 'review', {
+      ...(await desk(claimNumber)).form,
+      reason: 'Suspicious booking',
+    });
+    assert.equal(reviewed.statusCode, 303);
+    const page = await desk(claimNumber);
+    assert.match(page.body, /id="claim-review">Under review since/);
+    assert.match(page.body, /id="desk-approve"/);
+
+    // the customer gives bank details: the payout is queued, the worker's job leaves it alone
+    await sendBankDetails(link);
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select(['id', 'status'])
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    const settle = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(),
+      bankDetailsDays: 30,
+      decryptIban: (s: string) => decrypt(t.app.parasol.keys.encryption, s),
+    };
+    assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
+    assert.equal(await statusOf(claim.id), 'payment_pending');
+    assert.equal(
+      (await t.db.selectFrom('payouts').select('status').where('id', '=', payout.id).executeTakeFirstOrThrow()).status,
+      'pending',
+    );
+
+    // a second review is refused, with the problem on the page
+    const twice = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'again' });
+    assert.equal(twice.statusCode, 409);
+    assert.match(twice.body, /under manual review already/);
+
+    const approved = await act(claimNumber, 'approve', {
+      ...(await desk(claimNumber)).form,
+      reason: 'Booking checked with the partner',
+    });
+    assert.equal(approved.statusCode, 303);
+    await eventually(async () => ((await statusOf(claim.id)) === 'paid' ? true : undefined));
+    const ledger = await t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount'])
+      .where('claim_id', '=', claim.id)
+      .execute();
+    assert.deepEqual(
+      ledger.map((e) => e.kind),
+      ['compensation_paid'],
+      'the payout is in the ledger, once',
+    );
+    await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.some((x) => x.body.includes('we have paid')) ? true : undefined;
+    });
+    const approvals = await auditOf(claimNumber, 'manual_payout_approved');
+    assert.equal(approvals.length, 1);
+    assert.equal(approvals[0]!.actor, ACTOR);
+    assert.equal((approvals[0]!.data as { reason: string }).reason, 'Booking checked with the partner');
+    assert.equal((await auditOf(claimNumber, 'manual_review_started')).length, 1);
+    assert.match((await desk(claimNumber)).body, /id="claim-payouts"/);
+
+    // settled: every action is refused now, the problem on the page
+    for (const [action, extra] of [
+      ['resend-link', {}],
+      ['review', {}],
+      ['approve', {}],
+      ['phone', { phone: '+33612345670' }],
+    ] as const) {
+      const res = await act(claimNumber, action, { ...(await desk(claimNumber)).form, ...extra, reason: 'late' });
+      assert.equal(res.statusCode, 409, `${action}: ${res.body.slice(0, 200)}`);
+      assert.match(res.body, /role="alert"/);
+    }
+  });
+
+  it('approving a claim that is not under review, or has no bank details, is refused', async () => {
+    const { claimNumber } = await openClaim();
+    const notReviewed = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });
+    assert.equal(notReviewed.statusCode, 409);
+    assert.match(notReviewed.body, /not under manual review/);
+    await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'hold it' });
+    const noDetails = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });
+    assert.equal(noDetails.statusCode, 409);
+    assert.match(noDetails.body, /no bank details/);
+  });
+
+  it('a reason is required, the CSRF token too, and only operators open the desk', async () => {
+    const { claimNumber } = await openClaim();
+    const { form } = await desk(claimNumber);
+    const noReason = await act(claimNumber, 'review', { ...form, reason: ' ' });
+    assert.equal(noReason.statusCode, 422);
+    assert.match(noReason.body, /reason/);
+    const tooLong = await act(claimNumber, 'review', { ...form, reason: 'x'.repeat(501) });
+    assert.equal(tooLong.statusCode, 422);
+    const noCsrf = await act(claimNumber, 'review', { actionToken: form.actionToken, reason: 'hold it' });
+    assert.equal(noCsrf.statusCode, 403);
+    assert.equal((await auditOf(claimNumber, 'manual_review_started')).length, 0);
+    assert.equal((await act('CLM-99999999', 'review', { ...form, reason: 'hold it' })).statusCode, 404);
+
+    // a partner's user: 403 on the page and on its actions
+    const email = `${uniqueSlug('desk')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'partner password 42' });
+    const user = new Browser(t.app);
+    assert.equal((await user.signIn(email, 'partner password 42')).statusCode, 303);
+    assert.equal((await user.get(`/admin/claims/${claimNumber}`)).statusCode, 403);
+    assert.equal((await user.post(`/admin/claims/${claimNumber}/review`, { reason: 'x' })).statusCode, 403);
+  });
+
+  it('the CLI does the same: show, resend-link, correct-phone, review (once per --once), approve refused', async () => {
+    const { c, claimNumber } = await openClaim();
+    const shown = await cli('claims', 'show', claimNumber);
+    assert.equal(shown.code, 0, shown.err);
+    const data = JSON.parse(shown.out) as { status: string; phone: string; messages: { kind: string }[] };
+    assert.equal(data.status, 'awaiting_bank_details');
+    assert.match(data.phone, /^\+33 •••• \d\d$/);
+    assert.deepEqual(
+      data.messages.map((m) => m.kind),
+      ['opened'],
+    );
+
+    const noReason = await cli('claims', 'resend-link', claimNumber, '--reason', '');
+    assert.equal(noReason.code, 1);
+    assert.match(noReason.err, /--reason/);
+    assert.equal((await cli('claims', 'resend-link', claimNumber, '--reason', 'asked by phone')).code, 0);
+    assert.equal((await messagesOf(c.contractNumber)).length, 2);
+
+    const badPhone = await cli('claims', 'correct-phone', claimNumber, '--phone', '12', '--reason', 'typo');
+    assert.equal(badPhone.code, 1);
+    assert.match(badPhone.err, /--phone/);
+    assert.equal(
+      (await cli('claims', 'correct-phone', claimNumber, '--phone', '+33611223344', '--reason', 'typo')).code,
+      0,
+    );
+
+    const once = ['--once', 'cli-review-token-0001'];
+    const first = await cli('claims', 'review', claimNumber, '--reason', 'held from the CLI', ...once);
+    assert.equal(first.code, 0, first.err);
+    assert.equal(JSON.parse(first.out).outcome, 'done');
+    const again = await cli('claims', 'review', claimNumber, '--reason', 'held from the CLI', ...once);
+    assert.equal(JSON.parse(again.out).outcome, 'replayed');
+    const reviews = await auditOf(claimNumber, 'manual_review_started');
+    assert.equal(reviews.length, 1);
+    assert.equal(reviews[0]!.actor, 'operator:cli-test');
+
+    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'pay it');
+    assert.equal(approve.code, 1);
+    assert.match(approve.err, /no bank details/);
+    assert.equal((await cli('claims', 'show', 'CLM-99999999')).code, 1);
+  });
+
+  it('production: a claim under review stays out of the SEPA batch until approved', async () => {
+    const production = await createTestPartner(t.db, { environment: 'production' });
+    const created = await cli('operators', 'token-create', '--name', 'desk test');
+    assert.equal(created.code, 0, created.err);
+    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operatorAuth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const claim = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    // the link of the production SMS (queued for Twilio, not configured here), read from its sealed body
+    const link = await eventually(async () => {
+      const sms = await t.db
+        .selectFrom('sms_messages')
+        .select('body_enc')
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirst();
+      return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
+    });
+
+    assert.equal((await cli('claims', 'review', claimNumber, '--reason', 'hold the transfer')).code, 0);
+    await sendBankDetails(link);
+    assert.equal(await statusOf(claim.id), 'payment_pending');
+    const held = await cli('payouts', 'batch');
+    assert.equal(held.code, 0, held.err);
+    assert.equal(JSON.parse(held.out).batch, null, 'no transfer for a claim under review');
+
+    assert.equal((await cli('claims', 'approve', claimNumber, '--reason', 'checked')).code, 0);
+    const released = await cli('payouts', 'batch');
+    assert.equal(released.code, 0, released.err);
+    assert.equal(JSON.parse(released.out).batch.payouts, 1, 'approved: the next batch pays it');
+  });
+});
