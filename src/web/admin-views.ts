@@ -52,6 +52,7 @@ export function claimDetailPage(ctx: PageContext, claim: ClaimListRow): string {
     html`<h1><a href="/admin/claims">${w.nav.claims}</a> › <span id="claim-number">${claim.claim_number}</span></h1>
 <div class="card"><dl class="premium">
 <dt>${w.contract}</dt><dd>${claim.contract_number}</dd>
+<dt>${w.agreementVersions.soldUnder}</dt><dd id="claim-agreement-version">${claim.agreement_version ?? w.agreementVersions.unsignedDraft}</dd>
 <dt>${w.status}</dt><dd id="claim-status">${w.claimStatus[claim.status] ?? claim.status}</dd>
 <dt>${w.reason}</dt><dd>${claim.reason} (${claim.event})</dd>
 <dt>${w.flight}</dt><dd>${claim.flight_number} ${claim.departure_date}</dd>
