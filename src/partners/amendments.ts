@@ -17,7 +17,10 @@ import { checkTerms } from './terms.ts';
  * its effective instant without being told.
  */
 
-/** The version in force at `at`: the latest signed version already effective; the draft while unsigned. */
+/**
+ * The version in force at `at`: the latest signed version already effective; the draft while unsigned.
+ * Version 1 (the signed draft, the same terms) stands for any instant before its own signature.
+ */
 export function agreementAt(versions: readonly Agreement[], at: Date): Agreement | undefined {
   let inForce: Agreement | undefined;
   for (const v of versions) {
@@ -25,7 +28,7 @@ export function agreementAt(versions: readonly Agreement[], at: Date): Agreement
     if (v.effectiveAt && v.effectiveAt.getTime() <= at.getTime() && (!inForce || v.version > inForce.version))
       inForce = v;
   }
-  return inForce;
+  return inForce ?? versions.find((v) => v.version === 1);
 }
 
 /** One term that differs between two versions. */

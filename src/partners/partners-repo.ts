@@ -127,19 +127,20 @@ export async function listPartners(db: Executor): Promise<Partner[]> {
 }
 
 /**
- * The agreement in force at `at` (now by default): the highest signed version already effective; the
- * draft while the original agreement is not signed; undefined when there is none.
+ * The agreement in force at `at` (now by default): the highest signed version already effective (or
+ * version 1); the draft while the original agreement is not signed; undefined when there is none.
  */
 export async function findAgreement(
   db: Executor,
   partnerId: string,
   at: Date = new Date(),
 ): Promise<Agreement | undefined> {
+  // version 1 stands for any instant before its signature (amendments.ts, agreementAt)
   const version = await db
     .selectFrom('agreement_versions')
     .selectAll()
     .where('partner_id', '=', partnerId)
-    .where('effective_at', '<=', at)
+    .where((eb) => eb.or([eb('effective_at', '<=', at), eb('version', '=', 1)]))
     .orderBy('version', 'desc')
     .limit(1)
     .executeTakeFirst();
