@@ -1,5 +1,6 @@
 import {
   ENVIRONMENTS,
+  agreementAt,
   agreementChanges,
   type Agreement,
   type AgreementChange,
@@ -48,10 +49,10 @@ export function changeText(c: AgreementChange, currency: string): string {
 
 /** Every version of an agreement, oldest first, with what each changed (`agreement history`). */
 export function agreementHistoryJson(versions: Agreement[], now: Date) {
-  const inForce = versions.filter((v) => v.status === 'signed' && v.effectiveAt && v.effectiveAt <= now).at(-1);
+  const inForce = agreementAt(versions, now);
   return versions.map((v, i) => ({
     ...agreementJson(v),
-    inForce: v === inForce,
+    inForce: v.status === 'signed' && v === inForce,
     changes: i > 0 ? agreementChanges(versions[i - 1]!, v) : [],
   }));
 }

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { agreementChanges, type Agreement, type AgreementChange } from '../partners/index.ts';
+import { agreementAt, agreementChanges, type Agreement, type AgreementChange } from '../partners/index.ts';
 import type { FieldError } from '../platform/errors.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -15,9 +15,7 @@ export function agreementHistory(ctx: PageContext, versions: readonly Agreement[
   const w = t(ctx.lang);
   const v = w.agreementVersions;
   if (!versions.length) return html`<p id="agreement-history">${v.none}</p>`;
-  const inForce = versions
-    .filter((a) => a.status === 'signed' && a.effectiveAt && a.effectiveAt.getTime() <= now.getTime())
-    .at(-1);
+  const inForce = agreementAt(versions, now);
   const state = (a: Agreement) =>
     a.status === 'draft'
       ? v.draft

@@ -278,7 +278,8 @@ describe('amendable agreements', () => {
     assert.doesNotMatch(console.body, /amend-form/);
     assert.equal((await user.post(`/admin/partners/${slug}/amend`, { _csrf: csrf })).statusCode, 403);
     const french = await user.request('GET', '/console', undefined, { 'accept-language': 'fr' });
-    assert.match(french.body, /Historique de la convention|Agreement history/);
+    assert.match(french.body, /Historique de la convention/);
+    assert.match(french.body, /La version 2 de la convention, en vigueur le .*, n’autorise pas cette configuration/);
   });
 
   test('the contract page of the partner console shows the agreement version it was sold under', async () => {
