@@ -70,6 +70,8 @@ export interface ContractView {
   premium: PremiumView;
   compensation: CompensationView;
   configurationVersion: number;
+  /** The agreement version the contract was sold under; null under an unsigned draft (sandbox). */
+  agreementVersion: number | null;
   /** Version of the risk model the quote was priced with. */
   modelVersion: string;
   booking: { reference: string };
@@ -300,6 +302,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     ),
     compensation: compensationView(row.coverage as Parameters<typeof compensationView>[0], row.currency),
     configurationVersion: row.configuration_version,
+    agreementVersion: row.agreement_version,
     modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
     version: row.version,

@@ -5,6 +5,7 @@ import { setConfiguration } from '../../src/partners/configuration.ts';
 import { PartnerDirectory, termsAt } from '../../src/partners/directory.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { DomainError } from '../../src/platform/errors.ts';
+import { sealJson } from '../../src/platform/signed-token.ts';
 import {
   buildTestApp,
   consent,
@@ -109,6 +110,34 @@ describe('amendable agreements', () => {
     );
     assert.equal(late.status, 201, JSON.stringify(late.body));
     assert.equal(await agreementVersionOf(late.body.contractNumber), 1);
+    assert.equal(late.body.agreementVersion, 1, 'the partner API shows it');
+    assert.equal(afterwards.contract.agreementVersion, 2);
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/contracts/${before.contract.contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(read.json().agreementVersion, 1);
+
+    // q3 terms signed before agreement versions (no version after the documents version): the
+    // version in force when the quote was issued
+    clock = new Date(effective.getTime() + 120_000);
+    const older = trip(32);
+    const fresh = await post(t.app, `${FLIGHT}/getPrice`, older, partner.auth);
+    const [, terms, , id] = fresh.body.quoteReference.split('.');
+    const decoded = JSON.parse(Buffer.from(terms, 'base64url').toString());
+    assert.equal(decoded.length, 13);
+    assert.equal(decoded[10], 2, 'the agreement version is signed after the documents version');
+    decoded.splice(10, 1);
+    const previous = `${sealJson(t.app.parasol.keys.quoteSigning, 'q3', JSON.stringify(decoded))}.${id}`;
+    const fromPrevious = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      subscription(previous, older, { consent: consent(1, clock) }),
+      partner.auth,
+    );
+    assert.equal(fromPrevious.status, 201, JSON.stringify(fromPrevious.body));
+    assert.equal(fromPrevious.body.agreementVersion, 2);
   });
 
   test('the cached terms switch to an amendment at its effective instant, with no notification', async () => {
