@@ -146,13 +146,11 @@ export function agreementCommands(kit: CommandKit): void {
           if (errors.length || !effectiveAt)
             throw new DomainError('validation_failed', 'The amendment is not valid.', { errors });
           const partner = await requirePartner(db, ref);
-          const { agreement: signed, changes, violations } = await amendAgreement(
-            db,
-            actor,
-            partner.id,
-            { ...terms, effectiveAt, reason: options.reason },
-            now,
-          );
+          const {
+            agreement: signed,
+            changes,
+            violations,
+          } = await amendAgreement(db, actor, partner.id, { ...terms, effectiveAt, reason: options.reason }, now);
           return {
             data: { partner: partner.slug, agreement: agreementJson(signed), changes, violations },
             lines: [

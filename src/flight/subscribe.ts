@@ -139,7 +139,8 @@ export async function subscribe(
     {
       coverage,
       commissionRate: configuration.commissionRate,
-      taxRate: agreementAt(deps.directory.cachedTerms(caller.partnerId)?.versions ?? [], quote.issuedAt)?.taxRate ?? '0',
+      taxRate:
+        agreementAt(deps.directory.cachedTerms(caller.partnerId)?.versions ?? [], quote.issuedAt)?.taxRate ?? '0',
     },
     quote.currency,
   );

@@ -407,7 +407,8 @@ export const en = {
   },
   agreementVersions: {
     historyTitle: 'Agreement history',
-    historyIntro: 'Every version of the agreement with the insurer. Quotes are priced under the version in force; each contract keeps the version it was sold under.',
+    historyIntro:
+      'Every version of the agreement with the insurer. Quotes are priced under the version in force; each contract keeps the version it was sold under.',
     version: 'Version',
     effective: 'Effective from',
     state: 'State',
@@ -430,7 +431,8 @@ export const en = {
       compensationMax: 'Highest compensation',
     },
     amendTitle: 'Amend the agreement',
-    amendIntro: 'Signs a new version now, effective from the date given (today or later). Contracts already sold keep their version.',
+    amendIntro:
+      'Signs a new version now, effective from the date given (today or later). Contracts already sold keep their version.',
     effectiveLabel: 'Effective from',
     effectiveHint: 'YYYY-MM-DD (00:00 UTC; today: at once)',
     reasonLabel: 'Reason',

@@ -415,7 +415,8 @@ export const fr = {
   },
   agreementVersions: {
     historyTitle: 'Historique de la convention',
-    historyIntro: 'Chaque version de la convention avec l’assureur. Les devis sont tarifés selon la version en vigueur ; chaque contrat garde la version sous laquelle il a été vendu.',
+    historyIntro:
+      'Chaque version de la convention avec l’assureur. Les devis sont tarifés selon la version en vigueur ; chaque contrat garde la version sous laquelle il a été vendu.',
     version: 'Version',
     effective: 'En vigueur à partir du',
     state: 'État',
@@ -438,7 +439,8 @@ export const fr = {
       compensationMax: 'Indemnité maximale',
     },
     amendTitle: 'Avenant à la convention',
-    amendIntro: 'Signe maintenant une nouvelle version, en vigueur à partir de la date donnée (aujourd’hui ou plus tard). Les contrats déjà vendus gardent leur version.',
+    amendIntro:
+      'Signe maintenant une nouvelle version, en vigueur à partir de la date donnée (aujourd’hui ou plus tard). Les contrats déjà vendus gardent leur version.',
     effectiveLabel: 'En vigueur à partir du',
     effectiveHint: 'AAAA-MM-JJ (0 h UTC ; aujourd’hui : immédiatement)',
     reasonLabel: 'Motif',

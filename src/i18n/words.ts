@@ -419,7 +419,10 @@ export interface Words {
     original: string;
     noChange: string;
     none: string;
-    fields: Record<'allowedFormulas' | 'taxRate' | 'commissionMin' | 'commissionMax' | 'compensationMin' | 'compensationMax', string>;
+    fields: Record<
+      'allowedFormulas' | 'taxRate' | 'commissionMin' | 'commissionMax' | 'compensationMin' | 'compensationMax',
+      string
+    >;
     amendTitle: string;
     amendIntro: string;
     effectiveLabel: string;

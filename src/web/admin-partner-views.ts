@@ -69,7 +69,10 @@ export function partnerPage(
   const draft = !agreement || agreement.status === 'draft';
   const a = agreement;
   // the terms fields of the draft's form and of the amendment's (prefilled with the latest version's terms)
-  const termFields = (prefix: string, a: Agreement | undefined) => html`<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
+  const termFields = (
+    prefix: string,
+    a: Agreement | undefined,
+  ) => html`<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
     (f) =>
       html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
   )}</fieldset>

@@ -89,7 +89,16 @@ describe('agreement amend and history', () => {
       'the configuration (0.25) is above the new maximum',
     );
 
-    const text = await cli(['agreement', 'amend', slug, ...TERMS('0.2', '400.00'), '--effective', day(6), '--reason', 'again']);
+    const text = await cli([
+      'agreement',
+      'amend',
+      slug,
+      ...TERMS('0.2', '400.00'),
+      '--effective',
+      day(6),
+      '--reason',
+      'again',
+    ]);
     assert.equal(text.code, 0, text.err);
     assert.match(text.out, /Signed version 3 .* effective/);
     assert.match(text.out, /Changes: none/);
@@ -105,7 +114,10 @@ describe('agreement amend and history', () => {
     const lines = history.out.split('\n');
     assert.match(lines[0]!, /^VERSION\s+EFFECTIVE\s+STATE/);
     assert.match(lines[1]!, /^1\s+.*in force.*original agreement\s+original$/);
-    assert.match(lines[2]!, /^2\s+.*scheduled.*2027 renewal\s+commissionMax 0\.3 → 0\.2; compensationMax 500\.00 EUR → 400\.00 EUR$/);
+    assert.match(
+      lines[2]!,
+      /^2\s+.*scheduled.*2027 renewal\s+commissionMax 0\.3 → 0\.2; compensationMax 500\.00 EUR → 400\.00 EUR$/,
+    );
     assert.match(lines[3]!, /^3\s+.*scheduled.*again\s+none$/);
 
     const json = JSON.parse((await cli(['--json', 'agreement', 'history', slug])).out);

@@ -157,7 +157,10 @@ describe('amendable agreements', () => {
     const refused = async (input: AmendmentInput, field: string) => {
       await assert.rejects(amendAgreement(t.db, 'operator:test', partner.id, input, now), (e: unknown) => {
         assert.ok(e instanceof DomainError && e.code === 'validation_failed', String(e));
-        assert.ok(e.extra.errors?.some((f) => f.field === field), JSON.stringify(e.extra.errors));
+        assert.ok(
+          e.extra.errors?.some((f) => f.field === field),
+          JSON.stringify(e.extra.errors),
+        );
         return true;
       });
     };
@@ -199,7 +202,11 @@ describe('amendable agreements', () => {
       now,
     );
     assert.deepEqual(
-      saved.warnings.map((w) => ({ version: w.version, at: w.effectiveAt.toISOString(), fields: w.errors.map((e) => e.field) })),
+      saved.warnings.map((w) => ({
+        version: w.version,
+        at: w.effectiveAt.toISOString(),
+        fields: w.errors.map((e) => e.field),
+      })),
       [{ version: 2, at: effective.toISOString(), fields: ['/commissionRate'] }],
     );
     t.app.parasol.directory.invalidate();
@@ -236,8 +243,9 @@ describe('amendable agreements', () => {
     c.after(() => (clock = new Date()));
     clock = new Date();
     const partner = await createTestPartner(t.db);
-    const slug = (await t.db.selectFrom('partners').select('slug').where('id', '=', partner.id).executeTakeFirstOrThrow())
-      .slug;
+    const slug = (
+      await t.db.selectFrom('partners').select('slug').where('id', '=', partner.id).executeTakeFirstOrThrow()
+    ).slug;
     const operator = new Browser(t.app);
     assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
     const base = `/admin/partners/${slug}`;
