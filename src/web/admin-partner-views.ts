@@ -105,7 +105,7 @@ ${termFields('m', latest)}
   );
   const agreementView = a
     ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
-<p>${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
+<p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;
   const input = (id: string, name: string, label: string, value: string | undefined, extra: SafeHtml | string = '') =>

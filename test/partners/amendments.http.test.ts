@@ -289,6 +289,7 @@ describe('amendable agreements', () => {
     assert.equal((await inject(form)).statusCode, 303);
     const amended = await operator.get(base);
     assert.match(amended.body, /<tr data-version="2"><td>2<\/td>/);
+    assert.match(amended.body, /<span id="agreement-version">1<\/span>/, 'version 1 is still in force');
     assert.match(amended.body, /Scheduled/);
     assert.match(amended.body, /Lower commission cap/);
     assert.match(amended.body, /Highest commission: 30 % → 15 %/);
