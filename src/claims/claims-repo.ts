@@ -134,6 +134,8 @@ export interface ClaimListRow {
   coverage: { delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number };
   passengers: number;
   configuration_version: number;
+  /** The agreement version the contract was sold under (null: an unsigned draft, sandbox). */
+  agreement_version: number | null;
 }
 
 /**
@@ -350,6 +352,7 @@ function claimRows(db: Executor, scope: { partnerId: string; environment: Enviro
     'c.coverage',
     'c.passengers',
     'c.configuration_version',
+    'c.agreement_version',
   ]);
   return scope
     ? query.where('cl.partner_id', '=', scope.partnerId).where('cl.environment', '=', scope.environment)
@@ -599,6 +602,7 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'c.coverage',
       'c.passengers',
       'c.configuration_version',
+      'c.agreement_version',
       'c.customer_language',
       'c.customer_phone_enc',
       'l.flight_number',

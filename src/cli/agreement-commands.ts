@@ -1,8 +1,86 @@
-import { requirePartner, setAgreement, setDocuments, signAgreement, type Formula } from '../partners/index.ts';
+import type { Command } from 'commander';
+import {
+  amendAgreement,
+  parseEffective,
+  requirePartner,
+  setAgreement,
+  setDocuments,
+  signAgreement,
+  type AgreementInput,
+  type Formula,
+} from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { amountOrError, fieldMap, when, type CommandKit } from './kit.ts';
-import { agreementJson, agreementLines, documentLines } from './partner-output.ts';
+import {
+  agreementHistoryJson,
+  agreementHistoryLines,
+  agreementJson,
+  agreementLines,
+  changeText,
+  documentLines,
+  fieldErrorLines,
+} from './partner-output.ts';
+
+interface TermOptions {
+  formulas: string;
+  currency: string;
+  taxRate: string;
+  commissionMin: string;
+  commissionMax: string;
+  compensationMin: string;
+  compensationMax: string;
+}
+
+/** The terms options shared by `agreement set` and `agreement amend`. */
+function termOptions(command: Command): Command {
+  return command
+    .requiredOption(
+      '--formulas <list>',
+      'comma-separated allowed formulas: delay, cancellation, delay_and_cancellation',
+    )
+    .requiredOption('--currency <code>', 'ISO 4217 currency code, e.g. EUR')
+    .requiredOption('--tax-rate <rate>', 'insurance premium tax, decimal between 0 and 0.99 (0.09 = 9 %)')
+    .requiredOption('--commission-min <rate>', 'lowest commission rate the partner may choose')
+    .requiredOption('--commission-max <rate>', 'highest commission rate the partner may choose (at most 0.9)')
+    .requiredOption('--compensation-min <amount>', 'lowest compensation per passenger, in major units (10.00)')
+    .requiredOption('--compensation-max <amount>', 'highest compensation per passenger, in major units (500.00)');
+}
+
+/** Reads the terms options; the errors of what cannot be read go to `errors`. */
+function termsFrom(options: TermOptions, errors: FieldError[]): AgreementInput {
+  const currency = options.currency.trim().toUpperCase();
+  let compensationMin = 0;
+  let compensationMax = 0;
+  if (!/^[A-Z]{3}$/.test(currency)) {
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  } else {
+    compensationMin = amountOrError(options.compensationMin, currency, '/compensationMin', errors);
+    compensationMax = amountOrError(options.compensationMax, currency, '/compensationMax', errors);
+  }
+  return {
+    allowedFormulas: options.formulas
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== '') as Formula[],
+    currency,
+    taxRate: options.taxRate.trim(),
+    commissionMin: options.commissionMin.trim(),
+    commissionMax: options.commissionMax.trim(),
+    compensationMin,
+    compensationMax,
+  };
+}
+
+const TERM_FLAGS = {
+  '/allowedFormulas': '--formulas',
+  '/currency': '--currency',
+  '/taxRate': '--tax-rate',
+  '/commissionMin': '--commission-min',
+  '/commissionMax': '--commission-max',
+  '/compensationMin': '--compensation-min',
+  '/compensationMax': '--compensation-max',
+};
 
 /** A partner's agreement with the insurer: set, sign, show, and its documents. */
 export function agreementCommands(kit: CommandKit): void {
@@ -14,84 +92,99 @@ export function agreementCommands(kit: CommandKit): void {
     'parasol agreement show acme-air',
   );
 
-  leaf(
-    agreement,
-    'set <partner>',
-    'Set the terms of the draft agreement (a signed agreement cannot change)',
-    'parasol agreement set acme-air --formulas delay,cancellation,delay_and_cancellation --currency EUR --tax-rate 0.09 --commission-min 0 --commission-max 0.3 --compensation-min 10.00 --compensation-max 500.00',
+  termOptions(
+    leaf(
+      agreement,
+      'set <partner>',
+      'Set the terms of the draft agreement (a signed agreement cannot change: amend it)',
+      'parasol agreement set acme-air --formulas delay,cancellation,delay_and_cancellation --currency EUR --tax-rate 0.09 --commission-min 0 --commission-max 0.3 --compensation-min 10.00 --compensation-max 500.00',
+    ),
+  ).action(
+    run(async (ref: string, options: TermOptions) => {
+      const errors: FieldError[] = [];
+      const terms = termsFrom(options, errors);
+      if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+      const partner = await requirePartner(db, ref);
+      const saved = await setAgreement(db, actor, partner.id, terms);
+      return {
+        data: { partner: partner.slug, agreement: agreementJson(saved) },
+        lines: [
+          `Agreement of ${partner.slug} saved as a draft; sign it with: parasol agreement sign ${partner.slug}`,
+          '',
+          ...agreementLines(saved),
+        ],
+      };
+    }, fieldMap(TERM_FLAGS)),
+  );
+
+  termOptions(
+    leaf(
+      agreement,
+      'amend <partner>',
+      'Sign an amendment of a signed agreement: a new version with its own terms, effective from a date (today or later)',
+      'parasol agreement amend acme-air --formulas delay,cancellation --currency EUR --tax-rate 0.09 --commission-min 0 --commission-max 0.25 --compensation-min 10.00 --compensation-max 400.00 --effective 2027-01-01 --reason "2027 renewal"',
+    ),
   )
     .requiredOption(
-      '--formulas <list>',
-      'comma-separated allowed formulas: delay, cancellation, delay_and_cancellation',
+      '--effective <date>',
+      'from when the new version applies: a date (YYYY-MM-DD, from 00:00 UTC; today: at once) or an ISO 8601 instant',
     )
-    .requiredOption('--currency <code>', 'ISO 4217 currency code, e.g. EUR')
-    .requiredOption('--tax-rate <rate>', 'insurance premium tax, decimal between 0 and 0.99 (0.09 = 9 %)')
-    .requiredOption('--commission-min <rate>', 'lowest commission rate the partner may choose')
-    .requiredOption('--commission-max <rate>', 'highest commission rate the partner may choose (at most 0.9)')
-    .requiredOption('--compensation-min <amount>', 'lowest compensation per passenger, in major units (10.00)')
-    .requiredOption('--compensation-max <amount>', 'highest compensation per passenger, in major units (500.00)')
+    .requiredOption('--reason <text>', 'why the agreement is amended (1-500 characters, kept in the history)')
     .action(
       run(
-        async (
-          ref: string,
-          options: {
-            formulas: string;
-            currency: string;
-            taxRate: string;
-            commissionMin: string;
-            commissionMax: string;
-            compensationMin: string;
-            compensationMax: string;
-          },
-        ) => {
-          const currency = options.currency.trim().toUpperCase();
+        async (ref: string, options: TermOptions & { effective: string; reason: string }) => {
+          const now = kit.io.now?.() ?? new Date();
           const errors: FieldError[] = [];
-          let compensationMin = 0;
-          let compensationMax = 0;
-          if (!/^[A-Z]{3}$/.test(currency)) {
+          const terms = termsFrom(options, errors);
+          const effectiveAt = parseEffective(options.effective, now);
+          if (!effectiveAt)
             errors.push({
-              field: '/currency',
+              field: '/effectiveAt',
               code: 'invalid_format',
-              message: 'must be an ISO 4217 code such as EUR',
+              message: 'must be a date (YYYY-MM-DD) or an ISO 8601 instant with its offset',
             });
-          } else {
-            compensationMin = amountOrError(options.compensationMin, currency, '/compensationMin', errors);
-            compensationMax = amountOrError(options.compensationMax, currency, '/compensationMax', errors);
-          }
-          if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+          if (errors.length || !effectiveAt)
+            throw new DomainError('validation_failed', 'The amendment is not valid.', { errors });
           const partner = await requirePartner(db, ref);
-          const saved = await setAgreement(db, actor, partner.id, {
-            allowedFormulas: options.formulas
-              .split(',')
-              .map((f) => f.trim())
-              .filter((f) => f !== '') as Formula[],
-            currency,
-            taxRate: options.taxRate.trim(),
-            commissionMin: options.commissionMin.trim(),
-            commissionMax: options.commissionMax.trim(),
-            compensationMin,
-            compensationMax,
-          });
+          const {
+            agreement: signed,
+            changes,
+            violations,
+          } = await amendAgreement(db, actor, partner.id, { ...terms, effectiveAt, reason: options.reason }, now);
           return {
-            data: { partner: partner.slug, agreement: agreementJson(saved) },
+            data: { partner: partner.slug, agreement: agreementJson(signed), changes, violations },
             lines: [
-              `Agreement of ${partner.slug} saved as a draft; sign it with: parasol agreement sign ${partner.slug}`,
-              '',
-              ...agreementLines(saved),
+              `Signed version ${signed.version} of the agreement of ${partner.slug}, effective ${when(signed.effectiveAt)}.`,
+              `Changes: ${changes.map((c) => changeText(c, signed.currency)).join('; ') || 'none'}`,
+              ...(violations.length
+                ? [
+                    `Warning: the current configuration of ${partner.slug} is outside version ${signed.version}: from ${when(signed.effectiveAt)} its quotes are refused until it is adjusted:`,
+                    ...fieldErrorLines(violations),
+                  ]
+                : []),
             ],
           };
         },
-        fieldMap({
-          '/allowedFormulas': '--formulas',
-          '/currency': '--currency',
-          '/taxRate': '--tax-rate',
-          '/commissionMin': '--commission-min',
-          '/commissionMax': '--commission-max',
-          '/compensationMin': '--compensation-min',
-          '/compensationMax': '--compensation-max',
-        }),
+        fieldMap({ ...TERM_FLAGS, '/effectiveAt': '--effective', '/reason': '--reason' }),
       ),
     );
+
+  leaf(
+    agreement,
+    'history <partner>',
+    "Show every version of a partner's agreement: effective dates, signatures, reasons and what changed",
+    'parasol agreement history acme-air',
+  ).action(
+    run(async (ref: string) => {
+      const now = kit.io.now?.() ?? new Date();
+      const partner = await requirePartner(db, ref);
+      const versions = await repo.listAgreementVersions(db, partner.id);
+      return {
+        data: { partner: partner.slug, versions: agreementHistoryJson(versions, now) },
+        lines: agreementHistoryLines(versions, now),
+      };
+    }),
+  );
 
   leaf(
     agreement,

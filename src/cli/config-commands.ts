@@ -3,7 +3,7 @@ import * as repo from '../partners/index.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
 import { amountOrError, collect, table, when, type CommandKit, type FieldNames } from './kit.ts';
-import { configurationJson, configurationLines } from './partner-output.ts';
+import { configurationJson, configurationLines, violationJson, violationLines } from './partner-output.ts';
 
 /** A partner's coverage configuration, versioned. */
 export function configCommands(kit: CommandKit): void {
@@ -79,16 +79,22 @@ export function configCommands(kit: CommandKit): void {
             });
           }
           if (errors.length) throw new DomainError('validation_failed', 'The configuration is not valid.', { errors });
-          const saved = await setConfiguration(db, actor, partner.id, {
-            formula: options.formula as Formula,
-            delayTiers,
-            cancellationAmount,
-            commissionRate,
-          });
+          const saved = await setConfiguration(
+            db,
+            actor,
+            partner.id,
+            { formula: options.formula as Formula, delayTiers, cancellationAmount, commissionRate },
+            kit.io.now?.() ?? new Date(),
+          );
           return {
-            data: { partner: partner.slug, configuration: configurationJson(saved) },
+            data: {
+              partner: partner.slug,
+              configuration: configurationJson(saved),
+              warnings: saved.warnings.map(violationJson),
+            },
             lines: [
               `Saved configuration version ${saved.version} of ${partner.slug}.`,
+              ...violationLines(saved.warnings),
               '',
               ...configurationLines(saved),
             ],

@@ -1,13 +1,18 @@
 import {
   ENVIRONMENTS,
+  agreementAt,
+  agreementChanges,
   type Agreement,
+  type AgreementChange,
+  type FutureViolation,
   type ApiKeyInfo,
   type Configuration,
   type DocumentSet,
   type Environment,
 } from '../partners/index.ts';
 import { formatMoney } from '../platform/money.ts';
-import { pairs, when } from './kit.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { pairs, table, when } from './kit.ts';
 
 /** What the partner commands print: JSON shapes and text lines of agreements, configurations, keys and documents. */
 
@@ -25,13 +30,80 @@ export function agreementJson(a: Agreement) {
     compensationMax: moneyJson(a.compensationMax, a.currency),
     signedAt: a.signedAt,
     signedBy: a.signedBy,
+    version: a.version,
+    effectiveAt: a.effectiveAt,
+    reason: a.reason,
   };
 }
+
+/** One change between two versions, as text ("commission max 0.3 → 0.25"). */
+export function changeText(c: AgreementChange, currency: string): string {
+  const show = (v: AgreementChange['from']) =>
+    Array.isArray(v)
+      ? v.join(', ')
+      : typeof v === 'number' && c.field.startsWith('compensation')
+        ? formatMoney(v, currency)
+        : String(v);
+  return `${c.field} ${show(c.from)} → ${show(c.to)}`;
+}
+
+/** Every version of an agreement, oldest first, with what each changed (`agreement history`). */
+export function agreementHistoryJson(versions: Agreement[], now: Date) {
+  const inForce = agreementAt(versions, now);
+  return versions.map((v, i) => ({
+    ...agreementJson(v),
+    inForce: v.status === 'signed' && v === inForce,
+    changes: i > 0 ? agreementChanges(versions[i - 1]!, v) : [],
+  }));
+}
+
+export function agreementHistoryLines(versions: Agreement[], now: Date): string[] {
+  if (!versions.length) return ['No agreement yet (parasol agreement set <partner> …)'];
+  return table(
+    ['VERSION', 'EFFECTIVE', 'STATE', 'SIGNED', 'BY', 'REASON', 'CHANGES'],
+    agreementHistoryJson(versions, now).map((v, i) => [
+      String(v.version),
+      when(v.effectiveAt),
+      v.status === 'draft'
+        ? 'draft'
+        : v.inForce
+          ? 'in force'
+          : v.effectiveAt && v.effectiveAt > now
+            ? 'scheduled'
+            : 'superseded',
+      when(v.signedAt),
+      v.signedBy ?? '-',
+      v.reason ?? '-',
+      i === 0 ? 'original' : v.changes.map((c) => changeText(c, v.currency)).join('; ') || 'none',
+    ]),
+  );
+}
+
+export const violationJson = (v: FutureViolation) => ({
+  version: v.version,
+  effectiveAt: v.effectiveAt,
+  errors: v.errors,
+});
+
+/** Warnings of a configuration saved against the version in force that a signed future version rejects. */
+export function violationLines(warnings: FutureViolation[]): string[] {
+  return warnings.flatMap((w) => [
+    `Warning: agreement version ${w.version}, effective ${when(w.effectiveAt)}, rejects this configuration; from then quotes are refused until it is adjusted:`,
+    ...fieldErrorLines(w.errors),
+  ]);
+}
+
+export const fieldErrorLines = (errors: FieldError[]) => errors.map((e) => `  ${e.field}: ${e.message}`);
 
 export function agreementLines(a: Agreement | undefined): string[] {
   if (!a) return ['Agreement  none yet (parasol agreement set <partner> …)'];
   return pairs([
-    ['Agreement', a.status === 'signed' ? `signed ${when(a.signedAt)} by ${a.signedBy ?? '?'}` : 'draft (not signed)'],
+    [
+      'Agreement',
+      a.status === 'signed'
+        ? `version ${a.version} in force since ${when(a.effectiveAt)}, signed ${when(a.signedAt)} by ${a.signedBy ?? '?'}`
+        : 'draft (not signed)',
+    ],
     ['Formulas', a.allowedFormulas.join(', ')],
     ['Currency', a.currency],
     ['Tax rate', a.taxRate],

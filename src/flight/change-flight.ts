@@ -97,12 +97,15 @@ export async function previewFlightChange(
   const legsBefore = await contracts.findLegs(deps.db, contract.id);
   const now = deps.now();
   const requested = readRequest(legsBefore, input);
-  const { configuration, agreement } = configuredTerms(await deps.directory.partnerTerms(caller.partnerId));
+  const partnerTerms = await deps.directory.partnerTerms(caller.partnerId);
+  const { configuration, agreement } = configuredTerms(partnerTerms, now);
+  // the contract keeps the agreement version it was sold under: its tax rate prices the new flights
+  const sold = partnerTerms.versions.find((v) => v.status === 'signed' && v.version === contract.agreement_version);
   const model = deps.riskModels.active(caller.environment);
   const terms = {
     coverage: contract.coverage as Coverage,
     commissionRate: configuration.commissionRate,
-    taxRate: agreement.taxRate,
+    taxRate: (sold ?? agreement).taxRate,
   };
   const key = termsKey(model, terms, contract.currency);
   const newLegs: NewLeg[] = requested.map((r) => {

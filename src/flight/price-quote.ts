@@ -8,6 +8,7 @@ import {
   type DocumentSet,
   type Formula,
   type Insurer,
+  termsAt,
   type PartnerTerms,
 } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -178,23 +179,32 @@ function withFlightNumbers(legs: Leg[], input: QuoteRequest): QuotedTripLeg[] {
   });
 }
 
-/** The partner's agreement, current configuration and documents, or 409 when one is missing or stale. */
-export function configuredTerms(terms: PartnerTerms): {
+/**
+ * The partner's agreement version in force at `at`, current configuration and documents, or 409 when
+ * one is missing or the configuration is outside that version (an amendment became effective since
+ * it was saved): no quote is priced outside the agreement in force.
+ */
+export function configuredTerms(
+  terms: PartnerTerms,
+  at: Date,
+): {
   agreement: Agreement;
   configuration: Configuration;
   documents: DocumentSet;
 } {
-  const { agreement, configuration, documents } = terms;
+  const { agreement, configuration, documents, violations } = termsAt(terms, at);
   if (!agreement || !configuration) {
     throw new DomainError(
       'partner_not_configured',
       'Your organisation has no agreement or configuration yet: set it in the partner console.',
     );
   }
-  if (!agreement.allowedFormulas.includes(configuration.formula) || agreement.currency !== configuration.currency) {
+  if (violations.length) {
+    const since = agreement.effectiveAt ? ` in force since ${agreement.effectiveAt.toISOString()}` : '';
     throw new DomainError(
       'partner_not_configured',
-      'Your configuration no longer matches your agreement: update it in the partner console.',
+      `Your configuration is outside your agreement (version ${agreement.version}${since}): update it in the partner console.`,
+      { errors: violations },
     );
   }
   if (!documents) {
@@ -234,10 +244,13 @@ export function issueQuote(deps: FlightDeps, caller: Caller, input: QuoteRequest
 }
 
 function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms: PartnerTerms): Quote {
-  const { agreement, configuration, documents } = configuredTerms(terms);
+  const now = deps.now();
+  const { agreement, configuration, documents } = configuredTerms(terms, now);
+  // the version a contract records: 0 for an unsigned draft (sandbox quotes before the signature)
+  const agreementVersion = agreement.status === 'signed' ? agreement.version : 0;
   const passengers = 1 + (input.additionalPassengers ?? 0);
   const model = deps.riskModels.active(caller.environment);
-  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${documents.version}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}|${input.operatingFlightNumber ?? ''}|${input.returnOperatingFlightNumber ?? ''}`;
+  const key = `${caller.partnerId}|${caller.environment}|${configuration.id}|${documents.version}|${agreementVersion}|${agreement.taxRate}|${agreement.currency}|${model.version}|${input.departureAirport}|${input.arrivalAirport}|${input.airline}|${input.departureDateTime}|${input.returnDepartureDateTime ?? ''}|${passengers}|${input.flightNumber ?? ''}|${input.returnFlightNumber ?? ''}|${input.operatingFlightNumber ?? ''}|${input.returnOperatingFlightNumber ?? ''}`;
   const template = quoteTemplates.get(key, () => {
     const legs = withFlightNumbers(resolveLegs(input), input);
     const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
@@ -265,6 +278,7 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       }),
       modelVersion: model.version,
       documentsVersion: documents.version,
+      agreementVersion,
     });
     const view = {
       formula: configuration.formula,
@@ -284,7 +298,6 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
     );
     return { legs: flown, prepared, view };
   });
-  const now = deps.now();
   checkDepartureWindows(template.legs, now);
   deps.limits?.checkQuote(
     caller.environment,
@@ -347,7 +360,7 @@ export interface Simulation {
  * bounds, with the same code as a real quote. No quote reference: a simulation cannot be subscribed.
  */
 export async function simulatePrice(deps: FlightDeps, caller: Caller, input: SimulationRequest): Promise<Simulation> {
-  const { agreement } = await deps.directory.partnerTerms(caller.partnerId);
+  const { agreement } = termsAt(await deps.directory.partnerTerms(caller.partnerId), deps.now());
   if (!agreement)
     throw new DomainError('partner_not_configured', 'Your organisation has no agreement with the insurer yet.');
   const tiers = input.compensation.delay ?? [];

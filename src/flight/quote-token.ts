@@ -40,6 +40,11 @@ export interface QuoteTerms {
   modelVersion: string;
   /** Version of the agreement's compliance pack given with the quote (0 in quotes issued before it existed). */
   documentsVersion: number;
+  /**
+   * Version of the agreement in force when the quote was priced (0: an unsigned draft; undefined in
+   * quotes signed before agreement versions existed — the version in force at issuedAt).
+   */
+  agreementVersion?: number | undefined;
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -53,7 +58,8 @@ const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
 //                [net, tax, commission, total], legs, modelVersion, documentsVersion, issuedAt (epoch s),
 //                expiresAt (epoch s)] — q3 terms signed before the compliance pack (issue 13 §2) have no
-//                documentsVersion (read as 0: no documents were quoted).
+//                documentsVersion (read as 0: no documents were quoted). Since agreement versions (issue
+//                14 §2) the agreementVersion follows documentsVersion; terms signed before have none.
 const PREVIOUS_PREFIX = 'q2';
 // q2 terms: the same without modelVersion (every q2 quote was priced by version 'v1').
 const PREVIOUS_MODEL_VERSION = 'v1';
@@ -94,6 +100,7 @@ export function prepareQuote(body: QuoteBody): string {
     body.legs,
     body.modelVersion,
     body.documentsVersion,
+    ...(body.agreementVersion === undefined ? [] : [body.agreementVersion]),
   ]).slice(1, -1);
 }
 
@@ -123,6 +130,11 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   if (!Array.isArray(payload)) throw invalidQuote();
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
   let documentsVersion = 0;
+  let agreementVersion: number | undefined;
+  if (!previous && payload.length === 13) {
+    agreementVersion = payload.splice(10, 1)[0] as number;
+    if (!Number.isInteger(agreementVersion) || agreementVersion < 0) throw invalidQuote();
+  }
   if (!previous && payload.length === 12) {
     documentsVersion = payload.splice(9, 1)[0] as number;
     if (!Number.isInteger(documentsVersion) || documentsVersion < 0) throw invalidQuote();
@@ -173,6 +185,7 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
     `${tag}.${id}`,
     [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp],
     documentsVersion,
+    agreementVersion,
   );
 }
 
@@ -224,6 +237,7 @@ function terms(
     number,
   ],
   documentsVersion = 0,
+  agreementVersion?: number,
 ): QuoteTerms {
   if (
     !Array.isArray(premium) ||
@@ -246,6 +260,7 @@ function terms(
     legs,
     modelVersion,
     documentsVersion,
+    ...(agreementVersion === undefined ? {} : { agreementVersion }),
     issuedAt: new Date(iat * 1000),
     expiresAt: new Date(exp * 1000),
   };

@@ -522,6 +522,10 @@ export const ContractResponse = Type.Object({
   premium: Premium,
   compensation: Compensation,
   configurationVersion: ConfigurationVersion(),
+  agreementVersion: Type.Union([Type.Integer({ minimum: 1, maximum: 2147483647 }), Type.Null()], {
+    description:
+      'The version of your agreement with the insurer the contract was sold under (it keeps it when the agreement is amended); null for a sandbox contract sold before the agreement was signed.',
+  }),
   modelVersion: ModelVersion,
   booking: Type.Object({ reference: Type.String({ pattern: '^[A-Z0-9_-]{1,64}$', maxLength: 64 }) }),
   flights: Type.Array(

@@ -6,7 +6,14 @@ import type { Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { coverageFor, findConfigurationById, findDocuments, type Formula } from '../partners/index.ts';
+import {
+  agreementAt,
+  coverageFor,
+  findAgreement,
+  findConfigurationById,
+  findDocuments,
+  type Formula,
+} from '../partners/index.ts';
 import { recordMovements, saleMovements } from '../ledger/index.ts';
 import type { ContractStatus } from './model.ts';
 import { reserveExposure } from '../limits/index.ts';
@@ -63,6 +70,8 @@ export interface ContractView {
   premium: PremiumView;
   compensation: CompensationView;
   configurationVersion: number;
+  /** The agreement version the contract was sold under; null under an unsigned draft (sandbox). */
+  agreementVersion: number | null;
   /** Version of the risk model the quote was priced with. */
   modelVersion: string;
   booking: { reference: string };
@@ -117,6 +126,12 @@ export async function subscribe(
     await refuseUsedQuote(trx, quote.id);
     throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
   }
+  // the agreement version the quote was priced under (a quote signed before versions: the one in force then)
+  let agreementVersion = quote.agreementVersion;
+  if (agreementVersion === undefined) {
+    const then = await findAgreement(trx, caller.partnerId, quote.issuedAt);
+    agreementVersion = then?.status === 'signed' ? then.version : 0;
+  }
   const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
   const weights = legWeights(
     deps.riskModels.get(quote.modelVersion),
@@ -124,7 +139,8 @@ export async function subscribe(
     {
       coverage,
       commissionRate: configuration.commissionRate,
-      taxRate: deps.directory.cachedTerms(caller.partnerId)?.agreement?.taxRate ?? '0',
+      taxRate:
+        agreementAt(deps.directory.cachedTerms(caller.partnerId)?.versions ?? [], quote.issuedAt)?.taxRate ?? '0',
     },
     quote.currency,
   );
@@ -182,6 +198,7 @@ export async function subscribe(
         consent_accepted_at: consent.acceptedAt,
         consent_documents_version: consent.documentsVersion,
         consent_channel: consent.channel,
+        agreement_version: agreementVersion > 0 ? agreementVersion : null,
       },
       newLegs,
     );
@@ -286,6 +303,7 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     ),
     compensation: compensationView(row.coverage as Parameters<typeof compensationView>[0], row.currency),
     configurationVersion: row.configuration_version,
+    agreementVersion: row.agreement_version,
     modelVersion: row.risk_model_version,
     booking: { reference: row.booking_reference },
     version: row.version,

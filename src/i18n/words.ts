@@ -451,6 +451,43 @@ export interface Words {
     compensationPaid: string;
     none: string;
   };
+  /** Amendable agreements (issue 14 §2): the versions of an agreement in both consoles. */
+  agreementVersions: {
+    historyTitle: string;
+    historyIntro: string;
+    version: string;
+    effective: string;
+    state: string;
+    inForce: string;
+    scheduled: string;
+    superseded: string;
+    draft: string;
+    signed: string;
+    reason: string;
+    changes: string;
+    original: string;
+    noChange: string;
+    none: string;
+    fields: Record<
+      'allowedFormulas' | 'taxRate' | 'commissionMin' | 'commissionMax' | 'compensationMin' | 'compensationMax',
+      string
+    >;
+    amendTitle: string;
+    amendIntro: string;
+    effectiveLabel: string;
+    effectiveHint: string;
+    reasonLabel: string;
+    amend: string;
+    amendConfirm: string;
+    /** The contract's agreement version, or this when sold under an unsigned draft. */
+    soldUnder: string;
+    unsignedDraft: string;
+    /** A signed version not yet effective will reject the partner's configuration. */
+    futureWarning: (version: number, date: string) => string;
+    /** The configuration is outside the version in force: quotes are refused. */
+    outsideWarning: (version: number) => string;
+    configFields: Record<'formula' | 'commissionRate' | 'delayTiers' | 'cancellationAmount' | 'currency', string>;
+  };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;
   /**

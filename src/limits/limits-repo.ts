@@ -58,14 +58,19 @@ export async function upsertCap(
     .execute();
 }
 
-/** Currencies partners sell in, each with the highest compensation an agreement allows in it. */
+/** Currencies partners sell in, each with the highest compensation an agreement (any version of it) allows in it. */
 export async function agreementCurrencies(db: Executor): Promise<{ currency: string; compensationMax: number }[]> {
   const rows = await db
     .selectFrom('agreements')
-    .select(['currency', (eb) => eb.fn.max('compensation_max').as('max')])
-    .groupBy('currency')
+    .select(['currency', 'compensation_max'])
+    .unionAll(db.selectFrom('agreement_versions').select(['currency', 'compensation_max']))
     .execute();
-  return rows.map((r) => ({ currency: r.currency.trim(), compensationMax: Number(r.max) }));
+  const max = new Map<string, number>();
+  for (const r of rows) {
+    const currency = r.currency.trim();
+    max.set(currency, Math.max(max.get(currency) ?? 0, Number(r.compensation_max)));
+  }
+  return [...max].map(([currency, compensationMax]) => ({ currency, compensationMax }));
 }
 
 const keyColumns = (k: FlightKey) => ({

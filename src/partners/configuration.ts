@@ -2,6 +2,7 @@ import { coverageFor, type DelayTier, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import { agreementAt, futureViolations, type FutureViolation } from './amendments.ts';
 import type { Configuration } from './model.ts';
 import * as repo from './partners-repo.ts';
 import { checkTerms } from './terms.ts';
@@ -13,18 +14,25 @@ export interface ConfigurationInput {
   commissionRate: string;
 }
 
+/** A saved configuration, and the signed amendments not yet effective that will reject it. */
+export type SavedConfiguration = Configuration & { warnings: FutureViolation[] };
+
 /**
- * Saves a new configuration version after checking it against the agreement. Earlier versions are
- * never modified: quotes and contracts keep pointing at the version they were priced with.
+ * Saves a new configuration version after checking it against the agreement in force at `now`.
+ * Earlier versions are never modified: quotes and contracts keep pointing at the version they were
+ * priced with. A configuration a signed amendment not yet effective will reject is saved, with a
+ * warning per such version (what falls outside, from when): from then, quotes are refused.
  */
 export async function setConfiguration(
   db: Db,
   actor: string,
   partnerId: string,
   input: ConfigurationInput,
-): Promise<Configuration> {
+  now: Date = new Date(),
+): Promise<SavedConfiguration> {
   return db.transaction().execute(async (trx) => {
-    const agreement = await repo.findAgreement(trx, partnerId);
+    const versions = await repo.listAgreementVersions(trx, partnerId);
+    const agreement = agreementAt(versions, now);
     if (!agreement)
       throw new DomainError('agreement_missing', 'The partner has no agreement; the insurer sets it first.');
     const errors = checkTerms(agreement, input);
@@ -50,6 +58,6 @@ export async function setConfiguration(
       action: 'created',
       data: { version: configuration.version, ...input },
     });
-    return configuration;
+    return { ...configuration, warnings: futureViolations(versions, input, now) };
   });
 }

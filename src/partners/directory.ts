@@ -1,15 +1,53 @@
 import { LRUCache } from 'lru-cache';
 import type { KeyDirectory, KeyEntry } from '../platform/auth.ts';
 import type { Db } from '../platform/db.ts';
+import type { FieldError } from '../platform/errors.ts';
+import { agreementAt } from './amendments.ts';
 import { API_KEY_FORMAT, hashApiKey } from './api-keys.ts';
 import type { Agreement, ApiName, Configuration, DocumentSet } from './model.ts';
 import * as repo from './partners-repo.ts';
+import { checkTerms } from './terms.ts';
 
 export interface PartnerTerms {
-  agreement: Agreement | undefined;
+  /**
+   * Every version of the agreement, oldest first, with their effective instants (or the draft alone):
+   * the version in force is chosen at the instant of each quote (`termsAt`), so an amendment takes
+   * effect at its effective instant in every process without a notification.
+   */
+  versions: Agreement[];
   configuration: Configuration | undefined;
   /** The agreement's current compliance pack (documents.ts). */
   documents: DocumentSet | undefined;
+}
+
+/** The partner's terms at an instant: the agreement version in force and what of the configuration it rejects. */
+export interface TermsInForce {
+  agreement: Agreement | undefined;
+  configuration: Configuration | undefined;
+  documents: DocumentSet | undefined;
+  /** The configuration checked against the version in force (empty when acceptable, or nothing to check). */
+  violations: FieldError[];
+}
+
+/** The terms check of a configuration against a version, once per pair (the quote path asks it each time). */
+const checked = new WeakMap<Agreement, WeakMap<Configuration, FieldError[]>>();
+
+export function termsAt(terms: PartnerTerms, at: Date): TermsInForce {
+  const agreement = agreementAt(terms.versions, at);
+  const { configuration, documents } = terms;
+  let violations: FieldError[] = [];
+  if (agreement && configuration) {
+    let byConfiguration = checked.get(agreement);
+    if (!byConfiguration) checked.set(agreement, (byConfiguration = new WeakMap()));
+    violations = byConfiguration.get(configuration) ?? checkTerms(agreement, configuration);
+    if (agreement.currency !== configuration.currency)
+      violations = [
+        ...violations,
+        { field: '/currency', code: 'not_allowed', message: `must be ${agreement.currency}` },
+      ];
+    byConfiguration.set(configuration, violations);
+  }
+  return { agreement, configuration, documents, violations };
 }
 
 /** Bound on cached known keys (only keys found in the database are cached here). */
@@ -129,17 +167,17 @@ export class PartnerDirectory implements KeyDirectory<ApiName> {
     return cached && cached.expires > Date.now() ? cached.value : undefined;
   }
 
-  /** The agreement and current configuration of a partner (cached like keys). */
+  /** The agreement's versions and current configuration of a partner (cached like keys). */
   async partnerTerms(partnerId: string): Promise<PartnerTerms> {
     const now = Date.now();
     const cached = this.terms.get(partnerId);
     if (cached && cached.expires > now) return cached.value;
-    const [agreement, configuration, documents] = await Promise.all([
-      repo.findAgreement(this.db, partnerId),
+    const [versions, configuration, documents] = await Promise.all([
+      repo.listAgreementVersions(this.db, partnerId),
       repo.findCurrentConfiguration(this.db, partnerId),
       repo.findDocuments(this.db, partnerId),
     ]);
-    const value = { agreement, configuration, documents };
+    const value = { versions, configuration, documents };
     if (this.ttlMs > 0) this.terms.set(partnerId, { value, expires: now + this.ttlMs });
     return value;
   }

@@ -1,6 +1,17 @@
 /** The partners domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
+export {
+  agreementAt,
+  agreementChanges,
+  amendAgreement,
+  futureViolations,
+  parseEffective,
+  type AgreementChange,
+  type Amendment,
+  type AmendmentInput,
+  type FutureViolation,
+} from './amendments.ts';
 export { createApiKey, revokeApiKey } from './api-keys.ts';
-export { setConfiguration, type ConfigurationInput } from './configuration.ts';
+export { setConfiguration, type ConfigurationInput, type SavedConfiguration } from './configuration.ts';
 export {
   FORMULAS,
   coverageFor,
@@ -10,7 +21,7 @@ export {
   type DelayTier,
   type Formula,
 } from './coverage.ts';
-export { PartnerDirectory, type PartnerTerms } from './directory.ts';
+export { PartnerDirectory, termsAt, type PartnerTerms, type TermsInForce } from './directory.ts';
 export { checkDocuments, setDocuments } from './documents.ts';
 export {
   APIS,
@@ -29,6 +40,8 @@ export {
 // Read queries other domains' pages and commands show (the repository file itself stays private).
 export {
   findAgreement,
+  findOriginalAgreement,
+  listAgreementVersions,
   findConfigurationById,
   findCurrentConfiguration,
   findDocuments,
@@ -40,6 +53,7 @@ export {
 } from './partners-repo.ts';
 export {
   createPartner,
+  type AgreementInput,
   parseApiName,
   requirePartner,
   setAgreement,

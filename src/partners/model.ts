@@ -14,9 +14,14 @@ export interface Partner {
   createdAt: Date;
 }
 
-/** The insurer's agreement with a partner. Rates are decimal strings ("0.09"); amounts minor units. */
+/**
+ * The insurer's agreement with a partner, one version of it. Rates are decimal strings ("0.09");
+ * amounts minor units. Version 1 is the original agreement (a draft until signed); each amendment is
+ * a new signed version with its effective instant (agreements.ts).
+ */
 export interface Agreement {
   partnerId: string;
+  version: number;
   status: 'draft' | 'signed';
   allowedFormulas: Formula[];
   currency: string;
@@ -27,6 +32,10 @@ export interface Agreement {
   compensationMax: number;
   signedAt: Date | null;
   signedBy: string | null;
+  /** From when this version applies to new quotes; null while the original is a draft. */
+  effectiveAt: Date | null;
+  /** Why the operator signed this version ("original agreement" for version 1); null for a draft. */
+  reason: string | null;
 }
 
 /** A document the customer receives before buying: where, which version, and the SHA-256 of the file. */

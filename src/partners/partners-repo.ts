@@ -2,6 +2,7 @@ import type { Selectable } from 'kysely';
 import type {
   AgreementDocumentsTable,
   AgreementsTable,
+  AgreementVersionsTable,
   ApiKeysTable,
   PartnerConfigurationsTable,
   PartnersTable,
@@ -30,6 +31,7 @@ const toPartner = (r: Selectable<PartnersTable>): Partner => ({
 
 const toAgreement = (r: Selectable<AgreementsTable>): Agreement => ({
   partnerId: r.partner_id,
+  version: 1,
   status: r.status,
   allowedFormulas: r.allowed_formulas as Formula[],
   currency: r.currency,
@@ -40,6 +42,25 @@ const toAgreement = (r: Selectable<AgreementsTable>): Agreement => ({
   compensationMax: r.compensation_max,
   signedAt: r.signed_at,
   signedBy: r.signed_by,
+  effectiveAt: r.signed_at,
+  reason: r.status === 'signed' ? 'original agreement' : null,
+});
+
+const toAgreementVersion = (r: Selectable<AgreementVersionsTable>): Agreement => ({
+  partnerId: r.partner_id,
+  version: r.version,
+  status: 'signed',
+  allowedFormulas: r.allowed_formulas as Formula[],
+  currency: r.currency.trim(),
+  taxRate: trimRate(r.tax_rate),
+  commissionMin: trimRate(r.commission_min),
+  commissionMax: trimRate(r.commission_max),
+  compensationMin: Number(r.compensation_min),
+  compensationMax: Number(r.compensation_max),
+  signedAt: r.signed_at,
+  signedBy: r.signed_by,
+  effectiveAt: r.effective_at,
+  reason: r.reason,
 });
 
 export const toConfiguration = (r: Selectable<PartnerConfigurationsTable>): Configuration => ({
@@ -105,14 +126,86 @@ export async function listPartners(db: Executor): Promise<Partner[]> {
   return (await db.selectFrom('partners').selectAll().orderBy('created_at').orderBy('slug').execute()).map(toPartner);
 }
 
-export async function findAgreement(db: Executor, partnerId: string): Promise<Agreement | undefined> {
+/**
+ * The agreement in force at `at` (now by default): the highest signed version already effective (or
+ * version 1); the draft while the original agreement is not signed; undefined when there is none.
+ */
+export async function findAgreement(
+  db: Executor,
+  partnerId: string,
+  at: Date = new Date(),
+): Promise<Agreement | undefined> {
+  // version 1 stands for any instant before its signature (amendments.ts, agreementAt)
+  const version = await db
+    .selectFrom('agreement_versions')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .where((eb) => eb.or([eb('effective_at', '<=', at), eb('version', '=', 1)]))
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (version) return toAgreementVersion(version);
   const row = await db.selectFrom('agreements').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
   return row && toAgreement(row);
 }
 
+/** The original agreement as set and signed (the draft, or version 1's terms). */
+export async function findOriginalAgreement(db: Executor, partnerId: string): Promise<Agreement | undefined> {
+  const row = await db.selectFrom('agreements').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+  return row && toAgreement(row);
+}
+
+/**
+ * Every version of a partner's agreement, oldest first: the signed versions, or the draft alone while
+ * the original agreement is not signed (an empty list when there is no agreement).
+ */
+export async function listAgreementVersions(db: Executor, partnerId: string): Promise<Agreement[]> {
+  const rows = await db
+    .selectFrom('agreement_versions')
+    .selectAll()
+    .where('partner_id', '=', partnerId)
+    .orderBy('version')
+    .execute();
+  if (rows.length) return rows.map(toAgreementVersion);
+  const draft = await findOriginalAgreement(db, partnerId);
+  return draft ? [draft] : [];
+}
+
+/** Inserts a signed version (version 1 at signature, the next number for an amendment). */
+export async function insertAgreementVersion(
+  db: Executor,
+  a: Omit<Agreement, 'status' | 'signedAt' | 'signedBy' | 'effectiveAt' | 'reason'> & {
+    effectiveAt: Date;
+    signedAt: Date;
+    signedBy: string;
+    reason: string;
+  },
+): Promise<Agreement> {
+  const row = await db
+    .insertInto('agreement_versions')
+    .values({
+      partner_id: a.partnerId,
+      version: a.version,
+      allowed_formulas: a.allowedFormulas,
+      currency: a.currency,
+      tax_rate: a.taxRate,
+      commission_min: a.commissionMin,
+      commission_max: a.commissionMax,
+      compensation_min: a.compensationMin,
+      compensation_max: a.compensationMax,
+      effective_at: a.effectiveAt,
+      signed_at: a.signedAt,
+      signed_by: a.signedBy,
+      reason: a.reason,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toAgreementVersion(row);
+}
+
 export async function upsertAgreement(
   db: Executor,
-  a: Omit<Agreement, 'status' | 'signedAt' | 'signedBy'>,
+  a: Omit<Agreement, 'status' | 'signedAt' | 'signedBy' | 'version' | 'effectiveAt' | 'reason'>,
 ): Promise<Agreement> {
   const values = {
     partner_id: a.partnerId,

@@ -51,7 +51,7 @@ export interface AgreementInput {
   compensationMax: number;
 }
 
-function checkAgreement(input: AgreementInput): FieldError[] {
+export function checkAgreement(input: AgreementInput): FieldError[] {
   const errors: FieldError[] = [];
   const rate = (field: string, value: string, max: number) => {
     let d: Decimal | undefined;
@@ -130,7 +130,16 @@ export async function signAgreement(db: Db, actor: string, partnerId: string): P
     const current = await repo.findAgreement(trx, partnerId);
     if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
     if (current.status === 'signed') return current;
-    const agreement = await repo.markAgreementSigned(trx, partnerId, actor);
+    const signed = await repo.markAgreementSigned(trx, partnerId, actor);
+    // the signed original is version 1 of the agreement, in force from its signature (agreements.ts)
+    const agreement = await repo.insertAgreementVersion(trx, {
+      ...signed,
+      version: 1,
+      effectiveAt: signed.signedAt!,
+      signedAt: signed.signedAt!,
+      signedBy: actor,
+      reason: 'original agreement',
+    });
     await audit(trx, { actor, partnerId, entity: 'agreement', entityId: partnerId, action: 'signed' });
     return agreement;
   });

@@ -50,6 +50,23 @@ export interface AgreementsTable {
   updated_at: Timestamp;
 }
 
+/** One signed version of a partner's agreement, immutable (migration 0029). */
+export interface AgreementVersionsTable {
+  partner_id: string;
+  version: number;
+  allowed_formulas: string[];
+  currency: string;
+  tax_rate: string;
+  commission_min: string;
+  commission_max: string;
+  compensation_min: number;
+  compensation_max: number;
+  effective_at: Timestamp;
+  signed_at: Timestamp;
+  signed_by: string;
+  reason: string;
+}
+
 export interface ApiSubscriptionsTable {
   partner_id: string;
   api: string;
@@ -131,6 +148,8 @@ export interface ContractsTable {
   consent_accepted_at: NullableTimestamp;
   consent_documents_version: number | null;
   consent_channel: ConsentChannel | null;
+  /** The agreement version the contract was sold under (migration 0029); NULL under an unsigned draft. */
+  agreement_version: Generated<number | null>;
   /** The contract's current version: 1 as sold, +1 per change (migration 0024). */
   version: Generated<number>;
 }
@@ -557,6 +576,7 @@ export interface Database {
   partners: PartnersTable;
   agreements: AgreementsTable;
   agreement_documents: AgreementDocumentsTable;
+  agreement_versions: AgreementVersionsTable;
   api_subscriptions: ApiSubscriptionsTable;
   partner_configurations: PartnerConfigurationsTable;
   api_keys: ApiKeysTable;

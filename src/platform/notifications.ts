@@ -151,6 +151,7 @@ export interface ChangeTargets {
 const DIRECTORY_TABLES = new Set([
   'partners',
   'agreements',
+  'agreement_versions',
   'api_subscriptions',
   'partner_configurations',
   'api_keys',

@@ -72,6 +72,7 @@ ${notice.done ? html`<p role="status" id="desk-status">${notice.done === 'done' 
 <div class="card"><dl class="premium" id="claim">
 <dt>${d.partner}</dt><dd><a href="/admin/partners/${c.partner_slug}">${c.partner_slug}</a> (${c.environment})</dd>
 <dt>${w.contract}</dt><dd id="claim-contract">${c.contract_number}${c.contract_status !== 'active' ? ` (${c.contract_status})` : ''}</dd>
+<dt>${w.agreementVersions.soldUnder}</dt><dd id="claim-agreement-version">${c.agreement_version ?? w.agreementVersions.unsignedDraft}</dd>
 <dt>${w.status}</dt><dd id="claim-status">${w.claimStatus[c.status] ?? c.status}</dd>
 <dt>${d.event}</dt><dd>${c.reason} (${c.event}${c.delay_minutes !== null ? `, ${c.delay_minutes} min` : ''})</dd>
 <dt>${w.flight}</dt><dd>${c.flight_number}${c.operating_flight_number ? ` (${c.operating_flight_number})` : ''} ${c.departure_date}</dd>

@@ -2,7 +2,9 @@ import {
   APIS,
   ENVIRONMENTS,
   FORMULAS,
+  futureViolations,
   type Agreement,
+  type Configuration,
   type ApiKeyInfo,
   type ApiName,
   type DocumentSet,
@@ -10,6 +12,7 @@ import {
 } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
+import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
 import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
 
@@ -49,11 +52,15 @@ export interface PartnerView {
   keys: ApiKeyInfo[];
   users: { email: string }[];
   documents: DocumentSet | undefined;
+  /** Every version of the agreement, oldest first (or the draft alone). */
+  versions: Agreement[];
+  configuration: Configuration | undefined;
+  now: Date;
 }
 
 export function partnerPage(
   ctx: PageContext,
-  { partner, agreement, subscriptions, keys, users, documents }: PartnerView,
+  { partner, agreement, subscriptions, keys, users, documents, versions, configuration, now }: PartnerView,
   outcome: { problems?: string[]; created?: string } = {},
 ): string {
   const w = t(ctx.lang);
@@ -61,22 +68,44 @@ export function partnerPage(
   const base = `/admin/partners/${partner.slug}`;
   const draft = !agreement || agreement.status === 'draft';
   const a = agreement;
-  const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
-<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
+  // the terms fields of the draft's form and of the amendment's (prefilled with the latest version's terms)
+  const termFields = (
+    prefix: string,
+    a: Agreement | undefined,
+  ) => html`<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
     (f) =>
       html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
   )}</fieldset>
 <div class="row">
-<div><label for="a-currency">${w.currency}</label><input id="a-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
-<div><label for="a-tax">${w.taxRate}</label><input id="a-tax" name="taxRate" value="${a?.taxRate ?? '0.09'}" size="8"></div>
-<div><label for="a-cmin">${w.commissionMin}</label><input id="a-cmin" name="commissionMin" value="${a?.commissionMin ?? '0'}" size="8"></div>
-<div><label for="a-cmax">${w.commissionMax}</label><input id="a-cmax" name="commissionMax" value="${a?.commissionMax ?? '0.3'}" size="8"></div>
-<div><label for="a-pmin">${w.compensationMin}</label><input id="a-pmin" name="compensationMin" value="${a?.compensationMin ?? 1000}" size="10"></div>
-<div><label for="a-pmax">${w.compensationMax}</label><input id="a-pmax" name="compensationMax" value="${a?.compensationMax ?? 50000}" size="10"></div>
-</div><p><button type="submit">${w.setAgreement}</button></p></form>`;
+<div><label for="${prefix}-currency">${w.currency}</label><input id="${prefix}-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
+<div><label for="${prefix}-tax">${w.taxRate}</label><input id="${prefix}-tax" name="taxRate" value="${a?.taxRate ?? '0.09'}" size="8"></div>
+<div><label for="${prefix}-cmin">${w.commissionMin}</label><input id="${prefix}-cmin" name="commissionMin" value="${a?.commissionMin ?? '0'}" size="8"></div>
+<div><label for="${prefix}-cmax">${w.commissionMax}</label><input id="${prefix}-cmax" name="commissionMax" value="${a?.commissionMax ?? '0.3'}" size="8"></div>
+<div><label for="${prefix}-pmin">${w.compensationMin}</label><input id="${prefix}-pmin" name="compensationMin" value="${a?.compensationMin ?? 1000}" size="10"></div>
+<div><label for="${prefix}-pmax">${w.compensationMax}</label><input id="${prefix}-pmax" name="compensationMax" value="${a?.compensationMax ?? 50000}" size="10"></div>
+</div>`;
+  const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
+${termFields('a', a)}<p><button type="submit">${w.setAgreement}</button></p></form>`;
+  const v = w.agreementVersions;
+  const latest = versions.at(-1);
+  const amendForm =
+    latest?.status === 'signed'
+      ? html`<h3>${v.amendTitle}</h3><p class="muted">${v.amendIntro}</p>
+<form method="post" action="${base}/amend" id="amend-form" data-confirm="${v.amendConfirm}">${csrf}
+${termFields('m', latest)}
+<div class="row">
+<div><label for="m-effective">${v.effectiveLabel}</label><input id="m-effective" name="effectiveAt" type="date" required value="${now.toISOString().slice(0, 10)}" min="${now.toISOString().slice(0, 10)}"><p class="muted">${v.effectiveHint}</p></div>
+<div><label for="m-reason">${v.reasonLabel}</label><input id="m-reason" name="reason" required maxlength="500" size="40"></div>
+</div><p><button type="submit">${v.amend}</button></p></form>`
+      : '';
+  const warnings = configuration ? futureViolations(versions, configuration, now) : [];
+  const warningList = warnings.map(
+    (f) =>
+      html`<div class="alert" role="status" data-warning-version="${f.version}"><p>${v.futureWarning(f.version, formatDate(f.effectiveAt, ctx.lang, ''))}</p>${violationList(ctx, f.errors)}</div>`,
+  );
   const agreementView = a
     ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
-<p>${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
+<p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;
   const input = (id: string, name: string, label: string, value: string | undefined, extra: SafeHtml | string = '') =>
@@ -122,6 +151,10 @@ ${problemList(outcome.problems)}
 ${outcome.created ? html`<section class="card"><h2>${w.newKeyTitle}</h2><p role="alert">${w.newKeyWarning}</p><p><code class="key" id="new-key">${outcome.created}</code></p><p><button type="button" data-copy="new-key" data-copied="${w.copied}">${w.copy}</button> <span id="new-key-status" role="status"></span></p></section>` : ''}
 <section class="card"><h2>${w.agreement}</h2>${agreementView}
 ${draft ? agreementForm : ''}
+<h3>${v.historyTitle}</h3>
+${agreementHistory(ctx, versions, now)}
+${warningList}
+${amendForm}
 ${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
 </section>
 ${a ? documentsSection : ''}

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
+  amendAgreement,
   createApiKey,
   createPartner,
   createUser,
   ENVIRONMENTS,
   FORMULAS,
   parseApiName,
+  parseEffective,
   requirePartner,
   revokeApiKey,
   setAgreement,
@@ -138,6 +140,36 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
+      action<FormBody>('/admin/partners/:slug/amend', async (request, partner) => {
+        const body = request.body;
+        const now = deps.now();
+        const effectiveAt = parseEffective(field(body, 'effectiveAt', 40), now);
+        if (!effectiveAt)
+          throw new DomainError('validation_failed', 'The amendment is not valid.', {
+            errors: [{ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' }],
+          });
+        await amendAgreement(
+          deps.db,
+          actor(request),
+          partner.id,
+          {
+            allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
+              (FORMULAS as readonly string[]).includes(f),
+            ),
+            currency: field(body, 'currency', 3).toUpperCase(),
+            taxRate: field(body, 'taxRate', 10),
+            commissionMin: field(body, 'commissionMin', 10),
+            commissionMax: field(body, 'commissionMax', 10),
+            compensationMin: integerOf(field(body, 'compensationMin', 12)),
+            compensationMax: integerOf(field(body, 'compensationMax', 12)),
+            effectiveAt,
+            reason: field(body, 'reason', 500),
+          },
+          now,
+        );
+        return undefined;
+      });
+
       action<FormBody>('/admin/partners/:slug/documents', async (request, partner) => {
         const body = request.body;
         const complaintsUrl = field(body, 'complaintsUrl', 2000);
@@ -221,12 +253,15 @@ function problemsOf(error: unknown, lang: Lang): string[] {
 }
 
 async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<PartnerView> {
-  const [agreement, subscriptions, keys, users, documents] = await Promise.all([
-    repo.findAgreement(deps.db, partner.id),
+  const now = deps.now();
+  const [agreement, subscriptions, keys, users, documents, versions, configuration] = await Promise.all([
+    repo.findAgreement(deps.db, partner.id, now),
     repo.listSubscriptions(deps.db, partner.id),
     repo.listApiKeys(deps.db, partner.id),
     listPartnerUsers(deps.db, partner.id),
     repo.findDocuments(deps.db, partner.id),
+    repo.listAgreementVersions(deps.db, partner.id),
+    repo.findCurrentConfiguration(deps.db, partner.id),
   ]);
-  return { partner, agreement, subscriptions, keys, users, documents };
+  return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, now };
 }

@@ -76,27 +76,43 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const ctx = contextOf(request, 'console');
         const partnerId = request.webSession!.partnerId!;
-        const agreement = await repo.findAgreement(deps.db, partnerId);
-        const history = await repo.listConfigurations(deps.db, partnerId);
+        const now = deps.now();
+        const [agreement, history, versions] = await Promise.all([
+          repo.findAgreement(deps.db, partnerId, now),
+          repo.listConfigurations(deps.db, partnerId),
+          repo.listAgreementVersions(deps.db, partnerId),
+        ]);
         const saved = request.query.saved === undefined ? undefined : Number(request.query.saved);
         const values = agreement ? valuesOf(history[0], agreement) : undefined;
         const preview =
           agreement && values ? await previewOf(deps, request.webSession!, agreement, values, ctx.lang) : undefined;
-        return sendPage(reply, 200, configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview }));
+        return sendPage(
+          reply,
+          200,
+          configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview, versions, now }),
+        );
       },
     );
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
       const ctx = contextOf(request, 'console');
       const partnerId = request.webSession!.partnerId!;
-      const agreement = await repo.findAgreement(deps.db, partnerId);
+      const now = deps.now();
+      const agreement = await repo.findAgreement(deps.db, partnerId, now);
       if (!agreement) throw new DomainError('agreement_missing', t(ctx.lang).noAgreement);
       const values = valuesFrom(request.body);
       const parsed = parseForm(values, agreement.currency, ctx.lang);
       let errors: FormErrors = parsed.errors;
       if (parsed.input) {
         try {
-          const saved = await setConfiguration(deps.db, sessionActor(request.webSession!), partnerId, parsed.input);
+          // saved even when a signed amendment not yet effective rejects it: the page then shows the warning
+          const saved = await setConfiguration(
+            deps.db,
+            sessionActor(request.webSession!),
+            partnerId,
+            parsed.input,
+            now,
+          );
           deps.directory.invalidate();
           return reply.redirect(`/console?saved=${saved.version}`, 303);
         } catch (error) {
@@ -104,13 +120,20 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
           errors = formErrors(error.extra.errors ?? [], values, agreement, ctx.lang);
         }
       }
-      const history = await repo.listConfigurations(deps.db, partnerId);
-      return sendPage(reply, 422, configurationPage(ctx, { agreement, history, values, errors, preview: undefined }));
+      const [history, versions] = await Promise.all([
+        repo.listConfigurations(deps.db, partnerId),
+        repo.listAgreementVersions(deps.db, partnerId),
+      ]);
+      return sendPage(
+        reply,
+        422,
+        configurationPage(ctx, { agreement, history, values, errors, preview: undefined, versions, now }),
+      );
     });
 
     app.post<{ Body: FormBody }>('/console/preview', async (request, reply) => {
       const ctx = contextOf(request, 'console');
-      const agreement = await repo.findAgreement(deps.db, request.webSession!.partnerId!);
+      const agreement = await repo.findAgreement(deps.db, request.webSession!.partnerId!, deps.now());
       if (!agreement) throw new DomainError('agreement_missing', t(ctx.lang).noAgreement);
       const preview = await previewOf(deps, request.webSession!, agreement, valuesFrom(request.body), ctx.lang);
       return reply.type('text/html; charset=utf-8').send(previewFragment(ctx.lang, preview).value);

@@ -1,7 +1,16 @@
 import { toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import type { ClaimView, Simulation } from '../flight/index.ts';
-import { ENVIRONMENTS, TIER_LIMITS, type Agreement, type Configuration, type Environment } from '../partners/index.ts';
+import {
+  ENVIRONMENTS,
+  TIER_LIMITS,
+  checkTerms,
+  futureViolations,
+  type Agreement,
+  type Configuration,
+  type Environment,
+} from '../partners/index.ts';
+import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { evidenceList } from './claim-evidence.ts';
 import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
@@ -58,6 +67,9 @@ export interface ConfigurationView {
   errors: FormErrors;
   saved?: number | undefined;
   preview: Preview | undefined;
+  /** Every version of the agreement (its history, and the amendments not yet effective). */
+  versions: Agreement[];
+  now: Date;
 }
 
 export function configurationPage(ctx: PageContext, view: ConfigurationView): string {
@@ -110,6 +122,7 @@ ${input('commission', w.commission, values.commission)}
 ${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
 ${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}</p>` : ''}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
+${configurationWarnings(ctx, view)}
 <p>${w.configIntro}</p>
 <p class="muted">${w.bounds}: ${w.boundsText({ commission: `${pct(agreement.commissionMin)} – ${pct(agreement.commissionMax)}`, compensation: `${money(agreement.compensationMin)} – ${money(agreement.compensationMax)}`, formulas: agreement.allowedFormulas.map((f) => w.formulas[f]).join(', ') })} (${TIER_LIMITS.maxTiers} ${w.delayTiers.toLowerCase()} max.)</p>
 <div class="split">
@@ -118,7 +131,10 @@ ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</
 <div id="preview" aria-live="polite" hx-post="/console/preview" hx-trigger="input from:#config-form delay:300ms, change from:#config-form" hx-include="#config-form" hx-swap="innerHTML">${previewFragment(ctx.lang, view.preview)}</div></section>
 </div>
 <h2>${w.history}</h2>
-${history}`,
+${history}
+<h2>${w.agreementVersions.historyTitle}</h2>
+<p class="muted">${w.agreementVersions.historyIntro}</p>
+${agreementHistory(ctx, view.versions, view.now)}`,
     { scripts: ['htmx.min.js'] },
   );
 }
@@ -134,6 +150,7 @@ export function contractPage(ctx: PageContext, c: ContractDetail): string {
 <dt>${w.status}</dt><dd>${c.status}</dd><dt>${w.environment}</dt><dd>${c.environment}</dd>
 <dt>${w.customer}</dt><dd>${c.customerName}</dd><dt>${w.booking}</dt><dd>${c.bookingReference}</dd>
 <dt>${w.formula}</dt><dd>${w.formulas[c.formula as keyof typeof w.formulas] ?? c.formula}</dd><dt>${w.version}</dt><dd>${c.configurationVersion}</dd>
+<dt>${w.agreementVersions.soldUnder}</dt><dd id="contract-agreement-version">${c.agreementVersion ?? w.agreementVersions.unsignedDraft}</dd>
 <dt>${w.premium}</dt><dd>${money(c.premium.total)}</dd><dt>${w.commissionAmount}</dt><dd>${money(c.premium.commission)}</dd>
 <dt>${w.created}</dt><dd>${formatDate(c.createdAt, ctx.lang, '')}</dd>
 ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${c.cancelReason ?? ''}, ${formatDate(c.cancelledAt, ctx.lang, '')})</dd>` : ''}
@@ -284,4 +301,26 @@ ${tableRegion(w.premiumVsPaid, html`<table><thead><tr><th scope="col">${w.curren
 <p><a href="/console/claims?env=${environment}">${w.claimsTitle}</a></p>`,
     { scripts: ['chart.umd.min.js'] },
   );
+}
+
+/**
+ * What the agreement rejects of the current configuration: now (the version in force: quotes are
+ * refused) and from the effective date of each signed amendment not yet effective.
+ */
+function configurationWarnings(ctx: PageContext, view: ConfigurationView): SafeHtml[] {
+  const current = view.history[0];
+  if (!current || !view.agreement) return [];
+  const v = t(ctx.lang).agreementVersions;
+  const now = view.agreement.status === 'signed' ? checkTerms(view.agreement, current) : [];
+  return [
+    ...(now.length
+      ? [
+          html`<div class="alert" role="alert" id="outside-agreement"><p>${v.outsideWarning(view.agreement.version)}</p>${violationList(ctx, now)}</div>`,
+        ]
+      : []),
+    ...futureViolations(view.versions, current, view.now).map(
+      (f) =>
+        html`<div class="alert" role="status" data-warning-version="${f.version}"><p>${v.futureWarning(f.version, formatDate(f.effectiveAt, ctx.lang, ''))}</p>${violationList(ctx, f.errors)}</div>`,
+    ),
+  ];
 }

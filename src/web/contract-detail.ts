@@ -19,6 +19,8 @@ export interface ContractDetail {
   customerName: string;
   bookingReference: string;
   configurationVersion: number;
+  /** The agreement version the contract was sold under; null under an unsigned draft (sandbox). */
+  agreementVersion: number | null;
   createdAt: Date;
   cancelledAt: Date | null;
   cancelReason: string | null;
@@ -71,6 +73,7 @@ export async function contractDetail(
     customerName: `${openField(encryptionKey, contract.customer_first_name_enc, contract.customer_first_name)} ${openField(encryptionKey, contract.customer_last_name_enc, contract.customer_last_name)}`,
     bookingReference: contract.booking_reference,
     configurationVersion: contract.configuration_version,
+    agreementVersion: contract.agreement_version,
     createdAt: contract.created_at,
     cancelledAt: contract.cancelled_at,
     cancelReason: contract.cancel_reason,

@@ -9,6 +9,7 @@ import { t } from '../../src/i18n/index.ts';
 
 const agreement: Agreement = {
   partnerId: 'p',
+  version: 1,
   status: 'signed',
   allowedFormulas: ['delay'],
   currency: 'EUR',
@@ -19,6 +20,8 @@ const agreement: Agreement = {
   compensationMax: 50000,
   signedAt: null,
   signedBy: null,
+  effectiveAt: null,
+  reason: null,
 };
 
 describe('configuration form errors, by code', () => {

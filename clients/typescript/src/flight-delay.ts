@@ -897,6 +897,8 @@ export interface components {
             };
             /** Format: int32 */
             configurationVersion: number;
+            /** @description The version of your agreement with the insurer the contract was sold under (it keeps it when the agreement is amended); null for a sandbox contract sold before the agreement was signed. */
+            agreementVersion: number | null;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
              * @example v1
@@ -1158,6 +1160,8 @@ export interface components {
             };
             /** Format: int32 */
             configurationVersion: number;
+            /** @description The version of your agreement with the insurer the contract was sold under (it keeps it when the agreement is amended); null for a sandbox contract sold before the agreement was signed. */
+            agreementVersion: number | null;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
              * @example v1
@@ -3762,6 +3766,8 @@ export interface operations {
                         };
                         /** Format: int32 */
                         configurationVersion: number;
+                        /** @description The version of your agreement with the insurer the contract was sold under (it keeps it when the agreement is amended); null for a sandbox contract sold before the agreement was signed. */
+                        agreementVersion: number | null;
                         /**
                          * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
                          * @example v1
@@ -5132,6 +5138,8 @@ export interface operations {
                             };
                             /** Format: int32 */
                             configurationVersion: number;
+                            /** @description The version of your agreement with the insurer the contract was sold under (it keeps it when the agreement is amended); null for a sandbox contract sold before the agreement was signed. */
+                            agreementVersion: number | null;
                             /**
                              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
                              * @example v1
