@@ -1,10 +1,11 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type {
   AgreementDocumentsTable,
   AgreementsTable,
   ApiKeysTable,
   PartnerConfigurationsTable,
   PartnersTable,
+  UsersTable,
 } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { Formula } from './coverage.ts';
@@ -96,7 +97,7 @@ export async function findUserIdByEmail(db: Executor, email: string): Promise<st
 
 export async function insertUser(
   db: Executor,
-  values: { partner_id: string; email: string; password_hash: string },
+  values: Insertable<UsersTable>,
 ): Promise<{ id: string; email: string }> {
   return db.insertInto('users').values(values).returning(['id', 'email']).executeTakeFirstOrThrow();
 }
