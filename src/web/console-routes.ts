@@ -27,6 +27,7 @@ import {
   type Preview,
 } from './console-views.ts';
 import {
+  allow,
   contextOf,
   Digits,
   EnvironmentQuery,
@@ -87,6 +88,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
     );
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
+      allow(request, 'configuration');
       const ctx = contextOf(request, 'console');
       const partnerId = request.webSession!.partnerId!;
       const agreement = await repo.findAgreement(deps.db, partnerId);

@@ -28,6 +28,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/admin/flights', w.nav.flights],
           ['/admin/claims', w.nav.claims],
           ['/admin/outbox', w.nav.outbox],
+          ['/admin/emails', w.partnerUsers.emailsNav],
           ['/admin/payouts', w.nav.payouts],
           ['/admin/risk', w.nav.risk],
           ['/admin/limits', w.nav.limits],
@@ -41,6 +42,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/console/claims', w.nav.claims],
           ['/console/reports', w.nav.reports],
           ['/console/webhooks', w.nav.webhooks],
+          ...(ctx.session?.role === 'admin' ? [['/console/users', w.partnerUsers.nav] as [string, string]] : []),
         ];
   const current = (href: string) =>
     ctx.path === href ||

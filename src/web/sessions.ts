@@ -226,6 +226,37 @@ export async function seedOperator(db: Db, config: Pick<Config, 'admin'>): Promi
   });
 }
 
+/**
+ * The "forgot password" form's limits (counted in the sign-in throttle's table, under keys of their
+ * own): per address asked for, a few emails a quarter of an hour (beyond, nothing more is sent, and
+ * the page says the same: the limit tells nothing of the address); per client address, more (beyond:
+ * 429).
+ */
+export const RESET_RULES = {
+  account: { threshold: 3, windowMinutes: 15, lockMinutes: 15 },
+  address: { threshold: 20, windowMinutes: 15, lockMinutes: 15 },
+} as const;
+
+export async function countResetRequest(
+  deps: SessionDeps,
+  input: { email: string; address: string },
+): Promise<'ok' | 'address_limited' | 'account_limited'> {
+  const now = deps.now();
+  const count = (key: string, rule: { threshold: number; windowMinutes: number; lockMinutes: number }) =>
+    repo.countAttempt(
+      deps.db,
+      key,
+      now,
+      new Date(now.getTime() - rule.windowMinutes * 60_000),
+      rule.threshold,
+      new Date(now.getTime() + rule.lockMinutes * 60_000),
+    );
+  const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
+  if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
+  const account = await count(`reset:account:${normaliseEmail(input.email).slice(0, 320)}`, RESET_RULES.account);
+  return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
+}
+
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */
 export async function purgeWebSessions(deps: SessionDeps): Promise<number> {
   const now = deps.now();
