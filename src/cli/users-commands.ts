@@ -26,21 +26,21 @@ export function usersCommands(kit: CommandKit): void {
     .option('--password-stdin', 'read the password (at least 10 characters) from standard input')
     .action(
       async (ref: string, options: { email: string; role: string; passwordStdin?: boolean }, command: Command) => {
-      if (!options.passwordStdin)
-        command.error('error: pass --password-stdin and the password on standard input (never on the command line)');
-      await run(
-        async () => {
-          const partner = await requirePartner(db, ref);
-          const password = (await (io.readStdin ?? readProcessStdin)()).replace(/\r?\n$/, '');
-          const role = parseRole(options.role);
-          const user = await createUser(db, actor, { partnerId: partner.id, email: options.email, password, role });
-          return {
-            data: { partner: partner.slug, user },
-            lines: [`Created user ${user.email} (${user.id}, ${user.role}) for ${partner.slug}.`],
-          };
-        },
-        fieldMap({ '/email': '--email', '/password': 'password (stdin)', '/role': '--role' }),
-      )();
+        if (!options.passwordStdin)
+          command.error('error: pass --password-stdin and the password on standard input (never on the command line)');
+        await run(
+          async () => {
+            const partner = await requirePartner(db, ref);
+            const password = (await (io.readStdin ?? readProcessStdin)()).replace(/\r?\n$/, '');
+            const role = parseRole(options.role);
+            const user = await createUser(db, actor, { partnerId: partner.id, email: options.email, password, role });
+            return {
+              data: { partner: partner.slug, user },
+              lines: [`Created user ${user.email} (${user.id}, ${user.role}) for ${partner.slug}.`],
+            };
+          },
+          fieldMap({ '/email': '--email', '/password': 'password (stdin)', '/role': '--role' }),
+        )();
       },
     );
 

@@ -416,7 +416,8 @@ export const fr = {
   partnerUsers: {
     nav: 'Utilisateurs',
     title: 'Utilisateurs',
-    intro: 'Les personnes de votre société qui peuvent se connecter au portail et à la console, et ce que chacune peut faire.',
+    intro:
+      'Les personnes de votre société qui peuvent se connecter au portail et à la console, et ce que chacune peut faire.',
     roles: { admin: 'Administrateur', developer: 'Développeur', viewer: 'Lecteur' },
     roleHelp: {
       admin: 'tout, y compris la configuration et les utilisateurs',
@@ -441,12 +442,16 @@ export const fr = {
     forbidden: 'Votre rôle ne le permet pas. Demandez à un administrateur de votre société.',
     forgotLink: 'Mot de passe oublié ?',
     forgotTitle: 'Réinitialiser votre mot de passe',
-    forgotIntro: 'Indiquez l’adresse avec laquelle vous vous connectez : nous y enverrons un lien pour choisir un nouveau mot de passe.',
+    forgotIntro:
+      'Indiquez l’adresse avec laquelle vous vous connectez : nous y enverrons un lien pour choisir un nouveau mot de passe.',
     sendLink: 'Envoyer le lien',
     forgotSent:
       'Si un compte existe pour cette adresse, un lien pour choisir un nouveau mot de passe lui est envoyé. Il est valable une heure.',
     forgotLimited: 'Trop de demandes. Réessayez plus tard.',
-    setPasswordTitle: { invitation: 'Bienvenue : choisissez votre mot de passe', password_reset: 'Choisissez un nouveau mot de passe' },
+    setPasswordTitle: {
+      invitation: 'Bienvenue : choisissez votre mot de passe',
+      password_reset: 'Choisissez un nouveau mot de passe',
+    },
     setPasswordIntro: (email: string) => `Pour ${email}.`,
     newPassword: 'Nouveau mot de passe',
     confirmPassword: 'Le même mot de passe, à nouveau',

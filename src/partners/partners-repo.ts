@@ -95,10 +95,7 @@ export async function findUserIdByEmail(db: Executor, email: string): Promise<st
   return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id;
 }
 
-export async function insertUser(
-  db: Executor,
-  values: Insertable<UsersTable>,
-): Promise<{ id: string; email: string }> {
+export async function insertUser(db: Executor, values: Insertable<UsersTable>): Promise<{ id: string; email: string }> {
   return db.insertInto('users').values(values).returning(['id', 'email']).executeTakeFirstOrThrow();
 }
 

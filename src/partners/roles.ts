@@ -20,8 +20,7 @@ export function can(role: UserRole, permission: Permission): boolean {
 
 /** Throws `forbidden` (403) when `role` lacks `permission`. */
 export function requirePermission(role: UserRole, permission: Permission): void {
-  if (!can(role, permission))
-    throw new DomainError('forbidden', `The ${role} role may not change ${permission}.`);
+  if (!can(role, permission)) throw new DomainError('forbidden', `The ${role} role may not change ${permission}.`);
 }
 
 export function parseRole(value: string): UserRole {

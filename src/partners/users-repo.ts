@@ -91,7 +91,13 @@ export async function insertUserToken(
 ): Promise<void> {
   await trx
     .insertInto('user_tokens')
-    .values({ token_hash: t.tokenHash, user_id: t.userId, purpose: t.purpose, created_at: t.now, expires_at: t.expiresAt })
+    .values({
+      token_hash: t.tokenHash,
+      user_id: t.userId,
+      purpose: t.purpose,
+      created_at: t.now,
+      expires_at: t.expiresAt,
+    })
     .execute();
 }
 

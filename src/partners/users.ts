@@ -60,7 +60,9 @@ function normaliseEmail(raw: string): string {
 function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', 'The password is too short.', {
-      errors: [{ field: '/password', code: 'too_short', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }],
+      errors: [
+        { field: '/password', code: 'too_short', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` },
+      ],
     });
   }
   if (password.length > 1024) {

@@ -351,7 +351,13 @@ function twilioConfig(env: Env): TwilioConfig | undefined {
 
 function smtpConfig(env: Env): SmtpConfig | undefined {
   const host = optional(env, 'PARASOL_SMTP_HOST');
-  const names = ['PARASOL_SMTP_PORT', 'PARASOL_SMTP_SECURE', 'PARASOL_SMTP_USER', 'PARASOL_SMTP_PASSWORD', 'PARASOL_SMTP_FROM'];
+  const names = [
+    'PARASOL_SMTP_PORT',
+    'PARASOL_SMTP_SECURE',
+    'PARASOL_SMTP_USER',
+    'PARASOL_SMTP_PASSWORD',
+    'PARASOL_SMTP_FROM',
+  ];
   if (host === undefined) {
     const stray = names.find((name) => optional(env, name) !== undefined);
     if (stray) throw new ConfigError('PARASOL_SMTP_HOST', `is required with ${stray}`);
@@ -362,10 +368,16 @@ function smtpConfig(env: Env): SmtpConfig | undefined {
   const user = optional(env, 'PARASOL_SMTP_USER');
   const password = optional(env, 'PARASOL_SMTP_PASSWORD');
   if ((user === undefined) !== (password === undefined))
-    throw new ConfigError(user === undefined ? 'PARASOL_SMTP_USER' : 'PARASOL_SMTP_PASSWORD', 'must be set together with its pair');
+    throw new ConfigError(
+      user === undefined ? 'PARASOL_SMTP_USER' : 'PARASOL_SMTP_PASSWORD',
+      'must be set together with its pair',
+    );
   const from = optional(env, 'PARASOL_SMTP_FROM');
   if (from === undefined || !/^([^<>]*<)?[^@\s<>]+@[^@\s<>]+>?$/.test(from))
-    throw new ConfigError('PARASOL_SMTP_FROM', 'must be an email address, or "Name <address>", when PARASOL_SMTP_HOST is set');
+    throw new ConfigError(
+      'PARASOL_SMTP_FROM',
+      'must be an email address, or "Name <address>", when PARASOL_SMTP_HOST is set',
+    );
   return Object.freeze({ host, port, secure, user, password, from });
 }
 

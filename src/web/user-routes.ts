@@ -1,12 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  inviteUser,
-  listUsers,
-  removeUser,
-  setUserRole,
-  type UserCaller,
-  type UserDeps,
-} from '../partners/index.ts';
+import { inviteUser, listUsers, removeUser, setUserRole, type UserCaller, type UserDeps } from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { t } from '../i18n/index.ts';
 import { sessionActor } from './sessions.ts';

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EmailRejectedError, EmailRetryableError, type EmailMessage, type EmailProvider } from '../../src/notify/email/email.ts';
+import {
+  EmailRejectedError,
+  EmailRetryableError,
+  type EmailMessage,
+  type EmailProvider,
+} from '../../src/notify/email/email.ts';
 import { queueEmail, readEmails, sendQueuedEmail } from '../../src/notify/email/email-queue.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
@@ -90,7 +95,12 @@ test('a retryable failure keeps the message queued; a retried job sends it once;
   assert.equal(await sendQueuedEmail(deps, emailId), 'skipped');
   assert.equal(smtp.calls.length, 2);
   assert.deepEqual(
-    { to: smtp.calls[1]!.to, subject: smtp.calls[1]!.subject, html: smtp.calls[1]!.html, key: smtp.calls[1]!.dedupeKey },
+    {
+      to: smtp.calls[1]!.to,
+      subject: smtp.calls[1]!.subject,
+      html: smtp.calls[1]!.html,
+      key: smtp.calls[1]!.dedupeKey,
+    },
     { to: 'someone@example.com', subject: 'A subject', html: '<p>A text</p>', key: 'k:retry' },
   );
   row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
@@ -140,7 +150,11 @@ test('a refused message is marked rejected and audited; sandbox messages go to t
   const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
   assert.equal(await sendQueuedEmail(deps, rejectId), 'rejected');
   assert.equal(await sendQueuedEmail(deps, rejectId), 'skipped');
-  const rejected = await handle.db.selectFrom('emails').selectAll().where('id', '=', rejectId).executeTakeFirstOrThrow();
+  const rejected = await handle.db
+    .selectFrom('emails')
+    .selectAll()
+    .where('id', '=', rejectId)
+    .executeTakeFirstOrThrow();
   assert.deepEqual([rejected.status, rejected.last_error], ['rejected', 'smtp: SMTP 550']);
   const audit = await handle.db.selectFrom('audit_log').select('action').where('entity_id', '=', rejectId).execute();
   assert.deepEqual(audit, [{ action: 'email_rejected' }]);

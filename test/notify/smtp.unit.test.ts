@@ -151,4 +151,3 @@ describe('OutboxEmailProvider', () => {
     await assert.rejects(outbox.send({ ...message, to: 'not an address' }), EmailRejectedError);
   });
 });
-

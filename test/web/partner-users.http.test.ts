@@ -118,7 +118,10 @@ describe('partner users', () => {
       201,
     );
     const listed = await admin.get('/console/users');
-    assert.match(listed.body, new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>Active</td>`));
+    assert.match(
+      listed.body,
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>Active</td>`),
+    );
   });
 
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
@@ -141,9 +144,16 @@ describe('partner users', () => {
     const webhook = await viewer.post('/console/webhooks', { _csrf: csrf, url: 'https://example.com/hook' });
     assert.equal(webhook.statusCode, 403);
     assert.equal((await viewer.get('/console/users')).statusCode, 403);
-    assert.equal((await viewer.post('/console/users', { _csrf: csrf, email: 'x@example.com', role: 'admin' })).statusCode, 403);
+    assert.equal(
+      (await viewer.post('/console/users', { _csrf: csrf, email: 'x@example.com', role: 'admin' })).statusCode,
+      403,
+    );
 
-    const keysAfter = await t.db.selectFrom('api_keys').select(['id', 'revoked_at']).where('partner_id', '=', partner.id).execute();
+    const keysAfter = await t.db
+      .selectFrom('api_keys')
+      .select(['id', 'revoked_at'])
+      .where('partner_id', '=', partner.id)
+      .execute();
     assert.equal(keysAfter.length, keysBefore.length);
     assert.ok(keysAfter.every((k) => k.revoked_at === null));
     const configurationsAfter = await t.db
@@ -166,8 +176,14 @@ describe('partner users', () => {
     assert.equal((await dev.get('/console/users')).statusCode, 403);
     const users = await t.db.selectFrom('users').select(['id', 'role']).where('partner_id', '=', partner.id).execute();
     const adminRow = users.find((u) => u.role === 'admin')!;
-    assert.equal((await dev.post('/console/users', { _csrf: csrf, email: 'y@example.com', role: 'admin' })).statusCode, 403);
-    assert.equal((await dev.post(`/console/users/${adminRow.id}/role`, { _csrf: csrf, role: 'viewer' })).statusCode, 403);
+    assert.equal(
+      (await dev.post('/console/users', { _csrf: csrf, email: 'y@example.com', role: 'admin' })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await dev.post(`/console/users/${adminRow.id}/role`, { _csrf: csrf, role: 'viewer' })).statusCode,
+      403,
+    );
     assert.equal((await dev.post(`/console/users/${adminRow.id}/remove`, { _csrf: csrf })).statusCode, 403);
     const after = await t.db.selectFrom('users').select(['id', 'role']).where('partner_id', '=', partner.id).execute();
     assert.deepEqual(
@@ -195,7 +211,10 @@ describe('partner users', () => {
 
     // a role change is seen by the user's next request
     const devCsrf = csrfOf((await dev.get('/portal/keys')).body)!;
-    assert.equal((await admin.post(`/console/users/${ids[email]}/role`, { _csrf: csrf, role: 'viewer' })).statusCode, 200);
+    assert.equal(
+      (await admin.post(`/console/users/${ids[email]}/role`, { _csrf: csrf, role: 'viewer' })).statusCode,
+      200,
+    );
     assert.equal((await dev.post('/portal/keys', { _csrf: devCsrf, environment: 'sandbox' })).statusCode, 403);
 
     const removed = await admin.post(`/console/users/${ids[email]}/remove`, { _csrf: csrf });
@@ -236,8 +255,13 @@ describe('partner users', () => {
     const reuse = new Browser(t.app);
     assert.equal((await reuse.get(path)).statusCode, 404);
     assert.equal(
-      (await reuse.post(path, { _csrf: reuse.cookies.get('psl_login') ?? 'x', password: 'third password 9', confirm: 'third password 9' }))
-        .statusCode,
+      (
+        await reuse.post(path, {
+          _csrf: reuse.cookies.get('psl_login') ?? 'x',
+          password: 'third password 9',
+          confirm: 'third password 9',
+        })
+      ).statusCode,
       404,
     );
 

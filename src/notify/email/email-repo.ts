@@ -23,7 +23,11 @@ export async function findEmailState(db: Executor, emailId: string) {
  * Takes a queued message for a send: one more attempt, a lease of `leaseSeconds` (two jobs never
  * send it at once). Undefined when it is sent, refused, out of attempts or leased by another job.
  */
-export async function leaseQueuedEmail(db: Executor, emailId: string, o: { leaseSeconds: number; maxAttempts: number }) {
+export async function leaseQueuedEmail(
+  db: Executor,
+  emailId: string,
+  o: { leaseSeconds: number; maxAttempts: number },
+) {
   return db
     .updateTable('emails')
     .set({ attempts: sql`attempts + 1`, locked_until: sql`now() + make_interval(secs => ${o.leaseSeconds})` })

@@ -1,5 +1,11 @@
 import { sha256Hex } from '../../platform/crypto.ts';
-import { EMAIL_ADDRESS, EmailRejectedError, type EmailMessage, type EmailProvider, type EmailSendResult } from './email.ts';
+import {
+  EMAIL_ADDRESS,
+  EmailRejectedError,
+  type EmailMessage,
+  type EmailProvider,
+  type EmailSendResult,
+} from './email.ts';
 
 /**
  * The outbox provider: sends nothing. The message is already stored (the `emails` row the job

@@ -26,7 +26,15 @@ export interface SmtpOptions {
 }
 
 /** Connection failures nodemailer reports by code: worth trying again later. */
-const NETWORK_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPROTOCOL']);
+const NETWORK_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPROTOCOL',
+]);
 
 /**
  * Email through an SMTP server with nodemailer: one connection per message (no pool: a job sends one
