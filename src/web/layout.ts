@@ -16,7 +16,7 @@ export interface PageContext {
 }
 
 /** Bumped when an asset changes, so browsers never keep a stale copy. */
-export const ASSET_VERSION = '2';
+export const ASSET_VERSION = '3';
 export const asset = (name: string) => `/assets/${name}?v=${ASSET_VERSION}`;
 
 function navigation(ctx: PageContext): SafeHtml {
