@@ -1,6 +1,7 @@
 import { formatMoney } from '../platform/money.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { can, type Permission } from '../partners/index.ts';
 import type { WebSession } from './sessions.ts';
 
 /** The chrome shared by the portal and the consoles: skip link, header, navigation, language switch. */
@@ -69,6 +70,10 @@ function account(ctx: PageContext): SafeHtml | string {
   return html`<div class="account"><span>${w.signedInAs} <strong>${ctx.session.email}</strong>${ctx.session.partnerName ? html` · ${ctx.session.partnerName}` : ''}</span>
 <form method="post" action="${action}">${csrfField(ctx.session.csrfToken)}<button type="submit" class="link">${w.signOut}</button></form></div>`;
 }
+
+/** Whether the page's partner user may change `permission` (only to hide what the server would refuse: partners/roles.ts). */
+export const mayChange = (ctx: PageContext, permission: Permission): boolean =>
+  can(ctx.session?.role ?? 'viewer', permission);
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}">`;
 

@@ -127,8 +127,17 @@ describe('partner users', () => {
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
     const { partner, browser: admin } = await adminOfNewPartner();
     const { browser: viewer } = await inviteAndActivate(admin, 'viewer');
-    const csrf = csrfOf((await viewer.get('/portal/keys')).body)!;
-    assert.equal((await viewer.get('/console')).statusCode, 200);
+    const keysPage = (await viewer.get('/portal/keys')).body;
+    const csrf = csrfOf(keysPage)!;
+    // what the server refuses is not offered either
+    assert.doesNotMatch(keysPage, /action="\/portal\/keys"|\/revoke"/);
+    const configuration = await viewer.get('/console');
+    assert.equal(configuration.statusCode, 200);
+    assert.match(configuration.body, /Your role does not allow this/);
+    assert.doesNotMatch(
+      (await viewer.get('/console/webhooks')).body,
+      /<form method="post" action="\/console\/webhooks">/,
+    );
     const keysBefore = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
     const configurationsBefore = await t.db
       .selectFrom('partner_configurations')
