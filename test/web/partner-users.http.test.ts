@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { readEmails, type EmailView } from '../../src/notify/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { RESET_RULES } from '../../src/web/sessions.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 import { buildTestApp, createTestPartner, eventually, testConfig, uniqueSlug, type TestApp } from '../helper.ts';
 
@@ -316,6 +317,20 @@ describe('partner users', () => {
     await outboxEmail(email, 'password_reset');
     assert.deepEqual(await emailsTo(unknown), []);
     assert.equal((await t.db.selectFrom('users').select('id').where('email', '=', unknown).execute()).length, 0);
+  });
+
+  test('reset emails are limited per address asked for, and the page still says the same', async () => {
+    const { email } = await adminOfNewPartner();
+    const answers = [];
+    for (let i = 0; i < RESET_RULES.account.threshold + 1; i += 1) {
+      const b = new Browser(t.app);
+      await b.get('/portal/forgot');
+      const r = await b.post('/portal/forgot', { _csrf: b.cookies.get('psl_login')!, email });
+      answers.push([r.statusCode, /If an account exists/.test(r.body)]);
+    }
+    assert.deepEqual(answers, Array(RESET_RULES.account.threshold + 1).fill([200, true]));
+    const written = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+    assert.equal(written.length, RESET_RULES.account.threshold);
   });
 
   test('the sign-in page links to "forgot password"; the French invitation is in French', async () => {
