@@ -10,7 +10,7 @@
  * domains' vocabularies, their `model.ts` files, which import nothing (type-only imports).
  */
 const SCHEMA = '^src/platform/db-schema\\.ts$';
-const VOCABULARIES = '^src/[^/]+/(sms/)?model\\.ts$';
+const VOCABULARIES = '^src/[^/]+/((sms|email)/)?model\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,5 +1,5 @@
 import { flightProvidersFromConfig } from './monitoring/index.ts';
-import { TwilioSmsProvider } from './notify/index.ts';
+import { OutboxEmailProvider, SmtpEmailProvider, TwilioSmsProvider } from './notify/index.ts';
 import type { JobPayloads, JobQueue, QueueName } from './platform/jobs.ts';
 import { JOBS, type JobDefinition, type JobRuntime, type WorkerContext } from './jobs/registry.ts';
 
@@ -22,6 +22,10 @@ export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<
     ...ctx,
     jobs,
     sms: ctx.sms ?? (ctx.config.twilio ? new TwilioSmsProvider(ctx.config.twilio) : undefined),
+    email: ctx.email ?? {
+      outbox: new OutboxEmailProvider(),
+      smtp: ctx.config.smtp ? new SmtpEmailProvider(ctx.config.smtp) : undefined,
+    },
     flightProviders: ctx.flightProviders ?? flightProvidersFromConfig(ctx.config.flightProvider, ctx.db, ctx.now),
   };
   for (const name of queueNames) await startWorker(jobs, name, runtime);

@@ -19,6 +19,7 @@ import { rateLimitsCommands } from './rate-limits-commands.ts';
 import { DEFAULT_RATE_LIMITS } from '../platform/config.ts';
 import { riskVersionCommands } from './risk-versions-commands.ts';
 import { usersCommands } from './users-commands.ts';
+import { emailsCommands } from './emails-commands.ts';
 import { webhooksCommands } from './webhooks-commands.ts';
 
 export { EXIT, type CliIo, type CommandKit, type Result } from './kit.ts';
@@ -113,6 +114,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   configCommands(kit);
   keysCommands(kit);
   usersCommands(kit);
+  emailsCommands(kit);
   dbCommands(kit);
   claimsCommands(kit);
   payoutsCommands(kit);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createUser, requirePartner } from '../partners/index.ts';
-import { fieldMap, type CommandKit } from './kit.ts';
+import { createUser, listUsers, parseRole, requirePartner, USER_ROLES } from '../partners/index.ts';
+import { fieldMap, table, when, type CommandKit } from './kit.ts';
 
 /** Partner console users. */
 export function usersCommands(kit: CommandKit): void {
@@ -11,7 +11,7 @@ export function usersCommands(kit: CommandKit): void {
 
   const users = group(
     'users',
-    'Create partner console users',
+    'Create and list partner console users',
     'printf %s "$PASSWORD" | parasol users create acme-air --email ops@acme.example --password-stdin',
   );
 
@@ -22,23 +22,49 @@ export function usersCommands(kit: CommandKit): void {
     'printf %s "$PASSWORD" | parasol users create acme-air --email ops@acme.example --password-stdin',
   )
     .requiredOption('--email <email>', 'login email')
+    .option('--role <role>', `what the user may do: ${USER_ROLES.join(', ')} (docs/portal.md)`, 'admin')
     .option('--password-stdin', 'read the password (at least 10 characters) from standard input')
-    .action(async (ref: string, options: { email: string; passwordStdin?: boolean }, command: Command) => {
-      if (!options.passwordStdin)
-        command.error('error: pass --password-stdin and the password on standard input (never on the command line)');
-      await run(
-        async () => {
-          const partner = await requirePartner(db, ref);
-          const password = (await (io.readStdin ?? readProcessStdin)()).replace(/\r?\n$/, '');
-          const user = await createUser(db, actor, { partnerId: partner.id, email: options.email, password });
-          return {
-            data: { partner: partner.slug, user },
-            lines: [`Created user ${user.email} (${user.id}) for ${partner.slug}.`],
-          };
-        },
-        fieldMap({ '/email': '--email', '/password': 'password (stdin)' }),
-      )();
-    });
+    .action(
+      async (ref: string, options: { email: string; role: string; passwordStdin?: boolean }, command: Command) => {
+        if (!options.passwordStdin)
+          command.error('error: pass --password-stdin and the password on standard input (never on the command line)');
+        await run(
+          async () => {
+            const partner = await requirePartner(db, ref);
+            const password = (await (io.readStdin ?? readProcessStdin)()).replace(/\r?\n$/, '');
+            const role = parseRole(options.role);
+            const user = await createUser(db, actor, { partnerId: partner.id, email: options.email, password, role });
+            return {
+              data: { partner: partner.slug, user },
+              lines: [`Created user ${user.email} (${user.id}, ${user.role}) for ${partner.slug}.`],
+            };
+          },
+          fieldMap({ '/email': '--email', '/password': 'password (stdin)', '/role': '--role' }),
+        )();
+      },
+    );
+
+  leaf(users, 'list <partner>', "List a partner's console users", 'parasol users list acme-air --json').action(
+    run(async (ref: string) => {
+      const partner = await requirePartner(db, ref);
+      const rows = await listUsers(db, partner.id);
+      return {
+        data: rows.map((u) => ({
+          id: u.id,
+          email: u.email,
+          role: u.role,
+          status: u.activatedAt ? 'active' : 'invited',
+          lastSignInAt: u.lastSignInAt,
+        })),
+        lines: rows.length
+          ? table(
+              ['EMAIL', 'ROLE', 'STATUS', 'LAST SIGN-IN'],
+              rows.map((u) => [u.email, u.role, u.activatedAt ? 'active' : 'invited', when(u.lastSignInAt)]),
+            )
+          : [`No users for ${partner.slug}.`],
+      };
+    }),
+  );
 }
 
 async function readProcessStdin(): Promise<string> {

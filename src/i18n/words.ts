@@ -488,6 +488,59 @@ export interface Words {
     outsideWarning: (version: number) => string;
     configFields: Record<'formula' | 'commissionRate' | 'delayTiers' | 'cancellationAmount' | 'currency', string>;
   };
+  /** Partner users (issue 14 §2): roles, the console's Users page, invitations, password reset, the email outbox. */
+  partnerUsers: {
+    nav: string;
+    title: string;
+    intro: string;
+    roles: { admin: string; developer: string; viewer: string };
+    roleHelp: { admin: string; developer: string; viewer: string };
+    invitedStatus: string;
+    activeStatus: string;
+    role: string;
+    status: string;
+    lastSignIn: string;
+    never: string;
+    actions: string;
+    inviteTitle: string;
+    invite: string;
+    invited: (email: string) => string;
+    changeRole: string;
+    roleChanged: string;
+    remove: string;
+    removed: string;
+    you: string;
+    forbidden: string;
+    forgotLink: string;
+    forgotTitle: string;
+    forgotIntro: string;
+    sendLink: string;
+    forgotSent: string;
+    forgotLimited: string;
+    setPasswordTitle: { invitation: string; password_reset: string };
+    setPasswordIntro: (email: string) => string;
+    newPassword: string;
+    confirmPassword: string;
+    passwordRule: string;
+    passwordsDiffer: string;
+    passwordTooShort: string;
+    savePassword: string;
+    linkInvalid: string;
+    passwordSet: string;
+    emailsNav: string;
+    emailsTitle: string;
+    emailsIntro: string;
+    kind: string;
+    to: string;
+    subject: string;
+    body: string;
+    mail: {
+      invitationSubject: (partner: string) => string;
+      invitationText: (p: { partner: string; role: string; link: string; hours: number }) => string;
+      resetSubject: string;
+      resetText: (p: { link: string; minutes: number }) => string;
+    };
+  };
   /** A field error of a domain rule, by its code (platform/errors.ts), for pages in this language. */
   fieldErrors: Record<FieldErrorCode, string>;
   /**

@@ -1,7 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { expireClaims, notifyClaim, remindClaims, type NotifyJob } from '../claims/index.ts';
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
-import { requeueStaleSms, sendQueuedSms, SMS_QUEUE_POLICY, type SmsProvider } from '../notify/index.ts';
+import {
+  EMAIL_QUEUE_POLICY,
+  requeueStaleSms,
+  sendQueuedEmail,
+  sendQueuedSms,
+  SMS_QUEUE_POLICY,
+  type EmailProviders,
+  type SmsProvider,
+} from '../notify/index.ts';
 import { deliverWebhook, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
@@ -9,7 +17,7 @@ import { decrypt, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { purgeExpiredKeys } from '../platform/idempotency.ts';
 import type { Job, JobPayloads, JobQueue, QueueName, QueuePolicy } from '../platform/jobs.ts';
-import { payoutsTotal, smsTotal, webhookDeliveriesTotal } from '../platform/metrics.ts';
+import { emailsTotal, payoutsTotal, smsTotal, webhookDeliveriesTotal } from '../platform/metrics.ts';
 import { refitFromOutcomes } from '../risk/index.ts';
 import { purgeWebSessions } from '../web/index.ts';
 
@@ -34,6 +42,8 @@ declare module '../platform/jobs.ts' {
     claims_notify: NotifyJob;
     /** Sends one queued production SMS. */
     sms_send: { smsId: string };
+    /** Sends one queued email (notify/email/), through SMTP or into the outbox. */
+    email_send: { emailId: string };
     /** Queues again the SMS whose send job was lost: every 10 minutes. */
     sms_requeue: NoPayload;
     /** Pays one payout through the simulated bank (sandbox). */
@@ -62,20 +72,29 @@ export interface WorkerContext {
   keys: Keyring;
   config: Pick<
     Config,
-    'publicUrl' | 'bankDetailsDays' | 'bankDetailsReminderDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'
+    | 'publicUrl'
+    | 'bankDetailsDays'
+    | 'bankDetailsReminderDays'
+    | 'twilio'
+    | 'smtp'
+    | 'webhooksAllowPrivate'
+    | 'flightProvider'
   >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
   /** The production SMS provider; default: Twilio when configured. */
   sms?: SmsProvider | undefined;
+  /** The email providers; default: the outbox, and SMTP when configured. */
+  email?: EmailProviders | undefined;
   now: () => Date;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 }
 
 /** What a handler is built from: the worker's context, its queue, and the providers resolved once. */
-export interface JobRuntime extends Omit<WorkerContext, 'flightProviders' | 'sms'> {
+export interface JobRuntime extends Omit<WorkerContext, 'flightProviders' | 'sms' | 'email'> {
   jobs: JobQueue;
   sms: SmsProvider | undefined;
+  email: EmailProviders;
   flightProviders: FlightProviders;
 }
 
@@ -148,6 +167,18 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       const outcome = await sendQueuedSms({ db: rt.db, keys: rt.keys, provider: rt.sms }, job.data.smsId);
       smsTotal.inc({ channel: 'twilio', outcome });
       rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
+    },
+  },
+  email_send: {
+    policy: EMAIL_QUEUE_POLICY,
+    concurrency: { batchSize: 10 },
+    handler: (rt) => async (job) => {
+      const outcome = await sendQueuedEmail(
+        { db: rt.db, keys: rt.keys, providers: rt.email, now: rt.now },
+        job.data.emailId,
+      );
+      emailsTotal.inc({ outcome });
+      rt.log.info({ emailId: job.data.emailId, outcome }, 'email');
     },
   },
   sms_requeue: {

@@ -16,3 +16,22 @@ export {
 } from './sms/templates.ts';
 export { TwilioSmsProvider } from './sms/twilio.ts';
 export { claimMessages, maskPhone, type ClaimMessage } from './sms/claim-messages.ts';
+export {
+  EMAIL_QUEUE_POLICY,
+  MAX_EMAIL_ATTEMPTS,
+  queueEmail,
+  readEmails,
+  sendQueuedEmail,
+  type EmailProviders,
+  type EmailView,
+  type QueuedEmail,
+} from './email/email-queue.ts';
+export {
+  EMAIL_ADDRESS,
+  EmailRejectedError,
+  EmailRetryableError,
+  type EmailMessage,
+  type EmailProvider,
+} from './email/email.ts';
+export { OutboxEmailProvider } from './email/outbox.ts';
+export { SmtpEmailProvider, type SmtpOptions } from './email/smtp.ts';

@@ -26,6 +26,8 @@ export { checkDocuments, setDocuments } from './documents.ts';
 export {
   APIS,
   ENVIRONMENTS,
+  USER_ROLES,
+  type UserRole,
   type Agreement,
   type ApiKeyInfo,
   type ApiName,
@@ -62,4 +64,20 @@ export {
 } from './partners.ts';
 export { seedDemo, type SeedResult } from './seed.ts';
 export { TIER_LIMITS, checkTerms } from './terms.ts';
-export { createUser } from './users.ts';
+export { can, parseRole, requirePermission, type Permission } from './roles.ts';
+export {
+  createUser,
+  inviteUser,
+  listUsers,
+  MIN_PASSWORD_LENGTH,
+  peekPasswordLink,
+  recordUserSignIn,
+  removeUser,
+  requestPasswordReset,
+  setUserRole,
+  USER_LINKS,
+  usePasswordLink,
+  type UserCaller,
+  type UserDeps,
+  type UserRow,
+} from './users.ts';

@@ -7,6 +7,13 @@ export type ApiName = (typeof APIS)[number];
 export const ENVIRONMENTS = ['sandbox', 'preproduction', 'production'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
+/**
+ * What a partner user may do (docs/portal.md, "Users and roles"): a viewer reads only; a developer
+ * also manages API keys and webhooks; an admin also changes the configuration and manages users.
+ */
+export const USER_ROLES = ['admin', 'developer', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
 export interface Partner {
   id: string;
   slug: string;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type {
   AgreementDocumentsTable,
   AgreementsTable,
@@ -6,6 +6,7 @@ import type {
   ApiKeysTable,
   PartnerConfigurationsTable,
   PartnersTable,
+  UsersTable,
 } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { Formula } from './coverage.ts';
@@ -115,10 +116,7 @@ export async function findUserIdByEmail(db: Executor, email: string): Promise<st
   return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id;
 }
 
-export async function insertUser(
-  db: Executor,
-  values: { partner_id: string; email: string; password_hash: string },
-): Promise<{ id: string; email: string }> {
+export async function insertUser(db: Executor, values: Insertable<UsersTable>): Promise<{ id: string; email: string }> {
   return db.insertInto('users').values(values).returning(['id', 'email']).executeTakeFirstOrThrow();
 }
 

@@ -1,39 +1,308 @@
+import { t } from '../i18n/index.ts';
+import { queueEmail } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
-import { hashPassword } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import { hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
+import { transaction, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import type { Lang } from '../platform/language.ts';
+import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
+import { parseRole, requirePermission } from './roles.ts';
+import * as users from './users-repo.ts';
 
-/** Creates a portal user of a partner; the password is stored as a scrypt hash. */
-export async function createUser(
-  db: Db,
-  actor: string,
-  input: { partnerId: string; email: string; password: string },
-): Promise<{ id: string; email: string }> {
-  const email = input.email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
+/**
+ * Partner users: created by an operator (console or CLI) or invited by an admin of the partner,
+ * with a role (roles.ts); removed by an admin; their password set through a single-use link, sent
+ * by email (an invitation, or a reset asked for on the sign-in page). Only the SHA-256 of a link's
+ * token is stored. The last active admin of a partner can be neither removed nor demoted.
+ */
+export const USER_LINKS = {
+  /** How long an invitation's link works. */
+  invitationHours: 72,
+  /** How long a password reset's link works. */
+  resetMinutes: 60,
+} as const;
+
+export const MIN_PASSWORD_LENGTH = 10;
+
+export interface UserDeps {
+  db: Db;
+  jobs: JobQueue;
+  keys: Pick<Keyring, 'encryption'>;
+  /** Base of the links in the emails. */
+  publicUrl: string;
+  now: () => Date;
+}
+
+/** The signed-in user acting on its partner's users. */
+export interface UserCaller {
+  actor: string;
+  partnerId: string;
+  userId: string;
+  role: UserRole;
+  /** The page's language: an invitation is written in the inviter's. */
+  lang: Lang;
+}
+
+export type { UserRow } from './users-repo.ts';
+
+function normaliseEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (!/^[^@\s<>"]+@[^@\s<>"]+\.[^@\s<>"]+$/.test(email) || email.length > 320) {
     throw new DomainError('validation_failed', 'The email address is not valid.', {
       errors: [{ field: '/email', code: 'invalid_format', message: 'must be an email address' }],
     });
   }
-  if (input.password.length < 10) {
+  return email;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
     throw new DomainError('validation_failed', 'The password is too short.', {
-      errors: [{ field: '/password', code: 'too_short', message: 'must be at least 10 characters' }],
+      errors: [
+        { field: '/password', code: 'too_short', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` },
+      ],
     });
   }
+  if (password.length > 1024) {
+    throw new DomainError('validation_failed', 'The password is too long.', {
+      errors: [{ field: '/password', code: 'too_long', message: 'must be at most 1024 characters' }],
+    });
+  }
+}
+
+/** Creates an active portal user of a partner (operators: console and CLI); the password is stored as a scrypt hash. */
+export async function createUser(
+  db: Db,
+  actor: string,
+  input: { partnerId: string; email: string; password: string; role?: UserRole },
+): Promise<{ id: string; email: string; role: UserRole }> {
+  const email = normaliseEmail(input.email);
+  checkPassword(input.password);
+  const role = input.role ?? 'admin';
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
     if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
-    const user = await repo.insertUser(trx, { partner_id: input.partnerId, email, password_hash: passwordHash });
+    const user = await repo.insertUser(trx, {
+      partner_id: input.partnerId,
+      email,
+      password_hash: passwordHash,
+      role,
+      activated_at: new Date(),
+    });
     await audit(trx, {
       actor,
       partnerId: input.partnerId,
       entity: 'user',
       entityId: user.id,
       action: 'created',
-      data: { email },
+      data: { email, role },
+    });
+    return { ...user, role };
+  });
+}
+
+/** The partner's users, by email (every role may read it). */
+export async function listUsers(db: Executor, partnerId: string): Promise<users.UserRow[]> {
+  return users.listUsers(db, partnerId);
+}
+
+/**
+ * An admin invites someone by email with a role: the user exists at once, invited (no password),
+ * and receives a link to choose its password, in the inviter's language.
+ */
+export async function inviteUser(
+  deps: UserDeps,
+  caller: UserCaller,
+  input: { email: string; role: string },
+): Promise<{ id: string; email: string }> {
+  requirePermission(caller.role, 'users');
+  const email = normaliseEmail(input.email);
+  const role = parseRole(input.role);
+  const partner = await repo.findPartner(deps.db, caller.partnerId);
+  if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
+  return transaction(deps.db, async (trx) => {
+    if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
+      throw new DomainError('conflict', `A user with email ${email} already exists.`);
+    const user = await repo.insertUser(trx, {
+      partner_id: caller.partnerId,
+      email,
+      password_hash: null,
+      role,
+      activated_at: null,
+      language: caller.lang,
+    });
+    const link = await issueLink(deps, trx, user.id, 'invitation');
+    const w = t(caller.lang).partnerUsers;
+    await queueEmail(trx, deps, {
+      kind: 'user_invitation',
+      dedupeKey: `user:${user.id}:invitation:${link.id}`,
+      to: email,
+      partnerId: caller.partnerId,
+      subject: w.mail.invitationSubject(partner.name),
+      text: w.mail.invitationText({
+        partner: partner.name,
+        role: w.roles[role],
+        link: link.url,
+        hours: USER_LINKS.invitationHours,
+      }),
+    });
+    await audit(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      entity: 'user',
+      entityId: user.id,
+      action: 'invited',
+      data: { email, role },
     });
     return user;
   });
+}
+
+/** Changes a user's role (admins); the last active admin keeps its role. Takes effect on the user's next request. */
+export async function setUserRole(deps: Pick<UserDeps, 'db'>, caller: UserCaller, userId: string, rawRole: string) {
+  requirePermission(caller.role, 'users');
+  const role = parseRole(rawRole);
+  await transaction(deps.db, async (trx) => {
+    const target = await lockedTarget(trx, caller.partnerId, userId, role === 'admin' ? undefined : 'demoted');
+    if (target.role === role) return;
+    await users.setRole(trx, userId, role);
+    await audit(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      entity: 'user',
+      entityId: userId,
+      action: 'role_changed',
+      data: { email: target.email, from: target.role, to: role },
+    });
+  });
+}
+
+/** Removes a user (admins): its sessions and links end with it; the last active admin stays. */
+export async function removeUser(deps: Pick<UserDeps, 'db'>, caller: UserCaller, userId: string): Promise<void> {
+  requirePermission(caller.role, 'users');
+  await transaction(deps.db, async (trx) => {
+    const target = await lockedTarget(trx, caller.partnerId, userId, 'removed');
+    await users.deleteUser(trx, userId);
+    await audit(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      entity: 'user',
+      entityId: userId,
+      action: 'removed',
+      data: { email: target.email, role: target.role },
+    });
+  });
+}
+
+/**
+ * The user of the partner about to change, under the lock of the partner's users: when it is the
+ * last active admin and `losing` says it would stop being one, the change is refused (409).
+ */
+async function lockedTarget(
+  trx: Executor,
+  partnerId: string,
+  userId: string,
+  losing: 'removed' | 'demoted' | undefined,
+): Promise<users.UserRow> {
+  const all = await users.lockPartnerUsers(trx, partnerId);
+  const target = all.find((u) => u.id === userId);
+  if (!target) throw new DomainError('not_found', 'No such user.');
+  const activeAdmins = all.filter((u) => u.role === 'admin' && u.activatedAt !== null);
+  if (losing && target.role === 'admin' && target.activatedAt !== null && activeAdmins.length <= 1) {
+    throw new DomainError('conflict', `The last admin cannot be ${losing}: make another user admin first.`);
+  }
+  return target;
+}
+
+/**
+ * "Forgot password": when the address is an active user's, a reset link (valid USER_LINKS.resetMinutes,
+ * replacing any earlier one) is emailed in the user's language. Answers nothing either way: the
+ * page says the same whether the address exists (the caller also limits the rate).
+ */
+export async function requestPasswordReset(deps: UserDeps, rawEmail: string): Promise<void> {
+  const email = rawEmail.trim().toLowerCase();
+  if (email === '' || email.length > 320) return;
+  const user = await users.findUserByEmail(deps.db, email);
+  if (!user || user.activatedAt === null) return;
+  await transaction(deps.db, async (trx) => {
+    await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
+    const link = await issueLink(deps, trx, user.id, 'password_reset');
+    const w = t(user.language ?? 'en').partnerUsers;
+    await queueEmail(trx, deps, {
+      kind: 'password_reset',
+      dedupeKey: `user:${user.id}:password_reset:${link.id}`,
+      to: user.email,
+      partnerId: user.partnerId,
+      subject: w.mail.resetSubject,
+      text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
+    });
+    await audit(trx, {
+      actor: `user:${user.id}`,
+      partnerId: user.partnerId,
+      entity: 'user',
+      entityId: user.id,
+      action: 'password_reset_requested',
+    });
+  });
+}
+
+/** A new single-use link: its token goes in the email, its SHA-256 in the database. */
+async function issueLink(
+  deps: Pick<UserDeps, 'publicUrl' | 'now'>,
+  trx: Executor,
+  userId: string,
+  purpose: 'invitation' | 'password_reset',
+): Promise<{ id: string; url: string }> {
+  const token = randomToken(32);
+  const tokenHash = sha256Hex(token);
+  const now = deps.now();
+  const ttlMs = purpose === 'invitation' ? USER_LINKS.invitationHours * 3_600_000 : USER_LINKS.resetMinutes * 60_000;
+  await users.insertUserToken(trx, { tokenHash, userId, purpose, now, expiresAt: new Date(now.getTime() + ttlMs) });
+  return { id: tokenHash.slice(0, 16), url: `${deps.publicUrl}/portal/password/${token}` };
+}
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** What a link's page shows before it is used: its user's email and purpose, or undefined when it does not work. */
+export async function peekPasswordLink(deps: Pick<UserDeps, 'db' | 'now'>, token: string) {
+  if (!TOKEN.test(token)) return undefined;
+  const row = await users.findLiveToken(deps.db, sha256Hex(token), deps.now());
+  return row && { email: row.email, purpose: row.purpose };
+}
+
+/**
+ * Uses a link once: sets the password (an invited user becomes active) and answers the user, or
+ * undefined when the link is unknown, used, replaced or expired. The caller ends the user's sessions.
+ */
+export async function usePasswordLink(
+  deps: Pick<UserDeps, 'db' | 'now'>,
+  token: string,
+  password: string,
+): Promise<{ userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' } | undefined> {
+  checkPassword(password);
+  if (!TOKEN.test(token)) return undefined;
+  const passwordHash = await hashPassword(password);
+  const now = deps.now();
+  return transaction(deps.db, async (trx) => {
+    const used = await users.useToken(trx, sha256Hex(token), now);
+    if (!used) return undefined;
+    const user = await users.setPassword(trx, used.user_id, passwordHash, now);
+    await users.retireUserTokens(trx, used.user_id, used.purpose, now);
+    await audit(trx, {
+      actor: `user:${used.user_id}`,
+      partnerId: user.partner_id,
+      entity: 'user',
+      entityId: used.user_id,
+      action: used.purpose === 'invitation' ? 'invitation_accepted' : 'password_reset',
+    });
+    return { userId: used.user_id, email: user.email, partnerId: user.partner_id, purpose: used.purpose };
+  });
+}
+
+/** Written at each sign-in: the users page's "last sign-in", and the language of the user's next emails. */
+export async function recordUserSignIn(db: Executor, userId: string, at: Date, lang: Lang): Promise<void> {
+  await users.recordSignIn(db, userId, at, lang);
 }

@@ -57,6 +57,11 @@ export interface Config {
   readonly bankDetailsReminderDays: number;
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
+  /**
+   * Email through SMTP (PARASOL_SMTP_*); undefined: every email is kept in the outbox (the operator
+   * console's Emails page, `parasol emails list`), never sent.
+   */
+  readonly smtp: SmtpConfig | undefined;
   /** Behind a reverse proxy (TLS terminator): client addresses from X-Forwarded-For (sign-in throttling, logs). */
   readonly trustProxy: boolean;
   /** Where SEPA credit transfer files are written. */
@@ -93,6 +98,17 @@ export interface TwilioConfig {
   readonly from: string | undefined;
   readonly messagingServiceSid: string | undefined;
   readonly baseUrl: string | undefined;
+}
+
+export interface SmtpConfig {
+  readonly host: string;
+  readonly port: number;
+  /** TLS from the connection's start (port 465); false: STARTTLS when offered. */
+  readonly secure: boolean;
+  readonly user: string | undefined;
+  readonly password: string | undefined;
+  /** The sender of every email, e.g. `Parasol <no-reply@parasol.example>`. */
+  readonly from: string;
 }
 
 export class ConfigError extends Error {
@@ -245,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     );
 
   const twilio = twilioConfig(env);
+  const smtp = smtpConfig(env);
   const flightProvider = flightProviderConfig(env);
   const sepaDebtor = sepaDebtorConfig(env);
 
@@ -270,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
     bankDetailsReminderDays: integer(env, 'PARASOL_BANK_DETAILS_REMINDER_DAYS', 3, 0, 365),
     twilio,
+    smtp,
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
@@ -329,6 +347,38 @@ function twilioConfig(env: Env): TwilioConfig | undefined {
     throw new ConfigError('PARASOL_TWILIO_MESSAGING_SERVICE_SID', 'must be "MG" followed by 32 hexadecimal digits');
   }
   return Object.freeze({ accountSid, authToken, from, messagingServiceSid, baseUrl });
+}
+
+function smtpConfig(env: Env): SmtpConfig | undefined {
+  const host = optional(env, 'PARASOL_SMTP_HOST');
+  const names = [
+    'PARASOL_SMTP_PORT',
+    'PARASOL_SMTP_SECURE',
+    'PARASOL_SMTP_USER',
+    'PARASOL_SMTP_PASSWORD',
+    'PARASOL_SMTP_FROM',
+  ];
+  if (host === undefined) {
+    const stray = names.find((name) => optional(env, name) !== undefined);
+    if (stray) throw new ConfigError('PARASOL_SMTP_HOST', `is required with ${stray}`);
+    return undefined;
+  }
+  const secure = boolean(env, 'PARASOL_SMTP_SECURE', false);
+  const port = integer(env, 'PARASOL_SMTP_PORT', secure ? 465 : 587, 1, 65535);
+  const user = optional(env, 'PARASOL_SMTP_USER');
+  const password = optional(env, 'PARASOL_SMTP_PASSWORD');
+  if ((user === undefined) !== (password === undefined))
+    throw new ConfigError(
+      user === undefined ? 'PARASOL_SMTP_USER' : 'PARASOL_SMTP_PASSWORD',
+      'must be set together with its pair',
+    );
+  const from = optional(env, 'PARASOL_SMTP_FROM');
+  if (from === undefined || !/^([^<>]*<)?[^@\s<>]+@[^@\s<>]+>?$/.test(from))
+    throw new ConfigError(
+      'PARASOL_SMTP_FROM',
+      'must be an email address, or "Name <address>", when PARASOL_SMTP_HOST is set',
+    );
+  return Object.freeze({ host, port, secure, user, password, from });
 }
 
 function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {

@@ -13,6 +13,8 @@ import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.t
 import type { ContractChange, ContractStatus } from '../flight/model.ts';
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsStatus } from '../notify/sms/model.ts';
+import type { EmailStatus } from '../notify/email/model.ts';
+import type { UserRole } from '../partners/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
 import type { LedgerKind } from '../ledger/model.ts';
 import type { FlightWatchState } from '../monitoring/model.ts';
@@ -102,8 +104,47 @@ export interface UsersTable {
   id: Generated<string>;
   partner_id: string;
   email: string;
-  password_hash: string;
+  /** Null while invited (migration 0028). */
+  password_hash: string | null;
   created_at: Generated<Date>;
+  /** What the user may do in the portal and console (migration 0028, docs/portal.md "Users and roles"). */
+  role: UserRole;
+  /** Set when the invitation's link was followed (or at creation by an operator); null: invited. */
+  activated_at: NullableTimestamp;
+  last_sign_in_at: NullableTimestamp;
+  /** The language of the user's emails; null: English. */
+  language: Lang | null;
+}
+
+/** Single-use links of invitations and password resets (migration 0028): only the token's SHA-256. */
+export interface UserTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: 'invitation' | 'password_reset';
+  created_at: Generated<Date>;
+  expires_at: Date;
+  used_at: NullableTimestamp;
+}
+
+/** Every email (migration 0028, notify/email/): the send queue and, for the outbox provider, the outbox. */
+export interface EmailsTable {
+  id: Generated<string>;
+  kind: string;
+  dedupe_key: string;
+  partner_id: string | null;
+  environment: Environment | null;
+  to_enc: string;
+  subject_enc: string;
+  text_enc: string;
+  html_enc: string | null;
+  status: EmailStatus;
+  provider: string | null;
+  provider_message_id: string | null;
+  attempts: Generated<number>;
+  locked_until: NullableTimestamp;
+  last_error: string | null;
+  created_at: Generated<Date>;
+  sent_at: NullableTimestamp;
 }
 
 export interface ContractsTable {
@@ -581,6 +622,8 @@ export interface Database {
   partner_configurations: PartnerConfigurationsTable;
   api_keys: ApiKeysTable;
   users: UsersTable;
+  user_tokens: UserTokensTable;
+  emails: EmailsTable;
   contracts: ContractsTable;
   contract_legs: ContractLegsTable;
   contract_versions: ContractVersionsTable;

@@ -23,11 +23,12 @@ export const REDACTED = '[redacted]';
 /** Query parameters whose value is a credential or personal data. */
 const SECRET_PARAM = /token|key|secret|password|passwd|sig|code|iban|bic|email|phone|session|csrf|auth/i;
 
-/** The URL as logged: the `/c/` token and credential-like query values replaced. */
+/** The URL as logged: the `/c/` and `/portal/password/` tokens and credential-like query values replaced. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   let path = q === -1 ? url : url.slice(0, q);
   if (/^\/c\//i.test(path)) path = `/c/${REDACTED}`;
+  if (/^\/portal\/password\/./i.test(path)) path = `/portal/password/${REDACTED}`;
   if (q === -1) return path;
   const query = url
     .slice(q + 1)

@@ -63,6 +63,13 @@ export const payoutsTotal = new client.Counter({
   registers: [registry],
 });
 
+export const emailsTotal = new client.Counter({
+  name: 'parasol_emails_total',
+  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const smsTotal = new client.Counter({
   name: 'parasol_sms_total',
   help: 'SMS handled by this process, by channel (notification: a claim message written to the sandbox outbox or the production queue; twilio: a production send) and outcome.',

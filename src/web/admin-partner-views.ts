@@ -3,12 +3,14 @@ import {
   ENVIRONMENTS,
   FORMULAS,
   futureViolations,
+  USER_ROLES,
   type Agreement,
   type Configuration,
   type ApiKeyInfo,
   type ApiName,
   type DocumentSet,
   type Partner,
+  type UserRole,
 } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
@@ -50,7 +52,7 @@ export interface PartnerView {
   agreement: Agreement | undefined;
   subscriptions: readonly ApiName[];
   keys: ApiKeyInfo[];
-  users: { email: string }[];
+  users: { email: string; role: UserRole }[];
   documents: DocumentSet | undefined;
   /** Every version of the agreement, oldest first (or the draft alone). */
   versions: Agreement[];
@@ -174,10 +176,11 @@ ${tableRegion(
 <div><label for="k-env">${w.environment}</label><select id="k-env" name="environment">${ENVIRONMENTS.map((e) => html`<option>${e}</option>`)}</select></div>
 <div><label for="k-label">${w.label}</label><input id="k-label" name="label" maxlength="100"></div>
 <div><button type="submit">${w.createKey}</button></div></form></section>
-<section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email}</li>`)}</ul>
+<section class="card"><h2>${w.users}</h2><ul>${users.map((u) => html`<li>${u.email} (${w.partnerUsers.roles[u.role]})</li>`)}</ul>
 <form method="post" action="${base}/users" class="row">${csrf}
 <div><label for="u-email">${w.email}</label><input id="u-email" name="email" type="email" required></div>
 <div><label for="u-password">${w.password}</label><input id="u-password" name="password" type="password" minlength="10" required autocomplete="new-password"></div>
+<div><label for="u-role">${w.partnerUsers.role}</label><select id="u-role" name="role">${USER_ROLES.map((r) => html`<option value="${r}">${w.partnerUsers.roles[r]}</option>`)}</select></div>
 <div><button type="submit">${w.createUser}</button></div></form></section>`,
   );
 }

@@ -4,6 +4,8 @@ import {
   createApiKey,
   createPartner,
   createUser,
+  listUsers,
+  parseRole,
   ENVIRONMENTS,
   FORMULAS,
   parseApiName,
@@ -42,7 +44,6 @@ import { partnerPage, partnersPage, type PartnerView } from './admin-partner-vie
 import { adminRisk } from './admin-risk-routes.ts';
 import { adminLimits } from './admin-limits-routes.ts';
 import { adminReports } from './report-routes.ts';
-import { listPartnerUsers } from './views-repo.ts';
 
 /**
  * The operator console: what the CLI does (partners, agreements draft → signed, subscriptions, keys,
@@ -232,6 +233,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           partnerId: partner.id,
           email: field(request.body, 'email', 320),
           password: field(request.body, 'password', 1024),
+          role: parseRole(field(request.body, 'role', 20) || 'admin'),
         });
         return undefined;
       });
@@ -258,7 +260,7 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
     repo.findAgreement(deps.db, partner.id, now),
     repo.listSubscriptions(deps.db, partner.id),
     repo.listApiKeys(deps.db, partner.id),
-    listPartnerUsers(deps.db, partner.id),
+    listUsers(deps.db, partner.id),
     repo.findDocuments(deps.db, partner.id),
     repo.listAgreementVersions(deps.db, partner.id),
     repo.findCurrentConfiguration(deps.db, partner.id),

@@ -7,11 +7,12 @@ import { listingPage } from './admin-views.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, listClaimsForOperators } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
+import { readEmails } from '../notify/index.ts';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE } from './views-repo.ts';
 
-/** The operator console's watch pages: flights, claims, the SMS outbox, payouts. Read-only (one claim and its actions: admin-claim-routes.ts). */
+/** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, the emails, payouts. Read-only (one claim and its actions: admin-claim-routes.ts). */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
 const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
@@ -132,6 +133,42 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             rows,
             [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'],
             (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body],
+          ),
+        );
+      },
+    );
+
+    app.get<{ Querystring: Static<typeof OutboxQuery> }>(
+      '/admin/emails',
+      { schema: { hide: true, querystring: OutboxQuery } },
+      async (request, reply) => {
+        const ctx = contextOf(request, 'admin');
+        const u = t(ctx.lang).partnerUsers;
+        const rows = await pagedFrom(request.query.offset, (offset) =>
+          readEmails(deps.db, deps.flight.keys, { offset, limit: VIEW_PAGE + 1 }),
+        );
+        return sendPage(
+          reply,
+          200,
+          listingPage(
+            ctx,
+            u.emailsTitle,
+            '/admin/emails',
+            undefined,
+            [],
+            undefined,
+            [],
+            rows,
+            [t(ctx.lang).at, u.kind, t(ctx.lang).partnersTitle, u.to, u.subject, u.status, u.body],
+            (r) => [
+              nowrap(formatDate(r.createdAt, ctx.lang, '')),
+              r.kind,
+              r.partner ?? '',
+              r.to,
+              r.subject,
+              `${r.status}${r.provider ? ` (${r.provider})` : ''}`,
+              r.text === null ? '' : html`<pre class="email-text">${r.text}</pre>`,
+            ],
           ),
         );
       },

@@ -27,6 +27,7 @@ import {
   type Preview,
 } from './console-views.ts';
 import {
+  allow,
   contextOf,
   Digits,
   EnvironmentQuery,
@@ -95,6 +96,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
     );
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
+      allow(request, 'configuration');
       const ctx = contextOf(request, 'console');
       const partnerId = request.webSession!.partnerId!;
       const now = deps.now();

@@ -17,7 +17,7 @@ import type { Dashboard } from './dashboard.ts';
 import { type FormErrors, type FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
-import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, mayChange, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The partner console's pages: configuration with the live preview, contract, claims, dashboard. */
 
@@ -104,7 +104,7 @@ ${formulaError ? html`<p class="error" id="f-formula-error">${formulaError}</p>`
 ${input('cancellation', `${w.cancellationAmount} (${agreement.currency})`, values.cancellation)}
 <h2>${w.commission}</h2>
 ${input('commission', w.commission, values.commission)}
-<p><button type="submit">${w.save}</button></p>
+${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</button></p>` : html`<p class="muted">${w.partnerUsers.forbidden}</p>`}
 </form>`;
   const history = view.history.length
     ? tableRegion(

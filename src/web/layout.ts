@@ -1,6 +1,7 @@
 import { formatMoney } from '../platform/money.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { can, type Permission } from '../partners/index.ts';
 import type { WebSession } from './sessions.ts';
 
 /** The chrome shared by the portal and the consoles: skip link, header, navigation, language switch. */
@@ -16,7 +17,7 @@ export interface PageContext {
 }
 
 /** Bumped when an asset changes, so browsers never keep a stale copy. */
-export const ASSET_VERSION = '2';
+export const ASSET_VERSION = '3';
 export const asset = (name: string) => `/assets/${name}?v=${ASSET_VERSION}`;
 
 function navigation(ctx: PageContext): SafeHtml {
@@ -28,6 +29,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/admin/flights', w.nav.flights],
           ['/admin/claims', w.nav.claims],
           ['/admin/outbox', w.nav.outbox],
+          ['/admin/emails', w.partnerUsers.emailsNav],
           ['/admin/payouts', w.nav.payouts],
           ['/admin/risk', w.nav.risk],
           ['/admin/limits', w.nav.limits],
@@ -41,6 +43,7 @@ function navigation(ctx: PageContext): SafeHtml {
           ['/console/claims', w.nav.claims],
           ['/console/reports', w.nav.reports],
           ['/console/webhooks', w.nav.webhooks],
+          ...(ctx.session?.role === 'admin' ? [['/console/users', w.partnerUsers.nav] as [string, string]] : []),
         ];
   const current = (href: string) =>
     ctx.path === href ||
@@ -67,6 +70,10 @@ function account(ctx: PageContext): SafeHtml | string {
   return html`<div class="account"><span>${w.signedInAs} <strong>${ctx.session.email}</strong>${ctx.session.partnerName ? html` · ${ctx.session.partnerName}` : ''}</span>
 <form method="post" action="${action}">${csrfField(ctx.session.csrfToken)}<button type="submit" class="link">${w.signOut}</button></form></div>`;
 }
+
+/** Whether the page's partner user may change `permission` (only to hide what the server would refuse: partners/roles.ts). */
+export const mayChange = (ctx: PageContext, permission: Permission): boolean =>
+  can(ctx.session?.role ?? 'viewer', permission);
 
 export const csrfField = (token: string): SafeHtml => html`<input type="hidden" name="_csrf" value="${token}">`;
 

@@ -5,7 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import { apiDefinition, requireSubscribedApi, subscribedApis } from './catalog.ts';
 import { sessionActor } from './sessions.ts';
 import { apiPage, catalogPage, keysPage, referencePage, type KeysData } from './portal-views.ts';
-import { contextOf, field, requireSession, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
+import { allow, contextOf, field, requireSession, sendPage, type FormBody, type WebDeps } from './web-kit.ts';
 
 /** The developer portal: the API catalog, each API's page, reference and definition, and API keys. */
 export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
@@ -42,6 +42,7 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.post<{ Body: FormBody }>('/portal/keys', async (request, reply) => {
+      allow(request, 'keys');
       const partnerId = partnerOf(request);
       const environment = field(request.body, 'environment') as Environment;
       if (!(ENVIRONMENTS as readonly string[]).includes(environment))
@@ -53,6 +54,7 @@ export function portalRoutes(deps: WebDeps): FastifyPluginAsync {
     });
 
     app.post<{ Params: { id: string } }>('/portal/keys/:id/revoke', async (request, reply) => {
+      allow(request, 'keys');
       await revokeApiKey(deps.db, sessionActor(request.webSession!), partnerOf(request), request.params.id);
       deps.directory.invalidate();
       return reply.redirect('/portal/keys', 303);

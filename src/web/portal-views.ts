@@ -2,7 +2,7 @@ import { ENVIRONMENTS, type Agreement, type ApiKeyInfo, type Environment } from 
 import type { CatalogEntry } from './catalog.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { asset, csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
+import { asset, csrfField, formatDate, mayChange, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The developer portal's pages: the API catalog, an API's page and reference, the API keys. */
 
@@ -112,7 +112,7 @@ export function keysPage(
     (k) => html`<tr data-key="${k.id}">
 <td>${k.environment}</td><td><code>${k.display}</code></td><td>${k.label ?? ''}</td><td>${formatDate(k.createdAt, ctx.lang, w.never)}</td><td>${formatDate(k.lastUsedAt, ctx.lang, w.never)}</td>
 <td>${k.revokedAt ? w.revoked : w.active}</td>
-<td>${k.revokedAt ? '' : html`<form method="post" action="/portal/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrfField(ctx.session!.csrfToken)}<button type="submit" class="danger" aria-label="${w.revoke} ${k.display}">${w.revoke}</button></form>`}</td>
+<td>${k.revokedAt || !mayChange(ctx, 'keys') ? '' : html`<form method="post" action="/portal/keys/${k.id}/revoke" data-confirm="${w.revokeConfirm}">${csrfField(ctx.session!.csrfToken)}<button type="submit" class="danger" aria-label="${w.revoke} ${k.display}">${w.revoke}</button></form>`}</td>
 </tr>`,
   );
   return page(
@@ -128,15 +128,19 @@ ${
 <p><button type="button" data-copy="new-key" data-copied="${w.copied}">${w.copy}</button> <span id="new-key-status" role="status"></span></p></section>`
     : ''
 }
-<section class="card"><h2>${w.createKey}</h2>
+${
+  mayChange(ctx, 'keys')
+    ? html`<section class="card"><h2>${w.createKey}</h2>
 <form method="post" action="/portal/keys" class="row">${csrfField(ctx.session!.csrfToken)}
 <div><label for="key-env">${w.environment}</label><select id="key-env" name="environment">${ENVIRONMENTS.map(
-      (env) =>
-        html`<option value="${env}"${allowed(env) ? '' : html` disabled`}>${env}${allowed(env) ? '' : ` — ${w.envNotAllowed}`}</option>`,
-    )}</select></div>
+        (env) =>
+          html`<option value="${env}"${allowed(env) ? '' : html` disabled`}>${env}${allowed(env) ? '' : ` — ${w.envNotAllowed}`}</option>`,
+      )}</select></div>
 <div><label for="key-label">${w.label}</label><input id="key-label" name="label" maxlength="100"></div>
 <div><button type="submit">${w.createKey}</button></div>
-</form></section>
+</form></section>`
+    : html`<p class="muted">${w.partnerUsers.forbidden}</p>`
+}
 ${
   keys.length === 0
     ? html`<p>${w.noKeys}</p>`

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../platform/db.ts';
+import type { UserRole } from '../partners/index.ts';
 
 /** SQL for operators, browser sessions and the sign-in throttle. */
 
@@ -19,7 +20,9 @@ export async function findAccount(db: Executor, kind: SessionKind, email: string
       .select(['id', 'email', 'password_hash', 'partner_id'])
       .where('email', '=', email)
       .executeTakeFirst();
-    return row && { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: row.partner_id };
+    // an invited user has no password yet: it signs in once it has followed its link
+    if (!row?.password_hash) return undefined;
+    return { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: row.partner_id };
   }
   const row = await db
     .selectFrom('operators')
@@ -83,6 +86,8 @@ export interface SessionRow {
   partnerId: string | null;
   partnerName: string | null;
   partnerSlug: string | null;
+  /** Partner sessions: the user's role, read at each request (a change applies at once). */
+  role: UserRole | null;
   csrfToken: string;
   lastSeenAt: Date;
   expiresAt: Date;
@@ -104,6 +109,7 @@ export async function findSession(db: Executor, kind: SessionKind, tokenHash: st
       's.last_seen_at',
       's.expires_at',
       'u.email as user_email',
+      'u.role as user_role',
       'o.email as operator_email',
       'p.name as partner_name',
       'p.slug as partner_slug',
@@ -123,6 +129,7 @@ export async function findSession(db: Executor, kind: SessionKind, tokenHash: st
     partnerId: row.partner_id,
     partnerName: row.partner_name,
     partnerSlug: row.partner_slug,
+    role: row.user_role,
     csrfToken: row.csrf_token,
     lastSeenAt: row.last_seen_at,
     expiresAt: row.expires_at,
@@ -140,6 +147,13 @@ export async function deleteSession(db: Executor, tokenHash: string): Promise<bo
     .returning('token_hash')
     .execute();
   return rows.length > 0;
+}
+
+/** Ends every session of a partner user but `keep` (a password change ends the others). */
+export async function deleteUserSessions(db: Executor, userId: string, keep?: string): Promise<number> {
+  let query = db.deleteFrom('web_sessions').where('user_id', '=', userId);
+  if (keep !== undefined) query = query.where('token_hash', '<>', keep);
+  return (await query.returning('token_hash').execute()).length;
 }
 
 export async function deleteExpiredSessions(db: Executor, now: Date, idleSince: Date): Promise<void> {

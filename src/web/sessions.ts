@@ -3,6 +3,8 @@ import { audit } from '../platform/audit.ts';
 import type { Config } from '../platform/config.ts';
 import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
+import { recordUserSignIn, type UserRole } from '../partners/index.ts';
+import type { Lang } from '../platform/language.ts';
 import * as repo from './sessions-repo.ts';
 import type { SessionKind, SessionRow } from './sessions-repo.ts';
 
@@ -35,6 +37,8 @@ export interface WebSession {
   partnerId: string | null;
   partnerName: string | null;
   partnerSlug: string | null;
+  /** Partner sessions: what the user may do (partners/roles.ts); null for operators. */
+  role: UserRole | null;
   csrfToken: string;
   expiresAt: Date;
   /** The hashed token, to sign out. */
@@ -59,7 +63,7 @@ const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 export async function signIn(
   deps: SessionDeps,
-  input: { kind: SessionKind; email: string; password: string; address: string },
+  input: { kind: SessionKind; email: string; password: string; address: string; lang?: Lang },
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
@@ -107,6 +111,7 @@ export async function signIn(
       expiresAt,
       now,
     });
+    if (input.kind === 'partner') await recordUserSignIn(trx, account.id, now, input.lang ?? 'en');
     await audit(trx, {
       actor: actorOf(input.kind, account.id, account.email),
       partnerId: account.partnerId,
@@ -149,6 +154,7 @@ function toSession(row: SessionRow): WebSession {
     partnerId: row.partnerId,
     partnerName: row.partnerName,
     partnerSlug: row.partnerSlug,
+    role: row.role,
     csrfToken: row.csrfToken,
     expiresAt: row.expiresAt,
     tokenHash: row.tokenHash,
@@ -167,6 +173,14 @@ export async function signOut(deps: SessionDeps, session: WebSession): Promise<v
       });
     }
   });
+}
+
+/**
+ * Ends the sessions of a partner user, but `keep` (a token hash) when given: a password set through
+ * a link ends them all, since no one is signed in to set it.
+ */
+export async function endUserSessions(deps: Pick<SessionDeps, 'db'>, userId: string, keep?: string): Promise<number> {
+  return repo.deleteUserSessions(deps.db, userId, keep);
 }
 
 /** The audit actor of a session: `user:<id>` for partner users, `operator:<email>` for operators. */
@@ -210,6 +224,37 @@ export async function seedOperator(db: Db, config: Pick<Config, 'admin'>): Promi
       });
     return id;
   });
+}
+
+/**
+ * The "forgot password" form's limits (counted in the sign-in throttle's table, under keys of their
+ * own): per address asked for, a few emails a quarter of an hour (beyond, nothing more is sent, and
+ * the page says the same: the limit tells nothing of the address); per client address, more (beyond:
+ * 429).
+ */
+export const RESET_RULES = {
+  account: { threshold: 3, windowMinutes: 15, lockMinutes: 15 },
+  address: { threshold: 20, windowMinutes: 15, lockMinutes: 15 },
+} as const;
+
+export async function countResetRequest(
+  deps: SessionDeps,
+  input: { email: string; address: string },
+): Promise<'ok' | 'address_limited' | 'account_limited'> {
+  const now = deps.now();
+  const count = (key: string, rule: { threshold: number; windowMinutes: number; lockMinutes: number }) =>
+    repo.countAttempt(
+      deps.db,
+      key,
+      now,
+      new Date(now.getTime() - rule.windowMinutes * 60_000),
+      rule.threshold,
+      new Date(now.getTime() + rule.lockMinutes * 60_000),
+    );
+  const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
+  if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
+  const account = await count(`reset:account:${normaliseEmail(input.email).slice(0, 320)}`, RESET_RULES.account);
+  return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
 }
 
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */

@@ -25,6 +25,22 @@ import {
 } from './web-kit.ts';
 
 /**
+ * The CSRF token of the forms shown before any session (sign-in, forgot password, set a password):
+ * a double-submit cookie, set when missing.
+ */
+export function loginCsrf(
+  config: Pick<Config, 'publicUrl'>,
+  request: { cookies: Record<string, string | undefined> },
+  reply: { setCookie: (n: string, v: string, o: object) => unknown },
+): string {
+  const existing = request.cookies[COOKIES.login.name];
+  if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
+  const token = randomToken(24);
+  reply.setCookie(COOKIES.login.name, token, cookieOptions(config, COOKIES.login.path));
+  return token;
+}
+
+/**
  * Sign-in and sign-out of one kind of account: partner users at /portal/login, operators at
  * /admin/login. The sign-in form has no session yet, so its CSRF token is a double-submit cookie.
  */
@@ -36,13 +52,7 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
     const loginToken = (
       request: { cookies: Record<string, string | undefined> },
       reply: { setCookie: (n: string, v: string, o: object) => unknown },
-    ) => {
-      const existing = request.cookies[COOKIES.login.name];
-      if (existing && /^[A-Za-z0-9_-]{32}$/.test(existing)) return existing;
-      const token = randomToken(24);
-      reply.setCookie(COOKIES.login.name, token, cookieOptions(deps.config, COOKIES.login.path));
-      return token;
-    };
+    ) => loginCsrf(deps.config, request, reply);
 
     app.get<{ Querystring: { next?: string } }>(`${base}/login`, async (request, reply) => {
       if (await sessionFor(deps, kind, request.cookies[cookie.name]))
@@ -78,6 +88,7 @@ export function signInRoutes(deps: SessionDeps & { config: Config }, kind: Sessi
         email,
         password: field(request.body, 'password', 1024),
         address: request.ip,
+        lang: ctx.lang,
       });
       if (outcome.kind === 'locked') {
         reply.header('Retry-After', String(outcome.retryAfterSeconds));
@@ -134,6 +145,7 @@ ${form.error ? html`<p class="alert" role="alert" id="login-error">${form.error}
 <label for="password">${w.password}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required size="32">
 <p><button type="submit">${w.signIn}</button></p>
-</form></div>`,
+</form>
+${kind === 'partner' ? html`<p><a href="/portal/forgot">${w.partnerUsers.forgotLink}</a></p>` : ''}</div>`,
   );
 }

@@ -3,16 +3,6 @@ import type { Executor } from '../platform/db.ts';
 
 /** Read-only SQL behind the consoles' tables and dashboards. */
 
-export async function listPartnerUsers(db: Executor, partnerId: string): Promise<{ email: string; createdAt: Date }[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select(['email', 'created_at'])
-    .where('partner_id', '=', partnerId)
-    .orderBy('email')
-    .execute();
-  return rows.map((r) => ({ email: r.email, createdAt: r.created_at }));
-}
-
 export interface Scope {
   partnerId: string;
   environment: 'sandbox' | 'preproduction' | 'production';

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ENVIRONMENTS, type Environment, type PartnerDirectory } from '../partners/index.ts';
+import {
+  ENVIRONMENTS,
+  requirePermission,
+  type Environment,
+  type PartnerDirectory,
+  type Permission,
+} from '../partners/index.ts';
 import type { FlightDeps } from '../flight/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Db } from '../platform/db.ts';
@@ -137,6 +143,15 @@ export function requireSession(
       return sendPage(reply, 403, messagePage(contextOf(request, area), '403', t(langOf(request)).formExpired));
     }
   });
+}
+
+/**
+ * The role check of a partner page's write (partners/roles.ts): a role without `permission` gets the
+ * 403 page, whatever buttons it was shown. Every POST of the portal and console that changes
+ * something calls it first.
+ */
+export function allow(request: FastifyRequest, permission: Permission): void {
+  requirePermission(request.webSession?.role ?? 'viewer', permission);
 }
 
 /** A safe local redirect target: a path on this site, never `//host` or a scheme. */

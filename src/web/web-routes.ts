@@ -5,8 +5,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { adminRoutes } from './admin-routes.ts';
 import { consoleDataRoutes, consoleRoutes } from './console-routes.ts';
 import { LANGUAGES } from '../i18n/index.ts';
+import { passwordRoutes } from './password-routes.ts';
 import { portalRoutes } from './portal-routes.ts';
 import { consoleReports } from './report-routes.ts';
+import { userRoutes } from './user-routes.ts';
 import { webhookRoutes } from './webhook-routes.ts';
 import { seedOperator } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
@@ -99,6 +101,7 @@ export function webRoutes(deps: Omit<WebDeps, 'apiDocument'>): FastifyPluginAsyn
     await app.register(async (scope) => {
       htmlErrors(scope, 'portal');
       await scope.register(signInRoutes(web, 'partner'));
+      await scope.register(passwordRoutes(web));
       await scope.register(portalRoutes(web));
     });
     await app.register(async (scope) => {
@@ -107,6 +110,7 @@ export function webRoutes(deps: Omit<WebDeps, 'apiDocument'>): FastifyPluginAsyn
       await scope.register(consoleDataRoutes(web));
       await scope.register(webhookRoutes(web));
       await scope.register(consoleReports(web));
+      await scope.register(userRoutes(web));
     });
     await app.register(async (scope) => {
       htmlErrors(scope, 'admin');

@@ -16,6 +16,7 @@ import { DomainError } from '../platform/errors.ts';
 import { sessionActor } from './sessions.ts';
 import { webhooksPage, type Outcome } from './webhook-views.ts';
 import {
+  allow,
   contextOf,
   EnvironmentQuery,
   field,
@@ -82,6 +83,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
       ) => Promise<Outcome>,
     ) =>
       app.post<{ Body: FormBody; Params: { id?: string } }>(path, async (request, reply) => {
+        allow(request, 'webhooks');
         const environment = environmentOf(field(request.body, 'env'));
         try {
           const outcome = await run(request, environment);

@@ -7,7 +7,7 @@ import {
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, mayChange, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The console's webhooks page: endpoints, their forms, the delivery log. */
 
@@ -46,18 +46,26 @@ ${
           (
             e,
           ) => html`<tr><td><code class="id">${e.url}</code>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}</td><td>${e.eventTypes?.join(', ') ?? w.allTypes}</td><td>${e.enabled ? w.active : '—'}${health.get(e.id)?.failing ? html` <strong data-failing title="${health.get(e.id)!.failedLastDay} ${w.failingHint}">${w.failing}</strong>` : ''}</td>
-<td class="row"><form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
+<td class="row">${
+            mayChange(ctx, 'webhooks')
+              ? html`<form method="post" action="/console/webhooks/${e.id}/test">${csrf}${env}<button type="submit" class="secondary">${w.sendTest}</button></form>
 <form method="post" action="/console/webhooks/${e.id}/rotate">${csrf}${env}<button type="submit" class="secondary">${w.rotate}</button></form>
-<form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form></td></tr>`,
+<form method="post" action="/console/webhooks/${e.id}/remove" data-confirm="${w.removeConfirm}">${csrf}${env}<button type="submit" class="danger">${w.remove}</button></form>`
+              : ''
+          }</td></tr>`,
         )}</tbody></table>`,
       )
 }
-<section class="card"><h2>${w.addEndpoint}</h2>
+${
+  mayChange(ctx, 'webhooks')
+    ? html`<section class="card"><h2>${w.addEndpoint}</h2>
 <form method="post" action="/console/webhooks">${csrf}${env}
 <label for="w-url">${w.url}</label><input id="w-url" name="url" type="url" required size="60" placeholder="https://example.com/parasol/webhooks">
 <label for="w-description">${w.description}</label><input id="w-description" name="description" maxlength="200" size="60">
 <fieldset><legend>${w.eventTypes}</legend><p class="muted">${w.noneTicked}</p>${WEBHOOK_EVENT_TYPES.map((type) => html`<label><input type="checkbox" name="eventTypes" value="${type}"> <code>${type}</code></label>`)}</fieldset>
-<p><button type="submit">${w.addEndpoint}</button></p></form></section>
+<p><button type="submit">${w.addEndpoint}</button></p></form></section>`
+    : ''
+}
 <h2>${w.deliveries}</h2>
 ${
   deliveries.length === 0
@@ -66,7 +74,7 @@ ${
         w.deliveries,
         html`<table><thead><tr><th scope="col">${w.at}</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col">${w.status}</th><th scope="col">${w.attempts}</th><th scope="col">HTTP</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>${deliveries.map(
           (d) =>
-            html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code class="id">${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td><td>${d.status === 'pending' ? '' : html`<form method="post" action="/console/webhooks/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
+            html`<tr><td>${formatDate(new Date(d.createdAt), ctx.lang, '')}</td><td><code>${d.eventType}</code></td><td><code class="id">${d.url}</code></td><td>${d.status}</td><td>${d.attempts}</td><td>${d.lastStatusCode ?? d.lastError ?? ''}</td><td>${d.status === 'pending' ? '' : !mayChange(ctx, 'webhooks') ? '' : html`<form method="post" action="/console/webhooks/deliveries/${d.id}/redeliver">${csrf}${env}<button type="submit" class="secondary">${w.redeliver}</button></form>`}</td></tr>`,
         )}</tbody></table>`,
       )
 }`,

@@ -162,6 +162,8 @@ describe('console pages at a phone’s and a laptop’s width', () => {
         '/console/claims',
         '/console/reports',
         '/console/webhooks',
+        '/console/users',
+        '/portal/forgot',
       ],
       'phone-partner',
     );
@@ -180,6 +182,7 @@ describe('console pages at a phone’s and a laptop’s width', () => {
         '/admin/claims',
         `/admin/claims/${claimNumber}`,
         '/admin/outbox',
+        '/admin/emails',
         '/admin/payouts',
         '/admin/risk',
         '/admin/limits',

@@ -201,6 +201,31 @@ describe('operator flow', () => {
     assert.match(noFlag.err, /--password-stdin/);
   });
 
+  it('creates users with a role and lists them', async () => {
+    const slug = await newPartner();
+    const dev = await cli(
+      ['users', 'create', slug, '--email', `dev-${slug}@example.com`, '--role', 'developer', '--password-stdin'],
+      {
+        stdin: 'correct horse battery\n',
+      },
+    );
+    assert.equal(dev.code, 0, dev.err);
+    assert.match(dev.out, /, developer\) for /);
+    const wrong = await cli(
+      ['users', 'create', slug, '--email', `x-${slug}@example.com`, '--role', 'owner', '--password-stdin'],
+      {
+        stdin: 'correct horse battery\n',
+      },
+    );
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.err, /--role: must be one of admin, developer, viewer/);
+    const listed = await json<{ email: string; role: string; status: string }[]>('users', 'list', slug);
+    assert.deepEqual(
+      listed.map((u) => [u.email, u.role, u.status]),
+      [[`dev-${slug}@example.com`, 'developer', 'active']],
+    );
+  });
+
   it('reports the applied migrations', async () => {
     const report = await json<{ migrations: { name: string }[]; pending: string[] }>('db', 'migrate');
     assert.ok(report.migrations.some((m) => m.name === '0001_foundation.sql'));
@@ -363,7 +388,7 @@ describe('usage', () => {
   it('prints help and exits 0, with a description and an example for each command', async () => {
     const top = await cli(['--help']);
     assert.equal(top.code, 0);
-    for (const group of ['partners', 'agreement', 'subscriptions', 'config', 'keys', 'users', 'db'])
+    for (const group of ['partners', 'agreement', 'subscriptions', 'config', 'keys', 'users', 'emails', 'db'])
       assert.match(top.out, new RegExp(`\\n  ${group} `));
     for (const argv of [
       ['partners', 'create'],

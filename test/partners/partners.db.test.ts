@@ -224,8 +224,8 @@ describe('demo seed', () => {
       .where('partner_id', '=', partner!.id)
       .executeTakeFirstOrThrow();
     assert.equal(user.email, 'demo@example.com');
-    assert.ok(await verifyPassword('demo password 123', user.password_hash));
-    assert.equal(await verifyPassword('wrong password', user.password_hash), false);
+    assert.ok(await verifyPassword('demo password 123', user.password_hash!));
+    assert.equal(await verifyPassword('wrong password', user.password_hash!), false);
     assert.equal(
       await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } }),
       undefined,

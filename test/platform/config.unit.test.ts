@@ -15,6 +15,41 @@ describe('loadConfig', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  it('reads the SMTP settings, or none; refuses half of them', () => {
+    assert.equal(loadConfig({}).smtp, undefined);
+    assert.deepEqual(
+      loadConfig({
+        PARASOL_SMTP_HOST: 'smtp.example.com',
+        PARASOL_SMTP_USER: 'parasol',
+        PARASOL_SMTP_PASSWORD: 'secret',
+        PARASOL_SMTP_FROM: 'Parasol <no-reply@parasol.example>',
+      }).smtp,
+      {
+        host: 'smtp.example.com',
+        port: 587,
+        secure: false,
+        user: 'parasol',
+        password: 'secret',
+        from: 'Parasol <no-reply@parasol.example>',
+      },
+    );
+    const secure = loadConfig({ PARASOL_SMTP_HOST: 'h', PARASOL_SMTP_SECURE: 'on', PARASOL_SMTP_FROM: 'a@b.example' });
+    assert.deepEqual([secure.smtp?.port, secure.smtp?.secure, secure.smtp?.user], [465, true, undefined]);
+    assert.throws(
+      () => loadConfig({ PARASOL_SMTP_FROM: 'a@b.example' }),
+      /PARASOL_SMTP_HOST is required with PARASOL_SMTP_FROM/,
+    );
+    assert.throws(() => loadConfig({ PARASOL_SMTP_HOST: 'h' }), /PARASOL_SMTP_FROM/);
+    assert.throws(
+      () => loadConfig({ PARASOL_SMTP_HOST: 'h', PARASOL_SMTP_FROM: 'a@b.example', PARASOL_SMTP_USER: 'u' }),
+      /PARASOL_SMTP_PASSWORD/,
+    );
+    assert.throws(
+      () => loadConfig({ PARASOL_SMTP_HOST: 'h', PARASOL_SMTP_FROM: 'a@b.example', PARASOL_SMTP_PORT: '0' }),
+      ConfigError,
+    );
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',

@@ -1,0 +1,173 @@
+import { audit } from '../../platform/audit.ts';
+import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
+import type { Environment } from '../../platform/db-schema.ts';
+import type { Db, Executor } from '../../platform/db.ts';
+import type { JobQueue } from '../../platform/jobs.ts';
+import * as repo from './email-repo.ts';
+import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
+import type { EmailStatus } from './model.ts';
+
+/**
+ * Email: the message is written in the transaction of the change that causes it (recipient, subject
+ * and bodies sealed: they carry single-use links) with its send job, announced after commit; the job
+ * sends it through the provider after commit. A server that cannot be reached, or answers 4xx, is
+ * retried with back-off (`EMAIL_QUEUE_POLICY`); a message refused (5xx) is marked `rejected`,
+ * audited and left to an operator. Exactly once: one row per dedupe key whatever the retries; a send
+ * holds its row with a lease; a crash between the server's acceptance and our record may send it
+ * again (SMTP has no idempotency), with the same Message-ID, at most MAX_EMAIL_ATTEMPTS times.
+ */
+
+/** 8 retries from 5 s (about 21 minutes to 42 minutes in all); expiry 60 s: three SMTP timeouts of 10 s and more. */
+export const EMAIL_QUEUE_POLICY = { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 } as const;
+/** Sends tried at most per message, whatever the jobs. */
+export const MAX_EMAIL_ATTEMPTS = 9;
+
+export interface QueuedEmail {
+  /** What the message is, for the outbox and the metrics: `user_invitation`, `password_reset`, `claim_opened`… */
+  kind: string;
+  /** Unique per logical message: the same key queued twice writes one message (e.g. `claim:<id>:email:opened`). */
+  dedupeKey: string;
+  to: string;
+  subject: string;
+  text: string;
+  html?: string | undefined;
+  /** The partner the message is about, when there is one (customer emails, partner users). */
+  partnerId?: string | null | undefined;
+  /** A customer's environment: sandbox and preproduction messages are kept in the outbox, never sent. */
+  environment?: Environment | null | undefined;
+}
+
+/**
+ * Writes an email in the caller's transaction and its send job (announced after commit when `trx`
+ * was opened by `transaction()`). Answers false when a message with this dedupe key already exists
+ * (nothing written, no job).
+ */
+export async function queueEmail(
+  trx: Executor,
+  deps: { jobs: JobQueue; keys: Pick<Keyring, 'encryption'> },
+  email: QueuedEmail,
+): Promise<boolean> {
+  const seal = (value: string) => encrypt(deps.keys.encryption, value);
+  const emailId = await repo.insertQueuedEmail(trx, {
+    kind: email.kind,
+    dedupe_key: email.dedupeKey,
+    partner_id: email.partnerId ?? null,
+    environment: email.environment ?? null,
+    to_enc: seal(email.to),
+    subject_enc: seal(email.subject),
+    text_enc: seal(email.text),
+    html_enc: email.html === undefined ? null : seal(email.html),
+    status: 'queued',
+  });
+  if (!emailId) return false;
+  await deps.jobs.send('email_send', { emailId }, { trx });
+  return true;
+}
+
+/** How long a send may hold its message: the job's own expiry. */
+const SEND_LEASE_SECONDS = EMAIL_QUEUE_POLICY.expireInSeconds;
+
+export interface EmailProviders {
+  /** Sandbox and preproduction messages, and every message when `smtp` is undefined. */
+  outbox: EmailProvider;
+  /** Every other message, when configured. */
+  smtp: EmailProvider | undefined;
+}
+
+/**
+ * The send job. Takes the message with a lease (two jobs for one message never send it at once),
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ */
+export async function sendQueuedEmail(
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; providers: EmailProviders; now?: () => Date },
+  emailId: string,
+): Promise<'sent' | 'rejected' | 'skipped'> {
+  const row = await repo.leaseQueuedEmail(deps.db, emailId, {
+    leaseSeconds: SEND_LEASE_SECONDS,
+    maxAttempts: MAX_EMAIL_ATTEMPTS,
+  });
+  if (!row) return 'skipped'; // sent, refused, or being sent by another job
+  const customerTest = row.environment === 'sandbox' || row.environment === 'preproduction';
+  const provider = customerTest ? deps.providers.outbox : (deps.providers.smtp ?? deps.providers.outbox);
+  const open = (sealed: string) => decrypt(deps.keys.encryption, sealed);
+  try {
+    const sent = await provider.send({
+      to: open(row.to_enc),
+      subject: open(row.subject_enc),
+      text: open(row.text_enc),
+      html: row.html_enc === null ? undefined : open(row.html_enc),
+      dedupeKey: row.dedupe_key,
+    });
+    await repo.markEmailSent(deps.db, emailId, {
+      provider: provider.name,
+      providerMessageId: sent.providerMessageId,
+      at: (deps.now ?? (() => new Date()))(),
+    });
+    return 'sent';
+  } catch (error) {
+    if (error instanceof EmailRejectedError) {
+      await deps.db.transaction().execute(async (trx) => {
+        await repo.markEmailRejected(trx, emailId, provider.name, error.message);
+        await audit(trx, {
+          actor: 'system',
+          partnerId: row.partner_id,
+          environment: row.environment,
+          entity: 'email',
+          entityId: emailId,
+          action: 'email_rejected',
+          data: { kind: row.kind, responseCode: error.responseCode ?? null },
+        });
+      });
+      return 'rejected';
+    }
+    const message = error instanceof EmailRetryableError ? error.message : 'unexpected error';
+    await repo.releaseEmail(deps.db, emailId, message);
+    throw error;
+  }
+}
+
+export interface EmailView {
+  id: string;
+  kind: string;
+  partner: string | null;
+  environment: Environment | null;
+  status: EmailStatus;
+  provider: string | null;
+  attempts: number;
+  lastError: string | null;
+  createdAt: Date;
+  sentAt: Date | null;
+  to: string;
+  subject: string;
+  /** The body of a message kept in the outbox (never sent); null for one sent by SMTP. */
+  text: string | null;
+}
+
+/**
+ * The emails, newest first, opened: the outbox (what the outbox provider kept, bodies included) and
+ * the messages sent or waiting (recipient and subject only: a real message's body, with its links, is
+ * the recipient's alone).
+ */
+export async function readEmails(
+  db: Executor,
+  keys: Pick<Keyring, 'encryption'>,
+  o: { offset?: number; limit?: number; kind?: string | undefined } = {},
+): Promise<EmailView[]> {
+  const rows = await repo.listEmails(db, { offset: o.offset ?? 0, limit: o.limit ?? 50, kind: o.kind });
+  const open = (sealed: string) => decrypt(keys.encryption, sealed);
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    partner: r.partner_slug,
+    environment: r.environment,
+    status: r.status,
+    provider: r.provider,
+    attempts: r.attempts,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    sentAt: r.sent_at,
+    to: open(r.to_enc),
+    subject: open(r.subject_enc),
+    text: r.provider === 'outbox' ? open(r.text_enc) : null,
+  }));
+}

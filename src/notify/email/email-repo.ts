@@ -1,0 +1,96 @@
+import { sql, type Insertable } from 'kysely';
+import type { EmailsTable } from '../../platform/db-schema.ts';
+import type { Executor } from '../../platform/db.ts';
+
+/** SQL for emails (`emails`): the send queue, and the outbox (the rows sent by the outbox provider). */
+
+/** Writes a message once per dedupe key; answers its id, or undefined when it was already written. */
+export async function insertQueuedEmail(trx: Executor, row: Insertable<EmailsTable>): Promise<string | undefined> {
+  const inserted = await trx
+    .insertInto('emails')
+    .values(row)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted?.id;
+}
+
+export async function findEmailState(db: Executor, emailId: string) {
+  return db.selectFrom('emails').select(['status', 'environment']).where('id', '=', emailId).executeTakeFirst();
+}
+
+/**
+ * Takes a queued message for a send: one more attempt, a lease of `leaseSeconds` (two jobs never
+ * send it at once). Undefined when it is sent, refused, out of attempts or leased by another job.
+ */
+export async function leaseQueuedEmail(
+  db: Executor,
+  emailId: string,
+  o: { leaseSeconds: number; maxAttempts: number },
+) {
+  return db
+    .updateTable('emails')
+    .set({ attempts: sql`attempts + 1`, locked_until: sql`now() + make_interval(secs => ${o.leaseSeconds})` })
+    .where('id', '=', emailId)
+    .where('status', '=', 'queued')
+    .where('attempts', '<', o.maxAttempts)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function markEmailSent(
+  db: Executor,
+  emailId: string,
+  o: { provider: string; providerMessageId: string; at: Date },
+): Promise<void> {
+  await db
+    .updateTable('emails')
+    .set({
+      status: 'sent',
+      provider: o.provider,
+      provider_message_id: o.providerMessageId,
+      sent_at: o.at,
+      last_error: null,
+      locked_until: null,
+    })
+    .where('id', '=', emailId)
+    .execute();
+}
+
+export async function markEmailRejected(db: Executor, emailId: string, provider: string, error: string): Promise<void> {
+  await db
+    .updateTable('emails')
+    .set({ status: 'rejected', provider, last_error: error, locked_until: null })
+    .where('id', '=', emailId)
+    .execute();
+}
+
+/** A send failed and may be retried: the error kept, the lease released. */
+export async function releaseEmail(db: Executor, emailId: string, error: string): Promise<void> {
+  await db.updateTable('emails').set({ last_error: error, locked_until: null }).where('id', '=', emailId).execute();
+}
+
+/** Emails newest first, with the partner's slug; sealed columns as stored. */
+export async function listEmails(db: Executor, o: { offset: number; limit: number; kind?: string | undefined }) {
+  let query = db
+    .selectFrom('emails as e')
+    .leftJoin('partners as p', 'p.id', 'e.partner_id')
+    .select([
+      'e.id',
+      'e.kind',
+      'e.environment',
+      'e.status',
+      'e.provider',
+      'e.attempts',
+      'e.last_error',
+      'e.created_at',
+      'e.sent_at',
+      'e.to_enc',
+      'e.subject_enc',
+      'e.text_enc',
+      'p.slug as partner_slug',
+    ]);
+  if (o.kind !== undefined) query = query.where('e.kind', '=', o.kind);
+  return query.orderBy('e.created_at', 'desc').orderBy('e.id').offset(o.offset).limit(o.limit).execute();
+}

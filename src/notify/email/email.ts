@@ -1,0 +1,58 @@
+/**
+ * The email provider interface the send job calls. Implementations: `OutboxEmailProvider` (no SMTP
+ * configured, and every sandbox or preproduction message: the message stays in the `emails` table,
+ * readable in the operator console and by `parasol emails list`, never sent) and `SmtpEmailProvider`
+ * (nodemailer). A provider sends one message per call and never retries by itself: the job queue
+ * retries on `EmailRetryableError` with back-off and gives up on `EmailRejectedError`.
+ *
+ * Addresses and bodies are personal data (bodies carry single-use links): no error message below
+ * carries either.
+ */
+
+export interface EmailMessage {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html?: string | undefined;
+  /**
+   * Stable across retries of the same logical message (the row's dedupe key). SMTP has no
+   * idempotency: the SMTP provider derives the Message-ID header from it, so a message sent twice
+   * after a crash between the send and its record is the same message for the receiving side.
+   */
+  readonly dedupeKey: string;
+}
+
+export interface EmailSendResult {
+  /** The provider's id of the message (the SMTP Message-ID, or the outbox id). */
+  readonly providerMessageId: string;
+}
+
+export interface EmailProvider {
+  readonly name: string;
+  send(msg: EmailMessage): Promise<EmailSendResult>;
+}
+
+export abstract class EmailError extends Error {
+  constructor(
+    readonly provider: string,
+    message: string,
+    /** The SMTP reply code, when the server answered. */
+    readonly responseCode?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`${provider}: ${message}`, options);
+  }
+}
+
+/** Try again later: a 4xx reply, a connection or network failure, a timeout. */
+export class EmailRetryableError extends EmailError {
+  override readonly name = 'EmailRetryableError';
+}
+
+/** Retrying the same message cannot succeed: a 5xx reply (unknown recipient, refused content, bad credentials). */
+export class EmailRejectedError extends EmailError {
+  override readonly name = 'EmailRejectedError';
+}
+
+/** A plausible address (the form's check; the server has the last word). */
+export const EMAIL_ADDRESS = /^[^@\s<>"]+@[^@\s<>"]+\.[^@\s<>"]+$/;

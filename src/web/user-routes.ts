@@ -1,0 +1,97 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { inviteUser, listUsers, removeUser, setUserRole, type UserCaller, type UserDeps } from '../partners/index.ts';
+import { DomainError } from '../platform/errors.ts';
+import { t } from '../i18n/index.ts';
+import { sessionActor } from './sessions.ts';
+import { usersPage, type UsersOutcome } from './user-views.ts';
+import {
+  allow,
+  contextOf,
+  field,
+  langOf,
+  problemLines,
+  requireSession,
+  sendPage,
+  type FormBody,
+  type WebDeps,
+} from './web-kit.ts';
+
+/** The partner console's Users page: admins list, invite, change roles and remove (partners/users.ts). */
+export function userRoutes(deps: WebDeps): FastifyPluginAsync {
+  const users: UserDeps = {
+    db: deps.db,
+    jobs: deps.flight.jobs,
+    keys: deps.flight.keys,
+    publicUrl: deps.config.publicUrl,
+    now: deps.now,
+  };
+  const callerOf = (request: FastifyRequest): UserCaller => {
+    const session = request.webSession!;
+    return {
+      actor: sessionActor(session),
+      partnerId: session.partnerId!,
+      userId: session.accountId,
+      role: session.role ?? 'viewer',
+      lang: langOf(request),
+    };
+  };
+  const render = async (request: FastifyRequest, reply: FastifyReply, status: number, outcome?: UsersOutcome) =>
+    sendPage(
+      reply,
+      status,
+      usersPage(contextOf(request, 'console'), await listUsers(deps.db, request.webSession!.partnerId!), outcome),
+    );
+
+  return async (app) => {
+    requireSession(app, deps, 'partner', 'console', '/portal/login');
+    // the whole page is the admins': other roles get the 403 page, reading included
+    app.addHook('preHandler', async (request) => allow(request, 'users'));
+
+    app.get('/console/users', async (request, reply) => render(request, reply, 200));
+
+    /** Runs a change; a domain error other than 403/404 is shown on the page (422 or 409). */
+    const change = (
+      path: string,
+      run: (request: FastifyRequest<{ Body: FormBody; Params: { id?: string } }>) => Promise<string>,
+      form?: (body: FormBody) => UsersOutcome,
+    ) =>
+      app.post<{ Body: FormBody; Params: { id?: string } }>(path, async (request, reply) => {
+        try {
+          const notice = await run(request);
+          return await render(request, reply, 200, { notice });
+        } catch (error) {
+          if (!(error instanceof DomainError) || [403, 404].includes(error.status) || error.status >= 500) throw error;
+          return render(request, reply, error.status, {
+            problems: problemLines(error, langOf(request)),
+            ...(form ? form(request.body) : {}),
+          });
+        }
+      });
+
+    change(
+      '/console/users',
+      async (request) => {
+        const email = field(request.body, 'email', 320);
+        await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', 20) });
+        return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
+      },
+      (body) => ({ email: field(body, 'email', 320), role: field(body, 'role', 20) }),
+    );
+    change('/console/users/:id/role', async (request) => {
+      await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', 20));
+      return t(langOf(request)).partnerUsers.roleChanged;
+    });
+    change('/console/users/:id/remove', async (request) => {
+      await removeUser(users, callerOf(request), uuidOf(request.params.id));
+      return t(langOf(request)).partnerUsers.removed;
+    });
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A user id from the path: anything else is no such user (404), not a database error. */
+function uuidOf(id: string | undefined): string {
+  if (!id || !UUID.test(id)) throw new DomainError('not_found', 'No such user.');
+  return id.toLowerCase();
+}

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  EmailRejectedError,
+  EmailRetryableError,
+  type EmailMessage,
+  type EmailProvider,
+} from '../../src/notify/email/email.ts';
+import { queueEmail, readEmails, sendQueuedEmail } from '../../src/notify/email/email-queue.ts';
+import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { transaction } from '../../src/platform/db.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { openTestDatabase, testConfig } from '../helper.ts';
+
+/** The email queue: one row per dedupe key, one send per message, outcomes recorded (notify/email/). */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+
+function fakeJobs() {
+  const sent: unknown[] = [];
+  const jobs = {
+    send: async (name: string, data: unknown) => {
+      sent.push({ name, data });
+      return 'job';
+    },
+  } as unknown as JobQueue;
+  return { jobs, sent };
+}
+
+/** A provider that answers what `outcomes` says, in turn, and counts its calls. */
+function scripted(...outcomes: ('ok' | 'retry' | 'reject')[]) {
+  const calls: EmailMessage[] = [];
+  const provider: EmailProvider = {
+    name: 'smtp',
+    send: async (msg) => {
+      calls.push(msg);
+      const outcome = outcomes.shift() ?? 'ok';
+      if (outcome === 'retry') throw new EmailRetryableError('smtp', 'SMTP 451', 451);
+      if (outcome === 'reject') throw new EmailRejectedError('smtp', 'SMTP 550', 550);
+      return { providerMessageId: `<${calls.length}@test>` };
+    },
+  };
+  return { provider, calls };
+}
+
+const email = (dedupeKey: string, extra: object = {}) => ({
+  kind: 'test_message',
+  dedupeKey,
+  to: 'someone@example.com',
+  subject: 'A subject',
+  text: 'A text with a link https://parasol.example/portal/password/abc',
+  html: '<p>A text</p>',
+  ...extra,
+});
+
+test('the same dedupe key queued twice gives one email and one send job', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  const first = await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:1')));
+  const second = await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:1')));
+  assert.deepEqual([first, second], [true, false]);
+  const rows = await handle.db.selectFrom('emails').selectAll().where('dedupe_key', '=', 'k:1').execute();
+  assert.equal(rows.length, 1);
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: rows[0]!.id } }]);
+  // sealed at rest
+  assert.doesNotMatch(JSON.stringify(rows[0]), /someone@example\.com|A subject|parasol\.example/);
+});
+
+test('a rolled back transaction leaves no email', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs } = fakeJobs();
+  await assert.rejects(
+    transaction(handle.db, async (trx) => {
+      await queueEmail(trx, { jobs, keys }, email('k:rollback'));
+      throw new Error('the change failed');
+    }),
+  );
+  assert.equal((await handle.db.selectFrom('emails').select('id').execute()).length, 0);
+});
+
+test('a retryable failure keeps the message queued; a retried job sends it once; later jobs send nothing', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:retry')));
+  const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
+  const smtp = scripted('retry', 'ok');
+  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+
+  await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
+  let row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.attempts, row.last_error, row.locked_until], ['queued', 1, 'smtp: SMTP 451', null]);
+
+  assert.equal(await sendQueuedEmail(deps, emailId), 'sent');
+  assert.equal(await sendQueuedEmail(deps, emailId), 'skipped');
+  assert.equal(smtp.calls.length, 2);
+  assert.deepEqual(
+    {
+      to: smtp.calls[1]!.to,
+      subject: smtp.calls[1]!.subject,
+      html: smtp.calls[1]!.html,
+      key: smtp.calls[1]!.dedupeKey,
+    },
+    { to: 'someone@example.com', subject: 'A subject', html: '<p>A text</p>', key: 'k:retry' },
+  );
+  row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.provider, row.provider_message_id], ['sent', 'smtp', '<2@test>']);
+  // sent by SMTP: the operator sees recipient and subject, not the text
+  const [view] = await readEmails(handle.db, keys);
+  assert.deepEqual([view!.to, view!.subject, view!.text], ['someone@example.com', 'A subject', null]);
+  assert.equal((await handle.db.selectFrom('emails').select('id').execute()).length, 1);
+});
+
+test('a message being sent is not sent by a second job meanwhile (the lease)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:lease')));
+  const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
+  let release!: () => void;
+  let started!: () => void;
+  const sending = new Promise<void>((resolve) => (started = resolve));
+  const calls: string[] = [];
+  const slow: EmailProvider = {
+    name: 'smtp',
+    send: async (msg) => {
+      calls.push(msg.dedupeKey);
+      started();
+      await new Promise<void>((resolve) => (release = resolve));
+      return { providerMessageId: '<slow@test>' };
+    },
+  };
+  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: slow } };
+  const first = sendQueuedEmail(deps, emailId);
+  await sending;
+  assert.equal(await sendQueuedEmail(deps, emailId), 'skipped');
+  release();
+  assert.equal(await first, 'sent');
+  assert.deepEqual(calls, ['k:lease']);
+});
+
+test('a refused message is marked rejected and audited; sandbox messages go to the outbox even with SMTP', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('k:reject'));
+    await queueEmail(trx, { jobs, keys }, email('k:sandbox', { environment: 'sandbox' }));
+  });
+  const [rejectId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [string, string];
+  const smtp = scripted('reject');
+  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+  assert.equal(await sendQueuedEmail(deps, rejectId), 'rejected');
+  assert.equal(await sendQueuedEmail(deps, rejectId), 'skipped');
+  const rejected = await handle.db
+    .selectFrom('emails')
+    .selectAll()
+    .where('id', '=', rejectId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([rejected.status, rejected.last_error], ['rejected', 'smtp: SMTP 550']);
+  const audit = await handle.db.selectFrom('audit_log').select('action').where('entity_id', '=', rejectId).execute();
+  assert.deepEqual(audit, [{ action: 'email_rejected' }]);
+
+  assert.equal(await sendQueuedEmail(deps, sandboxId), 'sent');
+  assert.equal(smtp.calls.length, 1, 'the sandbox message did not reach SMTP');
+  const outbox = (await readEmails(handle.db, keys)).find((e) => e.id === sandboxId)!;
+  assert.equal(outbox.provider, 'outbox');
+  assert.match(outbox.text!, /portal\/password\/abc/);
+});

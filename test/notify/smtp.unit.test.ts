@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { EmailRejectedError, EmailRetryableError } from '../../src/notify/email/email.ts';
+import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
+import { SmtpEmailProvider } from '../../src/notify/email/smtp.ts';
+
+/** The SMTP provider against a real SMTP server on a local port (smtp-server, by nodemailer's authors). */
+
+interface Received {
+  from: string | undefined;
+  to: string[];
+  mail: ParsedMail;
+}
+
+async function startServer(options: Partial<SMTPServerOptions> = {}) {
+  const received: Received[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onAuth(auth, _session, callback) {
+      if (auth.username === 'parasol' && auth.password === 'smtp secret') return callback(null, { user: 'parasol' });
+      return callback(Object.assign(new Error('Invalid credentials'), { responseCode: 535 }));
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push({
+            from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
+            to: session.envelope.rcptTo.map((r) => r.address),
+            mail,
+          });
+          callback();
+        })
+        .catch(callback);
+    },
+    ...options,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    received,
+    port,
+    provider: (extra: { user?: string; password?: string } = {}) =>
+      new SmtpEmailProvider({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        user: extra.user,
+        password: extra.password,
+        from: 'Parasol <no-reply@parasol.example>',
+        timeoutMs: 5_000,
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const message = {
+  to: 'new.user@acme.example',
+  subject: 'You are invited to the Parasol console of Acme Air',
+  text: 'Hello,\n\nChoose your password here:\nhttps://parasol.example/portal/password/abc\n',
+  html: '<p>Hello,</p><p><a href="https://parasol.example/portal/password/abc">Choose your password</a></p>',
+  dedupeKey: 'user:1:invitation:abcd',
+};
+
+describe('SmtpEmailProvider', () => {
+  it('delivers From, To, Subject, text and html, with a Message-ID derived from the dedupe key', async (t) => {
+    const server = await startServer();
+    t.after(server.close);
+    const provider = server.provider({ user: 'parasol', password: 'smtp secret' });
+    t.after(() => provider.close());
+    const sent = await provider.send(message);
+    const again = await provider.send(message);
+
+    assert.equal(server.received.length, 2);
+    const [first, second] = server.received as [Received, Received];
+    assert.equal(first.from, 'no-reply@parasol.example');
+    assert.deepEqual(first.to, ['new.user@acme.example']);
+    assert.equal(first.mail.from?.value[0]?.address, 'no-reply@parasol.example');
+    assert.equal(first.mail.from?.value[0]?.name, 'Parasol');
+    assert.equal(first.mail.subject, message.subject);
+    assert.equal(first.mail.text, message.text);
+    assert.equal(first.mail.html, message.html);
+    assert.match(sent.providerMessageId, /^<[0-9a-f]{32}@parasol\.example>$/);
+    assert.equal(first.mail.messageId, sent.providerMessageId);
+    // a message sent twice (a crash between the send and its record) is the same message for the receiver
+    assert.equal(second.mail.messageId, first.mail.messageId);
+    assert.equal(again.providerMessageId, sent.providerMessageId);
+  });
+
+  it('a 4xx answer is retryable, a 5xx answer is final', async (t) => {
+    const server = await startServer({
+      onRcptTo(address, _session, callback) {
+        if (address.address.startsWith('busy'))
+          return callback(Object.assign(new Error('Mailbox busy, try later'), { responseCode: 450 }));
+        if (address.address.startsWith('nobody'))
+          return callback(Object.assign(new Error('No such user'), { responseCode: 550 }));
+        return callback();
+      },
+    });
+    t.after(server.close);
+    const provider = server.provider();
+    t.after(() => provider.close());
+
+    const busy = await provider.send({ ...message, to: 'busy@acme.example' }).catch((e: unknown) => e);
+    assert.ok(busy instanceof EmailRetryableError, String(busy));
+    assert.equal(busy.responseCode, 450);
+    assert.doesNotMatch(busy.message, /acme\.example/, 'no address in the error');
+
+    const nobody = await provider.send({ ...message, to: 'nobody@acme.example' }).catch((e: unknown) => e);
+    assert.ok(nobody instanceof EmailRejectedError, String(nobody));
+    assert.equal(nobody.responseCode, 550);
+    assert.equal(server.received.length, 0);
+  });
+
+  it('refused credentials are final; a server that cannot be reached is retryable', async (t) => {
+    const server = await startServer();
+    t.after(server.close);
+    const wrong = server.provider({ user: 'parasol', password: 'wrong' });
+    t.after(() => wrong.close());
+    const refused = await wrong.send(message).catch((e: unknown) => e);
+    assert.ok(refused instanceof EmailRejectedError, String(refused));
+
+    const closed = await startServer();
+    const port = closed.port;
+    await closed.close();
+    const unreachable = new SmtpEmailProvider({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      user: undefined,
+      password: undefined,
+      from: 'no-reply@parasol.example',
+      timeoutMs: 2_000,
+    });
+    t.after(() => unreachable.close());
+    const down = await unreachable.send(message).catch((e: unknown) => e);
+    assert.ok(down instanceof EmailRetryableError, String(down));
+  });
+});
+
+describe('OutboxEmailProvider', () => {
+  it('keeps the message (sends nothing) under an id stable for its dedupe key; refuses a non-address', async () => {
+    const outbox = new OutboxEmailProvider();
+    const a = await outbox.send(message);
+    assert.equal((await outbox.send(message)).providerMessageId, a.providerMessageId);
+    assert.notEqual((await outbox.send({ ...message, dedupeKey: 'other' })).providerMessageId, a.providerMessageId);
+    await assert.rejects(outbox.send({ ...message, to: 'not an address' }), EmailRejectedError);
+  });
+});

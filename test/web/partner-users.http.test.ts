@@ -1,0 +1,346 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readEmails, type EmailView } from '../../src/notify/index.ts';
+import { createUser } from '../../src/partners/users.ts';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { RESET_RULES } from '../../src/web/sessions.ts';
+import { Browser, csrfOf } from './inject-browser.ts';
+import { buildTestApp, createTestPartner, eventually, testConfig, uniqueSlug, type TestApp } from '../helper.ts';
+
+/**
+ * Partner users end to end (issue 14 §2): invitations by email, roles enforced on every write,
+ * removal, password reset through single-use links, no account enumeration.
+ */
+
+const PASSWORD = 'admin password 1234';
+const keys = deriveKeyring(testConfig().masterKey!);
+const LINK = /\/portal\/password\/([A-Za-z0-9_-]{43})/;
+
+describe('partner users', () => {
+  let t: TestApp;
+  let clock = Date.now();
+  before(async () => {
+    t = await buildTestApp({ now: () => new Date(clock) });
+  });
+  after(() => t.close());
+
+  /** A partner with one active admin, signed in. */
+  async function adminOfNewPartner() {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('admin')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+    return { partner, email, browser };
+  }
+
+  /** The email sent to `to` of `kind` once the send job has put it in the outbox. */
+  const outboxEmail = (to: string, kind: string) =>
+    eventually(async () => {
+      const emails = await readEmails(t.db, keys, { kind, limit: 500 });
+      return emails.find((e) => e.to === to && e.status === 'sent' && e.provider === 'outbox');
+    });
+  const emailsTo = async (to: string) => (await readEmails(t.db, keys, { limit: 500 })).filter((e) => e.to === to);
+  const linkOf = (email: EmailView) => {
+    const token = LINK.exec(email.text ?? '')?.[1];
+    assert.ok(token, 'the email carries a password link');
+    return `/portal/password/${token}`;
+  };
+
+  async function invite(admin: Browser, email: string, role: string) {
+    const csrf = csrfOf((await admin.get('/console/users')).body)!;
+    return admin.post('/console/users', { _csrf: csrf, email, role });
+  }
+
+  /** Follows a link in a fresh browser and sets the password. */
+  async function setPassword(path: string, password: string) {
+    const browser = new Browser(t.app);
+    const form = await browser.get(path);
+    assert.equal(form.statusCode, 200);
+    return browser.post(path, { _csrf: browser.cookies.get('psl_login')!, password, confirm: password });
+  }
+
+  async function inviteAndActivate(admin: Browser, role: string) {
+    const email = `${uniqueSlug(role)}@example.com`;
+    assert.equal((await invite(admin, email, role)).statusCode, 200);
+    const done = await setPassword(linkOf(await outboxEmail(email, 'user_invitation')), 'a new password 42');
+    assert.equal(done.statusCode, 200);
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, 'a new password 42')).statusCode, 303);
+    return { email, browser };
+  }
+
+  test('invite → email in the outbox → link → password → signed in with the role', async () => {
+    const { partner, browser: admin } = await adminOfNewPartner();
+    const email = `${uniqueSlug('dev')}@example.com`;
+    const invited = await invite(admin, email, 'developer');
+    assert.equal(invited.statusCode, 200);
+    assert.match(invited.body, /Invitation sent/);
+    const user = await t.db
+      .selectFrom('users')
+      .select(['role', 'activated_at', 'password_hash'])
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(user, { role: 'developer', activated_at: null, password_hash: null });
+    // invited, not yet able to sign in
+    assert.equal((await new Browser(t.app).signIn(email, 'anything at all')).statusCode, 401);
+
+    const mail = await outboxEmail(email, 'user_invitation');
+    assert.equal(mail.partner, partner.slug);
+    assert.match(mail.subject, /Test Partner/);
+    assert.match(mail.text!, /as Developer/);
+    // the database holds the link's hash only, and no clear address or body
+    const token = LINK.exec(mail.text!)![1]!;
+    const raw = await t.db.selectFrom('emails').selectAll().where('id', '=', mail.id).executeTakeFirstOrThrow();
+    assert.doesNotMatch(JSON.stringify(raw), new RegExp(`${token}|${email}`));
+    assert.equal(
+      (await t.db.selectFrom('user_tokens').select('token_hash').where('token_hash', '=', token).execute()).length,
+      0,
+    );
+
+    const path = linkOf(mail);
+    const mismatch = await new Browser(t.app).get(path).then(async (r) => {
+      assert.match(r.body, new RegExp(email.replace(/\./g, '\\.')));
+      const b = new Browser(t.app);
+      await b.get(path);
+      return b.post(path, { _csrf: b.cookies.get('psl_login')!, password: 'a new password 42', confirm: 'other' });
+    });
+    assert.equal(mismatch.statusCode, 422);
+    assert.equal((await setPassword(path, 'a new password 42')).statusCode, 200);
+    // single use: the same link again opens nothing
+    assert.equal((await new Browser(t.app).get(path)).statusCode, 404);
+
+    const dev = new Browser(t.app);
+    assert.equal((await dev.signIn(email, 'a new password 42')).statusCode, 303);
+    const keysPage = await dev.get('/portal/keys');
+    assert.equal(keysPage.statusCode, 200);
+    assert.equal(
+      (await dev.post('/portal/keys', { _csrf: csrfOf(keysPage.body)!, environment: 'sandbox' })).statusCode,
+      201,
+    );
+    const listed = await admin.get('/console/users');
+    assert.match(
+      listed.body,
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>Active</td>`),
+    );
+  });
+
+  test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
+    const { partner, browser: admin } = await adminOfNewPartner();
+    const { browser: viewer } = await inviteAndActivate(admin, 'viewer');
+    const keysPage = (await viewer.get('/portal/keys')).body;
+    const csrf = csrfOf(keysPage)!;
+    // what the server refuses is not offered either
+    assert.doesNotMatch(keysPage, /action="\/portal\/keys"|\/revoke"/);
+    const configuration = await viewer.get('/console');
+    assert.equal(configuration.statusCode, 200);
+    assert.match(configuration.body, /Your role does not allow this/);
+    assert.doesNotMatch(
+      (await viewer.get('/console/webhooks')).body,
+      /<form method="post" action="\/console\/webhooks">/,
+    );
+    const keysBefore = await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', partner.id).execute();
+    const configurationsBefore = await t.db
+      .selectFrom('partner_configurations')
+      .select('id')
+      .where('partner_id', '=', partner.id)
+      .execute();
+
+    const keyCreate = await viewer.post('/portal/keys', { _csrf: csrf, environment: 'sandbox' });
+    assert.equal(keyCreate.statusCode, 403);
+    const keyRevoke = await viewer.post(`/portal/keys/${keysBefore[0]!.id}/revoke`, { _csrf: csrf });
+    assert.equal(keyRevoke.statusCode, 403);
+    assert.equal((await viewer.post('/console', { _csrf: csrf, formula: 'delay' })).statusCode, 403);
+    const webhook = await viewer.post('/console/webhooks', { _csrf: csrf, url: 'https://example.com/hook' });
+    assert.equal(webhook.statusCode, 403);
+    assert.equal((await viewer.get('/console/users')).statusCode, 403);
+    assert.equal(
+      (await viewer.post('/console/users', { _csrf: csrf, email: 'x@example.com', role: 'admin' })).statusCode,
+      403,
+    );
+
+    const keysAfter = await t.db
+      .selectFrom('api_keys')
+      .select(['id', 'revoked_at'])
+      .where('partner_id', '=', partner.id)
+      .execute();
+    assert.equal(keysAfter.length, keysBefore.length);
+    assert.ok(keysAfter.every((k) => k.revoked_at === null));
+    const configurationsAfter = await t.db
+      .selectFrom('partner_configurations')
+      .select('id')
+      .where('partner_id', '=', partner.id)
+      .execute();
+    assert.equal(configurationsAfter.length, configurationsBefore.length);
+    assert.equal(
+      (await t.db.selectFrom('webhook_endpoints').select('id').where('partner_id', '=', partner.id).execute()).length,
+      0,
+    );
+  });
+
+  test('a developer is refused the configuration and the users', async () => {
+    const { partner, browser: admin } = await adminOfNewPartner();
+    const { browser: dev } = await inviteAndActivate(admin, 'developer');
+    const csrf = csrfOf((await dev.get('/console')).body)!;
+    assert.equal((await dev.post('/console', { _csrf: csrf, formula: 'delay' })).statusCode, 403);
+    assert.equal((await dev.get('/console/users')).statusCode, 403);
+    const users = await t.db.selectFrom('users').select(['id', 'role']).where('partner_id', '=', partner.id).execute();
+    const adminRow = users.find((u) => u.role === 'admin')!;
+    assert.equal(
+      (await dev.post('/console/users', { _csrf: csrf, email: 'y@example.com', role: 'admin' })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await dev.post(`/console/users/${adminRow.id}/role`, { _csrf: csrf, role: 'viewer' })).statusCode,
+      403,
+    );
+    assert.equal((await dev.post(`/console/users/${adminRow.id}/remove`, { _csrf: csrf })).statusCode, 403);
+    const after = await t.db.selectFrom('users').select(['id', 'role']).where('partner_id', '=', partner.id).execute();
+    assert.deepEqual(
+      after.sort((a, b) => a.id.localeCompare(b.id)),
+      users.sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
+  test('removing a user ends its sessions; a role change applies at once; the last admin stays', async () => {
+    const { partner, browser: admin } = await adminOfNewPartner();
+    const { email, browser: dev } = await inviteAndActivate(admin, 'developer');
+    const ids = Object.fromEntries(
+      (await t.db.selectFrom('users').select(['id', 'email']).where('partner_id', '=', partner.id).execute()).map(
+        (u) => [u.email, u.id],
+      ),
+    );
+    const adminId = Object.entries(ids).find(([e]) => e !== email)![1];
+    const csrf = csrfOf((await admin.get('/console/users')).body)!;
+
+    // the last admin can be neither demoted nor removed
+    const demote = await admin.post(`/console/users/${adminId}/role`, { _csrf: csrf, role: 'viewer' });
+    assert.equal(demote.statusCode, 409);
+    assert.match(demote.body, /last admin/);
+    assert.equal((await admin.post(`/console/users/${adminId}/remove`, { _csrf: csrf })).statusCode, 409);
+
+    // a role change is seen by the user's next request
+    const devCsrf = csrfOf((await dev.get('/portal/keys')).body)!;
+    assert.equal(
+      (await admin.post(`/console/users/${ids[email]}/role`, { _csrf: csrf, role: 'viewer' })).statusCode,
+      200,
+    );
+    assert.equal((await dev.post('/portal/keys', { _csrf: devCsrf, environment: 'sandbox' })).statusCode, 403);
+
+    const removed = await admin.post(`/console/users/${ids[email]}/remove`, { _csrf: csrf });
+    assert.equal(removed.statusCode, 200);
+    assert.equal((await dev.get('/portal/keys')).statusCode, 303, 'the removed user is signed out');
+    assert.equal(
+      (await t.db.selectFrom('web_sessions').select('token_hash').where('user_id', '=', ids[email]!).execute()).length,
+      0,
+    );
+    assert.equal((await new Browser(t.app).signIn(email, 'a new password 42')).statusCode, 401);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'user')
+      .where('entity_id', '=', ids[email]!)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => a.action),
+      ['invited', 'invitation_accepted', 'role_changed', 'removed'],
+    );
+  });
+
+  test('password reset: one email, a single-use link valid one hour, the other sessions ended', async () => {
+    const { email, browser: old } = await adminOfNewPartner();
+    const forgot = new Browser(t.app);
+    await forgot.get('/portal/forgot');
+    const asked = await forgot.post('/portal/forgot', { _csrf: forgot.cookies.get('psl_login')!, email });
+    assert.equal(asked.statusCode, 200);
+    const mail = await outboxEmail(email, 'password_reset');
+    const path = linkOf(mail);
+    assert.equal((await setPassword(path, 'reset password 5678')).statusCode, 200);
+    // the session opened with the old password has ended; the old password no longer works
+    assert.equal((await old.get('/console')).statusCode, 303);
+    assert.equal((await new Browser(t.app).signIn(email, PASSWORD)).statusCode, 401);
+    assert.equal((await new Browser(t.app).signIn(email, 'reset password 5678')).statusCode, 303);
+    // reuse refused
+    const reuse = new Browser(t.app);
+    assert.equal((await reuse.get(path)).statusCode, 404);
+    assert.equal(
+      (
+        await reuse.post(path, {
+          _csrf: reuse.cookies.get('psl_login') ?? 'x',
+          password: 'third password 9',
+          confirm: 'third password 9',
+        })
+      ).statusCode,
+      404,
+    );
+
+    // an expired link is refused
+    await forgot.post('/portal/forgot', { _csrf: forgot.cookies.get('psl_login')!, email });
+    const second = await eventually(async () => {
+      const all = (await emailsTo(email)).filter((e) => e.kind === 'password_reset' && e.text !== null);
+      return all.length === 2 ? all[0] : undefined;
+    });
+    const expiredPath = linkOf(second);
+    assert.notEqual(expiredPath, path);
+    clock += 61 * 60_000;
+    try {
+      const expired = new Browser(t.app);
+      assert.equal((await expired.get(expiredPath)).statusCode, 404);
+      const b = new Browser(t.app);
+      await b.get('/portal/forgot');
+      const refused = await b.post(expiredPath, {
+        _csrf: b.cookies.get('psl_login')!,
+        password: 'late password 99',
+        confirm: 'late password 99',
+      });
+      assert.equal(refused.statusCode, 404);
+      assert.equal((await new Browser(t.app).signIn(email, 'late password 99')).statusCode, 401);
+    } finally {
+      clock = Date.now();
+    }
+  });
+
+  test('forgot password answers the same for an unknown address, and emails only the known one', async () => {
+    const { email } = await adminOfNewPartner();
+    const unknown = `${uniqueSlug('nobody')}@example.com`;
+    const answer = async (address: string) => {
+      const b = new Browser(t.app);
+      await b.get('/portal/forgot');
+      const r = await b.post('/portal/forgot', { _csrf: b.cookies.get('psl_login')!, email: address });
+      return { status: r.statusCode, body: r.body.replace(/name="_csrf" value="[^"]+"/, '') };
+    };
+    const known = await answer(email);
+    const missing = await answer(unknown);
+    assert.deepEqual(missing, known);
+    assert.match(known.body, /If an account exists for this address/);
+    await outboxEmail(email, 'password_reset');
+    assert.deepEqual(await emailsTo(unknown), []);
+    assert.equal((await t.db.selectFrom('users').select('id').where('email', '=', unknown).execute()).length, 0);
+  });
+
+  test('reset emails are limited per address asked for, and the page still says the same', async () => {
+    const { email } = await adminOfNewPartner();
+    const answers = [];
+    for (let i = 0; i < RESET_RULES.account.threshold + 1; i += 1) {
+      const b = new Browser(t.app);
+      await b.get('/portal/forgot');
+      const r = await b.post('/portal/forgot', { _csrf: b.cookies.get('psl_login')!, email });
+      answers.push([r.statusCode, /If an account exists/.test(r.body)]);
+    }
+    assert.deepEqual(answers, Array(RESET_RULES.account.threshold + 1).fill([200, true]));
+    const written = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+    assert.equal(written.length, RESET_RULES.account.threshold);
+  });
+
+  test('the sign-in page links to "forgot password"; the French invitation is in French', async () => {
+    assert.match((await new Browser(t.app).get('/portal/login')).body, /href="\/portal\/forgot"/);
+    const { browser: admin } = await adminOfNewPartner();
+    admin.cookies.set('psl_lang', 'fr');
+    const email = `${uniqueSlug('fr')}@example.com`;
+    assert.equal((await invite(admin, email, 'viewer')).statusCode, 200);
+    const mail = await outboxEmail(email, 'user_invitation');
+    assert.match(mail.subject, /Vous êtes invité/);
+    assert.match(mail.text!, /en tant que Lecteur/);
+  });
+});
