@@ -36,6 +36,10 @@ describe('log redaction, pure', () => {
     assert.equal(redactUrl('/c/AbCdEf0123456789_-xyzXYZ0123456789abcdefghi'), '/c/[redacted]');
     assert.equal(redactUrl('/C/AbCdEf0123456789?lang=fr'), '/c/[redacted]?lang=fr');
     assert.equal(
+      redactUrl('/portal/password/AbCdEf0123456789_-xyzXYZ0123456789abcdefghi'),
+      '/portal/password/[redacted]',
+    );
+    assert.equal(
       redactUrl('/portal/login?next=%2Fconsole&token=abc&api_key=psl_sbx_x&Email=a%40b.c'),
       '/portal/login?next=%2Fconsole&token=[redacted]&api_key=[redacted]&Email=[redacted]',
     );
