@@ -12,6 +12,7 @@ import {
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
+import type { Insurer } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 
@@ -33,6 +34,8 @@ export interface NotifyDeps {
   keys: Keyring;
   publicUrl: string;
   bankDetailsDays: number;
+  /** Named in every message (config.insurer). */
+  insurer: Insurer;
   now: () => Date;
 }
 
@@ -83,7 +86,7 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'se
     let segments: number;
     let dueAt: Date | null = null;
     if (kind === 'paid') {
-      const sms = renderPaidSms({ ...wordsOf(row), ibanLast4: row.iban_last4 ?? '????' });
+      const sms = renderPaidSms({ ...wordsOf(row, deps), ibanLast4: row.iban_last4 ?? '????' });
       ({ body, segments } = sms);
     } else {
       dueAt =
@@ -93,7 +96,7 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'se
       // a new link replaces the one the claim had (the old token stops working)
       const token = randomToken(32);
       await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
-      const input = { ...wordsOf(row), publicUrl: deps.publicUrl, token };
+      const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };
       if (kind === 'reminder') {
         await repo.markClaimReminded(trx, row.id, dueAt);
       } else {
@@ -156,9 +159,11 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob):
   }
 }
 
-function wordsOf(row: ClaimToNotify) {
+function wordsOf(row: ClaimToNotify, deps: NotifyDeps) {
   return {
     language: row.customer_language,
+    brand: row.brand,
+    insurer: deps.insurer.shortName,
     flightNumber: row.flight_number,
     departureDate: row.departure_date,
     amount: Number(row.compensation_amount),

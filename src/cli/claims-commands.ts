@@ -97,6 +97,7 @@ export function claimsCommands(kit: CommandKit): void {
         keys,
         publicUrl: config.publicUrl,
         bankDetailsDays: config.bankDetailsDays,
+        insurer: config.insurer,
         reminderDays: config.bankDetailsReminderDays,
         now: () => new Date(),
       });

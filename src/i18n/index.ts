@@ -4,8 +4,9 @@ import type { Words } from './words.ts';
 import { LANGUAGES, type Lang } from '../platform/language.ts';
 
 /**
- * The words of the portal, the consoles, the customer's page and the claim SMS, one file per
- * language, each checked against `Words` (words.ts). Pages pick `t(lang)`.
+ * The words of the portal and the consoles (French and English), one file per language, each checked
+ * against `Words` (words.ts). Pages pick `t(lang)`. What customers read (SMS, emails, the bank-details
+ * page, seven languages) is in customer/.
  */
 
 export type { Words } from './words.ts';

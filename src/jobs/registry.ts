@@ -62,7 +62,13 @@ export interface WorkerContext {
   keys: Keyring;
   config: Pick<
     Config,
-    'publicUrl' | 'bankDetailsDays' | 'bankDetailsReminderDays' | 'twilio' | 'webhooksAllowPrivate' | 'flightProvider'
+    | 'publicUrl'
+    | 'bankDetailsDays'
+    | 'bankDetailsReminderDays'
+    | 'twilio'
+    | 'webhooksAllowPrivate'
+    | 'flightProvider'
+    | 'insurer'
   >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
@@ -132,6 +138,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
+        insurer: rt.config.insurer,
         now: rt.now,
       };
       return async (job) => {
@@ -196,6 +203,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
+        insurer: rt.config.insurer,
         reminderDays: rt.config.bankDetailsReminderDays,
         now: rt.now,
       });
