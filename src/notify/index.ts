@@ -15,3 +15,12 @@ export {
   type ClaimSms,
 } from './sms/templates.ts';
 export { TwilioSmsProvider } from './sms/twilio.ts';
+export {
+  renderClaimOpenedEmail,
+  renderReceiptEmail,
+  renderReminderEmail,
+  type ClaimOpenedEmailInput,
+  type CustomerEmail,
+  type ReceiptEmailInput,
+  type ReminderEmailInput,
+} from './email/customer-emails.ts';
