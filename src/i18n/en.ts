@@ -260,6 +260,20 @@ export const en = {
     expired: 'expired',
     failed: 'failed',
   },
+  brandName: {
+    title: 'Brand name',
+    intro:
+      'The name your customers know you by. Their SMS, emails and bank-details page say e.g. “SkyFly flight delay cover, insured by …”. Empty: your partner name.',
+    label: 'Brand name',
+    hint: (min: number, max: number) => `${min} to ${max} characters.`,
+    save: 'Save the brand name',
+    saved: 'Brand name saved. Messages written from now on use it.',
+    errors: {
+      too_short: 'Too short.',
+      too_long: 'Too long.',
+      invalid_format: 'No control characters (line breaks, tabs).',
+    },
+  },
   limitsPage: {
     saved: 'Saved. Quotes on other servers see it within 2 s; subscriptions at once.',
     highestExposure: 'Highest exposure',

@@ -268,6 +268,20 @@ export const fr = {
     expired: 'expiré',
     failed: 'échoué',
   },
+  brandName: {
+    title: 'Nom de marque',
+    intro:
+      'Le nom sous lequel vos clients vous connaissent. Leurs SMS, courriels et page de coordonnées bancaires disent par exemple « Assurance retard de vol SkyFly, assurée par … ». Vide : votre nom de partenaire.',
+    label: 'Nom de marque',
+    hint: (min: number, max: number) => `De ${min} à ${max} caractères.`,
+    save: 'Enregistrer le nom de marque',
+    saved: 'Nom de marque enregistré. Les messages écrits désormais l’utilisent.',
+    errors: {
+      too_short: 'Trop court.',
+      too_long: 'Trop long.',
+      invalid_format: 'Pas de caractères de contrôle (retours à la ligne, tabulations).',
+    },
+  },
   limitsPage: {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s ; les souscriptions aussitôt.',
     highestExposure: 'Plus fortes expositions',

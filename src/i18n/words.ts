@@ -265,6 +265,16 @@ export interface Words {
     expired: string;
     failed: string;
   };
+  /** The partner console's brand name: the name customers read in their SMS, emails and pages. */
+  brandName: {
+    title: string;
+    intro: string;
+    label: string;
+    hint: (min: number, max: number) => string;
+    save: string;
+    saved: string;
+    errors: { too_short: string; too_long: string; invalid_format: string };
+  };
   /** The operator console's limits page (web/admin-limits-view.ts). */
   limitsPage: {
     saved: string;

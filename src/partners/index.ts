@@ -1,5 +1,6 @@
 /** The partners domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { createApiKey, revokeApiKey } from './api-keys.ts';
+export { BRAND_NAME, checkBrandName, setBrandName } from './brand.ts';
 export { setConfiguration, type ConfigurationInput } from './configuration.ts';
 export {
   FORMULAS,
@@ -29,6 +30,7 @@ export {
 // Read queries other domains' pages and commands show (the repository file itself stays private).
 export {
   findAgreement,
+  findPartner,
   findConfigurationById,
   findCurrentConfiguration,
   findDocuments,

@@ -2,9 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { DateTime } from 'luxon';
 import {
+  checkBrandName,
   checkTerms,
   coversCancellation,
   coversDelay,
+  setBrandName,
   setConfiguration,
   type Agreement,
   type ConfigurationInput,
@@ -30,6 +32,7 @@ import {
   contextOf,
   Digits,
   EnvironmentQuery,
+  field,
   problemLines,
   requireSession,
   sendPage,
@@ -37,7 +40,10 @@ import {
   type WebDeps,
 } from './web-kit.ts';
 
-const SavedQuery = Type.Object({ saved: Type.Optional(Digits(6)) });
+const SavedQuery = Type.Object({
+  saved: Type.Optional(Digits(6)),
+  brand: Type.Optional(Type.Literal('saved')),
+});
 /** The filters of /getclaims; an empty date (a cleared field) means the default. */
 const DateOrEmpty = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
 const ClaimsQuery = Type.Object({
@@ -82,9 +88,35 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         const values = agreement ? valuesOf(history[0], agreement) : undefined;
         const preview =
           agreement && values ? await previewOf(deps, request.webSession!, agreement, values, ctx.lang) : undefined;
-        return sendPage(reply, 200, configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview }));
+        const brand = { value: (await brandOf(deps, partnerId)) ?? '', saved: request.query.brand === 'saved' };
+        return sendPage(
+          reply,
+          200,
+          configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview, brand }),
+        );
       },
     );
+
+    app.post<{ Body: FormBody }>('/console/brand', async (request, reply) => {
+      const ctx = contextOf(request, 'console');
+      const partnerId = request.webSession!.partnerId!;
+      const raw = field(request.body, 'brandName', 200);
+      const checked = checkBrandName(raw);
+      const error = checked.errors[0]?.code;
+      if (error === undefined) {
+        await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw);
+        return reply.redirect('/console?brand=saved', 303);
+      }
+      const agreement = await repo.findAgreement(deps.db, partnerId);
+      const history = await repo.listConfigurations(deps.db, partnerId);
+      const values = agreement ? valuesOf(history[0], agreement) : undefined;
+      const brand = { value: raw, error: error as 'too_short' | 'too_long' | 'invalid_format' };
+      return sendPage(
+        reply,
+        422,
+        configurationPage(ctx, { agreement, history, values, errors: {}, preview: undefined, brand }),
+      );
+    });
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
       const ctx = contextOf(request, 'console');
@@ -105,7 +137,12 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         }
       }
       const history = await repo.listConfigurations(deps.db, partnerId);
-      return sendPage(reply, 422, configurationPage(ctx, { agreement, history, values, errors, preview: undefined }));
+      const brand = { value: (await brandOf(deps, partnerId)) ?? '' };
+      return sendPage(
+        reply,
+        422,
+        configurationPage(ctx, { agreement, history, values, errors, preview: undefined, brand }),
+      );
     });
 
     app.post<{ Body: FormBody }>('/console/preview', async (request, reply) => {
@@ -116,6 +153,10 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       return reply.type('text/html; charset=utf-8').send(previewFragment(ctx.lang, preview).value);
     });
   };
+}
+
+async function brandOf(deps: WebDeps, partnerId: string): Promise<string | null> {
+  return (await repo.findPartner(deps.db, partnerId))?.brandName ?? null;
 }
 
 async function previewOf(
