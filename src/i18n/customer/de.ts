@@ -56,7 +56,7 @@ export const de = {
   page: {
     title: 'Ihre Entschädigung',
     intro: (flight: SafeHtml, date: string, what: string) => html`Ihr Flug ${flight} vom ${date} ${what}.`,
-    amount: 'Ihre Entschädigung',
+    amount: 'Betrag Ihrer Entschädigung',
     forPassengers: (passengers) => `Für ${passengers}.`,
     ask: 'Nennen Sie uns das Konto, auf das wir sie überweisen.',
     holder: 'Kontoinhaber',

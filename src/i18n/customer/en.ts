@@ -99,7 +99,7 @@ export const en = {
   footer: {
     insurer: 'Insurer',
     registration: 'Registration',
-    regulator: 'Supervised by',
+    regulator: 'Supervisor',
     contact: 'Contact',
     legalNotice: 'Legal notice',
     privacyNotice: 'Privacy notice',

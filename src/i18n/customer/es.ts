@@ -100,7 +100,7 @@ export const es = {
   footer: {
     insurer: 'Aseguradora',
     registration: 'Registro',
-    regulator: 'Supervisada por',
+    regulator: 'Supervisor',
     contact: 'Contacto',
     legalNotice: 'Aviso legal',
     privacyNotice: 'Política de privacidad',

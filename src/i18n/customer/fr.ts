@@ -100,7 +100,7 @@ export const fr = {
   footer: {
     insurer: 'Assureur',
     registration: 'Immatriculation',
-    regulator: 'Sous le contrôle de',
+    regulator: 'Autorité de contrôle',
     contact: 'Contact',
     legalNotice: 'Mentions légales',
     privacyNotice: 'Protection des données',

@@ -56,7 +56,7 @@ export const it = {
   page: {
     title: 'Il suo indennizzo',
     intro: (flight: SafeHtml, date: string, what: string) => html`Il suo volo ${flight} del ${date} ${what}.`,
-    amount: 'Il suo indennizzo',
+    amount: 'Importo del suo indennizzo',
     forPassengers: (passengers) => `Per ${passengers}.`,
     ask: 'Ci indichi il conto bancario su cui versarlo.',
     holder: 'Intestatario del conto',
@@ -99,7 +99,7 @@ export const it = {
   footer: {
     insurer: 'Assicuratore',
     registration: 'Iscrizione',
-    regulator: 'Sotto la vigilanza di',
+    regulator: 'Autorità di vigilanza',
     contact: 'Contatti',
     legalNotice: 'Note legali',
     privacyNotice: 'Informativa privacy',

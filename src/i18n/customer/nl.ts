@@ -99,7 +99,7 @@ export const nl = {
   footer: {
     insurer: 'Verzekeraar',
     registration: 'Registratie',
-    regulator: 'Onder toezicht van',
+    regulator: 'Toezichthouder',
     contact: 'Contact',
     legalNotice: 'Juridische informatie',
     privacyNotice: 'Privacyverklaring',

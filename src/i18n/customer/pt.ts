@@ -100,7 +100,7 @@ export const pt = {
   footer: {
     insurer: 'Seguradora',
     registration: 'Registo',
-    regulator: 'Supervisionada por',
+    regulator: 'Autoridade de supervisão',
     contact: 'Contacto',
     legalNotice: 'Informação legal',
     privacyNotice: 'Política de privacidade',
