@@ -22,3 +22,20 @@ export function languageOf(cookie: string | undefined, acceptLanguage: string | 
   const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
   return first.startsWith('fr') ? 'fr' : 'en';
 }
+
+export {
+  CUSTOMER_LANGUAGES,
+  CUSTOMER_WORDS,
+  customerWords,
+  formatAmount,
+  formatDelay,
+  formatDepartureDate,
+  formatDuration,
+  isCustomerLang,
+  plural,
+  type CustomerLang,
+  type CustomerWords,
+  type LegalFacts,
+  type Plural,
+  type Section,
+} from './customer/index.ts';

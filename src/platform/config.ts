@@ -120,7 +120,8 @@ function insurerConfig(env: Env): Insurer {
   };
   const email = (name: string, fallback: string) => {
     const value = text(name, fallback, 254);
-    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value)) throw new ConfigError(name, `must be an email address, got "${value}"`);
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value))
+      throw new ConfigError(name, `must be an email address, got "${value}"`);
     return value;
   };
   return Object.freeze({

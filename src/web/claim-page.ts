@@ -11,7 +11,7 @@ import {
   plural,
   type CustomerLang,
   type LegalFacts,
-} from '../i18n/customer/index.ts';
+} from '../i18n/index.ts';
 import { findAirport } from '../reference/index.ts';
 
 /** What the customer pages say of the insurer (config.insurer) and the link's lifetime (config.bankDetailsDays). */

@@ -94,7 +94,10 @@ describe('customer languages and the partner brand', () => {
       const m = ((await res.json()) as { messages: { body: string; link: string | null }[] }).messages;
       return m.length ? m : undefined;
     });
-    assert.match(sms!.body, /^SkyFly \(versichert durch Parasol\): Ihr Flug AF4711 vom \d{2}\.\d{2}\.\d{4} wurde annulliert\. Sie erhalten [\d.,]+ €\. Bankdaten eingeben: https:\/\/claims\.parasol\.test\/c\//);
+    assert.match(
+      sms!.body,
+      /^SkyFly \(versichert durch Parasol\): Ihr Flug AF4711 vom \d{2}\.\d{2}\.\d{4} wurde annulliert\. Sie erhalten [\d.,]+ €\. Bankdaten eingeben: https:\/\/claims\.parasol\.test\/c\//,
+    );
 
     const path = new URL(sms!.link!).pathname;
     const page = await t.app.inject({ method: 'GET', url: path });
@@ -144,7 +147,12 @@ describe('customer languages and the partner brand', () => {
         },
         booking: { reference: 'PNR123' },
         flights: [
-          { flightNumber: 'AF440', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t1.departureDateTime },
+          {
+            flightNumber: 'AF440',
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: t1.departureDateTime,
+          },
         ],
         consent: consent(quote.body.documents.version),
       },

@@ -60,7 +60,8 @@ function shape(value: unknown, prefix = ''): string[] {
 describe('customer words: seven languages, one shape', () => {
   it('every language has every key of English, and no other (the type-check says so too)', () => {
     const english = shape(CUSTOMER_WORDS.en).sort();
-    for (const language of CUSTOMER_LANGUAGES) assert.deepEqual(shape(CUSTOMER_WORDS[language]).sort(), english, language);
+    for (const language of CUSTOMER_LANGUAGES)
+      assert.deepEqual(shape(CUSTOMER_WORDS[language]).sort(), english, language);
   });
 
   it('plurals through Intl.PluralRules, numbers through Intl.NumberFormat', () => {
@@ -127,7 +128,13 @@ describe('every customer email in every language', () => {
           ),
         ),
         renderReminderEmail({ ...common, publicUrl: PUBLIC_URL, token: TOKEN, dueAt, now }),
-        renderReminderEmail({ ...common, publicUrl: PUBLIC_URL, token: TOKEN, dueAt, now: new Date('2026-04-10T08:00:00Z') }),
+        renderReminderEmail({
+          ...common,
+          publicUrl: PUBLIC_URL,
+          token: TOKEN,
+          dueAt,
+          now: new Date('2026-04-10T08:00:00Z'),
+        }),
         renderReceiptEmail({ ...common, ibanLast4: '3000' }),
       ];
       for (const email of emails) {

@@ -85,7 +85,11 @@ describe('the customer claim page', () => {
     assert.match(pending, /account ending 3000\): the payment is on its way/);
     assert.match(pending, /Why you are compensated/);
     assert.doesNotMatch(pending, /<form/);
-    const paid = closedPage(claim({ status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }), LEGAL, TOKEN);
+    const paid = closedPage(
+      claim({ status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }),
+      LEGAL,
+      TOKEN,
+    );
     assert.match(paid, /has been paid \(27 Dec 2026\)/);
     const expired = closedPage(claim({ status: 'expired', open: false }), LEGAL, TOKEN);
     assert.match(expired, /has run out/);
@@ -103,7 +107,11 @@ describe('the customer claim page', () => {
         claimPage(claim({ language, status: 'failed', ibanLast4: '3000' }), LEGAL, TOKEN),
         thanksPage(claim({ language }), LEGAL, TOKEN, '3000'),
         closedPage(claim({ language, status: 'payment_pending', open: false, ibanLast4: '3000' }), LEGAL, TOKEN),
-        closedPage(claim({ language, status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }), LEGAL, TOKEN),
+        closedPage(
+          claim({ language, status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }),
+          LEGAL,
+          TOKEN,
+        ),
         closedPage(claim({ language, status: 'expired', open: false }), LEGAL, TOKEN),
         closedPage(claim({ language, status: 'opened', open: false, event: 'cancelled' }), LEGAL, TOKEN),
         legalPage('legal', claim({ language }), LEGAL, TOKEN),
@@ -112,12 +120,18 @@ describe('the customer claim page', () => {
       for (const page of pages) {
         assert.match(page, new RegExp(`<html lang="${language}">`));
         assert.ok(page.includes(w.cover('SkyFly', DEMO_INSURER.legalName)), `${language}: the brand line`);
-        assert.ok(page.includes(DEMO_INSURER.registration) && page.includes(DEMO_INSURER.email), `${language}: the insurer`);
+        assert.ok(
+          page.includes(DEMO_INSURER.registration) && page.includes(DEMO_INSURER.email),
+          `${language}: the insurer`,
+        );
         assert.ok(page.includes(`href="/c/${TOKEN}/legal"`) && page.includes(`href="/c/${TOKEN}/privacy"`), language);
         assert.doesNotMatch(page, /undefined|NaN|\[object /, language);
         assert.doesNotMatch(page.replace(/<style>[\s\S]*<\/style>/, ''), /[{}]/, `${language}: no placeholder left`);
       }
-      assert.ok(pages[0]!.includes(w.page.forPassengers(w.passengers.one!.replace('#', '1'))), `${language}: one passenger`);
+      assert.ok(
+        pages[0]!.includes(w.page.forPassengers(w.passengers.one!.replace('#', '1'))),
+        `${language}: one passenger`,
+      );
       assert.ok(pages[9]!.includes(DEMO_INSURER.privacyEmail), `${language}: the privacy contact`);
     }
   });

@@ -27,7 +27,8 @@ export const de = {
     greeting: (firstName) => (firstName ? `Guten Tag ${firstName},` : 'Guten Tag,'),
     linkText: 'Falls die Schaltfläche nicht funktioniert, kopieren Sie diesen Link in Ihren Browser:',
     closing: 'Mit freundlichen Grüßen',
-    why: (brand) => `Sie erhalten diese E-Mail, weil Sie bei ${brand} eine Flugverspätungsversicherung abgeschlossen haben.`,
+    why: (brand) =>
+      `Sie erhalten diese E-Mail, weil Sie bei ${brand} eine Flugverspätungsversicherung abgeschlossen haben.`,
     opened: {
       subject: (s) => `${s.brand}: Entschädigung für Ihren Flug ${s.flight}`,
       body: (s) => [

@@ -130,9 +130,7 @@ export const en = {
   privacyNotice: (f) => [
     {
       heading: 'Who is responsible',
-      paragraphs: [
-        `${f.insurer} (${f.address}) is the data controller. Privacy contact: ${f.privacyEmail}.`,
-      ],
+      paragraphs: [`${f.insurer} (${f.address}) is the data controller. Privacy contact: ${f.privacyEmail}.`],
     },
     {
       heading: 'What we keep and why',

@@ -75,7 +75,8 @@ export const es = {
     rule: (delay) => `Su seguro paga a partir de un retraso de ${delay} a la llegada.`,
     ruleCancellation: 'Su seguro paga cuando el vuelo se cancela.',
     ruleDiversion: 'Su seguro paga cuando el vuelo se desvía.',
-    source: (provider) => (provider ? `Datos de vuelo de ${provider}.` : 'Incidencia de vuelo comunicada a la aseguradora.'),
+    source: (provider) =>
+      provider ? `Datos de vuelo de ${provider}.` : 'Incidencia de vuelo comunicada a la aseguradora.',
     statusTitle: 'Estado de su indemnización',
     statusPending: (last4) =>
       `Tenemos sus datos bancarios${last4 ? ` (cuenta terminada en ${last4})` : ''}: el pago está en curso.`,

@@ -74,12 +74,14 @@ export const nl = {
     rule: (delay) => `Uw verzekering betaalt vanaf een vertraging van ${delay} bij aankomst.`,
     ruleCancellation: 'Uw verzekering betaalt als de vlucht wordt geannuleerd.',
     ruleDiversion: 'Uw verzekering betaalt als de vlucht wordt omgeleid.',
-    source: (provider) => (provider ? `Vluchtgegevens van ${provider}.` : 'Vluchtgebeurtenis gemeld aan de verzekeraar.'),
+    source: (provider) =>
+      provider ? `Vluchtgegevens van ${provider}.` : 'Vluchtgebeurtenis gemeld aan de verzekeraar.',
     statusTitle: 'Stand van uw vergoeding',
     statusPending: (last4) =>
       `We hebben uw bankgegevens${last4 ? ` (rekening eindigend op ${last4})` : ''}: de betaling is onderweg.`,
     statusPaid: (date) => `Uw vergoeding is betaald op ${date}.`,
-    statusExpired: 'De termijn om uw bankgegevens op te geven is verlopen. Neem contact op met de verkoper van uw verzekering.',
+    statusExpired:
+      'De termijn om uw bankgegevens op te geven is verlopen. Neem contact op met de verkoper van uw verzekering.',
     statusOpened: 'Uw vergoeding wordt voorbereid.',
     unknownTitle: 'Onbekende link',
     unknown: 'Deze link hoort bij geen enkele vergoeding. Controleer of hij volledig is.',

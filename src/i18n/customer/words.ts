@@ -44,10 +44,40 @@ export interface CustomerWords {
   passengers: Plural;
   days: Plural;
   sms: {
-    claim: (s: { brand: string; insurer: string; flight: string; date: string; what: string; amount: string; link: string }) => string;
-    paymentFailed: (s: { brand: string; insurer: string; flight: string; date: string; amount: string; link: string }) => string;
-    reminder: (s: { brand: string; insurer: string; flight: string; date: string; amount: string; due: string; link: string }) => string;
-    paid: (s: { brand: string; insurer: string; flight: string; date: string; amount: string; last4: string }) => string;
+    claim: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      what: string;
+      amount: string;
+      link: string;
+    }) => string;
+    paymentFailed: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      link: string;
+    }) => string;
+    reminder: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      due: string;
+      link: string;
+    }) => string;
+    paid: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      last4: string;
+    }) => string;
   };
   email: {
     greeting: (firstName: string | null) => string;
@@ -58,7 +88,14 @@ export interface CustomerWords {
     why: (brand: string) => string;
     opened: {
       subject: (s: { brand: string; flight: string }) => string;
-      body: (s: { flight: string; date: string; what: string; amount: string; passengers: string; due: string }) => string[];
+      body: (s: {
+        flight: string;
+        date: string;
+        what: string;
+        amount: string;
+        passengers: string;
+        due: string;
+      }) => string[];
       action: string;
     };
     reminder: {

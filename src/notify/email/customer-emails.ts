@@ -5,7 +5,7 @@ import {
   formatDuration,
   plural,
   type CustomerLang,
-} from '../../i18n/customer/index.ts';
+} from '../../i18n/index.ts';
 import type { Insurer } from '../../platform/config.ts';
 import { html, type SafeHtml } from '../../platform/html.ts';
 import { claimLink, type ClaimEvent } from '../sms/templates.ts';

@@ -1,10 +1,4 @@
-import {
-  customerWords,
-  formatAmount,
-  formatDelay,
-  formatDepartureDate,
-  type CustomerLang,
-} from '../../i18n/customer/index.ts';
+import { customerWords, formatAmount, formatDelay, formatDepartureDate, type CustomerLang } from '../../i18n/index.ts';
 import { smsLength, type SmsEncoding } from './segments.ts';
 
 export { formatAmount, formatDelay, formatDepartureDate };
@@ -115,7 +109,13 @@ export function renderPaidSms(input: PaidSmsInput): Omit<ClaimSms, 'link'> & { r
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
   const amount = formatAmount(input.amount, input.currency, input.language);
-  const body = customerWords(input.language).sms.paid({ ...names(input), flight, date, amount, last4: input.ibanLast4 });
+  const body = customerWords(input.language).sms.paid({
+    ...names(input),
+    flight,
+    date,
+    amount,
+    last4: input.ibanLast4,
+  });
   const length = smsLength(body);
   return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
 }
