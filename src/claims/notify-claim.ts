@@ -122,8 +122,9 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'se
 
     const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
     // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
-    // would render its own template per kind here and write its own outbox row, in this transaction
-    // and under the same idempotency key, so it too is sent once.
+    // would render its message per kind here (renderClaimOpenedEmail / renderReminderEmail /
+    // renderReceiptEmail of notify/, with the same brand, insurer and link) and write its own outbox
+    // row, in this transaction and under the same idempotency key, so it too is sent once.
     await audit(trx, {
       actor: 'system',
       partnerId: row.partner_id,
