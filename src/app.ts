@@ -275,7 +275,15 @@ async function assembleApp(
     ),
     { prefix: FLIGHT_PREFIX },
   );
-  await app.register(customerRoutes({ db: database.db, jobs, keys, now }));
+  await app.register(
+    customerRoutes({
+      db: database.db,
+      jobs,
+      keys,
+      now,
+      legal: { insurer: config.insurer, bankDetailsDays: config.bankDetailsDays },
+    }),
+  );
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), {

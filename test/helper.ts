@@ -1,3 +1,4 @@
+import type { CustomerLang } from '../src/platform/language.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -431,7 +432,7 @@ export async function insureFlight(
     returnFlight?: string;
     days?: number;
     passengers?: number;
-    language?: 'fr' | 'en';
+    language?: CustomerLang;
     customer?: { firstName?: string; lastName?: string };
   },
 ): Promise<InsuredFlight> {

@@ -155,6 +155,7 @@ export function claimsWithContractAndLeg(db: Executor) {
  */
 export async function findClaimToNotify(trx: Executor, claimId: string) {
   return claimsWithContractAndLeg(trx)
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
     .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
     .select([
       'cl.id',
@@ -172,8 +173,10 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'c.id as contract_id',
       'c.customer_phone_enc',
       'c.customer_language',
+      'c.passengers',
       'l.flight_number',
       'l.departure_date',
+      (eb) => eb.fn.coalesce('p.brand_name', 'p.name').as('brand'),
     ])
     .where('cl.id', '=', claimId)
     .forUpdate('cl')
@@ -244,6 +247,7 @@ export async function markClaimAwaitingBankDetails(
 /** The claim behind a link, by the SHA-256 of its token, with its bank details' last four digits; `lock` takes the claim row. */
 export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock: boolean) {
   let query = claimsWithContractAndLeg(db)
+    .innerJoin('partners as p', 'p.id', 'cl.partner_id')
     .innerJoin('claim_tokens as t', 't.claim_id', 'cl.id')
     .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
     .select([
@@ -270,6 +274,7 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       'c.coverage',
       'c.passengers',
       'c.configuration_version',
+      (eb) => eb.fn.coalesce('p.brand_name', 'p.name').as('brand'),
     ])
     .where('t.token_hash', '=', tokenHash);
   if (lock) query = query.forUpdate('cl');

@@ -12,6 +12,7 @@ import {
 import { audit } from '../platform/audit.ts';
 import { decrypt, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
+import type { Insurer } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
 
@@ -33,6 +34,8 @@ export interface NotifyDeps {
   keys: Keyring;
   publicUrl: string;
   bankDetailsDays: number;
+  /** Named in every message (config.insurer). */
+  insurer: Insurer;
   now: () => Date;
 }
 
@@ -106,7 +109,7 @@ export async function notifyClaimIn(
   let segments: number;
   let dueAt: Date | null = null;
   if (kind === 'paid') {
-    const sms = renderPaidSms({ ...wordsOf(row), ibanLast4: row.iban_last4 ?? '????' });
+    const sms = renderPaidSms({ ...wordsOf(row, deps), ibanLast4: row.iban_last4 ?? '????' });
     ({ body, segments } = sms);
   } else {
     dueAt =
@@ -116,7 +119,7 @@ export async function notifyClaimIn(
     // a new link replaces the one the claim had (the old token stops working)
     const token = randomToken(32);
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
-    const input = { ...wordsOf(row), publicUrl: deps.publicUrl, token };
+    const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };
     if (kind === 'reminder') {
       await repo.markClaimReminded(trx, row.id, dueAt);
     } else if (kind !== 'resend') {
@@ -140,8 +143,9 @@ export async function notifyClaimIn(
 
   const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
   // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
-  // would render its own template per kind here and write its own outbox row, in this transaction
-  // and under the same idempotency key, so it too is sent once.
+  // would render its message per kind here (renderClaimOpenedEmail / renderReminderEmail /
+  // renderReceiptEmail of notify/, with the same brand, insurer and link) and write its own outbox
+  // row, in this transaction and under the same idempotency key, so it too is sent once.
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
     partnerId: row.partner_id,
@@ -182,9 +186,11 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
   }
 }
 
-function wordsOf(row: ClaimToNotify) {
+function wordsOf(row: ClaimToNotify, deps: Pick<NotifyDeps, 'insurer'>) {
   return {
     language: row.customer_language,
+    brand: row.brand,
+    insurer: deps.insurer.shortName,
     flightNumber: row.flight_number,
     departureDate: row.departure_date,
     amount: Number(row.compensation_amount),

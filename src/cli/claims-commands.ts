@@ -114,6 +114,7 @@ export function claimsCommands(kit: CommandKit): void {
         keys,
         publicUrl: config.publicUrl,
         bankDetailsDays: config.bankDetailsDays,
+        insurer: config.insurer,
         reminderDays: config.bankDetailsReminderDays,
         now: () => new Date(),
       });
@@ -265,6 +266,7 @@ export function claimsCommands(kit: CommandKit): void {
       keys,
       publicUrl: config.publicUrl,
       bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
       now: () => new Date(),
     };
   };

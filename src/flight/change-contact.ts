@@ -3,14 +3,14 @@ import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { Lang } from '../platform/language.ts';
+import type { CustomerLang } from '../platform/language.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 
 export interface ContactChange {
   phone?: string | undefined;
   email?: string | undefined;
-  language?: Lang | undefined;
+  language?: CustomerLang | undefined;
 }
 
 /**

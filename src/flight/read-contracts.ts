@@ -4,7 +4,7 @@ import { findWatchesOfFlight, type FlightWatch } from '../monitoring/index.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import { openField } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { Lang } from '../platform/language.ts';
+import type { CustomerLang } from '../platform/language.ts';
 import { CONTRACT_STATUSES, type ContractStatus } from './model.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
@@ -21,7 +21,7 @@ export interface FlightStatusView {
 }
 
 export interface ContractDetailView extends ContractView {
-  customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
+  customer: { firstName: string; lastName: string; email: string; phone: string; language: CustomerLang };
   flights: (ContractView['flights'][number] & { flightStatus: FlightStatusView })[];
   cancellation: { cancelledAt: string; reason: string; refund: Money } | null;
   claims: ClaimView[];

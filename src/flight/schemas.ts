@@ -8,7 +8,7 @@ import { CONTRACTS_PAGE } from './read-contracts.ts';
 import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
 import { CONTRACT_CHANGES, CONTRACT_STATUSES } from './model.ts';
-import { LANGUAGES } from '../platform/language.ts';
+import { CUSTOMER_LANGUAGES } from '../platform/language.ts';
 import { StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
@@ -450,7 +450,9 @@ export const SubscribeRequest = Type.Object(
           description: 'Mobile phone in E.164 format: the claim SMS goes there.',
           examples: ['+33612345678'],
         }),
-        language: StringEnum(['fr', 'en'], { description: 'Language of the messages the customer receives.' }),
+        language: StringEnum(CUSTOMER_LANGUAGES, {
+          description: `Language of the messages the customer receives (SMS, email, bank-details page): one of ${CUSTOMER_LANGUAGES.join(', ')}.`,
+        }),
       },
       { additionalProperties: false },
     ),
@@ -807,7 +809,7 @@ export const ContractDetailResponse = Type.Object({
     lastName: Type.String({ maxLength: 100 }),
     email: Type.String({ format: 'email', maxLength: 254 }),
     phone: Type.String({ pattern: '^\\+[1-9][0-9]{6,14}$', maxLength: 16, description: 'E.164.' }),
-    language: Type.String({ maxLength: 2, description: `One of ${LANGUAGES.join(', ')}.` }),
+    language: Type.String({ maxLength: 2, description: `One of ${CUSTOMER_LANGUAGES.join(', ')}.` }),
   }),
   flights: Type.Array(
     Type.Object({
@@ -849,7 +851,11 @@ export const ContactChangeRequest = Type.Object(
       }),
     ),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254 })),
-    language: Type.Optional(StringEnum(LANGUAGES, { description: 'Language of the next messages.' })),
+    language: Type.Optional(
+      StringEnum(CUSTOMER_LANGUAGES, {
+        description: `Language of the next messages: one of ${CUSTOMER_LANGUAGES.join(', ')}.`,
+      }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ phone: '+33698765432' }] },
 );

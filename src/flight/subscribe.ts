@@ -4,7 +4,7 @@ import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
-import type { Lang } from '../platform/language.ts';
+import type { CustomerLang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import {
   agreementAt,
@@ -37,7 +37,7 @@ import { perPassenger, splitPremium } from './shares.ts';
 
 export interface SubscribeRequest {
   quoteReference: string;
-  customer: { firstName: string; lastName: string; email: string; phone: string; language: Lang };
+  customer: { firstName: string; lastName: string; email: string; phone: string; language: CustomerLang };
   booking: { reference: string };
   flights: {
     flightNumber: string;

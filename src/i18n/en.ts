@@ -1,4 +1,3 @@
-import { html, type SafeHtml } from '../platform/html.ts';
 import type { Words } from './words.ts';
 
 /** The words in English: the reference of every other language (docs/portal.md, "Languages"). */
@@ -261,69 +260,18 @@ export const en = {
     expired: 'expired',
     failed: 'failed',
   },
-  /** The claim SMS and the customer's bank-details page share the words of what happened to the flight. */
-  flightEvent: {
-    delayed: (delay: string) => `arrived ${delay} late`,
-    cancelled: 'was cancelled',
-    diverted: 'was diverted',
-  },
-  /** SMS bodies: GSM-7 characters only (docs/sms.md). */
-  sms: {
-    claim: (s: { flight: string; date: string; what: string; amount: string; link: string }) =>
-      `Parasol: your flight ${s.flight} of ${s.date} ${s.what}. Your insurance pays you ${s.amount}. Enter your bank details to receive it: ${s.link}`,
-    paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) =>
-      `Parasol: your bank rejected the payment of ${s.amount} for your flight ${s.flight} of ${s.date}. Please enter new bank details: ${s.link}`,
-    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) =>
-      `Parasol: your compensation of ${s.amount} for your flight ${s.flight} of ${s.date} still waits for your bank details. Enter them by ${s.due}: ${s.link}`,
-    paid: (s: { flight: string; date: string; amount: string; last4: string }) =>
-      `Parasol: we have paid ${s.amount} into your account ending ${s.last4} for your flight ${s.flight} of ${s.date}.`,
-  },
-  /** The customer's bank-details page behind the SMS link (web/claim-page.ts). */
-  claimPage: {
-    title: 'Your compensation',
-    intro: (flight: SafeHtml, date: string, what: string) => html`Your flight ${flight} of ${date} ${what}.`,
-    amount: 'Your compensation',
-    ask: 'Tell us the bank account to pay it into.',
-    holder: 'Account holder',
-    iban: 'IBAN',
-    bic: 'BIC (if your bank is outside the European Economic Area)',
-    submit: 'Send',
-    thanks: (last4: string) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
-    rejected: (last4: string | null) =>
-      `Your bank rejected the payment${last4 ? ` to the account ending ${last4}` : ''}. Give another account, or check your details.`,
-    paid: 'Your compensation has been paid.',
-    closed: 'This link has been used already or is no longer valid.',
-    closedPaid: (last4: string | null) =>
-      last4 ? `Your bank details have been received (account ending ${last4}).` : 'This link is no longer valid.',
-    why: 'Why you are compensated',
-    route: 'Flight',
-    scheduledArrival: 'Scheduled arrival at the gate',
-    actualArrival: 'Actual arrival at the gate',
-    delay: 'Delay at arrival',
-    rule: (minutes: string) => `Your insurance pays from a delay of ${minutes} at arrival.`,
-    ruleCancellation: 'Your insurance pays when the flight is cancelled.',
-    ruleDiversion: 'Your insurance pays when the flight is diverted.',
-    source: (provider: string | null) =>
-      provider ? `Flight data from ${provider}.` : 'Flight event reported to the insurer.',
-    statusTitle: 'Where your compensation stands',
-    statusPending: (last4: string | null) =>
-      `We have your bank details${last4 ? ` (account ending ${last4})` : ''}: the payment is on its way.`,
-    statusPaid: (date: string) => `Your compensation has been paid (${date}).`,
-    statusExpired: 'The time to give your bank details has run out. Contact the seller of your insurance.',
-    statusOpened: 'Your compensation is being prepared.',
-    unknownTitle: 'Unknown link',
-    unknown: 'This link does not match any compensation. Check that it is complete.',
+  brandName: {
+    title: 'Brand name',
+    intro:
+      'The name your customers know you by. Their SMS, emails and bank-details page say e.g. “SkyFly flight delay cover, insured by …”. Empty: your partner name.',
+    label: 'Brand name',
+    hint: (min: number, max: number) => `${min} to ${max} characters.`,
+    save: 'Save the brand name',
+    saved: 'Brand name saved. Messages written from now on use it.',
     errors: {
-      holder_required: 'Give the account holder’s name (2 to 70 characters).',
-      holder_not_latin: 'Write the name in Latin letters, as on your bank statement.',
-      iban_required: 'Give your IBAN.',
-      iban_invalid: 'This IBAN is not valid: please check it.',
-      iban_check_digits:
-        'The account number’s check digits do not match (the RIB key in France): please check the account number in your IBAN.',
-      iban_not_sepa: 'We can only pay into an account in the SEPA area.',
-      bic_required: 'For this country, give your bank’s BIC too.',
-      bic_invalid: 'This BIC is not valid.',
-      bic_country_mismatch: 'This BIC does not match the IBAN’s country.',
+      too_short: 'Too short.',
+      too_long: 'Too long.',
+      invalid_format: 'No control characters (line breaks, tabs).',
     },
   },
   claimDesk: {

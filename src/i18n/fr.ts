@@ -1,4 +1,3 @@
-import { html, type SafeHtml } from '../platform/html.ts';
 import type { ErrorCode } from '../platform/errors.ts';
 import type { Words } from './words.ts';
 
@@ -269,69 +268,18 @@ export const fr = {
     expired: 'expiré',
     failed: 'échoué',
   },
-  flightEvent: {
-    delayed: (delay: string) => `est arrivé avec ${delay} de retard`,
-    cancelled: 'a été annulé',
-    diverted: 'a été dérouté',
-  },
-  sms: {
-    claim: (s: { flight: string; date: string; what: string; amount: string; link: string }) =>
-      `Parasol : votre vol ${s.flight} du ${s.date} ${s.what}. Votre assurance vous verse ${s.amount}. Saisissez vos coordonnées bancaires pour le recevoir : ${s.link}`,
-    paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) =>
-      `Parasol : le virement de ${s.amount} pour votre vol ${s.flight} du ${s.date} a été refusé par votre banque. Saisissez de nouvelles coordonnées bancaires : ${s.link}`,
-    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) =>
-      `Parasol : votre indemnisation de ${s.amount} pour votre vol ${s.flight} du ${s.date} attend vos coordonnées bancaires. Saisissez-les au plus tard le ${s.due} : ${s.link}`,
-    paid: (s: { flight: string; date: string; amount: string; last4: string }) =>
-      `Parasol : nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour votre vol ${s.flight} du ${s.date}.`,
-  },
-  claimPage: {
-    title: 'Votre indemnisation',
-    intro: (flight: SafeHtml, date: string, what: string) => html`Votre vol ${flight} du ${date} ${what}.`,
-    amount: 'Montant de votre indemnisation',
-    ask: 'Indiquez le compte bancaire sur lequel nous vous la versons.',
-    holder: 'Titulaire du compte',
-    iban: 'IBAN',
-    bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
-    submit: 'Envoyer',
-    thanks: (last4: string) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
-    rejected: (last4: string | null) =>
-      `Votre banque a refusé le virement${last4 ? ` vers le compte se terminant par ${last4}` : ''}. Indiquez un autre compte, ou vérifiez vos coordonnées.`,
-    paid: 'Votre indemnisation a été versée.',
-    closed: 'Ce lien a déjà servi ou n’est plus valable.',
-    closedPaid: (last4: string | null) =>
-      last4
-        ? `Vos coordonnées bancaires ont été reçues (compte se terminant par ${last4}).`
-        : 'Ce lien n’est plus valable.',
-    why: 'Pourquoi vous êtes indemnisé',
-    route: 'Vol',
-    scheduledArrival: 'Arrivée prévue au terminal',
-    actualArrival: 'Arrivée réelle au terminal',
-    delay: 'Retard à l’arrivée',
-    rule: (minutes: string) => `Votre assurance paie à partir d’un retard de ${minutes} à l’arrivée.`,
-    ruleCancellation: 'Votre assurance paie quand le vol est annulé.',
-    ruleDiversion: 'Votre assurance paie quand le vol est dérouté.',
-    source: (provider: string | null) =>
-      provider ? `Données de vol : ${provider}.` : 'Événement de vol signalé à l’assureur.',
-    statusTitle: 'Où en est votre indemnisation',
-    statusPending: (last4: string | null) =>
-      `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''} : le paiement est en cours.`,
-    statusPaid: (date: string) => `Votre indemnisation a été versée le ${date}.`,
-    statusExpired:
-      'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
-    statusOpened: 'Votre indemnisation est en préparation.',
-    unknownTitle: 'Lien inconnu',
-    unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
+  brandName: {
+    title: 'Nom de marque',
+    intro:
+      'Le nom sous lequel vos clients vous connaissent. Leurs SMS, courriels et page de coordonnées bancaires disent par exemple « Assurance retard de vol SkyFly, assurée par … ». Vide : votre nom de partenaire.',
+    label: 'Nom de marque',
+    hint: (min: number, max: number) => `De ${min} à ${max} caractères.`,
+    save: 'Enregistrer le nom de marque',
+    saved: 'Nom de marque enregistré. Les messages écrits désormais l’utilisent.',
     errors: {
-      holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
-      holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
-      iban_required: 'Indiquez votre IBAN.',
-      iban_invalid: 'Cet IBAN n’est pas valide : vérifiez-le.',
-      iban_check_digits:
-        'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France) : vérifiez le numéro de compte dans votre IBAN.',
-      iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
-      bic_required: 'Pour ce pays, indiquez aussi le BIC de votre banque.',
-      bic_invalid: 'Ce BIC n’est pas valide.',
-      bic_country_mismatch: 'Ce BIC ne correspond pas au pays de l’IBAN.',
+      too_short: 'Trop court.',
+      too_long: 'Trop long.',
+      invalid_format: 'Pas de caractères de contrôle (retours à la ligne, tabulations).',
     },
   },
   claimDesk: {

@@ -4,8 +4,9 @@ import type { Words } from './words.ts';
 import { LANGUAGES, type Lang } from '../platform/language.ts';
 
 /**
- * The words of the portal, the consoles, the customer's page and the claim SMS, one file per
- * language, each checked against `Words` (words.ts). Pages pick `t(lang)`.
+ * The words of the portal and the consoles (French and English), one file per language, each checked
+ * against `Words` (words.ts). Pages pick `t(lang)`. What customers read (SMS, emails, the bank-details
+ * page, seven languages) is in customer/.
  */
 
 export type { Words } from './words.ts';
@@ -21,3 +22,20 @@ export function languageOf(cookie: string | undefined, acceptLanguage: string | 
   const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
   return first.startsWith('fr') ? 'fr' : 'en';
 }
+
+export {
+  CUSTOMER_LANGUAGES,
+  CUSTOMER_WORDS,
+  customerWords,
+  formatAmount,
+  formatDelay,
+  formatDepartureDate,
+  formatDuration,
+  isCustomerLang,
+  plural,
+  type CustomerLang,
+  type CustomerWords,
+  type LegalFacts,
+  type Plural,
+  type Section,
+} from './customer/index.ts';

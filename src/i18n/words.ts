@@ -1,5 +1,4 @@
 import type { ErrorCode, FieldErrorCode } from '../platform/errors.ts';
-import type { SafeHtml } from '../platform/html.ts';
 
 /**
  * Every word a language file gives (en.ts, fr.ts, … each `satisfies Words`): a missing, extra or
@@ -266,65 +265,15 @@ export interface Words {
     expired: string;
     failed: string;
   };
-  /** The claim SMS and the customer's bank-details page share the words of what happened to the flight. */
-  flightEvent: {
-    delayed: (delay: string) => string;
-    cancelled: string;
-    diverted: string;
-  };
-  /** SMS bodies: GSM-7 characters only (docs/sms.md). */
-  sms: {
-    claim: (s: { flight: string; date: string; what: string; amount: string; link: string }) => string;
-    paymentFailed: (s: { flight: string; date: string; amount: string; link: string }) => string;
-    /** A claim still waiting for bank details a few days before its due date: a new link, the last day to use it. */
-    reminder: (s: { flight: string; date: string; amount: string; due: string; link: string }) => string;
-    /** The receipt once the compensation is paid: no link (the claim page says the same). */
-    paid: (s: { flight: string; date: string; amount: string; last4: string }) => string;
-  };
-  /** The customer's bank-details page behind the SMS link (web/claim-page.ts). */
-  claimPage: {
+  /** The partner console's brand name: the name customers read in their SMS, emails and pages. */
+  brandName: {
     title: string;
-    intro: (flight: SafeHtml, date: string, what: string) => SafeHtml;
-    amount: string;
-    ask: string;
-    holder: string;
-    iban: string;
-    bic: string;
-    submit: string;
-    thanks: (last4: string) => string;
-    rejected: (last4: string | null) => string;
-    paid: string;
-    closed: string;
-    closedPaid: (last4: string | null) => string;
-    /** Why the customer is paid: the flight facts of the claim's evidence (issue 13 §3). */
-    why: string;
-    route: string;
-    scheduledArrival: string;
-    actualArrival: string;
-    delay: string;
-    rule: (minutes: string) => string;
-    ruleCancellation: string;
-    ruleDiversion: string;
-    source: (provider: string | null) => string;
-    /** The claim's status once the link has done its work. */
-    statusTitle: string;
-    statusPending: (last4: string | null) => string;
-    statusPaid: (date: string) => string;
-    statusExpired: string;
-    statusOpened: string;
-    unknownTitle: string;
-    unknown: string;
-    errors: {
-      holder_required: string;
-      holder_not_latin: string;
-      iban_required: string;
-      iban_invalid: string;
-      iban_check_digits: string;
-      iban_not_sepa: string;
-      bic_required: string;
-      bic_invalid: string;
-      bic_country_mismatch: string;
-    };
+    intro: string;
+    label: string;
+    hint: (min: number, max: number) => string;
+    save: string;
+    saved: string;
+    errors: { too_short: string; too_long: string; invalid_format: string };
   };
   /** The operator's claim desk (web/admin-claim-view.ts): the claim, its messages, payouts, audit trail and actions. */
   claimDesk: {

@@ -79,6 +79,7 @@ export interface WorkerContext {
     | 'smtp'
     | 'webhooksAllowPrivate'
     | 'flightProvider'
+    | 'insurer'
   >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
@@ -151,6 +152,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
+        insurer: rt.config.insurer,
         now: rt.now,
       };
       return async (job) => {
@@ -227,6 +229,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         keys: rt.keys,
         publicUrl: rt.config.publicUrl,
         bankDetailsDays: rt.config.bankDetailsDays,
+        insurer: rt.config.insurer,
         reminderDays: rt.config.bankDetailsReminderDays,
         now: rt.now,
       });

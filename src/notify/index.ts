@@ -35,3 +35,12 @@ export {
 } from './email/email.ts';
 export { OutboxEmailProvider } from './email/outbox.ts';
 export { SmtpEmailProvider, type SmtpOptions } from './email/smtp.ts';
+export {
+  renderClaimOpenedEmail,
+  renderReceiptEmail,
+  renderReminderEmail,
+  type ClaimOpenedEmailInput,
+  type CustomerEmail,
+  type ReceiptEmailInput,
+  type ReminderEmailInput,
+} from './email/customer-emails.ts';

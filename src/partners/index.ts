@@ -11,6 +11,7 @@ export {
   type FutureViolation,
 } from './amendments.ts';
 export { createApiKey, revokeApiKey } from './api-keys.ts';
+export { BRAND_NAME, checkBrandName, setBrandName } from './brand.ts';
 export { setConfiguration, type ConfigurationInput, type SavedConfiguration } from './configuration.ts';
 export {
   FORMULAS,
@@ -44,6 +45,7 @@ export {
   findAgreement,
   findOriginalAgreement,
   listAgreementVersions,
+  findPartner,
   findConfigurationById,
   findCurrentConfiguration,
   findDocuments,

@@ -18,6 +18,8 @@ export interface Partner {
   id: string;
   slug: string;
   name: string;
+  /** The name customers know the partner by, in their SMS, emails and pages; null: `name`. */
+  brandName: string | null;
   createdAt: Date;
 }
 

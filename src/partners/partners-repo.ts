@@ -27,6 +27,7 @@ const toPartner = (r: Selectable<PartnersTable>): Partner => ({
   id: r.id,
   slug: r.slug,
   name: r.name,
+  brandName: r.brand_name,
   createdAt: r.created_at,
 });
 
@@ -105,6 +106,10 @@ export async function findPartner(db: Executor, idOrSlug: string): Promise<Partn
     .where(isUuid ? 'id' : 'slug', '=', isUuid ? idOrSlug.toLowerCase() : idOrSlug)
     .executeTakeFirst();
   return row && toPartner(row);
+}
+
+export async function updateBrandName(db: Executor, partnerId: string, brandName: string | null): Promise<void> {
+  await db.updateTable('partners').set({ brand_name: brandName }).where('id', '=', partnerId).execute();
 }
 
 /** Whether any partner exists (the demo seed runs only on an empty database). */

@@ -12,7 +12,7 @@ import {
  * The customer's account, checked the way the SEPA credit transfer file needs it: an IBAN of a SEPA
  * country (ibantools: format, length, checksums), and a BIC when the IBAN's country is outside the
  * EEA (EPC rulebook: BIC optional within the EEA, required to or from AD, CH, GB, GI, MC, SM, VA).
- * Issues carry a code so the bank-details page can word them in French or English.
+ * Issues carry a code so the bank-details page can word them in the customer's language.
  *
  * National check digits: beyond the IBAN's own mod-97 check, a typo in the account number can be
  * caught by the country's check digits, which an IBAN rebuilt from a wrong account number carries

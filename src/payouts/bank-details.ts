@@ -8,7 +8,7 @@ import { audit } from '../platform/audit.ts';
 import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
-import type { Lang } from '../platform/language.ts';
+import type { CustomerLang } from '../platform/language.ts';
 
 /** What the customer page shows of a claim, found by its link token. */
 export interface ClaimForCustomer {
@@ -22,7 +22,10 @@ export interface ClaimForCustomer {
   currency: string;
   flightNumber: string;
   departureDate: string;
-  language: Lang;
+  language: CustomerLang;
+  /** The partner's brand name the customer knows (partners.brand_name, else its name). */
+  brand: string;
+  passengers: number;
   /** The link can still take bank details. */
   open: boolean;
   ibanLast4: string | null;
@@ -55,6 +58,8 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
       flightNumber: row.flight_number,
       departureDate: row.departure_date,
       language: row.customer_language,
+      brand: row.brand,
+      passengers: row.passengers,
       // waiting for bank details: the first ones, or new ones after a rejected payment
       open:
         row.used_at === null &&

@@ -80,6 +80,65 @@ export interface Config {
    * processes; undefined: only the API's /metrics, behind an operator token.
    */
   readonly metricsPort: number | undefined;
+  /** Who insures the customers: named in every SMS, email and the bank-details page's footer and legal pages. */
+  readonly insurer: Insurer;
+}
+
+/**
+ * The insurer's identity (PARASOL_INSURER_*, docs/OPERATIONS.md); the defaults are a demo insurer's,
+ * to be replaced in production.
+ */
+export interface Insurer {
+  /** Legal name, e.g. "Parasol Assurances SA". */
+  readonly legalName: string;
+  /** The short name an SMS uses, e.g. "Parasol". */
+  readonly shortName: string;
+  readonly address: string;
+  /** Registration number(s), e.g. "RCS Paris 000 000 000". */
+  readonly registration: string;
+  /** The supervising authority, e.g. "ACPR, 4 place de Budapest, 75009 Paris". */
+  readonly regulator: string;
+  readonly email: string;
+  readonly phone: string;
+  /** The privacy (data protection) contact. */
+  readonly privacyEmail: string;
+}
+
+export const DEMO_INSURER: Insurer = Object.freeze({
+  legalName: 'Parasol Assurances SA (demo)',
+  shortName: 'Parasol',
+  address: '1 rue de la Démonstration, 75001 Paris, France',
+  registration: 'RCS Paris 000 000 000 (demo)',
+  regulator: 'ACPR, 4 place de Budapest, 75009 Paris, France',
+  email: 'contact@parasol.example',
+  phone: '+33 1 00 00 00 00',
+  privacyEmail: 'privacy@parasol.example',
+});
+
+function insurerConfig(env: Env): Insurer {
+  const text = (name: string, fallback: string, max: number) => {
+    const value = optional(env, name) ?? fallback;
+    // eslint-disable-next-line no-control-regex
+    if (value.length > max || /[\u0000-\u001f\u007f]/.test(value))
+      throw new ConfigError(name, `must be at most ${max} characters, without control characters`);
+    return value;
+  };
+  const email = (name: string, fallback: string) => {
+    const value = text(name, fallback, 254);
+    if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value))
+      throw new ConfigError(name, `must be an email address, got "${value}"`);
+    return value;
+  };
+  return Object.freeze({
+    legalName: text('PARASOL_INSURER_NAME', DEMO_INSURER.legalName, 120),
+    shortName: text('PARASOL_INSURER_SHORT_NAME', DEMO_INSURER.shortName, 20),
+    address: text('PARASOL_INSURER_ADDRESS', DEMO_INSURER.address, 200),
+    registration: text('PARASOL_INSURER_REGISTRATION', DEMO_INSURER.registration, 200),
+    regulator: text('PARASOL_INSURER_REGULATOR', DEMO_INSURER.regulator, 200),
+    email: email('PARASOL_INSURER_EMAIL', DEMO_INSURER.email),
+    phone: text('PARASOL_INSURER_PHONE', DEMO_INSURER.phone, 40),
+    privacyEmail: email('PARASOL_INSURER_PRIVACY_EMAIL', DEMO_INSURER.privacyEmail),
+  });
 }
 
 /** Base URLs undefined mean the provider's real endpoint (the adapters' defaults). */
@@ -294,6 +353,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
     flightProvider,
     metricsPort,
+    insurer: insurerConfig(env),
   });
 }
 

@@ -18,7 +18,7 @@ import type { UserRole } from '../partners/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
 import type { LedgerKind } from '../ledger/model.ts';
 import type { FlightWatchState } from '../monitoring/model.ts';
-import type { Lang } from './language.ts';
+import type { CustomerLang, Lang } from './language.ts';
 
 export type {
   ClaimEventKind,
@@ -34,6 +34,8 @@ export interface PartnersTable {
   id: Generated<string>;
   slug: string;
   name: string;
+  /** The name customers know the partner by (migration 0030); null: `name`. */
+  brand_name: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Generated<Date>;
 }
 
@@ -177,7 +179,7 @@ export interface ContractsTable {
   customer_last_name_enc: string | null;
   customer_email_enc: string;
   customer_phone_enc: string;
-  customer_language: Lang;
+  customer_language: CustomerLang;
   booking_reference: string;
   first_departure_at: Timestamp;
   quoted_at: Timestamp;

@@ -3,7 +3,7 @@
  * decimal text are done on strings and BigInt — never with floating point.
  */
 
-import { LOCALES, type Lang } from './language.ts';
+import { LOCALES, type CustomerLang } from './language.ts';
 
 const exponents = new Map<string, number>();
 
@@ -69,7 +69,7 @@ export const money = (amount: number, currency: string): Money => ({ amount, cur
  * JPY 0); Intl.NumberFormat formats the exact decimal string (ECMA-402 NumberFormat v3, Node ≥ 20):
  * no float is ever made of the amount.
  */
-export function formatMoney(minor: number, currency: string, lang?: Lang): string {
+export function formatMoney(minor: number, currency: string, lang?: CustomerLang): string {
   const decimal = toDecimalString(minor, currency);
   if (lang === undefined) return `${decimal} ${currency}`;
   return new Intl.NumberFormat(LOCALES[lang], { style: 'currency', currency }).format(decimal as unknown as number);

@@ -35,6 +35,7 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
       keys: deps.flight.keys,
       publicUrl: deps.config.publicUrl,
       bankDetailsDays: deps.config.bankDetailsDays,
+      insurer: deps.config.insurer,
       now: deps.now,
     });
 

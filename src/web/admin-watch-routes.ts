@@ -12,7 +12,10 @@ import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE } from './views-repo.ts';
 
-/** The operator console's watch pages: flights under monitoring, claims, the SMS outbox, the emails, payouts. Read-only (one claim and its actions: admin-claim-routes.ts). */
+/**
+ * The operator console's watch pages: flights under monitoring, claims, the SMS outbox, the emails,
+ * payouts. Read-only (one claim and its actions: admin-claim-routes.ts).
+ */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
 const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });

@@ -1,11 +1,24 @@
 import type { BankDetailsIssue, ClaimForCustomer } from '../payouts/index.ts';
-import { formatAmount, formatDelay, formatDepartureDate } from '../notify/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
+import type { Insurer } from '../platform/config.ts';
+import { LOCALES } from '../platform/language.ts';
 import { asset } from './layout.ts';
-import { t, type Lang } from '../i18n/index.ts';
+import {
+  customerWords,
+  formatAmount,
+  formatDepartureDate,
+  formatDuration,
+  plural,
+  type CustomerLang,
+  type LegalFacts,
+} from '../i18n/index.ts';
 import { findAirport } from '../reference/index.ts';
 
-const LOCALES: Record<Lang, string> = { fr: 'fr-FR', en: 'en-GB' };
+/** What the customer pages say of the insurer (config.insurer) and the link's lifetime (config.bankDetailsDays). */
+export interface PageLegal {
+  readonly insurer: Insurer;
+  readonly bankDetailsDays: number;
+}
 
 /** An instant at an airport, in its local time ("24/12/2026 14:05"), or in UTC when the airport is unknown. */
 function localTime(iso: string, airport: string, language: Language): string {
@@ -27,7 +40,7 @@ function why(c: ClaimForCustomer, language: Language): SafeHtml {
   const e = c.evidence;
   const rule =
     e.rule.trigger === 'delay_tier' && e.rule.minDelayMinutes !== null
-      ? w.rule(formatDelay(e.rule.minDelayMinutes))
+      ? w.rule(formatDuration(language, e.rule.minDelayMinutes))
       : e.rule.trigger === 'cancellation'
         ? w.ruleCancellation
         : e.rule.trigger === 'diversion'
@@ -37,7 +50,7 @@ function why(c: ClaimForCustomer, language: Language): SafeHtml {
 <dt>${w.route}</dt><dd>${c.flightNumber} ${c.departureAirport} → ${c.arrivalAirport}, ${formatDepartureDate(c.departureDate, language)}</dd>
 ${e.scheduledArrival ? html`<dt>${w.scheduledArrival}</dt><dd id="scheduled-arrival">${localTime(e.scheduledArrival, c.arrivalAirport, language)}</dd>` : ''}
 ${e.actualArrival ? html`<dt>${w.actualArrival}</dt><dd id="actual-arrival">${localTime(e.actualArrival, c.arrivalAirport, language)}</dd>` : ''}
-${e.delayMinutes !== null ? html`<dt>${w.delay}</dt><dd id="delay">${formatDelay(e.delayMinutes)}</dd>` : ''}
+${e.delayMinutes !== null ? html`<dt>${w.delay}</dt><dd id="delay">${formatDuration(language, e.delayMinutes)}</dd>` : ''}
 </dl><p>${rule}</p><p class="muted">${w.source(e.provider)}</p></section>`;
 }
 
@@ -57,11 +70,15 @@ function status(c: ClaimForCustomer, language: Language): SafeHtml {
   return html`<section id="status"><h2>${w.statusTitle}</h2><p id="claim-status" data-status="${c.status}">${text}</p></section>`;
 }
 
-/** The customer's bank-details page, in French or English (words in i18n/), mobile first, no script needed. */
+/**
+ * The customer's bank-details page, in the customer's language (one of seven, words in
+ * i18n/customer/), mobile first, no script needed; its footer names the insurer and links to the
+ * legal notice and the privacy notice, served in the same language.
+ */
 
-type Language = Lang;
+type Language = CustomerLang;
 
-const words = (language: Language) => t(language).claimPage;
+const words = (language: Language) => customerWords(language).page;
 
 function intro(c: ClaimForCustomer, language: Language): SafeHtml {
   return words(language).intro(
@@ -72,19 +89,54 @@ function intro(c: ClaimForCustomer, language: Language): SafeHtml {
 }
 
 function eventText(c: ClaimForCustomer, language: Language): string {
-  const w = t(language).flightEvent;
-  if (c.event === 'delayed') return w.delayed(formatDelay(c.delayMinutes ?? 0));
+  const w = customerWords(language).flightEvent;
+  if (c.event === 'delayed') return w.delayed(formatDuration(language, c.delayMinutes ?? 0));
   return c.event === 'cancelled' ? w.cancelled : w.diverted;
 }
 
-function layout(language: Language, title: string, body: SafeHtml): string {
+/** The facts the legal texts name. */
+export function legalFacts(language: Language, brand: string, legal: PageLegal): LegalFacts {
+  const i = legal.insurer;
+  return {
+    brand,
+    insurer: i.legalName,
+    address: i.address,
+    registration: i.registration,
+    regulator: i.regulator,
+    email: i.email,
+    phone: i.phone,
+    privacyEmail: i.privacyEmail,
+    bankDetailsDays: plural(language, legal.bankDetailsDays, customerWords(language).days),
+  };
+}
+
+/** The brand line at the top and the insurer's identity, contact and legal links at the bottom. */
+interface Frame {
+  brand: string;
+  legal: PageLegal;
+  /** The page's own link (`/c/<token>`), from which the legal pages hang; null on the unknown-link page. */
+  base: string | null;
+}
+
+function footer(language: Language, frame: Frame): SafeHtml {
+  const w = customerWords(language).footer;
+  const i = frame.legal.insurer;
+  return html`<footer id="legal-footer" lang="${language}">
+<p>${customerWords(language).cover(frame.brand, i.legalName)}</p>
+<p>${w.insurer}: ${i.legalName}, ${i.address}. ${w.registration}: ${i.registration}. ${w.regulator}: ${i.regulator}.</p>
+<p>${w.contact}: <a href="mailto:${i.email}">${i.email}</a>, <a href="tel:${i.phone.replace(/[^+0-9]/g, '')}">${i.phone}</a></p>
+${frame.base ? html`<p><a id="legal-link" href="${frame.base}/legal">${w.legalNotice}</a> · <a id="privacy-link" href="${frame.base}/privacy">${w.privacyNotice}</a></p>` : ''}
+</footer>`;
+}
+
+function layout(language: Language, title: string, body: SafeHtml, frame?: Frame): string {
   return html`<!doctype html>
 <html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${title} — Parasol</title>
+<title>${title} — ${frame ? frame.brand : 'Parasol'}</title>
 <style>
   body { font-family: system-ui, sans-serif; margin: 0; padding: 1rem; color: #1a1a1a; background: #f6f7f9; line-height: 1.5; }
   main { max-width: 32rem; margin: 0 auto; background: #fff; border-radius: .5rem; padding: 1.25rem; }
@@ -100,9 +152,13 @@ function layout(language: Language, title: string, body: SafeHtml): string {
   .muted { color: #4b5563; font-size: .9rem; }
   button { margin-top: 1.25rem; width: 100%; font-size: 1.1rem; padding: .8rem; border: 0; border-radius: .4rem; background: #1d4ed8; color: #fff; }
   button:focus, input:focus { outline: 3px solid #93c5fd; }
+  .brand { font-size: .9rem; color: #4b5563; margin: 0 0 .75rem; }
+  footer { max-width: 32rem; margin: 1rem auto 0; color: #4b5563; font-size: .85rem; overflow-wrap: anywhere; }
+  footer p { margin: .25rem 0; }
+  a { color: #1d4ed8; }
 </style>
 </head>
-<body><main>${body}</main></body>
+<body><main>${frame ? html`<p class="brand" id="brand">${customerWords(language).cover(frame.brand, frame.legal.insurer.legalName)}</p>` : ''}${body}</main>${frame ? footer(language, frame) : ''}</body>
 </html>`.value;
 }
 
@@ -111,8 +167,22 @@ export interface FormState {
   issues: BankDetailsIssue[];
 }
 
+const frameOf = (claim: ClaimForCustomer, legal: PageLegal, token: string): Frame => ({
+  brand: claim.brand,
+  legal,
+  base: `/c/${token}`,
+});
+
+function amountFor(claim: ClaimForCustomer): SafeHtml {
+  const w = words(claim.language);
+  return html`<p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
+<p class="muted" id="passengers">${w.forPassengers(plural(claim.language, claim.passengers, customerWords(claim.language).passengers))}</p>`;
+}
+
 export function claimPage(
   claim: ClaimForCustomer,
+  legal: PageLegal,
+  token: string,
   form: FormState = { values: { accountHolder: '', iban: '', bic: '' }, issues: [] },
 ): string {
   const w = words(claim.language);
@@ -133,7 +203,7 @@ ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : 
     html`<h1>${w.title}</h1>
 <p>${intro(claim, claim.language)}</p>
 <p>${w.amount}</p>
-<p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
+${amountFor(claim)}
 ${claim.status === 'failed' ? html`<p class="error" role="alert">${w.rejected(claim.ibanLast4)}</p>` : ''}
 ${why(claim, claim.language)}
 <p>${w.ask}</p>
@@ -144,16 +214,18 @@ ${field('bic', w.bic, 'off', true)}
 <button type="submit">${w.submit}</button>
 </form>
 <script src="${asset('iban.js')}" defer></script>`,
+    frameOf(claim, legal, token),
   );
 }
 
-export function thanksPage(claim: ClaimForCustomer, last4: string): string {
+export function thanksPage(claim: ClaimForCustomer, legal: PageLegal, token: string, last4: string): string {
   const w = words(claim.language);
   return layout(
     claim.language,
     w.title,
-    html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p><p>${w.thanks(last4)}</p>
+    html`<h1>${w.title}</h1>${amountFor(claim)}<p>${w.thanks(last4)}</p>
 ${why(claim, claim.language)}`,
+    frameOf(claim, legal, token),
   );
 }
 
@@ -161,18 +233,36 @@ ${why(claim, claim.language)}`,
  * A link that can take no more bank details (used, expired, or the claim settled) shows where the
  * claim stands and why it is paid, rather than a dead end: the customer keeps the SMS and comes back.
  */
-export function closedPage(claim: ClaimForCustomer): string {
+export function closedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
   const w = words(claim.language);
   return layout(
     claim.language,
     w.title,
-    html`<h1>${w.title}</h1><p class="amount">${formatAmount(claim.amount, claim.currency, claim.language)}</p>
+    html`<h1>${w.title}</h1>${amountFor(claim)}
 ${status(claim, claim.language)}
 ${why(claim, claim.language)}`,
+    frameOf(claim, legal, token),
   );
 }
 
-/** An unknown link says so in both languages: we do not know the customer's. */
+/** The legal notice or the privacy notice, in the customer's language, under the claim's link (its brand). */
+export function legalPage(kind: 'legal' | 'privacy', claim: ClaimForCustomer, legal: PageLegal, token: string): string {
+  const language = claim.language;
+  const w = customerWords(language);
+  const facts = legalFacts(language, claim.brand, legal);
+  const title = kind === 'legal' ? w.footer.legalNotice : w.footer.privacyNotice;
+  const sections = kind === 'legal' ? w.legalNotice(facts) : w.privacyNotice(facts);
+  return layout(
+    language,
+    title,
+    html`<h1>${title}</h1>
+${sections.map((section) => html`<section><h2>${section.heading}</h2>${section.paragraphs.map((p) => html`<p>${p}</p>`)}</section>`)}
+<p><a href="/c/${token}">${w.footer.back}</a></p>`,
+    frameOf(claim, legal, token),
+  );
+}
+
+/** An unknown link says so in French and English: we do not know the customer's language. */
 export function unknownPage(): string {
   return layout(
     'fr',

@@ -2,9 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { DateTime } from 'luxon';
 import {
+  checkBrandName,
   checkTerms,
   coversCancellation,
   coversDelay,
+  setBrandName,
   setConfiguration,
   type Agreement,
   type ConfigurationInput,
@@ -31,6 +33,7 @@ import {
   contextOf,
   Digits,
   EnvironmentQuery,
+  field,
   problemLines,
   requireSession,
   sendPage,
@@ -38,7 +41,10 @@ import {
   type WebDeps,
 } from './web-kit.ts';
 
-const SavedQuery = Type.Object({ saved: Type.Optional(Digits(6)) });
+const SavedQuery = Type.Object({
+  saved: Type.Optional(Digits(6)),
+  brand: Type.Optional(Type.Literal('saved')),
+});
 /** The filters of /getclaims; an empty date (a cleared field) means the default. */
 const DateOrEmpty = Type.String({ pattern: '^(\\d{4}-\\d{2}-\\d{2})?$' });
 const ClaimsQuery = Type.Object({
@@ -87,13 +93,48 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         const values = agreement ? valuesOf(history[0], agreement) : undefined;
         const preview =
           agreement && values ? await previewOf(deps, request.webSession!, agreement, values, ctx.lang) : undefined;
+        const brand = { value: (await brandOf(deps, partnerId)) ?? '', saved: request.query.brand === 'saved' };
         return sendPage(
           reply,
           200,
-          configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview, versions, now }),
+          configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview, versions, now, brand }),
         );
       },
     );
+
+    app.post<{ Body: FormBody }>('/console/brand', async (request, reply) => {
+      allow(request, 'configuration'); // the name customers read is the admins' to change, like the terms
+      const ctx = contextOf(request, 'console');
+      const partnerId = request.webSession!.partnerId!;
+      const raw = field(request.body, 'brandName', 200);
+      const checked = checkBrandName(raw);
+      const error = checked.errors[0]?.code;
+      if (error === undefined) {
+        await setBrandName(deps.db, sessionActor(request.webSession!), partnerId, raw);
+        return reply.redirect('/console?brand=saved', 303);
+      }
+      const agreement = await repo.findAgreement(deps.db, partnerId);
+      const [history, versions] = await Promise.all([
+        repo.listConfigurations(deps.db, partnerId),
+        repo.listAgreementVersions(deps.db, partnerId),
+      ]);
+      const values = agreement ? valuesOf(history[0], agreement) : undefined;
+      const brand = { value: raw, error: error as 'too_short' | 'too_long' | 'invalid_format' };
+      return sendPage(
+        reply,
+        422,
+        configurationPage(ctx, {
+          agreement,
+          history,
+          values,
+          errors: {},
+          preview: undefined,
+          versions,
+          now: deps.now(),
+          brand,
+        }),
+      );
+    });
 
     app.post<{ Body: FormBody }>('/console', async (request, reply) => {
       allow(request, 'configuration');
@@ -126,10 +167,11 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         repo.listConfigurations(deps.db, partnerId),
         repo.listAgreementVersions(deps.db, partnerId),
       ]);
+      const brand = { value: (await brandOf(deps, partnerId)) ?? '' };
       return sendPage(
         reply,
         422,
-        configurationPage(ctx, { agreement, history, values, errors, preview: undefined, versions, now }),
+        configurationPage(ctx, { agreement, history, values, errors, preview: undefined, versions, now, brand }),
       );
     });
 
@@ -141,6 +183,10 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       return reply.type('text/html; charset=utf-8').send(previewFragment(ctx.lang, preview).value);
     });
   };
+}
+
+async function brandOf(deps: WebDeps, partnerId: string): Promise<string | null> {
+  return (await repo.findPartner(deps.db, partnerId))?.brandName ?? null;
 }
 
 async function previewOf(

@@ -2,6 +2,7 @@ import { toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import type { ClaimView, Simulation } from '../flight/index.ts';
 import {
+  BRAND_NAME,
   ENVIRONMENTS,
   TIER_LIMITS,
   checkTerms,
@@ -70,13 +71,41 @@ export interface ConfigurationView {
   /** Every version of the agreement (its history, and the amendments not yet effective). */
   versions: Agreement[];
   now: Date;
+  /** The brand name form: the value shown, its error, whether it was just saved. */
+  brand: BrandView;
+}
+
+export interface BrandView {
+  value: string;
+  error?: 'too_short' | 'too_long' | 'invalid_format' | undefined;
+  saved?: boolean | undefined;
+}
+
+/** The brand name customers read (SMS, emails, bank-details page): its own small form, saved apart from the terms. */
+function brandSection(ctx: PageContext, brand: BrandView): SafeHtml {
+  const w = t(ctx.lang).brandName;
+  return html`<section class="card" id="brand" aria-labelledby="brand-title"><h2 id="brand-title">${w.title}</h2>
+${brand.saved ? html`<p class="notice" role="status">${w.saved}</p>` : ''}
+<p class="muted">${w.intro}</p>
+<form method="post" action="/console/brand" novalidate>
+${csrfField(ctx.session!.csrfToken)}
+<div><label for="f-brandName">${w.label}</label>
+<input id="f-brandName" name="brandName" value="${brand.value}" maxlength="${BRAND_NAME.max}" size="30" aria-describedby="f-brandName-hint${brand.error ? ' f-brandName-error' : ''}"${brand.error ? html` aria-invalid="true"` : ''}>
+<p class="muted" id="f-brandName-hint">${w.hint(BRAND_NAME.min, BRAND_NAME.max)}</p>
+${brand.error ? html`<p class="error" id="f-brandName-error">${w.errors[brand.error]}</p>` : ''}</div>
+<p><button type="submit">${w.save}</button></p>
+</form></section>`;
 }
 
 export function configurationPage(ctx: PageContext, view: ConfigurationView): string {
   const w = t(ctx.lang);
   const { agreement, values, errors } = view;
   if (!agreement || !values)
-    return page(ctx, w.configTitle, html`<h1>${w.configTitle}</h1><p class="alert">${w.noAgreement}</p>`);
+    return page(
+      ctx,
+      w.configTitle,
+      html`<h1>${w.configTitle}</h1><p class="alert">${w.noAgreement}</p>${brandSection(ctx, view.brand)}`,
+    );
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
   const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
   const input = (name: string, label: string, value: string, attrs: SafeHtml | string = '') => {
@@ -130,6 +159,7 @@ ${configurationWarnings(ctx, view)}
 <section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${w.preview}</h2><p class="muted">${w.sampleFlight}</p>
 <div id="preview" aria-live="polite" hx-post="/console/preview" hx-trigger="input from:#config-form delay:300ms, change from:#config-form" hx-include="#config-form" hx-swap="innerHTML">${previewFragment(ctx.lang, view.preview)}</div></section>
 </div>
+${brandSection(ctx, view.brand)}
 <h2>${w.history}</h2>
 ${history}
 <h2>${w.agreementVersions.historyTitle}</h2>

@@ -4,14 +4,22 @@ import type { FastifyPluginAsync } from 'fastify';
 import { claimForLink, submitBankDetails } from '../payouts/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { claimPage, closedPage, thanksPage, unknownPage } from './claim-page.ts';
+import { claimPage, closedPage, legalPage, thanksPage, unknownPage, type PageLegal } from './claim-page.ts';
 
 /**
  * The customer pages behind the SMS link, `/c/<token>`: the token is the credential (256 random
  * bits, stored hashed), so there is no session. 404 for an unknown link, 410 for one used or
  * expired, never another claim. Bodies are HTML; form posts are urlencoded (in this scope only).
+ * `/c/<token>/legal` and `/c/<token>/privacy`: the legal and privacy notices in the customer's
+ * language, naming the partner's brand (also for a used or expired link).
  */
-export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; now: () => Date }): FastifyPluginAsync {
+export function customerRoutes(deps: {
+  db: Db;
+  jobs: JobQueue;
+  keys: Keyring;
+  now: () => Date;
+  legal: PageLegal;
+}): FastifyPluginAsync {
   return async (app) => {
     await app.register(formbody, { bodyLimit: 4096 });
     app.addHook('onSend', async (_request, reply) => {
@@ -34,9 +42,22 @@ export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; no
       const state = await claimForLink(deps.db, request.params.token, deps.now());
       reply.type('text/html; charset=utf-8');
       if (state.kind === 'unknown') return reply.code(404).send(unknownPage());
-      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim));
-      return claimPage(state.claim);
+      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, request.params.token));
+      return claimPage(state.claim, deps.legal, request.params.token);
     });
+
+    for (const kind of ['legal', 'privacy'] as const) {
+      app.get<{ Params: { token: string } }>(
+        `/c/:token/${kind}`,
+        { schema: { hide: true, params } },
+        async (request, reply) => {
+          const state = await claimForLink(deps.db, request.params.token, deps.now());
+          reply.type('text/html; charset=utf-8');
+          if (state.kind === 'unknown') return reply.code(404).send(unknownPage());
+          return legalPage(kind, state.claim, deps.legal, request.params.token);
+        },
+      );
+    }
 
     app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>(
       '/c/:token',
@@ -54,11 +75,13 @@ export function customerRoutes(deps: { db: Db; jobs: JobQueue; keys: Keyring; no
           case 'unknown':
             return reply.code(404).send(unknownPage());
           case 'closed':
-            return reply.code(410).send(closedPage(outcome.claim));
+            return reply.code(410).send(closedPage(outcome.claim, deps.legal, request.params.token));
           case 'invalid':
-            return reply.code(422).send(claimPage(outcome.claim, { values, issues: outcome.issues }));
+            return reply
+              .code(422)
+              .send(claimPage(outcome.claim, deps.legal, request.params.token, { values, issues: outcome.issues }));
           case 'accepted':
-            return thanksPage(outcome.claim, outcome.ibanLast4);
+            return thanksPage(outcome.claim, deps.legal, request.params.token, outcome.ibanLast4);
         }
       },
     );

@@ -81,4 +81,56 @@ describe('the bank-details page on a phone', () => {
       await context.close();
     }
   });
+
+  test('in Italian at 390 px: the page, its legal footer with the insurer, and the privacy notice', async () => {
+    await t.db.updateTable('partners').set({ brand_name: 'SkyFly' }).where('id', '=', partner.id).execute();
+    const insured = await insureFlight(t.app, partner, { flightNumber: 'AF872', language: 'it' });
+    const event = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(event.status, 200, JSON.stringify(event.body));
+    const link = await eventually(async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${FLIGHT}/sandbox/messages?contractNumber=${insured.contractNumber}`,
+        headers: partner.auth,
+      });
+      return (JSON.parse(res.body).messages[0]?.link as string | undefined) ?? undefined;
+    });
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+      locale: 'it-IT',
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    try {
+      await page.goto(`${base}/c/${link.split('/c/')[1]}`);
+      assert.equal(await page.locator('html').getAttribute('lang'), 'it');
+      await page.getByRole('heading', { name: 'Il suo indennizzo' }).waitFor();
+      const footer = page.locator('#legal-footer');
+      await footer.scrollIntoViewIfNeeded();
+      assert.ok(await footer.isVisible(), 'the legal footer shows');
+      const text = await footer.innerText();
+      assert.match(text, /Assicurazione ritardo volo SkyFly, assicurata da Parasol Assurances SA \(demo\)/);
+      assert.match(text, /Assicuratore: Parasol Assurances SA/);
+      assert.match(text, /Iscrizione: RCS Paris/);
+      assert.match(text, /contact@parasol\.example/);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+      await page.screenshot({ path: path.join(RESULTS, 'claim-page-390-it.png'), fullPage: true });
+      await page.getByRole('link', { name: 'Informativa privacy' }).click();
+      await page.getByRole('heading', { name: 'Informativa privacy' }).waitFor();
+      await page.getByText(/sono conservati cifrati/).waitFor();
+      const notice = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(notice <= 0, `the notice is ${notice}px wider than the phone`);
+      await page.screenshot({ path: path.join(RESULTS, 'privacy-390-it.png'), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
 });

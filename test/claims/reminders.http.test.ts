@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { notifyClaim, remindClaims } from '../../src/claims/index.ts';
+import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { settlePayout } from '../../src/payouts/payouts.ts';
 import {
   buildTestApp,
@@ -42,6 +43,7 @@ describe('claim reminders and receipts, each sent once', () => {
     keys: t.app.parasol.keys,
     publicUrl: 'https://claims.parasol.test',
     bankDetailsDays: 30,
+    insurer: DEMO_INSURER,
     reminderDays: 3,
     now: () => now,
   });

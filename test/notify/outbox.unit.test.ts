@@ -19,6 +19,8 @@ describe('outbox SMS provider', () => {
     const outbox = new OutboxSmsProvider({ store, now: () => SENT_AT });
     const sms = renderClaimSms({
       language: 'en',
+      brand: 'SkyFly',
+      insurer: 'Parasol',
       flightNumber: 'AF1234',
       departureDate: '2025-03-12',
       event: { kind: 'cancelled' },

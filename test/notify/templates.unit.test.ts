@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LANGUAGES } from '../../src/platform/language.ts';
+import { CUSTOMER_LANGUAGES } from '../../src/platform/language.ts';
 import { isGsm7, smsLength } from '../../src/notify/sms/segments.ts';
 import {
   claimLink,
@@ -19,6 +19,8 @@ import {
 /** A realistic token: 32 random bytes in base64url (43 characters, 256 bits). */
 const TOKEN = 'q3Zk9Vb0T1xYw2cR8mN5pL4sH7dF6gJ0aE-_uI9oP1k';
 const PUBLIC_URL = 'https://parasol.example.com';
+/** The partner's brand and the insurer's short name every message names. */
+const NAMES = { brand: 'SkyFly', insurer: 'Parasol' };
 
 const EVENTS: Record<string, ClaimEvent> = {
   delayed: { kind: 'delayed', arrivalDelayMinutes: 195 },
@@ -29,6 +31,7 @@ const EVENTS: Record<string, ClaimEvent> = {
 function render(language: Language, event: ClaimEvent, overrides: Partial<ClaimSmsInput> = {}) {
   return renderClaimSms({
     language,
+    ...NAMES,
     flightNumber: 'AF1234',
     departureDate: '2025-03-12',
     event,
@@ -44,34 +47,34 @@ describe('claim SMS templates', () => {
   it('English: flight, date, event, amount "€50.00" and the link', () => {
     assert.equal(
       render('en', EVENTS.delayed!).body,
-      `Parasol: your flight AF1234 of 12 Mar 2025 arrived 3 h 15 min late. Your insurance pays you €50.00. Enter your bank details to receive it: ${PUBLIC_URL}/c/${TOKEN}`,
+      `SkyFly (insured by Parasol): your flight AF1234 of 12 Mar 2025 arrived 3 h 15 min late. You are paid €50.00. Enter your bank details: ${PUBLIC_URL}/c/${TOKEN}`,
     );
     assert.match(
       render('en', EVENTS.cancelled!).body,
-      /^Parasol: your flight AF1234 of 12 Mar 2025 was cancelled\. Your insurance pays you €50\.00\./,
+      /^SkyFly \(insured by Parasol\): your flight AF1234 of 12 Mar 2025 was cancelled\. You are paid €50\.00\./,
     );
     assert.match(
       render('en', EVENTS.diverted!).body,
-      /^Parasol: your flight AF1234 of 12 Mar 2025 was diverted\. Your insurance pays you €50\.00\./,
+      /^SkyFly \(insured by Parasol\): your flight AF1234 of 12 Mar 2025 was diverted\. You are paid €50\.00\./,
     );
   });
 
   it('French: flight, date, event, amount "50,00 €" and the link', () => {
     assert.equal(
       render('fr', EVENTS.delayed!).body,
-      `Parasol : votre vol AF1234 du 12/03/2025 est arrivé avec 3 h 15 min de retard. Votre assurance vous verse 50,00 €. Saisissez vos coordonnées bancaires pour le recevoir : ${PUBLIC_URL}/c/${TOKEN}`,
+      `SkyFly (assuré par Parasol) : votre vol AF1234 du 12/03/2025 est arrivé avec 3 h 15 min de retard. Vous recevez 50,00 €. Saisissez votre RIB : ${PUBLIC_URL}/c/${TOKEN}`,
     );
     assert.match(
       render('fr', EVENTS.cancelled!).body,
-      /^Parasol : votre vol AF1234 du 12\/03\/2025 a été annulé\. Votre assurance vous verse 50,00 €\./,
+      /^SkyFly \(assuré par Parasol\) : votre vol AF1234 du 12\/03\/2025 a été annulé\. Vous recevez 50,00 €\./,
     );
     assert.match(
       render('fr', EVENTS.diverted!).body,
-      /^Parasol : votre vol AF1234 du 12\/03\/2025 a été dérouté\. Votre assurance vous verse 50,00 €\./,
+      /^SkyFly \(assuré par Parasol\) : votre vol AF1234 du 12\/03\/2025 a été dérouté\. Vous recevez 50,00 €\./,
     );
   });
 
-  for (const language of ['fr', 'en'] as const) {
+  for (const language of CUSTOMER_LANGUAGES) {
     for (const [name, event] of Object.entries(EVENTS)) {
       it(`${language} ${name}: link PARASOL_PUBLIC_URL/c/<token>, GSM-7, two segments`, () => {
         const sms = render(language, event);
@@ -85,13 +88,13 @@ describe('claim SMS templates', () => {
     }
   }
 
-  it('the longest realistic message stays within two GSM-7 segments with an 80-character public URL', () => {
+  it('the longest realistic message stays within two GSM-7 segments with an 80-character public URL and a 20-character brand', () => {
     const longUrl = `https://${'a'.repeat(80 - 'https://'.length)}`;
-    for (const language of ['fr', 'en'] as const) {
+    for (const language of CUSTOMER_LANGUAGES) {
       const sms = render(
         language,
         { kind: 'delayed', arrivalDelayMinutes: 23 * 60 + 59 },
-        { amount: 1_234_567_89, flightNumber: 'U21234', publicUrl: longUrl },
+        { amount: 1_234_567_89, flightNumber: 'U21234', publicUrl: longUrl, brand: 'B'.repeat(20) },
       );
       assert.equal(sms.encoding, 'GSM-7', language);
       assert.equal(sms.segments, 2, `${language}: ${sms.units} septets`);
@@ -100,17 +103,32 @@ describe('claim SMS templates', () => {
 
   it('measured lengths (documented in docs/sms.md)', () => {
     const measured = Object.fromEntries(
-      (['fr', 'en'] as const).flatMap((language) =>
+      CUSTOMER_LANGUAGES.flatMap((language) =>
         Object.entries(EVENTS).map(([name, event]) => [`${language} ${name}`, render(language, event).units]),
       ),
     );
     assert.deepEqual(measured, {
-      'fr delayed': 244,
-      'fr cancelled': 220,
-      'fr diverted': 221,
-      'en delayed': 213,
-      'en cancelled': 203,
-      'en diverted': 202,
+      'fr delayed': 217,
+      'fr cancelled': 193,
+      'fr diverted': 194,
+      'en delayed': 208,
+      'en cancelled': 198,
+      'en diverted': 197,
+      'de delayed': 224,
+      'de cancelled': 200,
+      'de diverted': 200,
+      'es delayed': 227,
+      'es cancelled': 208,
+      'es diverted': 207,
+      'it delayed': 230,
+      'it cancelled': 212,
+      'it diverted': 211,
+      'nl delayed': 222,
+      'nl cancelled': 197,
+      'nl diverted': 194,
+      'pt delayed': 210,
+      'pt cancelled': 192,
+      'pt diverted': 191,
     });
   });
 
@@ -186,10 +204,11 @@ describe('SMS segments', () => {
 });
 
 describe('payment failed SMS', () => {
-  for (const language of ['fr', 'en'] as const) {
+  for (const language of CUSTOMER_LANGUAGES) {
     it(`${language}: names the amount, the flight and the new link; GSM-7 within two segments`, () => {
       const sms = renderPaymentFailedSms({
         language,
+        ...NAMES,
         flightNumber: 'AF1234',
         departureDate: '2025-03-12',
         amount: 5000,
@@ -198,7 +217,7 @@ describe('payment failed SMS', () => {
         token: TOKEN,
       });
       assert.ok(sms.body.includes('AF1234'));
-      assert.ok(sms.body.includes(language === 'fr' ? '50,00 €' : '€50.00'));
+      assert.ok(sms.body.includes(formatAmount(5000, 'EUR', language)));
       assert.ok(sms.body.endsWith(`${PUBLIC_URL}/c/${TOKEN}`));
       assert.equal(sms.link, `${PUBLIC_URL}/c/${TOKEN}`);
       assert.ok(isGsm7(sms.body), 'GSM-7 only');
@@ -209,10 +228,11 @@ describe('payment failed SMS', () => {
 
 describe('reminder and receipt SMS, in every customer language', () => {
   const longUrl = `https://${'a'.repeat(80 - 'https://'.length)}`;
-  for (const language of LANGUAGES) {
+  for (const language of CUSTOMER_LANGUAGES) {
     it(`${language} reminder: amount, flight, the last day before the due date, the new link; GSM-7, two segments`, () => {
       const sms = renderReminderSms({
         language,
+        ...NAMES,
         flightNumber: 'AF1234',
         departureDate: '2025-03-12',
         amount: 5000,
@@ -232,6 +252,7 @@ describe('reminder and receipt SMS, in every customer language', () => {
       // the longest realistic case stays in two segments with an 80-character public URL
       const longest = renderReminderSms({
         language,
+        ...NAMES,
         flightNumber: 'U21234',
         departureDate: '2025-03-12',
         amount: 1_234_567_89,
@@ -247,6 +268,7 @@ describe('reminder and receipt SMS, in every customer language', () => {
     it(`${language} receipt: amount, account ending, flight; no link; GSM-7, one segment`, () => {
       const sms = renderPaidSms({
         language,
+        ...NAMES,
         flightNumber: 'AF1234',
         departureDate: '2025-03-12',
         amount: 1_234_567_89,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/platform/config.ts';
+import { ConfigError, DEMO_INSURER, loadConfig } from '../../src/platform/config.ts';
 
 describe('loadConfig', () => {
   it('has working defaults', () => {
@@ -66,6 +66,22 @@ describe('loadConfig', () => {
     assert.equal(config.databaseUrl, 'postgres://u@db:5432/parasol');
     assert.equal(config.publicUrl, 'https://parasol.example');
     assert.equal(config.demo.apiKey, 'a'.repeat(24));
+  });
+
+  it("the insurer's identity: a demo insurer by default, each field from its variable, checked", () => {
+    assert.deepEqual(loadConfig({}).insurer, DEMO_INSURER);
+    const insurer = loadConfig({
+      PARASOL_INSURER_NAME: 'Acme Assurances SA',
+      PARASOL_INSURER_SHORT_NAME: 'Acme',
+      PARASOL_INSURER_PRIVACY_EMAIL: 'dpo@acme.example',
+    }).insurer;
+    assert.equal(insurer.legalName, 'Acme Assurances SA');
+    assert.equal(insurer.shortName, 'Acme');
+    assert.equal(insurer.privacyEmail, 'dpo@acme.example');
+    assert.equal(insurer.registration, DEMO_INSURER.registration);
+    assert.throws(() => loadConfig({ PARASOL_INSURER_EMAIL: 'not an email' }), ConfigError);
+    assert.throws(() => loadConfig({ PARASOL_INSURER_SHORT_NAME: 'A'.repeat(21) }), ConfigError);
+    assert.throws(() => loadConfig({ PARASOL_INSURER_NAME: 'Acme\nInjected' }), ConfigError);
   });
 
   it('opens a separate metrics listener only when PARASOL_METRICS_PORT is set', () => {

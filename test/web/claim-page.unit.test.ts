@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { claimEvidence } from '../../src/claims/evidence.ts';
 import type { ClaimForCustomer } from '../../src/payouts/index.ts';
-import { claimPage, closedPage } from '../../src/web/claim-page.ts';
+import { CUSTOMER_LANGUAGES, customerWords } from '../../src/i18n/customer/index.ts';
+import { DEMO_INSURER } from '../../src/platform/config.ts';
+import { claimPage, closedPage, legalPage, thanksPage } from '../../src/web/claim-page.ts';
+
+const LEGAL = { insurer: DEMO_INSURER, bankDetailsDays: 30 };
+const TOKEN = 'q3Zk9Vb0T1xYw2cR8mN5pL4sH7dF6gJ0aE-_uI9oP1k';
 
 /** The customer's page behind the SMS link says why they are paid, and where the claim stands once used. */
 
@@ -42,6 +47,8 @@ function claim(overrides: Partial<ClaimForCustomer> = {}): ClaimForCustomer {
     flightNumber: 'AF006',
     departureDate: '2026-12-24',
     language: 'en',
+    brand: 'SkyFly',
+    passengers: 2,
     open: true,
     ibanLast4: null,
     departureAirport: 'CDG',
@@ -54,31 +61,88 @@ function claim(overrides: Partial<ClaimForCustomer> = {}): ClaimForCustomer {
 
 describe('the customer claim page', () => {
   it('says why: gate times in the arrival airport’s time, the delay, the tier, the provider', () => {
-    const page = claimPage(claim());
+    const page = claimPage(claim(), LEGAL, TOKEN);
     assert.match(page, /AF006 CDG → JFK/);
     assert.match(page, /id="scheduled-arrival">24\/12\/2026, 08:30 \(JFK\)/);
     assert.match(page, /id="actual-arrival">24\/12\/2026, 11:50 \(JFK\)/);
-    assert.match(page, /id="delay">3 h 20 min/);
-    assert.match(page, /pays from a delay of 3 h at arrival/);
+    assert.match(page, /id="delay">3 hours 20 minutes/);
+    assert.match(page, /pays from a delay of 3 hours at arrival/);
+    assert.match(page, /For 2 passengers\./);
     assert.match(page, /Flight data from flightaware\./);
     assert.match(page, /<form method="post"/);
   });
 
   it('in French', () => {
-    const page = claimPage(claim({ language: 'fr' }));
+    const page = claimPage(claim({ language: 'fr' }), LEGAL, TOKEN);
     assert.match(page, /Pourquoi vous êtes indemnisé/);
-    assert.match(page, /à partir d’un retard de 3 h à l’arrivée/);
+    assert.match(page, /à partir d’un retard de 3 heures à l’arrivée/);
+    assert.match(page, /Pour 2 passagers\./);
   });
 
   it('after the link: the status instead of a dead end', () => {
-    const pending = closedPage(claim({ status: 'payment_pending', open: false, ibanLast4: '3000' }));
+    const pending = closedPage(claim({ status: 'payment_pending', open: false, ibanLast4: '3000' }), LEGAL, TOKEN);
     assert.match(pending, /data-status="payment_pending"/);
     assert.match(pending, /account ending 3000\): the payment is on its way/);
     assert.match(pending, /Why you are compensated/);
     assert.doesNotMatch(pending, /<form/);
-    const paid = closedPage(claim({ status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }));
+    const paid = closedPage(
+      claim({ status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }),
+      LEGAL,
+      TOKEN,
+    );
     assert.match(paid, /has been paid \(27 Dec 2026\)/);
-    const expired = closedPage(claim({ status: 'expired', open: false }));
+    const expired = closedPage(claim({ status: 'expired', open: false }), LEGAL, TOKEN);
     assert.match(expired, /has run out/);
+  });
+
+  it('every language, every state: the brand line, the insurer footer, the legal links; nothing missing', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language);
+      const pages = [
+        claimPage(claim({ language, passengers: 1, delayMinutes: 61 }), LEGAL, TOKEN),
+        claimPage(claim({ language }), LEGAL, TOKEN, {
+          values: { accountHolder: '', iban: 'FR76', bic: '' },
+          issues: [{ field: 'iban', code: 'iban_invalid' }],
+        }),
+        claimPage(claim({ language, status: 'failed', ibanLast4: '3000' }), LEGAL, TOKEN),
+        thanksPage(claim({ language }), LEGAL, TOKEN, '3000'),
+        closedPage(claim({ language, status: 'payment_pending', open: false, ibanLast4: '3000' }), LEGAL, TOKEN),
+        closedPage(
+          claim({ language, status: 'paid', open: false, paidAt: new Date('2026-12-27T10:00:00Z') }),
+          LEGAL,
+          TOKEN,
+        ),
+        closedPage(claim({ language, status: 'expired', open: false }), LEGAL, TOKEN),
+        closedPage(claim({ language, status: 'opened', open: false, event: 'cancelled' }), LEGAL, TOKEN),
+        legalPage('legal', claim({ language }), LEGAL, TOKEN),
+        legalPage('privacy', claim({ language }), LEGAL, TOKEN),
+      ];
+      for (const page of pages) {
+        assert.match(page, new RegExp(`<html lang="${language}">`));
+        assert.ok(page.includes(w.cover('SkyFly', DEMO_INSURER.legalName)), `${language}: the brand line`);
+        assert.ok(
+          page.includes(DEMO_INSURER.registration) && page.includes(DEMO_INSURER.email),
+          `${language}: the insurer`,
+        );
+        assert.ok(page.includes(`href="/c/${TOKEN}/legal"`) && page.includes(`href="/c/${TOKEN}/privacy"`), language);
+        assert.doesNotMatch(page, /undefined|NaN|\[object /, language);
+        assert.doesNotMatch(page.replace(/<style>[\s\S]*<\/style>/, ''), /[{}]/, `${language}: no placeholder left`);
+      }
+      assert.ok(
+        pages[0]!.includes(w.page.forPassengers(w.passengers.one!.replace('#', '1'))),
+        `${language}: one passenger`,
+      );
+      assert.ok(pages[9]!.includes(DEMO_INSURER.privacyEmail), `${language}: the privacy contact`);
+    }
+  });
+
+  it('the privacy notice says what is kept, encrypted, for how long', () => {
+    const page = legalPage('privacy', claim(), LEGAL, TOKEN);
+    assert.match(page, /stored encrypted/);
+    assert.match(page, /works for 30 days/);
+    assert.match(page, /no automatic deletion today/);
+    const de = legalPage('privacy', claim({ language: 'de' }), LEGAL, TOKEN);
+    assert.match(de, /verschlüsselt gespeichert/);
+    assert.match(de, /gilt 30 Tage/);
   });
 });

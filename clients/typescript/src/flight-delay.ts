@@ -2163,10 +2163,10 @@ export interface operations {
                          */
                         phone: string;
                         /**
-                         * @description Language of the messages the customer receives.
+                         * @description Language of the messages the customer receives (SMS, email, bank-details page): one of fr, en, de, es, it, nl, pt.
                          * @enum {string}
                          */
-                        language: "fr" | "en";
+                        language: "fr" | "en" | "de" | "es" | "it" | "nl" | "pt";
                     };
                     booking: {
                         /**
@@ -3842,7 +3842,7 @@ export interface operations {
                             email: string;
                             /** @description E.164. */
                             phone: string;
-                            /** @description One of en, fr. */
+                            /** @description One of fr, en, de, es, it, nl, pt. */
                             language: string;
                         };
                         cancellation: {
@@ -4175,10 +4175,10 @@ export interface operations {
                     /** Format: email */
                     email?: string;
                     /**
-                     * @description Language of the next messages.
+                     * @description Language of the next messages: one of fr, en, de, es, it, nl, pt.
                      * @enum {string}
                      */
-                    language?: "en" | "fr";
+                    language?: "fr" | "en" | "de" | "es" | "it" | "nl" | "pt";
                 };
             };
         };

@@ -1,16 +1,17 @@
-import { LOCALES, type Lang } from '../../platform/language.ts';
-import { formatMoney } from '../../platform/money.ts';
-import { t } from '../../i18n/index.ts';
+import { customerWords, formatAmount, formatDelay, formatDepartureDate, type CustomerLang } from '../../i18n/index.ts';
 import { smsLength, type SmsEncoding } from './segments.ts';
 
+export { formatAmount, formatDelay, formatDepartureDate };
+
 /**
- * The claim SMS, in the customer's language (words in src/i18n/). It names the flight and its date, the event, the
- * amount and the link to the bank-details page. Wording uses only GSM-7 characters (é è à ù are in
- * GSM 03.38; ê ç ô û î œ are not and are avoided), so a message stays GSM-7 and within two segments
- * with a public URL up to about 80 characters — see docs/sms.md for measured counts.
+ * The claim SMS, in the customer's language (one of seven; words in src/i18n/customer/). It names the
+ * partner's brand and the insurer, the flight and its date, the event, the amount and the link to the
+ * bank-details page. Wording uses only GSM-7 characters (é è à ù ä ö ü ñ are in GSM 03.38; ê ç ô û
+ * î œ á í ó ú ã õ are not and are avoided), so a message stays GSM-7 and within two segments with a
+ * public URL up to about 80 characters — see docs/sms.md for measured counts.
  */
 
-export type Language = Lang;
+export type Language = CustomerLang;
 
 export type ClaimEvent =
   | { readonly kind: 'delayed'; readonly arrivalDelayMinutes: number }
@@ -19,6 +20,10 @@ export type ClaimEvent =
 
 export interface ClaimSmsInput {
   readonly language: Language;
+  /** The partner's brand name (partners.brand_name, else its name). */
+  readonly brand: string;
+  /** The insurer's short name (config.insurer.shortName). */
+  readonly insurer: string;
   /** IATA flight designator, e.g. "AF1234". */
   readonly flightNumber: string;
   /** Local departure date of the insured leg, YYYY-MM-DD. */
@@ -47,7 +52,8 @@ export function renderClaimSms(input: ClaimSmsInput): ClaimSms {
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
   const amount = formatAmount(input.amount, input.currency, input.language);
-  const body = t(input.language).sms.claim({
+  const body = customerWords(input.language).sms.claim({
+    ...names(input),
     flight,
     date,
     what: eventText(input.event, input.language),
@@ -66,7 +72,7 @@ export function renderPaymentFailedSms(input: PaymentFailedSmsInput): ClaimSms {
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
   const amount = formatAmount(input.amount, input.currency, input.language);
-  const body = t(input.language).sms.paymentFailed({ flight, date, amount, link });
+  const body = customerWords(input.language).sms.paymentFailed({ ...names(input), flight, date, amount, link });
   const length = smsLength(body);
   return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
 }
@@ -88,7 +94,7 @@ export function renderReminderSms(input: ReminderSmsInput): ClaimSms {
   const amount = formatAmount(input.amount, input.currency, input.language);
   const lastDay = new Date(input.dueAt.getTime() - 86_400_000).toISOString().slice(0, 10);
   const due = formatDepartureDate(lastDay, input.language);
-  const body = t(input.language).sms.reminder({ flight, date, amount, due, link });
+  const body = customerWords(input.language).sms.reminder({ ...names(input), flight, date, amount, due, link });
   const length = smsLength(body);
   return { body, link, encoding: length.encoding, segments: length.segments, units: length.units };
 }
@@ -103,48 +109,29 @@ export function renderPaidSms(input: PaidSmsInput): Omit<ClaimSms, 'link'> & { r
   const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
   const date = formatDepartureDate(input.departureDate, input.language);
   const amount = formatAmount(input.amount, input.currency, input.language);
-  const body = t(input.language).sms.paid({ flight, date, amount, last4: input.ibanLast4 });
+  const body = customerWords(input.language).sms.paid({
+    ...names(input),
+    flight,
+    date,
+    amount,
+    last4: input.ibanLast4,
+  });
   const length = smsLength(body);
   return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
 /** What happened to the flight, in the words the customer's page uses too. */
 function eventText(event: ClaimEvent, language: Language): string {
-  const words = t(language).flightEvent;
+  const words = customerWords(language).flightEvent;
   return event.kind === 'delayed' ? words.delayed(formatDelay(event.arrivalDelayMinutes)) : words[event.kind];
+}
+
+/** The brand and insurer, without characters that would break the message (a newline, a tab). */
+function names(input: { brand: string; insurer: string }) {
+  return { brand: input.brand.replace(/\s+/g, ' ').trim(), insurer: input.insurer.replace(/\s+/g, ' ').trim() };
 }
 
 export function claimLink(publicUrl: string, token: string): string {
   if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new RangeError('token must be base64url');
   return `${publicUrl.replace(/\/+$/, '')}/c/${token}`;
-}
-
-/** 195 → "3 h 15 min", 180 → "3 h", 45 → "45 min" (the same in French and English). */
-export function formatDelay(minutes: number): string {
-  if (!Number.isInteger(minutes) || minutes < 0)
-    throw new RangeError(`delay must be a whole number of minutes, got ${minutes}`);
-  const hours = Math.floor(minutes / 60);
-  const rest = minutes % 60;
-  if (hours === 0) return `${rest} min`;
-  return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
-}
-
-/**
- * `formatMoney` for a text message: 5000 EUR → "€50.00" (en) / "50,00 €" (fr). The no-break spaces
- * French formatting uses (U+00A0, U+202F) are not GSM-7 and become plain spaces.
- */
-export function formatAmount(minor: number, currency: string, language: Language): string {
-  return formatMoney(minor, currency, language).replace(/[\u00A0\u202F\u2009]/g, ' ');
-}
-
-/** "2025-03-12" → "12 Mar 2025" (en) / "12/03/2025" (fr; French month abbreviations such as "août" are not GSM-7). */
-export function formatDepartureDate(date: string, language: Language): string {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!match) throw new RangeError(`departure date must be YYYY-MM-DD, got "${date}"`);
-  const instant = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  const options: Intl.DateTimeFormatOptions =
-    language === 'fr'
-      ? { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }
-      : { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' };
-  return new Intl.DateTimeFormat(LOCALES[language], options).format(instant);
 }

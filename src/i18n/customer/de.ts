@@ -1,0 +1,168 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+export const de = {
+  languageName: 'Deutsch',
+  cover: (brand: string, insurer: string) => `${brand} Flugverspätungsversicherung, versichert durch ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `ist mit ${delay} Verspätung angekommen`,
+    cancelled: 'wurde annulliert',
+    diverted: 'wurde umgeleitet',
+  },
+  hours: { one: '# Stunde', other: '# Stunden' },
+  minutes: { one: '# Minute', other: '# Minuten' },
+  passengers: { one: '# Person', other: '# Personen' },
+  days: { one: '# Tag', other: '# Tage' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Ihr Flug ${s.flight} vom ${s.date} ${s.what}. Sie erhalten ${s.amount}. Bankdaten eingeben: ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Ihre Bank hat die Zahlung von ${s.amount} zu Flug ${s.flight} vom ${s.date} abgelehnt. Neue Bankdaten eingeben: ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Ihre ${s.amount} zu Flug ${s.flight} vom ${s.date} warten auf Ihre Bankdaten. Bitte bis ${s.due} eingeben: ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Wir haben ${s.amount} zu Flug ${s.flight} vom ${s.date} auf Ihr Konto mit Endziffern ${s.last4} gezahlt.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Guten Tag ${firstName},` : 'Guten Tag,'),
+    linkText: 'Falls die Schaltfläche nicht funktioniert, kopieren Sie diesen Link in Ihren Browser:',
+    closing: 'Mit freundlichen Grüßen',
+    why: (brand) =>
+      `Sie erhalten diese E-Mail, weil Sie bei ${brand} eine Flugverspätungsversicherung abgeschlossen haben.`,
+    opened: {
+      subject: (s) => `${s.brand}: Entschädigung für Ihren Flug ${s.flight}`,
+      body: (s) => [
+        `Ihr Flug ${s.flight} vom ${s.date} ${s.what}.`,
+        `Ihre Versicherung zahlt Ihnen ${s.amount} (${s.passengers}).`,
+        `Bitte nennen Sie uns bis zum ${s.due} das Konto, auf das wir den Betrag überweisen sollen.`,
+      ],
+      action: 'Bankdaten eingeben',
+    },
+    reminder: {
+      subject: (s) => `${s.brand}: Ihre Entschädigung für Flug ${s.flight} wartet`,
+      body: (s) => [
+        `Ihre Entschädigung von ${s.amount} für Ihren Flug ${s.flight} vom ${s.date} wartet noch auf Ihre Bankdaten.`,
+        `Sie haben noch ${s.daysLeft}: Bitte geben Sie sie bis zum ${s.due} ein.`,
+      ],
+      action: 'Bankdaten eingeben',
+    },
+    paid: {
+      subject: (s) => `${s.brand}: Ihre Entschädigung für Flug ${s.flight} ist bezahlt`,
+      body: (s) => [
+        `Wir haben ${s.amount} für Ihren Flug ${s.flight} vom ${s.date} auf Ihr Konto mit den Endziffern ${s.last4} überwiesen.`,
+        'Der Betrag ist in der Regel nach ein bis zwei Bankarbeitstagen auf Ihrem Konto.',
+      ],
+    },
+  },
+  page: {
+    title: 'Ihre Entschädigung',
+    intro: (flight: SafeHtml, date: string, what: string) => html`Ihr Flug ${flight} vom ${date} ${what}.`,
+    amount: 'Betrag Ihrer Entschädigung',
+    forPassengers: (passengers) => `Für ${passengers}.`,
+    ask: 'Nennen Sie uns das Konto, auf das wir sie überweisen.',
+    holder: 'Kontoinhaber',
+    iban: 'IBAN',
+    bic: 'BIC (wenn Ihre Bank außerhalb des Europäischen Wirtschaftsraums liegt)',
+    submit: 'Senden',
+    thanks: (last4) => `Vielen Dank. Wir überweisen Ihre Entschädigung auf das Konto mit den Endziffern ${last4}.`,
+    rejected: (last4) =>
+      `Ihre Bank hat die Zahlung${last4 ? ` auf das Konto mit den Endziffern ${last4}` : ''} abgelehnt. Geben Sie ein anderes Konto an oder prüfen Sie Ihre Angaben.`,
+    why: 'Warum Sie entschädigt werden',
+    route: 'Flug',
+    scheduledArrival: 'Planmäßige Ankunft am Gate',
+    actualArrival: 'Tatsächliche Ankunft am Gate',
+    delay: 'Verspätung bei Ankunft',
+    rule: (delay) => `Ihre Versicherung zahlt ab einer Ankunftsverspätung von ${delay}.`,
+    ruleCancellation: 'Ihre Versicherung zahlt, wenn der Flug annulliert wird.',
+    ruleDiversion: 'Ihre Versicherung zahlt, wenn der Flug umgeleitet wird.',
+    source: (provider) => (provider ? `Flugdaten von ${provider}.` : 'Dem Versicherer gemeldetes Flugereignis.'),
+    statusTitle: 'Stand Ihrer Entschädigung',
+    statusPending: (last4) =>
+      `Ihre Bankdaten liegen uns vor${last4 ? ` (Konto mit den Endziffern ${last4})` : ''}: Die Zahlung ist unterwegs.`,
+    statusPaid: (date) => `Ihre Entschädigung wurde am ${date} gezahlt.`,
+    statusExpired: 'Die Frist für Ihre Bankdaten ist abgelaufen. Wenden Sie sich an den Verkäufer Ihrer Versicherung.',
+    statusOpened: 'Ihre Entschädigung wird vorbereitet.',
+    unknownTitle: 'Unbekannter Link',
+    unknown: 'Dieser Link gehört zu keiner Entschädigung. Prüfen Sie, ob er vollständig ist.',
+    errors: {
+      holder_required: 'Geben Sie den Namen des Kontoinhabers an (2 bis 70 Zeichen).',
+      holder_not_latin: 'Schreiben Sie den Namen in lateinischen Buchstaben, wie auf Ihrem Kontoauszug.',
+      iban_required: 'Geben Sie Ihre IBAN an.',
+      iban_invalid: 'Diese IBAN ist ungültig: Bitte prüfen Sie sie.',
+      iban_check_digits:
+        'Die Prüfziffern der Kontonummer stimmen nicht (in Frankreich der RIB-Schlüssel): Bitte prüfen Sie die Kontonummer in Ihrer IBAN.',
+      iban_not_sepa: 'Wir können nur auf ein Konto im SEPA-Raum überweisen.',
+      bic_required: 'Für dieses Land geben Sie bitte auch die BIC Ihrer Bank an.',
+      bic_invalid: 'Diese BIC ist ungültig.',
+      bic_country_mismatch: 'Diese BIC passt nicht zum Land der IBAN.',
+    },
+  },
+  footer: {
+    insurer: 'Versicherer',
+    registration: 'Registrierung',
+    regulator: 'Aufsicht',
+    contact: 'Kontakt',
+    legalNotice: 'Impressum',
+    privacyNotice: 'Datenschutzhinweise',
+    back: 'Zurück',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Versicherer und Anbieter',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Registrierung: ${f.registration}. Aufsicht: ${f.regulator}.`,
+        `Kontakt: ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Vertrieb',
+      paragraphs: [
+        `${f.brand} vertreibt diese Flugverspätungsversicherung im Namen von ${f.insurer}, der das Risiko trägt und die Entschädigungen zahlt.`,
+      ],
+    },
+    {
+      heading: 'Beschwerden',
+      paragraphs: [
+        `Schreiben Sie an ${f.email}. Wir bestätigen eine Beschwerde innerhalb von 10 Arbeitstagen und beantworten sie innerhalb von zwei Monaten.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Verantwortlicher',
+      paragraphs: [`${f.insurer} (${f.address}). Kontakt für Datenschutzfragen: ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'Welche Daten wir speichern und warum',
+      paragraphs: [
+        `Beim Abschluss der Versicherung bei ${f.brand}: Ihren Namen, Ihre E-Mail-Adresse, Ihre Mobilnummer, Ihre Sprache, Ihre Buchungsnummer und die versicherten Flüge, um den Vertrag zu erfüllen: Ihre Flüge zu verfolgen, Sie über eine Entschädigung zu informieren und Ihre Fragen zu beantworten.`,
+        'Wenn ein Flug entschädigt wird: den Namen des Kontoinhabers und die IBAN (und BIC), die Sie auf dieser Seite eingeben, um Sie zu bezahlen, sowie die Nachrichten, die wir Ihnen senden.',
+      ],
+    },
+    {
+      heading: 'Wie sie geschützt sind',
+      paragraphs: [
+        'Ihr Name, Ihre E-Mail-Adresse, Ihre Telefonnummer, der Name des Kontoinhabers und die IBAN werden verschlüsselt gespeichert. Nach der Eingabe wird die IBAN nur noch mit ihren letzten vier Zeichen angezeigt und nie protokolliert. Ihr Zahlungslink wird nur als Fingerabdruck (Hash) gespeichert.',
+      ],
+    },
+    {
+      heading: 'Wer sie erhält',
+      paragraphs: [
+        `${f.brand}, bei dem Sie die Versicherung gekauft haben, sieht Ihren Vertrag. Unser SMS-Dienstleister erhält Ihre Nummer und unsere Nachrichten; die Banken erhalten den Namen und die IBAN, die für die Zahlung nötig sind. Nichts wird verkauft oder für Werbung genutzt.`,
+      ],
+    },
+    {
+      heading: 'Wie lange',
+      paragraphs: [
+        `Der Zahlungslink gilt ${f.bankDetailsDays} (eine Erinnerung schickt einen neuen). Vertrag, Schadenfall und Zahlung werden so lange aufbewahrt, wie der Versicherer Versicherungs- und Buchhaltungsunterlagen gesetzlich aufbewahren muss. Eine automatische Löschung gibt es derzeit nicht: Um Daten löschen zu lassen, die wir nicht aufbewahren müssen, schreiben Sie an ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Ihre Rechte',
+      paragraphs: [
+        `Sie können Auskunft, Berichtigung oder Löschung Ihrer Daten verlangen, ihrer Verwendung widersprechen oder eine Kopie anfordern: schreiben Sie an ${f.privacyEmail}. Sie können sich auch bei Ihrer Datenschutzaufsichtsbehörde beschweren.`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

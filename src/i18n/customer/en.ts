@@ -1,0 +1,167 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+export const en = {
+  languageName: 'English',
+  cover: (brand: string, insurer: string) => `${brand} flight delay cover, insured by ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `arrived ${delay} late`,
+    cancelled: 'was cancelled',
+    diverted: 'was diverted',
+  },
+  hours: { one: '# hour', other: '# hours' },
+  minutes: { one: '# minute', other: '# minutes' },
+  passengers: { one: '# passenger', other: '# passengers' },
+  days: { one: '# day', other: '# days' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (insured by ${s.insurer}): your flight ${s.flight} of ${s.date} ${s.what}. You are paid ${s.amount}. Enter your bank details: ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (insured by ${s.insurer}): your bank rejected the payment of ${s.amount} for flight ${s.flight} of ${s.date}. Enter new bank details: ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (insured by ${s.insurer}): your ${s.amount} for flight ${s.flight} of ${s.date} still waits for your bank details. Enter them by ${s.due}: ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (insured by ${s.insurer}): we have paid ${s.amount} into your account ending ${s.last4} for flight ${s.flight} of ${s.date}.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Hello ${firstName},` : 'Hello,'),
+    linkText: 'If the button does not work, copy this link into your browser:',
+    closing: 'Kind regards,',
+    why: (brand) => `You receive this email because you took out flight delay cover with ${brand}.`,
+    opened: {
+      subject: (s) => `${s.brand}: your flight ${s.flight} is compensated`,
+      body: (s) => [
+        `Your flight ${s.flight} of ${s.date} ${s.what}.`,
+        `Your insurance pays you ${s.amount} (${s.passengers}).`,
+        `Tell us the bank account to pay it into by ${s.due}.`,
+      ],
+      action: 'Enter my bank details',
+    },
+    reminder: {
+      subject: (s) => `${s.brand}: your compensation for flight ${s.flight} is waiting`,
+      body: (s) => [
+        `Your compensation of ${s.amount} for your flight ${s.flight} of ${s.date} still waits for your bank details.`,
+        `You have ${s.daysLeft} left: enter them by ${s.due}.`,
+      ],
+      action: 'Enter my bank details',
+    },
+    paid: {
+      subject: (s) => `${s.brand}: your compensation for flight ${s.flight} is paid`,
+      body: (s) => [
+        `We have paid ${s.amount} into your account ending ${s.last4} for your flight ${s.flight} of ${s.date}.`,
+        'It usually reaches your account within one to two working days.',
+      ],
+    },
+  },
+  page: {
+    title: 'Your compensation',
+    intro: (flight: SafeHtml, date: string, what: string) => html`Your flight ${flight} of ${date} ${what}.`,
+    amount: 'Your compensation',
+    forPassengers: (passengers) => `For ${passengers}.`,
+    ask: 'Tell us the bank account to pay it into.',
+    holder: 'Account holder',
+    iban: 'IBAN',
+    bic: 'BIC (if your bank is outside the European Economic Area)',
+    submit: 'Send',
+    thanks: (last4) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
+    rejected: (last4) =>
+      `Your bank rejected the payment${last4 ? ` to the account ending ${last4}` : ''}. Give another account, or check your details.`,
+    why: 'Why you are compensated',
+    route: 'Flight',
+    scheduledArrival: 'Scheduled arrival at the gate',
+    actualArrival: 'Actual arrival at the gate',
+    delay: 'Delay at arrival',
+    rule: (delay) => `Your insurance pays from a delay of ${delay} at arrival.`,
+    ruleCancellation: 'Your insurance pays when the flight is cancelled.',
+    ruleDiversion: 'Your insurance pays when the flight is diverted.',
+    source: (provider) => (provider ? `Flight data from ${provider}.` : 'Flight event reported to the insurer.'),
+    statusTitle: 'Where your compensation stands',
+    statusPending: (last4) =>
+      `We have your bank details${last4 ? ` (account ending ${last4})` : ''}: the payment is on its way.`,
+    statusPaid: (date) => `Your compensation has been paid (${date}).`,
+    statusExpired: 'The time to give your bank details has run out. Contact the seller of your insurance.',
+    statusOpened: 'Your compensation is being prepared.',
+    unknownTitle: 'Unknown link',
+    unknown: 'This link does not match any compensation. Check that it is complete.',
+    errors: {
+      holder_required: 'Give the account holder’s name (2 to 70 characters).',
+      holder_not_latin: 'Write the name in Latin letters, as on your bank statement.',
+      iban_required: 'Give your IBAN.',
+      iban_invalid: 'This IBAN is not valid: please check it.',
+      iban_check_digits:
+        'The account number’s check digits do not match (the RIB key in France): please check the account number in your IBAN.',
+      iban_not_sepa: 'We can only pay into an account in the SEPA area.',
+      bic_required: 'For this country, give your bank’s BIC too.',
+      bic_invalid: 'This BIC is not valid.',
+      bic_country_mismatch: 'This BIC does not match the IBAN’s country.',
+    },
+  },
+  footer: {
+    insurer: 'Insurer',
+    registration: 'Registration',
+    regulator: 'Supervisor',
+    contact: 'Contact',
+    legalNotice: 'Legal notice',
+    privacyNotice: 'Privacy notice',
+    back: 'Back',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Insurer and publisher',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Registration: ${f.registration}. Supervised by ${f.regulator}.`,
+        `Contact: ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Distributor',
+      paragraphs: [
+        `${f.brand} sells this flight delay cover on behalf of ${f.insurer}, which carries the risk and pays the compensation.`,
+      ],
+    },
+    {
+      heading: 'Complaints',
+      paragraphs: [
+        `Write to ${f.email}. We acknowledge a complaint within 10 working days and answer within two months.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Who is responsible',
+      paragraphs: [`${f.insurer} (${f.address}) is the data controller. Privacy contact: ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'What we keep and why',
+      paragraphs: [
+        `When you buy the cover from ${f.brand}: your name, email address, mobile phone number, language, booking reference and insured flights, to run the insurance contract: watch your flights, tell you when you are compensated and answer your questions.`,
+        'When a flight is compensated: the account holder’s name and the IBAN (and BIC) you give on this page, to pay you, and the messages we send you.',
+      ],
+    },
+    {
+      heading: 'How it is protected',
+      paragraphs: [
+        'Your name, email address, phone number, account holder’s name and IBAN are stored encrypted. After you enter it, the IBAN is only ever shown by its last four characters and is never written to logs. Your payment link is stored only as a fingerprint.',
+      ],
+    },
+    {
+      heading: 'Who receives it',
+      paragraphs: [
+        `${f.brand}, which sold you the cover, sees your contract. Our text-message provider receives your phone number and our messages; the banks receive the name and IBAN needed to pay you. Nothing is sold or used for advertising.`,
+      ],
+    },
+    {
+      heading: 'How long',
+      paragraphs: [
+        `The payment link works for ${f.bankDetailsDays} (a reminder sends a new one). The contract, claim and payment records are kept as long as the insurer must keep insurance and accounting records by law. There is no automatic deletion today: to have data deleted that the law does not require us to keep, write to ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Your rights',
+      paragraphs: [
+        `You may access, correct or delete your data, object to its use or ask for a copy, by writing to ${f.privacyEmail}. You may also complain to your data protection authority.`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

@@ -1,0 +1,169 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+/** SMS: worded without á í ó ú (not GSM-7) — "ha llegado", "puede introducirlos" — so they stay GSM-7. */
+export const es = {
+  languageName: 'Español',
+  cover: (brand: string, insurer: string) => `Seguro de retraso de vuelo ${brand}, asegurado por ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `ha llegado con ${delay} de retraso`,
+    cancelled: 'ha sido cancelado',
+    diverted: 'ha sido desviado',
+  },
+  hours: { one: '# hora', other: '# horas' },
+  minutes: { one: '# minuto', other: '# minutos' },
+  passengers: { one: '# pasajero', other: '# pasajeros' },
+  days: { one: '# día', other: '# días' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): su vuelo ${s.flight} del ${s.date} ${s.what}. Le pagamos ${s.amount}. Introduzca sus datos bancarios: ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): su banco ha rechazado el pago de ${s.amount} del vuelo ${s.flight} del ${s.date}. Introduzca otros datos bancarios: ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): sus ${s.amount} del vuelo ${s.flight} del ${s.date} esperan sus datos bancarios. Puede introducirlos hasta el ${s.due}: ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): hemos pagado ${s.amount} en su cuenta terminada en ${s.last4} por el vuelo ${s.flight} del ${s.date}.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Hola, ${firstName}:` : 'Hola:'),
+    linkText: 'Si el botón no funciona, copie este enlace en su navegador:',
+    closing: 'Un cordial saludo,',
+    why: (brand) => `Recibe este correo porque contrató el seguro de retraso de vuelo de ${brand}.`,
+    opened: {
+      subject: (s) => `${s.brand}: su vuelo ${s.flight} tiene indemnización`,
+      body: (s) => [
+        `Su vuelo ${s.flight} del ${s.date} ${s.what}.`,
+        `Su seguro le paga ${s.amount} (${s.passengers}).`,
+        `Indíquenos la cuenta bancaria en la que ingresarlo antes del ${s.due}.`,
+      ],
+      action: 'Introducir mis datos bancarios',
+    },
+    reminder: {
+      subject: (s) => `${s.brand}: su indemnización del vuelo ${s.flight} le espera`,
+      body: (s) => [
+        `Su indemnización de ${s.amount} por el vuelo ${s.flight} del ${s.date} sigue esperando sus datos bancarios.`,
+        `Le quedan ${s.daysLeft}: introdúzcalos antes del ${s.due}.`,
+      ],
+      action: 'Introducir mis datos bancarios',
+    },
+    paid: {
+      subject: (s) => `${s.brand}: su indemnización del vuelo ${s.flight} está pagada`,
+      body: (s) => [
+        `Hemos ingresado ${s.amount} en su cuenta terminada en ${s.last4} por su vuelo ${s.flight} del ${s.date}.`,
+        'Normalmente llega a su cuenta en uno o dos días hábiles.',
+      ],
+    },
+  },
+  page: {
+    title: 'Su indemnización',
+    intro: (flight: SafeHtml, date: string, what: string) => html`Su vuelo ${flight} del ${date} ${what}.`,
+    amount: 'Su indemnización',
+    forPassengers: (passengers) => `Para ${passengers}.`,
+    ask: 'Indíquenos la cuenta bancaria en la que se la ingresamos.',
+    holder: 'Titular de la cuenta',
+    iban: 'IBAN',
+    bic: 'BIC (si su banco está fuera del Espacio Económico Europeo)',
+    submit: 'Enviar',
+    thanks: (last4) => `Gracias. Ingresamos su indemnización en la cuenta terminada en ${last4}.`,
+    rejected: (last4) =>
+      `Su banco ha rechazado el pago${last4 ? ` a la cuenta terminada en ${last4}` : ''}. Indique otra cuenta o revise sus datos.`,
+    why: 'Por qué le indemnizamos',
+    route: 'Vuelo',
+    scheduledArrival: 'Llegada prevista a la puerta',
+    actualArrival: 'Llegada real a la puerta',
+    delay: 'Retraso a la llegada',
+    rule: (delay) => `Su seguro paga a partir de un retraso de ${delay} a la llegada.`,
+    ruleCancellation: 'Su seguro paga cuando el vuelo se cancela.',
+    ruleDiversion: 'Su seguro paga cuando el vuelo se desvía.',
+    source: (provider) =>
+      provider ? `Datos de vuelo de ${provider}.` : 'Incidencia de vuelo comunicada a la aseguradora.',
+    statusTitle: 'Estado de su indemnización',
+    statusPending: (last4) =>
+      `Tenemos sus datos bancarios${last4 ? ` (cuenta terminada en ${last4})` : ''}: el pago está en curso.`,
+    statusPaid: (date) => `Su indemnización se pagó el ${date}.`,
+    statusExpired: 'El plazo para dar sus datos bancarios ha vencido. Contacte con el vendedor de su seguro.',
+    statusOpened: 'Estamos preparando su indemnización.',
+    unknownTitle: 'Enlace desconocido',
+    unknown: 'Este enlace no corresponde a ninguna indemnización. Compruebe que está completo.',
+    errors: {
+      holder_required: 'Indique el nombre del titular de la cuenta (de 2 a 70 caracteres).',
+      holder_not_latin: 'Escriba el nombre en letras latinas, como en su extracto bancario.',
+      iban_required: 'Indique su IBAN.',
+      iban_invalid: 'Este IBAN no es válido: compruébelo.',
+      iban_check_digits:
+        'Los dígitos de control del número de cuenta no coinciden (la clave RIB en Francia): compruebe el número de cuenta de su IBAN.',
+      iban_not_sepa: 'Solo podemos pagar en una cuenta de la zona SEPA.',
+      bic_required: 'Para este país, indique también el BIC de su banco.',
+      bic_invalid: 'Este BIC no es válido.',
+      bic_country_mismatch: 'Este BIC no corresponde al país del IBAN.',
+    },
+  },
+  footer: {
+    insurer: 'Aseguradora',
+    registration: 'Registro',
+    regulator: 'Supervisor',
+    contact: 'Contacto',
+    legalNotice: 'Aviso legal',
+    privacyNotice: 'Política de privacidad',
+    back: 'Volver',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Aseguradora y editor',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Registro: ${f.registration}. Supervisada por ${f.regulator}.`,
+        `Contacto: ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Distribuidor',
+      paragraphs: [
+        `${f.brand} comercializa este seguro de retraso de vuelo por cuenta de ${f.insurer}, que asume el riesgo y paga las indemnizaciones.`,
+      ],
+    },
+    {
+      heading: 'Reclamaciones',
+      paragraphs: [
+        `Escriba a ${f.email}. Acusamos recibo de una reclamación en 10 días hábiles y la respondemos en un plazo de dos meses.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Responsable del tratamiento',
+      paragraphs: [`${f.insurer} (${f.address}). Contacto de privacidad: ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'Qué datos guardamos y por qué',
+      paragraphs: [
+        `Al contratar el seguro con ${f.brand}: su nombre, correo electrónico, número de móvil, idioma, referencia de reserva y vuelos asegurados, para ejecutar el contrato: seguir sus vuelos, avisarle cuando tiene indemnización y responder a sus preguntas.`,
+        'Cuando un vuelo da derecho a indemnización: el nombre del titular de la cuenta y el IBAN (y BIC) que introduce en esta página, para pagarle, y los mensajes que le enviamos.',
+      ],
+    },
+    {
+      heading: 'Cómo se protegen',
+      paragraphs: [
+        'Su nombre, correo electrónico, teléfono, el nombre del titular de la cuenta y el IBAN se guardan cifrados. Una vez introducido, el IBAN solo se muestra con sus cuatro últimos caracteres y nunca se escribe en los registros. Su enlace de pago solo se guarda como huella (hash).',
+      ],
+    },
+    {
+      heading: 'Quién los recibe',
+      paragraphs: [
+        `${f.brand}, que le vendió el seguro, ve su contrato. Nuestro proveedor de SMS recibe su número y nuestros mensajes; los bancos reciben el nombre y el IBAN necesarios para pagarle. No se vende nada ni se usa con fines publicitarios.`,
+      ],
+    },
+    {
+      heading: 'Durante cuánto tiempo',
+      paragraphs: [
+        `El enlace de pago funciona durante ${f.bankDetailsDays} (un recordatorio envía uno nuevo). El contrato, la indemnización y el pago se conservan mientras la ley obligue a la aseguradora a guardar sus registros de seguros y contables. Hoy no hay borrado automático: para que se supriman los datos que la ley no nos obliga a guardar, escriba a ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Sus derechos',
+      paragraphs: [
+        `Puede acceder a sus datos, rectificarlos o suprimirlos, oponerse a su uso o pedir una copia escribiendo a ${f.privacyEmail}. También puede reclamar ante la autoridad de protección de datos (en España, la AEPD).`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

@@ -1,0 +1,168 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+export const fr = {
+  languageName: 'Français',
+  cover: (brand: string, insurer: string) => `Assurance retard de vol ${brand}, assurée par ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `est arrivé avec ${delay} de retard`,
+    cancelled: 'a été annulé',
+    diverted: 'a été dérouté',
+  },
+  hours: { one: '# heure', other: '# heures' },
+  minutes: { one: '# minute', other: '# minutes' },
+  passengers: { one: '# passager', other: '# passagers' },
+  days: { one: '# jour', other: '# jours' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : votre vol ${s.flight} du ${s.date} ${s.what}. Vous recevez ${s.amount}. Saisissez votre RIB : ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : votre banque a refusé le virement de ${s.amount} pour le vol ${s.flight} du ${s.date}. Saisissez un autre RIB : ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : vos ${s.amount} pour le vol ${s.flight} du ${s.date} attendent votre RIB. Saisissez-le au plus tard le ${s.due} : ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour le vol ${s.flight} du ${s.date}.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Bonjour ${firstName},` : 'Bonjour,'),
+    linkText: 'Si le bouton ne fonctionne pas, copiez ce lien dans votre navigateur :',
+    closing: 'Bien cordialement,',
+    why: (brand) => `Vous recevez ce courriel car vous avez souscrit l’assurance retard de vol de ${brand}.`,
+    opened: {
+      subject: (s) => `${s.brand} : votre vol ${s.flight} est indemnisé`,
+      body: (s) => [
+        `Votre vol ${s.flight} du ${s.date} ${s.what}.`,
+        `Votre assurance vous verse ${s.amount} (${s.passengers}).`,
+        `Indiquez-nous le compte bancaire sur lequel la verser, au plus tard le ${s.due}.`,
+      ],
+      action: 'Saisir mes coordonnées bancaires',
+    },
+    reminder: {
+      subject: (s) => `${s.brand} : votre indemnisation pour le vol ${s.flight} vous attend`,
+      body: (s) => [
+        `Votre indemnisation de ${s.amount} pour votre vol ${s.flight} du ${s.date} attend toujours vos coordonnées bancaires.`,
+        `Il vous reste ${s.daysLeft} : saisissez-les au plus tard le ${s.due}.`,
+      ],
+      action: 'Saisir mes coordonnées bancaires',
+    },
+    paid: {
+      subject: (s) => `${s.brand} : votre indemnisation pour le vol ${s.flight} est versée`,
+      body: (s) => [
+        `Nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour votre vol ${s.flight} du ${s.date}.`,
+        'Le virement arrive en général sous un à deux jours ouvrés.',
+      ],
+    },
+  },
+  page: {
+    title: 'Votre indemnisation',
+    intro: (flight: SafeHtml, date: string, what: string) => html`Votre vol ${flight} du ${date} ${what}.`,
+    amount: 'Montant de votre indemnisation',
+    forPassengers: (passengers) => `Pour ${passengers}.`,
+    ask: 'Indiquez le compte bancaire sur lequel nous vous la versons.',
+    holder: 'Titulaire du compte',
+    iban: 'IBAN',
+    bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
+    submit: 'Envoyer',
+    thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
+    rejected: (last4) =>
+      `Votre banque a refusé le virement${last4 ? ` vers le compte se terminant par ${last4}` : ''}. Indiquez un autre compte, ou vérifiez vos coordonnées.`,
+    why: 'Pourquoi vous êtes indemnisé',
+    route: 'Vol',
+    scheduledArrival: 'Arrivée prévue au terminal',
+    actualArrival: 'Arrivée réelle au terminal',
+    delay: 'Retard à l’arrivée',
+    rule: (delay) => `Votre assurance paie à partir d’un retard de ${delay} à l’arrivée.`,
+    ruleCancellation: 'Votre assurance paie quand le vol est annulé.',
+    ruleDiversion: 'Votre assurance paie quand le vol est dérouté.',
+    source: (provider) => (provider ? `Données de vol : ${provider}.` : 'Événement de vol signalé à l’assureur.'),
+    statusTitle: 'Où en est votre indemnisation',
+    statusPending: (last4) =>
+      `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''} : le paiement est en cours.`,
+    statusPaid: (date) => `Votre indemnisation a été versée le ${date}.`,
+    statusExpired:
+      'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
+    statusOpened: 'Votre indemnisation est en préparation.',
+    unknownTitle: 'Lien inconnu',
+    unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
+    errors: {
+      holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
+      holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
+      iban_required: 'Indiquez votre IBAN.',
+      iban_invalid: 'Cet IBAN n’est pas valide : vérifiez-le.',
+      iban_check_digits:
+        'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France) : vérifiez le numéro de compte dans votre IBAN.',
+      iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
+      bic_required: 'Pour ce pays, indiquez aussi le BIC de votre banque.',
+      bic_invalid: 'Ce BIC n’est pas valide.',
+      bic_country_mismatch: 'Ce BIC ne correspond pas au pays de l’IBAN.',
+    },
+  },
+  footer: {
+    insurer: 'Assureur',
+    registration: 'Immatriculation',
+    regulator: 'Autorité de contrôle',
+    contact: 'Contact',
+    legalNotice: 'Mentions légales',
+    privacyNotice: 'Protection des données',
+    back: 'Retour',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Assureur et éditeur',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Immatriculation : ${f.registration}. Sous le contrôle de ${f.regulator}.`,
+        `Contact : ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Distributeur',
+      paragraphs: [
+        `${f.brand} distribue cette assurance retard de vol pour le compte de ${f.insurer}, qui porte le risque et verse les indemnisations.`,
+      ],
+    },
+    {
+      heading: 'Réclamations',
+      paragraphs: [
+        `Écrivez à ${f.email}. Nous accusons réception d’une réclamation sous 10 jours ouvrés et y répondons sous deux mois.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Responsable du traitement',
+      paragraphs: [`${f.insurer} (${f.address}). Contact pour vos données : ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'Ce que nous conservons et pourquoi',
+      paragraphs: [
+        `Quand vous souscrivez l’assurance auprès de ${f.brand} : vos nom et prénom, adresse e-mail, numéro de mobile, langue, référence de réservation et vols assurés, pour exécuter le contrat : suivre vos vols, vous prévenir quand vous êtes indemnisé et répondre à vos questions.`,
+        'Quand un vol est indemnisé : le nom du titulaire du compte et l’IBAN (et le BIC) que vous saisissez sur cette page, pour vous payer, ainsi que les messages que nous vous envoyons.',
+      ],
+    },
+    {
+      heading: 'Comment elles sont protégées',
+      paragraphs: [
+        'Vos nom et prénom, adresse e-mail, numéro de téléphone, nom du titulaire du compte et IBAN sont stockés chiffrés. Une fois saisi, l’IBAN n’est plus affiché que par ses quatre derniers caractères et n’est jamais écrit dans les journaux. Votre lien de paiement n’est conservé que sous forme d’empreinte.',
+      ],
+    },
+    {
+      heading: 'Qui les reçoit',
+      paragraphs: [
+        `${f.brand}, qui vous a vendu l’assurance, voit votre contrat. Notre prestataire d’envoi de SMS reçoit votre numéro et nos messages ; les banques reçoivent le nom et l’IBAN nécessaires pour vous payer. Rien n’est vendu ni utilisé à des fins publicitaires.`,
+      ],
+    },
+    {
+      heading: 'Combien de temps',
+      paragraphs: [
+        `Le lien de paiement fonctionne ${f.bankDetailsDays} (un rappel en envoie un nouveau). Le contrat, l’indemnisation et le paiement sont conservés aussi longtemps que la loi oblige l’assureur à garder ses dossiers d’assurance et sa comptabilité. Il n’y a pas aujourd’hui de suppression automatique : pour faire effacer ce que la loi ne nous oblige pas à garder, écrivez à ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Vos droits',
+      paragraphs: [
+        `Vous pouvez accéder à vos données, les rectifier ou les effacer, vous opposer à leur utilisation ou en demander une copie en écrivant à ${f.privacyEmail}. Vous pouvez aussi saisir la CNIL ou l’autorité de protection des données de votre pays.`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

@@ -1,0 +1,169 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+export const nl = {
+  languageName: 'Nederlands',
+  cover: (brand: string, insurer: string) => `${brand} vluchtvertragingsverzekering, verzekerd door ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `is met ${delay} vertraging aangekomen`,
+    cancelled: 'is geannuleerd',
+    diverted: 'is omgeleid',
+  },
+  hours: { one: '# uur', other: '# uur' },
+  minutes: { one: '# minuut', other: '# minuten' },
+  passengers: { one: '# reiziger', other: '# reizigers' },
+  days: { one: '# dag', other: '# dagen' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): uw vlucht ${s.flight} van ${s.date} ${s.what}. U krijgt ${s.amount}. Vul uw bankgegevens in: ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): uw bank heeft de betaling van ${s.amount} voor vlucht ${s.flight} van ${s.date} geweigerd. Vul nieuwe bankgegevens in: ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): uw ${s.amount} voor vlucht ${s.flight} van ${s.date} wacht op uw bankgegevens. Vul ze uiterlijk ${s.due} in: ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): we hebben ${s.amount} voor vlucht ${s.flight} van ${s.date} betaald op uw rekening eindigend op ${s.last4}.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Beste ${firstName},` : 'Beste klant,'),
+    linkText: 'Werkt de knop niet? Kopieer dan deze link naar uw browser:',
+    closing: 'Met vriendelijke groet,',
+    why: (brand) => `U ontvangt deze e-mail omdat u bij ${brand} een vluchtvertragingsverzekering hebt afgesloten.`,
+    opened: {
+      subject: (s) => `${s.brand}: vergoeding voor uw vlucht ${s.flight}`,
+      body: (s) => [
+        `Uw vlucht ${s.flight} van ${s.date} ${s.what}.`,
+        `Uw verzekering betaalt u ${s.amount} (${s.passengers}).`,
+        `Laat ons uiterlijk ${s.due} weten op welke bankrekening we het bedrag mogen storten.`,
+      ],
+      action: 'Bankgegevens invullen',
+    },
+    reminder: {
+      subject: (s) => `${s.brand}: uw vergoeding voor vlucht ${s.flight} wacht op u`,
+      body: (s) => [
+        `Uw vergoeding van ${s.amount} voor uw vlucht ${s.flight} van ${s.date} wacht nog op uw bankgegevens.`,
+        `U hebt nog ${s.daysLeft}: vul ze uiterlijk ${s.due} in.`,
+      ],
+      action: 'Bankgegevens invullen',
+    },
+    paid: {
+      subject: (s) => `${s.brand}: uw vergoeding voor vlucht ${s.flight} is betaald`,
+      body: (s) => [
+        `We hebben ${s.amount} voor uw vlucht ${s.flight} van ${s.date} gestort op uw rekening eindigend op ${s.last4}.`,
+        'Het bedrag staat meestal binnen een tot twee werkdagen op uw rekening.',
+      ],
+    },
+  },
+  page: {
+    title: 'Uw vergoeding',
+    intro: (flight: SafeHtml, date: string, what: string) => html`Uw vlucht ${flight} van ${date} ${what}.`,
+    amount: 'Uw vergoeding',
+    forPassengers: (passengers) => `Voor ${passengers}.`,
+    ask: 'Laat ons weten op welke bankrekening we het bedrag storten.',
+    holder: 'Rekeninghouder',
+    iban: 'IBAN',
+    bic: 'BIC (als uw bank buiten de Europese Economische Ruimte ligt)',
+    submit: 'Versturen',
+    thanks: (last4) => `Dank u. We storten uw vergoeding op de rekening eindigend op ${last4}.`,
+    rejected: (last4) =>
+      `Uw bank heeft de betaling${last4 ? ` naar de rekening eindigend op ${last4}` : ''} geweigerd. Geef een andere rekening op of controleer uw gegevens.`,
+    why: 'Waarom u een vergoeding krijgt',
+    route: 'Vlucht',
+    scheduledArrival: 'Geplande aankomst aan de gate',
+    actualArrival: 'Werkelijke aankomst aan de gate',
+    delay: 'Vertraging bij aankomst',
+    rule: (delay) => `Uw verzekering betaalt vanaf een vertraging van ${delay} bij aankomst.`,
+    ruleCancellation: 'Uw verzekering betaalt als de vlucht wordt geannuleerd.',
+    ruleDiversion: 'Uw verzekering betaalt als de vlucht wordt omgeleid.',
+    source: (provider) =>
+      provider ? `Vluchtgegevens van ${provider}.` : 'Vluchtgebeurtenis gemeld aan de verzekeraar.',
+    statusTitle: 'Stand van uw vergoeding',
+    statusPending: (last4) =>
+      `We hebben uw bankgegevens${last4 ? ` (rekening eindigend op ${last4})` : ''}: de betaling is onderweg.`,
+    statusPaid: (date) => `Uw vergoeding is betaald op ${date}.`,
+    statusExpired:
+      'De termijn om uw bankgegevens op te geven is verlopen. Neem contact op met de verkoper van uw verzekering.',
+    statusOpened: 'Uw vergoeding wordt voorbereid.',
+    unknownTitle: 'Onbekende link',
+    unknown: 'Deze link hoort bij geen enkele vergoeding. Controleer of hij volledig is.',
+    errors: {
+      holder_required: 'Vul de naam van de rekeninghouder in (2 tot 70 tekens).',
+      holder_not_latin: 'Schrijf de naam in Latijnse letters, zoals op uw bankafschrift.',
+      iban_required: 'Vul uw IBAN in.',
+      iban_invalid: 'Deze IBAN is niet geldig: controleer hem.',
+      iban_check_digits:
+        'De controlecijfers van het rekeningnummer kloppen niet (de RIB-sleutel in Frankrijk): controleer het rekeningnummer in uw IBAN.',
+      iban_not_sepa: 'We kunnen alleen betalen op een rekening in het SEPA-gebied.',
+      bic_required: 'Vul voor dit land ook de BIC van uw bank in.',
+      bic_invalid: 'Deze BIC is niet geldig.',
+      bic_country_mismatch: 'Deze BIC past niet bij het land van de IBAN.',
+    },
+  },
+  footer: {
+    insurer: 'Verzekeraar',
+    registration: 'Registratie',
+    regulator: 'Toezichthouder',
+    contact: 'Contact',
+    legalNotice: 'Juridische informatie',
+    privacyNotice: 'Privacyverklaring',
+    back: 'Terug',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Verzekeraar en uitgever',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Registratie: ${f.registration}. Onder toezicht van ${f.regulator}.`,
+        `Contact: ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Distributeur',
+      paragraphs: [
+        `${f.brand} verkoopt deze vluchtvertragingsverzekering namens ${f.insurer}, die het risico draagt en de vergoedingen betaalt.`,
+      ],
+    },
+    {
+      heading: 'Klachten',
+      paragraphs: [
+        `Schrijf naar ${f.email}. We bevestigen een klacht binnen 10 werkdagen en beantwoorden haar binnen twee maanden.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Verwerkingsverantwoordelijke',
+      paragraphs: [`${f.insurer} (${f.address}). Contact voor privacyvragen: ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'Wat we bewaren en waarom',
+      paragraphs: [
+        `Wanneer u de verzekering bij ${f.brand} afsluit: uw naam, e-mailadres, mobiele nummer, taal, boekingsreferentie en verzekerde vluchten, om het contract uit te voeren: uw vluchten volgen, u laten weten wanneer u een vergoeding krijgt en uw vragen beantwoorden.`,
+        'Wanneer een vlucht wordt vergoed: de naam van de rekeninghouder en de IBAN (en BIC) die u op deze pagina invult, om u te betalen, en de berichten die we u sturen.',
+      ],
+    },
+    {
+      heading: 'Hoe ze beschermd zijn',
+      paragraphs: [
+        'Uw naam, e-mailadres, telefoonnummer, de naam van de rekeninghouder en de IBAN worden versleuteld opgeslagen. Na invoer wordt de IBAN alleen nog met de laatste vier tekens getoond en nooit in logbestanden geschreven. Uw betaallink wordt alleen als vingerafdruk (hash) bewaard.',
+      ],
+    },
+    {
+      heading: 'Wie ze ontvangt',
+      paragraphs: [
+        `${f.brand}, dat u de verzekering verkocht, ziet uw contract. Onze sms-dienst ontvangt uw nummer en onze berichten; de banken ontvangen de naam en de IBAN die nodig zijn om u te betalen. Niets wordt verkocht of voor reclame gebruikt.`,
+      ],
+    },
+    {
+      heading: 'Hoe lang',
+      paragraphs: [
+        `De betaallink werkt ${f.bankDetailsDays} (een herinnering stuurt een nieuwe). Contract, schadegeval en betaling worden bewaard zolang de verzekeraar wettelijk verzekerings- en boekhoudgegevens moet bewaren. Automatische verwijdering is er vandaag niet: wilt u gegevens laten verwijderen die we niet hoeven te bewaren, schrijf dan naar ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Uw rechten',
+      paragraphs: [
+        `U kunt uw gegevens inzien, laten corrigeren of verwijderen, bezwaar maken tegen het gebruik ervan of een kopie vragen door te schrijven naar ${f.privacyEmail}. U kunt ook een klacht indienen bij uw toezichthouder voor gegevensbescherming (in Nederland de Autoriteit Persoonsgegevens).`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

@@ -1,0 +1,168 @@
+import { html, type SafeHtml } from '../../platform/html.ts';
+import type { CustomerWords } from './words.ts';
+
+/** SMS: worded without ã õ ç á í ó ú ê (not GSM-7) — "chegou", "o seu IBAN" — so they stay GSM-7; é is GSM-7. */
+export const pt = {
+  languageName: 'Português',
+  cover: (brand: string, insurer: string) => `Seguro de atraso de voo ${brand}, segurado por ${insurer}`,
+  flightEvent: {
+    delayed: (delay: string) => `chegou com ${delay} de atraso`,
+    cancelled: 'foi cancelado',
+    diverted: 'foi desviado',
+  },
+  hours: { one: '# hora', other: '# horas' },
+  minutes: { one: '# minuto', other: '# minutos' },
+  passengers: { one: '# passageiro', other: '# passageiros' },
+  days: { one: '# dia', other: '# dias' },
+  sms: {
+    claim: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): o seu voo ${s.flight} de ${s.date} ${s.what}. Vai receber ${s.amount}. Indique o seu IBAN: ${s.link}`,
+    paymentFailed: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): o seu banco recusou o pagamento de ${s.amount} do voo ${s.flight} de ${s.date}. Indique outro IBAN: ${s.link}`,
+    reminder: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): os seus ${s.amount} do voo ${s.flight} de ${s.date} aguardam o seu IBAN. Indique-o até ${s.due}: ${s.link}`,
+    paid: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): o pagamento de ${s.amount} do voo ${s.flight} de ${s.date} foi feito para a sua conta terminada em ${s.last4}.`,
+  },
+  email: {
+    greeting: (firstName) => (firstName ? `Olá, ${firstName}:` : 'Olá:'),
+    linkText: 'Se o botão não funcionar, copie esta ligação para o seu navegador:',
+    closing: 'Com os melhores cumprimentos,',
+    why: (brand) => `Recebe este email porque subscreveu o seguro de atraso de voo da ${brand}.`,
+    opened: {
+      subject: (s) => `${s.brand}: o seu voo ${s.flight} dá direito a indemnização`,
+      body: (s) => [
+        `O seu voo ${s.flight} de ${s.date} ${s.what}.`,
+        `O seu seguro paga-lhe ${s.amount} (${s.passengers}).`,
+        `Indique-nos a conta bancária onde o depositar até ${s.due}.`,
+      ],
+      action: 'Indicar os meus dados bancários',
+    },
+    reminder: {
+      subject: (s) => `${s.brand}: a sua indemnização do voo ${s.flight} aguarda`,
+      body: (s) => [
+        `A sua indemnização de ${s.amount} pelo voo ${s.flight} de ${s.date} ainda aguarda os seus dados bancários.`,
+        `Faltam ${s.daysLeft}: indique-os até ${s.due}.`,
+      ],
+      action: 'Indicar os meus dados bancários',
+    },
+    paid: {
+      subject: (s) => `${s.brand}: a sua indemnização do voo ${s.flight} foi paga`,
+      body: (s) => [
+        `Pagámos ${s.amount} na sua conta terminada em ${s.last4} pelo seu voo ${s.flight} de ${s.date}.`,
+        'Normalmente o valor chega à sua conta em um a dois dias úteis.',
+      ],
+    },
+  },
+  page: {
+    title: 'A sua indemnização',
+    intro: (flight: SafeHtml, date: string, what: string) => html`O seu voo ${flight} de ${date} ${what}.`,
+    amount: 'A sua indemnização',
+    forPassengers: (passengers) => `Para ${passengers}.`,
+    ask: 'Indique-nos a conta bancária onde a depositamos.',
+    holder: 'Titular da conta',
+    iban: 'IBAN',
+    bic: 'BIC (se o seu banco estiver fora do Espaço Económico Europeu)',
+    submit: 'Enviar',
+    thanks: (last4) => `Obrigado. Estamos a pagar a sua indemnização na conta terminada em ${last4}.`,
+    rejected: (last4) =>
+      `O seu banco recusou o pagamento${last4 ? ` para a conta terminada em ${last4}` : ''}. Indique outra conta ou verifique os seus dados.`,
+    why: 'Porque é indemnizado',
+    route: 'Voo',
+    scheduledArrival: 'Chegada prevista à porta',
+    actualArrival: 'Chegada efetiva à porta',
+    delay: 'Atraso à chegada',
+    rule: (delay) => `O seu seguro paga a partir de um atraso de ${delay} à chegada.`,
+    ruleCancellation: 'O seu seguro paga quando o voo é cancelado.',
+    ruleDiversion: 'O seu seguro paga quando o voo é desviado.',
+    source: (provider) => (provider ? `Dados de voo: ${provider}.` : 'Ocorrência de voo comunicada à seguradora.'),
+    statusTitle: 'Ponto de situação da sua indemnização',
+    statusPending: (last4) =>
+      `Temos os seus dados bancários${last4 ? ` (conta terminada em ${last4})` : ''}: o pagamento está a caminho.`,
+    statusPaid: (date) => `A sua indemnização foi paga em ${date}.`,
+    statusExpired: 'O prazo para indicar os seus dados bancários terminou. Contacte o vendedor do seu seguro.',
+    statusOpened: 'A sua indemnização está a ser preparada.',
+    unknownTitle: 'Ligação desconhecida',
+    unknown: 'Esta ligação não corresponde a nenhuma indemnização. Verifique se está completa.',
+    errors: {
+      holder_required: 'Indique o nome do titular da conta (2 a 70 caracteres).',
+      holder_not_latin: 'Escreva o nome em letras latinas, como no seu extrato bancário.',
+      iban_required: 'Indique o seu IBAN.',
+      iban_invalid: 'Este IBAN não é válido: verifique-o.',
+      iban_check_digits:
+        'Os dígitos de controlo do número de conta não coincidem (a chave RIB em França): verifique o número de conta no seu IBAN.',
+      iban_not_sepa: 'Só podemos pagar numa conta da zona SEPA.',
+      bic_required: 'Para este país, indique também o BIC do seu banco.',
+      bic_invalid: 'Este BIC não é válido.',
+      bic_country_mismatch: 'Este BIC não corresponde ao país do IBAN.',
+    },
+  },
+  footer: {
+    insurer: 'Seguradora',
+    registration: 'Registo',
+    regulator: 'Autoridade de supervisão',
+    contact: 'Contacto',
+    legalNotice: 'Informação legal',
+    privacyNotice: 'Política de privacidade',
+    back: 'Voltar',
+  },
+  legalNotice: (f) => [
+    {
+      heading: 'Seguradora e editor',
+      paragraphs: [
+        `${f.insurer}, ${f.address}.`,
+        `Registo: ${f.registration}. Supervisionada por ${f.regulator}.`,
+        `Contacto: ${f.email}, ${f.phone}.`,
+      ],
+    },
+    {
+      heading: 'Distribuidor',
+      paragraphs: [
+        `A ${f.brand} comercializa este seguro de atraso de voo por conta da ${f.insurer}, que assume o risco e paga as indemnizações.`,
+      ],
+    },
+    {
+      heading: 'Reclamações',
+      paragraphs: [
+        `Escreva para ${f.email}. Confirmamos a receção de uma reclamação em 10 dias úteis e respondemos no prazo de dois meses.`,
+      ],
+    },
+  ],
+  privacyNotice: (f) => [
+    {
+      heading: 'Responsável pelo tratamento',
+      paragraphs: [`${f.insurer} (${f.address}). Contacto de privacidade: ${f.privacyEmail}.`],
+    },
+    {
+      heading: 'Que dados guardamos e porquê',
+      paragraphs: [
+        `Quando subscreve o seguro junto da ${f.brand}: o seu nome, email, número de telemóvel, idioma, referência da reserva e voos seguros, para executar o contrato: acompanhar os seus voos, avisá-lo quando tem direito a indemnização e responder às suas perguntas.`,
+        'Quando um voo dá direito a indemnização: o nome do titular da conta e o IBAN (e BIC) que indica nesta página, para lhe pagar, e as mensagens que lhe enviamos.',
+      ],
+    },
+    {
+      heading: 'Como são protegidos',
+      paragraphs: [
+        'O seu nome, email, telefone, o nome do titular da conta e o IBAN são guardados cifrados. Depois de introduzido, o IBAN só é mostrado pelos últimos quatro caracteres e nunca é escrito nos registos. A sua ligação de pagamento só é guardada como impressão digital (hash).',
+      ],
+    },
+    {
+      heading: 'Quem os recebe',
+      paragraphs: [
+        `A ${f.brand}, que lhe vendeu o seguro, vê o seu contrato. O nosso fornecedor de SMS recebe o seu número e as nossas mensagens; os bancos recebem o nome e o IBAN necessários para lhe pagar. Nada é vendido nem usado para publicidade.`,
+      ],
+    },
+    {
+      heading: 'Durante quanto tempo',
+      paragraphs: [
+        `A ligação de pagamento funciona durante ${f.bankDetailsDays} (um lembrete envia uma nova). O contrato, o sinistro e o pagamento são guardados enquanto a lei obrigar a seguradora a conservar os seus registos de seguros e contabilísticos. Hoje não há eliminação automática: para eliminar os dados que a lei não nos obriga a guardar, escreva para ${f.privacyEmail}.`,
+      ],
+    },
+    {
+      heading: 'Os seus direitos',
+      paragraphs: [
+        `Pode aceder aos seus dados, retificá-los ou apagá-los, opor-se à sua utilização ou pedir uma cópia escrevendo para ${f.privacyEmail}. Pode também apresentar queixa à autoridade de proteção de dados (em Portugal, a CNPD).`,
+      ],
+    },
+  ],
+} satisfies CustomerWords;

@@ -1,0 +1,164 @@
+import type { SafeHtml } from '../../platform/html.ts';
+
+/**
+ * Every text a customer reads — the SMS, the emails, the bank-details page and its legal pages —
+ * one file per language (en.ts, fr.ts, de.ts, es.ts, it.ts, nl.ts, pt.ts), each `satisfies
+ * CustomerWords`, so a missing key fails the type-check. Numbers, amounts and dates are formatted by
+ * Intl in the customer's locale before they reach these functions (customer/format.ts); a word that
+ * depends on a count is a `Plural`, chosen by Intl.PluralRules.
+ *
+ * SMS bodies use GSM-7 characters only where the language allows (docs/sms.md): a message outside
+ * GSM-7 travels as UCS-2, at less than half the characters per segment.
+ */
+
+/** The forms of a counted word by CLDR plural category; `#` is the number, formatted. `other` is the fallback. */
+export type Plural = { readonly other: string } & Partial<Record<Exclude<Intl.LDMLPluralRule, 'other'>, string>>;
+
+/** Facts every legal text names. */
+export interface LegalFacts {
+  brand: string;
+  insurer: string;
+  address: string;
+  registration: string;
+  regulator: string;
+  email: string;
+  phone: string;
+  privacyEmail: string;
+  /** Days a customer has to give bank details (PARASOL_BANK_DETAILS_DAYS). */
+  bankDetailsDays: string;
+}
+
+export interface Section {
+  heading: string;
+  paragraphs: string[];
+}
+
+export interface CustomerWords {
+  /** The name of the language in itself, for the legal pages' language links. */
+  languageName: string;
+  /** "SkyFly flight delay cover, insured by Parasol Assurances". */
+  cover: (brand: string, insurer: string) => string;
+  flightEvent: { delayed: (delay: string) => string; cancelled: string; diverted: string };
+  hours: Plural;
+  minutes: Plural;
+  passengers: Plural;
+  days: Plural;
+  sms: {
+    claim: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      what: string;
+      amount: string;
+      link: string;
+    }) => string;
+    paymentFailed: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      link: string;
+    }) => string;
+    reminder: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      due: string;
+      link: string;
+    }) => string;
+    paid: (s: {
+      brand: string;
+      insurer: string;
+      flight: string;
+      date: string;
+      amount: string;
+      last4: string;
+    }) => string;
+  };
+  email: {
+    greeting: (firstName: string | null) => string;
+    /** Under the button: the same link written out. */
+    linkText: string;
+    closing: string;
+    /** Why this email: the customer bought the cover with the flight. */
+    why: (brand: string) => string;
+    opened: {
+      subject: (s: { brand: string; flight: string }) => string;
+      body: (s: {
+        flight: string;
+        date: string;
+        what: string;
+        amount: string;
+        passengers: string;
+        due: string;
+      }) => string[];
+      action: string;
+    };
+    reminder: {
+      subject: (s: { brand: string; flight: string }) => string;
+      body: (s: { flight: string; date: string; amount: string; due: string; daysLeft: string }) => string[];
+      action: string;
+    };
+    paid: {
+      subject: (s: { brand: string; flight: string }) => string;
+      body: (s: { flight: string; date: string; amount: string; last4: string }) => string[];
+    };
+  };
+  /** The bank-details page behind the SMS link (web/claim-page.ts). */
+  page: {
+    title: string;
+    intro: (flight: SafeHtml, date: string, what: string) => SafeHtml;
+    amount: string;
+    forPassengers: (passengers: string) => string;
+    ask: string;
+    holder: string;
+    iban: string;
+    bic: string;
+    submit: string;
+    thanks: (last4: string) => string;
+    rejected: (last4: string | null) => string;
+    why: string;
+    route: string;
+    scheduledArrival: string;
+    actualArrival: string;
+    delay: string;
+    rule: (delay: string) => string;
+    ruleCancellation: string;
+    ruleDiversion: string;
+    source: (provider: string | null) => string;
+    statusTitle: string;
+    statusPending: (last4: string | null) => string;
+    statusPaid: (date: string) => string;
+    statusExpired: string;
+    statusOpened: string;
+    unknownTitle: string;
+    unknown: string;
+    errors: {
+      holder_required: string;
+      holder_not_latin: string;
+      iban_required: string;
+      iban_invalid: string;
+      iban_check_digits: string;
+      iban_not_sepa: string;
+      bic_required: string;
+      bic_invalid: string;
+      bic_country_mismatch: string;
+    };
+  };
+  /** The footer of the page and the emails: the insurer's identity and contact. */
+  footer: {
+    insurer: string;
+    registration: string;
+    regulator: string;
+    contact: string;
+    legalNotice: string;
+    privacyNotice: string;
+    back: string;
+  };
+  legalNotice: (f: LegalFacts) => Section[];
+  privacyNotice: (f: LegalFacts) => Section[];
+}
