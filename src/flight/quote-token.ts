@@ -40,6 +40,11 @@ export interface QuoteTerms {
   modelVersion: string;
   /** Version of the agreement's compliance pack given with the quote (0 in quotes issued before it existed). */
   documentsVersion: number;
+  /**
+   * Each leg's net premium per passenger as the quote priced it, in minor units: the weights of the
+   * legs' shares at subscribe (shares.ts). Absent from quotes signed before 2026-11-25.
+   */
+  legNets?: number[];
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -51,9 +56,10 @@ export type QuotedLeg =
 
 const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
-//                [net, tax, commission, total], legs, modelVersion, documentsVersion, issuedAt (epoch s),
-//                expiresAt (epoch s)] — q3 terms signed before the compliance pack (issue 13 §2) have no
-//                documentsVersion (read as 0: no documents were quoted).
+//                [net, tax, commission, total], legs, modelVersion, documentsVersion, legNets, issuedAt
+//                (epoch s), expiresAt (epoch s)] — q3 terms signed before 2026-11-25 have no legNets, and
+//                before the compliance pack (issue 13 §2) no documentsVersion (read as 0: no documents
+//                were quoted).
 const PREVIOUS_PREFIX = 'q2';
 // q2 terms: the same without modelVersion (every q2 quote was priced by version 'v1').
 const PREVIOUS_MODEL_VERSION = 'v1';
@@ -94,6 +100,7 @@ export function prepareQuote(body: QuoteBody): string {
     body.legs,
     body.modelVersion,
     body.documentsVersion,
+    ...(body.legNets ? [body.legNets] : []),
   ]).slice(1, -1);
 }
 
@@ -123,6 +130,11 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   if (!Array.isArray(payload)) throw invalidQuote();
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
   let documentsVersion = 0;
+  let legNets: number[] | undefined;
+  if (!previous && payload.length === 13) {
+    legNets = payload.splice(10, 1)[0] as number[];
+    if (!Array.isArray(legNets) || !legNets.every((n) => Number.isSafeInteger(n) && n >= 0)) throw invalidQuote();
+  }
   if (!previous && payload.length === 12) {
     documentsVersion = payload.splice(9, 1)[0] as number;
     if (!Number.isInteger(documentsVersion) || documentsVersion < 0) throw invalidQuote();
@@ -169,11 +181,13 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
     number,
     number,
   ];
-  return terms(
+  const quote = terms(
     `${tag}.${id}`,
     [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp],
     documentsVersion,
   );
+  if (legNets && legNets.length !== quote.legs.length) throw invalidQuote();
+  return legNets ? { ...quote, legNets } : quote;
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {

@@ -1,9 +1,10 @@
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import type { Db, Executor, Trx } from '../platform/db.ts';
+import { afterCommit, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
+import type { LimitsSnapshot } from './snapshot.ts';
 import {
   capacityExceeded,
   checkStopSales,
@@ -29,6 +30,11 @@ export interface ReserveRequest {
   now: Date;
   /** The cap where the operator set none, in major units (config.flightCapDefault). */
   defaultCapMajor?: number | undefined;
+  /**
+   * This process's snapshot for the quote path: told the flights' new exposure once the caller's
+   * transaction commits (opened by `transaction()`), so the next quote here sees it without a reload.
+   */
+  snapshot?: LimitsSnapshot | undefined;
 }
 
 const keyOf = (environment: Environment, currency: string, leg: LegToCheck): FlightKey => ({
@@ -71,12 +77,24 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     );
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
+    noteAfterCommit(trx, request.snapshot, ordered.map((o, i) => ({ key: o.key, amount: added.get(keys[i]!)! })));
     return;
   }
+  const amounts: { key: FlightKey; amount: number }[] = [];
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
     if (amount === undefined) throw capacityExceeded(leg, index, request.currency, '/flights');
+    amounts.push({ key, amount });
   }
+  noteAfterCommit(trx, request.snapshot, amounts);
+}
+
+function noteAfterCommit(
+  trx: Trx,
+  snapshot: LimitsSnapshot | undefined,
+  exposures: { key: FlightKey; amount: number }[],
+): void {
+  if (snapshot && !afterCommit(trx, () => snapshot.noteExposures(exposures))) void snapshot.refresh();
 }
 
 /** A cancelled contract's legs give their exposure back. */
@@ -89,7 +107,12 @@ export async function releaseExposure(
   const ordered = request.legs
     .map((leg) => keyOf(request.environment, request.currency, leg))
     .sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
-  for (const key of ordered) await repo.releaseExposure(trx, key, perLeg);
+  const amounts: { key: FlightKey; amount: number }[] = [];
+  for (const key of ordered) {
+    const amount = await repo.releaseExposure(trx, key, perLeg);
+    if (amount !== undefined) amounts.push({ key, amount });
+  }
+  noteAfterCommit(trx, request.snapshot, amounts);
 }
 
 const CURRENCY = /^[A-Z]{3}$/;

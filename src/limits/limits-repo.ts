@@ -113,16 +113,16 @@ export async function addExposure(
  * addExposure for several flights in one statement (a subscription's legs, one round trip): each row
  * is added unless that would pass `cap`. Rows are upserted in the order given, so callers pass them
  * in key order (no deadlock between two subscriptions over the same flights); the keys must be
- * distinct. Returns the keys (flightKeyString) that were added; the others were refused, nothing
- * written for them.
+ * distinct. Returns the keys (flightKeyString) that were added, each with its flight's new exposure;
+ * the others were refused, nothing written for them.
  */
 export async function addExposures(
   db: Executor,
   flights: readonly { key: FlightKey; departureAt: Date }[],
   amount: number,
   cap: number,
-): Promise<Set<string>> {
-  if (amount > cap || flights.length === 0) return new Set();
+): Promise<Map<string, number>> {
+  if (amount > cap || flights.length === 0) return new Map();
   const rows = await db
     .insertInto('flight_exposure')
     .values(flights.map((f) => ({ ...keyColumns(f.key), departure_at: f.departureAt, amount, legs: 1 })))
@@ -136,10 +136,18 @@ export async function addExposures(
         })
         .where(sql<boolean>`flight_exposure.amount + excluded.amount <= ${cap}`),
     )
-    .returning(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
+    .returning([
+      'environment',
+      'currency',
+      'airline',
+      'departure_airport',
+      'arrival_airport',
+      'departure_local',
+      'amount',
+    ])
     .execute();
-  return new Set(
-    rows.map((r) =>
+  return new Map(
+    rows.map((r) => [
       flightKeyString({
         environment: r.environment,
         currency: r.currency.trim(),
@@ -148,7 +156,8 @@ export async function addExposures(
         arrivalAirport: r.arrival_airport,
         departureLocal: r.departure_local,
       }),
-    ),
+      Number(r.amount),
+    ]),
   );
 }
 
@@ -162,13 +171,15 @@ const flightColumns = (key: FlightKey) => ({
   departure_local: key.departureLocal,
 });
 
-/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. */
-export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<void> {
-  await db
+/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. Returns the new exposure. */
+export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<number | undefined> {
+  const row = await db
     .updateTable('flight_exposure')
     .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
     .where((eb) => eb.and(flightColumns(key)))
-    .execute();
+    .returning('amount')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.amount);
 }
 
 export interface FlightExposure extends FlightKey {

@@ -184,7 +184,7 @@ describe('Flight Delay API — subscription', () => {
     );
     assert.equal(badId.body.code, 'quote_invalid');
     const decoded = JSON.parse(Buffer.from(termsA!, 'base64url').toString());
-    decoded[10] += 86_400;
+    decoded[decoded.length - 1] += 86_400; // the expiry
     const later = `${prefixA}.${Buffer.from(JSON.stringify(decoded)).toString('base64url')}.${tagA}.${idA}`;
     assert.equal(
       (await post(t.app, `${FLIGHT}/subscribe`, subscription(later, body), partner.auth)).body.code,
@@ -192,12 +192,52 @@ describe('Flight Delay API — subscription', () => {
     );
   });
 
+  it('still takes q3 references signed before the legs’ nets were (their shares priced again)', async () => {
+    const body = trip(29, { returnTrip: true });
+    const q = await quote(body);
+    const [, terms, , id] = q.quoteReference.split('.');
+    const signed = JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    assert.equal(signed.length, 13);
+    const nets = signed.splice(10, 1)[0];
+    assert.equal(nets.length, 2, 'one net per leg');
+    const current = await post(t.app, `${FLIGHT}/subscribe`, subscription(q.quoteReference, body), partner.auth);
+    assert.equal(current.status, 201, JSON.stringify(current.body));
+    const shares = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('contracts', 'contracts.id', 'contract_legs.contract_id')
+      .select('contract_legs.share_net')
+      .where('contracts.contract_number', '=', current.body.contractNumber)
+      .orderBy('contract_legs.leg_index')
+      .execute();
+    assert.deepEqual(
+      shares.map((l) => Number(l.share_net)),
+      nets,
+      'each leg’s share is its net as the quote priced it',
+    );
+    const before = `${sealJson(t.app.parasol.keys.quoteSigning, 'q3', JSON.stringify(signed))}.${id}`;
+    const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(before, body), partner.auth);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const legs = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('contracts', 'contracts.id', 'contract_legs.contract_id')
+      .select('contract_legs.share_net')
+      .where('contracts.contract_number', '=', res.body.contractNumber)
+      .execute();
+    assert.equal(legs.length, 2);
+    assert.equal(
+      legs.reduce((sum, l) => sum + Number(l.share_net), 0),
+      q.premium.net.amount,
+      'the shares add up to the net premium (one passenger)',
+    );
+  });
+
   it('still takes q1 references (id and times signed), issued before the q2 format', async () => {
     const body = trip(28);
     const q = await quote(body);
     const [, terms] = q.quoteReference.split('.');
-    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, , , iat, exp] =
-      JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    const signed = JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    const [partnerId, environment, configurationId, formula, passengers, currency, premium, legs] = signed;
+    const [iat, exp] = signed.slice(-2);
     const legacy = sealJson(
       t.app.parasol.keys.quoteSigning,
       'q1',
