@@ -77,7 +77,11 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     );
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
-    noteAfterCommit(trx, request.snapshot, ordered.map((o, i) => ({ key: o.key, amount: added.get(keys[i]!)! })));
+    noteAfterCommit(
+      trx,
+      request.snapshot,
+      ordered.map((o, i) => ({ key: o.key, amount: added.get(keys[i]!)! })),
+    );
     return;
   }
   const amounts: { key: FlightKey; amount: number }[] = [];

@@ -19,15 +19,13 @@ export async function audit(db: Executor, entry: AuditEntry): Promise<void> {
 
 /** The audit row built and not sent, for `writeTogether` (platform/db.ts) to send with the change's other writes. */
 export function auditWrite(db: Executor, entry: AuditEntry) {
-  return db
-    .insertInto('audit_log')
-    .values({
-      actor: entry.actor,
-      partner_id: entry.partnerId ?? null,
-      environment: entry.environment ?? null,
-      entity: entry.entity,
-      entity_id: entry.entityId,
-      action: entry.action,
-      data: JSON.stringify(entry.data ?? {}),
-    }) satisfies PendingWrite;
+  return db.insertInto('audit_log').values({
+    actor: entry.actor,
+    partner_id: entry.partnerId ?? null,
+    environment: entry.environment ?? null,
+    entity: entry.entity,
+    entity_id: entry.entityId,
+    action: entry.action,
+    data: JSON.stringify(entry.data ?? {}),
+  }) satisfies PendingWrite;
 }
