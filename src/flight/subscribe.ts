@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emitWebhookEvent } from '../webhooks/index.ts';
 import { auditWrite } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
-import { writeTogether, type Trx } from '../platform/db.ts';
+import { afterCommit, writeTogether, type Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { Lang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -113,8 +113,11 @@ export async function subscribe(
   // it), not by a query of its own first: one round trip less per subscription. When the insert skips,
   // the quote is checked; when it is free, the contract number was taken and another one is drawn.
   // A configuration version is immutable: the partner's current one, cached by the directory, is the
-  // quote's in the common case (no round trip); an older version is read.
-  const current = deps.directory.cachedTerms(caller.partnerId)?.configuration;
+  // quote's in the common case (no round trip); otherwise it is read here, and the cache is filled
+  // again once this transaction has committed (not within it: the embedded database has one connection).
+  const terms = deps.directory.cachedTerms(caller.partnerId);
+  if (!terms) afterCommit(trx, () => void deps.directory.partnerTerms(caller.partnerId).catch(() => undefined));
+  const current = terms?.configuration;
   const configuration =
     current?.id === quote.configurationId
       ? current

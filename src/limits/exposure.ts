@@ -54,27 +54,27 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * of them in one statement.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
-  const { stops, cap } = await repo.stopSalesAndCap(trx, {
+  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
+  const ordered = request.legs
+    .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
+    .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
+  const keys = ordered.map((o) => flightKeyString(o.key));
+  const scope = {
     after: request.now,
     environment: request.environment,
     currency: request.currency,
     defaultMajor: request.defaultCapMajor,
-  });
-  checkStopSales(stops, request.environment, request.legs);
-  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
-  if (perLeg <= 0) return;
-  const ordered = request.legs
-    .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
-    .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
-  // every leg in one statement (one round trip), unless two legs are the same flight
-  const keys = ordered.map((o) => flightKeyString(o.key));
-  if (new Set(keys).size === keys.length) {
-    const added = await repo.addExposures(
+  };
+  if (perLeg > 0 && new Set(keys).size === keys.length) {
+    // the common case, in one statement (one round trip): stop-sales and cap read, every leg added
+    // under the cap; a stop-sale found then refuses, and the caller's transaction rolls back the additions
+    const { stops, added } = await repo.reserveInOneStatement(
       trx,
+      scope,
       ordered.map((o) => ({ key: o.key, departureAt: o.leg.departureAt })),
       perLeg,
-      cap,
     );
+    checkStopSales(stops, request.environment, request.legs);
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
     noteAfterCommit(
@@ -84,6 +84,10 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     );
     return;
   }
+  const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
+  checkStopSales(stops, request.environment, request.legs);
+  if (perLeg <= 0) return;
+  // two legs on the same flight (a round trip on one aircraft's rotation cannot be; a data error can)
   const amounts: { key: FlightKey; amount: number }[] = [];
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
