@@ -665,7 +665,10 @@ async function benchPostgres(): Promise<SubscribeOutcome & { version?: string; d
   });
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const server = await startParasol('Parasol (PostgreSQL)', { databaseUrl: url.toString() });
+  const server = await startParasol('Parasol (PostgreSQL)', {
+    databaseUrl: url.toString(),
+    ...(CPU_PROF_DIR ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] } : {}),
+  });
   const monitor = await adminClient();
   let measured: Measure;
   const cpu = { server: 0, database: 0, wall: 0 };

@@ -85,6 +85,7 @@ export async function cancelContract(
     coverage: contract.coverage as Coverage,
     passengers: contract.passengers,
     legs: legs.map(exposureLeg),
+    snapshot: deps.limits, // this process's quotes see the released exposure as soon as it commits
   });
   await audit(trx, {
     actor: caller.actor,

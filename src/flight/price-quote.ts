@@ -279,6 +279,8 @@ function quoteWith(deps: FlightDeps, caller: Caller, input: QuoteRequest, terms:
       modelVersion: model.version,
       documentsVersion: documents.version,
       agreementVersion,
+      // the legs' shares of the premium at subscribe are in proportion to these (shares.ts)
+      legNets: breakdown.map((b) => b.premium.amount),
     });
     const view = {
       formula: configuration.formula,

@@ -45,6 +45,11 @@ export interface QuoteTerms {
    * quotes signed before agreement versions existed — the version in force at issuedAt).
    */
   agreementVersion?: number | undefined;
+  /**
+   * Each leg's net premium per passenger as the quote priced it, in minor units: the weights of the
+   * legs' shares at subscribe (shares.ts). Absent from quotes signed before 2026-11-25.
+   */
+  legNets?: number[];
   issuedAt: Date;
   expiresAt: Date;
 }
@@ -56,10 +61,11 @@ export type QuotedLeg =
 
 const PREFIX = 'q3';
 // signed terms: [partnerId, environment, configurationId, formula, passengers, currency,
-//                [net, tax, commission, total], legs, modelVersion, documentsVersion, issuedAt (epoch s),
-//                expiresAt (epoch s)] — q3 terms signed before the compliance pack (issue 13 §2) have no
-//                documentsVersion (read as 0: no documents were quoted). Since agreement versions (issue
-//                14 §2) the agreementVersion follows documentsVersion; terms signed before have none.
+//                [net, tax, commission, total], legs, modelVersion, documentsVersion, agreementVersion,
+//                legNets, issuedAt (epoch s), expiresAt (epoch s)] — q3 terms signed before 2026-11-25 have
+//                neither agreementVersion (issue 14 §2: the version in force at issuedAt) nor legNets (the
+//                legs' shares priced again at subscribe), and before the compliance pack (issue 13 §2) no
+//                documentsVersion (read as 0: no documents were quoted).
 const PREVIOUS_PREFIX = 'q2';
 // q2 terms: the same without modelVersion (every q2 quote was priced by version 'v1').
 const PREVIOUS_MODEL_VERSION = 'v1';
@@ -100,7 +106,9 @@ export function prepareQuote(body: QuoteBody): string {
     body.legs,
     body.modelVersion,
     body.documentsVersion,
-    ...(body.agreementVersion === undefined ? [] : [body.agreementVersion]),
+    ...(body.agreementVersion === undefined && body.legNets === undefined
+      ? []
+      : [body.agreementVersion ?? null, body.legNets ?? null]),
   ]).slice(1, -1);
 }
 
@@ -131,9 +139,17 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
   const tag = signed.slice(signed.lastIndexOf('.') + 1);
   let documentsVersion = 0;
   let agreementVersion: number | undefined;
-  if (!previous && payload.length === 13) {
-    agreementVersion = payload.splice(10, 1)[0] as number;
-    if (!Number.isInteger(agreementVersion) || agreementVersion < 0) throw invalidQuote();
+  let legNets: number[] | undefined;
+  if (!previous && payload.length === 14) {
+    const [version, nets] = payload.splice(10, 2) as [unknown, unknown];
+    if (version !== null) {
+      if (!Number.isInteger(version) || (version as number) < 0) throw invalidQuote();
+      agreementVersion = version as number;
+    }
+    if (nets !== null) {
+      if (!Array.isArray(nets) || !nets.every((n) => Number.isSafeInteger(n) && n >= 0)) throw invalidQuote();
+      legNets = nets as number[];
+    }
   }
   if (!previous && payload.length === 12) {
     documentsVersion = payload.splice(9, 1)[0] as number;
@@ -181,12 +197,14 @@ export function verifyQuote(key: Buffer, reference: string): QuoteTerms {
     number,
     number,
   ];
-  return terms(
+  const quote = terms(
     `${tag}.${id}`,
     [partnerId, environment, configurationId, formula, passengers, currency, premium, legs, modelVersion, iat, exp],
     documentsVersion,
     agreementVersion,
   );
+  if (legNets && legNets.length !== quote.legs.length) throw invalidQuote();
+  return legNets ? { ...quote, legNets } : quote;
 }
 
 function verifyLegacy(key: Buffer, reference: string): QuoteTerms {

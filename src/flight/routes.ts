@@ -106,9 +106,8 @@ export function flightDelayRoutes(
           operation: 'flight.subscribe',
           status: 201,
           run: (trx, caller) => subscribe(deps, trx, caller, request.body),
-          after: async (outcome, caller) => {
+          after: (outcome, caller) => {
             if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
-            await deps.limits?.refresh(); // this process's quotes see the new exposure at once
           },
         }),
     });
@@ -131,9 +130,8 @@ export function flightDelayRoutes(
           operation: 'flight.cancel',
           status: 200,
           run: (trx, caller) => cancelContract(deps, trx, caller, request.body),
-          after: async (outcome, caller) => {
+          after: (outcome, caller) => {
             if (!outcome.replayed) cancellationsTotal.inc({ environment: caller.environment });
-            await deps.limits?.refresh();
           },
         }),
     });

@@ -1,8 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emitWebhookEvent } from '../webhooks/index.ts';
-import { audit } from '../platform/audit.ts';
+import { auditWrite } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
-import type { Trx } from '../platform/db.ts';
+import { afterCommit, writeTogether, type Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { CustomerLang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -14,7 +14,7 @@ import {
   findDocuments,
   type Formula,
 } from '../partners/index.ts';
-import { recordMovements, saleMovements } from '../ledger/index.ts';
+import { movementsWrite, saleMovements } from '../ledger/index.ts';
 import type { ContractStatus } from './model.ts';
 import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
@@ -121,7 +121,16 @@ export async function subscribe(
   // A quote subscribed already is found by the contract's insert (its quote is unique, the insert skips
   // it), not by a query of its own first: one round trip less per subscription. When the insert skips,
   // the quote is checked; when it is free, the contract number was taken and another one is drawn.
-  const configuration = await findConfigurationById(trx, caller.partnerId, quote.configurationId);
+  // A configuration version is immutable: the partner's current one, cached by the directory, is the
+  // quote's in the common case (no round trip); otherwise it is read here, and the cache is filled
+  // again once this transaction has committed (not within it: the embedded database has one connection).
+  const terms = deps.directory.cachedTerms(caller.partnerId);
+  if (!terms) afterCommit(trx, () => void deps.directory.partnerTerms(caller.partnerId).catch(() => undefined));
+  const current = terms?.configuration;
+  const configuration =
+    current?.id === quote.configurationId
+      ? current
+      : await findConfigurationById(trx, caller.partnerId, quote.configurationId);
   if (!configuration) {
     await refuseUsedQuote(trx, quote.id);
     throw new DomainError('quote_invalid', 'The quote refers to a configuration that no longer exists.');
@@ -133,17 +142,21 @@ export async function subscribe(
     agreementVersion = then?.status === 'signed' ? then.version : 0;
   }
   const coverage = coverageFor(configuration.formula, configuration.delayTiers, configuration.cancellationAmount);
-  const weights = legWeights(
-    deps.riskModels.get(quote.modelVersion),
-    legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
-    {
-      coverage,
-      commissionRate: configuration.commissionRate,
-      taxRate:
-        agreementAt(deps.directory.cachedTerms(caller.partnerId)?.versions ?? [], quote.issuedAt)?.taxRate ?? '0',
-    },
-    quote.currency,
-  );
+  // The legs' weights are their nets as the quote priced them (signed in the quote); a quote signed
+  // before they were carried is priced again for them.
+  const weights =
+    quote.legNets ??
+    legWeights(
+      deps.riskModels.get(quote.modelVersion),
+      legs.map((leg, i) => pricingLeg(leg, quote.legs[i]![4], quote.legs[i]![5])),
+      {
+        coverage,
+        commissionRate: configuration.commissionRate,
+        taxRate:
+          agreementAt(deps.directory.cachedTerms(caller.partnerId)?.versions ?? [], quote.issuedAt)?.taxRate ?? '0',
+      },
+      quote.currency,
+    );
   // each leg's share of the premium, per passenger, in proportion to its own price (shares.ts)
   const shares = splitPremium(perPassenger(quote.premium, quote.passengers), weights);
   // the contract and its legs are written by one statement
@@ -208,39 +221,42 @@ export async function subscribe(
     throw new Error('Could not draw a free contract number');
   }
   const { contract: row, legs: legRows } = inserted;
-  // the premium, its tax and the commission enter the ledger in the sale's transaction
-  await recordMovements(
-    trx,
-    saleMovements(
-      {
-        id: row.id,
-        partnerId: caller.partnerId,
-        environment: caller.environment,
-        currency: row.currency,
-        premiumNet: row.premium_net,
-        premiumTax: row.premium_tax,
-        premiumCommission: row.premium_commission,
-      },
-      row.created_at,
-      caller.actor,
+  // the premium, its tax and the commission enter the ledger in the sale's transaction, sent with the
+  // audit row as one statement (one round trip)
+  await writeTogether(trx, [
+    movementsWrite(
+      trx,
+      saleMovements(
+        {
+          id: row.id,
+          partnerId: caller.partnerId,
+          environment: caller.environment,
+          currency: row.currency,
+          premiumNet: row.premium_net,
+          premiumTax: row.premium_tax,
+          premiumCommission: row.premium_commission,
+        },
+        row.created_at,
+        caller.actor,
+      ),
     ),
-  );
-  await audit(trx, {
-    actor: caller.actor,
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    entity: 'contract',
-    entityId: row.contract_number,
-    action: 'created',
-    data: {
-      quoteId: quote.id,
-      premiumTotal: quote.premium.total,
-      configurationVersion: configuration.version,
-      modelVersion: quote.modelVersion,
-      flights: legRows.map((l) => l.flight_number),
-      consent: input.consent,
-    },
-  });
+    auditWrite(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      entity: 'contract',
+      entityId: row.contract_number,
+      action: 'created',
+      data: {
+        quoteId: quote.id,
+        premiumTotal: quote.premium.total,
+        configurationVersion: configuration.version,
+        modelVersion: quote.modelVersion,
+        flights: legRows.map((l) => l.flight_number),
+        consent: input.consent,
+      },
+    }),
+  ]);
   const contract = contractView(row, legRows);
   await emitWebhookEvent(trx, deps.jobs, {
     partnerId: caller.partnerId,
@@ -278,6 +294,7 @@ export async function subscribe(
     legs: legs.map((leg) => ({ ...leg, airline: flyingAirline(leg) })),
     now,
     defaultCapMajor: deps.limits?.defaultCapMajor,
+    snapshot: deps.limits, // this process's quotes see the new exposure as soon as it commits
   });
   return contract;
 }

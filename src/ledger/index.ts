@@ -5,6 +5,7 @@ export {
   backfillLedger,
   cancellationMovements,
   changeMovements,
+  movementsWrite,
   payoutMovement,
   recordMovements,
   saleMovements,

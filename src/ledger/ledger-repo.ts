@@ -19,7 +19,13 @@ export interface Scope {
 /** Appends movements; an (eventKey, kind) already recorded is skipped. Returns how many were written. */
 export async function insertEntries(db: Executor, movements: readonly Movement[]): Promise<number> {
   if (!movements.length) return 0;
-  const rows = await db
+  const rows = await entriesInsert(db, movements).returning('id').execute();
+  return rows.length;
+}
+
+/** The insert of `movements`, built and not sent (insertEntries sends it; writeTogether batches it). */
+export function entriesInsert(db: Executor, movements: readonly Movement[]) {
+  return db
     .insertInto('ledger_entries')
     .values(
       movements.map((m) => ({
@@ -37,10 +43,7 @@ export async function insertEntries(db: Executor, movements: readonly Movement[]
         recorded_by: m.recordedBy,
       })),
     )
-    .onConflict((oc) => oc.columns(['event_key', 'kind']).doNothing())
-    .returning('id')
-    .execute();
-  return rows.length;
+    .onConflict((oc) => oc.columns(['event_key', 'kind']).doNothing());
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Executor } from '../platform/db.ts';
+import type { Executor, PendingWrite } from '../platform/db.ts';
 import * as repo from './ledger-repo.ts';
 import type { Movement } from './model.ts';
 
@@ -14,11 +14,24 @@ import type { Movement } from './model.ts';
  * `refund` of what the customer gets back and negative `commission` of the commission given back.
  */
 export async function recordMovements(trx: Executor, movements: readonly Movement[]): Promise<number> {
+  checkAmounts(movements);
+  return repo.insertEntries(trx, movements);
+}
+
+/**
+ * recordMovements built and not sent, for `writeTogether` (platform/db.ts) to send with the change's
+ * other writes in one round trip; undefined when there is nothing to record.
+ */
+export function movementsWrite(trx: Executor, movements: readonly Movement[]): PendingWrite | undefined {
+  checkAmounts(movements);
+  return movements.length ? repo.entriesInsert(trx, movements) : undefined;
+}
+
+function checkAmounts(movements: readonly Movement[]): void {
   for (const m of movements) {
     if (!Number.isSafeInteger(m.amount))
       throw new RangeError(`ledger amount must be integer minor units, got ${m.amount}`);
   }
-  return repo.insertEntries(trx, movements);
 }
 
 interface ContractMoney {

@@ -1,9 +1,10 @@
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import type { Db, Executor, Trx } from '../platform/db.ts';
+import { afterCommit, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
+import type { LimitsSnapshot } from './snapshot.ts';
 import {
   capacityExceeded,
   checkStopSales,
@@ -29,6 +30,11 @@ export interface ReserveRequest {
   now: Date;
   /** The cap where the operator set none, in major units (config.flightCapDefault). */
   defaultCapMajor?: number | undefined;
+  /**
+   * This process's snapshot for the quote path: told the flights' new exposure once the caller's
+   * transaction commits (opened by `transaction()`), so the next quote here sees it without a reload.
+   */
+  snapshot?: LimitsSnapshot | undefined;
 }
 
 const keyOf = (environment: Environment, currency: string, leg: LegToCheck): FlightKey => ({
@@ -48,35 +54,55 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * of them in one statement.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
-  const { stops, cap } = await repo.stopSalesAndCap(trx, {
+  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
+  const ordered = request.legs
+    .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
+    .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
+  const keys = ordered.map((o) => flightKeyString(o.key));
+  const scope = {
     after: request.now,
     environment: request.environment,
     currency: request.currency,
     defaultMajor: request.defaultCapMajor,
-  });
-  checkStopSales(stops, request.environment, request.legs);
-  const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
-  if (perLeg <= 0) return;
-  const ordered = request.legs
-    .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
-    .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
-  // every leg in one statement (one round trip), unless two legs are the same flight
-  const keys = ordered.map((o) => flightKeyString(o.key));
-  if (new Set(keys).size === keys.length) {
-    const added = await repo.addExposures(
+  };
+  if (perLeg > 0 && new Set(keys).size === keys.length) {
+    // the common case, in one statement (one round trip): stop-sales and cap read, every leg added
+    // under the cap; a stop-sale found then refuses, and the caller's transaction rolls back the additions
+    const { stops, added } = await repo.reserveInOneStatement(
       trx,
+      scope,
       ordered.map((o) => ({ key: o.key, departureAt: o.leg.departureAt })),
       perLeg,
-      cap,
     );
+    checkStopSales(stops, request.environment, request.legs);
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
+    noteAfterCommit(
+      trx,
+      request.snapshot,
+      ordered.map((o, i) => ({ key: o.key, amount: added.get(keys[i]!)! })),
+    );
     return;
   }
+  const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
+  checkStopSales(stops, request.environment, request.legs);
+  if (perLeg <= 0) return;
+  // two legs on the same flight (a round trip on one aircraft's rotation cannot be; a data error can)
+  const amounts: { key: FlightKey; amount: number }[] = [];
   for (const { leg, index, key } of ordered) {
     const amount = await repo.addExposure(trx, key, leg.departureAt, perLeg, cap);
     if (amount === undefined) throw capacityExceeded(leg, index, request.currency, '/flights');
+    amounts.push({ key, amount });
   }
+  noteAfterCommit(trx, request.snapshot, amounts);
+}
+
+function noteAfterCommit(
+  trx: Trx,
+  snapshot: LimitsSnapshot | undefined,
+  exposures: { key: FlightKey; amount: number }[],
+): void {
+  if (snapshot && !afterCommit(trx, () => snapshot.noteExposures(exposures))) void snapshot.refresh();
 }
 
 /** A cancelled contract's legs give their exposure back. */
@@ -89,7 +115,12 @@ export async function releaseExposure(
   const ordered = request.legs
     .map((leg) => keyOf(request.environment, request.currency, leg))
     .sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
-  for (const key of ordered) await repo.releaseExposure(trx, key, perLeg);
+  const amounts: { key: FlightKey; amount: number }[] = [];
+  for (const key of ordered) {
+    const amount = await repo.releaseExposure(trx, key, perLeg);
+    if (amount !== undefined) amounts.push({ key, amount });
+  }
+  noteAfterCommit(trx, request.snapshot, amounts);
 }
 
 const CURRENCY = /^[A-Z]{3}$/;

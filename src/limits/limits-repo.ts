@@ -114,49 +114,6 @@ export async function addExposure(
   return row?.amount;
 }
 
-/**
- * addExposure for several flights in one statement (a subscription's legs, one round trip): each row
- * is added unless that would pass `cap`. Rows are upserted in the order given, so callers pass them
- * in key order (no deadlock between two subscriptions over the same flights); the keys must be
- * distinct. Returns the keys (flightKeyString) that were added; the others were refused, nothing
- * written for them.
- */
-export async function addExposures(
-  db: Executor,
-  flights: readonly { key: FlightKey; departureAt: Date }[],
-  amount: number,
-  cap: number,
-): Promise<Set<string>> {
-  if (amount > cap || flights.length === 0) return new Set();
-  const rows = await db
-    .insertInto('flight_exposure')
-    .values(flights.map((f) => ({ ...keyColumns(f.key), departure_at: f.departureAt, amount, legs: 1 })))
-    .onConflict((oc) =>
-      oc
-        .columns(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
-        .doUpdateSet({
-          amount: sql`flight_exposure.amount + excluded.amount`,
-          legs: sql`flight_exposure.legs + 1`,
-          updated_at: sql`now()`,
-        })
-        .where(sql<boolean>`flight_exposure.amount + excluded.amount <= ${cap}`),
-    )
-    .returning(['environment', 'currency', 'airline', 'departure_airport', 'arrival_airport', 'departure_local'])
-    .execute();
-  return new Set(
-    rows.map((r) =>
-      flightKeyString({
-        environment: r.environment,
-        currency: r.currency.trim(),
-        airline: r.airline,
-        departureAirport: r.departure_airport,
-        arrivalAirport: r.arrival_airport,
-        departureLocal: r.departure_local,
-      }),
-    ),
-  );
-}
-
 /** The columns naming one flight's exposure row. */
 const flightColumns = (key: FlightKey) => ({
   environment: key.environment,
@@ -167,13 +124,15 @@ const flightColumns = (key: FlightKey) => ({
   departure_local: key.departureLocal,
 });
 
-/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. */
-export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<void> {
-  await db
+/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. Returns the new exposure. */
+export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<number | undefined> {
+  const row = await db
     .updateTable('flight_exposure')
     .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
     .where((eb) => eb.and(flightColumns(key)))
-    .execute();
+    .returning('amount')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.amount);
 }
 
 export interface FlightExposure extends FlightKey {
@@ -358,6 +317,83 @@ export async function stopSalesAndCap(
   return {
     stops: result.rows.filter((r): r is typeof r & { id: string } => r.id !== null).map((r) => stopSaleOf(r)),
     cap: cap === null || cap === undefined ? defaultCap(options.currency, options.defaultMajor) : Number(cap),
+  };
+}
+
+/**
+ * Reserving exposure in one statement (one round trip): reads the stop-sales in force after `after`
+ * (as listStopSales) and the cap of the environment and currency (as findCap), and adds `amount` to
+ * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
+ * given — callers pass them in key order, so two subscriptions over the same flights never
+ * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
+ * transaction rolls the additions back.
+ */
+export async function reserveInOneStatement(
+  db: Executor,
+  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+  flights: readonly { key: FlightKey; departureAt: Date }[],
+  amount: number,
+): Promise<{ stops: StopSale[]; cap: number; added: Map<string, number> }> {
+  const fallback = defaultCap(options.currency, options.defaultMajor);
+  const values = sql.join(
+    flights.map(
+      ({ key, departureAt }) =>
+        sql`(${key.environment}, ${key.currency}, ${key.airline}, ${key.departureAirport}, ${key.arrivalAirport}, ${key.departureLocal}, ${departureAt}::timestamptz, ${amount}::bigint)`,
+    ),
+  );
+  const result = await sql<
+    Omit<StopSaleRow, 'id'> & {
+      id: string | null;
+      cap: number | string;
+      added: [string, string, string, string, string, string, number | string][] | null;
+    }
+  >`
+    WITH cap AS (
+      SELECT COALESCE(
+        (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}),
+        ${fallback}::bigint) AS amount
+    ),
+    added AS (
+      INSERT INTO flight_exposure
+        (environment, currency, airline, departure_airport, arrival_airport, departure_local, departure_at, amount, legs)
+      SELECT v.*, 1 FROM (VALUES ${values})
+        AS v(environment, currency, airline, departure_airport, arrival_airport, departure_local, departure_at, amount)
+      WHERE v.amount <= (SELECT amount FROM cap)
+      ON CONFLICT (environment, currency, airline, departure_airport, arrival_airport, departure_local) DO UPDATE
+        SET amount = flight_exposure.amount + excluded.amount, legs = flight_exposure.legs + 1, updated_at = now()
+        WHERE flight_exposure.amount + excluded.amount <= (SELECT amount FROM cap)
+      RETURNING environment, currency, airline, departure_airport, arrival_airport, departure_local, amount
+    )
+    SELECT (SELECT amount FROM cap) AS cap,
+      (SELECT json_agg(json_build_array(a.environment, a.currency, a.airline, a.departure_airport,
+        a.arrival_airport, a.departure_local, a.amount)) FROM added a) AS added,
+      s.*
+    FROM (SELECT 1) AS one
+    LEFT JOIN LATERAL (
+      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
+      ORDER BY starts_at, created_at LIMIT 1000
+    ) AS s ON true
+    ORDER BY s.starts_at, s.created_at`.execute(db);
+  const first = result.rows[0]!;
+  const added = new Map(
+    (first.added ?? []).map(
+      ([environment, currency, airline, departureAirport, arrivalAirport, departureLocal, total]) => [
+        flightKeyString({
+          environment: environment as Environment,
+          currency: currency.trim(),
+          airline,
+          departureAirport,
+          arrivalAirport,
+          departureLocal,
+        }),
+        Number(total),
+      ],
+    ),
+  );
+  return {
+    stops: result.rows.filter((r): r is typeof r & { id: string } => r.id !== null).map((r) => stopSaleOf(r)),
+    cap: Number(first.cap),
+    added,
   };
 }
 

@@ -7,6 +7,7 @@ import {
   defaultCap,
   flightKeyString,
   largestPolicyExposure,
+  type FlightKey,
   type LegToCheck,
   type StopSaleScope,
 } from './limits.ts';
@@ -18,18 +19,21 @@ const MAX_NEAR_FULL = 100_000;
 
 interface Snapshot {
   caps: Map<string, number>;
+  /** Per `environment|currency`: the exposure from which a flight is near full (cap − largest policy). */
+  thresholds: Map<string, number>;
   /** Upcoming flights whose remaining capacity may be below the largest possible policy: key → exposure. */
   nearFull: Map<string, number>;
   stops: StopSaleScope[];
 }
 
-const EMPTY: Snapshot = { caps: new Map(), nearFull: new Map(), stops: [] };
+const EMPTY: Snapshot = { caps: new Map(), thresholds: new Map(), nearFull: new Map(), stops: [] };
 
 /**
  * What /getPrice knows of the limits without a database round trip: the caps, the upcoming flights
  * whose remaining capacity is below the largest policy any agreement allows (every other flight can
  * take any quote), and the stop-sales in force. Reloaded every SNAPSHOT_REFRESH_MS, and at once in
- * this process after a subscription, a cancellation or an operator change made here. Between
+ * this process after an operator change or a contract change made here; a subscription or a
+ * cancellation made here tells it its flights' new exposure instead (noteExposures). Between
  * reloads a quote may be answered from a state a few seconds old; the subscribe transaction is the
  * authority and refuses what no longer fits.
  */
@@ -110,7 +114,32 @@ export class LimitsSnapshot {
     const nearFull = new Map<string, number>();
     for (const f of await repo.exposuresAtLeast(this.db, now, [...thresholds.values()], MAX_NEAR_FULL))
       nearFull.set(flightKeyString(f), f.amount);
-    this.current = { caps, nearFull, stops };
+    this.current = {
+      caps,
+      thresholds: new Map([...thresholds].map(([key, t]) => [key, t.atLeast])),
+      nearFull,
+      stops,
+    };
+  }
+
+  /**
+   * A subscription or cancellation committed in this process: its flights' exposure now, as the
+   * database returned it. A flight near full enters the snapshot, one no longer near full leaves it;
+   * no reload (a reload under way may have read before the commit: one more follows it).
+   */
+  noteExposures(exposures: readonly { key: FlightKey; amount: number }[]): void {
+    if (this.running) this.again = true;
+    for (const { key, amount } of exposures) {
+      const threshold = this.current.thresholds.get(`${key.environment}|${key.currency}`);
+      if (threshold === undefined) {
+        // a currency no agreement had at the last reload: reload rather than guess its threshold
+        void this.refresh();
+        return;
+      }
+      const flight = flightKeyString(key);
+      if (amount >= threshold) this.current.nearFull.set(flight, amount);
+      else this.current.nearFull.delete(flight);
+    }
   }
 
   /**

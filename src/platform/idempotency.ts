@@ -7,18 +7,21 @@ import { DomainError } from './errors.ts';
 /**
  * Idempotency-Key handling for creating and state-changing POSTs, persisted per partner and
  * environment:
- * - the first request claims the key (a committed `in_flight` row), so a concurrent retry gets 409;
- * - the operation runs in one transaction that also stores the response, so a crash can never leave
- *   a committed contract without its replayable response;
+ * - the operation runs in one transaction that first takes the key (a transaction-scoped advisory lock,
+ *   so a concurrent retry gets 409 at once, and the key's stored response read in the same statement)
+ *   and last stores the response, so a crash can never leave a committed contract without its
+ *   replayable response, and nothing of a crashed request holds the key (its transaction rolls back);
+ * - the stored row's primary key is the backstop: of two requests with one key, only one commits (the
+ *   other, finding the row at its end, rolls back and replays it);
  * - a retry with the same body replays the stored response (`Idempotent-Replayed: true`); the same
- *   key with another body is a 422; errors release the key, so a corrected retry runs again;
- * - keys live `KEY_TTL_HOURS`; a claim abandoned by a crashed process frees itself after `LOCK_SECONDS`;
+ *   key with another body is a 422; errors store nothing, so a corrected retry runs again;
+ * - keys live `KEY_TTL_HOURS`. (`in_flight` rows were committed claims, before 2026-11-25: a separate
+ *   transaction and commit per request; one still locked is honoured until its `locked_until`.)
  * - the response is serialized once (by the route's response schema) and those bytes are what the
  *   first answer sends and what is stored, encrypted (AES-256-GCM: the bodies hold customers'
  *   personal data), so a replay sends exactly the bytes of the first answer.
  */
 export const KEY_TTL_HOURS = 48;
-const LOCK_SECONDS = 60;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export interface Outcome {
@@ -73,100 +76,108 @@ export async function runIdempotent<T>(
     );
   }
   const requestHash = sha256Hex(`${scope.operation}\n${canonicalJson(body)}`);
-  const where = { partner_id: scope.partnerId, environment: scope.environment, key };
 
-  const claimed = await claim(db, scope, key, requestHash);
-  if (!claimed) {
-    const row = await db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('partner_id', '=', where.partner_id)
-      .where('environment', '=', where.environment)
-      .where('key', '=', key)
-      .executeTakeFirst();
-    if (!row) return runIdempotent(deps, scope, key, body, serialize, run); // released between our insert and select: try again
-    if (row.request_hash !== requestHash) {
-      throw new DomainError(
-        'idempotency_key_reused',
-        'This Idempotency-Key was used with a different request; use a new key for a new request.',
-      );
-    }
-    if (row.status === 'completed') {
-      // a row written before migration 0010 and not sealed yet holds its body as jsonb
-      const payload =
-        row.response_enc !== null ? decrypt(deps.encryptionKey, row.response_enc) : JSON.stringify(row.response_body);
-      return { status: row.response_status ?? 200, payload, replayed: true };
-    }
-    throw new DomainError(
-      'idempotency_request_in_progress',
-      'The first request with this Idempotency-Key is still running; retry in a moment.',
-    );
-  }
-
-  try {
-    const result = await transaction(db, async (trx) => {
+  for (;;) {
+    const result = await transaction(db, async (trx): Promise<Outcome> => {
+      const replay = await takeKey(deps, trx, scope, key, requestHash);
+      if (replay) return replay;
       const result = await run(trx);
-      const outcome = { status: result.status, payload: serialize(result.status, result.body) };
-      await trx
-        .updateTable('idempotency_keys')
-        .set({
-          status: 'completed',
-          response_status: outcome.status,
-          response_enc: encrypt(deps.encryptionKey, outcome.payload),
-        })
-        .where('partner_id', '=', where.partner_id)
-        .where('environment', '=', where.environment)
-        .where('key', '=', key)
-        .execute();
+      const outcome = { status: result.status, payload: serialize(result.status, result.body), replayed: false };
+      if (!(await storeResponse(deps, trx, scope, key, requestHash, outcome))) throw TAKEN;
       return outcome;
+    }).catch((error: unknown) => {
+      if (error === TAKEN) return undefined;
+      throw error;
     });
-    return { ...result, replayed: false };
-  } catch (error) {
-    await db
-      .deleteFrom('idempotency_keys')
-      .where('partner_id', '=', where.partner_id)
-      .where('environment', '=', where.environment)
-      .where('key', '=', key)
-      .where('status', '=', 'in_flight')
-      .execute();
-    throw error;
+    // undefined: another request committed this key between our lookup and our response; ours rolled
+    // back, the next turn replays theirs
+    if (result) return result;
   }
 }
 
-/** Inserts the in-flight row, or takes over an expired or abandoned one. True when this request owns the key. */
-async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: string): Promise<boolean> {
-  const inserted = await db
+/** Thrown inside the transaction (rolling it back) when another request stored the key first. */
+const TAKEN = Symbol('idempotency key taken');
+
+/**
+ * Takes the key for this transaction: a transaction-scoped advisory lock on (partner, environment,
+ * key), so a concurrent request with the same key is refused at once (409) rather than waiting, and
+ * the key's live row, read in the same statement. Returns the stored response to replay, if any.
+ */
+async function takeKey(
+  deps: IdempotencyDeps,
+  trx: Trx,
+  scope: IdempotencyScope,
+  key: string,
+  requestHash: string,
+): Promise<Outcome | undefined> {
+  const lockName = `idempotency/${scope.partnerId}/${scope.environment}/${key}`;
+  const { rows } = await sql<{
+    locked: boolean;
+    request_hash: string | null;
+    status: 'in_flight' | 'completed' | null;
+    locked_until: Date | null;
+    response_status: number | null;
+    response_enc: string | null;
+    response_body: unknown;
+  }>`SELECT l.locked, k.request_hash, k.status, k.locked_until, k.response_status, k.response_enc, k.response_body
+     FROM (SELECT pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) AS locked) l
+     LEFT JOIN idempotency_keys k
+       ON k.partner_id = ${scope.partnerId} AND k.environment = ${scope.environment} AND k.key = ${key}
+      AND k.expires_at > now()`.execute(trx);
+  const row = rows[0]!;
+  if (!row.locked) throw inProgress();
+  if (row.request_hash === null) return undefined;
+  if (row.request_hash !== requestHash) {
+    throw new DomainError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used with a different request; use a new key for a new request.',
+    );
+  }
+  if (row.status === 'completed') {
+    // a row written before migration 0010 and not sealed yet holds its body as jsonb
+    const payload =
+      row.response_enc !== null ? decrypt(deps.encryptionKey, row.response_enc) : JSON.stringify(row.response_body);
+    return { status: row.response_status ?? 200, payload, replayed: true };
+  }
+  // an `in_flight` row: claimed by a process of a version that committed the claim first, still running
+  // unless its lock has passed
+  if (row.locked_until !== null && row.locked_until.getTime() > Date.now()) throw inProgress();
+  return undefined;
+}
+
+/**
+ * Stores the response in the operation's transaction. False when another request's row holds the key
+ * (committed since our lookup): the caller rolls back and replays it.
+ */
+async function storeResponse(
+  deps: IdempotencyDeps,
+  trx: Trx,
+  scope: IdempotencyScope,
+  key: string,
+  requestHash: string,
+  outcome: { status: number; payload: string },
+): Promise<boolean> {
+  const values = {
+    operation: scope.operation,
+    request_hash: requestHash,
+    status: 'completed' as const,
+    locked_until: sql<Date>`now()`,
+    response_status: outcome.status,
+    response_enc: encrypt(deps.encryptionKey, outcome.payload),
+    expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
+  };
+  const stored = await trx
     .insertInto('idempotency_keys')
-    .values({
-      partner_id: scope.partnerId,
-      environment: scope.environment,
-      key,
-      operation: scope.operation,
-      request_hash: requestHash,
-      status: 'in_flight',
-      locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
-      response_status: null,
-      response_enc: null,
-      expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-    })
+    .values({ partner_id: scope.partnerId, environment: scope.environment, key, ...values })
     .onConflict((oc) =>
       oc
         .columns(['partner_id', 'environment', 'key'])
-        .doUpdateSet({
-          operation: scope.operation,
-          request_hash: requestHash,
-          status: 'in_flight',
-          locked_until: sql<Date>`now() + make_interval(secs => ${LOCK_SECONDS})`,
-          response_status: null,
-          response_enc: null,
-          expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-        })
+        .doUpdateSet(values)
         .where((eb) =>
           eb.or([
-            eb('idempotency_keys.expires_at', '<', sql<Date>`now()`),
+            eb('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
             eb.and([
               eb('idempotency_keys.status', '=', 'in_flight'),
-              eb('idempotency_keys.locked_until', '<', sql<Date>`now()`),
               eb('idempotency_keys.request_hash', '=', requestHash),
             ]),
           ]),
@@ -174,8 +185,14 @@ async function claim(db: Db, scope: IdempotencyScope, key: string, requestHash: 
     )
     .returning('key')
     .execute();
-  return inserted.length > 0;
+  return stored.length > 0;
 }
+
+const inProgress = () =>
+  new DomainError(
+    'idempotency_request_in_progress',
+    'The first request with this Idempotency-Key is still running; retry in a moment.',
+  );
 
 /** Deletes expired keys; returns how many. */
 export async function purgeExpiredKeys(db: Db): Promise<number> {

@@ -192,6 +192,46 @@ describe('Flight Delay API — subscription', () => {
     );
   });
 
+  it('still takes q3 references signed before the legs’ nets were (their shares priced again)', async () => {
+    const body = trip(29, { returnTrip: true });
+    const q = await quote(body);
+    const [, terms, , id] = q.quoteReference.split('.');
+    const signed = JSON.parse(Buffer.from(terms!, 'base64url').toString());
+    assert.equal(signed.length, 14);
+    const nets = signed.splice(11, 1)[0];
+    signed.splice(10, 1); // nor the agreement version: the format of main before 2026-11-25
+    assert.equal(nets.length, 2, 'one net per leg');
+    const current = await post(t.app, `${FLIGHT}/subscribe`, subscription(q.quoteReference, body), partner.auth);
+    assert.equal(current.status, 201, JSON.stringify(current.body));
+    const shares = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('contracts', 'contracts.id', 'contract_legs.contract_id')
+      .select('contract_legs.share_net')
+      .where('contracts.contract_number', '=', current.body.contractNumber)
+      .orderBy('contract_legs.leg_index')
+      .execute();
+    assert.deepEqual(
+      shares.map((l) => Number(l.share_net)),
+      nets,
+      'each leg’s share is its net as the quote priced it',
+    );
+    const before = `${sealJson(t.app.parasol.keys.quoteSigning, 'q3', JSON.stringify(signed))}.${id}`;
+    const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(before, body), partner.auth);
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const legs = await t.db
+      .selectFrom('contract_legs')
+      .innerJoin('contracts', 'contracts.id', 'contract_legs.contract_id')
+      .select('contract_legs.share_net')
+      .where('contracts.contract_number', '=', res.body.contractNumber)
+      .execute();
+    assert.equal(legs.length, 2);
+    assert.equal(
+      legs.reduce((sum, l) => sum + Number(l.share_net), 0),
+      q.premium.net.amount,
+      'the shares add up to the net premium (one passenger)',
+    );
+  });
+
   it('still takes q1 references (id and times signed), issued before the q2 format', async () => {
     const body = trip(28);
     const q = await quote(body);

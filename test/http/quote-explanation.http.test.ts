@@ -294,7 +294,7 @@ describe('Flight Delay API — model version and per-leg explanation', () => {
     const q = (await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth)).body;
     const [, terms, , id] = q.quoteReference.split('.');
     const decoded = JSON.parse(Buffer.from(terms!, 'base64url').toString());
-    decoded.splice(8, 3); // q2 terms: no model version (nor documents and agreement versions, signed since in q3)
+    decoded.splice(8, 4); // q2 terms: no model version (nor documents and agreement versions, legs' nets, signed since in q3)
     const q2 = `${sealJson(t.app.parasol.keys.quoteSigning, 'q2', JSON.stringify(decoded))}.${id}`;
     const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(q2, body), partner.auth);
     assert.equal(res.status, 201, JSON.stringify(res.body));
