@@ -172,6 +172,8 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'b.iban_last4',
       'c.id as contract_id',
       'c.customer_phone_enc',
+      'c.customer_email_enc',
+      'c.customer_first_name_enc',
       'c.customer_language',
       'c.passengers',
       'l.flight_number',

@@ -1,6 +1,10 @@
 import {
   OutboxSmsProvider,
+  queueEmail,
   queueSms,
+  renderClaimOpenedEmail,
+  renderReceiptEmail,
+  renderReminderEmail,
   renderClaimSms,
   renderPaidSms,
   renderPaymentFailedSms,
@@ -108,6 +112,7 @@ export async function notifyClaimIn(
   let link: string | null = null;
   let segments: number;
   let dueAt: Date | null = null;
+  let token: string | null = null;
   if (kind === 'paid') {
     const sms = renderPaidSms({ ...wordsOf(row, deps), ibanLast4: row.iban_last4 ?? '????' });
     ({ body, segments } = sms);
@@ -117,7 +122,7 @@ export async function notifyClaimIn(
         ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
         : row.bank_details_due_at;
     // a new link replaces the one the claim had (the old token stops working)
-    const token = randomToken(32);
+    token = randomToken(32);
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
     const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };
     if (kind === 'reminder') {
@@ -142,10 +147,7 @@ export async function notifyClaimIn(
   }
 
   const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
-  // The email seam: contracts keep the customer's email (customer_email_enc); an email channel
-  // would render its message per kind here (renderClaimOpenedEmail / renderReminderEmail /
-  // renderReceiptEmail of notify/, with the same brand, insurer and link) and write its own outbox
-  // row, in this transaction and under the same idempotency key, so it too is sent once.
+  const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt });
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
     partnerId: row.partner_id,
@@ -156,6 +158,7 @@ export async function notifyClaimIn(
     data: {
       ...(job.kind === 'resend' ? { reason: job.reason } : {}),
       sms: { segments, provider },
+      ...(emailed ? { email: true } : {}),
       ...(dueAt ? { bankDetailsDueAt: dueAt.toISOString() } : {}),
     },
   });
@@ -196,6 +199,60 @@ function wordsOf(row: ClaimToNotify, deps: Pick<NotifyDeps, 'insurer'>) {
     amount: Number(row.compensation_amount),
     currency: row.currency,
   };
+}
+
+/**
+ * The email beside the SMS, for the messages that have one (claim opened, reminder, receipt), to the
+ * address the contract keeps, in the customer's language, under the SMS's idempotency key (unique in
+ * `emails` too): written in this transaction, sent by its own job after commit, once whatever retries
+ * happen. The other messages (a rejected payment, an operator's resend) go by SMS only.
+ */
+async function emailCustomer(
+  trx: Executor,
+  deps: Omit<NotifyDeps, 'db'>,
+  row: ClaimToNotify,
+  message: { kind: NotifyKind; idempotencyKey: string; token: string | null; dueAt: Date | null },
+): Promise<boolean> {
+  if (!row.customer_email_enc) return false;
+  const base = {
+    language: row.customer_language,
+    brand: row.brand,
+    insurer: deps.insurer,
+    firstName: row.customer_first_name_enc ? decrypt(deps.keys.encryption, row.customer_first_name_enc) : null,
+    flightNumber: row.flight_number,
+    departureDate: row.departure_date,
+    amount: Number(row.compensation_amount),
+    currency: row.currency,
+  };
+  const linked =
+    message.token && message.dueAt ? { publicUrl: deps.publicUrl, token: message.token, dueAt: message.dueAt } : null;
+  const email =
+    message.kind === 'paid'
+      ? renderReceiptEmail({ ...base, ibanLast4: row.iban_last4 ?? '????' })
+      : message.kind === 'opened' && linked
+        ? renderClaimOpenedEmail({
+            ...base,
+            ...linked,
+            passengers: row.passengers,
+            event:
+              row.event === 'delayed'
+                ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
+                : { kind: row.event },
+          })
+        : message.kind === 'reminder' && linked
+          ? renderReminderEmail({ ...base, ...linked, now: deps.now() })
+          : undefined;
+  if (!email) return false;
+  return queueEmail(trx, deps, {
+    kind: `claim_${message.kind}`,
+    dedupeKey: message.idempotencyKey,
+    to: decrypt(deps.keys.encryption, row.customer_email_enc),
+    subject: email.subject,
+    text: email.text,
+    html: email.html,
+    partnerId: row.partner_id,
+    environment: row.environment,
+  });
 }
 
 /**

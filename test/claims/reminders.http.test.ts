@@ -3,9 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { notifyClaim, remindClaims } from '../../src/claims/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
 import { settlePayout } from '../../src/payouts/payouts.ts';
 import {
   buildTestApp,
+  CUSTOMER,
   createTestPartner,
   eventually,
   FLIGHT,
@@ -17,9 +19,10 @@ import {
 
 /**
  * Issue 14 §3: a claim still waiting for bank details is reminded once a few days before its due date,
- * with a new link (the old one stops working); a paid claim gets one receipt. Each message once,
- * whatever the retries or concurrent runs; the sandbox messages endpoint shows them. The reminder job
- * is run with an injected clock.
+ * with a new link (the old one stops working); a paid claim gets one receipt. Each message once, by SMS
+ * and by email, whatever the retries or concurrent runs; the sandbox messages endpoint shows the SMS,
+ * the `emails` table (the sandbox's email outbox) the emails. The reminder job is run with an injected
+ * clock.
  */
 describe('claim reminders and receipts, each sent once', () => {
   let t: TestApp;
@@ -53,6 +56,25 @@ describe('claim reminders and receipts, each sent once', () => {
     return ((await res.json()) as { messages: { body: string; link: string | null }[] }).messages;
   };
   const pathOf = (link: string) => `${base}${new URL(link).pathname}`;
+  /** The claim's emails, opened, once the email job has sent each (to the sandbox outbox). */
+  const emailsOf = async (claimId: string, count: number) =>
+    eventually(async () => {
+      const rows = await t.db
+        .selectFrom('emails')
+        .select(['kind', 'status', 'to_enc', 'subject_enc', 'text_enc', 'html_enc'])
+        .where('dedupe_key', 'like', `claim:${claimId}:%`)
+        .orderBy('created_at')
+        .execute();
+      if (rows.length < count || rows.some((r) => r.status !== 'sent')) return undefined;
+      const open = (sealed: string) => decrypt(t.app.parasol.keys.encryption, sealed);
+      return rows.map((r) => ({
+        kind: r.kind,
+        to: open(r.to_enc),
+        subject: open(r.subject_enc),
+        text: open(r.text_enc),
+        html: r.html_enc ? open(r.html_enc) : null,
+      }));
+    });
   let seq = 8700;
   /** A cancelled flight's claim, its first SMS delivered; answers the contract, the claim and its due date. */
   const openClaim = async () => {
@@ -112,6 +134,22 @@ describe('claim reminders and receipts, each sent once', () => {
     assert.equal(after.status, 'awaiting_bank_details');
     assert.equal(after.bank_details_due_at!.getTime(), dueAt.getTime(), 'the due date stays');
     assert.equal(after.reminded_due_at!.getTime(), dueAt.getTime());
+
+    // the same two messages by email, each once, in the customer's language (French), with the same links
+    const emails = await emailsOf(claim.id, 2);
+    assert.deepEqual(
+      emails.map((e) => e.kind),
+      ['claim_opened', 'claim_reminder'],
+    );
+    for (const e of emails) {
+      assert.equal(e.to, CUSTOMER.email);
+      assert.match(e.text, new RegExp(c.flightNumber));
+      assert.match(e.text, /Camille/, 'greets the customer by first name');
+      assert.ok(e.html?.includes(c.flightNumber));
+    }
+    assert.ok(emails[0]!.text.includes(firstLink), 'the claim email carries the first link');
+    assert.ok(emails[1]!.text.includes(reminder.link), 'the reminder email carries the new link');
+    assert.notEqual(emails[0]!.subject, emails[1]!.subject);
   });
 
   it('a claim far from its due date, or past it, gets no reminder', async () => {
@@ -187,5 +225,13 @@ describe('claim reminders and receipts, each sent once', () => {
       )
       .execute();
     assert.equal(receipts.length, 1);
+    const emails = await emailsOf(claim.id, 2);
+    assert.deepEqual(
+      emails.map((e) => e.kind),
+      ['claim_opened', 'claim_paid'],
+      'one receipt by email too',
+    );
+    assert.match(emails[1]!.text, /3000/);
+    assert.ok(!emails[1]!.text.includes('/c/'), 'a receipt carries no link');
   });
 });

@@ -294,7 +294,7 @@ describe('Flight Delay API — subscription', () => {
       t.app,
       `${FLIGHT}/subscribe`,
       subscription(q.quoteReference, body, {
-        customer: { firstName: '', lastName: 'M', email: 'not-an-email', phone: '0612345678', language: 'de' },
+        customer: { firstName: '', lastName: 'M', email: 'not-an-email', phone: '0612345678', language: 'sv' },
       }),
       partner.auth,
     );
