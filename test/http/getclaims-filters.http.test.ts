@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   buildTestApp,
   createTestPartner,
+  eventually,
   FLIGHT,
   insureFlight,
   post,
@@ -36,6 +37,12 @@ describe('POST /getclaims — one contract without dates, filters by status', ()
       );
       assert.equal(res.body.claimsOpened.length, 1, JSON.stringify(res.body));
     }
+    // the notification job moves each claim on (opened → awaiting_bank_details): let it settle, so a
+    // status read by one request is still the claim's at the next
+    await eventually(async () => {
+      const rows = await t.db.selectFrom('claims').select('status').where('partner_id', '=', a.id).execute();
+      return rows.length === 2 && rows.every((r) => r.status === 'awaiting_bank_details') ? true : undefined;
+    });
   });
   after(() => t.close());
 

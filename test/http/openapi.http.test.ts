@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, type TestApp } from '../helper.ts';
+import { CUSTOMER_LANGUAGES } from '../../src/platform/language.ts';
 
 /** Each API's OpenAPI document is its public contract: complete, typed, with examples. */
 const APIS = [
@@ -130,7 +131,7 @@ describe('OpenAPI documents', () => {
           const claims = doc.paths['/getclaims'].post.requestBody.content['application/json'].schema;
           assert.equal(claims.properties.fromDate.format, 'date');
           const subscribe = doc.paths['/subscribe'].post.requestBody.content['application/json'].schema;
-          assert.deepEqual(subscribe.properties.customer.properties.language.enum, ['fr', 'en']);
+          assert.deepEqual(subscribe.properties.customer.properties.language.enum, [...CUSTOMER_LANGUAGES]);
         });
 
       it('serves the document without an API key', async () => {
