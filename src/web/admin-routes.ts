@@ -127,17 +127,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
 
       action<FormBody>('/admin/partners/:slug/agreement', async (request, partner) => {
         const body = request.body;
-        await setAgreement(deps.db, actor(request), partner.id, {
-          allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
-            (FORMULAS as readonly string[]).includes(f),
-          ),
-          currency: field(body, 'currency', 3).toUpperCase(),
-          taxRate: field(body, 'taxRate', 10),
-          commissionMin: field(body, 'commissionMin', 10),
-          commissionMax: field(body, 'commissionMax', 10),
-          compensationMin: integerOf(field(body, 'compensationMin', 12)),
-          compensationMax: integerOf(field(body, 'compensationMax', 12)),
-        });
+        await setAgreement(deps.db, actor(request), partner.id, agreementTermsOf(body));
         return undefined;
       });
 
@@ -154,15 +144,7 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           actor(request),
           partner.id,
           {
-            allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
-              (FORMULAS as readonly string[]).includes(f),
-            ),
-            currency: field(body, 'currency', 3).toUpperCase(),
-            taxRate: field(body, 'taxRate', 10),
-            commissionMin: field(body, 'commissionMin', 10),
-            commissionMax: field(body, 'commissionMax', 10),
-            compensationMin: integerOf(field(body, 'compensationMin', 12)),
-            compensationMax: integerOf(field(body, 'compensationMax', 12)),
+            ...agreementTermsOf(body),
             effectiveAt,
             reason: field(body, 'reason', 500),
           },
@@ -266,4 +248,19 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
     repo.findCurrentConfiguration(deps.db, partner.id),
   ]);
   return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, now };
+}
+
+/** The agreement's terms as the operator's agreement and amendment forms send them. */
+function agreementTermsOf(body: FormBody) {
+  return {
+    allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
+      (FORMULAS as readonly string[]).includes(f),
+    ),
+    currency: field(body, 'currency', 3).toUpperCase(),
+    taxRate: field(body, 'taxRate', 10),
+    commissionMin: field(body, 'commissionMin', 10),
+    commissionMax: field(body, 'commissionMax', 10),
+    compensationMin: integerOf(field(body, 'compensationMin', 12)),
+    compensationMax: integerOf(field(body, 'compensationMax', 12)),
+  };
 }

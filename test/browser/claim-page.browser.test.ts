@@ -3,6 +3,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Browser } from 'playwright-core';
 import { launchChromium, RESULTS } from './chromium.ts';
+import type { CustomerLang } from '../../src/platform/language.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -33,8 +34,9 @@ describe('the bank-details page on a phone', () => {
     await t?.close();
   });
 
-  test('the IBAN groups in fours in capitals as it is typed, the page fits 390 px, and the details are taken', async () => {
-    const insured = await insureFlight(t.app, partner, { flightNumber: 'AF871', language: 'en' });
+  /** A cancelled flight's claim for a customer of `language`: its bank-details link, and a phone-sized page. */
+  async function claimOnPhone(flightNumber: string, language: CustomerLang, locale: string) {
+    const insured = await insureFlight(t.app, partner, { flightNumber, language });
     const event = await post(
       t.app,
       `${FLIGHT}/claims`,
@@ -54,10 +56,15 @@ describe('the bank-details page on a phone', () => {
       viewport: { width: 390, height: 844 },
       isMobile: true,
       hasTouch: true,
-      locale: 'en-GB',
+      locale,
     });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
+    return { link, context, page };
+  }
+
+  test('the IBAN groups in fours in capitals as it is typed, the page fits 390 px, and the details are taken', async () => {
+    const { link, context, page } = await claimOnPhone('AF871', 'en', 'en-GB');
     try {
       await page.goto(`${base}/c/${link.split('/c/')[1]}`);
       const iban = page.locator('#f-iban');
@@ -84,30 +91,7 @@ describe('the bank-details page on a phone', () => {
 
   test('in Italian at 390 px: the page, its legal footer with the insurer, and the privacy notice', async () => {
     await t.db.updateTable('partners').set({ brand_name: 'SkyFly' }).where('id', '=', partner.id).execute();
-    const insured = await insureFlight(t.app, partner, { flightNumber: 'AF872', language: 'it' });
-    const event = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(event.status, 200, JSON.stringify(event.body));
-    const link = await eventually(async () => {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: `${FLIGHT}/sandbox/messages?contractNumber=${insured.contractNumber}`,
-        headers: partner.auth,
-      });
-      return (JSON.parse(res.body).messages[0]?.link as string | undefined) ?? undefined;
-    });
-    const context = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      locale: 'it-IT',
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(15_000);
+    const { link, context, page } = await claimOnPhone('AF872', 'it', 'it-IT');
     try {
       await page.goto(`${base}/c/${link.split('/c/')[1]}`);
       assert.equal(await page.locator('html').getAttribute('lang'), 'it');
