@@ -952,20 +952,23 @@ ${authFloodSection(report.authFlood)}
 covered the same two flights, whose exposure rows each one locks until commit: the subscriptions ran one
 at a time through that lock (ratio 0.044), the worst case of one popular flight rather than a checkout load.
 They now spread over 500 flights (250 round trips, see Method), and sampling \`pg_stat_activity\` during the
-run shows no lock waits left: PostgreSQL mostly waits for the client between statements ("idle in
-transaction") and on WAL flushes at commit. The transaction is a chain of round trips, each paying the
-loopback and the Node.js event loop's latency on a shared 2-CPU machine; the transaction holds one of the 10
-pooled connections throughout, so the pool, not the CPU, bounds the rate. The round trips per subscribe:
-the idempotency key claimed (its own statement), then begin, configuration, contract and legs (one
-statement), ledger, audit, webhook endpoints, exposure (stop-sales and cap read in one statement, every leg's
-upsert in one statement: 4 round trips before 2026-11-25), the idempotency response, commit; and after the
-commit the route reloads the limits snapshot (4 statements, shared by the subscriptions that finish
-meanwhile): 15 round trips counted, 17 before 2026-11-25, when a quote-used check preceded the contract's
-insert (the insert skips a used quote by its unique index and only then is the quote checked) and the legs
-had their own insert. Run alone (\`BENCH_ONLY=subscribe\`) on 2026-11-25 after these changes: 215, 192 and 235
-req/s against 2,421, 3,658 and 3,631 insert tx/s (ratios 0.089, 0.053, 0.065; 0.077 with 93 req/s before):
-the insert baseline moves with the shared machine's other load far more than /subscribe does. Merging the
-ledger entries and the audit row (two domains' tables) is the next step.
+run shows no lock waits left. The transaction is a chain of round trips, and a CPU profile of the server
+(\`BENCH_CPU_PROF\`, which profiles the /subscribe server too) put a quarter of its CPU in the socket writes
+of those statements: the round trips cost CPU on both sides, not only latency. So on 2026-11-25 they went
+from 15 to 8 per subscribe: the idempotency key is taken in the operation's own transaction (an advisory
+lock and the stored response read in one statement, the response stored last — before, a transaction and
+a commit of its own), the legs' nets travel signed in the quote (subscribe priced every leg again for the
+shares), the current configuration comes from the cache, the ledger entries and the audit row go as one
+statement (\`writeTogether\`, data-modifying CTEs), the stop-sales, the cap and every leg's exposure upsert
+are one statement, and the API process updates its limits snapshot with the exposures the upsert returns
+instead of reloading it (4 statements). What is left: begin, the key, the contract and its legs, ledger +
+audit, the webhook endpoints, the exposure, the stored response, commit. Measured alone on a quiet
+machine (\`BENCH_ONLY=subscribe\`): 327 req/s against 6,330 insert tx/s (0.052), 8.1 round trips, server
+CPU 2.2 ms and PostgreSQL CPU 2.8 ms per subscribe — before, in the same conditions of the same day,
+192–235 req/s and 15.1 round trips. Both CPUs are now busy (the server 71 % of one, PostgreSQL's backends
+91 %): on this 2-CPU machine the ratio is bounded by the work a subscribe gives PostgreSQL (parsing and
+planning every statement afresh: Kysely sends unnamed statements) against a one-row insert's, not by
+waiting. Prepared statements for the hot path, and the webhook endpoints from a cache, are the next steps.
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
