@@ -88,8 +88,9 @@ export interface InsertBaseline {
 }
 
 /**
- * One-row insert transactions (BEGIN; INSERT … RETURNING id; COMMIT) by `clients` concurrent
- * clients through a pool of `poolSize` connections, for `seconds`; the table is dropped afterwards.
+ * One-row insert transactions (BEGIN; INSERT … RETURNING id; COMMIT, the insert a prepared statement
+ * as Parasol's are) by `clients` concurrent clients through a pool of `poolSize` connections, for
+ * `seconds`; the table is dropped afterwards.
  */
 export async function insertBaseline(
   url: string,
@@ -109,10 +110,12 @@ export async function insertBaseline(
         const client = await pool.connect();
         try {
           await client.query('BEGIN');
-          await client.query('INSERT INTO bench_insert (reference, payload) VALUES ($1, $2) RETURNING id', [
-            `r${c}`,
-            JSON.stringify({ c }),
-          ]);
+          // prepared, as Parasol's pool prepares its statements (platform/db.ts): the same footing
+          await client.query({
+            name: 'bench_insert',
+            text: 'INSERT INTO bench_insert (reference, payload) VALUES ($1, $2) RETURNING id',
+            values: [`r${c}`, JSON.stringify({ c })],
+          });
           await client.query('COMMIT');
           n++;
         } finally {

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kysely, PostgresDialect, sql, type Compilable, type OperationNodeSource, type Transaction } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  type Compilable,
+  type OperationNodeSource,
+  type PostgresCursor,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type Transaction,
+} from 'kysely';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import type { Database } from './db-schema.ts';
@@ -146,12 +156,47 @@ const reportPoolError = (error: Error & { code?: string }) => {
   );
 };
 
+/** At most this many distinct statements are prepared per connection; beyond, they are sent unnamed. */
+const MAX_PREPARED = 1_000;
+
+/**
+ * Kysely sends every statement unnamed, so PostgreSQL parses and plans it at each execution — most of
+ * the database's CPU on the hot paths (docs/BENCHMARKS.md, "Where the time goes"). This pool hands
+ * Kysely clients that name each distinct statement with parameters (one name per SQL text, for the
+ * process's life): `pg` prepares it once per connection and then only binds and executes it.
+ * Statements without parameters (BEGIN, COMMIT, DDL) and those past MAX_PREPARED go unnamed, as before.
+ */
+function preparing(pool: import('pg').Pool): PostgresPool {
+  const names = new Map<string, string>();
+  const nameOf = (text: string): string | undefined => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_PREPARED) names.set(text, (name = `parasol_${names.size + 1}`));
+    return name;
+  };
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      return {
+        query: ((textOrCursor: string | PostgresCursor<unknown>, values?: readonly unknown[]) => {
+          if (typeof textOrCursor !== 'string') return client.query(textOrCursor as never);
+          const name = values && values.length > 0 ? nameOf(textOrCursor) : undefined;
+          return name === undefined
+            ? client.query(textOrCursor, values as unknown[])
+            : client.query({ name, text: textOrCursor, values: values as unknown[] });
+        }) as unknown as PostgresPoolClient['query'],
+        release: () => client.release(),
+      };
+    },
+    end: () => pool.end(),
+  };
+}
+
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.databaseUrl) {
     const pg = await postgresDriver();
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     pool.on('error', options.onPoolError ?? reportPoolError);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
     const migrate = async () => {
       const client = await pool.connect();
       try {
