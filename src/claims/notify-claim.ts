@@ -135,11 +135,9 @@ export async function notifyClaimIn(
         dueAt,
       );
     }
-    const event: ClaimEvent =
-      row.event === 'delayed' ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 } : { kind: row.event };
     const sms =
       kind === 'opened' || (kind === 'resend' && row.status === 'awaiting_bank_details')
-        ? renderClaimSms({ ...input, event })
+        ? renderClaimSms({ ...input, event: eventOf(row) })
         : kind === 'payment_failed' || kind === 'resend'
           ? renderPaymentFailedSms(input)
           : renderReminderSms({ ...input, dueAt });
@@ -189,6 +187,13 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
   }
 }
 
+/** What happened to the flight, as the messages tell it. */
+function eventOf(row: ClaimToNotify): ClaimEvent {
+  return row.event === 'delayed'
+    ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
+    : { kind: row.event };
+}
+
 function wordsOf(row: ClaimToNotify, deps: Pick<NotifyDeps, 'insurer'>) {
   return {
     language: row.customer_language,
@@ -214,15 +219,11 @@ async function emailCustomer(
   message: { kind: NotifyKind; idempotencyKey: string; token: string | null; dueAt: Date | null },
 ): Promise<boolean> {
   if (!row.customer_email_enc) return false;
+  // the SMS's facts, with the insurer's whole identity (an email's footer) and the first name
   const base = {
-    language: row.customer_language,
-    brand: row.brand,
+    ...wordsOf(row, deps),
     insurer: deps.insurer,
     firstName: row.customer_first_name_enc ? decrypt(deps.keys.encryption, row.customer_first_name_enc) : null,
-    flightNumber: row.flight_number,
-    departureDate: row.departure_date,
-    amount: Number(row.compensation_amount),
-    currency: row.currency,
   };
   const linked =
     message.token && message.dueAt ? { publicUrl: deps.publicUrl, token: message.token, dueAt: message.dueAt } : null;
@@ -234,10 +235,7 @@ async function emailCustomer(
             ...base,
             ...linked,
             passengers: row.passengers,
-            event:
-              row.event === 'delayed'
-                ? { kind: 'delayed', arrivalDelayMinutes: row.delay_minutes ?? 0 }
-                : { kind: row.event },
+            event: eventOf(row),
           })
         : message.kind === 'reminder' && linked
           ? renderReminderEmail({ ...base, ...linked, now: deps.now() })
