@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emitWebhookEvent } from '../webhooks/index.ts';
 import { auditWrite } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
-import { afterCommit, writeTogether, type Trx } from '../platform/db.ts';
+import { afterCommit, type CountedWrite, type Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { CustomerLang } from '../platform/language.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
@@ -88,12 +88,15 @@ export interface ContractView {
  * POST /subscribe: turns a live quote into an active contract, binding exactly the quoted premium,
  * the coverage of the quoted configuration version and the quoted flights. Runs in the caller's
  * transaction (the idempotency layer's), so the contract, its legs and its audit row commit together.
+ * `seal`, when given, turns the contract into the caller's own write that must commit with it (the
+ * idempotency layer's stored response: platform/idempotency.ts `Seal`); it is sent with the last statement.
  */
 export async function subscribe(
   deps: FlightDeps,
   trx: Trx,
   caller: Caller,
   input: SubscribeRequest,
+  seal?: (contract: ContractView) => CountedWrite | undefined,
 ): Promise<ContractView> {
   const quote = verifyQuote(deps.keys.quoteSigning, input.quoteReference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
@@ -221,9 +224,34 @@ export async function subscribe(
     throw new Error('Could not draw a free contract number');
   }
   const { contract: row, legs: legRows } = inserted;
-  // the premium, its tax and the commission enter the ledger in the sale's transaction, sent with the
-  // audit row as one statement (one round trip)
-  await writeTogether(trx, [
+  const contract = contractView(row, legRows);
+  await emitWebhookEvent(trx, deps.jobs, {
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    type: 'contract.created',
+    occurredAt: row.created_at,
+    data: {
+      contractNumber: contract.contractNumber,
+      status: 'active',
+      booking: contract.booking,
+      passengers: contract.passengers,
+      premium: contract.premium,
+      flights: contract.flights.map((f) => ({
+        leg: f.leg,
+        flightNumber: f.flightNumber,
+        ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
+        departureAirport: f.departureAirport,
+        arrivalAirport: f.arrivalAirport,
+        airline: f.airline,
+        departureDateTime: f.departureDateTime,
+        departureAt: f.departureAt,
+      })),
+      createdAt: contract.createdAt,
+    },
+  });
+  // the premium, its tax and the commission enter the ledger in the sale's transaction; they, the audit
+  // row and the caller's sealed response are sent with the exposure's reservation: one statement
+  const along = [
     movementsWrite(
       trx,
       saleMovements(
@@ -256,35 +284,12 @@ export async function subscribe(
         consent: input.consent,
       },
     }),
-  ]);
-  const contract = contractView(row, legRows);
-  await emitWebhookEvent(trx, deps.jobs, {
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    type: 'contract.created',
-    occurredAt: row.created_at,
-    data: {
-      contractNumber: contract.contractNumber,
-      status: 'active',
-      booking: contract.booking,
-      passengers: contract.passengers,
-      premium: contract.premium,
-      flights: contract.flights.map((f) => ({
-        leg: f.leg,
-        flightNumber: f.flightNumber,
-        ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
-        departureAirport: f.departureAirport,
-        arrivalAirport: f.arrivalAirport,
-        airline: f.airline,
-        departureDateTime: f.departureDateTime,
-        departureAt: f.departureAt,
-      })),
-      createdAt: contract.createdAt,
-    },
-  });
+    seal?.(contract),
+  ];
   // The exposure reservation comes last: it locks each leg's flight row until the transaction commits,
   // and every subscription of a popular flight waits for that lock, so it is held for the commit only,
-  // not for the writes above (a refusal still rolls them all back). Measured by `npm run bench`.
+  // not for the writes before it (a refusal still rolls them all back, the ones sent along included).
+  // Measured by `npm run bench`.
   await reserveExposure(trx, {
     environment: caller.environment,
     currency: quote.currency,
@@ -295,6 +300,7 @@ export async function subscribe(
     now,
     defaultCapMajor: deps.limits?.defaultCapMajor,
     snapshot: deps.limits, // this process's quotes see the new exposure as soon as it commits
+    along,
   });
   return contract;
 }

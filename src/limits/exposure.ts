@@ -1,6 +1,6 @@
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import { afterCommit, type Db, type Executor, type Trx } from '../platform/db.ts';
+import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
@@ -35,6 +35,11 @@ export interface ReserveRequest {
    * transaction commits (opened by `transaction()`), so the next quote here sees it without a reload.
    */
   snapshot?: LimitsSnapshot | undefined;
+  /**
+   * The caller's other writes of the transaction, sent with the reservation's statement (one round
+   * trip for all: subscribe's ledger, audit and stored response; platform/db.ts `alongWrites`).
+   */
+  along?: AlongWrites | undefined;
 }
 
 const keyOf = (environment: Environment, currency: string, leg: LegToCheck): FlightKey => ({
@@ -51,7 +56,7 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * possible payout × passengers to its flight's exposure, each under the cap, or refuses (409
  * capacity_exceeded naming the leg) — the caller's transaction then rolls back what was added.
  * Legs are taken in key order so two subscriptions over the same two flights never deadlock; all
- * of them in one statement.
+ * of them in one statement, with the caller's writes `along`.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
@@ -73,6 +78,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
       scope,
       ordered.map((o) => ({ key: o.key, departureAt: o.leg.departureAt })),
       perLeg,
+      request.along,
     );
     checkStopSales(stops, request.environment, request.legs);
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
@@ -84,6 +90,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     );
     return;
   }
+  await writeTogether(trx, request.along ?? []);
   const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
   checkStopSales(stops, request.environment, request.legs);
   if (perLeg <= 0) return;

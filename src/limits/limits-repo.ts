@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Environment } from '../platform/db-schema.ts';
-import type { Executor } from '../platform/db.ts';
+import { alongWrites, type AlongWrites, type Executor } from '../platform/db.ts';
 import { defaultCap, flightKeyString, type FlightKey, type StopSaleScope } from './limits.ts';
 
 /** SQL for exposure per flight, caps and stop-sales (docs/limits.md). */
@@ -326,15 +326,17 @@ export async function stopSalesAndCap(
  * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
  * given — callers pass them in key order, so two subscriptions over the same flights never
  * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
- * transaction rolls the additions back.
+ * transaction rolls the additions back. `writes` are sent along, in the same statement (platform/db.ts).
  */
 export async function reserveInOneStatement(
   db: Executor,
   options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
   flights: readonly { key: FlightKey; departureAt: Date }[],
   amount: number,
+  writes: AlongWrites = [],
 ): Promise<{ stops: StopSale[]; cap: number; added: Map<string, number> }> {
   const fallback = defaultCap(options.currency, options.defaultMajor);
+  const along = alongWrites(writes);
   const values = sql.join(
     flights.map(
       ({ key, departureAt }) =>
@@ -348,7 +350,7 @@ export async function reserveInOneStatement(
       added: [string, string, string, string, string, string, number | string][] | null;
     }
   >`
-    WITH cap AS (
+    WITH ${sql.join([...along.ctes, sql``])} cap AS (
       SELECT COALESCE(
         (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}),
         ${fallback}::bigint) AS amount
@@ -367,7 +369,7 @@ export async function reserveInOneStatement(
     SELECT (SELECT amount FROM cap) AS cap,
       (SELECT json_agg(json_build_array(a.environment, a.currency, a.airline, a.departure_airport,
         a.arrival_airport, a.departure_local, a.amount)) FROM added a) AS added,
-      s.*
+      ${sql.join([...along.counts, sql``])} s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
       SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
@@ -375,6 +377,7 @@ export async function reserveInOneStatement(
     ) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const first = result.rows[0]!;
+  along.report(first);
   const added = new Map(
     (first.added ?? []).map(
       ([environment, currency, airline, departureAirport, arrivalAirport, departureLocal, total]) => [

@@ -10,6 +10,7 @@ import {
   type PostgresCursor,
   type PostgresPool,
   type PostgresPoolClient,
+  type RawBuilder,
   type Transaction,
 } from 'kysely';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -25,19 +26,66 @@ export type Executor = Db | Trx;
 export type PendingWrite = Compilable & OperationNodeSource;
 
 /**
- * Sends writes as one statement — data-modifying common table expressions, `WITH w0 AS (INSERT …),
- * w1 AS (INSERT …) SELECT 1` — one round trip instead of one each, on the hot paths (subscribe). They
- * run on the same snapshot: none may read what another writes. Undefined entries are skipped.
+ * A pending write whose sender must learn how many rows it returned (its RETURNING clause): `returned`
+ * is called with that count once the statement carrying it has run — e.g. the idempotency layer's
+ * stored response, which returns no row when another request stored the key first.
  */
-export async function writeTogether(db: Executor, writes: readonly (PendingWrite | undefined)[]): Promise<void> {
-  const present = writes.filter((w): w is PendingWrite => w !== undefined);
+export interface CountedWrite {
+  write: PendingWrite;
+  returned: (rows: number) => void;
+}
+
+/** Writes sent along another statement (undefined entries are skipped). */
+export type AlongWrites = readonly (PendingWrite | CountedWrite | undefined)[];
+
+/**
+ * Writes to send along another statement, as its leading data-modifying common table expressions
+ * (`WITH along0 AS (INSERT …), along1 AS (…), <the statement's own CTEs> SELECT …`): `ctes` to put first
+ * in its WITH, `counts` to add to its SELECT list (one `alongN_rows` column per counted write), `report`
+ * to call with the result's first row. All run on the statement's snapshot: none may read what another
+ * (or the statement) writes. PostgreSQL runs every data-modifying CTE to completion, read or not.
+ */
+export function alongWrites(writes: AlongWrites): {
+  ctes: RawBuilder<unknown>[];
+  counts: RawBuilder<unknown>[];
+  report: (row: Record<string, unknown> | undefined) => void;
+} {
+  const present = writes.filter((w): w is PendingWrite | CountedWrite => w !== undefined);
+  const ctes: RawBuilder<unknown>[] = [];
+  const counts: RawBuilder<unknown>[] = [];
+  const reporters: ((row: Record<string, unknown> | undefined) => void)[] = [];
+  present.forEach((w, i) => {
+    const name = `along${i}`;
+    const write = 'returned' in w ? w.write : w;
+    ctes.push(sql`${sql.raw(name)} AS (${write})`);
+    if ('returned' in w) {
+      const column = `${name}_rows`;
+      counts.push(sql`(SELECT count(*) FROM ${sql.raw(name)}) AS ${sql.raw(column)}`);
+      reporters.push((row) => w.returned(Number(row?.[column] ?? 0)));
+    }
+  });
+  return { ctes, counts, report: (row) => reporters.forEach((r) => r(row)) };
+}
+
+/**
+ * Sends writes as one statement — data-modifying common table expressions, `WITH along0 AS (INSERT …),
+ * along1 AS (INSERT …) SELECT 1` — one round trip instead of one each, on the hot paths (subscribe). They
+ * run on the same snapshot: none may read what another writes. Undefined entries are skipped; a counted
+ * write is told its returned rows.
+ */
+export async function writeTogether(db: Executor, writes: AlongWrites): Promise<void> {
+  const present = writes.filter((w) => w !== undefined);
   if (present.length === 0) return;
-  if (present.length === 1) {
+  if (present.length === 1 && !('returned' in present[0]!)) {
     await db.executeQuery(present[0]!.compile());
     return;
   }
-  const parts = present.map((write, i) => sql`${sql.raw(`w${i}`)} AS (${write})`);
-  await sql`WITH ${sql.join(parts)} SELECT 1`.execute(db);
+  const along = alongWrites(present);
+  const { rows } = await sql<Record<string, unknown>>`WITH ${sql.join(along.ctes)} SELECT ${sql.join([
+    sql`1 AS one`,
+    ...along.counts,
+  ])}`.execute(db);
+  along.report(rows[0]);
 }
 
 /** The callbacks each transaction opened by `transaction()` runs once it has committed. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Environment } from './db-schema.ts';
-import { transaction, type Db, type Trx } from './db.ts';
+import { transaction, type CountedWrite, type Db, type Executor, type Trx } from './db.ts';
 import { decrypt, encrypt, sha256Hex, type EncryptionKeys } from './crypto.ts';
 import { DomainError } from './errors.ts';
 
@@ -19,7 +19,10 @@ import { DomainError } from './errors.ts';
  *   transaction and commit per request; one still locked is honoured until its `locked_until`.)
  * - the response is serialized once (by the route's response schema) and those bytes are what the
  *   first answer sends and what is stored, encrypted (AES-256-GCM: the bodies hold customers'
- *   personal data), so a replay sends exactly the bytes of the first answer.
+ *   personal data), so a replay sends exactly the bytes of the first answer;
+ * - an operation that knows its response before its last statement may `seal` it: it gets the stored
+ *   response's write to send with that statement (one round trip less; subscribe does), and the
+ *   sealed response is the answer. An operation that does not seal has it stored after it returns.
  */
 export const KEY_TTL_HOURS = 48;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -47,17 +50,27 @@ export interface IdempotencyScope {
   operation: string;
 }
 
+/**
+ * Given to an idempotent operation: call it with the response once it is known and send the write it
+ * returns with the operation's last statement (`writeTogether`, or a repository's statement taking
+ * writes along: platform/db.ts). Undefined when the request has no Idempotency-Key (nothing to store).
+ * The response sealed is the one answered: seal what the operation returns.
+ */
+export type Seal = (status: number, body: unknown) => CountedWrite | undefined;
+
+const noSeal: Seal = () => undefined;
+
 export async function runIdempotent<T>(
   deps: IdempotencyDeps,
   scope: IdempotencyScope,
   key: string | undefined,
   body: unknown,
   serialize: Serialize,
-  run: (trx: Trx) => Promise<{ status: number; body: T }>,
+  run: (trx: Trx, seal: Seal) => Promise<{ status: number; body: T }>,
 ): Promise<Outcome> {
   const { db } = deps;
   if (key === undefined) {
-    const result = await transaction(db, run);
+    const result = await transaction(db, (trx) => run(trx, noSeal));
     return { status: result.status, payload: serialize(result.status, result.body), replayed: false };
   }
   if (!KEY_PATTERN.test(key)) {
@@ -81,9 +94,27 @@ export async function runIdempotent<T>(
     const result = await transaction(db, async (trx): Promise<Outcome> => {
       const replay = await takeKey(deps, trx, scope, key, requestHash);
       if (replay) return replay;
-      const result = await run(trx);
+      let sealed: { outcome: Outcome; stored: boolean | undefined } | undefined;
+      const seal: Seal = (status, sealedBody) => {
+        const outcome = { status, payload: serialize(status, sealedBody), replayed: false };
+        const entry: { outcome: Outcome; stored: boolean | undefined } = { outcome, stored: undefined };
+        sealed = entry;
+        return {
+          write: responseWrite(deps, trx, scope, key, requestHash, outcome),
+          returned: (rows) => void (entry.stored = rows > 0),
+        };
+      };
+      const result = await run(trx, seal);
+      const done = sealed as { outcome: Outcome; stored: boolean | undefined } | undefined;
+      if (done?.stored !== undefined) {
+        if (done.outcome.status !== result.status)
+          throw new Error(`${scope.operation} sealed a ${done.outcome.status} response and returned ${result.status}`);
+        if (!done.stored) throw TAKEN;
+        return done.outcome;
+      }
+      // not sealed, or sealed and not sent: stored now
       const outcome = { status: result.status, payload: serialize(result.status, result.body), replayed: false };
-      if (!(await storeResponse(deps, trx, scope, key, requestHash, outcome))) throw TAKEN;
+      if ((await responseWrite(deps, trx, scope, key, requestHash, outcome).execute()).length === 0) throw TAKEN;
       return outcome;
     }).catch((error: unknown) => {
       if (error === TAKEN) return undefined;
@@ -146,17 +177,18 @@ async function takeKey(
 }
 
 /**
- * Stores the response in the operation's transaction. False when another request's row holds the key
- * (committed since our lookup): the caller rolls back and replays it.
+ * The write storing the response in the operation's transaction, returning the key; it returns no row
+ * when another request's row holds the key (committed since our lookup): the caller then rolls back
+ * and replays it.
  */
-async function storeResponse(
+function responseWrite(
   deps: IdempotencyDeps,
-  trx: Trx,
+  trx: Executor,
   scope: IdempotencyScope,
   key: string,
   requestHash: string,
   outcome: { status: number; payload: string },
-): Promise<boolean> {
+) {
   const values = {
     operation: scope.operation,
     request_hash: requestHash,
@@ -166,7 +198,7 @@ async function storeResponse(
     response_enc: encrypt(deps.encryptionKey, outcome.payload),
     expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
   };
-  const stored = await trx
+  return trx
     .insertInto('idempotency_keys')
     .values({ partner_id: scope.partnerId, environment: scope.environment, key, ...values })
     .onConflict((oc) =>
@@ -183,9 +215,7 @@ async function storeResponse(
           ]),
         ),
     )
-    .returning('key')
-    .execute();
-  return stored.length > 0;
+    .returning('key');
 }
 
 const inProgress = () =>

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateRequest, type Caller, type KeyDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
-import type { Trx } from './db.ts';
+import type { CountedWrite, Trx } from './db.ts';
 import { runIdempotent, type IdempotencyDeps, type Outcome, type Serialize } from './idempotency.ts';
 import type { FailedAuthLimiter, RateDecision } from './rate-limit.ts';
 import { rateClassOf, type KeyRateLimiter, type RateClass } from './shared-rate-limit.ts';
@@ -194,7 +194,8 @@ export async function replyIdempotent<T>(
     operation: string;
     status: number;
     key?: unknown;
-    run: (trx: Trx, caller: Caller) => Promise<T>;
+    /** `seal`: see `Seal` (platform/idempotency.ts); an operation may ignore it. */
+    run: (trx: Trx, caller: Caller, seal: (body: T) => CountedWrite | undefined) => Promise<T>;
     after?: (outcome: Outcome, caller: Caller) => unknown;
   },
 ): Promise<FastifyReply> {
@@ -205,7 +206,7 @@ export async function replyIdempotent<T>(
     idempotencyKeyOf(request),
     op.key ?? request.body,
     serializerOf(reply),
-    async (trx) => ({ status: op.status, body: await op.run(trx, caller) }),
+    async (trx, seal) => ({ status: op.status, body: await op.run(trx, caller, (body) => seal(op.status, body)) }),
   );
   await op.after?.(outcome, caller);
   return sendOutcome(reply, outcome);

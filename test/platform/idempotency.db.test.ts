@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { writeTogether } from '../../src/platform/db.ts';
 import { deriveKeyring, encrypt } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import { KEY_TTL_HOURS, runIdempotent, type IdempotencyScope } from '../../src/platform/idempotency.ts';
@@ -15,6 +16,13 @@ async function writeMarker(trx: Parameters<Parameters<typeof runIdempotent>[5]>[
     .insertInto('audit_log')
     .values({ actor: 'test', entity: 'marker', entity_id: marker, action: 'run', data: '{}' })
     .execute();
+}
+
+/** The marker's write, built and not sent (for writeTogether, with a sealed response). */
+function markerWrite(trx: Parameters<Parameters<typeof runIdempotent>[5]>[0], marker: string) {
+  return trx
+    .insertInto('audit_log')
+    .values({ actor: 'test', entity: 'marker', entity_id: marker, action: 'run', data: '{}' });
 }
 
 async function markers(db: Awaited<ReturnType<typeof openTestDatabase>>['db'], marker: string): Promise<number> {
@@ -95,6 +103,57 @@ describe('Idempotency-Key (runIdempotent)', () => {
     assert.deepEqual(takenOver, { status: 200, payload: '{"ok":true}', replayed: false });
   });
 
+  it("stores a sealed response with the operation's own last statement, and answers it", async (t) => {
+    const { db } = await openTestDatabase(t);
+    const partner = await createTestPartner(db);
+    const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.sealed' };
+    const deps = { db, encryptionKey: keys.encryption };
+    let runs = 0;
+    const op = async (
+      trx: Parameters<Parameters<typeof runIdempotent>[5]>[0],
+      seal: Parameters<Parameters<typeof runIdempotent>[5]>[1],
+    ) => {
+      runs++;
+      const body = { n: runs };
+      const sealed = seal(201, body);
+      assert.ok(sealed, 'a request with a key gets its response write');
+      await writeTogether(trx, [markerWrite(trx, 'sealed-marker'), sealed]);
+      return { status: 201, body };
+    };
+    const first = await runIdempotent(deps, scope, 'k-sealed', { a: 1 }, serialize, op);
+    assert.deepEqual(first, { status: 201, payload: '{"n":1}', replayed: false });
+    const again = await runIdempotent(deps, scope, 'k-sealed', { a: 1 }, serialize, op);
+    assert.deepEqual(again, { status: 201, payload: '{"n":1}', replayed: true });
+    assert.equal(runs, 1);
+    assert.equal(await markers(db, 'sealed-marker'), 1);
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['status', 'response_status', 'operation'])
+      .where('key', '=', 'k-sealed')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'completed', response_status: 201, operation: 'test.sealed' });
+
+    // without a key there is nothing to store: seal gives no write and the operation runs as is
+    const unkeyed = await runIdempotent(deps, scope, undefined, { a: 1 }, serialize, async (trx, seal) => {
+      assert.equal(seal(200, {}), undefined);
+      await writeTogether(trx, [markerWrite(trx, 'unkeyed-marker'), seal(200, {})]);
+      return { status: 200, body: { unkeyed: true } };
+    });
+    assert.deepEqual(unkeyed, { status: 200, payload: '{"unkeyed":true}', replayed: false });
+
+    // sealing one status and returning another is a programming error: refused, nothing committed
+    await assert.rejects(
+      runIdempotent(deps, scope, 'k-mismatch', {}, serialize, async (trx, seal) => {
+        await writeTogether(trx, [markerWrite(trx, 'mismatch-marker'), seal(201, { a: 1 })]);
+        return { status: 200, body: { a: 1 } };
+      }),
+      /sealed a 201 response and returned 200/,
+    );
+    assert.equal(await markers(db, 'mismatch-marker'), 0);
+    const stored = await db.selectFrom('idempotency_keys').select('key').where('key', '=', 'k-mismatch').execute();
+    assert.equal(stored.length, 0);
+  });
+
   describe(
     'concurrent requests (PostgreSQL: several connections)',
     { skip: usingPostgres ? false : 'TEST_DATABASE_URL is not set' },
@@ -125,41 +184,43 @@ describe('Idempotency-Key (runIdempotent)', () => {
         assert.deepEqual(replay, { status: 201, payload: '{"first":true}', replayed: true });
       });
 
-      it('a request whose key was stored by another since its lookup rolls back and replays the other', async (t) => {
-        const { db } = await openTestDatabase(t);
-        const partner = await createTestPartner(db);
-        const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
-        const deps = { db, encryptionKey: keys.encryption };
-        const { canonicalJson } = await import('../../src/platform/idempotency.ts');
-        const { sha256Hex } = await import('../../src/platform/crypto.ts');
-        let runs = 0;
-        const outcome = await runIdempotent(deps, scope, 'raced', { x: 1 }, serialize, async (trx) => {
-          runs++;
-          await writeMarker(trx, 'raced-marker');
-          if (runs === 1) {
-            // another process's request with the same key commits its response meanwhile (another connection)
-            await db
-              .insertInto('idempotency_keys')
-              .values({
-                partner_id: partner.id,
-                environment: 'sandbox',
-                key: 'raced',
-                operation: 'test.op',
-                request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
-                status: 'completed',
-                locked_until: sql<Date>`now()`,
-                response_status: 201,
-                response_enc: encrypt(keys.encryption, '{"theirs":true}'),
-                expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-              })
-              .execute();
-          }
-          return { status: 201, body: { ours: true } };
+      for (const sealing of [false, true])
+        it(`a request whose key was stored by another since its lookup rolls back and replays the other${sealing ? ' (response sealed with its last statement)' : ''}`, async (t) => {
+          const { db } = await openTestDatabase(t);
+          const partner = await createTestPartner(db);
+          const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
+          const deps = { db, encryptionKey: keys.encryption };
+          const { canonicalJson } = await import('../../src/platform/idempotency.ts');
+          const { sha256Hex } = await import('../../src/platform/crypto.ts');
+          let runs = 0;
+          const outcome = await runIdempotent(deps, scope, 'raced', { x: 1 }, serialize, async (trx, seal) => {
+            runs++;
+            if (!sealing) await writeMarker(trx, 'raced-marker');
+            if (runs === 1) {
+              // another process's request with the same key commits its response meanwhile (another connection)
+              await db
+                .insertInto('idempotency_keys')
+                .values({
+                  partner_id: partner.id,
+                  environment: 'sandbox',
+                  key: 'raced',
+                  operation: 'test.op',
+                  request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
+                  status: 'completed',
+                  locked_until: sql<Date>`now()`,
+                  response_status: 201,
+                  response_enc: encrypt(keys.encryption, '{"theirs":true}'),
+                  expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
+                })
+                .execute();
+            }
+            if (sealing) await writeTogether(trx, [markerWrite(trx, 'raced-marker'), seal(201, { ours: true })]);
+            return { status: 201, body: { ours: true } };
+          });
+          assert.deepEqual(outcome, { status: 201, payload: '{"theirs":true}', replayed: true });
+          assert.equal(runs, 1, 'the retry found the stored response and did not run again');
+          assert.equal(await markers(db, 'raced-marker'), 0, 'our run rolled back: one effect, theirs');
         });
-        assert.deepEqual(outcome, { status: 201, payload: '{"theirs":true}', replayed: true });
-        assert.equal(runs, 1, 'the retry found the stored response and did not run again');
-        assert.equal(await markers(db, 'raced-marker'), 0, 'our run rolled back: one effect, theirs');
-      });
     },
   );
 });
