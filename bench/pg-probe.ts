@@ -85,6 +85,9 @@ export interface InsertBaseline {
   txPerSec: number;
   transactions: number;
   seconds: number;
+  /** CPU milliseconds per transaction of PostgreSQL's backends (0 when not visible) and of this process's pool. */
+  databaseCpuMs: number;
+  clientCpuMs: number;
 }
 
 /**
@@ -97,7 +100,9 @@ export async function insertBaseline(
   clients: number,
   poolSize: number,
   seconds: number,
+  admin?: pg.Client,
 ): Promise<InsertBaseline> {
+  const database = new URL(url).pathname.slice(1);
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   pool.on('error', () => undefined);
   try {
@@ -125,11 +130,23 @@ export async function insertBaseline(
       return n;
     };
     await Promise.all(Array.from({ length: clients }, () => run(Date.now() + 1_000))); // warm-up
+    // the pool's connections are open (warm-up): their backends' CPU is counted from here
+    const databaseBefore = admin ? await backendsCpuSeconds(admin, database) : 0;
+    const clientBefore = process.cpuUsage();
     const started = performance.now();
     const counts = await Promise.all(Array.from({ length: clients }, () => run(Date.now() + seconds * 1_000)));
     const elapsed = (performance.now() - started) / 1_000;
+    const client = process.cpuUsage(clientBefore);
+    const databaseSeconds = admin ? (await backendsCpuSeconds(admin, database)) - databaseBefore : 0;
     const transactions = counts.reduce((a, b) => a + b, 0);
-    return { txPerSec: transactions / elapsed, transactions, seconds: elapsed };
+    const perTx = (cpuSeconds: number) => (transactions > 0 ? (cpuSeconds * 1_000) / transactions : 0);
+    return {
+      txPerSec: transactions / elapsed,
+      transactions,
+      seconds: elapsed,
+      databaseCpuMs: perTx(databaseSeconds),
+      clientCpuMs: perTx((client.user + client.system) / 1e6),
+    };
   } finally {
     await pool.query('DROP TABLE IF EXISTS bench_insert').catch(() => undefined);
     await pool.end();
