@@ -141,11 +141,20 @@ export async function correctClaimPhone(
   });
 }
 
-/** Puts the claim under manual review, or releases it (payouts/manual-review.ts decides when). */
+/** Puts the claim under manual review (payouts/manual-review.ts decides when). */
 export async function setClaimReview(
   trx: Executor,
   claimId: string,
-  review: { at: Date; by: string; reason: string } | null,
+  review: { at: Date; by: string; reason: string },
 ): Promise<void> {
   await repo.setManualReview(trx, claimId, review);
+}
+
+/**
+ * Ends the claim's manual review. The review stops the clock of a claim waiting for (new) bank
+ * details (it does not expire meanwhile): its due date and its link move later by the time the
+ * review took. Answers the claim's due date after the release (null: none).
+ */
+export async function releaseClaimReview(trx: Executor, claimId: string, at: Date): Promise<Date | null> {
+  return repo.releaseManualReview(trx, claimId, at);
 }

@@ -326,10 +326,10 @@ export const fr = {
     correctPhoneHint: 'Enregistré chiffré sur le contrat ; les messages suivants y sont envoyés.',
     markReview: 'Placer en revue manuelle',
     markReviewHint:
-      'Le sinistre n’est plus payé automatiquement, même un paiement déjà en file, jusqu’à l’approbation d’un opérateur.',
+      'Le sinistre n’est plus payé automatiquement, même un paiement déjà en file, jusqu’à l’approbation d’un opérateur ; il n’expire pas entre-temps.',
     approve: 'Approuver le paiement manuel',
     approveHint:
-      'Libère le paiement d’un sinistre en revue dont le client a donné ses coordonnées : payé par le circuit normal.',
+      'Termine la revue. Avec les coordonnées bancaires : payé par le circuit normal. Sans : payé dès qu’elles arrivent, l’échéance repoussée de la durée de la revue.',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },
