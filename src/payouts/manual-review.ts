@@ -31,12 +31,17 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'review');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (claim.manual_review_at) throw refuseDeskAction(`Claim ${claim.claim_number} is under manual review already.`);
+    if (claim.manual_review_at)
+      throw refuseDeskAction('claim_under_review', `Claim ${claim.claim_number} is under manual review already.`);
     if (claim.status === 'paid' || claim.status === 'expired')
-      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`);
+      throw refuseDeskAction(
+        'claim_settled',
+        `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`,
+      );
     const payout = await findClaimPayout(trx, claim.id);
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
+        'payout_instructed',
         `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
       );
     await setClaimReview(trx, claim.id, { at: deps.now(), by: action.actor, reason: action.reason });
@@ -69,9 +74,15 @@ export async function approveManualPayout(
     const { claim, replayed } = await beginDeskAction(trx, action, 'approve');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (!claim.manual_review_at)
-      throw refuseDeskAction(`Claim ${claim.claim_number} is not under manual review: it is paid automatically.`);
+      throw refuseDeskAction(
+        'claim_not_under_review',
+        `Claim ${claim.claim_number} is not under manual review: it is paid automatically.`,
+      );
     if (claim.status === 'paid' || claim.status === 'expired')
-      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`);
+      throw refuseDeskAction(
+        'claim_settled',
+        `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`,
+      );
     if (claim.status !== 'payment_pending') {
       // no bank details yet: the review ends, the customer gets back the time it took
       const due = await releaseClaimReview(trx, claim.id, deps.now());
@@ -98,6 +109,7 @@ export async function approveManualPayout(
     const payout = await findClaimPayout(trx, claim.id);
     if (payout?.status !== 'pending')
       throw refuseDeskAction(
+        'payout_not_pending',
         `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, not pending: nothing to release.`,
       );
     await releaseClaimReview(trx, claim.id, deps.now());

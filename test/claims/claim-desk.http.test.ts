@@ -279,6 +279,8 @@ describe('the claim desk', () => {
     const twice = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'again' });
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /under manual review already/);
+    const twiceCli = await cli('claims', 'review', claimNumber, '--reason', 'again');
+    assert.equal((JSON.parse(twiceCli.err) as { error: { code: string } }).error.code, 'claim_under_review');
 
     const approved = await act(claimNumber, 'approve', {
       ...(await desk(claimNumber)).form,
@@ -317,6 +319,24 @@ describe('the claim desk', () => {
       const res = await act(claimNumber, action, { ...(await desk(claimNumber)).form, ...extra, reason: 'late' });
       assert.equal(res.statusCode, 409, `${action}: ${res.body.slice(0, 200)}`);
       assert.match(res.body, /role="alert"/);
+    }
+    // each refusal has its own stable code (the CLI's --json shows it; a French page words it by it)
+    const codeOf = async (...argv: string[]) => {
+      const res = await cli('claims', ...argv, claimNumber, '--reason', 'late');
+      assert.equal(res.code, 1, res.out);
+      return (JSON.parse(res.err) as { error: { code: string } }).error.code;
+    };
+    assert.equal(await codeOf('resend-link'), 'claim_settled');
+    assert.equal(await codeOf('review'), 'claim_settled');
+    assert.equal(await codeOf('correct-phone', '--phone', '+33612345670'), 'claim_settled');
+    assert.equal(await codeOf('approve'), 'claim_not_under_review');
+    operator.cookies.set('psl_lang', 'fr');
+    try {
+      const fr = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'tard' });
+      assert.equal(fr.statusCode, 409);
+      assert.match(fr.body, /Ce sinistre est réglé/);
+    } finally {
+      operator.cookies.delete('psl_lang');
     }
   });
 
