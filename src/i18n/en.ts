@@ -328,7 +328,7 @@ export const en = {
     saved: 'Saved. Quotes on other servers see it within 2 s; subscriptions at once.',
     highestExposure: 'Highest exposure',
     exposureIntro:
-      'Upcoming flights by exposure: the sum of the highest payout of every active contract leg on the flight.',
+      'Upcoming flights by share of their cap; the exposure is the sum of the highest payout of every active contract leg on the flight.',
     filter: 'Filter',
     local: 'local',
     legs: 'Legs',

@@ -337,7 +337,7 @@ export const fr = {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s ; les souscriptions aussitôt.',
     highestExposure: 'Plus fortes expositions',
     exposureIntro:
-      'Vols à venir par exposition : la somme de l’indemnité la plus haute de chaque trajet actif assuré sur le vol.',
+      'Vols à venir par part de leur plafond ; l’exposition est la somme de l’indemnité la plus haute de chaque trajet actif assuré sur le vol.',
     filter: 'Filtre',
     local: 'locale',
     legs: 'Trajets',
