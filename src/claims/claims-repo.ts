@@ -273,6 +273,7 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       'cl.opened_at',
       'cl.paid_at',
       'cl.evidence',
+      'cl.manual_review_at',
       'c.coverage',
       'c.passengers',
       'c.configuration_version',
@@ -476,8 +477,9 @@ export interface ExpiredClaim {
 
 /**
  * Set-wise expiry: every claim still waiting for bank details (first ones, or new ones after a
- * failed payment) past its due date becomes `expired`, and its link stops working. One statement
- * for the claims, one for their links.
+ * failed payment) past its due date becomes `expired`, and its link stops working. A claim under
+ * the desk's manual review does not expire: its due date's clock stops while the insurer reviews
+ * it (`releaseManualReview`). One statement for the claims, one for their links.
  */
 export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000): Promise<ExpiredClaim[]> {
   const result = await sql<{
@@ -491,6 +493,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     WHERE id IN (
       SELECT id FROM claims
       WHERE status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at <= ${now}
+        AND manual_review_at IS NULL
       ORDER BY bank_details_due_at LIMIT ${limit}
       FOR UPDATE SKIP LOCKED)
     RETURNING id, claim_number, partner_id, environment, contract_id`.execute(db);
@@ -652,20 +655,46 @@ export async function updateContractPhone(trx: Executor, contractId: string, pho
   await trx.updateTable('contracts').set({ customer_phone_enc: phoneEnc }).where('id', '=', contractId).execute();
 }
 
-/** Puts the claim under manual review (who, why, when), or — `null` — releases it. */
+/** Puts the claim under manual review: who, why, when. */
 export async function setManualReview(
   trx: Executor,
   claimId: string,
-  review: { at: Date; by: string; reason: string } | null,
+  review: { at: Date; by: string; reason: string },
 ): Promise<void> {
   await trx
     .updateTable('claims')
     .set({
-      manual_review_at: review?.at ?? null,
-      manual_review_by: review?.by ?? null,
-      manual_review_reason: review?.reason ?? null,
+      manual_review_at: review.at,
+      manual_review_by: review.by,
+      manual_review_reason: review.reason,
       updated_at: sql`now()`,
     })
     .where('id', '=', claimId)
     .execute();
+}
+
+/**
+ * Ends the claim's manual review at `at`. A claim still waiting for (new) bank details gets back the
+ * time the review took: its due date, and its unused link's expiry, move later by that time (the
+ * clock stopped while the insurer reviewed). Answers the due date after the release.
+ */
+export async function releaseManualReview(trx: Executor, claimId: string, at: Date): Promise<Date | null> {
+  const row = await sql<{ bank_details_due_at: Date | null; moved: boolean }>`
+    UPDATE claims SET
+      bank_details_due_at = CASE WHEN status IN ('awaiting_bank_details', 'failed') AND manual_review_at < ${at}
+                                 THEN bank_details_due_at + (${at}::timestamptz - manual_review_at)
+                                 ELSE bank_details_due_at END,
+      manual_review_at = NULL, manual_review_by = NULL, manual_review_reason = NULL, updated_at = now()
+    WHERE id = ${claimId}
+    RETURNING bank_details_due_at,
+      (status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at IS NOT NULL) AS moved`.execute(trx);
+  const due = row.rows[0]?.bank_details_due_at ?? null;
+  if (due && row.rows[0]!.moved)
+    await trx
+      .updateTable('claim_tokens')
+      .set({ expires_at: due })
+      .where('claim_id', '=', claimId)
+      .where('used_at', 'is', null)
+      .execute();
+  return due;
 }

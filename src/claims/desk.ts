@@ -2,15 +2,15 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
+import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import * as repo from './claims-repo.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
 
 /**
  * The operator's claim desk (docs/OPERATOR.md, "The claim desk"): actions on one claim, each with a
  * reason, audited with it and the operator, each done once per one-time token (the form's, or the
- * CLI run's: a double submit does nothing the second time), refused with `conflict` when the
- * claim's state does not allow it. Resending the link and correcting the phone are here; putting a
+ * CLI run's: a double submit does nothing the second time), refused with a 409 of its own code
+ * (`claim_settled`, `claim_past_due`…, `DeskRefusal`) when the claim's state does not allow it. Resending the link and correcting the phone are here; putting a
  * claim under manual review and approving its payout are payouts/manual-review.ts (they read the payout).
  */
 
@@ -64,11 +64,25 @@ export async function beginDeskAction(
   if (recorded === 'recorded') return { claim, replayed: false };
   // the page's token spent on another action (or claim): a stale page, not a double submit
   if (recorded.claimId !== claim.id || recorded.action !== name)
-    throw refuseDeskAction('This form was used for another action already: open the page again.');
+    throw refuseDeskAction('desk_form_used', 'This form was used for another action already: open the page again.');
   return { claim, replayed: true };
 }
 
-export const refuseDeskAction = (detail: string) => new DomainError('conflict', detail);
+/** Why a claim's state refuses a desk action: stable codes, 409, operator-only (platform/errors.ts). */
+export type DeskRefusal = Extract<
+  ErrorCode,
+  | 'desk_form_used'
+  | 'claim_settled'
+  | 'claim_not_awaiting_bank_details'
+  | 'claim_past_due'
+  | 'phone_unchanged'
+  | 'claim_under_review'
+  | 'claim_not_under_review'
+  | 'payout_instructed'
+  | 'payout_not_pending'
+>;
+
+export const refuseDeskAction = (code: DeskRefusal, detail: string) => new DomainError(code, detail);
 
 /**
  * Resend the link: for a claim waiting for (new) bank details before its due date, a new link (the
@@ -82,10 +96,14 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
       throw refuseDeskAction(
+        claim.status === 'paid' || claim.status === 'expired' ? 'claim_settled' : 'claim_not_awaiting_bank_details',
         `Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`,
       );
     if (!claim.bank_details_due_at || claim.bank_details_due_at.getTime() <= deps.now().getTime())
-      throw refuseDeskAction(`Claim ${claim.claim_number} is past its due date for bank details: it expires.`);
+      throw refuseDeskAction(
+        'claim_past_due',
+        `Claim ${claim.claim_number} is past its due date for bank details: it expires.`,
+      );
     const sent = await notifyClaimIn(trx, deps, {
       claimId: claim.id,
       kind: 'resend',
@@ -93,7 +111,8 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
       actor: action.actor,
       reason: action.reason,
     });
-    if (sent !== 'sent') throw refuseDeskAction(`Claim ${claim.claim_number}: no link could be sent.`);
+    if (sent !== 'sent')
+      throw refuseDeskAction('claim_not_awaiting_bank_details', `Claim ${claim.claim_number}: no link could be sent.`);
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }
@@ -124,9 +143,15 @@ export async function correctClaimPhone(
     const { claim, replayed } = await beginDeskAction(trx, action, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status === 'paid' || claim.status === 'expired' || claim.contract_status === 'cancelled')
-      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: nothing more is sent to its customer.`);
+      throw refuseDeskAction(
+        'claim_settled',
+        `Claim ${claim.claim_number} is ${claim.contract_status === 'cancelled' ? 'on a cancelled contract' : claim.status}: nothing more is sent to its customer.`,
+      );
     if (decrypt(deps.keys.encryption, claim.customer_phone_enc) === phone.number)
-      throw refuseDeskAction(`Claim ${claim.claim_number}: the contract has this phone number already.`);
+      throw refuseDeskAction(
+        'phone_unchanged',
+        `Claim ${claim.claim_number}: the contract has this phone number already.`,
+      );
     await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
     await audit(trx, {
       actor: action.actor,
@@ -141,11 +166,20 @@ export async function correctClaimPhone(
   });
 }
 
-/** Puts the claim under manual review, or releases it (payouts/manual-review.ts decides when). */
+/** Puts the claim under manual review (payouts/manual-review.ts decides when). */
 export async function setClaimReview(
   trx: Executor,
   claimId: string,
-  review: { at: Date; by: string; reason: string } | null,
+  review: { at: Date; by: string; reason: string },
 ): Promise<void> {
   await repo.setManualReview(trx, claimId, review);
+}
+
+/**
+ * Ends the claim's manual review. The review stops the clock of a claim waiting for (new) bank
+ * details (it does not expire meanwhile): its due date and its link move later by the time the
+ * review took. Answers the claim's due date after the release (null: none).
+ */
+export async function releaseClaimReview(trx: Executor, claimId: string, at: Date): Promise<Date | null> {
+  return repo.releaseManualReview(trx, claimId, at);
 }

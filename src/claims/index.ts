@@ -12,6 +12,7 @@ export {
   checkDeskAction,
   correctClaimPhone,
   refuseDeskAction,
+  releaseClaimReview,
   resendClaimLink,
   setClaimReview,
   REASON_MAX,

@@ -297,9 +297,9 @@ export function claimsCommands(kit: CommandKit): void {
 
   desk(
     'approve <claimNumber>',
-    'Approve the manual payout of a claim under review with bank details: paid through the normal path',
+    'End the manual review of a claim: with bank details, paid through the normal path; without, the due date moves by the review',
     'parasol claims approve CLM-00000042 --reason "booking checked with the partner"',
-    (input) => approveManualPayout({ db, jobs: services().jobs }, input),
-    (n) => `${n}: the payout is released.`,
+    (input) => approveManualPayout({ db, jobs: services().jobs, now: () => new Date() }, input),
+    (n) => `${n}: the review is over; the payout is released (or paid once the customer gives bank details).`,
   );
 }

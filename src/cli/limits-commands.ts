@@ -120,7 +120,7 @@ export function limitsCommands(
   leaf(
     limits,
     'flights',
-    'The upcoming flights with the highest exposure, and each one’s share of its cap',
+    'The upcoming flights using the highest share of their cap, with that share',
     'parasol limits flights --env production --limit 20',
   )
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))

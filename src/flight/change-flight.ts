@@ -12,6 +12,12 @@
  * are priced for the contract's coverage, with the current configuration's commission rate and the
  * agreement's tax rate, and each new leg's share per passenger is its own priced premium; unchanged
  * legs keep their shares. The preview reserves nothing: the confirmation decides (limits, claims, time).
+ *
+ * Codeshares (docs/monitoring.md#codeshares): the new flight is stated whole, as at /subscribe — its
+ * `operatingFlightNumber` when another airline flies it, none when it flies under its own number. A
+ * change that names none clears the leg's operating flight: the old one belonged to the old flight,
+ * and the preview shows what the leg will fly. A codeshare leg is priced as its operating flight, and
+ * the monitoring and the exposure follow it (the leg's `monitored_flight_number`).
  */
 import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
@@ -24,7 +30,7 @@ import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { exposureLeg, normaliseFlightNumber } from './flight-numbers.ts';
+import { carrierOf, exposureLeg, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { parseDeparture, TIME_RULES } from './legs.ts';
 import { pricedLeg, termsKey } from './leg-pricing.ts';
 import { configuredTerms, premiumView, type PremiumView } from './price-quote.ts';
@@ -39,6 +45,8 @@ export interface FlightChangeRequest {
   flights: {
     leg: number;
     flightNumber: string;
+    /** A codeshare: the flight that flies (another airline's); none, the leg flies under flightNumber. */
+    operatingFlightNumber?: string | undefined;
     departureAirport: string;
     arrivalAirport: string;
     departureDateTime: string;
@@ -72,6 +80,8 @@ export interface FlightChangeResult extends ContractView {
 interface NewLeg {
   leg: number;
   flightNumber: string;
+  /** A codeshare's operating flight; absent: the leg flies under flightNumber. */
+  operatingFlightNumber?: string | undefined;
   departureLocal: string;
   share: Share;
 }
@@ -115,9 +125,10 @@ export async function previewFlightChange(
       {
         departureAirport: r.old.departure_airport,
         arrivalAirport: r.old.arrival_airport,
-        airline: r.old.airline,
+        // a codeshare is priced as the flight that flies (pricingLeg in price-quote.ts)
+        airline: r.operatingFlightNumber ? carrierOf(r.operatingFlightNumber) : r.old.airline,
         departureLocal: r.departure.local,
-        flightNumber: r.flightNumber,
+        flightNumber: r.operatingFlightNumber ?? r.flightNumber,
       },
       terms,
       contract.currency,
@@ -125,6 +136,7 @@ export async function previewFlightChange(
     return {
       leg: r.old.leg_index,
       flightNumber: r.flightNumber,
+      ...(r.operatingFlightNumber ? { operatingFlightNumber: r.operatingFlightNumber } : {}),
       departureLocal: r.departure.local,
       share: { net: premium.net, tax: premium.tax, commission: premium.commission, total: premium.net + premium.tax },
     };
@@ -214,6 +226,7 @@ export async function confirmFlightChange(
         partner_id: contract.partner_id,
         environment: contract.environment,
         flight_number: l.flight_number,
+        operating_flight_number: l.operating_flight_number,
         airline: l.airline,
         departure_airport: l.departure_airport,
         arrival_airport: l.arrival_airport,
@@ -258,9 +271,15 @@ export async function confirmFlightChange(
       from: changed.map((l) => ({
         leg: l.leg_index,
         flightNumber: l.flight_number,
+        operatingFlightNumber: l.operating_flight_number,
         departureLocal: l.departure_local,
       })),
-      to: change.legs.map((l) => ({ leg: l.leg, flightNumber: l.flightNumber, departureLocal: l.departureLocal })),
+      to: change.legs.map((l) => ({
+        leg: l.leg,
+        flightNumber: l.flightNumber,
+        operatingFlightNumber: l.operatingFlightNumber ?? null,
+        departureLocal: l.departureLocal,
+      })),
       difference: result.difference.total,
       modelVersion: change.modelVersion,
     },
@@ -312,12 +331,14 @@ async function findChangeable(
 interface RequestedLeg {
   old: contracts.LegRow;
   flightNumber: string;
+  operatingFlightNumber: string | undefined;
   departure: { local: string; date: string; at: Date };
 }
 
 /** Each requested flight names a leg of the contract, keeps its route and airline; 422 otherwise. */
 function readRequest(legs: contracts.LegRow[], input: FlightChangeRequest): RequestedLeg[] {
   const errors: FieldError[] = [];
+  const airlineErrors: FieldError[] = [];
   const requested: RequestedLeg[] = [];
   const seen = new Set<number>();
   input.flights.forEach((f, i) => {
@@ -345,6 +366,11 @@ function readRequest(legs: contracts.LegRow[], input: FlightChangeRequest): Requ
         message: `a flight change keeps the route: ${old.arrival_airport}`,
       });
     const flightNumber = normaliseFlightNumber(f.flightNumber);
+    // as at /subscribe: naming the flight itself is naming none; an unknown airline is refused as such
+    const operatingFlightNumber =
+      f.operatingFlightNumber === undefined
+        ? undefined
+        : operatingFlight(f.operatingFlightNumber, flightNumber, `${at}/operatingFlightNumber`, airlineErrors);
     if (!flightNumber.startsWith(old.airline))
       errors.push({
         field: `${at}/flightNumber`,
@@ -360,11 +386,16 @@ function readRequest(legs: contracts.LegRow[], input: FlightChangeRequest): Requ
         ...(error.extra.errors ?? [{ code: 'invalid', field: `${at}/departureDateTime`, message: error.detail }]),
       );
     }
-    if (departure && flightNumber === old.flight_number && departure.local === old.departure_local)
+    if (
+      departure &&
+      flightNumber === old.flight_number &&
+      (operatingFlightNumber ?? null) === old.operating_flight_number &&
+      departure.local === old.departure_local
+    )
       errors.push({ field: at, code: 'not_allowed', message: `leg ${f.leg} already is this flight` });
-    if (departure) requested.push({ old, flightNumber, departure });
+    if (departure) requested.push({ old, flightNumber, operatingFlightNumber, departure });
   });
-  if (errors.length) throw new DomainError('validation_failed', 'The flight change is not valid.', { errors });
+  throwFlightErrors(errors, airlineErrors, 'The flight change is not valid.');
   return requested;
 }
 
@@ -377,6 +408,8 @@ function replacedLegs(legs: contracts.LegRow[], newLegs: NewLeg[]): contracts.Le
     return {
       ...old,
       flight_number: n.flightNumber,
+      // stated whole by the change: none named, the leg flies under its own number
+      operating_flight_number: n.operatingFlightNumber ?? null,
       departure_local: departure.local,
       departure_date: departure.date,
       departure_at: departure.at,
@@ -471,7 +504,16 @@ function signChange(key: Buffer, terms: ChangeTerms): string {
       terms.version,
       terms.modelVersion,
       Math.floor(terms.expiresAt.getTime() / 1000),
-      terms.legs.map((l) => [l.leg, l.flightNumber, l.departureLocal, l.share.net, l.share.tax, l.share.commission]),
+      // a codeshare's operating flight is the leg's seventh element, absent for a leg under its own number
+      terms.legs.map((l) => [
+        l.leg,
+        l.flightNumber,
+        l.departureLocal,
+        l.share.net,
+        l.share.tax,
+        l.share.commission,
+        ...(l.operatingFlightNumber ? [l.operatingFlightNumber] : []),
+      ]),
     ]),
   );
 }
@@ -486,7 +528,7 @@ function verifyChange(key: Buffer, reference: string): ChangeTerms {
     number,
     string,
     number,
-    [number, string, string, number, number, number][],
+    [number, string, string, number, number, number, string?][],
   ];
   if (!Number.isInteger(version) || !Number.isInteger(exp) || !Array.isArray(legs)) throw invalidReference();
   return {
@@ -496,9 +538,10 @@ function verifyChange(key: Buffer, reference: string): ChangeTerms {
     version,
     modelVersion,
     expiresAt: new Date(exp * 1000),
-    legs: legs.map(([leg, flightNumber, departureLocal, net, tax, commission]) => ({
+    legs: legs.map(([leg, flightNumber, departureLocal, net, tax, commission, operatingFlightNumber]) => ({
       leg,
       flightNumber,
+      ...(operatingFlightNumber ? { operatingFlightNumber } : {}),
       departureLocal,
       share: { net, tax, commission, total: net + tax },
     })),

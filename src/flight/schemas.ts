@@ -1014,6 +1014,15 @@ const ChangedFlightIn = Type.Object(
       description: "The new flight's full designator: a flight of the contract's airline.",
       examples: ['AF010'],
     }),
+    operatingFlightNumber: Type.Optional(
+      Type.String({
+        pattern: FLIGHT_NUMBER_PATTERN,
+        maxLength: 8,
+        description:
+          "Codeshare: the flight that flies the new flightNumber (AF3612 operated as DL264), any active airline's designator, as at /subscribe. The new flight is stated whole: without it the leg flies under flightNumber and a codeshare leg's operating flight is cleared — name it again on a retimed codeshare. Priced, watched and counted for the exposure as the operating flight.",
+        examples: ['DL264'],
+      }),
+    ),
     departureAirport: Airport("Departure airport, the leg's own (a flight change keeps the route)"),
     arrivalAirport: Airport("Arrival airport, the leg's own (a flight change keeps the route)"),
     departureDateTime: LocalDateTime('New departure'),
@@ -1063,10 +1072,15 @@ export const FlightChangePreviewResponse = Type.Object({
     description: 'Signed; confirm it with POST /contracts/{contractNumber}/flight-change before expiresAt.',
   }),
   expiresAt: Type.String({ format: 'date-time', maxLength: 40, description: '30 minutes after the preview.' }),
-  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
-    maxItems: 2,
-    description: "The contract's flights after the change.",
-  }),
+  flights: Type.Array(
+    Type.Object({
+      leg: LegIndex,
+      flightNumber: FlightNumberOut,
+      operatingFlightNumber: OperatingFlightOut,
+      ...LegOut.properties,
+    }),
+    { maxItems: 2, description: "The contract's flights after the change." },
+  ),
   premium: Type.Object({ before: Premium, after: Premium }),
   difference: SignedMoney,
   outcome: ChangeOutcome,

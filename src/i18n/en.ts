@@ -316,9 +316,11 @@ export const en = {
     newPhone: 'New phone number (E.164, e.g. +33612345678)',
     correctPhoneHint: 'Stored encrypted on the contract; the next messages go to it.',
     markReview: 'Mark for manual review',
-    markReviewHint: 'The claim is not paid automatically, even a payout already queued, until an operator approves.',
+    markReviewHint:
+      'The claim is not paid automatically, even a payout already queued, until an operator approves; it does not expire meanwhile.',
     approve: 'Approve the manual payout',
-    approveHint: 'Releases the payout of a claim under review with bank details: paid through the normal path.',
+    approveHint:
+      'Ends the review. With bank details: paid through the normal path. Without: paid once they come, the due date moved later by the time the review took.',
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },
@@ -326,7 +328,7 @@ export const en = {
     saved: 'Saved. Quotes on other servers see it within 2 s; subscriptions at once.',
     highestExposure: 'Highest exposure',
     exposureIntro:
-      'Upcoming flights by exposure: the sum of the highest payout of every active contract leg on the flight.',
+      'Upcoming flights by share of their cap; the exposure is the sum of the highest payout of every active contract leg on the flight.',
     filter: 'Filter',
     local: 'local',
     legs: 'Legs',

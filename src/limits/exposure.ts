@@ -199,7 +199,7 @@ export interface ExposureView extends repo.FlightExposure {
   share: number;
 }
 
-/** The upcoming flights with the highest exposure, each with its cap and share of it. */
+/** The upcoming flights using the highest share of their cap, each with its cap and that share. */
 export async function highestExposures(
   db: Executor,
   options: {
@@ -209,14 +209,11 @@ export async function highestExposures(
     defaultCapMajor?: number | undefined;
   },
 ): Promise<ExposureView[]> {
-  const [flights, caps] = await Promise.all([
-    repo.topExposures(db, { after: options.now, environment: options.environment, limit: options.limit ?? 20 }),
-    repo.listCapRows(db),
-  ]);
-  return flights.map((f) => {
-    const cap =
-      caps.find((c) => c.environment === f.environment && c.currency === f.currency)?.amount ??
-      defaultCap(f.currency, options.defaultCapMajor);
-    return { ...f, cap, share: f.amount / cap };
+  const flights = await repo.topExposures(db, {
+    after: options.now,
+    environment: options.environment,
+    limit: options.limit ?? 20,
+    defaultCapMajor: options.defaultCapMajor,
   });
+  return flights.map((f) => ({ ...f, share: f.amount / f.cap }));
 }

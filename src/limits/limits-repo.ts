@@ -1,7 +1,14 @@
 import { sql } from 'kysely';
 import type { Environment } from '../platform/db-schema.ts';
 import { alongWrites, type AlongWrites, type Executor } from '../platform/db.ts';
-import { defaultCap, flightKeyString, type FlightKey, type StopSaleScope } from './limits.ts';
+import {
+  currencyExponentExceptions,
+  DEFAULT_CAP_MAJOR_UNITS,
+  defaultCap,
+  flightKeyString,
+  type FlightKey,
+  type StopSaleScope,
+} from './limits.ts';
 
 /** SQL for exposure per flight, caps and stop-sales (docs/limits.md). */
 
@@ -172,19 +179,31 @@ export async function findExposure(db: Executor, key: FlightKey): Promise<Flight
   return row && exposureOf(row);
 }
 
-/** Upcoming flights (departing after `after`) by exposure, highest first. */
+/**
+ * Upcoming flights (departing after `after`) with their cap, by the share of it they use, highest
+ * first: amounts in different currencies (JPY minor units, EUR cents) compare only as shares of their
+ * own caps. The cap of the flight's environment and currency, else the default (`defaultCap`,
+ * computed in SQL from `defaultCapMajor` and the currency's minor unit). One statement.
+ */
 export async function topExposures(
   db: Executor,
-  options: { after: Date; environment?: Environment | undefined; limit: number },
-): Promise<FlightExposure[]> {
-  let query = db
-    .selectFrom('flight_exposure')
-    .selectAll()
-    .where('departure_at', '>', options.after)
-    .where('amount', '>', 0);
-  if (options.environment) query = query.where('environment', '=', options.environment);
-  const rows = await query.orderBy('amount', 'desc').orderBy('departure_at').limit(options.limit).execute();
-  return rows.map(exposureOf);
+  options: { after: Date; environment?: Environment | undefined; limit: number; defaultCapMajor?: number | undefined },
+): Promise<(FlightExposure & { cap: number })[]> {
+  const exceptions = currencyExponentExceptions();
+  const exponents = sql`(VALUES ${sql.join(exceptions.map((c) => sql`(${c.currency}, ${c.exponent}::int)`))}) AS x (currency, exponent)`;
+  const major = options.defaultCapMajor ?? DEFAULT_CAP_MAJOR_UNITS;
+  const rows = await sql<Parameters<typeof exposureOf>[0] & { cap: number }>`
+    SELECT * FROM (
+      SELECT e.*, coalesce(c.amount, (${major}::numeric * power(10::numeric, coalesce(x.exponent, 2)))::bigint) AS cap
+      FROM flight_exposure e
+      LEFT JOIN exposure_caps c ON c.environment = e.environment AND c.currency = e.currency
+      LEFT JOIN ${exponents} ON x.currency = e.currency
+      WHERE e.departure_at > ${options.after} AND e.amount > 0
+        AND (${options.environment ?? null}::text IS NULL OR e.environment = ${options.environment ?? null})
+    ) f
+    ORDER BY f.amount::numeric / f.cap DESC, f.departure_at
+    LIMIT ${options.limit}`.execute(db);
+  return rows.rows.map((r) => ({ ...exposureOf(r), cap: Number(r.cap) }));
 }
 
 /**

@@ -28,6 +28,20 @@ export function defaultCap(currency: string, majorUnits: number = DEFAULT_CAP_MA
   return majorUnits * 10 ** currencyExponent(currency);
 }
 
+let exponentExceptions: { currency: string; exponent: number }[] | undefined;
+
+/**
+ * The currencies whose minor unit is not the hundredth (JPY 0, KWD 3…) with their exponent, as
+ * `currencyExponent` knows them: what SQL needs to compute `defaultCap` per row (every other
+ * currency has 2).
+ */
+export function currencyExponentExceptions(): readonly { currency: string; exponent: number }[] {
+  exponentExceptions ??= Intl.supportedValuesOf('currency')
+    .map((currency) => ({ currency, exponent: currencyExponent(currency) }))
+    .filter((c) => c.exponent !== 2);
+  return exponentExceptions;
+}
+
 /**
  * A flight as a quote can name it: environment and currency (exposure is kept apart for each), the
  * airline, the route and the scheduled local departure. The subscribe's flight number is checked

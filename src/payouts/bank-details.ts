@@ -60,10 +60,11 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
       language: row.customer_language,
       brand: row.brand,
       passengers: row.passengers,
-      // waiting for bank details: the first ones, or new ones after a rejected payment
+      // waiting for bank details: the first ones, or new ones after a rejected payment; a claim under
+      // the desk's manual review does not expire, and its link keeps taking them past its due date
       open:
         row.used_at === null &&
-        row.expires_at.getTime() > now.getTime() &&
+        (row.expires_at.getTime() > now.getTime() || row.manual_review_at !== null) &&
         (row.status === 'awaiting_bank_details' || row.status === 'failed'),
       ibanLast4: row.iban_last4,
       departureAirport: row.departure_airport,

@@ -2,6 +2,7 @@ import {
   beginDeskAction,
   checkDeskAction,
   refuseDeskAction,
+  releaseClaimReview,
   setClaimReview,
   type DeskAction,
   type DeskOutcome,
@@ -22,19 +23,25 @@ import { findClaimPayout } from './payouts-repo.ts';
 /**
  * Mark for manual review: any claim not settled yet (opened, waiting for bank details, payment
  * pending, failed) and not under review already; refused once its payout is instructed (in a SEPA
- * file sent to the bank: too late to hold it here).
+ * file sent to the bank: too late to hold it here). While under review the claim does not expire:
+ * the customer does not lose it because the insurer takes its time.
  */
 export async function reviewClaim(deps: { db: Db; now: () => Date }, input: DeskAction): Promise<DeskOutcome> {
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'review');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (claim.manual_review_at) throw refuseDeskAction(`Claim ${claim.claim_number} is under manual review already.`);
+    if (claim.manual_review_at)
+      throw refuseDeskAction('claim_under_review', `Claim ${claim.claim_number} is under manual review already.`);
     if (claim.status === 'paid' || claim.status === 'expired')
-      throw refuseDeskAction(`Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`);
+      throw refuseDeskAction(
+        'claim_settled',
+        `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`,
+      );
     const payout = await findClaimPayout(trx, claim.id);
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
+        'payout_instructed',
         `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
       );
     await setClaimReview(trx, claim.id, { at: deps.now(), by: action.actor, reason: action.reason });
@@ -52,26 +59,60 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
 }
 
 /**
- * Approve the manual payout: a claim under manual review whose customer gave bank details (payment
- * pending, its payout pending) is released: the review cleared, the payout paid through the normal
- * path (the simulated bank's job is queued again; a SEPA payout goes in the next batch).
+ * Approve the manual payout: ends the review of a claim. One whose customer gave bank details
+ * (payment pending, its payout pending) is paid through the normal path (the simulated bank's job
+ * is queued again; a SEPA payout goes in the next batch). One still waiting for (new) bank details
+ * goes on as any claim: paid automatically once they come, and its due date, which stood still
+ * during the review, moved later by the time the review took (claims' `releaseClaimReview`).
  */
 export async function approveManualPayout(
-  deps: { db: Db; jobs: JobQueue },
+  deps: { db: Db; jobs: JobQueue; now: () => Date },
   input: DeskAction,
-): Promise<DeskOutcome & { endToEndId?: string }> {
+): Promise<DeskOutcome & { endToEndId?: string; bankDetailsDueAt?: string }> {
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'approve');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (!claim.manual_review_at)
-      throw refuseDeskAction(`Claim ${claim.claim_number} is not under manual review: it is paid automatically.`);
-    const payout = await findClaimPayout(trx, claim.id);
-    if (claim.status !== 'payment_pending' || payout?.status !== 'pending')
       throw refuseDeskAction(
-        `Claim ${claim.claim_number} is ${claim.status}: it has no bank details to pay yet (approve once the customer gave them).`,
+        'claim_not_under_review',
+        `Claim ${claim.claim_number} is not under manual review: it is paid automatically.`,
       );
-    await setClaimReview(trx, claim.id, null);
+    if (claim.status === 'paid' || claim.status === 'expired')
+      throw refuseDeskAction(
+        'claim_settled',
+        `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`,
+      );
+    if (claim.status !== 'payment_pending') {
+      // no bank details yet: the review ends, the customer gets back the time it took
+      const due = await releaseClaimReview(trx, claim.id, deps.now());
+      await audit(trx, {
+        actor: action.actor,
+        partnerId: claim.partner_id,
+        environment: claim.environment,
+        entity: 'claim',
+        entityId: claim.claim_number,
+        action: 'manual_review_released',
+        data: {
+          reason: action.reason,
+          reviewedBy: claim.manual_review_by,
+          status: claim.status,
+          bankDetailsDueAt: due?.toISOString() ?? null,
+        },
+      });
+      return {
+        claimNumber: claim.claim_number,
+        outcome: 'done',
+        ...(due ? { bankDetailsDueAt: due.toISOString() } : {}),
+      };
+    }
+    const payout = await findClaimPayout(trx, claim.id);
+    if (payout?.status !== 'pending')
+      throw refuseDeskAction(
+        'payout_not_pending',
+        `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, not pending: nothing to release.`,
+      );
+    await releaseClaimReview(trx, claim.id, deps.now());
     if (payout.rail === 'simulated_bank')
       await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
     await audit(trx, {

@@ -53,7 +53,7 @@ export interface Config {
   readonly jobPollSeconds: number;
   /** Days a customer has to give bank details before the claim expires. */
   readonly bankDetailsDays: number;
-  /** Days before that due date a claim still waiting is reminded by SMS, with a new link; 0: no reminders. */
+  /** Days before that due date a claim still waiting is reminded by SMS, with a new link; 0: no reminders; less than bankDetailsDays. */
   readonly bankDetailsReminderDays: number;
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
@@ -319,6 +319,16 @@ export function loadConfig(env: Env = process.env): Config {
       `must differ from PORT (${port}): it opens a second, unauthenticated listener`,
     );
 
+  const bankDetailsDays = integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365);
+  const bankDetailsReminderDays = integer(env, 'PARASOL_BANK_DETAILS_REMINDER_DAYS', 3, 0, 365);
+  // a window as long as the due period takes every claim at once: the reminder would go out with the
+  // first message, and never shortly before the expiry it is meant to prevent
+  if (bankDetailsReminderDays > 0 && bankDetailsReminderDays >= bankDetailsDays)
+    throw new ConfigError(
+      'PARASOL_BANK_DETAILS_REMINDER_DAYS',
+      `must be less than PARASOL_BANK_DETAILS_DAYS (${bankDetailsDays}), got ${bankDetailsReminderDays}; 0 turns reminders off`,
+    );
+
   const twilio = twilioConfig(env);
   const smtp = smtpConfig(env);
   const flightProvider = flightProviderConfig(env);
@@ -343,8 +353,8 @@ export function loadConfig(env: Env = process.env): Config {
     flightCapDefault: integer(env, 'PARASOL_FLIGHT_CAP_DEFAULT', 100_000, 1, 1_000_000_000),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
-    bankDetailsDays: integer(env, 'PARASOL_BANK_DETAILS_DAYS', 30, 1, 365),
-    bankDetailsReminderDays: integer(env, 'PARASOL_BANK_DETAILS_REMINDER_DAYS', 3, 0, 365),
+    bankDetailsDays,
+    bankDetailsReminderDays,
     twilio,
     smtp,
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),

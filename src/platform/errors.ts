@@ -2,6 +2,8 @@
  * One typed error model. Use cases throw `DomainError(code, detail, extra)`; the HTTP error handler
  * (problem.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
  * the caller, so it never carries internals; `extra` adds documented members (e.g. `errors`).
+ * A code marked `operator: true` is answered only to operators (the consoles, the CLI): the partner
+ * APIs' documents do not list it among their `x-problem-codes` (platform/openapi.ts).
  */
 export const ERROR_CODES = {
   // 400
@@ -45,6 +47,16 @@ export const ERROR_CODES = {
   webhook_delivery_pending: { status: 409, title: 'Webhook delivery still pending' },
   capacity_exceeded: { status: 409, title: 'Flight capacity exceeded' },
   sales_suspended: { status: 409, title: 'Sales suspended' },
+  // the operator's claim desk (claims/desk.ts, payouts/manual-review.ts): why the claim's state refuses an action
+  desk_form_used: { status: 409, title: 'Form used for another action', operator: true },
+  claim_settled: { status: 409, title: 'Claim settled', operator: true },
+  claim_not_awaiting_bank_details: { status: 409, title: 'Claim not waiting for bank details', operator: true },
+  claim_past_due: { status: 409, title: 'Claim past its due date', operator: true },
+  phone_unchanged: { status: 409, title: 'Phone number unchanged', operator: true },
+  claim_under_review: { status: 409, title: 'Claim under manual review already', operator: true },
+  claim_not_under_review: { status: 409, title: 'Claim not under manual review', operator: true },
+  payout_instructed: { status: 409, title: 'Payout sent to the bank already', operator: true },
+  payout_not_pending: { status: 409, title: 'Payout not pending', operator: true },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },
@@ -78,7 +90,7 @@ export const ERROR_CODES = {
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; operator?: true }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

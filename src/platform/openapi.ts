@@ -254,10 +254,10 @@ function integerFormats(node: unknown): unknown {
   return out;
 }
 
-/** The stable codes an error status may carry, from the one table of codes. */
+/** The stable codes an error status may carry, from the one table of codes (not the operator-only ones). */
 function codesOf(status: number): string[] {
   return Object.entries(ERROR_CODES)
-    .filter(([, v]) => v.status === status)
+    .filter(([, v]) => v.status === status && !('operator' in v))
     .map(([code]) => code);
 }
 

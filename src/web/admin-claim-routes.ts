@@ -87,7 +87,7 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
       correctClaimPhone(notifyDeps(), { ...input, phone: field(request.body, 'phone', 40) }),
     );
     action('review', (input) => reviewClaim(deps, input));
-    action('approve', (input) => approveManualPayout({ db: deps.db, jobs: deps.flight.jobs }, input));
+    action('approve', (input) => approveManualPayout({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
   };
 }
 

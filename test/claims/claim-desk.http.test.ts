@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { expireClaims } from '../../src/claims/expire-claims.ts';
 import { runCli } from '../../src/cli/program.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
@@ -278,6 +279,8 @@ describe('the claim desk', () => {
     const twice = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'again' });
     assert.equal(twice.statusCode, 409);
     assert.match(twice.body, /under manual review already/);
+    const twiceCli = await cli('claims', 'review', claimNumber, '--reason', 'again');
+    assert.equal((JSON.parse(twiceCli.err) as { error: { code: string } }).error.code, 'claim_under_review');
 
     const approved = await act(claimNumber, 'approve', {
       ...(await desk(claimNumber)).form,
@@ -317,17 +320,104 @@ describe('the claim desk', () => {
       assert.equal(res.statusCode, 409, `${action}: ${res.body.slice(0, 200)}`);
       assert.match(res.body, /role="alert"/);
     }
+    // each refusal has its own stable code (the CLI's --json shows it; a French page words it by it)
+    const codeOf = async (...argv: string[]) => {
+      const res = await cli('claims', ...argv, claimNumber, '--reason', 'late');
+      assert.equal(res.code, 1, res.out);
+      return (JSON.parse(res.err) as { error: { code: string } }).error.code;
+    };
+    assert.equal(await codeOf('resend-link'), 'claim_settled');
+    assert.equal(await codeOf('review'), 'claim_settled');
+    assert.equal(await codeOf('correct-phone', '--phone', '+33612345670'), 'claim_settled');
+    assert.equal(await codeOf('approve'), 'claim_not_under_review');
+    operator.cookies.set('psl_lang', 'fr');
+    try {
+      const fr = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'tard' });
+      assert.equal(fr.statusCode, 409);
+      assert.match(fr.body, /Ce sinistre est réglé/);
+    } finally {
+      operator.cookies.delete('psl_lang');
+    }
   });
 
-  it('approving a claim that is not under review, or has no bank details, is refused', async () => {
+  it('approving a claim that is not under review is refused', async () => {
     const { claimNumber } = await openClaim();
     const notReviewed = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });
     assert.equal(notReviewed.statusCode, 409);
     assert.match(notReviewed.body, /not under manual review/);
-    await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'hold it' });
-    const noDetails = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });
-    assert.equal(noDetails.statusCode, 409);
-    assert.match(noDetails.body, /no bank details/);
+  });
+
+  it('a claim under review does not expire and its link still takes bank details; approved without them, its due date moves by the review', async () => {
+    const DAY = 86_400_000;
+    const expire = () => expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() });
+    const pastDue = async (claimId: string, due: Date, reviewedAt?: Date) => {
+      await t.db
+        .updateTable('claims')
+        .set({ bank_details_due_at: due, ...(reviewedAt ? { manual_review_at: reviewedAt } : {}) })
+        .where('id', '=', claimId)
+        .execute();
+      await t.db.updateTable('claim_tokens').set({ expires_at: due }).where('claim_id', '=', claimId).execute();
+    };
+    const dueOf = async (claimId: string) =>
+      await t.db
+        .selectFrom('claims as cl')
+        .innerJoin('claim_tokens as tk', 'tk.claim_id', 'cl.id')
+        .select(['cl.bank_details_due_at', 'tk.expires_at'])
+        .where('cl.id', '=', claimId)
+        .executeTakeFirstOrThrow();
+
+    // not under review: past its due date, the claim expires (as before)
+    const control = await openClaim();
+    await pastDue(control.claim.id, new Date(Date.now() - 2 * DAY));
+    await expire();
+    assert.equal(await statusOf(control.claim.id), 'expired');
+
+    // under review for 10 days, its due date passed 2 days ago: it does not expire
+    const { claimNumber, claim, link } = await openClaim();
+    assert.equal(
+      (await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'Check the booking' })).statusCode,
+      303,
+    );
+    const reviewedAt = new Date(Date.now() - 10 * DAY);
+    const due = new Date(Date.now() - 2 * DAY);
+    await pastDue(claim.id, due, reviewedAt);
+    await expire();
+    assert.equal(
+      await statusOf(claim.id),
+      'awaiting_bank_details',
+      'the insurer reviews it: the customer keeps the claim',
+    );
+    const page = await t.app.inject({ method: 'GET', url: linkPath(link) });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /name="iban"/, 'the link still takes bank details');
+
+    // approved without bank details: the review ends, the due date moves later by the 10 days it took
+    const before = Date.now();
+    const approved = await act(claimNumber, 'approve', {
+      ...(await desk(claimNumber)).form,
+      reason: 'Booking is fine',
+    });
+    assert.equal(approved.statusCode, 303, approved.body.slice(0, 300));
+    const after = Date.now();
+    const moved = await dueOf(claim.id);
+    const expected = (at: number) => due.getTime() + (at - reviewedAt.getTime());
+    assert.ok(
+      moved.bank_details_due_at!.getTime() >= expected(before) &&
+        moved.bank_details_due_at!.getTime() <= expected(after),
+    );
+    assert.equal(moved.expires_at.getTime(), moved.bank_details_due_at!.getTime(), 'the link lasts as long');
+    const released = await auditOf(claimNumber, 'manual_review_released');
+    assert.equal(released.length, 1);
+    assert.equal(
+      (released[0]!.data as { bankDetailsDueAt: string }).bankDetailsDueAt,
+      moved.bank_details_due_at!.toISOString(),
+    );
+    await expire();
+    assert.equal(await statusOf(claim.id), 'awaiting_bank_details', '8 days left, as when the review began');
+
+    // no longer under review: the bank details are paid automatically
+    await sendBankDetails(link);
+    await eventually(async () => ((await statusOf(claim.id)) === 'paid' ? true : undefined));
   });
 
   it('a reason is required, the CSRF token too, and only operators open the desk', async () => {
@@ -352,7 +442,7 @@ describe('the claim desk', () => {
     assert.equal((await user.post(`/admin/claims/${claimNumber}/review`, { reason: 'x' })).statusCode, 403);
   });
 
-  it('the CLI does the same: show, resend-link, correct-phone, review (once per --once), approve refused', async () => {
+  it('the CLI does the same: show, resend-link, correct-phone, review (once per --once), approve', async () => {
     const { c, claimNumber } = await openClaim();
     const shown = await cli('claims', 'show', claimNumber);
     assert.equal(shown.code, 0, shown.err);
@@ -388,9 +478,10 @@ describe('the claim desk', () => {
     assert.equal(reviews.length, 1);
     assert.equal(reviews[0]!.actor, 'operator:cli-test');
 
-    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'pay it');
-    assert.equal(approve.code, 1);
-    assert.match(approve.err, /no bank details/);
+    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'booking checked');
+    assert.equal(approve.code, 0, approve.err);
+    assert.equal(JSON.parse(approve.out).outcome, 'done');
+    assert.equal((await auditOf(claimNumber, 'manual_review_released')).length, 1);
     assert.equal((await cli('claims', 'show', 'CLM-99999999')).code, 1);
   });
 

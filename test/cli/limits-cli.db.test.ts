@@ -121,6 +121,34 @@ describe('parasol limits', () => {
     assert.equal(mine.cap, 25_000_000, '250,000 NOK');
     assert.equal(mine.share, 0.2);
   });
+
+  it('orders flights by the share of their cap, not by amounts in different currencies (production here)', async () => {
+    await json('limits', 'set-cap', 'production', 'EUR', '200000.00');
+    const flight = async (currency: string, airline: string, amount: number) => {
+      const d = departure();
+      const key = {
+        environment: 'production' as const,
+        currency,
+        airline,
+        departureAirport: 'CDG',
+        arrivalAirport: 'NRT',
+        departureLocal: d.local,
+      };
+      assert.equal(await addExposure(db, key, d.at, amount, Number.MAX_SAFE_INTEGER), amount);
+    };
+    await flight('EUR', 'AF', 10_000_000); // 100,000.00 EUR of the 200,000.00 set: 50 %
+    await flight('JPY', 'JL', 200_000); // 200,000 JPY of the default 250,000 (no minor unit): 80 %
+    await flight('KWD', 'KU', 225_000_000); // 225,000.000 KWD of the default 250,000.000: 90 %
+    const { flights } = await json('limits', 'flights', '--env', 'production', '--limit', '3');
+    assert.deepEqual(
+      flights.map((f: { currency: string; cap: number; share: number }) => [f.currency, f.cap, f.share]),
+      [
+        ['KWD', 250_000_000, 0.9],
+        ['JPY', 250_000, 0.8],
+        ['EUR', 20_000_000, 0.5],
+      ],
+    );
+  });
 });
 
 describe('parasol sales', () => {

@@ -6,7 +6,9 @@ import { resumeSales, suspendSales } from '../../src/limits/index.ts';
 import { findWatchesOfFlight, planWatches } from '../../src/monitoring/index.ts';
 import {
   buildTestApp,
+  consent,
   createTestPartner,
+  CUSTOMER,
   FLIGHT,
   insureFlight,
   post,
@@ -343,5 +345,93 @@ describe('Flight Delay API — flight change', () => {
     const [closed] = await findWatchesOfFlight(t.db, 'sandbox', c.flightNumber, c.departureDate);
     assert.equal(closed?.state, 'closed');
     assert.equal((await read(c.contractNumber)).flights[0].flightStatus.state, 'watching');
+  });
+  it('a codeshare leg: a change keeps the operating flight it names, clears it when it names none; monitoring and exposure follow', async (ctx) => {
+    ctx.after(() => at(new Date()));
+    at(new Date());
+    const marketing = flight();
+    const operating = `DL${seq++}`;
+    const body = trip(12);
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, { ...body, flightNumber: marketing }, a.auth);
+    assert.equal(quote.status, 200, JSON.stringify(quote.body));
+    const sold = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      {
+        quoteReference: quote.body.quoteReference,
+        customer: { ...CUSTOMER, language: 'en' },
+        booking: { reference: 'CODE02' },
+        consent: consent(quote.body.documents.version),
+        flights: [{ ...outbound(marketing, body.departureDateTime), leg: undefined, operatingFlightNumber: operating }],
+      },
+      a.auth,
+    );
+    assert.equal(sold.status, 201, JSON.stringify(sold.body));
+    const number = sold.body.contractNumber as string;
+    const date = body.departureDateTime.slice(0, 10);
+    const monitored = async () =>
+      await t.db
+        .selectFrom('contract_legs as l')
+        .innerJoin('contracts as c', 'c.id', 'l.contract_id')
+        .where('c.contract_number', '=', number)
+        .select(['l.operating_flight_number', 'l.monitored_flight_number'])
+        .executeTakeFirstOrThrow();
+    const exposure = async (airline: string, departureLocal: string) =>
+      Number(
+        (
+          await t.db
+            .selectFrom('flight_exposure')
+            .select('amount')
+            .where('environment', '=', 'sandbox')
+            .where('airline', '=', airline)
+            .where('departure_airport', '=', 'CDG')
+            .where('arrival_airport', '=', 'JFK')
+            .where('departure_local', '=', departureLocal)
+            .executeTakeFirst()
+        )?.amount ?? 0,
+      );
+    const first = body.departureDateTime;
+    const cover = await exposure('DL', first);
+    assert.ok(cover > 0, 'sold: the exposure counts on the operating carrier');
+
+    // retimed, the partner names the operating flight: kept, priced, watched and counted as it
+    const retimed = `${date}T07:35`;
+    const p = await preview(a, number, [{ ...outbound(marketing, retimed), operatingFlightNumber: operating }]);
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    assert.equal(p.body.flights[0].operatingFlightNumber, operating, 'the preview shows what the leg will fly');
+    const done = await confirm(a, number, p.body.changeReference);
+    assert.equal(done.status, 200, JSON.stringify(done.body));
+    assert.equal(done.body.flights[0].flightNumber, marketing);
+    assert.equal(done.body.flights[0].operatingFlightNumber, operating);
+    assert.deepEqual(await monitored(), { operating_flight_number: operating, monitored_flight_number: operating });
+    assert.equal(await exposure('DL', first), 0, 'the old flight released');
+    assert.equal(await exposure('DL', retimed), cover, 'the new flight reserved on the operating carrier');
+    assert.equal(await exposure('AF', retimed), 0);
+    const departure = new Date(done.body.flights[0].departureAt);
+    at(new Date(departure.getTime() - 24 * 3_600_000));
+    await planWatches({ db: t.db, now: () => clock });
+    const [watch] = await findWatchesOfFlight(t.db, 'sandbox', operating, date);
+    assert.equal(watch?.state, 'watching', 'the operating flight is watched');
+    assert.deepEqual(await findWatchesOfFlight(t.db, 'sandbox', marketing, date), []);
+    at(new Date());
+
+    // the same flight named again with its operating flight: nothing to change
+    const same = await preview(a, number, [{ ...outbound(marketing, retimed), operatingFlightNumber: operating }]);
+    assert.equal(same.status, 422);
+    // an unknown operating airline: as at /subscribe
+    const unknown = await preview(a, number, [{ ...outbound(marketing, retimed), operatingFlightNumber: '9Z264' }]);
+    assert.equal(unknown.status, 422);
+    assert.equal(unknown.body.code, 'unknown_airline');
+
+    // a change naming no operating flight states a flight flying under its own number: cleared
+    const own = await preview(a, number, [outbound(marketing, `${date}T09:10`)]);
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.equal(own.body.flights[0].operatingFlightNumber, null);
+    const cleared = await confirm(a, number, own.body.changeReference);
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.flights[0].operatingFlightNumber, null);
+    assert.deepEqual(await monitored(), { operating_flight_number: null, monitored_flight_number: marketing });
+    assert.equal(await exposure('DL', retimed), 0);
+    assert.ok((await exposure('AF', `${date}T09:10`)) > 0, 'counted on the marketing airline that now flies it');
   });
 });

@@ -109,6 +109,10 @@ describe('OpenAPI documents', () => {
                 assert.deepEqual(Object.keys(response.content), ['application/problem+json'], `${where} ${status}`);
                 assert.equal(response.content['application/problem+json'].schema.$ref, '#/components/schemas/Problem');
                 assert.ok(response['x-problem-codes'].length > 0, `${where} ${status} lists its codes`);
+                assert.ok(
+                  !response['x-problem-codes'].includes('claim_settled'),
+                  `${where} ${status}: the claim desk's codes are the operators' only`,
+                );
               } else assert.ok(response.headers['RateLimit-Remaining'], `${where} ${status} declares RateLimit-*`);
             }
             assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${where} 401 declares WWW-Authenticate`);

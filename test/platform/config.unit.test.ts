@@ -93,11 +93,20 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({}).bankDetailsReminderDays, 3);
     assert.equal(loadConfig({ PARASOL_BANK_DETAILS_REMINDER_DAYS: '0' }).bankDetailsReminderDays, 0);
     assert.equal(loadConfig({ PARASOL_BANK_DETAILS_REMINDER_DAYS: '7' }).bankDetailsReminderDays, 7);
+    const short = { PARASOL_BANK_DETAILS_DAYS: '2', PARASOL_BANK_DETAILS_REMINDER_DAYS: '0' };
+    assert.equal(loadConfig(short).bankDetailsDays, 2, 'a due period shorter than the default window: no reminders');
   });
 
   const failures: [Record<string, string>, string][] = [
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: 'three' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: '-1' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
+    // a window as long as the due period would remind with the first message, never before expiry
+    [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: '30' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
+    [
+      { PARASOL_BANK_DETAILS_DAYS: '10', PARASOL_BANK_DETAILS_REMINDER_DAYS: '12' },
+      'PARASOL_BANK_DETAILS_REMINDER_DAYS',
+    ],
+    [{ PARASOL_BANK_DETAILS_DAYS: '2' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],

@@ -1081,6 +1081,8 @@ export interface components {
                 leg: number;
                 /** @description Flight designator, e.g. AF006. */
                 flightNumber: string;
+                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                operatingFlightNumber: string | null;
                 /** @description IATA airport code. */
                 departureAirport: string;
                 /** @description IATA airport code. */
@@ -4489,6 +4491,11 @@ export interface operations {
                          * @example AF010
                          */
                         flightNumber: string;
+                        /**
+                         * @description Codeshare: the flight that flies the new flightNumber (AF3612 operated as DL264), any active airline's designator, as at /subscribe. The new flight is stated whole: without it the leg flies under flightNumber and a codeshare leg's operating flight is cleared — name it again on a retimed codeshare. Priced, watched and counted for the exposure as the operating flight.
+                         * @example DL264
+                         */
+                        operatingFlightNumber?: string;
                         /**
                          * @description Departure airport, the leg's own (a flight change keeps the route): IATA airport code.
                          * @example CDG
