@@ -258,30 +258,35 @@ export async function subscribe(
     }),
   ]);
   const contract = contractView(row, legRows);
-  await emitWebhookEvent(trx, deps.jobs, {
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    type: 'contract.created',
-    occurredAt: row.created_at,
-    data: {
-      contractNumber: contract.contractNumber,
-      status: 'active',
-      booking: contract.booking,
-      passengers: contract.passengers,
-      premium: contract.premium,
-      flights: contract.flights.map((f) => ({
-        leg: f.leg,
-        flightNumber: f.flightNumber,
-        ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
-        departureAirport: f.departureAirport,
-        arrivalAirport: f.arrivalAirport,
-        airline: f.airline,
-        departureDateTime: f.departureDateTime,
-        departureAt: f.departureAt,
-      })),
-      createdAt: contract.createdAt,
+  await emitWebhookEvent(
+    trx,
+    deps.jobs,
+    {
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      type: 'contract.created',
+      occurredAt: row.created_at,
+      data: {
+        contractNumber: contract.contractNumber,
+        status: 'active',
+        booking: contract.booking,
+        passengers: contract.passengers,
+        premium: contract.premium,
+        flights: contract.flights.map((f) => ({
+          leg: f.leg,
+          flightNumber: f.flightNumber,
+          ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
+          departureAirport: f.departureAirport,
+          arrivalAirport: f.arrivalAirport,
+          airline: f.airline,
+          departureDateTime: f.departureDateTime,
+          departureAt: f.departureAt,
+        })),
+        createdAt: contract.createdAt,
+      },
     },
-  });
+    deps.webhookEndpoints,
+  );
   // The exposure reservation comes last: it locks each leg's flight row until the transaction commits,
   // and every subscription of a popular flight waits for that lock, so it is held for the commit only,
   // not for the writes above (a refusal still rolls them all back). Measured by `npm run bench`.
