@@ -41,7 +41,7 @@ export interface BuildOptions {
   database?: DatabaseHandle;
   /** The clock of the use cases (tests move it). */
   now?: () => Date;
-  /** How long API keys and partner terms stay cached, in ms (default PARASOL_CACHE_TTL_SECONDS, 5 s; 0 disables). */
+  /** How long API keys, partner terms and webhook endpoints stay cached, in ms (default PARASOL_CACHE_TTL_SECONDS, 5 s; 0 disables). */
   cacheTtlMs?: number;
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
