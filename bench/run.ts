@@ -971,9 +971,13 @@ planning every statement afresh: Kysely sends unnamed statements) against a one-
 waiting. Since then every statement with parameters is prepared once per connection (\`preparing\` in
 platform/db.ts; the insert baseline prepares its insert too, the same footing): alone on the same quiet
 machine, 466 req/s against 7,627 insert tx/s (0.061), PostgreSQL CPU 1.37 ms per subscribe (2.85 before),
-server CPU 2.0 ms — the API process is now the bound (93 % of one CPU). Next: the server's own work per
-subscribe (Fastify, validation, Kysely's query building, the AES-GCM seals of the customer's data and of the stored response, its
-serialization) and the webhook endpoints from a cache (one round trip).
+server CPU 2.0 ms — the API process is now the bound (93 % of one CPU). Since 2026-11-26 the webhook
+endpoints come from the API process's cache (\`webhooks/endpoint-cache.ts\`, dropped by the endpoint use cases
+and, in every other process, by a change notification): one round trip less — 8.0 → 7.0 and 7.8 → 7.2
+round trips per subscribe in two side-by-side runs of \`BENCH_ONLY=subscribe\` on a loaded machine (the
+background subtracted is the noise), and no read of \`webhook_endpoints\` left per subscribe when counted in
+process. Next: the server's own work per subscribe (Fastify, validation, Kysely's query building, the AES-GCM
+seals of the customer's data and of the stored response, its serialization).
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
