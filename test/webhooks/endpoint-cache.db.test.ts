@@ -11,7 +11,7 @@ import { openKeyring } from '../../src/platform/crypto.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
 import { afterCommit, transaction, type DatabaseHandle, type Db } from '../../src/platform/db.ts';
 import { JobQueue } from '../../src/platform/jobs.ts';
-import { followChanges, Notifications } from '../../src/platform/notifications.ts';
+import { applyChange, followChanges, Notifications } from '../../src/platform/notifications.ts';
 import { WebhookEndpointCache } from '../../src/webhooks/endpoint-cache.ts';
 import { emitWebhookEvents, type AnyWebhookEventInput } from '../../src/webhooks/webhook-events.ts';
 import { addEndpoint, removeEndpoint, setEndpointEnabled, type WebhookDeps } from '../../src/webhooks/webhooks.ts';
@@ -248,6 +248,15 @@ describe('the cache of live webhook endpoints', () => {
     await p.cache.settled();
     assert.equal((await emitThrough(p, partner)).endpointReads, 2, 'not cached: a miss again');
     assert.equal((await emitThrough(p, partner)).endpointReads, 0);
+  });
+
+  it('is dropped by a change of webhook_endpoints and after the listener reconnects, not by other tables', () => {
+    const dropped: string[] = [];
+    const targets = { webhookEndpoints: { invalidate: () => dropped.push('dropped') } };
+    applyChange(targets, 'api_keys');
+    applyChange(targets, 'webhook_endpoints');
+    applyChange(targets, undefined); // the reconnection: notifications may have been missed
+    assert.deepEqual(dropped, ['dropped', 'dropped']);
   });
 
   it('caches nothing with a TTL of 0', async () => {
