@@ -1016,9 +1016,26 @@ planning every statement afresh: Kysely sends unnamed statements) against a one-
 waiting. Since then every statement with parameters is prepared once per connection (\`preparing\` in
 platform/db.ts; the insert baseline prepares its insert too, the same footing): alone on the same quiet
 machine, 466 req/s against 7,627 insert tx/s (0.061), PostgreSQL CPU 1.37 ms per subscribe (2.85 before),
-server CPU 2.0 ms — the API process is now the bound (93 % of one CPU). Next: the server's own work per
-subscribe (Fastify, validation, Kysely's query building, the AES-GCM seals of the customer's data and of the stored response, its
-serialization) and the webhook endpoints from a cache (one round trip).
+server CPU 2.0 ms — the API process is now the bound (93 % of one CPU). Since 2026-11-26 the webhook
+endpoints come from the API process's cache (\`webhooks/endpoint-cache.ts\`, dropped by the endpoint use cases
+and, in every other process, by a change notification): one round trip less — 8.0 → 7.0 and 7.8 → 7.2
+round trips per subscribe in two side-by-side runs of \`BENCH_ONLY=subscribe\` on a loaded machine (the
+background subtracted is the noise), and no read of \`webhook_endpoints\` left per subscribe when counted in
+process. The ledger entries, the audit row and the stored response stopped costing round trips of their
+own the same day: they ride with the exposure reservation's statement as leading data-modifying CTEs
+(\`alongWrites\`, platform/db.ts; the idempotency layer hands subscribe its response write, \`Seal\`): 8.1 → 6.1
+round trips in back-to-back runs on a loaded machine (server CPU 2.36 → 2.14 ms per subscribe), five with
+the cache — begin, the key, the contract and its legs, the reservation with everything else, commit.
+
+What the CPU allows. The bench now also measures the insert baseline's CPU (its backends' and its pool's)
+and prints the bound it sets: a one-row insert transaction costs about 0.12 ms of PostgreSQL CPU and
+0.09 ms in its pool, a subscribe about 1.6 ms of PostgreSQL CPU — its contract and legs (five and four
+indexes, foreign keys), three ledger entries, the audit row, the exposure upserts under the cap and the
+stored response, then a commit. So **even an API server costing no CPU would stay near 0.13** on this
+2-CPU machine, below the 0.15 target: reaching it needs the database's work per subscribe cut by more than
+half, as well as most of the server's (Fastify, validation, Kysely's query building, the AES-GCM seals of
+the customer's data and of the stored response), which no remaining round trip or cache gives. The section
+above prints both bounds each run.
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the

@@ -34,14 +34,14 @@ import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/m
 import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
 import { LimitsSnapshot } from './limits/index.ts';
-import { webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
+import { WebhookEndpointCache, webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
   database?: DatabaseHandle;
   /** The clock of the use cases (tests move it). */
   now?: () => Date;
-  /** How long API keys and partner terms stay cached, in ms (default PARASOL_CACHE_TTL_SECONDS, 5 s; 0 disables). */
+  /** How long API keys, partner terms and webhook endpoints stay cached, in ms (default PARASOL_CACHE_TTL_SECONDS, 5 s; 0 disables). */
   cacheTtlMs?: number;
   /** Called once with what the demo seed created, e.g. to print a generated key. */
   onSeed?: (result: SeedResult) => void;
@@ -71,6 +71,8 @@ export interface Parasol {
   readonly metrics: DatabaseGauges;
   /** Caps and stop-sales as this process's quotes see them (refresh() after a change made elsewhere). */
   readonly limits: LimitsSnapshot;
+  /** The live webhook endpoints per partner and environment, as this process's writes emit to them. */
+  readonly webhookEndpoints: WebhookEndpointCache;
 }
 
 declare module 'fastify' {
@@ -118,7 +120,8 @@ async function assembleApp(
   logJobErrorsTo: (log: FastifyBaseLogger) => void,
 ): Promise<FastifyInstance> {
   const { database, keys, jobs } = runtime;
-  const directory = new PartnerDirectory(database.db, options.cacheTtlMs ?? config.cacheTtlSeconds * 1000);
+  const cacheTtlMs = options.cacheTtlMs ?? config.cacheTtlSeconds * 1000;
+  const directory = new PartnerDirectory(database.db, cacheTtlMs);
   const now = options.now ?? (() => new Date());
 
   const app = Fastify({
@@ -153,6 +156,11 @@ async function assembleApp(
     defaultCapMajor: config.flightCapDefault,
     onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot'),
   });
+  // the partner APIs' writes emit their events to the endpoints cached here (no lookup in the sale's
+  // transaction); kept fresh like the directory: the use cases and the change notifications drop it
+  const webhookEndpoints = new WebhookEndpointCache(database.db, cacheTtlMs, (err) =>
+    app.log.warn({ err }, 'could not read the webhook endpoints'),
+  );
   app.decorate('parasol', {
     config,
     routes,
@@ -164,6 +172,7 @@ async function assembleApp(
     quoteCounter,
     metrics,
     limits,
+    webhookEndpoints,
   });
   logJobErrorsTo(app.log);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
@@ -239,6 +248,7 @@ async function assembleApp(
     now,
     quoteCounter,
     limits,
+    webhookEndpoints,
   };
   // one limiter for all partner APIs: the limit is per key and operation class, whatever the API;
   // in Redis when REDIS_URL is set (shared by every process), else in this process's memory
@@ -259,6 +269,7 @@ async function assembleApp(
     limits,
     riskModels: stored,
     rateLimits,
+    webhookEndpoints,
     onError: (err) => app.log.warn({ err }, 'could not apply a change notification'),
   });
   if (config.runWorkers) wakeOnJobs(feed, jobs);
@@ -270,7 +281,7 @@ async function assembleApp(
   });
   await app.register(
     webhookApiRoutes(
-      { db: database.db, jobs, keys, allowPrivate: config.webhooksAllowPrivate, now },
+      { db: database.db, jobs, keys, allowPrivate: config.webhooksAllowPrivate, now, endpoints: webhookEndpoints },
       { directory, limiter, failures, operators },
     ),
     { prefix: FLIGHT_PREFIX },
@@ -302,6 +313,7 @@ async function assembleApp(
     await limiter.close?.();
     stored?.close();
     await limits.stop();
+    await webhookEndpoints.settled();
     await jobs.stop();
     await directory.flushUsage().catch(() => undefined);
     await quoteCounter.flush(database.db).catch(() => undefined);

@@ -97,13 +97,18 @@ export async function cancelContract(
     data: { reason: input.reason, refund: contract.premium_total },
   });
   const cancellation = view(cancelled);
-  await emitWebhookEvent(trx, deps.jobs, {
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    type: 'contract.cancelled',
-    occurredAt: now,
-    data: cancellation,
-  });
+  await emitWebhookEvent(
+    trx,
+    deps.jobs,
+    {
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      type: 'contract.cancelled',
+      occurredAt: now,
+      data: cancellation,
+    },
+    deps.webhookEndpoints,
+  );
   return cancellation;
 }
 

@@ -177,39 +177,44 @@ export async function emitContractChanged(
   at: Date,
 ): Promise<void> {
   const { contract } = result;
-  await emitWebhookEvent(trx, deps.jobs, {
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    type: 'contract.changed',
-    occurredAt: at,
-    data: {
-      contractNumber: contract.contract_number,
-      status: 'active',
-      version: contract.version,
-      change,
-      passengers: contract.passengers,
-      flights: legs.map((l) => {
-        const view = legView({
-          departureAirport: l.departure_airport,
-          arrivalAirport: l.arrival_airport,
-          airline: l.airline,
-          departureLocal: l.departure_local,
-          departureAt: l.departure_at,
-        });
-        return {
-          leg: l.leg_index,
-          flightNumber: l.flight_number,
-          ...(l.operating_flight_number ? { operatingFlightNumber: l.operating_flight_number } : {}),
-          departureAirport: view.departureAirport,
-          arrivalAirport: view.arrivalAirport,
-          airline: view.airline,
-          departureDateTime: view.departureDateTime,
-          departureAt: view.departureAt,
-        };
-      }),
-      premium: money(Number(contract.premium_total), contract.currency),
-      difference: { amount: result.difference.total, currency: contract.currency },
-      changedAt: at.toISOString(),
+  await emitWebhookEvent(
+    trx,
+    deps.jobs,
+    {
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      type: 'contract.changed',
+      occurredAt: at,
+      data: {
+        contractNumber: contract.contract_number,
+        status: 'active',
+        version: contract.version,
+        change,
+        passengers: contract.passengers,
+        flights: legs.map((l) => {
+          const view = legView({
+            departureAirport: l.departure_airport,
+            arrivalAirport: l.arrival_airport,
+            airline: l.airline,
+            departureLocal: l.departure_local,
+            departureAt: l.departure_at,
+          });
+          return {
+            leg: l.leg_index,
+            flightNumber: l.flight_number,
+            ...(l.operating_flight_number ? { operatingFlightNumber: l.operating_flight_number } : {}),
+            departureAirport: view.departureAirport,
+            arrivalAirport: view.arrivalAirport,
+            airline: view.airline,
+            departureDateTime: view.departureDateTime,
+            departureAt: view.departureAt,
+          };
+        }),
+        premium: money(Number(contract.premium_total), contract.currency),
+        difference: { amount: result.difference.total, currency: contract.currency },
+        changedAt: at.toISOString(),
+      },
     },
-  });
+    deps.webhookEndpoints,
+  );
 }

@@ -6,6 +6,7 @@ import type { JobQueue } from '../platform/jobs.ts';
 import type { QuoteCounter } from './quote-counter.ts';
 import type { RiskModelSource } from './risk-model.ts';
 import type { LimitsSnapshot } from '../limits/index.ts';
+import type { WebhookEndpointCache } from '../webhooks/index.ts';
 
 /** What the Flight Delay use cases need; built once by the app. */
 export interface FlightDeps {
@@ -21,6 +22,8 @@ export interface FlightDeps {
   quoteCounter?: QuoteCounter | undefined;
   /** Caps and stop-sales as the quote path sees them (docs/limits.md); none: quotes are not checked. */
   limits?: LimitsSnapshot | undefined;
+  /** The live webhook endpoints per partner, so the writes' events cost no lookup; none: one query each. */
+  webhookEndpoints?: WebhookEndpointCache | undefined;
 }
 
 export type { Caller };

@@ -225,30 +225,35 @@ export async function subscribe(
   }
   const { contract: row, legs: legRows } = inserted;
   const contract = contractView(row, legRows);
-  await emitWebhookEvent(trx, deps.jobs, {
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    type: 'contract.created',
-    occurredAt: row.created_at,
-    data: {
-      contractNumber: contract.contractNumber,
-      status: 'active',
-      booking: contract.booking,
-      passengers: contract.passengers,
-      premium: contract.premium,
-      flights: contract.flights.map((f) => ({
-        leg: f.leg,
-        flightNumber: f.flightNumber,
-        ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
-        departureAirport: f.departureAirport,
-        arrivalAirport: f.arrivalAirport,
-        airline: f.airline,
-        departureDateTime: f.departureDateTime,
-        departureAt: f.departureAt,
-      })),
-      createdAt: contract.createdAt,
+  await emitWebhookEvent(
+    trx,
+    deps.jobs,
+    {
+      partnerId: caller.partnerId,
+      environment: caller.environment,
+      type: 'contract.created',
+      occurredAt: row.created_at,
+      data: {
+        contractNumber: contract.contractNumber,
+        status: 'active',
+        booking: contract.booking,
+        passengers: contract.passengers,
+        premium: contract.premium,
+        flights: contract.flights.map((f) => ({
+          leg: f.leg,
+          flightNumber: f.flightNumber,
+          ...(f.operatingFlightNumber ? { operatingFlightNumber: f.operatingFlightNumber } : {}),
+          departureAirport: f.departureAirport,
+          arrivalAirport: f.arrivalAirport,
+          airline: f.airline,
+          departureDateTime: f.departureDateTime,
+          departureAt: f.departureAt,
+        })),
+        createdAt: contract.createdAt,
+      },
     },
-  });
+    deps.webhookEndpoints,
+  );
   // the premium, its tax and the commission enter the ledger in the sale's transaction; they, the audit
   // row and the caller's sealed response are sent with the exposure's reservation: one statement
   const along = [

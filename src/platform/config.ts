@@ -35,7 +35,7 @@ export interface Config {
    */
   readonly rateLimits: { readonly quote: number; readonly write: number; readonly read: number };
   /**
-   * How long an API process caches keys and partner terms (PARASOL_CACHE_TTL_SECONDS, default 5):
+   * How long an API process caches keys, partner terms and webhook endpoints (PARASOL_CACHE_TTL_SECONDS, default 5):
    * the fallback when a change notification is lost; changes normally arrive within a second.
    */
   readonly cacheTtlSeconds: number;

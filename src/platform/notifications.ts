@@ -3,12 +3,13 @@ import type { DatabaseHandle } from './db.ts';
 /**
  * Change notifications between processes (PostgreSQL LISTEN/NOTIFY). Two channels:
  *
- * - CHANGES_CHANNEL: the triggers of migration 0019 send the name of the table changed (api_keys,
- *   agreements, partner_configurations, exposure_caps, risk_model_activations, …) at commit, whoever
- *   made the change — an API process, a worker, the CLI. Each process drops or reloads what it
- *   cached of it (`applyChange`): a revoked key is refused everywhere within milliseconds. The
- *   caches keep their TTLs as the fallback (a notification lost while the connection was down: the
- *   listener reconnects and then drops everything, as if every table had changed).
+ * - CHANGES_CHANNEL: the triggers of migration 0019 and later send the name of the table changed
+ *   (api_keys, agreements, partner_configurations, exposure_caps, risk_model_activations,
+ *   webhook_endpoints, …) at commit, whoever made the change — an API process, a worker, the CLI.
+ *   Each process drops or reloads what it cached of it (`applyChange`): a revoked key is refused
+ *   everywhere within milliseconds. The caches keep their TTLs as the fallback (a notification lost
+ *   while the connection was down: the listener reconnects and then drops everything, as if every
+ *   table had changed).
  * - JOBS_CHANNEL: JobQueue.send sends the queue's name once the job has committed (after the commit
  *   of a transaction opened by `transaction()`, platform/db.ts; otherwise in the same transaction),
  *   and a worker listening wakes its pg-boss worker of that queue at once instead of at its next poll.
@@ -145,6 +146,8 @@ export interface ChangeTargets {
   riskModels?: { refresh(): Promise<void> };
   /** Per-partner rate limits (platform/shared-rate-limit.ts). */
   rateLimits?: { refresh(): Promise<void> };
+  /** Live webhook endpoints per partner and environment (webhooks/endpoint-cache.ts). */
+  webhookEndpoints?: { invalidate(): void };
   onError?: (error: unknown) => void;
 }
 
@@ -166,6 +169,7 @@ export function applyChange(targets: ChangeTargets, table: string | undefined): 
   if (table === undefined || LIMITS_TABLES.has(table)) targets.limits?.refresh().catch(report);
   if (table === undefined || table === 'risk_model_activations') targets.riskModels?.refresh().catch(report);
   if (table === undefined || table === 'partner_rate_limits') targets.rateLimits?.refresh().catch(report);
+  if (table === undefined || table === 'webhook_endpoints') targets.webhookEndpoints?.invalidate();
 }
 
 /**

@@ -37,6 +37,7 @@ export function webhookRoutes(deps: WebDeps): FastifyPluginAsync {
     keys: deps.flight.keys,
     allowPrivate: deps.config.webhooksAllowPrivate,
     now: deps.now,
+    endpoints: deps.flight.webhookEndpoints,
   };
   const environmentOf = (value: unknown): Environment =>
     (ENVIRONMENTS as readonly string[]).includes(String(value)) ? (value as Environment) : 'sandbox';

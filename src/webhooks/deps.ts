@@ -1,6 +1,7 @@
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import type { WebhookEndpointCache } from './endpoint-cache.ts';
 import type { Resolver } from './webhook-url.ts';
 
 /** What the webhook use cases, events and delivery need. */
@@ -12,4 +13,6 @@ export interface WebhookDeps {
   allowPrivate: boolean;
   now: () => Date;
   resolve?: Resolver | undefined;
+  /** This process's cache of live endpoints, dropped at once by the use cases that change endpoints (none: the CLI). */
+  endpoints?: WebhookEndpointCache | undefined;
 }

@@ -24,5 +24,6 @@ export {
   type WebhookDeps,
   type WebhookEndpointView,
 } from './webhooks.ts';
+export { WebhookEndpointCache } from './endpoint-cache.ts';
 export { webhookApiRoutes } from './routes.ts';
 export { webhookDocumentation } from './event-schemas.ts';

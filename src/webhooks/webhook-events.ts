@@ -2,6 +2,7 @@ import { randomToken } from '../platform/crypto.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import type { WebhookEndpointCache } from './endpoint-cache.ts';
 import * as repo from './webhooks-repo.ts';
 
 /**
@@ -177,23 +178,29 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
 }
 
 /**
- * Emits events to the partners' webhook endpoints, set-wise, inside the caller's transaction: one
- * query finds the live endpoints of the partners and environments concerned (nothing more is
- * written when none wants an event — the common case costs one indexed lookup), then one insert
- * per 1,000 events, one per 1,000 deliveries (one per event × matching endpoint, unique) and one
- * for all the delivery jobs. Events, deliveries and jobs commit with the change they describe, or
- * not at all.
+ * Emits events to the partners' webhook endpoints, set-wise, inside the caller's transaction: the
+ * live endpoints of the partners and environments concerned come from `endpoints`, the API process's
+ * cache (no query when cached), or from one indexed lookup without it (nothing more is written when
+ * none wants an event), then one insert per 1,000 events, one per 1,000 deliveries (one per event ×
+ * matching endpoint, unique) and one for all the delivery jobs. Events, deliveries and jobs commit
+ * with the change they describe, or not at all.
+ *
+ * The cache is an optional last argument rather than a dependency every caller must carry: the
+ * partner APIs' writes (subscribe, cancellations, changes: `FlightDeps.webhookEndpoints`) pass it, as
+ * they are the hot path; the workers' claim.* events, set-wise and rare, keep their lookup and change
+ * no signature. A transaction that changes endpoints itself must not pass it (endpoint-cache.ts).
  */
 export async function emitWebhookEvents(
   trx: Executor,
   jobs: JobQueue,
   events: readonly AnyWebhookEventInput[],
+  endpoints?: WebhookEndpointCache,
 ): Promise<EmitResult> {
   if (events.length === 0) return { events: 0, deliveries: 0 };
-  const endpoints = await repo.liveEndpointsFor(trx, events);
-  if (endpoints.length === 0) return { events: 0, deliveries: 0 };
+  const live = endpoints ? await endpoints.liveEndpointsFor(trx, events) : await repo.liveEndpointsFor(trx, events);
+  if (live.length === 0) return { events: 0, deliveries: 0 };
   const byScope = new Map<string, repo.LiveEndpoint[]>();
-  for (const endpoint of endpoints) {
+  for (const endpoint of live) {
     const key = `${endpoint.partner_id}/${endpoint.environment}`;
     byScope.set(key, [...(byScope.get(key) ?? []), endpoint]);
   }
@@ -231,8 +238,9 @@ export async function emitWebhookEvent<T extends WebhookEventType>(
   trx: Executor,
   jobs: JobQueue,
   event: WebhookEventInput<T>,
+  endpoints?: WebhookEndpointCache,
 ): Promise<EmitResult> {
-  return emitWebhookEvents(trx, jobs, [event as unknown as AnyWebhookEventInput]);
+  return emitWebhookEvents(trx, jobs, [event as unknown as AnyWebhookEventInput], endpoints);
 }
 
 export function eventRow(

@@ -23,7 +23,9 @@ import * as repo from './webhooks-repo.ts';
  * and the partner console. Each takes the dependencies and a scope first. The
  * partner console passes both `partnerId` and `environment` (its session's); the operator CLI
  * passes only what it restricts. An endpoint outside the scope answers exactly like a missing one
- * (404 webhook_endpoint_not_found). Every change writes its audit row in the same transaction.
+ * (404 webhook_endpoint_not_found). Every change writes its audit row in the same transaction, and
+ * once committed drops this process's cache of live endpoints (`deps.endpoints`; other processes
+ * learn it from the change notification). None of them emits an event: see endpoint-cache.ts.
  */
 
 export type { WebhookDeps } from './deps.ts';
@@ -157,6 +159,7 @@ export async function addEndpoint(
     });
     return created;
   });
+  deps.endpoints?.invalidate();
   return { endpoint: view(row), secret };
 }
 
@@ -198,7 +201,7 @@ export async function removeEndpoint(
   scope: WebhookScope,
   endpointId: string,
 ): Promise<WebhookEndpointView> {
-  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+  const gone = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const now = deps.now();
     const removed = await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
     const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now);
@@ -213,6 +216,8 @@ export async function removeEndpoint(
     });
     return view(removed);
   });
+  deps.endpoints?.invalidate();
+  return gone;
 }
 
 /**
@@ -225,7 +230,7 @@ export async function setEndpointEnabled(
   endpointId: string,
   enabled: boolean,
 ): Promise<WebhookEndpointView> {
-  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+  const changed = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     if (row.enabled === enabled) return view(row);
     const updated = await repo.updateEndpoint(trx, row.id, { enabled });
     const ended = enabled ? 0 : await repo.failPendingDeliveries(trx, row.id, 'endpoint disabled', deps.now());
@@ -240,6 +245,8 @@ export async function setEndpointEnabled(
     });
     return view(updated);
   });
+  deps.endpoints?.invalidate();
+  return changed;
 }
 
 export interface UpdateEndpointInput {
@@ -291,6 +298,7 @@ export async function updateEndpointSettings(
     });
     return view(updated);
   });
+  deps.endpoints?.invalidate();
   return input.enabled === undefined ? changed : setEndpointEnabled(deps, scope, endpointId, input.enabled);
 }
 

@@ -7,6 +7,7 @@ import {
   eventually,
   FLIGHT,
   post,
+  subscribeTrip,
   uniqueSlug,
   type TestApp,
   type TestPartner,
@@ -172,5 +173,45 @@ describe('webhooks through the API', () => {
     await receiver.waitFor(path, 2);
     await eventually(async () => ((await deliveriesOf(partner, id))[0]?.status === 'succeeded' ? true : undefined));
     assert.doesNotMatch((await browser.get('/console/webhooks')).body, /data-failing/);
+  });
+});
+
+describe('webhooks with the endpoints cached (as in production)', () => {
+  let cached: TestApp;
+  before(async () => {
+    cached = await buildTestApp({
+      cacheTtlMs: 10 * 60_000, // only the use cases' invalidation can explain a change seen
+      env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on', PARASOL_WORKERS: 'off' },
+    });
+  });
+  after(() => cached.close());
+
+  it('a subscription emits to an endpoint registered through the API just before, and not once it is paused', async () => {
+    const partner = await createTestPartner(cached.db);
+    const events = async () =>
+      (await cached.db.selectFrom('webhook_events').select('type').where('partner_id', '=', partner.id).execute())
+        .length;
+    const request = async (method: 'POST' | 'PATCH', url: string, body: object) => {
+      const response = await cached.app.inject({
+        method,
+        url: `${FLIGHT}${url}`,
+        headers: partner.auth,
+        payload: body,
+      });
+      assert.ok(response.statusCode < 300, response.body);
+      return JSON.parse(response.body);
+    };
+
+    assert.equal((await subscribeTrip(cached.app, partner)).status, 201);
+    await cached.app.parasol.webhookEndpoints.settled(); // "no endpoint" is now cached for the partner
+    assert.equal(await events(), 0);
+
+    const created = await request('POST', '/webhooks/endpoints', { url: 'http://127.0.0.1:9/hooks' });
+    assert.equal((await subscribeTrip(cached.app, partner)).status, 201);
+    assert.equal(await events(), 1, 'contract.created for the endpoint registered just before');
+
+    await request('PATCH', `/webhooks/endpoints/${created.endpoint.id}`, { enabled: false });
+    assert.equal((await subscribeTrip(cached.app, partner)).status, 201);
+    assert.equal(await events(), 1, 'nothing for a paused endpoint');
   });
 });
