@@ -105,7 +105,7 @@ export function flightDelayRoutes(
         replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'flight.subscribe',
           status: 201,
-          run: (trx, caller, seal) => subscribe(deps, trx, caller, request.body, seal),
+          run: (trx, caller, storeResponse) => subscribe(deps, trx, caller, request.body, { storeResponse }),
           after: (outcome, caller) => {
             if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
           },

@@ -88,15 +88,16 @@ export interface ContractView {
  * POST /subscribe: turns a live quote into an active contract, binding exactly the quoted premium,
  * the coverage of the quoted configuration version and the quoted flights. Runs in the caller's
  * transaction (the idempotency layer's), so the contract, its legs and its audit row commit together.
- * `seal`, when given, turns the contract into the caller's own write that must commit with it (the
- * idempotency layer's stored response: platform/idempotency.ts `Seal`); it is sent with the last statement.
+ * `storeResponse`, when given, turns the contract into the caller's own write that must commit with it
+ * (the idempotency layer's stored response: platform/idempotency.ts `StoreResponse`), sent with the last
+ * statement.
  */
 export async function subscribe(
   deps: FlightDeps,
   trx: Trx,
   caller: Caller,
   input: SubscribeRequest,
-  seal?: (contract: ContractView) => CountedWrite | undefined,
+  options: { storeResponse?: ((contract: ContractView) => CountedWrite | undefined) | undefined } = {},
 ): Promise<ContractView> {
   const quote = verifyQuote(deps.keys.quoteSigning, input.quoteReference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
@@ -255,7 +256,7 @@ export async function subscribe(
     deps.webhookEndpoints,
   );
   // the premium, its tax and the commission enter the ledger in the sale's transaction; they, the audit
-  // row and the caller's sealed response are sent with the exposure's reservation: one statement
+  // row and the caller's stored response are sent with the exposure's reservation: one statement
   const along = [
     movementsWrite(
       trx,
@@ -289,12 +290,12 @@ export async function subscribe(
         consent: input.consent,
       },
     }),
-    seal?.(contract),
+    options.storeResponse?.(contract),
   ];
   // The exposure reservation comes last: it locks each leg's flight row until the transaction commits,
-  // and every subscription of a popular flight waits for that lock, so it is held for the commit only,
-  // not for the writes before it (a refusal still rolls them all back, the ones sent along included).
-  // Measured by `npm run bench`.
+  // and every subscription of a popular flight waits for that lock, so it is held for that statement
+  // (the writes sent along run in it) and the commit only (a refusal rolls them all back). Measured by
+  // `npm run bench`.
   await reserveExposure(trx, {
     environment: caller.environment,
     currency: quote.currency,

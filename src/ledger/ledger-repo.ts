@@ -23,7 +23,7 @@ export async function insertEntries(db: Executor, movements: readonly Movement[]
   return rows.length;
 }
 
-/** The insert of `movements`, built and not sent (insertEntries sends it; writeTogether batches it). */
+/** The insert of `movements`, built and not sent (insertEntries sends it; writeTogether or alongWrites batch it). */
 export function entriesInsert(db: Executor, movements: readonly Movement[]) {
   return db
     .insertInto('ledger_entries')

@@ -19,7 +19,7 @@ export async function recordMovements(trx: Executor, movements: readonly Movemen
 }
 
 /**
- * recordMovements built and not sent, for `writeTogether` (platform/db.ts) to send with the change's
+ * recordMovements built and not sent, for `writeTogether` or `alongWrites` (platform/db.ts) to send with the change's
  * other writes in one round trip; undefined when there is nothing to record.
  */
 export function movementsWrite(trx: Executor, movements: readonly Movement[]): PendingWrite | undefined {

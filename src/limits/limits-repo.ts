@@ -369,7 +369,7 @@ export async function reserveInOneStatement(
       added: [string, string, string, string, string, string, number | string][] | null;
     }
   >`
-    WITH ${sql.join([...along.ctes, sql``])} cap AS (
+    WITH ${along.withPrefix}cap AS (
       SELECT COALESCE(
         (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}),
         ${fallback}::bigint) AS amount
@@ -388,7 +388,7 @@ export async function reserveInOneStatement(
     SELECT (SELECT amount FROM cap) AS cap,
       (SELECT json_agg(json_build_array(a.environment, a.currency, a.airline, a.departure_airport,
         a.arrival_airport, a.departure_local, a.amount)) FROM added a) AS added,
-      ${sql.join([...along.counts, sql``])} s.*
+      ${along.selectPrefix}s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
       SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}

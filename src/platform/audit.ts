@@ -17,7 +17,7 @@ export async function audit(db: Executor, entry: AuditEntry): Promise<void> {
   await auditWrite(db, entry).execute();
 }
 
-/** The audit row built and not sent, for `writeTogether` (platform/db.ts) to send with the change's other writes. */
+/** The audit row built and not sent, for `writeTogether` or `alongWrites` (platform/db.ts) to send with the change's other writes. */
 export function auditWrite(db: Executor, entry: AuditEntry) {
   return db.insertInto('audit_log').values({
     actor: entry.actor,

@@ -26,9 +26,10 @@ export type Executor = Db | Trx;
 export type PendingWrite = Compilable & OperationNodeSource;
 
 /**
- * A pending write whose sender must learn how many rows it returned (its RETURNING clause): `returned`
- * is called with that count once the statement carrying it has run — e.g. the idempotency layer's
- * stored response, which returns no row when another request stored the key first.
+ * A pending write whose sender must learn how many rows it returned: `returned` is called with that
+ * count once the statement carrying it has run — e.g. the idempotency layer's stored response, which
+ * returns no row when another request stored the key first. The write must have a RETURNING clause
+ * (its rows are counted from the common table expression it becomes).
  */
 export interface CountedWrite {
   write: PendingWrite;
@@ -48,6 +49,10 @@ export type AlongWrites = readonly (PendingWrite | CountedWrite | undefined)[];
 export function alongWrites(writes: AlongWrites): {
   ctes: RawBuilder<unknown>[];
   counts: RawBuilder<unknown>[];
+  /** `alongN AS (…), ` for each write: to put right after the statement's WITH (empty without writes). */
+  withPrefix: RawBuilder<unknown>;
+  /** `(SELECT count(*) …) AS alongN_rows, ` for each counted write: to put first in the SELECT list. */
+  selectPrefix: RawBuilder<unknown>;
   report: (row: Record<string, unknown> | undefined) => void;
 } {
   const present = writes.filter((w): w is PendingWrite | CountedWrite => w !== undefined);
@@ -64,12 +69,20 @@ export function alongWrites(writes: AlongWrites): {
       reporters.push((row) => w.returned(Number(row?.[column] ?? 0)));
     }
   });
-  return { ctes, counts, report: (row) => reporters.forEach((r) => r(row)) };
+  const prefix = (parts: RawBuilder<unknown>[]) => (parts.length ? sql`${sql.join(parts)}, ` : sql``);
+  return {
+    ctes,
+    counts,
+    withPrefix: prefix(ctes),
+    selectPrefix: prefix(counts),
+    report: (row) => reporters.forEach((r) => r(row)),
+  };
 }
 
 /**
  * Sends writes as one statement — data-modifying common table expressions, `WITH along0 AS (INSERT …),
- * along1 AS (INSERT …) SELECT 1` — one round trip instead of one each, on the hot paths (subscribe). They
+ * along1 AS (INSERT …) SELECT 1` — one round trip instead of one each (a repository statement that must
+ * return rows of its own takes them along instead: `alongWrites`, as the exposure reservation). They
  * run on the same snapshot: none may read what another writes. Undefined entries are skipped; a counted
  * write is told its returned rows.
  */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Environment } from './db-schema.ts';
-import { transaction, type CountedWrite, type Db, type Executor, type Trx } from './db.ts';
+import { transaction, type CountedWrite, type Db, type Trx } from './db.ts';
 import { decrypt, encrypt, sha256Hex, type EncryptionKeys } from './crypto.ts';
 import { DomainError } from './errors.ts';
 
@@ -20,9 +20,9 @@ import { DomainError } from './errors.ts';
  * - the response is serialized once (by the route's response schema) and those bytes are what the
  *   first answer sends and what is stored, encrypted (AES-256-GCM: the bodies hold customers'
  *   personal data), so a replay sends exactly the bytes of the first answer;
- * - an operation that knows its response before its last statement may `seal` it: it gets the stored
- *   response's write to send with that statement (one round trip less; subscribe does), and the
- *   sealed response is the answer. An operation that does not seal has it stored after it returns.
+ * - an operation that knows its response before its last statement may hand it to `StoreResponse`: it
+ *   gets the write storing it, to send with that statement (one round trip less; subscribe does). An
+ *   operation that does not has its response stored after it returns.
  */
 export const KEY_TTL_HOURS = 48;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -51,14 +51,25 @@ export interface IdempotencyScope {
 }
 
 /**
- * Given to an idempotent operation: call it with the response once it is known and send the write it
- * returns with the operation's last statement (`writeTogether`, or a repository's statement taking
- * writes along: platform/db.ts). Undefined when the request has no Idempotency-Key (nothing to store).
- * The response sealed is the one answered: seal what the operation returns.
+ * Given to an idempotent operation that knows its response before its last statement: call it once with
+ * that response and send the write it returns with that statement (`writeTogether`, or a repository's
+ * statement taking writes along: platform/db.ts) — one round trip less than storing it after. Undefined
+ * when the request has no Idempotency-Key (nothing to store). The response given is the one answered
+ * (and replayed) once its write has run: give what the operation returns. Calling it twice is refused.
  */
-export type Seal = (status: number, body: unknown) => CountedWrite | undefined;
+export type StoreResponse = (status: number, body: unknown) => CountedWrite | undefined;
 
-const noSeal: Seal = () => undefined;
+const nothingToStore: StoreResponse = () => undefined;
+
+/** A response handed to the operation's own statement, and whether that statement stored it. */
+interface HandedResponse {
+  outcome: Outcome;
+  /** undefined until the write has run; false when another request's row held the key. */
+  stored: boolean | undefined;
+}
+
+/** At most this many turns find the key taken by another request without finding its response. */
+const MAX_TAKEN_TURNS = 3;
 
 export async function runIdempotent<T>(
   deps: IdempotencyDeps,
@@ -66,11 +77,11 @@ export async function runIdempotent<T>(
   key: string | undefined,
   body: unknown,
   serialize: Serialize,
-  run: (trx: Trx, seal: Seal) => Promise<{ status: number; body: T }>,
+  run: (trx: Trx, storeResponse: StoreResponse) => Promise<{ status: number; body: T }>,
 ): Promise<Outcome> {
   const { db } = deps;
   if (key === undefined) {
-    const result = await transaction(db, (trx) => run(trx, noSeal));
+    const result = await transaction(db, (trx) => run(trx, nothingToStore));
     return { status: result.status, payload: serialize(result.status, result.body), replayed: false };
   }
   if (!KEY_PATTERN.test(key)) {
@@ -90,29 +101,44 @@ export async function runIdempotent<T>(
   }
   const requestHash = sha256Hex(`${scope.operation}\n${canonicalJson(body)}`);
 
-  for (;;) {
+  for (let turn = 1; ; turn++) {
     const result = await transaction(db, async (trx): Promise<Outcome> => {
       const replay = await takeKey(deps, trx, scope, key, requestHash);
       if (replay) return replay;
-      let sealed: { outcome: Outcome; stored: boolean | undefined } | undefined;
-      const seal: Seal = (status, sealedBody) => {
-        const outcome = { status, payload: serialize(status, sealedBody), replayed: false };
-        const entry: { outcome: Outcome; stored: boolean | undefined } = { outcome, stored: undefined };
-        sealed = entry;
+      const handed: { response?: HandedResponse } = {};
+      const storeResponse: StoreResponse = (status, responseBody) => {
+        if (handed.response) throw new Error(`${scope.operation} handed its response to store twice`);
+        const response: HandedResponse = {
+          outcome: { status, payload: serialize(status, responseBody), replayed: false },
+          stored: undefined,
+        };
+        handed.response = response;
         return {
-          write: responseWrite(deps, trx, scope, key, requestHash, outcome),
-          returned: (rows) => void (entry.stored = rows > 0),
+          write: responseWrite(deps, trx, scope, key, requestHash, response.outcome),
+          returned: (rows) => {
+            response.stored = rows > 0;
+          },
         };
       };
-      const result = await run(trx, seal);
-      const done = sealed as { outcome: Outcome; stored: boolean | undefined } | undefined;
-      if (done?.stored !== undefined) {
-        if (done.outcome.status !== result.status)
-          throw new Error(`${scope.operation} sealed a ${done.outcome.status} response and returned ${result.status}`);
-        if (!done.stored) throw TAKEN;
-        return done.outcome;
+      let result: { status: number; body: T };
+      try {
+        result = await run(trx, storeResponse);
+      } catch (error) {
+        // the key was found taken by the operation's own statement: whatever the operation made of
+        // that statement's result (a refusal), the other request's response is the answer
+        if (handed.response?.stored === false) throw TAKEN;
+        throw error;
       }
-      // not sealed, or sealed and not sent: stored now
+      const response = handed.response;
+      if (response?.stored !== undefined) {
+        if (response.outcome.status !== result.status)
+          throw new Error(
+            `${scope.operation} stored a ${response.outcome.status} response and returned ${result.status}`,
+          );
+        if (!response.stored) throw TAKEN;
+        return response.outcome;
+      }
+      if (response) throw new Error(`${scope.operation} was handed its response's write and did not send it`);
       const outcome = { status: result.status, payload: serialize(result.status, result.body), replayed: false };
       if ((await responseWrite(deps, trx, scope, key, requestHash, outcome).execute()).length === 0) throw TAKEN;
       return outcome;
@@ -121,8 +147,10 @@ export async function runIdempotent<T>(
       throw error;
     });
     // undefined: another request committed this key between our lookup and our response; ours rolled
-    // back, the next turn replays theirs
+    // back, the next turn replays theirs (a turn that finds nothing again is a fault, not a race)
     if (result) return result;
+    if (turn >= MAX_TAKEN_TURNS)
+      throw new Error(`${scope.operation}: the Idempotency-Key was taken ${turn} times with no response to replay`);
   }
 }
 
@@ -183,7 +211,7 @@ async function takeKey(
  */
 function responseWrite(
   deps: IdempotencyDeps,
-  trx: Executor,
+  trx: Trx,
   scope: IdempotencyScope,
   key: string,
   requestHash: string,

@@ -194,8 +194,8 @@ export async function replyIdempotent<T>(
     operation: string;
     status: number;
     key?: unknown;
-    /** `seal`: see `Seal` (platform/idempotency.ts); an operation may ignore it. */
-    run: (trx: Trx, caller: Caller, seal: (body: T) => CountedWrite | undefined) => Promise<T>;
+    /** `storeResponse`: see `StoreResponse` (platform/idempotency.ts); an operation may ignore it. */
+    run: (trx: Trx, caller: Caller, storeResponse: (body: T) => CountedWrite | undefined) => Promise<T>;
     after?: (outcome: Outcome, caller: Caller) => unknown;
   },
 ): Promise<FastifyReply> {
@@ -206,7 +206,10 @@ export async function replyIdempotent<T>(
     idempotencyKeyOf(request),
     op.key ?? request.body,
     serializerOf(reply),
-    async (trx, seal) => ({ status: op.status, body: await op.run(trx, caller, (body) => seal(op.status, body)) }),
+    async (trx, storeResponse) => ({
+      status: op.status,
+      body: await op.run(trx, caller, (body) => storeResponse(op.status, body)),
+    }),
   );
   await op.after?.(outcome, caller);
   return sendOutcome(reply, outcome);

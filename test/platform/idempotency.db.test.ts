@@ -18,7 +18,7 @@ async function writeMarker(trx: Parameters<Parameters<typeof runIdempotent>[5]>[
     .execute();
 }
 
-/** The marker's write, built and not sent (for writeTogether, with a sealed response). */
+/** The marker's write, built and not sent (for writeTogether, with a handed response). */
 function markerWrite(trx: Parameters<Parameters<typeof runIdempotent>[5]>[0], marker: string) {
   return trx
     .insertInto('audit_log')
@@ -103,55 +103,78 @@ describe('Idempotency-Key (runIdempotent)', () => {
     assert.deepEqual(takenOver, { status: 200, payload: '{"ok":true}', replayed: false });
   });
 
-  it("stores a sealed response with the operation's own last statement, and answers it", async (t) => {
+  it("stores a handed response with the operation's own last statement, and answers it", async (t) => {
     const { db } = await openTestDatabase(t);
     const partner = await createTestPartner(db);
-    const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.sealed' };
+    const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.handed' };
     const deps = { db, encryptionKey: keys.encryption };
     let runs = 0;
     const op = async (
       trx: Parameters<Parameters<typeof runIdempotent>[5]>[0],
-      seal: Parameters<Parameters<typeof runIdempotent>[5]>[1],
+      storeResponse: Parameters<Parameters<typeof runIdempotent>[5]>[1],
     ) => {
       runs++;
       const body = { n: runs };
-      const sealed = seal(201, body);
-      assert.ok(sealed, 'a request with a key gets its response write');
-      await writeTogether(trx, [markerWrite(trx, 'sealed-marker'), sealed]);
+      const handed = storeResponse(201, body);
+      assert.ok(handed, 'a request with a key gets its response write');
+      await writeTogether(trx, [markerWrite(trx, 'handed-marker'), handed]);
       return { status: 201, body };
     };
-    const first = await runIdempotent(deps, scope, 'k-sealed', { a: 1 }, serialize, op);
+    const first = await runIdempotent(deps, scope, 'k-handed', { a: 1 }, serialize, op);
     assert.deepEqual(first, { status: 201, payload: '{"n":1}', replayed: false });
-    const again = await runIdempotent(deps, scope, 'k-sealed', { a: 1 }, serialize, op);
+    const again = await runIdempotent(deps, scope, 'k-handed', { a: 1 }, serialize, op);
     assert.deepEqual(again, { status: 201, payload: '{"n":1}', replayed: true });
     assert.equal(runs, 1);
-    assert.equal(await markers(db, 'sealed-marker'), 1);
+    assert.equal(await markers(db, 'handed-marker'), 1);
     const row = await db
       .selectFrom('idempotency_keys')
       .select(['status', 'response_status', 'operation'])
-      .where('key', '=', 'k-sealed')
+      .where('key', '=', 'k-handed')
       .executeTakeFirstOrThrow();
-    assert.deepEqual(row, { status: 'completed', response_status: 201, operation: 'test.sealed' });
+    assert.deepEqual(row, { status: 'completed', response_status: 201, operation: 'test.handed' });
 
     // without a key there is nothing to store: seal gives no write and the operation runs as is
-    const unkeyed = await runIdempotent(deps, scope, undefined, { a: 1 }, serialize, async (trx, seal) => {
-      assert.equal(seal(200, {}), undefined);
-      await writeTogether(trx, [markerWrite(trx, 'unkeyed-marker'), seal(200, {})]);
+    const unkeyed = await runIdempotent(deps, scope, undefined, { a: 1 }, serialize, async (trx, storeResponse) => {
+      assert.equal(storeResponse(200, {}), undefined);
+      await writeTogether(trx, [markerWrite(trx, 'unkeyed-marker'), storeResponse(200, {})]);
       return { status: 200, body: { unkeyed: true } };
     });
     assert.deepEqual(unkeyed, { status: 200, payload: '{"unkeyed":true}', replayed: false });
 
-    // sealing one status and returning another is a programming error: refused, nothing committed
+    // handing one status and returning another is a programming error: refused, nothing committed
     await assert.rejects(
-      runIdempotent(deps, scope, 'k-mismatch', {}, serialize, async (trx, seal) => {
-        await writeTogether(trx, [markerWrite(trx, 'mismatch-marker'), seal(201, { a: 1 })]);
+      runIdempotent(deps, scope, 'k-mismatch', {}, serialize, async (trx, storeResponse) => {
+        await writeTogether(trx, [markerWrite(trx, 'mismatch-marker'), storeResponse(201, { a: 1 })]);
         return { status: 200, body: { a: 1 } };
       }),
-      /sealed a 201 response and returned 200/,
+      /stored a 201 response and returned 200/,
     );
     assert.equal(await markers(db, 'mismatch-marker'), 0);
     const stored = await db.selectFrom('idempotency_keys').select('key').where('key', '=', 'k-mismatch').execute();
     assert.equal(stored.length, 0);
+
+    // handing the response twice, or handing it and not sending its write, is refused at once (no retry loop)
+    let turns = 0;
+    await assert.rejects(
+      runIdempotent(deps, scope, 'k-twice', {}, serialize, async (trx, storeResponse) => {
+        turns++;
+        await writeTogether(trx, [storeResponse(201, { a: 1 })]);
+        await writeTogether(trx, [storeResponse(201, { a: 1 })]);
+        return { status: 201, body: { a: 1 } };
+      }),
+      /handed its response to store twice/,
+    );
+    await assert.rejects(
+      runIdempotent(deps, scope, 'k-unsent', {}, serialize, async (trx, storeResponse) => {
+        turns++;
+        storeResponse(201, { a: 1 });
+        await writeMarker(trx, 'unsent-marker');
+        return { status: 201, body: { a: 1 } };
+      }),
+      /was handed its response's write and did not send it/,
+    );
+    assert.equal(turns, 2, 'each ran once');
+    assert.equal(await markers(db, 'unsent-marker'), 0);
   });
 
   describe(
@@ -184,8 +207,8 @@ describe('Idempotency-Key (runIdempotent)', () => {
         assert.deepEqual(replay, { status: 201, payload: '{"first":true}', replayed: true });
       });
 
-      for (const sealing of [false, true])
-        it(`a request whose key was stored by another since its lookup rolls back and replays the other${sealing ? ' (response sealed with its last statement)' : ''}`, async (t) => {
+      for (const handing of [false, true])
+        it(`a request whose key was stored by another since its lookup rolls back and replays the other${handing ? ' (response handed to its last statement)' : ''}`, async (t) => {
           const { db } = await openTestDatabase(t);
           const partner = await createTestPartner(db);
           const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
@@ -193,9 +216,9 @@ describe('Idempotency-Key (runIdempotent)', () => {
           const { canonicalJson } = await import('../../src/platform/idempotency.ts');
           const { sha256Hex } = await import('../../src/platform/crypto.ts');
           let runs = 0;
-          const outcome = await runIdempotent(deps, scope, 'raced', { x: 1 }, serialize, async (trx, seal) => {
+          const outcome = await runIdempotent(deps, scope, 'raced', { x: 1 }, serialize, async (trx, storeResponse) => {
             runs++;
-            if (!sealing) await writeMarker(trx, 'raced-marker');
+            if (!handing) await writeMarker(trx, 'raced-marker');
             if (runs === 1) {
               // another process's request with the same key commits its response meanwhile (another connection)
               await db
@@ -214,13 +237,49 @@ describe('Idempotency-Key (runIdempotent)', () => {
                 })
                 .execute();
             }
-            if (sealing) await writeTogether(trx, [markerWrite(trx, 'raced-marker'), seal(201, { ours: true })]);
+            if (handing)
+              await writeTogether(trx, [markerWrite(trx, 'raced-marker'), storeResponse(201, { ours: true })]);
             return { status: 201, body: { ours: true } };
           });
           assert.deepEqual(outcome, { status: 201, payload: '{"theirs":true}', replayed: true });
           assert.equal(runs, 1, 'the retry found the stored response and did not run again');
           assert.equal(await markers(db, 'raced-marker'), 0, 'our run rolled back: one effect, theirs');
         });
+
+      it("a refusal by the statement that found the key taken still answers the other request's response", async (t) => {
+        const { db } = await openTestDatabase(t);
+        const partner = await createTestPartner(db);
+        const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
+        const deps = { db, encryptionKey: keys.encryption };
+        const { canonicalJson } = await import('../../src/platform/idempotency.ts');
+        const { sha256Hex } = await import('../../src/platform/crypto.ts');
+        let runs = 0;
+        const outcome = await runIdempotent(deps, scope, 'refused', { x: 1 }, serialize, async (trx, storeResponse) => {
+          runs++;
+          // another process's request with the same key commits its response meanwhile (another connection)
+          await db
+            .insertInto('idempotency_keys')
+            .values({
+              partner_id: partner.id,
+              environment: 'sandbox',
+              key: 'refused',
+              operation: 'test.op',
+              request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
+              status: 'completed',
+              locked_until: sql<Date>`now()`,
+              response_status: 201,
+              response_enc: encrypt(keys.encryption, '{"theirs":true}'),
+              expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
+            })
+            .execute();
+          await writeTogether(trx, [markerWrite(trx, 'refused-marker'), storeResponse(201, { ours: true })]);
+          // the statement's own result refuses (as the reservation refuses a full flight)
+          throw new DomainError('capacity_exceeded', 'full');
+        });
+        assert.deepEqual(outcome, { status: 201, payload: '{"theirs":true}', replayed: true });
+        assert.equal(runs, 1);
+        assert.equal(await markers(db, 'refused-marker'), 0);
+      });
     },
   );
 });
