@@ -70,25 +70,26 @@ export async function insertClaimsForFlight(
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
   }>`
     WITH insured AS (
-      -- the active contracts on the flight, share-locked: a cancellation committing meanwhile is
-      -- waited for and its contract re-checked (dropped once cancelled, read as it now is otherwise),
-      -- so a contract is never both refunded and paid; the claims are computed from these rows
-      SELECT l.id AS leg_id, c.id, c.partner_id, c.environment, c.coverage, c.passengers, c.currency
+      -- the legs of active contracts on the flight and what each claim pays, the contracts share-locked:
+      -- a cancellation committing meanwhile is waited for and its contract re-checked (dropped once
+      -- cancelled, its claim computed as it now is otherwise), so a contract is never both refunded and
+      -- paid. Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
+      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency
       FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+      ${payoutLaterals(e.event, delay)}
       WHERE l.monitored_flight_number = ${e.flightNumber}
         AND l.departure_date = ${e.departureDate}::date
         AND l.environment = ${e.environment}
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = 'active'
+        AND coalesce(pay.amount, 0) > 0
       FOR SHARE OF c
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
-      SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), c.partner_id, c.environment, c.id, c.leg_id,
-             pay.reason, ${e.event}, 'opened', ${e.delayMinutes}, pay.amount * c.passengers, c.currency, ${JSON.stringify(e.evidence)}::jsonb
-      FROM insured c
-      ${payoutLaterals(e.event, delay)}
-      WHERE coalesce(pay.amount, 0) > 0
-      ORDER BY c.leg_id
+      SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb
+      FROM insured
+      ORDER BY leg_id
       ON CONFLICT (leg_id) DO NOTHING
       RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency
     )
