@@ -1007,9 +1007,11 @@ the share-locked query (no second join of legs and contracts, narrow rows that s
 opened come back as one JSON value of arrays (25 ms on PGlite; pg reads 10,000 rows in 13 ms, that value in
 23); \`JobQueue.sendMany\` draws the jobs' ids in the process. Per 10,000, CPU on a loaded machine: the claims'
 insert 670–810 ms → 450–490 on PGlite, PostgreSQL's backend 320–370 ms → 210–230; the jobs' insert
-240–285 → 200–215 on PGlite, unchanged on PostgreSQL. Side by side in the same hour (load 5 to 11 on the
-2 CPUs, so ratios only, medians of 13 runs each): PGlite ×22.2 before, ×15.9 after; PostgreSQL ×16.7 and
-×16.5 (9 runs). What remains: the claims' heap and five indexes, the leg row lock of the key check, the
+240–285 → 200–215 on PGlite, about unchanged on PostgreSQL. Side by side, before and after in alternation,
+4 runs each once the machine was quiet (load 1 to 2): PGlite 801–884 ms (×18.5–19.5) before, 566–644 ms
+(×13.2–15.1) after; PostgreSQL 438–479 ms (×16.8–18.3) before, 386–461 ms (×14.5–16.3) after. Under load
+(5 to 11 on the 2 CPUs) the baseline's own noise dominates: medians of 13 runs, PGlite ×22.2 before and
+×15.9 after. What remains: the claims' heap and five indexes, the leg row lock of the key check, the
 share locks, pg-boss's insert of 10,000 jobs from JSON (an \`INSERT … SELECT\` from the claims themselves would
 save about a quarter of it, at the price of writing pg-boss's columns ourselves), and the commit's WAL.
 
