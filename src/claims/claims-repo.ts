@@ -66,49 +66,50 @@ export async function insertClaimsForFlight(
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const result = await sql<{
-    id: string;
-    claim_number: string;
-    partner_id: string;
-    contract_id: string;
-    leg_id: string;
-    reason: ClaimReason;
-    compensation_amount: number;
-    currency: string;
+    /** The claims opened, column by column (the arrays in the same order). */
+    opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
   }>`
     WITH insured AS (
-      -- the active contracts on the flight, share-locked: a cancellation committing meanwhile is
-      -- waited for and its contract dropped (re-checked), so a contract is never both refunded and paid
-      SELECT c.id FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+      -- the legs of active contracts on the flight and what each claim pays, the contracts share-locked:
+      -- a cancellation committing meanwhile is waited for and its contract re-checked (dropped once
+      -- cancelled, its claim computed as it now is otherwise), so a contract is never both refunded and
+      -- paid. Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
+      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency
+      FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+      ${payoutLaterals(e.event, delay)}
       WHERE l.monitored_flight_number = ${e.flightNumber}
         AND l.departure_date = ${e.departureDate}::date
         AND l.environment = ${e.environment}
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = 'active'
+        AND coalesce(pay.amount, 0) > 0
       FOR SHARE OF c
+    ), opened AS (
+      INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
+      SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb
+      FROM insured
+      ORDER BY leg_id
+      ON CONFLICT (leg_id) DO NOTHING
+      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency
     )
-    INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
-    SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), c.partner_id, c.environment, c.id, l.id,
-           pay.reason, ${e.event}, 'opened', ${e.delayMinutes}, pay.amount * c.passengers, c.currency, ${JSON.stringify(e.evidence)}::jsonb
-    FROM contract_legs l
-    JOIN contracts c ON c.id = l.contract_id
-    ${payoutLaterals(e.event, delay)}
-    WHERE l.monitored_flight_number = ${e.flightNumber}
-      AND l.departure_date = ${e.departureDate}::date
-      AND l.environment = ${e.environment}
-      AND c.id IN (SELECT id FROM insured)
-      AND coalesce(pay.amount, 0) > 0
-    ORDER BY l.id
-    ON CONFLICT (leg_id) DO NOTHING
-    RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency`.execute(db);
-  return result.rows.map((r) => ({
-    id: r.id,
-    claimNumber: r.claim_number,
-    partnerId: r.partner_id,
-    contractId: r.contract_id,
-    legId: r.leg_id,
-    reason: r.reason,
-    compensationAmount: Number(r.compensation_amount),
-    currency: r.currency,
+    -- one JSON value of arrays rather than a row per claim (no row when nothing opened): PGlite's driver
+    -- reads 10,000 rows of these eight columns in about 115 ms, this in 25 (pg: 13 and 23 ms)
+    SELECT json_build_object('id', array_agg(id), 'claimNumber', array_agg(claim_number), 'partnerId', array_agg(partner_id),
+             'contractId', array_agg(contract_id), 'legId', array_agg(leg_id), 'reason', array_agg(reason),
+             'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency)) AS opened
+    FROM opened HAVING count(*) > 0`.execute(db);
+  const o = result.rows[0]?.opened;
+  if (!o) return [];
+  return o.id.map((id, i) => ({
+    id,
+    claimNumber: o.claimNumber[i]!,
+    partnerId: o.partnerId[i]!,
+    contractId: o.contractId[i]!,
+    legId: o.legId[i]!,
+    reason: o.reason[i]!,
+    compensationAmount: o.compensationAmount[i]!,
+    currency: o.currency[i]!,
   }));
 }
 
