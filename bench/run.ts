@@ -1033,16 +1033,17 @@ the cache — begin, the key, the contract and its legs, the reservation with ev
 
 What the CPU allows. The bench now also measures the insert baseline's CPU and prints the ceiling the
 CPUs set: subscribes cannot outrun (CPUs ÷ the CPU one subscribe takes), even with nothing left to the load
-generator. A one-row insert transaction costs about 0.12 ms of PostgreSQL CPU (and 0.09 ms in its pool); a
-subscribe about 1.6 ms of PostgreSQL CPU — its contract and legs (five and four indexes, foreign keys),
-three ledger entries, the audit row, the exposure upserts under the cap and the stored response, then a
-commit — and about 2.1 ms in the server. At the insert rate of the last quiet run (8,572 tx/s), the target
-(0.15, 1,286 subscribes/s) leaves 2 CPUs ÷ 1,286 = **1.56 ms of CPU per subscribe, server and database
-together: less than the database's share alone today**. With an API server costing no CPU the ceiling
-would be about 0.15; with today's server, about 0.06 — what the bench measures. Reaching the target on
-this 2-CPU machine needs the database's work per subscribe cut as well as nearly all of the server's
-(Fastify, validation, Kysely's query building, the AES-GCM seals of the customer's data and of the stored
-response), which no remaining round trip or cache gives. The section above prints both ceilings each run.
+generator. In the run above (a quiet machine), against the last run of the previous code: 594 req/s
+instead of 451 (ratio 0.068 instead of 0.053), 5.1 round trips instead of 8.1, server CPU 1.42 ms per
+subscribe instead of 2.07, PostgreSQL CPU 1.16 ms instead of 1.45 — its contract and legs (indexes, foreign
+keys), three ledger entries, the audit row, the exposure upserts under the cap and the stored response,
+then a commit, against 0.094 ms for a one-row insert transaction (and 0.071 ms in its pool). At that insert
+rate the target (0.15 × 8,771 = 1,316 subscribes/s) leaves 2 CPUs ÷ 1,316 = **1.52 ms of CPU per subscribe,
+server and database together, against 2.58 ms today**: the CPUs alone cap the ratio at 0.088 with today's
+server, at 0.196 with a server costing nothing. Reaching the target on this 2-CPU machine needs some 40 %
+of a subscribe's CPU cut — most of the server's own work (Fastify, validation, Kysely's query building, the
+AES-GCM seals of the customer's data and of the stored response), or the database's as well — which no
+remaining round trip or cache gives. The section above prints these ceilings each run.
 
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
