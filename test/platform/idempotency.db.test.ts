@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { writeTogether } from '../../src/platform/db.ts';
-import { deriveKeyring, encrypt } from '../../src/platform/crypto.ts';
+import { deriveKeyring, encrypt, sha256Hex } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
-import { KEY_TTL_HOURS, runIdempotent, type IdempotencyScope } from '../../src/platform/idempotency.ts';
+import { canonicalJson, KEY_TTL_HOURS, runIdempotent, type IdempotencyScope } from '../../src/platform/idempotency.ts';
 import { createTestPartner, openTestDatabase, usingPostgres } from '../helper.ts';
 
 const keys = deriveKeyring(Buffer.alloc(32, 7));
@@ -28,6 +28,28 @@ function markerWrite(trx: Parameters<Parameters<typeof runIdempotent>[5]>[0], ma
 async function markers(db: Awaited<ReturnType<typeof openTestDatabase>>['db'], marker: string): Promise<number> {
   const rows = await db.selectFrom('audit_log').select('id').where('entity_id', '=', marker).execute();
   return rows.length;
+}
+
+/**
+ * Another process's request with the same key (and body `{ x: 1 }` of operation test.op) commits its
+ * response `{"theirs":true}` meanwhile, through another connection.
+ */
+async function storeTheirs(db: Awaited<ReturnType<typeof openTestDatabase>>['db'], partnerId: string, key: string) {
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      partner_id: partnerId,
+      environment: 'sandbox',
+      key,
+      operation: 'test.op',
+      request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
+      status: 'completed',
+      locked_until: sql<Date>`now()`,
+      response_status: 201,
+      response_enc: encrypt(keys.encryption, '{"theirs":true}'),
+      expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
+    })
+    .execute();
 }
 
 describe('Idempotency-Key (runIdempotent)', () => {
@@ -74,8 +96,6 @@ describe('Idempotency-Key (runIdempotent)', () => {
     const partner = await createTestPartner(db);
     const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
     const deps = { db, encryptionKey: keys.encryption };
-    const { canonicalJson } = await import('../../src/platform/idempotency.ts');
-    const { sha256Hex } = await import('../../src/platform/crypto.ts');
     const claim = (lockedFor: number) =>
       db
         .insertInto('idempotency_keys')
@@ -213,29 +233,12 @@ describe('Idempotency-Key (runIdempotent)', () => {
           const partner = await createTestPartner(db);
           const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
           const deps = { db, encryptionKey: keys.encryption };
-          const { canonicalJson } = await import('../../src/platform/idempotency.ts');
-          const { sha256Hex } = await import('../../src/platform/crypto.ts');
           let runs = 0;
           const outcome = await runIdempotent(deps, scope, 'raced', { x: 1 }, serialize, async (trx, storeResponse) => {
             runs++;
             if (!handing) await writeMarker(trx, 'raced-marker');
             if (runs === 1) {
-              // another process's request with the same key commits its response meanwhile (another connection)
-              await db
-                .insertInto('idempotency_keys')
-                .values({
-                  partner_id: partner.id,
-                  environment: 'sandbox',
-                  key: 'raced',
-                  operation: 'test.op',
-                  request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
-                  status: 'completed',
-                  locked_until: sql<Date>`now()`,
-                  response_status: 201,
-                  response_enc: encrypt(keys.encryption, '{"theirs":true}'),
-                  expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-                })
-                .execute();
+              await storeTheirs(db, partner.id, 'raced');
             }
             if (handing)
               await writeTogether(trx, [markerWrite(trx, 'raced-marker'), storeResponse(201, { ours: true })]);
@@ -251,27 +254,10 @@ describe('Idempotency-Key (runIdempotent)', () => {
         const partner = await createTestPartner(db);
         const scope: IdempotencyScope = { partnerId: partner.id, environment: 'sandbox', operation: 'test.op' };
         const deps = { db, encryptionKey: keys.encryption };
-        const { canonicalJson } = await import('../../src/platform/idempotency.ts');
-        const { sha256Hex } = await import('../../src/platform/crypto.ts');
         let runs = 0;
         const outcome = await runIdempotent(deps, scope, 'refused', { x: 1 }, serialize, async (trx, storeResponse) => {
           runs++;
-          // another process's request with the same key commits its response meanwhile (another connection)
-          await db
-            .insertInto('idempotency_keys')
-            .values({
-              partner_id: partner.id,
-              environment: 'sandbox',
-              key: 'refused',
-              operation: 'test.op',
-              request_hash: sha256Hex(`test.op\n${canonicalJson({ x: 1 })}`),
-              status: 'completed',
-              locked_until: sql<Date>`now()`,
-              response_status: 201,
-              response_enc: encrypt(keys.encryption, '{"theirs":true}'),
-              expires_at: sql<Date>`now() + make_interval(hours => ${KEY_TTL_HOURS})`,
-            })
-            .execute();
+          await storeTheirs(db, partner.id, 'refused');
           await writeTogether(trx, [markerWrite(trx, 'refused-marker'), storeResponse(201, { ours: true })]);
           // the statement's own result refuses (as the reservation refuses a full flight)
           throw new DomainError('capacity_exceeded', 'full');
