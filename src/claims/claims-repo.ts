@@ -170,6 +170,7 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
       'cl.claim_number',
       'cl.bank_details_due_at',
       'cl.reminded_due_at',
+      'cl.manual_review_at',
       'b.iban_last4',
       'c.id as contract_id',
       'c.customer_phone_enc',
@@ -188,7 +189,8 @@ export async function findClaimToNotify(trx: Executor, claimId: string) {
 
 /**
  * Claims still waiting for (new) bank details whose due date falls after `now` and by `until`, not
- * yet reminded of that due date: the reminder job's candidates (each is re-read under its lock).
+ * yet reminded of that due date and not under the desk's manual review (their due date stands still
+ * until the review ends): the reminder job's candidates (each is re-read under its lock).
  */
 export async function findClaimsToRemind(db: Executor, now: Date, until: Date, limit: number): Promise<string[]> {
   const rows = await db
@@ -197,6 +199,7 @@ export async function findClaimsToRemind(db: Executor, now: Date, until: Date, l
     .where('status', 'in', ['awaiting_bank_details', 'failed'])
     .where('bank_details_due_at', '>', now)
     .where('bank_details_due_at', '<=', until)
+    .where('manual_review_at', 'is', null)
     .where((eb) =>
       eb.or([eb('reminded_due_at', 'is', null), eb('reminded_due_at', '!=', eb.ref('bank_details_due_at'))]),
     )

@@ -167,6 +167,8 @@ export async function notifyClaimIn(
 function isDueForReminder(row: ClaimToNotify, now: Date): boolean {
   const due = row.bank_details_due_at;
   if (!due || (row.status !== 'awaiting_bank_details' && row.status !== 'failed')) return false;
+  // under the desk's manual review the due date stands still (and moves when the review ends): no reminder of it
+  if (row.manual_review_at !== null) return false;
   if (due.getTime() <= now.getTime()) return false;
   return row.reminded_due_at === null || row.reminded_due_at.getTime() !== due.getTime();
 }

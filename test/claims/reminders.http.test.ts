@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { notifyClaim, remindClaims } from '../../src/claims/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
+import { approveManualPayout, reviewClaim } from '../../src/payouts/index.ts';
 import { settlePayout } from '../../src/payouts/payouts.ts';
 import {
   buildTestApp,
@@ -166,6 +167,53 @@ describe('claim reminders and receipts, each sent once', () => {
       '0 turns reminders off',
     );
     assert.equal((await messagesOf(c.contractNumber)).length, 1);
+  });
+
+  it("a claim under the desk's manual review is not reminded; once approved, of its moved due date", async () => {
+    const { c, claim, dueAt } = await openClaim();
+    const reviewStarted = new Date(dueAt.getTime() - 10 * 86_400_000);
+    const desk = (now: Date) => ({ db: t.db, jobs: t.app.parasol.jobs, now: () => now });
+    const { claim_number: claimNumber } = await t.db
+      .selectFrom('claims')
+      .select('claim_number')
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    await reviewClaim(desk(reviewStarted), {
+      claimNumber,
+      actor: 'operator:desk@insurer.test',
+      reason: 'identity check',
+      actionToken: `review-${claim.id}`,
+    });
+    const near = new Date(dueAt.getTime() - 2 * 86_400_000);
+    await remindClaims(deps(near)); // (the other tests' claims may be reminded: this one's messages are counted)
+    assert.equal(
+      (await messagesOf(c.contractNumber)).length,
+      1,
+      'under review: no reminder of a due date that stands still',
+    );
+    assert.equal(await notifyClaim(deps(near), { claimId: claim.id, kind: 'reminder' }), 'skipped', 'nor a job');
+
+    // approved 8 days into the review, the claim still waiting for bank details: its due date moves 8 days later
+    const approvedAt = new Date(reviewStarted.getTime() + 8 * 86_400_000);
+    await approveManualPayout(desk(approvedAt), {
+      claimNumber,
+      actor: 'operator:desk@insurer.test',
+      reason: 'identity confirmed',
+      actionToken: `approve-${claim.id}`,
+    });
+    const moved = (
+      await t.db.selectFrom('claims').select('bank_details_due_at').where('id', '=', claim.id).executeTakeFirstOrThrow()
+    ).bank_details_due_at!;
+    assert.equal(moved.getTime(), dueAt.getTime() + 8 * 86_400_000);
+    await remindClaims(deps(near));
+    assert.equal((await messagesOf(c.contractNumber)).length, 1, 'the old window is no longer near the due date');
+    await remindClaims(deps(new Date(moved.getTime() - 2 * 86_400_000)));
+    const messages = await messagesOf(c.contractNumber);
+    assert.equal(messages.length, 2, 'the first message and one reminder, of the moved due date');
+    assert.ok(
+      messages.some((m) => m.body.includes('still waits for your bank details')),
+      JSON.stringify(messages),
+    );
   });
 
   it('a paid claim gets exactly one receipt, even when the bank report is settled again', async () => {
