@@ -68,6 +68,25 @@ export async function beginDeskAction(
   return { claim, replayed: true };
 }
 
+/** The audit row of a desk action on the claim: the operator, the reason, and what else `data` says. */
+export async function auditDeskAction(
+  trx: Executor,
+  claim: Pick<repo.DeskClaimRow, 'partner_id' | 'environment' | 'claim_number'>,
+  action: Pick<DeskAction, 'actor' | 'reason'>,
+  name: string,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  await audit(trx, {
+    actor: action.actor,
+    partnerId: claim.partner_id,
+    environment: claim.environment,
+    entity: 'claim',
+    entityId: claim.claim_number,
+    action: name,
+    data: { reason: action.reason, ...data },
+  });
+}
+
 /** Why a claim's state refuses a desk action: stable codes, 409, operator-only (platform/errors.ts). */
 export type DeskRefusal = Extract<
   ErrorCode,
@@ -153,14 +172,9 @@ export async function correctClaimPhone(
         `Claim ${claim.claim_number}: the contract has this phone number already.`,
       );
     await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
-    await audit(trx, {
-      actor: action.actor,
-      partnerId: claim.partner_id,
-      environment: claim.environment,
-      entity: 'claim',
-      entityId: claim.claim_number,
-      action: 'phone_corrected',
-      data: { reason: action.reason, contractNumber: claim.contract_number, fields: ['phone'] },
+    await auditDeskAction(trx, claim, action, 'phone_corrected', {
+      contractNumber: claim.contract_number,
+      fields: ['phone'],
     });
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });

@@ -8,6 +8,7 @@ export * as claimLink from './claim-link.ts';
 export { claimEvidence, type ClaimEvidence } from './evidence.ts';
 /** The operator's claim desk (payouts/manual-review.ts adds the payment actions through these). */
 export {
+  auditDeskAction,
   beginDeskAction,
   checkDeskAction,
   correctClaimPhone,

@@ -30,10 +30,10 @@ import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { carrierOf, exposureLeg, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
+import { exposureLeg, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
 import { parseDeparture, TIME_RULES } from './legs.ts';
 import { pricedLeg, termsKey } from './leg-pricing.ts';
-import { configuredTerms, premiumView, type PremiumView } from './price-quote.ts';
+import { configuredTerms, premiumView, pricingLeg, type PremiumView } from './price-quote.ts';
 import { shareOf, sharesTimes, type Share } from './shares.ts';
 import { contractView, type ContractView } from './subscribe.ts';
 
@@ -122,14 +122,19 @@ export async function previewFlightChange(
     const premium = pricedLeg(
       model,
       key,
-      {
-        departureAirport: r.old.departure_airport,
-        arrivalAirport: r.old.arrival_airport,
-        // a codeshare is priced as the flight that flies (pricingLeg in price-quote.ts)
-        airline: r.operatingFlightNumber ? carrierOf(r.operatingFlightNumber) : r.old.airline,
-        departureLocal: r.departure.local,
-        flightNumber: r.operatingFlightNumber ?? r.flightNumber,
-      },
+      // a codeshare is priced as the flight that flies, as at /getPrice
+      pricingLeg(
+        {
+          departureAirport: r.old.departure_airport,
+          arrivalAirport: r.old.arrival_airport,
+          airline: r.old.airline,
+          departureLocal: r.departure.local,
+          departureDate: r.departure.date,
+          departureAt: r.departure.at,
+        },
+        r.flightNumber,
+        r.operatingFlightNumber,
+      ),
       terms,
       contract.currency,
     ).premium;

@@ -1,4 +1,5 @@
 import {
+  auditDeskAction,
   beginDeskAction,
   checkDeskAction,
   refuseDeskAction,
@@ -7,7 +8,6 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
-import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { findClaimPayout } from './payouts-repo.ts';
@@ -45,14 +45,9 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
         `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
       );
     await setClaimReview(trx, claim.id, { at: deps.now(), by: action.actor, reason: action.reason });
-    await audit(trx, {
-      actor: action.actor,
-      partnerId: claim.partner_id,
-      environment: claim.environment,
-      entity: 'claim',
-      entityId: claim.claim_number,
-      action: 'manual_review_started',
-      data: { reason: action.reason, status: claim.status, payout: payout?.status ?? null },
+    await auditDeskAction(trx, claim, action, 'manual_review_started', {
+      status: claim.status,
+      payout: payout?.status ?? null,
     });
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
@@ -86,19 +81,10 @@ export async function approveManualPayout(
     if (claim.status !== 'payment_pending') {
       // no bank details yet: the review ends, the customer gets back the time it took
       const due = await releaseClaimReview(trx, claim.id, deps.now());
-      await audit(trx, {
-        actor: action.actor,
-        partnerId: claim.partner_id,
-        environment: claim.environment,
-        entity: 'claim',
-        entityId: claim.claim_number,
-        action: 'manual_review_released',
-        data: {
-          reason: action.reason,
-          reviewedBy: claim.manual_review_by,
-          status: claim.status,
-          bankDetailsDueAt: due?.toISOString() ?? null,
-        },
+      await auditDeskAction(trx, claim, action, 'manual_review_released', {
+        reviewedBy: claim.manual_review_by,
+        status: claim.status,
+        bankDetailsDueAt: due?.toISOString() ?? null,
       });
       return {
         claimNumber: claim.claim_number,
@@ -115,21 +101,12 @@ export async function approveManualPayout(
     await releaseClaimReview(trx, claim.id, deps.now());
     if (payout.rail === 'simulated_bank')
       await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
-    await audit(trx, {
-      actor: action.actor,
-      partnerId: claim.partner_id,
-      environment: claim.environment,
-      entity: 'claim',
-      entityId: claim.claim_number,
-      action: 'manual_payout_approved',
-      data: {
-        reason: action.reason,
-        reviewedBy: claim.manual_review_by,
-        endToEndId: payout.end_to_end_id,
-        rail: payout.rail,
-        amount: payout.amount,
-        currency: payout.currency,
-      },
+    await auditDeskAction(trx, claim, action, 'manual_payout_approved', {
+      reviewedBy: claim.manual_review_by,
+      endToEndId: payout.end_to_end_id,
+      rail: payout.rail,
+      amount: payout.amount,
+      currency: payout.currency,
     });
     return { claimNumber: claim.claim_number, outcome: 'done', endToEndId: payout.end_to_end_id };
   });

@@ -188,11 +188,13 @@ async function changeEndpoint<T>(
   change: (trx: Trx, row: repo.EndpointRow) => Promise<T>,
 ): Promise<T> {
   if (!UUID.test(endpointId)) throw notFound(endpointId);
-  return deps.db.transaction().execute(async (trx) => {
+  const changed = await deps.db.transaction().execute(async (trx) => {
     const row = await repo.findEndpoint(trx, scope, endpointId, { forUpdate: true });
     if (!row) throw notFound(endpointId);
     return change(trx, row);
   });
+  deps.endpoints?.invalidate(); // committed: this process's emissions see it at once
+  return changed;
 }
 
 /** Removes an endpoint: nothing more is sent to it, its pending deliveries end failed. */
@@ -201,7 +203,7 @@ export async function removeEndpoint(
   scope: WebhookScope,
   endpointId: string,
 ): Promise<WebhookEndpointView> {
-  const gone = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     const now = deps.now();
     const removed = await repo.updateEndpoint(trx, row.id, { removed_at: now, enabled: false });
     const ended = await repo.failPendingDeliveries(trx, row.id, 'endpoint removed', now);
@@ -216,8 +218,6 @@ export async function removeEndpoint(
     });
     return view(removed);
   });
-  deps.endpoints?.invalidate();
-  return gone;
 }
 
 /**
@@ -230,7 +230,7 @@ export async function setEndpointEnabled(
   endpointId: string,
   enabled: boolean,
 ): Promise<WebhookEndpointView> {
-  const changed = await changeEndpoint(deps, scope, endpointId, async (trx, row) => {
+  return changeEndpoint(deps, scope, endpointId, async (trx, row) => {
     if (row.enabled === enabled) return view(row);
     const updated = await repo.updateEndpoint(trx, row.id, { enabled });
     const ended = enabled ? 0 : await repo.failPendingDeliveries(trx, row.id, 'endpoint disabled', deps.now());
@@ -245,8 +245,6 @@ export async function setEndpointEnabled(
     });
     return view(updated);
   });
-  deps.endpoints?.invalidate();
-  return changed;
 }
 
 export interface UpdateEndpointInput {
@@ -298,7 +296,6 @@ export async function updateEndpointSettings(
     });
     return view(updated);
   });
-  deps.endpoints?.invalidate();
   return input.enabled === undefined ? changed : setEndpointEnabled(deps, scope, endpointId, input.enabled);
 }
 
