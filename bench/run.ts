@@ -1045,6 +1045,39 @@ of a subscribe's CPU cut — most of the server's own work (Fastify, validation,
 AES-GCM seals of the customer's data and of the stored response), or the database's as well — which no
 remaining round trip or cache gives. The section above prints these ceilings each run.
 
+What the rows themselves cost (2026-11-26, measured once, outside the bench). The statements of one real
+subscribe (the key, the contract and its legs, the reservation with everything else; texts and parameters
+taken from PostgreSQL's statement log) were replayed as prepared statements with fresh keys and numbers,
+each in its own transaction (BEGIN … COMMIT, five round trips), by 20 clients through a \`pg\` pool of 10 —
+no Parasol server, no HTTP — on a scratch PostgreSQL 15 of this machine; CPU from \`/proc/stat\` less the
+client's own, three interleaved 10 s runs per variant, medians:
+
+| 20 clients, pool of 10 | tx/s | PostgreSQL CPU per tx | client CPU per tx |
+|---|---:|---:|---:|
+| the subscribe's statements, schema as shipped | 1,766 | 0.79 ms | 0.23 ms |
+| the same without the foreign keys of the tables written | 1,820 | 0.77 ms | 0.23 ms |
+| the same without their CHECK constraints | 1,837 | 0.75 ms | 0.23 ms |
+| the same without their secondary indexes | 1,768 | 0.79 ms | 0.24 ms |
+| the same without any of the three | 2,272 | 0.55 ms | 0.22 ms |
+| five round trips doing nothing (BEGIN, three SELECT \$1, COMMIT) | 10,496 | 0.09 ms | 0.08 ms |
+| one-row insert transaction (the bench's baseline) | 10,439 | 0.10 ms | 0.05 ms |
+
+So the round trips are cheap (a trivial five-round-trip transaction costs the database about what a
+one-row insert does; the CPU profile's large share for the server's socket writes counts the time the
+process sat preempted inside them, which wall-clock sampling cannot tell from work), no single foreign
+key, CHECK or index is the cost (each alone is within the runs' noise, about ±0.1 ms; all of them
+together are 30 %), and the database work of writing a subscribe's rows — a contract of 30 columns, two
+legs, three ledger entries, the audit row, the stored response, two exposure upserts — is 0.79 ms, plus
+0.23 ms in the client merely to send those statements and read their results. Against that insert rate
+the target leaves 2 CPUs ÷ (0.15 × 10,439) = 1.28 ms per subscribe: after those 1.02 ms and the HTTP
+request itself (the bare Fastify route runs about 13,000 req/s with its load generator on these 2 CPUs,
+0.15 ms each), some 0.1 ms would be left for everything the API does — authentication, validation, the
+quote's signature, the seals of the customer's data and of the stored response, idempotency, logging —
+against about 0.6 ms today. Without the foreign keys, CHECK constraints and secondary indexes it would
+be about 0.35 ms, at the price of the integrity and the queries they serve. **On this 2-CPU machine the
+/subscribe target is out of reach of any server that does that work**; it is kept as the figure to
+watch, and the bench still prints it every run.
+
 Two workers drained the 10,000 claims at 48 claims/s until 2026-11-25: pg-boss waits out its polling
 interval after every batch unless notified, so each worker ran one batch of 50 per 2 s however long the
 backlog (the claim notifications took 241 s, the payouts 208 s). A worker that got jobs now fetches again
