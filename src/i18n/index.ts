@@ -1,7 +1,8 @@
+import Negotiator from 'negotiator';
 import { en } from './en.ts';
 import { fr } from './fr.ts';
 import type { Words } from './words.ts';
-import { LANGUAGES, type Lang } from '../platform/language.ts';
+import { CUSTOMER_LANGUAGES, LANGUAGES, type CustomerLang, type Lang } from '../platform/language.ts';
 
 /**
  * The words of the portal and the consoles (French and English), one file per language, each checked
@@ -19,8 +20,22 @@ export const t = (lang: Lang): Words => WORDS[lang];
 /** The language of a request: the `psl_lang` cookie, else Accept-Language, else English. */
 export function languageOf(cookie: string | undefined, acceptLanguage: string | undefined): Lang {
   if (cookie === 'fr' || cookie === 'en') return cookie;
-  const first = (acceptLanguage ?? '').split(',')[0]?.trim().toLowerCase() ?? '';
-  return first.startsWith('fr') ? 'fr' : 'en';
+  return (preferred(acceptLanguage, LANGUAGES) as Lang | undefined) ?? 'en';
+}
+
+/**
+ * The customer language a browser asks for (Accept-Language, RFC 9110 §12.5.4: weights, "de-CH"
+ * matching "de"), or undefined when it sends none or none of ours. For the pages that know no
+ * customer yet (an unknown link).
+ */
+export function customerLanguageOf(acceptLanguage: string | undefined): CustomerLang | undefined {
+  return preferred(acceptLanguage, CUSTOMER_LANGUAGES) as CustomerLang | undefined;
+}
+
+/** The best of `available` for an Accept-Language header (negotiator, as Express and Koa use it). */
+function preferred(acceptLanguage: string | undefined, available: readonly string[]): string | undefined {
+  if (!acceptLanguage?.trim()) return undefined; // no header means any language: not a preference
+  return new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...available]);
 }
 
 export {

@@ -262,8 +262,15 @@ ${sections.map((section) => html`<section><h2>${section.heading}</h2>${section.p
   );
 }
 
-/** An unknown link says so in French and English: we do not know the customer's language. */
-export function unknownPage(): string {
+/**
+ * An unknown link: we do not know whose it is, so the page speaks the browser's language when it is one
+ * of the customers' (Accept-Language), else French and English.
+ */
+export function unknownPage(language: CustomerLang | undefined): string {
+  if (language) {
+    const w = words(language);
+    return layout(language, w.unknownTitle, html`<h1>${w.unknownTitle}</h1><p>${w.unknown}</p>`);
+  }
   return layout(
     'fr',
     `${words('fr').unknownTitle} / ${words('en').unknownTitle}`,

@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { claimForLink, submitBankDetails } from '../payouts/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
+import { customerLanguageOf } from '../i18n/index.ts';
 import { claimPage, closedPage, legalPage, thanksPage, unknownPage, type PageLegal } from './claim-page.ts';
 
 /**
@@ -41,7 +42,8 @@ export function customerRoutes(deps: {
     app.get<{ Params: { token: string } }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
       const state = await claimForLink(deps.db, request.params.token, deps.now());
       reply.type('text/html; charset=utf-8');
-      if (state.kind === 'unknown') return reply.code(404).send(unknownPage());
+      if (state.kind === 'unknown')
+        return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
       if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, request.params.token));
       return claimPage(state.claim, deps.legal, request.params.token);
     });
@@ -53,7 +55,8 @@ export function customerRoutes(deps: {
         async (request, reply) => {
           const state = await claimForLink(deps.db, request.params.token, deps.now());
           reply.type('text/html; charset=utf-8');
-          if (state.kind === 'unknown') return reply.code(404).send(unknownPage());
+          if (state.kind === 'unknown')
+            return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
           return legalPage(kind, state.claim, deps.legal, request.params.token);
         },
       );
@@ -73,7 +76,7 @@ export function customerRoutes(deps: {
         reply.type('text/html; charset=utf-8');
         switch (outcome.kind) {
           case 'unknown':
-            return reply.code(404).send(unknownPage());
+            return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
           case 'closed':
             return reply.code(410).send(closedPage(outcome.claim, deps.legal, request.params.token));
           case 'invalid':

@@ -215,6 +215,24 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
     const res = await t.app.inject({ method: 'GET', url: `/c/${'x'.repeat(43)}` });
     assert.equal(res.statusCode, 404);
     assert.match(res.body, /Lien inconnu/);
+    assert.match(res.body, /Unknown link/, 'without Accept-Language: French and English');
+    // the browser's language when it is one of the customers' (weights honoured, "de-CH" is German)
+    const asked = async (acceptLanguage: string) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/c/${'x'.repeat(43)}`,
+          headers: { 'accept-language': acceptLanguage },
+        })
+      ).body;
+    const german = await asked('ja;q=1, de-CH;q=0.8, en;q=0.5');
+    assert.match(german, /Unbekannter Link/);
+    assert.match(german, /<html lang="de"/);
+    assert.doesNotMatch(german, /Lien inconnu|Unknown link/);
+    assert.match(await asked('pt-BR'), /Ligação desconhecida/);
+    const none = await asked('ja, zh;q=0.9');
+    assert.match(none, /Lien inconnu/);
+    assert.match(none, /Unknown link/);
     const post404 = await t.app.inject({
       method: 'POST',
       url: `/c/${'y'.repeat(43)}`,
