@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CUSTOMER_LANGUAGES } from '../../src/platform/language.ts';
-import { isGsm7, smsLength } from '../../src/notify/sms/segments.ts';
+import { gsm7Spelling, isGsm7, smsLength } from '../../src/notify/sms/segments.ts';
 import {
   claimLink,
   formatAmount,
@@ -99,6 +99,32 @@ describe('claim SMS templates', () => {
       assert.equal(sms.encoding, 'GSM-7', language);
       assert.equal(sms.segments, 2, `${language}: ${sms.units} septets`);
     }
+  });
+
+  it('spells a brand or an insurer with letters GSM-7 lacks in GSM-7, so one "ô" does not make every message UCS-2', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const sms = render(language, { kind: 'cancelled' }, { brand: 'Voyages Côte d’Azur', insurer: 'Assurœ' });
+      assert.equal(sms.encoding, 'GSM-7', language);
+      assert.equal(sms.segments, 2, language);
+      assert.ok(sms.body.includes("Voyages Cote d'Azur"), sms.body);
+      assert.ok(sms.body.includes('Assuroe'), sms.body);
+    }
+    // without the spelling the same message is UCS-2 (67 units a segment instead of 153): 3 segments, not 2
+    assert.equal(smsLength(render('fr', { kind: 'cancelled' }).body.replace('SkyFly', 'Côte')).segments, 3);
+  });
+
+  it('GSM-7 spelling keeps what GSM-7 has and leaves other scripts alone', () => {
+    assert.equal(
+      gsm7Spelling('Émile Ñandú Ça øre Straße'),
+      'Émile Ñandu Ça øre Straße',
+      'é Ñ Ç ø ß are GSM-7; ú is not',
+    );
+    assert.equal(gsm7Spelling('Œuvre ŒUVRE Łódź'), 'Oeuvre OEUVRE Lodz');
+    assert.equal(gsm7Spelling('“Fly” – Now… l’air'), '"Fly" - Now... l\'air');
+    assert.equal(gsm7Spelling('Nice\u00a0Air\u202fOne'), 'Nice Air One');
+    assert.equal(gsm7Spelling('東京エア'), '東京エア');
+    assert.equal(gsm7Spelling('Fly 😀'), 'Fly 😀');
+    assert.ok(isGsm7(gsm7Spelling('àâäçéèêëîïôöùûüÿñ ÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸÑ')));
   });
 
   it('measured lengths (documented in docs/sms.md)', () => {

@@ -57,3 +57,53 @@ function countSegments(widths: number[], total: number, single: number, perSegme
   }
   return segments;
 }
+
+/** Look-alikes for characters with no GSM-7 letter of their own once their accents are taken off. */
+const GSM7_SPELLING: Record<string, string> = {
+  œ: 'oe',
+  Œ: 'OE',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ı: 'i',
+  '‘': "'",
+  '’': "'",
+  '‚': "'",
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  '«': '"',
+  '»': '"',
+  '–': '-',
+  '—': '-',
+  '‐': '-',
+  '…': '...',
+  '\u00a0': ' ',
+  '\u202f': ' ',
+  '\u2009': ' ',
+};
+
+/**
+ * A name as GSM-7 can carry it: characters GSM 03.38 has are kept (é, ä, Ç, ñ, ø…), others lose their
+ * accents when the bare letter is GSM-7 (ô → o, ç → c, ł → l), typographic quotes, dashes and
+ * spaces become their ASCII look-alikes, œ becomes oe (Oe before a small letter). Whatever has no GSM-7 spelling
+ * (other scripts, emoji) is left as is, and the message travels as UCS-2. For the partner's brand and
+ * the insurer's name in an SMS: one "ô" in a brand would otherwise turn every message into UCS-2, twice
+ * as many segments or more.
+ */
+export function gsm7Spelling(text: string): string {
+  let out = '';
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (BASIC.has(c) || EXTENSION.has(c)) out += c;
+    else if (c === 'Œ' && /\p{Ll}/u.test(chars[i + 1] ?? '')) out += 'Oe';
+    else if (GSM7_SPELLING[c] !== undefined) out += GSM7_SPELLING[c];
+    else {
+      const bare = c.normalize('NFD').replace(/\p{M}+/gu, '');
+      out += bare !== '' && isGsm7(bare) ? bare : c;
+    }
+  }
+  return out;
+}

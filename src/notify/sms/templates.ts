@@ -1,5 +1,5 @@
 import { customerWords, formatAmount, formatDelay, formatDepartureDate, type CustomerLang } from '../../i18n/index.ts';
-import { smsLength, type SmsEncoding } from './segments.ts';
+import { gsm7Spelling, smsLength, type SmsEncoding } from './segments.ts';
 
 export { formatAmount, formatDelay, formatDepartureDate };
 
@@ -127,8 +127,10 @@ function eventText(event: ClaimEvent, language: Language): string {
 }
 
 /** The brand and insurer, without characters that would break the message (a newline, a tab). */
+/** The brand and the insurer as the SMS spells them: spaces collapsed, in GSM-7 letters where they have one. */
 function names(input: { brand: string; insurer: string }) {
-  return { brand: input.brand.replace(/\s+/g, ' ').trim(), insurer: input.insurer.replace(/\s+/g, ' ').trim() };
+  const spelled = (name: string) => gsm7Spelling(name.replace(/\s+/g, ' ').trim());
+  return { brand: spelled(input.brand), insurer: spelled(input.insurer) };
 }
 
 export function claimLink(publicUrl: string, token: string): string {
