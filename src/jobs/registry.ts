@@ -3,6 +3,7 @@ import { expireClaims, notifyClaim, remindClaims, type NotifyJob } from '../clai
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
+  requeueStaleEmails,
   requeueStaleSms,
   sendQueuedEmail,
   sendQueuedSms,
@@ -46,6 +47,8 @@ declare module '../platform/jobs.ts' {
     email_send: { emailId: string };
     /** Queues again the SMS whose send job was lost: every 10 minutes. */
     sms_requeue: NoPayload;
+    /** Queues again the production emails whose send jobs gave up: every 10 minutes, with SMTP. */
+    email_requeue: NoPayload;
     /** Pays one payout through the simulated bank (sandbox). */
     payouts_simulated_bank: { payoutId: string };
     /** Expires the claims whose bank details never came: every 15 minutes. */
@@ -190,6 +193,15 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       if (!rt.sms) return; // nothing can send them yet
       const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
       if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
+    },
+  },
+  email_requeue: {
+    policy: { retryLimit: 2, expireInSeconds: 300 },
+    schedule: '*/10 * * * *',
+    handler: (rt) => async () => {
+      if (!rt.email.smtp) return; // nothing can send them yet
+      const requeued = await requeueStaleEmails({ db: rt.db, jobs: rt.jobs });
+      if (requeued > 0) rt.log.info({ requeued }, 'queued emails sent again');
     },
   },
   payouts_simulated_bank: {

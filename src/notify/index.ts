@@ -21,6 +21,7 @@ export {
   MAX_EMAIL_ATTEMPTS,
   queueEmail,
   readEmails,
+  requeueStaleEmails,
   sendQueuedEmail,
   type EmailProviders,
   type EmailView,

@@ -58,8 +58,9 @@ export interface Config {
   /** Production SMS through Twilio; undefined: production messages are kept queued (sent once it is set). */
   readonly twilio: TwilioConfig | undefined;
   /**
-   * Email through SMTP (PARASOL_SMTP_*); undefined: every email is kept in the outbox (the operator
-   * console's Emails page, `parasol emails list`), never sent.
+   * Email through SMTP (PARASOL_SMTP_*); undefined: the platform's own emails (partner users'
+   * invitations and resets) are kept in the outbox (the operator console's Emails page, `parasol
+   * emails list`), never sent, and production customers' emails stay queued until it is set.
    */
   readonly smtp: SmtpConfig | undefined;
   /** Behind a reverse proxy (TLS terminator): client addresses from X-Forwarded-For (sign-in throttling, logs). */

@@ -6,7 +6,13 @@ import {
   type EmailMessage,
   type EmailProvider,
 } from '../../src/notify/email/email.ts';
-import { queueEmail, readEmails, sendQueuedEmail } from '../../src/notify/email/email-queue.ts';
+import {
+  EmailProviderMissing,
+  queueEmail,
+  readEmails,
+  requeueStaleEmails,
+  sendQueuedEmail,
+} from '../../src/notify/email/email-queue.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
 import { transaction } from '../../src/platform/db.ts';
@@ -23,6 +29,9 @@ function fakeJobs() {
     send: async (name: string, data: unknown) => {
       sent.push({ name, data });
       return 'job';
+    },
+    sendMany: async (name: string, data: unknown[]) => {
+      for (const d of data) sent.push({ name, data: d });
     },
   } as unknown as JobQueue;
   return { jobs, sent };
@@ -164,4 +173,45 @@ test('a refused message is marked rejected and audited; sandbox messages go to t
   const outbox = (await readEmails(handle.db, keys)).find((e) => e.id === sandboxId)!;
   assert.equal(outbox.provider, 'outbox');
   assert.match(outbox.text!, /portal\/password\/abc/);
+});
+
+test("without SMTP a production customer's email stays queued, not in the outbox, and is sent once SMTP is set", async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('k:prod', { environment: 'production' }));
+    await queueEmail(trx, { jobs, keys }, email('k:platform')); // a partner user's invitation: no environment
+    await queueEmail(trx, { jobs, keys }, email('k:sandbox-2', { environment: 'sandbox' }));
+  });
+  const [prodId, platformId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [
+    string,
+    string,
+    string,
+  ];
+  const noSmtp = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: undefined } };
+  await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing);
+  await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing, 'every retry of the job');
+  assert.equal(await sendQueuedEmail(noSmtp, platformId), 'sent', 'the platform’s own messages: into the outbox');
+  assert.equal(await sendQueuedEmail(noSmtp, sandboxId), 'sent');
+  const row = await handle.db.selectFrom('emails').selectAll().where('id', '=', prodId).executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.provider, row.attempts, row.sent_at], ['queued', null, 0, null]);
+
+  // the job gave up; SMTP is configured and the worker's sweep finds the message (older than 30 min)
+  sent.length = 0;
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'too recent');
+  await handle.db
+    .updateTable('emails')
+    .set({ created_at: new Date(Date.now() - 3_600_000) })
+    .execute();
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1, 'production and queued only');
+  assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: prodId } }]);
+  const smtp = scripted('ok');
+  const withSmtp = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+  assert.equal(await sendQueuedEmail(withSmtp, prodId), 'sent');
+  assert.deepEqual(
+    smtp.calls.map((c) => c.dedupeKey),
+    ['k:prod'],
+  );
+  assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'nothing left to send');
+  assert.equal(await sendQueuedEmail(noSmtp, prodId), 'skipped', 'a sent message: nothing to do, SMTP or not');
 });

@@ -64,11 +64,28 @@ export async function queueEmail(
   return true;
 }
 
+/**
+ * A production customer's message while no SMTP server is configured: it stays queued (the outbox is
+ * for test environments and for the platform's own messages), the job is retried, then fails, and
+ * `requeueStaleEmails` sends it once PARASOL_SMTP_* is set.
+ */
+export class EmailProviderMissing extends Error {
+  constructor() {
+    super(
+      "No SMTP server is configured (set PARASOL_SMTP_*): a production customer's email stays queued; the job is retried a few times, then fails, and the message is sent once SMTP is configured.",
+    );
+    this.name = 'EmailProviderMissing';
+  }
+}
+
 /** How long a send may hold its message: the job's own expiry. */
 const SEND_LEASE_SECONDS = EMAIL_QUEUE_POLICY.expireInSeconds;
 
 export interface EmailProviders {
-  /** Sandbox and preproduction messages, and every message when `smtp` is undefined. */
+  /**
+   * Sandbox and preproduction messages; without `smtp`, the platform's own messages too (partner
+   * users' invitations and resets: an operator passes their links on). Never a production customer's.
+   */
   outbox: EmailProvider;
   /** Every other message, when configured. */
   smtp: EmailProvider | undefined;
@@ -82,6 +99,13 @@ export async function sendQueuedEmail(
   deps: { db: Db; keys: Pick<Keyring, 'encryption'>; providers: EmailProviders; now?: () => Date },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
+  if (!deps.providers.smtp) {
+    const state = await repo.findEmailState(deps.db, emailId);
+    if (state?.environment === 'production') {
+      if (state.status !== 'queued') return 'skipped';
+      throw new EmailProviderMissing();
+    }
+  }
   const row = await repo.leaseQueuedEmail(deps.db, emailId, {
     leaseSeconds: SEND_LEASE_SECONDS,
     maxAttempts: MAX_EMAIL_ATTEMPTS,
@@ -170,4 +194,23 @@ export async function readEmails(
     subject: open(r.subject_enc),
     text: r.provider === 'outbox' ? open(r.text_enc) : null,
   }));
+}
+
+/**
+ * Production customers' messages still queued after their send jobs gave up (the SMTP server was
+ * unreachable, or not configured, longer than the retries last): queued again, a batch at a time,
+ * while they have attempts left. The worker runs it every 10 minutes when SMTP is configured; each
+ * message is sent by one job at a time (the lease).
+ */
+export async function requeueStaleEmails(
+  deps: { db: Db; jobs: JobQueue },
+  olderThanMinutes = 30,
+  limit = 1_000,
+): Promise<number> {
+  const ids = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
+  await deps.jobs.sendMany(
+    'email_send',
+    ids.map((emailId) => ({ emailId })),
+  );
+  return ids.length;
 }

@@ -71,6 +71,25 @@ export async function releaseEmail(db: Executor, emailId: string, error: string)
   await db.updateTable('emails').set({ last_error: error, locked_until: null }).where('id', '=', emailId).execute();
 }
 
+/** Production messages queued for more than `olderThanMinutes`, with attempts left and no live lease, oldest first. */
+export async function findStaleQueuedEmails(
+  db: Executor,
+  o: { olderThanMinutes: number; maxAttempts: number; limit: number },
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('emails')
+    .select('id')
+    .where('status', '=', 'queued')
+    .where('environment', '=', 'production')
+    .where('attempts', '<', o.maxAttempts)
+    .where('created_at', '<', sql<Date>`now() - make_interval(mins => ${o.olderThanMinutes})`)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+    .orderBy('created_at')
+    .limit(o.limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
 /** Emails newest first, with the partner's slug; sealed columns as stored. */
 export async function listEmails(db: Executor, o: { offset: number; limit: number; kind?: string | undefined }) {
   let query = db
