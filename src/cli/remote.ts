@@ -19,6 +19,22 @@ const LOCAL_ONLY: { command: string[]; reason: string }[] = [
   },
 ];
 
+/**
+ * The files the server may ask this side to read or write: the words of the command line, and the
+ * values of its `--option=value` words. Any other path is refused (EACCES): whatever listens on the
+ * socket — on Linux a long data directory path puts it in the abstract namespace, which any local
+ * user can bind — gets no file of the operator's but those it named, and writes nowhere else.
+ */
+function namedFiles(argv: readonly string[]): Set<string> {
+  const named = new Set<string>();
+  for (const word of argv) {
+    named.add(word);
+    const eq = word.indexOf('=');
+    if (word.startsWith('--') && eq !== -1) named.add(word.slice(eq + 1));
+  }
+  return named;
+}
+
 /** The command's words (its group and name), options left out. */
 function commandWords(argv: readonly string[]): string[] {
   return argv.filter((a) => !a.startsWith('-')).slice(0, 2);
@@ -60,6 +76,7 @@ export async function runRemote(
   if (!connected) return undefined;
 
   const send = (frame: object) => socket.write(JSON.stringify(frame) + '\n');
+  const named = namedFiles(argv);
   send({ secret, argv, actor });
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   try {
@@ -70,18 +87,22 @@ export async function runRemote(
       else if (typeof frame.exit === 'number') return frame.exit;
       else if (frame.readStdin === true) send({ stdin: await readStdin() });
       else if (typeof frame.read === 'string') {
-        try {
-          send({ file: (await fs.readFile(frame.read)).toString('base64') });
-        } catch (error) {
-          send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
-        }
+        if (!named.has(frame.read)) send({ fileError: 'EACCES' });
+        else
+          try {
+            send({ file: (await fs.readFile(frame.read)).toString('base64') });
+          } catch (error) {
+            send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+          }
       } else if (typeof frame.write === 'string') {
-        try {
-          await fs.writeFile(frame.write, Buffer.from(String(frame.data ?? ''), 'base64'));
-          send({ written: true });
-        } catch (error) {
-          send({ writeError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
-        }
+        if (!named.has(frame.write)) send({ writeError: 'EACCES' });
+        else
+          try {
+            await fs.writeFile(frame.write, Buffer.from(String(frame.data ?? ''), 'base64'));
+            send({ written: true });
+          } catch (error) {
+            send({ writeError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+          }
       }
     }
   } finally {

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { describe, it } from 'node:test';
+import { runRemote } from '../../src/cli/remote.ts';
+import { operatorSecret, operatorSocketAddress } from '../../src/platform/operator-socket.ts';
+
+/**
+ * The CLI's side of the operator socket (src/cli/remote.ts) reads and writes, for the server, the
+ * files named on its command line — and only those: whatever listens on the socket (on Linux, a data
+ * directory's long path puts it in the abstract namespace, which any local user can bind) gets no
+ * other file of the operator's, and writes none.
+ */
+
+/** A server on the data directory's socket that asks the client for `requests`, one after the other. */
+async function fakeServer(dir: string, requests: object[]) {
+  const answers: Record<string, unknown>[] = [];
+  const server = net.createServer((socket) => {
+    const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+    let pending = [...requests];
+    lines.on('line', (line) => {
+      const frame = JSON.parse(line) as Record<string, unknown>;
+      if (!('secret' in frame)) answers.push(frame);
+      const next = pending.shift();
+      socket.write(JSON.stringify(next ?? { exit: 0 }) + '\n');
+      if (!next) pending = [];
+    });
+  });
+  const address = operatorSocketAddress(dir);
+  await new Promise<void>((resolve) => server.listen({ path: address }, resolve));
+  return { answers, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('the operator client answers only for the files of its command line', () => {
+  it('reads and writes the files named, refuses any other path the server asks for', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    operatorSecret(dir, true);
+    const named = path.join(dir, 'report.csv');
+    fs.writeFileSync(named, 'endToEndId,status\n');
+    const out = path.join(dir, 'model.json.gz');
+    const private_ = path.join(dir, 'id_ed25519');
+    fs.writeFileSync(private_, 'PRIVATE KEY');
+    const planted = path.join(dir, 'planted');
+
+    const server = await fakeServer(dir, [
+      { read: named },
+      { read: private_ },
+      { write: out, data: Buffer.from('model').toString('base64') },
+      { write: planted, data: Buffer.from('evil').toString('base64') },
+      { read: path.join(dir, 'operator.secret') },
+    ]);
+    t.after(server.close);
+    const err: string[] = [];
+    const code = await runRemote(dir, ['payouts', 'reconcile', named, `--out=${out}`], 'operator:test', {
+      out: () => undefined,
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, 0, err.join('\n'));
+    const [readNamed, readOther, writeNamed, writeOther, readSecret] = server.answers;
+    assert.equal(Buffer.from(String(readNamed?.file), 'base64').toString(), 'endToEndId,status\n');
+    assert.equal(readOther?.file, undefined, 'a file the command line did not name is not sent');
+    assert.equal(readOther?.fileError, 'EACCES');
+    assert.equal(writeNamed?.written, true);
+    assert.equal(fs.readFileSync(out, 'utf8'), 'model');
+    assert.equal(writeOther?.written, undefined);
+    assert.equal(writeOther?.writeError, 'EACCES');
+    assert.equal(fs.existsSync(planted), false, 'nothing written where the command line did not say');
+    assert.equal(readSecret?.file, undefined);
+  });
+});
