@@ -1,7 +1,15 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import readline from 'node:readline';
-import { EXIT_REFUSED, operatorSecret, operatorSocketAddress } from '../platform/operator-socket.ts';
+import {
+  EXIT_REFUSED,
+  OPERATOR_SECRET_FILE,
+  handshakeNonce,
+  handshakeProof,
+  operatorSecret,
+  operatorSocketAddress,
+  proofMatches,
+} from '../platform/operator-socket.ts';
 
 /**
  * The CLI's side of the operator socket (platform/operator-socket.ts): when a running server holds
@@ -77,10 +85,23 @@ export async function runRemote(
 
   const send = (frame: object) => socket.write(JSON.stringify(frame) + '\n');
   const named = namedFiles(argv);
-  send({ secret, argv, actor });
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+  const iterator = lines[Symbol.asyncIterator]();
   try {
-    for await (const line of lines) {
+    // the server proves it knows the secret before anything of the command leaves this process
+    const clientNonce = handshakeNonce();
+    send({ hello: clientNonce });
+    const first = await iterator.next();
+    const challenge = first.done ? {} : (JSON.parse(first.value) as Record<string, unknown>);
+    const serverNonce = typeof challenge.challenge === 'string' ? challenge.challenge : '';
+    if (!serverNonce || !proofMatches(challenge.proof, handshakeProof(secret, 'server', clientNonce, serverNonce))) {
+      io.err(
+        `error: wrong operator secret: the process listening on the operator socket of ${dataDir} did not prove it knows ${OPERATOR_SECRET_FILE}, and nothing of the command was sent to it (a changed ${OPERATOR_SECRET_FILE}, a server of an earlier version — restart it —, or another process holding the socket).`,
+      );
+      return EXIT_REFUSED;
+    }
+    send({ proof: handshakeProof(secret, 'client', clientNonce, serverNonce), argv, actor });
+    for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
       const frame = JSON.parse(line) as Record<string, unknown>;
       if (typeof frame.out === 'string') io.out(frame.out);
       else if (typeof frame.err === 'string') io.err(frame.err);

@@ -6,7 +6,12 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { describe, it } from 'node:test';
 import { runRemote } from '../../src/cli/remote.ts';
-import { operatorSecret, operatorSocketAddress } from '../../src/platform/operator-socket.ts';
+import {
+  EXIT_REFUSED,
+  handshakeProof,
+  operatorSecret,
+  operatorSocketAddress,
+} from '../../src/platform/operator-socket.ts';
 
 /**
  * The CLI's side of the operator socket (src/cli/remote.ts) reads and writes, for the server, the
@@ -15,15 +20,28 @@ import { operatorSecret, operatorSocketAddress } from '../../src/platform/operat
  * other file of the operator's, and writes none.
  */
 
-/** A server on the data directory's socket that asks the client for `requests`, one after the other. */
-async function fakeServer(dir: string, requests: object[]) {
+/**
+ * A server on the data directory's socket that asks the client for `requests`, one after the other:
+ * knowing the secret (`secret`), it proves it first; without, it answers the client's hello with them.
+ */
+async function fakeServer(dir: string, requests: object[], secret?: string) {
   const answers: Record<string, unknown>[] = [];
+  const received: string[] = [];
   const server = net.createServer((socket) => {
     const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
     let pending = [...requests];
+    let clientNonce: string | undefined;
+    const serverNonce = 'n'.repeat(43);
     lines.on('line', (line) => {
+      received.push(line);
       const frame = JSON.parse(line) as Record<string, unknown>;
-      if (!('secret' in frame)) answers.push(frame);
+      if (secret !== undefined && clientNonce === undefined && typeof frame.hello === 'string') {
+        clientNonce = frame.hello;
+        const proof = handshakeProof(secret, 'server', clientNonce, serverNonce);
+        socket.write(JSON.stringify({ challenge: serverNonce, proof }) + '\n');
+        return;
+      }
+      if (!('hello' in frame) && !('proof' in frame)) answers.push(frame);
       const next = pending.shift();
       socket.write(JSON.stringify(next ?? { exit: 0 }) + '\n');
       if (!next) pending = [];
@@ -31,14 +49,14 @@ async function fakeServer(dir: string, requests: object[]) {
   });
   const address = operatorSocketAddress(dir);
   await new Promise<void>((resolve) => server.listen({ path: address }, resolve));
-  return { answers, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { answers, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 describe('the operator client answers only for the files of its command line', () => {
   it('reads and writes the files named, refuses any other path the server asks for', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-    operatorSecret(dir, true);
+    const secret = operatorSecret(dir, true);
     const named = path.join(dir, 'report.csv');
     fs.writeFileSync(named, 'endToEndId,status\n');
     const out = path.join(dir, 'model.json.gz');
@@ -46,13 +64,17 @@ describe('the operator client answers only for the files of its command line', (
     fs.writeFileSync(private_, 'PRIVATE KEY');
     const planted = path.join(dir, 'planted');
 
-    const server = await fakeServer(dir, [
-      { read: named },
-      { read: private_ },
-      { write: out, data: Buffer.from('model').toString('base64') },
-      { write: planted, data: Buffer.from('evil').toString('base64') },
-      { read: path.join(dir, 'operator.secret') },
-    ]);
+    const server = await fakeServer(
+      dir,
+      [
+        { read: named },
+        { read: private_ },
+        { write: out, data: Buffer.from('model').toString('base64') },
+        { write: planted, data: Buffer.from('evil').toString('base64') },
+        { read: path.join(dir, 'operator.secret') },
+      ],
+      secret,
+    );
     t.after(server.close);
     const err: string[] = [];
     const code = await runRemote(dir, ['payouts', 'reconcile', named, `--out=${out}`], 'operator:test', {
@@ -70,5 +92,24 @@ describe('the operator client answers only for the files of its command line', (
     assert.equal(writeOther?.writeError, 'EACCES');
     assert.equal(fs.existsSync(planted), false, 'nothing written where the command line did not say');
     assert.equal(readSecret?.file, undefined);
+  });
+
+  it('sends nothing, not even the secret, to a server that cannot prove it knows the secret', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    // an impostor bound the socket's address (on Linux, an abstract name any local user can take)
+    const server = await fakeServer(dir, []);
+    t.after(server.close);
+    const err: string[] = [];
+    const code = await runRemote(dir, ['users', 'create', 'acme-air', '--password-stdin'], 'operator:test', {
+      out: () => undefined,
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, EXIT_REFUSED);
+    assert.match(err.join('\n'), /wrong operator secret: .* did not prove it knows operator\.secret/);
+    assert.ok(server.received.length > 0, 'the client did connect');
+    assert.doesNotMatch(server.received.join('\n'), new RegExp(secret.slice(0, 20).replace(/[-]/g, '\\-')));
+    assert.doesNotMatch(server.received.join('\n'), /argv|users/, 'nor the command');
   });
 });
