@@ -30,6 +30,12 @@ const SOCKET_FILE = 'operator.sock';
 const MAX_SOCKET_PATH = 100;
 /** EX_NOPERM: the secret was wrong. */
 export const EXIT_REFUSED = 77;
+/**
+ * Before a client has proved it knows the secret, what it may cost the server: the handshake's two
+ * frames within this time and this many bytes, else the connection is closed (an abstract socket
+ * has no file permissions: anyone on the machine can connect to it).
+ */
+export const HANDSHAKE_LIMITS = { timeoutMs: 10_000, maxBytes: 64 * 1024 } as const;
 
 export interface OperatorRequest {
   argv: string[];
@@ -129,6 +135,18 @@ async function serve(
   const send = (frame: object) => {
     if (!socket.destroyed) socket.write(JSON.stringify(frame) + '\n');
   };
+  // until the client has proved itself, it gets little time and few bytes
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > HANDSHAKE_LIMITS.maxBytes) socket.destroy();
+  };
+  socket.on('data', count);
+  socket.setTimeout(HANDSHAKE_LIMITS.timeoutMs, () => socket.destroy());
+  const authenticated = () => {
+    socket.off('data', count);
+    socket.setTimeout(0);
+  };
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, unknown>> => {
@@ -154,6 +172,7 @@ async function serve(
       send({ exit: EXIT_REFUSED });
       return;
     }
+    authenticated();
     // requests to the client are answered in order: a command waits for each
     let chain = Promise.resolve();
     const ask = <T>(frame: object, answer: (reply: Record<string, unknown>) => T): Promise<T> => {

@@ -8,9 +8,11 @@ import { describe, it } from 'node:test';
 import { runRemote } from '../../src/cli/remote.ts';
 import {
   EXIT_REFUSED,
+  HANDSHAKE_LIMITS,
   handshakeProof,
   operatorSecret,
   operatorSocketAddress,
+  startOperatorSocket,
 } from '../../src/platform/operator-socket.ts';
 
 /**
@@ -112,4 +114,36 @@ describe('the operator client answers only for the files of its command line', (
     assert.doesNotMatch(server.received.join('\n'), new RegExp(secret.slice(0, 20).replace(/[-]/g, '\\-')));
     assert.doesNotMatch(server.received.join('\n'), /argv|users/, 'nor the command');
   });
+
+  it(
+    'the server runs the command of a client that proved itself, and closes on one that sends too much first',
+    { timeout: 60_000 },
+    async (t) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-server-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const ran: string[][] = [];
+      const close = await startOperatorSocket(dir, async (request, io) => {
+        ran.push(request.argv);
+        io.out(`ran ${request.argv.join(' ')} as ${request.actor}`);
+        return 0;
+      });
+      t.after(close);
+      const out: string[] = [];
+      const code = await runRemote(dir, ['partners', 'list'], 'operator:test', {
+        out: (line) => out.push(line),
+        err: (line) => out.push(line),
+      });
+      assert.equal(code, 0, out.join('\n'));
+      assert.deepEqual(out, ['ran partners list as operator:test']);
+
+      // a connection that has not proved anything may not make the server buffer without end
+      const conn = net.connect({ path: operatorSocketAddress(dir) });
+      conn.on('error', () => undefined);
+      t.after(() => conn.destroy());
+      const closed = new Promise<void>((resolve) => conn.on('close', () => resolve()));
+      conn.write('x'.repeat(HANDSHAKE_LIMITS.maxBytes + 1024));
+      await closed;
+      assert.deepEqual(ran, [['partners', 'list']], 'nothing else ran');
+    },
+  );
 });
