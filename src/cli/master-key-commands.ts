@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import { Option } from 'commander';
 import { deriveEncryptionKey, masterKeyFile } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
-import { rotateSealed, sealedStatus } from '../platform/key-rotation.ts';
+import { auditKeyAdded, rotateSealed, sealedStatus } from '../platform/key-rotation.ts';
 import { table, type CommandKit } from './kit.ts';
 
 /** Master encryption key rotation (docs/OPERATIONS.md, "Master key rotation"). */
 export function masterKeyCommands(kit: CommandKit): void {
-  const { group, leaf, run, db, services } = kit;
+  const { group, leaf, run, db, services, actor } = kit;
 
   const masterKey = group(
     'master-key',
@@ -72,7 +72,7 @@ export function masterKeyCommands(kit: CommandKit): void {
             });
           }
           const { keys } = services();
-          const reports = await rotateSealed(db, keys.encryption, { batchSize });
+          const reports = await rotateSealed(db, keys.encryption, { batchSize, actor });
           const failed = reports.filter((r) => r.failed > 0);
           if (failed.length > 0) {
             throw new DomainError(
@@ -120,9 +120,18 @@ export function masterKeyCommands(kit: CommandKit): void {
         mode: 0o600,
         flag: 'wx',
       });
-      fs.renameSync(temporary, file);
-      // this process (the embedded server, when the command came through its operator socket) seals with it now
       const derived = deriveEncryptionKey(key);
+      // audited in a transaction that commits only once the file holds the key (a failed rename: no row)
+      await db.transaction().execute(async (trx) => {
+        await auditKeyAdded(trx, actor, derived.id, keys.encryption.current.id);
+        try {
+          fs.renameSync(temporary, file);
+        } catch (error) {
+          fs.rmSync(temporary, { force: true });
+          throw error;
+        }
+      });
+      // this process (the embedded server, when the command came through its operator socket) seals with it now
       keys.encryption.add(derived);
       return {
         data: { currentKeyId: derived.id, file },

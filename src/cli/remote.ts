@@ -1,7 +1,15 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import readline from 'node:readline';
-import { EXIT_REFUSED, operatorSecret, operatorSocketAddress } from '../platform/operator-socket.ts';
+import {
+  EXIT_REFUSED,
+  OPERATOR_SECRET_FILE,
+  handshakeNonce,
+  handshakeProof,
+  operatorSecret,
+  operatorSocketAddress,
+  proofMatches,
+} from '../platform/operator-socket.ts';
 
 /**
  * The CLI's side of the operator socket (platform/operator-socket.ts): when a running server holds
@@ -18,6 +26,22 @@ const LOCAL_ONLY: { command: string[]; reason: string }[] = [
       'parasol db migrate cannot run while the server holds the embedded database: the server applied the migrations of its own version when it started. To upgrade, stop the server, run parasol db migrate, then start it again.',
   },
 ];
+
+/**
+ * The files the server may ask this side to read or write: the words of the command line, and the
+ * values of its `--option=value` words. Any other path is refused (EACCES): whatever listens on the
+ * socket — on Linux a long data directory path puts it in the abstract namespace, which any local
+ * user can bind — gets no file of the operator's but those it named, and writes nowhere else.
+ */
+function namedFiles(argv: readonly string[]): Set<string> {
+  const named = new Set<string>();
+  for (const word of argv) {
+    named.add(word);
+    const eq = word.indexOf('=');
+    if (word.startsWith('--') && eq !== -1) named.add(word.slice(eq + 1));
+  }
+  return named;
+}
 
 /** The command's words (its group and name), options left out. */
 function commandWords(argv: readonly string[]): string[] {
@@ -60,28 +84,46 @@ export async function runRemote(
   if (!connected) return undefined;
 
   const send = (frame: object) => socket.write(JSON.stringify(frame) + '\n');
-  send({ secret, argv, actor });
+  const named = namedFiles(argv);
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+  const iterator = lines[Symbol.asyncIterator]();
   try {
-    for await (const line of lines) {
+    // the server proves it knows the secret before anything of the command leaves this process
+    const clientNonce = handshakeNonce();
+    send({ hello: clientNonce });
+    const first = await iterator.next();
+    const challenge = first.done ? {} : (JSON.parse(first.value) as Record<string, unknown>);
+    const serverNonce = typeof challenge.challenge === 'string' ? challenge.challenge : '';
+    if (!serverNonce || !proofMatches(challenge.proof, handshakeProof(secret, 'server', clientNonce, serverNonce))) {
+      io.err(
+        `error: wrong operator secret: the process listening on the operator socket of ${dataDir} did not prove it knows ${OPERATOR_SECRET_FILE}, and nothing of the command was sent to it (a changed ${OPERATOR_SECRET_FILE}, a server of an earlier version — restart it —, or another process holding the socket).`,
+      );
+      return EXIT_REFUSED;
+    }
+    send({ proof: handshakeProof(secret, 'client', clientNonce, serverNonce), argv, actor });
+    for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
       const frame = JSON.parse(line) as Record<string, unknown>;
       if (typeof frame.out === 'string') io.out(frame.out);
       else if (typeof frame.err === 'string') io.err(frame.err);
       else if (typeof frame.exit === 'number') return frame.exit;
       else if (frame.readStdin === true) send({ stdin: await readStdin() });
       else if (typeof frame.read === 'string') {
-        try {
-          send({ file: (await fs.readFile(frame.read)).toString('base64') });
-        } catch (error) {
-          send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
-        }
+        if (!named.has(frame.read)) send({ fileError: 'EACCES' });
+        else
+          try {
+            send({ file: (await fs.readFile(frame.read)).toString('base64') });
+          } catch (error) {
+            send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+          }
       } else if (typeof frame.write === 'string') {
-        try {
-          await fs.writeFile(frame.write, Buffer.from(String(frame.data ?? ''), 'base64'));
-          send({ written: true });
-        } catch (error) {
-          send({ writeError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
-        }
+        if (!named.has(frame.write)) send({ writeError: 'EACCES' });
+        else
+          try {
+            await fs.writeFile(frame.write, Buffer.from(String(frame.data ?? ''), 'base64'));
+            send({ written: true });
+          } catch (error) {
+            send({ writeError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
+          }
       }
     }
   } finally {

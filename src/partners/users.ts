@@ -220,9 +220,10 @@ async function lockedTarget(
 /**
  * "Forgot password": when the address is an active user's, a reset link (valid USER_LINKS.resetMinutes,
  * replacing any earlier one) is emailed in the user's language. Answers nothing either way: the
- * page says the same whether the address exists (the caller also limits the rate).
+ * page says the same whether the address exists (the caller also limits the rate). Whoever asked has
+ * no session: the audit row's actor is `anonymous`, with the client address it asked from.
  */
-export async function requestPasswordReset(deps: UserDeps, rawEmail: string): Promise<void> {
+export async function requestPasswordReset(deps: UserDeps, rawEmail: string, from: { address: string }): Promise<void> {
   const email = rawEmail.trim().toLowerCase();
   if (email === '' || email.length > 320) return;
   const user = await users.findUserByEmail(deps.db, email);
@@ -240,11 +241,12 @@ export async function requestPasswordReset(deps: UserDeps, rawEmail: string): Pr
       text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
     });
     await audit(trx, {
-      actor: `user:${user.id}`,
+      actor: 'anonymous',
       partnerId: user.partnerId,
       entity: 'user',
       entityId: user.id,
       action: 'password_reset_requested',
+      data: { address: from.address },
     });
   });
 }

@@ -2,7 +2,10 @@ import type { Environment } from './db-schema.ts';
 import type { Executor, PendingWrite } from './db.ts';
 
 export interface AuditEntry {
-  /** Who did it: `operator:<name>`, `key:<api key id>`, `system`, `seed`. */
+  /**
+   * Who did it: `operator:<name>`, `key:<api key id>`, `user:<partner user id>`, `system`, `seed`, or
+   * `anonymous` (someone without a session: a password reset asked for on the sign-in page).
+   */
   actor: string;
   partnerId?: string | null;
   environment?: Environment | null;

@@ -1,5 +1,6 @@
+import { audit } from './audit.ts';
 import { decrypt, encrypt, type EncryptionKeys } from './crypto.ts';
-import type { Db } from './db.ts';
+import type { Db, Executor } from './db.ts';
 import { countSealed, lockStaleRows, SEALED_COLUMNS, updateSealed } from './sealed-columns-repo.ts';
 
 /**
@@ -9,7 +10,10 @@ import { countSealed, lockStaleRows, SEALED_COLUMNS, updateSealed } from './seal
  * do are found from the data itself, not from a progress record that could drift. Each batch is one
  * transaction (its rows locked FOR UPDATE, so a concurrent write waits and nothing is lost): a crash
  * loses at most the batch in hand, rolled back, and the next run goes on with what is left. Safe
- * while the service runs: the service opens any known key and seals with the current one.
+ * while the service runs: the service opens any known key and seals with the current one. Each run
+ * that finishes writes an audit row (`entity = master_key`, the current key's id, `rotated`, with the
+ * rows re-sealed and those no known key opens); a key added writes `added` (`auditKeyAdded`). Key
+ * ids only: an id is derived from its key and reveals nothing of it.
  */
 
 export interface ColumnStatus {
@@ -40,11 +44,14 @@ export interface RotationReport {
   error?: string;
 }
 
-/** Re-seals every value not under the current key, table by table, `batchSize` rows a transaction. */
+/**
+ * Re-seals every value not under the current key, table by table, `batchSize` rows a transaction;
+ * audited once the run is over, as `actor` (default `system`).
+ */
 export async function rotateSealed(
   db: Db,
   keys: EncryptionKeys,
-  options: { batchSize?: number; onBatch?: (table: string, rows: number) => void } = {},
+  options: { batchSize?: number; onBatch?: (table: string, rows: number) => void; actor?: string } = {},
 ): Promise<RotationReport[]> {
   const batchSize = options.batchSize ?? 200;
   const prefix = currentPrefix(keys);
@@ -78,7 +85,31 @@ export async function rotateSealed(
     }
     reports.push(report);
   }
+  await audit(db, {
+    actor: options.actor ?? 'system',
+    entity: 'master_key',
+    entityId: keys.current.id,
+    action: 'rotated',
+    data: {
+      rows: reports.reduce((n, r) => n + r.rows, 0),
+      failed: reports.reduce((n, r) => n + r.failed, 0),
+      tables: reports
+        .filter((r) => r.rows > 0 || r.failed > 0)
+        .map((r) => ({ table: r.table, rows: r.rows, failed: r.failed })),
+    },
+  });
   return reports;
+}
+
+/** The audit row of a master key made current (`master-key add`): its id and the one it replaces, never a key. */
+export async function auditKeyAdded(db: Executor, actor: string, keyId: string, previousKeyId: string): Promise<void> {
+  await audit(db, {
+    actor,
+    entity: 'master_key',
+    entityId: keyId,
+    action: 'added',
+    data: { previousKeyId },
+  });
 }
 
 function currentPrefix(keys: EncryptionKeys): string {

@@ -9,11 +9,16 @@ import readline from 'node:readline';
  * the server runs, the CLI cannot open the database: it sends its command to the server instead, over
  * a Unix socket in the data directory, and the server runs the same command in-process against its
  * own database (src/cli/remote.ts is the client). Authentication: the socket file is 0600 in the
- * 0700 data directory, and the first frame must carry the secret of `operator.secret` (0600, created
- * by the server), so only the data directory's owner (or root) can send commands.
+ * 0700 data directory, and each side proves it knows the secret of `operator.secret` (0600, created
+ * by the server) without sending it, the server first: only the data directory's owner (or root) can
+ * send commands, and a client never sends the secret, its command or its input to a process that
+ * merely listens at the address (on Linux a long data directory path puts the socket in the abstract
+ * namespace, which has no file permissions: any local user could bind it while the server is down).
  *
  * Protocol: one JSON object a line, both ways.
- *   client → server: {secret, argv, actor}, then answers: {stdin} | {file} (base64) | {fileError} | {written} | {writeError}
+ *   handshake: client → {hello: nonce}; server → {challenge: nonce, proof}; client → {proof, argv, actor}
+ *              (each proof: HMAC-SHA256 of both nonces under the secret, `handshakeProof`)
+ *   client → server, then: {stdin} | {file} (base64) | {fileError} | {written} | {writeError}
  *   server → client: {out} | {err} (one output line each), requests: {readStdin} | {read: path} | {write: path, data},
  *                    and last {exit: code}
  * Files named on the command line are read and written by the client, relative to its directory.
@@ -25,6 +30,12 @@ const SOCKET_FILE = 'operator.sock';
 const MAX_SOCKET_PATH = 100;
 /** EX_NOPERM: the secret was wrong. */
 export const EXIT_REFUSED = 77;
+/**
+ * Before a client has proved it knows the secret, what it may cost the server: the handshake's two
+ * frames within this time and this many bytes, else the connection is closed (an abstract socket
+ * has no file permissions: anyone on the machine can connect to it).
+ */
+export const HANDSHAKE_LIMITS = { timeoutMs: 10_000, maxBytes: 64 * 1024 } as const;
 
 export interface OperatorRequest {
   argv: string[];
@@ -38,6 +49,29 @@ export interface RemoteIo {
   readStdin: () => Promise<string>;
   readFile: (file: string) => Promise<Buffer>;
   writeFile: (file: string, data: Buffer) => Promise<void>;
+}
+
+/** A nonce of the handshake: 256 random bits, base64url. */
+const NONCE = /^[A-Za-z0-9_-]{43}$/;
+export const handshakeNonce = () => crypto.randomBytes(32).toString('base64url');
+
+/** What `side` sends to prove it knows `secret`, bound to both nonces of this connection. */
+export function handshakeProof(
+  secret: string,
+  side: 'server' | 'client',
+  clientNonce: string,
+  serverNonce: string,
+): string {
+  return crypto
+    .createHmac('sha256', secret)
+    .update(`parasol-operator ${side} ${clientNonce} ${serverNonce}`)
+    .digest('base64url');
+}
+
+/** Constant-time comparison of a proof received with the one expected. */
+export function proofMatches(received: unknown, expected: string): boolean {
+  if (typeof received !== 'string' || received.length !== expected.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(received), Buffer.from(expected));
 }
 
 /** The socket's address for a data directory. */
@@ -71,7 +105,7 @@ export async function startOperatorSocket(
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
   onError: (error: Error) => void = () => undefined,
 ): Promise<() => Promise<void>> {
-  const secret = Buffer.from(operatorSecret(dataDir, true));
+  const secret = operatorSecret(dataDir, true);
   const address = operatorSocketAddress(dataDir);
   const server = net.createServer((socket) => void serve(socket, secret, run).catch(onError));
   if (!address.startsWith('\0')) fs.rmSync(address, { force: true });
@@ -94,12 +128,24 @@ export async function startOperatorSocket(
 
 async function serve(
   socket: net.Socket,
-  secret: Buffer,
+  secret: string,
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
 ): Promise<void> {
   socket.on('error', () => undefined); // the client may go away first
   const send = (frame: object) => {
     if (!socket.destroyed) socket.write(JSON.stringify(frame) + '\n');
+  };
+  // until the client has proved itself, it gets little time and few bytes
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > HANDSHAKE_LIMITS.maxBytes) socket.destroy();
+  };
+  socket.on('data', count);
+  socket.setTimeout(HANDSHAKE_LIMITS.timeoutMs, () => socket.destroy());
+  const authenticated = () => {
+    socket.off('data', count);
+    socket.setTimeout(0);
   };
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();
@@ -109,21 +155,24 @@ async function serve(
     return JSON.parse(value) as Record<string, unknown>;
   };
   try {
-    const first = await next();
-    const given = Buffer.from(typeof first.secret === 'string' ? first.secret : '');
+    const hello = await next();
+    const clientNonce = typeof hello.hello === 'string' && NONCE.test(hello.hello) ? hello.hello : undefined;
+    let first: Record<string, unknown> = {};
+    if (clientNonce !== undefined) {
+      const serverNonce = handshakeNonce();
+      send({ challenge: serverNonce, proof: handshakeProof(secret, 'server', clientNonce, serverNonce) });
+      first = await next();
+      if (!proofMatches(first.proof, handshakeProof(secret, 'client', clientNonce, serverNonce))) first = {};
+    }
     const argv = first.argv;
-    if (
-      given.length !== secret.length ||
-      !crypto.timingSafeEqual(given, secret) ||
-      !Array.isArray(argv) ||
-      !argv.every((a) => typeof a === 'string')
-    ) {
+    if (clientNonce === undefined || !Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {
       send({
         err: `error: the server refused the command: wrong operator secret (${OPERATOR_SECRET_FILE} in the data directory).`,
       });
       send({ exit: EXIT_REFUSED });
       return;
     }
+    authenticated();
     // requests to the client are answered in order: a command waits for each
     let chain = Promise.resolve();
     const ask = <T>(frame: object, answer: (reply: Record<string, unknown>) => T): Promise<T> => {

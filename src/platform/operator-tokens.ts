@@ -66,14 +66,22 @@ export async function revokeOperatorToken(db: Db, actor: string, id: string): Pr
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
     throw new DomainError('not_found', `No operator token ${id}.`);
   return db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('operator_tokens')
+      .select('revoked_at')
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst();
     const row = await trx
       .updateTable('operator_tokens')
       .set({ revoked_at: sql`coalesce(revoked_at, now())` })
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw new DomainError('not_found', `No operator token ${id}.`);
-    await audit(trx, { actor, entity: 'operator_token', entityId: id, action: 'revoked' });
+    if (!before || !row) throw new DomainError('not_found', `No operator token ${id}.`);
+    // revoking a revoked token changes nothing, and audits nothing
+    if (before.revoked_at === null)
+      await audit(trx, { actor, entity: 'operator_token', entityId: id, action: 'revoked' });
     return info(row);
   });
 }

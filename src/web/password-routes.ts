@@ -44,7 +44,7 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       if (limit === 'address_limited')
         return sendPage(reply, 429, forgotPage(ctx, csrf, { error: w.partnerUsers.forgotLimited }));
       // past the address's own limit nothing more is sent, and the page says the same as always
-      if (limit === 'ok') await requestPasswordReset(users, email);
+      if (limit === 'ok') await requestPasswordReset(users, email, { address: request.ip });
       return sendPage(reply, 200, forgotPage(ctx, csrf, { notice: w.partnerUsers.forgotSent }));
     });
 

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { describe, it } from 'node:test';
 import { childEnv, eventually } from '../helper.ts';
 
@@ -94,6 +97,29 @@ describe('CLI commands while the embedded server runs', () => {
     assert.match(refused.stderr, /wrong operator secret/);
     assert.equal(refused.stdout, '');
     fs.writeFileSync(secretFile, secret);
+    // the server refuses a client that does not prove it knows the secret, and one that sends it in clear
+    const framesOf = async (first: object, then: object[] = []) => {
+      const conn = net.connect({ path: socket });
+      const lines = readline.createInterface({ input: conn, crlfDelay: Infinity })[Symbol.asyncIterator]();
+      const answers: Record<string, unknown>[] = [];
+      conn.write(JSON.stringify(first) + '\n');
+      if (then.length) {
+        const challenge = JSON.parse((await lines.next()).value as string) as Record<string, unknown>;
+        assert.equal(typeof challenge.proof, 'string', 'the server proves itself first');
+        for (const frame of then) conn.write(JSON.stringify(frame) + '\n');
+      }
+      for (let next = await lines.next(); !next.done; next = await lines.next())
+        answers.push(JSON.parse(next.value as string) as Record<string, unknown>);
+      conn.destroy();
+      return answers;
+    };
+    const hello = { hello: crypto.randomBytes(32).toString('base64url') };
+    const wrongProof = await framesOf(hello, [{ proof: 'x'.repeat(43), argv: ['partners', 'list'] }]);
+    assert.deepEqual(wrongProof.at(-1), { exit: 77 });
+    assert.equal(wrongProof.filter((f) => 'out' in f).length, 0);
+    const inClear = await framesOf({ secret: secret.trim(), argv: ['partners', 'list'] });
+    assert.deepEqual(inClear.at(-1), { exit: 77 });
+    assert.equal(inClear.filter((f) => 'out' in f).length, 0);
     assert.match(serverOut, /"msg":"operator command"/);
 
     server.kill('SIGTERM');

@@ -136,6 +136,17 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     );
     assert.equal(res.status, 401);
     assert.equal(res.body.code, 'unauthenticated');
+    // revoking it again changes nothing: no second audit row, the first revocation time stays
+    const again = await cli('--json', 'operators', 'token-revoke', token.id);
+    assert.equal(again.code, 0);
+    const revocations = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'operator_token')
+      .where('entity_id', '=', token.id)
+      .where('action', '=', 'revoked')
+      .execute();
+    assert.equal(revocations.length, 1);
   });
 
   it('texts through Twilio after commit, then pays by SEPA transfer: batch file valid against the EPC schema, bank report → paid', async () => {

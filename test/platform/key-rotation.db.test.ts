@@ -38,6 +38,18 @@ function sealV1(key: Buffer, plaintext: string): string {
   return `v1.${iv.toString('base64url')}.${body.toString('base64url')}`;
 }
 
+/** The audit rows of master key changes, oldest first. */
+const keyAudit = (db: Db) =>
+  db
+    .selectFrom('audit_log')
+    .select(['actor', 'entity_id', 'action', 'data'])
+    .where('entity', '=', 'master_key')
+    .orderBy('id')
+    .execute();
+
+/** The first line of a data directory's key file: the current master key, in base64. */
+const file0 = (dir: string) => fs.readFileSync(path.join(dir, 'master.key'), 'utf8').split('\n')[0]!;
+
 describe('master key rotation', () => {
   it('seals under the current key, names it, and opens with any known key (v1 values too)', () => {
     const onlyA = deriveKeyring(A).encryption;
@@ -75,16 +87,31 @@ describe('master key rotation', () => {
     const before = keys.encryption.current.id;
     const sealed = encrypt(keys.encryption, 'Ada');
     const lines: string[] = [];
+    const { db } = await openTestDatabase(t, { empty: true });
     const io = {
-      db: {} as Db,
+      db,
       out: (line: string) => lines.push(line),
       err: (line: string) => lines.push(line),
+      actor: 'operator:night-shift',
       config,
       keys,
       jobs: {} as JobQueue,
     };
     assert.equal(await runCli(['master-key', 'add'], io), 0, lines.join('\n'));
     assert.notEqual(keys.encryption.current.id, before, 'this process seals with the new key at once');
+    // who added which key, and when: the key's id only, never the key
+    assert.deepEqual(await keyAudit(db), [
+      {
+        actor: 'operator:night-shift',
+        entity_id: keys.encryption.current.id,
+        action: 'added',
+        data: { previousKeyId: before },
+      },
+    ]);
+    assert.doesNotMatch(
+      JSON.stringify(await db.selectFrom('audit_log').selectAll().execute()),
+      new RegExp(file0(dir).slice(0, 20).replace(/[+/]/g, '.')),
+    );
     assert.equal(sealedKeyId(encrypt(keys.encryption, 'x')), keys.encryption.current.id);
     const file = fs.readFileSync(path.join(dir, 'master.key'), 'utf8').trim().split('\n');
     assert.equal(file.length, 2);
@@ -97,6 +124,7 @@ describe('master key rotation', () => {
     lines.length = 0;
     assert.equal(await runCli(['master-key', 'add'], { ...io, config: testConfig() }), 1);
     assert.match(lines.join('\n'), /PARASOL_MASTER_KEYS_PREVIOUS/);
+    assert.equal((await keyAudit(db)).length, 1, 'a refused add changes nothing and audits nothing');
   });
 
   it('lists every encrypted column of the schema', async (t) => {
@@ -159,11 +187,20 @@ describe('master key rotation', () => {
       db,
       out: (line: string) => lines.push(line),
       err: (line: string) => lines.push(line),
+      actor: 'operator:ops',
       config: testConfig(),
       keys: keysB,
       jobs: {} as JobQueue,
     };
     assert.equal(await runCli(['master-key', 'rotate', '--batch-size', '2'], io), 0, lines.join('\n'));
+    // the run is audited: who re-sealed how many values under which key (the crashed run wrote nothing)
+    const rotated = await keyAudit(db);
+    assert.equal(rotated.length, 1);
+    assert.equal(rotated[0]!.actor, 'operator:ops');
+    assert.equal(rotated[0]!.entity_id, keysB.encryption.current.id);
+    assert.equal(rotated[0]!.action, 'rotated');
+    assert.ok((rotated[0]!.data as { rows: number }).rows > 0);
+    assert.equal((rotated[0]!.data as { failed: number }).failed, 0);
     assert.match(
       lines.join('\n'),
       new RegExp(`Re-sealed \\d+ row\\(s\\) under key ${keysB.encryption.current.id.replace(/[-]/g, '\\-')}`),
@@ -202,5 +239,8 @@ describe('master key rotation', () => {
     lines.length = 0;
     assert.equal(await runCli(['master-key', 'rotate'], io), 1);
     assert.match(lines.join('\n'), /1 row\(s\) could not be opened with any known key/);
+    const failedRun = (await keyAudit(db))[1];
+    assert.equal(failedRun?.action, 'rotated', 'a run that left rows behind is audited too');
+    assert.equal((failedRun?.data as { failed: number }).failed, 1);
   });
 });

@@ -316,6 +316,16 @@ describe('partner users', () => {
     assert.match(known.body, /If an account exists for this address/);
     await outboxEmail(email, 'password_reset');
     assert.deepEqual(await emailsTo(unknown), []);
+    // the audit row says who asked: someone without a session, from this address — not the user
+    const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const asked = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'user')
+      .where('entity_id', '=', user.id)
+      .where('action', '=', 'password_reset_requested')
+      .execute();
+    assert.deepEqual(asked, [{ actor: 'anonymous', data: { address: '127.0.0.1' } }]);
     assert.equal((await t.db.selectFrom('users').select('id').where('email', '=', unknown).execute()).length, 0);
   });
 

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { describe, it } from 'node:test';
+import { runRemote } from '../../src/cli/remote.ts';
+import {
+  EXIT_REFUSED,
+  HANDSHAKE_LIMITS,
+  handshakeProof,
+  operatorSecret,
+  operatorSocketAddress,
+  startOperatorSocket,
+} from '../../src/platform/operator-socket.ts';
+
+/**
+ * The CLI's side of the operator socket (src/cli/remote.ts) reads and writes, for the server, the
+ * files named on its command line — and only those: whatever listens on the socket (on Linux, a data
+ * directory's long path puts it in the abstract namespace, which any local user can bind) gets no
+ * other file of the operator's, and writes none.
+ */
+
+/**
+ * A server on the data directory's socket that asks the client for `requests`, one after the other:
+ * knowing the secret (`secret`), it proves it first; without, it answers the client's hello with them.
+ */
+async function fakeServer(dir: string, requests: object[], secret?: string) {
+  const answers: Record<string, unknown>[] = [];
+  const received: string[] = [];
+  const server = net.createServer((socket) => {
+    const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+    let pending = [...requests];
+    let clientNonce: string | undefined;
+    const serverNonce = 'n'.repeat(43);
+    lines.on('line', (line) => {
+      received.push(line);
+      const frame = JSON.parse(line) as Record<string, unknown>;
+      if (secret !== undefined && clientNonce === undefined && typeof frame.hello === 'string') {
+        clientNonce = frame.hello;
+        const proof = handshakeProof(secret, 'server', clientNonce, serverNonce);
+        socket.write(JSON.stringify({ challenge: serverNonce, proof }) + '\n');
+        return;
+      }
+      if (!('hello' in frame) && !('proof' in frame)) answers.push(frame);
+      const next = pending.shift();
+      socket.write(JSON.stringify(next ?? { exit: 0 }) + '\n');
+      if (!next) pending = [];
+    });
+  });
+  const address = operatorSocketAddress(dir);
+  await new Promise<void>((resolve) => server.listen({ path: address }, resolve));
+  return { answers, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('the operator client answers only for the files of its command line', () => {
+  it('reads and writes the files named, refuses any other path the server asks for', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    const named = path.join(dir, 'report.csv');
+    fs.writeFileSync(named, 'endToEndId,status\n');
+    const out = path.join(dir, 'model.json.gz');
+    const private_ = path.join(dir, 'id_ed25519');
+    fs.writeFileSync(private_, 'PRIVATE KEY');
+    const planted = path.join(dir, 'planted');
+
+    const server = await fakeServer(
+      dir,
+      [
+        { read: named },
+        { read: private_ },
+        { write: out, data: Buffer.from('model').toString('base64') },
+        { write: planted, data: Buffer.from('evil').toString('base64') },
+        { read: path.join(dir, 'operator.secret') },
+      ],
+      secret,
+    );
+    t.after(server.close);
+    const err: string[] = [];
+    const code = await runRemote(dir, ['payouts', 'reconcile', named, `--out=${out}`], 'operator:test', {
+      out: () => undefined,
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, 0, err.join('\n'));
+    const [readNamed, readOther, writeNamed, writeOther, readSecret] = server.answers;
+    assert.equal(Buffer.from(String(readNamed?.file), 'base64').toString(), 'endToEndId,status\n');
+    assert.equal(readOther?.file, undefined, 'a file the command line did not name is not sent');
+    assert.equal(readOther?.fileError, 'EACCES');
+    assert.equal(writeNamed?.written, true);
+    assert.equal(fs.readFileSync(out, 'utf8'), 'model');
+    assert.equal(writeOther?.written, undefined);
+    assert.equal(writeOther?.writeError, 'EACCES');
+    assert.equal(fs.existsSync(planted), false, 'nothing written where the command line did not say');
+    assert.equal(readSecret?.file, undefined);
+  });
+
+  it('sends nothing, not even the secret, to a server that cannot prove it knows the secret', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    // an impostor bound the socket's address (on Linux, an abstract name any local user can take)
+    const server = await fakeServer(dir, []);
+    t.after(server.close);
+    const err: string[] = [];
+    const code = await runRemote(dir, ['users', 'create', 'acme-air', '--password-stdin'], 'operator:test', {
+      out: () => undefined,
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, EXIT_REFUSED);
+    assert.match(err.join('\n'), /wrong operator secret: .* did not prove it knows operator\.secret/);
+    assert.ok(server.received.length > 0, 'the client did connect');
+    assert.doesNotMatch(server.received.join('\n'), new RegExp(secret.slice(0, 20).replace(/[-]/g, '\\-')));
+    assert.doesNotMatch(server.received.join('\n'), /argv|users/, 'nor the command');
+  });
+
+  it(
+    'the server runs the command of a client that proved itself, and closes on one that sends too much first',
+    { timeout: 60_000 },
+    async (t) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-server-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const ran: string[][] = [];
+      const close = await startOperatorSocket(dir, async (request, io) => {
+        ran.push(request.argv);
+        io.out(`ran ${request.argv.join(' ')} as ${request.actor}`);
+        return 0;
+      });
+      t.after(close);
+      const out: string[] = [];
+      const code = await runRemote(dir, ['partners', 'list'], 'operator:test', {
+        out: (line) => out.push(line),
+        err: (line) => out.push(line),
+      });
+      assert.equal(code, 0, out.join('\n'));
+      assert.deepEqual(out, ['ran partners list as operator:test']);
+
+      // a connection that has not proved anything may not make the server buffer without end
+      const conn = net.connect({ path: operatorSocketAddress(dir) });
+      conn.on('error', () => undefined);
+      t.after(() => conn.destroy());
+      const closed = new Promise<void>((resolve) => conn.on('close', () => resolve()));
+      conn.write('x'.repeat(HANDSHAKE_LIMITS.maxBytes + 1024));
+      await closed;
+      assert.deepEqual(ran, [['partners', 'list']], 'nothing else ran');
+    },
+  );
+});
