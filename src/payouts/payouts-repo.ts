@@ -153,6 +153,9 @@ export interface SepaPayoutSource {
 /**
  * Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one);
  * not those of claims under manual review, which wait for an operator's approval (migration 0031).
+ * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
+ * claim the desk is putting under review is skipped (the next batch sees the review), and a review
+ * asked while the batch holds it waits for the batch, then finds the payout instructed (refused).
  */
 export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
   return db
@@ -179,7 +182,7 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
     .orderBy('p.created_at')
     .orderBy('p.id')
     .limit(limit)
-    .forUpdate('p')
+    .forUpdate(['p', 'cl'])
     .skipLocked()
     .execute();
 }
