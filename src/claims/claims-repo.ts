@@ -70,10 +70,13 @@ export async function insertClaimsForFlight(
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
   }>`
     WITH insured AS (
-      -- the legs of active contracts on the flight and what each claim pays, the contracts share-locked:
-      -- a cancellation committing meanwhile is waited for and its contract re-checked (dropped once
-      -- cancelled, its claim computed as it now is otherwise), so a contract is never both refunded and
-      -- paid. Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
+      -- the legs of active contracts on the flight and what each claim pays, the contracts and legs
+      -- share-locked: a cancellation committing meanwhile is waited for and its contract re-checked
+      -- (dropped once cancelled, its claim computed as it now is otherwise), and a leg a partial
+      -- cancellation or a flight change removed meanwhile is dropped (locked, it is found deleted: no
+      -- claim on it, and no foreign-key failure), so a contract or a leg is never both refunded and
+      -- paid. The leg's lock is the one the claim's foreign-key check takes anyway (it then finds it
+      -- held). Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
       SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency
       FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
       ${payoutLaterals(e.event, delay)}
@@ -83,7 +86,7 @@ export async function insertClaimsForFlight(
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = 'active'
         AND coalesce(pay.amount, 0) > 0
-      FOR SHARE OF c
+      FOR SHARE OF c, l
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,

@@ -1,6 +1,13 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
-import { createSepaBatch, exportSepaBatch, listPayouts, PAYOUT_STATUSES, reconcilePayouts } from '../payouts/index.ts';
+import {
+  createSepaBatch,
+  exportSepaBatch,
+  listPayouts,
+  PAYOUT_STATUSES,
+  pendingPayoutsNotInEur,
+  reconcilePayouts,
+} from '../payouts/index.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -84,13 +91,22 @@ export function payoutsCommands(kit: CommandKit): void {
           { db, keys, now: () => new Date(), debtor: config.sepaDebtor, directory: config.payoutsDir },
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
-        if (!result) return { data: { batch: null }, lines: ['No payout is waiting for a SEPA transfer.'] };
+        // SEPA pays in EUR only: payouts in another currency wait for the operator, said each time
+        const notEur = await pendingPayoutsNotInEur(db);
+        const warning = notEur
+          ? [
+              `${notEur} pending payout(s) in another currency than EUR: no SEPA transfer can pay them (parasol payouts list --status pending).`,
+            ]
+          : [];
+        if (!result)
+          return { data: { batch: null, notEur }, lines: ['No payout is waiting for a SEPA transfer.', ...warning] };
         return {
-          data: { batch: result },
+          data: { batch: result, notEur },
           lines: [
             `Batch ${result.messageId}: ${result.payouts} transfer(s), ${result.controlSum} EUR, execution ${result.executionDate}.`,
             `File: ${result.path}`,
             'Send it to the bank; import its report with: parasol payouts reconcile <report.csv>',
+            ...warning,
           ],
         };
       }, names),

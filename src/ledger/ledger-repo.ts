@@ -100,26 +100,52 @@ export interface PremiumRow {
   refund: number;
 }
 
-/** One row per contract and event (sale, cancellation, change) with movements in the period. */
+/**
+ * One row per contract and event (sale, cancellation, change) with movements in the period, the
+ * contract described as that event left it: a change by the version its event key names, the sale
+ * by version 1 (written by the first change; a contract never changed is as sold), a cancellation by
+ * the contract as it stands (cancelled, it changes no more). So a closed month's bordereau reads the
+ * same later: a sale's row keeps the passengers and flights sold, whatever changed since.
+ */
 export async function premiumRows(db: Executor, scope: Scope, period: Period): Promise<PremiumRow[]> {
   const result = await sql<PremiumRow>`
+    WITH moves AS (
+      SELECT le.contract_id, le.event_key, le.currency, min(le.occurred_at) AS occurred_at,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'premium_written'), 0)::bigint AS premium_net,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'tax'), 0)::bigint AS premium_tax,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'commission'), 0)::bigint AS commission,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'refund'), 0)::bigint AS refund
+      FROM ledger_entries le
+      WHERE le.partner_id = ${scope.partnerId} AND le.environment = ${scope.environment}
+        AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
+        AND le.kind IN ('premium_written', 'tax', 'commission', 'refund')
+      GROUP BY le.contract_id, le.event_key, le.currency
+    )
     SELECT c.contract_number,
-           split_part(le.event_key, ':', 3) AS movement,
-           min(le.occurred_at) AS occurred_at,
-           c.created_at, c.cancelled_at, c.first_departure_at, c.formula, c.passengers::integer AS passengers,
-           (SELECT string_agg(l.flight_number || ' ' || l.departure_airport || '-' || l.arrival_airport || ' ' || l.departure_local, '; ' ORDER BY l.leg_index)
-              FROM contract_legs l WHERE l.contract_id = c.id) AS flights,
-           le.currency,
-           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'premium_written'), 0)::bigint AS premium_net,
-           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'tax'), 0)::bigint AS premium_tax,
-           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'commission'), 0)::bigint AS commission,
-           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'refund'), 0)::bigint AS refund
-    FROM ledger_entries le JOIN contracts c ON c.id = le.contract_id
-    WHERE le.partner_id = ${scope.partnerId} AND le.environment = ${scope.environment}
-      AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
-      AND le.kind IN ('premium_written', 'tax', 'commission', 'refund')
-    GROUP BY c.id, le.event_key, le.currency
-    ORDER BY min(le.occurred_at), c.contract_number, le.event_key`.execute(db);
+           split_part(m.event_key, ':', 3) AS movement,
+           m.occurred_at,
+           c.created_at, c.cancelled_at,
+           coalesce(v.first_departure_at, c.first_departure_at) AS first_departure_at,
+           c.formula,
+           coalesce(v.passengers, c.passengers)::integer AS passengers,
+           coalesce(v.flights,
+             (SELECT string_agg(l.flight_number || ' ' || l.departure_airport || '-' || l.arrival_airport || ' ' || l.departure_local, '; ' ORDER BY l.leg_index)
+                FROM contract_legs l WHERE l.contract_id = c.id)) AS flights,
+           m.currency, m.premium_net, m.premium_tax, m.commission, m.refund
+    FROM moves m JOIN contracts c ON c.id = m.contract_id
+    LEFT JOIN LATERAL (
+      SELECT v.passengers,
+             (SELECT string_agg((f->>'flightNumber') || ' ' || (f->>'departureAirport') || '-' || (f->>'arrivalAirport') || ' ' || (f->>'departureLocal'), '; ' ORDER BY (f->>'leg')::integer)
+                FROM jsonb_array_elements(v.flights) f) AS flights,
+             (SELECT min((f->>'departureAt')::timestamptz) FROM jsonb_array_elements(v.flights) f) AS first_departure_at
+      FROM contract_versions v
+      WHERE v.contract_id = c.id
+        AND v.version = CASE
+          WHEN split_part(m.event_key, ':', 3) = 'written' THEN 1
+          WHEN split_part(m.event_key, ':', 4) ~ '^[0-9]+$' THEN split_part(m.event_key, ':', 4)::integer
+        END
+    ) v ON true
+    ORDER BY m.occurred_at, c.contract_number, m.event_key`.execute(db);
   return result.rows;
 }
 

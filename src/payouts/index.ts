@@ -4,4 +4,4 @@ export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
-export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';
+export { createSepaBatch, exportSepaBatch, pendingPayoutsNotInEur, reconcilePayouts } from './sepa-batch.ts';

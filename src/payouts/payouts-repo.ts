@@ -153,35 +153,55 @@ export interface SepaPayoutSource {
 /**
  * Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one);
  * not those of claims under manual review, which wait for an operator's approval (migration 0031).
+ * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
+ * claim the desk is putting under review is skipped (the next batch sees the review), and a review
+ * asked while the batch holds it waits for the batch, then finds the payout instructed (refused).
  */
 export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
-  return db
-    .selectFrom('payouts as p')
-    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
-    .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
-    .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
-    .select([
-      'p.id',
-      'p.end_to_end_id',
-      'p.amount',
-      'p.currency',
-      'b.account_holder_enc',
-      'b.account_holder',
-      'b.iban_enc',
-      'b.bic',
-      'cl.claim_number',
-      'l.flight_number',
-      'l.departure_date',
-    ])
-    .where('p.rail', '=', 'sepa')
-    .where('p.status', '=', 'pending')
-    .where('cl.manual_review_at', 'is', null)
-    .orderBy('p.created_at')
-    .orderBy('p.id')
-    .limit(limit)
-    .forUpdate('p')
-    .skipLocked()
-    .execute();
+  return (
+    db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .innerJoin('contract_legs as l', 'l.id', 'cl.leg_id')
+      .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
+      .select([
+        'p.id',
+        'p.end_to_end_id',
+        'p.amount',
+        'p.currency',
+        'b.account_holder_enc',
+        'b.account_holder',
+        'b.iban_enc',
+        'b.bic',
+        'cl.claim_number',
+        'l.flight_number',
+        'l.departure_date',
+      ])
+      .where('p.rail', '=', 'sepa')
+      .where('p.status', '=', 'pending')
+      // SEPA credit transfers are in EUR: a payout in another currency is left to the operator
+      // (countPendingSepaNotEur), never a reason to stop everyone else's transfers
+      .where('p.currency', '=', 'EUR')
+      .where('cl.manual_review_at', 'is', null)
+      .orderBy('p.created_at')
+      .orderBy('p.id')
+      .limit(limit)
+      .forUpdate(['p', 'cl'])
+      .skipLocked()
+      .execute()
+  );
+}
+
+/** Pending production payouts in another currency than EUR: no SEPA batch takes them. */
+export async function countPendingSepaNotEur(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('payouts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('rail', '=', 'sepa')
+    .where('status', '=', 'pending')
+    .where('currency', '!=', 'EUR')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {

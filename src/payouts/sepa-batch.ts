@@ -7,6 +7,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
 import {
+  countPendingSepaNotEur,
   findSepaBatch,
   insertSepaBatch,
   lockPendingSepaPayouts,
@@ -62,12 +63,6 @@ export async function createSepaBatch(
   const built = await deps.db.transaction().execute(async (trx) => {
     const payouts = await lockPendingSepaPayouts(trx, limit);
     if (payouts.length === 0) return undefined;
-    const nonEur = payouts.find((p) => p.currency !== 'EUR');
-    if (nonEur)
-      throw new DomainError(
-        'conflict',
-        `SEPA credit transfers are in EUR; payout ${nonEur.end_to_end_id} is in ${nonEur.currency}.`,
-      );
     const messageId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
     const file = buildSepaCreditTransferFile({
       messageId,
@@ -119,6 +114,14 @@ export async function createSepaBatch(
     executionDate,
     path,
   };
+}
+
+/**
+ * Pending production payouts in another currency than EUR (a partner whose agreement is not in EUR):
+ * SEPA cannot pay them, so no batch takes them — the operator pays them another way.
+ */
+export async function pendingPayoutsNotInEur(db: Db): Promise<number> {
+  return countPendingSepaNotEur(db);
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */

@@ -6,7 +6,10 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
 import { runCli } from '../../src/cli/program.ts';
+import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
+import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
+import { MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
@@ -17,6 +20,7 @@ import {
   insureFlight,
   post,
   uniqueSlug,
+  usingPostgres,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -485,7 +489,8 @@ describe('the claim desk', () => {
     assert.equal((await cli('claims', 'show', 'CLM-99999999')).code, 1);
   });
 
-  it('production: a claim under review stays out of the SEPA batch until approved', async () => {
+  /** A production claim (operator token, sealed SMS): answers its number, its id and its link. */
+  async function openProductionClaim() {
     const production = await createTestPartner(t.db, { environment: 'production' });
     const created = await cli('operators', 'token-create', '--name', 'desk test');
     assert.equal(created.code, 0, created.err);
@@ -513,6 +518,11 @@ describe('the claim desk', () => {
         .executeTakeFirst();
       return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
     });
+    return { claimNumber, claim, link };
+  }
+
+  it('production: a claim under review stays out of the SEPA batch until approved', async () => {
+    const { claimNumber, claim, link } = await openProductionClaim();
 
     assert.equal((await cli('claims', 'review', claimNumber, '--reason', 'hold the transfer')).code, 0);
     await sendBankDetails(link);
@@ -525,5 +535,55 @@ describe('the claim desk', () => {
     const released = await cli('payouts', 'batch');
     assert.equal(released.code, 0, released.err);
     assert.equal(JSON.parse(released.out).batch.payouts, 1, 'approved: the next batch pays it');
+  });
+
+  it('production: a review racing the SEPA batch holds the payout or is refused — never under review with its transfer sent', async (ctx) => {
+    if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+    const { claimNumber, claim, link } = await openProductionClaim();
+    await sendBankDetails(link);
+    assert.equal(await statusOf(claim.id), 'payment_pending');
+    // the batch's transaction (createSepaBatch's statements), held open while the operator asks for a review
+    let review: Promise<unknown> | undefined;
+    let settled = false;
+    await t.db.transaction().execute(async (trx) => {
+      const backend = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+      const batchPid = backend.rows[0]!.pid;
+      const payouts = await lockPendingSepaPayouts(trx, MAX_BATCH);
+      const ours = payouts.find((p) => p.claim_number === claimNumber);
+      assert.ok(ours, 'the batch takes the pending payout');
+      const batch = await insertSepaBatch(trx, {
+        message_id: `PSL-RACE-${process.pid}`,
+        created_by: 'test',
+        execution_date: '2030-01-02',
+        payouts_count: 1,
+        control_sum: Number(ours.amount),
+        xml_enc: 'not read',
+      });
+      await markPayoutsInstructed(trx, [ours.id], batch.id, new Date());
+      review = reviewClaim(
+        { db: t.db, now: () => new Date() },
+        { claimNumber, actor: ACTOR, reason: 'hold the transfer', actionToken: `race-review-${process.pid}-x` },
+      ).finally(() => (settled = true));
+      review.catch(() => {}); // awaited below, once the batch commits
+      // the review either finished already (nothing held it) or waits for a lock the batch's transaction holds
+      await eventually(async () => {
+        if (settled) return true;
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${batchPid}::int = ANY(pg_blocking_pids(pid))`.execute(
+          t.db,
+        );
+        return rows[0]!.n > 0 || undefined;
+      });
+    });
+    await assert.rejects(review!, (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'payout_instructed', error.message);
+      return true;
+    });
+    const row = await t.db
+      .selectFrom('claims')
+      .select('manual_review_at')
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.manual_review_at, null, 'not under review: its transfer is in the file sent to the bank');
   });
 });

@@ -304,6 +304,52 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.match(run.err, /line 2/);
   });
 
+  it('a payout in another currency than EUR is no SEPA transfer: the batch leaves it pending and pays the EUR ones', async () => {
+    const pounds = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'GBP' } });
+    const payoutOf = async (who: TestPartner) => {
+      const flightNumber = `AF${seq++}`;
+      const contractNumber = await contract(who, flightNumber);
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' },
+        operator,
+      );
+      assert.equal(opened.body.claimsOpened.length, 1, JSON.stringify(opened.body));
+      const request = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));
+      const link = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/.exec(request.form.Body!)![0];
+      const form = await t.app.inject({
+        method: 'POST',
+        url: new URL(link).pathname,
+        payload: new URLSearchParams({
+          accountHolder: 'Jane Smith',
+          iban: 'DE89 3704 0044 0532 0130 00',
+          bic: '',
+        }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(form.statusCode, 200, form.body);
+      return t.db
+        .selectFrom('payouts as p')
+        .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+        .select(['p.id', 'p.currency', 'p.rail'])
+        .where('c.contract_number', '=', contractNumber)
+        .executeTakeFirstOrThrow();
+    };
+    const gbp = await payoutOf(pounds);
+    const eur = await payoutOf(a);
+    assert.deepEqual([gbp.currency, gbp.rail, eur.currency, eur.rail], ['GBP', 'sepa', 'EUR', 'sepa']);
+
+    const batch = await cli('--json', 'payouts', 'batch');
+    assert.equal(batch.code, 0, batch.err);
+    const statusOf = async (id: string) =>
+      (await t.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    assert.equal(await statusOf(eur.id), 'instructed', 'the EUR payout is in the file');
+    assert.equal(await statusOf(gbp.id), 'pending', 'the GBP payout waits for another way to pay');
+    assert.equal(JSON.parse(batch.out).notEur, 1, 'the operator is told');
+  });
+
   it('a rejected SMS (invalid number at Twilio) is marked rejected, not retried', async () => {
     twilio.override = {
       status: 400,
