@@ -6,6 +6,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  trip,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -49,4 +50,79 @@ describe('the public contract at its edges', () => {
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.equal(cancelled.body.contractNumber, insured.contractNumber);
   });
+
+  it('refuses an offset no zone has, and 24:00, rather than insuring another departure', async () => {
+    const local = trip(30).departureDateTime;
+    for (const offset of ['+99:99', '+24:00', '+14:30', '-13:00', '+05:60']) {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/getPrice`,
+        { ...trip(30), departureDateTime: local + offset },
+        partner.auth,
+      );
+      assert.equal(res.status, 422, `${offset}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'invalid_departure_time');
+      assert.deepEqual(
+        res.body.errors.map((e: { field: string }) => e.field),
+        ['/departureDateTime'],
+      );
+    }
+    // the widest offsets in use are read as the instant they name
+    for (const [offset, hours] of [
+      ['+14:00', 14],
+      ['-12:00', -12],
+    ] as const) {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/getPrice`,
+        { ...trip(30), departureDateTime: local + offset },
+        partner.auth,
+      );
+      assert.equal(res.status, 200, `${offset}: ${JSON.stringify(res.body)}`);
+      const expected = new Date(Date.parse(`${local}Z`) - hours * 3_600_000).toISOString();
+      assert.equal(res.body.legs[0].departureAt, expected);
+    }
+    const midnight = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(30), departureDateTime: `${local.slice(0, 10)}T24:00` },
+      partner.auth,
+    );
+    assert.equal(midnight.status, 422);
+    assert.equal(midnight.body.code, 'invalid_departure_time');
+    assert.doesNotMatch(midnight.body.detail, /clocks go forward/, 'not a daylight-saving gap');
+  });
+
+  it('reads a local time that occurs twice (clocks go back) as its second occurrence, as documented', async () => {
+    // New York leaves daylight saving time on the first Sunday of November: 01:30 is first EDT, then EST
+    const day = nextUsFallBack(new Date());
+    const departure = { ...trip(), departureAirport: 'JFK', arrivalAirport: 'CDG', departureDateTime: `${day}T01:30` };
+    const res = await post(t.app, `${FLIGHT}/getPrice`, departure, partner.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.legs[0].departureAt, `${day}T06:30:00.000Z`);
+    const first = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...departure, departureDateTime: `${day}T01:30-04:00` },
+      partner.auth,
+    );
+    assert.equal(first.body.legs[0].departureAt, `${day}T05:30:00.000Z`, 'an explicit offset names the first one');
+    assert.equal(first.body.legs[0].departureDateTime, `${day}T01:30`);
+    const doc = (await t.app.inject({ url: `${FLIGHT}/openapi.json` })).json();
+    assert.match(
+      JSON.stringify(doc.paths['/getPrice'].post.requestBody),
+      /occurs twice/,
+      'the document says which instant is insured',
+    );
+  });
 });
+
+/** The next day New York leaves daylight saving time (first Sunday of November), at least two days ahead. */
+function nextUsFallBack(now: Date): string {
+  for (const year of [now.getUTCFullYear(), now.getUTCFullYear() + 1]) {
+    const first = new Date(Date.UTC(year, 10, 1));
+    const sunday = new Date(first.getTime() + ((7 - first.getUTCDay()) % 7) * 86_400_000);
+    if (sunday.getTime() > now.getTime() + 2 * 86_400_000) return sunday.toISOString().slice(0, 10);
+  }
+  throw new Error('unreachable: a first Sunday of November is always less than a year ahead');
+}

@@ -1342,12 +1342,12 @@ export interface operations {
                      */
                     airline: string;
                     /**
-                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     departureDateTime: string;
                     /**
-                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     returnDepartureDateTime?: string;
@@ -1683,12 +1683,12 @@ export interface operations {
                      */
                     airline: string;
                     /**
-                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     departureDateTime: string;
                     /**
-                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     returnDepartureDateTime?: string;
@@ -2201,7 +2201,7 @@ export interface operations {
                          */
                         arrivalAirport: string;
                         /**
-                         * @description Departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                         * @description Departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                          * @example 2026-12-24T10:30
                          */
                         departureDateTime: string;
@@ -4507,7 +4507,7 @@ export interface operations {
                          */
                         arrivalAirport: string;
                         /**
-                         * @description New departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).
+                         * @description New departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                          * @example 2026-12-24T10:30
                          */
                         departureDateTime: string;
