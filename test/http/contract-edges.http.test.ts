@@ -115,6 +115,38 @@ describe('the public contract at its edges', () => {
       'the document says which instant is insured',
     );
   });
+
+  it('points a bad cursor of GET /webhooks/deliveries at its query parameter, like every other GET list', async () => {
+    for (const url of [`${FLIGHT}/webhooks/deliveries?cursor=nope`, `${FLIGHT}/contracts?cursor=nope`]) {
+      const res = await get(url);
+      assert.equal(res.status, 422, url);
+      assert.equal(res.body.code, 'invalid_cursor');
+      assert.deepEqual(
+        res.body.errors.map((e: { field: string }) => e.field),
+        ['querystring:/cursor'],
+        url,
+      );
+    }
+  });
+
+  it('documents the event types an endpoint may ask for as the enum the server checks', async () => {
+    const doc = (await t.app.inject({ url: `${FLIGHT}/openapi.json` })).json();
+    const create = doc.paths['/webhooks/endpoints'].post.requestBody.content['application/json'].schema;
+    const update = doc.paths['/webhooks/endpoints/{id}'].patch.requestBody.content['application/json'].schema;
+    const listed = create.properties.eventTypes.items.enum as string[];
+    assert.ok(listed.includes('claim.paid') && listed.includes('contract.created'), JSON.stringify(listed));
+    assert.ok(!listed.includes('webhook.test'), 'the test event is sent on demand, not subscribed to');
+    const updateItems = update.properties.eventTypes.anyOf.find((s: { type?: string }) => s.type === 'array').items;
+    assert.deepEqual(updateItems.enum, listed);
+    const refused = await post(
+      t.app,
+      `${FLIGHT}/webhooks/endpoints`,
+      { url: 'https://example.com/hooks', eventTypes: ['claim.lost'] },
+      partner.auth,
+    );
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.errors[0].field, '/eventTypes/0');
+  });
 });
 
 /** The next day New York leaves daylight saving time (first Sunday of November), at least two days ahead. */

@@ -6778,7 +6778,7 @@ export interface operations {
                 "application/json": {
                     url: string;
                     /** @description Absent = every event type. */
-                    eventTypes?: string[];
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[];
                     description?: string;
                 };
             };
@@ -7472,7 +7472,7 @@ export interface operations {
                 "application/json": {
                     url?: string;
                     /** @description null = every event type. */
-                    eventTypes?: string[] | null;
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
                     description?: string | null;
                     /** @description false pauses the endpoint: its pending deliveries end failed. */
                     enabled?: boolean;
