@@ -134,7 +134,8 @@ async function assembleApp(
     logController: new RequestLogController(), // one line per request, without the raw URL
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
-    return503OnClosing: true,
+    // while closing, new requests get a problem+json 503 from installErrorHandling, not Fastify's own body
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     // what the router and Node's HTTP parser refuse answers problem+json too (platform/problem.ts)
     frameworkErrors,

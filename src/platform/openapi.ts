@@ -124,6 +124,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Well-formed but invalid',
   429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
   500: 'Internal error: the body says nothing of the cause; quote its requestId to support',
+  503: 'A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later',
 };
 
 /**
@@ -295,6 +296,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
       const responses: Record<string, Json> = {};
       const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
       declared['500'] ??= { description: STATUS_TEXT[500] };
+      declared['503'] ??= { description: STATUS_TEXT[503] };
       for (const [status, response] of Object.entries(declared)) {
         const code = Number(status);
         if (code >= 400) {

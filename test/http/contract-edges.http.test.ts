@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   buildTestApp,
@@ -146,6 +147,51 @@ describe('the public contract at its edges', () => {
     );
     assert.equal(refused.status, 422);
     assert.equal(refused.body.errors[0].field, '/eventTypes/0');
+  });
+});
+
+describe('a server shutting down', () => {
+  it('answers a request arriving on a kept-alive connection with a problem+json 503 and closes it', async () => {
+    const t = await buildTestApp();
+    let closed = false;
+    try {
+      const partner = await createTestPartner(t.db);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = t.app.server.address() as net.AddressInfo;
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (received += chunk));
+      const ended = new Promise((resolve) => socket.once('close', resolve));
+      // a first request in flight (its body not all sent) keeps the connection busy while the app closes
+      const firstRequest = new Promise((resolve) => t.app.server.once('request', resolve));
+      const body = JSON.stringify({ fromDate: '2026-01-01', toDate: '2026-01-02' });
+      const headers = `Host: x\r\nAuthorization: ${partner.auth.authorization}\r\n`;
+      socket.write(
+        `POST ${FLIGHT}/getclaims HTTP/1.1\r\n${headers}Content-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      await firstRequest;
+      const closing = t.app.close();
+      closed = true;
+      socket.write(`${body.slice(5)}GET ${FLIGHT}/contracts HTTP/1.1\r\n${headers}\r\n`);
+      await ended;
+      await closing;
+      const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+      assert.match(first ?? '', /^HTTP\/1\.1 200 /, received);
+      assert.match(second ?? '', /^HTTP\/1\.1 503 /, received);
+      assert.match(second!, /\r\ncontent-type: application\/problem\+json/i);
+      assert.match(second!, /\r\nconnection: close/i);
+      assert.match(second!, /\r\nx-request-id: \S+/i);
+      const problem = JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4));
+      assert.equal(problem.code, 'service_unavailable');
+      assert.equal(problem.status, 503);
+      socket.destroy();
+    } finally {
+      if (!closed) await t.app.close();
+      await t.database.close();
+    }
   });
 });
 

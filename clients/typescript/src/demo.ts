@@ -395,6 +395,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getCityByZipCode",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPrice: {
@@ -857,6 +876,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getPrice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPriceAlias: {
@@ -1313,6 +1351,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/getprice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
                      *     } */

@@ -1623,6 +1623,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getPrice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     simulatePrice: {
@@ -2106,6 +2125,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getPrice/simulate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     subscribe: {
@@ -2471,6 +2509,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/subscribe",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     cancel: {
@@ -2760,6 +2817,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -3065,6 +3141,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     cancelPartially: {
@@ -3362,6 +3457,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation",
                      *       "requestId": "req-1"
                      *     } */
@@ -3702,6 +3816,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/claims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/claims",
                      *       "requestId": "req-1"
                      *     } */
@@ -4148,6 +4281,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/contracts/{contractNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     changeContact: {
@@ -4447,6 +4599,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/contracts/{contractNumber}/customer",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
                      *     } */
@@ -4780,6 +4951,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     changeFlights: {
@@ -5065,6 +5255,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/contracts/{contractNumber}/flight-change",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/contracts/{contractNumber}/flight-change",
                      *       "requestId": "req-1"
                      *     } */
@@ -5373,6 +5582,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/contracts",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listSandboxMessages: {
@@ -5593,6 +5821,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/sandbox/messages",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/sandbox/messages",
                      *       "requestId": "req-1"
                      *     } */
@@ -5869,6 +6116,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/claims/{claimNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/claims/{claimNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -6222,6 +6488,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getclaims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getClaimsAlias: {
@@ -6569,6 +6854,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/getClaims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -6752,6 +7056,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/webhooks/endpoints",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
                      *     } */
@@ -7031,6 +7354,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/webhooks/endpoints",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getWebhookEndpoint: {
@@ -7242,6 +7584,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     deleteWebhookEndpoint: {
@@ -7447,6 +7808,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -7722,6 +8102,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -7934,6 +8333,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
                      *       "requestId": "req-1"
                      *     } */
@@ -8177,6 +8595,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/webhooks/endpoints/{id}/test",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -8394,6 +8831,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/webhooks/deliveries",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/webhooks/deliveries",
                      *       "requestId": "req-1"
                      *     } */
@@ -8637,6 +9093,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/webhooks/deliveries/{id}/redeliver",
                      *       "requestId": "req-1"
                      *     } */

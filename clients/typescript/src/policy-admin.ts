@@ -454,6 +454,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     createPolicy: {
@@ -1004,6 +1023,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPolicy: {
@@ -1213,6 +1251,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -1518,6 +1575,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
                      *     } */
