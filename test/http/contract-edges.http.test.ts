@@ -148,6 +148,89 @@ describe('the public contract at its edges', () => {
     assert.equal(refused.status, 422);
     assert.equal(refused.body.errors[0].field, '/eventTypes/0');
   });
+
+  it('pages every list whole when items are added between two pages: no item twice, none of before missing', async () => {
+    const who = await createTestPartner(t.db);
+    const read = async (url: string) => {
+      const response = await t.app.inject({ method: 'GET', url, headers: who.auth });
+      assert.equal(response.statusCode, 200, response.body);
+      return response.json();
+    };
+    const today = new Date().toISOString().slice(0, 10);
+    // contracts, newest first: one subscribed after the first page is newer than it, on no later page
+    const contracts: string[] = [];
+    const subscribeOne = async (n: number) => {
+      const insured = await insureFlight(t.app, who, { flightNumber: `AF94${n}0`, days: 20 + n });
+      contracts.push(insured.contractNumber);
+      return insured;
+    };
+    for (const n of [1, 2, 3]) await subscribeOne(n);
+    const firstContracts = await read(`${FLIGHT}/contracts?limit=2`);
+    const added = await subscribeOne(4);
+    const secondContracts = await read(`${FLIGHT}/contracts?limit=2&cursor=${firstContracts.nextCursor}`);
+    const numbers = (page: { contracts: { contractNumber: string }[] }) => page.contracts.map((c) => c.contractNumber);
+    assert.deepEqual([...numbers(firstContracts), ...numbers(secondContracts)], contracts.slice(0, 3).reverse());
+    assert.equal(secondContracts.nextCursor, null);
+    // claims, oldest first: one opened after the first page comes after the others
+    const claimsOf = async (cursor?: string) => {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { fromDate: today, toDate: today, limit: 2, ...(cursor ? { cursor } : {}) },
+        who.auth,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { claims: { contractNumber: string }[]; nextCursor: string | null };
+    };
+    const flights = [1, 2, 3].map((n) => ({ flightNumber: `AF94${n}0`, days: 20 + n }));
+    const openClaim = async (flightNumber: string, days: number) => {
+      const departureDate = new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+      const res = await post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate, status: 'cancelled' }, who.auth);
+      assert.equal(res.body.claimsOpened?.length, 1, JSON.stringify(res.body));
+    };
+    for (const f of flights) await openClaim(f.flightNumber, f.days);
+    const firstClaims = await claimsOf();
+    await openClaim(added.flightNumber, 24);
+    const secondClaims = await claimsOf(firstClaims.nextCursor!);
+    assert.deepEqual(
+      [...firstClaims.claims, ...secondClaims.claims].map((c) => c.contractNumber),
+      contracts,
+    );
+    assert.equal(secondClaims.nextCursor, null);
+    // policies, oldest first: one recorded after the first page comes after the others
+    const policies: string[] = [];
+    const record = async (n: number) => {
+      const res = await post(
+        t.app,
+        '/policy-admin/v1/policies',
+        {
+          product: 'other',
+          externalReference: `PAGE-${process.pid}-${n}`,
+          policyholder: {
+            firstName: 'Zoë',
+            lastName: 'Ødegård',
+            birthDate: '1990-04-12',
+            email: 'zoe@example.com',
+            phone: '+33612345678',
+            address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+          },
+          effectiveDate: today,
+          expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
+          premium: { amount: 1_000, currency: 'EUR', frequency: 'annual' },
+          risk: { description: 'a bicycle' },
+        },
+        who.auth,
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      policies.push(res.body.policyNumber);
+    };
+    for (const n of [1, 2, 3]) await record(n);
+    const firstPolicies = await read('/policy-admin/v1/policies?limit=2');
+    await record(4);
+    const secondPolicies = await read(`/policy-admin/v1/policies?limit=2&cursor=${firstPolicies.nextCursor}`);
+    const policyNumbers = (page: { policies: { policyNumber: string }[] }) => page.policies.map((p) => p.policyNumber);
+    assert.deepEqual([...policyNumbers(firstPolicies), ...policyNumbers(secondPolicies)], policies);
+  });
 });
 
 describe('a server shutting down', () => {
