@@ -24,6 +24,7 @@ import { openRuntime, type Runtime } from './runtime.ts';
 import { registerApiDocument } from './platform/openapi.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
+import { installJsonBodyParser } from './platform/json-body.ts';
 import { customerRoutes, webRoutes } from './web/index.ts';
 import { FailedAuthLimiter } from './platform/rate-limit.ts';
 import { openKeyRateLimiter, PartnerRateLimits } from './platform/shared-rate-limit.ts';
@@ -144,6 +145,7 @@ async function assembleApp(
   // JSON only: Fastify's default text/plain parser would let a text body reach schema validation
   // (422) where every other non-JSON type is a 415; urlencoded forms are parsed in the web scopes only
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app); // UTF-8 only, decoded strictly
 
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {

@@ -116,7 +116,7 @@ export const ProblemSchema = Type.Object(
 );
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed JSON, or a URL whose percent-encoding is not UTF-8',
+  400: 'Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8',
   401: 'Missing or invalid API key',
   403: 'Not subscribed to this API, or agreement not signed',
   404: 'Not found (or not yours)',
@@ -146,7 +146,7 @@ const PLATFORM_STATUS_TEXT: Record<number, string> = {
   405: 'Method not allowed on this path; the Allow header lists the methods it answers',
   413: 'Body larger than 64 KiB',
   414: 'URL longer than 8 KiB, or a path segment longer than 100 characters',
-  415: 'Body not sent as application/json',
+  415: 'Body not sent as application/json in UTF-8 (a charset other than utf-8)',
 };
 
 function withPlatformProblems(schema: Record<string, unknown> | undefined): Record<string, unknown> {

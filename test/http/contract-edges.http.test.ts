@@ -4,9 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import {
   buildTestApp,
   createTestPartner,
+  CUSTOMER,
   FLIGHT,
   insureFlight,
   post,
+  subscription,
   trip,
   type TestApp,
   type TestPartner,
@@ -230,6 +232,34 @@ describe('the public contract at its edges', () => {
     const secondPolicies = await read(`/policy-admin/v1/policies?limit=2&cursor=${firstPolicies.nextCursor}`);
     const policyNumbers = (page: { policies: { policyNumber: string }[] }) => page.policies.map((p) => p.policyNumber);
     assert.deepEqual([...policyNumbers(firstPolicies), ...policyNumbers(secondPolicies)], policies);
+  });
+
+  it('takes JSON in UTF-8 only: another charset is a 415 and bytes that are not UTF-8 a 400, never letters replaced', async () => {
+    const local = trip(30);
+    const quote = await post(t.app, `${FLIGHT}/getPrice`, local, partner.auth);
+    const body = JSON.stringify(
+      subscription(quote.body.quoteReference, local, {
+        customer: { ...CUSTOMER, firstName: 'Zoë', lastName: 'Müller' },
+      }),
+    );
+    const send = (payload: Buffer, contentType: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `${FLIGHT}/subscribe`,
+        headers: { ...partner.auth, 'content-type': contentType },
+        payload,
+      });
+    const latin1 = await send(Buffer.from(body, 'latin1'), 'application/json; charset=iso-8859-1');
+    assert.equal(latin1.statusCode, 415, latin1.body);
+    assert.equal(latin1.json().code, 'unsupported_media_type');
+    const undeclared = await send(Buffer.from(body, 'latin1'), 'application/json');
+    assert.equal(undeclared.statusCode, 400, undeclared.body);
+    assert.equal(undeclared.json().code, 'malformed_request');
+    assert.match(undeclared.json().detail, /UTF-8/);
+    const utf8 = await send(Buffer.from(`\ufeff${body}`, 'utf8'), 'application/json; charset="UTF-8"');
+    assert.equal(utf8.statusCode, 201, utf8.body);
+    const read = await get(`${FLIGHT}/contracts/${utf8.json().contractNumber}`);
+    assert.deepEqual([read.body.customer.firstName, read.body.customer.lastName], ['Zoë', 'Müller']);
   });
 });
 

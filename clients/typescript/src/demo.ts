@@ -166,7 +166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -180,7 +180,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
@@ -309,7 +309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -323,7 +323,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
@@ -669,7 +669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -683,7 +683,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -790,7 +790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -804,7 +804,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -1150,7 +1150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1164,7 +1164,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
@@ -1271,7 +1271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1285,7 +1285,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"

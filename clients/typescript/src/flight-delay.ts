@@ -1394,7 +1394,7 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1408,7 +1408,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -1537,7 +1537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1551,7 +1551,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -1896,7 +1896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1910,7 +1910,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getPrice/simulate",
                      *       "requestId": "req-1"
@@ -2039,7 +2039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2053,7 +2053,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getPrice/simulate",
                      *       "requestId": "req-1"
@@ -2280,7 +2280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Contract"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2294,7 +2294,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/subscribe",
                      *       "requestId": "req-1"
@@ -2423,7 +2423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2437,7 +2437,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/subscribe",
                      *       "requestId": "req-1"
@@ -2572,7 +2572,7 @@ export interface operations {
                     "application/json": components["schemas"]["Cancellation"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2586,7 +2586,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
@@ -2737,7 +2737,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2751,7 +2751,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
@@ -2890,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartialCancellation"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2904,7 +2904,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
                      *       "requestId": "req-1"
@@ -3055,7 +3055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3069,7 +3069,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
                      *       "requestId": "req-1"
@@ -3212,7 +3212,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartialCancellation"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3226,7 +3226,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation",
                      *       "requestId": "req-1"
@@ -3377,7 +3377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3391,7 +3391,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation",
                      *       "requestId": "req-1"
@@ -3615,7 +3615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3629,7 +3629,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/claims",
                      *       "requestId": "req-1"
@@ -3736,7 +3736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3750,7 +3750,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/claims",
                      *       "requestId": "req-1"
@@ -4096,7 +4096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4110,7 +4110,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}",
                      *       "requestId": "req-1"
@@ -4354,7 +4354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4368,7 +4368,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
@@ -4519,7 +4519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4533,7 +4533,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
@@ -4700,7 +4700,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlightChangePreview"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4714,7 +4714,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}/flight-change/preview",
                      *       "requestId": "req-1"
@@ -4865,7 +4865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4879,7 +4879,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/contracts/{contractNumber}/flight-change/preview",
                      *       "requestId": "req-1"
@@ -5010,7 +5010,7 @@ export interface operations {
                     "application/json": components["schemas"]["FlightChange"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5024,7 +5024,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts/{contractNumber}/flight-change",
                      *       "requestId": "req-1"
@@ -5175,7 +5175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5189,7 +5189,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/contracts/{contractNumber}/flight-change",
                      *       "requestId": "req-1"
@@ -5419,7 +5419,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5433,7 +5433,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/contracts",
                      *       "requestId": "req-1"
@@ -5642,7 +5642,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5656,7 +5656,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/sandbox/messages",
                      *       "requestId": "req-1"
@@ -5937,7 +5937,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5951,7 +5951,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/claims/{claimNumber}",
                      *       "requestId": "req-1"
@@ -6259,7 +6259,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6273,7 +6273,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getclaims",
                      *       "requestId": "req-1"
@@ -6402,7 +6402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6416,7 +6416,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getclaims",
                      *       "requestId": "req-1"
@@ -6625,7 +6625,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6639,7 +6639,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getClaims",
                      *       "requestId": "req-1"
@@ -6768,7 +6768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6782,7 +6782,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getClaims",
                      *       "requestId": "req-1"
@@ -6899,7 +6899,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6913,7 +6913,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
@@ -7125,7 +7125,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7139,7 +7139,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
@@ -7268,7 +7268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7282,7 +7282,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
@@ -7399,7 +7399,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7413,7 +7413,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
@@ -7629,7 +7629,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7643,7 +7643,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
@@ -7873,7 +7873,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7887,7 +7887,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
@@ -8016,7 +8016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8030,7 +8030,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
@@ -8154,7 +8154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8168,7 +8168,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
                      *       "requestId": "req-1"
@@ -8388,7 +8388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8402,7 +8402,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/endpoints/{id}/test",
                      *       "requestId": "req-1"
@@ -8652,7 +8652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8666,7 +8666,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/deliveries",
                      *       "requestId": "req-1"
@@ -8892,7 +8892,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8906,7 +8906,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/webhooks/deliveries/{id}/redeliver",
                      *       "requestId": "req-1"
