@@ -22,7 +22,7 @@ import type { JobQueue } from './platform/jobs.ts';
 import { startWorkers } from './worker.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { registerApiDocument } from './platform/openapi.ts';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/problem.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, REQUEST_ID } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
 import { installJsonBodyParser } from './platform/json-body.ts';
 import { customerRoutes, webRoutes } from './web/index.ts';
@@ -81,8 +81,6 @@ declare module 'fastify' {
     parasol: Parasol;
   }
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole application, ready, without a listening socket. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {

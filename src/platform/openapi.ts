@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './errors.ts';
-import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_URL_LENGTH } from './problem.ts';
+import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_REQUEST_ID_LENGTH, MAX_URL_LENGTH } from './problem.ts';
 
 /**
  * One OpenAPI 3.1 document per API, served at `{base}/openapi.json`. @fastify/swagger is registered
@@ -88,7 +88,9 @@ export const ProblemSchema = Type.Object(
     instance: Type.Optional(
       Type.String({ maxLength: MAX_URL_LENGTH, description: 'The path asked, without its query string.' }),
     ),
-    requestId: Type.Optional(Type.String({ maxLength: 100, description: 'The X-Request-Id of the answer.' })),
+    requestId: Type.Optional(
+      Type.String({ maxLength: MAX_REQUEST_ID_LENGTH, description: 'The X-Request-Id of the answer.' }),
+    ),
     errors: Type.Optional(
       Type.Array(
         Type.Object({
@@ -193,10 +195,10 @@ const header = (
 
 /** The response headers of the platform, in components.headers. */
 export const RESPONSE_HEADERS = {
-  'X-Request-Id': header('The id of this request, also in the log and in every problem body (`requestId`).', {
-    type: 'string',
-    maxLength: 100,
-  }),
+  'X-Request-Id': header(
+    `The id of this request, also in the log and in every problem body (\`requestId\`): yours when you send one of 1 to ${MAX_REQUEST_ID_LENGTH} characters among A-Z a-z 0-9 . _ : -, else a UUID.`,
+    { type: 'string', maxLength: MAX_REQUEST_ID_LENGTH },
+  ),
   'RateLimit-Limit': header("Requests per minute allowed for this key and operation's rate class."),
   'RateLimit-Remaining': header('Requests left in the current minute.'),
   'RateLimit-Reset': header('Seconds until the current minute ends.', {

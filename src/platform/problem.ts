@@ -24,6 +24,10 @@ export interface Problem {
   [member: string]: unknown;
 }
 
+/** A caller's X-Request-Id is echoed when it matches this (else the request gets a UUID): the documents say so. */
+export const MAX_REQUEST_ID_LENGTH = 128;
+export const REQUEST_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_REQUEST_ID_LENGTH}}$`);
+
 /** URLs longer than this answer 414 uri_too_long (checked on every request, before authentication). */
 export const MAX_URL_LENGTH = 8192;
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { OpenApiContract } from '../openapi-contract.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -260,6 +261,21 @@ describe('the public contract at its edges', () => {
     assert.equal(utf8.statusCode, 201, utf8.body);
     const read = await get(`${FLIGHT}/contracts/${utf8.json().contractNumber}`);
     assert.deepEqual([read.body.customer.firstName, read.body.customer.lastName], ['Zoë', 'Müller']);
+  });
+
+  it('echoes an X-Request-Id of up to 128 characters, in the header and the problem, as the document allows', async () => {
+    const contract = new OpenApiContract(t.app);
+    await contract.load(FLIGHT);
+    const url = `${FLIGHT}/contracts/FD-0000-0000`;
+    const longest = `req-${'7'.repeat(124)}`;
+    const echoed = await t.app.inject({ url, headers: { ...partner.auth, 'x-request-id': longest } });
+    assert.equal(echoed.statusCode, 404);
+    assert.equal(echoed.headers['x-request-id'], longest);
+    assert.equal(echoed.json().requestId, longest);
+    contract.check(FLIGHT, 'GET', url, echoed);
+    const tooLong = await t.app.inject({ url, headers: { ...partner.auth, 'x-request-id': `${longest}7` } });
+    assert.match(String(tooLong.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'a longer one is replaced by a UUID');
+    contract.check(FLIGHT, 'GET', url, tooLong);
   });
 });
 

@@ -1289,7 +1289,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request, also in the log and in every problem body (`requestId`). */
+        /** @description The id of this request, also in the log and in every problem body (`requestId`): yours when you send one of 1 to 128 characters among A-Z a-z 0-9 . _ : -, else a UUID. */
         "X-Request-Id": string;
         /** @description Requests per minute allowed for this key and operation's rate class. */
         "RateLimit-Limit": number;
