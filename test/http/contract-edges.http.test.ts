@@ -277,6 +277,40 @@ describe('the public contract at its edges', () => {
     assert.match(String(tooLong.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'a longer one is replaced by a UUID');
     contract.check(FLIGHT, 'GET', url, tooLong);
   });
+
+  it('opens the claims of a reported flight however its designator is spelled (AF006 ≡ AF6), as the monitoring does', async () => {
+    const sold = [
+      await insureFlight(t.app, partner, { flightNumber: 'AF97', days: 14 }),
+      await insureFlight(t.app, partner, { flightNumber: 'AF0098', days: 14 }),
+    ];
+    for (const [reported, insured] of [
+      ['AF097', sold[0]!],
+      ['AF98', sold[1]!],
+    ] as const) {
+      const res = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: reported, departureDate: insured.departureDate, status: 'cancelled' },
+        partner.auth,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(
+        res.body.claimsOpened.map((c: { contractNumber: string; flightNumber: string }) => [
+          c.contractNumber,
+          c.flightNumber,
+        ]),
+        [[insured.contractNumber, insured.flightNumber]],
+        `${reported} is ${insured.flightNumber}`,
+      );
+    }
+    const again = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF97', departureDate: sold[0]!.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.deepEqual(again.body.claimsOpened, [], 'one claim per insured flight, whatever the spelling');
+  });
 });
 
 describe('a server shutting down', () => {

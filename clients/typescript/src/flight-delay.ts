@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)
-         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts.
+         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts.
          */
         post: operations["reportFlightEvent"];
         delete?: never;
