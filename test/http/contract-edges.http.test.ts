@@ -311,6 +311,39 @@ describe('the public contract at its edges', () => {
     );
     assert.deepEqual(again.body.claimsOpened, [], 'one claim per insured flight, whatever the spelling');
   });
+
+  it("refuses a policy's free-form risk nested deeper than 64 levels with a 422, not a 500", async () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const policy = (n: number, risk: string) =>
+      `{"product":"other","externalReference":"DEEP-${process.pid}-${n}","policyholder":{"firstName":"A",` +
+      `"lastName":"B","birthDate":"1990-04-12","email":"a@example.com","phone":"+33612345678","address":` +
+      `{"line1":"1 rue Cler","postalCode":"75007","city":"Paris","country":"FR"}},"effectiveDate":"${today}",` +
+      `"expiryDate":"${new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10)}",` +
+      `"premium":{"amount":100,"currency":"EUR","frequency":"annual"},"risk":${risk}}`;
+    const nested = (levels: number, leaf: string) => `${'{"a":'.repeat(levels)}${leaf}${'}'.repeat(levels)}`;
+    // thousands of levels overflowed JSON.stringify; a U+0000 below the 64 levels walked reached PostgreSQL
+    for (const [n, risk] of [
+      [1, nested(5_000, '1')],
+      [2, nested(80, '"x\\u0000y"')],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/policy-admin/v1/policies',
+        headers: { ...partner.auth, 'content-type': 'application/json' },
+        payload: policy(n, risk),
+      });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().code, 'validation_failed');
+      assert.match(res.json().errors[0].field, /^\/risk\/a\/a\//);
+    }
+    const fine = await t.app.inject({
+      method: 'POST',
+      url: '/policy-admin/v1/policies',
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: policy(3, nested(20, '"a bicycle"')),
+    });
+    assert.equal(fine.statusCode, 201, fine.body);
+  });
 });
 
 describe('a server shutting down', () => {
