@@ -204,6 +204,20 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await call('GET', `/webhooks/endpoints/${id}`)).status, 404);
   });
 
+  it('refusals of a key and of a state answer as documented (403, 409)', async () => {
+    const demoOnly = await createTestPartner(t.db, { apis: ['demo'] });
+    const refused = await call('POST', '/getPrice', trip(40), demoOnly.auth);
+    assert.deepEqual([refused.status, refused.body.code], [403, 'api_not_subscribed']);
+    const policiesOnly = await createTestPartner(t.db, { apis: ['policy-admin'] });
+    const demoRefused = await callApi(DEMO, 'POST', '/getCityByZipCode', { zipCode: '75007' }, policiesOnly.auth);
+    assert.deepEqual([demoRefused.status, demoRefused.body.code], [403, 'api_not_subscribed']);
+    const body = trip(45);
+    const quote = await call('POST', '/getPrice', body);
+    assert.equal((await call('POST', '/subscribe', subscription(quote.body.quoteReference, body))).status, 201);
+    const again = await call('POST', '/subscribe', subscription(quote.body.quoteReference, body));
+    assert.deepEqual([again.status, again.body.code], [409, 'quote_already_used']);
+  });
+
   it('every event the Flight Delay API sends matches its documented webhook', async () => {
     const receiver = await Receiver.start();
     try {
