@@ -163,7 +163,8 @@ export const SimulationRequest = Type.Object(
     commissionRate: Type.Number({
       minimum: 0,
       maximum: 0.9,
-      description: 'Your commission, a share of the net premium (0.2 = 20 %), within your agreement.',
+      description:
+        'Your commission, a share of the net premium (0.2 = 20 %), with at most 5 decimals (0.1 + 0.2 computed in floating point is refused: send 0.3), within your agreement (else 422 configuration_out_of_bounds).',
     }),
   },
   {

@@ -344,6 +344,28 @@ describe('the public contract at its edges', () => {
     });
     assert.equal(fine.statusCode, 201, fine.body);
   });
+
+  it('documents the commission rate of /getPrice/simulate as the server reads it: at most 5 decimals', async () => {
+    const doc = (await t.app.inject({ url: `${FLIGHT}/openapi.json` })).json();
+    const schema = doc.paths['/getPrice/simulate'].post.requestBody.content['application/json'].schema;
+    assert.match(schema.properties.commissionRate.description, /at most 5 decimals/);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/getPrice/simulate`,
+      {
+        ...trip(30),
+        formula: 'cancellation',
+        compensation: { cancellation: { amount: 15_000, currency: 'EUR' } },
+        commissionRate: 0.1 + 0.2,
+      },
+      partner.auth,
+    );
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['/commissionRate', 'invalid_format']],
+    );
+  });
 });
 
 describe('a server shutting down', () => {

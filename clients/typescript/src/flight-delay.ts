@@ -1755,7 +1755,7 @@ export interface operations {
                         /** @description Cancellation amount (required when the formula covers cancellation). */
                         cancellation?: components["schemas"]["Money"] | null;
                     };
-                    /** @description Your commission, a share of the net premium (0.2 = 20 %), within your agreement. */
+                    /** @description Your commission, a share of the net premium (0.2 = 20 %), with at most 5 decimals (0.1 + 0.2 computed in floating point is refused: send 0.3), within your agreement (else 422 configuration_out_of_bounds). */
                     commissionRate: number;
                 };
             };
