@@ -366,6 +366,32 @@ describe('the public contract at its edges', () => {
       [['/commissionRate', 'invalid_format']],
     );
   });
+
+  it("lists in the documents' problem codes none that only the consoles and the CLI answer", async () => {
+    const operatorsOnly = [
+      'partner_not_found',
+      'api_key_not_found',
+      'flight_watch_not_found',
+      'stop_sale_not_found',
+      'agreement_already_signed',
+      'agreement_missing',
+      'conflict',
+    ];
+    for (const prefix of [FLIGHT, '/demo/v1', '/policy-admin/v1']) {
+      const doc = (await t.app.inject({ url: `${prefix}/openapi.json` })).json();
+      const listed = new Set<string>();
+      for (const ops of Object.values(doc.paths as Record<string, Record<string, { responses: object }>>))
+        for (const op of Object.values(ops))
+          for (const response of Object.values(op.responses as Record<string, { 'x-problem-codes'?: string[] }>))
+            for (const code of response['x-problem-codes'] ?? []) listed.add(code);
+      assert.deepEqual(
+        operatorsOnly.filter((code) => listed.has(code)),
+        [],
+        prefix,
+      );
+      assert.ok(listed.has('contract_not_found') && listed.has('validation_failed'), 'the partner codes stay');
+    }
+  });
 });
 
 describe('a server shutting down', () => {
