@@ -22,8 +22,9 @@ import type { JobQueue } from './platform/jobs.ts';
 import { startWorkers } from './worker.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 import { registerApiDocument } from './platform/openapi.ts';
-import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/problem.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, REQUEST_ID } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
+import { installJsonBodyParser } from './platform/json-body.ts';
 import { customerRoutes, webRoutes } from './web/index.ts';
 import { FailedAuthLimiter } from './platform/rate-limit.ts';
 import { openKeyRateLimiter, PartnerRateLimits } from './platform/shared-rate-limit.ts';
@@ -81,8 +82,6 @@ declare module 'fastify' {
   }
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 /** Builds the whole application, ready, without a listening socket. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
   // until the app's logger exists, a job queue error goes to stderr
@@ -134,7 +133,8 @@ async function assembleApp(
     logController: new RequestLogController(), // one line per request, without the raw URL
     bodyLimit: 64 * 1024,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
-    return503OnClosing: true,
+    // while closing, new requests get a problem+json 503 from installErrorHandling, not Fastify's own body
+    return503OnClosing: false,
     trustProxy: config.trustProxy,
     // what the router and Node's HTTP parser refuse answers problem+json too (platform/problem.ts)
     frameworkErrors,
@@ -143,6 +143,7 @@ async function assembleApp(
   // JSON only: Fastify's default text/plain parser would let a text body reach schema validation
   // (422) where every other non-JSON type is a 415; urlencoded forms are parsed in the web scopes only
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app); // UTF-8 only, decoded strictly
 
   const routes: string[] = [];
   app.addHook('onRoute', (route) => {

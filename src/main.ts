@@ -65,8 +65,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 10_000).unref();
     // Keep-alive connections would hold the server open until their clients leave: close the idle
-    // ones now, and each busy one as soon as its request in flight is answered (Fastify answers
-    // requests arriving meanwhile with 503 and Connection: close).
+    // ones now, and each busy one as soon as its request in flight is answered (requests arriving
+    // meanwhile are answered 503 service_unavailable with Connection: close: platform/problem.ts).
     const closed = app.close();
     const reaper = setInterval(() => app.server.closeIdleConnections(), 100).unref();
     app.server.closeIdleConnections();

@@ -37,7 +37,9 @@ export async function cancelContract(
   caller: Caller,
   input: { contractNumber: string; reason: CancelReason },
 ): Promise<Cancellation> {
-  const contract = await contracts.findContract(trx, caller, input.contractNumber, { forUpdate: true });
+  const contract = await contracts.findContract(trx, caller, input.contractNumber.trim().toUpperCase(), {
+    forUpdate: true,
+  });
   if (!contract) throw new DomainError('contract_not_found', `No contract ${input.contractNumber}.`);
   if (contract.status === 'cancelled') return view(contract);
   if (contract.status !== 'active') {

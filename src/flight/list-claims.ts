@@ -59,7 +59,7 @@ export async function listPartnerClaims(
   const { from, to } = dateRange(q);
   let contractId: string | undefined;
   if (q.contractNumber) {
-    const contract = await contracts.findContract(deps.db, caller, q.contractNumber);
+    const contract = await contracts.findContract(deps.db, caller, q.contractNumber.trim().toUpperCase());
     if (!contract) throw new DomainError('contract_not_found', `No contract ${q.contractNumber}.`);
     contractId = contract.id;
   }

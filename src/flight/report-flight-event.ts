@@ -1,8 +1,9 @@
-import { findClaims, openClaimsForFlightEvent } from '../claims/index.ts';
+import { findClaims, openClaimsInTransaction, type OpenedClaim } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
-import { recordOperatorFlightEvent } from '../monitoring/index.ts';
+import { legSpellings, recordOperatorFlightEvent } from '../monitoring/index.ts';
+import { normaliseFlightNumber } from './flight-numbers.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 
@@ -44,20 +45,31 @@ export async function reportFlightEvent(
     });
   }
   const delay = checkEvent(input);
-  const opened = await openClaimsForFlightEvent(
-    deps,
-    {
-      environment: caller.environment,
-      partnerId: caller.partnerId,
-      flightNumber: input.flightNumber.replace(/\s+/g, '').toUpperCase(),
-      departureDate: input.departureDate,
-      status: input.status,
-      arrivalDelayMinutes: delay,
-      source: 'partner_report',
-      evidence: { reportedBy: caller.actor },
-    },
-    caller.actor,
-  );
+  // the flight however the legs spell it (AF006 ≡ AF6, docs/monitoring.md#designators), as the
+  // monitoring and the operators' events find it: one transaction for all its spellings
+  const opened = await deps.db.transaction().execute(async (trx) => {
+    const spellings = await legSpellings(trx, caller.environment, input.flightNumber, input.departureDate);
+    const claims: OpenedClaim[] = [];
+    for (const flightNumber of spellings.length ? spellings : [normaliseFlightNumber(input.flightNumber)])
+      claims.push(
+        ...(await openClaimsInTransaction(
+          trx,
+          deps.jobs,
+          {
+            environment: caller.environment,
+            partnerId: caller.partnerId,
+            flightNumber,
+            departureDate: input.departureDate,
+            status: input.status,
+            arrivalDelayMinutes: delay,
+            source: 'partner_report',
+            evidence: { reportedBy: caller.actor },
+          },
+          caller.actor,
+        )),
+      );
+    return claims;
+  });
   const rows = await findClaims(
     deps.db,
     caller,

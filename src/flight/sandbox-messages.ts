@@ -21,7 +21,7 @@ export async function listSandboxMessages(
 ): Promise<{ messages: SandboxMessage[] }> {
   if (caller.environment === 'production')
     throw new DomainError('not_found', 'Production messages are sent to customers, not kept in an outbox.');
-  const contract = await contracts.findContract(deps.db, caller, contractNumber);
+  const contract = await contracts.findContract(deps.db, caller, contractNumber.trim().toUpperCase());
   if (!contract) throw new DomainError('contract_not_found', `No contract ${contractNumber}.`);
   const messages = await readOutbox(deps.db, deps.keys.encryption, {
     partnerId: caller.partnerId,

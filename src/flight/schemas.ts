@@ -44,7 +44,7 @@ const LocalDateTime = (description: string) =>
   Type.String({
     pattern: DEPARTURE_PATTERN,
     maxLength: 25,
-    description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset such as +01:00 is also accepted).`,
+    description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.`,
     examples: ['2026-12-24T10:30'],
   });
 const Formula = StringEnum(FORMULAS, { description: 'delay, cancellation, or both (delay_and_cancellation).' });
@@ -163,7 +163,8 @@ export const SimulationRequest = Type.Object(
     commissionRate: Type.Number({
       minimum: 0,
       maximum: 0.9,
-      description: 'Your commission, a share of the net premium (0.2 = 20 %), within your agreement.',
+      description:
+        'Your commission, a share of the net premium (0.2 = 20 %), with at most 5 decimals (0.1 + 0.2 computed in floating point is refused: send 0.3), within your agreement (else 422 configuration_out_of_bounds).',
     }),
   },
   {

@@ -13,4 +13,4 @@ export {
   type SimulatedEnvironment,
 } from './simulated-events-repo.ts';
 export { type SimulatedOutcome } from './simulator.ts';
-export { activeRoutes, findWatchesOfFlight, listWatches, type FlightWatch } from './watches-repo.ts';
+export { activeRoutes, findWatchesOfFlight, legSpellings, listWatches, type FlightWatch } from './watches-repo.ts';

@@ -2,8 +2,8 @@
  * One typed error model. Use cases throw `DomainError(code, detail, extra)`; the HTTP error handler
  * (problem.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
  * the caller, so it never carries internals; `extra` adds documented members (e.g. `errors`).
- * A code marked `operator: true` is answered only to operators (the consoles, the CLI): the partner
- * APIs' documents do not list it among their `x-problem-codes` (platform/openapi.ts).
+ * A code marked `operator: true` is answered only by the consoles and the CLI, never by the partner
+ * APIs: their documents do not list it among their `x-problem-codes` (platform/openapi.ts).
  */
 export const ERROR_CODES = {
   // 400
@@ -19,14 +19,14 @@ export const ERROR_CODES = {
   route_not_found: { status: 404, title: 'No such route' },
   contract_not_found: { status: 404, title: 'Contract not found' },
   claim_not_found: { status: 404, title: 'Claim not found' },
-  partner_not_found: { status: 404, title: 'Partner not found' },
-  api_key_not_found: { status: 404, title: 'API key not found' },
+  partner_not_found: { status: 404, title: 'Partner not found', operator: true },
+  api_key_not_found: { status: 404, title: 'API key not found', operator: true },
   zip_code_not_found: { status: 404, title: 'Zip code not found' },
   policy_not_found: { status: 404, title: 'Policy not found' },
   webhook_endpoint_not_found: { status: 404, title: 'Webhook endpoint not found' },
   webhook_delivery_not_found: { status: 404, title: 'Webhook delivery not found' },
-  flight_watch_not_found: { status: 404, title: 'Flight watch not found' },
-  stop_sale_not_found: { status: 404, title: 'Stop-sale not found' },
+  flight_watch_not_found: { status: 404, title: 'Flight watch not found', operator: true },
+  stop_sale_not_found: { status: 404, title: 'Stop-sale not found', operator: true },
   // 409
   quote_already_used: { status: 409, title: 'Quote already subscribed' },
   contract_not_cancellable: { status: 409, title: 'Contract cannot be cancelled' },
@@ -37,9 +37,9 @@ export const ERROR_CODES = {
   leg_has_claim: { status: 409, title: 'A claim exists on the leg' },
   idempotency_request_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
   partner_not_configured: { status: 409, title: 'Partner not configured' },
-  agreement_already_signed: { status: 409, title: 'Agreement already signed' },
-  agreement_missing: { status: 409, title: 'No agreement' },
-  conflict: { status: 409, title: 'Conflict' },
+  agreement_already_signed: { status: 409, title: 'Agreement already signed', operator: true },
+  agreement_missing: { status: 409, title: 'No agreement', operator: true },
+  conflict: { status: 409, title: 'Conflict', operator: true },
   external_reference_conflict: { status: 409, title: 'External reference already used' },
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },

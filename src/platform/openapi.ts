@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, FIELD_ERROR_CODES } from './errors.ts';
-import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_URL_LENGTH } from './problem.ts';
+import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_REQUEST_ID_LENGTH, MAX_URL_LENGTH } from './problem.ts';
 
 /**
  * One OpenAPI 3.1 document per API, served at `{base}/openapi.json`. @fastify/swagger is registered
@@ -88,7 +88,9 @@ export const ProblemSchema = Type.Object(
     instance: Type.Optional(
       Type.String({ maxLength: MAX_URL_LENGTH, description: 'The path asked, without its query string.' }),
     ),
-    requestId: Type.Optional(Type.String({ maxLength: 100, description: 'The X-Request-Id of the answer.' })),
+    requestId: Type.Optional(
+      Type.String({ maxLength: MAX_REQUEST_ID_LENGTH, description: 'The X-Request-Id of the answer.' }),
+    ),
     errors: Type.Optional(
       Type.Array(
         Type.Object({
@@ -116,7 +118,7 @@ export const ProblemSchema = Type.Object(
 );
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Malformed JSON, or a URL whose percent-encoding is not UTF-8',
+  400: 'Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8',
   401: 'Missing or invalid API key',
   403: 'Not subscribed to this API, or agreement not signed',
   404: 'Not found (or not yours)',
@@ -124,6 +126,7 @@ const STATUS_TEXT: Record<number, string> = {
   422: 'Well-formed but invalid',
   429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
   500: 'Internal error: the body says nothing of the cause; quote its requestId to support',
+  503: 'A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later',
 };
 
 /**
@@ -145,7 +148,7 @@ const PLATFORM_STATUS_TEXT: Record<number, string> = {
   405: 'Method not allowed on this path; the Allow header lists the methods it answers',
   413: 'Body larger than 64 KiB',
   414: 'URL longer than 8 KiB, or a path segment longer than 100 characters',
-  415: 'Body not sent as application/json',
+  415: 'Body not sent as application/json in UTF-8 (a charset other than utf-8)',
 };
 
 function withPlatformProblems(schema: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -192,10 +195,10 @@ const header = (
 
 /** The response headers of the platform, in components.headers. */
 export const RESPONSE_HEADERS = {
-  'X-Request-Id': header('The id of this request, also in the log and in every problem body (`requestId`).', {
-    type: 'string',
-    maxLength: 100,
-  }),
+  'X-Request-Id': header(
+    `The id of this request, also in the log and in every problem body (\`requestId\`): yours when you send one of 1 to ${MAX_REQUEST_ID_LENGTH} characters among A-Z a-z 0-9 . _ : -, else a UUID.`,
+    { type: 'string', maxLength: MAX_REQUEST_ID_LENGTH },
+  ),
   'RateLimit-Limit': header("Requests per minute allowed for this key and operation's rate class."),
   'RateLimit-Remaining': header('Requests left in the current minute.'),
   'RateLimit-Reset': header('Seconds until the current minute ends.', {
@@ -295,6 +298,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
       const responses: Record<string, Json> = {};
       const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
       declared['500'] ??= { description: STATUS_TEXT[500] };
+      declared['503'] ??= { description: STATUS_TEXT[503] };
       for (const [status, response] of Object.entries(declared)) {
         const code = Number(status);
         if (code >= 400) {

@@ -24,6 +24,10 @@ export interface Problem {
   [member: string]: unknown;
 }
 
+/** A caller's X-Request-Id is echoed when it matches this (else the request gets a UUID): the documents say so. */
+export const MAX_REQUEST_ID_LENGTH = 128;
+export const REQUEST_ID = new RegExp(`^[A-Za-z0-9._:-]{1,${MAX_REQUEST_ID_LENGTH}}$`);
+
 /** URLs longer than this answer 414 uri_too_long (checked on every request, before authentication). */
 export const MAX_URL_LENGTH = 8192;
 
@@ -155,7 +159,19 @@ export function installErrorHandling(app: FastifyInstance): void {
     );
   });
 
-  app.addHook('onRequest', (request, _reply, done) => {
+  // Once the app closes, a request still arriving (on a keep-alive connection whose previous request
+  // was in flight) is answered 503 service_unavailable and its connection closed: the client retries
+  // elsewhere. Fastify's own 503 for it (return503OnClosing) is not problem+json and has no request id.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    if (closing) {
+      reply.header('Connection', 'close');
+      return done(new DomainError('service_unavailable', 'The server is shutting down; retry the request.'));
+    }
     if (request.url.length > MAX_URL_LENGTH)
       return done(new DomainError('uri_too_long', `The URL is longer than ${MAX_URL_LENGTH} characters.`));
     done();

@@ -4,7 +4,9 @@ import { DomainError, type FieldError } from './errors.ts';
 /**
  * One rule for every piece of text a request carries, whatever the route or its schema: no U+0000
  * and no unpaired UTF-16 surrogate. PostgreSQL text cannot hold U+0000 and its jsonb refuses both
- * (`\u0000`, a lone `\ud800`), so such a string would otherwise reach SQL and fail as a 500.
+ * (`\u0000`, a lone `\ud800`), so such a string would otherwise reach SQL and fail as a 500. So that
+ * no text escapes it, the rule walks everything and refuses what is nested more than MAX_DEPTH (64)
+ * levels deep (a free-form object such as a policy's `other` risk could otherwise nest thousands).
  *
  * It runs once per request, in a `preValidation` hook over the parsed body, the query string and
  * the path parameters (keys included: free-form objects such as a policy's `other` risk are stored
@@ -43,7 +45,17 @@ export function findUnsafeText(value: unknown, prefix = ''): FieldError[] {
       if (message) errors.push({ field: `${prefix}${pointer || '/'}`, code: 'invalid', message });
       return;
     }
-    if (node === null || typeof node !== 'object' || depth > MAX_DEPTH) return;
+    if (node === null || typeof node !== 'object') return;
+    if (depth >= MAX_DEPTH) {
+      // a rule that stopped walking here would let what lies deeper reach SQL (and JSON.stringify
+      // overflows its stack a few thousand levels down): deeper is refused, whatever it holds
+      errors.push({
+        field: `${prefix}${pointer || '/'}`,
+        code: 'invalid',
+        message: `is nested more than ${MAX_DEPTH} levels deep`,
+      });
+      return;
+    }
     if (Array.isArray(node)) {
       node.forEach((item, index) => visit(item, `${pointer}/${index}`, depth + 1));
       return;

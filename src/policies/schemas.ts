@@ -174,7 +174,8 @@ const OtherRisk = Type.Object(
     additionalProperties: true,
     maxProperties: 50,
     title: 'Other risk',
-    description: 'For product other: free-form data about the insured risk, at most 50 fields.',
+    description:
+      'For product other: free-form data about the insured risk, at most 50 fields, nested at most 64 levels deep (as any body).',
   },
 );
 

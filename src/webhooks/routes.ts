@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { PartnerDirectory } from '../partners/index.ts';
 import { problemResponses } from '../platform/openapi.ts';
+import { StringEnum } from '../platform/schema.ts';
 import { callerOf, securePartnerApi, type OperatorAuthenticator } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
@@ -39,6 +40,8 @@ const EventType = Type.Union(
   WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t)),
   { description: 'An event type.' },
 );
+/** An event type asked for: documented as the enum the server checks (webhooks.ts, parseEventTypes). */
+const EventTypeIn = StringEnum(WEBHOOK_EVENT_TYPES, { description: 'An event type to send to the endpoint.' });
 const DateTime = Type.String({ format: 'date-time', maxLength: 40 });
 
 export const WebhookEndpoint = Type.Object(
@@ -68,7 +71,7 @@ const CreateEndpointBody = Type.Object(
   {
     url: Type.String({ minLength: 1, maxLength: 2000 }),
     eventTypes: Type.Optional(
-      Type.Array(Type.String({ maxLength: 60 }), {
+      Type.Array(EventTypeIn, {
         minItems: 1,
         maxItems: 50,
         description: 'Absent = every event type.',
@@ -86,7 +89,7 @@ const UpdateEndpointBody = Type.Object(
   {
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
     eventTypes: Type.Optional(
-      Type.Union([Type.Array(Type.String({ maxLength: 60 }), { minItems: 1, maxItems: 50 }), Type.Null()], {
+      Type.Union([Type.Array(EventTypeIn, { minItems: 1, maxItems: 50 }), Type.Null()], {
         description: 'null = every event type.',
       }),
     ),

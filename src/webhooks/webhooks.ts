@@ -415,7 +415,7 @@ export async function listDeliveries(
     });
   }
   if (input.endpointId !== undefined && !UUID.test(input.endpointId)) throw notFound(input.endpointId);
-  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, '/cursor');
+  const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor, 'querystring:/cursor');
   const rows = await repo.listDeliveries(
     deps.db,
     { partnerId: scope.partnerId, environment: scope.environment, endpointId: input.endpointId, status: input.status },

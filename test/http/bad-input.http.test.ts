@@ -54,6 +54,17 @@ describe('the text rule: no U+0000, no unpaired surrogate, in any string', () =>
     ]);
     assert.deepEqual(findUnsafeText({ pair: '\ud83d\ude00', accents: 'é', nothing: null }), []);
   });
+
+  it('walks 64 levels and refuses what is nested deeper, so no string escapes it', () => {
+    const nest = (levels: number, leaf: unknown): unknown => (levels === 0 ? leaf : { a: nest(levels - 1, leaf) });
+    assert.deepEqual(findUnsafeText(nest(64, 'fine')), []);
+    const deeper = findUnsafeText(nest(65, 'x\u0000'));
+    assert.deepEqual(
+      deeper.map((e) => [e.field, e.message]),
+      [[`${'/a'.repeat(64)}`, 'is nested more than 64 levels deep']],
+    );
+    assert.equal(findUnsafeText([[[nest(70, 1)]]]).length, 1);
+  });
 });
 
 describe(`bad input over HTTP${usingPostgres ? ' (PostgreSQL)' : ''}`, () => {

@@ -7,6 +7,7 @@ import {
   createTestPartner,
   eventually,
   FLIGHT,
+  insureFlight,
   subscribeTrip,
   subscription,
   trip,
@@ -15,13 +16,17 @@ import {
 } from '../helper.ts';
 
 /**
- * The OpenAPI documents against the server's live answers: every operation of the Flight Delay API
- * (and its webhook operations) is called, its successes and its usual problems, and each answer is
- * checked by Ajv against the documented status, content type, schema and headers. Every example of
- * every document validates against its own schema.
+ * The OpenAPI documents against the server's live answers: every operation of the three APIs (and
+ * the Flight Delay API's webhook operations and events) is called, its successes and its usual
+ * problems, and each answer is checked by Ajv against the documented status, content type, schema
+ * and headers. Every example of every document validates against its own schema.
  */
 
-const PREFIXES = ['/flight-delay/v1', '/demo/v1', '/policy-admin/v1'];
+const DEMO = '/demo/v1';
+const POLICY_ADMIN = '/policy-admin/v1';
+const PREFIXES = [FLIGHT, DEMO, POLICY_ADMIN];
+/** What the flight lifecycle of the events test sends: every event but the claim's later steps (claims tests). */
+const EVENTS_SENT = ['contract.created', 'contract.changed', 'claim.opened', 'contract.cancelled'];
 
 describe('OpenAPI contract against live answers', () => {
   let t: TestApp;
@@ -35,16 +40,25 @@ describe('OpenAPI contract against live answers', () => {
   });
   after(() => t.close());
 
-  async function call(method: string, url: string, body?: unknown, headers: Record<string, string> = partner.auth) {
+  /** Calls `prefix + url` and checks the answer against the document of `prefix`. */
+  async function callApi(
+    prefix: string,
+    method: string,
+    url: string,
+    body?: unknown,
+    headers: Record<string, string> = partner.auth,
+  ) {
     const response = await t.app.inject({
       method: method as 'GET',
-      url: `${FLIGHT}${url}`,
+      url: `${prefix}${url}`,
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { payload: typeof body === 'string' ? body : (body as object) }),
     });
-    contract.check(FLIGHT, method, `${FLIGHT}${url}`, response);
+    contract.check(prefix, method, `${prefix}${url}`, response);
     return { status: response.statusCode, body: response.body ? JSON.parse(response.body) : undefined };
   }
+  const call = (method: string, url: string, body?: unknown, headers?: Record<string, string>) =>
+    callApi(FLIGHT, method, url, body, headers);
 
   it('every example validates against its schema', () => {
     for (const prefix of PREFIXES) assert.ok(contract.checkExamples(prefix) > 0, `${prefix} has examples`);
@@ -190,15 +204,151 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await call('GET', `/webhooks/endpoints/${id}`)).status, 404);
   });
 
-  it('every operation of the Flight Delay API was checked with a success', () => {
-    const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(FLIGHT);
-    for (const [path, ops] of Object.entries(doc.paths as Record<string, object>))
-      for (const method of Object.keys(ops)) {
-        const prefix = `${method.toUpperCase()} ${path} 2`;
-        assert.ok(
-          [...contract.seen].some((s) => s.startsWith(prefix)),
-          `${method.toUpperCase()} ${path} exercised with a success`,
-        );
-      }
+  it('refusals of a key and of a state answer as documented (403, 409)', async () => {
+    const demoOnly = await createTestPartner(t.db, { apis: ['demo'] });
+    const refused = await call('POST', '/getPrice', trip(40), demoOnly.auth);
+    assert.deepEqual([refused.status, refused.body.code], [403, 'api_not_subscribed']);
+    const policiesOnly = await createTestPartner(t.db, { apis: ['policy-admin'] });
+    const demoRefused = await callApi(DEMO, 'POST', '/getCityByZipCode', { zipCode: '75007' }, policiesOnly.auth);
+    assert.deepEqual([demoRefused.status, demoRefused.body.code], [403, 'api_not_subscribed']);
+    const body = trip(45);
+    const quote = await call('POST', '/getPrice', body);
+    assert.equal((await call('POST', '/subscribe', subscription(quote.body.quoteReference, body))).status, 201);
+    const again = await call('POST', '/subscribe', subscription(quote.body.quoteReference, body));
+    assert.deepEqual([again.status, again.body.code], [409, 'quote_already_used']);
+  });
+
+  it('every event the Flight Delay API sends matches its documented webhook', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const hooked = await call('POST', '/webhooks/endpoints', { url: receiver.url('/every') });
+      assert.equal(hooked.status, 201);
+      const insured = await insureFlight(t.app, partner, { flightNumber: 'AF7301', returnFlight: 'AF7302', days: 20 });
+      const part = `/contracts/${insured.contractNumber}/partial-cancellation`;
+      assert.equal((await call('POST', part, { leg: 1, reason: 'customer_request' })).status, 200);
+      const event = await call('POST', '/claims', {
+        flightNumber: 'AF7301',
+        departureDate: insured.departureDate,
+        status: 'delayed',
+        delayMinutes: 200,
+      });
+      assert.equal(event.status, 200, JSON.stringify(event.body));
+      const other = await subscribeTrip(t.app, partner, trip(80));
+      const cancelled = await call('POST', '/cancel', {
+        contractNumber: other.body.contractNumber,
+        reason: 'customer_request',
+      });
+      assert.equal(cancelled.status, 200);
+      const received = await receiver.waitFor('/every', 5, 60_000);
+      assert.deepEqual(new Set(received.map((r) => contract.checkWebhook(FLIGHT, r.body))), new Set(EVENTS_SENT));
+      assert.equal((await call('DELETE', `/webhooks/endpoints/${hooked.body.endpoint.id}`)).status, 200);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('every operation of every document answers 503 as a documented problem', () => {
+    for (const prefix of PREFIXES) {
+      const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(prefix);
+      for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>))
+        for (const [method, op] of Object.entries(ops)) {
+          const unavailable = op.responses['503'];
+          assert.ok(unavailable, `${prefix} ${method.toUpperCase()} ${path} documents 503`);
+          assert.deepEqual(unavailable['x-problem-codes'], ['service_unavailable']);
+          assert.ok(unavailable.content['application/problem+json']);
+        }
+    }
+  });
+
+  it('the Demo API answers as documented', async () => {
+    const demo = (method: string, url: string, body?: unknown, headers?: Record<string, string>) =>
+      callApi(DEMO, method, url, body, headers);
+    assert.equal((await demo('POST', '/getCityByZipCode', { zipCode: '75007' })).status, 200);
+    assert.equal((await demo('POST', '/getCityByZipCode', { zipCode: '00000' })).status, 404);
+    assert.equal((await demo('POST', '/getCityByZipCode', { zipCode: 'abc' })).status, 422);
+    assert.equal((await demo('POST', '/getCityByZipCode', '{"zipCode":')).status, 400);
+    assert.equal((await demo('POST', '/getCityByZipCode', { zipCode: '75007' }, {})).status, 401);
+    assert.equal((await demo('GET', '/getCityByZipCode')).status, 405);
+    assert.equal((await demo('POST', '/getCityByZipCode', { zipCode: '75007', pad: 'x'.repeat(70_000) })).status, 413);
+    const home = {
+      zipCode: '75007',
+      city: 'PARIS',
+      housingType: 'apartment',
+      occupancy: 'tenant',
+      rooms: 3,
+      livingArea: 62,
+    };
+    assert.equal((await demo('POST', '/getPrice', home)).status, 200);
+    assert.equal((await demo('POST', '/getprice', home)).status, 200);
+    assert.equal((await demo('POST', '/getPrice', { ...home, city: 'LYON' })).status, 422);
+    assert.equal((await demo('POST', '/getPrice', { ...home, zipCode: '00000' })).status, 422);
+    const text = await t.app.inject({
+      method: 'POST',
+      url: `${DEMO}/getPrice`,
+      headers: { ...partner.auth, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    contract.check(DEMO, 'POST', `${DEMO}/getPrice`, text);
+    assert.equal(text.statusCode, 415);
+  });
+
+  it('the API to manage policies answers as documented', async () => {
+    const admin = (method: string, url: string, body?: unknown, headers?: Record<string, string>) =>
+      callApi(POLICY_ADMIN, method, url, body, headers);
+    const today = new Date().toISOString().slice(0, 10);
+    const policy = (externalReference: string) => ({
+      product: 'motor',
+      externalReference,
+      policyholder: {
+        firstName: 'Zoë',
+        lastName: 'Ødegård-李',
+        birthDate: '1990-04-12',
+        email: 'zoe@example.com',
+        phone: '+33612345678',
+        address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+      },
+      effectiveDate: today,
+      expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
+      premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+      risk: {
+        vehicleRegistration: 'AB-123-CD',
+        make: 'Renault',
+        model: 'Clio',
+        firstRegistrationDate: '2021-03-15',
+        usage: 'private',
+      },
+    });
+    const reference = `CONTRACT-${process.pid}-${Date.now()}`;
+    const key = { ...partner.auth, 'idempotency-key': `policy-${reference}` };
+    const created = await admin('POST', '/policies', policy(reference), key);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal((await admin('POST', '/policies', policy(reference), key)).status, 201); // replay
+    assert.equal((await admin('POST', '/policies', policy(`${reference}-2`), key)).status, 422); // reused key
+    assert.equal((await admin('POST', '/policies', policy(reference))).status, 409);
+    const number = created.body.policyNumber as string;
+    assert.equal((await admin('GET', `/policies/${number}`)).status, 200);
+    assert.equal((await admin('GET', '/policies/PA-0000-0000')).status, 404);
+    assert.equal((await admin('GET', `/policies?externalReference=${reference}&limit=1`)).status, 200);
+    assert.equal((await admin('GET', '/policies?cursor=nope')).status, 422);
+    assert.equal((await admin('GET', '/policies', undefined, { authorization: 'Bearer psl_sbx_nope' })).status, 401);
+    assert.equal((await admin('DELETE', `/policies/${number}`)).status, 405);
+    const cancel = { reason: 'customer_request', effectiveDate: today };
+    assert.equal((await admin('POST', `/policies/${number}/cancel`, cancel)).status, 200);
+    assert.equal((await admin('POST', '/policies/PA-0000-0000/cancel', cancel)).status, 404);
+    assert.equal((await admin('POST', `/policies/${number}/cancel`, { reason: 'nope' })).status, 422);
+  });
+
+  it('every operation of every API was checked with a success', () => {
+    for (const prefix of PREFIXES) {
+      const doc = (contract as unknown as { docs: Map<string, any> }).docs.get(prefix);
+      for (const [path, ops] of Object.entries(doc.paths as Record<string, object>))
+        for (const method of Object.keys(ops)) {
+          const success = `${method.toUpperCase()} ${path} 2`;
+          assert.ok(
+            [...contract.seen].some((s) => s.startsWith(success)),
+            `${prefix} ${method.toUpperCase()} ${path} exercised with a success`,
+          );
+        }
+    }
   });
 });

@@ -99,7 +99,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request, also in the log and in every problem body (`requestId`). */
+        /** @description The id of this request, also in the log and in every problem body (`requestId`): yours when you send one of 1 to 128 characters among A-Z a-z 0-9 . _ : -, else a UUID. */
         "X-Request-Id": string;
         /** @description Requests per minute allowed for this key and operation's rate class. */
         "RateLimit-Limit": number;
@@ -166,7 +166,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -180,7 +180,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
@@ -227,7 +227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -309,7 +309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -323,7 +323,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
@@ -389,6 +389,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/getCityByZipCode",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
                      *     } */
@@ -650,7 +669,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -664,7 +683,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -771,7 +790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -785,7 +804,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
@@ -851,6 +870,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/getPrice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
                      *     } */
@@ -1112,7 +1150,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1126,7 +1164,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
@@ -1233,7 +1271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1247,7 +1285,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
@@ -1313,6 +1351,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/getprice",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/getprice",
                      *       "requestId": "req-1"
                      *     } */

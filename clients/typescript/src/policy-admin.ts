@@ -159,7 +159,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request, also in the log and in every problem body (`requestId`). */
+        /** @description The id of this request, also in the log and in every problem body (`requestId`): yours when you send one of 1 to 128 characters among A-Z a-z 0-9 . _ : -, else a UUID. */
         "X-Request-Id": string;
         /** @description Requests per minute allowed for this key and operation's rate class. */
         "RateLimit-Limit": number;
@@ -291,7 +291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -305,7 +305,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
@@ -448,6 +448,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
                      *     } */
@@ -775,7 +794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -789,7 +808,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
@@ -855,7 +874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -918,7 +937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -932,7 +951,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
@@ -1004,6 +1023,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     getPolicy: {
@@ -1034,7 +1072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1048,7 +1086,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/policies/{policyNumber}",
                      *       "requestId": "req-1"
@@ -1095,7 +1133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1213,6 +1251,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -1273,7 +1330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Policy"];
                 };
             };
-            /** @description Malformed JSON, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1287,7 +1344,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:malformed_request",
                      *       "title": "Malformed request",
                      *       "status": 400,
-                     *       "detail": "Malformed JSON, or a URL whose percent-encoding is not UTF-8",
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
@@ -1334,7 +1391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `partner_not_found`, `api_key_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found`, `flight_watch_not_found`, `stop_sale_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1375,7 +1432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `agreement_already_signed`, `agreement_missing`, `conflict`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1438,7 +1495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Body not sent as application/json. Codes: `unsupported_media_type` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1452,7 +1509,7 @@ export interface operations {
                      *       "type": "urn:parasol:problem:unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Body not sent as application/json",
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
@@ -1518,6 +1575,25 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
                      *     } */
