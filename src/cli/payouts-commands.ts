@@ -120,7 +120,7 @@ export function payoutsCommands(kit: CommandKit): void {
   ).action(
     run(async (batch: string) => {
       const { config, keys } = services();
-      const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch);
+      const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch, actor);
       return { data: { path }, lines: [`File: ${path}`] };
     }),
   );

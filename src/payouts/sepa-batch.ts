@@ -128,6 +128,8 @@ export async function pendingPayoutsNotInEur(db: Db): Promise<number> {
 export async function exportSepaBatch(
   deps: Pick<BatchDeps, 'db' | 'keys' | 'directory'>,
   batchIdOrMessageId: string,
+  /** An operator writing the file again (it holds the customers' IBANs in clear): audited. */
+  actor?: string,
 ): Promise<string> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
   const batch = await findSepaBatch(deps.db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
@@ -143,7 +145,17 @@ export async function exportSepaBatch(
     if (error instanceof DomainError && error.code === 'conflict' && batch.file_path) return batch.file_path;
     throw error;
   }
-  await setSepaBatchFilePath(deps.db, batch.id, written);
+  await deps.db.transaction().execute(async (trx) => {
+    await setSepaBatchFilePath(trx, batch.id, written);
+    if (actor)
+      await audit(trx, {
+        actor,
+        entity: 'sepa_batch',
+        entityId: batch.message_id,
+        action: 'exported',
+        data: { path: written },
+      });
+  });
   return written;
 }
 

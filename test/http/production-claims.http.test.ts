@@ -224,6 +224,17 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     const exported = await cli('--json', 'payouts', 'export', result.messageId);
     assert.equal(exported.code, 0, exported.err);
     assert.equal(await fs.readFile(JSON.parse(exported.out).path, 'utf8'), xml);
+    // writing the customers' IBANs to a file again is an operator's act on record
+    const exports = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'entity_id', 'data'])
+      .where('entity', '=', 'sepa_batch')
+      .where('action', '=', 'exported')
+      .execute();
+    assert.equal(exports.length, 1);
+    assert.equal(exports[0]!.entity_id, result.messageId);
+    assert.match(exports[0]!.actor, /\S/);
+    assert.ok(!JSON.stringify(exports[0]!.data).includes('DE89370400440532013000'), 'no IBAN in the audit row');
     assert.equal(
       (
         await t.db
