@@ -48,18 +48,37 @@ export function entriesInsert(db: Executor, movements: readonly Movement[]) {
 
 /**
  * Writes the entries the flows would have written for contracts and payouts that existed before the
- * ledger (migration 0023): premiums of every contract, refunds of cancelled ones, the tax part of
- * every refund recorded without it (`tax_refunded`, migration 0038), compensations of paid payouts (at
- * their settlement). Same event keys as the flows, so it is idempotent and never
- * duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
+ * ledger (migration 0023): premiums of every contract (as sold), the differences of its changes
+ * (contract_versions), refunds of cancelled ones, the tax part of every refund recorded without it
+ * (`tax_refunded`, migration 0038), compensations of paid payouts (at their settlement). Same event
+ * keys and amounts as the flows, so it is idempotent and never duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
  * retried keeps only its last state): only a payout whose current state is failed gets its entry.
  */
 export async function backfill(db: Executor): Promise<number> {
   const statements = [
+    // the sale as sold: version 1 once the contract changed (written by its first change), else the contract
     sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
         SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':written', c.created_at, 'backfill'
         FROM contracts c
-        CROSS JOIN LATERAL (VALUES ('premium_written', c.premium_net), ('tax', c.premium_tax), ('commission', c.premium_commission)) AS k(kind, amount)
+        LEFT JOIN contract_versions v1 ON v1.contract_id = c.id AND v1.version = 1
+        CROSS JOIN LATERAL (VALUES ('premium_written', coalesce(v1.premium_net, c.premium_net)),
+                                   ('tax', coalesce(v1.premium_tax, c.premium_tax)),
+                                   ('commission', coalesce(v1.premium_commission, c.premium_commission))) AS k(kind, amount)
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    // each change by the difference of its version with the one before, as changeMovements writes it:
+    // lower, a refund of what the total fell; higher or equal, the net and tax written; the commission's difference
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
+        SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id,
+               'contract:' || c.id || ':' || v.change || ':' || v.version, v.created_at, 'backfill'
+        FROM contract_versions v
+        JOIN contract_versions p ON p.contract_id = v.contract_id AND p.version = v.version - 1
+        JOIN contracts c ON c.id = v.contract_id
+        CROSS JOIN LATERAL (VALUES
+          ('premium_written', CASE WHEN v.premium_total >= p.premium_total THEN v.premium_net - p.premium_net ELSE 0 END),
+          ('tax', CASE WHEN v.premium_total >= p.premium_total THEN v.premium_tax - p.premium_tax ELSE 0 END),
+          ('refund', CASE WHEN v.premium_total < p.premium_total THEN p.premium_total - v.premium_total ELSE 0 END),
+          ('commission', v.premium_commission - p.premium_commission)) AS k(kind, amount)
+        WHERE v.version > 1 AND k.amount <> 0
         ON CONFLICT (event_key, kind) DO NOTHING`,
     sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
         SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':cancelled', c.cancelled_at, 'backfill'

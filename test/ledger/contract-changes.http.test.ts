@@ -289,6 +289,39 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
     assert.deepEqual(await taxRefunded(), recorded, 'run again: nothing more');
     await assertHeld(contractNumber, 'the backfill');
   });
+  it('the backfill rebuilds a changed contract’s ledger as the flows wrote it: the sale as sold, each change', async () => {
+    const id = (await contractRow(contractNumber)).id;
+    const entries = () =>
+      t.db
+        .selectFrom('ledger_entries')
+        .select(['kind', 'amount', 'currency', 'event_key', 'occurred_at'])
+        .where('contract_id', '=', id)
+        .orderBy('event_key')
+        .orderBy('kind')
+        .execute();
+    const scope = { partnerId: a.id, environment: 'sandbox' as const };
+    const period = dayRange(day(-1), day(1));
+    const rows = async () =>
+      (await premiumBordereau(t.db, scope, period)).rows
+        .filter((r) => r.contract_number === contractNumber)
+        .map((r) => ({ ...r }));
+    const recorded = await entries();
+    const bordereau = await rows();
+    // the sale (premium, tax, commission); each of the four refunds (refund, tax refunded, commission)
+    assert.equal(recorded.length, 15);
+    // a contract sold and changed before the ledger: its entries removed (trigger off for the test)
+    await t.db.transaction().execute(async (trx) => {
+      await sql`ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_append_only`.execute(trx);
+      await sql`DELETE FROM ledger_entries WHERE contract_id = ${id}`.execute(trx);
+      await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
+    });
+    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    assert.deepEqual(await entries(), recorded);
+    assert.deepEqual(await rows(), bordereau);
+    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    assert.deepEqual(await entries(), recorded, 'run again: nothing more');
+    await assertHeld(contractNumber, 'the backfill');
+  });
 });
 
 /**
