@@ -68,7 +68,7 @@ export function ledgerCommands(kit: CommandKit): void {
       'parasol statement --partner acme-air --month 2026-11',
     ),
     'show',
-    'Premium collected, commission, refunds and the amount due to the insurer, per currency',
+    'Premium collected, commission, refunds, the amount due to the insurer and the tax net of refunds, per currency',
     'parasol statement show --partner acme-air --month 2026-11 --format pdf --out statement.pdf',
   )
     .requiredOption('--partner <partner>', 'partner slug or id')
@@ -91,7 +91,8 @@ export function ledgerCommands(kit: CommandKit): void {
           ? statement.lines.map(
               (l) =>
                 `${l.currency}: collected ${formatMoney(l.premiumCollected, l.currency)}, commission ${formatMoney(l.commission, l.currency)}, ` +
-                `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}`,
+                `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}, ` +
+                `tax net of refunds ${formatMoney(l.taxNetOfRefunds, l.currency)}`,
             )
           : ['No money movement in this month.'];
         return { data: { partner: partner.slug, environment: o.env, month: o.month, lines: statement.lines }, lines };

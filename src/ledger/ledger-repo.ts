@@ -48,23 +48,64 @@ export function entriesInsert(db: Executor, movements: readonly Movement[]) {
 
 /**
  * Writes the entries the flows would have written for contracts and payouts that existed before the
- * ledger (migration 0023): premiums of every contract, refunds of cancelled ones, compensations of
- * paid payouts (at their settlement). Same event keys as the flows, so it is idempotent and never
- * duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
+ * ledger (migration 0023): premiums of every contract (as sold), the differences of its changes
+ * (contract_versions), refunds of cancelled ones, the tax part of every refund recorded without it
+ * (`tax_refunded`, migration 0038), compensations of paid payouts (at their settlement). Same event
+ * keys and amounts as the flows, so it is idempotent and never duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
  * retried keeps only its last state): only a payout whose current state is failed gets its entry.
  */
 export async function backfill(db: Executor): Promise<number> {
   const statements = [
+    // the sale as sold: version 1 once the contract changed (written by its first change), else the contract
     sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
         SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':written', c.created_at, 'backfill'
         FROM contracts c
-        CROSS JOIN LATERAL (VALUES ('premium_written', c.premium_net), ('tax', c.premium_tax), ('commission', c.premium_commission)) AS k(kind, amount)
+        LEFT JOIN contract_versions v1 ON v1.contract_id = c.id AND v1.version = 1
+        CROSS JOIN LATERAL (VALUES ('premium_written', coalesce(v1.premium_net, c.premium_net)),
+                                   ('tax', coalesce(v1.premium_tax, c.premium_tax)),
+                                   ('commission', coalesce(v1.premium_commission, c.premium_commission))) AS k(kind, amount)
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    // each change by the difference of its version with the one before, as changeMovements writes it:
+    // lower, a refund of what the total fell; higher or equal, the net and tax written; the commission's difference
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
+        SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id,
+               'contract:' || c.id || ':' || v.change || ':' || v.version, v.created_at, 'backfill'
+        FROM contract_versions v
+        JOIN contract_versions p ON p.contract_id = v.contract_id AND p.version = v.version - 1
+        JOIN contracts c ON c.id = v.contract_id
+        CROSS JOIN LATERAL (VALUES
+          ('premium_written', CASE WHEN v.premium_total >= p.premium_total THEN v.premium_net - p.premium_net ELSE 0 END),
+          ('tax', CASE WHEN v.premium_total >= p.premium_total THEN v.premium_tax - p.premium_tax ELSE 0 END),
+          ('refund', CASE WHEN v.premium_total < p.premium_total THEN p.premium_total - v.premium_total ELSE 0 END),
+          ('commission', v.premium_commission - p.premium_commission)) AS k(kind, amount)
+        WHERE v.version > 1 AND k.amount <> 0
         ON CONFLICT (event_key, kind) DO NOTHING`,
     sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
         SELECT c.partner_id, c.environment, k.kind, k.amount, c.currency, c.id, 'contract:' || c.id || ':cancelled', c.cancelled_at, 'backfill'
         FROM contracts c
         CROSS JOIN LATERAL (VALUES ('refund', coalesce(c.refund_amount, c.premium_total)), ('commission', -c.premium_commission)) AS k(kind, amount)
         WHERE c.status = 'cancelled' AND c.cancelled_at IS NOT NULL
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    // the tax part of every refund recorded without it (before migration 0038, or just above): a
+    // cancellation returns the contract's tax as it stands (cancelled, it changes no more); a change
+    // the tax its version took off the one before (contract_versions) — the amounts the flows write
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, event_key, occurred_at, recorded_by)
+        SELECT r.partner_id, r.environment, 'tax_refunded', t.amount, r.currency, r.contract_id, r.event_key, r.occurred_at, 'backfill'
+        FROM ledger_entries r
+        JOIN contracts c ON c.id = r.contract_id
+        CROSS JOIN LATERAL (
+          SELECT CASE
+            WHEN r.event_key = 'contract:' || c.id || ':cancelled' THEN c.premium_tax
+            WHEN split_part(r.event_key, ':', 4) ~ '^[0-9]+$' THEN (
+              SELECT p.premium_tax - v.premium_tax
+              FROM contract_versions v
+              JOIN contract_versions p ON p.contract_id = v.contract_id AND p.version = v.version - 1
+              WHERE v.contract_id = c.id
+                AND r.event_key = 'contract:' || c.id || ':' || v.change || ':' || v.version
+                AND v.version = CASE WHEN split_part(r.event_key, ':', 4) ~ '^[0-9]+$' THEN split_part(r.event_key, ':', 4)::integer END)
+          END AS amount
+        ) t
+        WHERE r.kind = 'refund' AND t.amount IS NOT NULL AND t.amount <> 0
         ON CONFLICT (event_key, kind) DO NOTHING`,
     sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, claim_id, payout_id, event_key, occurred_at, recorded_by)
         SELECT p.partner_id, p.environment, CASE p.status WHEN 'paid' THEN 'compensation_paid' ELSE 'payout_failed' END,
@@ -98,6 +139,8 @@ export interface PremiumRow {
   premium_tax: number;
   commission: number;
   refund: number;
+  /** The tax part of `refund` (memorandum: inside it, not added to it). */
+  tax_refunded: number;
 }
 
 /**
@@ -114,11 +157,12 @@ export async function premiumRows(db: Executor, scope: Scope, period: Period): P
              coalesce(sum(le.amount) FILTER (WHERE le.kind = 'premium_written'), 0)::bigint AS premium_net,
              coalesce(sum(le.amount) FILTER (WHERE le.kind = 'tax'), 0)::bigint AS premium_tax,
              coalesce(sum(le.amount) FILTER (WHERE le.kind = 'commission'), 0)::bigint AS commission,
-             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'refund'), 0)::bigint AS refund
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'refund'), 0)::bigint AS refund,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'tax_refunded'), 0)::bigint AS tax_refunded
       FROM ledger_entries le
       WHERE le.partner_id = ${scope.partnerId} AND le.environment = ${scope.environment}
         AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
-        AND le.kind IN ('premium_written', 'tax', 'commission', 'refund')
+        AND le.kind IN ('premium_written', 'tax', 'commission', 'refund', 'tax_refunded')
       GROUP BY le.contract_id, le.event_key, le.currency
     )
     SELECT c.contract_number,
@@ -131,7 +175,7 @@ export async function premiumRows(db: Executor, scope: Scope, period: Period): P
            coalesce(v.flights,
              (SELECT string_agg(l.flight_number || ' ' || l.departure_airport || '-' || l.arrival_airport || ' ' || l.departure_local, '; ' ORDER BY l.leg_index)
                 FROM contract_legs l WHERE l.contract_id = c.id)) AS flights,
-           m.currency, m.premium_net, m.premium_tax, m.commission, m.refund
+           m.currency, m.premium_net, m.premium_tax, m.commission, m.refund, m.tax_refunded
     FROM moves m JOIN contracts c ON c.id = m.contract_id
     LEFT JOIN LATERAL (
       SELECT v.passengers,
@@ -192,6 +236,7 @@ export interface TotalsRow {
   premium_tax: number;
   commission: number;
   refund: number;
+  tax_refunded: number;
   compensation_paid: number;
   payouts_failed: number;
 }
@@ -204,6 +249,7 @@ export async function totals(db: Executor, scope: Scope, period: Period): Promis
            coalesce(sum(amount) FILTER (WHERE kind = 'tax'), 0)::bigint AS premium_tax,
            coalesce(sum(amount) FILTER (WHERE kind = 'commission'), 0)::bigint AS commission,
            coalesce(sum(amount) FILTER (WHERE kind = 'refund'), 0)::bigint AS refund,
+           coalesce(sum(amount) FILTER (WHERE kind = 'tax_refunded'), 0)::bigint AS tax_refunded,
            coalesce(sum(amount) FILTER (WHERE kind = 'compensation_paid'), 0)::bigint AS compensation_paid,
            count(*) FILTER (WHERE kind = 'payout_failed')::integer AS payouts_failed
     FROM ledger_entries

@@ -6,6 +6,9 @@
  * - `tax`: the insurance premium tax on it;
  * - `commission`: the partner's commission (included in the net premium; negative when given back);
  * - `refund`: the premium (net + tax) returned to the customer on cancellation;
+ * - `tax_refunded`: the tax part of a `refund` (same event key) — a memorandum entry: it is inside the
+ *   refund, so no cash total adds it; `tax − tax_refunded` is the premium tax net of refunds, what the
+ *   insurer declares (migration 0038; refunds recorded before it get theirs from the backfill);
  * - `compensation_paid`: a claim's compensation, when the bank reports the payout paid;
  * - `payout_failed`: a payout attempt the bank rejected — a memorandum entry, no money moved
  *   (the amount is the attempted one; reports never add it to what was paid).
@@ -15,6 +18,7 @@ export const LEDGER_KINDS = [
   'tax',
   'commission',
   'refund',
+  'tax_refunded',
   'compensation_paid',
   'payout_failed',
 ] as const;

@@ -62,7 +62,11 @@ export function saleMovements(contract: ContractMoney, at: Date, recordedBy: str
   ];
 }
 
-/** A cancellation: the refund to the customer, and the partner's commission given back. */
+/**
+ * A cancellation: the refund to the customer (the whole premium of the contract as it stands), its tax
+ * part (`tax_refunded`, memorandum: the contract's tax; none when it is zero) and the partner's
+ * commission given back.
+ */
 export function cancellationMovements(
   contract: ContractMoney,
   refund: number,
@@ -78,17 +82,19 @@ export function cancellationMovements(
     occurredAt: at,
     recordedBy,
   };
-  return [
-    { ...base, kind: 'refund', amount: refund },
-    { ...base, kind: 'commission', amount: -contract.premiumCommission },
-  ];
+  const movements: Movement[] = [{ ...base, kind: 'refund', amount: refund }];
+  if (contract.premiumTax !== 0) movements.push({ ...base, kind: 'tax_refunded', amount: contract.premiumTax });
+  movements.push({ ...base, kind: 'commission', amount: -contract.premiumCommission });
+  return movements;
 }
 
 /**
  * A change to a live contract (a flight change, a passenger or a leg cancelled), by the difference of
  * its premium (after − before, per component). Lower: the customer is refunded what the premium fell
- * (net and tax) and the partner gives back the commission of it (a negative commission). Higher (a
- * dearer flight): more premium written, its tax and its commission. One event per contract version.
+ * (net and tax; the tax part also as `tax_refunded`, a memorandum entry of the same event, the tax
+ * difference as computed) and the partner gives back the commission of it (a negative commission).
+ * Higher (a dearer flight): more premium written, its tax and its commission. One event per contract
+ * version.
  */
 export function changeMovements(
   contract: Omit<ContractMoney, 'premiumNet' | 'premiumTax' | 'premiumCommission'>,
@@ -109,7 +115,10 @@ export function changeMovements(
   };
   const movements: Movement[] =
     difference.total < 0
-      ? [{ ...base, kind: 'refund', amount: -difference.total }]
+      ? [
+          { ...base, kind: 'refund', amount: -difference.total },
+          { ...base, kind: 'tax_refunded', amount: -difference.tax },
+        ]
       : [
           { ...base, kind: 'premium_written', amount: difference.net },
           { ...base, kind: 'tax', amount: difference.tax },

@@ -92,6 +92,7 @@ export async function statementPdf(statement: Statement, partnerName: string): P
     .fontSize(9)
     .text(
       'Amount due = premium collected (net + tax) - commission - refunds. Compensation paid is shown for information. ' +
+        'Tax refunded is the tax part of the refunds (already in them); tax net of refunds = premium tax - tax refunded. ' +
         'Totals equal those of the premium and claims bordereaux of the same month.',
     );
   doc.end();

@@ -78,6 +78,8 @@ export const PREMIUM_COLUMNS: readonly Column<repo.PremiumRow>[] = [
   { name: 'premium_tax', kind: 'money', value: (r) => r.premium_tax },
   { name: 'commission', kind: 'money', value: (r) => r.commission },
   { name: 'refund', kind: 'money', value: (r) => r.refund },
+  // the tax part of `refund` (memorandum, already inside it): premium_tax − tax_refunded is the tax net of refunds
+  { name: 'tax_refunded', kind: 'money', value: (r) => r.tax_refunded },
 ];
 
 /** A claim's evidence in one line: source, event, arrival delay, when observed. */
@@ -136,8 +138,12 @@ export interface StatementLine {
   premiumTax: number;
   /** The partner's commission, net of commissions given back on cancellations. */
   commission: number;
-  /** Premiums returned to customers. */
+  /** Premiums returned to customers (net + tax). */
   refunds: number;
+  /** The tax part of `refunds` (for information: already in it, not subtracted again). */
+  taxRefunded: number;
+  /** premiumTax − taxRefunded: the insurance premium tax net of refunds, what the insurer declares. */
+  taxNetOfRefunds: number;
   /** premiumCollected − commission − refunds: what the partner owes the insurer for the period. */
   amountDue: number;
   /** For information: compensations the insurer paid to the partner's customers (not in amountDue). */
@@ -165,6 +171,8 @@ export async function partnerStatement(db: Executor, scope: Scope, period: Perio
         premiumTax: r.premium_tax,
         commission: r.commission,
         refunds: r.refund,
+        taxRefunded: r.tax_refunded,
+        taxNetOfRefunds: r.premium_tax - r.tax_refunded,
         amountDue: premiumCollected - r.commission - r.refund,
         compensationPaid: r.compensation_paid,
       };
@@ -182,6 +190,8 @@ export const STATEMENT_COLUMNS: readonly Column<StatementLine>[] = [
   { name: 'refunds', kind: 'money', value: (l) => l.refunds },
   { name: 'amount_due', kind: 'money', value: (l) => l.amountDue },
   { name: 'compensation_paid', kind: 'money', value: (l) => l.compensationPaid },
+  { name: 'tax_refunded', kind: 'money', value: (l) => l.taxRefunded },
+  { name: 'tax_net_of_refunds', kind: 'money', value: (l) => l.taxNetOfRefunds },
 ];
 
 /** Exact decimal text of a column's value (money in the row's currency). */

@@ -78,6 +78,7 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
     const { flight, contract } = await insured({ passengers: 3 });
     const total = contract.premium.total.amount;
     const commission = contract.premium.commission.amount;
+    const tax = contract.premium.tax.amount;
     const exposureBefore = await exposure(flight.flightNumber);
 
     const seen = await preview(contract.contractNumber, { passengers: 1, reason: 'customer_request' });
@@ -124,6 +125,8 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
       [
         ['commission', -commission / 3],
         ['refund', total / 3],
+        // the refund's tax part (memorandum, inside the refund)
+        ['tax_refunded', tax / 3],
       ],
     );
     const versions = await t.db

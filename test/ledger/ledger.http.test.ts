@@ -139,9 +139,12 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
         ['tax', c.premium_tax],
         ['commission', c.premium_commission],
         ['refund', c.premium_total],
+        // the refund's tax part: a memorandum entry, the whole tax of the contract
+        ['tax_refunded', c.premium_tax],
         ['commission', -c.premium_commission],
       ],
     );
+    assert.ok(c.premium_tax > 0);
 
     await claimAndPay(paid, 'DE89 3704 0044 0532 0130 00');
     const paidClaim = await eventually(async () => {
@@ -207,6 +210,14 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
     );
     assert.equal(line.refunds, contracts[1]!.premium_total);
     assert.equal(line.amountDue, net + tax - commission - contracts[1]!.premium_total);
+    // the tax part of the refund: in the bordereau's rows, and the statement's tax net of refunds
+    assert.equal(cancelRow.tax_refunded, contracts[1]!.premium_tax);
+    assert.equal(
+      line.taxRefunded,
+      sum((r) => r.tax_refunded),
+    );
+    assert.equal(line.taxRefunded, contracts[1]!.premium_tax);
+    assert.equal(line.taxNetOfRefunds, tax - contracts[1]!.premium_tax);
 
     // claims: one row per claim; what was paid equals the statement's compensation paid
     assert.equal(claims.rows.length, 2);
@@ -236,6 +247,11 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
     );
     assert.equal(csvSum(premiumCsv, 'commission'), cents(statementRows[0]!.commission!));
     assert.equal(csvSum(premiumCsv, 'refund'), cents(statementRows[0]!.refunds!));
+    assert.equal(csvSum(premiumCsv, 'tax_refunded'), cents(statementRows[0]!.tax_refunded!));
+    assert.equal(
+      csvSum(premiumCsv, 'premium_tax') - csvSum(premiumCsv, 'tax_refunded'),
+      cents(statementRows[0]!.tax_net_of_refunds!),
+    );
     assert.equal(
       cents(statementRows[0]!.premium_collected!) -
         cents(statementRows[0]!.commission!) -

@@ -125,6 +125,8 @@ describe('money reports in the consoles', () => {
     assert.equal(sum('premium_net') + sum('premium_tax'), statement.lines[0]!.premiumCollected);
     assert.equal(sum('commission'), statement.lines[0]!.commission);
     assert.equal(sum('refund'), statement.lines[0]!.refunds);
+    assert.equal(sum('tax_refunded'), statement.lines[0]!.taxRefunded);
+    assert.ok(statement.lines[0]!.taxRefunded > 0, 'the cancellation’s tax part');
 
     const xlsx = await operator.get(`/admin/reports/download?${q}&report=claims&format=xlsx`);
     assert.equal(xlsx.statusCode, 200);
