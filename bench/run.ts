@@ -1059,7 +1059,7 @@ client's own, three interleaved 10 s runs per variant, medians:
 | the same without their CHECK constraints | 1,837 | 0.75 ms | 0.23 ms |
 | the same without their secondary indexes | 1,768 | 0.79 ms | 0.24 ms |
 | the same without any of the three | 2,272 | 0.55 ms | 0.22 ms |
-| five round trips doing nothing (BEGIN, three SELECT \$1, COMMIT) | 10,496 | 0.09 ms | 0.08 ms |
+| five round trips doing nothing (BEGIN, three SELECT $1, COMMIT) | 10,496 | 0.09 ms | 0.08 ms |
 | one-row insert transaction (the bench's baseline) | 10,439 | 0.10 ms | 0.05 ms |
 
 So the round trips are cheap (a trivial five-round-trip transaction costs the database about what a
