@@ -82,6 +82,9 @@ function readDeparture(value: string, airportCode: string): { local: string; dat
     if (dt.isValid && dt.toFormat(LOCAL_FORMAT) !== match[1]) {
       throw invalidTime(field, `${match[1]} does not exist in ${airport.timeZone} (clocks go forward then)`, 'invalid');
     }
+    // a time that occurs twice (clocks go back) is its second occurrence, north and south alike (Luxon
+    // alone picks by the zone's offsets, which gives the first one south of the equator)
+    if (dt.isValid) dt = latest(dt.getPossibleOffsets()) ?? dt;
   }
   if (!dt.isValid) throw invalidTime(field, 'is not a valid date and time', 'invalid');
   return {
@@ -89,6 +92,13 @@ function readDeparture(value: string, airportCode: string): { local: string; dat
     date: dt.toFormat('yyyy-MM-dd'),
     at: dt.toUTC().startOf('minute').toMillis(),
   };
+}
+
+function latest(candidates: DateTime[]): DateTime | undefined {
+  return candidates.reduce<DateTime | undefined>(
+    (a, b) => (a === undefined || b.toMillis() > a.toMillis() ? b : a),
+    undefined,
+  );
 }
 
 function invalidTime(field: string, message: string, code: FieldErrorCode): DomainError {
