@@ -104,10 +104,12 @@ export async function startOperatorSocket(
   dataDir: string,
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
   onError: (error: Error) => void = () => undefined,
+  /** What a client gets before it has proved itself (tests shorten the time). */
+  limits: { timeoutMs: number; maxBytes: number } = HANDSHAKE_LIMITS,
 ): Promise<() => Promise<void>> {
   const secret = operatorSecret(dataDir, true);
   const address = operatorSocketAddress(dataDir);
-  const server = net.createServer((socket) => void serve(socket, secret, run).catch(onError));
+  const server = net.createServer((socket) => void serve(socket, secret, run, limits).catch(onError));
   if (!address.startsWith('\0')) fs.rmSync(address, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -130,6 +132,7 @@ async function serve(
   socket: net.Socket,
   secret: string,
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
+  limits: { timeoutMs: number; maxBytes: number },
 ): Promise<void> {
   socket.on('error', () => undefined); // the client may go away first
   const send = (frame: object) => {
@@ -139,13 +142,16 @@ async function serve(
   let received = 0;
   const count = (chunk: Buffer) => {
     received += chunk.length;
-    if (received > HANDSHAKE_LIMITS.maxBytes) socket.destroy();
+    if (received > limits.maxBytes) socket.destroy();
   };
   socket.on('data', count);
-  socket.setTimeout(HANDSHAKE_LIMITS.timeoutMs, () => socket.destroy());
+  // a deadline from the connection's start, not an idle timeout a byte every few seconds would reset
+  const deadline = setTimeout(() => socket.destroy(), limits.timeoutMs);
+  deadline.unref();
+  socket.on('close', () => clearTimeout(deadline));
   const authenticated = () => {
     socket.off('data', count);
-    socket.setTimeout(0);
+    clearTimeout(deadline);
   };
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();

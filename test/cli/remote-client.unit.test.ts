@@ -146,4 +146,31 @@ describe('the operator client answers only for the files of its command line', (
       assert.deepEqual(ran, [['partners', 'list']], 'nothing else ran');
     },
   );
+
+  it(
+    'closes a client that trickles bytes without proving itself: a deadline, not an idle timeout',
+    { timeout: 20_000 },
+    async (t) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-server-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const close = await startOperatorSocket(dir, async () => 0, undefined, { timeoutMs: 300, maxBytes: 1024 });
+      t.after(close);
+      const conn = net.connect({ path: operatorSocketAddress(dir) });
+      conn.on('error', () => undefined);
+      t.after(() => conn.destroy());
+      let sent = 0;
+      const closed = new Promise<void>((resolve) => conn.on('close', () => resolve()));
+      // one byte every 50 ms: an idle timeout of 300 ms would never fire (the test would time out)
+      const trickle = setInterval(() => {
+        if (!conn.destroyed && sent < 1000) {
+          conn.write('x');
+          sent += 1;
+        }
+      }, 50);
+      t.after(() => clearInterval(trickle));
+      await closed;
+      clearInterval(trickle);
+      assert.ok(sent < 1000, 'closed while the client was still sending, under the byte limit');
+    },
+  );
 });
