@@ -35,7 +35,13 @@ export function customerLanguageOf(acceptLanguage: string | undefined): Customer
 /** The best of `available` for an Accept-Language header (negotiator, as Express and Koa use it). */
 function preferred(acceptLanguage: string | undefined, available: readonly string[]): string | undefined {
   if (!acceptLanguage?.trim()) return undefined; // no header means any language: not a preference
-  return new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...available]);
+  // our languages are primary tags ("de"): "de-DE" is asked as "de", so that at equal weight the order
+  // decides (negotiator ranks an exact match above a prefix one: "de-DE, en" would be English)
+  const primary = acceptLanguage
+    .split(',')
+    .map((range) => range.replace(/^\s*([A-Za-z]{1,8})-[^;]*/, '$1'))
+    .join(',');
+  return new Negotiator({ headers: { 'accept-language': primary } }).language([...available]);
 }
 
 export {
