@@ -122,15 +122,15 @@ export function masterKeyCommands(kit: CommandKit): void {
       });
       const derived = deriveEncryptionKey(key);
       // audited in a transaction that commits only once the file holds the key (a failed rename: no row)
-      await db.transaction().execute(async (trx) => {
-        await auditKeyAdded(trx, actor, derived.id, keys.encryption.current.id);
-        try {
+      try {
+        await db.transaction().execute(async (trx) => {
+          await auditKeyAdded(trx, actor, derived.id, keys.encryption.current.id);
           fs.renameSync(temporary, file);
-        } catch (error) {
-          fs.rmSync(temporary, { force: true });
-          throw error;
-        }
-      });
+        });
+      } finally {
+        // the temporary file holds every key: never left behind (gone already once renamed)
+        fs.rmSync(temporary, { force: true });
+      }
       // this process (the embedded server, when the command came through its operator socket) seals with it now
       keys.encryption.add(derived);
       return {
