@@ -198,13 +198,14 @@ export async function readEmails(
 
 /**
  * Production customers' messages still queued after their send jobs gave up (the SMTP server was
- * unreachable, or not configured, longer than the retries last): queued again, a batch at a time,
- * while they have attempts left. The worker runs it every 10 minutes when SMTP is configured; each
+ * unreachable, or not configured, longer than the retries last — about 20 to 40 minutes, so an hour
+ * leaves a message still being retried alone): queued again, a batch at a time, while they have
+ * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
  * message is sent by one job at a time (the lease).
  */
 export async function requeueStaleEmails(
   deps: { db: Db; jobs: JobQueue },
-  olderThanMinutes = 30,
+  olderThanMinutes = 60,
   limit = 1_000,
 ): Promise<number> {
   const ids = await repo.findStaleQueuedEmails(deps.db, { olderThanMinutes, maxAttempts: MAX_EMAIL_ATTEMPTS, limit });
