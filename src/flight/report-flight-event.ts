@@ -1,9 +1,8 @@
-import { findClaims, openClaimsInTransaction, type OpenedClaim } from '../claims/index.ts';
+import { findClaims } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
-import { legSpellings, recordOperatorFlightEvent } from '../monitoring/index.ts';
-import { normaliseFlightNumber } from './flight-numbers.ts';
+import { flightSpellings, openClaimsUnderSpellings, recordOperatorFlightEvent } from '../monitoring/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 
@@ -48,27 +47,23 @@ export async function reportFlightEvent(
   // the flight however the legs spell it (AF006 ≡ AF6, docs/monitoring.md#designators), as the
   // monitoring and the operators' events find it: one transaction for all its spellings
   const opened = await deps.db.transaction().execute(async (trx) => {
-    const spellings = await legSpellings(trx, caller.environment, input.flightNumber, input.departureDate);
-    const claims: OpenedClaim[] = [];
-    for (const flightNumber of spellings.length ? spellings : [normaliseFlightNumber(input.flightNumber)])
-      claims.push(
-        ...(await openClaimsInTransaction(
-          trx,
-          deps.jobs,
-          {
-            environment: caller.environment,
-            partnerId: caller.partnerId,
-            flightNumber,
-            departureDate: input.departureDate,
-            status: input.status,
-            arrivalDelayMinutes: delay,
-            source: 'partner_report',
-            evidence: { reportedBy: caller.actor },
-          },
-          caller.actor,
-        )),
-      );
-    return claims;
+    const flightNumbers = await flightSpellings(trx, caller.environment, input.flightNumber, input.departureDate);
+    const bySpelling = await openClaimsUnderSpellings(
+      trx,
+      deps.jobs,
+      flightNumbers,
+      {
+        environment: caller.environment,
+        partnerId: caller.partnerId,
+        departureDate: input.departureDate,
+        status: input.status,
+        arrivalDelayMinutes: delay,
+        source: 'partner_report',
+        evidence: { reportedBy: caller.actor },
+      },
+      caller.actor,
+    );
+    return [...bySpelling.values()].flat();
   });
   const rows = await findClaims(
     deps.db,

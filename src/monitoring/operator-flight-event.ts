@@ -1,11 +1,12 @@
-import { completeContractsOnFlight, openClaimsInTransaction, type OpenedClaim } from '../claims/index.ts';
+import { completeContractsOnFlight, type OpenedClaim } from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { isLocalDate, normaliseFlightNumber, parseDesignator } from './flight-status.ts';
-import { findWatchesOfFlight, legSpellings, updateWatch } from './watches-repo.ts';
+import { isLocalDate, parseDesignator } from './flight-status.ts';
+import { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
+import { findWatchesOfFlight, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
 
@@ -61,30 +62,25 @@ export async function recordOperatorFlightEvent(
   // One transaction: the claims, the watches' decision and the contracts completed stand together,
   // and a monitoring check deciding the same flight meanwhile waits on the watch rows.
   return deps.db.transaction().execute(async (trx) => {
-    const spellings = await legSpellings(trx, input.environment, input.flightNumber, input.departureDate);
-    const flightNumbers = spellings.length ? spellings : [normaliseFlightNumber(input.flightNumber)];
-    const claimsOpened: OpenedClaim[] = [];
-    const openedBy = new Map<string, number>();
-    if (input.status !== 'on_time') {
-      for (const flightNumber of flightNumbers) {
-        const opened = await openClaimsInTransaction(
-          trx,
-          deps.jobs,
-          {
-            environment: input.environment,
-            flightNumber,
-            departureDate: input.departureDate,
-            status: input.status,
-            arrivalDelayMinutes: minutes,
-            source: 'operator',
-            evidence: { reportedBy: actor },
-          },
-          actor,
-        );
-        claimsOpened.push(...opened);
-        openedBy.set(flightNumber, opened.length);
-      }
-    }
+    const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
+    const openedBy =
+      input.status === 'on_time'
+        ? new Map<string, OpenedClaim[]>()
+        : await openClaimsUnderSpellings(
+            trx,
+            deps.jobs,
+            flightNumbers,
+            {
+              environment: input.environment,
+              departureDate: input.departureDate,
+              status: input.status,
+              arrivalDelayMinutes: minutes,
+              source: 'operator',
+              evidence: { reportedBy: actor },
+            },
+            actor,
+          );
+    const claimsOpened = [...openedBy.values()].flat();
 
     let watchesDecided = 0;
     const now = deps.now();
@@ -93,7 +89,7 @@ export async function recordOperatorFlightEvent(
       const decision = {
         kind: input.status,
         ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}),
-        claimsOpened: openedBy.get(watch.flightNumber) ?? 0,
+        claimsOpened: openedBy.get(watch.flightNumber)?.length ?? 0,
         source: 'operator',
       };
       if (
