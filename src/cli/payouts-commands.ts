@@ -1,11 +1,11 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
+  countPendingSepaNotEur,
   createSepaBatch,
   exportSepaBatch,
   listPayouts,
   PAYOUT_STATUSES,
-  pendingPayoutsNotInEur,
   reconcilePayouts,
 } from '../payouts/index.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
@@ -92,7 +92,7 @@ export function payoutsCommands(kit: CommandKit): void {
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
         // SEPA pays in EUR only: payouts in another currency wait for the operator, said each time
-        const notEur = await pendingPayoutsNotInEur(db);
+        const notEur = await countPendingSepaNotEur(db);
         const warning = notEur
           ? [
               `${notEur} pending payout(s) in another currency than EUR: no SEPA transfer can pay them (parasol payouts list --status pending).`,

@@ -2,6 +2,6 @@
 export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCustomer } from './bank-details.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
-export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
+export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
-export { createSepaBatch, exportSepaBatch, pendingPayoutsNotInEur, reconcilePayouts } from './sepa-batch.ts';
+export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';

@@ -7,7 +7,6 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
 import {
-  countPendingSepaNotEur,
   findSepaBatch,
   insertSepaBatch,
   lockPendingSepaPayouts,
@@ -114,14 +113,6 @@ export async function createSepaBatch(
     executionDate,
     path,
   };
-}
-
-/**
- * Pending production payouts in another currency than EUR (a partner whose agreement is not in EUR):
- * SEPA cannot pay them, so no batch takes them — the operator pays them another way.
- */
-export async function pendingPayoutsNotInEur(db: Db): Promise<number> {
-  return countPendingSepaNotEur(db);
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
