@@ -1063,8 +1063,8 @@ client's own, three interleaved 10 s runs per variant, medians:
 | one-row insert transaction (the bench's baseline) | 10,439 | 0.10 ms | 0.05 ms |
 
 So the round trips are cheap (a trivial five-round-trip transaction costs the database about what a
-one-row insert does; the CPU profile's large share for the server's socket writes counts the time the
-process sat preempted inside them, which wall-clock sampling cannot tell from work), no single foreign
+one-row insert does; the CPU profile's large share for the server's socket writes is then mostly time
+the process sat preempted inside them, which the profiler's wall-clock sampling cannot tell from work), no single foreign
 key, CHECK or index is the cost (each alone is within the runs' noise, about ±0.1 ms; all of them
 together are 30 %), and the database work of writing a subscribe's rows — a contract of 30 columns, two
 legs, three ledger entries, the audit row, the stored response, two exposure upserts — is 0.79 ms, plus
