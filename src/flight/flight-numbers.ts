@@ -1,10 +1,6 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirline } from '../reference/index.ts';
+import { findAirline, normaliseFlightNumber } from '../reference/index.ts';
 
-/** A flight designator as the platform spells it: no spaces, upper case ('af 6' is not one: 'AF 006' → 'AF006'). */
-export function normaliseFlightNumber(value: string): string {
-  return value.replace(/\s+/g, '').toUpperCase();
-}
 
 /**
  * The flight numbers a quote request names, per leg (outbound, then return), checked against the

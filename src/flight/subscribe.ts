@@ -20,7 +20,8 @@ import { reserveExposure } from '../limits/index.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
-import { flyingAirline, normaliseFlightNumber, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
+import { flyingAirline, operatingFlight, throwFlightErrors } from './flight-numbers.ts';
+import { normaliseFlightNumber } from '../reference/index.ts';
 import { parseDeparture } from './legs.ts';
 import {
   compensationView,

@@ -2,7 +2,7 @@ import { openClaimsInTransaction, type FlightEvent, type OpenedClaim } from '../
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { normaliseFlightNumber } from './flight-status.ts';
+import { normaliseFlightNumber } from '../reference/index.ts';
 import { legSpellings } from './watches-repo.ts';
 
 /**

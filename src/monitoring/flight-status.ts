@@ -209,11 +209,6 @@ export function sameDesignator(a: string | null | undefined, b: string | null | 
   );
 }
 
-/** The designator as stored on a leg: upper case, no spaces. */
-export function normaliseFlightNumber(value: string): string {
-  return value.replace(/\s+/g, '').toUpperCase();
-}
-
 /** Parses an ISO 8601 instant; undefined for null, missing or unparseable values. */
 /** A calendar date 'YYYY-MM-DD' that exists (2025-02-30 does not). */
 export function isLocalDate(text: string): boolean {

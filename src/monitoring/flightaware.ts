@@ -1,9 +1,8 @@
 import { DateTime } from 'luxon';
-import { findAirline, findAirport } from '../reference/index.ts';
+import { findAirline, findAirport, normaliseFlightNumber } from '../reference/index.ts';
 import {
   assignTime,
   closestTo,
-  normaliseFlightNumber,
   parseDesignator,
   ProviderError,
   ProviderRejected,

@@ -1,8 +1,7 @@
 import { DateTime } from 'luxon';
-import { findAirport } from '../reference/index.ts';
+import { findAirport, normaliseFlightNumber } from '../reference/index.ts';
 import {
   isLocalDate,
-  normaliseFlightNumber,
   parseDesignator,
   type FetchOptions,
   type FlightQuery,

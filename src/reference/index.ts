@@ -1,5 +1,6 @@
 /** The reference domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { findAirline } from './airlines.ts';
 export { findAirport } from './airports.ts';
+export { normaliseFlightNumber } from './flight-designators.ts';
 export { ZIP_CODE_PATTERN, findZipCode, matchCity } from './postal-codes.ts';
 export { parseDeparture, requireAirline, requireAirport } from './validate.ts';

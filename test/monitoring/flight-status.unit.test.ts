@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   decide,
-  normaliseFlightNumber,
   parseDesignator,
   ProviderError,
   ProviderRejected,
@@ -10,6 +9,7 @@ import {
   type FlightStatus,
 } from '../../src/monitoring/flight-status.ts';
 import { parseRetryAfter } from '../../src/platform/retry-after.ts';
+import { normaliseFlightNumber } from '../../src/reference/index.ts';
 import { createFlightStatusProvider } from '../../src/monitoring/providers.ts';
 import { flightEventFor } from '../../src/monitoring/flight-event.ts';
 
