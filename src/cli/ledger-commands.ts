@@ -23,7 +23,7 @@ import type { CommandKit } from './kit.ts';
  * the ledger's backfill. Every report is a query over the ledger.
  */
 export function ledgerCommands(kit: CommandKit): void {
-  const { group, leaf, run, db } = kit;
+  const { group, leaf, run, db, actor } = kit;
   const write = (file: string, data: Buffer) => (kit.writeBytes ?? fs.writeFile)(file, data);
   const names = (pointer: string) => ({ '/month': '--month' })[pointer];
 
@@ -106,7 +106,7 @@ export function ledgerCommands(kit: CommandKit): void {
     'parasol ledger backfill',
   ).action(
     run(async () => {
-      const written = await db.transaction().execute((trx) => backfillLedger(trx));
+      const written = await db.transaction().execute((trx) => backfillLedger(trx, actor));
       return { data: { written }, lines: [`${written} ledger entr${written === 1 ? 'y' : 'ies'} written.`] };
     }),
   );

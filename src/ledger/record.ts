@@ -1,3 +1,4 @@
+import { audit } from '../platform/audit.ts';
 import type { Executor, PendingWrite } from '../platform/db.ts';
 import * as repo from './ledger-repo.ts';
 import type { Movement } from './model.ts';
@@ -158,7 +159,13 @@ export function payoutMovement(
   };
 }
 
-/** Writes the ledger of what existed before it (contracts, cancellations, settled payouts); idempotent. */
-export async function backfillLedger(db: Executor): Promise<number> {
-  return repo.backfill(db);
+/**
+ * Writes the ledger of what existed before it (contracts, cancellations, settled payouts); idempotent.
+ * Audited (entity `ledger`, id `backfill`, with the number of entries written) in the caller's
+ * transaction: the insurer's accounts changed by an operator's command.
+ */
+export async function backfillLedger(db: Executor, actor: string): Promise<number> {
+  const written = await repo.backfill(db);
+  await audit(db, { actor, entity: 'ledger', entityId: 'backfill', action: 'backfilled', data: { written } });
+  return written;
 }

@@ -282,10 +282,10 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
       await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
     });
     assert.equal((await taxRefunded()).length, 0);
-    const written = await t.db.transaction().execute((trx) => backfillLedger(trx));
+    const written = await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.ok(written >= recorded.length, `${written} written`);
     assert.deepEqual(await taxRefunded(), recorded, 'the amounts, event keys and dates the flows wrote');
-    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.deepEqual(await taxRefunded(), recorded, 'run again: nothing more');
     await assertHeld(contractNumber, 'the backfill');
   });
@@ -315,10 +315,10 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
       await sql`DELETE FROM ledger_entries WHERE contract_id = ${id}`.execute(trx);
       await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
     });
-    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.deepEqual(await entries(), recorded);
     assert.deepEqual(await rows(), bordereau);
-    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.deepEqual(await entries(), recorded, 'run again: nothing more');
     await assertHeld(contractNumber, 'the backfill');
   });

@@ -319,7 +319,7 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
         .where('partner_id', '=', a.id)
         .executeTakeFirstOrThrow();
     const n = Number((await count()).n);
-    await t.db.transaction().execute((trx) => backfillLedger(trx));
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.equal(Number((await count()).n), n);
 
     // a database from before the ledger: this partner's entries removed (the trigger off for the test)
@@ -329,8 +329,23 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
       await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
     });
     assert.equal(Number((await count()).n), 0);
-    const written = await t.db.transaction().execute((trx) => backfillLedger(trx));
+    const written = await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
     assert.ok(written >= n, `${written} written`);
+    // each run audited with what it wrote, the first (nothing written) and this one
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'data'])
+      .where('entity', '=', 'ledger')
+      .where('entity_id', '=', 'backfill')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((r) => ({ actor: r.actor, action: r.action, written: (r.data as { written: number }).written })),
+      [
+        { actor: 'operator:test', action: 'backfilled', written: 0 },
+        { actor: 'operator:test', action: 'backfilled', written },
+      ],
+    );
     assert.equal(Number((await count()).n), n);
     assert.deepEqual(await partnerStatement(t.db, scope(), period()), before);
     assert.deepEqual(
