@@ -14,7 +14,7 @@ import { StringEnum } from '../platform/schema.ts';
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
 
 const FLIGHT_NUMBER_PATTERN = '^[A-Za-z0-9]{2} ?[0-9]{1,4}[A-Za-z]?$';
-const DEPARTURE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2})?(Z|[+-]\\d{2}:\\d{2})?$';
+const DEPARTURE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?(Z|[+-]\\d{2}:\\d{2})?$';
 
 export const Money = Type.Object(
   {
@@ -43,8 +43,8 @@ const Airport = (description: string) =>
 const LocalDateTime = (description: string) =>
   Type.String({
     pattern: DEPARTURE_PATTERN,
-    maxLength: 25,
-    description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.`,
+    maxLength: 29,
+    description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.`,
     examples: ['2026-12-24T10:30'],
   });
 const Formula = StringEnum(FORMULAS, { description: 'delay, cancellation, or both (delay_and_cancellation).' });

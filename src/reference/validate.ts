@@ -7,7 +7,8 @@ import { findAirport } from './airports.ts';
 /** Airport and airline codes and local departure times read from user input, with field errors (flights, stop-sales). */
 
 const LOCAL_FORMAT = "yyyy-MM-dd'T'HH:mm";
-const DATE_TIME = /^(\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2}))(:\d{2})?(Z|[+-](\d{2}):(\d{2}))?$/;
+// seconds and milliseconds (as Date.prototype.toISOString writes them) are accepted and dropped: a departure is to the minute
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2}))(:\d{2}(\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2}))?$/;
 /** The UTC offsets in use, in minutes (-12:00 to +14:00): one outside them is a typo, not a zone. */
 const OFFSET_MINUTES = { min: -12 * 60, max: 14 * 60 } as const;
 
@@ -69,13 +70,13 @@ function readDeparture(value: string, airportCode: string): { local: string; dat
   // ISO 8601's 24:00 (the next day's midnight) and out-of-range offsets are refused, not read as another time
   if (Number(match[2]) > 23 || Number(match[3]) > 59)
     throw invalidTime(field, 'is not a valid date and time', 'invalid');
-  if (match[6] !== undefined) {
-    const minutes = (match[5]!.startsWith('-') ? -1 : 1) * (Number(match[6]) * 60 + Number(match[7]));
-    if (Number(match[7]) > 59 || minutes < OFFSET_MINUTES.min || minutes > OFFSET_MINUTES.max)
-      throw invalidTime(field, `has the offset ${match[5]}, outside -12:00 to +14:00`, 'out_of_range');
+  if (match[7] !== undefined) {
+    const minutes = (match[6]!.startsWith('-') ? -1 : 1) * (Number(match[7]) * 60 + Number(match[8]));
+    if (Number(match[8]) > 59 || minutes < OFFSET_MINUTES.min || minutes > OFFSET_MINUTES.max)
+      throw invalidTime(field, `has the offset ${match[6]}, outside -12:00 to +14:00`, 'out_of_range');
   }
   let dt: DateTime;
-  if (match[5]) {
+  if (match[6]) {
     dt = DateTime.fromISO(value, { setZone: true }).setZone(airport.timeZone);
   } else {
     dt = DateTime.fromISO(value, { zone: airport.timeZone });

@@ -86,6 +86,21 @@ describe('the public contract at its edges', () => {
       const expected = new Date(Date.parse(`${local}Z`) - hours * 3_600_000).toISOString();
       assert.equal(res.body.legs[0].departureAt, expected);
     }
+    // what JavaScript's toISOString() writes (seconds, milliseconds, Z) is the same departure, to the minute
+    const local0 = await post(t.app, `${FLIGHT}/getPrice`, { ...trip(30), departureDateTime: local }, partner.auth);
+    assert.equal(local0.status, 200, JSON.stringify(local0.body));
+    const iso = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(30), departureDateTime: local0.body.legs[0].departureAt },
+      partner.auth,
+    );
+    assert.equal(iso.status, 200, JSON.stringify(iso.body));
+    assert.match(local0.body.legs[0].departureAt, /:00\.000Z$/);
+    assert.deepEqual(
+      [iso.body.legs[0].departureAt, iso.body.legs[0].departureDateTime],
+      [local0.body.legs[0].departureAt, local0.body.legs[0].departureDateTime],
+    );
     const midnight = await post(
       t.app,
       `${FLIGHT}/getPrice`,

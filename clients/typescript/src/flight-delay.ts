@@ -1342,12 +1342,12 @@ export interface operations {
                      */
                     airline: string;
                     /**
-                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     departureDateTime: string;
                     /**
-                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     returnDepartureDateTime?: string;
@@ -1702,12 +1702,12 @@ export interface operations {
                      */
                     airline: string;
                     /**
-                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                     * @description Outbound departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     departureDateTime: string;
                     /**
-                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                     * @description Return departure (the return flies the same route backwards); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                      * @example 2026-12-24T10:30
                      */
                     returnDepartureDateTime?: string;
@@ -2239,7 +2239,7 @@ export interface operations {
                          */
                         arrivalAirport: string;
                         /**
-                         * @description Departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                         * @description Departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                          * @example 2026-12-24T10:30
                          */
                         departureDateTime: string;
@@ -4678,7 +4678,7 @@ export interface operations {
                          */
                         arrivalAirport: string;
                         /**
-                         * @description New departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
+                         * @description New departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
                          * @example 2026-12-24T10:30
                          */
                         departureDateTime: string;
