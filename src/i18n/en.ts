@@ -400,6 +400,7 @@ export const en = {
     commission: 'Commission',
     refunds: 'Refunds',
     due: 'Amount due to the insurer',
+    taxNetOfRefunds: 'Premium tax net of refunds (included in the amount due)',
     compensationPaid: 'Compensation paid',
     none: 'No money movement in this month.',
   },

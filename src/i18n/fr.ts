@@ -409,6 +409,7 @@ export const fr = {
     commission: 'Commission',
     refunds: 'Remboursements',
     due: "Montant dû à l'assureur",
+    taxNetOfRefunds: 'Taxe sur les primes, nette des remboursements (comprise dans le montant dû)',
     compensationPaid: 'Indemnisations versées',
     none: 'Aucun mouvement ce mois-ci.',
   },

@@ -397,6 +397,7 @@ export interface Words {
     commission: string;
     refunds: string;
     due: string;
+    taxNetOfRefunds: string;
     compensationPaid: string;
     none: string;
   };

@@ -12,9 +12,9 @@ function statementTable(ctx: PageContext, statement: Statement): SafeHtml {
   if (!statement.lines.length) return html`<p>${w.none}</p>`;
   return tableRegion(
     w.statement,
-    html`<table><caption>${w.statement}</caption><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.collected}</th><th scope="col">${w.commission}</th><th scope="col">${w.refunds}</th><th scope="col">${w.due}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${statement.lines.map(
+    html`<table><caption>${w.statement}</caption><thead><tr><th scope="col">${w.currency}</th><th scope="col">${w.collected}</th><th scope="col">${w.commission}</th><th scope="col">${w.refunds}</th><th scope="col">${w.due}</th><th scope="col">${w.taxNetOfRefunds}</th><th scope="col">${w.compensationPaid}</th></tr></thead><tbody>${statement.lines.map(
       (l) =>
-        html`<tr><td>${l.currency}</td><td>${formatMoney(l.premiumCollected, l.currency, ctx.lang)}</td><td>${formatMoney(l.commission, l.currency, ctx.lang)}</td><td>${formatMoney(l.refunds, l.currency, ctx.lang)}</td><td><strong>${formatMoney(l.amountDue, l.currency, ctx.lang)}</strong></td><td>${formatMoney(l.compensationPaid, l.currency, ctx.lang)}</td></tr>`,
+        html`<tr><td>${l.currency}</td><td>${formatMoney(l.premiumCollected, l.currency, ctx.lang)}</td><td>${formatMoney(l.commission, l.currency, ctx.lang)}</td><td>${formatMoney(l.refunds, l.currency, ctx.lang)}</td><td><strong>${formatMoney(l.amountDue, l.currency, ctx.lang)}</strong></td><td>${formatMoney(l.taxNetOfRefunds, l.currency, ctx.lang)}</td><td>${formatMoney(l.compensationPaid, l.currency, ctx.lang)}</td></tr>`,
     )}</tbody></table>`,
   );
 }

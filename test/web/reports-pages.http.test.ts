@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import { partnerStatement, monthPeriod } from '../../src/ledger/index.ts';
 import { createUser } from '../../src/partners/users.ts';
-import { toMinorUnits } from '../../src/platform/money.ts';
+import { formatMoney, toMinorUnits } from '../../src/platform/money.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -65,6 +65,10 @@ describe('money reports in the consoles', () => {
     );
     assert.equal(statement.lines.length, 1);
     assert.ok(page.body.includes('Amount due to the insurer'));
+    // the premium tax the insurer declares, net of the refund's tax part, as the CSV and PDF give it
+    assert.ok(statement.lines[0]!.taxRefunded > 0);
+    assert.ok(page.body.includes('Premium tax net of refunds'));
+    assert.ok(page.body.includes(`<td>${formatMoney(statement.lines[0]!.taxNetOfRefunds, 'EUR', 'en')}</td>`));
 
     const csv = await browser.get(`/console/reports/statement?env=sandbox&month=${month()}&format=csv`);
     assert.equal(csv.statusCode, 200);
