@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   amendAgreement,
+  insurerOfPlatform,
   parseEffective,
   requirePartner,
   setAgreement,
@@ -246,11 +247,14 @@ export function agreementCommands(kit: CommandKit): void {
     .requiredOption('--terms-url <url>', 'https URL of the terms and conditions')
     .requiredOption('--terms-version <label>', "the terms' version label (1-40 characters)")
     .requiredOption('--terms-sha256 <hex>', 'SHA-256 of the terms file (sha256sum)')
-    .requiredOption('--insurer-name <name>', "the insurer's legal name")
-    .requiredOption('--insurer-registration <text>', 'legal form and registration number')
-    .requiredOption('--insurer-address <text>', 'registered office')
-    .requiredOption('--insurer-regulator <text>', 'supervisory authority')
-    .requiredOption('--complaints-email <email>', 'where customers send complaints')
+    .option('--insurer-name <name>', "the insurer's legal name (default: PARASOL_INSURER_NAME)")
+    .option(
+      '--insurer-registration <text>',
+      'legal form and registration number (default: PARASOL_INSURER_REGISTRATION)',
+    )
+    .option('--insurer-address <text>', 'registered office (default: PARASOL_INSURER_ADDRESS)')
+    .option('--insurer-regulator <text>', 'supervisory authority (default: PARASOL_INSURER_REGULATOR)')
+    .option('--complaints-email <email>', 'where customers send complaints (default: PARASOL_INSURER_EMAIL)')
     .option('--complaints-url <url>', 'https URL of the complaints procedure')
     .action(
       run(
@@ -263,24 +267,29 @@ export function agreementCommands(kit: CommandKit): void {
             termsUrl: string;
             termsVersion: string;
             termsSha256: string;
-            insurerName: string;
-            insurerRegistration: string;
-            insurerAddress: string;
-            insurerRegulator: string;
-            complaintsEmail: string;
+            insurerName?: string;
+            insurerRegistration?: string;
+            insurerAddress?: string;
+            insurerRegulator?: string;
+            complaintsEmail?: string;
             complaintsUrl?: string;
           },
         ) => {
           const partner = await requirePartner(db, ref);
+          // what the operator leaves out is the platform's insurer, the one customers' messages name
+          const platform = kit.io.config ? insurerOfPlatform(kit.io.config.insurer) : undefined;
           const saved = await setDocuments(db, actor, partner.id, {
             ipid: { url: o.ipidUrl, version: o.ipidVersion, sha256: o.ipidSha256 },
             terms: { url: o.termsUrl, version: o.termsVersion, sha256: o.termsSha256 },
             insurer: {
-              name: o.insurerName,
-              registration: o.insurerRegistration,
-              address: o.insurerAddress,
-              regulator: o.insurerRegulator,
-              complaints: { email: o.complaintsEmail, url: o.complaintsUrl ?? null },
+              name: o.insurerName ?? platform?.name ?? '',
+              registration: o.insurerRegistration ?? platform?.registration ?? '',
+              address: o.insurerAddress ?? platform?.address ?? '',
+              regulator: o.insurerRegulator ?? platform?.regulator ?? '',
+              complaints: {
+                email: o.complaintsEmail ?? platform?.complaints.email ?? '',
+                url: o.complaintsUrl ?? null,
+              },
             },
           });
           return {

@@ -1,7 +1,8 @@
 import { audit } from '../platform/audit.ts';
+import type { Insurer as PlatformInsurer } from '../platform/config.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import type { DocumentSet, DocumentSetInput } from './model.ts';
+import type { DocumentSet, DocumentSetInput, Insurer } from './model.ts';
 import * as repo from './partners-repo.ts';
 
 /**
@@ -43,6 +44,22 @@ function sha256(errors: FieldError[], field: string, value: string): string {
   if (!SHA256.test(v))
     errors.push({ field, code: 'invalid_format', message: 'must be the SHA-256 of the file: 64 hexadecimal digits' });
   return v;
+}
+
+/**
+ * The insurer's identity a new documents set starts from when the operator gives none: the platform's
+ * (PARASOL_INSURER_*), the identity every customer SMS, email and page already names — so the
+ * pre-contract documents and the messages name the same insurer unless the operator means otherwise.
+ * Complaints go to the insurer's customer contact.
+ */
+export function insurerOfPlatform(insurer: PlatformInsurer): Insurer {
+  return {
+    name: insurer.legalName,
+    registration: insurer.registration,
+    address: insurer.address,
+    regulator: insurer.regulator,
+    complaints: { email: insurer.email, url: null },
+  };
 }
 
 /** Checks and normalises a pack (pure): throws validation_failed with every field error. */

@@ -23,7 +23,7 @@ export {
   type Formula,
 } from './coverage.ts';
 export { PartnerDirectory, termsAt, type PartnerTerms, type TermsInForce } from './directory.ts';
-export { checkDocuments, setDocuments } from './documents.ts';
+export { checkDocuments, insurerOfPlatform, setDocuments } from './documents.ts';
 export {
   APIS,
   ENVIRONMENTS,

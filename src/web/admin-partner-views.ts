@@ -9,6 +9,7 @@ import {
   type ApiKeyInfo,
   type ApiName,
   type DocumentSet,
+  type Insurer,
   type Partner,
   type UserRole,
 } from '../partners/index.ts';
@@ -54,6 +55,8 @@ export interface PartnerView {
   keys: ApiKeyInfo[];
   users: { email: string; role: UserRole }[];
   documents: DocumentSet | undefined;
+  /** The platform's insurer (PARASOL_INSURER_*): what the documents form offers before any set exists. */
+  platformInsurer: Insurer;
   /** Every version of the agreement, oldest first (or the draft alone). */
   versions: Agreement[];
   configuration: Configuration | undefined;
@@ -62,7 +65,18 @@ export interface PartnerView {
 
 export function partnerPage(
   ctx: PageContext,
-  { partner, agreement, subscriptions, keys, users, documents, versions, configuration, now }: PartnerView,
+  {
+    partner,
+    agreement,
+    subscriptions,
+    keys,
+    users,
+    documents,
+    versions,
+    configuration,
+    platformInsurer,
+    now,
+  }: PartnerView,
   outcome: { problems?: string[]; created?: string } = {},
 ): string {
   const w = t(ctx.lang);
@@ -110,6 +124,8 @@ ${termFields('m', latest)}
 <p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;
+  // a first set starts from the platform's insurer, the one customers' messages already name
+  const insurer = d?.insurer ?? platformInsurer;
   const input = (id: string, name: string, label: string, value: string | undefined, extra: SafeHtml | string = '') =>
     html`<div><label for="${id}">${label}</label><input id="${id}" name="${name}" value="${value ?? ''}"${extra}></div>`;
   const documentsSection = html`<section class="card" id="documents"><h2>${w.documentsTitle}</h2>
@@ -138,12 +154,12 @@ ${input('d-terms-version', 'termsVersion', w.documentsLabel, d?.terms.version, h
 ${input('d-terms-sha', 'termsSha256', w.documentsSha256, d?.terms.sha256, html` required pattern="[0-9a-fA-F]{64}" size="64"`)}
 </div></fieldset>
 <div class="row">
-${input('d-insurer-name', 'insurerName', w.insurerName, d?.insurer.name, html` required maxlength="200"`)}
-${input('d-insurer-reg', 'insurerRegistration', w.insurerRegistration, d?.insurer.registration, html` required maxlength="200"`)}
-${input('d-insurer-address', 'insurerAddress', w.insurerAddress, d?.insurer.address, html` required maxlength="500"`)}
-${input('d-insurer-regulator', 'insurerRegulator', w.insurerRegulator, d?.insurer.regulator, html` required maxlength="200"`)}
-${input('d-complaints-email', 'complaintsEmail', w.complaintsEmail, d?.insurer.complaints.email, html` type="email" required maxlength="254"`)}
-${input('d-complaints-url', 'complaintsUrl', w.complaintsUrl, d?.insurer.complaints.url ?? undefined, html` type="url" maxlength="2000"`)}
+${input('d-insurer-name', 'insurerName', w.insurerName, insurer.name, html` required maxlength="200"`)}
+${input('d-insurer-reg', 'insurerRegistration', w.insurerRegistration, insurer.registration, html` required maxlength="200"`)}
+${input('d-insurer-address', 'insurerAddress', w.insurerAddress, insurer.address, html` required maxlength="500"`)}
+${input('d-insurer-regulator', 'insurerRegulator', w.insurerRegulator, insurer.regulator, html` required maxlength="200"`)}
+${input('d-complaints-email', 'complaintsEmail', w.complaintsEmail, insurer.complaints.email, html` type="email" required maxlength="254"`)}
+${input('d-complaints-url', 'complaintsUrl', w.complaintsUrl, insurer.complaints.url ?? undefined, html` type="url" maxlength="2000"`)}
 </div><p><button type="submit">${w.setDocuments}</button></p></form></section>`;
   return page(
     ctx,

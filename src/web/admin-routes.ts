@@ -247,7 +247,8 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
     repo.listAgreementVersions(deps.db, partner.id),
     repo.findCurrentConfiguration(deps.db, partner.id),
   ]);
-  return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, now };
+  const platformInsurer = repo.insurerOfPlatform(deps.config.insurer);
+  return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, platformInsurer, now };
 }
 
 /** The agreement's terms as the operator's agreement and amendment forms send them. */

@@ -171,6 +171,10 @@ describe('Flight Delay API — the compliance pack', () => {
     await operator.signIn(ADMIN.email, ADMIN.password, 'admin');
     const pageBefore = await operator.get(`/admin/partners/${partner.slug}`);
     assert.match(pageBefore.body, /this partner cannot quote/);
+    // a first set starts from the platform's insurer (PARASOL_INSURER_*), the one customers' messages name
+    const platform = testConfig().insurer;
+    assert.ok(pageBefore.body.includes(`name="insurerName" value="${platform.legalName}"`), 'insurer prefilled');
+    assert.ok(pageBefore.body.includes(`name="complaintsEmail" value="${platform.email}"`), 'complaints prefilled');
     const csrf = csrfOf(pageBefore.body)!;
     const form = {
       _csrf: csrf,
@@ -251,6 +255,28 @@ describe('Flight Delay API — the compliance pack', () => {
     assert.equal(await cli('agreement', 'documents-show', partner.slug), 0);
     assert.match(out.join('\n'), /Version 2 \(current\)/);
     assert.match(out.join('\n'), /IPID-8/);
+
+    // the insurer's flags left out: the platform's insurer
+    out.length = 0;
+    const defaults = await cli(
+      '--json',
+      'agreement',
+      'documents',
+      partner.slug,
+      ...badFlags().slice(0, 12),
+      '--ipid-sha256',
+      sha('ipid 9'),
+    );
+    assert.equal(defaults, 0, err.join('\n'));
+    const insurer = JSON.parse(out.join('\n')).documents.insurer;
+    const configured = testConfig().insurer;
+    assert.deepEqual(insurer, {
+      name: configured.legalName,
+      registration: configured.registration,
+      address: configured.address,
+      regulator: configured.regulator,
+      complaints: { email: configured.email, url: null },
+    });
   });
 });
 
