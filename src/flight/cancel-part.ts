@@ -29,6 +29,8 @@ export interface PartialCancellationRequest {
   /** The leg that leaves the contract (0 outbound, 1 return). */
   leg?: number | undefined;
   reason: CancelReason;
+  /** The version the caller means to change: refused (contract_changed) once the contract has moved on. */
+  contractVersion?: number | undefined;
 }
 
 export interface PartialCancellationView {
@@ -91,6 +93,11 @@ export async function cancelPart(
       `Contract ${before.contract_number} is ${before.status}: nothing of it can be cancelled any more.`,
     );
   }
+  if (input.contractVersion !== undefined && input.contractVersion !== before.version)
+    throw new DomainError(
+      'contract_changed',
+      `Contract ${before.contract_number} is at version ${before.version}, not ${input.contractVersion}: it changed since you read it (a repeated request?). Read it again before cancelling.`,
+    );
   const now = deps.now();
   const legsBefore = await contracts.findLegs(trx, before.id);
   const leaving =

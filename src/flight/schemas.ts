@@ -591,12 +591,20 @@ export const PartialCancellationRequest = Type.Object(
       }),
     ),
     reason: StringEnum(CANCEL_REASONS, { description: `Why: ${CANCEL_REASONS.join(', ')}.` }),
+    contractVersion: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2147483647,
+        description:
+          "The contract's version you mean to change (`version` of GET /contracts/{contractNumber}; 1 as sold). When given and the contract has changed since, 409 `contract_changed` and nothing is cancelled: a request repeated without Idempotency-Key then cannot cancel twice. Recommended.",
+      }),
+    ),
   },
   {
     additionalProperties: false,
     description: 'Exactly one of passengers, leg.',
     examples: [
-      { passengers: 1, reason: 'customer_request' },
+      { passengers: 1, reason: 'customer_request', contractVersion: 1 },
       { leg: 1, reason: 'ticket_cancelled' },
     ],
   },

@@ -209,6 +209,25 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
     clock = new Date();
   });
 
+  it('with contractVersion, a request repeated without Idempotency-Key does not cancel twice', async () => {
+    const { contract } = await insured({ passengers: 4 });
+    const body = { passengers: 1, reason: 'customer_request', contractVersion: contract.version };
+    const first = await cancelPart(contract.contractNumber, body);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.passengers, 3);
+    const again = await cancelPart(contract.contractNumber, body);
+    assert.equal(again.status, 409, JSON.stringify(again.body));
+    assert.equal(again.body.code, 'contract_changed');
+    const previewed = await preview(contract.contractNumber, body);
+    assert.equal(previewed.status, 409, 'the preview says the same');
+    const after = await read(contract.contractNumber);
+    assert.deepEqual([after.passengers, after.version], [3, 2], 'cancelled once');
+    // the version read again: the next cancellation goes through
+    const next = await cancelPart(contract.contractNumber, { ...body, contractVersion: after.version });
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.deepEqual([next.body.passengers, next.body.version], [2, 3]);
+  });
+
   it('refuses what cannot be cancelled, each with its code', async (ctx) => {
     ctx.after(() => (clock = new Date()));
     const { flight, contract } = await insured({ passengers: 2 });

@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Preview cancelling passengers or one leg: the refund, before confirming
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). The preview changes nothing: it answers what the same request to /partial-cancellation would do now.
          */
         post: operations["previewPartialCancellation"];
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel passengers or one leg of a contract, with the refund of their share
-         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
+         * @description Some passengers (`passengers`: how many) or one leg (`leg`: 0 outbound, 1 return) leave the contract; the rest stays covered and the contract keeps its number, at its next version. The refund is the premium share of what leaves: each leg's share per passenger is fixed at the sale, in proportion to its own price. Passengers: before the first insured departure and while no claim exists, fewer than the contract insures. A leg: before its departure, while it has no claim, and while another leg stays (e.g. the return of a trip whose outbound has flown). To cancel everything, POST /cancel. Give `contractVersion` so that a request repeated without Idempotency-Key cannot cancel twice. 409 `contract_not_cancellable` (cancelled or completed contract, departed flight, claim), `contract_changed` (the contract is no longer at `contractVersion`), 422 `validation_failed` (neither or both of passengers and leg, too many passengers, unknown or only leg). Emits `contract.changed`. Honours Idempotency-Key.
          */
         post: operations["cancelPartially"];
         delete?: never;
@@ -2873,6 +2873,11 @@ export interface operations {
                      * @enum {string}
                      */
                     reason: "ticket_cancelled" | "customer_request" | "booking_error" | "duplicate" | "flight_changed" | "other";
+                    /**
+                     * Format: int32
+                     * @description The contract's version you mean to change (`version` of GET /contracts/{contractNumber}; 1 as sold). When given and the contract has changed since, 409 `contract_changed` and nothing is cancelled: a request repeated without Idempotency-Key then cannot cancel twice. Recommended.
+                     */
+                    contractVersion?: number;
                 };
             };
         };
@@ -3194,6 +3199,11 @@ export interface operations {
                      * @enum {string}
                      */
                     reason: "ticket_cancelled" | "customer_request" | "booking_error" | "duplicate" | "flight_changed" | "other";
+                    /**
+                     * Format: int32
+                     * @description The contract's version you mean to change (`version` of GET /contracts/{contractNumber}; 1 as sold). When given and the contract has changed since, 409 `contract_changed` and nothing is cancelled: a request repeated without Idempotency-Key then cannot cancel twice. Recommended.
+                     */
+                    contractVersion?: number;
                 };
             };
         };
