@@ -12,7 +12,7 @@ import type { Environment } from '../partners/model.ts';
 import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.ts';
 import type { ContractChange, ContractStatus } from '../flight/model.ts';
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
-import type { SmsStatus } from '../notify/sms/model.ts';
+import type { SmsDeliveryStatus, SmsStatus } from '../notify/sms/model.ts';
 import type { EmailStatus } from '../notify/email/model.ts';
 import type { UserRole } from '../partners/model.ts';
 import type { WebhookDeliveryStatus } from '../webhooks/model.ts';
@@ -399,6 +399,11 @@ export interface SmsMessagesTable {
   last_error: string | null;
   created_at: Generated<Date>;
   sent_at: NullableTimestamp;
+  /** The carrier's latest status of a sent message (Twilio's status callback, migration 0043). */
+  delivery_status: SmsDeliveryStatus | null;
+  /** Twilio's error code when the message was not delivered. */
+  delivery_error: number | null;
+  delivery_updated_at: NullableTimestamp;
 }
 
 export interface OperatorTokensTable {
