@@ -36,6 +36,8 @@ import { openRiskModels } from './risk/index.ts';
 import { RequestLogController } from './platform/request-log.ts';
 import { LimitsSnapshot } from './limits/index.ts';
 import { WebhookEndpointCache, webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
+import { twilioStatusRoutes } from './notify/index.ts';
+import { tellPartnerCustomerUnreachable } from './claims/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -297,6 +299,16 @@ async function assembleApp(
     }),
   );
   await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
+  // Twilio's delivery receipts, when Twilio has somewhere public to post them (docs/sms.md)
+  const twilio = config.twilio;
+  if (twilio?.statusCallbackUrl)
+    await app.register(
+      twilioStatusRoutes({
+        db: database.db,
+        twilio: { ...twilio, statusCallbackUrl: twilio.statusCallbackUrl },
+        onUndelivered: tellPartnerCustomerUnreachable(jobs),
+      }),
+    );
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), {
     prefix: POLICY_ADMIN_PREFIX,

@@ -705,3 +705,22 @@ export async function releaseManualReview(trx: Executor, claimId: string, at: Da
       .execute();
   return due;
 }
+
+/** A claim's status, or undefined when there is no such claim. */
+export async function claimStatusOf(db: Executor, claimId: string): Promise<ClaimStatus | undefined> {
+  const row = await db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirst();
+  return row?.status;
+}
+
+/** The claims of a contract still waiting for (new) bank details, due after `now`. */
+export async function claimsAwaitingBankDetailsOf(db: Executor, contractId: string, now: Date): Promise<string[]> {
+  const rows = await db
+    .selectFrom('claims')
+    .select('id')
+    .where('contract_id', '=', contractId)
+    .where('status', 'in', ['awaiting_bank_details', 'failed'])
+    .where('bank_details_due_at', '>', now)
+    .orderBy('opened_at')
+    .execute();
+  return rows.map((r) => r.id);
+}

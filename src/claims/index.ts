@@ -32,8 +32,10 @@ export {
   type OpenedClaim,
 } from './claims-repo.ts';
 export { completeContractsOnFlight } from './contract-completion.ts';
+export { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 export { expireClaims } from './expire-claims.ts';
-export { notifyClaim, type NotifyJob } from './notify-claim.ts';
+export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.ts';
+export { resendLinksToNewPhone } from './resend-links.ts';
 export { remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
 export { markClaimFailed, markClaimPaid } from './settle-claim.ts';

@@ -72,14 +72,16 @@ const ACTIONS: Record<NotifyKind, string> = {
  * preproduction messages go to the SQL outbox the partner can read; production messages are queued
  * for the SMS provider, sent by their own job after commit.
  */
-export async function notifyClaim(deps: NotifyDeps, job: NotifyJob): Promise<'sent' | 'skipped'> {
+export async function notifyClaim(deps: NotifyDeps, job: NotifyJob | ResendRequest): Promise<'sent' | 'skipped'> {
   return deps.db.transaction().execute((trx) => notifyClaimIn(trx, deps, job));
 }
 
 /**
- * An operator's "resend the link" (claims/desk.ts): a new link (the old one stops working) until the
- * same due date, texted now in the operator's transaction — the claim's first message again (or the
- * one after a rejected payment), once per desk action (`actionToken`); audited as the operator's.
+ * "Resend the link": a new link (the old one stops working) until the same due date — the claim's
+ * first message again (or the one after a rejected payment), once per `actionToken`, audited as the
+ * actor's. An operator's from the claim desk (claims/desk.ts, texted in the operator's transaction),
+ * or a `claims_notify` job queued when the partner changes the customer's phone
+ * (`resendLinksToNewPhone`).
  */
 export interface ResendRequest {
   claimId: string;
@@ -105,6 +107,9 @@ export async function notifyClaimIn(
   if (kind === 'paid' && row.status !== 'paid') return 'skipped';
   if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
   if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
+  // a resend queued by a contact change finds a claim past due (about to expire): no link for it
+  if (kind === 'resend' && (!row.bank_details_due_at || row.bank_details_due_at.getTime() <= now.getTime()))
+    return 'skipped';
   const idempotencyKey = idempotencyKeyOf(kind, row, job);
   if (kind !== 'opened' && (await smsExists(trx, idempotencyKey))) return 'skipped';
 

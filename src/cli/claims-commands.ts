@@ -11,7 +11,7 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
-import { claimMessages, maskPhone } from '../notify/index.ts';
+import { claimMessages, maskPhone, messageStatusText } from '../notify/index.ts';
 import { approveManualPayout, listClaimPayoutAttempts, reviewClaim } from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
@@ -190,7 +190,7 @@ export function claimsCommands(kit: CommandKit): void {
               messages.map((m) => [
                 m.kind,
                 m.channel,
-                m.status,
+                messageStatusText(m),
                 m.providerMessageId ?? '—',
                 String(m.attempts),
                 m.to,

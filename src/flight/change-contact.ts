@@ -4,6 +4,7 @@ import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
+import { resendLinksToNewPhone } from '../claims/index.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 
@@ -72,5 +73,7 @@ export async function changeContact(
     action: 'contact_changed',
     data: { fields: changed },
   });
+  // a new phone: the links of the contract's claims still waiting for bank details are texted to it
+  if (changed.includes('phone')) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, deps.now());
   return { contractNumber: row.contract_number, changed };
 }

@@ -1,5 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { expireClaims, notifyClaim, remindClaims, type NotifyJob } from '../claims/index.ts';
+import {
+  expireClaims,
+  notifyClaim,
+  remindClaims,
+  tellPartnerCustomerUnreachable,
+  type NotifyJob,
+  type ResendRequest,
+} from '../claims/index.ts';
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
   EMAIL_QUEUE_POLICY,
@@ -40,7 +47,7 @@ declare module '../platform/jobs.ts' {
     /** Purges expired idempotency keys: hourly. */
     housekeeping_purge_idempotency_keys: NoPayload;
     /** Notifies the customer of a claim opened (or of a change to it). */
-    claims_notify: NotifyJob;
+    claims_notify: NotifyJob | ResendRequest;
     /** Sends one queued production SMS. */
     sms_send: { smsId: string };
     /** Sends one queued email (notify/email/), through SMTP or into the outbox. */
@@ -169,7 +176,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: CLAIM_PATH_POLICIES.sms_send,
     concurrency: { batchSize: 20 },
     handler: (rt) => async (job) => {
-      const outcome = await sendQueuedSms({ db: rt.db, keys: rt.keys, provider: rt.sms }, job.data.smsId);
+      const outcome = await sendQueuedSms(
+        { db: rt.db, keys: rt.keys, provider: rt.sms, onUndelivered: tellPartnerCustomerUnreachable(rt.jobs) },
+        job.data.smsId,
+      );
       smsTotal.inc({ channel: 'twilio', outcome });
       rt.log.info({ smsId: job.data.smsId, outcome }, 'sms');
     },

@@ -15,7 +15,16 @@ export {
   type ClaimSms,
 } from './sms/templates.ts';
 export { TwilioSmsProvider } from './sms/twilio.ts';
-export { claimMessages, maskPhone, type ClaimMessage } from './sms/claim-messages.ts';
+export {
+  isSmsDeliveryStatus,
+  recordSmsDelivery,
+  type OnUndelivered,
+  type SmsDeliveryReport,
+  type UndeliveredSms,
+} from './sms/delivery.ts';
+export { isTwilioSignature } from './sms/twilio-signature.ts';
+export { twilioStatusRoutes } from './sms/twilio-status-routes.ts';
+export { claimMessages, maskPhone, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
 export {
   EMAIL_QUEUE_POLICY,
   MAX_EMAIL_ATTEMPTS,

@@ -158,7 +158,16 @@ export interface TwilioConfig {
   readonly from: string | undefined;
   readonly messagingServiceSid: string | undefined;
   readonly baseUrl: string | undefined;
+  /**
+   * Where Twilio posts each message's delivery status (docs/sms.md, "Delivery receipts"):
+   * `<PARASOL_PUBLIC_URL>/providers/twilio/sms-status` when that URL is https (Twilio calls public
+   * https addresses only), else none and no delivery receipts.
+   */
+  readonly statusCallbackUrl: string | undefined;
 }
+
+/** The path of Twilio's status callback under the public URL. */
+export const TWILIO_STATUS_PATH = '/providers/twilio/sms-status';
 
 export interface SmtpConfig {
   readonly host: string;
@@ -330,7 +339,7 @@ export function loadConfig(env: Env = process.env): Config {
       `must be less than PARASOL_BANK_DETAILS_DAYS (${bankDetailsDays}), got ${bankDetailsReminderDays}; 0 turns reminders off`,
     );
 
-  const twilio = twilioConfig(env);
+  const twilio = twilioConfig(env, publicUrl);
   const smtp = smtpConfig(env);
   const flightProvider = flightProviderConfig(env);
   const sepaDebtor = sepaDebtorConfig(env);
@@ -396,7 +405,7 @@ function flightProviderConfig(env: Env): FlightProviderConfig | undefined {
   }
 }
 
-function twilioConfig(env: Env): TwilioConfig | undefined {
+function twilioConfig(env: Env, publicUrl: string): TwilioConfig | undefined {
   const accountSid = optional(env, 'PARASOL_TWILIO_ACCOUNT_SID');
   const authToken = optional(env, 'PARASOL_TWILIO_AUTH_TOKEN');
   const from = optional(env, 'PARASOL_TWILIO_FROM');
@@ -417,7 +426,8 @@ function twilioConfig(env: Env): TwilioConfig | undefined {
   if (messagingServiceSid !== undefined && !/^MG[0-9a-fA-F]{32}$/.test(messagingServiceSid)) {
     throw new ConfigError('PARASOL_TWILIO_MESSAGING_SERVICE_SID', 'must be "MG" followed by 32 hexadecimal digits');
   }
-  return Object.freeze({ accountSid, authToken, from, messagingServiceSid, baseUrl });
+  const statusCallbackUrl = publicUrl.startsWith('https://') ? `${publicUrl}${TWILIO_STATUS_PATH}` : undefined;
+  return Object.freeze({ accountSid, authToken, from, messagingServiceSid, baseUrl, statusCallbackUrl });
 }
 
 function smtpConfig(env: Env): SmtpConfig | undefined {

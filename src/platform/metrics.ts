@@ -77,6 +77,13 @@ export const smsTotal = new client.Counter({
   registers: [registry],
 });
 
+export const smsDeliveriesTotal = new client.Counter({
+  name: 'parasol_sms_deliveries_total',
+  help: "Twilio delivery receipts received, by the message's status (delivered, undelivered, failed, sent…) and outcome (recorded; stale: already as far along; unknown: not a message of this platform).",
+  labelNames: ['status', 'outcome'] as const,
+  registers: [registry],
+});
+
 export const webhookDeliveriesTotal = new client.Counter({
   name: 'parasol_webhook_deliveries_total',
   help: 'Webhook delivery attempts made by this process, by outcome (succeeded, retry_scheduled, failed, skipped).',

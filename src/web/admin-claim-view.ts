@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { claimEvidence, REASON_MAX, type DeskClaimRow } from '../claims/index.ts';
-import type { ClaimMessage } from '../notify/index.ts';
+import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
 import { evidenceList } from './claim-evidence.ts';
@@ -98,7 +98,7 @@ ${
         view.messages.map((m) => [
           m.kind,
           m.channel,
-          m.lastError ? `${m.status}: ${m.lastError}` : m.status,
+          messageStatusText(m),
           html`<code class="id">${m.providerMessageId ?? '—'}</code>`,
           String(m.attempts),
           nowrap(m.to),

@@ -118,6 +118,29 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
     summary: 'The payment failed; the customer may give new details',
     data: Type.Object({ ...Claim, failureReason: Type.String({ maxLength: 500 }), failedAt: DateTime }),
   },
+  'claim.customer_unreachable': {
+    summary: 'The message asking the customer for bank details did not reach them',
+    data: Type.Object({
+      ...Claim,
+      channel: Type.Literal('sms'),
+      message: Type.String({
+        maxLength: 40,
+        description: 'Which message: opened (the first), payment_failed, reminder, resend.',
+      }),
+      deliveryStatus: Type.Union(
+        ['rejected', 'undelivered', 'failed'].map((s) => Type.Literal(s)),
+        {
+          description:
+            'rejected: the SMS provider refused the number at send; undelivered or failed: the carrier could not deliver it.',
+        },
+      ),
+      errorCode: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 2147483647 }), Type.Null()], {
+        description:
+          "The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…).",
+      }),
+      reportedAt: DateTime,
+    }),
+  },
   [TEST_EVENT_TYPE]: {
     summary: 'A test event sent from the console or the API',
     data: Type.Object({

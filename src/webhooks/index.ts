@@ -4,6 +4,7 @@ export { deliverWebhook, WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus }
 export {
   WEBHOOK_EVENT_TYPES,
   emitClaimWebhookEvents,
+  emitCustomerUnreachable,
   emitWebhookEvent,
   type ClaimWebhookEventType,
 } from './webhook-events.ts';

@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'claim.paid',
   'claim.expired',
   'claim.failed',
+  'claim.customer_unreachable',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -126,6 +127,22 @@ export interface ClaimFailedData extends ClaimWebhookData {
   failedAt: string;
 }
 
+/**
+ * A message asking the customer for bank details did not reach them: the SMS provider refused the
+ * number, or the carrier could not deliver it. The partner, who knows its customer, can correct the
+ * phone (PATCH /contracts/{contractNumber}/customer: the link is texted again to the new number).
+ */
+export interface ClaimCustomerUnreachableData extends ClaimWebhookData {
+  channel: 'sms';
+  /** Which message: opened (the first), payment_failed, reminder, resend. */
+  message: string;
+  /** `rejected` (refused at send: not a mobile number the provider accepts), `undelivered` or `failed` (by the carrier). */
+  deliveryStatus: 'rejected' | 'undelivered' | 'failed';
+  /** The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…), or null. */
+  errorCode: number | null;
+  reportedAt: string;
+}
+
 export interface WebhookEventData {
   'contract.created': ContractCreatedData;
   'contract.cancelled': ContractCancelledData;
@@ -135,6 +152,7 @@ export interface WebhookEventData {
   'claim.paid': ClaimPaidData;
   'claim.expired': ClaimExpiredData;
   'claim.failed': ClaimFailedData;
+  'claim.customer_unreachable': ClaimCustomerUnreachableData;
 }
 
 export interface TestEventData {
@@ -261,7 +279,8 @@ export function eventRow(
   };
 }
 
-export type ClaimWebhookEventType = Extract<WebhookEventType, `claim.${string}`>;
+/** The claim.* events whose data is the claim alone (emitClaimWebhookEvents); claim.customer_unreachable has its own. */
+export type ClaimWebhookEventType = Exclude<Extract<WebhookEventType, `claim.${string}`>, 'claim.customer_unreachable'>;
 
 /**
  * The claim.* events of many claims at once, their data read from the database in one statement
@@ -281,19 +300,7 @@ export async function emitClaimWebhookEvents(
   const rows = await repo.findClaimsForEvents(trx, claimIds);
   const iso = (d: Date | null) => (d ?? occurredAt).toISOString();
   const events = rows.map((r): AnyWebhookEventInput => {
-    const base: ClaimWebhookData = {
-      claimNumber: r.claim_number,
-      contractNumber: r.contract_number,
-      flightNumber: r.flight_number,
-      ...(r.operating_flight_number ? { operatingFlightNumber: r.operating_flight_number } : {}),
-      departureDate: r.departure_date,
-      reason: r.reason,
-      event: r.event,
-      delayMinutes: r.delay_minutes,
-      compensation: { amount: Number(r.compensation_amount), currency: r.currency },
-      status: r.status,
-      openedAt: r.opened_at.toISOString(),
-    };
+    const base = claimData(r);
     const scope = { partnerId: r.partner_id, environment: r.environment, occurredAt };
     switch (type) {
       case 'claim.opened':
@@ -312,5 +319,42 @@ export async function emitClaimWebhookEvents(
         };
     }
   });
+  return emitWebhookEvents(trx, jobs, events);
+}
+
+type ClaimEventRow = Awaited<ReturnType<typeof repo.findClaimsForEvents>>[number];
+
+/** What every claim.* event carries, from a row of findClaimsForEvents. */
+function claimData(r: ClaimEventRow): ClaimWebhookData {
+  return {
+    claimNumber: r.claim_number,
+    contractNumber: r.contract_number,
+    flightNumber: r.flight_number,
+    ...(r.operating_flight_number ? { operatingFlightNumber: r.operating_flight_number } : {}),
+    departureDate: r.departure_date,
+    reason: r.reason,
+    event: r.event,
+    delayMinutes: r.delay_minutes,
+    compensation: { amount: Number(r.compensation_amount), currency: r.currency },
+    status: r.status,
+    openedAt: r.opened_at.toISOString(),
+  };
+}
+
+/** claim.customer_unreachable for one claim, in the transaction that learnt it (see ClaimCustomerUnreachableData). */
+export async function emitCustomerUnreachable(
+  trx: Executor,
+  jobs: JobQueue,
+  claimId: string,
+  report: Pick<ClaimCustomerUnreachableData, 'message' | 'deliveryStatus' | 'errorCode'>,
+  occurredAt = new Date(),
+): Promise<EmitResult> {
+  const events = (await repo.findClaimsForEvents(trx, [claimId])).map((r): AnyWebhookEventInput => ({
+    partnerId: r.partner_id,
+    environment: r.environment,
+    occurredAt,
+    type: 'claim.customer_unreachable',
+    data: { ...claimData(r), channel: 'sms', ...report, reportedAt: occurredAt.toISOString() },
+  }));
   return emitWebhookEvents(trx, jobs, events);
 }

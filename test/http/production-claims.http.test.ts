@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../../src/cli/program.ts';
 import { requeueStaleSms } from '../../src/notify/sms/sms-queue.ts';
+import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
 import { encrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
@@ -68,6 +69,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
         PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
         PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
         PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
       },
     });
     a = await createTestPartner(t.db, { environment: 'production' });
@@ -392,6 +394,192 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       });
       assert.equal(row.attempts, 1);
       assert.match(row.last_error!, /twilio/);
+    } finally {
+      twilio.override = null;
+    }
+  });
+
+  it("Twilio's delivery receipts: an undelivered claim message is recorded, audited and told to the partner; forged or late receipts change nothing", async () => {
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['claim.customer_unreachable'] },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    const callbackUrl = 'https://claims.parasol.test/providers/twilio/sms-status';
+    const receipt = (form: Record<string, string>, options: { token?: string; url?: string } = {}) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/providers/twilio/sms-status',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-twilio-signature': twilioSignature(
+            options.token ?? AUTH_TOKEN,
+            options.url ?? callbackUrl,
+            Object.entries(form),
+          ),
+        },
+        payload: new URLSearchParams(form).toString(),
+      });
+    const openClaim = async () => {
+      const flightNumber = `AF${seq++}`;
+      await contract(a, flightNumber);
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' },
+        operator,
+      );
+      return opened.body.claimsOpened[0].claimNumber as string;
+    };
+    const message = (claimNumber: string) =>
+      t.db
+        .selectFrom('sms_messages as m')
+        .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+        .select(['m.id', 'm.status', 'm.provider_message_id', 'm.delivery_status', 'm.delivery_error'])
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirst()
+        .then((row) => row ?? assert.fail(`no message of ${claimNumber} yet`));
+    const unreachable = async (claimNumber: string) =>
+      (
+        await t.db
+          .selectFrom('webhook_events')
+          .select('payload')
+          .where('partner_id', '=', a.id)
+          .where('type', '=', 'claim.customer_unreachable')
+          .execute()
+      )
+        .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data)
+        .filter((d: { claimNumber: string }) => d.claimNumber === claimNumber);
+
+    const claimNumber = await openClaim();
+    const sent = await eventually(async () => {
+      const row = await message(claimNumber).catch(() => undefined);
+      return row?.status === 'sent' ? row : undefined;
+    });
+    assert.ok(twilio.requests.length > 0);
+    assert.deepEqual(
+      [...new Set(twilio.requests.map((r) => r.form.StatusCallback))],
+      [callbackUrl],
+      'Twilio is told where to post the receipts',
+    );
+    const form = (status: string, extra: Record<string, string> = {}) => ({
+      AccountSid: ACCOUNT_SID,
+      ApiVersion: '2010-04-01',
+      From: '+15005550006',
+      MessageSid: sent.provider_message_id!,
+      MessageStatus: status,
+      SmsSid: sent.provider_message_id!,
+      SmsStatus: status,
+      To: '+33612345678',
+      ...extra,
+    });
+
+    assert.equal((await receipt(form('sent'))).statusCode, 204);
+    assert.equal((await message(claimNumber)).delivery_status, 'sent');
+
+    // forged: another token, another URL, another account, or no signature — 403, nothing changes
+    for (const forged of [
+      receipt(form('undelivered', { ErrorCode: '30003' }), { token: 'not-the-auth-token' }),
+      receipt(form('undelivered', { ErrorCode: '30003' }), { url: 'https://evil.example/providers/twilio/sms-status' }),
+      receipt(form('undelivered', { ErrorCode: '30003', AccountSid: `AC${'f'.repeat(32)}` })),
+      t.app.inject({
+        method: 'POST',
+        url: '/providers/twilio/sms-status',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(form('undelivered')).toString(),
+      }),
+    ]) {
+      const res = await forged;
+      assert.equal(res.statusCode, 403, res.body);
+      assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+    }
+    assert.equal((await message(claimNumber)).delivery_status, 'sent');
+    assert.deepEqual(await unreachable(claimNumber), []);
+
+    // undelivered: recorded with Twilio's code, audited, the partner told
+    assert.equal((await receipt(form('undelivered', { ErrorCode: '30003' }))).statusCode, 204);
+    const undelivered = await message(claimNumber);
+    assert.deepEqual([undelivered.delivery_status, undelivered.delivery_error], ['undelivered', 30003]);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'data'])
+      .where('entity', '=', 'sms')
+      .where('entity_id', '=', undelivered.id)
+      .execute();
+    assert.deepEqual(
+      audited.map((r) => r.action),
+      ['sms_undelivered'],
+    );
+    const told = await unreachable(claimNumber);
+    assert.equal(told.length, 1);
+    assert.equal(told[0].deliveryStatus, 'undelivered');
+    assert.equal(told[0].errorCode, 30003);
+    assert.equal(told[0].message, 'opened');
+    assert.equal(told[0].status, 'awaiting_bank_details');
+    assert.ok(!JSON.stringify(told[0]).includes('612345678'), 'no phone number in the event');
+
+    // late or repeated receipts: the first final status stands, told once
+    for (const late of ['sent', 'delivered', 'undelivered'])
+      assert.equal((await receipt(form(late, late === 'undelivered' ? { ErrorCode: '30003' } : {}))).statusCode, 204);
+    assert.equal((await message(claimNumber)).delivery_status, 'undelivered');
+    assert.equal((await unreachable(claimNumber)).length, 1);
+    // a message this platform never sent, or a status it does not track: acknowledged, ignored
+    assert.equal((await receipt(form('delivered', { MessageSid: `SM${'0'.repeat(32)}` }))).statusCode, 204);
+    assert.equal((await receipt(form('receiving'))).statusCode, 204);
+
+    // the operator sees it on the claim
+    const shown = await cli('claims', 'show', claimNumber);
+    assert.equal(shown.code, 0, shown.err);
+    assert.match(shown.out, /sent → undelivered \(30003\)/);
+
+    // the partner corrects the phone: the link is texted again, to the new number
+    const contractNumber = (
+      await t.db
+        .selectFrom('claims as cl')
+        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+        .select('c.contract_number')
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow()
+    ).contract_number;
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/${contractNumber}/customer`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: { phone: '+33698765432' },
+    });
+    assert.equal(patched.statusCode, 200, patched.body);
+    const resent = await eventually(async () =>
+      twilio.requests.find((r) => r.form.To === '+33698765432' && r.form.Body?.includes('/c/')),
+    );
+    const newLink = /\/c\/[A-Za-z0-9_-]{43}/.exec(resent.form.Body!)![0];
+    assert.equal((await t.app.inject({ method: 'GET', url: newLink })).statusCode, 200, 'the new link works');
+    const resentAudit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', 'bank_details_link_resent')
+      .execute();
+    assert.equal(resentAudit.length, 1, 'texted once');
+    assert.match(resentAudit[0]!.actor, /^key:/, "the partner's act");
+
+    // a number Twilio refuses at send: the partner is told too, as rejected with Twilio's code
+    twilio.override = {
+      status: 400,
+      body: {
+        code: 21614,
+        message: "'To' number is not a valid mobile number",
+        more_info: 'https://www.twilio.com/docs/errors/21614',
+        status: 400,
+      },
+    };
+    try {
+      const refused = await openClaim();
+      const event = await eventually(async () => (await unreachable(refused))[0]);
+      assert.equal(event.deliveryStatus, 'rejected');
+      assert.equal(event.errorCode, 21614);
     } finally {
       twilio.override = null;
     }

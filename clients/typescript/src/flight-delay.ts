@@ -175,7 +175,7 @@ export interface paths {
         head?: never;
         /**
          * Change the customer's phone, email or language
-         * @description The messages sent from now on (claim SMS, reminders) use the new contact. Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.
+         * @description The messages sent from now on (claim SMS, reminders) use the new contact. A new phone also gets, by SMS, the link of each claim of the contract still waiting for bank details (a new link until the same due date; the answer to `claim.customer_unreachable`). Give one or more of phone, email, language. Audited (the fields changed, not their values). A cancelled contract: 409 contract_cancelled. Honours Idempotency-Key.
          */
         patch: operations["changeContact"];
         trace?: never;
@@ -608,6 +608,26 @@ export interface webhooks {
          * @description POSTed to each of your endpoints subscribed to `claim.failed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
          */
         post: operations["on_claim_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.customer_unreachable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The message asking the customer for bank details did not reach them
+         * @description POSTed to each of your endpoints subscribed to `claim.customer_unreachable`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         */
+        post: operations["on_claim_customer_unreachable"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1241,7 +1261,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
-            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
+            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[] | null;
             /** @description A disabled endpoint gets no deliveries. */
             enabled: boolean;
             /** Format: date-time */
@@ -7111,7 +7131,7 @@ export interface operations {
                 "application/json": {
                     url: string;
                     /** @description Absent = every event type. */
-                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[];
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[];
                     description?: string;
                 };
             };
@@ -7862,7 +7882,7 @@ export interface operations {
                 "application/json": {
                     url?: string;
                     /** @description null = every event type. */
-                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed")[] | null;
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[] | null;
                     description?: string | null;
                     /** @description false pauses the endpoint: its pending deliveries end failed. */
                     enabled?: boolean;
@@ -9581,6 +9601,66 @@ export interface operations {
                         failureReason: string;
                         /** Format: date-time */
                         failedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_claim_customer_unreachable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "claim.customer_unreachable";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        claimNumber: string;
+                        contractNumber: string;
+                        flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
+                        /** Format: date */
+                        departureDate: string;
+                        reason: "delay" | "cancellation";
+                        event: "delayed" | "cancelled" | "diverted";
+                        delayMinutes: number | null;
+                        compensation: {
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        /** Format: date-time */
+                        openedAt: string;
+                        /** @constant */
+                        channel: "sms";
+                        /** @description Which message: opened (the first), payment_failed, reminder, resend. */
+                        message: string;
+                        /** @description rejected: the SMS provider refused the number at send; undelivered or failed: the carrier could not deliver it. */
+                        deliveryStatus: "rejected" | "undelivered" | "failed";
+                        /** @description The SMS provider's error code (Twilio's: 30003 unreachable handset, 30005 unknown number, 30006 landline…). */
+                        errorCode: number | null;
+                        /** Format: date-time */
+                        reportedAt: string;
                     };
                 };
             };

@@ -18,6 +18,15 @@ export interface ClaimMessage {
   to: string;
   createdAt: Date;
   sentAt: Date | null;
+  /** What the carrier did with it (Twilio's delivery receipt), with the provider's error code; null until a receipt arrives. */
+  delivery: { status: string; errorCode: number | null } | null;
+}
+
+/** The message's status as the claim page and `parasol claims show` print it: `sent → undelivered (30003)`. */
+export function messageStatusText(m: Pick<ClaimMessage, 'status' | 'lastError' | 'delivery'>): string {
+  const done = m.lastError ? `${m.status}: ${m.lastError}` : m.status;
+  if (!m.delivery) return done;
+  return `${done} → ${m.delivery.status}${m.delivery.errorCode !== null ? ` (${m.delivery.errorCode})` : ''}`;
 }
 
 const KINDS: Record<string, string> = {
@@ -54,5 +63,6 @@ export async function claimMessages(db: Executor, key: EncryptionKeys, claimId: 
     to: maskPhone(decrypt(key, r.to_enc)),
     createdAt: r.created_at,
     sentAt: r.sent_at,
+    delivery: r.delivery_status ? { status: r.delivery_status, errorCode: r.delivery_error } : null,
   }));
 }

@@ -3,6 +3,8 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { messageKind } from './claim-messages.ts';
+import type { OnUndelivered } from './delivery.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
@@ -64,7 +66,7 @@ export const MAX_SMS_ATTEMPTS = 8;
  * sends it, records the outcome. Returns what happened; throws to have the queue retry.
  */
 export async function sendQueuedSms(
-  deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined },
+  deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined; onUndelivered?: OnUndelivered | undefined },
   smsId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
   if (!deps.provider) {
@@ -99,6 +101,17 @@ export async function sendQueuedSms(
           action: 'sms_rejected',
           data: { reason: error.reason, providerCode: error.providerCode ?? null },
         });
+        // a recipient refused (a wrong number), not the platform's credentials: someone can fix the contact
+        if (error.reason !== 'unauthorized')
+          await deps.onUndelivered?.(trx, {
+            smsId,
+            claimId: row.claim_id,
+            partnerId: row.partner_id,
+            environment: row.environment,
+            kind: messageKind(row.idempotency_key),
+            status: 'rejected',
+            errorCode: error.providerCode ?? null,
+          });
       });
       return 'rejected';
     }

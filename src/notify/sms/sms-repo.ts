@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
+import type { SmsDeliveryStatus } from './model.ts';
 import type { Executor } from '../../platform/db.ts';
 
 /** SQL for text messages: the production queue (`sms_messages`) and the sandbox/preproduction outbox (`sms_outbox`). */
@@ -145,13 +146,49 @@ export async function listClaimMessages(db: Executor, claimId: string) {
     to_enc: string;
     created_at: Date;
     sent_at: Date | null;
+    delivery_status: string | null;
+    delivery_error: number | null;
   }>`
     SELECT idempotency_key, 'sms' AS channel, status, provider, provider_message_id, attempts, last_error, to_enc,
-           created_at, sent_at
+           created_at, sent_at, delivery_status, delivery_error
     FROM sms_messages WHERE claim_id = ${claimId}
     UNION ALL
-    SELECT idempotency_key, 'outbox', 'sent', 'outbox', id, 1, NULL, to_enc, sent_at, sent_at
+    SELECT idempotency_key, 'outbox', 'sent', 'outbox', id, 1, NULL, to_enc, sent_at, sent_at, NULL, NULL
     FROM sms_outbox WHERE claim_id = ${claimId}
     ORDER BY created_at, idempotency_key`.execute(db);
   return result.rows;
+}
+
+/**
+ * A delivery report moves the message forward: only from a status in `before` (or none yet). The
+ * message whose provider id it is, or undefined when it is unknown or already as far along.
+ */
+export async function recordDelivery(
+  db: Executor,
+  provider: string,
+  report: { messageSid: string; status: SmsDeliveryStatus; errorCode: number | null },
+  before: readonly SmsDeliveryStatus[],
+) {
+  return db
+    .updateTable('sms_messages')
+    .set({ delivery_status: report.status, delivery_error: report.errorCode, delivery_updated_at: sql`now()` })
+    .where('provider', '=', provider)
+    .where('provider_message_id', '=', report.messageSid)
+    .where((eb) =>
+      before.length
+        ? eb.or([eb('delivery_status', 'is', null), eb('delivery_status', 'in', before)])
+        : eb('delivery_status', 'is', null),
+    )
+    .returning(['id', 'claim_id', 'partner_id', 'environment', 'idempotency_key'])
+    .executeTakeFirst();
+}
+
+export async function providerMessageExists(db: Executor, provider: string, messageSid: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('provider', '=', provider)
+    .where('provider_message_id', '=', messageSid)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { Executor } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { claimsAwaitingBankDetailsOf } from './claims-repo.ts';
+
+/**
+ * The customer's phone changed (the partner's PATCH /contracts/{n}/customer): each claim of the
+ * contract still waiting for bank details before its due date gets its link texted again, to the new
+ * number — a new link until the same due date, the old one stops working (`notifyClaim`'s `resend`,
+ * as the claim desk's, by a `claims_notify` job queued in the change's transaction). The partner's
+ * answer to `claim.customer_unreachable`. Returns how many were queued.
+ */
+export async function resendLinksToNewPhone(
+  trx: Executor,
+  jobs: JobQueue,
+  contractId: string,
+  actor: string,
+  now: Date,
+): Promise<number> {
+  const claimIds = await claimsAwaitingBankDetailsOf(trx, contractId, now);
+  // one action per change: a retry of the job sends once, another change sends again
+  const actionToken = randomUUID();
+  for (const claimId of claimIds)
+    await jobs.send(
+      'claims_notify',
+      { claimId, kind: 'resend', actionToken, actor, reason: 'customer phone changed' },
+      { trx },
+    );
+  return claimIds.length;
+}

@@ -1,0 +1,97 @@
+import { audit } from '../../platform/audit.ts';
+import type { Environment } from '../../platform/db-schema.ts';
+import type { Db, Trx } from '../../platform/db.ts';
+import { messageKind } from './claim-messages.ts';
+import { SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
+import * as repo from './sms-repo.ts';
+
+/**
+ * Delivery receipts (docs/sms.md, "Delivery receipts"): what the carrier did with a message the
+ * provider accepted. Twilio posts each status change to the status callback; the latest is kept on
+ * the message, never going back (callbacks may arrive out of order: `delivered` then a late `sent`).
+ * A message the carrier could not deliver (`undelivered`, `failed`) is audited and handed to
+ * `onUndelivered` in the same transaction — a claim's customer the platform could not reach.
+ */
+
+export interface SmsDeliveryReport {
+  /** The provider's message id (Twilio's `MessageSid`). */
+  messageSid: string;
+  status: SmsDeliveryStatus;
+  /** Twilio's `ErrorCode` (e.g. 30003 unreachable handset, 30005 unknown number, 30006 landline). */
+  errorCode: number | null;
+}
+
+/** A message that did not reach its recipient: refused at send, or undelivered by the carrier. */
+export interface UndeliveredSms {
+  smsId: string;
+  claimId: string | null;
+  partnerId: string;
+  environment: Environment;
+  /** What the message was (opened, reminder, payment_failed, paid, resend). */
+  kind: string;
+  /** `rejected` (the provider refused it at send), or the carrier's `undelivered` / `failed`. */
+  status: 'rejected' | 'undelivered' | 'failed';
+  /** The provider's error code, when it gave one. */
+  errorCode: number | null;
+}
+
+/** Called in the transaction that records the failure (e.g. the claims domain tells the partner). */
+export type OnUndelivered = (trx: Trx, sms: UndeliveredSms) => Promise<void>;
+
+/** How far along a message is; a report only ever moves it forward. Final states share a rank: the first wins. */
+const RANK: Record<SmsDeliveryStatus, number> = {
+  accepted: 1,
+  scheduled: 1,
+  queued: 2,
+  sending: 3,
+  sent: 4,
+  delivered: 5,
+  undelivered: 5,
+  failed: 5,
+  partially_delivered: 5,
+  canceled: 5,
+  read: 6,
+};
+
+export function isSmsDeliveryStatus(value: string): value is SmsDeliveryStatus {
+  return (SMS_DELIVERY_STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * Records one report: `recorded` (the message moved forward), `stale` (it already knows as much or
+ * more), `unknown` (no message of ours has this id — another application's on the same account).
+ */
+export async function recordSmsDelivery(
+  db: Db,
+  provider: string,
+  report: SmsDeliveryReport,
+  onUndelivered?: OnUndelivered,
+): Promise<'recorded' | 'stale' | 'unknown'> {
+  const before = SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[report.status]);
+  return db.transaction().execute(async (trx) => {
+    const row = await repo.recordDelivery(trx, provider, report, before);
+    if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
+    if (report.status === 'undelivered' || report.status === 'failed') {
+      const sms: UndeliveredSms = {
+        smsId: row.id,
+        claimId: row.claim_id,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        kind: messageKind(row.idempotency_key),
+        status: report.status,
+        errorCode: report.errorCode,
+      };
+      await audit(trx, {
+        actor: 'system',
+        partnerId: row.partner_id,
+        environment: row.environment,
+        entity: 'sms',
+        entityId: row.id,
+        action: 'sms_undelivered',
+        data: { status: report.status, providerCode: report.errorCode, kind: sms.kind },
+      });
+      await onUndelivered?.(trx, sms);
+    }
+    return 'recorded';
+  });
+}

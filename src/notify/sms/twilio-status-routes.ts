@@ -1,0 +1,61 @@
+import formbody from '@fastify/formbody';
+import type { FastifyPluginAsync } from 'fastify';
+import type { TwilioConfig } from '../../platform/config.ts';
+import type { Db } from '../../platform/db.ts';
+import { DomainError } from '../../platform/errors.ts';
+import { smsDeliveriesTotal } from '../../platform/metrics.ts';
+import { isSmsDeliveryStatus, recordSmsDelivery, type OnUndelivered } from './delivery.ts';
+import { isTwilioSignature } from './twilio-signature.ts';
+
+/**
+ * Twilio's status callback (docs/sms.md, "Delivery receipts"): `POST /providers/twilio/sms-status`,
+ * form-encoded as Twilio sends it (`MessageSid`, `MessageStatus`, `ErrorCode`, `AccountSid`, …),
+ * signed with `X-Twilio-Signature` over the URL the platform gave Twilio (`statusCallbackUrl`).
+ * Anything not signed with the account's auth token, or of another account, is a 403 and changes
+ * nothing; a status the platform does not track (an inbound `received`) or a message it does not
+ * know is acknowledged and ignored. 204 otherwise: Twilio only needs a 2xx.
+ */
+export function twilioStatusRoutes(deps: {
+  db: Db;
+  twilio: TwilioConfig & { statusCallbackUrl: string };
+  onUndelivered?: OnUndelivered;
+}): FastifyPluginAsync {
+  return async (app) => {
+    await app.register(formbody, { bodyLimit: 16_384 });
+    app.post('/providers/twilio/sms-status', { schema: { hide: true } }, async (request, reply) => {
+      const body = (request.body ?? {}) as Record<string, string | string[]>;
+      const pairs: [string, string][] = Object.entries(body).flatMap(([name, value]) =>
+        (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, String(v)]),
+      );
+      const signature = request.headers['x-twilio-signature'];
+      if (
+        !isTwilioSignature(
+          deps.twilio.authToken,
+          deps.twilio.statusCallbackUrl,
+          pairs,
+          typeof signature === 'string' ? signature : undefined,
+        ) ||
+        body.AccountSid !== deps.twilio.accountSid
+      )
+        throw new DomainError('forbidden', "The request does not carry Twilio's signature for this account.");
+      const sid = one(body.MessageSid) ?? one(body.SmsSid);
+      const status = one(body.MessageStatus) ?? one(body.SmsStatus);
+      if (!sid || !status || !isSmsDeliveryStatus(status)) return reply.code(204).send();
+      const code = Number(one(body.ErrorCode));
+      const errorCode = one(body.ErrorCode) && Number.isInteger(code) && code >= 0 ? code : null;
+      const outcome = await recordSmsDelivery(
+        deps.db,
+        'twilio',
+        { messageSid: sid, status, errorCode },
+        deps.onUndelivered,
+      );
+      smsDeliveriesTotal.inc({ status, outcome });
+      request.log.info({ messageSid: sid, status, errorCode, outcome }, 'sms delivery receipt');
+      return reply.code(204).send();
+    });
+  };
+}
+
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
