@@ -433,7 +433,7 @@ export async function insureFlight(
     days?: number;
     passengers?: number;
     language?: CustomerLang;
-    customer?: { firstName?: string; lastName?: string };
+    customer?: { firstName?: string; lastName?: string; phone?: string };
   },
 ): Promise<InsuredFlight> {
   const t = trip(options.days ?? 12, {

@@ -9,7 +9,9 @@ import {
   renderPaidSms,
   renderPaymentFailedSms,
   renderReminderSms,
+  messageKind,
   smsExists,
+  SmsRejectedError,
   SqlOutboxStore,
   type ClaimEvent,
 } from '../notify/index.ts';
@@ -19,6 +21,7 @@ import type { Db, Executor } from '../platform/db.ts';
 import type { Insurer } from '../platform/config.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import * as repo from './claims-repo.ts';
+import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 
 /**
  * A claims_notify job: the first message of a claim, the one after a rejected payment, the reminder
@@ -290,11 +293,35 @@ async function textCustomer(
     ),
     now: deps.now,
   });
-  await outbox.send({
-    to,
-    body: sms.body,
-    ...(sms.link ? { link: sms.link } : {}),
-    idempotencyKey: sms.idempotencyKey,
-  });
+  try {
+    await outbox.send({
+      to,
+      body: sms.body,
+      ...(sms.link ? { link: sms.link } : {}),
+      idempotencyKey: sms.idempotencyKey,
+    });
+  } catch (error) {
+    // Twilio's test numbers of a refused recipient: refused as production would, the partner told
+    if (!(error instanceof SmsRejectedError)) throw error;
+    await audit(trx, {
+      actor: 'system',
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'claim',
+      entityId: row.claim_number,
+      action: 'sms_rejected',
+      data: { reason: error.reason, providerCode: error.providerCode ?? null },
+    });
+    await tellPartnerCustomerUnreachable(deps.jobs)(trx, {
+      smsId: null,
+      claimId: row.id,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      kind: messageKind(sms.idempotencyKey),
+      status: 'rejected',
+      errorCode: error.providerCode ?? null,
+    });
+    return `${outbox.name} (refused)`;
+  }
   return outbox.name;
 }

@@ -1,7 +1,7 @@
 /** The notify domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { OutboxSmsProvider } from './sms/outbox.ts';
 export { SMS_QUEUE_POLICY, queueSms, requeueStaleSms, sendQueuedSms, smsExists } from './sms/sms-queue.ts';
-export { type SmsProvider } from './sms/sms.ts';
+export { SmsRejectedError, type SmsProvider } from './sms/sms.ts';
 export { readOutbox, SqlOutboxStore } from './sms/sql-outbox.ts';
 export {
   formatAmount,
@@ -24,7 +24,7 @@ export {
 } from './sms/delivery.ts';
 export { isTwilioSignature } from './sms/twilio-signature.ts';
 export { twilioStatusRoutes } from './sms/twilio-status-routes.ts';
-export { claimMessages, maskPhone, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
+export { claimMessages, maskPhone, messageKind, messageStatusText, type ClaimMessage } from './sms/claim-messages.ts';
 export {
   EMAIL_QUEUE_POLICY,
   MAX_EMAIL_ATTEMPTS,

@@ -1,6 +1,6 @@
 import { audit } from '../../platform/audit.ts';
 import type { Environment } from '../../platform/db-schema.ts';
-import type { Db, Trx } from '../../platform/db.ts';
+import type { Db, Executor } from '../../platform/db.ts';
 import { messageKind } from './claim-messages.ts';
 import { SMS_DELIVERY_STATUSES, type SmsDeliveryStatus } from './model.ts';
 import * as repo from './sms-repo.ts';
@@ -23,7 +23,8 @@ export interface SmsDeliveryReport {
 
 /** A message that did not reach its recipient: refused at send, or undelivered by the carrier. */
 export interface UndeliveredSms {
-  smsId: string;
+  /** The production message (`sms_messages`); null for a sandbox message the outbox refused. */
+  smsId: string | null;
   claimId: string | null;
   partnerId: string;
   environment: Environment;
@@ -36,7 +37,7 @@ export interface UndeliveredSms {
 }
 
 /** Called in the transaction that records the failure (e.g. the claims domain tells the partner). */
-export type OnUndelivered = (trx: Trx, sms: UndeliveredSms) => Promise<void>;
+export type OnUndelivered = (trx: Executor, sms: UndeliveredSms) => Promise<void>;
 
 /** How far along a message is; a report only ever moves it forward. Final states share a rank: the first wins. */
 const RANK: Record<SmsDeliveryStatus, number> = {

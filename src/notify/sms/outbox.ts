@@ -28,6 +28,17 @@ export interface OutboxStore {
   append(m: OutboxMessage): Promise<void>;
 }
 
+/**
+ * Twilio's documented test numbers for a refused recipient (https://www.twilio.com/docs/iam/test-credentials):
+ * the outbox refuses them as Twilio would, so a sandbox integration can see `claim.customer_unreachable`.
+ */
+export const REFUSED_TEST_NUMBERS: Readonly<
+  Record<string, { reason: 'invalid_number'; code: number; message: string }>
+> = {
+  '+15005550001': { reason: 'invalid_number', code: 21211, message: 'not a valid phone number (test number)' },
+  '+15005550009': { reason: 'invalid_number', code: 21614, message: 'not a mobile number (test number)' },
+};
+
 export class OutboxSmsProvider implements SmsProvider {
   readonly name = 'outbox';
   readonly #store: OutboxStore;
@@ -42,6 +53,8 @@ export class OutboxSmsProvider implements SmsProvider {
     // Same rules as the real provider, so sandbox integrations fail where production would.
     if (!E164.test(msg.to)) throw new SmsRejectedError(this.name, 'invalid_number', 'recipient is not an E.164 number');
     if (msg.body.length === 0) throw new SmsRejectedError(this.name, 'rejected', 'empty body');
+    const refused = REFUSED_TEST_NUMBERS[msg.to];
+    if (refused) throw new SmsRejectedError(this.name, refused.reason, refused.message, { providerCode: refused.code });
     const id = outboxMessageId(msg.idempotencyKey);
     await this.#store.append({
       id,
