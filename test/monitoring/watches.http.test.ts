@@ -203,6 +203,39 @@ describe('flight monitoring (sandbox, simulator)', () => {
       assert.equal(Number(claim?.compensation_amount), 3 * 15_000);
     });
 
+    it('a leg sold after its flight was decided before departure gets that decision’s claim at the next planning', async () => {
+      const delayOnly = await createTestPartner(t.db, { configuration: { formula: 'delay' } });
+      const { watch, departure, flight, date, contracts } = await watched([a]);
+      // known before departure (the simulator's event, as an operator's): decided now, a day ahead
+      await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      const decidedAt = c.now();
+      assert.ok(decidedAt < departure);
+      const first = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(first, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
+      // sold afterwards, still before departure: one the decision pays, one it does not (delay only)
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`), { passengers: 2 });
+      const unpaid = await subscribe(t, c, delayOnly, flight, new Date(`${date}T00:00:00Z`));
+      await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      const claims = await claimsOf(t, 'sandbox', flight, date);
+      assert.deepEqual(
+        claims.map((cl) => [cl.contract_number, cl.event, Number(cl.compensation_amount)]).sort(),
+        [
+          [contracts[0]!.contractNumber, 'cancelled', 15_000],
+          [later.contractNumber, 'cancelled', 2 * 15_000],
+        ].sort(),
+      );
+      assert.ok(!claims.some((cl) => cl.contract_number === unpaid.contractNumber));
+      const evidence = claims.find((cl) => cl.contract_number === later.contractNumber)!.evidence as {
+        source: string;
+        cancelled: boolean;
+      };
+      assert.equal(evidence.source, 'monitoring:simulator', 'the record the flight was decided on');
+      assert.equal(evidence.cancelled, true);
+      await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2, 'once');
+      assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
+    });
+
     it('diverted: paid as cancelled when cancellation is covered', async () => {
       const { watch, departure, flight, date } = await watched([a]);
       await simulate({
