@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
+import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
@@ -234,6 +235,32 @@ describe('flight monitoring (sandbox, simulator)', () => {
       await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
       assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2, 'once');
       assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
+    });
+
+    it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
+      const { flight, date, departure } = await watched([a]);
+      const stated = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.equal(stated.watchesDecided, 1);
+      assert.ok(c.now() < departure);
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
+      const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal(planned.claimsOpened, 1);
+      const claim = (await claimsOf(t, 'sandbox', flight, date)).find(
+        (cl) => cl.contract_number === later.contractNumber,
+      );
+      assert.equal(claim?.delay_minutes, 200);
+      assert.equal(Number(claim?.compensation_amount), 10_000);
+      assert.equal((claim?.evidence as { source: string }).source, 'operator');
     });
 
     it('diverted: paid as cancelled when cancellation is covered', async () => {
