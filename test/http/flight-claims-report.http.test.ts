@@ -121,6 +121,34 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
     ]);
   });
 
+  it('keeps the first event of a leg: a later report of a longer delay opens nothing and changes no amount', async () => {
+    const c = await contract(a);
+    const report = (delayMinutes: number) =>
+      post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'delayed', delayMinutes },
+        a.auth,
+      );
+    const first = await report(130);
+    assert.deepEqual(first.body.claimsOpened[0].compensation, { amount: 5_000, currency: 'EUR' });
+    assert.deepEqual((await report(200)).body.claimsOpened, []);
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: today, toDate: today, contractNumber: c.contractNumber },
+      a.auth,
+    );
+    assert.deepEqual(
+      listed.body.claims.map((x: { delayMinutes: number; compensation: { amount: number } }) => [
+        x.delayMinutes,
+        x.compensation.amount,
+      ]),
+      [[130, 5_000]],
+    );
+  });
+
   it('is open to preproduction keys, for their own contracts', async () => {
     const pre = await createTestPartner(t.db, { environment: 'preproduction' });
     const c = await contract(pre);
