@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { ClaimEventKind, ClaimReason } from './model.ts';
@@ -22,9 +22,10 @@ export interface OpenedClaim {
  * The payout rule of DESIGN.md in SQL, for a contract `c` (its coverage snapshot, per passenger):
  * two lateral joins that give `pay.reason` and `pay.amount` (null or 0: nothing to pay). The same
  * rule as `payoutFor` (flight/pricing.ts), which prices it; test/claims/payout-rule.db.test.ts runs
- * both on random coverages and events.
+ * both on random coverages and events. The event and the delay are values, or SQL expressions of the
+ * enclosing query (a decided flight watch's decision: monitoring's `earlyDecisionsOwingClaims`).
  */
-export function payoutLaterals(event: FlightEventType, delayMinutes: number) {
+export function payoutLaterals(event: FlightEventType | RawBuilder<string>, delayMinutes: number | RawBuilder<number>) {
   return sql`CROSS JOIN LATERAL (
     SELECT (c.coverage->>'cancellationAmount')::bigint AS cancellation,
            (SELECT max((t->>'amount')::bigint) FROM jsonb_array_elements(c.coverage->'delayTiers') t

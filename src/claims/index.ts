@@ -30,6 +30,7 @@ export {
   type ClaimListRow,
   type FlightEventType,
   type OpenedClaim,
+  payoutLaterals,
 } from './claims-repo.ts';
 export { completeContractsOnFlight } from './contract-completion.ts';
 export { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';

@@ -293,8 +293,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 3, retryDelay: 30, expireInSeconds: 300 },
     schedule: '*/5 * * * *',
     handler: (rt) => async () => {
-      const planned = await planWatches({ db: rt.db, now: rt.now });
-      if (planned.created + planned.reopened + planned.closed > 0) rt.log.info(planned, 'flight watches planned');
+      const planned = await planWatches({ db: rt.db, now: rt.now, jobs: rt.jobs });
+      if (planned.created + planned.reopened + planned.closed + planned.claimsOpened > 0)
+        rt.log.info(planned, 'flight watches planned');
     },
   },
   flights_dispatch: {

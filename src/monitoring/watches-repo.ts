@@ -1,6 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Environment, FlightWatchesTable, FlightWatchState } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
+import { payoutLaterals } from '../claims/index.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
 
 /**
@@ -88,6 +89,61 @@ export async function insertMissingWatches(
     RETURNING (xmax = 0) AS inserted`.execute(db);
   const created = result.rows.filter((r) => r.inserted).length;
   return { created, reopened: result.rows.length - created };
+}
+
+/** A flight decided before its scheduled departure, one of whose active legs that decision pays has no claim. */
+export interface EarlyDecisionOwingClaims {
+  id: string;
+  environment: Environment;
+  flightNumber: string;
+  departureDate: string;
+  decision: { kind: 'delayed' | 'cancelled' | 'diverted'; arrivalDelayMinutes?: number; source?: string };
+  /** The status record the monitoring decided on (the evidence format of flight-event.ts); null for an operator's. */
+  lastStatus: Record<string, unknown> | null;
+}
+
+/**
+ * Flights decided before their scheduled departure (an operator's or a simulated event, a cancellation
+ * known ahead) that departed since `since` or are still to depart, with an active leg the decision pays
+ * (the payout rule on the leg's contract) and no claim: a leg sold, or moved onto the flight, after the
+ * decision. The partial index flight_watches_decided_early (migration 0040) holds only such watches.
+ */
+export async function earlyDecisionsOwingClaims(
+  db: Executor,
+  since: Date,
+  limit: number,
+): Promise<EarlyDecisionOwingClaims[]> {
+  const rows = await sql<{
+    id: string;
+    environment: Environment;
+    flight_number: string;
+    departure_date: string;
+    decision: EarlyDecisionOwingClaims['decision'];
+    last_status: Record<string, unknown> | null;
+  }>`
+    SELECT w.id, w.environment, w.flight_number, to_char(w.departure_date, 'YYYY-MM-DD') AS departure_date,
+           w.decision, w.last_status
+    FROM flight_watches w
+    WHERE w.state = 'decided' AND w.decided_at < w.scheduled_departure
+      AND w.scheduled_departure >= ${since}
+      AND w.decision->>'kind' IN ('delayed', 'cancelled', 'diverted')
+      AND EXISTS (
+        SELECT 1 FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
+        ${payoutLaterals(sql<string>`(w.decision->>'kind')`, sql<number>`coalesce((w.decision->>'arrivalDelayMinutes')::int, 0)`)}
+        WHERE l.environment = w.environment AND l.monitored_flight_number = w.flight_number
+          AND l.departure_date = w.departure_date AND c.status = 'active'
+          AND coalesce(pay.amount, 0) > 0
+          AND NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.leg_id = l.id))
+    ORDER BY w.scheduled_departure
+    LIMIT ${limit}`.execute(db);
+  return rows.rows.map((r) => ({
+    id: r.id,
+    environment: r.environment,
+    flightNumber: r.flight_number,
+    departureDate: r.departure_date,
+    decision: r.decision,
+    lastStatus: r.last_status,
+  }));
 }
 
 /** Watching watches with no active contract leg left become `closed`, each with its audit row. One statement. */

@@ -72,4 +72,44 @@ describe('a claim opening racing a leg cancellation', () => {
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.deepEqual(await opening!, [], 'the leg is no longer insured: no claim, and no failure');
   });
+
+  it('the contract cancelled first (/cancel, full refund): the event opens nothing, and does not fail', async (ctx) => {
+    if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+    const a = await createTestPartner(t.db);
+    const flightNumber = `AF${5300 + (process.pid % 300)}`;
+    const c = await insureFlight(t.app, a, { flightNumber, days: 21 });
+    const leg = await t.db
+      .selectFrom('contract_legs')
+      .select(['departure_local'])
+      .where('flight_number', '=', flightNumber)
+      .executeTakeFirstOrThrow();
+    let opening: Promise<unknown> | undefined;
+    let cancelling: Promise<Awaited<ReturnType<typeof post>>> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      // holds the cancellation after it locked and cancelled the contract (at its exposure release)
+      await sql`SELECT 1 FROM flight_exposure WHERE departure_airport = 'CDG' AND arrival_airport = 'JFK'
+                  AND departure_local = ${leg.departure_local} FOR UPDATE`.execute(trx);
+      cancelling = post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      await eventually(async () => ((await blocked()) >= 1 ? true : undefined));
+      opening = openClaimsForFlightEvent(t.app.parasol, {
+        environment: 'sandbox',
+        flightNumber,
+        departureDate: c.departureDate,
+        status: 'cancelled',
+        source: 'test',
+      });
+      opening.catch(() => {});
+      // the event waits for the cancellation's contract lock
+      await eventually(async () => ((await blocked()) >= 2 ? true : undefined));
+    });
+    const cancelled = await cancelling!;
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.equal(cancelled.body.status, 'cancelled');
+    assert.deepEqual(await opening!, [], 'refunded: no claim as well, and no failure');
+  });
 });

@@ -5,6 +5,7 @@ import { Decimal } from 'decimal.js';
 import { coverageFor, FORMULAS, type DelayTier, type Formula } from '../../src/partners/coverage.ts';
 import {
   expectedLoss,
+  payoutFor,
   priceLeg,
   pricePolicy,
   PRICING,
@@ -299,6 +300,63 @@ describe('expected loss', () => {
 
   it('ignores delay when only cancellation is covered', () => {
     assert.equal(expectedLoss(leg, coverageFor('cancellation', tiers, 15_000)).toString(), '375');
+  });
+});
+
+describe('the payout rule (DESIGN.md, trigger rules): what one passenger is paid for one leg', () => {
+  const tiers = [
+    { minDelayMinutes: 120, amount: 5000 },
+    { minDelayMinutes: 180, amount: 10_000 },
+  ];
+  const both = coverageFor('delay_and_cancellation', tiers, 15_000);
+
+  it('a delay pays the highest tier reached, a tier being reached at its own minute', () => {
+    const paid = (delayMinutes: number) => payoutFor(both, { event: 'delayed', delayMinutes });
+    assert.deepEqual(
+      [0, 119, 120, 179, 180, 1_440].map((minutes) => [minutes, paid(minutes).amount]),
+      [
+        [0, 0],
+        [119, 0],
+        [120, 5000],
+        [179, 5000],
+        [180, 10_000],
+        [1_440, 10_000],
+      ],
+    );
+    assert.equal(paid(150).reason, 'delay');
+  });
+
+  it('each formula pays only what it covers: delay, cancellation, diversion', () => {
+    const rows = FORMULAS.map((formula) => {
+      const coverage = coverageFor(formula, tiers, 15_000);
+      return [
+        formula,
+        payoutFor(coverage, { event: 'delayed', delayMinutes: 200 }),
+        payoutFor(coverage, { event: 'cancelled' }),
+        payoutFor(coverage, { event: 'diverted' }),
+      ];
+    });
+    assert.deepEqual(rows, [
+      // a diverted leg: as cancelled when cancellation is covered, else the highest delay tier
+      [
+        'delay',
+        { reason: 'delay', amount: 10_000 },
+        { reason: 'cancellation', amount: 0 },
+        { reason: 'delay', amount: 10_000 },
+      ],
+      [
+        'cancellation',
+        { reason: 'delay', amount: 0 },
+        { reason: 'cancellation', amount: 15_000 },
+        { reason: 'cancellation', amount: 15_000 },
+      ],
+      [
+        'delay_and_cancellation',
+        { reason: 'delay', amount: 10_000 },
+        { reason: 'cancellation', amount: 15_000 },
+        { reason: 'cancellation', amount: 15_000 },
+      ],
+    ]);
   });
 });
 

@@ -131,6 +131,15 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
       .where('action', '=', 'completed')
       .execute();
     assert.deepEqual(completedAudit, [{ actor: 'system' }], 'with its audit row');
+    // completed before its flight's departure (a cancellation announced ahead): paid, so no refund too
+    const cancel = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+      a.auth,
+    );
+    assert.equal(cancel.status, 409);
+    assert.equal(cancel.body.code, 'contract_not_cancellable');
 
     const payouts = await t.db
       .selectFrom('payouts as p')

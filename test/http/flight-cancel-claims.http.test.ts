@@ -127,6 +127,45 @@ describe('Flight Delay API — cancellation and claims', () => {
       assert.equal(res.body.code, 'contract_not_cancellable');
     });
 
+    it('cancels with the full premium up to the instant of the first departure, not at it', async (ctx) => {
+      ctx.after(() => at(new Date()));
+      const before = await contract(a, { days: 5 });
+      at(new Date(new Date(before.flights[0].departureAt).getTime() - 1));
+      const justBefore = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: before.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(justBefore.status, 200, JSON.stringify(justBefore.body));
+      assert.deepEqual(justBefore.body.refund, before.premium.total);
+      const atDeparture = await contract(a, { days: 5 });
+      at(new Date(atDeparture.flights[0].departureAt));
+      const res = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: atDeparture.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(res.status, 409);
+      assert.equal(res.body.code, 'contract_not_cancellable');
+    });
+
+    it('a return trip: not cancellable once the outbound has departed, the return still ahead', async (ctx) => {
+      ctx.after(() => at(new Date()));
+      const c = await contract(a, { returnTrip: true });
+      at(new Date(new Date(c.flights[0].departureAt).getTime() + 60_000));
+      assert.ok(new Date(c.flights[1].departureAt).getTime() > clock.getTime());
+      const res = await post(
+        t.app,
+        `${FLIGHT}/cancel`,
+        { contractNumber: c.contractNumber, reason: 'ticket_cancelled' },
+        a.auth,
+      );
+      assert.equal(res.status, 409);
+      assert.equal(res.body.code, 'contract_not_cancellable');
+    });
+
     it('answers 409 once a claim is open on the contract', async () => {
       const c = await contract(a);
       await event(c.flights[0].flightNumber, c.flights[0].departureDateTime.slice(0, 10), 'cancelled');

@@ -97,6 +97,74 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
     assert.deepEqual(res.body.claimsOpened, []);
   });
 
+  it('pays a tier from its own minute on, per passenger: 119 nothing, 120 and 179 the first, 180 the second', async () => {
+    const paid = [];
+    for (const delayMinutes of [119, 120, 179, 180]) {
+      const c = await contract(a, undefined, 2);
+      const res = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'delayed', delayMinutes },
+        a.auth,
+      );
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      paid.push([
+        delayMinutes,
+        res.body.claimsOpened.map((x: { compensation: { amount: number } }) => x.compensation.amount),
+      ]);
+    }
+    assert.deepEqual(paid, [
+      [119, []],
+      [120, [2 * 5_000]],
+      [179, [2 * 5_000]],
+      [180, [2 * 10_000]],
+    ]);
+  });
+
+  it('keeps the first event of a leg: a later report of a longer delay opens nothing and changes no amount', async () => {
+    const c = await contract(a);
+    const report = (delayMinutes: number) =>
+      post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'delayed', delayMinutes },
+        a.auth,
+      );
+    const first = await report(130);
+    assert.deepEqual(first.body.claimsOpened[0].compensation, { amount: 5_000, currency: 'EUR' });
+    assert.deepEqual((await report(200)).body.claimsOpened, []);
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { fromDate: today, toDate: today, contractNumber: c.contractNumber },
+      a.auth,
+    );
+    assert.deepEqual(
+      listed.body.claims.map((x: { delayMinutes: number; compensation: { amount: number } }) => [
+        x.delayMinutes,
+        x.compensation.amount,
+      ]),
+      [[130, 5_000]],
+    );
+  });
+
+  it('is open to preproduction keys, for their own contracts', async () => {
+    const pre = await createTestPartner(t.db, { environment: 'preproduction' });
+    const c = await contract(pre);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      pre.auth,
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.claimsOpened.map((x: { contractNumber: string; reason: string }) => [x.contractNumber, x.reason]),
+      [[c.contractNumber, 'cancellation']],
+    );
+  });
+
   it('takes delayMinutes, the name claims answer with, and still its former name arrivalDelayMinutes', async () => {
     const now = await contract(a);
     const event = { flightNumber: now.flightNumber, departureDate: now.departureDate, status: 'delayed' };

@@ -5,6 +5,7 @@ import { sealJson } from '../../src/platform/signed-token.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import {
   buildTestApp,
+  consent,
   CUSTOMER,
   createTestPartner,
   DEFAULT_CONFIGURATION,
@@ -122,6 +123,34 @@ describe('Flight Delay API — subscription', () => {
     ctx.after(() => (clock = new Date()));
     clock = new Date(new Date(q.expiresAt).getTime() + 1000);
     const res = await post(t.app, `${FLIGHT}/subscribe`, subscription(q.quoteReference, body), partner.auth);
+    assert.equal(res.status, 422);
+    assert.equal(res.body.code, 'quote_expired');
+  });
+
+  it('subscribes until 2 h before the first departure, not after, whatever the quote’s 24 h', async (ctx) => {
+    ctx.after(() => (clock = new Date()));
+    const body = trip(26);
+    const departure = new Date((await quote(body)).legs[0].departureAt).getTime();
+    // quoted 4 h before departure: the quote lives until 2 h before it, not 24 h
+    const late = await quote(body, partner, new Date(departure - 4 * 3600_000));
+    assert.equal(new Date(late.expiresAt).getTime(), departure - 2 * 3600_000);
+    const accepted = { consent: consent(1, new Date(departure - 4 * 3600_000)) };
+    clock = new Date(departure - 2 * 3600_000 - 1000);
+    const inTime = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      subscription(late.quoteReference, body, accepted),
+      partner.auth,
+    );
+    assert.equal(inTime.status, 201, JSON.stringify(inTime.body));
+    const tooLate = await quote(body, partner, new Date(departure - 4 * 3600_000));
+    clock = new Date(departure - 2 * 3600_000);
+    const res = await post(
+      t.app,
+      `${FLIGHT}/subscribe`,
+      subscription(tooLate.quoteReference, body, accepted),
+      partner.auth,
+    );
     assert.equal(res.status, 422);
     assert.equal(res.body.code, 'quote_expired');
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
+import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
@@ -201,6 +202,65 @@ describe('flight monitoring (sandbox, simulator)', () => {
       const [claim] = await claimsOf(t, 'sandbox', flight, date);
       assert.equal(claim?.event, 'cancelled');
       assert.equal(Number(claim?.compensation_amount), 3 * 15_000);
+    });
+
+    it('a leg sold after its flight was decided before departure gets that decision’s claim at the next planning', async () => {
+      const delayOnly = await createTestPartner(t.db, { configuration: { formula: 'delay' } });
+      const { watch, departure, flight, date, contracts } = await watched([a]);
+      // known before departure (the simulator's event, as an operator's): decided now, a day ahead
+      await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      const decidedAt = c.now();
+      assert.ok(decidedAt < departure);
+      const first = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(first, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
+      // sold afterwards, still before departure: one the decision pays, one it does not (delay only)
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`), { passengers: 2 });
+      const unpaid = await subscribe(t, c, delayOnly, flight, new Date(`${date}T00:00:00Z`));
+      await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      const claims = await claimsOf(t, 'sandbox', flight, date);
+      assert.deepEqual(
+        claims.map((cl) => [cl.contract_number, cl.event, Number(cl.compensation_amount)]).sort(),
+        [
+          [contracts[0]!.contractNumber, 'cancelled', 15_000],
+          [later.contractNumber, 'cancelled', 2 * 15_000],
+        ].sort(),
+      );
+      assert.ok(!claims.some((cl) => cl.contract_number === unpaid.contractNumber));
+      const evidence = claims.find((cl) => cl.contract_number === later.contractNumber)!.evidence as {
+        source: string;
+        cancelled: boolean;
+      };
+      assert.equal(evidence.source, 'monitoring:simulator', 'the record the flight was decided on');
+      assert.equal(evidence.cancelled, true);
+      await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2, 'once');
+      assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
+    });
+
+    it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
+      const { flight, date, departure } = await watched([a]);
+      const stated = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.equal(stated.watchesDecided, 1);
+      assert.ok(c.now() < departure);
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
+      const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal(planned.claimsOpened, 1);
+      const claim = (await claimsOf(t, 'sandbox', flight, date)).find(
+        (cl) => cl.contract_number === later.contractNumber,
+      );
+      assert.equal(claim?.delay_minutes, 200);
+      assert.equal(Number(claim?.compensation_amount), 10_000);
+      assert.equal((claim?.evidence as { source: string }).source, 'operator');
     });
 
     it('diverted: paid as cancelled when cancellation is covered', async () => {
