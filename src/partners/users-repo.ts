@@ -59,9 +59,54 @@ export async function listUsers(db: Executor, partnerId: string): Promise<UserRo
   return rows.map(toUser);
 }
 
-export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  const row = await db.selectFrom('users').select(columns).where('email', '=', email).executeTakeFirst();
+/**
+ * The user who signs in with this address: the one with a password (at most one, migration 0039;
+ * the same address may be invited, without a password, at other partners).
+ */
+export async function findActiveUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(columns)
+    .where('email', '=', email)
+    .where('password_hash', 'is not', null)
+    .executeTakeFirst();
   return row && toUser(row);
+}
+
+/**
+ * Whether the address is taken for a new user of `partnerId`: by a user of that partner (any state),
+ * or, when `orActive`, by a user of any partner who can sign in.
+ */
+export async function emailTaken(db: Executor, partnerId: string, email: string, orActive: boolean): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .where((eb) =>
+      orActive
+        ? eb.or([eb('partner_id', '=', partnerId), eb('password_hash', 'is not', null)])
+        : eb('partner_id', '=', partnerId),
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function emailOf(db: Executor, userId: string): Promise<string> {
+  return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+}
+
+/**
+ * The users with this address, locked until the transaction ends: two invitations of the same
+ * address (at two partners) accepted at once are taken in turn, and the second sees the first.
+ */
+export async function lockUsersByEmail(trx: Executor, email: string) {
+  return trx
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where('email', '=', email)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 /** The partner's users, locked until the transaction ends (role changes and removals count the admins under it). */

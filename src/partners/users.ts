@@ -83,7 +83,8 @@ export async function createUser(
   const role = input.role ?? 'admin';
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
-    if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
+    // an operator sees every partner: an address that signs in anywhere, or known at this partner, is taken
+    if (await users.emailTaken(trx, input.partnerId, email, true))
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
     const user = await repo.insertUser(trx, {
       partner_id: input.partnerId,
@@ -124,7 +125,9 @@ export async function inviteUser(
   const partner = await repo.findPartner(deps.db, caller.partnerId);
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
   return transaction(deps.db, async (trx) => {
-    if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
+    // only the partner's own users count: whether the address has an account at another partner is
+    // none of this partner's business (the invitee learns it from the link, docs/portal.md)
+    if (await users.emailTaken(trx, caller.partnerId, email, false))
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
     const user = await repo.insertUser(trx, {
       partner_id: caller.partnerId,
@@ -226,7 +229,7 @@ async function lockedTarget(
 export async function requestPasswordReset(deps: UserDeps, rawEmail: string, from: { address: string }): Promise<void> {
   const email = rawEmail.trim().toLowerCase();
   if (email === '' || email.length > 320) return;
-  const user = await users.findUserByEmail(deps.db, email);
+  const user = await users.findActiveUserByEmail(deps.db, email);
   if (!user || user.activatedAt === null) return;
   await transaction(deps.db, async (trx) => {
     await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
@@ -269,28 +272,56 @@ async function issueLink(
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** What a link's page shows before it is used: its user's email and purpose, or undefined when it does not work. */
-export async function peekPasswordLink(deps: Pick<UserDeps, 'db' | 'now'>, token: string) {
+export async function peekPasswordLink(
+  deps: Pick<UserDeps, 'db' | 'now'>,
+  token: string,
+): Promise<{ email: string; purpose: 'invitation' | 'password_reset'; addressTaken: boolean } | undefined> {
   if (!TOKEN.test(token)) return undefined;
   const row = await users.findLiveToken(deps.db, sha256Hex(token), deps.now());
-  return row && { email: row.email, purpose: row.purpose };
+  if (!row) return undefined;
+  const active = row.purpose === 'invitation' ? await users.findActiveUserByEmail(deps.db, row.email) : undefined;
+  return { email: row.email, purpose: row.purpose, addressTaken: active !== undefined && active.id !== row.user_id };
 }
+
+/** An invitation whose address signs in already, at another partner: nothing is written. */
+class AddressTaken extends Error {}
 
 /**
  * Uses a link once: sets the password (an invited user becomes active) and answers the user, or
- * undefined when the link is unknown, used, replaced or expired. The caller ends the user's sessions.
+ * undefined when the link is unknown, used, replaced or expired, or `address_taken` when it is an
+ * invitation of an address that signs in already (invited by another partner too, and accepted
+ * there first: an address has one account) — the link is then left unused. The caller ends the
+ * user's sessions.
  */
 export async function usePasswordLink(
   deps: Pick<UserDeps, 'db' | 'now'>,
   token: string,
   password: string,
-): Promise<{ userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' } | undefined> {
+): Promise<
+  | { userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' }
+  | 'address_taken'
+  | undefined
+> {
   checkPassword(password);
   if (!TOKEN.test(token)) return undefined;
   const passwordHash = await hashPassword(password);
   const now = deps.now();
+  try {
+    return await setPasswordByLink(deps, token, passwordHash, now);
+  } catch (error) {
+    if (error instanceof AddressTaken) return 'address_taken';
+    throw error;
+  }
+}
+
+async function setPasswordByLink(deps: Pick<UserDeps, 'db'>, token: string, passwordHash: string, now: Date) {
   return transaction(deps.db, async (trx) => {
     const used = await users.useToken(trx, sha256Hex(token), now);
     if (!used) return undefined;
+    const email = await users.emailOf(trx, used.user_id);
+    // the address's rows in turn: of two invitations accepted at once, the second sees the first
+    const same = await users.lockUsersByEmail(trx, email);
+    if (same.some((u) => u.id !== used.user_id && u.password_hash !== null)) throw new AddressTaken();
     const user = await users.setPassword(trx, used.user_id, passwordHash, now);
     await users.retireUserTokens(trx, used.user_id, used.purpose, now);
     await audit(trx, {

@@ -125,6 +125,68 @@ describe('partner users', () => {
     );
   });
 
+  test('an address with an account at another partner is invited like any other: the invitee learns it, not the partner', async () => {
+    const { partner: a, email: taken } = await adminOfNewPartner();
+    const { browser: b } = await adminOfNewPartner();
+    const fresh = `${uniqueSlug('fresh')}@example.com`;
+    const notice = (body: string, email: string) =>
+      /<p class="notice"[^>]*>([^<]*)<\/p>/.exec(body)?.[1]?.replace(email, '<email>');
+    const row = (body: string, email: string) =>
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Viewer</td>\\s*<td>([^<]*)</td>`).exec(body)?.[1];
+    const toFresh = await invite(b, fresh, 'viewer');
+    const toTaken = await invite(b, taken, 'viewer');
+    // the same answer, and the same listing: partner B cannot tell that A has this address
+    assert.deepEqual(
+      [toTaken.statusCode, notice(toTaken.body, taken), row(toTaken.body, taken)],
+      [toFresh.statusCode, notice(toFresh.body, fresh), row(toFresh.body, fresh)],
+    );
+    assert.deepEqual([toFresh.statusCode, row(toFresh.body, fresh)], [200, 'Invited']);
+
+    // the invitee follows the link: the address has an account already, nothing is written
+    const path = linkOf(await outboxEmail(taken, 'user_invitation'));
+    const opened = await new Browser(t.app).get(path);
+    assert.equal(opened.statusCode, 409);
+    assert.match(opened.body, /already has a Parasol account/);
+    const browser = new Browser(t.app);
+    await browser.get('/portal/login');
+    const posted = await browser.post(path, {
+      _csrf: browser.cookies.get('psl_login')!,
+      password: 'another password 1',
+      confirm: 'another password 1',
+    });
+    assert.equal(posted.statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(taken, 'another password 1')).statusCode, 401);
+    const own = new Browser(t.app);
+    assert.equal((await own.signIn(taken, PASSWORD)).statusCode, 303);
+    // still A's admin: A's users page, where the address is the signed-in user's own row
+    const ownPage = (await own.get('/console/users')).body;
+    assert.match(ownPage, new RegExp(`${taken.replace(/\./g, '\\.')} <span class="muted">\\(you\\)</span>`));
+    assert.equal(
+      (
+        await t.db
+          .selectFrom('users')
+          .select('partner_id')
+          .where('email', '=', taken)
+          .where('password_hash', 'is not', null)
+          .executeTakeFirstOrThrow()
+      ).partner_id,
+      a.id,
+    );
+
+    // two partners invite the same new address: the first accepted wins, the other link says so
+    const { browser: c } = await adminOfNewPartner();
+    const both = `${uniqueSlug('both')}@example.com`;
+    assert.equal((await invite(b, both, 'viewer')).statusCode, 200);
+    assert.equal((await invite(c, both, 'developer')).statusCode, 200);
+    const links = await eventually(async () => {
+      const sent = (await emailsTo(both)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+      return sent.length === 2 ? sent.map(linkOf) : undefined;
+    });
+    assert.equal((await setPassword(links[0]!, 'first password 12')).statusCode, 200);
+    assert.equal((await new Browser(t.app).get(links[1]!)).statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(both, 'first password 12')).statusCode, 303);
+  });
+
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
     const { partner, browser: admin } = await adminOfNewPartner();
     const { browser: viewer } = await inviteAndActivate(admin, 'viewer');
