@@ -70,6 +70,7 @@ export { can, parseRole, requirePermission, type Permission } from './roles.ts';
 export {
   createUser,
   inviteUser,
+  resendInvitation,
   listUsers,
   MIN_PASSWORD_LENGTH,
   peekPasswordLink,

@@ -14,6 +14,8 @@ export interface UserRow {
   lastSignInAt: Date | null;
   createdAt: Date;
   language: Lang | null;
+  /** listUsers only: when the user's latest invitation link not used expires (null: none). */
+  invitationExpiresAt?: Date | null;
 }
 
 const columns = [
@@ -53,10 +55,19 @@ export async function listUsers(db: Executor, partnerId: string): Promise<UserRo
   const rows = await db
     .selectFrom('users')
     .select(columns)
+    .select((eb) =>
+      eb
+        .selectFrom('user_tokens')
+        .select((t) => t.fn.max('expires_at').as('at'))
+        .whereRef('user_tokens.user_id', '=', 'users.id')
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .as('invitation_expires_at'),
+    )
     .where('partner_id', '=', partnerId)
     .orderBy('email')
     .execute();
-  return rows.map(toUser);
+  return rows.map((r) => ({ ...toUser(r), invitationExpiresAt: r.invitation_expires_at ?? null }));
 }
 
 /**

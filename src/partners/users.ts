@@ -137,21 +137,16 @@ export async function inviteUser(
       activated_at: null,
       language: caller.lang,
     });
-    const link = await issueLink(deps, trx, user.id, 'invitation');
-    const w = t(caller.lang).partnerUsers;
-    await queueEmail(trx, deps, {
-      kind: 'user_invitation',
-      dedupeKey: `user:${user.id}:invitation:${link.id}`,
-      to: email,
-      partnerId: caller.partnerId,
-      subject: w.mail.invitationSubject(partner.name),
-      text: w.mail.invitationText({
-        partner: partner.name,
-        role: w.roles[role],
-        link: link.url,
-        hours: USER_LINKS.invitationHours,
-      }),
-    });
+    await sendInvitation(
+      deps,
+      trx,
+      { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
+      {
+        id: user.id,
+        email,
+        role,
+      },
+    );
     await audit(trx, {
       actor: caller.actor,
       partnerId: caller.partnerId,
@@ -161,6 +156,66 @@ export async function inviteUser(
       data: { email, role },
     });
     return user;
+  });
+}
+
+/**
+ * An admin sends an invitation again, to a user still invited (its link expired, or the email was
+ * lost): a new link valid USER_LINKS.invitationHours, in the admin's language; the earlier links stop
+ * working. A user of another partner is no such user (404); an active one is a 409.
+ */
+export async function resendInvitation(
+  deps: UserDeps,
+  caller: UserCaller,
+  userId: string,
+): Promise<{ id: string; email: string }> {
+  requirePermission(caller.role, 'users');
+  const partner = await repo.findPartner(deps.db, caller.partnerId);
+  if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
+  return transaction(deps.db, async (trx) => {
+    const target = await lockedTarget(trx, caller.partnerId, userId, undefined);
+    if (target.activatedAt !== null)
+      throw new DomainError('conflict', 'This user has accepted its invitation already: it can reset its password.');
+    await users.retireUserTokens(trx, target.id, 'invitation', deps.now());
+    await sendInvitation(
+      deps,
+      trx,
+      { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
+      target,
+    );
+    await audit(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      entity: 'user',
+      entityId: target.id,
+      action: 'invitation_resent',
+      data: { role: target.role },
+    });
+    return { id: target.id, email: target.email };
+  });
+}
+
+/** A new invitation link for `user`, emailed in `from.lang`. */
+async function sendInvitation(
+  deps: UserDeps,
+  trx: Executor,
+  from: { partnerId: string; partnerName: string; lang: Lang },
+  user: { id: string; email: string; role: UserRole },
+): Promise<void> {
+  const link = await issueLink(deps, trx, user.id, 'invitation');
+  const w = t(from.lang).partnerUsers;
+  await queueEmail(trx, deps, {
+    kind: 'user_invitation',
+    dedupeKey: `user:${user.id}:invitation:${link.id}`,
+    to: user.email,
+    partnerId: from.partnerId,
+    subject: w.mail.invitationSubject(from.partnerName),
+    text: w.mail.invitationText({
+      partner: from.partnerName,
+      role: w.roles[user.role],
+      link: link.url,
+      hours: USER_LINKS.invitationHours,
+    }),
   });
 }
 

@@ -257,6 +257,40 @@ export async function countResetRequest(
   return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
 }
 
+/**
+ * The limits of invitation emails an admin sends (counted in the sign-in throttle's table): per
+ * partner, invitations and resends together; per invited user, its resends. Beyond either, the
+ * Users page answers 429 with Retry-After and sends nothing.
+ */
+export const INVITATION_RULES = {
+  partner: { threshold: 20, windowMinutes: 15, lockMinutes: 15 },
+  user: { threshold: 3, windowMinutes: 15, lockMinutes: 15 },
+} as const;
+
+/** Counts one invitation email (a resend when `userId` is given): `undefined` when it may go, else the seconds to wait. */
+export async function countInvitation(
+  deps: SessionDeps,
+  input: { partnerId: string; userId?: string },
+): Promise<number | undefined> {
+  const now = deps.now();
+  type Rule = { threshold: number; windowMinutes: number; lockMinutes: number };
+  const keys: [string, Rule][] = [[`invite:partner:${input.partnerId}`, INVITATION_RULES.partner]];
+  if (input.userId) keys.unshift([`invite:user:${input.userId}`, INVITATION_RULES.user]);
+  for (const [key, rule] of keys) {
+    const count = await repo.countAttempt(
+      deps.db,
+      key,
+      now,
+      new Date(now.getTime() - rule.windowMinutes * 60_000),
+      rule.threshold,
+      new Date(now.getTime() + rule.lockMinutes * 60_000),
+    );
+    if (count.attempts > rule.threshold)
+      return Math.ceil((Math.max(count.lockedUntil?.getTime() ?? 0, now.getTime() + 1000) - now.getTime()) / 1000);
+  }
+  return undefined;
+}
+
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */
 export async function purgeWebSessions(deps: SessionDeps): Promise<number> {
   const now = deps.now();

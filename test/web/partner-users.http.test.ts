@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { readEmails, type EmailView } from '../../src/notify/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
-import { RESET_RULES } from '../../src/web/sessions.ts';
+import { INVITATION_RULES, RESET_RULES } from '../../src/web/sessions.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 import { buildTestApp, createTestPartner, eventually, testConfig, uniqueSlug, type TestApp } from '../helper.ts';
 
@@ -185,6 +185,101 @@ describe('partner users', () => {
     assert.equal((await setPassword(links[0]!, 'first password 12')).statusCode, 200);
     assert.equal((await new Browser(t.app).get(links[1]!)).statusCode, 409);
     assert.equal((await new Browser(t.app).signIn(both, 'first password 12')).statusCode, 303);
+  });
+
+  test('an expired invitation is sent again from the Users page: a new link, the old one dead, audited, limited', async () => {
+    const { browser: admin, email: adminEmail } = await adminOfNewPartner();
+    const email = `${uniqueSlug('late')}@example.com`;
+    assert.equal((await invite(admin, email, 'developer')).statusCode, 200);
+    const firstPath = linkOf(await outboxEmail(email, 'user_invitation'));
+    const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const row = (body: string) =>
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>([^<]*)</td>`).exec(body)?.[1];
+    const resend = async () => {
+      const page = await admin.get('/console/users');
+      return admin.post(`/console/users/${user.id}/resend`, { _csrf: csrfOf(page.body)! });
+    };
+
+    clock += (72 * 60 + 1) * 60_000;
+    let secondPath: string;
+    try {
+      // three days later: the admin signs in again
+      assert.equal((await admin.signIn(adminEmail, PASSWORD)).statusCode, 303);
+      const page = await admin.get('/console/users');
+      assert.equal(row(page.body), 'Invited (link expired)');
+      assert.match(page.body, new RegExp(`action="/console/users/${user.id}/resend"`));
+      assert.equal((await new Browser(t.app).get(firstPath)).statusCode, 404);
+      const resent = await resend();
+      assert.equal(resent.statusCode, 200);
+      assert.match(resent.body, /A new invitation was sent to/);
+      assert.equal(row(resent.body), 'Invited');
+      secondPath = await eventually(async () => {
+        const sent = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+        return sent.length === 2 ? sent.map(linkOf).find((p) => p !== firstPath) : undefined;
+      });
+      // a second resend replaces that link too; the limit per user allows INVITATION_RULES.user.threshold
+      const statuses = [];
+      for (let i = 1; i < INVITATION_RULES.user.threshold + 1; i += 1) statuses.push((await resend()).statusCode);
+      const limited = await resend();
+      assert.deepEqual(statuses, [...Array(INVITATION_RULES.user.threshold - 1).fill(200), 429]);
+      assert.equal(limited.statusCode, 429);
+      assert.match(limited.body, /Too many invitations sent/);
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      const sent = await eventually(async () => {
+        const all = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation');
+        return all.length === 1 + INVITATION_RULES.user.threshold ? all : undefined;
+      });
+      assert.equal(sent.length, 1 + INVITATION_RULES.user.threshold);
+      const last = await eventually(async () => {
+        const all = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+        return all.length === 1 + INVITATION_RULES.user.threshold ? all[0] : undefined;
+      });
+      // only the newest link works
+      assert.equal((await new Browser(t.app).get(secondPath)).statusCode, 404);
+      assert.equal((await setPassword(linkOf(last), 'accepted password 7')).statusCode, 200);
+    } finally {
+      clock = Date.now();
+    }
+    // accepted: no button; an active user has nothing to resend (409: the admin's own row)
+    const after = await admin.get('/console/users');
+    assert.doesNotMatch(after.body, new RegExp(`action="/console/users/${user.id}/resend"`));
+    const self = await t.db.selectFrom('users').select('id').where('email', '=', adminEmail).executeTakeFirstOrThrow();
+    assert.equal(
+      (await admin.post(`/console/users/${self.id}/resend`, { _csrf: csrfOf(after.body)! })).statusCode,
+      409,
+    );
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'user')
+      .where('entity_id', '=', user.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => a.action),
+      ['invited', ...Array(INVITATION_RULES.user.threshold).fill('invitation_resent'), 'invitation_accepted'],
+    );
+
+    // another partner's invited user is no such user
+    const { browser: other } = await adminOfNewPartner();
+    const pending = `${uniqueSlug('pending')}@example.com`;
+    assert.equal((await invite(admin, pending, 'viewer')).statusCode, 200);
+    const pendingId = (
+      await t.db.selectFrom('users').select('id').where('email', '=', pending).executeTakeFirstOrThrow()
+    ).id;
+    const otherPage = await other.get('/console/users');
+    assert.equal(
+      (await other.post(`/console/users/${pendingId}/resend`, { _csrf: csrfOf(otherPage.body)! })).statusCode,
+      404,
+    );
+  });
+
+  test('a partner sends at most INVITATION_RULES.partner.threshold invitations a quarter of an hour', async () => {
+    const { browser: admin } = await adminOfNewPartner();
+    const statuses = [];
+    for (let i = 0; i <= INVITATION_RULES.partner.threshold; i += 1)
+      statuses.push((await invite(admin, `${uniqueSlug(`many${i}`)}@example.com`, 'viewer')).statusCode);
+    assert.deepEqual(statuses, [...Array(INVITATION_RULES.partner.threshold).fill(200), 429]);
   });
 
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
