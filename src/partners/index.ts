@@ -71,6 +71,7 @@ export {
   createUser,
   inviteUser,
   resendInvitation,
+  sendPasswordReset,
   listUsers,
   MIN_PASSWORD_LENGTH,
   peekPasswordLink,
@@ -82,5 +83,6 @@ export {
   usePasswordLink,
   type UserCaller,
   type UserDeps,
+  type PasswordResetJob,
   type UserRow,
 } from './users.ts';

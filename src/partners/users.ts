@@ -1,10 +1,10 @@
 import { t } from '../i18n/index.ts';
 import { queueEmail } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
-import { hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
+import { decrypt, encrypt, hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import { transaction, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { JobQueue } from '../platform/jobs.ts';
+import type { Job, JobQueue } from '../platform/jobs.ts';
 import type { Lang } from '../platform/language.ts';
 import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
@@ -275,38 +275,72 @@ async function lockedTarget(
   return target;
 }
 
+/** What the `users_password_reset` job carries: the address asked for, sealed (personal data), and who asked. */
+export interface PasswordResetJob {
+  email: string;
+  address: string;
+}
+
 /**
- * "Forgot password": when the address is an active user's, a reset link (valid USER_LINKS.resetMinutes,
- * replacing any earlier one) is emailed in the user's language. Answers nothing either way: the
- * page says the same whether the address exists (the caller also limits the rate). Whoever asked has
- * no session: the audit row's actor is `anonymous`, with the client address it asked from.
+ * "Forgot password", as the page asks it: whatever the address — an active user's, an invited one's,
+ * unknown —, the same work, by construction: one job, carrying the address sealed, and nothing
+ * answered. The job (`sendPasswordReset`) looks the address up and emails the link; neither the
+ * page's answer nor its time depends on whether the address has an account (the caller also limits
+ * the rate).
  */
-export async function requestPasswordReset(deps: UserDeps, rawEmail: string, from: { address: string }): Promise<void> {
-  const email = rawEmail.trim().toLowerCase();
-  if (email === '' || email.length > 320) return;
-  const user = await users.findActiveUserByEmail(deps.db, email);
-  if (!user || user.activatedAt === null) return;
-  await transaction(deps.db, async (trx) => {
-    await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
-    const link = await issueLink(deps, trx, user.id, 'password_reset');
-    const w = t(user.language ?? 'en').partnerUsers;
-    await queueEmail(trx, deps, {
-      kind: 'password_reset',
-      dedupeKey: `user:${user.id}:password_reset:${link.id}`,
-      to: user.email,
-      partnerId: user.partnerId,
-      subject: w.mail.resetSubject,
-      text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
-    });
-    await audit(trx, {
-      actor: 'anonymous',
-      partnerId: user.partnerId,
-      entity: 'user',
-      entityId: user.id,
-      action: 'password_reset_requested',
-      data: { address: from.address },
-    });
+export async function requestPasswordReset(
+  deps: Pick<UserDeps, 'jobs' | 'keys'>,
+  rawEmail: string,
+  from: { address: string },
+): Promise<void> {
+  await deps.jobs.send('users_password_reset', {
+    email: encrypt(deps.keys.encryption, rawEmail.slice(0, 320)),
+    address: from.address,
   });
+}
+
+/** Raised inside the transaction to undo it: this job's email exists already (a retry after commit). */
+class AlreadyQueued extends Error {}
+
+/**
+ * The `users_password_reset` job: when the address is an active user's, a reset link (valid
+ * USER_LINKS.resetMinutes, replacing any earlier one) is emailed in the user's language; otherwise
+ * nothing. Whoever asked had no session: the audit row's actor is `anonymous`, with the client
+ * address it asked from. Idempotent: a retry of a job whose email was written writes nothing more.
+ */
+export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJob>): Promise<'sent' | 'no_account'> {
+  const email = decrypt(deps.keys.encryption, job.data.email).trim().toLowerCase();
+  if (email === '' || email.length > 320) return 'no_account';
+  const user = await users.findActiveUserByEmail(deps.db, email);
+  if (!user || user.activatedAt === null) return 'no_account';
+  try {
+    await transaction(deps.db, async (trx) => {
+      await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
+      const link = await issueLink(deps, trx, user.id, 'password_reset');
+      const w = t(user.language ?? 'en').partnerUsers;
+      const queued = await queueEmail(trx, deps, {
+        kind: 'password_reset',
+        dedupeKey: `user:${user.id}:password_reset:${job.id}`,
+        to: user.email,
+        partnerId: user.partnerId,
+        subject: w.mail.resetSubject,
+        text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
+      });
+      // the link of the email already written stays the live one
+      if (!queued) throw new AlreadyQueued();
+      await audit(trx, {
+        actor: 'anonymous',
+        partnerId: user.partnerId,
+        entity: 'user',
+        entityId: user.id,
+        action: 'password_reset_requested',
+        data: { address: job.data.address },
+      });
+    });
+  } catch (error) {
+    if (!(error instanceof AlreadyQueued)) throw error;
+  }
+  return 'sent';
 }
 
 /** A new single-use link: its token goes in the email, its SHA-256 in the database. */

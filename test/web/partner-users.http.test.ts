@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { readEmails, type EmailView } from '../../src/notify/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
@@ -46,6 +47,14 @@ describe('partner users', () => {
     assert.ok(token, 'the email carries a password link');
     return `/portal/password/${token}`;
   };
+
+  /** The data of every users_password_reset job queued so far ("forgot password"). */
+  const resetJobs = async () =>
+    (
+      await sql<{
+        data: unknown;
+      }>`SELECT data FROM pgboss.job WHERE name = 'users_password_reset' ORDER BY created_on, id`.execute(t.db)
+    ).rows.map((r) => JSON.stringify(r.data));
 
   async function invite(admin: Browser, email: string, role: string) {
     const csrf = csrfOf((await admin.get('/console/users')).body)!;
@@ -467,8 +476,18 @@ describe('partner users', () => {
       const r = await b.post('/portal/forgot', { _csrf: b.cookies.get('psl_login')!, email: address });
       return { status: r.statusCode, body: r.body.replace(/name="_csrf" value="[^"]+"/, '') };
     };
+    // the same work by construction: each request queues one users_password_reset job, whose data
+    // holds the address sealed; the job alone looks the address up
+    const before = (await resetJobs()).length;
     const known = await answer(email);
+    const afterKnown = await resetJobs();
     const missing = await answer(unknown);
+    const afterMissing = await resetJobs();
+    assert.deepEqual([afterKnown.length, afterMissing.length], [before + 1, before + 2]);
+    for (const data of afterMissing.slice(before)) {
+      assert.deepEqual(Object.keys(JSON.parse(data) as object).sort(), ['address', 'email']);
+      assert.doesNotMatch(data, new RegExp(`${email}|${unknown}`));
+    }
     assert.deepEqual(missing, known);
     assert.match(known.body, /If an account exists for this address/);
     await outboxEmail(email, 'password_reset');
@@ -488,6 +507,7 @@ describe('partner users', () => {
 
   test('reset emails are limited per address asked for, and the page still says the same', async () => {
     const { email } = await adminOfNewPartner();
+    const before = (await resetJobs()).length;
     const answers = [];
     for (let i = 0; i < RESET_RULES.account.threshold + 1; i += 1) {
       const b = new Browser(t.app);
@@ -496,7 +516,12 @@ describe('partner users', () => {
       answers.push([r.statusCode, /If an account exists/.test(r.body)]);
     }
     assert.deepEqual(answers, Array(RESET_RULES.account.threshold + 1).fill([200, true]));
-    const written = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+    // past the limit nothing is queued: as many jobs as emails allowed, and as many emails
+    assert.equal((await resetJobs()).length, before + RESET_RULES.account.threshold);
+    const written = await eventually(async () => {
+      const all = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+      return all.length === RESET_RULES.account.threshold ? all : undefined;
+    });
     assert.equal(written.length, RESET_RULES.account.threshold);
   });
 
