@@ -61,13 +61,21 @@ const decoy = () => (decoyHash ??= hashPassword(randomToken(16)));
 
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The throttle key of an account: the SHA-256 of its normalised email, never the address itself
+ * (`login_throttle` holds no personal data in clear). An operator unlocking an account computes it
+ * in SQL: `'partner:account:' || encode(sha256(convert_to('<email>', 'UTF8')), 'hex')`.
+ */
+export const accountThrottleKey = (prefix: string, email: string) =>
+  `${prefix}:account:${sha256Hex(normaliseEmail(email).slice(0, 320))}`;
+
 export async function signIn(
   deps: SessionDeps,
   input: { kind: SessionKind; email: string; password: string; address: string; lang?: Lang },
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
-  const accountKey = `${input.kind}:account:${email}`;
+  const accountKey = accountThrottleKey(input.kind, email);
   const addressKey = `${input.kind}:address:${input.address}`;
   // Each attempt is counted before its password is checked, in one statement that answers the count:
   // a burst of concurrent attempts checks at most the allowed number of passwords.
@@ -253,7 +261,7 @@ export async function countResetRequest(
     );
   const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
   if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
-  const account = await count(`reset:account:${normaliseEmail(input.email).slice(0, 320)}`, RESET_RULES.account);
+  const account = await count(accountThrottleKey('reset', input.email), RESET_RULES.account);
   return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
 }
 
