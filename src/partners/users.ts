@@ -141,11 +141,7 @@ export async function inviteUser(
       deps,
       trx,
       { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
-      {
-        id: user.id,
-        email,
-        role,
-      },
+      { id: user.id, email, role },
     );
     await audit(trx, {
       actor: caller.actor,

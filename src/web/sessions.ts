@@ -283,7 +283,8 @@ export async function countInvitation(
   const now = deps.now();
   type Rule = { threshold: number; windowMinutes: number; lockMinutes: number };
   const keys: [string, Rule][] = [[`invite:partner:${input.partnerId}`, INVITATION_RULES.partner]];
-  if (input.userId) keys.unshift([`invite:user:${input.userId}`, INVITATION_RULES.user]);
+  // the user's counter is the partner's own: another partner's requests never count against it
+  if (input.userId) keys.unshift([`invite:user:${input.partnerId}:${input.userId}`, INVITATION_RULES.user]);
   for (const [key, rule] of keys) {
     const count = await repo.countAttempt(
       deps.db,

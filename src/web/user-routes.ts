@@ -62,7 +62,7 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
 
     app.get('/console/users', async (request, reply) => render(request, reply, 200));
 
-    /** Runs a change; a domain error other than 403/404 is shown on the page (422 or 409). */
+    /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
     const change = (
       path: string,
       run: (
