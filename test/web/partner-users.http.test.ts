@@ -196,6 +196,22 @@ describe('partner users', () => {
     assert.equal((await new Browser(t.app).signIn(both, 'first password 12')).statusCode, 303);
   });
 
+  test('an operator sees every partner: an address that signs in anywhere is a 409, one only invited elsewhere is not', async () => {
+    const { email: active } = await adminOfNewPartner();
+    const { browser: b } = await adminOfNewPartner();
+    const other = await createTestPartner(t.db);
+    await assert.rejects(
+      createUser(t.db, 'operator:test', { partnerId: other.id, email: active, password: PASSWORD }),
+      (error: Error & { code?: string }) => error.code === 'conflict',
+    );
+    const invited = `${uniqueSlug('invited')}@example.com`;
+    assert.equal((await invite(b, invited, 'viewer')).statusCode, 200);
+    await createUser(t.db, 'operator:test', { partnerId: other.id, email: invited, password: PASSWORD });
+    // the invitation at B now meets an address that signs in: its link says so
+    assert.equal((await new Browser(t.app).get(linkOf(await outboxEmail(invited, 'user_invitation')))).statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(invited, PASSWORD)).statusCode, 303);
+  });
+
   test('an expired invitation is sent again from the Users page: a new link, the old one dead, audited, limited', async () => {
     const { browser: admin, email: adminEmail } = await adminOfNewPartner();
     const email = `${uniqueSlug('late')}@example.com`;
