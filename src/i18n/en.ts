@@ -493,6 +493,12 @@ export const en = {
     passwordTooShort: 'The password must have at least 10 characters.',
     savePassword: 'Save the password',
     linkInvalid: 'This link is not valid: it was already used, it expired, or it was replaced by a newer one.',
+    addressTaken:
+      'This address already has a Parasol account, with another company. An address has one account only: ask whoever invited you to invite another of your addresses.',
+    resend: 'Send the invitation again',
+    resent: (email: string) => `A new invitation was sent to ${email}; the earlier link no longer works.`,
+    invitationExpired: 'Invited (link expired)',
+    inviteLimited: (minutes: number) => `Too many invitations sent: try again in ${minutes} minutes.`,
     passwordSet: 'Your password is set. Sign in with it.',
     emailsNav: 'Emails',
     emailsTitle: 'Emails',

@@ -507,6 +507,13 @@ export const fr = {
     passwordTooShort: 'Le mot de passe doit compter au moins 10 caractères.',
     savePassword: 'Enregistrer le mot de passe',
     linkInvalid: 'Ce lien n’est pas valable : il a déjà servi, il a expiré, ou un lien plus récent l’a remplacé.',
+    addressTaken:
+      'Cette adresse a déjà un compte Parasol, auprès d’une autre entreprise. Une adresse n’a qu’un compte : demandez à qui vous a invité d’inviter une autre de vos adresses.',
+    resend: 'Renvoyer l’invitation',
+    resent: (email: string) =>
+      `Une nouvelle invitation a été envoyée à ${email} ; le lien précédent ne fonctionne plus.`,
+    invitationExpired: 'Invité (lien expiré)',
+    inviteLimited: (minutes: number) => `Trop d’invitations envoyées : réessayez dans ${minutes} minutes.`,
     passwordSet: 'Votre mot de passe est enregistré. Connectez-vous avec.',
     emailsNav: 'E-mails',
     emailsTitle: 'E-mails',

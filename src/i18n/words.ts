@@ -476,6 +476,13 @@ export interface Words {
     passwordTooShort: string;
     savePassword: string;
     linkInvalid: string;
+    /** An invitation's link when its address already signs in, at another partner. */
+    addressTaken: string;
+    resend: string;
+    resent: (email: string) => string;
+    /** The status of an invited user whose link has expired. */
+    invitationExpired: string;
+    inviteLimited: (minutes: number) => string;
     passwordSet: string;
     emailsNav: string;
     emailsTitle: string;

@@ -18,6 +18,7 @@ import {
   type EmailProviders,
   type SmsProvider,
 } from '../notify/index.ts';
+import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
@@ -64,6 +65,8 @@ declare module '../platform/jobs.ts' {
     claims_remind: NoPayload;
     /** Purges expired web sessions and stale sign-in counters: hourly. */
     web_sessions_purge: NoPayload;
+    /** "Forgot password": looks the (sealed) address up and emails a reset link when it is an active user's. */
+    users_password_reset: PasswordResetJob;
     /** One attempt of one webhook delivery. */
     webhooks_deliver: DeliveryJob;
     /** Creates the missing flight watches, closes those without contracts: every 5 minutes. */
@@ -259,6 +262,16 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         smsTotal.inc({ channel: 'notification', outcome: 'sent' }, reminded);
         rt.log.info({ reminded }, 'claims reminded');
       }
+    },
+  },
+  users_password_reset: {
+    policy: { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+    handler: (rt) => async (job) => {
+      const outcome = await sendPasswordReset(
+        { db: rt.db, jobs: rt.jobs, keys: rt.keys, publicUrl: rt.config.publicUrl, now: rt.now },
+        job,
+      );
+      rt.log.info({ jobId: job.id, outcome }, 'password reset asked');
     },
   },
   web_sessions_purge: {

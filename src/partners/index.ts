@@ -70,6 +70,8 @@ export { can, parseRole, requirePermission, type Permission } from './roles.ts';
 export {
   createUser,
   inviteUser,
+  resendInvitation,
+  sendPasswordReset,
   listUsers,
   MIN_PASSWORD_LENGTH,
   peekPasswordLink,
@@ -81,5 +83,6 @@ export {
   usePasswordLink,
   type UserCaller,
   type UserDeps,
+  type PasswordResetJob,
   type UserRow,
 } from './users.ts';

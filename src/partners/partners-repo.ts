@@ -117,10 +117,6 @@ export async function anyPartnerExists(db: Executor): Promise<boolean> {
   return (await db.selectFrom('partners').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
 
-export async function findUserIdByEmail(db: Executor, email: string): Promise<string | undefined> {
-  return (await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id;
-}
-
 export async function insertUser(db: Executor, values: Insertable<UsersTable>): Promise<{ id: string; email: string }> {
   return db.insertInto('users').values(values).returning(['id', 'email']).executeTakeFirstOrThrow();
 }

@@ -14,6 +14,8 @@ export interface UserRow {
   lastSignInAt: Date | null;
   createdAt: Date;
   language: Lang | null;
+  /** listUsers only: when the user's latest invitation link not used expires (null: none). */
+  invitationExpiresAt?: Date | null;
 }
 
 const columns = [
@@ -53,15 +55,69 @@ export async function listUsers(db: Executor, partnerId: string): Promise<UserRo
   const rows = await db
     .selectFrom('users')
     .select(columns)
+    .select((eb) =>
+      eb
+        .selectFrom('user_tokens')
+        .select((t) => t.fn.max('expires_at').as('at'))
+        .whereRef('user_tokens.user_id', '=', 'users.id')
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .as('invitation_expires_at'),
+    )
     .where('partner_id', '=', partnerId)
     .orderBy('email')
     .execute();
-  return rows.map(toUser);
+  return rows.map((r) => ({ ...toUser(r), invitationExpiresAt: r.invitation_expires_at ?? null }));
 }
 
-export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
-  const row = await db.selectFrom('users').select(columns).where('email', '=', email).executeTakeFirst();
+/**
+ * The user who signs in with this address: the one with a password (at most one, migration 0039;
+ * the same address may be invited, without a password, at other partners).
+ */
+export async function findActiveUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select(columns)
+    .where('email', '=', email)
+    .where('password_hash', 'is not', null)
+    .executeTakeFirst();
   return row && toUser(row);
+}
+
+/**
+ * Whether the address is taken for a new user of `partnerId`: by a user of that partner (any state),
+ * or, when `orActive`, by a user of any partner who can sign in.
+ */
+export async function emailTaken(db: Executor, partnerId: string, email: string, orActive: boolean): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .where((eb) =>
+      orActive
+        ? eb.or([eb('partner_id', '=', partnerId), eb('password_hash', 'is not', null)])
+        : eb('partner_id', '=', partnerId),
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function emailOf(db: Executor, userId: string): Promise<string> {
+  return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+}
+
+/**
+ * The users with this address, locked until the transaction ends: two invitations of the same
+ * address (at two partners) accepted at once are taken in turn, and the second sees the first.
+ */
+export async function lockUsersByEmail(trx: Executor, email: string) {
+  return trx
+    .selectFrom('users')
+    .select(['id', 'password_hash'])
+    .where('email', '=', email)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 /** The partner's users, locked until the transaction ends (role changes and removals count the admins under it). */

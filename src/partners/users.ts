@@ -1,10 +1,10 @@
 import { t } from '../i18n/index.ts';
 import { queueEmail } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
-import { hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
+import { decrypt, encrypt, hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import { transaction, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
-import type { JobQueue } from '../platform/jobs.ts';
+import type { Job, JobQueue } from '../platform/jobs.ts';
 import type { Lang } from '../platform/language.ts';
 import type { UserRole } from './model.ts';
 import * as repo from './partners-repo.ts';
@@ -83,7 +83,8 @@ export async function createUser(
   const role = input.role ?? 'admin';
   const passwordHash = await hashPassword(input.password);
   return db.transaction().execute(async (trx) => {
-    if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
+    // an operator sees every partner: an address that signs in anywhere, or known at this partner, is taken
+    if (await users.emailTaken(trx, input.partnerId, email, true))
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
     const user = await repo.insertUser(trx, {
       partner_id: input.partnerId,
@@ -124,7 +125,9 @@ export async function inviteUser(
   const partner = await repo.findPartner(deps.db, caller.partnerId);
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
   return transaction(deps.db, async (trx) => {
-    if ((await repo.findUserIdByEmail(trx, email)) !== undefined)
+    // only the partner's own users count: whether the address has an account at another partner is
+    // none of this partner's business (the invitee learns it from the link, docs/portal.md)
+    if (await users.emailTaken(trx, caller.partnerId, email, false))
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
     const user = await repo.insertUser(trx, {
       partner_id: caller.partnerId,
@@ -134,21 +137,12 @@ export async function inviteUser(
       activated_at: null,
       language: caller.lang,
     });
-    const link = await issueLink(deps, trx, user.id, 'invitation');
-    const w = t(caller.lang).partnerUsers;
-    await queueEmail(trx, deps, {
-      kind: 'user_invitation',
-      dedupeKey: `user:${user.id}:invitation:${link.id}`,
-      to: email,
-      partnerId: caller.partnerId,
-      subject: w.mail.invitationSubject(partner.name),
-      text: w.mail.invitationText({
-        partner: partner.name,
-        role: w.roles[role],
-        link: link.url,
-        hours: USER_LINKS.invitationHours,
-      }),
-    });
+    await sendInvitation(
+      deps,
+      trx,
+      { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
+      { id: user.id, email, role },
+    );
     await audit(trx, {
       actor: caller.actor,
       partnerId: caller.partnerId,
@@ -158,6 +152,66 @@ export async function inviteUser(
       data: { email, role },
     });
     return user;
+  });
+}
+
+/**
+ * An admin sends an invitation again, to a user still invited (its link expired, or the email was
+ * lost): a new link valid USER_LINKS.invitationHours, in the admin's language; the earlier links stop
+ * working. A user of another partner is no such user (404); an active one is a 409.
+ */
+export async function resendInvitation(
+  deps: UserDeps,
+  caller: UserCaller,
+  userId: string,
+): Promise<{ id: string; email: string }> {
+  requirePermission(caller.role, 'users');
+  const partner = await repo.findPartner(deps.db, caller.partnerId);
+  if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
+  return transaction(deps.db, async (trx) => {
+    const target = await lockedTarget(trx, caller.partnerId, userId, undefined);
+    if (target.activatedAt !== null)
+      throw new DomainError('conflict', 'This user has accepted its invitation already: it can reset its password.');
+    await users.retireUserTokens(trx, target.id, 'invitation', deps.now());
+    await sendInvitation(
+      deps,
+      trx,
+      { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
+      target,
+    );
+    await audit(trx, {
+      actor: caller.actor,
+      partnerId: caller.partnerId,
+      entity: 'user',
+      entityId: target.id,
+      action: 'invitation_resent',
+      data: { role: target.role },
+    });
+    return { id: target.id, email: target.email };
+  });
+}
+
+/** A new invitation link for `user`, emailed in `from.lang`. */
+async function sendInvitation(
+  deps: UserDeps,
+  trx: Executor,
+  from: { partnerId: string; partnerName: string; lang: Lang },
+  user: { id: string; email: string; role: UserRole },
+): Promise<void> {
+  const link = await issueLink(deps, trx, user.id, 'invitation');
+  const w = t(from.lang).partnerUsers;
+  await queueEmail(trx, deps, {
+    kind: 'user_invitation',
+    dedupeKey: `user:${user.id}:invitation:${link.id}`,
+    to: user.email,
+    partnerId: from.partnerId,
+    subject: w.mail.invitationSubject(from.partnerName),
+    text: w.mail.invitationText({
+      partner: from.partnerName,
+      role: w.roles[user.role],
+      link: link.url,
+      hours: USER_LINKS.invitationHours,
+    }),
   });
 }
 
@@ -217,38 +271,72 @@ async function lockedTarget(
   return target;
 }
 
+/** What the `users_password_reset` job carries: the address asked for, sealed (personal data), and who asked. */
+export interface PasswordResetJob {
+  email: string;
+  address: string;
+}
+
 /**
- * "Forgot password": when the address is an active user's, a reset link (valid USER_LINKS.resetMinutes,
- * replacing any earlier one) is emailed in the user's language. Answers nothing either way: the
- * page says the same whether the address exists (the caller also limits the rate). Whoever asked has
- * no session: the audit row's actor is `anonymous`, with the client address it asked from.
+ * "Forgot password", as the page asks it: whatever the address — an active user's, an invited one's,
+ * unknown —, the same work, by construction: one job, carrying the address sealed, and nothing
+ * answered. The job (`sendPasswordReset`) looks the address up and emails the link; neither the
+ * page's answer nor its time depends on whether the address has an account (the caller also limits
+ * the rate).
  */
-export async function requestPasswordReset(deps: UserDeps, rawEmail: string, from: { address: string }): Promise<void> {
-  const email = rawEmail.trim().toLowerCase();
-  if (email === '' || email.length > 320) return;
-  const user = await users.findUserByEmail(deps.db, email);
-  if (!user || user.activatedAt === null) return;
-  await transaction(deps.db, async (trx) => {
-    await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
-    const link = await issueLink(deps, trx, user.id, 'password_reset');
-    const w = t(user.language ?? 'en').partnerUsers;
-    await queueEmail(trx, deps, {
-      kind: 'password_reset',
-      dedupeKey: `user:${user.id}:password_reset:${link.id}`,
-      to: user.email,
-      partnerId: user.partnerId,
-      subject: w.mail.resetSubject,
-      text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
-    });
-    await audit(trx, {
-      actor: 'anonymous',
-      partnerId: user.partnerId,
-      entity: 'user',
-      entityId: user.id,
-      action: 'password_reset_requested',
-      data: { address: from.address },
-    });
+export async function requestPasswordReset(
+  deps: Pick<UserDeps, 'jobs' | 'keys'>,
+  rawEmail: string,
+  from: { address: string },
+): Promise<void> {
+  await deps.jobs.send('users_password_reset', {
+    email: encrypt(deps.keys.encryption, rawEmail.slice(0, 320)),
+    address: from.address,
   });
+}
+
+/** Raised inside the transaction to undo it: this job's email exists already (a retry after commit). */
+class AlreadyQueued extends Error {}
+
+/**
+ * The `users_password_reset` job: when the address is an active user's, a reset link (valid
+ * USER_LINKS.resetMinutes, replacing any earlier one) is emailed in the user's language; otherwise
+ * nothing. Whoever asked had no session: the audit row's actor is `anonymous`, with the client
+ * address it asked from. Idempotent: a retry of a job whose email was written writes nothing more.
+ */
+export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJob>): Promise<'sent' | 'no_account'> {
+  const email = decrypt(deps.keys.encryption, job.data.email).trim().toLowerCase();
+  if (email === '' || email.length > 320) return 'no_account';
+  const user = await users.findActiveUserByEmail(deps.db, email);
+  if (!user || user.activatedAt === null) return 'no_account';
+  try {
+    await transaction(deps.db, async (trx) => {
+      await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
+      const link = await issueLink(deps, trx, user.id, 'password_reset');
+      const w = t(user.language ?? 'en').partnerUsers;
+      const queued = await queueEmail(trx, deps, {
+        kind: 'password_reset',
+        dedupeKey: `user:${user.id}:password_reset:${job.id}`,
+        to: user.email,
+        partnerId: user.partnerId,
+        subject: w.mail.resetSubject,
+        text: w.mail.resetText({ link: link.url, minutes: USER_LINKS.resetMinutes }),
+      });
+      // the link of the email already written stays the live one
+      if (!queued) throw new AlreadyQueued();
+      await audit(trx, {
+        actor: 'anonymous',
+        partnerId: user.partnerId,
+        entity: 'user',
+        entityId: user.id,
+        action: 'password_reset_requested',
+        data: { address: job.data.address },
+      });
+    });
+  } catch (error) {
+    if (!(error instanceof AlreadyQueued)) throw error;
+  }
+  return 'sent';
 }
 
 /** A new single-use link: its token goes in the email, its SHA-256 in the database. */
@@ -269,28 +357,56 @@ async function issueLink(
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /** What a link's page shows before it is used: its user's email and purpose, or undefined when it does not work. */
-export async function peekPasswordLink(deps: Pick<UserDeps, 'db' | 'now'>, token: string) {
+export async function peekPasswordLink(
+  deps: Pick<UserDeps, 'db' | 'now'>,
+  token: string,
+): Promise<{ email: string; purpose: 'invitation' | 'password_reset'; addressTaken: boolean } | undefined> {
   if (!TOKEN.test(token)) return undefined;
   const row = await users.findLiveToken(deps.db, sha256Hex(token), deps.now());
-  return row && { email: row.email, purpose: row.purpose };
+  if (!row) return undefined;
+  const active = row.purpose === 'invitation' ? await users.findActiveUserByEmail(deps.db, row.email) : undefined;
+  return { email: row.email, purpose: row.purpose, addressTaken: active !== undefined && active.id !== row.user_id };
 }
+
+/** An invitation whose address signs in already, at another partner: nothing is written. */
+class AddressTaken extends Error {}
 
 /**
  * Uses a link once: sets the password (an invited user becomes active) and answers the user, or
- * undefined when the link is unknown, used, replaced or expired. The caller ends the user's sessions.
+ * undefined when the link is unknown, used, replaced or expired, or `address_taken` when it is an
+ * invitation of an address that signs in already (invited by another partner too, and accepted
+ * there first: an address has one account) — the link is then left unused. The caller ends the
+ * user's sessions.
  */
 export async function usePasswordLink(
   deps: Pick<UserDeps, 'db' | 'now'>,
   token: string,
   password: string,
-): Promise<{ userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' } | undefined> {
+): Promise<
+  | { userId: string; email: string; partnerId: string; purpose: 'invitation' | 'password_reset' }
+  | 'address_taken'
+  | undefined
+> {
   checkPassword(password);
   if (!TOKEN.test(token)) return undefined;
   const passwordHash = await hashPassword(password);
   const now = deps.now();
+  try {
+    return await setPasswordByLink(deps, token, passwordHash, now);
+  } catch (error) {
+    if (error instanceof AddressTaken) return 'address_taken';
+    throw error;
+  }
+}
+
+async function setPasswordByLink(deps: Pick<UserDeps, 'db'>, token: string, passwordHash: string, now: Date) {
   return transaction(deps.db, async (trx) => {
     const used = await users.useToken(trx, sha256Hex(token), now);
     if (!used) return undefined;
+    const email = await users.emailOf(trx, used.user_id);
+    // the address's rows in turn: of two invitations accepted at once, the second sees the first
+    const same = await users.lockUsersByEmail(trx, email);
+    if (same.some((u) => u.id !== used.user_id && u.password_hash !== null)) throw new AddressTaken();
     const user = await users.setPassword(trx, used.user_id, passwordHash, now);
     await users.retireUserTokens(trx, used.user_id, used.purpose, now);
     await audit(trx, {

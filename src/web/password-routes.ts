@@ -52,6 +52,8 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       const ctx = contextOf(request, 'portal');
       const link = await peekPasswordLink(users, request.params.token);
       if (!link) return sendPage(reply, 404, messagePage(ctx, '404', t(ctx.lang).partnerUsers.linkInvalid));
+      if (link.addressTaken)
+        return sendPage(reply, 409, messagePage(ctx, '409', t(ctx.lang).partnerUsers.addressTaken));
       const csrf = loginCsrf(deps.config, request, reply);
       return sendPage(reply, 200, setPasswordPage(ctx, request.params.token, link, csrf));
     });
@@ -62,6 +64,7 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       const token = request.params.token;
       const link = await peekPasswordLink(users, token);
       if (!link) return sendPage(reply, 404, messagePage(ctx, '404', w.partnerUsers.linkInvalid));
+      if (link.addressTaken) return sendPage(reply, 409, messagePage(ctx, '409', w.partnerUsers.addressTaken));
       const csrf = loginCsrf(deps.config, request, reply);
       if (!sameSecret(field(request.body, '_csrf'), request.cookies[COOKIES.login.name]))
         return sendPage(reply, 403, setPasswordPage(ctx, token, link, csrf, w.formExpired));
@@ -79,6 +82,8 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       }
       // used meanwhile by another request: the link no longer works
       if (!used) return sendPage(reply, 404, messagePage(ctx, '404', w.partnerUsers.linkInvalid));
+      // accepted meanwhile at another partner that had invited the same address
+      if (used === 'address_taken') return sendPage(reply, 409, messagePage(ctx, '409', w.partnerUsers.addressTaken));
       // whoever held a session of this account holds it no more (a reset is asked for when locked out)
       await endUserSessions(deps, used.userId);
       return sendPage(reply, 200, passwordSetPage(ctx));

@@ -19,8 +19,10 @@ export async function findAccount(db: Executor, kind: SessionKind, email: string
       .selectFrom('users')
       .select(['id', 'email', 'password_hash', 'partner_id'])
       .where('email', '=', email)
+      // an invited user has no password yet: it signs in once it has followed its link (the same
+      // address may be invited at several partners; one row at most has a password, migration 0039)
+      .where('password_hash', 'is not', null)
       .executeTakeFirst();
-    // an invited user has no password yet: it signs in once it has followed its link
     if (!row?.password_hash) return undefined;
     return { id: row.id, email: row.email, passwordHash: row.password_hash, partnerId: row.partner_id };
   }

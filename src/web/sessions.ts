@@ -61,13 +61,21 @@ const decoy = () => (decoyHash ??= hashPassword(randomToken(16)));
 
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The throttle key of an account: the SHA-256 of its normalised email, never the address itself
+ * (`login_throttle` holds no personal data in clear). An operator unlocking an account computes it
+ * in SQL: `'partner:account:' || encode(sha256(convert_to('<email>', 'UTF8')), 'hex')`.
+ */
+export const accountThrottleKey = (prefix: string, email: string) =>
+  `${prefix}:account:${sha256Hex(normaliseEmail(email).slice(0, 320))}`;
+
 export async function signIn(
   deps: SessionDeps,
   input: { kind: SessionKind; email: string; password: string; address: string; lang?: Lang },
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
-  const accountKey = `${input.kind}:account:${email}`;
+  const accountKey = accountThrottleKey(input.kind, email);
   const addressKey = `${input.kind}:address:${input.address}`;
   // Each attempt is counted before its password is checked, in one statement that answers the count:
   // a burst of concurrent attempts checks at most the allowed number of passwords.
@@ -253,8 +261,43 @@ export async function countResetRequest(
     );
   const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
   if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
-  const account = await count(`reset:account:${normaliseEmail(input.email).slice(0, 320)}`, RESET_RULES.account);
+  const account = await count(accountThrottleKey('reset', input.email), RESET_RULES.account);
   return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
+}
+
+/**
+ * The limits of invitation emails an admin sends (counted in the sign-in throttle's table): per
+ * partner, invitations and resends together; per invited user, its resends. Beyond either, the
+ * Users page answers 429 with Retry-After and sends nothing.
+ */
+export const INVITATION_RULES = {
+  partner: { threshold: 20, windowMinutes: 15, lockMinutes: 15 },
+  user: { threshold: 3, windowMinutes: 15, lockMinutes: 15 },
+} as const;
+
+/** Counts one invitation email (a resend when `userId` is given): `undefined` when it may go, else the seconds to wait. */
+export async function countInvitation(
+  deps: SessionDeps,
+  input: { partnerId: string; userId?: string },
+): Promise<number | undefined> {
+  const now = deps.now();
+  type Rule = { threshold: number; windowMinutes: number; lockMinutes: number };
+  const keys: [string, Rule][] = [[`invite:partner:${input.partnerId}`, INVITATION_RULES.partner]];
+  // the user's counter is the partner's own: another partner's requests never count against it
+  if (input.userId) keys.unshift([`invite:user:${input.partnerId}:${input.userId}`, INVITATION_RULES.user]);
+  for (const [key, rule] of keys) {
+    const count = await repo.countAttempt(
+      deps.db,
+      key,
+      now,
+      new Date(now.getTime() - rule.windowMinutes * 60_000),
+      rule.threshold,
+      new Date(now.getTime() + rule.lockMinutes * 60_000),
+    );
+    if (count.attempts > rule.threshold)
+      return Math.ceil((Math.max(count.lockedUntil?.getTime() ?? 0, now.getTime() + 1000) - now.getTime()) / 1000);
+  }
+  return undefined;
 }
 
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */

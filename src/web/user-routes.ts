@@ -1,8 +1,16 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { inviteUser, listUsers, removeUser, setUserRole, type UserCaller, type UserDeps } from '../partners/index.ts';
+import {
+  inviteUser,
+  listUsers,
+  removeUser,
+  resendInvitation,
+  setUserRole,
+  type UserCaller,
+  type UserDeps,
+} from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { t } from '../i18n/index.ts';
-import { sessionActor } from './sessions.ts';
+import { countInvitation, sessionActor } from './sessions.ts';
 import { usersPage, type UsersOutcome } from './user-views.ts';
 import {
   allow,
@@ -39,7 +47,12 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
     sendPage(
       reply,
       status,
-      usersPage(contextOf(request, 'console'), await listUsers(deps.db, request.webSession!.partnerId!), outcome),
+      usersPage(
+        contextOf(request, 'console'),
+        await listUsers(deps.db, request.webSession!.partnerId!),
+        deps.now(),
+        outcome,
+      ),
     );
 
   return async (app) => {
@@ -49,28 +62,43 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
 
     app.get('/console/users', async (request, reply) => render(request, reply, 200));
 
-    /** Runs a change; a domain error other than 403/404 is shown on the page (422 or 409). */
+    /** Runs a change; a domain error other than 403/404 is shown on the page (422, 409, or 429 past a limit). */
     const change = (
       path: string,
-      run: (request: FastifyRequest<{ Body: FormBody; Params: { id?: string } }>) => Promise<string>,
+      run: (
+        request: FastifyRequest<{ Body: FormBody; Params: { id?: string } }>,
+        reply: FastifyReply,
+      ) => Promise<string>,
       form?: (body: FormBody) => UsersOutcome,
     ) =>
       app.post<{ Body: FormBody; Params: { id?: string } }>(path, async (request, reply) => {
         try {
-          const notice = await run(request);
+          const notice = await run(request, reply);
           return await render(request, reply, 200, { notice });
         } catch (error) {
           if (!(error instanceof DomainError) || [403, 404].includes(error.status) || error.status >= 500) throw error;
+          // the limit's message is already in the page's language
+          const problems = error.code === 'rate_limited' ? [error.detail] : problemLines(error, langOf(request));
           return render(request, reply, error.status, {
-            problems: problemLines(error, langOf(request)),
+            problems,
             ...(form ? form(request.body) : {}),
           });
         }
       });
 
+    /** An invitation email is about to go: past INVITATION_RULES, a 429 with Retry-After (a DomainError the page shows). */
+    const limitInvitations = async (request: FastifyRequest, reply: FastifyReply, userId?: string) => {
+      const partnerId = request.webSession!.partnerId!;
+      const wait = await countInvitation(deps, { partnerId, ...(userId ? { userId } : {}) });
+      if (wait === undefined) return;
+      reply.header('Retry-After', String(wait));
+      throw new DomainError('rate_limited', t(langOf(request)).partnerUsers.inviteLimited(Math.ceil(wait / 60)));
+    };
+
     change(
       '/console/users',
-      async (request) => {
+      async (request, reply) => {
+        await limitInvitations(request, reply);
         const email = field(request.body, 'email', 320);
         await inviteUser(users, callerOf(request), { email, role: field(request.body, 'role', 20) });
         return t(langOf(request)).partnerUsers.invited(email.toLowerCase());
@@ -80,6 +108,12 @@ export function userRoutes(deps: WebDeps): FastifyPluginAsync {
     change('/console/users/:id/role', async (request) => {
       await setUserRole(users, callerOf(request), uuidOf(request.params.id), field(request.body, 'role', 20));
       return t(langOf(request)).partnerUsers.roleChanged;
+    });
+    change('/console/users/:id/resend', async (request, reply) => {
+      const userId = uuidOf(request.params.id);
+      await limitInvitations(request, reply, userId);
+      const resent = await resendInvitation(users, callerOf(request), userId);
+      return t(langOf(request)).partnerUsers.resent(resent.email);
     });
     change('/console/users/:id/remove', async (request) => {
       await removeUser(users, callerOf(request), uuidOf(request.params.id));

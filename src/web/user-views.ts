@@ -13,7 +13,7 @@ export interface UsersOutcome {
   role?: string;
 }
 
-export function usersPage(ctx: PageContext, users: UserRow[], outcome: UsersOutcome = {}): string {
+export function usersPage(ctx: PageContext, users: UserRow[], now: Date, outcome: UsersOutcome = {}): string {
   const w = t(ctx.lang);
   const u = w.partnerUsers;
   const csrf = csrfField(ctx.session!.csrfToken);
@@ -26,12 +26,13 @@ export function usersPage(ctx: PageContext, users: UserRow[], outcome: UsersOutc
     return html`<tr data-user="${user.id}">
 <td>${user.email}${self ? html` <span class="muted">${u.you}</span>` : ''}</td>
 <td>${u.roles[user.role]}</td>
-<td>${user.activatedAt ? u.activeStatus : u.invitedStatus}</td>
+<td>${user.activatedAt ? u.activeStatus : (user.invitationExpiresAt ?? now) > now ? u.invitedStatus : u.invitationExpired}</td>
 <td>${formatDate(user.lastSignInAt, ctx.lang, u.never)}</td>
 <td><form method="post" action="/console/users/${user.id}/role" class="row">${csrf}
 <label class="visually-hidden" for="role-${user.id}">${u.role} ${user.email}</label>
 <select id="role-${user.id}" name="role">${roleOptions(user.role)}</select>
 <button type="submit">${u.changeRole}</button></form>
+${user.activatedAt ? '' : html`<form method="post" action="/console/users/${user.id}/resend">${csrf}<button type="submit" aria-label="${u.resend} ${user.email}">${u.resend}</button></form>`}
 <form method="post" action="/console/users/${user.id}/remove" data-confirm="${u.remove} ${user.email}?">${csrf}<button type="submit" class="danger" aria-label="${u.remove} ${user.email}">${u.remove}</button></form></td>
 </tr>`;
   });

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { readEmails, type EmailView } from '../../src/notify/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { deriveKeyring } from '../../src/platform/crypto.ts';
-import { RESET_RULES } from '../../src/web/sessions.ts';
+import { INVITATION_RULES, RESET_RULES } from '../../src/web/sessions.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
 import { buildTestApp, createTestPartner, eventually, testConfig, uniqueSlug, type TestApp } from '../helper.ts';
 
@@ -46,6 +47,14 @@ describe('partner users', () => {
     assert.ok(token, 'the email carries a password link');
     return `/portal/password/${token}`;
   };
+
+  /** The data of every users_password_reset job queued so far ("forgot password"). */
+  const resetJobs = async () =>
+    (
+      await sql<{
+        data: unknown;
+      }>`SELECT data FROM pgboss.job WHERE name = 'users_password_reset' ORDER BY created_on, id`.execute(t.db)
+    ).rows.map((r) => JSON.stringify(r.data));
 
   async function invite(admin: Browser, email: string, role: string) {
     const csrf = csrfOf((await admin.get('/console/users')).body)!;
@@ -123,6 +132,179 @@ describe('partner users', () => {
       listed.body,
       new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>Active</td>`),
     );
+  });
+
+  test('an address with an account at another partner is invited like any other: the invitee learns it, not the partner', async () => {
+    const { partner: a, email: taken } = await adminOfNewPartner();
+    const { browser: b } = await adminOfNewPartner();
+    const fresh = `${uniqueSlug('fresh')}@example.com`;
+    const notice = (body: string, email: string) =>
+      /<p class="notice"[^>]*>([^<]*)<\/p>/.exec(body)?.[1]?.replace(email, '<email>');
+    const row = (body: string, email: string) =>
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Viewer</td>\\s*<td>([^<]*)</td>`).exec(body)?.[1];
+    const toFresh = await invite(b, fresh, 'viewer');
+    const toTaken = await invite(b, taken, 'viewer');
+    // the same answer, and the same listing: partner B cannot tell that A has this address
+    assert.deepEqual(
+      [toTaken.statusCode, notice(toTaken.body, taken), row(toTaken.body, taken)],
+      [toFresh.statusCode, notice(toFresh.body, fresh), row(toFresh.body, fresh)],
+    );
+    assert.deepEqual([toFresh.statusCode, row(toFresh.body, fresh)], [200, 'Invited']);
+
+    // the invitee follows the link: the address has an account already, nothing is written
+    const path = linkOf(await outboxEmail(taken, 'user_invitation'));
+    const opened = await new Browser(t.app).get(path);
+    assert.equal(opened.statusCode, 409);
+    assert.match(opened.body, /already has a Parasol account/);
+    const browser = new Browser(t.app);
+    await browser.get('/portal/login');
+    const posted = await browser.post(path, {
+      _csrf: browser.cookies.get('psl_login')!,
+      password: 'another password 1',
+      confirm: 'another password 1',
+    });
+    assert.equal(posted.statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(taken, 'another password 1')).statusCode, 401);
+    const own = new Browser(t.app);
+    assert.equal((await own.signIn(taken, PASSWORD)).statusCode, 303);
+    // still A's admin: A's users page, where the address is the signed-in user's own row
+    const ownPage = (await own.get('/console/users')).body;
+    assert.match(ownPage, new RegExp(`${taken.replace(/\./g, '\\.')} <span class="muted">\\(you\\)</span>`));
+    assert.equal(
+      (
+        await t.db
+          .selectFrom('users')
+          .select('partner_id')
+          .where('email', '=', taken)
+          .where('password_hash', 'is not', null)
+          .executeTakeFirstOrThrow()
+      ).partner_id,
+      a.id,
+    );
+
+    // two partners invite the same new address: the first accepted wins, the other link says so
+    const { browser: c } = await adminOfNewPartner();
+    const both = `${uniqueSlug('both')}@example.com`;
+    assert.equal((await invite(b, both, 'viewer')).statusCode, 200);
+    assert.equal((await invite(c, both, 'developer')).statusCode, 200);
+    const links = await eventually(async () => {
+      const sent = (await emailsTo(both)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+      return sent.length === 2 ? sent.map(linkOf) : undefined;
+    });
+    assert.equal((await setPassword(links[0]!, 'first password 12')).statusCode, 200);
+    assert.equal((await new Browser(t.app).get(links[1]!)).statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(both, 'first password 12')).statusCode, 303);
+  });
+
+  test('an operator sees every partner: an address that signs in anywhere is a 409, one only invited elsewhere is not', async () => {
+    const { email: active } = await adminOfNewPartner();
+    const { browser: b } = await adminOfNewPartner();
+    const other = await createTestPartner(t.db);
+    await assert.rejects(
+      createUser(t.db, 'operator:test', { partnerId: other.id, email: active, password: PASSWORD }),
+      (error: Error & { code?: string }) => error.code === 'conflict',
+    );
+    const invited = `${uniqueSlug('invited')}@example.com`;
+    assert.equal((await invite(b, invited, 'viewer')).statusCode, 200);
+    await createUser(t.db, 'operator:test', { partnerId: other.id, email: invited, password: PASSWORD });
+    // the invitation at B now meets an address that signs in: its link says so
+    assert.equal((await new Browser(t.app).get(linkOf(await outboxEmail(invited, 'user_invitation')))).statusCode, 409);
+    assert.equal((await new Browser(t.app).signIn(invited, PASSWORD)).statusCode, 303);
+  });
+
+  test('an expired invitation is sent again from the Users page: a new link, the old one dead, audited, limited', async () => {
+    const { browser: admin, email: adminEmail } = await adminOfNewPartner();
+    const email = `${uniqueSlug('late')}@example.com`;
+    assert.equal((await invite(admin, email, 'developer')).statusCode, 200);
+    const firstPath = linkOf(await outboxEmail(email, 'user_invitation'));
+    const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+    const row = (body: string) =>
+      new RegExp(`${email.replace(/\./g, '\\.')}</td>\\s*<td>Developer</td>\\s*<td>([^<]*)</td>`).exec(body)?.[1];
+    const resend = async () => {
+      const page = await admin.get('/console/users');
+      return admin.post(`/console/users/${user.id}/resend`, { _csrf: csrfOf(page.body)! });
+    };
+
+    clock += (72 * 60 + 1) * 60_000;
+    let secondPath: string;
+    try {
+      // three days later: the admin signs in again
+      assert.equal((await admin.signIn(adminEmail, PASSWORD)).statusCode, 303);
+      const page = await admin.get('/console/users');
+      assert.equal(row(page.body), 'Invited (link expired)');
+      assert.match(page.body, new RegExp(`action="/console/users/${user.id}/resend"`));
+      assert.equal((await new Browser(t.app).get(firstPath)).statusCode, 404);
+      const resent = await resend();
+      assert.equal(resent.statusCode, 200);
+      assert.match(resent.body, /A new invitation was sent to/);
+      assert.equal(row(resent.body), 'Invited');
+      secondPath = await eventually(async () => {
+        const sent = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+        return sent.length === 2 ? sent.map(linkOf).find((p) => p !== firstPath) : undefined;
+      });
+      // a second resend replaces that link too; the limit per user allows INVITATION_RULES.user.threshold
+      const statuses = [];
+      for (let i = 1; i < INVITATION_RULES.user.threshold + 1; i += 1) statuses.push((await resend()).statusCode);
+      const limited = await resend();
+      assert.deepEqual(statuses, [...Array(INVITATION_RULES.user.threshold - 1).fill(200), 429]);
+      assert.equal(limited.statusCode, 429);
+      assert.match(limited.body, /Too many invitations sent/);
+      assert.ok(Number(limited.headers['retry-after']) > 0);
+      const sent = await eventually(async () => {
+        const all = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation');
+        return all.length === 1 + INVITATION_RULES.user.threshold ? all : undefined;
+      });
+      assert.equal(sent.length, 1 + INVITATION_RULES.user.threshold);
+      const last = await eventually(async () => {
+        const all = (await emailsTo(email)).filter((e) => e.kind === 'user_invitation' && e.status === 'sent');
+        return all.length === 1 + INVITATION_RULES.user.threshold ? all[0] : undefined;
+      });
+      // only the newest link works
+      assert.equal((await new Browser(t.app).get(secondPath)).statusCode, 404);
+      assert.equal((await setPassword(linkOf(last), 'accepted password 7')).statusCode, 200);
+    } finally {
+      clock = Date.now();
+    }
+    // accepted: no button; an active user has nothing to resend (409: the admin's own row)
+    const after = await admin.get('/console/users');
+    assert.doesNotMatch(after.body, new RegExp(`action="/console/users/${user.id}/resend"`));
+    const self = await t.db.selectFrom('users').select('id').where('email', '=', adminEmail).executeTakeFirstOrThrow();
+    assert.equal(
+      (await admin.post(`/console/users/${self.id}/resend`, { _csrf: csrfOf(after.body)! })).statusCode,
+      409,
+    );
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('entity', '=', 'user')
+      .where('entity_id', '=', user.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => a.action),
+      ['invited', ...Array(INVITATION_RULES.user.threshold).fill('invitation_resent'), 'invitation_accepted'],
+    );
+
+    // another partner's invited user is no such user
+    const { browser: other } = await adminOfNewPartner();
+    const pending = `${uniqueSlug('pending')}@example.com`;
+    assert.equal((await invite(admin, pending, 'viewer')).statusCode, 200);
+    const pendingId = (
+      await t.db.selectFrom('users').select('id').where('email', '=', pending).executeTakeFirstOrThrow()
+    ).id;
+    const otherPage = await other.get('/console/users');
+    assert.equal(
+      (await other.post(`/console/users/${pendingId}/resend`, { _csrf: csrfOf(otherPage.body)! })).statusCode,
+      404,
+    );
+  });
+
+  test('a partner sends at most INVITATION_RULES.partner.threshold invitations a quarter of an hour', async () => {
+    const { browser: admin } = await adminOfNewPartner();
+    const statuses = [];
+    for (let i = 0; i <= INVITATION_RULES.partner.threshold; i += 1)
+      statuses.push((await invite(admin, `${uniqueSlug(`many${i}`)}@example.com`, 'viewer')).statusCode);
+    assert.deepEqual(statuses, [...Array(INVITATION_RULES.partner.threshold).fill(200), 429]);
   });
 
   test('a viewer reads but every write is refused: keys, configuration, webhooks, users', async () => {
@@ -310,8 +492,18 @@ describe('partner users', () => {
       const r = await b.post('/portal/forgot', { _csrf: b.cookies.get('psl_login')!, email: address });
       return { status: r.statusCode, body: r.body.replace(/name="_csrf" value="[^"]+"/, '') };
     };
+    // the same work by construction: each request queues one users_password_reset job, whose data
+    // holds the address sealed; the job alone looks the address up
+    const before = (await resetJobs()).length;
     const known = await answer(email);
+    const afterKnown = await resetJobs();
     const missing = await answer(unknown);
+    const afterMissing = await resetJobs();
+    assert.deepEqual([afterKnown.length, afterMissing.length], [before + 1, before + 2]);
+    for (const data of afterMissing.slice(before)) {
+      assert.deepEqual(Object.keys(JSON.parse(data) as object).sort(), ['address', 'email']);
+      assert.doesNotMatch(data, new RegExp(`${email}|${unknown}`));
+    }
     assert.deepEqual(missing, known);
     assert.match(known.body, /If an account exists for this address/);
     await outboxEmail(email, 'password_reset');
@@ -331,6 +523,7 @@ describe('partner users', () => {
 
   test('reset emails are limited per address asked for, and the page still says the same', async () => {
     const { email } = await adminOfNewPartner();
+    const before = (await resetJobs()).length;
     const answers = [];
     for (let i = 0; i < RESET_RULES.account.threshold + 1; i += 1) {
       const b = new Browser(t.app);
@@ -339,7 +532,12 @@ describe('partner users', () => {
       answers.push([r.statusCode, /If an account exists/.test(r.body)]);
     }
     assert.deepEqual(answers, Array(RESET_RULES.account.threshold + 1).fill([200, true]));
-    const written = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+    // past the limit nothing is queued: as many jobs as emails allowed, and as many emails
+    assert.equal((await resetJobs()).length, before + RESET_RULES.account.threshold);
+    const written = await eventually(async () => {
+      const all = (await emailsTo(email)).filter((e) => e.kind === 'password_reset');
+      return all.length === RESET_RULES.account.threshold ? all : undefined;
+    });
     assert.equal(written.length, RESET_RULES.account.threshold);
   });
 
