@@ -296,7 +296,7 @@ async function assembleApp(
       legal: { insurer: config.insurer, bankDetailsDays: config.bankDetailsDays },
     }),
   );
-  await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
+  await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now, keys }));
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });
   await app.register(policyAdminRoutes({ db: database.db, keys, now }, { directory, limiter, failures }), {
     prefix: POLICY_ADMIN_PREFIX,

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createUser } from '../../src/partners/users.ts';
-import { SESSION_RULES } from '../../src/web/sessions.ts';
+import { emailCounterKey, SESSION_RULES } from '../../src/web/sessions.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
 
 /**
@@ -129,12 +129,13 @@ describe('sign-in lockout under concurrency', () => {
     const address = newAddress();
     assert.deepEqual(await burst(t.app, 'portal', wrong(email, 2), address), [401, 401]);
     assert.deepEqual(await burst(t.app, 'portal', [{ email, password: PASSWORD }], address), [303]);
+    const accountKey = emailCounterKey(t.app.parasol, 'partner:account', email);
     const rows = await t.db
       .selectFrom('login_throttle')
       .select(['key', 'attempts'])
-      .where('key', 'in', [`partner:account:${email}`, `partner:address:${address}`])
+      .where('key', 'in', [accountKey, `partner:address:${address}`])
       .execute();
     const attempts = Object.fromEntries(rows.map((r) => [r.key, r.attempts]));
-    assert.deepEqual(attempts, { [`partner:account:${email}`]: 0, [`partner:address:${address}`]: 2 });
+    assert.deepEqual(attempts, { [accountKey]: 0, [`partner:address:${address}`]: 2 });
   });
 });
