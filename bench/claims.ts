@@ -11,7 +11,7 @@ import { openClaimsForFlightEvent } from '../src/claims/open-claims.ts';
 import { setConfiguration } from '../src/partners/configuration.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from '../src/partners/partners.ts';
 import { loadConfig } from '../src/platform/config.ts';
-import { deriveKeyring, encrypt } from '../src/platform/crypto.ts';
+import { decrypt, deriveKeyring, encrypt } from '../src/platform/crypto.ts';
 import { openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
 import { JobQueue } from '../src/platform/jobs.ts';
 import { Notifications, wakeOnJobs } from '../src/platform/notifications.ts';
@@ -236,10 +236,10 @@ export async function benchBankDetailsToPaid(
       while (!link) {
         const row = await db
           .selectFrom('sms_outbox')
-          .select('link')
+          .select('link_enc')
           .where('claim_id', '=', claim!.id)
           .executeTakeFirst();
-        link = row?.link ?? null;
+        link = row?.link_enc ? decrypt(KEYS.encryption, row.link_enc) : null;
         if (!link) await new Promise((r) => setTimeout(r, 20));
       }
       const started = performance.now();
@@ -346,7 +346,7 @@ export async function benchDrain(
     (
       await sql<{
         n: number;
-      }>`SELECT count(*)::int AS n FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(
+      }>`SELECT count(*)::int AS n FROM sms_outbox WHERE link_enc IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(
         db,
       )
     ).rows[0]!.n;
@@ -370,9 +370,9 @@ export async function benchDrain(
     );
     const links = (
       await sql<{
-        link: string;
-      }>`SELECT link FROM sms_outbox WHERE link IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(db)
-    ).rows.map((r) => r.link);
+        link_enc: string;
+      }>`SELECT link_enc FROM sms_outbox WHERE link_enc IS NOT NULL AND claim_id = ANY(${claimIds}::uuid[])`.execute(db)
+    ).rows.map((r) => decrypt(KEYS.encryption, r.link_enc));
     // every customer's bank details, no worker running: the payouts queue up
     started = performance.now();
     let next = 0;

@@ -298,7 +298,7 @@ async function assembleApp(
       legal: { insurer: config.insurer, bankDetailsDays: config.bankDetailsDays },
     }),
   );
-  await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now }));
+  await app.register(webRoutes({ db: database.db, config, directory, flight: flightDeps, now, keys }));
   // Twilio's delivery receipts, when Twilio has somewhere public to post them (docs/sms.md)
   const twilio = config.twilio;
   if (twilio?.statusCallbackUrl)

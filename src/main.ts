@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { buildApp } from './app.ts';
+import { createLogger } from './platform/logging.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
@@ -16,13 +17,17 @@ async function main(): Promise<void> {
   let seeded = false;
   try {
     app = await buildApp(config, {
-      // JSON like every other line (the app's logger does not exist yet when the seed runs)
+      // JSON like every other line (the app's logger does not exist yet when the seed runs), scrubbed
+      // like every other line: the portal user's email is personal data, never logged (PARASOL_DEMO_EMAIL
+      // names it). The generated key is the one secret written on purpose, shown once (README).
       onSeed: (seed) => {
         seeded = true;
-        const log = pino({ level: config.logLevel });
-        log.info({ partnerId: seed.partnerId, portalUser: seed.userEmail }, 'seeded the demo partner "Demo Air"');
+        createLogger(config).info(
+          { partnerId: seed.partnerId, portalUser: seed.userEmail ? 'PARASOL_DEMO_EMAIL' : null },
+          'seeded the demo partner "Demo Air"',
+        );
         if (seed.generatedApiKey)
-          log.info(
+          pino({ level: config.logLevel }).info(
             { sandboxApiKey: seed.generatedApiKey },
             "the demo partner's sandbox API key, shown once (set PARASOL_DEMO_API_KEY to choose it yourself on a fresh data directory)",
           );

@@ -4,6 +4,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import { maskIbansIn } from './bank-account.ts';
 import {
   findPayout,
   findPayoutAccount,
@@ -108,7 +109,7 @@ export async function settlePayout(
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
   } else {
-    const reason = (report.reason ?? '').trim() || 'rejected by the bank';
+    const reason = maskIbansIn((report.reason ?? '').trim()) || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(
       trx,
@@ -147,7 +148,7 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(report.outcome === 'failed' ? { reason: report.reason ?? null } : {}),
+      ...(report.outcome === 'failed' ? { reason: report.reason == null ? null : maskIbansIn(report.reason) } : {}),
     },
   });
   return report.outcome;

@@ -238,7 +238,12 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+    // not repeated: a database or Redis URL that does not parse often holds a password (with a `/`, `@`
+    // or `#` in it), and this message goes to the logs
+    throw new ConfigError(
+      name,
+      'must be a URL (the value is not shown: it may hold a password; percent-encode any /, @, #, ? or % in the user name and password)',
+    );
   }
   if (!protocols.includes(parsed.protocol)) {
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);

@@ -17,6 +17,11 @@ export interface Keyring {
   readonly encryption: EncryptionKeys;
   /** HMAC-SHA256 key signing quote references (from the current master key). */
   readonly quoteSigning: Buffer;
+  /**
+   * HMAC-SHA256 key naming what people type without storing it: the sign-in and password-reset
+   * counters of an email address (from the current master key; a rotation only restarts counters).
+   */
+  readonly lookup: Buffer;
 }
 
 /** A derived encryption key and its id (8 base64url characters derived from its master key). */
@@ -112,6 +117,7 @@ export function deriveKeyring(masterKey: Buffer, previousMasterKeys: readonly Bu
   return Object.freeze({
     encryption: new EncryptionKeys(deriveEncryptionKey(masterKey), previousMasterKeys.map(deriveEncryptionKey)),
     quoteSigning: derive(masterKey, 'quote-signing/v1'),
+    lookup: derive(masterKey, 'lookup/v1'),
   });
 }
 

@@ -338,8 +338,11 @@ export interface SmsOutboxTable {
   contract_id: string;
   claim_id: string | null;
   to_enc: string;
-  body: string;
+  /** Plaintext of rows written before migration 0042, until sealed at start; null once sealed. */
+  body: string | null;
   link: string | null;
+  body_enc: string | null;
+  link_enc: string | null;
   sent_at: Timestamp;
 }
 

@@ -3,15 +3,17 @@ import type { Db, Executor } from './db.ts';
 
 /**
  * Seals the personal data that rows written before migration 0010 hold in clear: names of customers,
- * policyholders and account holders, SEPA batch XML, idempotent replays. A migration cannot do it (the
- * key is not in the database), so every process that opens the database for the API runs this once at
- * start, in batches of one transaction each. Each row is sealed by one UPDATE guarded by "plaintext
- * still there", so processes starting together never seal a row twice, and a second run finds
- * nothing. Readers accept either form meanwhile (crypto.openField).
+ * policyholders and account holders, SEPA batch XML, idempotent replays; and the bodies and links of
+ * the sandbox and preproduction SMS outbox written before migration 0042 (they carry the customer's
+ * bank-details link). A migration cannot do it (the key is not in the database), so every process
+ * that opens the database for the API runs this once at start, in batches of one transaction each.
+ * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
+ * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
+ * (crypto.openField).
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
- * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys`
- * (docs/DECISIONS.md, "Personal data at rest").
+ * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys,
+ * sms_outbox` (docs/DECISIONS.md, "Personal data at rest").
  */
 export async function sealPersonalData(
   db: Db,
@@ -108,6 +110,29 @@ export async function sealPersonalData(
         .set({ xml_enc: seal(r.xml!), xml: null })
         .where('id', '=', r.id)
         .where('xml', 'is not', null)
+        .execute();
+    }
+    return rows.length;
+  });
+
+  await inBatches(async (trx) => {
+    const rows = await trx
+      .selectFrom('sms_outbox')
+      .select(['id', 'body', 'link'])
+      .where('body', 'is not', null)
+      .limit(batchSize)
+      .execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('sms_outbox')
+        .set({
+          body_enc: seal(r.body!),
+          link_enc: r.link === null ? null : seal(r.link),
+          body: null,
+          link: null,
+        })
+        .where('id', '=', r.id)
+        .where('body', 'is not', null)
         .execute();
     }
     return rows.length;

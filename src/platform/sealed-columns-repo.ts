@@ -27,7 +27,7 @@ export const SEALED_COLUMNS: readonly { table: string; key: readonly string[]; c
   },
   { table: 'claim_bank_details', key: ['claim_id'], columns: ['account_holder_enc', 'iban_enc'] },
   { table: 'sepa_batches', key: ['id'], columns: ['xml_enc'] },
-  { table: 'sms_outbox', key: ['id'], columns: ['to_enc'] },
+  { table: 'sms_outbox', key: ['id'], columns: ['to_enc', 'body_enc', 'link_enc'] },
   { table: 'sms_messages', key: ['id'], columns: ['to_enc', 'body_enc'] },
   { table: 'emails', key: ['id'], columns: ['to_enc', 'subject_enc', 'text_enc', 'html_enc'] },
   { table: 'idempotency_keys', key: ['partner_id', 'environment', 'key'], columns: ['response_enc'] },

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
+import { openField } from '../platform/crypto.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
@@ -135,7 +136,13 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             [],
             rows,
             [w.at, w.partnersTitle, w.environment, w.contract, 'SMS'],
-            (r) => [formatDate(r.sent_at, ctx.lang, ''), r.slug, r.environment, r.contract_number, r.body],
+            (r) => [
+              formatDate(r.sent_at, ctx.lang, ''),
+              r.slug,
+              r.environment,
+              r.contract_number,
+              openField(deps.flight.keys.encryption, r.body_enc, r.body),
+            ],
           ),
         );
       },

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
 import type { Config } from '../platform/config.ts';
-import { hashPassword, randomToken, sha256Hex, verifyPassword } from '../platform/crypto.ts';
+import { hashPassword, hmac, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { recordUserSignIn, type UserRole } from '../partners/index.ts';
 import type { Lang } from '../platform/language.ts';
@@ -48,6 +48,7 @@ export interface WebSession {
 export interface SessionDeps {
   db: Db;
   now: () => Date;
+  keys: Pick<Keyring, 'lookup'>;
 }
 
 export type SignInOutcome =
@@ -62,12 +63,12 @@ const decoy = () => (decoyHash ??= hashPassword(randomToken(16)));
 const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * The throttle key of an account: the SHA-256 of its normalised email, never the address itself
- * (`login_throttle` holds no personal data in clear). An operator unlocking an account computes it
- * in SQL: `'partner:account:' || encode(sha256(convert_to('<email>', 'UTF8')), 'hex')`.
+ * The counter of what was typed as an email address: its HMAC, never the text. Whatever is typed is
+ * counted — a stranger's address, a typo, a password typed in the wrong field — and none of it is a
+ * staff sign-in name to keep in clear.
  */
-export const accountThrottleKey = (prefix: string, email: string) =>
-  `${prefix}:account:${sha256Hex(normaliseEmail(email).slice(0, 320))}`;
+export const emailCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: string, typed: string) =>
+  `${prefix}:${hmac(deps.keys.lookup, normaliseEmail(typed).slice(0, 320)).toString('base64url')}`;
 
 export async function signIn(
   deps: SessionDeps,
@@ -75,7 +76,7 @@ export async function signIn(
 ): Promise<SignInOutcome> {
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
-  const accountKey = accountThrottleKey(input.kind, email);
+  const accountKey = emailCounterKey(deps, `${input.kind}:account`, email);
   const addressKey = `${input.kind}:address:${input.address}`;
   // Each attempt is counted before its password is checked, in one statement that answers the count:
   // a burst of concurrent attempts checks at most the allowed number of passwords.
@@ -261,7 +262,7 @@ export async function countResetRequest(
     );
   const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
   if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
-  const account = await count(accountThrottleKey('reset', input.email), RESET_RULES.account);
+  const account = await count(emailCounterKey(deps, 'reset:account', input.email), RESET_RULES.account);
   return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';
 }
 
@@ -301,7 +302,7 @@ export async function countInvitation(
 }
 
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */
-export async function purgeWebSessions(deps: SessionDeps): Promise<number> {
+export async function purgeWebSessions(deps: Pick<SessionDeps, 'db' | 'now'>): Promise<number> {
   const now = deps.now();
   await repo.deleteExpiredSessions(deps.db, now, new Date(now.getTime() - SESSION_RULES.idleMinutes * 60_000));
   const longestWindow = Math.max(SESSION_RULES.account.windowMinutes, SESSION_RULES.address.windowMinutes);

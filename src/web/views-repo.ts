@@ -136,13 +136,16 @@ export async function flightWatchesByState(db: Executor) {
   return rows.map((r) => ({ state: r.state as string, count: Number(r.count) }));
 }
 
-/** The SMS outbox (sandbox and preproduction messages), newest first; phones stay encrypted. */
+/**
+ * The SMS outbox (sandbox and preproduction messages), newest first; phones stay encrypted, bodies
+ * sealed (`body`: the plaintext of a row written before migration 0042 and not sealed yet).
+ */
 export async function listOutbox(db: Executor, offset: number) {
   const query = db
     .selectFrom('sms_outbox as o')
     .innerJoin('partners as p', 'p.id', 'o.partner_id')
     .innerJoin('contracts as c', 'c.id', 'o.contract_id')
-    .select(['o.sent_at', 'p.slug', 'o.environment', 'c.contract_number', 'o.body']);
+    .select(['o.sent_at', 'p.slug', 'o.environment', 'c.contract_number', 'o.body', 'o.body_enc']);
   return paged(
     query
       .orderBy('o.sent_at', 'desc')

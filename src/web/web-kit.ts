@@ -9,6 +9,7 @@ import {
 } from '../partners/index.ts';
 import type { FlightDeps } from '../flight/index.ts';
 import type { Config } from '../platform/config.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { redactUrl } from '../platform/logging.ts';
@@ -26,6 +27,8 @@ export interface WebDeps {
   /** The Flight Delay use cases' dependencies: the live preview prices with simulatePrice. */
   flight: FlightDeps;
   now: () => Date;
+  /** The master key's derived keys (the sign-in counters' lookup key). */
+  keys: Keyring;
   /** The OpenAPI document an app decorator renders (platform/openapi.ts). */
   apiDocument: (decorator: string) => unknown;
 }

@@ -77,10 +77,7 @@ describe('claims: a customer the first message did not reach (sandbox simulation
         payload: { phone: '+33611223344' },
       });
       assert.equal(patched.statusCode, 200, patched.body);
-      const [resent] = await eventually(async () => {
-        const messages = await messagesOf(insured.contractNumber);
-        return messages.length ? messages : undefined;
-      });
+      const resent = await eventually(async () => (await messagesOf(insured.contractNumber))[0]);
       assert.equal(resent.to, '+33611223344');
       assert.ok(resent.link, 'with a link');
       assert.equal((await t.app.inject({ method: 'GET', url: new URL(resent.link).pathname })).statusCode, 200);

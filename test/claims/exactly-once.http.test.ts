@@ -88,7 +88,7 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
     const messages = await eventually(async () => {
       const rows = await t.db
         .selectFrom('sms_outbox')
-        .select(['claim_id', 'link'])
+        .select(['claim_id', 'link_enc'])
         .where(
           'claim_id',
           'in',
@@ -127,7 +127,8 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
     const deps = { db: t.db, jobs: workers[0]!, keys: t.app.parasol.keys, now: () => new Date() };
     const submissions = await Promise.all(
       messages.flatMap((m) => {
-        const token = m.link!.split('/c/')[1]!;
+        // the link is sealed at rest (migration 0042)
+        const token = decrypt(t.app.parasol.keys.encryption, m.link_enc!).split('/c/')[1]!;
         return [0, 1].map(() =>
           submitBankDetails(deps, token, { accountHolder: 'Camille Martin', iban: 'DE89370400440532013000' }),
         );

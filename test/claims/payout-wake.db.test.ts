@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decrypt } from '../../src/platform/crypto.ts';
 import { buildTestApp, createTestPartner, eventually, FLIGHT, insureFlight, post, type TestApp } from '../helper.ts';
 
 /**
@@ -43,10 +44,11 @@ describe('claim path jobs are woken at enqueue, not at the next poll', () => {
     const link = await eventually(async () => {
       const row = await t.db
         .selectFrom('sms_outbox')
-        .select('link')
+        .select('link_enc')
         .where('claim_id', '=', claim.id)
         .executeTakeFirst();
-      return row?.link ?? undefined;
+      // the link is sealed at rest (migration 0042)
+      return row?.link_enc ? decrypt(t.app.parasol.keys.encryption, row.link_enc) : undefined;
     }, WOKEN_WITHIN_MS);
 
     // hop 2: the bank details queue payouts_simulated_bank, whose job settles the claim as paid

@@ -308,6 +308,73 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.ok(listed.body.claims[0].paidAt);
   });
 
+  it('a bank’s reason quoting the customer’s IBAN is kept and shown with the IBAN masked (last 4), wherever it goes', async () => {
+    const flightNumber = `AF${seq++}`;
+    const contractNumber = await contract(a, flightNumber);
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' },
+      { authorization: `Bearer ${operatorToken}` },
+    );
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const request = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));
+    const link = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/.exec(request.form.Body!)![0];
+    const iban = 'DE75512108001245126199';
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      payload: new URLSearchParams({ accountHolder: 'Élodie Durand', iban, bic: '' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.statusCode, 200, form.body);
+    const batch = await cli('--json', 'payouts', 'batch');
+    assert.equal(batch.code, 0, batch.err);
+    const payout = await t.db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .select(['p.id', 'p.end_to_end_id'])
+      .where('cl.claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    const report = path.join(payoutsDir, 'rejected.csv');
+    await fs.writeFile(
+      report,
+      `endToEndId,status,reason\n${payout.end_to_end_id},failed,"AC04 account DE75 5121 0800 1245 1261 99 closed (was ${iban.toLowerCase()})"\n`,
+    );
+    const imported = await cli('--json', 'payouts', 'reconcile', report);
+    assert.equal(imported.code, 0, imported.err);
+    assert.equal(JSON.parse(imported.out).outcomes.failed, 1);
+
+    const masked = 'AC04 account •••• 6199 closed (was •••• 6199)';
+    const stored = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('payouts as p', 'p.claim_id', 'cl.id')
+      .select(['cl.failure_reason as claim', 'p.failure_reason as payout'])
+      .where('cl.claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(stored, { claim: masked, payout: masked });
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', 'payment_failed')
+      .executeTakeFirstOrThrow();
+    assert.equal((audited.data as { reason: string }).reason, masked);
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
+    assert.equal(listed.body.claims[0].status, 'failed');
+    const shown = [
+      JSON.stringify(listed.body),
+      (await cli('claims', 'show', claimNumber)).out,
+      (await cli('--json', 'payouts', 'list', '--env', 'production')).out,
+    ];
+    for (const text of shown) {
+      assert.ok(!text.replaceAll(' ', '').toUpperCase().includes(iban.slice(4)), `no IBAN in ${text.slice(0, 300)}`);
+      assert.ok(!text.includes('1245 1261'), `no IBAN in ${text.slice(0, 300)}`);
+    }
+  });
+
   it('a malformed bank report is refused whole, naming its lines', async () => {
     const report = path.join(payoutsDir, 'bad.csv');
     await fs.writeFile(report, 'endToEndId,status\nPSLAAAAAAAAAAAAAAAAAAAAAAAAAA,lost\n');

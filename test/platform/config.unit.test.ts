@@ -122,6 +122,22 @@ describe('loadConfig', () => {
     [{ PARASOL_METRICS_PORT: '0' }, 'PARASOL_METRICS_PORT'],
     [{ PORT: '9464', PARASOL_METRICS_PORT: '9464' }, 'PARASOL_METRICS_PORT'],
   ];
+  it('refuses a URL that does not parse without repeating it: the password it holds stays out of the message', () => {
+    // a base64 password with a slash, not percent-encoded: the URL does not parse
+    for (const [variable, value] of [
+      ['DATABASE_URL', 'postgres://parasol:Zm9v/YmFy+cGFzcw==@db:5432/parasol'],
+      ['REDIS_URL', 'redis://:Zm9v/YmFy+cGFzcw==@redis:6379'],
+    ] as const)
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.variable === variable &&
+          !error.message.includes('Zm9v') &&
+          /percent-encode/.test(error.message),
+      );
+  });
+
   for (const [env, variable] of failures) {
     it(`fails naming ${variable} for ${JSON.stringify(env)}`, () => {
       assert.throws(

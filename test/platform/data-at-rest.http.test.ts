@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { decrypt } from '../../src/platform/crypto.ts';
+import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
 import {
@@ -19,16 +19,18 @@ import {
   openTestDatabase,
   post,
   trip,
+  subscribeTrip,
   usingPostgres,
   type TestApp,
   type TestPartner,
   consent,
 } from '../helper.ts';
+import { Browser } from '../web/inject-browser.ts';
 
 /**
  * Personal data at rest: after a claim is driven to paid and a policy created and cancelled (with
  * Idempotency-Keys, so replays are stored), no plaintext value — names, email, phone, address, birth
- * date, IBAN, account holder — is anywhere in the database: in every file of an embedded (PGlite)
+ * date, IBAN, account holder, and the bank-details link's token the sandbox outbox kept — is anywhere in the database: in every file of an embedded (PGlite)
  * data directory, and in a `pg_dump` of its PostgreSQL database (a copy made for the test). Replays are the bytes
  * of the first answer. The embedded data directory is readable by its owner only.
  */
@@ -108,7 +110,7 @@ async function driveEverything(
   app: FastifyInstance,
   partner: TestPartner,
   v: Values,
-): Promise<{ contractNumber: string; policyNumber: string }> {
+): Promise<{ contractNumber: string; policyNumber: string; linkToken: string }> {
   const flightNumber = `AF${crypto.randomInt(1000, 9999)}`;
   const t = trip(10);
   const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
@@ -140,6 +142,7 @@ async function driveEverything(
     return (JSON.parse(res.body) as { messages: { link: string }[] }).messages[0]?.link;
   });
   const form = new URL(link).pathname;
+  const linkToken = form.slice('/c/'.length);
   const sent = await app.inject({
     method: 'POST',
     url: form,
@@ -192,7 +195,7 @@ async function driveEverything(
   // what is stored still reads back: the policy and the console's view of the customer
   const read = await inject(app, 'GET', `${POLICIES}/${policyNumber}`, partner.auth);
   assert.equal(JSON.parse(read.body).policyholder.lastName, v.holder.lastName);
-  return { contractNumber, policyNumber };
+  return { contractNumber, policyNumber, linkToken };
 }
 
 function assertNoneIn(haystack: Buffer, plaintexts: string[], where: string) {
@@ -237,7 +240,7 @@ describe('personal data at rest', () => {
     it('holds no plaintext value once a claim is paid and a policy created and cancelled', async () => {
       const v = personalValues();
       const partner = await createTestPartner(t.db);
-      await driveEverything(t.app, partner, v);
+      const { linkToken } = await driveEverything(t.app, partner, v);
       await sql`CHECKPOINT`.execute(t.db);
       await closeAll();
       const files = filesUnder(dir);
@@ -247,7 +250,9 @@ describe('personal data at rest', () => {
         files.some((f) => fs.readFileSync(f).includes(canary)),
         'the partner’s name is found in the files',
       );
-      for (const file of files) assertNoneIn(fs.readFileSync(file), v.plaintexts, path.relative(dir, file));
+      // the link's token is a bearer secret: claim_tokens keeps its SHA-256 only, the outbox seals its SMS
+      for (const file of files)
+        assertNoneIn(fs.readFileSync(file), [...v.plaintexts, linkToken], path.relative(dir, file));
     });
 
     it('is readable by its owner only: directories 0700, files 0600', () => {
@@ -295,13 +300,13 @@ describe('personal data at rest', () => {
     it('holds no plaintext value once a claim is paid and a policy created and cancelled', async () => {
       const v = personalValues();
       const partner = await createTestPartner(t.db);
-      await driveEverything(t.app, partner, v);
+      const { linkToken } = await driveEverything(t.app, partner, v);
       const { stdout } = await promisify(execFile)('pg_dump', ['--no-owner', '--dbname', t.database.url!], {
         maxBuffer: 1 << 30,
         encoding: 'buffer',
       });
       assert.ok(stdout.includes(Buffer.from(partner.slug)), 'the dump holds the data (the partner’s slug is there)');
-      assertNoneIn(stdout, v.plaintexts, 'the dump');
+      assertNoneIn(stdout, [...v.plaintexts, linkToken], 'the dump');
     });
   });
 
@@ -379,6 +384,76 @@ describe('personal data at rest', () => {
     assert.deepEqual(JSON.parse(decrypt(encryptionKey, stored.response_enc!)), policy.body);
     const read = await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth);
     assert.equal(JSON.parse(read.body).policyholder.firstName, v.holder.firstName);
+    assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
+  });
+
+  it('an outbox SMS written in clear before migration 0042 reads as before, then is sealed (as at start) exactly once', async (t) => {
+    const admin = { email: 'ops-at-rest@parasol.test', password: 'operator password 0042' };
+    const app = await buildTestApp({
+      env: { PARASOL_ADMIN_EMAIL: admin.email, PARASOL_ADMIN_PASSWORD: admin.password },
+    });
+    t.after(() => app.close());
+    const operator = new Browser(app.app);
+    assert.equal((await operator.signIn(admin.email, admin.password, 'admin')).statusCode, 303);
+    const encryptionKey = app.app.parasol.keys.encryption;
+    const partner = await createTestPartner(app.db);
+    const subscribed = await subscribeTrip(app.app, partner);
+    assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    const contractNumber = subscribed.body.contractNumber as string;
+    const contract = await app.db
+      .selectFrom('contracts')
+      .select('id')
+      .where('contract_number', '=', contractNumber)
+      .executeTakeFirstOrThrow();
+    const link = `https://claims.parasol.test/c/${letters(43)}`;
+    const body = `Your flight was cancelled. Enter your bank details: ${link}`;
+    // as an older version wrote it: the phone sealed, the body and the link in clear
+    await app.db
+      .insertInto('sms_outbox')
+      .values({
+        id: `OB${crypto.randomUUID().replaceAll('-', '')}`,
+        idempotency_key: `legacy:${crypto.randomUUID()}`,
+        partner_id: partner.id,
+        environment: 'sandbox',
+        contract_id: contract.id,
+        claim_id: null,
+        to_enc: encrypt(encryptionKey, '+33612345678'),
+        body,
+        link,
+        body_enc: null,
+        link_enc: null,
+        sent_at: new Date(),
+      })
+      .execute();
+    // the partner's sandbox messages and the operator's outbox page read the body, sealed or not
+    const read = async () => {
+      const outbox = await operator.get('/admin/outbox');
+      assert.equal(outbox.statusCode, 200);
+      assert.ok(outbox.body.includes(link), 'the operator’s outbox shows the message');
+      return JSON.parse(
+        (await inject(app.app, 'GET', `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`, partner.auth))
+          .body,
+      ).messages as { to: string; body: string; link: string }[];
+    };
+    assert.deepEqual(
+      (await read()).map((m) => [m.to, m.body, m.link]),
+      [['+33612345678', body, link]],
+    );
+
+    assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 1);
+    const row = await app.db
+      .selectFrom('sms_outbox')
+      .selectAll()
+      .where('contract_id', '=', contract.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(row.body, null);
+    assert.equal(row.link, null);
+    assert.equal(decrypt(encryptionKey, row.body_enc!), body);
+    assert.equal(decrypt(encryptionKey, row.link_enc!), link);
+    assert.deepEqual(
+      (await read()).map((m) => [m.to, m.body, m.link]),
+      [['+33612345678', body, link]],
+    );
     assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
   });
 });

@@ -146,6 +146,26 @@ describe('portal sessions', () => {
     }
   });
 
+  test('what is typed as the email of a sign-in or a reset request is counted under a keyed hash, never stored in clear', async () => {
+    const { email } = await partnerUser(t);
+    const stranger = `${uniqueSlug('stranger')}@example.org`;
+    const passwordInTheEmailField = `Pa55word ${uniqueSlug('typed')}`;
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(stranger, 'wrong password!')).statusCode, 401);
+    assert.equal((await browser.signIn(passwordInTheEmailField, PASSWORD)).statusCode, 401);
+    assert.equal((await browser.signIn(email.toUpperCase(), 'wrong password!')).statusCode, 401);
+    assert.equal((await browser.signIn(stranger, 'wrong password!', 'admin')).statusCode, 401);
+    await browser.get('/portal/forgot');
+    const asked = await browser.post('/portal/forgot', { _csrf: browser.cookies.get('psl_login')!, email: stranger });
+    assert.equal(asked.statusCode, 200);
+    const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key);
+    assert.ok(keys.length >= 5, `the attempts are counted (${keys.length} counters)`);
+    for (const typed of [stranger, passwordInTheEmailField, email, email.toUpperCase()]) {
+      const held = keys.filter((k) => k.toLowerCase().includes(typed.toLowerCase()));
+      assert.deepEqual(held, [], `${typed} is in clear in login_throttle`);
+    }
+  });
+
   test('a partner user never reaches the operator console; an operator session opens no portal page', async () => {
     const { email } = await partnerUser(t);
     const browser = new Browser(t.app);

@@ -125,7 +125,7 @@ export async function insertOutboxMessage(db: Executor, row: Insertable<SmsOutbo
 export async function listOutboxMessages(db: Executor, partnerId: string, contractId: string) {
   return db
     .selectFrom('sms_outbox')
-    .select(['to_enc', 'body', 'link', 'sent_at'])
+    .select(['to_enc', 'body', 'link', 'body_enc', 'link_enc', 'sent_at'])
     .where('contract_id', '=', contractId)
     .where('partner_id', '=', partnerId)
     .orderBy('sent_at')

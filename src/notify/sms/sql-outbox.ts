@@ -1,4 +1,4 @@
-import { decrypt, encrypt, type EncryptionKeys } from '../../platform/crypto.ts';
+import { decrypt, encrypt, openField, type EncryptionKeys } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Executor } from '../../platform/db.ts';
 import type { OutboxMessage, OutboxStore } from './outbox.ts';
@@ -14,7 +14,8 @@ export interface OutboxContext {
 
 /**
  * The SQL outbox of sandbox and preproduction: each message stored once per idempotency key (job
- * retries never show a partner the same message twice), the phone number encrypted at rest.
+ * retries never show a partner the same message twice), the phone number, the body and the link
+ * encrypted at rest (the body and the link carry the customer's bank-details link: a bearer secret).
  */
 export class SqlOutboxStore implements OutboxStore {
   constructor(
@@ -32,19 +33,24 @@ export class SqlOutboxStore implements OutboxStore {
       contract_id: this.context.contractId,
       claim_id: this.context.claimId,
       to_enc: encrypt(this.encryptionKey, m.to),
-      body: m.body,
-      link: m.link,
+      body_enc: encrypt(this.encryptionKey, m.body),
+      link_enc: m.link === null ? null : encrypt(this.encryptionKey, m.link),
       sent_at: m.sentAt,
     });
   }
 }
 
-/** What the customers of a sandbox or preproduction contract would have received, oldest first, phone numbers decrypted. */
+/** What the customers of a sandbox or preproduction contract would have received, oldest first, decrypted. */
 export async function readOutbox(
   db: Executor,
   encryptionKey: EncryptionKeys,
   scope: { partnerId: string; contractId: string },
 ): Promise<{ to: string; body: string; link: string | null; sentAt: Date }[]> {
   const rows = await repo.listOutboxMessages(db, scope.partnerId, scope.contractId);
-  return rows.map((r) => ({ to: decrypt(encryptionKey, r.to_enc), body: r.body, link: r.link, sentAt: r.sent_at }));
+  return rows.map((r) => ({
+    to: decrypt(encryptionKey, r.to_enc),
+    body: openField(encryptionKey, r.body_enc, r.body),
+    link: r.link_enc === null && r.link === null ? null : openField(encryptionKey, r.link_enc, r.link),
+    sentAt: r.sent_at,
+  }));
 }
