@@ -20,11 +20,16 @@ export function encodeCursor(at: Date, id: string): string {
 export function decodeCursor(cursor: string, field: string): Keyset {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const date = new Date(at);
+    // exactly what encodeCursor writes: an instant from 1970 to 9999 (a row's, or the start), so no
+    // date JavaScript reads and PostgreSQL cannot (year 275760, before Christ) reaches SQL
+    const date =
+      typeof at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(at) ? new Date(at) : null;
     if (
       typeof id === 'string' &&
       /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id) &&
-      !Number.isNaN(date.getTime())
+      date !== null &&
+      date.getTime() >= 0 &&
+      date.toISOString() === at
     )
       return { at: date, id };
   } catch {

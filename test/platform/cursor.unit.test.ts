@@ -41,3 +41,21 @@ describe('oldestFirstPage — a page never passes the commit horizon', () => {
     assert.deepEqual(decodeCursor(nextCursor!, '/cursor'), row(0, 0));
   });
 });
+
+describe('decodeCursor', () => {
+  it('reads back what encodeCursor wrote, and nothing else', () => {
+    const key = row(Date.UTC(2026, 10, 26, 7, 30, 0, 123), 7);
+    assert.deepEqual(decodeCursor(encodeCursor(key.at, key.id), '/cursor'), key);
+    const forge = (at: unknown) => Buffer.from(JSON.stringify([at, key.id])).toString('base64url');
+    for (const at of [
+      '+275760-09-13T00:00:00.000Z',
+      '-000001-01-01T00:00:00.000Z',
+      '1969-12-31T23:59:59.999Z',
+      '2026-02-30T00:00:00.000Z',
+      '2026-01-01',
+      8.64e15,
+      null,
+    ])
+      assert.throws(() => decodeCursor(forge(at), '/cursor'), { code: 'invalid_cursor' }, String(at));
+  });
+});
