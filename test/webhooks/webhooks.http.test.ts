@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/program.ts';
 import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
@@ -669,10 +669,21 @@ describe('contract and claim events from the flight API', () => {
       .executeTakeFirstOrThrow();
     const other = await createTestPartner(t.db); // no endpoint: its claims are not even read
     const at = new Date();
+    // the statements that read webhook_endpoints, whatever their form (Kysely builder or raw SQL)
+    let endpointReads = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (JSON.stringify(args.node).includes('webhook_endpoints')) endpointReads += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
     const result = await t.db
+      .withPlugin(counter)
       .transaction()
       .execute((trx) => emitClaimWebhookEvents(trx, t.app.parasol.jobs, 'claim.expired', [claim.id], at));
     assert.deepEqual(result, { events: 1, deliveries: 1 });
+    assert.equal(endpointReads, 1, 'the endpoints are read once');
     assert.ok(other.id);
     const [d] = await deliveriesOf(hook.endpoint.id);
     assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'succeeded');
