@@ -55,7 +55,7 @@ const START: Keyset = { at: new Date(0), id: '00000000-0000-0000-0000-0000000000
  * transactions of the role it runs as (pg_stat_activity hides other roles' start times unless the role
  * holds pg_read_all_stats): the API and the workers writing these rows share one role. Client backends
  * only (an autovacuum worker's long transaction writes no row of ours); pg_stat_get_activity rather than
- * the pg_stat_activity view, a third of its cost (~0.3 ms). On PGlite (one connection) it is the clock.
+ * the pg_stat_activity view and its joins (docs/DECISIONS.md measures it). On PGlite (one connection) it is the clock.
  * Truncated to the millisecond, as the keys are.
  */
 export async function commitHorizon(db: Executor): Promise<Date> {
