@@ -367,7 +367,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed).
+         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed). Deliveries still pending go to the new URL at their next attempt, and keep their events even when the new event types leave them out.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
