@@ -306,6 +306,28 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
   return true;
 }
 
+/**
+ * Deliveries still pending whose attempt was due before `dueBefore` and that no worker holds: their
+ * job was lost (its pg-boss retries spent, or the queue's row gone). Their attempt is due again `now`
+ * (so the next sweep leaves them alone for as long); oldest due first, rows another sweep holds
+ * skipped. The partial index of pending deliveries (0007) keeps the scan to them.
+ */
+export async function markStaleDeliveriesDue(
+  trx: Executor,
+  q: { dueBefore: Date; now: Date; limit: number },
+): Promise<{ id: string; attempts: number }[]> {
+  const result = await sql<{ id: string; attempts: number }>`
+    UPDATE webhook_deliveries SET next_attempt_at = ${q.now}
+    WHERE id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND coalesce(next_attempt_at, created_at) < ${q.dueBefore}
+        AND (locked_until IS NULL OR locked_until <= ${q.now})
+      ORDER BY coalesce(next_attempt_at, created_at) LIMIT ${q.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, attempts`.execute(trx);
+  return result.rows;
+}
+
 /** A delivery within the scope, its row locked, with what a redelivery needs to know of its endpoint. */
 export async function findDeliveryForUpdate(
   trx: Executor,

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/program.ts';
-import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
+import { deliverWebhook, requeueStaleDeliveries, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import {
   emitClaimWebhookEvents,
   emitWebhookEvent,
@@ -310,6 +310,46 @@ describe('delivering', () => {
     assert.equal(receiver.received(hook.path).length, 3);
     assert.ok(receiver.received(hook.path).every((r) => r.verified));
     assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 4 }), 'skipped');
+  });
+
+  it('a delivery whose job was lost is attempted again: the sweep queues its next attempt an hour after it was due', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await emit([
+      cancelled(partner, 'FD-LOST-0001'),
+      cancelled(partner, 'FD-LOST-0002'),
+      cancelled(partner, 'FD-LOST-0003'),
+    ]);
+    const [lost, held, recent] = await deliveriesOf(hook.endpoint.id);
+    // every job gone (pg-boss retries spent); two due more than an hour ago, one of them held by a worker
+    await sql`DELETE FROM pgboss.job WHERE name = 'webhooks_deliver' AND data->>'deliveryId' IN (${lost!.id}, ${held!.id}, ${recent!.id})`.execute(
+      t.db,
+    );
+    const longAgo = new Date(Date.now() - 2 * 3600_000);
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ created_at: longAgo })
+      .where('id', 'in', [lost!.id, held!.id])
+      .execute();
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: new Date(Date.now() + 30_000) })
+      .where('id', '=', held!.id)
+      .execute();
+
+    // other test files' deliveries are in other databases; this file's other stale ones may be requeued too
+    assert.ok((await requeueStaleDeliveries(deps)) >= 1);
+    assert.deepEqual(
+      (await queuedJobs(lost!.id)).map((j) => j.data),
+      [{ deliveryId: lost!.id, attempt: 1 }],
+    );
+    assert.deepEqual(await queuedJobs(held!.id), [], 'a worker holds it');
+    assert.deepEqual(await queuedJobs(recent!.id), [], 'due less than an hour ago');
+    assert.equal(await requeueStaleDeliveries(deps), 0, 'due again now: the next sweep leaves it alone');
+    assert.equal(await deliverWebhook(delivery, { deliveryId: lost!.id, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    assert.ok(request!.verified);
+    assert.equal(request!.headers['webhook-id'], lost!.event_id);
   });
 
   it('does not follow redirects and gives up on a receiver that does not answer in time', async () => {
