@@ -66,7 +66,8 @@ export async function listPartnerClaims(
     contractId = contract.id;
   }
   const limit = q.limit ?? CLAIMS_PAGE.default;
-  const horizon = await commitHorizon(deps.db);
+  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined;
+  const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await listClaims(deps.db, {
     partnerId: caller.partnerId,
     environment: caller.environment,
@@ -74,7 +75,7 @@ export async function listPartnerClaims(
     toExclusive: to?.plus({ days: 1 }).toJSDate(),
     contractId,
     statuses: q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status],
-    after: q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined,
+    after,
     limit: limit + 1,
   });
   const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);

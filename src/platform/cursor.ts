@@ -54,9 +54,9 @@ const START: Keyset = { at: new Date(0), id: '00000000-0000-0000-0000-0000000000
  * commits in between is then either visible to the rows' query or still counted here. It sees the
  * transactions of the role it runs as (pg_stat_activity hides other roles' start times unless the role
  * holds pg_read_all_stats): the API and the workers writing these rows share one role. Client backends
- * only (an autovacuum worker's long transaction writes no row of ours); pg_stat_get_activity rather than
- * the pg_stat_activity view and its joins (docs/DECISIONS.md measures it). On PGlite (one connection) it is the clock.
- * Truncated to the millisecond, as the keys are.
+ * only (an autovacuum worker's long transaction writes no row of ours); pg_stat_get_activity rather
+ * than the pg_stat_activity view and its joins (docs/DECISIONS.md measures it). On PGlite (one
+ * connection) it is the clock. Truncated to the millisecond, as the keys are.
  */
 export async function commitHorizon(db: Executor): Promise<Date> {
   const { rows } = await sql<{ horizon: Date }>`

@@ -34,7 +34,8 @@ export async function searchPolicies(
   }
   const limit = q.limit ? Number(q.limit) : POLICY_PAGE.default;
   const today = todayOf(deps.now());
-  const horizon = await commitHorizon(deps.db);
+  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined;
+  const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await search(deps.db, caller, {
     externalReference: q.externalReference,
     product: q.product,
@@ -42,7 +43,7 @@ export async function searchPolicies(
     effectiveFrom: q.effectiveFrom,
     effectiveTo: q.effectiveTo,
     today,
-    after: q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined,
+    after,
     limit: limit + 1,
   });
   const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
