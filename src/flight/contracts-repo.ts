@@ -128,8 +128,9 @@ export async function findContract(
 }
 
 /**
- * A partner's contracts, newest first, keyset-paginated on (created_at to the millisecond, id): the
- * cursor carries a JavaScript Date, which holds milliseconds.
+ * A partner's contracts, newest first, keyset-paginated on (created_at, id): created_at is stored to
+ * the millisecond (migration 0041), so the cursor's JavaScript Date holds it exactly, and the index
+ * contracts_listing gives the order (a page reads its rows, never sorts the partner's contracts).
  */
 export async function searchContracts(
   db: Executor,
@@ -143,7 +144,6 @@ export async function searchContracts(
     limit: number;
   },
 ): Promise<ContractRow[]> {
-  const createdMs = sql<Date>`date_trunc('milliseconds', created_at)`;
   let query = db
     .selectFrom('contracts')
     .selectAll()
@@ -155,9 +155,11 @@ export async function searchContracts(
   if (q.createdBefore) query = query.where('created_at', '<', q.createdBefore);
   if (q.before) {
     const { at, id } = q.before;
-    query = query.where((eb) => eb.or([eb(createdMs, '<', at), eb.and([eb(createdMs, '=', at), eb('id', '<', id)])]));
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
+    );
   }
-  return query.orderBy(createdMs, 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
 }
 
 /** The legs of several contracts, in contract then leg order. */

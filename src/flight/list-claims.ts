@@ -11,7 +11,7 @@ import type { ClaimStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
-import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
+import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
 
 export interface ClaimsQuery {
   /** Required unless contractNumber is given. */
@@ -49,7 +49,9 @@ export const CLAIMS_PAGE = { default: 50, max: 200, maxRangeDays: 366 } as const
 /**
  * POST /getclaims: the caller's claims opened between two dates (inclusive, UTC days) or of one
  * contract (dates then optional), optionally in some statuses, oldest first, paginated with an
- * opaque cursor.
+ * opaque cursor. A page stops at the commit horizon (platform/cursor.ts): a claim still being written
+ * by an open transaction is never passed over, so following nextCursor sees every claim once, including
+ * those committed while paging; nextCursor is null only when no claim was left to read.
  */
 export async function listPartnerClaims(
   deps: FlightDeps,
@@ -64,6 +66,8 @@ export async function listPartnerClaims(
     contractId = contract.id;
   }
   const limit = q.limit ?? CLAIMS_PAGE.default;
+  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined;
+  const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await listClaims(deps.db, {
     partnerId: caller.partnerId,
     environment: caller.environment,
@@ -71,15 +75,11 @@ export async function listPartnerClaims(
     toExclusive: to?.plus({ days: 1 }).toJSDate(),
     contractId,
     statuses: q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status],
-    after: q.cursor ? keysetOf(decodeCursor(q.cursor, '/cursor')) : undefined,
+    after,
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    claims: page.map(claimView),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.opened_at, last.id) : null,
-  };
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
+  return { claims: page.map(claimView), nextCursor };
 }
 
 /**
@@ -148,3 +148,4 @@ export async function readPartnerClaim(deps: FlightDeps, caller: Caller, claimNu
 
 // The cursor is the (opened_at, id) of the last claim returned (platform/cursor.ts).
 const keysetOf = (k: Keyset) => ({ openedAt: k.at, id: k.id });
+const keyOf = (r: ClaimListRow): Keyset => ({ at: r.opened_at, id: r.id });

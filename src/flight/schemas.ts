@@ -918,7 +918,7 @@ export const ContractSearchQuery = Type.Object(
 export const ContractSearchResponse = Type.Object({
   contracts: Type.Array(ContractResponse, { maxItems: CONTRACTS_PAGE.max }),
   nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
-    description: 'Pass it as cursor for the next page.',
+    description: 'Pass it as cursor for the next page; null on the last page.',
   }),
 });
 
@@ -979,7 +979,8 @@ export const ClaimResponse = ClaimOut;
 export const ClaimsResponse = Type.Object({
   claims: Type.Array(ClaimOut, { maxItems: CLAIMS_PAGE.max }),
   nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
-    description: 'Pass as cursor for the next page; null on the last page.',
+    description:
+      'Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again.',
   }),
 });
 

@@ -19,7 +19,7 @@ import {
   type SmsProvider,
 } from '../notify/index.ts';
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
-import { deliverWebhook, type DeliveryJob } from '../webhooks/index.ts';
+import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
 import { decrypt, type Keyring } from '../platform/crypto.ts';
@@ -69,6 +69,8 @@ declare module '../platform/jobs.ts' {
     users_password_reset: PasswordResetJob;
     /** One attempt of one webhook delivery. */
     webhooks_deliver: DeliveryJob;
+    /** Queues again the webhook attempts whose job was lost: every 10 minutes. */
+    webhooks_requeue: NoPayload;
     /** Creates the missing flight watches, closes those without contracts: every 5 minutes. */
     flights_plan: NoPayload;
     /** Leases the due watches and queues their checks: every minute. */
@@ -300,6 +302,14 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         webhookDeliveriesTotal.inc({ outcome });
         rt.log.info({ deliveryId: job.data.deliveryId, attempt: job.data.attempt, outcome }, 'webhook delivery');
       };
+    },
+  },
+  webhooks_requeue: {
+    policy: { retryLimit: 2, expireInSeconds: 300 },
+    schedule: '*/10 * * * *',
+    handler: (rt) => async () => {
+      const requeued = await requeueStaleDeliveries({ db: rt.db, jobs: rt.jobs, now: rt.now });
+      if (requeued > 0) rt.log.warn({ requeued }, 'webhook attempts whose job was lost queued again');
     },
   },
   flights_plan: {

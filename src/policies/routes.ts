@@ -68,7 +68,7 @@ export function policyAdminRoutes(
         operationId: 'searchPolicies',
         summary: 'Search your policies',
         description:
-          'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit.',
+          'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit. Following nextCursor until it is null returns every matching policy once, including those created while you page: a page never goes past policies still being written (it may then be short, or empty with a nextCursor: ask again).',
         querystring: S.SearchQuery,
         response: { 200: S.SearchResponse, ...problemResponses(422) },
       },

@@ -357,6 +357,7 @@ export const PolicyResponse = Type.Object({
 export const SearchResponse = Type.Object({
   policies: Type.Array(PolicyResponse, { maxItems: POLICY_PAGE.max }),
   nextCursor: Type.Union([Type.String({ maxLength: 500 }), Type.Null()], {
-    description: 'Pass as cursor for the next page; null on the last page.',
+    description:
+      'Pass as cursor for the next page; null when no policy is left to read. Present even after a short or empty page while policies are being written: ask again.',
   }),
 });

@@ -2,7 +2,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import { searchPolicies as search } from './policies-repo.ts';
 import { POLICY_PAGE, policyView, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
-import { decodeCursor, encodeCursor, type Keyset } from '../platform/cursor.ts';
+import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
 
 export interface PolicyQuery {
   externalReference?: string | undefined;
@@ -17,7 +17,8 @@ export interface PolicyQuery {
 
 /**
  * GET /policies: the caller's policies matching the filters, oldest first, paginated with an opaque
- * cursor (the created_at and id of the last policy returned: nothing is skipped or repeated).
+ * cursor (the created_at and id of the last policy returned: nothing is skipped or repeated). A page
+ * stops at the commit horizon (platform/cursor.ts), so a policy committed while paging is not passed over.
  */
 export async function searchPolicies(
   deps: PolicyDeps,
@@ -33,6 +34,8 @@ export async function searchPolicies(
   }
   const limit = q.limit ? Number(q.limit) : POLICY_PAGE.default;
   const today = todayOf(deps.now());
+  const after = q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined;
+  const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon
   const rows = await search(deps.db, caller, {
     externalReference: q.externalReference,
     product: q.product,
@@ -40,16 +43,13 @@ export async function searchPolicies(
     effectiveFrom: q.effectiveFrom,
     effectiveTo: q.effectiveTo,
     today,
-    after: q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined,
+    after,
     limit: limit + 1,
   });
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    policies: page.map((row) => policyView(row, deps.keys.encryption, today)),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.created_at, last.id) : null,
-  };
+  const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
+  return { policies: page.map((row) => policyView(row, deps.keys.encryption, today)), nextCursor };
 }
 
 // The cursor is the (created_at, id) of the last policy returned (platform/cursor.ts).
 const keysetOf = (k: Keyset) => ({ createdAt: k.at, id: k.id });
+const keyOf = (r: { created_at: Date; id: string }): Keyset => ({ at: r.created_at, id: r.id });

@@ -1,6 +1,11 @@
 /** The webhooks domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export type { DeliveryJob } from './model.ts';
-export { deliverWebhook, WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryStatus } from './webhook-delivery.ts';
+export {
+  deliverWebhook,
+  requeueStaleDeliveries,
+  WEBHOOK_DELIVERY_STATUSES,
+  type WebhookDeliveryStatus,
+} from './webhook-delivery.ts';
 export {
   WEBHOOK_EVENT_TYPES,
   emitClaimWebhookEvents,

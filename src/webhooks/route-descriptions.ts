@@ -8,7 +8,8 @@ export const CREATE_ENDPOINT_DESCRIPTION =
 
 export const UPDATE_ENDPOINT_DESCRIPTION =
   'Changes the URL (checked like a new one), the event types, the description or the enabled state; ' +
-  'members absent stay as they are. Disabling ends its pending deliveries (failed).';
+  'members absent stay as they are. Disabling ends its pending deliveries (failed). ' +
+  'Deliveries still pending go to the new URL at their next attempt, and keep their events even when the new event types leave them out.';
 
 export const REDELIVER_DESCRIPTION =
   'Puts an ended delivery (succeeded or failed) ' +

@@ -297,7 +297,7 @@ export function webhookApiRoutes(
         operationId: 'listWebhookDeliveries',
         summary: 'The delivery log',
         description:
-          'Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page.',
+          'Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page (null on the last). Following it returns every matching delivery that existed when you read the first page, once; a delivery created while you page may or may not be listed.',
         querystring: DeliveriesQuery,
         response: {
           200: Type.Object(

@@ -149,6 +149,33 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   });
 }
 
+/**
+ * The sweep behind `webhooks_requeue` (every 10 minutes): a delivery still pending an hour after its
+ * attempt was due, held by no worker, lost its job — a worker that died more often than pg-boss
+ * retries, a database outage longer than they last (about 6 minutes). Each gets the job of its next
+ * attempt again, in the transaction that marks that attempt due now (the next sweep waits an hour
+ * more), so every event is still attempted, late. A job that was not lost after all (workers stopped
+ * for an hour) finds the attempt made by the first of the two and does nothing (`claimDelivery`).
+ * Returns how many were queued.
+ */
+export async function requeueStaleDeliveries(
+  deps: Pick<WebhookDeps, 'db' | 'jobs' | 'now'>,
+  olderThanMinutes = 60,
+  limit = 1_000,
+): Promise<number> {
+  const now = deps.now();
+  const dueBefore = new Date(now.getTime() - olderThanMinutes * 60_000);
+  return deps.db.transaction().execute(async (trx) => {
+    const stale = await repo.markStaleDeliveriesDue(trx, { dueBefore, now, limit });
+    await deps.jobs.sendMany(
+      'webhooks_deliver',
+      stale.map((d) => ({ deliveryId: d.id, attempt: d.attempts + 1 })),
+      { trx },
+    );
+    return stale.length;
+  });
+}
+
 export interface PostResult {
   /** The receiver's status code, or null when no response arrived. */
   statusCode: number | null;

@@ -216,6 +216,16 @@ export async function emitWebhookEvents(
 ): Promise<EmitResult> {
   if (events.length === 0) return { events: 0, deliveries: 0 };
   const live = endpoints ? await endpoints.liveEndpointsFor(trx, events) : await repo.liveEndpointsFor(trx, events);
+  return emitToEndpoints(trx, jobs, events, live);
+}
+
+/** Stores the events the endpoints `live` want, their deliveries and jobs (see emitWebhookEvents). */
+async function emitToEndpoints(
+  trx: Executor,
+  jobs: JobQueue,
+  events: readonly AnyWebhookEventInput[],
+  live: readonly repo.LiveEndpoint[],
+): Promise<EmitResult> {
   if (live.length === 0) return { events: 0, deliveries: 0 };
   const byScope = new Map<string, repo.LiveEndpoint[]>();
   for (const endpoint of live) {
@@ -286,8 +296,9 @@ export type ClaimWebhookEventType = Exclude<Extract<WebhookEventType, `claim.${s
  * The claim.* events of many claims at once, their data read from the database in one statement
  * (claims, contracts, legs, and the bank details for claim.bank_details_received), then emitted
  * as emitWebhookEvents does. Call it in the transaction that changed the claims, after the
- * change: each event shows the claim as it now is. Claims of partners without a live endpoint
- * are not even read.
+ * change: each event shows the claim as it now is. The endpoints are read once, first (those that
+ * want this type, for the claims' partners and environments); claims of partners without one are
+ * not even read.
  */
 export async function emitClaimWebhookEvents(
   trx: Executor,
@@ -297,7 +308,9 @@ export async function emitClaimWebhookEvents(
   occurredAt = new Date(),
 ): Promise<EmitResult> {
   if (claimIds.length === 0) return { events: 0, deliveries: 0 };
-  const rows = await repo.findClaimsForEvents(trx, claimIds);
+  const live = await repo.liveEndpointsForClaims(trx, claimIds, type);
+  if (live.length === 0) return { events: 0, deliveries: 0 };
+  const rows = await repo.findClaimsForEvents(trx, claimIds, [...new Set(live.map((e) => e.partner_id))]);
   const iso = (d: Date | null) => (d ?? occurredAt).toISOString();
   const events = rows.map((r): AnyWebhookEventInput => {
     const base = claimData(r);
@@ -319,7 +332,7 @@ export async function emitClaimWebhookEvents(
         };
     }
   });
-  return emitWebhookEvents(trx, jobs, events);
+  return emitToEndpoints(trx, jobs, events, live);
 }
 
 type ClaimEventRow = Awaited<ReturnType<typeof repo.findClaimsForEvents>>[number];
@@ -349,12 +362,15 @@ export async function emitCustomerUnreachable(
   report: Pick<ClaimCustomerUnreachableData, 'message' | 'deliveryStatus' | 'errorCode'>,
   occurredAt = new Date(),
 ): Promise<EmitResult> {
-  const events = (await repo.findClaimsForEvents(trx, [claimId])).map((r): AnyWebhookEventInput => ({
+  const live = await repo.liveEndpointsForClaims(trx, [claimId], 'claim.customer_unreachable');
+  if (live.length === 0) return { events: 0, deliveries: 0 };
+  const rows = await repo.findClaimsForEvents(trx, [claimId], [...new Set(live.map((e) => e.partner_id))]);
+  const events = rows.map((r): AnyWebhookEventInput => ({
     partnerId: r.partner_id,
     environment: r.environment,
     occurredAt,
     type: 'claim.customer_unreachable',
     data: { ...claimData(r), channel: 'sms', ...report, reportedAt: occurredAt.toISOString() },
   }));
-  return emitWebhookEvents(trx, jobs, events);
+  return emitToEndpoints(trx, jobs, events, live);
 }

@@ -306,6 +306,28 @@ export async function recordAttempt(db: Executor, deliveryId: string, o: Attempt
   return true;
 }
 
+/**
+ * Deliveries still pending whose attempt was due before `dueBefore` and that no worker holds: their
+ * job was lost (its pg-boss retries spent, or the queue's row gone). Their attempt is due again `now`
+ * (so the next sweep leaves them alone for as long); oldest due first, rows another sweep holds
+ * skipped. The partial index of pending deliveries (0007) keeps the scan to them.
+ */
+export async function markStaleDeliveriesDue(
+  trx: Executor,
+  q: { dueBefore: Date; now: Date; limit: number },
+): Promise<{ id: string; attempts: number }[]> {
+  const result = await sql<{ id: string; attempts: number }>`
+    UPDATE webhook_deliveries SET next_attempt_at = ${q.now}
+    WHERE id IN (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND coalesce(next_attempt_at, created_at) < ${q.dueBefore}
+        AND (locked_until IS NULL OR locked_until <= ${q.now})
+      ORDER BY coalesce(next_attempt_at, created_at) LIMIT ${q.limit}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING id, attempts`.execute(trx);
+  return result.rows;
+}
+
 /** A delivery within the scope, its row locked, with what a redelivery needs to know of its endpoint. */
 export async function findDeliveryForUpdate(
   trx: Executor,
@@ -484,10 +506,34 @@ export interface ClaimEventRow {
 }
 
 /**
- * The claims (with contract, leg and bank details) whose claim.* events are being emitted, in one
- * statement; claims of partners without a live endpoint are not read.
+ * The live endpoints that want `type` for the (partner, environment) pairs of these claims: one
+ * statement, the only read of endpoints a claim.* emission makes.
  */
-export async function findClaimsForEvents(trx: Executor, claimIds: readonly string[]): Promise<ClaimEventRow[]> {
+export async function liveEndpointsForClaims(
+  trx: Executor,
+  claimIds: readonly string[],
+  type: string,
+): Promise<LiveEndpoint[]> {
+  const rows = await sql<LiveEndpoint>`
+    SELECT e.id, e.partner_id, e.environment, e.event_types
+    FROM webhook_endpoints e
+    WHERE e.removed_at IS NULL AND e.enabled
+      AND (e.event_types IS NULL OR ${type} = ANY(e.event_types))
+      AND (e.partner_id, e.environment) IN (
+        SELECT DISTINCT cl.partner_id, cl.environment FROM claims cl WHERE cl.id = ANY(${[...claimIds]}::uuid[]))
+  `.execute(trx);
+  return rows.rows;
+}
+
+/**
+ * The claims (with contract, leg and bank details) whose claim.* events are being emitted, in one
+ * statement; only those of the partners named (the ones with an endpoint wanting the event).
+ */
+export async function findClaimsForEvents(
+  trx: Executor,
+  claimIds: readonly string[],
+  partnerIds: readonly string[],
+): Promise<ClaimEventRow[]> {
   const rows = await sql<ClaimEventRow>`
     SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.operating_flight_number, l.departure_date,
            cl.reason, cl.event, cl.delay_minutes, cl.compensation_amount, cl.currency, cl.status, cl.opened_at,
@@ -496,9 +542,7 @@ export async function findClaimsForEvents(trx: Executor, claimIds: readonly stri
     JOIN contracts c ON c.id = cl.contract_id
     JOIN contract_legs l ON l.id = cl.leg_id
     LEFT JOIN claim_bank_details b ON b.claim_id = cl.id
-    WHERE cl.id = ANY(${[...claimIds]}::uuid[])
-      AND EXISTS (SELECT 1 FROM webhook_endpoints e
-                  WHERE e.partner_id = cl.partner_id AND e.environment = cl.environment AND e.removed_at IS NULL AND e.enabled)
+    WHERE cl.id = ANY(${[...claimIds]}::uuid[]) AND cl.partner_id = ANY(${[...partnerIds]}::uuid[])
     ORDER BY cl.claim_number
   `.execute(trx);
   return rows.rows;

@@ -275,6 +275,32 @@ describe(`bad input over HTTP${usingPostgres ? ' (PostgreSQL)' : ''}`, () => {
     });
   });
 
+  describe('a cursor this API did not return is 422 invalid_cursor, never a 500', () => {
+    // well-formed JSON, a valid id, a date JavaScript reads but PostgreSQL cannot store
+    const forged = ['+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', 8.64e15, '2026-01-01'].map((at) =>
+      Buffer.from(JSON.stringify([at, '00000000-0000-0000-0000-000000000000'])).toString('base64url'),
+    );
+    it('in /getclaims, GET /contracts, GET /policies and GET /webhooks/deliveries', async () => {
+      for (const cursor of forged) {
+        const claims = await t.app.inject({
+          method: 'POST',
+          url: `${FLIGHT}/getclaims`,
+          headers: json(partner),
+          payload: { fromDate: '2026-01-01', toDate: '2026-01-31', cursor },
+        });
+        assert.deepEqual(assertProblem(claims, 422, 'invalid_cursor').errors, [
+          { field: '/cursor', code: 'invalid', message: 'invalid cursor' },
+        ]);
+        for (const url of [
+          `${FLIGHT}/contracts?cursor=${cursor}`,
+          `${POLICIES}/policies?cursor=${cursor}`,
+          `${FLIGHT}/webhooks/deliveries?cursor=${cursor}`,
+        ])
+          assertProblem(await t.app.inject({ method: 'GET', url, headers: partner.auth }), 422, 'invalid_cursor');
+      }
+    });
+  });
+
   describe('validation errors are bounded, as the Problem schema says', () => {
     const getPrice = (body: object) =>
       t.app.inject({ method: 'POST', url: `${FLIGHT}/getPrice`, headers: json(partner), payload: body });

@@ -46,6 +46,7 @@ describe('job registry', () => {
       housekeeping_purge_idempotency_keys: '17 * * * *',
       sms_requeue: '*/10 * * * *',
       email_requeue: '*/10 * * * *',
+      webhooks_requeue: '*/10 * * * *',
       claims_expire: '*/15 * * * *',
       claims_remind: '7,22,37,52 * * * *',
       web_sessions_purge: '23 * * * *',

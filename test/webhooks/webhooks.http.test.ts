@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/program.ts';
-import { deliverWebhook, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
+import { deliverWebhook, requeueStaleDeliveries, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import {
   emitClaimWebhookEvents,
   emitWebhookEvent,
@@ -310,6 +310,46 @@ describe('delivering', () => {
     assert.equal(receiver.received(hook.path).length, 3);
     assert.ok(receiver.received(hook.path).every((r) => r.verified));
     assert.equal(await deliverWebhook(short, { deliveryId: d!.id, attempt: 4 }), 'skipped');
+  });
+
+  it('a delivery whose job was lost is attempted again: the sweep queues its next attempt an hour after it was due', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    await emit([
+      cancelled(partner, 'FD-LOST-0001'),
+      cancelled(partner, 'FD-LOST-0002'),
+      cancelled(partner, 'FD-LOST-0003'),
+    ]);
+    const [lost, held, recent] = await deliveriesOf(hook.endpoint.id);
+    // every job gone (pg-boss retries spent); two due more than an hour ago, one of them held by a worker
+    await sql`DELETE FROM pgboss.job WHERE name = 'webhooks_deliver' AND data->>'deliveryId' IN (${lost!.id}, ${held!.id}, ${recent!.id})`.execute(
+      t.db,
+    );
+    const longAgo = new Date(Date.now() - 2 * 3600_000);
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ created_at: longAgo })
+      .where('id', 'in', [lost!.id, held!.id])
+      .execute();
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: new Date(Date.now() + 30_000) })
+      .where('id', '=', held!.id)
+      .execute();
+
+    // other test files' deliveries are in other databases; this file's other stale ones may be requeued too
+    assert.ok((await requeueStaleDeliveries(deps)) >= 1);
+    assert.deepEqual(
+      (await queuedJobs(lost!.id)).map((j) => j.data),
+      [{ deliveryId: lost!.id, attempt: 1 }],
+    );
+    assert.deepEqual(await queuedJobs(held!.id), [], 'a worker holds it');
+    assert.deepEqual(await queuedJobs(recent!.id), [], 'due less than an hour ago');
+    assert.equal(await requeueStaleDeliveries(deps), 0, 'due again now: the next sweep leaves it alone');
+    assert.equal(await deliverWebhook(delivery, { deliveryId: lost!.id, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    assert.ok(request!.verified);
+    assert.equal(request!.headers['webhook-id'], lost!.event_id);
   });
 
   it('does not follow redirects and gives up on a receiver that does not answer in time', async () => {
@@ -669,10 +709,21 @@ describe('contract and claim events from the flight API', () => {
       .executeTakeFirstOrThrow();
     const other = await createTestPartner(t.db); // no endpoint: its claims are not even read
     const at = new Date();
+    // the statements that read webhook_endpoints, whatever their form (Kysely builder or raw SQL)
+    let endpointReads = 0;
+    const counter: KyselyPlugin = {
+      transformQuery: (args) => {
+        if (JSON.stringify(args.node).includes('webhook_endpoints')) endpointReads += 1;
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    };
     const result = await t.db
+      .withPlugin(counter)
       .transaction()
       .execute((trx) => emitClaimWebhookEvents(trx, t.app.parasol.jobs, 'claim.expired', [claim.id], at));
     assert.deepEqual(result, { events: 1, deliveries: 1 });
+    assert.equal(endpointReads, 1, 'the endpoints are read once');
     assert.ok(other.id);
     const [d] = await deliveriesOf(hook.endpoint.id);
     assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'succeeded');

@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * Search your contracts
-         * @description Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit.
+         * @description Your contracts of the key's environment, newest first, by booking reference, status (repeat status= for several) and the days they were subscribed on (createdFrom, createdTo: inclusive, UTC), paginated with cursor/limit. Following nextCursor until it is null returns every matching contract that existed when you read the first page, once; a contract subscribed while you page may or may not be listed (read the first page again for the newest).
          */
         get: operations["searchContracts"];
         put?: never;
@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaims"];
         delete?: never;
@@ -311,7 +311,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims (alias of /getclaims)
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first, paginated with cursor/limit. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaimsAlias"];
         delete?: never;
@@ -367,7 +367,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed).
+         * @description Changes the URL (checked like a new one), the event types, the description or the enabled state; members absent stay as they are. Disabling ends its pending deliveries (failed). Deliveries still pending go to the new URL at their next attempt, and keep their events even when the new event types leave them out.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -421,7 +421,7 @@ export interface paths {
         };
         /**
          * The delivery log
-         * @description Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page.
+         * @description Deliveries of this environment, newest first, each with its attempts; filter by endpoint and status; `nextCursor` for the next page (null on the last). Following it returns every matching delivery that existed when you read the first page, once; a delivery created while you page may or may not be listed.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -5444,7 +5444,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
-                        /** @description Pass it as cursor for the next page. */
+                        /** @description Pass it as cursor for the next page; null on the last page. */
                         nextCursor: string | null;
                     };
                 };
@@ -6284,7 +6284,7 @@ export interface operations {
                                 decidedAt: string;
                             };
                         }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
+                        /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
                         nextCursor: string | null;
                     };
                 };
@@ -6650,7 +6650,7 @@ export interface operations {
                                 decidedAt: string;
                             };
                         }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
+                        /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
                         nextCursor: string | null;
                     };
                 };

@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Search your policies
-         * @description Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit.
+         * @description Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit. Following nextCursor until it is null returns every matching policy once, including those created while you page: a page never goes past policies still being written (it may then be short, or empty with a nextCursor: ask again).
          */
         get: operations["searchPolicies"];
         put?: never;
@@ -286,7 +286,7 @@ export interface operations {
                             /** Format: date-time */
                             updatedAt: string;
                         }[];
-                        /** @description Pass as cursor for the next page; null on the last page. */
+                        /** @description Pass as cursor for the next page; null when no policy is left to read. Present even after a short or empty page while policies are being written: ask again. */
                         nextCursor: string | null;
                     };
                 };
