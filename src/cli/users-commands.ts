@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { createUser, listUsers, parseRole, requirePartner, USER_ROLES } from '../partners/index.ts';
+import { unlockAccount } from '../web/index.ts';
 import { fieldMap, table, when, type CommandKit } from './kit.ts';
 
 /** Partner console users. */
 export function usersCommands(kit: CommandKit): void {
-  const { group, leaf, run, db, actor, io } = kit;
+  const { group, leaf, run, db, actor, io, services } = kit;
 
   // ---------------------------------------------------------------------------------------------
   // users
@@ -65,6 +66,28 @@ export function usersCommands(kit: CommandKit): void {
       };
     }),
   );
+
+  leaf(
+    users,
+    'unlock <email>',
+    'End the sign-in lock of an account now (five wrong passwords lock it for 15 minutes); audited',
+    'parasol users unlock ops@acme.example',
+  )
+    .option('--operator', 'an operator console account (default: a partner user)')
+    .action(
+      run(async (email: string, options: { operator?: boolean }) => {
+        const kind = options.operator ? 'operator' : 'partner';
+        const counted = await unlockAccount({ db, keys: services().keys }, kind, email, actor);
+        return {
+          data: { email, kind, unlocked: counted },
+          lines: [
+            counted
+              ? `Sign-in of ${email} (${kind}) unlocked: its failed attempts are forgotten.`
+              : `No failed sign-in counted for ${email} (${kind}): nothing to unlock.`,
+          ],
+        };
+      }),
+    );
 }
 
 async function readProcessStdin(): Promise<string> {

@@ -254,3 +254,9 @@ export async function deleteStaleThrottles(db: Executor, now: Date, windowStarte
     .execute();
   return rows.length;
 }
+
+/** Deletes one counter (an operator's unlock); whether there was one. */
+export async function deleteThrottle(db: Executor, key: string): Promise<boolean> {
+  const rows = await db.deleteFrom('login_throttle').where('key', '=', key).returning('key').execute();
+  return rows.length > 0;
+}

@@ -301,6 +301,31 @@ export async function countInvitation(
   return undefined;
 }
 
+/**
+ * An operator unlocks one account before its lock ends (`parasol users unlock`): its sign-in counter
+ * (the HMAC of the address, as sign-in computes it) is deleted, audited. Whether the account exists is
+ * not looked up: a counter exists for whatever was typed. Answers whether a counter was there.
+ */
+export async function unlockAccount(
+  deps: Pick<SessionDeps, 'db' | 'keys'>,
+  kind: SessionKind,
+  email: string,
+  actor: string,
+): Promise<boolean> {
+  const key = emailCounterKey(deps, `${kind}:account`, normaliseEmail(email).slice(0, 320));
+  return deps.db.transaction().execute(async (trx) => {
+    const removed = await repo.deleteThrottle(trx, key);
+    await audit(trx, {
+      actor,
+      entity: kind === 'operator' ? 'operator' : 'user',
+      entityId: normaliseEmail(email),
+      action: 'sign_in_unlocked',
+      data: { counted: removed },
+    });
+    return removed;
+  });
+}
+
 /** Hourly chore (a job): expired sessions and stale sign-in failure counters are deleted. */
 export async function purgeWebSessions(deps: Pick<SessionDeps, 'db' | 'now'>): Promise<number> {
   const now = deps.now();

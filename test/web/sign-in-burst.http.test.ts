@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { runCli } from '../../src/cli/program.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { emailCounterKey, SESSION_RULES } from '../../src/web/sessions.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
@@ -111,6 +112,29 @@ describe('sign-in lockout under concurrency', () => {
         (s) => new Set(s),
       ),
       new Set([429]),
+    );
+    // an operator ends the lock now (audited): the right password signs in again
+    const out: string[] = [];
+    const code = await runCli(['users', 'unlock', ADMIN.email.toUpperCase(), '--operator'], {
+      db: t.db,
+      out: (l) => out.push(l),
+      err: (l) => out.push(l),
+      actor: 'operator:test',
+      config: t.app.parasol.config,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+    });
+    assert.equal(code, 0, out.join('\n'));
+    assert.match(out.join('\n'), /unlocked/);
+    assert.deepEqual(await burst(t.app, 'admin', [ADMIN]), [303]);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('action', '=', 'sign_in_unlocked')
+      .execute();
+    assert.deepEqual(
+      audited.map((r) => r.actor),
+      ['operator:test'],
     );
   });
 
