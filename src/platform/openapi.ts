@@ -83,7 +83,7 @@ export const ProblemSchema = Type.Object(
       pattern: '^[a-z_]+$',
       maxLength: 100,
       description:
-        'Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`).',
+        "Stable machine-readable code, e.g. `quote_expired`; each error status of an operation lists the codes it may carry (`x-problem-codes`, and the response's description).",
     }),
     instance: Type.Optional(
       Type.String({ maxLength: MAX_URL_LENGTH, description: 'The path asked, without its query string.' }),
