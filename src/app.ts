@@ -21,7 +21,7 @@ import { sealPersonalData } from './platform/seal-personal-data.ts';
 import type { JobQueue } from './platform/jobs.ts';
 import { startWorkers } from './worker.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
-import { registerApiDocument } from './platform/openapi.ts';
+import { checkProblemCodes, registerApiDocument, type UndeclaredProblem } from './platform/openapi.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, REQUEST_ID } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
 import { installJsonBodyParser } from './platform/json-body.ts';
@@ -56,6 +56,11 @@ export interface BuildOptions {
   jobs?: JobQueue;
   /** Where log lines go, after scrubbing (default stdout; tests capture them). */
   logStream?: DestinationStream;
+  /**
+   * Called for every problem an API operation answers with a code its document does not list for
+   * that status (tests: test/helper.ts fails on it); the check is not installed without it.
+   */
+  onUndeclaredProblem?: (problem: UndeclaredProblem) => void;
 }
 
 /** What the app holds, for the CLI, workers and tests: never reach for globals. */
@@ -180,6 +185,7 @@ async function assembleApp(
   logJobErrorsTo(app.log);
   if (config.runWorkers) await startWorkers(jobs, { db: database.db, keys, config, now, log: app.log });
   installErrorHandling(app);
+  if (options.onUndeclaredProblem) checkProblemCodes(app, options.onUndeclaredProblem);
   installMetrics(app, database.db, metrics);
   // The models pricing each environment: the versions the operator activated (the shipped v2 at first
   // start), unless the caller gives its own (tests).

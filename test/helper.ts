@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
+import type { UndeclaredProblem } from '../src/platform/openapi.ts';
 import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
 import { setConfiguration, type ConfigurationInput } from '../src/partners/configuration.ts';
@@ -233,7 +234,16 @@ export async function buildTestApp(
   // that prices with the versions stored in the database (the shipped v2) asks for storedRiskModels.
   const { storedRiskModels, ...rest } = options;
   const riskModel = storedRiskModels || rest.riskModels ? rest.riskModel : (rest.riskModel ?? riskModelV1);
-  const app = await buildApp(testConfig(options.env), { cacheTtlMs: 0, ...rest, riskModel, database });
+  // every problem an API operation answers is held to the codes its document lists for that status
+  // (platform/openapi.ts, operationProblemCodes): one it does not list fails the suite at close
+  const undeclared: UndeclaredProblem[] = [];
+  const app = await buildApp(testConfig(options.env), {
+    cacheTtlMs: 0,
+    onUndeclaredProblem: (problem) => undeclared.push(problem),
+    ...rest,
+    riskModel,
+    database,
+  });
   return {
     app,
     db: database.db,
@@ -241,8 +251,21 @@ export async function buildTestApp(
     close: async () => {
       await app.close();
       if (ownDatabase) await database.close();
+      if (undeclared.length > 0) throw new Error(undeclaredProblemsMessage(undeclared));
     },
   };
+}
+
+/** The problems answered with a code their operation's document does not list, one line each. */
+export function undeclaredProblemsMessage(problems: readonly UndeclaredProblem[]): string {
+  const lines = [
+    ...new Set(
+      problems.map(
+        (p) => `${p.method} ${p.route} ${p.status} ${p.code} (documented: ${p.documented.join(', ') || 'none'})`,
+      ),
+    ),
+  ];
+  return `The API answered problem codes its OpenAPI document does not list; declare them on the route (problemResponses):\n${lines.join('\n')}`;
 }
 
 let counter = 0;

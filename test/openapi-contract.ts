@@ -75,6 +75,11 @@ export class OpenApiContract {
     const validate = this.ajv.compile({ $ref: `doc:${prefix}#/${pointer}/schema` });
     const body: unknown = JSON.parse(response.body);
     assert.ok(validate(body), `${where} body matches the document: ${this.ajv.errorsText(validate.errors)}`);
+    if (type === 'application/problem+json') {
+      const code = (body as { code: string }).code;
+      const listed = documented['x-problem-codes'] as string[];
+      assert.ok(listed.includes(code), `${where} code ${code} is listed (${listed.join(', ')})`);
+    }
   }
 
   /** Asserts that a delivered webhook body matches the document's `webhooks` entry of its type. */

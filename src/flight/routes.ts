@@ -69,7 +69,16 @@ export function flightDelayRoutes(
         body: S.QuoteRequest,
         response: {
           200: named(S.QuoteResponse, 'Quote', 'The quote, priced and signed'),
-          ...problemResponses(409, 422),
+          ...problemResponses({
+            409: ['partner_not_configured', 'capacity_exceeded', 'sales_suspended'],
+            422: [
+              'unknown_airport',
+              'unknown_airline',
+              'invalid_departure_time',
+              'departure_too_soon',
+              'departure_too_far',
+            ],
+          }),
         },
       },
       handler: (request) => issueQuote(deps, callerOf(request), request.body),
@@ -83,7 +92,21 @@ export function flightDelayRoutes(
         summary: 'Simulate a premium with terms of your choice',
         description: SIMULATE_PRICE_DESCRIPTION,
         body: S.SimulationRequest,
-        response: { 200: S.SimulationResponse, ...problemResponses(409, 422) },
+        response: {
+          200: S.SimulationResponse,
+          ...problemResponses({
+            409: ['partner_not_configured'],
+            422: [
+              'unknown_airport',
+              'unknown_airline',
+              'invalid_departure_time',
+              'departure_too_soon',
+              'departure_too_far',
+              'formula_not_allowed',
+              'configuration_out_of_bounds',
+            ],
+          }),
+        },
       },
       handler: async (request) => simulatePrice(deps, callerOf(request), request.body),
     });
@@ -98,7 +121,16 @@ export function flightDelayRoutes(
         body: S.SubscribeRequest,
         response: {
           201: named(S.ContractResponse, 'Contract', 'The contract, subscribed'),
-          ...problemResponses(409, 422),
+          ...problemResponses({
+            409: ['quote_already_used', 'capacity_exceeded', 'sales_suspended'],
+            422: [
+              'quote_invalid',
+              'quote_expired',
+              'flights_mismatch',
+              'documents_version_mismatch',
+              'unknown_airline',
+            ],
+          }),
         },
       },
       handler: async (request, reply) =>
@@ -122,7 +154,7 @@ export function flightDelayRoutes(
         body: S.CancelRequest,
         response: {
           200: named(S.CancelResponse, 'Cancellation', 'The contract cancelled, with its refund'),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
         },
       },
       handler: async (request, reply) =>
@@ -152,7 +184,7 @@ export function flightDelayRoutes(
             'PartialCancellation',
             'What the cancellation would leave and refund',
           ),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
         },
       },
       handler: async (request) =>
@@ -170,7 +202,7 @@ export function flightDelayRoutes(
         body: S.PartialCancellationRequest,
         response: {
           200: named(S.PartialCancellationResponse, 'PartialCancellation', 'What stays covered, and the refund'),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
         },
       },
       handler: async (request, reply) =>
@@ -190,7 +222,7 @@ export function flightDelayRoutes(
         summary: 'Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)',
         description: REPORT_FLIGHT_EVENT_DESCRIPTION,
         body: S.FlightEventRequest,
-        response: { 200: S.FlightEventResponse, ...problemResponses(422) },
+        response: { 200: S.FlightEventResponse, ...problemResponses({ 403: ['forbidden'] }) },
       },
       config: { operatorAccess: true },
       handler: async (request) =>
@@ -206,7 +238,7 @@ export function flightDelayRoutes(
         summary: 'Read a contract',
         description: GET_CONTRACT_DESCRIPTION,
         params: S.ContractNumberParams,
-        response: { 200: S.ContractDetailResponse, ...problemResponses(404, 422) },
+        response: { 200: S.ContractDetailResponse, ...problemResponses({ 404: ['contract_not_found'] }) },
       },
       handler: async (request) => readContract(deps, callerOf(request), request.params.contractNumber),
     });
@@ -220,7 +252,10 @@ export function flightDelayRoutes(
         headers: IdempotencyHeader,
         params: S.ContractNumberParams,
         body: S.ContactChangeRequest,
-        response: { 200: S.ContactChangeResponse, ...problemResponses(404, 409, 422) },
+        response: {
+          200: S.ContactChangeResponse,
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_cancelled'] }),
+        },
       },
       handler: async (request, reply) =>
         replyIdempotent(idempotencyDeps, request, reply, {
@@ -241,7 +276,11 @@ export function flightDelayRoutes(
         body: S.FlightChangeRequest,
         response: {
           200: named(S.FlightChangePreviewResponse, 'FlightChangePreview', 'The change, priced and signed'),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({
+            404: ['contract_not_found'],
+            409: ['contract_not_changeable', 'partner_not_configured', 'leg_departed', 'leg_has_claim'],
+            422: ['unknown_airline', 'departure_too_far'],
+          }),
         },
       },
       handler: async (request) =>
@@ -259,7 +298,18 @@ export function flightDelayRoutes(
         body: S.FlightChangeConfirmRequest,
         response: {
           200: named(S.FlightChangeResponse, 'FlightChange', 'The contract after the change'),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({
+            404: ['contract_not_found'],
+            409: [
+              'contract_not_changeable',
+              'contract_changed',
+              'leg_departed',
+              'leg_has_claim',
+              'capacity_exceeded',
+              'sales_suspended',
+            ],
+            422: ['change_reference_invalid', 'change_expired', 'departure_too_far'],
+          }),
         },
       },
       handler: async (request, reply) =>
@@ -281,7 +331,7 @@ export function flightDelayRoutes(
         summary: 'Search your contracts',
         description: SEARCH_CONTRACTS_DESCRIPTION,
         querystring: S.ContractSearchQuery,
-        response: { 200: S.ContractSearchResponse, ...problemResponses(422) },
+        response: { 200: S.ContractSearchResponse, ...problemResponses({ 422: ['invalid_cursor'] }) },
       },
       handler: async (request) => searchContracts(deps, callerOf(request), request.query),
     });
@@ -293,7 +343,10 @@ export function flightDelayRoutes(
         summary: 'Read the SMS your customers would have received (sandbox and preproduction)',
         description: LIST_SANDBOX_MESSAGES_DESCRIPTION,
         querystring: S.SandboxMessagesQuery,
-        response: { 200: S.SandboxMessagesResponse, ...problemResponses(404, 422) },
+        response: {
+          200: S.SandboxMessagesResponse,
+          ...problemResponses({ 404: ['not_found', 'contract_not_found'] }),
+        },
       },
       handler: async (request) => listSandboxMessages(deps, callerOf(request), request.query.contractNumber),
     });
@@ -305,7 +358,7 @@ export function flightDelayRoutes(
         summary: 'Read one of your claims with its evidence',
         description: GET_CLAIM_DESCRIPTION,
         params: S.ClaimNumberParams,
-        response: { 200: S.ClaimResponse, ...problemResponses(404, 422) },
+        response: { 200: S.ClaimResponse, ...problemResponses({ 404: ['claim_not_found'] }) },
       },
       handler: async (request) => readPartnerClaim(deps, callerOf(request), request.params.claimNumber),
     });
@@ -321,7 +374,10 @@ export function flightDelayRoutes(
           summary: path === '/getclaims' ? 'List your claims' : 'List your claims (alias of /getclaims)',
           description: GET_CLAIMS_DESCRIPTION,
           body: S.ClaimsRequest,
-          response: { 200: S.ClaimsResponse, ...problemResponses(404, 422) },
+          response: {
+            200: S.ClaimsResponse,
+            ...problemResponses({ 404: ['contract_not_found'], 422: ['invalid_cursor'] }),
+          },
         },
         handler: async (request) => listPartnerClaims(deps, callerOf(request), request.body),
       });

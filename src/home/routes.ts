@@ -31,7 +31,7 @@ export function demoRoutes(
         summary: 'Cities of a French zip code',
         description: CITY_BY_ZIP_CODE_DESCRIPTION,
         body: S.CityRequest,
-        response: { 200: S.CityResponse, ...problemResponses(404, 422) },
+        response: { 200: S.CityResponse, ...problemResponses({ 404: ['zip_code_not_found'] }) },
       },
       handler: async (request) => findCities(request.body),
     });
@@ -49,7 +49,10 @@ export function demoRoutes(
           summary: path === '/getPrice' ? 'Quote a home insurance' : 'Quote a home insurance (alias of /getPrice)',
           description: HOME_QUOTE_DESCRIPTION,
           body: S.HomeQuoteRequest,
-          response: { 200: S.HomeQuoteResponse, ...problemResponses(422) },
+          response: {
+            200: S.HomeQuoteResponse,
+            ...problemResponses({ 422: ['unknown_zip_code', 'city_mismatch'] }),
+          },
         },
         handler: async (request) => issueHomeQuote(deps, callerOf(request), request.body),
       });

@@ -3,7 +3,8 @@
  * (problem.ts) turns it into RFC 9457 problem+json using this table. The `detail` is shown to
  * the caller, so it never carries internals; `extra` adds documented members (e.g. `errors`).
  * A code marked `operator: true` is answered only by the consoles and the CLI, never by the partner
- * APIs: their documents do not list it among their `x-problem-codes` (platform/openapi.ts).
+ * APIs: no API route can declare it (`problemResponses`, platform/openapi.ts), so their documents
+ * never list it among an operation's `x-problem-codes`.
  */
 export const ERROR_CODES = {
   // 400

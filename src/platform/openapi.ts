@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { ERROR_CODES, FIELD_ERROR_CODES } from './errors.ts';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ERROR_CODES, FIELD_ERROR_CODES, type ErrorCode } from './errors.ts';
 import { MAX_FIELD_ERRORS, MAX_FIELD_LENGTH, MAX_REQUEST_ID_LENGTH, MAX_URL_LENGTH } from './problem.ts';
 
 /**
@@ -50,11 +50,11 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
     },
     transformObject: (document) =>
       finishDocument((document as unknown as { openapiObject: OpenApiDocument }).openapiObject) as never,
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const inApi = url.toLowerCase().startsWith(`${doc.prefix.toLowerCase()}/`) && !url.endsWith('/openapi.json');
       if (!inApi) return { schema: { ...(schema ?? {}), hide: true } as typeof schema, url };
       return {
-        schema: withPlatformProblems(schema as Record<string, unknown> | undefined) as typeof schema,
+        schema: withPlatformProblems([route.method].flat()[0]!, schema as Json | undefined) as typeof schema,
         url: url.slice(doc.prefix.length),
       };
     },
@@ -83,7 +83,7 @@ export const ProblemSchema = Type.Object(
       pattern: '^[a-z_]+$',
       maxLength: 100,
       description:
-        'Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`).',
+        "Stable machine-readable code, e.g. `quote_expired`; each error status of an operation lists the codes it may carry (`x-problem-codes`, and the response's description).",
     }),
     instance: Type.Optional(
       Type.String({ maxLength: MAX_URL_LENGTH, description: 'The path asked, without its query string.' }),
@@ -127,6 +127,13 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After',
   500: 'Internal error: the body says nothing of the cause; quote its requestId to support',
   503: 'A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later',
+  // what the platform answers on every route before the route itself runs: another method on a
+  // known path (405, with `Allow`), a URL over 8 KiB or a path segment over 100 characters (414)
+  // and, for a method that carries a body, a body over 64 KiB (413) or not `application/json` (415)
+  405: 'Method not allowed on this path; the Allow header lists the methods it answers',
+  413: 'Body larger than 64 KiB',
+  414: 'URL longer than 8 KiB, or a path segment longer than 100 characters',
+  415: 'Body not sent as application/json in UTF-8 (a charset other than utf-8)',
 };
 
 /**
@@ -138,23 +145,165 @@ const STATUS_TEXT: Record<number, string> = {
  */
 const BEFORE_RATE_LIMIT = new Set([401, 403, 405, 414]);
 
-/**
- * What the platform answers on every route before the route itself runs, documented on every
- * operation: another method on a known path (405, with `Allow`), a URL over 8 KiB or a path
- * segment over 100 characters (414) and, for operations taking a body, a body over 64 KiB (413) or
- * not `application/json` (415). Added when the document is built, so no route can forget them.
- */
-const PLATFORM_STATUS_TEXT: Record<number, string> = {
-  405: 'Method not allowed on this path; the Allow header lists the methods it answers',
-  413: 'Body larger than 64 KiB',
-  414: 'URL longer than 8 KiB, or a path segment longer than 100 characters',
-  415: 'Body not sent as application/json in UTF-8 (a charset other than utf-8)',
-};
+// ---------------------------------------------------------------------------------------------
+// The problem codes of an operation (see docs/ARCHITECTURE.md, "OpenAPI conventions"). A route
+// declares the codes its use case answers, status by status, next to its route:
+// `...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] })`. The
+// codes every operation of a partner API shares are added here, once: the platform answers them
+// whatever the route (authentication, subscription, rate limit, the text rule and schema validation,
+// the body parser, the idempotency layer, 5xx). `operationProblemCodes` is the one answer to "which
+// codes may this operation send": the documents list it, and the tests' check (checkProblemCodes)
+// holds every problem the app answers to it.
 
-function withPlatformProblems(schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const statuses = schema?.body ? [405, 413, 414, 415] : [405, 414];
-  const response = { ...((schema?.response as Record<string, unknown> | undefined) ?? {}) };
-  for (const status of statuses) response[status] ??= { ...ProblemSchema, description: PLATFORM_STATUS_TEXT[status] };
+type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]['status'];
+/** A code a partner API may answer: not one only the consoles and the CLI answer (`operator: true`). */
+type ApiCode<C extends ErrorCode> = (typeof ERROR_CODES)[C] extends { operator: true } ? never : C;
+/** The partner APIs' codes of `S`, e.g. CodeOf<404> = 'not_found' | 'contract_not_found' | … */
+type CodeOf<S extends ErrorStatus> = {
+  [C in ErrorCode]: (typeof ERROR_CODES)[C]['status'] extends S ? ApiCode<C> : never;
+}[ErrorCode];
+/** The codes an operation answers beyond the shared ones, by status: checked against their status when compiled. */
+export type ProblemCodes = { readonly [S in ErrorStatus]?: readonly CodeOf<S>[] };
+
+/** What every operation of a partner API may answer, whatever its route. */
+const SHARED_CODES: ProblemCodes = {
+  400: ['malformed_request'], // a body that is not JSON or not UTF-8, a URL whose percent-encoding is not UTF-8
+  401: ['unauthenticated'],
+  403: ['api_not_subscribed', 'agreement_not_signed'],
+  405: ['method_not_allowed'],
+  414: ['uri_too_long'],
+  422: ['validation_failed'], // the schemas, and the text rule on the query string, path and body (text-guard.ts)
+  429: ['rate_limited'],
+  500: ['internal_error'],
+  503: ['service_unavailable'],
+};
+/** What an operation whose method carries a body may answer (Fastify reads a POST's body even without a body schema). */
+const BODY_CODES: ProblemCodes = { 413: ['payload_too_large'], 415: ['unsupported_media_type'] };
+/** What the idempotency layer answers (platform/idempotency.ts) on an operation taking an Idempotency-Key. */
+const IDEMPOTENCY_CODES: ProblemCodes = {
+  409: ['idempotency_request_in_progress'],
+  422: ['validation_failed', 'idempotency_key_reused'],
+};
+const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'TRACE']);
+
+/** The member of a problem response schema carrying the codes its route declared. */
+const DECLARED = 'x-problem-codes';
+
+/**
+ * The error responses of a route, each a problem+json body: the statuses every operation shares
+ * (400, 401, 403, 422, 429) and those of `codes`, which lists, by status, the codes the route's use
+ * case answers beyond the shared ones (read them off its use case: every DomainError on its paths,
+ * the helpers it calls included). An operator-only code, or a code under another status, does not
+ * compile.
+ */
+export function problemResponses(codes: ProblemCodes = {}): Record<number, TSchema> {
+  const out: Record<number, TSchema> = {};
+  const declared = codes as Partial<Record<number, readonly string[]>>;
+  const statuses = new Set([400, 401, 403, 422, 429, ...Object.keys(declared).map(Number)]);
+  for (const status of [...statuses].sort((a, b) => a - b))
+    out[status] = { ...ProblemSchema, description: STATUS_TEXT[status] ?? 'Error', [DECLARED]: declared[status] ?? [] };
+  return out;
+}
+
+const problemCodesCache = new WeakMap<object, Map<string, ReadonlyMap<number, readonly string[]>>>();
+
+/**
+ * Every code an operation may answer, by status (in the order of ERROR_CODES), from its route's
+ * schema and method: the shared codes, a body's, the idempotency layer's when it takes an
+ * Idempotency-Key, and those its route declared through problemResponses. Undefined for a route
+ * that declares none (the consoles' pages, the documents themselves).
+ */
+export function operationProblemCodes(
+  method: string,
+  schema: FastifySchema | Json | undefined,
+): ReadonlyMap<number, readonly string[]> | undefined {
+  const response = (schema as Json | undefined)?.response as Record<string, Json> | undefined;
+  if (!response) return undefined;
+  const verb = method.toUpperCase();
+  const cached = problemCodesCache.get(schema!)?.get(verb);
+  if (cached) return cached;
+  const declared = Object.entries(response).filter(([, r]) => Array.isArray(r?.[DECLARED]));
+  if (declared.length === 0) return undefined;
+  const byStatus = new Map<number, Set<string>>();
+  const add = (codes: ProblemCodes) => {
+    for (const [status, list] of Object.entries(codes as Record<string, readonly string[]>))
+      for (const code of list) {
+        const set = byStatus.get(Number(status)) ?? new Set<string>();
+        set.add(code);
+        byStatus.set(Number(status), set);
+      }
+  };
+  add(SHARED_CODES);
+  if (!BODYLESS_METHODS.has(verb)) add(BODY_CODES);
+  const headers = ((schema as Json).headers as Json | undefined)?.properties as Json | undefined;
+  if (headers && Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) add(IDEMPOTENCY_CODES);
+  for (const [status, r] of declared) add({ [status]: r[DECLARED] } as ProblemCodes);
+  const order = Object.keys(ERROR_CODES);
+  const codes = new Map(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([status, set]) => [status, order.filter((c) => set.has(c))] as const),
+  );
+  const byMethod = problemCodesCache.get(schema!) ?? new Map<string, ReadonlyMap<number, readonly string[]>>();
+  byMethod.set(verb, codes);
+  problemCodesCache.set(schema!, byMethod);
+  return codes;
+}
+
+/** A problem an operation answered whose code its document does not list for that status. */
+export interface UndeclaredProblem {
+  method: string;
+  /** The route, e.g. `/flight-delay/v1/contracts/:contractNumber`. */
+  route: string;
+  status: number;
+  code: string;
+  /** What the document lists for that status (none: the status is not documented). */
+  documented: readonly string[];
+}
+
+/**
+ * Checks every problem the app answers on a documented operation against operationProblemCodes,
+ * reporting each one it does not list (the tests' app records them and fails: test/helper.ts).
+ */
+export function checkProblemCodes(app: FastifyInstance, report: (problem: UndeclaredProblem) => void): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/problem+json')) return done();
+    const codes = operationProblemCodes(request.method, request.routeOptions.schema);
+    if (!codes) return done();
+    const text = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    let code: unknown;
+    try {
+      code = (JSON.parse(text) as { code?: unknown }).code;
+    } catch {
+      code = undefined;
+    }
+    const documented = codes.get(reply.statusCode) ?? [];
+    if (typeof code !== 'string' || !documented.includes(code))
+      report({
+        method: request.method,
+        route: request.routeOptions.url ?? request.url,
+        status: reply.statusCode,
+        code: String(code),
+        documented,
+      });
+    done();
+  });
+}
+
+/**
+ * Every problem status of an operation in its document, with its codes (`x-problem-codes`, which
+ * finishDocument turns into the response's list and description): a status the route declared keeps
+ * its description; the others (500, 503, 405, 413, 414, 415) are added, so no route can forget them.
+ */
+function withPlatformProblems(method: string, schema: Json | undefined): Json {
+  const response = { ...((schema?.response as Record<string, Json> | undefined) ?? {}) };
+  const codes = operationProblemCodes(method, schema);
+  if (codes)
+    for (const [status, list] of codes)
+      response[status] = {
+        ...((response[status] as Json | undefined) ?? { ...ProblemSchema, description: STATUS_TEXT[status] }),
+        [DECLARED]: list,
+      };
   return { ...(schema ?? {}), response };
 }
 
@@ -166,20 +315,13 @@ export function named<T extends TSchema>(schema: T, title: string, description: 
   return { ...schema, title, description };
 }
 
-/** The error responses of a route, each a problem+json body. */
-export function problemResponses(...statuses: number[]): Record<number, TSchema> {
-  const out: Record<number, TSchema> = {};
-  for (const status of [400, 401, 403, 429, ...statuses])
-    out[status] = { ...ProblemSchema, description: STATUS_TEXT[status] ?? 'Error' };
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------------
 // The conventions every operation gets, applied to the whole document in one place (see
 // docs/ARCHITECTURE.md, "OpenAPI conventions"): a route declares its success schema and the
-// statuses of its problems (problemResponses); the document then names every error body
-// `Problem` as application/problem+json, lists the codes each error status may carry, declares the
-// headers every answer sends, and hoists each schema with a `title` into components.schemas.
+// codes of its problems (problemResponses); the document then names every error body `Problem` as
+// application/problem+json, lists the codes each error status of the operation may carry
+// (operationProblemCodes), declares the headers every answer sends, and hoists each schema with a
+// `title` into components.schemas.
 
 type Json = Record<string, unknown>;
 interface OpenApiDocument {
@@ -257,13 +399,6 @@ function integerFormats(node: unknown): unknown {
   return out;
 }
 
-/** The stable codes an error status may carry, from the one table of codes (not the operator-only ones). */
-function codesOf(status: number): string[] {
-  return Object.entries(ERROR_CODES)
-    .filter(([, v]) => v.status === status && !('operator' in v))
-    .map(([code]) => code);
-}
-
 /** Replaces each schema carrying a `title` by a $ref to components.schemas[title] (first one wins). */
 function hoist(node: unknown, schemas: Record<string, unknown>): unknown {
   if (Array.isArray(node)) return node.map((n) => hoist(n, schemas));
@@ -297,12 +432,13 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
       replays ||= idempotent;
       const responses: Record<string, Json> = {};
       const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
-      declared['500'] ??= { description: STATUS_TEXT[500] };
-      declared['503'] ??= { description: STATUS_TEXT[503] };
       for (const [status, response] of Object.entries(declared)) {
         const code = Number(status);
         if (code >= 400) {
-          const codes = codesOf(code);
+          // the operation's codes of this status, put on its schema by withPlatformProblems
+          const content = response.content as Record<string, { schema?: Json }> | undefined;
+          const listed = Object.values(content ?? {})[0]?.schema?.[DECLARED];
+          const codes = Array.isArray(listed) ? (listed as string[]) : [];
           responses[status] = {
             description: `${String(response.description ?? 'Error')}${codes.length ? `. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}` : ''}`,
             headers: {

@@ -50,7 +50,20 @@ export function policyAdminRoutes(
         description: CREATE_POLICY_DESCRIPTION,
         headers: IdempotencyHeader,
         body: S.CreatePolicyRequest,
-        response: { 201: named(S.PolicyResponse, 'Policy', 'The policy recorded'), ...problemResponses(409, 422) },
+        response: {
+          201: named(S.PolicyResponse, 'Policy', 'The policy recorded'),
+          ...problemResponses({
+            409: ['external_reference_conflict'],
+            422: [
+              'unknown_airport',
+              'unknown_zip_code',
+              'city_mismatch',
+              'quote_invalid',
+              'quote_expired',
+              'quote_mismatch',
+            ],
+          }),
+        },
       },
       handler: async (request, reply) => {
         assertRiskMatchesProduct(request, request.body);
@@ -70,7 +83,7 @@ export function policyAdminRoutes(
         description:
           'Your policies of this environment matching every filter given, oldest first, paginated with cursor/limit. Following nextCursor until it is null returns every matching policy once, including those created while you page: a page never goes past policies still being written (it may then be short, or empty with a nextCursor: ask again).',
         querystring: S.SearchQuery,
-        response: { 200: S.SearchResponse, ...problemResponses(422) },
+        response: { 200: S.SearchResponse, ...problemResponses({ 422: ['invalid_cursor'] }) },
       },
       handler: async (request) => searchPolicies(deps, callerOf(request), request.query),
     });
@@ -83,7 +96,10 @@ export function policyAdminRoutes(
         description:
           "One of your policies. Another partner's policy, or one of another environment, is a 404 like a missing one.",
         params: S.PolicyParams,
-        response: { 200: named(S.PolicyResponse, 'Policy', 'The policy'), ...problemResponses(404, 422) },
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy'),
+          ...problemResponses({ 404: ['policy_not_found'] }),
+        },
       },
       handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
     });
@@ -99,7 +115,7 @@ export function policyAdminRoutes(
         body: S.CancelPolicyRequest,
         response: {
           200: named(S.PolicyResponse, 'Policy', 'The policy cancelled'),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_cancellable'] }),
         },
       },
       handler: async (request, reply) => {

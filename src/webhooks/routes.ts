@@ -186,7 +186,7 @@ export function webhookApiRoutes(
             { endpoints: Type.Array(WebhookEndpoint, { maxItems: 10 }) },
             { description: 'Your endpoints' },
           ),
-          ...problemResponses(422),
+          ...problemResponses(),
         },
       },
       handler: async (request) => ({
@@ -203,7 +203,7 @@ export function webhookApiRoutes(
         body: CreateEndpointBody,
         response: {
           201: Type.Object({ endpoint: WebhookEndpoint, secret: Secret }, { description: 'Registered' }),
-          ...problemResponses(409, 422),
+          ...problemResponses({ 409: ['webhook_endpoint_limit'], 422: ['webhook_url_not_allowed'] }),
         },
       },
       handler: async (request, reply) => {
@@ -219,7 +219,10 @@ export function webhookApiRoutes(
         summary: 'Read a webhook endpoint',
         description: 'One of your endpoints; another partner’s or a removed one answers 404.',
         params: EndpointIdParams,
-        response: { 200: { ...WebhookEndpoint, description: 'The endpoint' }, ...problemResponses(404, 422) },
+        response: {
+          200: { ...WebhookEndpoint, description: 'The endpoint' },
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
+        },
       },
       handler: async (request) => strip(await getEndpoint(deps, scopeOf(request), request.params.id)),
     });
@@ -232,7 +235,10 @@ export function webhookApiRoutes(
         description: UPDATE_ENDPOINT_DESCRIPTION,
         params: EndpointIdParams,
         body: UpdateEndpointBody,
-        response: { 200: { ...WebhookEndpoint, description: 'The endpoint changed' }, ...problemResponses(404, 422) },
+        response: {
+          200: { ...WebhookEndpoint, description: 'The endpoint changed' },
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'], 422: ['webhook_url_not_allowed'] }),
+        },
       },
       handler: async (request) =>
         strip(await updateEndpointSettings(deps, scopeOf(request), request.params.id, request.body)),
@@ -245,7 +251,10 @@ export function webhookApiRoutes(
         summary: 'Remove a webhook endpoint',
         description: 'Nothing more is sent to it; its pending deliveries end failed. Answers the endpoint as it was.',
         params: EndpointIdParams,
-        response: { 200: { ...WebhookEndpoint, description: 'The endpoint removed' }, ...problemResponses(404, 422) },
+        response: {
+          200: { ...WebhookEndpoint, description: 'The endpoint removed' },
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
+        },
       },
       handler: async (request) => strip(await removeEndpoint(deps, scopeOf(request), request.params.id)),
     });
@@ -263,7 +272,7 @@ export function webhookApiRoutes(
             { endpoint: WebhookEndpoint, secret: Secret, previousSecretValidUntil: DateTime },
             { description: 'The new secret' },
           ),
-          ...problemResponses(404, 422),
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'] }),
         },
       },
       handler: async (request) => {
@@ -284,7 +293,7 @@ export function webhookApiRoutes(
             { eventId: Type.String({ maxLength: 100 }), deliveryId: Type.String({ format: 'uuid', maxLength: 36 }) },
             { description: 'Queued' },
           ),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'], 409: ['webhook_endpoint_disabled'] }),
         },
       },
       handler: async (request, reply) =>
@@ -307,7 +316,7 @@ export function webhookApiRoutes(
             },
             { description: 'A page of deliveries' },
           ),
-          ...problemResponses(404, 422),
+          ...problemResponses({ 404: ['webhook_endpoint_not_found'], 422: ['invalid_cursor'] }),
         },
       },
       handler: async (request) =>
@@ -338,7 +347,10 @@ export function webhookApiRoutes(
             },
             { description: 'Queued' },
           ),
-          ...problemResponses(404, 409, 422),
+          ...problemResponses({
+            404: ['webhook_delivery_not_found'],
+            409: ['webhook_endpoint_disabled', 'webhook_delivery_pending'],
+          }),
         },
       },
       handler: async (request, reply) =>

@@ -146,3 +146,59 @@ describe('OpenAPI documents', () => {
     });
   }
 });
+
+describe("An operation's problem codes", () => {
+  let t: TestApp;
+  let flight: any;
+  before(async () => {
+    t = await buildTestApp();
+    flight = (await t.app.inject({ url: '/flight-delay/v1/openapi.json' })).json();
+  });
+  after(() => t.close());
+
+  const codesOf = (path: string, method: string, status: number): string[] =>
+    flight.paths[path][method].responses[status]['x-problem-codes'];
+
+  it("are that operation's, not every code of the status in the platform", () => {
+    // a partner reading the 409 of /subscribe sees no webhook nor policy code
+    assert.deepEqual(codesOf('/subscribe', 'post', 409), [
+      'quote_already_used',
+      'idempotency_request_in_progress',
+      'capacity_exceeded',
+      'sales_suspended',
+    ]);
+    assert.deepEqual(codesOf('/webhooks/deliveries/{id}/redeliver', 'post', 404), ['webhook_delivery_not_found']);
+    assert.deepEqual(codesOf('/contracts/{contractNumber}', 'get', 404), ['contract_not_found']);
+    const description = flight.paths['/subscribe'].post.responses[409].description as string;
+    assert.match(description, /Codes: `quote_already_used`, `idempotency_request_in_progress`/);
+    assert.doesNotMatch(description, /webhook|policy/);
+  });
+
+  it('name what every operation shares, and the idempotency layer only on idempotent operations', () => {
+    for (const [path, method] of [
+      ['/subscribe', 'post'],
+      ['/contracts', 'get'],
+      ['/webhooks/endpoints', 'get'],
+    ] as const) {
+      assert.deepEqual(codesOf(path, method, 401), ['unauthenticated']);
+      assert.deepEqual(codesOf(path, method, 403).slice(0, 2), ['api_not_subscribed', 'agreement_not_signed']);
+      assert.ok(codesOf(path, method, 422).includes('validation_failed'), `${method} ${path}`);
+      assert.deepEqual(codesOf(path, method, 429), ['rate_limited']);
+    }
+    assert.ok(codesOf('/subscribe', 'post', 422).includes('idempotency_key_reused'));
+    assert.ok(!codesOf('/getPrice', 'post', 422).includes('idempotency_key_reused'));
+    assert.equal(flight.paths['/getPrice'].post.responses[404], undefined, 'a quote answers no 404');
+  });
+
+  it('include the 403 forbidden of /claims with a production key, which no other operation answers', () => {
+    assert.deepEqual(codesOf('/claims', 'post', 403), ['api_not_subscribed', 'agreement_not_signed', 'forbidden']);
+    assert.deepEqual(codesOf('/subscribe', 'post', 403), ['api_not_subscribed', 'agreement_not_signed']);
+  });
+
+  it('include a body too large or not JSON on every operation whose method carries a body', () => {
+    // Fastify reads the body of a POST or DELETE even when the route takes none
+    assert.deepEqual(codesOf('/webhooks/endpoints/{id}', 'delete', 415), ['unsupported_media_type']);
+    assert.deepEqual(codesOf('/webhooks/endpoints/{id}/rotate-secret', 'post', 413), ['payload_too_large']);
+    assert.equal(flight.paths['/contracts'].get.responses[415], undefined);
+  });
+});

@@ -76,7 +76,7 @@ export interface components {
             status: number;
             /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status of an operation lists the codes it may carry (`x-problem-codes`, and the response's description). */
             code: string;
             /** @description The path asked, without its query string. */
             instance?: string;
@@ -208,7 +208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -227,7 +227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `zip_code_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -238,11 +238,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:zip_code_not_found",
+                     *       "title": "Zip code not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "zip_code_not_found",
                      *       "instance": "/getCityByZipCode",
                      *       "requestId": "req-1"
                      *     } */
@@ -331,7 +331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -711,7 +711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -812,7 +812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1192,7 +1192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1293,7 +1293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_zip_code`, `city_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

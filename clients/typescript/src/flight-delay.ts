@@ -669,7 +669,7 @@ export interface components {
             status: number;
             /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status of an operation lists the codes it may carry (`x-problem-codes`, and the response's description). */
             code: string;
             /** @description The path asked, without its query string. */
             instance?: string;
@@ -1456,7 +1456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1494,7 +1494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `partner_not_configured`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1505,11 +1505,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:partner_not_configured",
+                     *       "title": "Partner not configured",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "partner_not_configured",
                      *       "instance": "/getPrice",
                      *       "requestId": "req-1"
                      *     } */
@@ -1579,7 +1579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1958,7 +1958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1996,7 +1996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `partner_not_configured` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2007,11 +2007,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:partner_not_configured",
+                     *       "title": "Partner not configured",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "partner_not_configured",
                      *       "instance": "/getPrice/simulate",
                      *       "requestId": "req-1"
                      *     } */
@@ -2081,7 +2081,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2342,7 +2342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2380,7 +2380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `quote_already_used`, `idempotency_request_in_progress`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2465,7 +2465,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `quote_invalid`, `quote_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2634,7 +2634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2653,7 +2653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2664,11 +2664,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -2694,7 +2694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_not_cancellable`, `idempotency_request_in_progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2705,11 +2705,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_not_cancellable",
+                     *       "title": "Contract cannot be cancelled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_not_cancellable",
                      *       "instance": "/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -2779,7 +2779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2957,7 +2957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2976,7 +2976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2987,11 +2987,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
                      *       "requestId": "req-1"
                      *     } */
@@ -3017,7 +3017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_not_cancellable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3028,11 +3028,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_not_cancellable",
+                     *       "title": "Contract cannot be cancelled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_not_cancellable",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
                      *       "requestId": "req-1"
                      *     } */
@@ -3102,7 +3102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3284,7 +3284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3303,7 +3303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3314,11 +3314,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation",
                      *       "requestId": "req-1"
                      *     } */
@@ -3344,7 +3344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_not_cancellable`, `idempotency_request_in_progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3355,11 +3355,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_not_cancellable",
+                     *       "title": "Contract cannot be cancelled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_not_cancellable",
                      *       "instance": "/contracts/{contractNumber}/partial-cancellation",
                      *       "requestId": "req-1"
                      *     } */
@@ -3429,7 +3429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3788,7 +3788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4168,7 +4168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4187,7 +4187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4198,11 +4198,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -4247,7 +4247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4426,7 +4426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4445,7 +4445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4456,11 +4456,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
                      *     } */
@@ -4486,7 +4486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_cancelled`, `idempotency_request_in_progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4497,11 +4497,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_cancelled",
+                     *       "title": "Contract cancelled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_cancelled",
                      *       "instance": "/contracts/{contractNumber}/customer",
                      *       "requestId": "req-1"
                      *     } */
@@ -4571,7 +4571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4772,7 +4772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4791,7 +4791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4802,11 +4802,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}/flight-change/preview",
                      *       "requestId": "req-1"
                      *     } */
@@ -4832,7 +4832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_not_changeable`, `leg_departed`, `leg_has_claim`, `partner_not_configured` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4843,11 +4843,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_not_changeable",
+                     *       "title": "Contract cannot be changed",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_not_changeable",
                      *       "instance": "/contracts/{contractNumber}/flight-change/preview",
                      *       "requestId": "req-1"
                      *     } */
@@ -4917,7 +4917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airline`, `departure_too_far` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5082,7 +5082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5101,7 +5101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5112,11 +5112,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/contracts/{contractNumber}/flight-change",
                      *       "requestId": "req-1"
                      *     } */
@@ -5142,7 +5142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `capacity_exceeded`, `sales_suspended` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5153,11 +5153,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:contract_not_changeable",
+                     *       "title": "Contract cannot be changed",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "contract_not_changeable",
                      *       "instance": "/contracts/{contractNumber}/flight-change",
                      *       "requestId": "req-1"
                      *     } */
@@ -5227,7 +5227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `departure_too_far`, `change_reference_invalid`, `change_expired`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5491,7 +5491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5548,7 +5548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `invalid_cursor` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5714,7 +5714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5733,7 +5733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `not_found`, `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5793,7 +5793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6009,7 +6009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6028,7 +6028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `claim_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6039,11 +6039,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:claim_not_found",
+                     *       "title": "Claim not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "claim_not_found",
                      *       "instance": "/claims/{claimNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -6088,7 +6088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6331,7 +6331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6350,7 +6350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6361,11 +6361,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/getclaims",
                      *       "requestId": "req-1"
                      *     } */
@@ -6454,7 +6454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `invalid_cursor` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6697,7 +6697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6716,7 +6716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `contract_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6727,11 +6727,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:contract_not_found",
+                     *       "title": "Contract not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "contract_not_found",
                      *       "instance": "/getClaims",
                      *       "requestId": "req-1"
                      *     } */
@@ -6820,7 +6820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `invalid_cursor` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6971,7 +6971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7028,7 +7028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7197,7 +7197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7235,7 +7235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `webhook_endpoint_limit` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7246,11 +7246,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_limit",
+                     *       "title": "Too many webhook endpoints",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "webhook_endpoint_limit",
                      *       "instance": "/webhooks/endpoints",
                      *       "requestId": "req-1"
                      *     } */
@@ -7320,7 +7320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7471,7 +7471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7490,7 +7490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7501,11 +7501,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -7550,7 +7550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7701,7 +7701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7720,7 +7720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7731,11 +7731,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -7761,6 +7761,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
             414: {
                 headers: {
@@ -7780,7 +7802,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/webhooks/endpoints/{id}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7945,7 +7989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7964,7 +8008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7975,11 +8019,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/endpoints/{id}",
                      *       "requestId": "req-1"
                      *     } */
@@ -8068,7 +8112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `webhook_url_not_allowed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8226,7 +8270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8245,7 +8289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8256,11 +8300,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
                      *       "requestId": "req-1"
                      *     } */
@@ -8286,6 +8330,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
             414: {
                 headers: {
@@ -8305,7 +8371,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8460,7 +8548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8479,7 +8567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8490,11 +8578,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/endpoints/{id}/test",
                      *       "requestId": "req-1"
                      *     } */
@@ -8520,7 +8608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `webhook_endpoint_disabled` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8531,11 +8619,33 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_disabled",
+                     *       "title": "Webhook endpoint disabled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "webhook_endpoint_disabled",
+                     *       "instance": "/webhooks/endpoints/{id}/test",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
                      *       "instance": "/webhooks/endpoints/{id}/test",
                      *       "requestId": "req-1"
                      *     } */
@@ -8561,7 +8671,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/webhooks/endpoints/{id}/test",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8724,7 +8856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8743,7 +8875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_endpoint_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8754,11 +8886,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_not_found",
+                     *       "title": "Webhook endpoint not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_endpoint_not_found",
                      *       "instance": "/webhooks/deliveries",
                      *       "requestId": "req-1"
                      *     } */
@@ -8803,7 +8935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `invalid_cursor` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8964,7 +9096,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8983,7 +9115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `webhook_delivery_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8994,11 +9126,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:webhook_delivery_not_found",
+                     *       "title": "Webhook delivery not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "webhook_delivery_not_found",
                      *       "instance": "/webhooks/deliveries/{id}/redeliver",
                      *       "requestId": "req-1"
                      *     } */
@@ -9024,7 +9156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `webhook_endpoint_disabled`, `webhook_delivery_pending` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9035,11 +9167,33 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:webhook_endpoint_disabled",
+                     *       "title": "Webhook endpoint disabled",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "webhook_endpoint_disabled",
+                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
                      *       "instance": "/webhooks/deliveries/{id}/redeliver",
                      *       "requestId": "req-1"
                      *     } */
@@ -9065,7 +9219,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -80,7 +80,7 @@ export interface components {
             status: number;
             /** @description English prose for a developer; it may quote the URL asked or a field. */
             detail: string;
-            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status lists its codes (`x-problem-codes`). */
+            /** @description Stable machine-readable code, e.g. `quote_expired`; each error status of an operation lists the codes it may carry (`x-problem-codes`, and the response's description). */
             code: string;
             /** @description The path asked, without its query string. */
             instance?: string;
@@ -333,7 +333,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -390,7 +390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `invalid_cursor` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -836,7 +836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -874,7 +874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `external_reference_conflict` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -885,11 +885,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "idempotency_request_in_progress",
                      *       "instance": "/policies",
                      *       "requestId": "req-1"
                      *     } */
@@ -959,7 +959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `quote_invalid`, `quote_expired`, `idempotency_key_reused`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1114,7 +1114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1133,7 +1133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1144,11 +1144,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "policy_not_found",
                      *       "instance": "/policies/{policyNumber}",
                      *       "requestId": "req-1"
                      *     } */
@@ -1193,7 +1193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1372,7 +1372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed`, `forbidden` */
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1391,7 +1391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (or not yours). Codes: `not_found`, `route_not_found`, `contract_not_found`, `claim_not_found`, `zip_code_not_found`, `policy_not_found`, `webhook_endpoint_not_found`, `webhook_delivery_not_found` */
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1402,11 +1402,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:not_found",
-                     *       "title": "Not found",
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
-                     *       "code": "not_found",
+                     *       "code": "policy_not_found",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -1432,7 +1432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `quote_already_used`, `contract_not_cancellable`, `contract_cancelled`, `contract_not_changeable`, `contract_changed`, `leg_departed`, `leg_has_claim`, `idempotency_request_in_progress`, `partner_not_configured`, `external_reference_conflict`, `policy_not_cancellable`, `webhook_endpoint_limit`, `webhook_endpoint_disabled`, `webhook_delivery_pending`, `capacity_exceeded`, `sales_suspended` */
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `policy_not_cancellable` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1443,11 +1443,11 @@ export interface operations {
                 };
                 content: {
                     /** @example {
-                     *       "type": "urn:parasol:problem:quote_already_used",
-                     *       "title": "Quote already subscribed",
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
                      *       "status": 409,
                      *       "detail": "State conflict",
-                     *       "code": "quote_already_used",
+                     *       "code": "idempotency_request_in_progress",
                      *       "instance": "/policies/{policyNumber}/cancel",
                      *       "requestId": "req-1"
                      *     } */
@@ -1517,7 +1517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `invalid_departure_time`, `departure_too_soon`, `departure_too_far`, `formula_not_allowed`, `configuration_out_of_bounds`, `quote_invalid`, `quote_expired`, `change_reference_invalid`, `change_expired`, `flights_mismatch`, `documents_version_mismatch`, `idempotency_key_reused`, `invalid_cursor`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch`, `webhook_url_not_allowed` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
