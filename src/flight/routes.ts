@@ -184,7 +184,7 @@ export function flightDelayRoutes(
             'PartialCancellation',
             'What the cancellation would leave and refund',
           ),
-          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable', 'contract_changed'] }),
         },
       },
       handler: async (request) =>
@@ -202,7 +202,7 @@ export function flightDelayRoutes(
         body: S.PartialCancellationRequest,
         response: {
           200: named(S.PartialCancellationResponse, 'PartialCancellation', 'What stays covered, and the refund'),
-          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable'] }),
+          ...problemResponses({ 404: ['contract_not_found'], 409: ['contract_not_cancellable', 'contract_changed'] }),
         },
       },
       handler: async (request, reply) =>

@@ -3017,7 +3017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `contract_not_cancellable` */
+            /** @description State conflict. Codes: `contract_not_cancellable`, `contract_changed` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3344,7 +3344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State conflict. Codes: `contract_not_cancellable`, `idempotency_request_in_progress` */
+            /** @description State conflict. Codes: `contract_not_cancellable`, `contract_changed`, `idempotency_request_in_progress` */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
