@@ -1,7 +1,6 @@
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { findAirline, normaliseFlightNumber } from '../reference/index.ts';
 
-
 /**
  * The flight numbers a quote request names, per leg (outbound, then return), checked against the
  * trip: each must start with the trip's airline, and a return flight number needs a return; a
