@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit } from '../platform/audit.ts';
-import { encrypt } from '../platform/crypto.ts';
+import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { CustomerLang } from '../platform/language.ts';
@@ -36,6 +36,7 @@ export async function changeContact(
     );
   const set: Parameters<typeof contracts.updateContact>[2] = {};
   const changed: (keyof ContactChange)[] = [];
+  let newPhone = false;
   if (change.phone !== undefined) {
     const phone = parsePhoneNumberFromString(change.phone);
     if (!phone || !phone.isValid() || phone.number !== change.phone)
@@ -50,6 +51,8 @@ export async function changeContact(
       });
     set.customer_phone_enc = encrypt(deps.keys.encryption, change.phone);
     changed.push('phone');
+    // the same number sent again (a client that PATCHes the whole contact) is no new phone
+    newPhone = decrypt(deps.keys.encryption, row.customer_phone_enc) !== change.phone;
   }
   if (change.email !== undefined) {
     set.customer_email_enc = encrypt(deps.keys.encryption, change.email.trim().toLowerCase());
@@ -74,6 +77,6 @@ export async function changeContact(
     data: { fields: changed },
   });
   // a new phone: the links of the contract's claims still waiting for bank details are texted to it
-  if (changed.includes('phone')) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, deps.now());
+  if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, deps.now());
   return { contractNumber: row.contract_number, changed };
 }

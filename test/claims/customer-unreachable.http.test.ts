@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import {
   buildTestApp,
   createTestPartner,
@@ -82,5 +83,28 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       assert.ok(resent.link, 'with a link');
       assert.equal((await t.app.inject({ method: 'GET', url: new URL(resent.link).pathname })).statusCode, 200);
       assert.equal((await eventsOf('claim.customer_unreachable', insured.contractNumber)).length, 1, 'told once');
+
+      // the same number sent again (a client that PATCHes the whole contact) queues no resend
+      const claimId = (
+        await t.db
+          .selectFrom('claims')
+          .select('id')
+          .where('claim_number', '=', told.claimNumber)
+          .executeTakeFirstOrThrow()
+      ).id;
+      const queued = async () =>
+        (
+          await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job
+            WHERE name = 'claims_notify' AND data->>'kind' = 'resend' AND data->>'claimId' = ${claimId}`.execute(t.db)
+        ).rows[0]!.n;
+      assert.equal(await queued(), 1);
+      const again = await t.app.inject({
+        method: 'PATCH',
+        url: `${FLIGHT}/contracts/${insured.contractNumber}/customer`,
+        headers: { ...partner.auth, 'content-type': 'application/json' },
+        payload: { phone: '+33611223344', language: 'fr' },
+      });
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(await queued(), 1, 'no second resend');
     });
 });
