@@ -647,6 +647,21 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       const event = await eventually(async () => (await unreachable(refused))[0]);
       assert.equal(event.deliveryStatus, 'rejected');
       assert.equal(event.errorCode, 21614);
+      // the platform's own sender refused (21606): no customer is said unreachable
+      twilio.override = {
+        status: 400,
+        body: {
+          code: 21606,
+          message: "The 'From' phone number provided is not a valid message-capable Twilio phone number.",
+          more_info: 'https://www.twilio.com/docs/errors/21606',
+          status: 400,
+        },
+      };
+      const ours = await openClaim();
+      await eventually(async () =>
+        (await message(ours).catch(() => undefined))?.status === 'rejected' ? true : undefined,
+      );
+      assert.deepEqual(await unreachable(ours), []);
     } finally {
       twilio.override = null;
     }

@@ -108,6 +108,26 @@ describe("Twilio adapter against a fake Messages API built from Twilio's OpenAPI
     );
   });
 
+  it("a recipient who cannot receive it (21610 unsubscribed, 21612 unreachable) is recipient_refused; the platform's own sender or content (21606, 21602) is rejected", async (t) => {
+    const { fake, twilio } = await setup(t);
+    for (const [code, reason] of [
+      [21610, 'recipient_refused'],
+      [21612, 'recipient_refused'],
+      [21606, 'rejected'],
+      [21602, 'rejected'],
+    ] as const) {
+      fake.override = {
+        status: 400,
+        body: { code, message: `error ${code}`, more_info: `https://www.twilio.com/docs/errors/${code}`, status: 400 },
+      };
+      await assert.rejects(
+        twilio.send(message()),
+        (e: unknown) => e instanceof SmsRejectedError && e.reason === reason && e.providerCode === code,
+        String(code),
+      );
+    }
+  });
+
   it('wrong credentials (401, Twilio 20003) are rejected as unauthorized', async (t) => {
     const { twilio } = await setup(t, { authToken: 'not-the-token' });
     await assert.rejects(

@@ -101,8 +101,9 @@ export async function sendQueuedSms(
           action: 'sms_rejected',
           data: { reason: error.reason, providerCode: error.providerCode ?? null },
         });
-        // a recipient refused (a wrong number), not the platform's credentials: someone can fix the contact
-        if (error.reason !== 'unauthorized')
+        // the recipient refused (a wrong number, unsubscribed), not the platform's credentials, sender or
+        // content — those would make every customer look unreachable: someone can fix the contact
+        if (error.reason === 'invalid_number' || error.reason === 'recipient_refused')
           await deps.onUndelivered?.(trx, {
             smsId,
             claimId: row.claim_id,

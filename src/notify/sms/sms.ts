@@ -83,7 +83,13 @@ export class SmsRetryableError extends SmsError {
   }
 }
 
-export type SmsRejectReason = 'invalid_number' | 'unauthorized' | 'rejected';
+/**
+ * `invalid_number`: not a number the provider can text (invalid, not a mobile); `recipient_refused`: a
+ * valid number whose owner cannot receive it now (unsubscribed with STOP, unreachable by SMS) — both
+ * about the recipient, someone can fix the contact; `unauthorized` and `rejected`: the platform's own
+ * credentials, sender or content.
+ */
+export type SmsRejectReason = 'invalid_number' | 'recipient_refused' | 'unauthorized' | 'rejected';
 
 /** Retrying the same message cannot succeed: invalid number, bad credentials, refused content. */
 export class SmsRejectedError extends SmsError {

@@ -35,6 +35,8 @@ const ACCOUNT_SID = /^AC[0-9a-fA-F]{32}$/;
 const MESSAGING_SERVICE_SID = /^MG[0-9a-fA-F]{32}$/;
 /** Twilio error codes meaning "this recipient cannot be texted", https://www.twilio.com/docs/api/errors */
 const INVALID_NUMBER_CODES = new Set([21211, 21217, 21401, 21421, 21614]);
+/** A valid recipient that cannot receive this now: 21610 unsubscribed (replied STOP), 21612 not reachable by SMS. */
+const RECIPIENT_REFUSED_CODES = new Set([21610, 21612]);
 
 export class TwilioSmsProvider implements SmsProvider {
   readonly name = 'twilio';
@@ -158,8 +160,14 @@ export class TwilioSmsProvider implements SmsProvider {
       });
     if (status === 401 || status === 403) return new SmsRejectedError(this.name, 'unauthorized', message, details);
     if (status >= 400) {
-      const invalidNumber = details.providerCode !== undefined && INVALID_NUMBER_CODES.has(details.providerCode);
-      return new SmsRejectedError(this.name, invalidNumber ? 'invalid_number' : 'rejected', message, details);
+      const code = details.providerCode;
+      const reason =
+        code !== undefined && INVALID_NUMBER_CODES.has(code)
+          ? 'invalid_number'
+          : code !== undefined && RECIPIENT_REFUSED_CODES.has(code)
+            ? 'recipient_refused'
+            : 'rejected';
+      return new SmsRejectedError(this.name, reason, message, details);
     }
     // 1xx/3xx/other 2xx: not an answer the Messages API gives.
     return new SmsRetryableError(this.name, 'invalid_response', message, details);
