@@ -320,6 +320,7 @@ async function textCustomer(
       kind: messageKind(sms.idempotencyKey),
       status: 'rejected',
       errorCode: error.providerCode ?? null,
+      superseded: false,
     });
     return `${outbox.name} (refused)`;
   }

@@ -665,6 +665,49 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     } finally {
       twilio.override = null;
     }
+
+    // a receipt arriving after the link went to a corrected phone: recorded, the partner not told of the old number
+    const later = await openClaim();
+    const first = await eventually(async () => {
+      const row = await message(later).catch(() => undefined);
+      return row?.status === 'sent' ? row : undefined;
+    });
+    const laterContract = (
+      await t.db
+        .selectFrom('claims as cl')
+        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+        .select('c.contract_number')
+        .where('cl.claim_number', '=', later)
+        .executeTakeFirstOrThrow()
+    ).contract_number;
+    const corrected = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/${laterContract}/customer`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: { phone: '+33611119999' },
+    });
+    assert.equal(corrected.statusCode, 200, corrected.body);
+    await eventually(async () => {
+      const rows = await t.db
+        .selectFrom('sms_messages as m')
+        .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+        .select('m.id')
+        .where('cl.claim_number', '=', later)
+        .execute();
+      return rows.length === 2 ? rows : undefined;
+    });
+    const sid = first.provider_message_id!;
+    assert.equal(
+      (await receipt(form('undelivered', { MessageSid: sid, SmsSid: sid, ErrorCode: '30003' }))).statusCode,
+      204,
+    );
+    const recorded = await t.db
+      .selectFrom('sms_messages')
+      .select('delivery_status')
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(recorded.delivery_status, 'undelivered');
+    assert.deepEqual(await unreachable(later), []);
   });
 
   it('a message whose send jobs gave up is queued again by the sweep and sent once, however many jobs', async () => {

@@ -34,6 +34,11 @@ export interface UndeliveredSms {
   status: 'rejected' | 'undelivered' | 'failed';
   /** The provider's error code, when it gave one. */
   errorCode: number | null;
+  /**
+   * A later message of the same claim exists (a receipt arriving late, after the link was texted again
+   * to a corrected phone or a reminder went out): that one's own fate tells whether the customer is reached.
+   */
+  superseded: boolean;
 }
 
 /** Called in the transaction that records the failure (e.g. the claims domain tells the partner). */
@@ -81,6 +86,7 @@ export async function recordSmsDelivery(
         kind: messageKind(row.idempotency_key),
         status: report.status,
         errorCode: report.errorCode,
+        superseded: await repo.hasLaterClaimMessage(trx, row.id),
       };
       await audit(trx, {
         actor: 'system',

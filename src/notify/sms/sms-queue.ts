@@ -112,6 +112,7 @@ export async function sendQueuedSms(
             kind: messageKind(row.idempotency_key),
             status: 'rejected',
             errorCode: error.providerCode ?? null,
+            superseded: false,
           });
       });
       return 'rejected';

@@ -192,3 +192,13 @@ export async function providerMessageExists(db: Executor, provider: string, mess
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Whether a later message was written for the same claim (a resend to a corrected phone, a reminder). */
+export async function hasLaterClaimMessage(db: Executor, smsId: string): Promise<boolean> {
+  const result = await sql<{ later: boolean }>`
+    SELECT EXISTS (
+      SELECT 1 FROM sms_messages m JOIN sms_messages l ON l.claim_id = m.claim_id AND l.created_at > m.created_at
+      WHERE m.id = ${smsId}
+    ) AS later`.execute(db);
+  return result.rows[0]?.later === true;
+}
