@@ -312,13 +312,17 @@ export async function unlockAccount(
   email: string,
   actor: string,
 ): Promise<boolean> {
-  const key = emailCounterKey(deps, `${kind}:account`, normaliseEmail(email).slice(0, 320));
+  const typed = normaliseEmail(email).slice(0, 320);
+  const key = emailCounterKey(deps, `${kind}:account`, typed);
   return deps.db.transaction().execute(async (trx) => {
     const removed = await repo.deleteThrottle(trx, key);
+    // the account's id when there is one; else the counter's key, never what was typed in clear
+    const account = await repo.findAccount(trx, kind, typed);
     await audit(trx, {
       actor,
+      partnerId: account?.partnerId ?? null,
       entity: kind === 'operator' ? 'operator' : 'user',
-      entityId: normaliseEmail(email),
+      entityId: account?.id ?? key,
       action: 'sign_in_unlocked',
       data: { counted: removed },
     });

@@ -129,13 +129,14 @@ describe('sign-in lockout under concurrency', () => {
     assert.deepEqual(await burst(t.app, 'admin', [ADMIN]), [303]);
     const audited = await t.db
       .selectFrom('audit_log')
-      .select(['actor', 'data'])
+      .select(['actor', 'entity_id'])
       .where('action', '=', 'sign_in_unlocked')
       .execute();
     assert.deepEqual(
       audited.map((r) => r.actor),
       ['operator:test'],
     );
+    assert.ok(!audited[0]!.entity_id.includes('@'), 'the account named by its id, not its address');
   });
 
   test('one address trying many accounts at once checks at most the address allowance', async () => {
