@@ -508,6 +508,22 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
         .where('cl.claim_number', '=', claimNumber)
         .executeTakeFirst()
         .then((row) => row ?? assert.fail(`no message of ${claimNumber} yet`));
+    /** The partner corrects the phone of a claim's contract (PATCH /contracts/{n}/customer). */
+    const correctPhone = async (claimNumber: string, phone: string) => {
+      const { contract_number: contractNumber } = await t.db
+        .selectFrom('claims as cl')
+        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+        .select('c.contract_number')
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: `${FLIGHT}/contracts/${contractNumber}/customer`,
+        headers: { ...a.auth, 'content-type': 'application/json' },
+        payload: { phone },
+      });
+      assert.equal(patched.statusCode, 200, patched.body);
+    };
     const unreachable = async (claimNumber: string) =>
       (
         await t.db
@@ -602,21 +618,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.match(shown.out, /sent → undelivered \(30003\)/);
 
     // the partner corrects the phone: the link is texted again, to the new number
-    const contractNumber = (
-      await t.db
-        .selectFrom('claims as cl')
-        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-        .select('c.contract_number')
-        .where('cl.claim_number', '=', claimNumber)
-        .executeTakeFirstOrThrow()
-    ).contract_number;
-    const patched = await t.app.inject({
-      method: 'PATCH',
-      url: `${FLIGHT}/contracts/${contractNumber}/customer`,
-      headers: { ...a.auth, 'content-type': 'application/json' },
-      payload: { phone: '+33698765432' },
-    });
-    assert.equal(patched.statusCode, 200, patched.body);
+    await correctPhone(claimNumber, '+33698765432');
     const resent = await eventually(async () =>
       twilio.requests.find((r) => r.form.To === '+33698765432' && r.form.Body?.includes('/c/')),
     );
@@ -672,21 +674,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       const row = await message(later).catch(() => undefined);
       return row?.status === 'sent' ? row : undefined;
     });
-    const laterContract = (
-      await t.db
-        .selectFrom('claims as cl')
-        .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
-        .select('c.contract_number')
-        .where('cl.claim_number', '=', later)
-        .executeTakeFirstOrThrow()
-    ).contract_number;
-    const corrected = await t.app.inject({
-      method: 'PATCH',
-      url: `${FLIGHT}/contracts/${laterContract}/customer`,
-      headers: { ...a.auth, 'content-type': 'application/json' },
-      payload: { phone: '+33611119999' },
-    });
-    assert.equal(corrected.statusCode, 200, corrected.body);
+    await correctPhone(later, '+33611119999');
     await eventually(async () => {
       const rows = await t.db
         .selectFrom('sms_messages as m')
