@@ -15,6 +15,7 @@ import {
   sendQueuedEmail,
   sendQueuedSms,
   SMS_QUEUE_POLICY,
+  sweepEarlyReceipts,
   type EmailProviders,
   type SmsProvider,
 } from '../notify/index.ts';
@@ -205,6 +206,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 2, expireInSeconds: 300 },
     schedule: '*/10 * * * *',
     handler: (rt) => async () => {
+      // delivery receipts that came before their message's id was recorded: applied, or forgotten after a day
+      const applied = await sweepEarlyReceipts(rt.db, rt.now(), tellPartnerCustomerUnreachable(rt.jobs));
+      if (applied > 0) rt.log.info({ applied }, 'early SMS delivery receipts applied');
       if (!rt.sms) return; // nothing can send them yet
       const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
       if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');

@@ -16,8 +16,10 @@ export {
 } from './sms/templates.ts';
 export { TwilioSmsProvider } from './sms/twilio.ts';
 export {
+  applyEarlyReceipts,
   isSmsDeliveryStatus,
   recordSmsDelivery,
+  sweepEarlyReceipts,
   type OnUndelivered,
   type SmsDeliveryReport,
   type UndeliveredSms,

@@ -409,6 +409,16 @@ export interface SmsMessagesTable {
   delivery_updated_at: NullableTimestamp;
 }
 
+/** A delivery receipt that arrived before its message's provider id was recorded (migration 0046). */
+export interface SmsDeliveryEarlyTable {
+  id: Generated<string>;
+  provider: string;
+  message_sid: string;
+  status: SmsDeliveryStatus;
+  error: number | null;
+  received_at: Generated<Date>;
+}
+
 export interface OperatorTokensTable {
   id: Generated<string>;
   name: string;
@@ -646,6 +656,7 @@ export interface Database {
   payout_attempts: PayoutAttemptsTable;
   sepa_batches: SepaBatchesTable;
   sms_messages: SmsMessagesTable;
+  sms_delivery_early: SmsDeliveryEarlyTable;
   operator_tokens: OperatorTokensTable;
   quote_counts: QuoteCountsTable;
   idempotency_keys: IdempotencyKeysTable;

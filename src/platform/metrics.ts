@@ -79,7 +79,7 @@ export const smsTotal = new client.Counter({
 
 export const smsDeliveriesTotal = new client.Counter({
   name: 'parasol_sms_deliveries_total',
-  help: "Twilio delivery receipts received, by the message's status (delivered, undelivered, failed, sent…) and outcome (recorded; stale: already as far along; unknown: not a message of this platform).",
+  help: "Twilio delivery receipts received, by the message's status (delivered, undelivered, failed, sent…) and outcome (recorded; stale: already as far along; early: no message has this id yet, kept until one has, a day at most).",
   labelNames: ['status', 'outcome'] as const,
   registers: [registry],
 });

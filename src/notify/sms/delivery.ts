@@ -65,40 +65,82 @@ export function isSmsDeliveryStatus(value: string): value is SmsDeliveryStatus {
 
 /**
  * Records one report: `recorded` (the message moved forward), `stale` (it already knows as much or
- * more), `unknown` (no message of ours has this id — another application's on the same account).
+ * more), `early` (no message has this id yet: kept, and applied when the send records it — a failure
+ * reported at once, or a send whose worker stopped before its commit; a receipt never matched, such as
+ * another application's on the same account, is forgotten after a day).
  */
 export async function recordSmsDelivery(
   db: Db,
   provider: string,
   report: SmsDeliveryReport,
   onUndelivered?: OnUndelivered,
+): Promise<'recorded' | 'stale' | 'early'> {
+  return db.transaction().execute(async (trx) => {
+    const outcome = await applyReport(trx, provider, report, onUndelivered);
+    if (outcome !== 'unknown') return outcome;
+    await repo.keepEarlyReceipt(trx, provider, report);
+    return 'early';
+  });
+}
+
+/**
+ * Applies the receipts kept for a message before its provider id was recorded (`recordSmsDelivery`'s
+ * `early`), in the order they came, then forgets them: called by the send once it records the id, and
+ * by the `sms_requeue` sweep for any the send could not apply. Answers how many were applied.
+ */
+export async function applyEarlyReceipts(
+  db: Db,
+  provider: string,
+  messageSid: string,
+  onUndelivered?: OnUndelivered,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const receipts = await repo.takeEarlyReceipts(trx, provider, messageSid);
+    for (const r of receipts)
+      await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, onUndelivered);
+    return receipts.length;
+  });
+}
+
+/** The sweep of early receipts: applies those whose message is known now, forgets those older than a day. */
+export async function sweepEarlyReceipts(db: Db, now: Date, onUndelivered?: OnUndelivered): Promise<number> {
+  let applied = 0;
+  for (const m of await repo.matchedEarlyReceipts(db))
+    applied += await applyEarlyReceipts(db, m.provider, m.message_sid, onUndelivered);
+  await repo.purgeEarlyReceipts(db, new Date(now.getTime() - 86_400_000));
+  return applied;
+}
+
+async function applyReport(
+  trx: Executor,
+  provider: string,
+  report: SmsDeliveryReport,
+  onUndelivered?: OnUndelivered,
 ): Promise<'recorded' | 'stale' | 'unknown'> {
   const before = SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[report.status]);
-  return db.transaction().execute(async (trx) => {
-    const row = await repo.recordDelivery(trx, provider, report, before);
-    if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
-    if (report.status === 'undelivered' || report.status === 'failed') {
-      const sms: UndeliveredSms = {
-        smsId: row.id,
-        claimId: row.claim_id,
-        partnerId: row.partner_id,
-        environment: row.environment,
-        kind: messageKind(row.idempotency_key),
-        status: report.status,
-        errorCode: report.errorCode,
-        superseded: await repo.hasLaterClaimMessage(trx, row.id),
-      };
-      await audit(trx, {
-        actor: 'system',
-        partnerId: row.partner_id,
-        environment: row.environment,
-        entity: 'sms',
-        entityId: row.id,
-        action: 'sms_undelivered',
-        data: { status: report.status, providerCode: report.errorCode, kind: sms.kind },
-      });
-      await onUndelivered?.(trx, sms);
-    }
-    return 'recorded';
-  });
+  const row = await repo.recordDelivery(trx, provider, report, before);
+  if (!row) return (await repo.providerMessageExists(trx, provider, report.messageSid)) ? 'stale' : 'unknown';
+  if (report.status === 'undelivered' || report.status === 'failed') {
+    const sms: UndeliveredSms = {
+      smsId: row.id,
+      claimId: row.claim_id,
+      partnerId: row.partner_id,
+      environment: row.environment,
+      kind: messageKind(row.idempotency_key),
+      status: report.status,
+      errorCode: report.errorCode,
+      superseded: await repo.hasLaterClaimMessage(trx, row.id),
+    };
+    await audit(trx, {
+      actor: 'system',
+      partnerId: row.partner_id,
+      environment: row.environment,
+      entity: 'sms',
+      entityId: row.id,
+      action: 'sms_undelivered',
+      data: { status: report.status, providerCode: report.errorCode, kind: sms.kind },
+    });
+    await onUndelivered?.(trx, sms);
+  }
+  return 'recorded';
 }

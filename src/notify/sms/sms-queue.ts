@@ -4,7 +4,7 @@ import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { messageKind } from './claim-messages.ts';
-import type { OnUndelivered } from './delivery.ts';
+import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
@@ -80,6 +80,7 @@ export async function sendQueuedSms(
     maxAttempts: MAX_SMS_ATTEMPTS,
   });
   if (!row) return 'skipped'; // sent, refused, or being sent by another job
+  let providerMessageId: string | null;
   try {
     const sent = await deps.provider.send({
       to: decrypt(deps.keys.encryption, row.to_enc),
@@ -87,7 +88,7 @@ export async function sendQueuedSms(
       idempotencyKey: row.idempotency_key,
     });
     await repo.markSmsSent(deps.db, smsId, sent.providerMessageId, new Date());
-    return 'sent';
+    providerMessageId = sent.providerMessageId;
   } catch (error) {
     if (error instanceof SmsRejectedError) {
       await deps.db.transaction().execute(async (trx) => {
@@ -121,6 +122,9 @@ export async function sendQueuedSms(
     await repo.releaseSms(deps.db, smsId, message);
     throw error;
   }
+  // receipts Twilio sent before the id was recorded (a failure reported at once); the sweep retries them
+  if (providerMessageId) await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, deps.onUndelivered);
+  return 'sent';
 }
 
 /**

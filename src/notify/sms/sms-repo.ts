@@ -202,3 +202,48 @@ export async function hasLaterClaimMessage(db: Executor, smsId: string): Promise
     ) AS later`.execute(db);
   return result.rows[0]?.later === true;
 }
+
+/** Keeps a receipt whose message is not known yet (applied when the send records the provider's id). */
+export async function keepEarlyReceipt(
+  db: Executor,
+  provider: string,
+  report: { messageSid: string; status: SmsDeliveryStatus; errorCode: number | null },
+): Promise<void> {
+  await db
+    .insertInto('sms_delivery_early')
+    .values({ provider, message_sid: report.messageSid, status: report.status, error: report.errorCode })
+    .execute();
+}
+
+/** Takes (deletes and answers) the early receipts of one message, in the order they arrived. */
+export async function takeEarlyReceipts(db: Executor, provider: string, messageSid: string) {
+  const rows = await db
+    .deleteFrom('sms_delivery_early')
+    .where('provider', '=', provider)
+    .where('message_sid', '=', messageSid)
+    .returning(['id', 'status', 'error'])
+    .execute();
+  return rows.sort((a, b) => Number(a.id) - Number(b.id));
+}
+
+/** The message ids of early receipts whose message is known now (a send recorded it after they came). */
+export async function matchedEarlyReceipts(db: Executor): Promise<{ provider: string; message_sid: string }[]> {
+  return db
+    .selectFrom('sms_delivery_early as e')
+    .innerJoin('sms_messages as m', (join) =>
+      join.onRef('m.provider', '=', 'e.provider').onRef('m.provider_message_id', '=', 'e.message_sid'),
+    )
+    .select(['e.provider', 'e.message_sid'])
+    .distinct()
+    .execute();
+}
+
+/** Forgets early receipts never matched (another application's messages, a send whose commit was lost). */
+export async function purgeEarlyReceipts(db: Executor, receivedBefore: Date): Promise<number> {
+  const rows = await db
+    .deleteFrom('sms_delivery_early')
+    .where('received_at', '<', receivedBefore)
+    .returning('id')
+    .execute();
+  return rows.length;
+}

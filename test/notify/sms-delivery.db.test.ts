@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { recordSmsDelivery, sweepEarlyReceipts, type UndeliveredSms } from '../../src/notify/sms/delivery.ts';
+import { queueSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import type { SmsProvider } from '../../src/notify/sms/sms.ts';
+import { deriveKeyring } from '../../src/platform/crypto.ts';
+import { transaction } from '../../src/platform/db.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { createTestPartner, openTestDatabase, testConfig } from '../helper.ts';
+
+/**
+ * Delivery receipts that arrive before their message's provider id is recorded (a failure Twilio reports
+ * at once, or a send whose worker stopped before its commit) are kept and applied when the id is recorded,
+ * or by the sweep; never matched, they are forgotten after a day. Production receipts end to end:
+ * test/http/production-claims.http.test.ts.
+ */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+const jobs = { send: async () => 'job', sendMany: async () => undefined } as unknown as JobQueue;
+
+/** A provider that answers the message id it is given, as Twilio answers its sid. */
+const provider = (sid: string): SmsProvider => ({
+  name: 'twilio',
+  send: async () => ({ providerMessageId: sid, status: 'queued' }),
+});
+
+async function queued(db: Parameters<typeof transaction>[0], key: string): Promise<string> {
+  const partner = await createTestPartner(db, { environment: 'production' });
+  await transaction(db, (trx) =>
+    queueSms(
+      trx,
+      { jobs, keys },
+      {
+        idempotencyKey: key,
+        partnerId: partner.id,
+        environment: 'production',
+        claimId: null,
+        to: '+33612345678',
+        body: 'A message',
+      },
+    ),
+  );
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('id')
+    .where('idempotency_key', '=', key)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+test('a receipt that comes before the send records the id is kept, then applied by the send', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const smsId = await queued(db, 'test:early:1');
+  const sid = `SM${'1'.repeat(32)}`;
+  const told: UndeliveredSms[] = [];
+  const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
+
+  assert.equal(
+    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'failed', errorCode: 30007 }, onUndelivered),
+    'early',
+  );
+  assert.equal(told.length, 0, 'nothing known yet');
+
+  assert.equal(await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered }, smsId), 'sent');
+  const row = await db
+    .selectFrom('sms_messages')
+    .select(['status', 'delivery_status', 'delivery_error'])
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([row.status, row.delivery_status, row.delivery_error], ['sent', 'failed', 30007]);
+  assert.deepEqual(
+    told.map((s) => [s.smsId, s.status, s.errorCode]),
+    [[smsId, 'failed', 30007]],
+  );
+  assert.equal((await db.selectFrom('sms_delivery_early').select('id').execute()).length, 0, 'applied, forgotten');
+});
+
+test('the sweep applies what the send could not, and forgets receipts never matched after a day', async (t) => {
+  const { db } = await openTestDatabase(t);
+  const smsId = await queued(db, 'test:early:2');
+  const sid = `SM${'2'.repeat(32)}`;
+  const stranger = `SM${'3'.repeat(32)}`;
+  assert.equal(
+    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'delivered', errorCode: null }),
+    'early',
+  );
+  assert.equal(
+    await recordSmsDelivery(db, 'twilio', { messageSid: stranger, status: 'sent', errorCode: null }),
+    'early',
+  );
+  // the send recorded the id but stopped before applying the receipts (its worker died)
+  await db
+    .updateTable('sms_messages')
+    .set({ status: 'sent', provider: 'twilio', provider_message_id: sid })
+    .where('id', '=', smsId)
+    .execute();
+
+  const now = new Date();
+  assert.equal(await sweepEarlyReceipts(db, now), 1);
+  const row = await db
+    .selectFrom('sms_messages')
+    .select('delivery_status')
+    .where('id', '=', smsId)
+    .executeTakeFirstOrThrow();
+  assert.equal(row.delivery_status, 'delivered');
+  const left = async () =>
+    (await db.selectFrom('sms_delivery_early').select('message_sid').execute()).map((r) => r.message_sid);
+  assert.deepEqual(await left(), [stranger], "another application's receipt waits");
+  assert.equal(await sweepEarlyReceipts(db, new Date(now.getTime() + 25 * 3_600_000)), 0);
+  assert.deepEqual(await left(), [], 'forgotten after a day');
+});
