@@ -271,7 +271,7 @@ export const en = {
     errors: {
       too_short: 'Too short.',
       too_long: 'Too long.',
-      invalid_format: 'No control characters (line breaks, tabs).',
+      invalid_format: 'No control or invisible characters (line breaks, tabs, direction marks).',
     },
   },
   claimDesk: {

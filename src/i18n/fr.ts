@@ -279,7 +279,8 @@ export const fr = {
     errors: {
       too_short: 'Trop court.',
       too_long: 'Trop long.',
-      invalid_format: 'Pas de caractères de contrôle (retours à la ligne, tabulations).',
+      invalid_format:
+        'Pas de caractères de contrôle ni invisibles (retours à la ligne, tabulations, marques de direction).',
     },
   },
   claimDesk: {

@@ -49,7 +49,12 @@ describe('customer languages and the partner brand', () => {
     assert.match(tooShort.body, /id="f-brandName-error">Too short\./);
     const control = await browser.post('/console/brand', { _csrf: csrf, brandName: 'Sky\tFly' });
     assert.equal(control.statusCode, 422);
-    assert.match(control.body, /No control characters/);
+    assert.match(control.body, /No control or invisible characters/);
+    // invisible characters that reorder or hide text: a right-to-left override, a zero-width space
+    for (const hidden of ['Sky\u202eylF', 'Sky\u200bFly', '\u2067SkyFly\u2069']) {
+      const refused = await browser.post('/console/brand', { _csrf: csrf, brandName: hidden });
+      assert.equal(refused.statusCode, 422, JSON.stringify(hidden));
+    }
     const noCsrf = await browser.post('/console/brand', { brandName: 'SkyFly' });
     assert.equal(noCsrf.statusCode, 403);
     const saved = await browser.post('/console/brand', { _csrf: csrf, brandName: '  SkyFly ' });
