@@ -11,8 +11,8 @@ export const BRAND_NAME = { min: 2, max: 40 } as const;
  * marks, embeddings, overrides and isolates; zero-width spaces and joiners; the BOM): a brand name is
  * shown to customers in every SMS and email, where "Sky\u202Eylf" would read as another name.
  */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what a brand name may not hold
 const CONTROL =
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what a brand name may not hold
   /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /** The brand name as stored (spaces collapsed) or the field errors; an empty name means none (the partner's name). */
