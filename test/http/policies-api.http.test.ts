@@ -258,6 +258,47 @@ describe('API to manage policies', () => {
       assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
     });
 
+    it('refuses a currency that is not ISO 4217: its minor unit is unknown', async () => {
+      const premium = await create(motorPolicy({ premium: { amount: 4_500, currency: 'ZZZ', frequency: 'monthly' } }));
+      assert.equal(premium.status, 422);
+      assert.equal(premium.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(premium.body), ['/premium/currency']);
+      const trip = await create(
+        motorPolicy({
+          product: 'travel',
+          risk: {
+            destinationCountry: 'JP',
+            departureDate: day(clock, 10),
+            returnDate: day(clock, 20),
+            travellers: 1,
+            tripCost: { amount: 250_000, currency: 'EUX' },
+          },
+        }),
+      );
+      assert.equal(trip.status, 422);
+      assert.deepEqual(fieldsOf(trip.body), ['/risk/tripCost/currency']);
+      const yen = await create(motorPolicy({ premium: { amount: 4_500, currency: 'JPY', frequency: 'monthly' } }));
+      assert.equal(yen.status, 201);
+    });
+
+    it('refuses a flight_delay risk whose flight arrives where it departs', async () => {
+      const res = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDate: day(clock, 10) },
+              { flightNumber: 'AF007', departureAirport: 'JFK', arrivalAirport: 'JFK', departureDate: day(clock, 20) },
+            ],
+            passengers: 1,
+          },
+        }),
+      );
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(res.body), ['/risk/flights/1/arrivalAirport']);
+    });
+
     it('answers 422 quote_mismatch when the risk or the premium is not the quoted one', async () => {
       const q = await quote({ ...HOME, options: ['theft'] });
       const risk = await create(homePolicy(q, { risk: { ...q.risk, rooms: 4, options: [] } }));
@@ -598,6 +639,11 @@ describe('API to manage policies', () => {
       const retry = await cancel(a.body.policyNumber, body, partner, key);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      // the same policy written as the API reads it (case, spaces): the same request, replayed
+      const lower = await cancel(a.body.policyNumber.toLowerCase(), body, partner, key);
+      assert.equal(lower.status, 200, JSON.stringify(lower.body));
+      assert.equal(lower.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(lower.body, first.body);
       const elsewhere = await cancel(b.body.policyNumber, body, partner, key);
       assert.equal(elsewhere.status, 422);
       assert.equal(elsewhere.body.code, 'idempotency_key_reused');
