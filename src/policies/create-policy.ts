@@ -13,7 +13,7 @@ import { isIsoCurrency } from '../platform/money.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirport, findZipCode } from '../reference/index.ts';
+import { findAirline, findAirport, findZipCode } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
@@ -199,7 +199,9 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
     case 'home':
       return resolveHomeRisk(risk as HomeRiskInput, '/risk', now).risk;
     case 'flight_delay': {
-      const flights = (risk as { flights: { departureAirport: string; arrivalAirport: string }[] }).flights;
+      const flights = (
+        risk as { flights: { flightNumber: string; departureAirport: string; arrivalAirport: string }[] }
+      ).flights;
       const errors = flights.flatMap((f, i) =>
         (['departureAirport', 'arrivalAirport'] as const)
           .filter((field) => !findAirport(f[field]))
@@ -210,6 +212,19 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
           })),
       );
       if (errors.length) throw new DomainError('unknown_airport', 'Unknown airport.', { errors });
+      // the designator's first two characters are its airline, checked like the Flight Delay API's
+      const airlines: FieldError[] = flights.flatMap((f, i) =>
+        findAirline(f.flightNumber.slice(0, 2))
+          ? []
+          : [
+              {
+                field: `/risk/flights/${i}/flightNumber`,
+                code: 'invalid',
+                message: `${f.flightNumber.slice(0, 2)} is not a known active IATA airline code`,
+              },
+            ],
+      );
+      if (airlines.length) throw new DomainError('unknown_airline', 'Unknown airline.', { errors: airlines });
       // as the Flight Delay API's legs (flight/legs.ts): a flight goes somewhere else
       const loops: FieldError[] = flights.flatMap((f, i) =>
         f.departureAirport === f.arrivalAirport

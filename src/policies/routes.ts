@@ -57,6 +57,7 @@ export function policyAdminRoutes(
             409: ['external_reference_conflict'],
             422: [
               'unknown_airport',
+              'unknown_airline',
               'unknown_zip_code',
               'city_mismatch',
               'quote_invalid',

@@ -205,6 +205,21 @@ describe('API to manage policies', () => {
       );
       assert.equal(airport.body.code, 'unknown_airport');
       assert.deepEqual(fieldsOf(airport.body), ['/risk/flights/0/arrivalAirport']);
+      const airline = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDate: day(clock, 30) },
+              { flightNumber: '0Q7', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDate: day(clock, 40) },
+            ],
+            passengers: 1,
+          },
+        }),
+      );
+      assert.equal(airline.status, 422);
+      assert.equal(airline.body.code, 'unknown_airline');
+      assert.deepEqual(fieldsOf(airline.body), ['/risk/flights/1/flightNumber']);
     });
 
     it('validates the policyholder, the dates, the premium and the product', async () => {
