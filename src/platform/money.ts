@@ -7,6 +7,17 @@ import { LOCALES, type CustomerLang } from './language.ts';
 
 const exponents = new Map<string, number>();
 
+let isoCurrencies: ReadonlySet<string> | undefined;
+
+/**
+ * Whether a three-letter code is an ISO 4217 currency (Intl's list): an amount in minor units of
+ * any other code has no meaning, its minor unit being unknown.
+ */
+export function isIsoCurrency(code: string): boolean {
+  isoCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
+  return isoCurrencies.has(code);
+}
+
 /**
  * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
  * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.

@@ -4,6 +4,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, statusOn, todayOf, type CancelReason, type PolicyView } from './policy.ts';
+import { canonicalPolicyNumber } from './policy-number.ts';
 
 export interface CancelPolicyInput {
   reason: CancelReason;
@@ -23,7 +24,7 @@ export async function cancelPolicy(
   policyNumber: string,
   input: CancelPolicyInput,
 ): Promise<PolicyView> {
-  const policy = await repo.findPolicy(trx, caller, policyNumber.trim().toUpperCase(), { forUpdate: true });
+  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
   if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
   const now = deps.now();
   const today = todayOf(now);

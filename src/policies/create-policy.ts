@@ -9,10 +9,11 @@ import {
 } from '../home/index.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
+import { isIsoCurrency } from '../platform/money.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirport, findZipCode } from '../reference/index.ts';
+import { findAirline, findAirport, findZipCode } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
@@ -39,6 +40,7 @@ export interface CreatePolicyInput {
 }
 
 const ADULT_AGE = 18;
+const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
 const MAX_AGE = 120;
 
 /**
@@ -58,6 +60,8 @@ export async function createPolicy(
   const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
   if (input.expiryDate <= input.effectiveDate)
     errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  if (!isIsoCurrency(input.premium.currency))
+    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
   if (input.quoteReference !== undefined && input.product !== 'home')
     errors.push({ field: '/quoteReference', code: 'not_allowed', message: 'only applies to product home' });
   if (errors.length) throw invalid(errors);
@@ -195,7 +199,9 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
     case 'home':
       return resolveHomeRisk(risk as HomeRiskInput, '/risk', now).risk;
     case 'flight_delay': {
-      const flights = (risk as { flights: { departureAirport: string; arrivalAirport: string }[] }).flights;
+      const flights = (
+        risk as { flights: { flightNumber: string; departureAirport: string; arrivalAirport: string }[] }
+      ).flights;
       const errors = flights.flatMap((f, i) =>
         (['departureAirport', 'arrivalAirport'] as const)
           .filter((field) => !findAirport(f[field]))
@@ -206,14 +212,42 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
           })),
       );
       if (errors.length) throw new DomainError('unknown_airport', 'Unknown airport.', { errors });
+      // the designator's first two characters are its airline, checked like the Flight Delay API's
+      const airlines: FieldError[] = flights.flatMap((f, i) =>
+        findAirline(f.flightNumber.slice(0, 2))
+          ? []
+          : [
+              {
+                field: `/risk/flights/${i}/flightNumber`,
+                code: 'invalid',
+                message: `${f.flightNumber.slice(0, 2)} is not a known active IATA airline code`,
+              },
+            ],
+      );
+      if (airlines.length) throw new DomainError('unknown_airline', 'Unknown airline.', { errors: airlines });
+      // as the Flight Delay API's legs (flight/legs.ts): a flight goes somewhere else
+      const loops: FieldError[] = flights.flatMap((f, i) =>
+        f.departureAirport === f.arrivalAirport
+          ? [
+              {
+                field: `/risk/flights/${i}/arrivalAirport`,
+                code: 'invalid',
+                message: 'must differ from departureAirport',
+              },
+            ]
+          : [],
+      );
+      if (loops.length) throw invalid(loops);
       return risk;
     }
     case 'travel': {
-      const trip = risk as { departureDate: string; returnDate: string };
+      const trip = risk as { departureDate: string; returnDate: string; tripCost?: { currency: string } };
+      const errors: FieldError[] = [];
       if (trip.returnDate < trip.departureDate)
-        throw invalid([
-          { field: '/risk/returnDate', code: 'out_of_range', message: 'must be on or after departureDate' },
-        ]);
+        errors.push({ field: '/risk/returnDate', code: 'out_of_range', message: 'must be on or after departureDate' });
+      if (trip.tripCost && !isIsoCurrency(trip.tripCost.currency))
+        errors.push({ field: '/risk/tripCost/currency', code: 'invalid', message: NOT_A_CURRENCY });
+      if (errors.length) throw invalid(errors);
       return risk;
     }
     default:

@@ -10,6 +10,7 @@ import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
 import type { Product } from './policy.ts';
+import { canonicalPolicyNumber } from './policy-number.ts';
 import * as S from './schemas.ts';
 import { searchPolicies } from './search-policies.ts';
 import { CREATE_POLICY_DESCRIPTION, CANCEL_POLICY_DESCRIPTION } from './route-descriptions.ts';
@@ -56,6 +57,7 @@ export function policyAdminRoutes(
             409: ['external_reference_conflict'],
             422: [
               'unknown_airport',
+              'unknown_airline',
               'unknown_zip_code',
               'city_mismatch',
               'quote_invalid',
@@ -120,11 +122,12 @@ export function policyAdminRoutes(
       },
       handler: async (request, reply) => {
         const { policyNumber } = request.params;
-        // the policy is part of what the key stands for: the same key on another policy is a reuse
+        // the policy is part of what the key stands for: the same key on another policy is a reuse,
+        // on the same policy written otherwise (case, spaces: the lookup ignores them) a retry
         return replyIdempotent(idempotencyDeps, request, reply, {
           operation: 'policies.cancel',
           status: 200,
-          key: { policyNumber, ...request.body },
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body),
         });
       },

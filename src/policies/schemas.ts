@@ -100,7 +100,8 @@ const FlightDelayRisk = Type.Object(
           flightNumber: Type.String({
             pattern: '^[A-Z0-9]{2}[0-9]{1,4}[A-Z]?$',
             maxLength: 7,
-            description: 'Full flight designator.',
+            description:
+              'Full flight designator: its first two characters are a known active IATA airline (else 422 unknown_airline).',
             examples: ['AF006'],
           }),
           departureAirport: Airport('Departure airport'),

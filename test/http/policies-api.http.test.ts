@@ -205,6 +205,21 @@ describe('API to manage policies', () => {
       );
       assert.equal(airport.body.code, 'unknown_airport');
       assert.deepEqual(fieldsOf(airport.body), ['/risk/flights/0/arrivalAirport']);
+      const airline = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDate: day(clock, 30) },
+              { flightNumber: '0Q7', departureAirport: 'JFK', arrivalAirport: 'CDG', departureDate: day(clock, 40) },
+            ],
+            passengers: 1,
+          },
+        }),
+      );
+      assert.equal(airline.status, 422);
+      assert.equal(airline.body.code, 'unknown_airline');
+      assert.deepEqual(fieldsOf(airline.body), ['/risk/flights/1/flightNumber']);
     });
 
     it('validates the policyholder, the dates, the premium and the product', async () => {
@@ -256,6 +271,47 @@ describe('API to manage policies', () => {
       ]);
       const quoteForMotor = await create(motorPolicy({ quoteReference: (await quote()).quoteReference }));
       assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
+    });
+
+    it('refuses a currency that is not ISO 4217: its minor unit is unknown', async () => {
+      const premium = await create(motorPolicy({ premium: { amount: 4_500, currency: 'ZZZ', frequency: 'monthly' } }));
+      assert.equal(premium.status, 422);
+      assert.equal(premium.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(premium.body), ['/premium/currency']);
+      const trip = await create(
+        motorPolicy({
+          product: 'travel',
+          risk: {
+            destinationCountry: 'JP',
+            departureDate: day(clock, 10),
+            returnDate: day(clock, 20),
+            travellers: 1,
+            tripCost: { amount: 250_000, currency: 'EUX' },
+          },
+        }),
+      );
+      assert.equal(trip.status, 422);
+      assert.deepEqual(fieldsOf(trip.body), ['/risk/tripCost/currency']);
+      const yen = await create(motorPolicy({ premium: { amount: 4_500, currency: 'JPY', frequency: 'monthly' } }));
+      assert.equal(yen.status, 201);
+    });
+
+    it('refuses a flight_delay risk whose flight arrives where it departs', async () => {
+      const res = await create(
+        motorPolicy({
+          product: 'flight_delay',
+          risk: {
+            flights: [
+              { flightNumber: 'AF006', departureAirport: 'CDG', arrivalAirport: 'JFK', departureDate: day(clock, 10) },
+              { flightNumber: 'AF007', departureAirport: 'JFK', arrivalAirport: 'JFK', departureDate: day(clock, 20) },
+            ],
+            passengers: 1,
+          },
+        }),
+      );
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'validation_failed');
+      assert.deepEqual(fieldsOf(res.body), ['/risk/flights/1/arrivalAirport']);
     });
 
     it('answers 422 quote_mismatch when the risk or the premium is not the quoted one', async () => {
@@ -598,6 +654,11 @@ describe('API to manage policies', () => {
       const retry = await cancel(a.body.policyNumber, body, partner, key);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      // the same policy written as the API reads it (case, spaces): the same request, replayed
+      const lower = await cancel(a.body.policyNumber.toLowerCase(), body, partner, key);
+      assert.equal(lower.status, 200, JSON.stringify(lower.body));
+      assert.equal(lower.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(lower.body, first.body);
       const elsewhere = await cancel(b.body.policyNumber, body, partner, key);
       assert.equal(elsewhere.status, 422);
       assert.equal(elsewhere.body.code, 'idempotency_key_reused');
