@@ -679,7 +679,7 @@ export interface operations {
                         /** @description The outbound flight and, for a return trip, the return flight. */
                         flights: {
                             /**
-                             * @description Full flight designator.
+                             * @description Full flight designator: its first two characters are a known active IATA airline (else 422 unknown_airline).
                              * @example AF006
                              */
                             flightNumber: string;
@@ -959,7 +959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `quote_invalid`, `quote_expired`, `idempotency_key_reused`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch` */
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `unknown_airport`, `unknown_airline`, `quote_invalid`, `quote_expired`, `idempotency_key_reused`, `unknown_zip_code`, `city_mismatch`, `quote_mismatch` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
