@@ -382,15 +382,19 @@ export interface OperatorClaimRow extends ClaimListRow {
   failure_reason: string | null;
 }
 
-/** For operators (CLI and console): every partner's claims, newest first, optionally filtered. */
+/**
+ * For operators (CLI and console): every partner's claims, newest first, optionally filtered,
+ * keyset-paginated on (opened_at, id) — `before`: the last row of the previous page — so claims
+ * opened meanwhile neither repeat nor push rows past a page (migration 0045's indexes serve it).
+ */
 export async function listClaimsForOperators(
   db: Executor,
   q: {
     status?: ClaimStatus | undefined;
     environment?: Environment | undefined;
     partnerSlug?: string | undefined;
+    before?: { at: Date; id: string } | undefined;
     limit: number;
-    offset?: number | undefined;
   },
 ): Promise<OperatorClaimRow[]> {
   let query = claimRows(db, undefined)
@@ -399,12 +403,13 @@ export async function listClaimsForOperators(
   if (q.status) query = query.where('cl.status', '=', q.status);
   if (q.environment) query = query.where('cl.environment', '=', q.environment);
   if (q.partnerSlug) query = query.where('p.slug', '=', q.partnerSlug);
-  return query
-    .orderBy('cl.opened_at', 'desc')
-    .orderBy('cl.id', 'desc')
-    .offset(q.offset ?? 0)
-    .limit(q.limit)
-    .execute();
+  if (q.before) {
+    const { at, id } = q.before;
+    query = query.where((eb) =>
+      eb.or([eb('cl.opened_at', '<', at), eb.and([eb('cl.opened_at', '=', at), eb('cl.id', '<', id)])]),
+    );
+  }
+  return query.orderBy('cl.opened_at', 'desc').orderBy('cl.id', 'desc').limit(q.limit).execute();
 }
 
 /** Claims opened in [from, toExclusive) (either bound optional), in some statuses, keyset-paginated on (opened_at, id). */

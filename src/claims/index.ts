@@ -27,6 +27,7 @@ export {
   type DeskClaimRow,
   listClaims,
   listClaimsForOperators,
+  type OperatorClaimRow,
   type ClaimListRow,
   type FlightEventType,
   type OpenedClaim,
@@ -35,6 +36,7 @@ export {
 export { completeContractsOnFlight } from './contract-completion.ts';
 export { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 export { expireClaims } from './expire-claims.ts';
+export { operatorClaimsPage } from './operator-claims.ts';
 export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.ts';
 export { resendLinksToNewPhone } from './resend-links.ts';
 export { remindClaims, type RemindDeps } from './remind-claims.ts';

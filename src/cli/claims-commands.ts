@@ -5,7 +5,7 @@ import {
   correctClaimPhone,
   expireClaims,
   findClaimForDesk,
-  listClaimsForOperators,
+  operatorClaimsPage,
   remindClaims,
   resendClaimLink,
   type DeskAction,
@@ -24,7 +24,7 @@ import { limitOf, table, when, type CommandKit } from './kit.ts';
 
 export function claimsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, services, actor } = kit;
-  const names = (pointer: string) => ({ '/limit': '--limit' })[pointer];
+  const names = (pointer: string) => ({ '/limit': '--limit', '/cursor': '--cursor' })[pointer];
   const deskNames = (pointer: string) =>
     ({ '/reason': '--reason', '/phone': '--phone', '/actionToken': '--once' })[pointer];
 
@@ -44,47 +44,60 @@ export function claimsCommands(kit: CommandKit): void {
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .option('--partner <slug>', 'only this partner')
     .option('--limit <n>', 'at most this many (default 50)')
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
     .action(
-      run(async (options: { status?: ClaimStatus; env?: Environment; partner?: string; limit?: string }) => {
-        const rows = await listClaimsForOperators(db, {
-          status: options.status,
-          environment: options.env,
-          partnerSlug: options.partner,
-          limit: limitOf(options.limit, 50),
-        });
-        const data = rows.map((r) => ({
-          claimNumber: r.claim_number,
-          contractNumber: r.contract_number,
-          partner: r.partner_slug,
-          environment: r.environment,
-          status: r.status,
-          event: r.event,
-          flightNumber: r.flight_number,
-          departureDate: r.departure_date,
-          compensation: { amount: Number(r.compensation_amount), currency: r.currency },
-          openedAt: r.opened_at,
-          bankDetailsDueAt: r.bank_details_due_at,
-          paidAt: r.paid_at,
-          failureReason: r.failure_reason,
-        }));
-        const lines = rows.length
-          ? table(
-              ['CLAIM', 'CONTRACT', 'PARTNER', 'ENV', 'STATUS', 'FLIGHT', 'DATE', 'AMOUNT', 'OPENED'],
-              rows.map((r) => [
-                r.claim_number,
-                r.contract_number,
-                r.partner_slug,
-                r.environment,
-                r.status,
-                r.flight_number,
-                r.departure_date,
-                formatMoney(Number(r.compensation_amount), r.currency),
-                when(r.opened_at),
-              ]),
-            )
-          : ['No claims match.'];
-        return { data: { claims: data }, lines };
-      }, names),
+      run(
+        async (options: {
+          status?: ClaimStatus;
+          env?: Environment;
+          partner?: string;
+          limit?: string;
+          cursor?: string;
+        }) => {
+          const { rows, nextCursor } = await operatorClaimsPage(db, {
+            status: options.status,
+            environment: options.env,
+            partnerSlug: options.partner,
+            cursor: options.cursor,
+            cursorField: '/cursor',
+            limit: limitOf(options.limit, 50),
+          });
+          const data = rows.map((r) => ({
+            claimNumber: r.claim_number,
+            contractNumber: r.contract_number,
+            partner: r.partner_slug,
+            environment: r.environment,
+            status: r.status,
+            event: r.event,
+            flightNumber: r.flight_number,
+            departureDate: r.departure_date,
+            compensation: { amount: Number(r.compensation_amount), currency: r.currency },
+            openedAt: r.opened_at,
+            bankDetailsDueAt: r.bank_details_due_at,
+            paidAt: r.paid_at,
+            failureReason: r.failure_reason,
+          }));
+          const lines = rows.length
+            ? table(
+                ['CLAIM', 'CONTRACT', 'PARTNER', 'ENV', 'STATUS', 'FLIGHT', 'DATE', 'AMOUNT', 'OPENED'],
+                rows.map((r) => [
+                  r.claim_number,
+                  r.contract_number,
+                  r.partner_slug,
+                  r.environment,
+                  r.status,
+                  r.flight_number,
+                  r.departure_date,
+                  formatMoney(Number(r.compensation_amount), r.currency),
+                  when(r.opened_at),
+                ]),
+              )
+            : ['No claims match.'];
+          if (nextCursor) lines.push(`More: the same command with --cursor ${nextCursor}`);
+          return { data: { claims: data, nextCursor }, lines };
+        },
+        names,
+      ),
     );
 
   leaf(

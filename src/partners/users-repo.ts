@@ -3,7 +3,14 @@ import type { Lang } from '../platform/language.ts';
 import type { Executor } from '../platform/db.ts';
 import type { UserRole } from './model.ts';
 
-/** SQL for partner users: their list, roles, removal, and the single-use links of invitations and resets. */
+/**
+ * SQL for partner users: their list, roles, removal, and the single-use links of invitations and resets.
+ *
+ * Lock order: a transaction that writes both a user and its links locks the users' rows first
+ * (`lockPartnerUsers` or `lockUsersByEmail`, each in id order), then the links (`useToken`,
+ * `retireUserTokens`, a delete's cascade). Taking a link first and its user second (as the use of a
+ * link once did) deadlocks against an admin's resend or removal on PostgreSQL.
+ */
 
 export interface UserRow {
   id: string;
@@ -100,10 +107,6 @@ export async function emailTaken(db: Executor, partnerId: string, email: string,
     )
     .executeTakeFirst();
   return row !== undefined;
-}
-
-export async function emailOf(db: Executor, userId: string): Promise<string> {
-  return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
 }
 
 /**

@@ -2,7 +2,7 @@ import { t } from '../i18n/index.ts';
 import { queueEmail } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
-import { transaction, type Db, type Executor } from '../platform/db.ts';
+import { isUniqueViolation, transaction, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Job, JobQueue } from '../platform/jobs.ts';
 import type { Lang } from '../platform/language.ts';
@@ -82,27 +82,44 @@ export async function createUser(
   checkPassword(input.password);
   const role = input.role ?? 'admin';
   const passwordHash = await hashPassword(input.password);
-  return db.transaction().execute(async (trx) => {
-    // an operator sees every partner: an address that signs in anywhere, or known at this partner, is taken
-    if (await users.emailTaken(trx, input.partnerId, email, true))
+  return taken(email, () =>
+    db.transaction().execute(async (trx) => {
+      // an operator sees every partner: an address that signs in anywhere, or known at this partner, is taken
+      if (await users.emailTaken(trx, input.partnerId, email, true))
+        throw new DomainError('conflict', `A user with email ${email} already exists.`);
+      const user = await repo.insertUser(trx, {
+        partner_id: input.partnerId,
+        email,
+        password_hash: passwordHash,
+        role,
+        activated_at: new Date(),
+      });
+      await audit(trx, {
+        actor,
+        partnerId: input.partnerId,
+        entity: 'user',
+        entityId: user.id,
+        action: 'created',
+        data: { email, role },
+      });
+      return { ...user, role };
+    }),
+  );
+}
+
+/**
+ * Runs a check-then-insert of a user with `email`: the check reads what is committed, so another
+ * transaction inserting the same address at once (two invitations, an operator's user and an
+ * acceptance) is met by the insert's unique index — the same 409 as the check's, not a 500.
+ */
+async function taken<T>(email: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_partner_email') || isUniqueViolation(error, 'users_signin_email'))
       throw new DomainError('conflict', `A user with email ${email} already exists.`);
-    const user = await repo.insertUser(trx, {
-      partner_id: input.partnerId,
-      email,
-      password_hash: passwordHash,
-      role,
-      activated_at: new Date(),
-    });
-    await audit(trx, {
-      actor,
-      partnerId: input.partnerId,
-      entity: 'user',
-      entityId: user.id,
-      action: 'created',
-      data: { email, role },
-    });
-    return { ...user, role };
-  });
+    throw error;
+  }
 }
 
 /** The partner's users, by email (every role may read it). */
@@ -124,35 +141,37 @@ export async function inviteUser(
   const role = parseRole(input.role);
   const partner = await repo.findPartner(deps.db, caller.partnerId);
   if (!partner) throw new DomainError('partner_not_found', 'No such partner.');
-  return transaction(deps.db, async (trx) => {
-    // only the partner's own users count: whether the address has an account at another partner is
-    // none of this partner's business (the invitee learns it from the link, docs/portal.md)
-    if (await users.emailTaken(trx, caller.partnerId, email, false))
-      throw new DomainError('conflict', `A user with email ${email} already exists.`);
-    const user = await repo.insertUser(trx, {
-      partner_id: caller.partnerId,
-      email,
-      password_hash: null,
-      role,
-      activated_at: null,
-      language: caller.lang,
-    });
-    await sendInvitation(
-      deps,
-      trx,
-      { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
-      { id: user.id, email, role },
-    );
-    await audit(trx, {
-      actor: caller.actor,
-      partnerId: caller.partnerId,
-      entity: 'user',
-      entityId: user.id,
-      action: 'invited',
-      data: { email, role },
-    });
-    return user;
-  });
+  return taken(email, () =>
+    transaction(deps.db, async (trx) => {
+      // only the partner's own users count: whether the address has an account at another partner is
+      // none of this partner's business (the invitee learns it from the link, docs/portal.md)
+      if (await users.emailTaken(trx, caller.partnerId, email, false))
+        throw new DomainError('conflict', `A user with email ${email} already exists.`);
+      const user = await repo.insertUser(trx, {
+        partner_id: caller.partnerId,
+        email,
+        password_hash: null,
+        role,
+        activated_at: null,
+        language: caller.lang,
+      });
+      await sendInvitation(
+        deps,
+        trx,
+        { partnerId: caller.partnerId, partnerName: partner.name, lang: caller.lang },
+        { id: user.id, email, role },
+      );
+      await audit(trx, {
+        actor: caller.actor,
+        partnerId: caller.partnerId,
+        entity: 'user',
+        entityId: user.id,
+        action: 'invited',
+        data: { email, role },
+      });
+      return user;
+    }),
+  );
 }
 
 /**
@@ -298,6 +317,9 @@ export async function requestPasswordReset(
 /** Raised inside the transaction to undo it: this job's email exists already (a retry after commit). */
 class AlreadyQueued extends Error {}
 
+/** Raised inside the transaction: the user was removed since it was looked up. */
+class UserGone extends Error {}
+
 /**
  * The `users_password_reset` job: when the address is an active user's, a reset link (valid
  * USER_LINKS.resetMinutes, replacing any earlier one) is emailed in the user's language; otherwise
@@ -311,6 +333,9 @@ export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJo
   if (!user || user.activatedAt === null) return 'no_account';
   try {
     await transaction(deps.db, async (trx) => {
+      // the users' rows before their links, as every path does (lock order, users-repo.ts)
+      const same = await users.lockUsersByEmail(trx, user.email);
+      if (!same.some((u) => u.id === user.id)) throw new UserGone(); // removed meanwhile: nothing to send
       await users.retireUserTokens(trx, user.id, 'password_reset', deps.now());
       const link = await issueLink(deps, trx, user.id, 'password_reset');
       const w = t(user.language ?? 'en').partnerUsers;
@@ -334,6 +359,7 @@ export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJo
       });
     });
   } catch (error) {
+    if (error instanceof UserGone) return 'no_account';
     if (!(error instanceof AlreadyQueued)) throw error;
   }
   return 'sent';
@@ -395,17 +421,25 @@ export async function usePasswordLink(
     return await setPasswordByLink(deps, token, passwordHash, now);
   } catch (error) {
     if (error instanceof AddressTaken) return 'address_taken';
+    // an account of the address created meanwhile (an operator's user, committed after our lock)
+    if (isUniqueViolation(error, 'users_signin_email')) return 'address_taken';
     throw error;
   }
 }
 
 async function setPasswordByLink(deps: Pick<UserDeps, 'db'>, token: string, passwordHash: string, now: Date) {
+  const tokenHash = sha256Hex(token);
   return transaction(deps.db, async (trx) => {
-    const used = await users.useToken(trx, sha256Hex(token), now);
-    if (!used) return undefined;
-    const email = await users.emailOf(trx, used.user_id);
+    // the users' rows first, then the link: the order of every path that locks both (an admin's
+    // resend or removal locks the partner's users, then retires or deletes their links), or the two
+    // deadlock (users-repo.ts)
+    const live = await users.findLiveToken(trx, tokenHash, now);
+    if (!live) return undefined;
     // the address's rows in turn: of two invitations accepted at once, the second sees the first
-    const same = await users.lockUsersByEmail(trx, email);
+    const same = await users.lockUsersByEmail(trx, live.email);
+    // under the lock: a link resent or removed meanwhile is no longer live
+    const used = await users.useToken(trx, tokenHash, now);
+    if (!used) return undefined;
     if (same.some((u) => u.id !== used.user_id && u.password_hash !== null)) throw new AddressTaken();
     const user = await users.setPassword(trx, used.user_id, passwordHash, now);
     await users.retireUserTokens(trx, used.user_id, used.purpose, now);

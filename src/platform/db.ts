@@ -101,6 +101,19 @@ export async function writeTogether(db: Executor, writes: AlongWrites): Promise<
   along.report(rows[0]);
 }
 
+/**
+ * Whether `error` is PostgreSQL's unique violation (SQLSTATE 23505, PGlite's too), of `constraint`
+ * when named (a unique index's name): what a check-then-insert raced by another transaction meets
+ * at its insert, for the caller to answer its domain's 409 instead of a 500.
+ */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (e.code !== '23505') return false;
+  if (constraint === undefined) return true;
+  return e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(`"${constraint}"`));
+}
+
 /** The callbacks each transaction opened by `transaction()` runs once it has committed. */
 const committed = new WeakMap<Trx, Array<() => void>>();
 

@@ -6,7 +6,7 @@ import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
 import { listingPage } from './admin-views.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
-import { CLAIM_STATUSES, listClaimsForOperators } from '../claims/index.ts';
+import { CLAIM_STATUSES, operatorClaimsPage } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { readEmails } from '../notify/index.ts';
 import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
@@ -19,7 +19,10 @@ import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatu
  */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
-const ClaimsQuery = Type.Object({ status: Type.Optional(oneOf(CLAIM_STATUSES)), offset: Type.Optional(Offset) });
+const ClaimsQuery = Type.Object({
+  status: Type.Optional(oneOf(CLAIM_STATUSES)),
+  cursor: Type.Optional(Type.String({ maxLength: 500 })),
+});
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
 const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
 
@@ -78,16 +81,22 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
         const ctx = contextOf(request, 'admin');
         const w = t(ctx.lang);
         const status = request.query.status;
-        const [counts, rows] = await Promise.all([
+        const cursor = request.query.cursor || undefined;
+        // newest first by a cursor, not an offset: claims opened while paging do not shift the pages
+        const [counts, found] = await Promise.all([
           claimsByStatus(deps.db, {}),
-          pagedFrom(request.query.offset, (offset) =>
-            listClaimsForOperators(deps.db, {
-              status: status as ClaimStatus | undefined,
-              offset,
-              limit: VIEW_PAGE + 1,
-            }),
-          ),
+          operatorClaimsPage(deps.db, {
+            status: status as ClaimStatus | undefined,
+            cursor,
+            cursorField: 'querystring:/cursor',
+            limit: VIEW_PAGE,
+          }),
         ]);
+        const rows = {
+          rows: found.rows,
+          next: null,
+          keyset: { nextCursor: found.nextCursor, paged: cursor !== undefined },
+        };
         return sendPage(
           reply,
           200,

@@ -117,6 +117,11 @@ export interface Page<T> {
   rows: T[];
   /** Offset of the next page, or null. */
   next: number | null;
+  /**
+   * A keyset-paginated listing instead (`next` null): the cursor of the next page (null: none), and
+   * whether this page was asked with one (the pager then offers the first page again).
+   */
+  keyset?: { nextCursor: string | null; paged: boolean };
 }
 
 export const VIEW_PAGE = 50;

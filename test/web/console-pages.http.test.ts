@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createUser } from '../../src/partners/users.ts';
+import { encodeCursor } from '../../src/platform/cursor.ts';
 import { asset } from '../../src/web/layout.ts';
 import {
   buildTestApp,
@@ -197,13 +198,14 @@ describe('console and operator pages', () => {
       '/admin/claims',
       '/admin/outbox',
       '/admin/payouts',
-      '/admin/claims?status=opened&offset=50',
+      `/admin/claims?status=opened&cursor=${encodeCursor(new Date(), '00000000-0000-0000-0000-000000000000')}`,
     ]) {
       assert.equal((await operator.get(url)).statusCode, 200, url);
       assert.equal((await partnerUser.get(url)).statusCode, 403, url);
     }
     for (const url of ['/admin/claims?status=lost', '/admin/payouts?offset=-1', '/admin/flights?offset=ten'])
       assert.equal((await operator.get(url)).statusCode, 400, url);
+    assert.equal((await operator.get('/admin/claims?cursor=bm90IG91cnM')).statusCode, 422, 'a cursor not ours');
   });
 
   test('the operator console runs the CLI’s use cases: partner, agreement draft → signed, subscription, key, user', async () => {

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { runCli } from '../../src/cli/program.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  type InsuredFlight,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Browser } from '../web/inject-browser.ts';
+
+/**
+ * The operators' claims list (`parasol claims list`, console /admin/claims) pages newest first by a
+ * keyset cursor: a claim opened while an operator pages comes before the first page, and the next
+ * page neither repeats a claim (an offset would: every row moves down one) nor skips one.
+ */
+
+const ADMIN = { email: 'ops-claims-list@parasol.test', password: 'operator password 42' };
+
+describe('operators’ claims list, newest first by a cursor', () => {
+  let t: TestApp;
+  let a: TestPartner;
+  const flights: InsuredFlight[] = [];
+  const out: string[] = [];
+  const err: string[] = [];
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
+    a = await createTestPartner(t.db);
+    for (const n of ['AF7101', 'AF7102', 'AF7103', 'AF7104'])
+      flights.push(await insureFlight(t.app, a, { flightNumber: n }));
+  });
+  after(() => t.close());
+
+  const cli = async (...argv: string[]) => {
+    out.length = 0;
+    err.length = 0;
+    const app = t.app.parasol;
+    const code = await runCli(argv, {
+      db: t.db,
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      actor: 'operator:test',
+      config: app.config,
+      keys: app.keys,
+      jobs: app.jobs,
+    });
+    assert.equal(code, 0, err.join('\n'));
+    return JSON.parse(out.join('\n')) as {
+      claims: { contractNumber: string; claimNumber: string }[];
+      nextCursor: string | null;
+    };
+  };
+  const openClaim = async (f: InsuredFlight) => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: f.flightNumber, departureDate: f.departureDate, status: 'cancelled' },
+      a.auth,
+    );
+    assert.equal(res.body.claimsOpened?.length, 1, JSON.stringify(res.body));
+  };
+
+  it('a claim opened between two pages is neither repeated nor skipped', async () => {
+    const [first, second, third, fourth] = flights as [InsuredFlight, InsuredFlight, InsuredFlight, InsuredFlight];
+    for (const f of [first, second, third]) await openClaim(f);
+
+    const page1 = await cli('--json', 'claims', 'list', '--partner', a.slug, '--limit', '2');
+    assert.deepEqual(
+      page1.claims.map((c) => c.contractNumber),
+      [third.contractNumber, second.contractNumber],
+    );
+    assert.ok(page1.nextCursor);
+    await openClaim(fourth); // newer than every row seen: an offset of 2 would show `second` again
+    const page2 = await cli(
+      '--json',
+      'claims',
+      'list',
+      '--partner',
+      a.slug,
+      '--limit',
+      '2',
+      '--cursor',
+      page1.nextCursor,
+    );
+    assert.deepEqual(
+      page2.claims.map((c) => c.contractNumber),
+      [first.contractNumber],
+    );
+    assert.equal(page2.nextCursor, null);
+
+    // the console pages the same way: the cursor's page lists the claims older than it only
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const all = await operator.get('/admin/claims');
+    assert.equal(all.statusCode, 200);
+    const numbers = (await cli('--json', 'claims', 'list', '--partner', a.slug)).claims.map((c) => c.claimNumber);
+    assert.equal(numbers.length, 4);
+    for (const n of numbers) assert.match(all.body, new RegExp(`/admin/claims/${n}"`));
+    assert.doesNotMatch(all.body, /First page/, 'the first page offers no first page');
+    const older = await operator.get(`/admin/claims?cursor=${encodeURIComponent(page1.nextCursor)}`);
+    assert.equal(older.statusCode, 200);
+    const shown = numbers.filter((n) => new RegExp(`/admin/claims/${n}"`).test(older.body));
+    assert.deepEqual(shown, [numbers[3]], 'only the oldest claim, opened before the cursor');
+    assert.match(older.body, /First page/);
+  });
+
+  it('a cursor not ours is refused', async () => {
+    const res = await cli('--json', 'claims', 'list', '--cursor', 'bm90IG91cnM').catch((e: unknown) => e);
+    assert.ok(res instanceof Error);
+    assert.match(err.join('\n'), /cursor/);
+  });
+});

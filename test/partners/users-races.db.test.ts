@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { describe, it, type TestContext } from 'node:test';
+import pg from 'pg';
+import { createPartner } from '../../src/partners/partners.ts';
+import * as usersRepo from '../../src/partners/users-repo.ts';
+import {
+  createUser,
+  inviteUser,
+  removeUser,
+  resendInvitation,
+  usePasswordLink,
+  type UserCaller,
+  type UserDeps,
+} from '../../src/partners/users.ts';
+import { deriveKeyring, randomToken, sha256Hex } from '../../src/platform/crypto.ts';
+import { DomainError } from '../../src/platform/errors.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
+import { eventually, openTestDatabase, testConfig, uniqueSlug, usingPostgres } from '../helper.ts';
+
+/**
+ * Partner users written by two transactions at once (PostgreSQL: a second connection holds a lock or
+ * an uncommitted row, so each interleaving is the one named, not a matter of timing): every path
+ * locks the users before their links, so an acceptance and an admin's resend or removal never
+ * deadlock; an address inserted by another transaction since the check is the documented 409 (or
+ * `address_taken` for the acceptance), never a unique violation's 500.
+ */
+
+const keys = deriveKeyring(testConfig().masterKey!);
+const jobs = { send: async () => 'job', sendMany: async () => undefined } as unknown as JobQueue;
+const PASSWORD = 'correct horse battery';
+
+async function setup(t: TestContext) {
+  const handle = await openTestDatabase(); // closed below, after the connections that use it
+  const db = handle.db;
+  const deps: UserDeps = { db, jobs, keys, publicUrl: 'https://parasol.test', now: () => new Date() };
+  const partner = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Race Partner' });
+  const admin = await createUser(db, 'operator:test', {
+    partnerId: partner.id,
+    email: `${uniqueSlug('admin')}@example.com`,
+    password: PASSWORD,
+  });
+  const caller: UserCaller = {
+    actor: `user:${admin.id}`,
+    partnerId: partner.id,
+    userId: admin.id,
+    role: 'admin',
+    lang: 'en',
+  };
+  const held = new pg.Client({ connectionString: handle.url });
+  await held.connect();
+  // a connection of its own: pg_stat_activity is a snapshot per transaction, and `held` stays in one
+  const watch = new pg.Client({ connectionString: handle.url });
+  await watch.connect();
+  t.after(async () => {
+    await held.query('ROLLBACK').catch(() => undefined);
+    await held.end();
+    await watch.end();
+    await handle.close();
+  });
+  /** How many of this database's sessions wait for a lock. */
+  const waiting = async (n: number) => {
+    const { rows } = await watch.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    return rows[0]!.n >= n ? true : undefined;
+  };
+  /** An invited user of the partner, with a link whose token the test knows. */
+  const invited = async (partnerCaller = caller, email = `${uniqueSlug('invitee')}@example.com`) => {
+    const user = await inviteUser(deps, partnerCaller, { email, role: 'viewer' });
+    const token = randomToken(32);
+    const now = new Date();
+    await usersRepo.insertUserToken(db, {
+      tokenHash: sha256Hex(token),
+      userId: user.id,
+      purpose: 'invitation',
+      now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    });
+    return { ...user, token };
+  };
+  return { db, deps, caller, held, waiting, invited, partner };
+}
+
+const isCode = (code: string) => (e: unknown) => e instanceof DomainError && e.code === code;
+
+/** The outcome of work started now and awaited later (a rejection meanwhile is not unhandled). */
+function started<T>(work: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return work.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+}
+
+function rejection(outcome: PromiseSettledResult<unknown>): unknown {
+  assert.equal(outcome.status, 'rejected', 'it failed');
+  return (outcome as PromiseRejectedResult).reason;
+}
+
+function value<T>(outcome: PromiseSettledResult<T>): T {
+  assert.equal(outcome.status, 'fulfilled', String((outcome as PromiseRejectedResult).reason));
+  return (outcome as PromiseFulfilledResult<T>).value;
+}
+
+describe(
+  'partner users, two transactions at once',
+  { skip: usingPostgres ? false : 'TEST_DATABASE_URL is not set' },
+  () => {
+    it('an acceptance and a resend of the same invitation: the acceptance wins, the resend is 409', async (t) => {
+      const { deps, caller, held, waiting, invited } = await setup(t);
+      const user = await invited();
+      // the link's row held: the acceptance waits on it first, the resend after it
+      await held.query('BEGIN');
+      await held.query('SELECT 1 FROM user_tokens WHERE token_hash = $1 FOR UPDATE', [sha256Hex(user.token)]);
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      await eventually(() => waiting(1));
+      const resending = started(resendInvitation(deps, caller, user.id));
+      await eventually(() => waiting(2));
+      await held.query('ROLLBACK');
+      assert.deepEqual(value(await accepting), {
+        userId: user.id,
+        email: user.email,
+        partnerId: caller.partnerId,
+        purpose: 'invitation',
+      });
+      const refusal = rejection(await resending);
+      assert.ok(isCode('conflict')(refusal), String(refusal));
+    });
+
+    it('an acceptance and a removal of the invited user: both complete, the user is gone', async (t) => {
+      const { db, deps, caller, held, waiting, invited } = await setup(t);
+      const user = await invited();
+      await held.query('BEGIN');
+      await held.query('SELECT 1 FROM user_tokens WHERE token_hash = $1 FOR UPDATE', [sha256Hex(user.token)]);
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      await eventually(() => waiting(1));
+      const removing = started(removeUser(deps, caller, user.id));
+      await eventually(() => waiting(2));
+      await held.query('ROLLBACK');
+      const [accepted, removed] = await Promise.allSettled([accepting, removing]);
+      assert.equal(accepted.status, 'fulfilled', String((accepted as PromiseRejectedResult).reason));
+      assert.equal(removed.status, 'fulfilled', String((removed as PromiseRejectedResult).reason));
+      const left = await db.selectFrom('users').select('id').where('id', '=', user.id).execute();
+      assert.deepEqual(left, []);
+    });
+
+    it('two invitations of one address at one partner: the second is 409', async (t) => {
+      const { deps, caller, held, waiting } = await setup(t);
+      const email = `${uniqueSlug('twice')}@example.com`;
+      // the other invitation, inserted and not yet committed: the second's check does not see it
+      await held.query('BEGIN');
+      await held.query(`INSERT INTO users (partner_id, email, role) VALUES ($1, $2, 'viewer')`, [
+        caller.partnerId,
+        email,
+      ]);
+      const inviting = started(inviteUser(deps, caller, { email, role: 'developer' }));
+      await eventually(() => waiting(1));
+      await held.query('COMMIT');
+      const refusal = rejection(await inviting);
+      assert.ok(isCode('conflict')(refusal), String(refusal));
+    });
+
+    it("an operator's user of an address whose invitation is being accepted elsewhere: 409", async (t) => {
+      const { db, held, waiting, invited } = await setup(t);
+      const other = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Other Partner' });
+      const email = `${uniqueSlug('accepting')}@example.com`;
+      const user = await invited(undefined, email);
+      // the acceptance, its password set and not yet committed
+      await held.query('BEGIN');
+      await held.query(`UPDATE users SET password_hash = 'x', activated_at = now() WHERE id = $1`, [user.id]);
+      const creating = started(createUser(db, 'operator:test', { partnerId: other.id, email, password: PASSWORD }));
+      await eventually(() => waiting(1));
+      await held.query('COMMIT');
+      const refusal = rejection(await creating);
+      assert.ok(isCode('conflict')(refusal), String(refusal));
+    });
+
+    it("an acceptance while an operator's user of the address commits: address_taken, the link left unused", async (t) => {
+      const { db, deps, held, waiting, invited } = await setup(t);
+      const other = await createPartner(db, 'operator:test', { slug: uniqueSlug(), name: 'Other Partner' });
+      const email = `${uniqueSlug('created')}@example.com`;
+      const user = await invited(undefined, email);
+      await held.query('BEGIN');
+      await held.query(
+        `INSERT INTO users (partner_id, email, role, password_hash, activated_at) VALUES ($1, $2, 'admin', 'x', now())`,
+        [other.id, email],
+      );
+      const accepting = started(usePasswordLink(deps, user.token, PASSWORD));
+      await eventually(() => waiting(1));
+      await held.query('COMMIT');
+      assert.equal(value(await accepting), 'address_taken');
+      const link = await usersRepo.findLiveToken(db, sha256Hex(user.token), new Date());
+      assert.equal(link?.user_id, user.id);
+    });
+  },
+);
