@@ -1,8 +1,8 @@
 -- Delivery receipts that arrive before their message is known (docs/sms.md, "Delivery receipts"): Twilio
--- may report a status before the send job has recorded Twilio's message id (a failure reported at once, or
--- a worker stopped between Twilio's answer and its commit). Such a receipt is kept here, then applied
--- when the send records that id; one never matched (another application's message on the same account, or
--- a send whose commit was lost) is forgotten after a day. Holds ids and statuses only: no personal data.
+-- may report a status before the send job has recorded Twilio's message id (a failure reported at once).
+-- Such a receipt is kept here, then applied when the send records that id; one never matched (another
+-- application's message on the same account, or the first send of a message whose job stopped before
+-- storing Twilio's answer and sent it again) is forgotten after a day. Ids and statuses only: no personal data.
 CREATE TABLE sms_delivery_early (
   id           bigserial PRIMARY KEY,
   provider     text NOT NULL,

@@ -405,9 +405,8 @@ export async function listClaimsForOperators(
   if (q.partnerSlug) query = query.where('p.slug', '=', q.partnerSlug);
   if (q.before) {
     const { at, id } = q.before;
-    query = query.where((eb) =>
-      eb.or([eb('cl.opened_at', '<', at), eb.and([eb('cl.opened_at', '=', at), eb('cl.id', '<', id)])]),
-    );
+    // a row comparison, so the index bounds the scan (an OR of the two cases would read every newer row)
+    query = query.where((eb) => eb(eb.refTuple('cl.opened_at', 'cl.id'), '<', eb.tuple(at, id)));
   }
   return query.orderBy('cl.opened_at', 'desc').orderBy('cl.id', 'desc').limit(q.limit).execute();
 }
@@ -433,9 +432,7 @@ export async function listClaims(
   if (q.statuses?.length) query = query.where('cl.status', 'in', q.statuses);
   if (q.after) {
     const { openedAt, id } = q.after;
-    query = query.where((eb) =>
-      eb.or([eb('cl.opened_at', '>', openedAt), eb.and([eb('cl.opened_at', '=', openedAt), eb('cl.id', '>', id)])]),
-    );
+    query = query.where((eb) => eb(eb.refTuple('cl.opened_at', 'cl.id'), '>', eb.tuple(openedAt, id)));
   }
   return query.orderBy('cl.opened_at').orderBy('cl.id').limit(q.limit).execute();
 }

@@ -206,12 +206,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     policy: { retryLimit: 2, expireInSeconds: 300 },
     schedule: '*/10 * * * *',
     handler: (rt) => async () => {
+      if (rt.sms) {
+        const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
+        if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
+      }
       // delivery receipts that came before their message's id was recorded: applied, or forgotten after a day
       const applied = await sweepEarlyReceipts(rt.db, rt.now(), tellPartnerCustomerUnreachable(rt.jobs));
       if (applied > 0) rt.log.info({ applied }, 'early SMS delivery receipts applied');
-      if (!rt.sms) return; // nothing can send them yet
-      const requeued = await requeueStaleSms({ db: rt.db, jobs: rt.jobs });
-      if (requeued > 0) rt.log.info({ requeued }, 'queued SMS sent again');
     },
   },
   email_requeue: {

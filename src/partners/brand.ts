@@ -7,13 +7,13 @@ import * as repo from './partners-repo.ts';
 export const BRAND_NAME = { min: 2, max: 40 } as const;
 
 /**
- * Control characters, and the invisible format characters that reorder or hide text (bidirectional
- * marks, embeddings, overrides and isolates; zero-width spaces and joiners; the BOM): a brand name is
+ * Control characters (Cc), and the invisible ones that reorder or hide text: every format character
+ * (Cf: bidirectional marks, embeddings, overrides and isolates; zero-width spaces and joiners; soft
+ * hyphen; tag characters; the BOM), line and paragraph separators, the combining grapheme joiner and
+ * the Hangul fillers that render blank. A brand name is
  * shown to customers in every SMS and email, where "Sky\u202Eylf" would read as another name.
  */
-const CONTROL =
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what a brand name may not hold
-  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029\u115f\u1160\u3164\uffa0]|\u034f/u;
 
 /** The brand name as stored (spaces collapsed) or the field errors; an empty name means none (the partner's name). */
 export function checkBrandName(raw: string): { value: string | null; errors: FieldError[] } {

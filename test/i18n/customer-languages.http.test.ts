@@ -51,7 +51,7 @@ describe('customer languages and the partner brand', () => {
     assert.equal(control.statusCode, 422);
     assert.match(control.body, /No control or invisible characters/);
     // invisible characters that reorder or hide text: a right-to-left override, a zero-width space
-    for (const hidden of ['Sky\u202eylF', 'Sky\u200bFly', '\u2067SkyFly\u2069']) {
+    for (const hidden of ['Sky\u202eylF', 'Sky\u200bFly', '\u2067SkyFly\u2069', 'Sky\u{e0041}Fly', 'Sky\u3164Fly']) {
       const refused = await browser.post('/console/brand', { _csrf: csrf, brandName: hidden });
       assert.equal(refused.statusCode, 422, JSON.stringify(hidden));
     }

@@ -66,8 +66,9 @@ export function isSmsDeliveryStatus(value: string): value is SmsDeliveryStatus {
 /**
  * Records one report: `recorded` (the message moved forward), `stale` (it already knows as much or
  * more), `early` (no message has this id yet: kept, and applied when the send records it — a failure
- * reported at once, or a send whose worker stopped before its commit; a receipt never matched, such as
- * another application's on the same account, is forgotten after a day).
+ * reported before the send job has stored Twilio's answer; a receipt never matched, such as another
+ * application's on the same account, or the first send of a message whose job stopped before storing
+ * the answer and sent it again under a new id, is forgotten after a day).
  */
 export async function recordSmsDelivery(
   db: Db,
@@ -95,10 +96,14 @@ export async function applyEarlyReceipts(
   onUndelivered?: OnUndelivered,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const receipts = await repo.takeEarlyReceipts(trx, provider, messageSid);
-    for (const r of receipts)
-      await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, onUndelivered);
-    return receipts.length;
+    let applied = 0;
+    for (const r of await repo.takeEarlyReceipts(trx, provider, messageSid))
+      if (
+        (await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, onUndelivered)) ===
+        'recorded'
+      )
+        applied += 1;
+    return applied;
   });
 }
 

@@ -12,8 +12,9 @@ import { isTwilioSignature } from './twilio-signature.ts';
  * form-encoded as Twilio sends it (`MessageSid`, `MessageStatus`, `ErrorCode`, `AccountSid`, …),
  * signed with `X-Twilio-Signature` over the URL the platform gave Twilio (`statusCallbackUrl`).
  * Anything not signed with the account's auth token, or of another account, is a 403 and changes
- * nothing; a status the platform does not track (an inbound `received`) or a message it does not
- * know is acknowledged and ignored. 204 otherwise: Twilio only needs a 2xx.
+ * nothing; a status the platform does not track (an inbound `received`) is acknowledged and ignored,
+ * a receipt for a message not known yet is kept a day (`recordSmsDelivery`'s `early`). 204 otherwise:
+ * Twilio only needs a 2xx.
  */
 export function twilioStatusRoutes(deps: {
   db: Db;
