@@ -396,7 +396,8 @@ describe('Flight Delay API — cancellation and claims', () => {
         cursor = page.body.nextCursor ?? undefined;
         pages++;
       } while (cursor);
-      assert.equal(pages, 3);
+      // three pages of two, or more when a page stops at the commit horizon (a notification job's transaction open)
+      assert.ok(pages >= 3, `${pages} pages`);
       assert.equal(seen.length, 5);
       assert.equal(new Set(seen).size, 5);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
