@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
 import { listClaimsForOperators } from '../../src/claims/claims-repo.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { openTestDatabase } from '../helper.ts';
+import { planNodes, statementOf } from '../query-plan.ts';
 
 /**
  * The operators' claims list pages newest first on (opened_at, id) across partners: each page must be
@@ -18,23 +18,6 @@ describe('the operators’ claims list — the page query', () => {
   });
   after(() => database.close());
 
-  /** The statement listClaimsForOperators sends, compiled, without running it. */
-  async function compiledList(q: Parameters<typeof listClaimsForOperators>[1]): Promise<CompiledQuery> {
-    let compiled: CompiledQuery | undefined;
-    const capture: KyselyPlugin = {
-      transformQuery: (args) => {
-        compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-    await listClaimsForOperators(database.db.withPlugin(capture), q);
-    return compiled!;
-  }
-
-  type PlanNode = { 'Node Type': string; 'Index Cond'?: string; Plans?: PlanNode[] };
-  const planNodes = (plan: PlanNode): PlanNode[] => [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
-
   const before_ = { at: new Date(), id: '00000000-0000-0000-0000-000000000000' };
   // a next page starts where the cursor points: the index is entered there (an Index Cond on opened_at),
   // not read from its newest row
@@ -44,16 +27,8 @@ describe('the operators’ claims list — the page query', () => {
     ['next page of a status', { limit: 51, status: 'failed' as const, before: before_ }, true],
   ] as const)
     it(`reads the ${name} in index order, no sort`, async () => {
-      const query = await compiledList(q);
-      const nodes = await database.db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL enable_sort = off`.execute(trx);
-        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-        const { rows } = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
-          ...query,
-          sql: `EXPLAIN (FORMAT JSON) ${query.sql}`,
-        });
-        return planNodes(rows[0]!['QUERY PLAN'][0].Plan);
-      });
+      const query = await statementOf(database.db, (db) => listClaimsForOperators(db, q));
+      const nodes = await planNodes(database.db, query);
       const names = nodes.map((n) => n['Node Type']);
       assert.ok(!names.some((n) => /Sort/.test(n)), names.join(' → '));
       assert.equal(

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql, type CompiledQuery, type KyselyPlugin } from 'kysely';
 import { searchContracts } from '../../src/flight/contracts-repo.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { createTestPartner, openTestDatabase } from '../helper.ts';
+import { planNodes, statementOf } from '../query-plan.ts';
 
 /**
  * GET /contracts pages newest first on (created_at, id): each page must be read from an index in that
@@ -18,26 +18,6 @@ describe('GET /contracts — the page query', () => {
   });
   after(() => database.close());
 
-  /** The statement searchContracts sends, compiled, without running it. */
-  async function compiledSearch(q: Parameters<typeof searchContracts>[2]): Promise<CompiledQuery> {
-    let compiled: CompiledQuery | undefined;
-    const capture: KyselyPlugin = {
-      transformQuery: (args) => {
-        compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    };
-    const partner = await createTestPartner(database.db);
-    await searchContracts(database.db.withPlugin(capture), { partnerId: partner.id, environment: 'sandbox' }, q);
-    return compiled!;
-  }
-
-  const planNodes = (plan: { 'Node Type': string; Plans?: unknown[] }): string[] => [
-    plan['Node Type'],
-    ...((plan.Plans ?? []) as (typeof plan)[]).flatMap(planNodes),
-  ];
-
   for (const [name, q] of [
     ['first page', { limit: 51 }],
     ['next page', { limit: 51, before: { at: new Date(), id: '00000000-0000-0000-0000-000000000000' } }],
@@ -47,16 +27,11 @@ describe('GET /contracts — the page query', () => {
     ],
   ] as const)
     it(`reads the ${name} in index order, no sort`, async () => {
-      const query = await compiledSearch(q);
-      const nodes = await database.db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL enable_sort = off`.execute(trx);
-        await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-        const { rows } = await trx.executeQuery<{ 'QUERY PLAN': [{ Plan: { 'Node Type': string } }] }>({
-          ...query,
-          sql: `EXPLAIN (FORMAT JSON) ${query.sql}`,
-        });
-        return planNodes(rows[0]!['QUERY PLAN'][0].Plan);
-      });
+      const partner = await createTestPartner(database.db);
+      const query = await statementOf(database.db, (db) =>
+        searchContracts(db, { partnerId: partner.id, environment: 'sandbox' }, q),
+      );
+      const nodes = (await planNodes(database.db, query)).map((n) => n['Node Type']);
       assert.ok(!nodes.some((n) => /Sort/.test(n)), nodes.join(' → '));
     });
 });
