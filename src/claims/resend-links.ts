@@ -20,11 +20,16 @@ export async function resendLinksToNewPhone(
   const claimIds = await claimsAwaitingBankDetailsOf(trx, contractId, now);
   // one action per change: a retry of the job sends once, another change sends again
   const actionToken = randomUUID();
-  for (const claimId of claimIds)
-    await jobs.send(
-      'claims_notify',
-      { claimId, kind: 'resend', actionToken, actor, reason: 'customer phone changed' },
-      { trx },
-    );
+  await jobs.sendMany(
+    'claims_notify',
+    claimIds.map((claimId) => ({
+      claimId,
+      kind: 'resend' as const,
+      actionToken,
+      actor,
+      reason: 'customer phone changed',
+    })),
+    { trx },
+  );
   return claimIds.length;
 }
