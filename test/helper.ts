@@ -222,6 +222,32 @@ export interface TestApp {
 }
 
 /**
+ * Runs one operator command against a test app's database and services (configuration, keys, job
+ * queue), as `parasol` would inside the server: its exit code and what it printed.
+ */
+export async function runCliOn(
+  t: TestApp,
+  argv: string[],
+  actor = 'operator:test',
+): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const { config, keys, jobs } = t.app.parasol;
+  // imported here: the command definitions load every domain, which the unit tier's files never need
+  const { runCli } = await import('../src/cli/program.ts');
+  const code = await runCli(argv, {
+    db: t.db,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    actor,
+    config,
+    keys,
+    jobs,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/**
  * A ready app on its own test database. In a suite: `before(async () => (t = await buildTestApp()))`
  * and `after(() => t.close())`.
  */

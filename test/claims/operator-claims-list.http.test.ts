@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -10,6 +9,7 @@ import {
   type InsuredFlight,
   type TestApp,
   type TestPartner,
+  runCliOn,
 } from '../helper.ts';
 import { Browser } from '../web/inject-browser.ts';
 
@@ -25,8 +25,6 @@ describe('operators’ claims list, newest first by a cursor', () => {
   let t: TestApp;
   let a: TestPartner;
   const flights: InsuredFlight[] = [];
-  const out: string[] = [];
-  const err: string[] = [];
   before(async () => {
     t = await buildTestApp({ env: { PARASOL_ADMIN_EMAIL: ADMIN.email, PARASOL_ADMIN_PASSWORD: ADMIN.password } });
     a = await createTestPartner(t.db);
@@ -36,20 +34,9 @@ describe('operators’ claims list, newest first by a cursor', () => {
   after(() => t.close());
 
   const cli = async (...argv: string[]) => {
-    out.length = 0;
-    err.length = 0;
-    const app = t.app.parasol;
-    const code = await runCli(argv, {
-      db: t.db,
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      actor: 'operator:test',
-      config: app.config,
-      keys: app.keys,
-      jobs: app.jobs,
-    });
-    assert.equal(code, 0, err.join('\n'));
-    return JSON.parse(out.join('\n')) as {
+    const { code, out, err } = await runCliOn(t, argv);
+    assert.equal(code, 0, err);
+    return JSON.parse(out) as {
       claims: { contractNumber: string; claimNumber: string }[];
       nextCursor: string | null;
     };
@@ -109,8 +96,8 @@ describe('operators’ claims list, newest first by a cursor', () => {
   });
 
   it('a cursor not ours is refused', async () => {
-    const res = await cli('--json', 'claims', 'list', '--cursor', 'bm90IG91cnM').catch((e: unknown) => e);
-    assert.ok(res instanceof Error);
-    assert.match(err.join('\n'), /cursor/);
+    const res = await runCliOn(t, ['--json', 'claims', 'list', '--cursor', 'bm90IG91cnM']);
+    assert.notEqual(res.code, 0);
+    assert.match(res.err, /cursor/);
   });
 });

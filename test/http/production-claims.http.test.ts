@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
 import { requeueStaleSms } from '../../src/notify/sms/sms-queue.ts';
 import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
 import { encrypt } from '../../src/platform/crypto.ts';
@@ -17,6 +16,7 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  runCliOn,
 } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
 import { validateWithXmllint } from '../payouts/xmllint.ts';
@@ -34,24 +34,8 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
   let payoutsDir: string;
   let operatorToken: string;
   const closers: (() => Promise<void>)[] = [];
-  const out: string[] = [];
-  const err: string[] = [];
 
-  const cli = async (...argv: string[]) => {
-    out.length = 0;
-    err.length = 0;
-    const app = t.app.parasol;
-    const code = await runCli(argv, {
-      db: t.db,
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      actor: 'operator:test',
-      config: app.config,
-      keys: app.keys,
-      jobs: app.jobs,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  const cli = (...argv: string[]) => runCliOn(t, argv);
 
   before(async () => {
     payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-payouts-'));

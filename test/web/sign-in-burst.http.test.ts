@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { runCli } from '../../src/cli/program.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { emailCounterKey, SESSION_RULES } from '../../src/web/sessions.ts';
-import { buildTestApp, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
+import { buildTestApp, createTestPartner, runCliOn, uniqueSlug, type TestApp } from '../helper.ts';
 
 /**
  * Sign-in lockout under concurrency: attempts sent at once are each counted before their password is
@@ -114,18 +113,9 @@ describe('sign-in lockout under concurrency', () => {
       new Set([429]),
     );
     // an operator ends the lock now (audited): the right password signs in again
-    const out: string[] = [];
-    const code = await runCli(['users', 'unlock', ADMIN.email.toUpperCase(), '--operator'], {
-      db: t.db,
-      out: (l) => out.push(l),
-      err: (l) => out.push(l),
-      actor: 'operator:test',
-      config: t.app.parasol.config,
-      keys: t.app.parasol.keys,
-      jobs: t.app.parasol.jobs,
-    });
-    assert.equal(code, 0, out.join('\n'));
-    assert.match(out.join('\n'), /unlocked/);
+    const unlocked = await runCliOn(t, ['users', 'unlock', ADMIN.email.toUpperCase(), '--operator']);
+    assert.equal(unlocked.code, 0, unlocked.err);
+    assert.match(unlocked.out, /unlocked/);
     assert.deepEqual(await burst(t.app, 'admin', [ADMIN]), [303]);
     const audited = await t.db
       .selectFrom('audit_log')
