@@ -63,9 +63,12 @@ export async function insertClaimsForFlight(
     delayMinutes: number | null;
     evidence: unknown;
     partnerId?: string | undefined;
+    /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
+    includeCompleted?: boolean | undefined;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
+  const statuses = e.includeCompleted ? ['active', 'completed'] : ['active'];
   const result = await sql<{
     /** The claims opened, column by column (the arrays in the same order). */
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
@@ -85,7 +88,7 @@ export async function insertClaimsForFlight(
         AND l.departure_date = ${e.departureDate}::date
         AND l.environment = ${e.environment}
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
-        AND c.status = 'active'
+        AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
       FOR SHARE OF c, l
     ), opened AS (
@@ -540,6 +543,69 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
     )
     SELECT id FROM completed`.execute(db);
   return result.rows.map((r) => r.id);
+}
+
+/**
+ * Contracts completed as over that an operator's correction gave a claim: active again until that
+ * claim is settled (then completed again, as any contract), each with an audit row naming the operator.
+ * Returns their numbers.
+ */
+export async function reopenCompletedContracts(
+  db: Executor,
+  contractIds: readonly string[],
+  actor: string,
+  data: Record<string, unknown>,
+): Promise<string[]> {
+  if (contractIds.length === 0) return [];
+  const result = await sql<{ contract_number: string }>`
+    WITH reopened AS (
+      UPDATE contracts c SET status = 'active'
+      WHERE c.id = ANY(${[...new Set(contractIds)]}::uuid[]) AND c.status = 'completed'
+      RETURNING c.contract_number, c.partner_id, c.environment
+    ), audited AS (
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data)
+      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened', ${JSON.stringify(data)}::jsonb FROM reopened
+    )
+    SELECT contract_number FROM reopened ORDER BY contract_number`.execute(db);
+  return result.rows.map((r) => r.contract_number);
+}
+
+/**
+ * The claims already open on the flight's legs that an event would pay differently (another reason or
+ * amount): an operator's correction never changes them, it reports them for the claim desk.
+ */
+export async function claimsPaidDifferently(
+  db: Executor,
+  e: {
+    environment: Environment;
+    flightNumber: string;
+    departureDate: string;
+    event: FlightEventType;
+    delayMinutes: number | null;
+  },
+): Promise<DifferentClaim[]> {
+  // one JSON value (numbers as JSON numbers: bigint columns read the same on pg and PGlite)
+  const result = await sql<{ claims: DifferentClaim[] | null }>`
+    SELECT json_agg(json_build_object('claimNumber', cl.claim_number, 'status', cl.status,
+             'compensationAmount', cl.compensation_amount, 'eventAmount', coalesce(pay.amount * c.passengers, 0),
+             'currency', cl.currency) ORDER BY cl.claim_number) AS claims
+    FROM contract_legs l JOIN contracts c ON c.id = l.contract_id JOIN claims cl ON cl.leg_id = l.id
+    ${payoutLaterals(e.event, e.delayMinutes ?? 0)}
+    WHERE l.monitored_flight_number = ${e.flightNumber}
+      AND l.departure_date = ${e.departureDate}::date
+      AND l.environment = ${e.environment}
+      AND coalesce(pay.amount * c.passengers, 0) <> cl.compensation_amount`.execute(db);
+  return result.rows[0]?.claims ?? [];
+}
+
+export interface DifferentClaim {
+  claimNumber: string;
+  status: ClaimStatus;
+  /** What the claim pays. */
+  compensationAmount: number;
+  /** What the corrected event would pay (0: nothing). */
+  eventAmount: number;
+  currency: string;
 }
 
 /** Every insured leg of the contract is over: settled (claim paid or expired) or flown without a claim. */

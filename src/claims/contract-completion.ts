@@ -21,6 +21,25 @@ export async function completeContractsOnFlight(
 }
 
 /**
+ * An operator's correction opened claims on legs of contracts already completed (flown, nothing to
+ * pay, as the monitoring had it): those contracts are active again until the new claims settle.
+ * Returns the contract numbers reopened.
+ */
+export async function reopenContractsOfCorrectedClaims(
+  db: Executor,
+  claims: readonly { contractId: string }[],
+  actor: string,
+  flight: { flightNumber: string; departureDate: string; status: string; delayMinutes: number | null },
+): Promise<string[]> {
+  return repo.reopenCompletedContracts(
+    db,
+    claims.map((c) => c.contractId),
+    actor,
+    { reason: 'flight_corrected', ...flight },
+  );
+}
+
+/**
  * The periodic sweep (with the claims expiry job): active contracts whose last departure is more
  * than a day past, completed when over — whatever a crash between a decision and its completion
  * left behind. Set-wise, a batch at a time.

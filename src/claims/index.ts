@@ -29,11 +29,13 @@ export {
   listClaimsForOperators,
   type OperatorClaimRow,
   type ClaimListRow,
+  claimsPaidDifferently,
+  type DifferentClaim,
   type FlightEventType,
   type OpenedClaim,
   payoutLaterals,
 } from './claims-repo.ts';
-export { completeContractsOnFlight } from './contract-completion.ts';
+export { completeContractsOnFlight, reopenContractsOfCorrectedClaims } from './contract-completion.ts';
 export { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 export { expireClaims } from './expire-claims.ts';
 export { operatorClaimsPage } from './operator-claims.ts';

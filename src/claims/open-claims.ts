@@ -21,6 +21,11 @@ export interface FlightEvent {
   evidence?: Record<string, unknown>;
   /** Only this partner's contracts (a partner rehearsing in sandbox); all partners' when absent. */
   partnerId?: string | undefined;
+  /**
+   * An operator's correction of a decided flight: the legs of contracts already completed as flown
+   * with nothing to pay get their claim too (the caller reopens those contracts: `reopenCompletedContracts`).
+   */
+  correction?: boolean | undefined;
 }
 
 /**
@@ -58,6 +63,7 @@ export async function openClaimsInTransaction(
     event: event.status,
     delayMinutes,
     partnerId: event.partnerId,
+    includeCompleted: event.correction,
     evidence: {
       source: event.source,
       status: event.status,

@@ -23,6 +23,7 @@ import {
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { pairs, table, when, type CommandKit } from './kit.ts';
+import { formatMoney } from '../platform/money.ts';
 
 /**
  * Operator commands for the flight monitoring (docs/monitoring.md): list and show watches, drive the
@@ -292,10 +293,31 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
                 compensation: { amount: c.compensationAmount, currency: c.currency },
               })),
               watchesDecided: result.watchesDecided,
+              contractsReopened: result.contractsReopened,
+              claimsNotChanged: result.claimsNotChanged.map((c) => ({
+                claimNumber: c.claimNumber,
+                status: c.status,
+                compensation: { amount: c.compensationAmount, currency: c.currency },
+                eventWouldPay: { amount: c.eventAmount, currency: c.currency },
+              })),
             },
             lines: [
               `${result.flightNumbers.join(', ')} ${date} (${options.env}) ${options.status}: ${result.claimsOpened.length} claim(s) opened, ${result.watchesDecided} watch(es) decided.`,
               ...result.claimsOpened.map((c) => `  ${c.claimNumber}`),
+              ...(result.contractsReopened.length
+                ? [
+                    `Reopened (completed as flown with nothing to pay, now with a claim): ${result.contractsReopened.join(', ')}`,
+                  ]
+                : []),
+              ...(result.claimsNotChanged.length
+                ? [
+                    `Already open and not changed (one claim per leg; use the claim desk — docs/OPERATOR.md):`,
+                    ...result.claimsNotChanged.map(
+                      (c) =>
+                        `  ${c.claimNumber} ${c.status}: pays ${formatMoney(c.compensationAmount, c.currency)}, this event ${formatMoney(c.eventAmount, c.currency)}`,
+                    ),
+                  ]
+                : []),
             ],
           };
         },

@@ -1,4 +1,10 @@
-import { completeContractsOnFlight, type OpenedClaim } from '../claims/index.ts';
+import {
+  claimsPaidDifferently,
+  completeContractsOnFlight,
+  reopenContractsOfCorrectedClaims,
+  type DifferentClaim,
+  type OpenedClaim,
+} from '../claims/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
@@ -24,6 +30,16 @@ export interface OperatorFlightEventResult {
   claimsOpened: OpenedClaim[];
   /** Watches (watching or in manual review) this event decided. */
   watchesDecided: number;
+  /**
+   * Contracts the monitoring had completed as flown with nothing to pay, active again with the claim
+   * this correction opened (their numbers).
+   */
+  contractsReopened: string[];
+  /**
+   * Claims already open on the flight that this event would pay differently: never changed by an event
+   * (one claim per leg, its amount as first decided), listed for the claim desk.
+   */
+  claimsNotChanged: DifferentClaim[];
 }
 
 /**
@@ -32,6 +48,10 @@ export interface OperatorFlightEventResult {
  * monitoring and POST /claims (idempotent: one claim per leg), for every spelling of the designator
  * on the legs, then marks the flight's open watches decided (each with its audit row). `on_time`
  * opens nothing and only decides the watches.
+ *
+ * A correction after the flight was decided: contracts the monitoring completed as flown with nothing
+ * to pay get their claim and are active again until it settles; claims already open stay as they were
+ * decided (one claim per leg) and those this event would pay differently are returned for the desk.
  */
 export async function recordOperatorFlightEvent(
   deps: { db: Db; jobs: JobQueue; now: () => Date },
@@ -77,10 +97,29 @@ export async function recordOperatorFlightEvent(
               arrivalDelayMinutes: minutes,
               source: 'operator',
               evidence: { reportedBy: actor },
+              correction: true,
             },
             actor,
           );
     const claimsOpened = [...openedBy.values()].flat();
+    const delayMinutes = input.status === 'delayed' ? minutes! : null;
+    const contractsReopened = await reopenContractsOfCorrectedClaims(trx, claimsOpened, actor, {
+      flightNumber: input.flightNumber,
+      departureDate: input.departureDate,
+      status: input.status,
+      delayMinutes,
+    });
+    const claimsNotChanged: DifferentClaim[] = [];
+    for (const flightNumber of flightNumbers)
+      claimsNotChanged.push(
+        ...(await claimsPaidDifferently(trx, {
+          environment: input.environment,
+          flightNumber,
+          departureDate: input.departureDate,
+          event: input.status === 'on_time' ? 'delayed' : input.status,
+          delayMinutes: delayMinutes ?? 0,
+        })),
+      );
 
     let watchesDecided = 0;
     const now = deps.now();
@@ -119,6 +158,6 @@ export async function recordOperatorFlightEvent(
         flightNumber,
         departureDate: input.departureDate,
       });
-    return { flightNumbers, claimsOpened, watchesDecided };
+    return { flightNumbers, claimsOpened, watchesDecided, contractsReopened, claimsNotChanged };
   });
 }

@@ -296,6 +296,87 @@ describe('flight monitoring (sandbox, simulator)', () => {
       assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 0);
     });
 
+    it('an operator’s correction after an on-time decision: completed contracts get their claim and are active again; open claims are listed, never changed', async () => {
+      const { watch, departure, flight, date, contracts } = await watched([a, [b, 2]]);
+      const cancelledOne = await subscribe(t, c, a, flight, new Date(`${date}T00:00:00Z`));
+      await cancel(t, c, a, cancelledOne);
+      c.set(plus(departure, minutes(135)));
+      const decided = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(decided, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
+      const statusOf = async (contractNumber: string) =>
+        (
+          await t.db
+            .selectFrom('contracts')
+            .select('status')
+            .where('contract_number', '=', contractNumber)
+            .executeTakeFirstOrThrow()
+        ).status;
+      for (const contract of contracts) assert.equal(await statusOf(contract.contractNumber), 'completed');
+
+      // the provider was wrong: the flight arrived 200 minutes late
+      c.set(plus(departure, minutes(3 * 24 * 60)));
+      const deps = { db: t.db, jobs: t.app.parasol.jobs, now: c.now };
+      const event = { environment: 'sandbox' as const, flightNumber: flight, departureDate: date };
+      const corrected = await recordOperatorFlightEvent(
+        deps,
+        { ...event, status: 'delayed', arrivalDelayMinutes: 200 },
+        'operator:test',
+      );
+      assert.equal(corrected.claimsOpened.length, 2);
+      assert.equal(corrected.watchesDecided, 0, 'the watch was decided already');
+      assert.deepEqual(corrected.contractsReopened, contracts.map((k) => k.contractNumber).sort());
+      assert.deepEqual(corrected.claimsNotChanged, []);
+      for (const contract of contracts) assert.equal(await statusOf(contract.contractNumber), 'active');
+      assert.equal(await statusOf(cancelledOne.contractNumber), 'cancelled', 'a cancelled contract stays so');
+      const claims = await claimsOf(t, 'sandbox', flight, date);
+      assert.deepEqual(
+        claims.map((cl) => [cl.contract_number, Number(cl.compensation_amount)]).sort(),
+        [
+          [contracts[0]!.contractNumber, 10_000],
+          [contracts[1]!.contractNumber, 2 * 10_000],
+        ].sort(),
+      );
+      const reopened = await t.db
+        .selectFrom('audit_log')
+        .select(['actor', 'entity_id', 'data'])
+        .where('entity', '=', 'contract')
+        .where('action', '=', 'reopened')
+        .where(
+          'entity_id',
+          'in',
+          contracts.map((k) => k.contractNumber),
+        )
+        .execute();
+      assert.equal(reopened.length, 2);
+      assert.ok(reopened.every((r) => r.actor === 'operator:test'));
+      assert.deepEqual(reopened[0]!.data, {
+        reason: 'flight_corrected',
+        flightNumber: flight,
+        departureDate: date,
+        status: 'delayed',
+        delayMinutes: 200,
+      });
+
+      // the same correction again: nothing twice
+      const again = await recordOperatorFlightEvent(
+        deps,
+        { ...event, status: 'delayed', arrivalDelayMinutes: 200 },
+        'operator:test',
+      );
+      assert.deepEqual([again.claimsOpened, again.contractsReopened, again.claimsNotChanged], [[], [], []]);
+      // another outcome: the claims stand as decided, listed for the desk with what this one would pay
+      const other = await recordOperatorFlightEvent(deps, { ...event, status: 'cancelled' }, 'operator:test');
+      assert.deepEqual(other.claimsOpened, []);
+      assert.deepEqual(
+        other.claimsNotChanged.map((d) => [d.compensationAmount, d.eventAmount, d.currency]).sort(),
+        [
+          [10_000, 15_000, 'EUR'],
+          [2 * 10_000, 2 * 15_000, 'EUR'],
+        ].sort(),
+      );
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2);
+    });
+
     it('pending: rescheduled at arrival + 15 min then every 30 min; manual review 24 h after the scheduled arrival', async () => {
       const { watch, departure } = await watched([a]);
       // a simulator whose unset flights never become final
