@@ -732,6 +732,15 @@ export async function updateContractPhone(trx: Executor, contractId: string, pho
 }
 
 /** Puts the claim under manual review: who, why, when. */
+/** The claim's compensation as the claim desk corrects it (payouts/correct-compensation.ts decides when). */
+export async function setCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
+  await trx
+    .updateTable('claims')
+    .set({ compensation_amount: amount, updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
+}
+
 export async function setManualReview(
   trx: Executor,
   claimId: string,

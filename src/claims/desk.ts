@@ -180,6 +180,20 @@ export async function correctClaimPhone(
   });
 }
 
+/**
+ * The most a claim of this contract's leg can pay under its terms: the highest of the cancellation
+ * amount and the top delay tier, per passenger, times the passengers.
+ */
+export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'passengers'>): number {
+  const tiers = claim.coverage.delayTiers.map((t) => t.amount);
+  return Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
+}
+
+/** Sets the claim's compensation (payouts/correct-compensation.ts decides when). */
+export async function setClaimCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
+  await repo.setCompensation(trx, claimId, amount);
+}
+
 /** Puts the claim under manual review (payouts/manual-review.ts decides when). */
 export async function setClaimReview(
   trx: Executor,

@@ -12,7 +12,12 @@ import {
   type DeskOutcome,
 } from '../claims/index.ts';
 import { claimMessages, maskPhone, messageStatusText } from '../notify/index.ts';
-import { approveManualPayout, listClaimPayoutAttempts, reviewClaim } from '../payouts/index.ts';
+import {
+  approveManualPayout,
+  correctClaimCompensation,
+  listClaimPayoutAttempts,
+  reviewClaim,
+} from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -307,6 +312,14 @@ export function claimsCommands(kit: CommandKit): void {
     (input) => reviewClaim({ db, now: () => new Date() }, input),
     (n) => `${n} is under manual review: it is not paid until approved (parasol claims approve).`,
   );
+
+  desk(
+    'correct-amount <claimNumber>',
+    "Correct a claim's compensation (under manual review, before payment; at most what the contract's terms pay for the leg)",
+    'parasol claims correct-amount CLM-00000042 --amount 100.00 --reason "delay was 190 min, not 170 (airline record)"',
+    (input, options) => correctClaimCompensation({ db }, { ...input, amount: options.amount ?? '' }),
+    (n) => `${n}: the compensation is corrected; approve the claim to pay it (parasol claims approve).`,
+  ).requiredOption('--amount <decimal>', "the new compensation in the claim's currency, e.g. 100.00");
 
   desk(
     'approve <claimNumber>',

@@ -321,6 +321,10 @@ export const en = {
     approve: 'Approve the manual payout',
     approveHint:
       'Ends the review. With bank details: paid through the normal path. Without: paid once they come, the due date moved later by the time the review took.',
+    correctAmount: 'Correct the compensation',
+    newAmount: (currency) => `New compensation (${currency})`,
+    correctAmountHint: (max) =>
+      `When the flight data the claim was opened on proves wrong. Under manual review only, before payment; at most ${max} (the contract's terms for this leg). Then approve.`,
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },

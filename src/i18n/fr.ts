@@ -331,6 +331,10 @@ export const fr = {
     approve: 'Approuver le paiement manuel',
     approveHint:
       'Termine la revue. Avec les coordonnées bancaires : payé par le circuit normal. Sans : payé dès qu’elles arrivent, l’échéance repoussée de la durée de la revue.',
+    correctAmount: 'Corriger l’indemnité',
+    newAmount: (currency) => `Nouvelle indemnité (${currency})`,
+    correctAmountHint: (max) =>
+      `Quand les données de vol sur lesquelles le sinistre a été ouvert se révèlent fausses. En revue manuelle seulement, avant paiement ; au plus ${max} (les garanties du contrat pour ce vol). Puis approuver.`,
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },

@@ -321,6 +321,9 @@ export interface Words {
     markReviewHint: string;
     approve: string;
     approveHint: string;
+    correctAmount: string;
+    newAmount: (currency: string) => string;
+    correctAmountHint: (max: string) => string;
     done: string;
     replayed: string;
   };

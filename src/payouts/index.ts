@@ -2,6 +2,7 @@
 export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCustomer } from './bank-details.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
+export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
 export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';

@@ -62,6 +62,8 @@ export async function upsertPendingPayout(
         status: 'pending',
         attempt,
         end_to_end_id: endToEndId,
+        // the claim's compensation as it stands (the claim desk may have corrected it since the failure)
+        amount: p.amount,
         rail: p.rail,
         batch_id: null,
         instructed_at: null,
@@ -305,6 +307,24 @@ export async function setSepaBatchFilePath(db: Executor, batchId: string, filePa
 /** The claim's payout, if any (not locked: the caller holds the claim's lock). */
 export async function findClaimPayout(db: Executor, claimId: string): Promise<PayoutRow | undefined> {
   return db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('claim_id', '=', claimId).executeTakeFirst();
+}
+
+/**
+ * A payout not yet in a bank's hands (pending or failed) takes the claim's corrected compensation.
+ * Returns whether it did (false: instructed or paid meanwhile, or none).
+ */
+export async function setPayoutAmountBeforeInstruction(
+  db: Executor,
+  payoutId: string,
+  amount: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('payouts')
+    .set({ amount, updated_at: sql`now()` })
+    .where('id', '=', payoutId)
+    .where('status', 'in', ['pending', 'failed'])
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** One attempt of a claim's payout as the operator's claim page shows it. */

@@ -8,7 +8,12 @@ import {
   type DeskOutcome,
 } from '../claims/index.ts';
 import { claimMessages, maskPhone } from '../notify/index.ts';
-import { approveManualPayout, listClaimPayoutAttempts, reviewClaim } from '../payouts/index.ts';
+import {
+  approveManualPayout,
+  correctClaimCompensation,
+  listClaimPayoutAttempts,
+  reviewClaim,
+} from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -88,6 +93,9 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
     );
     action('review', (input) => reviewClaim(deps, input));
     action('approve', (input) => approveManualPayout({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
+    action('amount', (input, request) =>
+      correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
+    );
   };
 }
 

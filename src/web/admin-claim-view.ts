@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { claimEvidence, REASON_MAX, type DeskClaimRow } from '../claims/index.ts';
+import { claimEvidence, maxCompensation, REASON_MAX, type DeskClaimRow } from '../claims/index.ts';
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
@@ -131,6 +131,7 @@ ${
 ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
 ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
 ${c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
+${c.manual_review_at && c.status !== 'paid' && c.status !== 'expired' ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(
   d.auditTitle,

@@ -344,6 +344,94 @@ describe('the claim desk', () => {
     }
   });
 
+  it('correct the compensation: only under review and within the terms; the payout takes it, the ledger and receipt state it', async () => {
+    const { c, claimNumber, claim, link } = await openClaim();
+    const row = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as k', 'k.id', 'cl.contract_id')
+      .select(['cl.compensation_amount', 'cl.currency', 'k.coverage', 'k.passengers'])
+      .where('cl.id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    const current = Number(row.compensation_amount);
+    const max =
+      Math.max(row.coverage.cancellationAmount, ...row.coverage.delayTiers.map((x) => x.amount)) * row.passengers;
+    const lower = current - 1_000;
+    const decimal = (minor: number) => (minor / 100).toFixed(2);
+    assert.ok(lower > 0 && row.currency === 'EUR');
+
+    // not under review: refused (it could be paid meanwhile), and the page offers no form
+    assert.doesNotMatch((await desk(claimNumber)).body, /id="desk-amount"/);
+    const early = await cli('claims', 'correct-amount', claimNumber, '--amount', decimal(lower), '--reason', 'x data');
+    assert.equal((JSON.parse(early.err) as { error: { code: string } }).error.code, 'claim_not_under_review');
+
+    await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'Delay data checked' });
+    await sendBankDetails(link);
+    const page = await desk(claimNumber);
+    assert.match(page.body, /id="desk-amount"/);
+    for (const [amount, pattern] of [
+      [decimal(max + 1), /at most/],
+      [decimal(current), /compensation already/],
+      ['0', /more than zero/],
+      ['12.345', /at most 2 decimals/],
+    ] as const) {
+      const res = await act(claimNumber, 'amount', { ...(await desk(claimNumber)).form, amount, reason: 'wrong data' });
+      assert.equal(res.statusCode, 422, `${amount}: ${res.body.slice(0, 200)}`);
+      assert.match(res.body, pattern);
+    }
+    const corrected = await act(claimNumber, 'amount', {
+      ...(await desk(claimNumber)).form,
+      amount: decimal(lower),
+      reason: 'Airline record: the flight left the next day',
+    });
+    assert.equal(corrected.statusCode, 303, corrected.body.slice(0, 300));
+    const stored = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('payouts as p', 'p.claim_id', 'cl.id')
+      .select(['cl.compensation_amount', 'p.amount', 'p.status'])
+      .where('cl.id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [Number(stored.compensation_amount), Number(stored.amount), stored.status],
+      [lower, lower, 'pending'],
+    );
+    const audits = await auditOf(claimNumber, 'compensation_corrected');
+    assert.equal(audits.length, 1);
+    assert.equal(audits[0]!.actor, ACTOR);
+    assert.deepEqual(audits[0]!.data, {
+      reason: 'Airline record: the flight left the next day',
+      from: current,
+      to: lower,
+      currency: 'EUR',
+      payout: { status: 'pending', changed: true },
+    });
+
+    await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'Amount corrected' });
+    await eventually(async () => ((await statusOf(claim.id)) === 'paid' ? true : undefined));
+    const ledger = await t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount'])
+      .where('claim_id', '=', claim.id)
+      .execute();
+    assert.deepEqual(
+      ledger.map((e) => [e.kind, Math.abs(Number(e.amount))]),
+      [['compensation_paid', lower]],
+    );
+    const receipt = await eventually(async () =>
+      (await messagesOf(c.contractNumber)).find((x) => x.body.includes('we have paid')),
+    );
+    assert.ok(receipt.body.includes(decimal(lower)) && !receipt.body.includes(decimal(current)), receipt.body);
+    const late = await cli(
+      'claims',
+      'correct-amount',
+      claimNumber,
+      '--amount',
+      decimal(lower - 100),
+      '--reason',
+      'late',
+    );
+    assert.equal((JSON.parse(late.err) as { error: { code: string } }).error.code, 'claim_settled');
+  });
+
   it('approving a claim that is not under review is refused', async () => {
     const { claimNumber } = await openClaim();
     const notReviewed = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });

@@ -1,0 +1,88 @@
+import {
+  auditDeskAction,
+  beginDeskAction,
+  checkDeskAction,
+  maxCompensation,
+  refuseDeskAction,
+  setClaimCompensation,
+  type DeskAction,
+  type DeskOutcome,
+} from '../claims/index.ts';
+import type { Db } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { toDecimalString, toMinorUnits } from '../platform/money.ts';
+import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
+
+export interface CompensationCorrection extends DeskAction {
+  /** The new compensation in the claim's currency, major units as a decimal string ("100.00"). */
+  amount: string;
+}
+
+/**
+ * Correct a claim's compensation (the claim desk; docs/OPERATOR.md). An event never changes a claim
+ * once opened (one claim per leg, as first decided): when the flight data it was opened on proves
+ * wrong — the delay reached a higher tier, the flight was in fact cancelled — the operator puts the
+ * claim under manual review (nothing is paid meanwhile), corrects the amount with the reason, then
+ * approves. Only under review, before payment: refused once the claim is settled or its payout is in
+ * a SEPA file sent to the bank. The amount is at most what the contract's terms pay for the leg (the
+ * highest of its cancellation amount and top delay tier, times the passengers). The payout, if the
+ * customer gave bank details already (pending, or failed and waiting for new ones), takes the new
+ * amount; the customer's receipt states what is paid. Audited `compensation_corrected` with both
+ * amounts.
+ */
+export async function correctClaimCompensation(
+  deps: { db: Db },
+  input: CompensationCorrection,
+): Promise<DeskOutcome & { compensation?: { amount: number; currency: string } }> {
+  const action = checkDeskAction(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_compensation');
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status === 'paid' || claim.status === 'expired')
+      throw refuseDeskAction('claim_settled', `Claim ${claim.claim_number} is ${claim.status}: its amount stands.`);
+    if (!claim.manual_review_at)
+      throw refuseDeskAction(
+        'claim_not_under_review',
+        `Claim ${claim.claim_number} is not under manual review: put it under review first (it could be paid meanwhile).`,
+      );
+    const payout = await findClaimPayout(trx, claim.id);
+    if (payout?.status === 'instructed')
+      throw refuseDeskAction(
+        'payout_instructed',
+        `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; its amount stands.`,
+      );
+    const current = Number(claim.compensation_amount);
+    const amount = checkAmount(input.amount, claim.currency, current, maxCompensation(claim));
+    await setClaimCompensation(trx, claim.id, amount);
+    const payoutChanged = payout ? await setPayoutAmountBeforeInstruction(trx, payout.id, amount) : false;
+    await auditDeskAction(trx, claim, action, 'compensation_corrected', {
+      from: current,
+      to: amount,
+      currency: claim.currency,
+      payout: payout ? { status: payout.status, changed: payoutChanged } : null,
+    });
+    return { claimNumber: claim.claim_number, outcome: 'done', compensation: { amount, currency: claim.currency } };
+  });
+}
+
+/** The new amount in minor units: well formed, more than zero, within the terms, not the current one. */
+function checkAmount(text: string, currency: string, current: number, max: number): number {
+  const refuse = (code: FieldError['code'], message: string) =>
+    new DomainError('validation_failed', 'The correction is not valid.', {
+      errors: [{ field: '/amount', code, message }],
+    });
+  let amount: number;
+  try {
+    amount = toMinorUnits(text.trim(), currency);
+  } catch (error) {
+    throw refuse('invalid_format', (error as Error).message);
+  }
+  if (amount < 1) throw refuse('out_of_range', 'must be more than zero');
+  if (amount > max)
+    throw refuse(
+      'out_of_range',
+      `at most ${toDecimalString(max, currency)} ${currency}: what the contract's terms pay for this leg`,
+    );
+  if (amount === current) throw refuse('not_allowed', 'is the claim’s compensation already');
+  return amount;
+}
