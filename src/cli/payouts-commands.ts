@@ -77,7 +77,7 @@ export function payoutsCommands(kit: CommandKit): void {
     'Gather pending production payouts into a SEPA credit transfer file (pain.001.001.09)',
     'parasol payouts batch --execution-date 2026-12-01',
   )
-    .option('--execution-date <date>', 'requested execution date, YYYY-MM-DD (default: next weekday)')
+    .option('--execution-date <date>', 'requested execution date, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one)')
     .option('--limit <n>', `at most this many transfers in the file (default and maximum 5000)`)
     .action(
       run(async (options: { executionDate?: string; limit?: string }) => {
@@ -88,7 +88,14 @@ export function payoutsCommands(kit: CommandKit): void {
           });
         }
         const result = await createSepaBatch(
-          { db, keys, now: () => new Date(), debtor: config.sepaDebtor, directory: config.payoutsDir },
+          {
+            db,
+            keys,
+            now: () => new Date(),
+            debtor: config.sepaDebtor,
+            directory: config.payoutsDir,
+            cutOff: config.sepaCutOff,
+          },
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
         // SEPA pays in EUR only: payouts in another currency wait for the operator, said each time

@@ -5,3 +5,11 @@ export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';
+export { runScheduledSepaBatch, SCHEDULE_ACTOR, type ScheduledBatchReport } from './sepa-schedule.ts';
+export {
+  isTargetBusinessDay,
+  nextTargetBusinessDay,
+  sepaExecutionDate,
+  targetBusinessDaysBefore,
+  TARGET_ZONE,
+} from './target-calendar.ts';

@@ -204,6 +204,20 @@ export async function countPendingSepaNotEur(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
+/** Pending production payouts in EUR that a SEPA batch would take now (not those held for review). */
+export async function countPendingSepaEur(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('p.rail', '=', 'sepa')
+    .where('p.status', '=', 'pending')
+    .where('p.currency', '=', 'EUR')
+    .where('cl.manual_review_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {
   if (ids.length === 0) return;
   await db
@@ -296,6 +310,17 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
     .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
     .where('id' in by ? 'id' : 'message_id', '=', 'id' in by ? by.id : by.messageId)
     .executeTakeFirst();
+}
+
+/** Batches committed before `createdBefore` whose file was never recorded as written, oldest first (migration 0047). */
+export async function listSepaBatchesWithoutFile(db: Executor, createdBefore: Date): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('sepa_batches')
+    .select('id')
+    .where('file_path', 'is', null)
+    .where('created_at', '<', createdBefore)
+    .orderBy('created_at')
+    .execute();
 }
 
 export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {

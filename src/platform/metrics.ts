@@ -63,6 +63,13 @@ export const payoutsTotal = new client.Counter({
   registers: [registry],
 });
 
+export const sepaBatchRunsTotal = new client.Counter({
+  name: 'parasol_sepa_batch_runs_total',
+  help: 'Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, nothing batched; error).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const emailsTotal = new client.Counter({
   name: 'parasol_emails_total',
   help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent).',
