@@ -282,10 +282,19 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       }
       sepaBatchRunsTotal.inc({ outcome: report.outcome });
       for (const file of report.recovered)
-        rt.log.warn({ messageId: file.messageId, path: file.path }, 'SEPA file of an earlier batch written (it had none)');
+        rt.log.warn(
+          { messageId: file.messageId, path: file.path },
+          'SEPA file of an earlier batch written (it had none)',
+        );
       for (const b of report.batches)
         rt.log.info(
-          { messageId: b.messageId, payouts: b.payouts, controlSum: b.controlSum, executionDate: b.executionDate, path: b.path },
+          {
+            messageId: b.messageId,
+            payouts: b.payouts,
+            controlSum: b.controlSum,
+            executionDate: b.executionDate,
+            path: b.path,
+          },
           'SEPA batch created: send the file to the bank',
         );
       if (report.outcome === 'no_debtor' && report.waiting > 0)
@@ -294,7 +303,10 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
         );
       if (report.notEur > 0)
-        rt.log.warn({ notEur: report.notEur }, 'pending production payouts in another currency than EUR: pay them another way');
+        rt.log.warn(
+          { notEur: report.notEur },
+          'pending production payouts in another currency than EUR: pay them another way',
+        );
     },
   },
   claims_expire: {

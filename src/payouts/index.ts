@@ -5,7 +5,13 @@ export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';
-export { runScheduledSepaBatch, SCHEDULE_ACTOR, type ScheduledBatchReport } from './sepa-schedule.ts';
+export {
+  PAYOUT_REPORT_BUSINESS_DAYS,
+  payoutReportDueBefore,
+  runScheduledSepaBatch,
+  SCHEDULE_ACTOR,
+  type ScheduledBatchReport,
+} from './sepa-schedule.ts';
 export {
   isTargetBusinessDay,
   nextTargetBusinessDay,

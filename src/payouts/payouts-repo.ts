@@ -231,17 +231,22 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
   claim_number: string;
   partner_slug: string;
   created_at: Date;
+  instructed_at: Date | null;
   settled_at: Date | null;
   failure_reason: string | null;
   message_id: string | null;
 }
 
-/** For operators (CLI and console): payouts, newest first, optionally by status/environment. */
+/**
+ * For operators (CLI and console): payouts, newest first, optionally by status/environment;
+ * `instructedBefore`: only SEPA payouts still instructed (no bank report) that were put in a file before then.
+ */
 export async function listPayouts(
   db: Executor,
   q: {
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
+    instructedBefore?: Date | undefined;
     limit: number;
     offset?: number | undefined;
   },
@@ -263,11 +268,17 @@ export async function listPayouts(
       'p.amount',
       'p.currency',
       'p.created_at',
+      'p.instructed_at',
       'p.settled_at',
       'p.failure_reason',
       'b.message_id',
     ]);
   if (q.status) query = query.where('p.status', '=', q.status);
+  if (q.instructedBefore)
+    query = query
+      .where('p.rail', '=', 'sepa')
+      .where('p.status', '=', 'instructed')
+      .where('p.instructed_at', '<', q.instructedBefore);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
   return query
     .orderBy('p.created_at', 'desc')

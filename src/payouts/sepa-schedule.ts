@@ -12,6 +12,7 @@ import {
 } from './payouts-repo.ts';
 import { createSepaBatch, MAX_BATCH, type BatchDeps, type BatchResult } from './sepa-batch.ts';
 import { writeSepaFile } from './sepa-file.ts';
+import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
  * Production payment without anyone filing anything: the worker's `payouts_sepa_batch` job (cron
@@ -32,6 +33,18 @@ export const FILE_RECOVERY_GRACE_MS = 5 * 60_000;
 
 /** At most this many files per run (MAX_BATCH transfers each); the rest waits for the next run. */
 export const MAX_BATCHES_PER_RUN = 10;
+
+/**
+ * TARGET business days a bank has to report a transfer once its file is made (executed the next
+ * business day at the latest, reported with the day's statement): a payout still `instructed` after
+ * this is unreported (metric parasol_production_payouts_unreported, `parasol payouts list --unreported`).
+ */
+export const PAYOUT_REPORT_BUSINESS_DAYS = 3;
+
+/** The instant before which a transfer instructed should have been reported by now. */
+export function payoutReportDueBefore(now: Date): Date {
+  return targetBusinessDaysBefore(now, PAYOUT_REPORT_BUSINESS_DAYS);
+}
 
 export type ScheduledBatchOutcome = 'created' | 'nothing_pending' | 'no_debtor';
 
@@ -78,10 +91,7 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
 export async function writeMissingSepaFiles(
   deps: Pick<BatchDeps, 'db' | 'keys' | 'directory' | 'now'>,
 ): Promise<{ messageId: string; path: string }[]> {
-  const missing = await listSepaBatchesWithoutFile(
-    deps.db,
-    new Date(deps.now().getTime() - FILE_RECOVERY_GRACE_MS),
-  );
+  const missing = await listSepaBatchesWithoutFile(deps.db, new Date(deps.now().getTime() - FILE_RECOVERY_GRACE_MS));
   const written: { messageId: string; path: string }[] = [];
   for (const { id } of missing) {
     const batch = await findSepaBatch(deps.db, { id });

@@ -83,7 +83,7 @@ export function sepaExecutionDate(now: Date, cutOff: CutOff = DEFAULT_SEPA_CUTOF
  */
 export function targetBusinessDaysBefore(now: Date, days: number): Date {
   let day = DateTime.fromJSDate(now, { zone: TARGET_ZONE });
-  for (let left = days; left > 0; ) {
+  for (let left = days; left > 0;) {
     day = day.minus({ days: 1 });
     if (isTargetBusinessDay(day.toISODate()!)) left -= 1;
   }
