@@ -38,6 +38,7 @@ import { LimitsSnapshot } from './limits/index.ts';
 import { WebhookEndpointCache, webhookApiRoutes, webhookDocumentation } from './webhooks/index.ts';
 import { twilioStatusRoutes } from './notify/index.ts';
 import { tellPartnerCustomerUnreachable } from './claims/index.ts';
+import { payoutReportDueBefore } from './payouts/index.ts';
 
 export interface BuildOptions {
   /** An already open database (tests); otherwise opened from the config. */
@@ -157,7 +158,8 @@ async function assembleApp(
     for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push(`${method} ${route.url}`);
   });
   const quoteCounter = new QuoteCounter();
-  const metrics = new DatabaseGauges(database.db);
+  // a transfer instructed is due its bank report within PAYOUT_REPORT_BUSINESS_DAYS TARGET business days
+  const metrics = new DatabaseGauges(database.db, undefined, undefined, payoutReportDueBefore);
   const limits = new LimitsSnapshot(database.db, {
     now,
     maxPassengers: PRICING.maxPassengers,

@@ -1,18 +1,24 @@
 import { flightProvidersFromConfig } from './monitoring/index.ts';
 import { OutboxEmailProvider, SmtpEmailProvider, TwilioSmsProvider } from './notify/index.ts';
 import type { JobPayloads, JobQueue, QueueName } from './platform/jobs.ts';
-import { JOBS, type JobDefinition, type JobRuntime, type WorkerContext } from './jobs/registry.ts';
+import { JOBS, type JobDefinition, type JobRuntime, type ScheduleConfig, type WorkerContext } from './jobs/registry.ts';
 
 export { CLAIM_PATH_POLICIES, type WorkerContext } from './jobs/registry.ts';
 
 const queueNames = Object.keys(JOBS) as QueueName[];
 
-/** Creates every queue of the registry with its policy and schedule; API, worker and CLI processes all call it before sending. */
-export async function registerQueues(jobs: JobQueue): Promise<void> {
+/**
+ * Creates every queue of the registry with its policy and schedule; API, worker and CLI processes all
+ * call it before sending. A schedule read from the configuration and turned off is removed (pg-boss
+ * keeps schedules in the database: one set by an earlier start would otherwise go on).
+ */
+export async function registerQueues(jobs: JobQueue, config: ScheduleConfig): Promise<void> {
   for (const name of queueNames) {
     const job = JOBS[name];
     await jobs.queue(name, job.policy);
-    if (job.schedule) await jobs.schedule(name, job.schedule);
+    const cron = typeof job.schedule === 'function' ? job.schedule(config) : job.schedule;
+    if (cron) await jobs.schedule(name, cron);
+    else if (job.schedule) await jobs.unschedule(name);
   }
 }
 

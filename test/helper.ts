@@ -209,6 +209,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // Many tests insure the same flights (trip(): AF CDG→JFK) on one shared PostgreSQL database: a
     // cap that never refuses them. The limits tests set their own caps (test/http/flight-limits.http.test.ts).
     PARASOL_FLIGHT_CAP_DEFAULT: '1000000000',
+    // The scheduled SEPA batch would take, at the top of an hour, the pending payouts a test is about
+    // to batch itself: off unless a test asks (test/payouts/sepa-schedule.db.test.ts).
+    PARASOL_SEPA_BATCH_SCHEDULE: 'off',
     ...overrides,
   });
 }

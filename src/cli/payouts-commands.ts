@@ -5,7 +5,9 @@ import {
   createSepaBatch,
   exportSepaBatch,
   listPayouts,
+  PAYOUT_REPORT_BUSINESS_DAYS,
   PAYOUT_STATUSES,
+  payoutReportDueBefore,
   reconcilePayouts,
 } from '../payouts/index.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
@@ -28,12 +30,17 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(payouts, 'list', 'List payouts, newest first', 'parasol payouts list --status instructed')
     .addOption(new Option('--status <status>', 'only payouts in this status').choices(PAYOUT_STATUSES))
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
+    .option(
+      '--unreported',
+      `only SEPA payouts still instructed ${PAYOUT_REPORT_BUSINESS_DAYS} TARGET business days after their file: no bank report`,
+    )
     .option('--limit <n>', 'at most this many (default 50)')
     .action(
-      run(async (options: { status?: PayoutStatus; env?: Environment; limit?: string }) => {
+      run(async (options: { status?: PayoutStatus; env?: Environment; unreported?: boolean; limit?: string }) => {
         const rows = await listPayouts(db, {
           status: options.status,
           environment: options.env,
+          instructedBefore: options.unreported ? payoutReportDueBefore(new Date()) : undefined,
           limit: limitOf(options.limit, 50),
         });
         const data = rows.map((r) => ({
@@ -47,6 +54,7 @@ export function payoutsCommands(kit: CommandKit): void {
           amount: { amount: Number(r.amount), currency: r.currency },
           batch: r.message_id,
           createdAt: r.created_at,
+          instructedAt: r.instructed_at,
           settledAt: r.settled_at,
           failureReason: r.failure_reason,
         }));
@@ -77,7 +85,10 @@ export function payoutsCommands(kit: CommandKit): void {
     'Gather pending production payouts into a SEPA credit transfer file (pain.001.001.09)',
     'parasol payouts batch --execution-date 2026-12-01',
   )
-    .option('--execution-date <date>', 'requested execution date, YYYY-MM-DD (default: next weekday)')
+    .option(
+      '--execution-date <date>',
+      'requested execution date, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one)',
+    )
     .option('--limit <n>', `at most this many transfers in the file (default and maximum 5000)`)
     .action(
       run(async (options: { executionDate?: string; limit?: string }) => {
@@ -88,7 +99,14 @@ export function payoutsCommands(kit: CommandKit): void {
           });
         }
         const result = await createSepaBatch(
-          { db, keys, now: () => new Date(), debtor: config.sepaDebtor, directory: config.payoutsDir },
+          {
+            db,
+            keys,
+            now: () => new Date(),
+            debtor: config.sepaDebtor,
+            directory: config.payoutsDir,
+            cutOff: config.sepaCutOff,
+          },
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
         // SEPA pays in EUR only: payouts in another currency wait for the operator, said each time

@@ -21,13 +21,19 @@ import {
 } from '../notify/index.ts';
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
-import { payWithSimulatedBank } from '../payouts/index.ts';
+import { payWithSimulatedBank, runScheduledSepaBatch } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
 import { decrypt, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { purgeExpiredKeys } from '../platform/idempotency.ts';
 import type { Job, JobPayloads, JobQueue, QueueName, QueuePolicy } from '../platform/jobs.ts';
-import { emailsTotal, payoutsTotal, smsTotal, webhookDeliveriesTotal } from '../platform/metrics.ts';
+import {
+  emailsTotal,
+  payoutsTotal,
+  sepaBatchRunsTotal,
+  smsTotal,
+  webhookDeliveriesTotal,
+} from '../platform/metrics.ts';
 import { refitFromOutcomes } from '../risk/index.ts';
 import { purgeWebSessions } from '../web/index.ts';
 
@@ -60,6 +66,8 @@ declare module '../platform/jobs.ts' {
     email_requeue: NoPayload;
     /** Pays one payout through the simulated bank (sandbox). */
     payouts_simulated_bank: { payoutId: string };
+    /** Gathers the pending production payouts into SEPA files: PARASOL_SEPA_BATCH_SCHEDULE (default hourly on weekdays). */
+    payouts_sepa_batch: NoPayload;
     /** Expires the claims whose bank details never came: every 15 minutes. */
     claims_expire: NoPayload;
     /** Reminds the customers whose claim still waits for bank details close to its due date: every 15 minutes. */
@@ -96,6 +104,9 @@ export interface WorkerContext {
     | 'webhooksAllowPrivate'
     | 'flightProvider'
     | 'insurer'
+    | 'sepaDebtor'
+    | 'sepaCutOff'
+    | 'payoutsDir'
   >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */
   flightProviders?: FlightProviders | undefined;
@@ -115,10 +126,16 @@ export interface JobRuntime extends Omit<WorkerContext, 'flightProviders' | 'sms
   flightProviders: FlightProviders;
 }
 
+/** What a schedule may depend on: the configuration every process reads alike. */
+export type ScheduleConfig = Pick<Config, 'sepaBatchSchedule'>;
+
 export interface JobDefinition<P> {
   policy: Partial<QueuePolicy>;
-  /** Cron (UTC); pg-boss runs each schedule once across processes. */
-  schedule?: string;
+  /**
+   * Cron (UTC); pg-boss runs each schedule once across processes. A function reads it from the
+   * configuration; undefined there: the queue has no schedule (one stored earlier is removed).
+   */
+  schedule?: string | ((config: ScheduleConfig) => string | undefined);
   /**
    * Default: one job at a time per poll. `batchSize`: each poll takes up to that many jobs and runs
    * them concurrently (I/O-bound handlers, fan-outs of thousands); `workers`: that many pollers.
@@ -240,6 +257,56 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         payoutsTotal.inc({ outcome });
         rt.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
       };
+    },
+  },
+  payouts_sepa_batch: {
+    // one run at a time across processes ('singleton'); a run is a few queries and files of at most
+    // 5,000 transfers. A failed run (the directory cannot be written) is retried, then the next tick tries again.
+    policy: { retryLimit: 2, retryDelay: 120, retryBackoff: false, expireInSeconds: 900, policy: 'singleton' },
+    schedule: (config) => config.sepaBatchSchedule,
+    handler: (rt) => async () => {
+      const deps = {
+        db: rt.db,
+        keys: rt.keys,
+        now: rt.now,
+        debtor: rt.config.sepaDebtor,
+        directory: rt.config.payoutsDir,
+        cutOff: rt.config.sepaCutOff,
+      };
+      let report;
+      try {
+        report = await runScheduledSepaBatch(deps);
+      } catch (error) {
+        sepaBatchRunsTotal.inc({ outcome: 'error' });
+        throw error;
+      }
+      sepaBatchRunsTotal.inc({ outcome: report.outcome });
+      for (const file of report.recovered)
+        rt.log.warn(
+          { messageId: file.messageId, path: file.path },
+          'SEPA file of an earlier batch written (it had none)',
+        );
+      for (const b of report.batches)
+        rt.log.info(
+          {
+            messageId: b.messageId,
+            payouts: b.payouts,
+            controlSum: b.controlSum,
+            executionDate: b.executionDate,
+            path: b.path,
+          },
+          'SEPA batch created: send the file to the bank',
+        );
+      if (report.outcome === 'no_debtor' && report.waiting > 0)
+        rt.log.warn(
+          { waiting: report.waiting },
+          'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
+        );
+      if (report.notEur > 0)
+        rt.log.warn(
+          { notEur: report.notEur },
+          'pending production payouts in another currency than EUR: pay them another way',
+        );
     },
   },
   claims_expire: {

@@ -6,3 +6,17 @@ export { correctClaimCompensation, type CompensationCorrection } from './correct
 export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';
+export {
+  PAYOUT_REPORT_BUSINESS_DAYS,
+  payoutReportDueBefore,
+  runScheduledSepaBatch,
+  SCHEDULE_ACTOR,
+  type ScheduledBatchReport,
+} from './sepa-schedule.ts';
+export {
+  isTargetBusinessDay,
+  nextTargetBusinessDay,
+  sepaExecutionDate,
+  targetBusinessDaysBefore,
+  TARGET_ZONE,
+} from './target-calendar.ts';

@@ -206,6 +206,20 @@ export async function countPendingSepaNotEur(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
+/** Pending production payouts in EUR that a SEPA batch would take now (not those held for review). */
+export async function countPendingSepaEur(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('p.rail', '=', 'sepa')
+    .where('p.status', '=', 'pending')
+    .where('p.currency', '=', 'EUR')
+    .where('cl.manual_review_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {
   if (ids.length === 0) return;
   await db
@@ -219,17 +233,22 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
   claim_number: string;
   partner_slug: string;
   created_at: Date;
+  instructed_at: Date | null;
   settled_at: Date | null;
   failure_reason: string | null;
   message_id: string | null;
 }
 
-/** For operators (CLI and console): payouts, newest first, optionally by status/environment. */
+/**
+ * For operators (CLI and console): payouts, newest first, optionally by status/environment;
+ * `instructedBefore`: only SEPA payouts still instructed (no bank report) that were put in a file before then.
+ */
 export async function listPayouts(
   db: Executor,
   q: {
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
+    instructedBefore?: Date | undefined;
     limit: number;
     offset?: number | undefined;
   },
@@ -251,11 +270,17 @@ export async function listPayouts(
       'p.amount',
       'p.currency',
       'p.created_at',
+      'p.instructed_at',
       'p.settled_at',
       'p.failure_reason',
       'b.message_id',
     ]);
   if (q.status) query = query.where('p.status', '=', q.status);
+  if (q.instructedBefore)
+    query = query
+      .where('p.rail', '=', 'sepa')
+      .where('p.status', '=', 'instructed')
+      .where('p.instructed_at', '<', q.instructedBefore);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
   return query
     .orderBy('p.created_at', 'desc')
@@ -298,6 +323,17 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
     .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
     .where('id' in by ? 'id' : 'message_id', '=', 'id' in by ? by.id : by.messageId)
     .executeTakeFirst();
+}
+
+/** Batches committed before `createdBefore` whose file was never recorded as written, oldest first (migration 0047). */
+export async function listSepaBatchesWithoutFile(db: Executor, createdBefore: Date): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('sepa_batches')
+    .select('id')
+    .where('file_path', 'is', null)
+    .where('created_at', '<', createdBefore)
+    .orderBy('created_at')
+    .execute();
 }
 
 export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {

@@ -15,6 +15,7 @@ import {
 } from './payouts-repo.ts';
 import { settlePayout, type SettleOutcome } from './payouts.ts';
 import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
+import { sepaExecutionDate, type CutOff } from './target-calendar.ts';
 
 /**
  * Production payouts by SEPA credit transfer: `createSepaBatch` gathers the pending payouts into
@@ -30,6 +31,8 @@ export interface BatchDeps {
   now: () => Date;
   debtor: SepaDebtor | undefined;
   directory: string;
+  /** The bank's cut-off for same-day execution (PARASOL_SEPA_CUTOFF); default 14:00 CET. */
+  cutOff?: CutOff | undefined;
 }
 
 export interface BatchResult {
@@ -56,7 +59,7 @@ export async function createSepaBatch(
       'The insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC.',
     );
   const now = deps.now();
-  const executionDate = options.executionDate ?? nextBusinessDay(now);
+  const executionDate = options.executionDate ?? sepaExecutionDate(now, deps.cutOff);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
 
   const built = await deps.db.transaction().execute(async (trx) => {
@@ -148,13 +151,6 @@ export async function exportSepaBatch(
       });
   });
   return written;
-}
-
-/** The next weekday after `now` (UTC): TARGET2 is closed on weekends. */
-export function nextBusinessDay(now: Date): string {
-  let day = DateTime.fromJSDate(now, { zone: 'utc' }).plus({ days: 1 });
-  while (day.weekday > 5) day = day.plus({ days: 1 });
-  return day.toISODate()!;
 }
 
 export interface ReconciliationReport {

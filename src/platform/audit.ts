@@ -3,7 +3,8 @@ import type { Executor, PendingWrite } from './db.ts';
 
 export interface AuditEntry {
   /**
-   * Who did it: `operator:<name>`, `key:<api key id>`, `user:<partner user id>`, `system`, `seed`, or
+   * Who did it: `operator:<name>`, `key:<api key id>`, `user:<partner user id>`, `system`,
+   * `schedule:<job>` (a scheduled job acting as an operator would: the SEPA batch), `seed`, or
    * `anonymous` (someone without a session: a password reset asked for on the sign-in page).
    */
   actor: string;

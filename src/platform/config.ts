@@ -69,6 +69,13 @@ export interface Config {
   readonly payoutsDir: string;
   /** The insurer's account paying the claims (SEPA batches); undefined: batches are refused. */
   readonly sepaDebtor: { readonly name: string; readonly iban: string; readonly bic: string } | undefined;
+  /**
+   * When the worker gathers the pending production payouts into a SEPA file (PARASOL_SEPA_BATCH_SCHEDULE,
+   * cron in UTC, default every hour on weekdays); undefined (`off`): only `parasol payouts batch` does.
+   */
+  readonly sepaBatchSchedule: string | undefined;
+  /** The bank's cut-off for same-day execution, Central European Time (PARASOL_SEPA_CUTOFF, default 14:00). */
+  readonly sepaCutOff: { readonly hour: number; readonly minute: number };
   /** Whether webhook URLs may be plain http and reach loopback/private addresses (development only). */
   readonly webhooksAllowPrivate: boolean;
   /**
@@ -375,6 +382,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
+    sepaBatchSchedule: sepaBatchScheduleConfig(env),
+    sepaCutOff: sepaCutOffConfig(env),
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
     flightProvider,
     metricsPort,
@@ -479,6 +488,32 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
   if (bic === undefined || !isValidBIC(bic))
     throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
   return Object.freeze({ name, iban, bic });
+}
+
+/** The default of PARASOL_SEPA_BATCH_SCHEDULE: at minute 0 of every hour, Monday to Friday (UTC). */
+export const DEFAULT_SEPA_BATCH_SCHEDULE = '0 * * * 1-5';
+
+function sepaBatchScheduleConfig(env: Env): string | undefined {
+  const value = optional(env, 'PARASOL_SEPA_BATCH_SCHEDULE')?.trim().replace(/\s+/g, ' ');
+  if (value === undefined) return DEFAULT_SEPA_BATCH_SCHEDULE;
+  if (['off', 'false', 'no', '0'].includes(value.toLowerCase())) return undefined;
+  // five fields of numbers, ranges, lists, steps and names (MON-FRI, JAN): the cron pg-boss reads
+  const field = /^(\*|[0-9A-Za-z]+(-[0-9A-Za-z]+)?)(\/[0-9]+)?(,(\*|[0-9A-Za-z]+(-[0-9A-Za-z]+)?)(\/[0-9]+)?)*$/;
+  const fields = value.split(' ');
+  if (fields.length !== 5 || !fields.every((f) => field.test(f)))
+    throw new ConfigError(
+      'PARASOL_SEPA_BATCH_SCHEDULE',
+      `must be a cron expression of five fields in UTC (default "${DEFAULT_SEPA_BATCH_SCHEDULE}") or off, got "${value}"`,
+    );
+  return value;
+}
+
+function sepaCutOffConfig(env: Env): Config['sepaCutOff'] {
+  const value = optional(env, 'PARASOL_SEPA_CUTOFF') ?? '14:00';
+  const match = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(value.trim());
+  if (!match)
+    throw new ConfigError('PARASOL_SEPA_CUTOFF', `must be a time HH:MM (Central European Time), got "${value}"`);
+  return Object.freeze({ hour: Number(match[1]), minute: Number(match[2]) });
 }
 
 /** For process entry points: the configuration, or the message naming the bad variable and exit 78 (EX_CONFIG). */

@@ -43,9 +43,10 @@ export interface QueuePolicy {
   expireInSeconds: number;
   /**
    * pg-boss queue policy: 'standard' (default) or 'short' — at most one queued (not yet active) job
-   * per singletonKey: sending another while one waits is a no-op.
+   * per singletonKey: sending another while one waits is a no-op; 'singleton' — at most one job of the
+   * queue active at a time, across processes (the others wait their turn).
    */
-  policy?: 'standard' | 'short';
+  policy?: 'standard' | 'short' | 'singleton';
 }
 
 export const DEFAULT_POLICY: QueuePolicy = {
@@ -330,6 +331,17 @@ export class JobQueue<M extends object = JobPayloads> {
 
   async schedule(name: QueueName<M>, cron: string, data: object = {}): Promise<void> {
     await this.boss.schedule(name, cron, data, { tz: 'UTC' });
+  }
+
+  /** Removes the queue's cron schedule, if any (pg-boss keeps schedules in the database across restarts). */
+  async unschedule(name: QueueName<M>): Promise<void> {
+    await this.boss.unschedule(name);
+  }
+
+  /** The queues with a cron schedule stored, and their cron (for tests and operators). */
+  async schedules(): Promise<Map<string, string>> {
+    const rows = await this.boss.getSchedules();
+    return new Map(rows.map((r) => [r.name, r.cron]));
   }
 
   /** The state of one job (for tests and operators). */

@@ -63,6 +63,13 @@ export const payoutsTotal = new client.Counter({
   registers: [registry],
 });
 
+export const sepaBatchRunsTotal = new client.Counter({
+  name: 'parasol_sepa_batch_runs_total',
+  help: 'Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, nothing batched; error).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 export const emailsTotal = new client.Counter({
   name: 'parasol_emails_total',
   help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent).',
@@ -150,6 +157,28 @@ export class DatabaseGauges {
     labelNames: ['status'] as const,
     registers: [this.registry],
   });
+  private readonly productionPending = new client.Gauge({
+    name: 'parasol_production_payouts_pending',
+    help: 'Production (SEPA) payouts waiting for a batch, by currency; claims held for review not counted (from the database).',
+    labelNames: ['currency'] as const,
+    registers: [this.registry],
+  });
+  private readonly productionPendingAge = new client.Gauge({
+    name: 'parasol_production_payouts_pending_oldest_age_seconds',
+    help: 'Seconds since the oldest production payout waiting for a batch became pending, by currency; 0 when none waits (from the database).',
+    labelNames: ['currency'] as const,
+    registers: [this.registry],
+  });
+  private readonly productionUnreported = new client.Gauge({
+    name: 'parasol_production_payouts_unreported',
+    help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown (from the database).',
+    registers: [this.registry],
+  });
+  private readonly productionInstructedAge = new client.Gauge({
+    name: 'parasol_production_payouts_instructed_oldest_age_seconds',
+    help: 'Seconds since the oldest production payout still instructed (no bank report yet) was put in a SEPA file; 0 when none (from the database).',
+    registers: [this.registry],
+  });
   private readonly queueDepth = new client.Gauge({
     name: 'parasol_job_queue_depth',
     help: 'Jobs waiting per queue (created or retry, due or scheduled), from the pg-boss tables.',
@@ -174,6 +203,11 @@ export class DatabaseGauges {
     private readonly db: Db,
     private readonly ttlMs = DB_GAUGES_TTL_MS,
     private readonly clock: () => number = Date.now,
+    /**
+     * The instant before which a transfer instructed should have been reported by the bank (the
+     * payouts domain counts business days: app.ts); default: five calendar days before.
+     */
+    private readonly reportDueBefore: (now: Date) => Date = (now) => new Date(now.getTime() - 5 * 86_400_000),
   ) {}
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
@@ -187,7 +221,8 @@ export class DatabaseGauges {
 
   private async load(): Promise<void> {
     try {
-      const [claims, payouts, queues] = await Promise.all([
+      const reportDue = this.reportDueBefore(new Date(this.clock()));
+      const [claims, payouts, queues, pending, instructed] = await Promise.all([
         this.db
           .selectFrom('claims')
           .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
@@ -206,11 +241,41 @@ export class DatabaseGauges {
           from pgboss.queue q
           left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
           group by q.name`.execute(this.db),
+        // production payouts a batch would take (index payouts_pending); `updated_at` is when the
+        // payout became pending (created, or tried again after a failed transfer)
+        sql<{ currency: string; n: string; oldest: string | null }>`
+          select p.currency, count(*) as n, extract(epoch from now() - min(p.updated_at)) as oldest
+          from payouts p
+          join claims cl on cl.id = p.claim_id
+          where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
+          group by p.currency`.execute(this.db),
+        sql<{ unreported: string; oldest: string | null }>`
+          select count(*) filter (where instructed_at < ${reportDue}) as unreported,
+                 extract(epoch from now() - min(instructed_at)) as oldest
+          from payouts
+          where rail = 'sepa' and status = 'instructed'`.execute(this.db),
       ]);
       this.claims.reset();
       for (const row of claims) this.claims.set({ status: row.status }, Number(row.n));
       this.payouts.reset();
       for (const row of payouts) this.payouts.set({ status: row.status }, Number(row.n));
+      this.productionPending.reset();
+      this.productionPendingAge.reset();
+      // EUR always has its series (0): an alert on it never sees "no data" when nothing waits
+      this.productionPending.set({ currency: 'EUR' }, 0);
+      this.productionPendingAge.set({ currency: 'EUR' }, 0);
+      for (const row of pending.rows) {
+        this.productionPending.set({ currency: row.currency }, Number(row.n));
+        this.productionPendingAge.set(
+          { currency: row.currency },
+          row.oldest === null ? 0 : Math.max(0, Number(row.oldest)),
+        );
+      }
+      const reported = instructed.rows[0];
+      this.productionUnreported.set(Number(reported?.unreported ?? 0));
+      this.productionInstructedAge.set(
+        reported?.oldest === null || reported?.oldest === undefined ? 0 : Math.max(0, Number(reported.oldest)),
+      );
       this.queueDepth.reset();
       this.oldestAge.reset();
       for (const row of queues.rows) {

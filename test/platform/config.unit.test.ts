@@ -97,7 +97,21 @@ describe('loadConfig', () => {
     assert.equal(loadConfig(short).bankDetailsDays, 2, 'a due period shorter than the default window: no reminders');
   });
 
+  it('batches SEPA payouts hourly on weekdays by default (off: never), with a 14:00 CET cut-off', () => {
+    assert.equal(loadConfig({}).sepaBatchSchedule, '0 * * * 1-5');
+    assert.equal(loadConfig({ PARASOL_SEPA_BATCH_SCHEDULE: 'off' }).sepaBatchSchedule, undefined);
+    assert.equal(
+      loadConfig({ PARASOL_SEPA_BATCH_SCHEDULE: ' 15  9,15 * * 1-5 ' }).sepaBatchSchedule,
+      '15 9,15 * * 1-5',
+    );
+    assert.deepEqual(loadConfig({}).sepaCutOff, { hour: 14, minute: 0 });
+    assert.deepEqual(loadConfig({ PARASOL_SEPA_CUTOFF: '9:30' }).sepaCutOff, { hour: 9, minute: 30 });
+  });
+
   const failures: [Record<string, string>, string][] = [
+    [{ PARASOL_SEPA_BATCH_SCHEDULE: 'every hour' }, 'PARASOL_SEPA_BATCH_SCHEDULE'],
+    [{ PARASOL_SEPA_CUTOFF: '25:00' }, 'PARASOL_SEPA_CUTOFF'],
+    [{ PARASOL_SEPA_CUTOFF: '14h' }, 'PARASOL_SEPA_CUTOFF'],
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: 'three' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: '-1' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     // a window as long as the due period would remind with the first message, never before expiry

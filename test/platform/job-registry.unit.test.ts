@@ -39,8 +39,9 @@ describe('job registry', () => {
         queues.set(name, { ...DEFAULT_POLICY, ...policy });
       },
       schedule: async (name: string, cron: string) => void schedules.set(name, cron),
+      unschedule: async (name: string) => assert.fail(`${name} unscheduled`),
     };
-    await registerQueues(recorder as unknown as JobQueue);
+    await registerQueues(recorder as unknown as JobQueue, loadConfig({}));
     assert.deepEqual([...queues.keys()].sort(), Object.keys(JOBS).sort());
     assert.deepEqual(Object.fromEntries(schedules), {
       housekeeping_purge_idempotency_keys: '17 * * * *',
@@ -53,7 +54,9 @@ describe('job registry', () => {
       flights_plan: '*/5 * * * *',
       flights_dispatch: '* * * * *',
       risk_refit: '17 3 * * 1',
+      payouts_sepa_batch: '0 * * * 1-5',
     });
+    assert.equal(queues.get('payouts_sepa_batch')?.policy, 'singleton', 'one SEPA batch run at a time');
     assert.equal(queues.get('flights_check')?.policy, 'short', 'at most one queued check per watch');
     assert.deepEqual(queues.get('risk_refit'), {
       retryLimit: 2,
@@ -61,6 +64,40 @@ describe('job registry', () => {
       retryBackoff: true,
       expireInSeconds: 1800,
     });
+  });
+});
+
+describe('the SEPA batch schedule (PARASOL_SEPA_BATCH_SCHEDULE)', () => {
+  const registered = async (env: Record<string, string>) => {
+    const schedules = new Map<string, string>();
+    const unscheduled: string[] = [];
+    const recorder = {
+      queue: async () => undefined,
+      schedule: async (name: string, cron: string) => void schedules.set(name, cron),
+      unschedule: async (name: string) => void unscheduled.push(name),
+    };
+    await registerQueues(recorder as unknown as JobQueue, loadConfig(env));
+    return { cron: schedules.get('payouts_sepa_batch'), unscheduled };
+  };
+
+  it('follows the configured cron, in UTC', async () => {
+    assert.deepEqual(await registered({ PARASOL_SEPA_BATCH_SCHEDULE: '30 7-17/2 * * MON-FRI' }), {
+      cron: '30 7-17/2 * * MON-FRI',
+      unscheduled: [],
+    });
+  });
+
+  it('off: not scheduled, and a schedule stored by an earlier start is removed', async () => {
+    for (const off of ['off', 'OFF', 'false'])
+      assert.deepEqual(await registered({ PARASOL_SEPA_BATCH_SCHEDULE: off }), {
+        cron: undefined,
+        unscheduled: ['payouts_sepa_batch'],
+      });
+  });
+
+  it('refuses what is not a five-field cron, naming the variable', () => {
+    for (const bad of ['hourly', '0 * * *', '0 * * * 1-5 2026', '0 * * * 1;rm'])
+      assert.throws(() => loadConfig({ PARASOL_SEPA_BATCH_SCHEDULE: bad }), /PARASOL_SEPA_BATCH_SCHEDULE/);
   });
 });
 
@@ -73,8 +110,9 @@ async function registeredPolicies(): Promise<Map<string, QueuePolicy>> {
     queue: async (name: string, policy: Partial<QueuePolicy> = {}) =>
       void policies.set(name, { ...DEFAULT_POLICY, ...policy }),
     schedule: async () => undefined,
+    unschedule: async () => undefined,
   };
-  await registerQueues(recorder as unknown as JobQueue);
+  await registerQueues(recorder as unknown as JobQueue, loadConfig({}));
   return policies;
 }
 

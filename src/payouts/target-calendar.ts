@@ -1,0 +1,91 @@
+import { DateTime } from 'luxon';
+
+/**
+ * The TARGET calendar (T2, the Eurosystem's settlement system that SEPA credit transfers between banks
+ * settle through): open every weekday except New Year's Day, Good Friday, Easter Monday, Labour Day
+ * (1 May), Christmas Day and 26 December. A SEPA file asks for an execution date on one of those days;
+ * its time is TARGET's own, Central European Time (Europe/Berlin, summer time included).
+ */
+
+/** The time zone of TARGET's operating day. */
+export const TARGET_ZONE = 'Europe/Berlin';
+
+/** Easter Sunday of a Gregorian year (the anonymous Gregorian algorithm: Meeus/Jones/Butcher). */
+export function easterSunday(year: number): { month: number; day: number } {
+  const a = year % 19;
+  const b = Math.floor(year / 100);
+  const c = year % 100;
+  const d = Math.floor(b / 4);
+  const e = b % 4;
+  const f = Math.floor((b + 8) / 25);
+  const g = Math.floor((b - f + 1) / 3);
+  const h = (19 * a + b - d - g + 15) % 30;
+  const i = Math.floor(c / 4);
+  const k = c % 4;
+  const l = (32 + 2 * e + 2 * i - h - k) % 7;
+  const m = Math.floor((a + 11 * h + 22 * l) / 451);
+  const month = Math.floor((h + l - 7 * m + 114) / 31);
+  const day = ((h + l - 7 * m + 114) % 31) + 1;
+  return { month, day };
+}
+
+/** The TARGET closing days of a year that are not weekends by rule: as ISO dates (some may fall on a weekend). */
+export function targetHolidays(year: number): string[] {
+  const easter = DateTime.fromObject({ year, ...easterSunday(year) }, { zone: 'utc' });
+  return [
+    `${year}-01-01`,
+    easter.minus({ days: 2 }).toISODate()!, // Good Friday
+    easter.plus({ days: 1 }).toISODate()!, // Easter Monday
+    `${year}-05-01`,
+    `${year}-12-25`,
+    `${year}-12-26`,
+  ];
+}
+
+/** Whether TARGET settles on this calendar date (YYYY-MM-DD). */
+export function isTargetBusinessDay(isoDate: string): boolean {
+  const day = DateTime.fromISO(isoDate, { zone: 'utc' });
+  if (!day.isValid) throw new RangeError(`not a calendar date: ${isoDate}`);
+  if (day.weekday > 5) return false;
+  return !targetHolidays(day.year).includes(day.toISODate()!);
+}
+
+/** The first TARGET business day after `isoDate`. */
+export function nextTargetBusinessDay(isoDate: string): string {
+  let day = DateTime.fromISO(isoDate, { zone: 'utc' }).plus({ days: 1 });
+  while (!isTargetBusinessDay(day.toISODate()!)) day = day.plus({ days: 1 });
+  return day.toISODate()!;
+}
+
+/** A time of day in TARGET's zone, e.g. the bank's cut-off for files executed the same day. */
+export interface CutOff {
+  readonly hour: number;
+  readonly minute: number;
+}
+
+/** Default cut-off (PARASOL_SEPA_CUTOFF): 14:00 Central European Time. */
+export const DEFAULT_SEPA_CUTOFF: CutOff = Object.freeze({ hour: 14, minute: 0 });
+
+/**
+ * The execution date a file made at `now` asks for: today (in TARGET's zone) when today is a TARGET
+ * business day and its cut-off has not passed; otherwise the next TARGET business day.
+ */
+export function sepaExecutionDate(now: Date, cutOff: CutOff = DEFAULT_SEPA_CUTOFF): string {
+  const local = DateTime.fromJSDate(now, { zone: TARGET_ZONE });
+  const today = local.toISODate()!;
+  const beforeCutOff = local.hour * 60 + local.minute < cutOff.hour * 60 + cutOff.minute;
+  return beforeCutOff && isTargetBusinessDay(today) ? today : nextTargetBusinessDay(today);
+}
+
+/**
+ * The instant `days` TARGET business days before `now` (same time of day, in TARGET's zone): a
+ * transfer instructed before it has had that many business days for the bank to report it.
+ */
+export function targetBusinessDaysBefore(now: Date, days: number): Date {
+  let day = DateTime.fromJSDate(now, { zone: TARGET_ZONE });
+  for (let left = days; left > 0;) {
+    day = day.minus({ days: 1 });
+    if (isTargetBusinessDay(day.toISODate()!)) left -= 1;
+  }
+  return day.toJSDate();
+}

@@ -1,0 +1,374 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
+import { createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
+import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
+import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
+import type { Config } from '../../src/platform/config.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
+import { registerQueues } from '../../src/worker.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  runCliOn,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { validateWithXmllint } from './xmllint.ts';
+
+/**
+ * The scheduled SEPA batch (job payouts_sepa_batch, src/payouts/sepa-schedule.ts): production payouts
+ * are put in a file without an operator, once each however many runs, never without the insurer's
+ * account, and a file lost to a crash after the commit is written by the next run.
+ */
+describe('the scheduled SEPA batch', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let payoutsDir: string;
+  let operator: { authorization: string };
+  let seq = 5300 + (process.pid % 400);
+
+  before(async () => {
+    payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-sepa-schedule-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_PAYOUTS_DIR: payoutsDir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+      },
+    });
+    partner = await createTestPartner(t.db, { environment: 'production' });
+    const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', 'schedule test']);
+    assert.equal(created.code, 0, created.err);
+    operator = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(payoutsDir, { recursive: true, force: true });
+  });
+
+  /** `n` claims on one cancelled production flight, each with bank details: `n` pending SEPA payouts. */
+  async function pendingPayouts(n: number): Promise<string[]> {
+    const flightNumber = `AF${seq++}`;
+    let departureDate = '';
+    for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, partner, { flightNumber })).departureDate;
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumbers = (opened.body.claimsOpened as { claimNumber: string }[]).map((c) => c.claimNumber);
+    assert.equal(claimNumbers.length, n);
+    const ids: string[] = [];
+    for (const claimNumber of claimNumbers) {
+      const claim = await t.db
+        .selectFrom('claims')
+        .select('id')
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      // the link of the production SMS (queued: Twilio is not configured here), read from its sealed body
+      const link = await eventually(async () => {
+        const sms = await t.db
+          .selectFrom('sms_messages')
+          .select('body_enc')
+          .where('claim_id', '=', claim.id)
+          .executeTakeFirst();
+        return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
+      });
+      const form = await t.app.inject({
+        method: 'POST',
+        url: new URL(link).pathname,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          accountHolder: 'Hélène Müller',
+          iban: 'DE89 3704 0044 0532 0130 00',
+          bic: '',
+        }).toString(),
+      });
+      assert.equal(form.statusCode, 200, form.body.slice(0, 300));
+      const payout = await t.db
+        .selectFrom('payouts')
+        .select(['id', 'status', 'rail'])
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([payout.status, payout.rail], ['pending', 'sepa']);
+      ids.push(payout.id);
+    }
+    return ids;
+  }
+
+  /** The job's handler as the worker runs it, on this app's services; what it logs is kept. */
+  function job(config: Partial<Config> = {}, now: () => Date = () => new Date()) {
+    const logs: { level: string; data: Record<string, unknown>; message: string }[] = [];
+    const record = (level: string) => (data: unknown, message?: string) =>
+      void logs.push({ level, data: data as Record<string, unknown>, message: message ?? '' });
+    const rt = {
+      db: t.db,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+      config: { ...t.app.parasol.config, ...config },
+      now,
+      log: { info: record('info'), warn: record('warn'), error: record('error') },
+    } as unknown as JobRuntime;
+    const handler = JOBS.payouts_sepa_batch.handler(rt);
+    return { run: () => handler({ id: 'test', data: {} }), logs };
+  }
+
+  const batchesOf = async (payoutIds: string[]) =>
+    t.db.selectFrom('payouts').select(['id', 'status', 'batch_id']).where('id', 'in', payoutIds).execute();
+  const batchCount = async () =>
+    Number(
+      (
+        await t.db
+          .selectFrom('sepa_batches')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const files = async () => (await fs.readdir(payoutsDir)).filter((f) => f.endsWith('.xml')).sort();
+
+  it('nothing pending: no batch, no file, no failure', async () => {
+    const before = await batchCount();
+    const { run, logs } = job();
+    await run();
+    assert.equal(await batchCount(), before);
+    assert.deepEqual(await files(), []);
+    assert.deepEqual(
+      logs.filter((l) => l.level !== 'info'),
+      [],
+    );
+  });
+
+  it('without the insurer account: no batch, a warning naming the variables, and the run does not fail', async () => {
+    const ids = await pendingPayouts(1);
+    const before = await batchCount();
+    const { run, logs } = job({ sepaDebtor: undefined });
+    await run(); // resolves: a failing job would only be retried into the same answer
+    assert.equal(await batchCount(), before);
+    assert.equal((await batchesOf(ids))[0]!.status, 'pending');
+    const warning = logs.find((l) => l.level === 'warn');
+    assert.ok(warning, JSON.stringify(logs));
+    assert.match(warning.message, /PARASOL_SEPA_DEBTOR_NAME/);
+    assert.ok(Number(warning.data.waiting) >= 1);
+    // the next run with the account configured pays it (and whatever else waits)
+    await job().run();
+    assert.equal((await batchesOf(ids))[0]!.status, 'instructed');
+  });
+
+  it('batches the pending payouts into a file valid against the EPC schema, audited as the schedule', async () => {
+    const ids = await pendingPayouts(3);
+    const now = new Date();
+    await job({}, () => now).run();
+    const rows = await batchesOf(ids);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['instructed', 'instructed', 'instructed'],
+    );
+    const batchIds = new Set(rows.map((r) => r.batch_id));
+    assert.equal(batchIds.size, 1, 'one file');
+    const batch = await t.db
+      .selectFrom('sepa_batches')
+      .select(['message_id', 'created_by', 'execution_date', 'file_path', 'payouts_count'])
+      .where('id', '=', [...batchIds][0]!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.created_by, SCHEDULE_ACTOR);
+    assert.equal(batch.payouts_count, 3);
+    assert.equal(batch.execution_date, sepaExecutionDate(now), 'the TARGET calendar and the cut-off');
+    assert.equal(batch.file_path, path.join(payoutsDir, `${batch.message_id}.xml`));
+    const xml = await fs.readFile(batch.file_path!, 'utf8');
+    const check = validateWithXmllint(xml);
+    assert.ok(check.valid, check.output);
+    assert.match(xml, /<NbOfTxs>3<\/NbOfTxs>/);
+    assert.match(xml, /Helene Muller/, 'the creditor name in the SEPA character set');
+    const stat = await fs.stat(batch.file_path!);
+    assert.equal(stat.mode & 0o777, 0o600);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('entity', '=', 'sepa_batch')
+      .where('entity_id', '=', batch.message_id)
+      .execute();
+    assert.deepEqual(audit, [{ actor: SCHEDULE_ACTOR, action: 'created' }]);
+  });
+
+  it('two runs at once never put a payout in two batches', async () => {
+    const ids = await pendingPayouts(6);
+    const before = await batchCount();
+    await Promise.all([job().run(), job().run(), job().run()]);
+    const rows = await batchesOf(ids);
+    assert.ok(
+      rows.every((r) => r.status === 'instructed' && r.batch_id),
+      JSON.stringify(rows),
+    );
+    const created = await t.db
+      .selectFrom('sepa_batches')
+      .select(['id', 'payouts_count', 'file_path'])
+      .orderBy('created_at')
+      .offset(before)
+      .limit(MAX_BATCH)
+      .execute();
+    // every payout instructed is in exactly one batch: the batches' counts add up to the payouts
+    const inBatches = await t.db
+      .selectFrom('payouts')
+      .select(['batch_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .where(
+        'batch_id',
+        'in',
+        created.map((b) => b.id),
+      )
+      .groupBy('batch_id')
+      .execute();
+    for (const b of created) {
+      assert.equal(Number(inBatches.find((r) => r.batch_id === b.id)?.n ?? 0), b.payouts_count);
+      assert.ok(b.file_path, 'each batch has its file');
+    }
+    assert.equal(
+      created.reduce((sum, b) => sum + b.payouts_count, 0),
+      6,
+      'six transfers in all, however the runs shared them',
+    );
+    // the files hold each end-to-end id once
+    const endToEnd = await t.db.selectFrom('payouts').select('end_to_end_id').where('id', 'in', ids).execute();
+    const xml = (await Promise.all(created.map((b) => fs.readFile(b.file_path!, 'utf8')))).join('\n');
+    for (const { end_to_end_id } of endToEnd)
+      assert.equal(xml.split(`<EndToEndId>${end_to_end_id}</EndToEndId>`).length - 1, 1, end_to_end_id);
+  });
+
+  it('a batch committed without its file (a crash before the write) gets it from the next run, after a grace period', async () => {
+    const ids = await pendingPayouts(2);
+    // the batch commits, then its file cannot be written: as if the process had stopped in between
+    const blocked = path.join(payoutsDir, 'not-a-directory');
+    await fs.writeFile(blocked, '');
+    await assert.rejects(
+      createSepaBatch(
+        {
+          db: t.db,
+          keys: t.app.parasol.keys,
+          now: () => new Date(),
+          debtor: t.app.parasol.config.sepaDebtor,
+          directory: blocked,
+        },
+        { actor: 'operator:test' },
+      ),
+    );
+    await fs.rm(blocked);
+    const [row] = await batchesOf(ids);
+    assert.equal(row!.status, 'instructed');
+    const batch = await t.db
+      .selectFrom('sepa_batches')
+      .select(['message_id', 'file_path'])
+      .where('id', '=', row!.batch_id!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.file_path, null);
+
+    // within the grace period the batch's creator may still be writing it: left alone
+    await job().run();
+    assert.equal(
+      (
+        await t.db
+          .selectFrom('sepa_batches')
+          .select('file_path')
+          .where('id', '=', row!.batch_id!)
+          .executeTakeFirstOrThrow()
+      ).file_path,
+      null,
+    );
+
+    const later = new Date(Date.now() + FILE_RECOVERY_GRACE_MS + 60_000);
+    const { run, logs } = job({}, () => later);
+    await run();
+    const written = path.join(payoutsDir, `${batch.message_id}.xml`);
+    const after = await t.db
+      .selectFrom('sepa_batches')
+      .select('file_path')
+      .where('id', '=', row!.batch_id!)
+      .executeTakeFirstOrThrow();
+    assert.equal(after.file_path, written);
+    const check = validateWithXmllint(await fs.readFile(written, 'utf8'));
+    assert.ok(check.valid, check.output);
+    assert.ok(logs.some((l) => l.level === 'warn' && l.data.messageId === batch.message_id));
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action'])
+      .where('entity', '=', 'sepa_batch')
+      .where('entity_id', '=', batch.message_id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(audit, [
+      { actor: 'operator:test', action: 'created' },
+      { actor: SCHEDULE_ACTOR, action: 'exported' },
+    ]);
+    // a file once recorded is never written again by the schedule (it may have gone to the bank)
+    await fs.rm(written);
+    await job({}, () => later).run();
+    await assert.rejects(fs.stat(written));
+  });
+
+  it('gauges: pending production payouts and the oldest one’s age; instructed payouts the bank has not reported', async () => {
+    const [pending] = await pendingPayouts(1);
+    const gauges = new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore);
+    const text = await gauges.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    assert.ok(value('parasol_production_payouts_pending\\{currency="EUR"\\}') >= 1, text);
+    assert.ok(value('parasol_production_payouts_pending_oldest_age_seconds\\{currency="EUR"\\}') >= 0, text);
+    const unreportedBefore = value('parasol_production_payouts_unreported');
+
+    await job().run();
+    // its file went out ten days ago and the bank never reported it
+    await t.db
+      .updateTable('payouts')
+      .set({ instructed_at: new Date(Date.now() - 10 * 86_400_000) })
+      .where('id', '=', pending!)
+      .execute();
+    const after = await gauges.metrics();
+    assert.equal(
+      Number(/^parasol_production_payouts_unreported (\S+)$/m.exec(after)?.[1]),
+      unreportedBefore + 1,
+      after,
+    );
+    assert.ok(
+      Number(/^parasol_production_payouts_instructed_oldest_age_seconds (\S+)$/m.exec(after)?.[1]) >= 10 * 86_400,
+    );
+
+    const listed = await runCliOn(t, ['--json', 'payouts', 'list', '--unreported']);
+    assert.equal(listed.code, 0, listed.err);
+    const claimNumbers = (JSON.parse(listed.out).payouts as { status: string }[]).map((p) => p.status);
+    assert.ok(claimNumbers.length >= 1 && claimNumbers.every((s) => s === 'instructed'), listed.out);
+  });
+
+  it('runs as a job of the worker (the queue pg-boss ticks on the schedule)', async () => {
+    const [id] = await pendingPayouts(1);
+    assert.ok(await t.app.parasol.jobs.send('payouts_sepa_batch', {}));
+    await eventually(async () => ((await batchesOf([id!]))[0]!.status === 'instructed' ? true : undefined), 60_000);
+    const batch = await t.db
+      .selectFrom('payouts as p')
+      .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+      .select(['b.created_by', 'b.file_path'])
+      .where('p.id', '=', id!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.created_by, SCHEDULE_ACTOR);
+    assert.ok(batch.file_path);
+  });
+
+  it('off: the queue has no schedule in pg-boss, and turning it off removes one stored earlier', async () => {
+    const jobs = t.app.parasol.jobs;
+    assert.equal((await jobs.schedules()).has('payouts_sepa_batch'), false, 'the tests run with it off');
+    await registerQueues(jobs, { sepaBatchSchedule: '0 * * * 1-5' });
+    assert.equal((await jobs.schedules()).get('payouts_sepa_batch'), '0 * * * 1-5');
+    await registerQueues(jobs, { sepaBatchSchedule: undefined });
+    assert.equal((await jobs.schedules()).has('payouts_sepa_batch'), false);
+  });
+});

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  easterSunday,
+  isTargetBusinessDay,
+  nextTargetBusinessDay,
+  sepaExecutionDate,
+  targetBusinessDaysBefore,
+} from '../../src/payouts/target-calendar.ts';
+
+/** The TARGET calendar and the execution date of a SEPA file (src/payouts/target-calendar.ts). */
+describe('TARGET calendar', () => {
+  it('computes Easter Sunday, including its earliest (22 March) and latest (25 April) dates', () => {
+    const known: [number, string][] = [
+      [1818, '03-22'],
+      [2000, '04-23'],
+      [2008, '03-23'],
+      [2011, '04-24'],
+      [2019, '04-21'],
+      [2024, '03-31'],
+      [2025, '04-20'],
+      [2026, '04-05'],
+      [2027, '03-28'],
+      [2038, '04-25'],
+      [2285, '03-22'],
+    ];
+    for (const [year, date] of known) {
+      const { month, day } = easterSunday(year);
+      assert.equal(`${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`, date, String(year));
+    }
+  });
+
+  it('is closed on weekends, 1 January, Good Friday, Easter Monday, 1 May, 25 and 26 December', () => {
+    const closed = [
+      '2026-01-01',
+      '2026-04-03', // Good Friday 2026
+      '2026-04-06', // Easter Monday 2026
+      '2025-04-18', // Good Friday 2025
+      '2025-04-21', // Easter Monday 2025
+      '2027-03-26', // Good Friday 2027
+      '2027-03-29', // Easter Monday 2027
+      '2026-05-01',
+      '2026-12-25',
+      '2026-12-26', // a Saturday anyway
+      '2025-12-26',
+      '2026-11-28', // Saturday
+      '2026-11-29', // Sunday
+    ];
+    for (const day of closed) assert.equal(isTargetBusinessDay(day), false, day);
+    const open = [
+      '2026-04-02', // Maundy Thursday
+      '2026-04-07',
+      '2026-05-08', // a French holiday, not TARGET's
+      '2026-05-14', // Ascension: not TARGET's
+      '2026-07-14',
+      '2026-12-24',
+      '2026-12-31',
+      '2026-11-27',
+    ];
+    for (const day of open) assert.equal(isTargetBusinessDay(day), true, day);
+  });
+
+  it('finds the next business day over weekends and holidays', () => {
+    assert.equal(nextTargetBusinessDay('2026-11-27'), '2026-11-30', 'Friday → Monday');
+    assert.equal(nextTargetBusinessDay('2026-04-02'), '2026-04-07', 'Thursday before Easter → Tuesday after');
+    assert.equal(nextTargetBusinessDay('2026-12-24'), '2026-12-28', 'Christmas Eve → Monday 28');
+    assert.equal(nextTargetBusinessDay('2027-12-24'), '2027-12-27', '25 and 26 December 2027 are a weekend');
+    assert.equal(nextTargetBusinessDay('2026-12-31'), '2027-01-04', '1 January 2027 is a Friday');
+    assert.equal(nextTargetBusinessDay('2026-04-30'), '2026-05-04', '1 May 2026 is a Friday');
+  });
+});
+
+describe('SEPA execution date', () => {
+  const cutOff = { hour: 14, minute: 0 };
+  const at = (iso: string) => new Date(iso);
+
+  it('is today before the cut-off (Central European Time) on a business day, the next business day after it', () => {
+    // Thursday 26 November 2026, CET = UTC+1
+    assert.equal(sepaExecutionDate(at('2026-11-26T12:59:00Z'), cutOff), '2026-11-26', '13:59 CET');
+    assert.equal(sepaExecutionDate(at('2026-11-26T13:00:00Z'), cutOff), '2026-11-27', '14:00 CET: passed');
+    // summer time: CEST = UTC+2
+    assert.equal(sepaExecutionDate(at('2026-07-15T11:59:00Z'), cutOff), '2026-07-15', '13:59 CEST');
+    assert.equal(sepaExecutionDate(at('2026-07-15T12:00:00Z'), cutOff), '2026-07-16', '14:00 CEST');
+    // the day is TARGET's: 23:30 UTC on Thursday is already Friday in Frankfurt
+    assert.equal(sepaExecutionDate(at('2026-11-26T23:30:00Z'), cutOff), '2026-11-27');
+  });
+
+  it('bank details arriving on Friday evening are paid on Monday; over Easter, on Tuesday', () => {
+    assert.equal(sepaExecutionDate(at('2026-11-27T18:00:00Z'), cutOff), '2026-11-30');
+    assert.equal(sepaExecutionDate(at('2026-11-28T09:00:00Z'), cutOff), '2026-11-30', 'Saturday morning');
+    assert.equal(sepaExecutionDate(at('2026-04-03T08:00:00Z'), cutOff), '2026-04-07', 'Good Friday morning');
+    assert.equal(sepaExecutionDate(at('2026-05-01T08:00:00Z'), cutOff), '2026-05-04', '1 May morning');
+  });
+
+  it('follows the configured cut-off', () => {
+    assert.equal(sepaExecutionDate(at('2026-11-26T15:00:00Z'), { hour: 16, minute: 30 }), '2026-11-26');
+    assert.equal(sepaExecutionDate(at('2026-11-26T15:30:00Z'), { hour: 16, minute: 30 }), '2026-11-27');
+  });
+
+  it('counts business days back for the transfers the bank has not reported', () => {
+    // Monday 30 November 2026 10:00 CET: three business days back is Wednesday 25 November
+    assert.equal(targetBusinessDaysBefore(at('2026-11-30T09:00:00Z'), 3).toISOString(), '2026-11-25T09:00:00.000Z');
+    // Tuesday after Easter 2026: Thursday 2 April, then Wednesday 1 and Tuesday 31 March
+    assert.equal(targetBusinessDaysBefore(at('2026-04-07T08:00:00Z'), 3).toISOString(), '2026-03-31T08:00:00.000Z');
+  });
+});
