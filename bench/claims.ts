@@ -158,7 +158,7 @@ export async function benchFanout(
   const p = await partner(db);
   // a queue that only sends: the measure is opening the claims and queueing their jobs
   const jobs = await new JobQueue(db, { schedules: false, supervise: false, onError: () => undefined }).start();
-  await registerQueues(jobs, { sepaBatchSchedule: undefined });
+  await registerQueues(jobs);
   const results: FanoutMeasure[] = [];
   try {
     for (const [i, n] of sizes.entries()) {
@@ -210,7 +210,7 @@ export async function benchBankDetailsToPaid(
     schedules: false,
     onError: () => undefined,
   }).start();
-  await registerQueues(jobs, config);
+  await registerQueues(jobs);
   await startWorkers(jobs, {
     db,
     keys: KEYS,

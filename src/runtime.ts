@@ -51,7 +51,7 @@ export class BootstrapError extends Error {
  * BootstrapError (open or migrate failed), or the error of a later step, having closed what it opened.
  */
 export async function openRuntime(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'masterKey' | 'jobPollSeconds' | 'sepaBatchSchedule'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'masterKey' | 'jobPollSeconds'>,
   options: RuntimeOptions = {},
 ): Promise<Runtime> {
   let database: DatabaseHandle;
@@ -80,7 +80,7 @@ export async function openRuntime(
     const keys = openKeyring(config);
     await options.prepare?.(database.db, keys);
     await jobs.start();
-    await registerQueues(jobs, config);
+    await registerQueues(jobs);
     return { database, db: database.db, keys, jobs, applied, close };
   } catch (error) {
     await close({ graceful: false, timeoutMs: 1_000 }).catch(() => undefined);

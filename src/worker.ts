@@ -7,23 +7,29 @@ export { CLAIM_PATH_POLICIES, type WorkerContext } from './jobs/registry.ts';
 
 const queueNames = Object.keys(JOBS) as QueueName[];
 
+/** Creates every queue of the registry with its policy; API, worker and CLI processes all call it before sending. */
+export async function registerQueues(jobs: JobQueue): Promise<void> {
+  for (const name of queueNames) await jobs.queue(name, JOBS[name].policy);
+}
+
 /**
- * Creates every queue of the registry with its policy and schedule; API, worker and CLI processes all
- * call it before sending. A schedule read from the configuration and turned off is removed (pg-boss
- * keeps schedules in the database: one set by an earlier start would otherwise go on).
+ * Sets the cron schedule of every periodic job; only processes that run the workers call it
+ * (`startWorkers`), so a CLI command or an API-only process started with another configuration never
+ * changes them. A schedule read from the configuration and turned off is removed (pg-boss keeps
+ * schedules in the database: one set by an earlier start would otherwise go on).
  */
-export async function registerQueues(jobs: JobQueue, config: ScheduleConfig): Promise<void> {
+export async function registerSchedules(jobs: JobQueue, config: ScheduleConfig): Promise<void> {
   for (const name of queueNames) {
     const job = JOBS[name];
-    await jobs.queue(name, job.policy);
     const cron = typeof job.schedule === 'function' ? job.schedule(config) : job.schedule;
     if (cron) await jobs.schedule(name, cron);
     else if (job.schedule) await jobs.unschedule(name);
   }
 }
 
-/** Every job handler of the registry, registered on a started queue. */
+/** Every job handler of the registry, registered on a started queue, and the periodic jobs' schedules. */
 export async function startWorkers(jobs: JobQueue, ctx: WorkerContext): Promise<void> {
+  await registerSchedules(jobs, ctx.config);
   const runtime: JobRuntime = {
     ...ctx,
     jobs,

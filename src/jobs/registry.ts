@@ -44,7 +44,7 @@ import { purgeWebSessions } from '../web/index.ts';
  * sending to a queue not listed here, or a payload of the wrong shape, fails type-checking.
  *
  * `registerQueues` (API, worker and CLI processes, before sending) and `startWorkers` (processes that
- * run jobs) in src/worker.ts walk this list.
+ * run jobs; they alone set the schedules, `registerSchedules`) in src/worker.ts walk this list.
  */
 
 /** What a cron job carries: nothing. */
@@ -106,6 +106,7 @@ export interface WorkerContext {
     | 'insurer'
     | 'sepaDebtor'
     | 'sepaCutOff'
+    | 'sepaBatchSchedule'
     | 'payoutsDir'
   >;
   /** Flight-status providers per environment; default: from configuration (simulator, then config.flightProvider). */

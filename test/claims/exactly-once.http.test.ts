@@ -32,7 +32,7 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
     const { config, keys } = t.app.parasol;
     for (let i = 0; i < 2; i++) {
       const jobs = await new JobQueue(t.db, { pollingIntervalSeconds: 0.5, schedules: false }).start();
-      await registerQueues(jobs, config);
+      await registerQueues(jobs);
       await startWorkers(jobs, {
         db: t.db,
         keys,

@@ -10,7 +10,7 @@ import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
-import { registerQueues } from '../../src/worker.ts';
+import { registerSchedules } from '../../src/worker.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -366,9 +366,9 @@ describe('the scheduled SEPA batch', () => {
   it('off: the queue has no schedule in pg-boss, and turning it off removes one stored earlier', async () => {
     const jobs = t.app.parasol.jobs;
     assert.equal((await jobs.schedules()).has('payouts_sepa_batch'), false, 'the tests run with it off');
-    await registerQueues(jobs, { sepaBatchSchedule: '0 * * * 1-5' });
+    await registerSchedules(jobs, { sepaBatchSchedule: '0 * * * 1-5' });
     assert.equal((await jobs.schedules()).get('payouts_sepa_batch'), '0 * * * 1-5');
-    await registerQueues(jobs, { sepaBatchSchedule: undefined });
+    await registerSchedules(jobs, { sepaBatchSchedule: undefined });
     assert.equal((await jobs.schedules()).has('payouts_sepa_batch'), false);
   });
 });

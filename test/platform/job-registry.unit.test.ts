@@ -10,7 +10,7 @@ import {
   type JobQueue,
   type QueuePolicy,
 } from '../../src/platform/jobs.ts';
-import { CLAIM_PATH_POLICIES, registerQueues } from '../../src/worker.ts';
+import { CLAIM_PATH_POLICIES, registerQueues, registerSchedules } from '../../src/worker.ts';
 
 /**
  * The job registry (src/jobs/registry.ts) types the queue: the `@ts-expect-error` lines below are
@@ -41,7 +41,9 @@ describe('job registry', () => {
       schedule: async (name: string, cron: string) => void schedules.set(name, cron),
       unschedule: async (name: string) => assert.fail(`${name} unscheduled`),
     };
-    await registerQueues(recorder as unknown as JobQueue, loadConfig({}));
+    await registerQueues(recorder as unknown as JobQueue);
+    assert.equal(schedules.size, 0, 'only the processes that run the workers set schedules');
+    await registerSchedules(recorder as unknown as JobQueue, loadConfig({}));
     assert.deepEqual([...queues.keys()].sort(), Object.keys(JOBS).sort());
     assert.deepEqual(Object.fromEntries(schedules), {
       housekeeping_purge_idempotency_keys: '17 * * * *',
@@ -76,7 +78,7 @@ describe('the SEPA batch schedule (PARASOL_SEPA_BATCH_SCHEDULE)', () => {
       schedule: async (name: string, cron: string) => void schedules.set(name, cron),
       unschedule: async (name: string) => void unscheduled.push(name),
     };
-    await registerQueues(recorder as unknown as JobQueue, loadConfig(env));
+    await registerSchedules(recorder as unknown as JobQueue, loadConfig(env));
     return { cron: schedules.get('payouts_sepa_batch'), unscheduled };
   };
 
@@ -112,7 +114,7 @@ async function registeredPolicies(): Promise<Map<string, QueuePolicy>> {
     schedule: async () => undefined,
     unschedule: async () => undefined,
   };
-  await registerQueues(recorder as unknown as JobQueue, loadConfig({}));
+  await registerQueues(recorder as unknown as JobQueue);
   return policies;
 }
 
