@@ -477,6 +477,50 @@ export async function markClaimFailed(db: Executor, claimId: string, reason: str
     .execute();
 }
 
+/**
+ * A paid claim's transfer came back (returned by the customer's bank): `failed` as after a rejected
+ * payment — the bank's reason, a new due date for new details — and no longer paid (`paid_at` null).
+ */
+export async function markClaimReturned(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+  await db
+    .updateTable('claims')
+    .set({
+      status: 'failed',
+      failure_reason: reason,
+      bank_details_due_at: dueAt,
+      paid_at: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', claimId)
+    .where('status', '=', 'paid')
+    .execute();
+}
+
+/**
+ * A contract `completed` because its claim was paid, whose payment came back: `active` again until
+ * the claim settles again (paid, or expired), audited (`reopened`, with the claim). Answers whether it was.
+ */
+export async function reopenCompletedContract(
+  db: Executor,
+  contractId: string,
+  claimNumber: string,
+  actor: string,
+): Promise<boolean> {
+  const result = await sql<{ id: string }>`
+    WITH reopened AS (
+      UPDATE contracts SET status = 'active'
+      WHERE id = ${contractId} AND status = 'completed'
+      RETURNING id, contract_number, partner_id, environment
+    ), audited AS (
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data)
+      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened',
+             jsonb_build_object('claimNumber', ${claimNumber}::text, 'why', 'payment_returned')
+      FROM reopened
+    )
+    SELECT id FROM reopened`.execute(db);
+  return result.rows.length > 0;
+}
+
 export interface ExpiredClaim {
   id: string;
   claimNumber: string;

@@ -4,4 +4,5 @@ export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
-export { createSepaBatch, exportSepaBatch, reconcilePayouts } from './sepa-batch.ts';
+export { reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
+export { createSepaBatch, exportSepaBatch } from './sepa-batch.ts';
