@@ -480,6 +480,25 @@ export async function markClaimFailed(db: Executor, claimId: string, reason: str
     .execute();
 }
 
+/**
+ * A paid claim's transfer came back (returned by the customer's bank): `failed` as after a rejected
+ * payment — the bank's reason, a new due date for new details — and no longer paid (`paid_at` null).
+ */
+export async function markClaimReturned(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+  await db
+    .updateTable('claims')
+    .set({
+      status: 'failed',
+      failure_reason: reason,
+      bank_details_due_at: dueAt,
+      paid_at: null,
+      updated_at: sql`now()`,
+    })
+    .where('id', '=', claimId)
+    .where('status', '=', 'paid')
+    .execute();
+}
+
 export interface ExpiredClaim {
   id: string;
   claimNumber: string;
@@ -546,8 +565,9 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
 }
 
 /**
- * Contracts completed as over that an operator's correction gave a claim: active again until that
- * claim is settled (then completed again, as any contract), each with an audit row naming the operator.
+ * Contracts `completed` that are not over any more — an operator's correction gave a leg a claim, or a
+ * paid claim's transfer came back — `active` again until that claim settles (then completed again, as
+ * any contract), each with an audit row `reopened` naming the actor, with `data` saying why.
  * Returns their numbers.
  */
 export async function reopenCompletedContracts(

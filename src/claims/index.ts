@@ -45,4 +45,4 @@ export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.
 export { resendLinksToNewPhone } from './resend-links.ts';
 export { remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
-export { markClaimFailed, markClaimPaid } from './settle-claim.ts';
+export { markClaimFailed, markClaimPaid, markClaimPaymentReturned } from './settle-claim.ts';

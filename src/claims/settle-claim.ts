@@ -42,3 +42,28 @@ export async function markClaimFailed(
   await jobs.send('claims_notify', job, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
 }
+
+/**
+ * A paid claim's transfer came back from the customer's bank (an R-transaction, days after it was
+ * reported paid): the claim goes back to `failed` — waiting for new bank details by a new due date,
+ * `paid_at` cleared — exactly as after a rejected payment: the customer texted a new link
+ * (`payment_failed` for this attempt: none was sent for it, since it had been paid), partners told by
+ * `claim.failed` (with `paymentReturned: true`). Its contract, `completed` when the claim was paid,
+ * is `active` again until the claim settles again (paid on a new attempt, or expired): a contract is
+ * completed only while every leg is over.
+ */
+export async function markClaimPaymentReturned(
+  trx: Executor,
+  jobs: JobQueue,
+  claim: { id: string; claimNumber: string; contractId: string },
+  failure: { reason: string; dueAt: Date; attempt: number; actor: string },
+): Promise<void> {
+  await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt);
+  await repo.reopenCompletedContracts(trx, [claim.contractId], failure.actor, {
+    claimNumber: claim.claimNumber,
+    reason: 'payment_returned',
+  });
+  const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
+  await jobs.send('claims_notify', job, { trx });
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+}

@@ -123,7 +123,7 @@ export function payoutsCommands(kit: CommandKit): void {
           lines: [
             `Batch ${result.messageId}: ${result.payouts} transfer(s), ${result.controlSum} EUR, execution ${result.executionDate}.`,
             `File: ${result.path}`,
-            'Send it to the bank; import its report with: parasol payouts reconcile <report.csv>',
+            'Send it to the bank; import its report (camt.054 or CSV) with: parasol payouts reconcile <file>',
             ...warning,
           ],
         };
@@ -146,8 +146,8 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'reconcile <file>',
-    "Import the bank's report: CSV endToEndId,status[,reason] with status paid or failed",
-    'parasol payouts reconcile report.csv',
+    "Import the bank's report: a camt.054 (XML), or CSV endToEndId,status[,reason] with status paid, failed or returned",
+    'parasol payouts reconcile camt054.xml',
   ).action(
     run(async (file: string) => {
       const { config, jobs } = services();
@@ -166,8 +166,9 @@ export function payoutsCommands(kit: CommandKit): void {
       return {
         data: report,
         lines: [
-          `${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict.`,
+          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
           ...report.issues.map((i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}`),
+          ...report.skipped.map((s) => `  line ${s.line}: skipped, ${s.reason}`),
         ],
       };
     }),

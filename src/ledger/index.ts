@@ -8,6 +8,7 @@ export {
   movementsWrite,
   payoutMovement,
   recordMovements,
+  recordPayoutReturn,
   saleMovements,
 } from './record.ts';
 export {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import type { Movement } from './model.ts';
+import type { LedgerKind, Movement } from './model.ts';
 
 /** SQL of the ledger: append (never update), backfill, and the report queries every report is made of. */
 
@@ -44,6 +44,17 @@ export function entriesInsert(db: Executor, movements: readonly Movement[]) {
       })),
     )
     .onConflict((oc) => oc.columns(['event_key', 'kind']).doNothing());
+}
+
+/** The id of the entry recorded for (eventKey, kind), if any: what a correcting entry names in `corrects`. */
+export async function findEntryId(db: Executor, eventKey: string, kind: LedgerKind): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('ledger_entries')
+    .select('id')
+    .where('event_key', '=', eventKey)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return row ? Number(row.id) : undefined;
 }
 
 /**

@@ -9,7 +9,8 @@
  * - `tax_refunded`: the tax part of a `refund` (same event key) — a memorandum entry: it is inside the
  *   refund, so no cash total adds it; `tax − tax_refunded` is the premium tax net of refunds, what the
  *   insurer declares (migration 0038; refunds recorded before it get theirs from the backfill);
- * - `compensation_paid`: a claim's compensation, when the bank reports the payout paid;
+ * - `compensation_paid`: a claim's compensation, when the bank reports the payout paid; negative
+ *   (the same amount, `corrects` the payment's entry) when the bank reports that transfer returned;
  * - `payout_failed`: a payout attempt the bank rejected — a memorandum entry, no money moved
  *   (the amount is the attempted one; reports never add it to what was paid).
  */

@@ -160,6 +160,31 @@ export function payoutMovement(
 }
 
 /**
+ * A paid transfer returned by the customer's bank (an R-transaction): the money came back, so the
+ * attempt's `compensation_paid` is reversed by a new `compensation_paid` entry of the opposite amount
+ * that `corrects` it (null when the payment predates the ledger and was never backfilled). Event key
+ * `payout:<id>:<attempt>:returned`: recorded once whatever the retries. Net of the two, the claim's
+ * compensation paid is zero until a new attempt is paid.
+ */
+export async function recordPayoutReturn(
+  trx: Executor,
+  payout: Parameters<typeof payoutMovement>[0],
+  at: Date,
+  recordedBy: string,
+): Promise<number> {
+  const paid = payoutMovement(payout, 'paid', at, recordedBy);
+  const corrects = await repo.findEntryId(trx, paid.eventKey, paid.kind);
+  return recordMovements(trx, [
+    {
+      ...paid,
+      amount: -payout.amount,
+      eventKey: `payout:${payout.id}:${payout.attempt}:returned`,
+      corrects: corrects ?? null,
+    },
+  ]);
+}
+
+/**
  * Writes the ledger of what existed before it (contracts, cancellations, settled payouts); idempotent.
  * Audited (entity `ledger`, id `backfill`, with the number of entries written) in the caller's
  * transaction: the insurer's accounts changed by an operator's command.

@@ -1,6 +1,7 @@
 /** The vocabulary of payouts: the database schema, the CLI's choices and the pages derive from it. */
 
-export const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed'] as const;
+/** `returned`: reported paid, then sent back by the customer's bank (migration 0048); retried like `failed`. */
+export const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed', 'returned'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 /** How a payout is paid: the simulated bank (sandbox, preproduction) or a SEPA credit transfer batch (production). */

@@ -48,7 +48,8 @@ export async function upsertPendingPayout(
     .where('claim_id', '=', p.claimId)
     .forUpdate()
     .executeTakeFirst();
-  if (existing && existing.status !== 'failed') return undefined;
+  // failed, or returned after being paid: the customer's new details pay a new attempt
+  if (existing && existing.status !== 'failed' && existing.status !== 'returned') return undefined;
   if (existing) {
     const attempt = existing.attempt + 1;
     const endToEndId = endToEndIdForPayout({ payoutId: existing.id, attempt });
@@ -68,6 +69,7 @@ export async function upsertPendingPayout(
         batch_id: null,
         instructed_at: null,
         settled_at: null,
+        returned_at: null,
         failure_reason: null,
         updated_at: sql`now()`,
       })
@@ -132,6 +134,15 @@ export async function markPayoutFailed(db: Executor, id: string, at: Date, reaso
   await db
     .updateTable('payouts')
     .set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A paid transfer came back (an R-transaction): `returned` with the bank's (masked) reason; `settled_at` stays when it was paid. */
+export async function markPayoutReturned(db: Executor, id: string, at: Date, reason: string): Promise<void> {
+  await db
+    .updateTable('payouts')
+    .set({ status: 'returned', returned_at: at, failure_reason: reason, updated_at: sql`now()` })
     .where('id', '=', id)
     .execute();
 }
@@ -380,23 +391,26 @@ export interface PayoutAttemptRow {
 
 /**
  * Every attempt of a claim's payout, first first: the current one with the payout's state, the
- * earlier ones failed (a payout is tried again only after a rejection), with the reason the bank gave.
+ * earlier ones failed or returned (a payout is tried again only after a rejection or a return), with
+ * the reason the bank gave (from the attempt's audit row: `payment_failed` or `payment_returned`).
  */
 export async function listClaimPayoutAttempts(db: Executor, claimId: string): Promise<PayoutAttemptRow[]> {
   const result = await sql<PayoutAttemptRow>`
     SELECT a.attempt, a.end_to_end_id, p.rail, p.amount, p.currency, a.created_at,
-           CASE WHEN a.attempt = p.attempt THEN p.status ELSE 'failed' END AS status,
+           CASE WHEN a.attempt = p.attempt THEN p.status
+                WHEN g.action = 'payment_returned' THEN 'returned' ELSE 'failed' END AS status,
            CASE WHEN a.attempt = p.attempt THEN p.settled_at END AS settled_at,
-           CASE WHEN a.attempt = p.attempt THEN p.failure_reason
-                ELSE (SELECT g.data->>'reason' FROM audit_log g
-                      WHERE g.entity = 'claim' AND g.entity_id = cl.claim_number AND g.action = 'payment_failed'
-                        AND g.data->>'endToEndId' = a.end_to_end_id
-                      ORDER BY g.id DESC LIMIT 1) END AS failure_reason,
+           CASE WHEN a.attempt = p.attempt THEN p.failure_reason ELSE g.data->>'reason' END AS failure_reason,
            CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id
     FROM payout_attempts a
     JOIN payouts p ON p.id = a.payout_id
     JOIN claims cl ON cl.id = p.claim_id
     LEFT JOIN sepa_batches b ON b.id = p.batch_id
+    LEFT JOIN LATERAL (
+      SELECT g.action, g.data FROM audit_log g
+      WHERE g.entity = 'claim' AND g.entity_id = cl.claim_number AND g.action IN ('payment_failed', 'payment_returned')
+        AND g.data->>'endToEndId' = a.end_to_end_id
+      ORDER BY g.id DESC LIMIT 1) g ON a.attempt <> p.attempt
     WHERE p.claim_id = ${claimId}
     ORDER BY a.attempt`.execute(db);
   return result.rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));

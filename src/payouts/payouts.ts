@@ -1,5 +1,5 @@
-import { markClaimFailed, markClaimPaid } from '../claims/index.ts';
-import { payoutMovement, recordMovements } from '../ledger/index.ts';
+import { markClaimFailed, markClaimPaid, markClaimPaymentReturned } from '../claims/index.ts';
+import { payoutMovement, recordMovements, recordPayoutReturn } from '../ledger/index.ts';
 import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
@@ -12,6 +12,7 @@ import {
   lockPayoutClaim,
   markPayoutFailed,
   markPayoutPaid,
+  markPayoutReturned,
   upsertPendingPayout,
   type Rail,
 } from './payouts-repo.ts';
@@ -84,28 +85,42 @@ export interface SettleDeps {
   bankDetailsDays: number;
 }
 
-export type SettleOutcome = 'paid' | 'failed' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
+export type SettleOutcome = 'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
+
+/** What a bank report can say of a transfer: paid, rejected (failed), or paid then sent back (returned). */
+export type BankOutcome = 'paid' | 'failed' | 'returned';
 
 /**
  * What the bank says happened to one transfer, by end-to-end id. Idempotent: the same report twice
  * changes nothing the second time (`unchanged`). A report about an earlier attempt of a payout that
- * has since been retried is `superseded`; `paid` then `failed` (or the reverse) is a `conflict` left
- * to an operator. On `failed` the claim becomes `failed` and the customer is texted a new link.
+ * has since been retried is `superseded`. On `failed` the claim becomes `failed` and the customer is
+ * texted a new link. `returned` (an R-transaction: the customer's bank sent a paid transfer back)
+ * turns a `paid` payout `returned` and its claim `failed` the same way (settleReturn); a return of a
+ * transfer not reported paid yet is a rejection (`failed`). A return and a rejection say the same of
+ * the money (it is not with the customer): one reported after the other is `unchanged`, and `paid`
+ * reported again for a returned payout (the same report imported again) too. `paid` then `failed`
+ * (or the reverse) is a `conflict` left to an operator.
  */
 export async function settlePayout(
   trx: Executor,
   deps: SettleDeps,
-  report: { endToEndId: string; outcome: 'paid' | 'failed'; reason?: string | null | undefined; actor: string },
+  report: { endToEndId: string; outcome: BankOutcome; reason?: string | null | undefined; actor: string },
 ): Promise<SettleOutcome> {
   const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!payout) return 'unknown';
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
-  if (payout.status === report.outcome) return 'unchanged';
+  if (payout.status === 'returned') return 'unchanged';
+  if (report.outcome === 'returned') {
+    if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
+    if (payout.status === 'failed') return 'unchanged';
+  }
+  const outcome = report.outcome === 'returned' ? 'failed' : report.outcome;
+  if (payout.status === outcome) return 'unchanged';
   if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
 
   const now = deps.now();
   const claim = await lockPayoutClaim(trx, payout.claim_id);
-  if (report.outcome === 'paid') {
+  if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
   } else {
@@ -119,39 +134,84 @@ export async function settlePayout(
     );
   }
   // compensation paid (or the failed attempt, a memorandum entry) enters the ledger in this transaction
-  await recordMovements(trx, [
-    payoutMovement(
-      {
-        id: payout.id,
-        attempt: payout.attempt,
-        partnerId: payout.partner_id,
-        environment: payout.environment,
-        amount: payout.amount,
-        currency: payout.currency,
-        claimId: claim.id,
-        contractId: claim.contract_id,
-      },
-      report.outcome,
-      now,
-      report.actor,
-    ),
-  ]);
+  await recordMovements(trx, [payoutMovement(ledgerPayout(payout, claim), outcome, now, report.actor)]);
   await audit(trx, {
     actor: report.actor,
     partnerId: payout.partner_id,
     environment: payout.environment,
     entity: 'claim',
     entityId: claim.claim_number,
-    action: report.outcome === 'paid' ? 'paid' : 'payment_failed',
+    action: outcome === 'paid' ? 'paid' : 'payment_failed',
     data: {
       endToEndId: payout.end_to_end_id,
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(report.outcome === 'failed' ? { reason: report.reason == null ? null : maskIbansIn(report.reason) } : {}),
+      ...(outcome === 'failed' ? { reason: report.reason == null ? null : maskIbansIn(report.reason) } : {}),
     },
   });
-  return report.outcome;
+  return outcome;
+}
+
+type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
+
+/**
+ * A paid transfer returned, in the caller's transaction: payout `returned` (with the masked reason),
+ * claim back to `failed` with a new due date and a new link (markClaimPaymentReturned: SMS,
+ * `claim.failed`, the contract active again), the payment reversed in the ledger
+ * (recordPayoutReturn), an audit row `payment_returned`. New details then pay a new attempt.
+ */
+async function settleReturn(
+  trx: Executor,
+  deps: SettleDeps,
+  payout: ReportedPayout,
+  report: { reason?: string | null | undefined; actor: string },
+): Promise<'returned'> {
+  const now = deps.now();
+  const claim = await lockPayoutClaim(trx, payout.claim_id);
+  const reason = maskIbansIn((report.reason ?? '').trim()) || 'returned by the bank';
+  await markPayoutReturned(trx, payout.id, now, reason);
+  await markClaimPaymentReturned(
+    trx,
+    deps.jobs,
+    { id: claim.id, claimNumber: claim.claim_number, contractId: claim.contract_id },
+    {
+      reason,
+      dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000),
+      attempt: payout.attempt,
+      actor: report.actor,
+    },
+  );
+  await recordPayoutReturn(trx, ledgerPayout(payout, claim), now, report.actor);
+  await audit(trx, {
+    actor: report.actor,
+    partnerId: payout.partner_id,
+    environment: payout.environment,
+    entity: 'claim',
+    entityId: claim.claim_number,
+    action: 'payment_returned',
+    data: {
+      endToEndId: payout.end_to_end_id,
+      rail: payout.rail,
+      attempt: payout.attempt,
+      amount: payout.amount,
+      reason: report.reason == null ? null : maskIbansIn(report.reason),
+    },
+  });
+  return 'returned';
+}
+
+function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: string }) {
+  return {
+    id: payout.id,
+    attempt: payout.attempt,
+    partnerId: payout.partner_id,
+    environment: payout.environment,
+    amount: payout.amount,
+    currency: payout.currency,
+    claimId: claim.id,
+    contractId: claim.contract_id,
+  };
 }
 
 /**

@@ -7,14 +7,16 @@ import { isValidEndToEndId } from './end-to-end-id.ts';
  *   endToEndId,status,reason
  *   PSL5TCW6YBLAJWJL44L7NTNFMIZGB,paid,
  *   PSLQ2W7MRJ6SE5KZXH3RNAXH4J3UA,failed,"AC04 closed account, customer informed"
+ *   PSL7YB2WQKXGRM4D5ZC3HVN6TJ2EA,returned,"AG01 transaction forbidden on this account"
  *
- * Header row required (names case-insensitive, any order, `reason` optional); status `paid` or
- * `failed`; fields may be quoted ("" for a quote, commas and line breaks allowed inside quotes);
- * UTF-8 with or without BOM, LF or CRLF; blank lines ignored. Parsing never stops at the first
+ * Header row required (names case-insensitive, any order, `reason` optional); status `paid`,
+ * `failed` (rejected) or `returned` (paid, then sent back by the customer's bank); fields may be
+ * quoted ("" for a quote, commas and line breaks allowed inside quotes); UTF-8 with or without BOM,
+ * LF or CRLF; blank lines ignored. Parsing never stops at the first
  * problem: every error comes back with its line number, and the rows that were readable.
  */
 
-export type ReconciliationStatus = 'paid' | 'failed';
+export type ReconciliationStatus = 'paid' | 'failed' | 'returned';
 
 export interface ReconciliationRow {
   /** Line of the file where the record starts (1 = header). */
@@ -37,7 +39,8 @@ export interface ReconciliationParse {
 
 const COLUMNS = ['endtoendid', 'status', 'reason'] as const;
 type Column = (typeof COLUMNS)[number];
-const MAX_REASON = 500;
+/** The longest reason kept (the CSV refuses longer ones; camt.054's are cut to it). */
+export const MAX_REASON = 500;
 
 export function parseReconciliationCsv(text: string): ReconciliationParse {
   const { records, errors } = readCsv(text.startsWith('\uFEFF') ? text.slice(1) : text);
@@ -90,8 +93,8 @@ export function parseReconciliationCsv(text: string): ReconciliationParse {
       problems.push(`endToEndId "${endToEndId}" is not a SEPA end-to-end id (1 to 35 characters)`);
     else if (firstLine.has(endToEndId))
       problems.push(`endToEndId ${endToEndId} already appears on line ${firstLine.get(endToEndId)}`);
-    if (status !== 'paid' && status !== 'failed')
-      problems.push(`status must be paid or failed, found "${get('status')}"`);
+    if (status !== 'paid' && status !== 'failed' && status !== 'returned')
+      problems.push(`status must be paid, failed or returned, found "${get('status')}"`);
     if (reason.length > MAX_REASON) problems.push(`reason is longer than ${MAX_REASON} characters`);
     if (problems.length > 0) {
       for (const message of problems) errors.push({ line, message });

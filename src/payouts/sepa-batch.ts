@@ -3,9 +3,7 @@ import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
-import type { JobQueue } from '../platform/jobs.ts';
-import { parseReconciliationCsv, type ReconciliationError } from './reconciliation.ts';
+import { DomainError } from '../platform/errors.ts';
 import {
   findSepaBatch,
   insertSepaBatch,
@@ -13,7 +11,6 @@ import {
   markPayoutsInstructed,
   setSepaBatchFilePath,
 } from './payouts-repo.ts';
-import { settlePayout, type SettleOutcome } from './payouts.ts';
 import { buildSepaCreditTransferFile, writeSepaFile, type SepaDebtor } from './sepa-file.ts';
 import { sepaExecutionDate, type CutOff } from './target-calendar.ts';
 
@@ -151,55 +148,4 @@ export async function exportSepaBatch(
       });
   });
   return written;
-}
-
-export interface ReconciliationReport {
-  rows: number;
-  outcomes: Record<SettleOutcome, number>;
-  /** Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts. */
-  issues: { line: number; endToEndId: string; outcome: SettleOutcome }[];
-}
-
-/**
- * Imports the bank's report (CSV of end-to-end ids and status, see reconciliation.ts). A file with
- * any unreadable line is refused whole, every problem listed with its line; a readable file is
- * applied in one transaction, and importing it again changes nothing (`unchanged`).
- */
-export async function reconcilePayouts(
-  deps: { db: Db; jobs: JobQueue; now: () => Date; bankDetailsDays: number },
-  csv: string,
-  actor: string,
-): Promise<ReconciliationReport> {
-  const parsed = parseReconciliationCsv(csv);
-  if (parsed.errors.length > 0)
-    throw new DomainError('validation_failed', 'The reconciliation file has errors; nothing was imported.', {
-      errors: parsed.errors.map(lineError),
-    });
-  return deps.db.transaction().execute(async (trx) => {
-    const outcomes: Record<SettleOutcome, number> = {
-      paid: 0,
-      failed: 0,
-      unchanged: 0,
-      superseded: 0,
-      conflict: 0,
-      unknown: 0,
-    };
-    const issues: ReconciliationReport['issues'] = [];
-    for (const row of parsed.rows) {
-      const outcome = await settlePayout(trx, deps, {
-        endToEndId: row.endToEndId,
-        outcome: row.status,
-        reason: row.reason,
-        actor,
-      });
-      outcomes[outcome] += 1;
-      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
-        issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
-    }
-    return { rows: parsed.rows.length, outcomes, issues };
-  });
-}
-
-function lineError(e: ReconciliationError): FieldError {
-  return { field: `line ${e.line}`, code: 'invalid', message: e.message };
 }

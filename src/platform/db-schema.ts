@@ -361,6 +361,8 @@ export interface PayoutsTable {
   created_at: Generated<Date>;
   instructed_at: NullableTimestamp;
   settled_at: NullableTimestamp;
+  /** When the bank reported the paid transfer returned (migration 0048); null otherwise. */
+  returned_at: NullableTimestamp;
   failure_reason: string | null;
   updated_at: Generated<Date>;
 }

@@ -115,8 +115,16 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
     data: Type.Object({ ...Claim, expiredAt: DateTime }),
   },
   'claim.failed': {
-    summary: 'The payment failed; the customer may give new details',
-    data: Type.Object({ ...Claim, failureReason: Type.String({ maxLength: 500 }), failedAt: DateTime }),
+    summary: 'The payment failed, or a paid transfer came back; the customer may give new details',
+    data: Type.Object({
+      ...Claim,
+      failureReason: Type.String({ maxLength: 500 }),
+      paymentReturned: Type.Boolean({
+        description:
+          'true: the transfer had been paid (claim.paid was sent) and the customer’s bank sent it back (a SEPA return: account closed, blocked…); the claim is no longer paid and waits for new details. false: the bank rejected the transfer.',
+      }),
+      failedAt: DateTime,
+    }),
   },
   'claim.customer_unreachable': {
     summary: 'The message asking the customer for bank details did not reach them',

@@ -124,6 +124,12 @@ export interface ClaimExpiredData extends ClaimWebhookData {
 export interface ClaimFailedData extends ClaimWebhookData {
   /** Why the payment failed (as the bank or the simulated bank said); the customer may give new details. */
   failureReason: string;
+  /**
+   * true: the transfer had been paid (claim.paid was sent) and the customer's bank sent it back (a
+   * SEPA return: account closed, blocked…): the claim is no longer paid and waits for new details.
+   * false: the bank rejected the transfer.
+   */
+  paymentReturned: boolean;
   failedAt: string;
 }
 
@@ -328,7 +334,12 @@ export async function emitClaimWebhookEvents(
         return {
           ...scope,
           type,
-          data: { ...base, failureReason: r.failure_reason ?? 'payment_failed', failedAt: iso(r.updated_at) },
+          data: {
+            ...base,
+            failureReason: r.failure_reason ?? 'payment_failed',
+            paymentReturned: r.payment_returned,
+            failedAt: iso(r.updated_at),
+          },
         };
     }
   });

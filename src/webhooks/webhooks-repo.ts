@@ -503,6 +503,8 @@ export interface ClaimEventRow {
   failure_reason: string | null;
   iban_last4: string | null;
   received_at: Date | null;
+  /** The claim's payout is `returned`: paid, then sent back by the customer's bank (claim.failed says so). */
+  payment_returned: boolean;
 }
 
 /**
@@ -537,11 +539,13 @@ export async function findClaimsForEvents(
   const rows = await sql<ClaimEventRow>`
     SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.operating_flight_number, l.departure_date,
            cl.reason, cl.event, cl.delay_minutes, cl.compensation_amount, cl.currency, cl.status, cl.opened_at,
-           cl.paid_at, cl.updated_at, cl.failure_reason, b.iban_last4, b.received_at
+           cl.paid_at, cl.updated_at, cl.failure_reason, b.iban_last4, b.received_at,
+           coalesce(p.status = 'returned', false) AS payment_returned
     FROM claims cl
     JOIN contracts c ON c.id = cl.contract_id
     JOIN contract_legs l ON l.id = cl.leg_id
     LEFT JOIN claim_bank_details b ON b.claim_id = cl.id
+    LEFT JOIN payouts p ON p.claim_id = cl.id
     WHERE cl.id = ANY(${[...claimIds]}::uuid[]) AND cl.partner_id = ANY(${[...partnerIds]}::uuid[])
     ORDER BY cl.claim_number
   `.execute(trx);

@@ -66,7 +66,7 @@ describe('reconciliation CSV', () => {
       ],
     );
     assert.deepEqual(result.errors, [
-      { line: 3, message: 'status must be paid or failed, found "refunded"' },
+      { line: 3, message: 'status must be paid, failed or returned, found "refunded"' },
       { line: 4, message: 'endToEndId is empty' },
       { line: 5, message: 'endToEndId "PSL 3" is not a SEPA end-to-end id (1 to 35 characters)' },
       { line: 6, message: `endToEndId "${'A'.repeat(36)}" is not a SEPA end-to-end id (1 to 35 characters)` },

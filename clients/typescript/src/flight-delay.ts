@@ -604,7 +604,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The payment failed; the customer may give new details
+         * The payment failed, or a paid transfer came back; the customer may give new details
          * @description POSTed to each of your endpoints subscribed to `claim.failed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
          */
         post: operations["on_claim_failed"];
@@ -9775,6 +9775,8 @@ export interface operations {
                         /** Format: date-time */
                         openedAt: string;
                         failureReason: string;
+                        /** @description true: the transfer had been paid (claim.paid was sent) and the customer’s bank sent it back (a SEPA return: account closed, blocked…); the claim is no longer paid and waits for new details. false: the bank rejected the transfer. */
+                        paymentReturned: boolean;
                         /** Format: date-time */
                         failedAt: string;
                     };

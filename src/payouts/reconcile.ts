@@ -1,0 +1,87 @@
+import type { Db } from '../platform/db.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { looksLikeXml, parseCamt054, type SkippedEntry } from './camt054.ts';
+import { settlePayout, type SettleOutcome } from './payouts.ts';
+import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
+
+/**
+ * The bank's report imported (`parasol payouts reconcile <file>`): the CSV of reconciliation.ts, or
+ * an ISO 20022 camt.054 notification (camt054.ts), told apart by content (XML starts with `<`).
+ */
+
+export interface ReconciliationReport {
+  /** `csv`, or the camt.054 version read (`camt.054.001.08`). */
+  format: string;
+  /** camt.054: the notification's GrpHdr/MsgId; null for the CSV. */
+  messageId: string | null;
+  rows: number;
+  outcomes: Record<SettleOutcome, number>;
+  /** Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts. */
+  issues: { line: number; endToEndId: string; outcome: SettleOutcome }[];
+  /** camt.054 entries not applied, with why (not booked, not ours, no end-to-end id); none for the CSV. */
+  skipped: SkippedEntry[];
+}
+
+/**
+ * Imports the bank's report. A file with any unreadable line (CSV), or that is not well-formed XML
+ * or not a camt.054, is refused whole, every problem listed with its line; a readable file is
+ * applied in one transaction, each row through `settlePayout` (paid, failed, returned), and
+ * importing it again changes nothing (`unchanged`).
+ */
+export async function reconcilePayouts(
+  deps: { db: Db; jobs: JobQueue; now: () => Date; bankDetailsDays: number },
+  text: string,
+  actor: string,
+): Promise<ReconciliationReport> {
+  let format = 'csv';
+  let messageId: string | null = null;
+  let rows: ReconciliationRow[];
+  let skipped: SkippedEntry[] = [];
+  if (looksLikeXml(text)) {
+    const parsed = parseCamt054(text);
+    if (parsed.errors.length > 0)
+      throw new DomainError('validation_failed', 'The camt.054 file is refused; nothing was imported.', {
+        errors: parsed.errors.map(lineError),
+      });
+    format = parsed.message ?? 'camt.054';
+    messageId = parsed.messageId;
+    rows = parsed.rows;
+    skipped = parsed.skipped;
+  } else {
+    const parsed = parseReconciliationCsv(text);
+    if (parsed.errors.length > 0)
+      throw new DomainError('validation_failed', 'The reconciliation file has errors; nothing was imported.', {
+        errors: parsed.errors.map(lineError),
+      });
+    rows = parsed.rows;
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const outcomes: Record<SettleOutcome, number> = {
+      paid: 0,
+      failed: 0,
+      returned: 0,
+      unchanged: 0,
+      superseded: 0,
+      conflict: 0,
+      unknown: 0,
+    };
+    const issues: ReconciliationReport['issues'] = [];
+    for (const row of rows) {
+      const outcome = await settlePayout(trx, deps, {
+        endToEndId: row.endToEndId,
+        outcome: row.status,
+        reason: row.reason,
+        actor,
+      });
+      outcomes[outcome] += 1;
+      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
+        issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
+    }
+    return { format, messageId, rows: rows.length, outcomes, issues, skipped };
+  });
+}
+
+function lineError(e: ReconciliationError): FieldError {
+  return { field: `line ${e.line}`, code: 'invalid', message: e.message };
+}

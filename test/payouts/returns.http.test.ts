@@ -1,0 +1,388 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  runCliOn,
+  trip,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
+import { camt054, type CamtEntry, type CamtVersion } from './camt054-sample.ts';
+
+/**
+ * Production payouts settled by the bank's reports, camt.054 or CSV: a transfer reported paid, then
+ * returned by the customer's bank days later (an R-transaction), paid again on new details.
+ */
+describe('payout returns and camt.054 reports', () => {
+  let t: TestApp;
+  let twilio: FakeTwilio;
+  let a: TestPartner;
+  let dir: string;
+  let operator: { authorization: string };
+  const closers: (() => Promise<void>)[] = [];
+  const cli = (...argv: string[]) => runCliOn(t, argv);
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-returns-'));
+    twilio = await startFakeTwilio({ after: (fn) => void closers.push(fn as () => Promise<void>) });
+    t = await buildTestApp({
+      env: {
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        LOG_LEVEL: process.env.DEBUG_LOG ?? 'silent',
+        PARASOL_TWILIO_ACCOUNT_SID: ACCOUNT_SID,
+        PARASOL_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+        PARASOL_TWILIO_FROM: '+15005550006',
+        PARASOL_TWILIO_URL: twilio.baseUrl,
+        PARASOL_PAYOUTS_DIR: dir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
+    a = await createTestPartner(t.db, { environment: 'production' });
+    const created = await cli('--json', 'operators', 'token-create', '--name', 'returns');
+    assert.equal(created.code, 0, created.err);
+    operator = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['claim.failed', 'claim.paid'] },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+  });
+  after(async () => {
+    await t.close();
+    for (const close of closers) await close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  let seq = 7100;
+  let files = 0;
+  const departure = trip(12).departureDateTime.slice(0, 10);
+  const linkPattern = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/;
+
+  /** A production claim with bank details given: its payout pending, waiting for a SEPA batch. */
+  const claimWithDetails = async () => {
+    const flightNumber = `AF${seq++}`;
+    const { contractNumber } = await insureFlight(t.app, a, { flightNumber, language: 'en' });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: departure, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.body.claimsOpened.length, 1, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const sms = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));
+    await giveDetails(linkPattern.exec(sms.form.Body!)![0], 'DE89 3704 0044 0532 0130 00');
+    return { flightNumber, contractNumber, claimNumber };
+  };
+  const giveDetails = async (link: string, iban: string) => {
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      payload: new URLSearchParams({ accountHolder: 'Jane Smith', iban, bic: '' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.statusCode, 200, form.body);
+  };
+  const payoutOf = (claimNumber: string) =>
+    t.db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .select([
+        'p.id',
+        'p.status',
+        'p.attempt',
+        'p.end_to_end_id',
+        'p.amount',
+        'p.settled_at',
+        'p.returned_at',
+        'p.failure_reason',
+      ])
+      .where('cl.claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+  const claimOf = (claimNumber: string) =>
+    t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+      .select([
+        'cl.id',
+        'cl.status',
+        'cl.paid_at',
+        'cl.failure_reason',
+        'cl.bank_details_due_at',
+        'c.status as contract_status',
+      ])
+      .where('cl.claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+  const batch = async () => {
+    const run = await cli('--json', 'payouts', 'batch');
+    assert.equal(run.code, 0, run.err);
+  };
+  const reconcile = async (content: string) => {
+    files += 1;
+    const file = path.join(dir, `report-${files}.${content.startsWith('<') ? 'xml' : 'csv'}`);
+    await fs.writeFile(file, content);
+    const run = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(run.code, 0, run.err);
+    return JSON.parse(run.out) as {
+      format: string;
+      messageId: string | null;
+      rows: number;
+      outcomes: Record<string, number>;
+      issues: { line: number; endToEndId: string; outcome: string }[];
+      skipped: { line: number; reason: string }[];
+    };
+  };
+  const camt = (version: CamtVersion, entries: CamtEntry[]) => camt054(version, entries, `NTF-${files + 1}`);
+  const paid = (...ids: string[]): CamtEntry => ({
+    indicator: 'DBIT',
+    transactions: ids.map((endToEndId) => ({ endToEndId })),
+  });
+  const outcomes = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).filter(([, n]) => n > 0));
+
+  it('a transfer paid then returned: payout returned, claim back to waiting for new details, contract active, ledger reversed, claim.failed, SMS, audit; the new details pay a new attempt', async () => {
+    const { flightNumber, contractNumber, claimNumber } = await claimWithDetails();
+    await batch();
+    const first = await payoutOf(claimNumber);
+    assert.equal(first.status, 'instructed');
+
+    // the bank books the transfer (camt.054.001.08)
+    const booked = await reconcile(camt('08', [paid(first.end_to_end_id)]));
+    assert.equal(booked.format, 'camt.054.001.08');
+    assert.deepEqual(outcomes(booked.outcomes), { paid: 1 });
+    let claim = await claimOf(claimNumber);
+    assert.deepEqual([claim.status, claim.contract_status], ['paid', 'completed']);
+    assert.ok(claim.paid_at);
+
+    // days later the customer's bank sends it back (camt.054.001.02), quoting the account
+    const iban = 'DE89370400440532013000';
+    const returnReport = camt('02', [
+      {
+        indicator: 'CRDT',
+        transactions: [{ endToEndId: first.end_to_end_id, returned: { code: 'AC04', info: `Account ${iban} closed` } }],
+      },
+    ]);
+    const returned = await reconcile(returnReport);
+    assert.equal(returned.format, 'camt.054.001.02');
+    assert.deepEqual(outcomes(returned.outcomes), { returned: 1 });
+
+    const reason = 'AC04 Account •••• 3000 closed';
+    const payout = await payoutOf(claimNumber);
+    assert.deepEqual([payout.status, payout.attempt, payout.failure_reason], ['returned', 1, reason]);
+    assert.ok(payout.returned_at && payout.settled_at, 'when it was paid, and when it came back');
+    claim = await claimOf(claimNumber);
+    assert.deepEqual(
+      [claim.status, claim.paid_at, claim.failure_reason, claim.contract_status],
+      ['failed', null, reason, 'active'],
+    );
+    assert.ok(claim.bank_details_due_at!.getTime() > Date.now() + 20 * 86_400_000, 'a new due date');
+
+    // the ledger: the payment, then its reversal correcting it (append-only)
+    const entries = await t.db
+      .selectFrom('ledger_entries')
+      .select(['id', 'kind', 'amount', 'event_key', 'corrects'])
+      .where('claim_id', '=', claim.id)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => [e.kind, Number(e.amount), e.event_key.split(':').slice(2).join(':')]),
+      [
+        ['compensation_paid', Number(first.amount), '1:paid'],
+        ['compensation_paid', -Number(first.amount), '1:returned'],
+      ],
+    );
+    assert.equal(Number(entries[1]!.corrects), Number(entries[0]!.id));
+
+    // the partner: the claim failed again (and says why), its contract active, claim.failed with paymentReturned
+    const today = new Date().toISOString().slice(0, 10);
+    const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
+    assert.deepEqual([listed.body.claims[0].status, listed.body.claims[0].paidAt], ['failed', null]);
+    const events = await t.db
+      .selectFrom('webhook_events')
+      .select(['type', 'payload'])
+      .where('partner_id', '=', a.id)
+      .where(sql`payload::text`, 'like', `%${claimNumber}%`)
+      .orderBy('created_at')
+      .execute();
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['claim.paid', 'claim.failed'],
+    );
+    const payloadOf = (p: unknown) => (typeof p === 'string' ? JSON.parse(p) : p) as { data: Record<string, unknown> };
+    const failedEvent = payloadOf(events[1]!.payload).data;
+    assert.deepEqual(
+      [failedEvent.status, failedEvent.paymentReturned, failedEvent.failureReason],
+      ['failed', true, reason],
+    );
+    assert.ok(!JSON.stringify(failedEvent).includes(iban.slice(4)), 'no IBAN in the event');
+
+    // the audit trail: the return (masked), the contract reopened
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['entity', 'entity_id', 'action', 'data'])
+      .where('entity_id', 'in', [claimNumber, contractNumber])
+      .where('action', 'in', ['payment_returned', 'reopened'])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audit.map((r) => [r.entity, r.action]),
+      [
+        ['contract', 'reopened'],
+        ['claim', 'payment_returned'],
+      ],
+    );
+    assert.equal((audit[1]!.data as { reason: string }).reason, `AC04 Account •••• 3000 closed`);
+
+    // the customer is texted a new link (one SMS: the receipt came before, the link now)
+    const newLink = await eventually(async () => {
+      const texts = twilio.requests.filter((r) => r.form.Body?.includes(flightNumber) && linkPattern.test(r.form.Body));
+      return texts.length === 2 ? linkPattern.exec(texts[1]!.form.Body!)![0] : undefined;
+    });
+    const failedSms = await t.db
+      .selectFrom('sms_messages')
+      .select('idempotency_key')
+      .where('claim_id', '=', claim.id)
+      .where('idempotency_key', 'like', '%payment-failed%')
+      .execute();
+    assert.deepEqual(
+      failedSms.map((s) => s.idempotency_key),
+      [`claim:${claim.id}:payment-failed:1`],
+    );
+
+    // the same reports again change nothing; a CSV return of the same transfer neither
+    assert.deepEqual(outcomes((await reconcile(returnReport)).outcomes), { unchanged: 1 });
+    assert.deepEqual(outcomes((await reconcile(camt('08', [paid(first.end_to_end_id)]))).outcomes), { unchanged: 1 });
+    assert.deepEqual(
+      outcomes((await reconcile(`endToEndId,status,reason\n${first.end_to_end_id},returned,AC04\n`)).outcomes),
+      { unchanged: 1 },
+    );
+
+    // new details: a new attempt, a new end-to-end id; the old id's return is superseded
+    await giveDetails(newLink, 'FR76 3000 6000 0112 3456 7890 189');
+    const second = await payoutOf(claimNumber);
+    assert.deepEqual([second.status, second.attempt], ['pending', 2]);
+    assert.notEqual(second.end_to_end_id, first.end_to_end_id);
+    await batch();
+    const again = await reconcile(returnReport);
+    assert.deepEqual(outcomes(again.outcomes), { superseded: 1 });
+    assert.deepEqual(
+      again.issues.map((i) => [i.endToEndId, i.outcome]),
+      [[first.end_to_end_id, 'superseded']],
+    );
+    assert.deepEqual(outcomes((await reconcile(camt('08', [paid(second.end_to_end_id)]))).outcomes), { paid: 1 });
+    claim = await claimOf(claimNumber);
+    assert.deepEqual([claim.status, claim.contract_status], ['paid', 'completed']);
+    const net = await t.db
+      .selectFrom('ledger_entries')
+      .select((eb) => eb.fn.sum<number>('amount').as('total'))
+      .where('claim_id', '=', claim.id)
+      .where('kind', '=', 'compensation_paid')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(net.total), Number(first.amount), 'paid once, net');
+
+    // the operator's view of the attempts
+    const shown = JSON.parse((await cli('--json', 'claims', 'show', claimNumber)).out);
+    assert.deepEqual(
+      shown.payoutAttempts.map((x: { attempt: number; status: string; failureReason: string | null }) => [
+        x.attempt,
+        x.status,
+        x.failureReason,
+      ]),
+      [
+        [1, 'returned', reason],
+        [2, 'paid', null],
+      ],
+    );
+  });
+
+  it('camt.054: a batch-booked entry pays each of its transfers; unknown ids are reported, pending entries skipped', async () => {
+    const one = await claimWithDetails();
+    const two = await claimWithDetails();
+    await batch();
+    const [p1, p2] = [await payoutOf(one.claimNumber), await payoutOf(two.claimNumber)];
+    const report = await reconcile(
+      camt('08', [
+        { ...paid(p1.end_to_end_id, p2.end_to_end_id, 'PSLAAAAAAAAAAAAAAAAAAAAAAAAAA'), amount: '90.00' },
+        { ...paid(p1.end_to_end_id), status: 'PDNG' },
+      ]),
+    );
+    assert.deepEqual(outcomes(report.outcomes), { paid: 2, unknown: 1 });
+    assert.deepEqual(
+      report.issues.map((i) => [i.endToEndId, i.outcome]),
+      [['PSLAAAAAAAAAAAAAAAAAAAAAAAAAA', 'unknown']],
+    );
+    assert.equal(report.skipped.length, 1);
+    assert.match(report.skipped[0]!.reason, /PDNG/);
+    assert.equal((await claimOf(one.claimNumber)).status, 'paid');
+    assert.equal((await claimOf(two.claimNumber)).status, 'paid');
+    const text = await cli('payouts', 'reconcile', path.join(dir, `report-${files}.xml`));
+    assert.match(
+      text.out,
+      /camt\.054\.001\.08 NTF-\d+: 3 row\(s\): 0 paid, 0 failed, 0 returned, 2 already known, 1 unknown/,
+    );
+    assert.match(text.out, /skipped, entry not booked \(status PDNG\)/);
+  });
+
+  it('a return of a transfer not reported paid is a rejection (failed); a return of an unknown id is unknown', async () => {
+    const { claimNumber } = await claimWithDetails();
+    await batch();
+    const payout = await payoutOf(claimNumber);
+    const report = await reconcile(
+      camt('08', [
+        {
+          indicator: 'CRDT',
+          transactions: [
+            { endToEndId: payout.end_to_end_id, returned: { code: 'AG01' } },
+            { endToEndId: 'PSLBBBBBBBBBBBBBBBBBBBBBBBBBB', returned: { code: 'AC04' } },
+          ],
+        },
+      ]),
+    );
+    assert.deepEqual(outcomes(report.outcomes), { failed: 1, unknown: 1 });
+    assert.deepEqual((await payoutOf(claimNumber)).status, 'failed');
+    const claim = await claimOf(claimNumber);
+    assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'AG01']);
+    // reported again, as a return or a rejection: already known
+    const csv = `endToEndId,status,reason\n${payout.end_to_end_id},returned,AG01\n`;
+    assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });
+  });
+
+  it('refuses whole files that are not well-formed XML or not camt.054, naming the line; nothing is imported', async () => {
+    const { claimNumber } = await claimWithDetails();
+    await batch();
+    const payout = await payoutOf(claimNumber);
+    const good = camt('08', [paid(payout.end_to_end_id)]);
+    for (const [content, expected] of [
+      [good.replace('</Ntry>', ''), /not well-formed XML/],
+      [good.replaceAll('camt.054.001.08', 'camt.053.001.08'), /not a camt\.054: this is camt\.053\.001\.08/],
+      [
+        `<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n${good.slice(good.indexOf('<Document'))}`,
+        /line 2.*DOCTYPE/s,
+      ],
+    ] as const) {
+      files += 1;
+      const file = path.join(dir, `bad-${files}.xml`);
+      await fs.writeFile(file, content);
+      const run = await cli('payouts', 'reconcile', file);
+      assert.equal(run.code, 1, run.out);
+      assert.match(run.err, /The camt\.054 file is refused; nothing was imported/);
+      assert.match(run.err, expected);
+    }
+    assert.equal((await payoutOf(claimNumber)).status, 'instructed');
+  });
+});
