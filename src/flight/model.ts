@@ -1,6 +1,9 @@
 /** The vocabulary of contracts: the database schema, the API's schemas and the searches derive from it. */
 
-/** active until every leg has flown (completed) or the contract is cancelled; an operator's correction of a decided flight can make a completed contract active again until its new claim settles. */
+/**
+ * active until every leg has flown (completed) or the contract is cancelled; completed is active again
+ * while a claim an operator's correction opened, or whose paid transfer came back, is not settled.
+ */
 export const CONTRACT_STATUSES = ['active', 'cancelled', 'completed'] as const;
 export type ContractStatus = (typeof CONTRACT_STATUSES)[number];
 
