@@ -89,9 +89,7 @@ export function allocate(amount: number, weights: readonly number[]): number[] {
   const remainders = w.map((x) => (whole * x) % sum);
   let left = whole - parts.reduce((a, b) => a + b, 0n);
   // the largest remainders get a unit each, ties to the earlier leg
-  const order = remainders
-    .map((r, i) => ({ i, r }))
-    .sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+  const order = remainders.map((r, i) => ({ i, r })).sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
   for (const { i } of order) {
     if (left <= 0n) break;
     parts[i]! += 1n;
