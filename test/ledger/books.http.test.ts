@@ -56,6 +56,7 @@ type Op =
   | { kind: 'cancel_passenger' }
   | { kind: 'cancel_return' }
   | { kind: 'change_outbound'; time: '06:15' | '21:40' }
+  | { kind: 'change_both'; time: '06:15' | '21:40' }
   | { kind: 'cancel' }
   | { kind: 'claim'; rejectFirst: boolean };
 
@@ -74,6 +75,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'cancel_passenger' }),
   fc.constant<Op>({ kind: 'cancel_return' }),
   fc.constantFrom<Op>({ kind: 'change_outbound', time: '06:15' }, { kind: 'change_outbound', time: '21:40' }),
+  // both legs at once: one dearer, the other cheaper — the tax may move against the total
+  fc.constantFrom<Op>({ kind: 'change_both', time: '06:15' }, { kind: 'change_both', time: '21:40' }),
   fc.constant<Op>({ kind: 'cancel' }),
   fc.boolean().map<Op>((rejectFirst) => ({ kind: 'claim', rejectFirst })),
 );
@@ -176,7 +179,13 @@ describe('the books hold together for any sequence of sales, changes, cancellati
     assert.deepEqual(sold.body.premium, quote.body.premium, 'the quoted premium, whatever the commission set since');
     const contractNumber = sold.body.contractNumber as string;
     told.set(contractNumber, { charged: sold.body.premium.total.amount, refunded: 0, cancelled: false });
-    return { partner, contractNumber, outbound, departureDate: quoted.departureDateTime.slice(0, 10) };
+    return {
+      partner,
+      contractNumber,
+      outbound,
+      departureDate: quoted.departureDateTime.slice(0, 10),
+      returnDate: (quoted.returnDepartureDateTime ?? quoted.departureDateTime).slice(0, 10),
+    };
   }
 
   async function claim(
@@ -243,7 +252,7 @@ describe('the books hold together for any sequence of sales, changes, cancellati
   }
 
   async function play(plan: Plan) {
-    const { partner, contractNumber, outbound, departureDate } = await sell(plan);
+    const { partner, contractNumber, outbound, departureDate, returnDate } = await sell(plan);
     const base = `${FLIGHT}/contracts/${contractNumber}`;
     clock = {
       now: new Date(),
@@ -261,24 +270,25 @@ describe('the books hold together for any sequence of sales, changes, cancellati
         );
         if (res.status === 200) money.refunded += res.body.refund.amount;
         else assert.ok([409, 422].includes(res.status), JSON.stringify(res.body));
-      } else if (op.kind === 'change_outbound') {
-        const flight = `AF${seq++}`;
-        const preview = await post(
-          t.app,
-          `${base}/flight-change/preview`,
+      } else if (op.kind === 'change_outbound' || op.kind === 'change_both') {
+        const flights = [
           {
-            flights: [
-              {
-                leg: 0,
-                flightNumber: flight,
-                departureAirport: 'CDG',
-                arrivalAirport: 'JFK',
-                departureDateTime: `${departureDate}T${op.time}`,
-              },
-            ],
+            leg: 0,
+            flightNumber: `AF${seq++}`,
+            departureAirport: 'CDG',
+            arrivalAirport: 'JFK',
+            departureDateTime: `${departureDate}T${op.time}`,
           },
-          partner.auth,
-        );
+        ];
+        if (op.kind === 'change_both')
+          flights.push({
+            leg: 1,
+            flightNumber: `AF${seq++}`,
+            departureAirport: 'JFK',
+            arrivalAirport: 'CDG',
+            departureDateTime: `${returnDate}T${op.time === '06:15' ? '21:40' : '06:15'}`,
+          });
+        const preview = await post(t.app, `${base}/flight-change/preview`, { flights }, partner.auth);
         if (preview.status !== 200) {
           assert.ok([409, 422].includes(preview.status), JSON.stringify(preview.body));
           continue;
@@ -554,7 +564,11 @@ describe('the books hold together for any sequence of sales, changes, cancellati
                 returnTrip: true,
                 rateChangeAfterQuote: '0.3',
                 later: 'now',
-                ops: [{ kind: 'change_outbound', time: '06:15' }, { kind: 'cancel_passenger' }],
+                ops: [
+                  { kind: 'change_outbound', time: '06:15' },
+                  { kind: 'change_both', time: '21:40' },
+                  { kind: 'cancel_passenger' },
+                ],
               },
               {
                 currency: 'JPY',
