@@ -9,8 +9,8 @@
  * The leg to change and the new flight must both depart at least 3 h from now (TIME_RULES, 409
  * leg_departed), the new one at most 365 days ahead (422 departure_too_far); a claim on the leg
  * refuses the change (409 leg_has_claim). The coverage does not change with a flight: the new legs
- * are priced for the contract's coverage, with the current configuration's commission rate and the
- * agreement's tax rate, and each new leg's share per passenger is its own priced premium; unchanged
+ * are priced for the contract's coverage, with the commission rate of the configuration version and the
+ * tax rate of the agreement version the contract was sold under, and each new leg's share per passenger is its own priced premium; unchanged
  * legs keep their shares. The preview reserves nothing: the confirmation decides (limits, claims, time).
  *
  * Codeshares (docs/monitoring.md#codeshares): the new flight is stated whole, as at /subscribe — its
@@ -24,7 +24,7 @@ import type { Trx } from '../platform/db.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { openJson, sealJson } from '../platform/signed-token.ts';
-import type { Coverage } from '../partners/index.ts';
+import { findConfigurationById, type Coverage } from '../partners/index.ts';
 import { MONITORING_SCHEDULE } from '../monitoring/index.ts';
 import { releaseExposure, reserveExposure } from '../limits/index.ts';
 import { applyChange, emitContractChanged } from './contract-versions.ts';
@@ -110,12 +110,18 @@ export async function previewFlightChange(
   const requested = readRequest(legsBefore, input);
   const partnerTerms = await deps.directory.partnerTerms(caller.partnerId);
   const { configuration, agreement } = configuredTerms(partnerTerms, now);
-  // the contract keeps the agreement version it was sold under: its tax rate prices the new flights
+  // the contract keeps the agreement version it was sold under: its tax rate prices the new flights;
+  // and the configuration version it was sold under (its coverage is the contract's): its commission
+  // rate, so a commission the partner set after the sale never reprices what the customer bought
   const sold = partnerTerms.versions.find((v) => v.status === 'signed' && v.version === contract.agreement_version);
+  const soldConfiguration =
+    configuration.id === contract.configuration_id
+      ? configuration
+      : await findConfigurationById(deps.db, caller.partnerId, contract.configuration_id);
   const model = deps.riskModels.active(caller.environment);
   const terms = {
     coverage: contract.coverage as Coverage,
-    commissionRate: configuration.commissionRate,
+    commissionRate: (soldConfiguration ?? configuration).commissionRate,
     taxRate: (sold ?? agreement).taxRate,
   };
   const key = termsKey(model, terms, contract.currency);

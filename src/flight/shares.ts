@@ -17,7 +17,7 @@ export type Share = PremiumBreakdown;
  */
 export function splitPremium(perPassenger: PremiumBreakdown, weights: readonly number[]): Share[] {
   if (weights.length === 0) throw new RangeError('a contract has at least one leg');
-  const usable = weights.every((w) => Number.isFinite(w) && w >= 0) && weights.some((w) => w > 0);
+  const usable = weights.every((w) => Number.isSafeInteger(w) && w >= 0) && weights.some((w) => w > 0);
   const w = usable ? weights : weights.map(() => 1);
   const net = allocate(perPassenger.net, w);
   const tax = allocate(perPassenger.tax, w);
@@ -73,19 +73,27 @@ export function shareOf(leg: { share_net: number; share_tax: number; share_commi
   return { net, tax, commission: Number(leg.share_commission), total: net + tax };
 }
 
-/** Largest remainder (Hamilton): integer parts of `amount` proportional to `weights`, adding up to it. */
+/**
+ * Largest remainder (Hamilton): integer parts of `amount` proportional to `weights`, adding up to it.
+ * Exact: each part and its remainder are integer quotients (BigInt), never a float — the ranking of
+ * the remainders, and so which leg gets a unit, is the exact one, ties to the earlier leg.
+ */
 export function allocate(amount: number, weights: readonly number[]): number[] {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`cannot allocate ${amount}`);
-  const sum = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (amount * w) / sum);
-  const parts = exact.map(Math.floor);
-  let left = amount - parts.reduce((a, b) => a + b, 0);
-  // the largest fractional parts get a unit each, ties to the earlier leg
-  const order = exact.map((x, i) => ({ i, frac: x - Math.floor(x) })).sort((a, b) => b.frac - a.frac || a.i - b.i);
+  if (!weights.every((w) => Number.isSafeInteger(w) && w >= 0) || !weights.some((w) => w > 0))
+    throw new RangeError(`cannot allocate over weights ${weights.join(', ')}`);
+  const whole = BigInt(amount);
+  const w = weights.map(BigInt);
+  const sum = w.reduce((a, b) => a + b, 0n);
+  const parts = w.map((x) => (whole * x) / sum);
+  const remainders = w.map((x) => (whole * x) % sum);
+  let left = whole - parts.reduce((a, b) => a + b, 0n);
+  // the largest remainders get a unit each, ties to the earlier leg
+  const order = remainders.map((r, i) => ({ i, r })).sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
   for (const { i } of order) {
-    if (left <= 0) break;
-    parts[i]! += 1;
-    left -= 1;
+    if (left <= 0n) break;
+    parts[i]! += 1n;
+    left -= 1n;
   }
-  return parts;
+  return parts.map(Number);
 }

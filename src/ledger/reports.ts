@@ -34,9 +34,14 @@ export function monthPeriod(month: string, field = '/month'): Period {
 
 /** Any date range of whole UTC days, both ends included ("2026-11-01".."2026-11-30"). */
 export function dayRange(from: string, to: string): Period {
-  const day = /^\d{4}-\d{2}-\d{2}$/;
-  const start = day.test(from) ? new Date(`${from}T00:00:00Z`) : new Date(NaN);
-  const end = day.test(to) ? new Date(`${to}T00:00:00Z`) : new Date(NaN);
+  // a day of the calendar only: JavaScript reads 2026-02-31 as 3 March, which would stretch the period
+  // over days nobody asked for — the date must read back as itself
+  const parse = (text: string) => {
+    const date = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : new Date(NaN);
+    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text ? date : new Date(NaN);
+  };
+  const start = parse(from);
+  const end = parse(to);
   const errors: FieldError[] = [];
   if (Number.isNaN(start.getTime()))
     errors.push({ field: '/from', code: 'invalid_format', message: 'must be a date as YYYY-MM-DD' });

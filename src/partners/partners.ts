@@ -3,6 +3,7 @@ import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { isIsoCurrency } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -77,7 +78,9 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
       message: `must list one or more of ${FORMULAS.join(', ')}`,
     });
   }
-  if (!/^[A-Z]{3}$/.test(input.currency))
+  // an ISO 4217 code (Intl's list), not any three letters: every amount of the agreement, its contracts and
+  // the ledger is in minor units of that currency, whose number of decimals only a real code tells
+  if (!/^[A-Z]{3}$/.test(input.currency) || !isIsoCurrency(input.currency))
     errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
   rate('/taxRate', input.taxRate, 0.99);
   const min = rate('/commissionMin', input.commissionMin, 0.9);

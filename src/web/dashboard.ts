@@ -1,12 +1,17 @@
 import { DateTime } from 'luxon';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { claimsByStatus, dailyActivity, dailyQuotes, premiumAndPaid, type Scope } from './views-repo.ts';
+import { partnerStatement } from '../ledger/index.ts';
+import { claimsByStatus, dailyActivity, dailyQuotes, type Scope } from './views-repo.ts';
 
 /**
  * The partner console's dashboard: quotes (counted per hour by the API processes: a quote itself
  * writes nothing), subscriptions, cancellations and claims over time, the quote → contract
  * conversion, claims by status, premium written against compensation paid, the cancellation rate.
+ * The money of the period is the ledger's, as the partner statement adds it up (docs/bordereaux.md):
+ * premium written (net + tax, before refunds), commission net of what was given back, every refund
+ * (whole and partial cancellations, cheaper flight changes) and compensation paid — so the dashboard
+ * over a month's days reads the month's statement.
  */
 export interface Dashboard {
   days: string[];
@@ -19,6 +24,7 @@ export interface Dashboard {
   /** Cancelled contracts among those subscribed in the period, or null when there are none. */
   cancellationRate: number | null;
   claimsByStatus: { status: string; count: number; amount: number }[];
+  /** Per currency, the period's ledger totals (the statement's premium collected, commission, refunds, compensation paid). */
   money: { currency: string; premium: number; commission: number; refunded: number; paid: number }[];
 }
 
@@ -52,12 +58,20 @@ export async function partnerDashboard(
   }
   const length = Math.round(today.diff(from, 'days').days) + 1;
   const days = Array.from({ length }, (_, i) => from.plus({ days: i }).toISODate()!);
-  const [activity, quotes, statuses, money] = await Promise.all([
-    dailyActivity(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
-    dailyQuotes(db, scope, from.toJSDate(), today.plus({ days: 1 }).toJSDate()),
+  const period = { from: from.toJSDate(), to: today.plus({ days: 1 }).toJSDate() };
+  const [activity, quotes, statuses, statement] = await Promise.all([
+    dailyActivity(db, scope, period.from, period.to),
+    dailyQuotes(db, scope, period.from, period.to),
     claimsByStatus(db, scope),
-    premiumAndPaid(db, scope),
+    partnerStatement(db, scope, period),
   ]);
+  const money = statement.lines.map((l) => ({
+    currency: l.currency,
+    premium: l.premiumCollected,
+    commission: l.commission,
+    refunded: l.refunds,
+    paid: l.compensationPaid,
+  }));
   const fill = (counts: { day: string; count: number }[]) =>
     days.map((d) => counts.find((c) => c.day === d)?.count ?? 0);
   const series = {

@@ -75,44 +75,6 @@ export async function claimsByStatus(
   return rows.map((r) => ({ status: r.status, count: Number(r.count), amount: Number(r.amount) }));
 }
 
-/** Premium written (contracts not cancelled, by currency) against compensation paid (paid claims). */
-export async function premiumAndPaid(
-  db: Executor,
-  scope: Scope,
-): Promise<{ currency: string; premium: number; commission: number; refunded: number; paid: number }[]> {
-  const written = await db
-    .selectFrom('contracts')
-    .select([
-      'currency',
-      sql<string>`coalesce(sum(premium_total) filter (where status <> 'cancelled'), 0)::text`.as('premium'),
-      sql<string>`coalesce(sum(premium_commission) filter (where status <> 'cancelled'), 0)::text`.as('commission'),
-      sql<string>`coalesce(sum(refund_amount), 0)::text`.as('refunded'),
-    ])
-    .where('partner_id', '=', scope.partnerId)
-    .where('environment', '=', scope.environment)
-    .groupBy('currency')
-    .execute();
-  const paid = await db
-    .selectFrom('claims')
-    .select(['currency', sql<string>`coalesce(sum(compensation_amount), 0)::text`.as('paid')])
-    .where('partner_id', '=', scope.partnerId)
-    .where('environment', '=', scope.environment)
-    .where('status', '=', 'paid')
-    .groupBy('currency')
-    .execute();
-  const currencies = [...new Set([...written.map((w) => w.currency), ...paid.map((p) => p.currency)])].sort();
-  return currencies.map((currency) => {
-    const w = written.find((r) => r.currency === currency);
-    return {
-      currency,
-      premium: Number(w?.premium ?? 0),
-      commission: Number(w?.commission ?? 0),
-      refunded: Number(w?.refunded ?? 0),
-      paid: Number(paid.find((r) => r.currency === currency)?.paid ?? 0),
-    };
-  });
-}
-
 export interface Page<T> {
   rows: T[];
   /** Offset of the next page, or null. */

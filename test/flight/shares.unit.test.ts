@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { allocate, perPassenger, sharesTimes, splitPremium } from '../../src/flight/shares.ts';
 
 test('largest remainder: the parts add up to the whole, in proportion, ties to the earlier leg', () => {
@@ -21,6 +22,35 @@ test('largest remainder: the parts add up to the whole, in proportion, ties to t
     const sum = weights.reduce((a, b) => a + b, 0);
     parts.forEach((p, k) => assert.ok(Math.abs(p - (amount * weights[k]!) / sum) < 1));
   }
+});
+
+test('largest remainder is exact: the units go to the largest exact remainders, ties to the earlier leg (no float)', () => {
+  // the reference: each exact share amount × w / Σw as an integer quotient and remainder (BigInt)
+  const reference = (amount: number, weights: number[]) => {
+    const sum = weights.reduce((a, b) => a + BigInt(b), 0n);
+    const parts = weights.map((w) => (BigInt(amount) * BigInt(w)) / sum);
+    const rest = weights.map((w) => (BigInt(amount) * BigInt(w)) % sum);
+    let left = BigInt(amount) - parts.reduce((a, b) => a + b, 0n);
+    const order = rest.map((r, i) => ({ r, i })).sort((a, b) => (a.r === b.r ? a.i - b.i : a.r > b.r ? -1 : 1));
+    for (const { i } of order) if (left-- > 0n) parts[i]! += 1n;
+    return parts.map(Number);
+  };
+  // found by this property against the float version: 0.6/0.6 remainders computed as unequal doubles
+  assert.deepEqual(allocate(62339, [3623, 390, 426]), reference(62339, [3623, 390, 426]));
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 10_000_000 }),
+      fc.array(fc.integer({ min: 0, max: 1_000_000 }), { minLength: 1, maxLength: 6 }),
+      (amount, weights) => {
+        fc.pre(weights.some((w) => w > 0));
+        const parts = allocate(amount, weights);
+        assert.deepEqual(parts, reference(amount, weights));
+        assert.ok(parts.every(Number.isSafeInteger));
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  assert.throws(() => allocate(10, [0.5, 1]), RangeError);
 });
 
 test('a premium split into leg shares adds back up exactly, and no leg carries more commission than net', () => {

@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
+import { Decimal } from 'decimal.js';
 import { after, before, describe, it } from 'node:test';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { entriesOfContract } from '../../src/ledger/index.ts';
 import { resumeSales, suspendSales } from '../../src/limits/index.ts';
 import { findWatchesOfFlight, planWatches } from '../../src/monitoring/index.ts';
+import { setConfiguration } from '../../src/partners/index.ts';
 import {
   buildTestApp,
   consent,
   createTestPartner,
   CUSTOMER,
+  DEFAULT_CONFIGURATION,
   FLIGHT,
   insureFlight,
   post,
@@ -433,5 +436,46 @@ describe('Flight Delay API — flight change', () => {
     assert.deepEqual(await monitored(), { operating_flight_number: null, monitored_flight_number: marketing });
     assert.equal(await exposure('DL', retimed), 0);
     assert.ok((await exposure('AF', `${date}T09:10`)) > 0, 'counted on the marketing airline that now flies it');
+  });
+
+  it('prices the new flight with the commission rate of the configuration the contract was sold under, not the one set since', async () => {
+    const p = await createTestPartner(t.db); // its own: the configuration changes
+    at(new Date());
+    const sold = await insureFlight(t.app, p, { flightNumber: flight(), days: 12, passengers: 2 });
+    const rate = (r: string) => (n: number) =>
+      Number(new Decimal(n).times(r).toDecimalPlaces(0, Decimal.ROUND_HALF_UP));
+    const [legBefore] = await legsOf(sold.contractNumber);
+    assert.equal(Number(legBefore!.share_commission), rate('0.2')(Number(legBefore!.share_net)));
+    // after the sale the partner raises its commission to 30 %
+    await setConfiguration(t.db, 'operator:test', p.id, { ...DEFAULT_CONFIGURATION, commissionRate: '0.3' });
+
+    const newDeparture = `${sold.departureDate}T06:15`;
+    const previewed = await preview(p, sold.contractNumber, [outbound(flight(), newDeparture)]);
+    assert.equal(previewed.status, 200, JSON.stringify(previewed.body));
+    const confirmed = await confirm(p, sold.contractNumber, previewed.body.changeReference);
+    assert.equal(confirmed.status, 200, JSON.stringify(confirmed.body));
+    const [legAfter] = await legsOf(sold.contractNumber);
+    const net = Number(legAfter!.share_net);
+    assert.equal(Number(legAfter!.share_commission), rate('0.2')(net), 'the commission rate of the sale (20 %)');
+    // the same flight quoted today, at 30 %, costs more: the customer is not charged for the new rate
+    const today = await post(
+      t.app,
+      `${FLIGHT}/getPrice`,
+      { ...trip(12), departureDateTime: newDeparture, flightNumber: legAfter!.flight_number },
+      p.auth,
+    );
+    assert.equal(today.status, 200, JSON.stringify(today.body));
+    assert.ok(today.body.premium.net.amount > net, `${today.body.premium.net.amount} > ${net}`);
+    assert.equal(today.body.premium.commission.amount, rate('0.3')(today.body.premium.net.amount));
+    // the ledger keeps the contract's commission
+    const commission = (await entriesOfContract(t.db, sold.contractNumber))
+      .filter((e) => e.kind === 'commission')
+      .reduce((n, e) => n + Number(e.amount), 0);
+    const row = await t.db
+      .selectFrom('contracts')
+      .select(['premium_commission'])
+      .where('contract_number', '=', sold.contractNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(commission, Number(row.premium_commission));
   });
 });

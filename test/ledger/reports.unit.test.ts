@@ -26,6 +26,10 @@ describe('ledger reports: periods and CSV', () => {
     });
     assert.throws(() => dayRange('2026-11-02', '2026-11-01'), DomainError);
     assert.throws(() => dayRange('2026-11-xx', '2026-11-01'), DomainError);
+    // a day no calendar has is refused, not read as one of the next month (31 February = 3 March)
+    assert.throws(() => dayRange('2026-02-01', '2026-02-31'), DomainError);
+    assert.throws(() => dayRange('2026-02-30', '2026-03-31'), DomainError);
+    assert.deepEqual(dayRange('2028-02-29', '2028-02-29').to, new Date('2028-03-01T00:00:00Z'));
   });
 
   it('CSV: exact decimals in the row currency, signed; quoting; no formula injection in text', () => {

@@ -131,6 +131,11 @@ describe('partners, agreements, configuration, keys', () => {
         setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'euro' }),
         fails('validation_failed', '/currency'),
       );
+      // three capitals that are no currency: its minor unit is unknown, so are all its amounts
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'ABC' }),
+        fails('validation_failed', '/currency'),
+      );
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
-import { partnerStatement, monthPeriod } from '../../src/ledger/index.ts';
+import { dayRange, partnerStatement, monthPeriod } from '../../src/ledger/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { formatMoney, toMinorUnits } from '../../src/platform/money.ts';
 import {
@@ -47,6 +47,46 @@ describe('money reports in the consoles', () => {
     assert.equal(cancel.status, 200);
     return { partner, sold: sold.body.contractNumber as string, refunded: refunded.body.contractNumber as string };
   }
+
+  test('the dashboard’s money is the ledger’s over its dates: every refund (partial ones too), as the statement', async () => {
+    const { partner } = await partnerWithMoney();
+    // two passengers, one leaves: a partial refund the contracts' refund_amount never holds
+    const pair = await subscribeTrip(t.app, partner, { ...trip(22), additionalPassengers: 1 });
+    assert.equal(pair.status, 201, JSON.stringify(pair.body));
+    const partial = await post(
+      t.app,
+      `${FLIGHT}/contracts/${pair.body.contractNumber}/partial-cancellation`,
+      { passengers: 1, reason: 'customer_request' },
+      partner.auth,
+    );
+    assert.equal(partial.status, 200, JSON.stringify(partial.body));
+    assert.ok(partial.body.refund.amount > 0);
+    const email = `${uniqueSlug('dashboard')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: PASSWORD });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+    // a range of days around today holds every movement of the test, whatever the time of day
+    const dayAfter = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    const page = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(-1)}&to=${dayAfter(1)}`);
+    assert.equal(page.statusCode, 200);
+    const statement = await partnerStatement(
+      t.db,
+      { partnerId: partner.id, environment: 'sandbox' },
+      dayRange(dayAfter(-1), dayAfter(1)),
+    );
+    const line = statement.lines[0]!;
+    assert.ok(line.refunds > Number(partial.body.refund.amount), 'the whole cancellation and the partial one');
+    const money = (minor: number) => formatMoney(minor, 'EUR', 'en');
+    assert.ok(
+      page.body.includes(
+        `<tr><td>EUR</td><td>${money(line.premiumCollected)}</td><td>${money(line.commission)}</td><td>${money(line.refunds)}</td><td>${money(line.compensationPaid)}</td></tr>`,
+      ),
+      'premium written, commission, refunds and compensation paid of the statement over the same dates',
+    );
+    // a period without movement shows none
+    const later = await browser.get(`/console/dashboard?env=sandbox&from=${dayAfter(2)}&to=${dayAfter(3)}`);
+    assert.ok(!later.body.includes(`<td>${money(line.refunds)}</td>`));
+  });
 
   test('the partner sees and downloads its own statement and exports, never another partner’s', async () => {
     const { partner, sold } = await partnerWithMoney();
