@@ -40,6 +40,13 @@ export interface CreatePolicyInput {
 }
 
 const ADULT_AGE = 18;
+/** The longest period of cover, in years, by product: a trip's cover lasts at most a year. */
+export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, other: 10, travel: 1, flight_delay: 1 };
+/** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
+export const MAX_YEARS_AHEAD = 1;
+export const MAX_YEARS_BACK = 10;
+/** No vehicle was registered before this day. */
+const FIRST_REGISTRATION_MIN = '1900-01-01';
 const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
 const MAX_AGE = 120;
 
@@ -57,9 +64,11 @@ export async function createPolicy(
   input: CreatePolicyInput,
 ): Promise<PolicyView> {
   const now = deps.now();
-  const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
-  if (input.expiryDate <= input.effectiveDate)
-    errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  const today = todayOf(now);
+  const errors = [
+    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
+    ...checkCoverPeriod(input, today),
+  ];
   if (!isIsoCurrency(input.premium.currency))
     errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
   if (input.quoteReference !== undefined && input.product !== 'home')
@@ -178,10 +187,95 @@ function checkPolicyholder(
   return errors;
 }
 
+/**
+ * The period of cover [effectiveDate, expiryDate) against today and the product, and the dates of the
+ * risk against that period: a trip, a flight, a vehicle's first registration.
+ */
+function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const { effectiveDate, expiryDate, product } = input;
+  const latestStart = plusYears(today, MAX_YEARS_AHEAD);
+  const earliestStart = plusYears(today, -MAX_YEARS_BACK);
+  if (effectiveDate > latestStart)
+    errors.push({
+      field: '/effectiveDate',
+      code: 'out_of_range',
+      message: `must be on or before ${shown(latestStart)} (at most ${MAX_YEARS_AHEAD} year ahead)`,
+    });
+  else if (effectiveDate < earliestStart)
+    errors.push({
+      field: '/effectiveDate',
+      code: 'out_of_range',
+      message: `must be on or after ${shown(earliestStart)} (at most ${MAX_YEARS_BACK} years back)`,
+    });
+  const longest = MAX_COVER_YEARS[product];
+  if (expiryDate <= effectiveDate)
+    errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  else if (expiryDate > plusYears(effectiveDate, longest))
+    errors.push({
+      field: '/expiryDate',
+      code: 'out_of_range',
+      message: `must be on or before ${shown(plusYears(effectiveDate, longest))}: a ${product} policy covers at most ${longest} year${longest > 1 ? 's' : ''}`,
+    });
+  const within = (date: string) => date >= effectiveDate && date < expiryDate;
+  const period = `within the period of cover, ${effectiveDate} to the day before ${expiryDate}`;
+  switch (product) {
+    case 'travel': {
+      const trip = input.risk as { departureDate: string; returnDate: string };
+      if (!within(trip.departureDate))
+        errors.push({ field: '/risk/departureDate', code: 'out_of_range', message: `must be ${period}` });
+      if (trip.returnDate >= trip.departureDate && !within(trip.returnDate))
+        errors.push({ field: '/risk/returnDate', code: 'out_of_range', message: `must be ${period}` });
+      break;
+    }
+    case 'flight_delay': {
+      const flights = (input.risk as { flights: { departureDate: string }[] }).flights;
+      flights.forEach((f, i) => {
+        if (!within(f.departureDate))
+          errors.push({
+            field: `/risk/flights/${i}/departureDate`,
+            code: 'out_of_range',
+            message: `must be ${period}`,
+          });
+        else if (i > 0 && f.departureDate < flights[i - 1]!.departureDate)
+          errors.push({
+            field: `/risk/flights/${i}/departureDate`,
+            code: 'out_of_range',
+            message: 'must be on or after the departure date of the flight before it',
+          });
+      });
+      break;
+    }
+    case 'motor': {
+      const { firstRegistrationDate } = input.risk as { firstRegistrationDate: string };
+      if (firstRegistrationDate > today)
+        errors.push({
+          field: '/risk/firstRegistrationDate',
+          code: 'out_of_range',
+          message: 'must not be in the future',
+        });
+      else if (firstRegistrationDate < FIRST_REGISTRATION_MIN)
+        errors.push({
+          field: '/risk/firstRegistrationDate',
+          code: 'out_of_range',
+          message: `must be on or after ${FIRST_REGISTRATION_MIN}`,
+        });
+      break;
+    }
+    default:
+      break;
+  }
+  return errors;
+}
+
 /** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
 function plusYears(date: string, years: number): string {
   return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
+
+/** A bound from plusYears as a real date: 29 February of a common year is the 28th (the same bound for real dates). */
+const shown = (date: string): string =>
+  date.endsWith('-02-29') && new Date(`${date}T00:00:00Z`).getUTCDate() !== 29 ? `${date.slice(0, 8)}28` : date;
 
 function trimAddress(a: Address): Address {
   return {

@@ -106,7 +106,10 @@ const FlightDelayRisk = Type.Object(
           }),
           departureAirport: Airport('Departure airport'),
           arrivalAirport: Airport('Arrival airport'),
-          departureDate: DateField('Local departure date', '2026-12-24'),
+          departureDate: DateField(
+            'Local departure date: within the period of cover, and a return flight on or after its outbound flight',
+            '2026-12-24',
+          ),
         },
         { additionalProperties: false },
       ),
@@ -134,8 +137,11 @@ const TravelRisk = Type.Object(
       description: 'ISO 3166-1 alpha-2 country code.',
       examples: ['JP'],
     }),
-    departureDate: DateField('First day of the trip', '2026-08-01'),
-    returnDate: DateField('Last day of the trip, on or after departureDate', '2026-08-20'),
+    departureDate: DateField('First day of the trip, within the period of cover', '2026-08-01'),
+    returnDate: DateField(
+      'Last day of the trip, on or after departureDate and before the expiry date of the policy',
+      '2026-08-20',
+    ),
     travellers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured travellers (1-9).' }),
     tripCost: Type.Optional(
       Type.Object(
@@ -160,7 +166,7 @@ const MotorRisk = Type.Object(
     }),
     make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
     model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
-    firstRegistrationDate: DateField('Date of first registration', '2021-03-15'),
+    firstRegistrationDate: DateField('Date of first registration: not in the future, not before 1900', '2021-03-15'),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',
     }),
@@ -211,8 +217,14 @@ export const CreatePolicyRequest = Type.Object(
       examples: ['HOME-2026-000123'],
     }),
     policyholder: Policyholder,
-    effectiveDate: DateField('First day of cover', '2026-01-01'),
-    expiryDate: DateField('First day no longer covered, after effectiveDate', '2027-01-01'),
+    effectiveDate: DateField(
+      'First day of cover: at most 1 year after today, at most 10 years before it (a policy recorded late)',
+      '2026-01-01',
+    ),
+    expiryDate: DateField(
+      'First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay',
+      '2027-01-01',
+    ),
     premium: Premium,
     risk: Type.Union([HomeRisk, FlightDelayRisk, TravelRisk, MotorRisk, OtherRisk], {
       description:

@@ -273,6 +273,86 @@ describe('API to manage policies', () => {
       assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
     });
 
+    it('checks the period of cover against today, its product and the dates of the risk', async () => {
+      const far = await create(motorPolicy({ expiryDate: '9999-12-31' }));
+      assert.equal(far.status, 422);
+      assert.deepEqual(far.body.errors, [
+        {
+          field: '/expiryDate',
+          code: 'out_of_range',
+          message: `must be on or before ${day(clock, 0).replace(/^2026/, '2036')}: a motor policy covers at most 10 years`,
+        },
+      ]);
+      const tenYears = await create(motorPolicy({ expiryDate: day(clock, 0).replace(/^2026/, '2036') }));
+      assert.equal(tenYears.status, 201, JSON.stringify(tenYears.body));
+      const ahead = await create(motorPolicy({ effectiveDate: '2028-01-01', expiryDate: '2029-01-01' }));
+      assert.deepEqual(fieldsOf(ahead.body), ['/effectiveDate']);
+      const ancient = await create(motorPolicy({ effectiveDate: '2015-01-01', expiryDate: '2016-01-01' }));
+      assert.deepEqual(fieldsOf(ancient.body), ['/effectiveDate']);
+      const backwards = await create(motorPolicy({ effectiveDate: day(clock, 10), expiryDate: day(clock, 9) }));
+      assert.deepEqual(fieldsOf(backwards.body), ['/expiryDate']);
+
+      const newCar = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: day(clock, 1) } }));
+      assert.equal(newCar.status, 422);
+      assert.deepEqual(newCar.body.errors, [
+        { field: '/risk/firstRegistrationDate', code: 'out_of_range', message: 'must not be in the future' },
+      ]);
+      const veteran = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: '1899-12-31' } }));
+      assert.deepEqual(fieldsOf(veteran.body), ['/risk/firstRegistrationDate']);
+      const today = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: day(clock, 0) } }));
+      assert.equal(today.status, 201, 'registered today');
+
+      const trip = (departureDate: string, returnDate: string, overrides: Record<string, unknown> = {}) =>
+        create(
+          motorPolicy({
+            product: 'travel',
+            effectiveDate: day(clock, 10),
+            expiryDate: day(clock, 30),
+            risk: { destinationCountry: 'JP', departureDate, returnDate, travellers: 2 },
+            ...overrides,
+          }),
+        );
+      assert.deepEqual(fieldsOf((await trip(day(clock, 9), day(clock, 20))).body), ['/risk/departureDate']);
+      assert.deepEqual(fieldsOf((await trip(day(clock, 10), day(clock, 30))).body), ['/risk/returnDate']);
+      assert.equal((await trip(day(clock, 10), day(clock, 29))).status, 201, 'the last day of cover is covered');
+      const yearLong = await trip(day(clock, 10), day(clock, 20), { expiryDate: day(clock, 10 + 367) });
+      assert.deepEqual(
+        yearLong.body.errors.map((e: { message: string }) => e.message),
+        [`must be on or before ${day(clock, 10).replace(/^2026/, '2027')}: a travel policy covers at most 1 year`],
+      );
+
+      const flights = (dates: string[]) =>
+        create(
+          motorPolicy({
+            product: 'flight_delay',
+            effectiveDate: day(clock, 5),
+            expiryDate: day(clock, 60),
+            risk: {
+              flights: dates.map((departureDate, i) => ({
+                flightNumber: i ? 'AF007' : 'AF006',
+                departureAirport: i ? 'JFK' : 'CDG',
+                arrivalAirport: i ? 'CDG' : 'JFK',
+                departureDate,
+              })),
+              passengers: 1,
+            },
+          }),
+        );
+      assert.deepEqual(fieldsOf((await flights([day(clock, 4)])).body), ['/risk/flights/0/departureDate']);
+      assert.deepEqual(fieldsOf((await flights([day(clock, 10), day(clock, 60)])).body), [
+        '/risk/flights/1/departureDate',
+      ]);
+      const returnFirst = await flights([day(clock, 20), day(clock, 10)]);
+      assert.deepEqual(returnFirst.body.errors, [
+        {
+          field: '/risk/flights/1/departureDate',
+          code: 'out_of_range',
+          message: 'must be on or after the departure date of the flight before it',
+        },
+      ]);
+      assert.equal((await flights([day(clock, 10), day(clock, 10)])).status, 201, 'a same-day return');
+    });
+
     it('refuses a currency that is not ISO 4217: its minor unit is unknown', async () => {
       const premium = await create(motorPolicy({ premium: { amount: 4_500, currency: 'ZZZ', frequency: 'monthly' } }));
       assert.equal(premium.status, 422);
