@@ -85,6 +85,17 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
+/** pending → active; only a pending row changes (the caller holds it locked). */
+export async function markActive(db: Executor, id: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ status: 'active', updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 export async function markCancelled(
   db: Executor,
   id: string,

@@ -34,6 +34,9 @@ export const CANCEL_REASONS = [
   'other',
 ] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
+/** What a pending policy was waiting for when the partner's system activates it (kept in the audit log). */
+export const ACTIVATION_REASONS = ['payment_received', 'documents_received', 'underwriting_accepted', 'other'] as const;
+export type ActivationReason = (typeof ACTIVATION_REASONS)[number];
 
 export const POLICY_PAGE = {
   default: 50,

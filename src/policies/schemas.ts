@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
 import { StringEnum } from '../platform/schema.ts';
 import {
+  ACTIVATION_REASONS,
   CANCEL_REASONS,
   CREATE_STATUSES,
   POLICY_PAGE,
@@ -241,7 +242,8 @@ export const CreatePolicyRequest = Type.Object(
     status: Type.Optional(
       StringEnum(CREATE_STATUSES, {
         default: 'active',
-        description: 'active (default), or pending while your system awaits something (a payment, a signature).',
+        description:
+          'active (default), or pending while your system awaits something (a payment, a signature): then activate it with POST /policies/{policyNumber}/activate.',
       }),
     ),
   },
@@ -286,6 +288,16 @@ export const CancelPolicyRequest = Type.Object(
   { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2026-06-30' }] },
 );
 
+export const ActivatePolicyRequest = Type.Object(
+  {
+    reason: StringEnum(ACTIVATION_REASONS, {
+      description:
+        'What the pending policy was waiting for: payment_received, documents_received (a signature, a proof), underwriting_accepted, other. Kept in the history of the policy.',
+    }),
+  },
+  { additionalProperties: false, examples: [{ reason: 'payment_received' }] },
+);
+
 export const SearchQuery = Type.Object(
   {
     externalReference: Type.Optional(
@@ -328,7 +340,8 @@ export const PolicyResponse = Type.Object({
   externalReference: Type.String({ maxLength: 100 }),
   product: StringEnum(PRODUCTS),
   status: StringEnum(POLICY_STATUSES, {
-    description: 'pending, active, cancelled, or expired once the expiry date is reached.',
+    description:
+      'pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).',
   }),
   policyholder: Type.Object({
     firstName: Type.String({ maxLength: 100 }),

@@ -336,6 +336,13 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await admin('POST', `/policies/${number}/cancel`, cancel)).status, 200);
     assert.equal((await admin('POST', '/policies/PA-0000-0000/cancel', cancel)).status, 404);
     assert.equal((await admin('POST', `/policies/${number}/cancel`, { reason: 'nope' })).status, 422);
+    const activation = { reason: 'payment_received' };
+    assert.equal((await admin('POST', `/policies/${number}/activate`, activation)).status, 409); // cancelled
+    const pending = await admin('POST', '/policies', { ...policy(`${reference}-3`), status: 'pending' });
+    assert.equal(pending.status, 201, JSON.stringify(pending.body));
+    assert.equal((await admin('POST', `/policies/${pending.body.policyNumber}/activate`, activation)).status, 200);
+    assert.equal((await admin('POST', '/policies/PA-0000-0000/activate', activation)).status, 404);
+    assert.equal((await admin('POST', `/policies/${number}/activate`, {})).status, 422);
   });
 
   it('every operation of every API was checked with a success', () => {

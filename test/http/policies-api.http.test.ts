@@ -751,6 +751,99 @@ describe('API to manage policies', () => {
     });
   });
 
+  describe('POST /policies/{policyNumber}/activate', () => {
+    const activate = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      post(t.app, `${POLICIES}/${policyNumber}/activate`, body, { ...who.auth, ...headers });
+    const cancel = (policyNumber: string, body: unknown) =>
+      post(t.app, `${POLICIES}/${policyNumber}/cancel`, body, partner.auth);
+
+    it('puts a pending policy in force, audits why, and answers the same when repeated', async () => {
+      const pending = await create(motorPolicy({ status: 'pending', effectiveDate: day(clock, 5) }));
+      assert.equal(pending.body.status, 'pending');
+      const issued = clock;
+      clock = new Date(issued.getTime() + 3_600_000);
+      try {
+        const res = await activate(pending.body.policyNumber.toLowerCase(), { reason: 'payment_received' });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.status, 'active');
+        assert.equal(res.body.effectiveDate, pending.body.effectiveDate, 'the period of cover is unchanged');
+        assert.equal(res.body.updatedAt, clock.toISOString());
+        const again = await activate(pending.body.policyNumber, { reason: 'other' });
+        assert.equal(again.status, 200);
+        assert.deepEqual(again.body, res.body, 'already active: unchanged');
+        assert.deepEqual((await get(t.app, `${POLICIES}/${pending.body.policyNumber}`, partner.auth)).body, res.body);
+      } finally {
+        clock = issued;
+      }
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', pending.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['created', 'activated'],
+      );
+      assert.deepEqual(audit[1]!.data, {
+        reason: 'payment_received',
+        previousStatus: 'pending',
+        effectiveDate: pending.body.effectiveDate,
+      });
+      const search = await get(
+        t.app,
+        `${POLICIES}?status=active&externalReference=${pending.body.externalReference}`,
+        partner.auth,
+      );
+      assert.equal(search.body.policies.length, 1);
+      const active = await create(motorPolicy());
+      const noop = await activate(active.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([noop.status, noop.body], [200, active.body]);
+    });
+
+    it('answers 409 policy_not_activatable for a cancelled or expired policy, 404 for one not yours, 422 for a bad body', async () => {
+      const pending = await create(motorPolicy({ status: 'pending' }));
+      const cancelled = await cancel(pending.body.policyNumber, {
+        reason: 'non_payment',
+        effectiveDate: pending.body.effectiveDate,
+      });
+      assert.equal(cancelled.status, 200);
+      const late = await activate(pending.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([late.status, late.body.code], [409, 'policy_not_activatable']);
+      const lapsed = await create(
+        motorPolicy({ status: 'pending', effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }),
+      );
+      assert.equal(lapsed.body.status, 'expired');
+      const expired = await activate(lapsed.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([expired.status, expired.body.code], [409, 'policy_not_activatable']);
+      const mine = await create(motorPolicy({ status: 'pending' }));
+      const other = await createTestPartner(t.db);
+      const theirs = await activate(mine.body.policyNumber, { reason: 'payment_received' }, other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      assert.equal((await get(t.app, `${POLICIES}/${mine.body.policyNumber}`, partner.auth)).body.status, 'pending');
+      for (const body of [{}, { reason: 'paid' }, { reason: 'other', colour: 'blue' }]) {
+        const bad = await activate(mine.body.policyNumber, body);
+        assert.equal(bad.status, 422, JSON.stringify(body));
+      }
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy({ status: 'pending' }));
+      const b = await create(motorPolicy({ status: 'pending' }));
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = { reason: 'documents_received' };
+      const first = await activate(a.body.policyNumber, body, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await activate(a.body.policyNumber, body, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const elsewhere = await activate(b.body.policyNumber, body, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.status, 'pending');
+    });
+  });
+
   it('answers 403 api_not_subscribed to a partner not subscribed to the API', async () => {
     const flightOnly = await createTestPartner(t.db, { apis: ['flight-delay'] });
     const created = await create(motorPolicy(), flightOnly);
@@ -758,6 +851,10 @@ describe('API to manage policies', () => {
     assert.equal(created.body.code, 'api_not_subscribed');
     assert.equal((await get(t.app, POLICIES, flightOnly.auth)).status, 403);
     assert.equal((await get(t.app, `${POLICIES}/PA-0000-0000`, flightOnly.auth)).status, 403);
+    assert.equal(
+      (await post(t.app, `${POLICIES}/PA-0000-0000/activate`, { reason: 'other' }, flightOnly.auth)).status,
+      403,
+    );
     assert.equal(
       (
         await post(
@@ -797,6 +894,14 @@ describe('API to manage policies', () => {
     assert.ok(
       cancel.parameters.some((p: { in: string; name: string }) => p.in === 'path' && p.name === 'policyNumber'),
     );
+    const activate = doc.paths['/policies/{policyNumber}/activate'].post;
+    assert.deepEqual(activate.requestBody.content['application/json'].schema.properties.reason.enum, [
+      'payment_received',
+      'documents_received',
+      'underwriting_accepted',
+      'other',
+    ]);
+    assert.ok(activate.responses['409']['x-problem-codes'].includes('policy_not_activatable'));
     const search = doc.paths['/policies'].get.parameters;
     assert.deepEqual(search.map((p: { name: string }) => p.name).sort(), [
       'cursor',
