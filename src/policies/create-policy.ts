@@ -78,7 +78,7 @@ export async function createPolicy(
   const risk = resolveRisk(input.product, input.risk, now);
   let quote: HomeQuoteTerms | undefined;
   if (input.quoteReference !== undefined)
-    quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now);
+    quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
 
   const holder = input.policyholder;
   const values = {
@@ -349,6 +349,10 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
   }
 }
 
+/** The name the caller gave a home risk's postal code by: postalCode or zipCode (home-risk.ts). */
+const postalCodeName = (input: CreatePolicyInput): string =>
+  (input.risk as { zipCode?: string }).zipCode === undefined ? 'postalCode' : 'zipCode';
+
 /** A Demo API quote named by a home policy: yours, live, and the very risk and premium quoted. */
 function checkQuote(
   deps: PolicyDeps,
@@ -357,6 +361,7 @@ function checkQuote(
   risk: HomeRisk,
   premium: CreatePolicyInput['premium'],
   now: Date,
+  postalCodeField: string,
 ): HomeQuoteTerms {
   const quote = verifyHomeQuote(deps.keys.quoteSigning, reference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
@@ -375,7 +380,7 @@ function checkQuote(
     );
   }
   const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({
-    field: `/risk${d.field}`,
+    field: `/risk${d.field === '/zipCode' ? `/${postalCodeField}` : d.field}`,
     code: 'invalid',
     message: `the quote says ${JSON.stringify(d.expected)}`,
   }));

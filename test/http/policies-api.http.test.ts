@@ -420,6 +420,25 @@ describe('API to manage policies', () => {
       assert.equal(sameHomeOtherWords.status, 201, 'the defaults and the spelling of the city do not matter');
     });
 
+    it('takes the postal code of a home as postalCode or zipCode and answers both, as the Demo API does', async () => {
+      const { zipCode: _zip, ...home } = HOME;
+      const q = await quote({ ...home, postalCode: '75007' });
+      assert.deepEqual([q.risk.postalCode, q.risk.zipCode], ['75007', '75007']);
+      for (const risk of [q.risk, { ...q.risk, zipCode: undefined }, { ...q.risk, postalCode: undefined }]) {
+        const res = await create(homePolicy(q, { risk: JSON.parse(JSON.stringify(risk)) }));
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        assert.deepEqual([res.body.risk.postalCode, res.body.risk.zipCode], ['75007', '75007']);
+        assert.deepEqual(res.body.risk, q.risk);
+      }
+      const other = await create(homePolicy(q, { risk: { ...home, postalCode: '75015' } }));
+      assert.equal(other.status, 422);
+      assert.equal(other.body.code, 'quote_mismatch');
+      assert.deepEqual(fieldsOf(other.body), ['/risk/postalCode'], 'the field named as the partner sent it');
+      const differ = await create(homePolicy(q, { risk: { ...q.risk, zipCode: '75015' } }));
+      assert.equal(differ.status, 422);
+      assert.deepEqual(fieldsOf(differ.body), ['/risk/zipCode']);
+    });
+
     it("refuses another partner's quote, an altered one and an expired one", async () => {
       const other = await createTestPartner(t.db);
       const theirs = await quote(HOME, other);

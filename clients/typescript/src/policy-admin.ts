@@ -630,13 +630,12 @@ export interface operations {
                     /** @description The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice. */
                     risk: {
                         /**
-                         * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                         * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                          * @example 75007
                          */
                         postalCode?: string;
                         /**
-                         * @deprecated
-                         * @description Former name of postalCode, still accepted (not both).
+                         * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                          * @example 75007
                          */
                         zipCode?: string;
