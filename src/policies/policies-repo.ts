@@ -77,10 +77,9 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   if (f.status === 'pending' || f.status === 'active')
     query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
   if (f.after) {
+    // a row comparison, not an OR: the page enters the listing index at the cursor
     const { createdAt, id } = f.after;
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]),
-    );
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(createdAt, id)));
   }
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
