@@ -159,6 +159,9 @@ function checkPolicyholder(
   if (!holder.firstName.trim())
     errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
   if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
+  for (const field of ['line1', 'city'] as const)
+    if (!holder.address[field].trim())
+      errors.push({ field: `${at}/address/${field}`, code: 'required', message: 'must not be blank' });
   const phone = parsePhoneNumberFromString(holder.phone);
   if (!phone || !phone.isValid() || phone.number !== holder.phone) {
     errors.push({
@@ -247,7 +250,13 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       break;
     }
     case 'motor': {
-      const { firstRegistrationDate } = input.risk as { firstRegistrationDate: string };
+      const { firstRegistrationDate, make, model } = input.risk as {
+        firstRegistrationDate: string;
+        make: string;
+        model: string;
+      };
+      if (!make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
+      if (!model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
       if (firstRegistrationDate > today)
         errors.push({
           field: '/risk/firstRegistrationDate',

@@ -269,6 +269,19 @@ describe('API to manage policies', () => {
         '/policyholder/birthDate',
         '/policyholder/phone',
       ]);
+      const blank = await create(
+        motorPolicy({
+          policyholder: { ...HOLDER, address: { ...HOLDER.address, line1: '   ', city: ' ' } },
+          risk: { ...MOTOR, make: ' ', model: '\t' },
+        }),
+      );
+      assert.equal(blank.status, 422);
+      assert.deepEqual(fieldsOf(blank.body), [
+        '/policyholder/address/city',
+        '/policyholder/address/line1',
+        '/risk/make',
+        '/risk/model',
+      ]);
       const quoteForMotor = await create(motorPolicy({ quoteReference: (await quote()).quoteReference }));
       assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
     });
