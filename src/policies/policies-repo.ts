@@ -43,6 +43,11 @@ export async function findPolicy(
   return query.executeTakeFirst();
 }
 
+/** A policy by its number, in any scope: for the insurer's operators only. */
+export async function findPolicyByNumber(db: Executor, policyNumber: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('policy_number', '=', policyNumber).executeTakeFirst();
+}
+
 export async function findByExternalReference(
   db: Executor,
   scope: Scope,

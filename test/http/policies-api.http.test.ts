@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../../src/partners/api-keys.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
-import { buildTestApp, createTestPartner, post, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  post,
+  runCliOn,
+  type Reply,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 
 const DEMO = '/demo/v1';
 const POLICIES = '/policy-admin/v1/policies';
@@ -873,6 +881,45 @@ describe('API to manage policies', () => {
       const elsewhere = await activate(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.status, 'pending');
+    });
+  });
+
+  describe('what the insurer operators see (parasol policies)', () => {
+    it("lists a partner's policies without personal data, and shows one with its history, masked", async () => {
+      const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const pending = await create(motorPolicy({ status: 'pending' }), me);
+      const active = await create(motorPolicy(), me);
+      await post(t.app, `${POLICIES}/${pending.body.policyNumber}/activate`, { reason: 'payment_received' }, me.auth);
+
+      const list = await runCliOn(t, ['--json', 'policies', 'list', me.slug, '--env', 'sandbox']);
+      assert.equal(list.code, 0, list.err);
+      const listed = JSON.parse(list.out);
+      assert.deepEqual(
+        listed.policies.map((p: { policyNumber: string; status: string }) => [p.policyNumber, p.status]),
+        [
+          [pending.body.policyNumber, 'active'],
+          [active.body.policyNumber, 'active'],
+        ],
+      );
+      assert.doesNotMatch(list.out, /camille|Martin|612345678|1990-04-12|rue Cler/i, 'no personal data in a list');
+      const none = await runCliOn(t, ['policies', 'list', me.slug, '--env', 'production']);
+      assert.match(none.out, /No policies/);
+
+      const show = await runCliOn(t, ['policies', 'show', pending.body.policyNumber.toLowerCase()]);
+      assert.equal(show.code, 0, show.err);
+      assert.match(show.out, new RegExp(`${pending.body.policyNumber} \\(${me.slug}, sandbox\\)`));
+      assert.match(show.out, /c•••@example\.com/);
+      assert.match(show.out, /created[\s\S]*activated|activated[\s\S]*created/);
+      assert.doesNotMatch(show.out, /camille@|Martin|612345678|1990-04-12|rue Cler/i, 'personal data masked');
+      const json = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', pending.body.policyNumber])).out);
+      assert.deepEqual(
+        json.audit.map((a: { action: string }) => a.action),
+        ['activated', 'created'],
+      );
+      assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
+      const missing = await runCliOn(t, ['policies', 'show', 'PA-0000-0000']);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.err, /No policy PA-0000-0000/);
     });
   });
 
