@@ -1,4 +1,3 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import {
   resolveHomeRisk,
   riskDifferences,
@@ -13,11 +12,12 @@ import { isIsoCurrency } from '../platform/money.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirline, findAirport, findZipCode } from '../reference/index.ts';
+import { findAirline, findAirport } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
+import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -90,7 +90,7 @@ export async function createPolicy(
     holder_first_name_enc: encrypt(deps.keys.encryption, holder.firstName.trim()),
     holder_last_name_enc: encrypt(deps.keys.encryption, holder.lastName.trim()),
     holder_birth_date_enc: encrypt(deps.keys.encryption, holder.birthDate),
-    holder_email_enc: encrypt(deps.keys.encryption, holder.email.trim().toLowerCase()),
+    holder_email_enc: encrypt(deps.keys.encryption, normalEmail(holder.email)),
     holder_phone_enc: encrypt(deps.keys.encryption, holder.phone),
     holder_address_enc: encrypt(deps.keys.encryption, JSON.stringify(trimAddress(holder.address))),
     effective_date: input.effectiveDate,
@@ -159,17 +159,7 @@ function checkPolicyholder(
   if (!holder.firstName.trim())
     errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
   if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
-  for (const field of ['line1', 'city'] as const)
-    if (!holder.address[field].trim())
-      errors.push({ field: `${at}/address/${field}`, code: 'required', message: 'must not be blank' });
-  const phone = parsePhoneNumberFromString(holder.phone);
-  if (!phone || !phone.isValid() || phone.number !== holder.phone) {
-    errors.push({
-      field: `${at}/phone`,
-      code: 'invalid_format',
-      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
-    });
-  }
+  errors.push(...checkPhone(holder.phone, `${at}/phone`));
   if (holder.birthDate >= today)
     errors.push({ field: `${at}/birthDate`, code: 'out_of_range', message: 'must be in the past' });
   else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
@@ -184,9 +174,7 @@ function checkPolicyholder(
       code: 'out_of_range',
       message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
     });
-  if (holder.address.country === 'FR' && !findZipCode(holder.address.postalCode.trim())) {
-    errors.push({ field: `${at}/address/postalCode`, code: 'invalid', message: 'is not a French postal code' });
-  }
+  errors.push(...checkAddress(holder.address, `${at}/address`));
   return errors;
 }
 
@@ -285,16 +273,6 @@ function plusYears(date: string, years: number): string {
 /** A bound from plusYears as a real date: 29 February of a common year is the 28th (the same bound for real dates). */
 const shown = (date: string): string =>
   date.endsWith('-02-29') && new Date(`${date}T00:00:00Z`).getUTCDate() !== 29 ? `${date.slice(0, 8)}28` : date;
-
-function trimAddress(a: Address): Address {
-  return {
-    line1: a.line1.trim(),
-    ...(a.line2?.trim() ? { line2: a.line2.trim() } : {}),
-    postalCode: a.postalCode.trim().toUpperCase(),
-    city: a.city.trim(),
-    country: a.country,
-  };
-}
 
 /** The product's own rules beyond its schema; returns the risk to store. */
 function resolveRisk(product: Product, risk: object, now: Date): object {

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable } from 'kysely';
+import { type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Environment, PoliciesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
@@ -87,6 +87,17 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
     query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(createdAt, id)));
   }
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
+}
+
+/** The policyholder's contact columns given (encrypted by the caller), and updated_at. */
+export async function updatePolicyholder(
+  db: Executor,
+  id: string,
+  values: Pick<Updateable<PoliciesTable>, 'holder_email_enc' | 'holder_phone_enc' | 'holder_address_enc'> & {
+    updated_at: Date;
+  },
+): Promise<PolicyRow> {
+  return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
 /** pending → active; only a pending row changes (the caller holds it locked). */

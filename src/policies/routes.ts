@@ -7,6 +7,7 @@ import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
 import { activatePolicy } from './activate-policy.ts';
 import { cancelPolicy } from './cancel-policy.ts';
+import { changePolicyholder } from './change-policyholder.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
@@ -17,6 +18,7 @@ import { searchPolicies } from './search-policies.ts';
 import {
   ACTIVATE_POLICY_DESCRIPTION,
   CANCEL_POLICY_DESCRIPTION,
+  CHANGE_POLICYHOLDER_DESCRIPTION,
   CREATE_POLICY_DESCRIPTION,
 } from './route-descriptions.ts';
 
@@ -109,6 +111,31 @@ export function policyAdminRoutes(
         },
       },
       handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
+    });
+
+    app.patch('/policies/:policyNumber/policyholder', {
+      schema: {
+        tags,
+        operationId: 'changePolicyholder',
+        summary: "Change the policyholder's email, phone or address",
+        description: CHANGE_POLICYHOLDER_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.PolicyholderChangeRequest,
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy with its policyholder changed'),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.policyholder',
+          status: 200,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body),
+        });
+      },
     });
 
     app.post('/policies/:policyNumber/activate', {

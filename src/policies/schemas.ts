@@ -46,6 +46,14 @@ const Address = Type.Object(
   { additionalProperties: false },
 );
 
+const Email = Type.String({ format: 'email', maxLength: 254, examples: ['camille@example.com'] });
+const Phone = Type.String({
+  pattern: '^\\+[1-9][0-9]{6,14}$',
+  maxLength: 16,
+  description: 'Phone number in E.164 format.',
+  examples: ['+33612345678'],
+});
+
 const Policyholder = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 100 }),
@@ -54,13 +62,8 @@ const Policyholder = Type.Object(
       'Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date',
       '1990-04-12',
     ),
-    email: Type.String({ format: 'email', maxLength: 254 }),
-    phone: Type.String({
-      pattern: '^\\+[1-9][0-9]{6,14}$',
-      maxLength: 16,
-      description: 'Phone number in E.164 format.',
-      examples: ['+33612345678'],
-    }),
+    email: Email,
+    phone: Phone,
     address: Address,
   },
   {
@@ -286,6 +289,25 @@ export const CancelPolicyRequest = Type.Object(
     ),
   },
   { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2026-06-30' }] },
+);
+
+export const PolicyholderChangeRequest = Type.Object(
+  {
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    address: Type.Optional(Address),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'The contact details that change (at least one; an address as a whole); the others stay.',
+    examples: [
+      {
+        phone: '+33698765432',
+        address: { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' },
+      },
+    ],
+  },
 );
 
 export const ActivatePolicyRequest = Type.Object(

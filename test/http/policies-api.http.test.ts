@@ -884,6 +884,101 @@ describe('API to manage policies', () => {
     });
   });
 
+  describe('PATCH /policies/{policyNumber}/policyholder', () => {
+    const change = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      t.app
+        .inject({
+          method: 'PATCH',
+          url: `${POLICIES}/${policyNumber}/policyholder`,
+          payload: body as object,
+          headers: { ...who.auth, ...headers },
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
+    const LYON = { line1: ' 3 place Bellecour ', postalCode: '69002', city: 'Lyon', country: 'FR' };
+
+    it('changes the email, phone or address given, encrypted, audited without their values', async () => {
+      const created = await create(motorPolicy());
+      const res = await change(created.body.policyNumber, { phone: '+33698765432', address: LYON });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.policyholder, {
+        ...created.body.policyholder,
+        phone: '+33698765432',
+        address: { ...LYON, line1: '3 place Bellecour' },
+      });
+      const email = await change(created.body.policyNumber.toLowerCase(), { email: ' New@Example.com' });
+      assert.equal(email.status, 422, 'an email with a space is not an email');
+      const ok = await change(created.body.policyNumber, { email: 'New@Example.com' });
+      assert.equal(ok.body.policyholder.email, 'new@example.com');
+      assert.equal(ok.body.policyholder.phone, '+33698765432', 'the fields not given stay');
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, ok.body);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['holder_phone_enc', 'holder_email_enc'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(row.holder_phone_enc, '+33698765432');
+      assert.equal(decrypt(t.app.parasol.keys.encryption, row.holder_phone_enc), '+33698765432');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.action, a.data]),
+        [
+          ['created', audit[0]!.data],
+          ['policyholder_changed', { fields: ['phone', 'address'] }],
+          ['policyholder_changed', { fields: ['email'] }],
+        ],
+      );
+      assert.doesNotMatch(JSON.stringify(audit), /698765432|Bellecour|new@example/);
+    });
+
+    it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
+      const created = await create(motorPolicy());
+      for (const [body, fields] of [
+        [{}, ['']],
+        [{ phone: '+3361234' }, ['/phone']],
+        [{ address: { ...LYON, postalCode: '00000' } }, ['/address/postalCode']],
+        [{ address: { ...LYON, city: ' ' } }, ['/address/city']],
+        [{ firstName: 'Other' }, ['/firstName']],
+        [{ birthDate: '1980-01-01' }, ['/birthDate']],
+      ] as const) {
+        const res = await change(created.body.policyNumber, body);
+        assert.equal(res.status, 422, JSON.stringify(body));
+        assert.equal(res.body.code, 'validation_failed');
+        if (fields[0]) assert.deepEqual(fieldsOf(res.body), fields, JSON.stringify(body));
+      }
+      const other = await createTestPartner(t.db);
+      const theirs = await change(created.body.policyNumber, { phone: '+33698765432' }, other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      await post(
+        t.app,
+        `${POLICIES}/${created.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: created.body.effectiveDate },
+        partner.auth,
+      );
+      const cancelled = await change(created.body.policyNumber, { phone: '+33698765432' });
+      assert.deepEqual([cancelled.status, cancelled.body.code], [409, 'policy_not_changeable']);
+      const expired = await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }));
+      assert.equal((await change(expired.body.policyNumber, { phone: '+33698765432' })).status, 200);
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy());
+      const b = await create(motorPolicy());
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const first = await change(a.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await change(a.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const elsewhere = await change(b.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+    });
+  });
+
   describe('what the insurer operators see (parasol policies)', () => {
     it("lists a partner's policies without personal data, and shows one with its history, masked", async () => {
       const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
