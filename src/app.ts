@@ -245,8 +245,13 @@ async function assembleApp(
     title: 'API to manage policies',
     version: '1.0.0',
     description:
-      "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them and cancel them. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
-    tags: [{ name: 'Policies', description: 'Record, read, search and cancel policies.' }],
+      "Connects your policy-administration system to the insurer's database: record policies (idempotent, your externalReference unique per environment), read them, search them, keep the policyholder's contact current, activate the pending ones (pending → active) and cancel them; a policy past its expiry date reads as expired. Only your own policies, ever. Money is integer minor units; errors are RFC 9457 problem+json with a stable `code`.",
+    tags: [
+      {
+        name: 'Policies',
+        description: 'Record, read, search, change the policyholder of, activate and cancel policies.',
+      },
+    ],
   });
   await limits.start();
   const flightDeps = {

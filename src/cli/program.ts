@@ -20,6 +20,7 @@ import { DEFAULT_RATE_LIMITS } from '../platform/config.ts';
 import { riskVersionCommands } from './risk-versions-commands.ts';
 import { usersCommands } from './users-commands.ts';
 import { emailsCommands } from './emails-commands.ts';
+import { policiesCommands } from './policies-commands.ts';
 import { webhooksCommands } from './webhooks-commands.ts';
 
 export { EXIT, type CliIo, type CommandKit, type Result } from './kit.ts';
@@ -122,6 +123,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   ledgerCommands(kit);
   operatorsCommands(kit);
   webhooksCommands(kit);
+  policiesCommands(kit);
   flightsCommands(kit, { providers: io.flightProviders, now: io.now });
   // risk model: fit, evaluate, predict on files (no database); its versions in the database
   riskVersionCommands(kit, riskCommands(kit));

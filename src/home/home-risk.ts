@@ -130,13 +130,13 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
 }
 
 /**
- * The postal code a request gives, as `postalCode` or by its former name `zipCode` — one of them;
- * `field` names it for errors.
+ * The postal code a request gives, as `postalCode` or `zipCode` (the Demo API's name in the public
+ * contract) — either, or both with the same value, as the API answers a home risk; `field` names it for errors.
  */
 export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?: string | undefined }, at: string) {
-  if (input.postalCode !== undefined && input.zipCode !== undefined)
-    throw new DomainError('validation_failed', 'Give postalCode only (zipCode is its former name).', {
-      errors: [{ field: `${at}/zipCode`, code: 'not_allowed', message: 'not with postalCode (its former name)' }],
+  if (input.postalCode !== undefined && input.zipCode !== undefined && input.postalCode !== input.zipCode)
+    throw new DomainError('validation_failed', 'postalCode and zipCode name the same code: give one, or both alike.', {
+      errors: [{ field: `${at}/zipCode`, code: 'invalid', message: 'must equal postalCode (the same field)' }],
     });
   const code = input.postalCode ?? input.zipCode;
   if (code === undefined)
@@ -146,7 +146,7 @@ export function postalCodeOf(input: { postalCode?: string | undefined; zipCode?:
   return { code, field: `${at}/${input.postalCode !== undefined ? 'postalCode' : 'zipCode'}` };
 }
 
-/** The fields of a home risk, in the order the API shows them. */
+/** The fields of a canonical home risk, in the order the API shows them. */
 const HOME_RISK_FIELDS: readonly (keyof HomeRisk)[] = [
   'zipCode',
   'city',
@@ -168,7 +168,19 @@ export function riskDifferences(expected: HomeRisk, actual: HomeRisk): { field: 
   );
 }
 
-/** A stored home risk with its fields in the API's order (jsonb keeps its own order). */
-export function inFieldOrder(risk: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(HOME_RISK_FIELDS.filter((f) => risk[f] !== undefined).map((f) => [f, risk[f]]));
+/**
+ * A canonical home risk (a quote's, or a policy's as stored) as the APIs answer it: its postal code
+ * under both names, `postalCode` and `zipCode`, then the fields in the API's order (jsonb keeps its own).
+ * Sent back as is, it is a valid home risk.
+ */
+export function homeRiskView(risk: HomeRisk): HomeRiskView {
+  return {
+    postalCode: risk.zipCode,
+    ...(Object.fromEntries(
+      HOME_RISK_FIELDS.filter((f) => risk[f] !== undefined).map((f) => [f, risk[f]]),
+    ) as unknown as HomeRisk),
+  };
 }
+
+/** A home risk as answered: the canonical risk and its postal code by the name of the addresses too. */
+export type HomeRiskView = HomeRisk & { postalCode: string };

@@ -1,5 +1,12 @@
 /** The home domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
-export { inFieldOrder, resolveHomeRisk, riskDifferences, type HomeRisk, type HomeRiskInput } from './home-risk.ts';
+export {
+  homeRiskView,
+  resolveHomeRisk,
+  type HomeRiskView,
+  riskDifferences,
+  type HomeRisk,
+  type HomeRiskInput,
+} from './home-risk.ts';
 export { verifyHomeQuote, type HomeQuoteTerms } from './quote-token.ts';
 export { DEMO_PREFIX, demoRoutes } from './routes.ts';
 export { HomeRisk as HomeRiskSchema, exampleHome } from './schemas.ts';

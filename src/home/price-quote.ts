@@ -1,5 +1,5 @@
 import { newQuoteId } from '../flight/index.ts';
-import { resolveHomeRisk, type HomeRisk, type HomeRiskInput } from './home-risk.ts';
+import { homeRiskView, resolveHomeRisk, type HomeRiskInput, type HomeRiskView } from './home-risk.ts';
 import type { Caller, HomeDeps, Money } from './deps.ts';
 import { coveragesOf, priceHome, type Zone } from './pricing.ts';
 import { signHomeQuote } from './quote-token.ts';
@@ -25,7 +25,8 @@ export interface HomeQuote {
   zone: Zone;
   department: string;
   coverages: HomeCoverageView[];
-  risk: HomeRisk;
+  /** The canonical risk, its postal code under both names (homeRiskView). */
+  risk: HomeRiskView;
 }
 
 const money = (amount: number): Money => ({ amount, currency: RATING_TABLE.currency });
@@ -67,6 +68,6 @@ export function issueHomeQuote(deps: HomeDeps, caller: Caller, input: HomeRiskIn
       limit: c.limit === null ? null : money(c.limit),
       deductible: money(c.deductible),
     })),
-    risk,
+    risk: homeRiskView(risk),
   };
 }

@@ -9,14 +9,14 @@ import { RATING_TABLE } from './rating-table.ts';
 const PostalCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
-  description: 'French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).',
+  description:
+    'French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.',
   examples: ['75007'],
 });
 const ZipCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
-  deprecated: true,
-  description: 'Former name of postalCode, still accepted (not both).',
+  description: 'French postal code, 5 digits: the same field as postalCode (either, or both with the same value).',
   examples: ['75007'],
 });
 
@@ -39,8 +39,7 @@ export const CityResponse = Type.Object({
   zipCode: Type.String({
     pattern: ZIP_CODE_PATTERN,
     maxLength: 5,
-    deprecated: true,
-    description: 'Former name of postalCode (the same value).',
+    description: 'The same value as postalCode.',
   }),
   cities: Type.Array(Type.String({ maxLength: 100 }), {
     maxItems: 100,

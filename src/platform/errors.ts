@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   conflict: { status: 409, title: 'Conflict', operator: true },
   external_reference_conflict: { status: 409, title: 'External reference already used' },
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
+  policy_not_activatable: { status: 409, title: 'Policy cannot be activated' },
+  policy_not_changeable: { status: 409, title: 'Policy cannot be changed' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   webhook_delivery_pending: { status: 409, title: 'Webhook delivery still pending' },

@@ -1,4 +1,3 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import {
   resolveHomeRisk,
   riskDifferences,
@@ -13,11 +12,12 @@ import { isIsoCurrency } from '../platform/money.ts';
 import type { PremiumFrequency } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { findAirline, findAirport, findZipCode } from '../reference/index.ts';
+import { findAirline, findAirport } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
+import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -40,6 +40,13 @@ export interface CreatePolicyInput {
 }
 
 const ADULT_AGE = 18;
+/** The longest period of cover, in years, by product: a trip's cover lasts at most a year. */
+export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, other: 10, travel: 1, flight_delay: 1 };
+/** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
+export const MAX_YEARS_AHEAD = 1;
+export const MAX_YEARS_BACK = 10;
+/** No vehicle was registered before this day. */
+const FIRST_REGISTRATION_MIN = '1900-01-01';
 const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
 const MAX_AGE = 120;
 
@@ -57,9 +64,11 @@ export async function createPolicy(
   input: CreatePolicyInput,
 ): Promise<PolicyView> {
   const now = deps.now();
-  const errors = checkPolicyholder(input.policyholder, input.effectiveDate, todayOf(now));
-  if (input.expiryDate <= input.effectiveDate)
-    errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  const today = todayOf(now);
+  const errors = [
+    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
+    ...checkCoverPeriod(input, today),
+  ];
   if (!isIsoCurrency(input.premium.currency))
     errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
   if (input.quoteReference !== undefined && input.product !== 'home')
@@ -69,7 +78,7 @@ export async function createPolicy(
   const risk = resolveRisk(input.product, input.risk, now);
   let quote: HomeQuoteTerms | undefined;
   if (input.quoteReference !== undefined)
-    quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now);
+    quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
 
   const holder = input.policyholder;
   const values = {
@@ -81,7 +90,7 @@ export async function createPolicy(
     holder_first_name_enc: encrypt(deps.keys.encryption, holder.firstName.trim()),
     holder_last_name_enc: encrypt(deps.keys.encryption, holder.lastName.trim()),
     holder_birth_date_enc: encrypt(deps.keys.encryption, holder.birthDate),
-    holder_email_enc: encrypt(deps.keys.encryption, holder.email.trim().toLowerCase()),
+    holder_email_enc: encrypt(deps.keys.encryption, normalEmail(holder.email)),
     holder_phone_enc: encrypt(deps.keys.encryption, holder.phone),
     holder_address_enc: encrypt(deps.keys.encryption, JSON.stringify(trimAddress(holder.address))),
     effective_date: input.effectiveDate,
@@ -150,14 +159,7 @@ function checkPolicyholder(
   if (!holder.firstName.trim())
     errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
   if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
-  const phone = parsePhoneNumberFromString(holder.phone);
-  if (!phone || !phone.isValid() || phone.number !== holder.phone) {
-    errors.push({
-      field: `${at}/phone`,
-      code: 'invalid_format',
-      message: 'must be a valid phone number in E.164 format, e.g. +33612345678',
-    });
-  }
+  errors.push(...checkPhone(holder.phone, `${at}/phone`));
   if (holder.birthDate >= today)
     errors.push({ field: `${at}/birthDate`, code: 'out_of_range', message: 'must be in the past' });
   else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
@@ -172,8 +174,93 @@ function checkPolicyholder(
       code: 'out_of_range',
       message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
     });
-  if (holder.address.country === 'FR' && !findZipCode(holder.address.postalCode.trim())) {
-    errors.push({ field: `${at}/address/postalCode`, code: 'invalid', message: 'is not a French postal code' });
+  errors.push(...checkAddress(holder.address, `${at}/address`));
+  return errors;
+}
+
+/**
+ * The period of cover [effectiveDate, expiryDate) against today and the product, and the dates of the
+ * risk against that period: a trip, a flight, a vehicle's first registration.
+ */
+function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const { effectiveDate, expiryDate, product } = input;
+  const latestStart = plusYears(today, MAX_YEARS_AHEAD);
+  const earliestStart = plusYears(today, -MAX_YEARS_BACK);
+  if (effectiveDate > latestStart)
+    errors.push({
+      field: '/effectiveDate',
+      code: 'out_of_range',
+      message: `must be on or before ${shown(latestStart)} (at most ${MAX_YEARS_AHEAD} year ahead)`,
+    });
+  else if (effectiveDate < earliestStart)
+    errors.push({
+      field: '/effectiveDate',
+      code: 'out_of_range',
+      message: `must be on or after ${shown(earliestStart)} (at most ${MAX_YEARS_BACK} years back)`,
+    });
+  const longest = MAX_COVER_YEARS[product];
+  if (expiryDate <= effectiveDate)
+    errors.push({ field: '/expiryDate', code: 'out_of_range', message: 'must be after effectiveDate' });
+  else if (expiryDate > plusYears(effectiveDate, longest))
+    errors.push({
+      field: '/expiryDate',
+      code: 'out_of_range',
+      message: `must be on or before ${shown(plusYears(effectiveDate, longest))}: a ${product} policy covers at most ${longest} year${longest > 1 ? 's' : ''}`,
+    });
+  const within = (date: string) => date >= effectiveDate && date < expiryDate;
+  const period = `within the period of cover, ${effectiveDate} to the day before ${expiryDate}`;
+  switch (product) {
+    case 'travel': {
+      const trip = input.risk as { departureDate: string; returnDate: string };
+      if (!within(trip.departureDate))
+        errors.push({ field: '/risk/departureDate', code: 'out_of_range', message: `must be ${period}` });
+      if (trip.returnDate >= trip.departureDate && !within(trip.returnDate))
+        errors.push({ field: '/risk/returnDate', code: 'out_of_range', message: `must be ${period}` });
+      break;
+    }
+    case 'flight_delay': {
+      const flights = (input.risk as { flights: { departureDate: string }[] }).flights;
+      flights.forEach((f, i) => {
+        if (!within(f.departureDate))
+          errors.push({
+            field: `/risk/flights/${i}/departureDate`,
+            code: 'out_of_range',
+            message: `must be ${period}`,
+          });
+        else if (i > 0 && f.departureDate < flights[i - 1]!.departureDate)
+          errors.push({
+            field: `/risk/flights/${i}/departureDate`,
+            code: 'out_of_range',
+            message: 'must be on or after the departure date of the flight before it',
+          });
+      });
+      break;
+    }
+    case 'motor': {
+      const { firstRegistrationDate, make, model } = input.risk as {
+        firstRegistrationDate: string;
+        make: string;
+        model: string;
+      };
+      if (!make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
+      if (!model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
+      if (firstRegistrationDate > today)
+        errors.push({
+          field: '/risk/firstRegistrationDate',
+          code: 'out_of_range',
+          message: 'must not be in the future',
+        });
+      else if (firstRegistrationDate < FIRST_REGISTRATION_MIN)
+        errors.push({
+          field: '/risk/firstRegistrationDate',
+          code: 'out_of_range',
+          message: `must be on or after ${FIRST_REGISTRATION_MIN}`,
+        });
+      break;
+    }
+    default:
+      break;
   }
   return errors;
 }
@@ -183,15 +270,9 @@ function plusYears(date: string, years: number): string {
   return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
 
-function trimAddress(a: Address): Address {
-  return {
-    line1: a.line1.trim(),
-    ...(a.line2?.trim() ? { line2: a.line2.trim() } : {}),
-    postalCode: a.postalCode.trim().toUpperCase(),
-    city: a.city.trim(),
-    country: a.country,
-  };
-}
+/** A bound from plusYears as a real date: 29 February of a common year is the 28th (the same bound for real dates). */
+const shown = (date: string): string =>
+  date.endsWith('-02-29') && new Date(`${date}T00:00:00Z`).getUTCDate() !== 29 ? `${date.slice(0, 8)}28` : date;
 
 /** The product's own rules beyond its schema; returns the risk to store. */
 function resolveRisk(product: Product, risk: object, now: Date): object {
@@ -255,6 +336,10 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
   }
 }
 
+/** The name the caller gave a home risk's postal code by: postalCode or zipCode (home-risk.ts). */
+const postalCodeName = (input: CreatePolicyInput): string =>
+  (input.risk as { zipCode?: string }).zipCode === undefined ? 'postalCode' : 'zipCode';
+
 /** A Demo API quote named by a home policy: yours, live, and the very risk and premium quoted. */
 function checkQuote(
   deps: PolicyDeps,
@@ -263,6 +348,7 @@ function checkQuote(
   risk: HomeRisk,
   premium: CreatePolicyInput['premium'],
   now: Date,
+  postalCodeField: string,
 ): HomeQuoteTerms {
   const quote = verifyHomeQuote(deps.keys.quoteSigning, reference);
   if (quote.partnerId !== caller.partnerId || quote.environment !== caller.environment) {
@@ -281,7 +367,7 @@ function checkQuote(
     );
   }
   const errors: FieldError[] = riskDifferences(quote.risk, risk).map((d) => ({
-    field: `/risk${d.field}`,
+    field: `/risk${d.field === '/zipCode' ? `/${postalCodeField}` : d.field}`,
     code: 'invalid',
     message: `the quote says ${JSON.stringify(d.expected)}`,
   }));

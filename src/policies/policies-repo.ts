@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable } from 'kysely';
+import { type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Environment, PoliciesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
@@ -43,6 +43,11 @@ export async function findPolicy(
   return query.executeTakeFirst();
 }
 
+/** A policy by its number, in any scope: for the insurer's operators only. */
+export async function findPolicyByNumber(db: Executor, policyNumber: string): Promise<PolicyRow | undefined> {
+  return db.selectFrom('policies').selectAll().where('policy_number', '=', policyNumber).executeTakeFirst();
+}
+
 export async function findByExternalReference(
   db: Executor,
   scope: Scope,
@@ -77,12 +82,33 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   if (f.status === 'pending' || f.status === 'active')
     query = query.where('status', '=', f.status).where('expiry_date', '>', f.today);
   if (f.after) {
+    // a row comparison, not an OR: the page enters the listing index at the cursor
     const { createdAt, id } = f.after;
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '>', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '>', id)])]),
-    );
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(createdAt, id)));
   }
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
+}
+
+/** The policyholder's contact columns given (encrypted by the caller), and updated_at. */
+export async function updatePolicyholder(
+  db: Executor,
+  id: string,
+  values: Pick<Updateable<PoliciesTable>, 'holder_email_enc' | 'holder_phone_enc' | 'holder_address_enc'> & {
+    updated_at: Date;
+  },
+): Promise<PolicyRow> {
+  return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** pending → active; only a pending row changes (the caller holds it locked). */
+export async function markActive(db: Executor, id: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ status: 'active', updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 export async function markCancelled(

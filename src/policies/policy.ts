@@ -1,4 +1,4 @@
-import { inFieldOrder } from '../home/index.ts';
+import { homeRiskView, type HomeRisk } from '../home/index.ts';
 import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
 import type { PolicyProduct, PremiumFrequency } from '../platform/db-schema.ts';
 import type { PolicyRow } from './policies-repo.ts';
@@ -34,6 +34,9 @@ export const CANCEL_REASONS = [
   'other',
 ] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
+/** What a pending policy was waiting for when the partner's system activates it (kept in the audit log). */
+export const ACTIVATION_REASONS = ['payment_received', 'documents_received', 'underwriting_accepted', 'other'] as const;
+export type ActivationReason = (typeof ACTIVATION_REASONS)[number];
 
 export const POLICY_PAGE = {
   default: 50,
@@ -101,7 +104,7 @@ export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today:
     effectiveDate: row.effective_date,
     expiryDate: row.expiry_date,
     premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
-    risk: row.product === 'home' ? inFieldOrder(row.risk) : row.risk,
+    risk: row.product === 'home' ? { ...homeRiskView(row.risk as unknown as HomeRisk) } : row.risk,
     quoteReference: row.quote_reference,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date

@@ -13,3 +13,14 @@ export const CANCEL_POLICY_DESCRIPTION =
   'Cancelling again with the same reason and date returns the same result; ' +
   'another reason or date, or an expired policy, is a 409 policy_not_cancellable. ' +
   'Honours Idempotency-Key.';
+
+export const ACTIVATE_POLICY_DESCRIPTION =
+  'Puts a pending policy in force (pending → active) for its period of cover as recorded, saying what it was waiting for. ' +
+  'Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. ' +
+  'Honours Idempotency-Key.';
+
+export const CHANGE_POLICYHOLDER_DESCRIPTION =
+  "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. " +
+  'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
+  'Names and birth date do not change: a policy for another person is a new policy. ' +
+  'Honours Idempotency-Key.';

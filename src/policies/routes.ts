@@ -5,7 +5,9 @@ import { named, problemResponses } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, replyIdempotent, securePartnerApi } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
+import { activatePolicy } from './activate-policy.ts';
 import { cancelPolicy } from './cancel-policy.ts';
+import { changePolicyholder } from './change-policyholder.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
@@ -13,7 +15,12 @@ import type { Product } from './policy.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
 import * as S from './schemas.ts';
 import { searchPolicies } from './search-policies.ts';
-import { CREATE_POLICY_DESCRIPTION, CANCEL_POLICY_DESCRIPTION } from './route-descriptions.ts';
+import {
+  ACTIVATE_POLICY_DESCRIPTION,
+  CANCEL_POLICY_DESCRIPTION,
+  CHANGE_POLICYHOLDER_DESCRIPTION,
+  CREATE_POLICY_DESCRIPTION,
+} from './route-descriptions.ts';
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
 
@@ -104,6 +111,57 @@ export function policyAdminRoutes(
         },
       },
       handler: async (request) => getPolicy(deps, callerOf(request), request.params.policyNumber),
+    });
+
+    app.patch('/policies/:policyNumber/policyholder', {
+      schema: {
+        tags,
+        operationId: 'changePolicyholder',
+        summary: "Change the policyholder's email, phone or address",
+        description: CHANGE_POLICYHOLDER_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.PolicyholderChangeRequest,
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy with its policyholder changed'),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.policyholder',
+          status: 200,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body),
+        });
+      },
+    });
+
+    app.post('/policies/:policyNumber/activate', {
+      schema: {
+        tags,
+        operationId: 'activatePolicy',
+        summary: 'Activate a pending policy',
+        description: ACTIVATE_POLICY_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.ActivatePolicyRequest,
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy in force'),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_activatable'] }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        // as for cancel: the policy is part of what the key stands for
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.activate',
+          status: 200,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => activatePolicy(deps, trx, caller, policyNumber, request.body),
+        });
+      },
     });
 
     app.post('/policies/:policyNumber/cancel', {

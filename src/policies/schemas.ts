@@ -2,6 +2,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
 import { StringEnum } from '../platform/schema.ts';
 import {
+  ACTIVATION_REASONS,
   CANCEL_REASONS,
   CREATE_STATUSES,
   POLICY_PAGE,
@@ -45,6 +46,14 @@ const Address = Type.Object(
   { additionalProperties: false },
 );
 
+const Email = Type.String({ format: 'email', maxLength: 254, examples: ['camille@example.com'] });
+const Phone = Type.String({
+  pattern: '^\\+[1-9][0-9]{6,14}$',
+  maxLength: 16,
+  description: 'Phone number in E.164 format.',
+  examples: ['+33612345678'],
+});
+
 const Policyholder = Type.Object(
   {
     firstName: Type.String({ minLength: 1, maxLength: 100 }),
@@ -53,13 +62,8 @@ const Policyholder = Type.Object(
       'Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date',
       '1990-04-12',
     ),
-    email: Type.String({ format: 'email', maxLength: 254 }),
-    phone: Type.String({
-      pattern: '^\\+[1-9][0-9]{6,14}$',
-      maxLength: 16,
-      description: 'Phone number in E.164 format.',
-      examples: ['+33612345678'],
-    }),
+    email: Email,
+    phone: Phone,
     address: Address,
   },
   {
@@ -106,7 +110,10 @@ const FlightDelayRisk = Type.Object(
           }),
           departureAirport: Airport('Departure airport'),
           arrivalAirport: Airport('Arrival airport'),
-          departureDate: DateField('Local departure date', '2026-12-24'),
+          departureDate: DateField(
+            'Local departure date: within the period of cover, and a return flight on or after its outbound flight',
+            '2026-12-24',
+          ),
         },
         { additionalProperties: false },
       ),
@@ -134,8 +141,11 @@ const TravelRisk = Type.Object(
       description: 'ISO 3166-1 alpha-2 country code.',
       examples: ['JP'],
     }),
-    departureDate: DateField('First day of the trip', '2026-08-01'),
-    returnDate: DateField('Last day of the trip, on or after departureDate', '2026-08-20'),
+    departureDate: DateField('First day of the trip, within the period of cover', '2026-08-01'),
+    returnDate: DateField(
+      'Last day of the trip, on or after departureDate and before the expiry date of the policy',
+      '2026-08-20',
+    ),
     travellers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured travellers (1-9).' }),
     tripCost: Type.Optional(
       Type.Object(
@@ -160,7 +170,7 @@ const MotorRisk = Type.Object(
     }),
     make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
     model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
-    firstRegistrationDate: DateField('Date of first registration', '2021-03-15'),
+    firstRegistrationDate: DateField('Date of first registration: not in the future, not before 1900', '2021-03-15'),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',
     }),
@@ -211,8 +221,14 @@ export const CreatePolicyRequest = Type.Object(
       examples: ['HOME-2026-000123'],
     }),
     policyholder: Policyholder,
-    effectiveDate: DateField('First day of cover', '2026-01-01'),
-    expiryDate: DateField('First day no longer covered, after effectiveDate', '2027-01-01'),
+    effectiveDate: DateField(
+      'First day of cover: at most 1 year after today, at most 10 years before it (a policy recorded late)',
+      '2026-01-01',
+    ),
+    expiryDate: DateField(
+      'First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay',
+      '2027-01-01',
+    ),
     premium: Premium,
     risk: Type.Union([HomeRisk, FlightDelayRisk, TravelRisk, MotorRisk, OtherRisk], {
       description:
@@ -229,7 +245,8 @@ export const CreatePolicyRequest = Type.Object(
     status: Type.Optional(
       StringEnum(CREATE_STATUSES, {
         default: 'active',
-        description: 'active (default), or pending while your system awaits something (a payment, a signature).',
+        description:
+          'active (default), or pending while your system awaits something (a payment, a signature): then activate it with POST /policies/{policyNumber}/activate.',
       }),
     ),
   },
@@ -274,6 +291,35 @@ export const CancelPolicyRequest = Type.Object(
   { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2026-06-30' }] },
 );
 
+export const PolicyholderChangeRequest = Type.Object(
+  {
+    email: Type.Optional(Email),
+    phone: Type.Optional(Phone),
+    address: Type.Optional(Address),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    description: 'The contact details that change (at least one; an address as a whole); the others stay.',
+    examples: [
+      {
+        phone: '+33698765432',
+        address: { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' },
+      },
+    ],
+  },
+);
+
+export const ActivatePolicyRequest = Type.Object(
+  {
+    reason: StringEnum(ACTIVATION_REASONS, {
+      description:
+        'What the pending policy was waiting for: payment_received, documents_received (a signature, a proof), underwriting_accepted, other. Kept in the history of the policy.',
+    }),
+  },
+  { additionalProperties: false, examples: [{ reason: 'payment_received' }] },
+);
+
 export const SearchQuery = Type.Object(
   {
     externalReference: Type.Optional(
@@ -316,7 +362,8 @@ export const PolicyResponse = Type.Object({
   externalReference: Type.String({ maxLength: 100 }),
   product: StringEnum(PRODUCTS),
   status: StringEnum(POLICY_STATUSES, {
-    description: 'pending, active, cancelled, or expired once the expiry date is reached.',
+    description:
+      'pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).',
   }),
   policyholder: Type.Object({
     firstName: Type.String({ maxLength: 100 }),

@@ -1,6 +1,6 @@
 import { DomainError } from '../platform/errors.ts';
-import type { Caller, PolicyDeps } from './deps.ts';
-import { searchPolicies as search } from './policies-repo.ts';
+import type { PolicyDeps } from './deps.ts';
+import { searchPolicies as search, type Scope } from './policies-repo.ts';
 import { POLICY_PAGE, policyView, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
 import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
 
@@ -22,7 +22,7 @@ export interface PolicyQuery {
  */
 export async function searchPolicies(
   deps: PolicyDeps,
-  caller: Caller,
+  caller: Scope,
   q: PolicyQuery,
 ): Promise<{ policies: PolicyView[]; nextCursor: string | null }> {
   if (q.effectiveFrom && q.effectiveTo && q.effectiveTo < q.effectiveFrom) {

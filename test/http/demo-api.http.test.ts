@@ -46,7 +46,7 @@ describe('Demo API', () => {
       }
     });
 
-    it('takes postalCode, the name across the APIs, and still zipCode — one of them', async () => {
+    it('takes postalCode or zipCode, the name of the public contract — either, or both alike', async () => {
       const res = await post(t.app, `${DEMO}/getCityByZipCode`, { postalCode: '75007' }, partner.auth);
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body, { postalCode: '75007', zipCode: '75007', cities: ['PARIS'] });
@@ -56,8 +56,17 @@ describe('Demo API', () => {
         { postalCode: '75007', zipCode: '75007' },
         partner.auth,
       );
-      assert.equal(both.status, 422);
-      assert.deepEqual(fieldsOf(both.body), ['/zipCode']);
+      assert.equal(both.status, 200, 'both alike: the answer sent back');
+      const differ = await post(
+        t.app,
+        `${DEMO}/getCityByZipCode`,
+        { postalCode: '75007', zipCode: '75008' },
+        partner.auth,
+      );
+      assert.equal(differ.status, 422);
+      assert.deepEqual(differ.body.errors, [
+        { field: '/zipCode', code: 'invalid', message: 'must equal postalCode (the same field)' },
+      ]);
       const none = await post(t.app, `${DEMO}/getCityByZipCode`, {}, partner.auth);
       assert.equal(none.status, 422);
       assert.deepEqual(fieldsOf(none.body), ['/postalCode']);
@@ -67,7 +76,13 @@ describe('Demo API', () => {
         post(t.app, `${DEMO}/getPrice`, PARIS_FLAT, partner.auth),
       ]);
       assert.equal(byNew.status, 200, JSON.stringify(byNew.body));
-      assert.deepEqual(byNew.body.premium, byFormer.body.premium, 'one home, one price, whatever the name');
+      assert.deepEqual(byNew.body.annualPremium, byFormer.body.annualPremium, 'one home, one price, whatever the name');
+      assert.deepEqual(byNew.body.risk, byFormer.body.risk, 'answered under both names');
+      assert.equal(byNew.body.risk.postalCode, '75007');
+      assert.equal(byNew.body.risk.zipCode, '75007');
+      const again = await post(t.app, `${DEMO}/getPrice`, byNew.body.risk, partner.auth);
+      assert.equal(again.status, 200, 'the risk answered is a valid request');
+      assert.deepEqual(again.body.annualPremium, byNew.body.annualPremium);
       const unknown = await post(t.app, `${DEMO}/getPrice`, { ...flat, postalCode: '00000' }, partner.auth);
       assert.deepEqual(fieldsOf(unknown.body), ['/postalCode']);
     });
@@ -122,7 +137,7 @@ describe('Demo API', () => {
       assert.equal(q.coverages.find((c: { code: string }) => c.code === 'natural_disasters').limit, null);
       assert.deepEqual(
         q.risk,
-        { ...PARIS_FLAT, options: ['glass_breakage', 'theft'] },
+        { postalCode: '75007', ...PARIS_FLAT, options: ['glass_breakage', 'theft'] },
         'the risk as priced, options sorted',
       );
     });
@@ -156,6 +171,7 @@ describe('Demo API', () => {
       });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body.risk, {
+        postalCode: '13001',
         zipCode: '13001',
         city: 'MARSEILLE',
         housingType: 'house',
@@ -306,8 +322,9 @@ describe('Demo API', () => {
       assert.deepEqual(p.options.items.enum, ['theft', 'glass_breakage', 'electrical_damage', 'legal_protection']);
       assert.equal(p.contentsValue.properties.amount.maximum, 30_000_000);
       assert.deepEqual(body.schema.required.sort(), ['city', 'housingType', 'livingArea', 'occupancy', 'rooms']);
-      assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or its former name zipCode: one is required');
-      assert.equal(p.zipCode.deprecated, true);
+      assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or zipCode: one is required');
+      assert.equal(p.zipCode.pattern, '^[0-9]{5}$');
+      assert.equal(p.zipCode.deprecated, undefined, 'zipCode is the name of the public contract (API.md)');
     }
   });
 });

@@ -336,6 +336,19 @@ describe('OpenAPI contract against live answers', () => {
     assert.equal((await admin('POST', `/policies/${number}/cancel`, cancel)).status, 200);
     assert.equal((await admin('POST', '/policies/PA-0000-0000/cancel', cancel)).status, 404);
     assert.equal((await admin('POST', `/policies/${number}/cancel`, { reason: 'nope' })).status, 422);
+    const contact = { phone: '+33698765432' };
+    assert.equal((await admin('PATCH', `/policies/${number}/policyholder`, contact)).status, 409); // cancelled
+    assert.equal((await admin('PATCH', '/policies/PA-0000-0000/policyholder', contact)).status, 404);
+    assert.equal((await admin('PATCH', `/policies/${number}/policyholder`, {})).status, 422);
+    const activation = { reason: 'payment_received' };
+    assert.equal((await admin('POST', `/policies/${number}/activate`, activation)).status, 409); // cancelled
+    const pending = await admin('POST', '/policies', { ...policy(`${reference}-3`), status: 'pending' });
+    assert.equal(pending.status, 201, JSON.stringify(pending.body));
+    assert.equal((await admin('POST', `/policies/${pending.body.policyNumber}/activate`, activation)).status, 200);
+    assert.equal((await admin('POST', '/policies/PA-0000-0000/activate', activation)).status, 404);
+    const changed = await admin('PATCH', `/policies/${pending.body.policyNumber}/policyholder`, contact);
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.equal((await admin('POST', `/policies/${number}/activate`, {})).status, 422);
   });
 
   it('every operation of every API was checked with a success', () => {

@@ -3,7 +3,15 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createApiKey } from '../../src/partners/api-keys.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
-import { buildTestApp, createTestPartner, post, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  post,
+  runCliOn,
+  type Reply,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 
 const DEMO = '/demo/v1';
 const POLICIES = '/policy-admin/v1/policies';
@@ -269,8 +277,101 @@ describe('API to manage policies', () => {
         '/policyholder/birthDate',
         '/policyholder/phone',
       ]);
+      const blank = await create(
+        motorPolicy({
+          policyholder: { ...HOLDER, address: { ...HOLDER.address, line1: '   ', city: ' ' } },
+          risk: { ...MOTOR, make: ' ', model: '\t' },
+        }),
+      );
+      assert.equal(blank.status, 422);
+      assert.deepEqual(fieldsOf(blank.body), [
+        '/policyholder/address/city',
+        '/policyholder/address/line1',
+        '/risk/make',
+        '/risk/model',
+      ]);
       const quoteForMotor = await create(motorPolicy({ quoteReference: (await quote()).quoteReference }));
       assert.deepEqual(fieldsOf(quoteForMotor.body), ['/quoteReference']);
+    });
+
+    it('checks the period of cover against today, its product and the dates of the risk', async () => {
+      const far = await create(motorPolicy({ expiryDate: '9999-12-31' }));
+      assert.equal(far.status, 422);
+      assert.deepEqual(far.body.errors, [
+        {
+          field: '/expiryDate',
+          code: 'out_of_range',
+          message: `must be on or before ${day(clock, 0).replace(/^2026/, '2036')}: a motor policy covers at most 10 years`,
+        },
+      ]);
+      const tenYears = await create(motorPolicy({ expiryDate: day(clock, 0).replace(/^2026/, '2036') }));
+      assert.equal(tenYears.status, 201, JSON.stringify(tenYears.body));
+      const ahead = await create(motorPolicy({ effectiveDate: '2028-01-01', expiryDate: '2029-01-01' }));
+      assert.deepEqual(fieldsOf(ahead.body), ['/effectiveDate']);
+      const ancient = await create(motorPolicy({ effectiveDate: '2015-01-01', expiryDate: '2016-01-01' }));
+      assert.deepEqual(fieldsOf(ancient.body), ['/effectiveDate']);
+      const backwards = await create(motorPolicy({ effectiveDate: day(clock, 10), expiryDate: day(clock, 9) }));
+      assert.deepEqual(fieldsOf(backwards.body), ['/expiryDate']);
+
+      const newCar = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: day(clock, 1) } }));
+      assert.equal(newCar.status, 422);
+      assert.deepEqual(newCar.body.errors, [
+        { field: '/risk/firstRegistrationDate', code: 'out_of_range', message: 'must not be in the future' },
+      ]);
+      const veteran = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: '1899-12-31' } }));
+      assert.deepEqual(fieldsOf(veteran.body), ['/risk/firstRegistrationDate']);
+      const today = await create(motorPolicy({ risk: { ...MOTOR, firstRegistrationDate: day(clock, 0) } }));
+      assert.equal(today.status, 201, 'registered today');
+
+      const trip = (departureDate: string, returnDate: string, overrides: Record<string, unknown> = {}) =>
+        create(
+          motorPolicy({
+            product: 'travel',
+            effectiveDate: day(clock, 10),
+            expiryDate: day(clock, 30),
+            risk: { destinationCountry: 'JP', departureDate, returnDate, travellers: 2 },
+            ...overrides,
+          }),
+        );
+      assert.deepEqual(fieldsOf((await trip(day(clock, 9), day(clock, 20))).body), ['/risk/departureDate']);
+      assert.deepEqual(fieldsOf((await trip(day(clock, 10), day(clock, 30))).body), ['/risk/returnDate']);
+      assert.equal((await trip(day(clock, 10), day(clock, 29))).status, 201, 'the last day of cover is covered');
+      const yearLong = await trip(day(clock, 10), day(clock, 20), { expiryDate: day(clock, 10 + 367) });
+      assert.deepEqual(
+        yearLong.body.errors.map((e: { message: string }) => e.message),
+        [`must be on or before ${day(clock, 10).replace(/^2026/, '2027')}: a travel policy covers at most 1 year`],
+      );
+
+      const flights = (dates: string[]) =>
+        create(
+          motorPolicy({
+            product: 'flight_delay',
+            effectiveDate: day(clock, 5),
+            expiryDate: day(clock, 60),
+            risk: {
+              flights: dates.map((departureDate, i) => ({
+                flightNumber: i ? 'AF007' : 'AF006',
+                departureAirport: i ? 'JFK' : 'CDG',
+                arrivalAirport: i ? 'CDG' : 'JFK',
+                departureDate,
+              })),
+              passengers: 1,
+            },
+          }),
+        );
+      assert.deepEqual(fieldsOf((await flights([day(clock, 4)])).body), ['/risk/flights/0/departureDate']);
+      assert.deepEqual(fieldsOf((await flights([day(clock, 10), day(clock, 60)])).body), [
+        '/risk/flights/1/departureDate',
+      ]);
+      const returnFirst = await flights([day(clock, 20), day(clock, 10)]);
+      assert.deepEqual(returnFirst.body.errors, [
+        {
+          field: '/risk/flights/1/departureDate',
+          code: 'out_of_range',
+          message: 'must be on or after the departure date of the flight before it',
+        },
+      ]);
+      assert.equal((await flights([day(clock, 10), day(clock, 10)])).status, 201, 'a same-day return');
     });
 
     it('refuses a currency that is not ISO 4217: its minor unit is unknown', async () => {
@@ -338,6 +439,25 @@ describe('API to manage policies', () => {
       assert.deepEqual(fieldsOf(quarterly.body), ['/premium/frequency']);
       const sameHomeOtherWords = await create(homePolicy(q, { risk: { ...HOME, city: 'paris', options: ['theft'] } }));
       assert.equal(sameHomeOtherWords.status, 201, 'the defaults and the spelling of the city do not matter');
+    });
+
+    it('takes the postal code of a home as postalCode or zipCode and answers both, as the Demo API does', async () => {
+      const { zipCode: _zip, ...home } = HOME;
+      const q = await quote({ ...home, postalCode: '75007' });
+      assert.deepEqual([q.risk.postalCode, q.risk.zipCode], ['75007', '75007']);
+      for (const risk of [q.risk, { ...q.risk, zipCode: undefined }, { ...q.risk, postalCode: undefined }]) {
+        const res = await create(homePolicy(q, { risk: JSON.parse(JSON.stringify(risk)) }));
+        assert.equal(res.status, 201, JSON.stringify(res.body));
+        assert.deepEqual([res.body.risk.postalCode, res.body.risk.zipCode], ['75007', '75007']);
+        assert.deepEqual(res.body.risk, q.risk);
+      }
+      const other = await create(homePolicy(q, { risk: { ...home, postalCode: '75015' } }));
+      assert.equal(other.status, 422);
+      assert.equal(other.body.code, 'quote_mismatch');
+      assert.deepEqual(fieldsOf(other.body), ['/risk/postalCode'], 'the field named as the partner sent it');
+      const differ = await create(homePolicy(q, { risk: { ...q.risk, zipCode: '75015' } }));
+      assert.equal(differ.status, 422);
+      assert.deepEqual(fieldsOf(differ.body), ['/risk/zipCode']);
     });
 
     it("refuses another partner's quote, an altered one and an expired one", async () => {
@@ -671,6 +791,233 @@ describe('API to manage policies', () => {
     });
   });
 
+  describe('POST /policies/{policyNumber}/activate', () => {
+    const activate = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      post(t.app, `${POLICIES}/${policyNumber}/activate`, body, { ...who.auth, ...headers });
+    const cancel = (policyNumber: string, body: unknown) =>
+      post(t.app, `${POLICIES}/${policyNumber}/cancel`, body, partner.auth);
+
+    it('puts a pending policy in force, audits why, and answers the same when repeated', async () => {
+      const pending = await create(motorPolicy({ status: 'pending', effectiveDate: day(clock, 5) }));
+      assert.equal(pending.body.status, 'pending');
+      const issued = clock;
+      clock = new Date(issued.getTime() + 3_600_000);
+      try {
+        const res = await activate(pending.body.policyNumber.toLowerCase(), { reason: 'payment_received' });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.body.status, 'active');
+        assert.equal(res.body.effectiveDate, pending.body.effectiveDate, 'the period of cover is unchanged');
+        assert.equal(res.body.updatedAt, clock.toISOString());
+        const again = await activate(pending.body.policyNumber, { reason: 'other' });
+        assert.equal(again.status, 200);
+        assert.deepEqual(again.body, res.body, 'already active: unchanged');
+        assert.deepEqual((await get(t.app, `${POLICIES}/${pending.body.policyNumber}`, partner.auth)).body, res.body);
+      } finally {
+        clock = issued;
+      }
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', pending.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['created', 'activated'],
+      );
+      assert.deepEqual(audit[1]!.data, {
+        reason: 'payment_received',
+        previousStatus: 'pending',
+        effectiveDate: pending.body.effectiveDate,
+      });
+      const search = await get(
+        t.app,
+        `${POLICIES}?status=active&externalReference=${pending.body.externalReference}`,
+        partner.auth,
+      );
+      assert.equal(search.body.policies.length, 1);
+      const active = await create(motorPolicy());
+      const noop = await activate(active.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([noop.status, noop.body], [200, active.body]);
+    });
+
+    it('answers 409 policy_not_activatable for a cancelled or expired policy, 404 for one not yours, 422 for a bad body', async () => {
+      const pending = await create(motorPolicy({ status: 'pending' }));
+      const cancelled = await cancel(pending.body.policyNumber, {
+        reason: 'non_payment',
+        effectiveDate: pending.body.effectiveDate,
+      });
+      assert.equal(cancelled.status, 200);
+      const late = await activate(pending.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([late.status, late.body.code], [409, 'policy_not_activatable']);
+      const lapsed = await create(
+        motorPolicy({ status: 'pending', effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }),
+      );
+      assert.equal(lapsed.body.status, 'expired');
+      const expired = await activate(lapsed.body.policyNumber, { reason: 'payment_received' });
+      assert.deepEqual([expired.status, expired.body.code], [409, 'policy_not_activatable']);
+      const mine = await create(motorPolicy({ status: 'pending' }));
+      const other = await createTestPartner(t.db);
+      const theirs = await activate(mine.body.policyNumber, { reason: 'payment_received' }, other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      assert.equal((await get(t.app, `${POLICIES}/${mine.body.policyNumber}`, partner.auth)).body.status, 'pending');
+      for (const body of [{}, { reason: 'paid' }, { reason: 'other', colour: 'blue' }]) {
+        const bad = await activate(mine.body.policyNumber, body);
+        assert.equal(bad.status, 422, JSON.stringify(body));
+      }
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy({ status: 'pending' }));
+      const b = await create(motorPolicy({ status: 'pending' }));
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = { reason: 'documents_received' };
+      const first = await activate(a.body.policyNumber, body, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await activate(a.body.policyNumber, body, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const elsewhere = await activate(b.body.policyNumber, body, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.status, 'pending');
+    });
+  });
+
+  describe('PATCH /policies/{policyNumber}/policyholder', () => {
+    const change = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      t.app
+        .inject({
+          method: 'PATCH',
+          url: `${POLICIES}/${policyNumber}/policyholder`,
+          payload: body as object,
+          headers: { ...who.auth, ...headers },
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
+    const LYON = { line1: ' 3 place Bellecour ', postalCode: '69002', city: 'Lyon', country: 'FR' };
+
+    it('changes the email, phone or address given, encrypted, audited without their values', async () => {
+      const created = await create(motorPolicy());
+      const res = await change(created.body.policyNumber, { phone: '+33698765432', address: LYON });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.policyholder, {
+        ...created.body.policyholder,
+        phone: '+33698765432',
+        address: { ...LYON, line1: '3 place Bellecour' },
+      });
+      const email = await change(created.body.policyNumber.toLowerCase(), { email: ' New@Example.com' });
+      assert.equal(email.status, 422, 'an email with a space is not an email');
+      const ok = await change(created.body.policyNumber, { email: 'New@Example.com' });
+      assert.equal(ok.body.policyholder.email, 'new@example.com');
+      assert.equal(ok.body.policyholder.phone, '+33698765432', 'the fields not given stay');
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, ok.body);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['holder_phone_enc', 'holder_email_enc'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(row.holder_phone_enc, '+33698765432');
+      assert.equal(decrypt(t.app.parasol.keys.encryption, row.holder_phone_enc), '+33698765432');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.action, a.data]),
+        [
+          ['created', audit[0]!.data],
+          ['policyholder_changed', { fields: ['phone', 'address'] }],
+          ['policyholder_changed', { fields: ['email'] }],
+        ],
+      );
+      assert.doesNotMatch(JSON.stringify(audit), /698765432|Bellecour|new@example/);
+    });
+
+    it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
+      const created = await create(motorPolicy());
+      for (const [body, fields] of [
+        [{}, ['']],
+        [{ phone: '+3361234' }, ['/phone']],
+        [{ address: { ...LYON, postalCode: '00000' } }, ['/address/postalCode']],
+        [{ address: { ...LYON, city: ' ' } }, ['/address/city']],
+        [{ firstName: 'Other' }, ['/firstName']],
+        [{ birthDate: '1980-01-01' }, ['/birthDate']],
+      ] as const) {
+        const res = await change(created.body.policyNumber, body);
+        assert.equal(res.status, 422, JSON.stringify(body));
+        assert.equal(res.body.code, 'validation_failed');
+        if (fields[0]) assert.deepEqual(fieldsOf(res.body), fields, JSON.stringify(body));
+      }
+      const other = await createTestPartner(t.db);
+      const theirs = await change(created.body.policyNumber, { phone: '+33698765432' }, other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      await post(
+        t.app,
+        `${POLICIES}/${created.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: created.body.effectiveDate },
+        partner.auth,
+      );
+      const cancelled = await change(created.body.policyNumber, { phone: '+33698765432' });
+      assert.deepEqual([cancelled.status, cancelled.body.code], [409, 'policy_not_changeable']);
+      const expired = await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) }));
+      assert.equal((await change(expired.body.policyNumber, { phone: '+33698765432' })).status, 200);
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy());
+      const b = await create(motorPolicy());
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const first = await change(a.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await change(a.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const elsewhere = await change(b.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+    });
+  });
+
+  describe('what the insurer operators see (parasol policies)', () => {
+    it("lists a partner's policies without personal data, and shows one with its history, masked", async () => {
+      const me = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const pending = await create(motorPolicy({ status: 'pending' }), me);
+      const active = await create(motorPolicy(), me);
+      await post(t.app, `${POLICIES}/${pending.body.policyNumber}/activate`, { reason: 'payment_received' }, me.auth);
+
+      const list = await runCliOn(t, ['--json', 'policies', 'list', me.slug, '--env', 'sandbox']);
+      assert.equal(list.code, 0, list.err);
+      const listed = JSON.parse(list.out);
+      assert.deepEqual(
+        listed.policies.map((p: { policyNumber: string; status: string }) => [p.policyNumber, p.status]),
+        [
+          [pending.body.policyNumber, 'active'],
+          [active.body.policyNumber, 'active'],
+        ],
+      );
+      assert.doesNotMatch(list.out, /camille|Martin|612345678|1990-04-12|rue Cler/i, 'no personal data in a list');
+      const none = await runCliOn(t, ['policies', 'list', me.slug, '--env', 'production']);
+      assert.match(none.out, /No policies/);
+
+      const show = await runCliOn(t, ['policies', 'show', pending.body.policyNumber.toLowerCase()]);
+      assert.equal(show.code, 0, show.err);
+      assert.match(show.out, new RegExp(`${pending.body.policyNumber} \\(${me.slug}, sandbox\\)`));
+      assert.match(show.out, /c•••@example\.com/);
+      assert.match(show.out, /created[\s\S]*activated|activated[\s\S]*created/);
+      assert.doesNotMatch(show.out, /camille@|Martin|612345678|1990-04-12|rue Cler/i, 'personal data masked');
+      const json = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', pending.body.policyNumber])).out);
+      assert.deepEqual(
+        json.audit.map((a: { action: string }) => a.action),
+        ['activated', 'created'],
+      );
+      assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
+      const missing = await runCliOn(t, ['policies', 'show', 'PA-0000-0000']);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.err, /No policy PA-0000-0000/);
+    });
+  });
+
   it('answers 403 api_not_subscribed to a partner not subscribed to the API', async () => {
     const flightOnly = await createTestPartner(t.db, { apis: ['flight-delay'] });
     const created = await create(motorPolicy(), flightOnly);
@@ -678,6 +1025,10 @@ describe('API to manage policies', () => {
     assert.equal(created.body.code, 'api_not_subscribed');
     assert.equal((await get(t.app, POLICIES, flightOnly.auth)).status, 403);
     assert.equal((await get(t.app, `${POLICIES}/PA-0000-0000`, flightOnly.auth)).status, 403);
+    assert.equal(
+      (await post(t.app, `${POLICIES}/PA-0000-0000/activate`, { reason: 'other' }, flightOnly.auth)).status,
+      403,
+    );
     assert.equal(
       (
         await post(
@@ -717,6 +1068,14 @@ describe('API to manage policies', () => {
     assert.ok(
       cancel.parameters.some((p: { in: string; name: string }) => p.in === 'path' && p.name === 'policyNumber'),
     );
+    const activate = doc.paths['/policies/{policyNumber}/activate'].post;
+    assert.deepEqual(activate.requestBody.content['application/json'].schema.properties.reason.enum, [
+      'payment_received',
+      'documents_received',
+      'underwriting_accepted',
+      'other',
+    ]);
+    assert.ok(activate.responses['409']['x-problem-codes'].includes('policy_not_activatable'));
     const search = doc.paths['/policies'].get.parameters;
     assert.deepEqual(search.map((p: { name: string }) => p.name).sort(), [
       'cursor',

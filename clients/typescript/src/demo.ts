@@ -130,13 +130,12 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @deprecated
-                     * @description Former name of postalCode, still accepted (not both).
+                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                      * @example 75007
                      */
                     zipCode?: string;
@@ -156,10 +155,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         postalCode: string;
-                        /**
-                         * @deprecated
-                         * @description Former name of postalCode (the same value).
-                         */
+                        /** @description The same value as postalCode. */
                         zipCode: string;
                         /** @description La Poste routing labels (libelleAcheminement) of the zip code's communes, distinct, sorted. */
                         cities: string[];
@@ -446,13 +442,12 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @deprecated
-                     * @description Former name of postalCode, still accepted (not both).
+                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                      * @example 75007
                      */
                     zipCode?: string;
@@ -600,13 +595,12 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
                             postalCode?: string;
                             /**
-                             * @deprecated
-                             * @description Former name of postalCode, still accepted (not both).
+                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                              * @example 75007
                              */
                             zipCode?: string;
@@ -927,13 +921,12 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @deprecated
-                     * @description Former name of postalCode, still accepted (not both).
+                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                      * @example 75007
                      */
                     zipCode?: string;
@@ -1081,13 +1074,12 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
                             postalCode?: string;
                             /**
-                             * @deprecated
-                             * @description Former name of postalCode, still accepted (not both).
+                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                              * @example 75007
                              */
                             zipCode?: string;

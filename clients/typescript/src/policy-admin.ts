@@ -44,6 +44,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/policies/{policyNumber}/policyholder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the policyholder's email, phone or address
+         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. Names and birth date do not change: a policy for another person is a new policy. Honours Idempotency-Key.
+         */
+        patch: operations["changePolicyholder"];
+        trace?: never;
+    };
+    "/policies/{policyNumber}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activate a pending policy
+         * @description Puts a pending policy in force (pending → active) for its period of cover as recorded, saying what it was waiting for. Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. Honours Idempotency-Key.
+         */
+        post: operations["activatePolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/policies/{policyNumber}/cancel": {
         parameters: {
             query?: never;
@@ -105,7 +145,7 @@ export interface components {
             /** @enum {string} */
             product: "home" | "flight_delay" | "travel" | "motor" | "other";
             /**
-             * @description pending, active, cancelled, or expired once the expiry date is reached.
+             * @description pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).
              * @enum {string}
              */
             status: "pending" | "active" | "cancelled" | "expired";
@@ -237,7 +277,7 @@ export interface operations {
                             /** @enum {string} */
                             product: "home" | "flight_delay" | "travel" | "motor" | "other";
                             /**
-                             * @description pending, active, cancelled, or expired once the expiry date is reached.
+                             * @description pending (recorded, not in force until activated), active, cancelled, or expired once the expiry date is reached (a pending policy too).
                              * @enum {string}
                              */
                             status: "pending" | "active" | "cancelled" | "expired";
@@ -553,7 +593,10 @@ export interface operations {
                          * @example 1990-04-12
                          */
                         birthDate: string;
-                        /** Format: email */
+                        /**
+                         * Format: email
+                         * @example camille@example.com
+                         */
                         email: string;
                         /**
                          * @description Phone number in E.164 format.
@@ -580,13 +623,13 @@ export interface operations {
                     };
                     /**
                      * Format: date
-                     * @description First day of cover (YYYY-MM-DD).
+                     * @description First day of cover: at most 1 year after today, at most 10 years before it (a policy recorded late) (YYYY-MM-DD).
                      * @example 2026-01-01
                      */
                     effectiveDate: string;
                     /**
                      * Format: date
-                     * @description First day no longer covered, after effectiveDate (YYYY-MM-DD).
+                     * @description First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay (YYYY-MM-DD).
                      * @example 2027-01-01
                      */
                     expiryDate: string;
@@ -610,13 +653,12 @@ export interface operations {
                     /** @description The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice. */
                     risk: {
                         /**
-                         * @description French postal code, 5 digits. Give postalCode (the name across the APIs) or zipCode (its former name).
+                         * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
                          * @example 75007
                          */
                         postalCode?: string;
                         /**
-                         * @deprecated
-                         * @description Former name of postalCode, still accepted (not both).
+                         * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
                          * @example 75007
                          */
                         zipCode?: string;
@@ -695,7 +737,7 @@ export interface operations {
                             arrivalAirport: string;
                             /**
                              * Format: date
-                             * @description Local departure date (YYYY-MM-DD).
+                             * @description Local departure date: within the period of cover, and a return flight on or after its outbound flight (YYYY-MM-DD).
                              * @example 2026-12-24
                              */
                             departureDate: string;
@@ -718,13 +760,13 @@ export interface operations {
                         destinationCountry: string;
                         /**
                          * Format: date
-                         * @description First day of the trip (YYYY-MM-DD).
+                         * @description First day of the trip, within the period of cover (YYYY-MM-DD).
                          * @example 2026-08-01
                          */
                         departureDate: string;
                         /**
                          * Format: date
-                         * @description Last day of the trip, on or after departureDate (YYYY-MM-DD).
+                         * @description Last day of the trip, on or after departureDate and before the expiry date of the policy (YYYY-MM-DD).
                          * @example 2026-08-20
                          */
                         returnDate: string;
@@ -751,7 +793,7 @@ export interface operations {
                         model: string;
                         /**
                          * Format: date
-                         * @description Date of first registration (YYYY-MM-DD).
+                         * @description Date of first registration: not in the future, not before 1900 (YYYY-MM-DD).
                          * @example 2021-03-15
                          */
                         firstRegistrationDate: string;
@@ -771,7 +813,7 @@ export interface operations {
                     /** @description Home only: the quoteReference of a Demo API quote; the risk and the premium (annual or monthly) must then be the quoted ones, else 422 quote_mismatch. */
                     quoteReference?: string;
                     /**
-                     * @description active (default), or pending while your system awaits something (a payment, a signature).
+                     * @description active (default), or pending while your system awaits something (a payment, a signature): then activate it with POST /policies/{policyNumber}/activate.
                      * @default active
                      * @enum {string}
                      */
@@ -1271,6 +1313,669 @@ export interface operations {
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changePolicyholder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The policy number returned at creation.
+                 * @example PA-7K3M-9QXT
+                 */
+                policyNumber: string;
+            };
+            cookie?: never;
+        };
+        /** @description The contact details that change (at least one; an address as a whole); the others stay. */
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "phone": "+33698765432",
+                 *       "address": {
+                 *         "line1": "3 place Bellecour",
+                 *         "postalCode": "69002",
+                 *         "city": "Lyon",
+                 *         "country": "FR"
+                 *       }
+                 *     } */
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example camille@example.com
+                     */
+                    email?: string;
+                    /**
+                     * @description Phone number in E.164 format.
+                     * @example +33612345678
+                     */
+                    phone?: string;
+                    address?: {
+                        /** @example 12 rue Cler */
+                        line1: string;
+                        line2?: string;
+                        /**
+                         * @description Postal code; for country FR, a French zip code of La Poste.
+                         * @example 75007
+                         */
+                        postalCode: string;
+                        /** @example Paris */
+                        city: string;
+                        /**
+                         * @description ISO 3166-1 alpha-2 country code.
+                         * @example FR
+                         */
+                        country: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The policy with its policyholder changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "policy_not_found",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `policy_not_changeable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    activatePolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The policy number returned at creation.
+                 * @example PA-7K3M-9QXT
+                 */
+                policyNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "reason": "payment_received"
+                 *     } */
+                "application/json": {
+                    /**
+                     * @description What the pending policy was waiting for: payment_received, documents_received (a signature, a proof), underwriting_accepted, other. Kept in the history of the policy.
+                     * @enum {string}
+                     */
+                    reason: "payment_received" | "documents_received" | "underwriting_accepted" | "other";
+                };
+            };
+        };
+        responses: {
+            /** @description The policy in force */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "policy_not_found",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `policy_not_activatable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/activate",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies/{policyNumber}/activate",
                      *       "requestId": "req-1"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -1,0 +1,55 @@
+import { audit } from '../platform/audit.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { Caller, PolicyDeps } from './deps.ts';
+import * as repo from './policies-repo.ts';
+import { policyView, statusOn, todayOf, type ActivationReason, type PolicyView } from './policy.ts';
+import { canonicalPolicyNumber } from './policy-number.ts';
+
+export interface ActivatePolicyInput {
+  /** What the partner's system was waiting for. */
+  reason: ActivationReason;
+}
+
+/**
+ * POST /policies/{policyNumber}/activate: puts a pending policy in force, for its period of cover as
+ * recorded. Activating an active policy answers it unchanged (a retry, or a policy created active);
+ * a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable.
+ */
+export async function activatePolicy(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  policyNumber: string,
+  input: ActivatePolicyInput,
+): Promise<PolicyView> {
+  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
+  if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
+  const now = deps.now();
+  const today = todayOf(now);
+  const status = statusOn(policy, today);
+  if (status === 'active') return policyView(policy, deps.keys.encryption, today);
+  if (status === 'cancelled') {
+    throw new DomainError(
+      'policy_not_activatable',
+      `Policy ${policy.policy_number} is cancelled from ${policy.cancellation_date}; record a new policy instead.`,
+    );
+  }
+  if (status === 'expired') {
+    throw new DomainError(
+      'policy_not_activatable',
+      `Policy ${policy.policy_number} expired on ${policy.expiry_date} without being activated.`,
+    );
+  }
+  const active = await repo.markActive(trx, policy.id, now);
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'policy',
+    entityId: policy.policy_number,
+    action: 'activated',
+    data: { reason: input.reason, previousStatus: policy.status, effectiveDate: policy.effective_date },
+  });
+  return policyView(active, deps.keys.encryption, today);
+}

@@ -1,0 +1,39 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import type { FieldError } from '../platform/errors.ts';
+import { findZipCode } from '../reference/index.ts';
+import type { Address } from './policy.ts';
+
+/** The policyholder's contact rules, shared by recording a policy and changing its policyholder's contact. */
+
+/** A real phone number, written in E.164. */
+export function checkPhone(phone: string, field: string): FieldError[] {
+  const parsed = parsePhoneNumberFromString(phone);
+  return !parsed || !parsed.isValid() || parsed.number !== phone
+    ? [{ field, code: 'invalid_format', message: 'must be a valid phone number in E.164 format, e.g. +33612345678' }]
+    : [];
+}
+
+/** A line and a city that are not blank; a French postal code of La Poste in France. */
+export function checkAddress(address: Address, at: string): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const field of ['line1', 'city'] as const)
+    if (!address[field].trim())
+      errors.push({ field: `${at}/${field}`, code: 'required', message: 'must not be blank' });
+  if (address.country === 'FR' && !findZipCode(address.postalCode.trim()))
+    errors.push({ field: `${at}/postalCode`, code: 'invalid', message: 'is not a French postal code' });
+  return errors;
+}
+
+/** An address as stored: trimmed, the postal code in capitals, no blank second line. */
+export function trimAddress(a: Address): Address {
+  return {
+    line1: a.line1.trim(),
+    ...(a.line2?.trim() ? { line2: a.line2.trim() } : {}),
+    postalCode: a.postalCode.trim().toUpperCase(),
+    city: a.city.trim(),
+    country: a.country,
+  };
+}
+
+/** An email as stored: trimmed, in lower case. */
+export const normalEmail = (email: string): string => email.trim().toLowerCase();
