@@ -282,10 +282,15 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         throw error;
       }
       sepaBatchRunsTotal.inc({ outcome: report.outcome });
-      for (const file of report.recovered)
+      for (const file of report.recorded)
         rt.log.warn(
           { messageId: file.messageId, path: file.path },
-          'SEPA file of an earlier batch written (it had none)',
+          'SEPA file of an earlier batch found in the directory and recorded',
+        );
+      for (const batch of report.unwritten)
+        rt.log.error(
+          { messageId: batch.messageId, createdAt: batch.createdAt.toISOString() },
+          'SEPA batch without a recorded file: check with the bank channel whether it was sent; if not, parasol payouts export <messageId>',
         );
       for (const b of report.batches)
         rt.log.info(

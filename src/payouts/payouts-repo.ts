@@ -337,14 +337,28 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
 }
 
 /** Batches committed before `createdBefore` whose file was never recorded as written, oldest first (migration 0047). */
-export async function listSepaBatchesWithoutFile(db: Executor, createdBefore: Date): Promise<{ id: string }[]> {
+export async function listSepaBatchesWithoutFile(
+  db: Executor,
+  createdBefore: Date,
+): Promise<{ id: string; created_at: Date }[]> {
   return db
     .selectFrom('sepa_batches')
-    .select('id')
+    .select(['id', 'created_at'])
     .where('file_path', 'is', null)
     .where('created_at', '<', createdBefore)
     .orderBy('created_at')
     .execute();
+}
+
+/** Records the batch's file unless one is recorded already; answers whether it did. */
+export async function setSepaBatchFilePathIfNone(db: Executor, batchId: string, filePath: string): Promise<boolean> {
+  const result = await db
+    .updateTable('sepa_batches')
+    .set({ file_path: filePath })
+    .where('id', '=', batchId)
+    .where('file_path', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function setSepaBatchFilePath(db: Executor, batchId: string, filePath: string): Promise<void> {

@@ -1,22 +1,20 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { audit } from '../platform/audit.ts';
-import { openField } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
 import {
   countPendingSepaEur,
   countPendingSepaNotEur,
   findSepaBatch,
   listSepaBatchesWithoutFile,
-  setSepaBatchFilePath,
+  setSepaBatchFilePathIfNone,
 } from './payouts-repo.ts';
 import { createSepaBatch, MAX_BATCH, type BatchDeps, type BatchResult } from './sepa-batch.ts';
-import { writeSepaFile } from './sepa-file.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
  * Production payment without anyone filing anything: the worker's `payouts_sepa_batch` job (cron
- * PARASOL_SEPA_BATCH_SCHEDULE) first writes the file of any batch committed without one, then gathers
+ * PARASOL_SEPA_BATCH_SCHEDULE) first checks the batches committed without a recorded file, then gathers
  * the pending EUR `sepa` payouts into new batches through `createSepaBatch` — the code path of
  * `parasol payouts batch`, the same SKIP LOCKED selection (two runs never put one payout in two
  * files), the same file in PARASOL_PAYOUTS_DIR, audited with the schedule as actor.
@@ -51,8 +49,10 @@ export type ScheduledBatchOutcome = 'created' | 'nothing_pending' | 'no_debtor';
 export interface ScheduledBatchReport {
   outcome: ScheduledBatchOutcome;
   batches: BatchResult[];
-  /** Files of earlier batches written by this run (they had none: a crash after their commit). */
-  recovered: { messageId: string; path: string }[];
+  /** Files of earlier batches found in the directory and recorded by this run (written, not recorded). */
+  recorded: { messageId: string; path: string }[];
+  /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
+  unwritten: { messageId: string; createdAt: Date }[];
   /** No debtor: the EUR payouts that wait for one (logged for the operator). */
   waiting: number;
   /** Pending production payouts in another currency: no SEPA transfer pays them. */
@@ -65,11 +65,10 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     // nothing can be paid without the insurer's account: said in the logs every run, never a failure
     // (a failing job would only be retried into the same answer)
     const waiting = await countPendingSepaEur(deps.db);
-    return { outcome: 'no_debtor', batches: [], recovered: [], waiting, notEur };
+    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, notEur };
   }
-  // Earlier files first: a directory that cannot be written fails the run before any new batch
-  // marks more payouts instructed without their file.
-  const recovered = await writeMissingSepaFiles(deps);
+  // Earlier batches first: a file found under its name is recorded, one missing is reported.
+  const { recorded, unwritten } = await checkUnrecordedSepaFiles(deps);
   const batches: BatchResult[] = [];
   for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
     const batch = await createSepaBatch(deps, { actor: SCHEDULE_ACTOR });
@@ -77,54 +76,64 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     batches.push(batch);
     if (batch.payouts < MAX_BATCH) break;
   }
-  return { outcome: batches.length > 0 ? 'created' : 'nothing_pending', batches, recovered, waiting: 0, notEur };
+  return {
+    outcome: batches.length > 0 ? 'created' : 'nothing_pending',
+    batches,
+    recorded,
+    unwritten,
+    waiting: 0,
+    notEur,
+  };
 }
 
 /**
- * Writes the file of every batch committed more than FILE_RECOVERY_GRACE_MS ago whose file was never
- * recorded as written (`file_path` null: the process stopped between the commit and the write, or the
- * directory could not be written then). The file comes from the database, as `parasol payouts
- * export` writes it; one already there under its name (written, then the process stopped before
- * recording it) is recorded as it is. A batch whose file was recorded is never written again here,
- * even if the file has since left the directory (sent to the bank): that is `payouts export`, by hand.
+ * The batches committed more than FILE_RECOVERY_GRACE_MS ago whose file was never recorded as
+ * written. One whose file is in the directory under its name (written, then the process stopped or
+ * the database failed before recording it) is recorded as it is. The others are **reported, never
+ * written here**: whether their file reached the bank cannot be known from here (written, then taken
+ * by the transfer channel before the write was recorded, or never written at all), and a file sent
+ * twice pays every transfer in it twice — paying late is the lesser harm. The job logs them at
+ * `error` every run and metric `parasol_sepa_batches_without_file` counts them, until an operator
+ * checks with the bank and writes the file with `parasol payouts export` (which records it).
  */
-export async function writeMissingSepaFiles(
-  deps: Pick<BatchDeps, 'db' | 'keys' | 'directory' | 'now'>,
-): Promise<{ messageId: string; path: string }[]> {
+export async function checkUnrecordedSepaFiles(
+  deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>,
+): Promise<{ recorded: { messageId: string; path: string }[]; unwritten: { messageId: string; createdAt: Date }[] }> {
   const missing = await listSepaBatchesWithoutFile(deps.db, new Date(deps.now().getTime() - FILE_RECOVERY_GRACE_MS));
-  const written: { messageId: string; path: string }[] = [];
-  for (const { id } of missing) {
+  const recorded: { messageId: string; path: string }[] = [];
+  const unwritten: { messageId: string; createdAt: Date }[] = [];
+  for (const { id, created_at: createdAt } of missing) {
     const batch = await findSepaBatch(deps.db, { id });
     if (!batch || batch.file_path) continue;
-    const fileName = `${batch.message_id}.xml`;
-    let filePath: string;
-    let existing = false;
-    try {
-      filePath = await writeSepaFile(deps.directory, {
-        xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml),
-        fileName,
-      });
-    } catch (error) {
-      if (!(error instanceof DomainError && error.code === 'conflict')) throw error;
-      // written before the process stopped, not yet recorded: the same bytes (the name is the batch's message id)
-      filePath = path.join(deps.directory, fileName);
-      existing = true;
-    }
-    await recordFile(deps.db, batch.id, batch.message_id, filePath, existing);
-    written.push({ messageId: batch.message_id, path: filePath });
+    const filePath = path.join(deps.directory, `${batch.message_id}.xml`);
+    if (await isFile(filePath)) {
+      if (await recordFile(deps.db, batch.id, batch.message_id, filePath))
+        recorded.push({ messageId: batch.message_id, path: filePath });
+    } else unwritten.push({ messageId: batch.message_id, createdAt });
   }
-  return written;
+  return { recorded, unwritten };
 }
 
-async function recordFile(db: Db, batchId: string, messageId: string, filePath: string, existing: boolean) {
-  await db.transaction().execute(async (trx) => {
-    await setSepaBatchFilePath(trx, batchId, filePath);
+async function isFile(filePath: string): Promise<boolean> {
+  try {
+    return (await fs.stat(filePath)).isFile();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** Records the file found under the batch's name, unless one was recorded meanwhile; audited. */
+async function recordFile(db: Db, batchId: string, messageId: string, filePath: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await setSepaBatchFilePathIfNone(trx, batchId, filePath))) return false;
     await audit(trx, {
       actor: SCHEDULE_ACTOR,
       entity: 'sepa_batch',
       entityId: messageId,
-      action: 'exported',
-      data: { path: filePath, recovered: true, ...(existing ? { alreadyThere: true } : {}) },
+      action: 'file_recorded',
+      data: { path: filePath },
     });
+    return true;
   });
 }

@@ -174,6 +174,11 @@ export class DatabaseGauges {
     help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown (from the database).',
     registers: [this.registry],
   });
+  private readonly batchesWithoutFile = new client.Gauge({
+    name: 'parasol_sepa_batches_without_file',
+    help: 'SEPA batches committed more than 5 minutes ago whose file was never recorded as written: the job does not write them (it cannot know whether they reached the bank); an operator checks and runs parasol payouts export (from the database).',
+    registers: [this.registry],
+  });
   private readonly productionInstructedAge = new client.Gauge({
     name: 'parasol_production_payouts_instructed_oldest_age_seconds',
     help: 'Seconds since the oldest production payout still instructed (no bank report yet) was put in a SEPA file; 0 when none (from the database).',
@@ -222,7 +227,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
-      const [claims, payouts, queues, pending, instructed] = await Promise.all([
+      const [claims, payouts, queues, pending, instructed, unwritten] = await Promise.all([
         this.db
           .selectFrom('claims')
           .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
@@ -254,6 +259,10 @@ export class DatabaseGauges {
                  extract(epoch from now() - min(instructed_at)) as oldest
           from payouts
           where rail = 'sepa' and status = 'instructed'`.execute(this.db),
+        // index sepa_batches_without_file (migration 0047); the same grace as the job's check
+        sql<{ n: string }>`
+          select count(*) as n from sepa_batches
+          where file_path is null and created_at < now() - interval '5 minutes'`.execute(this.db),
       ]);
       this.claims.reset();
       for (const row of claims) this.claims.set({ status: row.status }, Number(row.n));
@@ -276,6 +285,7 @@ export class DatabaseGauges {
       this.productionInstructedAge.set(
         reported?.oldest === null || reported?.oldest === undefined ? 0 : Math.max(0, Number(reported.oldest)),
       );
+      this.batchesWithoutFile.set(Number(unwritten.rows[0]?.n ?? 0));
       this.queueDepth.reset();
       this.oldestAge.reset();
       for (const row of queues.rows) {

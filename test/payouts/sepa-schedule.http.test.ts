@@ -247,7 +247,7 @@ describe('the scheduled SEPA batch', () => {
       assert.equal(xml.split(`<EndToEndId>${end_to_end_id}</EndToEndId>`).length - 1, 1, end_to_end_id);
   });
 
-  it('a batch committed without its file (a crash before the write) gets it from the next run, after a grace period', async () => {
+  it('a batch committed without its file: never written by the job (it may have reached the bank), reported until an operator exports it; one found in the directory is recorded', async () => {
     const ids = await pendingPayouts(2);
     // the batch commits, then its file cannot be written: as if the process had stopped in between
     const blocked = path.join(payoutsDir, 'not-a-directory');
@@ -291,15 +291,46 @@ describe('the scheduled SEPA batch', () => {
     const { run, logs } = job({}, () => later);
     await run();
     const written = path.join(payoutsDir, `${batch.message_id}.xml`);
-    const after = await t.db
-      .selectFrom('sepa_batches')
-      .select('file_path')
+    const filePathOf = async () =>
+      (
+        await t.db
+          .selectFrom('sepa_batches')
+          .select('file_path')
+          .where('id', '=', row!.batch_id!)
+          .executeTakeFirstOrThrow()
+      ).file_path;
+    assert.equal(await filePathOf(), null, 'not written: whether it reached the bank is unknown here');
+    await assert.rejects(fs.stat(written));
+    assert.ok(logs.some((l) => l.level === 'error' && l.data.messageId === batch.message_id));
+    const gauge = async () =>
+      Number(
+        /^parasol_sepa_batches_without_file (\d+)$/m.exec(
+          await new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore).metrics(),
+        )?.[1],
+      );
+    // the gauge reads the database's clock: the batch as committed 10 minutes ago
+    await t.db
+      .updateTable('sepa_batches')
+      .set({ created_at: new Date(Date.now() - 10 * 60_000) })
       .where('id', '=', row!.batch_id!)
-      .executeTakeFirstOrThrow();
-    assert.equal(after.file_path, written);
+      .execute();
+    const reportedBefore = await gauge();
+    assert.ok(reportedBefore >= 1);
+
+    // the operator checks with the bank and writes it (payouts export records it): the report ends
+    const exported = await runCliOn(t, ['payouts', 'export', batch.message_id]);
+    assert.equal(exported.code, 0, exported.err);
+    assert.equal(await filePathOf(), written);
+    assert.equal(await gauge(), reportedBefore - 1);
     const check = validateWithXmllint(await fs.readFile(written, 'utf8'));
     assert.ok(check.valid, check.output);
-    assert.ok(logs.some((l) => l.level === 'warn' && l.data.messageId === batch.message_id));
+
+    // written, then the process stopped before recording it: the file under its name is recorded as it is
+    await t.db.updateTable('sepa_batches').set({ file_path: null }).where('id', '=', row!.batch_id!).execute();
+    const again = job({}, () => later);
+    await again.run();
+    assert.equal(await filePathOf(), written);
+    assert.ok(again.logs.some((l) => l.level === 'warn' && l.data.messageId === batch.message_id));
     const audit = await t.db
       .selectFrom('audit_log')
       .select(['actor', 'action'])
@@ -307,10 +338,10 @@ describe('the scheduled SEPA batch', () => {
       .where('entity_id', '=', batch.message_id)
       .orderBy('id')
       .execute();
-    assert.deepEqual(audit, [
-      { actor: 'operator:test', action: 'created' },
-      { actor: SCHEDULE_ACTOR, action: 'exported' },
-    ]);
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['created', 'exported', 'file_recorded'],
+    );
     // a file once recorded is never written again by the schedule (it may have gone to the bank)
     await fs.rm(written);
     await job({}, () => later).run();
