@@ -4,7 +4,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { maskIbansIn } from './bank-account.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
   findPayoutAccount,
@@ -109,7 +109,7 @@ export async function settlePayout(
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
   } else {
-    const reason = maskIbansIn((report.reason ?? '').trim()) || 'rejected by the bank';
+    const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(
       trx,
@@ -148,7 +148,9 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(report.outcome === 'failed' ? { reason: report.reason == null ? null : maskIbansIn(report.reason) } : {}),
+      ...(report.outcome === 'failed'
+        ? { reason: report.reason == null ? null : maskPersonalDataIn(report.reason) }
+        : {}),
     },
   });
   return report.outcome;
