@@ -14,7 +14,7 @@ export function dbCommands(kit: CommandKit): void {
   leaf(
     database,
     'migrate',
-    'Apply pending migrations (done at every start) and list the applied ones',
+    "Apply pending migrations (done at every start) and pg-boss's schema upgrade, and list the applied ones; starts no job queue",
     'parasol db migrate',
   ).action(
     run(async () => {
