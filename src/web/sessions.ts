@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
-import { clientAddressHmac, tagClientAddress } from '../platform/client-address.ts';
+import { tagClientAddress } from '../platform/client-address.ts';
 import type { Config } from '../platform/config.ts';
-import { hashPassword, hmac, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
+import { hashPassword, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { recordUserSignIn, type UserRole } from '../partners/index.ts';
 import type { Lang } from '../platform/language.ts';
+import { addressCounterKeyOf, emailCounterKeyOf } from '../platform/throttle-keys.ts';
 import * as repo from './sessions-repo.ts';
 import type { SessionKind, SessionRow } from './sessions-repo.ts';
 
@@ -69,11 +70,11 @@ const normaliseEmail = (email: string) => email.trim().toLowerCase();
  * staff sign-in name to keep in clear.
  */
 export const emailCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: string, typed: string) =>
-  `${prefix}:${hmac(deps.keys.lookup, normaliseEmail(typed).slice(0, 320)).toString('base64url')}`;
+  emailCounterKeyOf(deps.keys.lookup, prefix, typed);
 
 /** The counter of a client address: its HMAC (platform/client-address.ts), never the address. */
 export const addressCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: string, address: string) =>
-  `${prefix}:address:${clientAddressHmac(deps.keys.lookup, address)}`;
+  addressCounterKeyOf(deps.keys.lookup, prefix, address);
 
 export async function signIn(
   deps: SessionDeps,
