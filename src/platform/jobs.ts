@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
 import { afterCommit, type Executor } from './db.ts';
+import { scrubSecrets } from './logging.ts';
 import { JOBS_CHANNEL } from './notifications.ts';
 
 /**
@@ -181,7 +182,9 @@ export class JobQueue<M extends object = JobPayloads> {
       supervise: options.supervise ?? true,
       migrate: true,
     });
-    this.onError = options.onError ?? ((error) => console.error('job queue error', error));
+    // stderr, outside the logger's scrubbing: the message only, scrubbed (a database error's detail
+    // and parameters may quote a value)
+    this.onError = options.onError ?? ((error) => console.error(`job queue error: ${scrubSecrets(error.message)}`));
     this.boss.on('error', this.onError);
   }
 
