@@ -118,6 +118,8 @@ export async function scrubOldRows(
         .select(['id', sql<string | null>`data->>${field}`.as('held')])
         .where('id', '>', after)
         .where(sql<boolean>`jsonb_typeof(data->${field}) = 'string'`)
+        // the client address: only the rows that recorded one (sign-ins, reset requests)
+        .$if(field === 'address', (q) => q.where('action', 'in', ['signed_in', 'password_reset_requested']))
         .orderBy('id')
         .limit(batchSize)
         .execute();
