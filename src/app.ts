@@ -29,7 +29,7 @@ import { customerRoutes, webRoutes } from './web/index.ts';
 import { FailedAuthLimiter } from './platform/rate-limit.ts';
 import { openKeyRateLimiter, PartnerRateLimits } from './platform/shared-rate-limit.ts';
 import { followChanges, Notifications, wakeOnJobs } from './platform/notifications.ts';
-import { loggerOptions } from './platform/logging.ts';
+import { loggerOptions, scrubSecrets } from './platform/logging.ts';
 import { authenticateOperator } from './platform/operator-tokens.ts';
 import { DatabaseGauges, installMetrics, trackPricingModels } from './platform/metrics.ts';
 import { openRiskModels } from './risk/index.ts';
@@ -92,8 +92,9 @@ declare module 'fastify' {
 
 /** Builds the whole application, ready, without a listening socket. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
-  // until the app's logger exists, a job queue error goes to stderr
-  let onJobError = (error: Error): void => console.error('job queue error', error);
+  // until the app's logger exists, a job queue error goes to stderr: its message only, scrubbed like a
+  // log line (a database error's detail and parameters may quote a value)
+  let onJobError = (error: Error): void => console.error(`job queue error: ${scrubSecrets(error.message)}`);
   const runtime = await openRuntime(config, {
     ...(options.database ? { database: options.database } : {}),
     ...(options.jobs ? { jobs: options.jobs } : {}),

@@ -1,7 +1,7 @@
 import type { Config } from './platform/config.ts';
 import { openKeyring, type Keyring } from './platform/crypto.ts';
 import { DatabaseLockedError, openDatabase, type DatabaseHandle, type Db } from './platform/db.ts';
-import { JobQueue, type JobQueueOptions } from './platform/jobs.ts';
+import { JobQueue, migrateJobSchema, type JobQueueOptions } from './platform/jobs.ts';
 import { registerQueues } from './worker.ts';
 
 /**
@@ -43,6 +43,45 @@ export class BootstrapError extends Error {
       `cannot ${step === 'open' ? 'open' : 'migrate'} the database: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
     this.name = 'BootstrapError';
+  }
+}
+
+/** What `parasol db migrate` opens: the database, migrated; no keyring, no job queue. */
+export interface MigratedDatabase {
+  readonly db: Db;
+  /** The migrations applied now. */
+  readonly applied: readonly string[];
+  /** Closes the database (unless the caller gave it open). */
+  close(): Promise<void>;
+}
+
+/**
+ * The bootstrap of `parasol db migrate`, and only of it: open the database → apply pending migrations
+ * → install or upgrade pg-boss's own schema (platform/jobs.ts `migrateJobSchema`). Nothing else of the
+ * runtime: no keyring (the embedded default's key file is not created by a migration), no job queue
+ * started, no queue or cron schedule written, no worker, no maintenance — those belong to the
+ * processes that run jobs. Throws like openRuntime, having closed what it opened.
+ */
+export async function migrateDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: Pick<RuntimeOptions, 'database'> = {},
+): Promise<MigratedDatabase> {
+  let database: DatabaseHandle;
+  try {
+    database = options.database ?? (await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  } catch (error) {
+    throw error instanceof DatabaseLockedError ? error : new BootstrapError('open', error);
+  }
+  const close = async () => {
+    if (!options.database) await database.close();
+  };
+  try {
+    const applied = await database.migrate();
+    await migrateJobSchema(database.db);
+    return { db: database.db, applied, close };
+  } catch (error) {
+    await close().catch(() => undefined);
+    throw new BootstrapError('migrate', error);
   }
 }
 

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import { migrationFiles } from '../platform/db.ts';
+import { scrubOldRows, type ScrubReport } from '../platform/scrub-old-rows.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
 /** Database maintenance. */
 export function dbCommands(kit: CommandKit): void {
-  const { group, leaf, run, db, io } = kit;
+  const { group, leaf, run, db, io, actor, services } = kit;
 
   // ---------------------------------------------------------------------------------------------
   // db
@@ -14,7 +15,7 @@ export function dbCommands(kit: CommandKit): void {
   leaf(
     database,
     'migrate',
-    'Apply pending migrations (done at every start) and list the applied ones',
+    "Apply pending migrations (done at every start) and pg-boss's schema upgrade, and list the applied ones; starts no job queue",
     'parasol db migrate',
   ).action(
     run(async () => {
@@ -39,6 +40,39 @@ export function dbCommands(kit: CommandKit): void {
             ['MIGRATION', 'APPLIED'],
             rows.map((r) => [r.name, when(r.applied_at)]),
           ),
+        ],
+      };
+    }),
+  );
+
+  leaf(
+    database,
+    'scrub',
+    'Rewrite what rows of earlier versions keep in clear: sign-in counters keyed by an email or IP address, client IP addresses in the audit trail, IBANs, emails and phone numbers in reasons (resumable: run it again after an interruption)',
+    'parasol db scrub',
+  ).action(
+    run(async () => {
+      const report = await scrubOldRows(db, services().keys, actor);
+      const labels: Record<keyof ScrubReport, string> = {
+        throttleCounters: 'sign-in counters re-keyed by their HMAC',
+        auditAddresses: 'audit rows: client address replaced by its HMAC and network',
+        auditReasons: 'audit rows: reason masked',
+        payoutReasons: "payouts: bank's reason masked",
+        claimReasons: 'claims: reason masked',
+        webhookEvents: "webhook events: bank's reason masked",
+        stopSaleReasons: 'stop-sales: reason masked',
+      };
+      const total = Object.values(report).reduce((a, b) => a + b, 0);
+      return {
+        data: report,
+        lines: [
+          total === 0 ? 'Nothing left in clear: no row rewritten.' : `${total} row(s) rewritten.`,
+          ...(total === 0
+            ? []
+            : table(
+                ['ROWS', 'WHAT'],
+                (Object.keys(labels) as (keyof ScrubReport)[]).map((k) => [String(report[k]), labels[k]]),
+              )),
         ],
       };
     }),

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
   if (isRiskCommand(argv)) return runCli(argv, { ...io, db: unopenedDatabase() });
 
   const { ConfigError, loadConfig } = await import('../platform/config.ts');
-  const [{ DatabaseLockedError }, { BootstrapError, openRuntime }] = await Promise.all([
+  const [{ DatabaseLockedError }, { BootstrapError, migrateDatabase, openRuntime }] = await Promise.all([
     import('../platform/db.ts'),
     import('../runtime.ts'),
   ]);
@@ -49,15 +49,18 @@ async function main(argv: string[]): Promise<number> {
 
   // Where a command gets its database and context: the runtime bootstrap (open, migrate, keys, job
   // queue). Jobs the command enqueues (in its transactions) are run by the server's or a worker's queue.
+  // `db migrate` only migrates (the platform's schema and pg-boss's): no keyring, no job queue.
   let runtime;
   try {
-    runtime = await openRuntime(config, {
-      jobOptions: {
-        schedules: false,
-        supervise: false,
-        onError: (error) => console.error(`job queue: ${error.message}`),
-      },
-    });
+    runtime = isMigrateCommand(argv)
+      ? await migrateDatabase(config)
+      : await openRuntime(config, {
+          jobOptions: {
+            schedules: false,
+            supervise: false,
+            onError: (error) => console.error(`job queue: ${error.message}`),
+          },
+        });
   } catch (error) {
     if (error instanceof DatabaseLockedError) {
       // a running server holds the embedded database: it runs the command for us (cli/remote.ts)
@@ -74,11 +77,18 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   try {
+    if (!('jobs' in runtime)) return await runCli(argv, { ...io, db: runtime.db, applied: runtime.applied, config });
     const { db, applied, keys, jobs } = runtime;
     return await runCli(argv, { ...io, db, applied, config, keys, jobs });
   } finally {
-    await runtime.close({ graceful: false, timeoutMs: 1_000 });
+    await ('jobs' in runtime ? runtime.close({ graceful: false, timeoutMs: 1_000 }) : runtime.close());
   }
+}
+
+/** `parasol db migrate` (any flags): the one command that opens the database only to migrate it. */
+function isMigrateCommand(argv: readonly string[]): boolean {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  return words.length === 2 && words[0] === 'db' && words[1] === 'migrate';
 }
 
 /** Stands in for the database when only help is printed; any use is a bug. */

@@ -309,7 +309,7 @@ export const en = {
     details: 'Details',
     actionsTitle: 'Actions',
     reasonLabel: 'Reason (required, kept in the audit log)',
-    reasonHint: '3 to 500 characters.',
+    reasonHint: "3 to 500 characters. Do not write the customer's name: an IBAN, email or phone number is kept masked.",
     resendLink: 'Resend the link',
     resendHint: 'A new bank-details link by SMS now; the previous link stops working. The due date stays.',
     correctPhone: 'Correct the phone number',

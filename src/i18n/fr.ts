@@ -318,7 +318,8 @@ export const fr = {
     details: 'Détails',
     actionsTitle: 'Actions',
     reasonLabel: 'Motif (obligatoire, conservé dans le journal d’audit)',
-    reasonHint: 'De 3 à 500 caractères.',
+    reasonHint:
+      "De 3 à 500 caractères. N'écrivez pas le nom du client : un IBAN, un e-mail ou un numéro de téléphone est masqué.",
     resendLink: 'Renvoyer le lien',
     resendHint:
       'Un nouveau lien de coordonnées bancaires par SMS, tout de suite ; le lien précédent ne fonctionne plus. L’échéance reste la même.',

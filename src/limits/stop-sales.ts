@@ -2,6 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { parseDeparture, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
@@ -112,7 +113,8 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
   }
   if (endsAt && endsAt.getTime() <= now.getTime())
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
-  const reason = input.reason.trim();
+  // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
+  const reason = maskPersonalDataIn(input.reason.trim());
   if (reason.length < 1 || reason.length > 500)
     errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });

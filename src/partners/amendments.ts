@@ -1,6 +1,7 @@
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import type { Agreement, Configuration } from './model.ts';
 import { checkAgreement, type AgreementInput } from './partners.ts';
 import * as repo from './partners-repo.ts';
@@ -116,7 +117,8 @@ export async function amendAgreement(
 ): Promise<Amendment> {
   const { effectiveAt, reason: rawReason, ...terms } = input;
   const errors = checkAgreement(terms);
-  const reason = rawReason.trim();
+  // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
+  const reason = maskPersonalDataIn(rawReason.trim());
   if (reason.length === 0 || reason.length > 500)
     errors.push({ field: '/reason', code: 'out_of_range', message: 'give the reason, 1-500 characters' });
   // a minute's grace: "now" typed in a form reaches the server a moment later

@@ -1,6 +1,7 @@
 import { t } from '../i18n/index.ts';
 import { queueEmail } from '../notify/index.ts';
 import { audit } from '../platform/audit.ts';
+import { tagClientAddress, type ClientAddressTag } from '../platform/client-address.ts';
 import { decrypt, encrypt, hashPassword, randomToken, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import { isUniqueViolation, transaction, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -290,10 +291,16 @@ async function lockedTarget(
   return target;
 }
 
-/** What the `users_password_reset` job carries: the address asked for, sealed (personal data), and who asked. */
+/**
+ * What the `users_password_reset` job carries: the address asked for, sealed (personal data), and
+ * the client address it was asked from, by its keyed hash and network (platform/client-address.ts).
+ * Jobs queued by earlier versions carry `address`, the client address in clear, instead of `client`.
+ */
 export interface PasswordResetJob {
   email: string;
-  address: string;
+  client?: ClientAddressTag;
+  /** Earlier versions' jobs only: the client address in clear, tagged when the job runs. */
+  address?: string;
 }
 
 /**
@@ -306,11 +313,11 @@ export interface PasswordResetJob {
 export async function requestPasswordReset(
   deps: Pick<UserDeps, 'jobs' | 'keys'>,
   rawEmail: string,
-  from: { address: string },
+  from: ClientAddressTag,
 ): Promise<void> {
   await deps.jobs.send('users_password_reset', {
     email: encrypt(deps.keys.encryption, rawEmail.slice(0, 320)),
-    address: from.address,
+    client: { addressHmac: from.addressHmac, network: from.network },
   });
 }
 
@@ -324,9 +331,12 @@ class UserGone extends Error {}
  * The `users_password_reset` job: when the address is an active user's, a reset link (valid
  * USER_LINKS.resetMinutes, replacing any earlier one) is emailed in the user's language; otherwise
  * nothing. Whoever asked had no session: the audit row's actor is `anonymous`, with the client
- * address it asked from. Idempotent: a retry of a job whose email was written writes nothing more.
+ * address it asked from (its keyed hash and network, never the address). Idempotent: a retry of a job whose email was written writes nothing more.
  */
-export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJob>): Promise<'sent' | 'no_account'> {
+export async function sendPasswordReset(
+  deps: UserDeps & { keys: Pick<Keyring, 'encryption' | 'lookup'> },
+  job: Job<PasswordResetJob>,
+): Promise<'sent' | 'no_account'> {
   const email = decrypt(deps.keys.encryption, job.data.email).trim().toLowerCase();
   if (email === '' || email.length > 320) return 'no_account';
   const user = await users.findActiveUserByEmail(deps.db, email);
@@ -355,7 +365,7 @@ export async function sendPasswordReset(deps: UserDeps, job: Job<PasswordResetJo
         entity: 'user',
         entityId: user.id,
         action: 'password_reset_requested',
-        data: { address: job.data.address },
+        data: job.data.client ?? (job.data.address ? tagClientAddress(deps.keys.lookup, job.data.address) : {}),
       });
     });
   } catch (error) {

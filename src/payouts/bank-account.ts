@@ -2,7 +2,6 @@ import {
   electronicFormatIBAN,
   extractBIC,
   isSEPACountry,
-  isValidIBAN,
   setCountryBBANValidation,
   validateBIC,
   validateIBAN,
@@ -166,48 +165,4 @@ export function ibanNeedsBic(iban: string): boolean {
 function bicMatchesCountry(bic: string, ibanCountry: string): boolean {
   const bicCountry = extractBIC(bic).countryCode ?? bic.slice(4, 6);
   return bicCountry === ibanCountry || (BIC_TERRITORIES[ibanCountry]?.includes(bicCountry) ?? false);
-}
-
-/** "FR76 3000 6000 0112 3456 7890 189" → "•••• 0189": the only form an IBAN is shown in after entry. */
-export function maskIban(iban: string): string {
-  const electronic = electronicFormatIBAN(iban) ?? '';
-  return `•••• ${electronic.slice(-4)}`;
-}
-
-/**
- * The text with every IBAN in it masked as `maskIban` does — grouped or not, any case: a bank's
- * free-text reason for refusing a transfer may quote the account, and after entry a customer's IBAN
- * is only ever kept and shown by its last four. At each place two letters and two digits begin, the
- * longest run of letters and digits (single spaces or dashes between them) that is a valid IBAN
- * (country, length, check digits) is masked; anything else is left as written.
- */
-export function maskIbansIn(text: string): string {
-  const start = /\b[A-Za-z]{2}[0-9]{2}/g;
-  let masked = '';
-  let from = 0;
-  for (let found = start.exec(text); found; found = start.exec(text)) {
-    const iban = ibanAt(text, found.index);
-    if (!iban) continue;
-    masked += `${text.slice(from, found.index)}${maskIban(iban.electronic)}`;
-    from = iban.end;
-    start.lastIndex = iban.end;
-  }
-  return masked + text.slice(from);
-}
-
-/** The longest valid IBAN written from `at` (electronic form, and where it ends in the text). */
-function ibanAt(text: string, at: number): { electronic: string; end: number } | undefined {
-  let electronic = '';
-  const ends: number[] = [];
-  for (let i = at; i < text.length && electronic.length < 34;) {
-    const separated = electronic.length >= 4 && (text[i] === ' ' || text[i] === '-') ? 1 : 0;
-    const c = text[i + separated];
-    if (c === undefined || !/[A-Za-z0-9]/.test(c)) break;
-    electronic += c.toUpperCase();
-    i += separated + 1;
-    ends.push(i);
-  }
-  for (let n = electronic.length; n >= 15; n -= 1)
-    if (isValidIBAN(electronic.slice(0, n))) return { electronic: electronic.slice(0, n), end: ends[n - 1]! };
-  return undefined;
 }

@@ -4,7 +4,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { maskIbansIn } from './bank-account.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
   findPayoutAccount,
@@ -124,7 +124,7 @@ export async function settlePayout(
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
   } else {
-    const reason = maskIbansIn((report.reason ?? '').trim()) || 'rejected by the bank';
+    const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(
       trx,
@@ -147,7 +147,7 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(outcome === 'failed' ? { reason: report.reason == null ? null : maskIbansIn(report.reason) } : {}),
+      ...(outcome === 'failed' ? { reason: report.reason == null ? null : maskPersonalDataIn(report.reason) } : {}),
     },
   });
   return outcome;
@@ -169,7 +169,7 @@ async function settleReturn(
 ): Promise<'returned'> {
   const now = deps.now();
   const claim = await lockPayoutClaim(trx, payout.claim_id);
-  const reason = maskIbansIn((report.reason ?? '').trim()) || 'returned by the bank';
+  const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(
     trx,
@@ -195,7 +195,7 @@ async function settleReturn(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      reason: report.reason == null ? null : maskIbansIn(report.reason),
+      reason: report.reason == null ? null : maskPersonalDataIn(report.reason),
     },
   });
   return 'returned';

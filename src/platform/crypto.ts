@@ -18,8 +18,10 @@ export interface Keyring {
   /** HMAC-SHA256 key signing quote references (from the current master key). */
   readonly quoteSigning: Buffer;
   /**
-   * HMAC-SHA256 key naming what people type without storing it: the sign-in and password-reset
-   * counters of an email address (from the current master key; a rotation only restarts counters).
+   * HMAC-SHA256 key naming what people type, and the addresses they come from, without storing
+   * them: the sign-in and password-reset counters of an email address or a client IP address, and
+   * the client address of the audit trail (platform/client-address.ts). From the current master
+   * key: a rotation restarts the counters and starts new address hashes.
    */
   readonly lookup: Buffer;
 }

@@ -492,7 +492,10 @@ export interface PoliciesTable {
   premium_amount: number;
   currency: string;
   premium_frequency: PremiumFrequency;
-  risk: Json<Record<string, unknown>>;
+  /** Plaintext of rows written before migration 0051, until the start-up sealing empties it. */
+  risk: Json<Record<string, unknown>> | null;
+  /** The risk's JSON, sealed (migration 0051). */
+  risk_enc: string | null;
   quote_reference: string | null;
   cancel_reason: string | null;
   cancellation_date: string | null;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import PgBoss from 'pg-boss';
 import { afterCommit, type Executor } from './db.ts';
+import { scrubSecrets } from './logging.ts';
 import { JOBS_CHANNEL } from './notifications.ts';
 
 /**
@@ -119,6 +120,30 @@ export const executorAdapter = (executor: Executor): PgBoss.Db => ({
 });
 
 /**
+ * Installs pg-boss's own schema (`pgboss`) on a new database, or upgrades it to what this version of
+ * pg-boss needs, and nothing else: no queue is created, no cron schedule written, no worker polls,
+ * no maintenance or monitoring runs. `parasol db migrate` does it after the platform's migrations:
+ * a pg-boss upgrade brings its own schema migration, which, like ours, should run once in the
+ * migration step rather than in whichever process starts first. pg-boss's contractor does the work
+ * (it takes pg-boss's own advisory lock and handles concurrent installs), inside a pg-boss started
+ * without supervision or schedules and stopped at once.
+ */
+export async function migrateJobSchema(db: Executor): Promise<void> {
+  const boss = new PgBoss({
+    db: executorAdapter(db),
+    schema: 'pgboss',
+    supervise: false,
+    schedule: false,
+    migrate: true,
+  });
+  let failure: Error | undefined;
+  boss.on('error', (error: Error) => (failure ??= error));
+  await boss.start();
+  await boss.stop({ graceful: false, wait: true, close: false });
+  if (failure) throw failure;
+}
+
+/**
  * `M` maps queue names to payloads: by default the registry's (src/jobs/registry.ts); a test of the
  * queue itself may name its own (`new JobQueue<Record<string, object>>(…)`).
  */
@@ -158,7 +183,9 @@ export class JobQueue<M extends object = JobPayloads> {
       supervise: options.supervise ?? true,
       migrate: true,
     });
-    this.onError = options.onError ?? ((error) => console.error('job queue error', error));
+    // stderr, outside the logger's scrubbing: the message only, scrubbed (a database error's detail
+    // and parameters may quote a value)
+    this.onError = options.onError ?? ((error) => console.error(`job queue error: ${scrubSecrets(error.message)}`));
     this.boss.on('error', this.onError);
   }
 

@@ -114,18 +114,11 @@ export function loggerOptions(
         delete serialized.parameters;
         return serialized;
       },
-      req: (request: {
-        method: string;
-        url: string;
-        host?: string;
-        ip?: string;
-        socket?: { remotePort?: number };
-      }) => ({
+      // no client address: an IP address is personal data (platform/client-address.ts keeps its hash)
+      req: (request: { method: string; url: string; host?: string }) => ({
         method: request.method,
         url: redactUrl(request.url),
         host: request.host,
-        remoteAddress: request.ip,
-        remotePort: request.socket?.remotePort,
       }),
     },
     stream: scrubbingStream(options.stream ?? pino.destination(1)),

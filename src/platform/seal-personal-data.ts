@@ -1,11 +1,13 @@
+import { sql } from 'kysely';
 import { encrypt, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 
 /**
  * Seals the personal data that rows written before migration 0010 hold in clear: names of customers,
- * policyholders and account holders, SEPA batch XML, idempotent replays; and the bodies and links of
+ * policyholders and account holders, SEPA batch XML, idempotent replays; the bodies and links of
  * the sandbox and preproduction SMS outbox written before migration 0042 (they carry the customer's
- * bank-details link). A migration cannot do it (the key is not in the database), so every process
+ * bank-details link); and policies' insured risk written before migration 0051 (a registration plate,
+ * a partner's free-form data). A migration cannot do it (the key is not in the database), so every process
  * that opens the database for the API runs this once at start, in batches of one transaction each.
  * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
  * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
@@ -74,6 +76,25 @@ export async function sealPersonalData(
         }))
         .where('id', '=', r.id)
         .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
+        .execute();
+    }
+    return rows.length;
+  });
+
+  // policies' insured risk, in clear before migration 0051 (a motor policy's registration plate…)
+  await inBatches(async (trx) => {
+    const rows = await trx
+      .selectFrom('policies')
+      .select(['id', sql<string>`risk::text`.as('risk')])
+      .where('risk', 'is not', null)
+      .limit(batchSize)
+      .execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('policies')
+        .set({ risk_enc: seal(r.risk), risk: null })
+        .where('id', '=', r.id)
+        .where('risk', 'is not', null)
         .execute();
     }
     return rows.length;

@@ -23,6 +23,7 @@ export const SEALED_COLUMNS: readonly { table: string; key: readonly string[]; c
       'holder_email_enc',
       'holder_phone_enc',
       'holder_address_enc',
+      'risk_enc',
     ],
   },
   { table: 'claim_bank_details', key: ['claim_id'], columns: ['account_holder_enc', 'iban_enc'] },

@@ -98,7 +98,8 @@ export async function createPolicy(
     premium_amount: input.premium.amount,
     currency: input.premium.currency,
     premium_frequency: input.premium.frequency,
-    risk: JSON.stringify(risk),
+    risk: null,
+    risk_enc: encrypt(deps.keys.encryption, JSON.stringify(risk)),
     quote_reference: input.quoteReference ?? null,
   };
   let row: repo.PolicyRow | undefined;

@@ -87,6 +87,15 @@ export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: 
   return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
 }
 
+/** The insured risk: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
+function riskOf(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, unknown> {
+  const risk =
+    row.risk_enc !== null
+      ? (JSON.parse(decrypt(encryptionKey, row.risk_enc)) as Record<string, unknown>)
+      : (row.risk as Record<string, unknown>);
+  return row.product === 'home' ? { ...homeRiskView(risk as unknown as HomeRisk) } : risk;
+}
+
 export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today: string): PolicyView {
   return {
     policyNumber: row.policy_number,
@@ -104,7 +113,7 @@ export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today:
     effectiveDate: row.effective_date,
     expiryDate: row.expiry_date,
     premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
-    risk: row.product === 'home' ? { ...homeRiskView(row.risk as unknown as HomeRisk) } : row.risk,
+    risk: riskOf(row, encryptionKey),
     quoteReference: row.quote_reference,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date

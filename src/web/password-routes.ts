@@ -6,6 +6,7 @@ import {
   usePasswordLink,
   type UserDeps,
 } from '../partners/index.ts';
+import { tagClientAddress } from '../platform/client-address.ts';
 import { DomainError } from '../platform/errors.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
@@ -44,7 +45,8 @@ export function passwordRoutes(deps: WebDeps): FastifyPluginAsync {
       if (limit === 'address_limited')
         return sendPage(reply, 429, forgotPage(ctx, csrf, { error: w.partnerUsers.forgotLimited }));
       // past the address's own limit nothing more is sent, and the page says the same as always
-      if (limit === 'ok') await requestPasswordReset(users, email, { address: request.ip });
+      if (limit === 'ok')
+        await requestPasswordReset(users, email, tagClientAddress(deps.flight.keys.lookup, request.ip));
       return sendPage(reply, 200, forgotPage(ctx, csrf, { notice: w.partnerUsers.forgotSent }));
     });
 

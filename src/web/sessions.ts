@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
 import { audit } from '../platform/audit.ts';
+import { tagClientAddress } from '../platform/client-address.ts';
 import type { Config } from '../platform/config.ts';
-import { hashPassword, hmac, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
+import { hashPassword, randomToken, sha256Hex, verifyPassword, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { recordUserSignIn, type UserRole } from '../partners/index.ts';
 import type { Lang } from '../platform/language.ts';
+import { addressCounterKeyOf, emailCounterKeyOf } from '../platform/throttle-keys.ts';
 import * as repo from './sessions-repo.ts';
 import type { SessionKind, SessionRow } from './sessions-repo.ts';
 
@@ -68,7 +70,11 @@ const normaliseEmail = (email: string) => email.trim().toLowerCase();
  * staff sign-in name to keep in clear.
  */
 export const emailCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: string, typed: string) =>
-  `${prefix}:${hmac(deps.keys.lookup, normaliseEmail(typed).slice(0, 320)).toString('base64url')}`;
+  emailCounterKeyOf(deps.keys.lookup, prefix, typed);
+
+/** The counter of a client address: its HMAC (platform/client-address.ts), never the address. */
+export const addressCounterKey = (deps: Pick<SessionDeps, 'keys'>, prefix: string, address: string) =>
+  addressCounterKeyOf(deps.keys.lookup, prefix, address);
 
 export async function signIn(
   deps: SessionDeps,
@@ -77,7 +83,7 @@ export async function signIn(
   const now = deps.now();
   const email = normaliseEmail(input.email).slice(0, 320);
   const accountKey = emailCounterKey(deps, `${input.kind}:account`, email);
-  const addressKey = `${input.kind}:address:${input.address}`;
+  const addressKey = addressCounterKey(deps, input.kind, input.address);
   // Each attempt is counted before its password is checked, in one statement that answers the count:
   // a burst of concurrent attempts checks at most the allowed number of passwords.
   const windowStart = (rule: { windowMinutes: number }) => new Date(now.getTime() - rule.windowMinutes * 60_000);
@@ -127,7 +133,8 @@ export async function signIn(
       entity: 'session',
       entityId: tokenHash.slice(0, 16),
       action: 'signed_in',
-      data: { address: input.address },
+      // the client's address by its keyed hash and network, never in clear (platform/client-address.ts)
+      data: tagClientAddress(deps.keys.lookup, input.address),
     });
   });
   const session = await sessionFor(deps, input.kind, token);
@@ -260,7 +267,7 @@ export async function countResetRequest(
       rule.threshold,
       new Date(now.getTime() + rule.lockMinutes * 60_000),
     );
-  const address = await count(`reset:address:${input.address}`, RESET_RULES.address);
+  const address = await count(addressCounterKey(deps, 'reset', input.address), RESET_RULES.address);
   if (address.attempts > RESET_RULES.address.threshold) return 'address_limited';
   const account = await count(emailCounterKey(deps, 'reset:account', input.email), RESET_RULES.account);
   return account.attempts > RESET_RULES.account.threshold ? 'account_limited' : 'ok';

@@ -432,6 +432,33 @@ describe('the claim desk', () => {
     assert.equal((JSON.parse(late.err) as { error: { code: string } }).error.code, 'claim_settled');
   });
 
+  it("a reason quoting the customer's IBAN, email or phone is kept masked, on the claim and in its audit trail", async () => {
+    const { claimNumber } = await openClaim();
+    const said = `Customer camille.martin@example.com called from +33 6 12 34 56 78: new account ${IBAN}`;
+    const reviewed = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: said });
+    assert.equal(reviewed.statusCode, 303);
+    const kept = 'Customer [email] called from [phone]: new account •••• 3000';
+    const claim = await t.db
+      .selectFrom('claims')
+      .select('manual_review_reason')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(claim.manual_review_reason, kept);
+    const [audited] = await auditOf(claimNumber, 'manual_review_started');
+    assert.equal((audited!.data as { reason: string }).reason, kept);
+    // the CLI's reason is the same free text
+    const approved = await cli(
+      'claims',
+      'approve',
+      claimNumber,
+      '--reason',
+      `checked, paid to ${IBAN.replace(/ /g, '')}`,
+    );
+    assert.equal(approved.code, 0, approved.err);
+    const [released] = await auditOf(claimNumber, 'manual_review_released');
+    assert.equal((released!.data as { reason: string }).reason, 'checked, paid to •••• 3000');
+  });
+
   it('approving a claim that is not under review is refused', async () => {
     const { claimNumber } = await openClaim();
     const notReviewed = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });

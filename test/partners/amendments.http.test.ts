@@ -188,6 +188,33 @@ describe('amendable agreements', () => {
     assert.deepEqual(audit, [{ action: 'amended', entity_id: `${partner.id}/2` }]);
   });
 
+  test("an amendment's reason keeps no email address or phone number in clear", async () => {
+    const partner = await createTestPartner(t.db);
+    const now = new Date();
+    await amendAgreement(
+      t.db,
+      'operator:test',
+      partner.id,
+      amendment(new Date(now.getTime() + DAY), { reason: 'Asked by jane.roe@partner.example (+33 1 23 45 67 89)' }),
+      now,
+    );
+    const kept = 'Asked by [email] ([phone])';
+    const version = await t.db
+      .selectFrom('agreement_versions')
+      .select('reason')
+      .where('partner_id', '=', partner.id)
+      .where('version', '=', 2)
+      .executeTakeFirstOrThrow();
+    assert.equal(version.reason, kept);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('partner_id', '=', partner.id)
+      .where('action', '=', 'amended')
+      .executeTakeFirstOrThrow();
+    assert.equal((audited.data as { reason: string }).reason, kept);
+  });
+
   test('configurations are checked against the version in force and warned about a future one', async (c) => {
     c.after(() => (clock = new Date()));
     const partner = await createTestPartner(t.db);

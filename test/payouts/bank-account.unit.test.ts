@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { sumMinor } from '../../src/payouts/amount.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
 import { composeIBAN } from 'ibantools';
-import { checkSepaAccount, ibanNeedsBic, italianCin, maskIban, maskIbansIn } from '../../src/payouts/bank-account.ts';
+import { checkSepaAccount, ibanNeedsBic, italianCin } from '../../src/payouts/bank-account.ts';
 import { isSepaIdentifier, toSepaText } from '../../src/payouts/sepa-text.ts';
 
 describe('bank account checks (ibantools, SEPA countries)', () => {
@@ -101,24 +101,6 @@ describe('bank account checks (ibantools, SEPA countries)', () => {
       });
       assert.deepEqual(fitting, [italianCin(abiCabAccount)], abiCabAccount);
     }
-  });
-
-  it('masks an IBAN to its last four characters', () => {
-    assert.equal(maskIban('FR76 3000 6000 0112 3456 7890 189'), '•••• 0189');
-  });
-
-  it('masks every valid IBAN a text quotes, grouped or not, in any case, and nothing else', () => {
-    assert.equal(maskIbansIn('AC01 ACCOUNT DE89370400440532013000 CLOSED'), 'AC01 ACCOUNT •••• 3000 CLOSED');
-    assert.equal(maskIbansIn('DE89 3704 0044 0532 0130 00 and nl91abna0417164300.'), '•••• 3000 and •••• 4300.');
-    assert.equal(maskIbansIn('fr76-3000-6000-0112-3456-7890-189'), '•••• 0189');
-    // reason codes, an IBAN whose check digits are wrong, and one inside a word stay as written
-    for (const text of [
-      'AC04 closed account number (simulated)',
-      'MS03',
-      'DE88370400440532013000',
-      'CODE89370400440532013000',
-    ])
-      assert.equal(maskIbansIn(text), text);
   });
 });
 

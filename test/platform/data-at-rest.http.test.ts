@@ -71,6 +71,8 @@ function personalValues() {
   };
   const accountHolder = `${capital(letters(8))} ${capital(letters(9))}`;
   const iban = uniqueIban();
+  // a motor policy's risk names the vehicle: its plate is personal data too
+  const registration = `${letters(3).toUpperCase()}-${digits(4)}-${letters(3).toUpperCase()}`;
   const plaintexts = [
     customer.firstName,
     customer.lastName,
@@ -84,8 +86,9 @@ function personalValues() {
     holder.address.line1,
     accountHolder,
     iban,
+    registration,
   ];
-  return { customer, holder, accountHolder, iban, plaintexts };
+  return { customer, holder, accountHolder, iban, registration, plaintexts };
 }
 
 type Values = ReturnType<typeof personalValues>;
@@ -170,7 +173,7 @@ async function driveEverything(
     expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
     premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
     risk: {
-      vehicleRegistration: 'AB-123-CD',
+      vehicleRegistration: v.registration,
       make: 'Renault',
       model: 'Clio',
       firstRegistrationDate: '2021-03-15',
@@ -328,7 +331,7 @@ describe('personal data at rest', () => {
       expiryDate: new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10),
       premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
       risk: {
-        vehicleRegistration: 'AB-123-CD',
+        vehicleRegistration: v.registration,
         make: 'Renault',
         model: 'Clio',
         firstRegistrationDate: '2021-03-15',
@@ -338,7 +341,7 @@ describe('personal data at rest', () => {
     const legacyKey = { ...partner.auth, 'idempotency-key': 'legacy-1' };
     const policy = await post(app.app, POLICIES, policyBody, legacyKey);
     assert.equal(policy.status, 201);
-    // as an older version wrote them: names in clear, the replay as jsonb
+    // as an older version wrote them: names and the risk in clear, the replay as jsonb
     await app.db
       .updateTable('policies')
       .set({
@@ -346,6 +349,8 @@ describe('personal data at rest', () => {
         holder_last_name: v.holder.lastName,
         holder_first_name_enc: null,
         holder_last_name_enc: null,
+        risk: JSON.stringify(policyBody.risk),
+        risk_enc: null,
       })
       .where('policy_number', '=', policy.body.policyNumber)
       .execute();
@@ -356,11 +361,11 @@ describe('personal data at rest', () => {
       .where('key', '=', 'legacy-1')
       .execute();
     // readers take the plaintext of a row not sealed yet, and such a replay still answers
-    assert.equal(
-      JSON.parse((await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body)
-        .policyholder.lastName,
-      v.holder.lastName,
+    const unsealed = JSON.parse(
+      (await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body,
     );
+    assert.equal(unsealed.policyholder.lastName, v.holder.lastName);
+    assert.equal(unsealed.risk.vehicleRegistration, v.registration);
     const legacyReplay = await post(app.app, POLICIES, policyBody, legacyKey);
     assert.equal(legacyReplay.headers['idempotent-replayed'], 'true');
     assert.deepEqual(legacyReplay.body, policy.body);
@@ -374,6 +379,8 @@ describe('personal data at rest', () => {
     assert.equal(row.holder_first_name, null);
     assert.equal(row.holder_last_name, null);
     assert.equal(decrypt(encryptionKey, row.holder_last_name_enc!), v.holder.lastName);
+    assert.equal(row.risk, null);
+    assert.deepEqual(JSON.parse(decrypt(encryptionKey, row.risk_enc!)), policyBody.risk);
     const stored = await app.db
       .selectFrom('idempotency_keys')
       .select(['response_body', 'response_enc'])
@@ -384,6 +391,7 @@ describe('personal data at rest', () => {
     assert.deepEqual(JSON.parse(decrypt(encryptionKey, stored.response_enc!)), policy.body);
     const read = await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth);
     assert.equal(JSON.parse(read.body).policyholder.firstName, v.holder.firstName);
+    assert.deepEqual(JSON.parse(read.body).risk, policyBody.risk);
     assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
   });
 

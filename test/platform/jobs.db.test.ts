@@ -34,6 +34,17 @@ describe('job queue (pg-boss on the platform database)', () => {
     await handle.close();
   });
 
+  it('without an error handler, a queue error reaches stderr as its scrubbed message only', async (t) => {
+    const quiet = new JobQueue<TestJobs>(handle.db, fast);
+    const printed: unknown[][] = [];
+    t.mock.method(console, 'error', (...args: unknown[]) => printed.push(args));
+    const error = Object.assign(new Error('duplicate key: jane.roe@example.org'), {
+      detail: 'Key (email)=(jane.roe@example.org) already exists.',
+    });
+    (quiet as unknown as { boss: { emit: (e: string, x: unknown) => void } }).boss.emit('error', error);
+    assert.deepEqual(printed, [['job queue error: duplicate key: [redacted]']]);
+  });
+
   it('runs a job sent to a queue', async () => {
     const name = unique('echo');
     await queue.queue(name);

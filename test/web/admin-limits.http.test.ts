@@ -113,7 +113,7 @@ describe('operator console — limits', () => {
           airline: 'SK',
           startsAt: from,
           endsAt: until,
-          reason: 'Snow at <ARN>',
+          reason: 'Snow at <ARN>, ops +46 8 797 60 00 ops@airport.example',
         })
       ).statusCode,
       303,
@@ -121,6 +121,8 @@ describe('operator console — limits', () => {
     const refused = await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth);
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'sales_suspended');
+    // the reason is shown to partners: the contact it quoted is kept masked
+    assert.match(refused.body.detail, /Snow at <ARN>, ops \[phone\] \[email\]/);
 
     const listed = await operator.get('/admin/limits');
     assert.match(listed.body, /airline SK, airport ARN/);

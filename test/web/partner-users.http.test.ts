@@ -501,14 +501,15 @@ describe('partner users', () => {
     const afterMissing = await resetJobs();
     assert.deepEqual([afterKnown.length, afterMissing.length], [before + 1, before + 2]);
     for (const data of afterMissing.slice(before)) {
-      assert.deepEqual(Object.keys(JSON.parse(data) as object).sort(), ['address', 'email']);
-      assert.doesNotMatch(data, new RegExp(`${email}|${unknown}`));
+      assert.deepEqual(Object.keys(JSON.parse(data) as object).sort(), ['client', 'email']);
+      assert.doesNotMatch(data, new RegExp(`${email}|${unknown}|127\\.0\\.0\\.1`));
     }
     assert.deepEqual(missing, known);
     assert.match(known.body, /If an account exists for this address/);
     await outboxEmail(email, 'password_reset');
     assert.deepEqual(await emailsTo(unknown), []);
-    // the audit row says who asked: someone without a session, from this address — not the user
+    // the audit row says who asked: someone without a session, from this address (its keyed hash and
+    // network, never the address in clear) — not the user
     const user = await t.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     const asked = await t.db
       .selectFrom('audit_log')
@@ -517,7 +518,11 @@ describe('partner users', () => {
       .where('entity_id', '=', user.id)
       .where('action', '=', 'password_reset_requested')
       .execute();
-    assert.deepEqual(asked, [{ actor: 'anonymous', data: { address: '127.0.0.1' } }]);
+    assert.deepEqual(
+      asked.map((a) => ({ ...a, data: { ...(a.data as object), addressHmac: '…' } })),
+      [{ actor: 'anonymous', data: { addressHmac: '…', network: '127.0.0.0/24' } }],
+    );
+    assert.match((asked[0]!.data as { addressHmac: string }).addressHmac, /^[A-Za-z0-9_-]{43}$/);
     assert.equal((await t.db.selectFrom('users').select('id').where('email', '=', unknown).execute()).length, 0);
   });
 

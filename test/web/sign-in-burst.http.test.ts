@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createUser } from '../../src/partners/users.ts';
-import { emailCounterKey, SESSION_RULES } from '../../src/web/sessions.ts';
+import { addressCounterKey, emailCounterKey, SESSION_RULES } from '../../src/web/sessions.ts';
 import { buildTestApp, createTestPartner, runCliOn, uniqueSlug, type TestApp } from '../helper.ts';
 
 /**
@@ -145,15 +145,18 @@ describe('sign-in lockout under concurrency', () => {
     assert.deepEqual(await burst(t.app, 'portal', wrong(email, 2), address), [401, 401]);
     assert.deepEqual(await burst(t.app, 'portal', [{ email, password: PASSWORD }], address), [303]);
     const accountKey = emailCounterKey(t.app.parasol, 'partner:account', email);
+    const addressKey = addressCounterKey(t.app.parasol, 'partner', address);
     const rows = await t.db
       .selectFrom('login_throttle')
       .select(['key', 'attempts'])
-      .where('key', 'in', [accountKey, `partner:address:${address}`])
+      .where('key', 'in', [accountKey, addressKey])
       .execute();
     const attempts = Object.fromEntries(rows.map((r) => [r.key, r.attempts]));
-    assert.deepEqual(attempts, { [accountKey]: 0, [`partner:address:${address}`]: 2 });
-    // the counters name no address in clear: the account's key is a keyed hash of its email
-    const clear = await t.db.selectFrom('login_throttle').select('key').where('key', 'like', `%${email}%`).execute();
-    assert.deepEqual(clear, []);
+    assert.deepEqual(attempts, { [accountKey]: 0, [addressKey]: 2 });
+    // the counters name no address in clear: their keys are keyed hashes of the email and of the IP address
+    for (const held of [email, address]) {
+      const clear = await t.db.selectFrom('login_throttle').select('key').where('key', 'like', `%${held}%`).execute();
+      assert.deepEqual(clear, [], held);
+    }
   });
 });

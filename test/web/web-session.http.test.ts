@@ -166,6 +166,33 @@ describe('portal sessions', () => {
     }
   });
 
+  test("the client's IP address is kept by its keyed hash and its network, never in clear", async () => {
+    const { email } = await partnerUser(t);
+    const browser = new Browser(t.app); // inject's client address: 127.0.0.1
+    assert.equal((await browser.signIn(email, 'wrong password!')).statusCode, 401);
+    assert.equal((await browser.signIn(email, PASSWORD)).statusCode, 303);
+    const token = browser.cookies.get('psl_portal')!;
+    const signedIn = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('entity', '=', 'session')
+      .where('entity_id', '=', sha256Hex(token).slice(0, 16))
+      .where('action', '=', 'signed_in')
+      .executeTakeFirstOrThrow();
+    const data = signedIn.data as { addressHmac: string; network: string };
+    assert.deepEqual(Object.keys(data).sort(), ['addressHmac', 'network']);
+    assert.equal(data.network, '127.0.0.0/24');
+    assert.match(data.addressHmac, /^[A-Za-z0-9_-]{43}$/);
+    // the address's sign-in counter is keyed by the same hash
+    const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key);
+    assert.ok(keys.includes(`partner:address:${data.addressHmac}`), 'the address is counted under its hash');
+    assert.deepEqual(
+      keys.filter((k) => k.includes('127.0.0.1')),
+      [],
+      'no counter is keyed by the address in clear',
+    );
+  });
+
   test('a partner user never reaches the operator console; an operator session opens no portal page', async () => {
     const { email } = await partnerUser(t);
     const browser = new Browser(t.app);

@@ -1,0 +1,84 @@
+import { electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
+
+/**
+ * Free text that people write and the platform keeps — an operator's reason on the claim desk, a
+ * stop-sale's or an agreement's reason, a bank's reason for refusing a transfer — may quote a
+ * customer's bank account, email address or phone number. None of them is kept in clear
+ * (docs/DECISIONS.md, "Personal data at rest"): such a text is stored as `maskPersonalDataIn` leaves
+ * it. Here in the shared kernel so that every domain that takes free text masks it the same way
+ * (payouts for the bank's reasons, claims for the desk's, limits, partners…).
+ */
+
+/** "FR76 3000 6000 0112 3456 7890 189" → "•••• 0189": the only form an IBAN is shown in after entry. */
+export function maskIban(iban: string): string {
+  const electronic = electronicFormatIBAN(iban) ?? '';
+  return `•••• ${electronic.slice(-4)}`;
+}
+
+/**
+ * The text with every IBAN in it masked as `maskIban` does — grouped or not, any case: a bank's
+ * free-text reason for refusing a transfer may quote the account, and after entry a customer's IBAN
+ * is only ever kept and shown by its last four. At each place two letters and two digits begin, the
+ * longest run of letters and digits (single spaces or dashes between them) that is an IBAN (a known
+ * country, its length and format, the IBAN's check digits) is masked; anything else is left as
+ * written. A country's own check digits inside the account number are not required: an account
+ * quoted with a typo in them is still somebody's account.
+ */
+export function maskIbansIn(text: string): string {
+  const start = /\b[A-Za-z]{2}[0-9]{2}/g;
+  let masked = '';
+  let from = 0;
+  for (let found = start.exec(text); found; found = start.exec(text)) {
+    const iban = ibanAt(text, found.index);
+    if (!iban) continue;
+    masked += `${text.slice(from, found.index)}${maskIban(iban.electronic)}`;
+    from = iban.end;
+    start.lastIndex = iban.end;
+  }
+  return masked + text.slice(from);
+}
+
+/** Country, length, format and the IBAN's own check digits; not the national ones, nor QR-IBAN rules. */
+function looksLikeIban(electronic: string): boolean {
+  const { errorCodes } = validateIBAN(electronic, { allowQRIBAN: true });
+  return errorCodes.every((code) => code === ValidationErrorsIBAN.WrongAccountBankBranchChecksum);
+}
+
+/** The longest IBAN written from `at` (electronic form, and where it ends in the text). */
+function ibanAt(text: string, at: number): { electronic: string; end: number } | undefined {
+  let electronic = '';
+  const ends: number[] = [];
+  for (let i = at; i < text.length && electronic.length < 34;) {
+    const separated = electronic.length >= 4 && (text[i] === ' ' || text[i] === '-') ? 1 : 0;
+    const c = text[i + separated];
+    if (c === undefined || !/[A-Za-z0-9]/.test(c)) break;
+    electronic += c.toUpperCase();
+    i += separated + 1;
+    ends.push(i);
+  }
+  for (let n = electronic.length; n >= 15; n -= 1)
+    if (looksLikeIban(electronic.slice(0, n))) return { electronic: electronic.slice(0, n), end: ends[n - 1]! };
+  return undefined;
+}
+
+export const MASKED_EMAIL = '[email]';
+export const MASKED_PHONE = '[phone]';
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+/** An international number (`+33 6 12 34 56 78`, `+33612345678`, `+1 (500) 555-0006`), checked by libphonenumber. */
+const INTERNATIONAL_PHONE = /\+[1-9](?:[ .()-]{0,2}[0-9]){6,14}/g;
+/** A French national number (`06 12 34 56 78`, `0612345678`, `06.12.34.56.78`): the customers' own. */
+const FRENCH_PHONE = /\b0[1-9](?:[ .-]?[0-9]{2}){4}\b/g;
+
+/**
+ * The text with the personal data people quote in free text masked: IBANs (their last four kept, as
+ * everywhere), email addresses and phone numbers (international, or French national form), each
+ * replaced by `[email]` or `[phone]`. What the text says otherwise is kept as written.
+ */
+export function maskPersonalDataIn(text: string): string {
+  return maskIbansIn(text)
+    .replace(EMAIL, MASKED_EMAIL)
+    .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
+    .replace(FRENCH_PHONE, MASKED_PHONE);
+}

@@ -1,0 +1,215 @@
+import { sql } from 'kysely';
+import { audit } from './audit.ts';
+import { tagClientAddress } from './client-address.ts';
+import type { Keyring } from './crypto.ts';
+import type { Db, Executor } from './db.ts';
+import { maskPersonalDataIn } from './personal-text.ts';
+import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './throttle-keys.ts';
+
+/**
+ * Rewrites, once, what rows written by earlier versions keep in clear that the current version never
+ * writes (docs/OPERATIONS.md, "Upgrading: personal data in old rows"):
+ *
+ * - `login_throttle`: the sign-in and reset counters keyed by the typed email or the client address
+ *   in clear are re-keyed by their HMAC (platform/throttle-keys.ts), merged with a counter the new
+ *   version may have started under that key meanwhile (the larger count, the later lock);
+ * - `audit_log`: the client address of sign-ins and password-reset requests becomes its keyed hash
+ *   and network (platform/client-address.ts); free-text reasons (the claim desk's, the bank's refusals,
+ *   stop-sales…) are masked (platform/personal-text.ts);
+ * - the bank's refusal reasons on `payouts` and `claims` and in the `webhook_events` kept for
+ *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked.
+ *
+ * A migration cannot do it: the HMAC needs the key, the masking recognises IBANs by their check digits.
+ * Batches of one transaction each, walking each table in key order; each row is rewritten by one
+ * UPDATE guarded by its old value, so a run stopped half-way is resumed by running it again, two runs
+ * at once never rewrite a row twice, and a run after the last finds nothing to do (each run is
+ * audited: entity `database`, id `scrub`, with its counts). The agreements'
+ * amendment reasons are left as written: `agreement_versions` is immutable (migration 0029).
+ *
+ * On PostgreSQL the old values stay in dead row versions until the table is rewritten: afterwards run
+ * `VACUUM FULL login_throttle, audit_log, payouts, claims, webhook_events, stop_sales`.
+ */
+export interface ScrubReport {
+  throttleCounters: number;
+  auditAddresses: number;
+  auditReasons: number;
+  payoutReasons: number;
+  claimReasons: number;
+  webhookEvents: number;
+  stopSaleReasons: number;
+}
+
+const COUNTER = /^(partner|operator|reset):(account|address):(.*)$/s;
+
+export async function scrubOldRows(
+  db: Db,
+  keys: Pick<Keyring, 'lookup'>,
+  actor: string,
+  batchSize = 200,
+): Promise<ScrubReport> {
+  const report: ScrubReport = {
+    throttleCounters: 0,
+    auditAddresses: 0,
+    auditReasons: 0,
+    payoutReasons: 0,
+    claimReasons: 0,
+    webhookEvents: 0,
+    stopSaleReasons: 0,
+  };
+
+  /** Walks a table in key order, a batch per transaction; `step` answers the batch's last key and the rows rewritten. */
+  const walk = async <K>(
+    first: K,
+    step: (trx: Executor, after: K) => Promise<{ last: K | undefined; rewritten: number }>,
+  ): Promise<number> => {
+    let after = first;
+    let total = 0;
+    for (;;) {
+      const { last, rewritten } = await db.transaction().execute((trx) => step(trx, after));
+      total += rewritten;
+      if (last === undefined) return total;
+      after = last;
+    }
+  };
+
+  // login_throttle: counters keyed in clear, re-keyed by their HMAC
+  report.throttleCounters = await walk('', async (trx, after) => {
+    const rows = await trx
+      .selectFrom('login_throttle')
+      .select(['key', 'attempts', 'window_start', 'locked_until'])
+      .where('key', '>', after)
+      .where((eb) =>
+        eb.or([eb('key', 'like', 'partner:%'), eb('key', 'like', 'operator:%'), eb('key', 'like', 'reset:%')]),
+      )
+      .orderBy('key')
+      .limit(batchSize)
+      .execute();
+    let rewritten = 0;
+    for (const row of rows) {
+      const [, prefix, kind, held] = COUNTER.exec(row.key) ?? [];
+      if (!prefix || !kind || held === undefined || HASHED_COUNTER.test(held)) continue;
+      const key =
+        kind === 'account'
+          ? emailCounterKeyOf(keys.lookup, `${prefix}:account`, held)
+          : addressCounterKeyOf(keys.lookup, prefix, held);
+      const removed = await trx.deleteFrom('login_throttle').where('key', '=', row.key).returning('key').execute();
+      if (removed.length === 0) continue; // another run took it
+      await trx
+        .insertInto('login_throttle')
+        .values({ key, attempts: row.attempts, window_start: row.window_start, locked_until: row.locked_until })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet({
+            attempts: sql`greatest(login_throttle.attempts, excluded.attempts)`,
+            window_start: sql`least(login_throttle.window_start, excluded.window_start)`,
+            locked_until: sql`greatest(login_throttle.locked_until, excluded.locked_until)`,
+          }),
+        )
+        .execute();
+      rewritten += 1;
+    }
+    return { last: rows.length < batchSize ? undefined : rows.at(-1)!.key, rewritten };
+  });
+
+  // audit_log: client addresses in clear, and free-text reasons
+  const auditWalk = (field: 'address' | 'reason') =>
+    walk(0, async (trx, after) => {
+      const rows = await trx
+        .selectFrom('audit_log')
+        .select(['id', sql<string | null>`data->>${field}`.as('held')])
+        .where('id', '>', after)
+        .where(sql<boolean>`jsonb_typeof(data->${field}) = 'string'`)
+        // the client address: only the rows that recorded one (sign-ins, reset requests)
+        .$if(field === 'address', (q) => q.where('action', 'in', ['signed_in', 'password_reset_requested']))
+        .orderBy('id')
+        .limit(batchSize)
+        .execute();
+      let rewritten = 0;
+      for (const row of rows) {
+        const held = row.held ?? '';
+        if (field === 'address') {
+          const tag = tagClientAddress(keys.lookup, held);
+          const done = await trx
+            .updateTable('audit_log')
+            .set({
+              data: sql`(data - 'address') || jsonb_build_object('addressHmac', ${tag.addressHmac}::text, 'network', ${tag.network}::text)`,
+            })
+            .where('id', '=', row.id)
+            .where(sql<boolean>`data->>'address' = ${held}`)
+            .executeTakeFirst();
+          rewritten += Number(done.numUpdatedRows);
+        } else {
+          const masked = maskPersonalDataIn(held);
+          if (masked === held) continue;
+          const done = await trx
+            .updateTable('audit_log')
+            .set({ data: sql`jsonb_set(data, '{reason}', to_jsonb(${masked}::text))` })
+            .where('id', '=', row.id)
+            .where(sql<boolean>`data->>'reason' = ${held}`)
+            .executeTakeFirst();
+          rewritten += Number(done.numUpdatedRows);
+        }
+      }
+      return { last: rows.length < batchSize ? undefined : Number(rows.at(-1)!.id), rewritten };
+    });
+  report.auditAddresses = await auditWalk('address');
+  report.auditReasons = await auditWalk('reason');
+
+  // free-text columns: masked where they quote personal data
+  const columnWalk = async (
+    table: 'payouts' | 'claims' | 'stop_sales',
+    column: 'failure_reason' | 'manual_review_reason' | 'reason',
+  ): Promise<number> =>
+    walk('', async (trx, after) => {
+      const rows = (
+        await sql<{ id: string; held: string }>`
+          SELECT id::text AS id, ${sql.ref(column)} AS held FROM ${sql.table(table)}
+          WHERE id::text > ${after} AND ${sql.ref(column)} IS NOT NULL
+          ORDER BY id::text LIMIT ${batchSize}`.execute(trx)
+      ).rows;
+      let rewritten = 0;
+      for (const row of rows) {
+        const masked = maskPersonalDataIn(row.held);
+        if (masked === row.held) continue;
+        const done = await sql`
+          UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${masked}
+          WHERE id::text = ${row.id} AND ${sql.ref(column)} = ${row.held}`.execute(trx);
+        rewritten += Number(done.numAffectedRows ?? 0);
+      }
+      return { last: rows.length < batchSize ? undefined : rows.at(-1)!.id, rewritten };
+    });
+  report.payoutReasons = await columnWalk('payouts', 'failure_reason');
+  report.claimReasons =
+    (await columnWalk('claims', 'failure_reason')) + (await columnWalk('claims', 'manual_review_reason'));
+  report.stopSaleReasons = await columnWalk('stop_sales', 'reason');
+
+  // webhook events kept for redelivery: the bank's reason of a failed payment (a json column: the
+  // payload is rewritten from JavaScript, which keeps its keys in their order)
+  report.webhookEvents = await walk('', async (trx, after) => {
+    const rows = await trx
+      .selectFrom('webhook_events')
+      .select(['id', 'payload'])
+      .where('id', '>', after)
+      .where(sql<boolean>`json_typeof(payload->'data'->'failureReason') = 'string'`)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute();
+    let rewritten = 0;
+    for (const row of rows) {
+      const payload = row.payload as { data: { failureReason: string } };
+      const held = payload.data.failureReason;
+      const masked = maskPersonalDataIn(held);
+      if (masked === held) continue;
+      const done = await trx
+        .updateTable('webhook_events')
+        .set({ payload: JSON.stringify({ ...payload, data: { ...payload.data, failureReason: masked } }) })
+        .where('id', '=', row.id)
+        .where(sql<boolean>`payload->'data'->>'failureReason' = ${held}`)
+        .executeTakeFirst();
+      rewritten += Number(done.numUpdatedRows);
+    }
+    return { last: rows.length < batchSize ? undefined : rows.at(-1)!.id, rewritten };
+  });
+
+  await audit(db, { actor, entity: 'database', entityId: 'scrub', action: 'scrubbed', data: report });
+  return report;
+}

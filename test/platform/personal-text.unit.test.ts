@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { maskIban, maskIbansIn, maskPersonalDataIn } from '../../src/platform/personal-text.ts';
+
+describe('free text kept without the personal data it quotes', () => {
+  it('masks an IBAN to its last four characters', () => {
+    assert.equal(maskIban('FR76 3000 6000 0112 3456 7890 189'), '•••• 0189');
+  });
+
+  it('masks every IBAN a text quotes, grouped or not, in any case, and nothing else', () => {
+    assert.equal(maskIbansIn('AC01 ACCOUNT DE89370400440532013000 CLOSED'), 'AC01 ACCOUNT •••• 3000 CLOSED');
+    assert.equal(maskIbansIn('DE89 3704 0044 0532 0130 00 and nl91abna0417164300.'), '•••• 3000 and •••• 4300.');
+    assert.equal(maskIbansIn('fr76-3000-6000-0112-3456-7890-189'), '•••• 0189');
+    // reason codes, an IBAN whose check digits are wrong, and one inside a word stay as written
+    for (const text of [
+      'AC04 closed account number (simulated)',
+      'MS03',
+      'DE88370400440532013000',
+      'CODE89370400440532013000',
+    ])
+      assert.equal(maskIbansIn(text), text);
+  });
+
+  it('masks an account quoted with a typo in its national check digits (the IBAN check digits still right)', () => {
+    // FR: the RIB key 80 instead of 89, the IBAN's own check digits computed for it
+    assert.equal(maskIbansIn('new account FR28 3000 6000 0112 3456 7890 180 please'), 'new account •••• 0180 please');
+  });
+
+  it('masks the email addresses and phone numbers of an operator note, and keeps the rest as written', () => {
+    assert.equal(
+      maskPersonalDataIn(
+        'Customer jean.dupont@example.com called from +33 6 12 34 56 78 (also 06.12.34.56.78), new IBAN FR7630006000011234567890189',
+      ),
+      'Customer [email] called from [phone] (also [phone]), new IBAN •••• 0189',
+    );
+    assert.equal(maskPersonalDataIn('+1 (500) 555-0006 refused'), '[phone] refused');
+    for (const text of [
+      'Flight AF1234 on 2026-06-30 delayed 185 min, claim CL-7K3M-9QXT, 120.00 EUR',
+      'fraud suspected: same booking reference ABC123 twice',
+    ])
+      assert.equal(maskPersonalDataIn(text), text);
+  });
+});
