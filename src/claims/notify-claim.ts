@@ -31,7 +31,11 @@ export interface NotifyJob {
   claimId: string;
   /** Default `opened`. */
   kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid';
-  /** For `payment_failed`: the payout attempt that failed (one message per failed attempt). */
+  /**
+   * For `payment_failed`: the payout attempt that failed (one message per failed attempt); for
+   * `paid`: the attempt paid (a receipt per attempt: a transfer returned, then paid again on new
+   * details, gets its own).
+   */
   attempt?: number;
 }
 
@@ -192,8 +196,11 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
       return `claim:${row.id}:payment-failed:${'attempt' in job ? (job.attempt ?? 1) : 1}`;
     case 'reminder':
       return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
-    case 'paid':
-      return `claim:${row.id}:paid`;
+    case 'paid': {
+      // the first attempt keeps the key it always had (receipts queued before attempts were counted)
+      const attempt = 'attempt' in job ? (job.attempt ?? 1) : 1;
+      return attempt > 1 ? `claim:${row.id}:paid:${attempt}` : `claim:${row.id}:paid`;
+    }
   }
 }
 

@@ -17,11 +17,11 @@ import { type NotifyJob } from './notify-claim.ts';
 export async function markClaimPaid(
   trx: Executor,
   jobs: JobQueue,
-  claim: { id: string; contractId: string },
+  claim: { id: string; contractId: string; attempt: number },
   at: Date,
 ): Promise<void> {
   await repo.markClaimPaid(trx, claim.id, at);
-  const receipt: NotifyJob = { claimId: claim.id, kind: 'paid' };
+  const receipt: NotifyJob = { claimId: claim.id, kind: 'paid', attempt: claim.attempt };
   await jobs.send('claims_notify', receipt, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id]);
   await completeSettledContracts(trx, [claim.contractId]);

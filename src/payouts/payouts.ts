@@ -122,7 +122,7 @@ export async function settlePayout(
   const claim = await lockPayoutClaim(trx, payout.claim_id);
   if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
-    await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id }, now);
+    await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
   } else {
     const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);

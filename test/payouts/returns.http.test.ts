@@ -294,6 +294,23 @@ describe('payout returns and camt.054 reports', () => {
       .where('kind', '=', 'compensation_paid')
       .executeTakeFirstOrThrow();
     assert.equal(Number(net.total), Number(first.amount), 'paid once, net');
+    // a receipt for the payment that stays, naming the new account (the first named the closed one)
+    const receipts = await eventually(async () => {
+      const rows = await t.db
+        .selectFrom('sms_messages')
+        .select('idempotency_key')
+        .where('claim_id', '=', claim.id)
+        .where('idempotency_key', 'like', '%:paid%')
+        .orderBy('idempotency_key')
+        .execute();
+      return rows.length === 2 ? rows.map((r) => r.idempotency_key) : undefined;
+    });
+    assert.deepEqual(receipts, [`claim:${claim.id}:paid`, `claim:${claim.id}:paid:2`]);
+    await eventually(async () =>
+      twilio.requests.some((r) => r.form.Body?.includes(flightNumber) && r.form.Body.includes('0189'))
+        ? true
+        : undefined,
+    );
 
     // the operator's view of the attempts
     const shown = JSON.parse((await cli('--json', 'claims', 'show', claimNumber)).out);
