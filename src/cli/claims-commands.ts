@@ -187,6 +187,7 @@ export function claimsCommands(kit: CommandKit): void {
           endToEndId: a.end_to_end_id,
           rail: a.rail,
           status: a.status,
+          amount: { amount: a.amount, currency: a.currency },
           failureReason: a.failure_reason,
           bankFile: a.message_id,
           settledAt: a.settled_at,

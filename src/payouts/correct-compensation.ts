@@ -26,9 +26,9 @@ export interface CompensationCorrection extends DeskAction {
  * approves. Only under review, before payment: refused once the claim is settled or its payout is in
  * a SEPA file sent to the bank. The amount is at most what the contract's terms pay for the leg (the
  * highest of its cancellation amount and top delay tier, times the passengers). The payout, if the
- * customer gave bank details already (pending, or failed and waiting for new ones), takes the new
- * amount; the customer's receipt states what is paid. Audited `compensation_corrected` with both
- * amounts.
+ * customer gave bank details already and it is pending, takes the new amount (a failed or returned
+ * one keeps the amount it failed with; the next attempt, on new details, takes the claim's); the
+ * customer's receipt states what is paid. Audited `compensation_corrected` with both amounts.
  */
 export async function correctClaimCompensation(
   deps: { db: Db },

@@ -371,8 +371,9 @@ export async function findClaimPayout(db: Executor, claimId: string): Promise<Pa
 }
 
 /**
- * A payout not yet in a bank's hands (pending or failed) takes the claim's corrected compensation.
- * Returns whether it did (false: instructed or paid meanwhile, or none).
+ * A pending payout (not yet in a bank's hands) takes the claim's corrected compensation. Returns
+ * whether it did (false: instructed or paid meanwhile). A failed or returned one keeps the amount it
+ * failed with: its next attempt takes the claim's (`upsertPendingPayout`).
  */
 export async function setPayoutAmountBeforeInstruction(
   db: Executor,
@@ -383,7 +384,7 @@ export async function setPayoutAmountBeforeInstruction(
     .updateTable('payouts')
     .set({ amount, updated_at: sql`now()` })
     .where('id', '=', payoutId)
-    .where('status', 'in', ['pending', 'failed'])
+    .where('status', '=', 'pending')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -410,7 +411,10 @@ export interface PayoutAttemptRow {
  */
 export async function listClaimPayoutAttempts(db: Executor, claimId: string): Promise<PayoutAttemptRow[]> {
   const result = await sql<PayoutAttemptRow>`
-    SELECT a.attempt, a.end_to_end_id, p.rail, p.amount, p.currency, a.created_at,
+    SELECT a.attempt, a.end_to_end_id, p.rail,
+           -- an earlier attempt's amount as it failed or came back (the desk may correct the claim's since)
+           CASE WHEN a.attempt = p.attempt THEN p.amount ELSE coalesce((g.data->>'amount')::bigint, p.amount) END AS amount,
+           p.currency, a.created_at,
            CASE WHEN a.attempt = p.attempt THEN p.status
                 WHEN g.action = 'payment_returned' THEN 'returned' ELSE 'failed' END AS status,
            CASE WHEN a.attempt = p.attempt THEN p.settled_at END AS settled_at,

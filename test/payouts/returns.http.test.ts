@@ -272,6 +272,17 @@ describe('payout returns and camt.054 reports', () => {
       { unchanged: 1 },
     );
 
+    // the desk corrects the compensation meanwhile (under review; released without bank details)
+    const corrected = Number(first.amount) - 500;
+    for (const argv of [
+      ['claims', 'review', claimNumber, '--reason', 'check the amount'],
+      ['claims', 'correct-amount', claimNumber, '--amount', (corrected / 100).toFixed(2), '--reason', 'tier checked'],
+      ['claims', 'approve', claimNumber, '--reason', 'amount checked'],
+    ]) {
+      const done = await cli(...argv);
+      assert.equal(done.code, 0, done.err);
+    }
+
     // new details: a new attempt, a new end-to-end id; the old id's return is superseded
     await giveDetails(newLink, 'FR76 3000 6000 0112 3456 7890 189');
     const second = await payoutOf(claimNumber);
@@ -293,7 +304,8 @@ describe('payout returns and camt.054 reports', () => {
       .where('claim_id', '=', claim.id)
       .where('kind', '=', 'compensation_paid')
       .executeTakeFirstOrThrow();
-    assert.equal(Number(net.total), Number(first.amount), 'paid once, net');
+    assert.equal(Number(net.total), corrected, 'paid once, net, the corrected amount');
+    assert.equal(Number(second.amount), corrected, 'the new attempt takes the corrected compensation');
     // a receipt for the payment that stays, naming the new account (the first named the closed one)
     const receipts = await eventually(async () => {
       const rows = await t.db
@@ -315,14 +327,17 @@ describe('payout returns and camt.054 reports', () => {
     // the operator's view of the attempts
     const shown = JSON.parse((await cli('--json', 'claims', 'show', claimNumber)).out);
     assert.deepEqual(
-      shown.payoutAttempts.map((x: { attempt: number; status: string; failureReason: string | null }) => [
-        x.attempt,
-        x.status,
-        x.failureReason,
-      ]),
+      shown.payoutAttempts.map(
+        (x: { attempt: number; status: string; failureReason: string | null; amount: { amount: number } }) => [
+          x.attempt,
+          x.status,
+          x.failureReason,
+          x.amount.amount,
+        ],
+      ),
       [
-        [1, 'returned', reason],
-        [2, 'paid', null],
+        [1, 'returned', reason, Number(first.amount)],
+        [2, 'paid', null, corrected],
       ],
     );
   });
