@@ -124,6 +124,8 @@ export function parseCamt054(input: string): Camt054Parse {
     for (const entry of children(ntfctn, 'Ntry')) {
       const status = statusOf(entry);
       const indicator = textOf(children(entry, 'CdtDbtInd')[0])?.toUpperCase();
+      // a credit that reverses an earlier debit of ours (the bank's own correction): the money came back
+      const reversal = textOf(children(entry, 'RvslInd')[0])?.toLowerCase() === 'true';
       if (status !== 'BOOK') {
         skipped.push({ line: lineOf(entry), reason: `entry not booked (status ${status ?? 'missing'}): ignored` });
         continue;
@@ -147,7 +149,15 @@ export function parseCamt054(input: string): Camt054Parse {
           });
           continue;
         }
-        if (!returnInfo && direction !== 'DBIT') {
+        if (reversal && direction === 'DBIT') {
+          skipped.push({
+            line: lineOf(tx),
+            reason: 'a debit reversing an earlier credit (RvslInd): not a payment of ours — check it with the bank',
+          });
+          continue;
+        }
+        const reversed = !returnInfo && reversal && direction === 'CRDT';
+        if (!returnInfo && !reversed && direction !== 'DBIT') {
           skipped.push({
             line: lineOf(tx),
             reason: `${direction === 'CRDT' ? 'credit' : `${direction ?? 'missing'} indicator`} without return information: not a transfer of ours`,
@@ -171,8 +181,8 @@ export function parseCamt054(input: string): Camt054Parse {
         rows.push({
           line: lineOf(tx),
           endToEndId,
-          status: returnInfo ? 'returned' : 'paid',
-          reason: returnInfo ? reasonOf(returnInfo) : null,
+          status: returnInfo || reversed ? 'returned' : 'paid',
+          reason: returnInfo ? reasonOf(returnInfo) : reversed ? 'reversed by the bank (RvslInd)' : null,
         });
       }
     }

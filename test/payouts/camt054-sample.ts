@@ -18,6 +18,8 @@ export interface CamtTransaction {
 export interface CamtEntry {
   indicator: 'CRDT' | 'DBIT';
   status?: 'BOOK' | 'PDNG' | 'INFO';
+  /** `RvslInd`: the entry reverses an earlier one (a credit reversing a debit). */
+  reversal?: boolean;
   amount?: string;
   /** Several: a batch-booked entry. None: an entry booked without transaction details. */
   transactions: CamtTransaction[];
@@ -53,7 +55,7 @@ export function camt054(version: CamtVersion, entries: CamtEntry[], messageId = 
       <Ntry>
         <NtryRef>${i + 1}</NtryRef>
         <Amt Ccy="EUR">${e.amount ?? '30.00'}</Amt>
-        <CdtDbtInd>${e.indicator}</CdtDbtInd>
+        <CdtDbtInd>${e.indicator}</CdtDbtInd>${e.reversal ? '\n        <RvslInd>true</RvslInd>' : ''}
         ${status(e.status ?? 'BOOK')}
         <BookgDt><Dt>2026-12-01</Dt></BookgDt>
         <ValDt><Dt>2026-12-01</Dt></ValDt>

@@ -35,6 +35,28 @@ describe('camt.054 reader', () => {
     });
   }
 
+  it('a credit reversing a booked debit of ours (RvslInd) is a return; a debit marked reversal is not a payment', () => {
+    const parsed = parseCamt054(
+      camt054('08', [
+        { indicator: 'DBIT', transactions: [{ endToEndId: A }] },
+        { indicator: 'CRDT', reversal: true, transactions: [{ endToEndId: A }] },
+        { indicator: 'DBIT', reversal: true, transactions: [{ endToEndId: B }] },
+      ]),
+    );
+    assert.deepEqual(parsed.errors, []);
+    assert.deepEqual(
+      parsed.rows.map((r) => [r.endToEndId, r.status, r.reason]),
+      [
+        [A, 'paid', null],
+        [A, 'returned', 'reversed by the bank (RvslInd)'],
+      ],
+    );
+    assert.deepEqual(
+      parsed.skipped.map((s) => s.reason),
+      ['a debit reversing an earlier credit (RvslInd): not a payment of ours — check it with the bank'],
+    );
+  });
+
   it('a batch-booked entry (one Ntry, several TxDtls) gives one row per transaction', () => {
     const parsed = parseCamt054(
       camt054('08', [
