@@ -90,7 +90,9 @@ export async function insertClaimsForFlight(
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
-      FOR SHARE OF c, l
+      -- a correction updates the contracts it reopens: locked for that now (two corrections sharing a
+      -- contract wait for each other instead of both upgrading a share lock into a deadlock)
+      ${e.includeCompleted ? sql`FOR NO KEY UPDATE OF c FOR SHARE OF l` : sql`FOR SHARE OF c, l`}
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
