@@ -83,7 +83,16 @@ export async function reportFlightEventAsOperator(
   deps: FlightDeps,
   operator: OperatorCaller,
   input: FlightEventRequest,
-): Promise<{ claimsOpened: ClaimView[] }> {
+): Promise<{
+  claimsOpened: ClaimView[];
+  contractsReopened: string[];
+  claimsNotChanged: {
+    claimNumber: string;
+    status: string;
+    compensation: { amount: number; currency: string };
+    eventWouldPay: { amount: number; currency: string };
+  }[];
+}> {
   const delay = checkEvent(input);
   const result = await recordOperatorFlightEvent(
     deps,
@@ -101,7 +110,16 @@ export async function reportFlightEventAsOperator(
     undefined,
     result.claimsOpened.map((c) => c.id),
   );
-  return { claimsOpened: rows.map(claimView) };
+  return {
+    claimsOpened: rows.map(claimView),
+    contractsReopened: result.contractsReopened,
+    claimsNotChanged: result.claimsNotChanged.map((c) => ({
+      claimNumber: c.claimNumber,
+      status: c.status,
+      compensation: { amount: c.compensationAmount, currency: c.currency },
+      eventWouldPay: { amount: c.eventAmount, currency: c.currency },
+    })),
+  };
 }
 
 /** The event's arrival delay, from delayMinutes or its former name arrivalDelayMinutes. */

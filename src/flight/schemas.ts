@@ -972,6 +972,28 @@ export const FlightEventResponse = Type.Object({
     description:
       'The claims this event opened on your active contracts (none when they were already open, or nothing is covered); with an operator token, on every partner’s.',
   }),
+  contractsReopened: Type.Optional(
+    Type.Array(Type.String({ maxLength: 40 }), {
+      maxItems: 100_000,
+      description:
+        'Operator token only: contracts completed as flown with nothing to pay that this event (a correction) gave a claim; active again until it settles.',
+    }),
+  ),
+  claimsNotChanged: Type.Optional(
+    Type.Array(
+      Type.Object({
+        claimNumber: Type.String({ pattern: '^[A-Z]{3}-[0-9]{8}$', maxLength: 12 }),
+        status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
+        compensation: Money,
+        eventWouldPay: Money,
+      }),
+      {
+        maxItems: 100_000,
+        description:
+          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount).',
+      },
+    ),
+  ),
 });
 
 export const ClaimResponse = ClaimOut;

@@ -104,6 +104,21 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     );
     const again = await post(t.app, `${FLIGHT}/claims`, event, operator);
     assert.equal(again.body.claimsOpened.length, 0, 'never two claims for a leg');
+    assert.deepEqual([again.body.contractsReopened, again.body.claimsNotChanged], [[], []]);
+    // another outcome stated afterwards changes no claim: the operator is told which, and what it would pay
+    const other = await post(t.app, `${FLIGHT}/claims`, { ...event, status: 'delayed', delayMinutes: 200 }, operator);
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    assert.equal(other.body.claimsOpened.length, 0);
+    const told = other.body.claimsNotChanged as {
+      claimNumber: string;
+      compensation: { amount: number };
+      eventWouldPay: { amount: number };
+    }[];
+    assert.deepEqual(
+      told.map((c) => c.claimNumber).sort(),
+      opened.body.claimsOpened.map((c: { claimNumber: string }) => c.claimNumber).sort(),
+    );
+    assert.ok(told.every((c) => c.compensation.amount !== c.eventWouldPay.amount));
 
     // an operator token opens nothing else
     const quote = await post(t.app, `${FLIGHT}/getPrice`, trip(12), operator);

@@ -3642,6 +3642,16 @@ export interface operations {
                                 decidedAt: string;
                             };
                         }[];
+                        /** @description Operator token only: contracts completed as flown with nothing to pay that this event (a correction) gave a claim; active again until it settles. */
+                        contractsReopened?: string[];
+                        /** @description Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). */
+                        claimsNotChanged?: {
+                            claimNumber: string;
+                            /** @enum {string} */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            compensation: components["schemas"]["Money"];
+                            eventWouldPay: components["schemas"]["Money"];
+                        }[];
                     };
                 };
             };
