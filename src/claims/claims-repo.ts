@@ -609,8 +609,9 @@ export async function claimsPaidDifferently(
   // one JSON value (numbers as JSON numbers: bigint columns read the same on pg and PGlite)
   const result = await sql<{ claims: DifferentClaim[] | null }>`
     SELECT json_agg(json_build_object('claimNumber', cl.claim_number, 'status', cl.status,
-             'compensationAmount', cl.compensation_amount, 'eventAmount', coalesce(pay.amount * c.passengers, 0),
-             'currency', cl.currency) ORDER BY cl.claim_number) AS claims
+             'compensation', json_build_object('amount', cl.compensation_amount, 'currency', cl.currency),
+             'eventWouldPay', json_build_object('amount', coalesce(pay.amount * c.passengers, 0), 'currency', cl.currency))
+             ORDER BY cl.claim_number) AS claims
     FROM contract_legs l JOIN contracts c ON c.id = l.contract_id JOIN claims cl ON cl.leg_id = l.id
     ${payoutLaterals(e.event, e.delayMinutes ?? 0)}
     WHERE l.monitored_flight_number = ${e.flightNumber}
@@ -624,10 +625,9 @@ export interface DifferentClaim {
   claimNumber: string;
   status: ClaimStatus;
   /** What the claim pays. */
-  compensationAmount: number;
-  /** What the corrected event would pay (0: nothing). */
-  eventAmount: number;
-  currency: string;
+  compensation: { amount: number; currency: string };
+  /** What the corrected event would pay (amount 0: nothing). */
+  eventWouldPay: { amount: number; currency: string };
 }
 
 /** Every insured leg of the contract is over: settled (claim paid or expired) or flown without a claim. */

@@ -294,12 +294,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
               })),
               watchesDecided: result.watchesDecided,
               contractsReopened: result.contractsReopened,
-              claimsNotChanged: result.claimsNotChanged.map((c) => ({
-                claimNumber: c.claimNumber,
-                status: c.status,
-                compensation: { amount: c.compensationAmount, currency: c.currency },
-                eventWouldPay: { amount: c.eventAmount, currency: c.currency },
-              })),
+              claimsNotChanged: result.claimsNotChanged,
             },
             lines: [
               `${result.flightNumbers.join(', ')} ${date} (${options.env}) ${options.status}: ${result.claimsOpened.length} claim(s) opened, ${result.watchesDecided} watch(es) decided.`,
@@ -314,7 +309,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
                     `Already open and not changed (one claim per leg; use the claim desk — docs/OPERATOR.md):`,
                     ...result.claimsNotChanged.map(
                       (c) =>
-                        `  ${c.claimNumber} ${c.status}: pays ${formatMoney(c.compensationAmount, c.currency)}, this event ${formatMoney(c.eventAmount, c.currency)}`,
+                        `  ${c.claimNumber} ${c.status}: pays ${formatMoney(c.compensation.amount, c.compensation.currency)}, this event ${formatMoney(c.eventWouldPay.amount, c.eventWouldPay.currency)}`,
                     ),
                   ]
                 : []),

@@ -2,7 +2,12 @@ import { findClaims } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
-import { flightSpellings, openClaimsUnderSpellings, recordOperatorFlightEvent } from '../monitoring/index.ts';
+import {
+  flightSpellings,
+  openClaimsUnderSpellings,
+  recordOperatorFlightEvent,
+  type OperatorFlightEventResult,
+} from '../monitoring/index.ts';
 import type { Caller, FlightDeps } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 
@@ -86,12 +91,7 @@ export async function reportFlightEventAsOperator(
 ): Promise<{
   claimsOpened: ClaimView[];
   contractsReopened: string[];
-  claimsNotChanged: {
-    claimNumber: string;
-    status: string;
-    compensation: { amount: number; currency: string };
-    eventWouldPay: { amount: number; currency: string };
-  }[];
+  claimsNotChanged: OperatorFlightEventResult['claimsNotChanged'];
 }> {
   const delay = checkEvent(input);
   const result = await recordOperatorFlightEvent(
@@ -113,12 +113,7 @@ export async function reportFlightEventAsOperator(
   return {
     claimsOpened: rows.map(claimView),
     contractsReopened: result.contractsReopened,
-    claimsNotChanged: result.claimsNotChanged.map((c) => ({
-      claimNumber: c.claimNumber,
-      status: c.status,
-      compensation: { amount: c.compensationAmount, currency: c.currency },
-      eventWouldPay: { amount: c.eventAmount, currency: c.currency },
-    })),
+    claimsNotChanged: result.claimsNotChanged,
   };
 }
 

@@ -5,7 +5,11 @@ export { dispatchDueChecks } from './dispatch-checks.ts';
 export { planWatches } from './plan-watches.ts';
 export { MONITORING_SCHEDULE } from './schedule.ts';
 export { isLocalDate, parseDesignator } from './flight-status.ts';
-export { recordOperatorFlightEvent, type OperatorFlightStatus } from './operator-flight-event.ts';
+export {
+  recordOperatorFlightEvent,
+  type OperatorFlightEventResult,
+  type OperatorFlightStatus,
+} from './operator-flight-event.ts';
 export { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
 export { flightProvidersFromConfig, type FlightProviders } from './providers.ts';
 export {

@@ -368,7 +368,9 @@ describe('flight monitoring (sandbox, simulator)', () => {
       const other = await recordOperatorFlightEvent(deps, { ...event, status: 'cancelled' }, 'operator:test');
       assert.deepEqual(other.claimsOpened, []);
       assert.deepEqual(
-        other.claimsNotChanged.map((d) => [d.compensationAmount, d.eventAmount, d.currency]).sort(),
+        other.claimsNotChanged
+          .map((d) => [d.compensation.amount, d.eventWouldPay.amount, d.compensation.currency])
+          .sort(),
         [
           [10_000, 15_000, 'EUR'],
           [2 * 10_000, 2 * 15_000, 'EUR'],
