@@ -279,6 +279,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         report = await runScheduledSepaBatch(deps);
       } catch (error) {
         sepaBatchRunsTotal.inc({ outcome: 'error' });
+        // pg-boss records the failure on the job without logging it: said here for the operator
+        rt.log.error({ err: error }, 'SEPA batch run failed (retried by the queue, then at the next tick)');
         throw error;
       }
       sepaBatchRunsTotal.inc({ outcome: report.outcome });
