@@ -1,10 +1,9 @@
-import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, statusOn, todayOf, type ActivationReason, type PolicyView } from './policy.ts';
-import { canonicalPolicyNumber } from './policy-number.ts';
+import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 
 export interface ActivatePolicyInput {
   /** What the partner's system was waiting for. */
@@ -23,8 +22,7 @@ export async function activatePolicy(
   policyNumber: string,
   input: ActivatePolicyInput,
 ): Promise<PolicyView> {
-  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
-  if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
+  const policy = await lockPolicy(trx, caller, policyNumber);
   const now = deps.now();
   const today = todayOf(now);
   const status = statusOn(policy, today);
@@ -42,14 +40,10 @@ export async function activatePolicy(
     );
   }
   const active = await repo.markActive(trx, policy.id, now);
-  await audit(trx, {
-    actor: caller.actor,
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    entity: 'policy',
-    entityId: policy.policy_number,
-    action: 'activated',
-    data: { reason: input.reason, previousStatus: policy.status, effectiveDate: policy.effective_date },
+  await auditPolicyChange(trx, caller, policy, 'activated', {
+    reason: input.reason,
+    previousStatus: policy.status,
+    effectiveDate: policy.effective_date,
   });
   return policyView(active, deps.keys.encryption, today);
 }

@@ -1,10 +1,9 @@
-import { audit } from '../platform/audit.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, statusOn, todayOf, type CancelReason, type PolicyView } from './policy.ts';
-import { canonicalPolicyNumber } from './policy-number.ts';
+import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 
 export interface CancelPolicyInput {
   reason: CancelReason;
@@ -24,8 +23,7 @@ export async function cancelPolicy(
   policyNumber: string,
   input: CancelPolicyInput,
 ): Promise<PolicyView> {
-  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
-  if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
+  const policy = await lockPolicy(trx, caller, policyNumber);
   const now = deps.now();
   const today = todayOf(now);
   if (policy.status === 'cancelled') {
@@ -53,14 +51,10 @@ export async function cancelPolicy(
     date: input.effectiveDate,
     at: now,
   });
-  await audit(trx, {
-    actor: caller.actor,
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    entity: 'policy',
-    entityId: policy.policy_number,
-    action: 'cancelled',
-    data: { reason: input.reason, effectiveDate: input.effectiveDate, previousStatus: policy.status },
+  await auditPolicyChange(trx, caller, policy, 'cancelled', {
+    reason: input.reason,
+    effectiveDate: input.effectiveDate,
+    previousStatus: policy.status,
   });
   return policyView(cancelled, deps.keys.encryption, today);
 }

@@ -1,11 +1,10 @@
-import { audit } from '../platform/audit.ts';
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type PolicyView } from './policy.ts';
-import { canonicalPolicyNumber } from './policy-number.ts';
+import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 /** At least one of them (the schema says so). */
@@ -38,8 +37,7 @@ export async function changePolicyholder(
       errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
       { errors },
     );
-  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
-  if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
+  const policy = await lockPolicy(trx, caller, policyNumber);
   if (policy.status === 'cancelled')
     throw new DomainError(
       'policy_not_changeable',
@@ -56,14 +54,6 @@ export async function changePolicyholder(
       : {}),
     updated_at: now,
   });
-  await audit(trx, {
-    actor: caller.actor,
-    partnerId: caller.partnerId,
-    environment: caller.environment,
-    entity: 'policy',
-    entityId: policy.policy_number,
-    action: 'policyholder_changed',
-    data: { fields },
-  });
+  await auditPolicyChange(trx, caller, policy, 'policyholder_changed', { fields });
   return policyView(updated, key, todayOf(now));
 }

@@ -1,0 +1,34 @@
+import { audit } from '../platform/audit.ts';
+import type { Trx } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
+import type { Caller } from './deps.ts';
+import * as repo from './policies-repo.ts';
+import { canonicalPolicyNumber } from './policy-number.ts';
+
+/** What every change to a recorded policy (activate, cancel, policyholder) starts and ends with. */
+
+/** The caller's policy, locked for the change; 404 policy_not_found for another partner's or none. */
+export async function lockPolicy(trx: Trx, caller: Caller, policyNumber: string): Promise<repo.PolicyRow> {
+  const policy = await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber), { forUpdate: true });
+  if (!policy) throw new DomainError('policy_not_found', `No policy ${policyNumber}.`);
+  return policy;
+}
+
+/** The change's audit row: the caller, the policy, what was done and `data`. */
+export async function auditPolicyChange(
+  trx: Trx,
+  caller: Caller,
+  policy: Pick<repo.PolicyRow, 'policy_number'>,
+  action: string,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await audit(trx, {
+    actor: caller.actor,
+    partnerId: caller.partnerId,
+    environment: caller.environment,
+    entity: 'policy',
+    entityId: policy.policy_number,
+    action,
+    data,
+  });
+}
