@@ -23,6 +23,7 @@ import {
   type AgreementInput,
 } from '../src/partners/partners.ts';
 import { loadConfig, type Config } from '../src/platform/config.ts';
+import { decrypt } from '../src/platform/crypto.ts';
 import { migrationFiles, openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
 
 /**
@@ -44,6 +45,21 @@ export async function eventually<T>(check: () => Promise<T | undefined>, ms = 12
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 150));
   }
+}
+
+/**
+ * The bank-details link of a production claim's first SMS (queued for Twilio, which the tests do not
+ * configure), read from its sealed body once the notification job has written it.
+ */
+export async function productionSmsLink(t: TestApp, claimId: string): Promise<string> {
+  return eventually(async () => {
+    const sms = await t.db
+      .selectFrom('sms_messages')
+      .select('body_enc')
+      .where('claim_id', '=', claimId)
+      .executeTakeFirst();
+    return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
+  });
 }
 
 /** Where to hang the teardown: a test's context (`t.after`), or nothing and the caller closes. */

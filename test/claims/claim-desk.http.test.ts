@@ -19,6 +19,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  productionSmsLink,
   uniqueSlug,
   usingPostgres,
   type TestApp,
@@ -624,15 +625,7 @@ describe('the claim desk', () => {
       .select('id')
       .where('claim_number', '=', claimNumber)
       .executeTakeFirstOrThrow();
-    // the link of the production SMS (queued for Twilio, not configured here), read from its sealed body
-    const link = await eventually(async () => {
-      const sms = await t.db
-        .selectFrom('sms_messages')
-        .select('body_enc')
-        .where('claim_id', '=', claim.id)
-        .executeTakeFirst();
-      return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
-    });
+    const link = await productionSmsLink(t, claim.id);
     return { claimNumber, claim, link };
   }
 

@@ -8,7 +8,6 @@ import { createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
 import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
-import { decrypt } from '../../src/platform/crypto.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import { registerSchedules } from '../../src/worker.ts';
 import {
@@ -18,6 +17,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  productionSmsLink,
   runCliOn,
   type TestApp,
   type TestPartner,
@@ -79,15 +79,7 @@ describe('the scheduled SEPA batch', () => {
         .select('id')
         .where('claim_number', '=', claimNumber)
         .executeTakeFirstOrThrow();
-      // the link of the production SMS (queued: Twilio is not configured here), read from its sealed body
-      const link = await eventually(async () => {
-        const sms = await t.db
-          .selectFrom('sms_messages')
-          .select('body_enc')
-          .where('claim_id', '=', claim.id)
-          .executeTakeFirst();
-        return sms ? /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, sms.body_enc))?.[0] : undefined;
-      });
+      const link = await productionSmsLink(t, claim.id);
       const form = await t.app.inject({
         method: 'POST',
         url: new URL(link).pathname,
