@@ -382,7 +382,8 @@ export async function setPayoutAmountBeforeInstruction(
 ): Promise<boolean> {
   const result = await db
     .updateTable('payouts')
-    .set({ amount, updated_at: sql`now()` })
+    // `updated_at` stays: it is when the payout became pending (the pending-age gauge reads it)
+    .set({ amount })
     .where('id', '=', payoutId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
