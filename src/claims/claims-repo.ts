@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import type { ClaimEventKind, ClaimReason } from './model.ts';
+import { SETTLED_CLAIM_STATUSES, type ClaimEventKind, type ClaimReason } from './model.ts';
 
 /** SQL for claims. Opening is set-wise: one statement for every affected leg of a flight. */
 
@@ -501,6 +501,25 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
     .execute();
 }
 
+/**
+ * The claim desk voided the claim (payouts/void-claim.ts decides when): `voided`, and its link stops
+ * working now (a customer opening it sees the claim withdrawn). Its due date stays, for the record:
+ * reminders and expiry look only at claims waiting for bank details.
+ */
+export async function markClaimVoided(db: Executor, claimId: string, at: Date): Promise<void> {
+  await db
+    .updateTable('claims')
+    .set({ status: 'voided', updated_at: sql`now()` })
+    .where('id', '=', claimId)
+    .execute();
+  await db
+    .updateTable('claim_tokens')
+    .set({ expires_at: at })
+    .where('claim_id', '=', claimId)
+    .where('expires_at', '>', at)
+    .execute();
+}
+
 export interface ExpiredClaim {
   id: string;
   claimNumber: string;
@@ -630,12 +649,12 @@ export interface DifferentClaim {
   eventWouldPay: { amount: number; currency: string };
 }
 
-/** Every insured leg of the contract is over: settled (claim paid or expired) or flown without a claim. */
+/** Every insured leg of the contract is over: settled (claim paid, expired or voided) or flown without a claim. */
 const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
   SELECT 1 FROM contract_legs l
   LEFT JOIN claims cl ON cl.leg_id = l.id
   WHERE l.contract_id = ${contractId}
-    AND NOT (cl.status IN ('paid', 'expired') OR (cl.id IS NULL AND ${legFlown})))`;
+    AND NOT (cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) OR (cl.id IS NULL AND ${legFlown})))`;
 
 /** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
 const legFlown = sql`EXISTS (

@@ -5,6 +5,7 @@ import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
+import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
 
 /**
@@ -12,7 +13,9 @@ import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
  * reason, audited with it and the operator, each done once per one-time token (the form's, or the
  * CLI run's: a double submit does nothing the second time), refused with a 409 of its own code
  * (`claim_settled`, `claim_past_due`…, `DeskRefusal`) when the claim's state does not allow it. Resending the link and correcting the phone are here; putting a
- * claim under manual review and approving its payout are payouts/manual-review.ts (they read the payout).
+ * claim under manual review and approving its payout are payouts/manual-review.ts, correcting its amount
+ * payouts/correct-compensation.ts, voiding it payouts/void-claim.ts (they read the payout). A settled
+ * claim (paid, expired, voided: `isSettledClaim`) refuses every action.
  */
 
 export interface DeskAction {
@@ -104,6 +107,7 @@ export type DeskRefusal = Extract<
   | 'claim_not_under_review'
   | 'payout_instructed'
   | 'payout_not_pending'
+  | 'claim_not_voidable'
 >;
 
 export const refuseDeskAction = (code: DeskRefusal, detail: string) => new DomainError(code, detail);
@@ -120,7 +124,7 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
       throw refuseDeskAction(
-        claim.status === 'paid' || claim.status === 'expired' ? 'claim_settled' : 'claim_not_awaiting_bank_details',
+        isSettledClaim(claim.status) ? 'claim_settled' : 'claim_not_awaiting_bank_details',
         `Claim ${claim.claim_number} is ${claim.status}: it does not wait for bank details, no link to resend.`,
       );
     if (!claim.bank_details_due_at || claim.bank_details_due_at.getTime() <= deps.now().getTime())
@@ -166,7 +170,7 @@ export async function correctClaimPhone(
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (claim.status === 'paid' || claim.status === 'expired' || claim.contract_status === 'cancelled')
+    if (isSettledClaim(claim.status) || claim.contract_status === 'cancelled')
       throw refuseDeskAction(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.contract_status === 'cancelled' ? 'on a cancelled contract' : claim.status}: nothing more is sent to its customer.`,

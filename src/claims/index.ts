@@ -1,5 +1,13 @@
 /** The claims domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
-export { CLAIM_STATUSES, type ClaimEventKind, type ClaimReason, type ClaimStatus } from './model.ts';
+export {
+  CLAIM_STATUSES,
+  isSettledClaim,
+  SETTLED_CLAIM_STATUSES,
+  VOIDABLE_CLAIM_STATUSES,
+  type ClaimEventKind,
+  type ClaimReason,
+  type ClaimStatus,
+} from './model.ts';
 /**
  * The claim's side of the customer's link (payouts/bank-details.ts): find the claim by its token, use
  * the token, keep the bank details, move the claim to payment_pending — in the caller's transaction.
@@ -45,4 +53,4 @@ export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.
 export { resendLinksToNewPhone } from './resend-links.ts';
 export { remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
-export { markClaimFailed, markClaimPaid, markClaimPaymentReturned } from './settle-claim.ts';
+export { markClaimFailed, markClaimPaid, markClaimPaymentReturned, markClaimVoided } from './settle-claim.ts';

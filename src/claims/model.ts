@@ -7,8 +7,28 @@ export const CLAIM_STATUSES = [
   'paid',
   'expired',
   'failed',
+  'voided',
 ] as const;
 export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+
+/**
+ * A settled claim is over: nothing more is paid, sent or changed on it — `paid`, `expired`, or
+ * `voided` (withdrawn by the insurer's claim desk before any money left, migration 0052).
+ */
+export const SETTLED_CLAIM_STATUSES = ['paid', 'expired', 'voided'] as const satisfies readonly ClaimStatus[];
+export const isSettledClaim = (status: ClaimStatus): boolean =>
+  (SETTLED_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status);
+
+/**
+ * What the claim desk may void: a claim no money has left for yet — `payment_pending` only while its
+ * payout is still `pending` (in no SEPA file sent to the bank; payouts/void-claim.ts checks it).
+ */
+export const VOIDABLE_CLAIM_STATUSES = [
+  'opened',
+  'awaiting_bank_details',
+  'failed',
+  'payment_pending',
+] as const satisfies readonly ClaimStatus[];
 
 /** What happened to the insured flight. */
 export const CLAIM_EVENTS = ['delayed', 'cancelled', 'diverted'] as const;

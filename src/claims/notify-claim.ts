@@ -9,6 +9,7 @@ import {
   renderPaidSms,
   renderPaymentFailedSms,
   renderReminderSms,
+  renderVoidedSms,
   messageKind,
   smsExists,
   SmsRejectedError,
@@ -25,12 +26,12 @@ import { tellPartnerCustomerUnreachable } from './customer-unreachable.ts';
 
 /**
  * A claims_notify job: the first message of a claim, the one after a rejected payment, the reminder
- * before its due date, or the receipt once it is paid.
+ * before its due date, the receipt once it is paid, or the word that the claim desk voided it.
  */
 export interface NotifyJob {
   claimId: string;
   /** Default `opened`. */
-  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid';
+  kind?: 'opened' | 'payment_failed' | 'reminder' | 'paid' | 'voided';
   /**
    * For `payment_failed`: the payout attempt that failed (one message per failed attempt); for
    * `paid`: the attempt paid (a receipt per attempt: a transfer returned, then paid again on new
@@ -60,6 +61,7 @@ const ACTIONS: Record<NotifyKind, string> = {
   reminder: 'bank_details_reminded',
   paid: 'payment_receipt_sent',
   resend: 'bank_details_link_resent',
+  voided: 'claim_voided_sent',
 };
 
 /**
@@ -73,7 +75,9 @@ const ACTIONS: Record<NotifyKind, string> = {
  * - `payment_failed`: a new link (the old one stops working), a new due date, the SMS;
  * - `reminder`: a claim still waiting a few days before its due date, not reminded of that due date
  *   yet: a new link (the old one stops working) until the same due date, `reminded_due_at`, the SMS;
- * - `paid`: the receipt (the amount, the account's last four digits), no link.
+ * - `paid`: the receipt (the amount, the account's last four digits), no link;
+ * - `voided`: the claim desk voided a claim whose customer had been texted a link (`markClaimVoided`):
+ *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text).
  *
  * One transaction, so a retry after a crash finds either nothing done or everything done. Sandbox and
  * preproduction messages go to the SQL outbox the partner can read; production messages are queued
@@ -112,6 +116,7 @@ export async function notifyClaimIn(
   if (kind === 'opened' && row.status !== 'opened') return 'skipped';
   if (kind === 'payment_failed' && row.status !== 'failed') return 'skipped';
   if (kind === 'paid' && row.status !== 'paid') return 'skipped';
+  if (kind === 'voided' && row.status !== 'voided') return 'skipped';
   if (kind === 'reminder' && !isDueForReminder(row, now)) return 'skipped';
   if (kind === 'resend' && row.status !== 'awaiting_bank_details' && row.status !== 'failed') return 'skipped';
   // a resend queued by a contact change finds a claim past due (about to expire): no link for it
@@ -128,6 +133,8 @@ export async function notifyClaimIn(
   if (kind === 'paid') {
     const sms = renderPaidSms({ ...wordsOf(row, deps), ibanLast4: row.iban_last4 ?? '????' });
     ({ body, segments } = sms);
+  } else if (kind === 'voided') {
+    ({ body, segments } = renderVoidedSms(wordsOf(row, deps)));
   } else {
     dueAt =
       kind === 'opened' || !row.bank_details_due_at
@@ -196,6 +203,8 @@ function idempotencyKeyOf(kind: NotifyKind, row: ClaimToNotify, job: NotifyJob |
       return `claim:${row.id}:payment-failed:${'attempt' in job ? (job.attempt ?? 1) : 1}`;
     case 'reminder':
       return `claim:${row.id}:reminder:${row.bank_details_due_at?.getTime() ?? 0}`;
+    case 'voided':
+      return `claim:${row.id}:voided`;
     case 'paid': {
       // the first attempt keeps the key it always had (receipts queued before attempts were counted)
       const attempt = 'attempt' in job ? (job.attempt ?? 1) : 1;

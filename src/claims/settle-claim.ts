@@ -7,7 +7,7 @@ import { type NotifyJob } from './notify-claim.ts';
 
 /**
  * A claim's payment outcome, the only way another domain changes a claim's state (payouts call
- * these when the bank reports). Both run in the caller's transaction.
+ * these when the bank reports, and when the claim desk voids a claim). All run in the caller's transaction.
  */
 
 /**
@@ -66,4 +66,26 @@ export async function markClaimPaymentReturned(
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+}
+
+/**
+ * The claim desk voided the claim before any money left (payouts/void-claim.ts checks when, and
+ * cancels its pending payout): `voided`, its link closed; the customer texted that the claim is
+ * withdrawn (`voided`, once) when a message had given them a link — never the desk's reason, which
+ * may be internal; partners told (claim.voided); its contract completed if every leg is over (a
+ * voided claim's leg is settled, as a paid or expired one's).
+ */
+export async function markClaimVoided(
+  trx: Executor,
+  jobs: JobQueue,
+  claim: { id: string; contractId: string; texted: boolean },
+  at: Date,
+): Promise<void> {
+  await repo.markClaimVoided(trx, claim.id, at);
+  if (claim.texted) {
+    const job: NotifyJob = { claimId: claim.id, kind: 'voided' };
+    await jobs.send('claims_notify', job, { trx });
+  }
+  await emitClaimWebhookEvents(trx, jobs, 'claim.voided', [claim.id], at);
+  await completeSettledContracts(trx, [claim.contractId]);
 }

@@ -17,6 +17,7 @@ import {
   correctClaimCompensation,
   listClaimPayoutAttempts,
   reviewClaim,
+  voidClaim,
 } from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
@@ -35,7 +36,7 @@ export function claimsCommands(kit: CommandKit): void {
 
   const claims = group(
     'claims',
-    'Watch claims and act on one: list, show, expire, remind, resend-link, correct-phone, review, approve',
+    'Watch claims and act on one: list, show, expire, remind, resend-link, correct-phone, review, correct-amount, approve, void',
     'parasol claims list --status awaiting_bank_details',
   );
 
@@ -328,5 +329,13 @@ export function claimsCommands(kit: CommandKit): void {
     'parasol claims approve CLM-00000042 --reason "booking checked with the partner"',
     (input) => approveManualPayout({ db, jobs: services().jobs, now: () => new Date() }, input),
     (n) => `${n}: the review is over; the payout is released (or paid once the customer gives bank details).`,
+  );
+
+  desk(
+    'void <claimNumber>',
+    'Void a claim before any money left (opened, waiting for bank details, failed, or its payout still pending): never paid, its pending payout cancelled, its link closed, the customer texted, partners told (claim.voided). Final',
+    'parasol claims void CLM-00000042 --reason "opened on wrong flight data: the flight landed on time (airline record)"',
+    (input) => voidClaim({ db, jobs: services().jobs, now: () => new Date() }, input),
+    (n) => `${n} is voided: it will not be paid.`,
   );
 }

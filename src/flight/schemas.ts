@@ -731,7 +731,10 @@ export const ClaimNumberParams = Type.Object(
 const ClaimOut = Type.Object({
   claimNumber: Type.String({ pattern: '^[A-Z]{3}-[0-9]{8}$', maxLength: 12 }),
   contractNumber: Type.String({ maxLength: 40 }),
-  status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
+  status: StringEnum(CLAIM_STATUSES, {
+    description:
+      'opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.',
+  }),
   reason: StringEnum(['delay', 'cancellation']),
   event: StringEnum(['delayed', 'cancelled', 'diverted'], { description: 'What happened to the flight.' }),
   flightNumber: Type.String({
@@ -983,7 +986,7 @@ export const FlightEventResponse = Type.Object({
     Type.Array(
       Type.Object({
         claimNumber: Type.String({ pattern: '^[A-Z]{3}-[0-9]{8}$', maxLength: 12 }),
-        status: StringEnum(['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed']),
+        status: StringEnum(CLAIM_STATUSES),
         compensation: Money,
         eventWouldPay: Money,
       }),

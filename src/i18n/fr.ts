@@ -267,6 +267,7 @@ export const fr = {
     paid: 'payé',
     expired: 'expiré',
     failed: 'échoué',
+    voided: 'annulé',
   },
   brandName: {
     title: 'Nom de marque',
@@ -336,6 +337,9 @@ export const fr = {
     newAmount: (currency) => `Nouvelle indemnité (${currency})`,
     correctAmountHint: (max) =>
       `Quand les données de vol sur lesquelles le sinistre a été ouvert se révèlent fausses. En revue manuelle seulement, avant paiement ; au plus ${max} (les garanties du contrat pour ce vol). Puis approuver.`,
+    voidClaim: 'Annuler le sinistre',
+    voidHint:
+      'Retire le sinistre avant que l’argent parte (données de vol fausses, fraude ou sanctions) : il n’est jamais payé, un paiement en attente est annulé, le lien ne fonctionne plus, le client est prévenu par SMS du retrait (sans le motif), les partenaires reçoivent claim.voided. Définitif.',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },
@@ -595,7 +599,7 @@ export const fr = {
     capacity_exceeded: 'Plus de capacité sur ce vol.',
     sales_suspended: 'Les ventes sont suspendues.',
     desk_form_used: 'Ce formulaire a servi à une autre action : rouvrez la page.',
-    claim_settled: 'Ce sinistre est réglé (payé ou expiré) : cette action n’est plus possible.',
+    claim_settled: 'Ce sinistre est réglé (payé, expiré ou annulé) : cette action n’est plus possible.',
     claim_not_awaiting_bank_details: 'Ce sinistre n’attend pas de coordonnées bancaires : pas de lien à renvoyer.',
     claim_past_due: 'Ce sinistre a dépassé son échéance pour les coordonnées bancaires : il expire.',
     phone_unchanged: 'Le contrat a déjà ce numéro de téléphone.',
@@ -603,6 +607,8 @@ export const fr = {
     claim_not_under_review: 'Ce sinistre n’est pas en revue manuelle : il est payé automatiquement.',
     payout_instructed: 'Le paiement est déjà dans un fichier SEPA envoyé à la banque : rapprochez-le plutôt.',
     payout_not_pending: 'Le paiement n’est pas en attente : rien à libérer.',
+    claim_not_voidable:
+      'Ce sinistre ne peut plus être annulé : il est payé ou expiré, ou son paiement est déjà dans un fichier SEPA envoyé à la banque.',
     method_not_allowed: 'Méthode non permise.',
     request_timeout: 'La requête a expiré.',
     payload_too_large: 'La requête est trop volumineuse.',

@@ -264,6 +264,7 @@ export interface Words {
     paid: string;
     expired: string;
     failed: string;
+    voided: string;
   };
   /** The partner console's brand name: the name customers read in their SMS, emails and pages. */
   brandName: {
@@ -324,6 +325,8 @@ export interface Words {
     correctAmount: string;
     newAmount: (currency: string) => string;
     correctAmountHint: (max: string) => string;
+    voidClaim: string;
+    voidHint: string;
     done: string;
     replayed: string;
   };

@@ -11,6 +11,7 @@ export {
   renderPaidSms,
   renderPaymentFailedSms,
   renderReminderSms,
+  renderVoidedSms,
   type ClaimEvent,
   type ClaimSms,
 } from './sms/templates.ts';

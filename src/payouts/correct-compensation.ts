@@ -2,6 +2,7 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  isSettledClaim,
   maxCompensation,
   refuseDeskAction,
   setClaimCompensation,
@@ -38,7 +39,7 @@ export async function correctClaimCompensation(
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'correct_compensation');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (claim.status === 'paid' || claim.status === 'expired')
+    if (isSettledClaim(claim.status))
       throw refuseDeskAction('claim_settled', `Claim ${claim.claim_number} is ${claim.status}: its amount stands.`);
     if (!claim.manual_review_at)
       throw refuseDeskAction(

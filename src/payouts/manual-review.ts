@@ -2,6 +2,7 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  isSettledClaim,
   refuseDeskAction,
   releaseClaimReview,
   setClaimReview,
@@ -33,7 +34,7 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.manual_review_at)
       throw refuseDeskAction('claim_under_review', `Claim ${claim.claim_number} is under manual review already.`);
-    if (claim.status === 'paid' || claim.status === 'expired')
+    if (isSettledClaim(claim.status))
       throw refuseDeskAction(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`,
@@ -73,7 +74,7 @@ export async function approveManualPayout(
         'claim_not_under_review',
         `Claim ${claim.claim_number} is not under manual review: it is paid automatically.`,
       );
-    if (claim.status === 'paid' || claim.status === 'expired')
+    if (isSettledClaim(claim.status))
       throw refuseDeskAction(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`,

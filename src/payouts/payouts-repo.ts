@@ -390,6 +390,21 @@ export async function setPayoutAmountBeforeInstruction(
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * A pending payout (not yet in a bank's hands) of a claim the desk voids: `cancelled`, for good — no
+ * SEPA batch and no simulated bank takes it, new bank details never retry it. Returns whether it was
+ * (false: instructed or paid meanwhile).
+ */
+export async function cancelPendingPayout(db: Executor, payoutId: string): Promise<boolean> {
+  const result = await db
+    .updateTable('payouts')
+    .set({ status: 'cancelled', updated_at: sql`now()` })
+    .where('id', '=', payoutId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** One attempt of a claim's payout as the operator's claim page shows it. */
 export interface PayoutAttemptRow {
   attempt: number;

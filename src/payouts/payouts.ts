@@ -109,6 +109,8 @@ export async function settlePayout(
   const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!payout) return 'unknown';
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
+  // its claim was voided before the payout was sent: no bank can report on it, an operator looks
+  if (payout.status === 'cancelled') return 'conflict';
   if (payout.status === 'returned') return 'unchanged';
   if (report.outcome === 'returned') {
     if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
@@ -217,17 +219,21 @@ function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: 
 /**
  * The simulated bank (sandbox, preproduction): takes a pending payout and settles it at once —
  * paid, unless the account is the documented rejected one. A job, retried like any other; a payout
- * no longer pending (already settled, or retried since) is left alone.
+ * no longer pending (already settled, retried since, or cancelled: its claim voided) is left alone.
  */
 export async function payWithSimulatedBank(
   deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string },
   payoutId: string,
 ): Promise<SettleOutcome | 'skipped'> {
   return deps.db.transaction().execute(async (trx) => {
+    const found = await findPayout(trx, payoutId);
+    if (!found) return 'skipped';
+    // the claim's lock first, as every writer of a claim (the desk voiding it holds it, then its payout)
+    const claim = await lockPayoutClaim(trx, found.claim_id);
     const payout = await findPayout(trx, payoutId, true);
+    // not pending: settled, retried since, or cancelled (its claim voided)
     if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
     // a claim under manual review is not paid automatically: approving it queues this job again
-    const claim = await lockPayoutClaim(trx, payout.claim_id);
     if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
     const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;

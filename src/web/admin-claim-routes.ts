@@ -13,6 +13,7 @@ import {
   correctClaimCompensation,
   listClaimPayoutAttempts,
   reviewClaim,
+  voidClaim,
 } from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
@@ -96,6 +97,7 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
     action('amount', (input, request) =>
       correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
     );
+    action('void', (input) => voidClaim({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
   };
 }
 

@@ -1,6 +1,14 @@
 import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
-import { claimEvidence, maxCompensation, REASON_MAX, type DeskClaimRow } from '../claims/index.ts';
+import {
+  claimEvidence,
+  isSettledClaim,
+  maxCompensation,
+  REASON_MAX,
+  VOIDABLE_CLAIM_STATUSES,
+  type ClaimStatus,
+  type DeskClaimRow,
+} from '../claims/index.ts';
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
@@ -40,6 +48,12 @@ function details(data: unknown): string {
   if (!data || typeof data !== 'object') return '';
   const text = JSON.stringify(data);
   return text === '{}' ? '' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/** The void form is offered while no money has left: the claim desk's use case decides (payouts/void-claim.ts). */
+function voidable(status: ClaimStatus, attempts: PayoutAttemptRow[]): boolean {
+  if (!(VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status)) return false;
+  return status !== 'payment_pending' || attempts.at(-1)?.status === 'pending';
 }
 
 export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: DeskNotice = {}): string {
@@ -131,7 +145,8 @@ ${
 ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
 ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
 ${c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
-${c.manual_review_at && c.status !== 'paid' && c.status !== 'expired' ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
+${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
+${voidable(c.status, view.attempts) ? action('void', 'desk-void', d.voidClaim, d.voidHint) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(
   d.auditTitle,

@@ -64,9 +64,11 @@ function status(c: ClaimForCustomer, language: Language): SafeHtml {
         ? w.statusPending(c.ibanLast4)
         : c.status === 'expired'
           ? w.statusExpired
-          : c.status === 'failed'
-            ? w.rejected(c.ibanLast4)
-            : w.statusOpened;
+          : c.status === 'voided'
+            ? w.statusVoided
+            : c.status === 'failed'
+              ? w.rejected(c.ibanLast4)
+              : w.statusOpened;
   return html`<section id="status"><h2>${w.statusTitle}</h2><p id="claim-status" data-status="${c.status}">${text}</p></section>`;
 }
 
@@ -232,13 +234,17 @@ ${why(claim, claim.language)}`,
 /**
  * A link that can take no more bank details (used, expired, or the claim settled) shows where the
  * claim stands and why it is paid, rather than a dead end: the customer keeps the SMS and comes back.
+ * A claim the insurer voided shows that it is withdrawn, and neither an amount nor why it would be paid.
  */
 export function closedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
   const w = words(claim.language);
   return layout(
     claim.language,
     w.title,
-    html`<h1>${w.title}</h1>${amountFor(claim)}
+    claim.status === 'voided'
+      ? html`<h1>${w.title}</h1>
+${status(claim, claim.language)}`
+      : html`<h1>${w.title}</h1>${amountFor(claim)}
 ${status(claim, claim.language)}
 ${why(claim, claim.language)}`,
     frameOf(claim, legal, token),

@@ -51,7 +51,9 @@ const Claim = {
   delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 525_600 }), Type.Null()]),
   compensation: Money,
   status: Type.Union(
-    ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed'].map((s) => Type.Literal(s)),
+    ['opened', 'awaiting_bank_details', 'payment_pending', 'paid', 'expired', 'failed', 'voided'].map((s) =>
+      Type.Literal(s),
+    ),
   ),
   openedAt: DateTime,
 };
@@ -125,6 +127,16 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
       }),
       failedAt: DateTime,
     }),
+  },
+  'claim.voided': {
+    summary: 'The insurer withdrew the claim before it was paid',
+    data: Type.Object(
+      { ...Claim, voidedAt: DateTime },
+      {
+        description:
+          'The insurer’s claim desk voided the claim (status `voided`) before any money left — it was opened on wrong flight data, or on a fraud or sanctions finding: it will not be paid, a pending payment was cancelled, its bank-details link no longer works, and the customer was told by SMS if a message had given them a link. The desk’s reason is internal and not sent.',
+      },
+    ),
   },
   'claim.customer_unreachable': {
     summary: 'The message asking the customer for bank details did not reach them',

@@ -23,6 +23,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'claim.paid',
   'claim.expired',
   'claim.failed',
+  'claim.voided',
   'claim.customer_unreachable',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -104,7 +105,7 @@ export interface ClaimWebhookData {
   delayMinutes: number | null;
   /** Total for the leg: amount per passenger × passengers. */
   compensation: WebhookMoney;
-  status: 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed';
+  status: 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed' | 'voided';
   openedAt: string;
 }
 
@@ -134,6 +135,15 @@ export interface ClaimFailedData extends ClaimWebhookData {
 }
 
 /**
+ * The insurer's claim desk withdrew the claim before any money left (wrong flight data, a fraud or
+ * sanctions finding): it will not be paid; a pending payment was cancelled. The desk's reason is
+ * internal and not sent.
+ */
+export interface ClaimVoidedData extends ClaimWebhookData {
+  voidedAt: string;
+}
+
+/**
  * A message asking the customer for bank details did not reach them: the SMS provider refused the
  * number, or the carrier could not deliver it. The partner, who knows its customer, can correct the
  * phone (PATCH /contracts/{contractNumber}/customer: the link is texted again to the new number).
@@ -158,6 +168,7 @@ export interface WebhookEventData {
   'claim.paid': ClaimPaidData;
   'claim.expired': ClaimExpiredData;
   'claim.failed': ClaimFailedData;
+  'claim.voided': ClaimVoidedData;
   'claim.customer_unreachable': ClaimCustomerUnreachableData;
 }
 
@@ -330,6 +341,8 @@ export async function emitClaimWebhookEvents(
         return { ...scope, type, data: { ...base, paidAt: iso(r.paid_at) } };
       case 'claim.expired':
         return { ...scope, type, data: { ...base, expiredAt: iso(r.updated_at) } };
+      case 'claim.voided':
+        return { ...scope, type, data: { ...base, voidedAt: occurredAt.toISOString() } };
       case 'claim.failed':
         return {
           ...scope,

@@ -22,6 +22,8 @@ export const de = {
       `${s.brand} (versichert durch ${s.insurer}): Ihre ${s.amount} zu Flug ${s.flight} vom ${s.date} warten auf Ihre Bankdaten. Bitte bis ${s.due} eingeben: ${s.link}`,
     paid: (s) =>
       `${s.brand} (versichert durch ${s.insurer}): Wir haben ${s.amount} zu Flug ${s.flight} vom ${s.date} auf Ihr Konto mit Endziffern ${s.last4} gezahlt.`,
+    voided: (s) =>
+      `${s.brand} (versichert durch ${s.insurer}): Ihr Anspruch zu Flug ${s.flight} vom ${s.date} wurde vom Versicherer zurückgezogen und wird nicht gezahlt. Bei Fragen wenden Sie sich an den Verkäufer Ihrer Versicherung.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Guten Tag ${firstName},` : 'Guten Tag,'),
@@ -81,6 +83,8 @@ export const de = {
       `Ihre Bankdaten liegen uns vor${last4 ? ` (Konto mit den Endziffern ${last4})` : ''}: Die Zahlung ist unterwegs.`,
     statusPaid: (date) => `Ihre Entschädigung wurde am ${date} gezahlt.`,
     statusExpired: 'Die Frist für Ihre Bankdaten ist abgelaufen. Wenden Sie sich an den Verkäufer Ihrer Versicherung.',
+    statusVoided:
+      'Diese Entschädigung wurde vom Versicherer zurückgezogen: Sie wird nicht gezahlt. Bei Fragen wenden Sie sich an den Verkäufer Ihrer Versicherung.',
     statusOpened: 'Ihre Entschädigung wird vorbereitet.',
     unknownTitle: 'Unbekannter Link',
     unknown: 'Dieser Link gehört zu keiner Entschädigung. Prüfen Sie, ob er vollständig ist.',

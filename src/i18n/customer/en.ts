@@ -22,6 +22,8 @@ export const en = {
       `${s.brand} (insured by ${s.insurer}): your ${s.amount} for flight ${s.flight} of ${s.date} still waits for your bank details. Enter them by ${s.due}: ${s.link}`,
     paid: (s) =>
       `${s.brand} (insured by ${s.insurer}): we have paid ${s.amount} into your account ending ${s.last4} for flight ${s.flight} of ${s.date}.`,
+    voided: (s) =>
+      `${s.brand} (insured by ${s.insurer}): your claim for flight ${s.flight} of ${s.date} has been withdrawn by the insurer and will not be paid. For any question, contact the seller of your insurance.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Hello ${firstName},` : 'Hello,'),
@@ -80,6 +82,8 @@ export const en = {
       `We have your bank details${last4 ? ` (account ending ${last4})` : ''}: the payment is on its way.`,
     statusPaid: (date) => `Your compensation has been paid (${date}).`,
     statusExpired: 'The time to give your bank details has run out. Contact the seller of your insurance.',
+    statusVoided:
+      'This compensation has been withdrawn by the insurer: it will not be paid. For any question, contact the seller of your insurance.',
     statusOpened: 'Your compensation is being prepared.',
     unknownTitle: 'Unknown link',
     unknown: 'This link does not match any compensation. Check that it is complete.',

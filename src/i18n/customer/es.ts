@@ -23,6 +23,8 @@ export const es = {
       `${s.brand} (asegurado por ${s.insurer}): sus ${s.amount} del vuelo ${s.flight} del ${s.date} esperan sus datos bancarios. Puede introducirlos hasta el ${s.due}: ${s.link}`,
     paid: (s) =>
       `${s.brand} (asegurado por ${s.insurer}): hemos pagado ${s.amount} en su cuenta terminada en ${s.last4} por el vuelo ${s.flight} del ${s.date}.`,
+    voided: (s) =>
+      `${s.brand} (asegurado por ${s.insurer}): la aseguradora ha retirado su indemnización del vuelo ${s.flight} del ${s.date}, que no se pagará. Para cualquier pregunta, contacte con el vendedor de su seguro.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Hola, ${firstName}:` : 'Hola:'),
@@ -82,6 +84,8 @@ export const es = {
       `Tenemos sus datos bancarios${last4 ? ` (cuenta terminada en ${last4})` : ''}: el pago está en curso.`,
     statusPaid: (date) => `Su indemnización se pagó el ${date}.`,
     statusExpired: 'El plazo para dar sus datos bancarios ha vencido. Contacte con el vendedor de su seguro.',
+    statusVoided:
+      'La aseguradora ha retirado esta indemnización: no se pagará. Para cualquier pregunta, contacte con el vendedor de su seguro.',
     statusOpened: 'Estamos preparando su indemnización.',
     unknownTitle: 'Enlace desconocido',
     unknown: 'Este enlace no corresponde a ninguna indemnización. Compruebe que está completo.',

@@ -22,6 +22,8 @@ export const fr = {
       `${s.brand} (assuré par ${s.insurer}) : vos ${s.amount} pour le vol ${s.flight} du ${s.date} attendent votre RIB. Saisissez-le au plus tard le ${s.due} : ${s.link}`,
     paid: (s) =>
       `${s.brand} (assuré par ${s.insurer}) : nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour le vol ${s.flight} du ${s.date}.`,
+    voided: (s) =>
+      `${s.brand} (assuré par ${s.insurer}) : votre demande d'indemnisation pour le vol ${s.flight} du ${s.date} a été retirée par l'assureur et ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Bonjour ${firstName},` : 'Bonjour,'),
@@ -81,6 +83,8 @@ export const fr = {
     statusPaid: (date) => `Votre indemnisation a été versée le ${date}.`,
     statusExpired:
       'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
+    statusVoided:
+      'Cette indemnisation a été retirée par l’assureur : elle ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.',
     statusOpened: 'Votre indemnisation est en préparation.',
     unknownTitle: 'Lien inconnu',
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',

@@ -22,6 +22,8 @@ export const it = {
       `${s.brand} (assicurato da ${s.insurer}): i suoi ${s.amount} per il volo ${s.flight} del ${s.date} attendono i suoi dati bancari. Li inserisca entro il ${s.due}: ${s.link}`,
     paid: (s) =>
       `${s.brand} (assicurato da ${s.insurer}): abbiamo versato ${s.amount} sul suo conto che termina con ${s.last4} per il volo ${s.flight} del ${s.date}.`,
+    voided: (s) =>
+      `${s.brand} (assicurato da ${s.insurer}): l'assicuratore ha ritirato il suo indennizzo per il volo ${s.flight} del ${s.date}, che non sarà pagato. Per qualsiasi domanda, contatti il venditore della sua assicurazione.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Gentile ${firstName},` : 'Gentile cliente,'),
@@ -80,6 +82,8 @@ export const it = {
       `Abbiamo i suoi dati bancari${last4 ? ` (conto che termina con ${last4})` : ''}: il pagamento è in corso.`,
     statusPaid: (date) => `Il suo indennizzo è stato pagato il ${date}.`,
     statusExpired: 'Il termine per indicare i dati bancari è scaduto. Contatti il venditore della sua assicurazione.',
+    statusVoided:
+      'L’assicuratore ha ritirato questo indennizzo: non sarà pagato. Per qualsiasi domanda, contatti il venditore della sua assicurazione.',
     statusOpened: 'Stiamo preparando il suo indennizzo.',
     unknownTitle: 'Link sconosciuto',
     unknown: 'Questo link non corrisponde a nessun indennizzo. Verifichi che sia completo.',

@@ -22,6 +22,8 @@ export const nl = {
       `${s.brand} (verzekerd door ${s.insurer}): uw ${s.amount} voor vlucht ${s.flight} van ${s.date} wacht op uw bankgegevens. Vul ze uiterlijk ${s.due} in: ${s.link}`,
     paid: (s) =>
       `${s.brand} (verzekerd door ${s.insurer}): we hebben ${s.amount} voor vlucht ${s.flight} van ${s.date} betaald op uw rekening eindigend op ${s.last4}.`,
+    voided: (s) =>
+      `${s.brand} (verzekerd door ${s.insurer}): uw claim voor vlucht ${s.flight} van ${s.date} is door de verzekeraar ingetrokken en wordt niet betaald. Vragen? Neem contact op met de verkoper van uw verzekering.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Beste ${firstName},` : 'Beste klant,'),
@@ -82,6 +84,8 @@ export const nl = {
     statusPaid: (date) => `Uw vergoeding is betaald op ${date}.`,
     statusExpired:
       'De termijn om uw bankgegevens op te geven is verlopen. Neem contact op met de verkoper van uw verzekering.',
+    statusVoided:
+      'Deze vergoeding is door de verzekeraar ingetrokken: ze wordt niet betaald. Vragen? Neem contact op met de verkoper van uw verzekering.',
     statusOpened: 'Uw vergoeding wordt voorbereid.',
     unknownTitle: 'Onbekende link',
     unknown: 'Deze link hoort bij geen enkele vergoeding. Controleer of hij volledig is.',

@@ -23,6 +23,8 @@ export const pt = {
       `${s.brand} (segurado por ${s.insurer}): os seus ${s.amount} do voo ${s.flight} de ${s.date} aguardam o seu IBAN. Indique-o até ${s.due}: ${s.link}`,
     paid: (s) =>
       `${s.brand} (segurado por ${s.insurer}): o pagamento de ${s.amount} do voo ${s.flight} de ${s.date} foi feito para a sua conta terminada em ${s.last4}.`,
+    voided: (s) =>
+      `${s.brand} (segurado por ${s.insurer}): a seguradora retirou a sua indemnização do voo ${s.flight} de ${s.date}, que não será paga. Para qualquer questão, contacte o vendedor do seu seguro.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Olá, ${firstName}:` : 'Olá:'),
@@ -81,6 +83,8 @@ export const pt = {
       `Temos os seus dados bancários${last4 ? ` (conta terminada em ${last4})` : ''}: o pagamento está a caminho.`,
     statusPaid: (date) => `A sua indemnização foi paga em ${date}.`,
     statusExpired: 'O prazo para indicar os seus dados bancários terminou. Contacte o vendedor do seu seguro.',
+    statusVoided:
+      'A seguradora retirou esta indemnização: não será paga. Para qualquer questão, contacte o vendedor do seu seguro.',
     statusOpened: 'A sua indemnização está a ser preparada.',
     unknownTitle: 'Ligação desconhecida',
     unknown: 'Esta ligação não corresponde a nenhuma indemnização. Verifique se está completa.',

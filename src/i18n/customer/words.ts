@@ -77,7 +77,8 @@ export interface CustomerWords {
       date: string;
       amount: string;
       last4: string;
-    }) => string;
+    }) => string; /** The claim desk voided the claim: withdrawn, not paid; never the desk's reason. */
+    voided: (s: { brand: string; insurer: string; flight: string; date: string }) => string;
   };
   email: {
     greeting: (firstName: string | null) => string;
@@ -134,6 +135,8 @@ export interface CustomerWords {
     statusPending: (last4: string | null) => string;
     statusPaid: (date: string) => string;
     statusExpired: string;
+    /** The claim desk voided the claim (withdrawn by the insurer). */
+    statusVoided: string;
     statusOpened: string;
     unknownTitle: string;
     unknown: string;

@@ -35,6 +35,7 @@ const KINDS: Record<string, string> = {
   reminder: 'reminder',
   paid: 'paid',
   resend: 'resend',
+  voided: 'voided',
 };
 
 /** `claim:<id>:<kind>[:…]` → the kind. */

@@ -120,6 +120,17 @@ export function renderPaidSms(input: PaidSmsInput): Omit<ClaimSms, 'link'> & { r
   return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
 }
 
+export type VoidedSmsInput = Omit<PaidSmsInput, 'ibanLast4' | 'amount' | 'currency'>;
+
+/** The claim desk voided the claim: withdrawn by the insurer, not paid; no link, never the desk's reason. */
+export function renderVoidedSms(input: VoidedSmsInput): Omit<ClaimSms, 'link'> & { readonly link: null } {
+  const flight = input.flightNumber.replace(/\s+/g, '').toUpperCase();
+  const date = formatDepartureDate(input.departureDate, input.language);
+  const body = customerWords(input.language).sms.voided({ ...names(input), flight, date });
+  const length = smsLength(body);
+  return { body, link: null, encoding: length.encoding, segments: length.segments, units: length.units };
+}
+
 /** What happened to the flight, in the words the customer's page uses too. */
 function eventText(event: ClaimEvent, language: Language): string {
   const words = customerWords(language).flightEvent;

@@ -1,0 +1,67 @@
+import {
+  auditDeskAction,
+  beginDeskAction,
+  checkDeskAction,
+  markClaimVoided,
+  refuseDeskAction,
+  VOIDABLE_CLAIM_STATUSES,
+  type ClaimStatus,
+  type DeskAction,
+  type DeskOutcome,
+} from '../claims/index.ts';
+import type { Db } from '../platform/db.ts';
+import type { JobQueue } from '../platform/jobs.ts';
+import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
+
+/**
+ * Void a claim (the claim desk; docs/OPERATOR.md): the insurer withdraws a claim opened on wrong
+ * flight data (an operator's correction lists it in `claimsNotChanged`) or on a fraud or sanctions
+ * finding, before any money left — a claim `opened`, waiting for (new) bank details (`awaiting_bank_details`,
+ * `failed`), or `payment_pending` while its payout is still `pending` (in no SEPA file sent to the
+ * bank). Refused otherwise with `claim_not_voidable` (paid, expired, or its transfer with the bank:
+ * reconcile it instead). In one transaction, under the claim's lock (the SEPA batch locks the claim
+ * with its payout, so the two never both win): the pending payout `cancelled` (no batch, no simulated
+ * bank pays it), the claim `voided` with its link closed, the customer texted if a message had given
+ * them a link, partners told (`claim.voided`), the contract completed if every leg is over (claims'
+ * `markClaimVoided`), audited `claim_voided` with the reason. The ledger has nothing to reverse: it
+ * records no entry when a claim opens, only money paid (docs/DECISIONS.md, "Voiding a claim").
+ * Voiding a voided claim again (the same form, or a new one) does nothing more: `replayed`.
+ */
+export async function voidClaim(
+  deps: { db: Db; jobs: JobQueue; now: () => Date },
+  input: DeskAction,
+): Promise<DeskOutcome> {
+  const action = checkDeskAction(input);
+  return deps.db.transaction().execute(async (trx) => {
+    const { claim, replayed } = await beginDeskAction(trx, action, 'void');
+    if (replayed || claim.status === 'voided') return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (!(VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(claim.status))
+      throw refuseDeskAction(
+        'claim_not_voidable',
+        `Claim ${claim.claim_number} is ${claim.status}: it can no longer be voided.`,
+      );
+    const payout = await findClaimPayout(trx, claim.id);
+    if (claim.status === 'payment_pending' && payout?.status !== 'pending')
+      throw refuseDeskAction(
+        'claim_not_voidable',
+        `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, in the bank's hands already; reconcile it instead.`,
+      );
+    // pending: not in any SEPA file (the batch holds the claim's lock while it takes one)
+    const cancelled = payout?.status === 'pending' ? await cancelPendingPayout(trx, payout.id) : false;
+    if (payout?.status === 'pending' && !cancelled)
+      throw refuseDeskAction('claim_not_voidable', `Claim ${claim.claim_number}: its payout left pending meanwhile.`);
+    await markClaimVoided(
+      trx,
+      deps.jobs,
+      // `opened`: its first message is not written yet (its job finds the claim voided and sends nothing)
+      { id: claim.id, contractId: claim.contract_id, texted: claim.status !== 'opened' },
+      deps.now(),
+    );
+    await auditDeskAction(trx, claim, action, 'claim_voided', {
+      status: claim.status,
+      compensation: { amount: Number(claim.compensation_amount), currency: claim.currency },
+      payout: payout ? { endToEndId: payout.end_to_end_id, status: payout.status, cancelled } : null,
+    });
+    return { claimNumber: claim.claim_number, outcome: 'done' };
+  });
+}
