@@ -614,6 +614,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "claim.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The insurer withdrew the claim before it was paid
+         * @description POSTed to each of your endpoints subscribed to `claim.voided`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         */
+        post: operations["on_claim_voided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "claim.customer_unreachable": {
         parameters: {
             query?: never;
@@ -1261,7 +1281,7 @@ export interface components {
             url: string;
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
-            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[] | null;
+            eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[] | null;
             /** @description A disabled endpoint gets no deliveries. */
             enabled: boolean;
             /** Format: date-time */
@@ -3580,8 +3600,11 @@ export interface operations {
                         claimsOpened: {
                             claimNumber: string;
                             contractNumber: string;
-                            /** @enum {string} */
-                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            /**
+                             * @description opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.
+                             * @enum {string}
+                             */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                             /** @enum {string} */
                             reason: "delay" | "cancellation";
                             /**
@@ -3648,7 +3671,7 @@ export interface operations {
                         claimsNotChanged?: {
                             claimNumber: string;
                             /** @enum {string} */
-                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                             compensation: components["schemas"]["Money"];
                             eventWouldPay: components["schemas"]["Money"];
                         }[];
@@ -4031,8 +4054,11 @@ export interface operations {
                         claims: {
                             claimNumber: string;
                             contractNumber: string;
-                            /** @enum {string} */
-                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            /**
+                             * @description opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.
+                             * @enum {string}
+                             */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                             /** @enum {string} */
                             reason: "delay" | "cancellation";
                             /**
@@ -5913,8 +5939,11 @@ export interface operations {
                     "application/json": {
                         claimNumber: string;
                         contractNumber: string;
-                        /** @enum {string} */
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        /**
+                         * @description opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.
+                         * @enum {string}
+                         */
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** @enum {string} */
                         reason: "delay" | "cancellation";
                         /**
@@ -6206,7 +6235,7 @@ export interface operations {
                     /** @description Only the claims of this contract; the dates are then optional. */
                     contractNumber?: string;
                     /** @description Only the claims in this status, or in one of these statuses. */
-                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
+                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
                     /**
@@ -6232,8 +6261,11 @@ export interface operations {
                         claims: {
                             claimNumber: string;
                             contractNumber: string;
-                            /** @enum {string} */
-                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            /**
+                             * @description opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.
+                             * @enum {string}
+                             */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                             /** @enum {string} */
                             reason: "delay" | "cancellation";
                             /**
@@ -6572,7 +6604,7 @@ export interface operations {
                     /** @description Only the claims of this contract; the dates are then optional. */
                     contractNumber?: string;
                     /** @description Only the claims in this status, or in one of these statuses. */
-                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed")[];
+                    status?: ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided") | ("opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided")[];
                     /** @description nextCursor of the previous page. */
                     cursor?: string;
                     /**
@@ -6598,8 +6630,11 @@ export interface operations {
                         claims: {
                             claimNumber: string;
                             contractNumber: string;
-                            /** @enum {string} */
-                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                            /**
+                             * @description opened → awaiting_bank_details (the customer was texted a link) → payment_pending → paid; failed: the payment was rejected or returned, new details are awaited; expired: no bank details in time; voided: the insurer withdrew the claim before any money left (wrong flight data, a fraud or sanctions finding), it will not be paid.
+                             * @enum {string}
+                             */
+                            status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                             /** @enum {string} */
                             reason: "delay" | "cancellation";
                             /**
@@ -7141,7 +7176,7 @@ export interface operations {
                 "application/json": {
                     url: string;
                     /** @description Absent = every event type. */
-                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[];
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[];
                     description?: string;
                 };
             };
@@ -7936,7 +7971,7 @@ export interface operations {
                 "application/json": {
                     url?: string;
                     /** @description null = every event type. */
-                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.customer_unreachable")[] | null;
+                    eventTypes?: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[] | null;
                     description?: string | null;
                     /** @description false pauses the endpoint: its pending deliveries end failed. */
                     enabled?: boolean;
@@ -9574,7 +9609,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                     };
@@ -9624,7 +9659,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                         ibanLast4: string;
@@ -9677,7 +9712,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                         /** Format: date-time */
@@ -9729,7 +9764,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                         /** Format: date-time */
@@ -9781,7 +9816,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                         failureReason: string;
@@ -9789,6 +9824,59 @@ export interface operations {
                         paymentReturned: boolean;
                         /** Format: date-time */
                         failedAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    on_claim_voided: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "claim.voided";
+                    /** Format: date-time */
+                    timestamp: string;
+                    /** @description The insurer’s claim desk voided the claim (status `voided`) before any money left — it was opened on wrong flight data, or on a fraud or sanctions finding: it will not be paid, a pending payment was cancelled, its bank-details link no longer works, and the customer was told by SMS if a message had given them a link. The desk’s reason is internal and not sent. */
+                    data: {
+                        claimNumber: string;
+                        contractNumber: string;
+                        flightNumber: string;
+                        /** @description A codeshare leg: the operating flight (the one monitored, whose events open the claims); absent when the leg flies under its own number. flightNumber stays the flight the customer booked. */
+                        operatingFlightNumber?: string;
+                        /** Format: date */
+                        departureDate: string;
+                        reason: "delay" | "cancellation";
+                        event: "delayed" | "cancelled" | "diverted";
+                        delayMinutes: number | null;
+                        compensation: {
+                            /**
+                             * Format: int64
+                             * @description Integer amount in minor units.
+                             */
+                            amount: number;
+                            currency: string;
+                        };
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
+                        /** Format: date-time */
+                        openedAt: string;
+                        /** Format: date-time */
+                        voidedAt: string;
                     };
                 };
             };
@@ -9836,7 +9924,7 @@ export interface operations {
                             amount: number;
                             currency: string;
                         };
-                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed";
+                        status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
                         /** @constant */

@@ -1,0 +1,420 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { notifyClaim } from '../../src/claims/notify-claim.ts';
+import { createUser } from '../../src/partners/users.ts';
+import { payWithSimulatedBank, SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  post,
+  productionSmsLink,
+  runCliOn,
+  uniqueSlug,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
+
+/**
+ * The claim desk voids a claim opened on wrong flight data (or on a fraud or sanctions finding)
+ * before any money left: `voided`, never paid (its pending payout cancelled: no SEPA batch, no
+ * simulated bank), its link closed (the page says the claim is withdrawn), the customer texted
+ * without the reason, partners told once (claim.voided), the contract completed, nothing in the
+ * ledger. Refused (`claim_not_voidable`) once the money is with the bank or the claim is settled.
+ */
+
+const ADMIN = { email: 'ops-void-tests@parasol.test', password: 'operator password 42' };
+const ACTOR = `operator:${ADMIN.email}`;
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+const REASON = 'Opened on wrong flight data: the airline record shows an on-time arrival';
+
+describe('the claim desk voids a claim', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let operator: Browser;
+  let payoutsDir: string;
+  before(async () => {
+    payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-void-payouts-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_ADMIN_EMAIL: ADMIN.email,
+        PARASOL_ADMIN_PASSWORD: ADMIN.password,
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_PAYOUTS_DIR: payoutsDir,
+        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
+    partner = await createTestPartner(t.db);
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(payoutsDir, { recursive: true, force: true });
+  });
+
+  let seq = 6700 + (process.pid % 500);
+  const linkPath = (link: string) => new URL(link).pathname;
+  const messagesOf = async (contractNumber: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(res.statusCode, 200);
+    return (JSON.parse(res.body) as { messages: { body: string; link: string | null }[] }).messages;
+  };
+  const eventsOf = async (type: string, claimNumber: string) =>
+    (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
+      .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data)
+      .filter((d: { claimNumber: string }) => d.claimNumber === claimNumber);
+  const cli = (...argv: string[]) => runCliOn(t, ['--json', ...argv], 'operator:cli-test');
+  const codeOf = (res: { err: string }) => (JSON.parse(res.err) as { error: { code: string } }).error.code;
+  const claimRow = (claimId: string) =>
+    t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
+      .select(['cl.status', 'c.status as contract_status'])
+      .where('cl.id', '=', claimId)
+      .executeTakeFirstOrThrow();
+  const payoutOf = (claimId: string) =>
+    t.db.selectFrom('payouts').select(['id', 'status']).where('claim_id', '=', claimId).executeTakeFirstOrThrow();
+  const auditOf = (claimNumber: string) =>
+    t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claimNumber)
+      .where('action', '=', 'claim_voided')
+      .execute();
+
+  /** A cancelled flight's claim with its first SMS written: the contract, the claim and the link. */
+  async function openClaim(auth = partner.auth) {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const [first] = await eventually(async () => {
+      const m = await messagesOf(c.contractNumber);
+      return m.length ? m : undefined;
+    });
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['id', 'contract_id'])
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    return { c, claimNumber, claim, link: first!.link! };
+  }
+
+  async function desk(claimNumber: string) {
+    const res = await operator.get(`/admin/claims/${claimNumber}`);
+    assert.equal(res.statusCode, 200, res.body.slice(0, 500));
+    const actionToken = /name="actionToken" value="([^"]+)"/.exec(res.body)?.[1];
+    assert.ok(actionToken);
+    return { body: res.body, form: { _csrf: csrfOf(res.body)!, actionToken } };
+  }
+
+  async function sendBankDetails(link: string, iban = IBAN) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: linkPath(link),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban, bic: '' }).toString(),
+    });
+    return res;
+  }
+
+  it('waiting for bank details: voided from the claim page, once — link closed, customer texted without the reason, claim.voided once, contract completed', async () => {
+    const { c, claimNumber, claim, link } = await openClaim();
+    const { body, form } = await desk(claimNumber);
+    assert.match(body, /id="desk-void"/);
+    const done = await operator.post(`/admin/claims/${claimNumber}/void`, { ...form, reason: REASON });
+    assert.equal(done.statusCode, 303, done.body.slice(0, 300));
+    assert.equal(done.headers.location, `/admin/claims/${claimNumber}?done=done`);
+    // the same form again (a double submit), then a new CLI run: nothing more
+    const again = await operator.post(`/admin/claims/${claimNumber}/void`, { ...form, reason: REASON });
+    assert.equal(again.headers.location, `/admin/claims/${claimNumber}?done=replayed`);
+    const cliAgain = await cli('claims', 'void', claimNumber, '--reason', 'again, from the CLI');
+    assert.equal(cliAgain.code, 0, cliAgain.err);
+    assert.equal(JSON.parse(cliAgain.out).outcome, 'replayed');
+
+    assert.deepEqual(await claimRow(claim.id), { status: 'voided', contract_status: 'completed' });
+    const audited = await auditOf(claimNumber);
+    assert.equal(audited.length, 1);
+    assert.equal(audited[0]!.actor, ACTOR);
+    assert.equal((audited[0]!.data as { reason: string }).reason, REASON);
+    assert.equal((audited[0]!.data as { status: string }).status, 'awaiting_bank_details');
+    const page = await desk(claimNumber);
+    assert.match(page.body, /id="claim-status">voided</);
+    assert.doesNotMatch(page.body, /id="desk-void"/, 'no void form on a voided claim');
+
+    // the link: the claim withdrawn (no amount, no bank-details form), and it takes no bank details
+    const shown = await t.app.inject({ method: 'GET', url: linkPath(link) });
+    assert.equal(shown.statusCode, 410);
+    assert.match(shown.body, /data-status="voided"/);
+    assert.match(shown.body, /withdrawn by the insurer/);
+    assert.doesNotMatch(shown.body, /name="iban"/);
+    const refused = await sendBankDetails(link);
+    assert.equal(refused.statusCode, 410);
+    assert.equal(
+      await t.db.selectFrom('payouts').select('id').where('claim_id', '=', claim.id).executeTakeFirst(),
+      undefined,
+    );
+
+    // the customer is told, once, without the desk's reason
+    const withdrawn = await eventually(async () => {
+      const m = (await messagesOf(c.contractNumber)).filter((x) => x.body.includes('withdrawn'));
+      return m.length ? m : undefined;
+    });
+    assert.equal(withdrawn.length, 1);
+    assert.equal(withdrawn[0]!.link, null);
+    assert.doesNotMatch(withdrawn[0]!.body, /airline record/);
+
+    // partners: claim.voided once, the status everywhere they read claims
+    const events = await eventsOf('claim.voided', claimNumber);
+    assert.equal(events.length, 1);
+    assert.equal(events[0].status, 'voided');
+    assert.ok(events[0].voidedAt);
+    assert.equal(JSON.stringify(events[0]).includes('airline record'), false, 'never the reason');
+    const listed = await post(
+      t.app,
+      `${FLIGHT}/getclaims`,
+      { contractNumber: c.contractNumber, status: 'voided' },
+      partner.auth,
+    );
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.ok(
+      (listed.body.claims as { claimNumber: string; status: string }[]).some(
+        (x) => x.claimNumber === claimNumber && x.status === 'voided',
+      ),
+    );
+    // nothing entered the books for it: no reserve at opening, nothing paid
+    const ledger = await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute();
+    assert.deepEqual(ledger, []);
+
+    // settled: the other desk actions are refused
+    for (const argv of [
+      ['review', claimNumber],
+      ['resend-link', claimNumber],
+    ]) {
+      const res = await cli('claims', ...argv, '--reason', 'late');
+      assert.equal(res.code, 1);
+      assert.equal(codeOf(res), 'claim_settled');
+    }
+  });
+
+  it('payment pending, its payout still pending: the payout is cancelled and never paid; the ledger holds nothing', async () => {
+    const { claimNumber, claim, link } = await openClaim();
+    // held under review, so the simulated bank does not pay it at once
+    assert.equal((await cli('claims', 'review', claimNumber, '--reason', 'fraud check')).code, 0);
+    assert.equal((await sendBankDetails(link)).statusCode, 200);
+    const payout = await payoutOf(claim.id);
+    assert.equal(payout.status, 'pending');
+
+    const voided = await cli('claims', 'void', claimNumber, '--reason', 'sanctions list match, confirmed');
+    assert.equal(voided.code, 0, voided.err);
+    assert.equal(JSON.parse(voided.out).outcome, 'done');
+    assert.equal((await claimRow(claim.id)).status, 'voided');
+    assert.equal((await payoutOf(claim.id)).status, 'cancelled');
+    const [audited] = await auditOf(claimNumber);
+    assert.deepEqual((audited!.data as { payout: unknown }).payout, {
+      endToEndId: (
+        await t.db.selectFrom('payouts').select('end_to_end_id').where('id', '=', payout.id).executeTakeFirstOrThrow()
+      ).end_to_end_id,
+      status: 'pending',
+      cancelled: true,
+    });
+
+    // approving it now pays nothing; the simulated bank's job leaves it alone
+    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'late');
+    assert.equal(codeOf(approve), 'claim_settled');
+    const settle = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(),
+      bankDetailsDays: 30,
+      decryptIban: (s: string) => decrypt(t.app.parasol.keys.encryption, s),
+    };
+    assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
+    assert.equal((await payoutOf(claim.id)).status, 'cancelled');
+    const ledger = await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute();
+    assert.deepEqual(ledger, []);
+    assert.match((await desk(claimNumber)).body, /<td>cancelled<\/td>/);
+  });
+
+  it('failed (the bank rejected the transfer): voided; paid: refused with claim_not_voidable', async () => {
+    const failed = await openClaim();
+    assert.equal((await sendBankDetails(failed.link, SIMULATED_BANK_REJECTED_IBAN)).statusCode, 200);
+    await eventually(async () => ((await claimRow(failed.claim.id)).status === 'failed' ? true : undefined));
+    const res = await cli('claims', 'void', failed.claimNumber, '--reason', 'fraud: booking never paid');
+    assert.equal(res.code, 0, res.err);
+    assert.equal((await claimRow(failed.claim.id)).status, 'voided');
+    assert.equal((await payoutOf(failed.claim.id)).status, 'failed', 'a failed payout stays as the bank left it');
+
+    const paid = await openClaim();
+    assert.equal((await sendBankDetails(paid.link)).statusCode, 200);
+    await eventually(async () => ((await claimRow(paid.claim.id)).status === 'paid' ? true : undefined));
+    const refused = await cli('claims', 'void', paid.claimNumber, '--reason', 'too late');
+    assert.equal(refused.code, 1);
+    assert.equal(codeOf(refused), 'claim_not_voidable');
+    const page = await desk(paid.claimNumber);
+    assert.doesNotMatch(page.body, /id="desk-void"/);
+    const form = await operator.post(`/admin/claims/${paid.claimNumber}/void`, { ...page.form, reason: 'too late' });
+    assert.equal(form.statusCode, 409);
+    assert.match(form.body, /role="alert"/);
+    assert.equal((await claimRow(paid.claim.id)).status, 'paid');
+    assert.equal((await auditOf(paid.claimNumber)).length, 0);
+  });
+
+  it('a reason is required and masked; only operators void (a partner user gets 403)', async () => {
+    const { claimNumber, claim } = await openClaim();
+    const noReason = await cli('claims', 'void', claimNumber, '--reason', ' ');
+    assert.equal(noReason.code, 1);
+    assert.match(noReason.err, /--reason/);
+    const tooLong = await operator.post(`/admin/claims/${claimNumber}/void`, {
+      ...(await desk(claimNumber)).form,
+      reason: 'x'.repeat(501),
+    });
+    assert.equal(tooLong.statusCode, 422);
+
+    const email = `${uniqueSlug('void')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'partner password 42' });
+    const user = new Browser(t.app);
+    assert.equal((await user.signIn(email, 'partner password 42')).statusCode, 303);
+    assert.equal((await user.post(`/admin/claims/${claimNumber}/void`, { reason: 'not mine' })).statusCode, 403);
+    assert.notEqual((await claimRow(claim.id)).status, 'voided');
+
+    const said = `Fraud: the customer camille.martin@example.com paid from ${IBAN}`;
+    const done = await cli('claims', 'void', claimNumber, '--reason', said);
+    assert.equal(done.code, 0, done.err);
+    const [audited] = await auditOf(claimNumber);
+    assert.equal((audited!.data as { reason: string }).reason, 'Fraud: the customer [email] paid from •••• 3000');
+    // the partner's console lists it as voided
+    const listing = await user.get(`/console/claims?env=sandbox`);
+    assert.equal(listing.statusCode, 200);
+    assert.match(listing.body, new RegExp(`${claimNumber}</td><td><a [^>]+>[^<]+</a></td><td>voided<`));
+  });
+
+  /** A production claim (operator token, sealed SMS), its customer's bank details given. */
+  async function productionClaimWithDetails() {
+    const production = await createTestPartner(t.db, { environment: 'production' });
+    const created = await cli('operators', 'token-create', '--name', 'void test');
+    assert.equal(created.code, 0, created.err);
+    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operatorAuth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const claim = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal((await sendBankDetails(await productionSmsLink(t, claim.id))).statusCode, 200);
+    assert.equal((await claimRow(claim.id)).status, 'payment_pending');
+    return { claimNumber, claim };
+  }
+
+  it('production: a voided claim’s payout is never in a SEPA batch; one instructed already is refused', async () => {
+    const early = await productionClaimWithDetails();
+    assert.equal((await cli('claims', 'void', early.claimNumber, '--reason', 'wrong flight data')).code, 0);
+    const late = await productionClaimWithDetails();
+    const batch = await cli('payouts', 'batch');
+    assert.equal(batch.code, 0, batch.err);
+    assert.equal(JSON.parse(batch.out).batch.payouts, 1, 'the late claim only');
+    assert.equal((await payoutOf(early.claim.id)).status, 'cancelled');
+    assert.equal((await payoutOf(late.claim.id)).status, 'instructed');
+
+    const refused = await cli('claims', 'void', late.claimNumber, '--reason', 'wrong flight data');
+    assert.equal(refused.code, 1);
+    assert.equal(codeOf(refused), 'claim_not_voidable');
+    assert.match(refused.err, /reconcile it/);
+    assert.equal((await claimRow(late.claim.id)).status, 'payment_pending');
+  });
+});
+
+describe('the claim desk voids a claim not texted yet', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  before(async () => {
+    // no workers: the claim stays `opened`, its first message's job not run yet
+    t = await buildTestApp({ env: { PARASOL_WORKERS: 'off', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  it('opened: voided; its first message is never sent, nor any other', async () => {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${7400 + (process.pid % 500)}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['id', 'status'])
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(claim.status, 'opened');
+
+    const res = await runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', 'wrong flight data']);
+    assert.equal(res.code, 0, res.err);
+    const { config, jobs, keys } = t.app.parasol;
+    const deps = {
+      db: t.db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
+      now: () => new Date(),
+    };
+    // the queued first message, run late: nothing (and no withdrawal is texted to a customer never told)
+    assert.equal(await notifyClaim(deps, { claimId: claim.id }), 'skipped');
+    const messages = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(messages.statusCode, 200);
+    assert.deepEqual((JSON.parse(messages.body) as { messages: unknown[] }).messages, []);
+    const row = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as k', 'k.id', 'cl.contract_id')
+      .select(['cl.status', 'k.status as contract_status'])
+      .where('cl.id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'voided', contract_status: 'completed' });
+  });
+});
