@@ -11,6 +11,7 @@ import {
   renderPaidSms,
   renderPaymentFailedSms,
   renderReminderSms,
+  renderVoidedSms,
   type ClaimEvent,
   type ClaimSmsInput,
   type Language,
@@ -98,6 +99,22 @@ describe('claim SMS templates', () => {
       );
       assert.equal(sms.encoding, 'GSM-7', language);
       assert.equal(sms.segments, 2, `${language}: ${sms.units} septets`);
+    }
+  });
+
+  it('a voided claim: withdrawn, not paid, no link, no amount; GSM-7 within two segments in every language', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const sms = renderVoidedSms({
+        language,
+        ...NAMES,
+        brand: 'B'.repeat(20),
+        flightNumber: 'U21234',
+        departureDate: '2025-03-12',
+      });
+      assert.equal(sms.link, null);
+      assert.ok(sms.body.includes('U21234') && !/http|€|EUR/.test(sms.body), `${language}: ${sms.body}`);
+      assert.equal(sms.encoding, 'GSM-7', `${language}: ${sms.body}`);
+      assert.ok(sms.segments <= 2, `${language}: ${sms.units} septets`);
     }
   });
 

@@ -24,7 +24,7 @@ export const es = {
     paid: (s) =>
       `${s.brand} (asegurado por ${s.insurer}): hemos pagado ${s.amount} en su cuenta terminada en ${s.last4} por el vuelo ${s.flight} del ${s.date}.`,
     voided: (s) =>
-      `${s.brand} (asegurado por ${s.insurer}): la aseguradora ha retirado su indemnización del vuelo ${s.flight} del ${s.date}, que no se pagará. Para cualquier pregunta, contacte con el vendedor de su seguro.`,
+      `${s.brand} (asegurado por ${s.insurer}): el expediente del vuelo ${s.flight} del ${s.date} queda anulado por la aseguradora y no da lugar a pago. Si tiene preguntas, contacte con el vendedor de su seguro.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Hola, ${firstName}:` : 'Hola:'),

@@ -24,7 +24,7 @@ export const pt = {
     paid: (s) =>
       `${s.brand} (segurado por ${s.insurer}): o pagamento de ${s.amount} do voo ${s.flight} de ${s.date} foi feito para a sua conta terminada em ${s.last4}.`,
     voided: (s) =>
-      `${s.brand} (segurado por ${s.insurer}): a seguradora retirou a sua indemnização do voo ${s.flight} de ${s.date}, que não será paga. Para qualquer questão, contacte o vendedor do seu seguro.`,
+      `${s.brand} (segurado por ${s.insurer}): o pedido do voo ${s.flight} de ${s.date} foi anulado pela seguradora e fica sem pagamento. Contacte o vendedor do seu seguro se tiver perguntas.`,
   },
   email: {
     greeting: (firstName) => (firstName ? `Olá, ${firstName}:` : 'Olá:'),
