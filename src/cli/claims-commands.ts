@@ -272,7 +272,7 @@ export function claimsCommands(kit: CommandKit): void {
             lines: [
               done.outcome === 'done'
                 ? said(done.claimNumber)
-                : `${done.claimNumber}: done already (--once), nothing done again.`,
+                : `${done.claimNumber}: done already, nothing done again.`,
             ],
           };
         }, deskNames),

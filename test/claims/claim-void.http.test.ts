@@ -107,13 +107,13 @@ describe('the claim desk voids a claim', () => {
       .execute();
 
   /** A cancelled flight's claim with its first SMS written: the contract, the claim and the link. */
-  async function openClaim(auth = partner.auth) {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+  async function openClaim(language: 'en' | 'fr' = 'en') {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, language });
     const opened = await post(
       t.app,
       `${FLIGHT}/claims`,
       { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      auth,
+      partner.auth,
     );
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
@@ -342,6 +342,23 @@ describe('the claim desk voids a claim', () => {
     assert.equal((await claimRow(claim.id)).status, 'payment_pending');
     return { claimNumber, claim };
   }
+
+  it('a French customer: the link page and the SMS say, in French, that the claim was withdrawn', async () => {
+    const { c, claimNumber, link } = await openClaim('fr');
+    const res = await cli('claims', 'void', claimNumber, '--reason', 'données de vol fausses');
+    assert.equal(res.code, 0, res.err);
+    const shown = await t.app.inject({ method: 'GET', url: linkPath(link) });
+    assert.equal(shown.statusCode, 410);
+    assert.match(shown.body, /<html lang="fr">/);
+    assert.match(shown.body, /retirée par l’assureur/);
+    const sms = await eventually(async () =>
+      (await messagesOf(c.contractNumber)).find((m) => m.body.includes("retirée par l'assureur")),
+    );
+    assert.doesNotMatch(sms.body, /données de vol/);
+    const again = await runCliOn(t, ['claims', 'void', claimNumber, '--reason', 'encore']);
+    assert.equal(again.code, 0, again.err);
+    assert.match(again.out, /done already, nothing done again/);
+  });
 
   it('production: a voided claim’s payout is never in a SEPA batch; one instructed already is refused', async () => {
     const early = await productionClaimWithDetails();
