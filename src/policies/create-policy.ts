@@ -15,7 +15,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { findAirline, findAirport } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
+import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
 import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
@@ -65,12 +65,7 @@ export async function createPolicy(
 ): Promise<PolicyView> {
   const now = deps.now();
   const today = todayOf(now);
-  const errors = [
-    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
-    ...checkCoverPeriod(input, today),
-  ];
-  if (!isIsoCurrency(input.premium.currency))
-    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
+  const errors = checkTerms(input, today);
   if (input.quoteReference !== undefined && input.product !== 'home')
     errors.push({ field: '/quoteReference', code: 'not_allowed', message: 'only applies to product home' });
   if (errors.length) throw invalid(errors);
@@ -79,7 +74,33 @@ export async function createPolicy(
   let quote: HomeQuoteTerms | undefined;
   if (input.quoteReference !== undefined)
     quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
+  const row = await recordPolicy(deps, trx, caller, { ...input, risk }, { quoteId: quote?.id ?? null });
+  return policyView(row, deps.keys.encryption, today);
+}
 
+/** The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a create checks them. */
+export function checkTerms(input: CreatePolicyInput, today: string): FieldError[] {
+  const errors = [
+    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
+    ...checkCoverPeriod(input, today),
+  ];
+  if (!isIsoCurrency(input.premium.currency))
+    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
+  return errors;
+}
+
+/**
+ * Inserts a checked policy (its risk as stored) under a fresh policy number, with its `created` audit
+ * row; a renewal names the policy it renews. 409 external_reference_conflict when the partner already
+ * has a policy with the external reference.
+ */
+export async function recordPolicy(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  input: CreatePolicyInput,
+  origin: { quoteId?: string | null; renews?: string },
+): Promise<repo.PolicyRow> {
   const holder = input.policyholder;
   const values = {
     partner_id: caller.partnerId,
@@ -99,8 +120,9 @@ export async function createPolicy(
     currency: input.premium.currency,
     premium_frequency: input.premium.frequency,
     risk: null,
-    risk_enc: encrypt(deps.keys.encryption, JSON.stringify(risk)),
+    risk_enc: encrypt(deps.keys.encryption, JSON.stringify(input.risk)),
     quote_reference: input.quoteReference ?? null,
+    renews_policy_number: origin.renews ?? null,
   };
   let row: repo.PolicyRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
@@ -136,13 +158,14 @@ export async function createPolicy(
       effectiveDate: row.effective_date,
       expiryDate: row.expiry_date,
       premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
-      quoteId: quote?.id ?? null,
+      quoteId: origin.quoteId ?? null,
+      ...(origin.renews ? { renews: origin.renews } : {}),
     },
   });
-  return policyView(row, deps.keys.encryption, todayOf(now));
+  return row;
 }
 
-function invalid(errors: FieldError[]): DomainError {
+export function invalid(errors: FieldError[]): DomainError {
   return new DomainError(
     'validation_failed',
     errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
@@ -264,11 +287,6 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       break;
   }
   return errors;
-}
-
-/** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
-function plusYears(date: string, years: number): string {
-  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
 
 /** A bound from plusYears as a real date: 29 February of a common year is the 28th (the same bound for real dates). */

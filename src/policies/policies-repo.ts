@@ -100,11 +100,11 @@ export async function updatePolicyholder(
   return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** pending → active; only a pending row changes (the caller holds it locked). */
-export async function markActive(db: Executor, id: string, at: Date): Promise<PolicyRow> {
+/** pending → active, covered from `effectiveDate`; only a pending row changes (the caller holds it locked). */
+export async function markActive(db: Executor, id: string, effectiveDate: string, at: Date): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ status: 'active', updated_at: at })
+    .set({ status: 'active', effective_date: effectiveDate, updated_at: at })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
@@ -127,6 +127,17 @@ export async function markCancelled(
     })
     .where('id', '=', id)
     .where('status', '<>', 'cancelled')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Links a policy to its renewal; only a policy not renewed yet changes (the caller holds it locked). */
+export async function markRenewed(db: Executor, id: string, renewal: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ renewed_by_policy_number: renewal, updated_at: at })
+    .where('id', '=', id)
+    .where('renewed_by_policy_number', 'is', null)
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -71,9 +71,17 @@ export interface PolicyView {
   premium: { amount: number; currency: string; frequency: PremiumFrequency };
   risk: Record<string, unknown>;
   quoteReference: string | null;
+  /** The policy number of the term this policy renews, and of the term renewing it. */
+  renews: string | null;
+  renewedBy: string | null;
   cancellation: { reason: CancelReason; effectiveDate: string; cancelledAt: string } | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
+export function plusYears(date: string, years: number): string {
+  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
 
 /** Calendar days are UTC days: "today" for expiry decisions. */
@@ -87,12 +95,16 @@ export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: 
   return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
 }
 
-/** The insured risk: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
+/** The insured risk as stored: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
+export function storedRisk(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, unknown> {
+  return row.risk_enc !== null
+    ? (JSON.parse(decrypt(encryptionKey, row.risk_enc)) as Record<string, unknown>)
+    : (row.risk as Record<string, unknown>);
+}
+
+/** The insured risk as answered. */
 function riskOf(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, unknown> {
-  const risk =
-    row.risk_enc !== null
-      ? (JSON.parse(decrypt(encryptionKey, row.risk_enc)) as Record<string, unknown>)
-      : (row.risk as Record<string, unknown>);
+  const risk = storedRisk(row, encryptionKey);
   return row.product === 'home' ? { ...homeRiskView(risk as unknown as HomeRisk) } : risk;
 }
 
@@ -115,6 +127,8 @@ export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today:
     premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
     risk: riskOf(row, encryptionKey),
     quoteReference: row.quote_reference,
+    renews: row.renews_policy_number,
+    renewedBy: row.renewed_by_policy_number,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date
         ? {

@@ -11,6 +11,7 @@ import { changePolicyholder } from './change-policyholder.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
+import { renewPolicy } from './renew-policy.ts';
 import type { Product } from './policy.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
 import * as S from './schemas.ts';
@@ -20,6 +21,7 @@ import {
   CANCEL_POLICY_DESCRIPTION,
   CHANGE_POLICYHOLDER_DESCRIPTION,
   CREATE_POLICY_DESCRIPTION,
+  RENEW_POLICY_DESCRIPTION,
 } from './route-descriptions.ts';
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
@@ -187,6 +189,35 @@ export function policyAdminRoutes(
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body),
+        });
+      },
+    });
+
+    app.post('/policies/:policyNumber/renew', {
+      schema: {
+        tags,
+        operationId: 'renewPolicy',
+        summary: 'Renew a policy for a new term',
+        description: RENEW_POLICY_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.RenewPolicyRequest,
+        response: {
+          201: named(S.PolicyResponse, 'Policy', 'The renewal: the policy of the new term'),
+          ...problemResponses({
+            404: ['policy_not_found'],
+            409: ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'],
+          }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        // as for cancel: the policy renewed is part of what the key stands for
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.renew',
+          status: 201,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body),
         });
       },
     });

@@ -320,6 +320,37 @@ export const ActivatePolicyRequest = Type.Object(
   { additionalProperties: false, examples: [{ reason: 'payment_received' }] },
 );
 
+export const RenewPolicyRequest = Type.Object(
+  {
+    externalReference: Type.String({
+      pattern: '^[\\x21-\\x7E]{1,100}$',
+      maxLength: 100,
+      description:
+        'Your own id of the new term, a policy of its own (1-100 printable ASCII characters, no spaces): unique among your policies of this environment.',
+      examples: ['HOME-2027-000123'],
+    }),
+    premium: Premium,
+    expiryDate: Type.Optional(
+      DateField(
+        'First day no longer covered by the new term, which starts on the expiry date of the policy renewed: by default the previous term is repeated (as many months, or days); at most 10 years after its start',
+        '2028-01-01',
+      ),
+    ),
+    status: Type.Optional(
+      StringEnum(CREATE_STATUSES, {
+        default: 'active',
+        description: 'active (default), or pending until your system activates the new term.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { externalReference: 'HOME-2027-000123', premium: { amount: 2700, currency: 'EUR', frequency: 'monthly' } },
+    ],
+  },
+);
+
 export const SearchQuery = Type.Object(
   {
     externalReference: Type.Optional(
@@ -390,6 +421,12 @@ export const PolicyResponse = Type.Object({
     },
   ),
   quoteReference: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
+  renews: Type.Union([Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }), Type.Null()], {
+    description: 'The policy number of the previous term, when this policy is its renewal.',
+  }),
+  renewedBy: Type.Union([Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }), Type.Null()], {
+    description: 'The policy number of the next term, once this policy is renewed.',
+  }),
   cancellation: Type.Union([
     Type.Object({
       reason: StringEnum(CANCEL_REASONS),

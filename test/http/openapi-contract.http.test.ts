@@ -349,6 +349,15 @@ describe('OpenAPI contract against live answers', () => {
     const changed = await admin('PATCH', `/policies/${pending.body.policyNumber}/policyholder`, contact);
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.equal((await admin('POST', `/policies/${number}/activate`, {})).status, 422);
+    const renewal = {
+      externalReference: `${reference}-4`,
+      premium: { amount: 4_700, currency: 'EUR', frequency: 'monthly' },
+    };
+    const renewed = await admin('POST', `/policies/${pending.body.policyNumber}/renew`, renewal);
+    assert.equal(renewed.status, 201, JSON.stringify(renewed.body));
+    assert.equal((await admin('POST', `/policies/${pending.body.policyNumber}/renew`, renewal)).status, 409);
+    assert.equal((await admin('POST', '/policies/PA-0000-0000/renew', renewal)).status, 404);
+    assert.equal((await admin('POST', `/policies/${number}/renew`, {})).status, 422);
   });
 
   it('every operation of every API was checked with a success', () => {

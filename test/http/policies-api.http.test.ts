@@ -868,6 +868,41 @@ describe('API to manage policies', () => {
       }
     });
 
+    it('starts the cover on the day of activation when the recorded effective date is past, and audits the date recorded', async () => {
+      const late = await create(
+        motorPolicy({ status: 'pending', effectiveDate: day(clock, -5), expiryDate: day(clock, 360) }),
+      );
+      assert.equal(late.body.status, 'pending');
+      const res = await activate(late.body.policyNumber, { reason: 'payment_received' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.effectiveDate, day(clock, 0), 'no cover for the days past before activation');
+      assert.equal(res.body.expiryDate, day(clock, 360), 'the end of cover is as recorded');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', late.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(audit[1], {
+        action: 'activated',
+        data: {
+          reason: 'payment_received',
+          previousStatus: 'pending',
+          effectiveDate: day(clock, 0),
+          recordedEffectiveDate: day(clock, -5),
+        },
+      });
+      const cancelled = await cancel(late.body.policyNumber, {
+        reason: 'customer_request',
+        effectiveDate: day(clock, -5),
+      });
+      assert.equal(cancelled.status, 422, 'a cancellation cannot reach back before the cover started');
+      const today = await create(motorPolicy({ status: 'pending', effectiveDate: day(clock, 0) }));
+      const onTime = await activate(today.body.policyNumber, { reason: 'payment_received' });
+      assert.equal(onTime.body.effectiveDate, day(clock, 0), 'activated on its effective date: unchanged');
+    });
+
     it('honours Idempotency-Key, scoped to the policy', async () => {
       const a = await create(motorPolicy({ status: 'pending' }));
       const b = await create(motorPolicy({ status: 'pending' }));
@@ -881,6 +916,160 @@ describe('API to manage policies', () => {
       const elsewhere = await activate(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.status, 'pending');
+    });
+  });
+
+  describe('POST /policies/{policyNumber}/renew', () => {
+    const renew = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      post(t.app, `${POLICIES}/${policyNumber}/renew`, body, { ...who.auth, ...headers });
+    const nextTerm = (overrides: Record<string, unknown> = {}) => ({
+      externalReference: ref('RENEWAL'),
+      premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
+      ...overrides,
+    });
+    const auditOf = (policyNumber: string) =>
+      t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', policyNumber)
+        .orderBy('id')
+        .execute();
+
+    it('records the next term as a policy of its own, linked both ways, and renews a renewal in its turn', async () => {
+      const first = await create(motorPolicy({ effectiveDate: day(clock, -100), expiryDate: day(clock, 265) }));
+      assert.equal(first.body.renews, null);
+      assert.equal(first.body.renewedBy, null);
+      const body = nextTerm();
+      const res = await renew(first.body.policyNumber.toLowerCase(), body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const second = res.body;
+      assert.match(second.policyNumber, /^PA-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+      assert.notEqual(second.policyNumber, first.body.policyNumber);
+      assert.equal(second.renews, first.body.policyNumber);
+      assert.equal(second.renewedBy, null);
+      assert.equal(second.externalReference, body.externalReference);
+      assert.equal(second.status, 'active');
+      assert.equal(second.effectiveDate, first.body.expiryDate, 'the new term starts when the previous one ends');
+      assert.equal(second.expiryDate, day(clock, 630), 'as long as the previous term (365 days)');
+      assert.deepEqual(second.premium, body.premium);
+      assert.deepEqual(second.policyholder, first.body.policyholder);
+      assert.deepEqual(second.risk, first.body.risk);
+      const previous = (await get(t.app, `${POLICIES}/${first.body.policyNumber}`, partner.auth)).body;
+      assert.equal(previous.renewedBy, second.policyNumber);
+      assert.equal(previous.status, 'active', 'the previous term runs to its end');
+      assert.deepEqual((await get(t.app, `${POLICIES}/${second.policyNumber}`, partner.auth)).body, second);
+
+      const audit = await auditOf(first.body.policyNumber);
+      assert.deepEqual(audit.at(-1), {
+        action: 'renewed',
+        data: { renewal: second.policyNumber, effectiveDate: second.effectiveDate, expiryDate: second.expiryDate },
+      });
+      const created = (await auditOf(second.policyNumber))[0]!;
+      assert.equal(created.action, 'created');
+      assert.equal((created.data as { renews: string }).renews, first.body.policyNumber);
+      assert.doesNotMatch(JSON.stringify(audit), /Camille|Martin|AB-123-CD/);
+
+      const again = await renew(first.body.policyNumber, nextTerm());
+      assert.deepEqual(
+        [again.status, again.body.code, again.body.policyNumber],
+        [409, 'policy_already_renewed', second.policyNumber],
+      );
+
+      const issued = clock;
+      clock = new Date(Date.parse(`${second.effectiveDate}T12:00:00Z`));
+      try {
+        assert.equal((await get(t.app, `${POLICIES}/${first.body.policyNumber}`, partner.auth)).body.status, 'expired');
+        const third = await renew(second.policyNumber, nextTerm({ expiryDate: '2029-01-01', status: 'pending' }));
+        assert.equal(third.status, 201, JSON.stringify(third.body));
+        assert.deepEqual(
+          [third.body.renews, third.body.effectiveDate, third.body.expiryDate, third.body.status],
+          [second.policyNumber, second.expiryDate, '2029-01-01', 'pending'],
+        );
+        const lapsed = await renew(first.body.policyNumber, nextTerm());
+        assert.equal(lapsed.body.code, 'policy_already_renewed', 'renewed before it expired');
+      } finally {
+        clock = issued;
+      }
+    });
+
+    it('repeats a term of whole months as months, and one of days as days', async () => {
+      const { nextTermExpiry } = await import('../../src/policies/renew-policy.ts');
+      assert.equal(nextTermExpiry('2026-03-10', '2027-03-10'), '2028-03-10');
+      assert.equal(nextTermExpiry('2024-02-29', '2025-02-28'), '2026-02-28');
+      assert.equal(nextTermExpiry('2026-01-15', '2026-07-15'), '2027-01-15');
+      assert.equal(nextTermExpiry('2026-03-10', '2026-04-19'), '2026-05-29');
+    });
+
+    it('refuses a policy cancelled, pending, expired, covering a trip, ending over a year ahead, or already renewed', async () => {
+      const refused = async (policy: { body: { policyNumber: string } }) => {
+        const res = await renew(policy.body.policyNumber, nextTerm());
+        assert.deepEqual([res.status, res.body.code], [409, 'policy_not_renewable'], JSON.stringify(res.body));
+        assert.equal((await get(t.app, `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body.renewedBy, null);
+      };
+      const cancelled = await create(motorPolicy());
+      await post(
+        t.app,
+        `${POLICIES}/${cancelled.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: day(clock, 10) },
+        partner.auth,
+      );
+      await refused(cancelled);
+      await refused(await create(motorPolicy({ status: 'pending' })));
+      await refused(await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) })));
+      await refused(
+        await create({
+          ...motorPolicy(),
+          product: 'travel',
+          expiryDate: day(clock, 30),
+          risk: { destinationCountry: 'JP', departureDate: day(clock, 1), returnDate: day(clock, 20), travellers: 2 },
+        }),
+      );
+      await refused(await create(motorPolicy({ expiryDate: day(clock, 800) })));
+
+      const active = await create(motorPolicy());
+      const other = await createTestPartner(t.db);
+      const theirs = await renew(active.body.policyNumber, nextTerm(), other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      const taken = await renew(
+        active.body.policyNumber,
+        nextTerm({ externalReference: active.body.externalReference }),
+      );
+      assert.deepEqual([taken.status, taken.body.code], [409, 'external_reference_conflict']);
+      for (const [body, fields] of [
+        [{}, ['']],
+        [nextTerm({ expiryDate: active.body.expiryDate }), ['/expiryDate']],
+        [nextTerm({ expiryDate: '2040-01-01' }), ['/expiryDate']],
+        [nextTerm({ premium: { amount: 100, currency: 'ZZZ', frequency: 'annual' } }), ['/premium/currency']],
+        [nextTerm({ risk: MOTOR }), ['']],
+      ] as const) {
+        const bad = await renew(active.body.policyNumber, body);
+        assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed'], JSON.stringify(body));
+        if (fields[0]) assert.deepEqual(fieldsOf(bad.body), fields, JSON.stringify(body));
+      }
+      const renewed = await renew(active.body.policyNumber, nextTerm());
+      assert.equal(renewed.status, 201, 'nothing refused left a trace');
+      const twice = await renew(active.body.policyNumber, nextTerm());
+      assert.deepEqual(
+        [twice.status, twice.body.code, twice.body.policyNumber],
+        [409, 'policy_already_renewed', renewed.body.policyNumber],
+      );
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy());
+      const b = await create(motorPolicy());
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = nextTerm();
+      const first = await renew(a.body.policyNumber, body, partner, key);
+      assert.equal(first.status, 201);
+      const retry = await renew(a.body.policyNumber, body, partner, key);
+      assert.equal(retry.status, 201);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const elsewhere = await renew(b.body.policyNumber, body, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.renewedBy, null);
     });
   });
 
@@ -1012,6 +1201,17 @@ describe('API to manage policies', () => {
         ['activated', 'created'],
       );
       assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
+      const renewal = await post(
+        t.app,
+        `${POLICIES}/${active.body.policyNumber}/renew`,
+        { externalReference: ref('RENEWAL'), premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' } },
+        me.auth,
+      );
+      const renewed = await runCliOn(t, ['policies', 'show', active.body.policyNumber]);
+      assert.match(renewed.out, new RegExp(`renewed by\\s+${renewal.body.policyNumber}`));
+      assert.match(renewed.out, /renewed[\s\S]*created/);
+      const next = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', renewal.body.policyNumber])).out);
+      assert.deepEqual([next.renews, next.renewedBy], [active.body.policyNumber, null]);
       const missing = await runCliOn(t, ['policies', 'show', 'PA-0000-0000']);
       assert.notEqual(missing.code, 0);
       assert.match(missing.err, /No policy PA-0000-0000/);
