@@ -17,7 +17,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
-import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -39,7 +39,6 @@ export interface CreatePolicyInput {
   status?: 'active' | 'pending' | undefined;
 }
 
-const ADULT_AGE = 18;
 /** The longest period of cover, in years, by product: a trip's cover lasts at most a year. */
 export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, other: 10, travel: 1, flight_delay: 1 };
 /** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
@@ -48,7 +47,6 @@ export const MAX_YEARS_BACK = 10;
 /** No vehicle was registered before this day. */
 const FIRST_REGISTRATION_MIN = '1900-01-01';
 const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
-const MAX_AGE = 120;
 
 /**
  * POST /policies: records a policy written by the partner's policy-administration system. The
@@ -184,20 +182,7 @@ function checkPolicyholder(
     errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
   if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
   errors.push(...checkPhone(holder.phone, `${at}/phone`));
-  if (holder.birthDate >= today)
-    errors.push({ field: `${at}/birthDate`, code: 'out_of_range', message: 'must be in the past' });
-  else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
-    errors.push({
-      field: `${at}/birthDate`,
-      code: 'out_of_range',
-      message: `the policyholder must be ${ADULT_AGE} or older on the effective date`,
-    });
-  else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate)
-    errors.push({
-      field: `${at}/birthDate`,
-      code: 'out_of_range',
-      message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
-    });
+  errors.push(...checkBirthDate(holder.birthDate, effectiveDate, today, `${at}/birthDate`));
   errors.push(...checkAddress(holder.address, `${at}/address`));
   return errors;
 }

@@ -89,11 +89,21 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
-/** The policyholder's contact columns given (encrypted by the caller), and updated_at. */
+/** The policyholder's columns given (encrypted by the caller), and updated_at. */
 export async function updatePolicyholder(
   db: Executor,
   id: string,
-  values: Pick<Updateable<PoliciesTable>, 'holder_email_enc' | 'holder_phone_enc' | 'holder_address_enc'> & {
+  values: Pick<
+    Updateable<PoliciesTable>,
+    | 'holder_email_enc'
+    | 'holder_phone_enc'
+    | 'holder_address_enc'
+    | 'holder_first_name_enc'
+    | 'holder_last_name_enc'
+    | 'holder_first_name'
+    | 'holder_last_name'
+    | 'holder_birth_date_enc'
+  > & {
     updated_at: Date;
   },
 ): Promise<PolicyRow> {

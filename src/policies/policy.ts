@@ -38,6 +38,10 @@ export type CancelReason = (typeof CANCEL_REASONS)[number];
 export const ACTIVATION_REASONS = ['payment_received', 'documents_received', 'underwriting_accepted', 'other'] as const;
 export type ActivationReason = (typeof ACTIVATION_REASONS)[number];
 
+/** Why a policyholder's names or birth date are corrected (kept, with the values sealed, in the audit log). */
+export const CORRECTION_REASONS = ['typo', 'civil_status_change', 'document_mismatch', 'other'] as const;
+export type CorrectionReason = (typeof CORRECTION_REASONS)[number];
+
 export const POLICY_PAGE = {
   default: 50,
   min: 1,

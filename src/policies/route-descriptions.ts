@@ -21,9 +21,10 @@ export const ACTIVATE_POLICY_DESCRIPTION =
   'Honours Idempotency-Key.';
 
 export const CHANGE_POLICYHOLDER_DESCRIPTION =
-  "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. " +
+  "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, " +
+  'or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. ' +
   'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
-  'Names and birth date do not change: a policy for another person is a new policy. ' +
+  'A policy for another person is a new policy. ' +
   'Honours Idempotency-Key.';
 
 export const RENEW_POLICY_DESCRIPTION =

@@ -119,7 +119,7 @@ export function policyAdminRoutes(
       schema: {
         tags,
         operationId: 'changePolicyholder',
-        summary: "Change the policyholder's email, phone or address",
+        summary: "Change the policyholder's contact details, or correct a name or the birth date",
         description: CHANGE_POLICYHOLDER_DESCRIPTION,
         headers: IdempotencyHeader,
         params: S.PolicyParams,

@@ -4,6 +4,7 @@ import { StringEnum } from '../platform/schema.ts';
 import {
   ACTIVATION_REASONS,
   CANCEL_REASONS,
+  CORRECTION_REASONS,
   CREATE_STATUSES,
   POLICY_PAGE,
   POLICY_STATUSES,
@@ -293,6 +294,20 @@ export const CancelPolicyRequest = Type.Object(
 
 export const PolicyholderChangeRequest = Type.Object(
   {
+    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected first name.' })),
+    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected last name.' })),
+    birthDate: Type.Optional(
+      DateField(
+        'A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date',
+        '1990-04-21',
+      ),
+    ),
+    reason: Type.Optional(
+      StringEnum(CORRECTION_REASONS, {
+        description:
+          'Required with firstName, lastName or birthDate, refused without: typo (recorded wrong), civil_status_change (marriage, a legal change of name), document_mismatch (the identity document says otherwise), other. Kept in the history of the policy, with the values before and after encrypted.',
+      }),
+    ),
     email: Type.Optional(Email),
     phone: Type.Optional(Phone),
     address: Type.Optional(Address),
@@ -300,8 +315,10 @@ export const PolicyholderChangeRequest = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
-    description: 'The contact details that change (at least one; an address as a whole); the others stay.',
+    description:
+      'The policyholder details that change (at least one; an address as a whole); the others stay. A name or the birth date is a correction: give its reason.',
     examples: [
+      { lastName: 'Martins', reason: 'typo' },
       {
         phone: '+33698765432',
         address: { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' },

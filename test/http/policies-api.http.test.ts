@@ -1125,6 +1125,56 @@ describe('API to manage policies', () => {
       assert.doesNotMatch(JSON.stringify(audit), /698765432|Bellecour|new@example/);
     });
 
+    it('corrects a name or the birth date with a reason, audited with the values before and after sealed', async () => {
+      const created = await create(motorPolicy());
+      const res = await change(created.body.policyNumber, {
+        lastName: ' Martins ',
+        birthDate: '1990-04-21',
+        reason: 'typo',
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.policyholder, {
+        ...created.body.policyholder,
+        lastName: 'Martins',
+        birthDate: '1990-04-21',
+      });
+      const both = await change(created.body.policyNumber, {
+        firstName: 'Camilla',
+        phone: '+33698765432',
+        reason: 'document_mismatch',
+      });
+      assert.deepEqual([both.body.policyholder.firstName, both.body.policyholder.phone], ['Camilla', '+33698765432']);
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, both.body);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['holder_last_name_enc', 'holder_last_name'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.holder_last_name, null);
+      assert.equal(decrypt(t.app.parasol.keys.encryption, row.holder_last_name_enc!), 'Martins');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.doesNotMatch(JSON.stringify(audit), /Martin|Camill|1990-04|698765432/, 'no personal data in clear');
+      const [, first, second] = audit as { action: string; data: Record<string, string> }[];
+      const open = (sealed: string) => JSON.parse(decrypt(t.app.parasol.keys.encryption, sealed));
+      assert.deepEqual(
+        [first!.action, first!.data.fields, first!.data.reason],
+        ['policyholder_changed', ['lastName', 'birthDate'], 'typo'],
+      );
+      assert.deepEqual(open(first!.data.before!), { lastName: 'Martin', birthDate: '1990-04-12' });
+      assert.deepEqual(open(first!.data.after!), { lastName: 'Martins', birthDate: '1990-04-21' });
+      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
+      assert.deepEqual(
+        [open(second!.data.before!), open(second!.data.after!)],
+        [{ firstName: 'Camille' }, { firstName: 'Camilla' }],
+      );
+    });
+
     it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
       const created = await create(motorPolicy());
       for (const [body, fields] of [
@@ -1132,8 +1182,13 @@ describe('API to manage policies', () => {
         [{ phone: '+3361234' }, ['/phone']],
         [{ address: { ...LYON, postalCode: '00000' } }, ['/address/postalCode']],
         [{ address: { ...LYON, city: ' ' } }, ['/address/city']],
-        [{ firstName: 'Other' }, ['/firstName']],
-        [{ birthDate: '1980-01-01' }, ['/birthDate']],
+        [{ firstName: 'Other' }, ['/reason']],
+        [{ birthDate: '1980-01-01' }, ['/reason']],
+        [{ phone: '+33698765432', reason: 'typo' }, ['/reason']],
+        [{ firstName: ' ', reason: 'typo' }, ['/firstName']],
+        [{ lastName: 'Martins', reason: 'because' }, ['/reason']],
+        [{ birthDate: '2015-01-01', reason: 'typo' }, ['/birthDate']],
+        [{ birthDate: '2099-01-01', reason: 'typo' }, ['/birthDate']],
       ] as const) {
         const res = await change(created.body.policyNumber, body);
         assert.equal(res.status, 422, JSON.stringify(body));
@@ -1276,6 +1331,21 @@ describe('API to manage policies', () => {
       'other',
     ]);
     assert.ok(activate.responses['409']['x-problem-codes'].includes('policy_not_activatable'));
+    const renew = doc.paths['/policies/{policyNumber}/renew'].post;
+    assert.deepEqual(
+      ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'].filter((code) =>
+        renew.responses['409']['x-problem-codes'].includes(code),
+      ),
+      ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'],
+    );
+    assert.ok(renew.responses['201']);
+    const patch = doc.paths['/policies/{policyNumber}/policyholder'].patch;
+    assert.deepEqual(patch.requestBody.content['application/json'].schema.properties.reason.enum, [
+      'typo',
+      'civil_status_change',
+      'document_mismatch',
+      'other',
+    ]);
     const search = doc.paths['/policies'].get.parameters;
     assert.deepEqual(search.map((p: { name: string }) => p.name).sort(), [
       'cursor',

@@ -58,8 +58,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the policyholder's email, phone or address
-         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. Names and birth date do not change: a policy for another person is a new policy. Honours Idempotency-Key.
+         * Change the policyholder's contact details, or correct a name or the birth date
+         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. A policy for another person is a new policy. Honours Idempotency-Key.
          */
         patch: operations["changePolicyholder"];
         trace?: never;
@@ -1364,19 +1364,25 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The contact details that change (at least one; an address as a whole); the others stay. */
+        /** @description The policyholder details that change (at least one; an address as a whole); the others stay. A name or the birth date is a correction: give its reason. */
         requestBody: {
             content: {
-                /** @example {
-                 *       "phone": "+33698765432",
-                 *       "address": {
-                 *         "line1": "3 place Bellecour",
-                 *         "postalCode": "69002",
-                 *         "city": "Lyon",
-                 *         "country": "FR"
-                 *       }
-                 *     } */
                 "application/json": {
+                    /** @description A corrected first name. */
+                    firstName?: string;
+                    /** @description A corrected last name. */
+                    lastName?: string;
+                    /**
+                     * Format: date
+                     * @description A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date (YYYY-MM-DD).
+                     * @example 1990-04-21
+                     */
+                    birthDate?: string;
+                    /**
+                     * @description Required with firstName, lastName or birthDate, refused without: typo (recorded wrong), civil_status_change (marriage, a legal change of name), document_mismatch (the identity document says otherwise), other. Kept in the history of the policy, with the values before and after encrypted.
+                     * @enum {string}
+                     */
+                    reason?: "typo" | "civil_status_change" | "document_mismatch" | "other";
                     /**
                      * Format: email
                      * @example camille@example.com
