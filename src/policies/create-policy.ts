@@ -18,6 +18,7 @@ import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
 import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -44,8 +45,6 @@ export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, o
 /** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
 export const MAX_YEARS_AHEAD = 1;
 export const MAX_YEARS_BACK = 10;
-/** No vehicle was registered before this day. */
-const FIRST_REGISTRATION_MIN = '1900-01-01';
 const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
 
 /**
@@ -247,25 +246,10 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       break;
     }
     case 'motor': {
-      const { firstRegistrationDate, make, model } = input.risk as {
-        firstRegistrationDate: string;
-        make: string;
-        model: string;
-      };
-      if (!make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
-      if (!model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
-      if (firstRegistrationDate > today)
-        errors.push({
-          field: '/risk/firstRegistrationDate',
-          code: 'out_of_range',
-          message: 'must not be in the future',
-        });
-      else if (firstRegistrationDate < FIRST_REGISTRATION_MIN)
-        errors.push({
-          field: '/risk/firstRegistrationDate',
-          code: 'out_of_range',
-          message: `must be on or after ${FIRST_REGISTRATION_MIN}`,
-        });
+      const vehicle = input.risk as MotorRisk;
+      if (!vehicle.make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
+      if (!vehicle.model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
+      errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }
     default:

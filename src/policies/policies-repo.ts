@@ -110,6 +110,16 @@ export async function updatePolicyholder(
   return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The insured risk, sealed by the caller (the clear column emptied), and updated_at. */
+export async function updateRisk(db: Executor, id: string, riskEnc: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ risk_enc: riskEnc, risk: null, updated_at: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
 /** pending → active, covered from `effectiveDate`; only a pending row changes (the caller holds it locked). */
 export async function markActive(db: Executor, id: string, effectiveDate: string, at: Date): Promise<PolicyRow> {
   return db

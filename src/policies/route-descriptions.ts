@@ -35,3 +35,8 @@ export const RENEW_POLICY_DESCRIPTION =
   'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
   'or ending more than a year ahead is a 409 policy_not_renewable; a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
   'Honours Idempotency-Key: a retry replays the 201.';
+
+export const REGISTER_VEHICLE_DESCRIPTION =
+  'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
+  'The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'Audited with the field names, never their values. Honours Idempotency-Key.';

@@ -11,6 +11,7 @@ import { changePolicyholder } from './change-policyholder.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
+import { registerVehicle } from './register-vehicle.ts';
 import { renewPolicy } from './renew-policy.ts';
 import type { Product } from './policy.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
@@ -21,6 +22,7 @@ import {
   CANCEL_POLICY_DESCRIPTION,
   CHANGE_POLICYHOLDER_DESCRIPTION,
   CREATE_POLICY_DESCRIPTION,
+  REGISTER_VEHICLE_DESCRIPTION,
   RENEW_POLICY_DESCRIPTION,
 } from './route-descriptions.ts';
 
@@ -136,6 +138,31 @@ export function policyAdminRoutes(
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body),
+        });
+      },
+    });
+
+    app.patch('/policies/:policyNumber/vehicle', {
+      schema: {
+        tags,
+        operationId: 'registerVehicle',
+        summary: 'Register the new vehicle of a motor policy',
+        description: REGISTER_VEHICLE_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.VehicleRegistrationRequest,
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy with its vehicle registered'),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.vehicle',
+          status: 200,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => registerVehicle(deps, trx, caller, policyNumber, request.body),
         });
       },
     });

@@ -13,6 +13,7 @@ import {
   type Product,
 } from './policy.ts';
 import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
+import { VIN_PATTERN } from './vehicle.ts';
 
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
@@ -161,17 +162,33 @@ const TravelRisk = Type.Object(
   { additionalProperties: false, title: 'Travel risk', description: 'For product travel.' },
 );
 
+const VehicleRegistration = Type.String({
+  pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+  maxLength: 15,
+  description:
+    'Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
+  examples: ['AB-123-CD'],
+});
+const FirstRegistrationDate = DateField(
+  'Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without',
+  '2021-03-15',
+);
+
 const MotorRisk = Type.Object(
   {
-    vehicleRegistration: Type.String({
-      pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
-      maxLength: 15,
-      description: 'Registration plate, upper case.',
-      examples: ['AB-123-CD'],
-    }),
+    vehicleRegistration: Type.Optional(VehicleRegistration),
+    vin: Type.Optional(
+      Type.String({
+        pattern: VIN_PATTERN,
+        maxLength: 17,
+        description:
+          'Vehicle identification number (ISO 3779): 17 digits and capitals without I, O or Q; the check digit (9th character) is checked for a North American (1-5) or Chinese (L) VIN. Required without vehicleRegistration.',
+        examples: ['VF1RJA00168123456'],
+      }),
+    ),
     make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
     model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
-    firstRegistrationDate: DateField('Date of first registration: not in the future, not before 1900', '2021-03-15'),
+    firstRegistrationDate: Type.Optional(FirstRegistrationDate),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',
     }),
@@ -324,6 +341,15 @@ export const PolicyholderChangeRequest = Type.Object(
         address: { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' },
       },
     ],
+  },
+);
+
+export const VehicleRegistrationRequest = Type.Object(
+  { vehicleRegistration: VehicleRegistration, firstRegistrationDate: FirstRegistrationDate },
+  {
+    additionalProperties: false,
+    description: 'The registration of the vehicle of a motor policy recorded before the vehicle was registered.',
+    examples: [{ vehicleRegistration: 'GH-456-JK', firstRegistrationDate: '2026-03-20' }],
   },
 );
 

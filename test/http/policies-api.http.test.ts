@@ -1223,6 +1223,110 @@ describe('API to manage policies', () => {
     });
   });
 
+  describe('a new vehicle insured before it is registered (PATCH /policies/{policyNumber}/vehicle)', () => {
+    const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
+    const register = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      t.app
+        .inject({
+          method: 'PATCH',
+          url: `${POLICIES}/${policyNumber}/vehicle`,
+          payload: body as object,
+          headers: { ...who.auth, ...headers },
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
+    const plate = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: day(clock, 0) };
+
+    it('records a motor policy by the VIN alone, its format and check digit checked', async () => {
+      const res = await create(motorPolicy({ risk: NEW_CAR }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, NEW_CAR);
+      const american = await create(motorPolicy({ risk: { ...NEW_CAR, vin: '1HGCM82633A004352' } }));
+      assert.equal(american.status, 201, 'a North American VIN with its check digit');
+      for (const [risk, fields] of [
+        [{ ...NEW_CAR, vin: undefined }, ['/risk/vehicleRegistration']],
+        [{ ...NEW_CAR, vin: '1HGCM82643A004352' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'LVSHCAMB1CE012345' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'VF1RJA0016812345O' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'VF1RJA0016812345' }, ['/risk/vin']],
+        [{ ...NEW_CAR, firstRegistrationDate: '2021-03-15' }, ['/risk/firstRegistrationDate']],
+        [{ ...MOTOR, firstRegistrationDate: undefined }, ['/risk/firstRegistrationDate']],
+      ] as const) {
+        const bad = await create(motorPolicy({ risk }));
+        assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed'], JSON.stringify(risk));
+        assert.deepEqual(fieldsOf(bad.body), fields, JSON.stringify(bad.body));
+      }
+      const both = await create(motorPolicy({ risk: { ...MOTOR, vin: NEW_CAR.vin } }));
+      assert.equal(both.status, 201, 'a registered vehicle may give its VIN too');
+    });
+
+    it('adds the registration later, audited without its value, and answers a retry unchanged', async () => {
+      const created = await create(motorPolicy({ risk: NEW_CAR }));
+      const res = await register(created.body.policyNumber.toLowerCase(), plate);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, { ...NEW_CAR, ...plate });
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, res.body);
+      const again = await register(created.body.policyNumber, plate);
+      assert.deepEqual([again.status, again.body], [200, res.body]);
+      const otherPlate = await register(created.body.policyNumber, { ...plate, vehicleRegistration: 'ZZ-999-ZZ' });
+      assert.deepEqual([otherPlate.status, otherPlate.body.code], [409, 'policy_not_changeable']);
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(audit.at(-1), {
+        action: 'vehicle_registered',
+        data: { fields: ['vehicleRegistration', 'firstRegistrationDate'] },
+      });
+      assert.equal(audit.length, 2, 'the retry wrote nothing');
+      assert.doesNotMatch(JSON.stringify(audit), /GH-456-JK|VF1RJA/);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['risk', 'risk_enc'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.risk, null);
+      assert.doesNotMatch(row.risk_enc!, /GH-456-JK/);
+    });
+
+    it('refuses a registered vehicle, another product, a cancelled policy, a bad date; 404 for one not yours', async () => {
+      const registered = await create(motorPolicy());
+      const twice = await register(registered.body.policyNumber, plate);
+      assert.deepEqual([twice.status, twice.body.code], [409, 'policy_not_changeable']);
+      const other = await create(motorPolicy({ product: 'other', risk: { gadget: 'phone' } }));
+      assert.deepEqual((await register(other.body.policyNumber, plate)).status, 409);
+      const cancelled = await create(motorPolicy({ risk: NEW_CAR }));
+      await post(
+        t.app,
+        `${POLICIES}/${cancelled.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: cancelled.body.effectiveDate },
+        partner.auth,
+      );
+      assert.equal((await register(cancelled.body.policyNumber, plate)).body.code, 'policy_not_changeable');
+      const fresh = await create(motorPolicy({ risk: NEW_CAR }));
+      const future = await register(fresh.body.policyNumber, { ...plate, firstRegistrationDate: day(clock, 3) });
+      assert.deepEqual(
+        [future.status, fieldsOf(future.body)],
+        [422, ['/firstRegistrationDate']],
+        JSON.stringify(future.body),
+      );
+      for (const body of [{}, { vehicleRegistration: 'gh 456' }, { ...plate, vin: NEW_CAR.vin }])
+        assert.equal((await register(fresh.body.policyNumber, body)).status, 422, JSON.stringify(body));
+      const stranger = await createTestPartner(t.db);
+      const theirs = await register(fresh.body.policyNumber, plate, stranger);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const first = await register(fresh.body.policyNumber, plate, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await register(fresh.body.policyNumber, plate, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const elsewhere = await register(registered.body.policyNumber, plate, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+    });
+  });
+
   describe('what the insurer operators see (parasol policies)', () => {
     it("lists a partner's policies without personal data, and shows one with its history, masked", async () => {
       const me = await createTestPartner(t.db, { apis: ['policy-admin'] });

@@ -64,6 +64,26 @@ export interface paths {
         patch: operations["changePolicyholder"];
         trace?: never;
     };
+    "/policies/{policyNumber}/vehicle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Register the new vehicle of a motor policy
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. Audited with the field names, never their values. Honours Idempotency-Key.
+         */
+        patch: operations["registerVehicle"];
+        trace?: never;
+    };
     "/policies/{policyNumber}/activate": {
         parameters: {
             query?: never;
@@ -811,20 +831,25 @@ export interface operations {
                         };
                     } | {
                         /**
-                         * @description Registration plate, upper case.
+                         * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                          * @example AB-123-CD
                          */
-                        vehicleRegistration: string;
+                        vehicleRegistration?: string;
+                        /**
+                         * @description Vehicle identification number (ISO 3779): 17 digits and capitals without I, O or Q; the check digit (9th character) is checked for a North American (1-5) or Chinese (L) VIN. Required without vehicleRegistration.
+                         * @example VF1RJA00168123456
+                         */
+                        vin?: string;
                         /** @example Renault */
                         make: string;
                         /** @example Clio */
                         model: string;
                         /**
                          * Format: date
-                         * @description Date of first registration: not in the future, not before 1900 (YYYY-MM-DD).
+                         * @description Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without (YYYY-MM-DD).
                          * @example 2021-03-15
                          */
-                        firstRegistrationDate: string;
+                        firstRegistrationDate?: string;
                         /**
                          * @description private: leisure only; commute: also to and from work; business: for work.
                          * @enum {string}
@@ -1693,6 +1718,331 @@ export interface operations {
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerVehicle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The policy number returned at creation.
+                 * @example PA-7K3M-9QXT
+                 */
+                policyNumber: string;
+            };
+            cookie?: never;
+        };
+        /** @description The registration of the vehicle of a motor policy recorded before the vehicle was registered. */
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "vehicleRegistration": "GH-456-JK",
+                 *       "firstRegistrationDate": "2026-03-20"
+                 *     } */
+                "application/json": {
+                    /**
+                     * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                     * @example AB-123-CD
+                     */
+                    vehicleRegistration: string;
+                    /**
+                     * Format: date
+                     * @description Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without (YYYY-MM-DD).
+                     * @example 2021-03-15
+                     */
+                    firstRegistrationDate: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy with its vehicle registered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "policy_not_found",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `policy_not_changeable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
                      *       "requestId": "req-1"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
