@@ -993,6 +993,20 @@ describe('API to manage policies', () => {
       }
     });
 
+    it('renews a home policy with its risk as stored, naming no quote', async () => {
+      const q = await quote();
+      const home = await create(homePolicy(q, { effectiveDate: day(clock, -1), expiryDate: day(clock, 364) }));
+      assert.equal(home.status, 201, JSON.stringify(home.body));
+      const res = await renew(
+        home.body.policyNumber,
+        nextTerm({ premium: { ...q.monthlyPremium, frequency: 'monthly' } }),
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, home.body.risk);
+      assert.equal(res.body.quoteReference, null);
+      assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], [home.body.expiryDate, day(clock, 730)]);
+    });
+
     it('repeats a term of whole months as months, and one of days as days', async () => {
       const { nextTermExpiry } = await import('../../src/policies/renew-policy.ts');
       assert.equal(nextTermExpiry('2026-03-10', '2027-03-10'), '2028-03-10');
