@@ -137,6 +137,8 @@ export function policiesCommands(kit: CommandKit): void {
         policyholder: holder,
         risk: p.risk,
         quoteReference: p.quoteReference,
+        renews: p.renews,
+        renewedBy: p.renewedBy,
         cancellation: p.cancellation,
         createdAt: p.createdAt,
         updatedAt: p.updatedAt,
@@ -155,6 +157,8 @@ export function policiesCommands(kit: CommandKit): void {
               ? `${p.cancellation.reason} from ${p.cancellation.effectiveDate} (${when(new Date(p.cancellation.cancelledAt))})`
               : '-',
           ],
+          ['renews', p.renews ?? '-'],
+          ['renewed by', p.renewedBy ?? '-'],
           ['recorded', when(new Date(p.createdAt))],
         ]),
         '',

@@ -593,6 +593,8 @@ export const fr = {
     policy_not_cancellable: 'Cette police ne peut plus être annulée.',
     policy_not_activatable: 'Cette police ne peut pas être mise en vigueur.',
     policy_not_changeable: 'Cette police ne peut plus être modifiée.',
+    policy_not_renewable: 'Cette police ne peut pas être renouvelée.',
+    policy_already_renewed: 'Cette police est déjà renouvelée.',
     webhook_endpoint_limit: 'Trop de points de terminaison de webhook.',
     webhook_endpoint_disabled: 'Ce point de terminaison de webhook est désactivé.',
     webhook_delivery_pending: 'Cette livraison est encore en cours : attendez sa fin.',

@@ -497,6 +497,9 @@ export interface PoliciesTable {
   /** The risk's JSON, sealed (migration 0051). */
   risk_enc: string | null;
   quote_reference: string | null;
+  /** The policy this one renews for a new term, and the renewal of this one (migration 0055). */
+  renews_policy_number: Generated<string | null>;
+  renewed_by_policy_number: Generated<string | null>;
   cancel_reason: string | null;
   cancellation_date: string | null;
   cancelled_at: NullableTimestamp;

@@ -45,6 +45,8 @@ export const ERROR_CODES = {
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   policy_not_activatable: { status: 409, title: 'Policy cannot be activated' },
   policy_not_changeable: { status: 409, title: 'Policy cannot be changed' },
+  policy_not_renewable: { status: 409, title: 'Policy cannot be renewed' },
+  policy_already_renewed: { status: 409, title: 'Policy already renewed' },
   webhook_endpoint_limit: { status: 409, title: 'Too many webhook endpoints' },
   webhook_endpoint_disabled: { status: 409, title: 'Webhook endpoint disabled' },
   webhook_delivery_pending: { status: 409, title: 'Webhook delivery still pending' },

@@ -11,9 +11,12 @@ export interface ActivatePolicyInput {
 }
 
 /**
- * POST /policies/{policyNumber}/activate: puts a pending policy in force, for its period of cover as
- * recorded. Activating an active policy answers it unchanged (a retry, or a policy created active);
- * a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable.
+ * POST /policies/{policyNumber}/activate: puts a pending policy in force, until its expiry date as
+ * recorded, from its effective date — or from the day of activation when that date is past: no cover
+ * is given for days already gone while the policy was not in force (docs/DECISIONS.md, "Late
+ * activation"); the audit row keeps the effective date recorded. Activating an active policy answers
+ * it unchanged (a retry, or a policy created active); a cancelled policy, or one past its expiry
+ * date, is a 409 policy_not_activatable.
  */
 export async function activatePolicy(
   deps: PolicyDeps,
@@ -39,11 +42,13 @@ export async function activatePolicy(
       `Policy ${policy.policy_number} expired on ${policy.expiry_date} without being activated.`,
     );
   }
-  const active = await repo.markActive(trx, policy.id, now);
+  const coverFrom = policy.effective_date < today ? today : policy.effective_date;
+  const active = await repo.markActive(trx, policy.id, coverFrom, now);
   await auditPolicyChange(trx, caller, policy, 'activated', {
     reason: input.reason,
     previousStatus: policy.status,
-    effectiveDate: policy.effective_date,
+    effectiveDate: coverFrom,
+    ...(coverFrom !== policy.effective_date ? { recordedEffectiveDate: policy.effective_date } : {}),
   });
   return policyView(active, deps.keys.encryption, today);
 }

@@ -1,24 +1,36 @@
 import { encrypt } from '../platform/crypto.ts';
 import type { Trx } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { invalid } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, todayOf, type Address, type PolicyView } from './policy.ts';
+import { policyView, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
-import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
-/** At least one of them (the schema says so). */
+/** At least one of them (the schema says so); `reason` with, and only with, a name or the birth date. */
 export interface PolicyholderChange {
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  birthDate?: string | undefined;
+  reason?: CorrectionReason | undefined;
   email?: string | undefined;
   phone?: string | undefined;
   address?: Address | undefined;
 }
 
+/** The policyholder's identity: corrected only with a reason, its values sealed in the audit row. */
+const IDENTITY = ['firstName', 'lastName', 'birthDate'] as const;
+const CONTACT = ['email', 'phone', 'address'] as const;
+
 /**
- * PATCH /policies/{policyNumber}/policyholder: the policyholder moved, or changed email or phone.
- * The fields given replace the stored ones (the address as a whole); the others stay. Allowed while
- * the policy is pending, active or expired (a claim may come after the end of cover), not once it is
- * cancelled: 409 policy_not_changeable. Audited with the names of the fields changed, never their values.
+ * PATCH /policies/{policyNumber}/policyholder: the policyholder moved, or changed email or phone, or
+ * a name or the birth date was recorded wrong. The fields given replace the stored ones (the address
+ * as a whole); the others stay. A name or the birth date is corrected only with a `reason`, and the
+ * audit row keeps the reason and those fields before and after, sealed like the policy's own
+ * (docs/DECISIONS.md, "Correcting a policyholder's identity"); the contact fields are audited by name
+ * only. Allowed while the policy is pending, active or expired (a claim may come after the end of
+ * cover), not once it is cancelled: 409 policy_not_changeable.
  */
 export async function changePolicyholder(
   deps: PolicyDeps,
@@ -27,16 +39,21 @@ export async function changePolicyholder(
   policyNumber: string,
   change: PolicyholderChange,
 ): Promise<PolicyView> {
-  const errors = [
+  const identity = IDENTITY.filter((f) => change[f] !== undefined);
+  const errors: FieldError[] = [
+    ...(['firstName', 'lastName'] as const)
+      .filter((f) => change[f] !== undefined && !change[f]!.trim())
+      .map((f) => ({ field: `/${f}`, code: 'required' as const, message: 'must not be blank' })),
+    ...(identity.length && change.reason === undefined
+      ? [{ field: '/reason', code: 'required' as const, message: 'is required to correct a name or the birth date' }]
+      : []),
+    ...(!identity.length && change.reason !== undefined
+      ? [{ field: '/reason', code: 'not_allowed' as const, message: 'only applies to a name or the birth date' }]
+      : []),
     ...(change.phone !== undefined ? checkPhone(change.phone, '/phone') : []),
     ...(change.address !== undefined ? checkAddress(change.address, '/address') : []),
   ];
-  if (errors.length)
-    throw new DomainError(
-      'validation_failed',
-      errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
-      { errors },
-    );
+  if (errors.length) throw invalid(errors);
   const policy = await lockPolicy(trx, caller, policyNumber);
   if (policy.status === 'cancelled')
     throw new DomainError(
@@ -45,8 +62,25 @@ export async function changePolicyholder(
     );
   const key = deps.keys.encryption;
   const now = deps.now();
-  const fields = (['email', 'phone', 'address'] as const).filter((f) => change[f] !== undefined);
+  const today = todayOf(now);
+  if (change.birthDate !== undefined) {
+    const age = checkBirthDate(change.birthDate, policy.effective_date, today, '/birthDate');
+    if (age.length) throw invalid(age);
+  }
+  const before = policyView(policy, key, today).policyholder;
+  const after = {
+    firstName: change.firstName?.trim(),
+    lastName: change.lastName?.trim(),
+    birthDate: change.birthDate,
+  };
   const updated = await repo.updatePolicyholder(trx, policy.id, {
+    ...(after.firstName !== undefined
+      ? { holder_first_name_enc: encrypt(key, after.firstName), holder_first_name: null }
+      : {}),
+    ...(after.lastName !== undefined
+      ? { holder_last_name_enc: encrypt(key, after.lastName), holder_last_name: null }
+      : {}),
+    ...(after.birthDate !== undefined ? { holder_birth_date_enc: encrypt(key, after.birthDate) } : {}),
     ...(change.email !== undefined ? { holder_email_enc: encrypt(key, normalEmail(change.email)) } : {}),
     ...(change.phone !== undefined ? { holder_phone_enc: encrypt(key, change.phone) } : {}),
     ...(change.address !== undefined
@@ -54,6 +88,12 @@ export async function changePolicyholder(
       : {}),
     updated_at: now,
   });
-  await auditPolicyChange(trx, caller, policy, 'policyholder_changed', { fields });
-  return policyView(updated, key, todayOf(now));
+  const fields = [...identity, ...CONTACT.filter((f) => change[f] !== undefined)];
+  const sealed = (values: Partial<Record<(typeof IDENTITY)[number], string>>) =>
+    encrypt(key, JSON.stringify(Object.fromEntries(identity.map((f) => [f, values[f]]))));
+  await auditPolicyChange(trx, caller, policy, 'policyholder_changed', {
+    fields,
+    ...(identity.length ? { reason: change.reason, before: sealed(before), after: sealed(after) } : {}),
+  });
+  return policyView(updated, key, today);
 }

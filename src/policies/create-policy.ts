@@ -15,9 +15,10 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { findAirline, findAirport } from '../reference/index.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
+import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
-import { checkAddress, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -39,16 +40,12 @@ export interface CreatePolicyInput {
   status?: 'active' | 'pending' | undefined;
 }
 
-const ADULT_AGE = 18;
 /** The longest period of cover, in years, by product: a trip's cover lasts at most a year. */
 export const MAX_COVER_YEARS: Record<Product, number> = { home: 10, motor: 10, other: 10, travel: 1, flight_delay: 1 };
 /** How far ahead a policy may start (sold in advance), and how far back one may be recorded (a migration). */
 export const MAX_YEARS_AHEAD = 1;
 export const MAX_YEARS_BACK = 10;
-/** No vehicle was registered before this day. */
-const FIRST_REGISTRATION_MIN = '1900-01-01';
 const NOT_A_CURRENCY = 'is not an ISO 4217 currency code';
-const MAX_AGE = 120;
 
 /**
  * POST /policies: records a policy written by the partner's policy-administration system. The
@@ -65,12 +62,7 @@ export async function createPolicy(
 ): Promise<PolicyView> {
   const now = deps.now();
   const today = todayOf(now);
-  const errors = [
-    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
-    ...checkCoverPeriod(input, today),
-  ];
-  if (!isIsoCurrency(input.premium.currency))
-    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
+  const errors = checkTerms(input, today);
   if (input.quoteReference !== undefined && input.product !== 'home')
     errors.push({ field: '/quoteReference', code: 'not_allowed', message: 'only applies to product home' });
   if (errors.length) throw invalid(errors);
@@ -79,7 +71,33 @@ export async function createPolicy(
   let quote: HomeQuoteTerms | undefined;
   if (input.quoteReference !== undefined)
     quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
+  const row = await recordPolicy(deps, trx, caller, { ...input, risk }, { quoteId: quote?.id ?? null });
+  return policyView(row, deps.keys.encryption, today);
+}
 
+/** The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a create checks them. */
+export function checkTerms(input: CreatePolicyInput, today: string): FieldError[] {
+  const errors = [
+    ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
+    ...checkCoverPeriod(input, today),
+  ];
+  if (!isIsoCurrency(input.premium.currency))
+    errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
+  return errors;
+}
+
+/**
+ * Inserts a checked policy (its risk as stored) under a fresh policy number, with its `created` audit
+ * row; a renewal names the policy it renews. 409 external_reference_conflict when the partner already
+ * has a policy with the external reference.
+ */
+export async function recordPolicy(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  input: CreatePolicyInput,
+  origin: { quoteId?: string | null; renews?: string },
+): Promise<repo.PolicyRow> {
   const holder = input.policyholder;
   const values = {
     partner_id: caller.partnerId,
@@ -99,8 +117,9 @@ export async function createPolicy(
     currency: input.premium.currency,
     premium_frequency: input.premium.frequency,
     risk: null,
-    risk_enc: encrypt(deps.keys.encryption, JSON.stringify(risk)),
+    risk_enc: encrypt(deps.keys.encryption, JSON.stringify(input.risk)),
     quote_reference: input.quoteReference ?? null,
+    renews_policy_number: origin.renews ?? null,
   };
   let row: repo.PolicyRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
@@ -136,13 +155,14 @@ export async function createPolicy(
       effectiveDate: row.effective_date,
       expiryDate: row.expiry_date,
       premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
-      quoteId: quote?.id ?? null,
+      quoteId: origin.quoteId ?? null,
+      ...(origin.renews ? { renews: origin.renews } : {}),
     },
   });
-  return policyView(row, deps.keys.encryption, todayOf(now));
+  return row;
 }
 
-function invalid(errors: FieldError[]): DomainError {
+export function invalid(errors: FieldError[]): DomainError {
   return new DomainError(
     'validation_failed',
     errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
@@ -161,20 +181,7 @@ function checkPolicyholder(
     errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
   if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
   errors.push(...checkPhone(holder.phone, `${at}/phone`));
-  if (holder.birthDate >= today)
-    errors.push({ field: `${at}/birthDate`, code: 'out_of_range', message: 'must be in the past' });
-  else if (plusYears(holder.birthDate, ADULT_AGE) > effectiveDate)
-    errors.push({
-      field: `${at}/birthDate`,
-      code: 'out_of_range',
-      message: `the policyholder must be ${ADULT_AGE} or older on the effective date`,
-    });
-  else if (plusYears(holder.birthDate, MAX_AGE) <= effectiveDate)
-    errors.push({
-      field: `${at}/birthDate`,
-      code: 'out_of_range',
-      message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
-    });
+  errors.push(...checkBirthDate(holder.birthDate, effectiveDate, today, `${at}/birthDate`));
   errors.push(...checkAddress(holder.address, `${at}/address`));
   return errors;
 }
@@ -239,36 +246,16 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       break;
     }
     case 'motor': {
-      const { firstRegistrationDate, make, model } = input.risk as {
-        firstRegistrationDate: string;
-        make: string;
-        model: string;
-      };
-      if (!make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
-      if (!model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
-      if (firstRegistrationDate > today)
-        errors.push({
-          field: '/risk/firstRegistrationDate',
-          code: 'out_of_range',
-          message: 'must not be in the future',
-        });
-      else if (firstRegistrationDate < FIRST_REGISTRATION_MIN)
-        errors.push({
-          field: '/risk/firstRegistrationDate',
-          code: 'out_of_range',
-          message: `must be on or after ${FIRST_REGISTRATION_MIN}`,
-        });
+      const vehicle = input.risk as MotorRisk;
+      if (!vehicle.make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
+      if (!vehicle.model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
+      errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }
     default:
       break;
   }
   return errors;
-}
-
-/** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
-function plusYears(date: string, years: number): string {
-  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
 
 /** A bound from plusYears as a real date: 29 February of a common year is the 28th (the same bound for real dates). */

@@ -89,22 +89,42 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
-/** The policyholder's contact columns given (encrypted by the caller), and updated_at. */
+/** The policyholder's columns given (encrypted by the caller), and updated_at. */
 export async function updatePolicyholder(
   db: Executor,
   id: string,
-  values: Pick<Updateable<PoliciesTable>, 'holder_email_enc' | 'holder_phone_enc' | 'holder_address_enc'> & {
+  values: Pick<
+    Updateable<PoliciesTable>,
+    | 'holder_email_enc'
+    | 'holder_phone_enc'
+    | 'holder_address_enc'
+    | 'holder_first_name_enc'
+    | 'holder_last_name_enc'
+    | 'holder_first_name'
+    | 'holder_last_name'
+    | 'holder_birth_date_enc'
+  > & {
     updated_at: Date;
   },
 ): Promise<PolicyRow> {
   return db.updateTable('policies').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** pending → active; only a pending row changes (the caller holds it locked). */
-export async function markActive(db: Executor, id: string, at: Date): Promise<PolicyRow> {
+/** The insured risk, sealed by the caller (the clear column emptied), and updated_at. */
+export async function updateRisk(db: Executor, id: string, riskEnc: string, at: Date): Promise<PolicyRow> {
   return db
     .updateTable('policies')
-    .set({ status: 'active', updated_at: at })
+    .set({ risk_enc: riskEnc, risk: null, updated_at: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** pending → active, covered from `effectiveDate`; only a pending row changes (the caller holds it locked). */
+export async function markActive(db: Executor, id: string, effectiveDate: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ status: 'active', effective_date: effectiveDate, updated_at: at })
     .where('id', '=', id)
     .where('status', '=', 'pending')
     .returningAll()
@@ -127,6 +147,17 @@ export async function markCancelled(
     })
     .where('id', '=', id)
     .where('status', '<>', 'cancelled')
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Links a policy to its renewal; only a policy not renewed yet changes (the caller holds it locked). */
+export async function markRenewed(db: Executor, id: string, renewal: string, at: Date): Promise<PolicyRow> {
+  return db
+    .updateTable('policies')
+    .set({ renewed_by_policy_number: renewal, updated_at: at })
+    .where('id', '=', id)
+    .where('renewed_by_policy_number', 'is', null)
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -38,6 +38,10 @@ export type CancelReason = (typeof CANCEL_REASONS)[number];
 export const ACTIVATION_REASONS = ['payment_received', 'documents_received', 'underwriting_accepted', 'other'] as const;
 export type ActivationReason = (typeof ACTIVATION_REASONS)[number];
 
+/** Why a policyholder's names or birth date are corrected (kept, with the values sealed, in the audit log). */
+export const CORRECTION_REASONS = ['typo', 'civil_status_change', 'document_mismatch', 'other'] as const;
+export type CorrectionReason = (typeof CORRECTION_REASONS)[number];
+
 export const POLICY_PAGE = {
   default: 50,
   min: 1,
@@ -71,9 +75,17 @@ export interface PolicyView {
   premium: { amount: number; currency: string; frequency: PremiumFrequency };
   risk: Record<string, unknown>;
   quoteReference: string | null;
+  /** The policy number of the term this policy renews, and of the term renewing it. */
+  renews: string | null;
+  renewedBy: string | null;
   cancellation: { reason: CancelReason; effectiveDate: string; cancelledAt: string } | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** 'YYYY-MM-DD' plus whole years, as text that compares correctly with other dates (29 Feb included). */
+export function plusYears(date: string, years: number): string {
+  return `${String(Number(date.slice(0, 4)) + years).padStart(4, '0')}${date.slice(4)}`;
 }
 
 /** Calendar days are UTC days: "today" for expiry decisions. */
@@ -87,12 +99,16 @@ export function statusOn(row: Pick<PolicyRow, 'status' | 'expiry_date'>, today: 
   return row.status !== 'cancelled' && row.expiry_date <= today ? 'expired' : row.status;
 }
 
-/** The insured risk: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
+/** The insured risk as stored: sealed (`risk_enc`), or in clear on a row the start has not sealed yet. */
+export function storedRisk(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, unknown> {
+  return row.risk_enc !== null
+    ? (JSON.parse(decrypt(encryptionKey, row.risk_enc)) as Record<string, unknown>)
+    : (row.risk as Record<string, unknown>);
+}
+
+/** The insured risk as answered. */
 function riskOf(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, unknown> {
-  const risk =
-    row.risk_enc !== null
-      ? (JSON.parse(decrypt(encryptionKey, row.risk_enc)) as Record<string, unknown>)
-      : (row.risk as Record<string, unknown>);
+  const risk = storedRisk(row, encryptionKey);
   return row.product === 'home' ? { ...homeRiskView(risk as unknown as HomeRisk) } : risk;
 }
 
@@ -115,6 +131,8 @@ export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today:
     premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
     risk: riskOf(row, encryptionKey),
     quoteReference: row.quote_reference,
+    renews: row.renews_policy_number,
+    renewedBy: row.renewed_by_policy_number,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date
         ? {

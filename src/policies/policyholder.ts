@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { FieldError } from '../platform/errors.ts';
 import { findZipCode } from '../reference/index.ts';
-import type { Address } from './policy.ts';
+import { plusYears, type Address } from './policy.ts';
 
 /** The policyholder's contact rules, shared by recording a policy and changing its policyholder's contact. */
 
@@ -11,6 +11,27 @@ export function checkPhone(phone: string, field: string): FieldError[] {
   return !parsed || !parsed.isValid() || parsed.number !== phone
     ? [{ field, code: 'invalid_format', message: 'must be a valid phone number in E.164 format, e.g. +33612345678' }]
     : [];
+}
+
+const ADULT_AGE = 18;
+const MAX_AGE = 120;
+
+/** A birth date in the past, of a policyholder 18 or older and younger than 120 on the effective date. */
+export function checkBirthDate(birthDate: string, effectiveDate: string, today: string, field: string): FieldError[] {
+  if (birthDate >= today) return [{ field, code: 'out_of_range', message: 'must be in the past' }];
+  if (plusYears(birthDate, ADULT_AGE) > effectiveDate)
+    return [
+      { field, code: 'out_of_range', message: `the policyholder must be ${ADULT_AGE} or older on the effective date` },
+    ];
+  if (plusYears(birthDate, MAX_AGE) <= effectiveDate)
+    return [
+      {
+        field,
+        code: 'out_of_range',
+        message: `the policyholder must be younger than ${MAX_AGE} on the effective date`,
+      },
+    ];
+  return [];
 }
 
 /** A line and a city that are not blank; a French postal code of La Poste in France. */

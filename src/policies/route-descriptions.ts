@@ -15,12 +15,28 @@ export const CANCEL_POLICY_DESCRIPTION =
   'Honours Idempotency-Key.';
 
 export const ACTIVATE_POLICY_DESCRIPTION =
-  'Puts a pending policy in force (pending → active) for its period of cover as recorded, saying what it was waiting for. ' +
+  'Puts a pending policy in force (pending → active), saying what it was waiting for, until its expiry date as recorded: ' +
+  'from its effective date, or from the day of activation when the effective date is past (cover never starts before the policy is in force; the answer shows the new effectiveDate). ' +
   'Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. ' +
   'Honours Idempotency-Key.';
 
 export const CHANGE_POLICYHOLDER_DESCRIPTION =
-  "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. " +
+  "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, " +
+  'or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. ' +
   'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
-  'Names and birth date do not change: a policy for another person is a new policy. ' +
+  'A policy for another person is a new policy. ' +
   'Honours Idempotency-Key.';
+
+export const RENEW_POLICY_DESCRIPTION =
+  'Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): ' +
+  'from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; ' +
+  'by default as long as the previous term (expiryDate to change it). ' +
+  'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
+  'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
+  'or ending more than a year ahead is a 409 policy_not_renewable; a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
+  'Honours Idempotency-Key: a retry replays the 201.';
+
+export const REGISTER_VEHICLE_DESCRIPTION =
+  'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
+  'The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'Audited with the field names, never their values. Honours Idempotency-Key.';

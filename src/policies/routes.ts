@@ -11,6 +11,8 @@ import { changePolicyholder } from './change-policyholder.ts';
 import { createPolicy } from './create-policy.ts';
 import type { PolicyDeps } from './deps.ts';
 import { getPolicy } from './get-policy.ts';
+import { registerVehicle } from './register-vehicle.ts';
+import { renewPolicy } from './renew-policy.ts';
 import type { Product } from './policy.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
 import * as S from './schemas.ts';
@@ -20,6 +22,8 @@ import {
   CANCEL_POLICY_DESCRIPTION,
   CHANGE_POLICYHOLDER_DESCRIPTION,
   CREATE_POLICY_DESCRIPTION,
+  REGISTER_VEHICLE_DESCRIPTION,
+  RENEW_POLICY_DESCRIPTION,
 } from './route-descriptions.ts';
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
@@ -117,7 +121,7 @@ export function policyAdminRoutes(
       schema: {
         tags,
         operationId: 'changePolicyholder',
-        summary: "Change the policyholder's email, phone or address",
+        summary: "Change the policyholder's contact details, or correct a name or the birth date",
         description: CHANGE_POLICYHOLDER_DESCRIPTION,
         headers: IdempotencyHeader,
         params: S.PolicyParams,
@@ -134,6 +138,31 @@ export function policyAdminRoutes(
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => changePolicyholder(deps, trx, caller, policyNumber, request.body),
+        });
+      },
+    });
+
+    app.patch('/policies/:policyNumber/vehicle', {
+      schema: {
+        tags,
+        operationId: 'registerVehicle',
+        summary: 'Register the new vehicle of a motor policy',
+        description: REGISTER_VEHICLE_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.VehicleRegistrationRequest,
+        response: {
+          200: named(S.PolicyResponse, 'Policy', 'The policy with its vehicle registered'),
+          ...problemResponses({ 404: ['policy_not_found'], 409: ['policy_not_changeable'] }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.vehicle',
+          status: 200,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => registerVehicle(deps, trx, caller, policyNumber, request.body),
         });
       },
     });
@@ -187,6 +216,35 @@ export function policyAdminRoutes(
           status: 200,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => cancelPolicy(deps, trx, caller, policyNumber, request.body),
+        });
+      },
+    });
+
+    app.post('/policies/:policyNumber/renew', {
+      schema: {
+        tags,
+        operationId: 'renewPolicy',
+        summary: 'Renew a policy for a new term',
+        description: RENEW_POLICY_DESCRIPTION,
+        headers: IdempotencyHeader,
+        params: S.PolicyParams,
+        body: S.RenewPolicyRequest,
+        response: {
+          201: named(S.PolicyResponse, 'Policy', 'The renewal: the policy of the new term'),
+          ...problemResponses({
+            404: ['policy_not_found'],
+            409: ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'],
+          }),
+        },
+      },
+      handler: async (request, reply) => {
+        const { policyNumber } = request.params;
+        // as for cancel: the policy renewed is part of what the key stands for
+        return replyIdempotent(idempotencyDeps, request, reply, {
+          operation: 'policies.renew',
+          status: 201,
+          key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
+          run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body),
         });
       },
     });

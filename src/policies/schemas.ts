@@ -4,6 +4,7 @@ import { StringEnum } from '../platform/schema.ts';
 import {
   ACTIVATION_REASONS,
   CANCEL_REASONS,
+  CORRECTION_REASONS,
   CREATE_STATUSES,
   POLICY_PAGE,
   POLICY_STATUSES,
@@ -12,6 +13,7 @@ import {
   type Product,
 } from './policy.ts';
 import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
+import { VIN_PATTERN } from './vehicle.ts';
 
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
@@ -160,17 +162,33 @@ const TravelRisk = Type.Object(
   { additionalProperties: false, title: 'Travel risk', description: 'For product travel.' },
 );
 
+const VehicleRegistration = Type.String({
+  pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+  maxLength: 15,
+  description:
+    'Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
+  examples: ['AB-123-CD'],
+});
+const FirstRegistrationDate = DateField(
+  'Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without',
+  '2021-03-15',
+);
+
 const MotorRisk = Type.Object(
   {
-    vehicleRegistration: Type.String({
-      pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
-      maxLength: 15,
-      description: 'Registration plate, upper case.',
-      examples: ['AB-123-CD'],
-    }),
+    vehicleRegistration: Type.Optional(VehicleRegistration),
+    vin: Type.Optional(
+      Type.String({
+        pattern: VIN_PATTERN,
+        maxLength: 17,
+        description:
+          'Vehicle identification number (ISO 3779): 17 digits and capitals without I, O or Q; the check digit (9th character) is checked for a North American (1-5) or Chinese (L) VIN. Required without vehicleRegistration.',
+        examples: ['VF1RJA00168123456'],
+      }),
+    ),
     make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
     model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
-    firstRegistrationDate: DateField('Date of first registration: not in the future, not before 1900', '2021-03-15'),
+    firstRegistrationDate: Type.Optional(FirstRegistrationDate),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',
     }),
@@ -293,6 +311,20 @@ export const CancelPolicyRequest = Type.Object(
 
 export const PolicyholderChangeRequest = Type.Object(
   {
+    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected first name.' })),
+    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected last name.' })),
+    birthDate: Type.Optional(
+      DateField(
+        'A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date',
+        '1990-04-21',
+      ),
+    ),
+    reason: Type.Optional(
+      StringEnum(CORRECTION_REASONS, {
+        description:
+          'Required with firstName, lastName or birthDate, refused without: typo (recorded wrong), civil_status_change (marriage, a legal change of name), document_mismatch (the identity document says otherwise), other. Kept in the history of the policy, with the values before and after encrypted.',
+      }),
+    ),
     email: Type.Optional(Email),
     phone: Type.Optional(Phone),
     address: Type.Optional(Address),
@@ -300,13 +332,24 @@ export const PolicyholderChangeRequest = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
-    description: 'The contact details that change (at least one; an address as a whole); the others stay.',
+    description:
+      'The policyholder details that change (at least one; an address as a whole); the others stay. A name or the birth date is a correction: give its reason.',
     examples: [
+      { lastName: 'Martins', reason: 'typo' },
       {
         phone: '+33698765432',
         address: { line1: '3 place Bellecour', postalCode: '69002', city: 'Lyon', country: 'FR' },
       },
     ],
+  },
+);
+
+export const VehicleRegistrationRequest = Type.Object(
+  { vehicleRegistration: VehicleRegistration, firstRegistrationDate: FirstRegistrationDate },
+  {
+    additionalProperties: false,
+    description: 'The registration of the vehicle of a motor policy recorded before the vehicle was registered.',
+    examples: [{ vehicleRegistration: 'GH-456-JK', firstRegistrationDate: '2026-03-20' }],
   },
 );
 
@@ -318,6 +361,37 @@ export const ActivatePolicyRequest = Type.Object(
     }),
   },
   { additionalProperties: false, examples: [{ reason: 'payment_received' }] },
+);
+
+export const RenewPolicyRequest = Type.Object(
+  {
+    externalReference: Type.String({
+      pattern: '^[\\x21-\\x7E]{1,100}$',
+      maxLength: 100,
+      description:
+        'Your own id of the new term, a policy of its own (1-100 printable ASCII characters, no spaces): unique among your policies of this environment.',
+      examples: ['HOME-2027-000123'],
+    }),
+    premium: Premium,
+    expiryDate: Type.Optional(
+      DateField(
+        'First day no longer covered by the new term, which starts on the expiry date of the policy renewed: by default the previous term is repeated (as many months, or days); at most 10 years after its start',
+        '2028-01-01',
+      ),
+    ),
+    status: Type.Optional(
+      StringEnum(CREATE_STATUSES, {
+        default: 'active',
+        description: 'active (default), or pending until your system activates the new term.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      { externalReference: 'HOME-2027-000123', premium: { amount: 2700, currency: 'EUR', frequency: 'monthly' } },
+    ],
+  },
 );
 
 export const SearchQuery = Type.Object(
@@ -390,6 +464,12 @@ export const PolicyResponse = Type.Object({
     },
   ),
   quoteReference: Type.Union([Type.String({ maxLength: 4000 }), Type.Null()]),
+  renews: Type.Union([Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }), Type.Null()], {
+    description: 'The policy number of the previous term, when this policy is its renewal.',
+  }),
+  renewedBy: Type.Union([Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }), Type.Null()], {
+    description: 'The policy number of the next term, once this policy is renewed.',
+  }),
   cancellation: Type.Union([
     Type.Object({
       reason: StringEnum(CANCEL_REASONS),

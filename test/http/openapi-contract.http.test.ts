@@ -349,6 +349,26 @@ describe('OpenAPI contract against live answers', () => {
     const changed = await admin('PATCH', `/policies/${pending.body.policyNumber}/policyholder`, contact);
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.equal((await admin('POST', `/policies/${number}/activate`, {})).status, 422);
+    const renewal = {
+      externalReference: `${reference}-4`,
+      premium: { amount: 4_700, currency: 'EUR', frequency: 'monthly' },
+    };
+    const renewed = await admin('POST', `/policies/${pending.body.policyNumber}/renew`, renewal);
+    assert.equal(renewed.status, 201, JSON.stringify(renewed.body));
+    assert.equal((await admin('POST', `/policies/${pending.body.policyNumber}/renew`, renewal)).status, 409);
+    assert.equal((await admin('POST', '/policies/PA-0000-0000/renew', renewal)).status, 404);
+    assert.equal((await admin('POST', `/policies/${number}/renew`, {})).status, 422);
+    const unregistered = await admin('POST', '/policies', {
+      ...policy(`${reference}-5`),
+      risk: { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' },
+    });
+    assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
+    const registration = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: today };
+    const vehicle = `/policies/${unregistered.body.policyNumber}/vehicle`;
+    assert.equal((await admin('PATCH', vehicle, registration)).status, 200);
+    assert.equal((await admin('PATCH', vehicle, { ...registration, vehicleRegistration: 'ZZ-1' })).status, 409);
+    assert.equal((await admin('PATCH', '/policies/PA-0000-0000/vehicle', registration)).status, 404);
+    assert.equal((await admin('PATCH', vehicle, {})).status, 422);
   });
 
   it('every operation of every API was checked with a success', () => {

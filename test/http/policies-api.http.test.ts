@@ -868,6 +868,41 @@ describe('API to manage policies', () => {
       }
     });
 
+    it('starts the cover on the day of activation when the recorded effective date is past, and audits the date recorded', async () => {
+      const late = await create(
+        motorPolicy({ status: 'pending', effectiveDate: day(clock, -5), expiryDate: day(clock, 360) }),
+      );
+      assert.equal(late.body.status, 'pending');
+      const res = await activate(late.body.policyNumber, { reason: 'payment_received' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.effectiveDate, day(clock, 0), 'no cover for the days past before activation');
+      assert.equal(res.body.expiryDate, day(clock, 360), 'the end of cover is as recorded');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', late.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(audit[1], {
+        action: 'activated',
+        data: {
+          reason: 'payment_received',
+          previousStatus: 'pending',
+          effectiveDate: day(clock, 0),
+          recordedEffectiveDate: day(clock, -5),
+        },
+      });
+      const cancelled = await cancel(late.body.policyNumber, {
+        reason: 'customer_request',
+        effectiveDate: day(clock, -5),
+      });
+      assert.equal(cancelled.status, 422, 'a cancellation cannot reach back before the cover started');
+      const today = await create(motorPolicy({ status: 'pending', effectiveDate: day(clock, 0) }));
+      const onTime = await activate(today.body.policyNumber, { reason: 'payment_received' });
+      assert.equal(onTime.body.effectiveDate, day(clock, 0), 'activated on its effective date: unchanged');
+    });
+
     it('honours Idempotency-Key, scoped to the policy', async () => {
       const a = await create(motorPolicy({ status: 'pending' }));
       const b = await create(motorPolicy({ status: 'pending' }));
@@ -881,6 +916,174 @@ describe('API to manage policies', () => {
       const elsewhere = await activate(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.status, 'pending');
+    });
+  });
+
+  describe('POST /policies/{policyNumber}/renew', () => {
+    const renew = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      post(t.app, `${POLICIES}/${policyNumber}/renew`, body, { ...who.auth, ...headers });
+    const nextTerm = (overrides: Record<string, unknown> = {}) => ({
+      externalReference: ref('RENEWAL'),
+      premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
+      ...overrides,
+    });
+    const auditOf = (policyNumber: string) =>
+      t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', policyNumber)
+        .orderBy('id')
+        .execute();
+
+    it('records the next term as a policy of its own, linked both ways, and renews a renewal in its turn', async () => {
+      const first = await create(motorPolicy({ effectiveDate: day(clock, -100), expiryDate: day(clock, 265) }));
+      assert.equal(first.body.renews, null);
+      assert.equal(first.body.renewedBy, null);
+      const body = nextTerm();
+      const res = await renew(first.body.policyNumber.toLowerCase(), body);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const second = res.body;
+      assert.match(second.policyNumber, /^PA-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
+      assert.notEqual(second.policyNumber, first.body.policyNumber);
+      assert.equal(second.renews, first.body.policyNumber);
+      assert.equal(second.renewedBy, null);
+      assert.equal(second.externalReference, body.externalReference);
+      assert.equal(second.status, 'active');
+      assert.equal(second.effectiveDate, first.body.expiryDate, 'the new term starts when the previous one ends');
+      assert.equal(second.expiryDate, day(clock, 630), 'as long as the previous term (365 days)');
+      assert.deepEqual(second.premium, body.premium);
+      assert.deepEqual(second.policyholder, first.body.policyholder);
+      assert.deepEqual(second.risk, first.body.risk);
+      const previous = (await get(t.app, `${POLICIES}/${first.body.policyNumber}`, partner.auth)).body;
+      assert.equal(previous.renewedBy, second.policyNumber);
+      assert.equal(previous.status, 'active', 'the previous term runs to its end');
+      assert.deepEqual((await get(t.app, `${POLICIES}/${second.policyNumber}`, partner.auth)).body, second);
+
+      const audit = await auditOf(first.body.policyNumber);
+      assert.deepEqual(audit.at(-1), {
+        action: 'renewed',
+        data: { renewal: second.policyNumber, effectiveDate: second.effectiveDate, expiryDate: second.expiryDate },
+      });
+      const created = (await auditOf(second.policyNumber))[0]!;
+      assert.equal(created.action, 'created');
+      assert.equal((created.data as { renews: string }).renews, first.body.policyNumber);
+      assert.doesNotMatch(JSON.stringify(audit), /Camille|Martin|AB-123-CD/);
+
+      const again = await renew(first.body.policyNumber, nextTerm());
+      assert.deepEqual(
+        [again.status, again.body.code, again.body.policyNumber],
+        [409, 'policy_already_renewed', second.policyNumber],
+      );
+
+      const issued = clock;
+      clock = new Date(Date.parse(`${second.effectiveDate}T12:00:00Z`));
+      try {
+        assert.equal((await get(t.app, `${POLICIES}/${first.body.policyNumber}`, partner.auth)).body.status, 'expired');
+        const third = await renew(second.policyNumber, nextTerm({ expiryDate: '2029-01-01', status: 'pending' }));
+        assert.equal(third.status, 201, JSON.stringify(third.body));
+        assert.deepEqual(
+          [third.body.renews, third.body.effectiveDate, third.body.expiryDate, third.body.status],
+          [second.policyNumber, second.expiryDate, '2029-01-01', 'pending'],
+        );
+        const lapsed = await renew(first.body.policyNumber, nextTerm());
+        assert.equal(lapsed.body.code, 'policy_already_renewed', 'renewed before it expired');
+      } finally {
+        clock = issued;
+      }
+    });
+
+    it('renews a home policy with its risk as stored, naming no quote', async () => {
+      const q = await quote();
+      const home = await create(homePolicy(q, { effectiveDate: day(clock, -1), expiryDate: day(clock, 364) }));
+      assert.equal(home.status, 201, JSON.stringify(home.body));
+      const res = await renew(
+        home.body.policyNumber,
+        nextTerm({ premium: { ...q.monthlyPremium, frequency: 'monthly' } }),
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, home.body.risk);
+      assert.equal(res.body.quoteReference, null);
+      assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], [home.body.expiryDate, day(clock, 730)]);
+    });
+
+    it('repeats a term of whole months as months, and one of days as days', async () => {
+      const { nextTermExpiry } = await import('../../src/policies/renew-policy.ts');
+      assert.equal(nextTermExpiry('2026-03-10', '2027-03-10'), '2028-03-10');
+      assert.equal(nextTermExpiry('2024-02-29', '2025-02-28'), '2026-02-28');
+      assert.equal(nextTermExpiry('2026-01-15', '2026-07-15'), '2027-01-15');
+      assert.equal(nextTermExpiry('2026-03-10', '2026-04-19'), '2026-05-29');
+    });
+
+    it('refuses a policy cancelled, pending, expired, covering a trip, ending over a year ahead, or already renewed', async () => {
+      const refused = async (policy: { body: { policyNumber: string } }) => {
+        const res = await renew(policy.body.policyNumber, nextTerm());
+        assert.deepEqual([res.status, res.body.code], [409, 'policy_not_renewable'], JSON.stringify(res.body));
+        assert.equal((await get(t.app, `${POLICIES}/${policy.body.policyNumber}`, partner.auth)).body.renewedBy, null);
+      };
+      const cancelled = await create(motorPolicy());
+      await post(
+        t.app,
+        `${POLICIES}/${cancelled.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: day(clock, 10) },
+        partner.auth,
+      );
+      await refused(cancelled);
+      await refused(await create(motorPolicy({ status: 'pending' })));
+      await refused(await create(motorPolicy({ effectiveDate: day(clock, -400), expiryDate: day(clock, -35) })));
+      await refused(
+        await create({
+          ...motorPolicy(),
+          product: 'travel',
+          expiryDate: day(clock, 30),
+          risk: { destinationCountry: 'JP', departureDate: day(clock, 1), returnDate: day(clock, 20), travellers: 2 },
+        }),
+      );
+      await refused(await create(motorPolicy({ expiryDate: day(clock, 800) })));
+
+      const active = await create(motorPolicy());
+      const other = await createTestPartner(t.db);
+      const theirs = await renew(active.body.policyNumber, nextTerm(), other);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      const taken = await renew(
+        active.body.policyNumber,
+        nextTerm({ externalReference: active.body.externalReference }),
+      );
+      assert.deepEqual([taken.status, taken.body.code], [409, 'external_reference_conflict']);
+      for (const [body, fields] of [
+        [{}, ['']],
+        [nextTerm({ expiryDate: active.body.expiryDate }), ['/expiryDate']],
+        [nextTerm({ expiryDate: '2040-01-01' }), ['/expiryDate']],
+        [nextTerm({ premium: { amount: 100, currency: 'ZZZ', frequency: 'annual' } }), ['/premium/currency']],
+        [nextTerm({ risk: MOTOR }), ['']],
+      ] as const) {
+        const bad = await renew(active.body.policyNumber, body);
+        assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed'], JSON.stringify(body));
+        if (fields[0]) assert.deepEqual(fieldsOf(bad.body), fields, JSON.stringify(body));
+      }
+      const renewed = await renew(active.body.policyNumber, nextTerm());
+      assert.equal(renewed.status, 201, 'nothing refused left a trace');
+      const twice = await renew(active.body.policyNumber, nextTerm());
+      assert.deepEqual(
+        [twice.status, twice.body.code, twice.body.policyNumber],
+        [409, 'policy_already_renewed', renewed.body.policyNumber],
+      );
+    });
+
+    it('honours Idempotency-Key, scoped to the policy', async () => {
+      const a = await create(motorPolicy());
+      const b = await create(motorPolicy());
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = nextTerm();
+      const first = await renew(a.body.policyNumber, body, partner, key);
+      assert.equal(first.status, 201);
+      const retry = await renew(a.body.policyNumber, body, partner, key);
+      assert.equal(retry.status, 201);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      const elsewhere = await renew(b.body.policyNumber, body, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.renewedBy, null);
     });
   });
 
@@ -936,6 +1139,56 @@ describe('API to manage policies', () => {
       assert.doesNotMatch(JSON.stringify(audit), /698765432|Bellecour|new@example/);
     });
 
+    it('corrects a name or the birth date with a reason, audited with the values before and after sealed', async () => {
+      const created = await create(motorPolicy());
+      const res = await change(created.body.policyNumber, {
+        lastName: ' Martins ',
+        birthDate: '1990-04-21',
+        reason: 'typo',
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.policyholder, {
+        ...created.body.policyholder,
+        lastName: 'Martins',
+        birthDate: '1990-04-21',
+      });
+      const both = await change(created.body.policyNumber, {
+        firstName: 'Camilla',
+        phone: '+33698765432',
+        reason: 'document_mismatch',
+      });
+      assert.deepEqual([both.body.policyholder.firstName, both.body.policyholder.phone], ['Camilla', '+33698765432']);
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, both.body);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['holder_last_name_enc', 'holder_last_name'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.holder_last_name, null);
+      assert.equal(decrypt(t.app.parasol.keys.encryption, row.holder_last_name_enc!), 'Martins');
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.doesNotMatch(JSON.stringify(audit), /Martin|Camill|1990-04|698765432/, 'no personal data in clear');
+      const [, first, second] = audit as { action: string; data: Record<string, string> }[];
+      const open = (sealed: string) => JSON.parse(decrypt(t.app.parasol.keys.encryption, sealed));
+      assert.deepEqual(
+        [first!.action, first!.data.fields, first!.data.reason],
+        ['policyholder_changed', ['lastName', 'birthDate'], 'typo'],
+      );
+      assert.deepEqual(open(first!.data.before!), { lastName: 'Martin', birthDate: '1990-04-12' });
+      assert.deepEqual(open(first!.data.after!), { lastName: 'Martins', birthDate: '1990-04-21' });
+      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
+      assert.deepEqual(
+        [open(second!.data.before!), open(second!.data.after!)],
+        [{ firstName: 'Camille' }, { firstName: 'Camilla' }],
+      );
+    });
+
     it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
       const created = await create(motorPolicy());
       for (const [body, fields] of [
@@ -943,8 +1196,13 @@ describe('API to manage policies', () => {
         [{ phone: '+3361234' }, ['/phone']],
         [{ address: { ...LYON, postalCode: '00000' } }, ['/address/postalCode']],
         [{ address: { ...LYON, city: ' ' } }, ['/address/city']],
-        [{ firstName: 'Other' }, ['/firstName']],
-        [{ birthDate: '1980-01-01' }, ['/birthDate']],
+        [{ firstName: 'Other' }, ['/reason']],
+        [{ birthDate: '1980-01-01' }, ['/reason']],
+        [{ phone: '+33698765432', reason: 'typo' }, ['/reason']],
+        [{ firstName: ' ', reason: 'typo' }, ['/firstName']],
+        [{ lastName: 'Martins', reason: 'because' }, ['/reason']],
+        [{ birthDate: '2015-01-01', reason: 'typo' }, ['/birthDate']],
+        [{ birthDate: '2099-01-01', reason: 'typo' }, ['/birthDate']],
       ] as const) {
         const res = await change(created.body.policyNumber, body);
         assert.equal(res.status, 422, JSON.stringify(body));
@@ -975,6 +1233,110 @@ describe('API to manage policies', () => {
       const retry = await change(a.body.policyNumber, { phone: '+33698765432' }, partner, key);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       const elsewhere = await change(b.body.policyNumber, { phone: '+33698765432' }, partner, key);
+      assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+    });
+  });
+
+  describe('a new vehicle insured before it is registered (PATCH /policies/{policyNumber}/vehicle)', () => {
+    const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
+    const register = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
+      t.app
+        .inject({
+          method: 'PATCH',
+          url: `${POLICIES}/${policyNumber}/vehicle`,
+          payload: body as object,
+          headers: { ...who.auth, ...headers },
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
+    const plate = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: day(clock, 0) };
+
+    it('records a motor policy by the VIN alone, its format and check digit checked', async () => {
+      const res = await create(motorPolicy({ risk: NEW_CAR }));
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, NEW_CAR);
+      const american = await create(motorPolicy({ risk: { ...NEW_CAR, vin: '1HGCM82633A004352' } }));
+      assert.equal(american.status, 201, 'a North American VIN with its check digit');
+      for (const [risk, fields] of [
+        [{ ...NEW_CAR, vin: undefined }, ['/risk/vehicleRegistration']],
+        [{ ...NEW_CAR, vin: '1HGCM82643A004352' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'LVSHCAMB1CE012345' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'VF1RJA0016812345O' }, ['/risk/vin']],
+        [{ ...NEW_CAR, vin: 'VF1RJA0016812345' }, ['/risk/vin']],
+        [{ ...NEW_CAR, firstRegistrationDate: '2021-03-15' }, ['/risk/firstRegistrationDate']],
+        [{ ...MOTOR, firstRegistrationDate: undefined }, ['/risk/firstRegistrationDate']],
+      ] as const) {
+        const bad = await create(motorPolicy({ risk }));
+        assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed'], JSON.stringify(risk));
+        assert.deepEqual(fieldsOf(bad.body), fields, JSON.stringify(bad.body));
+      }
+      const both = await create(motorPolicy({ risk: { ...MOTOR, vin: NEW_CAR.vin } }));
+      assert.equal(both.status, 201, 'a registered vehicle may give its VIN too');
+    });
+
+    it('adds the registration later, audited without its value, and answers a retry unchanged', async () => {
+      const created = await create(motorPolicy({ risk: NEW_CAR }));
+      const res = await register(created.body.policyNumber.toLowerCase(), plate);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.risk, { ...NEW_CAR, ...plate });
+      assert.deepEqual((await get(t.app, `${POLICIES}/${created.body.policyNumber}`, partner.auth)).body, res.body);
+      const again = await register(created.body.policyNumber, plate);
+      assert.deepEqual([again.status, again.body], [200, res.body]);
+      const otherPlate = await register(created.body.policyNumber, { ...plate, vehicleRegistration: 'ZZ-999-ZZ' });
+      assert.deepEqual([otherPlate.status, otherPlate.body.code], [409, 'policy_not_changeable']);
+      const audit = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', created.body.policyNumber)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(audit.at(-1), {
+        action: 'vehicle_registered',
+        data: { fields: ['vehicleRegistration', 'firstRegistrationDate'] },
+      });
+      assert.equal(audit.length, 2, 'the retry wrote nothing');
+      assert.doesNotMatch(JSON.stringify(audit), /GH-456-JK|VF1RJA/);
+      const row = await t.db
+        .selectFrom('policies')
+        .select(['risk', 'risk_enc'])
+        .where('policy_number', '=', created.body.policyNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.risk, null);
+      assert.doesNotMatch(row.risk_enc!, /GH-456-JK/);
+    });
+
+    it('refuses a registered vehicle, another product, a cancelled policy, a bad date; 404 for one not yours', async () => {
+      const registered = await create(motorPolicy());
+      const twice = await register(registered.body.policyNumber, plate);
+      assert.deepEqual([twice.status, twice.body.code], [409, 'policy_not_changeable']);
+      const other = await create(motorPolicy({ product: 'other', risk: { gadget: 'phone' } }));
+      assert.deepEqual((await register(other.body.policyNumber, plate)).status, 409);
+      const cancelled = await create(motorPolicy({ risk: NEW_CAR }));
+      await post(
+        t.app,
+        `${POLICIES}/${cancelled.body.policyNumber}/cancel`,
+        { reason: 'customer_request', effectiveDate: cancelled.body.effectiveDate },
+        partner.auth,
+      );
+      assert.equal((await register(cancelled.body.policyNumber, plate)).body.code, 'policy_not_changeable');
+      const fresh = await create(motorPolicy({ risk: NEW_CAR }));
+      const future = await register(fresh.body.policyNumber, { ...plate, firstRegistrationDate: day(clock, 3) });
+      assert.deepEqual(
+        [future.status, fieldsOf(future.body)],
+        [422, ['/firstRegistrationDate']],
+        JSON.stringify(future.body),
+      );
+      for (const body of [{}, { vehicleRegistration: 'gh 456' }, { ...plate, vin: NEW_CAR.vin }])
+        assert.equal((await register(fresh.body.policyNumber, body)).status, 422, JSON.stringify(body));
+      const stranger = await createTestPartner(t.db);
+      const theirs = await register(fresh.body.policyNumber, plate, stranger);
+      assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const first = await register(fresh.body.policyNumber, plate, partner, key);
+      assert.equal(first.status, 200);
+      const retry = await register(fresh.body.policyNumber, plate, partner, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      const elsewhere = await register(registered.body.policyNumber, plate, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
     });
   });
@@ -1012,6 +1374,17 @@ describe('API to manage policies', () => {
         ['activated', 'created'],
       );
       assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
+      const renewal = await post(
+        t.app,
+        `${POLICIES}/${active.body.policyNumber}/renew`,
+        { externalReference: ref('RENEWAL'), premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' } },
+        me.auth,
+      );
+      const renewed = await runCliOn(t, ['policies', 'show', active.body.policyNumber]);
+      assert.match(renewed.out, new RegExp(`renewed by\\s+${renewal.body.policyNumber}`));
+      assert.match(renewed.out, /renewed[\s\S]*created/);
+      const next = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', renewal.body.policyNumber])).out);
+      assert.deepEqual([next.renews, next.renewedBy], [active.body.policyNumber, null]);
       const missing = await runCliOn(t, ['policies', 'show', 'PA-0000-0000']);
       assert.notEqual(missing.code, 0);
       assert.match(missing.err, /No policy PA-0000-0000/);
@@ -1076,6 +1449,21 @@ describe('API to manage policies', () => {
       'other',
     ]);
     assert.ok(activate.responses['409']['x-problem-codes'].includes('policy_not_activatable'));
+    const renew = doc.paths['/policies/{policyNumber}/renew'].post;
+    assert.deepEqual(
+      ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'].filter((code) =>
+        renew.responses['409']['x-problem-codes'].includes(code),
+      ),
+      ['policy_not_renewable', 'policy_already_renewed', 'external_reference_conflict'],
+    );
+    assert.ok(renew.responses['201']);
+    const patch = doc.paths['/policies/{policyNumber}/policyholder'].patch;
+    assert.deepEqual(patch.requestBody.content['application/json'].schema.properties.reason.enum, [
+      'typo',
+      'civil_status_change',
+      'document_mismatch',
+      'other',
+    ]);
     const search = doc.paths['/policies'].get.parameters;
     assert.deepEqual(search.map((p: { name: string }) => p.name).sort(), [
       'cursor',

@@ -58,10 +58,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the policyholder's email, phone or address
-         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. Names and birth date do not change: a policy for another person is a new policy. Honours Idempotency-Key.
+         * Change the policyholder's contact details, or correct a name or the birth date
+         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. A policy for another person is a new policy. Honours Idempotency-Key.
          */
         patch: operations["changePolicyholder"];
+        trace?: never;
+    };
+    "/policies/{policyNumber}/vehicle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Register the new vehicle of a motor policy
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. Audited with the field names, never their values. Honours Idempotency-Key.
+         */
+        patch: operations["registerVehicle"];
         trace?: never;
     };
     "/policies/{policyNumber}/activate": {
@@ -75,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Activate a pending policy
-         * @description Puts a pending policy in force (pending → active) for its period of cover as recorded, saying what it was waiting for. Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. Honours Idempotency-Key.
+         * @description Puts a pending policy in force (pending → active), saying what it was waiting for, until its expiry date as recorded: from its effective date, or from the day of activation when the effective date is past (cover never starts before the policy is in force; the answer shows the new effectiveDate). Activating an active policy answers it unchanged; a cancelled policy, or one past its expiry date, is a 409 policy_not_activatable. Honours Idempotency-Key.
          */
         post: operations["activatePolicy"];
         delete?: never;
@@ -98,6 +118,26 @@ export interface paths {
          * @description Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Honours Idempotency-Key.
          */
         post: operations["cancelPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/policies/{policyNumber}/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew a policy for a new term
+         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term (expiryDate to change it). The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable; a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
+         */
+        post: operations["renewPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -181,6 +221,10 @@ export interface components {
                 [key: string]: unknown;
             };
             quoteReference: string | null;
+            /** @description The policy number of the previous term, when this policy is its renewal. */
+            renews: string | null;
+            /** @description The policy number of the next term, once this policy is renewed. */
+            renewedBy: string | null;
             cancellation: {
                 /** @enum {string} */
                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
@@ -313,6 +357,10 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             quoteReference: string | null;
+                            /** @description The policy number of the previous term, when this policy is its renewal. */
+                            renews: string | null;
+                            /** @description The policy number of the next term, once this policy is renewed. */
+                            renewedBy: string | null;
                             cancellation: {
                                 /** @enum {string} */
                                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
@@ -783,20 +831,25 @@ export interface operations {
                         };
                     } | {
                         /**
-                         * @description Registration plate, upper case.
+                         * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                          * @example AB-123-CD
                          */
-                        vehicleRegistration: string;
+                        vehicleRegistration?: string;
+                        /**
+                         * @description Vehicle identification number (ISO 3779): 17 digits and capitals without I, O or Q; the check digit (9th character) is checked for a North American (1-5) or Chinese (L) VIN. Required without vehicleRegistration.
+                         * @example VF1RJA00168123456
+                         */
+                        vin?: string;
                         /** @example Renault */
                         make: string;
                         /** @example Clio */
                         model: string;
                         /**
                          * Format: date
-                         * @description Date of first registration: not in the future, not before 1900 (YYYY-MM-DD).
+                         * @description Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without (YYYY-MM-DD).
                          * @example 2021-03-15
                          */
-                        firstRegistrationDate: string;
+                        firstRegistrationDate?: string;
                         /**
                          * @description private: leisure only; commute: also to and from work; business: for work.
                          * @enum {string}
@@ -1336,19 +1389,25 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description The contact details that change (at least one; an address as a whole); the others stay. */
+        /** @description The policyholder details that change (at least one; an address as a whole); the others stay. A name or the birth date is a correction: give its reason. */
         requestBody: {
             content: {
-                /** @example {
-                 *       "phone": "+33698765432",
-                 *       "address": {
-                 *         "line1": "3 place Bellecour",
-                 *         "postalCode": "69002",
-                 *         "city": "Lyon",
-                 *         "country": "FR"
-                 *       }
-                 *     } */
                 "application/json": {
+                    /** @description A corrected first name. */
+                    firstName?: string;
+                    /** @description A corrected last name. */
+                    lastName?: string;
+                    /**
+                     * Format: date
+                     * @description A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date (YYYY-MM-DD).
+                     * @example 1990-04-21
+                     */
+                    birthDate?: string;
+                    /**
+                     * @description Required with firstName, lastName or birthDate, refused without: typo (recorded wrong), civil_status_change (marriage, a legal change of name), document_mismatch (the identity document says otherwise), other. Kept in the history of the policy, with the values before and after encrypted.
+                     * @enum {string}
+                     */
+                    reason?: "typo" | "civil_status_change" | "document_mismatch" | "other";
                     /**
                      * Format: email
                      * @example camille@example.com
@@ -1659,6 +1718,331 @@ export interface operations {
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}/policyholder",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    registerVehicle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The policy number returned at creation.
+                 * @example PA-7K3M-9QXT
+                 */
+                policyNumber: string;
+            };
+            cookie?: never;
+        };
+        /** @description The registration of the vehicle of a motor policy recorded before the vehicle was registered. */
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "vehicleRegistration": "GH-456-JK",
+                 *       "firstRegistrationDate": "2026-03-20"
+                 *     } */
+                "application/json": {
+                    /**
+                     * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                     * @example AB-123-CD
+                     */
+                    vehicleRegistration: string;
+                    /**
+                     * Format: date
+                     * @description Date of first registration: not in the future, not before 1900; required with vehicleRegistration, absent without (YYYY-MM-DD).
+                     * @example 2021-03-15
+                     */
+                    firstRegistrationDate: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy with its vehicle registered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "policy_not_found",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `policy_not_changeable` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies/{policyNumber}/vehicle",
                      *       "requestId": "req-1"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2300,6 +2684,357 @@ export interface operations {
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
                      *       "instance": "/policies/{policyNumber}/cancel",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    renewPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (a UUID): a retry with the same key and body replays the first response, byte for byte. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /**
+                 * @description The policy number returned at creation.
+                 * @example PA-7K3M-9QXT
+                 */
+                policyNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {
+                 *       "externalReference": "HOME-2027-000123",
+                 *       "premium": {
+                 *         "amount": 2700,
+                 *         "currency": "EUR",
+                 *         "frequency": "monthly"
+                 *       }
+                 *     } */
+                "application/json": {
+                    /**
+                     * @description Your own id of the new term, a policy of its own (1-100 printable ASCII characters, no spaces): unique among your policies of this environment.
+                     * @example HOME-2027-000123
+                     */
+                    externalReference: string;
+                    premium: {
+                        /**
+                         * Format: int32
+                         * @description Integer amount in minor units, per payment: 2600 EUR is €26.00 a month when frequency is monthly.
+                         */
+                        amount: number;
+                        /**
+                         * @description ISO 4217 currency code.
+                         * @example EUR
+                         */
+                        currency: string;
+                        /**
+                         * @description How often the amount is paid: single (once for the whole period), annual, semiannual, quarterly or monthly.
+                         * @enum {string}
+                         */
+                        frequency: "single" | "annual" | "semiannual" | "quarterly" | "monthly";
+                    };
+                    /**
+                     * Format: date
+                     * @description First day no longer covered by the new term, which starts on the expiry date of the policy renewed: by default the previous term is repeated (as many months, or days); at most 10 years after its start (YYYY-MM-DD).
+                     * @example 2028-01-01
+                     */
+                    expiryDate?: string;
+                    /**
+                     * @description active (default), or pending until your system activates the new term.
+                     * @default active
+                     * @enum {string}
+                     */
+                    status?: "active" | "pending";
+                };
+            };
+        };
+        responses: {
+            /** @description The renewal: the policy of the new term */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Policy"];
+                };
+            };
+            /** @description Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8. Codes: `malformed_request` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:malformed_request",
+                     *       "title": "Malformed request",
+                     *       "status": 400,
+                     *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
+                     *       "code": "malformed_request",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid API key. Codes: `unauthenticated` */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unauthenticated",
+                     *       "title": "Missing or invalid API key",
+                     *       "status": 401,
+                     *       "detail": "Missing or invalid API key",
+                     *       "code": "unauthenticated",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not subscribed to this API, or agreement not signed. Codes: `api_not_subscribed`, `agreement_not_signed` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:api_not_subscribed",
+                     *       "title": "API not subscribed",
+                     *       "status": 403,
+                     *       "detail": "Not subscribed to this API, or agreement not signed",
+                     *       "code": "api_not_subscribed",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (or not yours). Codes: `policy_not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:policy_not_found",
+                     *       "title": "Policy not found",
+                     *       "status": 404,
+                     *       "detail": "Not found (or not yours)",
+                     *       "code": "policy_not_found",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Method not allowed on this path; the Allow header lists the methods it answers. Codes: `method_not_allowed` */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:method_not_allowed",
+                     *       "title": "Method not allowed",
+                     *       "status": 405,
+                     *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
+                     *       "code": "method_not_allowed",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `idempotency_request_in_progress`, `external_reference_conflict`, `policy_not_renewable`, `policy_already_renewed` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:idempotency_request_in_progress",
+                     *       "title": "A request with this idempotency key is in progress",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "idempotency_request_in_progress",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body larger than 64 KiB. Codes: `payload_too_large` */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "Body larger than 64 KiB",
+                     *       "code": "payload_too_large",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description URL longer than 8 KiB, or a path segment longer than 100 characters. Codes: `uri_too_long` */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:uri_too_long",
+                     *       "title": "URI too long",
+                     *       "status": 414,
+                     *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
+                     *       "code": "uri_too_long",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Body not sent as application/json in UTF-8 (a charset other than utf-8). Codes: `unsupported_media_type` */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
+                     *       "code": "unsupported_media_type",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed but invalid. Codes: `validation_failed`, `idempotency_key_reused` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:validation_failed",
+                     *       "title": "Validation failed",
+                     *       "status": 422,
+                     *       "detail": "Well-formed but invalid",
+                     *       "code": "validation_failed",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After. Codes: `rate_limited` */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
+                     *       "code": "rate_limited",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error: the body says nothing of the cause; quote its requestId to support. Codes: `internal_error` */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:internal_error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
+                     *       "code": "internal_error",
+                     *       "instance": "/policies/{policyNumber}/renew",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later. Codes: `service_unavailable` */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:service_unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
+                     *       "code": "service_unavailable",
+                     *       "instance": "/policies/{policyNumber}/renew",
                      *       "requestId": "req-1"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
