@@ -82,3 +82,39 @@ export function maskPersonalDataIn(text: string): string {
     .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
     .replace(FRENCH_PHONE, MASKED_PHONE);
 }
+
+export const MASKED_NAME = '[name]';
+
+/**
+ * The text with a known person's name masked: each word of `name` (two letters or more) replaced by
+ * `[name]` wherever it stands as a whole word, in any case and with or without its accents — a bank
+ * writes "DUPONT JEAN" or "Muller" for the account holder "Jean Dupont" or "Müller". For free text
+ * that may quote someone whose name is known when it arrives (a bank's reason for refusing or
+ * returning the transfer to that person's account). Masks too much rather than too little: a
+ * name that is also a common word masks that word.
+ */
+export function maskNameIn(text: string, name: string): string {
+  const words = [...new Set(fold(name).split(/[^\p{L}\p{N}]+/u))].filter((w) => w.length >= 2);
+  if (words.length === 0) return text;
+  const escaped = words.sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  // matched on the text without its accents, each character folded in place (same length), replaced in the text itself
+  const folded = fold(text);
+  let masked = '';
+  let from = 0;
+  for (const found of folded.matchAll(pattern)) {
+    masked += `${text.slice(from, found.index)}${MASKED_NAME}`;
+    from = found.index + found[0].length;
+  }
+  return masked + text.slice(from);
+}
+
+/** Each character without its accents where that keeps its length (é → e, ü → u), else as written. */
+function fold(text: string): string {
+  let folded = '';
+  for (const c of text) {
+    const bare = c.normalize('NFD').replace(/\p{M}+/gu, '');
+    folded += bare.length === c.length ? bare : c;
+  }
+  return folded;
+}

@@ -247,7 +247,12 @@ describe('claim reminders and receipts, each sent once', () => {
       .execute((trx) =>
         settlePayout(
           trx,
-          { jobs: t.app.parasol.jobs, now: () => new Date(), bankDetailsDays: 30 },
+          {
+            jobs: t.app.parasol.jobs,
+            now: () => new Date(),
+            bankDetailsDays: 30,
+            encryption: t.app.parasol.keys.encryption,
+          },
           { endToEndId: payout.end_to_end_id, outcome: 'paid', actor: 'test' },
         ),
       );
