@@ -1,5 +1,11 @@
-import { encrypt, lookupHash, lookupHashes, openField, type EncryptionKeys } from '../platform/crypto.ts';
-import { BOOKING_REFERENCE_LOOKUP } from '../platform/sealed-columns-repo.ts';
+import {
+  BOOKING_REFERENCE_LOOKUP,
+  encrypt,
+  lookupHash,
+  lookupHashes,
+  openField,
+  type EncryptionKeys,
+} from '../platform/crypto.ts';
 import type { ContractRow } from './contracts-repo.ts';
 
 /**

@@ -208,6 +208,9 @@ export function openField(key: EncryptionKeys | Buffer, sealed: string | null, p
   throw new Error('A personal-data field has neither its sealed nor its plaintext value');
 }
 
+/** The purpose of a contract's booking reference hash (`lookupHash`; column contracts.booking_reference_hmac). */
+export const BOOKING_REFERENCE_LOOKUP = 'booking-reference';
+
 /**
  * The keyed hash a sealed value is found by (exact match, e.g. a contract's booking reference): the
  * HMAC-SHA256 of `purpose:value` under the current key's lookup key, base64url. Stored next to the

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
-import { encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
+import { BOOKING_REFERENCE_LOOKUP, encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
-import { BOOKING_REFERENCE_LOOKUP } from './sealed-columns-repo.ts';
 
 /**
  * Seals the personal data that rows written before migration 0010 hold in clear: names of customers,

@@ -1,8 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
+import { BOOKING_REFERENCE_LOOKUP } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
-
-/** The purpose of a contract's booking reference hash (crypto.lookupHash; column booking_reference_hmac). */
-export const BOOKING_REFERENCE_LOOKUP = 'booking-reference';
 
 /**
  * Every column holding a value sealed with the master key (crypto.encrypt), by table, with the
