@@ -48,7 +48,7 @@ export function dbCommands(kit: CommandKit): void {
   leaf(
     database,
     'scrub',
-    'Rewrite what rows of earlier versions keep in clear: sign-in counters keyed by an email or IP address, client IP addresses in the audit trail, IBANs, emails and phone numbers in reasons (resumable: run it again after an interruption)',
+    'Rewrite what rows of earlier versions keep in clear: sign-in counters keyed by an email or IP address, client IP addresses in the audit trail, IBANs, emails and phone numbers in reasons, API key labels and webhook descriptions (resumable: run it again after an interruption)',
     'parasol db scrub',
   ).action(
     run(async () => {
@@ -61,6 +61,8 @@ export function dbCommands(kit: CommandKit): void {
         claimReasons: 'claims: reason masked',
         webhookEvents: "webhook events: bank's reason masked",
         stopSaleReasons: 'stop-sales: reason masked',
+        apiKeyLabels: 'API keys: label masked',
+        webhookDescriptions: 'webhook endpoints: description masked',
       };
       const total = Object.values(report).reduce((a, b) => a + b, 0);
       return {

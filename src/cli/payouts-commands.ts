@@ -150,7 +150,7 @@ export function payoutsCommands(kit: CommandKit): void {
     'parasol payouts reconcile camt054.xml',
   ).action(
     run(async (file: string) => {
-      const { config, jobs } = services();
+      const { config, jobs, keys } = services();
       let text: string;
       try {
         text = await kit.readFile(file);
@@ -158,7 +158,7 @@ export function payoutsCommands(kit: CommandKit): void {
         throw new DomainError('not_found', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
       }
       const report = await reconcilePayouts(
-        { db, jobs, now: () => new Date(), bankDetailsDays: config.bankDetailsDays },
+        { db, jobs, now: () => new Date(), bankDetailsDays: config.bankDetailsDays, encryption: keys.encryption },
         text,
         actor,
       );

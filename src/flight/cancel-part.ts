@@ -9,7 +9,7 @@ import * as contracts from './contracts-repo.ts';
 import { exposureLeg } from './flight-numbers.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { premiumView, type PremiumView } from './price-quote.ts';
-import { contractView, type ContractView } from './subscribe.ts';
+import { flightsView, type ContractView } from './subscribe.ts';
 
 /**
  * Partial cancellation (issue 13 §1): some passengers, or one leg not yet departed (the return of a
@@ -125,7 +125,7 @@ export async function cancelPart(
     reason: input.reason,
     version: result.contract.version,
     passengers: result.contract.passengers,
-    flights: contractView(result.contract, legsAfter).flights,
+    flights: flightsView(legsAfter),
     premium: premiumView(
       {
         net: Number(result.contract.premium_net),

@@ -36,7 +36,7 @@ import { parseDeparture, TIME_RULES } from './legs.ts';
 import { pricedLeg, termsKey } from './leg-pricing.ts';
 import { configuredTerms, premiumView, pricingLeg, type PremiumView } from './price-quote.ts';
 import { shareOf, sharesTimes, type Share } from './shares.ts';
-import { contractView, type ContractView } from './subscribe.ts';
+import { contractView, flightsView, type ContractView } from './subscribe.ts';
 
 /** How long a change reference can be confirmed. */
 export const CHANGE_TTL_MINUTES = 30;
@@ -178,7 +178,7 @@ export async function previewFlightChange(
     version: contract.version,
     changeReference,
     expiresAt: expiresAt.toISOString(),
-    flights: contractView(contract, legsAfter).flights,
+    flights: flightsView(legsAfter),
     premium: { before: premiumView(before, contract.currency), after: premiumView(after, contract.currency) },
     difference: money(difference, contract.currency),
     outcome: outcomeOf(difference),
@@ -315,7 +315,7 @@ export async function confirmFlightChange(
   });
   const difference = result.difference.total;
   return {
-    ...contractView(result.contract, legsAfter),
+    ...contractView(deps.keys.encryption, result.contract, legsAfter),
     difference: money(difference, contract.currency),
     outcome: outcomeOf(difference),
   };

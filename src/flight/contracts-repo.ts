@@ -136,7 +136,8 @@ export async function searchContracts(
   db: Executor,
   scope: Scope,
   q: {
-    bookingReference?: string | undefined;
+    /** The keyed hashes of the booking reference searched (one per known key): any matches. */
+    bookingReferenceHashes?: readonly string[] | undefined;
     statuses?: readonly ContractRow['status'][] | undefined;
     createdFrom?: Date | undefined;
     createdBefore?: Date | undefined;
@@ -149,7 +150,7 @@ export async function searchContracts(
     .selectAll()
     .where('partner_id', '=', scope.partnerId)
     .where('environment', '=', scope.environment);
-  if (q.bookingReference) query = query.where('booking_reference', '=', q.bookingReference);
+  if (q.bookingReferenceHashes?.length) query = query.where('booking_reference_hmac', 'in', q.bookingReferenceHashes);
   if (q.statuses?.length) query = query.where('status', 'in', q.statuses);
   if (q.createdFrom) query = query.where('created_at', '>=', q.createdFrom);
   if (q.createdBefore) query = query.where('created_at', '<', q.createdBefore);

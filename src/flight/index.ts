@@ -22,4 +22,5 @@ export {
 } from './risk-model.ts';
 export { FLIGHT_PREFIX, flightDelayRoutes } from './routes.ts';
 export { findContract, findLegs, findVersions } from './contracts-repo.ts';
+export { openBookingReference } from './booking-reference.ts';
 export { versionView, type ContractVersionView } from './contract-versions.ts';

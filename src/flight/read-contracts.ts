@@ -10,6 +10,7 @@ import * as contracts from './contracts-repo.ts';
 import { money, type Caller, type FlightDeps, type Money } from './deps.ts';
 import { claimView, type ClaimView } from './list-claims.ts';
 import { versionView, type ContractVersionView } from './contract-versions.ts';
+import { bookingReferenceHashes, canonicalBookingReference } from './booking-reference.ts';
 import { contractView, type ContractView } from './subscribe.ts';
 
 /** What the platform knows of an insured flight: the watch's state and, once decided, when. */
@@ -63,7 +64,7 @@ export async function readContract(
     contracts.findVersions(deps.db, row.id),
   ]);
   const key = deps.keys.encryption;
-  const view = contractView(row, legs);
+  const view = contractView(key, row, legs);
   return {
     ...view,
     customer: {
@@ -107,9 +108,10 @@ export async function searchContracts(
     throw new DomainError('validation_failed', `limit is at most ${CONTRACTS_PAGE.max}.`, {
       errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: `must be 1 to ${CONTRACTS_PAGE.max}` }],
     });
+  const booking = canonicalBookingReference(q.bookingReference ?? '');
   const statuses = q.status === undefined ? undefined : Array.isArray(q.status) ? q.status : [q.status];
   const rows = await contracts.searchContracts(deps.db, caller, {
-    bookingReference: q.bookingReference?.trim().toUpperCase(),
+    bookingReferenceHashes: booking ? bookingReferenceHashes(deps.keys.encryption, booking) : undefined,
     statuses: statuses?.filter((s) => CONTRACT_STATUSES.includes(s)),
     createdFrom: from?.toJSDate(),
     createdBefore: to?.plus({ days: 1 }).toJSDate(),
@@ -125,6 +127,7 @@ export async function searchContracts(
   return {
     contracts: page.map((r) =>
       contractView(
+        deps.keys.encryption,
         r,
         legs.filter((l) => l.contract_id === r.id),
       ),

@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { emitWebhookEvent } from '../webhooks/index.ts';
 import { auditWrite } from '../platform/audit.ts';
-import { encrypt } from '../platform/crypto.ts';
+import { encrypt, type EncryptionKeys } from '../platform/crypto.ts';
 import { afterCommit, type CountedWrite, type Trx } from '../platform/db.ts';
 import type { ConsentChannel } from '../platform/db-schema.ts';
 import type { CustomerLang } from '../platform/language.ts';
@@ -17,6 +17,7 @@ import {
 import { movementsWrite, saleMovements } from '../ledger/index.ts';
 import type { ContractStatus } from './model.ts';
 import { reserveExposure } from '../limits/index.ts';
+import { canonicalBookingReference, openBookingReference, sealBookingReference } from './booking-reference.ts';
 import { newContractNumber } from './contract-number.ts';
 import * as contracts from './contracts-repo.ts';
 import type { Caller, FlightDeps } from './deps.ts';
@@ -121,7 +122,7 @@ export async function subscribe(
   const consent = checkConsent(quote, quotedDocuments, input.consent, now);
   const customer = checkCustomer(input.customer);
   const legs = matchFlights(quote, input.flights);
-  const bookingReference = input.booking.reference.trim().toUpperCase();
+  const bookingReference = canonicalBookingReference(input.booking.reference);
 
   // A quote subscribed already is found by the contract's insert (its quote is unique, the insert skips
   // it), not by a query of its own first: one round trip less per subscription. When the insert skips,
@@ -210,7 +211,7 @@ export async function subscribe(
         customer_email_enc: encrypt(deps.keys.encryption, customer.email),
         customer_phone_enc: encrypt(deps.keys.encryption, customer.phone),
         customer_language: customer.language,
-        booking_reference: bookingReference,
+        ...sealBookingReference(deps.keys.encryption, bookingReference),
         first_departure_at: legs[0]!.departureAt,
         quoted_at: quote.issuedAt,
         consent_accepted_at: consent.acceptedAt,
@@ -226,7 +227,7 @@ export async function subscribe(
     throw new Error('Could not draw a free contract number');
   }
   const { contract: row, legs: legRows } = inserted;
-  const contract = contractView(row, legRows);
+  const contract = contractView(deps.keys.encryption, row, legRows);
   await emitWebhookEvent(
     trx,
     deps.jobs,
@@ -321,7 +322,7 @@ async function refuseUsedQuote(trx: Trx, quoteId: string): Promise<void> {
   }
 }
 
-export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {
+export function contractView(keys: EncryptionKeys, row: contracts.ContractRow, legs: contracts.LegRow[]): ContractView {
   return {
     contractNumber: row.contract_number,
     status: row.status,
@@ -335,20 +336,9 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
     configurationVersion: row.configuration_version,
     agreementVersion: row.agreement_version,
     modelVersion: row.risk_model_version,
-    booking: { reference: row.booking_reference },
+    booking: { reference: openBookingReference(keys, row) },
     version: row.version,
-    flights: legs.map((l) => ({
-      leg: l.leg_index,
-      flightNumber: l.flight_number,
-      operatingFlightNumber: l.operating_flight_number,
-      ...legView({
-        departureAirport: l.departure_airport,
-        arrivalAirport: l.arrival_airport,
-        airline: l.airline,
-        departureLocal: l.departure_local,
-        departureAt: l.departure_at,
-      }),
-    })),
+    flights: flightsView(legs),
     consent:
       row.consent_accepted_at && row.consent_documents_version !== null && row.consent_channel
         ? {
@@ -359,6 +349,22 @@ export function contractView(row: contracts.ContractRow, legs: contracts.LegRow[
         : null,
     createdAt: row.created_at.toISOString(),
   };
+}
+
+/** A contract's flights as the API shows them, in leg order. */
+export function flightsView(legs: contracts.LegRow[]): ContractView['flights'] {
+  return legs.map((l) => ({
+    leg: l.leg_index,
+    flightNumber: l.flight_number,
+    operatingFlightNumber: l.operating_flight_number,
+    ...legView({
+      departureAirport: l.departure_airport,
+      arrivalAirport: l.arrival_airport,
+      airline: l.airline,
+      departureLocal: l.departure_local,
+      departureAt: l.departure_at,
+    }),
+  }));
 }
 
 /**

@@ -23,7 +23,7 @@ import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
 import { payWithSimulatedBank, runScheduledSepaBatch } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
-import { decrypt, type Keyring } from '../platform/crypto.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { purgeExpiredKeys } from '../platform/idempotency.ts';
 import type { Job, JobPayloads, JobQueue, QueueName, QueuePolicy } from '../platform/jobs.ts';
@@ -251,7 +251,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         jobs: rt.jobs,
         now: rt.now,
         bankDetailsDays: rt.config.bankDetailsDays,
-        decryptIban: (sealed: string) => decrypt(rt.keys.encryption, sealed),
+        encryption: rt.keys.encryption,
       };
       return async (job) => {
         const outcome = await payWithSimulatedBank(deps, job.data.payoutId);

@@ -2,6 +2,7 @@ import { audit } from '../platform/audit.ts';
 import { randomToken, sha256Hex } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import type { ApiKeyInfo, Environment } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -59,7 +60,8 @@ export async function createApiKey(
       environment: input.environment,
       keyHash: hashApiKey(plaintext),
       display: display(plaintext),
-      label: input.label ?? null,
+      // a label is free text: kept with the personal data it may quote masked, like every other
+      label: input.label === undefined ? null : maskPersonalDataIn(input.label),
     });
     await audit(trx, {
       actor,

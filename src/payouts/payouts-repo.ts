@@ -315,10 +315,14 @@ export async function lockPayoutClaim(
 }
 
 /** The sealed IBAN the claim's payout goes to. */
-export async function findPayoutAccount(db: Executor, claimId: string): Promise<{ iban_enc: string }> {
+/** The claim's bank details: the IBAN, and the account holder (sealed, or its plaintext before migration 0010). */
+export async function findPayoutAccount(
+  db: Executor,
+  claimId: string,
+): Promise<{ iban_enc: string; account_holder_enc: string | null; account_holder: string | null }> {
   return db
     .selectFrom('claim_bank_details')
-    .select(['iban_enc'])
+    .select(['iban_enc', 'account_holder_enc', 'account_holder'])
     .where('claim_id', '=', claimId)
     .executeTakeFirstOrThrow();
 }

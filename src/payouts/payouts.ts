@@ -4,7 +4,8 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
+import { maskNameIn, maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
   findPayoutAccount,
@@ -83,6 +84,8 @@ export interface SettleDeps {
   jobs: JobQueue;
   now: () => Date;
   bankDetailsDays: number;
+  /** Opens the claim's bank details: the account holder's name is masked in the bank's reason. */
+  encryption: EncryptionKeys;
 }
 
 export type SettleOutcome = 'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
@@ -99,7 +102,8 @@ export type BankOutcome = 'paid' | 'failed' | 'returned';
  * transfer not reported paid yet is a rejection (`failed`). A return and a rejection say the same of
  * the money (it is not with the customer): one reported after the other is `unchanged`, and `paid`
  * reported again for a returned payout (the same report imported again) too. `paid` then `failed`
- * (or the reverse) is a `conflict` left to an operator.
+ * (or the reverse) is a `conflict` left to an operator. The bank's free-text reason is kept as
+ * `bankReason` leaves it (the account holder's name, IBANs, emails and phones masked).
  */
 export async function settlePayout(
   trx: Executor,
@@ -126,7 +130,7 @@ export async function settlePayout(
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
   } else {
-    const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'rejected by the bank';
+    const reason = (await bankReason(trx, deps, payout.claim_id, report.reason)) || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(
       trx,
@@ -149,7 +153,9 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(outcome === 'failed' ? { reason: report.reason == null ? null : maskPersonalDataIn(report.reason) } : {}),
+      ...(outcome === 'failed'
+        ? { reason: report.reason == null ? null : await bankReason(trx, deps, payout.claim_id, report.reason) }
+        : {}),
     },
   });
   return outcome;
@@ -171,7 +177,7 @@ async function settleReturn(
 ): Promise<'returned'> {
   const now = deps.now();
   const claim = await lockPayoutClaim(trx, payout.claim_id);
-  const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'returned by the bank';
+  const reason = (await bankReason(trx, deps, payout.claim_id, report.reason)) || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(
     trx,
@@ -197,10 +203,31 @@ async function settleReturn(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      reason: report.reason == null ? null : maskPersonalDataIn(report.reason),
+      reason: report.reason == null ? null : await bankReason(trx, deps, payout.claim_id, report.reason),
     },
   });
   return 'returned';
+}
+
+/**
+ * A bank's free-text reason as it is kept (trimmed; '' when there is none): it may quote the account
+ * holder, known here — their name masked (maskNameIn), then the IBANs, emails and phones
+ * (maskPersonalDataIn), so no reason stored or audited names the customer.
+ */
+async function bankReason(
+  trx: Executor,
+  deps: SettleDeps,
+  claimId: string,
+  reason: string | null | undefined,
+): Promise<string> {
+  const text = (reason ?? '').trim();
+  if (text === '') return '';
+  const account = await findPayoutAccount(trx, claimId);
+  const holder =
+    account.account_holder_enc === null && account.account_holder === null
+      ? ''
+      : openField(deps.encryption, account.account_holder_enc, account.account_holder);
+  return maskPersonalDataIn(maskNameIn(text, holder));
 }
 
 function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: string }) {
@@ -222,7 +249,7 @@ function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: 
  * no longer pending (already settled, retried since, or cancelled: its claim voided) is left alone.
  */
 export async function payWithSimulatedBank(
-  deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string },
+  deps: SettleDeps & { db: Db },
   payoutId: string,
 ): Promise<SettleOutcome | 'skipped'> {
   return deps.db.transaction().execute(async (trx) => {
@@ -236,7 +263,7 @@ export async function payWithSimulatedBank(
     // a claim under manual review is not paid automatically: approving it queues this job again
     if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
-    const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
+    const rejected = decrypt(deps.encryption, account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
     return settlePayout(trx, deps, {
       endToEndId: payout.end_to_end_id,
       outcome: rejected ? 'failed' : 'paid',

@@ -1,8 +1,7 @@
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import type { JobQueue } from '../platform/jobs.ts';
 import { looksLikeXml, parseCamt054, type SkippedEntry } from './camt054.ts';
-import { settlePayout, type SettleOutcome } from './payouts.ts';
+import { settlePayout, type SettleDeps, type SettleOutcome } from './payouts.ts';
 import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
 
 /**
@@ -30,7 +29,7 @@ export interface ReconciliationReport {
  * importing it again changes nothing (`unchanged`).
  */
 export async function reconcilePayouts(
-  deps: { db: Db; jobs: JobQueue; now: () => Date; bankDetailsDays: number },
+  deps: SettleDeps & { db: Db },
   text: string,
   actor: string,
 ): Promise<ReconciliationReport> {

@@ -30,6 +30,11 @@ export interface Keyring {
 export interface EncryptionKey {
   readonly id: string;
   readonly key: Buffer;
+  /**
+   * HMAC-SHA256 key of the sealed values found by exact match (`lookupHash`), derived from the same
+   * master key: it comes and goes with the encryption key, so a rotation re-hashes what it re-seals.
+   */
+  readonly lookup: Buffer;
 }
 
 /**
@@ -127,7 +132,11 @@ export function deriveKeyring(masterKey: Buffer, previousMasterKeys: readonly Bu
 export function deriveEncryptionKey(masterKey: Buffer): EncryptionKey {
   const derive = (info: string) =>
     Buffer.from(crypto.hkdfSync('sha256', masterKey, Buffer.alloc(0), `parasol/${info}`, 32));
-  return { id: derive('key-id/v1').subarray(0, 6).toString('base64url'), key: derive('encryption/v1') };
+  return {
+    id: derive('key-id/v1').subarray(0, 6).toString('base64url'),
+    key: derive('encryption/v1'),
+    lookup: derive('sealed-lookup/v1'),
+  };
 }
 
 /** A bare key (tests, old callers) is a key set of one. */
@@ -136,6 +145,7 @@ function keySet(keys: EncryptionKeys | Buffer): EncryptionKeys {
   return new EncryptionKeys({
     id: crypto.hash('sha256', keys, 'buffer').subarray(0, 6).toString('base64url'),
     key: keys,
+    lookup: Buffer.from(crypto.hkdfSync('sha256', keys, Buffer.alloc(0), 'parasol/sealed-lookup/v1', 32)),
   });
 }
 
@@ -196,6 +206,27 @@ export function openField(key: EncryptionKeys | Buffer, sealed: string | null, p
   if (sealed !== null) return decrypt(key, sealed);
   if (plain !== null) return plain;
   throw new Error('A personal-data field has neither its sealed nor its plaintext value');
+}
+
+/** The purpose of a contract's booking reference hash (`lookupHash`; column contracts.booking_reference_hmac). */
+export const BOOKING_REFERENCE_LOOKUP = 'booking-reference';
+
+/**
+ * The keyed hash a sealed value is found by (exact match, e.g. a contract's booking reference): the
+ * HMAC-SHA256 of `purpose:value` under the current key's lookup key, base64url. Stored next to the
+ * sealed value and written with it, so both name the same master key; never a plain hash, which a
+ * short guessable value (a 6-character booking reference) would not survive.
+ */
+export function lookupHash(keys: EncryptionKeys | Buffer, purpose: string, value: string): string {
+  return hmac(keySet(keys).current.lookup, `${purpose}:${value}`).toString('base64url');
+}
+
+/**
+ * The hashes `value` may be stored under: one per known key, the current first. During a master key
+ * rotation a row not re-sealed yet still holds the earlier key's hash; a search matches any of them.
+ */
+export function lookupHashes(keys: EncryptionKeys | Buffer, purpose: string, value: string): string[] {
+  return keySet(keys).all.map((k) => hmac(k.lookup, `${purpose}:${value}`).toString('base64url'));
 }
 
 export function hmac(key: Buffer, data: string): Buffer {

@@ -180,7 +180,13 @@ export interface ContractsTable {
   customer_email_enc: string;
   customer_phone_enc: string;
   customer_language: CustomerLang;
-  booking_reference: string;
+  /**
+   * The booking reference (the airline's PNR), sealed, and its keyed hash (crypto.lookupHash,
+   * purpose `booking-reference`) that searches match (migration 0054). NULL only for a contract sold
+   * before 0054 and not sealed yet (its reference waits in contracts_booking_references_unsealed).
+   */
+  booking_reference_enc: string | null;
+  booking_reference_hmac: string | null;
   first_departure_at: Timestamp;
   quoted_at: Timestamp;
   created_at: Generated<Date>;
@@ -674,6 +680,7 @@ export interface Database {
   simulated_flight_events: SimulatedFlightEventsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
+  contracts_booking_references_unsealed: ContractsBookingReferencesUnsealedTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   operators: OperatorsTable;
@@ -686,6 +693,15 @@ export interface Database {
   stop_sales: StopSalesTable;
   partner_rate_limits: PartnerRateLimitsTable;
   provider_circuits: ProviderCircuitsTable;
+}
+
+/**
+ * Booking references of contracts sold before migration 0054, moved out of `contracts` in clear: the
+ * start-up sealing (platform/seal-personal-data.ts) seals each into its contract and deletes it.
+ */
+export interface ContractsBookingReferencesUnsealedTable {
+  contract_id: string;
+  booking_reference: string;
 }
 
 /** The operator's per-partner rate limits (requests per minute per key); NULL = the class default. */

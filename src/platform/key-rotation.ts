@@ -1,10 +1,11 @@
 import { audit } from './audit.ts';
-import { decrypt, encrypt, type EncryptionKeys } from './crypto.ts';
+import { decrypt, encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 import { countSealed, lockStaleRows, SEALED_COLUMNS, updateSealed } from './sealed-columns-repo.ts';
 
 /**
- * Master key rotation: re-seals, under the current key, every value sealed under an earlier one.
+ * Master key rotation: re-seals, under the current key, every value sealed under an earlier one, and
+ * re-hashes the keyed hashes searches match (a contract's booking reference: SEALED_COLUMNS' lookups).
  *
  * Resumable by construction: every sealed value names its key (`v2.<key id>.…`), so the rows still to
  * do are found from the data itself, not from a progress record that could drift. Each batch is one
@@ -68,8 +69,12 @@ export async function rotateSealed(
             const values: Record<string, string> = {};
             for (const column of table.columns) {
               const sealed = row[column];
-              if (typeof sealed === 'string' && !sealed.startsWith(prefix))
-                values[column] = encrypt(keys, decrypt(keys, sealed));
+              if (typeof sealed !== 'string' || sealed.startsWith(prefix)) continue;
+              const plaintext = decrypt(keys, sealed);
+              values[column] = encrypt(keys, plaintext);
+              // its keyed hash follows it under the current key (a search matches every known key's meanwhile)
+              for (const lookup of table.lookups ?? [])
+                if (lookup.of === column) values[lookup.column] = lookupHash(keys, lookup.purpose, plaintext);
             }
             await updateSealed(trx, table, row, values);
             report.rows++;

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
 import type { Config } from './config.ts';
+import { maskIbansIn, mayQuoteIban } from './personal-text.ts';
 
 /**
  * Logging: pino, for the API (through Fastify) and the worker alike, with secrets kept out of every
@@ -13,9 +14,13 @@ import type { Config } from './config.ts';
  * 2. A last pass over each finished line (`scrubSecrets`), whatever logged it — an error message
  *    quoting a URL, a database error's `detail` quoting a value: bank-details links, API keys
  *    (`psl_…`), operator tokens (`pso_…`), webhook secrets (`whsec_…`), `sk_`/`pk_`-style keys,
- *    IBANs, e-mail addresses and phone numbers are replaced. One combined regular expression, run
- *    only on lines where a cheap test finds a candidate character (`@`, `+`, `_`, `/c/`, two capital
- *    letters followed by two digits): most lines cost one `test`.
+ *    e-mail addresses and phone numbers are replaced by one combined regular expression; IBANs are
+ *    masked to their last four by `maskIbansIn` (personal-text.ts, what every free text kept is
+ *    masked with: any case, grouped by spaces or dashes or not), and what only looks like an
+ *    upper-case IBAN (a mistyped one, its check digits wrong) is replaced too. Each runs only on
+ *    lines where a cheap test finds a candidate — two letters then two digits starting a word for
+ *    maskIbansIn (which then reads on only where they name an IBAN country); `@`, `+`, `_`, `/c/`,
+ *    two capitals then two digits for the expression: most lines cost two `test`s.
  */
 
 export const REDACTED = '[redacted]';
@@ -57,7 +62,7 @@ const SECRETS = new RegExp(
     String.raw`(?<key>\b(?:psl_(?:sbx|pre|live)|pso|whsec|sk|pk|rk)_)(?!\[redacted\])[A-Za-z0-9_+/=-]{8,}`,
     // e-mail addresses
     String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+`,
-    // IBANs, grouped or not (country, check digits, 11–30 alphanumerics)
+    // what looks like an upper-case IBAN and is not one (a mistyped account): maskIbansIn masks the valid ones first
     String.raw`\b[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}\b`,
     // phone numbers in E.164 or spaced international form
     String.raw`\+[1-9](?:[ .-]?[0-9]){7,14}\b`,
@@ -66,10 +71,11 @@ const SECRETS = new RegExp(
 );
 const CANDIDATE = /[@+_]|\/c\/|[A-Z]{2}[0-9]{2}/;
 
-/** Replaces every secret or personal value `SECRETS` recognises in a text (a log line). */
+/** Masks every IBAN (maskIbansIn), then replaces every secret or personal value `SECRETS` recognises, in a text (a log line). */
 export function scrubSecrets(text: string): string {
-  if (!CANDIDATE.test(text)) return text;
-  return text.replace(
+  const masked = mayQuoteIban(text) ? maskIbansIn(text) : text;
+  if (!CANDIDATE.test(masked)) return masked;
+  return masked.replace(
     SECRETS,
     (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`,
   );

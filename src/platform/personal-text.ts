@@ -1,4 +1,4 @@
-import { electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
+import { countrySpecs, electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 
 /**
@@ -16,17 +16,28 @@ export function maskIban(iban: string): string {
   return `•••• ${electronic.slice(-4)}`;
 }
 
+/** Where an IBAN may begin: two letters and two digits, at the start of a word. */
+const IBAN_START = /\b[A-Za-z]{2}[0-9]{2}/;
+
+/**
+ * Whether `maskIbansIn` could find an IBAN in the text (it has a place where one may begin): one
+ * regular expression test, for a caller that masks many texts of which few quote one (log lines).
+ */
+export function mayQuoteIban(text: string): boolean {
+  return IBAN_START.test(text);
+}
+
 /**
  * The text with every IBAN in it masked as `maskIban` does — grouped or not, any case: a bank's
  * free-text reason for refusing a transfer may quote the account, and after entry a customer's IBAN
  * is only ever kept and shown by its last four. At each place two letters and two digits begin, the
- * longest run of letters and digits (single spaces or dashes between them) that is an IBAN (a known
- * country, its length and format, the IBAN's check digits) is masked; anything else is left as
+ * run of letters and digits (single spaces or dashes between them) of the country's IBAN length is
+ * masked when it is an IBAN (a known country, its format, the IBAN's check digits); anything else is left as
  * written. A country's own check digits inside the account number are not required: an account
  * quoted with a typo in them is still somebody's account.
  */
 export function maskIbansIn(text: string): string {
-  const start = /\b[A-Za-z]{2}[0-9]{2}/g;
+  const start = new RegExp(IBAN_START, 'g');
   let masked = '';
   let from = 0;
   for (let found = start.exec(text); found; found = start.exec(text)) {
@@ -45,11 +56,17 @@ function looksLikeIban(electronic: string): boolean {
   return errorCodes.every((code) => code === ValidationErrorsIBAN.WrongAccountBankBranchChecksum);
 }
 
-/** The longest IBAN written from `at` (electronic form, and where it ends in the text). */
+/**
+ * The IBAN written from `at` (electronic form, and where it ends in the text). An IBAN's length is
+ * its country's: only that many characters are read and checked, and nothing when the two letters
+ * name no IBAN country (most places where two letters and two digits begin, in a log line).
+ */
 function ibanAt(text: string, at: number): { electronic: string; end: number } | undefined {
+  const length = countrySpecs[text.slice(at, at + 2).toUpperCase()]?.chars;
+  if (!length) return undefined;
   let electronic = '';
   const ends: number[] = [];
-  for (let i = at; i < text.length && electronic.length < 34;) {
+  for (let i = at; i < text.length && electronic.length < length;) {
     const separated = electronic.length >= 4 && (text[i] === ' ' || text[i] === '-') ? 1 : 0;
     const c = text[i + separated];
     if (c === undefined || !/[A-Za-z0-9]/.test(c)) break;
@@ -57,9 +74,7 @@ function ibanAt(text: string, at: number): { electronic: string; end: number } |
     i += separated + 1;
     ends.push(i);
   }
-  for (let n = electronic.length; n >= 15; n -= 1)
-    if (looksLikeIban(electronic.slice(0, n))) return { electronic: electronic.slice(0, n), end: ends[n - 1]! };
-  return undefined;
+  return electronic.length === length && looksLikeIban(electronic) ? { electronic, end: ends[length - 1]! } : undefined;
 }
 
 export const MASKED_EMAIL = '[email]';
@@ -81,4 +96,40 @@ export function maskPersonalDataIn(text: string): string {
     .replace(EMAIL, MASKED_EMAIL)
     .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
     .replace(FRENCH_PHONE, MASKED_PHONE);
+}
+
+export const MASKED_NAME = '[name]';
+
+/**
+ * The text with a known person's name masked: each word of `name` (two letters or more) replaced by
+ * `[name]` wherever it stands as a whole word, in any case and with or without its accents — a bank
+ * writes "DUPONT JEAN" or "Muller" for the account holder "Jean Dupont" or "Müller". For free text
+ * that may quote someone whose name is known when it arrives (a bank's reason for refusing or
+ * returning the transfer to that person's account). Masks too much rather than too little: a
+ * name that is also a common word masks that word.
+ */
+export function maskNameIn(text: string, name: string): string {
+  const words = [...new Set(fold(name).split(/[^\p{L}\p{N}]+/u))].filter((w) => w.length >= 2);
+  if (words.length === 0) return text;
+  const escaped = words.sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  // matched on the text without its accents, each character folded in place (same length), replaced in the text itself
+  const folded = fold(text);
+  let masked = '';
+  let from = 0;
+  for (const found of folded.matchAll(pattern)) {
+    masked += `${text.slice(from, found.index)}${MASKED_NAME}`;
+    from = found.index + found[0].length;
+  }
+  return masked + text.slice(from);
+}
+
+/** Each character without its accents where that keeps its length (é → e, ü → u), else as written. */
+function fold(text: string): string {
+  let folded = '';
+  for (const c of text) {
+    const bare = c.normalize('NFD').replace(/\p{M}+/gu, '');
+    folded += bare.length === c.length ? bare : c;
+  }
+  return folded;
 }

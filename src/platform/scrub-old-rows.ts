@@ -17,7 +17,8 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  *   and network (platform/client-address.ts); free-text reasons (the claim desk's, the bank's refusals,
  *   stop-sales…) are masked (platform/personal-text.ts);
  * - the bank's refusal reasons on `payouts` and `claims` and in the `webhook_events` kept for
- *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked.
+ *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked; so are API
+ *   key labels and webhook endpoint descriptions (free text masked when written since 0054's release).
  *
  * A migration cannot do it: the HMAC needs the key, the masking recognises IBANs by their check digits.
  * Batches of one transaction each, walking each table in key order; each row is rewritten by one
@@ -27,7 +28,8 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  * amendment reasons are left as written: `agreement_versions` is immutable (migration 0029).
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: afterwards run
- * `VACUUM FULL login_throttle, audit_log, payouts, claims, webhook_events, stop_sales`.
+ * `VACUUM FULL login_throttle, audit_log, payouts, claims, webhook_events, stop_sales, api_keys,
+ * webhook_endpoints`.
  */
 export interface ScrubReport {
   throttleCounters: number;
@@ -37,6 +39,8 @@ export interface ScrubReport {
   claimReasons: number;
   webhookEvents: number;
   stopSaleReasons: number;
+  apiKeyLabels: number;
+  webhookDescriptions: number;
 }
 
 const COUNTER = /^(partner|operator|reset):(account|address):(.*)$/s;
@@ -55,6 +59,8 @@ export async function scrubOldRows(
     claimReasons: 0,
     webhookEvents: 0,
     stopSaleReasons: 0,
+    apiKeyLabels: 0,
+    webhookDescriptions: 0,
   };
 
   /** Walks a table in key order, a batch per transaction; `step` answers the batch's last key and the rows rewritten. */
@@ -156,8 +162,8 @@ export async function scrubOldRows(
 
   // free-text columns: masked where they quote personal data
   const columnWalk = async (
-    table: 'payouts' | 'claims' | 'stop_sales',
-    column: 'failure_reason' | 'manual_review_reason' | 'reason',
+    table: 'payouts' | 'claims' | 'stop_sales' | 'api_keys' | 'webhook_endpoints',
+    column: 'failure_reason' | 'manual_review_reason' | 'reason' | 'label' | 'description',
   ): Promise<number> =>
     walk('', async (trx, after) => {
       const rows = (
@@ -181,6 +187,8 @@ export async function scrubOldRows(
   report.claimReasons =
     (await columnWalk('claims', 'failure_reason')) + (await columnWalk('claims', 'manual_review_reason'));
   report.stopSaleReasons = await columnWalk('stop_sales', 'reason');
+  report.apiKeyLabels = await columnWalk('api_keys', 'label');
+  report.webhookDescriptions = await columnWalk('webhook_endpoints', 'description');
 
   // webhook events kept for redelivery: the bank's reason of a failed payment (a json column: the
   // payload is rewritten from JavaScript, which keeps its keys in their order)

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { encrypt, type EncryptionKeys } from './crypto.ts';
+import { BOOKING_REFERENCE_LOOKUP, encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 
 /**
@@ -7,7 +7,9 @@ import type { Db, Executor } from './db.ts';
  * policyholders and account holders, SEPA batch XML, idempotent replays; the bodies and links of
  * the sandbox and preproduction SMS outbox written before migration 0042 (they carry the customer's
  * bank-details link); and policies' insured risk written before migration 0051 (a registration plate,
- * a partner's free-form data). A migration cannot do it (the key is not in the database), so every process
+ * a partner's free-form data); and contracts' booking references, which migration 0054 moved out of
+ * `contracts` into contracts_booking_references_unsealed (sealed and hashed into their contract, the
+ * moved row deleted). A migration cannot do it (the key is not in the database), so every process
  * that opens the database for the API runs this once at start, in batches of one transaction each.
  * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
  * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
@@ -15,7 +17,7 @@ import type { Db, Executor } from './db.ts';
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
  * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys,
- * sms_outbox` (docs/DECISIONS.md, "Personal data at rest").
+ * sms_outbox, contracts_booking_references_unsealed` (docs/DECISIONS.md, "Personal data at rest").
  */
 export async function sealPersonalData(
   db: Db,
@@ -52,6 +54,32 @@ export async function sealPersonalData(
         }))
         .where('id', '=', r.id)
         .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
+        .execute();
+    }
+    return rows.length;
+  });
+
+  // booking references moved out of contracts by migration 0054: sealed and hashed into their
+  // contract, then the moved row deleted (the delete is the guard: a row another process sealed is gone)
+  await inBatches(async (trx) => {
+    const rows = await trx
+      .selectFrom('contracts_booking_references_unsealed')
+      .select(['contract_id', 'booking_reference'])
+      .limit(batchSize)
+      .execute();
+    for (const r of rows) {
+      const moved = await trx
+        .deleteFrom('contracts_booking_references_unsealed')
+        .where('contract_id', '=', r.contract_id)
+        .executeTakeFirst();
+      if (moved.numDeletedRows === 0n) continue;
+      await trx
+        .updateTable('contracts')
+        .set({
+          booking_reference_enc: seal(r.booking_reference),
+          booking_reference_hmac: lookupHash(encryptionKey, BOOKING_REFERENCE_LOOKUP, r.booking_reference),
+        })
+        .where('id', '=', r.contract_id)
         .execute();
     }
     return rows.length;

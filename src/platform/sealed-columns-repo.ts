@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { BOOKING_REFERENCE_LOOKUP } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 
 /**
@@ -6,12 +7,27 @@ import type { Db, Executor } from './db.ts';
  * table's primary key: what `parasol master-key rotate` re-seals and `master-key status` counts. A new
  * encrypted column must be added here (test/platform/key-rotation.db.test.ts checks the list against
  * the schema's `*_enc` columns).
+ * `lookups` are the keyed hashes (crypto.lookupHash) of a sealed column, found by exact match:
+ * derived from the master key too, re-hashed whenever their column is re-sealed (both are always
+ * written together, under the same key).
  */
-export const SEALED_COLUMNS: readonly { table: string; key: readonly string[]; columns: readonly string[] }[] = [
+export const SEALED_COLUMNS: readonly {
+  table: string;
+  key: readonly string[];
+  columns: readonly string[];
+  lookups?: readonly { column: string; of: string; purpose: string }[];
+}[] = [
   {
     table: 'contracts',
     key: ['id'],
-    columns: ['customer_first_name_enc', 'customer_last_name_enc', 'customer_email_enc', 'customer_phone_enc'],
+    columns: [
+      'customer_first_name_enc',
+      'customer_last_name_enc',
+      'customer_email_enc',
+      'customer_phone_enc',
+      'booking_reference_enc',
+    ],
+    lookups: [{ column: 'booking_reference_hmac', of: 'booking_reference_enc', purpose: BOOKING_REFERENCE_LOOKUP }],
   },
   {
     table: 'policies',

@@ -71,7 +71,7 @@ export async function contractDetail(
     },
     coverage: { delayTiers: contract.coverage.delayTiers, cancellationAmount: contract.coverage.cancellationAmount },
     customerName: `${openField(encryptionKey, contract.customer_first_name_enc, contract.customer_first_name)} ${openField(encryptionKey, contract.customer_last_name_enc, contract.customer_last_name)}`,
-    bookingReference: contract.booking_reference,
+    bookingReference: contracts.openBookingReference(encryptionKey, contract),
     configurationVersion: contract.configuration_version,
     agreementVersion: contract.agreement_version,
     createdAt: contract.created_at,

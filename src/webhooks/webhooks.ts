@@ -5,6 +5,7 @@ import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import type { Environment, WebhookDeliveryStatus } from '../platform/db-schema.ts';
 import type { Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import { PREVIOUS_SECRET_GRACE_MS } from './model.ts';
 import type { WebhookDeps } from './deps.ts';
 import {
@@ -116,6 +117,21 @@ export interface AddEndpointInput {
   description?: string | undefined;
 }
 
+/**
+ * An endpoint's description as it is kept: trimmed (empty: none), at most 200 characters, with the
+ * IBANs, email addresses and phone numbers it may quote masked like any free text kept
+ * (maskPersonalDataIn; docs/DECISIONS.md, "Free text is kept with its personal data masked").
+ */
+function endpointDescription(text: string | null | undefined): string | null {
+  const description = maskPersonalDataIn(text?.trim() ?? '') || null;
+  if (description !== null && description.length > 200) {
+    throw new DomainError('validation_failed', 'The description is too long.', {
+      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
+    });
+  }
+  return description;
+}
+
 /** Registers an endpoint; answers its secret, once. */
 export async function addEndpoint(
   deps: WebhookDeps,
@@ -123,12 +139,7 @@ export async function addEndpoint(
   input: AddEndpointInput,
 ): Promise<EndpointWithSecret> {
   const eventTypes = parseEventTypes(input.eventTypes);
-  const description = input.description?.trim() || null;
-  if (description !== null && description.length > 200) {
-    throw new DomainError('validation_failed', 'The description is too long.', {
-      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
-    });
-  }
+  const description = endpointDescription(input.description);
   const url = await checkWebhookUrl(input.url, { allowPrivate: deps.allowPrivate, resolve: deps.resolve });
   const secret = newWebhookSecret();
   const row = await deps.db.transaction().execute(async (trx) => {
@@ -267,12 +278,7 @@ export async function updateEndpointSettings(
   input: UpdateEndpointInput,
 ): Promise<WebhookEndpointView> {
   const eventTypes = input.eventTypes === undefined ? undefined : parseEventTypes(input.eventTypes);
-  const description = input.description === undefined ? undefined : input.description?.trim() || null;
-  if (description && description.length > 200) {
-    throw new DomainError('validation_failed', 'The description is too long.', {
-      errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
-    });
-  }
+  const description = input.description === undefined ? undefined : endpointDescription(input.description);
   const url =
     input.url === undefined
       ? undefined

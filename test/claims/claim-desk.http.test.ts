@@ -271,7 +271,7 @@ describe('the claim desk', () => {
       jobs: t.app.parasol.jobs,
       now: () => new Date(),
       bankDetailsDays: 30,
-      decryptIban: (s: string) => decrypt(t.app.parasol.keys.encryption, s),
+      encryption: t.app.parasol.keys.encryption,
     };
     assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
     assert.equal(await statusOf(claim.id), 'payment_pending');

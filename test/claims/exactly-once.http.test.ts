@@ -167,7 +167,7 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
       jobs: workers[1]!,
       now: () => new Date(),
       bankDetailsDays: 30,
-      decryptIban: (s: string) => decrypt(t.app.parasol.keys.encryption, s),
+      encryption: t.app.parasol.keys.encryption,
     };
     const again = await Promise.all(payouts.map((p) => payWithSimulatedBank(settle, p.id)));
     assert.deepEqual(again, ['skipped', 'skipped', 'skipped', 'skipped']);

@@ -242,15 +242,18 @@ describe('claim reminders and receipts, each sent once', () => {
       .select('end_to_end_id')
       .where('claim_id', '=', claim.id)
       .executeTakeFirstOrThrow();
-    const again = await t.db
-      .transaction()
-      .execute((trx) =>
-        settlePayout(
-          trx,
-          { jobs: t.app.parasol.jobs, now: () => new Date(), bankDetailsDays: 30 },
-          { endToEndId: payout.end_to_end_id, outcome: 'paid', actor: 'test' },
-        ),
-      );
+    const again = await t.db.transaction().execute((trx) =>
+      settlePayout(
+        trx,
+        {
+          jobs: t.app.parasol.jobs,
+          now: () => new Date(),
+          bankDetailsDays: 30,
+          encryption: t.app.parasol.keys.encryption,
+        },
+        { endToEndId: payout.end_to_end_id, outcome: 'paid', actor: 'test' },
+      ),
+    );
     assert.equal(again, 'unchanged');
     const retried = await Promise.all([
       notifyClaim(deps(new Date()), { claimId: claim.id, kind: 'paid' }),

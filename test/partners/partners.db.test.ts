@@ -171,6 +171,23 @@ describe('partners, agreements, configuration, keys', () => {
       );
     });
 
+    it('keep their label with the personal data it quotes masked (free text)', async () => {
+      const p = await createTestPartner(handle.db);
+      const created = await createApiKey(handle.db, actor, {
+        partnerId: p.id,
+        environment: 'sandbox',
+        label: 'jane.doe@partner.example laptop, +33 6 12 34 56 78',
+      });
+      assert.equal(created.key.label, '[email] laptop, [phone]');
+      const audited = await handle.db
+        .selectFrom('audit_log')
+        .select('data')
+        .where('entity', '=', 'api_key')
+        .where('entity_id', '=', created.key.id)
+        .executeTakeFirstOrThrow();
+      assert.doesNotMatch(JSON.stringify(audited.data), /jane|12 34/);
+    });
+
     it('are revocable, and record their last use off the request path', async () => {
       const p = await createTestPartner(handle.db);
       const directory = new PartnerDirectory(handle.db, 0);

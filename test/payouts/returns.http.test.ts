@@ -169,19 +169,25 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual([claim.status, claim.contract_status], ['paid', 'completed']);
     assert.ok(claim.paid_at);
 
-    // days later the customer's bank sends it back (camt.054.001.02), quoting the account
+    // days later the customer's bank sends it back (camt.054.001.02), quoting the account and its holder
     const iban = 'DE89370400440532013000';
     const returnReport = camt('02', [
       {
         indicator: 'CRDT',
-        transactions: [{ endToEndId: first.end_to_end_id, returned: { code: 'AC04', info: `Account ${iban} closed` } }],
+        transactions: [
+          {
+            endToEndId: first.end_to_end_id,
+            returned: { code: 'AC04', info: `Account ${iban} of SMITH JANE closed` },
+          },
+        ],
       },
     ]);
     const returned = await reconcile(returnReport);
     assert.equal(returned.format, 'camt.054.001.02');
     assert.deepEqual(outcomes(returned.outcomes), { returned: 1 });
 
-    const reason = 'AC04 Account •••• 3000 closed';
+    // the account holder (Jane Smith, known from the claim's bank details) masked like the IBAN
+    const reason = 'AC04 Account •••• 3000 of [name] [name] closed';
     const payout = await payoutOf(claimNumber);
     assert.deepEqual([payout.status, payout.attempt, payout.failure_reason], ['returned', 1, reason]);
     assert.ok(payout.returned_at && payout.settled_at, 'when it was paid, and when it came back');
@@ -230,6 +236,7 @@ describe('payout returns and camt.054 reports', () => {
       ['failed', true, reason],
     );
     assert.ok(!JSON.stringify(failedEvent).includes(iban.slice(4)), 'no IBAN in the event');
+    assert.doesNotMatch(JSON.stringify(failedEvent), /smith|jane/i, 'no account holder in the event');
 
     // the audit trail: the return (masked), the contract reopened
     const audit = await t.db
@@ -246,7 +253,7 @@ describe('payout returns and camt.054 reports', () => {
         ['claim', 'payment_returned'],
       ],
     );
-    assert.equal((audit[1]!.data as { reason: string }).reason, `AC04 Account •••• 3000 closed`);
+    assert.equal((audit[1]!.data as { reason: string }).reason, reason);
 
     // the customer is texted a new link (one SMS: the receipt came before, the link now)
     const newLink = await eventually(async () => {
@@ -379,7 +386,7 @@ describe('payout returns and camt.054 reports', () => {
         {
           indicator: 'CRDT',
           transactions: [
-            { endToEndId: payout.end_to_end_id, returned: { code: 'AG01' } },
+            { endToEndId: payout.end_to_end_id, returned: { code: 'AG01', info: 'Mrs Jane Smíth' } },
             { endToEndId: 'PSLBBBBBBBBBBBBBBBBBBBBBBBBBB', returned: { code: 'AC04' } },
           ],
         },
@@ -388,7 +395,8 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual(outcomes(report.outcomes), { failed: 1, unknown: 1 });
     assert.deepEqual((await payoutOf(claimNumber)).status, 'failed');
     const claim = await claimOf(claimNumber);
-    assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'AG01']);
+    // a rejection's reason naming the account holder, accented or not, keeps no name either
+    assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'AG01 Mrs [name] [name]']);
     // reported again, as a return or a rejection: already known
     const csv = `endToEndId,status,reason\n${payout.end_to_end_id},returned,AG01\n`;
     assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });

@@ -30,9 +30,10 @@ import { Browser } from '../web/inject-browser.ts';
 /**
  * Personal data at rest: after a claim is driven to paid and a policy created and cancelled (with
  * Idempotency-Keys, so replays are stored), no plaintext value — names, email, phone, address, birth
- * date, IBAN, account holder, and the bank-details link's token the sandbox outbox kept — is anywhere in the database: in every file of an embedded (PGlite)
- * data directory, and in a `pg_dump` of its PostgreSQL database (a copy made for the test). Replays are the bytes
- * of the first answer. The embedded data directory is readable by its owner only.
+ * date, IBAN, account holder, booking reference, and the bank-details link's token the sandbox outbox
+ * kept — is anywhere in the database: in every file of an embedded (PGlite) data directory, and in
+ * a `pg_dump` of its PostgreSQL database (a copy made for the test). Replays are the bytes of the first
+ * answer. The embedded data directory is readable by its owner only.
  */
 
 const POLICIES = '/policy-admin/v1/policies';
@@ -73,6 +74,8 @@ function personalValues() {
   const iban = uniqueIban();
   // a motor policy's risk names the vehicle: its plate is personal data too
   const registration = `${letters(3).toUpperCase()}-${digits(4)}-${letters(3).toUpperCase()}`;
+  // the airline's booking reference (PNR) opens the booking: sealed, found by its keyed hash (0054)
+  const bookingReference = `${letters(4)}${digits(2)}`.toUpperCase();
   const plaintexts = [
     customer.firstName,
     customer.lastName,
@@ -87,8 +90,9 @@ function personalValues() {
     accountHolder,
     iban,
     registration,
+    bookingReference,
   ];
-  return { customer, holder, accountHolder, iban, registration, plaintexts };
+  return { customer, holder, accountHolder, iban, registration, bookingReference, plaintexts };
 }
 
 type Values = ReturnType<typeof personalValues>;
@@ -121,7 +125,7 @@ async function driveEverything(
   const subscribeBody = {
     quoteReference: quote.body.quoteReference,
     customer: { ...v.customer, language: 'en' },
-    booking: { reference: 'PNR123' },
+    booking: { reference: v.bookingReference.toLowerCase() },
     consent: consent(),
     flights: [{ flightNumber, departureAirport: 'CDG', arrivalAirport: 'JFK', departureDateTime: t.departureDateTime }],
   };
@@ -132,6 +136,13 @@ async function driveEverything(
   assert.equal(replayed.headers['idempotent-replayed'], 'true');
   assert.equal(replayed.body, subscribed.body, 'a replay is the bytes of the first answer');
   const contractNumber = JSON.parse(subscribed.body).contractNumber as string;
+  assert.equal(JSON.parse(subscribed.body).booking.reference, v.bookingReference);
+  // the partner still finds the contract by its booking reference, written either way
+  const found = await inject(app, 'GET', `${FLIGHT}/contracts?bookingReference=${v.bookingReference}`, partner.auth);
+  assert.deepEqual(
+    (JSON.parse(found.body) as { contracts: { contractNumber: string }[] }).contracts.map((c) => c.contractNumber),
+    [contractNumber],
+  );
 
   const opened = await post(
     app,
@@ -392,6 +403,71 @@ describe('personal data at rest', () => {
     const read = await inject(app.app, 'GET', `${POLICIES}/${policy.body.policyNumber}`, partner.auth);
     assert.equal(JSON.parse(read.body).policyholder.firstName, v.holder.firstName);
     assert.deepEqual(JSON.parse(read.body).risk, policyBody.risk);
+    assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
+  });
+
+  it('migration 0054 moves booking references out of contracts; the start seals each exactly once, then they are found and shown', async (t) => {
+    const handle = await openTestDatabase(t);
+    const before = await buildTestApp({ database: handle });
+    const partner = await createTestPartner(before.db);
+    const subscribed = await subscribeTrip(before.app, partner);
+    assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    await before.close();
+    const contractNumber = subscribed.body.contractNumber as string;
+    const reference = `${letters(3)}${digits(3)}`.toUpperCase();
+    // the schema and the contract as they were before 0054: the reference in clear, searched as such
+    await sql
+      .raw(
+        `DELETE FROM schema_migrations WHERE name = '0054_booking_reference_sealed.sql';
+         DROP TABLE contracts_booking_references_unsealed;
+         DROP INDEX contracts_booking_reference_hmac;
+         ALTER TABLE contracts DROP CONSTRAINT contracts_booking_reference_sealed;
+         ALTER TABLE contracts DROP COLUMN booking_reference_enc, DROP COLUMN booking_reference_hmac;
+         ALTER TABLE contracts ADD COLUMN booking_reference text;
+         UPDATE contracts SET booking_reference = '${reference}' WHERE contract_number = '${contractNumber}';
+         UPDATE contracts SET booking_reference = 'ABC123' WHERE booking_reference IS NULL;
+         ALTER TABLE contracts ALTER COLUMN booking_reference SET NOT NULL;
+         CREATE INDEX contracts_booking_reference ON contracts (partner_id, environment, booking_reference);`,
+      )
+      .execute(handle.db);
+
+    assert.deepEqual(await handle.migrate(), ['0054_booking_reference_sealed.sql']);
+    const moved = await handle.db
+      .selectFrom('contracts_booking_references_unsealed as u')
+      .innerJoin('contracts as c', 'c.id', 'u.contract_id')
+      .select(['u.booking_reference', 'c.booking_reference_enc'])
+      .where('c.contract_number', '=', contractNumber)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(moved, { booking_reference: reference, booking_reference_enc: null });
+
+    // the start seals it (buildApp's prepare) before the app serves
+    const app = await buildTestApp({ database: handle });
+    t.after(() => app.close());
+    const encryptionKey = app.app.parasol.keys.encryption;
+    const row = await app.db
+      .selectFrom('contracts')
+      .select(['booking_reference_enc', 'booking_reference_hmac'])
+      .where('contract_number', '=', contractNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(decrypt(encryptionKey, row.booking_reference_enc!), reference);
+    assert.ok(row.booking_reference_hmac);
+    assert.equal(
+      (await app.db.selectFrom('contracts_booking_references_unsealed').select('contract_id').execute()).length,
+      0,
+      'every moved reference is gone once sealed',
+    );
+    const found = await inject(
+      app.app,
+      'GET',
+      `${FLIGHT}/contracts?bookingReference=${reference.toLowerCase()}`,
+      partner.auth,
+    );
+    assert.deepEqual(
+      (
+        JSON.parse(found.body) as { contracts: { contractNumber: string; booking: { reference: string } }[] }
+      ).contracts.map((c) => [c.contractNumber, c.booking.reference]),
+      [[contractNumber, reference]],
+    );
     assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
   });
 

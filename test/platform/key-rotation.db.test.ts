@@ -18,7 +18,16 @@ import type { Db } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { rotateSealed, sealedStatus } from '../../src/platform/key-rotation.ts';
 import { SEALED_COLUMNS } from '../../src/platform/sealed-columns-repo.ts';
-import { buildTestApp, createTestPartner, openTestDatabase, subscribeTrip, testConfig, trip } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  openTestDatabase,
+  subscribeTrip,
+  testConfig,
+  trip,
+  type TestPartner,
+} from '../helper.ts';
 
 const keyOf = (name: string) => crypto.createHash('sha256').update(name).digest();
 const A = keyOf('master key A');
@@ -28,6 +37,7 @@ const CONTRACT_COLUMNS = [
   'customer_last_name_enc',
   'customer_email_enc',
   'customer_phone_enc',
+  'booking_reference_enc',
 ] as const;
 
 /** The format written before key ids existed: `v1.<iv>.<ciphertext+tag>`. */
@@ -46,6 +56,38 @@ const keyAudit = (db: Db) =>
     .where('entity', '=', 'master_key')
     .orderBy('id')
     .execute();
+
+/** The contracts `GET /contracts?bookingReference=abc123` finds, with master key `keys[0]` and the others previous. */
+async function contractsFound(
+  database: Awaited<ReturnType<typeof openTestDatabase>>,
+  partner: TestPartner,
+  keys: ('A' | 'B')[],
+): Promise<number> {
+  const named = { A, B };
+  const app = await buildTestApp({
+    database,
+    env: {
+      PARASOL_MASTER_KEY: named[keys[0]!].toString('base64'),
+      PARASOL_MASTER_KEYS_PREVIOUS: keys
+        .slice(1)
+        .map((k) => named[k].toString('base64'))
+        .join(','),
+    },
+  });
+  try {
+    const res = await app.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/contracts?bookingReference=abc123`,
+      headers: partner.auth,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const found = JSON.parse(res.body) as { contracts: { booking: { reference: string } }[] };
+    for (const c of found.contracts) assert.equal(c.booking.reference, 'ABC123');
+    return found.contracts.length;
+  } finally {
+    await app.close();
+  }
+}
 
 /** The first line of a data directory's key file: the current master key, in base64. */
 const file0 = (dir: string) => fs.readFileSync(path.join(dir, 'master.key'), 'utf8').split('\n')[0]!;
@@ -162,6 +204,10 @@ describe('master key rotation', () => {
       .execute();
     const plain = before.map((row) => CONTRACT_COLUMNS.map((c) => decrypt(deriveKeyring(A).encryption, row[c]!)));
     assert.equal(plain[0]![2], 'legacy@example.com');
+    assert.deepEqual(
+      plain.map((p) => p[4]),
+      ['ABC123', 'ABC123', 'ABC123'],
+    );
 
     const keysB = deriveKeyring(B, [A]);
     const remaining = async (table: string) =>
@@ -180,6 +226,8 @@ describe('master key rotation', () => {
       /crash/,
     );
     assert.equal(await remaining('contracts'), initial - CONTRACT_COLUMNS.length);
+    // mid-rotation (one row under B, two under A) a search by booking reference still finds all three
+    assert.equal(await contractsFound(database, partner, ['B', 'A']), 3);
 
     // the next run goes on with what is left, through the CLI
     const lines: string[] = [];
@@ -226,6 +274,8 @@ describe('master key rotation', () => {
       plain,
     );
     for (const row of after) for (const c of CONTRACT_COLUMNS) assert.equal(sealedKeyId(row[c]!), onlyB.current.id);
+    // the booking reference's keyed hash was re-hashed with its value: key B alone finds them
+    assert.equal(await contractsFound(database, partner, ['B']), 3);
     for (const row of await db.selectFrom('idempotency_keys').select('response_enc').execute())
       if (row.response_enc) decrypt(onlyB, row.response_enc);
 

@@ -83,6 +83,21 @@ describe('log redaction, pure', () => {
     assert.equal(scrubSecrets('/c/[redacted]'), '/c/[redacted]');
   });
 
+  it('masks every IBAN free text is masked of (maskIbansIn): any case, grouped by spaces or dashes or not', () => {
+    const cases: [string, string][] = [
+      ['refused: fr76 3000 6000 0112 3456 7890 189 closed', 'refused: •••• 0189 closed'],
+      ['"iban":"de89370400440532013000"', '"iban":"•••• 3000"'],
+      ['account Nl91-Abna-0417-1643-00.', 'account •••• 4300.'],
+      ['FR76 3000 6000 0112 3456 7890 189', '•••• 0189'],
+    ];
+    for (const [text, scrubbed] of cases) assert.equal(scrubSecrets(text), scrubbed);
+    // a mistyped upper-case account (its check digits wrong) is still replaced
+    assert.equal(scrubSecrets('typed DE88370400440532013000'), 'typed [redacted]');
+    // reason codes and identifiers stay as written
+    const plain = 'AC04 MS03 reqId 5f0c1f1e-8a9b-de45-9e3f-0a1b2c3d4e5f';
+    assert.equal(scrubSecrets(plain), plain);
+  });
+
   it('the worker process logger scrubs its lines too', () => {
     const capture = new Capture();
     const log = createLogger({ logLevel: 'info' }, { name: 'worker', stream: capture });

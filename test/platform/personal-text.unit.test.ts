@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maskIban, maskIbansIn, maskPersonalDataIn } from '../../src/platform/personal-text.ts';
+import { maskIban, maskIbansIn, maskNameIn, maskPersonalDataIn } from '../../src/platform/personal-text.ts';
 
 describe('free text kept without the personal data it quotes', () => {
   it('masks an IBAN to its last four characters', () => {
@@ -39,5 +39,16 @@ describe('free text kept without the personal data it quotes', () => {
       'fraud suspected: same booking reference ABC123 twice',
     ])
       assert.equal(maskPersonalDataIn(text), text);
+  });
+
+  it('masks a known name: each of its words, whole, in any case and order, with or without accents', () => {
+    assert.equal(
+      maskNameIn('AC04 compte clos DUPONT JEAN-PIERRE (Jean Pierre Dupont)', 'Jean-Pierre Dupont'),
+      'AC04 compte clos [name] [name]-[name] ([name] [name] [name])',
+    );
+    assert.equal(maskNameIn('MD07 deceased: MULLER Zoë', 'Zoe Müller'), 'MD07 deceased: [name] [name]');
+    // a word containing the name, and a one-letter initial, stay as written
+    assert.equal(maskNameIn('Smithson J. Smith', 'J Smith'), 'Smithson J. [name]');
+    assert.equal(maskNameIn('AC04 closed', ''), 'AC04 closed');
   });
 });

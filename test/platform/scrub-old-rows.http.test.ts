@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { tagClientAddress } from '../../src/platform/client-address.ts';
+import { encrypt } from '../../src/platform/crypto.ts';
 import { emailCounterKeyOf } from '../../src/platform/throttle-keys.ts';
 import { scrubOldRows } from '../../src/platform/scrub-old-rows.ts';
 import { emailCounterKey, signIn } from '../../src/web/sessions.ts';
@@ -155,6 +156,25 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       .returning('id')
       .executeTakeFirstOrThrow();
 
+    // partner-written labels, kept as written by earlier versions
+    await t.db
+      .updateTable('api_keys')
+      .set({ label: 'laptop of jane@example.org' })
+      .where('partner_id', '=', partner.id)
+      .execute();
+    const endpoint = await t.db
+      .insertInto('webhook_endpoints')
+      .values({
+        partner_id: partner.id,
+        environment: 'sandbox',
+        url: 'https://hooks.partner.example/parasol',
+        description: 'on call: +33 6 12 34 56 78',
+        secret_enc: encrypt(t.app.parasol.keys.encryption, 'whsec_scrubtest0000'),
+        enabled: false,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+
     const run = await runCliOn(t, ['--json', 'db', 'scrub']);
     assert.equal(run.code, 0, run.err);
     const report = JSON.parse(run.out) as Record<string, number>;
@@ -166,6 +186,8 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       claimReasons: 2,
       webhookEvents: 1,
       stopSaleReasons: 1,
+      apiKeyLabels: 1,
+      webhookDescriptions: 1,
     }))
       assert.ok(report[what]! >= least, `${what}: ${report[what]}`);
 
@@ -233,6 +255,14 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       .where('id', '=', stop.id)
       .executeTakeFirstOrThrow();
     assert.equal(stopRow.reason, 'asked by [email]');
+    const labels = await t.db.selectFrom('api_keys').select('label').where('partner_id', '=', partner.id).execute();
+    assert.deepEqual([...new Set(labels.map((l) => l.label))], ['laptop of [email]']);
+    const described = await t.db
+      .selectFrom('webhook_endpoints')
+      .select('description')
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(described.description, 'on call: [phone]');
 
     // nothing is left: a second run rewrites nothing, and each run is audited
     const again = await runCliOn(t, ['--json', 'db', 'scrub']);

@@ -87,6 +87,8 @@ describe('console and operator pages', () => {
     const number = contract.body.contractNumber as string;
     const unchanged = await browser.get(`/console/contracts/${number}`);
     assert.doesNotMatch(unchanged.body, /id="contract-versions"/);
+    // the booking reference, stored sealed, is opened for the partner's page
+    assert.match(unchanged.body, /<dd>ABC123<\/dd>/);
     const preview = await post(
       t.app,
       `${FLIGHT}/contracts/${number}/flight-change/preview`,

@@ -81,6 +81,13 @@ describe('webhooks through the API', () => {
     assert.equal((await call('GET', `/webhooks/endpoints/${id}`, stranger)).status, 404);
     assert.equal((await call('GET', '/webhooks/endpoints', stranger)).body.endpoints.length, 0);
 
+    // a description is free text: the personal data it quotes is masked before it is kept
+    const quoting = await call('PATCH', `/webhooks/endpoints/${id}`, partner, {
+      description: 'alerts to ops.lead@partner.example, iban fr76 3000 6000 0112 3456 7890 189',
+    });
+    assert.equal(quoting.status, 200, JSON.stringify(quoting.body));
+    assert.equal(quoting.body.description, 'alerts to [email], iban •••• 0189');
+
     const changed = await call('PATCH', `/webhooks/endpoints/${id}`, partner, { eventTypes: null, description: null });
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.equal(changed.body.eventTypes, null);
