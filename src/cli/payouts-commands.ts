@@ -4,6 +4,7 @@ import {
   countPendingSepaNotEur,
   createSepaBatch,
   exportSepaBatch,
+  MAX_BANK_REPORT_BYTES,
   listPayouts,
   PAYOUT_REPORT_BUSINESS_DAYS,
   PAYOUT_STATUSES,
@@ -153,8 +154,9 @@ export function payoutsCommands(kit: CommandKit): void {
       const { config, jobs } = services();
       let text: string;
       try {
-        text = await kit.readFile(file);
+        text = await kit.readFile(file, MAX_BANK_REPORT_BYTES);
       } catch (error) {
+        if (error instanceof DomainError) throw error;
         throw new DomainError('not_found', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
       }
       const report = await reconcilePayouts(
@@ -166,8 +168,10 @@ export function payoutsCommands(kit: CommandKit): void {
       return {
         data: report,
         lines: [
-          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
-          ...report.issues.map((i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}`),
+          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
+          ...report.issues.map(
+            (i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}${i.detail ? ` (${i.detail}): left as it was` : ''}`,
+          ),
           ...report.skipped.map((s) => `  line ${s.line}: skipped, ${s.reason}`),
         ],
       };

@@ -4,6 +4,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import { toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
@@ -16,6 +17,7 @@ import {
   upsertPendingPayout,
   type Rail,
 } from './payouts-repo.ts';
+import type { ReportedAmount } from './reconciliation.ts';
 
 /**
  * Payouts: one per claim. In sandbox and preproduction the simulated bank pays within seconds (a
@@ -85,7 +87,15 @@ export interface SettleDeps {
   bankDetailsDays: number;
 }
 
-export type SettleOutcome = 'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
+export type SettleOutcome =
+  | 'paid'
+  | 'failed'
+  | 'returned'
+  | 'unchanged'
+  | 'superseded'
+  | 'conflict'
+  | 'amount_mismatch'
+  | 'unknown';
 
 /** What a bank report can say of a transfer: paid, rejected (failed), or paid then sent back (returned). */
 export type BankOutcome = 'paid' | 'failed' | 'returned';
@@ -99,16 +109,41 @@ export type BankOutcome = 'paid' | 'failed' | 'returned';
  * transfer not reported paid yet is a rejection (`failed`). A return and a rejection say the same of
  * the money (it is not with the customer): one reported after the other is `unchanged`, and `paid`
  * reported again for a returned payout (the same report imported again) too. `paid` then `failed`
- * (or the reverse) is a `conflict` left to an operator.
+ * (or the reverse) is a `conflict` left to an operator. A report giving another amount or currency
+ * than the payout's (`report.amount`, camt.054) changes nothing either: `amount_mismatch`, audited
+ * (`bank_report_mismatch`) and left to an operator, whatever the report says happened.
  */
 export async function settlePayout(
   trx: Executor,
   deps: SettleDeps,
-  report: { endToEndId: string; outcome: BankOutcome; reason?: string | null | undefined; actor: string },
+  report: {
+    endToEndId: string;
+    outcome: BankOutcome;
+    reason?: string | null | undefined;
+    amount?: ReportedAmount | null | undefined;
+    actor: string;
+  },
 ): Promise<SettleOutcome> {
   const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!payout) return 'unknown';
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
+  if (report.amount && !sameAmount(payout, report.amount)) {
+    await audit(trx, {
+      actor: report.actor,
+      partnerId: payout.partner_id,
+      environment: payout.environment,
+      entity: 'payout',
+      entityId: payout.end_to_end_id,
+      action: 'bank_report_mismatch',
+      data: {
+        reported: { amount: report.amount.value.slice(0, 40), currency: report.amount.currency.slice(0, 10) },
+        payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },
+        outcome: report.outcome,
+        status: payout.status,
+      },
+    });
+    return 'amount_mismatch';
+  }
   if (payout.status === 'returned') return 'unchanged';
   if (report.outcome === 'returned') {
     if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
@@ -154,6 +189,16 @@ export async function settlePayout(
 }
 
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
+
+/** Whether a bank report's amount is the payout's: the same currency, and the same minor units once read in it. */
+export function sameAmount(payout: { amount: number; currency: string }, reported: ReportedAmount): boolean {
+  if (reported.currency !== payout.currency) return false;
+  try {
+    return toMinorUnits(reported.value, payout.currency) === Number(payout.amount);
+  } catch {
+    return false; // not an amount in that currency (a sign, too many decimals…): not the payout's
+  }
+}
 
 /**
  * A paid transfer returned, in the caller's transaction: payout `returned` (with the masked reason),
