@@ -64,8 +64,8 @@ declare module '../platform/jobs.ts' {
     sms_requeue: NoPayload;
     /** Queues again the production emails whose send jobs gave up: every 10 minutes, with SMTP. */
     email_requeue: NoPayload;
-    /** Pays one payout through the simulated bank (sandbox). */
-    payouts_simulated_bank: { payoutId: string };
+    /** Pays one payout through the simulated bank (sandbox); with `returnOf`, returns that paid transfer. */
+    payouts_simulated_bank: { payoutId: string; returnOf?: string };
     /** Gathers the pending production payouts into SEPA files: PARASOL_SEPA_BATCH_SCHEDULE (default hourly on weekdays). */
     payouts_sepa_batch: NoPayload;
     /** Expires the claims whose bank details never came: every 15 minutes. */
@@ -254,9 +254,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         decryptIban: (sealed: string) => decrypt(rt.keys.encryption, sealed),
       };
       return async (job) => {
-        const outcome = await payWithSimulatedBank(deps, job.data.payoutId);
+        const outcome = await payWithSimulatedBank(deps, job.data.payoutId, job.data.returnOf);
         payoutsTotal.inc({ outcome });
-        rt.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
+        rt.log.info({ payoutId: job.data.payoutId, returnOf: job.data.returnOf, outcome }, 'simulated bank');
       };
     },
   },

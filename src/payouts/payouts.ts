@@ -33,6 +33,16 @@ import type { ReportedAmount } from './reconciliation.ts';
 export const SIMULATED_BANK_REJECTED_IBAN = 'NL91ABNA0417164300';
 export const SIMULATED_BANK_REJECTION = 'AC04 closed account number (simulated bank)';
 
+/**
+ * The simulated bank pays this one account, then returns the transfer SIMULATED_BANK_RETURN_DELAY_MS
+ * later (an R-transaction, ISO 20022 return reason AC04), so partners can rehearse a payment returned
+ * after `claim.paid`: `claim.failed` with `paymentReturned`, the new-details flow. The return goes
+ * through `settlePayout` like a production camt.054 return.
+ */
+export const SIMULATED_BANK_RETURNED_IBAN = 'NL02ABNA0123456789';
+export const SIMULATED_BANK_RETURN = 'AC04 closed account number (simulated bank: transfer returned)';
+export const SIMULATED_BANK_RETURN_DELAY_MS = 5_000;
+
 export function railFor(environment: Environment): Rail {
   return environment === 'production' ? 'sepa' : 'simulated_bank';
 }
@@ -262,25 +272,48 @@ function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: 
 /**
  * The simulated bank (sandbox, preproduction): takes a pending payout and settles it at once —
  * paid, unless the account is the documented rejected one. A job, retried like any other; a payout
- * no longer pending (already settled, or retried since) is left alone.
+ * no longer pending (already settled, or retried since) is left alone. For the documented returned
+ * account it pays, and queues its own return of that transfer (`returnOf`, the attempt's end-to-end
+ * id) SIMULATED_BANK_RETURN_DELAY_MS later, in the same transaction: both or neither.
  */
 export async function payWithSimulatedBank(
   deps: SettleDeps & { db: Db; decryptIban: (sealed: string) => string },
   payoutId: string,
+  /** The end-to-end id of the transfer the simulated bank now returns (its second job). */
+  returnOf?: string,
 ): Promise<SettleOutcome | 'skipped'> {
   return deps.db.transaction().execute(async (trx) => {
     const payout = await findPayout(trx, payoutId, true);
-    if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
+    if (!payout || payout.rail !== 'simulated_bank') return 'skipped';
+    if (returnOf !== undefined) {
+      // the return of a paid transfer, as a bank report says it: settlePayout decides (a later attempt: superseded)
+      if (payout.status !== 'paid' || payout.end_to_end_id !== returnOf) return 'skipped';
+      return settlePayout(trx, deps, {
+        endToEndId: returnOf,
+        outcome: 'returned',
+        reason: SIMULATED_BANK_RETURN,
+        actor: 'system:simulated-bank',
+      });
+    }
+    if (payout.status !== 'pending') return 'skipped';
     // a claim under manual review is not paid automatically: approving it queues this job again
     const claim = await lockPayoutClaim(trx, payout.claim_id);
     if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
-    const rejected = deps.decryptIban(account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
-    return settlePayout(trx, deps, {
+    const iban = deps.decryptIban(account.iban_enc);
+    const rejected = iban === SIMULATED_BANK_REJECTED_IBAN;
+    const outcome = await settlePayout(trx, deps, {
       endToEndId: payout.end_to_end_id,
       outcome: rejected ? 'failed' : 'paid',
       reason: rejected ? SIMULATED_BANK_REJECTION : null,
       actor: 'system:simulated-bank',
     });
+    if (outcome === 'paid' && iban === SIMULATED_BANK_RETURNED_IBAN)
+      await deps.jobs.send(
+        'payouts_simulated_bank',
+        { payoutId: payout.id, returnOf: payout.end_to_end_id },
+        { trx, startAfter: new Date(deps.now().getTime() + SIMULATED_BANK_RETURN_DELAY_MS) },
+      );
+    return outcome;
   });
 }
