@@ -1,11 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { isValidEndToEndId } from './end-to-end-id.ts';
-import {
-  MAX_REASON,
-  type ReconciliationError,
-  type ReconciliationRow,
-  type ReportedAmount,
-} from './reconciliation.ts';
+import { MAX_REASON, type ReconciliationError, type ReconciliationRow, type ReportedAmount } from './reconciliation.ts';
 
 /**
  * The bank's debit/credit notification, ISO 20022 camt.054 (BankToCustomerDebitCreditNotification),
@@ -219,8 +214,7 @@ function amountOf(tx: XmlNode, soleEntry: XmlNode | undefined): ReportedAmount |
   ];
   for (const node of candidates) {
     const value = textOf(node);
-    if (node && value !== undefined && value !== '')
-      return { value, currency: String(node['@_Ccy'] ?? '').trim() };
+    if (node && value !== undefined && value !== '') return { value, currency: String(node['@_Ccy'] ?? '').trim() };
   }
   return null;
 }

@@ -98,14 +98,7 @@ export interface SettleDeps {
 }
 
 export type SettleOutcome =
-  | 'paid'
-  | 'failed'
-  | 'returned'
-  | 'unchanged'
-  | 'superseded'
-  | 'conflict'
-  | 'amount_mismatch'
-  | 'unknown';
+  'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'amount_mismatch' | 'unknown';
 
 /** What a bank report can say of a transfer: paid, rejected (failed), or paid then sent back (returned). */
 export type BankOutcome = 'paid' | 'failed' | 'returned';
