@@ -300,20 +300,22 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
             messageId: b.messageId,
             payouts: b.payouts,
             controlSum: b.controlSum,
+            currency: b.currency,
+            scheme: b.scheme,
             executionDate: b.executionDate,
             path: b.path,
           },
-          'SEPA batch created: send the file to the bank',
+          'payout batch created: send the file to the bank',
         );
       if (report.outcome === 'no_debtor' && report.waiting > 0)
         rt.log.warn(
           { waiting: report.waiting },
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
         );
-      if (report.notEur > 0)
-        rt.log.warn(
-          { notEur: report.notEur },
-          'pending production payouts in another currency than EUR: pay them another way',
+      for (const r of report.refused)
+        rt.log.error(
+          { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
+          'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
         );
     },
   },
