@@ -201,7 +201,7 @@ export async function createPayoutBatches(
       } catch (error) {
         if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
         const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
-        refused.push({ currency, payouts, reason: 'invalid', message: `${error.message}: ${problems}` });
+        refused.push({ currency, payouts, reason: 'invalid', message: `${error.detail}: ${problems}` });
         break;
       }
       if (!batch) break;

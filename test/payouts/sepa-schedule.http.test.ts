@@ -201,8 +201,10 @@ describe('the scheduled SEPA batch', () => {
     const eur = await pendingPayouts(2);
     const gbp = await pendingPayouts(2, pounds);
     // a payout in a currency no bank transfer carries (a partner configured before such currencies were refused)
-    const [legacy] = await pendingPayouts(1);
+    const [legacy, unknown] = await pendingPayouts(2);
     await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', legacy!).execute();
+    // and one whose file is refused (no ISO currency): its currency is skipped, the others go on
+    await t.db.updateTable('payouts').set({ currency: 'ABC' }).where('id', '=', unknown!).execute();
     const gauges = await new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore).metrics();
     assert.match(gauges, /^parasol_production_payouts_pending\{currency="GBP"\} [1-9]/m);
     assert.match(gauges, /^parasol_production_payouts_pending\{currency="HRK"\} [1-9]/m);
@@ -211,10 +213,11 @@ describe('the scheduled SEPA batch', () => {
     const gbpAccount = { iban: 'GB33BUKB20201555555555', bic: 'BUKBGB22' };
     const { run, logs } = job({ sepaDebtor: { ...debtor, accounts: { GBP: gbpAccount } } });
     await run();
-    const rows = await batchesOf([...eur, ...gbp, legacy!]);
+    const rows = await batchesOf([...eur, ...gbp, legacy!, unknown!]);
     const statusOf = (id: string) => rows.find((r) => r.id === id)!.status;
     assert.deepEqual([...eur, ...gbp].map(statusOf), ['instructed', 'instructed', 'instructed', 'instructed']);
     assert.equal(statusOf(legacy!), 'pending', 'never in a file');
+    assert.equal(statusOf(unknown!), 'pending');
     const batchOf = (id: string) => rows.find((r) => r.id === id)!.batch_id!;
     assert.notEqual(batchOf(eur[0]!), batchOf(gbp[0]!), 'one file per currency');
     const stored = await t.db
@@ -248,6 +251,13 @@ describe('the scheduled SEPA batch', () => {
     assert.ok(refusal, JSON.stringify(logs));
     assert.equal(refusal.data.reason, 'untransferable');
     assert.match(String(refusal.data.detail), /HRK cannot be paid: the kuna was withdrawn/);
+    const invalid = logs.find((l) => l.level === 'error' && l.data.currency === 'ABC');
+    assert.ok(invalid, JSON.stringify(logs));
+    assert.equal(invalid.data.reason, 'invalid');
+    assert.match(
+      String(invalid.data.detail),
+      /^ABC credit transfer file refused: .*\/currency must be an ISO 4217 currency code/,
+    );
     const cli = await runCliOn(t, ['payouts', 'batch']);
     assert.equal(cli.code, 0, cli.err);
     assert.match(cli.out, /REFUSED HRK: 1 pending payout\(s\) not paid \(untransferable\)/);
@@ -255,7 +265,7 @@ describe('the scheduled SEPA batch', () => {
     await t.db
       .updateTable('payouts')
       .set({ status: 'failed', failure_reason: 'test: set aside' })
-      .where('id', '=', legacy!)
+      .where('id', 'in', [legacy!, unknown!])
       .execute();
   });
 
