@@ -49,7 +49,8 @@ export interface CommandKit {
   db: Db;
   actor: string;
   services: () => { config: Config; keys: Keyring; jobs: JobQueue };
-  readFile: (file: string) => Promise<string>;
+  /** A text file named on the command line; `maxBytes`: refused (payload_too_large) above that size, checked before parsing. */
+  readFile: (file: string, maxBytes?: number) => Promise<string>;
   /** Binary files named on the command line (the operator's side when the command runs in the server). */
   readBytes?: (file: string) => Promise<Buffer>;
   writeBytes?: (file: string, data: Buffer) => Promise<void>;

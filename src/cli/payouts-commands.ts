@@ -1,9 +1,9 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
-  countPendingSepaNotEur,
-  createSepaBatch,
+  createPayoutBatches,
   exportSepaBatch,
+  MAX_BANK_REPORT_BYTES,
   listPayouts,
   PAYOUT_REPORT_BUSINESS_DAYS,
   PAYOUT_STATUSES,
@@ -23,7 +23,7 @@ export function payoutsCommands(kit: CommandKit): void {
 
   const payouts = group(
     'payouts',
-    'Pay claims: SEPA credit transfer batches and the bank report',
+    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies) and the bank report',
     'parasol payouts batch',
   );
 
@@ -82,14 +82,14 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'batch',
-    'Gather pending production payouts into a SEPA credit transfer file (pain.001.001.09)',
+    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border',
     'parasol payouts batch --execution-date 2026-12-01',
   )
     .option(
       '--execution-date <date>',
       'requested execution date, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one)',
     )
-    .option('--limit <n>', `at most this many transfers in the file (default and maximum 5000)`)
+    .option('--limit <n>', `at most this many transfers in each file (default and maximum 5000)`)
     .action(
       run(async (options: { executionDate?: string; limit?: string }) => {
         const { config, keys } = services();
@@ -98,7 +98,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const result = await createSepaBatch(
+        const { batches, refused } = await createPayoutBatches(
           {
             db,
             keys,
@@ -109,22 +109,25 @@ export function payoutsCommands(kit: CommandKit): void {
           },
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
-        // SEPA pays in EUR only: payouts in another currency wait for the operator, said each time
-        const notEur = await countPendingSepaNotEur(db);
-        const warning = notEur
-          ? [
-              `${notEur} pending payout(s) in another currency than EUR: no SEPA transfer can pay them (parasol payouts list --status pending).`,
-            ]
-          : [];
-        if (!result)
-          return { data: { batch: null, notEur }, lines: ['No payout is waiting for a SEPA transfer.', ...warning] };
+        // a currency no file can pay is said every time, with why: its payouts stay pending for the operator
+        const warnings = refused.map(
+          (r) =>
+            `REFUSED ${r.currency}: ${r.payouts} pending payout(s) not paid (${r.reason}): ${r.message} (parasol payouts list --status pending).`,
+        );
         return {
-          data: { batch: result, notEur },
+          data: { batches, refused },
           lines: [
-            `Batch ${result.messageId}: ${result.payouts} transfer(s), ${result.controlSum} EUR, execution ${result.executionDate}.`,
-            `File: ${result.path}`,
-            'Send it to the bank; import its report (camt.054 or CSV) with: parasol payouts reconcile <file>',
-            ...warning,
+            ...(batches.length === 0 ? ['No payout is waiting for a credit transfer.'] : []),
+            ...batches.flatMap((b) => [
+              `Batch ${b.messageId}: ${b.payouts} transfer(s), ${b.controlSum} ${b.currency} (${b.scheme === 'sepa' ? 'SEPA' : 'cross-border'}), execution ${b.executionDate}.`,
+              `File: ${b.path}`,
+            ]),
+            ...(batches.length > 0
+              ? [
+                  'Send the files to the bank; import its report (camt.054 or CSV) with: parasol payouts reconcile <file>',
+                ]
+              : []),
+            ...warnings,
           ],
         };
       }, names),
@@ -153,8 +156,9 @@ export function payoutsCommands(kit: CommandKit): void {
       const { config, jobs, keys } = services();
       let text: string;
       try {
-        text = await kit.readFile(file);
+        text = await kit.readFile(file, MAX_BANK_REPORT_BYTES);
       } catch (error) {
+        if (error instanceof DomainError) throw error;
         throw new DomainError('not_found', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`);
       }
       const report = await reconcilePayouts(
@@ -166,8 +170,10 @@ export function payoutsCommands(kit: CommandKit): void {
       return {
         data: report,
         lines: [
-          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
-          ...report.issues.map((i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}`),
+          `${report.format === 'csv' ? 'CSV' : `${report.format}${report.messageId ? ` ${report.messageId}` : ''}`}: ${report.rows} row(s): ${o.paid} paid, ${o.failed} failed, ${o.returned} returned, ${o.unchanged} already known, ${o.unknown} unknown, ${o.superseded} superseded, ${o.conflict} in conflict, ${o.amount_mismatch} amount mismatch${report.skipped.length ? `; ${report.skipped.length} entr${report.skipped.length === 1 ? 'y' : 'ies'} skipped` : ''}.`,
+          ...report.issues.map(
+            (i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}${i.detail ? ` (${i.detail}): left as it was` : ''}`,
+          ),
           ...report.skipped.map((s) => `  line ${s.line}: skipped, ${s.reason}`),
         ],
       };

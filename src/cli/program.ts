@@ -102,7 +102,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     db,
     actor,
     services,
-    readFile: io.readFile ?? ((file) => fs.readFile(file, 'utf8')),
+    readFile: async (file, maxBytes) => {
+      const tooLarge = (size: number) =>
+        new DomainError(
+          'payload_too_large',
+          `${file} is ${size} bytes: this command reads at most ${maxBytes} bytes (nothing was read).`,
+        );
+      // on this machine, the size is checked before a byte is read
+      if (maxBytes !== undefined && !io.readFile) {
+        const { size } = await fs.stat(file);
+        if (size > maxBytes) throw tooLarge(size);
+      }
+      const text = await (io.readFile ?? ((name: string) => fs.readFile(name, 'utf8')))(file);
+      // read through the operator socket: checked on arrival, before anything parses it
+      if (maxBytes !== undefined && Buffer.byteLength(text, 'utf8') > maxBytes)
+        throw tooLarge(Buffer.byteLength(text, 'utf8'));
+      return text;
+    },
     readBytes: io.readBytes,
     writeBytes: io.writeBytes,
     io,

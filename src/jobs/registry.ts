@@ -64,8 +64,8 @@ declare module '../platform/jobs.ts' {
     sms_requeue: NoPayload;
     /** Queues again the production emails whose send jobs gave up: every 10 minutes, with SMTP. */
     email_requeue: NoPayload;
-    /** Pays one payout through the simulated bank (sandbox). */
-    payouts_simulated_bank: { payoutId: string };
+    /** Pays one payout through the simulated bank (sandbox); with `returnOf`, returns that paid transfer. */
+    payouts_simulated_bank: { payoutId: string; returnOf?: string };
     /** Gathers the pending production payouts into SEPA files: PARASOL_SEPA_BATCH_SCHEDULE (default hourly on weekdays). */
     payouts_sepa_batch: NoPayload;
     /** Expires the claims whose bank details never came: every 15 minutes. */
@@ -254,9 +254,9 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         encryption: rt.keys.encryption,
       };
       return async (job) => {
-        const outcome = await payWithSimulatedBank(deps, job.data.payoutId);
+        const outcome = await payWithSimulatedBank(deps, job.data.payoutId, job.data.returnOf);
         payoutsTotal.inc({ outcome });
-        rt.log.info({ payoutId: job.data.payoutId, outcome }, 'simulated bank');
+        rt.log.info({ payoutId: job.data.payoutId, returnOf: job.data.returnOf, outcome }, 'simulated bank');
       };
     },
   },
@@ -300,20 +300,22 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
             messageId: b.messageId,
             payouts: b.payouts,
             controlSum: b.controlSum,
+            currency: b.currency,
+            scheme: b.scheme,
             executionDate: b.executionDate,
             path: b.path,
           },
-          'SEPA batch created: send the file to the bank',
+          'payout batch created: send the file to the bank',
         );
       if (report.outcome === 'no_debtor' && report.waiting > 0)
         rt.log.warn(
           { waiting: report.waiting },
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
         );
-      if (report.notEur > 0)
-        rt.log.warn(
-          { notEur: report.notEur },
-          'pending production payouts in another currency than EUR: pay them another way',
+      for (const r of report.refused)
+        rt.log.error(
+          { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
+          'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
         );
     },
   },

@@ -3,7 +3,7 @@ import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { isIsoCurrency } from '../platform/money.ts';
+import { isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -82,6 +82,13 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
   // the ledger is in minor units of that currency, whose number of decimals only a real code tells
   if (!/^[A-Z]{3}$/.test(input.currency) || !isIsoCurrency(input.currency))
     errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  // its customers' compensation is paid by bank transfer in that currency: refused now, not when a claim waits
+  else if (untransferableCurrency(input.currency))
+    errors.push({
+      field: '/currency',
+      code: 'not_allowed',
+      message: `${input.currency} cannot be paid by bank transfer: ${untransferableCurrency(input.currency)}`,
+    });
   rate('/taxRate', input.taxRate, 0.99);
   const min = rate('/commissionMin', input.commissionMin, 0.9);
   const max = rate('/commissionMax', input.commissionMax, 0.9);

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { isValidEndToEndId } from './end-to-end-id.ts';
-import { MAX_REASON, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
+import { MAX_REASON, type ReconciliationError, type ReconciliationRow, type ReportedAmount } from './reconciliation.ts';
 
 /**
  * The bank's debit/credit notification, ISO 20022 camt.054 (BankToCustomerDebitCreditNotification),
@@ -14,6 +14,11 @@ import { MAX_REASON, type ReconciliationError, type ReconciliationRow } from './
  * - entries not booked (PDNG, INFO…), credits without return information, debits with it,
  *   transactions without a usable end-to-end id and entries without transaction details (a batch
  *   booked as one amount) are `skipped`, each with why, for the operator to see.
+ *
+ * Each row carries the transaction's amount and currency as the bank reports it (`amountOf`), for
+ * the import to compare with the payout's: the instructed amount (`AmtDtls/InstdAmt/Amt`), else the
+ * transaction's (`TxDtls/Amt` from .08, `AmtDtls/TxAmt/Amt` before), else the entry's `Amt` when the
+ * entry holds that one transaction; none when a batch-booked entry gives no amount per transaction.
  *
  * A batch-booked entry (one `Ntry` with several `TxDtls`) gives one row per transaction. Versions
  * `camt.054.001.02` and later are read (the status is `<Sts>BOOK</Sts>` up to .07, `<Sts><Cd>BOOK</Cd></Sts>`
@@ -183,6 +188,7 @@ export function parseCamt054(input: string): Camt054Parse {
           endToEndId,
           status: returnInfo || reversed ? 'returned' : 'paid',
           reason: returnInfo ? reasonOf(returnInfo) : reversed ? 'reversed by the bank (RvslInd)' : null,
+          amount: amountOf(tx, transactions.length === 1 ? entry : undefined),
         });
       }
     }
@@ -195,6 +201,22 @@ export function parseCamt054(input: string): Camt054Parse {
     skipped,
     errors: [],
   };
+}
+
+/** The transaction's amount as reported (see the module's comment); null when the file gives none for it. */
+function amountOf(tx: XmlNode, soleEntry: XmlNode | undefined): ReportedAmount | null {
+  const details = children(tx, 'AmtDtls')[0];
+  const candidates = [
+    children(children(details, 'InstdAmt')[0], 'Amt')[0],
+    children(tx, 'Amt')[0],
+    children(children(details, 'TxAmt')[0], 'Amt')[0],
+    soleEntry ? children(soleEntry, 'Amt')[0] : undefined,
+  ];
+  for (const node of candidates) {
+    const value = textOf(node);
+    if (node && value !== undefined && value !== '') return { value, currency: String(node['@_Ccy'] ?? '').trim() };
+  }
+  return null;
 }
 
 /** BOOK, PDNG…: `<Sts>BOOK</Sts>` (up to .07) or `<Sts><Cd>BOOK</Cd></Sts>` (from .08). */

@@ -4,10 +4,10 @@ export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
 export { voidClaim } from './void-claim.ts';
-export { countPendingSepaNotEur, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
+export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
-export { reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
-export { createSepaBatch, exportSepaBatch } from './sepa-batch.ts';
+export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
+export { createPayoutBatches, createSepaBatch, exportSepaBatch, type RefusedCurrency } from './sepa-batch.ts';
 export {
   PAYOUT_REPORT_BUSINESS_DAYS,
   payoutReportDueBefore,

@@ -164,13 +164,18 @@ export interface SepaPayoutSource {
 }
 
 /**
- * Pending SEPA payouts, oldest first, locked for the batch (SKIP LOCKED: two batches never share one);
- * not those of claims under manual review, which wait for an operator's approval (migration 0031).
+ * Pending production payouts in one currency, oldest first, locked for that currency's batch (SKIP
+ * LOCKED: two batches never share one); not those of claims under manual review, which wait for an
+ * operator's approval (migration 0031).
  * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
  * claim the desk is putting under review is skipped (the next batch sees the review), and a review
  * asked while the batch holds it waits for the batch, then finds the payout instructed (refused).
  */
-export async function lockPendingSepaPayouts(db: Executor, limit: number): Promise<SepaPayoutSource[]> {
+export async function lockPendingSepaPayouts(
+  db: Executor,
+  currency: string,
+  limit: number,
+): Promise<SepaPayoutSource[]> {
   return (
     db
       .selectFrom('payouts as p')
@@ -192,9 +197,8 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
       ])
       .where('p.rail', '=', 'sepa')
       .where('p.status', '=', 'pending')
-      // SEPA credit transfers are in EUR: a payout in another currency is left to the operator
-      // (countPendingSepaNotEur), never a reason to stop everyone else's transfers
-      .where('p.currency', '=', 'EUR')
+      // one file per currency: EUR a SEPA credit transfer, another a cross-border one
+      .where('p.currency', '=', currency)
       .where('cl.manual_review_at', 'is', null)
       .orderBy('p.created_at')
       .orderBy('p.id')
@@ -205,30 +209,23 @@ export async function lockPendingSepaPayouts(db: Executor, limit: number): Promi
   );
 }
 
-/** Pending production payouts in another currency than EUR: no SEPA batch takes them. */
-export async function countPendingSepaNotEur(db: Executor): Promise<number> {
-  const row = await db
-    .selectFrom('payouts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('rail', '=', 'sepa')
-    .where('status', '=', 'pending')
-    .where('currency', '!=', 'EUR')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Pending production payouts in EUR that a SEPA batch would take now (not those held for review). */
-export async function countPendingSepaEur(db: Executor): Promise<number> {
-  const row = await db
+/**
+ * The currencies of the pending production payouts a batch would take now (not those held for
+ * review), with how many wait in each: EUR first, then by code.
+ */
+export async function listPendingSepaCurrencies(db: Executor): Promise<{ currency: string; payouts: number }[]> {
+  const rows = await db
     .selectFrom('payouts as p')
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select(['p.currency', (eb) => eb.fn.countAll<number>().as('n')])
     .where('p.rail', '=', 'sepa')
     .where('p.status', '=', 'pending')
-    .where('p.currency', '=', 'EUR')
     .where('cl.manual_review_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+    .groupBy('p.currency')
+    .execute();
+  return rows
+    .map((r) => ({ currency: r.currency, payouts: Number(r.n) }))
+    .sort((a, b) => (a.currency === 'EUR' ? -1 : b.currency === 'EUR' ? 1 : a.currency.localeCompare(b.currency)));
 }
 
 export async function markPayoutsInstructed(db: Executor, ids: string[], batchId: string, at: Date): Promise<void> {

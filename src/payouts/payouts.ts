@@ -5,6 +5,7 @@ import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
+import { toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { maskNameIn, maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
@@ -17,6 +18,7 @@ import {
   upsertPendingPayout,
   type Rail,
 } from './payouts-repo.ts';
+import type { ReportedAmount } from './reconciliation.ts';
 
 /**
  * Payouts: one per claim. In sandbox and preproduction the simulated bank pays within seconds (a
@@ -31,6 +33,16 @@ import {
  */
 export const SIMULATED_BANK_REJECTED_IBAN = 'NL91ABNA0417164300';
 export const SIMULATED_BANK_REJECTION = 'AC04 closed account number (simulated bank)';
+
+/**
+ * The simulated bank pays this one account, then returns the transfer SIMULATED_BANK_RETURN_DELAY_MS
+ * later (an R-transaction, ISO 20022 return reason AC04), so partners can rehearse a payment returned
+ * after `claim.paid`: `claim.failed` with `paymentReturned`, the new-details flow. The return goes
+ * through `settlePayout` like a production camt.054 return.
+ */
+export const SIMULATED_BANK_RETURNED_IBAN = 'NL02ABNA0123456789';
+export const SIMULATED_BANK_RETURN = 'AC04 closed account number (simulated bank: transfer returned)';
+export const SIMULATED_BANK_RETURN_DELAY_MS = 5_000;
 
 export function railFor(environment: Environment): Rail {
   return environment === 'production' ? 'sepa' : 'simulated_bank';
@@ -88,7 +100,8 @@ export interface SettleDeps {
   encryption: EncryptionKeys;
 }
 
-export type SettleOutcome = 'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'unknown';
+export type SettleOutcome =
+  'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'amount_mismatch' | 'unknown';
 
 /** What a bank report can say of a transfer: paid, rejected (failed), or paid then sent back (returned). */
 export type BankOutcome = 'paid' | 'failed' | 'returned';
@@ -102,19 +115,45 @@ export type BankOutcome = 'paid' | 'failed' | 'returned';
  * transfer not reported paid yet is a rejection (`failed`). A return and a rejection say the same of
  * the money (it is not with the customer): one reported after the other is `unchanged`, and `paid`
  * reported again for a returned payout (the same report imported again) too. `paid` then `failed`
- * (or the reverse) is a `conflict` left to an operator. The bank's free-text reason is kept as
+ * (or the reverse) is a `conflict` left to an operator, and so is any report about a `cancelled` payout
+ * (its claim voided before it was sent). A report giving another amount or currency than the payout's
+ * (`report.amount`, camt.054) changes nothing either: `amount_mismatch`, audited (`bank_report_mismatch`)
+ * and left to an operator, whatever the report says happened. The bank's free-text reason is kept as
  * `bankReason` leaves it (the account holder's name, IBANs, emails and phones masked).
  */
 export async function settlePayout(
   trx: Executor,
   deps: SettleDeps,
-  report: { endToEndId: string; outcome: BankOutcome; reason?: string | null | undefined; actor: string },
+  report: {
+    endToEndId: string;
+    outcome: BankOutcome;
+    reason?: string | null | undefined;
+    amount?: ReportedAmount | null | undefined;
+    actor: string;
+  },
 ): Promise<SettleOutcome> {
   const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
   if (!payout) return 'unknown';
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
   // its claim was voided before the payout was sent: no bank can report on it, an operator looks
   if (payout.status === 'cancelled') return 'conflict';
+  if (report.amount && !sameAmount(payout, report.amount)) {
+    await audit(trx, {
+      actor: report.actor,
+      partnerId: payout.partner_id,
+      environment: payout.environment,
+      entity: 'payout',
+      entityId: payout.end_to_end_id,
+      action: 'bank_report_mismatch',
+      data: {
+        reported: { amount: report.amount.value.slice(0, 40), currency: report.amount.currency.slice(0, 10) },
+        payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },
+        outcome: report.outcome,
+        status: payout.status,
+      },
+    });
+    return 'amount_mismatch';
+  }
   if (payout.status === 'returned') return 'unchanged';
   if (report.outcome === 'returned') {
     if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
@@ -162,6 +201,16 @@ export async function settlePayout(
 }
 
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
+
+/** Whether a bank report's amount is the payout's: the same currency, and the same minor units once read in it. */
+export function sameAmount(payout: { amount: number; currency: string }, reported: ReportedAmount): boolean {
+  if (reported.currency !== payout.currency) return false;
+  try {
+    return toMinorUnits(reported.value, payout.currency) === Number(payout.amount);
+  } catch {
+    return false; // not an amount in that currency (a sign, too many decimals…): not the payout's
+  }
+}
 
 /**
  * A paid transfer returned, in the caller's transaction: payout `returned` (with the masked reason),
@@ -246,11 +295,15 @@ function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: 
 /**
  * The simulated bank (sandbox, preproduction): takes a pending payout and settles it at once —
  * paid, unless the account is the documented rejected one. A job, retried like any other; a payout
- * no longer pending (already settled, retried since, or cancelled: its claim voided) is left alone.
+ * no longer pending (already settled, retried since, or cancelled: its claim voided) is left alone. For
+ * the documented returned account it pays, and queues its own return of that transfer (`returnOf`, the
+ * attempt's end-to-end id) SIMULATED_BANK_RETURN_DELAY_MS later, in the same transaction: both or neither.
  */
 export async function payWithSimulatedBank(
   deps: SettleDeps & { db: Db },
   payoutId: string,
+  /** The end-to-end id of the transfer the simulated bank now returns (its second job). */
+  returnOf?: string,
 ): Promise<SettleOutcome | 'skipped'> {
   return deps.db.transaction().execute(async (trx) => {
     const found = await findPayout(trx, payoutId);
@@ -258,17 +311,36 @@ export async function payWithSimulatedBank(
     // the claim's lock first, as every writer of a claim (the desk voiding it holds it, then its payout)
     const claim = await lockPayoutClaim(trx, found.claim_id);
     const payout = await findPayout(trx, payoutId, true);
+    if (!payout || payout.rail !== 'simulated_bank') return 'skipped';
+    if (returnOf !== undefined) {
+      // the return of a paid transfer, as a bank report says it: settlePayout decides (a later attempt: superseded)
+      if (payout.status !== 'paid' || payout.end_to_end_id !== returnOf) return 'skipped';
+      return settlePayout(trx, deps, {
+        endToEndId: returnOf,
+        outcome: 'returned',
+        reason: SIMULATED_BANK_RETURN,
+        actor: 'system:simulated-bank',
+      });
+    }
     // not pending: settled, retried since, or cancelled (its claim voided)
-    if (!payout || payout.status !== 'pending' || payout.rail !== 'simulated_bank') return 'skipped';
+    if (payout.status !== 'pending') return 'skipped';
     // a claim under manual review is not paid automatically: approving it queues this job again
     if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
-    const rejected = decrypt(deps.encryption, account.iban_enc) === SIMULATED_BANK_REJECTED_IBAN;
-    return settlePayout(trx, deps, {
+    const iban = decrypt(deps.encryption, account.iban_enc);
+    const rejected = iban === SIMULATED_BANK_REJECTED_IBAN;
+    const outcome = await settlePayout(trx, deps, {
       endToEndId: payout.end_to_end_id,
       outcome: rejected ? 'failed' : 'paid',
       reason: rejected ? SIMULATED_BANK_REJECTION : null,
       actor: 'system:simulated-bank',
     });
+    if (outcome === 'paid' && iban === SIMULATED_BANK_RETURNED_IBAN)
+      await deps.jobs.send(
+        'payouts_simulated_bank',
+        { payoutId: payout.id, returnOf: payout.end_to_end_id },
+        { trx, startAfter: new Date(deps.now().getTime() + SIMULATED_BANK_RETURN_DELAY_MS) },
+      );
+    return outcome;
   });
 }

@@ -1,8 +1,17 @@
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { looksLikeXml, parseCamt054, type SkippedEntry } from './camt054.ts';
+import { toDecimalString } from '../platform/money.ts';
+import { findPayoutByEndToEndId } from './payouts-repo.ts';
 import { settlePayout, type SettleDeps, type SettleOutcome } from './payouts.ts';
 import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
+
+/**
+ * The largest bank report read (bytes of the file): about 20,000 camt.054 transactions. The CLI
+ * checks the file's size before reading it, and the import the text's before parsing: a larger file
+ * is refused (payload_too_large) — ask the bank for reports per day or per batch.
+ */
+export const MAX_BANK_REPORT_BYTES = 32 * 1024 * 1024;
 
 /**
  * The bank's report imported (`parasol payouts reconcile <file>`): the CSV of reconciliation.ts, or
@@ -16,8 +25,11 @@ export interface ReconciliationReport {
   messageId: string | null;
   rows: number;
   outcomes: Record<SettleOutcome, number>;
-  /** Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts. */
-  issues: { line: number; endToEndId: string; outcome: SettleOutcome }[];
+  /**
+   * Rows that changed nothing, with why: unknown ids, reports about superseded attempts, conflicts,
+   * amounts or currencies not the payout's (`detail` says both).
+   */
+  issues: { line: number; endToEndId: string; outcome: SettleOutcome; detail?: string }[];
   /** camt.054 entries not applied, with why (not booked, not ours, no end-to-end id); none for the CSV. */
   skipped: SkippedEntry[];
 }
@@ -33,6 +45,12 @@ export async function reconcilePayouts(
   text: string,
   actor: string,
 ): Promise<ReconciliationReport> {
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > MAX_BANK_REPORT_BYTES)
+    throw new DomainError(
+      'payload_too_large',
+      `The bank report is ${size} bytes: at most ${MAX_BANK_REPORT_BYTES} are read; nothing was imported.`,
+    );
   let format = 'csv';
   let messageId: string | null = null;
   let rows: ReconciliationRow[];
@@ -63,6 +81,7 @@ export async function reconcilePayouts(
       unchanged: 0,
       superseded: 0,
       conflict: 0,
+      amount_mismatch: 0,
       unknown: 0,
     };
     const issues: ReconciliationReport['issues'] = [];
@@ -71,10 +90,19 @@ export async function reconcilePayouts(
         endToEndId: row.endToEndId,
         outcome: row.status,
         reason: row.reason,
+        amount: row.amount,
         actor,
       });
       outcomes[outcome] += 1;
-      if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
+      if (outcome === 'amount_mismatch') {
+        const payout = await findPayoutByEndToEndId(trx, row.endToEndId);
+        issues.push({
+          line: row.line,
+          endToEndId: row.endToEndId,
+          outcome,
+          detail: `reported ${row.status} ${row.amount?.value ?? '?'} ${row.amount?.currency || '(no currency)'}, the payout is ${payout ? `${toDecimalString(payout.amount, payout.currency)} ${payout.currency} ${payout.status}` : 'unknown'}`,
+        });
+      } else if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
         issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
     }
     return { format, messageId, rows: rows.length, outcomes, issues, skipped };

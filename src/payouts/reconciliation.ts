@@ -25,6 +25,17 @@ export interface ReconciliationRow {
   readonly status: ReconciliationStatus;
   /** The bank's reason (ISO 20022 code and/or text), null when empty. */
   readonly reason: string | null;
+  /**
+   * The amount the bank reports for the transfer, as written (camt.054; the CSV has none): compared
+   * with the payout's before anything changes (`amount_mismatch`).
+   */
+  readonly amount?: ReportedAmount | null;
+}
+
+/** An amount as a bank report writes it: decimal text and its currency ("30.00", "EUR"). */
+export interface ReportedAmount {
+  readonly value: string;
+  readonly currency: string;
 }
 
 export interface ReconciliationError {

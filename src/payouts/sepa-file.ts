@@ -3,14 +3,22 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Document } from 'sepa';
 import { DomainError, type FieldError, type FieldErrorCode } from '../platform/errors.ts';
-import { toDecimalString } from '../platform/money.ts';
+import { isIsoCurrency, toDecimalString, untransferableCurrency } from '../platform/money.ts';
 import { sumMinor } from './amount.ts';
 import { checkSepaAccount } from './bank-account.ts';
 import { isSepaIdentifier, toSepaText } from './sepa-text.ts';
 
 /**
- * SEPA credit transfer batch files: ISO 20022 pain.001.001.09 under the EPC SCT rulebook (2023),
- * one group header, one payment information block (the insurer's account), one transaction per payout.
+ * Credit transfer batch files, ISO 20022 pain.001.001.09: one group header, one payment information
+ * block (the insurer's account), one transaction per payout, all in one currency.
+ *
+ * - EUR: a SEPA credit transfer under the EPC SCT rulebook (2023): service level `SEPA`, charge
+ *   bearer `SLEV`, amounts in cents up to 999 999 999.99.
+ * - Any other currency (docs/DECISIONS.md, "Payouts in other currencies"): the same message as a
+ *   cross-border customer credit transfer, the way a French insurer's bank takes it — no service
+ *   level (not SEPA), charge bearer `SHAR` (each side pays its own bank), amounts in the currency's
+ *   own minor units (JPY 5000 → "5000", KWD 1234 → "1.234"), the creditor agent's BIC when the
+ *   customer gave one. The debtor is the one the caller passes (the insurer's account for that currency).
  *
  * The XML is produced by the `sepa` package, which holds amounts as JavaScript numbers and prints
  * them with `toFixed(2)`. Amounts stay exact because:
@@ -33,13 +41,14 @@ export interface SepaDebtor {
 export interface SepaPayout {
   /** From `endToEndIdForPayout`; unique within the file. */
   readonly endToEndId: string;
-  /** Integer minor units: 5000 = €50.00. 1 to 99 999 999 999 (rulebook maximum 999 999 999.99). */
+  /** Integer minor units of `currency`: 5000 = €50.00. EUR: 1 to 99 999 999 999 (rulebook maximum 999 999 999.99). */
   readonly amount: number;
-  readonly currency: 'EUR';
+  /** The file's currency (every payout of a file has the same). */
+  readonly currency: string;
   /** Transliterated to the SEPA Latin set; cut to 70 characters. */
   readonly creditorName: string;
   readonly creditorIban: string;
-  /** Required when the IBAN's country is outside the EEA (`ibanNeedsBic`). */
+  /** Required when the IBAN's country is outside the EEA (`ibanNeedsBic`); the creditor agent when given. */
   readonly creditorBic?: string | null;
   /** Unstructured remittance (what the customer sees on the statement): 1 to 140 characters after transliteration. */
   readonly remittanceInformation: string;
@@ -55,6 +64,8 @@ export interface SepaCreditTransferInput {
   /** PmtInf/ReqdExctnDt/Dt, YYYY-MM-DD. */
   readonly requestedExecutionDate: string;
   readonly debtor: SepaDebtor;
+  /** The currency of every transfer in the file; default EUR (SEPA). Another: a cross-border transfer file. */
+  readonly currency?: string;
   /** GrpHdr/InitgPty/Nm; default the debtor's name. */
   readonly initiatingPartyName?: string;
   /** true: one debit for the whole batch on the insurer's statement; default false (one per payout). */
@@ -71,6 +82,7 @@ export interface SepaCreditTransferFile {
   readonly numberOfTransactions: number;
   /** Exact decimal text, as in the file: "1234567.89". */
   readonly controlSum: string;
+  readonly currency: string;
   readonly controlSumMinor: bigint;
   readonly endToEndIds: readonly string[];
 }
@@ -93,6 +105,13 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
       '/messageId',
       'must be 1 to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , \' +, without leading, trailing or double "/"',
     );
+  const currency = input.currency ?? 'EUR';
+  const sepa = currency === 'EUR';
+  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
+    fail('/currency', 'must be an ISO 4217 currency code', 'invalid_format');
+  else if (untransferableCurrency(currency))
+    fail('/currency', `cannot be paid by bank transfer: ${untransferableCurrency(currency)}`, 'not_allowed');
+  const validCurrency = !errors.some((e) => e.field === '/currency');
   if (!isSepaIdentifier(input.paymentInfoId)) fail('/paymentInfoId', 'must be 1 to 35 SEPA identifier characters');
   if (!(input.createdAt instanceof Date) || Number.isNaN(input.createdAt.getTime()))
     fail('/createdAt', 'must be a valid date');
@@ -120,10 +139,12 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     else if (seen.has(payout.endToEndId))
       fail(at('endToEndId'), `duplicates ${payout.endToEndId} earlier in the file`, 'invalid');
     seen.add(payout.endToEndId);
-    if (payout.currency !== 'EUR')
-      fail(at('currency'), 'must be EUR (SEPA credit transfers are in euro)', 'not_allowed');
-    if (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > MAX_AMOUNT_MINOR) {
+    if (payout.currency !== currency)
+      fail(at('currency'), `must be ${currency}, the file's currency (one file per currency)`, 'not_allowed');
+    if (sepa && (!Number.isSafeInteger(payout.amount) || payout.amount < 1 || payout.amount > MAX_AMOUNT_MINOR)) {
       fail(at('amount'), 'must be a whole number of cents from 1 to 99999999999', 'out_of_range');
+    } else if (!sepa && (!Number.isSafeInteger(payout.amount) || payout.amount < 1)) {
+      fail(at('amount'), `must be a positive whole number of ${currency} minor units`, 'out_of_range');
     }
     const creditorName = toSepaText(payout.creditorName).slice(0, MAX_NAME).trim();
     if (creditorName === '') fail(at('creditorName'), 'is required (in SEPA Latin characters)', 'required');
@@ -137,17 +158,17 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });
 
-  if (errors.length > 0 || !debtorAccount.ok || !executionDate) {
+  if (errors.length > 0 || !debtorAccount.ok || !executionDate || !validCurrency) {
     throw new DomainError(
       'validation_failed',
-      `SEPA credit transfer file refused: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
+      `${sepa ? 'SEPA' : currency} credit transfer file refused: ${errors.length} problem${errors.length === 1 ? '' : 's'}`,
       { errors },
     );
   }
 
-  const amounts = transactions.map((t) => toDecimalString(t.payout.amount, 'EUR'));
+  const amounts = transactions.map((t) => toDecimalString(t.payout.amount, currency));
   const controlSumMinor = sumMinor(transactions.map((t) => t.payout.amount));
-  const controlSum = toDecimalString(controlSumMinor, 'EUR');
+  const controlSum = toDecimalString(controlSumMinor, currency);
 
   const doc = new Document(PAIN_FORMAT);
   doc.grpHdr.id = input.messageId;
@@ -167,8 +188,10 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
   transactions.forEach((t, index) => {
     const tx = info.createTransaction();
     tx.end2endId = t.payout.endToEndId;
-    tx.amount = exactNumber(amounts[index] ?? '');
-    tx.currency = 'EUR';
+    // EUR: the exact amount (checked to print back as itself); another currency: a placeholder the
+    // package can print with its two decimals, replaced below by the amount in the currency's own
+    tx.amount = sepa ? exactNumber(amounts[index] ?? '') : 1;
+    tx.currency = currency;
     tx.creditorName = t.creditorName;
     tx.creditorIBAN = t.account?.iban ?? '';
     tx.creditorBIC = t.account?.bic ?? '';
@@ -185,7 +208,21 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     `<CreDtTm>${input.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z')}</CreDtTm>`,
     1,
   );
+  if (!sepa) {
+    // not a SEPA transfer: no SEPA service level, each side pays its own bank's charges
+    xml = replaceExactly(xml, /<PmtTpInf><SvcLvl><Cd>SEPA<\/Cd><\/SvcLvl><\/PmtTpInf>/g, '', 1);
+    xml = replaceExactly(xml, /<ChrgBr>SLEV<\/ChrgBr>/g, '<ChrgBr>SHAR</ChrgBr>', 1);
+    let next = 0;
+    xml = replaceExactly(
+      xml,
+      new RegExp(`<InstdAmt Ccy="${currency}">[^<]*</InstdAmt>`, 'g'),
+      () => `<InstdAmt Ccy="${currency}">${amounts[next++] ?? ''}</InstdAmt>`,
+      amounts.length,
+    );
+  }
   verify(xml, {
+    currency,
+    sepa,
     amounts,
     controlSum,
     endToEndIds: transactions.map((t) => t.payout.endToEndId),
@@ -200,6 +237,7 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     paymentInfoId: input.paymentInfoId,
     numberOfTransactions: transactions.length,
     controlSum,
+    currency,
     controlSumMinor,
     endToEndIds: transactions.map((t) => t.payout.endToEndId),
   };
@@ -253,11 +291,11 @@ function exactNumber(decimal: string): number {
   return value;
 }
 
-function replaceExactly(xml: string, pattern: RegExp, replacement: string, expected: number): string {
+function replaceExactly(xml: string, pattern: RegExp, replacement: string | (() => string), expected: number): string {
   let count = 0;
   const out = xml.replace(pattern, () => {
     count += 1;
-    return replacement;
+    return typeof replacement === 'string' ? replacement : replacement();
   });
   if (count !== expected) throw new Error(`sepa output has ${count} ${pattern.source} elements, expected ${expected}`);
   return out;
@@ -265,14 +303,29 @@ function replaceExactly(xml: string, pattern: RegExp, replacement: string, expec
 
 function verify(
   xml: string,
-  expected: { amounts: string[]; controlSum: string; endToEndIds: string[]; messageId: string; paymentInfoId: string },
+  expected: {
+    currency: string;
+    sepa: boolean;
+    amounts: string[];
+    controlSum: string;
+    endToEndIds: string[];
+    messageId: string;
+    paymentInfoId: string;
+  },
 ): void {
   const all = (re: RegExp) => [...xml.matchAll(re)].map((m) => m[1]);
   const problems: string[] = [];
   const same = (what: string, actual: (string | undefined)[], wanted: string[]) => {
     if (actual.length !== wanted.length || actual.some((value, i) => value !== wanted[i])) problems.push(what);
   };
-  same('InstdAmt', all(/<InstdAmt Ccy="EUR">([^<]*)<\/InstdAmt>/g), expected.amounts);
+  same('InstdAmt', all(new RegExp(`<InstdAmt Ccy="${expected.currency}">([^<]*)</InstdAmt>`, 'g')), expected.amounts);
+  same(
+    'InstdAmt Ccy',
+    all(/<InstdAmt Ccy="([^"]*)">/g),
+    expected.amounts.map(() => expected.currency),
+  );
+  same('ChrgBr', all(/<ChrgBr>([^<]*)<\/ChrgBr>/g), [expected.sepa ? 'SLEV' : 'SHAR']);
+  same('SvcLvl', all(/<SvcLvl><Cd>([^<]*)<\/Cd><\/SvcLvl>/g), expected.sepa ? ['SEPA'] : []);
   same('CtrlSum', all(/<CtrlSum>([^<]*)<\/CtrlSum>/g), [expected.controlSum, expected.controlSum]);
   same('NbOfTxs', all(/<NbOfTxs>([^<]*)<\/NbOfTxs>/g), [
     String(expected.amounts.length),

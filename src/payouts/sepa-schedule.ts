@@ -3,21 +3,21 @@ import path from 'node:path';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import {
-  countPendingSepaEur,
-  countPendingSepaNotEur,
   findSepaBatch,
+  listPendingSepaCurrencies,
   listSepaBatchesWithoutFile,
   setSepaBatchFilePathIfNone,
 } from './payouts-repo.ts';
-import { createSepaBatch, MAX_BATCH, type BatchDeps, type BatchResult } from './sepa-batch.ts';
+import { createPayoutBatches, type BatchDeps, type BatchResult, type RefusedCurrency } from './sepa-batch.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
  * Production payment without anyone filing anything: the worker's `payouts_sepa_batch` job (cron
  * PARASOL_SEPA_BATCH_SCHEDULE) first checks the batches committed without a recorded file, then gathers
- * the pending EUR `sepa` payouts into new batches through `createSepaBatch` — the code path of
- * `parasol payouts batch`, the same SKIP LOCKED selection (two runs never put one payout in two
- * files), the same file in PARASOL_PAYOUTS_DIR, audited with the schedule as actor.
+ * the pending production payouts into new batches, one file per currency (EUR SEPA, any other
+ * cross-border), through `createPayoutBatches` — the code path of `parasol payouts batch`, the same
+ * SKIP LOCKED selection (two runs never put one payout in two files), the same files in
+ * PARASOL_PAYOUTS_DIR, audited with the schedule as actor.
  */
 
 /** Who the schedule's batches and file writes are audited as. */
@@ -29,7 +29,7 @@ export const SCHEDULE_ACTOR = 'schedule:payouts_sepa_batch';
  */
 export const FILE_RECOVERY_GRACE_MS = 5 * 60_000;
 
-/** At most this many files per run (MAX_BATCH transfers each); the rest waits for the next run. */
+/** At most this many files per run, all currencies together (MAX_BATCH transfers each); the rest waits for the next run. */
 export const MAX_BATCHES_PER_RUN = 10;
 
 /**
@@ -53,36 +53,33 @@ export interface ScheduledBatchReport {
   recorded: { messageId: string; path: string }[];
   /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
   unwritten: { messageId: string; createdAt: Date }[];
-  /** No debtor: the EUR payouts that wait for one (logged for the operator). */
+  /** No debtor: the payouts (all currencies) that wait for one (logged for the operator). */
   waiting: number;
-  /** Pending production payouts in another currency: no SEPA transfer pays them. */
-  notEur: number;
+  /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
+  refused: RefusedCurrency[];
 }
 
 export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledBatchReport> {
-  const notEur = await countPendingSepaNotEur(deps.db);
   if (!deps.debtor) {
     // nothing can be paid without the insurer's account: said in the logs every run, never a failure
     // (a failing job would only be retried into the same answer)
-    const waiting = await countPendingSepaEur(deps.db);
-    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, notEur };
+    const waiting = (await listPendingSepaCurrencies(deps.db)).reduce((n, c) => n + c.payouts, 0);
+    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [] };
   }
   // Earlier batches first: a file found under its name is recorded, one missing is reported.
   const { recorded, unwritten } = await checkUnrecordedSepaFiles(deps);
-  const batches: BatchResult[] = [];
-  for (let i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-    const batch = await createSepaBatch(deps, { actor: SCHEDULE_ACTOR });
-    if (!batch) break;
-    batches.push(batch);
-    if (batch.payouts < MAX_BATCH) break;
-  }
+  const { batches, refused } = await createPayoutBatches(deps, {
+    actor: SCHEDULE_ACTOR,
+    filesPerCurrency: MAX_BATCHES_PER_RUN,
+    maxFiles: MAX_BATCHES_PER_RUN,
+  });
   return {
     outcome: batches.length > 0 ? 'created' : 'nothing_pending',
     batches,
     recorded,
     unwritten,
     waiting: 0,
-    notEur,
+    refused,
   };
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
+import { isIsoCurrency, untransferableCurrency } from './money.ts';
 
 /**
  * The one place that reads the environment. Everything else receives a `Config`.
@@ -65,10 +66,21 @@ export interface Config {
   readonly smtp: SmtpConfig | undefined;
   /** Behind a reverse proxy (TLS terminator): client addresses from X-Forwarded-For (sign-in throttling, logs). */
   readonly trustProxy: boolean;
-  /** Where SEPA credit transfer files are written. */
+  /** Where credit transfer files (SEPA and cross-border) are written. */
   readonly payoutsDir: string;
-  /** The insurer's account paying the claims (SEPA batches); undefined: batches are refused. */
-  readonly sepaDebtor: { readonly name: string; readonly iban: string; readonly bic: string } | undefined;
+  /**
+   * The insurer's account paying the claims (batches); undefined: batches are refused. `accounts`: its
+   * accounts for other currencies than EUR (PARASOL_SEPA_DEBTOR_ACCOUNTS); a currency without one is
+   * paid from the EUR account.
+   */
+  readonly sepaDebtor:
+    | {
+        readonly name: string;
+        readonly iban: string;
+        readonly bic: string;
+        readonly accounts: Readonly<Record<string, { readonly iban: string; readonly bic: string }>>;
+      }
+    | undefined;
   /**
    * When the worker gathers the pending production payouts into a SEPA file (PARASOL_SEPA_BATCH_SCHEDULE,
    * cron in UTC, default every hour on weekdays); undefined (`off`): only `parasol payouts batch` does.
@@ -480,14 +492,44 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
   const name = optional(env, 'PARASOL_SEPA_DEBTOR_NAME');
   const iban = optional(env, 'PARASOL_SEPA_DEBTOR_IBAN')?.replace(/\s+/g, '').toUpperCase();
   const bic = optional(env, 'PARASOL_SEPA_DEBTOR_BIC')?.toUpperCase();
-  if (name === undefined && iban === undefined && bic === undefined) return undefined;
+  const accountsText = optional(env, 'PARASOL_SEPA_DEBTOR_ACCOUNTS');
+  if (name === undefined && iban === undefined && bic === undefined && accountsText === undefined) return undefined;
   if (name === undefined)
     throw new ConfigError('PARASOL_SEPA_DEBTOR_NAME', 'is required with the other PARASOL_SEPA_DEBTOR_* variables');
   if (iban === undefined || !isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
     throw new ConfigError('PARASOL_SEPA_DEBTOR_IBAN', 'must be the IBAN of a SEPA account');
   if (bic === undefined || !isValidBIC(bic))
     throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
-  return Object.freeze({ name, iban, bic });
+  return Object.freeze({ name, iban, bic, accounts: debtorAccountsConfig(accountsText) });
+}
+
+/**
+ * PARASOL_SEPA_DEBTOR_ACCOUNTS: the insurer's accounts for other currencies, space- or
+ * comma-separated `CCY:IBAN:BIC` ("GBP:GB29NWBK60161331926819:NWBKGB2L CHF:CH93…:UBSWCHZH80A").
+ * A currency not listed is paid from the EUR account (the bank converts).
+ */
+function debtorAccountsConfig(
+  text: string | undefined,
+): Readonly<Record<string, { readonly iban: string; readonly bic: string }>> {
+  const accounts: Record<string, { readonly iban: string; readonly bic: string }> = {};
+  for (const item of (text ?? '').split(/[\s,]+/).filter(Boolean)) {
+    const [currency = '', rawIban = '', rawBic = '', ...rest] = item.split(':');
+    const iban = rawIban.toUpperCase();
+    const bic = rawBic.toUpperCase();
+    const fail = (message: string) =>
+      new ConfigError('PARASOL_SEPA_DEBTOR_ACCOUNTS', `"${currency}": ${message} (CCY:IBAN:BIC, separated by spaces)`);
+    if (rest.length > 0 || !/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
+      throw fail('each account must be CCY:IBAN:BIC with an ISO 4217 currency code');
+    if (currency === 'EUR') throw fail('the EUR account is PARASOL_SEPA_DEBTOR_IBAN and _BIC');
+    const why = untransferableCurrency(currency);
+    if (why) throw fail(`cannot be paid by bank transfer: ${why}`);
+    if (accounts[currency]) throw fail('is listed twice');
+    if (!isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
+      throw fail('the IBAN must be that of a SEPA-country account');
+    if (!isValidBIC(bic)) throw fail('the BIC must be valid (8 or 11 characters)');
+    accounts[currency] = Object.freeze({ iban, bic });
+  }
+  return Object.freeze(accounts);
 }
 
 /** The default of PARASOL_SEPA_BATCH_SCHEDULE: at minute 0 of every hour, Monday to Friday (UTC). */

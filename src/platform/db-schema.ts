@@ -387,7 +387,10 @@ export interface SepaBatchesTable {
   created_by: string;
   execution_date: string;
   payouts_count: number;
+  /** In minor units of `currency`. */
   control_sum: number;
+  /** The file's currency (migration 0053): EUR a SEPA credit transfer, another a cross-border one. */
+  currency: Generated<string>;
   /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
   xml: string | null;
   xml_enc: string | null;

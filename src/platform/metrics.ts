@@ -159,7 +159,7 @@ export class DatabaseGauges {
   });
   private readonly productionPending = new client.Gauge({
     name: 'parasol_production_payouts_pending',
-    help: 'Production (SEPA) payouts waiting for a batch, by currency; claims held for review not counted (from the database).',
+    help: 'Production payouts waiting for a batch (SEPA file in EUR, cross-border file in another currency), by currency; claims held for review not counted (from the database).',
     labelNames: ['currency'] as const,
     registers: [this.registry],
   });

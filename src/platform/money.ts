@@ -19,6 +19,24 @@ export function isIsoCurrency(code: string): boolean {
 }
 
 /**
+ * ISO 4217 codes that Intl lists but that no bank transfer can carry: a partner cannot configure them
+ * (its customers could never be paid), and a payout already in one is refused by the production batch
+ * (docs/payouts.md, "Currencies"). Units of account, and currencies withdrawn since Intl's list was made.
+ */
+const UNTRANSFERABLE_CURRENCIES: Readonly<Record<string, string>> = {
+  XDR: 'the special drawing right is a unit of account of the IMF, not money a bank transfers',
+  XSU: 'the sucre is a unit of account between central banks, not money a bank transfers',
+  HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023',
+  CUC: 'the Cuban convertible peso was withdrawn in 2021',
+  ZWL: 'the Zimbabwe dollar was replaced by the ZWG in 2024',
+};
+
+/** Why no bank transfer can pay in this ISO 4217 currency; undefined when one can. */
+export function untransferableCurrency(code: string): string | undefined {
+  return UNTRANSFERABLE_CURRENCIES[code];
+}
+
+/**
  * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
  * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
  */

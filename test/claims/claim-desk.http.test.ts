@@ -637,12 +637,12 @@ describe('the claim desk', () => {
     assert.equal(await statusOf(claim.id), 'payment_pending');
     const held = await cli('payouts', 'batch');
     assert.equal(held.code, 0, held.err);
-    assert.equal(JSON.parse(held.out).batch, null, 'no transfer for a claim under review');
+    assert.deepEqual(JSON.parse(held.out).batches, [], 'no transfer for a claim under review');
 
     assert.equal((await cli('claims', 'approve', claimNumber, '--reason', 'checked')).code, 0);
     const released = await cli('payouts', 'batch');
     assert.equal(released.code, 0, released.err);
-    assert.equal(JSON.parse(released.out).batch.payouts, 1, 'approved: the next batch pays it');
+    assert.equal(JSON.parse(released.out).batches[0].payouts, 1, 'approved: the next batch pays it');
   });
 
   it('production: a review racing the SEPA batch holds the payout or is refused — never under review with its transfer sent', async (ctx) => {
@@ -656,7 +656,7 @@ describe('the claim desk', () => {
     await t.db.transaction().execute(async (trx) => {
       const backend = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
       const batchPid = backend.rows[0]!.pid;
-      const payouts = await lockPendingSepaPayouts(trx, MAX_BATCH);
+      const payouts = await lockPendingSepaPayouts(trx, 'EUR', MAX_BATCH);
       const ours = payouts.find((p) => p.claim_number === claimNumber);
       assert.ok(ours, 'the batch takes the pending payout');
       const batch = await insertSepaBatch(trx, {

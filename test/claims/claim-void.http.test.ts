@@ -6,7 +6,6 @@ import { after, before, describe, it } from 'node:test';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { payWithSimulatedBank, SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
-import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -256,7 +255,7 @@ describe('the claim desk voids a claim', () => {
       jobs: t.app.parasol.jobs,
       now: () => new Date(),
       bankDetailsDays: 30,
-      decryptIban: (s: string) => decrypt(t.app.parasol.keys.encryption, s),
+      encryption: t.app.parasol.keys.encryption,
     };
     assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
     assert.equal((await payoutOf(claim.id)).status, 'cancelled');

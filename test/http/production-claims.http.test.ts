@@ -19,7 +19,7 @@ import {
   runCliOn,
 } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
-import { validateWithXmllint } from '../payouts/xmllint.ts';
+import { crossBorderXsd, validateWithXmllint } from '../payouts/xmllint.ts';
 
 /**
  * Production: operators report flight events with their own tokens; the SMS leaves through Twilio
@@ -203,7 +203,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
 
     const batch = await cli('--json', 'payouts', 'batch', '--execution-date', '2026-12-01');
     assert.equal(batch.code, 0, batch.err);
-    const result = JSON.parse(batch.out).batch;
+    const result = JSON.parse(batch.out).batches[0];
     const xml = await fs.readFile(result.path, 'utf8');
     const lint = validateWithXmllint(xml);
     assert.ok(lint.valid, lint.output);
@@ -383,7 +383,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.match(run.err, /line 2/);
   });
 
-  it('a payout in another currency than EUR is no SEPA transfer: the batch leaves it pending and pays the EUR ones', async () => {
+  it('a payout in another currency than EUR is paid by a cross-border file: one file per currency, by the same command', async () => {
     const pounds = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'GBP' } });
     const payoutOf = async (who: TestPartner) => {
       const flightNumber = `AF${seq++}`;
@@ -424,9 +424,34 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
     assert.equal(batch.code, 0, batch.err);
     const statusOf = async (id: string) =>
       (await t.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
-    assert.equal(await statusOf(eur.id), 'instructed', 'the EUR payout is in the file');
-    assert.equal(await statusOf(gbp.id), 'pending', 'the GBP payout waits for another way to pay');
-    assert.equal(JSON.parse(batch.out).notEur, 1, 'the operator is told');
+    assert.equal(await statusOf(eur.id), 'instructed', 'the EUR payout is in the SEPA file');
+    assert.equal(await statusOf(gbp.id), 'instructed', 'the GBP payout is in a file of its own');
+    const { batches, refused } = JSON.parse(batch.out) as {
+      batches: { currency: string; scheme: string; path: string; messageId: string }[];
+      refused: unknown[];
+    };
+    assert.deepEqual(refused, []);
+    assert.deepEqual(
+      batches.map((b) => [b.currency, b.scheme]),
+      [
+        ['EUR', 'sepa'],
+        ['GBP', 'cross_border'],
+      ],
+    );
+    const gbpFile = await fs.readFile(batches[1]!.path, 'utf8');
+    const lint = validateWithXmllint(gbpFile, crossBorderXsd());
+    assert.ok(lint.valid, lint.output);
+    assert.match(gbpFile, /<ChrgBr>SHAR<\/ChrgBr>/);
+    assert.match(gbpFile, /<InstdAmt Ccy="GBP">\d+\.\d{2}<\/InstdAmt>/);
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select(['currency'])
+      .where('message_id', '=', batches[1]!.messageId)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.currency, 'GBP');
+    const text = await cli('payouts', 'batch');
+    assert.equal(text.code, 0, text.err);
+    assert.doesNotMatch(text.out, /REFUSED/);
   });
 
   it('a rejected SMS (invalid number at Twilio) is marked rejected, not retried', async () => {

@@ -136,6 +136,12 @@ describe('partners, agreements, configuration, keys', () => {
         setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'ABC' }),
         fails('validation_failed', '/currency'),
       );
+      // an ISO code no bank transfer carries: its customers could never be paid (docs/payouts.md, "Currencies")
+      for (const currency of ['XDR', 'HRK'])
+        await assert.rejects(
+          setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency }),
+          fails('validation_failed', '/currency'),
+        );
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);

@@ -10,7 +10,10 @@ export interface CamtTransaction {
   endToEndId?: string;
   /** A return: the reason code (AC04, AG01, MD07…) and the bank's additional information. */
   returned?: { code?: string; proprietary?: string; info?: string; originalEndToEndId?: string };
-  amount?: string;
+  /** The transaction's amount (default 30.00), `null`: none given for it. */
+  amount?: string | null;
+  /** Its currency (default EUR). */
+  currency?: string;
   /** The transaction's own indicator (optional in the message; the entry's applies without it). */
   indicator?: 'CRDT' | 'DBIT';
 }
@@ -29,11 +32,14 @@ export function camt054(version: CamtVersion, entries: CamtEntry[], messageId = 
   let reference = 0;
   const status = (s: string) => (version === '02' ? `<Sts>${s}</Sts>` : `<Sts><Cd>${s}</Cd></Sts>`);
   const tx = (t: CamtTransaction, entry: CamtEntry) => {
-    const amount = t.amount ?? '30.00';
+    const amount = t.amount === undefined ? '30.00' : t.amount;
+    const currency = t.currency ?? 'EUR';
     const amountXml =
       version === '02'
-        ? `<AmtDtls><TxAmt><Amt Ccy="EUR">${amount}</Amt></TxAmt></AmtDtls>`
-        : `<Amt Ccy="EUR">${amount}</Amt>\n              <CdtDbtInd>${t.indicator ?? entry.indicator}</CdtDbtInd>`;
+        ? amount === null
+          ? ''
+          : `<AmtDtls><TxAmt><Amt Ccy="${currency}">${amount}</Amt></TxAmt></AmtDtls>`
+        : `${amount === null ? '' : `<Amt Ccy="${currency}">${amount}</Amt>\n              `}<CdtDbtInd>${t.indicator ?? entry.indicator}</CdtDbtInd>`;
     const returned = t.returned
       ? `
               <RtrInf>

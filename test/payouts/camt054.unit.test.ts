@@ -134,7 +134,9 @@ describe('camt.054 reader', () => {
     const parsed = parseCamt054(xml);
     assert.deepEqual(parsed.errors, []);
     assert.equal(parsed.messageId, 'M&1');
-    assert.deepEqual(parsed.rows, [{ line: 2, endToEndId: A, status: 'returned', reason: 'AG01 Blocked & closed' }]);
+    assert.deepEqual(parsed.rows, [
+      { line: 2, endToEndId: A, status: 'returned', reason: 'AG01 Blocked & closed', amount: null },
+    ]);
   });
 
   it('refuses whole files that are not well-formed XML, not camt.054, or declare a DOCTYPE (no entity expansion)', () => {
@@ -168,6 +170,52 @@ describe('camt.054 reader', () => {
     assert.equal(xxe.line, 2);
     const external = '<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/passwd">]><Document>&x;</Document>';
     assert.match(refused(external).message, /DOCTYPE/);
+  });
+
+  it('gives each row the amount and currency the bank reports: the instructed amount, else the transaction’s, else the entry’s when it holds that one transaction', () => {
+    for (const version of ['02', '08'] as const) {
+      const parsed = parseCamt054(
+        camt054(version, [
+          { indicator: 'DBIT', transactions: [{ endToEndId: A, amount: '150.00' }] },
+          { indicator: 'DBIT', transactions: [{ endToEndId: B, amount: '12345', currency: 'JPY' }] },
+          { indicator: 'DBIT', amount: '77.70', transactions: [{ endToEndId: C, amount: null }] },
+        ]),
+      );
+      assert.deepEqual(
+        parsed.rows.map((r) => [r.endToEndId, r.amount]),
+        [
+          [A, { value: '150.00', currency: 'EUR' }],
+          [B, { value: '12345', currency: 'JPY' }],
+          [C, { value: '77.70', currency: 'EUR' }],
+        ],
+        `camt.054.001.${version}`,
+      );
+    }
+    // a batch booked as one amount, without amounts per transaction: none to compare
+    const batch = parseCamt054(
+      camt054('08', [
+        {
+          indicator: 'DBIT',
+          amount: '90.00',
+          transactions: [
+            { endToEndId: A, amount: null },
+            { endToEndId: B, amount: null },
+          ],
+        },
+      ]),
+    );
+    assert.deepEqual(
+      batch.rows.map((r) => r.amount),
+      [null, null],
+    );
+    // the instructed amount wins over the transaction amount (charges may have been taken from the latter)
+    const instructed = parseCamt054(
+      camt054('08', [{ indicator: 'DBIT', transactions: [{ endToEndId: A, amount: '149.50' }] }]).replace(
+        '<Amt Ccy="EUR">149.50</Amt>',
+        '<Amt Ccy="EUR">149.50</Amt><AmtDtls><InstdAmt><Amt Ccy="EUR">150.00</Amt></InstdAmt></AmtDtls>',
+      ),
+    );
+    assert.deepEqual(instructed.rows[0]!.amount, { value: '150.00', currency: 'EUR' });
   });
 
   it('tells XML from the CSV by its first character', () => {

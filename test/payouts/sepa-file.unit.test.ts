@@ -15,7 +15,7 @@ import {
   type SepaCreditTransferInput,
 } from '../../src/payouts/sepa-file.ts';
 import { batch, payout } from './sample.ts';
-import { validateWithXmllint } from './xmllint.ts';
+import { crossBorderXsd, validateWithXmllint } from './xmllint.ts';
 
 function assertValid(xml: string): void {
   const result = validateWithXmllint(xml);
@@ -201,7 +201,7 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
           payout({ endToEndId: 'has space', amount: 12.5 }),
           payout({
             endToEndId: 'E4',
-            currency: 'CHF' as 'EUR',
+            currency: 'CHF',
             creditorName: '—',
             remittanceInformation: 'x'.repeat(141),
           }),
@@ -264,5 +264,110 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       (e: unknown) => e instanceof DomainError && e.code === 'conflict',
     );
     assert.deepEqual(fs.readdirSync(path.join(dir, 'out')), ['PSL-20250312-0001.xml'], 'no temporary file left');
+  });
+});
+
+describe('cross-border credit transfer file (pain.001.001.09, another currency than EUR)', () => {
+  const xsd = crossBorderXsd();
+  const assertCrossBorderValid = (xml: string) => {
+    const result = validateWithXmllint(xml, xsd);
+    assert.ok(result.valid, `xmllint --schema refused the file:\n${result.output}`);
+  };
+  const inCurrency = (currency: string, amounts: number[]) =>
+    batch({
+      currency,
+      payouts: amounts.map((amount, i) =>
+        payout({
+          endToEndId: `PSL-E2E-${i + 1}`,
+          currency,
+          amount,
+          ...(i === 0 ? { creditorIban: 'GB29 NWBK 6016 1331 9268 19', creditorBic: 'NWBKGB2L' } : {}),
+        }),
+      ),
+    });
+
+  it('GBP: no SEPA service level, charges shared (SHAR), the creditor agent named, pence exact; validates', () => {
+    const file = buildSepaCreditTransferFile(inCurrency('GBP', [12_345, 7, 100_000_000_001]));
+    assertCrossBorderValid(file.xml);
+    assert.equal(file.currency, 'GBP');
+    assert.doesNotMatch(file.xml, /SvcLvl|SEPA/);
+    assert.deepEqual(texts(file.xml, 'ChrgBr'), ['SHAR']);
+    assert.deepEqual(texts(file.xml, 'InstdAmt'), ['123.45', '0.07', '1000000000.01']);
+    assert.deepEqual(
+      [...file.xml.matchAll(/<InstdAmt Ccy="([A-Z]{3})">/g)].map((m) => m[1]),
+      ['GBP', 'GBP', 'GBP'],
+    );
+    assert.deepEqual(texts(file.xml, 'CtrlSum'), ['1000000123.53', '1000000123.53']);
+    assert.equal(file.controlSumMinor, 100_000_012_353n);
+    assert.deepEqual(
+      texts(file.xml, 'BICFI'),
+      ['AGRIFRPPXXX', 'NWBKGB2L'],
+      'debtor agent, then the creditor agent given',
+    );
+    assert.equal(file.xml.split('<CdtrAgt>').length - 1, 1, 'no creditor agent where the customer gave no BIC');
+    // the EPC schema refuses it for exactly what makes it not SEPA: the charge bearer, and an amount
+    // above the SCT rulebook's ceiling (999 999 999.99)
+    const epc = validateWithXmllint(file.xml);
+    assert.ok(!epc.valid);
+    assert.deepEqual(
+      epc.output
+        .split('\n')
+        .filter((l) => l.includes('validity error'))
+        .map((l) => /element (\w+):/.exec(l)?.[1]),
+      ['ChrgBr', 'InstdAmt'],
+    );
+  });
+
+  it('in the currency’s own minor units: JPY without decimals, KWD with three; validates', () => {
+    const yen = buildSepaCreditTransferFile(inCurrency('JPY', [5_000, 7]));
+    assertCrossBorderValid(yen.xml);
+    assert.deepEqual(texts(yen.xml, 'InstdAmt'), ['5000', '7']);
+    assert.deepEqual(texts(yen.xml, 'CtrlSum'), ['5007', '5007']);
+    const dinar = buildSepaCreditTransferFile(inCurrency('KWD', [1_234, 7]));
+    assertCrossBorderValid(dinar.xml);
+    assert.deepEqual(texts(dinar.xml, 'InstdAmt'), ['1.234', '0.007']);
+    assert.deepEqual(texts(dinar.xml, 'CtrlSum'), ['1.241', '1.241']);
+  });
+
+  it('amounts and control sum are exact in any currency (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GBP', 'JPY', 'KWD', 'CHF', 'SEK'),
+        fc.array(fc.integer({ min: 1, max: 99_999_999_999 }), { minLength: 1, maxLength: 20 }),
+        (currency, amounts) => {
+          const file = buildSepaCreditTransferFile(inCurrency(currency, amounts));
+          const exponent = currency === 'JPY' ? 0 : currency === 'KWD' ? 3 : 2;
+          const back = texts(file.xml, 'InstdAmt').map((t) => Number(BigInt(t!.replace('.', ''))));
+          assert.deepEqual(back, amounts);
+          for (const t of texts(file.xml, 'InstdAmt'))
+            assert.equal(t!.includes('.') ? t!.split('.')[1]!.length : 0, exponent);
+          assert.equal(
+            file.controlSumMinor,
+            amounts.reduce((a, b) => a + BigInt(b), 0n),
+          );
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('refuses a payout of another currency than the file’s, and currencies no transfer can carry', () => {
+    const mixed = refusal({
+      ...inCurrency('GBP', [100, 200]),
+      payouts: [payout({ currency: 'GBP' }), payout({ endToEndId: 'E2', currency: 'EUR' })],
+    });
+    assert.deepEqual(
+      mixed.map((e) => e.field),
+      ['/payouts/1/currency'],
+    );
+    assert.match(mixed[0]!.message, /must be GBP, the file's currency/);
+    assert.deepEqual(
+      refusal(inCurrency('XDR', [100])).map((e) => e.field),
+      ['/currency'],
+    );
+    assert.deepEqual(
+      refusal(inCurrency('ABC', [100])).map((e) => e.field),
+      ['/currency'],
+    );
   });
 });

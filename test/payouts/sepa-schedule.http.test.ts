@@ -22,7 +22,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
-import { validateWithXmllint } from './xmllint.ts';
+import { crossBorderXsd, validateWithXmllint } from './xmllint.ts';
 
 /**
  * The scheduled SEPA batch (job payouts_sepa_batch, src/payouts/sepa-schedule.ts): production payouts
@@ -58,11 +58,11 @@ describe('the scheduled SEPA batch', () => {
     await fs.rm(payoutsDir, { recursive: true, force: true });
   });
 
-  /** `n` claims on one cancelled production flight, each with bank details: `n` pending SEPA payouts. */
-  async function pendingPayouts(n: number): Promise<string[]> {
+  /** `n` claims on one cancelled production flight, each with bank details: `n` pending production payouts. */
+  async function pendingPayouts(n: number, who: TestPartner = partner): Promise<string[]> {
     const flightNumber = `AF${seq++}`;
     let departureDate = '';
-    for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, partner, { flightNumber })).departureDate;
+    for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, who, { flightNumber })).departureDate;
     const opened = await post(
       t.app,
       `${FLIGHT}/claims`,
@@ -194,6 +194,79 @@ describe('the scheduled SEPA batch', () => {
       .where('entity_id', '=', batch.message_id)
       .execute();
     assert.deepEqual(audit, [{ actor: SCHEDULE_ACTOR, action: 'created' }]);
+  });
+
+  it('batches every currency in one run: a SEPA file for EUR, a cross-border file for GBP from its own account; a currency no transfer carries is refused loudly and stays pending', async () => {
+    const pounds = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'GBP' } });
+    const eur = await pendingPayouts(2);
+    const gbp = await pendingPayouts(2, pounds);
+    // a payout in a currency no bank transfer carries (a partner configured before such currencies were refused)
+    const [legacy, unknown] = await pendingPayouts(2);
+    await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', legacy!).execute();
+    // and one whose file is refused (no ISO currency): its currency is skipped, the others go on
+    await t.db.updateTable('payouts').set({ currency: 'ABC' }).where('id', '=', unknown!).execute();
+    const gauges = await new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore).metrics();
+    assert.match(gauges, /^parasol_production_payouts_pending\{currency="GBP"\} [1-9]/m);
+    assert.match(gauges, /^parasol_production_payouts_pending\{currency="HRK"\} [1-9]/m);
+
+    const debtor = t.app.parasol.config.sepaDebtor!;
+    const gbpAccount = { iban: 'GB33BUKB20201555555555', bic: 'BUKBGB22' };
+    const { run, logs } = job({ sepaDebtor: { ...debtor, accounts: { GBP: gbpAccount } } });
+    await run();
+    const rows = await batchesOf([...eur, ...gbp, legacy!, unknown!]);
+    const statusOf = (id: string) => rows.find((r) => r.id === id)!.status;
+    assert.deepEqual([...eur, ...gbp].map(statusOf), ['instructed', 'instructed', 'instructed', 'instructed']);
+    assert.equal(statusOf(legacy!), 'pending', 'never in a file');
+    assert.equal(statusOf(unknown!), 'pending');
+    const batchOf = (id: string) => rows.find((r) => r.id === id)!.batch_id!;
+    assert.notEqual(batchOf(eur[0]!), batchOf(gbp[0]!), 'one file per currency');
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select(['id', 'currency', 'file_path', 'payouts_count', 'control_sum', 'created_by'])
+      .where('id', 'in', [batchOf(eur[0]!), batchOf(gbp[0]!)])
+      .execute();
+    const byCurrency = Object.fromEntries(stored.map((b) => [b.currency, b]));
+    assert.deepEqual(Object.keys(byCurrency).sort(), ['EUR', 'GBP']);
+    assert.equal(byCurrency.GBP!.created_by, SCHEDULE_ACTOR);
+
+    const sepa = await fs.readFile(byCurrency.EUR!.file_path!, 'utf8');
+    const sepaCheck = validateWithXmllint(sepa);
+    assert.ok(sepaCheck.valid, sepaCheck.output);
+    assert.match(sepa, /<SvcLvl><Cd>SEPA<\/Cd><\/SvcLvl>/);
+    assert.match(sepa, new RegExp(`<IBAN>${debtor.iban}</IBAN>`));
+
+    const crossBorder = await fs.readFile(byCurrency.GBP!.file_path!, 'utf8');
+    const crossCheck = validateWithXmllint(crossBorder, crossBorderXsd());
+    assert.ok(crossCheck.valid, crossCheck.output);
+    assert.doesNotMatch(crossBorder, /SEPA/);
+    assert.match(crossBorder, /<ChrgBr>SHAR<\/ChrgBr>/);
+    assert.match(crossBorder, new RegExp(`<DbtrAcct><Id><IBAN>${gbpAccount.iban}</IBAN></Id></DbtrAcct>`));
+    assert.match(crossBorder, new RegExp(`<DbtrAgt><FinInstnId><BICFI>${gbpAccount.bic}</BICFI>`));
+    const amounts = [...crossBorder.matchAll(/<InstdAmt Ccy="GBP">([^<]+)<\/InstdAmt>/g)].map((m) => m[1]);
+    assert.equal(amounts.length, byCurrency.GBP!.payouts_count);
+    assert.ok(amounts.every((a) => /^\d+\.\d{2}$/.test(a!)));
+
+    // the refusal is said at error level, with why, every run until an operator acts
+    const refusal = logs.find((l) => l.level === 'error' && l.data.currency === 'HRK');
+    assert.ok(refusal, JSON.stringify(logs));
+    assert.equal(refusal.data.reason, 'untransferable');
+    assert.match(String(refusal.data.detail), /HRK cannot be paid: the kuna was withdrawn/);
+    const invalid = logs.find((l) => l.level === 'error' && l.data.currency === 'ABC');
+    assert.ok(invalid, JSON.stringify(logs));
+    assert.equal(invalid.data.reason, 'invalid');
+    assert.match(
+      String(invalid.data.detail),
+      /^ABC credit transfer file refused: .*\/currency must be an ISO 4217 currency code/,
+    );
+    const cli = await runCliOn(t, ['payouts', 'batch']);
+    assert.equal(cli.code, 0, cli.err);
+    assert.match(cli.out, /REFUSED HRK: 1 pending payout\(s\) not paid \(untransferable\)/);
+    // out of the way of the next tests' runs
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', 'in', [legacy!, unknown!])
+      .execute();
   });
 
   it('two runs at once never put a payout in two batches', async () => {

@@ -108,9 +108,60 @@ describe('loadConfig', () => {
     assert.deepEqual(loadConfig({ PARASOL_SEPA_CUTOFF: '9:30' }).sepaCutOff, { hour: 9, minute: 30 });
   });
 
+  const DEBTOR = {
+    PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+    PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+    PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+  };
+  it("the insurer's account, and its accounts for other currencies (else the EUR one pays them)", () => {
+    assert.equal(loadConfig({}).sepaDebtor, undefined);
+    assert.deepEqual(loadConfig(DEBTOR).sepaDebtor, {
+      name: 'Parasol Assurances SA',
+      iban: 'FR7630006000011234567890189',
+      bic: 'AGRIFRPP',
+      accounts: {},
+    });
+    assert.deepEqual(
+      loadConfig({
+        ...DEBTOR,
+        PARASOL_SEPA_DEBTOR_ACCOUNTS: ' GBP:gb33bukb20201555555555:bukbgb22, CHF:CH9300762011623852957:UBSWCHZH80A ',
+      }).sepaDebtor?.accounts,
+      {
+        GBP: { iban: 'GB33BUKB20201555555555', bic: 'BUKBGB22' },
+        CHF: { iban: 'CH9300762011623852957', bic: 'UBSWCHZH80A' },
+      },
+    );
+  });
+
   const failures: [Record<string, string>, string][] = [
     [{ PARASOL_SEPA_BATCH_SCHEDULE: 'every hour' }, 'PARASOL_SEPA_BATCH_SCHEDULE'],
     [{ PARASOL_SEPA_CUTOFF: '25:00' }, 'PARASOL_SEPA_CUTOFF'],
+    [{ PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:BUKBGB22' }, 'PARASOL_SEPA_DEBTOR_NAME'],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555' }, 'PARASOL_SEPA_DEBTOR_ACCOUNTS'],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'EUR:DE89370400440532013000:COBADEFF' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'XDR:DE89370400440532013000:COBADEFF' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'ABC:DE89370400440532013000:COBADEFF' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB00BUKB20201555555555:BUKBGB22' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:NOTABIC' }, 'PARASOL_SEPA_DEBTOR_ACCOUNTS'],
+    [
+      {
+        ...DEBTOR,
+        PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:BUKBGB22 GBP:GB33BUKB20201555555555:BUKBGB22',
+      },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
     [{ PARASOL_SEPA_CUTOFF: '14h' }, 'PARASOL_SEPA_CUTOFF'],
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: 'three' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
     [{ PARASOL_BANK_DETAILS_REMINDER_DAYS: '-1' }, 'PARASOL_BANK_DETAILS_REMINDER_DAYS'],
