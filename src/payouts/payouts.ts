@@ -99,21 +99,28 @@ export type BankOutcome = 'paid' | 'failed' | 'returned';
  * transfer not reported paid yet is a rejection (`failed`). A return and a rejection say the same of
  * the money (it is not with the customer): one reported after the other is `unchanged`, and `paid`
  * reported again for a returned payout (the same report imported again) too. `paid` then `failed`
- * (or the reverse) is a `conflict` left to an operator.
+ * (or the reverse) is a `conflict` left to an operator, and so is any report about a `cancelled`
+ * payout (its claim voided before it was sent). Locks the claim, then the payout, as every writer of
+ * a claim does (docs/DECISIONS.md, "Voiding a claim").
  */
 export async function settlePayout(
   trx: Executor,
   deps: SettleDeps,
   report: { endToEndId: string; outcome: BankOutcome; reason?: string | null | undefined; actor: string },
 ): Promise<SettleOutcome> {
-  const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
-  if (!payout) return 'unknown';
+  const found = await findPayoutByEndToEndId(trx, report.endToEndId);
+  if (!found) return 'unknown';
+  // the claim's lock first, then the payout's: the order every writer of a claim uses (the desk voiding
+  // it, the SEPA batch), so a bank report imported during a void never deadlocks with it. A payout's
+  // claim never changes: the unlocked read above names the right one.
+  const claim = await lockPayoutClaim(trx, found.claim_id);
+  const payout = (await findPayoutByEndToEndId(trx, report.endToEndId, true))!;
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
   // its claim was voided before the payout was sent: no bank can report on it, an operator looks
   if (payout.status === 'cancelled') return 'conflict';
   if (payout.status === 'returned') return 'unchanged';
   if (report.outcome === 'returned') {
-    if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
+    if (payout.status === 'paid') return settleReturn(trx, deps, payout, claim, report);
     if (payout.status === 'failed') return 'unchanged';
   }
   const outcome = report.outcome === 'returned' ? 'failed' : report.outcome;
@@ -121,7 +128,6 @@ export async function settlePayout(
   if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
 
   const now = deps.now();
-  const claim = await lockPayoutClaim(trx, payout.claim_id);
   if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
@@ -156,6 +162,7 @@ export async function settlePayout(
 }
 
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
+type LockedClaim = Awaited<ReturnType<typeof lockPayoutClaim>>;
 
 /**
  * A paid transfer returned, in the caller's transaction: payout `returned` (with the masked reason),
@@ -167,10 +174,10 @@ async function settleReturn(
   trx: Executor,
   deps: SettleDeps,
   payout: ReportedPayout,
+  claim: LockedClaim,
   report: { reason?: string | null | undefined; actor: string },
 ): Promise<'returned'> {
   const now = deps.now();
-  const claim = await lockPayoutClaim(trx, payout.claim_id);
   const reason = maskPersonalDataIn((report.reason ?? '').trim()) || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(
