@@ -2,8 +2,8 @@
 export {
   CLAIM_STATUSES,
   isSettledClaim,
+  isVoidableClaim,
   SETTLED_CLAIM_STATUSES,
-  VOIDABLE_CLAIM_STATUSES,
   type ClaimEventKind,
   type ClaimReason,
   type ClaimStatus,

@@ -20,8 +20,8 @@ export const isSettledClaim = (status: ClaimStatus): boolean =>
   (SETTLED_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status);
 
 /**
- * What the claim desk may void: a claim no money has left for yet — `payment_pending` only while its
- * payout is still `pending` (in no SEPA file sent to the bank; payouts/void-claim.ts checks it).
+ * The statuses the claim desk may void a claim in: no money has left for it yet — `payment_pending`
+ * only while its payout is still `pending` (`isVoidableClaim`).
  */
 export const VOIDABLE_CLAIM_STATUSES = [
   'opened',
@@ -29,6 +29,15 @@ export const VOIDABLE_CLAIM_STATUSES = [
   'failed',
   'payment_pending',
 ] as const satisfies readonly ClaimStatus[];
+
+/**
+ * Whether the claim desk may void the claim (payouts/void-claim.ts decides with it, under the claim's
+ * lock; the claim page offers the form with it): a voidable status, and — payment pending — its payout
+ * (`payoutStatus`, none before bank details) still `pending`, in no SEPA file sent to the bank.
+ */
+export const isVoidableClaim = (status: ClaimStatus, payoutStatus: string | null | undefined): boolean =>
+  (VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status) &&
+  (status !== 'payment_pending' || payoutStatus === 'pending');
 
 /** What happened to the insured flight. */
 export const CLAIM_EVENTS = ['delayed', 'cancelled', 'diverted'] as const;

@@ -6,6 +6,7 @@ import {
   tellPartnerCustomerUnreachable,
   type NotifyJob,
   type ResendRequest,
+  SETTLED_CLAIM_STATUSES,
 } from '../claims/index.ts';
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
@@ -201,7 +202,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     concurrency: { batchSize: 20 },
     handler: (rt) => async (job) => {
       const outcome = await sendQueuedSms(
-        { db: rt.db, keys: rt.keys, provider: rt.sms, onUndelivered: tellPartnerCustomerUnreachable(rt.jobs) },
+        {
+          db: rt.db,
+          keys: rt.keys,
+          provider: rt.sms,
+          onUndelivered: tellPartnerCustomerUnreachable(rt.jobs),
+          settledClaimStatuses: SETTLED_CLAIM_STATUSES,
+        },
         job.data.smsId,
       );
       smsTotal.inc({ channel: 'twilio', outcome });

@@ -32,13 +32,14 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'review');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (claim.manual_review_at)
-      throw refuseDeskAction('claim_under_review', `Claim ${claim.claim_number} is under manual review already.`);
+    // settled first: a claim voided while under review is over, not "under review" (docs/OPERATOR.md)
     if (isSettledClaim(claim.status))
       throw refuseDeskAction(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to hold.`,
       );
+    if (claim.manual_review_at)
+      throw refuseDeskAction('claim_under_review', `Claim ${claim.claim_number} is under manual review already.`);
     const payout = await findClaimPayout(trx, claim.id);
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
@@ -69,15 +70,16 @@ export async function approveManualPayout(
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'approve');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (!claim.manual_review_at)
-      throw refuseDeskAction(
-        'claim_not_under_review',
-        `Claim ${claim.claim_number} is not under manual review: it is paid automatically.`,
-      );
+    // settled first: a voided claim (under review or not) is over, whatever its review says
     if (isSettledClaim(claim.status))
       throw refuseDeskAction(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`,
+      );
+    if (!claim.manual_review_at)
+      throw refuseDeskAction(
+        'claim_not_under_review',
+        `Claim ${claim.claim_number} is not under manual review: it is paid automatically.`,
       );
     if (claim.status !== 'payment_pending') {
       // no bank details yet: the review ends, the customer gets back the time it took

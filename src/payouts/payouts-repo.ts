@@ -105,15 +105,16 @@ export async function upsertPendingPayout(
 export async function findPayoutByEndToEndId(
   db: Executor,
   endToEndId: string,
+  lock = false,
 ): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
-  return db
+  let query = db
     .selectFrom('payout_attempts as a')
     .innerJoin('payouts as p', 'p.id', 'a.payout_id')
     .select(PAYOUT_COLUMNS.map((c) => `p.${c}` as const))
     .select('a.attempt as reported_attempt')
-    .where('a.end_to_end_id', '=', endToEndId)
-    .forUpdate('p')
-    .executeTakeFirst();
+    .where('a.end_to_end_id', '=', endToEndId);
+  if (lock) query = query.forUpdate('p');
+  return query.executeTakeFirst();
 }
 
 export async function findPayout(db: Executor, id: string, lock = false): Promise<PayoutRow | undefined> {

@@ -120,6 +120,8 @@ export type BankOutcome = 'paid' | 'failed' | 'returned';
  * (`report.amount`, camt.054) changes nothing either: `amount_mismatch`, audited (`bank_report_mismatch`)
  * and left to an operator, whatever the report says happened. The bank's free-text reason is kept as
  * `bankReason` leaves it (the account holder's name, IBANs, emails and phones masked).
+ * Locks the claim, then the payout, as every writer of a claim does (docs/DECISIONS.md, "Voiding a
+ * claim").
  */
 export async function settlePayout(
   trx: Executor,
@@ -132,8 +134,13 @@ export async function settlePayout(
     actor: string;
   },
 ): Promise<SettleOutcome> {
-  const payout = await findPayoutByEndToEndId(trx, report.endToEndId);
-  if (!payout) return 'unknown';
+  const found = await findPayoutByEndToEndId(trx, report.endToEndId);
+  if (!found) return 'unknown';
+  // the claim's lock first, then the payout's: the order every writer of a claim uses (the desk voiding
+  // it, the SEPA batch), so a bank report imported during a void never deadlocks with it. A payout's
+  // claim never changes: the unlocked read above names the right one.
+  const claim = await lockPayoutClaim(trx, found.claim_id);
+  const payout = (await findPayoutByEndToEndId(trx, report.endToEndId, true))!;
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
   // its claim was voided before the payout was sent: no bank can report on it, an operator looks
   if (payout.status === 'cancelled') return 'conflict';
@@ -156,7 +163,7 @@ export async function settlePayout(
   }
   if (payout.status === 'returned') return 'unchanged';
   if (report.outcome === 'returned') {
-    if (payout.status === 'paid') return settleReturn(trx, deps, payout, report);
+    if (payout.status === 'paid') return settleReturn(trx, deps, payout, claim, report);
     if (payout.status === 'failed') return 'unchanged';
   }
   const outcome = report.outcome === 'returned' ? 'failed' : report.outcome;
@@ -164,7 +171,6 @@ export async function settlePayout(
   if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
 
   const now = deps.now();
-  const claim = await lockPayoutClaim(trx, payout.claim_id);
   if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
@@ -201,6 +207,7 @@ export async function settlePayout(
 }
 
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
+type LockedClaim = Awaited<ReturnType<typeof lockPayoutClaim>>;
 
 /** Whether a bank report's amount is the payout's: the same currency, and the same minor units once read in it. */
 export function sameAmount(payout: { amount: number; currency: string }, reported: ReportedAmount): boolean {
@@ -222,10 +229,10 @@ async function settleReturn(
   trx: Executor,
   deps: SettleDeps,
   payout: ReportedPayout,
+  claim: LockedClaim,
   report: { reason?: string | null | undefined; actor: string },
 ): Promise<'returned'> {
   const now = deps.now();
-  const claim = await lockPayoutClaim(trx, payout.claim_id);
   const reason = (await bankReason(trx, deps, payout.claim_id, report.reason)) || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(

@@ -2,10 +2,9 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  isVoidableClaim,
   markClaimVoided,
   refuseDeskAction,
-  VOIDABLE_CLAIM_STATUSES,
-  type ClaimStatus,
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
@@ -35,16 +34,13 @@ export async function voidClaim(
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
     if (replayed || claim.status === 'voided') return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    if (!(VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(claim.status))
-      throw refuseDeskAction(
-        'claim_not_voidable',
-        `Claim ${claim.claim_number} is ${claim.status}: it can no longer be voided.`,
-      );
     const payout = await findClaimPayout(trx, claim.id);
-    if (claim.status === 'payment_pending' && payout?.status !== 'pending')
+    if (!isVoidableClaim(claim.status, payout?.status))
       throw refuseDeskAction(
         'claim_not_voidable',
-        `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, in the bank's hands already; reconcile it instead.`,
+        claim.status === 'payment_pending'
+          ? `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, in the bank's hands already; reconcile it instead.`
+          : `Claim ${claim.claim_number} is ${claim.status}: it can no longer be voided.`,
       );
     // pending: not in any SEPA file (the batch holds the claim's lock while it takes one)
     const cancelled = payout?.status === 'pending' ? await cancelPendingPayout(trx, payout.id) : false;

@@ -3,10 +3,9 @@ import { t } from '../i18n/index.ts';
 import {
   claimEvidence,
   isSettledClaim,
+  isVoidableClaim,
   maxCompensation,
   REASON_MAX,
-  VOIDABLE_CLAIM_STATUSES,
-  type ClaimStatus,
   type DeskClaimRow,
 } from '../claims/index.ts';
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
@@ -48,12 +47,6 @@ function details(data: unknown): string {
   if (!data || typeof data !== 'object') return '';
   const text = JSON.stringify(data);
   return text === '{}' ? '' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
-}
-
-/** The void form is offered while no money has left: the claim desk's use case decides (payouts/void-claim.ts). */
-function voidable(status: ClaimStatus, attempts: PayoutAttemptRow[]): boolean {
-  if (!(VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status)) return false;
-  return status !== 'payment_pending' || attempts.at(-1)?.status === 'pending';
 }
 
 export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: DeskNotice = {}): string {
@@ -144,9 +137,9 @@ ${
 <p class="muted" id="reason-hint">${d.reasonHint}</p>
 ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
 ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
-${c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
+${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
 ${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
-${voidable(c.status, view.attempts) ? action('void', 'desk-void', d.voidClaim, d.voidHint) : ''}
+${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(
   d.auditTitle,

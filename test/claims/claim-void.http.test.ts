@@ -3,9 +3,14 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { SETTLED_CLAIM_STATUSES } from '../../src/claims/model.ts';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
+import { requeueStaleSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
+import type { SmsProvider } from '../../src/notify/sms/sms.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { payWithSimulatedBank, SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
+import type { JobQueue } from '../../src/platform/jobs.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -16,10 +21,12 @@ import {
   productionSmsLink,
   runCliOn,
   uniqueSlug,
+  usingPostgres,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
 import { Browser, csrfOf } from '../web/inject-browser.ts';
+import { camt054 } from '../payouts/camt054-sample.ts';
 
 /**
  * The claim desk voids a claim opened on wrong flight data (or on a fraud or sanctions finding)
@@ -169,6 +176,7 @@ describe('the claim desk voids a claim', () => {
     const page = await desk(claimNumber);
     assert.match(page.body, /id="claim-status">voided</);
     assert.doesNotMatch(page.body, /id="desk-void"/, 'no void form on a voided claim');
+    assert.doesNotMatch(page.body, /id="desk-(review|approve)"/, 'no review form on a voided claim');
 
     // the link: the claim withdrawn (no amount, no bank-details form), and it takes no bank details
     const shown = await t.app.inject({ method: 'GET', url: linkPath(link) });
@@ -214,9 +222,10 @@ describe('the claim desk voids a claim', () => {
     const ledger = await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute();
     assert.deepEqual(ledger, []);
 
-    // settled: the other desk actions are refused
+    // settled: the other desk actions are refused, approve too (settled before "not under review")
     for (const argv of [
       ['review', claimNumber],
+      ['approve', claimNumber],
       ['resend-link', claimNumber],
     ]) {
       const res = await cli('claims', ...argv, '--reason', 'late');
@@ -225,7 +234,7 @@ describe('the claim desk voids a claim', () => {
     }
   });
 
-  it('payment pending, its payout still pending: the payout is cancelled and never paid; the ledger holds nothing', async () => {
+  it('under review, payment pending: the payout is cancelled; review and approve answer claim_settled; the ledger holds nothing', async () => {
     const { claimNumber, claim, link } = await openClaim();
     // held under review, so the simulated bank does not pay it at once
     assert.equal((await cli('claims', 'review', claimNumber, '--reason', 'fraud check')).code, 0);
@@ -247,21 +256,22 @@ describe('the claim desk voids a claim', () => {
       cancelled: true,
     });
 
-    // approving it now pays nothing; the simulated bank's job leaves it alone
-    const approve = await cli('claims', 'approve', claimNumber, '--reason', 'late');
-    assert.equal(codeOf(approve), 'claim_settled');
-    const settle = {
-      db: t.db,
-      jobs: t.app.parasol.jobs,
-      now: () => new Date(),
-      bankDetailsDays: 30,
-      encryption: t.app.parasol.keys.encryption,
-    };
-    assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
+    // still marked under review, but voided: settled first (not claim_under_review), and approving pays nothing
+    for (const action of ['review', 'approve']) {
+      const res = await cli('claims', action, claimNumber, '--reason', 'late');
+      assert.equal(res.code, 1);
+      assert.equal(codeOf(res), 'claim_settled', action);
+    }
     assert.equal((await payoutOf(claim.id)).status, 'cancelled');
     const ledger = await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute();
     assert.deepEqual(ledger, []);
-    assert.match((await desk(claimNumber)).body, /<td>cancelled<\/td>/);
+    const page = (await desk(claimNumber)).body;
+    assert.match(page, /<td>cancelled<\/td>/);
+    assert.doesNotMatch(
+      page,
+      /id="desk-(review|approve|amount)"/,
+      'no review, approve or amount form on a voided claim',
+    );
   });
 
   it('failed (the bank rejected the transfer): voided; paid: refused with claim_not_voidable', async () => {
@@ -317,8 +327,8 @@ describe('the claim desk voids a claim', () => {
     assert.match(listing.body, new RegExp(`${claimNumber}</td><td><a [^>]+>[^<]+</a></td><td>voided<`));
   });
 
-  /** A production claim (operator token, sealed SMS), its customer's bank details given. */
-  async function productionClaimWithDetails() {
+  /** A production claim (operator token), its first SMS queued (no provider in this app: it stays queued). */
+  async function productionClaim() {
     const production = await createTestPartner(t.db, { environment: 'production' });
     const created = await cli('operators', 'token-create', '--name', 'void test');
     assert.equal(created.code, 0, created.err);
@@ -337,10 +347,77 @@ describe('the claim desk voids a claim', () => {
       .select('id')
       .where('claim_number', '=', claimNumber)
       .executeTakeFirstOrThrow();
-    assert.equal((await sendBankDetails(await productionSmsLink(t, claim.id))).statusCode, 200);
+    return { claimNumber, claim, link: await productionSmsLink(t, claim.id) };
+  }
+
+  /** A production claim, its customer's bank details given: its SEPA payout pending. */
+  async function productionClaimWithDetails() {
+    const { claimNumber, claim, link } = await productionClaim();
+    assert.equal((await sendBankDetails(link)).statusCode, 200);
     assert.equal((await claimRow(claim.id)).status, 'payment_pending');
     return { claimNumber, claim };
   }
+
+  const smsOf = (claimId: string, word: string) =>
+    t.db
+      .selectFrom('sms_messages')
+      .select(['id', 'status', 'last_error'])
+      .where('claim_id', '=', claimId)
+      .where('idempotency_key', 'like', `claim:${claimId}:${word}%`)
+      .executeTakeFirst();
+  /** The provider back after an outage: what it was asked to send. */
+  const providerBack = () => {
+    const bodies: string[] = [];
+    const provider: SmsProvider = {
+      name: 'twilio',
+      send: async (m) => {
+        bodies.push(m.body);
+        return { providerMessageId: `SM${String(bodies.length).padStart(32, '0')}`, status: 'queued' };
+      },
+    };
+    return {
+      bodies,
+      deps: { db: t.db, keys: t.app.parasol.keys, provider, settledClaimStatuses: SETTLED_CLAIM_STATUSES },
+    };
+  };
+  /** The sweep after a long outage: the claim's messages made old, what it queues again. */
+  async function sweepAfterOutage(claimId: string): Promise<string[]> {
+    await t.db
+      .updateTable('sms_messages')
+      .set({ created_at: sql`created_at - interval '2 hours'` })
+      .where('claim_id', '=', claimId)
+      .execute();
+    const requeued: string[] = [];
+    const jobs = {
+      sendMany: async (_queue: string, items: { smsId: string }[]) => void requeued.push(...items.map((i) => i.smsId)),
+    } as unknown as JobQueue;
+    await requeueStaleSms({ db: t.db, jobs });
+    return requeued;
+  }
+
+  it('production, the SMS provider down: the link message still queued is never sent after the void; the sweep sends the withdrawal again, not the link', async () => {
+    const { claimNumber, claim } = await productionClaim();
+    const voided = await cli('claims', 'void', claimNumber, '--reason', 'wrong flight data');
+    assert.equal(voided.code, 0, voided.err);
+    const withdrawal = await eventually(() => smsOf(claim.id, 'voided'));
+    const link = (await smsOf(claim.id, 'bank-details'))!;
+
+    // the provider is back: the link message (still retrying) is dropped, not sent after the withdrawal
+    const back = providerBack();
+    assert.equal(await sendQueuedSms(back.deps, link.id), 'skipped');
+    assert.deepEqual(back.bodies, [], 'no dead link texted');
+    const dropped = (await smsOf(claim.id, 'bank-details'))!;
+    assert.equal(dropped.status, 'rejected');
+    assert.match(dropped.last_error ?? '', /^skipped: the claim is voided/);
+
+    // a long outage: the send jobs gave up; the sweep queues the withdrawal again, which then goes out
+    const requeued = await sweepAfterOutage(claim.id);
+    assert.ok(requeued.includes(withdrawal.id), 'the withdrawal is queued again');
+    assert.ok(!requeued.includes(link.id));
+    assert.equal(await sendQueuedSms(back.deps, withdrawal.id), 'sent');
+    assert.equal(back.bodies.length, 1);
+    assert.match(back.bodies[0]!, /withdrawn by the insurer/);
+  });
 
   it('a French customer: the link page and the SMS say, in French, that the claim was withdrawn', async () => {
     const { c, claimNumber, link } = await openClaim('fr');
@@ -374,21 +451,94 @@ describe('the claim desk voids a claim', () => {
     assert.equal(codeOf(refused), 'claim_not_voidable');
     assert.match(refused.err, /reconcile it/);
     assert.equal((await claimRow(late.claim.id)).status, 'payment_pending');
+
+    // a bank report naming the cancelled payout (it was never sent): a conflict, nothing changed — CSV and camt.054
+    const { end_to_end_id: cancelledId } = await t.db
+      .selectFrom('payouts')
+      .select('end_to_end_id')
+      .where('claim_id', '=', early.claim.id)
+      .executeTakeFirstOrThrow();
+    const reports = [
+      ['csv', `endToEndId,status,reason\n${cancelledId},paid,\n`],
+      ['xml', camt054('08', [{ indicator: 'DBIT', transactions: [{ endToEndId: cancelledId }] }], `NTF-VOID-${seq}`)],
+    ] as const;
+    for (const [ext, content] of reports) {
+      const file = path.join(payoutsDir, `report-void-${seq}.${ext}`);
+      await fs.writeFile(file, content);
+      const run = await cli('payouts', 'reconcile', file);
+      assert.equal(run.code, 0, run.err);
+      const report = JSON.parse(run.out) as { outcomes: Record<string, number>; issues: { outcome: string }[] };
+      assert.equal(report.outcomes.conflict, 1, ext);
+      assert.equal(report.outcomes.paid, 0, ext);
+      assert.deepEqual(
+        report.issues.map((i) => i.outcome),
+        ['conflict'],
+      );
+    }
+    assert.equal((await payoutOf(early.claim.id)).status, 'cancelled');
+    assert.equal((await claimRow(early.claim.id)).status, 'voided');
+    assert.deepEqual(
+      await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', early.claim.id).execute(),
+      [],
+    );
+
+    // the late claim paid while the SMS provider is down: the sweep queues its receipt again after a long outage
+    const { end_to_end_id: lateId } = await t.db
+      .selectFrom('payouts')
+      .select('end_to_end_id')
+      .where('claim_id', '=', late.claim.id)
+      .executeTakeFirstOrThrow();
+    const file = path.join(payoutsDir, `report-paid-${seq}.csv`);
+    await fs.writeFile(file, `endToEndId,status,reason\n${lateId},paid,\n`);
+    assert.equal((await cli('payouts', 'reconcile', file)).code, 0);
+    assert.equal((await claimRow(late.claim.id)).status, 'paid');
+    const receipt = await eventually(() => smsOf(late.claim.id, 'paid'));
+    assert.ok((await sweepAfterOutage(late.claim.id)).includes(receipt.id), 'the receipt is queued again');
   });
 });
 
-describe('the claim desk voids a claim not texted yet', () => {
+describe('the claim desk voids a claim, workers off (every job run by the test)', () => {
   let t: TestApp;
   let partner: TestPartner;
+  let seq = 7400 + (process.pid % 500);
   before(async () => {
-    // no workers: the claim stays `opened`, its first message's job not run yet
+    // no workers: the claim stays `opened` until the test runs its first message's job; no simulated bank pays
     t = await buildTestApp({ env: { PARASOL_WORKERS: 'off', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
     partner = await createTestPartner(t.db);
   });
   after(() => t.close());
 
-  it('opened: voided; its first message is never sent, nor any other', async () => {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${7400 + (process.pid % 500)}` });
+  const notifyDeps = () => {
+    const { config, jobs, keys } = t.app.parasol;
+    return {
+      db: t.db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
+      now: () => new Date(),
+    };
+  };
+  const messagesOf = async (contractNumber: string) => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
+      headers: partner.auth,
+    });
+    assert.equal(res.statusCode, 200);
+    return (JSON.parse(res.body) as { messages: { body: string; link: string | null }[] }).messages;
+  };
+  const claimsNotifyJobs = async (claimId: string) =>
+    (
+      await sql<{ data: { claimId: string; kind?: string } }>`
+        SELECT data FROM pgboss.job WHERE name = 'claims_notify'`.execute(t.db)
+    ).rows
+      .map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as { claimId: string; kind?: string })
+      .filter((d) => d.claimId === claimId);
+
+  async function openClaim() {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
     const opened = await post(
       t.app,
       `${FLIGHT}/claims`,
@@ -402,29 +552,25 @@ describe('the claim desk voids a claim not texted yet', () => {
       .select(['id', 'status'])
       .where('claim_number', '=', claimNumber)
       .executeTakeFirstOrThrow();
+    return { c, claimNumber, claim };
+  }
+
+  it('opened: voided; its first message is never sent, nor any other', async () => {
+    const { c, claimNumber, claim } = await openClaim();
     assert.equal(claim.status, 'opened');
+    assert.deepEqual(await claimsNotifyJobs(claim.id), [{ claimId: claim.id }], 'its first message, queued');
 
     const res = await runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', 'wrong flight data']);
     assert.equal(res.code, 0, res.err);
-    const { config, jobs, keys } = t.app.parasol;
-    const deps = {
-      db: t.db,
-      jobs,
-      keys,
-      publicUrl: config.publicUrl,
-      bankDetailsDays: config.bankDetailsDays,
-      insurer: config.insurer,
-      now: () => new Date(),
-    };
-    // the queued first message, run late: nothing (and no withdrawal is texted to a customer never told)
-    assert.equal(await notifyClaim(deps, { claimId: claim.id }), 'skipped');
-    const messages = await t.app.inject({
-      method: 'GET',
-      url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
-      headers: partner.auth,
-    });
-    assert.equal(messages.statusCode, 200);
-    assert.deepEqual((JSON.parse(messages.body) as { messages: unknown[] }).messages, []);
+    // no withdrawal queued for a customer never told
+    assert.deepEqual(
+      (await claimsNotifyJobs(claim.id)).filter((j) => j.kind === 'voided'),
+      [],
+      'no withdrawal SMS queued',
+    );
+    // the queued first message, run late: nothing
+    assert.equal(await notifyClaim(notifyDeps(), { claimId: claim.id }), 'skipped');
+    assert.deepEqual(await messagesOf(c.contractNumber), []);
     const row = await t.db
       .selectFrom('claims as cl')
       .innerJoin('contracts as k', 'k.id', 'cl.contract_id')
@@ -433,4 +579,179 @@ describe('the claim desk voids a claim not texted yet', () => {
       .executeTakeFirstOrThrow();
     assert.deepEqual(row, { status: 'voided', contract_status: 'completed' });
   });
+
+  it('payment pending, not under review, its payout pending: voided, the payout cancelled; the simulated bank run late pays nothing', async () => {
+    const { c, claimNumber, claim } = await openClaim();
+    assert.equal(await notifyClaim(notifyDeps(), { claimId: claim.id }), 'sent');
+    const [first] = await messagesOf(c.contractNumber);
+    const details = await t.app.inject({
+      method: 'POST',
+      url: new URL(first!.link!).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+    });
+    assert.equal(details.statusCode, 200);
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select(['id', 'status'])
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'pending');
+
+    const res = await runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', 'sanctions list match']);
+    assert.equal(res.code, 0, res.err);
+    const settle = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(),
+      bankDetailsDays: 30,
+      encryption: t.app.parasol.keys.encryption,
+    };
+    // the simulated bank's job queued with the bank details, run only now: it finds the payout cancelled
+    assert.equal(await payWithSimulatedBank(settle, payout.id), 'skipped');
+    const after = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('payouts as p', 'p.claim_id', 'cl.id')
+      .select(['cl.status', 'p.status as payout_status'])
+      .where('cl.id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(after, { status: 'voided', payout_status: 'cancelled' });
+    assert.deepEqual(
+      await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute(),
+      [],
+    );
+  });
 });
+
+describe(
+  'voiding races: the claim row decides (PostgreSQL)',
+  { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): concurrent transactions' },
+  () => {
+    let t: TestApp;
+    let partner: TestPartner;
+    let production: TestPartner;
+    let operatorAuth: Record<string, string>;
+    let payoutsDir: string;
+    let seq = 7900 + (process.pid % 500);
+    const ROUNDS = 6;
+    before(async () => {
+      payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-void-race-'));
+      t = await buildTestApp({
+        env: {
+          PARASOL_WORKERS: 'off',
+          PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+          PARASOL_PAYOUTS_DIR: payoutsDir,
+          PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+          PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+          PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        },
+      });
+      partner = await createTestPartner(t.db);
+      production = await createTestPartner(t.db, { environment: 'production' });
+      const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', 'void race']);
+      assert.equal(created.code, 0, created.err);
+      operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    });
+    after(async () => {
+      await t.close();
+      await fs.rm(payoutsDir, { recursive: true, force: true });
+    });
+
+    const notifyDeps = () => {
+      const { config, jobs, keys } = t.app.parasol;
+      return {
+        db: t.db,
+        jobs,
+        keys,
+        publicUrl: config.publicUrl,
+        bankDetailsDays: config.bankDetailsDays,
+        insurer: config.insurer,
+        now: () => new Date(),
+      };
+    };
+    /** A claim waiting for bank details, its link (the first message's job run by the test). */
+    async function claimWithLink(who: TestPartner, auth: Record<string, string>) {
+      const c = await insureFlight(t.app, who, { flightNumber: `AF${seq++}` });
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        auth,
+      );
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+      const claim = await t.db
+        .selectFrom('claims')
+        .select('id')
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(await notifyClaim(notifyDeps(), { claimId: claim.id }), 'sent');
+      let link: string;
+      if (who.environment === 'production') link = await productionSmsLink(t, claim.id);
+      else {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
+          headers: who.auth,
+        });
+        link = (JSON.parse(res.body) as { messages: { link: string }[] }).messages[0]!.link;
+      }
+      return { claimNumber, claimId: claim.id, path: new URL(link).pathname };
+    }
+    const bankDetails = (linkPath: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: linkPath,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+      });
+    const voidIt = (claimNumber: string) =>
+      runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', 'race: wrong flight data']);
+    const stateOf = async (claimId: string) => {
+      const claim = await t.db
+        .selectFrom('claims')
+        .select('status')
+        .where('id', '=', claimId)
+        .executeTakeFirstOrThrow();
+      const payout = await t.db
+        .selectFrom('payouts')
+        .select('status')
+        .where('claim_id', '=', claimId)
+        .executeTakeFirst();
+      return { claim: claim.status, payout: payout?.status ?? null };
+    };
+
+    it('void against the customer entering bank details: never a voided claim with a payout that can still be paid', async (ctx) => {
+      const seen = new Set<string>();
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { claimNumber, claimId, path: linkPath } = await claimWithLink(partner, partner.auth);
+        const [voided, details] = await Promise.all([voidIt(claimNumber), bankDetails(linkPath)]);
+        assert.equal(voided.code, 0, voided.err);
+        assert.ok([200, 410].includes(details.statusCode), `bank details answered ${details.statusCode}`);
+        const state = await stateOf(claimId);
+        seen.add(`${details.statusCode}:${state.payout}`);
+        assert.equal(state.claim, 'voided');
+        assert.ok(state.payout === null || state.payout === 'cancelled', JSON.stringify(state));
+      }
+      ctx.diagnostic(`outcomes (bank details' answer:payout): ${[...seen].join(', ')}`);
+    });
+
+    it('void against the SEPA batch: never both a voided claim and an instructed payout', async (ctx) => {
+      const seen = new Set<string>();
+      for (let round = 0; round < ROUNDS; round += 1) {
+        const { claimNumber, claimId, path: linkPath } = await claimWithLink(production, operatorAuth);
+        assert.equal((await bankDetails(linkPath)).statusCode, 200);
+        const [voided, batch] = await Promise.all([voidIt(claimNumber), runCliOn(t, ['--json', 'payouts', 'batch'])]);
+        assert.equal(batch.code, 0, batch.err);
+        const state = await stateOf(claimId);
+        seen.add(`${state.claim}:${state.payout}`);
+        if (voided.code === 0) assert.deepEqual(state, { claim: 'voided', payout: 'cancelled' });
+        else {
+          assert.equal(JSON.parse(voided.err).error.code, 'claim_not_voidable');
+          assert.deepEqual(state, { claim: 'payment_pending', payout: 'instructed' });
+        }
+      }
+      ctx.diagnostic(`outcomes (claim:payout): ${[...seen].join(', ')}`);
+    });
+  },
+);

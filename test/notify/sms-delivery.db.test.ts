@@ -61,7 +61,10 @@ test('a receipt that comes before the send records the id is kept, then applied 
   );
   assert.equal(told.length, 0, 'nothing known yet');
 
-  assert.equal(await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered }, smsId), 'sent');
+  assert.equal(
+    await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered, settledClaimStatuses: [] }, smsId),
+    'sent',
+  );
   const row = await db
     .selectFrom('sms_messages')
     .select(['status', 'delivery_status', 'delivery_error'])

@@ -20,3 +20,16 @@ export const SMS_DELIVERY_STATUSES = [
   'canceled',
 ] as const;
 export type SmsDeliveryStatus = (typeof SMS_DELIVERY_STATUSES)[number];
+
+/**
+ * A claim message's kind is the third word of its idempotency key (`claim:<id>:<word>[:…]`,
+ * claims/notify-claim.ts). These carry the customer's bank-details link (a new one each): worth
+ * sending only while the claim waits for bank details — never once it is settled (the link leads to a
+ * closed page).
+ */
+export const LINK_MESSAGE_WORDS = ['bank-details', 'payment-failed', 'reminder', 'resend'] as const;
+/**
+ * These say where the claim stands, without a link — the receipt (`paid`), the withdrawal (`voided`):
+ * worth sending while the claim still stands there (its status is the word).
+ */
+export const STATUS_MESSAGE_WORDS = ['paid', 'voided'] as const;

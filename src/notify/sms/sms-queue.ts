@@ -63,12 +63,22 @@ export const MAX_SMS_ATTEMPTS = 8;
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
- * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry. A link
+ * message whose claim is settled meanwhile (`settledClaimStatuses`, the claims domain's: voided,
+ * paid, expired while the provider was down) is not sent: marked `rejected`, `skipped: …` its error,
+ * and `skipped` answered — the customer never gets a dead link after the claim's last word.
  */
 export async function sendQueuedSms(
-  deps: { db: Db; keys: Keyring; provider: SmsProvider | undefined; onUndelivered?: OnUndelivered | undefined },
+  deps: {
+    db: Db;
+    keys: Keyring;
+    provider: SmsProvider | undefined;
+    onUndelivered?: OnUndelivered | undefined;
+    settledClaimStatuses: readonly string[];
+  },
   smsId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
+  if (await repo.skipLinkSmsOfSettledClaim(deps.db, smsId, deps.settledClaimStatuses)) return 'skipped';
   if (!deps.provider) {
     const row = await repo.findSmsState(deps.db, smsId);
     if (!row || row.status !== 'queued') return 'skipped';
@@ -130,8 +140,9 @@ export async function sendQueuedSms(
 /**
  * Production messages still queued after their send jobs gave up (the provider was down or not yet
  * configured longer than the retries last): queued again, a batch at a time, while they have
- * attempts left (MAX_SMS_ATTEMPTS) and their claim still waits for the bank details they ask for — a
- * link replaced since (a rejected payment) or a claim expired is not worth a text. The worker runs
+ * attempts left (MAX_SMS_ATTEMPTS) and are still worth a text by their kind — a link message while
+ * its claim waits for the bank details it asks for (a link replaced since, a claim settled: not), the
+ * receipt while the claim is paid, the withdrawal while it is voided. The worker runs
  * it every 10 minutes when an SMS provider is configured; each message is sent by one job at a time
  * (the lease above).
  */

@@ -1,6 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
-import type { SmsDeliveryStatus } from './model.ts';
+import { LINK_MESSAGE_WORDS, STATUS_MESSAGE_WORDS, type SmsDeliveryStatus } from './model.ts';
 import type { Executor } from '../../platform/db.ts';
 
 /** SQL for text messages: the production queue (`sms_messages`) and the sandbox/preproduction outbox (`sms_outbox`). */
@@ -78,9 +78,37 @@ export async function releaseSms(db: Executor, smsId: string, error: string): Pr
   await db.updateTable('sms_messages').set({ last_error: error, locked_until: null }).where('id', '=', smsId).execute();
 }
 
+/** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */
+const keyWord = sql<string>`split_part(m.idempotency_key, ':', 3)`;
+
 /**
- * Queued messages older than `olderThanMinutes`, not leased, with attempts left, whose claim (if
- * any) still waits for bank details, and the newest of their claim; oldest first.
+ * A queued link message (not leased) of a claim now settled (`settledClaimStatuses`: the claims
+ * domain's, given by the job): marked `rejected` with `skipped: …` as its error, never sent — its
+ * link leads to a closed page, and it would come after the claim's last word (the withdrawal, the
+ * receipt). Answers whether it was.
+ */
+export async function skipLinkSmsOfSettledClaim(
+  db: Executor,
+  smsId: string,
+  settledClaimStatuses: readonly string[],
+): Promise<boolean> {
+  if (settledClaimStatuses.length === 0) return false;
+  const result = await sql`
+    UPDATE sms_messages m SET status = 'rejected', locked_until = NULL,
+      last_error = 'skipped: the claim is ' || cl.status || ', its link closed; not sent'
+    FROM claims cl
+    WHERE m.id = ${smsId} AND cl.id = m.claim_id AND m.status = 'queued'
+      AND (m.locked_until IS NULL OR m.locked_until < now())
+      AND ${keyWord} IN (${sql.join([...LINK_MESSAGE_WORDS])})
+      AND cl.status IN (${sql.join([...settledClaimStatuses])})`.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/**
+ * Queued messages older than `olderThanMinutes`, not leased, with attempts left, still worth sending
+ * by their kind — a link message while its claim waits for bank details, the receipt while it is
+ * paid, the withdrawal while it is voided, a message of no claim always — and the newest of their
+ * claim; oldest first.
  */
 export async function findStaleQueuedSms(
   db: Executor,
@@ -94,7 +122,16 @@ export async function findStaleQueuedSms(
     .where('m.attempts', '<', o.maxAttempts)
     .where('m.created_at', '<', sql<Date>`now() - make_interval(mins => ${o.olderThanMinutes})`)
     .where((eb) => eb.or([eb('m.locked_until', 'is', null), eb('m.locked_until', '<', sql<Date>`now()`)]))
-    .where((eb) => eb.or([eb('m.claim_id', 'is', null), eb('cl.status', 'in', ['awaiting_bank_details', 'failed'])]))
+    .where((eb) =>
+      eb.or([
+        eb('m.claim_id', 'is', null),
+        eb.and([
+          eb(keyWord, 'not in', [...STATUS_MESSAGE_WORDS]),
+          eb('cl.status', 'in', ['awaiting_bank_details', 'failed']),
+        ]),
+        eb.and([eb(keyWord, 'in', [...STATUS_MESSAGE_WORDS]), eb(sql<string>`cl.status`, '=', keyWord)]),
+      ]),
+    )
     // the newest message of a claim only: an older one carries a link that no longer works
     .where(({ not, exists, selectFrom }) =>
       not(
