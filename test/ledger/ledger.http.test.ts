@@ -16,6 +16,7 @@ import {
   toCsv,
   toXlsx,
 } from '../../src/ledger/index.ts';
+import { expireClaims } from '../../src/claims/index.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
 import { toMinorUnits } from '../../src/platform/money.ts';
 import {
@@ -352,5 +353,74 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
       (await premiumBordereau(t.db, scope(), period())).rows.map((r) => ({ ...r })),
       beforeRows.map((r) => ({ ...r })),
     );
+  });
+
+  it('the claims bordereau gives each claim its status at the period’s end, not its status now', async () => {
+    // the claims' status changes as the audit trail recorded them (entity claim: at, action)
+    const trail = async (contractNumber: string) => {
+      const { claim_number } = (await claimOf(contractNumber))!;
+      const rows = await t.db
+        .selectFrom('audit_log')
+        .select(['at', 'action'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claim_number)
+        .orderBy('id')
+        .execute();
+      return { claimNumber: claim_number, at: (action: string) => rows.find((r) => r.action === action)!.at };
+    };
+    const asOf = async (to: Date) =>
+      (await claimsBordereau(t.db, scope(), { from: period().from, to })).rows.map((r) => ({
+        claim: r.claim_number,
+        status: r.status,
+        paidAt: r.paid_at,
+        paidInPeriod: r.paid_in_period,
+      }));
+    const paidTrail = await trail(paid.contractNumber);
+    const failedTrail = await trail(failed.contractNumber);
+    const paidEntry = (await entriesOfContract(t.db, paid.contractNumber)).find((e) => e.kind === 'compensation_paid')!;
+    const status = async (to: Date, claimNumber: string) => (await asOf(to)).find((r) => r.claim === claimNumber);
+
+    // a period ending before the bank details came: awaiting them, not paid, whatever happened since
+    assert.deepEqual(await status(paidTrail.at('bank_details_received'), paidTrail.claimNumber), {
+      claim: paidTrail.claimNumber,
+      status: 'awaiting_bank_details',
+      paidAt: null,
+      paidInPeriod: 0,
+    });
+    // ending before the bank's answer: payment pending, for the one paid and the one rejected alike
+    assert.equal((await status(paidTrail.at('paid'), paidTrail.claimNumber))!.status, 'payment_pending');
+    assert.equal((await status(failedTrail.at('payment_failed'), failedTrail.claimNumber))!.status, 'payment_pending');
+    // the period of today: as they stand, paid at the ledger's payment
+    const today = await asOf(period().to);
+    assert.deepEqual(
+      today.map((r) => [r.claim, r.status]),
+      [
+        [paidTrail.claimNumber, 'paid'],
+        [failedTrail.claimNumber, 'failed'],
+      ],
+    );
+    assert.deepEqual(today[0]!.paidAt, paidEntry.occurred_at);
+
+    // the rejected claim expires later (its due date passed): today's bordereau says expired, the
+    // bordereau of a period that ended before reads as it did — produced again, it does not change
+    const before = await asOf(period().to);
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date(Date.now() + 400 * 86_400_000) });
+    const expiredAt = (
+      await t.db
+        .selectFrom('audit_log')
+        .select('at')
+        .where('entity', '=', 'claims')
+        .where('entity_id', '=', 'expiry')
+        .executeTakeFirstOrThrow()
+    ).at;
+    assert.deepEqual(await asOf(expiredAt), before);
+    assert.deepEqual(
+      (await asOf(period().to)).map((r) => [r.claim, r.status]),
+      [
+        [paidTrail.claimNumber, 'paid'],
+        [failedTrail.claimNumber, 'expired'],
+      ],
+    );
+    assert.equal((await claimOf(failed.contractNumber))!.status, 'expired');
   });
 });
