@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
+import type { CliIo } from '../src/cli/kit.ts';
 import type { UndeclaredProblem } from '../src/platform/openapi.ts';
 import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
@@ -241,27 +242,34 @@ export interface TestApp {
 }
 
 /**
- * Runs one operator command against a test app's database and services (configuration, keys, job
- * queue), as `parasol` would inside the server: its exit code and what it printed.
+ * What a run of the CLI may add or change (CliIo): another actor, a clock, flight providers, standard
+ * input, files, a configuration of its own — or services where a database alone has none.
+ */
+export type CliRunOptions = Partial<Omit<CliIo, 'db' | 'out' | 'err'>>;
+
+/**
+ * Runs one operator command as `parasol` would inside the server: against a test app's database and
+ * services (configuration, keys, job queue), or against a database alone (`{ db }`: the commands that
+ * need no services, as the database tier's files run them). Its exit code and what it printed;
+ * `options` add to or replace the services (actor `operator:test` unless told).
  */
 export async function runCliOn(
-  t: TestApp,
+  t: TestApp | { db: Db },
   argv: string[],
-  actor = 'operator:test',
+  options: CliRunOptions = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const { config, keys, jobs } = t.app.parasol;
+  const { config, keys, jobs } = 'app' in t ? t.app.parasol : {};
   // imported here: the command definitions load every domain, which the unit tier's files never need
   const { runCli } = await import('../src/cli/program.ts');
   const code = await runCli(argv, {
     db: t.db,
     out: (l) => out.push(l),
     err: (l) => err.push(l),
-    actor,
-    config,
-    keys,
-    jobs,
+    actor: 'operator:test',
+    ...(config && keys && jobs ? { config, keys, jobs } : {}),
+    ...options,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }

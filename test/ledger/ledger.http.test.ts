@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
-import { runCli } from '../../src/cli/program.ts';
 import {
   backfillLedger,
   claimsBordereau,
@@ -26,6 +25,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  runCliOn,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -281,26 +281,25 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
 
   it('the CLI writes the bordereaux and the statement', async () => {
     const files = new Map<string, Buffer>();
-    const out: string[] = [];
-    const err: string[] = [];
     const month = new Date().toISOString().slice(0, 7);
+    // the database alone (the reports need no services); the files it writes kept here
     const run = (...argv: string[]) =>
-      runCli(argv, {
-        db: t.db,
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
-        actor: 'operator:test',
-        writeBytes: async (file, data) => void files.set(file, data),
-      });
+      runCliOn({ db: t.db }, argv, { writeBytes: async (file, data) => void files.set(file, data) });
     const common = ['--partner', a.slug, '--env', 'sandbox', '--month', month];
-    assert.equal(await run('bordereau', 'premium', ...common, '--format', 'csv', '--out', 'p.csv'), 0, err.join('\n'));
-    assert.equal(await run('bordereau', 'claims', ...common, '--format', 'xlsx', '--out', 'c.xlsx'), 0, err.join('\n'));
-    assert.equal(await run('statement', 'show', ...common, '--format', 'pdf', '--out', 's.pdf'), 0, err.join('\n'));
+    for (const argv of [
+      ['bordereau', 'premium', ...common, '--format', 'csv', '--out', 'p.csv'],
+      ['bordereau', 'claims', ...common, '--format', 'xlsx', '--out', 'c.xlsx'],
+      ['statement', 'show', ...common, '--format', 'pdf', '--out', 's.pdf'],
+    ]) {
+      const written = await run(...argv);
+      assert.equal(written.code, 0, written.err);
+    }
     assert.match(files.get('p.csv')!.toString('utf8'), /^contract_number,movement,/);
     assert.equal(files.get('c.xlsx')!.subarray(0, 2).toString('latin1'), 'PK');
     assert.equal(files.get('s.pdf')!.subarray(0, 5).toString('latin1'), '%PDF-');
-    assert.equal(await run('bordereau', 'premium', '--partner', a.slug, '--month', '2026-13', '--out', 'x.csv'), 1);
-    assert.match(err.join('\n'), /--month/);
+    const refused = await run('bordereau', 'premium', '--partner', a.slug, '--month', '2026-13', '--out', 'x.csv');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /--month/);
   });
 
   it('entries cannot be changed or deleted; the backfill rebuilds the same ledger and never duplicates', async () => {
