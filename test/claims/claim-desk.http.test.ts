@@ -5,7 +5,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
-import { runCli } from '../../src/cli/program.ts';
 import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
@@ -20,6 +19,7 @@ import {
   insureFlight,
   post,
   productionSmsLink,
+  runCliOn,
   uniqueSlug,
   usingPostgres,
   type TestApp,
@@ -135,20 +135,7 @@ describe('the claim desk', () => {
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
   }
 
-  const cli = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(['--json', ...argv], {
-      db: t.db,
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      actor: 'operator:cli-test',
-      config: t.app.parasol.config,
-      keys: t.app.parasol.keys,
-      jobs: t.app.parasol.jobs,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  const cli = (...argv: string[]) => runCliOn(t, ['--json', ...argv], { actor: 'operator:cli-test' });
 
   const statusOf = async (claimId: string) =>
     (await t.db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).status;
