@@ -1,4 +1,5 @@
 import type { CustomerLang } from '../src/platform/language.ts';
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -272,6 +273,30 @@ export async function runCliOn(
     ...options,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/**
+ * An operator's API token, made as an operator makes one (`parasol operators token-create`): what
+ * production flight events need (POST /claims). Its plaintext and the header that sends it.
+ */
+export async function operatorToken(
+  t: TestApp,
+  name: string,
+): Promise<{ plaintext: string; auth: { authorization: string } }> {
+  const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', name]);
+  assert.equal(created.code, 0, created.err);
+  const { plaintext } = JSON.parse(created.out) as { plaintext: string };
+  return { plaintext, auth: { authorization: `Bearer ${plaintext}` } };
+}
+
+/** The configuration of production payouts (SEPA credit transfer files written to `payoutsDir`). */
+export function sepaPayoutsEnv(payoutsDir: string): Record<string, string> {
+  return {
+    PARASOL_PAYOUTS_DIR: payoutsDir,
+    PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+    PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+    PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+  };
 }
 
 /**

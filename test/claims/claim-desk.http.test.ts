@@ -17,9 +17,11 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   productionSmsLink,
   runCliOn,
+  sepaPayoutsEnv,
   uniqueSlug,
   usingPostgres,
   type TestApp,
@@ -52,10 +54,7 @@ describe('the claim desk', () => {
         PARASOL_ADMIN_PASSWORD: ADMIN.password,
         PARASOL_JOB_POLL_SECONDS: '1',
         PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        PARASOL_PAYOUTS_DIR: payoutsDir,
-        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        ...sepaPayoutsEnv(payoutsDir),
       },
     });
     partner = await createTestPartner(t.db);
@@ -595,9 +594,7 @@ describe('the claim desk', () => {
   /** A production claim (operator token, sealed SMS): answers its number, its id and its link. */
   async function openProductionClaim() {
     const production = await createTestPartner(t.db, { environment: 'production' });
-    const created = await cli('operators', 'token-create', '--name', 'desk test');
-    assert.equal(created.code, 0, created.err);
-    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const operatorAuth = (await operatorToken(t, 'desk test')).auth;
     const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
     const opened = await post(
       t.app,
