@@ -1,4 +1,5 @@
 import type { CustomerLang } from '../src/platform/language.ts';
+import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
+import type { CliIo } from '../src/cli/kit.ts';
 import type { UndeclaredProblem } from '../src/platform/openapi.ts';
 import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
@@ -241,29 +243,60 @@ export interface TestApp {
 }
 
 /**
- * Runs one operator command against a test app's database and services (configuration, keys, job
- * queue), as `parasol` would inside the server: its exit code and what it printed.
+ * What a run of the CLI may add or change (CliIo): another actor, a clock, flight providers, standard
+ * input, files, a configuration of its own — or services where a database alone has none.
+ */
+export type CliRunOptions = Partial<Omit<CliIo, 'db' | 'out' | 'err'>>;
+
+/**
+ * Runs one operator command as `parasol` would inside the server: against a test app's database and
+ * services (configuration, keys, job queue), or against a database alone (`{ db }`: the commands that
+ * need no services, as the database tier's files run them). Its exit code and what it printed;
+ * `options` add to or replace the services (actor `operator:test` unless told).
  */
 export async function runCliOn(
-  t: TestApp,
+  t: TestApp | { db: Db },
   argv: string[],
-  actor = 'operator:test',
+  options: CliRunOptions = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const { config, keys, jobs } = t.app.parasol;
+  const { config, keys, jobs } = 'app' in t ? t.app.parasol : {};
   // imported here: the command definitions load every domain, which the unit tier's files never need
   const { runCli } = await import('../src/cli/program.ts');
   const code = await runCli(argv, {
     db: t.db,
     out: (l) => out.push(l),
     err: (l) => err.push(l),
-    actor,
-    config,
-    keys,
-    jobs,
+    actor: 'operator:test',
+    ...(config && keys && jobs ? { config, keys, jobs } : {}),
+    ...options,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/**
+ * An operator's API token, made as an operator makes one (`parasol operators token-create`): what
+ * production flight events need (POST /claims). Its plaintext and the header that sends it.
+ */
+export async function operatorToken(
+  t: TestApp,
+  name: string,
+): Promise<{ plaintext: string; auth: { authorization: string } }> {
+  const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', name]);
+  assert.equal(created.code, 0, created.err);
+  const { plaintext } = JSON.parse(created.out) as { plaintext: string };
+  return { plaintext, auth: { authorization: `Bearer ${plaintext}` } };
+}
+
+/** The configuration of production payouts (SEPA credit transfer files written to `payoutsDir`). */
+export function sepaPayoutsEnv(payoutsDir: string): Record<string, string> {
+  return {
+    PARASOL_PAYOUTS_DIR: payoutsDir,
+    PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
+    PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
+    PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+  };
 }
 
 /**

@@ -91,7 +91,8 @@ export async function insertClaimsForFlight(
         AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
       -- a correction updates the contracts it reopens: locked for that now (two corrections sharing a
-      -- contract wait for each other instead of both upgrading a share lock into a deadlock)
+      -- contract wait for each other instead of both upgrading a share lock into a deadlock;
+      -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
       ${e.includeCompleted ? sql`FOR NO KEY UPDATE OF c FOR SHARE OF l` : sql`FOR SHARE OF c, l`}
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)

@@ -198,6 +198,9 @@ export async function subscribe(
         // active version after the quote refuses nothing; the contract records the quote's version.
         risk_model_version: quote.modelVersion,
         status: 'active',
+        // the sale's time, on the application's clock as every time the ledger records (the sale's
+        // entries are at it; the backfill reads it back): docs/bordereaux.md, "One clock"
+        created_at: now,
         formula: coverage.formula,
         coverage: JSON.stringify(coverage),
         passengers: quote.passengers,

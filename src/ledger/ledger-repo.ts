@@ -222,22 +222,73 @@ export interface ClaimRow {
   failed_attempts_in_period: number;
 }
 
-/** One row per claim opened in the period or with a payment movement in it. */
+/**
+ * The claim statuses as the audit trail records their changes (audit_log, entity `claim`, entity id
+ * the claim number; every change of `claims.status` writes one in its transaction): the action → the
+ * status it leaves. `claims_opened` has no row of its own per claim (its `opened_at` is when it was
+ * `opened`); an expiry is one row for a batch (entity `claims`, id `expiry`, `data.claims` the numbers).
+ * Writers: notify-claim.ts (`awaiting_bank_details`), payouts/bank-details.ts (`bank_details_received`),
+ * payouts/payouts.ts (`paid`, `payment_failed`, `payment_returned`), claims/expire-claims.ts (expiry).
+ */
+const CLAIM_STATUS_BY_AUDIT_ACTION = {
+  awaiting_bank_details: 'awaiting_bank_details',
+  bank_details_received: 'payment_pending',
+  paid: 'paid',
+  payment_failed: 'failed',
+  payment_returned: 'failed',
+} as const;
+
+/**
+ * One row per claim opened in the period or with a payment movement in it. Its `status` and
+ * `paid_at` are as they stood at the period's end, so a closed month's bordereau reads the same when
+ * produced again later: the status of the claim's last status change before the end in its audit
+ * trail (`opened` when none), `paid_at` its last payment in the ledger before the end while that
+ * status is `paid`.
+ */
 export async function claimRows(db: Executor, scope: Scope, period: Period): Promise<ClaimRow[]> {
+  const statusOf = sql.join(
+    Object.entries(CLAIM_STATUS_BY_AUDIT_ACTION).map(([action, status]) => sql`(${action}, ${status})`),
+  );
   const result = await sql<ClaimRow>`
-    SELECT cl.claim_number, c.contract_number, l.flight_number, l.departure_date::text AS departure_date,
-           cl.reason, cl.event, cl.delay_minutes, cl.evidence, cl.compensation_amount, cl.currency, cl.status,
-           cl.opened_at, cl.paid_at,
-           coalesce(sum(le.amount) FILTER (WHERE le.kind = 'compensation_paid'), 0)::bigint AS paid_in_period,
-           count(le.id) FILTER (WHERE le.kind = 'payout_failed')::integer AS failed_attempts_in_period
-    FROM claims cl
-    JOIN contracts c ON c.id = cl.contract_id
-    JOIN contract_legs l ON l.id = cl.leg_id
-    LEFT JOIN ledger_entries le ON le.claim_id = cl.id AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
-    WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
-    GROUP BY cl.id, c.contract_number, l.flight_number, l.departure_date
-    HAVING (cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}) OR count(le.id) > 0
-    ORDER BY cl.opened_at, cl.claim_number`.execute(db);
+    WITH claim_rows AS (
+      SELECT cl.id, cl.claim_number, c.contract_number, l.flight_number, l.departure_date::text AS departure_date,
+             cl.reason, cl.event, cl.delay_minutes, cl.evidence, cl.compensation_amount, cl.currency, cl.opened_at,
+             coalesce(sum(le.amount) FILTER (WHERE le.kind = 'compensation_paid'), 0)::bigint AS paid_in_period,
+             count(le.id) FILTER (WHERE le.kind = 'payout_failed')::integer AS failed_attempts_in_period
+      FROM claims cl
+      JOIN contracts c ON c.id = cl.contract_id
+      JOIN contract_legs l ON l.id = cl.leg_id
+      LEFT JOIN ledger_entries le ON le.claim_id = cl.id AND le.occurred_at >= ${period.from} AND le.occurred_at < ${period.to}
+      WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
+      GROUP BY cl.id, c.contract_number, l.flight_number, l.departure_date
+      HAVING (cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}) OR count(le.id) > 0
+    ), expiries AS (
+      -- the expiry batches before the end that name one of these claims, one row per claim named
+      SELECT e.claim_number, a.at, a.id
+      FROM audit_log a CROSS JOIN LATERAL jsonb_array_elements_text(a.data->'claims') AS e(claim_number)
+      WHERE a.entity = 'claims' AND a.entity_id = 'expiry' AND a.action = 'claims_expired' AND a.at < ${period.to}
+        AND e.claim_number IN (SELECT claim_number FROM claim_rows)
+    ), at_end AS (
+      SELECT r.id,
+             coalesce((
+               SELECT s.status FROM (
+                 SELECT m.status, a.at, a.id
+                 FROM audit_log a JOIN (VALUES ${statusOf}) AS m(action, status) ON m.action = a.action
+                 WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.at < ${period.to}
+                 UNION ALL
+                 SELECT 'expired', x.at, x.id FROM expiries x WHERE x.claim_number = r.claim_number
+               ) s ORDER BY s.at DESC, s.id DESC LIMIT 1), 'opened') AS status
+      FROM claim_rows r
+    )
+    SELECT r.claim_number, r.contract_number, r.flight_number, r.departure_date, r.reason, r.event,
+           r.delay_minutes, r.evidence, r.compensation_amount, r.currency, e.status, r.opened_at,
+           CASE WHEN e.status = 'paid' THEN (
+             SELECT max(p.occurred_at) FROM ledger_entries p
+             WHERE p.claim_id = r.id AND p.kind = 'compensation_paid' AND p.amount > 0 AND p.occurred_at < ${period.to})
+           END AS paid_at,
+           r.paid_in_period, r.failed_attempts_in_period
+    FROM claim_rows r JOIN at_end e ON e.id = r.id
+    ORDER BY r.opened_at, r.claim_number`.execute(db);
   return result.rows;
 }
 

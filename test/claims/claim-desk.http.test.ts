@@ -5,7 +5,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { expireClaims } from '../../src/claims/expire-claims.ts';
-import { runCli } from '../../src/cli/program.ts';
 import { reviewClaim } from '../../src/payouts/manual-review.ts';
 import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
@@ -18,8 +17,11 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   productionSmsLink,
+  runCliOn,
+  sepaPayoutsEnv,
   uniqueSlug,
   usingPostgres,
   type TestApp,
@@ -52,10 +54,7 @@ describe('the claim desk', () => {
         PARASOL_ADMIN_PASSWORD: ADMIN.password,
         PARASOL_JOB_POLL_SECONDS: '1',
         PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        PARASOL_PAYOUTS_DIR: payoutsDir,
-        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        ...sepaPayoutsEnv(payoutsDir),
       },
     });
     partner = await createTestPartner(t.db);
@@ -135,20 +134,7 @@ describe('the claim desk', () => {
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
   }
 
-  const cli = async (...argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(['--json', ...argv], {
-      db: t.db,
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      actor: 'operator:cli-test',
-      config: t.app.parasol.config,
-      keys: t.app.parasol.keys,
-      jobs: t.app.parasol.jobs,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  };
+  const cli = (...argv: string[]) => runCliOn(t, ['--json', ...argv], { actor: 'operator:cli-test' });
 
   const statusOf = async (claimId: string) =>
     (await t.db.selectFrom('claims').select('status').where('id', '=', claimId).executeTakeFirstOrThrow()).status;
@@ -610,9 +596,7 @@ describe('the claim desk', () => {
   /** A production claim (operator token, sealed SMS): answers its number, its id and its link. */
   async function openProductionClaim() {
     const production = await createTestPartner(t.db, { environment: 'production' });
-    const created = await cli('operators', 'token-create', '--name', 'desk test');
-    assert.equal(created.code, 0, created.err);
-    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    const operatorAuth = (await operatorToken(t, 'desk test')).auth;
     const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
     const opened = await post(
       t.app,

@@ -1,27 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
-import { openTestDatabase, uniqueSlug } from '../helper.ts';
+import { openTestDatabase, runCliOn, uniqueSlug } from '../helper.ts';
 
-/** `parasol agreement amend` and `agreement history` (issue 14 §2), through runCli with a set clock. */
+/** `parasol agreement amend` and `agreement history` (issue 14 §2), through runCliOn with a set clock. */
 
 const { db } = await openTestDatabase({ after: (close: () => unknown) => after(async () => void (await close())) });
 
 const NOW = new Date();
 const DAY = 86_400_000;
 
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    db,
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    actor: 'operator:test',
-    now: () => NOW,
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (argv: string[]) => runCliOn({ db }, argv, { now: () => NOW });
 
 const TERMS = (commissionMax: string, compensationMax = '500.00') => [
   '--formulas',

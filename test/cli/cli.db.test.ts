@@ -5,13 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../../src/cli/program.ts';
 import { formatMoney as money, toMinorUnits } from '../../src/platform/money.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
 import type { Db } from '../../src/platform/db.ts';
-import { openTestDatabase, uniqueSlug } from '../helper.ts';
+import { openTestDatabase, runCliOn, uniqueSlug } from '../helper.ts';
 
-/** The operator CLI, driven through runCli against the test database (one shared handle). */
+/** The operator CLI, driven through runCliOn (test/helper.ts) against the test database (one shared handle). */
 
 const { db } = await openTestDatabase({ after: (close: () => unknown) => after(async () => void (await close())) });
 
@@ -21,17 +20,10 @@ interface Run {
   err: string;
 }
 
-async function cli(argv: string[], options: { stdin?: string; database?: Db } = {}): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    db: options.database ?? db,
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-    actor: 'operator:test',
-    ...(options.stdin === undefined ? {} : { readStdin: async () => options.stdin ?? '' }),
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
+/** The CLI on this file's database (or another), with what standard input gives when told. */
+function cli(argv: string[], options: { stdin?: string; database?: Db } = {}): Promise<Run> {
+  const stdin = options.stdin;
+  return runCliOn({ db: options.database ?? db }, argv, stdin === undefined ? {} : { readStdin: async () => stdin });
 }
 
 /** Runs a command that must succeed and returns its --json document. */

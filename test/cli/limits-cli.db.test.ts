@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
 import { addExposure } from '../../src/limits/limits-repo.ts';
-import { openTestDatabase, testConfig } from '../helper.ts';
+import { openTestDatabase, runCliOn, testConfig } from '../helper.ts';
 
 /**
- * `parasol limits …` and `parasol sales …` through runCli. Caps are set on (preproduction, NOK), a
+ * `parasol limits …` and `parasol sales …` through runCliOn. Caps are set on (preproduction, NOK), a
  * pair no other test file uses; the flights are random minutes months ahead.
  */
 
 const { db } = await openTestDatabase({ after: (close: () => unknown) => after(async () => void (await close())) });
 const NOW = new Date();
 
-async function cli(...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const config = testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' });
-  const code = await runCli(argv, {
-    db,
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    actor: 'operator:test',
-    now: () => NOW,
-    config,
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) =>
+  runCliOn({ db }, argv, { now: () => NOW, config: testConfig({ PARASOL_FLIGHT_CAP_DEFAULT: '250000' }) });
 
 async function json<T = any>(...argv: string[]): Promise<T> {
   const run = await cli('--json', ...argv);

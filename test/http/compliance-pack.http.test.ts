@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
 import { setDocuments } from '../../src/partners/documents.ts';
 import { DEMO_DOCUMENTS } from '../../src/partners/seed.ts';
 import {
@@ -10,6 +9,7 @@ import {
   createTestPartner,
   FLIGHT,
   post,
+  runCliOn,
   subscription,
   testConfig,
   trip,
@@ -206,17 +206,8 @@ describe('Flight Delay API — the compliance pack', () => {
     assert.equal(quote.body.insurer.complaints.email, 'reclamations@insurer.example');
     assert.equal(quote.body.insurer.complaints.url, null);
 
-    const out: string[] = [];
-    const err: string[] = [];
-    const cli = (...argv: string[]) =>
-      runCli(argv, {
-        db: t.db,
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
-        actor: 'operator:test',
-        config: testConfig(),
-      });
-    const code = await cli(
+    const cli = (...argv: string[]) => runCliOn(t, argv, { config: testConfig() });
+    const amended = await cli(
       '--json',
       'agreement',
       'documents',
@@ -246,18 +237,17 @@ describe('Flight Delay API — the compliance pack', () => {
       '--complaints-url',
       'https://insurer.example/complaints',
     );
-    assert.equal(code, 0, err.join('\n'));
-    assert.equal(JSON.parse(out.join('\n')).documents.version, 2);
-    out.length = 0;
-    assert.equal(await cli('agreement', 'documents', partner.slug, ...badFlags()), 1);
-    assert.match(err.join('\n'), /--ipid-sha256/);
-    out.length = 0;
-    assert.equal(await cli('agreement', 'documents-show', partner.slug), 0);
-    assert.match(out.join('\n'), /Version 2 \(current\)/);
-    assert.match(out.join('\n'), /IPID-8/);
+    assert.equal(amended.code, 0, amended.err);
+    assert.equal(JSON.parse(amended.out).documents.version, 2);
+    const refused = await cli('agreement', 'documents', partner.slug, ...badFlags());
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /--ipid-sha256/);
+    const shown = await cli('agreement', 'documents-show', partner.slug);
+    assert.equal(shown.code, 0);
+    assert.match(shown.out, /Version 2 \(current\)/);
+    assert.match(shown.out, /IPID-8/);
 
     // the insurer's flags left out: the platform's insurer
-    out.length = 0;
     const defaults = await cli(
       '--json',
       'agreement',
@@ -267,8 +257,8 @@ describe('Flight Delay API — the compliance pack', () => {
       '--ipid-sha256',
       sha('ipid 9'),
     );
-    assert.equal(defaults, 0, err.join('\n'));
-    const insurer = JSON.parse(out.join('\n')).documents.insurer;
+    assert.equal(defaults.code, 0, defaults.err);
+    const insurer = JSON.parse(defaults.out).documents.insurer;
     const configured = testConfig().insurer;
     assert.deepEqual(insurer, {
       name: configured.legalName,

@@ -16,7 +16,9 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  operatorToken,
   runCliOn,
+  sepaPayoutsEnv,
 } from '../helper.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
 import { crossBorderXsd, validateWithXmllint } from '../payouts/xmllint.ts';
@@ -32,7 +34,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
   let a: TestPartner;
   let b: TestPartner;
   let payoutsDir: string;
-  let operatorToken: string;
+  let nightShift: string;
   const closers: (() => Promise<void>)[] = [];
 
   const cli = (...argv: string[]) => runCliOn(t, argv);
@@ -49,19 +51,14 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
         PARASOL_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
         PARASOL_TWILIO_FROM: '+15005550006',
         PARASOL_TWILIO_URL: twilio.baseUrl,
-        PARASOL_PAYOUTS_DIR: payoutsDir,
-        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        ...sepaPayoutsEnv(payoutsDir),
         PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
       },
     });
     a = await createTestPartner(t.db, { environment: 'production' });
     b = await createTestPartner(t.db, { environment: 'production' });
-    const created = await cli('--json', 'operators', 'token-create', '--name', 'night shift');
-    assert.equal(created.code, 0, created.err);
-    operatorToken = JSON.parse(created.out).plaintext;
-    assert.match(operatorToken, /^pso_[A-Za-z0-9_-]{43}$/);
+    nightShift = (await operatorToken(t, 'night shift')).plaintext;
+    assert.match(nightShift, /^pso_[A-Za-z0-9_-]{43}$/);
   });
   after(async () => {
     await t.close();
@@ -82,7 +79,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
   const operator = { authorization: '' };
 
   it('a production partner key cannot report a flight event; an operator token can, for every partner on the flight', async () => {
-    operator.authorization = `Bearer ${operatorToken}`;
+    operator.authorization = `Bearer ${nightShift}`;
     const flightNumber = `AF${seq++}`;
     const ca = await contract(a, flightNumber);
     const cb = await contract(b, flightNumber);
@@ -314,7 +311,7 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
       t.app,
       `${FLIGHT}/claims`,
       { flightNumber, departureDate: departure.slice(0, 10), status: 'cancelled' },
-      { authorization: `Bearer ${operatorToken}` },
+      { authorization: `Bearer ${nightShift}` },
     );
     const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
     const request = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));

@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import ExcelJS from 'exceljs';
 import { sql } from 'kysely';
-import { runCli } from '../../src/cli/program.ts';
 import {
   backfillLedger,
   claimsBordereau,
@@ -16,6 +15,7 @@ import {
   toCsv,
   toXlsx,
 } from '../../src/ledger/index.ts';
+import { expireClaims } from '../../src/claims/index.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
 import { toMinorUnits } from '../../src/platform/money.ts';
 import {
@@ -25,6 +25,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  runCliOn,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -280,26 +281,25 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
 
   it('the CLI writes the bordereaux and the statement', async () => {
     const files = new Map<string, Buffer>();
-    const out: string[] = [];
-    const err: string[] = [];
     const month = new Date().toISOString().slice(0, 7);
+    // the database alone (the reports need no services); the files it writes kept here
     const run = (...argv: string[]) =>
-      runCli(argv, {
-        db: t.db,
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
-        actor: 'operator:test',
-        writeBytes: async (file, data) => void files.set(file, data),
-      });
+      runCliOn({ db: t.db }, argv, { writeBytes: async (file, data) => void files.set(file, data) });
     const common = ['--partner', a.slug, '--env', 'sandbox', '--month', month];
-    assert.equal(await run('bordereau', 'premium', ...common, '--format', 'csv', '--out', 'p.csv'), 0, err.join('\n'));
-    assert.equal(await run('bordereau', 'claims', ...common, '--format', 'xlsx', '--out', 'c.xlsx'), 0, err.join('\n'));
-    assert.equal(await run('statement', 'show', ...common, '--format', 'pdf', '--out', 's.pdf'), 0, err.join('\n'));
+    for (const argv of [
+      ['bordereau', 'premium', ...common, '--format', 'csv', '--out', 'p.csv'],
+      ['bordereau', 'claims', ...common, '--format', 'xlsx', '--out', 'c.xlsx'],
+      ['statement', 'show', ...common, '--format', 'pdf', '--out', 's.pdf'],
+    ]) {
+      const written = await run(...argv);
+      assert.equal(written.code, 0, written.err);
+    }
     assert.match(files.get('p.csv')!.toString('utf8'), /^contract_number,movement,/);
     assert.equal(files.get('c.xlsx')!.subarray(0, 2).toString('latin1'), 'PK');
     assert.equal(files.get('s.pdf')!.subarray(0, 5).toString('latin1'), '%PDF-');
-    assert.equal(await run('bordereau', 'premium', '--partner', a.slug, '--month', '2026-13', '--out', 'x.csv'), 1);
-    assert.match(err.join('\n'), /--month/);
+    const refused = await run('bordereau', 'premium', '--partner', a.slug, '--month', '2026-13', '--out', 'x.csv');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /--month/);
   });
 
   it('entries cannot be changed or deleted; the backfill rebuilds the same ledger and never duplicates', async () => {
@@ -352,5 +352,74 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
       (await premiumBordereau(t.db, scope(), period())).rows.map((r) => ({ ...r })),
       beforeRows.map((r) => ({ ...r })),
     );
+  });
+
+  it('the claims bordereau gives each claim its status at the period’s end, not its status now', async () => {
+    // the claims' status changes as the audit trail recorded them (entity claim: at, action)
+    const trail = async (contractNumber: string) => {
+      const { claim_number } = (await claimOf(contractNumber))!;
+      const rows = await t.db
+        .selectFrom('audit_log')
+        .select(['at', 'action'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claim_number)
+        .orderBy('id')
+        .execute();
+      return { claimNumber: claim_number, at: (action: string) => rows.find((r) => r.action === action)!.at };
+    };
+    const asOf = async (to: Date) =>
+      (await claimsBordereau(t.db, scope(), { from: period().from, to })).rows.map((r) => ({
+        claim: r.claim_number,
+        status: r.status,
+        paidAt: r.paid_at,
+        paidInPeriod: r.paid_in_period,
+      }));
+    const paidTrail = await trail(paid.contractNumber);
+    const failedTrail = await trail(failed.contractNumber);
+    const paidEntry = (await entriesOfContract(t.db, paid.contractNumber)).find((e) => e.kind === 'compensation_paid')!;
+    const status = async (to: Date, claimNumber: string) => (await asOf(to)).find((r) => r.claim === claimNumber);
+
+    // a period ending before the bank details came: awaiting them, not paid, whatever happened since
+    assert.deepEqual(await status(paidTrail.at('bank_details_received'), paidTrail.claimNumber), {
+      claim: paidTrail.claimNumber,
+      status: 'awaiting_bank_details',
+      paidAt: null,
+      paidInPeriod: 0,
+    });
+    // ending before the bank's answer: payment pending, for the one paid and the one rejected alike
+    assert.equal((await status(paidTrail.at('paid'), paidTrail.claimNumber))!.status, 'payment_pending');
+    assert.equal((await status(failedTrail.at('payment_failed'), failedTrail.claimNumber))!.status, 'payment_pending');
+    // the period of today: as they stand, paid at the ledger's payment
+    const today = await asOf(period().to);
+    assert.deepEqual(
+      today.map((r) => [r.claim, r.status]),
+      [
+        [paidTrail.claimNumber, 'paid'],
+        [failedTrail.claimNumber, 'failed'],
+      ],
+    );
+    assert.deepEqual(today[0]!.paidAt, paidEntry.occurred_at);
+
+    // the rejected claim expires later (its due date passed): today's bordereau says expired, the
+    // bordereau of a period that ended before reads as it did — produced again, it does not change
+    const before = await asOf(period().to);
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date(Date.now() + 400 * 86_400_000) });
+    const expiredAt = (
+      await t.db
+        .selectFrom('audit_log')
+        .select('at')
+        .where('entity', '=', 'claims')
+        .where('entity_id', '=', 'expiry')
+        .executeTakeFirstOrThrow()
+    ).at;
+    assert.deepEqual(await asOf(expiredAt), before);
+    assert.deepEqual(
+      (await asOf(period().to)).map((r) => [r.claim, r.status]),
+      [
+        [paidTrail.claimNumber, 'paid'],
+        [failedTrail.claimNumber, 'expired'],
+      ],
+    );
+    assert.equal((await claimOf(failed.contractNumber))!.status, 'expired');
   });
 });

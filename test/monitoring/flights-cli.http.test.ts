@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../../src/cli/program.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, type FlightProviders } from '../../src/monitoring/providers.ts';
 import { SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
 import { MemorySimulatedFlightStore, SimulatorProvider } from '../../src/monitoring/simulator.ts';
-import { createTestPartner, testConfig, type TestApp, type TestPartner } from '../helper.ts';
+import { createTestPartner, runCliOn, testConfig, type TestApp, type TestPartner } from '../helper.ts';
 import {
   auditOf,
   claimsOf,
@@ -18,7 +17,7 @@ import {
   watchOf,
 } from './watch-fixtures.ts';
 
-/** `parasol flights …`: list, show, simulate, check, event — through runCli, with an injected clock. */
+/** `parasol flights …`: list, show, simulate, check, event — through runCliOn, with an injected clock. */
 
 const DAY = 86_400_000;
 
@@ -48,22 +47,9 @@ describe('parasol flights', () => {
   });
   after(() => t.close());
 
-  async function cli(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(argv, {
-      db: t.db,
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-      actor: 'operator:test',
-      config: testConfig(),
-      keys: t.app.parasol.keys,
-      jobs: t.app.parasol.jobs,
-      flightProviders: providers,
-      now: c.now,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  // the configuration of a plain test app (this one's has its workers off), this file's providers and clock
+  const cli = (...argv: string[]) =>
+    runCliOn(t, argv, { config: testConfig(), flightProviders: providers, now: c.now });
   async function json<T = any>(...argv: string[]): Promise<T> {
     const run = await cli('--json', ...argv);
     assert.equal(run.code, 0, `${argv.join(' ')}: ${run.err}`);

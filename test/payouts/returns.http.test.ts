@@ -10,8 +10,10 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   runCliOn,
+  sepaPayoutsEnv,
   trip,
   type TestApp,
   type TestPartner,
@@ -47,17 +49,12 @@ describe('payout returns and camt.054 reports', () => {
         PARASOL_TWILIO_AUTH_TOKEN: AUTH_TOKEN,
         PARASOL_TWILIO_FROM: '+15005550006',
         PARASOL_TWILIO_URL: twilio.baseUrl,
-        PARASOL_PAYOUTS_DIR: dir,
-        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        ...sepaPayoutsEnv(dir),
         PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
       },
     });
     a = await createTestPartner(t.db, { environment: 'production' });
-    const created = await cli('--json', 'operators', 'token-create', '--name', 'returns');
-    assert.equal(created.code, 0, created.err);
-    operator = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    operator = (await operatorToken(t, 'returns')).auth;
     const endpoint = await t.app.inject({
       method: 'POST',
       url: `${FLIGHT}/webhooks/endpoints`,

@@ -16,9 +16,11 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   productionSmsLink,
   runCliOn,
+  sepaPayoutsEnv,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -42,16 +44,11 @@ describe('the scheduled SEPA batch', () => {
       env: {
         PARASOL_JOB_POLL_SECONDS: '1',
         PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        PARASOL_PAYOUTS_DIR: payoutsDir,
-        PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-        PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-        PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+        ...sepaPayoutsEnv(payoutsDir),
       },
     });
     partner = await createTestPartner(t.db, { environment: 'production' });
-    const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', 'schedule test']);
-    assert.equal(created.code, 0, created.err);
-    operator = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+    operator = (await operatorToken(t, 'schedule test')).auth;
   });
   after(async () => {
     await t.close();

@@ -16,10 +16,10 @@ import {
   FLIGHT,
   openTestDatabase,
   post,
+  runCliOn,
   trip,
   type TestApp,
 } from '../helper.ts';
-import { runCli } from '../../src/cli/program.ts';
 
 /**
  * Several processes, one platform (issue 12 §1), in one process: what another process would write
@@ -120,38 +120,23 @@ describe('rate limits per key and operation class', () => {
   it("the operator's limits for a partner apply to its keys (CLI), others keep the default", async () => {
     const partner = await createTestPartner(t.db);
     const other = await createTestPartner(t.db);
-    const out: string[] = [];
-    const code = await runCli(['rate-limits', 'set', partner.slug, '--quote', '2'], {
-      db: t.db,
-      out: (line: string) => out.push(line),
-      err: () => undefined,
-    });
-    assert.equal(code, 0, out.join('\n'));
+    // the database alone, as the operator's CLI process: the app learns it from the notification
+    const set = await runCliOn({ db: t.db }, ['rate-limits', 'set', partner.slug, '--quote', '2']);
+    assert.equal(set.code, 0, set.err);
     // the app learns it from the notification (or its 30 s refresh)
     await eventually(async () => {
       const reply = await post(t.app, `${FLIGHT}/getPrice`, trip(), partner.auth);
       return reply.headers['ratelimit-limit'] === '2' ? true : undefined;
     }, 60_000);
     assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), other.auth)).headers['ratelimit-limit'], '5');
-    const show: string[] = [];
-    await runCli(['--json', 'rate-limits', 'show', partner.slug], {
-      db: t.db,
+    const show = await runCliOn({ db: t.db }, ['--json', 'rate-limits', 'show', partner.slug], {
       config: t.app.parasol.config,
-      out: (line: string) => show.push(line),
-      err: () => undefined,
     });
-    const shown = JSON.parse(show.join('\n'));
+    const shown = JSON.parse(show.out);
     assert.deepEqual(shown.limits.quote, { perMinute: 2, default: false });
     assert.deepEqual(shown.limits.write, { perMinute: 2, default: true });
-    const refused: string[] = [];
-    assert.equal(
-      await runCli(['rate-limits', 'set', partner.slug, '--quote', '0'], {
-        db: t.db,
-        out: () => undefined,
-        err: (line: string) => refused.push(line),
-      }),
-      1,
-    );
+    const refused = await runCliOn({ db: t.db }, ['rate-limits', 'set', partner.slug, '--quote', '0']);
+    assert.equal(refused.code, 1);
   });
 
   it('classifies routes: quotes declared, GET reads, the rest writes', () => {

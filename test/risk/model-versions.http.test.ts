@@ -2,7 +2,6 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
-import { runCli } from '../../src/cli/program.ts';
 import {
   activateModelVersion,
   DbRiskModelSource,
@@ -25,6 +24,7 @@ import {
   insureFlight,
   openTestDatabase,
   post,
+  runCliOn,
   subscription,
 } from '../helper.ts';
 import { Browser, csrfOf } from '../web/inject-browser.ts';
@@ -179,9 +179,7 @@ describe('risk model versions', () => {
   it('is operated from the command line: versions, import, activate, refit, export', async (t) => {
     const { db } = await openTestDatabase(t, { empty: true });
     await ensureDefaultModel(db);
-    const out: string[] = [];
-    const err: string[] = [];
-    const io = { db, out: (l: string) => out.push(l), err: (l: string) => err.push(l), actor: 'operator:cli-test' };
+    const cli = (...argv: string[]) => runCliOn({ db }, argv, { actor: 'operator:cli-test' });
     const fs = await import('node:fs/promises');
     const os = await import('node:os');
     const path = await import('node:path');
@@ -190,22 +188,26 @@ describe('risk model versions', () => {
     const file = path.join(dir, 'model.json.gz');
     await fs.writeFile(file, serializeArtifact(await history('ignored-name')));
 
-    assert.equal(await runCli(['risk', 'import', file, '--version', 'v2-cli'], io), 0, err.join('\n'));
-    assert.equal(await runCli(['risk', 'activate', 'v2-cli', '--env', 'all'], io), 0, err.join('\n'));
-    assert.equal(await runCli(['risk', 'activate', 'v2-cli'], io), 2, 'the environment is required');
-    assert.equal(await runCli(['risk', 'activate', 'nope', '--env', 'sandbox'], io), 1);
-    out.length = 0;
-    assert.equal(await runCli(['--json', 'risk', 'versions'], io), 0, err.join('\n'));
-    const listed = JSON.parse(out.join('\n')) as { versions: { version: string; activeIn: string[] }[] };
+    const imported = await cli('risk', 'import', file, '--version', 'v2-cli');
+    assert.equal(imported.code, 0, imported.err);
+    const activated = await cli('risk', 'activate', 'v2-cli', '--env', 'all');
+    assert.equal(activated.code, 0, activated.err);
+    assert.equal((await cli('risk', 'activate', 'v2-cli')).code, 2, 'the environment is required');
+    assert.equal((await cli('risk', 'activate', 'nope', '--env', 'sandbox')).code, 1);
+    const versions = await cli('--json', 'risk', 'versions');
+    assert.equal(versions.code, 0, versions.err);
+    const listed = JSON.parse(versions.out) as { versions: { version: string; activeIn: string[] }[] };
     assert.deepEqual(listed.versions.find((v) => v.version === 'v2-cli')?.activeIn.sort(), [
       'preproduction',
       'production',
       'sandbox',
     ]);
     const exported = path.join(dir, 'exported.json.gz');
-    assert.equal(await runCli(['risk', 'export', 'v2-cli', exported], io), 0, err.join('\n'));
+    const exportRun = await cli('risk', 'export', 'v2-cli', exported);
+    assert.equal(exportRun.code, 0, exportRun.err);
     assert.equal(parseArtifact(await fs.readFile(exported)).version, 'v2-cli');
-    assert.equal(await runCli(['risk', 'refit'], io), 0, err.join('\n'));
+    const refit = await cli('risk', 'refit');
+    assert.equal(refit.code, 0, refit.err);
   });
 });
 

@@ -6,9 +6,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { runCli } from '../../src/cli/program.ts';
 import type { Db } from '../../src/platform/db.ts';
 import { parseArtifact } from '../../src/risk/index.ts';
+import { runCliOn } from '../helper.ts';
 
 /** `parasol risk fit | evaluate | predict`, on the committed sample; none of them needs the database. */
 
@@ -25,17 +25,7 @@ const noDatabase = new Proxy({} as Db, {
   },
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(argv, {
-    db: noDatabase,
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-    actor: 'operator:test',
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = (...argv: string[]) => runCliOn({ db: noDatabase }, argv);
 
 const model = path.join(dir, 'model.json.gz');
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { runCli } from '../../src/cli/program.ts';
 import { deliverWebhook, requeueStaleDeliveries, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
 import {
   emitClaimWebhookEvents,
@@ -32,6 +31,7 @@ import {
   FLIGHT,
   insureFlight,
   post,
+  runCliOn,
   trip,
   type TestApp,
   type TestPartner,
@@ -751,21 +751,7 @@ describe('contract and claim events from the flight API', () => {
 });
 
 describe('CLI', () => {
-  async function cli(argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const { config, keys, jobs } = t.app.parasol;
-    const code = await runCli(argv, {
-      db: t.db,
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      actor: 'operator:test',
-      config,
-      keys,
-      jobs,
-    });
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  const cli = (argv: string[]) => runCliOn(t, argv);
 
   it('adds, lists, tests, rotates, shows deliveries and removes endpoints', async () => {
     const partner = await createTestPartner(t.db);
