@@ -92,7 +92,7 @@ describe('the claim desk voids a claim', () => {
     (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
       .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).data)
       .filter((d: { claimNumber: string }) => d.claimNumber === claimNumber);
-  const cli = (...argv: string[]) => runCliOn(t, ['--json', ...argv], 'operator:cli-test');
+  const cli = (...argv: string[]) => runCliOn(t, ['--json', ...argv], { actor: 'operator:cli-test' });
   const codeOf = (res: { err: string }) => (JSON.parse(res.err) as { error: { code: string } }).error.code;
   const claimRow = (claimId: string) =>
     t.db
