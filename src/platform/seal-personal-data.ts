@@ -15,16 +15,18 @@ import type { Db, Executor } from './db.ts';
  * bank-details link); and policies' insured risk written before migration 0051 (a registration plate,
  * a partner's free-form data); and contracts' booking references, which migration 0054 moved out of
  * `contracts` into contracts_booking_references_unsealed (sealed and hashed into their contract, the
- * moved row deleted); and the payloads of webhook events carrying personal data (SEALED_WEBHOOK_EVENT_TYPES:
- * contract.created and its booking reference) stored in clear before migration 0056. A migration cannot do it (the key is not in the database), so every process
- * that opens the database for the API runs this once at start, in batches of one transaction each.
+ * moved row deleted); and the payloads of webhook events carrying personal data
+ * (SEALED_WEBHOOK_EVENT_TYPES: contract.created and its booking reference) stored in clear before
+ * migration 0056. A migration cannot do it (the key is not in the database), so every process that
+ * opens the database for the API runs this once at start, in batches of one transaction each.
  * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
  * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
  * (crypto.openField).
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
  * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys,
- * sms_outbox, contracts_booking_references_unsealed, webhook_events` (docs/DECISIONS.md, "Personal data at rest").
+ * sms_outbox, contracts_booking_references_unsealed, webhook_events` (docs/DECISIONS.md, "Personal
+ * data at rest").
  */
 export async function sealPersonalData(
   db: Db,
