@@ -102,6 +102,7 @@ export async function cancelContract(
   await emitWebhookEvent(
     trx,
     deps.jobs,
+    deps.keys.encryption,
     {
       partnerId: caller.partnerId,
       environment: caller.environment,

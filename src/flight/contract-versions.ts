@@ -180,6 +180,7 @@ export async function emitContractChanged(
   await emitWebhookEvent(
     trx,
     deps.jobs,
+    deps.keys.encryption,
     {
       partnerId: caller.partnerId,
       environment: caller.environment,

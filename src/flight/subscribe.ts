@@ -234,6 +234,7 @@ export async function subscribe(
   await emitWebhookEvent(
     trx,
     deps.jobs,
+    deps.keys.encryption,
     {
       partnerId: caller.partnerId,
       environment: caller.environment,

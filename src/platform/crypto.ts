@@ -208,6 +208,13 @@ export function openField(key: EncryptionKeys | Buffer, sealed: string | null, p
   throw new Error('A personal-data field has neither its sealed nor its plaintext value');
 }
 
+/**
+ * The webhook events whose payload carries personal data (contract.created: the booking reference),
+ * stored sealed in webhook_events.payload_enc rather than in clear (migration 0056). Here, not in the
+ * webhooks domain, because the start-up sealing (platform/seal-personal-data.ts) seals the older rows.
+ */
+export const SEALED_WEBHOOK_EVENT_TYPES: readonly string[] = ['contract.created'];
+
 /** The purpose of a contract's booking reference hash (`lookupHash`; column contracts.booking_reference_hmac). */
 export const BOOKING_REFERENCE_LOOKUP = 'booking-reference';
 

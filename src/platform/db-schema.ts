@@ -564,8 +564,12 @@ export interface WebhookEventsTable {
   partner_id: string;
   environment: Environment;
   type: string;
-  /** json (not jsonb): the exact text sent, `{"type","timestamp","data"}` */
-  payload: Json<{ type: string; timestamp: string; data: unknown }>;
+  /**
+   * json (not jsonb): the exact text sent, `{"type","timestamp","data"}`; NULL when the event carries
+   * personal data (SEALED_WEBHOOK_EVENT_TYPES): then `payload_enc` holds that text sealed (migration 0056).
+   */
+  payload: ColumnType<{ type: string; timestamp: string; data: unknown } | null, string | null, string | null>;
+  payload_enc: string | null;
   created_at: Timestamp;
 }
 

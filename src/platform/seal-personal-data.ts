@@ -1,5 +1,11 @@
 import { sql } from 'kysely';
-import { BOOKING_REFERENCE_LOOKUP, encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
+import {
+  BOOKING_REFERENCE_LOOKUP,
+  encrypt,
+  lookupHash,
+  SEALED_WEBHOOK_EVENT_TYPES,
+  type EncryptionKeys,
+} from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 
 /**
@@ -9,15 +15,18 @@ import type { Db, Executor } from './db.ts';
  * bank-details link); and policies' insured risk written before migration 0051 (a registration plate,
  * a partner's free-form data); and contracts' booking references, which migration 0054 moved out of
  * `contracts` into contracts_booking_references_unsealed (sealed and hashed into their contract, the
- * moved row deleted). A migration cannot do it (the key is not in the database), so every process
- * that opens the database for the API runs this once at start, in batches of one transaction each.
+ * moved row deleted); and the payloads of webhook events carrying personal data
+ * (SEALED_WEBHOOK_EVENT_TYPES: contract.created and its booking reference) stored in clear before
+ * migration 0056. A migration cannot do it (the key is not in the database), so every process that
+ * opens the database for the API runs this once at start, in batches of one transaction each.
  * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
  * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
  * (crypto.openField).
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
  * upgrade, run `VACUUM FULL contracts, policies, claim_bank_details, sepa_batches, idempotency_keys,
- * sms_outbox, contracts_booking_references_unsealed` (docs/DECISIONS.md, "Personal data at rest").
+ * sms_outbox, contracts_booking_references_unsealed, webhook_events` (docs/DECISIONS.md, "Personal
+ * data at rest").
  */
 export async function sealPersonalData(
   db: Db,
@@ -182,6 +191,28 @@ export async function sealPersonalData(
         })
         .where('id', '=', r.id)
         .where('body', 'is not', null)
+        .execute();
+    }
+    return rows.length;
+  });
+
+  // webhook payloads carrying personal data, in clear before 0056: sealed as the delivery sent them
+  // (JSON.stringify of the json the driver parsed, webhooks' payloadText), so every later attempt
+  // sends the same bytes and signature as the earlier ones
+  await inBatches(async (trx) => {
+    const rows = await trx
+      .selectFrom('webhook_events')
+      .select(['id', 'payload'])
+      .where('type', 'in', [...SEALED_WEBHOOK_EVENT_TYPES])
+      .where('payload', 'is not', null)
+      .limit(batchSize)
+      .execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('webhook_events')
+        .set({ payload_enc: seal(JSON.stringify(r.payload)), payload: null })
+        .where('id', '=', r.id)
+        .where('payload', 'is not', null)
         .execute();
     }
     return rows.length;

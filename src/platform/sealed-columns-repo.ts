@@ -49,6 +49,7 @@ export const SEALED_COLUMNS: readonly {
   { table: 'emails', key: ['id'], columns: ['to_enc', 'subject_enc', 'text_enc', 'html_enc'] },
   { table: 'idempotency_keys', key: ['partner_id', 'environment', 'key'], columns: ['response_enc'] },
   { table: 'webhook_endpoints', key: ['id'], columns: ['secret_enc', 'previous_secret_enc'] },
+  { table: 'webhook_events', key: ['id'], columns: ['payload_enc'] },
 ];
 
 export type SealedTable = (typeof SEALED_COLUMNS)[number];

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { decrypt } from '../platform/crypto.ts';
+import { decrypt, type EncryptionKeys } from '../platform/crypto.ts';
 import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
 import type { DeliveryJob } from './model.ts';
@@ -72,6 +72,18 @@ export function signatureHeader(secrets: readonly string[], msgId: string, at: D
   return secrets.map((secret) => new Webhook(secret).sign(msgId, at, body)).join(' ');
 }
 
+/**
+ * The body POSTed: the payload's text as emitted, opened when it is sealed (SEALED_WEBHOOK_EVENT_TYPES,
+ * sealed as JSON.stringify wrote it), else re-serialised from the json column (the same text: the
+ * driver parses it, JSON.stringify writes its keys back in their order). Every attempt sends the same bytes.
+ */
+export function payloadText(
+  keys: EncryptionKeys,
+  target: Pick<repo.DeliveryTarget, 'payload' | 'payload_enc'>,
+): string {
+  return target.payload_enc === null ? JSON.stringify(target.payload) : decrypt(keys, target.payload_enc);
+}
+
 /** The job: makes attempt `job.attempt` of the delivery. */
 export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
   const schedule = deps.schedule ?? RETRY_SCHEDULE_SECONDS;
@@ -108,7 +120,7 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   ) {
     secrets.push(decrypt(deps.keys.encryption, target.previous_secret_enc));
   }
-  const body = JSON.stringify(target.payload);
+  const body = payloadText(deps.keys.encryption, target);
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'Parasol-Webhooks/1.0',

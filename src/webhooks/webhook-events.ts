@@ -1,4 +1,4 @@
-import { randomToken } from '../platform/crypto.ts';
+import { encrypt, randomToken, SEALED_WEBHOOK_EVENT_TYPES, type EncryptionKeys } from '../platform/crypto.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
@@ -12,6 +12,11 @@ import * as repo from './webhooks-repo.ts';
  * `timestamp` is when the event happened (ISO 8601, UTC) and `data` is the event's own object below.
  * Money is integer minor units with its currency, as in the APIs. No personal data of the customer
  * is ever sent (no name, phone, email or full IBAN). docs/webhooks.md shows an example of each.
+ *
+ * An event whose payload carries personal data (SEALED_WEBHOOK_EVENT_TYPES: contract.created and its
+ * booking reference) is stored sealed with the master key, the exact text sent (`payload_enc`,
+ * opened at each attempt); the others are stored as sent, in clear (`payload`). Its emitter passes
+ * the keys (emitWebhookEvents); the claim.* emitters, whose events carry none, need none.
  */
 
 export const WEBHOOK_EVENT_TYPES = [
@@ -228,20 +233,25 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
 export async function emitWebhookEvents(
   trx: Executor,
   jobs: JobQueue,
+  keys: EncryptionKeys,
   events: readonly AnyWebhookEventInput[],
   endpoints?: WebhookEndpointCache,
 ): Promise<EmitResult> {
   if (events.length === 0) return { events: 0, deliveries: 0 };
   const live = endpoints ? await endpoints.liveEndpointsFor(trx, events) : await repo.liveEndpointsFor(trx, events);
-  return emitToEndpoints(trx, jobs, events, live);
+  return emitToEndpoints(trx, jobs, events, live, keys);
 }
 
-/** Stores the events the endpoints `live` want, their deliveries and jobs (see emitWebhookEvents). */
+/**
+ * Stores the events the endpoints `live` want, their deliveries and jobs (see emitWebhookEvents);
+ * `keys` seal the payloads of SEALED_WEBHOOK_EVENT_TYPES (eventRow).
+ */
 async function emitToEndpoints(
   trx: Executor,
   jobs: JobQueue,
   events: readonly AnyWebhookEventInput[],
   live: readonly repo.LiveEndpoint[],
+  keys?: EncryptionKeys,
 ): Promise<EmitResult> {
   if (live.length === 0) return { events: 0, deliveries: 0 };
   const byScope = new Map<string, repo.LiveEndpoint[]>();
@@ -257,7 +267,14 @@ async function emitToEndpoints(
       (e) => e.event_types === null || e.event_types.includes(event.type),
     );
     if (wanting.length === 0) continue;
-    const row = eventRow(event.partnerId, event.environment, event.type, event.data, event.occurredAt ?? new Date());
+    const row = eventRow(
+      event.partnerId,
+      event.environment,
+      event.type,
+      event.data,
+      event.occurredAt ?? new Date(),
+      keys,
+    );
     eventRows.push(row);
     for (const endpoint of wanting)
       pairs.push({
@@ -282,28 +299,35 @@ async function emitToEndpoints(
 export async function emitWebhookEvent<T extends WebhookEventType>(
   trx: Executor,
   jobs: JobQueue,
+  keys: EncryptionKeys,
   event: WebhookEventInput<T>,
   endpoints?: WebhookEndpointCache,
 ): Promise<EmitResult> {
-  return emitWebhookEvents(trx, jobs, [event as unknown as AnyWebhookEventInput], endpoints);
+  return emitWebhookEvents(trx, jobs, keys, [event as unknown as AnyWebhookEventInput], endpoints);
 }
 
+/**
+ * An event's row: its payload is the text POSTed, `{"type","timestamp","data"}`, stored as it is
+ * (`payload`) or, for a type of SEALED_WEBHOOK_EVENT_TYPES, sealed with `keys` (`payload_enc`): the
+ * delivery sends the same text either way (webhook-delivery.ts, payloadText).
+ */
 export function eventRow(
   partnerId: string,
   environment: Environment,
   type: string,
   data: unknown,
   occurredAt: Date,
+  keys?: EncryptionKeys,
 ): repo.NewEvent {
-  const payload: WebhookPayload = { type, timestamp: occurredAt.toISOString(), data };
-  return {
-    id: newEventId(),
-    partner_id: partnerId,
-    environment,
-    type,
-    payload: JSON.stringify(payload),
-    created_at: occurredAt,
-  };
+  const text = JSON.stringify({ type, timestamp: occurredAt.toISOString(), data } satisfies WebhookPayload);
+  let stored: { payload: string; payload_enc: null } | { payload: null; payload_enc: string };
+  if (SEALED_WEBHOOK_EVENT_TYPES.includes(type)) {
+    if (!keys) throw new Error(`A ${type} event carries personal data: it is emitted with the keys that seal it`);
+    stored = { payload: null, payload_enc: encrypt(keys, text) };
+  } else {
+    stored = { payload: text, payload_enc: null };
+  }
+  return { id: newEventId(), partner_id: partnerId, environment, type, ...stored, created_at: occurredAt };
 }
 
 /** The claim.* events whose data is the claim alone (emitClaimWebhookEvents); claim.customer_unreachable has its own. */

@@ -222,7 +222,9 @@ export interface DeliveryTarget {
   endpoint_id: string;
   partner_id: string;
   environment: Environment;
+  /** The payload as the driver parsed it (json), or NULL when it is sealed in `payload_enc` (migration 0056). */
   payload: unknown;
+  payload_enc: string | null;
   url: string;
   secret_enc: string;
   previous_secret_enc: string | null;
@@ -248,6 +250,7 @@ export async function findDeliveryTarget(db: Executor, id: string): Promise<Deli
       'd.partner_id',
       'd.environment',
       'ev.payload',
+      'ev.payload_enc',
       'e.url',
       'e.secret_enc',
       'e.previous_secret_enc',

@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { decrypt, encrypt } from '../../src/platform/crypto.ts';
 import { openDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
+import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -31,7 +32,8 @@ import { Browser } from '../web/inject-browser.ts';
  * Personal data at rest: after a claim is driven to paid and a policy created and cancelled (with
  * Idempotency-Keys, so replays are stored), no plaintext value — names, email, phone, address, birth
  * date, IBAN, account holder, booking reference, and the bank-details link's token the sandbox outbox
- * kept — is anywhere in the database: in every file of an embedded (PGlite) data directory, and in
+ * kept — is anywhere in the database, the partner's webhook events included (its endpoint gets
+ * contract.created, which carries the booking reference: stored sealed, migration 0056): in every file of an embedded (PGlite) data directory, and in
  * a `pg_dump` of its PostgreSQL database (a copy made for the test). Replays are the bytes of the first
  * answer. The embedded data directory is readable by its owner only.
  */
@@ -119,6 +121,14 @@ async function driveEverything(
   v: Values,
 ): Promise<{ contractNumber: string; policyNumber: string; linkToken: string }> {
   const flightNumber = `AF${crypto.randomInt(1000, 9999)}`;
+  // the partner listens to every event: contract.created carries the booking reference
+  const { db, jobs, keys } = app.parasol;
+  const hook = await addEndpoint(
+    { db, jobs, keys, allowPrivate: true, now: () => new Date() },
+    { actor: 'operator:test', partnerId: partner.id, environment: 'sandbox' },
+    // never reached: the app refuses private addresses at delivery (the event is stored all the same)
+    { url: 'http://127.0.0.1:9/parasol-hooks' },
+  );
   const t = trip(10);
   const quote = await post(app, `${FLIGHT}/getPrice`, t, partner.auth);
   assert.equal(quote.status, 200, JSON.stringify(quote.body));
@@ -137,6 +147,20 @@ async function driveEverything(
   assert.equal(replayed.body, subscribed.body, 'a replay is the bytes of the first answer');
   const contractNumber = JSON.parse(subscribed.body).contractNumber as string;
   assert.equal(JSON.parse(subscribed.body).booking.reference, v.bookingReference);
+  const events = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as ev', 'ev.id', 'd.event_id')
+    .select(['ev.type', 'ev.payload', 'ev.payload_enc'])
+    .where('d.endpoint_id', '=', hook.endpoint.id)
+    .execute();
+  const createdEvent = events.find((e) => e.type === 'contract.created');
+  assert.ok(createdEvent?.payload_enc, 'the endpoint has its contract.created event, sealed');
+  assert.equal(createdEvent.payload, null);
+  assert.equal(
+    (JSON.parse(decrypt(keys.encryption, createdEvent.payload_enc)) as { data: { booking: { reference: string } } })
+      .data.booking.reference,
+    v.bookingReference,
+  );
   // the partner still finds the contract by its booking reference, written either way
   const found = await inject(app, 'GET', `${FLIGHT}/contracts?bookingReference=${v.bookingReference}`, partner.auth);
   assert.deepEqual(

@@ -18,6 +18,8 @@ import type { Db } from '../../src/platform/db.ts';
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import { rotateSealed, sealedStatus } from '../../src/platform/key-rotation.ts';
 import { SEALED_COLUMNS } from '../../src/platform/sealed-columns-repo.ts';
+import { payloadText } from '../../src/webhooks/webhook-delivery.ts';
+import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -292,5 +294,48 @@ describe('master key rotation', () => {
     const failedRun = (await keyAudit(db))[1];
     assert.equal(failedRun?.action, 'rotated', 'a run that left rows behind is audited too');
     assert.equal((failedRun?.data as { failed: number }).failed, 1);
+  });
+
+  it('re-seals the stored webhook payloads carrying personal data: the delivery sends the same text under key B', async (t) => {
+    const database = await openTestDatabase(t, { empty: true });
+    const appA = await buildTestApp({
+      database,
+      env: { PARASOL_MASTER_KEY: A.toString('base64'), PARASOL_WORKERS: 'off' },
+    });
+    const partner = await createTestPartner(appA.db);
+    const { db, jobs, keys } = appA.app.parasol;
+    await addEndpoint(
+      { db, jobs, keys, allowPrivate: true, now: () => new Date() },
+      { actor: 'operator:test', partnerId: partner.id, environment: 'sandbox' },
+      { url: 'http://127.0.0.1:9/hooks', eventTypes: ['contract.created'] },
+    );
+    assert.equal((await subscribeTrip(appA.app, partner, trip(33))).status, 201);
+    await appA.close();
+    const event = await database.db
+      .selectFrom('webhook_events')
+      .select(['id', 'payload', 'payload_enc'])
+      .where('partner_id', '=', partner.id)
+      .executeTakeFirstOrThrow();
+    const keysA = deriveKeyring(A).encryption;
+    assert.equal(sealedKeyId(event.payload_enc!), keysA.current.id);
+    const text = payloadText(keysA, event);
+    assert.match(
+      text,
+      /^\{"type":"contract.created","timestamp":"[^"]+","data":\{.*"booking":\{"reference":"ABC123"\}/,
+    );
+
+    const keysB = deriveKeyring(B, [A]).encryption;
+    const status = async () => (await sealedStatus(database.db, keysB)).find((c) => c.table === 'webhook_events')!;
+    assert.equal((await status()).remaining, 1, 'master-key status counts it');
+    await rotateSealed(database.db, keysB);
+    assert.equal((await status()).remaining, 0);
+    const rotated = await database.db
+      .selectFrom('webhook_events')
+      .select(['payload', 'payload_enc'])
+      .where('id', '=', event.id)
+      .executeTakeFirstOrThrow();
+    const onlyB = deriveKeyring(B).encryption;
+    assert.equal(sealedKeyId(rotated.payload_enc!), onlyB.current.id);
+    assert.equal(payloadText(onlyB, rotated), text, 'the same bytes, so the same signature');
   });
 });

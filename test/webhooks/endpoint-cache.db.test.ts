@@ -90,11 +90,13 @@ async function openProcess(options: { listening?: boolean; ttlMs?: number } = {}
   return p;
 }
 
+const keys = openKeyring(testConfig());
+
 function depsOf(p: Process): WebhookDeps {
   return {
     db: p.db,
     jobs,
-    keys: openKeyring(testConfig()),
+    keys,
     allowPrivate: true,
     now: () => new Date(),
     endpoints: p.cache,
@@ -123,7 +125,9 @@ function cancelled(partner: TestPartner, environment: Environment = 'sandbox'): 
  */
 async function emitThrough(p: Process, partner: TestPartner, environment: Environment = 'sandbox') {
   const counted = await p.log.during(() =>
-    transaction(p.db, (trx) => emitWebhookEvents(trx, jobs, [cancelled(partner, environment)], p.cache)),
+    transaction(p.db, (trx) =>
+      emitWebhookEvents(trx, jobs, keys.encryption, [cancelled(partner, environment)], p.cache),
+    ),
   );
   await p.cache.settled();
   return {
@@ -225,7 +229,7 @@ describe('the cache of live webhook endpoints', () => {
           secret_enc: 'not a secret',
           event_types: null,
         });
-        const emitted = await emitWebhookEvents(trx, jobs, [cancelled(partner)], p.cache);
+        const emitted = await emitWebhookEvents(trx, jobs, keys.encryption, [cancelled(partner)], p.cache);
         assert.equal(emitted.deliveries, 1);
         throw rolledBack;
       }),
@@ -242,7 +246,7 @@ describe('the cache of live webhook endpoints', () => {
     const p = await openProcess({ listening: false });
     const partner = await createTestPartner(database.db);
     await transaction(p.db, async (trx) => {
-      await emitWebhookEvents(trx, jobs, [cancelled(partner)], p.cache); // a miss: its fill starts at commit
+      await emitWebhookEvents(trx, jobs, keys.encryption, [cancelled(partner)], p.cache); // a miss: its fill starts at commit
       afterCommit(trx, () => p.cache.invalidate()); // right after, before that fill can have answered
     });
     await p.cache.settled();

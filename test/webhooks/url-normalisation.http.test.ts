@@ -200,6 +200,7 @@ describe('disguised addresses end to end', () => {
         emitWebhookEvents(
           trx,
           jobs,
+          keys.encryption,
           environments.map((environment) => ({
             partnerId: partner.id,
             environment,

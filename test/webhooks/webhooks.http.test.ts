@@ -2,13 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
-import { deliverWebhook, requeueStaleDeliveries, type DeliveryDeps } from '../../src/webhooks/webhook-delivery.ts';
+import crypto from 'node:crypto';
+import { decrypt } from '../../src/platform/crypto.ts';
+import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
+import {
+  deliverWebhook,
+  requeueStaleDeliveries,
+  signatureHeader,
+  type DeliveryDeps,
+} from '../../src/webhooks/webhook-delivery.ts';
 import {
   emitClaimWebhookEvents,
   emitWebhookEvent,
   emitWebhookEvents,
   type AnyWebhookEventInput,
+  eventRow,
   type ContractCancelledData,
+  type ContractCreatedData,
 } from '../../src/webhooks/webhook-events.ts';
 import type { Resolver } from '../../src/webhooks/webhook-url.ts';
 import {
@@ -99,8 +109,35 @@ function cancelled(
   return { partnerId: partner.id, environment, type: 'contract.cancelled', data };
 }
 
+/** A contract.created event: its booking reference is personal data (SEALED_WEBHOOK_EVENT_TYPES). */
+function contractCreated(partner: TestPartner, contractNumber: string, reference: string) {
+  const money = (amount: number) => ({ amount, currency: 'EUR' });
+  const data: ContractCreatedData = {
+    contractNumber,
+    status: 'active',
+    booking: { reference },
+    passengers: 1,
+    premium: { total: money(1200), net: money(1000), tax: money(100), commission: money(100) },
+    flights: [
+      {
+        leg: 0,
+        flightNumber: 'AF0006',
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        airline: 'AF',
+        departureDateTime: '2026-06-01T10:00',
+        departureAt: '2026-06-01T08:00:00.000Z',
+      },
+    ],
+    createdAt: '2026-05-04T10:11:12.345Z',
+  };
+  return { partnerId: partner.id, environment: 'sandbox' as const, type: 'contract.created' as const, data };
+}
+
 async function emit(events: AnyWebhookEventInput[]) {
-  return t.db.transaction().execute((trx) => emitWebhookEvents(trx, t.app.parasol.jobs, events));
+  return t.db
+    .transaction()
+    .execute((trx) => emitWebhookEvents(trx, t.app.parasol.jobs, t.app.parasol.keys.encryption, events));
 }
 
 async function deliveriesOf(endpointId: string) {
@@ -176,8 +213,10 @@ describe('emitting events', () => {
       .where('id', '=', first.event_id)
       .executeTakeFirstOrThrow();
     assert.match(stored.id, /^msg_[A-Za-z0-9_-]{22}$/);
-    assert.deepEqual(Object.keys(stored.payload), ['type', 'timestamp', 'data']);
-    assert.equal(stored.payload.type, 'contract.cancelled');
+    // contract.cancelled carries no personal data: kept as sent, in clear (only SEALED_WEBHOOK_EVENT_TYPES are sealed)
+    assert.equal(stored.payload_enc, null);
+    assert.deepEqual(Object.keys(stored.payload!), ['type', 'timestamp', 'data']);
+    assert.equal(stored.payload!.type, 'contract.cancelled');
   });
 
   it('writes nothing when the transaction rolls back', async () => {
@@ -185,7 +224,12 @@ describe('emitting events', () => {
     const hook = await endpoint(partner);
     await assert.rejects(
       t.db.transaction().execute(async (trx) => {
-        await emitWebhookEvent(trx, t.app.parasol.jobs, cancelled(partner, 'FD-ROLL-BACK') as never);
+        await emitWebhookEvent(
+          trx,
+          t.app.parasol.jobs,
+          t.app.parasol.keys.encryption,
+          cancelled(partner, 'FD-ROLL-BACK') as never,
+        );
         throw new Error('the change failed');
       }),
       /the change failed/,
@@ -236,6 +280,78 @@ describe('delivering', () => {
     // the queued job for attempt 1 runs later: a duplicate, it sends nothing
     assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'skipped');
     assert.equal(receiver.received(hook.path).length, 1);
+  });
+
+  it('stores a payload carrying personal data sealed, and sends the exact text emitted, signed as before', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const reference = `PNR${crypto.randomInt(100_000, 999_999)}`;
+    const at = new Date('2026-05-04T10:11:12.345Z');
+    const event = contractCreated(partner, 'FD-SEAL-0001', reference);
+    await emit([{ ...event, occurredAt: at }]);
+    // the text a partner receives, byte for byte: what the clear json column sent before 0056
+    const text = JSON.stringify({ type: 'contract.created', timestamp: at.toISOString(), data: event.data });
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    const stored = await t.db
+      .selectFrom('webhook_events')
+      .select(['payload', 'payload_enc'])
+      .where('id', '=', d!.event_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.payload, null, 'nothing in clear');
+    assert.ok(stored.payload_enc && !stored.payload_enc.includes(reference));
+    assert.equal(decrypt(t.app.parasol.keys.encryption, stored.payload_enc), text);
+
+    receiver.answer(hook.path, (n) => (n === 1 ? { status: 500 } : { status: 200 }));
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 2 }), 'succeeded');
+    const requests = receiver.received(hook.path);
+    assert.equal(requests.length, 2);
+    for (const request of requests) {
+      assert.equal(request.body, text, 'every attempt sends the bytes emitted');
+      assert.equal(request.verified, true, request.verifyError ?? '');
+      // the signature is that of those bytes, as the clear payload's was
+      const sentAt = new Date(Number(request.headers['webhook-timestamp']) * 1000);
+      assert.equal(request.headers['webhook-signature'], signatureHeader([hook.secret], d!.event_id, sentAt, text));
+    }
+  });
+
+  it('an event stored in clear before migration 0056 sends the same bytes before and after the start seals it', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const reference = `PNR${crypto.randomInt(100_000, 999_999)}`;
+    const event = contractCreated(partner, 'FD-SEAL-0002', reference);
+    // the row as emitted before 0056: the payload's text in the json column
+    const row = eventRow(partner.id, 'sandbox', event.type, event.data, new Date(), t.app.parasol.keys.encryption);
+    const text = decrypt(t.app.parasol.keys.encryption, row.payload_enc!);
+    await t.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_events')
+        .values({ ...row, payload: text, payload_enc: null })
+        .execute();
+      await trx
+        .insertInto('webhook_deliveries')
+        .values({ event_id: row.id, endpoint_id: hook.endpoint.id, partner_id: partner.id, environment: 'sandbox' })
+        .execute();
+    });
+    const [d] = await deliveriesOf(hook.endpoint.id);
+    receiver.answer(hook.path, (n) => (n === 1 ? { status: 500 } : { status: 200 }));
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 1 }), 'retry_scheduled');
+
+    // the start seals it (as buildApp does before serving); the next attempt sends the same bytes
+    assert.ok((await sealPersonalData(t.db, t.app.parasol.keys.encryption)) >= 1);
+    const sealed = await t.db
+      .selectFrom('webhook_events')
+      .select(['payload', 'payload_enc'])
+      .where('id', '=', row.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(sealed.payload, null);
+    assert.equal(decrypt(t.app.parasol.keys.encryption, sealed.payload_enc!), text);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: d!.id, attempt: 2 }), 'succeeded');
+    const [before, after] = receiver.received(hook.path);
+    assert.equal(before!.body, text);
+    assert.equal(after!.body, before!.body, 'the same bytes once sealed');
+    assert.equal(after!.verified, true, after!.verifyError ?? '');
+    assert.equal(after!.headers['webhook-id'], before!.headers['webhook-id']);
   });
 
   it('retries a receiver answering 500, with the same webhook-id, and logs every attempt', async () => {
