@@ -3,3 +3,12 @@
 -- Each link is unique: a policy is renewed at most once, and a renewal renews one policy.
 ALTER TABLE policies ADD COLUMN renews_policy_number text UNIQUE REFERENCES policies (policy_number);
 ALTER TABLE policies ADD COLUMN renewed_by_policy_number text UNIQUE REFERENCES policies (policy_number);
+-- The term as sold, which activation never moves (docs/DECISIONS.md "Late activation", "Policy
+-- renewal"): term_start_date is the effective date recorded at creation (a late activation moves
+-- effective_date, the start of cover, not this), anniversary_date the first term's start, carried
+-- from term to term, whose day of month a renewal of whole months keeps (clamped to a short month's end).
+ALTER TABLE policies ADD COLUMN term_start_date date;
+ALTER TABLE policies ADD COLUMN anniversary_date date;
+UPDATE policies SET term_start_date = effective_date, anniversary_date = effective_date;
+ALTER TABLE policies ALTER COLUMN term_start_date SET NOT NULL;
+ALTER TABLE policies ALTER COLUMN anniversary_date SET NOT NULL;

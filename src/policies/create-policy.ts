@@ -96,7 +96,7 @@ export async function recordPolicy(
   trx: Trx,
   caller: Caller,
   input: CreatePolicyInput,
-  origin: { quoteId?: string | null; renews?: string },
+  origin: { quoteId?: string | null; renews?: { policyNumber: string; anniversaryDate: string } },
 ): Promise<repo.PolicyRow> {
   const holder = input.policyholder;
   const values = {
@@ -119,7 +119,9 @@ export async function recordPolicy(
     risk: null,
     risk_enc: encrypt(deps.keys.encryption, JSON.stringify(input.risk)),
     quote_reference: input.quoteReference ?? null,
-    renews_policy_number: origin.renews ?? null,
+    renews_policy_number: origin.renews?.policyNumber ?? null,
+    term_start_date: input.effectiveDate,
+    anniversary_date: origin.renews?.anniversaryDate ?? input.effectiveDate,
   };
   let row: repo.PolicyRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
@@ -156,7 +158,7 @@ export async function recordPolicy(
       expiryDate: row.expiry_date,
       premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
       quoteId: origin.quoteId ?? null,
-      ...(origin.renews ? { renews: origin.renews } : {}),
+      ...(origin.renews ? { renews: origin.renews.policyNumber } : {}),
     },
   });
   return row;

@@ -1007,12 +1007,63 @@ describe('API to manage policies', () => {
       assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], [home.body.expiryDate, day(clock, 730)]);
     });
 
-    it('repeats a term of whole months as months, and one of days as days', async () => {
+    it('repeats a term of whole months as months on the anniversary day, and one of days as days', async () => {
       const { nextTermExpiry } = await import('../../src/policies/renew-policy.ts');
-      assert.equal(nextTermExpiry('2026-03-10', '2027-03-10'), '2028-03-10');
-      assert.equal(nextTermExpiry('2024-02-29', '2025-02-28'), '2026-02-28');
-      assert.equal(nextTermExpiry('2026-01-15', '2026-07-15'), '2027-01-15');
-      assert.equal(nextTermExpiry('2026-03-10', '2026-04-19'), '2026-05-29');
+      const next = (start: string, expiry: string, anniversary = start) =>
+        nextTermExpiry({ start, expiry, anniversary });
+      assert.equal(next('2026-03-10', '2027-03-10'), '2028-03-10');
+      assert.equal(next('2026-01-15', '2026-07-15'), '2027-01-15');
+      assert.equal(next('2026-03-10', '2026-04-19'), '2026-05-29');
+      // the anniversary's day is kept, clamped per term: no drift to the shortest month's day
+      assert.equal(next('2026-01-31', '2026-02-28'), '2026-03-31');
+      assert.equal(next('2026-02-28', '2026-03-31', '2026-01-31'), '2026-04-30');
+      assert.equal(next('2026-03-31', '2026-04-30', '2026-01-31'), '2026-05-31');
+      assert.equal(next('2026-03-31', '2026-04-30'), '2026-05-31');
+      assert.equal(next('2026-01-30', '2026-02-28'), '2026-03-30');
+      assert.equal(next('2024-02-29', '2025-02-28'), '2026-02-28');
+      assert.equal(next('2026-02-28', '2027-02-28', '2024-02-29'), '2028-02-29', 'back on 29 February in a leap year');
+    });
+
+    it('keeps the renewal date as sold when the policy was activated late, and the anniversary term after term', async () => {
+      const sold = await create(
+        motorPolicy({ status: 'pending', effectiveDate: '2026-03-01', expiryDate: '2027-03-01' }),
+      );
+      const active = await post(
+        t.app,
+        `${POLICIES}/${sold.body.policyNumber}/activate`,
+        { reason: 'payment_received' },
+        partner.auth,
+      );
+      assert.equal(active.body.effectiveDate, day(clock, 0), 'cover starts on the day of activation');
+      const res = await renew(sold.body.policyNumber, nextTerm());
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], ['2027-03-01', '2028-03-01']);
+
+      const monthly = await create(motorPolicy({ effectiveDate: '2026-01-31', expiryDate: '2026-04-30' }));
+      const b = await renew(monthly.body.policyNumber, nextTerm());
+      assert.deepEqual([b.body.effectiveDate, b.body.expiryDate], ['2026-04-30', '2026-07-31']);
+      const c = await renew(b.body.policyNumber, nextTerm());
+      assert.deepEqual([c.body.effectiveDate, c.body.expiryDate], ['2026-07-31', '2026-10-31'], 'not 10-30');
+    });
+
+    it('answers 409 policy_not_renewable naming a stored field that no longer passes, not a 422 on the request', async () => {
+      // 119 years old when the policy starts, 120 when the renewal would: too old for a new term
+      const old = await create(
+        motorPolicy({ policyholder: { ...HOLDER, birthDate: '1906-06-01' }, expiryDate: '2026-07-01' }),
+      );
+      assert.equal(old.status, 201, JSON.stringify(old.body));
+      const res = await renew(old.body.policyNumber, nextTerm());
+      assert.deepEqual([res.status, res.body.code], [409, 'policy_not_renewable'], JSON.stringify(res.body));
+      assert.match(res.body.detail, /\/policyholder\/birthDate/);
+      const asked = await renew(
+        old.body.policyNumber,
+        nextTerm({ premium: { amount: 1, currency: 'ZZZ', frequency: 'annual' } }),
+      );
+      assert.deepEqual(
+        [asked.status, fieldsOf(asked.body)],
+        [422, ['/premium/currency']],
+        'the request is checked first',
+      );
     });
 
     it('refuses a policy cancelled, pending, expired, covering a trip, ending over a year ahead, or already renewed', async () => {
