@@ -1,7 +1,10 @@
 -- Renewal of a policy for a new term (docs/policies.md, docs/DECISIONS.md "Policy renewal"): the
 -- renewal is a policy of its own, with its own number, linked both ways to the term it follows.
--- Each link is unique: a policy is renewed at most once, and a renewal renews one policy.
-ALTER TABLE policies ADD COLUMN renews_policy_number text UNIQUE REFERENCES policies (policy_number);
+-- Each link is unique: a policy is renewed at most once, and a renewal renews one policy — but for
+-- renewals cancelled: a renewal cancelled from its inception releases the policy it renewed, which
+-- can be renewed again (docs/DECISIONS.md "Cancelling a renewed policy"), and keeps its link.
+ALTER TABLE policies ADD COLUMN renews_policy_number text REFERENCES policies (policy_number);
+CREATE UNIQUE INDEX policies_renews ON policies (renews_policy_number) WHERE status <> 'cancelled';
 ALTER TABLE policies ADD COLUMN renewed_by_policy_number text UNIQUE REFERENCES policies (policy_number);
 -- The term as sold, which activation never moves (docs/DECISIONS.md "Late activation", "Policy
 -- renewal"): term_start_date is the effective date recorded at creation (a late activation moves

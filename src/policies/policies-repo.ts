@@ -161,3 +161,13 @@ export async function markRenewed(db: Executor, id: string, renewal: string, at:
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Unlinks a policy from its renewal cancelled from inception, so it can be renewed again (the caller holds it locked). */
+export async function releaseRenewal(db: Executor, id: string, renewal: string, at: Date): Promise<void> {
+  await db
+    .updateTable('policies')
+    .set({ renewed_by_policy_number: null, updated_at: at })
+    .where('id', '=', id)
+    .where('renewed_by_policy_number', '=', renewal)
+    .execute();
+}

@@ -1121,6 +1121,63 @@ describe('API to manage policies', () => {
       );
     });
 
+    it('cancels a renewal not yet started with the policy it renews, term after term, audited on each', async () => {
+      const a = await create(motorPolicy({ expiryDate: day(clock, 90) }));
+      const b = await renew(a.body.policyNumber, nextTerm());
+      const c = await renew(b.body.policyNumber, nextTerm());
+      assert.equal(c.status, 201, JSON.stringify(c.body));
+      const cancel = { reason: 'customer_request', effectiveDate: day(clock, 20) };
+      const res = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.deepEqual([res.status, res.body.status, res.body.renewedBy], [200, 'cancelled', b.body.policyNumber]);
+      for (const [renewal, by] of [
+        [b, a],
+        [c, a],
+      ] as const) {
+        const after = (await get(t.app, `${POLICIES}/${renewal.body.policyNumber}`, partner.auth)).body;
+        assert.deepEqual(
+          [after.status, after.cancellation?.reason, after.cancellation?.effectiveDate],
+          ['cancelled', 'customer_request', renewal.body.effectiveDate],
+          JSON.stringify(after),
+        );
+        assert.deepEqual((await auditOf(renewal.body.policyNumber)).at(-1), {
+          action: 'cancelled',
+          data: {
+            reason: 'customer_request',
+            effectiveDate: renewal.body.effectiveDate,
+            previousStatus: 'active',
+            withPolicy: by.body.policyNumber,
+          },
+        });
+      }
+      assert.deepEqual(
+        ((await auditOf(a.body.policyNumber)).at(-1)!.data as { renewalsCancelled: string[] }).renewalsCancelled,
+        [b.body.policyNumber, c.body.policyNumber],
+      );
+      const retry = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.equal(retry.status, 200, 'the same cancellation again is a retry');
+    });
+
+    it('releases the policy renewed when its renewal is cancelled from inception, so it is renewed again', async () => {
+      const a = await create(motorPolicy());
+      const wrong = await renew(a.body.policyNumber, nextTerm());
+      const cancel = { reason: 'customer_request', effectiveDate: wrong.body.effectiveDate };
+      const res = await post(t.app, `${POLICIES}/${wrong.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.deepEqual([res.status, res.body.status, res.body.renews], [200, 'cancelled', a.body.policyNumber]);
+      const released = (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body;
+      assert.deepEqual([released.status, released.renewedBy], ['active', null]);
+      assert.deepEqual((await auditOf(a.body.policyNumber)).at(-1), {
+        action: 'renewal_cancelled',
+        data: { renewal: wrong.body.policyNumber },
+      });
+      const right = await renew(a.body.policyNumber, nextTerm());
+      assert.equal(right.status, 201, JSON.stringify(right.body));
+      assert.equal(right.body.renews, a.body.policyNumber);
+      assert.equal(
+        (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body.renewedBy,
+        right.body.policyNumber,
+      );
+    });
+
     it('honours Idempotency-Key, scoped to the policy', async () => {
       const a = await create(motorPolicy());
       const b = await create(motorPolicy());
