@@ -15,3 +15,17 @@ ALTER TABLE policies ADD COLUMN anniversary_date date;
 UPDATE policies SET term_start_date = effective_date, anniversary_date = effective_date;
 ALTER TABLE policies ALTER COLUMN term_start_date SET NOT NULL;
 ALTER TABLE policies ALTER COLUMN anniversary_date SET NOT NULL;
+
+-- A correction of a policyholder's name or birth date (docs/DECISIONS.md "Correcting a policyholder's
+-- identity"): the fields corrected before and after, each side a JSON sealed with the master key, in
+-- `*_enc` columns so that master-key rotation re-seals them (src/platform/sealed-columns-repo.ts). The
+-- `policyholder_changed` audit row names the correction by its id.
+CREATE TABLE policy_corrections (
+  id          uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+  policy_id   uuid NOT NULL REFERENCES policies (id),
+  reason      text NOT NULL,
+  before_enc  text NOT NULL,
+  after_enc   text NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX policy_corrections_policy ON policy_corrections (policy_id);

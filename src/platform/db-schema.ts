@@ -510,6 +510,16 @@ export interface PoliciesTable {
   updated_at: Generated<Date>;
 }
 
+/** A correction of a policyholder's name or birth date, the values before and after sealed (migration 0055). */
+export interface PolicyCorrectionsTable {
+  id: Generated<string>;
+  policy_id: string;
+  reason: string;
+  before_enc: string;
+  after_enc: string;
+  created_at: Generated<Date>;
+}
+
 export interface OperatorsTable {
   id: Generated<string>;
   email: string;
@@ -673,6 +683,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   policies: PoliciesTable;
+  policy_corrections: PolicyCorrectionsTable;
   flight_watches: FlightWatchesTable;
   simulated_flight_events: SimulatedFlightEventsTable;
   webhook_endpoints: WebhookEndpointsTable;

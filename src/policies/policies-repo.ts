@@ -171,3 +171,22 @@ export async function releaseRenewal(db: Executor, id: string, renewal: string, 
     .where('renewed_by_policy_number', '=', renewal)
     .execute();
 }
+
+/** Records a correction of the policyholder's identity (the values sealed by the caller); its id. */
+export async function insertCorrection(
+  db: Executor,
+  values: { policyId: string; reason: string; beforeEnc: string; afterEnc: string; at: Date },
+): Promise<string> {
+  const row = await db
+    .insertInto('policy_corrections')
+    .values({
+      policy_id: values.policyId,
+      reason: values.reason,
+      before_enc: values.beforeEnc,
+      after_enc: values.afterEnc,
+      created_at: values.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
