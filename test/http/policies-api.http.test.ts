@@ -1284,17 +1284,34 @@ describe('API to manage policies', () => {
       assert.doesNotMatch(JSON.stringify(audit), /Martin|Camill|1990-04|698765432/, 'no personal data in clear');
       const [, first, second] = audit as { action: string; data: Record<string, string> }[];
       const open = (sealed: string) => JSON.parse(decrypt(t.app.parasol.keys.encryption, sealed));
+      const correction = async (id: unknown) => {
+        const row = await t.db
+          .selectFrom('policy_corrections')
+          .select(['reason', 'before_enc', 'after_enc'])
+          .where('id', '=', String(id))
+          .executeTakeFirstOrThrow();
+        return [row.reason, open(row.before_enc), open(row.after_enc)];
+      };
       assert.deepEqual(
         [first!.action, first!.data.fields, first!.data.reason],
         ['policyholder_changed', ['lastName', 'birthDate'], 'typo'],
       );
-      assert.deepEqual(open(first!.data.before!), { lastName: 'Martin', birthDate: '1990-04-12' });
-      assert.deepEqual(open(first!.data.after!), { lastName: 'Martins', birthDate: '1990-04-21' });
-      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
       assert.deepEqual(
-        [open(second!.data.before!), open(second!.data.after!)],
-        [{ firstName: 'Camille' }, { firstName: 'Camilla' }],
+        Object.keys(first!.data).sort(),
+        ['correction', 'fields', 'reason'],
+        'no sealed value in the audit row',
       );
+      assert.deepEqual(await correction(first!.data.correction), [
+        'typo',
+        { lastName: 'Martin', birthDate: '1990-04-12' },
+        { lastName: 'Martins', birthDate: '1990-04-21' },
+      ]);
+      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
+      assert.deepEqual(await correction(second!.data.correction), [
+        'document_mismatch',
+        { firstName: 'Camille' },
+        { firstName: 'Camilla' },
+      ]);
     });
 
     it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
@@ -1455,6 +1472,13 @@ describe('API to manage policies', () => {
       const pending = await create(motorPolicy({ status: 'pending' }), me);
       const active = await create(motorPolicy(), me);
       await post(t.app, `${POLICIES}/${pending.body.policyNumber}/activate`, { reason: 'payment_received' }, me.auth);
+      const corrected = await t.app.inject({
+        method: 'PATCH',
+        url: `${POLICIES}/${pending.body.policyNumber}/policyholder`,
+        headers: me.auth,
+        payload: { firstName: 'Camilla', reason: 'document_mismatch' },
+      });
+      assert.equal(corrected.statusCode, 200, corrected.body);
 
       const list = await runCliOn(t, ['--json', 'policies', 'list', me.slug, '--env', 'sandbox']);
       assert.equal(list.code, 0, list.err);
@@ -1475,11 +1499,13 @@ describe('API to manage policies', () => {
       assert.match(show.out, new RegExp(`${pending.body.policyNumber} \\(${me.slug}, sandbox\\)`));
       assert.match(show.out, /c•••@example\.com/);
       assert.match(show.out, /created[\s\S]*activated|activated[\s\S]*created/);
+      assert.match(show.out, /policyholder_changed\s+document_mismatch\s/, 'a correction shows its reason');
+      assert.match(show.out, /activated\s+payment_received\s/);
       assert.doesNotMatch(show.out, /camille@|Martin|612345678|1990-04-12|rue Cler/i, 'personal data masked');
       const json = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', pending.body.policyNumber])).out);
       assert.deepEqual(
         json.audit.map((a: { action: string }) => a.action),
-        ['activated', 'created'],
+        ['policyholder_changed', 'activated', 'created'],
       );
       assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
       const renewal = await post(
