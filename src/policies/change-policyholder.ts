@@ -6,7 +6,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
-import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 /** At least one of them (the schema says so); `reason` with, and only with, a name or the birth date. */
 export interface PolicyholderChange {
@@ -42,9 +42,7 @@ export async function changePolicyholder(
 ): Promise<PolicyView> {
   const identity = IDENTITY.filter((f) => change[f] !== undefined);
   const errors: FieldError[] = [
-    ...(['firstName', 'lastName'] as const)
-      .filter((f) => change[f] !== undefined && !change[f]!.trim())
-      .map((f) => ({ field: `/${f}`, code: 'required' as const, message: 'must not be blank' })),
+    ...checkNames(change, ''),
     ...(identity.length && change.reason === undefined
       ? [{ field: '/reason', code: 'required' as const, message: 'is required to correct a name or the birth date' }]
       : []),

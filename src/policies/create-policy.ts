@@ -17,7 +17,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
-import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
 export interface CreatePolicyInput {
@@ -179,9 +179,7 @@ function checkPolicyholder(
 ): FieldError[] {
   const errors: FieldError[] = [];
   const at = '/policyholder';
-  if (!holder.firstName.trim())
-    errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
-  if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
+  errors.push(...checkNames(holder, at));
   errors.push(...checkPhone(holder.phone, `${at}/phone`));
   errors.push(...checkBirthDate(holder.birthDate, effectiveDate, today, `${at}/birthDate`));
   errors.push(...checkAddress(holder.address, `${at}/address`));

@@ -1192,6 +1192,17 @@ describe('API to manage policies', () => {
       const elsewhere = await renew(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.renewedBy, null);
+      const otherBody = await renew(
+        a.body.policyNumber,
+        { ...body, premium: { ...body.premium, amount: 5_000 } },
+        partner,
+        key,
+      );
+      assert.deepEqual(
+        [otherBody.status, otherBody.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another body',
+      );
     });
   });
 
@@ -1359,6 +1370,25 @@ describe('API to manage policies', () => {
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       const elsewhere = await change(b.body.policyNumber, { phone: '+33698765432' }, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      const correctionKey = { 'idempotency-key': crypto.randomUUID() };
+      const corrected = await change(
+        a.body.policyNumber,
+        { lastName: 'Martins', reason: 'typo' },
+        partner,
+        correctionKey,
+      );
+      assert.equal(corrected.status, 200);
+      const otherCorrection = await change(
+        a.body.policyNumber,
+        { lastName: 'Martine', reason: 'typo' },
+        partner,
+        correctionKey,
+      );
+      assert.deepEqual(
+        [otherCorrection.status, otherCorrection.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another correction',
+      );
     });
   });
 
@@ -1463,6 +1493,17 @@ describe('API to manage policies', () => {
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       const elsewhere = await register(registered.body.policyNumber, plate, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      const otherPlate = await register(
+        fresh.body.policyNumber,
+        { ...plate, vehicleRegistration: 'ZZ-999-ZZ' },
+        partner,
+        key,
+      );
+      assert.deepEqual(
+        [otherPlate.status, otherPlate.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another body',
+      );
     });
   });
 
