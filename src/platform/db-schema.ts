@@ -500,7 +500,10 @@ export interface PoliciesTable {
   /** The policy this one renews for a new term, and the renewal of this one (migration 0055). */
   renews_policy_number: Generated<string | null>;
   renewed_by_policy_number: Generated<string | null>;
-  /** The term as sold (migration 0055): its start as recorded (a late activation moves effective_date, not this), and the first term's start, whose day of month renewals keep. */
+  /**
+   * The term as sold (migration 0055): its start as recorded (a late activation moves effective_date,
+   * not this), and the first term's start, whose day of month renewals keep.
+   */
   term_start_date: string;
   anniversary_date: string;
   cancel_reason: string | null;
