@@ -164,11 +164,17 @@ export function policiesCommands(kit: CommandKit): void {
         '',
         'History:',
         ...table(
-          ['AT', 'ACTION', 'ACTOR'],
-          audit.map((a) => [when(a.at), a.action, a.actor]),
+          ['AT', 'ACTION', 'REASON', 'ACTOR'],
+          audit.map((a) => [when(a.at), a.action, reasonOf(a.data), a.actor]),
         ),
       ];
       return { data, lines };
     }),
   );
+}
+
+/** The reason an audit row records (a cancellation's, an activation's, a correction's), or '-'. */
+function reasonOf(data: unknown): string {
+  const reason = (data as { reason?: unknown } | null)?.reason;
+  return typeof reason === 'string' ? reason : '-';
 }

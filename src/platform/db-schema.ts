@@ -509,11 +509,27 @@ export interface PoliciesTable {
   /** The policy this one renews for a new term, and the renewal of this one (migration 0055). */
   renews_policy_number: Generated<string | null>;
   renewed_by_policy_number: Generated<string | null>;
+  /**
+   * The term as sold (migration 0055): its start as recorded (a late activation moves effective_date,
+   * not this), and the first term's start, whose day of month renewals keep.
+   */
+  term_start_date: string;
+  anniversary_date: string;
   cancel_reason: string | null;
   cancellation_date: string | null;
   cancelled_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+}
+
+/** A correction of a policyholder's name or birth date, the values before and after sealed (migration 0055). */
+export interface PolicyCorrectionsTable {
+  id: Generated<string>;
+  policy_id: string;
+  reason: string;
+  before_enc: string;
+  after_enc: string;
+  created_at: Generated<Date>;
 }
 
 export interface OperatorsTable {
@@ -683,6 +699,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   audit_log: AuditLogTable;
   policies: PoliciesTable;
+  policy_corrections: PolicyCorrectionsTable;
   flight_watches: FlightWatchesTable;
   simulated_flight_events: SimulatedFlightEventsTable;
   webhook_endpoints: WebhookEndpointsTable;

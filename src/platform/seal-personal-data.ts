@@ -20,7 +20,8 @@ import type { Db, Executor } from './db.ts';
  * migration 0056. A migration cannot do it (the key is not in the database), so every process that
  * opens the database for the API runs this once at start, in batches of one transaction each.
  * Each row is sealed by one UPDATE guarded by "plaintext still there", so processes starting together
- * never seal a row twice, and a second run finds nothing. Readers accept either form meanwhile
+ * never seal a row twice, and a second run finds nothing. Names are read FOR UPDATE: a correction of
+ * a name committed meanwhile waits, or is read, never overwritten by the name read before it. Readers accept either form meanwhile
  * (crypto.openField).
  *
  * On PostgreSQL the old values stay in dead row versions until the table is rewritten: after the
@@ -49,6 +50,7 @@ export async function sealPersonalData(
       .select(['id', 'customer_first_name', 'customer_last_name'])
       .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
       .limit(batchSize)
+      .forUpdate() // as policies' below: a value read is the value sealed
       .execute();
     for (const r of rows) {
       await trx
@@ -100,6 +102,9 @@ export async function sealPersonalData(
       .select(['id', 'holder_first_name', 'holder_last_name'])
       .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
       .limit(batchSize)
+      // locked until sealed: a correction committed between this read and the update would otherwise
+      // get the old name (read here) sealed back over the corrected one
+      .forUpdate()
       .execute();
     for (const r of rows) {
       await trx

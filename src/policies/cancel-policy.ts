@@ -4,6 +4,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, statusOn, todayOf, type CancelReason, type PolicyView } from './policy.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
+import { canonicalPolicyNumber } from './policy-number.ts';
 
 export interface CancelPolicyInput {
   reason: CancelReason;
@@ -15,6 +16,10 @@ export interface CancelPolicyInput {
  * POST /policies/{policyNumber}/cancel: ends a pending or active policy from a date between its
  * effective date (cancelled from inception) and the day before its expiry. Cancelling again with the
  * same reason and date returns the same result; another reason or date is a 409, as is an expired policy.
+ * A policy's renewal (and the renewal's, term after term) has not started while the policy runs: it
+ * is cancelled with it, from its inception, for the same reason, audited on each. A renewal cancelled
+ * from its inception releases the policy it renews, which can be renewed again (docs/DECISIONS.md,
+ * "Cancelling a renewed policy").
  */
 export async function cancelPolicy(
   deps: PolicyDeps,
@@ -23,6 +28,9 @@ export async function cancelPolicy(
   policyNumber: string,
   input: CancelPolicyInput,
 ): Promise<PolicyView> {
+  // the term renewed is locked before its renewal, as a renewal and a cascade lock them
+  const renews = (await repo.findPolicy(trx, caller, canonicalPolicyNumber(policyNumber)))?.renews_policy_number;
+  const previous = renews ? await repo.findPolicy(trx, caller, renews, { forUpdate: true }) : undefined;
   const policy = await lockPolicy(trx, caller, policyNumber);
   const now = deps.now();
   const today = todayOf(now);
@@ -51,10 +59,47 @@ export async function cancelPolicy(
     date: input.effectiveDate,
     at: now,
   });
+  const renewals = await cancelRenewals(trx, caller, policy, input.reason, now);
   await auditPolicyChange(trx, caller, policy, 'cancelled', {
     reason: input.reason,
     effectiveDate: input.effectiveDate,
     previousStatus: policy.status,
+    ...(renewals.length ? { renewalsCancelled: renewals } : {}),
   });
+  if (
+    previous &&
+    input.effectiveDate === policy.effective_date &&
+    previous.renewed_by_policy_number === policy.policy_number
+  ) {
+    await repo.releaseRenewal(trx, previous.id, policy.policy_number, now);
+    await auditPolicyChange(trx, caller, previous, 'renewal_cancelled', { renewal: policy.policy_number });
+  }
   return policyView(cancelled, deps.keys.encryption, today);
+}
+
+/** Cancels from inception the renewals of a policy being cancelled, term after term; their numbers. */
+async function cancelRenewals(
+  trx: Trx,
+  caller: Caller,
+  policy: repo.PolicyRow,
+  reason: CancelReason,
+  now: Date,
+): Promise<string[]> {
+  const cancelled: string[] = [];
+  for (let next = policy.renewed_by_policy_number; next;) {
+    const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
+    if (!renewal) break;
+    if (renewal.status !== 'cancelled') {
+      await repo.markCancelled(trx, renewal.id, { reason, date: renewal.effective_date, at: now });
+      await auditPolicyChange(trx, caller, renewal, 'cancelled', {
+        reason,
+        effectiveDate: renewal.effective_date,
+        previousStatus: renewal.status,
+        withPolicy: policy.policy_number,
+      });
+      cancelled.push(renewal.policy_number);
+    }
+    next = renewal.renewed_by_policy_number;
+  }
+  return cancelled;
 }

@@ -6,7 +6,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { policyView, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
-import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
 /** At least one of them (the schema says so); `reason` with, and only with, a name or the birth date. */
 export interface PolicyholderChange {
@@ -27,8 +27,9 @@ const CONTACT = ['email', 'phone', 'address'] as const;
  * PATCH /policies/{policyNumber}/policyholder: the policyholder moved, or changed email or phone, or
  * a name or the birth date was recorded wrong. The fields given replace the stored ones (the address
  * as a whole); the others stay. A name or the birth date is corrected only with a `reason`, and the
- * audit row keeps the reason and those fields before and after, sealed like the policy's own
- * (docs/DECISIONS.md, "Correcting a policyholder's identity"); the contact fields are audited by name
+ * audit row keeps the reason and names a `policy_corrections` row holding those fields before and
+ * after, sealed like the policy's own in columns the master-key rotation re-seals (docs/DECISIONS.md,
+ * "Correcting a policyholder's identity"); the contact fields are audited by name
  * only. Allowed while the policy is pending, active or expired (a claim may come after the end of
  * cover), not once it is cancelled: 409 policy_not_changeable.
  */
@@ -41,9 +42,7 @@ export async function changePolicyholder(
 ): Promise<PolicyView> {
   const identity = IDENTITY.filter((f) => change[f] !== undefined);
   const errors: FieldError[] = [
-    ...(['firstName', 'lastName'] as const)
-      .filter((f) => change[f] !== undefined && !change[f]!.trim())
-      .map((f) => ({ field: `/${f}`, code: 'required' as const, message: 'must not be blank' })),
+    ...checkNames(change, ''),
     ...(identity.length && change.reason === undefined
       ? [{ field: '/reason', code: 'required' as const, message: 'is required to correct a name or the birth date' }]
       : []),
@@ -91,9 +90,19 @@ export async function changePolicyholder(
   const fields = [...identity, ...CONTACT.filter((f) => change[f] !== undefined)];
   const sealed = (values: Partial<Record<(typeof IDENTITY)[number], string>>) =>
     encrypt(key, JSON.stringify(Object.fromEntries(identity.map((f) => [f, values[f]]))));
+  const correction =
+    identity.length && change.reason !== undefined
+      ? await repo.insertCorrection(trx, {
+          policyId: policy.id,
+          reason: change.reason,
+          beforeEnc: sealed(before),
+          afterEnc: sealed(after),
+          at: now,
+        })
+      : undefined;
   await auditPolicyChange(trx, caller, policy, 'policyholder_changed', {
     fields,
-    ...(identity.length ? { reason: change.reason, before: sealed(before), after: sealed(after) } : {}),
+    ...(correction ? { reason: change.reason, correction } : {}),
   });
   return policyView(updated, key, today);
 }

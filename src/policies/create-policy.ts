@@ -17,7 +17,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
-import { checkAddress, checkBirthDate, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
 export interface CreatePolicyInput {
@@ -96,7 +96,7 @@ export async function recordPolicy(
   trx: Trx,
   caller: Caller,
   input: CreatePolicyInput,
-  origin: { quoteId?: string | null; renews?: string },
+  origin: { quoteId?: string | null; renews?: { policyNumber: string; anniversaryDate: string } },
 ): Promise<repo.PolicyRow> {
   const holder = input.policyholder;
   const values = {
@@ -119,7 +119,9 @@ export async function recordPolicy(
     risk: null,
     risk_enc: encrypt(deps.keys.encryption, JSON.stringify(input.risk)),
     quote_reference: input.quoteReference ?? null,
-    renews_policy_number: origin.renews ?? null,
+    renews_policy_number: origin.renews?.policyNumber ?? null,
+    term_start_date: input.effectiveDate,
+    anniversary_date: origin.renews?.anniversaryDate ?? input.effectiveDate,
   };
   let row: repo.PolicyRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
@@ -156,7 +158,7 @@ export async function recordPolicy(
       expiryDate: row.expiry_date,
       premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
       quoteId: origin.quoteId ?? null,
-      ...(origin.renews ? { renews: origin.renews } : {}),
+      ...(origin.renews ? { renews: origin.renews.policyNumber } : {}),
     },
   });
   return row;
@@ -177,9 +179,7 @@ function checkPolicyholder(
 ): FieldError[] {
   const errors: FieldError[] = [];
   const at = '/policyholder';
-  if (!holder.firstName.trim())
-    errors.push({ field: `${at}/firstName`, code: 'required', message: 'must not be blank' });
-  if (!holder.lastName.trim()) errors.push({ field: `${at}/lastName`, code: 'required', message: 'must not be blank' });
+  errors.push(...checkNames(holder, at));
   errors.push(...checkPhone(holder.phone, `${at}/phone`));
   errors.push(...checkBirthDate(holder.birthDate, effectiveDate, today, `${at}/birthDate`));
   errors.push(...checkAddress(holder.address, `${at}/address`));

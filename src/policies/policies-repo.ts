@@ -161,3 +161,32 @@ export async function markRenewed(db: Executor, id: string, renewal: string, at:
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** Unlinks a policy from its renewal cancelled from inception, so it can be renewed again (the caller holds it locked). */
+export async function releaseRenewal(db: Executor, id: string, renewal: string, at: Date): Promise<void> {
+  await db
+    .updateTable('policies')
+    .set({ renewed_by_policy_number: null, updated_at: at })
+    .where('id', '=', id)
+    .where('renewed_by_policy_number', '=', renewal)
+    .execute();
+}
+
+/** Records a correction of the policyholder's identity (the values sealed by the caller); its id. */
+export async function insertCorrection(
+  db: Executor,
+  values: { policyId: string; reason: string; beforeEnc: string; afterEnc: string; at: Date },
+): Promise<string> {
+  const row = await db
+    .insertInto('policy_corrections')
+    .values({
+      policy_id: values.policyId,
+      reason: values.reason,
+      before_enc: values.beforeEnc,
+      after_enc: values.afterEnc,
+      created_at: values.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

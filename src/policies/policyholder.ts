@@ -13,6 +13,16 @@ export function checkPhone(phone: string, field: string): FieldError[] {
     : [];
 }
 
+/** The names given (a change may give one, or none) that are blank: `at` + `/firstName`, `/lastName`. */
+export function checkNames(
+  names: { firstName?: string | undefined; lastName?: string | undefined },
+  at: string,
+): FieldError[] {
+  return (['firstName', 'lastName'] as const)
+    .filter((f) => names[f] !== undefined && !names[f]!.trim())
+    .map((f) => ({ field: `${at}/${f}`, code: 'required' as const, message: 'must not be blank' }));
+}
+
 const ADULT_AGE = 18;
 const MAX_AGE = 120;
 

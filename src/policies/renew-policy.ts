@@ -61,14 +61,23 @@ export async function renewPolicy(
     externalReference: input.externalReference,
     policyholder: policyView(policy, key, today).policyholder,
     effectiveDate: start,
-    expiryDate: input.expiryDate ?? nextTermExpiry(policy.effective_date, policy.expiry_date),
+    expiryDate: input.expiryDate ?? nextTermExpiry(soldTerm(policy)),
     premium: input.premium,
     risk: storedRisk(policy, key),
     status: input.status,
   };
   const errors = checkTerms(terms, today);
-  if (errors.length) throw invalid(errors);
-  const renewal = await recordPolicy(deps, trx, caller, terms, { renews: policy.policy_number });
+  // The request's own fields are a 422; what is stored (the policyholder, the risk, the dates drawn
+  // from the previous term) cannot be fixed by resending the request: 409, naming what fails.
+  const asked = errors.filter((e) => requestField(e.field, input));
+  if (asked.length) throw invalid(asked);
+  if (errors.length)
+    throw refuse(
+      `cannot be renewed as stored: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} on ${start} (correct it first, or record a new policy)`,
+    );
+  const renewal = await recordPolicy(deps, trx, caller, terms, {
+    renews: { policyNumber: policy.policy_number, anniversaryDate: policy.anniversary_date },
+  });
   await repo.markRenewed(trx, policy.id, renewal.policy_number, now);
   await auditPolicyChange(trx, caller, policy, 'renewed', {
     renewal: renewal.policy_number,
@@ -78,15 +87,39 @@ export async function renewPolicy(
   return policyView(renewal, key, today);
 }
 
+/** Whether a field checked on a renewal is one the renew request gave (else it comes from the stored policy). */
+function requestField(field: string, input: RenewPolicyInput): boolean {
+  if (field === '/expiryDate') return input.expiryDate !== undefined;
+  return field === '/externalReference' || field === '/status' || field.startsWith('/premium');
+}
+
+/** A term as sold: its start as recorded (not moved by a late activation), its end, and the chain's anniversary. */
+export interface SoldTerm {
+  start: string;
+  expiry: string;
+  anniversary: string;
+}
+
+export const soldTerm = (policy: repo.PolicyRow): SoldTerm => ({
+  start: policy.term_start_date,
+  expiry: policy.expiry_date,
+  anniversary: policy.anniversary_date,
+});
+
 /**
- * The expiry date of the term after [effective, expiry): as many calendar months after `expiry` when
- * the term is a whole number of months (a year from 29 February ends on 28 February), else as many days.
+ * The expiry date of the term after a term as sold. A term of whole months (counted from the
+ * anniversary's day of month, each date clamped to its month's end) is followed by as many months,
+ * on the anniversary's day clamped anew: a term from 31 January ends on 28 February, then 31 March; a
+ * yearly term from 29 February ends on 28 February, then again on 29 February in a leap year. Any
+ * other term is followed by as many days.
  */
-export function nextTermExpiry(effective: string, expiry: string): string {
-  const months = monthsBetween(effective, expiry);
-  if (months > 0 && plusMonths(effective, months) === expiry) return plusMonths(expiry, months);
-  const days = (Date.parse(expiry) - Date.parse(effective)) / 86_400_000;
-  return new Date(Date.parse(expiry) + days * 86_400_000).toISOString().slice(0, 10);
+export function nextTermExpiry(term: SoldTerm): string {
+  const onAnniversary = (date: string) => plusMonths(term.anniversary, monthsBetween(term.anniversary, date)) === date;
+  const months = monthsBetween(term.start, term.expiry);
+  if (months > 0 && onAnniversary(term.start) && onAnniversary(term.expiry))
+    return plusMonths(term.anniversary, monthsBetween(term.anniversary, term.expiry) + months);
+  const days = (Date.parse(term.expiry) - Date.parse(term.start)) / 86_400_000;
+  return new Date(Date.parse(term.expiry) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 const monthsBetween = (from: string, to: string): number =>

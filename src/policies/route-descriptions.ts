@@ -12,6 +12,8 @@ export const CANCEL_POLICY_DESCRIPTION =
   'Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). ' +
   'Cancelling again with the same reason and date returns the same result; ' +
   'another reason or date, or an expired policy, is a 409 policy_not_cancellable. ' +
+  'Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; ' +
+  'cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again. ' +
   'Honours Idempotency-Key.';
 
 export const ACTIVATE_POLICY_DESCRIPTION =
@@ -30,10 +32,11 @@ export const CHANGE_POLICYHOLDER_DESCRIPTION =
 export const RENEW_POLICY_DESCRIPTION =
   'Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): ' +
   'from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; ' +
-  'by default as long as the previous term (expiryDate to change it). ' +
+  'by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. ' +
+  'Policyholder and risk are copied as they are now: a later change to the policy renewed does not reach its renewal. ' +
   'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
   'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
-  'or ending more than a year ahead is a 409 policy_not_renewable; a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
+  'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
   'Honours Idempotency-Key: a retry replays the 201.';
 
 export const REGISTER_VEHICLE_DESCRIPTION =

@@ -1007,12 +1007,63 @@ describe('API to manage policies', () => {
       assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], [home.body.expiryDate, day(clock, 730)]);
     });
 
-    it('repeats a term of whole months as months, and one of days as days', async () => {
+    it('repeats a term of whole months as months on the anniversary day, and one of days as days', async () => {
       const { nextTermExpiry } = await import('../../src/policies/renew-policy.ts');
-      assert.equal(nextTermExpiry('2026-03-10', '2027-03-10'), '2028-03-10');
-      assert.equal(nextTermExpiry('2024-02-29', '2025-02-28'), '2026-02-28');
-      assert.equal(nextTermExpiry('2026-01-15', '2026-07-15'), '2027-01-15');
-      assert.equal(nextTermExpiry('2026-03-10', '2026-04-19'), '2026-05-29');
+      const next = (start: string, expiry: string, anniversary = start) =>
+        nextTermExpiry({ start, expiry, anniversary });
+      assert.equal(next('2026-03-10', '2027-03-10'), '2028-03-10');
+      assert.equal(next('2026-01-15', '2026-07-15'), '2027-01-15');
+      assert.equal(next('2026-03-10', '2026-04-19'), '2026-05-29');
+      // the anniversary's day is kept, clamped per term: no drift to the shortest month's day
+      assert.equal(next('2026-01-31', '2026-02-28'), '2026-03-31');
+      assert.equal(next('2026-02-28', '2026-03-31', '2026-01-31'), '2026-04-30');
+      assert.equal(next('2026-03-31', '2026-04-30', '2026-01-31'), '2026-05-31');
+      assert.equal(next('2026-03-31', '2026-04-30'), '2026-05-31');
+      assert.equal(next('2026-01-30', '2026-02-28'), '2026-03-30');
+      assert.equal(next('2024-02-29', '2025-02-28'), '2026-02-28');
+      assert.equal(next('2026-02-28', '2027-02-28', '2024-02-29'), '2028-02-29', 'back on 29 February in a leap year');
+    });
+
+    it('keeps the renewal date as sold when the policy was activated late, and the anniversary term after term', async () => {
+      const sold = await create(
+        motorPolicy({ status: 'pending', effectiveDate: '2026-03-01', expiryDate: '2027-03-01' }),
+      );
+      const active = await post(
+        t.app,
+        `${POLICIES}/${sold.body.policyNumber}/activate`,
+        { reason: 'payment_received' },
+        partner.auth,
+      );
+      assert.equal(active.body.effectiveDate, day(clock, 0), 'cover starts on the day of activation');
+      const res = await renew(sold.body.policyNumber, nextTerm());
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual([res.body.effectiveDate, res.body.expiryDate], ['2027-03-01', '2028-03-01']);
+
+      const monthly = await create(motorPolicy({ effectiveDate: '2026-01-31', expiryDate: '2026-04-30' }));
+      const b = await renew(monthly.body.policyNumber, nextTerm());
+      assert.deepEqual([b.body.effectiveDate, b.body.expiryDate], ['2026-04-30', '2026-07-31']);
+      const c = await renew(b.body.policyNumber, nextTerm());
+      assert.deepEqual([c.body.effectiveDate, c.body.expiryDate], ['2026-07-31', '2026-10-31'], 'not 10-30');
+    });
+
+    it('answers 409 policy_not_renewable naming a stored field that no longer passes, not a 422 on the request', async () => {
+      // 119 years old when the policy starts, 120 when the renewal would: too old for a new term
+      const old = await create(
+        motorPolicy({ policyholder: { ...HOLDER, birthDate: '1906-06-01' }, expiryDate: '2026-07-01' }),
+      );
+      assert.equal(old.status, 201, JSON.stringify(old.body));
+      const res = await renew(old.body.policyNumber, nextTerm());
+      assert.deepEqual([res.status, res.body.code], [409, 'policy_not_renewable'], JSON.stringify(res.body));
+      assert.match(res.body.detail, /\/policyholder\/birthDate/);
+      const asked = await renew(
+        old.body.policyNumber,
+        nextTerm({ premium: { amount: 1, currency: 'ZZZ', frequency: 'annual' } }),
+      );
+      assert.deepEqual(
+        [asked.status, fieldsOf(asked.body)],
+        [422, ['/premium/currency']],
+        'the request is checked first',
+      );
     });
 
     it('refuses a policy cancelled, pending, expired, covering a trip, ending over a year ahead, or already renewed', async () => {
@@ -1070,6 +1121,63 @@ describe('API to manage policies', () => {
       );
     });
 
+    it('cancels a renewal not yet started with the policy it renews, term after term, audited on each', async () => {
+      const a = await create(motorPolicy({ expiryDate: day(clock, 90) }));
+      const b = await renew(a.body.policyNumber, nextTerm());
+      const c = await renew(b.body.policyNumber, nextTerm());
+      assert.equal(c.status, 201, JSON.stringify(c.body));
+      const cancel = { reason: 'customer_request', effectiveDate: day(clock, 20) };
+      const res = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.deepEqual([res.status, res.body.status, res.body.renewedBy], [200, 'cancelled', b.body.policyNumber]);
+      for (const [renewal, by] of [
+        [b, a],
+        [c, a],
+      ] as const) {
+        const after = (await get(t.app, `${POLICIES}/${renewal.body.policyNumber}`, partner.auth)).body;
+        assert.deepEqual(
+          [after.status, after.cancellation?.reason, after.cancellation?.effectiveDate],
+          ['cancelled', 'customer_request', renewal.body.effectiveDate],
+          JSON.stringify(after),
+        );
+        assert.deepEqual((await auditOf(renewal.body.policyNumber)).at(-1), {
+          action: 'cancelled',
+          data: {
+            reason: 'customer_request',
+            effectiveDate: renewal.body.effectiveDate,
+            previousStatus: 'active',
+            withPolicy: by.body.policyNumber,
+          },
+        });
+      }
+      assert.deepEqual(
+        ((await auditOf(a.body.policyNumber)).at(-1)!.data as { renewalsCancelled: string[] }).renewalsCancelled,
+        [b.body.policyNumber, c.body.policyNumber],
+      );
+      const retry = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.equal(retry.status, 200, 'the same cancellation again is a retry');
+    });
+
+    it('releases the policy renewed when its renewal is cancelled from inception, so it is renewed again', async () => {
+      const a = await create(motorPolicy());
+      const wrong = await renew(a.body.policyNumber, nextTerm());
+      const cancel = { reason: 'customer_request', effectiveDate: wrong.body.effectiveDate };
+      const res = await post(t.app, `${POLICIES}/${wrong.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.deepEqual([res.status, res.body.status, res.body.renews], [200, 'cancelled', a.body.policyNumber]);
+      const released = (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body;
+      assert.deepEqual([released.status, released.renewedBy], ['active', null]);
+      assert.deepEqual((await auditOf(a.body.policyNumber)).at(-1), {
+        action: 'renewal_cancelled',
+        data: { renewal: wrong.body.policyNumber },
+      });
+      const right = await renew(a.body.policyNumber, nextTerm());
+      assert.equal(right.status, 201, JSON.stringify(right.body));
+      assert.equal(right.body.renews, a.body.policyNumber);
+      assert.equal(
+        (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body.renewedBy,
+        right.body.policyNumber,
+      );
+    });
+
     it('honours Idempotency-Key, scoped to the policy', async () => {
       const a = await create(motorPolicy());
       const b = await create(motorPolicy());
@@ -1084,6 +1192,17 @@ describe('API to manage policies', () => {
       const elsewhere = await renew(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.renewedBy, null);
+      const otherBody = await renew(
+        a.body.policyNumber,
+        { ...body, premium: { ...body.premium, amount: 5_000 } },
+        partner,
+        key,
+      );
+      assert.deepEqual(
+        [otherBody.status, otherBody.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another body',
+      );
     });
   });
 
@@ -1176,17 +1295,34 @@ describe('API to manage policies', () => {
       assert.doesNotMatch(JSON.stringify(audit), /Martin|Camill|1990-04|698765432/, 'no personal data in clear');
       const [, first, second] = audit as { action: string; data: Record<string, string> }[];
       const open = (sealed: string) => JSON.parse(decrypt(t.app.parasol.keys.encryption, sealed));
+      const correction = async (id: unknown) => {
+        const row = await t.db
+          .selectFrom('policy_corrections')
+          .select(['reason', 'before_enc', 'after_enc'])
+          .where('id', '=', String(id))
+          .executeTakeFirstOrThrow();
+        return [row.reason, open(row.before_enc), open(row.after_enc)];
+      };
       assert.deepEqual(
         [first!.action, first!.data.fields, first!.data.reason],
         ['policyholder_changed', ['lastName', 'birthDate'], 'typo'],
       );
-      assert.deepEqual(open(first!.data.before!), { lastName: 'Martin', birthDate: '1990-04-12' });
-      assert.deepEqual(open(first!.data.after!), { lastName: 'Martins', birthDate: '1990-04-21' });
-      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
       assert.deepEqual(
-        [open(second!.data.before!), open(second!.data.after!)],
-        [{ firstName: 'Camille' }, { firstName: 'Camilla' }],
+        Object.keys(first!.data).sort(),
+        ['correction', 'fields', 'reason'],
+        'no sealed value in the audit row',
       );
+      assert.deepEqual(await correction(first!.data.correction), [
+        'typo',
+        { lastName: 'Martin', birthDate: '1990-04-12' },
+        { lastName: 'Martins', birthDate: '1990-04-21' },
+      ]);
+      assert.deepEqual([second!.data.fields, second!.data.reason], [['firstName', 'phone'], 'document_mismatch']);
+      assert.deepEqual(await correction(second!.data.correction), [
+        'document_mismatch',
+        { firstName: 'Camille' },
+        { firstName: 'Camilla' },
+      ]);
     });
 
     it('validates the change, refuses a cancelled policy, and answers 404 for one not yours', async () => {
@@ -1234,6 +1370,25 @@ describe('API to manage policies', () => {
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       const elsewhere = await change(b.body.policyNumber, { phone: '+33698765432' }, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      const correctionKey = { 'idempotency-key': crypto.randomUUID() };
+      const corrected = await change(
+        a.body.policyNumber,
+        { lastName: 'Martins', reason: 'typo' },
+        partner,
+        correctionKey,
+      );
+      assert.equal(corrected.status, 200);
+      const otherCorrection = await change(
+        a.body.policyNumber,
+        { lastName: 'Martine', reason: 'typo' },
+        partner,
+        correctionKey,
+      );
+      assert.deepEqual(
+        [otherCorrection.status, otherCorrection.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another correction',
+      );
     });
   });
 
@@ -1338,6 +1493,17 @@ describe('API to manage policies', () => {
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       const elsewhere = await register(registered.body.policyNumber, plate, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
+      const otherPlate = await register(
+        fresh.body.policyNumber,
+        { ...plate, vehicleRegistration: 'ZZ-999-ZZ' },
+        partner,
+        key,
+      );
+      assert.deepEqual(
+        [otherPlate.status, otherPlate.body.code],
+        [422, 'idempotency_key_reused'],
+        'same key, another body',
+      );
     });
   });
 
@@ -1347,6 +1513,13 @@ describe('API to manage policies', () => {
       const pending = await create(motorPolicy({ status: 'pending' }), me);
       const active = await create(motorPolicy(), me);
       await post(t.app, `${POLICIES}/${pending.body.policyNumber}/activate`, { reason: 'payment_received' }, me.auth);
+      const corrected = await t.app.inject({
+        method: 'PATCH',
+        url: `${POLICIES}/${pending.body.policyNumber}/policyholder`,
+        headers: me.auth,
+        payload: { firstName: 'Camilla', reason: 'document_mismatch' },
+      });
+      assert.equal(corrected.statusCode, 200, corrected.body);
 
       const list = await runCliOn(t, ['--json', 'policies', 'list', me.slug, '--env', 'sandbox']);
       assert.equal(list.code, 0, list.err);
@@ -1367,11 +1540,13 @@ describe('API to manage policies', () => {
       assert.match(show.out, new RegExp(`${pending.body.policyNumber} \\(${me.slug}, sandbox\\)`));
       assert.match(show.out, /c•••@example\.com/);
       assert.match(show.out, /created[\s\S]*activated|activated[\s\S]*created/);
+      assert.match(show.out, /policyholder_changed\s+document_mismatch\s/, 'a correction shows its reason');
+      assert.match(show.out, /activated\s+payment_received\s/);
       assert.doesNotMatch(show.out, /camille@|Martin|612345678|1990-04-12|rue Cler/i, 'personal data masked');
       const json = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', pending.body.policyNumber])).out);
       assert.deepEqual(
         json.audit.map((a: { action: string }) => a.action),
-        ['activated', 'created'],
+        ['policyholder_changed', 'activated', 'created'],
       );
       assert.doesNotMatch(JSON.stringify(json), /camille@|Martin|612345678|1990-04-12|rue Cler/i);
       const renewal = await post(

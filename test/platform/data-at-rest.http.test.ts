@@ -495,6 +495,72 @@ describe('personal data at rest', () => {
     assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
   });
 
+  it('a correction of a name committed while the sealing runs is not overwritten by the old name (PostgreSQL)', async (t) => {
+    if (!usingPostgres) return t.skip('one connection on PGlite: no concurrent transaction');
+    const handle = await openTestDatabase();
+    const app = await buildTestApp({ database: handle });
+    t.after(async () => {
+      await app.close();
+      await handle.close();
+    });
+    const key = app.app.parasol.keys.encryption;
+    const v = personalValues();
+    const partner = await createTestPartner(app.db);
+    const policy = await post(
+      app.app,
+      POLICIES,
+      {
+        product: 'other',
+        externalReference: `RACE-${crypto.randomUUID()}`,
+        policyholder: v.holder,
+        effectiveDate: new Date().toISOString().slice(0, 10),
+        expiryDate: new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10),
+        premium: { amount: 1_000, currency: 'EUR', frequency: 'annual' },
+        risk: {},
+      },
+      partner.auth,
+    );
+    assert.equal(policy.status, 201, JSON.stringify(policy.body));
+    const number = policy.body.policyNumber as string;
+    // both names in clear, as written before migration 0010
+    await app.db
+      .updateTable('policies')
+      .set({
+        holder_first_name: v.holder.firstName,
+        holder_last_name: v.holder.lastName,
+        holder_first_name_enc: null,
+        holder_last_name_enc: null,
+      })
+      .where('policy_number', '=', number)
+      .execute();
+    // a correction of the first name holds the row while the sealing starts, then commits
+    let sealing: Promise<number> | undefined;
+    await app.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('policies')
+        .set({ holder_first_name_enc: encrypt(key, 'Corrected'), holder_first_name: null })
+        .where('policy_number', '=', number)
+        .execute();
+      sealing = sealPersonalData(app.db, key);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+    assert.ok((await sealing!) >= 1);
+    const row = await app.db
+      .selectFrom('policies')
+      .select(['holder_first_name', 'holder_last_name', 'holder_first_name_enc', 'holder_last_name_enc'])
+      .where('policy_number', '=', number)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [
+        row.holder_first_name,
+        row.holder_last_name,
+        decrypt(key, row.holder_first_name_enc!),
+        decrypt(key, row.holder_last_name_enc!),
+      ],
+      [null, null, 'Corrected', v.holder.lastName],
+    );
+  });
+
   it('an outbox SMS written in clear before migration 0042 reads as before, then is sealed (as at start) exactly once', async (t) => {
     const admin = { email: 'ops-at-rest@parasol.test', password: 'operator password 0042' };
     const app = await buildTestApp({

@@ -25,6 +25,7 @@ import {
   createTestPartner,
   FLIGHT,
   openTestDatabase,
+  post,
   subscribeTrip,
   testConfig,
   trip,
@@ -337,5 +338,58 @@ describe('master key rotation', () => {
     const onlyB = deriveKeyring(B).encryption;
     assert.equal(sealedKeyId(rotated.payload_enc!), onlyB.current.id);
     assert.equal(payloadText(onlyB, rotated), text, 'the same bytes, so the same signature');
+  });
+
+  it('re-seals the values before and after of a policyholder correction, counted by status', async (t) => {
+    const database = await openTestDatabase(t, { empty: true });
+    const appA = await buildTestApp({ database, env: { PARASOL_MASTER_KEY: A.toString('base64') } });
+    const partner = await createTestPartner(appA.db);
+    const today = new Date().toISOString().slice(0, 10);
+    const policy = await post(
+      appA.app,
+      '/policy-admin/v1/policies',
+      {
+        product: 'other',
+        externalReference: 'ROTATE-CORRECTION',
+        policyholder: {
+          firstName: 'Camille',
+          lastName: 'Martin',
+          birthDate: '1990-04-12',
+          email: 'camille@example.com',
+          phone: '+33612345678',
+          address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+        },
+        effectiveDate: today,
+        expiryDate: new Date(Date.now() + 200 * 86_400_000).toISOString().slice(0, 10),
+        premium: { amount: 1_000, currency: 'EUR', frequency: 'annual' },
+        risk: {},
+      },
+      partner.auth,
+    );
+    assert.equal(policy.status, 201, JSON.stringify(policy.body));
+    const corrected = await appA.app.inject({
+      method: 'PATCH',
+      url: `/policy-admin/v1/policies/${policy.body.policyNumber}/policyholder`,
+      headers: partner.auth,
+      payload: { lastName: 'Martins', reason: 'typo' },
+    });
+    assert.equal(corrected.statusCode, 200, corrected.body);
+    await appA.close();
+    const db = database.db;
+
+    const keysB = deriveKeyring(B, [A]);
+    const remaining = async () =>
+      (await sealedStatus(db, keysB.encryption))
+        .filter((c) => c.table === 'policy_corrections')
+        .reduce((n, c) => n + c.remaining, 0);
+    assert.equal(await remaining(), 2, 'the values before and after, under key A');
+    await rotateSealed(db, keysB.encryption);
+    assert.equal(await remaining(), 0);
+    const onlyB = deriveKeyring(B).encryption;
+    const row = await db.selectFrom('policy_corrections').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [JSON.parse(decrypt(onlyB, row.before_enc)), JSON.parse(decrypt(onlyB, row.after_enc))],
+      [{ lastName: 'Martin' }, { lastName: 'Martins' }],
+    );
   });
 });

@@ -12,6 +12,8 @@ describe('the VIN rule (policies/vehicle.ts)', () => {
     assert.deepEqual(checkVin('1HGCM82633A004352', '/vin'), []);
     assert.equal(checkVin('1HGCM82643A004352', '/vin')[0]?.code, 'invalid');
     assert.equal(checkVin(`L${'1HGCM82643A004352'.slice(1)}`, '/vin').length, 1, 'China: checked');
+    assert.deepEqual(checkVin('LFV2A21K6A3123456', '/vin'), [], 'China: a right check digit passes');
+    assert.equal(checkVin('LFV2A21K7A3123456', '/vin')[0]?.code, 'invalid', 'China: a wrong one does not');
     assert.deepEqual(checkVin('WVWZZZ1JZXW000001', '/vin'), [], 'Europe: position 9 is the maker’s');
     for (const bad of ['WVWZZZ1JZXW00000', 'WVWZZZ1JZXW0000O1', 'wvwzzz1jzxw000001', 'WVWZZZ1JZXW00000I'])
       assert.equal(checkVin(bad, '/vin')[0]?.code, 'invalid_format', bad);
