@@ -210,13 +210,13 @@ describe('console pages at a phone’s and a laptop’s width', () => {
 
     // the claim desk at 390 px: an action with its reason, refused for a paid claim, the problem on the page
     await page.goto(`${base}/admin/claims/${claimNumber}`);
-    await page
-      .getByLabel(/Reason/)
-      .last()
-      .fill('Checked from a phone');
-    await page.getByRole('button', { name: 'Mark for manual review' }).click();
+    // a settled claim offers no review, approval or void: resending its link is refused
+    assert.equal(await page.getByRole('button', { name: 'Mark for manual review' }).count(), 0);
+    const resend = page.locator('#desk-resend');
+    await resend.getByLabel(/Reason/).fill('Checked from a phone');
+    await resend.getByRole('button', { name: 'Resend the link' }).click();
     await page.getByRole('alert').waitFor();
-    assert.match(await page.getByRole('alert').innerText(), /paid: there is nothing left to hold/);
+    assert.match(await page.getByRole('alert').innerText(), /paid: it does not wait for bank details/);
     const refusal = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(refusal <= 0, `the claim desk's refusal is ${refusal}px wider than the phone`);
     await page.context().close();
