@@ -104,9 +104,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     return { ...claim, endToEndId: end_to_end_id };
   }
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
-    db
-      .transaction()
-      .execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
+    db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
   const paymentOf = async (contractNumber: string) =>
     (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
       .occurred_at;
