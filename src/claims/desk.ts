@@ -83,8 +83,10 @@ export async function auditDeskAction(
   action: Pick<DeskAction, 'actor' | 'reason'>,
   name: string,
   data: Record<string, unknown> = {},
+  at?: Date,
 ): Promise<void> {
   await audit(trx, {
+    ...(at ? { at } : {}),
     actor: action.actor,
     partnerId: claim.partner_id,
     environment: claim.environment,

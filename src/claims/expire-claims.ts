@@ -15,7 +15,8 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
   let total = 0;
   for (;;) {
     const expired = await deps.db.transaction().execute(async (trx) => {
-      const claims = await expireOverdueClaims(trx, deps.now());
+      const now = deps.now();
+      const claims = await expireOverdueClaims(trx, now);
       if (claims.length === 0) return claims;
       await emitClaimWebhookEvents(
         trx,
@@ -29,6 +30,7 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
         entity: 'claims',
         entityId: 'expiry',
         action: 'claims_expired',
+        at: now,
         data: { claims: claims.map((c) => c.claimNumber) },
       });
       return claims;

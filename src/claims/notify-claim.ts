@@ -172,6 +172,7 @@ export async function notifyClaimIn(
     entity: 'claim',
     entityId: row.claim_number,
     action: ACTIONS[kind],
+    at: now,
     data: {
       ...(job.kind === 'resend' ? { reason: job.reason } : {}),
       sms: { segments, provider },

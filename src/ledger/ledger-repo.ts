@@ -224,11 +224,13 @@ export interface ClaimRow {
 
 /**
  * The claim statuses as the audit trail records their changes (audit_log, entity `claim`, entity id
- * the claim number; every change of `claims.status` writes one in its transaction): the action → the
- * status it leaves. `claims_opened` has no row of its own per claim (its `opened_at` is when it was
- * `opened`); an expiry is one row for a batch (entity `claims`, id `expiry`, `data.claims` the numbers).
- * Writers: notify-claim.ts (`awaiting_bank_details`), payouts/bank-details.ts (`bank_details_received`),
- * payouts/payouts.ts (`paid`, `payment_failed`, `payment_returned`), claims/expire-claims.ts (expiry).
+ * the claim number; every change of `claims.status` writes one in its transaction, under the claim's
+ * row lock, dated by the use case's clock `deps.now()` — the clock of its ledger entries and `paid_at`):
+ * the action → the status it leaves. `claims_opened` has no row of its own per claim (its `opened_at`
+ * is when it was `opened`); an expiry is one row for a batch (entity `claims`, id `expiry`,
+ * `data.claims` the numbers). Writers: notify-claim.ts (`awaiting_bank_details`),
+ * payouts/bank-details.ts (`bank_details_received`), payouts/payouts.ts (`paid`, `payment_failed`,
+ * `payment_returned`), payouts/void-claim.ts (`claim_voided`), claims/expire-claims.ts (expiry).
  */
 const CLAIM_STATUS_BY_AUDIT_ACTION = {
   awaiting_bank_details: 'awaiting_bank_details',
@@ -236,6 +238,7 @@ const CLAIM_STATUS_BY_AUDIT_ACTION = {
   paid: 'paid',
   payment_failed: 'failed',
   payment_returned: 'failed',
+  claim_voided: 'voided',
 } as const;
 
 /**
@@ -243,7 +246,11 @@ const CLAIM_STATUS_BY_AUDIT_ACTION = {
  * `paid_at` are as they stood at the period's end, so a closed month's bordereau reads the same when
  * produced again later: the status of the claim's last status change before the end in its audit
  * trail (`opened` when none), `paid_at` its last payment in the ledger before the end while that
- * status is `paid`.
+ * status is `paid`. "Before the end" reads the rows' `at` (the application's clock, as the ledger's
+ * `occurred_at`); "last" reads their ids: each is inserted under the claim's row lock, so its id
+ * follows the real order of the claim's changes, where `at` need not (two overlapping transactions).
+ * Only the expiry batches that can name one of the claims are unpacked: those at or after the
+ * earliest `opened_at` of the claims that are `expired` now (an expired claim stays expired).
  */
 export async function claimRows(db: Executor, scope: Scope, period: Period): Promise<ClaimRow[]> {
   const statusOf = sql.join(
@@ -262,22 +269,26 @@ export async function claimRows(db: Executor, scope: Scope, period: Period): Pro
       WHERE cl.partner_id = ${scope.partnerId} AND cl.environment = ${scope.environment}
       GROUP BY cl.id, c.contract_number, l.flight_number, l.departure_date
       HAVING (cl.opened_at >= ${period.from} AND cl.opened_at < ${period.to}) OR count(le.id) > 0
+    ), expired AS (
+      -- of these claims, those expired now: only they can be in an expiry batch (expired is final)
+      SELECT r.claim_number, r.opened_at FROM claim_rows r JOIN claims cl ON cl.id = r.id WHERE cl.status = 'expired'
     ), expiries AS (
-      -- the expiry batches before the end that name one of these claims, one row per claim named
-      SELECT e.claim_number, a.at, a.id
+      -- the expiry batches before the end and not before the first of them opened, one row per claim named
+      SELECT e.claim_number, a.id
       FROM audit_log a CROSS JOIN LATERAL jsonb_array_elements_text(a.data->'claims') AS e(claim_number)
       WHERE a.entity = 'claims' AND a.entity_id = 'expiry' AND a.action = 'claims_expired' AND a.at < ${period.to}
-        AND e.claim_number IN (SELECT claim_number FROM claim_rows)
+        AND a.at >= (SELECT min(opened_at) FROM expired)
+        AND e.claim_number IN (SELECT claim_number FROM expired)
     ), at_end AS (
       SELECT r.id,
              coalesce((
                SELECT s.status FROM (
-                 SELECT m.status, a.at, a.id
+                 SELECT m.status, a.id
                  FROM audit_log a JOIN (VALUES ${statusOf}) AS m(action, status) ON m.action = a.action
                  WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.at < ${period.to}
                  UNION ALL
-                 SELECT 'expired', x.at, x.id FROM expiries x WHERE x.claim_number = r.claim_number
-               ) s ORDER BY s.at DESC, s.id DESC LIMIT 1), 'opened') AS status
+                 SELECT 'expired', x.id FROM expiries x WHERE x.claim_number = r.claim_number
+               ) s ORDER BY s.id DESC LIMIT 1), 'opened') AS status
       FROM claim_rows r
     )
     SELECT r.claim_number, r.contract_number, r.flight_number, r.departure_date, r.reason, r.event,

@@ -154,6 +154,7 @@ export async function submitBankDetails(
       entity: 'claim',
       entityId: claim.claimNumber,
       action: 'bank_details_received',
+      at: now,
       data: { ibanLast4: last4, country: account.country },
     });
     return {

@@ -193,6 +193,7 @@ export async function settlePayout(
     entity: 'claim',
     entityId: claim.claim_number,
     action: outcome === 'paid' ? 'paid' : 'payment_failed',
+    at: now,
     data: {
       endToEndId: payout.end_to_end_id,
       rail: payout.rail,
@@ -254,6 +255,7 @@ async function settleReturn(
     entity: 'claim',
     entityId: claim.claim_number,
     action: 'payment_returned',
+    at: now,
     data: {
       endToEndId: payout.end_to_end_id,
       rail: payout.rail,

@@ -35,6 +35,8 @@ export async function voidClaim(
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
     if (replayed || claim.status === 'voided') return { claimNumber: claim.claim_number, outcome: 'replayed' };
     const payout = await findClaimPayout(trx, claim.id);
+    // the void's time: its link closes at it, and its audit row is dated by it (the claims bordereau reads that)
+    const now = deps.now();
     if (!isVoidableClaim(claim.status, payout?.status))
       throw refuseDeskAction(
         'claim_not_voidable',
@@ -51,13 +53,20 @@ export async function voidClaim(
       deps.jobs,
       // `opened`: its first message is not written yet (its job finds the claim voided and sends nothing)
       { id: claim.id, contractId: claim.contract_id, texted: claim.status !== 'opened' },
-      deps.now(),
+      now,
     );
-    await auditDeskAction(trx, claim, action, 'claim_voided', {
-      status: claim.status,
-      compensation: { amount: Number(claim.compensation_amount), currency: claim.currency },
-      payout: payout ? { endToEndId: payout.end_to_end_id, status: payout.status, cancelled } : null,
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'claim_voided',
+      {
+        status: claim.status,
+        compensation: { amount: Number(claim.compensation_amount), currency: claim.currency },
+        payout: payout ? { endToEndId: payout.end_to_end_id, status: payout.status, cancelled } : null,
+      },
+      now,
+    );
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }

@@ -14,6 +14,13 @@ export interface AuditEntry {
   entityId: string;
   action: string;
   data?: unknown;
+  /**
+   * When it happened, when the use case has its own clock (`deps.now()`) and dates the change it
+   * records by it (a claim's status changes: the claims bordereau reads them against a period's end,
+   * with the ledger entries and `paid_at` the same use case writes). Without it, the database's
+   * `now()`: the writing transaction's start.
+   */
+  at?: Date;
 }
 
 /** Written in the same transaction as the change it records. */
@@ -31,6 +38,7 @@ export function auditWrite(db: Executor, entry: AuditEntry) {
     entity_id: entry.entityId,
     action: entry.action,
     data: JSON.stringify(entry.data ?? {}),
+    ...(entry.at ? { at: entry.at } : {}),
   }) satisfies PendingWrite;
 }
 

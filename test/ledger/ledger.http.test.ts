@@ -400,21 +400,27 @@ describe('ledger: real flows → bordereaux and statement reconcile', () => {
     );
     assert.deepEqual(today[0]!.paidAt, paidEntry.occurred_at);
 
-    // the rejected claim expires later (its due date passed): today's bordereau says expired, the
-    // bordereau of a period that ended before reads as it did — produced again, it does not change
+    // the rejected claim expires later (its due date passed; the expiry dated by its clock): a
+    // bordereau ending after it says expired, one that ended before reads as it did — produced
+    // again, it does not change
     const before = await asOf(period().to);
-    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date(Date.now() + 400 * 86_400_000) });
-    const expiredAt = (
-      await t.db
-        .selectFrom('audit_log')
-        .select('at')
-        .where('entity', '=', 'claims')
-        .where('entity_id', '=', 'expiry')
-        .executeTakeFirstOrThrow()
-    ).at;
+    const expiredAt = new Date(Date.now() + 400 * 86_400_000);
+    await expireClaims({ db: t.db, jobs: t.app.parasol.jobs, now: () => expiredAt });
+    assert.deepEqual(
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select('at')
+          .where('entity', '=', 'claims')
+          .where('entity_id', '=', 'expiry')
+          .executeTakeFirstOrThrow()
+      ).at,
+      expiredAt,
+    );
+    assert.deepEqual(await asOf(period().to), before);
     assert.deepEqual(await asOf(expiredAt), before);
     assert.deepEqual(
-      (await asOf(period().to)).map((r) => [r.claim, r.status]),
+      (await asOf(new Date(expiredAt.getTime() + 1))).map((r) => [r.claim, r.status]),
       [
         [paidTrail.claimNumber, 'paid'],
         [failedTrail.claimNumber, 'expired'],

@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { runCli } from '../../src/cli/program.ts';
 import {
   decrypt,
   deriveKeyring,
@@ -26,6 +25,7 @@ import {
   FLIGHT,
   openTestDatabase,
   post,
+  runCliOn,
   subscribeTrip,
   testConfig,
   trip,
@@ -131,18 +131,10 @@ describe('master key rotation', () => {
     const keys = openKeyring(config);
     const before = keys.encryption.current.id;
     const sealed = encrypt(keys.encryption, 'Ada');
-    const lines: string[] = [];
     const { db } = await openTestDatabase(t, { empty: true });
-    const io = {
-      db,
-      out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
-      actor: 'operator:night-shift',
-      config,
-      keys,
-      jobs: {} as JobQueue,
-    };
-    assert.equal(await runCli(['master-key', 'add'], io), 0, lines.join('\n'));
+    const services = { actor: 'operator:night-shift', config, keys, jobs: {} as JobQueue };
+    const added = await runCliOn({ db }, ['master-key', 'add'], services);
+    assert.equal(added.code, 0, added.err);
     assert.notEqual(keys.encryption.current.id, before, 'this process seals with the new key at once');
     // who added which key, and when: the key's id only, never the key
     assert.deepEqual(await keyAudit(db), [
@@ -166,9 +158,9 @@ describe('master key rotation', () => {
     assert.equal(reopened.current.id, keys.encryption.current.id);
     assert.equal(decrypt(reopened, sealed), 'Ada');
     // with PARASOL_MASTER_KEY the command says what to do instead
-    lines.length = 0;
-    assert.equal(await runCli(['master-key', 'add'], { ...io, config: testConfig() }), 1);
-    assert.match(lines.join('\n'), /PARASOL_MASTER_KEYS_PREVIOUS/);
+    const refused = await runCliOn({ db }, ['master-key', 'add'], { ...services, config: testConfig() });
+    assert.equal(refused.code, 1);
+    assert.match(`${refused.out}\n${refused.err}`, /PARASOL_MASTER_KEYS_PREVIOUS/);
     assert.equal((await keyAudit(db)).length, 1, 'a refused add changes nothing and audits nothing');
   });
 
@@ -233,17 +225,9 @@ describe('master key rotation', () => {
     assert.equal(await contractsFound(database, partner, ['B', 'A']), 3);
 
     // the next run goes on with what is left, through the CLI
-    const lines: string[] = [];
-    const io = {
-      db,
-      out: (line: string) => lines.push(line),
-      err: (line: string) => lines.push(line),
-      actor: 'operator:ops',
-      config: testConfig(),
-      keys: keysB,
-      jobs: {} as JobQueue,
-    };
-    assert.equal(await runCli(['master-key', 'rotate', '--batch-size', '2'], io), 0, lines.join('\n'));
+    const services = { actor: 'operator:ops', config: testConfig(), keys: keysB, jobs: {} as JobQueue };
+    const rotation = await runCliOn({ db }, ['master-key', 'rotate', '--batch-size', '2'], services);
+    assert.equal(rotation.code, 0, rotation.err);
     // the run is audited: who re-sealed how many values under which key (the crashed run wrote nothing)
     const rotated = await keyAudit(db);
     assert.equal(rotated.length, 1);
@@ -253,12 +237,12 @@ describe('master key rotation', () => {
     assert.ok((rotated[0]!.data as { rows: number }).rows > 0);
     assert.equal((rotated[0]!.data as { failed: number }).failed, 0);
     assert.match(
-      lines.join('\n'),
+      rotation.out,
       new RegExp(`Re-sealed \\d+ row\\(s\\) under key ${keysB.encryption.current.id.replace(/[-]/g, '\\-')}`),
     );
-    lines.length = 0;
-    assert.equal(await runCli(['--json', 'master-key', 'status'], io), 0);
-    const status = JSON.parse(lines.join('\n')) as {
+    const shown = await runCliOn({ db }, ['--json', 'master-key', 'status'], services);
+    assert.equal(shown.code, 0, shown.err);
+    const status = JSON.parse(shown.out) as {
       remaining: number;
       columns: { table: string; sealed: number; remaining: number }[];
     };
@@ -289,9 +273,9 @@ describe('master key rotation', () => {
       .set({ customer_phone_enc: encrypt(C, '+33600000000') })
       .where('id', '=', legacy.id)
       .execute();
-    lines.length = 0;
-    assert.equal(await runCli(['master-key', 'rotate'], io), 1);
-    assert.match(lines.join('\n'), /1 row\(s\) could not be opened with any known key/);
+    const partial = await runCliOn({ db }, ['master-key', 'rotate'], services);
+    assert.equal(partial.code, 1);
+    assert.match(`${partial.out}\n${partial.err}`, /1 row\(s\) could not be opened with any known key/);
     const failedRun = (await keyAudit(db))[1];
     assert.equal(failedRun?.action, 'rotated', 'a run that left rows behind is audited too');
     assert.equal((failedRun?.data as { failed: number }).failed, 1);

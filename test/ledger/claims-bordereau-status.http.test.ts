@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { notifyClaim } from '../../src/claims/notify-claim.ts';
+import { claimsBordereau, entriesOfContract } from '../../src/ledger/index.ts';
+import { settlePayout, type BankOutcome } from '../../src/payouts/payouts.ts';
+import { voidClaim } from '../../src/payouts/index.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  usingPostgres,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+const IBAN = 'DE89 3704 0044 0532 0130 00';
+const MINUTE = 60_000;
+
+/**
+ * The claims bordereau's `status` and `paid_at` as at the period's end (claimRows): every claim
+ * status change is dated by the application's clock (the use case's `deps.now()`, the clock of its
+ * ledger entry and `paid_at`), ordered by its audit row's id. Workers off: the test settles each
+ * payout itself, with the clock it chooses.
+ */
+describe('claims bordereau: each claim as it stood at the period’s end', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let seq = 7600 + (process.pid % 300);
+  const from = new Date(Date.now() - 86_400_000);
+
+  before(async () => {
+    t = await buildTestApp({ env: { PARASOL_WORKERS: 'off', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  const scope = () => ({ partnerId: partner.id, environment: 'sandbox' as const });
+  /** The claim's row in the bordereau of the period from yesterday to `to`. */
+  const asOf = async (to: Date, claimNumber: string) => {
+    const row = (await claimsBordereau(t.db, scope(), { from, to })).rows.find((r) => r.claim_number === claimNumber);
+    assert.ok(row, `${claimNumber} in the bordereau ending ${to.toISOString()}`);
+    return { status: row.status, paidAt: row.paid_at };
+  };
+  const notifyDeps = (now = () => new Date()) => {
+    const { config, jobs, keys } = t.app.parasol;
+    return {
+      db: t.db,
+      jobs,
+      keys,
+      publicUrl: config.publicUrl,
+      bankDetailsDays: config.bankDetailsDays,
+      insurer: config.insurer,
+      now,
+    };
+  };
+  const settleDeps = (now: Date) => ({
+    jobs: t.app.parasol.jobs,
+    now: () => now,
+    bankDetailsDays: t.app.parasol.config.bankDetailsDays,
+    encryption: t.app.parasol.keys.encryption,
+  });
+
+  async function openClaim() {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const { id } = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    return { contractNumber: c.contractNumber, claimNumber, claimId: id };
+  }
+  /** A claim whose customer gave bank details (now): payment pending, its payout pending with the bank. */
+  async function claimPaymentPending() {
+    const claim = await openClaim();
+    assert.equal(await notifyClaim(notifyDeps(), { claimId: claim.claimId }), 'sent');
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${claim.contractNumber}`,
+      headers: partner.auth,
+    });
+    const link = (JSON.parse(res.body) as { messages: { link: string }[] }).messages[0]!.link;
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+    });
+    assert.equal(sent.statusCode, 200);
+    const { end_to_end_id } = await t.db
+      .selectFrom('payouts')
+      .select('end_to_end_id')
+      .where('claim_id', '=', claim.claimId)
+      .executeTakeFirstOrThrow();
+    return { ...claim, endToEndId: end_to_end_id };
+  }
+  const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
+    db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
+  const paymentOf = async (contractNumber: string) =>
+    (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
+      .occurred_at;
+
+  it('a claim with no status change yet reads opened', async () => {
+    const { claimNumber } = await openClaim();
+    assert.deepEqual(await asOf(new Date(Date.now() + 86_400_000), claimNumber), { status: 'opened', paidAt: null });
+  });
+
+  it('a returned payment: paid (paid_at set) in a bordereau ending before the return, failed (no paid_at) after', async () => {
+    const { contractNumber, claimNumber, endToEndId } = await claimPaymentPending();
+    const paidAt = new Date(Date.now() + 10 * MINUTE);
+    const returnedAt = new Date(Date.now() + 20 * MINUTE);
+    assert.equal(await settle(endToEndId, 'paid', paidAt), 'paid');
+    assert.equal(await settle(endToEndId, 'returned', returnedAt), 'returned');
+    assert.deepEqual(await paymentOf(contractNumber), paidAt);
+
+    assert.deepEqual(await asOf(paidAt, claimNumber), { status: 'payment_pending', paidAt: null });
+    assert.deepEqual(await asOf(new Date(paidAt.getTime() + 1), claimNumber), { status: 'paid', paidAt });
+    assert.deepEqual(await asOf(returnedAt, claimNumber), { status: 'paid', paidAt });
+    assert.deepEqual(await asOf(new Date(returnedAt.getTime() + 1), claimNumber), { status: 'failed', paidAt: null });
+  });
+
+  it('a settlement whose transaction starts before the period’s end and settles after it: not paid at the end, on both clocks', async () => {
+    const { contractNumber, claimNumber, endToEndId } = await claimPaymentPending();
+    // the transaction starts now (the database's now()); the period ends a minute later; the use case
+    // settles at its own clock, two minutes later (a long import crossing the end)
+    const end = new Date(Date.now() + MINUTE);
+    const settledAt = new Date(Date.now() + 2 * MINUTE);
+    assert.equal(await settle(endToEndId, 'paid', settledAt), 'paid');
+    assert.deepEqual(await paymentOf(contractNumber), settledAt);
+    const { paid_at } = await t.db
+      .selectFrom('claims')
+      .select('paid_at')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(paid_at, settledAt);
+    // status and paid_at agree: payment pending at the end, paid (at its ledger entry) after
+    assert.deepEqual(await asOf(end, claimNumber), { status: 'payment_pending', paidAt: null });
+    assert.deepEqual(await asOf(new Date(settledAt.getTime() + 1), claimNumber), { status: 'paid', paidAt: settledAt });
+  });
+
+  it('a voided claim reads voided after its void, its earlier status before', async () => {
+    const { claimId, claimNumber } = await openClaim();
+    assert.equal(await notifyClaim(notifyDeps(), { claimId }), 'sent');
+    const voidedAt = new Date(Date.now() + 30 * MINUTE);
+    const done = await voidClaim(
+      { db: t.db, jobs: t.app.parasol.jobs, now: () => voidedAt },
+      {
+        claimNumber,
+        actor: 'operator:desk@parasol.test',
+        reason: 'wrong flight data',
+        actionToken: `void-${claimId.replace(/-/g, '')}`.slice(0, 40),
+      },
+    );
+    assert.equal(done.outcome, 'done');
+    assert.deepEqual(await asOf(voidedAt, claimNumber), { status: 'awaiting_bank_details', paidAt: null });
+    assert.deepEqual(await asOf(new Date(voidedAt.getTime() + 1), claimNumber), { status: 'voided', paidAt: null });
+  });
+
+  it(
+    'two overlapping settlements of one claim (PostgreSQL): the later change wins, whatever the clocks say',
+    { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): concurrent transactions' },
+    async () => {
+      const { claimNumber, endToEndId } = await claimPaymentPending();
+      const earlier = new Date(Date.now() + 5 * MINUTE);
+      const later = new Date(Date.now() + 6 * MINUTE);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const isStarted = new Promise<void>((resolve) => (started = resolve));
+      // A: a reconciliation that began first (its clock read then: earlier), writes the return last
+      const returning = t.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('claims').select('id').where('claim_number', '=', claimNumber).execute();
+        started();
+        await released;
+        return settlePayout(trx, settleDeps(earlier), { endToEndId, outcome: 'returned', actor: 'system' });
+      });
+      await isStarted;
+      // B: a shorter one, begun and committed meanwhile: paid
+      assert.equal(await settle(endToEndId, 'paid', later), 'paid');
+      release();
+      assert.equal(await returning, 'returned');
+      const trail = await t.db
+        .selectFrom('audit_log')
+        .select(['id', 'at', 'action'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claimNumber)
+        .where('action', 'in', ['paid', 'payment_returned'])
+        .orderBy('id')
+        .execute();
+      // the return written after the payment, dated before it
+      assert.deepEqual(
+        trail.map((r) => r.action),
+        ['paid', 'payment_returned'],
+      );
+      assert.ok(trail[1]!.at < trail[0]!.at);
+      const { status } = await t.db
+        .selectFrom('claims')
+        .select('status')
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(status, 'failed');
+      assert.deepEqual(await asOf(new Date(later.getTime() + MINUTE), claimNumber), {
+        status: 'failed',
+        paidAt: null,
+      });
+    },
+  );
+});
