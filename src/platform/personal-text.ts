@@ -17,8 +17,12 @@ export function maskIban(iban: string): string {
   return `•••• ${electronic.slice(-4)}`;
 }
 
-/** Where an IBAN may begin: two letters and two digits, at the start of a word. */
-const IBAN_START = /\b[A-Za-z]{2}[0-9]{2}/;
+/**
+ * Where an IBAN may begin: two letters and two digits, at the start of a word — or right after an
+ * escaped line break or tab (`\n`, `\r`, `\t` as JSON writes them: a log line quoting a multi-line
+ * text), where no word begins for `\b` since the escape ends with a letter.
+ */
+const IBAN_START = /(?:\b|(?<=\\[nrt]))[A-Za-z]{2}[0-9]{2}/;
 
 /**
  * Whether `maskIbansIn` could find an IBAN in the text (it has a place where one may begin): one
