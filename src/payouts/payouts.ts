@@ -202,9 +202,7 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(outcome === 'failed'
-        ? { reason: report.reason == null ? null : bankText }
-        : {}),
+      ...(outcome === 'failed' ? { reason: report.reason == null ? null : bankText } : {}),
     },
   });
   return outcome;

@@ -90,7 +90,10 @@ const PERSONAL_CANDIDATE = /[@+]|[A-Z]{2}[0-9]{2}/;
  */
 export function scrubSecrets(text: string): string {
   const tokensOut = TOKEN_CANDIDATE.test(text)
-    ? text.replace(TOKENS, (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`)
+    ? text.replace(
+        TOKENS,
+        (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`,
+      )
     : text;
   const masked = mayQuoteIban(tokensOut) ? maskIbansIn(tokensOut) : tokensOut;
   return PERSONAL_CANDIDATE.test(masked) ? masked.replace(PERSONAL, REDACTED) : masked;

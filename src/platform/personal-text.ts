@@ -143,7 +143,7 @@ export function maskNameIn(text: string, name: string): string {
   // runs of name words next to each other; a run is masked when it holds a longer word (or, for a
   // name of two-letter words only, two words or more)
   const masked = new Set<number>();
-  for (let i = 0; i < found.length; ) {
+  for (let i = 0; i < found.length;) {
     let j = i;
     while (j + 1 < found.length && BETWEEN_NAME_WORDS.test(text.slice(found[j]!.end, found[j + 1]!.start))) j++;
     const run = found.slice(i, j + 1);

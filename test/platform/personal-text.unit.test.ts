@@ -52,7 +52,7 @@ describe('free text kept without the personal data it quotes', () => {
     assert.equal(maskNameIn('AC04 closed', ''), 'AC04 closed');
   });
 
-  it('masks the IBAN, email and phone a reason quotes before the holder\'s name, so a name inside them hides nothing', () => {
+  it("masks the IBAN, email and phone a reason quotes before the holder's name, so a name inside them hides nothing", () => {
     assert.equal(
       maskPersonalDataIn('AC04 GB47 ABBY 0901 2912 3456 78 ABBY SMITH', 'Abby Smith'),
       'AC04 •••• 5678 [name] [name]',
