@@ -57,6 +57,7 @@ export function dbCommands(kit: CommandKit): void {
         throttleCounters: 'sign-in counters re-keyed by their HMAC',
         auditAddresses: 'audit rows: client address replaced by its HMAC and network',
         auditReasons: 'audit rows: reason masked',
+        auditApiKeyLabels: 'audit rows: API key label masked',
         payoutReasons: "payouts: bank's reason masked",
         claimReasons: 'claims: reason masked',
         webhookEvents: "webhook events: bank's reason masked",

@@ -1,5 +1,12 @@
 import { Option } from 'commander';
-import { createApiKey, ENVIRONMENTS, requirePartner, revokeApiKey, type Environment } from '../partners/index.ts';
+import {
+  createApiKey,
+  ENVIRONMENTS,
+  MAX_LABEL_LENGTH,
+  requirePartner,
+  revokeApiKey,
+  type Environment,
+} from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { table, UUID, when, type CommandKit } from './kit.ts';
@@ -22,7 +29,7 @@ export function keysCommands(kit: CommandKit): void {
         .choices(ENVIRONMENTS)
         .makeOptionMandatory(),
     )
-    .option('--label <text>', 'free text to recognise the key later')
+    .option('--label <text>', `free text to recognise the key later (at most ${MAX_LABEL_LENGTH} characters)`)
     .action(
       run(async (ref: string, options: { env: Environment; label?: string }) => {
         const partner = await requirePartner(db, ref);

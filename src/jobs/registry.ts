@@ -259,6 +259,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         now: rt.now,
         bankDetailsDays: rt.config.bankDetailsDays,
         encryption: rt.keys.encryption,
+        log: rt.log,
       };
       return async (job) => {
         const outcome = await payWithSimulatedBank(deps, job.data.payoutId, job.data.returnOf);

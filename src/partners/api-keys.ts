@@ -39,11 +39,20 @@ export interface CreatedApiKey {
   plaintext: string;
 }
 
+/** The longest label an API key is given, as typed (its masked form is never longer). */
+export const MAX_LABEL_LENGTH = 100;
+
 export async function createApiKey(
   db: Db,
   actor: string,
   input: { partnerId: string; environment: Environment; label?: string | undefined; plaintext?: string | undefined },
 ): Promise<CreatedApiKey> {
+  // as typed, before masking: the limit every caller states (the consoles' forms, the CLI's --label)
+  if (input.label !== undefined && input.label.length > MAX_LABEL_LENGTH) {
+    throw new DomainError('validation_failed', 'The label is too long.', {
+      errors: [{ field: '/label', code: 'too_long', message: `must be at most ${MAX_LABEL_LENGTH} characters` }],
+    });
+  }
   return db.transaction().execute(async (trx) => {
     if (input.environment !== 'sandbox') {
       const agreement = await repo.findAgreement(trx, input.partnerId);

@@ -10,7 +10,7 @@ export {
   type AmendmentInput,
   type FutureViolation,
 } from './amendments.ts';
-export { createApiKey, revokeApiKey } from './api-keys.ts';
+export { createApiKey, MAX_LABEL_LENGTH, revokeApiKey } from './api-keys.ts';
 export { BRAND_NAME, checkBrandName, setBrandName } from './brand.ts';
 export { setConfiguration, type ConfigurationInput, type SavedConfiguration } from './configuration.ts';
 export {

@@ -312,7 +312,6 @@ export async function lockPayoutClaim(
     .executeTakeFirstOrThrow();
 }
 
-/** The sealed IBAN the claim's payout goes to. */
 /** The claim's bank details: the IBAN, and the account holder (sealed, or its plaintext before migration 0010). */
 export async function findPayoutAccount(
   db: Executor,

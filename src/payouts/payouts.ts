@@ -6,7 +6,7 @@ import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
 import { toDecimalString, toMinorUnits } from '../platform/money.ts';
-import { maskNameIn, maskPersonalDataIn } from '../platform/personal-text.ts';
+import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
   findPayoutAccount,
@@ -98,6 +98,8 @@ export interface SettleDeps {
   bankDetailsDays: number;
   /** Opens the claim's bank details: the account holder's name is masked in the bank's reason. */
   encryption: EncryptionKeys;
+  /** Where a reason masked without the holder's name (it cannot be opened) is reported; nothing when absent. */
+  log?: { warn: (details: object, message: string) => void } | undefined;
 }
 
 export type SettleOutcome =
@@ -171,11 +173,13 @@ export async function settlePayout(
   if (payout.status === 'paid' || payout.status === 'failed') return 'conflict';
 
   const now = deps.now();
+  // the bank's reason, masked once: kept on the payout and the claim, and audited
+  const bankText = outcome === 'failed' ? await bankReason(trx, deps, payout.claim_id, report.reason) : '';
   if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
   } else {
-    const reason = (await bankReason(trx, deps, payout.claim_id, report.reason)) || 'rejected by the bank';
+    const reason = bankText || 'rejected by the bank';
     await markPayoutFailed(trx, payout.id, now, reason);
     await markClaimFailed(
       trx,
@@ -199,9 +203,7 @@ export async function settlePayout(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      ...(outcome === 'failed'
-        ? { reason: report.reason == null ? null : await bankReason(trx, deps, payout.claim_id, report.reason) }
-        : {}),
+      ...(outcome === 'failed' ? { reason: report.reason == null ? null : bankText } : {}),
     },
   });
   return outcome;
@@ -234,7 +236,8 @@ async function settleReturn(
   report: { reason?: string | null | undefined; actor: string },
 ): Promise<'returned'> {
   const now = deps.now();
-  const reason = (await bankReason(trx, deps, payout.claim_id, report.reason)) || 'returned by the bank';
+  const bankText = await bankReason(trx, deps, payout.claim_id, report.reason);
+  const reason = bankText || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(
     trx,
@@ -261,7 +264,7 @@ async function settleReturn(
       rail: payout.rail,
       attempt: payout.attempt,
       amount: payout.amount,
-      reason: report.reason == null ? null : await bankReason(trx, deps, payout.claim_id, report.reason),
+      reason: report.reason == null ? null : bankText,
     },
   });
   return 'returned';
@@ -269,8 +272,10 @@ async function settleReturn(
 
 /**
  * A bank's free-text reason as it is kept (trimmed; '' when there is none): it may quote the account
- * holder, known here — their name masked (maskNameIn), then the IBANs, emails and phones
- * (maskPersonalDataIn), so no reason stored or audited names the customer.
+ * holder, known here — IBANs, emails and phones masked, then the holder's name (maskPersonalDataIn
+ * with the name), so no reason stored or audited names the customer. Computed once per settlement.
+ * When the holder's name cannot be opened (its key removed), the reason is masked without it and a
+ * warning logged (no personal data in it): the bank's report is settled all the same.
  */
 async function bankReason(
   trx: Executor,
@@ -281,11 +286,18 @@ async function bankReason(
   const text = (reason ?? '').trim();
   if (text === '') return '';
   const account = await findPayoutAccount(trx, claimId);
-  const holder =
-    account.account_holder_enc === null && account.account_holder === null
-      ? ''
-      : openField(deps.encryption, account.account_holder_enc, account.account_holder);
-  return maskPersonalDataIn(maskNameIn(text, holder));
+  let holder = '';
+  if (account.account_holder_enc !== null || account.account_holder !== null) {
+    try {
+      holder = openField(deps.encryption, account.account_holder_enc, account.account_holder);
+    } catch (error) {
+      deps.log?.warn(
+        { claimId, err: { name: (error as Error).name } },
+        "bank reason masked without the account holder's name: it cannot be opened",
+      );
+    }
+  }
+  return maskPersonalDataIn(text, holder);
 }
 
 function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: string }) {

@@ -6,24 +6,14 @@
  * identifiers are refused instead, since changing an id silently would break reconciliation.
  */
 
+import { LATIN_TRANSLITERATION } from '../platform/latin-text.ts';
+
 const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 const SEPA_ID = /^[A-Za-z0-9/\-?:().,'+]+$/;
 
+/** The letters (LATIN_TRANSLITERATION, shared with the name masking) and the punctuation SEPA spells otherwise. */
 const SPECIAL: Record<string, string> = {
-  ß: 'ss',
-  Æ: 'AE',
-  æ: 'ae',
-  Œ: 'OE',
-  œ: 'oe',
-  Ø: 'O',
-  ø: 'o',
-  Ł: 'L',
-  ł: 'l',
-  Đ: 'D',
-  đ: 'd',
-  Þ: 'TH',
-  þ: 'th',
-  ı: 'i',
+  ...LATIN_TRANSLITERATION,
   '&': '+',
   '’': "'",
   '‘': "'",

@@ -13,14 +13,15 @@ import { maskIbansIn, mayQuoteIban } from './personal-text.ts';
  *    parameters database errors carry.
  * 2. A last pass over each finished line (`scrubSecrets`), whatever logged it — an error message
  *    quoting a URL, a database error's `detail` quoting a value: bank-details links, API keys
- *    (`psl_…`), operator tokens (`pso_…`), webhook secrets (`whsec_…`), `sk_`/`pk_`-style keys,
- *    e-mail addresses and phone numbers are replaced by one combined regular expression; IBANs are
- *    masked to their last four by `maskIbansIn` (personal-text.ts, what every free text kept is
- *    masked with: any case, grouped by spaces or dashes or not), and what only looks like an
- *    upper-case IBAN (a mistyped one, its check digits wrong) is replaced too. Each runs only on
- *    lines where a cheap test finds a candidate — two letters then two digits starting a word for
- *    maskIbansIn (which then reads on only where they name an IBAN country); `@`, `+`, `_`, `/c/`,
- *    two capitals then two digits for the expression: most lines cost two `test`s.
+ *    (`psl_…`), operator tokens (`pso_…`), webhook secrets (`whsec_…`) and `sk_`/`pk_`-style keys
+ *    are replaced first, whole (an IBAN-like tail inside a token cannot cut its redaction short);
+ *    then IBANs are masked to their last four by `maskIbansIn` (personal-text.ts, what every free
+ *    text kept is masked with: any case, grouped by spaces or dashes or not, also right after a
+ *    JSON-escaped `\n`/`\r`/`\t`); then e-mail addresses, phone numbers and what only looks like an
+ *    upper-case IBAN (a mistyped one, its check digits wrong) are replaced. Each runs only on lines
+ *    where a cheap test finds a candidate — `_` or `/c/` for the tokens, two letters then two digits
+ *    starting a word for maskIbansIn (which then reads on only where they name an IBAN country),
+ *    `@`, `+`, two capitals then two digits for the rest: most lines cost three `test`s.
  */
 
 export const REDACTED = '[redacted]';
@@ -54,31 +55,48 @@ export function redactUrl(url: string): string {
   return `${path}?${query}`;
 }
 
-const SECRETS = new RegExp(
+/** Where a word begins, for a log line: `\b`, or right after a JSON-escaped `\n`, `\r`, `\t` (as IBAN_START in personal-text.ts). */
+const WORD_START = String.raw`(?:\b|(?<=\\[nrt]))`;
+
+/** Tokens that are secret as a whole: replaced before IBANs are masked, so an IBAN-like tail cannot cut one short. */
+const TOKENS = new RegExp(
   [
     // a bank-details link, anywhere (path, absolute URL, SMS body)
     String.raw`(?<link>/c/)(?!\[redacted\])[A-Za-z0-9_-]{8,}`,
     // API keys, operator tokens, webhook secrets, and the usual sk_/pk_/rk_ key styles
-    String.raw`(?<key>\b(?:psl_(?:sbx|pre|live)|pso|whsec|sk|pk|rk)_)(?!\[redacted\])[A-Za-z0-9_+/=-]{8,}`,
+    String.raw`(?<key>${WORD_START}(?:psl_(?:sbx|pre|live)|pso|whsec|sk|pk|rk)_)(?!\[redacted\])[A-Za-z0-9_+/=-]{8,}`,
+  ].join('|'),
+  'g',
+);
+const TOKEN_CANDIDATE = /_|\/c\//;
+
+/** Personal values left once IBANs are masked. */
+const PERSONAL = new RegExp(
+  [
     // e-mail addresses
     String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+`,
     // what looks like an upper-case IBAN and is not one (a mistyped account): maskIbansIn masks the valid ones first
-    String.raw`\b[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}\b`,
+    String.raw`${WORD_START}[A-Z]{2}[0-9]{2}(?:[ -]?[A-Z0-9]){11,30}\b`,
     // phone numbers in E.164 or spaced international form
     String.raw`\+[1-9](?:[ .-]?[0-9]){7,14}\b`,
   ].join('|'),
   'g',
 );
-const CANDIDATE = /[@+_]|\/c\/|[A-Z]{2}[0-9]{2}/;
+const PERSONAL_CANDIDATE = /[@+]|[A-Z]{2}[0-9]{2}/;
 
-/** Masks every IBAN (maskIbansIn), then replaces every secret or personal value `SECRETS` recognises, in a text (a log line). */
+/**
+ * A text (a log line) scrubbed: links and keys replaced (`TOKENS`) first, then every IBAN masked
+ * (maskIbansIn, as every free text kept), then e-mails, mistyped IBANs and phones replaced (`PERSONAL`).
+ */
 export function scrubSecrets(text: string): string {
-  const masked = mayQuoteIban(text) ? maskIbansIn(text) : text;
-  if (!CANDIDATE.test(masked)) return masked;
-  return masked.replace(
-    SECRETS,
-    (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`,
-  );
+  const tokensOut = TOKEN_CANDIDATE.test(text)
+    ? text.replace(
+        TOKENS,
+        (_match, link: string | undefined, key: string | undefined) => `${link ?? key ?? ''}${REDACTED}`,
+      )
+    : text;
+  const masked = mayQuoteIban(tokensOut) ? maskIbansIn(tokensOut) : tokensOut;
+  return PERSONAL_CANDIDATE.test(masked) ? masked.replace(PERSONAL, REDACTED) : masked;
 }
 
 /** A destination that scrubs each line before handing it on (pino writes one line per call). */

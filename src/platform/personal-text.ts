@@ -1,5 +1,6 @@
 import { countrySpecs, electronicFormatIBAN, validateIBAN, ValidationErrorsIBAN } from 'ibantools';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { transliterateLatin } from './latin-text.ts';
 
 /**
  * Free text that people write and the platform keeps — an operator's reason on the claim desk, a
@@ -16,8 +17,12 @@ export function maskIban(iban: string): string {
   return `•••• ${electronic.slice(-4)}`;
 }
 
-/** Where an IBAN may begin: two letters and two digits, at the start of a word. */
-const IBAN_START = /\b[A-Za-z]{2}[0-9]{2}/;
+/**
+ * Where an IBAN may begin: two letters and two digits, at the start of a word — or right after an
+ * escaped line break or tab (`\n`, `\r`, `\t` as JSON writes them: a log line quoting a multi-line
+ * text), where no word begins for `\b` since the escape ends with a letter.
+ */
+const IBAN_START = /(?:\b|(?<=\\[nrt]))[A-Za-z]{2}[0-9]{2}/;
 
 /**
  * Whether `maskIbansIn` could find an IBAN in the text (it has a place where one may begin): one
@@ -89,39 +94,72 @@ const FRENCH_PHONE = /\b0[1-9](?:[ .-]?[0-9]{2}){4}\b/g;
 /**
  * The text with the personal data people quote in free text masked: IBANs (their last four kept, as
  * everywhere), email addresses and phone numbers (international, or French national form), each
- * replaced by `[email]` or `[phone]`. What the text says otherwise is kept as written.
+ * replaced by `[email]` or `[phone]`; then, when the text may quote a known person (`name`: a bank's
+ * reason for refusing a transfer to that person's account), their name (`maskNameIn`). The name goes
+ * last: masked first, its words inside an IBAN or an address ("GB47 ABBY 0901…", "abby.smith@…")
+ * would hide the account or the address from the masks that follow. What the text says otherwise is
+ * kept as written.
  */
-export function maskPersonalDataIn(text: string): string {
-  return maskIbansIn(text)
+export function maskPersonalDataIn(text: string, name?: string): string {
+  const masked = maskIbansIn(text)
     .replace(EMAIL, MASKED_EMAIL)
     .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
     .replace(FRENCH_PHONE, MASKED_PHONE);
+  return name ? maskNameIn(masked, name) : masked;
 }
 
 export const MASKED_NAME = '[name]';
 
+/** What may stand between two words of one name as a text writes it: "DUPONT JEAN", "Dupont, Jean", "Le-Goff". */
+const BETWEEN_NAME_WORDS = /^[\s,.'’-]+$/u;
+
 /**
  * The text with a known person's name masked: each word of `name` (two letters or more) replaced by
- * `[name]` wherever it stands as a whole word, in any case and with or without its accents — a bank
- * writes "DUPONT JEAN" or "Muller" for the account holder "Jean Dupont" or "Müller". For free text
- * that may quote someone whose name is known when it arrives (a bank's reason for refusing or
- * returning the transfer to that person's account). Masks too much rather than too little: a
- * name that is also a common word masks that word.
+ * `[name]` wherever it stands as a whole word, in any case, with or without its accents, and as
+ * SEPA spells it (`transliterateLatin`: "Łukasz Wałęsa" → LUKASZ WALESA, "Strauß" → STRAUSS, the
+ * name Parasol sent the bank in pain.001) — a bank writes "DUPONT JEAN" or "Muller" for the account
+ * holder "Jean Dupont" or "Müller". A two-letter word ("de", "la", "Le", "An") is masked only next to
+ * another word of the name ("DE LA FONTAINE"), else it is an ordinary word ("clos à la demande").
+ * For free text that may quote someone whose name is known when it arrives (a bank's reason for
+ * refusing or returning the transfer to that person's account). Masks too much rather than too
+ * little: a longer name word that is also a common word masks that word.
  */
 export function maskNameIn(text: string, name: string): string {
-  const words = [...new Set(fold(name).split(/[^\p{L}\p{N}]+/u))].filter((w) => w.length >= 2);
+  const words = [
+    ...new Set(
+      name
+        .split(/[^\p{L}\p{N}]+/u)
+        .flatMap((word) => [fold(word), transliterateLatin(word)])
+        .map((word) => word.toLowerCase()),
+    ),
+  ].filter((w) => w.length >= 2);
   if (words.length === 0) return text;
   const escaped = words.sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
   // matched on the text without its accents, each character folded in place (same length), replaced in the text itself
   const folded = fold(text);
-  let masked = '';
-  let from = 0;
-  for (const found of folded.matchAll(pattern)) {
-    masked += `${text.slice(from, found.index)}${MASKED_NAME}`;
-    from = found.index + found[0].length;
+  const found = [...folded.matchAll(pattern)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const onlyShort = words.every((w) => w.length === 2);
+  // runs of name words next to each other; a run is masked when it holds a longer word (or, for a
+  // name of two-letter words only, two words or more)
+  const masked = new Set<number>();
+  for (let i = 0; i < found.length;) {
+    let j = i;
+    while (j + 1 < found.length && BETWEEN_NAME_WORDS.test(text.slice(found[j]!.end, found[j + 1]!.start))) j++;
+    const run = found.slice(i, j + 1);
+    if (run.some((m) => m.end - m.start > 2) || (onlyShort && run.length >= 2))
+      for (let k = i; k <= j; k++) masked.add(k);
+    else for (let k = i; k <= j; k++) if (found[k]!.end - found[k]!.start > 2) masked.add(k);
+    i = j + 1;
   }
-  return masked + text.slice(from);
+  let out = '';
+  let from = 0;
+  found.forEach((m, k) => {
+    if (!masked.has(k)) return;
+    out += `${text.slice(from, m.start)}${MASKED_NAME}`;
+    from = m.end;
+  });
+  return out + text.slice(from);
 }
 
 /** Each character without its accents where that keeps its length (é → e, ü → u), else as written. */

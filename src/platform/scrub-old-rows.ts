@@ -15,10 +15,14 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  *   version may have started under that key meanwhile (the larger count, the later lock);
  * - `audit_log`: the client address of sign-ins and password-reset requests becomes its keyed hash
  *   and network (platform/client-address.ts); free-text reasons (the claim desk's, the bank's refusals,
- *   stop-sales…) are masked (platform/personal-text.ts);
+ *   stop-sales…) and the labels API keys were created with (entity `api_key`) are masked
+ *   (platform/personal-text.ts). Webhook endpoint descriptions are never audited (only whether one
+ *   changed);
  * - the bank's refusal reasons on `payouts` and `claims` and in the `webhook_events` kept for
  *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked; so are API
  *   key labels and webhook endpoint descriptions (free text masked when written since 0054's release).
+ *   Old bank reasons get IBANs, emails and phones masked, not the account holder's name (which reasons
+ *   written since are masked of, settlePayout): that needs the claim's sealed holder opened per row.
  *
  * A migration cannot do it: the HMAC needs the key, the masking recognises IBANs by their check digits.
  * Batches of one transaction each, walking each table in key order; each row is rewritten by one
@@ -35,6 +39,7 @@ export interface ScrubReport {
   throttleCounters: number;
   auditAddresses: number;
   auditReasons: number;
+  auditApiKeyLabels: number;
   payoutReasons: number;
   claimReasons: number;
   webhookEvents: number;
@@ -55,6 +60,7 @@ export async function scrubOldRows(
     throttleCounters: 0,
     auditAddresses: 0,
     auditReasons: 0,
+    auditApiKeyLabels: 0,
     payoutReasons: 0,
     claimReasons: 0,
     webhookEvents: 0,
@@ -117,7 +123,7 @@ export async function scrubOldRows(
   });
 
   // audit_log: client addresses in clear, and free-text reasons
-  const auditWalk = (field: 'address' | 'reason') =>
+  const auditWalk = (field: 'address' | 'reason' | 'label') =>
     walk(0, async (trx, after) => {
       const rows = await trx
         .selectFrom('audit_log')
@@ -126,6 +132,8 @@ export async function scrubOldRows(
         .where(sql<boolean>`jsonb_typeof(data->${field}) = 'string'`)
         // the client address: only the rows that recorded one (sign-ins, reset requests)
         .$if(field === 'address', (q) => q.where('action', 'in', ['signed_in', 'password_reset_requested']))
+        // the label an API key was created with (partners/api-keys.ts audits it)
+        .$if(field === 'label', (q) => q.where('entity', '=', 'api_key'))
         .orderBy('id')
         .limit(batchSize)
         .execute();
@@ -148,9 +156,9 @@ export async function scrubOldRows(
           if (masked === held) continue;
           const done = await trx
             .updateTable('audit_log')
-            .set({ data: sql`jsonb_set(data, '{reason}', to_jsonb(${masked}::text))` })
+            .set({ data: sql`jsonb_set(data, ${`{${field}}`}::text[], to_jsonb(${masked}::text))` })
             .where('id', '=', row.id)
-            .where(sql<boolean>`data->>'reason' = ${held}`)
+            .where(sql<boolean>`data->>${field} = ${held}`)
             .executeTakeFirst();
           rewritten += Number(done.numUpdatedRows);
         }
@@ -159,6 +167,7 @@ export async function scrubOldRows(
     });
   report.auditAddresses = await auditWalk('address');
   report.auditReasons = await auditWalk('reason');
+  report.auditApiKeyLabels = await auditWalk('label');
 
   // free-text columns: masked where they quote personal data
   const columnWalk = async (

@@ -36,11 +36,12 @@ export async function sealPersonalData(
 ): Promise<number> {
   const seal = (value: string) => encrypt(encryptionKey, value);
   let sealed = 0;
-  const inBatches = async (step: (trx: Executor) => Promise<number>) => {
+  // a step answers the rows it selected (a short batch is the last), or those and the rows it sealed
+  const inBatches = async (step: (trx: Executor) => Promise<number | { selected: number; sealed: number }>) => {
     for (;;) {
       const n = await db.transaction().execute(step);
-      sealed += n;
-      if (n < batchSize) return;
+      sealed += typeof n === 'number' ? n : n.sealed;
+      if ((typeof n === 'number' ? n : n.selected) < batchSize) return;
     }
   };
 
@@ -76,14 +77,18 @@ export async function sealPersonalData(
     const rows = await trx
       .selectFrom('contracts_booking_references_unsealed')
       .select(['contract_id', 'booking_reference'])
+      // one order for every process starting together: their deletes lock the rows in the same order (no deadlock)
+      .orderBy('contract_id')
       .limit(batchSize)
       .execute();
+    let moved = 0;
     for (const r of rows) {
-      const moved = await trx
+      const deleted = await trx
         .deleteFrom('contracts_booking_references_unsealed')
         .where('contract_id', '=', r.contract_id)
         .executeTakeFirst();
-      if (moved.numDeletedRows === 0n) continue;
+      if (deleted.numDeletedRows === 0n) continue;
+      moved += 1;
       await trx
         .updateTable('contracts')
         .set({
@@ -93,7 +98,7 @@ export async function sealPersonalData(
         .where('id', '=', r.contract_id)
         .execute();
     }
-    return rows.length;
+    return { selected: rows.length, sealed: moved };
   });
 
   await inBatches(async (trx) => {

@@ -118,18 +118,19 @@ export interface AddEndpointInput {
 }
 
 /**
- * An endpoint's description as it is kept: trimmed (empty: none), at most 200 characters, with the
- * IBANs, email addresses and phone numbers it may quote masked like any free text kept
- * (maskPersonalDataIn; docs/DECISIONS.md, "Free text is kept with its personal data masked").
+ * An endpoint's description as it is kept: trimmed (empty: none), at most 200 characters as typed
+ * (checked before masking, as the API's schema does), with the IBANs, email addresses and phone
+ * numbers it may quote masked like any free text kept (maskPersonalDataIn; docs/DECISIONS.md,
+ * "Free text is kept with its personal data masked").
  */
 function endpointDescription(text: string | null | undefined): string | null {
-  const description = maskPersonalDataIn(text?.trim() ?? '') || null;
-  if (description !== null && description.length > 200) {
+  const typed = text?.trim() ?? '';
+  if (typed.length > 200) {
     throw new DomainError('validation_failed', 'The description is too long.', {
       errors: [{ field: '/description', code: 'too_long', message: 'must be at most 200 characters' }],
     });
   }
-  return description;
+  return maskPersonalDataIn(typed) || null;
 }
 
 /** Registers an endpoint; answers its secret, once. */

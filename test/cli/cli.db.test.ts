@@ -116,6 +116,11 @@ describe('operator flow', () => {
     assert.equal(current?.commissionRate, '0.2');
     assert.match((await cli(['config', 'show', slug])).out, /50\.00 EUR.*100\.00 EUR/);
 
+    // a label is at most 100 characters as typed, as in the consoles: nothing is created
+    const long = await cli(['keys', 'create', slug, '--env', 'production', '--label', 'x'.repeat(101)]);
+    assert.notEqual(long.code, 0);
+    assert.match(long.err + long.out, /at most 100 characters/);
+    assert.deepEqual(await repo.listApiKeys(db, partner.id), []);
     const key = await cli(['keys', 'create', slug, '--env', 'production', '--label', 'prod server']);
     assert.equal(key.code, 0, key.err);
     const plaintext = /psl_live_\S+/.exec(key.out)?.[0];

@@ -113,6 +113,19 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
       'insureFlight books PNR123; subscribeTrip ABC123',
     );
     assert.deepEqual((await get('/contracts', b)).body.contracts, []);
+    // a second partner holding the same booking reference finds its own contract, never the first's
+    const theirs = await insureFlight(t.app, b, { flightNumber: 'AF5203' });
+    const bookedByB = await get('/contracts?bookingReference=PNR123', b);
+    assert.deepEqual(
+      bookedByB.body.contracts.map((c: { contractNumber: string }) => c.contractNumber),
+      [theirs.contractNumber],
+    );
+    assert.deepEqual(
+      (await get('/contracts?bookingReference=PNR123', a)).body.contracts.map(
+        (c: { contractNumber: string }) => c.contractNumber,
+      ),
+      [claimed.contractNumber],
+    );
     assert.equal((await get('/contracts?status=lapsed', a)).status, 422);
     assert.equal((await get('/contracts?bookingReference=a%20b', a)).status, 422);
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { MAX_BANK_REPORT_BYTES, reconcilePayouts } from '../../src/payouts/reconcile.ts';
+import { encrypt } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
@@ -430,6 +432,27 @@ describe('payout returns and camt.054 reports', () => {
     // reported again, as a return or a rejection: already known
     const csv = `endToEndId,status,reason\n${payout.end_to_end_id},returned,AG01\n`;
     assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });
+  });
+
+  it('a rejection whose account holder cannot be opened (its key removed) is settled, its reason masked without the name', async () => {
+    const { claimNumber } = await claimWithDetails();
+    await batch();
+    const payout = await payoutOf(claimNumber);
+    const { id: claimId } = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    // sealed under a key the platform no longer holds
+    await t.db
+      .updateTable('claim_bank_details')
+      .set({ account_holder_enc: encrypt(randomBytes(32), 'Jane Smith'), account_holder: null })
+      .where('claim_id', '=', claimId)
+      .execute();
+    const csv = `endToEndId,status,reason\n${payout.end_to_end_id},failed,AC04 DE89370400440532013000 closed\n`;
+    assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { failed: 1 });
+    const claim = await claimOf(claimNumber);
+    assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'AC04 •••• 3000 closed']);
   });
 
   it('a report whose amount or currency is not the payout’s changes nothing: reported with both, audited, left to the operator', async () => {

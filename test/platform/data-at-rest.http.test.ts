@@ -436,6 +436,7 @@ describe('personal data at rest', () => {
     const partner = await createTestPartner(before.db);
     const subscribed = await subscribeTrip(before.app, partner);
     assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    const key = before.app.parasol.keys.encryption;
     await before.close();
     const contractNumber = subscribed.body.contractNumber as string;
     const reference = `${letters(3)}${digits(3)}`.toUpperCase();
@@ -463,6 +464,12 @@ describe('personal data at rest', () => {
       .where('c.contract_number', '=', contractNumber)
       .executeTakeFirstOrThrow();
     assert.deepEqual(moved, { booking_reference: reference, booking_reference_enc: null });
+    // two processes starting together seal each moved reference once, and count only what each sealed
+    const unsealed = (
+      await handle.db.selectFrom('contracts_booking_references_unsealed').select('contract_id').execute()
+    ).length;
+    const counts = await Promise.all([sealPersonalData(handle.db, key), sealPersonalData(handle.db, key)]);
+    assert.equal(counts[0] + counts[1], unsealed);
 
     // the start seals it (buildApp's prepare) before the app serves
     const app = await buildTestApp({ database: handle });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger, redactUrl, scrubSecrets } from '../../src/platform/logging.ts';
+import { maskIbansIn } from '../../src/platform/personal-text.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -93,6 +94,15 @@ describe('log redaction, pure', () => {
     for (const [text, scrubbed] of cases) assert.equal(scrubSecrets(text), scrubbed);
     // a mistyped upper-case account (its check digits wrong) is still replaced
     assert.equal(scrubSecrets('typed DE88370400440532013000'), 'typed [redacted]');
+    // right after a JSON-escaped line break or tab (a multi-line text logged), as maskIbansIn masks it in a reason
+    assert.equal(
+      scrubSecrets(String.raw`{"msg":"line\nde89370400440532013000\tFR7630006000011234567890189\rnl91abna0417164300"}`),
+      String.raw`{"msg":"line\n•••• 3000\t•••• 0189\r•••• 4300"}`,
+    );
+    assert.equal(maskIbansIn(String.raw`reason\nde89370400440532013000`), String.raw`reason\n•••• 3000`);
+    assert.equal(scrubSecrets(String.raw`"a\npsl_sbx_AbCdEfGhIjKl"`), String.raw`"a\npsl_sbx_[redacted]"`);
+    // a key whose tail looks like an IBAN keeps its whole redaction
+    assert.equal(scrubSecrets('key psl_sbx_AbCd-DE89370400440532013000 used'), 'key psl_sbx_[redacted] used');
     // reason codes and identifiers stay as written
     const plain = 'AC04 MS03 reqId 5f0c1f1e-8a9b-de45-9e3f-0a1b2c3d4e5f';
     assert.equal(scrubSecrets(plain), plain);

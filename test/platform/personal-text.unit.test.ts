@@ -51,4 +51,35 @@ describe('free text kept without the personal data it quotes', () => {
     assert.equal(maskNameIn('Smithson J. Smith', 'J Smith'), 'Smithson J. [name]');
     assert.equal(maskNameIn('AC04 closed', ''), 'AC04 closed');
   });
+
+  it("masks the IBAN, email and phone a reason quotes before the holder's name, so a name inside them hides nothing", () => {
+    assert.equal(
+      maskPersonalDataIn('AC04 GB47 ABBY 0901 2912 3456 78 ABBY SMITH', 'Abby Smith'),
+      'AC04 •••• 5678 [name] [name]',
+    );
+    assert.equal(
+      maskPersonalDataIn('write to abby.smith@gmail.com or +44 7700 900123, Abby', 'Abby Smith'),
+      'write to [email] or [phone], [name]',
+    );
+  });
+
+  it('masks the name as SEPA spells it in pain.001 (Ł → L, ß → ss, ø → o, æ → ae)', () => {
+    assert.equal(maskNameIn('AC04 LUKASZ WALESA', 'Łukasz Wałęsa'), 'AC04 [name] [name]');
+    assert.equal(maskNameIn('MD07 BJORN ODEGAARD', 'Bjørn Ødegaard'), 'MD07 [name] [name]');
+    assert.equal(maskNameIn('AC04 STRAUSS HANS', 'Hans Strauß'), 'AC04 [name] [name]');
+    assert.equal(maskNameIn('AC04 CAESAR', 'Cæsar'), 'AC04 [name]');
+    // and as written, accents or not
+    assert.equal(maskNameIn('AC04 Wałęsa Walesa', 'Łukasz Wałęsa'), 'AC04 [name] [name]');
+  });
+
+  it('masks a two-letter name word only next to another word of the name', () => {
+    assert.equal(maskNameIn('Compte clos à la demande', 'Marie La Fontaine'), 'Compte clos à la demande');
+    assert.equal(maskNameIn('AC04 LA FONTAINE MARIE', 'Marie La Fontaine'), 'AC04 [name] [name] [name]');
+    assert.equal(
+      maskNameIn('Clos de la part du titulaire DE LA FONTAINE, Jean', 'Jean de la Fontaine'),
+      'Clos de la part du titulaire [name] [name] [name], [name]',
+    );
+    assert.equal(maskNameIn('no account, an error', 'An No'), 'no account, an error');
+    assert.equal(maskNameIn('holder NO AN', 'An No'), 'holder [name] [name]');
+  });
 });

@@ -162,6 +162,20 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       .set({ label: 'laptop of jane@example.org' })
       .where('partner_id', '=', partner.id)
       .execute();
+    // and audited with it (api_key created), as earlier versions wrote it
+    const keyAudit = await t.db
+      .insertInto('audit_log')
+      .values({
+        actor: 'partner:x',
+        partner_id: partner.id,
+        environment: 'sandbox',
+        entity: 'api_key',
+        entity_id: entity,
+        action: 'created',
+        data: JSON.stringify({ display: 'psl_sbx_…abcd', label: 'laptop of jane@example.org' }),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const endpoint = await t.db
       .insertInto('webhook_endpoints')
       .values({
@@ -182,6 +196,7 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       throttleCounters: 4,
       auditAddresses: 2,
       auditReasons: 1,
+      auditApiKeyLabels: 1,
       payoutReasons: 1,
       claimReasons: 2,
       webhookEvents: 1,
@@ -217,6 +232,7 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       .selectFrom('audit_log')
       .select(['action', 'data'])
       .where('entity_id', '=', entity)
+      .where('id', '!=', keyAudit.id)
       .orderBy('id')
       .execute();
     assert.deepEqual(
@@ -257,6 +273,12 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
     assert.equal(stopRow.reason, 'asked by [email]');
     const labels = await t.db.selectFrom('api_keys').select('label').where('partner_id', '=', partner.id).execute();
     assert.deepEqual([...new Set(labels.map((l) => l.label))], ['laptop of [email]']);
+    const keyAudited = await t.db
+      .selectFrom('audit_log')
+      .select('data')
+      .where('id', '=', keyAudit.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(keyAudited.data, { display: 'psl_sbx_…abcd', label: 'laptop of [email]' });
     const described = await t.db
       .selectFrom('webhook_endpoints')
       .select('description')
