@@ -61,7 +61,7 @@ const Policyholder = Type.Object(
     firstName: Type.String({ minLength: 1, maxLength: 100 }),
     lastName: Type.String({ minLength: 1, maxLength: 100 }),
     birthDate: DateField(
-      'Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date',
+      'Date of birth; the policyholder is an adult (18 to 119 years old) on the effective date',
       '1990-04-12',
     ),
     email: Email,
@@ -315,7 +315,7 @@ export const PolicyholderChangeRequest = Type.Object(
     lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected last name.' })),
     birthDate: Type.Optional(
       DateField(
-        'A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date',
+        'A corrected date of birth: the policyholder is an adult (18 to 119 years old) on the effective date',
         '1990-04-21',
       ),
     ),

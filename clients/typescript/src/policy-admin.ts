@@ -637,7 +637,7 @@ export interface operations {
                         lastName: string;
                         /**
                          * Format: date
-                         * @description Date of birth; the policyholder is an adult (18 to 120 years old) on the effective date (YYYY-MM-DD).
+                         * @description Date of birth; the policyholder is an adult (18 to 119 years old) on the effective date (YYYY-MM-DD).
                          * @example 1990-04-12
                          */
                         birthDate: string;
@@ -1399,7 +1399,7 @@ export interface operations {
                     lastName?: string;
                     /**
                      * Format: date
-                     * @description A corrected date of birth: the policyholder is an adult (18 to 120 years old) on the effective date (YYYY-MM-DD).
+                     * @description A corrected date of birth: the policyholder is an adult (18 to 119 years old) on the effective date (YYYY-MM-DD).
                      * @example 1990-04-21
                      */
                     birthDate?: string;
