@@ -71,6 +71,24 @@ export function toMinorUnits(text: string, currency: string): number {
 }
 
 /**
+ * Whether two unsigned decimal texts ("500000.00", "500000"; "150.000", "150") are the same number,
+ * exactly: on BigInt, trailing zeros of the fraction and leading zeros of the whole part dropped. XML
+ * decimals (a bank report's amounts) may carry any number of trailing zeros, whatever the currency's
+ * minor unit. False when either is not such a decimal (a sign, an exponent, a comma…).
+ */
+export function sameDecimal(a: string, b: string): boolean {
+  const parse = (text: string) => {
+    const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim());
+    if (!match) return undefined;
+    const fraction = (match[2] ?? '').replace(/0+$/, '');
+    return { units: BigInt(match[1]! + fraction), scale: fraction.length };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  return x !== undefined && y !== undefined && x.scale === y.scale && x.units === y.units;
+}
+
+/**
  * Integer minor units → exact decimal text, on BigInt and strings only: 5000 EUR → "50.00",
  * 29 → "0.29", 100000001 → "1000000.01". The inverse of `toMinorUnits`.
  */
