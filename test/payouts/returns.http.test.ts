@@ -584,10 +584,27 @@ describe('payout returns and camt.054 reports', () => {
     await fs.truncate(file, MAX_BANK_REPORT_BYTES + 1);
     const run = await cli('payouts', 'reconcile', file);
     assert.equal(run.code, 1, run.out);
-    assert.match(
-      run.err,
-      new RegExp(`is ${MAX_BANK_REPORT_BYTES + 1} bytes: this command reads at most ${MAX_BANK_REPORT_BYTES} bytes`),
-    );
+    const refusal = `is ${MAX_BANK_REPORT_BYTES + 1} bytes: this command reads at most ${MAX_BANK_REPORT_BYTES} bytes (nothing was read)`;
+    assert.ok(run.err.includes(refusal), run.err);
+    // through the operator socket the command asks the client for the file with the limit: the client
+    // (remote.ts, test/cli/remote-client.unit.test.ts) refuses it unread, EFBIG with its size
+    const asked: (number | undefined)[] = [];
+    const remote = await runCliOn(t, ['payouts', 'reconcile', file], {
+      readFile: async (name, maxBytes) => {
+        asked.push(maxBytes);
+        const { size } = await fs.stat(name);
+        if (maxBytes !== undefined && size > maxBytes)
+          throw Object.assign(new Error(`EFBIG: ${name}`), { code: 'EFBIG', size });
+        return fs.readFile(name, 'utf8');
+      },
+    });
+    assert.equal(remote.code, 1, remote.out);
+    assert.deepEqual(asked, [MAX_BANK_REPORT_BYTES]);
+    assert.ok(remote.err.includes(refusal), remote.err);
+    // a client that sends the file whole (an earlier version): refused on arrival, before parsing
+    const sent = await runCliOn(t, ['payouts', 'reconcile', file], { readFile: (name) => fs.readFile(name, 'utf8') });
+    assert.equal(sent.code, 1, sent.out);
+    assert.match(sent.err, /bytes \(refused on arrival, before parsing\)/);
     await fs.rm(file);
     // the import itself refuses such a text, whoever reads it
     await assert.rejects(
