@@ -266,6 +266,49 @@ describe('the scheduled SEPA batch', () => {
       .execute();
   });
 
+  it('a payout its file cannot hold is left out, reported by end-to-end id (worker log, CLI line) and stays pending; the others of its currency are filed', async () => {
+    const ids = await pendingPayouts(3);
+    const faulty = ids[1]!;
+    const { claim_id: claimId, end_to_end_id: endToEndId } = await t.db
+      .selectFrom('payouts')
+      .select(['claim_id', 'end_to_end_id'])
+      .where('id', '=', faulty)
+      .executeTakeFirstOrThrow();
+    // a BIC the file builder refuses (details given before the form checked it, or edited by hand)
+    await t.db.updateTable('claim_bank_details').set({ bic: 'NOTABIC1' }).where('claim_id', '=', claimId).execute();
+    const { run, logs } = job();
+    await run();
+    const rows = await batchesOf(ids);
+    const statusOf = (id: string) => rows.find((r) => r.id === id)!.status;
+    assert.deepEqual(ids.map(statusOf), ['instructed', 'pending', 'instructed']);
+    const [batchId] = new Set(rows.filter((r) => r.batch_id).map((r) => r.batch_id));
+    const batch = await t.db
+      .selectFrom('sepa_batches')
+      .select(['payouts_count', 'file_path'])
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.payouts_count, 2);
+    const xml = await fs.readFile(batch.file_path!, 'utf8');
+    assert.ok(!xml.includes(endToEndId), 'the faulty payout is not in the file');
+    const check = validateWithXmllint(xml);
+    assert.ok(check.valid, check.output);
+    const left = logs.find((l) => l.level === 'error' && l.data.endToEndId === endToEndId);
+    assert.ok(left, JSON.stringify(logs));
+    assert.equal(left.data.currency, 'EUR');
+    assert.match(String(left.data.detail), /^creditorBic /);
+    assert.ok(!logs.some((l) => /\/payouts\/\d+/.test(JSON.stringify(l.data))), 'no index of a file');
+    // said again by each run while it waits, the command's line naming it
+    const cli = await runCliOn(t, ['payouts', 'batch']);
+    assert.equal(cli.code, 0, cli.err);
+    assert.match(cli.out, new RegExp(`LEFT OUT ${endToEndId} \\(EUR\\): creditorBic .*it stays pending`));
+    assert.equal((await batchesOf([faulty]))[0]!.status, 'pending');
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', '=', faulty)
+      .execute();
+  });
+
   it('two runs at once never put a payout in two batches', async () => {
     const ids = await pendingPayouts(6);
     const before = await batchCount();
