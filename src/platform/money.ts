@@ -29,6 +29,7 @@ const UNTRANSFERABLE_CURRENCIES: Readonly<Record<string, string>> = {
   HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023',
   CUC: 'the Cuban convertible peso was withdrawn in 2021',
   ZWL: 'the Zimbabwe dollar was replaced by the ZWG in 2024',
+  ANG: 'the Netherlands Antillean guilder was replaced by the Caribbean guilder (XCG) in 2025',
 };
 
 /** Why no bank transfer can pay in this ISO 4217 currency; undefined when one can. */
