@@ -442,7 +442,7 @@ describe('the claim desk voids a claim', () => {
     const late = await productionClaimWithDetails();
     const batch = await cli('payouts', 'batch');
     assert.equal(batch.code, 0, batch.err);
-    assert.equal(JSON.parse(batch.out).batch.payouts, 1, 'the late claim only');
+    assert.equal(JSON.parse(batch.out).batches[0].payouts, 1, 'the late claim only');
     assert.equal((await payoutOf(early.claim.id)).status, 'cancelled');
     assert.equal((await payoutOf(late.claim.id)).status, 'instructed');
 
