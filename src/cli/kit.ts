@@ -31,8 +31,12 @@ export interface CliIo {
   config?: Config;
   keys?: Keyring;
   jobs?: JobQueue;
-  /** Reads a file named on the command line (`payouts reconcile <file>`); defaults to the file system. */
-  readFile?: (file: string) => Promise<string>;
+  /**
+   * Reads a file named on the command line (`payouts reconcile <file>`); defaults to the file system.
+   * `maxBytes`: a reader that can check the size first refuses a larger file unread (an error whose
+   * code is EFBIG, with its `size`: the operator socket's client).
+   */
+  readFile?: (file: string, maxBytes?: number) => Promise<string>;
   /** Reads and writes binary files named on the command line (`risk import`, `risk export`); default: the file system. */
   readBytes?: (file: string) => Promise<Buffer>;
   writeBytes?: (file: string, data: Buffer) => Promise<void>;

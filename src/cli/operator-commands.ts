@@ -33,7 +33,7 @@ export async function startOperatorCommands(app: FastifyInstance): Promise<() =>
         out: io.out,
         err: io.err,
         readStdin: io.readStdin,
-        readFile: async (file) => (await io.readFile(file)).toString('utf8'),
+        readFile: async (file, maxBytes) => (await io.readFile(file, maxBytes)).toString('utf8'),
         readBytes: io.readFile,
         writeBytes: io.writeFile,
       });

@@ -98,7 +98,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const { batches, refused } = await createPayoutBatches(
+        const { batches, refused, skipped } = await createPayoutBatches(
           {
             db,
             keys,
@@ -114,8 +114,13 @@ export function payoutsCommands(kit: CommandKit): void {
           (r) =>
             `REFUSED ${r.currency}: ${r.payouts} pending payout(s) not paid (${r.reason}): ${r.message} (parasol payouts list --status pending).`,
         );
+        // a payout its file cannot hold is left out, by end-to-end id: the others of its currency are filed
+        for (const s of skipped)
+          warnings.push(
+            `LEFT OUT ${s.endToEndId} (${s.currency}): ${s.reason}; it stays pending (parasol payouts list --status pending).`,
+          );
         return {
-          data: { batches, refused },
+          data: { batches, refused, skipped },
           lines: [
             ...(batches.length === 0 ? ['No payout is waiting for a credit transfer.'] : []),
             ...batches.flatMap((b) => [

@@ -103,20 +103,28 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     actor,
     services,
     readFile: async (file, maxBytes) => {
-      const tooLarge = (size: number) =>
+      const tooLarge = (size: number, read: boolean) =>
         new DomainError(
           'payload_too_large',
-          `${file} is ${size} bytes: this command reads at most ${maxBytes} bytes (nothing was read).`,
+          `${file} is ${size} bytes: this command reads at most ${maxBytes} bytes (${read ? 'refused on arrival, before parsing' : 'nothing was read'}).`,
         );
       // on this machine, the size is checked before a byte is read
       if (maxBytes !== undefined && !io.readFile) {
         const { size } = await fs.stat(file);
-        if (size > maxBytes) throw tooLarge(size);
+        if (size > maxBytes) throw tooLarge(size, false);
       }
-      const text = await (io.readFile ?? ((name: string) => fs.readFile(name, 'utf8')))(file);
-      // read through the operator socket: checked on arrival, before anything parses it
+      let text: string;
+      try {
+        text = await (io.readFile ?? ((name: string) => fs.readFile(name, 'utf8')))(file, maxBytes);
+      } catch (error) {
+        // through the operator socket, the client checked the size before reading (EFBIG, with the size)
+        const { code, size } = error as { code?: unknown; size?: unknown };
+        if (maxBytes !== undefined && code === 'EFBIG' && typeof size === 'number') throw tooLarge(size, false);
+        throw error;
+      }
+      // a reader that does not check first (a client of an earlier version): checked on arrival, before anything parses it
       if (maxBytes !== undefined && Buffer.byteLength(text, 'utf8') > maxBytes)
-        throw tooLarge(Buffer.byteLength(text, 'utf8'));
+        throw tooLarge(Buffer.byteLength(text, 'utf8'), true);
       return text;
     },
     readBytes: io.readBytes,

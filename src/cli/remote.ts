@@ -111,7 +111,10 @@ export async function runRemote(
         if (!named.has(frame.read)) send({ fileError: 'EACCES' });
         else
           try {
-            send({ file: (await fs.readFile(frame.read)).toString('base64') });
+            // a size limit is checked here, before a byte of the file is read or sent
+            const size = typeof frame.maxBytes === 'number' ? (await fs.stat(frame.read)).size : undefined;
+            if (size !== undefined && size > Number(frame.maxBytes)) send({ fileError: 'EFBIG', size });
+            else send({ file: (await fs.readFile(frame.read)).toString('base64') });
           } catch (error) {
             send({ fileError: (error as NodeJS.ErrnoException).code ?? 'EIO' });
           }

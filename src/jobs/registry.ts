@@ -325,6 +325,11 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
           'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
         );
+      for (const s of report.skipped)
+        rt.log.error(
+          { endToEndId: s.endToEndId, currency: s.currency, detail: s.reason },
+          'pending production payout left out of its file: it stays pending until an operator acts (docs/OPERATOR.md)',
+        );
     },
   },
   claims_expire: {

@@ -1,12 +1,12 @@
 import {
   electronicFormatIBAN,
-  extractBIC,
   isSEPACountry,
   setCountryBBANValidation,
   validateBIC,
   validateIBAN,
   ValidationErrorsIBAN,
 } from 'ibantools';
+import { bicMatchesCountry } from '../platform/bic.ts';
 
 /**
  * The customer's account, checked the way the SEPA credit transfer file needs it: an IBAN of a SEPA
@@ -78,13 +78,6 @@ const EEA = new Set([
   'LI',
   'NO',
 ]);
-
-/** Territories whose banks have their own BIC country code but use the IBAN of another country. */
-const BIC_TERRITORIES: Record<string, readonly string[]> = {
-  FR: ['GF', 'GP', 'MQ', 'RE', 'PF', 'TF', 'YT', 'NC', 'BL', 'MF', 'PM', 'WF'],
-  GB: ['IM', 'JE', 'GG'],
-  FI: ['AX'],
-};
 
 export type BankAccountIssueCode =
   | 'iban_required'
@@ -160,9 +153,4 @@ export function checkSepaAccount(input: { iban: string; bic?: string | null | un
 export function ibanNeedsBic(iban: string): boolean {
   const country = (electronicFormatIBAN(iban) ?? '').slice(0, 2);
   return isSEPACountry(country) && !EEA.has(country);
-}
-
-function bicMatchesCountry(bic: string, ibanCountry: string): boolean {
-  const bicCountry = extractBIC(bic).countryCode ?? bic.slice(4, 6);
-  return bicCountry === ibanCountry || (BIC_TERRITORIES[ibanCountry]?.includes(bicCountry) ?? false);
 }

@@ -212,9 +212,10 @@ function amountOf(tx: XmlNode, soleEntry: XmlNode | undefined): ReportedAmount |
     children(children(details, 'TxAmt')[0], 'Amt')[0],
     soleEntry ? children(soleEntry, 'Amt')[0] : undefined,
   ];
-  for (const node of candidates) {
+  for (const [i, node] of candidates.entries()) {
     const value = textOf(node);
-    if (node && value !== undefined && value !== '') return { value, currency: String(node['@_Ccy'] ?? '').trim() };
+    if (node && value !== undefined && value !== '')
+      return { value, currency: String(node['@_Ccy'] ?? '').trim(), ...(i === 0 ? { instructed: true } : {}) };
   }
   return null;
 }

@@ -5,7 +5,7 @@ import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { decrypt, openField, type EncryptionKeys } from '../platform/crypto.ts';
-import { toDecimalString, toMinorUnits } from '../platform/money.ts';
+import { sameDecimal, toDecimalString } from '../platform/money.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import {
   findPayout,
@@ -146,7 +146,8 @@ export async function settlePayout(
   if (payout.reported_attempt !== payout.attempt) return 'superseded';
   // its claim was voided before the payout was sent: no bank can report on it, an operator looks
   if (payout.status === 'cancelled') return 'conflict';
-  if (report.amount && !sameAmount(payout, report.amount)) {
+  const reported = comparableAmount(payout, report.amount);
+  if (reported && !sameAmount(payout, reported)) {
     await audit(trx, {
       actor: report.actor,
       partnerId: payout.partner_id,
@@ -155,7 +156,7 @@ export async function settlePayout(
       entityId: payout.end_to_end_id,
       action: 'bank_report_mismatch',
       data: {
-        reported: { amount: report.amount.value.slice(0, 40), currency: report.amount.currency.slice(0, 10) },
+        reported: { amount: reported.value.slice(0, 40), currency: reported.currency.slice(0, 10) },
         payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },
         outcome: report.outcome,
         status: payout.status,
@@ -212,14 +213,35 @@ export async function settlePayout(
 type ReportedPayout = NonNullable<Awaited<ReturnType<typeof findPayoutByEndToEndId>>>;
 type LockedClaim = Awaited<ReturnType<typeof lockPayoutClaim>>;
 
-/** Whether a bank report's amount is the payout's: the same currency, and the same minor units once read in it. */
+/**
+ * Whether a bank report's amount is the payout's: the same currency, and the same decimal value
+ * (`sameDecimal`: exact, trailing zeros dropped — "500000.00" HUF, "150.000" EUR, "5000.00" JPY are the
+ * payout's 500000 HUF, 150.00 EUR, 5000 JPY). An amount the report does not give in the payout's
+ * currency is not compared (`comparableAmount`).
+ */
 export function sameAmount(payout: { amount: number; currency: string }, reported: ReportedAmount): boolean {
-  if (reported.currency !== payout.currency) return false;
-  try {
-    return toMinorUnits(reported.value, payout.currency) === Number(payout.amount);
-  } catch {
-    return false; // not an amount in that currency (a sign, too many decimals…): not the payout's
-  }
+  return (
+    reported.currency === payout.currency &&
+    sameDecimal(reported.value, toDecimalString(Number(payout.amount), payout.currency))
+  );
+}
+
+/**
+ * The reported amount to compare with the payout's, null when there is none to compare. A payout in
+ * another currency than EUR may be paid from the EUR debtor account (PARASOL_SEPA_DEBTOR_ACCOUNTS
+ * without one in its currency): only the instructed amount (`AmtDtls/InstdAmt`) is then in the
+ * payout's currency; the transaction's or entry's amount is in the account's, converted, perhaps with
+ * the bank's charges — no amount of the payout's, so the row applies as a CSV row would
+ * (docs/DECISIONS.md, "Bank report amounts"). An instructed amount is always compared, and so is any
+ * amount of a EUR payout (a SEPA transfer is EUR from end to end).
+ */
+export function comparableAmount(
+  payout: { currency: string },
+  reported: ReportedAmount | null | undefined,
+): ReportedAmount | null {
+  if (!reported) return null;
+  if (reported.currency !== payout.currency && !reported.instructed && payout.currency !== 'EUR') return null;
+  return reported;
 }
 
 /**

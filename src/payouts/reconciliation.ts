@@ -32,10 +32,15 @@ export interface ReconciliationRow {
   readonly amount?: ReportedAmount | null;
 }
 
-/** An amount as a bank report writes it: decimal text and its currency ("30.00", "EUR"). */
+/**
+ * An amount as a bank report writes it: decimal text and its currency ("30.00", "EUR"); `instructed`
+ * when it is the instructed amount (camt.054 `AmtDtls/InstdAmt`, the payout's own currency and amount
+ * as the pain.001 gave them) rather than the transaction's or entry's (the account's currency).
+ */
 export interface ReportedAmount {
   readonly value: string;
   readonly currency: string;
+  readonly instructed?: boolean;
 }
 
 export interface ReconciliationError {

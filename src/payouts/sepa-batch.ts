@@ -56,7 +56,19 @@ export interface BatchResult {
   scheme: 'sepa' | 'cross_border';
   executionDate: string;
   path: string;
+  /** Payouts of the currency the file cannot hold (an invalid BIC…): left out of it, still pending. */
+  skipped: SkippedPayout[];
 }
+
+/** A pending payout left out of its currency's file, by end-to-end id, with why (the builder's problems). */
+export interface SkippedPayout {
+  endToEndId: string;
+  currency: string;
+  reason: string;
+}
+
+/** `/payouts/17/creditorBic` → 17: a problem of one payout of the file, not of the file. */
+const PAYOUT_FIELD = /^\/payouts\/(\d+)\/(.+)$/;
 
 /** At most this many transfers per file (banks take far more; a file stays readable). */
 export const MAX_BATCH = 5_000;
@@ -85,7 +97,7 @@ export async function createSepaBatch(
     executionDate?: string | undefined;
     limit?: number | undefined;
   },
-): Promise<BatchResult | undefined> {
+): Promise<BatchResult | { skipped: SkippedPayout[] } | undefined> {
   const debtor = requireDebtor(deps);
   const currency = options.currency ?? 'EUR';
   const scheme = currency === 'EUR' ? 'sepa' : 'cross_border';
@@ -98,35 +110,38 @@ export async function createSepaBatch(
     const payouts = await lockPendingSepaPayouts(trx, currency, limit);
     if (payouts.length === 0) return undefined;
     const messageId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
-    const file = buildSepaCreditTransferFile({
-      messageId,
-      paymentInfoId: `${messageId}-1`,
-      createdAt: now,
-      requestedExecutionDate: executionDate,
-      debtor: debtorFor(debtor, currency),
-      currency,
-      payouts: payouts.map((p) => ({
-        endToEndId: p.end_to_end_id,
-        amount: Number(p.amount),
-        currency: p.currency,
-        creditorName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
-        creditorIban: decrypt(deps.keys.encryption, p.iban_enc),
-        creditorBic: p.bic,
-        remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
-      })),
-    });
+    const build = (items: typeof payouts) =>
+      buildSepaCreditTransferFile({
+        messageId,
+        paymentInfoId: `${messageId}-1`,
+        createdAt: now,
+        requestedExecutionDate: executionDate,
+        debtor: debtorFor(debtor, currency),
+        currency,
+        payouts: items.map((p) => ({
+          endToEndId: p.end_to_end_id,
+          amount: Number(p.amount),
+          currency: p.currency,
+          creditorName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
+          creditorIban: decrypt(deps.keys.encryption, p.iban_enc),
+          creditorBic: p.bic,
+          remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
+        })),
+      });
+    const { file, included, skipped } = buildLeavingOut(payouts, currency, build);
+    if (!file) return { skipped };
     const batch = await insertSepaBatch(trx, {
       message_id: messageId,
       created_by: options.actor,
       execution_date: executionDate,
-      payouts_count: payouts.length,
+      payouts_count: included.length,
       control_sum: Number(file.controlSumMinor),
       currency,
       xml_enc: encrypt(deps.keys.encryption, file.xml),
     });
     await markPayoutsInstructed(
       trx,
-      payouts.map((p) => p.id),
+      included.map((p) => p.id),
       batch.id,
       now,
     );
@@ -135,11 +150,19 @@ export async function createSepaBatch(
       entity: 'sepa_batch',
       entityId: messageId,
       action: 'created',
-      data: { payouts: payouts.length, controlSum: file.controlSum, currency, scheme, executionDate },
+      data: {
+        payouts: included.length,
+        controlSum: file.controlSum,
+        currency,
+        scheme,
+        executionDate,
+        ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+      },
     });
-    return { batchId: batch.id, file };
+    return { batchId: batch.id, file, skipped };
   });
   if (!built) return undefined;
+  if (!built.batchId || !built.file) return { skipped: built.skipped }; // every payout taken was left out
   const path = await exportSepaBatch(deps, built.batchId);
   return {
     batchId: built.batchId,
@@ -150,7 +173,42 @@ export async function createSepaBatch(
     scheme,
     executionDate,
     path,
+    skipped: built.skipped,
   };
+}
+
+/**
+ * The file of `payouts`, leaving out those it cannot hold: a problem of one payout (`/payouts/<i>/…`:
+ * an invalid BIC, a name with no Latin character…) leaves that payout out — reported by end-to-end id,
+ * still pending — and the file is built of the others; a problem of the file itself (its currency,
+ * the debtor account) refuses it whole (validation_failed, thrown). No file when every payout is left out.
+ */
+function buildLeavingOut<P extends { end_to_end_id: string; currency: string }>(
+  payouts: P[],
+  currency: string,
+  build: (items: P[]) => ReturnType<typeof buildSepaCreditTransferFile>,
+): { file: ReturnType<typeof buildSepaCreditTransferFile> | undefined; included: P[]; skipped: SkippedPayout[] } {
+  try {
+    return { file: build(payouts), included: payouts, skipped: [] };
+  } catch (error) {
+    if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+    const problems = error.extra.errors ?? [];
+    const byPayout = new Map<number, string[]>();
+    for (const problem of problems) {
+      const match = PAYOUT_FIELD.exec(problem.field);
+      if (!match) throw error; // the file's own problem: no file of this currency can be made
+      const index = Number(match[1]);
+      byPayout.set(index, [...(byPayout.get(index) ?? []), `${match[2]} ${problem.message}`]);
+    }
+    const included = payouts.filter((_, i) => !byPayout.has(i));
+    const skipped = [...byPayout].map(([i, reasons]) => ({
+      endToEndId: payouts[i]!.end_to_end_id,
+      currency,
+      reason: reasons.join('; '),
+    }));
+    // what is left holds no payout the builder refused: a second refusal is the file's, thrown
+    return { file: included.length ? build(included) : undefined, included, skipped };
+  }
 }
 
 /** Pending payouts of a currency no file was made for this time, and why: for the operator, never silent. */
@@ -166,13 +224,17 @@ export interface RefusedCurrency {
 export interface PayoutBatches {
   batches: BatchResult[];
   refused: RefusedCurrency[];
+  /** Payouts left out of their currency's file, still pending (the other payouts of the currency were filed). */
+  skipped: SkippedPayout[];
 }
 
 /**
  * The pending production payouts of every currency into files, EUR first: up to `filesPerCurrency`
  * files per currency, `maxFiles` in all. A currency that cannot be paid (no bank transfer carries it,
- * or its file is refused: a payout the file cannot hold) is skipped and reported in `refused` — it
- * never stops the other currencies' transfers, and never goes unsaid.
+ * or its file is refused: the debtor account, the currency's code) is skipped and reported in
+ * `refused` — it never stops the other currencies' transfers, and never goes unsaid. A payout its
+ * file cannot hold (an invalid BIC…) is left out of the file and reported in `skipped` by end-to-end
+ * id, still pending: the other payouts of its currency are filed.
  */
 export async function createPayoutBatches(
   deps: BatchDeps,
@@ -187,6 +249,7 @@ export async function createPayoutBatches(
   requireDebtor(deps);
   const batches: BatchResult[] = [];
   const refused: RefusedCurrency[] = [];
+  const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
   for (const { currency, payouts } of await listPendingSepaCurrencies(deps.db)) {
     const why = untransferableCurrency(currency);
@@ -195,7 +258,7 @@ export async function createPayoutBatches(
       continue;
     }
     for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
-      let batch: BatchResult | undefined;
+      let batch: Awaited<ReturnType<typeof createSepaBatch>>;
       try {
         batch = await createSepaBatch(deps, { ...options, currency });
       } catch (error) {
@@ -205,11 +268,14 @@ export async function createPayoutBatches(
         break;
       }
       if (!batch) break;
+      for (const s of batch.skipped) skipped.set(s.endToEndId, s);
+      if (!('batchId' in batch)) break; // every payout taken was left out: none other is pending
       batches.push(batch);
-      if (batch.payouts < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
+      // left out, still pending: the next file of the currency would take them again first
+      if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
-  return { batches, refused };
+  return { batches, refused, skipped: [...skipped.values()] };
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */

@@ -155,6 +155,10 @@ export function buildSepaCreditTransferFile(input: SepaCreditTransferInput): Sep
     if (!account.ok)
       for (const issue of account.issues)
         fail(at(issue.field === 'iban' ? 'creditorIban' : 'creditorBic'), issue.message, accountCode(issue.code));
+    // outside SEPA the creditor's bank is found by its BIC, not by the IBAN (docs/DECISIONS.md,
+    // "Cross-border transfers name the creditor's bank"): a payout without one is left out of the file
+    else if (!sepa && account.account.bic === null)
+      fail(at('creditorBic'), 'is required for a transfer outside SEPA (another currency than EUR)', 'required');
     return { payout, creditorName, remittance, account: account.ok ? account.account : null };
   });
 

@@ -8,7 +8,13 @@ import {
   listSepaBatchesWithoutFile,
   setSepaBatchFilePathIfNone,
 } from './payouts-repo.ts';
-import { createPayoutBatches, type BatchDeps, type BatchResult, type RefusedCurrency } from './sepa-batch.ts';
+import {
+  createPayoutBatches,
+  type BatchDeps,
+  type BatchResult,
+  type RefusedCurrency,
+  type SkippedPayout,
+} from './sepa-batch.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
@@ -57,6 +63,8 @@ export interface ScheduledBatchReport {
   waiting: number;
   /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
   refused: RefusedCurrency[];
+  /** Payouts left out of their currency's file, still pending (logged at `error`, by end-to-end id). */
+  skipped: SkippedPayout[];
 }
 
 export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledBatchReport> {
@@ -64,11 +72,11 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     // nothing can be paid without the insurer's account: said in the logs every run, never a failure
     // (a failing job would only be retried into the same answer)
     const waiting = (await listPendingSepaCurrencies(deps.db)).reduce((n, c) => n + c.payouts, 0);
-    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [] };
+    return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [], skipped: [] };
   }
   // Earlier batches first: a file found under its name is recorded, one missing is reported.
   const { recorded, unwritten } = await checkUnrecordedSepaFiles(deps);
-  const { batches, refused } = await createPayoutBatches(deps, {
+  const { batches, refused, skipped } = await createPayoutBatches(deps, {
     actor: SCHEDULE_ACTOR,
     filesPerCurrency: MAX_BATCHES_PER_RUN,
     maxFiles: MAX_BATCHES_PER_RUN,
@@ -80,6 +88,7 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     unwritten,
     waiting: 0,
     refused,
+    skipped,
   };
 }
 

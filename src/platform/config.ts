@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
+import { bicMatchesCountry } from './bic.ts';
 import { isIsoCurrency, untransferableCurrency } from './money.ts';
 
 /**
@@ -500,6 +501,11 @@ function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {
     throw new ConfigError('PARASOL_SEPA_DEBTOR_IBAN', 'must be the IBAN of a SEPA account');
   if (bic === undefined || !isValidBIC(bic))
     throw new ConfigError('PARASOL_SEPA_DEBTOR_BIC', 'must be a valid BIC (8 or 11 characters)');
+  if (!bicMatchesCountry(bic, iban.slice(0, 2)))
+    throw new ConfigError(
+      'PARASOL_SEPA_DEBTOR_BIC',
+      `must be the BIC of a bank in the IBAN's country ${iban.slice(0, 2)} (got ${bic.slice(4, 6)})`,
+    );
   return Object.freeze({ name, iban, bic, accounts: debtorAccountsConfig(accountsText) });
 }
 
@@ -527,6 +533,8 @@ function debtorAccountsConfig(
     if (!isValidIBAN(iban) || !isSEPACountry(iban.slice(0, 2)))
       throw fail('the IBAN must be that of a SEPA-country account');
     if (!isValidBIC(bic)) throw fail('the BIC must be valid (8 or 11 characters)');
+    if (!bicMatchesCountry(bic, iban.slice(0, 2)))
+      throw fail(`the BIC must be that of a bank in the IBAN's country ${iban.slice(0, 2)} (got ${bic.slice(4, 6)})`);
     accounts[currency] = Object.freeze({ iban, bic });
   }
   return Object.freeze(accounts);

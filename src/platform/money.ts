@@ -29,6 +29,7 @@ const UNTRANSFERABLE_CURRENCIES: Readonly<Record<string, string>> = {
   HRK: 'the kuna was withdrawn: Croatia pays in EUR since 1 January 2023',
   CUC: 'the Cuban convertible peso was withdrawn in 2021',
   ZWL: 'the Zimbabwe dollar was replaced by the ZWG in 2024',
+  ANG: 'the Netherlands Antillean guilder was replaced by the Caribbean guilder (XCG) in 2025',
 };
 
 /** Why no bank transfer can pay in this ISO 4217 currency; undefined when one can. */
@@ -68,6 +69,24 @@ export function toMinorUnits(text: string, currency: string): number {
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
   return Number(minor);
+}
+
+/**
+ * Whether two unsigned decimal texts ("500000.00", "500000"; "150.000", "150") are the same number,
+ * exactly: on BigInt, trailing zeros of the fraction and leading zeros of the whole part dropped. XML
+ * decimals (a bank report's amounts) may carry any number of trailing zeros, whatever the currency's
+ * minor unit. False when either is not such a decimal (a sign, an exponent, a comma…).
+ */
+export function sameDecimal(a: string, b: string): boolean {
+  const parse = (text: string) => {
+    const match = /^(\d+)(?:\.(\d*))?$/.exec(text.trim());
+    if (!match) return undefined;
+    const fraction = (match[2] ?? '').replace(/0+$/, '');
+    return { units: BigInt(match[1]! + fraction), scale: fraction.length };
+  };
+  const x = parse(a);
+  const y = parse(b);
+  return x !== undefined && y !== undefined && x.scale === y.scale && x.units === y.units;
 }
 
 /**

@@ -18,10 +18,12 @@ import readline from 'node:readline';
  * Protocol: one JSON object a line, both ways.
  *   handshake: client → {hello: nonce}; server → {challenge: nonce, proof}; client → {proof, argv, actor}
  *              (each proof: HMAC-SHA256 of both nonces under the secret, `handshakeProof`)
- *   client → server, then: {stdin} | {file} (base64) | {fileError} | {written} | {writeError}
- *   server → client: {out} | {err} (one output line each), requests: {readStdin} | {read: path} | {write: path, data},
+ *   client → server, then: {stdin} | {file} (base64) | {fileError[, size]} | {written} | {writeError}
+ *   server → client: {out} | {err} (one output line each), requests: {readStdin} | {read: path[, maxBytes]} | {write: path, data},
  *                    and last {exit: code}
- * Files named on the command line are read and written by the client, relative to its directory.
+ * Files named on the command line are read and written by the client, relative to its directory; a
+ * read with `maxBytes` is refused by the client before it reads a byte when the file is larger
+ * ({fileError: 'EFBIG', size}).
  */
 
 export const OPERATOR_SECRET_FILE = 'operator.secret';
@@ -47,7 +49,8 @@ export interface RemoteIo {
   out: (line: string) => void;
   err: (line: string) => void;
   readStdin: () => Promise<string>;
-  readFile: (file: string) => Promise<Buffer>;
+  /** `maxBytes`: the client refuses a larger file before reading it (an error whose code is EFBIG, with its `size`). */
+  readFile: (file: string, maxBytes?: number) => Promise<Buffer>;
   writeFile: (file: string, data: Buffer) => Promise<void>;
 }
 
@@ -196,11 +199,12 @@ async function serve(
       out: (line) => send({ out: line }),
       err: (line) => send({ err: line }),
       readStdin: () => ask({ readStdin: true }, (reply) => String(reply.stdin ?? '')),
-      readFile: (file) =>
-        ask({ read: file }, (reply) => {
+      readFile: (file, maxBytes) =>
+        ask({ read: file, ...(maxBytes === undefined ? {} : { maxBytes }) }, (reply) => {
           if (typeof reply.file === 'string') return Buffer.from(reply.file, 'base64');
           throw Object.assign(new Error(`${String(reply.fileError ?? 'cannot read')}: ${file}`), {
             code: reply.fileError,
+            ...(typeof reply.size === 'number' ? { size: reply.size } : {}),
           });
         }),
       writeFile: (file, data) =>

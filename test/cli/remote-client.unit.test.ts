@@ -96,6 +96,32 @@ describe('the operator client answers only for the files of its command line', (
     assert.equal(readSecret?.file, undefined);
   });
 
+  it('refuses a file larger than the size the server asks for without reading it: EFBIG and the size', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    const named = path.join(dir, 'report.xml');
+    fs.writeFileSync(named, '<Document/>');
+    const server = await fakeServer(
+      dir,
+      [
+        { read: named, maxBytes: 10 },
+        { read: named, maxBytes: 11 },
+      ],
+      secret,
+    );
+    t.after(server.close);
+    const err: string[] = [];
+    const code = await runRemote(dir, ['payouts', 'reconcile', named], 'operator:test', {
+      out: () => undefined,
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, 0, err.join('\n'));
+    const [tooLarge, fits] = server.answers;
+    assert.deepEqual(tooLarge, { fileError: 'EFBIG', size: 11 });
+    assert.equal(Buffer.from(String(fits?.file), 'base64').toString(), '<Document/>');
+  });
+
   it('sends nothing, not even the secret, to a server that cannot prove it knows the secret', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));

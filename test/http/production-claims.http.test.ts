@@ -400,7 +400,8 @@ describe('production claims: operator token, Twilio SMS, SEPA batch and reconcil
         payload: new URLSearchParams({
           accountHolder: 'Jane Smith',
           iban: 'DE89 3704 0044 0532 0130 00',
-          bic: '',
+          // outside SEPA the file names the creditor's bank (a payout without its BIC is left out)
+          bic: 'COBADEFFXXX',
         }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });

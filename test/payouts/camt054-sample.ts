@@ -14,6 +14,8 @@ export interface CamtTransaction {
   amount?: string | null;
   /** Its currency (default EUR). */
   currency?: string;
+  /** The instructed amount (`AmtDtls/InstdAmt`, from .08): the pain.001's amount in its currency. */
+  instructed?: { amount: string; currency: string };
   /** The transaction's own indicator (optional in the message; the entry's applies without it). */
   indicator?: 'CRDT' | 'DBIT';
 }
@@ -39,7 +41,11 @@ export function camt054(version: CamtVersion, entries: CamtEntry[], messageId = 
         ? amount === null
           ? ''
           : `<AmtDtls><TxAmt><Amt Ccy="${currency}">${amount}</Amt></TxAmt></AmtDtls>`
-        : `${amount === null ? '' : `<Amt Ccy="${currency}">${amount}</Amt>\n              `}<CdtDbtInd>${t.indicator ?? entry.indicator}</CdtDbtInd>`;
+        : `${amount === null ? '' : `<Amt Ccy="${currency}">${amount}</Amt>\n              `}<CdtDbtInd>${t.indicator ?? entry.indicator}</CdtDbtInd>${
+            t.instructed
+              ? `<AmtDtls><InstdAmt><Amt Ccy="${t.instructed.currency}">${t.instructed.amount}</Amt></InstdAmt></AmtDtls>`
+              : ''
+          }`;
     const returned = t.returned
       ? `
               <RtrInf>

@@ -215,7 +215,7 @@ describe('camt.054 reader', () => {
         '<Amt Ccy="EUR">149.50</Amt><AmtDtls><InstdAmt><Amt Ccy="EUR">150.00</Amt></InstdAmt></AmtDtls>',
       ),
     );
-    assert.deepEqual(instructed.rows[0]!.amount, { value: '150.00', currency: 'EUR' });
+    assert.deepEqual(instructed.rows[0]!.amount, { value: '150.00', currency: 'EUR', instructed: true });
   });
 
   it('tells XML from the CSV by its first character', () => {

@@ -523,16 +523,111 @@ describe('payout returns and camt.054 reports', () => {
     assert.ok(audited.every((r) => /\S/.test(r.actor)));
   });
 
+  it('amounts are compared as exact decimal values: trailing zeros an XML decimal may carry, in any currency, are the payout’s amount', async () => {
+    const { claimNumber } = await claimWithDetails();
+    await batch();
+    const payout = await payoutOf(claimNumber);
+    const setAmount = (amount: number, currency: string) =>
+      t.db.updateTable('payouts').set({ amount, currency }).where('id', '=', payout.id).execute();
+    // 150.00 EUR reported as "150.000": paid
+    await setAmount(15000, 'EUR');
+    const eur = await reconcile(
+      camt('08', [{ indicator: 'DBIT', transactions: [{ endToEndId: payout.end_to_end_id, amount: '150.000' }] }]),
+    );
+    assert.deepEqual(outcomes(eur.outcomes), { paid: 1 });
+    assert.equal((await payoutOf(claimNumber)).status, 'paid');
+    // HUF (Intl: no decimals, ISO 4217: 2), JPY and KWD with trailing zeros: the payout's amount (already
+    // known), not a mismatch; one digit off still is
+    for (const [amount, currency, reported, outcome] of [
+      [500000, 'HUF', '500000.00', 'unchanged'],
+      [5000, 'JPY', '5000.00', 'unchanged'],
+      [1234, 'KWD', '1.2340', 'unchanged'],
+      [1234, 'KWD', '1.2341', 'amount_mismatch'],
+      [500000, 'HUF', '500000.01', 'amount_mismatch'],
+    ] as const) {
+      await setAmount(amount, currency);
+      const report = await reconcile(
+        camt('08', [
+          { indicator: 'DBIT', transactions: [{ endToEndId: payout.end_to_end_id, amount: reported, currency }] },
+        ]),
+      );
+      assert.deepEqual(outcomes(report.outcomes), { [outcome]: 1 }, `${reported} ${currency}`);
+    }
+    await setAmount(15000, 'EUR');
+  });
+
+  it('a payout in another currency paid from the EUR account: an amount reported in EUR is not compared, the instructed amount is', async () => {
+    const setGbp = async (claimNumber: string) => {
+      const payout = await payoutOf(claimNumber);
+      await t.db.updateTable('payouts').set({ amount: 12345, currency: 'GBP' }).where('id', '=', payout.id).execute();
+      return payout.end_to_end_id;
+    };
+    const one = await claimWithDetails();
+    const two = await claimWithDetails();
+    const three = await claimWithDetails();
+    await batch();
+    const [withoutInstructed, withInstructed, wrongInstructed] = [
+      await setGbp(one.claimNumber),
+      await setGbp(two.claimNumber),
+      await setGbp(three.claimNumber),
+    ];
+    const report = await reconcile(
+      camt('08', [
+        // the account's EUR, converted (charges perhaps taken): applied as a CSV row would be
+        { indicator: 'DBIT', amount: '143.98', transactions: [{ endToEndId: withoutInstructed, amount: '143.98' }] },
+        {
+          indicator: 'DBIT',
+          amount: '143.98',
+          transactions: [
+            { endToEndId: withInstructed, amount: '143.98', instructed: { amount: '123.45', currency: 'GBP' } },
+          ],
+        },
+        {
+          indicator: 'DBIT',
+          amount: '143.98',
+          transactions: [
+            { endToEndId: wrongInstructed, amount: '143.98', instructed: { amount: '123.40', currency: 'GBP' } },
+          ],
+        },
+      ]),
+    );
+    assert.deepEqual(outcomes(report.outcomes), { paid: 2, amount_mismatch: 1 });
+    assert.deepEqual(
+      report.issues.map((i) => [i.endToEndId, i.detail]),
+      [[wrongInstructed, 'reported paid 123.40 GBP, the payout is 123.45 GBP instructed']],
+    );
+    assert.equal((await payoutOf(one.claimNumber)).status, 'paid');
+    assert.equal((await payoutOf(two.claimNumber)).status, 'paid');
+    assert.equal((await payoutOf(three.claimNumber)).status, 'instructed');
+  });
+
   it('a bank report larger than the limit is refused before it is read; nothing is imported', async () => {
     const file = path.join(dir, 'huge.xml');
     await fs.writeFile(file, '<');
     await fs.truncate(file, MAX_BANK_REPORT_BYTES + 1);
     const run = await cli('payouts', 'reconcile', file);
     assert.equal(run.code, 1, run.out);
-    assert.match(
-      run.err,
-      new RegExp(`is ${MAX_BANK_REPORT_BYTES + 1} bytes: this command reads at most ${MAX_BANK_REPORT_BYTES} bytes`),
-    );
+    const refusal = `is ${MAX_BANK_REPORT_BYTES + 1} bytes: this command reads at most ${MAX_BANK_REPORT_BYTES} bytes (nothing was read)`;
+    assert.ok(run.err.includes(refusal), run.err);
+    // through the operator socket the command asks the client for the file with the limit: the client
+    // (remote.ts, test/cli/remote-client.unit.test.ts) refuses it unread, EFBIG with its size
+    const asked: (number | undefined)[] = [];
+    const remote = await runCliOn(t, ['payouts', 'reconcile', file], {
+      readFile: async (name, maxBytes) => {
+        asked.push(maxBytes);
+        const { size } = await fs.stat(name);
+        if (maxBytes !== undefined && size > maxBytes)
+          throw Object.assign(new Error(`EFBIG: ${name}`), { code: 'EFBIG', size });
+        return fs.readFile(name, 'utf8');
+      },
+    });
+    assert.equal(remote.code, 1, remote.out);
+    assert.deepEqual(asked, [MAX_BANK_REPORT_BYTES]);
+    assert.ok(remote.err.includes(refusal), remote.err);
+    // a client that sends the file whole (an earlier version): refused on arrival, before parsing
+    const sent = await runCliOn(t, ['payouts', 'reconcile', file], { readFile: (name) => fs.readFile(name, 'utf8') });
+    assert.equal(sent.code, 1, sent.out);
+    assert.match(sent.err, /bytes \(refused on arrival, before parsing\)/);
     await fs.rm(file);
     // the import itself refuses such a text, whoever reads it
     await assert.rejects(

@@ -281,7 +281,9 @@ describe('cross-border credit transfer file (pain.001.001.09, another currency t
           endToEndId: `PSL-E2E-${i + 1}`,
           currency,
           amount,
-          ...(i === 0 ? { creditorIban: 'GB29 NWBK 6016 1331 9268 19', creditorBic: 'NWBKGB2L' } : {}),
+          ...(i === 0
+            ? { creditorIban: 'GB29 NWBK 6016 1331 9268 19', creditorBic: 'NWBKGB2L' }
+            : { creditorBic: 'COBADEFFXXX' }),
         }),
       ),
     });
@@ -301,10 +303,9 @@ describe('cross-border credit transfer file (pain.001.001.09, another currency t
     assert.equal(file.controlSumMinor, 100_000_012_353n);
     assert.deepEqual(
       texts(file.xml, 'BICFI'),
-      ['AGRIFRPPXXX', 'NWBKGB2L'],
-      'debtor agent, then the creditor agent given',
+      ['AGRIFRPPXXX', 'NWBKGB2L', 'COBADEFFXXX', 'COBADEFFXXX'],
+      'debtor agent, then each creditor agent',
     );
-    assert.equal(file.xml.split('<CdtrAgt>').length - 1, 1, 'no creditor agent where the customer gave no BIC');
     // the EPC schema refuses it for exactly what makes it not SEPA: the charge bearer, and an amount
     // above the SCT rulebook's ceiling (999 999 999.99)
     const epc = validateWithXmllint(file.xml);
@@ -354,13 +355,33 @@ describe('cross-border credit transfer file (pain.001.001.09, another currency t
   it('refuses a payout of another currency than the file’s, and currencies no transfer can carry', () => {
     const mixed = refusal({
       ...inCurrency('GBP', [100, 200]),
-      payouts: [payout({ currency: 'GBP' }), payout({ endToEndId: 'E2', currency: 'EUR' })],
+      payouts: [
+        payout({ currency: 'GBP', creditorBic: 'COBADEFFXXX' }),
+        payout({ endToEndId: 'E2', currency: 'EUR', creditorBic: 'COBADEFFXXX' }),
+      ],
     });
     assert.deepEqual(
       mixed.map((e) => e.field),
       ['/payouts/1/currency'],
     );
     assert.match(mixed[0]!.message, /must be GBP, the file's currency/);
+    // outside SEPA a transfer names the creditor's bank: a payout without its BIC is refused (left
+    // out of the file by the batch); a EUR payout to a SEPA IBAN needs none
+    const withoutBic = refusal({
+      ...inCurrency('GBP', [100, 200]),
+      payouts: [
+        payout({ currency: 'GBP', creditorBic: 'COBADEFFXXX' }),
+        payout({ endToEndId: 'E2', currency: 'GBP', creditorBic: null }),
+      ],
+    });
+    assert.deepEqual(withoutBic, [
+      {
+        field: '/payouts/1/creditorBic',
+        code: 'required',
+        message: 'is required for a transfer outside SEPA (another currency than EUR)',
+      },
+    ]);
+    assert.ok(buildSepaCreditTransferFile(batch({ payouts: [payout({ creditorBic: null })] })).xml);
     assert.deepEqual(
       refusal(inCurrency('XDR', [100])).map((e) => e.field),
       ['/currency'],

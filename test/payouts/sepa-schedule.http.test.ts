@@ -56,7 +56,7 @@ describe('the scheduled SEPA batch', () => {
   });
 
   /** `n` claims on one cancelled production flight, each with bank details: `n` pending production payouts. */
-  async function pendingPayouts(n: number, who: TestPartner = partner): Promise<string[]> {
+  async function pendingPayouts(n: number, who: TestPartner = partner, bic = ''): Promise<string[]> {
     const flightNumber = `AF${seq++}`;
     let departureDate = '';
     for (let i = 0; i < n; i++) departureDate = (await insureFlight(t.app, who, { flightNumber })).departureDate;
@@ -84,7 +84,7 @@ describe('the scheduled SEPA batch', () => {
         payload: new URLSearchParams({
           accountHolder: 'Hélène Müller',
           iban: 'DE89 3704 0044 0532 0130 00',
-          bic: '',
+          bic,
         }).toString(),
       });
       assert.equal(form.statusCode, 200, form.body.slice(0, 300));
@@ -196,7 +196,9 @@ describe('the scheduled SEPA batch', () => {
   it('batches every currency in one run: a SEPA file for EUR, a cross-border file for GBP from its own account; a currency no transfer carries is refused loudly and stays pending', async () => {
     const pounds = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'GBP' } });
     const eur = await pendingPayouts(2);
-    const gbp = await pendingPayouts(2, pounds);
+    // a transfer outside SEPA names the creditor's bank: given here; one without is left out
+    const gbp = await pendingPayouts(2, pounds, 'COBADEFFXXX');
+    const [noBic] = await pendingPayouts(1, pounds);
     // a payout in a currency no bank transfer carries (a partner configured before such currencies were refused)
     const [legacy, unknown] = await pendingPayouts(2);
     await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', legacy!).execute();
@@ -215,6 +217,7 @@ describe('the scheduled SEPA batch', () => {
     assert.deepEqual([...eur, ...gbp].map(statusOf), ['instructed', 'instructed', 'instructed', 'instructed']);
     assert.equal(statusOf(legacy!), 'pending', 'never in a file');
     assert.equal(statusOf(unknown!), 'pending');
+    assert.equal((await batchesOf([noBic!]))[0]!.status, 'pending', 'no BIC: left out of the GBP file');
     const batchOf = (id: string) => rows.find((r) => r.id === id)!.batch_id!;
     assert.notEqual(batchOf(eur[0]!), batchOf(gbp[0]!), 'one file per currency');
     const stored = await t.db
@@ -255,14 +258,61 @@ describe('the scheduled SEPA batch', () => {
       String(invalid.data.detail),
       /^ABC credit transfer file refused: .*\/currency must be an ISO 4217 currency code/,
     );
+    const withoutBic = logs.find((l) => l.level === 'error' && l.data.currency === 'GBP');
+    assert.ok(withoutBic, JSON.stringify(logs));
+    assert.match(String(withoutBic.data.detail), /^creditorBic is required for a transfer outside SEPA/);
     const cli = await runCliOn(t, ['payouts', 'batch']);
     assert.equal(cli.code, 0, cli.err);
     assert.match(cli.out, /REFUSED HRK: 1 pending payout\(s\) not paid \(untransferable\)/);
+    assert.match(cli.out, /LEFT OUT \S+ \(GBP\): creditorBic is required for a transfer outside SEPA/);
     // out of the way of the next tests' runs
     await t.db
       .updateTable('payouts')
       .set({ status: 'failed', failure_reason: 'test: set aside' })
-      .where('id', 'in', [legacy!, unknown!])
+      .where('id', 'in', [legacy!, unknown!, noBic!])
+      .execute();
+  });
+
+  it('a payout its file cannot hold is left out, reported by end-to-end id (worker log, CLI line) and stays pending; the others of its currency are filed', async () => {
+    const ids = await pendingPayouts(3);
+    const faulty = ids[1]!;
+    const { claim_id: claimId, end_to_end_id: endToEndId } = await t.db
+      .selectFrom('payouts')
+      .select(['claim_id', 'end_to_end_id'])
+      .where('id', '=', faulty)
+      .executeTakeFirstOrThrow();
+    // a BIC the file builder refuses (details given before the form checked it, or edited by hand)
+    await t.db.updateTable('claim_bank_details').set({ bic: 'NOTABIC1' }).where('claim_id', '=', claimId).execute();
+    const { run, logs } = job();
+    await run();
+    const rows = await batchesOf(ids);
+    const statusOf = (id: string) => rows.find((r) => r.id === id)!.status;
+    assert.deepEqual(ids.map(statusOf), ['instructed', 'pending', 'instructed']);
+    const [batchId] = new Set(rows.filter((r) => r.batch_id).map((r) => r.batch_id));
+    const batch = await t.db
+      .selectFrom('sepa_batches')
+      .select(['payouts_count', 'file_path'])
+      .where('id', '=', batchId!)
+      .executeTakeFirstOrThrow();
+    assert.equal(batch.payouts_count, 2);
+    const xml = await fs.readFile(batch.file_path!, 'utf8');
+    assert.ok(!xml.includes(endToEndId), 'the faulty payout is not in the file');
+    const check = validateWithXmllint(xml);
+    assert.ok(check.valid, check.output);
+    const left = logs.find((l) => l.level === 'error' && l.data.endToEndId === endToEndId);
+    assert.ok(left, JSON.stringify(logs));
+    assert.equal(left.data.currency, 'EUR');
+    assert.match(String(left.data.detail), /^creditorBic /);
+    assert.ok(!logs.some((l) => /\/payouts\/\d+/.test(JSON.stringify(l.data))), 'no index of a file');
+    // said again by each run while it waits, the command's line naming it
+    const cli = await runCliOn(t, ['payouts', 'batch']);
+    assert.equal(cli.code, 0, cli.err);
+    assert.match(cli.out, new RegExp(`LEFT OUT ${endToEndId} \\(EUR\\): creditorBic .*it stays pending`));
+    assert.equal((await batchesOf([faulty]))[0]!.status, 'pending');
+    await t.db
+      .updateTable('payouts')
+      .set({ status: 'failed', failure_reason: 'test: set aside' })
+      .where('id', '=', faulty)
       .execute();
   });
 

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { SIMULATED_BANK_RETURN, SIMULATED_BANK_RETURNED_IBAN } from '../../src/payouts/payouts.ts';
+import {
+  payWithSimulatedBank,
+  SIMULATED_BANK_RETURN,
+  SIMULATED_BANK_RETURNED_IBAN,
+} from '../../src/payouts/payouts.ts';
 import { checkSepaAccount } from '../../src/payouts/bank-account.ts';
 import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
@@ -168,5 +172,49 @@ describe('the simulated bank returns a paid transfer for its documented account'
     const failed = hooks.find((r) => r.payload!.type === 'claim.failed')!.payload!.data;
     assert.equal(failed.paymentReturned, true);
     assert.equal(failed.failureReason, SIMULATED_BANK_RETURN);
+
+    // the return's job run again (a retry after its commit): nothing more happens
+    const deps = {
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(),
+      bankDetailsDays: 30,
+      encryption: t.app.parasol.keys.encryption,
+    };
+    const ledgerCount = async () =>
+      (
+        await t.db
+          .selectFrom('ledger_entries')
+          .select('id')
+          .where('claim_id', '=', returned.claim_id)
+          .where('kind', '=', 'compensation_paid')
+          .execute()
+      ).length;
+    assert.equal(await payWithSimulatedBank(deps, returned.id, returned.end_to_end_id), 'skipped');
+    assert.equal((await payoutOf()).status, 'returned');
+    assert.equal(await ledgerCount(), 2);
+
+    // new details pay a new attempt (a new end-to-end id); the first attempt's return job, were it to
+    // run only now, leaves the new payment alone
+    const retry = await t.app.inject({
+      method: 'POST',
+      url: new URL(again.link).pathname,
+      payload: new URLSearchParams({
+        accountHolder: 'Camille Martin',
+        iban: 'DE89 3704 0044 0532 0130 00',
+        bic: '',
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(retry.statusCode, 200, retry.body);
+    const repaid = await eventually(async () => {
+      const row = await payoutOf();
+      return row.status === 'paid' ? row : undefined;
+    }, 30_000);
+    assert.equal(repaid.attempt, 2);
+    assert.notEqual(repaid.end_to_end_id, returned.end_to_end_id);
+    assert.equal(await payWithSimulatedBank(deps, returned.id, returned.end_to_end_id), 'skipped');
+    assert.deepEqual([(await payoutOf()).status, (await payoutOf()).claim_status], ['paid', 'paid']);
+    assert.equal(await ledgerCount(), 3, 'the first payment, its reversal, the second payment');
   });
 });

@@ -155,6 +155,17 @@ describe('loadConfig', () => {
       'PARASOL_SEPA_DEBTOR_ACCOUNTS',
     ],
     [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:NOTABIC' }, 'PARASOL_SEPA_DEBTOR_ACCOUNTS'],
+    // a BIC of a bank in another country than the IBAN's (a German bank's BIC with a British IBAN)
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:COBADEFF' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
+    [{ ...DEBTOR, PARASOL_SEPA_DEBTOR_BIC: 'COBADEFF' }, 'PARASOL_SEPA_DEBTOR_BIC'],
+    // withdrawn in 2025 (replaced by XCG): no transfer pays it
+    [
+      { ...DEBTOR, PARASOL_SEPA_DEBTOR_ACCOUNTS: 'ANG:GB33BUKB20201555555555:BUKBGB22' },
+      'PARASOL_SEPA_DEBTOR_ACCOUNTS',
+    ],
     [
       {
         ...DEBTOR,
