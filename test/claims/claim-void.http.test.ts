@@ -17,6 +17,7 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
   productionSmsLink,
   runCliOn,
@@ -41,6 +42,27 @@ const ADMIN = { email: 'ops-void-tests@parasol.test', password: 'operator passwo
 const ACTOR = `operator:${ADMIN.email}`;
 const IBAN = 'DE89 3704 0044 0532 0130 00';
 const REASON = 'Opened on wrong flight data: the airline record shows an on-time arrival';
+
+/**
+ * A flight insured for `who` and reported cancelled by `auth` (the partner itself in sandbox, an
+ * operator's token in production): its contract and the one claim opened.
+ */
+async function cancelledFlightClaim(
+  t: TestApp,
+  who: TestPartner,
+  auth: Record<string, string>,
+  flight: Parameters<typeof insureFlight>[2],
+) {
+  const c = await insureFlight(t.app, who, flight);
+  const opened = await post(
+    t.app,
+    `${FLIGHT}/claims`,
+    { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+    auth,
+  );
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  return { c, claimNumber: opened.body.claimsOpened[0].claimNumber as string };
+}
 
 describe('the claim desk voids a claim', () => {
   let t: TestApp;
@@ -112,15 +134,10 @@ describe('the claim desk voids a claim', () => {
 
   /** A cancelled flight's claim with its first SMS written: the contract, the claim and the link. */
   async function openClaim(language: 'en' | 'fr' = 'en') {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, language });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const { c, claimNumber } = await cancelledFlightClaim(t, partner, partner.auth, {
+      flightNumber: `AF${seq++}`,
+      language,
+    });
     const [first] = await eventually(async () => {
       const m = await messagesOf(c.contractNumber);
       return m.length ? m : undefined;
@@ -328,18 +345,8 @@ describe('the claim desk voids a claim', () => {
   /** A production claim (operator token), its first SMS queued (no provider in this app: it stays queued). */
   async function productionClaim() {
     const production = await createTestPartner(t.db, { environment: 'production' });
-    const created = await cli('operators', 'token-create', '--name', 'void test');
-    assert.equal(created.code, 0, created.err);
-    const operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
-    const c = await insureFlight(t.app, production, { flightNumber: `AF${seq++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      operatorAuth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const { auth } = await operatorToken(t, 'void test');
+    const { claimNumber } = await cancelledFlightClaim(t, production, auth, { flightNumber: `AF${seq++}` });
     const claim = await t.db
       .selectFrom('claims')
       .select('id')
@@ -536,15 +543,7 @@ describe('the claim desk voids a claim, workers off (every job run by the test)'
       .filter((d) => d.claimId === claimId);
 
   async function openClaim() {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const { c, claimNumber } = await cancelledFlightClaim(t, partner, partner.auth, { flightNumber: `AF${seq++}` });
     const claim = await t.db
       .selectFrom('claims')
       .select(['id', 'status'])
@@ -638,17 +637,12 @@ describe(
         env: {
           PARASOL_WORKERS: 'off',
           PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-          PARASOL_PAYOUTS_DIR: payoutsDir,
-          PARASOL_SEPA_DEBTOR_NAME: 'Parasol Assurances SA',
-          PARASOL_SEPA_DEBTOR_IBAN: 'FR7630006000011234567890189',
-          PARASOL_SEPA_DEBTOR_BIC: 'AGRIFRPP',
+          ...sepaPayoutsEnv(payoutsDir),
         },
       });
       partner = await createTestPartner(t.db);
       production = await createTestPartner(t.db, { environment: 'production' });
-      const created = await runCliOn(t, ['--json', 'operators', 'token-create', '--name', 'void race']);
-      assert.equal(created.code, 0, created.err);
-      operatorAuth = { authorization: `Bearer ${JSON.parse(created.out).plaintext}` };
+      operatorAuth = (await operatorToken(t, 'void race')).auth;
     });
     after(async () => {
       await t.close();
@@ -669,15 +663,7 @@ describe(
     };
     /** A claim waiting for bank details, its link (the first message's job run by the test). */
     async function claimWithLink(who: TestPartner, auth: Record<string, string>) {
-      const c = await insureFlight(t.app, who, { flightNumber: `AF${seq++}` });
-      const opened = await post(
-        t.app,
-        `${FLIGHT}/claims`,
-        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-        auth,
-      );
-      assert.equal(opened.status, 200, JSON.stringify(opened.body));
-      const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+      const { c, claimNumber } = await cancelledFlightClaim(t, who, auth, { flightNumber: `AF${seq++}` });
       const claim = await t.db
         .selectFrom('claims')
         .select('id')
