@@ -32,6 +32,13 @@ const CONTACT = ['email', 'phone', 'address'] as const;
  * "Correcting a policyholder's identity"); the contact fields are audited by name
  * only. Allowed while the policy is pending, active or expired (a claim may come after the end of
  * cover), not once it is cancelled: 409 policy_not_changeable.
+ *
+ * A correction of a name or the birth date corrects the person's record: it reaches the policy's
+ * renewals too, term after term up to the first cancelled one, each locked after the term it renews
+ * (the order of renew and cancel), each with its own sealed correction and audit row naming the
+ * policy corrected (`withPolicy`), in the same transaction; a renewal already holding the values is
+ * left as it is. It never flows back to the term a renewal renews: that term stays as it was insured
+ * (docs/DECISIONS.md, "A correction reaches the renewals").
  */
 export async function changePolicyholder(
   deps: PolicyDeps,
@@ -88,21 +95,95 @@ export async function changePolicyholder(
     updated_at: now,
   });
   const fields = [...identity, ...CONTACT.filter((f) => change[f] !== undefined)];
-  const sealed = (values: Partial<Record<(typeof IDENTITY)[number], string>>) =>
-    encrypt(key, JSON.stringify(Object.fromEntries(identity.map((f) => [f, values[f]]))));
   const correction =
     identity.length && change.reason !== undefined
       ? await repo.insertCorrection(trx, {
           policyId: policy.id,
           reason: change.reason,
-          beforeEnc: sealed(before),
-          afterEnc: sealed(after),
+          beforeEnc: sealed(key, identity, before),
+          afterEnc: sealed(key, identity, after),
           at: now,
         })
       : undefined;
+  const renewals =
+    correction && change.reason !== undefined
+      ? await correctRenewals(deps, trx, caller, updated, { identity, after, reason: change.reason })
+      : [];
   await auditPolicyChange(trx, caller, policy, 'policyholder_changed', {
     fields,
     ...(correction ? { reason: change.reason, correction } : {}),
+    ...(renewals.length ? { renewalsCorrected: renewals } : {}),
   });
   return policyView(updated, key, today);
+}
+
+type Identity = Partial<Record<(typeof IDENTITY)[number], string>>;
+
+/** The identity fields corrected, with their values, as one sealed JSON (a side of a `policy_corrections` row). */
+const sealed = (key: PolicyDeps['keys']['encryption'], fields: readonly (keyof Identity)[], values: Identity) =>
+  encrypt(key, JSON.stringify(Object.fromEntries(fields.map((f) => [f, values[f]]))));
+
+/**
+ * Carries a correction of the policyholder's identity to the renewals of the policy corrected, term
+ * after term, up to the first cancelled one (its own renewals were cancelled with it); the numbers of
+ * those corrected. Each renewal is locked before it is read, after the term it renews (the lock order
+ * of renew and cancel): a renewal committed while the correction waited for the policy's lock is found
+ * and corrected. A birth date that no longer passes on a renewal's effective date (120 or older) is a
+ * 422 naming the renewal: nothing is corrected.
+ */
+async function correctRenewals(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  policy: repo.PolicyRow,
+  correction: { identity: readonly (keyof Identity)[]; after: Identity; reason: CorrectionReason },
+): Promise<string[]> {
+  const key = deps.keys.encryption;
+  const now = deps.now();
+  const today = todayOf(now);
+  const { identity, after, reason } = correction;
+  const corrected: string[] = [];
+  for (let next = policy.renewed_by_policy_number; next;) {
+    const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
+    if (!renewal || renewal.status === 'cancelled') break;
+    next = renewal.renewed_by_policy_number;
+    if (after.birthDate !== undefined) {
+      const age = checkBirthDate(after.birthDate, renewal.effective_date, today, '/birthDate');
+      if (age.length)
+        throw invalid(
+          age.map((e) => ({
+            ...e,
+            message: `${e.message} of ${renewal.policy_number}, a renewal of this policy corrected with it`,
+          })),
+        );
+    }
+    const before = policyView(renewal, key, today).policyholder;
+    const changed = identity.filter((f) => before[f] !== after[f]);
+    if (!changed.length) continue; // already corrected on the renewal itself
+    await repo.updatePolicyholder(trx, renewal.id, {
+      ...(changed.includes('firstName')
+        ? { holder_first_name_enc: encrypt(key, after.firstName!), holder_first_name: null }
+        : {}),
+      ...(changed.includes('lastName')
+        ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
+        : {}),
+      ...(changed.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
+      updated_at: now,
+    });
+    const id = await repo.insertCorrection(trx, {
+      policyId: renewal.id,
+      reason,
+      beforeEnc: sealed(key, changed, before),
+      afterEnc: sealed(key, changed, after),
+      at: now,
+    });
+    await auditPolicyChange(trx, caller, renewal, 'policyholder_changed', {
+      fields: changed,
+      reason,
+      correction: id,
+      withPolicy: policy.policy_number,
+    });
+    corrected.push(renewal.policy_number);
+  }
+  return corrected;
 }

@@ -26,6 +26,9 @@ export const CHANGE_POLICYHOLDER_DESCRIPTION =
   "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, " +
   'or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. ' +
   'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
+  "A correction of a name or the birth date is the person's record corrected: it reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; " +
+  "a birth date that would make the policyholder 120 or older on a renewal's effective date is a 422 naming that renewal, and nothing is corrected. " +
+  'It does not reach back to the policy a renewal renews: that term stays as it was insured. Email, phone and address changes stay on the policy given. ' +
   'A policy for another person is a new policy. ' +
   'Honours Idempotency-Key.';
 
@@ -33,7 +36,7 @@ export const RENEW_POLICY_DESCRIPTION =
   'Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): ' +
   'from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; ' +
   'by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. ' +
-  'Policyholder and risk are copied as they are now: a later change to the policy renewed does not reach its renewal. ' +
+  'Policyholder and risk are copied as they are now: a later correction of a name or the birth date on the policy renewed reaches its renewal too, other later changes (contact details, vehicle registration) do not. ' +
   'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
   'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
   'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +

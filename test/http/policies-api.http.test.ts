@@ -1392,6 +1392,129 @@ describe('API to manage policies', () => {
     });
   });
 
+  describe('a correction of the policyholder reaches the renewals, never the term renewed', () => {
+    const change = (policyNumber: string, body: unknown, headers: Record<string, string> = {}) =>
+      t.app
+        .inject({
+          method: 'PATCH',
+          url: `${POLICIES}/${policyNumber}/policyholder`,
+          payload: body as object,
+          headers: { ...partner.auth, ...headers },
+        })
+        .then((r) => ({ status: r.statusCode, body: r.json(), headers: r.headers }));
+    const renew = async (policyNumber: string) => {
+      const res = await post(
+        t.app,
+        `${POLICIES}/${policyNumber}/renew`,
+        { externalReference: ref('RENEWAL'), premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' } },
+        partner.auth,
+      );
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      return res.body as { policyNumber: string; effectiveDate: string };
+    };
+    const holderOf = async (policyNumber: string) =>
+      (await get(t.app, `${POLICIES}/${policyNumber}`, partner.auth)).body.policyholder;
+    const auditOf = async (policyNumber: string) =>
+      (await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'data'])
+        .where('entity', '=', 'policy')
+        .where('entity_id', '=', policyNumber)
+        .orderBy('id')
+        .execute()) as { action: string; data: Record<string, unknown> }[];
+    const correctionsOf = async (policyNumber: string) => {
+      const rows = await t.db
+        .selectFrom('policy_corrections')
+        .innerJoin('policies', 'policies.id', 'policy_corrections.policy_id')
+        .select(['policy_corrections.id', 'reason', 'before_enc', 'after_enc'])
+        .where('policy_number', '=', policyNumber)
+        .orderBy('policy_corrections.created_at')
+        .execute();
+      const open = (sealed: string) => JSON.parse(decrypt(t.app.parasol.keys.encryption, sealed));
+      return rows.map((r) => ({ id: r.id, reason: r.reason, before: open(r.before_enc), after: open(r.after_enc) }));
+    };
+
+    it('corrects each renewal term after term, with its own sealed correction and audit row naming the policy corrected', async () => {
+      const a = (await create(motorPolicy({ expiryDate: day(clock, 90) }))).body;
+      const b = await renew(a.policyNumber);
+      const c = await renew(b.policyNumber);
+      const res = await change(a.policyNumber, { lastName: 'Martins', birthDate: '1990-04-21', reason: 'typo' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const corrected = { ...a.policyholder, lastName: 'Martins', birthDate: '1990-04-21' };
+      assert.deepEqual(res.body.policyholder, corrected);
+      for (const renewal of [b, c]) {
+        assert.deepEqual(await holderOf(renewal.policyNumber), corrected, renewal.policyNumber);
+        const [correction, ...more] = await correctionsOf(renewal.policyNumber);
+        assert.equal(more.length, 0);
+        assert.deepEqual(correction, {
+          id: correction!.id,
+          reason: 'typo',
+          before: { lastName: 'Martin', birthDate: '1990-04-12' },
+          after: { lastName: 'Martins', birthDate: '1990-04-21' },
+        });
+        assert.deepEqual((await auditOf(renewal.policyNumber)).at(-1), {
+          action: 'policyholder_changed',
+          data: {
+            fields: ['lastName', 'birthDate'],
+            reason: 'typo',
+            correction: correction!.id,
+            withPolicy: a.policyNumber,
+          },
+        });
+      }
+      const own = (await auditOf(a.policyNumber)).at(-1)!;
+      assert.deepEqual(own.data.renewalsCorrected, [b.policyNumber, c.policyNumber]);
+      assert.doesNotMatch(JSON.stringify(await auditOf(b.policyNumber)), /Martin|1990-04/, 'no value in clear');
+
+      // on the renewal: the renewal's own renewal follows, the term it renews stays as it was insured
+      const onB = await change(b.policyNumber, { firstName: 'Camilla', reason: 'document_mismatch' });
+      assert.equal(onB.status, 200, JSON.stringify(onB.body));
+      assert.equal((await holderOf(a.policyNumber)).firstName, 'Camille');
+      assert.equal((await holderOf(c.policyNumber)).firstName, 'Camilla');
+      // a renewal already holding the values is left as it is: no second correction recorded on it
+      await change(c.policyNumber, { firstName: 'Camila', reason: 'typo' });
+      await change(b.policyNumber, { firstName: 'Camila', reason: 'typo' });
+      assert.equal((await correctionsOf(c.policyNumber)).length, 3);
+      assert.deepEqual((await auditOf(b.policyNumber)).at(-1)!.data.renewalsCorrected, undefined);
+      // contact details stay per term, as before
+      await change(a.policyNumber, { phone: '+33698765432' });
+      assert.equal((await holderOf(b.policyNumber)).phone, HOLDER.phone);
+    });
+
+    it('stops at a cancelled renewal, and a replay with the same Idempotency-Key corrects nothing twice', async () => {
+      const a = (await create(motorPolicy({ expiryDate: day(clock, 30) }))).body;
+      const b = await renew(a.policyNumber);
+      const key = { 'idempotency-key': crypto.randomUUID() };
+      const body = { firstName: 'Camilla', reason: 'typo' };
+      const first = await change(a.policyNumber, body, key);
+      const retry = await change(a.policyNumber, body, key);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(retry.body, first.body);
+      assert.equal((await correctionsOf(a.policyNumber)).length, 1);
+      assert.equal((await correctionsOf(b.policyNumber)).length, 1);
+
+      const c = await renew(b.policyNumber);
+      const cancel = { reason: 'customer_request', effectiveDate: day(clock, 45) }; // after the renewal's start (day 30)
+      const cancelled = await post(t.app, `${POLICIES}/${b.policyNumber}/cancel`, cancel, partner.auth);
+      assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+      const res = await change(a.policyNumber, { lastName: 'Martins', reason: 'typo' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      for (const ended of [b, c]) assert.equal((await holderOf(ended.policyNumber)).lastName, 'Martin');
+      assert.equal((await auditOf(a.policyNumber)).at(-1)!.data.renewalsCorrected, undefined);
+    });
+
+    it('refuses a birth date that no longer passes on a renewal, naming it, and corrects nothing', async () => {
+      const a = (await create(motorPolicy())).body;
+      const b = await renew(a.policyNumber);
+      // 119 on the policy's effective date, 120 on its renewal's
+      const res = await change(a.policyNumber, { birthDate: '1906-06-01', reason: 'typo' });
+      assert.deepEqual([res.status, res.body.code, fieldsOf(res.body)], [422, 'validation_failed', ['/birthDate']]);
+      assert.match(res.body.errors[0].message, new RegExp(b.policyNumber));
+      assert.equal((await holderOf(a.policyNumber)).birthDate, HOLDER.birthDate);
+      assert.equal((await correctionsOf(a.policyNumber)).length, 0);
+    });
+  });
+
   describe('a new vehicle insured before it is registered (PATCH /policies/{policyNumber}/vehicle)', () => {
     const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
     const register = (policyNumber: string, body: unknown, who = partner, headers: Record<string, string> = {}) =>
