@@ -92,7 +92,18 @@ export function policiesCommands(kit: CommandKit): void {
           );
           const lines = page.policies.length
             ? table(
-                ['POLICY', 'EXTERNAL REFERENCE', 'PRODUCT', 'STATUS', 'EFFECTIVE', 'EXPIRY', 'PREMIUM', 'RECORDED'],
+                [
+                  'POLICY',
+                  'EXTERNAL REFERENCE',
+                  'PRODUCT',
+                  'STATUS',
+                  'EFFECTIVE',
+                  'EXPIRY',
+                  'PREMIUM',
+                  'RENEWS',
+                  'RENEWED BY',
+                  'RECORDED',
+                ],
                 page.policies.map((p) => [
                   p.policyNumber,
                   p.externalReference,
@@ -101,6 +112,8 @@ export function policiesCommands(kit: CommandKit): void {
                   p.effectiveDate,
                   p.expiryDate,
                   `${formatMoney(p.premium.amount, p.premium.currency)} ${p.premium.frequency}`,
+                  p.renews ?? '-',
+                  renewedBy(p),
                   when(new Date(p.createdAt)),
                 ]),
               )
@@ -139,6 +152,7 @@ export function policiesCommands(kit: CommandKit): void {
         quoteReference: p.quoteReference,
         renews: p.renews,
         renewedBy: p.renewedBy,
+        renewedByStatus: p.renewedByStatus,
         cancellation: p.cancellation,
         createdAt: p.createdAt,
         updatedAt: p.updatedAt,
@@ -158,7 +172,7 @@ export function policiesCommands(kit: CommandKit): void {
               : '-',
           ],
           ['renews', p.renews ?? '-'],
-          ['renewed by', p.renewedBy ?? '-'],
+          ['renewed by', renewedBy(p)],
           ['recorded', when(new Date(p.createdAt))],
         ]),
         '',
@@ -172,6 +186,10 @@ export function policiesCommands(kit: CommandKit): void {
     }),
   );
 }
+
+/** The next term and its status ("PA-… (cancelled)"), or '-'. */
+const renewedBy = (p: Pick<PolicyView, 'renewedBy' | 'renewedByStatus'>): string =>
+  p.renewedBy ? `${p.renewedBy} (${p.renewedByStatus ?? '?'})` : '-';
 
 /** The reason an audit row records (a cancellation's, an activation's, a correction's), or '-'. */
 function reasonOf(data: unknown): string {

@@ -2,7 +2,8 @@ import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, statusOn, todayOf, type ActivationReason, type PolicyView } from './policy.ts';
+import { statusOn, todayOf, type ActivationReason, type PolicyView } from './policy.ts';
+import { answerPolicy } from './policy-answer.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 
 export interface ActivatePolicyInput {
@@ -29,7 +30,7 @@ export async function activatePolicy(
   const now = deps.now();
   const today = todayOf(now);
   const status = statusOn(policy, today);
-  if (status === 'active') return policyView(policy, deps.keys.encryption, today);
+  if (status === 'active') return answerPolicy(deps, trx, policy, today);
   if (status === 'cancelled') {
     throw new DomainError(
       'policy_not_activatable',
@@ -50,5 +51,5 @@ export async function activatePolicy(
     effectiveDate: coverFrom,
     ...(coverFrom !== policy.effective_date ? { recordedEffectiveDate: policy.effective_date } : {}),
   });
-  return policyView(active, deps.keys.encryption, today);
+  return answerPolicy(deps, trx, active, today);
 }

@@ -2,7 +2,8 @@ import type { Trx } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, statusOn, todayOf, type CancelReason, type PolicyView } from './policy.ts';
+import { statusOn, todayOf, type CancelReason, type PolicyView } from './policy.ts';
+import { answerPolicy } from './policy-answer.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
 
@@ -36,7 +37,7 @@ export async function cancelPolicy(
   const today = todayOf(now);
   if (policy.status === 'cancelled') {
     if (policy.cancel_reason === input.reason && policy.cancellation_date === input.effectiveDate)
-      return policyView(policy, deps.keys.encryption, today);
+      return answerPolicy(deps, trx, policy, today);
     throw new DomainError(
       'policy_not_cancellable',
       `Policy ${policy.policy_number} is already cancelled from ${policy.cancellation_date} (${policy.cancel_reason}).`,
@@ -74,7 +75,7 @@ export async function cancelPolicy(
     await repo.releaseRenewal(trx, previous.id, policy.policy_number, now);
     await auditPolicyChange(trx, caller, previous, 'renewal_cancelled', { renewal: policy.policy_number });
   }
-  return policyView(cancelled, deps.keys.encryption, today);
+  return answerPolicy(deps, trx, cancelled, today);
 }
 
 /** Cancels from inception the renewals of a policy being cancelled, term after term; their numbers. */

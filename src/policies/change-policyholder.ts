@@ -4,7 +4,8 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { invalid } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
+import { policyholderOf, todayOf, type Address, type CorrectionReason, type PolicyView } from './policy.ts';
+import { answerPolicy } from './policy-answer.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 
@@ -73,7 +74,7 @@ export async function changePolicyholder(
     const age = checkBirthDate(change.birthDate, policy.effective_date, today, '/birthDate');
     if (age.length) throw invalid(age);
   }
-  const before = policyView(policy, key, today).policyholder;
+  const before = policyholderOf(policy, key);
   const after = {
     firstName: change.firstName?.trim(),
     lastName: change.lastName?.trim(),
@@ -114,7 +115,7 @@ export async function changePolicyholder(
     ...(correction ? { reason: change.reason, correction } : {}),
     ...(renewals.length ? { renewalsCorrected: renewals } : {}),
   });
-  return policyView(updated, key, today);
+  return answerPolicy(deps, trx, updated, today);
 }
 
 type Identity = Partial<Record<(typeof IDENTITY)[number], string>>;
@@ -157,7 +158,7 @@ async function correctRenewals(
           })),
         );
     }
-    const before = policyView(renewal, key, today).policyholder;
+    const before = policyholderOf(renewal, key);
     const changed = identity.filter((f) => before[f] !== after[f]);
     if (!changed.length) continue; // already corrected on the renewal itself
     await repo.updatePolicyholder(trx, renewal.id, {

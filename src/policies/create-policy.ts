@@ -72,7 +72,7 @@ export async function createPolicy(
   if (input.quoteReference !== undefined)
     quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
   const row = await recordPolicy(deps, trx, caller, { ...input, risk }, { quoteId: quote?.id ?? null });
-  return policyView(row, deps.keys.encryption, today);
+  return policyView(row, deps.keys.encryption, today, undefined); // just recorded: not renewed
 }
 
 /** The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a create checks them. */

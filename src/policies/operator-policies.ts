@@ -1,7 +1,8 @@
 import { auditTrail, type AuditRow } from '../platform/audit.ts';
 import type { PolicyDeps } from './deps.ts';
 import { findPolicyByNumber, type Scope } from './policies-repo.ts';
-import { policyView, todayOf, type PolicyView } from './policy.ts';
+import { todayOf, type PolicyView } from './policy.ts';
+import { answerPolicy } from './policy-answer.ts';
 import { canonicalPolicyNumber } from './policy-number.ts';
 import { searchPolicies, type PolicyQuery } from './search-policies.ts';
 
@@ -16,6 +17,10 @@ export interface PolicySummary {
   effectiveDate: string;
   expiryDate: string;
   premium: PolicyView['premium'];
+  /** The previous term's policy number, and the next term's with its status (as in the partner's view). */
+  renews: string | null;
+  renewedBy: string | null;
+  renewedByStatus: PolicyView['renewedByStatus'];
   createdAt: string;
 }
 
@@ -27,6 +32,9 @@ const summaryOf = (p: PolicyView): PolicySummary => ({
   effectiveDate: p.effectiveDate,
   expiryDate: p.expiryDate,
   premium: p.premium,
+  renews: p.renews,
+  renewedBy: p.renewedBy,
+  renewedByStatus: p.renewedByStatus,
   createdAt: p.createdAt,
 });
 
@@ -53,7 +61,7 @@ export async function findPolicyForOperator(
   return {
     partnerId: row.partner_id,
     environment: row.environment,
-    policy: policyView(row, deps.keys.encryption, todayOf(deps.now())),
+    policy: await answerPolicy(deps, deps.db, row, todayOf(deps.now())),
     audit,
   };
 }

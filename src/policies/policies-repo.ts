@@ -89,6 +89,23 @@ export async function searchPolicies(db: Executor, scope: Scope, f: PolicyFilter
   return query.orderBy('created_at').orderBy('id').limit(f.limit).execute();
 }
 
+/** The status and expiry date of the scope's policies numbered (the renewals a page of policies names), by number. */
+export async function findNextTerms(
+  db: Executor,
+  scope: Scope,
+  policyNumbers: readonly string[],
+): Promise<Map<string, Pick<PolicyRow, 'status' | 'expiry_date'>>> {
+  if (!policyNumbers.length) return new Map();
+  const rows = await db
+    .selectFrom('policies')
+    .select(['policy_number', 'status', 'expiry_date'])
+    .where('partner_id', '=', scope.partnerId)
+    .where('environment', '=', scope.environment)
+    .where('policy_number', 'in', [...new Set(policyNumbers)])
+    .execute();
+  return new Map(rows.map((r) => [r.policy_number, r]));
+}
+
 /** The policyholder's columns given (encrypted by the caller), and updated_at. */
 export async function updatePolicyholder(
   db: Executor,

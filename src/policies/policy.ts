@@ -78,6 +78,8 @@ export interface PolicyView {
   /** The policy number of the term this policy renews, and of the term renewing it. */
   renews: string | null;
   renewedBy: string | null;
+  /** The status today of the term renewing it (`renewedBy`): a renewal cancelled after its start keeps its link. */
+  renewedByStatus: PolicyStatus | null;
   cancellation: { reason: CancelReason; effectiveDate: string; cancelledAt: string } | null;
   createdAt: string;
   updatedAt: string;
@@ -112,20 +114,38 @@ function riskOf(row: PolicyRow, encryptionKey: EncryptionKeys): Record<string, u
   return row.product === 'home' ? { ...homeRiskView(risk as unknown as HomeRisk) } : risk;
 }
 
-export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today: string): PolicyView {
+/** The policyholder as stored, opened. */
+export function policyholderOf(row: PolicyRow, encryptionKey: EncryptionKeys): PolicyView['policyholder'] {
+  return {
+    firstName: openField(encryptionKey, row.holder_first_name_enc, row.holder_first_name),
+    lastName: openField(encryptionKey, row.holder_last_name_enc, row.holder_last_name),
+    birthDate: decrypt(encryptionKey, row.holder_birth_date_enc),
+    email: decrypt(encryptionKey, row.holder_email_enc),
+    phone: decrypt(encryptionKey, row.holder_phone_enc),
+    address: JSON.parse(decrypt(encryptionKey, row.holder_address_enc)) as Address,
+  };
+}
+
+/** What the view of a policy needs of the term renewing it. */
+export type NextTerm = Pick<PolicyRow, 'status' | 'expiry_date'>;
+
+/**
+ * The policy as answered. `renewal` is the row its `renewed_by_policy_number` names (undefined when
+ * none): policy-answer.ts reads it; a view built without it would answer a renewal's status it does
+ * not know.
+ */
+export function policyView(
+  row: PolicyRow,
+  encryptionKey: EncryptionKeys,
+  today: string,
+  renewal: NextTerm | undefined,
+): PolicyView {
   return {
     policyNumber: row.policy_number,
     externalReference: row.external_reference,
     product: row.product,
     status: statusOn(row, today),
-    policyholder: {
-      firstName: openField(encryptionKey, row.holder_first_name_enc, row.holder_first_name),
-      lastName: openField(encryptionKey, row.holder_last_name_enc, row.holder_last_name),
-      birthDate: decrypt(encryptionKey, row.holder_birth_date_enc),
-      email: decrypt(encryptionKey, row.holder_email_enc),
-      phone: decrypt(encryptionKey, row.holder_phone_enc),
-      address: JSON.parse(decrypt(encryptionKey, row.holder_address_enc)) as Address,
-    },
+    policyholder: policyholderOf(row, encryptionKey),
     effectiveDate: row.effective_date,
     expiryDate: row.expiry_date,
     premium: { amount: row.premium_amount, currency: row.currency, frequency: row.premium_frequency },
@@ -133,6 +153,7 @@ export function policyView(row: PolicyRow, encryptionKey: EncryptionKeys, today:
     quoteReference: row.quote_reference,
     renews: row.renews_policy_number,
     renewedBy: row.renewed_by_policy_number,
+    renewedByStatus: row.renewed_by_policy_number && renewal ? statusOn(renewal, today) : null,
     cancellation:
       row.cancelled_at && row.cancel_reason && row.cancellation_date
         ? {

@@ -4,7 +4,8 @@ import { DomainError } from '../platform/errors.ts';
 import { invalid } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { policyView, storedRisk, todayOf, type PolicyView } from './policy.ts';
+import { storedRisk, todayOf, type PolicyView } from './policy.ts';
+import { answerPolicy } from './policy-answer.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 import { checkFirstRegistration, type MotorRisk } from './vehicle.ts';
 
@@ -40,7 +41,7 @@ export async function registerVehicle(
       risk.vehicleRegistration === input.vehicleRegistration &&
       risk.firstRegistrationDate === input.firstRegistrationDate
     )
-      return policyView(policy, key, today);
+      return answerPolicy(deps, trx, policy, today);
     throw refuse('insures a vehicle already registered');
   }
   const errors = checkFirstRegistration(input.firstRegistrationDate, today, '/firstRegistrationDate');
@@ -54,5 +55,5 @@ export async function registerVehicle(
   await auditPolicyChange(trx, caller, policy, 'vehicle_registered', {
     fields: ['vehicleRegistration', 'firstRegistrationDate'],
   });
-  return policyView(updated, key, today);
+  return answerPolicy(deps, trx, updated, today);
 }

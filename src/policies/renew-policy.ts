@@ -4,7 +4,16 @@ import { DomainError } from '../platform/errors.ts';
 import { checkTerms, invalid, MAX_YEARS_AHEAD, recordPolicy } from './create-policy.ts';
 import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
-import { plusYears, policyView, statusOn, storedRisk, todayOf, type PolicyView, type Product } from './policy.ts';
+import {
+  plusYears,
+  policyholderOf,
+  policyView,
+  statusOn,
+  storedRisk,
+  todayOf,
+  type PolicyView,
+  type Product,
+} from './policy.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
 
 export interface RenewPolicyInput {
@@ -59,7 +68,7 @@ export async function renewPolicy(
   const terms = {
     product: policy.product,
     externalReference: input.externalReference,
-    policyholder: policyView(policy, key, today).policyholder,
+    policyholder: policyholderOf(policy, key),
     effectiveDate: start,
     expiryDate: input.expiryDate ?? nextTermExpiry(soldTerm(policy)),
     premium: input.premium,
@@ -84,7 +93,7 @@ export async function renewPolicy(
     effectiveDate: renewal.effective_date,
     expiryDate: renewal.expiry_date,
   });
-  return policyView(renewal, key, today);
+  return policyView(renewal, key, today, undefined); // just recorded: not renewed
 }
 
 /** Whether a field checked on a renewal is one the renew request gave (else it comes from the stored policy). */

@@ -13,7 +13,8 @@ export const CANCEL_POLICY_DESCRIPTION =
   'Cancelling again with the same reason and date returns the same result; ' +
   'another reason or date, or an expired policy, is a 409 policy_not_cancellable. ' +
   'Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; ' +
-  'cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again. ' +
+  'cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again; ' +
+  'cancelling it from a later date keeps the link (that term began), and the policy it renews answers renewedByStatus cancelled. ' +
   'Honours Idempotency-Key.';
 
 export const ACTIVATE_POLICY_DESCRIPTION =

@@ -468,7 +468,12 @@ export const PolicyResponse = Type.Object({
     description: 'The policy number of the previous term, when this policy is its renewal.',
   }),
   renewedBy: Type.Union([Type.String({ pattern: POLICY_NUMBER_PATTERN, maxLength: 40 }), Type.Null()], {
-    description: 'The policy number of the next term, once this policy is renewed.',
+    description:
+      'The policy number of the next term, once this policy is renewed. It goes back to null when that renewal is cancelled from its inception (this policy can then be renewed again); a renewal cancelled after its start keeps it: that term began, and this policy is not renewed a second time for it.',
+  }),
+  renewedByStatus: Type.Union([StringEnum(POLICY_STATUSES), Type.Null()], {
+    description:
+      'The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy.',
   }),
   cancellation: Type.Union([
     Type.Object({

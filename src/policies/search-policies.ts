@@ -1,7 +1,8 @@
 import { DomainError } from '../platform/errors.ts';
 import type { PolicyDeps } from './deps.ts';
 import { searchPolicies as search, type Scope } from './policies-repo.ts';
-import { POLICY_PAGE, policyView, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
+import { POLICY_PAGE, todayOf, type PolicyStatus, type PolicyView, type Product } from './policy.ts';
+import { answerPolicies } from './policy-answer.ts';
 import { commitHorizon, decodeCursor, oldestFirstPage, type Keyset } from '../platform/cursor.ts';
 
 export interface PolicyQuery {
@@ -47,7 +48,7 @@ export async function searchPolicies(
     limit: limit + 1,
   });
   const { page, nextCursor } = oldestFirstPage(rows, keyOf, horizon, limit, q.cursor);
-  return { policies: page.map((row) => policyView(row, deps.keys.encryption, today)), nextCursor };
+  return { policies: await answerPolicies(deps, deps.db, page, today), nextCursor };
 }
 
 // The cursor is the (created_at, id) of the last policy returned (platform/cursor.ts).

@@ -1128,7 +1128,11 @@ describe('API to manage policies', () => {
       assert.equal(c.status, 201, JSON.stringify(c.body));
       const cancel = { reason: 'customer_request', effectiveDate: day(clock, 20) };
       const res = await post(t.app, `${POLICIES}/${a.body.policyNumber}/cancel`, cancel, partner.auth);
-      assert.deepEqual([res.status, res.body.status, res.body.renewedBy], [200, 'cancelled', b.body.policyNumber]);
+      assert.deepEqual(
+        [res.status, res.body.status, res.body.renewedBy, res.body.renewedByStatus],
+        [200, 'cancelled', b.body.policyNumber, 'cancelled'],
+        'the renewal cancelled with it, in the same answer',
+      );
       for (const [renewal, by] of [
         [b, a],
         [c, a],
@@ -1176,6 +1180,32 @@ describe('API to manage policies', () => {
         (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body.renewedBy,
         right.body.policyNumber,
       );
+    });
+
+    it('keeps the link to a renewal cancelled after its start, showing its status, in the search as in the policy', async () => {
+      const a = await create(motorPolicy({ expiryDate: day(clock, 30) }));
+      const b = await renew(a.body.policyNumber, nextTerm());
+      const read = async () => (await get(t.app, `${POLICIES}/${a.body.policyNumber}`, partner.auth)).body;
+      assert.deepEqual([(await read()).renewedBy, (await read()).renewedByStatus], [b.body.policyNumber, 'active']);
+      assert.equal(b.body.renewedByStatus, null, 'not renewed');
+      const cancel = { reason: 'customer_request', effectiveDate: day(clock, 45) }; // the renewal starts on day 30
+      const res = await post(t.app, `${POLICIES}/${b.body.policyNumber}/cancel`, cancel, partner.auth);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const previous = await read();
+      assert.deepEqual(
+        [previous.status, previous.renewedBy, previous.renewedByStatus],
+        ['active', b.body.policyNumber, 'cancelled'],
+        'the renewal covered part of its term: the link stays, with its status',
+      );
+      assert.deepEqual((await auditOf(a.body.policyNumber)).at(-1)!.action, 'renewed', 'nothing released');
+      const again = await renew(a.body.policyNumber, nextTerm());
+      assert.deepEqual([again.status, again.body.code], [409, 'policy_already_renewed']);
+      const found = await get(
+        t.app,
+        `${POLICIES}?externalReference=${encodeURIComponent(a.body.externalReference)}`,
+        partner.auth,
+      );
+      assert.deepEqual(found.body.policies, [previous], 'the search answers the policy as its own read does');
     });
 
     it('honours Idempotency-Key, scoped to the policy', async () => {
@@ -1679,7 +1709,27 @@ describe('API to manage policies', () => {
         me.auth,
       );
       const renewed = await runCliOn(t, ['policies', 'show', active.body.policyNumber]);
-      assert.match(renewed.out, new RegExp(`renewed by\\s+${renewal.body.policyNumber}`));
+      assert.match(renewed.out, new RegExp(`renewed by\\s+${renewal.body.policyNumber} \\(active\\)`));
+      const links = JSON.parse((await runCliOn(t, ['--json', 'policies', 'list', me.slug, '--env', 'sandbox'])).out);
+      assert.deepEqual(
+        links.policies.map((p: Record<string, unknown>) => [p.policyNumber, p.renews, p.renewedBy, p.renewedByStatus]),
+        [
+          [pending.body.policyNumber, null, null, null],
+          [active.body.policyNumber, null, renewal.body.policyNumber, 'active'],
+          [renewal.body.policyNumber, active.body.policyNumber, null, null],
+        ],
+      );
+      const table = (await runCliOn(t, ['policies', 'list', me.slug, '--env', 'sandbox'])).out;
+      assert.match(table, /RENEWS\s+RENEWED BY/);
+      assert.match(
+        table,
+        new RegExp(`${renewal.body.policyNumber}\\s.*\\s${active.body.policyNumber}\\s+-\\s`),
+        'the renewal names the term it renews',
+      );
+      assert.match(
+        table,
+        new RegExp(`${active.body.policyNumber}\\s.*\\s-\\s+${renewal.body.policyNumber} \\(active\\)`),
+      );
       assert.match(renewed.out, /renewed[\s\S]*created/);
       const next = JSON.parse((await runCliOn(t, ['--json', 'policies', 'show', renewal.body.policyNumber])).out);
       assert.deepEqual([next.renews, next.renewedBy], [active.body.policyNumber, null]);

@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a policy
-         * @description Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again. Honours Idempotency-Key.
+         * @description Ends a pending or active policy from effectiveDate (from its effective date to the day before its expiry). Cancelling again with the same reason and date returns the same result; another reason or date, or an expired policy, is a 409 policy_not_cancellable. Cancelling a renewed policy cancels its renewal (not started yet) too, from its inception, with the same reason; cancelling a renewal from its inception releases the policy it renews (renewedBy back to null), which can be renewed again; cancelling it from a later date keeps the link (that term began), and the policy it renews answers renewedByStatus cancelled. Honours Idempotency-Key.
          */
         post: operations["cancelPolicy"];
         delete?: never;
@@ -223,8 +223,10 @@ export interface components {
             quoteReference: string | null;
             /** @description The policy number of the previous term, when this policy is its renewal. */
             renews: string | null;
-            /** @description The policy number of the next term, once this policy is renewed. */
+            /** @description The policy number of the next term, once this policy is renewed. It goes back to null when that renewal is cancelled from its inception (this policy can then be renewed again); a renewal cancelled after its start keeps it: that term began, and this policy is not renewed a second time for it. */
             renewedBy: string | null;
+            /** @description The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy. */
+            renewedByStatus: ("pending" | "active" | "cancelled" | "expired") | null;
             cancellation: {
                 /** @enum {string} */
                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
@@ -359,8 +361,10 @@ export interface operations {
                             quoteReference: string | null;
                             /** @description The policy number of the previous term, when this policy is its renewal. */
                             renews: string | null;
-                            /** @description The policy number of the next term, once this policy is renewed. */
+                            /** @description The policy number of the next term, once this policy is renewed. It goes back to null when that renewal is cancelled from its inception (this policy can then be renewed again); a renewal cancelled after its start keeps it: that term began, and this policy is not renewed a second time for it. */
                             renewedBy: string | null;
+                            /** @description The status today of the policy renewedBy names (null when not renewed): cancelled for a renewal cancelled after its start, or with this policy. */
+                            renewedByStatus: ("pending" | "active" | "cancelled" | "expired") | null;
                             cancellation: {
                                 /** @enum {string} */
                                 reason: "customer_request" | "non_payment" | "risk_ended" | "replaced" | "duplicate" | "created_in_error" | "other";
