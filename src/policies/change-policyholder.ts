@@ -37,9 +37,13 @@ const CONTACT = ['email', 'phone', 'address'] as const;
  * A correction of a name or the birth date corrects the person's record: it reaches the policy's
  * renewals too, term after term up to the first cancelled one, each locked after the term it renews
  * (the order of renew and cancel), each with its own sealed correction and audit row naming the
- * policy corrected (`withPolicy`), in the same transaction; a renewal already holding the values is
- * left as it is. It never flows back to the term a renewal renews: that term stays as it was insured
- * (docs/DECISIONS.md, "A correction reaches the renewals").
+ * policy corrected (`withPolicy`), in the same transaction; a renewal holding another value than the
+ * policy held before keeps it (correctRenewals). It never flows back to the term a renewal renews:
+ * that term stays as it was insured (docs/DECISIONS.md, "A correction reaches the renewals").
+ *
+ * A name or the birth date given with the value the policy holds is no correction (a retry without
+ * Idempotency-Key): no correction row, not audited, not carried; with no contact field given either,
+ * nothing is written. The contact fields given are written and audited as given.
  */
 export async function changePolicyholder(
   deps: PolicyDeps,
@@ -75,19 +79,24 @@ export async function changePolicyholder(
     if (age.length) throw invalid(age);
   }
   const before = policyholderOf(policy, key);
-  const after = {
+  const after: Identity = {
     firstName: change.firstName?.trim(),
     lastName: change.lastName?.trim(),
     birthDate: change.birthDate,
   };
+  // a field given with the value it holds is no correction (a retry without Idempotency-Key): no empty correction
+  const corrected = identity.filter((f) => after[f] !== before[f]);
+  const contact = CONTACT.filter((f) => change[f] !== undefined);
+  const fields = [...corrected, ...contact];
+  if (!fields.length) return answerPolicy(deps, trx, policy, today);
   const updated = await repo.updatePolicyholder(trx, policy.id, {
-    ...(after.firstName !== undefined
-      ? { holder_first_name_enc: encrypt(key, after.firstName), holder_first_name: null }
+    ...(corrected.includes('firstName')
+      ? { holder_first_name_enc: encrypt(key, after.firstName!), holder_first_name: null }
       : {}),
-    ...(after.lastName !== undefined
-      ? { holder_last_name_enc: encrypt(key, after.lastName), holder_last_name: null }
+    ...(corrected.includes('lastName')
+      ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
       : {}),
-    ...(after.birthDate !== undefined ? { holder_birth_date_enc: encrypt(key, after.birthDate) } : {}),
+    ...(corrected.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
     ...(change.email !== undefined ? { holder_email_enc: encrypt(key, normalEmail(change.email)) } : {}),
     ...(change.phone !== undefined ? { holder_phone_enc: encrypt(key, change.phone) } : {}),
     ...(change.address !== undefined
@@ -95,20 +104,19 @@ export async function changePolicyholder(
       : {}),
     updated_at: now,
   });
-  const fields = [...identity, ...CONTACT.filter((f) => change[f] !== undefined)];
   const correction =
-    identity.length && change.reason !== undefined
+    corrected.length && change.reason !== undefined
       ? await repo.insertCorrection(trx, {
           policyId: policy.id,
           reason: change.reason,
-          beforeEnc: sealed(key, identity, before),
-          afterEnc: sealed(key, identity, after),
+          beforeEnc: sealed(key, corrected, before),
+          afterEnc: sealed(key, corrected, after),
           at: now,
         })
       : undefined;
   const renewals =
     correction && change.reason !== undefined
-      ? await correctRenewals(deps, trx, caller, updated, { identity, after, reason: change.reason })
+      ? await correctRenewals(deps, trx, caller, updated, { fields: corrected, before, after, reason: change.reason })
       : [];
   await auditPolicyChange(trx, caller, policy, 'policyholder_changed', {
     fields,
@@ -127,59 +135,64 @@ const sealed = (key: PolicyDeps['keys']['encryption'], fields: readonly (keyof I
 /**
  * Carries a correction of the policyholder's identity to the renewals of the policy corrected, term
  * after term, up to the first cancelled one (its own renewals were cancelled with it); the numbers of
- * those corrected. Each renewal is locked before it is read, after the term it renews (the lock order
- * of renew and cancel): a renewal committed while the correction waited for the policy's lock is found
- * and corrected. A birth date that no longer passes on a renewal's effective date (120 or older) is a
- * 422 naming the renewal: nothing is corrected.
+ * those corrected. A field is carried to a renewal only where it still holds the value the policy
+ * corrected held before (`before`, which it copied): a renewal holding another value keeps it (it was
+ * corrected on its own, to the same value or another), and the field is carried no further, its
+ * renewals having copied that value. Each renewal is locked before it is read, after the term it
+ * renews (the lock order of renew and cancel): a renewal committed while the correction waited for the
+ * policy's lock is found and corrected. A birth date carried to a renewal that no longer passes on its
+ * effective date (120 or older) is a 422 naming the renewal (`policyNumber`): nothing is corrected.
  */
 async function correctRenewals(
   deps: PolicyDeps,
   trx: Trx,
   caller: Caller,
   policy: repo.PolicyRow,
-  correction: { identity: readonly (keyof Identity)[]; after: Identity; reason: CorrectionReason },
+  correction: { fields: readonly (keyof Identity)[]; before: Identity; after: Identity; reason: CorrectionReason },
 ): Promise<string[]> {
   const key = deps.keys.encryption;
   const now = deps.now();
   const today = todayOf(now);
-  const { identity, after, reason } = correction;
+  const { before, after, reason } = correction;
+  let carried = [...correction.fields];
   const corrected: string[] = [];
-  for (let next = policy.renewed_by_policy_number; next;) {
+  for (let next = policy.renewed_by_policy_number; next && carried.length;) {
     const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
     if (!renewal || renewal.status === 'cancelled') break;
     next = renewal.renewed_by_policy_number;
-    if (after.birthDate !== undefined) {
-      const age = checkBirthDate(after.birthDate, renewal.effective_date, today, '/birthDate');
+    const current = policyholderOf(renewal, key);
+    carried = carried.filter((f) => current[f] === before[f]);
+    if (!carried.length) break;
+    if (carried.includes('birthDate')) {
+      const age = checkBirthDate(after.birthDate!, renewal.effective_date, today, '/birthDate');
       if (age.length)
         throw invalid(
           age.map((e) => ({
             ...e,
             message: `${e.message} of ${renewal.policy_number}, a renewal of this policy corrected with it`,
           })),
+          { policyNumber: renewal.policy_number },
         );
     }
-    const before = policyholderOf(renewal, key);
-    const changed = identity.filter((f) => before[f] !== after[f]);
-    if (!changed.length) continue; // already corrected on the renewal itself
     await repo.updatePolicyholder(trx, renewal.id, {
-      ...(changed.includes('firstName')
+      ...(carried.includes('firstName')
         ? { holder_first_name_enc: encrypt(key, after.firstName!), holder_first_name: null }
         : {}),
-      ...(changed.includes('lastName')
+      ...(carried.includes('lastName')
         ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
         : {}),
-      ...(changed.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
+      ...(carried.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
       updated_at: now,
     });
     const id = await repo.insertCorrection(trx, {
       policyId: renewal.id,
       reason,
-      beforeEnc: sealed(key, changed, before),
-      afterEnc: sealed(key, changed, after),
+      beforeEnc: sealed(key, carried, current),
+      afterEnc: sealed(key, carried, after),
       at: now,
     });
     await auditPolicyChange(trx, caller, renewal, 'policyholder_changed', {
-      fields: changed,
+      fields: carried,
       reason,
       correction: id,
       withPolicy: policy.policy_number,

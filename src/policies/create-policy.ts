@@ -164,11 +164,11 @@ export async function recordPolicy(
   return row;
 }
 
-export function invalid(errors: FieldError[]): DomainError {
+export function invalid(errors: FieldError[], extra: Record<string, unknown> = {}): DomainError {
   return new DomainError(
     'validation_failed',
     errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}.` : `${errors.length} fields are invalid.`,
-    { errors },
+    { errors, ...extra },
   );
 }
 

@@ -28,7 +28,9 @@ export const CHANGE_POLICYHOLDER_DESCRIPTION =
   'or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. ' +
   'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
   "A correction of a name or the birth date is the person's record corrected: it reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; " +
-  "a birth date that would make the policyholder 120 or older on a renewal's effective date is a 422 naming that renewal, and nothing is corrected. " +
+  'a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (corrected on its own) keeps it, and so do its renewals. ' +
+  'A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. ' +
+  'A name or birth date sent with the value the policy already holds changes nothing and is not recorded. ' +
   'It does not reach back to the policy a renewal renews: that term stays as it was insured. Email, phone and address changes stay on the policy given. ' +
   'A policy for another person is a new policy. ' +
   'Honours Idempotency-Key.';

@@ -1540,8 +1540,78 @@ describe('API to manage policies', () => {
       const res = await change(a.policyNumber, { birthDate: '1906-06-01', reason: 'typo' });
       assert.deepEqual([res.status, res.body.code, fieldsOf(res.body)], [422, 'validation_failed', ['/birthDate']]);
       assert.match(res.body.errors[0].message, new RegExp(b.policyNumber));
+      assert.equal(res.body.policyNumber, b.policyNumber, 'the renewal named as a member, not only in prose');
       assert.equal((await holderOf(a.policyNumber)).birthDate, HOLDER.birthDate);
       assert.equal((await correctionsOf(a.policyNumber)).length, 0);
+    });
+
+    it("leaves a renewal's own correction alone: a field reaches a renewal only where it holds the value corrected", async () => {
+      const a = (
+        await create(motorPolicy({ policyholder: { ...HOLDER, lastName: 'Dupnot' }, expiryDate: day(clock, 90) }))
+      ).body;
+      const b = await renew(a.policyNumber);
+      const c = await renew(b.policyNumber);
+      const married = await change(b.policyNumber, { lastName: 'Durand', reason: 'civil_status_change' });
+      assert.equal(married.status, 200, JSON.stringify(married.body));
+      assert.equal((await holderOf(c.policyNumber)).lastName, 'Durand');
+      // the typo fixed on the first term, with the first name: B and C keep their own last name
+      const res = await change(a.policyNumber, { firstName: 'Camilla', lastName: 'Dupont', reason: 'typo' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.policyholder.firstName, res.body.policyholder.lastName], ['Camilla', 'Dupont']);
+      for (const renewal of [b, c]) {
+        const holder = await holderOf(renewal.policyNumber);
+        assert.deepEqual([holder.firstName, holder.lastName], ['Camilla', 'Durand'], renewal.policyNumber);
+        const last = (await correctionsOf(renewal.policyNumber)).at(-1)!;
+        assert.deepEqual(
+          [last.reason, last.before, last.after],
+          ['typo', { firstName: 'Camille' }, { firstName: 'Camilla' }],
+        );
+        assert.deepEqual((await auditOf(renewal.policyNumber)).at(-1)!.data.fields, ['firstName']);
+      }
+      assert.deepEqual((await auditOf(a.policyNumber)).at(-1)!.data.renewalsCorrected, [
+        b.policyNumber,
+        c.policyNumber,
+      ]);
+      // a field no renewal holds any more reaches none of them: nothing written on them
+      const again = await change(a.policyNumber, { lastName: 'Dupond', reason: 'typo' });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      for (const renewal of [b, c]) assert.equal((await holderOf(renewal.policyNumber)).lastName, 'Durand');
+      assert.equal((await correctionsOf(c.policyNumber)).length, 2, 'the one from B, the first name from A');
+      assert.equal((await auditOf(a.policyNumber)).at(-1)!.data.renewalsCorrected, undefined);
+    });
+
+    it('checks the birth date only on the renewals it reaches', async () => {
+      const a = (await create(motorPolicy())).body;
+      const b = await renew(a.policyNumber);
+      const own = await change(b.policyNumber, { birthDate: '1990-04-21', reason: 'document_mismatch' });
+      assert.equal(own.status, 200, JSON.stringify(own.body));
+      // 119 on A's effective date, 120 on B's: B holds a birth date of its own, so the correction stops at A
+      const res = await change(a.policyNumber, { birthDate: '1906-06-01', reason: 'other' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.policyholder.birthDate, '1906-06-01');
+      assert.equal((await holderOf(b.policyNumber)).birthDate, '1990-04-21');
+    });
+
+    it('writes no empty correction when a correction is sent again without Idempotency-Key', async () => {
+      const a = (await create(motorPolicy())).body;
+      const b = await renew(a.policyNumber);
+      const body = { lastName: 'Martins', reason: 'typo' };
+      const first = await change(a.policyNumber, body);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      const audited = (await auditOf(a.policyNumber)).length;
+      const retry = await change(a.policyNumber, body);
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      assert.deepEqual(retry.body, first.body, 'nothing changed, not even updatedAt');
+      assert.equal((await auditOf(a.policyNumber)).length, audited, 'no audit row');
+      for (const policy of [a, b]) assert.equal((await correctionsOf(policy.policyNumber)).length, 1);
+      // with a contact field: that field only is written and audited, without a reason
+      const withPhone = await change(a.policyNumber, { ...body, phone: '+33698765432' });
+      assert.equal(withPhone.status, 200, JSON.stringify(withPhone.body));
+      assert.deepEqual((await auditOf(a.policyNumber)).at(-1), {
+        action: 'policyholder_changed',
+        data: { fields: ['phone'] },
+      });
+      assert.equal((await correctionsOf(a.policyNumber)).length, 1);
     });
   });
 
