@@ -6,10 +6,11 @@ import { buildTestApp, createTestPartner, eventually, post, usingPostgres, type 
 const POLICIES = '/policy-admin/v1/policies';
 
 /**
- * A correction of the policyholder's name racing the renewal of the same policy (PostgreSQL: PGlite
- * runs one transaction at a time). Whichever locks the policy first, the renewal must not be left
- * with the name corrected away: renewed first, the correction finds the renewal and corrects it;
- * corrected first, the renewal copies the corrected name.
+ * A correction of the policyholder's name racing the renewal of the same policy, or of its renewal,
+ * or the cancellation of the policy with its renewal (PostgreSQL: PGlite runs one transaction at a
+ * time). Whichever locks the policy first, no renewal is left with the name corrected away: renewed
+ * first, the correction finds the renewal and corrects it; corrected first, the renewal copies the
+ * corrected name. Cancel and correction lock the same policies in the same order: no deadlock.
  */
 describe('a policyholder correction racing a renewal', () => {
   let t: TestApp;
@@ -45,70 +46,74 @@ describe('a policyholder correction racing a renewal', () => {
     return [await a!, await b!];
   }
 
+  const HOLDER = {
+    firstName: 'Camille',
+    lastName: 'Martin',
+    birthDate: '1990-04-12',
+    email: 'camille@example.com',
+    phone: '+33612345678',
+    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+  };
+  type Partner = Awaited<ReturnType<typeof createTestPartner>>;
+
+  /** A motor policy that started 100 days ago and ends in `days` days; its number. */
+  async function motorPolicy(partner: Partner, days: number): Promise<string> {
+    const created = await post(
+      t.app,
+      POLICIES,
+      {
+        product: 'motor',
+        externalReference: reference('MOTOR'),
+        policyholder: HOLDER,
+        effectiveDate: day(-100),
+        expiryDate: day(days),
+        premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+        risk: {
+          vehicleRegistration: 'AB-123-CD',
+          make: 'Renault',
+          model: 'Clio',
+          firstRegistrationDate: '2021-03-15',
+          usage: 'private',
+        },
+      },
+      partner.auth,
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return (created.body as { policyNumber: string }).policyNumber;
+  }
+  const renewOf = (partner: Partner, policyNumber: string) => () =>
+    post(
+      t.app,
+      `${POLICIES}/${policyNumber}/renew`,
+      { externalReference: reference('RENEWAL'), premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' } },
+      partner.auth,
+    );
+  const correctionOf = (partner: Partner, policyNumber: string) => async () => {
+    const r = await t.app.inject({
+      method: 'PATCH',
+      url: `${POLICIES}/${policyNumber}/policyholder`,
+      headers: partner.auth,
+      payload: { lastName: 'Martins', reason: 'typo' },
+    });
+    return { status: r.statusCode, body: r.json(), headers: r.headers };
+  };
+  const read = async (partner: Partner, policyNumber: string) =>
+    (await t.app.inject({ method: 'GET', url: `${POLICIES}/${policyNumber}`, headers: partner.auth })).json();
+
   for (const order of ['renewal first', 'correction first'] as const) {
     it(`leaves the renewal with the corrected name (${order})`, async (ctx) => {
       if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
       const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
-      const created = await post(
-        t.app,
-        POLICIES,
-        {
-          product: 'motor',
-          externalReference: reference('MOTOR'),
-          policyholder: {
-            firstName: 'Camille',
-            lastName: 'Martin',
-            birthDate: '1990-04-12',
-            email: 'camille@example.com',
-            phone: '+33612345678',
-            address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
-          },
-          effectiveDate: day(-100),
-          expiryDate: day(265),
-          premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
-          risk: {
-            vehicleRegistration: 'AB-123-CD',
-            make: 'Renault',
-            model: 'Clio',
-            firstRegistrationDate: '2021-03-15',
-            usage: 'private',
-          },
-        },
-        partner.auth,
-      );
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      const { policyNumber } = created.body as { policyNumber: string };
-      const renew = () =>
-        post(
-          t.app,
-          `${POLICIES}/${policyNumber}/renew`,
-          {
-            externalReference: reference('RENEWAL'),
-            premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
-          },
-          partner.auth,
-        );
-      const correct = async () => {
-        const r = await t.app.inject({
-          method: 'PATCH',
-          url: `${POLICIES}/${policyNumber}/policyholder`,
-          headers: partner.auth,
-          payload: { lastName: 'Martins', reason: 'typo' },
-        });
-        return { status: r.statusCode, body: r.json(), headers: r.headers };
-      };
+      const policyNumber = await motorPolicy(partner, 265);
+      const renew = renewOf(partner, policyNumber);
+      const correct = correctionOf(partner, policyNumber);
       const [renewed, corrected] =
         order === 'renewal first'
           ? await race(renew, correct, policyNumber)
           : (await race(correct, renew, policyNumber)).reverse();
       assert.equal(renewed!.status, 201, JSON.stringify(renewed!.body));
       assert.equal(corrected!.status, 200, JSON.stringify(corrected!.body));
-      const renewal = await t.app.inject({
-        method: 'GET',
-        url: `${POLICIES}/${renewed!.body.policyNumber}`,
-        headers: partner.auth,
-      });
-      assert.equal(renewal.json().policyholder.lastName, 'Martins');
+      assert.equal((await read(partner, renewed!.body.policyNumber)).policyholder.lastName, 'Martins');
       const corrections = await t.db
         .selectFrom('policy_corrections')
         .innerJoin('policies', 'policies.id', 'policy_corrections.policy_id')
@@ -117,6 +122,50 @@ describe('a policyholder correction racing a renewal', () => {
         .execute();
       // renewed first: the renewal has a correction of its own; corrected first: it was recorded right
       assert.equal(corrections.length, order === 'renewal first' ? 2 : 1);
+    });
+  }
+
+  for (const order of ['renewal first', 'correction first'] as const) {
+    it(`leaves the renewal of the renewal with the corrected name when the renewal is renewed meanwhile (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // B held: its renewal waits for B; the correction of A locks A, then waits for B
+      const renew = renewOf(partner, b);
+      const correct = correctionOf(partner, a);
+      const [renewed, corrected] =
+        order === 'renewal first' ? await race(renew, correct, b) : (await race(correct, renew, b)).reverse();
+      assert.equal(renewed!.status, 201, JSON.stringify(renewed!.body));
+      assert.equal(corrected!.status, 200, JSON.stringify(corrected!.body));
+      const c = renewed!.body.policyNumber as string;
+      for (const policy of [a, b, c])
+        assert.equal((await read(partner, policy)).policyholder.lastName, 'Martins', policy);
+    });
+  }
+
+  for (const order of ['cancel first', 'correction first'] as const) {
+    it(`ends consistent when a policy is corrected while cancelled with its renewal (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // both lock A, then B (the cascade, the correction's walk): one waits for the other, no deadlock
+      const cancel = () =>
+        post(t.app, `${POLICIES}/${a}/cancel`, { reason: 'customer_request', effectiveDate: day(10) }, partner.auth);
+      const correct = correctionOf(partner, a);
+      const [cancelled, corrected] =
+        order === 'cancel first' ? await race(cancel, correct, a) : (await race(correct, cancel, a)).reverse();
+      assert.equal(cancelled!.status, 200, JSON.stringify(cancelled!.body));
+      assert.deepEqual(
+        [corrected!.status, corrected!.body.code],
+        order === 'cancel first' ? [409, 'policy_not_changeable'] : [200, undefined],
+      );
+      const lastName = order === 'cancel first' ? 'Martin' : 'Martins';
+      for (const policy of [a, b]) {
+        const view = await read(partner, policy);
+        assert.deepEqual([view.status, view.policyholder.lastName], ['cancelled', lastName], policy);
+      }
     });
   }
 });
