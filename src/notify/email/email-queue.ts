@@ -93,12 +93,24 @@ export interface EmailProviders {
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
- * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry. A customer
+ * email carrying a bank-details link (claim opened, reminder) whose claim no longer waits on it
+ * (`linkUselessClaimStatuses`, the claims domain's: voided, paid, expired, or bank details given —
+ * payment pending — while SMTP was down or not configured) is not sent, as its SMS is not: marked
+ * `rejected`, `skipped: …` its error, no audit row, and `skipped` answered. Other messages (the
+ * receipt, the platform's own) are sent whatever the claim.
  */
 export async function sendQueuedEmail(
-  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; providers: EmailProviders; now?: () => Date },
+  deps: {
+    db: Db;
+    keys: Pick<Keyring, 'encryption'>;
+    providers: EmailProviders;
+    now?: () => Date;
+    linkUselessClaimStatuses: readonly string[];
+  },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
+  if (await repo.skipUselessLinkEmail(deps.db, emailId, deps.linkUselessClaimStatuses)) return 'skipped';
   if (!deps.providers.smtp) {
     const state = await repo.findEmailState(deps.db, emailId);
     if (state?.environment === 'production') {

@@ -64,9 +64,10 @@ export const MAX_SMS_ATTEMPTS = 8;
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
  * sends it, records the outcome. Returns what happened; throws to have the queue retry. A link
- * message whose claim is settled meanwhile (`settledClaimStatuses`, the claims domain's: voided,
- * paid, expired while the provider was down) is not sent: marked `rejected`, `skipped: …` its error,
- * and `skipped` answered — the customer never gets a dead link after the claim's last word.
+ * message whose claim no longer waits on its link (`linkUselessClaimStatuses`, the claims domain's:
+ * voided, paid, expired, or bank details given — payment pending — while the provider was down) is
+ * not sent: marked `rejected`, `skipped: …` its error, and `skipped` answered — the customer never
+ * gets a dead link, nor a request for details already given. The email job does the same.
  */
 export async function sendQueuedSms(
   deps: {
@@ -74,11 +75,11 @@ export async function sendQueuedSms(
     keys: Keyring;
     provider: SmsProvider | undefined;
     onUndelivered?: OnUndelivered | undefined;
-    settledClaimStatuses: readonly string[];
+    linkUselessClaimStatuses: readonly string[];
   },
   smsId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
-  if (await repo.skipLinkSmsOfSettledClaim(deps.db, smsId, deps.settledClaimStatuses)) return 'skipped';
+  if (await repo.skipUselessLinkSms(deps.db, smsId, deps.linkUselessClaimStatuses)) return 'skipped';
   if (!deps.provider) {
     const row = await repo.findSmsState(deps.db, smsId);
     if (!row || row.status !== 'queued') return 'skipped';

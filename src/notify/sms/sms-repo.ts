@@ -82,17 +82,18 @@ export async function releaseSms(db: Executor, smsId: string, error: string): Pr
 const keyWord = sql<string>`split_part(m.idempotency_key, ':', 3)`;
 
 /**
- * A queued link message (not leased) of a claim now settled (`settledClaimStatuses`: the claims
- * domain's, given by the job): marked `rejected` with `skipped: …` as its error, never sent — its
- * link leads to a closed page, and it would come after the claim's last word (the withdrawal, the
- * receipt). Answers whether it was.
+ * A queued link message (not leased) of a claim whose link is no longer worth sending
+ * (`linkUselessClaimStatuses`: the claims domain's, given by the job — settled, or its bank details
+ * given meanwhile): marked `rejected` with `skipped: …` as its error, never sent — its link leads to a
+ * closed page, asks for details the insurer has, or would come after the claim's last word (the
+ * withdrawal, the receipt). Answers whether it was.
  */
-export async function skipLinkSmsOfSettledClaim(
+export async function skipUselessLinkSms(
   db: Executor,
   smsId: string,
-  settledClaimStatuses: readonly string[],
+  linkUselessClaimStatuses: readonly string[],
 ): Promise<boolean> {
-  if (settledClaimStatuses.length === 0) return false;
+  if (linkUselessClaimStatuses.length === 0) return false;
   const result = await sql`
     UPDATE sms_messages m SET status = 'rejected', locked_until = NULL,
       last_error = 'skipped: the claim is ' || cl.status || ', its link closed; not sent'
@@ -100,7 +101,7 @@ export async function skipLinkSmsOfSettledClaim(
     WHERE m.id = ${smsId} AND cl.id = m.claim_id AND m.status = 'queued'
       AND (m.locked_until IS NULL OR m.locked_until < now())
       AND ${keyWord} IN (${sql.join([...LINK_MESSAGE_WORDS])})
-      AND cl.status IN (${sql.join([...settledClaimStatuses])})`.execute(db);
+      AND cl.status IN (${sql.join([...linkUselessClaimStatuses])})`.execute(db);
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
