@@ -213,7 +213,8 @@ export async function readEmails(
  * unreachable, or not configured, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
  * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
- * message is sent by one job at a time (the lease).
+ * message is sent by one job at a time (the lease), and a claim's link email whose claim no longer
+ * waits on the link is then dropped by the send (`sendQueuedEmail`), not sent.
  */
 export async function requeueStaleEmails(
   deps: { db: Db; jobs: JobQueue },
