@@ -208,6 +208,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           provider: rt.sms,
           onUndelivered: tellPartnerCustomerUnreachable(rt.jobs),
           linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+          now: rt.now,
         },
         job.data.smsId,
       );

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { LINK_USELESS_CLAIM_STATUSES } from '../../src/claims/model.ts';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
 import { sendQueuedEmail } from '../../src/notify/email/email-queue.ts';
+import { LINK_SKIPPED } from '../../src/notify/link-messages-repo.ts';
 import type { EmailProvider } from '../../src/notify/email/email.ts';
 import { OutboxEmailProvider } from '../../src/notify/email/outbox.ts';
 import { sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
@@ -152,15 +153,15 @@ describe('link messages are not sent once the claim no longer waits on the link,
     assert.equal(await claimStatus(claimId), outcome);
   }
 
-  /** The message dropped at send: `rejected`, `skipped: the claim is <status>…`, no email_rejected audit. */
-  async function assertDropped(table: 'sms_messages' | 'emails', id: string, status: string) {
+  /** The message dropped at send: `rejected`, `skipped: …` (why), no sms/email_rejected audit. */
+  async function assertDropped(table: 'sms_messages' | 'emails', id: string, why: string) {
     const row = await t.db
       .selectFrom(table)
       .select(['status', 'last_error'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
     assert.equal(row.status, 'rejected');
-    assert.equal(row.last_error, `skipped: the claim is ${status}, its link closed; not sent`);
+    assert.equal(row.last_error, why);
     const audited = await t.db.selectFrom('audit_log').select('action').where('entity_id', '=', id).execute();
     assert.deepEqual(audited, [], 'no refusal audited: nothing was refused');
   }
@@ -173,8 +174,8 @@ describe('link messages are not sent once the claim no longer waits on the link,
     assert.equal(await back.sendSms(sms.id), 'skipped');
     assert.equal(await back.sendEmail(email.id), 'skipped');
     assert.deepEqual([back.texted, back.emailed], [[], []], 'no request for details already given');
-    await assertDropped('sms_messages', sms.id, 'payment_pending');
-    await assertDropped('emails', email.id, 'payment_pending');
+    await assertDropped('sms_messages', sms.id, 'skipped: the claim is payment_pending, its link closed; not sent');
+    await assertDropped('emails', email.id, LINK_SKIPPED.claimClosed('payment_pending'));
     // a later job for the same messages (a retry, the sweep): nothing sent either
     assert.equal(await back.sendSms(sms.id), 'skipped');
     assert.equal(await back.sendEmail(email.id), 'skipped');
@@ -191,8 +192,8 @@ describe('link messages are not sent once the claim no longer waits on the link,
     const back = providersBack();
     assert.equal(await back.sendSms(sms.id), 'skipped');
     assert.equal(await back.sendEmail(email.id), 'skipped');
-    await assertDropped('sms_messages', sms.id, 'paid');
-    await assertDropped('emails', email.id, 'paid');
+    await assertDropped('sms_messages', sms.id, LINK_SKIPPED.claimClosed('paid'));
+    await assertDropped('emails', email.id, LINK_SKIPPED.claimClosed('paid'));
     assert.equal(await back.sendSms(receiptSms.id), 'sent');
     assert.equal(await back.sendEmail(receiptEmail.id), 'sent');
     assert.deepEqual(back.texted, [receiptSms.idempotency_key]);
@@ -210,19 +211,14 @@ describe('link messages are not sent once the claim no longer waits on the link,
     const back = providersBack();
     assert.equal(await back.sendEmail(email.id), 'skipped');
     assert.equal(await back.sendSms(sms.id), 'skipped');
-    await assertDropped('emails', email.id, 'voided');
-    await assertDropped('sms_messages', sms.id, 'voided');
+    await assertDropped('emails', email.id, LINK_SKIPPED.claimClosed('voided'));
+    await assertDropped('sms_messages', sms.id, LINK_SKIPPED.claimClosed('voided'));
     assert.equal(await back.sendSms(withdrawal.id), 'sent');
     assert.deepEqual([back.texted, back.emailed], [[withdrawal.idempotency_key], []]);
   });
 
-  it("a failed payout's link messages still go: the new link by SMS, the reminder by SMS and by email", async () => {
-    const { claimId, link } = await productionClaim();
-    await giveBankDetails(link, claimId);
-    await settle(claimId, 'failed');
-    const newLink = await smsOf(claimId, 'payment-failed');
-
-    // a few days before the new due date, the customer is reminded (by SMS and email, both queued)
+  /** A few days before the claim's due date, the customer is reminded (a new link, by SMS and email, both queued). */
+  async function remind(claimId: string) {
     const { bank_details_due_at: dueAt } = await t.db
       .selectFrom('claims')
       .select('bank_details_due_at')
@@ -242,15 +238,122 @@ describe('link messages are not sent once the claim no longer waits on the link,
       { claimId, kind: 'reminder' },
     );
     assert.equal(reminded, 'sent');
-    const reminderSms = await smsOf(claimId, 'reminder');
-    const reminderEmail = await emailOf(claimId, 'reminder');
+    return { dueAt: dueAt!, sms: await smsOf(claimId, 'reminder'), email: await emailOf(claimId, 'reminder') };
+  }
+
+  it("a failed payout's link messages still go (the new link by SMS, then the reminder by SMS and email); the first link's, replaced, do not", async () => {
+    const { claimId, link, sms, email } = await productionClaim();
+    await giveBankDetails(link, claimId);
+    await settle(claimId, 'failed');
+    const newLink = await smsOf(claimId, 'payment-failed');
 
     const back = providersBack();
+    // the first message's link was used, then replaced by the rejected payment's
+    assert.equal(await back.sendSms(sms.id), 'skipped');
+    assert.equal(await back.sendEmail(email.id), 'skipped');
+    await assertDropped('sms_messages', sms.id, 'skipped: a newer link replaced this one; not sent');
+    await assertDropped('emails', email.id, LINK_SKIPPED.replaced);
     assert.equal(await back.sendSms(newLink.id), 'sent');
-    assert.equal(await back.sendSms(reminderSms.id), 'sent');
-    assert.equal(await back.sendEmail(reminderEmail.id), 'sent');
-    assert.deepEqual(back.texted, [newLink.idempotency_key, reminderSms.idempotency_key]);
-    assert.deepEqual(back.emailed, [reminderEmail.dedupe_key]);
+
+    const reminder = await remind(claimId);
+    assert.equal(await back.sendSms(reminder.sms.id), 'sent');
+    assert.equal(await back.sendEmail(reminder.email.id), 'sent');
+    assert.deepEqual(back.texted, [newLink.idempotency_key, reminder.sms.idempotency_key]);
+    assert.deepEqual(back.emailed, [reminder.email.dedupe_key]);
     assert.equal(await claimStatus(claimId), 'failed');
+  });
+
+  it("a failed payout's new-link SMS still queued when the reminder replaced its link is dropped", async () => {
+    const { claimId, link } = await productionClaim();
+    await giveBankDetails(link, claimId);
+    await settle(claimId, 'failed');
+    const newLink = await smsOf(claimId, 'payment-failed');
+    const reminder = await remind(claimId);
+
+    const back = providersBack();
+    assert.equal(await back.sendSms(newLink.id), 'skipped');
+    await assertDropped('sms_messages', newLink.id, LINK_SKIPPED.replaced);
+    assert.equal(await back.sendSms(reminder.sms.id), 'sent');
+    assert.deepEqual(back.texted, [reminder.sms.idempotency_key]);
+  });
+
+  it('still waiting for bank details: the first SMS and email, replaced by the reminder, are dropped; the reminder goes', async () => {
+    const { claimId, sms, email } = await productionClaim();
+    const reminder = await remind(claimId);
+    assert.equal(await claimStatus(claimId), 'awaiting_bank_details');
+
+    const back = providersBack();
+    assert.equal(await back.sendEmail(email.id), 'skipped');
+    assert.equal(await back.sendSms(sms.id), 'skipped');
+    await assertDropped('emails', email.id, LINK_SKIPPED.replaced);
+    await assertDropped('sms_messages', sms.id, LINK_SKIPPED.replaced);
+    assert.equal(await back.sendEmail(reminder.email.id), 'sent');
+    assert.equal(await back.sendSms(reminder.sms.id), 'sent');
+    assert.deepEqual([back.texted, back.emailed], [[reminder.sms.idempotency_key], [reminder.email.dedupe_key]]);
+  });
+
+  it("a link past its due date (the claim not expired yet) is not sent; under the desk's review it still is", async () => {
+    const { claimId, sms, email } = await productionClaim();
+    const reminder = await remind(claimId);
+    const pastDue = () => new Date(reminder.dueAt.getTime() + 60_000);
+
+    const back = providersBack();
+    const common = { db: t.db, keys: t.app.parasol.keys, linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES };
+    const noSms: SmsProvider = {
+      name: 'twilio',
+      send: async () => assert.fail('a link past its due date is not texted'),
+    };
+    assert.equal(await sendQueuedSms({ ...common, provider: noSms, now: pastDue }, reminder.sms.id), 'skipped');
+    await assertDropped('sms_messages', reminder.sms.id, 'skipped: its link is past its due date; not sent');
+
+    // under the desk's manual review the link keeps taking bank details past its due date
+    await t.db.updateTable('claims').set({ manual_review_at: new Date() }).where('id', '=', claimId).execute();
+    const smtp: EmailProvider = {
+      name: 'smtp',
+      send: async () => ({ providerMessageId: '<review@link-messages.test>' }),
+    };
+    assert.equal(
+      await sendQueuedEmail(
+        { ...common, providers: { outbox: new OutboxEmailProvider(), smtp }, now: pastDue },
+        reminder.email.id,
+      ),
+      'sent',
+    );
+    // the first message's, replaced by the reminder's, whatever the review
+    assert.equal(await back.sendSms(sms.id), 'skipped');
+    assert.equal(await back.sendEmail(email.id), 'skipped');
+  });
+
+  it("a sandbox claim voided: its link email still goes to the email outbox (the rule is production's)", async () => {
+    const sandbox = await createTestPartner(t.db, { environment: 'sandbox' });
+    const { claimNumber } = await cancelledFlightClaim(t, sandbox, sandbox.auth, { flightNumber: `AF${seq++}` });
+    const { id: claimId } = await t.db
+      .selectFrom('claims')
+      .select('id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    const opened = await emailOf(claimId, 'bank-details');
+    // the worker puts it in the outbox at once: once it has, the claim is voided and the message made
+    // queued again, as if its send had waited for the void
+    await eventually(async () => (await emailOf(claimId, 'bank-details')).status === 'sent' || undefined);
+    const voided = await runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', 'wrong flight data'], {
+      actor: 'operator:link-messages-test',
+    });
+    assert.equal(voided.code, 0, voided.err);
+    await t.db
+      .updateTable('emails')
+      .set({ status: 'queued', provider: null, provider_message_id: null, sent_at: null })
+      .where('id', '=', opened.id)
+      .execute();
+
+    const back = providersBack();
+    assert.equal(await back.sendEmail(opened.id), 'sent');
+    assert.deepEqual(back.emailed, [], 'kept in the outbox, never sent by SMTP');
+    const row = await t.db
+      .selectFrom('emails')
+      .select(['status', 'provider', 'last_error'])
+      .where('id', '=', opened.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { status: 'sent', provider: 'outbox', last_error: null });
   });
 });

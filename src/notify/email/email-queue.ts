@@ -3,6 +3,7 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
 import type { EmailStatus } from './model.ts';
@@ -93,12 +94,15 @@ export interface EmailProviders {
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
- * sends it, records the outcome. Returns what happened; throws to have the queue retry. A customer
- * email carrying a bank-details link (claim opened, reminder) whose claim no longer waits on it
- * (`linkUselessClaimStatuses`, the claims domain's: voided, paid, expired, or bank details given —
- * payment pending — while SMTP was down or not configured) is not sent, as its SMS is not: marked
- * `rejected`, `skipped: …` its error, no audit row, and `skipped` answered. Other messages (the
- * receipt, the platform's own) are sent whatever the claim.
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry. A production
+ * customer email carrying a bank-details link (claim opened, reminder) whose link no longer works or
+ * is no longer wanted by the time it is sent (SMTP down or not configured meanwhile) is not sent, as
+ * its SMS is not (`skipDeadLinkMessage`): its claim in `linkUselessClaimStatuses` (the claims
+ * domain's: voided, paid, expired, or bank details given — payment pending), a newer link of the
+ * claim (a later reminder, resend, rejected payment's), or the link used or past its due date. Marked
+ * `rejected`, `skipped: …` its error (why), no audit row, and `skipped` answered. Other messages (the
+ * receipt, the platform's own) and sandbox/preproduction ones (kept in the outbox) are sent whatever
+ * the claim.
  */
 export async function sendQueuedEmail(
   deps: {
@@ -110,7 +114,9 @@ export async function sendQueuedEmail(
   },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
-  if (await repo.skipUselessLinkEmail(deps.db, emailId, deps.linkUselessClaimStatuses)) return 'skipped';
+  const { linkUselessClaimStatuses } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  if (await skipDeadLinkMessage(deps.db, 'email', emailId, { linkUselessClaimStatuses, now })) return 'skipped';
   if (!deps.providers.smtp) {
     const state = await repo.findEmailState(deps.db, emailId);
     if (state?.environment === 'production') {
@@ -213,8 +219,9 @@ export async function readEmails(
  * unreachable, or not configured, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
  * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
- * message is sent by one job at a time (the lease), and a claim's link email whose claim no longer
- * waits on the link is then dropped by the send (`sendQueuedEmail`), not sent.
+ * message is sent by one job at a time (the lease), and a claim's link email whose link no longer
+ * works (its claim moved on, or a newer link replaced it) is then dropped by the send
+ * (`sendQueuedEmail`), not sent.
  */
 export async function requeueStaleEmails(
   deps: { db: Db; jobs: JobQueue },

@@ -1,7 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { EmailsTable } from '../../platform/db-schema.ts';
 import type { Executor } from '../../platform/db.ts';
-import { LINK_MESSAGE_WORDS } from '../sms/model.ts';
 
 /** SQL for emails (`emails`): the send queue, and the outbox (the rows sent by the outbox provider). */
 
@@ -18,35 +17,6 @@ export async function insertQueuedEmail(trx: Executor, row: Insertable<EmailsTab
 
 export async function findEmailState(db: Executor, emailId: string) {
   return db.selectFrom('emails').select(['status', 'environment']).where('id', '=', emailId).executeTakeFirst();
-}
-
-/** A claim message's dedupe key is its SMS's idempotency key, `claim:<claim id>:<word>[:…]`. */
-const CLAIM_KEY = '^claim:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:';
-
-/**
- * A queued customer email (not leased) carrying a bank-details link (its key's word: the claim
- * opened, the reminder) of a claim whose link is no longer worth sending (`linkUselessClaimStatuses`:
- * the claims domain's, given by the job — settled, or its bank details given meanwhile): marked
- * `rejected` with `skipped: …` as its error, never sent, as the SMS of the same message is. The claim
- * is the one its key names (found by its primary key; any other key matches nothing). Answers whether
- * it was.
- */
-export async function skipUselessLinkEmail(
-  db: Executor,
-  emailId: string,
-  linkUselessClaimStatuses: readonly string[],
-): Promise<boolean> {
-  if (linkUselessClaimStatuses.length === 0) return false;
-  const result = await sql`
-    UPDATE emails e SET status = 'rejected', locked_until = NULL,
-      last_error = 'skipped: the claim is ' || cl.status || ', its link closed; not sent'
-    FROM claims cl
-    WHERE e.id = ${emailId} AND e.status = 'queued'
-      AND (e.locked_until IS NULL OR e.locked_until < now())
-      AND cl.id = CASE WHEN e.dedupe_key ~ ${CLAIM_KEY} THEN split_part(e.dedupe_key, ':', 2)::uuid END
-      AND split_part(e.dedupe_key, ':', 3) IN (${sql.join([...LINK_MESSAGE_WORDS])})
-      AND cl.status IN (${sql.join([...linkUselessClaimStatuses])})`.execute(db);
-  return (result.numAffectedRows ?? 0n) > 0n;
 }
 
 /**
