@@ -26,7 +26,11 @@ export const MAX_EMAIL_ATTEMPTS = 9;
 export interface QueuedEmail {
   /** What the message is, for the outbox and the metrics: `user_invitation`, `password_reset`, `claim_opened`… */
   kind: string;
-  /** Unique per logical message: the same key queued twice writes one message (e.g. `claim:<id>:email:opened`). */
+  /**
+   * Unique per logical message: the same key queued twice writes one message. A claim's email has its
+   * SMS's idempotency key (`claim:<id>:bank-details`, `claim:<id>:reminder:<due>`…: the send job reads
+   * the claim and the kind word in it); a partner user's, `user:<id>:invitation:<link id>`.
+   */
   dedupeKey: string;
   to: string;
   subject: string;
