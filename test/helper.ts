@@ -582,6 +582,27 @@ export async function insureFlight(
   };
 }
 
+/**
+ * A flight insured for `who` and reported cancelled by `auth` (the partner itself in sandbox, an
+ * operator's token in production): its contract and the one claim opened.
+ */
+export async function cancelledFlightClaim(
+  t: TestApp,
+  who: TestPartner,
+  auth: Record<string, string>,
+  flight: Parameters<typeof insureFlight>[2],
+) {
+  const c = await insureFlight(t.app, who, flight);
+  const opened = await post(
+    t.app,
+    `${FLIGHT}/claims`,
+    { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+    auth,
+  );
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  return { c, claimNumber: opened.body.claimsOpened[0].claimNumber as string };
+}
+
 /** The environment for a child process: without the test runner's own variables (a child that
  * inherits NODE_TEST_CONTEXT behaves as a test file and never exits on its own). */
 export function childEnv(): NodeJS.ProcessEnv {

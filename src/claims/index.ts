@@ -3,6 +3,7 @@ export {
   CLAIM_STATUSES,
   isSettledClaim,
   isVoidableClaim,
+  LINK_USELESS_CLAIM_STATUSES,
   SETTLED_CLAIM_STATUSES,
   type ClaimEventKind,
   type ClaimReason,

@@ -20,6 +20,20 @@ export const isSettledClaim = (status: ClaimStatus): boolean =>
   (SETTLED_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status);
 
 /**
+ * The statuses in which a message carrying the customer's bank-details link (the first message, a
+ * rejected payment's, a reminder, a resend — by SMS or by email) is no longer worth sending: the claim
+ * is settled (the link page says where it stands), or `payment_pending` (the details were given, the
+ * money is on its way: the link asks for what the insurer already has, and its page takes no more).
+ * Not `failed`: a rejected payment asks for new details through its link. Not `opened` or
+ * `awaiting_bank_details`: the link is what the claim waits on. The send jobs of both channels drop
+ * such a message still queued (notify/, given by the job registry: `linkUselessClaimStatuses`).
+ */
+export const LINK_USELESS_CLAIM_STATUSES = [
+  'payment_pending',
+  ...SETTLED_CLAIM_STATUSES,
+] as const satisfies readonly ClaimStatus[];
+
+/**
  * The statuses the claim desk may void a claim in: no money has left for it yet — `payment_pending`
  * only while its payout is still `pending` (`isVoidableClaim`).
  */

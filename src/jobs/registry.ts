@@ -6,7 +6,7 @@ import {
   tellPartnerCustomerUnreachable,
   type NotifyJob,
   type ResendRequest,
-  SETTLED_CLAIM_STATUSES,
+  LINK_USELESS_CLAIM_STATUSES,
 } from '../claims/index.ts';
 import { checkFlightWatch, dispatchDueChecks, planWatches, type FlightProviders } from '../monitoring/index.ts';
 import {
@@ -207,7 +207,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           keys: rt.keys,
           provider: rt.sms,
           onUndelivered: tellPartnerCustomerUnreachable(rt.jobs),
-          settledClaimStatuses: SETTLED_CLAIM_STATUSES,
+          linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+          now: rt.now,
         },
         job.data.smsId,
       );
@@ -220,7 +221,13 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
     concurrency: { batchSize: 10 },
     handler: (rt) => async (job) => {
       const outcome = await sendQueuedEmail(
-        { db: rt.db, keys: rt.keys, providers: rt.email, now: rt.now },
+        {
+          db: rt.db,
+          keys: rt.keys,
+          providers: rt.email,
+          now: rt.now,
+          linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+        },
         job.data.emailId,
       );
       emailsTotal.inc({ outcome });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { SETTLED_CLAIM_STATUSES } from '../../src/claims/model.ts';
+import { LINK_USELESS_CLAIM_STATUSES } from '../../src/claims/model.ts';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
 import { requeueStaleSms, sendQueuedSms } from '../../src/notify/sms/sms-queue.ts';
 import type { SmsProvider } from '../../src/notify/sms/sms.ts';
@@ -13,10 +13,10 @@ import { payWithSimulatedBank, SIMULATED_BANK_REJECTED_IBAN } from '../../src/pa
 import type { JobQueue } from '../../src/platform/jobs.ts';
 import {
   buildTestApp,
+  cancelledFlightClaim,
   createTestPartner,
   eventually,
   FLIGHT,
-  insureFlight,
   operatorToken,
   post,
   productionSmsLink,
@@ -42,27 +42,6 @@ const ADMIN = { email: 'ops-void-tests@parasol.test', password: 'operator passwo
 const ACTOR = `operator:${ADMIN.email}`;
 const IBAN = 'DE89 3704 0044 0532 0130 00';
 const REASON = 'Opened on wrong flight data: the airline record shows an on-time arrival';
-
-/**
- * A flight insured for `who` and reported cancelled by `auth` (the partner itself in sandbox, an
- * operator's token in production): its contract and the one claim opened.
- */
-async function cancelledFlightClaim(
-  t: TestApp,
-  who: TestPartner,
-  auth: Record<string, string>,
-  flight: Parameters<typeof insureFlight>[2],
-) {
-  const c = await insureFlight(t.app, who, flight);
-  const opened = await post(
-    t.app,
-    `${FLIGHT}/claims`,
-    { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-    auth,
-  );
-  assert.equal(opened.status, 200, JSON.stringify(opened.body));
-  return { c, claimNumber: opened.body.claimsOpened[0].claimNumber as string };
-}
 
 describe('the claim desk voids a claim', () => {
   let t: TestApp;
@@ -382,7 +361,7 @@ describe('the claim desk voids a claim', () => {
     };
     return {
       bodies,
-      deps: { db: t.db, keys: t.app.parasol.keys, provider, settledClaimStatuses: SETTLED_CLAIM_STATUSES },
+      deps: { db: t.db, keys: t.app.parasol.keys, provider, linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES },
     };
   };
   /** The sweep after a long outage: the claim's messages made old, what it queues again. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { LINK_USELESS_CLAIM_STATUSES } from '../../src/claims/model.ts';
 import {
   EmailRejectedError,
   EmailRetryableError,
@@ -94,7 +95,12 @@ test('a retryable failure keeps the message queued; a retried job sends it once;
   await transaction(handle.db, (trx) => queueEmail(trx, { jobs, keys }, email('k:retry')));
   const emailId = (sent[0] as { data: { emailId: string } }).data.emailId;
   const smtp = scripted('retry', 'ok');
-  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
 
   await assert.rejects(sendQueuedEmail(deps, emailId), EmailRetryableError);
   let row = await handle.db.selectFrom('emails').selectAll().where('id', '=', emailId).executeTakeFirstOrThrow();
@@ -138,7 +144,12 @@ test('a message being sent is not sent by a second job meanwhile (the lease)', a
       return { providerMessageId: '<slow@test>' };
     },
   };
-  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: slow } };
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: slow },
+  };
   const first = sendQueuedEmail(deps, emailId);
   await sending;
   assert.equal(await sendQueuedEmail(deps, emailId), 'skipped');
@@ -156,7 +167,12 @@ test('a refused message is marked rejected and audited; sandbox messages go to t
   });
   const [rejectId, sandboxId] = sent.map((s) => (s as { data: { emailId: string } }).data.emailId) as [string, string];
   const smtp = scripted('reject');
-  const deps = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
   assert.equal(await sendQueuedEmail(deps, rejectId), 'rejected');
   assert.equal(await sendQueuedEmail(deps, rejectId), 'skipped');
   const rejected = await handle.db
@@ -188,7 +204,12 @@ test("without SMTP a production customer's email stays queued, not in the outbox
     string,
     string,
   ];
-  const noSmtp = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: undefined } };
+  const noSmtp = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: undefined },
+  };
   await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing);
   await assert.rejects(sendQueuedEmail(noSmtp, prodId), EmailProviderMissing, 'every retry of the job');
   assert.equal(await sendQueuedEmail(noSmtp, platformId), 'sent', 'the platform’s own messages: into the outbox');
@@ -206,7 +227,12 @@ test("without SMTP a production customer's email stays queued, not in the outbox
   assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 1, 'production and queued only');
   assert.deepEqual(sent, [{ name: 'email_send', data: { emailId: prodId } }]);
   const smtp = scripted('ok');
-  const withSmtp = { db: handle.db, keys, providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider } };
+  const withSmtp = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
   assert.equal(await sendQueuedEmail(withSmtp, prodId), 'sent');
   assert.deepEqual(
     smtp.calls.map((c) => c.dedupeKey),
@@ -214,4 +240,23 @@ test("without SMTP a production customer's email stays queued, not in the outbox
   );
   assert.equal(await requeueStaleEmails({ db: handle.db, jobs }), 0, 'nothing left to send');
   assert.equal(await sendQueuedEmail(noSmtp, prodId), 'skipped', 'a sent message: nothing to do, SMTP or not');
+});
+
+test('a key shaped like a claim message’s but naming no claim is sent as any message (the link rule finds no claim)', async (t) => {
+  const handle = await openTestDatabase(t);
+  const { jobs, sent } = fakeJobs();
+  await transaction(handle.db, async (trx) => {
+    await queueEmail(trx, { jobs, keys }, email('claim:not-a-uuid:bank-details'));
+    await queueEmail(trx, { jobs, keys }, email(`claim:${crypto.randomUUID()}:reminder:1`));
+  });
+  const ids = sent.map((s) => (s as { data: { emailId: string } }).data.emailId);
+  const smtp = scripted('ok', 'ok');
+  const deps = {
+    db: handle.db,
+    keys,
+    linkUselessClaimStatuses: LINK_USELESS_CLAIM_STATUSES,
+    providers: { outbox: new OutboxEmailProvider(), smtp: smtp.provider },
+  };
+  for (const id of ids) assert.equal(await sendQueuedEmail(deps, id), 'sent');
+  assert.equal(smtp.calls.length, 2);
 });

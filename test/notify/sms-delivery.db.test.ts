@@ -62,7 +62,7 @@ test('a receipt that comes before the send records the id is kept, then applied 
   assert.equal(told.length, 0, 'nothing known yet');
 
   assert.equal(
-    await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered, settledClaimStatuses: [] }, smsId),
+    await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered, linkUselessClaimStatuses: [] }, smsId),
     'sent',
   );
   const row = await db

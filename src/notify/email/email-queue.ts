@@ -3,6 +3,7 @@ import { decrypt, encrypt, type Keyring } from '../../platform/crypto.ts';
 import type { Environment } from '../../platform/db-schema.ts';
 import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
+import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './email-repo.ts';
 import { EmailRejectedError, EmailRetryableError, type EmailProvider } from './email.ts';
 import type { EmailStatus } from './model.ts';
@@ -25,7 +26,11 @@ export const MAX_EMAIL_ATTEMPTS = 9;
 export interface QueuedEmail {
   /** What the message is, for the outbox and the metrics: `user_invitation`, `password_reset`, `claim_opened`… */
   kind: string;
-  /** Unique per logical message: the same key queued twice writes one message (e.g. `claim:<id>:email:opened`). */
+  /**
+   * Unique per logical message: the same key queued twice writes one message. A claim's email has its
+   * SMS's idempotency key (`claim:<id>:bank-details`, `claim:<id>:reminder:<due>`…: the send job reads
+   * the claim and the kind word in it); a partner user's, `user:<id>:invitation:<link id>`.
+   */
   dedupeKey: string;
   to: string;
   subject: string;
@@ -93,12 +98,29 @@ export interface EmailProviders {
 
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
- * sends it, records the outcome. Returns what happened; throws to have the queue retry.
+ * sends it, records the outcome. Returns what happened; throws to have the queue retry. A production
+ * customer email carrying a bank-details link (claim opened, reminder) whose link no longer works or
+ * is no longer wanted by the time it is sent (SMTP down or not configured meanwhile) is not sent, as
+ * its SMS is not (`skipDeadLinkMessage`): its claim in `linkUselessClaimStatuses` (the claims
+ * domain's: voided, paid, expired, or bank details given — payment pending), a newer link of the
+ * claim (a later reminder, resend, rejected payment's), or the link used or past its due date. Marked
+ * `rejected`, `skipped: …` its error (why), no audit row, and `skipped` answered. Other messages (the
+ * receipt, the platform's own) and sandbox/preproduction ones (kept in the outbox) are sent whatever
+ * the claim.
  */
 export async function sendQueuedEmail(
-  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; providers: EmailProviders; now?: () => Date },
+  deps: {
+    db: Db;
+    keys: Pick<Keyring, 'encryption'>;
+    providers: EmailProviders;
+    now?: () => Date;
+    linkUselessClaimStatuses: readonly string[];
+  },
   emailId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
+  const { linkUselessClaimStatuses } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  if (await skipDeadLinkMessage(deps.db, 'email', emailId, { linkUselessClaimStatuses, now })) return 'skipped';
   if (!deps.providers.smtp) {
     const state = await repo.findEmailState(deps.db, emailId);
     if (state?.environment === 'production') {
@@ -201,7 +223,9 @@ export async function readEmails(
  * unreachable, or not configured, longer than the retries last — about 20 to 40 minutes, so an hour
  * leaves a message still being retried alone): queued again, a batch at a time, while they have
  * attempts left. The worker runs it every 10 minutes when SMTP is configured; each
- * message is sent by one job at a time (the lease).
+ * message is sent by one job at a time (the lease), and a claim's link email whose link no longer
+ * works (its claim moved on, or a newer link replaced it) is then dropped by the send
+ * (`sendQueuedEmail`), not sent.
  */
 export async function requeueStaleEmails(
   deps: { db: Db; jobs: JobQueue },

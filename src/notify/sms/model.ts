@@ -23,9 +23,10 @@ export type SmsDeliveryStatus = (typeof SMS_DELIVERY_STATUSES)[number];
 
 /**
  * A claim message's kind is the third word of its idempotency key (`claim:<id>:<word>[:…]`,
- * claims/notify-claim.ts). These carry the customer's bank-details link (a new one each): worth
- * sending only while the claim waits for bank details — never once it is settled (the link leads to a
- * closed page).
+ * claims/notify-claim.ts; an email's dedupe key is its SMS's key). These carry the customer's
+ * bank-details link (a new one each): worth sending only while the claim waits for bank details —
+ * never once it is settled or its details are given (the claims domain's `LINK_USELESS_CLAIM_STATUSES`:
+ * the link leads to a closed page).
  */
 export const LINK_MESSAGE_WORDS = ['bank-details', 'payment-failed', 'reminder', 'resend'] as const;
 /**

@@ -5,6 +5,7 @@ import type { Db, Executor } from '../../platform/db.ts';
 import type { JobQueue } from '../../platform/jobs.ts';
 import { messageKind } from './claim-messages.ts';
 import { applyEarlyReceipts, type OnUndelivered } from './delivery.ts';
+import { skipDeadLinkMessage } from '../link-messages-repo.ts';
 import * as repo from './sms-repo.ts';
 import { SmsRejectedError, SmsRetryableError, type SmsProvider } from './sms.ts';
 
@@ -64,9 +65,13 @@ export const MAX_SMS_ATTEMPTS = 8;
 /**
  * The send job. Takes the message with a lease (two jobs for one message never send it at once),
  * sends it, records the outcome. Returns what happened; throws to have the queue retry. A link
- * message whose claim is settled meanwhile (`settledClaimStatuses`, the claims domain's: voided,
- * paid, expired while the provider was down) is not sent: marked `rejected`, `skipped: …` its error,
- * and `skipped` answered — the customer never gets a dead link after the claim's last word.
+ * message whose link no longer works or is no longer wanted by the time it is sent (the provider down
+ * meanwhile; `skipDeadLinkMessage`) is not sent: its claim in `linkUselessClaimStatuses` (the claims
+ * domain's: voided, paid, expired, or bank details given — payment pending), a newer link of the
+ * claim (a later reminder, resend, rejected payment's), or the link used or past its due date (`now`,
+ * the application's clock, as the link page reads it). Marked `rejected`, `skipped: …` its error
+ * (why), and `skipped` answered — the customer never gets a dead link, nor a request for details
+ * already given. The email job does the same.
  */
 export async function sendQueuedSms(
   deps: {
@@ -74,11 +79,14 @@ export async function sendQueuedSms(
     keys: Keyring;
     provider: SmsProvider | undefined;
     onUndelivered?: OnUndelivered | undefined;
-    settledClaimStatuses: readonly string[];
+    linkUselessClaimStatuses: readonly string[];
+    now?: () => Date;
   },
   smsId: string,
 ): Promise<'sent' | 'rejected' | 'skipped'> {
-  if (await repo.skipLinkSmsOfSettledClaim(deps.db, smsId, deps.settledClaimStatuses)) return 'skipped';
+  const { linkUselessClaimStatuses } = deps;
+  const now = (deps.now ?? (() => new Date()))();
+  if (await skipDeadLinkMessage(deps.db, 'sms', smsId, { linkUselessClaimStatuses, now })) return 'skipped';
   if (!deps.provider) {
     const row = await repo.findSmsState(deps.db, smsId);
     if (!row || row.status !== 'queued') return 'skipped';

@@ -1,6 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { SmsMessagesTable, SmsOutboxTable } from '../../platform/db-schema.ts';
-import { LINK_MESSAGE_WORDS, STATUS_MESSAGE_WORDS, type SmsDeliveryStatus } from './model.ts';
+import { STATUS_MESSAGE_WORDS, type SmsDeliveryStatus } from './model.ts';
 import type { Executor } from '../../platform/db.ts';
 
 /** SQL for text messages: the production queue (`sms_messages`) and the sandbox/preproduction outbox (`sms_outbox`). */
@@ -80,29 +80,6 @@ export async function releaseSms(db: Executor, smsId: string, error: string): Pr
 
 /** The kind word of a claim message's idempotency key (`claim:<id>:<word>[:…]`). */
 const keyWord = sql<string>`split_part(m.idempotency_key, ':', 3)`;
-
-/**
- * A queued link message (not leased) of a claim now settled (`settledClaimStatuses`: the claims
- * domain's, given by the job): marked `rejected` with `skipped: …` as its error, never sent — its
- * link leads to a closed page, and it would come after the claim's last word (the withdrawal, the
- * receipt). Answers whether it was.
- */
-export async function skipLinkSmsOfSettledClaim(
-  db: Executor,
-  smsId: string,
-  settledClaimStatuses: readonly string[],
-): Promise<boolean> {
-  if (settledClaimStatuses.length === 0) return false;
-  const result = await sql`
-    UPDATE sms_messages m SET status = 'rejected', locked_until = NULL,
-      last_error = 'skipped: the claim is ' || cl.status || ', its link closed; not sent'
-    FROM claims cl
-    WHERE m.id = ${smsId} AND cl.id = m.claim_id AND m.status = 'queued'
-      AND (m.locked_until IS NULL OR m.locked_until < now())
-      AND ${keyWord} IN (${sql.join([...LINK_MESSAGE_WORDS])})
-      AND cl.status IN (${sql.join([...settledClaimStatuses])})`.execute(db);
-  return (result.numAffectedRows ?? 0n) > 0n;
-}
 
 /**
  * Queued messages older than `olderThanMinutes`, not leased, with attempts left, still worth sending
