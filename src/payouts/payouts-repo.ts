@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely';
-import type { Environment, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
+import type { Environment, LeftOutCode, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { endToEndIdForPayout } from './end-to-end-id.ts';
 
@@ -71,6 +71,9 @@ export async function upsertPendingPayout(
         settled_at: null,
         returned_at: null,
         failure_reason: null,
+        left_out_at: null,
+        left_out_code: null,
+        left_out_reason: null,
         updated_at: sql`now()`,
       })
       .where('id', '=', existing.id)
@@ -162,6 +165,8 @@ export interface SepaPayoutSource {
   claim_number: string;
   flight_number: string;
   departure_date: string;
+  /** Since when an earlier batch has left it out of its file (migration 0058); null when never. */
+  left_out_at: Date | null;
 }
 
 /**
@@ -195,6 +200,7 @@ export async function lockPendingSepaPayouts(
         'cl.claim_number',
         'l.flight_number',
         'l.departure_date',
+        'p.left_out_at',
       ])
       .where('p.rail', '=', 'sepa')
       .where('p.status', '=', 'pending')
@@ -233,9 +239,35 @@ export async function markPayoutsInstructed(db: Executor, ids: string[], batchId
   if (ids.length === 0) return;
   await db
     .updateTable('payouts')
-    .set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` })
+    .set({
+      status: 'instructed',
+      batch_id: batchId,
+      instructed_at: at,
+      left_out_at: null,
+      left_out_code: null,
+      left_out_reason: null,
+      updated_at: sql`now()`,
+    })
     .where('id', 'in', ids)
     .execute();
+}
+
+/**
+ * Pending payouts a batch left out of its file: since when (kept from the first run that left each
+ * out) and why (this run's reasons). `updated_at` stays: it is when the payout became pending.
+ */
+export async function markPayoutsLeftOut(
+  db: Executor,
+  payouts: { id: string; code: LeftOutCode; reason: string }[],
+  at: Date,
+): Promise<void> {
+  for (const p of payouts)
+    await db
+      .updateTable('payouts')
+      .set({ left_out_at: sql`coalesce(left_out_at, ${at})`, left_out_code: p.code, left_out_reason: p.reason })
+      .where('id', '=', p.id)
+      .where('status', '=', 'pending')
+      .execute();
 }
 
 export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'> {
@@ -246,6 +278,9 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
   settled_at: Date | null;
   failure_reason: string | null;
   message_id: string | null;
+  left_out_at: Date | null;
+  left_out_code: LeftOutCode | null;
+  left_out_reason: string | null;
 }
 
 /**
@@ -258,6 +293,8 @@ export async function listPayouts(
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
     instructedBefore?: Date | undefined;
+    /** Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first. */
+    leftOut?: boolean | undefined;
     limit: number;
     offset?: number | undefined;
   },
@@ -283,7 +320,11 @@ export async function listPayouts(
       'p.settled_at',
       'p.failure_reason',
       'b.message_id',
+      'p.left_out_at',
+      'p.left_out_code',
+      'p.left_out_reason',
     ]);
+  if (q.leftOut) query = query.where('p.status', '=', 'pending').where('p.left_out_at', 'is not', null);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query
@@ -291,6 +332,7 @@ export async function listPayouts(
       .where('p.status', '=', 'instructed')
       .where('p.instructed_at', '<', q.instructedBefore);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
+  if (q.leftOut) query = query.orderBy('p.left_out_at');
   return query
     .orderBy('p.created_at', 'desc')
     .orderBy('p.id', 'desc')
@@ -312,14 +354,20 @@ export async function lockPayoutClaim(
     .executeTakeFirstOrThrow();
 }
 
-/** The claim's bank details: the IBAN, and the account holder (sealed, or its plaintext before migration 0010). */
+/** The claim's bank details: the IBAN (its last four), the BIC, and the account holder (sealed, or its plaintext before migration 0010). */
 export async function findPayoutAccount(
   db: Executor,
   claimId: string,
-): Promise<{ iban_enc: string; account_holder_enc: string | null; account_holder: string | null }> {
+): Promise<{
+  iban_enc: string;
+  iban_last4: string;
+  bic: string | null;
+  account_holder_enc: string | null;
+  account_holder: string | null;
+}> {
   return db
     .selectFrom('claim_bank_details')
-    .select(['iban_enc', 'account_holder_enc', 'account_holder'])
+    .select(['iban_enc', 'iban_last4', 'bic', 'account_holder_enc', 'account_holder'])
     .where('claim_id', '=', claimId)
     .executeTakeFirstOrThrow();
 }
@@ -449,4 +497,33 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
     WHERE p.claim_id = ${claimId}
     ORDER BY a.attempt`.execute(db);
   return result.rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));
+}
+
+/**
+ * The BIC of a claim's account, set by an operator while its payout is pending (`setPayoutBic`): the
+ * payout's left-out mark is cleared, the next batch takes it (and marks it again if its file still
+ * cannot hold it).
+ */
+export async function setPayoutAccountBic(
+  db: Executor,
+  p: { claimId: string; payoutId: string; bic: string },
+): Promise<void> {
+  await db.updateTable('claim_bank_details').set({ bic: p.bic }).where('claim_id', '=', p.claimId).execute();
+  await db
+    .updateTable('payouts')
+    .set({ left_out_at: null, left_out_code: null, left_out_reason: null })
+    .where('id', '=', p.payoutId)
+    .execute();
+}
+
+/** The claim number of the payout one of whose attempts had this end-to-end id. */
+export async function claimNumberOfPayout(db: Executor, endToEndId: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('payout_attempts as a')
+    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select('cl.claim_number')
+    .where('a.end_to_end_id', '=', endToEndId)
+    .executeTakeFirst();
+  return row?.claim_number;
 }
