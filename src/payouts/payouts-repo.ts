@@ -467,6 +467,9 @@ export interface PayoutAttemptRow {
   failure_reason: string | null;
   /** The SEPA batch's message id (the bank's reference of the file), for the current attempt. */
   message_id: string | null;
+  /** The current attempt, pending, left out of its file by a batch: since when and why (migration 0058). */
+  left_out_at: Date | null;
+  left_out_code: LeftOutCode | null;
 }
 
 /**
@@ -484,7 +487,9 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
                 WHEN g.action = 'payment_returned' THEN 'returned' ELSE 'failed' END AS status,
            CASE WHEN a.attempt = p.attempt THEN p.settled_at END AS settled_at,
            CASE WHEN a.attempt = p.attempt THEN p.failure_reason ELSE g.data->>'reason' END AS failure_reason,
-           CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id
+           CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id,
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_at END AS left_out_at,
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_code END AS left_out_code
     FROM payout_attempts a
     JOIN payouts p ON p.id = a.payout_id
     JOIN claims cl ON cl.id = p.claim_id

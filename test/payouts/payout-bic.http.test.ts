@@ -16,6 +16,9 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { Browser, csrfOf } from '../web/inject-browser.ts';
+
+const ADMIN = { email: 'ops-bic-tests@parasol.test', password: 'operator password 42' };
 
 /**
  * A cross-border payout (another currency than EUR) names the creditor's bank by its BIC: the
@@ -37,7 +40,12 @@ describe('the BIC of a cross-border payout', () => {
   before(async () => {
     payoutsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-payout-bic-'));
     t = await buildTestApp({
-      env: { PARASOL_PUBLIC_URL: 'https://claims.parasol.test', ...sepaPayoutsEnv(payoutsDir) },
+      env: {
+        PARASOL_ADMIN_EMAIL: ADMIN.email,
+        PARASOL_ADMIN_PASSWORD: ADMIN.password,
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        ...sepaPayoutsEnv(payoutsDir),
+      },
     });
     euros = await createTestPartner(t.db, { environment: 'production' });
     pounds = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'GBP' } });
@@ -244,5 +252,50 @@ describe('the BIC of a cross-border payout', () => {
       .execute();
     const paid = await cli('payouts', 'set-bic', gbp.claimNumber, 'DEUTDEFF', '--reason', 'another bank');
     assert.equal(codeOf(paid), 'claim_settled');
+  });
+
+  it('the console: the payouts list and the claim page say the payout is left out for want of a BIC; the claim desk sets it', async () => {
+    const gbp = await openClaim(pounds);
+    assert.equal((await submit(gbp.path, 'COBADEFFXXX')).statusCode, 200);
+    await t.db.updateTable('claim_bank_details').set({ bic: null }).where('claim_id', '=', gbp.claimId).execute();
+    assert.equal((await runCliOn(t, ['payouts', 'batch'])).code, 0);
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const list = await browser.get('/admin/payouts?status=pending');
+    assert.equal(list.statusCode, 200);
+    assert.match(list.body, /left out: no BIC \(since /);
+
+    const desk = await browser.get(`/admin/claims/${gbp.claimNumber}`);
+    assert.equal(desk.statusCode, 200);
+    assert.match(desk.body, /pending, left out: no BIC \(since /);
+    assert.match(
+      desk.body,
+      /<form method="post" action="\/admin\/claims\/[A-Z0-9-]+\/bic" class="card" id="desk-bic">/,
+    );
+    const form = {
+      _csrf: csrfOf(desk.body)!,
+      actionToken: /name="actionToken" value="([^"]+)"/.exec(desk.body)![1]!,
+    };
+    const mismatch = await browser.post(`/admin/claims/${gbp.claimNumber}/bic`, {
+      ...form,
+      bic: 'NWBKGB2L',
+      reason: 'customer called',
+    });
+    assert.equal(mismatch.statusCode, 422);
+    assert.match(mismatch.body, /bic: BIC country GB does not match the IBAN country DE/);
+    const set = await browser.post(`/admin/claims/${gbp.claimNumber}/bic`, {
+      ...form,
+      bic: 'COBADEFFXXX',
+      reason: 'customer called',
+    });
+    assert.equal(set.statusCode, 303);
+    const details = await t.db
+      .selectFrom('claim_bank_details')
+      .select('bic')
+      .where('claim_id', '=', gbp.claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(details.bic, 'COBADEFFXXX');
+    const after = await browser.get(`/admin/claims/${gbp.claimNumber}?done=done`);
+    assert.doesNotMatch(after.body, /left out: no BIC/);
   });
 });
