@@ -170,6 +170,8 @@ describe('the BIC of a cross-border payout', () => {
     const listed = await runCliOn(t, ['payouts', 'list', '--left-out']);
     assert.equal(listed.code, 0, listed.err);
     assert.match(listed.out, new RegExp(`${gbp.claimNumber} .*${endToEndId} .* no BIC, 3 d`));
+    const shown = await runCliOn(t, ['claims', 'show', gbp.claimNumber]);
+    assert.match(shown.out, /left out: no BIC \(parasol payouts set-bic\) since /);
     const json = JSON.parse((await cli('payouts', 'list', '--left-out')).out) as {
       payouts: { endToEndId: string; leftOut: { code: string } | null }[];
     };
