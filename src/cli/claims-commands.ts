@@ -192,7 +192,7 @@ export function claimsCommands(kit: CommandKit): void {
           failureReason: a.failure_reason,
           bankFile: a.message_id,
           settledAt: a.settled_at,
-          leftOut: a.left_out_at ? { since: a.left_out_at, code: a.left_out_code } : null,
+          leftOut: a.status === 'pending' && a.left_out_at ? { since: a.left_out_at, code: a.left_out_code } : null,
         })),
         audit: trail,
       };
@@ -230,7 +230,7 @@ export function claimsCommands(kit: CommandKit): void {
                 a.rail,
                 a.status,
                 a.failure_reason ??
-                  (a.left_out_at
+                  (a.status === 'pending' && a.left_out_at
                     ? `left out: ${a.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(a.left_out_at)}`
                     : ''),
                 a.message_id ?? '',

@@ -27,8 +27,11 @@ export function leftOutFor(since: Date, now: Date): string {
 }
 
 /** What the list says of a payout left out of its file: "no BIC, 3 d"; "-" when not left out. */
-function leftOutText(r: { left_out_at: Date | null; left_out_code: string | null }, now: Date): string {
-  if (!r.left_out_at) return '-';
+function leftOutText(
+  r: { status: PayoutStatus; left_out_at: Date | null; left_out_code: string | null },
+  now: Date,
+): string {
+  if (r.status !== 'pending' || !r.left_out_at) return '-';
   return `${r.left_out_code === 'no_bic' ? 'no BIC' : 'invalid'}, ${leftOutFor(r.left_out_at, now)}`;
 }
 
@@ -92,7 +95,10 @@ export function payoutsCommands(kit: CommandKit): void {
             instructedAt: r.instructed_at,
             settledAt: r.settled_at,
             failureReason: r.failure_reason,
-            leftOut: r.left_out_at ? { since: r.left_out_at, code: r.left_out_code, reason: r.left_out_reason } : null,
+            leftOut:
+              r.status === 'pending' && r.left_out_at
+                ? { since: r.left_out_at, code: r.left_out_code, reason: r.left_out_reason }
+                : null,
           }));
           const lines = rows.length
             ? table(

@@ -5,6 +5,9 @@ import { endToEndIdForPayout } from './end-to-end-id.ts';
 
 /** SQL for payouts: one row per claim (unique claim_id), its attempts, and SEPA batches. */
 
+/** A payout no batch leaves out any more (filed, settled, cancelled, a new attempt, its BIC set): migration 0058's mark cleared. */
+const NOT_LEFT_OUT = { left_out_at: null, left_out_code: null, left_out_reason: null } as const;
+
 export type Rail = 'simulated_bank' | 'sepa';
 
 export interface PayoutRow {
@@ -71,9 +74,7 @@ export async function upsertPendingPayout(
         settled_at: null,
         returned_at: null,
         failure_reason: null,
-        left_out_at: null,
-        left_out_code: null,
-        left_out_reason: null,
+        ...NOT_LEFT_OUT,
         updated_at: sql`now()`,
       })
       .where('id', '=', existing.id)
@@ -129,7 +130,7 @@ export async function findPayout(db: Executor, id: string, lock = false): Promis
 export async function markPayoutPaid(db: Executor, id: string, at: Date): Promise<void> {
   await db
     .updateTable('payouts')
-    .set({ status: 'paid', settled_at: at, failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'paid', settled_at: at, failure_reason: null, ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', id)
     .execute();
 }
@@ -137,7 +138,7 @@ export async function markPayoutPaid(db: Executor, id: string, at: Date): Promis
 export async function markPayoutFailed(db: Executor, id: string, at: Date, reason: string): Promise<void> {
   await db
     .updateTable('payouts')
-    .set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` })
+    .set({ status: 'failed', settled_at: at, failure_reason: reason, ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', id)
     .execute();
 }
@@ -243,9 +244,7 @@ export async function markPayoutsInstructed(db: Executor, ids: string[], batchId
       status: 'instructed',
       batch_id: batchId,
       instructed_at: at,
-      left_out_at: null,
-      left_out_code: null,
-      left_out_reason: null,
+      ...NOT_LEFT_OUT,
       updated_at: sql`now()`,
     })
     .where('id', 'in', ids)
@@ -447,7 +446,7 @@ export async function setPayoutAmountBeforeInstruction(
 export async function cancelPendingPayout(db: Executor, payoutId: string): Promise<boolean> {
   const result = await db
     .updateTable('payouts')
-    .set({ status: 'cancelled', updated_at: sql`now()` })
+    .set({ status: 'cancelled', ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', payoutId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
@@ -514,11 +513,7 @@ export async function setPayoutAccountBic(
   p: { claimId: string; payoutId: string; bic: string },
 ): Promise<void> {
   await db.updateTable('claim_bank_details').set({ bic: p.bic }).where('claim_id', '=', p.claimId).execute();
-  await db
-    .updateTable('payouts')
-    .set({ left_out_at: null, left_out_code: null, left_out_reason: null })
-    .where('id', '=', p.payoutId)
-    .execute();
+  await db.updateTable('payouts').set(NOT_LEFT_OUT).where('id', '=', p.payoutId).execute();
 }
 
 /** The claim number of the payout one of whose attempts had this end-to-end id. */
