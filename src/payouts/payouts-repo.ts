@@ -171,7 +171,8 @@ export interface SepaPayoutSource {
 }
 
 /**
- * Pending production payouts in one currency, oldest first, locked for that currency's batch (SKIP
+ * Pending production payouts in one currency, oldest first — those an earlier batch left out of its
+ * file last, so that left-out payouts never fill a `--limit` and starve the others —, locked for that currency's batch (SKIP
  * LOCKED: two batches never share one); not those of claims under manual review, which wait for an
  * operator's approval (migration 0031).
  * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
@@ -208,6 +209,7 @@ export async function lockPendingSepaPayouts(
       // one file per currency: EUR a SEPA credit transfer, another a cross-border one
       .where('p.currency', '=', currency)
       .where('cl.manual_review_at', 'is', null)
+      .orderBy(sql`p.left_out_at IS NOT NULL`)
       .orderBy('p.created_at')
       .orderBy('p.id')
       .limit(limit)

@@ -306,7 +306,7 @@ export async function createPayoutBatches(
       for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
       if (!('batchId' in batch)) break; // every payout taken was left out: none other is pending
       batches.push(batch);
-      // left out, still pending: the next file of the currency would take them again first
+      // left out, still pending (marked): the next file of the currency takes the others first
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
