@@ -615,6 +615,8 @@ export const fr = {
     claim_not_under_review: 'Ce sinistre n’est pas en revue manuelle : il est payé automatiquement.',
     payout_instructed: 'Le paiement est déjà dans un fichier SEPA envoyé à la banque : rapprochez-le plutôt.',
     payout_not_pending: 'Le paiement n’est pas en attente : rien à libérer ni à modifier.',
+    payout_not_bank_transfer:
+      'Ce paiement passe par la banque simulée (bac à sable), pas par un virement : il n’a pas de BIC.',
     claim_not_voidable:
       'Ce sinistre ne peut plus être annulé : il est payé ou expiré, ou son paiement est déjà dans un fichier SEPA envoyé à la banque.',
     method_not_allowed: 'Méthode non permise.',

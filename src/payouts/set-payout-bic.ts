@@ -60,6 +60,12 @@ export async function setPayoutBic(
         'payout_not_pending',
         `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, not pending: no BIC to set.`,
       );
+    // a sandbox payout goes to the simulated bank, in no file: it has no use for a BIC
+    if (payout.rail !== 'sepa')
+      throw refuseDeskAction(
+        'payout_not_bank_transfer',
+        `Claim ${claim.claim_number}: its payout goes to the simulated bank (${payout.rail}), in no credit transfer file: no BIC to set.`,
+      );
     const account = await findPayoutAccount(trx, claim.id);
     const check = checkSepaAccount({
       iban: decrypt(deps.keys.encryption, account.iban_enc),
