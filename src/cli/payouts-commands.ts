@@ -12,11 +12,10 @@ import {
   reconcilePayouts,
   setPayoutBic,
 } from '../payouts/index.ts';
-import { randomToken } from '../platform/crypto.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
-import { limitOf, table, when, type CommandKit } from './kit.ts';
+import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
 
 /** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
 
@@ -196,37 +195,26 @@ export function payoutsCommands(kit: CommandKit): void {
       }, names),
     );
 
-  leaf(
-    payouts,
-    'set-bic <payout> <bic>',
-    "Give a pending payout the creditor's BIC (by claim number or end-to-end id): a cross-border payout (not EUR) left out of its file for want of one goes in the next batch. Checked (format, the BIC's country the IBAN's), only while pending (in no file), audited with the old and new BIC",
-    'parasol payouts set-bic CLM-00000042 NWBKGB2L --reason "BIC confirmed by the customer on the phone"',
-  )
-    .requiredOption('--reason <text>', 'why (3 to 500 characters), kept in the audit log')
-    .option('--once <token>', 'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once')
-    .action(
-      run(async (payout: string, bic: string, options: { reason?: string; once?: string }) => {
-        const { keys } = services();
-        const done = await setPayoutBic(
-          { db, keys },
-          {
-            claimNumber: await claimNumberFor(db, payout),
-            actor,
-            reason: options.reason ?? '',
-            actionToken: options.once ?? randomToken(24),
-            bic,
-          },
-        );
-        return {
-          data: done,
-          lines: [
-            done.outcome === 'done'
-              ? `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`
-              : `${done.claimNumber}: done already, nothing done again.`,
-          ],
-        };
-      }, names),
-    );
+  deskOptions(
+    leaf(
+      payouts,
+      'set-bic <payout> <bic>',
+      "Give a pending payout the creditor's BIC (by claim number or end-to-end id): a cross-border payout (not EUR) left out of its file for want of one goes in the next batch. Checked (format, the BIC's country the IBAN's), only while pending (in no file) and paid by bank transfer (not the sandbox), audited with the old and new BIC",
+      'parasol payouts set-bic CLM-00000042 NWBKGB2L --reason "BIC confirmed by the customer on the phone"',
+    ),
+  ).action(
+    run(async (payout: string, bic: string, options: { reason?: string; once?: string }) => {
+      const { keys } = services();
+      const claimNumber = await claimNumberFor(db, payout);
+      return deskResult(
+        actor,
+        options,
+        (action) => setPayoutBic({ db, keys }, { ...action, claimNumber, bic }),
+        (done) =>
+          `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`,
+      );
+    }, names),
+  );
 
   leaf(
     payouts,

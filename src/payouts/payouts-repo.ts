@@ -105,18 +105,22 @@ export async function upsertPendingPayout(
   return row;
 }
 
+/** The payouts joined to their attempts, one of which had this end-to-end id. */
+const payoutOfAttempt = (db: Executor, endToEndId: string) =>
+  db
+    .selectFrom('payout_attempts as a')
+    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+    .where('a.end_to_end_id', '=', endToEndId);
+
 /** The payout an end-to-end id belongs to (any of its attempts), locked, with the attempt that id was. */
 export async function findPayoutByEndToEndId(
   db: Executor,
   endToEndId: string,
   lock = false,
 ): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
-  let query = db
-    .selectFrom('payout_attempts as a')
-    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+  let query = payoutOfAttempt(db, endToEndId)
     .select(PAYOUT_COLUMNS.map((c) => `p.${c}` as const))
-    .select('a.attempt as reported_attempt')
-    .where('a.end_to_end_id', '=', endToEndId);
+    .select('a.attempt as reported_attempt');
   if (lock) query = query.forUpdate('p');
   return query.executeTakeFirst();
 }
@@ -172,9 +176,9 @@ export interface SepaPayoutSource {
 
 /**
  * Pending production payouts in one currency, oldest first — those an earlier batch left out of its
- * file last, so that left-out payouts never fill a `--limit` and starve the others —, locked for that currency's batch (SKIP
- * LOCKED: two batches never share one); not those of claims under manual review, which wait for an
- * operator's approval (migration 0031).
+ * file last, so that left-out payouts never fill a `--limit` and starve the others —, locked for
+ * that currency's batch (SKIP LOCKED: two batches never share one); not those of claims under manual
+ * review, which wait for an operator's approval (migration 0031).
  * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
  * claim the desk is putting under review is skipped (the next batch sees the review), and a review
  * asked while the batch holds it waits for the batch, then finds the payout instructed (refused).
@@ -262,13 +266,13 @@ export async function markPayoutsLeftOut(
   payouts: { id: string; code: LeftOutCode; reason: string }[],
   at: Date,
 ): Promise<void> {
-  for (const p of payouts)
-    await db
-      .updateTable('payouts')
-      .set({ left_out_at: sql`coalesce(left_out_at, ${at})`, left_out_code: p.code, left_out_reason: p.reason })
-      .where('id', '=', p.id)
-      .where('status', '=', 'pending')
-      .execute();
+  if (payouts.length === 0) return;
+  const values = sql.join(payouts.map((p) => sql`(${p.id}::uuid, ${p.code}, ${p.reason})`));
+  await sql`
+    UPDATE payouts AS p
+    SET left_out_at = COALESCE(p.left_out_at, ${at}::timestamptz), left_out_code = v.code, left_out_reason = v.reason
+    FROM (VALUES ${values}) AS v(id, code, reason)
+    WHERE p.id = v.id AND p.status = 'pending'`.execute(db);
 }
 
 export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'> {
@@ -520,12 +524,9 @@ export async function setPayoutAccountBic(
 
 /** The claim number of the payout one of whose attempts had this end-to-end id. */
 export async function claimNumberOfPayout(db: Executor, endToEndId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('payout_attempts as a')
-    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+  const row = await payoutOfAttempt(db, endToEndId)
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
     .select('cl.claim_number')
-    .where('a.end_to_end_id', '=', endToEndId)
     .executeTakeFirst();
   return row?.claim_number;
 }
