@@ -326,7 +326,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
         );
       // a payout left out of its file: at `error` by the run that first leaves it out; the runs after
-      // say in one line how many are still left out and since when (parasol payouts list --left-out)
+      // say in one line how many are still left out and since when (parasol payouts list --left-out);
+      // a `parasol payouts batch` by hand that left it out first said so to its operator instead (`from now`)
       for (const s of report.skipped.filter((s) => s.first))
         rt.log.error(
           {
