@@ -16,6 +16,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { upsertPendingPayout } from '../../src/payouts/payouts-repo.ts';
 import { Browser, csrfOf } from '../web/inject-browser.ts';
 
 const ADMIN = { email: 'ops-bic-tests@parasol.test', password: 'operator password 42' };
@@ -189,8 +190,18 @@ describe('the BIC of a cross-border payout', () => {
     const unknown = await cli('payouts', 'set-bic', 'PSLNOSUCHPAYOUT', 'COBADEFFXXX', '--reason', 'customer called');
     assert.equal(codeOf(unknown), 'not_found');
 
-    // by end-to-end id, as the batch reported it
-    const set = await cli('payouts', 'set-bic', endToEndId, 'cobadeffxxx', '--reason', 'BIC confirmed by the customer');
+    // by end-to-end id, as the batch reported it (in any case), with a one-time token
+    const once = 'set-bic-once-token-0001';
+    const set = await cli(
+      'payouts',
+      'set-bic',
+      endToEndId.toLowerCase(),
+      'cobadeffxxx',
+      '--reason',
+      'BIC confirmed by the customer',
+      '--once',
+      once,
+    );
     assert.equal(set.code, 0, set.err);
     assert.deepEqual(JSON.parse(set.out), {
       claimNumber: gbp.claimNumber,
@@ -199,13 +210,15 @@ describe('the BIC of a cross-border payout', () => {
       bic: 'COBADEFFXXX',
     });
     assert.equal((await payoutOf(gbp.claimId)).left_out_at, null, 'no longer marked left out');
-    const audited = await t.db
-      .selectFrom('audit_log')
-      .select(['actor', 'data'])
-      .where('entity', '=', 'claim')
-      .where('entity_id', '=', gbp.claimNumber)
-      .where('action', '=', 'payout_bic_set')
-      .execute();
+    const bicAudits = () =>
+      t.db
+        .selectFrom('audit_log')
+        .select(['actor', 'data'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', gbp.claimNumber)
+        .where('action', '=', 'payout_bic_set')
+        .execute();
+    const audited = await bicAudits();
     assert.equal(audited.length, 1);
     assert.equal(audited[0]!.actor, 'operator:bic-test');
     assert.deepEqual(
@@ -224,6 +237,17 @@ describe('the BIC of a cross-border payout', () => {
     const same = await cli('payouts', 'set-bic', gbp.claimNumber, 'COBADEFFXXX', '--reason', 'again');
     assert.equal(same.code, 0, same.err);
     assert.equal(JSON.parse(same.out).outcome, 'replayed');
+    // the same token again (a retried run), even with another BIC: done once
+    const retried = await cli('payouts', 'set-bic', gbp.claimNumber, 'DEUTDEFF', '--reason', 'again', '--once', once);
+    assert.equal(retried.code, 0, retried.err);
+    assert.equal(JSON.parse(retried.out).outcome, 'replayed');
+    assert.equal((await bicAudits()).length, 1, 'no second audit row');
+    const kept = await t.db
+      .selectFrom('claim_bank_details')
+      .select('bic')
+      .where('claim_id', '=', gbp.claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(kept.bic, 'COBADEFFXXX');
 
     const next = await runCliOn(t, ['--json', 'payouts', 'batch']);
     assert.equal(next.code, 0, next.err);
@@ -299,5 +323,76 @@ describe('the BIC of a cross-border payout', () => {
     assert.equal(details.bic, 'COBADEFFXXX');
     const after = await browser.get(`/admin/claims/${gbp.claimNumber}?done=done`);
     assert.doesNotMatch(after.body, /left out: no BIC/);
+  });
+
+  /** A GBP claim whose payout is pending without a BIC, left out by a batch. */
+  async function leftOutClaim(): Promise<Awaited<ReturnType<typeof openClaim>>> {
+    const gbp = await openClaim(pounds);
+    assert.equal((await submit(gbp.path, 'COBADEFFXXX')).statusCode, 200);
+    await t.db.updateTable('claim_bank_details').set({ bic: null }).where('claim_id', '=', gbp.claimId).execute();
+    assert.equal((await runCliOn(t, ['payouts', 'batch'])).code, 0);
+    assert.equal((await payoutOf(gbp.claimId)).left_out_code, 'no_bic');
+    return gbp;
+  }
+
+  it('the left-out mark goes with the pending payout: voided, it is cleared and no longer shown; a new attempt clears it', async () => {
+    const gbp = await leftOutClaim();
+    const voided = await cli('claims', 'void', gbp.claimNumber, '--reason', 'opened on wrong flight data');
+    assert.equal(voided.code, 0, voided.err);
+    const payout = await payoutOf(gbp.claimId);
+    assert.equal(payout.status, 'cancelled');
+    assert.equal(payout.left_out_at, null);
+    assert.equal(payout.left_out_code, null);
+    const listed = await runCliOn(t, ['payouts', 'list']);
+    const line = listed.out.split('\n').find((l) => l.includes(payout.end_to_end_id));
+    assert.ok(line, listed.out);
+    assert.doesNotMatch(line, /no BIC/);
+    assert.ok(!(await runCliOn(t, ['payouts', 'list', '--left-out'])).out.includes(payout.end_to_end_id));
+    const shown = await runCliOn(t, ['claims', 'show', gbp.claimNumber]);
+    assert.doesNotMatch(shown.out, /left out/);
+
+    // a payout that failed while marked (as before the mark was cleared on settling): its new attempt is not
+    const other = await leftOutClaim();
+    const before = await payoutOf(other.claimId);
+    await t.db.updateTable('payouts').set({ status: 'failed' }).where('id', '=', before.id).execute();
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['partner_id', 'environment', 'compensation_amount', 'currency'])
+      .where('id', '=', other.claimId)
+      .executeTakeFirstOrThrow();
+    const retried = await upsertPendingPayout(t.db, {
+      claimId: other.claimId,
+      partnerId: claim.partner_id,
+      environment: claim.environment,
+      rail: 'sepa',
+      amount: Number(claim.compensation_amount),
+      currency: claim.currency,
+    });
+    assert.equal(retried?.attempt, 2);
+    const after = await payoutOf(other.claimId);
+    assert.equal(after.status, 'pending');
+    assert.equal(after.left_out_at, null);
+    assert.equal(after.left_out_code, null);
+  });
+
+  it('left-out payouts go last: under --limit, a payout the file can hold is filed before them', async () => {
+    assert.equal((await runCliOn(t, ['payouts', 'batch'])).code, 0); // what earlier tests left pending
+    await leftOutClaim();
+    await leftOutClaim();
+    const good = await openClaim(pounds);
+    assert.equal((await submit(good.path, 'COBADEFFXXX')).statusCode, 200);
+    const run = await runCliOn(t, ['payouts', 'batch', '--limit', '1']);
+    assert.equal(run.code, 0, run.err);
+    assert.equal((await payoutOf(good.claimId)).status, 'instructed');
+  });
+
+  it('a sandbox payout (the simulated bank, in no file) has no BIC to set: payout_not_bank_transfer', async () => {
+    const gbp = await leftOutClaim();
+    // the simulated bank's rail, pending (a sandbox payout the simulated bank has not paid yet)
+    await t.db.updateTable('payouts').set({ rail: 'simulated_bank' }).where('claim_id', '=', gbp.claimId).execute();
+    const refused = await cli('payouts', 'set-bic', gbp.claimNumber, 'COBADEFFXXX', '--reason', 'customer called');
+    assert.equal(refused.code, 1);
+    assert.equal(codeOf(refused), 'payout_not_bank_transfer');
+    assert.match(refused.err, /simulated bank/);
   });
 });
