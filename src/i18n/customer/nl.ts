@@ -100,7 +100,7 @@ export const nl = {
       iban_not_sepa: 'We kunnen alleen betalen op een rekening in het SEPA-gebied.',
       bic_required: 'Vul voor dit land ook de BIC van uw bank in.',
       bic_required_for_currency:
-        'Uw vergoeding wordt uitbetaald in een andere munt dan de euro: vul de BIC van uw bank in (8 of 11 tekens, te vinden op uw rekeningafschrift of in uw bankapp).',
+        'Uw vergoeding wordt uitbetaald in een andere valuta dan de euro: vul de BIC van uw bank in (8 of 11 tekens, te vinden op uw rekeningafschrift of in uw bankapp).',
       bic_invalid: 'Deze BIC is niet geldig.',
       bic_country_mismatch: 'Deze BIC past niet bij het land van de IBAN.',
     },
