@@ -737,6 +737,7 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'l.operating_flight_number',
       'l.departure_date',
       'b.iban_last4',
+      'b.bic',
     ])
     .where('cl.claim_number', '=', claimNumber);
   if (lock) query = query.forUpdate('cl');

@@ -109,6 +109,7 @@ export type DeskRefusal = Extract<
   | 'claim_not_under_review'
   | 'payout_instructed'
   | 'payout_not_pending'
+  | 'payout_not_bank_transfer'
   | 'claim_not_voidable'
 >;
 

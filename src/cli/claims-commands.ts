@@ -20,11 +20,11 @@ import {
   voidClaim,
 } from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
-import { decrypt, randomToken } from '../platform/crypto.ts';
+import { decrypt } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
-import { limitOf, table, when, type CommandKit } from './kit.ts';
+import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
 
 /** Operator commands for claims: listing, reminders, expiry, the claim desk (payouts: payouts-commands.ts). */
 
@@ -192,6 +192,7 @@ export function claimsCommands(kit: CommandKit): void {
           failureReason: a.failure_reason,
           bankFile: a.message_id,
           settledAt: a.settled_at,
+          leftOut: a.status === 'pending' && a.left_out_at ? { since: a.left_out_at, code: a.left_out_code } : null,
         })),
         audit: trail,
       };
@@ -228,7 +229,10 @@ export function claimsCommands(kit: CommandKit): void {
                 a.end_to_end_id,
                 a.rail,
                 a.status,
-                a.failure_reason ?? '',
+                a.failure_reason ??
+                  (a.status === 'pending' && a.left_out_at
+                    ? `left out: ${a.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(a.left_out_at)}`
+                    : ''),
                 a.message_id ?? '',
               ]),
             )
@@ -244,7 +248,7 @@ export function claimsCommands(kit: CommandKit): void {
     }),
   );
 
-  /** A desk action: the operator as actor, a one-time token for this run (or --once, to make a retried run do it once). */
+  /** A desk action on a claim: the operator as actor, `--reason`, `--once` (kit.ts `deskResult`). */
   const desk = (
     nameAndArgs: string,
     description: string,
@@ -252,31 +256,18 @@ export function claimsCommands(kit: CommandKit): void {
     act: (input: DeskAction, options: Record<string, string>) => Promise<DeskOutcome>,
     said: (claimNumber: string) => string,
   ) =>
-    leaf(claims, nameAndArgs, description, example)
-      .requiredOption('--reason <text>', 'why (3 to 500 characters), kept in the audit log')
-      .option(
-        '--once <token>',
-        'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once',
-      )
-      .action(
-        run(async (claimNumber: string, options: Record<string, string>) => {
-          const input: DeskAction = {
-            claimNumber,
+    deskOptions(leaf(claims, nameAndArgs, description, example)).action(
+      run(
+        async (claimNumber: string, options: Record<string, string>) =>
+          deskResult(
             actor,
-            reason: options.reason ?? '',
-            actionToken: options.once ?? randomToken(24),
-          };
-          const done = await act(input, options);
-          return {
-            data: done,
-            lines: [
-              done.outcome === 'done'
-                ? said(done.claimNumber)
-                : `${done.claimNumber}: done already, nothing done again.`,
-            ],
-          };
-        }, deskNames),
-      );
+            options,
+            (action) => act({ ...action, claimNumber }, options),
+            (done) => said(done.claimNumber),
+          ),
+        deskNames,
+      ),
+    );
 
   const notifyDeps = () => {
     const { config, jobs, keys } = services();

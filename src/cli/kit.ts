@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
+import type { DeskAction, DeskOutcome } from '../claims/index.ts';
 import type { FlightProviders } from '../monitoring/index.ts';
 import type { Config } from '../platform/config.ts';
-import type { Keyring } from '../platform/crypto.ts';
+import { randomToken, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
@@ -99,6 +100,34 @@ export function limitOf(text: string | undefined, fallback: number): number {
     });
   }
   return Number(text);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the claim desk's actions (claims-commands.ts, payouts set-bic): one shape for all
+
+/** A desk action's options: `--reason` (required, kept in the audit log) and `--once <token>`. */
+export function deskOptions(command: Command): Command {
+  return command
+    .requiredOption('--reason <text>', 'why (3 to 500 characters), kept in the audit log')
+    .option('--once <token>', 'a token of 16 to 64 letters, digits, - or _: the same token twice does the action once');
+}
+
+/**
+ * Runs a desk action as the operator, with the reason and a one-time token for this run (or `--once`,
+ * so that a retried run does it once), and says what it did: `said` when done now, "done already"
+ * when replayed.
+ */
+export async function deskResult<D extends DeskOutcome>(
+  actor: string,
+  options: { reason?: string; once?: string },
+  act: (action: Omit<DeskAction, 'claimNumber'>) => Promise<D>,
+  said: (done: D) => string,
+): Promise<Result> {
+  const done = await act({ actor, reason: options.reason ?? '', actionToken: options.once ?? randomToken(24) });
+  return {
+    data: done,
+    lines: [done.outcome === 'done' ? said(done) : `${done.claimNumber}: done already, nothing done again.`],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

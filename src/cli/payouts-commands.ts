@@ -1,6 +1,7 @@
 import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
+  claimNumberFor,
   createPayoutBatches,
   exportSepaBatch,
   MAX_BANK_REPORT_BYTES,
@@ -9,21 +10,44 @@ import {
   PAYOUT_STATUSES,
   payoutReportDueBefore,
   reconcilePayouts,
+  setPayoutBic,
 } from '../payouts/index.ts';
 import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
-import { limitOf, table, when, type CommandKit } from './kit.ts';
+import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
 
-/** Operator commands for payouts: listing, SEPA batches and the bank's reconciliation report. */
+/** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
+
+/** How long a payout has been left out of its file: "3 d", "5 h", "< 1 h". */
+export function leftOutFor(since: Date, now: Date): string {
+  const hours = Math.floor((now.getTime() - since.getTime()) / 3_600_000);
+  return hours >= 48 ? `${Math.floor(hours / 24)} d` : hours >= 1 ? `${hours} h` : '< 1 h';
+}
+
+/** What the list says of a payout left out of its file: "no BIC, 3 d"; "-" when not left out. */
+function leftOutText(
+  r: { status: PayoutStatus; left_out_at: Date | null; left_out_code: string | null },
+  now: Date,
+): string {
+  if (r.status !== 'pending' || !r.left_out_at) return '-';
+  return `${r.left_out_code === 'no_bic' ? 'no BIC' : 'invalid'}, ${leftOutFor(r.left_out_at, now)}`;
+}
 
 export function payoutsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor, services } = kit;
-  const names = (pointer: string) => ({ '/limit': '--limit', '/executionDate': '--execution-date' })[pointer];
+  const names = (pointer: string) =>
+    ({
+      '/limit': '--limit',
+      '/executionDate': '--execution-date',
+      '/reason': '--reason',
+      '/actionToken': '--once',
+      '/bic': '<bic>',
+    })[pointer];
 
   const payouts = group(
     'payouts',
-    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies) and the bank report',
+    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies), the creditor BIC and the bank report',
     'parasol payouts batch',
   );
 
@@ -34,49 +58,81 @@ export function payoutsCommands(kit: CommandKit): void {
       '--unreported',
       `only SEPA payouts still instructed ${PAYOUT_REPORT_BUSINESS_DAYS} TARGET business days after their file: no bank report`,
     )
+    .option(
+      '--left-out',
+      'only pending payouts a batch left out of its file (no BIC for a cross-border transfer…), longest waiting first',
+    )
     .option('--limit <n>', 'at most this many (default 50)')
     .action(
-      run(async (options: { status?: PayoutStatus; env?: Environment; unreported?: boolean; limit?: string }) => {
-        const rows = await listPayouts(db, {
-          status: options.status,
-          environment: options.env,
-          instructedBefore: options.unreported ? payoutReportDueBefore(new Date()) : undefined,
-          limit: limitOf(options.limit, 50),
-        });
-        const data = rows.map((r) => ({
-          claimNumber: r.claim_number,
-          partner: r.partner_slug,
-          environment: r.environment,
-          rail: r.rail,
-          status: r.status,
-          attempt: r.attempt,
-          endToEndId: r.end_to_end_id,
-          amount: { amount: Number(r.amount), currency: r.currency },
-          batch: r.message_id,
-          createdAt: r.created_at,
-          instructedAt: r.instructed_at,
-          settledAt: r.settled_at,
-          failureReason: r.failure_reason,
-        }));
-        const lines = rows.length
-          ? table(
-              ['CLAIM', 'PARTNER', 'ENV', 'RAIL', 'STATUS', 'TRY', 'END-TO-END ID', 'AMOUNT', 'BATCH', 'SETTLED'],
-              rows.map((r) => [
-                r.claim_number,
-                r.partner_slug,
-                r.environment,
-                r.rail,
-                r.status,
-                String(r.attempt),
-                r.end_to_end_id,
-                formatMoney(Number(r.amount), r.currency),
-                r.message_id ?? '-',
-                when(r.settled_at),
-              ]),
-            )
-          : ['No payouts match.'];
-        return { data: { payouts: data }, lines };
-      }, names),
+      run(
+        async (options: {
+          status?: PayoutStatus;
+          env?: Environment;
+          unreported?: boolean;
+          leftOut?: boolean;
+          limit?: string;
+        }) => {
+          const now = new Date();
+          const rows = await listPayouts(db, {
+            status: options.status,
+            environment: options.env,
+            instructedBefore: options.unreported ? payoutReportDueBefore(now) : undefined,
+            leftOut: options.leftOut,
+            limit: limitOf(options.limit, 50),
+          });
+          const data = rows.map((r) => ({
+            claimNumber: r.claim_number,
+            partner: r.partner_slug,
+            environment: r.environment,
+            rail: r.rail,
+            status: r.status,
+            attempt: r.attempt,
+            endToEndId: r.end_to_end_id,
+            amount: { amount: Number(r.amount), currency: r.currency },
+            batch: r.message_id,
+            createdAt: r.created_at,
+            instructedAt: r.instructed_at,
+            settledAt: r.settled_at,
+            failureReason: r.failure_reason,
+            leftOut:
+              r.status === 'pending' && r.left_out_at
+                ? { since: r.left_out_at, code: r.left_out_code, reason: r.left_out_reason }
+                : null,
+          }));
+          const lines = rows.length
+            ? table(
+                [
+                  'CLAIM',
+                  'PARTNER',
+                  'ENV',
+                  'RAIL',
+                  'STATUS',
+                  'TRY',
+                  'END-TO-END ID',
+                  'AMOUNT',
+                  'BATCH',
+                  'SETTLED',
+                  'LEFT OUT',
+                ],
+                rows.map((r) => [
+                  r.claim_number,
+                  r.partner_slug,
+                  r.environment,
+                  r.rail,
+                  r.status,
+                  String(r.attempt),
+                  r.end_to_end_id,
+                  formatMoney(Number(r.amount), r.currency),
+                  r.message_id ?? '-',
+                  when(r.settled_at),
+                  leftOutText(r, now),
+                ]),
+              )
+            : ['No payouts match.'];
+          return { data: { payouts: data }, lines };
+        },
+        names,
+      ),
     );
 
   leaf(
@@ -115,9 +171,10 @@ export function payoutsCommands(kit: CommandKit): void {
             `REFUSED ${r.currency}: ${r.payouts} pending payout(s) not paid (${r.reason}): ${r.message} (parasol payouts list --status pending).`,
         );
         // a payout its file cannot hold is left out, by end-to-end id: the others of its currency are filed
+        const now = new Date();
         for (const s of skipped)
           warnings.push(
-            `LEFT OUT ${s.endToEndId} (${s.currency}): ${s.reason}; it stays pending (parasol payouts list --status pending).`,
+            `LEFT OUT ${s.endToEndId} (${s.currency}, claim ${s.claimNumber}, ${s.first ? 'from now' : `for ${leftOutFor(s.leftOutSince, now)}`}): ${s.reason}; it stays pending (${s.code === 'no_bic' ? `parasol payouts set-bic ${s.claimNumber} <BIC> --reason "…"` : 'parasol payouts list --left-out'}).`,
           );
         return {
           data: { batches, refused, skipped },
@@ -137,6 +194,27 @@ export function payoutsCommands(kit: CommandKit): void {
         };
       }, names),
     );
+
+  deskOptions(
+    leaf(
+      payouts,
+      'set-bic <payout> <bic>',
+      "Give a pending payout the creditor's BIC (by claim number or end-to-end id): a cross-border payout (not EUR) left out of its file for want of one goes in the next batch. Checked (format, the BIC's country the IBAN's), only while pending (in no file) and paid by bank transfer (not the sandbox), audited with the old and new BIC",
+      'parasol payouts set-bic CLM-00000042 NWBKGB2L --reason "BIC confirmed by the customer on the phone"',
+    ),
+  ).action(
+    run(async (payout: string, bic: string, options: { reason?: string; once?: string }) => {
+      const { keys } = services();
+      const claimNumber = await claimNumberFor(db, payout);
+      return deskResult(
+        actor,
+        options,
+        (action) => setPayoutBic({ db, keys }, { ...action, claimNumber, bic }),
+        (done) =>
+          `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`,
+      );
+    }, names),
+  );
 
   leaf(
     payouts,

@@ -329,6 +329,11 @@ export const en = {
     voidClaim: 'Void the claim',
     voidHint:
       'Withdraws the claim before any money left (wrong flight data, a fraud or sanctions finding): it is never paid, a pending payout is cancelled, the link stops working, the customer is texted that the claim is withdrawn (not the reason), partners get claim.voided. Final.',
+    setBic: 'Set the BIC',
+    setBicHint:
+      'A payout in another currency than EUR is a cross-border transfer, which names the customer’s bank by its BIC: without one it is left out of every file. Give the BIC (from the customer, or the bank directory for the IBAN): checked against the IBAN’s country, only while the payout is pending; the next batch takes it.',
+    newBic: 'BIC (8 or 11 characters)',
+    leftOut: (noBic, since) => (noBic ? `left out: no BIC (since ${since})` : `left out of its file (since ${since})`),
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },

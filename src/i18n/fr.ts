@@ -340,6 +340,12 @@ export const fr = {
     voidClaim: 'Annuler le sinistre',
     voidHint:
       'Retire le sinistre avant que l’argent parte (données de vol fausses, fraude ou sanctions) : il n’est jamais payé, un paiement en attente est annulé, le lien ne fonctionne plus, le client est prévenu par SMS du retrait (sans le motif), les partenaires reçoivent claim.voided. Définitif.',
+    setBic: 'Renseigner le BIC',
+    setBicHint:
+      'Un paiement dans une autre devise que l’euro est un virement international, qui désigne la banque du client par son BIC : sans lui, il est écarté de chaque fichier. Indiquez le BIC (obtenu du client, ou de l’annuaire des banques pour l’IBAN) : il est vérifié avec le pays de l’IBAN, seulement tant que le paiement est en attente ; le prochain lot le prend.',
+    newBic: 'BIC (8 ou 11 caractères)',
+    leftOut: (noBic, since) =>
+      noBic ? `écarté : pas de BIC (depuis le ${since})` : `écarté de son fichier (depuis le ${since})`,
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },
@@ -608,7 +614,9 @@ export const fr = {
     claim_under_review: 'Ce sinistre est déjà en revue manuelle.',
     claim_not_under_review: 'Ce sinistre n’est pas en revue manuelle : il est payé automatiquement.',
     payout_instructed: 'Le paiement est déjà dans un fichier SEPA envoyé à la banque : rapprochez-le plutôt.',
-    payout_not_pending: 'Le paiement n’est pas en attente : rien à libérer.',
+    payout_not_pending: 'Le paiement n’est pas en attente : rien à libérer ni à modifier.',
+    payout_not_bank_transfer:
+      'Ce paiement passe par la banque simulée (bac à sable), pas par un virement : il n’a pas de BIC.',
     claim_not_voidable:
       'Ce sinistre ne peut plus être annulé : il est payé ou expiré, ou son paiement est déjà dans un fichier SEPA envoyé à la banque.',
     method_not_allowed: 'Méthode non permise.',

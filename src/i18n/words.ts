@@ -327,6 +327,12 @@ export interface Words {
     correctAmountHint: (max: string) => string;
     voidClaim: string;
     voidHint: string;
+    /** Give a pending payout the creditor's BIC (payouts' setPayoutBic). */
+    setBic: string;
+    setBicHint: string;
+    newBic: string;
+    /** A pending payout a batch left out of its file: for want of a BIC, or another reason; since when. */
+    leftOut: (noBic: boolean, since: string) => string;
     done: string;
     replayed: string;
   };

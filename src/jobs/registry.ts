@@ -332,10 +332,31 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
           'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
         );
-      for (const s of report.skipped)
+      // a payout left out of its file: at `error` by the run that first leaves it out; the runs after
+      // say in one line how many are still left out and since when (parasol payouts list --left-out);
+      // a `parasol payouts batch` by hand that left it out first said so to its operator instead (`from now`)
+      for (const s of report.skipped.filter((s) => s.first))
         rt.log.error(
-          { endToEndId: s.endToEndId, currency: s.currency, detail: s.reason },
-          'pending production payout left out of its file: it stays pending until an operator acts (docs/OPERATOR.md)',
+          {
+            endToEndId: s.endToEndId,
+            claimNumber: s.claimNumber,
+            currency: s.currency,
+            code: s.code,
+            detail: s.reason,
+          },
+          s.code === 'no_bic'
+            ? 'pending production payout left out of its file: no BIC; it stays pending until an operator gives it (parasol payouts set-bic, docs/OPERATOR.md)'
+            : 'pending production payout left out of its file: it stays pending until an operator acts (docs/OPERATOR.md)',
+        );
+      const still = report.skipped.filter((s) => !s.first);
+      if (still.length > 0)
+        rt.log.warn(
+          {
+            payouts: still.length,
+            noBic: still.filter((s) => s.code === 'no_bic').length,
+            oldestSince: new Date(Math.min(...still.map((s) => s.leftOutSince.getTime()))).toISOString(),
+          },
+          'pending production payouts still left out of their files: parasol payouts list --left-out',
         );
     },
   },

@@ -11,8 +11,9 @@ import { bicMatchesCountry } from '../platform/bic.ts';
 /**
  * The customer's account, checked the way the SEPA credit transfer file needs it: an IBAN of a SEPA
  * country (ibantools: format, length, checksums), and a BIC when the IBAN's country is outside the
- * EEA (EPC rulebook: BIC optional within the EEA, required to or from AD, CH, GB, GI, MC, SM, VA).
- * Issues carry a code so the bank-details page can word them in the customer's language.
+ * EEA (EPC rulebook: BIC optional within the EEA, required to or from AD, CH, GB, GI, MC, SM, VA),
+ * or when the payout is in another currency than EUR (a cross-border transfer names the creditor's
+ * bank by its BIC, whatever the IBAN's country). Issues carry a code so the bank-details page can word them in the customer's language.
  *
  * National check digits: beyond the IBAN's own mod-97 check, a typo in the account number can be
  * caught by the country's check digits, which an IBAN rebuilt from a wrong account number carries
@@ -86,6 +87,7 @@ export type BankAccountIssueCode =
   | 'iban_not_sepa'
   | 'bic_invalid'
   | 'bic_required'
+  | 'bic_required_for_currency'
   | 'bic_country_mismatch';
 
 export interface BankAccountIssue {
@@ -105,7 +107,16 @@ export interface SepaAccount {
 
 export type SepaAccountCheck = { ok: true; account: SepaAccount } | { ok: false; issues: BankAccountIssue[] };
 
-export function checkSepaAccount(input: { iban: string; bic?: string | null | undefined }): SepaAccountCheck {
+/**
+ * `currency`: the currency the account is paid in, when known (the claim's). A payout in another
+ * currency than EUR is a cross-border transfer (sepa-file.ts), which names the creditor's bank by its
+ * BIC whatever the IBAN's country: `bic_required_for_currency` without one.
+ */
+export function checkSepaAccount(input: {
+  iban: string;
+  bic?: string | null | undefined;
+  currency?: string | undefined;
+}): SepaAccountCheck {
   const issues: BankAccountIssue[] = [];
   const iban = electronicFormatIBAN(input.iban ?? '') ?? '';
   const bicText = (input.bic ?? '').replace(/\s+/g, '').toUpperCase();
@@ -144,9 +155,20 @@ export function checkSepaAccount(input: { iban: string; bic?: string | null | un
     }
   } else if (issues.length === 0 && ibanNeedsBic(iban)) {
     issues.push({ field: 'bic', code: 'bic_required', message: `a BIC is required for IBANs of ${country}` });
+  } else if (issues.length === 0 && bicNeededForCurrency(input.currency)) {
+    issues.push({
+      field: 'bic',
+      code: 'bic_required_for_currency',
+      message: `a BIC is required for a payout in ${input.currency} (a cross-border transfer)`,
+    });
   }
 
   return issues.length > 0 ? { ok: false, issues } : { ok: true, account: { iban, bic, country } };
+}
+
+/** True when a payout in this currency must name the beneficiary's BIC: any currency but EUR (a cross-border transfer). */
+export function bicNeededForCurrency(currency: string | undefined): boolean {
+  return currency !== undefined && currency !== 'EUR';
 }
 
 /** True when a transfer to this (valid, SEPA) IBAN must name the beneficiary's BIC. */

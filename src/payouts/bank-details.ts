@@ -98,7 +98,8 @@ export type BankDetailsOutcome =
   | { kind: 'accepted'; claim: ClaimForCustomer; ibanLast4: string };
 
 /**
- * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the country needs one) and,
+ * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the IBAN's country or the claim's
+ * currency needs one: `checkSepaAccount`) and,
  * in one transaction, stores it encrypted, uses up the link and moves the claim to
  * `payment_pending`, with the claim's payout requested (the simulated bank's job, or the next SEPA
  * batch). A link is single use once details are accepted; after a rejected payment the customer
@@ -116,8 +117,6 @@ export async function submitBankDetails(
   // transliteration (Cyrillic, Greek, CJK…) would be refused by the bank file, so it is asked again here.
   else if (toSepaText(holder).replace(/[^A-Za-z]/g, '').length < 2)
     issues.push({ field: 'accountHolder', code: 'holder_not_latin' });
-  const check = checkSepaAccount({ iban: input.iban, bic: input.bic });
-  if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
 
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now();
@@ -125,6 +124,9 @@ export async function submitBankDetails(
     if (state.kind === 'unknown') return state;
     const claim = state.claim;
     if (!claim.open) return { kind: 'closed', claim };
+    // the claim's currency decides the BIC: another than EUR is a cross-border transfer, which needs it
+    const check = checkSepaAccount({ iban: input.iban, bic: input.bic, currency: claim.currency });
+    if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
     if (issues.length || !check.ok) return { kind: 'invalid', claim, issues };
     const account = check.account;
     const last4 = account.iban.slice(-4);

@@ -1,9 +1,11 @@
 /** The payouts domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCustomer } from './bank-details.ts';
+export { bicNeededForCurrency } from './bank-account.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
 export { voidClaim } from './void-claim.ts';
+export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';

@@ -1,9 +1,12 @@
 import { sql, type Insertable } from 'kysely';
-import type { Environment, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
+import type { Environment, LeftOutCode, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { endToEndIdForPayout } from './end-to-end-id.ts';
 
 /** SQL for payouts: one row per claim (unique claim_id), its attempts, and SEPA batches. */
+
+/** A payout no batch leaves out any more (filed, settled, cancelled, a new attempt, its BIC set): migration 0058's mark cleared. */
+const NOT_LEFT_OUT = { left_out_at: null, left_out_code: null, left_out_reason: null } as const;
 
 export type Rail = 'simulated_bank' | 'sepa';
 
@@ -71,6 +74,7 @@ export async function upsertPendingPayout(
         settled_at: null,
         returned_at: null,
         failure_reason: null,
+        ...NOT_LEFT_OUT,
         updated_at: sql`now()`,
       })
       .where('id', '=', existing.id)
@@ -101,18 +105,22 @@ export async function upsertPendingPayout(
   return row;
 }
 
+/** The payouts joined to their attempts, one of which had this end-to-end id. */
+const payoutOfAttempt = (db: Executor, endToEndId: string) =>
+  db
+    .selectFrom('payout_attempts as a')
+    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+    .where('a.end_to_end_id', '=', endToEndId);
+
 /** The payout an end-to-end id belongs to (any of its attempts), locked, with the attempt that id was. */
 export async function findPayoutByEndToEndId(
   db: Executor,
   endToEndId: string,
   lock = false,
 ): Promise<(PayoutRow & { reported_attempt: number }) | undefined> {
-  let query = db
-    .selectFrom('payout_attempts as a')
-    .innerJoin('payouts as p', 'p.id', 'a.payout_id')
+  let query = payoutOfAttempt(db, endToEndId)
     .select(PAYOUT_COLUMNS.map((c) => `p.${c}` as const))
-    .select('a.attempt as reported_attempt')
-    .where('a.end_to_end_id', '=', endToEndId);
+    .select('a.attempt as reported_attempt');
   if (lock) query = query.forUpdate('p');
   return query.executeTakeFirst();
 }
@@ -126,7 +134,7 @@ export async function findPayout(db: Executor, id: string, lock = false): Promis
 export async function markPayoutPaid(db: Executor, id: string, at: Date): Promise<void> {
   await db
     .updateTable('payouts')
-    .set({ status: 'paid', settled_at: at, failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'paid', settled_at: at, failure_reason: null, ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', id)
     .execute();
 }
@@ -134,7 +142,7 @@ export async function markPayoutPaid(db: Executor, id: string, at: Date): Promis
 export async function markPayoutFailed(db: Executor, id: string, at: Date, reason: string): Promise<void> {
   await db
     .updateTable('payouts')
-    .set({ status: 'failed', settled_at: at, failure_reason: reason, updated_at: sql`now()` })
+    .set({ status: 'failed', settled_at: at, failure_reason: reason, ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', id)
     .execute();
 }
@@ -162,12 +170,15 @@ export interface SepaPayoutSource {
   claim_number: string;
   flight_number: string;
   departure_date: string;
+  /** Since when an earlier batch has left it out of its file (migration 0058); null when never. */
+  left_out_at: Date | null;
 }
 
 /**
- * Pending production payouts in one currency, oldest first, locked for that currency's batch (SKIP
- * LOCKED: two batches never share one); not those of claims under manual review, which wait for an
- * operator's approval (migration 0031).
+ * Pending production payouts in one currency, oldest first — those an earlier batch left out of its
+ * file last, so that left-out payouts never fill a `--limit` and starve the others —, locked for
+ * that currency's batch (SKIP LOCKED: two batches never share one); not those of claims under manual
+ * review, which wait for an operator's approval (migration 0031).
  * Their claims are locked too (the claim row is the lock every writer of a claim takes first): a
  * claim the desk is putting under review is skipped (the next batch sees the review), and a review
  * asked while the batch holds it waits for the batch, then finds the payout instructed (refused).
@@ -195,12 +206,14 @@ export async function lockPendingSepaPayouts(
         'cl.claim_number',
         'l.flight_number',
         'l.departure_date',
+        'p.left_out_at',
       ])
       .where('p.rail', '=', 'sepa')
       .where('p.status', '=', 'pending')
       // one file per currency: EUR a SEPA credit transfer, another a cross-border one
       .where('p.currency', '=', currency)
       .where('cl.manual_review_at', 'is', null)
+      .orderBy(sql`p.left_out_at IS NOT NULL`)
       .orderBy('p.created_at')
       .orderBy('p.id')
       .limit(limit)
@@ -233,9 +246,33 @@ export async function markPayoutsInstructed(db: Executor, ids: string[], batchId
   if (ids.length === 0) return;
   await db
     .updateTable('payouts')
-    .set({ status: 'instructed', batch_id: batchId, instructed_at: at, updated_at: sql`now()` })
+    .set({
+      status: 'instructed',
+      batch_id: batchId,
+      instructed_at: at,
+      ...NOT_LEFT_OUT,
+      updated_at: sql`now()`,
+    })
     .where('id', 'in', ids)
     .execute();
+}
+
+/**
+ * Pending payouts a batch left out of its file: since when (kept from the first run that left each
+ * out) and why (this run's reasons). `updated_at` stays: it is when the payout became pending.
+ */
+export async function markPayoutsLeftOut(
+  db: Executor,
+  payouts: { id: string; code: LeftOutCode; reason: string }[],
+  at: Date,
+): Promise<void> {
+  if (payouts.length === 0) return;
+  const values = sql.join(payouts.map((p) => sql`(${p.id}::uuid, ${p.code}, ${p.reason})`));
+  await sql`
+    UPDATE payouts AS p
+    SET left_out_at = COALESCE(p.left_out_at, ${at}::timestamptz), left_out_code = v.code, left_out_reason = v.reason
+    FROM (VALUES ${values}) AS v(id, code, reason)
+    WHERE p.id = v.id AND p.status = 'pending'`.execute(db);
 }
 
 export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'> {
@@ -246,6 +283,9 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
   settled_at: Date | null;
   failure_reason: string | null;
   message_id: string | null;
+  left_out_at: Date | null;
+  left_out_code: LeftOutCode | null;
+  left_out_reason: string | null;
 }
 
 /**
@@ -258,6 +298,8 @@ export async function listPayouts(
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
     instructedBefore?: Date | undefined;
+    /** Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first. */
+    leftOut?: boolean | undefined;
     limit: number;
     offset?: number | undefined;
   },
@@ -283,7 +325,11 @@ export async function listPayouts(
       'p.settled_at',
       'p.failure_reason',
       'b.message_id',
+      'p.left_out_at',
+      'p.left_out_code',
+      'p.left_out_reason',
     ]);
+  if (q.leftOut) query = query.where('p.status', '=', 'pending').where('p.left_out_at', 'is not', null);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query
@@ -291,6 +337,7 @@ export async function listPayouts(
       .where('p.status', '=', 'instructed')
       .where('p.instructed_at', '<', q.instructedBefore);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
+  if (q.leftOut) query = query.orderBy('p.left_out_at');
   return query
     .orderBy('p.created_at', 'desc')
     .orderBy('p.id', 'desc')
@@ -312,14 +359,20 @@ export async function lockPayoutClaim(
     .executeTakeFirstOrThrow();
 }
 
-/** The claim's bank details: the IBAN, and the account holder (sealed, or its plaintext before migration 0010). */
+/** The claim's bank details: the IBAN (its last four), the BIC, and the account holder (sealed, or its plaintext before migration 0010). */
 export async function findPayoutAccount(
   db: Executor,
   claimId: string,
-): Promise<{ iban_enc: string; account_holder_enc: string | null; account_holder: string | null }> {
+): Promise<{
+  iban_enc: string;
+  iban_last4: string;
+  bic: string | null;
+  account_holder_enc: string | null;
+  account_holder: string | null;
+}> {
   return db
     .selectFrom('claim_bank_details')
-    .select(['iban_enc', 'account_holder_enc', 'account_holder'])
+    .select(['iban_enc', 'iban_last4', 'bic', 'account_holder_enc', 'account_holder'])
     .where('claim_id', '=', claimId)
     .executeTakeFirstOrThrow();
 }
@@ -399,7 +452,7 @@ export async function setPayoutAmountBeforeInstruction(
 export async function cancelPendingPayout(db: Executor, payoutId: string): Promise<boolean> {
   const result = await db
     .updateTable('payouts')
-    .set({ status: 'cancelled', updated_at: sql`now()` })
+    .set({ status: 'cancelled', ...NOT_LEFT_OUT, updated_at: sql`now()` })
     .where('id', '=', payoutId)
     .where('status', '=', 'pending')
     .executeTakeFirst();
@@ -419,6 +472,9 @@ export interface PayoutAttemptRow {
   failure_reason: string | null;
   /** The SEPA batch's message id (the bank's reference of the file), for the current attempt. */
   message_id: string | null;
+  /** The current attempt, pending, left out of its file by a batch: since when and why (migration 0058). */
+  left_out_at: Date | null;
+  left_out_code: LeftOutCode | null;
 }
 
 /**
@@ -436,7 +492,9 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
                 WHEN g.action = 'payment_returned' THEN 'returned' ELSE 'failed' END AS status,
            CASE WHEN a.attempt = p.attempt THEN p.settled_at END AS settled_at,
            CASE WHEN a.attempt = p.attempt THEN p.failure_reason ELSE g.data->>'reason' END AS failure_reason,
-           CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id
+           CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id,
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_at END AS left_out_at,
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_code END AS left_out_code
     FROM payout_attempts a
     JOIN payouts p ON p.id = a.payout_id
     JOIN claims cl ON cl.id = p.claim_id
@@ -449,4 +507,26 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
     WHERE p.claim_id = ${claimId}
     ORDER BY a.attempt`.execute(db);
   return result.rows.map((r) => ({ ...r, amount: Number(r.amount), attempt: Number(r.attempt) }));
+}
+
+/**
+ * The BIC of a claim's account, set by an operator while its payout is pending (`setPayoutBic`): the
+ * payout's left-out mark is cleared, the next batch takes it (and marks it again if its file still
+ * cannot hold it).
+ */
+export async function setPayoutAccountBic(
+  db: Executor,
+  p: { claimId: string; payoutId: string; bic: string },
+): Promise<void> {
+  await db.updateTable('claim_bank_details').set({ bic: p.bic }).where('claim_id', '=', p.claimId).execute();
+  await db.updateTable('payouts').set(NOT_LEFT_OUT).where('id', '=', p.payoutId).execute();
+}
+
+/** The claim number of the payout one of whose attempts had this end-to-end id. */
+export async function claimNumberOfPayout(db: Executor, endToEndId: string): Promise<string | undefined> {
+  const row = await payoutOfAttempt(db, endToEndId)
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select('cl.claim_number')
+    .executeTakeFirst();
+  return row?.claim_number;
 }

@@ -5,9 +5,11 @@ import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
+import type { LeftOutCode } from '../platform/db-schema.ts';
 import {
   findSepaBatch,
   insertSepaBatch,
+  markPayoutsLeftOut,
   listPendingSepaCurrencies,
   lockPendingSepaPayouts,
   markPayoutsInstructed,
@@ -60,11 +62,21 @@ export interface BatchResult {
   skipped: SkippedPayout[];
 }
 
-/** A pending payout left out of its currency's file, by end-to-end id, with why (the builder's problems). */
+/**
+ * A pending payout left out of its currency's file, by end-to-end id, with why (the builder's
+ * problems): `no_bic` when only the creditor's BIC is missing (a cross-border transfer; an operator
+ * sets it with `parasol payouts set-bic`), else `invalid`; since when (the first run that left it out,
+ * kept on the payout: migration 0058), and whether this run is that first one.
+ */
 export interface SkippedPayout {
   endToEndId: string;
+  claimNumber: string;
   currency: string;
+  code: LeftOutCode;
   reason: string;
+  leftOutSince: Date;
+  /** Left out for the first time by this run (the worker logs it at `error` then, not every run). */
+  first: boolean;
 }
 
 /** `/payouts/17/creditorBic` → 17: a problem of one payout of the file, not of the file. */
@@ -128,7 +140,22 @@ export async function createSepaBatch(
           remittanceInformation: `Parasol ${p.claim_number} flight ${p.flight_number} ${p.departure_date}`,
         })),
       });
-    const { file, included, skipped } = buildLeavingOut(payouts, currency, build);
+    const { file, included, left } = buildLeavingOut(payouts, build);
+    // left out, still pending: since when (the first run that left it out) and why, kept on the payout
+    await markPayoutsLeftOut(
+      trx,
+      left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+      now,
+    );
+    const skipped: SkippedPayout[] = left.map(({ payout, code, reason }) => ({
+      endToEndId: payout.end_to_end_id,
+      claimNumber: payout.claim_number,
+      currency,
+      code,
+      reason,
+      leftOutSince: payout.left_out_at ?? now,
+      first: payout.left_out_at === null,
+    }));
     if (!file) return { skipped };
     const batch = await insertSepaBatch(trx, {
       message_id: messageId,
@@ -183,31 +210,38 @@ export async function createSepaBatch(
  * still pending — and the file is built of the others; a problem of the file itself (its currency,
  * the debtor account) refuses it whole (validation_failed, thrown). No file when every payout is left out.
  */
-function buildLeavingOut<P extends { end_to_end_id: string; currency: string }>(
+function buildLeavingOut<P>(
   payouts: P[],
-  currency: string,
   build: (items: P[]) => ReturnType<typeof buildSepaCreditTransferFile>,
-): { file: ReturnType<typeof buildSepaCreditTransferFile> | undefined; included: P[]; skipped: SkippedPayout[] } {
+): {
+  file: ReturnType<typeof buildSepaCreditTransferFile> | undefined;
+  included: P[];
+  left: { payout: P; code: LeftOutCode; reason: string }[];
+} {
   try {
-    return { file: build(payouts), included: payouts, skipped: [] };
+    return { file: build(payouts), included: payouts, left: [] };
   } catch (error) {
     if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
     const problems = error.extra.errors ?? [];
-    const byPayout = new Map<number, string[]>();
+    const byPayout = new Map<number, { field: string; code: string; text: string }[]>();
     for (const problem of problems) {
       const match = PAYOUT_FIELD.exec(problem.field);
       if (!match) throw error; // the file's own problem: no file of this currency can be made
       const index = Number(match[1]);
-      byPayout.set(index, [...(byPayout.get(index) ?? []), `${match[2]} ${problem.message}`]);
+      const found = { field: match[2]!, code: problem.code, text: `${match[2]} ${problem.message}` };
+      byPayout.set(index, [...(byPayout.get(index) ?? []), found]);
     }
     const included = payouts.filter((_, i) => !byPayout.has(i));
-    const skipped = [...byPayout].map(([i, reasons]) => ({
-      endToEndId: payouts[i]!.end_to_end_id,
-      currency,
-      reason: reasons.join('; '),
+    const left = [...byPayout].map(([i, found]) => ({
+      payout: payouts[i]!,
+      // only the creditor's BIC missing: an operator can give it (parasol payouts set-bic)
+      code: (found.every((f) => f.field === 'creditorBic' && f.code === 'required')
+        ? 'no_bic'
+        : 'invalid') as LeftOutCode,
+      reason: found.map((f) => f.text).join('; '),
     }));
     // what is left holds no payout the builder refused: a second refusal is the file's, thrown
-    return { file: included.length ? build(included) : undefined, included, skipped };
+    return { file: included.length ? build(included) : undefined, included, left };
   }
 }
 
@@ -268,10 +302,11 @@ export async function createPayoutBatches(
         break;
       }
       if (!batch) break;
-      for (const s of batch.skipped) skipped.set(s.endToEndId, s);
+      // the first file of the run that left a payout out says whether it was the first time
+      for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
       if (!('batchId' in batch)) break; // every payout taken was left out: none other is pending
       batches.push(batch);
-      // left out, still pending: the next file of the currency would take them again first
+      // left out, still pending (marked): the next file of the currency takes the others first
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }

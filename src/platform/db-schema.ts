@@ -371,7 +371,14 @@ export interface PayoutsTable {
   returned_at: NullableTimestamp;
   failure_reason: string | null;
   updated_at: Generated<Date>;
+  /** Since when a pending payout is left out of its currency's file, and why (migration 0058); null once filed. */
+  left_out_at: NullableTimestamp;
+  left_out_code: LeftOutCode | null;
+  left_out_reason: string | null;
 }
+
+/** Why a pending payout is left out of its currency's file: `no_bic` (a cross-border transfer without the creditor's BIC) or `invalid`. */
+export type LeftOutCode = 'no_bic' | 'invalid';
 
 export interface PayoutAttemptsTable {
   end_to_end_id: string;

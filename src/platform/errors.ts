@@ -62,6 +62,7 @@ export const ERROR_CODES = {
   claim_not_under_review: { status: 409, title: 'Claim not under manual review', operator: true },
   payout_instructed: { status: 409, title: 'Payout sent to the bank already', operator: true },
   payout_not_pending: { status: 409, title: 'Payout not pending', operator: true },
+  payout_not_bank_transfer: { status: 409, title: 'Payout not paid by bank transfer', operator: true },
   claim_not_voidable: { status: 409, title: 'Claim not voidable: money has left or it is settled', operator: true },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -13,6 +13,7 @@ import {
   correctClaimCompensation,
   listClaimPayoutAttempts,
   reviewClaim,
+  setPayoutBic,
   voidClaim,
 } from '../payouts/index.ts';
 import { auditTrail } from '../platform/audit.ts';
@@ -98,6 +99,9 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
       correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
     );
     action('void', (input) => voidClaim({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
+    action('bic', (input, request) =>
+      setPayoutBic({ db: deps.db, keys: deps.flight.keys }, { ...input, bic: field(request.body, 'bic', 40) }),
+    );
   };
 }
 

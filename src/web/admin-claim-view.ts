@@ -125,7 +125,11 @@ ${
           String(a.attempt),
           html`<code class="id">${a.end_to_end_id}</code>`,
           a.rail,
-          a.failure_reason ? `${a.status}: ${a.failure_reason}` : a.status,
+          a.failure_reason
+            ? `${a.status}: ${a.failure_reason}`
+            : a.status === 'pending' && a.left_out_at
+              ? `${a.status}, ${d.leftOut(a.left_out_code === 'no_bic', formatShortDate(a.left_out_at, ''))}`
+              : a.status,
           a.message_id ? html`<code class="id">${a.message_id}</code>` : '—',
           nowrap(formatMoney(Number(a.amount), a.currency, ctx.lang)),
           nowrap(formatShortDate(a.settled_at, '—')),
@@ -139,6 +143,7 @@ ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
 ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
 ${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
 ${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
+${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, html`<div><label for="desk-bic-value">${d.newBic}</label><input id="desk-bic-value" name="bic" value="${c.bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="14" size="14"></div>`) : ''}
 ${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(

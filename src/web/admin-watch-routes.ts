@@ -237,7 +237,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
               html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
               nowrap(r.claim_number),
               r.rail,
-              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}<br><span class="muted">${String(r.attempt)}</span>`,
+              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${w.claimDesk.leftOut(r.left_out_code === 'no_bic', formatShortDate(r.left_out_at, ''))}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
               nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
               nowrap(formatShortDate(r.created_at, '')),
               nowrap(formatShortDate(r.settled_at, '—')),

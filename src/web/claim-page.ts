@@ -1,4 +1,4 @@
-import type { BankDetailsIssue, ClaimForCustomer } from '../payouts/index.ts';
+import { bicNeededForCurrency, type BankDetailsIssue, type ClaimForCustomer } from '../payouts/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
 import { LOCALES } from '../platform/language.ts';
@@ -188,7 +188,16 @@ export function claimPage(
   form: FormState = { values: { accountHolder: '', iban: '', bic: '' }, issues: [] },
 ): string {
   const w = words(claim.language);
-  const field = (name: 'accountHolder' | 'iban' | 'bic', label: string, autocomplete: string, code = false) => {
+  // a claim paid in another currency than EUR is a cross-border transfer: the BIC is required, whatever
+  // the IBAN (payouts' checkSepaAccount); in EUR only for an IBAN outside the EEA, which the label says
+  const bicRequired = bicNeededForCurrency(claim.currency);
+  const field = (
+    name: 'accountHolder' | 'iban' | 'bic',
+    label: string,
+    autocomplete: string,
+    code = false,
+    required = true,
+  ) => {
     const issue = form.issues.find((i) => i.field === name);
     const id = `f-${name}`;
     // codes (IBAN, BIC): a phone shows its letters keyboard in capitals, without corrections
@@ -196,7 +205,7 @@ export function claimPage(
       ? html`inputmode="text" autocapitalize="characters" autocorrect="off" spellcheck="false" maxlength="${name === 'iban' ? 42 : 14}"`
       : '';
     return html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" value="${form.values[name]}" autocomplete="${autocomplete}" ${typing} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+<input id="${id}" name="${name}" value="${form.values[name]}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
 ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : ''}`;
   };
   return layout(
@@ -212,7 +221,7 @@ ${why(claim, claim.language)}
 <form method="post" novalidate>
 ${field('accountHolder', w.holder, 'name')}
 ${field('iban', w.iban, 'off', true)}
-${field('bic', w.bic, 'off', true)}
+${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field('bic', w.bic, 'off', true, false)}
 <button type="submit">${w.submit}</button>
 </form>
 <script src="${asset('iban.js')}" defer></script>`,

@@ -31,6 +31,28 @@ describe('bank account checks (ibantools, SEPA countries)', () => {
     assert.equal(checkSepaAccount({ iban: 'CH9300762011623852957', bic: 'UBSWCHZH80A' }).ok, true);
   });
 
+  it('needs a BIC for a payout in another currency than EUR, whatever the IBAN (a cross-border transfer)', () => {
+    assert.deepEqual(checkSepaAccount({ iban: 'DE89370400440532013000', currency: 'GBP' }), {
+      ok: false,
+      issues: [
+        {
+          field: 'bic',
+          code: 'bic_required_for_currency',
+          message: 'a BIC is required for a payout in GBP (a cross-border transfer)',
+        },
+      ],
+    });
+    for (const currency of ['CHF', 'SEK', 'PLN'])
+      assert.equal(checkSepaAccount({ iban: 'DE89370400440532013000', currency }).ok, false, currency);
+    assert.equal(checkSepaAccount({ iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', currency: 'GBP' }).ok, true);
+    assert.equal(checkSepaAccount({ iban: 'DE89370400440532013000', currency: 'EUR' }).ok, true, 'EUR: as before');
+    const mismatch = checkSepaAccount({ iban: 'DE89370400440532013000', bic: 'NWBKGB2L', currency: 'GBP' });
+    assert.deepEqual(mismatch.ok ? [] : mismatch.issues.map((i) => i.code), ['bic_country_mismatch']);
+    // outside the EEA the country's own rule speaks first
+    const swiss = checkSepaAccount({ iban: 'CH9300762011623852957', currency: 'CHF' });
+    assert.deepEqual(swiss.ok ? [] : swiss.issues.map((i) => i.code), ['bic_required']);
+  });
+
   it('gives coded issues the bank-details page can word in French or English', () => {
     const codes = (iban: string, bic?: string) => {
       const check = checkSepaAccount({ iban, bic });

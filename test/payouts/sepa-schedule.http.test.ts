@@ -198,7 +198,14 @@ describe('the scheduled SEPA batch', () => {
     const eur = await pendingPayouts(2);
     // a transfer outside SEPA names the creditor's bank: given here; one without is left out
     const gbp = await pendingPayouts(2, pounds, 'COBADEFFXXX');
-    const [noBic] = await pendingPayouts(1, pounds);
+    // details given before the page required the BIC of a claim in another currency than EUR
+    const [noBic] = await pendingPayouts(1, pounds, 'COBADEFFXXX');
+    const { claim_id: noBicClaim } = await t.db
+      .selectFrom('payouts')
+      .select('claim_id')
+      .where('id', '=', noBic!)
+      .executeTakeFirstOrThrow();
+    await t.db.updateTable('claim_bank_details').set({ bic: null }).where('claim_id', '=', noBicClaim).execute();
     // a payout in a currency no bank transfer carries (a partner configured before such currencies were refused)
     const [legacy, unknown] = await pendingPayouts(2);
     await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', legacy!).execute();
@@ -264,7 +271,10 @@ describe('the scheduled SEPA batch', () => {
     const cli = await runCliOn(t, ['payouts', 'batch']);
     assert.equal(cli.code, 0, cli.err);
     assert.match(cli.out, /REFUSED HRK: 1 pending payout\(s\) not paid \(untransferable\)/);
-    assert.match(cli.out, /LEFT OUT \S+ \(GBP\): creditorBic is required for a transfer outside SEPA/);
+    assert.match(
+      cli.out,
+      /LEFT OUT \S+ \(GBP, claim \S+, for < 1 h\): creditorBic is required for a transfer outside SEPA.*parasol payouts set-bic/,
+    );
     // out of the way of the next tests' runs
     await t.db
       .updateTable('payouts')
@@ -307,7 +317,17 @@ describe('the scheduled SEPA batch', () => {
     // said again by each run while it waits, the command's line naming it
     const cli = await runCliOn(t, ['payouts', 'batch']);
     assert.equal(cli.code, 0, cli.err);
-    assert.match(cli.out, new RegExp(`LEFT OUT ${endToEndId} \\(EUR\\): creditorBic .*it stays pending`));
+    assert.match(
+      cli.out,
+      new RegExp(`LEFT OUT ${endToEndId} \\(EUR, claim \\S+, for < 1 h\\): creditorBic .*it stays pending`),
+    );
+    // the worker says it once at error, then in one warning line per run while it waits
+    const { run: runAgain, logs: later } = job();
+    await runAgain();
+    assert.ok(!later.some((l) => l.level === 'error' && l.data.endToEndId === endToEndId), JSON.stringify(later));
+    const still = later.find((l) => l.level === 'warn' && /still left out/.test(l.message));
+    assert.ok(still, JSON.stringify(later));
+    assert.ok(Number(still.data.payouts) >= 1);
     assert.equal((await batchesOf([faulty]))[0]!.status, 'pending');
     await t.db
       .updateTable('payouts')

@@ -116,6 +116,11 @@ describe('the customer claim page', () => {
         closedPage(claim({ language, status: 'opened', open: false, event: 'cancelled' }), LEGAL, TOKEN),
         legalPage('legal', claim({ language }), LEGAL, TOKEN),
         legalPage('privacy', claim({ language }), LEGAL, TOKEN),
+        // paid in another currency than EUR: the BIC required, its label and error in the language
+        claimPage(claim({ language, currency: 'SEK' }), LEGAL, TOKEN, {
+          values: { accountHolder: 'Helene Muller', iban: 'DE89370400440532013000', bic: '' },
+          issues: [{ field: 'bic', code: 'bic_required_for_currency' }],
+        }),
       ];
       for (const page of pages) {
         assert.match(page, new RegExp(`<html lang="${language}">`));
@@ -133,6 +138,45 @@ describe('the customer claim page', () => {
         `${language}: one passenger`,
       );
       assert.ok(pages[9]!.includes(DEMO_INSURER.privacyEmail), `${language}: the privacy contact`);
+      assert.ok(
+        pages[10]!.includes(w.page.bicRequired('SEK')) && pages[10]!.includes(w.page.errors.bic_required_for_currency),
+        `${language}: the BIC required`,
+      );
+    }
+  });
+
+  it('the BIC: required for a claim paid in another currency than EUR, in every language; in EUR only outside the EEA', () => {
+    const en = claimPage(claim({ currency: 'GBP' }), LEGAL, TOKEN);
+    assert.match(en, /<label for="f-bic">Your bank’s BIC \(required: your compensation is paid in GBP\)<\/label>/);
+    assert.match(en, /id="f-bic"[^>]*aria-required="true"/);
+    const euro = claimPage(claim(), LEGAL, TOKEN);
+    assert.match(euro, /<label for="f-bic">BIC \(if your bank is outside the European Economic Area\)<\/label>/);
+    assert.doesNotMatch(euro, /id="f-bic"[^>]*aria-required/);
+    const native: Record<string, RegExp> = {
+      fr: /BIC de votre banque \(obligatoire : votre indemnisation est versée en CHF\)/,
+      de: /BIC Ihrer Bank \(erforderlich: Ihre Entschädigung wird in CHF ausgezahlt\)/,
+      es: /BIC de su banco \(obligatorio: su indemnización se paga en CHF\)/,
+      it: /BIC della sua banca \(obbligatorio: l’indennizzo le viene pagato in CHF\)/,
+      nl: /BIC van uw bank \(verplicht: uw vergoeding wordt uitbetaald in CHF\)/,
+      pt: /BIC do seu banco \(obrigatório: a sua indemnização é paga em CHF\)/,
+      en: /Your bank’s BIC \(required: your compensation is paid in CHF\)/,
+    };
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page;
+      const page = claimPage(claim({ language, currency: 'CHF' }), LEGAL, TOKEN, {
+        values: { accountHolder: 'Helene Muller', iban: 'DE89 3704 0044 0532 0130 00', bic: '' },
+        issues: [{ field: 'bic', code: 'bic_required_for_currency' }],
+      });
+      assert.ok(page.includes(`<label for="f-bic">${w.bicRequired('CHF')}</label>`), language);
+      assert.match(page, native[language]!, language);
+      assert.ok(page.includes(`id="f-bic-error">${w.errors.bic_required_for_currency}</p>`), language);
+      if (language !== 'en')
+        assert.notEqual(
+          w.errors.bic_required_for_currency,
+          customerWords('en').page.errors.bic_required_for_currency,
+          `${language}: its own words, not English`,
+        );
+      assert.doesNotMatch(page, /undefined|NaN|\[object /, language);
     }
   });
 

@@ -65,6 +65,7 @@ export const de = {
     holder: 'Kontoinhaber',
     iban: 'IBAN',
     bic: 'BIC (wenn Ihre Bank außerhalb des Europäischen Wirtschaftsraums liegt)',
+    bicRequired: (currency) => `BIC Ihrer Bank (erforderlich: Ihre Entschädigung wird in ${currency} ausgezahlt)`,
     submit: 'Senden',
     thanks: (last4) => `Vielen Dank. Wir überweisen Ihre Entschädigung auf das Konto mit den Endziffern ${last4}.`,
     rejected: (last4) =>
@@ -97,6 +98,8 @@ export const de = {
         'Die Prüfziffern der Kontonummer stimmen nicht (in Frankreich der RIB-Schlüssel): Bitte prüfen Sie die Kontonummer in Ihrer IBAN.',
       iban_not_sepa: 'Wir können nur auf ein Konto im SEPA-Raum überweisen.',
       bic_required: 'Für dieses Land geben Sie bitte auch die BIC Ihrer Bank an.',
+      bic_required_for_currency:
+        'Ihre Entschädigung wird in einer anderen Währung als Euro ausgezahlt: Bitte geben Sie die BIC Ihrer Bank an (8 oder 11 Zeichen, zu finden auf Ihrem Kontoauszug oder in Ihrer Banking-App).',
       bic_invalid: 'Diese BIC ist ungültig.',
       bic_country_mismatch: 'Diese BIC passt nicht zum Land der IBAN.',
     },

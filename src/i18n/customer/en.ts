@@ -64,6 +64,7 @@ export const en = {
     holder: 'Account holder',
     iban: 'IBAN',
     bic: 'BIC (if your bank is outside the European Economic Area)',
+    bicRequired: (currency) => `Your bank’s BIC (required: your compensation is paid in ${currency})`,
     submit: 'Send',
     thanks: (last4) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
     rejected: (last4) =>
@@ -96,6 +97,8 @@ export const en = {
         'The account number’s check digits do not match (the RIB key in France): please check the account number in your IBAN.',
       iban_not_sepa: 'We can only pay into an account in the SEPA area.',
       bic_required: 'For this country, give your bank’s BIC too.',
+      bic_required_for_currency:
+        'Your compensation is paid in a currency other than the euro: give your bank’s BIC (8 or 11 characters, on your bank statement or in your banking app).',
       bic_invalid: 'This BIC is not valid.',
       bic_country_mismatch: 'This BIC does not match the IBAN’s country.',
     },

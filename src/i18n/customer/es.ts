@@ -65,6 +65,7 @@ export const es = {
     holder: 'Titular de la cuenta',
     iban: 'IBAN',
     bic: 'BIC (si su banco está fuera del Espacio Económico Europeo)',
+    bicRequired: (currency) => `BIC de su banco (obligatorio: su indemnización se paga en ${currency})`,
     submit: 'Enviar',
     thanks: (last4) => `Gracias. Ingresamos su indemnización en la cuenta terminada en ${last4}.`,
     rejected: (last4) =>
@@ -98,6 +99,8 @@ export const es = {
         'Los dígitos de control del número de cuenta no coinciden (la clave RIB en Francia): compruebe el número de cuenta de su IBAN.',
       iban_not_sepa: 'Solo podemos pagar en una cuenta de la zona SEPA.',
       bic_required: 'Para este país, indique también el BIC de su banco.',
+      bic_required_for_currency:
+        'Su indemnización se paga en una moneda distinta del euro: indique el BIC de su banco (8 u 11 caracteres; figura en su extracto bancario o en la aplicación de su banco).',
       bic_invalid: 'Este BIC no es válido.',
       bic_country_mismatch: 'Este BIC no corresponde al país del IBAN.',
     },

@@ -64,6 +64,7 @@ export const fr = {
     holder: 'Titulaire du compte',
     iban: 'IBAN',
     bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
+    bicRequired: (currency) => `BIC de votre banque (obligatoire : votre indemnisation est versée en ${currency})`,
     submit: 'Envoyer',
     thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
     rejected: (last4) =>
@@ -97,6 +98,8 @@ export const fr = {
         'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France) : vérifiez le numéro de compte dans votre IBAN.',
       iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
       bic_required: 'Pour ce pays, indiquez aussi le BIC de votre banque.',
+      bic_required_for_currency:
+        'Votre indemnisation est versée dans une autre devise que l’euro : indiquez le BIC de votre banque (8 ou 11 caractères, sur votre RIB ou dans l’application de votre banque).',
       bic_invalid: 'Ce BIC n’est pas valide.',
       bic_country_mismatch: 'Ce BIC ne correspond pas au pays de l’IBAN.',
     },

@@ -64,6 +64,7 @@ export const it = {
     holder: 'Intestatario del conto',
     iban: 'IBAN',
     bic: 'BIC (se la sua banca è fuori dallo Spazio economico europeo)',
+    bicRequired: (currency) => `BIC della sua banca (obbligatorio: l’indennizzo le viene pagato in ${currency})`,
     submit: 'Invia',
     thanks: (last4) => `Grazie. Versiamo il suo indennizzo sul conto che termina con ${last4}.`,
     rejected: (last4) =>
@@ -96,6 +97,8 @@ export const it = {
         'Le cifre di controllo del numero di conto non corrispondono (la chiave RIB in Francia): verifichi il numero di conto nel suo IBAN.',
       iban_not_sepa: 'Possiamo pagare solo su un conto dell’area SEPA.',
       bic_required: 'Per questo paese, indichi anche il BIC della sua banca.',
+      bic_required_for_currency:
+        'L’indennizzo le viene pagato in una valuta diversa dall’euro: indichi il BIC della sua banca (8 o 11 caratteri, lo trova sull’estratto conto o nell’app della banca).',
       bic_invalid: 'Questo BIC non è valido.',
       bic_country_mismatch: 'Questo BIC non corrisponde al paese dell’IBAN.',
     },

@@ -64,6 +64,7 @@ export const nl = {
     holder: 'Rekeninghouder',
     iban: 'IBAN',
     bic: 'BIC (als uw bank buiten de Europese Economische Ruimte ligt)',
+    bicRequired: (currency) => `BIC van uw bank (verplicht: uw vergoeding wordt uitbetaald in ${currency})`,
     submit: 'Versturen',
     thanks: (last4) => `Dank u. We storten uw vergoeding op de rekening eindigend op ${last4}.`,
     rejected: (last4) =>
@@ -98,6 +99,8 @@ export const nl = {
         'De controlecijfers van het rekeningnummer kloppen niet (de RIB-sleutel in Frankrijk): controleer het rekeningnummer in uw IBAN.',
       iban_not_sepa: 'We kunnen alleen betalen op een rekening in het SEPA-gebied.',
       bic_required: 'Vul voor dit land ook de BIC van uw bank in.',
+      bic_required_for_currency:
+        'Uw vergoeding wordt uitbetaald in een andere valuta dan de euro: vul de BIC van uw bank in (8 of 11 tekens, te vinden op uw rekeningafschrift of in uw bankapp).',
       bic_invalid: 'Deze BIC is niet geldig.',
       bic_country_mismatch: 'Deze BIC past niet bij het land van de IBAN.',
     },

@@ -65,6 +65,7 @@ export const pt = {
     holder: 'Titular da conta',
     iban: 'IBAN',
     bic: 'BIC (se o seu banco estiver fora do Espaço Económico Europeu)',
+    bicRequired: (currency) => `BIC do seu banco (obrigatório: a sua indemnização é paga em ${currency})`,
     submit: 'Enviar',
     thanks: (last4) => `Obrigado. Estamos a pagar a sua indemnização na conta terminada em ${last4}.`,
     rejected: (last4) =>
@@ -97,6 +98,8 @@ export const pt = {
         'Os dígitos de controlo do número de conta não coincidem (a chave RIB em França): verifique o número de conta no seu IBAN.',
       iban_not_sepa: 'Só podemos pagar numa conta da zona SEPA.',
       bic_required: 'Para este país, indique também o BIC do seu banco.',
+      bic_required_for_currency:
+        'A sua indemnização é paga numa moeda diferente do euro: indique o BIC do seu banco (8 ou 11 caracteres, que encontra no extrato bancário ou na aplicação do seu banco).',
       bic_invalid: 'Este BIC não é válido.',
       bic_country_mismatch: 'Este BIC não corresponde ao país do IBAN.',
     },

@@ -118,7 +118,10 @@ export interface CustomerWords {
     ask: string;
     holder: string;
     iban: string;
+    /** The BIC field when the BIC is needed only for an IBAN outside the EEA (a claim paid in EUR). */
     bic: string;
+    /** The BIC field when the claim is paid in another currency than EUR: required whatever the IBAN. */
+    bicRequired: (currency: string) => string;
     submit: string;
     thanks: (last4: string) => string;
     rejected: (last4: string | null) => string;
@@ -148,6 +151,7 @@ export interface CustomerWords {
       iban_check_digits: string;
       iban_not_sepa: string;
       bic_required: string;
+      bic_required_for_currency: string;
       bic_invalid: string;
       bic_country_mismatch: string;
     };

@@ -1,6 +1,8 @@
 // The bank-details page (claim-page.ts): the IBAN is grouped in fours, in capitals, as it is typed,
 // and the caret stays after the character just typed. The page works without it (the server accepts
-// the IBAN with or without spaces, in any case).
+// the IBAN with or without spaces, in any case). The BIC field is always shown, never hidden here:
+// its label says whether this claim needs it (required for a claim paid in another currency than EUR,
+// else only for an IBAN outside the EEA), and the server checks it (payouts' checkSepaAccount).
 (function () {
   'use strict';
   var input = document.getElementById('f-iban');
