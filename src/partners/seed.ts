@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { Config } from '../platform/config.ts';
+import { DEMO_INSURER, type Config } from '../platform/config.ts';
 import type { Db } from '../platform/db.ts';
 import { createApiKey } from './api-keys.ts';
 import { setConfiguration } from './configuration.ts';
-import { setDocuments } from './documents.ts';
+import { insurerOfPlatform, setDocuments } from './documents.ts';
 import { createPartner, setAgreement, setSubscription, signAgreement } from './partners.ts';
-import { APIS } from './model.ts';
+import { APIS, type DocumentSetInput } from './model.ts';
 import { anyPartnerExists, findAgreement, findDocuments, findPartner } from './partners-repo.ts';
 import { createUser } from './users.ts';
 
@@ -16,7 +16,7 @@ const demoSha256 = (text: string) => crypto.createHash('sha256').update(text).di
 /**
  * The demo agreement's compliance pack. The demo partner sells in the sandbox only: its documents
  * are placeholders on example.org, hashed from their titles, so that quotes and subscriptions carry
- * a pack exactly as a real partner's do.
+ * a pack exactly as a real partner's do. The seed names the platform's insurer (`demoDocuments`).
  */
 export const DEMO_DOCUMENTS = {
   ipid: {
@@ -29,14 +29,17 @@ export const DEMO_DOCUMENTS = {
     version: 'CG-2026-1',
     sha256: demoSha256('Demo Air flight delay insurance: terms and conditions, CG-2026-1'),
   },
-  insurer: {
-    name: 'Parasol Assurances (demo)',
-    registration: 'SA, RCS Paris 000 000 000 (demo)',
-    address: '1 rue de la Démo, 75001 Paris, France',
-    regulator: 'Autorité de contrôle prudentiel et de résolution (ACPR), 4 place de Budapest, 75009 Paris',
-    complaints: { email: 'reclamations@example.org', url: 'https://example.org/parasol/complaints' },
-  },
+  // the default platform insurer's identity (PARASOL_INSURER_* unset), as every SMS, email and page names it
+  insurer: insurerOfPlatform(DEMO_INSURER),
 };
+
+/**
+ * The demo pack naming the platform's insurer (PARASOL_INSURER_*): a quote's `insurer` and the
+ * customer's SMS, emails and bank-details page then name the same company.
+ */
+export function demoDocuments(insurer: Config['insurer']): DocumentSetInput {
+  return { ...DEMO_DOCUMENTS, insurer: insurerOfPlatform(insurer) };
+}
 
 export interface SeedResult {
   partnerId: string;
@@ -47,12 +50,12 @@ export interface SeedResult {
 
 /**
  * On an empty database, creates the demo partner "Demo Air": a signed agreement for the three
- * formulas in EUR with its documents (DEMO_DOCUMENTS), subscriptions to the three APIs, a configuration, a sandbox key and, when
+ * formulas in EUR with its documents (`demoDocuments`: the platform's insurer), subscriptions to the three APIs, a configuration, a sandbox key and, when
  * configured, a portal user. Does nothing when any partner already exists.
  */
-export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<SeedResult | undefined> {
+export async function seedDemo(db: Db, config: Pick<Config, 'demo' | 'insurer'>): Promise<SeedResult | undefined> {
   if (await anyPartnerExists(db)) {
-    await documentDemoPartner(db);
+    await documentDemoPartner(db, config.insurer);
     return undefined;
   }
   const actor = 'seed';
@@ -72,7 +75,7 @@ export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<Se
     compensationMax: 60_000,
   });
   await signAgreement(db, actor, partner.id);
-  await setDocuments(db, actor, partner.id, DEMO_DOCUMENTS);
+  await setDocuments(db, actor, partner.id, demoDocuments(config.insurer));
   for (const api of APIS) await setSubscription(db, actor, partner.id, api, true);
   await setConfiguration(db, actor, partner.id, {
     formula: 'delay_and_cancellation',
@@ -101,14 +104,14 @@ export async function seedDemo(db: Db, config: Pick<Config, 'demo'>): Promise<Se
 
 /**
  * A database seeded before the compliance pack (migration 0022) has a demo partner without
- * documents, which could no longer quote: it gets DEMO_DOCUMENTS once. Real partners are not
+ * documents, which could no longer quote: it gets the demo pack once. Real partners are not
  * touched — their documents are the insurer's to attach.
  */
-async function documentDemoPartner(db: Db): Promise<void> {
+async function documentDemoPartner(db: Db, insurer: Config['insurer']): Promise<void> {
   const demo = await findPartner(db, DEMO_PARTNER.slug);
   if (!demo || !(await findAgreement(db, demo.id)) || (await findDocuments(db, demo.id))) return;
   try {
-    await setDocuments(db, 'seed', demo.id, DEMO_DOCUMENTS);
+    await setDocuments(db, 'seed', demo.id, demoDocuments(insurer));
   } catch {
     // another process documented it first
   }

@@ -7,6 +7,7 @@ import { createPartner, setAgreement, signAgreement } from '../../src/partners/p
 import { DEMO_DOCUMENTS, DEMO_PARTNER, seedDemo } from '../../src/partners/seed.ts';
 import { PartnerDirectory } from '../../src/partners/directory.ts';
 import { verifyPassword } from '../../src/platform/crypto.ts';
+import { DEMO_INSURER } from '../../src/platform/config.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import {
@@ -233,6 +234,7 @@ describe('demo seed', () => {
     const key = 'demo_key_for_tests_0123456789';
     const result = await seedDemo(handle.db, {
       demo: { apiKey: key, email: 'Demo@Example.com', password: 'demo password 123' },
+      insurer: DEMO_INSURER,
     });
     assert.ok(result);
     assert.equal(result.generatedApiKey, undefined, 'a configured key is not printed');
@@ -255,7 +257,10 @@ describe('demo seed', () => {
     assert.ok(await verifyPassword('demo password 123', user.password_hash!));
     assert.equal(await verifyPassword('wrong password', user.password_hash!), false);
     assert.equal(
-      await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } }),
+      await seedDemo(handle.db, {
+        demo: { apiKey: undefined, email: undefined, password: undefined },
+        insurer: DEMO_INSURER,
+      }),
       undefined,
       'seeds once',
     );
@@ -263,12 +268,17 @@ describe('demo seed', () => {
 
   it('gives Demo Air its documents, and gives them to a Demo Air seeded before documents existed', async (t) => {
     const handle = await openTestDatabase(t, { empty: true });
-    const none = { demo: { apiKey: undefined, email: undefined, password: undefined } };
+    // an insurer configured by PARASOL_INSURER_*: the demo pack names it, as the customer's messages do
+    const insurer = { ...DEMO_INSURER, legalName: 'Assureur Exemple SA', address: '2 rue Exemple, 69001 Lyon, France' };
+    const none = { demo: { apiKey: undefined, email: undefined, password: undefined }, insurer };
     await seedDemo(handle.db, none);
     const partner = (await repo.findPartner(handle.db, DEMO_PARTNER.slug))!;
     const documents = await repo.findDocuments(handle.db, partner.id);
     assert.equal(documents?.version, 1);
     assert.deepEqual(documents?.ipid, DEMO_DOCUMENTS.ipid);
+    assert.equal(documents?.insurer.name, 'Assureur Exemple SA');
+    assert.equal(documents?.insurer.address, '2 rue Exemple, 69001 Lyon, France');
+    assert.equal(documents?.insurer.complaints.email, DEMO_INSURER.email);
     // as if seeded before migration 0022: no documents; the next start gives them, once
     await handle.db.deleteFrom('agreement_documents').where('partner_id', '=', partner.id).execute();
     assert.equal(await seedDemo(handle.db, none), undefined);
@@ -279,7 +289,10 @@ describe('demo seed', () => {
 
   it('generates and reports a random key when none is configured', async (t) => {
     const handle = await openTestDatabase(t, { empty: true });
-    const result = await seedDemo(handle.db, { demo: { apiKey: undefined, email: undefined, password: undefined } });
+    const result = await seedDemo(handle.db, {
+      demo: { apiKey: undefined, email: undefined, password: undefined },
+      insurer: DEMO_INSURER,
+    });
     assert.ok(result?.generatedApiKey?.startsWith(KEY_PREFIXES.sandbox));
   });
 });
