@@ -65,6 +65,8 @@ export async function insertClaimsForFlight(
     partnerId?: string | undefined;
     /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
     includeCompleted?: boolean | undefined;
+    /** The claims' `opened_at` (and first `updated_at`): the opening use case's clock. */
+    openedAt: Date;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
@@ -95,9 +97,10 @@ export async function insertClaimsForFlight(
       -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
       ${e.includeCompleted ? sql`FOR NO KEY UPDATE OF c FOR SHARE OF l` : sql`FOR SHARE OF c, l`}
     ), opened AS (
-      INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
+      INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence, opened_at, updated_at)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
-             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb,
+             ${e.openedAt}::timestamptz, ${e.openedAt}::timestamptz
       FROM insured
       ORDER BY leg_id
       ON CONFLICT (leg_id) DO NOTHING
@@ -308,6 +311,8 @@ export async function saveBankDetails(
     ibanLast4: string;
     bic: string | null;
     country: string;
+    /** The use case's clock (`claim.bank_details_received`'s receivedAt). */
+    receivedAt: Date;
   },
 ): Promise<void> {
   await trx
@@ -320,6 +325,7 @@ export async function saveBankDetails(
       iban_last4: d.ibanLast4,
       bic: d.bic,
       country: d.country,
+      received_at: d.receivedAt,
     })
     .onConflict((oc) =>
       oc.column('claim_id').doUpdateSet((eb) => ({
@@ -329,7 +335,7 @@ export async function saveBankDetails(
         iban_last4: eb.ref('excluded.iban_last4'),
         bic: eb.ref('excluded.bic'),
         country: eb.ref('excluded.country'),
-        received_at: sql`now()`,
+        received_at: eb.ref('excluded.received_at'),
       })),
     )
     .execute();
@@ -466,7 +472,7 @@ export async function findClaims(
 export async function markClaimPaid(db: Executor, claimId: string, at: Date): Promise<void> {
   await db
     .updateTable('claims')
-    .set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -475,10 +481,16 @@ export async function markClaimPaid(db: Executor, claimId: string, at: Date): Pr
  * A claim's payment was rejected: `failed`, with the bank's reason; the customer has until `dueAt`
  * to give new bank details (through a new link), else the claim expires.
  */
-export async function markClaimFailed(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+export async function markClaimFailed(
+  db: Executor,
+  claimId: string,
+  reason: string,
+  dueAt: Date,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('claims')
-    .set({ status: 'failed', failure_reason: reason, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .set({ status: 'failed', failure_reason: reason, bank_details_due_at: dueAt, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -487,7 +499,13 @@ export async function markClaimFailed(db: Executor, claimId: string, reason: str
  * A paid claim's transfer came back (returned by the customer's bank): `failed` as after a rejected
  * payment — the bank's reason, a new due date for new details — and no longer paid (`paid_at` null).
  */
-export async function markClaimReturned(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+export async function markClaimReturned(
+  db: Executor,
+  claimId: string,
+  reason: string,
+  dueAt: Date,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('claims')
     .set({
@@ -495,7 +513,7 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
       failure_reason: reason,
       bank_details_due_at: dueAt,
       paid_at: null,
-      updated_at: sql`now()`,
+      updated_at: at,
     })
     .where('id', '=', claimId)
     .where('status', '=', 'paid')
@@ -508,11 +526,7 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
  * reminders and expiry look only at claims waiting for bank details.
  */
 export async function markClaimVoided(db: Executor, claimId: string, at: Date): Promise<void> {
-  await db
-    .updateTable('claims')
-    .set({ status: 'voided', updated_at: sql`now()` })
-    .where('id', '=', claimId)
-    .execute();
+  await db.updateTable('claims').set({ status: 'voided', updated_at: at }).where('id', '=', claimId).execute();
   await db
     .updateTable('claim_tokens')
     .set({ expires_at: at })
@@ -543,7 +557,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     environment: Environment;
     contract_id: string;
   }>`
-    UPDATE claims SET status = 'expired', updated_at = now()
+    UPDATE claims SET status = 'expired', updated_at = ${now}
     WHERE id IN (
       SELECT id FROM claims
       WHERE status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at <= ${now}

@@ -76,17 +76,20 @@ export async function beginDeskAction(
   return { claim, replayed: true };
 }
 
-/** The audit row of a desk action on the claim: the operator, the reason, and what else `data` says. */
+/**
+ * The audit row of a desk action on the claim: the operator, the reason, and what else `data` says,
+ * dated `at` by the use case's clock (`deps.now()`, the time it writes with the change).
+ */
 export async function auditDeskAction(
   trx: Executor,
   claim: Pick<repo.DeskClaimRow, 'partner_id' | 'environment' | 'claim_number'>,
   action: Pick<DeskAction, 'actor' | 'reason'>,
   name: string,
-  data: Record<string, unknown> = {},
-  at?: Date,
+  data: Record<string, unknown>,
+  at: Date,
 ): Promise<void> {
   await audit(trx, {
-    ...(at ? { at } : {}),
+    at,
     actor: action.actor,
     partnerId: claim.partner_id,
     environment: claim.environment,
@@ -153,7 +156,7 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
  * why, never the number. Refused once the claim is settled (paid, expired: nothing more is sent).
  */
 export async function correctClaimPhone(
-  deps: Pick<NotifyDeps, 'db' | 'keys'>,
+  deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
   const action = checkDeskAction(input);
@@ -183,10 +186,14 @@ export async function correctClaimPhone(
         `Claim ${claim.claim_number}: the contract has this phone number already.`,
       );
     await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
-    await auditDeskAction(trx, claim, action, 'phone_corrected', {
-      contractNumber: claim.contract_number,
-      fields: ['phone'],
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'phone_corrected',
+      { contractNumber: claim.contract_number, fields: ['phone'] },
+      deps.now(),
+    );
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }

@@ -35,9 +35,10 @@ export async function markClaimFailed(
   trx: Executor,
   jobs: JobQueue,
   claim: { id: string },
-  failure: { reason: string; dueAt: Date; attempt: number },
+  /** `at`: the use case's clock, the claim's `updated_at` (claim.failed's `failedAt`). */
+  failure: { reason: string; dueAt: Date; attempt: number; at: Date },
 ): Promise<void> {
-  await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt);
+  await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt, failure.at);
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
@@ -56,9 +57,9 @@ export async function markClaimPaymentReturned(
   trx: Executor,
   jobs: JobQueue,
   claim: { id: string; claimNumber: string; contractId: string },
-  failure: { reason: string; dueAt: Date; attempt: number; actor: string },
+  failure: { reason: string; dueAt: Date; attempt: number; actor: string; at: Date },
 ): Promise<void> {
-  await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt);
+  await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt, failure.at);
   await repo.reopenCompletedContracts(trx, [claim.contractId], failure.actor, {
     claimNumber: claim.claimNumber,
     reason: 'payment_returned',

@@ -100,6 +100,7 @@ export async function recordOperatorFlightEvent(
               correction: true,
             },
             actor,
+            deps.now(),
           );
     const claimsOpened = [...openedBy.values()].flat();
     const delayMinutes = input.status === 'delayed' ? minutes! : null;

@@ -63,6 +63,8 @@ export async function requestPayout(
     amount: number;
     currency: string;
   },
+  /** The use case's clock: the audit row's time (`payout_requested`). */
+  at: Date,
 ): Promise<void> {
   const rail = railFor(claim.environment);
   const payout = await upsertPendingPayout(trx, {
@@ -82,6 +84,7 @@ export async function requestPayout(
     entity: 'payout',
     entityId: payout.end_to_end_id,
     action: 'payout_requested',
+    at,
     data: {
       claimNumber: claim.claimNumber,
       rail,
@@ -204,7 +207,7 @@ export async function settlePayout(
       trx,
       deps.jobs,
       { id: claim.id },
-      { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt },
+      { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt, at: now },
     );
   }
   // compensation paid (or the failed attempt, a memorandum entry) enters the ledger in this transaction
@@ -288,6 +291,7 @@ async function settleReturn(
       dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000),
       attempt: payout.attempt,
       actor: report.actor,
+      at: now,
     },
   );
   await recordPayoutReturn(trx, ledgerPayout(payout, claim), now, report.actor);

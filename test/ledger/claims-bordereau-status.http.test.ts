@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
 import { claimsBordereau, entriesOfContract } from '../../src/ledger/index.ts';
 import { settlePayout, type BankOutcome } from '../../src/payouts/payouts.ts';
-import { voidClaim } from '../../src/payouts/index.ts';
+import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
+import { approveManualPayout, correctClaimCompensation, reviewClaim, voidClaim } from '../../src/payouts/index.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -108,6 +110,70 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   const paymentOf = async (contractNumber: string) =>
     (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
       .occurred_at;
+
+  it('a claim opened, reviewed, corrected and approved on a clock other than the database’s: its opened_at and audit rows say the application’s time', async () => {
+    // the application's clock three hours ahead of the database's (a simulation clock, a skewed DB)
+    const at = new Date(Date.now() + 3 * 3_600_000);
+    const clock = () => at;
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const [opened] = await openClaimsForFlightEvent(
+      { ...t.app.parasol, now: clock },
+      {
+        environment: 'sandbox',
+        flightNumber: c.flightNumber,
+        departureDate: c.departureDate,
+        status: 'cancelled',
+        source: 'test',
+        partnerId: partner.id,
+      },
+    );
+    assert.ok(opened);
+    const desk = (reason: string) => ({
+      claimNumber: opened.claimNumber,
+      actor: 'operator:clock',
+      reason,
+      actionToken: crypto.randomUUID(),
+    });
+    assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
+    const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
+    const corrected = await correctClaimCompensation({ db: t.db, now: clock }, { ...desk('one euro less'), amount });
+    assert.equal(corrected.outcome, 'done');
+    const deps = { db: t.db, jobs: t.app.parasol.jobs, now: clock };
+    assert.equal((await approveManualPayout(deps, desk('flight checked'))).outcome, 'done');
+
+    const claim = await t.db
+      .selectFrom('claims')
+      .select(['opened_at', 'updated_at'])
+      .where('id', '=', opened.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(claim.opened_at, at);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'at'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('entity', '=', 'claim'), eb('entity_id', '=', opened.claimNumber)]),
+          eb.and([eb('entity', '=', 'flight'), eb('entity_id', '=', `${c.flightNumber}/${c.departureDate}`)]),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => [a.action, a.at.toISOString()]),
+      ['claims_opened', 'manual_review_started', 'compensation_corrected', 'manual_review_released'].map((action) => [
+        action,
+        at.toISOString(),
+      ]),
+    );
+    // the bordereau of a period ending before the application's time has not seen it opened yet
+    const ending = new Date(at.getTime() - MINUTE);
+    const rows = (await claimsBordereau(t.db, scope(), { from, to: ending })).rows;
+    assert.equal(
+      rows.some((r) => r.claim_number === opened.claimNumber),
+      false,
+    );
+    assert.ok(await asOf(new Date(at.getTime() + MINUTE), opened.claimNumber));
+  });
 
   it('a claim with no status change yet reads opened', async () => {
     const { claimNumber } = await openClaim();
