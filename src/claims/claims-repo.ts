@@ -222,13 +222,9 @@ export async function findClaimsToRemind(db: Executor, now: Date, until: Date, l
   return rows.map((r) => r.id);
 }
 
-/** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS). */
-export async function markClaimReminded(trx: Executor, claimId: string, dueAt: Date): Promise<void> {
-  await trx
-    .updateTable('claims')
-    .set({ reminded_due_at: dueAt, updated_at: sql`now()` })
-    .where('id', '=', claimId)
-    .execute();
+/** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS) at `at`. */
+export async function markClaimReminded(trx: Executor, claimId: string, dueAt: Date, at: Date): Promise<void> {
+  await trx.updateTable('claims').set({ reminded_due_at: dueAt, updated_at: at }).where('id', '=', claimId).execute();
 }
 
 /** Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had. */
@@ -255,10 +251,11 @@ export async function markClaimAwaitingBankDetails(
   claimId: string,
   status: 'awaiting_bank_details' | 'failed',
   dueAt: Date,
+  at: Date,
 ): Promise<void> {
   await trx
     .updateTable('claims')
-    .set({ status, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .set({ status, bank_details_due_at: dueAt, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -346,14 +343,15 @@ export async function useClaimToken(trx: Executor, claimId: string, at: Date): P
   await trx.updateTable('claim_tokens').set({ used_at: at }).where('claim_id', '=', claimId).execute();
 }
 
-/** Bank details received: `payment_pending`; answers what the payout needs. */
+/** Bank details received at `at`: `payment_pending`; answers what the payout needs. */
 export async function markClaimPaymentPending(
   trx: Executor,
   claimId: string,
+  at: Date,
 ): Promise<{ partner_id: string; compensation_amount: number; currency: string }> {
   return trx
     .updateTable('claims')
-    .set({ status: 'payment_pending', failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'payment_pending', failure_reason: null, updated_at: at })
     .where('id', '=', claimId)
     .returning(['partner_id', 'compensation_amount', 'currency'])
     .executeTakeFirstOrThrow();
@@ -789,10 +787,10 @@ export async function updateContractPhone(trx: Executor, contractId: string, pho
 
 /** Puts the claim under manual review: who, why, when. */
 /** The claim's compensation as the claim desk corrects it (payouts/correct-compensation.ts decides when). */
-export async function setCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
+export async function setCompensation(trx: Executor, claimId: string, amount: number, at: Date): Promise<void> {
   await trx
     .updateTable('claims')
-    .set({ compensation_amount: amount, updated_at: sql`now()` })
+    .set({ compensation_amount: amount, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -808,7 +806,7 @@ export async function setManualReview(
       manual_review_at: review.at,
       manual_review_by: review.by,
       manual_review_reason: review.reason,
-      updated_at: sql`now()`,
+      updated_at: review.at,
     })
     .where('id', '=', claimId)
     .execute();
@@ -825,7 +823,7 @@ export async function releaseManualReview(trx: Executor, claimId: string, at: Da
       bank_details_due_at = CASE WHEN status IN ('awaiting_bank_details', 'failed') AND manual_review_at < ${at}
                                  THEN bank_details_due_at + (${at}::timestamptz - manual_review_at)
                                  ELSE bank_details_due_at END,
-      manual_review_at = NULL, manual_review_by = NULL, manual_review_reason = NULL, updated_at = now()
+      manual_review_at = NULL, manual_review_by = NULL, manual_review_reason = NULL, updated_at = ${at}
     WHERE id = ${claimId}
     RETURNING bank_details_due_at,
       (status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at IS NOT NULL) AS moved`.execute(trx);

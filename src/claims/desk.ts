@@ -207,9 +207,9 @@ export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'pas
   return Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
 }
 
-/** Sets the claim's compensation (payouts/correct-compensation.ts decides when). */
-export async function setClaimCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
-  await repo.setCompensation(trx, claimId, amount);
+/** Sets the claim's compensation at `at` (payouts/correct-compensation.ts decides when). */
+export async function setClaimCompensation(trx: Executor, claimId: string, amount: number, at: Date): Promise<void> {
+  await repo.setCompensation(trx, claimId, amount, at);
 }
 
 /** Puts the claim under manual review (payouts/manual-review.ts decides when). */

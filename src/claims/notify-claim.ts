@@ -145,13 +145,14 @@ export async function notifyClaimIn(
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
     const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };
     if (kind === 'reminder') {
-      await repo.markClaimReminded(trx, row.id, dueAt);
+      await repo.markClaimReminded(trx, row.id, dueAt, now);
     } else if (kind !== 'resend') {
       await repo.markClaimAwaitingBankDetails(
         trx,
         row.id,
         kind === 'opened' ? 'awaiting_bank_details' : 'failed',
         dueAt,
+        now,
       );
     }
     const sms =

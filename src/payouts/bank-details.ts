@@ -138,7 +138,7 @@ export async function submitBankDetails(
       receivedAt: now,
     });
     await claimLink.useClaimToken(trx, claim.claimId, now);
-    const updated = await claimLink.markClaimPaymentPending(trx, claim.claimId);
+    const updated = await claimLink.markClaimPaymentPending(trx, claim.claimId, now);
     await requestPayout(
       trx,
       deps.jobs,

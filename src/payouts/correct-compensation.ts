@@ -54,7 +54,8 @@ export async function correctClaimCompensation(
       );
     const current = Number(claim.compensation_amount);
     const amount = checkAmount(input.amount, claim.currency, current, maxCompensation(claim));
-    await setClaimCompensation(trx, claim.id, amount);
+    const now = deps.now();
+    await setClaimCompensation(trx, claim.id, amount, now);
     const payoutChanged = payout ? await setPayoutAmountBeforeInstruction(trx, payout.id, amount) : false;
     await auditDeskAction(
       trx,
@@ -67,7 +68,7 @@ export async function correctClaimCompensation(
         currency: claim.currency,
         payout: payout ? { status: payout.status, changed: payoutChanged } : null,
       },
-      deps.now(),
+      now,
     );
     return { claimNumber: claim.claim_number, outcome: 'done', compensation: { amount, currency: claim.currency } };
   });

@@ -134,19 +134,30 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       reason,
       actionToken: crypto.randomUUID(),
     });
+    // each change's updated_at is the application's time too: never before opened_at (the database's
+    // clock, three hours behind, would put it there)
+    const stamps = async (change: string) => {
+      const claim = await t.db
+        .selectFrom('claims')
+        .select(['opened_at', 'updated_at'])
+        .where('id', '=', opened.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(claim.opened_at, at);
+      assert.ok(claim.updated_at >= claim.opened_at, `${change}: updated_at ${claim.updated_at.toISOString()}`);
+      assert.deepEqual(claim.updated_at, at, change);
+    };
+    await stamps('opened');
     assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
+    await stamps('under review');
     const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
     const corrected = await correctClaimCompensation({ db: t.db, now: clock }, { ...desk('one euro less'), amount });
     assert.equal(corrected.outcome, 'done');
+    await stamps('compensation corrected');
     const deps = { db: t.db, jobs: t.app.parasol.jobs, now: clock };
     assert.equal((await approveManualPayout(deps, desk('flight checked'))).outcome, 'done');
-
-    const claim = await t.db
-      .selectFrom('claims')
-      .select(['opened_at', 'updated_at'])
-      .where('id', '=', opened.id)
-      .executeTakeFirstOrThrow();
-    assert.deepEqual(claim.opened_at, at);
+    await stamps('review released');
+    assert.equal(await notifyClaim(notifyDeps(clock), { claimId: opened.id }), 'sent');
+    await stamps('awaiting bank details');
     const audited = await t.db
       .selectFrom('audit_log')
       .select(['action', 'at'])
@@ -160,10 +171,13 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       .execute();
     assert.deepEqual(
       audited.map((a) => [a.action, a.at.toISOString()]),
-      ['claims_opened', 'manual_review_started', 'compensation_corrected', 'manual_review_released'].map((action) => [
-        action,
-        at.toISOString(),
-      ]),
+      [
+        'claims_opened',
+        'manual_review_started',
+        'compensation_corrected',
+        'manual_review_released',
+        'awaiting_bank_details',
+      ].map((action) => [action, at.toISOString()]),
     );
     // the bordereau of a period ending before the application's time has not seen it opened yet
     const ending = new Date(at.getTime() - MINUTE);
