@@ -23,6 +23,7 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
         deps.jobs,
         'claim.expired',
         claims.map((c) => c.id),
+        now,
       );
       await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))]);
       await audit(trx, {

@@ -89,6 +89,7 @@ export async function openClaimsInTransaction(
     jobs,
     'claim.opened',
     opened.map((c) => c.id),
+    at,
   );
   if (opened.length > 0) {
     await audit(trx, {

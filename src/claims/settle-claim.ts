@@ -23,7 +23,7 @@ export async function markClaimPaid(
   await repo.markClaimPaid(trx, claim.id, at);
   const receipt: NotifyJob = { claimId: claim.id, kind: 'paid', attempt: claim.attempt };
   await jobs.send('claims_notify', receipt, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id], at);
   await completeSettledContracts(trx, [claim.contractId]);
 }
 
@@ -41,7 +41,7 @@ export async function markClaimFailed(
   await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt, failure.at);
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id], failure.at);
 }
 
 /**
@@ -66,7 +66,7 @@ export async function markClaimPaymentReturned(
   });
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id], failure.at);
 }
 
 /**

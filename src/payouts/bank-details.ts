@@ -152,7 +152,7 @@ export async function submitBankDetails(
       },
       now,
     );
-    await emitClaimWebhookEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId]);
+    await emitClaimWebhookEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId], now);
     await audit(trx, {
       actor: 'customer',
       partnerId: updated.partner_id,

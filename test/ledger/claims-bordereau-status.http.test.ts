@@ -33,8 +33,22 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   const from = new Date(Date.now() - 86_400_000);
 
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_WORKERS: 'off', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
+    t = await buildTestApp({
+      env: {
+        PARASOL_WORKERS: 'off',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
     partner = await createTestPartner(t.db);
+    // the partner's events are stored (workers off: never delivered), their timestamps read below
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
   });
   after(() => t.close());
 
@@ -107,6 +121,12 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   }
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
     db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
+  /** The claim's webhook events of this type: their `timestamp` and data. */
+  const eventsOf = async (type: string, claimNumber: string) =>
+    (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
+      .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload))
+      .filter((e: { data: { claimNumber: string } }) => e.data.claimNumber === claimNumber)
+      .map((e: { timestamp: string; data: Record<string, unknown> }) => ({ timestamp: e.timestamp, data: e.data }));
   const paymentOf = async (contractNumber: string) =>
     (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
       .occurred_at;
@@ -147,6 +167,8 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       assert.deepEqual(claim.updated_at, at, change);
     };
     await stamps('opened');
+    const [event] = await eventsOf('claim.opened', opened.claimNumber);
+    assert.deepEqual([event!.timestamp, event!.data.openedAt], [at.toISOString(), at.toISOString()]);
     assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
     await stamps('under review');
     const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
@@ -206,6 +228,14 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.deepEqual(await asOf(new Date(paidAt.getTime() + 1), claimNumber), { status: 'paid', paidAt });
     assert.deepEqual(await asOf(returnedAt, claimNumber), { status: 'paid', paidAt });
     assert.deepEqual(await asOf(new Date(returnedAt.getTime() + 1), claimNumber), { status: 'failed', paidAt: null });
+    // the events say the same times: each one's timestamp is the use case's clock, as its data's
+    const [paid] = await eventsOf('claim.paid', claimNumber);
+    assert.deepEqual([paid!.timestamp, paid!.data.paidAt], [paidAt.toISOString(), paidAt.toISOString()]);
+    const [returned] = await eventsOf('claim.failed', claimNumber);
+    assert.deepEqual(
+      [returned!.timestamp, returned!.data.failedAt],
+      [returnedAt.toISOString(), returnedAt.toISOString()],
+    );
   });
 
   it('a settlement whose transaction starts before the period’s end and settles after it: not paid at the end, on both clocks', async () => {
