@@ -84,7 +84,7 @@ export function dbCommands(kit: CommandKit): void {
           ...(left === 0
             ? []
             : [
-                `${left} bank reason(s) not masked of the account holder's name: it opens with none of the keys held (PARASOL_MASTER_KEY or the key file, PARASOL_MASTER_KEYS_PREVIOUS); their IBANs, emails and phones are masked. Run again with the key that sealed them among the previous keys.`,
+                `bank reasons of ${left} claim(s) could not be checked for the account holder's name: it opens with none of the keys held (PARASOL_MASTER_KEY or the key file, PARASOL_MASTER_KEYS_PREVIOUS); their IBANs, emails and phones are masked. Run again with the key that sealed them among the previous keys.`,
               ]),
         ],
       };

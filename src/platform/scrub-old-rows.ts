@@ -26,7 +26,7 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  *   name too, as settlePayout masks a reason it stores now: the claim's sealed holder is opened with
  *   the keyring the command runs with (the server's: PARASOL_MASTER_KEY or the key file, and
  *   PARASOL_MASTER_KEYS_PREVIOUS). A holder that opens with none of those keys is not guessed at: the
- *   reason keeps its other masks and the name if it quotes it, and the row is counted in
+ *   reason keeps its other masks and the name if it quotes it, and its claim is counted, once, in
  *   `holdersNotOpened` (each run counts them again, until a run holds the key that sealed them). The
  *   holder is the claim's current one: a reason quoting the holder of details the customer replaced
  *   since keeps that earlier name.
@@ -54,8 +54,9 @@ export interface ScrubReport {
   apiKeyLabels: number;
   webhookDescriptions: number;
   /**
-   * Not rows rewritten: the bank reasons looked at whose claim's account holder opens with none of
-   * the keys held, left without their name masked (a later run with the key masks them).
+   * Not rows rewritten: the claims (each once) with a bank reason whose account holder opens with
+   * none of the keys held, their reasons left without the name masked (a later run with the key masks
+   * them). The fixed texts written when the bank gave no reason are not looked up: they quote no one.
    */
   holdersNotOpened: number;
 }
@@ -68,6 +69,19 @@ export function rowsRewritten(report: ScrubReport): number {
 
 /** The audit rows of a claim that keep the bank's reason (payouts/payouts.ts, settlePayout). */
 const BANK_REASON_ACTIONS = ['payment_failed', 'payment_returned'];
+
+/**
+ * The reasons written in place of a bank's, fixed texts that name no one: settlePayout's when the bank
+ * gave none, the simulated bank's (payouts/payouts.ts), claim.failed's when the claim had none
+ * (webhooks). A reason among them needs no account holder opened.
+ */
+const FIXED_BANK_REASONS = new Set([
+  'rejected by the bank',
+  'returned by the bank',
+  'AC04 closed account number (simulated bank)',
+  'AC04 closed account number (simulated bank: transfer returned)',
+  'payment_failed',
+]);
 
 const COUNTER = /^(partner|operator|reset):(account|address):(.*)$/s;
 
@@ -91,15 +105,23 @@ export async function scrubOldRows(
     holdersNotOpened: 0,
   };
 
+  /** The claims whose holder opened with none of the keys: `holdersNotOpened` counts each once. */
+  const notOpened = new Set<string>();
   /**
-   * The account holder of a claim (by id or number), opened: '' when the claim has no bank details;
-   * undefined, counted in `holdersNotOpened`, when its sealed name opens with none of the keys.
+   * The account holder of the claim (by id or number) whose bank `reason` this is, opened: undefined
+   * for a fixed reason (FIXED_BANK_REASONS: no lookup), '' when the claim has no bank details;
+   * undefined too, the claim counted in `holdersNotOpened`, when its sealed name opens with none of the keys.
    */
-  const holderOf = async (trx: Executor, claim: { id: string } | { number: string }): Promise<string | undefined> => {
+  const holderOf = async (
+    trx: Executor,
+    claim: { id: string } | { number: string },
+    reason: string,
+  ): Promise<string | undefined> => {
+    if (FIXED_BANK_REASONS.has(reason.trim())) return undefined;
     const row = await trx
       .selectFrom('claim_bank_details as d')
       .innerJoin('claims as c', 'c.id', 'd.claim_id')
-      .select(['d.account_holder_enc', 'd.account_holder'])
+      .select(['c.id', 'd.account_holder_enc', 'd.account_holder'])
       .$if('id' in claim, (q) => q.where('c.id', '=', (claim as { id: string }).id))
       .$if('number' in claim, (q) => q.where('c.claim_number', '=', (claim as { number: string }).number))
       .executeTakeFirst();
@@ -107,7 +129,8 @@ export async function scrubOldRows(
     try {
       return openField(keys.encryption, row.account_holder_enc, row.account_holder);
     } catch {
-      report.holdersNotOpened += 1;
+      notOpened.add(row.id);
+      report.holdersNotOpened = notOpened.size;
       return undefined;
     }
   };
@@ -197,7 +220,10 @@ export async function scrubOldRows(
         } else {
           // the bank's reason a claim's payment failed or was returned with: its holder's name too
           const bank = field === 'reason' && row.entity === 'claim' && BANK_REASON_ACTIONS.includes(row.action);
-          const masked = maskPersonalDataIn(held, bank ? await holderOf(trx, { number: row.entity_id }) : undefined);
+          const masked = maskPersonalDataIn(
+            held,
+            bank ? await holderOf(trx, { number: row.entity_id }, held) : undefined,
+          );
           if (masked === held) continue;
           const done = await trx
             .updateTable('audit_log')
@@ -232,7 +258,7 @@ export async function scrubOldRows(
       ).rows;
       let rewritten = 0;
       for (const row of rows) {
-        const holder = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id });
+        const holder = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id }, row.held);
         const masked = maskPersonalDataIn(row.held, holder);
         if (masked === row.held) continue;
         const done = await sql`
@@ -265,7 +291,7 @@ export async function scrubOldRows(
       const payload = row.payload as { data: { failureReason: string; claimNumber?: unknown } };
       const held = payload.data.failureReason;
       const claimNumber = payload.data.claimNumber;
-      const holder = typeof claimNumber === 'string' ? await holderOf(trx, { number: claimNumber }) : undefined;
+      const holder = typeof claimNumber === 'string' ? await holderOf(trx, { number: claimNumber }, held) : undefined;
       const masked = maskPersonalDataIn(held, holder);
       if (masked === held) continue;
       const done = await trx
