@@ -583,16 +583,16 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
 // ---------------------------------------------------------------------------------------------
 // contract completion (claims/contract-completion.ts)
 
-/** Completes, with their audit rows, the active contracts among these whose every insured leg is over; answers their ids. */
-export async function completeContractsOver(db: Executor, contractIds: readonly string[]): Promise<string[]> {
+/** Completes, with their audit rows dated `at`, the active contracts among these whose every insured leg is over; answers their ids. */
+export async function completeContractsOver(db: Executor, contractIds: readonly string[], at: Date): Promise<string[]> {
   const result = await sql<{ id: string }>`
     WITH completed AS (
       UPDATE contracts c SET status = 'completed'
       WHERE c.id = ANY(${[...contractIds]}::uuid[]) AND c.status = 'active' AND ${over(sql`c.id`)}
       RETURNING c.id, c.contract_number, c.partner_id, c.environment
     ), audited AS (
-      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action)
-      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed' FROM completed
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, at)
+      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed', ${at}::timestamptz FROM completed
     )
     SELECT id FROM completed`.execute(db);
   return result.rows.map((r) => r.id);
@@ -601,14 +601,15 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
 /**
  * Contracts `completed` that are not over any more — an operator's correction gave a leg a claim, or a
  * paid claim's transfer came back — `active` again until that claim settles (then completed again, as
- * any contract), each with an audit row `reopened` naming the actor, with `data` saying why.
- * Returns their numbers.
+ * any contract), each with an audit row `reopened` naming the actor, with `data` saying why, dated
+ * `at`. Returns their numbers.
  */
 export async function reopenCompletedContracts(
   db: Executor,
   contractIds: readonly string[],
   actor: string,
   data: Record<string, unknown>,
+  at: Date,
 ): Promise<string[]> {
   if (contractIds.length === 0) return [];
   const result = await sql<{ contract_number: string }>`
@@ -617,8 +618,8 @@ export async function reopenCompletedContracts(
       WHERE c.id = ANY(${[...new Set(contractIds)]}::uuid[]) AND c.status = 'completed'
       RETURNING c.contract_number, c.partner_id, c.environment
     ), audited AS (
-      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data)
-      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened', ${JSON.stringify(data)}::jsonb FROM reopened
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data, at)
+      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened', ${JSON.stringify(data)}::jsonb, ${at}::timestamptz FROM reopened
     )
     SELECT contract_number FROM reopened ORDER BY contract_number`.execute(db);
   return result.rows.map((r) => r.contract_number);

@@ -24,7 +24,7 @@ export async function markClaimPaid(
   const receipt: NotifyJob = { claimId: claim.id, kind: 'paid', attempt: claim.attempt };
   await jobs.send('claims_notify', receipt, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id], at);
-  await completeSettledContracts(trx, [claim.contractId]);
+  await completeSettledContracts(trx, [claim.contractId], at);
 }
 
 /**
@@ -60,10 +60,13 @@ export async function markClaimPaymentReturned(
   failure: { reason: string; dueAt: Date; attempt: number; actor: string; at: Date },
 ): Promise<void> {
   await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt, failure.at);
-  await repo.reopenCompletedContracts(trx, [claim.contractId], failure.actor, {
-    claimNumber: claim.claimNumber,
-    reason: 'payment_returned',
-  });
+  await repo.reopenCompletedContracts(
+    trx,
+    [claim.contractId],
+    failure.actor,
+    { claimNumber: claim.claimNumber, reason: 'payment_returned' },
+    failure.at,
+  );
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
   await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id], failure.at);
@@ -88,5 +91,5 @@ export async function markClaimVoided(
     await jobs.send('claims_notify', job, { trx });
   }
   await emitClaimWebhookEvents(trx, jobs, 'claim.voided', [claim.id], at);
-  await completeSettledContracts(trx, [claim.contractId]);
+  await completeSettledContracts(trx, [claim.contractId], at);
 }

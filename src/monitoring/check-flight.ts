@@ -326,9 +326,10 @@ async function decided(
       entity: 'flight_watch',
       entityId: watch.id,
       action: 'flight_decided',
+      at: now,
       data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...summary },
     });
-    await completeContractsOnFlight(trx, watch);
+    await completeContractsOnFlight(trx, watch, now);
     return opened.length;
   });
   if (claimsOpened === undefined) {

@@ -104,12 +104,19 @@ export async function recordOperatorFlightEvent(
           );
     const claimsOpened = [...openedBy.values()].flat();
     const delayMinutes = input.status === 'delayed' ? minutes! : null;
-    const contractsReopened = await reopenContractsOfCorrectedClaims(trx, claimsOpened, actor, {
-      flightNumber: input.flightNumber,
-      departureDate: input.departureDate,
-      status: input.status,
-      delayMinutes,
-    });
+    const now = deps.now();
+    const contractsReopened = await reopenContractsOfCorrectedClaims(
+      trx,
+      claimsOpened,
+      actor,
+      {
+        flightNumber: input.flightNumber,
+        departureDate: input.departureDate,
+        status: input.status,
+        delayMinutes,
+      },
+      now,
+    );
     const claimsNotChanged: DifferentClaim[] = [];
     for (const flightNumber of flightNumbers)
       claimsNotChanged.push(
@@ -123,7 +130,6 @@ export async function recordOperatorFlightEvent(
       );
 
     let watchesDecided = 0;
-    const now = deps.now();
     for (const watch of await findWatchesOfFlight(trx, input.environment, input.flightNumber, input.departureDate)) {
       if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;
       const decision = {
@@ -148,17 +154,18 @@ export async function recordOperatorFlightEvent(
           entity: 'flight_watch',
           entityId: watch.id,
           action: 'flight_decided',
+          at: now,
           data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision },
         });
         watchesDecided += 1;
       }
     }
     for (const flightNumber of flightNumbers)
-      await completeContractsOnFlight(trx, {
-        environment: input.environment,
-        flightNumber,
-        departureDate: input.departureDate,
-      });
+      await completeContractsOnFlight(
+        trx,
+        { environment: input.environment, flightNumber, departureDate: input.departureDate },
+        now,
+      );
     return { flightNumbers, claimsOpened, watchesDecided, contractsReopened, claimsNotChanged };
   });
 }

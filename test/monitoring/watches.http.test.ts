@@ -312,6 +312,26 @@ describe('flight monitoring (sandbox, simulator)', () => {
             .executeTakeFirstOrThrow()
         ).status;
       for (const contract of contracts) assert.equal(await statusOf(contract.contractNumber), 'completed');
+      // the decision's audit rows on the monitoring's clock (years from the database's)
+      const auditedAt = (entity: string, action: string, ids: string[]) =>
+        t.db
+          .selectFrom('audit_log')
+          .select('at')
+          .where('entity', '=', entity)
+          .where('action', '=', action)
+          .where('entity_id', 'in', ids)
+          .execute()
+          .then((rows) => rows.map((r) => r.at));
+      const decidedAt = plus(departure, minutes(135));
+      assert.deepEqual(await auditedAt('flight_watch', 'flight_decided', [watch.id]), [decidedAt]);
+      assert.deepEqual(
+        await auditedAt(
+          'contract',
+          'completed',
+          contracts.map((k) => k.contractNumber),
+        ),
+        [decidedAt, decidedAt],
+      );
 
       // the provider was wrong: the flight arrived 200 minutes late
       c.set(plus(departure, minutes(3 * 24 * 60)));
@@ -338,7 +358,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
       );
       const reopened = await t.db
         .selectFrom('audit_log')
-        .select(['actor', 'entity_id', 'data'])
+        .select(['actor', 'entity_id', 'data', 'at'])
         .where('entity', '=', 'contract')
         .where('action', '=', 'reopened')
         .where(
@@ -349,6 +369,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
         .execute();
       assert.equal(reopened.length, 2);
       assert.ok(reopened.every((r) => r.actor === 'operator:test'));
+      assert.ok(reopened.every((r) => r.at.getTime() === c.now().getTime()));
       assert.deepEqual(reopened[0]!.data, {
         reason: 'flight_corrected',
         flightNumber: flight,
