@@ -82,6 +82,7 @@ export async function recordOperatorFlightEvent(
   // One transaction: the claims, the watches' decision and the contracts completed stand together,
   // and a monitoring check deciding the same flight meanwhile waits on the watch rows.
   return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now(); // one time for the claims opened and the watches decided
     const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
     const openedBy =
       input.status === 'on_time'
@@ -100,11 +101,10 @@ export async function recordOperatorFlightEvent(
               correction: true,
             },
             actor,
-            deps.now(),
+            now,
           );
     const claimsOpened = [...openedBy.values()].flat();
     const delayMinutes = input.status === 'delayed' ? minutes! : null;
-    const now = deps.now();
     const contractsReopened = await reopenContractsOfCorrectedClaims(
       trx,
       claimsOpened,

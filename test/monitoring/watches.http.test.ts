@@ -238,9 +238,12 @@ describe('flight monitoring (sandbox, simulator)', () => {
     });
 
     it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
-      const { flight, date, departure } = await watched([a]);
+      const { watch, flight, date, departure } = await watched([a]);
+      // a clock a second later at each reading: the event reads it once, for all it writes
+      let ticks = 0;
+      const ticking = () => new Date(c.now().getTime() + ++ticks * 1000);
       const stated = await recordOperatorFlightEvent(
-        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        { db: t.db, jobs: t.app.parasol.jobs, now: ticking },
         {
           environment: 'sandbox',
           flightNumber: flight,
@@ -251,6 +254,37 @@ describe('flight monitoring (sandbox, simulator)', () => {
         'operator:test',
       );
       assert.equal(stated.watchesDecided, 1);
+      const at = new Date(c.now().getTime() + 1000);
+      const decided = await t.db
+        .selectFrom('flight_watches')
+        .select('decided_at')
+        .where('id', '=', watch.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(decided.decided_at, at);
+      const opened = await t.db
+        .selectFrom('claims')
+        .select('opened_at')
+        .where(
+          'id',
+          'in',
+          stated.claimsOpened.map((cl) => cl.id),
+        )
+        .execute();
+      assert.deepEqual(
+        opened.map((cl) => cl.opened_at),
+        [at],
+      );
+      const audited = await t.db
+        .selectFrom('audit_log')
+        .select('at')
+        .where('entity', '=', 'flight_watch')
+        .where('entity_id', '=', watch.id)
+        .where('action', '=', 'flight_decided')
+        .execute();
+      assert.deepEqual(
+        audited.map((r) => r.at),
+        [at],
+      );
       assert.ok(c.now() < departure);
       const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
       const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
