@@ -65,6 +65,8 @@ export async function insertClaimsForFlight(
     partnerId?: string | undefined;
     /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
     includeCompleted?: boolean | undefined;
+    /** The claims' `opened_at` (and first `updated_at`): the opening use case's clock. */
+    openedAt: Date;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
@@ -95,9 +97,10 @@ export async function insertClaimsForFlight(
       -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
       ${e.includeCompleted ? sql`FOR NO KEY UPDATE OF c FOR SHARE OF l` : sql`FOR SHARE OF c, l`}
     ), opened AS (
-      INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
+      INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence, opened_at, updated_at)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
-             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb,
+             ${e.openedAt}::timestamptz, ${e.openedAt}::timestamptz
       FROM insured
       ORDER BY leg_id
       ON CONFLICT (leg_id) DO NOTHING
@@ -219,13 +222,9 @@ export async function findClaimsToRemind(db: Executor, now: Date, until: Date, l
   return rows.map((r) => r.id);
 }
 
-/** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS). */
-export async function markClaimReminded(trx: Executor, claimId: string, dueAt: Date): Promise<void> {
-  await trx
-    .updateTable('claims')
-    .set({ reminded_due_at: dueAt, updated_at: sql`now()` })
-    .where('id', '=', claimId)
-    .execute();
+/** The customer has been reminded of this due date (under the claim's lock, with the new link and the SMS) at `at`. */
+export async function markClaimReminded(trx: Executor, claimId: string, dueAt: Date, at: Date): Promise<void> {
+  await trx.updateTable('claims').set({ reminded_due_at: dueAt, updated_at: at }).where('id', '=', claimId).execute();
 }
 
 /** Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had. */
@@ -252,10 +251,11 @@ export async function markClaimAwaitingBankDetails(
   claimId: string,
   status: 'awaiting_bank_details' | 'failed',
   dueAt: Date,
+  at: Date,
 ): Promise<void> {
   await trx
     .updateTable('claims')
-    .set({ status, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .set({ status, bank_details_due_at: dueAt, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -308,6 +308,8 @@ export async function saveBankDetails(
     ibanLast4: string;
     bic: string | null;
     country: string;
+    /** The use case's clock (`claim.bank_details_received`'s receivedAt). */
+    receivedAt: Date;
   },
 ): Promise<void> {
   await trx
@@ -320,6 +322,7 @@ export async function saveBankDetails(
       iban_last4: d.ibanLast4,
       bic: d.bic,
       country: d.country,
+      received_at: d.receivedAt,
     })
     .onConflict((oc) =>
       oc.column('claim_id').doUpdateSet((eb) => ({
@@ -329,7 +332,7 @@ export async function saveBankDetails(
         iban_last4: eb.ref('excluded.iban_last4'),
         bic: eb.ref('excluded.bic'),
         country: eb.ref('excluded.country'),
-        received_at: sql`now()`,
+        received_at: eb.ref('excluded.received_at'),
       })),
     )
     .execute();
@@ -340,14 +343,15 @@ export async function useClaimToken(trx: Executor, claimId: string, at: Date): P
   await trx.updateTable('claim_tokens').set({ used_at: at }).where('claim_id', '=', claimId).execute();
 }
 
-/** Bank details received: `payment_pending`; answers what the payout needs. */
+/** Bank details received at `at`: `payment_pending`; answers what the payout needs. */
 export async function markClaimPaymentPending(
   trx: Executor,
   claimId: string,
+  at: Date,
 ): Promise<{ partner_id: string; compensation_amount: number; currency: string }> {
   return trx
     .updateTable('claims')
-    .set({ status: 'payment_pending', failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'payment_pending', failure_reason: null, updated_at: at })
     .where('id', '=', claimId)
     .returning(['partner_id', 'compensation_amount', 'currency'])
     .executeTakeFirstOrThrow();
@@ -466,7 +470,7 @@ export async function findClaims(
 export async function markClaimPaid(db: Executor, claimId: string, at: Date): Promise<void> {
   await db
     .updateTable('claims')
-    .set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: sql`now()` })
+    .set({ status: 'paid', paid_at: at, failure_reason: null, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -475,10 +479,16 @@ export async function markClaimPaid(db: Executor, claimId: string, at: Date): Pr
  * A claim's payment was rejected: `failed`, with the bank's reason; the customer has until `dueAt`
  * to give new bank details (through a new link), else the claim expires.
  */
-export async function markClaimFailed(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+export async function markClaimFailed(
+  db: Executor,
+  claimId: string,
+  reason: string,
+  dueAt: Date,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('claims')
-    .set({ status: 'failed', failure_reason: reason, bank_details_due_at: dueAt, updated_at: sql`now()` })
+    .set({ status: 'failed', failure_reason: reason, bank_details_due_at: dueAt, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -487,7 +497,13 @@ export async function markClaimFailed(db: Executor, claimId: string, reason: str
  * A paid claim's transfer came back (returned by the customer's bank): `failed` as after a rejected
  * payment — the bank's reason, a new due date for new details — and no longer paid (`paid_at` null).
  */
-export async function markClaimReturned(db: Executor, claimId: string, reason: string, dueAt: Date): Promise<void> {
+export async function markClaimReturned(
+  db: Executor,
+  claimId: string,
+  reason: string,
+  dueAt: Date,
+  at: Date,
+): Promise<void> {
   await db
     .updateTable('claims')
     .set({
@@ -495,7 +511,7 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
       failure_reason: reason,
       bank_details_due_at: dueAt,
       paid_at: null,
-      updated_at: sql`now()`,
+      updated_at: at,
     })
     .where('id', '=', claimId)
     .where('status', '=', 'paid')
@@ -508,11 +524,7 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
  * reminders and expiry look only at claims waiting for bank details.
  */
 export async function markClaimVoided(db: Executor, claimId: string, at: Date): Promise<void> {
-  await db
-    .updateTable('claims')
-    .set({ status: 'voided', updated_at: sql`now()` })
-    .where('id', '=', claimId)
-    .execute();
+  await db.updateTable('claims').set({ status: 'voided', updated_at: at }).where('id', '=', claimId).execute();
   await db
     .updateTable('claim_tokens')
     .set({ expires_at: at })
@@ -543,7 +555,7 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
     environment: Environment;
     contract_id: string;
   }>`
-    UPDATE claims SET status = 'expired', updated_at = now()
+    UPDATE claims SET status = 'expired', updated_at = ${now}
     WHERE id IN (
       SELECT id FROM claims
       WHERE status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at <= ${now}
@@ -571,16 +583,16 @@ export async function expireOverdueClaims(db: Executor, now: Date, limit = 5_000
 // ---------------------------------------------------------------------------------------------
 // contract completion (claims/contract-completion.ts)
 
-/** Completes, with their audit rows, the active contracts among these whose every insured leg is over; answers their ids. */
-export async function completeContractsOver(db: Executor, contractIds: readonly string[]): Promise<string[]> {
+/** Completes, with their audit rows dated `at`, the active contracts among these whose every insured leg is over; answers their ids. */
+export async function completeContractsOver(db: Executor, contractIds: readonly string[], at: Date): Promise<string[]> {
   const result = await sql<{ id: string }>`
     WITH completed AS (
       UPDATE contracts c SET status = 'completed'
       WHERE c.id = ANY(${[...contractIds]}::uuid[]) AND c.status = 'active' AND ${over(sql`c.id`)}
       RETURNING c.id, c.contract_number, c.partner_id, c.environment
     ), audited AS (
-      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action)
-      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed' FROM completed
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, at)
+      SELECT 'system', partner_id, environment, 'contract', contract_number, 'completed', ${at}::timestamptz FROM completed
     )
     SELECT id FROM completed`.execute(db);
   return result.rows.map((r) => r.id);
@@ -589,14 +601,15 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
 /**
  * Contracts `completed` that are not over any more — an operator's correction gave a leg a claim, or a
  * paid claim's transfer came back — `active` again until that claim settles (then completed again, as
- * any contract), each with an audit row `reopened` naming the actor, with `data` saying why.
- * Returns their numbers.
+ * any contract), each with an audit row `reopened` naming the actor, with `data` saying why, dated
+ * `at`. Returns their numbers.
  */
 export async function reopenCompletedContracts(
   db: Executor,
   contractIds: readonly string[],
   actor: string,
   data: Record<string, unknown>,
+  at: Date,
 ): Promise<string[]> {
   if (contractIds.length === 0) return [];
   const result = await sql<{ contract_number: string }>`
@@ -605,8 +618,8 @@ export async function reopenCompletedContracts(
       WHERE c.id = ANY(${[...new Set(contractIds)]}::uuid[]) AND c.status = 'completed'
       RETURNING c.contract_number, c.partner_id, c.environment
     ), audited AS (
-      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data)
-      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened', ${JSON.stringify(data)}::jsonb FROM reopened
+      INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, data, at)
+      SELECT ${actor}, partner_id, environment, 'contract', contract_number, 'reopened', ${JSON.stringify(data)}::jsonb, ${at}::timestamptz FROM reopened
     )
     SELECT contract_number FROM reopened ORDER BY contract_number`.execute(db);
   return result.rows.map((r) => r.contract_number);
@@ -776,10 +789,10 @@ export async function updateContractPhone(trx: Executor, contractId: string, pho
 
 /** Puts the claim under manual review: who, why, when. */
 /** The claim's compensation as the claim desk corrects it (payouts/correct-compensation.ts decides when). */
-export async function setCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
+export async function setCompensation(trx: Executor, claimId: string, amount: number, at: Date): Promise<void> {
   await trx
     .updateTable('claims')
-    .set({ compensation_amount: amount, updated_at: sql`now()` })
+    .set({ compensation_amount: amount, updated_at: at })
     .where('id', '=', claimId)
     .execute();
 }
@@ -795,7 +808,7 @@ export async function setManualReview(
       manual_review_at: review.at,
       manual_review_by: review.by,
       manual_review_reason: review.reason,
-      updated_at: sql`now()`,
+      updated_at: review.at,
     })
     .where('id', '=', claimId)
     .execute();
@@ -812,7 +825,7 @@ export async function releaseManualReview(trx: Executor, claimId: string, at: Da
       bank_details_due_at = CASE WHEN status IN ('awaiting_bank_details', 'failed') AND manual_review_at < ${at}
                                  THEN bank_details_due_at + (${at}::timestamptz - manual_review_at)
                                  ELSE bank_details_due_at END,
-      manual_review_at = NULL, manual_review_by = NULL, manual_review_reason = NULL, updated_at = now()
+      manual_review_at = NULL, manual_review_by = NULL, manual_review_reason = NULL, updated_at = ${at}
     WHERE id = ${claimId}
     RETURNING bank_details_due_at,
       (status IN ('awaiting_bank_details', 'failed') AND bank_details_due_at IS NOT NULL) AS moved`.execute(trx);

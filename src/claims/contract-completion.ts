@@ -5,19 +5,25 @@ import * as repo from './claims-repo.ts';
 /**
  * A contract ends `completed` when every insured leg is over: settled (its claim `paid` or
  * `expired`) or flown without a claim (its flight watch decided, and nothing to pay). Set-wise: one
- * statement for any number of contracts. Returns the ids completed by this call.
+ * statement for any number of contracts. `at`: the caller's clock, their `completed` audit rows' time.
+ * Returns the ids completed by this call.
  */
-export async function completeSettledContracts(db: Executor, contractIds: readonly string[]): Promise<string[]> {
+export async function completeSettledContracts(
+  db: Executor,
+  contractIds: readonly string[],
+  at: Date,
+): Promise<string[]> {
   if (contractIds.length === 0) return [];
-  return repo.completeContractsOver(db, contractIds);
+  return repo.completeContractsOver(db, contractIds, at);
 }
 
 /** After a flight is decided: the active contracts with a leg on it that are now over. */
 export async function completeContractsOnFlight(
   db: Executor,
   flight: { environment: Environment; flightNumber: string; departureDate: string },
+  at: Date,
 ): Promise<string[]> {
-  return completeSettledContracts(db, await repo.activeContractIdsOnFlight(db, flight));
+  return completeSettledContracts(db, await repo.activeContractIdsOnFlight(db, flight), at);
 }
 
 /**
@@ -30,12 +36,14 @@ export async function reopenContractsOfCorrectedClaims(
   claims: readonly { contractId: string }[],
   actor: string,
   flight: { flightNumber: string; departureDate: string; status: string; delayMinutes: number | null },
+  at: Date,
 ): Promise<string[]> {
   return repo.reopenCompletedContracts(
     db,
     claims.map((c) => c.contractId),
     actor,
     { reason: 'flight_corrected', ...flight },
+    at,
   );
 }
 
@@ -48,5 +56,6 @@ export async function completeFinishedContracts(db: Executor, now: Date, limit =
   return completeSettledContracts(
     db,
     await repo.finishedContractIdsOver(db, new Date(now.getTime() - 86_400_000), limit),
+    now,
   );
 }

@@ -76,17 +76,20 @@ export async function beginDeskAction(
   return { claim, replayed: true };
 }
 
-/** The audit row of a desk action on the claim: the operator, the reason, and what else `data` says. */
+/**
+ * The audit row of a desk action on the claim: the operator, the reason, and what else `data` says,
+ * dated `at` by the use case's clock (`deps.now()`, the time it writes with the change).
+ */
 export async function auditDeskAction(
   trx: Executor,
   claim: Pick<repo.DeskClaimRow, 'partner_id' | 'environment' | 'claim_number'>,
   action: Pick<DeskAction, 'actor' | 'reason'>,
   name: string,
-  data: Record<string, unknown> = {},
-  at?: Date,
+  data: Record<string, unknown>,
+  at: Date,
 ): Promise<void> {
   await audit(trx, {
-    ...(at ? { at } : {}),
+    at,
     actor: action.actor,
     partnerId: claim.partner_id,
     environment: claim.environment,
@@ -154,7 +157,7 @@ export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Prom
  * why, never the number. Refused once the claim is settled (paid, expired: nothing more is sent).
  */
 export async function correctClaimPhone(
-  deps: Pick<NotifyDeps, 'db' | 'keys'>,
+  deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
   const action = checkDeskAction(input);
@@ -184,10 +187,14 @@ export async function correctClaimPhone(
         `Claim ${claim.claim_number}: the contract has this phone number already.`,
       );
     await repo.updateContractPhone(trx, claim.contract_id, encrypt(deps.keys.encryption, phone.number));
-    await auditDeskAction(trx, claim, action, 'phone_corrected', {
-      contractNumber: claim.contract_number,
-      fields: ['phone'],
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'phone_corrected',
+      { contractNumber: claim.contract_number, fields: ['phone'] },
+      deps.now(),
+    );
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }
@@ -201,9 +208,9 @@ export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'pas
   return Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
 }
 
-/** Sets the claim's compensation (payouts/correct-compensation.ts decides when). */
-export async function setClaimCompensation(trx: Executor, claimId: string, amount: number): Promise<void> {
-  await repo.setCompensation(trx, claimId, amount);
+/** Sets the claim's compensation at `at` (payouts/correct-compensation.ts decides when). */
+export async function setClaimCompensation(trx: Executor, claimId: string, amount: number, at: Date): Promise<void> {
+  await repo.setCompensation(trx, claimId, amount, at);
 }
 
 /** Puts the claim under manual review (payouts/manual-review.ts decides when). */

@@ -23,8 +23,9 @@ export async function expireClaims(deps: { db: Db; jobs: JobQueue; now: () => Da
         deps.jobs,
         'claim.expired',
         claims.map((c) => c.id),
+        now,
       );
-      await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))]);
+      await completeSettledContracts(trx, [...new Set(claims.map((c) => c.contractId))], now);
       await audit(trx, {
         actor: 'system',
         entity: 'claims',

@@ -145,13 +145,14 @@ export async function notifyClaimIn(
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
     const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };
     if (kind === 'reminder') {
-      await repo.markClaimReminded(trx, row.id, dueAt);
+      await repo.markClaimReminded(trx, row.id, dueAt, now);
     } else if (kind !== 'resend') {
       await repo.markClaimAwaitingBankDetails(
         trx,
         row.id,
         kind === 'opened' ? 'awaiting_bank_details' : 'failed',
         dueAt,
+        now,
       );
     }
     const sms =
@@ -163,7 +164,7 @@ export async function notifyClaimIn(
     ({ body, link, segments } = sms);
   }
 
-  const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link });
+  const provider = await textCustomer(trx, deps, row, { idempotencyKey, body, link }, now);
   const emailed = await emailCustomer(trx, deps, row, { kind, idempotencyKey, token, dueAt });
   await audit(trx, {
     actor: job.kind === 'resend' ? job.actor : 'system',
@@ -289,6 +290,7 @@ async function textCustomer(
   deps: Omit<NotifyDeps, 'db'>,
   row: ClaimToNotify,
   sms: { idempotencyKey: string; body: string; link: string | null },
+  now: Date,
 ): Promise<string> {
   const to = decrypt(deps.keys.encryption, row.customer_phone_enc);
   if (row.environment === 'production') {
@@ -327,6 +329,7 @@ async function textCustomer(
       entity: 'claim',
       entityId: row.claim_number,
       action: 'sms_rejected',
+      at: now,
       data: { reason: error.reason, providerCode: error.providerCode ?? null },
     });
     await tellPartnerCustomerUnreachable(deps.jobs)(trx, {

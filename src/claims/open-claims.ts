@@ -36,23 +36,27 @@ export interface FlightEvent {
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
 export async function openClaimsForFlightEvent(
-  deps: { db: Db; jobs: JobQueue },
+  deps: { db: Db; jobs: JobQueue; now?: (() => Date) | undefined },
   event: FlightEvent,
   actor = 'system',
 ): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
-  return deps.db.transaction().execute((trx) => openClaimsInTransaction(trx, deps.jobs, event, actor));
+  const at = deps.now?.() ?? new Date();
+  return deps.db.transaction().execute((trx) => openClaimsInTransaction(trx, deps.jobs, event, actor, at));
 }
 
 /**
  * The same, in the caller's transaction: for callers that decide something else with the claims
- * (the monitoring marks the flight's watch decided), all or nothing.
+ * (the monitoring marks the flight's watch decided), all or nothing. `at`: the caller's clock
+ * (`deps.now()`), the claims' `opened_at` and their audit row's time — the claims bordereau reads
+ * claims opened in a period by it (docs/ARCHITECTURE.md, "Clocks").
  */
 export async function openClaimsInTransaction(
   trx: Executor,
   jobs: JobQueue,
   event: FlightEvent,
-  actor = 'system',
+  actor: string,
+  at: Date,
 ): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
   const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
@@ -64,11 +68,12 @@ export async function openClaimsInTransaction(
     delayMinutes,
     partnerId: event.partnerId,
     includeCompleted: event.correction,
+    openedAt: at,
     evidence: {
       source: event.source,
       status: event.status,
       arrivalDelayMinutes: delayMinutes,
-      observedAt: new Date().toISOString(),
+      observedAt: at.toISOString(),
       ...event.evidence,
     },
   });
@@ -84,6 +89,7 @@ export async function openClaimsInTransaction(
     jobs,
     'claim.opened',
     opened.map((c) => c.id),
+    at,
   );
   if (opened.length > 0) {
     await audit(trx, {
@@ -92,6 +98,7 @@ export async function openClaimsInTransaction(
       entity: 'flight',
       entityId: `${event.flightNumber}/${event.departureDate}`,
       action: 'claims_opened',
+      at,
       data: { status: event.status, delayMinutes, claims: opened.length },
     });
   }

@@ -23,8 +23,8 @@ export async function markClaimPaid(
   await repo.markClaimPaid(trx, claim.id, at);
   const receipt: NotifyJob = { claimId: claim.id, kind: 'paid', attempt: claim.attempt };
   await jobs.send('claims_notify', receipt, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id]);
-  await completeSettledContracts(trx, [claim.contractId]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.paid', [claim.id], at);
+  await completeSettledContracts(trx, [claim.contractId], at);
 }
 
 /**
@@ -35,12 +35,13 @@ export async function markClaimFailed(
   trx: Executor,
   jobs: JobQueue,
   claim: { id: string },
-  failure: { reason: string; dueAt: Date; attempt: number },
+  /** `at`: the use case's clock, the claim's `updated_at` (claim.failed's `failedAt`). */
+  failure: { reason: string; dueAt: Date; attempt: number; at: Date },
 ): Promise<void> {
-  await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt);
+  await repo.markClaimFailed(trx, claim.id, failure.reason, failure.dueAt, failure.at);
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id], failure.at);
 }
 
 /**
@@ -56,16 +57,19 @@ export async function markClaimPaymentReturned(
   trx: Executor,
   jobs: JobQueue,
   claim: { id: string; claimNumber: string; contractId: string },
-  failure: { reason: string; dueAt: Date; attempt: number; actor: string },
+  failure: { reason: string; dueAt: Date; attempt: number; actor: string; at: Date },
 ): Promise<void> {
-  await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt);
-  await repo.reopenCompletedContracts(trx, [claim.contractId], failure.actor, {
-    claimNumber: claim.claimNumber,
-    reason: 'payment_returned',
-  });
+  await repo.markClaimReturned(trx, claim.id, failure.reason, failure.dueAt, failure.at);
+  await repo.reopenCompletedContracts(
+    trx,
+    [claim.contractId],
+    failure.actor,
+    { claimNumber: claim.claimNumber, reason: 'payment_returned' },
+    failure.at,
+  );
   const job: NotifyJob = { claimId: claim.id, kind: 'payment_failed', attempt: failure.attempt };
   await jobs.send('claims_notify', job, { trx });
-  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id]);
+  await emitClaimWebhookEvents(trx, jobs, 'claim.failed', [claim.id], failure.at);
 }
 
 /**
@@ -87,5 +91,5 @@ export async function markClaimVoided(
     await jobs.send('claims_notify', job, { trx });
   }
   await emitClaimWebhookEvents(trx, jobs, 'claim.voided', [claim.id], at);
-  await completeSettledContracts(trx, [claim.contractId]);
+  await completeSettledContracts(trx, [claim.contractId], at);
 }

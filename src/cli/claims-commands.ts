@@ -310,7 +310,8 @@ export function claimsCommands(kit: CommandKit): void {
     'correct-amount <claimNumber>',
     "Correct a claim's compensation (under manual review, before payment; at most what the contract's terms pay for the leg)",
     'parasol claims correct-amount CLM-00000042 --amount 100.00 --reason "delay was 190 min, not 170 (airline record)"',
-    (input, options) => correctClaimCompensation({ db }, { ...input, amount: options.amount ?? '' }),
+    (input, options) =>
+      correctClaimCompensation({ db, now: () => new Date() }, { ...input, amount: options.amount ?? '' }),
     (n) => `${n}: the compensation is corrected; approve the claim to pay it (parasol claims approve).`,
   ).requiredOption('--amount <decimal>', "the new compensation in the claim's currency, e.g. 100.00");
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { migrationFiles } from '../platform/db.ts';
-import { scrubOldRows, type ScrubReport } from '../platform/scrub-old-rows.ts';
+import { rowsRewritten, scrubOldRows, type ScrubReport } from '../platform/scrub-old-rows.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
 /** Database maintenance. */
@@ -48,12 +48,12 @@ export function dbCommands(kit: CommandKit): void {
   leaf(
     database,
     'scrub',
-    'Rewrite what rows of earlier versions keep in clear: sign-in counters keyed by an email or IP address, client IP addresses in the audit trail, IBANs, emails and phone numbers in reasons, API key labels and webhook descriptions (resumable: run it again after an interruption)',
+    "Rewrite what rows of earlier versions keep in clear: sign-in counters keyed by an email or IP address, client IP addresses in the audit trail, IBANs, emails and phone numbers in reasons, the account holder's name in the bank's reasons (opened with the server's keys), API key labels and webhook descriptions (resumable: run it again after an interruption)",
     'parasol db scrub',
   ).action(
     run(async () => {
       const report = await scrubOldRows(db, services().keys, actor);
-      const labels: Record<keyof ScrubReport, string> = {
+      const labels: Record<Exclude<keyof ScrubReport, 'holdersNotOpened'>, string> = {
         throttleCounters: 'sign-in counters re-keyed by their HMAC',
         auditAddresses: 'audit rows: client address replaced by its HMAC and network',
         auditReasons: 'audit rows: reason masked',
@@ -65,17 +65,27 @@ export function dbCommands(kit: CommandKit): void {
         apiKeyLabels: 'API keys: label masked',
         webhookDescriptions: 'webhook endpoints: description masked',
       };
-      const total = Object.values(report).reduce((a, b) => a + b, 0);
+      const total = rowsRewritten(report);
+      const left = report.holdersNotOpened;
       return {
         data: report,
         lines: [
-          total === 0 ? 'Nothing left in clear: no row rewritten.' : `${total} row(s) rewritten.`,
+          total === 0
+            ? left === 0
+              ? 'Nothing left in clear: no row rewritten.'
+              : 'No row rewritten.'
+            : `${total} row(s) rewritten.`,
           ...(total === 0
             ? []
             : table(
                 ['ROWS', 'WHAT'],
-                (Object.keys(labels) as (keyof ScrubReport)[]).map((k) => [String(report[k]), labels[k]]),
+                (Object.keys(labels) as (keyof typeof labels)[]).map((k) => [String(report[k]), labels[k]]),
               )),
+          ...(left === 0
+            ? []
+            : [
+                `bank reasons of ${left} claim(s) could not be checked for the account holder's name: it opens with none of the keys held (PARASOL_MASTER_KEY or the key file, PARASOL_MASTER_KEYS_PREVIOUS); their IBANs, emails and phones are masked. Run again with the key that sealed them among the previous keys.`,
+              ]),
         ],
       };
     }),

@@ -258,6 +258,7 @@ export function payoutsCommands(kit: CommandKit): void {
             (i) => `  line ${i.line}: ${i.endToEndId} ${i.outcome}${i.detail ? ` (${i.detail}): left as it was` : ''}`,
           ),
           ...report.skipped.map((s) => `  line ${s.line}: skipped, ${s.reason}`),
+          ...report.warnings.map((w) => `  line ${w.line}: ${w.endToEndId} applied; warning: ${w.message}`),
         ],
       };
     }),

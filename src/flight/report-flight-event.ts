@@ -67,6 +67,7 @@ export async function reportFlightEvent(
         evidence: { reportedBy: caller.actor },
       },
       caller.actor,
+      deps.now(),
     );
     return [...bySpelling.values()].flat();
   });

@@ -22,7 +22,7 @@ import {
 } from '../notify/index.ts';
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
-import { payWithSimulatedBank, runScheduledSepaBatch } from '../payouts/index.ts';
+import { payWithSimulatedBank, runScheduledSepaBatch, type SettleWarning } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
@@ -266,7 +266,8 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         now: rt.now,
         bankDetailsDays: rt.config.bankDetailsDays,
         encryption: rt.keys.encryption,
-        log: rt.log,
+        warn: (w: SettleWarning) =>
+          rt.log.warn({ code: w.code, claimId: w.claimId, endToEndId: w.endToEndId }, w.message),
       };
       return async (job) => {
         const outcome = await payWithSimulatedBank(deps, job.data.payoutId, job.data.returnOf);

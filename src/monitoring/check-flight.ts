@@ -309,7 +309,7 @@ async function decided(
   const now = deps.now();
   const claimsOpened = await deps.db.transaction().execute(async (trx) => {
     if (!(await lockWatch(trx, watch.id, from))) return undefined;
-    const opened = event ? await openClaimsInTransaction(trx, deps.jobs, event, actor) : [];
+    const opened = event ? await openClaimsInTransaction(trx, deps.jobs, event, actor, now) : [];
     const summary = { ...decision, claimsOpened: opened.length, source };
     await updateWatch(trx, watch.id, from, {
       ...patch,
@@ -326,9 +326,10 @@ async function decided(
       entity: 'flight_watch',
       entityId: watch.id,
       action: 'flight_decided',
+      at: now,
       data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...summary },
     });
-    await completeContractsOnFlight(trx, watch);
+    await completeContractsOnFlight(trx, watch, now);
     return opened.length;
   });
   if (claimsOpened === undefined) {

@@ -29,9 +29,11 @@ export async function openClaimsUnderSpellings(
   flightNumbers: readonly string[],
   event: Omit<FlightEvent, 'flightNumber'>,
   actor: string,
+  /** The caller's clock: the claims' opening time (openClaimsInTransaction). */
+  at: Date,
 ): Promise<Map<string, OpenedClaim[]>> {
   const opened = new Map<string, OpenedClaim[]>();
   for (const flightNumber of flightNumbers)
-    opened.set(flightNumber, await openClaimsInTransaction(trx, jobs, { ...event, flightNumber }, actor));
+    opened.set(flightNumber, await openClaimsInTransaction(trx, jobs, { ...event, flightNumber }, actor, at));
   return opened;
 }

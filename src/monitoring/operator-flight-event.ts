@@ -82,6 +82,7 @@ export async function recordOperatorFlightEvent(
   // One transaction: the claims, the watches' decision and the contracts completed stand together,
   // and a monitoring check deciding the same flight meanwhile waits on the watch rows.
   return deps.db.transaction().execute(async (trx) => {
+    const now = deps.now(); // one time for the claims opened and the watches decided
     const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
     const openedBy =
       input.status === 'on_time'
@@ -100,15 +101,22 @@ export async function recordOperatorFlightEvent(
               correction: true,
             },
             actor,
+            now,
           );
     const claimsOpened = [...openedBy.values()].flat();
     const delayMinutes = input.status === 'delayed' ? minutes! : null;
-    const contractsReopened = await reopenContractsOfCorrectedClaims(trx, claimsOpened, actor, {
-      flightNumber: input.flightNumber,
-      departureDate: input.departureDate,
-      status: input.status,
-      delayMinutes,
-    });
+    const contractsReopened = await reopenContractsOfCorrectedClaims(
+      trx,
+      claimsOpened,
+      actor,
+      {
+        flightNumber: input.flightNumber,
+        departureDate: input.departureDate,
+        status: input.status,
+        delayMinutes,
+      },
+      now,
+    );
     const claimsNotChanged: DifferentClaim[] = [];
     for (const flightNumber of flightNumbers)
       claimsNotChanged.push(
@@ -122,7 +130,6 @@ export async function recordOperatorFlightEvent(
       );
 
     let watchesDecided = 0;
-    const now = deps.now();
     for (const watch of await findWatchesOfFlight(trx, input.environment, input.flightNumber, input.departureDate)) {
       if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;
       const decision = {
@@ -147,17 +154,18 @@ export async function recordOperatorFlightEvent(
           entity: 'flight_watch',
           entityId: watch.id,
           action: 'flight_decided',
+          at: now,
           data: { flightNumber: watch.flightNumber, departureDate: watch.departureDate, ...decision },
         });
         watchesDecided += 1;
       }
     }
     for (const flightNumber of flightNumbers)
-      await completeContractsOnFlight(trx, {
-        environment: input.environment,
-        flightNumber,
-        departureDate: input.departureDate,
-      });
+      await completeContractsOnFlight(
+        trx,
+        { environment: input.environment, flightNumber, departureDate: input.departureDate },
+        now,
+      );
     return { flightNumbers, claimsOpened, watchesDecided, contractsReopened, claimsNotChanged };
   });
 }

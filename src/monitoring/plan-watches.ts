@@ -43,11 +43,17 @@ export async function planWatches(
     to: new Date(now + MONITORING_SCHEDULE.planningHorizonHours * HOUR),
   });
   const closed = await closeWatchesWithoutContracts(deps.db, actor);
-  const claimsOpened = deps.jobs ? await openClaimsOwedByEarlyDecisions(deps.db, deps.jobs, since, actor) : 0;
+  const claimsOpened = deps.jobs ? await openClaimsOwedByEarlyDecisions(deps.db, deps.jobs, since, actor, deps.now) : 0;
   return { created, reopened, closed, claimsOpened };
 }
 
-async function openClaimsOwedByEarlyDecisions(db: Db, jobs: JobQueue, since: Date, actor: string): Promise<number> {
+async function openClaimsOwedByEarlyDecisions(
+  db: Db,
+  jobs: JobQueue,
+  since: Date,
+  actor: string,
+  now: () => Date,
+): Promise<number> {
   let opened = 0;
   for (const flight of await earlyDecisionsOwingClaims(db, since, 500)) {
     opened += await db.transaction().execute(async (trx) => {
@@ -67,6 +73,7 @@ async function openClaimsOwedByEarlyDecisions(db: Db, jobs: JobQueue, since: Dat
           evidence: fromMonitoring && flight.lastStatus ? flight.lastStatus : {},
         },
         actor,
+        now(),
       );
       return claims.length;
     });

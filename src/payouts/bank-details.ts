@@ -137,18 +137,24 @@ export async function submitBankDetails(
       ibanLast4: last4,
       bic: account.bic,
       country: account.country,
+      receivedAt: now,
     });
     await claimLink.useClaimToken(trx, claim.claimId, now);
-    const updated = await claimLink.markClaimPaymentPending(trx, claim.claimId);
-    await requestPayout(trx, deps.jobs, {
-      id: claim.claimId,
-      claimNumber: claim.claimNumber,
-      partnerId: updated.partner_id,
-      environment: claim.environment,
-      amount: Number(updated.compensation_amount),
-      currency: updated.currency,
-    });
-    await emitClaimWebhookEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId]);
+    const updated = await claimLink.markClaimPaymentPending(trx, claim.claimId, now);
+    await requestPayout(
+      trx,
+      deps.jobs,
+      {
+        id: claim.claimId,
+        claimNumber: claim.claimNumber,
+        partnerId: updated.partner_id,
+        environment: claim.environment,
+        amount: Number(updated.compensation_amount),
+        currency: updated.currency,
+      },
+      now,
+    );
+    await emitClaimWebhookEvents(trx, deps.jobs, 'claim.bank_details_received', [claim.claimId], now);
     await audit(trx, {
       actor: 'customer',
       partnerId: updated.partner_id,

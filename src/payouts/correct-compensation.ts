@@ -32,7 +32,7 @@ export interface CompensationCorrection extends DeskAction {
  * customer's receipt states what is paid. Audited `compensation_corrected` with both amounts.
  */
 export async function correctClaimCompensation(
-  deps: { db: Db },
+  deps: { db: Db; now: () => Date },
   input: CompensationCorrection,
 ): Promise<DeskOutcome & { compensation?: { amount: number; currency: string } }> {
   const action = checkDeskAction(input);
@@ -54,14 +54,22 @@ export async function correctClaimCompensation(
       );
     const current = Number(claim.compensation_amount);
     const amount = checkAmount(input.amount, claim.currency, current, maxCompensation(claim));
-    await setClaimCompensation(trx, claim.id, amount);
+    const now = deps.now();
+    await setClaimCompensation(trx, claim.id, amount, now);
     const payoutChanged = payout ? await setPayoutAmountBeforeInstruction(trx, payout.id, amount) : false;
-    await auditDeskAction(trx, claim, action, 'compensation_corrected', {
-      from: current,
-      to: amount,
-      currency: claim.currency,
-      payout: payout ? { status: payout.status, changed: payoutChanged } : null,
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'compensation_corrected',
+      {
+        from: current,
+        to: amount,
+        currency: claim.currency,
+        payout: payout ? { status: payout.status, changed: payoutChanged } : null,
+      },
+      now,
+    );
     return { claimNumber: claim.claim_number, outcome: 'done', compensation: { amount, currency: claim.currency } };
   });
 }

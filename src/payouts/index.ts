@@ -7,7 +7,7 @@ export { correctClaimCompensation, type CompensationCorrection } from './correct
 export { voidClaim } from './void-claim.ts';
 export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
-export { payWithSimulatedBank } from './payouts.ts';
+export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
 export { createPayoutBatches, createSepaBatch, exportSepaBatch, type RefusedCurrency } from './sepa-batch.ts';
 export {

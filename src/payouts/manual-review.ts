@@ -46,11 +46,16 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
         'payout_instructed',
         `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
       );
-    await setClaimReview(trx, claim.id, { at: deps.now(), by: action.actor, reason: action.reason });
-    await auditDeskAction(trx, claim, action, 'manual_review_started', {
-      status: claim.status,
-      payout: payout?.status ?? null,
-    });
+    const now = deps.now();
+    await setClaimReview(trx, claim.id, { at: now, by: action.actor, reason: action.reason });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'manual_review_started',
+      { status: claim.status, payout: payout?.status ?? null },
+      now,
+    );
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }
@@ -76,6 +81,7 @@ export async function approveManualPayout(
         'claim_settled',
         `Claim ${claim.claim_number} is ${claim.status}: there is nothing left to approve.`,
       );
+    const now = deps.now();
     if (!claim.manual_review_at)
       throw refuseDeskAction(
         'claim_not_under_review',
@@ -83,12 +89,15 @@ export async function approveManualPayout(
       );
     if (claim.status !== 'payment_pending') {
       // no bank details yet: the review ends, the customer gets back the time it took
-      const due = await releaseClaimReview(trx, claim.id, deps.now());
-      await auditDeskAction(trx, claim, action, 'manual_review_released', {
-        reviewedBy: claim.manual_review_by,
-        status: claim.status,
-        bankDetailsDueAt: due?.toISOString() ?? null,
-      });
+      const due = await releaseClaimReview(trx, claim.id, now);
+      await auditDeskAction(
+        trx,
+        claim,
+        action,
+        'manual_review_released',
+        { reviewedBy: claim.manual_review_by, status: claim.status, bankDetailsDueAt: due?.toISOString() ?? null },
+        now,
+      );
       return {
         claimNumber: claim.claim_number,
         outcome: 'done',
@@ -101,16 +110,23 @@ export async function approveManualPayout(
         'payout_not_pending',
         `Claim ${claim.claim_number}: its payout is ${payout?.status ?? 'missing'}, not pending: nothing to release.`,
       );
-    await releaseClaimReview(trx, claim.id, deps.now());
+    await releaseClaimReview(trx, claim.id, now);
     if (payout.rail === 'simulated_bank')
       await deps.jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
-    await auditDeskAction(trx, claim, action, 'manual_payout_approved', {
-      reviewedBy: claim.manual_review_by,
-      endToEndId: payout.end_to_end_id,
-      rail: payout.rail,
-      amount: payout.amount,
-      currency: payout.currency,
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'manual_payout_approved',
+      {
+        reviewedBy: claim.manual_review_by,
+        endToEndId: payout.end_to_end_id,
+        rail: payout.rail,
+        amount: payout.amount,
+        currency: payout.currency,
+      },
+      now,
+    );
     return { claimNumber: claim.claim_number, outcome: 'done', endToEndId: payout.end_to_end_id };
   });
 }

@@ -63,6 +63,8 @@ export async function requestPayout(
     amount: number;
     currency: string;
   },
+  /** The use case's clock: the audit row's time (`payout_requested`). */
+  at: Date,
 ): Promise<void> {
   const rail = railFor(claim.environment);
   const payout = await upsertPendingPayout(trx, {
@@ -82,6 +84,7 @@ export async function requestPayout(
     entity: 'payout',
     entityId: payout.end_to_end_id,
     action: 'payout_requested',
+    at,
     data: {
       claimNumber: claim.claimNumber,
       rail,
@@ -98,9 +101,27 @@ export interface SettleDeps {
   bankDetailsDays: number;
   /** Opens the claim's bank details: the account holder's name is masked in the bank's reason. */
   encryption: EncryptionKeys;
-  /** Where a reason masked without the holder's name (it cannot be opened) is reported; nothing when absent. */
-  log?: { warn: (details: object, message: string) => void } | undefined;
+  /**
+   * Told of each bank reason masked without the account holder's name (`HOLDER_NOT_OPENED`): the
+   * worker logs it (the simulated bank), the bank report's import lists it in its report, which the
+   * CLI prints (reconcile.ts). Nothing is told when absent.
+   */
+  warn?: ((warning: SettleWarning) => void) | undefined;
 }
+
+/**
+ * A bank reason kept masked without the account holder's name: the claim's sealed holder opens with
+ * none of the keys held (its master key removed from PARASOL_MASTER_KEYS_PREVIOUS). IBANs, emails and
+ * phones are masked all the same, and the report is settled. No personal data in it.
+ */
+export interface SettleWarning {
+  code: 'holder_not_opened';
+  claimId: string;
+  endToEndId: string;
+  message: string;
+}
+
+export const HOLDER_NOT_OPENED = "bank reason masked without the account holder's name: it cannot be opened";
 
 export type SettleOutcome =
   'paid' | 'failed' | 'returned' | 'unchanged' | 'superseded' | 'conflict' | 'amount_mismatch' | 'unknown';
@@ -175,7 +196,7 @@ export async function settlePayout(
 
   const now = deps.now();
   // the bank's reason, masked once: kept on the payout and the claim, and audited
-  const bankText = outcome === 'failed' ? await bankReason(trx, deps, payout.claim_id, report.reason) : '';
+  const bankText = outcome === 'failed' ? await bankReason(trx, deps, payout, report.reason) : '';
   if (outcome === 'paid') {
     await markPayoutPaid(trx, payout.id, now);
     await markClaimPaid(trx, deps.jobs, { id: claim.id, contractId: claim.contract_id, attempt: payout.attempt }, now);
@@ -186,7 +207,7 @@ export async function settlePayout(
       trx,
       deps.jobs,
       { id: claim.id },
-      { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt },
+      { reason, dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000), attempt: payout.attempt, at: now },
     );
   }
   // compensation paid (or the failed attempt, a memorandum entry) enters the ledger in this transaction
@@ -258,7 +279,7 @@ async function settleReturn(
   report: { reason?: string | null | undefined; actor: string },
 ): Promise<'returned'> {
   const now = deps.now();
-  const bankText = await bankReason(trx, deps, payout.claim_id, report.reason);
+  const bankText = await bankReason(trx, deps, payout, report.reason);
   const reason = bankText || 'returned by the bank';
   await markPayoutReturned(trx, payout.id, now, reason);
   await markClaimPaymentReturned(
@@ -270,6 +291,7 @@ async function settleReturn(
       dueAt: new Date(now.getTime() + deps.bankDetailsDays * 86_400_000),
       attempt: payout.attempt,
       actor: report.actor,
+      at: now,
     },
   );
   await recordPayoutReturn(trx, ledgerPayout(payout, claim), now, report.actor);
@@ -296,27 +318,29 @@ async function settleReturn(
  * A bank's free-text reason as it is kept (trimmed; '' when there is none): it may quote the account
  * holder, known here — IBANs, emails and phones masked, then the holder's name (maskPersonalDataIn
  * with the name), so no reason stored or audited names the customer. Computed once per settlement.
- * When the holder's name cannot be opened (its key removed), the reason is masked without it and a
- * warning logged (no personal data in it): the bank's report is settled all the same.
+ * When the holder's name cannot be opened (its key removed), the reason is masked without it and
+ * `deps.warn` told (`SettleWarning`, no personal data in it): the bank's report is settled all the same.
  */
 async function bankReason(
   trx: Executor,
   deps: SettleDeps,
-  claimId: string,
+  payout: { claim_id: string; end_to_end_id: string },
   reason: string | null | undefined,
 ): Promise<string> {
   const text = (reason ?? '').trim();
   if (text === '') return '';
-  const account = await findPayoutAccount(trx, claimId);
+  const account = await findPayoutAccount(trx, payout.claim_id);
   let holder = '';
   if (account.account_holder_enc !== null || account.account_holder !== null) {
     try {
       holder = openField(deps.encryption, account.account_holder_enc, account.account_holder);
-    } catch (error) {
-      deps.log?.warn(
-        { claimId, err: { name: (error as Error).name } },
-        "bank reason masked without the account holder's name: it cannot be opened",
-      );
+    } catch {
+      deps.warn?.({
+        code: 'holder_not_opened',
+        claimId: payout.claim_id,
+        endToEndId: payout.end_to_end_id,
+        message: HOLDER_NOT_OPENED,
+      });
     }
   }
   return maskPersonalDataIn(text, holder);

@@ -3,7 +3,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { looksLikeXml, parseCamt054, type SkippedEntry } from './camt054.ts';
 import { toDecimalString } from '../platform/money.ts';
 import { findPayoutByEndToEndId } from './payouts-repo.ts';
-import { settlePayout, type SettleDeps, type SettleOutcome } from './payouts.ts';
+import { settlePayout, type SettleDeps, type SettleOutcome, type SettleWarning } from './payouts.ts';
 import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
 
 /**
@@ -32,6 +32,11 @@ export interface ReconciliationReport {
   issues: { line: number; endToEndId: string; outcome: SettleOutcome; detail?: string }[];
   /** camt.054 entries not applied, with why (not booked, not ours, no end-to-end id); none for the CSV. */
   skipped: SkippedEntry[];
+  /**
+   * Rows applied with a warning, by line: the bank's reason masked without the account holder's name
+   * (`holder_not_opened`: its key is not among those held). The same warnings the worker logs.
+   */
+  warnings: ({ line: number } & SettleWarning)[];
 }
 
 /**
@@ -85,8 +90,18 @@ export async function reconcilePayouts(
       unknown: 0,
     };
     const issues: ReconciliationReport['issues'] = [];
+    const warnings: ReconciliationReport['warnings'] = [];
+    let line = 0;
+    const settleDeps: SettleDeps = {
+      ...deps,
+      warn: (warning) => {
+        warnings.push({ line, ...warning });
+        deps.warn?.(warning);
+      },
+    };
     for (const row of rows) {
-      const outcome = await settlePayout(trx, deps, {
+      line = row.line;
+      const outcome = await settlePayout(trx, settleDeps, {
         endToEndId: row.endToEndId,
         outcome: row.status,
         reason: row.reason,
@@ -105,7 +120,7 @@ export async function reconcilePayouts(
       } else if (outcome === 'unknown' || outcome === 'superseded' || outcome === 'conflict')
         issues.push({ line: row.line, endToEndId: row.endToEndId, outcome });
     }
-    return { format, messageId, rows: rows.length, outcomes, issues, skipped };
+    return { format, messageId, rows: rows.length, outcomes, issues, skipped, warnings };
   });
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { audit } from './audit.ts';
 import { tagClientAddress } from './client-address.ts';
-import type { Keyring } from './crypto.ts';
+import { openField, type Keyring } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
 import { maskPersonalDataIn } from './personal-text.ts';
 import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './throttle-keys.ts';
@@ -20,9 +20,16 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  *   changed);
  * - the bank's refusal reasons on `payouts` and `claims` and in the `webhook_events` kept for
  *   redelivery, the claims' manual-review reasons and the stop-sales' reasons are masked; so are API
- *   key labels and webhook endpoint descriptions (free text masked when written since 0054's release).
- *   Old bank reasons get IBANs, emails and phones masked, not the account holder's name (which reasons
- *   written since are masked of, settlePayout): that needs the claim's sealed holder opened per row.
+ *   key labels and webhook endpoint descriptions (free text masked when written since 0054's release);
+ * - the bank's reasons (payouts' and claims' `failure_reason`, the claims' `payment_failed` and
+ *   `payment_returned` audit rows, `claim.failed` webhook events) are masked of the account holder's
+ *   name too, as settlePayout masks a reason it stores now: the claim's sealed holder is opened with
+ *   the keyring the command runs with (the server's: PARASOL_MASTER_KEY or the key file, and
+ *   PARASOL_MASTER_KEYS_PREVIOUS). A holder that opens with none of those keys is not guessed at: the
+ *   reason keeps its other masks and the name if it quotes it, and its claim is counted, once, in
+ *   `holdersNotOpened` (each run counts them again, until a run holds the key that sealed them). The
+ *   holder is the claim's current one: a reason quoting the holder of details the customer replaced
+ *   since keeps that earlier name.
  *
  * A migration cannot do it: the HMAC needs the key, the masking recognises IBANs by their check digits.
  * Batches of one transaction each, walking each table in key order; each row is rewritten by one
@@ -46,13 +53,41 @@ export interface ScrubReport {
   stopSaleReasons: number;
   apiKeyLabels: number;
   webhookDescriptions: number;
+  /**
+   * Not rows rewritten: the claims (each once) with a bank reason whose account holder opens with
+   * none of the keys held, their reasons left without the name masked (a later run with the key masks
+   * them). The fixed texts written when the bank gave no reason are not looked up: they quote no one.
+   */
+  holdersNotOpened: number;
 }
+
+/** The rows rewritten a report counts (every count but `holdersNotOpened`). */
+export function rowsRewritten(report: ScrubReport): number {
+  const { holdersNotOpened: _left, ...rewritten } = report;
+  return Object.values(rewritten).reduce((a, b) => a + b, 0);
+}
+
+/** The audit rows of a claim that keep the bank's reason (payouts/payouts.ts, settlePayout). */
+const BANK_REASON_ACTIONS = ['payment_failed', 'payment_returned'];
+
+/**
+ * The reasons written in place of a bank's, fixed texts that name no one: settlePayout's when the bank
+ * gave none, the simulated bank's (payouts/payouts.ts), claim.failed's when the claim had none
+ * (webhooks). A reason among them needs no account holder opened.
+ */
+const FIXED_BANK_REASONS = new Set([
+  'rejected by the bank',
+  'returned by the bank',
+  'AC04 closed account number (simulated bank)',
+  'AC04 closed account number (simulated bank: transfer returned)',
+  'payment_failed',
+]);
 
 const COUNTER = /^(partner|operator|reset):(account|address):(.*)$/s;
 
 export async function scrubOldRows(
   db: Db,
-  keys: Pick<Keyring, 'lookup'>,
+  keys: Pick<Keyring, 'lookup' | 'encryption'>,
   actor: string,
   batchSize = 200,
 ): Promise<ScrubReport> {
@@ -67,6 +102,37 @@ export async function scrubOldRows(
     stopSaleReasons: 0,
     apiKeyLabels: 0,
     webhookDescriptions: 0,
+    holdersNotOpened: 0,
+  };
+
+  /** The claims whose holder opened with none of the keys: `holdersNotOpened` counts each once. */
+  const notOpened = new Set<string>();
+  /**
+   * The account holder of the claim (by id or number) whose bank `reason` this is, opened: undefined
+   * for a fixed reason (FIXED_BANK_REASONS: no lookup), '' when the claim has no bank details;
+   * undefined too, the claim counted in `holdersNotOpened`, when its sealed name opens with none of the keys.
+   */
+  const holderOf = async (
+    trx: Executor,
+    claim: { id: string } | { number: string },
+    reason: string,
+  ): Promise<string | undefined> => {
+    if (FIXED_BANK_REASONS.has(reason.trim())) return undefined;
+    const row = await trx
+      .selectFrom('claim_bank_details as d')
+      .innerJoin('claims as c', 'c.id', 'd.claim_id')
+      .select(['c.id', 'd.account_holder_enc', 'd.account_holder'])
+      .$if('id' in claim, (q) => q.where('c.id', '=', (claim as { id: string }).id))
+      .$if('number' in claim, (q) => q.where('c.claim_number', '=', (claim as { number: string }).number))
+      .executeTakeFirst();
+    if (!row || (row.account_holder_enc === null && row.account_holder === null)) return '';
+    try {
+      return openField(keys.encryption, row.account_holder_enc, row.account_holder);
+    } catch {
+      notOpened.add(row.id);
+      report.holdersNotOpened = notOpened.size;
+      return undefined;
+    }
   };
 
   /** Walks a table in key order, a batch per transaction; `step` answers the batch's last key and the rows rewritten. */
@@ -127,7 +193,7 @@ export async function scrubOldRows(
     walk(0, async (trx, after) => {
       const rows = await trx
         .selectFrom('audit_log')
-        .select(['id', sql<string | null>`data->>${field}`.as('held')])
+        .select(['id', 'entity', 'entity_id', 'action', sql<string | null>`data->>${field}`.as('held')])
         .where('id', '>', after)
         .where(sql<boolean>`jsonb_typeof(data->${field}) = 'string'`)
         // the client address: only the rows that recorded one (sign-ins, reset requests)
@@ -152,7 +218,12 @@ export async function scrubOldRows(
             .executeTakeFirst();
           rewritten += Number(done.numUpdatedRows);
         } else {
-          const masked = maskPersonalDataIn(held);
+          // the bank's reason a claim's payment failed or was returned with: its holder's name too
+          const bank = field === 'reason' && row.entity === 'claim' && BANK_REASON_ACTIONS.includes(row.action);
+          const masked = maskPersonalDataIn(
+            held,
+            bank ? await holderOf(trx, { number: row.entity_id }, held) : undefined,
+          );
           if (masked === held) continue;
           const done = await trx
             .updateTable('audit_log')
@@ -173,17 +244,22 @@ export async function scrubOldRows(
   const columnWalk = async (
     table: 'payouts' | 'claims' | 'stop_sales' | 'api_keys' | 'webhook_endpoints',
     column: 'failure_reason' | 'manual_review_reason' | 'reason' | 'label' | 'description',
+    /** The bank's reason: the column naming the claim whose account holder is masked too. */
+    claimColumn?: 'claim_id' | 'id',
   ): Promise<number> =>
     walk('', async (trx, after) => {
       const rows = (
-        await sql<{ id: string; held: string }>`
-          SELECT id::text AS id, ${sql.ref(column)} AS held FROM ${sql.table(table)}
+        await sql<{ id: string; held: string; claim_id: string | null }>`
+          SELECT id::text AS id, ${sql.ref(column)} AS held,
+                 ${claimColumn ? sql`${sql.ref(claimColumn)}::text` : sql`NULL`} AS claim_id
+          FROM ${sql.table(table)}
           WHERE id::text > ${after} AND ${sql.ref(column)} IS NOT NULL
           ORDER BY id::text LIMIT ${batchSize}`.execute(trx)
       ).rows;
       let rewritten = 0;
       for (const row of rows) {
-        const masked = maskPersonalDataIn(row.held);
+        const holder = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id }, row.held);
+        const masked = maskPersonalDataIn(row.held, holder);
         if (masked === row.held) continue;
         const done = await sql`
           UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${masked}
@@ -192,9 +268,9 @@ export async function scrubOldRows(
       }
       return { last: rows.length < batchSize ? undefined : rows.at(-1)!.id, rewritten };
     });
-  report.payoutReasons = await columnWalk('payouts', 'failure_reason');
+  report.payoutReasons = await columnWalk('payouts', 'failure_reason', 'claim_id');
   report.claimReasons =
-    (await columnWalk('claims', 'failure_reason')) + (await columnWalk('claims', 'manual_review_reason'));
+    (await columnWalk('claims', 'failure_reason', 'id')) + (await columnWalk('claims', 'manual_review_reason'));
   report.stopSaleReasons = await columnWalk('stop_sales', 'reason');
   report.apiKeyLabels = await columnWalk('api_keys', 'label');
   report.webhookDescriptions = await columnWalk('webhook_endpoints', 'description');
@@ -212,9 +288,11 @@ export async function scrubOldRows(
       .execute();
     let rewritten = 0;
     for (const row of rows) {
-      const payload = row.payload as { data: { failureReason: string } };
+      const payload = row.payload as { data: { failureReason: string; claimNumber?: unknown } };
       const held = payload.data.failureReason;
-      const masked = maskPersonalDataIn(held);
+      const claimNumber = payload.data.claimNumber;
+      const holder = typeof claimNumber === 'string' ? await holderOf(trx, { number: claimNumber }, held) : undefined;
+      const masked = maskPersonalDataIn(held, holder);
       if (masked === held) continue;
       const done = await trx
         .updateTable('webhook_events')

@@ -36,12 +36,14 @@ export async function sealPersonalData(
 ): Promise<number> {
   const seal = (value: string) => encrypt(encryptionKey, value);
   let sealed = 0;
-  // a step answers the rows it selected (a short batch is the last), or those and the rows it sealed
-  const inBatches = async (step: (trx: Executor) => Promise<number | { selected: number; sealed: number }>) => {
+  // a step answers the rows it selected (a short selection is the last batch) and the rows it sealed:
+  // those its guarded UPDATE (or DELETE) changed, not those it read — a process sealing the same rows
+  // meanwhile seals the others, and each counts only its own
+  const inBatches = async (step: (trx: Executor) => Promise<{ selected: number; sealed: number }>) => {
     for (;;) {
       const n = await db.transaction().execute(step);
-      sealed += typeof n === 'number' ? n : n.sealed;
-      if ((typeof n === 'number' ? n : n.selected) < batchSize) return;
+      sealed += n.sealed;
+      if (n.selected < batchSize) return;
     }
   };
 
@@ -53,8 +55,9 @@ export async function sealPersonalData(
       .limit(batchSize)
       .forUpdate() // as policies' below: a value read is the value sealed
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('contracts')
         .set((eb) => ({
           customer_first_name_enc:
@@ -66,9 +69,10 @@ export async function sealPersonalData(
         }))
         .where('id', '=', r.id)
         .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   // booking references moved out of contracts by migration 0054: sealed and hashed into their
@@ -111,8 +115,9 @@ export async function sealPersonalData(
       // get the old name (read here) sealed back over the corrected one
       .forUpdate()
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('policies')
         .set((eb) => ({
           holder_first_name_enc:
@@ -123,9 +128,10 @@ export async function sealPersonalData(
         }))
         .where('id', '=', r.id)
         .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   // policies' insured risk, in clear before migration 0051 (a motor policy's registration plate…)
@@ -136,15 +142,17 @@ export async function sealPersonalData(
       .where('risk', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('policies')
         .set({ risk_enc: seal(r.risk), risk: null })
         .where('id', '=', r.id)
         .where('risk', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   await inBatches(async (trx) => {
@@ -154,15 +162,17 @@ export async function sealPersonalData(
       .where('account_holder', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('claim_bank_details')
         .set({ account_holder_enc: seal(r.account_holder!), account_holder: null })
         .where('claim_id', '=', r.claim_id)
         .where('account_holder', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   await inBatches(async (trx) => {
@@ -172,15 +182,17 @@ export async function sealPersonalData(
       .where('xml', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('sepa_batches')
         .set({ xml_enc: seal(r.xml!), xml: null })
         .where('id', '=', r.id)
         .where('xml', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   await inBatches(async (trx) => {
@@ -190,8 +202,9 @@ export async function sealPersonalData(
       .where('body', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('sms_outbox')
         .set({
           body_enc: seal(r.body!),
@@ -201,9 +214,10 @@ export async function sealPersonalData(
         })
         .where('id', '=', r.id)
         .where('body', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   // webhook payloads carrying personal data, in clear before 0056: sealed as the delivery sent them
@@ -217,15 +231,17 @@ export async function sealPersonalData(
       .where('payload', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('webhook_events')
         .set({ payload_enc: seal(JSON.stringify(r.payload)), payload: null })
         .where('id', '=', r.id)
         .where('payload', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   // Replays stored as jsonb before 0010: their text is what jsonb kept (keys reordered), now sealed.
@@ -236,17 +252,19 @@ export async function sealPersonalData(
       .where('response_body', 'is not', null)
       .limit(batchSize)
       .execute();
+    let changed = 0;
     for (const r of rows) {
-      await trx
+      const done = await trx
         .updateTable('idempotency_keys')
         .set({ response_enc: seal(JSON.stringify(r.response_body)), response_body: null })
         .where('partner_id', '=', r.partner_id)
         .where('environment', '=', r.environment)
         .where('key', '=', r.key)
         .where('response_body', 'is not', null)
-        .execute();
+        .executeTakeFirst();
+      changed += Number(done.numUpdatedRows);
     }
-    return rows.length;
+    return { selected: rows.length, sealed: changed };
   });
 
   return sealed;

@@ -337,7 +337,8 @@ export type ClaimWebhookEventType = Exclude<Extract<WebhookEventType, `claim.${s
  * The claim.* events of many claims at once, their data read from the database in one statement
  * (claims, contracts, legs, and the bank details for claim.bank_details_received), then emitted
  * as emitWebhookEvents does. Call it in the transaction that changed the claims, after the
- * change: each event shows the claim as it now is. The endpoints are read once, first (those that
+ * change: each event shows the claim as it now is. `occurredAt`: the use case's clock, the time it
+ * wrote the change with (the event's `timestamp`, as its data's openedAt, receivedAt, failedAt…). The endpoints are read once, first (those that
  * want this type, for the claims' partners and environments); claims of partners without one are
  * not even read.
  */
@@ -346,7 +347,7 @@ export async function emitClaimWebhookEvents(
   jobs: JobQueue,
   type: ClaimWebhookEventType,
   claimIds: readonly string[],
-  occurredAt = new Date(),
+  occurredAt: Date,
 ): Promise<EmitResult> {
   if (claimIds.length === 0) return { events: 0, deliveries: 0 };
   const live = await repo.liveEndpointsForClaims(trx, claimIds, type);

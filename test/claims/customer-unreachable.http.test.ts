@@ -70,6 +70,20 @@ describe('claims: a customer the first message did not reach (sandbox simulation
       assert.equal(told.message, 'opened');
       assert.equal(told.status, 'awaiting_bank_details', 'the claim still waits for bank details');
       assert.deepEqual(await messagesOf(insured.contractNumber), [], 'nothing reached the outbox');
+      // the refusal's audit row and the notification's: one time, the notifying use case's
+      const audited = await t.db
+        .selectFrom('audit_log')
+        .select(['action', 'at'])
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', told.claimNumber)
+        .where('action', 'in', ['sms_rejected', 'awaiting_bank_details'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audited.map((r) => r.action),
+        ['sms_rejected', 'awaiting_bank_details'],
+      );
+      assert.deepEqual(audited[0]!.at, audited[1]!.at);
 
       const patched = await t.app.inject({
         method: 'PATCH',

@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
 import { claimsBordereau, entriesOfContract } from '../../src/ledger/index.ts';
 import { settlePayout, type BankOutcome } from '../../src/payouts/payouts.ts';
-import { voidClaim } from '../../src/payouts/index.ts';
+import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
+import { approveManualPayout, correctClaimCompensation, reviewClaim, voidClaim } from '../../src/payouts/index.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -31,8 +33,22 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   const from = new Date(Date.now() - 86_400_000);
 
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_WORKERS: 'off', PARASOL_PUBLIC_URL: 'https://claims.parasol.test' } });
+    t = await buildTestApp({
+      env: {
+        PARASOL_WORKERS: 'off',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
     partner = await createTestPartner(t.db);
+    // the partner's events are stored (workers off: never delivered), their timestamps read below
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks' },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
   });
   after(() => t.close());
 
@@ -105,9 +121,95 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
   }
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
     db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
+  /** The claim's webhook events of this type: their `timestamp` and data. */
+  const eventsOf = async (type: string, claimNumber: string) =>
+    (await t.db.selectFrom('webhook_events').select('payload').where('type', '=', type).execute())
+      .map((e) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload))
+      .filter((e: { data: { claimNumber: string } }) => e.data.claimNumber === claimNumber)
+      .map((e: { timestamp: string; data: Record<string, unknown> }) => ({ timestamp: e.timestamp, data: e.data }));
   const paymentOf = async (contractNumber: string) =>
     (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
       .occurred_at;
+
+  it('a claim opened, reviewed, corrected and approved on a clock other than the database’s: its opened_at and audit rows say the application’s time', async () => {
+    // the application's clock three hours ahead of the database's (a simulation clock, a skewed DB)
+    const at = new Date(Date.now() + 3 * 3_600_000);
+    const clock = () => at;
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const [opened] = await openClaimsForFlightEvent(
+      { ...t.app.parasol, now: clock },
+      {
+        environment: 'sandbox',
+        flightNumber: c.flightNumber,
+        departureDate: c.departureDate,
+        status: 'cancelled',
+        source: 'test',
+        partnerId: partner.id,
+      },
+    );
+    assert.ok(opened);
+    const desk = (reason: string) => ({
+      claimNumber: opened.claimNumber,
+      actor: 'operator:clock',
+      reason,
+      actionToken: crypto.randomUUID(),
+    });
+    // each change's updated_at is the application's time too: never before opened_at (the database's
+    // clock, three hours behind, would put it there)
+    const stamps = async (change: string) => {
+      const claim = await t.db
+        .selectFrom('claims')
+        .select(['opened_at', 'updated_at'])
+        .where('id', '=', opened.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(claim.opened_at, at);
+      assert.ok(claim.updated_at >= claim.opened_at, `${change}: updated_at ${claim.updated_at.toISOString()}`);
+      assert.deepEqual(claim.updated_at, at, change);
+    };
+    await stamps('opened');
+    const [event] = await eventsOf('claim.opened', opened.claimNumber);
+    assert.deepEqual([event!.timestamp, event!.data.openedAt], [at.toISOString(), at.toISOString()]);
+    assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
+    await stamps('under review');
+    const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
+    const corrected = await correctClaimCompensation({ db: t.db, now: clock }, { ...desk('one euro less'), amount });
+    assert.equal(corrected.outcome, 'done');
+    await stamps('compensation corrected');
+    const deps = { db: t.db, jobs: t.app.parasol.jobs, now: clock };
+    assert.equal((await approveManualPayout(deps, desk('flight checked'))).outcome, 'done');
+    await stamps('review released');
+    assert.equal(await notifyClaim(notifyDeps(clock), { claimId: opened.id }), 'sent');
+    await stamps('awaiting bank details');
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'at'])
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('entity', '=', 'claim'), eb('entity_id', '=', opened.claimNumber)]),
+          eb.and([eb('entity', '=', 'flight'), eb('entity_id', '=', `${c.flightNumber}/${c.departureDate}`)]),
+        ]),
+      )
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => [a.action, a.at.toISOString()]),
+      [
+        'claims_opened',
+        'manual_review_started',
+        'compensation_corrected',
+        'manual_review_released',
+        'awaiting_bank_details',
+      ].map((action) => [action, at.toISOString()]),
+    );
+    // the bordereau of a period ending before the application's time has not seen it opened yet
+    const ending = new Date(at.getTime() - MINUTE);
+    const rows = (await claimsBordereau(t.db, scope(), { from, to: ending })).rows;
+    assert.equal(
+      rows.some((r) => r.claim_number === opened.claimNumber),
+      false,
+    );
+    assert.ok(await asOf(new Date(at.getTime() + MINUTE), opened.claimNumber));
+  });
 
   it('a claim with no status change yet reads opened', async () => {
     const { claimNumber } = await openClaim();
@@ -126,6 +228,14 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.deepEqual(await asOf(new Date(paidAt.getTime() + 1), claimNumber), { status: 'paid', paidAt });
     assert.deepEqual(await asOf(returnedAt, claimNumber), { status: 'paid', paidAt });
     assert.deepEqual(await asOf(new Date(returnedAt.getTime() + 1), claimNumber), { status: 'failed', paidAt: null });
+    // the events say the same times: each one's timestamp is the use case's clock, as its data's
+    const [paid] = await eventsOf('claim.paid', claimNumber);
+    assert.deepEqual([paid!.timestamp, paid!.data.paidAt], [paidAt.toISOString(), paidAt.toISOString()]);
+    const [returned] = await eventsOf('claim.failed', claimNumber);
+    assert.deepEqual(
+      [returned!.timestamp, returned!.data.failedAt],
+      [returnedAt.toISOString(), returnedAt.toISOString()],
+    );
   });
 
   it('a settlement whose transaction starts before the period’s end and settles after it: not paid at the end, on both clocks', async () => {

@@ -238,9 +238,12 @@ describe('flight monitoring (sandbox, simulator)', () => {
     });
 
     it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
-      const { flight, date, departure } = await watched([a]);
+      const { watch, flight, date, departure } = await watched([a]);
+      // a clock a second later at each reading: the event reads it once, for all it writes
+      let ticks = 0;
+      const ticking = () => new Date(c.now().getTime() + ++ticks * 1000);
       const stated = await recordOperatorFlightEvent(
-        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        { db: t.db, jobs: t.app.parasol.jobs, now: ticking },
         {
           environment: 'sandbox',
           flightNumber: flight,
@@ -251,6 +254,37 @@ describe('flight monitoring (sandbox, simulator)', () => {
         'operator:test',
       );
       assert.equal(stated.watchesDecided, 1);
+      const at = new Date(c.now().getTime() + 1000);
+      const decided = await t.db
+        .selectFrom('flight_watches')
+        .select('decided_at')
+        .where('id', '=', watch.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(decided.decided_at, at);
+      const opened = await t.db
+        .selectFrom('claims')
+        .select('opened_at')
+        .where(
+          'id',
+          'in',
+          stated.claimsOpened.map((cl) => cl.id),
+        )
+        .execute();
+      assert.deepEqual(
+        opened.map((cl) => cl.opened_at),
+        [at],
+      );
+      const audited = await t.db
+        .selectFrom('audit_log')
+        .select('at')
+        .where('entity', '=', 'flight_watch')
+        .where('entity_id', '=', watch.id)
+        .where('action', '=', 'flight_decided')
+        .execute();
+      assert.deepEqual(
+        audited.map((r) => r.at),
+        [at],
+      );
       assert.ok(c.now() < departure);
       const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
       const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
@@ -312,6 +346,26 @@ describe('flight monitoring (sandbox, simulator)', () => {
             .executeTakeFirstOrThrow()
         ).status;
       for (const contract of contracts) assert.equal(await statusOf(contract.contractNumber), 'completed');
+      // the decision's audit rows on the monitoring's clock (years from the database's)
+      const auditedAt = (entity: string, action: string, ids: string[]) =>
+        t.db
+          .selectFrom('audit_log')
+          .select('at')
+          .where('entity', '=', entity)
+          .where('action', '=', action)
+          .where('entity_id', 'in', ids)
+          .execute()
+          .then((rows) => rows.map((r) => r.at));
+      const decidedAt = plus(departure, minutes(135));
+      assert.deepEqual(await auditedAt('flight_watch', 'flight_decided', [watch.id]), [decidedAt]);
+      assert.deepEqual(
+        await auditedAt(
+          'contract',
+          'completed',
+          contracts.map((k) => k.contractNumber),
+        ),
+        [decidedAt, decidedAt],
+      );
 
       // the provider was wrong: the flight arrived 200 minutes late
       c.set(plus(departure, minutes(3 * 24 * 60)));
@@ -338,7 +392,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
       );
       const reopened = await t.db
         .selectFrom('audit_log')
-        .select(['actor', 'entity_id', 'data'])
+        .select(['actor', 'entity_id', 'data', 'at'])
         .where('entity', '=', 'contract')
         .where('action', '=', 'reopened')
         .where(
@@ -349,6 +403,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
         .execute();
       assert.equal(reopened.length, 2);
       assert.ok(reopened.every((r) => r.actor === 'operator:test'));
+      assert.ok(reopened.every((r) => r.at.getTime() === c.now().getTime()));
       assert.deepEqual(reopened[0]!.data, {
         reason: 'flight_corrected',
         flightNumber: flight,

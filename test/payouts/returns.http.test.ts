@@ -19,6 +19,7 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { HOLDER_NOT_OPENED } from '../../src/payouts/payouts.ts';
 import { MAX_BANK_REPORT_BYTES, reconcilePayouts } from '../../src/payouts/reconcile.ts';
 import { encrypt } from '../../src/platform/crypto.ts';
 import { DomainError } from '../../src/platform/errors.ts';
@@ -155,6 +156,7 @@ describe('payout returns and camt.054 reports', () => {
       outcomes: Record<string, number>;
       issues: { line: number; endToEndId: string; outcome: string; detail?: string }[];
       skipped: { line: number; reason: string }[];
+      warnings: { line: number; code: string; claimId: string; endToEndId: string; message: string }[];
     };
   };
   /** A camt.054 whose transactions carry their payout's amount unless the entry says otherwise. */
@@ -434,25 +436,51 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { unchanged: 1 });
   });
 
-  it('a rejection whose account holder cannot be opened (its key removed) is settled, its reason masked without the name', async () => {
-    const { claimNumber } = await claimWithDetails();
-    await batch();
-    const payout = await payoutOf(claimNumber);
-    const { id: claimId } = await t.db
-      .selectFrom('claims')
-      .select('id')
-      .where('claim_number', '=', claimNumber)
-      .executeTakeFirstOrThrow();
-    // sealed under a key the platform no longer holds
-    await t.db
-      .updateTable('claim_bank_details')
-      .set({ account_holder_enc: encrypt(randomBytes(32), 'Jane Smith'), account_holder: null })
-      .where('claim_id', '=', claimId)
-      .execute();
-    const csv = `endToEndId,status,reason\n${payout.end_to_end_id},failed,AC04 DE89370400440532013000 closed\n`;
-    assert.deepEqual(outcomes((await reconcile(csv)).outcomes), { failed: 1 });
-    const claim = await claimOf(claimNumber);
+  it('a rejection whose account holder cannot be opened (its key removed) is settled, its reason masked without the name, with a warning', async () => {
+    /** A claim with details, batched, its holder sealed under a key the platform no longer holds. */
+    const unopenable = async () => {
+      const { claimNumber } = await claimWithDetails();
+      await batch();
+      const payout = await payoutOf(claimNumber);
+      const { id: claimId } = await t.db
+        .selectFrom('claims')
+        .select('id')
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      await t.db
+        .updateTable('claim_bank_details')
+        .set({ account_holder_enc: encrypt(randomBytes(32), 'Jane Smith'), account_holder: null })
+        .where('claim_id', '=', claimId)
+        .execute();
+      return { claimNumber, claimId, endToEndId: payout.end_to_end_id };
+    };
+    const first = await unopenable();
+    const csv = `endToEndId,status,reason\n${first.endToEndId},failed,AC04 DE89370400440532013000 closed\n`;
+    const report = await reconcile(csv);
+    assert.deepEqual(outcomes(report.outcomes), { failed: 1 });
+    // the warning the worker logs, in the import's report: its line, the transfer, no personal data
+    assert.deepEqual(report.warnings, [
+      {
+        line: 2,
+        code: 'holder_not_opened',
+        claimId: first.claimId,
+        endToEndId: first.endToEndId,
+        message: HOLDER_NOT_OPENED,
+      },
+    ]);
+    const claim = await claimOf(first.claimNumber);
     assert.deepEqual([claim.status, claim.failure_reason], ['failed', 'AC04 •••• 3000 closed']);
+
+    // printed by the command, the row's line with it
+    const second = await unopenable();
+    const file = path.join(dir, 'holder-not-opened.csv');
+    await fs.writeFile(file, `endToEndId,status,reason\n${second.endToEndId},failed,AC04 closed Jane Smith\n`);
+    const printed = await cli('payouts', 'reconcile', file);
+    assert.equal(printed.code, 0, printed.err);
+    assert.ok(
+      printed.out.includes(`  line 2: ${second.endToEndId} applied; warning: ${HOLDER_NOT_OPENED}`),
+      printed.out,
+    );
   });
 
   it('a report whose amount or currency is not the payout’s changes nothing: reported with both, audited, left to the operator', async () => {

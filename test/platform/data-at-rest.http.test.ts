@@ -502,6 +502,51 @@ describe('personal data at rest', () => {
     assert.equal(await sealPersonalData(app.db, encryptionKey), 0, 'a second run finds nothing to seal');
   });
 
+  it('two processes sealing the same rows in clear together count what each sealed: the total is the rows (PostgreSQL)', async (t) => {
+    if (!usingPostgres) return t.skip('one connection on PGlite: no concurrent transaction');
+    const handle = await openTestDatabase(t);
+    const key = crypto.randomBytes(32);
+    const partner = await createTestPartner(handle.db);
+    const rows = 23; // batches of 5: four full ones and a short one, per table
+    await handle.db
+      .insertInto('sepa_batches')
+      .values(
+        Array.from({ length: rows }, (_, i) => ({
+          message_id: `PSL-OLD-${crypto.randomUUID()}`,
+          created_by: 'operator:old',
+          execution_date: '2026-01-05',
+          payouts_count: 1,
+          control_sum: 100 + i,
+          xml: `<Document>${i}</Document>`,
+        })),
+      )
+      .execute();
+    await handle.db
+      .insertInto('idempotency_keys')
+      .values(
+        Array.from({ length: rows }, (_, i) => ({
+          partner_id: partner.id,
+          environment: 'sandbox' as const,
+          key: `old-${i}`,
+          operation: 'POST /old',
+          request_hash: 'x',
+          status: 'completed' as const,
+          locked_until: new Date(),
+          response_status: 200,
+          response_body: JSON.stringify({ i }),
+          expires_at: new Date(Date.now() + 86_400_000),
+        })),
+      )
+      .execute();
+    const counts = await Promise.all([sealPersonalData(handle.db, key, 5), sealPersonalData(handle.db, key, 5)]);
+    assert.equal(counts[0] + counts[1], 2 * rows, `each row counted once: ${counts.join(' + ')}`);
+    const left = await sql<{ n: number }>`
+      SELECT (SELECT count(*) FROM sepa_batches WHERE xml IS NOT NULL)
+           + (SELECT count(*) FROM idempotency_keys WHERE response_body IS NOT NULL) AS n`.execute(handle.db);
+    assert.equal(Number(left.rows[0]!.n), 0);
+    assert.equal(await sealPersonalData(handle.db, key, 5), 0, 'a third run finds nothing to seal');
+  });
+
   it('a correction of a name committed while the sealing runs is not overwritten by the old name (PostgreSQL)', async (t) => {
     if (!usingPostgres) return t.skip('one connection on PGlite: no concurrent transaction');
     const handle = await openTestDatabase();

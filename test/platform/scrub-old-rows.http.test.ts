@@ -289,7 +289,7 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
     // nothing is left: a second run rewrites nothing, and each run is audited
     const again = await runCliOn(t, ['--json', 'db', 'scrub']);
     assert.equal(again.code, 0, again.err);
-    const second = JSON.parse(again.out) as Record<string, number>;
+    const { holdersNotOpened: _notRewritten, ...second } = JSON.parse(again.out) as Record<string, number>;
     assert.deepEqual(
       Object.values(second).filter((n) => n !== 0),
       [],
@@ -302,6 +302,151 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
       .where('entity_id', '=', 'scrub')
       .execute();
     assert.ok(runs.length >= 2);
+  });
+
+  it("masks the account holder's name in old bank reasons with the server's keys; a holder no key opens is counted, not guessed", async () => {
+    const partner = await createTestPartner(t.db);
+    /** A claim opened on a cancelled flight, its bank details given by `holder` (sealed under `key`). */
+    const claimOf = async (holder: string, key: Buffer | typeof t.app.parasol.keys.encryption) => {
+      const c = await insureFlight(t.app, partner, { flightNumber: `AF${1000 + Math.floor(Math.random() * 8000)}` });
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        partner.auth,
+      );
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      const claim = await t.db
+        .selectFrom('claims')
+        .select(['id', 'claim_number', 'partner_id', 'environment', 'compensation_amount', 'currency'])
+        .where('claim_number', '=', opened.body.claimsOpened[0].claimNumber as string)
+        .executeTakeFirstOrThrow();
+      await t.db
+        .insertInto('claim_bank_details')
+        .values({
+          claim_id: claim.id,
+          account_holder_enc: encrypt(key, holder),
+          iban_enc: encrypt(t.app.parasol.keys.encryption, IBAN.replace(/ /g, '')),
+          iban_last4: '3000',
+          country: 'DE',
+        })
+        .execute();
+      return claim;
+    };
+    const known = await claimOf('Jean Dupont', t.app.parasol.keys.encryption);
+    const lost = await claimOf('Anna Schmidt', crypto.randomBytes(32)); // sealed under a key no longer held
+    // another such claim, whose reasons are the fixed text written when the bank gave none: no lookup
+    const lostFixed = await claimOf('Otto Weber', crypto.randomBytes(32));
+    // the bank's reasons as versions before the name's masking kept them: payout, claim, audit, webhook event
+    const old = (claim: typeof known, name: string) => ({
+      text: `AC04 account closed, holder ${name.toUpperCase()}`,
+      claim,
+    });
+    const reasons = [
+      old(known, 'Dupont Jean'),
+      old(lost, 'Schmidt Anna'),
+      { text: 'rejected by the bank', claim: lostFixed },
+    ];
+    const payouts: string[] = [];
+    const events: string[] = [];
+    for (const { text, claim } of reasons) {
+      await t.db.updateTable('claims').set({ failure_reason: text }).where('id', '=', claim.id).execute();
+      const payout = await t.db
+        .insertInto('payouts')
+        .values({
+          claim_id: claim.id,
+          partner_id: claim.partner_id,
+          environment: claim.environment,
+          rail: 'sepa',
+          status: 'failed',
+          end_to_end_id: `E2E${crypto.randomBytes(8).toString('hex')}`,
+          amount: claim.compensation_amount,
+          currency: claim.currency,
+          failure_reason: text,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      payouts.push(payout.id);
+      await t.db
+        .insertInto('audit_log')
+        .values({
+          actor: 'system',
+          partner_id: claim.partner_id,
+          environment: claim.environment,
+          entity: 'claim',
+          entity_id: claim.claim_number,
+          action: 'payment_returned',
+          data: JSON.stringify({ attempt: 1, reason: text }),
+        })
+        .execute();
+      const eventId = `msg_${crypto.randomBytes(12).toString('hex')}`;
+      await t.db
+        .insertInto('webhook_events')
+        .values({
+          id: eventId,
+          partner_id: partner.id,
+          environment: 'sandbox',
+          type: 'claim.failed',
+          payload: JSON.stringify({
+            type: 'claim.failed',
+            timestamp: new Date().toISOString(),
+            data: { claimNumber: claim.claim_number, failureReason: text, paymentReturned: true },
+          }),
+        })
+        .execute();
+      events.push(eventId);
+    }
+
+    const run = await runCliOn(t, ['--json', 'db', 'scrub']);
+    assert.equal(run.code, 0, run.err);
+    const report = JSON.parse(run.out) as Record<string, number>;
+    // the known holder's reason rewritten in each place; the lost one's claim counted once (its four
+    // reasons left as they were), the fixed text's not at all
+    assert.ok(report.payoutReasons! >= 1 && report.claimReasons! >= 1, run.out);
+    assert.ok(report.auditReasons! >= 1 && report.webhookEvents! >= 1, run.out);
+    assert.equal(report.holdersNotOpened, 1, run.out);
+
+    const stored = async (claim: typeof known, payoutId: string, eventId: string) => {
+      const c = await t.db
+        .selectFrom('claims')
+        .select('failure_reason')
+        .where('id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+      const p = await t.db
+        .selectFrom('payouts')
+        .select('failure_reason')
+        .where('id', '=', payoutId)
+        .executeTakeFirstOrThrow();
+      const a = await t.db
+        .selectFrom('audit_log')
+        .select('data')
+        .where('entity', '=', 'claim')
+        .where('entity_id', '=', claim.claim_number)
+        .where('action', '=', 'payment_returned')
+        .executeTakeFirstOrThrow();
+      const e = await sql<{
+        payload: string;
+      }>`SELECT payload::text AS payload FROM webhook_events WHERE id = ${eventId}`.execute(t.db);
+      return [
+        c.failure_reason,
+        p.failure_reason,
+        (a.data as { reason: string }).reason,
+        (JSON.parse(e.rows[0]!.payload) as { data: { failureReason: string } }).data.failureReason,
+      ];
+    };
+    const maskedText = 'AC04 account closed, holder [name] [name]';
+    assert.deepEqual(await stored(known, payouts[0]!, events[0]!), Array(4).fill(maskedText));
+    assert.deepEqual(await stored(lost, payouts[1]!, events[1]!), Array(4).fill(reasons[1]!.text));
+    assert.deepEqual(await stored(lostFixed, payouts[2]!, events[2]!), Array(4).fill('rejected by the bank'));
+
+    // printed: the rows rewritten, and what is left for want of the key
+    const again = await runCliOn(t, ['db', 'scrub']);
+    assert.equal(again.code, 0, again.err);
+    assert.match(
+      again.out,
+      /bank reasons of 1 claim\(s\) could not be checked for the account holder's name: it opens with none of the keys held/,
+    );
+    assert.deepEqual(await stored(known, payouts[0]!, events[0]!), Array(4).fill(maskedText));
   });
 
   it('a run stopped half-way is resumed by running it again (small batches, each committed)', async () => {
@@ -329,14 +474,14 @@ describe('parasol db scrub: old rows rewritten without their personal data', () 
         return t.db.transaction();
       },
     } as typeof t.db;
-    await assert.rejects(scrubOldRows(dying, { lookup }, 'operator:test', 2), /killed/);
+    await assert.rejects(scrubOldRows(dying, t.app.parasol.keys, 'operator:test', 2), /killed/);
     const afterFirst = await t.db
       .selectFrom('login_throttle')
       .select('key')
       .where('key', 'like', `operator:account:${prefix}%`)
       .execute();
     assert.ok(afterFirst.length < typedOnes.length && afterFirst.length > 0, `${afterFirst.length} left in clear`);
-    await scrubOldRows(t.db, { lookup }, 'operator:test', 2);
+    await scrubOldRows(t.db, t.app.parasol.keys, 'operator:test', 2);
     const left = await t.db
       .selectFrom('login_throttle')
       .select('key')
