@@ -209,7 +209,7 @@ export function payoutsCommands(kit: CommandKit): void {
       return deskResult(
         actor,
         options,
-        (action) => setPayoutBic({ db, keys }, { ...action, claimNumber, bic }),
+        (action) => setPayoutBic({ db, keys, now: () => new Date() }, { ...action, claimNumber, bic }),
         (done) =>
           `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`,
       );

@@ -38,7 +38,7 @@ export interface PayoutBicInput extends DeskAction {
  * of a claim whose payout is already queued.
  */
 export async function setPayoutBic(
-  deps: { db: Db; keys: Pick<Keyring, 'encryption'> },
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: PayoutBicInput,
 ): Promise<DeskOutcome & { endToEndId?: string; bic?: string }> {
   const action = checkDeskAction(input);
@@ -75,13 +75,20 @@ export async function setPayoutBic(
     if (!check.ok) throw invalidBic(check.issues);
     if (account.bic === bic) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     await setPayoutAccountBic(trx, { claimId: claim.id, payoutId: payout.id, bic });
-    await auditDeskAction(trx, claim, action, 'payout_bic_set', {
-      endToEndId: payout.end_to_end_id,
-      currency: payout.currency,
-      ibanLast4: account.iban_last4,
-      from: account.bic,
-      to: bic,
-    });
+    await auditDeskAction(
+      trx,
+      claim,
+      action,
+      'payout_bic_set',
+      {
+        endToEndId: payout.end_to_end_id,
+        currency: payout.currency,
+        ibanLast4: account.iban_last4,
+        from: account.bic,
+        to: bic,
+      },
+      deps.now(),
+    );
     return { claimNumber: claim.claim_number, outcome: 'done', endToEndId: payout.end_to_end_id, bic };
   });
 }

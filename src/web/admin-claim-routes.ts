@@ -100,7 +100,10 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
     );
     action('void', (input) => voidClaim({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
     action('bic', (input, request) =>
-      setPayoutBic({ db: deps.db, keys: deps.flight.keys }, { ...input, bic: field(request.body, 'bic', 40) }),
+      setPayoutBic(
+        { db: deps.db, keys: deps.flight.keys, now: deps.now },
+        { ...input, bic: field(request.body, 'bic', 40) },
+      ),
     );
   };
 }
