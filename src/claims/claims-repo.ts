@@ -16,6 +16,11 @@ export interface OpenedClaim {
   reason: ClaimReason;
   compensationAmount: number;
   currency: string;
+  /**
+   * The voided claim of the leg this one replaces (an operator's event on a leg whose claims were all
+   * voided: `replaceVoided`), its latest; null for a leg's first claim.
+   */
+  replaces: string | null;
 }
 
 /**
@@ -50,8 +55,12 @@ export function payoutLaterals(event: FlightEventType | RawBuilder<string>, dela
  * Inserts one claim per affected active contract leg of the flight — the flight that flies: the legs'
  * `monitored_flight_number`, a codeshare's operating flight (migration 0026) — computing the
  * compensation from each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
- * have a claim (unique leg_id): duplicate events, reordered events and concurrent workers open
- * nothing twice. Legs whose coverage pays nothing for this event get no claim.
+ * have a claim not voided (unique among them, migration 0057: `ON CONFLICT` on that partial index):
+ * duplicate events, reordered events and concurrent workers open nothing twice. A leg whose claims
+ * were all voided by the claim desk gets none either — the monitoring, a partner's report or a
+ * re-poll saying again what the desk voided — unless `replaceVoided` (only an operator's explicit
+ * event: the flight's true outcome): then its new claim names the voided one in its evidence
+ * (`replaces`). Legs whose coverage pays nothing for this event get no claim.
  */
 export async function insertClaimsForFlight(
   db: Executor,
@@ -65,10 +74,17 @@ export async function insertClaimsForFlight(
     partnerId?: string | undefined;
     /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
     includeCompleted?: boolean | undefined;
+    /** An operator's explicit event: a leg whose claims were all voided gets a new one. */
+    replaceVoided?: boolean | undefined;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const statuses = e.includeCompleted ? ['active', 'completed'] : ['active'];
+  // the leg's latest voided claim, which a new one replaces (the unique index leaves only voided ones
+  // besides the live claim, and a leg with a live claim gets nothing: ON CONFLICT)
+  const replaced = e.replaceVoided
+    ? sql`(SELECT v.claim_number FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided' ORDER BY v.opened_at DESC, v.claim_number DESC LIMIT 1)`
+    : sql`NULL::text`;
   const result = await sql<{
     /** The claims opened, column by column (the arrays in the same order). */
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
@@ -81,7 +97,8 @@ export async function insertClaimsForFlight(
       -- claim on it, and no foreign-key failure), so a contract or a leg is never both refunded and
       -- paid. The leg's lock is the one the claim's foreign-key check takes anyway (it then finds it
       -- held). Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
-      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency
+      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency,
+             ${replaced} AS replaces
       FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
       ${payoutLaterals(e.event, delay)}
       WHERE l.monitored_flight_number = ${e.flightNumber}
@@ -90,6 +107,9 @@ export async function insertClaimsForFlight(
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
+        -- a leg whose claim the desk voided: only an operator's explicit event opens it a new one (the
+        -- voided claim is never deleted, so whatever the timing this sees it)
+        ${e.replaceVoided ? sql`` : sql`AND NOT EXISTS (SELECT 1 FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided')`}
       -- a correction updates the contracts it reopens: locked for that now (two corrections sharing a
       -- contract wait for each other instead of both upgrading a share lock into a deadlock;
       -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
@@ -97,17 +117,20 @@ export async function insertClaimsForFlight(
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
-             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency,
+             ${JSON.stringify(e.evidence)}::jsonb || CASE WHEN replaces IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaces', replaces) END
       FROM insured
       ORDER BY leg_id
-      ON CONFLICT (leg_id) DO NOTHING
-      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency
+      -- at most one claim not voided per leg (migration 0057): concurrent events wait for each other here
+      ON CONFLICT (leg_id) WHERE status <> 'voided' DO NOTHING
+      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency, evidence->>'replaces' AS replaces
     )
     -- one JSON value of arrays rather than a row per claim (no row when nothing opened): PGlite's driver
     -- reads 10,000 rows of these eight columns in about 115 ms, this in 25 (pg: 13 and 23 ms)
     SELECT json_build_object('id', array_agg(id), 'claimNumber', array_agg(claim_number), 'partnerId', array_agg(partner_id),
              'contractId', array_agg(contract_id), 'legId', array_agg(leg_id), 'reason', array_agg(reason),
-             'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency)) AS opened
+             'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency),
+             'replaces', array_agg(replaces)) AS opened
     FROM opened HAVING count(*) > 0`.execute(db);
   const o = result.rows[0]?.opened;
   if (!o) return [];
@@ -120,6 +143,7 @@ export async function insertClaimsForFlight(
     reason: o.reason[i]!,
     compensationAmount: o.compensationAmount[i]!,
     currency: o.currency[i]!,
+    replaces: o.replaces[i] ?? null,
   }));
 }
 
@@ -614,7 +638,9 @@ export async function reopenCompletedContracts(
 
 /**
  * The claims already open on the flight's legs that an event would pay differently (another reason or
- * amount): an operator's correction never changes them, it reports them for the claim desk.
+ * amount): an operator's correction never changes them, it reports them for the claim desk. Voided
+ * claims are not among them: there is nothing left to change on them (the event opens the leg a new
+ * claim instead).
  */
 export async function claimsPaidDifferently(
   db: Executor,
@@ -637,6 +663,7 @@ export async function claimsPaidDifferently(
     WHERE l.monitored_flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
+      AND cl.status <> 'voided'
       AND coalesce(pay.amount * c.passengers, 0) <> cl.compensation_amount`.execute(db);
   return result.rows[0]?.claims ?? [];
 }

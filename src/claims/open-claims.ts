@@ -26,12 +26,19 @@ export interface FlightEvent {
    * with nothing to pay get their claim too (the caller reopens those contracts: `reopenCompletedContracts`).
    */
   correction?: boolean | undefined;
+  /**
+   * An operator's explicit event (the flight's true outcome): a leg whose claims the claim desk all
+   * voided gets a new claim, naming the voided one (`replaces`). Never for the monitoring, a partner's
+   * report or the simulator: they would re-open what the desk voided on the same reported outcome.
+   */
+  replaceVoided?: boolean | undefined;
 }
 
 /**
  * Opens one claim per affected active contract leg of the flight (the trigger rules of DESIGN.md):
  * a delay pays the highest tier reached, a cancellation the cancellation amount, a diversion as a
- * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim.
+ * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim
+ * (besides claims the desk voided, replaced only on an operator's explicit event: `replaceVoided`).
  * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
@@ -64,6 +71,7 @@ export async function openClaimsInTransaction(
     delayMinutes,
     partnerId: event.partnerId,
     includeCompleted: event.correction,
+    replaceVoided: event.replaceVoided,
     evidence: {
       source: event.source,
       status: event.status,
@@ -93,6 +101,28 @@ export async function openClaimsInTransaction(
       entityId: `${event.flightNumber}/${event.departureDate}`,
       action: 'claims_opened',
       data: { status: event.status, delayMinutes, claims: opened.length },
+    });
+  }
+  // a new claim on a leg whose claims were voided: each claim's trail names the other
+  for (const c of opened) {
+    if (!c.replaces) continue;
+    await audit(trx, {
+      actor,
+      partnerId: c.partnerId,
+      environment: event.environment,
+      entity: 'claim',
+      entityId: c.claimNumber,
+      action: 'claim_replaces_voided',
+      data: { replaces: c.replaces, status: event.status, delayMinutes },
+    });
+    await audit(trx, {
+      actor,
+      partnerId: c.partnerId,
+      environment: event.environment,
+      entity: 'claim',
+      entityId: c.replaces,
+      action: 'claim_replaced',
+      data: { replacedBy: c.claimNumber, status: event.status, delayMinutes },
     });
   }
   return opened;
