@@ -677,12 +677,18 @@ export interface DifferentClaim {
   eventWouldPay: { amount: number; currency: string };
 }
 
-/** Every insured leg of the contract is over: settled (claim paid, expired or voided) or flown without a claim. */
+/**
+ * Every insured leg of the contract is over: each of its claims settled (paid, expired or voided: a
+ * leg whose voided claim an operator's event replaced waits for the new one) or flown without a
+ * claim. A leg without a claim is a row whose status is NULL: the test says so explicitly, as
+ * `NOT (NULL OR false)` would be NULL and count a leg still to fly as over.
+ */
 const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
   SELECT 1 FROM contract_legs l
   LEFT JOIN claims cl ON cl.leg_id = l.id
   WHERE l.contract_id = ${contractId}
-    AND NOT (cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) OR (cl.id IS NULL AND ${legFlown})))`;
+    AND NOT CASE WHEN cl.id IS NULL THEN ${legFlown}
+                 ELSE cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) END)`;
 
 /** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
 const legFlown = sql`EXISTS (

@@ -88,9 +88,15 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     };
   };
 
-  /** A flight insured and reported cancelled by the partner (sandbox), its claim voided by the desk. */
-  async function voidedClaim() {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+  /**
+   * A flight insured and reported cancelled by the partner (sandbox), its claim voided by the desk;
+   * with a return flight not decided yet, the contract stays active.
+   */
+  async function voidedClaim(options: { roundTrip?: boolean } = {}) {
+    const c = await insureFlight(t.app, partner, {
+      flightNumber: `AF${seq++}`,
+      ...(options.roundTrip ? { returnFlight: `AF${seq++}` } : {}),
+    });
     const reported = await post(
       t.app,
       `${FLIGHT}/claims`,
@@ -108,12 +114,12 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     assert.equal(voided.code, 0, voided.err);
     assert.equal(JSON.parse(voided.out).outcome, 'done');
     const [claim] = await claimsOfContract(c.contractNumber);
-    assert.deepEqual([claim!.status, claim!.contract_status], ['voided', 'completed']);
+    assert.deepEqual([claim!.status, claim!.contract_status], ['voided', options.roundTrip ? 'active' : 'completed']);
     return { c, claimNumber, link: first!.link! };
   }
 
-  it('the monitoring and a partner’s report saying again what the desk voided open nothing', async () => {
-    const { c, claimNumber } = await voidedClaim();
+  it('the monitoring and a partner’s report saying again what the desk voided open nothing (the contract still active: a return flight)', async () => {
+    const { c, claimNumber } = await voidedClaim({ roundTrip: true });
     const monitoring = await openClaimsForFlightEvent(
       { db: t.db, jobs: t.app.parasol.jobs },
       {
@@ -136,7 +142,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     const claims = await claimsOfContract(c.contractNumber);
     assert.deepEqual(
       claims.map((x) => [x.claim_number, x.status, x.contract_status]),
-      [[claimNumber, 'voided', 'completed']],
+      [[claimNumber, 'voided', 'active']],
     );
   });
 
