@@ -179,6 +179,8 @@ export async function claimsOf(t: TestApp, environment: Environment, flight: str
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
     .select([
       'cl.id',
+      'cl.claim_number',
+      'cl.status',
       'cl.leg_id',
       'cl.reason',
       'cl.event',

@@ -4,6 +4,7 @@ import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { voidClaim } from '../../src/payouts/void-claim.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
 import { SimulatorProvider, type SimulatedFlightEvent } from '../../src/monitoring/simulator.ts';
@@ -235,6 +236,70 @@ describe('flight monitoring (sandbox, simulator)', () => {
       await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
       assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2, 'once');
       assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
+    });
+
+    it('a claim the desk voided: the monitoring’s next planning opens none; the operator’s true outcome opens a new one, once', async () => {
+      const { watch, departure, flight, date, contracts } = await watched([a]);
+      // the provider wrongly reports a cancellation, known before departure: decided early, a claim opened
+      await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      const decided = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(decided, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
+      assert.ok(c.now() < departure);
+      const [wrong] = await claimsOf(t, 'sandbox', flight, date);
+      const voided = await voidClaim(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          claimNumber: wrong!.claim_number,
+          actor: 'operator:desk@parasol.test',
+          reason: 'the flight was not cancelled',
+          actionToken: `void-${wrong!.claim_number}`,
+        },
+      );
+      assert.equal(voided.outcome, 'done');
+      // the planner re-reads early decisions owing claims: the voided leg is not owed one
+      const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal(planned.claimsOpened, 0);
+      assert.deepEqual(
+        (await claimsOf(t, 'sandbox', flight, date)).map((cl) => cl.status),
+        ['voided'],
+      );
+
+      // the operator records what really happened: delayed 200 minutes
+      const corrected = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.equal(corrected.claimsOpened.length, 1);
+      assert.equal(corrected.claimsOpened[0]!.replaces, wrong!.claim_number);
+      assert.deepEqual(corrected.claimsNotChanged, []);
+      assert.deepEqual(corrected.contractsReopened, [contracts[0]!.contractNumber]);
+      const claims = await claimsOf(t, 'sandbox', flight, date);
+      const live = claims.find((cl) => cl.status !== 'voided');
+      assert.equal(claims.length, 2);
+      assert.equal(live?.delay_minutes, 200);
+      assert.equal(Number(live?.compensation_amount), 10_000);
+
+      assert.equal((await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now })).claimsOpened, 0);
+      const again = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.deepEqual(again.claimsOpened, []);
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2);
     });
 
     it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
