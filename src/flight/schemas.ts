@@ -842,8 +842,9 @@ export const ContractDetailResponse = Type.Object({
     Type.Null(),
   ]),
   claims: Type.Array(ClaimOut, {
-    maxItems: 10,
-    description: 'The claims of the contract: at most one per leg and event.',
+    maxItems: 100,
+    description:
+      'The claims of the contract, oldest first: at most one per leg that is not voided. A claim the insurer voided stays listed (status voided), next to the new claim an operator opened on its leg when recording the flight’s true outcome.',
   }),
   versions: Type.Array(ContractVersionOut, {
     maxItems: 100,
@@ -993,7 +994,7 @@ export const FlightEventResponse = Type.Object({
       {
         maxItems: 100_000,
         description:
-          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount).',
+          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays.',
       },
     ),
   ),
