@@ -277,7 +277,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
           ])
           .where('claim_number', '=', voided!.claim_number),
       );
-    await assert.rejects(copy.execute(), /claims_live_leg_key|unique/i);
+    await assert.rejects(copy.execute(), /claims_live_leg_key/);
     assert.equal(live!.leg_id, voided!.leg_id);
   });
 });
