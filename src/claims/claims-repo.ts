@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
+import type { ClaimStatus, ClaimVoidCause, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { SETTLED_CLAIM_STATUSES, type ClaimEventKind, type ClaimReason } from './model.ts';
 
@@ -56,11 +56,19 @@ export function payoutLaterals(event: FlightEventType | RawBuilder<string>, dela
  * `monitored_flight_number`, a codeshare's operating flight (migration 0026) — computing the
  * compensation from each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
  * have a claim not voided (unique among them, migration 0057: `ON CONFLICT` on that partial index):
- * duplicate events, reordered events and concurrent workers open nothing twice. A leg whose claims
- * were all voided by the claim desk gets none either — the monitoring, a partner's report or a
- * re-poll saying again what the desk voided — unless `replaceVoided` (only an operator's explicit
- * event: the flight's true outcome): then its new claim names the voided one in its evidence
- * (`replaces`). Legs whose coverage pays nothing for this event get no claim.
+ * duplicate events, reordered events and concurrent workers open nothing twice. A leg whose claim the
+ * claim desk voided (`contract_legs.claim_voided_at`) gets none either — the monitoring, a partner's
+ * report or a re-poll saying again what the desk voided — unless `replaceVoided` (only an operator's
+ * explicit event: the flight's true outcome) and the desk voided it for wrong flight data
+ * (`claim_void_cause = 'flight_data'`; fraud, sanctions, a duplicate: `other`, never replaced): then
+ * its new claim names the voided one in its evidence (`replaces`). Legs whose coverage pays nothing
+ * for this event get no claim.
+ *
+ * The void's mark is on the leg row this statement share-locks, not read from the voided claim: a
+ * void committing while this statement runs holds the leg (it updates it, after the contract's lock:
+ * `markLegClaimVoided`), so the lock waits for it and the leg is re-read with its mark — a NOT EXISTS
+ * on voided claims would read the statement's snapshot, miss that void, and find the claim gone from
+ * the unique index (no conflict): a second live claim on the voided leg.
  */
 export async function insertClaimsForFlight(
   db: Executor,
@@ -107,9 +115,9 @@ export async function insertClaimsForFlight(
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
-        -- a leg whose claim the desk voided: only an operator's explicit event opens it a new one (the
-        -- voided claim is never deleted, so whatever the timing this sees it)
-        ${e.replaceVoided ? sql`` : sql`AND NOT EXISTS (SELECT 1 FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided')`}
+        -- a leg whose claim the desk voided: only an operator's explicit event opens it a new one, and
+        -- only when the claim was voided for wrong flight data (re-checked on the locked leg row)
+        AND ${e.replaceVoided ? sql`(l.claim_voided_at IS NULL OR l.claim_void_cause = 'flight_data')` : sql`l.claim_voided_at IS NULL`}
       -- a correction updates the contracts it reopens: locked for that now (two corrections sharing a
       -- contract wait for each other instead of both upgrading a share lock into a deadlock;
       -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
@@ -134,7 +142,7 @@ export async function insertClaimsForFlight(
     FROM opened HAVING count(*) > 0`.execute(db);
   const o = result.rows[0]?.opened;
   if (!o) return [];
-  return o.id.map((id, i) => ({
+  const opened = o.id.map((id, i) => ({
     id,
     claimNumber: o.claimNumber[i]!,
     partnerId: o.partnerId[i]!,
@@ -145,6 +153,26 @@ export async function insertClaimsForFlight(
     currency: o.currency[i]!,
     replaces: o.replaces[i] ?? null,
   }));
+  return e.replaceVoided ? linkVoidedMeanwhile(db, opened) : opened;
+}
+
+/**
+ * A void committed while the operator's event waited for the leg (the leg re-read marked, the claim
+ * opened) is not in the statement's snapshot, where `replaces` was looked up: looked up again now (a
+ * new statement, a new snapshot), and the new claim's evidence completed.
+ */
+async function linkVoidedMeanwhile(db: Executor, opened: OpenedClaim[]): Promise<OpenedClaim[]> {
+  const unlinked = opened.filter((c) => c.replaces === null);
+  if (unlinked.length === 0) return opened;
+  const linked = await sql<{ id: string; replaces: string }>`
+    UPDATE claims n SET evidence = n.evidence || jsonb_build_object('replaces', v.claim_number)
+    FROM (SELECT DISTINCT ON (leg_id) leg_id, claim_number FROM claims
+          WHERE leg_id = ANY(${unlinked.map((c) => c.legId)}::uuid[]) AND status = 'voided'
+          ORDER BY leg_id, opened_at DESC, claim_number DESC) v
+    WHERE n.id = ANY(${unlinked.map((c) => c.id)}::uuid[]) AND v.leg_id = n.leg_id
+    RETURNING n.id, v.claim_number AS replaces`.execute(db);
+  const by = new Map(linked.rows.map((r) => [r.id, r.replaces]));
+  return opened.map((c) => (by.has(c.id) ? { ...c, replaces: by.get(c.id)! } : c));
 }
 
 export interface ClaimListRow {
@@ -527,6 +555,30 @@ export async function markClaimReturned(db: Executor, claimId: string, reason: s
 }
 
 /**
+ * The claim desk voids a claim of the leg: first the claim's contract locked (`FOR NO KEY UPDATE`),
+ * then the leg marked voided with the cause (migration 0057) — the order claims' opening takes them
+ * (contract, leg, then the claim inserted), so the two wait for each other instead of deadlocking:
+ * an opening that share-locked them first commits first (the claim being voided is only row-locked
+ * yet, which its unique check does not wait for: it opens nothing on the leg), and one that comes
+ * after waits for the void's commit and re-reads the leg, now marked (`insertClaimsForFlight`). The
+ * caller holds the claim's lock (taken first by every writer of a claim); the claim's own update
+ * (`markClaimVoided`) comes after this.
+ */
+export async function markLegClaimVoided(
+  db: Executor,
+  claim: { contractId: string; legId: string },
+  cause: ClaimVoidCause,
+  at: Date,
+): Promise<void> {
+  await db.selectFrom('contracts').select('id').where('id', '=', claim.contractId).forNoKeyUpdate().execute();
+  await db
+    .updateTable('contract_legs')
+    .set({ claim_voided_at: at, claim_void_cause: cause })
+    .where('id', '=', claim.legId)
+    .execute();
+}
+
+/**
  * The claim desk voided the claim (payouts/void-claim.ts decides when): `voided`, and its link stops
  * working now (a customer opening it sees the claim withdrawn). Its due date stays, for the record:
  * reminders and expiry look only at claims waiting for bank details.
@@ -757,6 +809,7 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'cl.manual_review_at',
       'cl.manual_review_by',
       'cl.manual_review_reason',
+      'cl.leg_id',
       'c.id as contract_id',
       'c.contract_number',
       'c.status as contract_status',

@@ -27,9 +27,10 @@ export interface FlightEvent {
    */
   correction?: boolean | undefined;
   /**
-   * An operator's explicit event (the flight's true outcome): a leg whose claims the claim desk all
-   * voided gets a new claim, naming the voided one (`replaces`). Never for the monitoring, a partner's
-   * report or the simulator: they would re-open what the desk voided on the same reported outcome.
+   * An operator's explicit event (the flight's true outcome): a leg whose claim the claim desk voided
+   * for wrong flight data (cause `flight_data`; never `other`: fraud, sanctions, a duplicate) gets a
+   * new claim, naming the voided one (`replaces`). Never for the monitoring, a partner's report or the
+   * simulator: they would re-open what the desk voided on the same reported outcome.
    */
   replaceVoided?: boolean | undefined;
 }
@@ -38,7 +39,8 @@ export interface FlightEvent {
  * Opens one claim per affected active contract leg of the flight (the trigger rules of DESIGN.md):
  * a delay pays the highest tier reached, a cancellation the cancellation amount, a diversion as a
  * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim
- * (besides claims the desk voided, replaced only on an operator's explicit event: `replaceVoided`).
+ * (besides a claim the desk voided for wrong flight data, replaced only on an operator's explicit event:
+ * `replaceVoided`).
  * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */

@@ -994,7 +994,7 @@ export const FlightEventResponse = Type.Object({
       {
         maxItems: 100_000,
         description:
-          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays.',
+          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays and the insurer voided them because the flight data was wrong.',
       },
     ),
   ),

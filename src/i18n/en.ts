@@ -329,6 +329,10 @@ export const en = {
     voidClaim: 'Void the claim',
     voidHint:
       'Withdraws the claim before any money left (wrong flight data, a fraud or sanctions finding): it is never paid, a pending payout is cancelled, the link stops working, the customer is texted that the claim is withdrawn (not the reason), partners get claim.voided. Final.',
+    voidCause: 'Why',
+    voidCauseFlightData:
+      'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim',
+    voidCauseOther: 'Anything else (fraud, sanctions, a duplicate…): the flight never gets another claim',
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },

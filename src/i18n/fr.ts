@@ -340,6 +340,10 @@ export const fr = {
     voidClaim: 'Annuler le sinistre',
     voidHint:
       'Retire le sinistre avant que l’argent parte (données de vol fausses, fraude ou sanctions) : il n’est jamais payé, un paiement en attente est annulé, le lien ne fonctionne plus, le client est prévenu par SMS du retrait (sans le motif), les partenaires reçoivent claim.voided. Définitif.',
+    voidCause: 'Pourquoi',
+    voidCauseFlightData:
+      'Les données de vol qui l’ont ouvert étaient fausses : enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol',
+    voidCauseOther: 'Autre chose (fraude, sanctions, doublon…) : ce vol n’aura jamais d’autre sinistre',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },

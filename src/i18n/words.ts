@@ -327,6 +327,9 @@ export interface Words {
     correctAmountHint: (max: string) => string;
     voidClaim: string;
     voidHint: string;
+    voidCause: string;
+    voidCauseFlightData: string;
+    voidCauseOther: string;
     done: string;
     replayed: string;
   };

@@ -38,7 +38,7 @@ export interface OperatorFlightEventResult {
   /**
    * Claims already open on the flight that this event would pay differently: never changed by an event
    * (one claim per leg, its amount as first decided), listed for the claim desk. Voided claims are not
-   * listed: the event gives their leg a new claim when it pays.
+   * listed: the event gives their leg a new claim when it pays and the desk voided it for wrong flight data.
    */
   claimsNotChanged: DifferentClaim[];
 }
@@ -53,9 +53,11 @@ export interface OperatorFlightEventResult {
  * A correction after the flight was decided: contracts the monitoring completed as flown with nothing
  * to pay get their claim and are active again until it settles; claims already open stay as they were
  * decided (one claim per leg) and those this event would pay differently are returned for the desk.
- * A leg whose claims the desk voided (opened on wrong flight data) gets a new claim when this event
- * pays (`replaceVoided`: only an operator's event, never the monitoring), naming the voided one; its
- * contract, completed by the void, is active again. Repeating the event opens nothing more.
+ * A leg whose claim the desk voided because the flight data that opened it was wrong (void cause
+ * `flight_data`) gets a new claim when this event pays (`replaceVoided`: only an operator's event,
+ * never the monitoring), naming the voided one; its contract, completed by the void, is active again.
+ * A claim voided for anything else (cause `other`: fraud, sanctions, a duplicate) is never replaced.
+ * Repeating the event opens nothing more.
  */
 export async function recordOperatorFlightEvent(
   deps: { db: Db; jobs: JobQueue; now: () => Date },

@@ -3,7 +3,7 @@ export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCu
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
-export { voidClaim } from './void-claim.ts';
+export { VOID_CAUSES, voidClaim } from './void-claim.ts';
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { payWithSimulatedBank } from './payouts.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';

@@ -89,10 +89,11 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
   };
 
   /**
-   * A flight insured and reported cancelled by the partner (sandbox), its claim voided by the desk;
-   * with a return flight not decided yet, the contract stays active.
+   * A flight insured and reported cancelled by the partner (sandbox), its claim voided by the desk
+   * for wrong flight data (`--cause flight_data`), or for `cause` (none: the default, `other`); with a
+   * return flight not decided yet, the contract stays active.
    */
-  async function voidedClaim(options: { roundTrip?: boolean } = {}) {
+  async function voidedClaim(options: { roundTrip?: boolean; cause?: string | null } = {}) {
     const c = await insureFlight(t.app, partner, {
       flightNumber: `AF${seq++}`,
       ...(options.roundTrip ? { returnFlight: `AF${seq++}` } : {}),
@@ -110,7 +111,8 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
       const m = (await messagesOf(c.contractNumber)).filter((x) => x.link);
       return m.length ? m : undefined;
     });
-    const voided = await cli('claims', 'void', claimNumber, '--reason', REASON);
+    const cause = options.cause === undefined ? 'flight_data' : options.cause;
+    const voided = await cli('claims', 'void', claimNumber, '--reason', REASON, ...(cause ? ['--cause', cause] : []));
     assert.equal(voided.code, 0, voided.err);
     assert.equal(JSON.parse(voided.out).outcome, 'done');
     const [claim] = await claimsOfContract(c.contractNumber);
@@ -200,6 +202,13 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
         [newNumber, 'awaiting_bank_details'],
       ].sort(),
     );
+    // the new claim's evidence names the voided one; no other claim's evidence has `replaces`
+    const evidenceOf = (n: string) =>
+      (listed.body.claims as { claimNumber: string; evidence: { replaces?: string } }[]).find(
+        (x) => x.claimNumber === n,
+      )!.evidence;
+    assert.equal(evidenceOf(newNumber).replaces, voidedNumber);
+    assert.equal('replaces' in evidenceOf(voidedNumber), false);
 
     // the same event again, and the monitoring: nothing more
     const again = await operatorEvent(c);
@@ -229,7 +238,10 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
 
     const second = (await operatorEvent(c)).claimsOpened[0]!;
     assert.equal(second.replaces, firstNumber);
-    assert.equal((await cli('claims', 'void', second.claimNumber, '--reason', REASON)).code, 0);
+    assert.equal(
+      (await cli('claims', 'void', second.claimNumber, '--reason', REASON, '--cause', 'flight_data')).code,
+      0,
+    );
     const third = await operatorEvent(c);
     assert.equal(third.claimsOpened.length, 1);
     assert.equal(third.claimsOpened[0]!.replaces, second.claimNumber);
@@ -237,6 +249,64 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     assert.deepEqual(statuses.slice(0, 2), ['voided', 'voided']);
     assert.equal(statuses.length, 3);
     assert.notEqual(statuses[2], 'voided');
+    // the latest void's cause counts: the third voided for fraud is never replaced
+    const fraud = await cli('claims', 'void', third.claimsOpened[0]!.claimNumber, '--reason', 'fraud found');
+    assert.equal(fraud.code, 0, fraud.err);
+    assert.deepEqual((await operatorEvent(c)).claimsOpened, []);
+    assert.equal((await claimsOfContract(c.contractNumber)).length, 3);
+  });
+
+  it('a claim voided for anything else (--cause other, the default) is never replaced, whoever reports the flight; the cause is audited and kept on the leg', async () => {
+    for (const cause of ['other', null]) {
+      const { c, claimNumber } = await voidedClaim({ cause });
+      const audited = await auditOf(claimNumber, 'claim_voided');
+      assert.equal((audited[0]!.data as { cause: string }).cause, 'other');
+      const leg = await t.db
+        .selectFrom('contract_legs as l')
+        .innerJoin('claims as cl', 'cl.leg_id', 'l.id')
+        .select(['l.claim_void_cause', 'l.claim_voided_at'])
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(leg.claim_void_cause, 'other');
+      assert.ok(leg.claim_voided_at);
+      for (const status of ['cancelled', 'delayed --delay 200', 'diverted']) {
+        const [s, ...rest] = status.split(' ');
+        const res = await cli(
+          'flights',
+          'event',
+          '--env',
+          'sandbox',
+          c.flightNumber,
+          c.departureDate,
+          '--status',
+          s!,
+          ...rest,
+        );
+        assert.equal(res.code, 0, res.err);
+        assert.deepEqual(JSON.parse(res.out).claimsOpened, [], `${cause ?? 'default'}: ${status}`);
+      }
+      const claims = await claimsOfContract(c.contractNumber);
+      assert.deepEqual(
+        claims.map((x) => [x.claim_number, x.status, x.contract_status]),
+        [[claimNumber, 'voided', 'completed']],
+      );
+    }
+  });
+
+  it('an unknown cause is refused (validation_failed, --cause) and voids nothing', async () => {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+    const res = await cli('claims', 'void', claimNumber, '--reason', REASON, '--cause', 'weather');
+    assert.equal(res.code, 1);
+    assert.equal(JSON.parse(res.err).error.code, 'validation_failed');
+    assert.match(res.err, /--cause/);
+    assert.notEqual((await claimsOfContract(c.contractNumber))[0]!.status, 'voided');
   });
 
   it('the database holds one claim not voided per leg, whatever writes it', async () => {

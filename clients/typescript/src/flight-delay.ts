@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)
-         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts; an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claims the insurer voided, once.
+         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts; an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once.
          */
         post: operations["reportFlightEvent"];
         delete?: never;
@@ -3667,7 +3667,7 @@ export interface operations {
                         }[];
                         /** @description Operator token only: contracts completed as flown with nothing to pay that this event (a correction) gave a claim; active again until it settles. */
                         contractsReopened?: string[];
-                        /** @description Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays. */
+                        /** @description Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays and the insurer voided them because the flight data was wrong. */
                         claimsNotChanged?: {
                             claimNumber: string;
                             /** @enum {string} */
