@@ -719,6 +719,15 @@ const ClaimEvidenceOut = Type.Object(
       { additionalProperties: false, description: "The contract's rule that pays, and its version." },
     ),
     decidedAt: Type.String({ format: 'date-time', maxLength: 40, description: 'When the platform opened the claim.' }),
+    replaces: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{3}-[0-9]{8}$',
+        maxLength: 12,
+        description:
+          'The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.',
+        examples: ['CLM-00000041'],
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Why the claim was opened: the facts, the delay, the rule.' },
 );

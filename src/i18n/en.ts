@@ -148,6 +148,7 @@ export const en = {
   evidenceRule: 'Rule that pays',
   ruleVersion: 'Rule version (configuration)',
   decidedAt: 'Decided at',
+  evidenceReplaces: 'Replaces the voided claim',
   divertedTo: 'Diverted to',
   documentsTitle: 'Pre-contract documents',
   documentsNone: 'No documents: this partner cannot quote until they are attached.',

@@ -154,6 +154,7 @@ export const fr = {
   evidenceRule: 'Règle qui paie',
   ruleVersion: 'Version de la règle (configuration)',
   decidedAt: 'Décidé le',
+  evidenceReplaces: 'Remplace le sinistre annulé',
   divertedTo: 'Dérouté vers',
   documentsTitle: 'Documents précontractuels',
   documentsNone: 'Aucun document : ce partenaire ne peut pas coter tant qu’ils ne sont pas joints.',

@@ -157,6 +157,7 @@ export interface Words {
   evidenceRule: string;
   ruleVersion: string;
   decidedAt: string;
+  evidenceReplaces: string;
   divertedTo: string;
   documentsTitle: string;
   documentsNone: string;

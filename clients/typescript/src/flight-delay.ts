@@ -3663,6 +3663,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Operator token only: contracts completed as flown with nothing to pay that this event (a correction) gave a claim; active again until it settles. */
@@ -4117,6 +4122,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description The versions of a changed contract, oldest first (version 1 as sold, then one per change); empty while the contract was never changed. */
@@ -6002,6 +6012,11 @@ export interface operations {
                              * @description When the platform opened the claim.
                              */
                             decidedAt: string;
+                            /**
+                             * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                             * @example CLM-00000041
+                             */
+                            replaces?: string;
                         };
                     };
                 };
@@ -6324,6 +6339,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
@@ -6693,6 +6713,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
