@@ -1,4 +1,4 @@
-import { audit } from '../platform/audit.ts';
+import { audit, auditAll } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -105,28 +105,34 @@ export async function openClaimsInTransaction(
       data: { status: event.status, delayMinutes, claims: opened.length },
     });
   }
-  // a new claim on a leg whose claims were voided: each claim's trail names the other
-  for (const c of opened) {
-    if (!c.replaces) continue;
-    await audit(trx, {
-      actor,
-      partnerId: c.partnerId,
-      environment: event.environment,
-      entity: 'claim',
-      entityId: c.claimNumber,
-      action: 'claim_replaces_voided',
-      data: { replaces: c.replaces, status: event.status, delayMinutes },
-    });
-    await audit(trx, {
-      actor,
-      partnerId: c.partnerId,
-      environment: event.environment,
-      entity: 'claim',
-      entityId: c.replaces,
-      action: 'claim_replaced',
-      data: { replacedBy: c.claimNumber, status: event.status, delayMinutes },
-    });
-  }
+  // a new claim on a leg whose claim was voided: each claim's trail names the other (one statement)
+  await auditAll(
+    trx,
+    opened.flatMap((c) =>
+      c.replaces
+        ? [
+            {
+              actor,
+              partnerId: c.partnerId,
+              environment: event.environment,
+              entity: 'claim',
+              entityId: c.claimNumber,
+              action: 'claim_replaces_voided',
+              data: { replaces: c.replaces, status: event.status, delayMinutes },
+            },
+            {
+              actor,
+              partnerId: c.partnerId,
+              environment: event.environment,
+              entity: 'claim',
+              entityId: c.replaces,
+              action: 'claim_replaced',
+              data: { replacedBy: c.claimNumber, status: event.status, delayMinutes },
+            },
+          ]
+        : [],
+    ),
+  );
   return opened;
 }
 
