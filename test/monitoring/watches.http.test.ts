@@ -239,13 +239,23 @@ describe('flight monitoring (sandbox, simulator)', () => {
     });
 
     it('a claim the desk voided: the monitoring’s next planning opens none; the operator’s true outcome opens a new one, once', async () => {
-      const { watch, departure, flight, date, contracts } = await watched([a]);
+      // a round trip: voiding its outbound claim leaves it active (its return still to fly), so the
+      // planner still reads it; a contract sold after the decision makes the planner open the flight's
+      // claims again — the voided leg among the legs it considers
+      const flight = flightNumber();
+      const d = day();
+      const roundTrip = await subscribe(t, c, a, flight, d, { returnFlight: flightNumber() });
+      c.set(new Date(roundTrip.departureAt.getTime() - DAY));
+      await planWatches({ db: t.db, now: c.now });
+      const watch = (await watchOf(t, 'sandbox', flight, roundTrip.departureDate))!;
+      const date = roundTrip.departureDate;
       // the provider wrongly reports a cancellation, known before departure: decided early, a claim opened
       await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
       const decided = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
       assert.deepEqual(decided, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
-      assert.ok(c.now() < departure);
+      assert.ok(c.now() < roundTrip.departureAt);
       const [wrong] = await claimsOf(t, 'sandbox', flight, date);
+      // wrong flight data: even such a void is replaced only by an operator's event, never the monitoring
       const voided = await voidClaim(
         { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
         {
@@ -253,15 +263,27 @@ describe('flight monitoring (sandbox, simulator)', () => {
           actor: 'operator:desk@parasol.test',
           reason: 'the flight was not cancelled',
           actionToken: `void-${wrong!.claim_number}`,
+          cause: 'flight_data',
         },
       );
       assert.equal(voided.outcome, 'done');
-      // the planner re-reads early decisions owing claims: the voided leg is not owed one
+      const status = await t.db
+        .selectFrom('contracts')
+        .select('status')
+        .where('contract_number', '=', roundTrip.contractNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(status.status, 'active', 'its return still to fly');
+      // sold afterwards: the planner opens the flight's claims as decided — for the new contract only
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
       const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
-      assert.equal(planned.claimsOpened, 0);
+      assert.equal(planned.claimsOpened, 1);
       assert.deepEqual(
-        (await claimsOf(t, 'sandbox', flight, date)).map((cl) => cl.status),
-        ['voided'],
+        (await claimsOf(t, 'sandbox', flight, date)).map((cl) => [cl.contract_number, cl.status]).sort(),
+        [
+          [roundTrip.contractNumber, 'voided'],
+          [later.contractNumber, 'opened'],
+        ].sort(),
+        'no new claim on the voided leg',
       );
 
       // the operator records what really happened: delayed 200 minutes
@@ -278,13 +300,20 @@ describe('flight monitoring (sandbox, simulator)', () => {
       );
       assert.equal(corrected.claimsOpened.length, 1);
       assert.equal(corrected.claimsOpened[0]!.replaces, wrong!.claim_number);
-      assert.deepEqual(corrected.claimsNotChanged, []);
-      assert.deepEqual(corrected.contractsReopened, [contracts[0]!.contractNumber]);
-      const claims = await claimsOf(t, 'sandbox', flight, date);
-      const live = claims.find((cl) => cl.status !== 'voided');
-      assert.equal(claims.length, 2);
-      assert.equal(live?.delay_minutes, 200);
-      assert.equal(Number(live?.compensation_amount), 10_000);
+      assert.deepEqual(
+        corrected.claimsNotChanged.map((cl) => cl.claimNumber),
+        (await claimsOf(t, 'sandbox', flight, date))
+          .filter((cl) => cl.contract_number === later.contractNumber)
+          .map((cl) => cl.claim_number),
+        'the later contract’s claim (cancelled) would pay differently; never the voided one',
+      );
+      assert.deepEqual(corrected.contractsReopened, [], 'the round trip was still active');
+      const live = (await claimsOf(t, 'sandbox', flight, date)).filter(
+        (cl) => cl.contract_number === roundTrip.contractNumber && cl.status !== 'voided',
+      );
+      assert.equal(live.length, 1);
+      assert.equal(live[0]!.delay_minutes, 200);
+      assert.equal(Number(live[0]!.compensation_amount), 10_000);
 
       assert.equal((await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now })).claimsOpened, 0);
       const again = await recordOperatorFlightEvent(
@@ -299,7 +328,7 @@ describe('flight monitoring (sandbox, simulator)', () => {
         'operator:test',
       );
       assert.deepEqual(again.claimsOpened, []);
-      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 2);
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 3);
     });
 
     it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
