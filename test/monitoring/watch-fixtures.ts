@@ -201,6 +201,7 @@ export async function claimsOf(t: TestApp, environment: Environment, flight: str
       'cl.delay_minutes',
       'cl.compensation_amount',
       'cl.evidence',
+      'cl.contract_id',
       'c.contract_number',
     ])
     .where('l.environment', '=', environment)

@@ -5,6 +5,7 @@ import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { voidClaim } from '../../src/payouts/void-claim.ts';
+import { markClaimPaid } from '../../src/claims/index.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
 import { SimulatorProvider, type SimulatedFlightEvent } from '../../src/monitoring/simulator.ts';
@@ -388,6 +389,67 @@ describe('flight monitoring (sandbox, simulator)', () => {
       const second = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
       assert.deepEqual(second, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
       assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 0);
+    });
+
+    it('a round trip stays active while its return is still to fly, its outbound decided on time or its claim paid; the return then gets its claim', async () => {
+      const statusOf = async (contractNumber: string) =>
+        (
+          await t.db
+            .selectFrom('contracts')
+            .select('status')
+            .where('contract_number', '=', contractNumber)
+            .executeTakeFirstOrThrow()
+        ).status;
+      const d = day();
+      const [onTime, late, returnFlight] = [flightNumber(), flightNumber(), flightNumber()];
+      const flown = await subscribe(t, c, a, onTime, d, { returnFlight });
+      const single = await subscribe(t, c, b, onTime, d);
+      const paid = await subscribe(t, c, a, late, d, { returnFlight });
+      c.set(new Date(flown.departureAt.getTime() - DAY));
+      await planWatches({ db: t.db, now: c.now });
+      // outbound on time: the one-way contract is over, the round trip is not
+      c.set(plus(flown.departureAt, minutes(135)));
+      const first = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', onTime, flown.departureDate))!.id,
+      );
+      assert.deepEqual(first, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
+      assert.equal(await statusOf(single.contractNumber), 'completed');
+      assert.equal(await statusOf(flown.contractNumber), 'active', 'its return still to fly');
+      // outbound late, its claim paid: the round trip stays active
+      await simulate({
+        flightNumber: late,
+        departureDate: paid.departureDate,
+        status: 'delayed',
+        arrivalDelayMinutes: 200,
+      });
+      const second = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', late, paid.departureDate))!.id,
+      );
+      assert.equal(second.outcome, 'decided');
+      const [claim] = await claimsOf(t, 'sandbox', late, paid.departureDate);
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          markClaimPaid(
+            trx,
+            t.app.parasol.jobs,
+            { id: claim!.id, contractId: claim!.contract_id, attempt: 1 },
+            c.now(),
+          ),
+        );
+      assert.equal(await statusOf(paid.contractNumber), 'active', 'its return still to fly');
+      // the return flight is cancelled: both round trips get their claim on it, then are over once paid
+      const returnDate = new Date(flown.departureAt.getTime() + 7 * DAY).toISOString().slice(0, 10);
+      await simulate({ flightNumber: returnFlight, departureDate: returnDate, status: 'cancelled' });
+      c.set(new Date(flown.departureAt.getTime() + 6 * DAY));
+      await planWatches({ db: t.db, now: c.now });
+      const back = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', returnFlight, returnDate))!.id,
+      );
+      assert.deepEqual(back, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 2 });
     });
 
     it('an operator’s correction after an on-time decision: completed contracts get their claim and are active again; open claims are listed, never changed', async () => {
