@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import {
@@ -413,6 +414,147 @@ describe(
           `round ${round}: the voided claim and one live claim`,
         );
       }
+    });
+  },
+);
+
+describe(
+  'a void committing while a partner’s report or an operator’s event opens claims on its flight (PostgreSQL)',
+  { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite runs one transaction at a time' },
+  () => {
+    let t: TestApp;
+    let partner: TestPartner;
+    let seq = 6300 + (process.pid % 500);
+    before(async () => {
+      t = await buildTestApp({ env: { PARASOL_WORKERS: 'off' } });
+      partner = await createTestPartner(t.db);
+    });
+    after(() => t.close());
+
+    const blocked = async () =>
+      (
+        await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0`.execute(t.db)
+      ).rows[0]!.n;
+    const report = (c: { flightNumber: string; departureDate: string }) =>
+      post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        partner.auth,
+      );
+    /** A round trip (its return still to fly: the contract stays active once its outbound claim is voided) with its outbound claim. */
+    async function claimed() {
+      const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, returnFlight: `AF${seq++}` });
+      const reported = await report(c);
+      assert.equal(reported.status, 200, JSON.stringify(reported.body));
+      const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+      const { leg_id: legId } = await t.db
+        .selectFrom('claims')
+        .select('leg_id')
+        .where('claim_number', '=', claimNumber)
+        .executeTakeFirstOrThrow();
+      return { c, claimNumber, legId };
+    }
+    const claimsOfLeg = async (legId: string) =>
+      (
+        await t.db
+          .selectFrom('claims')
+          .select(['claim_number', 'status', 'evidence'])
+          .where('leg_id', '=', legId)
+          .orderBy('claim_number')
+          .execute()
+      ).map((x) => ({ ...x, replaces: (x.evidence as { replaces?: string }).replaces ?? null }));
+    const voidIt = (claimNumber: string, cause: string) =>
+      runCliOn(t, ['--json', 'claims', 'void', claimNumber, '--reason', REASON, '--cause', cause]);
+
+    /**
+     * `first` then `second` started while a transaction holds the outbound leg (as a slow statement
+     * would), each waiting there or behind the other; then the leg is released and both finish.
+     */
+    async function interleave<A, B>(legId: string, first: () => Promise<A>, second: () => Promise<B>) {
+      let a: Promise<A> | undefined;
+      let b: Promise<B> | undefined;
+      await t.db.transaction().execute(async (trx) => {
+        await sql`SELECT 1 FROM contract_legs WHERE id = ${legId} FOR NO KEY UPDATE`.execute(trx);
+        a = first();
+        a.catch(() => {});
+        await eventually(async () => ((await blocked()) >= 1 ? true : undefined));
+        let settled = false;
+        b = second();
+        b.then(
+          () => (settled = true),
+          () => (settled = true),
+        );
+        // the second waits too (for the leg, or for the first's contract lock) — or, were it to take
+        // no lock the first holds, is done already: then the assertions below tell what it did
+        await eventually(async () => (settled || (await blocked()) >= 2 ? true : undefined));
+      });
+      return Promise.all([a!, b!]);
+    }
+
+    it('the partner’s report started first (its snapshot before the void): no new claim on the voided leg', async () => {
+      const { c, claimNumber, legId } = await claimed();
+      const [reported, voided] = await interleave(
+        legId,
+        () => report(c),
+        () => voidIt(claimNumber, 'other'),
+      );
+      assert.equal(reported.status, 200, JSON.stringify(reported.body));
+      assert.equal(voided.code, 0, voided.err);
+      assert.deepEqual(reported.body.claimsOpened, []);
+      assert.deepEqual(
+        (await claimsOfLeg(legId)).map((x) => x.status),
+        ['voided'],
+        'never a live claim on the voided leg',
+      );
+    });
+
+    it('the void started first: the report waits for it, re-reads the leg and opens nothing', async () => {
+      const { c, claimNumber, legId } = await claimed();
+      const [voided, reported] = await interleave(
+        legId,
+        () => voidIt(claimNumber, 'flight_data'),
+        () => report(c),
+      );
+      assert.equal(voided.code, 0, voided.err);
+      assert.equal(reported.status, 200, JSON.stringify(reported.body));
+      assert.deepEqual(reported.body.claimsOpened, []);
+      assert.deepEqual(
+        (await claimsOfLeg(legId)).map((x) => x.status),
+        ['voided'],
+      );
+    });
+
+    it('a flight_data void, then an operator’s event waiting for it: one new claim, naming the voided one', async () => {
+      const { c, claimNumber, legId } = await claimed();
+      const [voided, event] = await interleave(
+        legId,
+        () => voidIt(claimNumber, 'flight_data'),
+        () =>
+          recordOperatorFlightEvent(
+            { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+            {
+              environment: 'sandbox',
+              flightNumber: c.flightNumber,
+              departureDate: c.departureDate,
+              status: 'cancelled',
+            },
+            'operator:test',
+          ),
+      );
+      assert.equal(voided.code, 0, voided.err);
+      assert.equal(event.claimsOpened.length, 1);
+      assert.equal(event.claimsOpened[0]!.replaces, claimNumber);
+      const claims = await claimsOfLeg(legId);
+      assert.deepEqual(
+        claims.map((x) => [x.status, x.replaces]),
+        [
+          ['voided', null],
+          ['opened', claimNumber],
+        ],
+      );
     });
   },
 );
