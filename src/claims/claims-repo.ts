@@ -17,8 +17,8 @@ export interface OpenedClaim {
   compensationAmount: number;
   currency: string;
   /**
-   * The voided claim of the leg this one replaces (an operator's event on a leg whose claims were all
-   * voided: `replaceVoided`), its latest; null for a leg's first claim.
+   * The voided claim of the leg this one replaces (an operator's event on a leg whose claim the desk
+   * voided for wrong flight data: `replaceVoided`), its latest; null for a leg's first claim.
    */
   replaces: string | null;
 }
@@ -82,14 +82,16 @@ export async function insertClaimsForFlight(
     partnerId?: string | undefined;
     /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
     includeCompleted?: boolean | undefined;
-    /** An operator's explicit event: a leg whose claims were all voided gets a new one. */
+    /** An operator's explicit event: a leg whose claim was voided for wrong flight data (`flight_data`) gets a new one. */
     replaceVoided?: boolean | undefined;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const statuses = e.includeCompleted ? ['active', 'completed'] : ['active'];
   // the leg's latest voided claim, which a new one replaces (the unique index leaves only voided ones
-  // besides the live claim, and a leg with a live claim gets nothing: ON CONFLICT)
+  // besides the live claim, and a leg with a live claim gets nothing: ON CONFLICT); read in the
+  // statement's snapshot — a void committed while the statement waited is linked after it
+  // (`linkVoidedMeanwhile`)
   const replaced = e.replaceVoided
     ? sql`(SELECT v.claim_number FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided' ORDER BY v.opened_at DESC, v.claim_number DESC LIMIT 1)`
     : sql`NULL::text`;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
@@ -310,6 +311,54 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     assert.notEqual((await claimsOfContract(c.contractNumber))[0]!.status, 'voided');
   });
 
+  it('migration 0057’s repair: a contract completed with a leg still to fly (the old completion bug) is active again, audited; others stay completed', async () => {
+    const { c: roundTrip } = await voidedClaim({ roundTrip: true });
+    const { c: oneWay } = await voidedClaim();
+    // as the old completion left it: completed with its return still to fly
+    await t.db
+      .updateTable('contracts')
+      .set({ status: 'completed' })
+      .where('contract_number', '=', roundTrip.contractNumber)
+      .execute();
+    const migration = readFileSync(new URL('../../migrations/0057_claim_per_live_leg.sql', import.meta.url), 'utf8');
+    const repair = migration.slice(migration.indexOf('-- One-off repair'));
+    await sql.raw(repair).execute(t.db);
+    const statusOf = async (contractNumber: string) =>
+      (
+        await t.db
+          .selectFrom('contracts')
+          .select('status')
+          .where('contract_number', '=', contractNumber)
+          .executeTakeFirstOrThrow()
+      ).status;
+    assert.equal(await statusOf(roundTrip.contractNumber), 'active');
+    assert.equal(await statusOf(oneWay.contractNumber), 'completed', 'every leg over');
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'data'])
+      .where('entity', '=', 'contract')
+      .where('entity_id', '=', roundTrip.contractNumber)
+      .where('action', '=', 'reopened')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => [a.actor, (a.data as { reason: string }).reason]),
+      [['system', 'completion_bug']],
+    );
+    // run again: nothing more
+    await sql.raw(repair).execute(t.db);
+    assert.equal(
+      (
+        await t.db
+          .selectFrom('audit_log')
+          .select('id')
+          .where('entity_id', '=', roundTrip.contractNumber)
+          .where('action', '=', 'reopened')
+          .execute()
+      ).length,
+      1,
+    );
+  });
+
   it('the database holds one claim not voided per leg, whatever writes it', async () => {
     const { c } = await voidedClaim();
     const [voided] = await claimsOfContract(c.contractNumber);
@@ -377,7 +426,16 @@ describe(
           partner.auth,
         );
         const voidedNumber = reported.body.claimsOpened[0].claimNumber as string;
-        const voided = await runCliOn(t, ['--json', 'claims', 'void', voidedNumber, '--reason', REASON]);
+        const voided = await runCliOn(t, [
+          '--json',
+          'claims',
+          'void',
+          voidedNumber,
+          '--reason',
+          REASON,
+          '--cause',
+          'flight_data',
+        ]);
         assert.equal(voided.code, 0, voided.err);
 
         const event = () =>
