@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
+import type { ClaimStatus, ClaimVoidCause, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { SETTLED_CLAIM_STATUSES, type ClaimEventKind, type ClaimReason } from './model.ts';
 
@@ -16,6 +16,11 @@ export interface OpenedClaim {
   reason: ClaimReason;
   compensationAmount: number;
   currency: string;
+  /**
+   * The voided claim of the leg this one replaces (an operator's event on a leg whose claim the desk
+   * voided for wrong flight data: `replaceVoided`), its latest; null for a leg's first claim.
+   */
+  replaces: string | null;
 }
 
 /**
@@ -50,8 +55,20 @@ export function payoutLaterals(event: FlightEventType | RawBuilder<string>, dela
  * Inserts one claim per affected active contract leg of the flight — the flight that flies: the legs'
  * `monitored_flight_number`, a codeshare's operating flight (migration 0026) — computing the
  * compensation from each contract's coverage snapshot (the trigger rules of DESIGN.md), and skips legs that already
- * have a claim (unique leg_id): duplicate events, reordered events and concurrent workers open
- * nothing twice. Legs whose coverage pays nothing for this event get no claim.
+ * have a claim not voided (unique among them, migration 0057: `ON CONFLICT` on that partial index):
+ * duplicate events, reordered events and concurrent workers open nothing twice. A leg whose claim the
+ * claim desk voided (`contract_legs.claim_voided_at`) gets none either — the monitoring, a partner's
+ * report or a re-poll saying again what the desk voided — unless `replaceVoided` (only an operator's
+ * explicit event: the flight's true outcome) and the desk voided it for wrong flight data
+ * (`claim_void_cause = 'flight_data'`; fraud, sanctions, a duplicate: `other`, never replaced): then
+ * its new claim names the voided one in its evidence (`replaces`). Legs whose coverage pays nothing
+ * for this event get no claim.
+ *
+ * The void's mark is on the leg row this statement share-locks, not read from the voided claim: a
+ * void committing while this statement runs holds the leg (it updates it, after the contract's lock:
+ * `markLegClaimVoided`), so the lock waits for it and the leg is re-read with its mark — a NOT EXISTS
+ * on voided claims would read the statement's snapshot, miss that void, and find the claim gone from
+ * the unique index (no conflict): a second live claim on the voided leg.
  */
 export async function insertClaimsForFlight(
   db: Executor,
@@ -67,10 +84,19 @@ export async function insertClaimsForFlight(
     includeCompleted?: boolean | undefined;
     /** The claims' `opened_at` (and first `updated_at`): the opening use case's clock. */
     openedAt: Date;
+    /** An operator's explicit event: a leg whose claim was voided for wrong flight data (`flight_data`) gets a new one. */
+    replaceVoided?: boolean | undefined;
   },
 ): Promise<OpenedClaim[]> {
   const delay = e.delayMinutes ?? 0;
   const statuses = e.includeCompleted ? ['active', 'completed'] : ['active'];
+  // the leg's latest voided claim, which a new one replaces (the unique index leaves only voided ones
+  // besides the live claim, and a leg with a live claim gets nothing: ON CONFLICT); read in the
+  // statement's snapshot — a void committed while the statement waited is linked after it
+  // (`linkVoidedMeanwhile`)
+  const replaced = e.replaceVoided
+    ? sql`(SELECT v.claim_number FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided' ORDER BY v.opened_at DESC, v.claim_number DESC LIMIT 1)`
+    : sql`NULL::text`;
   const result = await sql<{
     /** The claims opened, column by column (the arrays in the same order). */
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
@@ -83,7 +109,8 @@ export async function insertClaimsForFlight(
       -- claim on it, and no foreign-key failure), so a contract or a leg is never both refunded and
       -- paid. The leg's lock is the one the claim's foreign-key check takes anyway (it then finds it
       -- held). Narrow rows (no coverage carried along): 10,000 of them stay within work_mem, no temp file.
-      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency
+      SELECT l.id AS leg_id, c.id AS contract_id, c.partner_id, c.environment, pay.reason, pay.amount * c.passengers AS amount, c.currency,
+             ${replaced} AS replaces
       FROM contract_legs l JOIN contracts c ON c.id = l.contract_id
       ${payoutLaterals(e.event, delay)}
       WHERE l.monitored_flight_number = ${e.flightNumber}
@@ -92,6 +119,9 @@ export async function insertClaimsForFlight(
         AND (${e.partnerId ?? null}::uuid IS NULL OR l.partner_id = ${e.partnerId ?? null}::uuid)
         AND c.status = ANY(${statuses}::text[])
         AND coalesce(pay.amount, 0) > 0
+        -- a leg whose claim the desk voided: only an operator's explicit event opens it a new one, and
+        -- only when the claim was voided for wrong flight data (re-checked on the locked leg row)
+        AND ${e.replaceVoided ? sql`(l.claim_voided_at IS NULL OR l.claim_void_cause = 'flight_data')` : sql`l.claim_voided_at IS NULL`}
       -- a correction updates the contracts it reopens: locked for that now (two corrections sharing a
       -- contract wait for each other instead of both upgrading a share lock into a deadlock;
       -- test/monitoring/correction-race.http.test.ts, PostgreSQL only)
@@ -99,22 +129,25 @@ export async function insertClaimsForFlight(
     ), opened AS (
       INSERT INTO claims (claim_number, partner_id, environment, contract_id, leg_id, reason, event, status, delay_minutes, compensation_amount, currency, evidence, opened_at, updated_at)
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
-             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency, ${JSON.stringify(e.evidence)}::jsonb,
+             reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency,
+             ${JSON.stringify(e.evidence)}::jsonb || CASE WHEN replaces IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaces', replaces) END,
              ${e.openedAt}::timestamptz, ${e.openedAt}::timestamptz
       FROM insured
       ORDER BY leg_id
-      ON CONFLICT (leg_id) DO NOTHING
-      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency
+      -- at most one claim not voided per leg (migration 0057): concurrent events wait for each other here
+      ON CONFLICT (leg_id) WHERE status <> 'voided' DO NOTHING
+      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency, evidence->>'replaces' AS replaces
     )
     -- one JSON value of arrays rather than a row per claim (no row when nothing opened): PGlite's driver
     -- reads 10,000 rows of these eight columns in about 115 ms, this in 25 (pg: 13 and 23 ms)
     SELECT json_build_object('id', array_agg(id), 'claimNumber', array_agg(claim_number), 'partnerId', array_agg(partner_id),
              'contractId', array_agg(contract_id), 'legId', array_agg(leg_id), 'reason', array_agg(reason),
-             'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency)) AS opened
+             'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency),
+             'replaces', array_agg(replaces)) AS opened
     FROM opened HAVING count(*) > 0`.execute(db);
   const o = result.rows[0]?.opened;
   if (!o) return [];
-  return o.id.map((id, i) => ({
+  const opened = o.id.map((id, i) => ({
     id,
     claimNumber: o.claimNumber[i]!,
     partnerId: o.partnerId[i]!,
@@ -123,7 +156,28 @@ export async function insertClaimsForFlight(
     reason: o.reason[i]!,
     compensationAmount: o.compensationAmount[i]!,
     currency: o.currency[i]!,
+    replaces: o.replaces[i] ?? null,
   }));
+  return e.replaceVoided ? linkVoidedMeanwhile(db, opened) : opened;
+}
+
+/**
+ * A void committed while the operator's event waited for the leg (the leg re-read marked, the claim
+ * opened) is not in the statement's snapshot, where `replaces` was looked up: looked up again now (a
+ * new statement, a new snapshot), and the new claim's evidence completed.
+ */
+async function linkVoidedMeanwhile(db: Executor, opened: OpenedClaim[]): Promise<OpenedClaim[]> {
+  const unlinked = opened.filter((c) => c.replaces === null);
+  if (unlinked.length === 0) return opened;
+  const linked = await sql<{ id: string; replaces: string }>`
+    UPDATE claims n SET evidence = n.evidence || jsonb_build_object('replaces', v.claim_number)
+    FROM (SELECT DISTINCT ON (leg_id) leg_id, claim_number FROM claims
+          WHERE leg_id = ANY(${unlinked.map((c) => c.legId)}::uuid[]) AND status = 'voided'
+          ORDER BY leg_id, opened_at DESC, claim_number DESC) v
+    WHERE n.id = ANY(${unlinked.map((c) => c.id)}::uuid[]) AND v.leg_id = n.leg_id
+    RETURNING n.id, v.claim_number AS replaces`.execute(db);
+  const by = new Map(linked.rows.map((r) => [r.id, r.replaces]));
+  return opened.map((c) => (by.has(c.id) ? { ...c, replaces: by.get(c.id)! } : c));
 }
 
 export interface ClaimListRow {
@@ -519,6 +573,30 @@ export async function markClaimReturned(
 }
 
 /**
+ * The claim desk voids a claim of the leg: first the claim's contract locked (`FOR NO KEY UPDATE`),
+ * then the leg marked voided with the cause (migration 0057) — the order claims' opening takes them
+ * (contract, leg, then the claim inserted), so the two wait for each other instead of deadlocking:
+ * an opening that share-locked them first commits first (the claim being voided is only row-locked
+ * yet, which its unique check does not wait for: it opens nothing on the leg), and one that comes
+ * after waits for the void's commit and re-reads the leg, now marked (`insertClaimsForFlight`). The
+ * caller holds the claim's lock (taken first by every writer of a claim); the claim's own update
+ * (`markClaimVoided`) comes after this.
+ */
+export async function markLegClaimVoided(
+  db: Executor,
+  claim: { contractId: string; legId: string },
+  cause: ClaimVoidCause,
+  at: Date,
+): Promise<void> {
+  await db.selectFrom('contracts').select('id').where('id', '=', claim.contractId).forNoKeyUpdate().execute();
+  await db
+    .updateTable('contract_legs')
+    .set({ claim_voided_at: at, claim_void_cause: cause })
+    .where('id', '=', claim.legId)
+    .execute();
+}
+
+/**
  * The claim desk voided the claim (payouts/void-claim.ts decides when): `voided`, and its link stops
  * working now (a customer opening it sees the claim withdrawn). Its due date stays, for the record:
  * reminders and expiry look only at claims waiting for bank details.
@@ -627,7 +705,9 @@ export async function reopenCompletedContracts(
 
 /**
  * The claims already open on the flight's legs that an event would pay differently (another reason or
- * amount): an operator's correction never changes them, it reports them for the claim desk.
+ * amount): an operator's correction never changes them, it reports them for the claim desk. Voided
+ * claims are not among them: there is nothing left to change on them (the event opens the leg a new
+ * claim instead).
  */
 export async function claimsPaidDifferently(
   db: Executor,
@@ -650,6 +730,7 @@ export async function claimsPaidDifferently(
     WHERE l.monitored_flight_number = ${e.flightNumber}
       AND l.departure_date = ${e.departureDate}::date
       AND l.environment = ${e.environment}
+      AND cl.status <> 'voided'
       AND coalesce(pay.amount * c.passengers, 0) <> cl.compensation_amount`.execute(db);
   return result.rows[0]?.claims ?? [];
 }
@@ -663,12 +744,18 @@ export interface DifferentClaim {
   eventWouldPay: { amount: number; currency: string };
 }
 
-/** Every insured leg of the contract is over: settled (claim paid, expired or voided) or flown without a claim. */
+/**
+ * Every insured leg of the contract is over: each of its claims settled (paid, expired or voided: a
+ * leg whose voided claim an operator's event replaced waits for the new one) or flown without a
+ * claim. A leg without a claim is a row whose status is NULL: the test says so explicitly, as
+ * `NOT (NULL OR false)` would be NULL and count a leg still to fly as over.
+ */
 const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
   SELECT 1 FROM contract_legs l
   LEFT JOIN claims cl ON cl.leg_id = l.id
   WHERE l.contract_id = ${contractId}
-    AND NOT (cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) OR (cl.id IS NULL AND ${legFlown})))`;
+    AND NOT CASE WHEN cl.id IS NULL THEN ${legFlown}
+                 ELSE cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) END)`;
 
 /** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
 const legFlown = sql`EXISTS (
@@ -737,6 +824,7 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'cl.manual_review_at',
       'cl.manual_review_by',
       'cl.manual_review_reason',
+      'cl.leg_id',
       'c.id as contract_id',
       'c.contract_number',
       'c.status as contract_status',

@@ -35,6 +35,11 @@ export interface ClaimEvidence {
   };
   /** When Parasol opened the claim: the decision. */
   decidedAt: string;
+  /**
+   * The voided claim this one replaces, on the same leg: an operator recorded the flight's true
+   * outcome after the insurer voided a claim opened on wrong flight data. Absent otherwise.
+   */
+  replaces?: string;
 }
 
 export interface EvidenceSource {
@@ -49,6 +54,8 @@ export interface EvidenceSource {
   passengers: number;
   configuration_version: number;
 }
+
+const CLAIM_NUMBER = /^[A-Z]{3}-[0-9]{8}$/;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 
@@ -84,5 +91,6 @@ export function claimEvidence(r: EvidenceSource): ClaimEvidence {
       configurationVersion: r.configuration_version,
     },
     decidedAt: r.opened_at.toISOString(),
+    ...(CLAIM_NUMBER.test(str(e.replaces) ?? '') ? { replaces: e.replaces as string } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { audit } from '../platform/audit.ts';
+import { audit, auditAll } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
@@ -26,12 +26,21 @@ export interface FlightEvent {
    * with nothing to pay get their claim too (the caller reopens those contracts: `reopenCompletedContracts`).
    */
   correction?: boolean | undefined;
+  /**
+   * An operator's explicit event (the flight's true outcome): a leg whose claim the claim desk voided
+   * for wrong flight data (cause `flight_data`; never `other`: fraud, sanctions, a duplicate) gets a
+   * new claim, naming the voided one (`replaces`). Never for the monitoring, a partner's report or the
+   * simulator: they would re-open what the desk voided on the same reported outcome.
+   */
+  replaceVoided?: boolean | undefined;
 }
 
 /**
  * Opens one claim per affected active contract leg of the flight (the trigger rules of DESIGN.md):
  * a delay pays the highest tier reached, a cancellation the cancellation amount, a diversion as a
- * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim.
+ * cancellation when covered, else the highest tier. Idempotent: a leg never gets a second claim
+ * (besides a claim the desk voided for wrong flight data, replaced only on an operator's explicit event:
+ * `replaceVoided`).
  * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
  */
@@ -69,6 +78,7 @@ export async function openClaimsInTransaction(
     partnerId: event.partnerId,
     includeCompleted: event.correction,
     openedAt: at,
+    replaceVoided: event.replaceVoided,
     evidence: {
       source: event.source,
       status: event.status,
@@ -102,6 +112,36 @@ export async function openClaimsInTransaction(
       data: { status: event.status, delayMinutes, claims: opened.length },
     });
   }
+  // a new claim on a leg whose claim was voided: each claim's trail names the other (one statement)
+  await auditAll(
+    trx,
+    opened.flatMap((c) =>
+      c.replaces
+        ? [
+            {
+              actor,
+              at,
+              partnerId: c.partnerId,
+              environment: event.environment,
+              entity: 'claim',
+              entityId: c.claimNumber,
+              action: 'claim_replaces_voided',
+              data: { replaces: c.replaces, status: event.status, delayMinutes },
+            },
+            {
+              actor,
+              at,
+              partnerId: c.partnerId,
+              environment: event.environment,
+              entity: 'claim',
+              entityId: c.replaces,
+              action: 'claim_replaced',
+              data: { replacedBy: c.claimNumber, status: event.status, delayMinutes },
+            },
+          ]
+        : [],
+    ),
+  );
   return opened;
 }
 

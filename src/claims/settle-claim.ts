@@ -1,3 +1,4 @@
+import type { ClaimVoidCause } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
@@ -77,14 +78,18 @@ export async function markClaimPaymentReturned(
  * cancels its pending payout): `voided`, its link closed; the customer texted that the claim is
  * withdrawn (`voided`, once) when a message had given them a link — never the desk's reason, which
  * may be internal; partners told (claim.voided); its contract completed if every leg is over (a
- * voided claim's leg is settled, as a paid or expired one's).
+ * voided claim's leg is settled, as a paid or expired one's). The leg keeps the void's time and cause
+ * (`flight_data`: an operator's event may open it a new claim; `other`: never).
  */
 export async function markClaimVoided(
   trx: Executor,
   jobs: JobQueue,
-  claim: { id: string; contractId: string; texted: boolean },
+  claim: { id: string; contractId: string; legId: string; texted: boolean },
+  cause: ClaimVoidCause,
   at: Date,
 ): Promise<void> {
+  // the contract, then the leg, then the claim: the order claims' opening locks them (markLegClaimVoided)
+  await repo.markLegClaimVoided(trx, claim, cause, at);
   await repo.markClaimVoided(trx, claim.id, at);
   if (claim.texted) {
     const job: NotifyJob = { claimId: claim.id, kind: 'voided' };

@@ -32,7 +32,7 @@ export function claimsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, services, actor } = kit;
   const names = (pointer: string) => ({ '/limit': '--limit', '/cursor': '--cursor' })[pointer];
   const deskNames = (pointer: string) =>
-    ({ '/reason': '--reason', '/phone': '--phone', '/actionToken': '--once' })[pointer];
+    ({ '/reason': '--reason', '/phone': '--phone', '/cause': '--cause', '/actionToken': '--once' })[pointer];
 
   const claims = group(
     'claims',
@@ -326,8 +326,12 @@ export function claimsCommands(kit: CommandKit): void {
   desk(
     'void <claimNumber>',
     'Void a claim before any money left (opened, waiting for bank details, failed, or its payout still pending): never paid, its pending payout cancelled, its link closed, the customer texted, partners told (claim.voided). Final',
-    'parasol claims void CLM-00000042 --reason "opened on wrong flight data: the flight landed on time (airline record)"',
-    (input) => voidClaim({ db, jobs: services().jobs, now: () => new Date() }, input),
+    'parasol claims void CLM-00000042 --cause flight_data --reason "opened on wrong flight data: the flight landed on time (airline record)"',
+    (input, options) =>
+      voidClaim({ db, jobs: services().jobs, now: () => new Date() }, { ...input, cause: options.cause }),
     (n) => `${n} is voided: it will not be paid.`,
+  ).option(
+    '--cause <cause>',
+    'why, for what follows: flight_data (the flight data that opened it was wrong: recording the flight’s true outcome, parasol flights event, may open the leg a new claim) or other (fraud, sanctions, duplicate…: the leg never gets another claim); default other',
   );
 }

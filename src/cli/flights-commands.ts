@@ -291,6 +291,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
                 claimNumber: c.claimNumber,
                 contractId: c.contractId,
                 compensation: { amount: c.compensationAmount, currency: c.currency },
+                replaces: c.replaces,
               })),
               watchesDecided: result.watchesDecided,
               contractsReopened: result.contractsReopened,
@@ -298,7 +299,9 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
             },
             lines: [
               `${result.flightNumbers.join(', ')} ${date} (${options.env}) ${options.status}: ${result.claimsOpened.length} claim(s) opened, ${result.watchesDecided} watch(es) decided.`,
-              ...result.claimsOpened.map((c) => `  ${c.claimNumber}`),
+              ...result.claimsOpened.map(
+                (c) => `  ${c.claimNumber}${c.replaces ? ` (replaces ${c.replaces}, voided)` : ''}`,
+              ),
               ...(result.contractsReopened.length
                 ? [
                     `Reopened (completed as flown with nothing to pay, now with a claim): ${result.contractsReopened.join(', ')}`,

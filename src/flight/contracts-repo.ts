@@ -41,7 +41,11 @@ export async function insertContract(
 }
 
 /** A leg as `insertContractWithLegs` writes it: its contract's id comes from the contract's insert. */
-export type NewLeg = Omit<Insertable<ContractLegsTable>, 'contract_id' | 'id' | 'monitored_flight_number'>;
+/** A leg as sold: its claim's void (claims', migration 0057) comes later, if ever. */
+export type NewLeg = Omit<
+  Insertable<ContractLegsTable>,
+  'contract_id' | 'id' | 'monitored_flight_number' | 'claim_voided_at' | 'claim_void_cause'
+>;
 
 /** The columns of contract_legs a new leg gives, with their types (jsonb_to_recordset's column list). */
 const NEW_LEG_COLUMNS = {

@@ -719,6 +719,15 @@ const ClaimEvidenceOut = Type.Object(
       { additionalProperties: false, description: "The contract's rule that pays, and its version." },
     ),
     decidedAt: Type.String({ format: 'date-time', maxLength: 40, description: 'When the platform opened the claim.' }),
+    replaces: Type.Optional(
+      Type.String({
+        pattern: '^[A-Z]{3}-[0-9]{8}$',
+        maxLength: 12,
+        description:
+          'The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.',
+        examples: ['CLM-00000041'],
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Why the claim was opened: the facts, the delay, the rule.' },
 );
@@ -842,8 +851,9 @@ export const ContractDetailResponse = Type.Object({
     Type.Null(),
   ]),
   claims: Type.Array(ClaimOut, {
-    maxItems: 10,
-    description: 'The claims of the contract: at most one per leg and event.',
+    maxItems: 100,
+    description:
+      'The claims of the contract, oldest first: at most one per leg that is not voided. A claim the insurer voided stays listed (status voided), next to the new claim an operator opened on its leg when recording the flight’s true outcome.',
   }),
   versions: Type.Array(ContractVersionOut, {
     maxItems: 100,
@@ -993,7 +1003,7 @@ export const FlightEventResponse = Type.Object({
       {
         maxItems: 100_000,
         description:
-          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount).',
+          'Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays and the insurer voided them because the flight data was wrong.',
       },
     ),
   ),

@@ -148,6 +148,7 @@ export const en = {
   evidenceRule: 'Rule that pays',
   ruleVersion: 'Rule version (configuration)',
   decidedAt: 'Decided at',
+  evidenceReplaces: 'Replaces the voided claim',
   divertedTo: 'Diverted to',
   documentsTitle: 'Pre-contract documents',
   documentsNone: 'No documents: this partner cannot quote until they are attached.',
@@ -334,6 +335,10 @@ export const en = {
       'A payout in another currency than EUR is a cross-border transfer, which names the customer’s bank by its BIC: without one it is left out of every file. Give the BIC (from the customer, or the bank directory for the IBAN): checked against the IBAN’s country, only while the payout is pending; the next batch takes it.',
     newBic: 'BIC (8 or 11 characters)',
     leftOut: (noBic, since) => (noBic ? `left out: no BIC (since ${since})` : `left out of its file (since ${since})`),
+    voidCause: 'Why',
+    voidCauseFlightData:
+      'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim',
+    voidCauseOther: 'Anything else (fraud, sanctions, a duplicate…): the flight never gets another claim',
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },

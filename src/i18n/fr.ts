@@ -154,6 +154,7 @@ export const fr = {
   evidenceRule: 'Règle qui paie',
   ruleVersion: 'Version de la règle (configuration)',
   decidedAt: 'Décidé le',
+  evidenceReplaces: 'Remplace le sinistre annulé',
   divertedTo: 'Dérouté vers',
   documentsTitle: 'Documents précontractuels',
   documentsNone: 'Aucun document : ce partenaire ne peut pas coter tant qu’ils ne sont pas joints.',
@@ -346,6 +347,10 @@ export const fr = {
     newBic: 'BIC (8 ou 11 caractères)',
     leftOut: (noBic, since) =>
       noBic ? `écarté : pas de BIC (depuis le ${since})` : `écarté de son fichier (depuis le ${since})`,
+    voidCause: 'Pourquoi',
+    voidCauseFlightData:
+      'Les données de vol qui l’ont ouvert étaient fausses : enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol',
+    voidCauseOther: 'Autre chose (fraude, sanctions, doublon…) : ce vol n’aura jamais d’autre sinistre',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },

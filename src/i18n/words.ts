@@ -157,6 +157,7 @@ export interface Words {
   evidenceRule: string;
   ruleVersion: string;
   decidedAt: string;
+  evidenceReplaces: string;
   divertedTo: string;
   documentsTitle: string;
   documentsNone: string;
@@ -333,6 +334,9 @@ export interface Words {
     newBic: string;
     /** A pending payout a batch left out of its file: for want of a BIC, or another reason; since when. */
     leftOut: (noBic: boolean, since: string) => string;
+    voidCause: string;
+    voidCauseFlightData: string;
+    voidCauseOther: string;
     done: string;
     replayed: string;
   };

@@ -37,7 +37,8 @@ export interface OperatorFlightEventResult {
   contractsReopened: string[];
   /**
    * Claims already open on the flight that this event would pay differently: never changed by an event
-   * (one claim per leg, its amount as first decided), listed for the claim desk.
+   * (one claim per leg, its amount as first decided), listed for the claim desk. Voided claims are not
+   * listed: the event gives their leg a new claim when it pays and the desk voided it for wrong flight data.
    */
   claimsNotChanged: DifferentClaim[];
 }
@@ -45,13 +46,18 @@ export interface OperatorFlightEventResult {
 /**
  * An operator states what happened to a flight (`parasol flights event`), in any environment: the
  * way out of manual review, or a correction. Opens the claims through the same use case as the
- * monitoring and POST /claims (idempotent: one claim per leg), for every spelling of the designator
- * on the legs, then marks the flight's open watches decided (each with its audit row). `on_time`
- * opens nothing and only decides the watches.
+ * monitoring and POST /claims (idempotent: one claim per leg not voided), for every spelling of the
+ * designator on the legs, then marks the flight's open watches decided (each with its audit row).
+ * `on_time` opens nothing and only decides the watches.
  *
  * A correction after the flight was decided: contracts the monitoring completed as flown with nothing
  * to pay get their claim and are active again until it settles; claims already open stay as they were
  * decided (one claim per leg) and those this event would pay differently are returned for the desk.
+ * A leg whose claim the desk voided because the flight data that opened it was wrong (void cause
+ * `flight_data`) gets a new claim when this event pays (`replaceVoided`: only an operator's event,
+ * never the monitoring), naming the voided one; its contract, completed by the void, is active again.
+ * A claim voided for anything else (cause `other`: fraud, sanctions, a duplicate) is never replaced.
+ * Repeating the event opens nothing more.
  */
 export async function recordOperatorFlightEvent(
   deps: { db: Db; jobs: JobQueue; now: () => Date },
@@ -99,6 +105,7 @@ export async function recordOperatorFlightEvent(
               source: 'operator',
               evidence: { reportedBy: actor },
               correction: true,
+              replaceVoided: true,
             },
             actor,
             now,

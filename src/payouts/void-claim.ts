@@ -8,7 +8,9 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
+import type { ClaimVoidCause } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
 
@@ -25,11 +27,17 @@ import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
  * `markClaimVoided`), audited `claim_voided` with the reason. The ledger has nothing to reverse: it
  * records no entry when a claim opens, only money paid (docs/DECISIONS.md, "Voiding a claim").
  * Voiding a voided claim again (the same form, or a new one) does nothing more: `replayed`.
+ *
+ * The void's cause (`cause`, default `other`), kept on the claim's leg and in the audit row:
+ * `flight_data` — the flight data that opened the claim was wrong, and an operator's flight event
+ * (the true outcome) may open the leg a new claim; `other` — fraud, sanctions, a duplicate, anything
+ * else: the leg never gets another claim. Anything else: 422 `validation_failed` (`/cause`).
  */
 export async function voidClaim(
   deps: { db: Db; jobs: JobQueue; now: () => Date },
-  input: DeskAction,
+  input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
+  const cause = checkVoidCause(input.cause);
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
@@ -52,7 +60,8 @@ export async function voidClaim(
       trx,
       deps.jobs,
       // `opened`: its first message is not written yet (its job finds the claim voided and sends nothing)
-      { id: claim.id, contractId: claim.contract_id, texted: claim.status !== 'opened' },
+      { id: claim.id, contractId: claim.contract_id, legId: claim.leg_id, texted: claim.status !== 'opened' },
+      cause,
       now,
     );
     await auditDeskAction(
@@ -62,11 +71,24 @@ export async function voidClaim(
       'claim_voided',
       {
         status: claim.status,
+        cause,
         compensation: { amount: Number(claim.compensation_amount), currency: claim.currency },
         payout: payout ? { endToEndId: payout.end_to_end_id, status: payout.status, cancelled } : null,
       },
       now,
     );
     return { claimNumber: claim.claim_number, outcome: 'done' };
+  });
+}
+
+/** The void's causes (`parasol claims void --cause`, the claim page's choice). */
+export const VOID_CAUSES = ['flight_data', 'other'] as const satisfies readonly ClaimVoidCause[];
+
+/** `other` when not given (never replaced: the safe reading); anything but a cause is refused. */
+function checkVoidCause(cause: string | undefined): ClaimVoidCause {
+  const given = cause?.trim() || 'other';
+  if ((VOID_CAUSES as readonly string[]).includes(given)) return given as ClaimVoidCause;
+  throw new DomainError('validation_failed', 'The action is not valid.', {
+    errors: [{ field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }],
   });
 }

@@ -28,9 +28,18 @@ export async function audit(db: Executor, entry: AuditEntry): Promise<void> {
   await auditWrite(db, entry).execute();
 }
 
+/** Several rows written in the same transaction as the change they record, in one statement (none: nothing sent). */
+export async function auditAll(db: Executor, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length > 0) await db.insertInto('audit_log').values(entries.map(auditRow)).execute();
+}
+
 /** The audit row built and not sent, for `writeTogether` or `alongWrites` (platform/db.ts) to send with the change's other writes. */
 export function auditWrite(db: Executor, entry: AuditEntry) {
-  return db.insertInto('audit_log').values({
+  return db.insertInto('audit_log').values(auditRow(entry)) satisfies PendingWrite;
+}
+
+function auditRow(entry: AuditEntry) {
+  return {
     actor: entry.actor,
     partner_id: entry.partnerId ?? null,
     environment: entry.environment ?? null,
@@ -39,7 +48,7 @@ export function auditWrite(db: Executor, entry: AuditEntry) {
     action: entry.action,
     data: JSON.stringify(entry.data ?? {}),
     ...(entry.at ? { at: entry.at } : {}),
-  }) satisfies PendingWrite;
+  };
 }
 
 export interface AuditRow {

@@ -248,7 +248,17 @@ export interface ContractLegsTable {
   share_net: number;
   share_tax: number;
   share_commission: number;
+  /**
+   * When the claim desk last voided a claim of this leg, and why (migration 0057): `flight_data` (the
+   * flight data that opened it was wrong: an operator's event may open the leg a new claim) or `other`
+   * (fraud, sanctions, duplicate…: never replaced). Null: no claim of the leg was voided.
+   */
+  claim_voided_at: Generated<Date | null>;
+  claim_void_cause: Generated<ClaimVoidCause | null>;
 }
+
+/** Why the claim desk voided a claim (`parasol claims void --cause`): see `ContractLegsTable.claim_void_cause`. */
+export type ClaimVoidCause = 'flight_data' | 'other';
 
 /** One version of a changed contract (migration 0024); version 1 is written by the first change. */
 export interface ContractVersionsTable {

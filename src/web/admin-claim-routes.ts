@@ -98,7 +98,12 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
     action('amount', (input, request) =>
       correctClaimCompensation(deps, { ...input, amount: field(request.body, 'amount', 30) }),
     );
-    action('void', (input) => voidClaim({ db: deps.db, jobs: deps.flight.jobs, now: deps.now }, input));
+    action('void', (input, request) =>
+      voidClaim(
+        { db: deps.db, jobs: deps.flight.jobs, now: deps.now },
+        { ...input, cause: field(request.body, 'cause', 20) },
+      ),
+    );
     action('bic', (input, request) =>
       setPayoutBic(
         { db: deps.db, keys: deps.flight.keys, now: deps.now },

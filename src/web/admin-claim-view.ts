@@ -144,7 +144,7 @@ ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><l
 ${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
 ${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
 ${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, html`<div><label for="desk-bic-value">${d.newBic}</label><input id="desk-bic-value" name="bic" value="${c.bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="14" size="14"></div>`) : ''}
-${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint) : ''}
+${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint, html`<fieldset><legend>${d.voidCause}</legend><div><input type="radio" id="desk-void-cause-other" name="cause" value="other" checked> <label for="desk-void-cause-other">${d.voidCauseOther}</label></div><div><input type="radio" id="desk-void-cause-flight-data" name="cause" value="flight_data"> <label for="desk-void-cause-flight-data">${d.voidCauseFlightData}</label></div></fieldset>`) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(
   d.auditTitle,

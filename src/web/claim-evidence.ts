@@ -29,5 +29,6 @@ ${e.divertedTo ? html`<dt>${w.divertedTo}</dt><dd>${e.divertedTo}</dd>` : ''}
 <dt>${w.evidenceRule}</dt><dd>${rule} → ${formatMoney(e.rule.amountPerPassenger.amount, e.rule.amountPerPassenger.currency, ctx.lang)} × ${e.rule.passengers}</dd>
 <dt>${w.ruleVersion}</dt><dd>v${e.rule.configurationVersion}</dd>
 <dt>${w.decidedAt}</dt><dd>${at(e.decidedAt)}</dd>
+${e.replaces ? html`<dt>${w.evidenceReplaces}</dt><dd>${e.replaces}</dd>` : ''}
 </dl>`;
 }

@@ -151,7 +151,14 @@ describe('the claim desk voids a claim', () => {
     const { c, claimNumber, claim, link } = await openClaim();
     const { body, form } = await desk(claimNumber);
     assert.match(body, /id="desk-void"/);
-    const done = await operator.post(`/admin/claims/${claimNumber}/void`, { ...form, reason: REASON });
+    // the cause is chosen on the form, `other` (never replaced) unless the operator picks wrong flight data
+    assert.match(body, /name="cause" value="other" checked/);
+    assert.match(body, /name="cause" value="flight_data">/);
+    const done = await operator.post(`/admin/claims/${claimNumber}/void`, {
+      ...form,
+      reason: REASON,
+      cause: 'flight_data',
+    });
     assert.equal(done.statusCode, 303, done.body.slice(0, 300));
     assert.equal(done.headers.location, `/admin/claims/${claimNumber}?done=done`);
     // the same form again (a double submit), then a new CLI run: nothing more
@@ -167,6 +174,14 @@ describe('the claim desk voids a claim', () => {
     assert.equal(audited[0]!.actor, ACTOR);
     assert.equal((audited[0]!.data as { reason: string }).reason, REASON);
     assert.equal((audited[0]!.data as { status: string }).status, 'awaiting_bank_details');
+    assert.equal((audited[0]!.data as { cause: string }).cause, 'flight_data');
+    const leg = await t.db
+      .selectFrom('contract_legs as l')
+      .innerJoin('claims as cl', 'cl.leg_id', 'l.id')
+      .select('l.claim_void_cause')
+      .where('cl.id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(leg.claim_void_cause, 'flight_data', 'kept on the leg: an operator’s event may replace it');
     const page = await desk(claimNumber);
     assert.match(page.body, /id="claim-status">voided</);
     assert.doesNotMatch(page.body, /id="desk-void"/, 'no void form on a voided claim');
@@ -302,6 +317,13 @@ describe('the claim desk voids a claim', () => {
       reason: 'x'.repeat(501),
     });
     assert.equal(tooLong.statusCode, 422);
+    const badCause = await operator.post(`/admin/claims/${claimNumber}/void`, {
+      ...(await desk(claimNumber)).form,
+      reason: REASON,
+      cause: 'weather',
+    });
+    assert.equal(badCause.statusCode, 422);
+    assert.match(badCause.body, /flight_data, other/);
 
     const email = `${uniqueSlug('void')}@example.com`;
     await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'partner password 42' });

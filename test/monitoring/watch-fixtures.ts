@@ -70,7 +70,7 @@ export async function subscribe(
   partner: TestPartner,
   flight: string,
   day: Date,
-  options: { passengers?: number; operatingFlightNumber?: string; airline?: string } = {},
+  options: { passengers?: number; operatingFlightNumber?: string; airline?: string; returnFlight?: string } = {},
 ): Promise<Contract> {
   const back = c.now();
   const date = day.toISOString().slice(0, 10);
@@ -81,6 +81,10 @@ export async function subscribe(
       arrivalAirport: 'JFK',
       airline: options.airline ?? 'AF',
       departureDateTime: `${date}T10:30`,
+      // a round trip: the return a week later (its flight decided by nothing in these tests)
+      ...(options.returnFlight
+        ? { returnDepartureDateTime: `${new Date(day.getTime() + 7 * 86_400_000).toISOString().slice(0, 10)}T18:00` }
+        : {}),
       ...(options.passengers ? { additionalPassengers: options.passengers - 1 } : {}),
     };
     const quote = await post(t.app, `${FLIGHT}/getPrice`, body, partner.auth);
@@ -107,6 +111,16 @@ export async function subscribe(
             arrivalAirport: 'JFK',
             departureDateTime: body.departureDateTime,
           },
+          ...(options.returnFlight
+            ? [
+                {
+                  flightNumber: options.returnFlight,
+                  departureAirport: 'JFK',
+                  arrivalAirport: 'CDG',
+                  departureDateTime: body.returnDepartureDateTime!,
+                },
+              ]
+            : []),
         ],
       },
       partner.auth,
@@ -179,12 +193,15 @@ export async function claimsOf(t: TestApp, environment: Environment, flight: str
     .innerJoin('contracts as c', 'c.id', 'cl.contract_id')
     .select([
       'cl.id',
+      'cl.claim_number',
+      'cl.status',
       'cl.leg_id',
       'cl.reason',
       'cl.event',
       'cl.delay_minutes',
       'cl.compensation_amount',
       'cl.evidence',
+      'cl.contract_id',
       'c.contract_number',
     ])
     .where('l.environment', '=', environment)

@@ -4,6 +4,8 @@ import { checkFlightWatch } from '../../src/monitoring/check-flight.ts';
 import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
+import { voidClaim } from '../../src/payouts/void-claim.ts';
+import { markClaimPaid } from '../../src/claims/index.ts';
 import { flightProviders, flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent, SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
 import { SimulatorProvider, type SimulatedFlightEvent } from '../../src/monitoring/simulator.ts';
@@ -237,6 +239,99 @@ describe('flight monitoring (sandbox, simulator)', () => {
       assert.equal((await watchOf(t, 'sandbox', flight, date))?.state, 'decided');
     });
 
+    it('a claim the desk voided: the monitoring’s next planning opens none; the operator’s true outcome opens a new one, once', async () => {
+      // a round trip: voiding its outbound claim leaves it active (its return still to fly), so the
+      // planner still reads it; a contract sold after the decision makes the planner open the flight's
+      // claims again — the voided leg among the legs it considers
+      const flight = flightNumber();
+      const d = day();
+      const roundTrip = await subscribe(t, c, a, flight, d, { returnFlight: flightNumber() });
+      c.set(new Date(roundTrip.departureAt.getTime() - DAY));
+      await planWatches({ db: t.db, now: c.now });
+      const watch = (await watchOf(t, 'sandbox', flight, roundTrip.departureDate))!;
+      const date = roundTrip.departureDate;
+      // the provider wrongly reports a cancellation, known before departure: decided early, a claim opened
+      await simulate({ flightNumber: flight, departureDate: date, status: 'cancelled' });
+      const decided = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
+      assert.deepEqual(decided, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 1 });
+      assert.ok(c.now() < roundTrip.departureAt);
+      const [wrong] = await claimsOf(t, 'sandbox', flight, date);
+      // wrong flight data: even such a void is replaced only by an operator's event, never the monitoring
+      const voided = await voidClaim(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          claimNumber: wrong!.claim_number,
+          actor: 'operator:desk@parasol.test',
+          reason: 'the flight was not cancelled',
+          actionToken: `void-${wrong!.claim_number}`,
+          cause: 'flight_data',
+        },
+      );
+      assert.equal(voided.outcome, 'done');
+      const status = await t.db
+        .selectFrom('contracts')
+        .select('status')
+        .where('contract_number', '=', roundTrip.contractNumber)
+        .executeTakeFirstOrThrow();
+      assert.equal(status.status, 'active', 'its return still to fly');
+      // sold afterwards: the planner opens the flight's claims as decided — for the new contract only
+      const later = await subscribe(t, c, b, flight, new Date(`${date}T00:00:00Z`));
+      const planned = await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now });
+      assert.equal(planned.claimsOpened, 1);
+      assert.deepEqual(
+        (await claimsOf(t, 'sandbox', flight, date)).map((cl) => [cl.contract_number, cl.status]).sort(),
+        [
+          [roundTrip.contractNumber, 'voided'],
+          [later.contractNumber, 'opened'],
+        ].sort(),
+        'no new claim on the voided leg',
+      );
+
+      // the operator records what really happened: delayed 200 minutes
+      const corrected = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.equal(corrected.claimsOpened.length, 1);
+      assert.equal(corrected.claimsOpened[0]!.replaces, wrong!.claim_number);
+      assert.deepEqual(
+        corrected.claimsNotChanged.map((cl) => cl.claimNumber),
+        (await claimsOf(t, 'sandbox', flight, date))
+          .filter((cl) => cl.contract_number === later.contractNumber)
+          .map((cl) => cl.claim_number),
+        'the later contract’s claim (cancelled) would pay differently; never the voided one',
+      );
+      assert.deepEqual(corrected.contractsReopened, [], 'the round trip was still active');
+      const live = (await claimsOf(t, 'sandbox', flight, date)).filter(
+        (cl) => cl.contract_number === roundTrip.contractNumber && cl.status !== 'voided',
+      );
+      assert.equal(live.length, 1);
+      assert.equal(live[0]!.delay_minutes, 200);
+      assert.equal(Number(live[0]!.compensation_amount), 10_000);
+
+      assert.equal((await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: c.now })).claimsOpened, 0);
+      const again = await recordOperatorFlightEvent(
+        { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+        {
+          environment: 'sandbox',
+          flightNumber: flight,
+          departureDate: date,
+          status: 'delayed',
+          arrivalDelayMinutes: 200,
+        },
+        'operator:test',
+      );
+      assert.deepEqual(again.claimsOpened, []);
+      assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 3);
+    });
+
     it('an operator’s event stated before departure: a leg sold after it gets its claim, the operator as source', async () => {
       const { watch, flight, date, departure } = await watched([a]);
       // a clock a second later at each reading: the event reads it once, for all it writes
@@ -328,6 +423,67 @@ describe('flight monitoring (sandbox, simulator)', () => {
       const second = await checkFlightWatch(checkDeps(t, c, providers()), watch.id);
       assert.deepEqual(second, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
       assert.equal((await claimsOf(t, 'sandbox', flight, date)).length, 0);
+    });
+
+    it('a round trip stays active while its return is still to fly, its outbound decided on time or its claim paid; the return then gets its claim', async () => {
+      const statusOf = async (contractNumber: string) =>
+        (
+          await t.db
+            .selectFrom('contracts')
+            .select('status')
+            .where('contract_number', '=', contractNumber)
+            .executeTakeFirstOrThrow()
+        ).status;
+      const d = day();
+      const [onTime, late, returnFlight] = [flightNumber(), flightNumber(), flightNumber()];
+      const flown = await subscribe(t, c, a, onTime, d, { returnFlight });
+      const single = await subscribe(t, c, b, onTime, d);
+      const paid = await subscribe(t, c, a, late, d, { returnFlight });
+      c.set(new Date(flown.departureAt.getTime() - DAY));
+      await planWatches({ db: t.db, now: c.now });
+      // outbound on time: the one-way contract is over, the round trip is not
+      c.set(plus(flown.departureAt, minutes(135)));
+      const first = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', onTime, flown.departureDate))!.id,
+      );
+      assert.deepEqual(first, { outcome: 'decided', decision: { kind: 'on_time' }, claimsOpened: 0 });
+      assert.equal(await statusOf(single.contractNumber), 'completed');
+      assert.equal(await statusOf(flown.contractNumber), 'active', 'its return still to fly');
+      // outbound late, its claim paid: the round trip stays active
+      await simulate({
+        flightNumber: late,
+        departureDate: paid.departureDate,
+        status: 'delayed',
+        arrivalDelayMinutes: 200,
+      });
+      const second = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', late, paid.departureDate))!.id,
+      );
+      assert.equal(second.outcome, 'decided');
+      const [claim] = await claimsOf(t, 'sandbox', late, paid.departureDate);
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          markClaimPaid(
+            trx,
+            t.app.parasol.jobs,
+            { id: claim!.id, contractId: claim!.contract_id, attempt: 1 },
+            c.now(),
+          ),
+        );
+      assert.equal(await statusOf(paid.contractNumber), 'active', 'its return still to fly');
+      // the return flight is cancelled: both round trips get their claim on it, then are over once paid
+      const returnDate = new Date(flown.departureAt.getTime() + 7 * DAY).toISOString().slice(0, 10);
+      await simulate({ flightNumber: returnFlight, departureDate: returnDate, status: 'cancelled' });
+      c.set(new Date(flown.departureAt.getTime() + 6 * DAY));
+      await planWatches({ db: t.db, now: c.now });
+      const back = await checkFlightWatch(
+        checkDeps(t, c, providers()),
+        (await watchOf(t, 'sandbox', returnFlight, returnDate))!.id,
+      );
+      assert.deepEqual(back, { outcome: 'decided', decision: { kind: 'cancelled' }, claimsOpened: 2 });
     });
 
     it('an operator’s correction after an on-time decision: completed contracts get their claim and are active again; open claims are listed, never changed', async () => {

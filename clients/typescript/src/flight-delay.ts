@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)
-         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts.
+         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One claim per insured flight, ever: reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts; an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once.
          */
         post: operations["reportFlightEvent"];
         delete?: never;
@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. A leg has at most one claim that is not voided: a claim the insurer voided stays listed with status voided, and when an operator records the flight’s true outcome its leg gets a new claim, with its own number and its own claim.opened, listed too. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaims"];
         delete?: never;
@@ -311,7 +311,7 @@ export interface paths {
         put?: never;
         /**
          * List your claims (alias of /getclaims)
-         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
+         * @description Claims opened on the days from fromDate to toDate (inclusive, UTC), or all the claims of one contract (contractNumber alone), optionally only those in some statuses (status), oldest first (openedAt, then an internal id), paginated with cursor/limit. Following nextCursor until it is null returns every matching claim once, including claims opened while you page: a page never goes past claims still being written (it may then be short, or empty with a nextCursor: ask again). A claim whose status changes while you page keeps its place (openedAt): it is listed with the status it has when its page is read, and with a status filter only if that status is one asked for. Only your own claims. A leg has at most one claim that is not voided: a claim the insurer voided stays listed with status voided, and when an operator records the flight’s true outcome its leg gets a new claim, with its own number and its own claim.opened, listed too. Each claim carries its evidence (flight facts, delay computed, the rule that pays and its version, decided at).
          */
         post: operations["getClaimsAlias"];
         delete?: never;
@@ -3663,11 +3663,16 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Operator token only: contracts completed as flown with nothing to pay that this event (a correction) gave a claim; active again until it settles. */
                         contractsReopened?: string[];
-                        /** @description Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). */
+                        /** @description Operator token only: claims already open on the flight that this event would pay differently; an event never changes a claim (the claim desk corrects an amount). Voided claims are not listed: the event opens their leg a new claim when it pays and the insurer voided them because the flight data was wrong. */
                         claimsNotChanged?: {
                             claimNumber: string;
                             /** @enum {string} */
@@ -4050,7 +4055,7 @@ export interface operations {
                             reason: string;
                             refund: components["schemas"]["Money"];
                         } | null;
-                        /** @description The claims of the contract: at most one per leg and event. */
+                        /** @description The claims of the contract, oldest first: at most one per leg that is not voided. A claim the insurer voided stays listed (status voided), next to the new claim an operator opened on its leg when recording the flight’s true outcome. */
                         claims: {
                             claimNumber: string;
                             contractNumber: string;
@@ -4117,6 +4122,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description The versions of a changed contract, oldest first (version 1 as sold, then one per change); empty while the contract was never changed. */
@@ -6002,6 +6012,11 @@ export interface operations {
                              * @description When the platform opened the claim.
                              */
                             decidedAt: string;
+                            /**
+                             * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                             * @example CLM-00000041
+                             */
+                            replaces?: string;
                         };
                     };
                 };
@@ -6324,6 +6339,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
@@ -6693,6 +6713,11 @@ export interface operations {
                                  * @description When the platform opened the claim.
                                  */
                                 decidedAt: string;
+                                /**
+                                 * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its own claim.opened). Absent for any other claim.
+                                 * @example CLM-00000041
+                                 */
+                                replaces?: string;
                             };
                         }[];
                         /** @description Pass as cursor for the next page; null when no claim is left to read. Present even after a short or empty page while claims are being written: ask again. */
