@@ -35,14 +35,16 @@ WHERE v.leg_id = l.id;
 -- round trip whose outbound claim settled (paid, expired, voided) was completed with its return still
 -- to fly, and that flight would open it no claim (only active contracts get one). Such contracts are
 -- active again: those with a leg that has no claim, whose flight is not decided (the completion's
--- "flown": claims-repo.ts `over`) and whose departure is not past (the monitoring plans its watch
--- again). Each with its audit row, `reopened` for `completion_bug`.
+-- "flown": claims-repo.ts `over`) and whose departure is ahead or within the monitoring's 7-day
+-- look-back (MONITORING_SCHEDULE.planningLookbackDays: the planner watches such a leg again, reopening
+-- its closed watch). Each with its audit row, `reopened` for `completion_bug`. Older ones stay
+-- completed: docs/OPERATIONS.md lists them and their remedy (`parasol flights event`).
 WITH reopened AS (
   UPDATE contracts c SET status = 'active'
   WHERE c.status = 'completed'
     AND EXISTS (
       SELECT 1 FROM contract_legs l
-      WHERE l.contract_id = c.id AND l.departure_at > now()
+      WHERE l.contract_id = c.id AND l.departure_at > now() - interval '7 days'
         AND NOT EXISTS (SELECT 1 FROM claims cl WHERE cl.leg_id = l.id)
         AND NOT EXISTS (
           SELECT 1 FROM flight_watches w

@@ -93,9 +93,10 @@ export async function insertClaimsForFlight(
   // the leg's latest voided claim, which a new one replaces (the unique index leaves only voided ones
   // besides the live claim, and a leg with a live claim gets nothing: ON CONFLICT); read in the
   // statement's snapshot — a void committed while the statement waited is linked after it
-  // (`linkVoidedMeanwhile`)
+  // (`linkVoidedMeanwhile`); the latest by claim number (a sequence, zero-padded), not by opened_at (the
+  // use case's clock, which a simulation may set back)
   const replaced = e.replaceVoided
-    ? sql`(SELECT v.claim_number FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided' ORDER BY v.opened_at DESC, v.claim_number DESC LIMIT 1)`
+    ? sql`(SELECT v.claim_number FROM claims v WHERE v.leg_id = l.id AND v.status = 'voided' ORDER BY v.claim_number DESC LIMIT 1)`
     : sql`NULL::text`;
   const result = await sql<{
     /** The claims opened, column by column (the arrays in the same order). */
@@ -173,7 +174,7 @@ async function linkVoidedMeanwhile(db: Executor, opened: OpenedClaim[]): Promise
     UPDATE claims n SET evidence = n.evidence || jsonb_build_object('replaces', v.claim_number)
     FROM (SELECT DISTINCT ON (leg_id) leg_id, claim_number FROM claims
           WHERE leg_id = ANY(${unlinked.map((c) => c.legId)}::uuid[]) AND status = 'voided'
-          ORDER BY leg_id, opened_at DESC, claim_number DESC) v
+          ORDER BY leg_id, claim_number DESC) v
     WHERE n.id = ANY(${unlinked.map((c) => c.id)}::uuid[]) AND v.leg_id = n.leg_id
     RETURNING n.id, v.claim_number AS replaces`.execute(db);
   const by = new Map(linked.rows.map((r) => [r.id, r.replaces]));

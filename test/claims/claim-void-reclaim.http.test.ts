@@ -314,11 +314,29 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
   it('migration 0057’s repair: a contract completed with a leg still to fly (the old completion bug) is active again, audited; others stay completed', async () => {
     const { c: roundTrip } = await voidedClaim({ roundTrip: true });
     const { c: oneWay } = await voidedClaim();
-    // as the old completion left it: completed with its return still to fly
+    // returns that departed 2 days ago (within the planner's 7-day look-back: watched again) and 10 days ago (not)
+    const { c: recent } = await voidedClaim({ roundTrip: true });
+    const { c: old } = await voidedClaim({ roundTrip: true });
+    const day = 24 * 3_600_000;
+    for (const [c, daysAgo] of [
+      [recent, 2],
+      [old, 10],
+    ] as const)
+      await t.db
+        .updateTable('contract_legs')
+        .set({ departure_at: new Date(Date.now() - daysAgo * day) })
+        .where(
+          'contract_id',
+          '=',
+          t.db.selectFrom('contracts').select('id').where('contract_number', '=', c.contractNumber),
+        )
+        .where('id', 'not in', t.db.selectFrom('claims').select('leg_id'))
+        .execute();
+    // as the old completion left them: completed with their return not decided
     await t.db
       .updateTable('contracts')
       .set({ status: 'completed' })
-      .where('contract_number', '=', roundTrip.contractNumber)
+      .where('contract_number', 'in', [roundTrip.contractNumber, recent.contractNumber, old.contractNumber])
       .execute();
     const migration = readFileSync(new URL('../../migrations/0057_claim_per_live_leg.sql', import.meta.url), 'utf8');
     const repair = migration.slice(migration.indexOf('-- One-off repair'));
@@ -333,6 +351,8 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
       ).status;
     assert.equal(await statusOf(roundTrip.contractNumber), 'active');
     assert.equal(await statusOf(oneWay.contractNumber), 'completed', 'every leg over');
+    assert.equal(await statusOf(recent.contractNumber), 'active', 'its return departed within the look-back');
+    assert.equal(await statusOf(old.contractNumber), 'completed', 'its return departed before the look-back');
     const audited = await t.db
       .selectFrom('audit_log')
       .select(['actor', 'data'])
