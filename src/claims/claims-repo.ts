@@ -82,8 +82,6 @@ export async function insertClaimsForFlight(
     partnerId?: string | undefined;
     /** An operator's correction: legs of contracts completed as flown with nothing to pay get their claim too. */
     includeCompleted?: boolean | undefined;
-    /** The claims' `opened_at` (and first `updated_at`): the opening use case's clock. */
-    openedAt: Date;
     /** An operator's explicit event: a leg whose claim was voided for wrong flight data (`flight_data`) gets a new one. */
     replaceVoided?: boolean | undefined;
   },
@@ -132,7 +130,10 @@ export async function insertClaimsForFlight(
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
              reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency,
              ${JSON.stringify(e.evidence)}::jsonb || CASE WHEN replaces IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaces', replaces) END,
-             ${e.openedAt}::timestamptz, ${e.openedAt}::timestamptz
+             -- the transaction's start, the database's clock: the claims listing's key (opened_at, id) pages
+             -- behind a commit horizon of transaction starts (platform/cursor.ts commitHorizon), which a
+             -- key from another clock would break (a claim committed behind a cursor handed out)
+             now(), now()
       FROM insured
       ORDER BY leg_id
       -- at most one claim not voided per leg (migration 0057): concurrent events wait for each other here
@@ -167,6 +168,15 @@ export async function insertClaimsForFlight(
  * opened) is not in the statement's snapshot, where `replaces` was looked up: looked up again now (a
  * new statement, a new snapshot), and the new claim's evidence completed.
  */
+/**
+ * The current transaction's start on the database's clock: the `opened_at` of the claims it opens
+ * (their listing's key), which their audit row and `claim.opened` events repeat.
+ */
+export async function transactionStart(db: Executor): Promise<Date> {
+  const { rows } = await sql<{ at: Date }>`SELECT now() AS at`.execute(db);
+  return rows[0]!.at;
+}
+
 async function linkVoidedMeanwhile(db: Executor, opened: OpenedClaim[]): Promise<OpenedClaim[]> {
   const unlinked = opened.filter((c) => c.replaces === null);
   if (unlinked.length === 0) return opened;

@@ -3,7 +3,7 @@ import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
+import { insertClaimsForFlight, transactionStart, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 
 /** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
@@ -57,8 +57,10 @@ export async function openClaimsForFlightEvent(
 /**
  * The same, in the caller's transaction: for callers that decide something else with the claims
  * (the monitoring marks the flight's watch decided), all or nothing. `at`: the caller's clock
- * (`deps.now()`), the claims' `opened_at` and their audit row's time — the claims bordereau reads
- * claims opened in a period by it (docs/ARCHITECTURE.md, "Clocks").
+ * (`deps.now()`), when the event was observed (evidence `observedAt`). The claims' `opened_at` is the
+ * transaction's start on the database's clock — their listing pages by it behind a commit horizon of
+ * transaction starts — and their audit rows and `claim.opened` events say the same time
+ * (docs/ARCHITECTURE.md, "Clocks").
  */
 export async function openClaimsInTransaction(
   trx: Executor,
@@ -77,7 +79,6 @@ export async function openClaimsInTransaction(
     delayMinutes,
     partnerId: event.partnerId,
     includeCompleted: event.correction,
-    openedAt: at,
     replaceVoided: event.replaceVoided,
     evidence: {
       source: event.source,
@@ -94,24 +95,25 @@ export async function openClaimsInTransaction(
     opened.map((c) => ({ claimId: c.id })),
     { trx },
   );
+  if (opened.length === 0) return opened;
+  // dated as the claims' opened_at: the transaction's start (the listing's key, claims-repo.ts)
+  const openedAt = await transactionStart(trx);
   await emitClaimWebhookEvents(
     trx,
     jobs,
     'claim.opened',
     opened.map((c) => c.id),
-    at,
+    openedAt,
   );
-  if (opened.length > 0) {
-    await audit(trx, {
-      actor,
-      environment: event.environment,
-      entity: 'flight',
-      entityId: `${event.flightNumber}/${event.departureDate}`,
-      action: 'claims_opened',
-      at,
-      data: { status: event.status, delayMinutes, claims: opened.length },
-    });
-  }
+  await audit(trx, {
+    actor,
+    environment: event.environment,
+    entity: 'flight',
+    entityId: `${event.flightNumber}/${event.departureDate}`,
+    action: 'claims_opened',
+    at: openedAt,
+    data: { status: event.status, delayMinutes, claims: opened.length },
+  });
   // a new claim on a leg whose claim was voided: each claim's trail names the other (one statement)
   await auditAll(
     trx,
@@ -120,7 +122,7 @@ export async function openClaimsInTransaction(
         ? [
             {
               actor,
-              at,
+              at: openedAt,
               partnerId: c.partnerId,
               environment: event.environment,
               entity: 'claim',
@@ -130,7 +132,7 @@ export async function openClaimsInTransaction(
             },
             {
               actor,
-              at,
+              at: openedAt,
               partnerId: c.partnerId,
               environment: event.environment,
               entity: 'claim',

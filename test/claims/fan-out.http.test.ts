@@ -65,6 +65,7 @@ describe('a flight event fanned out over several contracts', () => {
         reason: row.reason,
         compensationAmount: Number(row.compensation_amount),
         currency: row.currency,
+        replaces: null,
       });
     }
     // the amounts follow each contract's passengers and its partner's cover

@@ -131,7 +131,7 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     (await entriesOfContract(t.db, contractNumber)).find((e) => e.kind === 'compensation_paid' && e.amount > 0)!
       .occurred_at;
 
-  it('a claim opened, reviewed, corrected and approved on a clock other than the database’s: its opened_at and audit rows say the application’s time', async () => {
+  it('a claim opened, reviewed, corrected and approved on a clock other than the database’s: opened on the database’s (the listing’s key), its changes and their audit rows on the application’s', async () => {
     // the application's clock three hours ahead of the database's (a simulation clock, a skewed DB)
     const at = new Date(Date.now() + 3 * 3_600_000);
     const clock = () => at;
@@ -154,21 +154,29 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       reason,
       actionToken: crypto.randomUUID(),
     });
-    // each change's updated_at is the application's time too: never before opened_at (the database's
-    // clock, three hours behind, would put it there)
-    const stamps = async (change: string) => {
+    // opened_at is the opening transaction's start on the database's clock (the claims listing pages by
+    // it behind a commit horizon of transaction starts): hours before the application's time here
+    const { opened_at: openedAt } = await t.db
+      .selectFrom('claims')
+      .select('opened_at')
+      .where('id', '=', opened.id)
+      .executeTakeFirstOrThrow();
+    assert.ok(openedAt < at && openedAt.getTime() > Date.now() - 3_600_000, openedAt.toISOString());
+    // each change's updated_at is the application's time: never before opened_at
+    const stamps = async (change: string, expected = at) => {
       const claim = await t.db
         .selectFrom('claims')
         .select(['opened_at', 'updated_at'])
         .where('id', '=', opened.id)
         .executeTakeFirstOrThrow();
-      assert.deepEqual(claim.opened_at, at);
+      assert.deepEqual(claim.opened_at, openedAt);
       assert.ok(claim.updated_at >= claim.opened_at, `${change}: updated_at ${claim.updated_at.toISOString()}`);
-      assert.deepEqual(claim.updated_at, at, change);
+      assert.deepEqual(claim.updated_at, expected, change);
     };
-    await stamps('opened');
+    await stamps('opened', openedAt);
+    // the claim.opened event says the time opened_at says
     const [event] = await eventsOf('claim.opened', opened.claimNumber);
-    assert.deepEqual([event!.timestamp, event!.data.openedAt], [at.toISOString(), at.toISOString()]);
+    assert.deepEqual([event!.timestamp, event!.data.openedAt], [openedAt.toISOString(), openedAt.toISOString()]);
     assert.equal((await reviewClaim({ db: t.db, now: clock }, desk('check the flight'))).outcome, 'done');
     await stamps('under review');
     const amount = (opened.compensationAmount / 100 - 1).toFixed(2);
@@ -194,15 +202,14 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.deepEqual(
       audited.map((a) => [a.action, a.at.toISOString()]),
       [
-        'claims_opened',
-        'manual_review_started',
-        'compensation_corrected',
-        'manual_review_released',
-        'awaiting_bank_details',
-      ].map((action) => [action, at.toISOString()]),
+        ['claims_opened', openedAt],
+        ...['manual_review_started', 'compensation_corrected', 'manual_review_released', 'awaiting_bank_details'].map(
+          (action) => [action, at] as const,
+        ),
+      ].map(([action, time]) => [action, (time as Date).toISOString()]),
     );
-    // the bordereau of a period ending before the application's time has not seen it opened yet
-    const ending = new Date(at.getTime() - MINUTE);
+    // the bordereau of a period ending before it opened has not seen it yet
+    const ending = new Date(openedAt.getTime() - MINUTE);
     const rows = (await claimsBordereau(t.db, scope(), { from, to: ending })).rows;
     assert.equal(
       rows.some((r) => r.claim_number === opened.claimNumber),
