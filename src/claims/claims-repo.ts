@@ -130,10 +130,11 @@ export async function insertClaimsForFlight(
       SELECT 'CLM-' || lpad(nextval('claim_number_seq')::text, 8, '0'), partner_id, environment, contract_id, leg_id,
              reason, ${e.event}, 'opened', ${e.delayMinutes}, amount, currency,
              ${JSON.stringify(e.evidence)}::jsonb || CASE WHEN replaces IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('replaces', replaces) END,
-             -- the transaction's start, the database's clock: the claims listing's key (opened_at, id) pages
-             -- behind a commit horizon of transaction starts (platform/cursor.ts commitHorizon), which a
-             -- key from another clock would break (a claim committed behind a cursor handed out)
-             now(), now()
+             -- the transaction's start, the database's clock, to the millisecond as the column's default and
+             -- the cursors: the claims listing's key (opened_at, id) pages behind a commit horizon of
+             -- transaction starts (platform/cursor.ts commitHorizon), which a key from another clock would
+             -- break (a claim committed behind a cursor handed out)
+             date_trunc('milliseconds', now()), date_trunc('milliseconds', now())
       FROM insured
       ORDER BY leg_id
       -- at most one claim not voided per leg (migration 0057): concurrent events wait for each other here
@@ -169,11 +170,11 @@ export async function insertClaimsForFlight(
  * new statement, a new snapshot), and the new claim's evidence completed.
  */
 /**
- * The current transaction's start on the database's clock: the `opened_at` of the claims it opens
- * (their listing's key), which their audit row and `claim.opened` events repeat.
+ * The current transaction's start on the database's clock, to the millisecond: the `opened_at` of the
+ * claims it opens (their listing's key), which their audit row and `claim.opened` events repeat.
  */
 export async function transactionStart(db: Executor): Promise<Date> {
-  const { rows } = await sql<{ at: Date }>`SELECT now() AS at`.execute(db);
+  const { rows } = await sql<{ at: Date }>`SELECT date_trunc('milliseconds', now()) AS at`.execute(db);
   return rows[0]!.at;
 }
 
