@@ -356,9 +356,10 @@ describe('flight monitoring (sandbox, simulator)', () => {
         .where('id', '=', watch.id)
         .executeTakeFirstOrThrow();
       assert.deepEqual(decided.decided_at, at);
+      // the claims it opens observed at that reading (their opened_at is the transaction's start, the listing's key)
       const opened = await t.db
         .selectFrom('claims')
-        .select('opened_at')
+        .select('evidence')
         .where(
           'id',
           'in',
@@ -366,8 +367,8 @@ describe('flight monitoring (sandbox, simulator)', () => {
         )
         .execute();
       assert.deepEqual(
-        opened.map((cl) => cl.opened_at),
-        [at],
+        opened.map((cl) => (cl.evidence as { observedAt: string }).observedAt),
+        [at.toISOString()],
       );
       const audited = await t.db
         .selectFrom('audit_log')
