@@ -1,5 +1,5 @@
 import { money, type Money } from '../platform/money.ts';
-import type { ClaimEventKind, ClaimReason } from './model.ts';
+import { CLAIM_NUMBER, type ClaimEventKind, type ClaimReason } from './model.ts';
 
 /**
  * Why a claim was opened, as partners, operators and the customer see it (issue 13 §3): where the
@@ -54,8 +54,6 @@ export interface EvidenceSource {
   passengers: number;
   configuration_version: number;
 }
-
-const CLAIM_NUMBER = /^[A-Z]{3}-[0-9]{8}$/;
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 0 ? v : null);
 

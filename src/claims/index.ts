@@ -1,5 +1,6 @@
 /** The claims domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
 export {
+  CLAIM_NUMBER,
   CLAIM_STATUSES,
   isSettledClaim,
   isVoidableClaim,

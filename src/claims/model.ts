@@ -1,5 +1,8 @@
 /** The vocabulary of claims: the database schema, the CLI's choices and the pages derive from it. */
 
+/** A claim number as the platform writes it (`CLM-` and eight digits: claims-repo.ts's sequence). */
+export const CLAIM_NUMBER = /^[A-Z]{3}-[0-9]{8}$/;
+
 export const CLAIM_STATUSES = [
   'opened',
   'awaiting_bank_details',

@@ -2,6 +2,7 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  CLAIM_NUMBER,
   isSettledClaim,
   refuseDeskAction,
   type DeskAction,
@@ -96,7 +97,7 @@ export async function setPayoutBic(
 /** The claim number of a payout named by its end-to-end id (any attempt's), or the claim number as given. */
 export async function claimNumberFor(db: Executor, claimNumberOrEndToEndId: string): Promise<string> {
   const text = claimNumberOrEndToEndId.trim().toUpperCase();
-  if (/^[A-Z]{3}-[0-9]{8}$/.test(text)) return text;
+  if (CLAIM_NUMBER.test(text)) return text;
   // ours are capitals (PSL + base32): one typed or pasted in small letters is the same id
   const found = isValidEndToEndId(text) ? await claimNumberOfPayout(db, text) : undefined;
   if (!found) throw new DomainError('not_found', `No claim or payout ${text}.`);
