@@ -10,6 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp, type BuildOptions } from '../src/app.ts';
 import type { CliIo } from '../src/cli/kit.ts';
+import type { ClaimView } from '../src/flight/index.ts';
+import type { PolicyView } from '../src/policies/index.ts';
 import type { UndeclaredProblem } from '../src/platform/openapi.ts';
 import { riskModelV1 } from '../src/flight/risk-model.ts';
 import { createApiKey } from '../src/partners/api-keys.ts';
@@ -420,6 +422,7 @@ export function daysAhead(days: number, time = '10:30'): string {
 }
 
 export const FLIGHT = '/flight-delay/v1';
+export const POLICY_ADMIN = '/policy-admin/v1';
 
 export interface Reply {
   status: number;
@@ -442,6 +445,73 @@ export async function post(
   });
   const text = response.body;
   return { status: response.statusCode, body: text ? JSON.parse(text) : undefined, headers: response.headers };
+}
+
+/** One page of a cursor listing: its rows, and the cursor of the next page (null on the last). */
+export interface ListingPage<T> {
+  rows: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * Every row of a cursor listing, following nextCursor to its last page. An oldest-first listing
+ * (/getclaims, GET /policies: platform/cursor.ts) stops a page at the commit horizon while another
+ * transaction of the database is open — a notification or webhook job's, on PostgreSQL — so one page
+ * may be short, or empty with a cursor: a test that asserts what a listing holds reads all of it. An
+ * empty page waits a moment before asking again (the open transaction has to end first); `maxPages`
+ * bounds a listing that would never end, failing with what was read so far. `from`: the cursor to
+ * start at (the rest of a listing whose first page the test read itself), the first page otherwise.
+ */
+export async function allPages<T>(
+  what: string,
+  page: (cursor: string | undefined) => Promise<ListingPage<T>>,
+  options: { from?: string; maxPages?: number } = {},
+): Promise<T[]> {
+  const maxPages = options.maxPages ?? 500;
+  const rows: T[] = [];
+  let cursor = options.from;
+  for (let pages = 1; ; pages++) {
+    const next = await page(cursor);
+    rows.push(...next.rows);
+    if (next.nextCursor === null) return rows;
+    assert.ok(pages < maxPages, `${what}: still a nextCursor after ${maxPages} pages (${rows.length} rows read)`);
+    if (next.rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    cursor = next.nextCursor;
+  }
+}
+
+/**
+ * Every claim a /getclaims body selects for `partner`, all pages read (allPages); `body` without
+ * cursor. `route`: the operation's alias /getClaims, for the test of the alias.
+ */
+export async function allClaims(
+  app: FastifyInstance,
+  partner: Pick<TestPartner, 'auth'>,
+  body: Record<string, unknown>,
+  route: '/getclaims' | '/getClaims' = '/getclaims',
+): Promise<ClaimView[]> {
+  const what = `POST ${route} ${JSON.stringify(body)}`;
+  return allPages(what, async (cursor) => {
+    const res = await post(app, `${FLIGHT}${route}`, { ...body, ...(cursor ? { cursor } : {}) }, partner.auth);
+    assert.equal(res.status, 200, `${what}: ${JSON.stringify(res.body)}`);
+    return { rows: res.body.claims, nextCursor: res.body.nextCursor };
+  });
+}
+
+/** Every policy a GET /policies query selects for `partner`, all pages read (allPages); `query` without cursor. */
+export async function allPolicies(
+  app: FastifyInstance,
+  partner: Pick<TestPartner, 'auth'>,
+  query: Record<string, string> = {},
+): Promise<PolicyView[]> {
+  const what = `GET /policies?${new URLSearchParams(query)}`;
+  return allPages(what, async (cursor) => {
+    const search = new URLSearchParams({ ...query, ...(cursor ? { cursor } : {}) });
+    const res = await app.inject({ method: 'GET', url: `${POLICY_ADMIN}/policies?${search}`, headers: partner.auth });
+    assert.equal(res.statusCode, 200, `${what}: ${res.body}`);
+    const body = res.json() as { policies: PolicyView[]; nextCursor: string | null };
+    return { rows: body.policies, nextCursor: body.nextCursor };
+  });
 }
 
 /** A trip `days` ahead, CDG→JFK on Air France, optionally with a return a week later. */

@@ -15,6 +15,25 @@ function must<T>(result: { data?: T; error?: unknown; response: Response }, what
   return result.data;
 }
 
+type Api = ReturnType<typeof flightDelayClient>;
+
+/**
+ * Every claim a /getclaims query selects: following nextCursor until it is null. A page may be short,
+ * or empty with a nextCursor, while claims are still being written: then ask again a moment later.
+ */
+async function allClaims(api: Api, query: { fromDate?: string; toDate?: string; contractNumber?: string }) {
+  const claims = [];
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const page = must(await api.POST('/getclaims', { body: { ...query, ...(cursor ? { cursor } : {}) } }), 'getclaims');
+    claims.push(...page.claims);
+    if (page.nextCursor === null) return claims;
+    if (pages === 1_000) throw new Error('getclaims: still a nextCursor after 1000 pages');
+    if (page.claims.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    cursor = page.nextCursor;
+  }
+}
+
 export async function runLifecycle(options: ClientOptions) {
   const api = flightDelayClient(options);
   const insure = async (daysAhead: number, flightNumber: string) => {
@@ -56,12 +75,11 @@ export async function runLifecycle(options: ClientOptions) {
     'flight event',
   );
   const today = new Date().toISOString().slice(0, 10);
-  const claims = must(
-    await api.POST('/getclaims', {
-      body: { fromDate: today, toDate: today, contractNumber: insured.contract.contractNumber },
-    }),
-    'getclaims',
-  );
+  const claims = await allClaims(api, {
+    fromDate: today,
+    toDate: today,
+    contractNumber: insured.contract.contractNumber,
+  });
   // the contract read back: its flights with what monitoring knows of each, and its claims
   const read = must(
     await api.GET('/contracts/{contractNumber}', {
@@ -83,7 +101,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   if (!apiKey) throw new Error('Set PARASOL_API_KEY to a sandbox key (e.g. the demo partner’s, printed at start).');
   const result = await runLifecycle({ origin, apiKey });
   process.stdout.write(
-    `contract ${result.contract.contractNumber}: ${result.claims.claims.length} claim(s); ` +
+    `contract ${result.contract.contractNumber}: ${result.claims.length} claim(s); ` +
       `cancelled ${result.cancelled.contractNumber}, refund ${result.cancelled.refund.amount} ${result.cancelled.refund.currency}\n`,
   );
 }

@@ -6,6 +6,7 @@ import { flightProvidersFromConfig } from '../../src/monitoring/providers.ts';
 import { saveSimulatedFlightEvent } from '../../src/monitoring/simulated-events-repo.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   FLIGHT,
@@ -67,7 +68,7 @@ describe('claims with their evidence', () => {
     c.set(new Date(departure.getTime() - DAY));
     await planWatches({ db: t.db, now: c.now });
     const watch = await watchOf(t, 'sandbox', flight, contract.departureDate);
-    assert.ok(watch);
+    assert.ok(watch, 'the flight is watched');
     await saveSimulatedFlightEvent(t.db, {
       environment: 'sandbox',
       event: {
@@ -83,7 +84,7 @@ describe('claims with their evidence', () => {
     const result = await checkFlightWatch(checkDeps(t, c, flightProvidersFromConfig(undefined, t.db, c.now)), watch.id);
     assert.equal(result.outcome, 'decided');
     const [stored] = await claimsOf(t, 'sandbox', flight, contract.departureDate);
-    assert.ok(stored);
+    assert.ok(stored, 'the monitoring opened a claim');
 
     const openedOn = await t.db
       .selectFrom('claims')
@@ -91,14 +92,13 @@ describe('claims with their evidence', () => {
       .where('id', '=', stored.id)
       .executeTakeFirstOrThrow();
     const day = openedOn.opened_at.toISOString().slice(0, 10);
-    const listed = await call('POST', `${FLIGHT}/getclaims`, partner, {
+    const listed = await allClaims(t.app, partner, {
       fromDate: day,
       toDate: day,
       contractNumber: contract.contractNumber,
     });
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    assert.equal(listed.body.claims.length, 1);
-    const claim = listed.body.claims[0];
+    assert.equal(listed.length, 1, JSON.stringify(listed));
+    const claim = listed[0]!;
     const scheduledArrival = plus(departure, minutes(120));
     assert.deepEqual(claim.evidence, {
       source: 'monitoring:simulator',

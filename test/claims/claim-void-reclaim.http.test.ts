@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   eventually,
@@ -195,20 +196,16 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     // partners: claim.opened for the new one, and both claims listed
     const opened = await openedEventsOf(newNumber);
     assert.equal(opened.length, 1);
-    const listed = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: c.contractNumber }, partner.auth);
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const listed = await allClaims(t.app, partner, { contractNumber: c.contractNumber });
     assert.deepEqual(
-      (listed.body.claims as { claimNumber: string; status: string }[]).map((x) => [x.claimNumber, x.status]).sort(),
+      listed.map((x) => [x.claimNumber, x.status]).sort(),
       [
         [voidedNumber, 'voided'],
         [newNumber, 'awaiting_bank_details'],
       ].sort(),
     );
     // the new claim's evidence names the voided one; no other claim's evidence has `replaces`
-    const evidenceOf = (n: string) =>
-      (listed.body.claims as { claimNumber: string; evidence: { replaces?: string } }[]).find(
-        (x) => x.claimNumber === n,
-      )!.evidence;
+    const evidenceOf = (n: string) => listed.find((x) => x.claimNumber === n)!.evidence;
     assert.equal(evidenceOf(newNumber).replaces, voidedNumber);
     assert.equal('replaces' in evidenceOf(voidedNumber), false);
 
@@ -270,7 +267,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
         .where('cl.claim_number', '=', claimNumber)
         .executeTakeFirstOrThrow();
       assert.equal(leg.claim_void_cause, 'other');
-      assert.ok(leg.claim_voided_at);
+      assert.ok(leg.claim_voided_at, 'the leg says when its claim was voided');
       for (const status of ['cancelled', 'delayed --delay 200', 'diverted']) {
         const [s, ...rest] = status.split(' ');
         const res = await cli(

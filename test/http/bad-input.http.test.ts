@@ -356,7 +356,8 @@ describe(`bad input over HTTP${usingPostgres ? ' (PostgreSQL)' : ''}`, () => {
     });
 
     it('the bank-details link and form', async () => {
-      assert.ok((await t.app.inject({ method: 'GET', url: '/c/abc%00' })).statusCode < 500);
+      const page = await t.app.inject({ method: 'GET', url: '/c/abc%00' });
+      assert.ok(page.statusCode < 500, `GET /c/abc%00 answered ${page.statusCode}`);
       const form = await t.app.inject({
         method: 'POST',
         url: '/c/abc',

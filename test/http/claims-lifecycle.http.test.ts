@@ -6,6 +6,7 @@ import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import { SIMULATED_BANK_REJECTED_IBAN } from '../../src/payouts/payouts.ts';
 import { Receiver } from '../webhooks/receiver.ts';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   eventually,
@@ -59,14 +60,7 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
     });
   const claimsOf = async (contractNumber: string) => {
     const today = new Date().toISOString().slice(0, 10);
-    const res = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body.claims as {
-      claimNumber: string;
-      status: string;
-      paidAt: string | null;
-      compensation: { amount: number };
-    }[];
+    return allClaims(t.app, a, { fromDate: today, toDate: today, contractNumber });
   };
   const messagesOf = async (contractNumber: string) => {
     const res = await fetch(`${base}${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`, { headers: a.auth });

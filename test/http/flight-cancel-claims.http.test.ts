@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import {
+  allClaims,
+  allPages,
   buildTestApp,
   createTestPartner,
   FLIGHT,
@@ -155,7 +157,7 @@ describe('Flight Delay API — cancellation and claims', () => {
       ctx.after(() => at(new Date()));
       const c = await contract(a, { returnTrip: true });
       at(new Date(new Date(c.flights[0].departureAt).getTime() + 60_000));
-      assert.ok(new Date(c.flights[1].departureAt).getTime() > clock.getTime());
+      assert.ok(new Date(c.flights[1].departureAt).getTime() > clock.getTime(), 'the return leg departs after now');
       const res = await post(
         t.app,
         `${FLIGHT}/cancel`,
@@ -247,15 +249,13 @@ describe('Flight Delay API — cancellation and claims', () => {
       const opened = await event(leg.flightNumber, leg.departureDateTime.slice(0, 10), 'delayed', 195);
       assert.equal(opened.length, 1);
       assert.equal(opened[0]!.compensationAmount, 3 * 10_000);
-      const list = await post(
-        t.app,
-        `${FLIGHT}/getclaims`,
-        { fromDate: today(), toDate: today(), contractNumber: c.contractNumber },
-        a.auth,
-      );
-      assert.equal(list.status, 200);
-      assert.equal(list.body.claims.length, 1);
-      const claim = list.body.claims[0];
+      const claims = await allClaims(t.app, a, {
+        fromDate: today(),
+        toDate: today(),
+        contractNumber: c.contractNumber,
+      });
+      assert.equal(claims.length, 1, JSON.stringify(claims));
+      const claim = claims[0]!;
       assert.match(claim.claimNumber, /^CLM-\d{8}$/);
       assert.equal(claim.contractNumber, c.contractNumber);
       // the app's own worker may already have texted the customer: opened, or awaiting bank details
@@ -343,15 +343,15 @@ describe('Flight Delay API — cancellation and claims', () => {
     it('opens one claim per leg of a return trip', async () => {
       const c = await contract(a, { returnTrip: true });
       for (const leg of c.flights) await event(leg.flightNumber, leg.departureDateTime.slice(0, 10), 'cancelled');
-      const list = await post(
+      // the /getClaims alias answers like /getclaims
+      const claims = await allClaims(
         t.app,
-        `${FLIGHT}/getClaims`,
+        a,
         { fromDate: today(), toDate: today(), contractNumber: c.contractNumber },
-        a.auth,
+        '/getClaims',
       );
-      assert.equal(list.status, 200, 'the /getClaims alias answers like /getclaims');
       assert.deepEqual(
-        list.body.claims.map((x: { flightNumber: string }) => x.flightNumber),
+        claims.map((x) => x.flightNumber),
         c.flights.map((f: { flightNumber: string }) => f.flightNumber).sort(),
       );
     });
@@ -361,20 +361,7 @@ describe('Flight Delay API — cancellation and claims', () => {
       const ca = await contract(a, { flight: shared });
       const cb = await contract(b, { flight: shared });
       await event(shared, ca.flights[0].departureDateTime.slice(0, 10), 'cancelled');
-      // every page (one may stop at the commit horizon while a notification job's transaction is open)
-      const claimsB: { contractNumber: string }[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await post(
-          t.app,
-          `${FLIGHT}/getclaims`,
-          { fromDate: today(), toDate: today(), ...(cursor ? { cursor } : {}) },
-          b.auth,
-        );
-        assert.equal(page.status, 200, JSON.stringify(page.body));
-        claimsB.push(...page.body.claims);
-        cursor = page.body.nextCursor ?? undefined;
-      } while (cursor);
+      const claimsB = await allClaims(t.app, b, { fromDate: today(), toDate: today() });
       assert.ok(claimsB.length >= 1, 'B lists its claims');
       for (const claim of claimsB) assert.notEqual(claim.contractNumber, ca.contractNumber);
       assert.ok(
@@ -396,29 +383,28 @@ describe('Flight Delay API — cancellation and claims', () => {
       const contracts = [];
       for (let i = 0; i < 5; i++) contracts.push(await contract(fresh, { flight }));
       await event(flight, contracts[0].flights[0].departureDateTime.slice(0, 10), 'cancelled');
-      const seen: string[] = [];
-      let cursor: string | undefined;
       let pages = 0;
-      do {
+      const seen = await allPages('getclaims by pages of 2', async (cursor) => {
         const page = await post(
           t.app,
           `${FLIGHT}/getclaims`,
           { fromDate: today(), toDate: today(), limit: 2, ...(cursor ? { cursor } : {}) },
           fresh.auth,
         );
-        assert.equal(page.status, 200);
-        assert.ok(page.body.claims.length <= 2);
-        seen.push(...page.body.claims.map((x: { claimNumber: string }) => x.claimNumber));
-        cursor = page.body.nextCursor ?? undefined;
+        assert.equal(page.status, 200, JSON.stringify(page.body));
+        assert.ok(page.body.claims.length <= 2, `a page of ${page.body.claims.length} claims, limit 2`);
         pages++;
-      } while (cursor);
+        return {
+          rows: page.body.claims.map((x: { claimNumber: string }) => x.claimNumber),
+          nextCursor: page.body.nextCursor,
+        };
+      });
       // three pages of two, or more when a page stops at the commit horizon (a notification job's transaction open)
       assert.ok(pages >= 3, `${pages} pages`);
-      assert.equal(seen.length, 5);
-      assert.equal(new Set(seen).size, 5);
+      assert.equal(seen.length, 5, `claims seen: ${seen.join(', ')}`);
+      assert.equal(new Set(seen).size, 5, `claims seen: ${seen.join(', ')}`);
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-      const before = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: yesterday, toDate: yesterday }, fresh.auth);
-      assert.deepEqual(before.body.claims, []);
+      assert.deepEqual(await allClaims(t.app, fresh, { fromDate: yesterday, toDate: yesterday }), []);
       const bad = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today(), toDate: yesterday }, fresh.auth);
       assert.equal(bad.status, 422);
       assert.equal(bad.body.errors[0].field, '/toDate');

@@ -509,7 +509,7 @@ describe(`fuzzing the three APIs from their OpenAPI documents (${RUNS} requests$
         assert.equal(created.status, 201, JSON.stringify(created.body));
         liveParams.policyNumber = created.body.policyNumber;
       }
-      assert.ok(operations.length > 0);
+      assert.ok(operations.length > 0, `${prefix} documents operations to fuzz`);
       await fc.assert(
         fc.asyncProperty(caseArbitrary(operations), async (c) => {
           const request = requestOf(prefix, operations[c.operation]!, c, partner, liveParams);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   eventually,
@@ -46,50 +47,35 @@ describe('POST /getclaims — one contract without dates, filters by status', ()
   });
   after(() => t.close());
 
-  const numbers = (body: { claims: { contractNumber: string }[] }) => body.claims.map((c) => c.contractNumber).sort();
+  /** The contract numbers of every claim the body selects (all pages), sorted. */
+  const numbers = async (body: Record<string, unknown>) =>
+    (await allClaims(t.app, a, body)).map((c) => c.contractNumber).sort();
 
   it('lists the claims of one contract from its number alone', async () => {
-    const res = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: first.contractNumber }, a.auth);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(numbers(res.body), [first.contractNumber]);
-    const none = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: quiet.contractNumber }, a.auth);
-    assert.equal(none.status, 200);
-    assert.deepEqual(none.body.claims, []);
+    assert.deepEqual(await numbers({ contractNumber: first.contractNumber }), [first.contractNumber]);
+    assert.deepEqual(await numbers({ contractNumber: quiet.contractNumber }), [], 'a contract without claims');
   });
 
   it('still bounds the dates when given with the contract', async () => {
-    const res = await post(
-      t.app,
-      `${FLIGHT}/getclaims`,
-      { contractNumber: first.contractNumber, toDate: '2020-01-01' },
-      a.auth,
+    assert.deepEqual(
+      await numbers({ contractNumber: first.contractNumber, toDate: '2020-01-01' }),
+      [],
+      'opened today, not before 2020',
     );
-    assert.equal(res.status, 200);
-    assert.deepEqual(res.body.claims, [], 'opened today, not before 2020');
   });
 
   it('filters by one status or several', async () => {
     const today = new Date().toISOString().slice(0, 10);
     const range = { fromDate: today, toDate: today };
-    const open = await post(
-      t.app,
-      `${FLIGHT}/getclaims`,
-      { ...range, status: ['opened', 'awaiting_bank_details'] },
-      a.auth,
-    );
-    assert.equal(open.status, 200, JSON.stringify(open.body));
-    assert.deepEqual(numbers(open.body), [first.contractNumber, second.contractNumber].sort());
-    const paid = await post(t.app, `${FLIGHT}/getclaims`, { ...range, status: 'paid' }, a.auth);
-    assert.equal(paid.status, 200);
-    assert.deepEqual(paid.body.claims, []);
-    for (const claim of open.body.claims) {
-      const alone = await post(
-        t.app,
-        `${FLIGHT}/getclaims`,
-        { contractNumber: claim.contractNumber, status: claim.status },
-        a.auth,
+    const open = await allClaims(t.app, a, { ...range, status: ['opened', 'awaiting_bank_details'] });
+    assert.deepEqual(open.map((c) => c.contractNumber).sort(), [first.contractNumber, second.contractNumber].sort());
+    assert.deepEqual(await numbers({ ...range, status: 'paid' }), [], 'no claim is paid');
+    for (const claim of open) {
+      assert.deepEqual(
+        await numbers({ contractNumber: claim.contractNumber, status: claim.status }),
+        [claim.contractNumber],
+        `${claim.contractNumber} in its status ${claim.status}`,
       );
-      assert.deepEqual(numbers(alone.body), [claim.contractNumber]);
     }
   });
 

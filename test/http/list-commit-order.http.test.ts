@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import {
+  allPages,
   buildTestApp,
   createTestPartner,
   FLIGHT,
@@ -77,17 +78,20 @@ describe('POST /getclaims — a claim committed late by an early transaction', {
     const seen: string[] = [];
     let body = await page();
     seen.push(...body.claims.map((c) => c.contractNumber));
-    assert.ok(body.nextCursor);
+    assert.ok(body.nextCursor, 'four claims, pages of one: more to read');
     body = await page(body.nextCursor);
     seen.push(...body.claims.map((c) => c.contractNumber));
     assert.ok(body.nextCursor, 'the claim held open may still come: the traversal is not over');
     await held.query('COMMIT');
-    let cursor: string | null = body.nextCursor;
-    while (cursor) {
-      body = await page(cursor);
-      seen.push(...body.claims.map((c) => c.contractNumber));
-      cursor = body.nextCursor;
-    }
+    const rest = await allPages(
+      'the rest of the claims',
+      async (cursor) => {
+        const next = await page(cursor);
+        return { rows: next.claims.map((c) => c.contractNumber), nextCursor: next.nextCursor };
+      },
+      { from: body.nextCursor },
+    );
+    seen.push(...rest);
     assert.deepEqual(
       seen,
       [first, late, third, fourth].map((f) => f.contractNumber),
@@ -171,16 +175,20 @@ describe('GET /policies — a policy committed late by an early transaction', { 
     const seen: string[] = [];
     let body = await page();
     seen.push(...body.policies.map((p) => p.policyNumber));
-    body = await page(body.nextCursor!);
+    assert.ok(body.nextCursor, 'four policies, pages of one: more to read');
+    body = await page(body.nextCursor);
     seen.push(...body.policies.map((p) => p.policyNumber));
     assert.ok(body.nextCursor, 'the policy held open may still come: the traversal is not over');
     await held.query('COMMIT');
-    let cursor: string | null = body.nextCursor;
-    while (cursor) {
-      body = await page(cursor);
-      seen.push(...body.policies.map((p) => p.policyNumber));
-      cursor = body.nextCursor;
-    }
+    const rest = await allPages(
+      'the rest of the policies',
+      async (cursor) => {
+        const next = await page(cursor);
+        return { rows: next.policies.map((p) => p.policyNumber), nextCursor: next.nextCursor };
+      },
+      { from: body.nextCursor },
+    );
+    seen.push(...rest);
     assert.deepEqual(seen, [first, late, third, fourth], 'each policy once, oldest first');
   });
 });

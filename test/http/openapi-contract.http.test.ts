@@ -255,7 +255,10 @@ describe('OpenAPI contract against live answers', () => {
           const unavailable = op.responses['503'];
           assert.ok(unavailable, `${prefix} ${method.toUpperCase()} ${path} documents 503`);
           assert.deepEqual(unavailable['x-problem-codes'], ['service_unavailable']);
-          assert.ok(unavailable.content['application/problem+json']);
+          assert.ok(
+            unavailable.content['application/problem+json'],
+            `${prefix} ${method.toUpperCase()} ${path}: 503 is a problem+json`,
+          );
         }
     }
   });

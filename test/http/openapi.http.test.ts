@@ -62,7 +62,7 @@ describe('OpenAPI documents', () => {
         const registered = t.app.parasol.routes.filter(
           (r) => r.split(' ')[1]!.startsWith(`${api.prefix}/`) && !r.endsWith('/openapi.json'),
         );
-        assert.ok(registered.length > 0);
+        assert.ok(registered.length > 0, `${api.prefix} registers routes`);
         assert.deepEqual([...documented].sort(), [...new Set(registered)].sort());
         for (const route of documented) {
           const [method, url] = route.split(' ');
@@ -129,9 +129,9 @@ describe('OpenAPI documents', () => {
         it('documents enums, formats and bounds of request fields', () => {
           const price = doc.paths['/getPrice'].post.requestBody.content['application/json'].schema;
           assert.equal(price.properties.additionalPassengers.maximum, 8);
-          assert.ok(price.properties.departureAirport.pattern);
+          assert.ok(price.properties.departureAirport.pattern, 'departureAirport has a pattern');
           const cancel = doc.paths['/cancel'].post.requestBody.content['application/json'].schema;
-          assert.ok(cancel.properties.reason.enum.includes('ticket_cancelled'));
+          assert.ok(cancel.properties.reason.enum.includes('ticket_cancelled'), 'the reasons of /cancel are listed');
           const claims = doc.paths['/getclaims'].post.requestBody.content['application/json'].schema;
           assert.equal(claims.properties.fromDate.format, 'date');
           const subscribe = doc.paths['/subscribe'].post.requestBody.content['application/json'].schema;
@@ -185,8 +185,11 @@ describe("An operation's problem codes", () => {
       assert.ok(codesOf(path, method, 422).includes('validation_failed'), `${method} ${path}`);
       assert.deepEqual(codesOf(path, method, 429), ['rate_limited']);
     }
-    assert.ok(codesOf('/subscribe', 'post', 422).includes('idempotency_key_reused'));
-    assert.ok(!codesOf('/getPrice', 'post', 422).includes('idempotency_key_reused'));
+    assert.ok(
+      codesOf('/subscribe', 'post', 422).includes('idempotency_key_reused'),
+      '/subscribe takes idempotency keys',
+    );
+    assert.ok(!codesOf('/getPrice', 'post', 422).includes('idempotency_key_reused'), '/getPrice takes none');
     assert.equal(flight.paths['/getPrice'].post.responses[404], undefined, 'a quote answers no 404');
   });
 

@@ -37,8 +37,8 @@ describe('generated TypeScript client', () => {
     const result = await runLifecycle({ origin, apiKey: partner.key });
     assert.match(result.contract.contractNumber, /^FD-/);
     assert.equal(result.contract.status, 'active');
-    assert.equal(result.claims.claims.length, 1);
-    assert.equal(result.claims.claims[0]!.contractNumber, result.contract.contractNumber);
+    assert.equal(result.claims.length, 1, JSON.stringify(result.claims));
+    assert.equal(result.claims[0]!.contractNumber, result.contract.contractNumber);
     assert.equal(result.cancelled.status, 'cancelled');
     assert.notEqual(result.cancelled.contractNumber, result.contract.contractNumber);
   });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   eventually,
@@ -190,7 +191,7 @@ describe('payout returns and camt.054 reports', () => {
     assert.deepEqual(outcomes(booked.outcomes), { paid: 1 });
     let claim = await claimOf(claimNumber);
     assert.deepEqual([claim.status, claim.contract_status], ['paid', 'completed']);
-    assert.ok(claim.paid_at);
+    assert.ok(claim.paid_at, 'a paid claim says when');
     // its receipt is written before the return arrives (days later in life; here the next import: the
     // receipt's job skips a claim no longer paid, so without this wait the test raced it)
     const paidClaimId = claim.id;
@@ -250,8 +251,11 @@ describe('payout returns and camt.054 reports', () => {
 
     // the partner: the claim failed again (and says why), its contract active, claim.failed with paymentReturned
     const today = new Date().toISOString().slice(0, 10);
-    const listed = await post(t.app, `${FLIGHT}/getclaims`, { fromDate: today, toDate: today, contractNumber }, a.auth);
-    assert.deepEqual([listed.body.claims[0].status, listed.body.claims[0].paidAt], ['failed', null]);
+    const listed = await allClaims(t.app, a, { fromDate: today, toDate: today, contractNumber });
+    assert.deepEqual(
+      listed.map((x) => [x.status, x.paidAt]),
+      [['failed', null]],
+    );
     const events = await t.db
       .selectFrom('webhook_events')
       .select(['type', 'payload'])
@@ -548,7 +552,10 @@ describe('payout returns and camt.054 reports', () => {
         ['149.00', 'EUR', 'returned', 'paid'],
       ],
     );
-    assert.ok(audited.every((r) => /\S/.test(r.actor)));
+    assert.ok(
+      audited.every((r) => /\S/.test(r.actor)),
+      `every audit row names its actor: ${JSON.stringify(audited.map((r) => r.actor))}`,
+    );
   });
 
   it('amounts are compared as exact decimal values: trailing zeros an XML decimal may carry, in any currency, are the payout’s amount', async () => {

@@ -13,6 +13,7 @@ import { openDatabase, type DatabaseHandle } from '../../src/platform/db.ts';
 import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
 import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   eventually,
@@ -190,13 +191,8 @@ async function driveEverything(
   assert.equal(sent.statusCode, 200, sent.body);
   await eventually(async () => {
     const today = new Date().toISOString().slice(0, 10);
-    const res = await post(
-      app,
-      `${FLIGHT}/getclaims`,
-      { fromDate: today, toDate: today, contractNumber },
-      partner.auth,
-    );
-    return res.body.claims[0]?.status === 'paid' ? true : undefined;
+    const claims = await allClaims(app, partner, { fromDate: today, toDate: today, contractNumber });
+    return claims[0]?.status === 'paid' ? true : undefined;
   });
 
   const today = new Date().toISOString().slice(0, 10);
@@ -405,7 +401,10 @@ describe('personal data at rest', () => {
     assert.equal(legacyReplay.headers['idempotent-replayed'], 'true');
     assert.deepEqual(legacyReplay.body, policy.body);
 
-    assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 2);
+    assert.ok(
+      (await sealPersonalData(app.db, encryptionKey)) >= 2,
+      'the policy and its stored replay written in clear are sealed',
+    );
     const row = await app.db
       .selectFrom('policies')
       .selectAll()
@@ -481,7 +480,7 @@ describe('personal data at rest', () => {
       .where('contract_number', '=', contractNumber)
       .executeTakeFirstOrThrow();
     assert.equal(decrypt(encryptionKey, row.booking_reference_enc!), reference);
-    assert.ok(row.booking_reference_hmac);
+    assert.ok(row.booking_reference_hmac, 'the booking reference has its HMAC');
     assert.equal(
       (await app.db.selectFrom('contracts_booking_references_unsealed').select('contract_id').execute()).length,
       0,
@@ -596,7 +595,7 @@ describe('personal data at rest', () => {
       sealing = sealPersonalData(app.db, key);
       await new Promise((resolve) => setTimeout(resolve, 500));
     });
-    assert.ok((await sealing!) >= 1);
+    assert.ok((await sealing!) >= 1, 'the sealing sealed the policy it waited for');
     const row = await app.db
       .selectFrom('policies')
       .select(['holder_first_name', 'holder_last_name', 'holder_first_name_enc', 'holder_last_name_enc'])
@@ -666,7 +665,7 @@ describe('personal data at rest', () => {
       [['+33612345678', body, link]],
     );
 
-    assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 1);
+    assert.ok((await sealPersonalData(app.db, encryptionKey)) >= 1, 'the message written in clear is sealed');
     const row = await app.db
       .selectFrom('sms_outbox')
       .selectAll()
