@@ -198,7 +198,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
           return {
             data: { simulated: saved },
             lines: [
-              `Simulated ${saved.flightNumber} ${saved.departureDate} in ${saved.environment}: ${what}.`,
+              `Simulated ${saved.flightNumbers.join(', ')} ${saved.departureDate} in ${saved.environment}: ${what}.`,
               saved.watchesDue > 0
                 ? 'Its watch is due now: the next dispatch (within a minute) checks it and opens the claims.'
                 : 'No open watch yet: it is created 48 h before departure, and its checks will see this event.',

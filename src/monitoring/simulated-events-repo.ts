@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { audit } from '../platform/audit.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
+import { normaliseFlightNumber } from '../reference/index.ts';
+import { flightSpellings } from './claims-under-spellings.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
 import {
   checkSimulatedFlightEvent,
@@ -46,7 +48,13 @@ export class SqlSimulatedFlightStore implements SimulatedFlightStore {
 
 export interface SavedSimulatedEvent {
   environment: SimulatedEnvironment;
+  /** The designator as given (upper case, no spaces: AF006 stays AF006, stored under the key AF6). */
   flightNumber: string;
+  /**
+   * The flight as the contracts hold it: every spelling its legs of that date use (AF006 and AF6 if
+   * both exist), or the designator as given when no leg has it — what `flights event` names too.
+   */
+  flightNumbers: string[];
   departureDate: string;
   status: SimulatedFlightEvent['status'];
   arrivalDelayMinutes: number | null;
@@ -109,6 +117,7 @@ export async function saveSimulatedFlightEvent(
       .returningAll()
       .executeTakeFirstOrThrow();
     const watchesDue = await bringForward(trx, environment, flightNumber, event.departureDate, now);
+    const flightNumbers = await flightSpellings(trx, environment, event.flightNumber, event.departureDate);
     await audit(trx, {
       actor,
       environment,
@@ -119,7 +128,8 @@ export async function saveSimulatedFlightEvent(
     });
     return {
       environment,
-      flightNumber: row.flight_number,
+      flightNumber: normaliseFlightNumber(event.flightNumber),
+      flightNumbers,
       departureDate: row.departure_date,
       status: row.status,
       arrivalDelayMinutes: row.arrival_delay_minutes,

@@ -89,6 +89,25 @@ describe('parasol flights', () => {
     assert.equal(simulated.simulated.status, 'delayed');
     assert.equal(simulated.simulated.arrivalDelayMinutes, 190);
     assert.equal(simulated.simulated.watchesDue, 1, 'the watch is due now');
+    // named as typed, and as the contracts hold it (as flights event names it), never as its key AF712
+    assert.deepEqual([simulated.simulated.flightNumber, simulated.simulated.flightNumbers], [typed, [flight]]);
+    const simulatedText = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      typed,
+      first.departureDate,
+      '--status',
+      'delayed',
+      '--delay',
+      '190',
+    );
+    assert.equal(simulatedText.code, 0, simulatedText.err);
+    assert.match(
+      simulatedText.out,
+      new RegExp(`^Simulated ${flight} ${first.departureDate} in sandbox: delayed \\(190 min at the gate\\)\\.`),
+    );
 
     const checked = await json('flights', 'check', 'sandbox', typed, first.departureDate);
     assert.equal(checked.checks.length, 1);
@@ -197,6 +216,7 @@ describe('parasol flights', () => {
       'cancelled',
     );
     assert.equal(simulated.simulated.watchesDue, 1);
+    assert.deepEqual(simulated.simulated.flightNumbers, [operating], 'the flight that flies, as its legs hold it');
     const checked = await json('flights', 'check', 'sandbox', operating, codeshare.departureDate);
     assert.equal(checked.checks[0].outcome, 'decided');
     assert.equal(checked.checks[0].claimsOpened, 2);
@@ -207,6 +227,18 @@ describe('parasol flights', () => {
       'the leg sold as the marketing flight has its claim',
     );
     assert.equal((await claimsOf(t, 'sandbox', operating, own.departureDate)).length, 1);
+  });
+
+  it('simulate names a flight no contract holds as the operator typed it: AF006 stays AF006', async () => {
+    const d = day().toISOString().slice(0, 10);
+    const run = await cli('flights', 'simulate', '--env', 'sandbox', 'af 006', d, '--status', 'cancelled');
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, new RegExp(`^Simulated AF006 ${d} in sandbox: cancelled\\.`), run.out);
+    assert.doesNotMatch(run.out, /\bAF6\b/, 'never the normalised key');
+    const saved = await json('flights', 'simulate', '--env', 'sandbox', 'AF006', d, '--status', 'on_time');
+    assert.deepEqual([saved.simulated.flightNumber, saved.simulated.flightNumbers], ['AF006', ['AF006']]);
+    const shown = await new SqlSimulatedFlightStore(t.db, 'sandbox').find('AF6', d);
+    assert.equal(shown?.status, 'on_time', 'one flight: AF006 is kept under its key AF6');
   });
 
   it('refuses what is not valid, naming the option', async () => {
