@@ -29,6 +29,7 @@ import {
 import { loadConfig, type Config } from '../src/platform/config.ts';
 import { decrypt } from '../src/platform/crypto.ts';
 import { migrationFiles, openDatabase, type DatabaseHandle, type Db } from '../src/platform/db.ts';
+import type { Browser } from './web/inject-browser.ts';
 
 /**
  * Test tiers share these helpers. The database is PGlite in memory by default, or the PostgreSQL of
@@ -455,29 +456,51 @@ export interface ListingPage<T> {
 
 /**
  * Every row of a cursor listing, following nextCursor to its last page. An oldest-first listing
- * (/getclaims, GET /policies: platform/cursor.ts) stops a page at the commit horizon while another
- * transaction of the database is open — a notification or webhook job's, on PostgreSQL — so one page
- * may be short, or empty with a cursor: a test that asserts what a listing holds reads all of it. An
- * empty page waits a moment before asking again (the open transaction has to end first); `maxPages`
- * bounds a listing that would never end, failing with what was read so far. `from`: the cursor to
- * start at (the rest of a listing whose first page the test read itself), the first page otherwise.
+ * (/getclaims, GET /policies, the console's claims table: platform/cursor.ts) stops a page at the
+ * commit horizon while another transaction of the database is open — a notification or webhook
+ * job's, on PostgreSQL — so one page may be short, or empty with a cursor: a test that asserts what a
+ * listing holds reads all of it. An empty page waits a moment before asking again (the open
+ * transaction has to end first: the one sleep the tests allow outside `eventually`). Bounded like
+ * `eventually`: after `maxPages` pages or `ms` (a ceiling for a stuck test, never a speed
+ * requirement) it fails, saying how much it read. `from`: the cursor to start at (the rest of a
+ * listing whose first page the test read itself), the first page otherwise.
  */
 export async function allPages<T>(
   what: string,
   page: (cursor: string | undefined) => Promise<ListingPage<T>>,
-  options: { from?: string; maxPages?: number } = {},
+  options: { from?: string; maxPages?: number; ms?: number } = {},
 ): Promise<T[]> {
   const maxPages = options.maxPages ?? 500;
+  const deadline = Date.now() + (options.ms ?? 120_000);
   const rows: T[] = [];
   let cursor = options.from;
   for (let pages = 1; ; pages++) {
     const next = await page(cursor);
     rows.push(...next.rows);
     if (next.nextCursor === null) return rows;
-    assert.ok(pages < maxPages, `${what}: still a nextCursor after ${maxPages} pages (${rows.length} rows read)`);
+    const read = `${pages} pages, ${rows.length} rows read, next cursor ${next.nextCursor}`;
+    assert.ok(pages < maxPages, `${what}: still a nextCursor after ${read}`);
+    assert.ok(Date.now() <= deadline, `${what}: not at the last page in time (${read})`);
     if (next.rows.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     cursor = next.nextCursor;
   }
+}
+
+/**
+ * Every row of the partner console's claims table from `url` (/console/claims?...), following its
+ * "next page" link to the last page (allPages: the table stops a page at the commit horizon, as
+ * /getclaims does): each row's HTML. `browser`: a signed-in partner user.
+ */
+export async function consoleClaimRows(browser: Browser, url: string): Promise<string[]> {
+  return allPages(`GET ${url}`, async (next) => {
+    const res = await browser.get(next ?? url);
+    assert.equal(res.statusCode, 200, `GET ${next ?? url}: ${res.body.slice(0, 500)}`);
+    const link = /<p class="pager">.*<a href="(\/console\/claims\?[^"]*cursor=[^"]*)"/.exec(res.body)?.[1];
+    return {
+      rows: /<tbody>(.*?)<\/tbody>/s.exec(res.body)?.[1]?.match(/<tr>.*?<\/tr>/gs) ?? [],
+      nextCursor: link ? link.replaceAll('&amp;', '&') : null,
+    };
+  });
 }
 
 /**

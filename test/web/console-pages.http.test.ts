@@ -4,8 +4,8 @@ import { createUser } from '../../src/partners/users.ts';
 import { encodeCursor } from '../../src/platform/cursor.ts';
 import { asset } from '../../src/web/layout.ts';
 import {
-  allPages,
   buildTestApp,
+  consoleClaimRows,
   createTestPartner,
   FLIGHT,
   post,
@@ -33,21 +33,6 @@ describe('console and operator pages', () => {
     });
   });
   after(() => t.close());
-
-  /**
-   * Every row of the console's claims table from `url`, following its "next page" link to the last
-   * page (allPages: a page stops at the commit horizon, as /getclaims does): each row's HTML.
-   */
-  const claimRows = (browser: Browser, url: string) =>
-    allPages(url, async (next) => {
-      const res = await browser.get(next ?? url);
-      assert.equal(res.statusCode, 200, res.body.slice(0, 500));
-      const link = /<p class="pager">.*<a href="(\/console\/claims\?[^"]*cursor=[^"]*)"/.exec(res.body)?.[1];
-      return {
-        rows: /<tbody>(.*?)<\/tbody>/s.exec(res.body)?.[1]?.match(/<tr>.*?<\/tr>/gs) ?? [],
-        nextCursor: link ? link.replaceAll('&amp;', '&') : null,
-      };
-    });
 
   async function signedInPartner() {
     const partner = await createTestPartner(t.db);
@@ -150,9 +135,9 @@ describe('console and operator pages', () => {
     assert.equal(reported.status, 200, JSON.stringify(reported.body));
     const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
 
-    const listed = await claimRows(browser, '/console/claims');
+    const listed = await consoleClaimRows(browser, '/console/claims');
     assert.equal(listed.filter((row) => row.includes(claimNumber)).length, 1, `${claimNumber} listed once`);
-    const filtered = await claimRows(browser, `/console/claims?contract=${contract.body.contractNumber}`);
+    const filtered = await consoleClaimRows(browser, `/console/claims?contract=${contract.body.contractNumber}`);
     assert.equal(filtered.length, 1, 'the contract’s one claim');
     assert.ok(filtered[0]!.includes(claimNumber), filtered[0]);
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
@@ -169,7 +154,7 @@ describe('console and operator pages', () => {
     assert.ok(detail.body.includes(claimNumber), 'the contract page lists its claim');
     const { browser: stranger } = await signedInPartner();
     assert.equal((await stranger.get(`/console/contracts/${contract.body.contractNumber}`)).statusCode, 404);
-    assert.deepEqual(await claimRows(stranger, '/console/claims'), [], 'another partner lists no claim');
+    assert.deepEqual(await consoleClaimRows(stranger, '/console/claims'), [], 'another partner lists no claim');
   });
 
   test('webhook endpoints: add (secret shown once), test-send, rotate, remove; another partner’s endpoint is 404', async () => {
