@@ -124,6 +124,23 @@ export async function listOutbox(db: Executor, offset: number) {
   );
 }
 
+/**
+ * Pending payouts a batch left out of its file (migration 0058), per currency, with their amount: the
+ * payouts page's cards. The rows the metric parasol_payouts_left_out counts (index payouts_pending).
+ */
+export async function leftOutPayoutsByCurrency(db: Executor) {
+  const rows = await db
+    .selectFrom('payouts')
+    .select(['currency', sql<number>`count(*)::int`.as('count'), sql<string>`sum(amount)::text`.as('amount')])
+    .where('rail', '=', 'sepa')
+    .where('status', '=', 'pending')
+    .where('left_out_at', 'is not', null)
+    .groupBy('currency')
+    .orderBy('currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.currency, count: Number(r.count), amount: Number(r.amount) }));
+}
+
 export async function payoutsByStatus(db: Executor) {
   const rows = await db
     .selectFrom('payouts')
