@@ -298,7 +298,11 @@ export async function listPayouts(
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
     instructedBefore?: Date | undefined;
-    /** Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first. */
+    /**
+     * Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first:
+     * SEPA-rail payouts (the only ones batched), read through index payouts_pending as the gauge
+     * parasol_payouts_left_out counts them.
+     */
     leftOut?: boolean | undefined;
     limit: number;
     offset?: number | undefined;
@@ -329,7 +333,8 @@ export async function listPayouts(
       'p.left_out_code',
       'p.left_out_reason',
     ]);
-  if (q.leftOut) query = query.where('p.status', '=', 'pending').where('p.left_out_at', 'is not', null);
+  if (q.leftOut)
+    query = query.where('p.rail', '=', 'sepa').where('p.status', '=', 'pending').where('p.left_out_at', 'is not', null);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query
