@@ -24,7 +24,8 @@ import {
 
 /**
  * The operator console's watch pages: flights under monitoring, claims, the SMS outbox, the emails,
- * payouts. Read-only (one claim and its actions: admin-claim-routes.ts).
+ * payouts. Read-only (one claim and its actions: admin-claim-routes.ts); the payouts left out of
+ * their files carry the claim page's Set the BIC form, which posts to admin-claim-routes.ts.
  */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
