@@ -338,9 +338,10 @@ export const en = {
     leftOutCount: (currency) => `left out (${currency})`,
     leftOutTitle: 'Payouts left out of their files',
     leftOutHint:
-      'Pending payouts a batch could not put in its file, longest waiting first: each run leaves them out again until fixed. No BIC: set it here (checked against the IBAN’s country; the next batch takes the payout). Another reason: open the claim, or pay it another way and record it with parasol payouts reconcile.',
+      'Pending payouts a batch could not put in its file, longest waiting first: each run leaves them out again until fixed. Claims held for review are not listed (no batch tries them until approved). No BIC, or a BIC the file refuses: set it here (checked against the IBAN’s country; the next batch takes the payout). Another reason: open the claim, or pay it another way and record it with parasol payouts reconcile.',
     leftOutSince: 'Left out since (UTC)',
     leftOutWhy: 'Why',
+    leftOutNotBic: 'Not the BIC: open the claim',
     voidCause: 'Why',
     voidCauseFlightData:
       'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim',

@@ -340,6 +340,8 @@ export interface Words {
     leftOutHint: string;
     leftOutSince: string;
     leftOutWhy: string;
+    /** A left-out payout whose fault is not (only) its BIC: the claim page is where to look. */
+    leftOutNotBic: string;
     voidCause: string;
     voidCauseFlightData: string;
     voidCauseOther: string;

@@ -171,7 +171,7 @@ export class DatabaseGauges {
   });
   private readonly leftOut = new client.Gauge({
     name: 'parasol_payouts_left_out',
-    help: 'Pending payouts a SEPA batch left out of its file (no BIC for a cross-border transfer, a BIC or name the file refuses), by environment and currency; no series when none (from the database). Fixed with parasol payouts set-bic or the console.',
+    help: 'Pending payouts a SEPA batch left out of its file (no BIC for a cross-border transfer, a BIC or name the file refuses), by environment and currency; not those of claims held for review; no series when none (from the database). Fixed with parasol payouts set-bic or the console.',
     labelNames: ['environment', 'currency'] as const,
     registers: [this.registry],
   });
@@ -267,12 +267,14 @@ export class DatabaseGauges {
           where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
           group by p.currency`.execute(this.db),
         // payouts a batch left out of its file (migration 0058): only SEPA-rail payouts are batched, so
-        // the rows read are the pending SEPA payouts of index payouts_pending, as above
+        // the rows read are the pending SEPA payouts of index payouts_pending, as above; as above, not
+        // those of claims held for review (the batch does not try them: their mark waits, kept)
         sql<{ environment: string; currency: string; n: string; oldest: string | null }>`
-          select environment, currency, count(*) as n, extract(epoch from now() - min(left_out_at)) as oldest
-          from payouts
-          where rail = 'sepa' and status = 'pending' and left_out_at is not null
-          group by environment, currency`.execute(this.db),
+          select p.environment, p.currency, count(*) as n, extract(epoch from now() - min(p.left_out_at)) as oldest
+          from payouts p
+          join claims cl on cl.id = p.claim_id
+          where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
+          group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
           select count(*) filter (where instructed_at < ${reportDue}) as unreported,
                  extract(epoch from now() - min(instructed_at)) as oldest

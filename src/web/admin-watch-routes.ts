@@ -10,7 +10,7 @@ import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, operatorClaimsPage } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { readEmails } from '../notify/index.ts';
-import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
+import { leftOutBicFault, listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
 import {
   claimsByStatus,
@@ -264,12 +264,15 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
                 nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
                 nowrap(formatShortDate(r.left_out_at, '')),
                 html`<strong class="left-out">${r.left_out_code ?? ''}</strong><br>${r.left_out_reason ?? ''}`,
-                html`<details><summary>${d.setBic}</summary>${deskActionForm(ctx, r.claim_number, randomToken(24), {
-                  path: 'bic',
-                  id: `left-out-bic-${r.claim_number}`,
-                  label: d.setBic,
-                  extra: bicField(`left-out-bic-${r.claim_number}-value`, ctx, null),
-                })}</details>`,
+                // the form only where the BIC is at fault: another fault is not fixed by a BIC
+                r.left_out_code !== null && leftOutBicFault(r.left_out_code, r.left_out_reason) !== 'none'
+                  ? html`<details><summary>${d.setBic}</summary>${deskActionForm(ctx, r.claim_number, randomToken(24), {
+                      path: 'bic',
+                      id: `left-out-bic-${r.claim_number}`,
+                      label: d.setBic,
+                      extra: bicField(`left-out-bic-${r.claim_number}-value`, ctx, null),
+                    })}</details>`
+                  : html`<a href="/admin/claims/${r.claim_number}">${d.leftOutNotBic}</a>`,
               ],
               html`<h2 id="left-out">${d.leftOutTitle}</h2><p class="muted">${d.leftOutHint}</p><p class="muted" id="reason-hint">${d.reasonHint}</p>`,
             ),
