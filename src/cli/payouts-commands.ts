@@ -199,7 +199,7 @@ export function payoutsCommands(kit: CommandKit): void {
     leaf(
       payouts,
       'set-bic <payout> <bic>',
-      "Give a pending payout the creditor's BIC (by claim number or end-to-end id): a cross-border payout (not EUR) left out of its file for want of one goes in the next batch. Checked (format, the BIC's country the IBAN's), only while pending (in no file) and paid by bank transfer (not the sandbox), audited with the old and new BIC",
+      "Give a pending payout the creditor's BIC (by claim number or end-to-end id): a cross-border payout (not EUR) left out of its file for want of one (or for its BIC alone) goes in the next batch; one left out for something else too stays left out. Checked (format, the BIC's country the IBAN's), only while pending (in no file) and paid by bank transfer (not the sandbox), audited with the old and new BIC",
       'parasol payouts set-bic CLM-00000042 NWBKGB2L --reason "BIC confirmed by the customer on the phone"',
     ),
   ).action(
@@ -211,7 +211,9 @@ export function payoutsCommands(kit: CommandKit): void {
         options,
         (action) => setPayoutBic({ db, keys, now: () => new Date() }, { ...action, claimNumber, bic }),
         (done) =>
-          `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`,
+          done.stillLeftOut === undefined
+            ? `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; the next batch takes it (parasol payouts batch).`
+            : `${done.claimNumber}: payout ${done.endToEndId} has BIC ${done.bic}; it stays left out of its file for another fault (${done.stillLeftOut}): parasol payouts list --left-out.`,
       );
     }, names),
   );

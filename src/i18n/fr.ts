@@ -347,6 +347,13 @@ export const fr = {
     newBic: 'BIC (8 ou 11 caractères)',
     leftOut: (noBic, since) =>
       noBic ? `écarté : pas de BIC (depuis le ${since})` : `écarté de son fichier (depuis le ${since})`,
+    leftOutCount: (currency) => `écartés (${currency})`,
+    leftOutTitle: 'Paiements écartés de leur fichier',
+    leftOutHint:
+      'Paiements en attente qu’un lot n’a pas pu mettre dans son fichier, les plus anciens d’abord : chaque lot les écarte à nouveau tant qu’ils ne sont pas corrigés. Les sinistres en revue n’y sont pas (aucun lot ne les essaie avant leur approbation). Pas de BIC, ou un BIC que le fichier refuse : renseignez-le ici (vérifié avec le pays de l’IBAN ; le prochain lot prend le paiement). Autre motif : ouvrez le sinistre, ou payez autrement et enregistrez-le avec parasol payouts reconcile.',
+    leftOutSince: 'Écarté depuis (UTC)',
+    leftOutWhy: 'Motif',
+    leftOutNotBic: 'Pas le BIC : ouvrez le sinistre',
     voidCause: 'Pourquoi',
     voidCauseFlightData:
       'Les données de vol qui l’ont ouvert étaient fausses : enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol',

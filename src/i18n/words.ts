@@ -334,6 +334,14 @@ export interface Words {
     newBic: string;
     /** A pending payout a batch left out of its file: for want of a BIC, or another reason; since when. */
     leftOut: (noBic: boolean, since: string) => string;
+    /** The payouts page's left-out filter (web/admin-watch-routes.ts): its stat card per currency, title, hint, columns. */
+    leftOutCount: (currency: string) => string;
+    leftOutTitle: string;
+    leftOutHint: string;
+    leftOutSince: string;
+    leftOutWhy: string;
+    /** A left-out payout whose fault is not (only) its BIC: the claim page is where to look. */
+    leftOutNotBic: string;
     voidCause: string;
     voidCauseFlightData: string;
     voidCauseOther: string;

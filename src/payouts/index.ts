@@ -9,7 +9,13 @@ export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
-export { createPayoutBatches, createSepaBatch, exportSepaBatch, type RefusedCurrency } from './sepa-batch.ts';
+export {
+  createPayoutBatches,
+  createSepaBatch,
+  exportSepaBatch,
+  leftOutBicFault,
+  type RefusedCurrency,
+} from './sepa-batch.ts';
 export {
   PAYOUT_REPORT_BUSINESS_DAYS,
   payoutReportDueBefore,

@@ -298,7 +298,12 @@ export async function listPayouts(
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
     instructedBefore?: Date | undefined;
-    /** Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first. */
+    /**
+     * Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first:
+     * SEPA-rail payouts (the only ones batched), read through index payouts_pending as the gauge
+     * parasol_payouts_left_out counts them; not those of claims held for review (no batch tries them
+     * until approved; their mark is kept, and they are listed again from the approval on).
+     */
     leftOut?: boolean | undefined;
     limit: number;
     offset?: number | undefined;
@@ -329,7 +334,12 @@ export async function listPayouts(
       'p.left_out_code',
       'p.left_out_reason',
     ]);
-  if (q.leftOut) query = query.where('p.status', '=', 'pending').where('p.left_out_at', 'is not', null);
+  if (q.leftOut)
+    query = query
+      .where('p.rail', '=', 'sepa')
+      .where('p.status', '=', 'pending')
+      .where('p.left_out_at', 'is not', null)
+      .where('cl.manual_review_at', 'is', null);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query
@@ -420,8 +430,15 @@ export async function setSepaBatchFilePath(db: Executor, batchId: string, filePa
 }
 
 /** The claim's payout, if any (not locked: the caller holds the claim's lock). */
-export async function findClaimPayout(db: Executor, claimId: string): Promise<PayoutRow | undefined> {
-  return db.selectFrom('payouts').select(PAYOUT_COLUMNS).where('claim_id', '=', claimId).executeTakeFirst();
+export async function findClaimPayout(
+  db: Executor,
+  claimId: string,
+): Promise<(PayoutRow & Pick<PayoutListRow, 'left_out_code' | 'left_out_reason'>) | undefined> {
+  return db
+    .selectFrom('payouts')
+    .select([...PAYOUT_COLUMNS, 'left_out_code', 'left_out_reason'])
+    .where('claim_id', '=', claimId)
+    .executeTakeFirst();
 }
 
 /**
@@ -510,16 +527,18 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
 }
 
 /**
- * The BIC of a claim's account, set by an operator while its payout is pending (`setPayoutBic`): the
- * payout's left-out mark is cleared, the next batch takes it (and marks it again if its file still
- * cannot hold it).
+ * The BIC of a claim's account, set by an operator while its payout is pending (`setPayoutBic`).
+ * `clearLeftOut` (the BIC was the payout's only fault): its left-out mark is cleared, the next batch
+ * takes it (and marks it again, from then, if its file still cannot hold it); otherwise the mark, its
+ * time and its reason stay — a change that does not fix the payout neither silences the gauge nor
+ * restarts its age.
  */
 export async function setPayoutAccountBic(
   db: Executor,
-  p: { claimId: string; payoutId: string; bic: string },
+  p: { claimId: string; payoutId: string; bic: string; clearLeftOut: boolean },
 ): Promise<void> {
   await db.updateTable('claim_bank_details').set({ bic: p.bic }).where('claim_id', '=', p.claimId).execute();
-  await db.updateTable('payouts').set(NOT_LEFT_OUT).where('id', '=', p.payoutId).execute();
+  if (p.clearLeftOut) await db.updateTable('payouts').set(NOT_LEFT_OUT).where('id', '=', p.payoutId).execute();
 }
 
 /** The claim number of the payout one of whose attempts had this end-to-end id. */

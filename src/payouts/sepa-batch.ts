@@ -82,6 +82,23 @@ export interface SkippedPayout {
 /** `/payouts/17/creditorBic` → 17: a problem of one payout of the file, not of the file. */
 const PAYOUT_FIELD = /^\/payouts\/(\d+)\/(.+)$/;
 
+/** The file's field of the creditor's BIC: a left-out reason's part about the BIC starts with it. */
+const BIC_FIELD = 'creditorBic';
+
+/**
+ * How much of a left-out payout's fault is its BIC, read from its mark as `buildLeavingOut` writes it
+ * (the reason: the builder's problems, each `<field> <message>`, joined by `; `): `all` — `no_bic`, or
+ * an `invalid` reason every part of which is the BIC's (setting the BIC fixes it: the mark is cleared);
+ * `some` — the BIC and something else (a name the file refuses…): setting the BIC is worth it, but the
+ * payout stays left out, its mark kept; `none` — the BIC is not at fault (the console offers no form).
+ */
+export function leftOutBicFault(code: LeftOutCode, reason: string | null): 'all' | 'some' | 'none' {
+  if (code === 'no_bic') return 'all';
+  const parts = (reason ?? '').split('; ');
+  const bic = parts.filter((part) => part.startsWith(`${BIC_FIELD} `)).length;
+  return bic === 0 ? 'none' : bic === parts.length ? 'all' : 'some';
+}
+
 /** At most this many transfers per file (banks take far more; a file stays readable). */
 export const MAX_BATCH = 5_000;
 
@@ -235,9 +252,8 @@ function buildLeavingOut<P>(
     const left = [...byPayout].map(([i, found]) => ({
       payout: payouts[i]!,
       // only the creditor's BIC missing: an operator can give it (parasol payouts set-bic)
-      code: (found.every((f) => f.field === 'creditorBic' && f.code === 'required')
-        ? 'no_bic'
-        : 'invalid') as LeftOutCode,
+      code: (found.every((f) => f.field === BIC_FIELD && f.code === 'required') ? 'no_bic' : 'invalid') as LeftOutCode,
+      // read back by leftOutBicFault: keep the two in step
       reason: found.map((f) => f.text).join('; '),
     }));
     // what is left holds no payout the builder refused: a second refusal is the file's, thrown

@@ -13,6 +13,7 @@ import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { checkSepaAccount, type BankAccountIssue } from './bank-account.ts';
 import { isValidEndToEndId } from './end-to-end-id.ts';
+import { leftOutBicFault } from './sepa-batch.ts';
 import { claimNumberOfPayout, findClaimPayout, findPayoutAccount, setPayoutAccountBic } from './payouts-repo.ts';
 
 export interface PayoutBicInput extends DeskAction {
@@ -29,7 +30,9 @@ export interface PayoutBicInput extends DeskAction {
  * the file will (`checkSepaAccount` with the claim's currency: BIC format, the BIC's country the
  * IBAN's), only while the payout is `pending` — in no file yet (the batch locks the claim with the
  * payout while it takes one: this waits for it, then finds it instructed and refuses). The payout's
- * left-out mark is cleared: the next batch takes it. Audited `payout_bic_set` with the old and the new
+ * left-out mark is cleared when the BIC was its only fault (`leftOutBicFault`): the next batch takes
+ * it; left out for something else too (a name the file refuses), the mark stays, with its time and
+ * reason (`stillLeftOut`), and the gauge keeps counting it. Audited `payout_bic_set` with the old and the new
  * BIC (bank identifiers, not personal data), the end-to-end id and the IBAN's last four only. The same
  * BIC again, or the same one-time token, does nothing more (`replayed`).
  *
@@ -41,7 +44,14 @@ export interface PayoutBicInput extends DeskAction {
 export async function setPayoutBic(
   deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: PayoutBicInput,
-): Promise<DeskOutcome & { endToEndId?: string; bic?: string }> {
+): Promise<
+  DeskOutcome & {
+    endToEndId?: string;
+    bic?: string;
+    /** The payout stays left out of its file for another fault than its BIC (why, as the batch said). */
+    stillLeftOut?: string;
+  }
+> {
   const action = checkDeskAction(input);
   const bic = input.bic.replace(/\s+/g, '').toUpperCase();
   if (bic === '') throw invalidBic([{ field: 'bic', code: 'bic_invalid', message: 'is required' }], 'required');
@@ -75,7 +85,10 @@ export async function setPayoutBic(
     });
     if (!check.ok) throw invalidBic(check.issues);
     if (account.bic === bic) return { claimNumber: claim.claim_number, outcome: 'replayed' };
-    await setPayoutAccountBic(trx, { claimId: claim.id, payoutId: payout.id, bic });
+    // the mark goes only when the BIC was all that kept the payout out of its file
+    const stillLeftOut =
+      payout.left_out_code !== null && leftOutBicFault(payout.left_out_code, payout.left_out_reason) !== 'all';
+    await setPayoutAccountBic(trx, { claimId: claim.id, payoutId: payout.id, bic, clearLeftOut: !stillLeftOut });
     await auditDeskAction(
       trx,
       claim,
@@ -90,7 +103,13 @@ export async function setPayoutBic(
       },
       deps.now(),
     );
-    return { claimNumber: claim.claim_number, outcome: 'done', endToEndId: payout.end_to_end_id, bic };
+    return {
+      claimNumber: claim.claim_number,
+      outcome: 'done',
+      endToEndId: payout.end_to_end_id,
+      bic,
+      ...(stillLeftOut ? { stillLeftOut: payout.left_out_reason ?? '' } : {}),
+    };
   });
 }
 

@@ -12,9 +12,9 @@ import { authenticateOperator, isOperatorToken } from './operator-tokens.ts';
  * - `processMetrics`: counters and histograms incremented where things happen in THIS process (HTTP
  *   requests, quotes, subscriptions, SMS, webhook deliveries, provider calls, breaker state). Every
  *   API and worker process exposes its own; Prometheus sums them across processes.
- * - database gauges (claims and payouts by status, job queue depth and oldest job age), computed at
- *   scrape time by a few grouped queries, cached `DB_GAUGES_TTL_MS`: the same value whichever
- *   process answers, so aggregate them with max(), not sum().
+ * - database gauges (claims and payouts by status, payouts waiting for or left out of a batch, job
+ *   queue depth and oldest job age), computed at scrape time by a few grouped queries, cached
+ *   `DB_GAUGES_TTL_MS`: the same value whichever process answers, so aggregate them with max(), not sum().
  *
  * `/metrics` on the API port answers only to an operator token (`Authorization: Bearer pso_…`);
  * PARASOL_METRICS_PORT opens a separate listener without authentication, for a port that only the
@@ -169,6 +169,18 @@ export class DatabaseGauges {
     labelNames: ['currency'] as const,
     registers: [this.registry],
   });
+  private readonly leftOut = new client.Gauge({
+    name: 'parasol_payouts_left_out',
+    help: 'Pending payouts a SEPA batch left out of its file (no BIC for a cross-border transfer, a BIC or name the file refuses), by environment and currency; not those of claims held for review; no series when none (from the database). Fixed with parasol payouts set-bic or the console.',
+    labelNames: ['environment', 'currency'] as const,
+    registers: [this.registry],
+  });
+  private readonly leftOutAge = new client.Gauge({
+    name: 'parasol_payouts_left_out_oldest_age_seconds',
+    help: 'Seconds since the oldest pending payout still left out of its file was first left out, by environment and currency; no series when none (from the database).',
+    labelNames: ['environment', 'currency'] as const,
+    registers: [this.registry],
+  });
   private readonly productionUnreported = new client.Gauge({
     name: 'parasol_production_payouts_unreported',
     help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown (from the database).',
@@ -227,7 +239,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
-      const [claims, payouts, queues, pending, instructed, unwritten] = await Promise.all([
+      const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
         this.db
           .selectFrom('claims')
           .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
@@ -254,6 +266,15 @@ export class DatabaseGauges {
           join claims cl on cl.id = p.claim_id
           where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
           group by p.currency`.execute(this.db),
+        // payouts a batch left out of its file (migration 0058): only SEPA-rail payouts are batched, so
+        // the rows read are the pending SEPA payouts of index payouts_pending, as above; as above, not
+        // those of claims held for review (the batch does not try them: their mark waits, kept)
+        sql<{ environment: string; currency: string; n: string; oldest: string | null }>`
+          select p.environment, p.currency, count(*) as n, extract(epoch from now() - min(p.left_out_at)) as oldest
+          from payouts p
+          join claims cl on cl.id = p.claim_id
+          where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
+          group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
           select count(*) filter (where instructed_at < ${reportDue}) as unreported,
                  extract(epoch from now() - min(instructed_at)) as oldest
@@ -279,6 +300,13 @@ export class DatabaseGauges {
           { currency: row.currency },
           row.oldest === null ? 0 : Math.max(0, Number(row.oldest)),
         );
+      }
+      this.leftOut.reset();
+      this.leftOutAge.reset();
+      for (const row of leftOut.rows) {
+        const labels = { environment: row.environment, currency: row.currency };
+        this.leftOut.set(labels, Number(row.n));
+        this.leftOutAge.set(labels, row.oldest === null ? 0 : Math.max(0, Number(row.oldest)));
       }
       const reported = instructed.rows[0];
       this.productionUnreported.set(Number(reported?.unreported ?? 0));

@@ -49,18 +49,35 @@ function details(data: unknown): string {
   return text === '{}' ? '' : text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
+/**
+ * One claim desk action's form: a POST to /admin/claims/:claimNumber/:path with the session's CSRF
+ * token, a one-time `actionToken` (a double submit does it once) and a required reason described by
+ * the page's `#reason-hint`. The claim page's actions, and the Set the BIC form the payouts page's
+ * left-out listing repeats per payout (admin-watch-routes.ts), each with a token of its own.
+ */
+export function deskActionForm(
+  ctx: PageContext,
+  claimNumber: string,
+  actionToken: string,
+  form: { path: string; id: string; label: string; hint?: string; extra?: SafeHtml | string },
+): SafeHtml {
+  const d = t(ctx.lang).claimDesk;
+  return html`<form method="post" action="/admin/claims/${claimNumber}/${form.path}" class="card" id="${form.id}">${csrfField(ctx.session!.csrfToken)}<input type="hidden" name="actionToken" value="${actionToken}">
+<h3>${form.label}</h3>${form.hint ? html`<p class="muted">${form.hint}</p>` : ''}${form.extra ?? ''}<div><label for="${form.id}-reason">${d.reasonLabel}</label><input id="${form.id}-reason" name="reason" required minlength="3" maxlength="${String(REASON_MAX)}" size="40" aria-describedby="reason-hint"></div>
+<p><button type="submit">${form.label}</button></p></form>`;
+}
+
+/** The BIC field of the Set the BIC form (payouts' setPayoutBic), with the BIC the payout has, if any. */
+export function bicField(id: string, ctx: PageContext, bic: string | null): SafeHtml {
+  return html`<div><label for="${id}">${t(ctx.lang).claimDesk.newBic}</label><input id="${id}" name="bic" value="${bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="14" size="14"></div>`;
+}
+
 export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: DeskNotice = {}): string {
   const w = t(ctx.lang);
   const d = w.claimDesk;
   const c = view.claim;
-  const base = `/admin/claims/${c.claim_number}`;
-  const hidden = html`${csrfField(ctx.session!.csrfToken)}<input type="hidden" name="actionToken" value="${view.actionToken}">`;
-  const reason = (id: string) =>
-    html`<div><label for="${id}">${d.reasonLabel}</label><input id="${id}" name="reason" required minlength="3" maxlength="${String(REASON_MAX)}" size="40" aria-describedby="reason-hint"></div>`;
   const action = (path: string, id: string, label: string, hint: string, extra: SafeHtml | string = '') =>
-    html`<form method="post" action="${base}/${path}" class="card" id="${id}">${hidden}
-<h3>${label}</h3><p class="muted">${hint}</p>${extra}${reason(`${id}-reason`)}
-<p><button type="submit">${label}</button></p></form>`;
+    deskActionForm(ctx, c.claim_number, view.actionToken, { path, id, label, hint, extra });
   const review = c.manual_review_at
     ? d.underReview(
         c.manual_review_by ?? '',
@@ -143,7 +160,7 @@ ${action('resend-link', 'desk-resend', d.resendLink, d.resendHint)}
 ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><label for="desk-phone-number">${d.newPhone}</label><input id="desk-phone-number" name="phone" type="tel" inputmode="tel" autocomplete="off" required maxlength="20" size="20"></div>`)}
 ${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
 ${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
-${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, html`<div><label for="desk-bic-value">${d.newBic}</label><input id="desk-bic-value" name="bic" value="${c.bic ?? ''}" autocomplete="off" autocapitalize="characters" spellcheck="false" required maxlength="14" size="14"></div>`) : ''}
+${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, bicField('desk-bic-value', ctx, c.bic)) : ''}
 ${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint, html`<fieldset><legend>${d.voidCause}</legend><div><input type="radio" id="desk-void-cause-other" name="cause" value="other" checked> <label for="desk-void-cause-other">${d.voidCauseOther}</label></div><div><input type="radio" id="desk-void-cause-flight-data" name="cause" value="flight_data"> <label for="desk-void-cause-flight-data">${d.voidCauseFlightData}</label></div></fieldset>`) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(

@@ -17,6 +17,8 @@ export function listingPage<R>(
   data: Page<R>,
   headers: string[],
   cells: (row: R) => (string | SafeHtml)[],
+  /** Shown between the filter and the table (what the filtered rows are, and what to do). */
+  intro: SafeHtml | string = '',
 ): string {
   const w = t(ctx.lang);
   const link = (params: Record<string, string | undefined>) => {
@@ -34,6 +36,7 @@ export function listingPage<R>(
     html`<h1>${title}</h1>
 ${counts.length ? html`<div class="stats">${counts.map(([label, value]) => html`<div class="card stat"><span>${label}</span><strong>${value}</strong></div>`)}</div>` : ''}
 ${filter}
+${intro}
 ${data.rows.length === 0 ? html`<p>${w.none}</p>` : tableRegion(title, html`<table><caption class="visually-hidden">${title}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${data.rows.map((r) => html`<tr>${cells(r).map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`)}
 ${data.next !== null ? html`<p class="pager"><a href="${link({ ...(filterName ? { [filterName]: current } : {}), offset: String(data.next) })}">${w.nextPage}</a></p>` : ''}
 ${data.keyset && (data.keyset.paged || data.keyset.nextCursor) ? html`<p class="pager">${data.keyset.paged ? html`<a href="${link(filterName ? { [filterName]: current } : {})}">${w.firstPage}</a>` : ''}${data.keyset.nextCursor ? html`<a href="${link({ ...(filterName ? { [filterName]: current } : {}), cursor: data.keyset.nextCursor })}">${w.nextPage}</a>` : ''}</p>` : ''}`,

@@ -1,21 +1,31 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import { openField } from '../platform/crypto.ts';
+import { openField, randomToken } from '../platform/crypto.ts';
 import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
 import { listingPage } from './admin-views.ts';
+import { bicField, deskActionForm } from './admin-claim-view.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, operatorClaimsPage } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
 import { readEmails } from '../notify/index.ts';
-import { listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
+import { leftOutBicFault, listPayouts, PAYOUT_STATUSES } from '../payouts/index.ts';
 import type { ClaimStatus, PayoutStatus } from '../platform/db-schema.ts';
-import { claimsByStatus, flightWatchesByState, listOutbox, paged, payoutsByStatus, VIEW_PAGE } from './views-repo.ts';
+import {
+  claimsByStatus,
+  flightWatchesByState,
+  leftOutPayoutsByCurrency,
+  listOutbox,
+  paged,
+  payoutsByStatus,
+  VIEW_PAGE,
+} from './views-repo.ts';
 
 /**
  * The operator console's watch pages: flights under monitoring, claims, the SMS outbox, the emails,
- * payouts. Read-only (one claim and its actions: admin-claim-routes.ts).
+ * payouts. Read-only (one claim and its actions: admin-claim-routes.ts); the payouts left out of
+ * their files carry the claim page's Set the BIC form, which posts to admin-claim-routes.ts.
  */
 
 const FlightsQuery = Type.Object({ state: Type.Optional(oneOf(FLIGHT_WATCH_STATES)), offset: Type.Optional(Offset) });
@@ -24,7 +34,10 @@ const ClaimsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
 const OutboxQuery = Type.Object({ offset: Type.Optional(Offset) });
-const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_STATUSES)), offset: Type.Optional(Offset) });
+/** The payouts page's filter: a status, or the pending payouts a batch left out of its file. */
+const LEFT_OUT = 'left_out';
+const PAYOUT_FILTERS = [...PAYOUT_STATUSES, LEFT_OUT] as const;
+const PayoutsQuery = Type.Object({ status: Type.Optional(oneOf(PAYOUT_FILTERS)), offset: Type.Optional(Offset) });
 
 /** A cell that never wraps (a date, an amount, a claim number): the long ids around it break instead. */
 const nowrap = (text: string) => html`<span class="nowrap">${text}</span>`;
@@ -199,13 +212,71 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
       async (request, reply) => {
         const ctx = contextOf(request, 'admin');
         const w = t(ctx.lang);
-        const status = request.query.status;
-        const [counts, rows] = await Promise.all([
+        const d = w.claimDesk;
+        const filter = request.query.status;
+        const leftOut = filter === LEFT_OUT;
+        const status = leftOut ? undefined : (filter as PayoutStatus | undefined);
+        const [counts, leftOutCounts, rows] = await Promise.all([
           payoutsByStatus(deps.db),
+          leftOutPayoutsByCurrency(deps.db),
           pagedFrom(request.query.offset, (offset) =>
-            listPayouts(deps.db, { status: status as PayoutStatus | undefined, offset, limit: VIEW_PAGE + 1 }),
+            listPayouts(deps.db, { status, leftOut, offset, limit: VIEW_PAGE + 1 }),
           ),
         ]);
+        const cards: [string, string][] = [
+          ...counts.map((c): [string, string] => [
+            `${c.status} (${c.currency})`,
+            `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`,
+          ]),
+          // what needs an operator: counted among the pending above, said again on their own
+          ...leftOutCounts.map((c): [string, string] => [
+            d.leftOutCount(c.currency),
+            `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`,
+          ]),
+        ];
+        if (leftOut)
+          // each row's Set the BIC form is the claim page's, with a one-time token of its own
+          return sendPage(
+            reply,
+            200,
+            listingPage(
+              ctx,
+              w.nav.payouts,
+              '/admin/payouts',
+              'status',
+              PAYOUT_FILTERS,
+              filter,
+              cards,
+              rows,
+              [
+                '#',
+                `${w.partnersTitle} / ${w.environment}`,
+                w.currency,
+                w.amount,
+                d.leftOutSince,
+                d.leftOutWhy,
+                d.setBic,
+              ],
+              (r) => [
+                html`<a href="/admin/claims/${r.claim_number}">${nowrap(r.claim_number)}</a><br><code class="id">${r.end_to_end_id}</code>`,
+                html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
+                r.currency,
+                nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
+                nowrap(formatShortDate(r.left_out_at, '')),
+                html`<strong class="left-out">${r.left_out_code ?? ''}</strong><br>${r.left_out_reason ?? ''}`,
+                // the form only where the BIC is at fault: another fault is not fixed by a BIC
+                r.left_out_code !== null && leftOutBicFault(r.left_out_code, r.left_out_reason) !== 'none'
+                  ? html`<details><summary>${d.setBic}</summary>${deskActionForm(ctx, r.claim_number, randomToken(24), {
+                      path: 'bic',
+                      id: `left-out-bic-${r.claim_number}`,
+                      label: d.setBic,
+                      extra: bicField(`left-out-bic-${r.claim_number}-value`, ctx, null),
+                    })}</details>`
+                  : html`<a href="/admin/claims/${r.claim_number}">${d.leftOutNotBic}</a>`,
+              ],
+              html`<h2 id="left-out">${d.leftOutTitle}</h2><p class="muted">${d.leftOutHint}</p><p class="muted" id="reason-hint">${d.reasonHint}</p>`,
+            ),
+          );
         return sendPage(
           reply,
           200,
@@ -214,12 +285,9 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
             w.nav.payouts,
             '/admin/payouts',
             'status',
-            PAYOUT_STATUSES,
-            status,
-            counts.map((c) => [
-              `${c.status} (${c.currency})`,
-              `${c.count} · ${formatMoney(c.amount, c.currency, ctx.lang)}`,
-            ]),
+            PAYOUT_FILTERS,
+            filter,
+            cards,
             rows,
             [
               'End-to-end id',

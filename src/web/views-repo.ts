@@ -124,6 +124,26 @@ export async function listOutbox(db: Executor, offset: number) {
   );
 }
 
+/**
+ * Pending payouts a batch left out of its file (migration 0058), per currency, with their amount: the
+ * payouts page's cards. The rows the metric parasol_payouts_left_out counts (index payouts_pending):
+ * not those of claims held for review, which no batch tries until approved.
+ */
+export async function leftOutPayoutsByCurrency(db: Executor) {
+  const rows = await db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select(['p.currency', sql<number>`count(*)::int`.as('count'), sql<string>`sum(p.amount)::text`.as('amount')])
+    .where('p.rail', '=', 'sepa')
+    .where('p.status', '=', 'pending')
+    .where('p.left_out_at', 'is not', null)
+    .where('cl.manual_review_at', 'is', null)
+    .groupBy('p.currency')
+    .orderBy('p.currency')
+    .execute();
+  return rows.map((r) => ({ currency: r.currency, count: Number(r.count), amount: Number(r.amount) }));
+}
+
 export async function payoutsByStatus(db: Executor) {
   const rows = await db
     .selectFrom('payouts')
