@@ -90,9 +90,10 @@ export function checkTerms(input: CreatePolicyInput, today: string): FieldError[
  * Inserts a checked policy (its risk as stored) under a fresh policy number, with its `created` audit
  * row; a renewal names the policy it renews. 409 external_reference_conflict when the partner already
  * has a policy with the external reference. `now` is the use case's clock: the `created` audit row's
- * time and the first `updated_at`. `created_at` is not: it is the inserting transaction's start on the
- * database's clock (the column's default), the key GET /policies pages by behind a commit horizon of
- * transaction starts (search-policies.ts; docs/ARCHITECTURE.md, "Clocks").
+ * time. `created_at` is not: it is the inserting transaction's start on the database's clock, the key
+ * GET /policies pages by behind a commit horizon of transaction starts (search-policies.ts;
+ * docs/ARCHITECTURE.md, "Clocks"); the first `updated_at` is the same value, so a new policy's
+ * `updatedAt` equals its `createdAt` (as a claim's first `updated_at` equals its `opened_at`).
  */
 export async function recordPolicy(
   deps: PolicyDeps,
@@ -126,7 +127,6 @@ export async function recordPolicy(
     renews_policy_number: origin.renews?.policyNumber ?? null,
     term_start_date: input.effectiveDate,
     anniversary_date: origin.renews?.anniversaryDate ?? input.effectiveDate,
-    updated_at: now,
   };
   let row: repo.PolicyRow | undefined;
   for (let attempt = 0; !row && attempt < 5; attempt++) {
