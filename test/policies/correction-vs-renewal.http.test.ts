@@ -149,6 +149,48 @@ describe('a policyholder correction racing a renewal', () => {
         }
       });
 
+  for (const order of ['cancel first', 'change first'] as const)
+    it(`ends consistent when a new phone on the policy races the cancellation of its renewal (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // both lock A, then B (the cancellation locks the term renewed first; the change walks to its renewal)
+      const cancel = () =>
+        post(t.app, `${POLICIES}/${b}/cancel`, { reason: 'customer_request', effectiveDate: day(45) }, partner.auth);
+      const change = patchOf(partner, a, 'policyholder', { phone: '+33698765432' });
+      const [cancelled, changed] =
+        order === 'cancel first' ? await race(cancel, change, a) : (await race(change, cancel, a)).reverse();
+      assert.equal(cancelled!.status, 200, JSON.stringify(cancelled!.body));
+      assert.equal(changed!.status, 200, JSON.stringify(changed!.body));
+      const [viewA, viewB] = [await read(partner, a), await read(partner, b)];
+      assert.equal(viewA.policyholder.phone, '+33698765432', `${a}: the policy changed`);
+      // cancelled first: the change stops at the cancelled renewal; changed first: the renewal was changed, then cancelled
+      assert.deepEqual(
+        [viewB.status, viewB.policyholder.phone],
+        ['cancelled', order === 'cancel first' ? HOLDER.phone : '+33698765432'],
+        `${b}: ${JSON.stringify(viewB)}`,
+      );
+    });
+
+  for (const order of ['renewal first', 'change first'] as const)
+    it(`leaves every term with a new phone made on the policy while its renewal is renewed (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // B held: its renewal waits for B; the change locks A, then waits for B
+      const renew = renewOf(partner, b);
+      const change = patchOf(partner, a, 'policyholder', { phone: '+33698765432' });
+      const [renewed, changed] =
+        order === 'renewal first' ? await race(renew, change, b) : (await race(change, renew, b)).reverse();
+      assert.equal(renewed!.status, 201, JSON.stringify(renewed!.body));
+      assert.equal(changed!.status, 200, JSON.stringify(changed!.body));
+      const c = renewed!.body.policyNumber as string;
+      for (const policy of [a, b, c])
+        assert.equal((await read(partner, policy)).policyholder.phone, '+33698765432', `${policy}: the new phone`);
+    });
+
   for (const order of ['renewal first', 'correction first'] as const) {
     it(`leaves the renewal with the corrected name (${order})`, async (ctx) => {
       if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');

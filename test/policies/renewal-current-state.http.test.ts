@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, createTestPartner, post, type Reply, type TestApp, type TestPartner } from '../helper.ts';
@@ -125,7 +126,7 @@ describe('a renewal carries the current policy', () => {
       const b = await renew(a.policyNumber);
       const c = await renew(b.policyNumber);
       const res = await patch(a.policyNumber, 'policyholder', { phone: '+33698765432', address: LYON });
-      assert.deepEqual(res.policyholder, { ...HOLDER, phone: '+33698765432', address: LYON });
+      assert.deepEqual(res.policyholder, { ...HOLDER, phone: '+33698765432', address: LYON }, 'the policy changed');
       for (const renewal of [b, c]) {
         const view = await read(renewal.policyNumber);
         assert.deepEqual(view.policyholder, res.policyholder, renewal.policyNumber);
@@ -142,7 +143,7 @@ describe('a renewal carries the current policy', () => {
         { fields: ['phone', 'address'], renewalsChanged: [b.policyNumber, c.policyNumber] },
         'the policy changed lists the renewals reached',
       );
-      assert.doesNotMatch(JSON.stringify(await auditOf(b.policyNumber)), /698765432|Bellecour/);
+      assert.doesNotMatch(JSON.stringify(await auditOf(b.policyNumber)), /698765432|Bellecour/, 'no contact in clear');
 
       await patch(c.policyNumber, 'policyholder', { email: 'late@example.com' });
       for (const earlier of [a, b])
@@ -164,13 +165,14 @@ describe('a renewal carries the current policy', () => {
           `${renewal.policyNumber}: its own address kept, the email carried`,
         );
       }
-      assert.deepEqual((await auditOf(b.policyNumber)).at(-1)!.data, {
-        fields: ['email'],
-        withPolicy: a.policyNumber,
-      });
+      assert.deepEqual(
+        (await auditOf(b.policyNumber)).at(-1)!.data,
+        { fields: ['email'], withPolicy: a.policyNumber },
+        'the renewal audited for the email alone',
+      );
 
       const same = await patch(a.policyNumber, 'policyholder', { email: 'new@example.com' });
-      assert.equal(same.policyholder.email, 'new@example.com');
+      assert.equal(same.policyholder.email, 'new@example.com', 'the email set again');
       assert.deepEqual(
         (await auditOf(a.policyNumber)).at(-1)!.data,
         { fields: ['email'] },
@@ -208,12 +210,17 @@ describe('a renewal carries the current policy', () => {
       await patch(a.policyNumber, 'vehicle', PLATE);
       for (const renewal of [b, c]) {
         const view = await read(renewal.policyNumber);
-        assert.deepEqual([view.status, view.policyholder.phone, view.risk], ['cancelled', HOLDER.phone, NEW_CAR]);
+        assert.deepEqual(
+          [view.status, view.policyholder.phone, view.risk],
+          ['cancelled', HOLDER.phone, NEW_CAR],
+          `${renewal.policyNumber}: cancelled, left as it was`,
+        );
       }
       const own = (await auditOf(a.policyNumber)).slice(-2);
       assert.deepEqual(
         own.map((r) => r.data),
         [{ fields: ['phone'] }, { fields: ['vehicleRegistration', 'firstRegistrationDate'] }],
+        'no renewal reached',
       );
     });
 
@@ -222,19 +229,24 @@ describe('a renewal carries the current policy', () => {
       const b = await renew(a.policyNumber);
       const c = await renew(b.policyNumber);
       const res = await patch(a.policyNumber, 'vehicle', PLATE);
-      assert.deepEqual(res.risk, { ...NEW_CAR, ...PLATE });
+      assert.deepEqual(res.risk, { ...NEW_CAR, ...PLATE }, 'the policy registered');
       for (const renewal of [b, c]) {
         assert.deepEqual((await read(renewal.policyNumber)).risk, res.risk, renewal.policyNumber);
-        assert.deepEqual((await auditOf(renewal.policyNumber)).at(-1)!.data, {
-          fields: ['vehicleRegistration', 'firstRegistrationDate'],
-          withPolicy: a.policyNumber,
-        });
+        assert.deepEqual(
+          (await auditOf(renewal.policyNumber)).at(-1)!.data,
+          { fields: ['vehicleRegistration', 'firstRegistrationDate'], withPolicy: a.policyNumber },
+          `${renewal.policyNumber} audited with the policy registered`,
+        );
       }
-      assert.deepEqual((await auditOf(a.policyNumber)).at(-1)!.data, {
-        fields: ['vehicleRegistration', 'firstRegistrationDate'],
-        renewalsRegistered: [b.policyNumber, c.policyNumber],
-      });
-      assert.doesNotMatch(JSON.stringify(await auditOf(b.policyNumber)), /GH-456-JK|VF1RJA/);
+      assert.deepEqual(
+        (await auditOf(a.policyNumber)).at(-1)!.data,
+        {
+          fields: ['vehicleRegistration', 'firstRegistrationDate'],
+          renewalsRegistered: [b.policyNumber, c.policyNumber],
+        },
+        'the policy registered lists the renewals reached',
+      );
+      assert.doesNotMatch(JSON.stringify(await auditOf(b.policyNumber)), /GH-456-JK|VF1RJA/, 'no vehicle in clear');
       const again = await patch(a.policyNumber, 'vehicle', PLATE);
       assert.deepEqual(again, await read(a.policyNumber), 'a retry');
       assert.deepEqual(
@@ -256,13 +268,77 @@ describe('a renewal carries the current policy', () => {
       await patch(b.policyNumber, 'vehicle', own);
       const c = await renew(b.policyNumber); // copies b's registration
       await patch(a.policyNumber, 'vehicle', PLATE);
-      assert.deepEqual((await read(a.policyNumber)).risk, { ...NEW_CAR, ...PLATE });
+      assert.deepEqual((await read(a.policyNumber)).risk, { ...NEW_CAR, ...PLATE }, 'the policy registered');
       for (const renewal of [b, c])
         assert.deepEqual((await read(renewal.policyNumber)).risk, { ...NEW_CAR, ...own }, renewal.policyNumber);
-      assert.deepEqual((await auditOf(a.policyNumber)).at(-1)!.data, {
-        fields: ['vehicleRegistration', 'firstRegistrationDate'],
-      });
+      assert.deepEqual(
+        (await auditOf(a.policyNumber)).at(-1)!.data,
+        { fields: ['vehicleRegistration', 'firstRegistrationDate'] },
+        'no renewal reached',
+      );
     });
+  });
+
+  describe('a retry of a change that reached a renewal', () => {
+    const patchWithKey = (policyNumber: string, what: 'policyholder' | 'vehicle', body: object, key: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: `${POLICIES}/${policyNumber}/${what}`,
+        headers: { ...partner.auth, 'idempotency-key': key },
+        payload: body,
+      });
+    const renewalRows = async (policyNumber: string) => ({
+      audit: await auditOf(policyNumber),
+      row: await t.db
+        .selectFrom('policies')
+        .select(['holder_phone_enc', 'holder_address_enc', 'risk_enc', 'updated_at'])
+        .where('policy_number', '=', policyNumber)
+        .executeTakeFirstOrThrow(),
+    });
+
+    for (const [kind, what, body, seen] of [
+      [
+        'a contact change',
+        'policyholder',
+        { phone: '+33698765432', address: LYON },
+        (v: { policyholder: { phone: string } }) => v.policyholder.phone,
+      ],
+      [
+        'a vehicle registration',
+        'vehicle',
+        PLATE,
+        (v: { risk: { vehicleRegistration?: string } }) => v.risk.vehicleRegistration,
+      ],
+    ] as const)
+      it(`replays ${kind} under its Idempotency-Key: 200, the same answer, nothing written again on the renewal`, async () => {
+        const a = await motorPolicy();
+        const b = await renew(a.policyNumber);
+        const key = crypto.randomUUID();
+        const first = await patchWithKey(a.policyNumber, what, body, key);
+        assert.equal(first.statusCode, 200, first.body);
+        const reached = await renewalRows(b.policyNumber);
+        assert.equal(
+          seen(await read(b.policyNumber)),
+          seen(first.json()),
+          `${kind} reached the renewal ${b.policyNumber}`,
+        );
+        assert.deepEqual(
+          reached.audit.map((r) => r.data),
+          [reached.audit[0]!.data, { fields: Object.keys(body), withPolicy: a.policyNumber }],
+          `the renewal: created, then one row for ${kind}`,
+        );
+
+        const retry = await patchWithKey(a.policyNumber, what, body, key);
+        assert.equal(retry.statusCode, 200, retry.body);
+        assert.equal(retry.headers['idempotent-replayed'], 'true', 'the answer replayed');
+        assert.deepEqual(retry.json(), first.json(), 'the same answer as the first time');
+        assert.deepEqual(await renewalRows(b.policyNumber), reached, 'no second audit row, no write on the renewal');
+        assert.equal(
+          (await auditOf(a.policyNumber)).length,
+          3,
+          'the policy itself: created, renewed, one change (no second row)',
+        );
+      });
   });
 
   describe('dates on the clock', () => {
@@ -270,7 +346,7 @@ describe('a renewal carries the current policy', () => {
       const from = Date.now();
       const a = await motorPolicy({ status: 'pending', effectiveDate: day(0), expiryDate: day(60) });
       const until = Date.now();
-      assert.equal(a.updatedAt, clock.toISOString(), 'the first updatedAt: the clock');
+      assert.equal(a.updatedAt, a.createdAt, 'the first updatedAt is createdAt: never earlier');
       const createdAt = Date.parse(a.createdAt);
       assert.ok(
         createdAt >= from - 1_000 && createdAt <= until + 1_000,
