@@ -1,7 +1,15 @@
+import { setTimeout } from 'node:timers/promises';
 import { audit } from './audit.ts';
 import { decrypt, encrypt, lookupHash, type EncryptionKeys } from './crypto.ts';
 import type { Db, Executor } from './db.ts';
-import { countSealed, lockStaleRows, SEALED_COLUMNS, updateSealed } from './sealed-columns-repo.ts';
+import {
+  countSealed,
+  countStaleRows,
+  lockStaleRows,
+  SEALED_COLUMNS,
+  updateSealed,
+  type SealedTable,
+} from './sealed-columns-repo.ts';
 
 /**
  * Master key rotation: re-seals, under the current key, every value sealed under an earlier one, and
@@ -10,7 +18,10 @@ import { countSealed, lockStaleRows, SEALED_COLUMNS, updateSealed } from './seal
  * Resumable by construction: every sealed value names its key (`v2.<key id>.…`), so the rows still to
  * do are found from the data itself, not from a progress record that could drift. Each batch is one
  * transaction (its rows locked FOR UPDATE, so a concurrent write waits and nothing is lost): a crash
- * loses at most the batch in hand, rolled back, and the next run goes on with what is left. Safe
+ * loses at most the batch in hand, rolled back, and the next run goes on with what is left. A batch
+ * skips the rows another transaction holds locked (never waits holding its own: no deadlock with a
+ * service transaction locking the same rows in another order); a table is walked again, pass after
+ * pass, until every value no known key opens is the only one left on an earlier key. Safe
  * while the service runs: the service opens any known key and seals with the current one. Each run
  * that finishes writes an audit row (`entity = master_key`, the current key's id, `rotated`, with the
  * rows re-sealed and those no known key opens); a key added writes `added` (`auditKeyAdded`). Key
@@ -59,34 +70,14 @@ export async function rotateSealed(
   const reports: RotationReport[] = [];
   for (const table of SEALED_COLUMNS) {
     const report: RotationReport = { table: table.table, rows: 0, failed: 0 };
-    let after: unknown[] | undefined;
-    for (;;) {
-      const done = await db.transaction().execute(async (trx) => {
-        const rows = await lockStaleRows(trx, table, prefix, after, batchSize);
-        for (const row of rows) {
-          after = table.key.map((c) => row[c]);
-          try {
-            const values: Record<string, string> = {};
-            for (const column of table.columns) {
-              const sealed = row[column];
-              if (typeof sealed !== 'string' || sealed.startsWith(prefix)) continue;
-              const plaintext = decrypt(keys, sealed);
-              values[column] = encrypt(keys, plaintext);
-              // its keyed hash follows it under the current key (a search matches every known key's meanwhile)
-              for (const lookup of table.lookups ?? [])
-                if (lookup.of === column) values[lookup.column] = lookupHash(keys, lookup.purpose, plaintext);
-            }
-            await updateSealed(trx, table, row, values);
-            report.rows++;
-          } catch (error) {
-            report.failed++;
-            report.error ??= (error as Error).message;
-          }
-        }
-        return rows.length;
-      });
-      if (done > 0) options.onBatch?.(table.table, report.rows);
-      if (done < batchSize) break;
+    // pass after pass: a pass walks the table in key order and skips the rows locked by others; the
+    // table is done when the rows still on an earlier key are those no known key opened in the last pass
+    for (let pass = 0; ; pass++) {
+      if (pass > 0) await setTimeout(PASS_PAUSE_MS); // the rows skipped are still locked: give their writers time
+      report.failed = 0;
+      delete report.error;
+      await rotatePass(db, keys, table, prefix, batchSize, report, options.onBatch);
+      if ((await countStaleRows(db, table, prefix)) <= report.failed) break;
     }
     reports.push(report);
   }
@@ -104,6 +95,53 @@ export async function rotateSealed(
     },
   });
   return reports;
+}
+
+/** The pause before a table's next pass, while the rows the last one skipped are locked by their writers. */
+const PASS_PAUSE_MS = 200;
+
+/**
+ * One walk of `table` in key order, `batchSize` rows a transaction, skipping the rows locked by other
+ * transactions: re-seals what it takes, counts in `report` the rows re-sealed and those no known key opens.
+ */
+async function rotatePass(
+  db: Db,
+  keys: EncryptionKeys,
+  table: SealedTable,
+  prefix: string,
+  batchSize: number,
+  report: RotationReport,
+  onBatch: ((table: string, rows: number) => void) | undefined,
+): Promise<void> {
+  let after: unknown[] | undefined;
+  for (;;) {
+    const done = await db.transaction().execute(async (trx) => {
+      const rows = await lockStaleRows(trx, table, prefix, after, batchSize);
+      for (const row of rows) {
+        after = table.key.map((c) => row[c]);
+        try {
+          const values: Record<string, string> = {};
+          for (const column of table.columns) {
+            const sealed = row[column];
+            if (typeof sealed !== 'string' || sealed.startsWith(prefix)) continue;
+            const plaintext = decrypt(keys, sealed);
+            values[column] = encrypt(keys, plaintext);
+            // its keyed hash follows it under the current key (a search matches every known key's meanwhile)
+            for (const lookup of table.lookups ?? [])
+              if (lookup.of === column) values[lookup.column] = lookupHash(keys, lookup.purpose, plaintext);
+          }
+          await updateSealed(trx, table, row, values);
+          report.rows++;
+        } catch (error) {
+          report.failed++;
+          report.error ??= (error as Error).message;
+        }
+      }
+      return rows.length;
+    });
+    if (done > 0) onBatch?.(table.table, report.rows);
+    if (done < batchSize) return;
+  }
 }
 
 /** The audit row of a master key made current (`master-key add`): its id and the one it replaces, never a key. */

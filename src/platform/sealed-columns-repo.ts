@@ -76,9 +76,24 @@ export async function countSealed(
   return table.columns.map((column, i) => ({ column, sealed: Number(row[`s${i}`]), stale: Number(row[`r${i}`]) }));
 }
 
+/** The rows with a value not under the key of `prefix` (locked or not). */
+export async function countStaleRows(db: Executor, table: SealedTable, prefix: string): Promise<number> {
+  const anyStale = sql.join(
+    table.columns.map((c) => stale(c, prefix)),
+    sql` OR `,
+  );
+  const { rows } = await sql<{
+    n: number;
+  }>`SELECT count(*)::int AS n FROM ${sql.table(table.table)} WHERE (${anyStale})`.execute(db);
+  return Number(rows[0]!.n);
+}
+
 /**
  * The next rows after `after` (primary key order) with a value not under the key of `prefix`, locked
- * until the transaction ends (the service may write them meanwhile: it waits for the batch).
+ * until the transaction ends (the service may write them meanwhile: it waits for the batch). A row
+ * another transaction holds locked is skipped (SKIP LOCKED), never waited for: the rotation never
+ * holds a batch's locks while waiting for another, so it cannot deadlock with a service transaction
+ * locking rows of the table in another order (a policy then its renewals); a later pass takes it.
  */
 export async function lockStaleRows(
   trx: Executor,
@@ -97,7 +112,7 @@ export async function lockStaleRows(
   return (
     await sql<
       Record<string, unknown>
-    >`SELECT ${columns} FROM ${sql.table(table.table)} WHERE (${anyStale}) ${cursor} ORDER BY ${key} LIMIT ${limit} FOR UPDATE`.execute(
+    >`SELECT ${columns} FROM ${sql.table(table.table)} WHERE (${anyStale}) ${cursor} ORDER BY ${key} LIMIT ${limit} FOR UPDATE SKIP LOCKED`.execute(
       trx,
     )
   ).rows;

@@ -45,11 +45,18 @@ export async function activatePolicy(
   }
   const coverFrom = policy.effective_date < today ? today : policy.effective_date;
   const active = await repo.markActive(trx, policy.id, coverFrom, now);
-  await auditPolicyChange(trx, caller, policy, 'activated', {
-    reason: input.reason,
-    previousStatus: policy.status,
-    effectiveDate: coverFrom,
-    ...(coverFrom !== policy.effective_date ? { recordedEffectiveDate: policy.effective_date } : {}),
-  });
+  await auditPolicyChange(
+    trx,
+    caller,
+    policy,
+    'activated',
+    {
+      reason: input.reason,
+      previousStatus: policy.status,
+      effectiveDate: coverFrom,
+      ...(coverFrom !== policy.effective_date ? { recordedEffectiveDate: policy.effective_date } : {}),
+    },
+    now,
+  );
   return answerPolicy(deps, trx, active, today);
 }

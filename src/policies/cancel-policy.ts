@@ -61,19 +61,26 @@ export async function cancelPolicy(
     at: now,
   });
   const renewals = await cancelRenewals(trx, caller, policy, input.reason, now);
-  await auditPolicyChange(trx, caller, policy, 'cancelled', {
-    reason: input.reason,
-    effectiveDate: input.effectiveDate,
-    previousStatus: policy.status,
-    ...(renewals.length ? { renewalsCancelled: renewals } : {}),
-  });
+  await auditPolicyChange(
+    trx,
+    caller,
+    policy,
+    'cancelled',
+    {
+      reason: input.reason,
+      effectiveDate: input.effectiveDate,
+      previousStatus: policy.status,
+      ...(renewals.length ? { renewalsCancelled: renewals } : {}),
+    },
+    now,
+  );
   if (
     previous &&
     input.effectiveDate === policy.effective_date &&
     previous.renewed_by_policy_number === policy.policy_number
   ) {
     await repo.releaseRenewal(trx, previous.id, policy.policy_number, now);
-    await auditPolicyChange(trx, caller, previous, 'renewal_cancelled', { renewal: policy.policy_number });
+    await auditPolicyChange(trx, caller, previous, 'renewal_cancelled', { renewal: policy.policy_number }, now);
   }
   return answerPolicy(deps, trx, cancelled, today);
 }
@@ -92,12 +99,19 @@ async function cancelRenewals(
     if (!renewal) break;
     if (renewal.status !== 'cancelled') {
       await repo.markCancelled(trx, renewal.id, { reason, date: renewal.effective_date, at: now });
-      await auditPolicyChange(trx, caller, renewal, 'cancelled', {
-        reason,
-        effectiveDate: renewal.effective_date,
-        previousStatus: renewal.status,
-        withPolicy: policy.policy_number,
-      });
+      await auditPolicyChange(
+        trx,
+        caller,
+        renewal,
+        'cancelled',
+        {
+          reason,
+          effectiveDate: renewal.effective_date,
+          previousStatus: renewal.status,
+          withPolicy: policy.policy_number,
+        },
+        now,
+      );
       cancelled.push(renewal.policy_number);
     }
     next = renewal.renewed_by_policy_number;

@@ -34,16 +34,19 @@ const CONTACT = ['email', 'phone', 'address'] as const;
  * only. Allowed while the policy is pending, active or expired (a claim may come after the end of
  * cover), not once it is cancelled: 409 policy_not_changeable.
  *
- * A correction of a name or the birth date corrects the person's record: it reaches the policy's
- * renewals too, term after term up to the first cancelled one, each locked after the term it renews
- * (the order of renew and cancel), each with its own sealed correction and audit row naming the
- * policy corrected (`withPolicy`), in the same transaction; a renewal holding another value than the
- * policy held before keeps it (correctRenewals). It never flows back to the term a renewal renews:
- * that term stays as it was insured (docs/DECISIONS.md, "A correction reaches the renewals").
+ * A correction of a name or the birth date corrects the person's record, and a new email, phone or
+ * address is where the same person is now reached: either reaches the policy's renewals too, term
+ * after term up to the first cancelled one, each locked after the term it renews (the order of renew
+ * and cancel), each with its own audit row naming the policy changed (`withPolicy`) — and for a
+ * correction its own sealed correction — in the same transaction; a renewal holding another value
+ * than the policy held before keeps it (carryToRenewals). It never flows back to the term a renewal
+ * renews: that term stays as it was insured (docs/DECISIONS.md, "A correction reaches the renewals",
+ * "A renewal carries the current policy").
  *
  * A name or the birth date given with the value the policy holds is no correction (a retry without
  * Idempotency-Key): no correction row, not audited, not carried; with no contact field given either,
- * nothing is written. The contact fields given are written and audited as given.
+ * nothing is written. The contact fields given are written and audited as given; one given with the
+ * value the policy holds is carried nowhere.
  */
 export async function changePolicyholder(
   deps: PolicyDeps,
@@ -114,54 +117,85 @@ export async function changePolicyholder(
           at: now,
         })
       : undefined;
-  const renewals =
-    correction && change.reason !== undefined
-      ? await correctRenewals(deps, trx, caller, updated, { fields: corrected, before, after, reason: change.reason })
-      : [];
-  await auditPolicyChange(trx, caller, policy, 'policyholder_changed', {
-    fields,
-    ...(correction ? { reason: change.reason, correction } : {}),
-    ...(renewals.length ? { renewalsCorrected: renewals } : {}),
+  // a contact field given with the value it holds is written and audited, but nothing is carried for it
+  const moved = contact.filter((f) => contactValue(f, change) !== contactValue(f, before));
+  const renewals = await carryToRenewals(deps, trx, caller, updated, {
+    fields: [...(correction ? corrected : []), ...moved],
+    before,
+    after: { ...after, email: contactValue('email', change), phone: change.phone, address: change.address },
+    reason: change.reason,
+    now,
   });
+  await auditPolicyChange(
+    trx,
+    caller,
+    policy,
+    'policyholder_changed',
+    {
+      fields,
+      ...(correction ? { reason: change.reason, correction } : {}),
+      ...(renewals.corrected.length ? { renewalsCorrected: renewals.corrected } : {}),
+      ...(renewals.changed.length ? { renewalsChanged: renewals.changed } : {}),
+    },
+    now,
+  );
   return answerPolicy(deps, trx, updated, today);
 }
 
 type Identity = Partial<Record<(typeof IDENTITY)[number], string>>;
+type Field = (typeof IDENTITY)[number] | (typeof CONTACT)[number];
+type Holder = Identity & { email?: string | undefined; phone?: string | undefined; address?: Address | undefined };
+
+/** A contact field as stored, comparable as text: the email normalised, the address trimmed and serialised. */
+function contactValue(field: (typeof CONTACT)[number], holder: Holder): string | undefined {
+  if (field === 'email') return holder.email === undefined ? undefined : normalEmail(holder.email);
+  if (field === 'address')
+    return holder.address === undefined ? undefined : JSON.stringify(trimAddress(holder.address));
+  return holder.phone;
+}
+
+const valueOf = (field: Field, holder: Holder): string | undefined =>
+  (IDENTITY as readonly string[]).includes(field)
+    ? holder[field as keyof Identity]
+    : contactValue(field as (typeof CONTACT)[number], holder);
 
 /** The identity fields corrected, with their values, as one sealed JSON (a side of a `policy_corrections` row). */
 const sealed = (key: PolicyDeps['keys']['encryption'], fields: readonly (keyof Identity)[], values: Identity) =>
   encrypt(key, JSON.stringify(Object.fromEntries(fields.map((f) => [f, values[f]]))));
 
 /**
- * Carries a correction of the policyholder's identity to the renewals of the policy corrected, term
- * after term, up to the first cancelled one (its own renewals were cancelled with it); the numbers of
- * those corrected. A field is carried to a renewal only where it still holds the value the policy
- * corrected held before (`before`, which it copied): a renewal holding another value keeps it (it was
- * corrected on its own, to the same value or another), and the field is carried no further, its
- * renewals having copied that value. Each renewal is locked before it is read, after the term it
- * renews (the lock order of renew and cancel): a renewal committed while the correction waited for the
- * policy's lock is found and corrected. A birth date carried to a renewal that no longer passes on its
- * effective date (120 or older) is a 422 naming the renewal (`policyNumber`): nothing is corrected.
+ * Carries a change of the policyholder — a correction of the identity, a new email, phone or address —
+ * to the renewals of the policy changed, term after term, up to the first cancelled one (its own
+ * renewals were cancelled with it): the same person, whose record a renewal copied. A field is carried
+ * to a renewal only where it still holds the value the policy changed held before (`before`, which it
+ * copied): a renewal holding another value keeps it (changed on its own, to the same value or
+ * another), and the field is carried no further, its renewals having copied that value. Each renewal
+ * is locked before it is read, after the term it renews (the lock order of renew and cancel): a
+ * renewal committed while the change waited for the policy's lock is found and changed. Each renewal
+ * changed gets its own `policyholder_changed` audit row naming the policy changed (`withPolicy`) and,
+ * for identity fields, its own sealed correction with the same reason. A birth date carried to a
+ * renewal that no longer passes on its effective date (120 or older) is a 422 naming the renewal
+ * (`policyNumber`): nothing is changed. The numbers of the renewals whose identity was corrected, and
+ * of those whose contact changed.
  */
-async function correctRenewals(
+async function carryToRenewals(
   deps: PolicyDeps,
   trx: Trx,
   caller: Caller,
   policy: repo.PolicyRow,
-  correction: { fields: readonly (keyof Identity)[]; before: Identity; after: Identity; reason: CorrectionReason },
-): Promise<string[]> {
+  change: { fields: readonly Field[]; before: Holder; after: Holder; reason: CorrectionReason | undefined; now: Date },
+): Promise<{ corrected: string[]; changed: string[] }> {
   const key = deps.keys.encryption;
-  const now = deps.now();
+  const { before, after, reason, now } = change;
   const today = todayOf(now);
-  const { before, after, reason } = correction;
-  let carried = [...correction.fields];
-  const corrected: string[] = [];
+  let carried = [...change.fields];
+  const done = { corrected: [] as string[], changed: [] as string[] };
   for (let next = policy.renewed_by_policy_number; next && carried.length;) {
     const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
     if (!renewal || renewal.status === 'cancelled') break;
     next = renewal.renewed_by_policy_number;
     const current = policyholderOf(renewal, key);
-    carried = carried.filter((f) => current[f] === before[f]);
+    carried = carried.filter((f) => valueOf(f, current) === valueOf(f, before));
     if (!carried.length) break;
     if (carried.includes('birthDate')) {
       const age = checkBirthDate(after.birthDate!, renewal.effective_date, today, '/birthDate');
@@ -182,22 +216,36 @@ async function correctRenewals(
         ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
         : {}),
       ...(carried.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
+      ...(carried.includes('email') ? { holder_email_enc: encrypt(key, contactValue('email', after)!) } : {}),
+      ...(carried.includes('phone') ? { holder_phone_enc: encrypt(key, after.phone!) } : {}),
+      ...(carried.includes('address') ? { holder_address_enc: encrypt(key, contactValue('address', after)!) } : {}),
       updated_at: now,
     });
-    const id = await repo.insertCorrection(trx, {
-      policyId: renewal.id,
-      reason,
-      beforeEnc: sealed(key, carried, current),
-      afterEnc: sealed(key, carried, after),
-      at: now,
-    });
-    await auditPolicyChange(trx, caller, renewal, 'policyholder_changed', {
-      fields: carried,
-      reason,
-      correction: id,
-      withPolicy: policy.policy_number,
-    });
-    corrected.push(renewal.policy_number);
+    const identity = IDENTITY.filter((f) => carried.includes(f));
+    const correction =
+      identity.length && reason !== undefined
+        ? await repo.insertCorrection(trx, {
+            policyId: renewal.id,
+            reason,
+            beforeEnc: sealed(key, identity, current),
+            afterEnc: sealed(key, identity, after),
+            at: now,
+          })
+        : undefined;
+    await auditPolicyChange(
+      trx,
+      caller,
+      renewal,
+      'policyholder_changed',
+      {
+        fields: carried,
+        ...(correction ? { reason, correction } : {}),
+        withPolicy: policy.policy_number,
+      },
+      now,
+    );
+    if (correction) done.corrected.push(renewal.policy_number);
+    if (carried.some((f) => (CONTACT as readonly string[]).includes(f))) done.changed.push(renewal.policy_number);
   }
-  return corrected;
+  return done;
 }

@@ -71,7 +71,7 @@ export async function createPolicy(
   let quote: HomeQuoteTerms | undefined;
   if (input.quoteReference !== undefined)
     quote = checkQuote(deps, caller, input.quoteReference, risk as HomeRisk, input.premium, now, postalCodeName(input));
-  const row = await recordPolicy(deps, trx, caller, { ...input, risk }, { quoteId: quote?.id ?? null });
+  const row = await recordPolicy(deps, trx, caller, { ...input, risk }, now, { quoteId: quote?.id ?? null });
   return policyView(row, deps.keys.encryption, today, undefined); // just recorded: not renewed
 }
 
@@ -89,13 +89,18 @@ export function checkTerms(input: CreatePolicyInput, today: string): FieldError[
 /**
  * Inserts a checked policy (its risk as stored) under a fresh policy number, with its `created` audit
  * row; a renewal names the policy it renews. 409 external_reference_conflict when the partner already
- * has a policy with the external reference.
+ * has a policy with the external reference. `now` is the use case's clock: the `created` audit row's
+ * time. `created_at` is not: it is the inserting transaction's start on the database's clock, the key
+ * GET /policies pages by behind a commit horizon of transaction starts (search-policies.ts;
+ * docs/ARCHITECTURE.md, "Clocks"); the first `updated_at` is the same value, so a new policy's
+ * `updatedAt` equals its `createdAt` (as a claim's first `updated_at` equals its `opened_at`).
  */
 export async function recordPolicy(
   deps: PolicyDeps,
   trx: Trx,
   caller: Caller,
   input: CreatePolicyInput,
+  now: Date,
   origin: { quoteId?: string | null; renews?: { policyNumber: string; anniversaryDate: string } },
 ): Promise<repo.PolicyRow> {
   const holder = input.policyholder;
@@ -150,6 +155,7 @@ export async function recordPolicy(
     entity: 'policy',
     entityId: row.policy_number,
     action: 'created',
+    at: now,
     data: {
       externalReference: row.external_reference,
       product: row.product,

@@ -1,4 +1,4 @@
-import { type Insertable, type Selectable, type Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Environment, PoliciesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 
@@ -22,11 +22,18 @@ const scoped = (db: Executor, scope: Scope) =>
  * Inserts unless the policy number or the external reference is already taken — then returns
  * undefined and the caller finds out which. A concurrent insert of the same external reference
  * waits here for the other transaction, then skips: no unique violation aborts the transaction.
+ * `created_at` and the first `updated_at` are one value, the inserting transaction's start on the
+ * database's clock to the millisecond (as a claim's opened_at): the listing's key, behind the commit
+ * horizon (docs/ARCHITECTURE.md, "Clocks"); a new policy is never updated before it was created.
  */
-export async function insertPolicy(db: Executor, values: Insertable<PoliciesTable>): Promise<PolicyRow | undefined> {
+export async function insertPolicy(
+  db: Executor,
+  values: Omit<Insertable<PoliciesTable>, 'created_at' | 'updated_at'>,
+): Promise<PolicyRow | undefined> {
+  const transactionStart = sql<Date>`date_trunc('milliseconds', now())`;
   return db
     .insertInto('policies')
-    .values(values)
+    .values({ ...values, created_at: transactionStart, updated_at: transactionStart })
     .onConflict((oc) => oc.doNothing())
     .returningAll()
     .executeTakeFirst();

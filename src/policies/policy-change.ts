@@ -14,15 +14,20 @@ export async function lockPolicy(trx: Trx, caller: Caller, policyNumber: string)
   return policy;
 }
 
-/** The change's audit row: the caller, the policy, what was done and `data`. */
+/**
+ * The change's audit row: the caller, the policy, what was done and `data`, at `at` — the use case's
+ * clock (`deps.now()`, read once per call), as the policy's `updated_at` it writes (docs/ARCHITECTURE.md, "Clocks").
+ */
 export async function auditPolicyChange(
   trx: Trx,
   caller: Caller,
   policy: Pick<repo.PolicyRow, 'policy_number'>,
   action: string,
   data: Record<string, unknown>,
+  at: Date,
 ): Promise<void> {
   await audit(trx, {
+    at,
     actor: caller.actor,
     partnerId: caller.partnerId,
     environment: caller.environment,

@@ -20,6 +20,14 @@ export interface VehicleRegistration {
  * again answers the policy unchanged (a retry); a vehicle already registered otherwise, a policy
  * that is not motor, or a cancelled one is a 409 policy_not_changeable. Audited with the field names,
  * never their values (the risk is sealed).
+ *
+ * The same car is insured by the policy's renewals, which copied its risk unregistered: the
+ * registration reaches them too, term after term up to the first cancelled one, each locked after the
+ * term it renews, each with its own `vehicle_registered` audit row naming the policy registered
+ * (`withPolicy`), the policy's own row listing them (`renewalsRegistered`) — only where the renewal
+ * still insures that car unregistered (its VIN, no registration): a renewal registered on its own
+ * keeps its registration, and so do its renewals, which copied it (carryRegistration). Never back to
+ * the term a renewal renews (docs/DECISIONS.md, "A renewal carries the current policy").
  */
 export async function registerVehicle(
   deps: PolicyDeps,
@@ -46,14 +54,61 @@ export async function registerVehicle(
   }
   const errors = checkFirstRegistration(input.firstRegistrationDate, today, '/firstRegistrationDate');
   if (errors.length) throw invalid(errors);
-  const registered = {
-    ...risk,
-    vehicleRegistration: input.vehicleRegistration,
-    firstRegistrationDate: input.firstRegistrationDate,
-  };
-  const updated = await repo.updateRisk(trx, policy.id, encrypt(key, JSON.stringify(registered)), now);
-  await auditPolicyChange(trx, caller, policy, 'vehicle_registered', {
-    fields: ['vehicleRegistration', 'firstRegistrationDate'],
-  });
+  const updated = await repo.updateRisk(trx, policy.id, encrypt(key, JSON.stringify(registered(risk, input))), now);
+  const renewals = await carryRegistration(deps, trx, caller, policy, risk, input, now);
+  await auditPolicyChange(
+    trx,
+    caller,
+    policy,
+    'vehicle_registered',
+    { fields: FIELDS, ...(renewals.length ? { renewalsRegistered: renewals } : {}) },
+    now,
+  );
   return answerPolicy(deps, trx, updated, today);
+}
+
+const FIELDS = ['vehicleRegistration', 'firstRegistrationDate'];
+
+const registered = (risk: MotorRisk, input: VehicleRegistration): MotorRisk => ({
+  ...risk,
+  vehicleRegistration: input.vehicleRegistration,
+  firstRegistrationDate: input.firstRegistrationDate,
+});
+
+/**
+ * Registers the car of the policy registered (`before`: its risk unregistered) on the policy's
+ * renewals, term after term along `renewedBy`, up to the first cancelled one, and only while the
+ * renewal still insures that car unregistered (the same VIN, no registration): one registered on its
+ * own keeps its registration and stops the walk. Each renewal is locked before it is read, after the
+ * term it renews (the lock order of renew, cancel and a policyholder's change). Their numbers.
+ */
+async function carryRegistration(
+  deps: PolicyDeps,
+  trx: Trx,
+  caller: Caller,
+  policy: repo.PolicyRow,
+  before: MotorRisk,
+  input: VehicleRegistration,
+  now: Date,
+): Promise<string[]> {
+  const key = deps.keys.encryption;
+  const carried: string[] = [];
+  for (let next = policy.renewed_by_policy_number; next;) {
+    const renewal = await repo.findPolicy(trx, caller, next, { forUpdate: true });
+    if (!renewal || renewal.status === 'cancelled') break;
+    const risk = storedRisk(renewal, key) as unknown as MotorRisk;
+    if (risk.vehicleRegistration !== undefined || risk.vin !== before.vin) break;
+    await repo.updateRisk(trx, renewal.id, encrypt(key, JSON.stringify(registered(risk, input))), now);
+    await auditPolicyChange(
+      trx,
+      caller,
+      renewal,
+      'vehicle_registered',
+      { fields: FIELDS, withPolicy: policy.policy_number },
+      now,
+    );
+    carried.push(renewal.policy_number);
+    next = renewal.renewed_by_policy_number;
+  }
+  return carried;
 }

@@ -36,6 +36,11 @@ export const RENEWABLE_PRODUCTS: readonly Product[] = ['home', 'motor', 'other']
  * cancelled, pending, expired (its cover lapsed), of a trip product, or whose new term would start
  * more than a year ahead; 409 policy_already_renewed, naming the renewal, for the second renewal of
  * a term. The previous policy gets a `renewed` audit row, the renewal its `created` one.
+ *
+ * The renewal copies the policy as it is now, in this locked row: the policyholder (names and birth
+ * date as corrected, the current email, phone and address) and the risk (a vehicle registered since
+ * creation with its registration). Changes made on the policy after its renewal reach the renewal
+ * where it still holds the value copied (change-policyholder.ts, register-vehicle.ts).
  */
 export async function renewPolicy(
   deps: PolicyDeps,
@@ -84,15 +89,22 @@ export async function renewPolicy(
     throw refuse(
       `cannot be renewed as stored: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} on ${start} (correct it first, or record a new policy)`,
     );
-  const renewal = await recordPolicy(deps, trx, caller, terms, {
+  const renewal = await recordPolicy(deps, trx, caller, terms, now, {
     renews: { policyNumber: policy.policy_number, anniversaryDate: policy.anniversary_date },
   });
   await repo.markRenewed(trx, policy.id, renewal.policy_number, now);
-  await auditPolicyChange(trx, caller, policy, 'renewed', {
-    renewal: renewal.policy_number,
-    effectiveDate: renewal.effective_date,
-    expiryDate: renewal.expiry_date,
-  });
+  await auditPolicyChange(
+    trx,
+    caller,
+    policy,
+    'renewed',
+    {
+      renewal: renewal.policy_number,
+      effectiveDate: renewal.effective_date,
+      expiryDate: renewal.expiry_date,
+    },
+    now,
+  );
   return policyView(renewal, key, today, undefined); // just recorded: not renewed
 }
 

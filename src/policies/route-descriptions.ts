@@ -27,11 +27,12 @@ export const CHANGE_POLICYHOLDER_DESCRIPTION =
   "Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, " +
   'or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. ' +
   'Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. ' +
-  "A correction of a name or the birth date is the person's record corrected: it reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; " +
-  'a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (corrected on its own) keeps it, and so do its renewals. ' +
+  "A correction of a name or the birth date is the person's record corrected, and a new email, phone or address is where the same person is reached now: " +
+  "either reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; " +
+  'a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (changed on its own) keeps it, and so do its renewals. ' +
   'A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. ' +
-  'A name or birth date sent with the value the policy already holds changes nothing and is not recorded. ' +
-  'It does not reach back to the policy a renewal renews: that term stays as it was insured. Email, phone and address changes stay on the policy given. ' +
+  'A name or birth date sent with the value the policy already holds changes nothing and is not recorded; an email, phone or address sent with the value it holds is recorded on this policy and reaches no renewal. ' +
+  'A change does not reach back to the policy a renewal renews: that term stays as it was insured. ' +
   'A policy for another person is a new policy. ' +
   'Honours Idempotency-Key.';
 
@@ -39,7 +40,8 @@ export const RENEW_POLICY_DESCRIPTION =
   'Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): ' +
   'from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; ' +
   'by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. ' +
-  'Policyholder and risk are copied as they are now: a later correction of a name or the birth date on the policy renewed reaches its renewal too, other later changes (contact details, vehicle registration) do not. ' +
+  'Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); ' +
+  'a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. ' +
   'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
   'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
   'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
@@ -48,4 +50,6 @@ export const RENEW_POLICY_DESCRIPTION =
 export const REGISTER_VEHICLE_DESCRIPTION =
   'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
   'The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  "The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, " +
+  'where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. ' +
   'Audited with the field names, never their values. Honours Idempotency-Key.';

@@ -483,8 +483,13 @@ export const PolicyResponse = Type.Object({
     }),
     Type.Null(),
   ]),
-  createdAt: Type.String({ format: 'date-time', maxLength: 40 }),
-  updatedAt: Type.String({ format: 'date-time', maxLength: 40 }),
+  createdAt: Type.String({
+    format: 'date-time',
+    maxLength: 40,
+    description:
+      'When the platform recorded the policy (its database time); GET /policies lists policies oldest first by it.',
+  }),
+  updatedAt: Type.String({ format: 'date-time', maxLength: 40, description: 'When the policy last changed.' }),
 });
 
 export const SearchResponse = Type.Object({

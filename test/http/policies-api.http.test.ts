@@ -1483,9 +1483,9 @@ describe('API to manage policies', () => {
       await change(b.policyNumber, { firstName: 'Camila', reason: 'typo' });
       assert.equal((await correctionsOf(c.policyNumber)).length, 3);
       assert.deepEqual((await auditOf(b.policyNumber)).at(-1)!.data.renewalsCorrected, undefined);
-      // contact details stay per term, as before
+      // a new phone reaches the renewals by the same rule (test/policies/renewal-current-state.http.test.ts)
       await change(a.policyNumber, { phone: '+33698765432' });
-      assert.equal((await holderOf(b.policyNumber)).phone, HOLDER.phone);
+      assert.equal((await holderOf(c.policyNumber)).phone, '+33698765432');
     });
 
     it('stops at a cancelled renewal, and a replay with the same Idempotency-Key corrects nothing twice', async () => {
@@ -1586,9 +1586,10 @@ describe('API to manage policies', () => {
       assert.equal(withPhone.status, 200, JSON.stringify(withPhone.body));
       assert.deepEqual((await auditOf(a.policyNumber)).at(-1), {
         action: 'policyholder_changed',
-        data: { fields: ['phone'] },
+        data: { fields: ['phone'], renewalsChanged: [b.policyNumber] },
       });
-      assert.equal((await correctionsOf(a.policyNumber)).length, 1);
+      for (const policy of [a, b])
+        assert.equal((await correctionsOf(policy.policyNumber)).length, 1, 'no second correction');
     });
   });
 

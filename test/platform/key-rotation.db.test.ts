@@ -22,6 +22,7 @@ import { addEndpoint } from '../../src/webhooks/webhooks.ts';
 import {
   buildTestApp,
   createTestPartner,
+  eventually,
   FLIGHT,
   openTestDatabase,
   post,
@@ -30,6 +31,7 @@ import {
   testConfig,
   trip,
   type TestPartner,
+  usingPostgres,
 } from '../helper.ts';
 
 const keyOf = (name: string) => crypto.createHash('sha256').update(name).digest();
@@ -376,4 +378,60 @@ describe('master key rotation', () => {
       [{ lastName: 'Martin' }, { lastName: 'Martins' }],
     );
   });
+
+  it(
+    'skips a row another transaction holds locked, never waits for it holding others, and re-seals it once released (PostgreSQL)',
+    { skip: !usingPostgres && 'PGlite has one connection: no concurrent transaction' },
+    async (t) => {
+      const database = await openTestDatabase(t, { empty: true });
+      const appA = await buildTestApp({ database, env: { PARASOL_MASTER_KEY: A.toString('base64') } });
+      const partner = await createTestPartner(appA.db);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await subscribeTrip(appA.app, partner, trip(30 + i))).status, 201, 'a contract sealed under A');
+      await appA.close();
+      const db = database.db;
+      const keysB = deriveKeyring(B, [A]).encryption;
+      const remaining = async () =>
+        (await sealedStatus(db, keysB)).filter((c) => c.table === 'contracts').reduce((n, c) => n + c.remaining, 0);
+      const first = await db.selectFrom('contracts').select('id').orderBy('id').limit(1).executeTakeFirstOrThrow();
+
+      // a service transaction holds the first contract in key order locked (as a walk locking a policy
+      // then its renewals would), while the rotation runs one row a batch
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const holder = db.transaction().execute(async (trx) => {
+        await sql`SELECT id FROM contracts WHERE id = ${first.id} FOR UPDATE`.execute(trx);
+        locked();
+        await released;
+      });
+      await isLocked;
+      let finished = false;
+      const rotation = rotateSealed(db, keysB, { batchSize: 1 }).finally(() => (finished = true));
+      // the rows after it are re-sealed meanwhile: the locked one skipped, not waited for
+      await eventually(async () => ((await remaining()) === CONTRACT_COLUMNS.length ? true : undefined), 60_000);
+      const held = await db
+        .selectFrom('contracts')
+        .select('customer_email_enc')
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow();
+      assert.notEqual(sealedKeyId(held.customer_email_enc!), keysB.current.id, 'the locked row is still under A');
+      assert.equal(finished, false, 'the run does not end with a row left on A that a known key opens');
+
+      release();
+      await holder;
+      const reports = await rotation;
+      assert.equal(await remaining(), 0, 'the row skipped is re-sealed once its lock is released');
+      assert.deepEqual(
+        reports.filter((r) => r.table === 'contracts'),
+        [{ table: 'contracts', rows: 3, failed: 0 }],
+        'each contract re-sealed once, none failed',
+      );
+      const onlyB = deriveKeyring(B).encryption;
+      for (const row of await db.selectFrom('contracts').select(CONTRACT_COLUMNS).execute())
+        for (const c of CONTRACT_COLUMNS)
+          assert.equal(sealedKeyId(row[c]!), onlyB.current.id, `${c} under B after the run`);
+    },
+  );
 });

@@ -10,7 +10,8 @@ const POLICIES = '/policy-admin/v1/policies';
  * or the cancellation of the policy with its renewal (PostgreSQL: PGlite runs one transaction at a
  * time). Whichever locks the policy first, no renewal is left with the name corrected away: renewed
  * first, the correction finds the renewal and corrects it; corrected first, the renewal copies the
- * corrected name. Cancel and correction lock the same policies in the same order: no deadlock.
+ * corrected name. Cancel and correction lock the same policies in the same order: no deadlock. A new
+ * phone or a vehicle registration racing the renewal ends the same way: on both terms.
  */
 describe('a policyholder correction racing a renewal', () => {
   let t: TestApp;
@@ -56,8 +57,11 @@ describe('a policyholder correction racing a renewal', () => {
   };
   type Partner = Awaited<ReturnType<typeof createTestPartner>>;
 
-  /** A motor policy that started 100 days ago and ends in `days` days; its number. */
-  async function motorPolicy(partner: Partner, days: number): Promise<string> {
+  const NEW_CAR = { vin: 'VF1RJA00168123456', make: 'Renault', model: 'Clio', usage: 'private' };
+  const PLATE = { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: day(-3) };
+
+  /** A motor policy that started 100 days ago and ends in `days` days (its car registered, or by its VIN alone); its number. */
+  async function motorPolicy(partner: Partner, days: number, risk?: object): Promise<string> {
     const created = await post(
       t.app,
       POLICIES,
@@ -68,7 +72,7 @@ describe('a policyholder correction racing a renewal', () => {
         effectiveDate: day(-100),
         expiryDate: day(days),
         premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
-        risk: {
+        risk: risk ?? {
           vehicleRegistration: 'AB-123-CD',
           make: 'Renault',
           model: 'Clio',
@@ -99,6 +103,93 @@ describe('a policyholder correction racing a renewal', () => {
   };
   const read = async (partner: Partner, policyNumber: string) =>
     (await t.app.inject({ method: 'GET', url: `${POLICIES}/${policyNumber}`, headers: partner.auth })).json();
+  const patchOf =
+    (partner: Partner, policyNumber: string, what: 'policyholder' | 'vehicle', payload: object) => async () => {
+      const r = await t.app.inject({
+        method: 'PATCH',
+        url: `${POLICIES}/${policyNumber}/${what}`,
+        headers: partner.auth,
+        payload,
+      });
+      return { status: r.statusCode, body: r.json(), headers: r.headers };
+    };
+
+  for (const order of ['renewal first', 'change first'] as const)
+    for (const [kind, what, payload, risk, seen] of [
+      [
+        'a new phone',
+        'policyholder',
+        { phone: '+33698765432' },
+        undefined,
+        (v: { policyholder: { phone: string } }) => v.policyholder.phone === '+33698765432',
+      ],
+      [
+        'a vehicle registration',
+        'vehicle',
+        PLATE,
+        NEW_CAR,
+        (v: { risk: { vehicleRegistration?: string } }) => v.risk.vehicleRegistration === PLATE.vehicleRegistration,
+      ],
+    ] as const)
+      it(`leaves the renewal with ${kind} made on the policy while it is renewed (${order})`, async (ctx) => {
+        if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+        const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+        const policyNumber = await motorPolicy(partner, 265, risk);
+        const renew = renewOf(partner, policyNumber);
+        const change = patchOf(partner, policyNumber, what, payload);
+        const [renewed, changed] =
+          order === 'renewal first'
+            ? await race(renew, change, policyNumber)
+            : (await race(change, renew, policyNumber)).reverse();
+        assert.equal(renewed!.status, 201, JSON.stringify(renewed!.body));
+        assert.equal(changed!.status, 200, JSON.stringify(changed!.body));
+        for (const policy of [policyNumber, renewed!.body.policyNumber as string]) {
+          const view = await read(partner, policy);
+          assert.equal(seen(view), true, `${policy}: ${JSON.stringify(view)}`);
+        }
+      });
+
+  for (const order of ['cancel first', 'change first'] as const)
+    it(`ends consistent when a new phone on the policy races the cancellation of its renewal (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // both lock A, then B (the cancellation locks the term renewed first; the change walks to its renewal)
+      const cancel = () =>
+        post(t.app, `${POLICIES}/${b}/cancel`, { reason: 'customer_request', effectiveDate: day(45) }, partner.auth);
+      const change = patchOf(partner, a, 'policyholder', { phone: '+33698765432' });
+      const [cancelled, changed] =
+        order === 'cancel first' ? await race(cancel, change, a) : (await race(change, cancel, a)).reverse();
+      assert.equal(cancelled!.status, 200, JSON.stringify(cancelled!.body));
+      assert.equal(changed!.status, 200, JSON.stringify(changed!.body));
+      const [viewA, viewB] = [await read(partner, a), await read(partner, b)];
+      assert.equal(viewA.policyholder.phone, '+33698765432', `${a}: the policy changed`);
+      // cancelled first: the change stops at the cancelled renewal; changed first: the renewal was changed, then cancelled
+      assert.deepEqual(
+        [viewB.status, viewB.policyholder.phone],
+        ['cancelled', order === 'cancel first' ? HOLDER.phone : '+33698765432'],
+        `${b}: ${JSON.stringify(viewB)}`,
+      );
+    });
+
+  for (const order of ['renewal first', 'change first'] as const)
+    it(`leaves every term with a new phone made on the policy while its renewal is renewed (${order})`, async (ctx) => {
+      if (!usingPostgres) return ctx.skip('PGlite runs one transaction at a time: nothing races');
+      const partner = await createTestPartner(t.db, { apis: ['policy-admin'] });
+      const a = await motorPolicy(partner, 30);
+      const b = (await renewOf(partner, a)()).body.policyNumber as string;
+      // B held: its renewal waits for B; the change locks A, then waits for B
+      const renew = renewOf(partner, b);
+      const change = patchOf(partner, a, 'policyholder', { phone: '+33698765432' });
+      const [renewed, changed] =
+        order === 'renewal first' ? await race(renew, change, b) : (await race(change, renew, b)).reverse();
+      assert.equal(renewed!.status, 201, JSON.stringify(renewed!.body));
+      assert.equal(changed!.status, 200, JSON.stringify(changed!.body));
+      const c = renewed!.body.policyNumber as string;
+      for (const policy of [a, b, c])
+        assert.equal((await read(partner, policy)).policyholder.phone, '+33698765432', `${policy}: the new phone`);
+    });
 
   for (const order of ['renewal first', 'correction first'] as const) {
     it(`leaves the renewal with the corrected name (${order})`, async (ctx) => {

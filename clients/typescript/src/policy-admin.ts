@@ -59,7 +59,7 @@ export interface paths {
         head?: never;
         /**
          * Change the policyholder's contact details, or correct a name or the birth date
-         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. A correction of a name or the birth date is the person's record corrected: it reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (corrected on its own) keeps it, and so do its renewals. A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. A name or birth date sent with the value the policy already holds changes nothing and is not recorded. It does not reach back to the policy a renewal renews: that term stays as it was insured. Email, phone and address changes stay on the policy given. A policy for another person is a new policy. Honours Idempotency-Key.
+         * @description Changes the policyholder's email, phone or address (the fields given; an address as a whole), checked as at creation, or corrects a name or the birth date recorded wrong, with a reason (required for those fields), kept in the history of the policy with the values before and after encrypted. Allowed while the policy is pending, active or expired; a cancelled policy is a 409 policy_not_changeable. A correction of a name or the birth date is the person's record corrected, and a new email, phone or address is where the same person is reached now: either reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call; a field reaches a renewal only where the renewal still holds the value this policy held before: a renewal holding another value (changed on its own) keeps it, and so do its renewals. A birth date that would make the policyholder 120 or older on the effective date of a renewal it reaches is a 422 validation_failed whose policyNumber member names that renewal, and nothing is corrected. A name or birth date sent with the value the policy already holds changes nothing and is not recorded; an email, phone or address sent with the value it holds is recorded on this policy and reaches no renewal. A change does not reach back to the policy a renewal renews: that term stays as it was insured. A policy for another person is a new policy. Honours Idempotency-Key.
          */
         patch: operations["changePolicyholder"];
         trace?: never;
@@ -79,7 +79,7 @@ export interface paths {
         head?: never;
         /**
          * Register the new vehicle of a motor policy
-         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. Audited with the field names, never their values. Honours Idempotency-Key.
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
          */
         patch: operations["registerVehicle"];
         trace?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Renew a policy for a new term
-         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now: a later correction of a name or the birth date on the policy renewed reaches its renewal too, other later changes (contact details, vehicle registration) do not. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
+         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
          */
         post: operations["renewPolicy"];
         delete?: never;
@@ -235,9 +235,15 @@ export interface components {
                 /** Format: date-time */
                 cancelledAt: string;
             } | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the platform recorded the policy (its database time); GET /policies lists policies oldest first by it.
+             */
             createdAt: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the policy last changed.
+             */
             updatedAt: string;
         };
     };
@@ -373,9 +379,15 @@ export interface operations {
                                 /** Format: date-time */
                                 cancelledAt: string;
                             } | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the platform recorded the policy (its database time); GET /policies lists policies oldest first by it.
+                             */
                             createdAt: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When the policy last changed.
+                             */
                             updatedAt: string;
                         }[];
                         /** @description Pass as cursor for the next page; null when no policy is left to read. Present even after a short or empty page while policies are being written: ask again. */
