@@ -2,15 +2,14 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  checkVoidCause,
   isVoidableClaim,
   markClaimVoided,
   refuseDeskAction,
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
-import type { ClaimVoidCause } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
 
@@ -37,7 +36,7 @@ export async function voidClaim(
   deps: { db: Db; jobs: JobQueue; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
-  const cause = checkVoidCause(input.cause);
+  const cause = checkVoidCause(input.cause, 'other');
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
@@ -78,17 +77,5 @@ export async function voidClaim(
       now,
     );
     return { claimNumber: claim.claim_number, outcome: 'done' };
-  });
-}
-
-/** The void's causes (`parasol claims void --cause`, the claim page's choice). */
-export const VOID_CAUSES = ['flight_data', 'other'] as const satisfies readonly ClaimVoidCause[];
-
-/** `other` when not given (never replaced: the safe reading); anything but a cause is refused. */
-function checkVoidCause(cause: string | undefined): ClaimVoidCause {
-  const given = cause?.trim() || 'other';
-  if ((VOID_CAUSES as readonly string[]).includes(given)) return given as ClaimVoidCause;
-  throw new DomainError('validation_failed', 'The action is not valid.', {
-    errors: [{ field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }],
   });
 }

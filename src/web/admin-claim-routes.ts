@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   correctClaimPhone,
+  correctVoidCause,
   findClaimForDesk,
   resendClaimLink,
   type DeskAction,
@@ -104,6 +105,7 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
         { ...input, cause: field(request.body, 'cause', 20) },
       ),
     );
+    action('void-cause', (input, request) => correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', 20) }));
     action('bic', (input, request) =>
       setPayoutBic(
         { db: deps.db, keys: deps.flight.keys, now: deps.now },
