@@ -1,6 +1,13 @@
 import type { Db } from '../platform/db.ts';
 import * as repo from './claims-repo.ts';
-import { auditDeskAction, beginDeskAction, checkDeskAction, refuseDeskAction, type DeskAction, type DeskOutcome } from './desk.ts';
+import {
+  auditDeskAction,
+  beginDeskAction,
+  checkDeskAction,
+  refuseDeskAction,
+  type DeskAction,
+  type DeskOutcome,
+} from './desk.ts';
 import { checkVoidCause } from './model.ts';
 
 /**
@@ -49,14 +56,7 @@ export async function correctVoidCause(
     if (leg.cause === cause)
       throw refuseDeskAction('void_cause_unchanged', `Claim ${claim.claim_number} was voided for ${cause} already.`);
     await repo.setLegClaimVoidCause(trx, claim.leg_id, cause);
-    await auditDeskAction(
-      trx,
-      claim,
-      action,
-      'void_cause_corrected',
-      { from: leg.cause, to: cause },
-      deps.now(),
-    );
+    await auditDeskAction(trx, claim, action, 'void_cause_corrected', { from: leg.cause, to: cause }, deps.now());
     return { claimNumber: claim.claim_number, outcome: 'done' };
   });
 }

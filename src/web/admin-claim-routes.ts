@@ -105,7 +105,9 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
         { ...input, cause: field(request.body, 'cause', 20) },
       ),
     );
-    action('void-cause', (input, request) => correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', 20) }));
+    action('void-cause', (input, request) =>
+      correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', 20) }),
+    );
     action('bic', (input, request) =>
       setPayoutBic(
         { db: deps.db, keys: deps.flight.keys, now: deps.now },
