@@ -26,6 +26,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
 import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
+import { leftOutMark } from './payout-output.ts';
 
 /** Operator commands for claims: listing, reminders, expiry, the claim desk (payouts: payouts-commands.ts). */
 
@@ -162,6 +163,8 @@ export function claimsCommands(kit: CommandKit): void {
           { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
         ]),
       ]);
+      const now = new Date();
+      const leftOut = (a: (typeof attempts)[number]) => leftOutMark(a, now);
       const phone = maskPhone(decrypt(keys.encryption, claim.customer_phone_enc));
       const review = claim.manual_review_at
         ? { at: claim.manual_review_at, by: claim.manual_review_by, reason: claim.manual_review_reason }
@@ -245,10 +248,7 @@ export function claimsCommands(kit: CommandKit): void {
                 a.end_to_end_id,
                 a.rail,
                 a.status,
-                a.failure_reason ??
-                  (a.status === 'pending' && a.left_out_at
-                    ? `left out: ${a.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(a.left_out_at)}`
-                    : ''),
+                a.failure_reason ?? (leftOut(a) ? `left out: ${leftOut(a)}` : ''),
                 a.message_id ?? '',
               ]),
             )
