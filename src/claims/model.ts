@@ -1,6 +1,5 @@
 /** The vocabulary of claims: the database schema, the CLI's choices and the pages derive from it. */
 
-import type { ClaimVoidCause } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 
 /** A claim number as the platform writes it (`CLM-` and eight digits: claims-repo.ts's sequence). */
@@ -65,7 +64,8 @@ export const isVoidableClaim = (status: ClaimStatus, payoutStatus: string | null
  * claim) or `other` (fraud, sanctions, a duplicate…: never replaced). `parasol claims void --cause`,
  * `parasol claims void-cause`, the claim page's choices.
  */
-export const VOID_CAUSES = ['flight_data', 'other'] as const satisfies readonly ClaimVoidCause[];
+export const VOID_CAUSES = ['flight_data', 'other'] as const;
+export type ClaimVoidCause = (typeof VOID_CAUSES)[number];
 
 /**
  * A void's cause as given: `fallback` when none is given (`other` for a void: never replaced, the safe
