@@ -258,7 +258,6 @@ export interface ContractLegsTable {
   claim_void_cause: Generated<ClaimVoidCause | null>;
 }
 
-
 /** One version of a changed contract (migration 0024); version 1 is written by the first change. */
 export interface ContractVersionsTable {
   contract_id: string;
