@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { correctVoidCause } from '../../src/claims/index.ts';
+import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -7,6 +9,7 @@ import {
   insureFlight,
   post,
   runCliOn,
+  usingPostgres,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -220,3 +223,84 @@ describe('the claim desk corrects a void’s cause', () => {
     assert.doesNotMatch((await desk(replacement!.claimNumber)).body, /id="desk-void-cause"/);
   });
 });
+
+describe(
+  'a correction to other and an operator’s event on the same leg, concurrently (PostgreSQL)',
+  { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite runs one transaction at a time' },
+  () => {
+    let t: TestApp;
+    let partner: TestPartner;
+    let seq = 7900 + (process.pid % 500);
+    before(async () => {
+      t = await buildTestApp({ env: { PARASOL_WORKERS: 'off' } });
+      partner = await createTestPartner(t.db);
+    });
+    after(() => t.close());
+
+    it('never a replacement standing on a leg marked other: either the event replaced the claim and the correction is refused, or the correction won and the event opened nothing (8 rounds)', async () => {
+      const deps = { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() };
+      for (let round = 0; round < 8; round += 1) {
+        const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+        const reported = await post(
+          t.app,
+          `${FLIGHT}/claims`,
+          { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+          partner.auth,
+        );
+        const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+        const voided = await runCliOn(t, [
+          '--json',
+          'claims',
+          'void',
+          claimNumber,
+          '--reason',
+          REASON,
+          '--cause',
+          'flight_data',
+        ]);
+        assert.equal(voided.code, 0, voided.err);
+
+        const [corrected, event] = await Promise.allSettled([
+          correctVoidCause(deps, {
+            claimNumber,
+            actor: 'operator:test',
+            reason: REASON,
+            actionToken: `void-cause-race-${process.pid}-${round}`,
+            cause: 'other',
+          }),
+          recordOperatorFlightEvent(
+            deps,
+            {
+              environment: 'sandbox',
+              flightNumber: c.flightNumber,
+              departureDate: c.departureDate,
+              status: 'cancelled',
+            },
+            'operator:test',
+          ),
+        ]);
+        assert.equal(event.status, 'fulfilled', `round ${round}: the event succeeds`);
+        const opened = event.status === 'fulfilled' ? event.value.claimsOpened.length : -1;
+        const leg = await t.db
+          .selectFrom('contract_legs as l')
+          .innerJoin('claims as cl', 'cl.leg_id', 'l.id')
+          .select('l.claim_void_cause')
+          .where('cl.claim_number', '=', claimNumber)
+          .executeTakeFirstOrThrow();
+        if (opened === 1) {
+          assert.equal(corrected.status, 'rejected', `round ${round}: replaced first, the correction is refused`);
+          assert.equal(
+            corrected.status === 'rejected' ? (corrected.reason as { code?: string }).code : undefined,
+            'claim_replaced',
+            `round ${round}: claim_replaced`,
+          );
+          assert.equal(leg.claim_void_cause, 'flight_data', `round ${round}: the leg keeps flight_data`);
+        } else {
+          assert.equal(opened, 0, `round ${round}: nothing opened`);
+          assert.equal(corrected.status, 'fulfilled', `round ${round}: corrected first`);
+          assert.equal(leg.claim_void_cause, 'other', `round ${round}: the leg says other`);
+        }
+      }
+    });
+  },
+);
