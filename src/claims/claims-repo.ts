@@ -613,13 +613,19 @@ export async function markLegClaimVoided(
  * contract locked first (`FOR NO KEY UPDATE`), then the leg — the order the void takes them
  * (`markLegClaimVoided`), which an opening's share locks wait on — then read in a statement of its own,
  * so an opening that committed while this waited is seen: the leg's cause (the latest void's) and the
- * first claim of the leg after this one (`replacedBy`: the claim that replaced it), null when none.
+ * first claim of the leg after this one (`replacedBy`: the claim that replaced it), null when none;
+ * and the contract's status, read under its lock (a cancelled contract's legs are never opened).
  */
 export async function lockLegOfVoidedClaim(
   db: Executor,
   claim: { contractId: string; legId: string; claimNumber: string },
-): Promise<{ cause: ClaimVoidCause | null; replacedBy: string | null }> {
-  await db.selectFrom('contracts').select('id').where('id', '=', claim.contractId).forNoKeyUpdate().execute();
+): Promise<{ contractStatus: string; cause: ClaimVoidCause | null; replacedBy: string | null }> {
+  const contract = await db
+    .selectFrom('contracts')
+    .select('status')
+    .where('id', '=', claim.contractId)
+    .forNoKeyUpdate()
+    .executeTakeFirstOrThrow();
   const leg = await db
     .selectFrom('contract_legs as l')
     .select((eb) => [
@@ -634,7 +640,7 @@ export async function lockLegOfVoidedClaim(
     .where('l.id', '=', claim.legId)
     .forNoKeyUpdate('l')
     .executeTakeFirstOrThrow();
-  return { cause: leg.claim_void_cause, replacedBy: leg.replaced_by ?? null };
+  return { contractStatus: contract.status, cause: leg.claim_void_cause, replacedBy: leg.replaced_by ?? null };
 }
 
 /** The leg's void cause as the desk corrects it (its void's time stays). */

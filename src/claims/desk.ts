@@ -118,6 +118,8 @@ export type DeskRefusal = Extract<
   | 'claim_not_voided'
   | 'void_cause_unchanged'
   | 'claim_replaced'
+  | 'claim_voided_for_other_cause'
+  | 'contract_cancelled'
 >;
 
 export const refuseDeskAction = (code: DeskRefusal, detail: string) => new DomainError(code, detail);

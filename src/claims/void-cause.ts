@@ -25,9 +25,16 @@ import { checkVoidCause } from './model.ts';
  * exist. Either way it is refused: to withdraw the replacement, void it (with its own cause).
  * `cause` is required: anything but `flight_data` or `other` is 422 `validation_failed` (`/cause`).
  *
+ * Refused `contract_cancelled` when the claim's contract is cancelled: the opener never reads a
+ * cancelled contract's legs, so the cause would decide nothing.
+ *
  * Locks as the void does (the claim, then its contract and leg: `lockLegOfVoidedClaim`): an opening
- * on the leg that share-locked them first commits first and is seen (refused `claim_replaced`); one
- * that comes after waits, then re-reads the leg with the corrected cause.
+ * on the leg that share-locked them first commits first and is seen (refused `claim_replaced`). An
+ * event already running reads the old cause: the opener's statement picks the legs on the cause it
+ * reads before it takes any lock. A leg it picked (`flight_data`) that a correction to `other`
+ * changes meanwhile is waited for and dropped (its lock re-checks the locked row); a leg it left out
+ * (`other`) that a correction to `flight_data` opens meanwhile stays left out — that event opens
+ * nothing on it: record the event again after the correction.
  */
 export async function correctVoidCause(
   deps: { db: Db; now: () => Date },
@@ -48,6 +55,11 @@ export async function correctVoidCause(
       legId: claim.leg_id,
       claimNumber: claim.claim_number,
     });
+    if (leg.contractStatus === 'cancelled')
+      throw refuseDeskAction(
+        'contract_cancelled',
+        `Claim ${claim.claim_number}: its contract ${claim.contract_number} is cancelled; no flight event opens its legs a claim, so the void's cause decides nothing.`,
+      );
     if (leg.replacedBy)
       throw refuseDeskAction(
         'claim_replaced',

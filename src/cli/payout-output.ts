@@ -10,8 +10,9 @@ export function leftOutFor(since: Date, now: Date): string {
 }
 
 /**
- * The mark of a pending payout a batch left out of its file — why, since when, for how long:
- * "no BIC since 2026-11-20 08:00:00Z (3 d)" — or null when it is not (not pending, or never left
+ * The mark of a pending payout a batch left out of its file — why (and for a missing BIC, what to
+ * do), since when, for how long: "no BIC (parasol payouts set-bic) since 2026-11-20 08:00:00Z (3 d)"
+ * — or null when it is not (not pending, or never left
  * out). One format for every listing (`payouts list`, `claims show`).
  */
 export function leftOutMark(
@@ -19,5 +20,5 @@ export function leftOutMark(
   now: Date,
 ): string | null {
   if (p.status !== 'pending' || !p.left_out_at) return null;
-  return `${p.left_out_code === 'no_bic' ? 'no BIC' : 'invalid'} since ${when(p.left_out_at)} (${leftOutFor(p.left_out_at, now)})`;
+  return `${p.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(p.left_out_at)} (${leftOutFor(p.left_out_at, now)})`;
 }

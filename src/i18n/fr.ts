@@ -637,6 +637,8 @@ export const fr = {
     void_cause_unchanged: 'L’annulation de ce sinistre a déjà cette cause.',
     claim_replaced:
       'Un nouveau sinistre a remplacé celui-ci sur ce vol : la cause de son annulation ne peut plus changer (annulez le nouveau si besoin).',
+    claim_voided_for_other_cause:
+      'Ce sinistre est déjà annulé, pour une autre cause : l’annuler à nouveau ne la change pas. Corrigez la cause avec parasol claims void-cause (ou le formulaire « Corriger la cause de l’annulation »).',
     method_not_allowed: 'Méthode non permise.',
     request_timeout: 'La requête a expiré.',
     payload_too_large: 'La requête est trop volumineuse.',

@@ -25,7 +25,10 @@ import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
  * them a link, partners told (`claim.voided`), the contract completed if every leg is over (claims'
  * `markClaimVoided`), audited `claim_voided` with the reason. The ledger has nothing to reverse: it
  * records no entry when a claim opens, only money paid (docs/DECISIONS.md, "Voiding a claim").
- * Voiding a voided claim again (the same form, or a new one) does nothing more: `replayed`.
+ * Voiding a voided claim again does nothing more: `replayed` — the same form (its token), or a new one
+ * giving no cause or the cause it was voided for; a new one giving another cause is refused
+ * `claim_voided_for_other_cause` (409: a void does not change a void's cause; `parasol claims
+ * void-cause` does, claims/void-cause.ts).
  *
  * The void's cause (`cause`, default `other`), kept on the claim's leg and in the audit row:
  * `flight_data` — the flight data that opened the claim was wrong, and an operator's flight event
@@ -40,7 +43,18 @@ export async function voidClaim(
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
-    if (replayed || claim.status === 'voided') return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status === 'voided') {
+      // voided already (another form, another token): the same cause is done already; another cause
+      // is not a void but a correction, which says so (void-cause). A replaced claim's leg carries a
+      // later claim's state, not this void's cause: nothing to compare, done already.
+      if (input.cause?.trim() && !claim.replaced_by && claim.claim_void_cause !== cause)
+        throw refuseDeskAction(
+          'claim_voided_for_other_cause',
+          `Claim ${claim.claim_number} was voided already, for ${claim.claim_void_cause ?? 'other'}: voiding it again does not change its cause; correct it with parasol claims void-cause ${claim.claim_number} --cause ${cause}.`,
+        );
+      return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    }
     const payout = await findClaimPayout(trx, claim.id);
     // the void's time: its link closes at it, and its audit row is dated by it (the claims bordereau reads that)
     const now = deps.now();

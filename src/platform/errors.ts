@@ -67,6 +67,11 @@ export const ERROR_CODES = {
   claim_not_voided: { status: 409, title: 'Claim not voided', operator: true },
   void_cause_unchanged: { status: 409, title: 'Void cause unchanged', operator: true },
   claim_replaced: { status: 409, title: 'Voided claim replaced by a new claim', operator: true },
+  claim_voided_for_other_cause: {
+    status: 409,
+    title: 'Claim voided already, for another cause: parasol claims void-cause corrects it',
+    operator: true,
+  },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

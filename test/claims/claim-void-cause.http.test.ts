@@ -166,6 +166,54 @@ describe('the claim desk corrects a void’s cause', () => {
     assert.deepEqual(await operatorEvent(c), [], 'voided for other now: never replaced');
   });
 
+  it('voiding a voided claim again: another cause is refused (claim_voided_for_other_cause, pointing to void-cause) and changes nothing; its own cause, none, or the same token: replayed', async () => {
+    const once = `void-again-${process.pid}-${seq}`;
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    const claimNumber = reported.body.claimsOpened[0].claimNumber as string;
+    const voidArgs = (cause: string, token: string) =>
+      cli('claims', 'void', claimNumber, '--reason', REASON, '--cause', cause, '--once', token);
+    const first = await voidArgs('other', once);
+    assert.equal(JSON.parse(first.out).outcome, 'done', first.err);
+    // the same token: a true replay, whatever the cause it now says
+    const replay = await voidArgs('flight_data', once);
+    assert.equal(replay.code, 0, replay.err);
+    assert.equal(JSON.parse(replay.out).outcome, 'replayed', 'the same token: replayed');
+    const other = await voidArgs('flight_data', `${once}-b`);
+    assert.equal(other.code, 1, 'another cause, a new token: refused');
+    assert.equal(codeOf(other), 'claim_voided_for_other_cause');
+    assert.match(other.err, /parasol claims void-cause/, 'points to the correction');
+    assert.equal((await legOf(claimNumber)).claim_void_cause, 'other', 'the cause stays');
+    const same = await voidArgs('other', `${once}-c`);
+    assert.equal(JSON.parse(same.out).outcome, 'replayed', 'its own cause: done already');
+    const none = await cli('claims', 'void', claimNumber, '--reason', REASON);
+    assert.equal(JSON.parse(none.out).outcome, 'replayed', 'no cause given: done already');
+    assert.deepEqual(await operatorEvent(c), [], 'still other: never replaced');
+  });
+
+  it('a voided claim on a cancelled contract: its cause is not corrected (contract_cancelled), nothing changes', async () => {
+    const { claimNumber } = await voidedClaim('other');
+    // the opener never reads a cancelled contract's legs (the state set here: cancelling through the API
+    // is refused once a claim exists)
+    const { contract_id: contractId } = await t.db
+      .selectFrom('claims')
+      .select('contract_id')
+      .where('claim_number', '=', claimNumber)
+      .executeTakeFirstOrThrow();
+    await t.db.updateTable('contracts').set({ status: 'cancelled' }).where('id', '=', contractId).execute();
+    const refused = await cli('claims', 'void-cause', claimNumber, '--cause', 'flight_data', '--reason', REASON);
+    assert.equal(refused.code, 1, 'refused');
+    assert.equal(codeOf(refused), 'contract_cancelled');
+    assert.match(refused.err, /cancelled/);
+    assert.equal((await legOf(claimNumber)).claim_void_cause, 'other', 'nothing changed');
+    assert.equal((await corrections(claimNumber)).length, 0, 'nothing audited');
+  });
+
   it('the claim page: shows the cause, corrects it once per form; refusals at the top of the page; a replaced claim offers no form', async () => {
     const { c, claimNumber } = await voidedClaim('other');
     const { body, form } = await desk(claimNumber);
@@ -199,7 +247,11 @@ describe('the claim desk corrects a void’s cause', () => {
       cause: 'flight_data',
     });
     assert.equal(unchanged.statusCode, 409);
-    assert.match(unchanged.body, /role="alert"/);
+    assert.match(
+      unchanged.body,
+      new RegExp(`role="alert"><ul><li>Claim ${claimNumber} was voided for flight_data already.</li>`),
+      'the refusal says why (void_cause_unchanged)',
+    );
     const noCause = await operator.post(`/admin/claims/${claimNumber}/void-cause`, {
       ...(await desk(claimNumber)).form,
       reason: REASON,
@@ -217,7 +269,11 @@ describe('the claim desk corrects a void’s cause', () => {
       cause: 'other',
     });
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /role="alert"/);
+    assert.match(
+      refused.body,
+      new RegExp(`role="alert"><ul><li>Claim ${claimNumber} was replaced by ${replacement!.claimNumber}:`),
+      'the refusal says why (claim_replaced)',
+    );
     assert.equal((await legOf(claimNumber)).claim_void_cause, 'flight_data');
     // a live claim's page offers no correction
     assert.doesNotMatch((await desk(replacement!.claimNumber)).body, /id="desk-void-cause"/);
