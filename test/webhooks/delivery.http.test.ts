@@ -152,10 +152,11 @@ describe('webhooks delivered by the workers', () => {
     );
   });
 
-  it('claim.opened of a claim replacing a voided one carries replaces (the voided claim number, as the claims API’s evidence); any other claim’s none', async () => {
+  it('claim.opened of a claim replacing a voided one carries replaces (the voided claim number, as the claims API’s evidence), and so do its later events (claim.voided); any other claim’s none', async () => {
     const partner = await createTestPartner(t.db);
     const path = `/e2e/${process.pid}/claims-replaced`;
     await register(partner, path, ['claim.opened']);
+    await register(partner, `/e2e/${process.pid}/claims-replaced-voided`, ['claim.voided']);
     const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
     const reported = await post(
       t.app,
@@ -193,16 +194,50 @@ describe('webhooks delivered by the workers', () => {
     assert.equal(second!.payload!.type, 'claim.opened');
     assert.equal(second!.payload!.data.claimNumber, newNumber);
     assert.equal(second!.payload!.data.replaces, voidedNumber, 'names the voided claim');
-    // as the claims API gives the claim's evidence
-    const listed = await post(t.app, `${FLIGHT}/getclaims`, { contractNumber: c.contractNumber }, partner.auth);
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    const api = (listed.body.claims as { claimNumber: string; evidence: { replaces?: string } }[]).find(
-      (x) => x.claimNumber === newNumber,
-    );
-    assert.equal(api?.evidence.replaces, second!.payload!.data.replaces, 'the same as the claims API');
-    // both bodies match the document's webhooks section
+    // as the claims API gives the claim's evidence: every page (one may stop at the commit horizon
+    // while a notification job's transaction is open)
+    const listed: { claimNumber: string; evidence: { replaces?: string } }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { contractNumber: c.contractNumber, ...(cursor ? { cursor } : {}) },
+        partner.auth,
+      );
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      listed.push(...page.body.claims);
+      cursor = page.body.nextCursor ?? undefined;
+    } while (cursor);
+    const api = listed.find((x) => x.claimNumber === newNumber);
+    assert.ok(api, 'the claims API lists the new claim');
+    assert.equal(api.evidence.replaces, second!.payload!.data.replaces, 'the same as the claims API');
+
+    // a later event of the replacing claim carries it too: claim.voided when it is voided in turn
+    const voidedAgain = await runCliOn(t, [
+      '--json',
+      'claims',
+      'void',
+      newNumber,
+      '--reason',
+      'fraud found on the claim',
+      '--cause',
+      'other',
+    ]);
+    assert.equal(voidedAgain.code, 0, voidedAgain.err);
+    const voidedPath = `/e2e/${process.pid}/claims-replaced-voided`;
+    const voidedEvents = await receiver.waitFor(voidedPath, 2);
+    const byClaim = (n: string) => voidedEvents.find((r) => r.payload?.data.claimNumber === n);
+    assert.equal(byClaim(voidedNumber)?.payload?.type, 'claim.voided', 'the first claim’s claim.voided');
+    assert.equal('replaces' in byClaim(voidedNumber)!.payload!.data, false, 'the first claim replaces none');
+    const later = byClaim(newNumber);
+    assert.equal(later?.verified, true, later?.verifyError ?? 'the replacement’s claim.voided delivered');
+    assert.equal(later!.payload!.type, 'claim.voided');
+    assert.equal(later!.payload!.data.replaces, voidedNumber, 'claim.voided of the replacement names the voided one');
+    // every body matches the document's webhooks section
     const contract = new OpenApiContract(t.app);
     await contract.load(FLIGHT);
     for (const r of [first!, second!]) assert.equal(contract.checkWebhook(FLIGHT, r.body), 'claim.opened');
+    for (const r of voidedEvents) assert.equal(contract.checkWebhook(FLIGHT, r.body), 'claim.voided');
   });
 });
