@@ -168,7 +168,7 @@ export async function benchFanout(
       const baselineMs = await insertSelectBaseline(db, flightNumber, n);
       const started = performance.now();
       const opened = await openClaimsForFlightEvent(
-        { db, jobs },
+        { db, jobs, now: () => new Date() },
         { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' },
       );
       const ms = performance.now() - started;
@@ -228,7 +228,7 @@ export async function benchBankDetailsToPaid(
       const departureDate = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
       await seedContracts(db, p, flightNumber, departureDate, 1);
       const [claim] = await openClaimsForFlightEvent(
-        { db, jobs },
+        { db, jobs, now: () => new Date() },
         { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled', source: 'bench' },
       );
       // the link: the outbox message's, once the notification job has run

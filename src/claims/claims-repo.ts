@@ -609,6 +609,46 @@ export async function markLegClaimVoided(
 }
 
 /**
+ * The leg of a voided claim, for correcting its void's cause (claims/void-cause.ts): the claim's
+ * contract locked first (`FOR NO KEY UPDATE`), then the leg — the order the void takes them
+ * (`markLegClaimVoided`), which an opening's share locks wait on — then read in a statement of its own,
+ * so an opening that committed while this waited is seen: the leg's cause (the latest void's) and the
+ * first claim of the leg after this one (`replacedBy`: the claim that replaced it), null when none;
+ * and the contract's status, read under its lock (a cancelled contract's legs are never opened).
+ */
+export async function lockLegOfVoidedClaim(
+  db: Executor,
+  claim: { contractId: string; legId: string; claimNumber: string },
+): Promise<{ contractStatus: string; cause: ClaimVoidCause | null; replacedBy: string | null }> {
+  const contract = await db
+    .selectFrom('contracts')
+    .select('status')
+    .where('id', '=', claim.contractId)
+    .forNoKeyUpdate()
+    .executeTakeFirstOrThrow();
+  const leg = await db
+    .selectFrom('contract_legs as l')
+    .select((eb) => [
+      'l.claim_void_cause',
+      eb
+        .selectFrom('claims as n')
+        .select((n) => n.fn.min('n.claim_number').as('first'))
+        .whereRef('n.leg_id', '=', 'l.id')
+        .where('n.claim_number', '>', claim.claimNumber)
+        .as('replaced_by'),
+    ])
+    .where('l.id', '=', claim.legId)
+    .forNoKeyUpdate('l')
+    .executeTakeFirstOrThrow();
+  return { contractStatus: contract.status, cause: leg.claim_void_cause, replacedBy: leg.replaced_by ?? null };
+}
+
+/** The leg's void cause as the desk corrects it (its void's time stays). */
+export async function setLegClaimVoidCause(db: Executor, legId: string, cause: ClaimVoidCause): Promise<void> {
+  await db.updateTable('contract_legs').set({ claim_void_cause: cause }).where('id', '=', legId).execute();
+}
+
+/**
  * The claim desk voided the claim (payouts/void-claim.ts decides when): `voided`, and its link stops
  * working now (a customer opening it sees the claim withdrawn). Its due date stays, for the record:
  * reminders and expiry look only at claims waiting for bank details.
@@ -849,6 +889,15 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'l.flight_number',
       'l.operating_flight_number',
       'l.departure_date',
+      // the latest void's cause: this claim's when it is voided and not replaced (`replaced_by` null)
+      'l.claim_void_cause',
+      (eb) =>
+        eb
+          .selectFrom('claims as n')
+          .select((n) => n.fn.min('n.claim_number').as('first'))
+          .whereRef('n.leg_id', '=', 'cl.leg_id')
+          .whereRef('n.claim_number', '>', 'cl.claim_number')
+          .as('replaced_by'),
       'b.iban_last4',
       'b.bic',
     ])

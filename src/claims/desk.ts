@@ -15,7 +15,8 @@ import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
  * (`claim_settled`, `claim_past_due`…, `DeskRefusal`) when the claim's state does not allow it. Resending the link and correcting the phone are here; putting a
  * claim under manual review and approving its payout are payouts/manual-review.ts, correcting its amount
  * payouts/correct-compensation.ts, voiding it payouts/void-claim.ts (they read the payout). A settled
- * claim (paid, expired, voided: `isSettledClaim`) refuses every action.
+ * claim (paid, expired, voided: `isSettledClaim`) refuses every action but one: a voided claim's
+ * cause may be corrected (void-cause.ts).
  */
 
 export interface DeskAction {
@@ -114,6 +115,11 @@ export type DeskRefusal = Extract<
   | 'payout_not_pending'
   | 'payout_not_bank_transfer'
   | 'claim_not_voidable'
+  | 'claim_not_voided'
+  | 'void_cause_unchanged'
+  | 'claim_replaced'
+  | 'claim_voided_for_other_cause'
+  | 'contract_cancelled'
 >;
 
 export const refuseDeskAction = (code: DeskRefusal, detail: string) => new DomainError(code, detail);

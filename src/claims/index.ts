@@ -2,10 +2,12 @@
 export {
   CLAIM_NUMBER,
   CLAIM_STATUSES,
+  checkVoidCause,
   isSettledClaim,
   isVoidableClaim,
   LINK_USELESS_CLAIM_STATUSES,
   SETTLED_CLAIM_STATUSES,
+  VOID_CAUSES,
   type ClaimEventKind,
   type ClaimReason,
   type ClaimStatus,
@@ -55,4 +57,5 @@ export { notifyClaim, type NotifyJob, type ResendRequest } from './notify-claim.
 export { resendLinksToNewPhone } from './resend-links.ts';
 export { remindClaims, type RemindDeps } from './remind-claims.ts';
 export { openClaimsForFlightEvent, openClaimsInTransaction, type FlightEvent } from './open-claims.ts';
+export { correctVoidCause } from './void-cause.ts';
 export { markClaimFailed, markClaimPaid, markClaimPaymentReturned, markClaimVoided } from './settle-claim.ts';

@@ -1,5 +1,7 @@
 /** The vocabulary of claims: the database schema, the CLI's choices and the pages derive from it. */
 
+import { DomainError } from '../platform/errors.ts';
+
 /** A claim number as the platform writes it (`CLM-` and eight digits: claims-repo.ts's sequence). */
 export const CLAIM_NUMBER = /^[A-Z]{3}-[0-9]{8}$/;
 
@@ -55,6 +57,31 @@ export const VOIDABLE_CLAIM_STATUSES = [
 export const isVoidableClaim = (status: ClaimStatus, payoutStatus: string | null | undefined): boolean =>
   (VOIDABLE_CLAIM_STATUSES as readonly ClaimStatus[]).includes(status) &&
   (status !== 'payment_pending' || payoutStatus === 'pending');
+
+/**
+ * Why the claim desk voided a claim, kept on its leg (`contract_legs.claim_void_cause`, migration 0057):
+ * `flight_data` (the flight data that opened it was wrong: an operator's event may open the leg a new
+ * claim) or `other` (fraud, sanctions, a duplicate…: never replaced). `parasol claims void --cause`,
+ * `parasol claims void-cause`, the claim page's choices.
+ */
+export const VOID_CAUSES = ['flight_data', 'other'] as const;
+export type ClaimVoidCause = (typeof VOID_CAUSES)[number];
+
+/**
+ * A void's cause as given: `fallback` when none is given (`other` for a void: never replaced, the safe
+ * reading; none for a correction, which must say the cause); anything else 422 `validation_failed` (`/cause`).
+ */
+export function checkVoidCause(cause: string | undefined, fallback?: ClaimVoidCause): ClaimVoidCause {
+  const given = cause?.trim() || fallback;
+  if (given && (VOID_CAUSES as readonly string[]).includes(given)) return given as ClaimVoidCause;
+  throw new DomainError('validation_failed', 'The action is not valid.', {
+    errors: [
+      given
+        ? { field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }
+        : { field: '/cause', code: 'required', message: `give the cause: one of ${VOID_CAUSES.join(', ')}` },
+    ],
+  });
+}
 
 /** What happened to the insured flight. */
 export const CLAIM_EVENTS = ['delayed', 'cancelled', 'diverted'] as const;

@@ -43,14 +43,16 @@ export interface FlightEvent {
  * `replaceVoided`).
  * Each claim opened gets its notification job (bank-details link and SMS) in the same transaction.
  * Returns the claims opened by this call (empty when all were already open or nothing is covered).
+ * `deps.now`: the use case's clock, read once — when the event was observed (evidence `observedAt`;
+ * docs/ARCHITECTURE.md, "Clocks").
  */
 export async function openClaimsForFlightEvent(
-  deps: { db: Db; jobs: JobQueue; now?: (() => Date) | undefined },
+  deps: { db: Db; jobs: JobQueue; now: () => Date },
   event: FlightEvent,
   actor = 'system',
 ): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
-  const at = deps.now?.() ?? new Date();
+  const at = deps.now();
   return deps.db.transaction().execute((trx) => openClaimsInTransaction(trx, deps.jobs, event, actor, at));
 }
 

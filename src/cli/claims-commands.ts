@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import {
   CLAIM_STATUSES,
   correctClaimPhone,
+  correctVoidCause,
   expireClaims,
   findClaimForDesk,
   operatorClaimsPage,
@@ -25,6 +26,7 @@ import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
 import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
+import { leftOutMark } from './payout-output.ts';
 
 /** Operator commands for claims: listing, reminders, expiry, the claim desk (payouts: payouts-commands.ts). */
 
@@ -36,7 +38,7 @@ export function claimsCommands(kit: CommandKit): void {
 
   const claims = group(
     'claims',
-    'Watch claims and act on one: list, show, expire, remind, resend-link, correct-phone, review, correct-amount, approve, void',
+    'Watch claims and act on one: list, show, expire, remind, resend-link, correct-phone, review, correct-amount, approve, void, void-cause',
     'parasol claims list --status awaiting_bank_details',
   );
 
@@ -161,10 +163,19 @@ export function claimsCommands(kit: CommandKit): void {
           { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
         ]),
       ]);
+      const now = new Date();
+      const leftOut = (a: (typeof attempts)[number]) => leftOutMark(a, now);
       const phone = maskPhone(decrypt(keys.encryption, claim.customer_phone_enc));
       const review = claim.manual_review_at
         ? { at: claim.manual_review_at, by: claim.manual_review_by, reason: claim.manual_review_reason }
         : null;
+      // the leg's cause is this claim's void's until a new claim replaced it (then the latest void's, if any)
+      const voided =
+        claim.status === 'voided'
+          ? claim.replaced_by
+            ? { cause: null, replacedBy: claim.replaced_by }
+            : { cause: claim.claim_void_cause, replacedBy: null }
+          : null;
       const data = {
         claimNumber: claim.claim_number,
         contractNumber: claim.contract_number,
@@ -181,6 +192,7 @@ export function claimsCommands(kit: CommandKit): void {
         ibanLast4: claim.iban_last4,
         bankDetailsDueAt: claim.bank_details_due_at,
         failureReason: claim.failure_reason,
+        void: voided,
         manualReview: review,
         messages,
         payoutAttempts: attempts.map((a) => ({
@@ -200,6 +212,13 @@ export function claimsCommands(kit: CommandKit): void {
         `${claim.claim_number} (${claim.partner_slug}, ${claim.environment}) — contract ${claim.contract_number}`,
         `status ${claim.status}, ${claim.reason} (${claim.event}), ${claim.flight_number} ${claim.departure_date}, ${formatMoney(Number(claim.compensation_amount), claim.currency)}`,
         `customer: ${claim.customer_language}, phone ${phone}, account ${claim.iban_last4 ? `•••• ${claim.iban_last4}` : '—'}`,
+        ...(voided
+          ? [
+              voided.replacedBy
+                ? `voided, replaced by ${voided.replacedBy}`
+                : `voided for ${voided.cause ?? 'other'} (parasol claims void-cause corrects it)`,
+            ]
+          : []),
         review
           ? `manual review since ${when(review.at)} by ${review.by ?? ''}: ${review.reason ?? ''}`
           : 'manual review: no (paid automatically)',
@@ -229,10 +248,7 @@ export function claimsCommands(kit: CommandKit): void {
                 a.end_to_end_id,
                 a.rail,
                 a.status,
-                a.failure_reason ??
-                  (a.status === 'pending' && a.left_out_at
-                    ? `left out: ${a.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(a.left_out_at)}`
-                    : ''),
+                a.failure_reason ?? (leftOut(a) ? `left out: ${leftOut(a)}` : ''),
                 a.message_id ?? '',
               ]),
             )
@@ -332,6 +348,14 @@ export function claimsCommands(kit: CommandKit): void {
     (n) => `${n} is voided: it will not be paid.`,
   ).option(
     '--cause <cause>',
-    'why, for what follows: flight_data (the flight data that opened it was wrong: recording the flight’s true outcome, parasol flights event, may open the leg a new claim) or other (fraud, sanctions, duplicate…: the leg never gets another claim); default other',
+    'why, for what follows (parasol claims void-cause corrects it): flight_data (the flight data that opened it was wrong: recording the flight’s true outcome, parasol flights event, may open the leg a new claim) or other (fraud, sanctions, duplicate…: the leg never gets another claim); default other',
   );
+
+  desk(
+    'void-cause <claimNumber>',
+    "Correct a voided claim's cause: flight_data (an operator's flight event, parasol flights event, may open the leg a new claim) or other (never replaced). Refused once a new claim replaced it (claim_replaced)",
+    'parasol claims void-cause CLM-00000042 --cause flight_data --reason "voided as other by mistake: the airline record shows the flight landed on time"',
+    (input, options) => correctVoidCause({ db, now: () => new Date() }, { ...input, cause: options.cause }),
+    (n) => `${n}: the void's cause is corrected.`,
+  ).requiredOption('--cause <cause>', 'the right cause: flight_data or other');
 }

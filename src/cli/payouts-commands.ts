@@ -16,23 +16,9 @@ import type { Environment, PayoutStatus } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
 import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
+import { leftOutFor, leftOutMark } from './payout-output.ts';
 
 /** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
-
-/** How long a payout has been left out of its file: "3 d", "5 h", "< 1 h". */
-export function leftOutFor(since: Date, now: Date): string {
-  const hours = Math.floor((now.getTime() - since.getTime()) / 3_600_000);
-  return hours >= 48 ? `${Math.floor(hours / 24)} d` : hours >= 1 ? `${hours} h` : '< 1 h';
-}
-
-/** What the list says of a payout left out of its file: "no BIC, 3 d"; "-" when not left out. */
-function leftOutText(
-  r: { status: PayoutStatus; left_out_at: Date | null; left_out_code: string | null },
-  now: Date,
-): string {
-  if (r.status !== 'pending' || !r.left_out_at) return '-';
-  return `${r.left_out_code === 'no_bic' ? 'no BIC' : 'invalid'}, ${leftOutFor(r.left_out_at, now)}`;
-}
 
 export function payoutsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor, services } = kit;
@@ -125,7 +111,7 @@ export function payoutsCommands(kit: CommandKit): void {
                   formatMoney(Number(r.amount), r.currency),
                   r.message_id ?? '-',
                   when(r.settled_at),
-                  leftOutText(r, now),
+                  leftOutMark(r, now) ?? '-',
                 ]),
               )
             : ['No payouts match.'];

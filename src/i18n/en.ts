@@ -346,6 +346,15 @@ export const en = {
     voidCauseFlightData:
       'The flight data that opened it was wrong: recording the flight’s true outcome (parasol flights event) may open the flight a new claim',
     voidCauseOther: 'Anything else (fraud, sanctions, a duplicate…): the flight never gets another claim',
+    voided: 'Voided',
+    voidedFor: (flightData) =>
+      flightData
+        ? 'For wrong flight data: an operator’s flight event may open the flight a new claim'
+        : 'For another cause (fraud, sanctions, a duplicate…): never replaced',
+    replacedBy: (claimNumber) => `Replaced by ${claimNumber}`,
+    correctVoidCause: 'Correct the void’s cause',
+    correctVoidCauseHint:
+      'When the claim was voided with the wrong cause. It decides whether recording the flight’s true outcome (parasol flights event) opens the flight a new claim. The void stays.',
     done: 'Done.',
     replayed: 'This form was sent already: nothing was done again.',
   },

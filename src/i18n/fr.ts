@@ -358,6 +358,15 @@ export const fr = {
     voidCauseFlightData:
       'Les données de vol qui l’ont ouvert étaient fausses : enregistrer ce qui est vraiment arrivé au vol (parasol flights event) peut ouvrir un nouveau sinistre sur ce vol',
     voidCauseOther: 'Autre chose (fraude, sanctions, doublon…) : ce vol n’aura jamais d’autre sinistre',
+    voided: 'Annulé',
+    voidedFor: (flightData) =>
+      flightData
+        ? 'Pour données de vol fausses : un événement de vol d’un opérateur peut ouvrir un nouveau sinistre sur ce vol'
+        : 'Pour une autre cause (fraude, sanctions, doublon…) : jamais remplacé',
+    replacedBy: (claimNumber) => `Remplacé par ${claimNumber}`,
+    correctVoidCause: 'Corriger la cause de l’annulation',
+    correctVoidCauseHint:
+      'Quand le sinistre a été annulé avec la mauvaise cause. Elle décide si enregistrer ce qui est vraiment arrivé au vol (parasol flights event) ouvre un nouveau sinistre sur ce vol. L’annulation reste.',
     done: 'C’est fait.',
     replayed: 'Ce formulaire a déjà été envoyé : rien n’a été refait.',
   },
@@ -631,6 +640,12 @@ export const fr = {
       'Ce paiement passe par la banque simulée (bac à sable), pas par un virement : il n’a pas de BIC.',
     claim_not_voidable:
       'Ce sinistre ne peut plus être annulé : il est payé ou expiré, ou son paiement est déjà dans un fichier SEPA envoyé à la banque.',
+    claim_not_voided: 'Ce sinistre n’est pas annulé : il n’a pas de cause d’annulation à corriger.',
+    void_cause_unchanged: 'L’annulation de ce sinistre a déjà cette cause.',
+    claim_replaced:
+      'Un nouveau sinistre a remplacé celui-ci sur ce vol : la cause de son annulation ne peut plus changer (annulez le nouveau si besoin).',
+    claim_voided_for_other_cause:
+      'Ce sinistre est déjà annulé, pour une autre cause : l’annuler à nouveau ne la change pas. Corrigez la cause avec parasol claims void-cause (ou le formulaire « Corriger la cause de l’annulation »).',
     method_not_allowed: 'Méthode non permise.',
     request_timeout: 'La requête a expiré.',
     payload_too_large: 'La requête est trop volumineuse.',

@@ -345,6 +345,13 @@ export interface Words {
     voidCause: string;
     voidCauseFlightData: string;
     voidCauseOther: string;
+    /** A voided claim: why it was voided (the leg's cause), or the claim that replaced it. */
+    voided: string;
+    voidedFor: (flightData: boolean) => string;
+    replacedBy: (claimNumber: string) => string;
+    /** Correct a voided claim's cause (claims' correctVoidCause). */
+    correctVoidCause: string;
+    correctVoidCauseHint: string;
     done: string;
     replayed: string;
   };

@@ -4,7 +4,7 @@ export { bicNeededForCurrency } from './bank-account.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
-export { VOID_CAUSES, voidClaim } from './void-claim.ts';
+export { voidClaim } from './void-claim.ts';
 export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
 export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';

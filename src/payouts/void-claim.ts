@@ -2,15 +2,14 @@ import {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  checkVoidCause,
   isVoidableClaim,
   markClaimVoided,
   refuseDeskAction,
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
-import type { ClaimVoidCause } from '../platform/db-schema.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
 
@@ -26,7 +25,10 @@ import { cancelPendingPayout, findClaimPayout } from './payouts-repo.ts';
  * them a link, partners told (`claim.voided`), the contract completed if every leg is over (claims'
  * `markClaimVoided`), audited `claim_voided` with the reason. The ledger has nothing to reverse: it
  * records no entry when a claim opens, only money paid (docs/DECISIONS.md, "Voiding a claim").
- * Voiding a voided claim again (the same form, or a new one) does nothing more: `replayed`.
+ * Voiding a voided claim again does nothing more: `replayed` — the same form (its token), or a new one
+ * giving no cause or the cause it was voided for; a new one giving another cause is refused
+ * `claim_voided_for_other_cause` (409: a void does not change a void's cause; `parasol claims
+ * void-cause` does, claims/void-cause.ts).
  *
  * The void's cause (`cause`, default `other`), kept on the claim's leg and in the audit row:
  * `flight_data` — the flight data that opened the claim was wrong, and an operator's flight event
@@ -37,11 +39,22 @@ export async function voidClaim(
   deps: { db: Db; jobs: JobQueue; now: () => Date },
   input: DeskAction & { cause?: string | undefined },
 ): Promise<DeskOutcome> {
-  const cause = checkVoidCause(input.cause);
+  const cause = checkVoidCause(input.cause, 'other');
   const action = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
     const { claim, replayed } = await beginDeskAction(trx, action, 'void');
-    if (replayed || claim.status === 'voided') return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    if (claim.status === 'voided') {
+      // voided already (another form, another token): the same cause is done already; another cause
+      // is not a void but a correction, which says so (void-cause). A replaced claim's leg carries a
+      // later claim's state, not this void's cause: nothing to compare, done already.
+      if (input.cause?.trim() && !claim.replaced_by && claim.claim_void_cause !== cause)
+        throw refuseDeskAction(
+          'claim_voided_for_other_cause',
+          `Claim ${claim.claim_number} was voided already, for ${claim.claim_void_cause ?? 'other'}: voiding it again does not change its cause; correct it with parasol claims void-cause ${claim.claim_number} --cause ${cause}.`,
+        );
+      return { claimNumber: claim.claim_number, outcome: 'replayed' };
+    }
     const payout = await findClaimPayout(trx, claim.id);
     // the void's time: its link closes at it, and its audit row is dated by it (the claims bordereau reads that)
     const now = deps.now();
@@ -78,17 +91,5 @@ export async function voidClaim(
       now,
     );
     return { claimNumber: claim.claim_number, outcome: 'done' };
-  });
-}
-
-/** The void's causes (`parasol claims void --cause`, the claim page's choice). */
-export const VOID_CAUSES = ['flight_data', 'other'] as const satisfies readonly ClaimVoidCause[];
-
-/** `other` when not given (never replaced: the safe reading); anything but a cause is refused. */
-function checkVoidCause(cause: string | undefined): ClaimVoidCause {
-  const given = cause?.trim() || 'other';
-  if ((VOID_CAUSES as readonly string[]).includes(given)) return given as ClaimVoidCause;
-  throw new DomainError('validation_failed', 'The action is not valid.', {
-    errors: [{ field: '/cause', code: 'not_allowed', message: `must be one of ${VOID_CAUSES.join(', ')}` }],
   });
 }

@@ -9,7 +9,7 @@ type Json<T> = ColumnType<T, string, string>;
 
 // The domains' vocabularies (their const arrays feed the CLI's choices and the pages too).
 import type { Environment } from '../partners/model.ts';
-import type { ClaimEventKind, ClaimReason, ClaimStatus } from '../claims/model.ts';
+import type { ClaimEventKind, ClaimReason, ClaimStatus, ClaimVoidCause } from '../claims/model.ts';
 import type { ContractChange, ContractStatus } from '../flight/model.ts';
 import type { PayoutStatus, Rail } from '../payouts/model.ts';
 import type { SmsDeliveryStatus, SmsStatus } from '../notify/sms/model.ts';
@@ -24,6 +24,7 @@ export type {
   ClaimEventKind,
   ClaimReason,
   ClaimStatus,
+  ClaimVoidCause,
   Environment,
   FlightWatchState,
   PayoutStatus,
@@ -256,9 +257,6 @@ export interface ContractLegsTable {
   claim_voided_at: Generated<Date | null>;
   claim_void_cause: Generated<ClaimVoidCause | null>;
 }
-
-/** Why the claim desk voided a claim (`parasol claims void --cause`): see `ContractLegsTable.claim_void_cause`. */
-export type ClaimVoidCause = 'flight_data' | 'other';
 
 /** One version of a changed contract (migration 0024); version 1 is written by the first change. */
 export interface ContractVersionsTable {

@@ -64,6 +64,14 @@ export const ERROR_CODES = {
   payout_not_pending: { status: 409, title: 'Payout not pending', operator: true },
   payout_not_bank_transfer: { status: 409, title: 'Payout not paid by bank transfer', operator: true },
   claim_not_voidable: { status: 409, title: 'Claim not voidable: money has left or it is settled', operator: true },
+  claim_not_voided: { status: 409, title: 'Claim not voided', operator: true },
+  void_cause_unchanged: { status: 409, title: 'Void cause unchanged', operator: true },
+  claim_replaced: { status: 409, title: 'Voided claim replaced by a new claim', operator: true },
+  claim_voided_for_other_cause: {
+    status: 409,
+    title: 'Claim voided already, for another cause: parasol claims void-cause corrects it',
+    operator: true,
+  },
   // 405, 408, 413, 414, 415
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   request_timeout: { status: 408, title: 'Request timeout' },

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
   correctClaimPhone,
+  correctVoidCause,
   findClaimForDesk,
   resendClaimLink,
   type DeskAction,
@@ -103,6 +104,9 @@ export function adminClaimRoutes(deps: WebDeps): FastifyPluginAsync {
         { db: deps.db, jobs: deps.flight.jobs, now: deps.now },
         { ...input, cause: field(request.body, 'cause', 20) },
       ),
+    );
+    action('void-cause', (input, request) =>
+      correctVoidCause(deps, { ...input, cause: field(request.body, 'cause', 20) }),
     );
     action('bic', (input, request) =>
       setPayoutBic(

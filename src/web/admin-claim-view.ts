@@ -78,6 +78,9 @@ export function claimDeskPage(ctx: PageContext, view: ClaimDeskView, notice: Des
   const c = view.claim;
   const action = (path: string, id: string, label: string, hint: string, extra: SafeHtml | string = '') =>
     deskActionForm(ctx, c.claim_number, view.actionToken, { path, id, label, hint, extra });
+  // the void's causes, `checked` chosen
+  const causeChoice = (id: string, checked: 'other' | 'flight_data') =>
+    html`<fieldset><legend>${d.voidCause}</legend><div><input type="radio" id="${id}-cause-other" name="cause" value="other"${checked === 'other' ? html` checked` : ''}> <label for="${id}-cause-other">${d.voidCauseOther}</label></div><div><input type="radio" id="${id}-cause-flight-data" name="cause" value="flight_data"${checked === 'flight_data' ? html` checked` : ''}> <label for="${id}-cause-flight-data">${d.voidCauseFlightData}</label></div></fieldset>`;
   const review = c.manual_review_at
     ? d.underReview(
         c.manual_review_by ?? '',
@@ -109,6 +112,7 @@ ${notice.done ? html`<p role="status" id="desk-status">${notice.done === 'done' 
 ${c.failure_reason ? html`<dt>${d.failureReason}</dt><dd>${c.failure_reason}</dd>` : ''}
 <dt>${w.paid}</dt><dd>${formatDate(c.paid_at, ctx.lang, '—')}</dd>
 <dt>${d.review}</dt><dd id="claim-review">${review}</dd>
+${c.status === 'voided' ? html`<dt>${d.voided}</dt><dd id="claim-void">${c.replaced_by ? d.replacedBy(c.replaced_by) : d.voidedFor(c.claim_void_cause === 'flight_data')}</dd>` : ''}
 </dl></div>
 <h2>${w.evidenceTitle}</h2>
 <div class="card">${evidenceList(ctx, claimEvidence(c), 'evidence')}</div>
@@ -161,7 +165,8 @@ ${action('phone', 'desk-phone', d.correctPhone, d.correctPhoneHint, html`<div><l
 ${isSettledClaim(c.status) ? '' : c.manual_review_at ? action('approve', 'desk-approve', d.approve, d.approveHint) : action('review', 'desk-review', d.markReview, d.markReviewHint)}
 ${c.manual_review_at && !isSettledClaim(c.status) ? action('amount', 'desk-amount', d.correctAmount, d.correctAmountHint(formatMoney(maxCompensation(c), c.currency, ctx.lang)), html`<div><label for="desk-amount-value">${d.newAmount(c.currency)}</label><input id="desk-amount-value" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" size="12" pattern="[0-9]+([.][0-9]+)?"></div>`) : ''}
 ${view.attempts.at(-1)?.status === 'pending' && view.attempts.at(-1)?.rail === 'sepa' && !isSettledClaim(c.status) ? action('bic', 'desk-bic', d.setBic, d.setBicHint, bicField('desk-bic-value', ctx, c.bic)) : ''}
-${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint, html`<fieldset><legend>${d.voidCause}</legend><div><input type="radio" id="desk-void-cause-other" name="cause" value="other" checked> <label for="desk-void-cause-other">${d.voidCauseOther}</label></div><div><input type="radio" id="desk-void-cause-flight-data" name="cause" value="flight_data"> <label for="desk-void-cause-flight-data">${d.voidCauseFlightData}</label></div></fieldset>`) : ''}
+${isVoidableClaim(c.status, view.attempts.at(-1)?.status) ? action('void', 'desk-void', d.voidClaim, d.voidHint, causeChoice('desk-void', 'other')) : ''}
+${c.status === 'voided' && !c.replaced_by ? action('void-cause', 'desk-void-cause', d.correctVoidCause, d.correctVoidCauseHint, causeChoice('desk-void-cause', c.claim_void_cause === 'flight_data' ? 'other' : 'flight_data')) : ''}
 <h2>${d.auditTitle}</h2>
 ${table(
   d.auditTitle,

@@ -56,6 +56,15 @@ const Claim = {
     ),
   ),
   openedAt: DateTime,
+  replaces: Type.Optional(
+    Type.String({
+      pattern: '^[A-Z]{3}-[0-9]{8}$',
+      maxLength: 12,
+      description:
+        "The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.",
+      examples: ['CLM-00000041'],
+    }),
+  ),
 };
 
 const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string; data: TSchema }> = {

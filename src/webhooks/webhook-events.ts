@@ -112,6 +112,12 @@ export interface ClaimWebhookData {
   compensation: WebhookMoney;
   status: 'opened' | 'awaiting_bank_details' | 'payment_pending' | 'paid' | 'expired' | 'failed' | 'voided';
   openedAt: string;
+  /**
+   * The voided claim this one replaces, on the same leg (an operator recorded the flight's true outcome
+   * after the insurer voided a claim opened on wrong flight data): the claims API's `evidence.replaces`.
+   * Absent for any other claim.
+   */
+  replaces?: string;
 }
 
 export type ClaimOpenedData = ClaimWebhookData;
@@ -400,6 +406,7 @@ function claimData(r: ClaimEventRow): ClaimWebhookData {
     compensation: { amount: Number(r.compensation_amount), currency: r.currency },
     status: r.status,
     openedAt: r.opened_at.toISOString(),
+    ...(r.replaces ? { replaces: r.replaces } : {}),
   };
 }
 

@@ -508,6 +508,8 @@ export interface ClaimEventRow {
   received_at: Date | null;
   /** The claim's payout is `returned`: paid, then sent back by the customer's bank (claim.failed says so). */
   payment_returned: boolean;
+  /** The voided claim this one replaces (its evidence's `replaces`: claims' opening writes it); null for any other. */
+  replaces: string | null;
 }
 
 /**
@@ -543,7 +545,9 @@ export async function findClaimsForEvents(
     SELECT cl.partner_id, cl.environment, cl.claim_number, c.contract_number, l.flight_number, l.operating_flight_number, l.departure_date,
            cl.reason, cl.event, cl.delay_minutes, cl.compensation_amount, cl.currency, cl.status, cl.opened_at,
            cl.paid_at, cl.updated_at, cl.failure_reason, b.iban_last4, b.received_at,
-           coalesce(p.status = 'returned', false) AS payment_returned
+           coalesce(p.status = 'returned', false) AS payment_returned,
+           -- as the claims API's evidence reads it (claims/evidence.ts): a claim number, or nothing
+           CASE WHEN cl.evidence->>'replaces' ~ '^[A-Z]{3}-[0-9]{8}$' THEN cl.evidence->>'replaces' END AS replaces
     FROM claims cl
     JOIN contracts c ON c.id = cl.contract_id
     JOIN contract_legs l ON l.id = cl.leg_id

@@ -126,7 +126,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
   it('the monitoring and a partner’s report saying again what the desk voided open nothing (the contract still active: a return flight)', async () => {
     const { c, claimNumber } = await voidedClaim({ roundTrip: true });
     const monitoring = await openClaimsForFlightEvent(
-      { db: t.db, jobs: t.app.parasol.jobs },
+      { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() },
       {
         environment: 'sandbox',
         flightNumber: c.flightNumber,
@@ -215,7 +215,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
     assert.deepEqual(again.contractsReopened, []);
     assert.deepEqual(again.claimsNotChanged, []);
     const monitoring = await openClaimsForFlightEvent(
-      { db: t.db, jobs: t.app.parasol.jobs },
+      { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() },
       {
         environment: 'sandbox',
         flightNumber: c.flightNumber,

@@ -57,13 +57,16 @@ describe('a claim opening racing a leg cancellation', () => {
         a.auth,
       );
       await eventually(async () => ((await blocked()) >= 1 ? true : undefined));
-      opening = openClaimsForFlightEvent(t.app.parasol, {
-        environment: 'sandbox',
-        flightNumber: returnFlight,
-        departureDate: c.returnDate!,
-        status: 'cancelled',
-        source: 'test',
-      });
+      opening = openClaimsForFlightEvent(
+        { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+        {
+          environment: 'sandbox',
+          flightNumber: returnFlight,
+          departureDate: c.returnDate!,
+          status: 'cancelled',
+          source: 'test',
+        },
+      );
       opening.catch(() => {});
       // the event waits for the cancellation's contract lock
       await eventually(async () => ((await blocked()) >= 2 ? true : undefined));
@@ -96,13 +99,16 @@ describe('a claim opening racing a leg cancellation', () => {
         a.auth,
       );
       await eventually(async () => ((await blocked()) >= 1 ? true : undefined));
-      opening = openClaimsForFlightEvent(t.app.parasol, {
-        environment: 'sandbox',
-        flightNumber,
-        departureDate: c.departureDate,
-        status: 'cancelled',
-        source: 'test',
-      });
+      opening = openClaimsForFlightEvent(
+        { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+        {
+          environment: 'sandbox',
+          flightNumber,
+          departureDate: c.departureDate,
+          status: 'cancelled',
+          source: 'test',
+        },
+      );
       opening.catch(() => {});
       // the event waits for the cancellation's contract lock
       await eventually(async () => ((await blocked()) >= 2 ? true : undefined));

@@ -68,7 +68,9 @@ describe('exactly once: 10 concurrent deliveries of one flight event, two worker
       source: 'test',
     };
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => openClaimsForFlightEvent({ db: t.db, jobs: workers[i % 2]! }, event)),
+      Array.from({ length: 10 }, (_, i) =>
+        openClaimsForFlightEvent({ db: t.db, jobs: workers[i % 2]!, now: () => new Date() }, event),
+      ),
     );
     assert.equal(
       results.reduce((n, r) => n + r.length, 0),

@@ -28,13 +28,16 @@ describe('a flight event fanned out over several contracts', () => {
     ] as const) {
       departureDate = (await insureFlight(t.app, partner, { flightNumber, days: 20, passengers })).departureDate;
     }
-    const opened = await openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber,
-      departureDate,
-      status: 'cancelled',
-      source: 'test',
-    });
+    const opened = await openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber,
+        departureDate,
+        status: 'cancelled',
+        source: 'test',
+      },
+    );
     assert.equal(opened.length, 4);
     const stored = await t.db
       .selectFrom('claims')
@@ -83,13 +86,16 @@ describe('a flight event fanned out over several contracts', () => {
 
     // the same event again opens nothing
     assert.deepEqual(
-      await openClaimsForFlightEvent(t.app.parasol, {
-        environment: 'sandbox',
-        flightNumber,
-        departureDate,
-        status: 'cancelled',
-        source: 'test',
-      }),
+      await openClaimsForFlightEvent(
+        { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+        {
+          environment: 'sandbox',
+          flightNumber,
+          departureDate,
+          status: 'cancelled',
+          source: 'test',
+        },
+      ),
       [],
     );
   });

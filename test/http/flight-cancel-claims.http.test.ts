@@ -83,14 +83,17 @@ describe('Flight Delay API — cancellation and claims', () => {
     status: 'delayed' | 'cancelled' | 'diverted',
     arrivalDelayMinutes?: number,
   ) =>
-    openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber,
-      departureDate,
-      status,
-      arrivalDelayMinutes,
-      source: 'test',
-    });
+    openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber,
+        departureDate,
+        status,
+        arrivalDelayMinutes,
+        source: 'test',
+      },
+    );
   const today = () => new Date().toISOString().slice(0, 10);
 
   describe('POST /cancel', () => {
@@ -426,13 +429,16 @@ describe('Flight Delay API — cancellation and claims', () => {
         [],
         'a sandbox event never touches production',
       );
-      const opened = await openClaimsForFlightEvent(t.app.parasol, {
-        environment: 'production',
-        flightNumber: flight,
-        departureDate: c.flights[0].departureDateTime.slice(0, 10),
-        status: 'cancelled',
-        source: 'test',
-      });
+      const opened = await openClaimsForFlightEvent(
+        { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+        {
+          environment: 'production',
+          flightNumber: flight,
+          departureDate: c.flights[0].departureDateTime.slice(0, 10),
+          status: 'cancelled',
+          source: 'test',
+        },
+      );
       assert.equal(opened.length, 1);
     });
   });

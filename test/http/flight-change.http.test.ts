@@ -256,13 +256,16 @@ describe('Flight Delay API — flight change', () => {
     const c = await contract();
     const p = await preview(a, c.contractNumber, [outbound(flight(), `${c.departureDate}T15:00`)]);
     assert.equal(p.status, 200, JSON.stringify(p.body));
-    await openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber: c.flightNumber,
-      departureDate: c.departureDate,
-      status: 'cancelled',
-      source: 'test',
-    });
+    await openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber: c.flightNumber,
+        departureDate: c.departureDate,
+        status: 'cancelled',
+        source: 'test',
+      },
+    );
     const refused = await preview(a, c.contractNumber, [outbound(flight(), `${c.departureDate}T16:00`)]);
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'leg_has_claim');

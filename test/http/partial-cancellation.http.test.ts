@@ -190,21 +190,27 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
     assert.equal(done.body.premium.total.amount, contract.premium.total.amount - returnShare);
 
     // the cancelled return's cancellation opens nothing; the outbound stays covered
-    const onReturn = await openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber: flight.returnFlight!,
-      departureDate: flight.returnDate!,
-      status: 'cancelled',
-      source: 'test',
-    });
+    const onReturn = await openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber: flight.returnFlight!,
+        departureDate: flight.returnDate!,
+        status: 'cancelled',
+        source: 'test',
+      },
+    );
     assert.equal(onReturn.length, 0);
-    const onOutbound = await openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber: flight.flightNumber,
-      departureDate: flight.departureDate,
-      status: 'cancelled',
-      source: 'test',
-    });
+    const onOutbound = await openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber: flight.flightNumber,
+        departureDate: flight.departureDate,
+        status: 'cancelled',
+        source: 'test',
+      },
+    );
     assert.equal(onOutbound.length, 1);
     clock = new Date();
   });
@@ -248,13 +254,16 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
     assert.match(only.body.errors[0].message, /only leg/);
 
     // a claim on the outbound: no passenger may leave, and the outbound cannot be cancelled
-    await openClaimsForFlightEvent(t.app.parasol, {
-      environment: 'sandbox',
-      flightNumber: flight.flightNumber,
-      departureDate: flight.departureDate,
-      status: 'cancelled',
-      source: 'test',
-    });
+    await openClaimsForFlightEvent(
+      { db: t.app.parasol.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      {
+        environment: 'sandbox',
+        flightNumber: flight.flightNumber,
+        departureDate: flight.departureDate,
+        status: 'cancelled',
+        source: 'test',
+      },
+    );
     assert.deepEqual(await code({ passengers: 1, reason: 'customer_request' }), [409, 'contract_not_cancellable']);
     assert.deepEqual(await code({ leg: 0, reason: 'customer_request' }), [409, 'contract_not_cancellable']);
 

@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { addEndpoint, listDeliveries, removeEndpoint } from '../../src/webhooks/webhooks.ts';
+import { recordOperatorFlightEvent } from '../../src/monitoring/operator-flight-event.ts';
 import {
   buildTestApp,
   createTestPartner,
   FLIGHT,
+  insureFlight,
   post,
+  runCliOn,
   trip,
   type TestApp,
   type TestPartner,
   consent,
 } from '../helper.ts';
+import { OpenApiContract } from '../openapi-contract.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -146,5 +150,94 @@ describe('webhooks delivered by the workers', () => {
         [2, 200, null],
       ],
     );
+  });
+
+  it('claim.opened of a claim replacing a voided one carries replaces (the voided claim number, as the claims API’s evidence), and so do its later events (claim.voided); any other claim’s none', async () => {
+    const partner = await createTestPartner(t.db);
+    const path = `/e2e/${process.pid}/claims-replaced`;
+    await register(partner, path, ['claim.opened']);
+    await register(partner, `/e2e/${process.pid}/claims-replaced-voided`, ['claim.voided']);
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
+    const reported = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      partner.auth,
+    );
+    assert.equal(reported.status, 200, JSON.stringify(reported.body));
+    const voidedNumber = reported.body.claimsOpened[0].claimNumber as string;
+    const [first] = await receiver.waitFor(path, 1);
+    assert.equal(first!.verified, true, first!.verifyError ?? '');
+    assert.equal(first!.payload!.data.claimNumber, voidedNumber);
+    assert.equal('replaces' in first!.payload!.data, false, 'a first claim: no replaces (absent, not null)');
+
+    const voided = await runCliOn(t, [
+      '--json',
+      'claims',
+      'void',
+      voidedNumber,
+      '--reason',
+      'opened on a wrong report',
+      '--cause',
+      'flight_data',
+    ]);
+    assert.equal(voided.code, 0, voided.err);
+    const event = await recordOperatorFlightEvent(
+      { db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() },
+      { environment: 'sandbox', flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      'operator:test',
+    );
+    const newNumber = event.claimsOpened[0]?.claimNumber;
+    assert.ok(newNumber, 'the operator’s event opened a new claim');
+    const [, second] = await receiver.waitFor(path, 2);
+    assert.equal(second!.verified, true, second!.verifyError ?? '');
+    assert.equal(second!.payload!.type, 'claim.opened');
+    assert.equal(second!.payload!.data.claimNumber, newNumber);
+    assert.equal(second!.payload!.data.replaces, voidedNumber, 'names the voided claim');
+    // as the claims API gives the claim's evidence: every page (one may stop at the commit horizon
+    // while a notification job's transaction is open)
+    const listed: { claimNumber: string; evidence: { replaces?: string } }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await post(
+        t.app,
+        `${FLIGHT}/getclaims`,
+        { contractNumber: c.contractNumber, ...(cursor ? { cursor } : {}) },
+        partner.auth,
+      );
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      listed.push(...page.body.claims);
+      cursor = page.body.nextCursor ?? undefined;
+    } while (cursor);
+    const api = listed.find((x) => x.claimNumber === newNumber);
+    assert.ok(api, 'the claims API lists the new claim');
+    assert.equal(api.evidence.replaces, second!.payload!.data.replaces, 'the same as the claims API');
+
+    // a later event of the replacing claim carries it too: claim.voided when it is voided in turn
+    const voidedAgain = await runCliOn(t, [
+      '--json',
+      'claims',
+      'void',
+      newNumber,
+      '--reason',
+      'fraud found on the claim',
+      '--cause',
+      'other',
+    ]);
+    assert.equal(voidedAgain.code, 0, voidedAgain.err);
+    const voidedPath = `/e2e/${process.pid}/claims-replaced-voided`;
+    const voidedEvents = await receiver.waitFor(voidedPath, 2);
+    const byClaim = (n: string) => voidedEvents.find((r) => r.payload?.data.claimNumber === n);
+    assert.equal(byClaim(voidedNumber)?.payload?.type, 'claim.voided', 'the first claim’s claim.voided');
+    assert.equal('replaces' in byClaim(voidedNumber)!.payload!.data, false, 'the first claim replaces none');
+    const later = byClaim(newNumber);
+    assert.equal(later?.verified, true, later?.verifyError ?? 'the replacement’s claim.voided delivered');
+    assert.equal(later!.payload!.type, 'claim.voided');
+    assert.equal(later!.payload!.data.replaces, voidedNumber, 'claim.voided of the replacement names the voided one');
+    // every body matches the document's webhooks section
+    const contract = new OpenApiContract(t.app);
+    await contract.load(FLIGHT);
+    for (const r of [first!, second!]) assert.equal(contract.checkWebhook(FLIGHT, r.body), 'claim.opened');
+    for (const r of voidedEvents) assert.equal(contract.checkWebhook(FLIGHT, r.body), 'claim.voided');
   });
 });

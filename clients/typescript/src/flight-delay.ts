@@ -9637,6 +9637,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                     };
                 };
             };
@@ -9687,6 +9692,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         ibanLast4: string;
                         /** Format: date-time */
                         receivedAt: string;
@@ -9740,6 +9750,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         /** Format: date-time */
                         paidAt: string;
                     };
@@ -9792,6 +9807,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         /** Format: date-time */
                         expiredAt: string;
                     };
@@ -9844,6 +9864,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         failureReason: string;
                         /** @description true: the transfer had been paid (claim.paid was sent) and the customer’s bank sent it back (a SEPA return: account closed, blocked…); the claim is no longer paid and waits for new details. false: the bank rejected the transfer. */
                         paymentReturned: boolean;
@@ -9900,6 +9925,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         /** Format: date-time */
                         voidedAt: string;
                     };
@@ -9952,6 +9982,11 @@ export interface operations {
                         status: "opened" | "awaiting_bank_details" | "payment_pending" | "paid" | "expired" | "failed" | "voided";
                         /** Format: date-time */
                         openedAt: string;
+                        /**
+                         * @description The claim this one replaces, on the same insured flight: the insurer voided it because the flight data it was opened on was wrong (you had claim.voided for it), then recorded what really happened to the flight, which opened this one (its claim.opened carries this). The same as the claim's evidence.replaces in the claims API. Absent for any other claim.
+                         * @example CLM-00000041
+                         */
+                        replaces?: string;
                         /** @constant */
                         channel: "sms";
                         /** @description Which message: opened (the first), payment_failed, reminder, resend. */

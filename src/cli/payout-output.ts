@@ -1,0 +1,24 @@
+import type { PayoutStatus } from '../platform/db-schema.ts';
+import { when } from './kit.ts';
+
+/** What the payout commands and `parasol claims show` print of a payout. */
+
+/** How long a payout has been left out of its file: "3 d", "5 h", "< 1 h". */
+export function leftOutFor(since: Date, now: Date): string {
+  const hours = Math.floor((now.getTime() - since.getTime()) / 3_600_000);
+  return hours >= 48 ? `${Math.floor(hours / 24)} d` : hours >= 1 ? `${hours} h` : '< 1 h';
+}
+
+/**
+ * The mark of a pending payout a batch left out of its file — why (and for a missing BIC, what to
+ * do), since when, for how long: "no BIC (parasol payouts set-bic) since 2026-11-20 08:00:00Z (3 d)"
+ * — or null when it is not (not pending, or never left
+ * out). One format for every listing (`payouts list`, `claims show`).
+ */
+export function leftOutMark(
+  p: { status: PayoutStatus; left_out_at: Date | null; left_out_code: string | null },
+  now: Date,
+): string | null {
+  if (p.status !== 'pending' || !p.left_out_at) return null;
+  return `${p.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(p.left_out_at)} (${leftOutFor(p.left_out_at, now)})`;
+}
