@@ -160,7 +160,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
   leaf(
     flights,
     'simulate <flight> <date>',
-    'Make a sandbox or preproduction flight delayed, cancelled, diverted or on time; the monitoring opens the claims at its next check',
+    'Make a sandbox or preproduction flight delayed, cancelled, diverted or on time; its claims open within a minute, whenever it departs',
     'parasol flights simulate --env sandbox AF006 2026-12-24 --status delayed --delay 190',
   )
     .addOption(
@@ -194,14 +194,17 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
             actor,
             now: now(),
           });
+          const others = saved.watchesDue > 0 ? [] : await findWatchesOfFlight(db, saved.environment, flight, date);
           const what = `${saved.status}${saved.arrivalDelayMinutes !== null ? ` (${saved.arrivalDelayMinutes} min at the gate)` : ''}${saved.divertedTo ? ` to ${saved.divertedTo}` : ''}`;
           return {
             data: { simulated: saved },
             lines: [
               `Simulated ${saved.flightNumber} ${saved.departureDate} in ${saved.environment}: ${what}.`,
               saved.watchesDue > 0
-                ? 'Its watch is due now: the next dispatch (within a minute) checks it and opens the claims.'
-                : 'No open watch yet: it is created 48 h before departure, and its checks will see this event.',
+                ? `Its watch is due now${saved.watchesCreated > 0 ? ' (created for this event)' : ''}: the next dispatch (within a minute) checks it and opens the claims.`
+                : others.length > 0
+                  ? `Its watch is ${others.map(stateText).join(', ')}, not watching: this event changes nothing (parasol flights show ${saved.environment} ${saved.flightNumber} ${saved.departureDate}).`
+                  : `No active contract on this flight in ${saved.environment}: nothing to check. A contract subscribed later is checked at its departure, and that check sees this event; simulate again after subscribing to open its claims within a minute.`,
             ],
           };
         },

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, type FlightProviders } from '../../src/monitoring/providers.ts';
 import { SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
@@ -109,6 +110,67 @@ describe('parasol flights', () => {
     const shownText = await cli('flights', 'show', 'sandbox', flight, first.departureDate);
     assert.match(shownText.out, /State +decided \(delayed\)/);
     assert.match(shownText.out, /Simulated: delayed 190 min/);
+  });
+
+  it("simulate a flight beyond the planner's 48 h: its watch is created and due now, the next dispatch opens its claims", async () => {
+    const flight = flightNumber();
+    const contract = await subscribe(t, c, sandbox, flight, day(), { passengers: 2 });
+    c.set(plus(contract.departureAt, -5 * DAY)); // no planner run: the flight is 5 days out, no watch
+    assert.equal(await watchOf(t, 'sandbox', flight, contract.departureDate), undefined, 'no watch before');
+
+    const run = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /Its watch is due now \(created for this event\)/, run.out);
+    const watch = await watchOf(t, 'sandbox', flight, contract.departureDate);
+    assert.equal(watch?.state, 'watching', 'the simulation created the watch');
+    assert.equal(watch?.next_check_at?.getTime(), c.now().getTime(), 'its check is due now, not at departure');
+
+    const dispatched = await dispatchDueChecks(
+      { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+      { only: [watch!.id] },
+    );
+    assert.deepEqual(dispatched, [watch!.id], 'the next dispatch takes it');
+    const checked = await json('flights', 'check', 'sandbox', flight, contract.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+    assert.equal(checked.checks[0].claimsOpened, 1, 'the claim opens days before departure');
+    assert.equal((await claimsOf(t, 'sandbox', flight, contract.departureDate)).length, 1, 'one claim');
+
+    const again = await json(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(again.simulated.watchesCreated, 0, 'the watch exists');
+    assert.equal(again.simulated.watchesDue, 0, 'a decided watch is not checked again');
+
+    const nobody = flightNumber();
+    const none = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      nobody,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(none.code, 0, none.err);
+    assert.match(none.out, /No active contract on this flight in sandbox/, none.out);
+    assert.equal(await watchOf(t, 'sandbox', nobody, contract.departureDate), undefined, 'no watch without a contract');
   });
 
   it('event resolves a production flight in manual review: claims opened by the operator, the watch decided, idempotent', async () => {
