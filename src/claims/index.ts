@@ -21,6 +21,7 @@ export {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  claimTrail,
   correctClaimPhone,
   maxCompensation,
   refuseDeskAction,

@@ -615,6 +615,65 @@ describe('the claim desk', () => {
     return { claimNumber, claim, link };
   }
 
+  it("the trail starts at the claim's opening: the flight event's row, with who reported it (CLI and page)", async () => {
+    const production = await createTestPartner(t.db, { environment: 'production' });
+    const names = { reporter: `reporter ${seq}`, other: `other ${seq}` };
+    const reporter = await operatorToken(t, names.reporter);
+    const flightNumber = `AF${seq++}`;
+    const report = async (who: { authorization: string }) => {
+      const c = await insureFlight(t.app, production, { flightNumber });
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        who,
+      );
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      assert.equal(opened.body.claimsOpened.length, 1, 'one new claim: the new contract');
+      return opened.body.claimsOpened[0].claimNumber as string;
+    };
+    const first = await report(reporter.auth);
+    // a second contract on the same flight, its claim opened later by another operator's report
+    const second = await report((await operatorToken(t, names.other)).auth);
+
+    type Trail = { actor: string; entity: string; entityId: string; action: string; data: { claims?: number } }[];
+    const shown = await cli('claims', 'show', first);
+    assert.equal(shown.code, 0, shown.err);
+    const trail = (JSON.parse(shown.out) as { audit: Trail }).audit;
+    const openings = trail.filter((a) => a.action === 'claims_opened');
+    assert.equal(
+      openings.length,
+      1,
+      `only the event that opened this claim, not the later one: ${JSON.stringify(trail)}`,
+    );
+    assert.equal(openings[0]!.actor, `operator:${names.reporter}`, 'the operator who reported the event');
+    assert.equal(openings[0]!.entity, 'flight');
+    assert.match(openings[0]!.entityId, new RegExp(`^${flightNumber}/\\d{4}-\\d{2}-\\d{2}$`), 'the flight');
+    const opening = trail.findIndex((a) => a.action === 'claims_opened');
+    const claimRows = trail.flatMap((a, i) => (a.entity === 'claim' ? [i] : []));
+    assert.ok(claimRows.length > 0, 'the claim has rows of its own');
+    assert.ok(
+      claimRows.every((i) => i < opening),
+      `newest first: the opening comes before every row of the claim: ${JSON.stringify(trail)}`,
+    );
+    const text = await runCliOn(t, ['claims', 'show', first], { actor: 'operator:cli-test' });
+    assert.match(text.out, new RegExp(`operator:${names.reporter} +flight +claims_opened`), text.out);
+
+    const other = (JSON.parse((await cli('claims', 'show', second)).out) as { audit: Trail }).audit;
+    assert.deepEqual(
+      other.filter((a) => a.action === 'claims_opened').map((a) => a.actor),
+      [`operator:${names.other}`],
+      "the second claim's trail has its own opening",
+    );
+
+    const { body } = await desk(first);
+    assert.match(
+      body,
+      new RegExp(`operator:${names.reporter}</td><td>claims_opened<br><span class="muted">flight</span>`),
+      'the claim page shows the opening with its operator',
+    );
+  });
+
   it('production: a claim under review stays out of the SEPA batch until approved', async () => {
     const { claimNumber, claim, link } = await openProductionClaim();
 
