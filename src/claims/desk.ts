@@ -81,7 +81,10 @@ export async function beginDeskAction(
  * the rows of the claim and of its contract, and the flight's `claims_opened` row of the event that
  * opened it — who reported it (an operator, a partner's key, the monitoring) — found, as written by
  * openClaimsInTransaction, under the flight that flies (the leg's operating flight, else its number)
- * at the claim's `opened_at` (the opening transaction's start, which that row repeats).
+ * at the claim's `opened_at` (the opening transaction's start, which that row repeats). Two openings
+ * may start in the same millisecond (two partners' reports at once): the row is the claim's partner's
+ * or no partner's (a partner's report writes its partner_id), and its actor the claim's reporter
+ * (`evidence.reportedBy`, stored by an operator's or a partner's report) when the claim names one.
  */
 export async function claimTrail(
   db: Executor,
@@ -95,13 +98,24 @@ export async function claimTrail(
     | 'flight_number'
     | 'operating_flight_number'
     | 'departure_date'
+    | 'partner_id'
+    | 'evidence'
   >,
 ): Promise<AuditRow[]> {
   const flight = `${claim.operating_flight_number ?? claim.flight_number}/${claim.departure_date}`;
+  const reportedBy = (claim.evidence as { reportedBy?: unknown } | null)?.reportedBy;
   return auditTrail(db, [
     { entity: 'claim', ids: [claim.claim_number] },
     { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
-    { entity: 'flight', ids: [flight], action: 'claims_opened', at: claim.opened_at, environment: claim.environment },
+    {
+      entity: 'flight',
+      ids: [flight],
+      action: 'claims_opened',
+      at: claim.opened_at,
+      environment: claim.environment,
+      partnerOrNone: claim.partner_id,
+      ...(typeof reportedBy === 'string' ? { actor: reportedBy } : {}),
+    },
   ]);
 }
 

@@ -108,7 +108,13 @@ export interface EarlyDecisionOwingClaims {
   environment: Environment;
   flightNumber: string;
   departureDate: string;
-  decision: { kind: 'delayed' | 'cancelled' | 'diverted'; arrivalDelayMinutes?: number; source?: string };
+  decision: {
+    kind: 'delayed' | 'cancelled' | 'diverted';
+    arrivalDelayMinutes?: number;
+    source?: string;
+    /** The operator who stated the event (an operator's decision, recorded since it was kept). */
+    reportedBy?: string;
+  };
   /** The status record the monitoring decided on (the evidence format of flight-event.ts); null for an operator's. */
   lastStatus: Record<string, unknown> | null;
 }
@@ -246,6 +252,36 @@ export async function legSpellings(
     .where('monitored_flight_number', 'like', `${designator.airline}%`)
     .execute();
   return rows.map((r) => r.monitored_flight_number).filter((f) => sameDesignator(f, flightNumber));
+}
+
+/**
+ * The operating flights of a codeshare's marketing designator on a date (AF1234 operated as KL0123 →
+ * KL0123), from its legs whatever their contract's status: the flights that fly and are watched, as
+ * an operator who names the marketing flight is told (`parasol flights simulate`).
+ */
+export async function operatingFlightsOf(
+  db: Executor,
+  environment: Environment,
+  flightNumber: string,
+  departureDate: string,
+): Promise<string[]> {
+  const designator = parseDesignator(flightNumber);
+  if (!designator) return [];
+  const rows = await db
+    .selectFrom('contract_legs')
+    .select(['flight_number', 'monitored_flight_number'])
+    .distinct()
+    .where('environment', '=', environment)
+    .where('departure_date', '=', departureDate)
+    .where('flight_number', 'like', `${designator.airline}%`)
+    .where('operating_flight_number', 'is not', null)
+    .execute();
+  const operating = rows
+    .filter(
+      (r) => sameDesignator(r.flight_number, flightNumber) && !sameDesignator(r.monitored_flight_number, flightNumber),
+    )
+    .map((r) => r.monitored_flight_number);
+  return [...new Set(operating)].sort();
 }
 
 export interface ActiveRoute {

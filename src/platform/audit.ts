@@ -62,7 +62,8 @@ export interface AuditRow {
 
 /**
  * One entity's rows in a trail: every row of `ids`, or with `action` and `at` only the rows of that
- * action at that instant (a flight's `claims_opened` row of one claim's opening, in its environment).
+ * action at that instant (a flight's `claims_opened` row of one claim's opening, in its environment),
+ * and narrowed further with `partnerOrNone` (rows of that partner or of none) and `actor`.
  */
 export interface AuditSubject {
   entity: string;
@@ -70,6 +71,9 @@ export interface AuditSubject {
   action?: string;
   at?: Date;
   environment?: Environment;
+  /** Rows whose partner_id is this partner's or null (an operator's, the monitoring's), not another partner's. */
+  partnerOrNone?: string;
+  actor?: string;
 }
 
 /** The audit rows of some entities (`{ entity, ids }`), newest first: a claim page's trail of the claim and its contract. */
@@ -88,6 +92,10 @@ export async function auditTrail(db: Executor, subjects: AuditSubject[], limit =
             ...(s.action !== undefined ? [eb('action', '=', s.action)] : []),
             ...(s.at !== undefined ? [eb('at', '=', s.at)] : []),
             ...(s.environment !== undefined ? [eb('environment', '=', s.environment)] : []),
+            ...(s.partnerOrNone !== undefined
+              ? [eb.or([eb('partner_id', 'is', null), eb('partner_id', '=', s.partnerOrNone)])]
+              : []),
+            ...(s.actor !== undefined ? [eb('actor', '=', s.actor)] : []),
           ]),
         ),
       ),
