@@ -674,6 +674,92 @@ describe('the claim desk', () => {
     );
   });
 
+  it("two partners' reports of one flight at once: each claim's trail shows its own reporter, never the other's", async () => {
+    const flightNumber = `AF${seq++}`;
+    const a = await createTestPartner(t.db);
+    const b = await createTestPartner(t.db);
+    const ca = await insureFlight(t.app, a, { flightNumber });
+    const cb = await insureFlight(t.app, b, { flightNumber });
+    assert.equal(ca.departureDate, cb.departureDate, 'one flight');
+    const report = (p: TestPartner) =>
+      post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate: ca.departureDate, status: 'cancelled' }, p.auth);
+    // concurrent on PostgreSQL: two openings may start in the same millisecond
+    const [ra, rb] = await Promise.all([report(a), report(b)]);
+    assert.equal(ra.status, 200, JSON.stringify(ra.body));
+    assert.equal(rb.status, 200, JSON.stringify(rb.body));
+    const numbers = [ra.body.claimsOpened, rb.body.claimsOpened].map((opened: { claimNumber: string }[]) => {
+      assert.equal(opened.length, 1, "each partner's report opens its own contract's claim only");
+      return opened[0]!.claimNumber;
+    });
+    const claims = await Promise.all(
+      numbers.map((n) =>
+        t.db
+          .selectFrom('claims')
+          .select(['claim_number', 'partner_id', 'opened_at', 'evidence'])
+          .where('claim_number', '=', n)
+          .executeTakeFirstOrThrow(),
+      ),
+    );
+    const [claimA, claimB] = claims as [(typeof claims)[0], (typeof claims)[0]];
+    const reporterOf = (c: (typeof claims)[0]) => (c.evidence as { reportedBy?: string }).reportedBy;
+    assert.match(String(reporterOf(claimA)), /^key:/, "the claim names the partner's key that reported it");
+    assert.notEqual(reporterOf(claimA), reporterOf(claimB), 'two keys');
+    const flight = `${flightNumber}/${ca.departureDate}`;
+    const rows = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'partner_id'])
+      .where('entity', '=', 'flight')
+      .where('entity_id', '=', flight)
+      .where('action', '=', 'claims_opened')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.partner_id).sort(),
+      [a.id, b.id].sort(),
+      "each report's flight row carries its partner",
+    );
+    // the collision, made certain: B's opening and an operator's dated at A's opening's instant
+    await t.db
+      .insertInto('audit_log')
+      .values([
+        {
+          actor: reporterOf(claimB)!,
+          partner_id: b.id,
+          environment: 'sandbox',
+          entity: 'flight',
+          entity_id: flight,
+          action: 'claims_opened',
+          data: JSON.stringify({ status: 'cancelled', delayMinutes: null, claims: 1 }),
+          at: claimA.opened_at,
+        },
+        {
+          actor: 'operator:someone-else',
+          partner_id: null,
+          environment: 'sandbox',
+          entity: 'flight',
+          entity_id: flight,
+          action: 'claims_opened',
+          data: JSON.stringify({ status: 'cancelled', delayMinutes: null, claims: 1 }),
+          at: claimA.opened_at,
+        },
+      ])
+      .execute();
+    type Trail = { actor: string; action: string }[];
+    for (const [claim, other] of [
+      [claimA, claimB],
+      [claimB, claimA],
+    ] as const) {
+      const shown = await cli('claims', 'show', claim.claim_number);
+      assert.equal(shown.code, 0, shown.err);
+      const openings = (JSON.parse(shown.out) as { audit: Trail }).audit.filter((r) => r.action === 'claims_opened');
+      assert.deepEqual(
+        openings.map((r) => r.actor),
+        [reporterOf(claim)],
+        `${claim.claim_number}: only its own reporter's opening, not ${String(reporterOf(other))}'s nor an operator's`,
+      );
+    }
+  });
+
   it('production: a claim under review stays out of the SEPA batch until approved', async () => {
     const { claimNumber, claim, link } = await openProductionClaim();
 

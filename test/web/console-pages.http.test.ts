@@ -140,6 +140,22 @@ describe('console and operator pages', () => {
     );
     assert.match(page.body, /AF1234 CDG/);
     assert.match(page.body, /AF006 CDG/);
+
+    // the same page in French: its own words for the two versions and for no claim on a contract
+    assert.equal((await browser.get(`/lang/fr?next=/console/contracts/${number}`)).statusCode, 303);
+    const fr = await browser.get(`/console/contracts/${number}`);
+    assert.match(fr.body, /<html lang="fr">/, 'French after the switch');
+    assert.match(fr.body, /<dt>Version<\/dt><dd id="contract-version">2<\/dd>/, 'Version, in French too');
+    assert.match(
+      fr.body,
+      new RegExp(
+        `<dt>Version de la configuration</dt><dd id="contract-configuration-version">${sold.configuration_version}</dd>`,
+      ),
+      'the configuration version, in French',
+    );
+    assert.match(fr.body, /Aucun sinistre sur ce contrat\./, 'no claim on this contract, in French');
+    assert.doesNotMatch(fr.body, /sur cette période/, 'not the listing’s words of a period');
+    await browser.get(`/lang/en?next=/console`);
   });
 
   test('the claims table lists the partner’s claims with the /getclaims filters; a bad range is a message', async () => {
