@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
-import { audit } from '../platform/audit.ts';
+import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
@@ -75,6 +75,49 @@ export async function beginDeskAction(
   if (recorded.claimId !== claim.id || recorded.action !== name)
     throw refuseDeskAction('desk_form_used', 'This form was used for another action already: open the page again.');
   return { claim, replayed: true };
+}
+
+/**
+ * A claim's audit trail as the desk shows it (`parasol claims show`, the claim page), newest first:
+ * the rows of the claim and of its contract, and the flight's `claims_opened` row of the event that
+ * opened it — who reported it (an operator, a partner's key, the monitoring) — found, as written by
+ * openClaimsInTransaction, under the flight that flies (the leg's operating flight, else its number)
+ * at the claim's `opened_at` (the opening transaction's start, which that row repeats). Two openings
+ * may start in the same millisecond (two partners' reports at once): the row is the claim's partner's
+ * or no partner's (a partner's report writes its partner_id), and its actor the claim's reporter
+ * (`evidence.reportedBy`, stored by an operator's or a partner's report) when the claim names one.
+ */
+export async function claimTrail(
+  db: Executor,
+  claim: Pick<
+    repo.DeskClaimRow,
+    | 'claim_number'
+    | 'contract_number'
+    | 'contract_id'
+    | 'environment'
+    | 'opened_at'
+    | 'flight_number'
+    | 'operating_flight_number'
+    | 'departure_date'
+    | 'partner_id'
+    | 'evidence'
+  >,
+): Promise<AuditRow[]> {
+  const flight = `${claim.operating_flight_number ?? claim.flight_number}/${claim.departure_date}`;
+  const reportedBy = (claim.evidence as { reportedBy?: unknown } | null)?.reportedBy;
+  return auditTrail(db, [
+    { entity: 'claim', ids: [claim.claim_number] },
+    { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
+    {
+      entity: 'flight',
+      ids: [flight],
+      action: 'claims_opened',
+      at: claim.opened_at,
+      environment: claim.environment,
+      partnerOrNone: claim.partner_id,
+      ...(typeof reportedBy === 'string' ? { actor: reportedBy } : {}),
+    },
+  ]);
 }
 
 /**

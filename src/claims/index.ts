@@ -23,6 +23,7 @@ export {
   auditDeskAction,
   beginDeskAction,
   checkDeskAction,
+  claimTrail,
   correctClaimPhone,
   maxCompensation,
   refuseDeskAction,

@@ -109,6 +109,8 @@ export async function openClaimsInTransaction(
   );
   await audit(trx, {
     actor,
+    // a partner's report (sandbox): its row, so a claim's trail (claims/desk.ts) tells it from another partner's
+    partnerId: event.partnerId ?? null,
     environment: event.environment,
     entity: 'flight',
     entityId: `${event.flightNumber}/${event.departureDate}`,

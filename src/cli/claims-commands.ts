@@ -2,6 +2,7 @@ import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
   CLAIM_STATUSES,
+  claimTrail,
   correctClaimPhone,
   correctVoidCause,
   expireClaims,
@@ -20,7 +21,6 @@ import {
   reviewClaim,
   voidClaim,
 } from '../payouts/index.ts';
-import { auditTrail } from '../platform/audit.ts';
 import { decrypt } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
@@ -158,10 +158,7 @@ export function claimsCommands(kit: CommandKit): void {
       const [messages, attempts, trail] = await Promise.all([
         claimMessages(db, keys.encryption, claim.id),
         listClaimPayoutAttempts(db, claim.id),
-        auditTrail(db, [
-          { entity: 'claim', ids: [claim.claim_number] },
-          { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
-        ]),
+        claimTrail(db, claim),
       ]);
       const now = new Date();
       const leftOut = (a: (typeof attempts)[number]) => leftOutMark(a, now);

@@ -8,6 +8,7 @@ import {
   flightProvidersFromConfig,
   isLocalDate,
   listWatches,
+  operatingFlightsOf,
   parseDesignator,
   recordOperatorFlightEvent,
   saveSimulatedFlightEvent,
@@ -21,6 +22,7 @@ import {
   type SimulatedOutcome,
 } from '../monitoring/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
+import type { Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { pairs, table, when, type CommandKit } from './kit.ts';
 import { formatMoney } from '../platform/money.ts';
@@ -160,7 +162,7 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
   leaf(
     flights,
     'simulate <flight> <date>',
-    'Make a sandbox or preproduction flight delayed, cancelled, diverted or on time; the monitoring opens the claims at its next check',
+    'Make a sandbox or preproduction flight delayed, cancelled, diverted or on time; its claims open within a minute, whenever it departs',
     'parasol flights simulate --env sandbox AF006 2026-12-24 --status delayed --delay 190',
   )
     .addOption(
@@ -200,8 +202,8 @@ export function flightsCommands(kit: CommandKit, extras: FlightsExtras = {}): vo
             lines: [
               `Simulated ${saved.flightNumbers.join(', ')} ${saved.departureDate} in ${saved.environment}: ${what}.`,
               saved.watchesDue > 0
-                ? 'Its watch is due now: the next dispatch (within a minute) checks it and opens the claims.'
-                : 'No open watch yet: it is created 48 h before departure, and its checks will see this event.',
+                ? `Its watch is due now${saved.watchesCreated > 0 ? ' (created for this event)' : ''}: the next dispatch (within a minute) checks it and opens the claims.`
+                : await simulatedNotDue(db, saved),
             ],
           };
         },
@@ -377,6 +379,29 @@ function limitOf(text: string | undefined, errors: FieldError[]): number {
     return 100;
   }
   return Number(text);
+}
+
+/**
+ * What `flights simulate` says when no watch of the flight was made due: a watch decided (the event
+ * changes nothing) or in manual review (`flights check` decides it with the event), a codeshare's
+ * marketing flight (its legs are watched under the operating flight: simulate that one), or no
+ * active contract.
+ */
+async function simulatedNotDue(
+  db: Executor,
+  saved: { environment: SimulatedEnvironment; flightNumber: string; departureDate: string },
+): Promise<string> {
+  const { environment, flightNumber, departureDate } = saved;
+  const watches = await findWatchesOfFlight(db, environment, flightNumber, departureDate);
+  const reviewed = watches.filter((w) => w.state === 'manual_review');
+  if (reviewed.length > 0)
+    return `Its watch is ${reviewed.map(stateText).join(', ')}: the dispatch does not check it; parasol flights check ${environment} ${flightNumber} ${departureDate} decides it with this simulated event and opens the claims (a flight insured on several routes stays in review: decide it with parasol flights event).`;
+  if (watches.length > 0)
+    return `Its watch is ${watches.map(stateText).join(', ')}, not watching: this event changes nothing (parasol flights show ${environment} ${flightNumber} ${departureDate}).`;
+  const operating = await operatingFlightsOf(db, environment, flightNumber, departureDate);
+  if (operating.length > 0)
+    return `${flightNumber} is sold as a codeshare: its legs are monitored under the operating flight ${operating.join(', ')}, not under ${flightNumber}. Simulate that flight: parasol flights simulate --env ${environment} ${operating[0]} ${departureDate} --status …`;
+  return `No active contract on this flight in ${environment}: nothing to check. A contract subscribed later is checked at its departure, and that check sees this event; simulate again after subscribing to open its claims within a minute.`;
 }
 
 function stateText(w: FlightWatch): string {

@@ -6,6 +6,7 @@ import { randomToken, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import type { Resolver } from '../webhooks/index.ts';
 import { toMinorUnits } from '../platform/money.ts';
 
 /**
@@ -44,6 +45,8 @@ export interface CliIo {
   /** `flights check`: the flight-status providers (default: from config) and the clock (tests). */
   flightProviders?: FlightProviders;
   now?: () => Date;
+  /** `webhooks add`: how an endpoint's host name resolves (default: the system's DNS; tests: never real DNS). */
+  resolveHost?: Resolver;
 }
 
 /** What a command module gets from runCli to declare its commands (see claims-commands.ts). */

@@ -146,7 +146,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // money reporting: bordereaux, partner statements, the ledger's backfill
   ledgerCommands(kit);
   operatorsCommands(kit);
-  webhooksCommands(kit);
+  webhooksCommands(kit, { resolve: io.resolveHost });
   policiesCommands(kit);
   flightsCommands(kit, { providers: io.flightProviders, now: io.now });
   // risk model: fit, evaluate, predict on files (no database); its versions in the database

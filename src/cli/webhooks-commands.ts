@@ -10,6 +10,7 @@ import {
   setEndpointEnabled,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
+  type Resolver,
   type WebhookDeps,
   type WebhookEndpointView,
 } from '../webhooks/index.ts';
@@ -27,11 +28,18 @@ const endpointLine = (e: WebhookEndpointView) => [
   e.url,
 ];
 
-export function webhooksCommands(kit: CommandKit): void {
+export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver | undefined } = {}): void {
   const { group, leaf, run, db, actor, services } = kit;
   const deps = (): WebhookDeps => {
     const { config, keys, jobs } = services();
-    return { db, jobs, keys, allowPrivate: config.webhooksAllowPrivate, now: () => new Date() };
+    return {
+      db,
+      jobs,
+      keys,
+      allowPrivate: config.webhooksAllowPrivate,
+      now: () => new Date(),
+      ...(extras.resolve ? { resolve: extras.resolve } : {}),
+    };
   };
   const names = (pointer: string) =>
     pointer.startsWith('/eventTypes')

@@ -113,6 +113,7 @@ export const en = {
   eventDelay: (from: number, to: number | null) => (to === null ? `Delay ≥ ${from} min` : `Delay ${from}–${to} min`),
   history: 'Version history',
   version: 'Version',
+  configurationVersion: 'Configuration version',
   by: 'By',
   at: 'Date',
   noConfig: 'No configuration yet.',
@@ -253,6 +254,7 @@ export const en = {
   paid: 'Paid',
   delay: 'Delay',
   noClaims: 'No claims in this period.',
+  noContractClaims: 'No claims on this contract.',
   claimStatus: {
     opened: 'opened',
     awaiting_bank_details: 'awaiting bank details',

@@ -119,6 +119,7 @@ export const fr = {
     to === null ? `Retard ≥ ${from} min` : `Retard de ${from} à ${to} min`,
   history: 'Historique des versions',
   version: 'Version',
+  configurationVersion: 'Version de la configuration',
   by: 'Par',
   at: 'Date',
   noConfig: 'Pas encore de configuration.',
@@ -261,6 +262,7 @@ export const fr = {
   paid: 'Payé le',
   delay: 'Retard',
   noClaims: 'Aucun sinistre sur cette période.',
+  noContractClaims: 'Aucun sinistre sur ce contrat.',
   claimStatus: {
     opened: 'ouvert',
     awaiting_bank_details: 'en attente du RIB',

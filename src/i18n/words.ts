@@ -122,6 +122,8 @@ export interface Words {
   eventDelay: (from: number, to: number | null) => string;
   history: string;
   version: string;
+  /** The configuration version a contract was sold under (its contract page). */
+  configurationVersion: string;
   by: string;
   at: string;
   noConfig: string;
@@ -258,6 +260,8 @@ export interface Words {
   paid: string;
   delay: string;
   noClaims: string;
+  /** A contract's page with no claim (noClaims speaks of a period). */
+  noContractClaims: string;
   claimStatus: {
     opened: string;
     awaiting_bank_details: string;

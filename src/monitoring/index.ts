@@ -18,4 +18,11 @@ export {
   type SimulatedEnvironment,
 } from './simulated-events-repo.ts';
 export { type SimulatedOutcome } from './simulator.ts';
-export { activeRoutes, findWatchesOfFlight, legSpellings, listWatches, type FlightWatch } from './watches-repo.ts';
+export {
+  activeRoutes,
+  findWatchesOfFlight,
+  legSpellings,
+  listWatches,
+  operatingFlightsOf,
+  type FlightWatch,
+} from './watches-repo.ts';

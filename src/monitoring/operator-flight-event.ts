@@ -144,6 +144,8 @@ export async function recordOperatorFlightEvent(
         ...(input.status === 'delayed' ? { arrivalDelayMinutes: minutes } : {}),
         claimsOpened: openedBy.get(watch.flightNumber)?.length ?? 0,
         source: 'operator',
+        // who stated it: the planner opens the claims of legs sold later in that operator's name
+        reportedBy: actor,
       };
       if (
         await updateWatch(trx, watch.id, ['watching', 'manual_review'], {

@@ -30,7 +30,8 @@ export interface PlanResult {
  * ahead) is not checked again, yet legs may still be sold on it, or moved onto it by a flight change,
  * until shortly before departure. With `jobs`, the planner gives those legs the flight's decision:
  * the claims it pays, opened as the decision opened the others' (one claim per leg, evidence the
- * record decided on), so every leg of a flight gets the same decision whenever it was sold.
+ * record decided on; an operator's event in that operator's name, evidence `reportedBy` as its
+ * report's claims), so every leg of a flight gets the same decision whenever it was sold.
  */
 export async function planWatches(
   deps: { db: Executor; now: () => Date; jobs?: undefined } | { db: Db; now: () => Date; jobs: JobQueue },
@@ -60,6 +61,8 @@ async function openClaimsOwedByEarlyDecisions(
       // still decided (an operator's event meanwhile is waited for); claims stay one per leg anyway
       if (!(await lockWatch(trx, flight.id, ['decided']))) return 0;
       const fromMonitoring = flight.decision.source?.startsWith('monitoring:') ?? false;
+      // an operator's event: its claims are that operator's, as the claims it opened when stated
+      const reportedBy = typeof flight.decision.reportedBy === 'string' ? flight.decision.reportedBy : undefined;
       const claims = await openClaimsInTransaction(
         trx,
         jobs,
@@ -70,9 +73,10 @@ async function openClaimsOwedByEarlyDecisions(
           status: flight.decision.kind,
           arrivalDelayMinutes: flight.decision.kind === 'delayed' ? flight.decision.arrivalDelayMinutes : undefined,
           source: flight.decision.source ?? 'monitoring',
-          evidence: fromMonitoring && flight.lastStatus ? flight.lastStatus : {},
+          evidence:
+            fromMonitoring && flight.lastStatus ? flight.lastStatus : reportedBy !== undefined ? { reportedBy } : {},
         },
-        actor,
+        reportedBy ?? actor,
         now(),
       );
       return claims.length;

@@ -5,6 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';
 import { flightSpellings } from './claims-under-spellings.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
+import { insertMissingWatches, legSpellings } from './watches-repo.ts';
 import {
   checkSimulatedFlightEvent,
   simulatedFlightKey,
@@ -61,14 +62,19 @@ export interface SavedSimulatedEvent {
   divertedTo: string | null;
   setAt: Date;
   setBy: string;
+  /** Watches of the flight created (or reopened) for this event: its legs depart beyond the planner's 48 h. */
+  watchesCreated: number;
   /** Watches of the flight still watching, whose next check was brought forward to now. */
   watchesDue: number;
 }
 
 /**
- * Sets (or replaces) what a simulated flight does, with its audit row, and brings the next check of
- * the flight's watch (if it is still watching) forward to `now`, so the monitoring decides within
- * a dispatch cycle. Invalid events are `validation_failed`.
+ * Sets (or replaces) what a simulated flight does, with its audit row; creates the flight's watch
+ * when its active legs have none yet (the planner creates watches 48 h before departure only: a
+ * simulated outcome is the truth at once, whenever the flight departs), and brings the next check of
+ * the flight's watch (if it is still watching) forward to `now`, so the monitoring decides — and the
+ * claims open — within a dispatch cycle. Sandbox and preproduction only: production watches follow
+ * the planner and the schedule. Invalid events are `validation_failed`.
  */
 export async function saveSimulatedFlightEvent(
   db: Db,
@@ -116,6 +122,10 @@ export async function saveSimulatedFlightEvent(
       )
       .returningAll()
       .executeTakeFirstOrThrow();
+    const spellings = await legSpellings(trx, environment, flightNumber, event.departureDate);
+    const planned = await insertMissingWatches(trx, {
+      flight: { environment, flightNumbers: spellings, departureDate: event.departureDate },
+    });
     const watchesDue = await bringForward(trx, environment, flightNumber, event.departureDate, now);
     const flightNumbers = await flightSpellings(trx, environment, event.flightNumber, event.departureDate);
     await audit(trx, {
@@ -136,6 +146,7 @@ export async function saveSimulatedFlightEvent(
       divertedTo: row.diverted_to,
       setAt: row.set_at,
       setBy: row.set_by,
+      watchesCreated: planned.created + planned.reopened,
       watchesDue,
     };
   });

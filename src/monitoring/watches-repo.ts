@@ -68,11 +68,23 @@ const activeLegsOf = (w: { environment: string; flightNumber: string; departureD
  * Creates the missing watches of the active legs departing in [from, to), one per flight, in one
  * statement; a watch closed because its contracts were all cancelled is reopened when an active
  * contract appears on the flight again. The first check is the earliest leg's departure.
+ * With `flight` instead of a window: the watches of that one flight (under the designators given, as
+ * the legs spell them), whenever it departs — the simulator's (saveSimulatedFlightEvent).
  */
 export async function insertMissingWatches(
   db: Executor,
-  window: { from: Date; to: Date },
+  scope:
+    | { from: Date; to: Date }
+    | { flight: { environment: Environment; flightNumbers: readonly string[]; departureDate: string } },
 ): Promise<{ created: number; reopened: number }> {
+  if ('flight' in scope && scope.flight.flightNumbers.length === 0) return { created: 0, reopened: 0 };
+  const where =
+    'flight' in scope
+      ? sql`l.environment = ${scope.flight.environment}
+      AND l.monitored_flight_number = ANY(${[...scope.flight.flightNumbers]}::text[])
+      AND l.departure_date = ${scope.flight.departureDate}::date`
+      : sql`l.departure_at >= ${scope.from}
+      AND l.departure_at < ${scope.to}`;
   const result = await sql<{ inserted: boolean }>`
     INSERT INTO flight_watches (environment, flight_number, departure_date, origin, destination, scheduled_departure, state, next_check_at)
     SELECT DISTINCT ON (l.environment, l.monitored_flight_number, l.departure_date)
@@ -80,8 +92,7 @@ export async function insertMissingWatches(
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
     WHERE c.status = 'active'
-      AND l.departure_at >= ${window.from}
-      AND l.departure_at < ${window.to}
+      AND ${where}
     ORDER BY l.environment, l.monitored_flight_number, l.departure_date, l.departure_at
     ON CONFLICT (environment, flight_number, departure_date) DO UPDATE
       SET state = 'watching', next_check_at = EXCLUDED.next_check_at, review_reason = NULL, updated_at = now()
@@ -97,7 +108,13 @@ export interface EarlyDecisionOwingClaims {
   environment: Environment;
   flightNumber: string;
   departureDate: string;
-  decision: { kind: 'delayed' | 'cancelled' | 'diverted'; arrivalDelayMinutes?: number; source?: string };
+  decision: {
+    kind: 'delayed' | 'cancelled' | 'diverted';
+    arrivalDelayMinutes?: number;
+    source?: string;
+    /** The operator who stated the event (an operator's decision, recorded since it was kept). */
+    reportedBy?: string;
+  };
   /** The status record the monitoring decided on (the evidence format of flight-event.ts); null for an operator's. */
   lastStatus: Record<string, unknown> | null;
 }
@@ -235,6 +252,36 @@ export async function legSpellings(
     .where('monitored_flight_number', 'like', `${designator.airline}%`)
     .execute();
   return rows.map((r) => r.monitored_flight_number).filter((f) => sameDesignator(f, flightNumber));
+}
+
+/**
+ * The operating flights of a codeshare's marketing designator on a date (AF1234 operated as KL0123 →
+ * KL0123), from its legs whatever their contract's status: the flights that fly and are watched, as
+ * an operator who names the marketing flight is told (`parasol flights simulate`).
+ */
+export async function operatingFlightsOf(
+  db: Executor,
+  environment: Environment,
+  flightNumber: string,
+  departureDate: string,
+): Promise<string[]> {
+  const designator = parseDesignator(flightNumber);
+  if (!designator) return [];
+  const rows = await db
+    .selectFrom('contract_legs')
+    .select(['flight_number', 'monitored_flight_number'])
+    .distinct()
+    .where('environment', '=', environment)
+    .where('departure_date', '=', departureDate)
+    .where('flight_number', 'like', `${designator.airline}%`)
+    .where('operating_flight_number', 'is not', null)
+    .execute();
+  const operating = rows
+    .filter(
+      (r) => sameDesignator(r.flight_number, flightNumber) && !sameDesignator(r.monitored_flight_number, flightNumber),
+    )
+    .map((r) => r.monitored_flight_number);
+  return [...new Set(operating)].sort();
 }
 
 export interface ActiveRoute {

@@ -60,18 +60,46 @@ export interface AuditRow {
   data: unknown;
 }
 
+/**
+ * One entity's rows in a trail: every row of `ids`, or with `action` and `at` only the rows of that
+ * action at that instant (a flight's `claims_opened` row of one claim's opening, in its environment),
+ * and narrowed further with `partnerOrNone` (rows of that partner or of none) and `actor`.
+ */
+export interface AuditSubject {
+  entity: string;
+  ids: string[];
+  action?: string;
+  at?: Date;
+  environment?: Environment;
+  /** Rows whose partner_id is this partner's or null (an operator's, the monitoring's), not another partner's. */
+  partnerOrNone?: string;
+  actor?: string;
+}
+
 /** The audit rows of some entities (`{ entity, ids }`), newest first: a claim page's trail of the claim and its contract. */
-export async function auditTrail(
-  db: Executor,
-  subjects: { entity: string; ids: string[] }[],
-  limit = 200,
-): Promise<AuditRow[]> {
+export async function auditTrail(db: Executor, subjects: AuditSubject[], limit = 200): Promise<AuditRow[]> {
   const wanted = subjects.filter((s) => s.ids.length > 0);
   if (wanted.length === 0) return [];
   const rows = await db
     .selectFrom('audit_log')
     .select(['at', 'actor', 'entity', 'entity_id', 'action', 'data'])
-    .where((eb) => eb.or(wanted.map((s) => eb.and([eb('entity', '=', s.entity), eb('entity_id', 'in', s.ids)]))))
+    .where((eb) =>
+      eb.or(
+        wanted.map((s) =>
+          eb.and([
+            eb('entity', '=', s.entity),
+            eb('entity_id', 'in', s.ids),
+            ...(s.action !== undefined ? [eb('action', '=', s.action)] : []),
+            ...(s.at !== undefined ? [eb('at', '=', s.at)] : []),
+            ...(s.environment !== undefined ? [eb('environment', '=', s.environment)] : []),
+            ...(s.partnerOrNone !== undefined
+              ? [eb.or([eb('partner_id', 'is', null), eb('partner_id', '=', s.partnerOrNone)])]
+              : []),
+            ...(s.actor !== undefined ? [eb('actor', '=', s.actor)] : []),
+          ]),
+        ),
+      ),
+    )
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();

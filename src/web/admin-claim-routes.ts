@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import {
+  claimTrail,
   correctClaimPhone,
   correctVoidCause,
   findClaimForDesk,
@@ -17,7 +18,6 @@ import {
   setPayoutBic,
   voidClaim,
 } from '../payouts/index.ts';
-import { auditTrail } from '../platform/audit.ts';
 import { decrypt, randomToken } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import { claimDeskPage, type ClaimDeskView, type DeskNotice } from './admin-claim-view.ts';
@@ -125,10 +125,7 @@ async function loadDesk(deps: WebDeps, claimNumber: string): Promise<ClaimDeskVi
   const [messages, attempts, trail] = await Promise.all([
     claimMessages(deps.db, key, claim.id),
     listClaimPayoutAttempts(deps.db, claim.id),
-    auditTrail(deps.db, [
-      { entity: 'claim', ids: [claim.claim_number] },
-      { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
-    ]),
+    claimTrail(deps.db, claim),
   ]);
   return {
     claim,

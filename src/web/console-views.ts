@@ -179,7 +179,8 @@ export function contractPage(ctx: PageContext, c: ContractDetail): string {
 <div class="card"><dl class="premium">
 <dt>${w.status}</dt><dd>${c.status}</dd><dt>${w.environment}</dt><dd>${c.environment}</dd>
 <dt>${w.customer}</dt><dd>${c.customerName}</dd><dt>${w.booking}</dt><dd>${c.bookingReference}</dd>
-<dt>${w.formula}</dt><dd>${w.formulas[c.formula as keyof typeof w.formulas] ?? c.formula}</dd><dt>${w.version}</dt><dd>${c.configurationVersion}</dd>
+<dt>${w.formula}</dt><dd>${w.formulas[c.formula as keyof typeof w.formulas] ?? c.formula}</dd><dt>${w.version}</dt><dd id="contract-version">${c.version}</dd>
+<dt>${w.configurationVersion}</dt><dd id="contract-configuration-version">${c.configurationVersion}</dd>
 <dt>${w.agreementVersions.soldUnder}</dt><dd id="contract-agreement-version">${c.agreementVersion ?? w.agreementVersions.unsignedDraft}</dd>
 <dt>${w.premium}</dt><dd>${money(c.premium.total)}</dd><dt>${w.commissionAmount}</dt><dd>${money(c.premium.commission)}</dd>
 <dt>${w.created}</dt><dd>${formatDate(c.createdAt, ctx.lang, '')}</dd>
@@ -196,14 +197,15 @@ ${tableRegion(w.contractVersions, html`<table id="contract-versions"><thead><tr>
     : ''
 }
 <h2>${w.claimsTitle}</h2>
-${claimsTable(ctx, c.environment, c.claims)}
+${claimsTable(ctx, c.environment, c.claims, w.noContractClaims)}
 ${c.claims.map((claim) => html`<details class="card" open><summary>${w.evidenceTitle} — ${claim.claimNumber}</summary>${evidenceList(ctx, claim.evidence, `evidence-${claim.claimNumber}`)}</details>`)}`,
   );
 }
 
-function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[]): SafeHtml {
+/** The claims in a table; `empty` says there are none (the listing's default speaks of a period). */
+function claimsTable(ctx: PageContext, environment: Environment, claims: ClaimView[], empty?: string): SafeHtml {
   const w = t(ctx.lang);
-  if (claims.length === 0) return html`<p>${w.noClaims}</p>`;
+  if (claims.length === 0) return html`<p>${empty ?? w.noClaims}</p>`;
   return tableRegion(
     w.claimsTitle,
     html`<table><caption class="visually-hidden">${w.claimsTitle}</caption><thead><tr><th scope="col">#</th><th scope="col">${w.contract}</th><th scope="col">${w.status}</th><th scope="col">${w.reason}</th><th scope="col">${w.flight}</th><th scope="col">${w.delay}</th><th scope="col">${w.amount}</th><th scope="col">${w.opened}</th><th scope="col">${w.paid}</th></tr></thead><tbody>${claims.map(

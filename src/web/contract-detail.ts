@@ -18,6 +18,9 @@ export interface ContractDetail {
   coverage: { delayTiers: { minDelayMinutes: number; amount: number }[]; cancellationAmount: number };
   customerName: string;
   bookingReference: string;
+  /** The contract's current version, the API's `version`: 1 as sold, +1 per change. */
+  version: number;
+  /** The partner's configuration version the contract was sold under. */
   configurationVersion: number;
   /** The agreement version the contract was sold under; null under an unsigned draft (sandbox). */
   agreementVersion: number | null;
@@ -72,6 +75,7 @@ export async function contractDetail(
     coverage: { delayTiers: contract.coverage.delayTiers, cancellationAmount: contract.coverage.cancellationAmount },
     customerName: `${openField(encryptionKey, contract.customer_first_name_enc, contract.customer_first_name)} ${openField(encryptionKey, contract.customer_last_name_enc, contract.customer_last_name)}`,
     bookingReference: contracts.openBookingReference(encryptionKey, contract),
+    version: contract.version,
     configurationVersion: contract.configuration_version,
     agreementVersion: contract.agreement_version,
     createdAt: contract.created_at,

@@ -31,5 +31,6 @@ export {
   type WebhookEndpointView,
 } from './webhooks.ts';
 export { WebhookEndpointCache } from './endpoint-cache.ts';
+export type { Resolver } from './webhook-url.ts';
 export { webhookApiRoutes } from './routes.ts';
 export { webhookDocumentation } from './event-schemas.ts';

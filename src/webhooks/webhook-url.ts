@@ -13,7 +13,9 @@ import { DomainError } from '../platform/errors.ts';
  * address after registration (DNS rebinding) is refused too.
  *
  * `PARASOL_WEBHOOKS_ALLOW_PRIVATE=on` (development and tests only) lifts both rules: plain `http`
- * and private addresses are then accepted.
+ * and private addresses are then accepted. It does not admit a host name that resolves to nothing:
+ * nothing could ever be delivered there (a placeholder such as `your-receiver.example`), so it is
+ * refused at registration (`unresolvable`) whatever the flag.
  */
 
 export interface UrlPolicy {
@@ -144,13 +146,27 @@ export function parseWebhookUrl(text: string, allowPrivate: boolean): URL {
 
 /**
  * The full check done when an endpoint is registered or changed: syntax, scheme, and every address
- * the host resolves to. A host that does not resolve is refused (nothing could be delivered).
+ * the host resolves to. A host that does not resolve is refused (nothing could be delivered), also
+ * when private addresses are allowed (then a name must still resolve, to any address).
  */
 export async function checkWebhookUrl(text: string, policy: UrlPolicy): Promise<URL> {
   const url = parseWebhookUrl(text, policy.allowPrivate);
-  if (policy.allowPrivate) return url;
-  await checkHost(url.hostname, policy.resolve ?? systemResolver);
+  const resolve = policy.resolve ?? systemResolver;
+  if (!policy.allowPrivate) await checkHost(url.hostname, resolve);
+  else if (!ipLiteral(url.hostname) && !isLocalName(url.hostname)) await resolveOrRefuse(url.hostname, resolve);
   return url;
+}
+
+/** The addresses of a host name; refused `unresolvable` when it has none. */
+async function resolveOrRefuse(hostname: string, resolve: Resolver): Promise<string[]> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(hostname);
+  } catch {
+    throw refuse('unresolvable', `${hostname} does not resolve to any address`);
+  }
+  if (addresses.length === 0) throw refuse('unresolvable', `${hostname} does not resolve to any address`);
+  return addresses;
 }
 
 /** Refuses a host that is, or resolves to, a non-public address. Returns the addresses. */
@@ -162,13 +178,7 @@ export async function checkHost(hostname: string, resolve: Resolver): Promise<st
     return [literal];
   }
   if (isLocalName(hostname)) throw refuse('private_address', `${hostname} names this machine (loopback)`);
-  let addresses: string[];
-  try {
-    addresses = await resolve(hostname);
-  } catch {
-    throw refuse('unresolvable', `${hostname} does not resolve to any address`);
-  }
-  if (addresses.length === 0) throw refuse('unresolvable', `${hostname} does not resolve to any address`);
+  const addresses = await resolveOrRefuse(hostname, resolve);
   for (const address of addresses) {
     const range = nonPublicRange(address);
     if (range)

@@ -615,6 +615,151 @@ describe('the claim desk', () => {
     return { claimNumber, claim, link };
   }
 
+  it("the trail starts at the claim's opening: the flight event's row, with who reported it (CLI and page)", async () => {
+    const production = await createTestPartner(t.db, { environment: 'production' });
+    const names = { reporter: `reporter ${seq}`, other: `other ${seq}` };
+    const reporter = await operatorToken(t, names.reporter);
+    const flightNumber = `AF${seq++}`;
+    const report = async (who: { authorization: string }) => {
+      const c = await insureFlight(t.app, production, { flightNumber });
+      const opened = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+        who,
+      );
+      assert.equal(opened.status, 200, JSON.stringify(opened.body));
+      assert.equal(opened.body.claimsOpened.length, 1, 'one new claim: the new contract');
+      return opened.body.claimsOpened[0].claimNumber as string;
+    };
+    const first = await report(reporter.auth);
+    // a second contract on the same flight, its claim opened later by another operator's report
+    const second = await report((await operatorToken(t, names.other)).auth);
+
+    type Trail = { actor: string; entity: string; entityId: string; action: string; data: { claims?: number } }[];
+    const shown = await cli('claims', 'show', first);
+    assert.equal(shown.code, 0, shown.err);
+    const trail = (JSON.parse(shown.out) as { audit: Trail }).audit;
+    const openings = trail.filter((a) => a.action === 'claims_opened');
+    assert.equal(
+      openings.length,
+      1,
+      `only the event that opened this claim, not the later one: ${JSON.stringify(trail)}`,
+    );
+    assert.equal(openings[0]!.actor, `operator:${names.reporter}`, 'the operator who reported the event');
+    assert.equal(openings[0]!.entity, 'flight');
+    assert.match(openings[0]!.entityId, new RegExp(`^${flightNumber}/\\d{4}-\\d{2}-\\d{2}$`), 'the flight');
+    const opening = trail.findIndex((a) => a.action === 'claims_opened');
+    const claimRows = trail.flatMap((a, i) => (a.entity === 'claim' ? [i] : []));
+    assert.ok(claimRows.length > 0, 'the claim has rows of its own');
+    assert.ok(
+      claimRows.every((i) => i < opening),
+      `newest first: the opening comes before every row of the claim: ${JSON.stringify(trail)}`,
+    );
+    const text = await runCliOn(t, ['claims', 'show', first], { actor: 'operator:cli-test' });
+    assert.match(text.out, new RegExp(`operator:${names.reporter} +flight +claims_opened`), text.out);
+
+    const other = (JSON.parse((await cli('claims', 'show', second)).out) as { audit: Trail }).audit;
+    assert.deepEqual(
+      other.filter((a) => a.action === 'claims_opened').map((a) => a.actor),
+      [`operator:${names.other}`],
+      "the second claim's trail has its own opening",
+    );
+
+    const { body } = await desk(first);
+    assert.match(
+      body,
+      new RegExp(`operator:${names.reporter}</td><td>claims_opened<br><span class="muted">flight</span>`),
+      'the claim page shows the opening with its operator',
+    );
+  });
+
+  it("two partners' reports of one flight at once: each claim's trail shows its own reporter, never the other's", async () => {
+    const flightNumber = `AF${seq++}`;
+    const a = await createTestPartner(t.db);
+    const b = await createTestPartner(t.db);
+    const ca = await insureFlight(t.app, a, { flightNumber });
+    const cb = await insureFlight(t.app, b, { flightNumber });
+    assert.equal(ca.departureDate, cb.departureDate, 'one flight');
+    const report = (p: TestPartner) =>
+      post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate: ca.departureDate, status: 'cancelled' }, p.auth);
+    // concurrent on PostgreSQL: two openings may start in the same millisecond
+    const [ra, rb] = await Promise.all([report(a), report(b)]);
+    assert.equal(ra.status, 200, JSON.stringify(ra.body));
+    assert.equal(rb.status, 200, JSON.stringify(rb.body));
+    const numbers = [ra.body.claimsOpened, rb.body.claimsOpened].map((opened: { claimNumber: string }[]) => {
+      assert.equal(opened.length, 1, "each partner's report opens its own contract's claim only");
+      return opened[0]!.claimNumber;
+    });
+    const claims = await Promise.all(
+      numbers.map((n) =>
+        t.db
+          .selectFrom('claims')
+          .select(['claim_number', 'partner_id', 'opened_at', 'evidence'])
+          .where('claim_number', '=', n)
+          .executeTakeFirstOrThrow(),
+      ),
+    );
+    const [claimA, claimB] = claims as [(typeof claims)[0], (typeof claims)[0]];
+    const reporterOf = (c: (typeof claims)[0]) => (c.evidence as { reportedBy?: string }).reportedBy;
+    assert.match(String(reporterOf(claimA)), /^key:/, "the claim names the partner's key that reported it");
+    assert.notEqual(reporterOf(claimA), reporterOf(claimB), 'two keys');
+    const flight = `${flightNumber}/${ca.departureDate}`;
+    const rows = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'partner_id'])
+      .where('entity', '=', 'flight')
+      .where('entity_id', '=', flight)
+      .where('action', '=', 'claims_opened')
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.partner_id).sort(),
+      [a.id, b.id].sort(),
+      "each report's flight row carries its partner",
+    );
+    // the collision, made certain: B's opening and an operator's dated at A's opening's instant
+    await t.db
+      .insertInto('audit_log')
+      .values([
+        {
+          actor: reporterOf(claimB)!,
+          partner_id: b.id,
+          environment: 'sandbox',
+          entity: 'flight',
+          entity_id: flight,
+          action: 'claims_opened',
+          data: JSON.stringify({ status: 'cancelled', delayMinutes: null, claims: 1 }),
+          at: claimA.opened_at,
+        },
+        {
+          actor: 'operator:someone-else',
+          partner_id: null,
+          environment: 'sandbox',
+          entity: 'flight',
+          entity_id: flight,
+          action: 'claims_opened',
+          data: JSON.stringify({ status: 'cancelled', delayMinutes: null, claims: 1 }),
+          at: claimA.opened_at,
+        },
+      ])
+      .execute();
+    type Trail = { actor: string; action: string }[];
+    for (const [claim, other] of [
+      [claimA, claimB],
+      [claimB, claimA],
+    ] as const) {
+      const shown = await cli('claims', 'show', claim.claim_number);
+      assert.equal(shown.code, 0, shown.err);
+      const openings = (JSON.parse(shown.out) as { audit: Trail }).audit.filter((r) => r.action === 'claims_opened');
+      assert.deepEqual(
+        openings.map((r) => r.actor),
+        [reporterOf(claim)],
+        `${claim.claim_number}: only its own reporter's opening, not ${String(reporterOf(other))}'s nor an operator's`,
+      );
+    }
+  });
+
   it('production: a claim under review stays out of the SEPA batch until approved', async () => {
     const { claimNumber, claim, link } = await openProductionClaim();
 

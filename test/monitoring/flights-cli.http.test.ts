@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dispatchDueChecks } from '../../src/monitoring/dispatch-checks.ts';
 import { planWatches } from '../../src/monitoring/plan-watches.ts';
 import { flightProviders, type FlightProviders } from '../../src/monitoring/providers.ts';
 import { SqlSimulatedFlightStore } from '../../src/monitoring/simulated-events-repo.ts';
@@ -130,6 +131,67 @@ describe('parasol flights', () => {
     assert.match(shownText.out, /Simulated: delayed 190 min/);
   });
 
+  it("simulate a flight beyond the planner's 48 h: its watch is created and due now, the next dispatch opens its claims", async () => {
+    const flight = flightNumber();
+    const contract = await subscribe(t, c, sandbox, flight, day(), { passengers: 2 });
+    c.set(plus(contract.departureAt, -5 * DAY)); // no planner run: the flight is 5 days out, no watch
+    assert.equal(await watchOf(t, 'sandbox', flight, contract.departureDate), undefined, 'no watch before');
+
+    const run = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /Its watch is due now \(created for this event\)/, run.out);
+    const watch = await watchOf(t, 'sandbox', flight, contract.departureDate);
+    assert.equal(watch?.state, 'watching', 'the simulation created the watch');
+    assert.equal(watch?.next_check_at?.getTime(), c.now().getTime(), 'its check is due now, not at departure');
+
+    const dispatched = await dispatchDueChecks(
+      { db: t.db, jobs: t.app.parasol.jobs, now: c.now },
+      { only: [watch!.id] },
+    );
+    assert.deepEqual(dispatched, [watch!.id], 'the next dispatch takes it');
+    const checked = await json('flights', 'check', 'sandbox', flight, contract.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+    assert.equal(checked.checks[0].claimsOpened, 1, 'the claim opens days before departure');
+    assert.equal((await claimsOf(t, 'sandbox', flight, contract.departureDate)).length, 1, 'one claim');
+
+    const again = await json(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(again.simulated.watchesCreated, 0, 'the watch exists');
+    assert.equal(again.simulated.watchesDue, 0, 'a decided watch is not checked again');
+
+    const nobody = flightNumber();
+    const none = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      nobody,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(none.code, 0, none.err);
+    assert.match(none.out, /No active contract on this flight in sandbox/, none.out);
+    assert.equal(await watchOf(t, 'sandbox', nobody, contract.departureDate), undefined, 'no watch without a contract');
+  });
+
   it('event resolves a production flight in manual review: claims opened by the operator, the watch decided, idempotent', async () => {
     const flight = flightNumber();
     const contract = await subscribe(t, c, production, flight, day(), { passengers: 2 });
@@ -169,7 +231,12 @@ describe('parasol flights', () => {
     assert.equal(event.watchesDecided, 1);
     const watch = await watchOf(t, 'production', flight, contract.departureDate);
     assert.equal(watch?.state, 'decided');
-    assert.deepEqual(watch?.decision, { kind: 'cancelled', claimsOpened: 1, source: 'operator' });
+    assert.deepEqual(watch?.decision, {
+      kind: 'cancelled',
+      claimsOpened: 1,
+      source: 'operator',
+      reportedBy: 'operator:test',
+    });
     const audit = await auditOf(t, watch!.id);
     assert.deepEqual(audit.at(-1) && { actor: audit.at(-1)!.actor, action: audit.at(-1)!.action }, {
       actor: 'operator:test',
@@ -239,6 +306,94 @@ describe('parasol flights', () => {
     assert.deepEqual([saved.simulated.flightNumber, saved.simulated.flightNumbers], ['AF006', ['AF006']]);
     const shown = await new SqlSimulatedFlightStore(t.db, 'sandbox').find('AF6', d);
     assert.equal(shown?.status, 'on_time', 'one flight: AF006 is kept under its key AF6');
+  });
+
+  it('simulate the marketing number of a codeshare: the CLI names the operating flight to simulate, and creates no watch', async () => {
+    const marketing = flightNumber();
+    const operating = `KL${marketing.slice(2)}`;
+    const codeshare = await subscribe(t, c, sandbox, marketing, day(), { operatingFlightNumber: operating });
+    c.set(plus(codeshare.departureAt, -5 * DAY));
+    const run = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      marketing,
+      codeshare.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(
+      run.out,
+      new RegExp(
+        `${marketing} is sold as a codeshare: its legs are monitored under the operating flight ${operating}, not under ${marketing}\\. Simulate that flight: parasol flights simulate --env sandbox ${operating} ${codeshare.departureDate}`,
+      ),
+      run.out,
+    );
+    assert.doesNotMatch(run.out, /No active contract/, run.out);
+    assert.equal(await watchOf(t, 'sandbox', marketing, codeshare.departureDate), undefined, 'no watch of AF');
+    assert.equal(
+      await watchOf(t, 'sandbox', operating, codeshare.departureDate),
+      undefined,
+      'nor of the operating flight: its own simulation creates it',
+    );
+  });
+
+  it('simulate a flight whose watch is in manual review: the CLI says flights check decides it with the event; a production contract on the same flight is untouched', async () => {
+    const flight = flightNumber();
+    const d = day();
+    const contract = await subscribe(t, c, sandbox, flight, d);
+    const real = await subscribe(t, c, production, flight, d);
+    c.set(plus(contract.departureAt, -DAY));
+    await planWatches({ db: t.db, now: c.now });
+    const reviewed = await watchOf(t, 'sandbox', flight, contract.departureDate);
+    assert.equal(reviewed?.state, 'watching', 'planned');
+    await t.db
+      .updateTable('flight_watches')
+      .set({ state: 'manual_review', next_check_at: null, review_reason: 'provider_unavailable' })
+      .where('id', '=', reviewed!.id)
+      .execute();
+    const productionWatch = await watchOf(t, 'production', flight, real.departureDate);
+    assert.equal(productionWatch?.state, 'watching', 'the production flight is watched by its own schedule');
+
+    const run = await cli(
+      'flights',
+      'simulate',
+      '--env',
+      'sandbox',
+      flight,
+      contract.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.equal(run.code, 0, run.err);
+    assert.match(
+      run.out,
+      new RegExp(
+        `Its watch is manual_review \\(provider_unavailable\\): the dispatch does not check it; parasol flights check sandbox ${flight} ${contract.departureDate} decides it with this simulated event`,
+      ),
+      run.out,
+    );
+    assert.doesNotMatch(run.out, /changes nothing/, run.out);
+    const checked = await json('flights', 'check', 'sandbox', flight, contract.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+    assert.equal(checked.checks[0].decision.kind, 'cancelled', 'decided with the simulated event');
+    assert.equal(checked.checks[0].claimsOpened, 1, JSON.stringify(checked));
+
+    const after = await watchOf(t, 'production', flight, real.departureDate);
+    assert.deepEqual(
+      { state: after?.state, nextCheckAt: after?.next_check_at, decision: after?.decision },
+      { state: 'watching', nextCheckAt: productionWatch?.next_check_at, decision: productionWatch?.decision },
+      'the production watch keeps its schedule',
+    );
+    assert.equal((await claimsOf(t, 'production', flight, real.departureDate)).length, 0, 'no production claim');
+    const status = await t.db
+      .selectFrom('contracts')
+      .select('status')
+      .where('contract_number', '=', real.contractNumber)
+      .executeTakeFirstOrThrow();
+    assert.equal(status.status, 'active', 'the production contract is still active');
   });
 
   it('refuses what is not valid, naming the option', async () => {

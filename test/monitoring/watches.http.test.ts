@@ -391,6 +391,24 @@ describe('flight monitoring (sandbox, simulator)', () => {
       assert.equal(claim?.delay_minutes, 200);
       assert.equal(Number(claim?.compensation_amount), 10_000);
       assert.equal((claim?.evidence as { source: string }).source, 'operator');
+      assert.equal(
+        (claim?.evidence as { reportedBy?: string }).reportedBy,
+        'operator:test',
+        'the operator who stated the event, as on the claims it opened then',
+      );
+      const openedLater = await t.db
+        .selectFrom('audit_log')
+        .select('actor')
+        .where('entity', '=', 'flight')
+        .where('entity_id', '=', `${flight}/${date}`)
+        .where('action', '=', 'claims_opened')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        openedLater.map((r) => r.actor),
+        ['operator:test', 'operator:test'],
+        "the planner opens the later leg's claim in the operator's name, not as system",
+      );
     });
 
     it('diverted: paid as cancelled when cancellation is covered', async () => {

@@ -90,6 +90,21 @@ describe('console and operator pages', () => {
     assert.doesNotMatch(unchanged.body, /id="contract-versions"/);
     // the booking reference, stored sealed, is opened for the partner's page
     assert.match(unchanged.body, /<dd>ABC123<\/dd>/);
+    const sold = await t.db
+      .selectFrom('contracts')
+      .select(['version', 'configuration_version'])
+      .where('contract_number', '=', number)
+      .executeTakeFirstOrThrow();
+    assert.match(unchanged.body, /<dt>Version<\/dt><dd id="contract-version">1<\/dd>/, 'the contract as sold');
+    assert.match(
+      unchanged.body,
+      new RegExp(
+        `<dt>Configuration version</dt><dd id="contract-configuration-version">${sold.configuration_version}</dd>`,
+      ),
+      'the configuration version under its own label',
+    );
+    assert.match(unchanged.body, /No claims on this contract\./, 'a contract has no period');
+    assert.doesNotMatch(unchanged.body, /in this period/, 'not the listing’s words');
     const preview = await post(
       t.app,
       `${FLIGHT}/contracts/${number}/flight-change/preview`,
@@ -118,8 +133,30 @@ describe('console and operator pages', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /id="contract-versions"/);
     assert.match(page.body, /<td>2<\/td>/);
+    assert.match(page.body, /<dd id="contract-version">2<\/dd>/, 'the API’s version after one change');
+    assert.match(
+      page.body,
+      new RegExp(`<dd id="contract-configuration-version">${sold.configuration_version}</dd>`),
+      'a change keeps the configuration it was sold under',
+    );
     assert.match(page.body, /AF1234 CDG/);
     assert.match(page.body, /AF006 CDG/);
+
+    // the same page in French: its own words for the two versions and for no claim on a contract
+    assert.equal((await browser.get(`/lang/fr?next=/console/contracts/${number}`)).statusCode, 303);
+    const fr = await browser.get(`/console/contracts/${number}`);
+    assert.match(fr.body, /<html lang="fr">/, 'French after the switch');
+    assert.match(fr.body, /<dt>Version<\/dt><dd id="contract-version">2<\/dd>/, 'Version, in French too');
+    assert.match(
+      fr.body,
+      new RegExp(
+        `<dt>Version de la configuration</dt><dd id="contract-configuration-version">${sold.configuration_version}</dd>`,
+      ),
+      'the configuration version, in French',
+    );
+    assert.match(fr.body, /Aucun sinistre sur ce contrat\./, 'no claim on this contract, in French');
+    assert.doesNotMatch(fr.body, /sur cette période/, 'not the listing’s words of a period');
+    await browser.get(`/lang/en?next=/console`);
   });
 
   test('the claims table lists the partner’s claims with the /getclaims filters; a bad range is a message', async () => {

@@ -173,7 +173,14 @@ describe('disguised addresses end to end', () => {
     const partner = await createTestPartner(t.db);
     const { jobs, keys } = t.app.parasol;
     // registered while private URLs were allowed; now they are not
-    const lenient: WebhookDeps = { db: t.db, jobs, keys, allowPrivate: true, now: () => new Date() };
+    const lenient: WebhookDeps = {
+      db: t.db,
+      jobs,
+      keys,
+      allowPrivate: true,
+      now: () => new Date(),
+      resolve: async () => ['10.1.2.3'], // rebound.example.com resolved (to a private address) when registered
+    };
     const endpoints: string[] = [];
     const environments = ['sandbox', 'preproduction', 'production'] as const; // at most 10 endpoints per environment
     const urls = [...DISGUISED_URLS, 'https://rebound.example.com/h'];

@@ -163,6 +163,30 @@ describe('webhook URL policy', () => {
       (e: DomainError) => e.code === 'webhook_url_not_allowed',
     );
   });
+
+  it("refuses a name that resolves to nothing even when private addresses are allowed (the README's placeholder)", async () => {
+    const dns = resolving({ 'receiver.lan': ['192.168.1.20'] });
+    const placeholder = await checkWebhookUrl('https://your-receiver.example/hooks', {
+      allowPrivate: true,
+      resolve: dns,
+    }).then(
+      () => assert.fail('the placeholder was accepted'),
+      (error: unknown) => error,
+    );
+    assert.ok(placeholder instanceof DomainError, `expected a DomainError, got ${String(placeholder)}`);
+    assert.equal(placeholder.code, 'webhook_url_not_allowed', 'refused as a URL');
+    assert.equal(placeholder.extra.reason, 'unresolvable', 'because it resolves to nothing');
+    const none = await checkWebhookUrl('http://empty.lan/h', { allowPrivate: true, resolve: async () => [] }).then(
+      () => undefined,
+      (error: DomainError) => error.extra.reason,
+    );
+    assert.equal(none, 'unresolvable', 'an empty answer is no address either');
+    assert.equal(
+      (await checkWebhookUrl('http://receiver.lan:4000/hooks', { allowPrivate: true, resolve: dns })).hostname,
+      'receiver.lan',
+      'a name resolving to a private address is accepted when allowed',
+    );
+  });
 });
 
 describe('retry schedule', () => {

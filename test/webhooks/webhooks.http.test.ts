@@ -980,4 +980,40 @@ describe('CLI', () => {
     assert.match(badLimit.err, /--limit/);
     assert.equal((await cli(['webhooks', 'rotate-secret', '00000000-0000-4000-8000-000000000000'])).code, 1);
   });
+
+  it("with PARASOL_WEBHOOKS_ALLOW_PRIVATE=on (this app's), a host name that resolves to nothing is refused: 422 unresolvable", async () => {
+    const partner = await createTestPartner(t.db);
+    const asked: string[] = [];
+    // the README's placeholder, resolved by an injected resolver (never real DNS): no such name
+    const resolveHost = async (hostname: string): Promise<string[]> => {
+      asked.push(hostname);
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    };
+    const placeholder = 'https://your-receiver.example/hooks';
+    const run = await runCliOn(
+      t,
+      ['--json', 'webhooks', 'add', partner.slug, '--env', 'sandbox', '--url', placeholder],
+      { resolveHost },
+    );
+    assert.equal(run.code, 1, `refused: ${run.out}`);
+    // the CLI's form of the API's 422 webhook_url_not_allowed, reason unresolvable
+    const { error } = JSON.parse(run.err) as {
+      error: { code: string; detail: string; errors: { field: string; message: string }[] };
+    };
+    assert.equal(error.code, 'webhook_url_not_allowed', run.err);
+    assert.match(error.detail, /your-receiver\.example does not resolve to any address/, run.err);
+    assert.equal(error.errors[0]?.field, '/url', run.err);
+    assert.deepEqual(asked, ['your-receiver.example'], 'the name was resolved, by the injected resolver');
+    const listed = await runCliOn(t, ['--json', 'webhooks', 'list', partner.slug]);
+    assert.equal(listed.code, 0, listed.err);
+    assert.deepEqual(JSON.parse(listed.out).endpoints, [], 'nothing stored');
+
+    // a name that resolves, to a private address: admitted by the flag
+    const admitted = await runCliOn(
+      t,
+      ['--json', 'webhooks', 'add', partner.slug, '--env', 'sandbox', '--url', 'http://receiver.lan:4000/hooks'],
+      { resolveHost: async () => ['192.168.1.20'] },
+    );
+    assert.equal(admitted.code, 0, admitted.err);
+  });
 });
