@@ -86,6 +86,7 @@ export const en = {
     statusVoided:
       'This compensation has been withdrawn by the insurer: it will not be paid. For any question, contact the seller of your insurance.',
     statusOpened: 'Your compensation is being prepared.',
+    newestMessage: 'This link no longer works: use the link in the most recent message we have sent you.',
     unknownTitle: 'Unknown link',
     unknown: 'This link does not match any compensation. Check that it is complete.',
     errors: {

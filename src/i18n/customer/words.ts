@@ -141,6 +141,8 @@ export interface CustomerWords {
     /** The claim desk voided the claim (withdrawn by the insurer). */
     statusVoided: string;
     statusOpened: string;
+    /** An earlier link (replaced by a newer one, or used while the claim waits for new details): the newest message holds the link to use. */
+    newestMessage: string;
     unknownTitle: string;
     unknown: string;
     errors: {
