@@ -38,8 +38,7 @@ describe('a claim’s earlier links: 410 with where the claim stands, never unkn
     const messages = (res.json() as { messages: { link: string | null }[] }).messages;
     return messages.flatMap((m) => (m.link ? [new URL(m.link).pathname] : []));
   };
-  const firstLink = async (contractNumber: string) =>
-    eventually(async () => (await linksOf(contractNumber))[0]);
+  const firstLink = async (contractNumber: string) => eventually(async () => (await linksOf(contractNumber))[0]);
   const newerLink = async (contractNumber: string, earlier: string) =>
     eventually(async () => (await linksOf(contractNumber)).find((l) => l !== earlier), 60_000);
   const form = (url: string, iban: string) =>
