@@ -124,7 +124,9 @@ describe('claim reminders and receipts, each sent once', () => {
     assert.ok(reminder, JSON.stringify(messages));
     assert.match(reminder.body, new RegExp(c.flightNumber));
     assert.ok(reminder.link && reminder.link !== firstLink, 'a new link');
-    assert.equal((await fetch(pathOf(firstLink))).status, 404, 'the old link stops working');
+    const old = await fetch(pathOf(firstLink));
+    assert.equal(old.status, 410, 'the old link takes no more details, and is not unknown');
+    assert.match(await old.text(), /id="newest-message"/, 'its page sends the customer to the newest message');
     assert.equal((await fetch(pathOf(reminder.link))).status, 200, 'the new one works');
 
     const after = await t.db
