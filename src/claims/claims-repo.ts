@@ -345,7 +345,7 @@ export async function markClaimAwaitingBankDetails(
 /**
  * The claim behind a link, by the SHA-256 of its token — its current link, or an earlier one a newer
  * link replaced (`replaced`) — with its current link's use and due date and its bank details' last
- * four digits; `lock` takes the claim row.
+ * four digits; `lock` takes the claim row and its link row.
  */
 export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock: boolean) {
   let query = claimsWithContractAndLeg(db)
@@ -388,7 +388,9 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
         .where('token_hash', '=', tokenHash)
         .unionAll(eb.selectFrom('claim_tokens_replaced').select('claim_id').where('token_hash', '=', tokenHash)),
     );
-  if (lock) query = query.forUpdate('cl');
+  // the link row too: a POST waiting on the claim's lock while a reminder or a resend swaps the link
+  // re-reads it once that commits (PostgreSQL re-reads only the rows it locks), so it sees `replaced`
+  if (lock) query = query.forUpdate(['cl', 't']);
   return query.executeTakeFirst();
 }
 

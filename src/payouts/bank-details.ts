@@ -29,10 +29,15 @@ export interface ClaimForCustomer {
   /** The link can still take bank details (the claim's newest link, unused, before its due date). */
   open: boolean;
   /**
-   * The page sends the customer to the newest message: a newer link (a reminder, a resend, a rejected
-   * payment's) replaced this one (unless the claim is withdrawn or expired), or this one served and the
-   * claim waits for new details (its new link's message is sent, or on its way). Never the newer link
-   * itself: a forwarded link gives no access.
+   * A newer link (a reminder, a resend, a rejected payment's) replaced this one: its page shows none of
+   * the claim's details (a resend may mean the earlier link went to a wrong number), only where the
+   * claim stands in one neutral line (`replacedPage`).
+   */
+  replaced: boolean;
+  /**
+   * The page sends the customer to the newest message: the claim waits for details and this link was
+   * replaced by a newer one or served (its new link's message is sent, or on its way). Never the newer
+   * link itself: a forwarded link gives no access.
    */
   newestMessage: boolean;
   ibanLast4: string | null;
@@ -76,9 +81,10 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
         row.used_at === null &&
         (row.expires_at.getTime() > now.getTime() || row.manual_review_at !== null) &&
         waiting,
-      // a withdrawn or expired claim's newest message gives no link to use
-      newestMessage:
-        (replaced && row.status !== 'voided' && row.status !== 'expired') || (row.used_at !== null && waiting),
+      replaced,
+      // only while the claim waits for details: a paid, pending, withdrawn or expired claim's newest
+      // message gives no link to use
+      newestMessage: waiting && (replaced || row.used_at !== null),
       ibanLast4: row.iban_last4,
       departureAirport: row.departure_airport,
       arrivalAirport: row.arrival_airport,

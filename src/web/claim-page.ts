@@ -237,13 +237,15 @@ ${why(claim, claim.language)}`,
 }
 
 /**
- * A link that can take no more bank details (used, expired, replaced by a newer one, or the claim
- * settled) shows where the claim stands and why it is paid, rather than a dead end: the customer keeps
- * the SMS and comes back. An earlier link sends the customer to the newest message (`newestMessage`),
- * never to the newer link itself. A claim the insurer voided shows that it is withdrawn, and neither
- * an amount nor why it would be paid.
+ * A link that can take no more bank details (used, expired, or the claim settled) shows where the
+ * claim stands and why it is paid, rather than a dead end: the customer keeps the SMS and comes back.
+ * A used link whose claim waits for new details sends the customer to the newest message
+ * (`newestMessage`), never to the newer link itself. A claim the insurer voided shows that it is
+ * withdrawn, and neither an amount nor why it would be paid. A link a newer one replaced shows none of
+ * the claim's details (`replacedPage`).
  */
 export function closedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
+  if (claim.replaced) return replacedPage(claim, legal, token);
   const w = words(claim.language);
   const newest = claim.newestMessage ? html`<p id="newest-message" role="alert">${w.newestMessage}</p>` : '';
   return layout(
@@ -255,6 +257,34 @@ ${status(claim, claim.language)}`
       : html`<h1>${w.title}</h1>${newest}${amountFor(claim)}
 ${status(claim, claim.language)}
 ${why(claim, claim.language)}`,
+    frameOf(claim, legal, token),
+  );
+}
+
+/**
+ * A link a newer one replaced (a reminder, a resend, a rejected payment's): a resend may mean it went to
+ * a wrong number, so its page shows none of the claim's details — no amount, flight, passengers nor
+ * account digits — only where the claim stands in one neutral line, and, while the claim waits for
+ * details, that the newest message holds the link to use (never that link).
+ */
+function replacedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
+  const w = words(claim.language);
+  const line =
+    claim.status === 'paid'
+      ? w.replacedPaid
+      : claim.status === 'payment_pending'
+        ? w.replacedPending
+        : claim.status === 'expired'
+          ? w.statusExpired
+          : claim.status === 'voided'
+            ? w.statusVoided
+            : null;
+  return layout(
+    claim.language,
+    w.title,
+    html`<h1>${w.title}</h1>
+${line ? html`<p id="claim-status" data-status="${claim.status}">${line}</p>` : ''}
+${claim.newestMessage ? html`<p id="newest-message" role="alert">${w.newestMessage}</p>` : ''}`,
     frameOf(claim, legal, token),
   );
 }

@@ -50,6 +50,7 @@ function claim(overrides: Partial<ClaimForCustomer> = {}): ClaimForCustomer {
     brand: 'SkyFly',
     passengers: 2,
     open: true,
+    replaced: false,
     newestMessage: false,
     ibanLast4: null,
     departureAirport: 'CDG',
@@ -132,6 +133,37 @@ describe('the customer claim page', () => {
     }
     const used = closedPage(claim({ status: 'payment_pending', open: false }), LEGAL, TOKEN);
     assert.doesNotMatch(used, /newest-message/, 'a link that served, the claim paying: no hint');
+  });
+
+  it('a replaced link: none of the claim’s details, one neutral status line at most, the hint while it waits', () => {
+    const details = (page: string, what: string) => {
+      assert.doesNotMatch(page, /AF006/, `${what}: no flight number`);
+      assert.doesNotMatch(page, /200|€/, `${what}: no amount`);
+      assert.doesNotMatch(page, /4300/, `${what}: no IBAN last 4`);
+      assert.doesNotMatch(page, /passeng|passag|Passag/i, `${what}: no passengers`);
+      assert.doesNotMatch(page, /id="why"|<form/, `${what}: neither why nor a form`);
+    };
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page;
+      const base = { language, open: false, replaced: true, ibanLast4: '4300' } as const;
+      const waiting = closedPage(claim({ ...base, status: 'failed', newestMessage: true }), LEGAL, TOKEN);
+      details(waiting, `${language} failed`);
+      assert.ok(waiting.includes(w.newestMessage), `${language}: the hint while the claim waits`);
+      assert.doesNotMatch(waiting, /claim-status/, `${language}: waiting, the hint is the only line`);
+      const paid = closedPage(
+        claim({ ...base, status: 'paid', paidAt: new Date('2026-12-27T10:00:00Z') }),
+        LEGAL,
+        TOKEN,
+      );
+      details(paid, `${language} paid`);
+      assert.ok(paid.includes(`data-status="paid">${w.replacedPaid}</p>`), `${language}: paid, one neutral line`);
+      assert.doesNotMatch(paid, /2026|newest-message/, `${language}: paid, no date, no hint`);
+      const pending = closedPage(claim({ ...base, status: 'payment_pending' }), LEGAL, TOKEN);
+      details(pending, `${language} payment_pending`);
+      assert.ok(pending.includes(w.replacedPending), `${language}: pending, one neutral line`);
+      if (language !== 'en')
+        assert.notEqual(w.replacedPaid, customerWords('en').page.replacedPaid, `${language}: its own words`);
+    }
   });
 
   it('every language, every state: the brand line, the insurer footer, the legal links; nothing missing', () => {
