@@ -295,8 +295,8 @@ export async function markClaimReminded(trx: Executor, claimId: string, dueAt: D
 
 /**
  * Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had, whose hash
- * is kept in `claim_tokens_replaced`: an earlier message's link still finds its claim (its page says
- * where the claim stands, and takes no details).
+ * is kept in `claim_tokens_replaced`: an earlier message's link still finds its claim (its page shows
+ * none of the claim's details, only its status, and takes no details).
  */
 export async function issueClaimToken(
   trx: Executor,

@@ -140,8 +140,8 @@ export async function notifyClaimIn(
       kind === 'opened' || !row.bank_details_due_at
         ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
         : row.bank_details_due_at;
-    // a new link replaces the one the claim had: the old token takes no more details (its page, 410, says
-    // where the claim stands and that the newest message holds the link: claim_tokens_replaced)
+    // a new link replaces the one the claim had: the old token takes no more details (its page, 410,
+    // shows none of the claim's, only its status and the newest message to use: claim_tokens_replaced)
     token = randomToken(32);
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
     const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };

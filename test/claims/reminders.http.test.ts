@@ -20,7 +20,7 @@ import {
 
 /**
  * Issue 14 §3: a claim still waiting for bank details is reminded once a few days before its due date,
- * with a new link (the old one stops working); a paid claim gets one receipt. Each message once, by SMS
+ * with a new link (the old one takes no more details); a paid claim gets one receipt. Each message once, by SMS
  * and by email, whatever the retries or concurrent runs; the sandbox messages endpoint shows the SMS,
  * the `emails` table (the sandbox's email outbox) the emails. The reminder job is run with an injected
  * clock.
