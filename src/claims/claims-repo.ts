@@ -293,13 +293,29 @@ export async function markClaimReminded(trx: Executor, claimId: string, dueAt: D
   await trx.updateTable('claims').set({ reminded_due_at: dueAt, updated_at: at }).where('id', '=', claimId).execute();
 }
 
-/** Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had. */
+/**
+ * Gives the claim a new bank-details link (its token's SHA-256), replacing the one it had, whose hash
+ * is kept in `claim_tokens_replaced`: an earlier message's link still finds its claim (its page shows
+ * none of the claim's details, only its status, and takes no details).
+ */
 export async function issueClaimToken(
   trx: Executor,
   claimId: string,
   tokenHash: string,
   expiresAt: Date,
 ): Promise<void> {
+  await trx
+    .insertInto('claim_tokens_replaced')
+    .columns(['token_hash', 'claim_id'])
+    .expression((eb) =>
+      eb
+        .selectFrom('claim_tokens')
+        .select(['token_hash', 'claim_id'])
+        .where('claim_id', '=', claimId)
+        .where('token_hash', '!=', tokenHash),
+    )
+    .onConflict((oc) => oc.column('token_hash').doNothing())
+    .execute();
   await trx
     .insertInto('claim_tokens')
     .values({ claim_id: claimId, token_hash: tokenHash, expires_at: expiresAt })
@@ -326,10 +342,15 @@ export async function markClaimAwaitingBankDetails(
     .execute();
 }
 
-/** The claim behind a link, by the SHA-256 of its token, with its bank details' last four digits; `lock` takes the claim row. */
+/**
+ * The claim behind a link, by the SHA-256 of its token — its current link, or an earlier one a newer
+ * link replaced (`replaced`) — with its current link's use and due date and its bank details' last
+ * four digits; `lock` takes the claim row and its link row.
+ */
 export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock: boolean) {
   let query = claimsWithContractAndLeg(db)
     .innerJoin('partners as p', 'p.id', 'cl.partner_id')
+    // the claim's current link, whichever link was opened
     .innerJoin('claim_tokens as t', 't.claim_id', 'cl.id')
     .leftJoin('claim_bank_details as b', 'b.claim_id', 'cl.id')
     .select([
@@ -358,9 +379,18 @@ export async function findClaimByTokenHash(db: Executor, tokenHash: string, lock
       'c.passengers',
       'c.configuration_version',
       (eb) => eb.fn.coalesce('p.brand_name', 'p.name').as('brand'),
+      (eb) => eb('t.token_hash', '!=', tokenHash).as('replaced'),
     ])
-    .where('t.token_hash', '=', tokenHash);
-  if (lock) query = query.forUpdate('cl');
+    .where('cl.id', 'in', (eb) =>
+      eb
+        .selectFrom('claim_tokens')
+        .select('claim_id')
+        .where('token_hash', '=', tokenHash)
+        .unionAll(eb.selectFrom('claim_tokens_replaced').select('claim_id').where('token_hash', '=', tokenHash)),
+    );
+  // the link row too: a POST waiting on the claim's lock while a reminder or a resend swaps the link
+  // re-reads it once that commits (PostgreSQL re-reads only the rows it locks), so it sees `replaced`
+  if (lock) query = query.forUpdate(['cl', 't']);
   return query.executeTakeFirst();
 }
 

@@ -169,7 +169,7 @@ export const refuseDeskAction = (code: DeskRefusal, detail: string) => new Domai
 
 /**
  * Resend the link: for a claim waiting for (new) bank details before its due date, a new link (the
- * old one stops working: one live link per claim) until the same due date, texted now to the
+ * old one takes no more details: one live link per claim) until the same due date, texted now to the
  * contract's current phone, in this transaction — one SMS per action.
  */
 export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<DeskOutcome> {

@@ -72,9 +72,9 @@ const ACTIONS: Record<NotifyKind, string> = {
  *
  * - `opened`: a bank-details link (a 256-bit token, stored as its SHA-256, valid while the claim
  *   waits for bank details), the claim → `awaiting_bank_details`, the SMS;
- * - `payment_failed`: a new link (the old one stops working), a new due date, the SMS;
+ * - `payment_failed`: a new link (the old one takes no more details), a new due date, the SMS;
  * - `reminder`: a claim still waiting a few days before its due date, not reminded of that due date
- *   yet: a new link (the old one stops working) until the same due date, `reminded_due_at`, the SMS;
+ *   yet: a new link (the old one takes no more details) until the same due date, `reminded_due_at`, the SMS;
  * - `paid`: the receipt (the amount, the account's last four digits), no link;
  * - `voided`: the claim desk voided a claim whose customer had been texted a link (`markClaimVoided`):
  *   it is withdrawn and will not be paid, no link, never the desk's reason (internal free text).
@@ -88,7 +88,7 @@ export async function notifyClaim(deps: NotifyDeps, job: NotifyJob | ResendReque
 }
 
 /**
- * "Resend the link": a new link (the old one stops working) until the same due date — the claim's
+ * "Resend the link": a new link (the old one takes no more details) until the same due date — the claim's
  * first message again (or the one after a rejected payment), once per `actionToken`, audited as the
  * actor's. An operator's from the claim desk (claims/desk.ts, texted in the operator's transaction),
  * or a `claims_notify` job queued when the partner changes the customer's phone
@@ -140,7 +140,8 @@ export async function notifyClaimIn(
       kind === 'opened' || !row.bank_details_due_at
         ? new Date(now.getTime() + deps.bankDetailsDays * 86_400_000)
         : row.bank_details_due_at;
-    // a new link replaces the one the claim had (the old token stops working)
+    // a new link replaces the one the claim had: the old token takes no more details (its page, 410,
+    // shows none of the claim's, only its status and the newest message to use: claim_tokens_replaced)
     token = randomToken(32);
     await repo.issueClaimToken(trx, row.id, sha256Hex(token), dueAt);
     const input = { ...wordsOf(row, deps), publicUrl: deps.publicUrl, token };

@@ -297,7 +297,7 @@ export function claimsCommands(kit: CommandKit): void {
 
   desk(
     'resend-link <claimNumber>',
-    'Text the customer a new bank-details link now (the previous link stops working; the due date stays)',
+    'Text the customer a new bank-details link now (the previous link takes no more details and shows none; the due date stays)',
     'parasol claims resend-link CLM-00000042 --reason "customer lost the SMS"',
     (input) => resendClaimLink(notifyDeps(), input),
     (n) => `${n}: a new link was texted to the customer.`,

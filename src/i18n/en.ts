@@ -315,7 +315,8 @@ export const en = {
     reasonLabel: 'Reason (required, kept in the audit log)',
     reasonHint: "3 to 500 characters. Do not write the customer's name: an IBAN, email or phone number is kept masked.",
     resendLink: 'Resend the link',
-    resendHint: 'A new bank-details link by SMS now; the previous link stops working. The due date stays.',
+    resendHint:
+      'A new bank-details link by SMS now; the previous link takes no more details and shows none. The due date stays.',
     correctPhone: 'Correct the phone number',
     newPhone: 'New phone number (E.164, e.g. +33612345678)',
     correctPhoneHint: 'Stored encrypted on the contract; the next messages go to it.',

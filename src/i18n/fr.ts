@@ -326,7 +326,7 @@ export const fr = {
       "De 3 à 500 caractères. N'écrivez pas le nom du client : un IBAN, un e-mail ou un numéro de téléphone est masqué.",
     resendLink: 'Renvoyer le lien',
     resendHint:
-      'Un nouveau lien de coordonnées bancaires par SMS, tout de suite ; le lien précédent ne fonctionne plus. L’échéance reste la même.',
+      'Un nouveau lien de coordonnées bancaires par SMS, tout de suite ; le lien précédent ne prend plus de coordonnées et n’en affiche aucune. L’échéance reste la même.',
     correctPhone: 'Corriger le numéro de téléphone',
     newPhone: 'Nouveau numéro (E.164, par ex. +33612345678)',
     correctPhoneHint: 'Enregistré chiffré sur le contrat ; les messages suivants y sont envoyés.',

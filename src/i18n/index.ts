@@ -49,6 +49,7 @@ export {
   CUSTOMER_WORDS,
   customerWords,
   formatAmount,
+  formatDateTime,
   formatDelay,
   formatDepartureDate,
   formatDuration,

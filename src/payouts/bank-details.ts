@@ -26,8 +26,20 @@ export interface ClaimForCustomer {
   /** The partner's brand name the customer knows (partners.brand_name, else its name). */
   brand: string;
   passengers: number;
-  /** The link can still take bank details. */
+  /** The link can still take bank details (the claim's newest link, unused, before its due date). */
   open: boolean;
+  /**
+   * A newer link (a reminder, a resend, a rejected payment's) replaced this one: its page shows none of
+   * the claim's details (a resend may mean the earlier link went to a wrong number), only where the
+   * claim stands in one neutral line (`replacedPage`).
+   */
+  replaced: boolean;
+  /**
+   * The page sends the customer to the newest message: the claim waits for details and this link was
+   * replaced by a newer one or served (its new link's message is sent, or on its way). Never the newer
+   * link itself: a forwarded link gives no access.
+   */
+  newestMessage: boolean;
   ibanLast4: string | null;
   departureAirport: string;
   arrivalAirport: string;
@@ -44,6 +56,8 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
   // expiry, payment settlement): one lock order, and the status read here is the current one.
   const row = await claimLink.findClaimByTokenHash(db, sha256Hex(token), lock);
   if (!row) return { kind: 'unknown' };
+  const replaced = Boolean(row.replaced);
+  const waiting = row.status === 'awaiting_bank_details' || row.status === 'failed';
   return {
     kind: 'claim',
     claim: {
@@ -63,9 +77,14 @@ async function findByToken(db: Executor, token: string, now: Date, lock: boolean
       // waiting for bank details: the first ones, or new ones after a rejected payment; a claim under
       // the desk's manual review does not expire, and its link keeps taking them past its due date
       open:
+        !replaced &&
         row.used_at === null &&
         (row.expires_at.getTime() > now.getTime() || row.manual_review_at !== null) &&
-        (row.status === 'awaiting_bank_details' || row.status === 'failed'),
+        waiting,
+      replaced,
+      // only while the claim waits for details: a paid, pending, withdrawn or expired claim's newest
+      // message gives no link to use
+      newestMessage: waiting && (replaced || row.used_at !== null),
       ibanLast4: row.iban_last4,
       departureAirport: row.departure_airport,
       arrivalAirport: row.arrival_airport,
@@ -103,7 +122,7 @@ export type BankDetailsOutcome =
  * in one transaction, stores it encrypted, uses up the link and moves the claim to
  * `payment_pending`, with the claim's payout requested (the simulated bank's job, or the next SEPA
  * batch). A link is single use once details are accepted; after a rejected payment the customer
- * gets a new link, and new details replace the old ones.
+ * gets a new link, and new details replace the old ones. A link a newer one replaced takes none (`closed`).
  */
 export async function submitBankDetails(
   deps: { db: Db; jobs: JobQueue; keys: Keyring; now: () => Date },

@@ -332,6 +332,13 @@ export interface ClaimTokensTable {
   used_at: NullableTimestamp;
 }
 
+/** A claim's earlier link, replaced by a newer one: its token's SHA-256 (migration 0060). */
+export interface ClaimTokensReplacedTable {
+  token_hash: string;
+  claim_id: string;
+  replaced_at: Generated<Date>;
+}
+
 export interface ClaimBankDetailsTable {
   claim_id: string;
   /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
@@ -702,6 +709,7 @@ export interface Database {
   claims: ClaimsTable;
   claim_desk_actions: ClaimDeskActionsTable;
   claim_tokens: ClaimTokensTable;
+  claim_tokens_replaced: ClaimTokensReplacedTable;
   claim_bank_details: ClaimBankDetailsTable;
   sms_outbox: SmsOutboxTable;
   payouts: PayoutsTable;

@@ -1,11 +1,11 @@
 import { bicNeededForCurrency, type BankDetailsIssue, type ClaimForCustomer } from '../payouts/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
-import { LOCALES } from '../platform/language.ts';
 import { asset } from './layout.ts';
 import {
   customerWords,
   formatAmount,
+  formatDateTime,
   formatDepartureDate,
   formatDuration,
   plural,
@@ -20,17 +20,13 @@ export interface PageLegal {
   readonly bankDetailsDays: number;
 }
 
-/** An instant at an airport, in its local time ("24/12/2026 14:05"), or in UTC when the airport is unknown. */
+/**
+ * An instant at an airport, in its local time ("24 Dec 2026, 14:05" in English, "24/12/2026 14:05" in
+ * French: its date as the page's other dates), or in UTC when the airport is unknown.
+ */
 function localTime(iso: string, airport: string, language: Language): string {
   const zone = findAirport(airport)?.timeZone;
-  const text = new Intl.DateTimeFormat(LOCALES[language], {
-    day: '2-digit',
-    month: '2-digit',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZone: zone ?? 'UTC',
-  }).format(new Date(iso));
+  const text = formatDateTime(new Date(iso), language, zone ?? 'UTC');
   return zone ? `${text} (${airport})` : `${text} UTC`;
 }
 
@@ -243,19 +239,52 @@ ${why(claim, claim.language)}`,
 /**
  * A link that can take no more bank details (used, expired, or the claim settled) shows where the
  * claim stands and why it is paid, rather than a dead end: the customer keeps the SMS and comes back.
- * A claim the insurer voided shows that it is withdrawn, and neither an amount nor why it would be paid.
+ * A used link whose claim waits for new details sends the customer to the newest message
+ * (`newestMessage`), never to the newer link itself. A claim the insurer voided shows that it is
+ * withdrawn, and neither an amount nor why it would be paid. A link a newer one replaced shows none of
+ * the claim's details (`replacedPage`).
  */
 export function closedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
+  if (claim.replaced) return replacedPage(claim, legal, token);
   const w = words(claim.language);
+  const newest = claim.newestMessage ? html`<p id="newest-message" role="alert">${w.newestMessage}</p>` : '';
   return layout(
     claim.language,
     w.title,
     claim.status === 'voided'
       ? html`<h1>${w.title}</h1>
 ${status(claim, claim.language)}`
-      : html`<h1>${w.title}</h1>${amountFor(claim)}
+      : html`<h1>${w.title}</h1>${newest}${amountFor(claim)}
 ${status(claim, claim.language)}
 ${why(claim, claim.language)}`,
+    frameOf(claim, legal, token),
+  );
+}
+
+/**
+ * A link a newer one replaced (a reminder, a resend, a rejected payment's): a resend may mean it went to
+ * a wrong number, so its page shows none of the claim's details — no amount, flight, passengers nor
+ * account digits — only where the claim stands in one neutral line, and, while the claim waits for
+ * details, that the newest message holds the link to use (never that link).
+ */
+function replacedPage(claim: ClaimForCustomer, legal: PageLegal, token: string): string {
+  const w = words(claim.language);
+  const line =
+    claim.status === 'paid'
+      ? w.replacedPaid
+      : claim.status === 'payment_pending'
+        ? w.replacedPending
+        : claim.status === 'expired'
+          ? w.statusExpired
+          : claim.status === 'voided'
+            ? w.statusVoided
+            : null;
+  return layout(
+    claim.language,
+    w.title,
+    html`<h1>${w.title}</h1>
+${line ? html`<p id="claim-status" data-status="${claim.status}">${line}</p>` : ''}
+${claim.newestMessage ? html`<p id="newest-message" role="alert">${w.newestMessage}</p>` : ''}`,
     frameOf(claim, legal, token),
   );
 }

@@ -9,8 +9,9 @@ import { claimPage, closedPage, legalPage, thanksPage, unknownPage, type PageLeg
 
 /**
  * The customer pages behind the SMS link, `/c/<token>`: the token is the credential (256 random
- * bits, stored hashed), so there is no session. 404 for an unknown link, 410 for one used or
- * expired, never another claim. Bodies are HTML; form posts are urlencoded (in this scope only).
+ * bits, stored hashed), so there is no session. 404 for a link never issued, 410 for one used,
+ * expired or replaced by a newer one (its page says where the claim stands, and sends the customer to
+ * the newest message), never another claim. Bodies are HTML; form posts are urlencoded (in this scope only).
  * `/c/<token>/legal` and `/c/<token>/privacy`: the legal and privacy notices in the customer's
  * language, naming the partner's brand (also for a used or expired link).
  */

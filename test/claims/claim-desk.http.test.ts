@@ -171,7 +171,10 @@ describe('the claim desk', () => {
     assert.equal(messages.length, 2, 'the first message and one resent');
     const resent = messages[1]!;
     assert.ok(resent.link && resent.link !== link, 'a new link');
-    assert.equal((await t.app.inject({ method: 'GET', url: linkPath(link) })).statusCode, 404, 'the old one is closed');
+    const old = await t.app.inject({ method: 'GET', url: linkPath(link) });
+    assert.equal(old.statusCode, 410, 'the old one is closed, not unknown');
+    assert.match(old.body, /id="newest-message"/, 'its page sends the customer to the newest message');
+    assert.ok(!old.body.includes(linkPath(resent.link)), 'never the new link on the old one');
     assert.equal(
       (await t.app.inject({ method: 'GET', url: linkPath(resent.link) })).statusCode,
       200,

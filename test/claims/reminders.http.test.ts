@@ -20,7 +20,7 @@ import {
 
 /**
  * Issue 14 §3: a claim still waiting for bank details is reminded once a few days before its due date,
- * with a new link (the old one stops working); a paid claim gets one receipt. Each message once, by SMS
+ * with a new link (the old one takes no more details); a paid claim gets one receipt. Each message once, by SMS
  * and by email, whatever the retries or concurrent runs; the sandbox messages endpoint shows the SMS,
  * the `emails` table (the sandbox's email outbox) the emails. The reminder job is run with an injected
  * clock.
@@ -124,7 +124,9 @@ describe('claim reminders and receipts, each sent once', () => {
     assert.ok(reminder, JSON.stringify(messages));
     assert.match(reminder.body, new RegExp(c.flightNumber));
     assert.ok(reminder.link && reminder.link !== firstLink, 'a new link');
-    assert.equal((await fetch(pathOf(firstLink))).status, 404, 'the old link stops working');
+    const old = await fetch(pathOf(firstLink));
+    assert.equal(old.status, 410, 'the old link takes no more details, and is not unknown');
+    assert.match(await old.text(), /id="newest-message"/, 'its page sends the customer to the newest message');
     assert.equal((await fetch(pathOf(reminder.link))).status, 200, 'the new one works');
 
     const after = await t.db

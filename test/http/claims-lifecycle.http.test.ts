@@ -192,11 +192,11 @@ describe('claims lifecycle in sandbox: from flight event to paid', () => {
     const second = messages[1]!;
     assert.match(second.body, /rejected/);
     assert.notEqual(second.link, first!.link, 'a new link');
-    assert.equal(
-      (await fetch(`${base}${new URL(first!.link).pathname}`)).status,
-      404,
-      'the old link no longer leads anywhere',
-    );
+    const old = await fetch(`${base}${new URL(first!.link).pathname}`);
+    assert.equal(old.status, 410, 'the old link takes no more details, and is not unknown');
+    const oldPage = await old.text();
+    assert.match(oldPage, /id="newest-message"/, 'the old link sends the customer to the newest message');
+    assert.doesNotMatch(oldPage, /4300|<form/, 'the old link: neither the account digits nor a form');
 
     const page = await fetch(`${base}${new URL(second.link).pathname}`);
     assert.match(await page.text(), /Your bank rejected the payment to the account ending 4300/);

@@ -50,6 +50,8 @@ function claim(overrides: Partial<ClaimForCustomer> = {}): ClaimForCustomer {
     brand: 'SkyFly',
     passengers: 2,
     open: true,
+    replaced: false,
+    newestMessage: false,
     ibanLast4: null,
     departureAirport: 'CDG',
     arrivalAirport: 'JFK',
@@ -63,8 +65,8 @@ describe('the customer claim page', () => {
   it('says why: gate times in the arrival airport’s time, the delay, the tier, the provider', () => {
     const page = claimPage(claim(), LEGAL, TOKEN);
     assert.match(page, /AF006 CDG → JFK/);
-    assert.match(page, /id="scheduled-arrival">24\/12\/2026, 08:30 \(JFK\)/);
-    assert.match(page, /id="actual-arrival">24\/12\/2026, 11:50 \(JFK\)/);
+    assert.match(page, /id="scheduled-arrival">24 Dec 2026, 08:30 \(JFK\)/);
+    assert.match(page, /id="actual-arrival">24 Dec 2026, 11:50 \(JFK\)/);
     assert.match(page, /id="delay">3 hours 20 minutes/);
     assert.match(page, /pays from a delay of 3 hours at arrival/);
     assert.match(page, /For 2 passengers\./);
@@ -93,6 +95,75 @@ describe('the customer claim page', () => {
     assert.match(paid, /has been paid \(27 Dec 2026\)/);
     const expired = closedPage(claim({ status: 'expired', open: false }), LEGAL, TOKEN);
     assert.match(expired, /has run out/);
+  });
+
+  it('one date format per page: the gate times’ dates written as the flight’s date, in every language', () => {
+    const dates: Record<string, string> = {
+      en: '24 Dec 2026',
+      fr: '24/12/2026',
+      de: '24.12.2026',
+      es: '24/12/2026',
+      it: '24/12/2026',
+      nl: '24-12-2026',
+      pt: '24/12/2026',
+    };
+    for (const language of CUSTOMER_LANGUAGES) {
+      const page = claimPage(claim({ language }), LEGAL, TOKEN);
+      const route = /AF006 CDG → JFK, ([^<]+)<\/dd>/.exec(page)?.[1];
+      const scheduled = /id="scheduled-arrival">([^<]+) \(JFK\)/.exec(page)?.[1];
+      assert.equal(route, dates[language], `${language}: the flight's date`);
+      assert.ok(scheduled?.startsWith(dates[language]!), `${language}: the gate time's date, got ${scheduled}`);
+      assert.match(scheduled ?? '', /08:30$/, `${language}: the gate time`);
+    }
+  });
+
+  it('an earlier link: where the claim stands, and the newest message holds the link to use (never a form)', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page;
+      const page = closedPage(
+        claim({ language, status: 'failed', open: false, newestMessage: true, ibanLast4: '4300' }),
+        LEGAL,
+        TOKEN,
+      );
+      assert.ok(page.includes(`<p id="newest-message" role="alert">${w.newestMessage}</p>`), `${language}: the hint`);
+      assert.match(page, /data-status="failed"/, `${language}: where the claim stands`);
+      assert.doesNotMatch(page, /<form/, `${language}: no form`);
+      if (language !== 'en')
+        assert.notEqual(w.newestMessage, customerWords('en').page.newestMessage, `${language}: its own words`);
+    }
+    const used = closedPage(claim({ status: 'payment_pending', open: false }), LEGAL, TOKEN);
+    assert.doesNotMatch(used, /newest-message/, 'a link that served, the claim paying: no hint');
+  });
+
+  it('a replaced link: none of the claim’s details, one neutral status line at most, the hint while it waits', () => {
+    const details = (page: string, what: string) => {
+      assert.doesNotMatch(page, /AF006/, `${what}: no flight number`);
+      assert.doesNotMatch(page, /200|€/, `${what}: no amount`);
+      assert.doesNotMatch(page, /4300/, `${what}: no IBAN last 4`);
+      assert.doesNotMatch(page, /passeng|passag|Passag/i, `${what}: no passengers`);
+      assert.doesNotMatch(page, /id="why"|<form/, `${what}: neither why nor a form`);
+    };
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page;
+      const base = { language, open: false, replaced: true, ibanLast4: '4300' } as const;
+      const waiting = closedPage(claim({ ...base, status: 'failed', newestMessage: true }), LEGAL, TOKEN);
+      details(waiting, `${language} failed`);
+      assert.ok(waiting.includes(w.newestMessage), `${language}: the hint while the claim waits`);
+      assert.doesNotMatch(waiting, /claim-status/, `${language}: waiting, the hint is the only line`);
+      const paid = closedPage(
+        claim({ ...base, status: 'paid', paidAt: new Date('2026-12-27T10:00:00Z') }),
+        LEGAL,
+        TOKEN,
+      );
+      details(paid, `${language} paid`);
+      assert.ok(paid.includes(`data-status="paid">${w.replacedPaid}</p>`), `${language}: paid, one neutral line`);
+      assert.doesNotMatch(paid, /2026|newest-message/, `${language}: paid, no date, no hint`);
+      const pending = closedPage(claim({ ...base, status: 'payment_pending' }), LEGAL, TOKEN);
+      details(pending, `${language} payment_pending`);
+      assert.ok(pending.includes(w.replacedPending), `${language}: pending, one neutral line`);
+      if (language !== 'en')
+        assert.notEqual(w.replacedPaid, customerWords('en').page.replacedPaid, `${language}: its own words`);
+    }
   });
 
   it('every language, every state: the brand line, the insurer footer, the legal links; nothing missing', () => {

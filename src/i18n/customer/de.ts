@@ -87,6 +87,10 @@ export const de = {
     statusVoided:
       'Diese Entschädigung wurde vom Versicherer zurückgezogen: Sie wird nicht gezahlt. Bei Fragen wenden Sie sich an den Verkäufer Ihrer Versicherung.',
     statusOpened: 'Ihre Entschädigung wird vorbereitet.',
+    replacedPaid: 'Diese Entschädigung wurde gezahlt.',
+    replacedPending: 'Die Zahlung dieser Entschädigung ist unterwegs.',
+    newestMessage:
+      'Dieser Link gilt nicht mehr: Verwenden Sie den Link aus der letzten Nachricht, die wir Ihnen gesendet haben.',
     unknownTitle: 'Unbekannter Link',
     unknown: 'Dieser Link gehört zu keiner Entschädigung. Prüfen Sie, ob er vollständig ist.',
     errors: {

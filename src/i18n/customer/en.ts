@@ -86,6 +86,9 @@ export const en = {
     statusVoided:
       'This compensation has been withdrawn by the insurer: it will not be paid. For any question, contact the seller of your insurance.',
     statusOpened: 'Your compensation is being prepared.',
+    replacedPaid: 'This compensation has been paid.',
+    replacedPending: 'The payment of this compensation is on its way.',
+    newestMessage: 'This link no longer works: use the link in the most recent message we have sent you.',
     unknownTitle: 'Unknown link',
     unknown: 'This link does not match any compensation. Check that it is complete.',
     errors: {

@@ -88,6 +88,9 @@ export const es = {
     statusVoided:
       'La aseguradora ha retirado esta indemnización: no se pagará. Para cualquier pregunta, contacte con el vendedor de su seguro.',
     statusOpened: 'Estamos preparando su indemnización.',
+    replacedPaid: 'Esta indemnización ha sido pagada.',
+    replacedPending: 'El pago de esta indemnización está en curso.',
+    newestMessage: 'Este enlace ya no es válido: utilice el del último mensaje que le hemos enviado.',
     unknownTitle: 'Enlace desconocido',
     unknown: 'Este enlace no corresponde a ninguna indemnización. Compruebe que está completo.',
     errors: {

@@ -87,6 +87,9 @@ export const fr = {
     statusVoided:
       'Cette indemnisation a été retirée par l’assureur : elle ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.',
     statusOpened: 'Votre indemnisation est en préparation.',
+    replacedPaid: 'Cette indemnisation a été versée.',
+    replacedPending: 'Le paiement de cette indemnisation est en cours.',
+    newestMessage: 'Ce lien n’est plus valable : utilisez celui du dernier message que nous vous avons envoyé.',
     unknownTitle: 'Lien inconnu',
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
     errors: {

@@ -70,9 +70,24 @@ export function formatDepartureDate(date: string, lang: CustomerLang): string {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!match) throw new RangeError(`departure date must be YYYY-MM-DD, got "${date}"`);
   const instant = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  const options: Intl.DateTimeFormatOptions =
-    lang === 'en'
-      ? { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }
-      : { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' };
-  return new Intl.DateTimeFormat(LOCALES[lang], options).format(instant);
+  return new Intl.DateTimeFormat(LOCALES[lang], { ...dateParts(lang), timeZone: 'UTC' }).format(instant);
+}
+
+/** The date as `formatDepartureDate` writes it in this language: one date format per page. */
+const dateParts = (lang: CustomerLang): Intl.DateTimeFormatOptions =>
+  lang === 'en'
+    ? { day: 'numeric', month: 'short', year: 'numeric' }
+    : { day: '2-digit', month: '2-digit', year: 'numeric' };
+
+/**
+ * An instant in a time zone, its date written as `formatDepartureDate` writes dates in this language:
+ * "24 Dec 2026, 08:30" (en) / "24/12/2026 08:30" (fr) / "24.12.2026, 08:30" (de)…
+ */
+export function formatDateTime(instant: Date, lang: CustomerLang, timeZone: string): string {
+  return new Intl.DateTimeFormat(LOCALES[lang], {
+    ...dateParts(lang),
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZone,
+  }).format(instant);
 }

@@ -86,6 +86,9 @@ export const it = {
     statusVoided:
       'L’assicuratore ha ritirato questo indennizzo: non sarà pagato. Per qualsiasi domanda, contatti il venditore della sua assicurazione.',
     statusOpened: 'Stiamo preparando il suo indennizzo.',
+    replacedPaid: 'Questo indennizzo è stato pagato.',
+    replacedPending: 'Il pagamento di questo indennizzo è in corso.',
+    newestMessage: 'Questo link non è più valido: utilizzi quello dell’ultimo messaggio che le abbiamo inviato.',
     unknownTitle: 'Link sconosciuto',
     unknown: 'Questo link non corrisponde a nessun indennizzo. Verifichi che sia completo.',
     errors: {

@@ -88,6 +88,9 @@ export const nl = {
     statusVoided:
       'Deze vergoeding is door de verzekeraar ingetrokken: ze wordt niet betaald. Vragen? Neem contact op met de verkoper van uw verzekering.',
     statusOpened: 'Uw vergoeding wordt voorbereid.',
+    replacedPaid: 'Deze vergoeding is betaald.',
+    replacedPending: 'De betaling van deze vergoeding is onderweg.',
+    newestMessage: 'Deze link is niet meer geldig: gebruik de link in het laatste bericht dat wij u hebben gestuurd.',
     unknownTitle: 'Onbekende link',
     unknown: 'Deze link hoort bij geen enkele vergoeding. Controleer of hij volledig is.',
     errors: {

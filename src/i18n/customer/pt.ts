@@ -87,6 +87,9 @@ export const pt = {
     statusVoided:
       'A seguradora retirou esta indemnização: não será paga. Para qualquer questão, contacte o vendedor do seu seguro.',
     statusOpened: 'A sua indemnização está a ser preparada.',
+    replacedPaid: 'Esta indemnização foi paga.',
+    replacedPending: 'O pagamento desta indemnização está em curso.',
+    newestMessage: 'Esta ligação já não é válida: utilize a da última mensagem que lhe enviámos.',
     unknownTitle: 'Ligação desconhecida',
     unknown: 'Esta ligação não corresponde a nenhuma indemnização. Verifique se está completa.',
     errors: {

@@ -141,6 +141,12 @@ export interface CustomerWords {
     /** The claim desk voided the claim (withdrawn by the insurer). */
     statusVoided: string;
     statusOpened: string;
+    /** A replaced link's one neutral status line (no amount, date nor account): the claim is paid. */
+    replacedPaid: string;
+    /** A replaced link's one neutral status line: the claim's payment is on its way. */
+    replacedPending: string;
+    /** While the claim waits for details, an earlier link (replaced by a newer one, or used): the newest message holds the link to use. */
+    newestMessage: string;
     unknownTitle: string;
     unknown: string;
     errors: {
