@@ -194,8 +194,8 @@ export interface WebhookEventInput<T extends WebhookEventType = WebhookEventType
   environment: Environment;
   type: T;
   data: WebhookEventData[T];
-  /** When it happened; now by default. */
-  occurredAt?: Date | undefined;
+  /** When it happened: the emitting use case's clock (`deps.now()`, or the time its data says). */
+  occurredAt: Date;
 }
 
 /** One event of any type, with data of its type. */
@@ -272,7 +272,7 @@ async function emitToEndpoints(
       event.environment,
       event.type,
       event.data,
-      event.occurredAt ?? new Date(),
+      event.occurredAt,
       keys,
     );
     eventRows.push(row);

@@ -205,6 +205,7 @@ describe('disguised addresses end to end', () => {
             partnerId: partner.id,
             environment,
             type: 'contract.cancelled' as const,
+            occurredAt: new Date(),
             data,
           })),
         ),
