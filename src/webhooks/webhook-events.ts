@@ -267,14 +267,7 @@ async function emitToEndpoints(
       (e) => e.event_types === null || e.event_types.includes(event.type),
     );
     if (wanting.length === 0) continue;
-    const row = eventRow(
-      event.partnerId,
-      event.environment,
-      event.type,
-      event.data,
-      event.occurredAt,
-      keys,
-    );
+    const row = eventRow(event.partnerId, event.environment, event.type, event.data, event.occurredAt, keys);
     eventRows.push(row);
     for (const endpoint of wanting)
       pairs.push({
