@@ -341,6 +341,7 @@ async function textCustomer(
       status: 'rejected',
       errorCode: error.providerCode ?? null,
       superseded: false,
+      at: now,
     });
     return `${outbox.name} (refused)`;
   }

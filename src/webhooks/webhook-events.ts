@@ -402,7 +402,7 @@ export async function emitCustomerUnreachable(
   jobs: JobQueue,
   claimId: string,
   report: Pick<ClaimCustomerUnreachableData, 'message' | 'deliveryStatus' | 'errorCode'>,
-  occurredAt = new Date(),
+  occurredAt: Date,
 ): Promise<EmitResult> {
   const live = await repo.liveEndpointsForClaims(trx, [claimId], 'claim.customer_unreachable');
   if (live.length === 0) return { events: 0, deliveries: 0 };
