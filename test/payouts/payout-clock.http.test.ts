@@ -16,8 +16,11 @@ import {
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
 import { reconcilePayouts } from '../../src/payouts/reconcile.ts';
 import { createSepaBatch } from '../../src/payouts/sepa-batch.ts';
+import { checkUnrecordedSepaFiles } from '../../src/payouts/sepa-schedule.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
 import { ACCOUNT_SID, AUTH_TOKEN, startFakeTwilio, type FakeTwilio } from '../notify/twilio-fake.ts';
 import { camt054 } from './camt054-sample.ts';
@@ -26,7 +29,9 @@ import { camt054 } from './camt054-sample.ts';
  * A production payout under clocks far from real time (docs/ARCHITECTURE.md, "Clocks"): the payout
  * and its attempt are dated by the bank details' use case, the SEPA batch, its audit row and its
  * payouts' instructed date by the batch's clock, the bank report's mismatch, the payment, its ledger
- * entry and its audit row by the reconciliation's — never by the database's.
+ * entry and its audit row by the reconciliation's — never by the database's. A batch whose file was
+ * never recorded is reported by the schedule's check and the gauge by their clocks, against the
+ * batch's; a customer the SMS did not reach is told to the partner at the delivery report's clock.
  */
 describe('production payouts on the application clock', () => {
   let t: TestApp;
@@ -52,6 +57,7 @@ describe('production payouts on the application clock', () => {
         PARASOL_TWILIO_URL: twilio.baseUrl,
         // the batch is made here, at its own clock: never by the schedule
         PARASOL_SEPA_BATCH_SCHEDULE: 'off',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
         ...sepaPayoutsEnv(dir),
       },
     });
@@ -154,6 +160,44 @@ describe('production payouts on the application clock', () => {
     assert.equal(instructed.instructed_at?.toISOString(), BATCH.toISOString(), 'the payout is instructed at the clock');
     assert.equal(await auditAt('sepa_batch', batch.messageId, 'created'), BATCH.toISOString(), 'the batch audited');
 
+    // its file never recorded as written, and not in the directory: reported once the grace has passed
+    // by the checking clock, against the batch's created_at — the schedule's check and the gauge alike
+    const { file_path: filePath } = await t.db
+      .selectFrom('sepa_batches')
+      .select('file_path')
+      .where('message_id', '=', batch.messageId)
+      .executeTakeFirstOrThrow();
+    assert.ok(filePath, 'the batch recorded its file');
+    await fs.rename(filePath, `${filePath}.away`);
+    await t.db.updateTable('sepa_batches').set({ file_path: null }).where('message_id', '=', batch.messageId).execute();
+    const check = async (minutes: number) =>
+      (
+        await checkUnrecordedSepaFiles({
+          db: t.db,
+          directory: dir,
+          now: () => new Date(BATCH.getTime() + minutes * 60_000),
+        })
+      ).unwritten.filter((u) => u.messageId === batch.messageId);
+    const gauge = async (minutes: number) =>
+      Number(
+        /^parasol_sepa_batches_without_file (\d+)$/m.exec(
+          await new DatabaseGauges(t.db, 0, () => BATCH.getTime() + minutes * 60_000).metrics(),
+        )?.[1],
+      );
+    assert.deepEqual(await check(4), [], 'within the grace: not reported by the check');
+    assert.deepEqual(
+      (await check(6)).map((u) => u.createdAt.toISOString()),
+      [BATCH.toISOString()],
+      'past the grace: reported by the check, created at the batch clock',
+    );
+    assert.equal((await gauge(6)) - (await gauge(4)), 1, 'the gauge counts it past the grace, not within it');
+    await fs.rename(`${filePath}.away`, filePath);
+    await t.db
+      .updateTable('sepa_batches')
+      .set({ file_path: filePath })
+      .where('message_id', '=', batch.messageId)
+      .execute();
+
     const reconcile = (at: Date, amount: string) => {
       clock = at;
       const report = camt054('08', [
@@ -198,5 +242,77 @@ describe('production payouts on the application clock', () => {
       'the compensation paid enters the ledger at the clock',
     );
     assert.equal(await auditAt('claim', claimNumber, 'paid'), PAID.toISOString(), 'the payment audited at the clock');
+  });
+  it('tells the partner of a customer not reached at the delivery report clock', async () => {
+    clock = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['claim.customer_unreachable'] },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    const flightNumber = `AF${7950 + (process.pid % 40)}`;
+    await insureFlight(t.app, a, { flightNumber, language: 'en' });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber, departureDate: trip(12).departureDateTime.slice(0, 10), status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.body.claimsOpened?.length, 1, JSON.stringify(opened.body));
+    const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
+    const sid = await eventually(async () => {
+      const row = await t.db
+        .selectFrom('sms_messages as m')
+        .innerJoin('claims as cl', 'cl.id', 'm.claim_id')
+        .select(['m.status', 'm.provider_message_id'])
+        .where('cl.claim_number', '=', claimNumber)
+        .executeTakeFirst();
+      return row?.status === 'sent' ? row.provider_message_id : undefined;
+    });
+
+    // the carrier's report, three hours later by the application's clock (the claim still waits)
+    const REPORT = new Date(clock.getTime() + 3 * 3_600_000);
+    clock = REPORT;
+    const form = {
+      AccountSid: ACCOUNT_SID,
+      MessageSid: sid!,
+      MessageStatus: 'undelivered',
+      ErrorCode: '30003',
+    };
+    const receipt = await t.app.inject({
+      method: 'POST',
+      url: '/providers/twilio/sms-status',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilioSignature(
+          AUTH_TOKEN,
+          'https://claims.parasol.test/providers/twilio/sms-status',
+          Object.entries(form),
+        ),
+      },
+      payload: new URLSearchParams(form).toString(),
+    });
+    assert.equal(receipt.statusCode, 204, receipt.body);
+    const events = (
+      await t.db
+        .selectFrom('webhook_events')
+        .select(['payload', 'created_at'])
+        .where('partner_id', '=', a.id)
+        .where('type', '=', 'claim.customer_unreachable')
+        .execute()
+    )
+      .map((e) => ({ at: e.created_at, ...(typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload) }))
+      .filter((e: { data: { claimNumber: string } }) => e.data.claimNumber === claimNumber);
+    assert.deepEqual(
+      events.map((e: { at: Date; timestamp: string; data: { reportedAt: string } }) => [
+        e.at.toISOString(),
+        e.timestamp,
+        e.data.reportedAt,
+      ]),
+      [[REPORT.toISOString(), REPORT.toISOString(), REPORT.toISOString()]],
+      'one event, dated by the clock of the route that learnt it',
+    );
   });
 });
