@@ -403,7 +403,10 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
     .executeTakeFirst();
 }
 
-/** Batches created before `createdBefore` (their `created_at`: the batch's clock, read before its transaction) whose file was never recorded as written, oldest first (migration 0047). */
+/**
+ * Batches created before `createdBefore` (their `created_at`: the batch's clock, read before its
+ * transaction) whose file was never recorded as written, oldest first (migration 0047).
+ */
 export async function listSepaBatchesWithoutFile(
   db: Executor,
   createdBefore: Date,
