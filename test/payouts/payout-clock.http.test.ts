@@ -70,6 +70,7 @@ describe('production payouts on the application clock', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  const linkPattern = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/;
   const auditAt = async (entity: string, entityId: string, action: string) => {
     const rows = await t.db
       .selectFrom('audit_log')
@@ -95,7 +96,7 @@ describe('production payouts on the application clock', () => {
     assert.equal(opened.body.claimsOpened?.length, 1, JSON.stringify(opened.body));
     const claimNumber = opened.body.claimsOpened[0].claimNumber as string;
     const sms = await eventually(async () => twilio.requests.find((r) => r.form.Body?.includes(flightNumber)));
-    const link = /https:\/\/claims\.parasol\.test\/c\/[A-Za-z0-9_-]{43}/.exec(sms.form.Body!)![0];
+    const link = linkPattern.exec(sms.form.Body!)![0];
 
     // the customer's bank details, a day from now (the link is valid for days): the payout is requested then
     const DETAILS = new Date(Math.floor(Date.now() / 1000) * 1000 + 86_400_000);
@@ -242,6 +243,87 @@ describe('production payouts on the application clock', () => {
       'the compensation paid enters the ledger at the clock',
     );
     assert.equal(await auditAt('claim', claimNumber, 'paid'), PAID.toISOString(), 'the payment audited at the clock');
+
+    // days later the customer's bank returns it: returned, the payment reversed in the ledger, at that clock
+    const RETURNED = new Date('2031-05-09T11:00:00.000Z');
+    clock = RETURNED;
+    const back = await reconcilePayouts(
+      {
+        db: t.db,
+        jobs: t.app.parasol.jobs,
+        now: () => clock,
+        bankDetailsDays: 30,
+        encryption: t.app.parasol.keys.encryption,
+      },
+      camt054('02', [
+        {
+          indicator: 'CRDT',
+          transactions: [
+            {
+              endToEndId: instructed.end_to_end_id,
+              amount: toDecimalString(Number(instructed.amount), 'EUR'),
+              returned: { code: 'AC04', info: 'Account closed' },
+            },
+          ],
+        },
+      ]),
+      'operator:test',
+    );
+    assert.equal(back.outcomes.returned, 1, JSON.stringify(back));
+    const returned = await t.db
+      .selectFrom('payouts')
+      .select(['status', 'returned_at'])
+      .where('id', '=', paid.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [returned.status, returned.returned_at?.toISOString()],
+      ['returned', RETURNED.toISOString()],
+      'the payout returned at the clock',
+    );
+    const reversal = await t.db
+      .selectFrom('ledger_entries')
+      .select(['kind', 'amount', 'occurred_at', 'corrects'])
+      .where('payout_id', '=', paid.id)
+      .where('corrects', 'is not', null)
+      .execute();
+    assert.deepEqual(
+      reversal.map((e) => [e.kind, Number(e.amount), e.occurred_at.toISOString()]),
+      [['compensation_paid', -Number(paid.amount), RETURNED.toISOString()]],
+      'the reversal enters the ledger at the clock',
+    );
+
+    // the new link texted, the customer's new details a day later: the payout's second attempt at that clock
+    const newLink = await eventually(async () => {
+      const texts = twilio.requests.filter((r) => r.form.Body?.includes(flightNumber) && linkPattern.test(r.form.Body));
+      return texts.length === 2 ? linkPattern.exec(texts[1]!.form.Body!)![0] : undefined;
+    });
+    const AGAIN = new Date('2031-05-10T08:15:00.000Z');
+    clock = AGAIN;
+    const again = await t.app.inject({
+      method: 'POST',
+      url: new URL(newLink).pathname,
+      payload: new URLSearchParams({
+        accountHolder: 'Jane Smith',
+        iban: 'FR14 2004 1010 0505 0001 3M02 606',
+        bic: '',
+      }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    const attempts = await t.db
+      .selectFrom('payout_attempts')
+      .select(['attempt', 'created_at'])
+      .where('payout_id', '=', paid.id)
+      .orderBy('attempt')
+      .execute();
+    assert.deepEqual(
+      attempts.map((r) => [r.attempt, r.created_at.toISOString()]),
+      [
+        [1, DETAILS.toISOString()],
+        [2, AGAIN.toISOString()],
+      ],
+      'the second attempt is created at the clock of the new details',
+    );
   });
   it('tells the partner of a customer not reached at the delivery report clock', async () => {
     clock = new Date(Math.floor(Date.now() / 1000) * 1000);
