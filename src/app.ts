@@ -321,6 +321,7 @@ async function assembleApp(
         db: database.db,
         twilio: { ...twilio, statusCallbackUrl: twilio.statusCallbackUrl },
         onUndelivered: tellPartnerCustomerUnreachable(jobs),
+        now,
       }),
     );
   await app.register(demoRoutes({ keys, now }, { directory, limiter, failures }), { prefix: DEMO_PREFIX });

@@ -17,10 +17,12 @@ export function tellPartnerCustomerUnreachable(jobs: JobQueue): OnUndelivered {
     if (!sms.claimId || sms.kind === 'paid' || sms.superseded) return;
     const status = await claimStatusOf(trx, sms.claimId);
     if (status !== 'awaiting_bank_details' && status !== 'failed') return;
-    await emitCustomerUnreachable(trx, jobs, sms.claimId, {
-      message: sms.kind,
-      deliveryStatus: sms.status,
-      errorCode: sms.errorCode,
-    });
+    await emitCustomerUnreachable(
+      trx,
+      jobs,
+      sms.claimId,
+      { message: sms.kind, deliveryStatus: sms.status, errorCode: sms.errorCode },
+      sms.at,
+    );
   };
 }

@@ -342,6 +342,7 @@ async function textCustomer(
       status: 'rejected',
       errorCode: error.providerCode ?? null,
       superseded: false,
+      at: now,
     });
     return `${outbox.name} (refused)`;
   }

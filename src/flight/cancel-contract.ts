@@ -96,6 +96,7 @@ export async function cancelContract(
     entity: 'contract',
     entityId: contract.contract_number,
     action: 'cancelled',
+    at: now,
     data: { reason: input.reason, refund: contract.premium_total },
   });
   const cancellation = view(cancelled);

@@ -155,6 +155,7 @@ export async function cancelPart(
     entity: 'contract',
     entityId: before.contract_number,
     action: change,
+    at: now,
     data: {
       reason: input.reason,
       version: result.contract.version,

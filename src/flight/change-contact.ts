@@ -66,6 +66,7 @@ export async function changeContact(
     throw new DomainError('validation_failed', 'Nothing to change: give phone, email or language.', {
       errors: [{ field: '', code: 'too_few', message: 'give at least one of phone, email, language' }],
     });
+  const now = deps.now();
   await contracts.updateContact(trx, row.id, set);
   await audit(trx, {
     actor: caller.actor,
@@ -74,9 +75,10 @@ export async function changeContact(
     entity: 'contract',
     entityId: row.id,
     action: 'contact_changed',
+    at: now,
     data: { fields: changed },
   });
   // a new phone: the links of the contract's claims still waiting for bank details are texted to it
-  if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, deps.now());
+  if (newPhone) await resendLinksToNewPhone(trx, deps.jobs, row.id, caller.actor, now);
   return { contractNumber: row.contract_number, changed };
 }

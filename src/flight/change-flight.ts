@@ -278,6 +278,7 @@ export async function confirmFlightChange(
     entity: 'contract',
     entityId: contract.contract_number,
     action: 'flight_changed',
+    at: now,
     data: {
       version: result.contract.version,
       from: changed.map((l) => ({

@@ -287,6 +287,7 @@ export async function subscribe(
       entity: 'contract',
       entityId: row.contract_number,
       action: 'created',
+      at: row.created_at,
       data: {
         quoteId: quote.id,
         premiumTotal: quote.premium.total,

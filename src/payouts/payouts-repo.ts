@@ -40,10 +40,19 @@ const PAYOUT_COLUMNS = [
  * The claim's payout, ready to be paid: created on the first bank details, or — after a failed
  * payment — the same payout with its attempt raised and a new end-to-end id. Returns undefined when
  * the payout is already pending, instructed or paid (a retried call): never a second payout.
+ * `at` (the requesting use case's clock) dates the attempt, and the payout on its first one.
  */
 export async function upsertPendingPayout(
   db: Executor,
-  p: { claimId: string; partnerId: string; environment: Environment; rail: Rail; amount: number; currency: string },
+  p: {
+    claimId: string;
+    partnerId: string;
+    environment: Environment;
+    rail: Rail;
+    amount: number;
+    currency: string;
+    at: Date;
+  },
 ): Promise<PayoutRow | undefined> {
   const existing = await db
     .selectFrom('payouts')
@@ -58,7 +67,7 @@ export async function upsertPendingPayout(
     const endToEndId = endToEndIdForPayout({ payoutId: existing.id, attempt });
     await db
       .insertInto('payout_attempts')
-      .values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt })
+      .values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt, created_at: p.at })
       .execute();
     return db
       .updateTable('payouts')
@@ -96,12 +105,16 @@ export async function upsertPendingPayout(
       end_to_end_id: endToEndId,
       amount: p.amount,
       currency: p.currency,
+      created_at: p.at,
     })
     .onConflict((oc) => oc.column('claim_id').doNothing())
     .returning(PAYOUT_COLUMNS)
     .executeTakeFirst();
   if (row)
-    await db.insertInto('payout_attempts').values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1 }).execute();
+    await db
+      .insertInto('payout_attempts')
+      .values({ end_to_end_id: endToEndId, payout_id: id, attempt: 1, created_at: p.at })
+      .execute();
   return row;
 }
 
@@ -400,7 +413,10 @@ export async function findSepaBatch(db: Executor, by: { id: string } | { message
     .executeTakeFirst();
 }
 
-/** Batches committed before `createdBefore` whose file was never recorded as written, oldest first (migration 0047). */
+/**
+ * Batches created before `createdBefore` (their `created_at`: the batch's clock, read before its
+ * transaction) whose file was never recorded as written, oldest first (migration 0047).
+ */
 export async function listSepaBatchesWithoutFile(
   db: Executor,
   createdBefore: Date,

@@ -74,6 +74,7 @@ export async function requestPayout(
     rail,
     amount: claim.amount,
     currency: claim.currency,
+    at,
   });
   if (!payout) return;
   if (rail === 'simulated_bank') await jobs.send('payouts_simulated_bank', { payoutId: payout.id }, { trx });
@@ -176,6 +177,7 @@ export async function settlePayout(
       entity: 'payout',
       entityId: payout.end_to_end_id,
       action: 'bank_report_mismatch',
+      at: deps.now(),
       data: {
         reported: { amount: reported.value.slice(0, 40), currency: reported.currency.slice(0, 10) },
         payout: { amount: toDecimalString(payout.amount, payout.currency), currency: payout.currency },

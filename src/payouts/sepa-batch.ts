@@ -176,6 +176,7 @@ export async function createSepaBatch(
     if (!file) return { skipped };
     const batch = await insertSepaBatch(trx, {
       message_id: messageId,
+      created_at: now,
       created_by: options.actor,
       execution_date: executionDate,
       payouts_count: included.length,
@@ -194,6 +195,7 @@ export async function createSepaBatch(
       entity: 'sepa_batch',
       entityId: messageId,
       action: 'created',
+      at: now,
       data: {
         payouts: included.length,
         controlSum: file.controlSum,

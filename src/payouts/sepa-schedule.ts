@@ -93,7 +93,8 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
 }
 
 /**
- * The batches committed more than FILE_RECOVERY_GRACE_MS ago whose file was never recorded as
+ * The batches created more than FILE_RECOVERY_GRACE_MS before `now` (their `created_at`, the batch's
+ * clock, read before its transaction) whose file was never recorded as
  * written. One whose file is in the directory under its name (written, then the process stopped or
  * the database failed before recording it) is recorded as it is. The others are **reported, never
  * written here**: whether their file reached the bank cannot be known from here (written, then taken

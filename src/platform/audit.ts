@@ -17,8 +17,10 @@ export interface AuditEntry {
   /**
    * When it happened, when the use case has its own clock (`deps.now()`) and dates the change it
    * records by it (a claim's status changes: the claims bordereau reads them against a period's end,
-   * with the ledger entries and `paid_at` the same use case writes). Without it, the database's
-   * `now()`: the writing transaction's start.
+   * with the ledger entries and `paid_at` the same use case writes; a contract's changes through the
+   * partner API; a SEPA batch's creation). Without it, the database's `now()`: the writing
+   * transaction's start — for technical rows, and those listed as left on the database clock in
+   * docs/ARCHITECTURE.md ("Clocks").
    */
   at?: Date;
 }

@@ -142,6 +142,9 @@ export function recordBreakerState(provider: string, state: keyof typeof BREAKER
 
 export const DB_GAUGES_TTL_MS = 5_000;
 
+/** The SEPA job's FILE_RECOVERY_GRACE_MS (payouts/sepa-schedule.ts: platform/ imports no domain). */
+const SEPA_FILE_GRACE_MS = 5 * 60_000;
+
 /** Gauges read from the database, in a registry of their own (one per app: tests build several). */
 export class DatabaseGauges {
   readonly registry = new client.Registry();
@@ -188,7 +191,7 @@ export class DatabaseGauges {
   });
   private readonly batchesWithoutFile = new client.Gauge({
     name: 'parasol_sepa_batches_without_file',
-    help: 'SEPA batches committed more than 5 minutes ago whose file was never recorded as written: the job does not write them (it cannot know whether they reached the bank); an operator checks and runs parasol payouts export (from the database).',
+    help: 'SEPA batches created more than 5 minutes ago whose file was never recorded as written: the job does not write them (it cannot know whether they reached the bank); an operator checks and runs parasol payouts export (from the database).',
     registers: [this.registry],
   });
   private readonly productionInstructedAge = new client.Gauge({
@@ -239,6 +242,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
+      const unwrittenBefore = new Date(this.clock() - SEPA_FILE_GRACE_MS);
       const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
         this.db
           .selectFrom('claims')
@@ -280,10 +284,11 @@ export class DatabaseGauges {
                  extract(epoch from now() - min(instructed_at)) as oldest
           from payouts
           where rail = 'sepa' and status = 'instructed'`.execute(this.db),
-        // index sepa_batches_without_file (migration 0047); the same grace as the job's check
+        // index sepa_batches_without_file (migration 0047); the same grace as the job's check, and like
+        // it on the application's clock (a batch's created_at is its use case's `now`)
         sql<{ n: string }>`
           select count(*) as n from sepa_batches
-          where file_path is null and created_at < now() - interval '5 minutes'`.execute(this.db),
+          where file_path is null and created_at < ${unwrittenBefore}`.execute(this.db),
       ]);
       this.claims.reset();
       for (const row of claims) this.claims.set({ status: row.status }, Number(row.n));

@@ -200,8 +200,8 @@ export interface WebhookEventInput<T extends WebhookEventType = WebhookEventType
   environment: Environment;
   type: T;
   data: WebhookEventData[T];
-  /** When it happened; now by default. */
-  occurredAt?: Date | undefined;
+  /** When it happened: the emitting use case's clock (`deps.now()`, or the time its data says). */
+  occurredAt: Date;
 }
 
 /** One event of any type, with data of its type. */
@@ -273,14 +273,7 @@ async function emitToEndpoints(
       (e) => e.event_types === null || e.event_types.includes(event.type),
     );
     if (wanting.length === 0) continue;
-    const row = eventRow(
-      event.partnerId,
-      event.environment,
-      event.type,
-      event.data,
-      event.occurredAt ?? new Date(),
-      keys,
-    );
+    const row = eventRow(event.partnerId, event.environment, event.type, event.data, event.occurredAt, keys);
     eventRows.push(row);
     for (const endpoint of wanting)
       pairs.push({
@@ -416,7 +409,7 @@ export async function emitCustomerUnreachable(
   jobs: JobQueue,
   claimId: string,
   report: Pick<ClaimCustomerUnreachableData, 'message' | 'deliveryStatus' | 'errorCode'>,
-  occurredAt = new Date(),
+  occurredAt: Date,
 ): Promise<EmitResult> {
   const live = await repo.liveEndpointsForClaims(trx, [claimId], 'claim.customer_unreachable');
   if (live.length === 0) return { events: 0, deliveries: 0 };

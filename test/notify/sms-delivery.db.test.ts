@@ -53,16 +53,27 @@ test('a receipt that comes before the send records the id is kept, then applied 
   const smsId = await queued(db, 'test:early:1');
   const sid = `SM${'1'.repeat(32)}`;
   const told: UndeliveredSms[] = [];
+  // the send's clock, far from real time: the failure is learnt when the send applies the early receipt
+  const SEND = new Date('2031-05-04T10:00:00.000Z');
   const onUndelivered = async (_trx: unknown, sms: UndeliveredSms) => void told.push(sms);
 
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'failed', errorCode: 30007 }, onUndelivered),
+    await recordSmsDelivery(
+      db,
+      'twilio',
+      { messageSid: sid, status: 'failed', errorCode: 30007 },
+      new Date(),
+      onUndelivered,
+    ),
     'early',
   );
   assert.equal(told.length, 0, 'nothing known yet');
 
   assert.equal(
-    await sendQueuedSms({ db, keys, provider: provider(sid), onUndelivered, linkUselessClaimStatuses: [] }, smsId),
+    await sendQueuedSms(
+      { db, keys, provider: provider(sid), onUndelivered, linkUselessClaimStatuses: [], now: () => SEND },
+      smsId,
+    ),
     'sent',
   );
   const row = await db
@@ -72,8 +83,9 @@ test('a receipt that comes before the send records the id is kept, then applied 
     .executeTakeFirstOrThrow();
   assert.deepEqual([row.status, row.delivery_status, row.delivery_error], ['sent', 'failed', 30007]);
   assert.deepEqual(
-    told.map((s) => [s.smsId, s.status, s.errorCode]),
-    [[smsId, 'failed', 30007]],
+    told.map((s) => [s.smsId, s.status, s.errorCode, s.at.toISOString()]),
+    [[smsId, 'failed', 30007, SEND.toISOString()]],
+    'told once, at the clock of the send that applied the receipt',
   );
   assert.equal((await db.selectFrom('sms_delivery_early').select('id').execute()).length, 0, 'applied, forgotten');
 });
@@ -84,11 +96,11 @@ test('the sweep applies what the send could not, and forgets receipts never matc
   const sid = `SM${'2'.repeat(32)}`;
   const stranger = `SM${'3'.repeat(32)}`;
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'delivered', errorCode: null }),
+    await recordSmsDelivery(db, 'twilio', { messageSid: sid, status: 'delivered', errorCode: null }, new Date()),
     'early',
   );
   assert.equal(
-    await recordSmsDelivery(db, 'twilio', { messageSid: stranger, status: 'sent', errorCode: null }),
+    await recordSmsDelivery(db, 'twilio', { messageSid: stranger, status: 'sent', errorCode: null }, new Date()),
     'early',
   );
   // the send recorded the id but stopped before applying the receipts (its worker died)

@@ -374,6 +374,7 @@ describe('the BIC of a cross-border payout', () => {
       rail: 'sepa',
       amount: Number(claim.compensation_amount),
       currency: claim.currency,
+      at: new Date(),
     });
     assert.equal(retried?.attempt, 2);
     const after = await payoutOf(other.claimId);

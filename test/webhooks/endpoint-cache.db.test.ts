@@ -109,6 +109,7 @@ function cancelled(partner: TestPartner, environment: Environment = 'sandbox'): 
     partnerId: partner.id,
     environment,
     type: 'contract.cancelled',
+    occurredAt: new Date(),
     data: {
       contractNumber: `FD-CACHE-${++sequence}`,
       status: 'cancelled',

@@ -212,6 +212,7 @@ describe('disguised addresses end to end', () => {
             partnerId: partner.id,
             environment,
             type: 'contract.cancelled' as const,
+            occurredAt: new Date(),
             data,
           })),
         ),

@@ -106,7 +106,7 @@ function cancelled(
     cancelledAt: new Date().toISOString(),
     refund: { amount: 1234, currency: 'EUR' },
   };
-  return { partnerId: partner.id, environment, type: 'contract.cancelled', data };
+  return { partnerId: partner.id, environment, type: 'contract.cancelled', occurredAt: new Date(), data };
 }
 
 /** A contract.created event: its booking reference is personal data (SEALED_WEBHOOK_EVENT_TYPES). */

@@ -39,6 +39,8 @@ export interface UndeliveredSms {
    * to a corrected phone or a reminder went out): that one's own fate tells whether the customer is reached.
    */
   superseded: boolean;
+  /** When the platform learnt it: the clock of the use case that records the failure (the send, the report, the sweep). */
+  at: Date;
 }
 
 /** Called in the transaction that records the failure (e.g. the claims domain tells the partner). */
@@ -74,10 +76,11 @@ export async function recordSmsDelivery(
   db: Db,
   provider: string,
   report: SmsDeliveryReport,
+  at: Date,
   onUndelivered?: OnUndelivered,
 ): Promise<'recorded' | 'stale' | 'early'> {
   return db.transaction().execute(async (trx) => {
-    const outcome = await applyReport(trx, provider, report, onUndelivered);
+    const outcome = await applyReport(trx, provider, report, at, onUndelivered);
     if (outcome !== 'unknown') return outcome;
     await repo.keepEarlyReceipt(trx, provider, report);
     return 'early';
@@ -93,13 +96,14 @@ export async function applyEarlyReceipts(
   db: Db,
   provider: string,
   messageSid: string,
+  at: Date,
   onUndelivered?: OnUndelivered,
 ): Promise<number> {
   return db.transaction().execute(async (trx) => {
     let applied = 0;
     for (const r of await repo.takeEarlyReceipts(trx, provider, messageSid))
       if (
-        (await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, onUndelivered)) ===
+        (await applyReport(trx, provider, { messageSid, status: r.status, errorCode: r.error }, at, onUndelivered)) ===
         'recorded'
       )
         applied += 1;
@@ -111,7 +115,7 @@ export async function applyEarlyReceipts(
 export async function sweepEarlyReceipts(db: Db, now: Date, onUndelivered?: OnUndelivered): Promise<number> {
   let applied = 0;
   for (const m of await repo.matchedEarlyReceipts(db))
-    applied += await applyEarlyReceipts(db, m.provider, m.message_sid, onUndelivered);
+    applied += await applyEarlyReceipts(db, m.provider, m.message_sid, now, onUndelivered);
   await repo.purgeEarlyReceipts(db, new Date(now.getTime() - 86_400_000));
   return applied;
 }
@@ -120,6 +124,7 @@ async function applyReport(
   trx: Executor,
   provider: string,
   report: SmsDeliveryReport,
+  at: Date,
   onUndelivered?: OnUndelivered,
 ): Promise<'recorded' | 'stale' | 'unknown'> {
   const before = SMS_DELIVERY_STATUSES.filter((s) => RANK[s] < RANK[report.status]);
@@ -135,6 +140,7 @@ async function applyReport(
       status: report.status,
       errorCode: report.errorCode,
       superseded: await repo.hasLaterClaimMessage(trx, row.id),
+      at,
     };
     await audit(trx, {
       actor: 'system',

@@ -132,6 +132,7 @@ export async function sendQueuedSms(
             status: 'rejected',
             errorCode: error.providerCode ?? null,
             superseded: false,
+            at: now,
           });
       });
       return 'rejected';
@@ -141,7 +142,8 @@ export async function sendQueuedSms(
     throw error;
   }
   // receipts Twilio sent before the id was recorded (a failure reported at once); the sweep retries them
-  if (providerMessageId) await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, deps.onUndelivered);
+  if (providerMessageId)
+    await applyEarlyReceipts(deps.db, deps.provider.name, providerMessageId, now, deps.onUndelivered);
   return 'sent';
 }
 

@@ -20,6 +20,8 @@ export function twilioStatusRoutes(deps: {
   db: Db;
   twilio: TwilioConfig & { statusCallbackUrl: string };
   onUndelivered?: OnUndelivered;
+  /** The application's clock: when a receipt was learnt (the `claim.customer_unreachable` event's time). */
+  now: () => Date;
 }): FastifyPluginAsync {
   return async (app) => {
     await app.register(formbody, { bodyLimit: 16_384 });
@@ -48,6 +50,7 @@ export function twilioStatusRoutes(deps: {
         deps.db,
         'twilio',
         { messageSid: sid, status, errorCode },
+        deps.now(),
         deps.onUndelivered,
       );
       smsDeliveriesTotal.inc({ status, outcome });
