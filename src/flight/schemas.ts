@@ -777,7 +777,7 @@ const FlightStatusOut = Type.Object(
   {
     state: StringEnum(['scheduled', ...FLIGHT_WATCH_STATES], {
       description:
-        'scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.',
+        'scheduled until the platform watches the flight (from a few hours before departure) or decides on the leg; watching; decided (the outcome is known, claims opened if any: a leg with a claim is decided even when an event reported it ahead of the watch); manual_review (the insurer checks the data); closed.',
     }),
     lastCheckedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
     decidedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], {

@@ -4007,7 +4007,7 @@ export interface operations {
                             /** @description What the platform knows of the insured flight. A leg with a claim is `decided` even before the platform watches its flight (an event reported ahead). */
                             flightStatus: {
                                 /**
-                                 * @description scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.
+                                 * @description scheduled until the platform watches the flight (from a few hours before departure) or decides on the leg; watching; decided (the outcome is known, claims opened if any: a leg with a claim is decided even when an event reported it ahead of the watch); manual_review (the insurer checks the data); closed.
                                  * @enum {string}
                                  */
                                 state: "scheduled" | "watching" | "decided" | "manual_review" | "closed";
