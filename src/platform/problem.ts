@@ -108,7 +108,8 @@ const FORMAT_MESSAGES: Record<string, string> = {
  * string or the path prefixed with where (`querystring:/limit`, `params:/claimNumber`). A union
  * (TypeBox anyOf) answers one error per field, not one per branch: the branches of another type are
  * dropped, and the constants or enums the value matched none of become one `not_allowed` error
- * naming the allowed values. A pattern error says what the field expects (its description, else an
+ * naming the allowed values. A value of the wrong type answers its invalid_type alone (not also the
+ * enum or pattern it fails). A pattern error says what the field expects (its description, else an
  * example), never the regular expression.
  */
 function fieldErrors(validation: AjvError[], context: string | undefined, schema: unknown): FieldError[] {
@@ -116,7 +117,17 @@ function fieldErrors(validation: AjvError[], context: string | undefined, schema
   // a string over its maxLength fails its pattern or format too: one error for the field, too_long
   const tooLong = new Set(validation.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
   const implied = (e: AjvError) => (e.keyword === 'pattern' || e.keyword === 'format') && tooLong.has(e.instancePath);
-  return collapseUnions(validation.filter((e) => !implied(e))).map((e) => {
+  const collapsed = collapseUnions(validation.filter((e) => !implied(e)));
+  // a value of the wrong type fails its enum, pattern or bounds too: one error for it, invalid_type
+  const wrongType = new Set(collapsed.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  const typed = new Set<string>();
+  const oneEach = collapsed.filter((e) => {
+    if (!wrongType.has(e.instancePath)) return true;
+    if (e.keyword !== 'type' || typed.has(e.instancePath)) return false;
+    typed.add(e.instancePath);
+    return true;
+  });
+  return oneEach.map((e) => {
     let field = e.instancePath || '';
     let message = e.message ?? 'is invalid';
     if (e.keyword === 'required') {
@@ -151,7 +162,10 @@ function collapseUnions(validation: AjvError[]): AjvError[] {
     .sort((a, b) => b.schemaPath.length - a.schemaPath.length);
   for (const union of unions) {
     const prefix = `${union.schemaPath}/`;
-    const inside = errors.filter((e) => e !== union && e.schemaPath.startsWith(prefix));
+    // the union's own value only: every item of an array shares the union's schemaPath
+    const within = (e: AjvError) =>
+      e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`);
+    const inside = errors.filter((e) => e !== union && e.schemaPath.startsWith(prefix) && within(e));
     const branchOf = (e: AjvError) => e.schemaPath.slice(prefix.length).split('/', 1)[0]!;
     const otherType = new Set(
       inside

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import Fastify from 'fastify';
+import { installErrorHandling } from '../../src/platform/problem.ts';
 import { buildTestApp, createTestPartner, FLIGHT, post, type TestApp, type TestPartner } from '../helper.ts';
 
 /**
@@ -65,6 +68,13 @@ describe('validation problems: one clear error per field', () => {
     assert.match(error.message, /^must be one of opened, awaiting_bank_details, .*voided$/, error.message);
     const listed = await post(t.app, `${FLIGHT}/getclaims`, { ...range, status: ['paid', 'bogus'] }, a.auth);
     assert.equal(onlyError(listed, 'getclaims list').field, '/status/1');
+    // a value of another type fails the enum too: one invalid_type for it, not also not_allowed
+    const typed = await post(t.app, `${FLIGHT}/getclaims`, { ...range, status: ['paid', 5] }, a.auth);
+    assert.deepEqual(onlyError(typed, 'getclaims number'), {
+      field: '/status/1',
+      code: 'invalid_type',
+      message: 'must be string',
+    });
   });
 
   it('a union of types: one invalid_type naming them, or the error of the branch of the value’s type', async () => {
@@ -117,5 +127,60 @@ describe('validation problems: one clear error per field', () => {
       const res = await get(url);
       assert.deepEqual([res.status, res.body.code], [404, code], `${url}: ${JSON.stringify(res.body)}`);
     }
+    // up to 40 characters: beyond, or holding U+0000, the number is refused as a field
+    const long = onlyError(await get(`/claims/${'x'.repeat(41)}`), 'a 41-character claim number');
+    assert.deepEqual([long.field, long.code], ['params:/claimNumber', 'too_long'], JSON.stringify(long));
+    assert.equal(onlyError(await get('/contracts/a%00b'), 'U+0000').field, 'params:/contractNumber');
+  });
+});
+
+/**
+ * Unions inside arrays, on a bare app with the API's Ajv options and error handler (test-only
+ * routes): every item shares the union's schema path, so each bad item answers its own error.
+ */
+describe('validation problems: a union in every item of an array', () => {
+  const Letter = Type.Union([Type.Literal('a'), Type.Literal('b')]);
+  const Count = Type.Object({ count: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]) });
+  async function bareApp() {
+    const app = Fastify({
+      ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+    });
+    installErrorHandling(app);
+    const body = Type.Object({ list: Type.Array(Letter), counts: Type.Array(Count) });
+    app.post('/lists', { schema: { body } }, async () => ({}));
+    await app.ready();
+    return app;
+  }
+  const errorsOf = async (payload: object) => {
+    const app = await bareApp();
+    try {
+      const res = await app.inject({ method: 'POST', url: '/lists', payload });
+      assert.equal(res.statusCode, 422, res.body);
+      return (res.json() as { errors: unknown[] }).errors;
+    } finally {
+      await app.close();
+    }
+  };
+
+  it('two bad items of a union of constants: each named at its own index with its own error', async () => {
+    assert.deepEqual(
+      await errorsOf({ list: ['a', 5, 'q'], counts: [] }),
+      [
+        { field: '/list/1', code: 'invalid_type', message: 'must be string' },
+        { field: '/list/2', code: 'not_allowed', message: 'must be one of a, b' },
+      ],
+      'one error per bad item',
+    );
+  });
+
+  it('two bad objects with a nullable integer: each item’s own error, the good item none', async () => {
+    assert.deepEqual(
+      await errorsOf({ list: [], counts: [{ count: 'x' }, { count: 3 }, { count: -1 }, { count: null }] }),
+      [
+        { field: '/counts/0/count', code: 'invalid_type', message: 'must be integer or null' },
+        { field: '/counts/2/count', code: 'out_of_range', message: 'must be >= 0' },
+      ],
+      'one error per bad item',
+    );
   });
 });
