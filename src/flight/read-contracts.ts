@@ -15,7 +15,7 @@ import { contractView, type ContractView } from './subscribe.ts';
 
 /** What the platform decided happened to an insured flight. */
 export interface FlightOutcomeView {
-  /** landed: arrived without a delay that pays (on time or late by less than the first tier). */
+  /** landed: on time or early; delayed (with delayMinutes) for any late arrival, even one that pays nothing. */
   event: 'cancelled' | 'delayed' | 'diverted' | 'landed';
   /** The arrival delay at the gate when delayed; null otherwise. */
   delayMinutes: number | null;

@@ -742,7 +742,7 @@ export const ClaimNumberParams = Type.Object(
     claimNumber: Type.String({
       maxLength: 40,
       description:
-        'One of your claim numbers (CLM-00000042, any case). Any other value, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does.',
+        'One of your claim numbers (CLM-00000042, any case), up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does; beyond 40 characters, or holding U+0000, 422 `validation_failed`.',
       examples: ['CLM-00000042'],
     }),
   },
@@ -788,7 +788,7 @@ const FlightStatusOut = Type.Object(
         Type.Object({
           event: StringEnum(['cancelled', 'delayed', 'diverted', 'landed'], {
             description:
-              'What the platform decided happened to the flight: landed means it arrived without a delay (or with one under the first tier of the cover).',
+              'What the platform decided happened to the flight: landed, it arrived on time or early; delayed, with delayMinutes, for any late arrival, even one that pays nothing.',
           }),
           delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 525_600 }), Type.Null()], {
             description: 'Arrival delay at the gate when delayed; null otherwise.',
@@ -809,7 +809,14 @@ const FlightStatusOut = Type.Object(
 );
 
 export const ContractNumberParams = Type.Object(
-  { contractNumber: Type.String({ maxLength: 40, examples: ['FD-7K3M-9QXT'] }) },
+  {
+    contractNumber: Type.String({
+      maxLength: 40,
+      description:
+        'One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.',
+      examples: ['FD-7K3M-9QXT'],
+    }),
+  },
   { additionalProperties: false },
 );
 
