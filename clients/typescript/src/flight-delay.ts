@@ -697,7 +697,7 @@ export interface components {
             requestId?: string;
             /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport`; a query-string or path parameter's is prefixed with where it is, `querystring:/limit`, `params:/contractNumber` (cut at 500 characters). One error per field: a union of values answers one `not_allowed` naming them. */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport`; a query-string or path parameter's is prefixed with where it is, `querystring:/limit`, `params:/contractNumber` (cut at 500 characters). One error per field: a union of values answers one `not_allowed` naming them, a value of the wrong type one `invalid_type` (not also the list or form it fails). */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";
@@ -2891,7 +2891,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -3217,7 +3220,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -3918,7 +3924,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -4017,7 +4026,7 @@ export interface operations {
                                 /** @description The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the monitoring's decision; null while none was taken. */
                                 outcome: {
                                     /**
-                                     * @description What the platform decided happened to the flight: landed means it arrived without a delay (or with one under the first tier of the cover).
+                                     * @description What the platform decided happened to the flight: landed, it arrived on time or early; delayed, with delayMinutes, for any late arrival, even one that pays nothing.
                                      * @enum {string}
                                      */
                                     event: "cancelled" | "delayed" | "diverted" | "landed";
@@ -4401,7 +4410,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -4722,7 +4734,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -5071,7 +5086,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -5945,7 +5963,7 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description One of your claim numbers (CLM-00000042, any case). Any other value, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does.
+                 * @description One of your claim numbers (CLM-00000042, any case), up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
                  * @example CLM-00000042
                  */
                 claimNumber: string;
