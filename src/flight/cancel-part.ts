@@ -196,8 +196,18 @@ async function passengersLeaving(
   now: Date,
 ): Promise<Leaving> {
   if (passengers >= contract.passengers) {
-    const message = `must be fewer than the ${contract.passengers} insured passenger(s): to cancel them all, cancel the contract (POST /cancel)`;
-    throw new DomainError('validation_failed', `Cannot cancel ${passengers} passenger(s): the contract ${message}.`, {
+    const n = contract.passengers;
+    const [detail, message] =
+      n === 1
+        ? [
+            'The contract insures one passenger: cancelling them would leave nobody covered. Cancel the contract instead (POST /cancel).',
+            'the contract insures one passenger: cancel the contract instead (POST /cancel)',
+          ]
+        : [
+            `The contract insures ${n} passengers and a partial cancellation leaves at least one: cancel at most ${n - 1}, or cancel the contract instead (POST /cancel).`,
+            `must be at most ${n - 1}: to cancel all ${n} passengers, cancel the contract instead (POST /cancel)`,
+          ];
+    throw new DomainError('validation_failed', detail, {
       errors: [{ field: '/passengers', code: 'out_of_range', message }],
     });
   }

@@ -117,6 +117,7 @@ function versionFlights(legs: contracts.LegRow[]): ContractVersionFlight[] {
     return {
       leg: l.leg_index,
       flightNumber: l.flight_number,
+      ...(l.operating_flight_number ? { operatingFlightNumber: l.operating_flight_number } : {}),
       airline: l.airline,
       departureAirport: l.departure_airport,
       arrivalAirport: l.arrival_airport,
@@ -135,6 +136,8 @@ export interface ContractVersionView {
   flights: {
     leg: number;
     flightNumber: string;
+    /** A codeshare's operating flight; null when the leg flies under its own number. */
+    operatingFlightNumber: string | null;
     departureAirport: string;
     arrivalAirport: string;
     departureDateTime: string;
@@ -155,6 +158,7 @@ export function versionView(row: contracts.ContractVersionRow, currency: string)
     flights: row.flights.map((f) => ({
       leg: f.leg,
       flightNumber: f.flightNumber,
+      operatingFlightNumber: f.operatingFlightNumber ?? null,
       departureAirport: f.departureAirport,
       arrivalAirport: f.arrivalAirport,
       departureDateTime: f.departureLocal,

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { listClaims } from '../claims/index.ts';
+import { listClaims, type ClaimListRow } from '../claims/index.ts';
 import { findWatchesOfFlight, type FlightWatch } from '../monitoring/index.ts';
 import { decodeCursor, encodeCursor } from '../platform/cursor.ts';
 import { openField } from '../platform/crypto.ts';
@@ -13,12 +13,26 @@ import { versionView, type ContractVersionView } from './contract-versions.ts';
 import { bookingReferenceHashes, canonicalBookingReference } from './booking-reference.ts';
 import { contractView, type ContractView } from './subscribe.ts';
 
-/** What the platform knows of an insured flight: the watch's state and, once decided, when. */
+/** What the platform decided happened to an insured flight. */
+export interface FlightOutcomeView {
+  /** landed: on time or early; delayed (with delayMinutes) for any late arrival, even one that pays nothing. */
+  event: 'cancelled' | 'delayed' | 'diverted' | 'landed';
+  /** The arrival delay at the gate when delayed; null otherwise. */
+  delayMinutes: number | null;
+}
+
+/** What the platform knows of an insured flight: the watch's state and, once decided, when and what. */
 export interface FlightStatusView {
-  /** `scheduled` until the platform watches the flight; then the watch's state (docs/monitoring.md). */
+  /**
+   * `scheduled` until the platform watches the flight; then the watch's state (docs/monitoring.md);
+   * `decided` as soon as a decision was taken on the leg (a claim opened by an operator's or a
+   * reported event), watched or not.
+   */
   state: FlightWatch['state'] | 'scheduled';
   lastCheckedAt: string | null;
   decidedAt: string | null;
+  /** The decision taken on the leg; null while none was. */
+  outcome: FlightOutcomeView | null;
 }
 
 export interface ContractDetailView extends ContractView {
@@ -74,7 +88,18 @@ export async function readContract(
       phone: openField(key, row.customer_phone_enc, null),
       language: row.customer_language,
     },
-    flights: view.flights.map((f, i) => ({ ...f, flightStatus: flightStatus(watches[i]?.[0]) })),
+    flights: view.flights.map((f, i) => ({
+      ...f,
+      flightStatus: flightStatus(
+        watches[i]?.[0],
+        claims.find(
+          (c) =>
+            c.status !== 'voided' &&
+            c.flight_number === legs[i]?.flight_number &&
+            c.departure_date === legs[i]?.departure_date,
+        ),
+      ),
+    })),
     cancellation:
       row.status === 'cancelled' && row.cancelled_at
         ? {
@@ -148,11 +173,46 @@ function day(value: string | undefined, field: string): DateTime | undefined {
   return date;
 }
 
-function flightStatus(watch: FlightWatch | undefined): FlightStatusView {
-  if (!watch) return { state: 'scheduled', lastCheckedAt: null, decidedAt: null };
+/**
+ * A leg's flight status: its watch's, with the decision taken on the leg. The leg's claim (not voided)
+ * is that decision wherever it came from (the monitoring, an operator's event, a partner's reported
+ * event in sandbox), and is one even when no watch exists yet (an event reported ahead of the
+ * monitoring's horizon); without a claim, the watch's decision (a flight on time, a delay under the
+ * first tier).
+ */
+function flightStatus(watch: FlightWatch | undefined, claim: ClaimListRow | undefined): FlightStatusView {
+  const decided = watch?.decidedAt ? watch : undefined;
+  const outcome = claim ? claimOutcome(claim) : decided ? watchOutcome(decided.decision) : null;
+  const state =
+    claim && (!watch || watch.state === 'watching' || watch.state === 'manual_review')
+      ? 'decided'
+      : (watch?.state ?? 'scheduled');
   return {
-    state: watch.state,
-    lastCheckedAt: watch.lastCheckedAt ? watch.lastCheckedAt.toISOString() : null,
-    decidedAt: watch.decidedAt ? watch.decidedAt.toISOString() : null,
+    state,
+    lastCheckedAt: watch?.lastCheckedAt ? watch.lastCheckedAt.toISOString() : null,
+    decidedAt: decided?.decidedAt ? decided.decidedAt.toISOString() : claim ? claim.opened_at.toISOString() : null,
+    outcome,
   };
+}
+
+const claimOutcome = (claim: ClaimListRow): FlightOutcomeView => ({
+  event: claim.event,
+  delayMinutes: claim.event === 'delayed' ? claim.delay_minutes : null,
+});
+
+/** The decision a watch recorded (check-flight.ts, operator-flight-event.ts): `{ kind, arrivalDelayMinutes? }`. */
+function watchOutcome(decision: unknown): FlightOutcomeView | null {
+  const { kind, arrivalDelayMinutes } = (decision ?? {}) as { kind?: unknown; arrivalDelayMinutes?: unknown };
+  const minutes = typeof arrivalDelayMinutes === 'number' ? arrivalDelayMinutes : null;
+  switch (kind) {
+    case 'cancelled':
+    case 'diverted':
+      return { event: kind, delayMinutes: null };
+    case 'delayed':
+      return { event: 'delayed', delayMinutes: minutes };
+    case 'on_time':
+      return { event: 'landed', delayMinutes: null };
+    default:
+      return null;
+  }
 }

@@ -620,10 +620,15 @@ export const PartialCancellationResponse = Type.Object({
     description: 'The contract version after the cancellation.',
   }),
   passengers: Type.Integer({ minimum: 1, maximum: 9, description: 'The passengers that stay covered.' }),
-  flights: Type.Array(Type.Object({ leg: LegIndex, flightNumber: FlightNumberOut, ...LegOut.properties }), {
-    maxItems: 2,
-    description: 'The flights that stay covered.',
-  }),
+  flights: Type.Array(
+    Type.Object({
+      leg: LegIndex,
+      flightNumber: FlightNumberOut,
+      operatingFlightNumber: OperatingFlightOut,
+      ...LegOut.properties,
+    }),
+    { maxItems: 2, description: 'The flights that stay covered.' },
+  ),
   premium: Premium,
   refund: Type.Object(Money.properties, {
     additionalProperties: false,
@@ -733,7 +738,14 @@ const ClaimEvidenceOut = Type.Object(
 );
 
 export const ClaimNumberParams = Type.Object(
-  { claimNumber: Type.String({ pattern: '^[A-Za-z]{3}-[0-9]{8}$', maxLength: 12, examples: ['CLM-00000042'] }) },
+  {
+    claimNumber: Type.String({
+      maxLength: 40,
+      description:
+        'One of your claim numbers (CLM-00000042, any case), up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does; beyond 40 characters, or holding U+0000, 422 `validation_failed`.',
+      examples: ['CLM-00000042'],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -765,16 +777,46 @@ const FlightStatusOut = Type.Object(
   {
     state: StringEnum(['scheduled', ...FLIGHT_WATCH_STATES], {
       description:
-        'scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.',
+        'scheduled until the platform watches the flight (from a few hours before departure) or decides on the leg; watching; decided (the outcome is known, claims opened if any: a leg with a claim is decided even when an event reported it ahead of the watch); manual_review (the insurer checks the data); closed.',
     }),
     lastCheckedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
-    decidedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()]),
+    decidedAt: Type.Union([Type.String({ format: 'date-time', maxLength: 40 }), Type.Null()], {
+      description: 'When the platform decided what happened to the flight; null while it has not.',
+    }),
+    outcome: Type.Union(
+      [
+        Type.Object({
+          event: StringEnum(['cancelled', 'delayed', 'diverted', 'landed'], {
+            description:
+              'What the platform decided happened to the flight: landed, it arrived on time or early; delayed, with delayMinutes, for any late arrival, even one that pays nothing.',
+          }),
+          delayMinutes: Type.Union([Type.Integer({ format: 'int32', minimum: 0, maximum: 525_600 }), Type.Null()], {
+            description: 'Arrival delay at the gate when delayed; null otherwise.',
+          }),
+        }),
+        Type.Null(),
+      ],
+      {
+        description:
+          "The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the monitoring's decision; null while none was taken.",
+      },
+    ),
   },
-  { description: 'What the platform knows of the insured flight.' },
+  {
+    description:
+      'What the platform knows of the insured flight. A leg with a claim is `decided` even before the platform watches its flight (an event reported ahead).',
+  },
 );
 
 export const ContractNumberParams = Type.Object(
-  { contractNumber: Type.String({ maxLength: 40, examples: ['FD-7K3M-9QXT'] }) },
+  {
+    contractNumber: Type.String({
+      maxLength: 40,
+      description:
+        'One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.',
+      examples: ['FD-7K3M-9QXT'],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -809,6 +851,10 @@ const ContractVersionOut = Type.Object(
       Type.Object({
         leg: LegIndex,
         flightNumber: FlightNumberOut,
+        operatingFlightNumber: Type.Union([Type.String({ maxLength: 8 }), Type.Null()], {
+          description:
+            'A codeshare leg: the operating flight; null when the leg flies under its own flightNumber, and on versions recorded before the platform kept it.',
+        }),
         departureAirport: AirportOut,
         arrivalAirport: AirportOut,
         departureDateTime: Type.String({ maxLength: 16, description: 'Local time at the departure airport.' }),

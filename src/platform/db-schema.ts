@@ -280,6 +280,8 @@ export interface ContractVersionsTable {
 export interface ContractVersionFlight {
   leg: number;
   flightNumber: string;
+  /** A codeshare's operating flight; absent on a leg under its own number and on versions written before it was kept. */
+  operatingFlightNumber?: string;
   airline: string;
   departureAirport: string;
   arrivalAirport: string;

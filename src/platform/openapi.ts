@@ -96,7 +96,7 @@ export const ProblemSchema = Type.Object(
         Type.Object({
           field: Type.String({
             maxLength: MAX_FIELD_LENGTH,
-            description: `JSON Pointer into the body, e.g. \`/departureAirport\` (cut at ${MAX_FIELD_LENGTH} characters)`,
+            description: `JSON Pointer into the body, e.g. \`/departureAirport\`; a query-string or path parameter's is prefixed with where it is, \`querystring:/limit\`, \`params:/contractNumber\` (cut at ${MAX_FIELD_LENGTH} characters). One error per field: a union of values answers one \`not_allowed\` naming them, a value of the wrong type one \`invalid_type\` (not also the list or form it fails).`,
           }),
           code: Type.Union(
             FIELD_ERROR_CODES.map((c) => Type.Literal(c)),

@@ -85,34 +85,153 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
 
 interface AjvError {
   instancePath: string;
+  schemaPath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-/** Turns Ajv errors into `{ field, code, message }` with JSON Pointers into the body. */
-function fieldErrors(validation: AjvError[], context: string | undefined): FieldError[] {
+/** A schema (or part of one) as the error handler reads it: for the words of a message, never to validate. */
+type SchemaNode = Record<string, unknown>;
+
+/** Human names of the string formats the schemas use, for a value that does not match one. */
+const FORMAT_MESSAGES: Record<string, string> = {
+  date: 'must be a date YYYY-MM-DD',
+  'date-time': 'must be a date and time with an offset, e.g. 2026-12-24T09:30:00Z',
+  email: 'must be an email address',
+  uri: 'must be an absolute URL',
+  uuid: 'must be a UUID',
+};
+
+/**
+ * Turns Ajv errors into `{ field, code, message }`: a JSON Pointer into the body, or into the query
+ * string or the path prefixed with where (`querystring:/limit`, `params:/claimNumber`). A union
+ * (TypeBox anyOf) answers one error per field, not one per branch: the branches of another type are
+ * dropped, and the constants or enums the value matched none of become one `not_allowed` error
+ * naming the allowed values. A value of the wrong type answers its invalid_type alone (not also the
+ * enum or pattern it fails). A pattern error says what the field expects (its description, else an
+ * example), never the regular expression.
+ */
+function fieldErrors(validation: AjvError[], context: string | undefined, schema: unknown): FieldError[] {
   const where = context && context !== 'body' ? `${context}:` : '';
   // a string over its maxLength fails its pattern or format too: one error for the field, too_long
   const tooLong = new Set(validation.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
   const implied = (e: AjvError) => (e.keyword === 'pattern' || e.keyword === 'format') && tooLong.has(e.instancePath);
-  return validation
-    .filter((e) => !implied(e))
-    .map((e) => {
-      let field = e.instancePath || '';
-      let message = e.message ?? 'is invalid';
-      if (e.keyword === 'required') {
-        field += `/${String(e.params.missingProperty)}`;
-        message = 'is required';
-      }
-      if (e.keyword === 'additionalProperties') {
-        field += `/${String(e.params.additionalProperty)}`;
-        message = 'is not a known field';
-      }
-      if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
-        message = `must be one of ${e.params.allowedValues.join(', ')}`;
-      return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
-    });
+  const collapsed = collapseUnions(validation.filter((e) => !implied(e)));
+  // a value of the wrong type fails its enum, pattern or bounds too: one error for it, invalid_type
+  const wrongType = new Set(collapsed.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  const typed = new Set<string>();
+  const oneEach = collapsed.filter((e) => {
+    if (!wrongType.has(e.instancePath)) return true;
+    if (e.keyword !== 'type' || typed.has(e.instancePath)) return false;
+    typed.add(e.instancePath);
+    return true;
+  });
+  return oneEach.map((e) => {
+    let field = e.instancePath || '';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      field += `/${String(e.params.missingProperty)}`;
+      message = 'is required';
+    }
+    if (e.keyword === 'additionalProperties') {
+      field += `/${String(e.params.additionalProperty)}`;
+      message = 'is not a known field';
+    }
+    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues))
+      message = `must be one of ${e.params.allowedValues.map(String).join(', ')}`;
+    if (e.keyword === 'const') message = `must be ${String(e.params.allowedValue)}`;
+    if (e.keyword === 'pattern') message = patternMessage(schemaAt(schema, e.schemaPath));
+    if (e.keyword === 'format')
+      message = FORMAT_MESSAGES[String(e.params.format)] ?? `must be in the ${String(e.params.format)} format`;
+    return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
+  });
+}
+
+/**
+ * Ajv reports a value that matches no branch of a union with the errors of every branch and an
+ * `anyOf` error of its own. Each union (innermost first) is replaced by: the errors of the branches
+ * of the value's type (a branch whose own `type` refused the value is of another type), its
+ * constants and enums at the union's field merged into one enum error; or, when every branch is of
+ * another type, one `type` error naming them all.
+ */
+function collapseUnions(validation: AjvError[]): AjvError[] {
+  let errors = [...validation];
+  const unions = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf')
+    .sort((a, b) => b.schemaPath.length - a.schemaPath.length);
+  for (const union of unions) {
+    const prefix = `${union.schemaPath}/`;
+    // the union's own value only: every item of an array shares the union's schemaPath
+    const within = (e: AjvError) =>
+      e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`);
+    const inside = errors.filter((e) => e !== union && e.schemaPath.startsWith(prefix) && within(e));
+    const branchOf = (e: AjvError) => e.schemaPath.slice(prefix.length).split('/', 1)[0]!;
+    const otherType = new Set(
+      inside
+        .filter((e) => e.keyword === 'type' && e.instancePath === union.instancePath)
+        .filter((e) => e.schemaPath === `${prefix}${branchOf(e)}/type`)
+        .map(branchOf),
+    );
+    const kept = inside.filter((e) => !otherType.has(branchOf(e)));
+    let replacement: AjvError[];
+    if (kept.length === 0) {
+      const types = [
+        ...new Set(inside.filter((e) => e.keyword === 'type').flatMap((e) => [e.params.type].flat().map(String))),
+      ];
+      replacement = [
+        {
+          ...union,
+          keyword: 'type',
+          params: { type: types },
+          message: types.length ? `must be ${types.join(' or ')}` : 'is invalid',
+        },
+      ];
+    } else {
+      const allowed = kept.filter(
+        (e) => (e.keyword === 'const' || e.keyword === 'enum') && e.instancePath === union.instancePath,
+      );
+      const values = [
+        ...new Set(
+          allowed.flatMap((e) => (e.keyword === 'const' ? [e.params.allowedValue] : [e.params.allowedValues].flat())),
+        ),
+      ];
+      replacement = allowed.length
+        ? [
+            { ...union, keyword: 'enum', params: { allowedValues: values } },
+            ...kept.filter((e) => !allowed.includes(e)),
+          ]
+        : kept;
+    }
+    const gone = new Set<AjvError>([union, ...inside]);
+    const at = errors.indexOf(union);
+    errors = [
+      ...errors.slice(0, at).filter((e) => !gone.has(e)),
+      ...replacement,
+      ...errors.slice(at + 1).filter((e) => !gone.has(e)),
+    ];
+  }
+  return errors;
+}
+
+/** The node of a route's schema at an Ajv schemaPath (`#/properties/limit/pattern` → the limit schema). */
+function schemaAt(schema: unknown, schemaPath: string): SchemaNode | undefined {
+  const steps = schemaPath.replace(/^#\/?/, '').split('/').slice(0, -1);
+  let node: unknown = schema;
+  for (const step of steps) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[step.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node !== null && typeof node === 'object' ? (node as SchemaNode) : undefined;
+}
+
+/** A pattern error in words: what the field's schema says it holds, else an example of it. */
+function patternMessage(node: SchemaNode | undefined): string {
+  const description = typeof node?.description === 'string' ? node.description.trim().replace(/\.$/, '') : '';
+  if (description) return `is not in the expected form: ${description}`;
+  const example = Array.isArray(node?.examples) ? node.examples[0] : undefined;
+  if (typeof example === 'string') return `is not in the expected form, e.g. ${example}`;
+  return 'is not in the expected form';
 }
 
 export function installErrorHandling(app: FastifyInstance): void {
@@ -121,9 +240,16 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendProblem(request, reply, problemFor(error.code, error.detail, error.extra));
     }
     if (error.validation) {
-      const errors = fieldErrors(error.validation as AjvError[], error.validationContext);
+      const context = error.validationContext;
+      const schemas = request.routeOptions.schema as Record<string, unknown> | undefined;
+      const errors = fieldErrors(error.validation as AjvError[], context, context ? schemas?.[context] : undefined);
+      const fields = new Set(errors.map((e) => e.field)).size;
       const detail =
-        errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
+        errors.length === 1
+          ? `${errors[0]!.field} ${errors[0]!.message}.`
+          : fields === 1
+            ? `${errors[0]!.field} is invalid: ${errors.map((e) => e.message).join('; ')}.`
+            : `${fields} fields are invalid.`;
       return sendProblem(request, reply, problemFor('validation_failed', detail, { errors }));
     }
     switch (error.code) {

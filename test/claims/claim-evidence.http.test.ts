@@ -133,7 +133,8 @@ describe('claims with their evidence', () => {
     const unknown = await call('GET', `${FLIGHT}/claims/CLM-99999999`, partner);
     assert.equal(unknown.status, 404);
     const malformed = await call('GET', `${FLIGHT}/claims/not-a-claim`, partner);
-    assert.equal(malformed.status, 422);
+    assert.equal(malformed.status, 404, 'a malformed claim number names no claim, as a malformed contract number');
+    assert.equal(malformed.body.code, 'claim_not_found', JSON.stringify(malformed.body));
   });
 
   it('a reported cancellation: the reporter as source, the cancellation rule', async () => {

@@ -57,9 +57,9 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
 
   async function quoteAndSubscribe(
     flights: { marketing: string; operating: string },
-    options: { quoteOperating?: boolean; days?: number } = {},
+    options: { quoteOperating?: boolean; days?: number; passengers?: number } = {},
   ) {
-    const body = trip(options.days ?? 12);
+    const body = trip(options.days ?? 12, { additionalPassengers: (options.passengers ?? 1) - 1 });
     const quote = await post(
       t.app,
       `${FLIGHT}/getPrice`,
@@ -124,6 +124,40 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
     assert.ok(
       exposure.some((e) => e.airline === 'DL'),
       JSON.stringify(exposure),
+    );
+  });
+
+  it('a partial cancellation shows the operating flight of the legs that stay, and so do the versions', async () => {
+    const flights = pair();
+    const { res } = await quoteAndSubscribe(flights, { passengers: 2 });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const number = res.body.contractNumber as string;
+    const url = `${FLIGHT}/contracts/${number}/partial-cancellation`;
+    const body = { passengers: 1, reason: 'customer_request', contractVersion: 1 };
+    for (const [what, answer] of [
+      ['preview', await post(t.app, `${url}/preview`, body, a.auth)],
+      ['cancellation', await post(t.app, url, body, a.auth)],
+    ] as const) {
+      assert.equal(answer.status, 200, `${what}: ${JSON.stringify(answer.body)}`);
+      assert.deepEqual(
+        answer.body.flights.map((f: { flightNumber: string; operatingFlightNumber: string | null }) => [
+          f.flightNumber,
+          f.operatingFlightNumber,
+        ]),
+        [[flights.marketing, flights.operating]],
+        `${what}: the leg that stays, with the flight that flies it`,
+      );
+    }
+    const read = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${number}`, headers: a.auth });
+    assert.equal(read.statusCode, 200, read.body);
+    const versions = read.json().versions as { version: number; flights: { operatingFlightNumber: string | null }[] }[];
+    assert.deepEqual(
+      versions.map((v) => [v.version, v.flights[0]?.operatingFlightNumber]),
+      [
+        [1, flights.operating],
+        [2, flights.operating],
+      ],
+      'each version shows the operating flight of its leg',
     );
   });
 

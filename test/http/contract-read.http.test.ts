@@ -7,7 +7,9 @@ import {
   eventually,
   FLIGHT,
   insureFlight,
+  operatorToken,
   post,
+  runCliOn,
   subscribeTrip,
   trip,
   type InsuredFlight,
@@ -65,13 +67,91 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
       c.flights.map((f: { flightNumber: string }) => f.flightNumber),
       ['AF5201', 'AF5202'],
     );
-    for (const f of c.flights) assert.ok(['scheduled', 'watching', 'decided', 'closed'].includes(f.flightStatus.state));
+    assert.deepEqual(
+      c.flights.map((f: { flightStatus: object }) => f.flightStatus),
+      [
+        {
+          state: 'decided',
+          lastCheckedAt: null,
+          decidedAt: c.claims[0].openedAt,
+          outcome: { event: 'cancelled', delayMinutes: null },
+        },
+        { state: 'scheduled', lastCheckedAt: null, decidedAt: null, outcome: null },
+      ],
+      'the reported cancellation is the decision on the outbound, watched or not; nothing decided on the return',
+    );
     assert.equal(c.claims.length, 1);
     assert.equal(c.claims[0].reason, 'cancellation');
     assert.equal(c.cancellation, null);
     assert.equal(typeof c.modelVersion, 'string');
     assert.equal(typeof c.configurationVersion, 'number');
     assert.equal(c.premium.total.currency, 'EUR');
+  });
+
+  it("shows the decision an operator's events took on each leg: cancelled, delayed N, landed", async () => {
+    const operator = await operatorToken(t, 'flight-status');
+    const c = await createTestPartner(t.db); // its own contracts: the searches below count a's
+    const event = (flightNumber: string, departureDate: string, status: string, delayMinutes?: number) =>
+      post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber, departureDate, status, environment: 'sandbox', ...(delayMinutes ? { delayMinutes } : {}) },
+        operator.auth,
+      );
+    const trip = await insureFlight(t.app, c, { flightNumber: 'AF5211', returnFlight: 'AF5212' });
+    const cancelled = await event('AF5211', trip.departureDate, 'cancelled');
+    assert.equal(cancelled.body.claimsOpened?.length, 1, JSON.stringify(cancelled.body));
+    const delayed = await event('AF5212', trip.returnDate!, 'delayed', 200);
+    assert.equal(delayed.body.claimsOpened?.length, 1, JSON.stringify(delayed.body));
+    const read = await get(`/contracts/${trip.contractNumber}`, c);
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(
+      read.body.flights.map((f: { flightStatus: { state: string; outcome: unknown } }) => [
+        f.flightStatus.state,
+        f.flightStatus.outcome,
+      ]),
+      [
+        ['decided', { event: 'cancelled', delayMinutes: null }],
+        ['decided', { event: 'delayed', delayMinutes: 200 }],
+      ],
+      'not scheduled: each leg shows what the platform decided',
+    );
+
+    // on time, no claim: the watch's decision shows, as landed
+    const flown = await insureFlight(t.app, c, { flightNumber: 'AF5221' });
+    const departure = new Date(Date.now() + 12 * 86_400_000);
+    await t.db
+      .insertInto('flight_watches')
+      .values({
+        environment: 'sandbox',
+        flight_number: 'AF5221',
+        departure_date: flown.departureDate,
+        origin: 'CDG',
+        destination: 'JFK',
+        scheduled_departure: departure,
+        scheduled_arrival: null,
+        state: 'watching',
+        next_check_at: departure,
+        last_checked_at: null,
+        last_outcome: null,
+        last_error: null,
+        review_reason: null,
+        decided_at: null,
+      })
+      .execute();
+    const onTime = await runCliOn(
+      t,
+      ['--json', 'flights', 'event', '--env', 'sandbox', 'AF5221', flown.departureDate, '--status', 'on_time'],
+      {
+        actor: 'operator:flight-status',
+      },
+    );
+    assert.equal(onTime.code, 0, onTime.err);
+    const landed = await get(`/contracts/${flown.contractNumber}`, c);
+    const status = landed.body.flights[0].flightStatus;
+    assert.equal(status.state, 'decided', JSON.stringify(status));
+    assert.deepEqual(status.outcome, { event: 'landed', delayMinutes: null }, JSON.stringify(status));
+    assert.equal(typeof status.decidedAt, 'string', JSON.stringify(status));
   });
 
   it('shows the cancellation and its refund', async () => {

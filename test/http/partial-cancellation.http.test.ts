@@ -248,10 +248,30 @@ describe('Flight Delay API — partial cancellation: passengers or one leg leave
     assert.deepEqual(await code({ passengers: 1, reason: 'because' }), [422, 'validation_failed'], 'reason');
     assert.deepEqual(await code({ passengers: 1, reason: 'customer_request' }, b), [404, 'contract_not_found']);
 
+    const all = await preview(n, { passengers: 2, reason: 'customer_request' });
+    assert.equal(
+      all.body.detail,
+      'The contract insures 2 passengers and a partial cancellation leaves at least one: cancel at most 1, or cancel the contract instead (POST /cancel).',
+    );
+
     const single = await insured({ passengers: 1, returnTrip: false });
     const only = await cancelPart(single.contract.contractNumber, { leg: 0, reason: 'customer_request' });
     assert.equal(only.status, 422);
     assert.match(only.body.errors[0].message, /only leg/);
+    // its one passenger: said in plain words, with what to do instead
+    const everyone = await cancelPart(single.contract.contractNumber, { passengers: 1, reason: 'customer_request' });
+    assert.equal(everyone.status, 422, JSON.stringify(everyone.body));
+    assert.equal(
+      everyone.body.detail,
+      'The contract insures one passenger: cancelling them would leave nobody covered. Cancel the contract instead (POST /cancel).',
+    );
+    assert.deepEqual(everyone.body.errors, [
+      {
+        field: '/passengers',
+        code: 'out_of_range',
+        message: 'the contract insures one passenger: cancel the contract instead (POST /cancel)',
+      },
+    ]);
 
     // a claim on the outbound: no passenger may leave, and the outbound cannot be cancelled
     await openClaimsForFlightEvent(

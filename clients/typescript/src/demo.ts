@@ -84,7 +84,7 @@ export interface components {
             requestId?: string;
             /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport` (cut at 500 characters) */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport`; a query-string or path parameter's is prefixed with where it is, `querystring:/limit`, `params:/contractNumber` (cut at 500 characters). One error per field: a union of values answers one `not_allowed` naming them, a value of the wrong type one `invalid_type` (not also the list or form it fails). */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";

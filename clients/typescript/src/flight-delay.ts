@@ -697,7 +697,7 @@ export interface components {
             requestId?: string;
             /** @description What is wrong, field by field: at most 100 (the detail counts them all). */
             errors?: {
-                /** @description JSON Pointer into the body, e.g. `/departureAirport` (cut at 500 characters) */
+                /** @description JSON Pointer into the body, e.g. `/departureAirport`; a query-string or path parameter's is prefixed with where it is, `querystring:/limit`, `params:/contractNumber` (cut at 500 characters). One error per field: a union of values answers one `not_allowed` naming them, a value of the wrong type one `invalid_type` (not also the list or form it fails). */
                 field: string;
                 /** @description Stable code of what is wrong with the field, e.g. `required`, `out_of_range`, `not_increasing`. */
                 code: "invalid" | "required" | "unknown_field" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_few" | "too_many" | "out_of_range" | "not_increasing" | "not_allowed";
@@ -1034,6 +1034,8 @@ export interface components {
                 leg: number;
                 /** @description Flight designator, e.g. AF006. */
                 flightNumber: string;
+                /** @description A codeshare leg: the operating flight, monitored (its events open the claims); null when the leg flies under its own flightNumber. */
+                operatingFlightNumber: string | null;
                 /** @description IATA airport code. */
                 departureAirport: string;
                 /** @description IATA airport code. */
@@ -2889,7 +2891,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -3215,7 +3220,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -3916,7 +3924,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -4002,15 +4013,26 @@ export interface operations {
                              * @description The same instant in UTC.
                              */
                             departureAt: string;
-                            /** @description What the platform knows of the insured flight. */
+                            /** @description What the platform knows of the insured flight. A leg with a claim is `decided` even before the platform watches its flight (an event reported ahead). */
                             flightStatus: {
                                 /**
-                                 * @description scheduled until the platform watches the flight (from a few hours before departure); watching; decided (the outcome is known, claims opened if any); manual_review (the insurer checks the data); closed.
+                                 * @description scheduled until the platform watches the flight (from a few hours before departure) or decides on the leg; watching; decided (the outcome is known, claims opened if any: a leg with a claim is decided even when an event reported it ahead of the watch); manual_review (the insurer checks the data); closed.
                                  * @enum {string}
                                  */
                                 state: "scheduled" | "watching" | "decided" | "manual_review" | "closed";
                                 lastCheckedAt: string | null;
+                                /** @description When the platform decided what happened to the flight; null while it has not. */
                                 decidedAt: string | null;
+                                /** @description The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the monitoring's decision; null while none was taken. */
+                                outcome: {
+                                    /**
+                                     * @description What the platform decided happened to the flight: landed, it arrived on time or early; delayed, with delayMinutes, for any late arrival, even one that pays nothing.
+                                     * @enum {string}
+                                     */
+                                    event: "cancelled" | "delayed" | "diverted" | "landed";
+                                    /** @description Arrival delay at the gate when delayed; null otherwise. */
+                                    delayMinutes: number | null;
+                                } | null;
                             };
                         }[];
                         /**
@@ -4153,6 +4175,8 @@ export interface operations {
                                 leg: number;
                                 /** @description Flight designator, e.g. AF006. */
                                 flightNumber: string;
+                                /** @description A codeshare leg: the operating flight; null when the leg flies under its own flightNumber, and on versions recorded before the platform kept it. */
+                                operatingFlightNumber: string | null;
                                 /** @description IATA airport code. */
                                 departureAirport: string;
                                 /** @description IATA airport code. */
@@ -4386,7 +4410,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -4707,7 +4734,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -5056,7 +5086,10 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @example FD-7K3M-9QXT */
+                /**
+                 * @description One of your contract numbers, up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `contract_not_found`; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example FD-7K3M-9QXT
+                 */
                 contractNumber: string;
             };
             cookie?: never;
@@ -5929,7 +5962,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example CLM-00000042 */
+                /**
+                 * @description One of your claim numbers (CLM-00000042, any case), up to 40 characters. Any other value of up to 40 characters, well formed or not, answers 404 `claim_not_found`, as an unknown contract number does; beyond 40 characters, or holding U+0000, 422 `validation_failed`.
+                 * @example CLM-00000042
+                 */
                 claimNumber: string;
             };
             cookie?: never;
