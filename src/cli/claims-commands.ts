@@ -201,7 +201,10 @@ export function claimsCommands(kit: CommandKit): void {
           failureReason: a.failure_reason,
           bankFile: a.message_id,
           settledAt: a.settled_at,
-          leftOut: a.status === 'pending' && a.left_out_at ? { since: a.left_out_at, code: a.left_out_code } : null,
+          leftOut:
+            a.status === 'pending' && a.left_out_at
+              ? { since: a.left_out_at, code: a.left_out_code, reason: a.left_out_reason }
+              : null,
         })),
         audit: trail,
       };

@@ -1,4 +1,5 @@
-import type { PayoutStatus } from '../platform/db-schema.ts';
+import { leftOutBicFault } from '../payouts/index.ts';
+import type { LeftOutCode, PayoutStatus } from '../platform/db-schema.ts';
 import { when } from './kit.ts';
 
 /** What the payout commands and `parasol claims show` print of a payout. */
@@ -10,15 +11,35 @@ export function leftOutFor(since: Date, now: Date): string {
 }
 
 /**
- * The mark of a pending payout a batch left out of its file — why (and for a missing BIC, what to
- * do), since when, for how long: "no BIC (parasol payouts set-bic) since 2026-11-20 08:00:00Z (3 d)"
- * — or null when it is not (not pending, or never left
- * out). One format for every listing (`payouts list`, `claims show`).
+ * What the operator does about a payout a batch left out, from its mark (`leftOutBicFault`): the BIC
+ * alone at fault → `parasol payouts set-bic`; the BIC and something else → set the BIC, then the other
+ * fault stays; the BIC not at fault → the reason itself (pay it another way: docs/OPERATOR.md).
+ */
+export function leftOutWhy(code: string, reason: string | null): string {
+  const fault = leftOutBicFault(code as LeftOutCode, reason);
+  if (code === 'no_bic') return 'no BIC (parasol payouts set-bic)';
+  const why = `invalid: ${reason ?? 'refused by the file'}`;
+  return fault === 'all'
+    ? `${why} (parasol payouts set-bic)`
+    : fault === 'some'
+      ? `${why} (parasol payouts set-bic, then the other fault stays)`
+      : why;
+}
+
+/**
+ * The mark of a pending payout a batch left out of its file — why and what to do, since when, for how
+ * long: "no BIC (parasol payouts set-bic) since 2026-11-20 08:00:00Z (3 d)" — or null when it is not
+ * (not pending, or never left out). One format for every listing (`payouts list`, `claims show`).
  */
 export function leftOutMark(
-  p: { status: PayoutStatus; left_out_at: Date | null; left_out_code: string | null },
+  p: {
+    status: PayoutStatus;
+    left_out_at: Date | null;
+    left_out_code: string | null;
+    left_out_reason: string | null;
+  },
   now: Date,
 ): string | null {
   if (p.status !== 'pending' || !p.left_out_at) return null;
-  return `${p.left_out_code === 'no_bic' ? 'no BIC (parasol payouts set-bic)' : 'invalid'} since ${when(p.left_out_at)} (${leftOutFor(p.left_out_at, now)})`;
+  return `${leftOutWhy(p.left_out_code ?? 'invalid', p.left_out_reason)} since ${when(p.left_out_at)} (${leftOutFor(p.left_out_at, now)})`;
 }

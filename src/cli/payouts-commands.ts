@@ -4,6 +4,7 @@ import {
   claimNumberFor,
   createPayoutBatches,
   exportSepaBatch,
+  leftOutBicFault,
   MAX_BANK_REPORT_BYTES,
   listPayouts,
   PAYOUT_REPORT_BUSINESS_DAYS,
@@ -160,7 +161,7 @@ export function payoutsCommands(kit: CommandKit): void {
         const now = new Date();
         for (const s of skipped)
           warnings.push(
-            `LEFT OUT ${s.endToEndId} (${s.currency}, claim ${s.claimNumber}, ${s.first ? 'from now' : `for ${leftOutFor(s.leftOutSince, now)}`}): ${s.reason}; it stays pending (${s.code === 'no_bic' ? `parasol payouts set-bic ${s.claimNumber} <BIC> --reason "…"` : 'parasol payouts list --left-out'}).`,
+            `LEFT OUT ${s.endToEndId} (${s.currency}, claim ${s.claimNumber}, ${s.first ? 'from now' : `for ${leftOutFor(s.leftOutSince, now)}`}): ${s.reason}; it stays pending (${leftOutBicFault(s.code, s.reason) === 'none' ? 'parasol payouts list --left-out' : `parasol payouts set-bic ${s.claimNumber} <BIC> --reason "…"`}).`,
           );
         return {
           data: { batches, refused, skipped },

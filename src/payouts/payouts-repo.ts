@@ -508,6 +508,7 @@ export interface PayoutAttemptRow {
   /** The current attempt, pending, left out of its file by a batch: since when and why (migration 0058). */
   left_out_at: Date | null;
   left_out_code: LeftOutCode | null;
+  left_out_reason: string | null;
 }
 
 /**
@@ -527,7 +528,8 @@ export async function listClaimPayoutAttempts(db: Executor, claimId: string): Pr
            CASE WHEN a.attempt = p.attempt THEN p.failure_reason ELSE g.data->>'reason' END AS failure_reason,
            CASE WHEN a.attempt = p.attempt THEN b.message_id END AS message_id,
            CASE WHEN a.attempt = p.attempt THEN p.left_out_at END AS left_out_at,
-           CASE WHEN a.attempt = p.attempt THEN p.left_out_code END AS left_out_code
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_code END AS left_out_code,
+           CASE WHEN a.attempt = p.attempt THEN p.left_out_reason END AS left_out_reason
     FROM payout_attempts a
     JOIN payouts p ON p.id = a.payout_id
     JOIN claims cl ON cl.id = p.claim_id

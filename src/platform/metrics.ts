@@ -273,8 +273,9 @@ export class DatabaseGauges {
         // payouts a batch left out of its file (migration 0058): only SEPA-rail payouts are batched, so
         // the rows read are the pending SEPA payouts of index payouts_pending, as above; as above, not
         // those of claims held for review (the batch does not try them: their mark waits, kept)
+        // left_out_at is the batch's application clock: the age is taken against the gauges' own clock
         sql<{ environment: string; currency: string; n: string; oldest: string | null }>`
-          select p.environment, p.currency, count(*) as n, extract(epoch from now() - min(p.left_out_at)) as oldest
+          select p.environment, p.currency, count(*) as n, extract(epoch from ${new Date(this.clock())}::timestamptz - min(p.left_out_at)) as oldest
           from payouts p
           join claims cl on cl.id = p.claim_id
           where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null

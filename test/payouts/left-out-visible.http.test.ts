@@ -321,6 +321,32 @@ describe('payouts left out of their files, for operations', () => {
         .execute();
     assert.equal(valueOf(await gauges.metrics(), SERIES), base + 3, 'the three counted');
 
+    // the CLI's mark says why and what to do, the same way: set-bic only where the BIC is at fault
+    const listed = await runCliOn(t, ['payouts', 'list', '--left-out']);
+    assert.equal(listed.code, 0, listed.err);
+    const lineOf = (claimNumber: string) => {
+      const line = listed.out.split('\n').find((l) => l.includes(claimNumber));
+      assert.ok(line, `a line for claim ${claimNumber}:\n${listed.out}`);
+      return line;
+    };
+    assert.match(lineOf(claims.name.claimNumber), /invalid: creditorName is required/, 'the reason, not the BIC');
+    assert.doesNotMatch(lineOf(claims.name.claimNumber), /set-bic/, 'no set-bic where the BIC is not at fault');
+    assert.match(
+      lineOf(claims.bic.claimNumber),
+      /invalid: creditorBic is not a valid BIC \(parasol payouts set-bic\)/,
+      'the BIC alone: set-bic',
+    );
+    assert.match(
+      lineOf(claims.both.claimNumber),
+      /\(parasol payouts set-bic, then the other fault stays\)/,
+      'both: set-bic, and more',
+    );
+    const shown = await runCliOn(t, ['claims', 'show', claims.bic.claimNumber, '--json']);
+    assert.equal(shown.code, 0, shown.err);
+    const attempts = (JSON.parse(shown.out) as { payoutAttempts: { leftOut: { reason: string | null } | null }[] })
+      .payoutAttempts;
+    assert.equal(attempts.at(-1)?.leftOut?.reason, faults.bic, `claims show --json gives the reason: ${shown.out}`);
+
     const browser = new Browser(t.app);
     assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
     const page = (await browser.get('/admin/payouts?status=left_out')).body;
