@@ -165,11 +165,6 @@ export async function insertClaimsForFlight(
 }
 
 /**
- * A void committed while the operator's event waited for the leg (the leg re-read marked, the claim
- * opened) is not in the statement's snapshot, where `replaces` was looked up: looked up again now (a
- * new statement, a new snapshot), and the new claim's evidence completed.
- */
-/**
  * The current transaction's start on the database's clock, to the millisecond: the `opened_at` of the
  * claims it opens (their listing's key), which their audit row and `claim.opened` events repeat.
  */
@@ -178,6 +173,11 @@ export async function transactionStart(db: Executor): Promise<Date> {
   return rows[0]!.at;
 }
 
+/**
+ * A void committed while the operator's event waited for the leg (the leg re-read marked, the claim
+ * opened) is not in the statement's snapshot, where `replaces` was looked up: looked up again now (a
+ * new statement, a new snapshot), and the new claim's evidence completed.
+ */
 async function linkVoidedMeanwhile(db: Executor, opened: OpenedClaim[]): Promise<OpenedClaim[]> {
   const unlinked = opened.filter((c) => c.replaces === null);
   if (unlinked.length === 0) return opened;

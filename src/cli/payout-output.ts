@@ -16,8 +16,8 @@ export function leftOutFor(since: Date, now: Date): string {
  * fault stays; the BIC not at fault → the reason itself (pay it another way: docs/OPERATOR.md).
  */
 export function leftOutWhy(code: string, reason: string | null): string {
-  const fault = leftOutBicFault(code as LeftOutCode, reason);
   if (code === 'no_bic') return 'no BIC (parasol payouts set-bic)';
+  const fault = leftOutBicFault(code as LeftOutCode, reason);
   const why = `invalid: ${reason ?? 'refused by the file'}`;
   return fault === 'all'
     ? `${why} (parasol payouts set-bic)`

@@ -5,7 +5,7 @@ import { DomainError } from '../platform/errors.ts';
 import { normaliseFlightNumber } from '../reference/index.ts';
 import { flightSpellings } from './claims-under-spellings.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
-import { insertMissingWatches, legSpellings } from './watches-repo.ts';
+import { insertMissingWatches } from './watches-repo.ts';
 import {
   checkSimulatedFlightEvent,
   simulatedFlightKey,
@@ -122,12 +122,12 @@ export async function saveSimulatedFlightEvent(
       )
       .returningAll()
       .executeTakeFirstOrThrow();
-    const spellings = await legSpellings(trx, environment, flightNumber, event.departureDate);
+    // the legs' spellings (else the flight as typed, which no leg holds: no watch to plan)
+    const flightNumbers = await flightSpellings(trx, environment, event.flightNumber, event.departureDate);
     const planned = await insertMissingWatches(trx, {
-      flight: { environment, flightNumbers: spellings, departureDate: event.departureDate },
+      flight: { environment, flightNumbers, departureDate: event.departureDate },
     });
     const watchesDue = await bringForward(trx, environment, flightNumber, event.departureDate, now);
-    const flightNumbers = await flightSpellings(trx, environment, event.flightNumber, event.departureDate);
     await audit(trx, {
       actor,
       environment,

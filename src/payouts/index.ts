@@ -17,6 +17,7 @@ export {
   type RefusedCurrency,
 } from './sepa-batch.ts';
 export {
+  FILE_RECOVERY_GRACE_MS,
   PAYOUT_REPORT_BUSINESS_DAYS,
   payoutReportDueBefore,
   runScheduledSepaBatch,

@@ -142,9 +142,6 @@ export function recordBreakerState(provider: string, state: keyof typeof BREAKER
 
 export const DB_GAUGES_TTL_MS = 5_000;
 
-/** The SEPA job's FILE_RECOVERY_GRACE_MS (payouts/sepa-schedule.ts: platform/ imports no domain). */
-const SEPA_FILE_GRACE_MS = 5 * 60_000;
-
 /** Gauges read from the database, in a registry of their own (one per app: tests build several). */
 export class DatabaseGauges {
   readonly registry = new client.Registry();
@@ -228,6 +225,11 @@ export class DatabaseGauges {
      * payouts domain counts business days: app.ts); default: five calendar days before.
      */
     private readonly reportDueBefore: (now: Date) => Date = (now) => new Date(now.getTime() - 5 * 86_400_000),
+    /**
+     * How long a SEPA batch may be without its file before it counts as missing: the SEPA job's
+     * FILE_RECOVERY_GRACE_MS (app.ts passes it: platform/ imports no domain); default five minutes.
+     */
+    private readonly fileGraceMs = 5 * 60_000,
   ) {}
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
@@ -242,7 +244,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
-      const unwrittenBefore = new Date(this.clock() - SEPA_FILE_GRACE_MS);
+      const unwrittenBefore = new Date(this.clock() - this.fileGraceMs);
       const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
         this.db
           .selectFrom('claims')
