@@ -798,7 +798,7 @@ const FlightStatusOut = Type.Object(
       ],
       {
         description:
-          "The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the monitoring's decision; null while none was taken.",
+          "The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the flight watch's decision (the monitoring's, or an operator's flight event); null while none was taken.",
       },
     ),
   },

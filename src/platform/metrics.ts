@@ -72,7 +72,7 @@ export const sepaBatchRunsTotal = new client.Counter({
 
 export const emailsTotal = new client.Counter({
   name: 'parasol_emails_total',
-  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, or a newer link), not sent).',
+  help: 'Email send jobs handled by this process, by outcome (sent: through SMTP or into the outbox; rejected; skipped: already sent or being sent, or a link email whose link no longer works (claim settled or payment pending, a newer link, or its link used or past its due date), not sent).',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

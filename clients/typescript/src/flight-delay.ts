@@ -4023,7 +4023,7 @@ export interface operations {
                                 lastCheckedAt: string | null;
                                 /** @description When the platform decided what happened to the flight; null while it has not. */
                                 decidedAt: string | null;
-                                /** @description The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the monitoring's decision; null while none was taken. */
+                                /** @description The decision the platform took on the leg: its claim's event when it has one (whoever reported the flight: the monitoring, an operator, you in sandbox), else the flight watch's decision (the monitoring's, or an operator's flight event); null while none was taken. */
                                 outcome: {
                                     /**
                                      * @description What the platform decided happened to the flight: landed, it arrived on time or early; delayed, with delayMinutes, for any late arrival, even one that pays nothing.
