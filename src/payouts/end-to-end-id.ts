@@ -20,6 +20,19 @@ export function endToEndIdForPayout(payout: { payoutId: string; attempt?: number
   return `PSL${base32(digest).slice(0, 26)}`;
 }
 
+/**
+ * The end-to-end id of a payout to a US account (an ACH entry): the same id cut to 15 characters —
+ * `PSL` + 12 base32 characters (60 bits) — since a NACHA entry carries it in its 15-character
+ * individual identification number, which the customer's bank sends back unchanged with a return.
+ * Deterministic and distinct per attempt as the full id; unique among payouts through the same index.
+ */
+export function achEndToEndIdForPayout(payout: { payoutId: string; attempt?: number }): string {
+  return endToEndIdForPayout(payout).slice(0, ACH_END_TO_END_ID_LENGTH);
+}
+
+/** The length of an ACH payout's end-to-end id (a NACHA individual id's). */
+export const ACH_END_TO_END_ID_LENGTH = 15;
+
 /** A syntactically acceptable end-to-end id (ours or one a bank report mentions). */
 export function isValidEndToEndId(id: string): boolean {
   return isSepaIdentifier(id);
