@@ -400,10 +400,12 @@ export async function saveBankDetails(
   d: {
     claimId: string;
     accountHolderEnc: string;
-    ibanEnc: string;
+    /** The last four characters of the account (IBAN or US account number). */
     ibanLast4: string;
-    bic: string | null;
     country: string;
+    account:
+      | { kind: 'iban'; ibanEnc: string; bic: string | null }
+      | { kind: 'us'; routingNumber: string; accountEnc: string; accountType: 'checking' | 'savings' };
     /** The use case's clock (`claim.bank_details_received`'s receivedAt). */
     receivedAt: Date;
   },
@@ -414,20 +416,28 @@ export async function saveBankDetails(
       claim_id: d.claimId,
       account_holder_enc: d.accountHolderEnc,
       account_holder: null,
-      iban_enc: d.ibanEnc,
+      account_kind: d.account.kind,
+      iban_enc: d.account.kind === 'iban' ? d.account.ibanEnc : null,
       iban_last4: d.ibanLast4,
-      bic: d.bic,
+      bic: d.account.kind === 'iban' ? d.account.bic : null,
       country: d.country,
+      routing_number: d.account.kind === 'us' ? d.account.routingNumber : null,
+      us_account_enc: d.account.kind === 'us' ? d.account.accountEnc : null,
+      us_account_type: d.account.kind === 'us' ? d.account.accountType : null,
       received_at: d.receivedAt,
     })
     .onConflict((oc) =>
       oc.column('claim_id').doUpdateSet((eb) => ({
         account_holder_enc: eb.ref('excluded.account_holder_enc'),
         account_holder: null,
+        account_kind: eb.ref('excluded.account_kind'),
         iban_enc: eb.ref('excluded.iban_enc'),
         iban_last4: eb.ref('excluded.iban_last4'),
         bic: eb.ref('excluded.bic'),
         country: eb.ref('excluded.country'),
+        routing_number: eb.ref('excluded.routing_number'),
+        us_account_enc: eb.ref('excluded.us_account_enc'),
+        us_account_type: eb.ref('excluded.us_account_type'),
         received_at: eb.ref('excluded.received_at'),
       })),
     )

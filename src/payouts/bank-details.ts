@@ -4,6 +4,7 @@ import { requestPayout } from './payouts.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { toSepaText } from './sepa-text.ts';
 import { checkSepaAccount, type BankAccountIssueCode } from './bank-account.ts';
+import { checkUsBankAccount, type UsBankAccountIssueCode } from './us-bank-account.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
 import type { Db, Executor } from '../platform/db.ts';
@@ -99,16 +100,29 @@ export function claimForLink(db: Db, token: string, now: Date): Promise<LinkStat
   return findByToken(db, token, now, false);
 }
 
-export interface BankDetailsInput {
-  accountHolder: string;
-  iban: string;
-  bic?: string | undefined;
-}
+/**
+ * What the form sends: an IBAN (and BIC), or — for a claim paid in USD (`usAccountOffered`) — a US
+ * account, `kind: 'us'`. A US account sent for a claim in another currency is not taken: the IBAN is
+ * then asked for.
+ */
+export type BankDetailsInput =
+  | { kind?: 'iban'; accountHolder: string; iban: string; bic?: string | undefined }
+  | { kind: 'us'; accountHolder: string; routingNumber: string; accountNumber: string; accountType: string };
 
 export type BankDetailsIssue = {
-  field: 'accountHolder' | 'iban' | 'bic';
-  code: BankAccountIssueCode | 'holder_required' | 'holder_not_latin';
+  field: 'accountHolder' | 'iban' | 'bic' | 'routingNumber' | 'accountNumber' | 'accountType';
+  code: BankAccountIssueCode | UsBankAccountIssueCode | 'holder_required' | 'holder_not_latin';
 };
+
+/** Whether the claim's page offers a US account (routing and account numbers, paid by ACH): a claim paid in USD. */
+export function usAccountOffered(currency: string): boolean {
+  return currency === 'USD';
+}
+
+/** The last four characters of an account, as kept and shown (`iban_last4`); a shorter US account number padded with `*`. */
+function lastFour(account: string): string {
+  return account.slice(-4).padStart(4, '*');
+}
 
 export type BankDetailsOutcome =
   | { kind: 'unknown' }
@@ -118,7 +132,7 @@ export type BankDetailsOutcome =
 
 /**
  * POST /c/<token>: checks the account (a SEPA IBAN, with a BIC where the IBAN's country or the claim's
- * currency needs one: `checkSepaAccount`) and,
+ * currency needs one: `checkSepaAccount`; or, for a claim in USD, a US account: `checkUsBankAccount`) and,
  * in one transaction, stores it encrypted, uses up the link and moves the claim to
  * `payment_pending`, with the claim's payout requested (the simulated bank's job, or the next SEPA
  * batch). A link is single use once details are accepted; after a rejected payment the customer
@@ -143,19 +157,16 @@ export async function submitBankDetails(
     if (state.kind === 'unknown') return state;
     const claim = state.claim;
     if (!claim.open) return { kind: 'closed', claim };
-    // the claim's currency decides the BIC: another than EUR is a cross-border transfer, which needs it
-    const check = checkSepaAccount({ iban: input.iban, bic: input.bic, currency: claim.currency });
-    if (!check.ok) issues.push(...check.issues.map((i) => ({ field: i.field, code: i.code })));
-    if (issues.length || !check.ok) return { kind: 'invalid', claim, issues };
-    const account = check.account;
-    const last4 = account.iban.slice(-4);
+    const stored = checkAccount(input, claim.currency, deps.keys);
+    if (!stored.ok) issues.push(...stored.issues);
+    if (issues.length || !stored.ok) return { kind: 'invalid', claim, issues };
+    const { last4, country, account, audited } = stored;
     await claimLink.saveBankDetails(trx, {
       claimId: claim.claimId,
       accountHolderEnc: encrypt(deps.keys.encryption, holder),
-      ibanEnc: encrypt(deps.keys.encryption, account.iban),
       ibanLast4: last4,
-      bic: account.bic,
-      country: account.country,
+      country,
+      account,
       receivedAt: now,
     });
     await claimLink.useClaimToken(trx, claim.claimId, now);
@@ -170,6 +181,7 @@ export async function submitBankDetails(
         environment: claim.environment,
         amount: Number(updated.compensation_amount),
         currency: updated.currency,
+        accountKind: account.kind,
       },
       now,
     );
@@ -182,7 +194,7 @@ export async function submitBankDetails(
       entityId: claim.claimNumber,
       action: 'bank_details_received',
       at: now,
-      data: { ibanLast4: last4, country: account.country },
+      data: audited,
     });
     return {
       kind: 'accepted',
@@ -190,4 +202,51 @@ export async function submitBankDetails(
       ibanLast4: last4,
     };
   });
+}
+
+type CheckedAccount =
+  | {
+      ok: true;
+      last4: string;
+      country: string;
+      account: Parameters<typeof claimLink.saveBankDetails>[1]['account'];
+      /** The audit row's data: the last four, the country (a US account: its type), never the account. */
+      audited: Record<string, string>;
+    }
+  | { ok: false; issues: BankDetailsIssue[] };
+
+/** The account given, checked, and sealed for storage: an IBAN (and BIC) or, for a claim in USD, a US account. */
+function checkAccount(input: BankDetailsInput, currency: string, keys: Keyring): CheckedAccount {
+  if (input.kind === 'us' && usAccountOffered(currency)) {
+    const check = checkUsBankAccount(input);
+    if (!check.ok) return { ok: false, issues: check.issues.map((i) => ({ field: i.field, code: i.code })) };
+    const a = check.account;
+    const last4 = lastFour(a.accountNumber);
+    return {
+      ok: true,
+      last4,
+      country: 'US',
+      account: {
+        kind: 'us',
+        routingNumber: a.routingNumber,
+        accountEnc: encrypt(keys.encryption, a.accountNumber),
+        accountType: a.accountType,
+      },
+      audited: { accountLast4: last4, country: 'US', accountType: a.accountType },
+    };
+  }
+  const iban = input.kind === 'us' ? '' : input.iban;
+  const bic = input.kind === 'us' ? undefined : input.bic;
+  // the claim's currency decides the BIC: another than EUR is a cross-border transfer, which needs it
+  const check = checkSepaAccount({ iban, bic, currency });
+  if (!check.ok) return { ok: false, issues: check.issues.map((i) => ({ field: i.field, code: i.code })) };
+  const a = check.account;
+  const last4 = a.iban.slice(-4);
+  return {
+    ok: true,
+    last4,
+    country: a.country,
+    account: { kind: 'iban', ibanEnc: encrypt(keys.encryption, a.iban), bic: a.bic },
+    audited: { ibanLast4: last4, country: a.country },
+  };
 }

@@ -1,5 +1,12 @@
 /** The payouts domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
-export { claimForLink, submitBankDetails, type BankDetailsIssue, type ClaimForCustomer } from './bank-details.ts';
+export {
+  claimForLink,
+  submitBankDetails,
+  usAccountOffered,
+  type BankDetailsInput,
+  type BankDetailsIssue,
+  type ClaimForCustomer,
+} from './bank-details.ts';
 export { bicNeededForCurrency } from './bank-account.ts';
 export { PAYOUT_STATUSES, type PayoutStatus } from './model.ts';
 export { approveManualPayout, reviewClaim } from './manual-review.ts';

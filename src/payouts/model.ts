@@ -7,6 +7,10 @@
 export const PAYOUT_STATUSES = ['pending', 'instructed', 'paid', 'failed', 'returned', 'cancelled'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
-/** How a payout is paid: the simulated bank (sandbox, preproduction) or a SEPA credit transfer batch (production). */
-export const RAILS = ['simulated_bank', 'sepa'] as const;
+/**
+ * How a payout is paid: the simulated bank (sandbox, preproduction), a credit transfer batch (production:
+ * pain.001, SEPA or cross-border, to an IBAN), or an ACH batch (production: a NACHA file, to a US
+ * account; migration 0061).
+ */
+export const RAILS = ['simulated_bank', 'sepa', 'ach'] as const;
 export type Rail = (typeof RAILS)[number];

@@ -1,14 +1,15 @@
 import { sql, type Insertable } from 'kysely';
 import type { Environment, LeftOutCode, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
-import { endToEndIdForPayout } from './end-to-end-id.ts';
+import { achEndToEndIdForPayout, endToEndIdForPayout } from './end-to-end-id.ts';
+import type { Rail } from './model.ts';
 
 /** SQL for payouts: one row per claim (unique claim_id), its attempts, and SEPA batches. */
 
 /** A payout no batch leaves out any more (filed, settled, cancelled, a new attempt, its BIC set): migration 0058's mark cleared. */
 const NOT_LEFT_OUT = { left_out_at: null, left_out_code: null, left_out_reason: null } as const;
 
-export type Rail = 'simulated_bank' | 'sepa';
+export type { Rail };
 
 export interface PayoutRow {
   id: string;
@@ -51,9 +52,12 @@ export async function upsertPendingPayout(
     rail: Rail;
     amount: number;
     currency: string;
+    /** `us`: a US account, paid by ACH, whose end-to-end id is 15 characters (a NACHA individual id). */
+    accountKind: 'iban' | 'us';
     at: Date;
   },
 ): Promise<PayoutRow | undefined> {
+  const idFor = p.accountKind === 'us' ? achEndToEndIdForPayout : endToEndIdForPayout;
   const existing = await db
     .selectFrom('payouts')
     .select(PAYOUT_COLUMNS)
@@ -64,7 +68,7 @@ export async function upsertPendingPayout(
   if (existing && existing.status !== 'failed' && existing.status !== 'returned') return undefined;
   if (existing) {
     const attempt = existing.attempt + 1;
-    const endToEndId = endToEndIdForPayout({ payoutId: existing.id, attempt });
+    const endToEndId = idFor({ payoutId: existing.id, attempt });
     await db
       .insertInto('payout_attempts')
       .values({ end_to_end_id: endToEndId, payout_id: existing.id, attempt, created_at: p.at })
@@ -92,7 +96,7 @@ export async function upsertPendingPayout(
   }
   // The id is chosen here so the end-to-end id derives from it in the same statement.
   const { id } = await sql<{ id: string }>`SELECT gen_random_uuid()::text AS id`.execute(db).then((r) => r.rows[0]!);
-  const endToEndId = endToEndIdForPayout({ payoutId: id, attempt: 1 });
+  const endToEndId = idFor({ payoutId: id, attempt: 1 });
   const row = await db
     .insertInto('payouts')
     .values({
@@ -222,6 +226,8 @@ export async function lockPendingSepaPayouts(
         'p.left_out_at',
       ])
       .where('p.rail', '=', 'sepa')
+      .where('b.account_kind', '=', 'iban')
+      .$narrowType<{ iban_enc: string }>()
       .where('p.status', '=', 'pending')
       // one file per currency: EUR a SEPA credit transfer, another a cross-border one
       .where('p.currency', '=', currency)
@@ -356,7 +362,7 @@ export async function listPayouts(
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query
-      .where('p.rail', '=', 'sepa')
+      .where('p.rail', 'in', ['sepa', 'ach'])
       .where('p.status', '=', 'instructed')
       .where('p.instructed_at', '<', q.instructedBefore);
   if (q.environment) query = query.where('p.environment', '=', q.environment);
@@ -387,15 +393,29 @@ export async function findPayoutAccount(
   db: Executor,
   claimId: string,
 ): Promise<{
-  iban_enc: string;
+  account_kind: 'iban' | 'us';
+  iban_enc: string | null;
   iban_last4: string;
   bic: string | null;
+  routing_number: string | null;
+  us_account_enc: string | null;
+  us_account_type: 'checking' | 'savings' | null;
   account_holder_enc: string | null;
   account_holder: string | null;
 }> {
   return db
     .selectFrom('claim_bank_details')
-    .select(['iban_enc', 'iban_last4', 'bic', 'account_holder_enc', 'account_holder'])
+    .select([
+      'account_kind',
+      'iban_enc',
+      'iban_last4',
+      'bic',
+      'routing_number',
+      'us_account_enc',
+      'us_account_type',
+      'account_holder_enc',
+      'account_holder',
+    ])
     .where('claim_id', '=', claimId)
     .executeTakeFirstOrThrow();
 }

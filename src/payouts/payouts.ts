@@ -44,8 +44,22 @@ export const SIMULATED_BANK_RETURNED_IBAN = 'NL02ABNA0123456789';
 export const SIMULATED_BANK_RETURN = 'AC04 closed account number (simulated bank: transfer returned)';
 export const SIMULATED_BANK_RETURN_DELAY_MS = 5_000;
 
-export function railFor(environment: Environment): Rail {
-  return environment === 'production' ? 'sepa' : 'simulated_bank';
+/**
+ * The same two rehearsals for a US account (a claim in USD, paid by ACH in production): routing number
+ * 021000021 with account number 000000000004 is rejected (ACH return reason R03, no account); with
+ * 000000000005 it is paid, then returned SIMULATED_BANK_RETURN_DELAY_MS later (R02, account closed),
+ * through `settlePayout` like a production NACHA return. Every other valid US account is paid.
+ */
+export const SIMULATED_BANK_US_ROUTING = '021000021';
+export const SIMULATED_BANK_REJECTED_US_ACCOUNT = '000000000004';
+export const SIMULATED_BANK_US_REJECTION = 'R03 no account / unable to locate account (simulated bank)';
+export const SIMULATED_BANK_RETURNED_US_ACCOUNT = '000000000005';
+export const SIMULATED_BANK_US_RETURN = 'R02 account closed (simulated bank: entry returned)';
+
+/** Sandbox and preproduction: the simulated bank; production: ACH for a US account, else a credit transfer (pain.001). */
+export function railFor(environment: Environment, accountKind: 'iban' | 'us' = 'iban'): Rail {
+  if (environment !== 'production') return 'simulated_bank';
+  return accountKind === 'us' ? 'ach' : 'sepa';
 }
 
 /**
@@ -62,11 +76,13 @@ export async function requestPayout(
     environment: Environment;
     amount: number;
     currency: string;
+    /** The account the customer gave: an IBAN, or a US account (paid by ACH in production). */
+    accountKind: 'iban' | 'us';
   },
   /** The use case's clock: the audit row's time (`payout_requested`). */
   at: Date,
 ): Promise<void> {
-  const rail = railFor(claim.environment);
+  const rail = railFor(claim.environment, claim.accountKind);
   const payout = await upsertPendingPayout(trx, {
     claimId: claim.id,
     partnerId: claim.partnerId,
@@ -74,6 +90,7 @@ export async function requestPayout(
     rail,
     amount: claim.amount,
     currency: claim.currency,
+    accountKind: claim.accountKind,
     at,
   });
   if (!payout) return;
@@ -345,7 +362,15 @@ async function bankReason(
       });
     }
   }
-  return maskPersonalDataIn(text, holder);
+  // a US account's number, known too: a bank's return may quote it (no form tells it from other numbers)
+  let accountNumber: string | undefined;
+  if (account.us_account_enc !== null)
+    try {
+      accountNumber = decrypt(deps.encryption, account.us_account_enc);
+    } catch {
+      // masked without it, as without the name (the warning above is the same key's)
+    }
+  return maskPersonalDataIn(text, holder, accountNumber);
 }
 
 function ledgerPayout(payout: ReportedPayout, claim: { id: string; contract_id: string }) {
@@ -384,10 +409,11 @@ export async function payWithSimulatedBank(
     if (returnOf !== undefined) {
       // the return of a paid transfer, as a bank report says it: settlePayout decides (a later attempt: superseded)
       if (payout.status !== 'paid' || payout.end_to_end_id !== returnOf) return 'skipped';
+      const returned = await findPayoutAccount(trx, payout.claim_id);
       return settlePayout(trx, deps, {
         endToEndId: returnOf,
         outcome: 'returned',
-        reason: SIMULATED_BANK_RETURN,
+        reason: returned.account_kind === 'us' ? SIMULATED_BANK_US_RETURN : SIMULATED_BANK_RETURN,
         actor: 'system:simulated-bank',
       });
     }
@@ -396,15 +422,21 @@ export async function payWithSimulatedBank(
     // a claim under manual review is not paid automatically: approving it queues this job again
     if (claim.manual_review_at) return 'skipped';
     const account = await findPayoutAccount(trx, payout.claim_id);
-    const iban = decrypt(deps.encryption, account.iban_enc);
-    const rejected = iban === SIMULATED_BANK_REJECTED_IBAN;
+    const us = account.account_kind === 'us';
+    // the documented accounts: an IBAN, or a US account (routing number and account number)
+    const number = us
+      ? account.routing_number === SIMULATED_BANK_US_ROUTING
+        ? decrypt(deps.encryption, account.us_account_enc ?? '')
+        : ''
+      : decrypt(deps.encryption, account.iban_enc ?? '');
+    const rejected = number === (us ? SIMULATED_BANK_REJECTED_US_ACCOUNT : SIMULATED_BANK_REJECTED_IBAN);
     const outcome = await settlePayout(trx, deps, {
       endToEndId: payout.end_to_end_id,
       outcome: rejected ? 'failed' : 'paid',
-      reason: rejected ? SIMULATED_BANK_REJECTION : null,
+      reason: rejected ? (us ? SIMULATED_BANK_US_REJECTION : SIMULATED_BANK_REJECTION) : null,
       actor: 'system:simulated-bank',
     });
-    if (outcome === 'paid' && iban === SIMULATED_BANK_RETURNED_IBAN)
+    if (outcome === 'paid' && number === (us ? SIMULATED_BANK_RETURNED_US_ACCOUNT : SIMULATED_BANK_RETURNED_IBAN))
       await deps.jobs.send(
         'payouts_simulated_bank',
         { payoutId: payout.id, returnOf: payout.end_to_end_id },

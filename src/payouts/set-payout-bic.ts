@@ -75,11 +75,11 @@ export async function setPayoutBic(
     if (payout.rail !== 'sepa')
       throw refuseDeskAction(
         'payout_not_bank_transfer',
-        `Claim ${claim.claim_number}: its payout goes to the simulated bank (${payout.rail}), in no credit transfer file: no BIC to set.`,
+        `Claim ${claim.claim_number}: its payout goes ${payout.rail === 'ach' ? 'to a US account by ACH (a NACHA file)' : `to the simulated bank (${payout.rail})`}, in no credit transfer file: no BIC to set.`,
       );
     const account = await findPayoutAccount(trx, claim.id);
     const check = checkSepaAccount({
-      iban: decrypt(deps.keys.encryption, account.iban_enc),
+      iban: decrypt(deps.keys.encryption, account.iban_enc ?? ''), // a `sepa` payout's account is an IBAN
       bic,
       currency: payout.currency,
     });

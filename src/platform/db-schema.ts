@@ -346,10 +346,19 @@ export interface ClaimBankDetailsTable {
   /** Plaintext of rows written before migration 0010, until the start-up sealing empties it. */
   account_holder: string | null;
   account_holder_enc: string | null;
-  iban_enc: string;
+  /** `iban`, or `us`: a US account (routing number, sealed account number, type), migration 0061. */
+  account_kind: Generated<'iban' | 'us'>;
+  /** Sealed; null for a US account. */
+  iban_enc: string | null;
+  /** The last four characters of the account, IBAN or US account number: the only form shown after entry. */
   iban_last4: string;
   bic: string | null;
   country: string;
+  /** A US account's ABA routing number (9 digits); null for an IBAN. */
+  routing_number: string | null;
+  /** A US account's number, sealed; null for an IBAN. */
+  us_account_enc: string | null;
+  us_account_type: 'checking' | 'savings' | null;
   received_at: Generated<Date>;
 }
 

@@ -98,14 +98,29 @@ const FRENCH_PHONE = /\b0[1-9](?:[ .-]?[0-9]{2}){4}\b/g;
  * reason for refusing a transfer to that person's account), their name (`maskNameIn`). The name goes
  * last: masked first, its words inside an IBAN or an address ("GB47 ABBY 0901…", "abby.smith@…")
  * would hide the account or the address from the masks that follow. What the text says otherwise is
- * kept as written.
+ * kept as written. `accountNumber`: the person's US account number, known too (a bank's reason for
+ * returning an ACH entry to it), masked as `maskAccountNumberIn` does, before the name.
  */
-export function maskPersonalDataIn(text: string, name?: string): string {
-  const masked = maskIbansIn(text)
+export function maskPersonalDataIn(text: string, name?: string, accountNumber?: string): string {
+  const masked = maskIbansIn(accountNumber ? maskAccountNumberIn(text, accountNumber) : text)
     .replace(EMAIL, MASKED_EMAIL)
     .replace(INTERNATIONAL_PHONE, (found) => (parsePhoneNumberFromString(found)?.isPossible() ? MASKED_PHONE : found))
     .replace(FRENCH_PHONE, MASKED_PHONE);
   return name ? maskNameIn(masked, name) : masked;
+}
+
+/**
+ * The text with a known US account number masked to its last four (`•••• 6789`), written whole or
+ * with spaces or hyphens between its characters, any case, not inside a longer run of letters and
+ * digits. A bare account number cannot be told from other numbers by its form (it has no check
+ * digits), so only the one known — the claim's own account — is masked; one shorter than 4 characters
+ * is left (it would mask ordinary numbers).
+ */
+export function maskAccountNumberIn(text: string, accountNumber: string): string {
+  const account = accountNumber.replace(/[\s-]+/g, '').toUpperCase();
+  if (!/^[0-9A-Z]{4,17}$/.test(account)) return text;
+  const pattern = new RegExp(`(?<![A-Za-z0-9])${[...account].join('[ -]?')}(?![A-Za-z0-9])`, 'gi');
+  return text.replace(pattern, `•••• ${account.slice(-4)}`);
 }
 
 export const MASKED_NAME = '[name]';

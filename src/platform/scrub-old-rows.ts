@@ -25,7 +25,8 @@ import { addressCounterKeyOf, emailCounterKeyOf, HASHED_COUNTER } from './thrott
  *   `payment_returned` audit rows, `claim.failed` webhook events) are masked of the account holder's
  *   name too, as settlePayout masks a reason it stores now: the claim's sealed holder is opened with
  *   the keyring the command runs with (the server's: PARASOL_MASTER_KEY or the key file, and
- *   PARASOL_MASTER_KEYS_PREVIOUS). A holder that opens with none of those keys is not guessed at: the
+ *   PARASOL_MASTER_KEYS_PREVIOUS), and so is the claim's US account number (migration 0061), masked to
+ *   its last four where a reason quotes it (`maskAccountNumberIn`). A holder that opens with none of those keys is not guessed at: the
  *   reason keeps its other masks and the name if it quotes it, and its claim is counted, once, in
  *   `holdersNotOpened` (each run counts them again, until a run holds the key that sealed them). The
  *   holder is the claim's current one: a reason quoting the holder of details the customer replaced
@@ -111,23 +112,31 @@ export async function scrubOldRows(
    * The account holder of the claim (by id or number) whose bank `reason` this is, opened: undefined
    * for a fixed reason (FIXED_BANK_REASONS: no lookup), '' when the claim has no bank details;
    * undefined too, the claim counted in `holdersNotOpened`, when its sealed name opens with none of the keys.
+   * With the name, a US account's number (migration 0061), which the reason may quote as well.
    */
   const holderOf = async (
     trx: Executor,
     claim: { id: string } | { number: string },
     reason: string,
-  ): Promise<string | undefined> => {
+  ): Promise<{ name: string; accountNumber?: string } | undefined> => {
     if (FIXED_BANK_REASONS.has(reason.trim())) return undefined;
     const row = await trx
       .selectFrom('claim_bank_details as d')
       .innerJoin('claims as c', 'c.id', 'd.claim_id')
-      .select(['c.id', 'd.account_holder_enc', 'd.account_holder'])
+      .select(['c.id', 'd.account_holder_enc', 'd.account_holder', 'd.us_account_enc'])
       .$if('id' in claim, (q) => q.where('c.id', '=', (claim as { id: string }).id))
       .$if('number' in claim, (q) => q.where('c.claim_number', '=', (claim as { number: string }).number))
       .executeTakeFirst();
-    if (!row || (row.account_holder_enc === null && row.account_holder === null)) return '';
+    let accountNumber: string | undefined;
+    if (row?.us_account_enc)
+      try {
+        accountNumber = openField(keys.encryption, row.us_account_enc, null);
+      } catch {
+        // masked without it, as without the name below (the same keys sealed both)
+      }
+    if (!row || (row.account_holder_enc === null && row.account_holder === null)) return { name: '', accountNumber };
     try {
-      return openField(keys.encryption, row.account_holder_enc, row.account_holder);
+      return { name: openField(keys.encryption, row.account_holder_enc, row.account_holder), accountNumber };
     } catch {
       notOpened.add(row.id);
       report.holdersNotOpened = notOpened.size;
@@ -220,10 +229,8 @@ export async function scrubOldRows(
         } else {
           // the bank's reason a claim's payment failed or was returned with: its holder's name too
           const bank = field === 'reason' && row.entity === 'claim' && BANK_REASON_ACTIONS.includes(row.action);
-          const masked = maskPersonalDataIn(
-            held,
-            bank ? await holderOf(trx, { number: row.entity_id }, held) : undefined,
-          );
+          const known = bank ? await holderOf(trx, { number: row.entity_id }, held) : undefined;
+          const masked = maskPersonalDataIn(held, known?.name, known?.accountNumber);
           if (masked === held) continue;
           const done = await trx
             .updateTable('audit_log')
@@ -258,8 +265,8 @@ export async function scrubOldRows(
       ).rows;
       let rewritten = 0;
       for (const row of rows) {
-        const holder = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id }, row.held);
-        const masked = maskPersonalDataIn(row.held, holder);
+        const known = row.claim_id === null ? undefined : await holderOf(trx, { id: row.claim_id }, row.held);
+        const masked = maskPersonalDataIn(row.held, known?.name, known?.accountNumber);
         if (masked === row.held) continue;
         const done = await sql`
           UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${masked}
@@ -291,8 +298,8 @@ export async function scrubOldRows(
       const payload = row.payload as { data: { failureReason: string; claimNumber?: unknown } };
       const held = payload.data.failureReason;
       const claimNumber = payload.data.claimNumber;
-      const holder = typeof claimNumber === 'string' ? await holderOf(trx, { number: claimNumber }, held) : undefined;
-      const masked = maskPersonalDataIn(held, holder);
+      const known = typeof claimNumber === 'string' ? await holderOf(trx, { number: claimNumber }, held) : undefined;
+      const masked = maskPersonalDataIn(held, known?.name, known?.accountNumber);
       if (masked === held) continue;
       const done = await trx
         .updateTable('webhook_events')

@@ -43,7 +43,7 @@ export const SEALED_COLUMNS: readonly {
     ],
   },
   { table: 'policy_corrections', key: ['id'], columns: ['before_enc', 'after_enc'] },
-  { table: 'claim_bank_details', key: ['claim_id'], columns: ['account_holder_enc', 'iban_enc'] },
+  { table: 'claim_bank_details', key: ['claim_id'], columns: ['account_holder_enc', 'iban_enc', 'us_account_enc'] },
   { table: 'sepa_batches', key: ['id'], columns: ['xml_enc'] },
   { table: 'sms_outbox', key: ['id'], columns: ['to_enc', 'body_enc', 'link_enc'] },
   { table: 'sms_messages', key: ['id'], columns: ['to_enc', 'body_enc'] },

@@ -1,4 +1,9 @@
-import { bicNeededForCurrency, type BankDetailsIssue, type ClaimForCustomer } from '../payouts/index.ts';
+import {
+  bicNeededForCurrency,
+  usAccountOffered,
+  type BankDetailsIssue,
+  type ClaimForCustomer,
+} from '../payouts/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
 import { asset } from './layout.ts';
@@ -141,15 +146,15 @@ function layout(language: Language, title: string, body: SafeHtml, frame?: Frame
   h1 { font-size: 1.4rem; margin-top: 0; }
   .amount { font-size: 1.8rem; font-weight: 700; margin: .25rem 0 1rem; }
   label { display: block; font-weight: 600; margin-top: 1rem; }
-  input { width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: .6rem; border: 1px solid #6b7280; border-radius: .4rem; }
-  input[aria-invalid="true"] { border: 2px solid #b42318; }
+  input, select { width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: .6rem; border: 1px solid #6b7280; border-radius: .4rem; }
+  input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid #b42318; }
   .error { color: #b42318; margin: .25rem 0 0; }
   h2 { font-size: 1.1rem; margin: 1.25rem 0 .5rem; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem .75rem; margin: 0; }
   dt { font-weight: 600; } dd { margin: 0; }
   .muted { color: #4b5563; font-size: .9rem; }
   button { margin-top: 1.25rem; width: 100%; font-size: 1.1rem; padding: .8rem; border: 0; border-radius: .4rem; background: #1d4ed8; color: #fff; }
-  button:focus, input:focus { outline: 3px solid #93c5fd; }
+  button:focus, input:focus, select:focus { outline: 3px solid #93c5fd; }
   .brand { font-size: .9rem; color: #4b5563; margin: 0 0 .75rem; }
   footer { max-width: 32rem; margin: 1rem auto 0; color: #4b5563; font-size: .85rem; overflow-wrap: anywhere; }
   footer p { margin: .25rem 0; }
@@ -161,9 +166,28 @@ function layout(language: Language, title: string, body: SafeHtml, frame?: Frame
 }
 
 export interface FormState {
-  values: { accountHolder: string; iban: string; bic: string };
+  values: {
+    /** Which form was sent: `us` (a US account, a claim in USD) or `iban` (the default). */
+    accountKind?: 'iban' | 'us';
+    accountHolder: string;
+    iban: string;
+    bic: string;
+    routingNumber?: string;
+    accountNumber?: string;
+    accountType?: string;
+  };
   issues: BankDetailsIssue[];
 }
+
+const EMPTY_FORM: FormState['values'] = {
+  accountKind: 'iban',
+  accountHolder: '',
+  iban: '',
+  bic: '',
+  routingNumber: '',
+  accountNumber: '',
+  accountType: '',
+};
 
 const frameOf = (claim: ClaimForCustomer, legal: PageLegal, token: string): Frame => ({
   brand: claim.brand,
@@ -177,33 +201,69 @@ function amountFor(claim: ClaimForCustomer): SafeHtml {
 <p class="muted" id="passengers">${w.forPassengers(plural(claim.language, claim.passengers, customerWords(claim.language).passengers))}</p>`;
 }
 
+/**
+ * The bank-details form: an IBAN (and BIC); for a claim paid in USD, a US account (holder, routing
+ * number, account number, checking or savings), with a link to the IBAN form for a customer whose
+ * account is abroad (`ibanAsked`: `?account=iban`) and back. After a refused post, the form sent.
+ */
 export function claimPage(
   claim: ClaimForCustomer,
   legal: PageLegal,
   token: string,
-  form: FormState = { values: { accountHolder: '', iban: '', bic: '' }, issues: [] },
+  form?: FormState,
+  ibanAsked = false,
 ): string {
   const w = words(claim.language);
+  const offered = usAccountOffered(claim.currency);
+  const kind = offered && (form ? form.values.accountKind === 'us' : !ibanAsked) ? 'us' : 'iban';
+  const values = form?.values ?? EMPTY_FORM;
+  const issues = form?.issues ?? [];
   // a claim paid in another currency than EUR is a cross-border transfer: the BIC is required, whatever
   // the IBAN (payouts' checkSepaAccount); in EUR only for an IBAN outside the EEA, which the label says
   const bicRequired = bicNeededForCurrency(claim.currency);
   const field = (
-    name: 'accountHolder' | 'iban' | 'bic',
+    name: 'accountHolder' | 'iban' | 'bic' | 'routingNumber' | 'accountNumber',
     label: string,
     autocomplete: string,
     code = false,
     required = true,
   ) => {
-    const issue = form.issues.find((i) => i.field === name);
+    const issue = issues.find((i) => i.field === name);
     const id = `f-${name}`;
-    // codes (IBAN, BIC): a phone shows its letters keyboard in capitals, without corrections
-    const typing = code
-      ? html`inputmode="text" autocapitalize="characters" autocorrect="off" spellcheck="false" maxlength="${name === 'iban' ? 42 : 14}"`
-      : '';
+    // codes (IBAN, BIC, account number): a phone shows its letters keyboard in capitals, without
+    // corrections; a routing number its digits keyboard
+    const typing =
+      name === 'routingNumber'
+        ? html`inputmode="numeric" autocorrect="off" spellcheck="false" maxlength="14"`
+        : code
+          ? html`inputmode="text" autocapitalize="characters" autocorrect="off" spellcheck="false" maxlength="${name === 'iban' ? 42 : name === 'accountNumber' ? 24 : 14}"`
+          : '';
     return html`<label for="${id}">${label}</label>
-<input id="${id}" name="${name}" value="${form.values[name]}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
+<input id="${id}" name="${name}" value="${values[name] ?? ''}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
 ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : ''}`;
   };
+  const typeIssue = issues.find((i) => i.field === 'accountType');
+  const accountType = html`<label for="f-accountType">${w.accountType}</label>
+<select id="f-accountType" name="accountType" aria-required="true" ${typeIssue ? html`aria-invalid="true" aria-describedby="f-accountType-error"` : ''}>
+${(['checking', 'savings'] as const).map((t) => html`<option value="${t}" ${values.accountType === t ? html`selected` : ''}>${w[t]}</option>`)}
+</select>
+${typeIssue ? html`<p class="error" id="f-accountType-error">${w.errors[typeIssue.code]}</p>` : ''}`;
+  const accountFields =
+    kind === 'us'
+      ? html`<input type="hidden" name="accountKind" value="us">
+${field('accountHolder', w.holder, 'name')}
+${field('routingNumber', w.routingNumber, 'off')}
+${field('accountNumber', w.accountNumber, 'off', true)}
+${accountType}`
+      : html`<input type="hidden" name="accountKind" value="iban">
+${field('accountHolder', w.holder, 'name')}
+${field('iban', w.iban, 'off', true)}
+${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field('bic', w.bic, 'off', true, false)}`;
+  const otherForm = !offered
+    ? ''
+    : kind === 'us'
+      ? html`<p class="muted"><a id="use-iban" href="/c/${token}?account=iban">${w.useIban}</a></p>`
+      : html`<p class="muted"><a id="use-us" href="/c/${token}">${w.useUs}</a></p>`;
   return layout(
     claim.language,
     w.title,
@@ -215,11 +275,10 @@ ${claim.status === 'failed' ? html`<p class="error" role="alert">${w.rejected(cl
 ${why(claim, claim.language)}
 <p>${w.ask}</p>
 <form method="post" novalidate>
-${field('accountHolder', w.holder, 'name')}
-${field('iban', w.iban, 'off', true)}
-${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field('bic', w.bic, 'off', true, false)}
+${accountFields}
 <button type="submit">${w.submit}</button>
 </form>
+${otherForm}
 <script src="${asset('iban.js')}" defer></script>`,
     frameOf(claim, legal, token),
   );

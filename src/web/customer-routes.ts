@@ -40,14 +40,19 @@ export function customerRoutes(deps: {
       required: ['token'],
     } as const;
 
-    app.get<{ Params: { token: string } }>('/c/:token', { schema: { hide: true, params } }, async (request, reply) => {
-      const state = await claimForLink(deps.db, request.params.token, deps.now());
-      reply.type('text/html; charset=utf-8');
-      if (state.kind === 'unknown')
-        return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
-      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, request.params.token));
-      return claimPage(state.claim, deps.legal, request.params.token);
-    });
+    app.get<{ Params: { token: string }; Querystring: { account?: string } }>(
+      '/c/:token',
+      { schema: { hide: true, params } },
+      async (request, reply) => {
+        const state = await claimForLink(deps.db, request.params.token, deps.now());
+        reply.type('text/html; charset=utf-8');
+        if (state.kind === 'unknown')
+          return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
+        if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, request.params.token));
+        // a claim in USD asks for a US account; `?account=iban` for an IBAN instead (a customer abroad)
+        return claimPage(state.claim, deps.legal, request.params.token, undefined, request.query.account === 'iban');
+      },
+    );
 
     for (const kind of ['legal', 'privacy'] as const) {
       app.get<{ Params: { token: string } }>(
@@ -69,11 +74,19 @@ export function customerRoutes(deps: {
       async (request, reply) => {
         const body = request.body ?? {};
         const values = {
+          accountKind: body.accountKind === 'us' ? ('us' as const) : ('iban' as const),
           accountHolder: String(body.accountHolder ?? ''),
           iban: String(body.iban ?? ''),
           bic: String(body.bic ?? ''),
+          routingNumber: String(body.routingNumber ?? ''),
+          accountNumber: String(body.accountNumber ?? ''),
+          accountType: String(body.accountType ?? ''),
         };
-        const outcome = await submitBankDetails(deps, request.params.token, values);
+        const outcome = await submitBankDetails(
+          deps,
+          request.params.token,
+          values.accountKind === 'us' ? { ...values, kind: 'us' } : { ...values, kind: 'iban' },
+        );
         reply.type('text/html; charset=utf-8');
         switch (outcome.kind) {
           case 'unknown':

@@ -374,6 +374,7 @@ describe('the BIC of a cross-border payout', () => {
       rail: 'sepa',
       amount: Number(claim.compensation_amount),
       currency: claim.currency,
+      accountKind: 'iban',
       at: new Date(),
     });
     assert.equal(retried?.attempt, 2);

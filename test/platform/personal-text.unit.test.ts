@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maskIban, maskIbansIn, maskNameIn, maskPersonalDataIn } from '../../src/platform/personal-text.ts';
+import {
+  maskAccountNumberIn,
+  maskIban,
+  maskIbansIn,
+  maskNameIn,
+  maskPersonalDataIn,
+} from '../../src/platform/personal-text.ts';
 
 describe('free text kept without the personal data it quotes', () => {
   it('masks an IBAN to its last four characters', () => {
@@ -81,5 +87,19 @@ describe('free text kept without the personal data it quotes', () => {
     );
     assert.equal(maskNameIn('no account, an error', 'An No'), 'no account, an error');
     assert.equal(maskNameIn('holder NO AN', 'An No'), 'holder [name] [name]');
+  });
+
+  it('masks a known US account number to its last four, written whole or grouped, and nothing else', () => {
+    assert.equal(
+      maskAccountNumberIn('R03 NO ACCOUNT 000123456789 / 0001-2345 6789', '000123456789'),
+      'R03 NO ACCOUNT •••• 6789 / •••• 6789',
+    );
+    // inside a longer number, another number, or too short to tell from ordinary numbers: as written
+    assert.equal(maskAccountNumberIn('ref 9000123456789 R03', '000123456789'), 'ref 9000123456789 R03');
+    assert.equal(maskAccountNumberIn('R03 account 12', '12'), 'R03 account 12');
+    assert.equal(
+      maskPersonalDataIn('R02 closed 000123456789 Jordan SMITH', 'Jordan Smith', '000123456789'),
+      'R02 closed •••• 6789 [name] [name]',
+    );
   });
 });

@@ -65,6 +65,13 @@ export const en = {
     iban: 'IBAN',
     bic: 'BIC (if your bank is outside the European Economic Area)',
     bicRequired: (currency) => `Your bank’s BIC (required: your compensation is paid in ${currency})`,
+    routingNumber: 'Routing number (ABA, 9 digits)',
+    accountNumber: 'Account number',
+    accountType: 'Account type',
+    checking: 'Checking',
+    savings: 'Savings',
+    useIban: 'Your account is outside the United States? Give its IBAN instead.',
+    useUs: 'Your account is in the United States? Give its routing and account numbers.',
     submit: 'Send',
     thanks: (last4) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
     rejected: (last4) =>
@@ -104,6 +111,14 @@ export const en = {
         'Your compensation is paid in a currency other than the euro: give your bank’s BIC (8 or 11 characters, on your bank statement or in your banking app).',
       bic_invalid: 'This BIC is not valid.',
       bic_country_mismatch: 'This BIC does not match the IBAN’s country.',
+      routing_required: 'Give your bank’s routing number (9 digits).',
+      routing_invalid: 'A routing number is 9 digits: please check it.',
+      routing_unknown_prefix: 'This is not a US bank’s routing number: please check it.',
+      routing_check_digit: 'This routing number is not valid (its last digit does not match): please check it.',
+      account_number_required: 'Give your account number.',
+      account_number_too_long: 'An account number is at most 17 characters: please check it.',
+      account_number_invalid: 'This account number is not valid: use the digits shown on your checks or statement.',
+      account_type_invalid: 'Choose checking or savings.',
     },
   },
   footer: {
@@ -146,13 +161,13 @@ export const en = {
       heading: 'What we keep and why',
       paragraphs: [
         `When you buy the cover from ${f.brand}: your name, email address, mobile phone number, language, booking reference and insured flights, to run the insurance contract: watch your flights, tell you when you are compensated and answer your questions.`,
-        'When a flight is compensated: the account holder’s name and the IBAN (and BIC) you give on this page, to pay you, and the messages we send you.',
+        'When a flight is compensated: the account holder’s name and the IBAN (and BIC), or the US routing and account numbers, you give on this page, to pay you, and the messages we send you.',
       ],
     },
     {
       heading: 'How it is protected',
       paragraphs: [
-        'Your name, email address, phone number, account holder’s name and IBAN are stored encrypted. After you enter it, the IBAN is only ever shown by its last four characters and is never written to logs. Your payment link is stored only as a fingerprint.',
+        'Your name, email address, phone number, account holder’s name and IBAN or account number are stored encrypted. After you enter it, the account is only ever shown by its last four characters and is never written to logs. Your payment link is stored only as a fingerprint.',
       ],
     },
     {

@@ -65,6 +65,13 @@ export const fr = {
     iban: 'IBAN',
     bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
     bicRequired: (currency) => `BIC de votre banque (obligatoire : votre indemnisation est versée en ${currency})`,
+    routingNumber: 'Numéro de routage (ABA, 9 chiffres)',
+    accountNumber: 'Numéro de compte',
+    accountType: 'Type de compte',
+    checking: 'Compte courant (checking)',
+    savings: 'Compte d’épargne (savings)',
+    useIban: 'Votre compte est hors des États-Unis ? Indiquez plutôt son IBAN.',
+    useUs: 'Votre compte est aux États-Unis ? Indiquez ses numéros de routage et de compte.',
     submit: 'Envoyer',
     thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
     rejected: (last4) =>
@@ -105,6 +112,16 @@ export const fr = {
         'Votre indemnisation est versée dans une autre devise que l’euro : indiquez le BIC de votre banque (8 ou 11 caractères, sur votre RIB ou dans l’application de votre banque).',
       bic_invalid: 'Ce BIC n’est pas valide.',
       bic_country_mismatch: 'Ce BIC ne correspond pas au pays de l’IBAN.',
+      routing_required: 'Indiquez le numéro de routage de votre banque (9 chiffres).',
+      routing_invalid: 'Un numéro de routage a 9 chiffres : vérifiez-le.',
+      routing_unknown_prefix: 'Ce n’est pas le numéro de routage d’une banque américaine : vérifiez-le.',
+      routing_check_digit:
+        'Ce numéro de routage n’est pas valide (son dernier chiffre ne correspond pas) : vérifiez-le.',
+      account_number_required: 'Indiquez votre numéro de compte.',
+      account_number_too_long: 'Un numéro de compte a au plus 17 caractères : vérifiez-le.',
+      account_number_invalid:
+        'Ce numéro de compte n’est pas valide : reprenez les chiffres de vos chèques ou de votre relevé.',
+      account_type_invalid: 'Choisissez compte courant ou compte d’épargne.',
     },
   },
   footer: {
@@ -147,13 +164,13 @@ export const fr = {
       heading: 'Ce que nous conservons et pourquoi',
       paragraphs: [
         `Quand vous souscrivez l’assurance auprès de ${f.brand} : vos nom et prénom, adresse e-mail, numéro de mobile, langue, référence de réservation et vols assurés, pour exécuter le contrat : suivre vos vols, vous prévenir quand vous êtes indemnisé et répondre à vos questions.`,
-        'Quand un vol est indemnisé : le nom du titulaire du compte et l’IBAN (et le BIC) que vous saisissez sur cette page, pour vous payer, ainsi que les messages que nous vous envoyons.',
+        'Quand un vol est indemnisé : le nom du titulaire du compte et l’IBAN (et le BIC), ou les numéros de routage et de compte américains, que vous saisissez sur cette page, pour vous payer, ainsi que les messages que nous vous envoyons.',
       ],
     },
     {
       heading: 'Comment elles sont protégées',
       paragraphs: [
-        'Vos nom et prénom, adresse e-mail, numéro de téléphone, nom du titulaire du compte et IBAN sont stockés chiffrés. Une fois saisi, l’IBAN n’est plus affiché que par ses quatre derniers caractères et n’est jamais écrit dans les journaux. Votre lien de paiement n’est conservé que sous forme d’empreinte.',
+        'Vos nom et prénom, adresse e-mail, numéro de téléphone, nom du titulaire du compte et IBAN ou numéro de compte sont stockés chiffrés. Une fois saisi, le compte n’est plus affiché que par ses quatre derniers caractères et n’est jamais écrit dans les journaux. Votre lien de paiement n’est conservé que sous forme d’empreinte.',
       ],
     },
     {

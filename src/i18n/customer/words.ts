@@ -122,6 +122,15 @@ export interface CustomerWords {
     bic: string;
     /** The BIC field when the claim is paid in another currency than EUR: required whatever the IBAN. */
     bicRequired: (currency: string) => string;
+    /** The US account's fields (a claim paid in USD: payouts' `usAccountOffered`). */
+    routingNumber: string;
+    accountNumber: string;
+    accountType: string;
+    checking: string;
+    savings: string;
+    /** The US form's link to the IBAN form (a customer whose account is abroad), and back. */
+    useIban: string;
+    useUs: string;
     submit: string;
     thanks: (last4: string) => string;
     rejected: (last4: string | null) => string;
@@ -160,6 +169,14 @@ export interface CustomerWords {
       bic_required_for_currency: string;
       bic_invalid: string;
       bic_country_mismatch: string;
+      routing_required: string;
+      routing_invalid: string;
+      routing_unknown_prefix: string;
+      routing_check_digit: string;
+      account_number_required: string;
+      account_number_too_long: string;
+      account_number_invalid: string;
+      account_type_invalid: string;
     };
   };
   /** The footer of the page and the emails: the insurer's identity and contact. */
