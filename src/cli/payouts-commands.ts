@@ -149,6 +149,7 @@ export function payoutsCommands(kit: CommandKit): void {
             debtor: config.sepaDebtor,
             directory: config.payoutsDir,
             cutOff: config.sepaCutOff,
+            ach: config.achOriginator,
           },
           { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
         );
@@ -168,12 +169,12 @@ export function payoutsCommands(kit: CommandKit): void {
           lines: [
             ...(batches.length === 0 ? ['No payout is waiting for a credit transfer.'] : []),
             ...batches.flatMap((b) => [
-              `Batch ${b.messageId}: ${b.payouts} transfer(s), ${b.controlSum} ${b.currency} (${b.scheme === 'sepa' ? 'SEPA' : 'cross-border'}), execution ${b.executionDate}.`,
+              `Batch ${b.messageId}: ${b.payouts} transfer(s), ${b.controlSum} ${b.currency} (${b.scheme === 'sepa' ? 'SEPA' : b.scheme === 'ach' ? 'ACH, NACHA file' : 'cross-border'}), ${b.scheme === 'ach' ? 'effective entry date' : 'execution'} ${b.executionDate}.`,
               `File: ${b.path}`,
             ]),
             ...(batches.length > 0
               ? [
-                  'Send the files to the bank; import its report (camt.054 or CSV) with: parasol payouts reconcile <file>',
+                  'Send the files to the bank; import its report (camt.054, CSV or NACHA return file) with: parasol payouts reconcile <file>',
                 ]
               : []),
             ...warnings,

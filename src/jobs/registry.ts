@@ -106,6 +106,7 @@ export interface WorkerContext {
     | 'flightProvider'
     | 'insurer'
     | 'sepaDebtor'
+    | 'achOriginator'
     | 'sepaCutOff'
     | 'sepaBatchSchedule'
     | 'payoutsDir'
@@ -289,6 +290,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
         debtor: rt.config.sepaDebtor,
         directory: rt.config.payoutsDir,
         cutOff: rt.config.sepaCutOff,
+        ach: rt.config.achOriginator,
       };
       let report;
       try {

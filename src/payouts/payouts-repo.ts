@@ -242,6 +242,70 @@ export async function lockPendingSepaPayouts(
   );
 }
 
+/** What an ACH entry needs of a pending payout: the US account (its number still sealed), the holder. */
+export interface AchPayoutSource {
+  id: string;
+  end_to_end_id: string;
+  amount: number;
+  currency: string;
+  account_holder_enc: string | null;
+  account_holder: string | null;
+  routing_number: string;
+  us_account_enc: string;
+  us_account_type: 'checking' | 'savings';
+  claim_number: string;
+  left_out_at: Date | null;
+}
+
+/**
+ * Pending production payouts to US accounts (rail `ach`), oldest first (those left out last), locked
+ * with their claims as `lockPendingSepaPayouts` does; not those under manual review.
+ */
+export async function lockPendingAchPayouts(db: Executor, limit: number): Promise<AchPayoutSource[]> {
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .innerJoin('claim_bank_details as b', 'b.claim_id', 'p.claim_id')
+    .select([
+      'p.id',
+      'p.end_to_end_id',
+      'p.amount',
+      'p.currency',
+      'b.account_holder_enc',
+      'b.account_holder',
+      'b.routing_number',
+      'b.us_account_enc',
+      'b.us_account_type',
+      'cl.claim_number',
+      'p.left_out_at',
+    ])
+    .where('p.rail', '=', 'ach')
+    .where('b.account_kind', '=', 'us')
+    .$narrowType<{ routing_number: string; us_account_enc: string; us_account_type: 'checking' | 'savings' }>()
+    .where('p.status', '=', 'pending')
+    .where('cl.manual_review_at', 'is', null)
+    .orderBy(sql`p.left_out_at IS NOT NULL`)
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .forUpdate(['p', 'cl'])
+    .skipLocked()
+    .execute();
+}
+
+/** How many production payouts to US accounts wait for an ACH file (not those under review). */
+export async function countPendingAchPayouts(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('payouts as p')
+    .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('p.rail', '=', 'ach')
+    .where('p.status', '=', 'pending')
+    .where('cl.manual_review_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /**
  * The currencies of the pending production payouts a batch would take now (not those held for
  * review), with how many wait in each: EUR first, then by code.
@@ -428,7 +492,7 @@ export async function insertSepaBatch(db: Executor, batch: Insertable<SepaBatche
 export async function findSepaBatch(db: Executor, by: { id: string } | { messageId: string }) {
   return db
     .selectFrom('sepa_batches')
-    .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path'])
+    .select(['id', 'message_id', 'xml', 'xml_enc', 'file_path', 'format'])
     .where('id' in by ? 'id' : 'message_id', '=', 'id' in by ? by.id : by.messageId)
     .executeTakeFirst();
 }

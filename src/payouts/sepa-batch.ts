@@ -6,9 +6,13 @@ import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
+import { buildNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
+import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
+  countPendingAchPayouts,
   findSepaBatch,
   insertSepaBatch,
+  lockPendingAchPayouts,
   markPayoutsLeftOut,
   listPendingSepaCurrencies,
   lockPendingSepaPayouts,
@@ -46,6 +50,8 @@ export interface BatchDeps {
   directory: string;
   /** The bank's cut-off for same-day execution (PARASOL_SEPA_CUTOFF); default 14:00 CET. */
   cutOff?: CutOff | undefined;
+  /** The insurer as an ACH originator (PARASOL_ACH_*): US accounts' payouts; undefined: they wait, reported. */
+  ach?: AchOriginator | undefined;
 }
 
 export interface BatchResult {
@@ -54,8 +60,8 @@ export interface BatchResult {
   payouts: number;
   controlSum: string;
   currency: string;
-  /** `sepa` (EUR) or `cross_border` (any other currency). */
-  scheme: 'sepa' | 'cross_border';
+  /** `sepa` (EUR), `cross_border` (any other currency), or `ach` (USD to US accounts: a NACHA file). */
+  scheme: 'sepa' | 'cross_border' | 'ach';
   executionDate: string;
   path: string;
   /** Payouts of the currency the file cannot hold (an invalid BIC…): left out of it, still pending. */
@@ -229,11 +235,11 @@ export async function createSepaBatch(
  * still pending — and the file is built of the others; a problem of the file itself (its currency,
  * the debtor account) refuses it whole (validation_failed, thrown). No file when every payout is left out.
  */
-function buildLeavingOut<P>(
+function buildLeavingOut<P, F>(
   payouts: P[],
-  build: (items: P[]) => ReturnType<typeof buildSepaCreditTransferFile>,
+  build: (items: P[]) => F,
 ): {
-  file: ReturnType<typeof buildSepaCreditTransferFile> | undefined;
+  file: F | undefined;
   included: P[];
   left: { payout: P; code: LeftOutCode; reason: string }[];
 } {
@@ -303,6 +309,30 @@ export async function createPayoutBatches(
   const refused: RefusedCurrency[] = [];
   const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
+  const pendingAch = await countPendingAchPayouts(deps.db);
+  if (pendingAch > 0 && !deps.ach)
+    refused.push({
+      currency: 'USD',
+      payouts: pendingAch,
+      reason: 'invalid',
+      message:
+        'USD payouts to US accounts wait for an ACH file: the insurer is not configured as an ACH originator (set the PARASOL_ACH_* variables)',
+    });
+  else if (pendingAch > 0 && batches.length < maxFiles)
+    try {
+      const batch = await createAchBatch(deps, options);
+      if (batch) for (const s of batch.skipped) skipped.set(s.endToEndId, s);
+      if (batch && 'batchId' in batch) batches.push(batch);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+      const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
+      refused.push({
+        currency: 'USD',
+        payouts: pendingAch,
+        reason: 'invalid',
+        message: `${error.detail}: ${problems}`,
+      });
+    }
   for (const { currency, payouts } of await listPendingSepaCurrencies(deps.db)) {
     const why = untransferableCurrency(currency);
     if (why) {
@@ -345,7 +375,7 @@ export async function exportSepaBatch(
   try {
     written = await writeSepaFile(deps.directory, {
       xml: openField(deps.keys.encryption, batch.xml_enc, batch.xml),
-      fileName: `${batch.message_id}.xml`,
+      fileName: `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`,
     });
   } catch (error) {
     // already there from an earlier export: the same bytes, since they come from the database
@@ -364,4 +394,111 @@ export async function exportSepaBatch(
       });
   });
   return written;
+}
+
+/**
+ * The pending production payouts to US accounts (rail `ach`) in one NACHA file of PPD credits
+ * (nacha-file.ts), as `createSepaBatch` does for a currency: in one transaction the file's text is
+ * stored sealed in `sepa_batches` (format `nacha`, migration 0062) and the payouts marked
+ * `instructed`; the file `<id>.ach` is written to the payouts directory after commit. Effective entry
+ * date: the next Federal Reserve business day (`achEffectiveEntryDate`) unless given. A payout the
+ * file cannot hold is left out, still pending, as in a pain.001.
+ */
+export async function createAchBatch(
+  deps: BatchDeps,
+  options: { actor: string; effectiveEntryDate?: string | undefined; limit?: number | undefined },
+): Promise<BatchResult | { skipped: SkippedPayout[] } | undefined> {
+  const originator = deps.ach;
+  if (!originator)
+    throw new DomainError(
+      'conflict',
+      'The insurer is not configured as an ACH originator: set the PARASOL_ACH_* variables (docs/OPERATOR.md).',
+    );
+  const now = deps.now();
+  const effectiveEntryDate = options.effectiveEntryDate ?? achEffectiveEntryDate(now);
+  const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
+  const built = await deps.db.transaction().execute(async (trx) => {
+    const payouts = await lockPendingAchPayouts(trx, limit);
+    if (payouts.length === 0) return undefined;
+    const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    const build = (items: typeof payouts): NachaFile =>
+      buildNachaFile({
+        fileId,
+        createdAt: now,
+        effectiveEntryDate,
+        originator,
+        payouts: items.map((p) => ({
+          endToEndId: p.end_to_end_id,
+          amount: Number(p.amount),
+          currency: p.currency,
+          holderName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
+          routingNumber: p.routing_number,
+          accountNumber: decrypt(deps.keys.encryption, p.us_account_enc),
+          accountType: p.us_account_type,
+        })),
+      });
+    const { file, included, left } = buildLeavingOut(payouts, build);
+    await markPayoutsLeftOut(
+      trx,
+      left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+      now,
+    );
+    const skipped: SkippedPayout[] = left.map(({ payout, code, reason }) => ({
+      endToEndId: payout.end_to_end_id,
+      claimNumber: payout.claim_number,
+      currency: payout.currency,
+      code,
+      reason,
+      leftOutSince: payout.left_out_at ?? now,
+      first: payout.left_out_at === null,
+    }));
+    if (!file) return { skipped };
+    const batch = await insertSepaBatch(trx, {
+      message_id: fileId,
+      created_at: now,
+      created_by: options.actor,
+      execution_date: effectiveEntryDate,
+      payouts_count: included.length,
+      control_sum: Number(file.totalCreditMinor),
+      currency: 'USD',
+      format: 'nacha',
+      xml_enc: encrypt(deps.keys.encryption, file.text),
+    });
+    await markPayoutsInstructed(
+      trx,
+      included.map((p) => p.id),
+      batch.id,
+      now,
+    );
+    await audit(trx, {
+      actor: options.actor,
+      entity: 'sepa_batch',
+      entityId: fileId,
+      action: 'created',
+      at: now,
+      data: {
+        payouts: included.length,
+        controlSum: file.totalCredit,
+        currency: 'USD',
+        scheme: 'ach',
+        executionDate: effectiveEntryDate,
+        ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+      },
+    });
+    return { batchId: batch.id, file, skipped };
+  });
+  if (!built) return undefined;
+  if (!built.batchId || !built.file) return { skipped: built.skipped };
+  const path = await exportSepaBatch(deps, built.batchId);
+  return {
+    batchId: built.batchId,
+    messageId: built.file.fileId,
+    payouts: built.file.entryCount,
+    controlSum: built.file.totalCredit,
+    currency: 'USD',
+    scheme: 'ach',
+    executionDate: effectiveEntryDate,
+    path,
+    skipped: built.skipped,
+  };
 }

@@ -112,7 +112,7 @@ export async function checkUnrecordedSepaFiles(
   for (const { id, created_at: createdAt } of missing) {
     const batch = await findSepaBatch(deps.db, { id });
     if (!batch || batch.file_path) continue;
-    const filePath = path.join(deps.directory, `${batch.message_id}.xml`);
+    const filePath = path.join(deps.directory, `${batch.message_id}.${batch.format === 'nacha' ? 'ach' : 'xml'}`);
     if (await isFile(filePath)) {
       if (await recordFile(deps.db, batch.id, batch.message_id, filePath))
         recorded.push({ messageId: batch.message_id, path: filePath });

@@ -83,6 +83,11 @@ export interface Config {
       }
     | undefined;
   /**
+   * The insurer as an ACH originator (PARASOL_ACH_*), for NACHA files paying US accounts (USD claims);
+   * undefined: pending ACH payouts wait, reported by each batch.
+   */
+  readonly achOriginator: AchOriginatorConfig | undefined;
+  /**
    * When the worker gathers the pending production payouts into a SEPA file (PARASOL_SEPA_BATCH_SCHEDULE,
    * cron in UTC, default every hour on weekdays); undefined (`off`): only `parasol payouts batch` does.
    */
@@ -395,6 +400,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolean(env, 'PARASOL_TRUST_PROXY', false),
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
+    achOriginator: achOriginatorConfig(env),
     sepaBatchSchedule: sepaBatchScheduleConfig(env),
     sepaCutOff: sepaCutOffConfig(env),
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
@@ -487,6 +493,73 @@ function smtpConfig(env: Env): SmtpConfig | undefined {
       'must be an email address, or "Name <address>", when PARASOL_SMTP_HOST is set',
     );
   return Object.freeze({ host, port, secure, user, password, from });
+}
+
+/** The insurer as an ACH originator: what its US bank (the ODFI) assigned it, for the NACHA file's headers. */
+export interface AchOriginatorConfig {
+  /** The bank receiving the files: its 9-digit routing number (PARASOL_ACH_IMMEDIATE_DESTINATION). */
+  readonly immediateDestination: string;
+  readonly immediateDestinationName: string;
+  /** 10 characters the bank assigns (PARASOL_ACH_IMMEDIATE_ORIGIN; default the company id). */
+  readonly immediateOrigin: string;
+  readonly immediateOriginName: string;
+  /** ≤ 16 characters, on the customers' statements. */
+  readonly companyName: string;
+  /** 10 characters, usually 1 and the 9-digit EIN. */
+  readonly companyId: string;
+  /** The originating bank's routing number (PARASOL_ACH_ODFI_ROUTING; default the immediate destination). */
+  readonly odfiRouting: string;
+}
+
+/** 9 digits and the ABA check digit (3 7 1 weights): the same rule as payouts/us-bank-account.ts. */
+function isRoutingNumber(text: string): boolean {
+  if (!/^[0-9]{9}$/.test(text)) return false;
+  const sum = [...text].reduce((s, d, i) => s + Number(d) * [3, 7, 1][i % 3]!, 0);
+  return sum % 10 === 0;
+}
+
+function achOriginatorConfig(env: Env): AchOriginatorConfig | undefined {
+  const names = [
+    'PARASOL_ACH_IMMEDIATE_DESTINATION',
+    'PARASOL_ACH_IMMEDIATE_DESTINATION_NAME',
+    'PARASOL_ACH_IMMEDIATE_ORIGIN',
+    'PARASOL_ACH_IMMEDIATE_ORIGIN_NAME',
+    'PARASOL_ACH_COMPANY_NAME',
+    'PARASOL_ACH_COMPANY_ID',
+    'PARASOL_ACH_ODFI_ROUTING',
+  ] as const;
+  const [destination, destinationName, origin, originName, companyName, companyId, odfi] = names.map((n) =>
+    optional(env, n),
+  );
+  if (names.every((n) => optional(env, n) === undefined)) return undefined;
+  const ascii = (name: string, value: string | undefined, max: number) => {
+    if (value === undefined) throw new ConfigError(name, 'is required with the other PARASOL_ACH_* variables');
+    if (!/^[\x20-\x7E]+$/.test(value) || value.trim().length === 0 || value.length > max)
+      throw new ConfigError(name, `must be 1 to ${max} printable ASCII characters`);
+    return value.trim();
+  };
+  if (destination === undefined || !isRoutingNumber(destination))
+    throw new ConfigError(
+      'PARASOL_ACH_IMMEDIATE_DESTINATION',
+      'must be the 9-digit ABA routing number of the receiving bank',
+    );
+  if (companyId === undefined || !/^[0-9A-Za-z ]{10}$/.test(companyId))
+    throw new ConfigError('PARASOL_ACH_COMPANY_ID', 'must be 10 characters (usually 1 and the 9-digit EIN)');
+  if (origin !== undefined && !/^[0-9A-Za-z ]{10}$/.test(origin))
+    throw new ConfigError('PARASOL_ACH_IMMEDIATE_ORIGIN', 'must be 10 characters, as the bank assigned them');
+  if (odfi !== undefined && !isRoutingNumber(odfi))
+    throw new ConfigError('PARASOL_ACH_ODFI_ROUTING', 'must be the 9-digit ABA routing number of the originating bank');
+  const company = ascii('PARASOL_ACH_COMPANY_NAME', companyName, 16);
+  return Object.freeze({
+    immediateDestination: destination,
+    immediateDestinationName: ascii('PARASOL_ACH_IMMEDIATE_DESTINATION_NAME', destinationName, 23),
+    immediateOrigin: origin ?? companyId,
+    immediateOriginName:
+      originName === undefined ? company : ascii('PARASOL_ACH_IMMEDIATE_ORIGIN_NAME', originName, 23),
+    companyName: company,
+    companyId,
+    odfiRouting: odfi ?? destination,
+  });
 }
 
 function sepaDebtorConfig(env: Env): Config['sepaDebtor'] {

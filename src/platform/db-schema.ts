@@ -428,6 +428,8 @@ export interface SepaBatchesTable {
   xml: string | null;
   xml_enc: string | null;
   file_path: string | null;
+  /** `pain.001`, or `nacha`: an ACH file (migration 0062), whose text `xml_enc` holds. */
+  format: Generated<'pain.001' | 'nacha'>;
 }
 
 export interface SmsMessagesTable {

@@ -133,7 +133,32 @@ describe('loadConfig', () => {
     );
   });
 
+  const ACH = {
+    PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
+    PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
+    PARASOL_ACH_COMPANY_NAME: 'Parasol',
+    PARASOL_ACH_COMPANY_ID: '1123456789',
+  };
+  it('the insurer as an ACH originator, its optional values defaulted', () => {
+    assert.equal(loadConfig({}).achOriginator, undefined);
+    assert.deepEqual(loadConfig(ACH).achOriginator, {
+      immediateDestination: '026009593',
+      immediateDestinationName: 'Bank of America',
+      immediateOrigin: '1123456789',
+      immediateOriginName: 'Parasol',
+      companyName: 'Parasol',
+      companyId: '1123456789',
+      odfiRouting: '026009593',
+    });
+    assert.equal(loadConfig({ ...ACH, PARASOL_ACH_ODFI_ROUTING: '121000358' }).achOriginator?.odfiRouting, '121000358');
+  });
+
   const failures: [Record<string, string>, string][] = [
+    [{ ...ACH, PARASOL_ACH_IMMEDIATE_DESTINATION: '026009594' }, 'PARASOL_ACH_IMMEDIATE_DESTINATION'],
+    [{ ...ACH, PARASOL_ACH_COMPANY_ID: '123456789' }, 'PARASOL_ACH_COMPANY_ID'],
+    [{ ...ACH, PARASOL_ACH_COMPANY_NAME: 'Parasol Assurances SA' }, 'PARASOL_ACH_COMPANY_NAME'],
+    [{ ...ACH, PARASOL_ACH_ODFI_ROUTING: '12345' }, 'PARASOL_ACH_ODFI_ROUTING'],
+    [{ PARASOL_ACH_COMPANY_ID: '1123456789' }, 'PARASOL_ACH_IMMEDIATE_DESTINATION'],
     [{ PARASOL_SEPA_BATCH_SCHEDULE: 'every hour' }, 'PARASOL_SEPA_BATCH_SCHEDULE'],
     [{ PARASOL_SEPA_CUTOFF: '25:00' }, 'PARASOL_SEPA_CUTOFF'],
     [{ PARASOL_SEPA_DEBTOR_ACCOUNTS: 'GBP:GB33BUKB20201555555555:BUKBGB22' }, 'PARASOL_SEPA_DEBTOR_NAME'],
