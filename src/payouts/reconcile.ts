@@ -3,6 +3,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import { looksLikeXml, parseCamt054, type SkippedEntry } from './camt054.ts';
 import { toDecimalString } from '../platform/money.ts';
 import { findPayoutByEndToEndId } from './payouts-repo.ts';
+import { looksLikeNacha, parseNachaReturns } from './nacha-file.ts';
 import { settlePayout, type SettleDeps, type SettleOutcome, type SettleWarning } from './payouts.ts';
 import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRow } from './reconciliation.ts';
 
@@ -14,12 +15,13 @@ import { parseReconciliationCsv, type ReconciliationError, type ReconciliationRo
 export const MAX_BANK_REPORT_BYTES = 32 * 1024 * 1024;
 
 /**
- * The bank's report imported (`parasol payouts reconcile <file>`): the CSV of reconciliation.ts, or
- * an ISO 20022 camt.054 notification (camt054.ts), told apart by content (XML starts with `<`).
+ * The bank's report imported (`parasol payouts reconcile <file>`): the CSV of reconciliation.ts, an
+ * ISO 20022 camt.054 notification (camt054.ts), or a NACHA return file (nacha-file.ts: ACH entries to
+ * US accounts returned), told apart by content (XML starts with `<`, NACHA with its `101` file header).
  */
 
 export interface ReconciliationReport {
-  /** `csv`, or the camt.054 version read (`camt.054.001.08`). */
+  /** `csv`, `nacha` (a return file), or the camt.054 version read (`camt.054.001.08`). */
   format: string;
   /** camt.054: the notification's GrpHdr/MsgId; null for the CSV. */
   messageId: string | null;
@@ -60,7 +62,17 @@ export async function reconcilePayouts(
   let messageId: string | null = null;
   let rows: ReconciliationRow[];
   let skipped: SkippedEntry[] = [];
-  if (looksLikeXml(text)) {
+  if (looksLikeNacha(text)) {
+    // a NACHA return file (ACH entries to US accounts sent back): each return is a `returned` row
+    const parsed = parseNachaReturns(text);
+    if (parsed.errors.length > 0)
+      throw new DomainError('validation_failed', 'The NACHA return file is refused; nothing was imported.', {
+        errors: parsed.errors.map(lineError),
+      });
+    format = 'nacha';
+    rows = parsed.rows;
+    skipped = parsed.skipped;
+  } else if (looksLikeXml(text)) {
     const parsed = parseCamt054(text);
     if (parsed.errors.length > 0)
       throw new DomainError('validation_failed', 'The camt.054 file is refused; nothing was imported.', {

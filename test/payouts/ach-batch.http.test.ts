@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  FLIGHT,
+  insureFlight,
+  operatorToken,
+  post,
+  productionSmsLink,
+  runCliOn,
+  sepaPayoutsEnv,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * A USD claim paid to a US account, end to end in production: the form takes the account, `parasol
+ * payouts batch` writes a NACHA file (not a pain.001) to the payouts directory, and the bank's return
+ * file, imported by `parasol payouts reconcile`, sends the claim back to asking for bank details.
+ */
+describe('ACH payouts to US accounts', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let operator: { authorization: string };
+  let dir: string;
+  const cli = (...argv: string[]) => runCliOn(t, argv);
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_JOB_POLL_SECONDS: '1',
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        ...sepaPayoutsEnv(dir),
+        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
+        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
+        PARASOL_ACH_COMPANY_NAME: 'Parasol',
+        PARASOL_ACH_COMPANY_ID: '1123456789',
+        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
+      },
+    });
+    partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
+    operator = (await operatorToken(t, 'ach')).auth;
+    // a live endpoint: claim events are written for partners that have one
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: `${FLIGHT}/webhooks/endpoints`,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: { url: 'http://127.0.0.1:9/hooks', eventTypes: ['claim.failed'] },
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('form → NACHA file in the payouts directory → return file → the claim asks for bank details again', async () => {
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6600 + (process.pid % 300)}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select(['cl.id', 'cl.claim_number', 'cl.compensation_amount'])
+      .where('ct.contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    const link = new URL(await productionSmsLink(t, claim.id)).pathname;
+    const form = await t.app.inject({
+      method: 'POST',
+      url: link,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        accountKind: 'us',
+        accountHolder: 'Zoë Ångström-Smith',
+        routingNumber: '121000358',
+        accountNumber: '4455-667788',
+        accountType: 'savings',
+      }).toString(),
+    });
+    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
+    const payoutOf = () =>
+      t.db
+        .selectFrom('payouts')
+        .select(['id', 'rail', 'status', 'end_to_end_id', 'amount', 'batch_id', 'failure_reason'])
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+    const pending = await payoutOf();
+    assert.deepEqual([pending.rail, pending.status], ['ach', 'pending']);
+
+    const run = await cli('payouts', 'batch');
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /\(ACH, NACHA file\), effective entry date \d{4}-\d{2}-\d{2}\./);
+    const instructed = await payoutOf();
+    assert.equal(instructed.status, 'instructed');
+    const batch = await t.db
+      .selectFrom('sepa_batches')
+      .select(['message_id', 'format', 'currency', 'payouts_count', 'control_sum', 'file_path', 'xml_enc'])
+      .where('id', '=', instructed.batch_id!)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [batch.format, batch.currency, batch.payouts_count, batch.control_sum],
+      ['nacha', 'USD', 1, Number(claim.compensation_amount)],
+    );
+    assert.ok(!batch.xml_enc!.includes('4455667788'), 'the file is sealed in the database');
+    assert.equal(batch.file_path, path.join(dir, `${batch.message_id}.ach`));
+    assert.equal((await fs.stat(batch.file_path!)).mode & 0o777, 0o600);
+    assert.equal((await fs.readdir(dir)).filter((f) => f.endsWith('.xml')).length, 0, 'no pain.001 for a US account');
+
+    const records = (await fs.readFile(batch.file_path!, 'utf8')).split('\n').filter((r) => r !== '');
+    assert.equal(records.length % 10, 0);
+    assert.ok(records.every((r) => r.length === 94));
+    const entry = records.find((r) => r.startsWith('6'))!;
+    const amount = String(claim.compensation_amount).padStart(10, '0');
+    assert.equal(entry.slice(0, 3), '632', 'a savings credit');
+    assert.equal(entry.slice(3, 12), '121000358');
+    assert.equal(entry.slice(12, 29), '4455667788       ');
+    assert.equal(entry.slice(29, 39), amount);
+    assert.equal(entry.slice(39, 54), instructed.end_to_end_id);
+    assert.equal(entry.slice(54, 76), 'ZOE ANGSTROM-SMITH    ');
+    assert.equal(entry.slice(79, 94), '026009590000001', 'trace: the ODFI and the sequence');
+    assert.equal(records[1]!.slice(0, 4), '5220');
+    assert.equal(records[1]!.slice(50, 53), 'PPD');
+
+    // the customer's bank returns the entry: R03, with the original trace number
+    const returnFile = [
+      `101 026009593 121000358${'2612011200A094101'}${'PARASOL'.padEnd(23)}${'WELLS FARGO'.padEnd(23)}${''.padEnd(8)}`,
+      `5220${'PARASOL'.padEnd(16)}${''.padEnd(20)}1123456789PPD${'CLAIM PAY'.padEnd(10)}${''.padEnd(6)}261201${''.padEnd(3)}1121000350000001`,
+      `631${entry.slice(3, 78)}1121000350000001`,
+      `799R03${entry.slice(79, 94)}      12100035${'ACCOUNT 4455667788 ZOE ANGSTROM-SMITH'.padEnd(44)}121000350000001`,
+      `8220000002${'0012100035'}${''.padStart(12, '0')}${amount.padStart(12, '0')}1123456789${''.padEnd(25)}121000350000001`,
+      `9000001000001000000020012100035${''.padStart(12, '0')}${amount.padStart(12, '0')}${''.padEnd(39)}`,
+    ].join('\n');
+    const file = path.join(dir, 'returns.ach');
+    await fs.writeFile(file, returnFile);
+    const imported = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal(imported.code, 0, imported.err);
+    const report = JSON.parse(imported.out) as { format: string; rows: number; outcomes: Record<string, number> };
+    assert.deepEqual([report.format, report.rows, report.outcomes.failed], ['nacha', 1, 1]);
+
+    const failed = await payoutOf();
+    assert.equal(failed.status, 'failed');
+    assert.equal(
+      failed.failure_reason,
+      'R03 no account / unable to locate account ACCOUNT •••• 7788 [name] [name]-[name]',
+      'the account number and the holder masked',
+    );
+    const after = await t.db
+      .selectFrom('claims')
+      .select(['status', 'failure_reason'])
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(after.status, 'failed', 'waiting for new bank details');
+    const ledger = await t.db.selectFrom('ledger_entries').select('kind').where('claim_id', '=', claim.id).execute();
+    assert.deepEqual(
+      ledger.map((l) => l.kind),
+      ['payout_failed'],
+      'the failed attempt is in the ledger, no payment',
+    );
+    const events = await t.db
+      .selectFrom('webhook_events')
+      .select('type')
+      .where('type', '=', 'claim.failed')
+      .where('partner_id', '=', partner.id)
+      .execute();
+    assert.equal(events.length, 1);
+    // importing it again changes nothing
+    const again = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal((JSON.parse(again.out) as { outcomes: Record<string, number> }).outcomes.unchanged, 1);
+    // a new link is texted for new details (the claims_notify job of kind payment_failed)
+    await eventually(async () => {
+      const sms = await t.db
+        .selectFrom('sms_messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+      return Number(sms.n) >= 2 ? true : undefined;
+    });
+  });
+});
