@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { ClaimStatus, ClaimVoidCause, Environment } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { SETTLED_CLAIM_STATUSES, type ClaimEventKind, type ClaimReason } from './model.ts';
@@ -69,6 +69,10 @@ export function payoutLaterals(event: FlightEventType | RawBuilder<string>, dela
  * `markLegClaimVoided`), so the lock waits for it and the leg is re-read with its mark — a NOT EXISTS
  * on voided claims would read the statement's snapshot, miss that void, and find the claim gone from
  * the unique index (no conflict): a second live claim on the voided leg.
+ *
+ * With the claims, their `opened_at` (null when none opened): the transaction's start on the
+ * database's clock, to the millisecond — their listing's key, which their audit rows and `claim.opened`
+ * events repeat — read by the insert itself, no round trip of its own.
  */
 export async function insertClaimsForFlight(
   db: Executor,
@@ -85,7 +89,7 @@ export async function insertClaimsForFlight(
     /** An operator's explicit event: a leg whose claim was voided for wrong flight data (`flight_data`) gets a new one. */
     replaceVoided?: boolean | undefined;
   },
-): Promise<OpenedClaim[]> {
+): Promise<{ claims: OpenedClaim[]; openedAt: Date | null }> {
   const delay = e.delayMinutes ?? 0;
   const statuses = e.includeCompleted ? ['active', 'completed'] : ['active'];
   // the leg's latest voided claim, which a new one replaces (the unique index leaves only voided ones
@@ -99,6 +103,8 @@ export async function insertClaimsForFlight(
   const result = await sql<{
     /** The claims opened, column by column (the arrays in the same order). */
     opened: { [K in keyof OpenedClaim]: OpenedClaim[K][] };
+    /** Their `opened_at`, one for all: the transaction's start. */
+    opened_at: Date;
   }>`
     WITH insured AS (
       -- the legs of active contracts on the flight and what each claim pays, the contracts and legs
@@ -139,17 +145,19 @@ export async function insertClaimsForFlight(
       ORDER BY leg_id
       -- at most one claim not voided per leg (migration 0057): concurrent events wait for each other here
       ON CONFLICT (leg_id) WHERE status <> 'voided' DO NOTHING
-      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency, evidence->>'replaces' AS replaces
+      RETURNING id, claim_number, partner_id, contract_id, leg_id, reason, compensation_amount, currency, evidence->>'replaces' AS replaces, opened_at
     )
     -- one JSON value of arrays rather than a row per claim (no row when nothing opened): PGlite's driver
     -- reads 10,000 rows of these eight columns in about 115 ms, this in 25 (pg: 13 and 23 ms)
     SELECT json_build_object('id', array_agg(id), 'claimNumber', array_agg(claim_number), 'partnerId', array_agg(partner_id),
              'contractId', array_agg(contract_id), 'legId', array_agg(leg_id), 'reason', array_agg(reason),
              'compensationAmount', array_agg(compensation_amount), 'currency', array_agg(currency),
-             'replaces', array_agg(replaces)) AS opened
+             'replaces', array_agg(replaces)) AS opened,
+           min(opened_at) AS opened_at
     FROM opened HAVING count(*) > 0`.execute(db);
-  const o = result.rows[0]?.opened;
-  if (!o) return [];
+  const row = result.rows[0];
+  if (!row) return { claims: [], openedAt: null };
+  const o = row.opened;
   const opened = o.id.map((id, i) => ({
     id,
     claimNumber: o.claimNumber[i]!,
@@ -161,16 +169,7 @@ export async function insertClaimsForFlight(
     currency: o.currency[i]!,
     replaces: o.replaces[i] ?? null,
   }));
-  return e.replaceVoided ? linkVoidedMeanwhile(db, opened) : opened;
-}
-
-/**
- * The current transaction's start on the database's clock, to the millisecond: the `opened_at` of the
- * claims it opens (their listing's key), which their audit row and `claim.opened` events repeat.
- */
-export async function transactionStart(db: Executor): Promise<Date> {
-  const { rows } = await sql<{ at: Date }>`SELECT date_trunc('milliseconds', now()) AS at`.execute(db);
-  return rows[0]!.at;
+  return { claims: e.replaceVoided ? await linkVoidedMeanwhile(db, opened) : opened, openedAt: row.opened_at };
 }
 
 /**
@@ -649,6 +648,15 @@ export async function markLegClaimVoided(
 }
 
 /**
+ * The claim that replaced a voided one: the first claim of its leg after it (claim numbers grow, and a
+ * leg has at most one claim not voided), null when none.
+ */
+const replacedBy = (legId: Expression<unknown>, claimNumber: Expression<unknown>) =>
+  sql<
+    string | null
+  >`(SELECT min(n.claim_number) FROM claims n WHERE n.leg_id = ${legId} AND n.claim_number > ${claimNumber})`;
+
+/**
  * The leg of a voided claim, for correcting its void's cause (claims/void-cause.ts): the claim's
  * contract locked first (`FOR NO KEY UPDATE`), then the leg — the order the void takes them
  * (`markLegClaimVoided`), which an opening's share locks wait on — then read in a statement of its own,
@@ -668,15 +676,7 @@ export async function lockLegOfVoidedClaim(
     .executeTakeFirstOrThrow();
   const leg = await db
     .selectFrom('contract_legs as l')
-    .select((eb) => [
-      'l.claim_void_cause',
-      eb
-        .selectFrom('claims as n')
-        .select((n) => n.fn.min('n.claim_number').as('first'))
-        .whereRef('n.leg_id', '=', 'l.id')
-        .where('n.claim_number', '>', claim.claimNumber)
-        .as('replaced_by'),
-    ])
+    .select(['l.claim_void_cause', replacedBy(sql.ref('l.id'), sql.val(claim.claimNumber)).as('replaced_by')])
     .where('l.id', '=', claim.legId)
     .forNoKeyUpdate('l')
     .executeTakeFirstOrThrow();
@@ -931,13 +931,7 @@ export async function findClaimForDesk(db: Executor, claimNumber: string, lock =
       'l.departure_date',
       // the latest void's cause: this claim's when it is voided and not replaced (`replaced_by` null)
       'l.claim_void_cause',
-      (eb) =>
-        eb
-          .selectFrom('claims as n')
-          .select((n) => n.fn.min('n.claim_number').as('first'))
-          .whereRef('n.leg_id', '=', 'cl.leg_id')
-          .whereRef('n.claim_number', '>', 'cl.claim_number')
-          .as('replaced_by'),
+      replacedBy(sql.ref('cl.leg_id'), sql.ref('cl.claim_number')).as('replaced_by'),
       'b.iban_last4',
       'b.bic',
     ])

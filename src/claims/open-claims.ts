@@ -3,7 +3,7 @@ import type { Environment } from '../platform/db-schema.ts';
 import type { Db, Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { insertClaimsForFlight, transactionStart, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
+import { insertClaimsForFlight, type FlightEventType, type OpenedClaim } from './claims-repo.ts';
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 
 /** A flight event: what the monitoring (or POST /claims, or the simulator) observed about a flight. */
@@ -73,7 +73,7 @@ export async function openClaimsInTransaction(
 ): Promise<OpenedClaim[]> {
   checkFlightEvent(event);
   const delayMinutes = event.status === 'delayed' ? event.arrivalDelayMinutes! : null;
-  const opened = await insertClaimsForFlight(trx, {
+  const { claims: opened, openedAt } = await insertClaimsForFlight(trx, {
     environment: event.environment,
     flightNumber: event.flightNumber.toUpperCase(),
     departureDate: event.departureDate,
@@ -97,9 +97,8 @@ export async function openClaimsInTransaction(
     opened.map((c) => ({ claimId: c.id })),
     { trx },
   );
-  if (opened.length === 0) return opened;
   // dated as the claims' opened_at: the transaction's start (the listing's key, claims-repo.ts)
-  const openedAt = await transactionStart(trx);
+  if (openedAt === null) return opened;
   await emitClaimWebhookEvents(
     trx,
     jobs,

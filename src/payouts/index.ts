@@ -13,7 +13,7 @@ export { approveManualPayout, reviewClaim } from './manual-review.ts';
 export { correctClaimCompensation, type CompensationCorrection } from './correct-compensation.ts';
 export { voidClaim } from './void-claim.ts';
 export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
-export { listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
+export { LEFT_OUT_PAYOUT, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
 export {

@@ -11,6 +11,16 @@ const NOT_LEFT_OUT = { left_out_at: null, left_out_code: null, left_out_reason: 
 
 export type { Rail };
 
+/**
+ * The rule of a payout a batch left out of its file and still waiting (migration 0058), over `payouts
+ * as p` joined to `claims as cl`: a pending SEPA-rail payout (the only ones batched, read through
+ * index payouts_pending) with its `left_out_at`, not one of a claim held for review (no batch tries
+ * it until approved; its mark is kept, and it is left out again from the approval on). The one
+ * definition the operators' list (`listPayouts`' `leftOut`), the console's cards and the gauges
+ * parasol_payouts_left_out* read.
+ */
+export const LEFT_OUT_PAYOUT = sql<boolean>`p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null`;
+
 export interface PayoutRow {
   id: string;
   claim_id: string;
@@ -382,10 +392,8 @@ export async function listPayouts(
     environment?: Environment | undefined;
     instructedBefore?: Date | undefined;
     /**
-     * Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first:
-     * SEPA-rail payouts (the only ones batched), read through index payouts_pending as the gauge
-     * parasol_payouts_left_out counts them; not those of claims held for review (no batch tries them
-     * until approved; their mark is kept, and they are listed again from the approval on).
+     * Only payouts a batch left out of its file (LEFT_OUT_PAYOUT, as the gauge
+     * parasol_payouts_left_out counts them), longest left out first.
      */
     leftOut?: boolean | undefined;
     limit: number;
@@ -417,12 +425,7 @@ export async function listPayouts(
       'p.left_out_code',
       'p.left_out_reason',
     ]);
-  if (q.leftOut)
-    query = query
-      .where('p.rail', '=', 'sepa')
-      .where('p.status', '=', 'pending')
-      .where('p.left_out_at', 'is not', null)
-      .where('cl.manual_review_at', 'is', null);
+  if (q.leftOut) query = query.where(LEFT_OUT_PAYOUT);
   if (q.status) query = query.where('p.status', '=', q.status);
   if (q.instructedBefore)
     query = query

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db.ts';
@@ -216,21 +216,38 @@ export class DatabaseGauges {
   private refreshedAt = 0;
   private refreshing: Promise<void> | undefined;
 
+  private readonly ttlMs: number;
+  private readonly clock: () => number;
+  private readonly reportDueBefore: (now: Date) => Date;
+  private readonly fileGraceMs: number;
+  private readonly leftOutPayout: RawBuilder<boolean>;
+
+  /** The payouts domain's rules come from app.ts: platform/ imports no domain. */
   constructor(
     private readonly db: Db,
-    private readonly ttlMs = DB_GAUGES_TTL_MS,
-    private readonly clock: () => number = Date.now,
-    /**
-     * The instant before which a transfer instructed should have been reported by the bank (the
-     * payouts domain counts business days: app.ts); default: five calendar days before.
-     */
-    private readonly reportDueBefore: (now: Date) => Date = (now) => new Date(now.getTime() - 5 * 86_400_000),
-    /**
-     * How long a SEPA batch may be without its file before it counts as missing: the SEPA job's
-     * FILE_RECOVERY_GRACE_MS (app.ts passes it: platform/ imports no domain); default five minutes.
-     */
-    private readonly fileGraceMs = 5 * 60_000,
-  ) {}
+    options: {
+      /** The payouts domain's LEFT_OUT_PAYOUT: a payout left out of its file, over `payouts p` and `claims cl`. */
+      leftOutPayout: RawBuilder<boolean>;
+      ttlMs?: number | undefined;
+      clock?: (() => number) | undefined;
+      /**
+       * The instant before which a transfer instructed should have been reported by the bank (the
+       * payouts domain counts business days); default: five calendar days before.
+       */
+      reportDueBefore?: ((now: Date) => Date) | undefined;
+      /**
+       * How long a SEPA batch may be without its file before it counts as missing: the SEPA job's
+       * FILE_RECOVERY_GRACE_MS; default five minutes.
+       */
+      fileGraceMs?: number | undefined;
+    },
+  ) {
+    this.leftOutPayout = options.leftOutPayout;
+    this.ttlMs = options.ttlMs ?? DB_GAUGES_TTL_MS;
+    this.clock = options.clock ?? Date.now;
+    this.reportDueBefore = options.reportDueBefore ?? ((now) => new Date(now.getTime() - 5 * 86_400_000));
+    this.fileGraceMs = options.fileGraceMs ?? 5 * 60_000;
+  }
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
   async refresh(): Promise<void> {
@@ -272,15 +289,13 @@ export class DatabaseGauges {
           join claims cl on cl.id = p.claim_id
           where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
           group by p.currency`.execute(this.db),
-        // payouts a batch left out of its file (migration 0058): only SEPA-rail payouts are batched, so
-        // the rows read are the pending SEPA payouts of index payouts_pending, as above; as above, not
-        // those of claims held for review (the batch does not try them: their mark waits, kept)
+        // payouts a batch left out of its file: the payouts domain's rule (LEFT_OUT_PAYOUT);
         // left_out_at is the batch's application clock: the age is taken against the gauges' own clock
         sql<{ environment: string; currency: string; n: string; oldest: string | null }>`
           select p.environment, p.currency, count(*) as n, extract(epoch from ${new Date(this.clock())}::timestamptz - min(p.left_out_at)) as oldest
           from payouts p
           join claims cl on cl.id = p.claim_id
-          where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
+          where ${this.leftOutPayout}
           group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
           select count(*) filter (where instructed_at < ${reportDue}) as unreported,

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type UpdateResult } from 'kysely';
 import {
   BOOKING_REFERENCE_LOOKUP,
   encrypt,
@@ -36,63 +36,71 @@ export async function sealPersonalData(
 ): Promise<number> {
   const seal = (value: string) => encrypt(encryptionKey, value);
   let sealed = 0;
-  // a step answers the rows it selected (a short selection is the last batch) and the rows it sealed:
-  // those its guarded UPDATE (or DELETE) changed, not those it read — a process sealing the same rows
-  // meanwhile seals the others, and each counts only its own
-  const inBatches = async (step: (trx: Executor) => Promise<{ selected: number; sealed: number }>) => {
+  // one table's rows, in batches of one transaction each: `read` selects a batch (a short one is the
+  // last), `sealRow` seals one row and answers 1 if it did: its guarded UPDATE (or DELETE) changed it,
+  // not merely read it — a process sealing the same rows meanwhile seals the others, and each counts
+  // only its own
+  const sealEach = async <R>(
+    read: (trx: Executor) => Promise<R[]>,
+    sealRow: (trx: Executor, row: R) => Promise<number>,
+  ): Promise<void> => {
     for (;;) {
-      const n = await db.transaction().execute(step);
-      sealed += n.sealed;
-      if (n.selected < batchSize) return;
+      const batch = await db.transaction().execute(async (trx) => {
+        const rows = await read(trx);
+        let n = 0;
+        for (const r of rows) n += await sealRow(trx, r);
+        return { selected: rows.length, sealed: n };
+      });
+      sealed += batch.sealed;
+      if (batch.selected < batchSize) return;
     }
   };
+  const changed = async (update: { executeTakeFirst(): Promise<UpdateResult> }) =>
+    Number((await update.executeTakeFirst()).numUpdatedRows);
 
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('contracts')
-      .select(['id', 'customer_first_name', 'customer_last_name'])
-      .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
-      .limit(batchSize)
-      .forUpdate() // as policies' below: a value read is the value sealed
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('contracts')
-        .set((eb) => ({
-          customer_first_name_enc:
-            r.customer_first_name === null ? eb.ref('customer_first_name_enc') : seal(r.customer_first_name),
-          customer_last_name_enc:
-            r.customer_last_name === null ? eb.ref('customer_last_name_enc') : seal(r.customer_last_name),
-          customer_first_name: null,
-          customer_last_name: null,
-        }))
-        .where('id', '=', r.id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('contracts')
+        .select(['id', 'customer_first_name', 'customer_last_name'])
         .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)]))
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .forUpdate() // as policies' below: a value read is the value sealed
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('contracts')
+          .set((eb) => ({
+            customer_first_name_enc:
+              r.customer_first_name === null ? eb.ref('customer_first_name_enc') : seal(r.customer_first_name),
+            customer_last_name_enc:
+              r.customer_last_name === null ? eb.ref('customer_last_name_enc') : seal(r.customer_last_name),
+            customer_first_name: null,
+            customer_last_name: null,
+          }))
+          .where('id', '=', r.id)
+          .where((eb) => eb.or([eb('customer_first_name', 'is not', null), eb('customer_last_name', 'is not', null)])),
+      ),
+  );
 
   // booking references moved out of contracts by migration 0054: sealed and hashed into their
   // contract, then the moved row deleted (the delete is the guard: a row another process sealed is gone)
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('contracts_booking_references_unsealed')
-      .select(['contract_id', 'booking_reference'])
-      // one order for every process starting together: their deletes lock the rows in the same order (no deadlock)
-      .orderBy('contract_id')
-      .limit(batchSize)
-      .execute();
-    let moved = 0;
-    for (const r of rows) {
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('contracts_booking_references_unsealed')
+        .select(['contract_id', 'booking_reference'])
+        // one order for every process starting together: their deletes lock the rows in the same order (no deadlock)
+        .orderBy('contract_id')
+        .limit(batchSize)
+        .execute(),
+    async (trx, r) => {
       const deleted = await trx
         .deleteFrom('contracts_booking_references_unsealed')
         .where('contract_id', '=', r.contract_id)
         .executeTakeFirst();
-      if (deleted.numDeletedRows === 0n) continue;
-      moved += 1;
+      if (deleted.numDeletedRows === 0n) return 0;
       await trx
         .updateTable('contracts')
         .set({
@@ -101,171 +109,148 @@ export async function sealPersonalData(
         })
         .where('id', '=', r.contract_id)
         .execute();
-    }
-    return { selected: rows.length, sealed: moved };
-  });
+      return 1;
+    },
+  );
 
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('policies')
-      .select(['id', 'holder_first_name', 'holder_last_name'])
-      .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
-      .limit(batchSize)
-      // locked until sealed: a correction committed between this read and the update would otherwise
-      // get the old name (read here) sealed back over the corrected one
-      .forUpdate()
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('policies')
-        .set((eb) => ({
-          holder_first_name_enc:
-            r.holder_first_name === null ? eb.ref('holder_first_name_enc') : seal(r.holder_first_name),
-          holder_last_name_enc: r.holder_last_name === null ? eb.ref('holder_last_name_enc') : seal(r.holder_last_name),
-          holder_first_name: null,
-          holder_last_name: null,
-        }))
-        .where('id', '=', r.id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('policies')
+        .select(['id', 'holder_first_name', 'holder_last_name'])
         .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)]))
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        // locked until sealed: a correction committed between this read and the update would otherwise
+        // get the old name (read here) sealed back over the corrected one
+        .forUpdate()
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('policies')
+          .set((eb) => ({
+            holder_first_name_enc:
+              r.holder_first_name === null ? eb.ref('holder_first_name_enc') : seal(r.holder_first_name),
+            holder_last_name_enc:
+              r.holder_last_name === null ? eb.ref('holder_last_name_enc') : seal(r.holder_last_name),
+            holder_first_name: null,
+            holder_last_name: null,
+          }))
+          .where('id', '=', r.id)
+          .where((eb) => eb.or([eb('holder_first_name', 'is not', null), eb('holder_last_name', 'is not', null)])),
+      ),
+  );
 
   // policies' insured risk, in clear before migration 0051 (a motor policy's registration plate…)
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('policies')
-      .select(['id', sql<string>`risk::text`.as('risk')])
-      .where('risk', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('policies')
-        .set({ risk_enc: seal(r.risk), risk: null })
-        .where('id', '=', r.id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('policies')
+        .select(['id', sql<string>`risk::text`.as('risk')])
         .where('risk', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('policies')
+          .set({ risk_enc: seal(r.risk), risk: null })
+          .where('id', '=', r.id)
+          .where('risk', 'is not', null),
+      ),
+  );
 
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('claim_bank_details')
-      .select(['claim_id', 'account_holder'])
-      .where('account_holder', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('claim_bank_details')
-        .set({ account_holder_enc: seal(r.account_holder!), account_holder: null })
-        .where('claim_id', '=', r.claim_id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('claim_bank_details')
+        .select(['claim_id', 'account_holder'])
         .where('account_holder', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('claim_bank_details')
+          .set({ account_holder_enc: seal(r.account_holder!), account_holder: null })
+          .where('claim_id', '=', r.claim_id)
+          .where('account_holder', 'is not', null),
+      ),
+  );
 
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('sepa_batches')
-      .select(['id', 'xml'])
-      .where('xml', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('sepa_batches')
-        .set({ xml_enc: seal(r.xml!), xml: null })
-        .where('id', '=', r.id)
-        .where('xml', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+  await sealEach(
+    (trx) =>
+      trx.selectFrom('sepa_batches').select(['id', 'xml']).where('xml', 'is not', null).limit(batchSize).execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('sepa_batches')
+          .set({ xml_enc: seal(r.xml!), xml: null })
+          .where('id', '=', r.id)
+          .where('xml', 'is not', null),
+      ),
+  );
 
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('sms_outbox')
-      .select(['id', 'body', 'link'])
-      .where('body', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('sms_outbox')
-        .set({
-          body_enc: seal(r.body!),
-          link_enc: r.link === null ? null : seal(r.link),
-          body: null,
-          link: null,
-        })
-        .where('id', '=', r.id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('sms_outbox')
+        .select(['id', 'body', 'link'])
         .where('body', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('sms_outbox')
+          .set({ body_enc: seal(r.body!), link_enc: r.link === null ? null : seal(r.link), body: null, link: null })
+          .where('id', '=', r.id)
+          .where('body', 'is not', null),
+      ),
+  );
 
   // webhook payloads carrying personal data, in clear before 0056: sealed as the delivery sent them
   // (JSON.stringify of the json the driver parsed, webhooks' payloadText), so every later attempt
   // sends the same bytes and signature as the earlier ones
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('webhook_events')
-      .select(['id', 'payload'])
-      .where('type', 'in', [...SEALED_WEBHOOK_EVENT_TYPES])
-      .where('payload', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('webhook_events')
-        .set({ payload_enc: seal(JSON.stringify(r.payload)), payload: null })
-        .where('id', '=', r.id)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('webhook_events')
+        .select(['id', 'payload'])
+        .where('type', 'in', [...SEALED_WEBHOOK_EVENT_TYPES])
         .where('payload', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('webhook_events')
+          .set({ payload_enc: seal(JSON.stringify(r.payload)), payload: null })
+          .where('id', '=', r.id)
+          .where('payload', 'is not', null),
+      ),
+  );
 
   // Replays stored as jsonb before 0010: their text is what jsonb kept (keys reordered), now sealed.
-  await inBatches(async (trx) => {
-    const rows = await trx
-      .selectFrom('idempotency_keys')
-      .select(['partner_id', 'environment', 'key', 'response_body'])
-      .where('response_body', 'is not', null)
-      .limit(batchSize)
-      .execute();
-    let changed = 0;
-    for (const r of rows) {
-      const done = await trx
-        .updateTable('idempotency_keys')
-        .set({ response_enc: seal(JSON.stringify(r.response_body)), response_body: null })
-        .where('partner_id', '=', r.partner_id)
-        .where('environment', '=', r.environment)
-        .where('key', '=', r.key)
+  await sealEach(
+    (trx) =>
+      trx
+        .selectFrom('idempotency_keys')
+        .select(['partner_id', 'environment', 'key', 'response_body'])
         .where('response_body', 'is not', null)
-        .executeTakeFirst();
-      changed += Number(done.numUpdatedRows);
-    }
-    return { selected: rows.length, sealed: changed };
-  });
+        .limit(batchSize)
+        .execute(),
+    (trx, r) =>
+      changed(
+        trx
+          .updateTable('idempotency_keys')
+          .set({ response_enc: seal(JSON.stringify(r.response_body)), response_body: null })
+          .where('partner_id', '=', r.partner_id)
+          .where('environment', '=', r.environment)
+          .where('key', '=', r.key)
+          .where('response_body', 'is not', null),
+      ),
+  );
 
   return sealed;
 }

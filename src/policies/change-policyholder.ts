@@ -92,21 +92,13 @@ export async function changePolicyholder(
   const contact = CONTACT.filter((f) => change[f] !== undefined);
   const fields = [...corrected, ...contact];
   if (!fields.length) return answerPolicy(deps, trx, policy, today);
-  const updated = await repo.updatePolicyholder(trx, policy.id, {
-    ...(corrected.includes('firstName')
-      ? { holder_first_name_enc: encrypt(key, after.firstName!), holder_first_name: null }
-      : {}),
-    ...(corrected.includes('lastName')
-      ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
-      : {}),
-    ...(corrected.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
-    ...(change.email !== undefined ? { holder_email_enc: encrypt(key, normalEmail(change.email)) } : {}),
-    ...(change.phone !== undefined ? { holder_phone_enc: encrypt(key, change.phone) } : {}),
-    ...(change.address !== undefined
-      ? { holder_address_enc: encrypt(key, JSON.stringify(trimAddress(change.address))) }
-      : {}),
-    updated_at: now,
-  });
+  const given: Holder = {
+    ...after,
+    email: contactValue('email', change),
+    phone: change.phone,
+    address: change.address,
+  };
+  const updated = await repo.updatePolicyholder(trx, policy.id, holderPatch(key, fields, given, now));
   const correction =
     corrected.length && change.reason !== undefined
       ? await repo.insertCorrection(trx, {
@@ -122,7 +114,7 @@ export async function changePolicyholder(
   const renewals = await carryToRenewals(deps, trx, caller, updated, {
     fields: [...(correction ? corrected : []), ...moved],
     before,
-    after: { ...after, email: contactValue('email', change), phone: change.phone, address: change.address },
+    after: given,
     reason: change.reason,
     now,
   });
@@ -158,6 +150,33 @@ const valueOf = (field: Field, holder: Holder): string | undefined =>
   (IDENTITY as readonly string[]).includes(field)
     ? holder[field as keyof Identity]
     : contactValue(field as (typeof CONTACT)[number], holder);
+
+/** Each field's column. */
+const COLUMN = {
+  firstName: 'holder_first_name_enc',
+  lastName: 'holder_last_name_enc',
+  birthDate: 'holder_birth_date_enc',
+  email: 'holder_email_enc',
+  phone: 'holder_phone_enc',
+  address: 'holder_address_enc',
+} as const satisfies Record<Field, string>;
+
+/**
+ * The policy's update for the fields changed, each sealed from `holder` as stored (valueOf: the email
+ * normalised, the address trimmed), a name's clear column emptied; and updated_at.
+ */
+function holderPatch(
+  key: PolicyDeps['keys']['encryption'],
+  fields: readonly Field[],
+  holder: Holder,
+  now: Date,
+): Parameters<typeof repo.updatePolicyholder>[2] {
+  const patch: Parameters<typeof repo.updatePolicyholder>[2] = { updated_at: now };
+  for (const f of fields) patch[COLUMN[f]] = encrypt(key, valueOf(f, holder)!);
+  if (fields.includes('firstName')) patch.holder_first_name = null;
+  if (fields.includes('lastName')) patch.holder_last_name = null;
+  return patch;
+}
 
 /** The identity fields corrected, with their values, as one sealed JSON (a side of a `policy_corrections` row). */
 const sealed = (key: PolicyDeps['keys']['encryption'], fields: readonly (keyof Identity)[], values: Identity) =>
@@ -208,19 +227,7 @@ async function carryToRenewals(
           { policyNumber: renewal.policy_number },
         );
     }
-    await repo.updatePolicyholder(trx, renewal.id, {
-      ...(carried.includes('firstName')
-        ? { holder_first_name_enc: encrypt(key, after.firstName!), holder_first_name: null }
-        : {}),
-      ...(carried.includes('lastName')
-        ? { holder_last_name_enc: encrypt(key, after.lastName!), holder_last_name: null }
-        : {}),
-      ...(carried.includes('birthDate') ? { holder_birth_date_enc: encrypt(key, after.birthDate!) } : {}),
-      ...(carried.includes('email') ? { holder_email_enc: encrypt(key, contactValue('email', after)!) } : {}),
-      ...(carried.includes('phone') ? { holder_phone_enc: encrypt(key, after.phone!) } : {}),
-      ...(carried.includes('address') ? { holder_address_enc: encrypt(key, contactValue('address', after)!) } : {}),
-      updated_at: now,
-    });
+    await repo.updatePolicyholder(trx, renewal.id, holderPatch(key, carried, after, now));
     const identity = IDENTITY.filter((f) => carried.includes(f));
     const correction =
       identity.length && reason !== undefined

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { t, type Words } from '../i18n/index.ts';
 import {
   claimEvidence,
   isSettledClaim,
@@ -11,6 +11,7 @@ import {
 import { messageStatusText, type ClaimMessage } from '../notify/index.ts';
 import type { PayoutAttemptRow } from '../payouts/index.ts';
 import type { AuditRow } from '../platform/audit.ts';
+import type { LeftOutCode } from '../platform/db-schema.ts';
 import { evidenceList } from './claim-evidence.ts';
 import { csrfField, formatDate, formatMoney, formatShortDate, page, tableRegion, type PageContext } from './layout.ts';
 
@@ -19,6 +20,10 @@ import { csrfField, formatDate, formatMoney, formatShortDate, page, tableRegion,
  * masked), the evidence it was decided on, the messages sent, the payout attempts, the audit trail
  * of the claim and its contract, and the actions, each a form with a required reason.
  */
+
+/** What the claim desk and the payouts page say of a pending payout a batch left out of its file: since when, and whether for want of a BIC. */
+export const leftOutNote = (d: Words['claimDesk'], since: Date, code: LeftOutCode | null): string =>
+  d.leftOut(code === 'no_bic', formatShortDate(since, ''));
 
 export interface ClaimDeskView {
   claim: DeskClaimRow;
@@ -149,7 +154,7 @@ ${
           a.failure_reason
             ? `${a.status}: ${a.failure_reason}`
             : a.status === 'pending' && a.left_out_at
-              ? `${a.status}, ${d.leftOut(a.left_out_code === 'no_bic', formatShortDate(a.left_out_at, ''))}`
+              ? `${a.status}, ${leftOutNote(d, a.left_out_at, a.left_out_code)}`
               : a.status,
           a.message_id ? html`<code class="id">${a.message_id}</code>` : '—',
           nowrap(formatMoney(Number(a.amount), a.currency, ctx.lang)),

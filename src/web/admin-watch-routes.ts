@@ -5,7 +5,7 @@ import { html } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
 import { listingPage } from './admin-views.ts';
-import { bicField, deskActionForm } from './admin-claim-view.ts';
+import { bicField, deskActionForm, leftOutNote } from './admin-claim-view.ts';
 import { contextOf, Offset, oneOf, sendPage, type WebDeps } from './web-kit.ts';
 import { CLAIM_STATUSES, operatorClaimsPage } from '../claims/index.ts';
 import { FLIGHT_WATCH_STATES, listWatches } from '../monitoring/index.ts';
@@ -305,7 +305,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
               html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
               nowrap(r.claim_number),
               r.rail,
-              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${w.claimDesk.leftOut(r.left_out_code === 'no_bic', formatShortDate(r.left_out_at, ''))}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
+              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${leftOutNote(w.claimDesk, r.left_out_at, r.left_out_code)}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
               nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
               nowrap(formatShortDate(r.created_at, '')),
               nowrap(formatShortDate(r.settled_at, '—')),

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { LEFT_OUT_PAYOUT } from '../payouts/index.ts';
 import type { Executor } from '../platform/db.ts';
 
 /** Read-only SQL behind the consoles' tables and dashboards. */
@@ -125,19 +126,15 @@ export async function listOutbox(db: Executor, offset: number) {
 }
 
 /**
- * Pending payouts a batch left out of its file (migration 0058), per currency, with their amount: the
- * payouts page's cards. The rows the metric parasol_payouts_left_out counts (index payouts_pending):
- * not those of claims held for review, which no batch tries until approved.
+ * Payouts a batch left out of its file (LEFT_OUT_PAYOUT), per currency, with their amount: the
+ * payouts page's cards; the rows the metric parasol_payouts_left_out counts.
  */
 export async function leftOutPayoutsByCurrency(db: Executor) {
   const rows = await db
     .selectFrom('payouts as p')
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
     .select(['p.currency', sql<number>`count(*)::int`.as('count'), sql<string>`sum(p.amount)::text`.as('amount')])
-    .where('p.rail', '=', 'sepa')
-    .where('p.status', '=', 'pending')
-    .where('p.left_out_at', 'is not', null)
-    .where('cl.manual_review_at', 'is', null)
+    .where(LEFT_OUT_PAYOUT)
     .groupBy('p.currency')
     .orderBy('p.currency')
     .execute();

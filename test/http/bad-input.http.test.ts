@@ -16,12 +16,13 @@ import {
   usingPostgres,
   type TestApp,
   type TestPartner,
+  POLICY_ADMIN,
 } from '../helper.ts';
 import { Browser } from '../web/inject-browser.ts';
 
 /** Bad input gets a clear error, never a 500: what a careless or hostile client sends, answered as problem+json. */
 
-const POLICIES = '/policy-admin/v1';
+const POLICIES = POLICY_ADMIN;
 
 function assertProblem(res: LightMyRequestResponse, status: number, code: string) {
   assert.equal(res.statusCode, status, res.body);

@@ -14,6 +14,7 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  POLICY_ADMIN,
 } from '../helper.ts';
 
 /**
@@ -230,7 +231,7 @@ describe('the public contract at its edges', () => {
     const record = async (n: number) => {
       const res = await post(
         t.app,
-        '/policy-admin/v1/policies',
+        `${POLICY_ADMIN}/policies`,
         {
           product: 'other',
           externalReference: `PAGE-${process.pid}-${n}`,
@@ -253,14 +254,14 @@ describe('the public contract at its edges', () => {
       policies.push(res.body.policyNumber);
     };
     for (const n of [1, 2, 3]) await record(n);
-    const firstPolicies = await read('/policy-admin/v1/policies?limit=2');
+    const firstPolicies = await read(`${POLICY_ADMIN}/policies?limit=2`);
     await record(4);
     const policyNumbers = (page: { policies: { policyNumber: string }[] }) => page.policies.map((p) => p.policyNumber);
     assert.notEqual(firstPolicies.nextCursor, null, 'three policies, pages of two: more to read');
     const laterPolicies = await allPages(
       'the rest of the policies',
       async (cursor) => {
-        const page = await read(`/policy-admin/v1/policies?limit=2&cursor=${cursor}`);
+        const page = await read(`${POLICY_ADMIN}/policies?limit=2&cursor=${cursor}`);
         return { rows: policyNumbers(page), nextCursor: page.nextCursor };
       },
       { from: firstPolicies.nextCursor },
@@ -361,7 +362,7 @@ describe('the public contract at its edges', () => {
     ] as const) {
       const res = await t.app.inject({
         method: 'POST',
-        url: '/policy-admin/v1/policies',
+        url: `${POLICY_ADMIN}/policies`,
         headers: { ...partner.auth, 'content-type': 'application/json' },
         payload: policy(n, risk),
       });
@@ -371,7 +372,7 @@ describe('the public contract at its edges', () => {
     }
     const fine = await t.app.inject({
       method: 'POST',
-      url: '/policy-admin/v1/policies',
+      url: `${POLICY_ADMIN}/policies`,
       headers: { ...partner.auth, 'content-type': 'application/json' },
       payload: policy(3, nested(20, '"a bicycle"')),
     });
@@ -414,9 +415,9 @@ describe('the public contract at its edges', () => {
     const own: Record<string, string> = {
       [FLIGHT]: 'contract_not_found',
       '/demo/v1': 'zip_code_not_found',
-      '/policy-admin/v1': 'policy_not_found',
+      [POLICY_ADMIN]: 'policy_not_found',
     };
-    for (const prefix of [FLIGHT, '/demo/v1', '/policy-admin/v1']) {
+    for (const prefix of [FLIGHT, '/demo/v1', POLICY_ADMIN]) {
       const doc = (await t.app.inject({ url: `${prefix}/openapi.json` })).json();
       const listed = new Set<string>();
       for (const ops of Object.values(doc.paths as Record<string, Record<string, { responses: object }>>))

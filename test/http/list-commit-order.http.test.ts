@@ -12,6 +12,7 @@ import {
   type InsuredFlight,
   type TestApp,
   type TestPartner,
+  POLICY_ADMIN,
 } from '../helper.ts';
 
 /**
@@ -119,7 +120,7 @@ describe('GET /policies — a policy committed late by an early transaction', { 
   const createPolicy = async () => {
     const res = await post(
       t.app,
-      '/policy-admin/v1/policies',
+      `${POLICY_ADMIN}/policies`,
       {
         product: 'other',
         externalReference: `LATE-${process.pid}-${++n}`,
@@ -144,7 +145,7 @@ describe('GET /policies — a policy committed late by an early transaction', { 
   const page = async (cursor?: string) => {
     const res = await t.app.inject({
       method: 'GET',
-      url: `/policy-admin/v1/policies?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      url: `${POLICY_ADMIN}/policies?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
       headers: a.auth,
     });
     assert.equal(res.statusCode, 200, res.body);

@@ -13,6 +13,7 @@ import {
   trip,
   type TestApp,
   type TestPartner,
+  POLICY_ADMIN,
 } from '../helper.ts';
 
 /**
@@ -23,7 +24,6 @@ import {
  */
 
 const DEMO = '/demo/v1';
-const POLICY_ADMIN = '/policy-admin/v1';
 const PREFIXES = [FLIGHT, DEMO, POLICY_ADMIN];
 /** What the flight lifecycle of the events test sends: every event but the claim's later steps (claims tests). */
 const EVENTS_SENT = ['contract.created', 'contract.changed', 'claim.opened', 'contract.cancelled'];

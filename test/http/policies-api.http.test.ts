@@ -14,10 +14,11 @@ import {
   type Reply,
   type TestApp,
   type TestPartner,
+  POLICY_ADMIN,
 } from '../helper.ts';
 
 const DEMO = '/demo/v1';
-const POLICIES = '/policy-admin/v1/policies';
+const POLICIES = `${POLICY_ADMIN}/policies`;
 
 const HOME = {
   zipCode: '75007',
@@ -1834,7 +1835,7 @@ describe('API to manage policies', () => {
   });
 
   it('documents the request fields, the per-product risks and the search parameters', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/policy-admin/v1/openapi.json' })).json();
+    const doc = (await t.app.inject({ method: 'GET', url: `${POLICY_ADMIN}/openapi.json` })).json();
     assert.equal(doc.info.title, 'API to manage policies');
     const body = doc.paths['/policies'].post.requestBody.content['application/json'].schema.properties;
     assert.deepEqual(body.product.enum, ['home', 'flight_delay', 'travel', 'motor', 'other']);

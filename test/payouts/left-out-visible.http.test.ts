@@ -17,7 +17,7 @@ import {
   type TestPartner,
 } from '../helper.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
-import { leftOutBicFault } from '../../src/payouts/index.ts';
+import { LEFT_OUT_PAYOUT, leftOutBicFault } from '../../src/payouts/index.ts';
 import { Browser, csrfOf } from '../web/inject-browser.ts';
 
 const ADMIN = { email: 'ops-left-out-tests@parasol.test', password: 'operator password 42' };
@@ -106,7 +106,7 @@ describe('payouts left out of their files, for operations', () => {
   }
 
   it('/metrics: a left-out payout is counted by environment and currency with the age of the oldest; fixed, its series is gone', async () => {
-    const gauges = new DatabaseGauges(t.db, 0);
+    const gauges = new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 });
     const none = await gauges.metrics();
     assert.equal(valueOf(none, SERIES), undefined, `no left-out payout yet, no series:\n${none}`);
 
@@ -223,7 +223,7 @@ describe('payouts left out of their files, for operations', () => {
   }
 
   it('a claim held for review: its left-out payout leaves the gauge, the cards and the listings (no batch tries it); approved, it is back at once, since its first time (the mark is kept)', async () => {
-    const gauges = new DatabaseGauges(t.db, 0);
+    const gauges = new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 });
     const base = valueOf(await gauges.metrics(), SERIES) ?? 0;
     const claim = await gbpClaimWithoutBic();
     const since = new Date(Date.now() - 2 * 86_400_000);
@@ -300,7 +300,7 @@ describe('payouts left out of their files, for operations', () => {
   });
 
   it('the Set the BIC form only where the BIC is at fault; setting a BIC clears the mark only when the BIC was the only fault', async () => {
-    const gauges = new DatabaseGauges(t.db, 0);
+    const gauges = new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 });
     const base = valueOf(await gauges.metrics(), SERIES) ?? 0;
     const since = new Date('2026-03-02T09:30:00Z');
     const faults = {

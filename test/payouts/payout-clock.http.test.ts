@@ -18,6 +18,7 @@ import {
 } from '../helper.ts';
 import { twilioSignature } from '../../src/notify/sms/twilio-signature.ts';
 import { reconcilePayouts } from '../../src/payouts/reconcile.ts';
+import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { createSepaBatch } from '../../src/payouts/sepa-batch.ts';
 import { checkUnrecordedSepaFiles } from '../../src/payouts/sepa-schedule.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
@@ -182,7 +183,11 @@ describe('production payouts on the application clock', () => {
     const gauge = async (minutes: number) =>
       Number(
         /^parasol_sepa_batches_without_file (\d+)$/m.exec(
-          await new DatabaseGauges(t.db, 0, () => BATCH.getTime() + minutes * 60_000).metrics(),
+          await new DatabaseGauges(t.db, {
+            leftOutPayout: LEFT_OUT_PAYOUT,
+            ttlMs: 0,
+            clock: () => BATCH.getTime() + minutes * 60_000,
+          }).metrics(),
         )?.[1],
       );
     assert.deepEqual(await check(4), [], 'within the grace: not reported by the check');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import { createSepaBatch, MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
+import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { FILE_RECOVERY_GRACE_MS, payoutReportDueBefore, SCHEDULE_ACTOR } from '../../src/payouts/sepa-schedule.ts';
 import { sepaExecutionDate } from '../../src/payouts/target-calendar.ts';
 import type { Config } from '../../src/platform/config.ts';
@@ -211,7 +212,11 @@ describe('the scheduled SEPA batch', () => {
     await t.db.updateTable('payouts').set({ currency: 'HRK' }).where('id', '=', legacy!).execute();
     // and one whose file is refused (no ISO currency): its currency is skipped, the others go on
     await t.db.updateTable('payouts').set({ currency: 'ABC' }).where('id', '=', unknown!).execute();
-    const gauges = await new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore).metrics();
+    const gauges = await new DatabaseGauges(t.db, {
+      leftOutPayout: LEFT_OUT_PAYOUT,
+      ttlMs: 0,
+      reportDueBefore: payoutReportDueBefore,
+    }).metrics();
     assert.match(gauges, /^parasol_production_payouts_pending\{currency="GBP"\} [1-9]/m);
     assert.match(gauges, /^parasol_production_payouts_pending\{currency="HRK"\} [1-9]/m);
 
@@ -437,7 +442,11 @@ describe('the scheduled SEPA batch', () => {
     const gauge = async () =>
       Number(
         /^parasol_sepa_batches_without_file (\d+)$/m.exec(
-          await new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore).metrics(),
+          await new DatabaseGauges(t.db, {
+            leftOutPayout: LEFT_OUT_PAYOUT,
+            ttlMs: 0,
+            reportDueBefore: payoutReportDueBefore,
+          }).metrics(),
         )?.[1],
       );
     // the gauge reads its own clock against the batch's created_at: the batch as created 10 minutes ago
@@ -482,7 +491,11 @@ describe('the scheduled SEPA batch', () => {
 
   it('gauges: pending production payouts and the oldest one’s age; instructed payouts the bank has not reported', async () => {
     const [pending] = await pendingPayouts(1);
-    const gauges = new DatabaseGauges(t.db, 0, Date.now, payoutReportDueBefore);
+    const gauges = new DatabaseGauges(t.db, {
+      leftOutPayout: LEFT_OUT_PAYOUT,
+      ttlMs: 0,
+      reportDueBefore: payoutReportDueBefore,
+    });
     const text = await gauges.metrics();
     const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
     assert.ok(value('parasol_production_payouts_pending\\{currency="EUR"\\}') >= 1, text);

@@ -26,6 +26,7 @@ import {
   type TestApp,
   type TestPartner,
   consent,
+  POLICY_ADMIN,
 } from '../helper.ts';
 import { Browser } from '../web/inject-browser.ts';
 
@@ -39,7 +40,7 @@ import { Browser } from '../web/inject-browser.ts';
  * answer. The embedded data directory is readable by its owner only.
  */
 
-const POLICIES = '/policy-admin/v1/policies';
+const POLICIES = `${POLICY_ADMIN}/policies`;
 const letters = (n: number) => Array.from(crypto.randomBytes(n), (b) => String.fromCharCode(97 + (b % 26))).join('');
 const capital = (s: string) => s[0]!.toUpperCase() + s.slice(1);
 const digits = (n: number) => Array.from(crypto.randomBytes(n), (b) => String(b % 10)).join('');

@@ -32,6 +32,7 @@ import {
   trip,
   type TestPartner,
   usingPostgres,
+  POLICY_ADMIN,
 } from '../helper.ts';
 
 const keyOf = (name: string) => crypto.createHash('sha256').update(name).digest();
@@ -333,7 +334,7 @@ describe('master key rotation', () => {
     const today = new Date().toISOString().slice(0, 10);
     const policy = await post(
       appA.app,
-      '/policy-admin/v1/policies',
+      `${POLICY_ADMIN}/policies`,
       {
         product: 'other',
         externalReference: 'ROTATE-CORRECTION',
@@ -355,7 +356,7 @@ describe('master key rotation', () => {
     assert.equal(policy.status, 201, JSON.stringify(policy.body));
     const corrected = await appA.app.inject({
       method: 'PATCH',
-      url: `/policy-admin/v1/policies/${policy.body.policyNumber}/policyholder`,
+      url: `${POLICY_ADMIN}/policies/${policy.body.policyNumber}/policyholder`,
       headers: partner.auth,
       payload: { lastName: 'Martins', reason: 'typo' },
     });

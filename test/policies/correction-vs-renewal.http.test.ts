@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { buildTestApp, createTestPartner, eventually, post, usingPostgres, type TestApp } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  post,
+  usingPostgres,
+  type TestApp,
+  POLICY_ADMIN,
+} from '../helper.ts';
 
-const POLICIES = '/policy-admin/v1/policies';
+const POLICIES = `${POLICY_ADMIN}/policies`;
 
 /**
  * A correction of the policyholder's name racing the renewal of the same policy, or of its renewal,

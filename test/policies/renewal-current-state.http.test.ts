@@ -1,9 +1,17 @@
 import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildTestApp, createTestPartner, post, type Reply, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  post,
+  type Reply,
+  type TestApp,
+  type TestPartner,
+  POLICY_ADMIN,
+} from '../helper.ts';
 
-const POLICIES = '/policy-admin/v1/policies';
+const POLICIES = `${POLICY_ADMIN}/policies`;
 
 /**
  * A renewal is the next term of the same policyholder and risk: it copies the policy as it is when
