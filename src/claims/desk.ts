@@ -107,6 +107,8 @@ export async function claimTrail(
   const reportedBy = (claim.evidence as { reportedBy?: unknown } | null)?.reportedBy;
   return auditTrail(db, [
     { entity: 'claim', ids: [claim.claim_number] },
+    // a contract's rows are under its number; under its id too: the contact changes a process of the
+    // release before migration 0063 still writes during a rolling update
     { entity: 'contract', ids: [claim.contract_number, claim.contract_id] },
     {
       entity: 'flight',

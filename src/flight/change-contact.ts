@@ -73,7 +73,7 @@ export async function changeContact(
     partnerId: caller.partnerId,
     environment: caller.environment,
     entity: 'contract',
-    entityId: row.id,
+    entityId: row.contract_number, // as every contract row: its trail is searched by number
     action: 'contact_changed',
     at: now,
     data: { fields: changed },

@@ -12,7 +12,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { isLocalDate, parseDesignator } from './flight-status.ts';
 import { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
-import { findWatchesOfFlight, updateWatch } from './watches-repo.ts';
+import { findWatchesOfFlight, insertMissingWatches, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
 
@@ -47,7 +47,8 @@ export interface OperatorFlightEventResult {
  * An operator states what happened to a flight (`parasol flights event`), in any environment: the
  * way out of manual review, or a correction. Opens the claims through the same use case as the
  * monitoring and POST /claims (idempotent: one claim per leg not voided), for every spelling of the
- * designator on the legs, then marks the flight's open watches decided (each with its audit row).
+ * designator on the legs, then marks the flight's open watches decided (each with its audit row),
+ * creating first the watch of a flight that has active legs and none yet (the planner's, made early).
  * `on_time` opens nothing and only decides the watches.
  *
  * A correction after the flight was decided: contracts the monitoring completed as flown with nothing
@@ -136,6 +137,14 @@ export async function recordOperatorFlightEvent(
         })),
       );
 
+    // A flight stated before the planner watches it (more than 48 h ahead, or a leg sold since) gets
+    // its watch now, decided below: the decision is kept on the flight whatever it is — on time, or a
+    // delay that pays nothing, which open no claim — so GET /contracts/{n} shows it as for a watched
+    // flight, the monitoring never checks the flight over it, and a leg sold later gets the claim the
+    // decision pays (the planner's early decisions).
+    await insertMissingWatches(trx, {
+      flight: { environment: input.environment, flightNumbers, departureDate: input.departureDate },
+    });
     let watchesDecided = 0;
     for (const watch of await findWatchesOfFlight(trx, input.environment, input.flightNumber, input.departureDate)) {
       if (watch.state !== 'watching' && watch.state !== 'manual_review') continue;

@@ -134,6 +134,7 @@ export async function saveSimulatedFlightEvent(
       entity: 'flight',
       entityId: `${flightNumber}/${event.departureDate}`,
       action: 'flight_simulated',
+      at: now,
       data: { status: event.status, arrivalDelayMinutes: delay, divertedTo },
     });
     return {

@@ -69,7 +69,8 @@ const activeLegsOf = (w: { environment: string; flightNumber: string; departureD
  * statement; a watch closed because its contracts were all cancelled is reopened when an active
  * contract appears on the flight again. The first check is the earliest leg's departure.
  * With `flight` instead of a window: the watches of that one flight (under the designators given, as
- * the legs spell them), whenever it departs — the simulator's (saveSimulatedFlightEvent).
+ * the legs spell them), whenever it departs — the simulator's (saveSimulatedFlightEvent) and an operator's
+ * event (recordOperatorFlightEvent).
  */
 export async function insertMissingWatches(
   db: Executor,

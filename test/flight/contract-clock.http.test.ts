@@ -110,7 +110,7 @@ describe('contract changes on the application clock', () => {
       headers: { 'content-type': 'application/json', ...a.auth },
     });
     assert.equal(contact.statusCode, 200, contact.body);
-    assert.equal(await auditAt([contract.id], 'contact_changed'), contactAt, 'the contact change audited at the clock');
+    assert.equal(await auditAt([number], 'contact_changed'), contactAt, 'the contact change audited at the clock');
 
     const partAt = hoursAfterSale(2).toISOString();
     const part = await post(

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import {
+  allClaims,
   buildTestApp,
   createTestPartner,
   CUSTOMER,
@@ -24,7 +27,7 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
   let claimed: InsuredFlight;
   let cancelled: string;
   before(async () => {
-    t = await buildTestApp();
+    t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
     a = await createTestPartner(t.db);
     b = await createTestPartner(t.db);
     claimed = await insureFlight(t.app, a, { flightNumber: 'AF5201', returnFlight: 'AF5202', passengers: 2 });
@@ -154,6 +157,108 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
     assert.equal(typeof status.decidedAt, 'string', JSON.stringify(status));
   });
 
+  it('a leg decided before any watch exists: GET contract, /getclaims and claim.opened agree', async () => {
+    const d = await createTestPartner(t.db);
+    const endpoint = await post(t.app, `${FLIGHT}/webhooks/endpoints`, { url: 'http://127.0.0.1:9/hooks' }, d.auth);
+    assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+    const trip = await insureFlight(t.app, d, { flightNumber: 'AF5231', returnFlight: 'AF5232' });
+    const simulated = await insureFlight(t.app, d, { flightNumber: 'AF5233' });
+    const watches = await t.db
+      .selectFrom('flight_watches')
+      .select('flight_number')
+      .where('flight_number', 'in', ['AF5231', 'AF5232', 'AF5233'])
+      .execute();
+    assert.deepEqual(watches, [], 'twelve days out: no watch yet');
+    const cli = async (...argv: string[]) => {
+      const run = await runCliOn(t, ['--json', 'flights', ...argv], { actor: 'operator:flight-status' });
+      assert.equal(run.code, 0, run.err);
+      return JSON.parse(run.out);
+    };
+    // the operator states the outbound on time and the return cancelled; the simulator delays the other flight
+    const onTime = await cli('event', '--env', 'sandbox', 'AF5231', trip.departureDate, '--status', 'on_time');
+    const cancelled = await cli('event', '--env', 'sandbox', 'AF5232', trip.returnDate!, '--status', 'cancelled');
+    assert.equal(cancelled.claimsOpened.length, 1, JSON.stringify(cancelled));
+    await cli(
+      'simulate',
+      '--env',
+      'sandbox',
+      'AF5233',
+      simulated.departureDate,
+      '--status',
+      'delayed',
+      '--delay',
+      '190',
+    );
+    const checked = await cli('check', 'sandbox', 'AF5233', simulated.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+
+    const legs = async (contractNumber: string) => {
+      const read = await get(`/contracts/${contractNumber}`, d);
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      return read.body.flights.map((f: { flightNumber: string; flightStatus: Record<string, any> }) => ({
+        flightNumber: f.flightNumber,
+        state: f.flightStatus.state,
+        outcome: f.flightStatus.outcome,
+        decided: typeof f.flightStatus.decidedAt,
+      }));
+    };
+    assert.deepEqual(
+      [...(await legs(trip.contractNumber)), ...(await legs(simulated.contractNumber))],
+      [
+        {
+          flightNumber: 'AF5231',
+          state: 'decided',
+          outcome: { event: 'landed', delayMinutes: null },
+          decided: 'string',
+        },
+        {
+          flightNumber: 'AF5232',
+          state: 'decided',
+          outcome: { event: 'cancelled', delayMinutes: null },
+          decided: 'string',
+        },
+        {
+          flightNumber: 'AF5233',
+          state: 'decided',
+          outcome: { event: 'delayed', delayMinutes: 190 },
+          decided: 'string',
+        },
+      ],
+      'every leg shows what was decided, on time included',
+    );
+    assert.equal(onTime.watchesDecided, 1, 'the watch of the flight on time made and decided by the event');
+
+    const listed = [
+      ...(await allClaims(t.app, d, { contractNumber: trip.contractNumber })),
+      ...(await allClaims(t.app, d, { contractNumber: simulated.contractNumber })),
+    ].map((cl) => [cl.flightNumber, cl.event, cl.delayMinutes, cl.claimNumber]);
+    assert.deepEqual(
+      listed.map(([flight, event, minutes]) => [flight, event, minutes]),
+      [
+        ['AF5232', 'cancelled', null],
+        ['AF5233', 'delayed', 190],
+      ],
+      '/getclaims: a claim for each leg whose event pays, none for the flight on time',
+    );
+    const sent = await eventually(async () => {
+      const rows = await t.db
+        .selectFrom('webhook_events')
+        .select('payload')
+        .where('partner_id', '=', d.id)
+        .where('type', '=', 'claim.opened')
+        .execute();
+      return rows.length === 2 ? rows : undefined;
+    });
+    const events = sent.map((e) => (e.payload as { data: Record<string, unknown> }).data);
+    assert.deepEqual(
+      events
+        .map((e) => [e.flightNumber, e.event, e.delayMinutes, e.claimNumber])
+        .sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      listed,
+      'claim.opened says what /getclaims says',
+    );
+  });
+
   it('shows the cancellation and its refund', async () => {
     const res = await get(`/contracts/${cancelled.toLowerCase()}`, a);
     assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -276,6 +381,11 @@ describe('PATCH /contracts/{number}/customer — the customer changes phone, ema
       .execute();
     assert.equal(audit.length, 1);
     assert.doesNotMatch(JSON.stringify(audit[0]), /698765432/, 'no personal data in the audit trail');
+    assert.deepEqual(
+      [audit[0]!.entity, audit[0]!.entity_id],
+      ['contract', c.contractNumber],
+      'under the contract number, as every row of a contract’s life',
+    );
 
     await post(
       t.app,
@@ -294,6 +404,52 @@ describe('PATCH /contracts/{number}/customer — the customer changes phone, ema
     });
     assert.equal(messages[0]!.to, '+33698765432');
     assert.notEqual(messages[0]!.to, CUSTOMER.phone);
+  });
+
+  it('migration 0063 moves the contact changes written under the contract id to its number', async () => {
+    const c = await insureFlight(t.app, a, { flightNumber: 'AF5303' });
+    const row = await t.db
+      .selectFrom('contracts')
+      .select('id')
+      .where('contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    // as the release before 0063 wrote it
+    const old = await t.db
+      .insertInto('audit_log')
+      .values({
+        actor: 'key:old',
+        partner_id: a.id,
+        environment: 'sandbox',
+        entity: 'contract',
+        entity_id: row.id,
+        action: 'contact_changed',
+        data: JSON.stringify({ fields: ['email'] }),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const other = await insureFlight(t.app, a, { flightNumber: 'AF5304' });
+    const untouched = await t.db
+      .insertInto('audit_log')
+      .values({
+        actor: 'key:old',
+        partner_id: a.id,
+        environment: 'sandbox',
+        entity: 'contract',
+        entity_id: other.contractNumber,
+        action: 'contact_changed',
+        data: JSON.stringify({ fields: ['phone'] }),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const migration = readFileSync(
+      new URL('../../migrations/0063_contact_changed_by_contract_number.sql', import.meta.url),
+      'utf8',
+    );
+    await sql.raw(migration).execute(t.db);
+    const entityOf = async (id: typeof old.id) =>
+      (await t.db.selectFrom('audit_log').select('entity_id').where('id', '=', id).executeTakeFirstOrThrow()).entity_id;
+    assert.equal(await entityOf(old.id), c.contractNumber, 'the old row now under the contract number');
+    assert.equal(await entityOf(untouched.id), other.contractNumber, 'a row already under its number is left alone');
   });
 
   it('refuses a bad phone, an empty change, a cancelled contract and another partner’s', async () => {

@@ -152,6 +152,17 @@ describe('parasol flights', () => {
     const watch = await watchOf(t, 'sandbox', flight, contract.departureDate);
     assert.equal(watch?.state, 'watching', 'the simulation created the watch');
     assert.equal(watch?.next_check_at?.getTime(), c.now().getTime(), 'its check is due now, not at departure');
+    const simulatedRows = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'at'])
+      .where('entity', '=', 'flight')
+      .where('entity_id', '=', `${flight}/${contract.departureDate}`)
+      .execute();
+    assert.deepEqual(
+      simulatedRows.map((r) => [r.action, r.at.toISOString()]),
+      [['flight_simulated', c.now().toISOString()]],
+      'audited at the clock of the command (2031), not the database’s',
+    );
 
     const dispatched = await dispatchDueChecks(
       { db: t.db, jobs: t.app.parasol.jobs, now: c.now },

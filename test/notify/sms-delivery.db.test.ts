@@ -87,6 +87,17 @@ test('a receipt that comes before the send records the id is kept, then applied 
     [[smsId, 'failed', 30007, SEND.toISOString()]],
     'told once, at the clock of the send that applied the receipt',
   );
+  const audited = await db
+    .selectFrom('audit_log')
+    .select(['action', 'at'])
+    .where('entity', '=', 'sms')
+    .where('entity_id', '=', smsId)
+    .execute();
+  assert.deepEqual(
+    audited.map((r) => [r.action, r.at.toISOString()]),
+    [['sms_undelivered', SEND.toISOString()]],
+    'audited at the same clock, not the database’s',
+  );
   assert.equal((await db.selectFrom('sms_delivery_early').select('id').execute()).length, 0, 'applied, forgotten');
 });
 

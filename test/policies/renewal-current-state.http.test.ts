@@ -120,6 +120,32 @@ describe('a renewal carries the current policy', () => {
       assert.deepEqual(b.risk, (await read(a.policyNumber)).risk, 'the same as the term renewed');
     });
 
+    it('a home policy: the renewal insures the same home, at the policyholder’s address as changed before and after', async () => {
+      const HOME = {
+        postalCode: '75007',
+        city: 'Paris',
+        housingType: 'apartment',
+        occupancy: 'tenant',
+        rooms: 3,
+        livingArea: 62,
+      };
+      const a = await motorPolicy({
+        product: 'home',
+        premium: { amount: 2_100, currency: 'EUR', frequency: 'monthly' },
+        risk: HOME,
+      });
+      await patch(a.policyNumber, 'policyholder', { address: LYON });
+      const b = await renew(a.policyNumber);
+      const insured = (await read(a.policyNumber)).risk;
+      assert.deepEqual(b.risk, insured, 'the home as stored on the term renewed');
+      assert.deepEqual([b.risk.postalCode, b.risk.zipCode, b.risk.city], ['75007', '75007', 'PARIS'], 'its address');
+      assert.deepEqual(b.policyholder.address, LYON, 'the policyholder’s address as changed before the renewal');
+      const moved = { ...LYON, line1: '5 place Bellecour' };
+      await patch(a.policyNumber, 'policyholder', { address: moved });
+      const renewal = await read(b.policyNumber);
+      assert.deepEqual([renewal.policyholder.address, renewal.risk], [moved, insured], 'and as changed after it');
+    });
+
     it('carries a name and a birth date corrected since creation', async () => {
       const a = await motorPolicy();
       await patch(a.policyNumber, 'policyholder', { lastName: 'Martins', birthDate: '1990-04-21', reason: 'typo' });

@@ -149,6 +149,7 @@ async function applyReport(
       entity: 'sms',
       entityId: row.id,
       action: 'sms_undelivered',
+      at,
       data: { status: report.status, providerCode: report.errorCode, kind: sms.kind },
     });
     await onUndelivered?.(trx, sms);
