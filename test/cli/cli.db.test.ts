@@ -437,8 +437,11 @@ describe('usage', () => {
           while (words.length && commandsOf(helps.get(path.join(' '))!).includes(words[0]!)) path.push(words.shift()!);
           const leaf = helps.get(path.join(' '))!;
           if (commandsOf(leaf).length > 0) wrong.push(`${where || 'parasol'}: "${one}" names no command`);
+          // an option it declares: a flag at the start of a line of its options, above its examples
+          // (an example, or a description naming another option, is no declaration)
+          const declared = leaf.split(/\nExamples?:/)[0]!;
           for (const option of words.filter((w) => w.startsWith('--')))
-            if (!new RegExp(`\\s${option.split('=')[0]}[ ,\\n]`).test(leaf))
+            if (!new RegExp(`^ {2}(?:-\\w, )?${option.split('=')[0]}(?=[ ,]|$)`, 'm').test(declared))
               wrong.push(`${where || 'parasol'}: "${one}": ${path.join(' ')} takes no ${option}`);
         }
       }
