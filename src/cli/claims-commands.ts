@@ -2,6 +2,7 @@ import { ENVIRONMENTS } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
   CLAIM_STATUSES,
+  claimEvidence,
   claimTrail,
   correctClaimPhone,
   correctVoidCause,
@@ -10,6 +11,7 @@ import {
   operatorClaimsPage,
   remindClaims,
   resendClaimLink,
+  type ClaimEvidence,
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
@@ -25,10 +27,33 @@ import { decrypt } from '../platform/crypto.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { ClaimStatus, Environment } from '../platform/db-schema.ts';
 import { formatMoney } from '../platform/money.ts';
-import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
+import { deskOptions, deskResult, limitOf, pairs, table, when, type CommandKit } from './kit.ts';
 import { leftOutMark } from './payout-output.ts';
 
 /** Operator commands for claims: listing, reminders, expiry, the claim desk (payouts: payouts-commands.ts). */
+
+/** A claim's evidence as `claims show` prints it: the fields of the claim page's, times in UTC. */
+function evidenceLines(e: ClaimEvidence): string[] {
+  const at = (iso: string | null) => when(iso ? new Date(iso) : null);
+  const rule =
+    e.rule.trigger === 'delay_tier' ? `delay ≥ ${e.rule.minDelayMinutes ?? '?'} min` : (e.rule.trigger as string);
+  return pairs([
+    [
+      'source',
+      `${e.source}${e.provider ? ` (${e.provider}${e.providerFlightId ? ` ${e.providerFlightId}` : ''})` : ''}`,
+    ],
+    ['departure', `${at(e.scheduledDeparture)} scheduled, ${at(e.actualDeparture)} actual`],
+    ['arrival', `${at(e.scheduledArrival)} scheduled, ${at(e.actualArrival)} actual (gate)`],
+    ...(e.divertedTo ? [['diverted to', e.divertedTo] as [string, string]] : []),
+    ['delay computed', e.delayMinutes === null ? '-' : `${e.delayMinutes} min`],
+    [
+      'rule',
+      `${rule} → ${formatMoney(e.rule.amountPerPassenger.amount, e.rule.amountPerPassenger.currency)} × ${e.rule.passengers} (configuration v${e.rule.configurationVersion})`,
+    ],
+    ['decided', at(e.decidedAt)],
+    ...(e.replaces ? [['replaces', e.replaces] as [string, string]] : []),
+  ]);
+}
 
 export function claimsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, services, actor } = kit;
@@ -173,6 +198,8 @@ export function claimsCommands(kit: CommandKit): void {
             ? { cause: null, replacedBy: claim.replaced_by }
             : { cause: claim.claim_void_cause, replacedBy: null }
           : null;
+      // the evidence the claim was decided on, as the claim page and the claims API show it
+      const evidence = claimEvidence(claim);
       const data = {
         claimNumber: claim.claim_number,
         contractNumber: claim.contract_number,
@@ -189,6 +216,7 @@ export function claimsCommands(kit: CommandKit): void {
         ibanLast4: claim.iban_last4,
         bankDetailsDueAt: claim.bank_details_due_at,
         failureReason: claim.failure_reason,
+        evidence,
         void: voided,
         manualReview: review,
         messages,
@@ -212,6 +240,7 @@ export function claimsCommands(kit: CommandKit): void {
         `${claim.claim_number} (${claim.partner_slug}, ${claim.environment}) — contract ${claim.contract_number}`,
         `status ${claim.status}, ${claim.reason} (${claim.event}), ${claim.flight_number} ${claim.departure_date}, ${formatMoney(Number(claim.compensation_amount), claim.currency)}`,
         `customer: ${claim.customer_language}, phone ${phone}, account ${claim.iban_last4 ? `•••• ${claim.iban_last4}` : '—'}`,
+        `bank details due ${when(claim.bank_details_due_at)}`,
         ...(voided
           ? [
               voided.replacedBy
@@ -222,6 +251,9 @@ export function claimsCommands(kit: CommandKit): void {
         review
           ? `manual review since ${when(review.at)} by ${review.by ?? ''}: ${review.reason ?? ''}`
           : 'manual review: no (paid automatically)',
+        '',
+        'Evidence:',
+        ...evidenceLines(evidence).map((line) => `  ${line}`),
         '',
         'Messages:',
         ...(messages.length
@@ -242,11 +274,12 @@ export function claimsCommands(kit: CommandKit): void {
         'Payout attempts:',
         ...(attempts.length
           ? table(
-              ['ATTEMPT', 'END-TO-END ID', 'RAIL', 'STATUS', 'REASON', 'BANK FILE'],
+              ['ATTEMPT', 'END-TO-END ID', 'RAIL', 'AMOUNT', 'STATUS', 'REASON', 'BANK FILE'],
               attempts.map((a) => [
                 String(a.attempt),
                 a.end_to_end_id,
                 a.rail,
+                formatMoney(Number(a.amount), a.currency),
                 a.status,
                 a.failure_reason ?? (leftOut(a) ? `left out: ${leftOut(a)}` : ''),
                 a.message_id ?? '',

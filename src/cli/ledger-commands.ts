@@ -65,7 +65,7 @@ export function ledgerCommands(kit: CommandKit): void {
     group(
       'statement',
       "A partner's monthly statement (CSV or PDF)",
-      'parasol statement --partner acme-air --month 2026-11',
+      'parasol statement show --partner acme-air --month 2026-11',
     ),
     'show',
     'Premium collected, commission, refunds, the amount due to the insurer and the tax net of refunds, per currency',

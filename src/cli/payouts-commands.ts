@@ -19,6 +19,8 @@ import { formatMoney } from '../platform/money.ts';
 import { deskOptions, deskResult, limitOf, table, when, type CommandKit } from './kit.ts';
 import { leftOutFor, leftOutMark } from './payout-output.ts';
 
+const payoutCount = (n: number) => `${n} pending payout${n === 1 ? '' : 's'}`;
+
 /** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
 
 export function payoutsCommands(kit: CommandKit): void {
@@ -167,7 +169,14 @@ export function payoutsCommands(kit: CommandKit): void {
         return {
           data: { batches, refused, skipped },
           lines: [
-            ...(batches.length === 0 ? ['No payout is waiting for a credit transfer.'] : []),
+            // "nothing waiting" only when nothing was left out or refused either: those are waiting, below
+            ...(batches.length === 0
+              ? [
+                  warnings.length === 0
+                    ? 'No payout is waiting for a credit transfer.'
+                    : `No file written: ${payoutCount(skipped.length + refused.reduce((n, r) => n + r.payouts, 0))} waiting could not be filed (below).`,
+                ]
+              : []),
             ...batches.flatMap((b) => [
               `Batch ${b.messageId}: ${b.payouts} transfer(s), ${b.controlSum} ${b.currency} (${b.scheme === 'sepa' ? 'SEPA' : b.scheme === 'ach' ? 'ACH, NACHA file' : 'cross-border'}), ${b.scheme === 'ach' ? 'effective entry date' : 'execution'} ${b.executionDate}.`,
               `File: ${b.path}`,

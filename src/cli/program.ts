@@ -63,7 +63,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         '      --commission-min 0 --commission-max 0.3 --compensation-min 10.00 --compensation-max 500.00',
         '  $ parasol --json partners show acme-air',
         '',
-        'Exit codes: 0 success, 1 refused (error: … with the fields at fault), 2 usage error.',
+        'Exit codes: 0 success, 1 refused (error: … with the fields at fault), 2 usage error, 69 the database cannot be',
+        'opened or migrated, 70 unexpected error, 75 the embedded database is held by a process that takes no commands',
+        '(or db migrate while the server runs), 77 the operator secret did not match, 78 bad configuration.',
       ].join('\n'),
     );
   program.on('afterAllHelp', (context: { error: boolean }) => {

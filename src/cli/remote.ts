@@ -87,11 +87,26 @@ export async function runRemote(
   const named = namedFiles(argv);
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();
+  // a connection reset (the server stopping, a handshake past the server's deadline) ends the
+  // reading: said in one line below, never an uncaught error
+  let lost: string | undefined;
+  const onLost = (error: NodeJS.ErrnoException) => {
+    lost ??= error.code ?? error.message;
+    lines.close();
+  };
+  socket.on('error', onLost);
+  lines.on('error', onLost); // readline passes its input's error on
+  const lostLine = () =>
+    `error: the operator connection to the server was lost before the command ended (${lost}); check the command's effect (it may have run) and run it again.`;
   try {
     // the server proves it knows the secret before anything of the command leaves this process
     const clientNonce = handshakeNonce();
     send({ hello: clientNonce });
     const first = await iterator.next();
+    if (lost !== undefined) {
+      io.err(lostLine());
+      return 70;
+    }
     const challenge = first.done ? {} : (JSON.parse(first.value) as Record<string, unknown>);
     const serverNonce = typeof challenge.challenge === 'string' ? challenge.challenge : '';
     if (!serverNonce || !proofMatches(challenge.proof, handshakeProof(secret, 'server', clientNonce, serverNonce))) {
@@ -129,11 +144,18 @@ export async function runRemote(
           }
       }
     }
+  } catch (error) {
+    // the reading ends with the socket's error (ECONNRESET…): said below like a closed connection
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    lost ??= code;
   } finally {
     socket.destroy();
   }
   io.err(
-    "error: the server closed the operator connection before the command ended (it may be stopping); check the command's effect and run it again.",
+    lost !== undefined
+      ? lostLine()
+      : "error: the server closed the operator connection before the command ended (it may be stopping); check the command's effect and run it again.",
   );
   return 70;
 }

@@ -17,7 +17,7 @@ import { html, type SafeHtml } from '../platform/html.ts';
 import { t } from '../i18n/index.ts';
 import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
-import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
+import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's partner pages (admin-routes.ts): the list, and one partner with its agreement, documents, keys and users. */
 
@@ -121,7 +121,7 @@ ${termFields('m', latest)}
   );
   const agreementView = a
     ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
-<p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${a.compensationMin}–${a.compensationMax}</p>`
+<p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${formatMoney(a.compensationMin, a.currency, ctx.lang)}–${formatMoney(a.compensationMax, a.currency, ctx.lang)}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;
   // a first set starts from the platform's insurer, the one customers' messages already name

@@ -557,8 +557,26 @@ describe('the claim desk', () => {
     const { c, claimNumber } = await openClaim();
     const shown = await cli('claims', 'show', claimNumber);
     assert.equal(shown.code, 0, shown.err);
-    const data = JSON.parse(shown.out) as { status: string; phone: string; messages: { kind: string }[] };
+    const data = JSON.parse(shown.out) as {
+      status: string;
+      phone: string;
+      messages: { kind: string }[];
+      bankDetailsDueAt: string;
+      evidence: { source: string; rule: { trigger: string; passengers: number } };
+    };
     assert.equal(data.status, 'awaiting_bank_details');
+    // the evidence the claim was decided on, as the claim page shows it (docs/OPERATOR.md, the claim desk)
+    assert.equal(data.evidence.source, 'partner_report');
+    assert.equal(data.evidence.rule.trigger, 'cancellation');
+    const text = (await runCliOn(t, ['claims', 'show', claimNumber])).out;
+    const due = new Date(data.bankDetailsDueAt)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d+Z$/, 'Z');
+    assert.ok(text.includes(`bank details due ${due}`), text);
+    assert.match(text, /^Evidence:\n {2}source +partner_report\n/m, text);
+    assert.match(text, /^ {2}rule +cancellation → \d+\.\d\d EUR × 1 \(configuration v\d+\)$/m, text);
+    assert.match(text, /^ {2}decided +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/m, text);
     assert.match(data.phone, /^\+33 •••• \d\d$/);
     assert.deepEqual(
       data.messages.map((m) => m.kind),

@@ -385,6 +385,9 @@ describe('usage', () => {
   it('prints help and exits 0, with a description and an example for each command', async () => {
     const top = await cli(['--help']);
     assert.equal(top.code, 0);
+    // every exit code cli/main.ts may end with, as docs/OPERATOR.md lists them
+    for (const code of [0, 1, 2, 69, 70, 75, 77, 78])
+      assert.match(top.out, new RegExp(`[ :]${code} [a-z]`), `exit ${code}`);
     for (const group of ['partners', 'agreement', 'subscriptions', 'config', 'keys', 'users', 'emails', 'db'])
       assert.match(top.out, new RegExp(`\\n  ${group} `));
     for (const argv of [
@@ -405,6 +408,45 @@ describe('usage', () => {
     const viaHelpCommand = await cli(['help', 'keys']);
     assert.equal(viaHelpCommand.code, 0);
     assert.match(viaHelpCommand.out, /Usage: parasol keys/);
+  });
+
+  it('every example in --help is a command that exists, with options it takes', async () => {
+    /** The subcommands a help text lists (its "Commands:" section), `help` aside. */
+    const commandsOf = (help: string) =>
+      [...(/\nCommands:\n([\s\S]*?)(?:\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}([a-z][a-z-]*)/gm)]
+        .map((m) => m[1]!)
+        .filter((name) => name !== 'help');
+    const helps = new Map<string, string>();
+    const visit = async (path: string[]): Promise<void> => {
+      const run = await cli([...path, '--help']);
+      assert.equal(run.code, 0, path.join(' '));
+      helps.set(path.join(' '), run.out);
+      for (const sub of commandsOf(run.out)) await visit([...path, sub]);
+    };
+    await visit([]);
+    assert.ok(helps.size > 60, `every command visited: ${helps.size}`);
+    const wrong: string[] = [];
+    for (const [where, help] of helps) {
+      // each `parasol …` of the examples (a line after `$ `; a `\` continues it), between pipes and `&&`
+      const text = help.replace(/\\\n\s*/g, ' ');
+      for (const [, line] of text.matchAll(/\$ ([^\n]*)/g)) {
+        for (const one of line!.split(/ && | \| /).map((part) => /\bparasol .*/.exec(part)?.[0] ?? '')) {
+          if (!one) continue;
+          const words = (one.match(/"[^"]*"|\S+/g) ?? []).slice(1).filter((w) => w !== '--json');
+          const path: string[] = [];
+          while (words.length && commandsOf(helps.get(path.join(' '))!).includes(words[0]!)) path.push(words.shift()!);
+          const leaf = helps.get(path.join(' '))!;
+          if (commandsOf(leaf).length > 0) wrong.push(`${where || 'parasol'}: "${one}" names no command`);
+          // an option it declares: a flag at the start of a line of its options, above its examples
+          // (an example, or a description naming another option, is no declaration)
+          const declared = leaf.split(/\nExamples?:/)[0]!;
+          for (const option of words.filter((w) => w.startsWith('--')))
+            if (!new RegExp(`^ {2}(?:-\\w, )?${option.split('=')[0]}(?=[ ,]|$)`, 'm').test(declared))
+              wrong.push(`${where || 'parasol'}: "${one}": ${path.join(' ')} takes no ${option}`);
+        }
+      }
+    }
+    assert.deepEqual(wrong, []);
   });
 
   it('does not touch the database for help', async () => {

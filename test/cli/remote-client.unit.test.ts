@@ -173,6 +173,30 @@ describe('the operator client answers only for the files of its command line', (
     },
   );
 
+  it('a connection reset by the other end (a server stopping, a handshake past its deadline) is an error line and exit 70, never a crash', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    operatorSecret(dir, true);
+    // the server reads nothing and closes: the client's hello, unread, makes the close a reset (ECONNRESET)
+    const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+      socket.on('error', () => undefined);
+      setTimeout(() => socket.destroy(), 100);
+    });
+    await new Promise<void>((resolve) => server.listen({ path: operatorSocketAddress(dir) }, resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const err: string[] = [];
+    const code = await runRemote(dir, ['sales', 'list'], 'operator:test', {
+      out: (line) => err.push(line),
+      err: (line) => err.push(line),
+    });
+    assert.equal(code, 70, err.join('\n'));
+    assert.deepEqual(err.length, 1, err.join('\n'));
+    assert.match(
+      err[0]!,
+      /^error: the operator connection to the server was lost before the command ended \(ECONNRESET\)/,
+    );
+  });
+
   it(
     'closes a client that trickles bytes without proving itself: a deadline, not an idle timeout',
     { timeout: 20_000 },

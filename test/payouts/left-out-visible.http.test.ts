@@ -61,7 +61,9 @@ describe('payouts left out of their files, for operations', () => {
   });
 
   /** A GBP claim on a cancelled production flight whose payout is pending without a BIC; left out by a batch when asked. */
-  async function gbpClaimWithoutBic(leaveOut = true): Promise<{ claimId: string; claimNumber: string }> {
+  async function gbpClaimWithoutBic(
+    leaveOut = true,
+  ): Promise<{ claimId: string; claimNumber: string; batchOut: string }> {
     const flightNumber = `AF${seq++}`;
     const { departureDate } = await insureFlight(t.app, pounds, { flightNumber });
     const opened = await post(
@@ -92,9 +94,11 @@ describe('payouts left out of their files, for operations', () => {
     assert.equal(given.statusCode, 200, given.body.slice(0, 300));
     // details given before the page required the BIC of a claim in another currency than EUR
     await t.db.updateTable('claim_bank_details').set({ bic: null }).where('claim_id', '=', claimId).execute();
+    let batchOut = '';
     if (leaveOut) {
       const run = await runCliOn(t, ['payouts', 'batch']);
       assert.equal(run.code, 0, run.err);
+      batchOut = run.out;
       const payout = await t.db
         .selectFrom('payouts')
         .select('left_out_code')
@@ -102,7 +106,7 @@ describe('payouts left out of their files, for operations', () => {
         .executeTakeFirstOrThrow();
       assert.equal(payout.left_out_code, 'no_bic', 'left out for want of a BIC');
     }
-    return { claimId, claimNumber };
+    return { claimId, claimNumber, batchOut };
   }
 
   it('/metrics: a left-out payout is counted by environment and currency with the age of the oldest; fixed, its series is gone', async () => {
@@ -111,6 +115,18 @@ describe('payouts left out of their files, for operations', () => {
     assert.equal(valueOf(none, SERIES), undefined, `no left-out payout yet, no series:\n${none}`);
 
     const claim = await gbpClaimWithoutBic();
+    // the batch made no file, and says so without pretending nothing waits: the payout left out waits
+    assert.doesNotMatch(claim.batchOut, /No payout is waiting/, claim.batchOut);
+    assert.match(
+      claim.batchOut,
+      /^No file written: 1 pending payout waiting could not be filed \(below\)\.$/m,
+      claim.batchOut,
+    );
+    assert.match(
+      claim.batchOut,
+      new RegExp(`^LEFT OUT \\S+ \\(GBP, claim ${claim.claimNumber}, from now\\)`, 'm'),
+      claim.batchOut,
+    );
     // left out three days ago (the mark keeps the first run's time)
     await t.db
       .updateTable('payouts')

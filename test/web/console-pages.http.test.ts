@@ -287,6 +287,8 @@ describe('console and operator pages', () => {
     assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf })).statusCode, 303);
     const page = await operator.get(base);
     assert.match(page.body, /<strong id="agreement-status">signed<\/strong>/);
+    // the summary says the bounds as amounts of the currency, as the CLI does (10.00 EUR – 400.00 EUR), not minor units
+    assert.match(page.body, /· compensation €10\.00–€400\.00<\/p>/);
     assert.equal(
       (await operator.post(`${base}/subscriptions`, { _csrf: csrf, api: 'demo', subscribed: 'true' })).statusCode,
       303,
