@@ -208,6 +208,8 @@ export function webhookApiRoutes(
       },
       handler: async (request, reply) => {
         const created = await addEndpoint(deps, scopeOf(request), request.body);
+        // the route's own path (under the API's prefix) and the new id: where the endpoint is read
+        reply.header('Location', `${request.routeOptions.url}/${created.endpoint.id}`);
         return reply.code(201).send({ endpoint: strip(created.endpoint), secret: created.secret });
       },
     });
