@@ -145,7 +145,7 @@ const DeliveriesQuery = Type.Object(
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
       Type.String({
-        pattern: '^(100|[1-9][0-9]?)$',
+        pattern: '^[0-9]{1,3}$',
         maxLength: 3,
         description: 'Deliveries per page, 1 to 100 (default 20).',
         examples: ['20'],

@@ -640,6 +640,14 @@ describe('API to manage policies', () => {
         assert.equal(res.status, 422, query);
         assert.equal(res.body.code, 'validation_failed');
       }
+      for (const query of ['limit=0', 'limit=201', 'limit=999']) {
+        const res = await get(t.app, `${POLICIES}?${query}`, partner.auth);
+        assert.deepEqual(
+          res.body.errors,
+          [{ field: 'querystring:/limit', code: 'out_of_range', message: 'must be 1 to 200' }],
+          `${query}: out of range, as /getclaims's limit`,
+        );
+      }
       const cursor = await get(t.app, `${POLICIES}?cursor=nonsense`, partner.auth);
       assert.deepEqual([cursor.status, cursor.body.code], [422, 'invalid_cursor']);
       const backwards = await get(t.app, `${POLICIES}?effectiveFrom=2026-05-01&effectiveTo=2026-04-01`, partner.auth);

@@ -99,8 +99,8 @@ describe('validation problems: one clear error per field', () => {
 
   it('a pattern error says what the field holds, never the regular expression', async () => {
     for (const [url, words] of [
-      ['/contracts?limit=0', /Contracts per page: 1 to 200/],
-      ['/webhooks/deliveries?limit=0', /Deliveries per page, 1 to 100/],
+      ['/contracts?limit=ten', /Contracts per page: 1 to 200/],
+      ['/webhooks/deliveries?limit=ten', /Deliveries per page, 1 to 100/],
     ] as const) {
       const error = onlyError(await get(url), url);
       assert.equal(error.field, 'querystring:/limit', url);
@@ -108,6 +108,18 @@ describe('validation problems: one clear error per field', () => {
       assert.match(error.message, words, `${url}: ${error.message}`);
       assert.doesNotMatch(error.message, /pattern|\^|\$|\[/, `${url}: no regex in ${error.message}`);
     }
+    // a page limit of digits outside its bounds is out of range, as the body's limit of /getclaims is
+    for (const [url, words] of [
+      ['/contracts?limit=0', 'must be 1 to 200'],
+      ['/contracts?limit=201', 'must be 1 to 200'],
+      ['/webhooks/deliveries?limit=0', 'must be 1 to 100'],
+      ['/webhooks/deliveries?limit=101', 'must be 1 to 100'],
+    ] as const)
+      assert.deepEqual(onlyError(await get(url), url), {
+        field: 'querystring:/limit',
+        code: 'out_of_range',
+        message: words,
+      });
     // a format is named in words too
     const date = onlyError(await get('/contracts?createdFrom=tomorrow'), 'date');
     assert.deepEqual(date, {
