@@ -77,6 +77,20 @@ describe('validation problems: one clear error per field', () => {
     });
   });
 
+  it('an empty change names the fields it may give: too_few, not the words of the validator', async () => {
+    const empty = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/FD-7K3M-9QXT/customer`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: {},
+    });
+    assert.deepEqual(onlyError({ status: empty.statusCode, body: empty.json() }, 'empty change'), {
+      field: '/',
+      code: 'too_few',
+      message: 'must give at least one of phone, email, language',
+    });
+  });
+
   it('a union of types: one invalid_type naming them, or the error of the branch of the value’s type', async () => {
     const patch = (body: object) =>
       t.app.inject({
