@@ -130,7 +130,7 @@ export async function searchContracts(
     });
   const limit = q.limit === undefined ? CONTRACTS_PAGE.default : Number(q.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > CONTRACTS_PAGE.max)
-    throw new DomainError('validation_failed', `limit is at most ${CONTRACTS_PAGE.max}.`, {
+    throw new DomainError('validation_failed', `limit is 1 to ${CONTRACTS_PAGE.max}.`, {
       errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: `must be 1 to ${CONTRACTS_PAGE.max}` }],
     });
   const booking = canonicalBookingReference(q.bookingReference ?? '');

@@ -138,6 +138,7 @@ export function flightDelayRoutes(
           operation: 'flight.subscribe',
           status: 201,
           run: (trx, caller, storeResponse) => subscribe(deps, trx, caller, request.body, { storeResponse }),
+          location: (created) => `${FLIGHT_PREFIX}/contracts/${String(created.contractNumber)}`,
           after: (outcome, caller) => {
             if (!outcome.replayed) subscriptionsTotal.inc({ environment: caller.environment });
           },

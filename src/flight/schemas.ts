@@ -965,7 +965,7 @@ export const ContractSearchQuery = Type.Object(
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
       Type.String({
-        pattern: '^[1-9][0-9]{0,2}$',
+        pattern: '^[0-9]{1,3}$',
         maxLength: 3,
         description: `Contracts per page: 1 to ${CONTRACTS_PAGE.max} (default ${CONTRACTS_PAGE.default}).`,
       }),

@@ -359,14 +359,25 @@ export const RESPONSE_HEADERS = {
     type: 'string',
     enum: ['true'],
   }),
+  Location: header(
+    'Where the resource this request created is read (a path on this server, e.g. `/flight-delay/v1/contracts/FD-7K3M-9QXT`), on a replay too.',
+    { type: 'string', maxLength: 300 },
+  ),
   'WWW-Authenticate': header('The scheme to authenticate with: `Bearer realm="parasol"`.', {
     type: 'string',
     maxLength: 100,
   }),
 } as const;
 
-/** The headers of an API without idempotent operations: no answer of it is a replay. */
-const { 'Idempotent-Replayed': _replay, ...withoutReplay } = RESPONSE_HEADERS;
+/** The headers an API's responses use: no `Idempotent-Replayed` without idempotent operations, no `Location` without a 201. */
+function headersUsed(replays: boolean, creates: boolean): Partial<typeof RESPONSE_HEADERS> {
+  const { 'Idempotent-Replayed': replayed, Location: location, ...always } = RESPONSE_HEADERS;
+  return {
+    ...always,
+    ...(replays ? { 'Idempotent-Replayed': replayed } : {}),
+    ...(creates ? { Location: location } : {}),
+  };
+}
 
 const SUCCESS_TEXT: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '204': 'No content' };
 
@@ -423,6 +434,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   schemas.Problem = { ...problem, title: 'Problem', description: 'RFC 9457 problem details' };
   const paths: Record<string, Record<string, Json>> = {};
   let replays = false;
+  let creates = false;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
     paths[path] = {};
     for (const [method, operation] of Object.entries(operations)) {
@@ -464,6 +476,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             'x-problem-codes': codes,
           };
         } else {
+          creates ||= code === 201;
           const description =
             !response.description || response.description === 'Default Response'
               ? (SUCCESS_TEXT[status] ?? 'Success')
@@ -475,6 +488,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
               'X-Request-Id': ref('X-Request-Id'),
               ...rateLimitHeaders,
               ...(idempotent ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
+              ...(code === 201 ? { Location: ref('Location') } : {}),
             },
           };
         }
@@ -487,6 +501,6 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
     // partners call these servers: public, not internal (OWASP API9, inventory)
     servers: ((doc.servers as Json[] | undefined) ?? []).map((server) => ({ 'x-internal': false, ...server })),
     paths,
-    components: { ...(doc.components ?? {}), schemas, headers: replays ? RESPONSE_HEADERS : withoutReplay },
+    components: { ...(doc.components ?? {}), schemas, headers: headersUsed(replays, creates) },
   }) as OpenApiDocument;
 }

@@ -173,9 +173,19 @@ export function serializerOf(reply: FastifyReply): Serialize {
   };
 }
 
-/** Sends an outcome's serialized bytes as they are: the first answer and every replay are identical. */
-export function sendOutcome(reply: FastifyReply, outcome: Outcome): FastifyReply {
+/**
+ * Sends an outcome's serialized bytes as they are: the first answer and every replay are identical.
+ * `location` names the resource a 201 created (its `Location` header), read from the answer's body so a
+ * replay carries it too.
+ */
+export function sendOutcome(
+  reply: FastifyReply,
+  outcome: Outcome,
+  location?: (created: Record<string, unknown>) => string,
+): FastifyReply {
   if (outcome.replayed) reply.header('Idempotent-Replayed', 'true');
+  if (location && outcome.status === 201)
+    reply.header('Location', location(JSON.parse(outcome.payload) as Record<string, unknown>));
   return reply.code(outcome.status).type('application/json; charset=utf-8').send(outcome.payload);
 }
 
@@ -197,6 +207,8 @@ export async function replyIdempotent<T>(
     /** `storeResponse`: see `StoreResponse` (platform/idempotency.ts); an operation may ignore it. */
     run: (trx: Trx, caller: Caller, storeResponse: (body: T) => CountedWrite | undefined) => Promise<T>;
     after?: (outcome: Outcome, caller: Caller) => unknown;
+    /** A creating route's `Location`: the path where the created resource is read (see `sendOutcome`). */
+    location?: (created: Record<string, unknown>) => string;
   },
 ): Promise<FastifyReply> {
   const caller = callerOf(request);
@@ -212,5 +224,5 @@ export async function replyIdempotent<T>(
     }),
   );
   await op.after?.(outcome, caller);
-  return sendOutcome(reply, outcome);
+  return sendOutcome(reply, outcome, op.location);
 }

@@ -71,6 +71,7 @@ const AJV_CODES: Record<string, FieldErrorCode> = {
   maxLength: 'too_long',
   minItems: 'too_few',
   maxItems: 'too_many',
+  minProperties: 'too_few',
 };
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
@@ -142,6 +143,7 @@ function fieldErrors(validation: AjvError[], context: string | undefined, schema
       message = `must be one of ${e.params.allowedValues.map(String).join(', ')}`;
     if (e.keyword === 'const') message = `must be ${String(e.params.allowedValue)}`;
     if (e.keyword === 'pattern') message = patternMessage(schemaAt(schema, e.schemaPath));
+    if (e.keyword === 'minProperties') message = fieldsMessage(schemaAt(schema, e.schemaPath), Number(e.params.limit));
     if (e.keyword === 'format')
       message = FORMAT_MESSAGES[String(e.params.format)] ?? `must be in the ${String(e.params.format)} format`;
     return { field: clip(`${where}${field || '/'}`), code: AJV_CODES[e.keyword] ?? 'invalid', message };
@@ -223,6 +225,13 @@ function schemaAt(schema: unknown, schemaPath: string): SchemaNode | undefined {
     node = (node as Record<string, unknown>)[step.replace(/~1/g, '/').replace(/~0/g, '~')];
   }
   return node !== null && typeof node === 'object' ? (node as SchemaNode) : undefined;
+}
+
+/** An object with too few fields (an empty change): the fields it may give, by name. */
+function fieldsMessage(node: SchemaNode | undefined, limit: number): string {
+  const names = Object.keys((node?.properties as SchemaNode | undefined) ?? {});
+  if (limit === 1 && names.length) return `must give at least one of ${names.join(', ')}`;
+  return `must give at least ${limit} field${limit === 1 ? '' : 's'}`;
 }
 
 /** A pattern error in words: what the field's schema says it holds, else an example of it. */

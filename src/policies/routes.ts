@@ -28,6 +28,10 @@ import {
 
 export const POLICY_ADMIN_PREFIX = '/policy-admin/v1';
 
+/** Where a policy just created (or renewed) is read: its 201's `Location`. */
+const policyLocation = (created: Record<string, unknown>): string =>
+  `${POLICY_ADMIN_PREFIX}/policies/${String(created.policyNumber)}`;
+
 /**
  * The body schema accepts any object as `risk` (its documented anyOf has a free-form branch, for
  * product other); here the risk is checked against its product's schema with the app's own
@@ -84,6 +88,7 @@ export function policyAdminRoutes(
           operation: 'policies.create',
           status: 201,
           run: (trx, caller) => createPolicy(deps, trx, caller, request.body),
+          location: policyLocation,
         });
       },
     });
@@ -245,6 +250,7 @@ export function policyAdminRoutes(
           status: 201,
           key: { policyNumber: canonicalPolicyNumber(policyNumber), ...request.body },
           run: (trx, caller) => renewPolicy(deps, trx, caller, policyNumber, request.body),
+          location: policyLocation,
         });
       },
     });

@@ -34,6 +34,16 @@ export async function searchPolicies(
     });
   }
   const limit = q.limit ? Number(q.limit) : POLICY_PAGE.default;
+  if (limit < POLICY_PAGE.min || limit > POLICY_PAGE.max)
+    throw new DomainError('validation_failed', `limit is ${POLICY_PAGE.min} to ${POLICY_PAGE.max}.`, {
+      errors: [
+        {
+          field: 'querystring:/limit',
+          code: 'out_of_range',
+          message: `must be ${POLICY_PAGE.min} to ${POLICY_PAGE.max}`,
+        },
+      ],
+    });
   const today = todayOf(deps.now());
   const after = q.cursor ? keysetOf(decodeCursor(q.cursor, 'querystring:/cursor')) : undefined;
   const horizon = await commitHorizon(deps.db); // before the rows: see commitHorizon

@@ -145,7 +145,7 @@ const DeliveriesQuery = Type.Object(
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
       Type.String({
-        pattern: '^(100|[1-9][0-9]?)$',
+        pattern: '^[0-9]{1,3}$',
         maxLength: 3,
         description: 'Deliveries per page, 1 to 100 (default 20).',
         examples: ['20'],
@@ -208,6 +208,8 @@ export function webhookApiRoutes(
       },
       handler: async (request, reply) => {
         const created = await addEndpoint(deps, scopeOf(request), request.body);
+        // the route's own path (under the API's prefix) and the new id: where the endpoint is read
+        reply.header('Location', `${request.routeOptions.url}/${created.endpoint.id}`);
         return reply.code(201).send({ endpoint: strip(created.endpoint), secret: created.secret });
       },
     });

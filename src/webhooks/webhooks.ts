@@ -413,7 +413,7 @@ export async function listDeliveries(
   const limit = input.limit ?? 20;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new DomainError('validation_failed', 'The limit is not valid.', {
-      errors: [{ field: '/limit', code: 'out_of_range', message: 'must be a whole number between 1 and 100' }],
+      errors: [{ field: 'querystring:/limit', code: 'out_of_range', message: 'must be 1 to 100' }],
     });
   }
   if (input.status !== undefined && !['pending', 'succeeded', 'failed'].includes(input.status)) {

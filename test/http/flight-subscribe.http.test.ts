@@ -358,6 +358,10 @@ describe('Flight Delay API — subscription', () => {
       assert.equal(retry.status, 201);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      assert.equal(first.headers.location, `${FLIGHT}/contracts/${first.body.contractNumber}`, 'where it is read');
+      assert.equal(retry.headers.location, first.headers.location, 'a replay says where too');
+      const read = await t.app.inject({ method: 'GET', url: first.headers.location as string, headers: partner.auth });
+      assert.equal(read.json().contractNumber, first.body.contractNumber);
     });
 
     it('answers 422 for the same key with a different body', async () => {

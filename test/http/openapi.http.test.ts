@@ -114,6 +114,7 @@ describe('OpenAPI documents', () => {
                   `${where} ${status}: the claim desk's codes are the operators' only`,
                 );
               } else assert.ok(response.headers['RateLimit-Remaining'], `${where} ${status} declares RateLimit-*`);
+              if (status === '201') assert.ok(response.headers.Location, `${where} 201 declares Location`);
             }
             assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${where} 401 declares WWW-Authenticate`);
             assert.ok(op.responses['429'].headers['Retry-After'], `${where} 429 declares Retry-After`);

@@ -525,6 +525,9 @@ describe('API to manage policies', () => {
       assert.equal(retry.status, 201);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      assert.equal(first.headers.location, `${POLICIES}/${first.body.policyNumber}`, 'where the policy is read');
+      assert.equal(retry.headers.location, first.headers.location, 'a replay says where too');
+      assert.equal((await get(t.app, first.headers.location as string, partner.auth)).status, 200);
       const count = await t.db
         .selectFrom('policies')
         .select((eb) => eb.fn.countAll().as('n'))
@@ -637,6 +640,14 @@ describe('API to manage policies', () => {
         const res = await get(t.app, `${POLICIES}?${query}`, partner.auth);
         assert.equal(res.status, 422, query);
         assert.equal(res.body.code, 'validation_failed');
+      }
+      for (const query of ['limit=0', 'limit=201', 'limit=999']) {
+        const res = await get(t.app, `${POLICIES}?${query}`, partner.auth);
+        assert.deepEqual(
+          res.body.errors,
+          [{ field: 'querystring:/limit', code: 'out_of_range', message: 'must be 1 to 200' }],
+          `${query}: out of range, as /getclaims's limit`,
+        );
       }
       const cursor = await get(t.app, `${POLICIES}?cursor=nonsense`, partner.auth);
       assert.deepEqual([cursor.status, cursor.body.code], [422, 'invalid_cursor']);
@@ -926,6 +937,7 @@ describe('API to manage policies', () => {
       const res = await renew(first.body.policyNumber.toLowerCase(), body);
       assert.equal(res.status, 201, JSON.stringify(res.body));
       const second = res.body;
+      assert.equal(res.headers.location, `${POLICIES}/${second.policyNumber}`, 'where the new term is read');
       assert.match(second.policyNumber, /^PA-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
       assert.notEqual(second.policyNumber, first.body.policyNumber);
       assert.equal(second.renews, first.body.policyNumber);

@@ -77,6 +77,20 @@ describe('validation problems: one clear error per field', () => {
     });
   });
 
+  it('an empty change names the fields it may give: too_few, not the words of the validator', async () => {
+    const empty = await t.app.inject({
+      method: 'PATCH',
+      url: `${FLIGHT}/contracts/FD-7K3M-9QXT/customer`,
+      headers: { ...a.auth, 'content-type': 'application/json' },
+      payload: {},
+    });
+    assert.deepEqual(onlyError({ status: empty.statusCode, body: empty.json() }, 'empty change'), {
+      field: '/',
+      code: 'too_few',
+      message: 'must give at least one of phone, email, language',
+    });
+  });
+
   it('a union of types: one invalid_type naming them, or the error of the branch of the value’s type', async () => {
     const patch = (body: object) =>
       t.app.inject({
@@ -99,8 +113,8 @@ describe('validation problems: one clear error per field', () => {
 
   it('a pattern error says what the field holds, never the regular expression', async () => {
     for (const [url, words] of [
-      ['/contracts?limit=0', /Contracts per page: 1 to 200/],
-      ['/webhooks/deliveries?limit=0', /Deliveries per page, 1 to 100/],
+      ['/contracts?limit=ten', /Contracts per page: 1 to 200/],
+      ['/webhooks/deliveries?limit=ten', /Deliveries per page, 1 to 100/],
     ] as const) {
       const error = onlyError(await get(url), url);
       assert.equal(error.field, 'querystring:/limit', url);
@@ -108,6 +122,18 @@ describe('validation problems: one clear error per field', () => {
       assert.match(error.message, words, `${url}: ${error.message}`);
       assert.doesNotMatch(error.message, /pattern|\^|\$|\[/, `${url}: no regex in ${error.message}`);
     }
+    // a page limit of digits outside its bounds is out of range, as the body's limit of /getclaims is
+    for (const [url, words] of [
+      ['/contracts?limit=0', 'must be 1 to 200'],
+      ['/contracts?limit=201', 'must be 1 to 200'],
+      ['/webhooks/deliveries?limit=0', 'must be 1 to 100'],
+      ['/webhooks/deliveries?limit=101', 'must be 1 to 100'],
+    ] as const)
+      assert.deepEqual(onlyError(await get(url), url), {
+        field: 'querystring:/limit',
+        code: 'out_of_range',
+        message: words,
+      });
     // a format is named in words too
     const date = onlyError(await get('/contracts?createdFrom=tomorrow'), 'date');
     assert.deepEqual(date, {

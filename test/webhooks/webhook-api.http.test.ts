@@ -44,6 +44,7 @@ async function call(method: string, url: string, partner: TestPartner, body?: un
     status: response.statusCode,
     body: response.body ? JSON.parse(response.body) : undefined,
     type: response.headers['content-type'],
+    location: response.headers.location,
   };
 }
 
@@ -70,6 +71,7 @@ describe('webhooks through the API', () => {
     assert.deepEqual(created.body.endpoint.eventTypes, ['contract.created']);
     const id = created.body.endpoint.id as string;
     receiver.secret(path, created.body.secret);
+    assert.equal(created.location, `${FLIGHT}/webhooks/endpoints/${id}`, 'where it is read');
 
     const list = await call('GET', '/webhooks/endpoints', partner);
     assert.deepEqual(
@@ -156,6 +158,7 @@ describe('webhooks through the API', () => {
     const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(path) });
     const id = created.body.endpoint.id as string;
     receiver.secret(path, created.body.secret);
+    assert.equal(created.location, `${FLIGHT}/webhooks/endpoints/${id}`, 'where it is read');
     assert.equal((await call('POST', `/webhooks/endpoints/${id}/test`, partner)).status, 202);
     await receiver.waitFor(path, 1);
     await eventually(async () => ((await deliveriesOf(partner, id))[0]?.attempts === 1 ? true : undefined));

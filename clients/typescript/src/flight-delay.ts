@@ -1341,10 +1341,12 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
-        "Idempotent-Replayed": "true";
         /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
         "WWW-Authenticate": string;
+        /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
+        "Idempotent-Replayed": "true";
+        /** @description Where the resource this request created is read (a path on this server, e.g. `/flight-delay/v1/contracts/FD-7K3M-9QXT`), on a replay too. */
+        Location: string;
     };
     pathItems: never;
 }
@@ -2316,6 +2318,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7250,6 +7253,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -261,10 +261,12 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
-        "Idempotent-Replayed": "true";
         /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
         "WWW-Authenticate": string;
+        /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
+        "Idempotent-Replayed": "true";
+        /** @description Where the resource this request created is read (a path on this server, e.g. `/flight-delay/v1/contracts/FD-7K3M-9QXT`), on a replay too. */
+        Location: string;
     };
     pathItems: never;
 }
@@ -899,6 +901,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2780,6 +2783,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
