@@ -66,6 +66,7 @@ export const de = {
     iban: 'IBAN',
     bic: 'BIC (wenn Ihre Bank außerhalb des Europäischen Wirtschaftsraums liegt)',
     bicRequired: (currency) => `BIC Ihrer Bank (erforderlich: Ihre Entschädigung wird in ${currency} ausgezahlt)`,
+    invalid: 'Bitte prüfen Sie Ihre Angaben',
     submit: 'Senden',
     thanks: (last4) => `Vielen Dank. Wir überweisen Ihre Entschädigung auf das Konto mit den Endziffern ${last4}.`,
     rejected: (last4) =>

@@ -65,6 +65,7 @@ export const en = {
     iban: 'IBAN',
     bic: 'BIC (if your bank is outside the European Economic Area)',
     bicRequired: (currency) => `Your bank’s BIC (required: your compensation is paid in ${currency})`,
+    invalid: 'Please check your details',
     submit: 'Send',
     thanks: (last4) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
     rejected: (last4) =>

@@ -66,6 +66,7 @@ export const es = {
     iban: 'IBAN',
     bic: 'BIC (si su banco está fuera del Espacio Económico Europeo)',
     bicRequired: (currency) => `BIC de su banco (obligatorio: su indemnización se paga en ${currency})`,
+    invalid: 'Revise sus datos',
     submit: 'Enviar',
     thanks: (last4) => `Gracias. Ingresamos su indemnización en la cuenta terminada en ${last4}.`,
     rejected: (last4) =>

@@ -65,6 +65,7 @@ export const fr = {
     iban: 'IBAN',
     bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
     bicRequired: (currency) => `BIC de votre banque (obligatoire : votre indemnisation est versée en ${currency})`,
+    invalid: 'Vérifiez vos informations',
     submit: 'Envoyer',
     thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
     rejected: (last4) =>

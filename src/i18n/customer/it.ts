@@ -65,6 +65,7 @@ export const it = {
     iban: 'IBAN',
     bic: 'BIC (se la sua banca è fuori dallo Spazio economico europeo)',
     bicRequired: (currency) => `BIC della sua banca (obbligatorio: l’indennizzo le viene pagato in ${currency})`,
+    invalid: 'Verifichi i suoi dati',
     submit: 'Invia',
     thanks: (last4) => `Grazie. Versiamo il suo indennizzo sul conto che termina con ${last4}.`,
     rejected: (last4) =>

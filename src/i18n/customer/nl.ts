@@ -65,6 +65,7 @@ export const nl = {
     iban: 'IBAN',
     bic: 'BIC (als uw bank buiten de Europese Economische Ruimte ligt)',
     bicRequired: (currency) => `BIC van uw bank (verplicht: uw vergoeding wordt uitbetaald in ${currency})`,
+    invalid: 'Controleer uw gegevens',
     submit: 'Versturen',
     thanks: (last4) => `Dank u. We storten uw vergoeding op de rekening eindigend op ${last4}.`,
     rejected: (last4) =>

@@ -66,6 +66,7 @@ export const pt = {
     iban: 'IBAN',
     bic: 'BIC (se o seu banco estiver fora do Espaço Económico Europeu)',
     bicRequired: (currency) => `BIC do seu banco (obrigatório: a sua indemnização é paga em ${currency})`,
+    invalid: 'Verifique os seus dados',
     submit: 'Enviar',
     thanks: (last4) => `Obrigado. Estamos a pagar a sua indemnização na conta terminada em ${last4}.`,
     rejected: (last4) =>

@@ -122,6 +122,8 @@ export interface CustomerWords {
     bic: string;
     /** The BIC field when the claim is paid in another currency than EUR: required whatever the IBAN. */
     bicRequired: (currency: string) => string;
+    /** Above the form and in the title when details were refused (the error summary's heading). */
+    invalid: string;
     submit: string;
     thanks: (last4: string) => string;
     rejected: (last4: string | null) => string;
