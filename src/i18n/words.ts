@@ -119,6 +119,8 @@ export interface Words {
   explanation: string;
   eventCancellation: string;
   eventDiversion: string;
+  /** A delay band's probability from its explanation (reaching its tier) and the next tier's. */
+  delayBand: (from: number, to: number, pFrom: string, pTo: string, p: string) => string;
   eventDelay: (from: number, to: number | null) => string;
   history: string;
   version: string;
@@ -135,7 +137,6 @@ export interface Words {
     minutes: string;
     tiers: string;
     formula: string;
-    number: string;
     order: string;
   };
   partnersTitle: string;
