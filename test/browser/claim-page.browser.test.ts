@@ -100,7 +100,10 @@ describe('the bank-details page on a phone', () => {
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
       assert.ok(await summary.isVisible(), 'the summary shows');
       const box = await summary.boundingBox();
-      assert.ok(box && box.y >= 0 && box.y + box.height <= 844, `the summary is on the screen (${JSON.stringify(box)})`);
+      assert.ok(
+        box && box.y >= 0 && box.y + box.height <= 844,
+        `the summary is on the screen (${JSON.stringify(box)})`,
+      );
       assert.match(await page.title(), /^Bitte prüfen Sie Ihre Angaben — /);
       assert.equal(await page.locator('#f-iban').inputValue(), 'DE89 3704 0044 0532 0130 01');
       await page.screenshot({ path: path.join(RESULTS, 'claim-page-390-refused.png'), fullPage: true });
