@@ -1,4 +1,4 @@
-import type { Words } from './words.ts';
+import type { DelayBandWords, Words } from './words.ts';
 
 /** The words in English: the reference of every other language (docs/portal.md, "Languages"). */
 export const en = {
@@ -110,8 +110,8 @@ export const en = {
   explanation: 'Explanation',
   eventCancellation: 'Cancelled',
   eventDiversion: 'Diverted',
-  delayBand: (from: number, to: number, pFrom: string, pTo: string, p: string) =>
-    `The band: ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) = ${p}`,
+  delayBand: ({ from, to, pFrom, pTo, p, exact }: DelayBandWords) =>
+    `The band: ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) => (to === null ? `Delay ≥ ${from} min` : `Delay ${from}–${to} min`),
   history: 'Version history',
   version: 'Version',

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../platform/errors.ts';
-import type { Words } from './words.ts';
+import type { DelayBandWords, Words } from './words.ts';
 
 /** Les mots en français. */
 export const fr = {
@@ -115,8 +115,8 @@ export const fr = {
   explanation: 'Explication',
   eventCancellation: 'Annulé',
   eventDiversion: 'Dérouté',
-  delayBand: (from: number, to: number, pFrom: string, pTo: string, p: string) =>
-    `La tranche : ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) = ${p}`,
+  delayBand: ({ from, to, pFrom, pTo, p, exact }: DelayBandWords) =>
+    `La tranche : ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) =>
     to === null ? `Retard ≥ ${from} min` : `Retard de ${from} à ${to} min`,
   history: 'Historique des versions',

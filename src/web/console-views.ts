@@ -40,24 +40,55 @@ ${breakdownFragment(lang, preview.simulation)}`;
 
 type SimulationEvent = Simulation['breakdown'][number]['events'][number];
 
+/** A probability as the preview shows it: a percentage with 2 decimals. */
+const percentOf = (p: number) => new Decimal(p).times(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+const percent = (p: number) => `${percentOf(p).toFixed(2)} %`;
+
+export interface DelayBandTerms {
+  from: number;
+  to: number;
+  /** P(≥ from), P(≥ to) and the band's probability, each as shown (2 decimals). */
+  pFrom: string;
+  pTo: string;
+  p: string;
+  /** Whether the shown terms' difference is the shown band probability; else they differ by rounding (≈). */
+  exact: boolean;
+}
+
+/**
+ * A delay band's explanation is the model's for reaching its tier, P(≥ from): the band's probability
+ * shown beside it is P(≥ from) − P(≥ to), the next tier's explanation — said under it, else the two
+ * disagree. Each term is rounded on its own, so their difference can be 0.01 off the band's rounded
+ * probability (2.18 − 1.25 vs 0.94): the line then says "≈", never a false "=". Undefined outside a band.
+ */
+export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEvent[]): DelayBandTerms | undefined {
+  if (e.event !== 'delay' || e.minDelayMinutes === null || e.maxDelayMinutes === null) return undefined;
+  const next = events.find((x) => x.event === 'delay' && x.minDelayMinutes === e.maxDelayMinutes);
+  if (!next) return undefined;
+  const [from, to, band] = [e.explanation.probability, next.explanation.probability, e.probability].map(percentOf);
+  return {
+    from: e.minDelayMinutes,
+    to: e.maxDelayMinutes,
+    pFrom: percent(e.explanation.probability),
+    pTo: percent(next.explanation.probability),
+    p: percent(e.probability),
+    exact: from!.minus(to!).equals(band!),
+  };
+}
+
 /** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
 function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
   const w = t(lang);
   const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
-  const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
-  const eventLabel = (e: Simulation['breakdown'][number]['events'][number]) =>
+  const eventLabel = (e: SimulationEvent) =>
     e.event === 'cancellation'
       ? w.eventCancellation
       : e.event === 'diversion'
         ? w.eventDiversion
         : w.eventDelay(e.minDelayMinutes ?? 0, e.maxDelayMinutes);
-  // a delay band's explanation is the model's for reaching its tier, P(≥ from): the band's probability
-  // shown beside it is P(≥ from) − P(≥ to), the next tier's explanation — said under it, else the two disagree
   const bandLine = (e: SimulationEvent, events: SimulationEvent[]) => {
-    if (e.event !== 'delay' || e.minDelayMinutes === null || e.maxDelayMinutes === null) return '';
-    const next = events.find((x) => x.event === 'delay' && x.minDelayMinutes === e.maxDelayMinutes);
-    if (!next) return '';
-    return html`<br><span class="band">${w.delayBand(e.minDelayMinutes, e.maxDelayMinutes, percent(e.explanation.probability), percent(next.explanation.probability), percent(e.probability))}</span>`;
+    const band = delayBandTerms(e, events);
+    return band ? html`<br><span class="band">${w.delayBand(band)}</span>` : '';
   };
   return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
 ${simulation.breakdown.map(

@@ -50,10 +50,17 @@ describe('console: the premium preview explains the price', () => {
     const pct = (p: number) => `${(p * 100).toFixed(2)} %`;
     const [, , band, last] = leg.events as { probability: number; explanation: { probability: number } }[];
     assert.equal(rows[2]![1], pct(band!.probability));
-    assert.equal(
-      rows[2]![3],
-      `The band: ${pct(band!.explanation.probability)} (≥ 120 min) − ${pct(last!.explanation.probability)} (≥ 180 min) = ${pct(band!.probability)}`,
+    // each term is shown rounded: the line's arithmetic holds as shown, else it says "≈" (off by rounding)
+    const line = /^The band: (\d+\.\d\d) % \(≥ 120 min\) − (\d+\.\d\d) % \(≥ 180 min\) ([=≈]) (\d+\.\d\d) %$/.exec(
+      rows[2]![3] ?? '',
     );
+    assert.ok(line, `the band line: ${rows[2]![3]}`);
+    const [, a, b, sign, c] = line;
+    assert.equal(`${a} %`, pct(band!.explanation.probability));
+    assert.equal(`${b} %`, pct(last!.explanation.probability));
+    assert.equal(`${c} %`, rows[2]![1], 'the band line ends on the band’s probability as its row shows it');
+    const hundredths = (s: string) => Math.round(Number(s) * 100);
+    assert.equal(sign === '=', hundredths(a!) - hundredths(b!) === hundredths(c!), rows[2]![3]);
     assert.equal(rows[3]![3], undefined, 'the last tier: its explanation is its probability');
     assert.equal(rows[3]![1], pct(last!.explanation.probability));
   });
