@@ -1,4 +1,4 @@
-import type { Words } from './words.ts';
+import type { DelayBandWords, Words } from './words.ts';
 
 /** The words in English: the reference of every other language (docs/portal.md, "Languages"). */
 export const en = {
@@ -110,6 +110,8 @@ export const en = {
   explanation: 'Explanation',
   eventCancellation: 'Cancelled',
   eventDiversion: 'Diverted',
+  delayBand: ({ from, to, pFrom, pTo, p, exact }: DelayBandWords) =>
+    `The band: ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) => (to === null ? `Delay ≥ ${from} min` : `Delay ${from}–${to} min`),
   history: 'Version history',
   version: 'Version',
@@ -125,7 +127,6 @@ export const en = {
     minutes: 'Enter whole minutes between 15 and 1440, increasing from tier to tier.',
     tiers: 'Give 1 to 5 delay tiers for a formula that covers delay.',
     formula: 'Your agreement does not allow this formula.',
-    number: 'Enter a number.',
     order: 'A longer delay cannot pay less than a shorter one.',
   },
   partnersTitle: 'Partners',

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../platform/errors.ts';
-import type { Words } from './words.ts';
+import type { DelayBandWords, Words } from './words.ts';
 
 /** Les mots en français. */
 export const fr = {
@@ -115,6 +115,8 @@ export const fr = {
   explanation: 'Explication',
   eventCancellation: 'Annulé',
   eventDiversion: 'Dérouté',
+  delayBand: ({ from, to, pFrom, pTo, p, exact }: DelayBandWords) =>
+    `La tranche : ${pFrom} (≥ ${from} min) − ${pTo} (≥ ${to} min) ${exact ? '=' : '≈'} ${p}`,
   eventDelay: (from: number, to: number | null) =>
     to === null ? `Retard ≥ ${from} min` : `Retard de ${from} à ${to} min`,
   history: 'Historique des versions',
@@ -131,7 +133,6 @@ export const fr = {
     minutes: 'Indiquez des minutes entières entre 15 et 1440, croissantes d’un palier à l’autre.',
     tiers: 'Donnez de 1 à 5 paliers de retard pour une formule qui couvre le retard.',
     formula: 'Votre accord ne permet pas cette formule.',
-    number: 'Indiquez un nombre.',
     order: 'Un retard plus long ne peut pas payer moins qu’un retard plus court.',
   },
   partnersTitle: 'Partenaires',

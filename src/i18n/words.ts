@@ -1,5 +1,15 @@
 import type { ErrorCode, FieldErrorCode } from '../platform/errors.ts';
 
+/** A delay band's terms as the preview shows them (percentages already formatted). */
+export interface DelayBandWords {
+  from: number;
+  to: number;
+  pFrom: string;
+  pTo: string;
+  p: string;
+  exact: boolean;
+}
+
 /**
  * Every word a language file gives (en.ts, fr.ts, … each `satisfies Words`): a missing, extra or
  * mistyped entry fails the type-check.
@@ -119,6 +129,9 @@ export interface Words {
   explanation: string;
   eventCancellation: string;
   eventDiversion: string;
+  /** A delay band's probability from its explanation (reaching its tier) and the next tier's. */
+  /** A delay band's line: P(≥ from) − P(≥ to), shown rounded, "=" the band's shown probability when exact, else "≈". */
+  delayBand: (band: DelayBandWords) => string;
   eventDelay: (from: number, to: number | null) => string;
   history: string;
   version: string;
@@ -135,7 +148,6 @@ export interface Words {
     minutes: string;
     tiers: string;
     formula: string;
-    number: string;
     order: string;
   };
   partnersTitle: string;

@@ -309,6 +309,15 @@ export async function listConfigurations(db: Executor, partnerId: string): Promi
  * Inserts the next version. Two concurrent writers compute the same version and one hits the
  * unique (partner_id, version) constraint: callers run this in a transaction and may retry.
  */
+/**
+ * Locks the partner's row (no key update: a subscribe's foreign key share lock is not blocked), so the
+ * partner's configuration saves run one after the other: each reads the last version after the one
+ * before it committed (`insertConfiguration`'s next number).
+ */
+export async function lockPartnerForConfiguration(trx: Executor, partnerId: string): Promise<void> {
+  await trx.selectFrom('partners').select('id').where('id', '=', partnerId).forNoKeyUpdate().execute();
+}
+
 export async function insertConfiguration(
   db: Executor,
   c: Omit<Configuration, 'id' | 'version' | 'createdAt'>,

@@ -149,6 +149,10 @@ function layout(language: Language, title: string, body: SafeHtml, frame?: Frame
   input, select { width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: .6rem; border: 1px solid #6b7280; border-radius: .4rem; }
   input[aria-invalid="true"], select[aria-invalid="true"] { border: 2px solid #b42318; }
   .error { color: #b42318; margin: .25rem 0 0; }
+  #error-summary { border: 2px solid #b42318; border-radius: .4rem; padding: .5rem .75rem; margin: 0 0 1rem; }
+  #error-summary h2 { margin: 0 0 .25rem; color: #b42318; }
+  #error-summary ul { margin: 0; padding-left: 1.25rem; }
+  #error-summary a { color: #b42318; }
   h2 { font-size: 1.1rem; margin: 1.25rem 0 .5rem; }
   dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem .75rem; margin: 0; }
   dt { font-weight: 600; } dd { margin: 0; }
@@ -264,10 +268,15 @@ ${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field
     : kind === 'us'
       ? html`<p class="muted"><a id="use-iban" href="/c/${token}?account=iban">${w.useIban}</a></p>`
       : html`<p class="muted"><a id="use-us" href="/c/${token}">${w.useUs}</a></p>`;
+  // refused details: said at the top (on a phone the fields are below the fold), in the title, and the
+  // focus there (`autofocus`, no script), each message a link to its field
+  const summary = issues.length
+    ? html`<div id="error-summary" role="alert" tabindex="-1" autofocus><h2>${w.invalid}</h2><ul>${issues.map((i) => html`<li><a href="#f-${i.field}">${w.errors[i.code]}</a></li>`)}</ul></div>`
+    : '';
   return layout(
     claim.language,
-    w.title,
-    html`<h1>${w.title}</h1>
+    issues.length ? `${w.invalid} — ${w.title}` : w.title,
+    html`${summary}<h1>${w.title}</h1>
 <p>${intro(claim, claim.language)}</p>
 <p>${w.amount}</p>
 ${amountFor(claim)}

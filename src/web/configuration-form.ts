@@ -73,13 +73,18 @@ function minorUnits(text: string, currency: string): number | undefined {
   }
 }
 
-/** Converts the form to a configuration input, or the fields that are not numbers at all. */
+/**
+ * Converts the form to a configuration input, or the fields it cannot read as an amount, a rate or
+ * minutes — each told the bounds to enter ("-1" or "100" % are numbers: "enter a number" said nothing).
+ */
 export function parseForm(
   values: FormValues,
-  currency: string,
+  agreement: Agreement,
   lang: Lang,
 ): { input?: ConfigurationInput; errors: FormErrors } {
   const w = t(lang);
+  const currency = agreement.currency;
+  const bounds = boundsMessages(agreement, lang);
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
   if (!formula) errors.formula = w.errors.formula;
@@ -88,17 +93,17 @@ export function parseForm(
     if (tier.minutes === '' && tier.amount === '') return;
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
     const amount = minorUnits(tier.amount, currency);
-    if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.number;
-    if (amount === undefined) errors[`tier_amount_${i}`] = w.errors.number;
+    if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
+    if (amount === undefined) errors[`tier_amount_${i}`] = bounds.amount;
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
   const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
-  if (cancellationAmount === undefined) errors.cancellation = w.errors.number;
+  if (cancellationAmount === undefined) errors.cancellation = bounds.amount;
   const commission = values.commission.replace(',', '.');
   const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission)
     ? new Decimal(commission).div(100).toString()
     : undefined;
-  if (commissionRate === undefined) errors.commission = w.errors.number;
+  if (commissionRate === undefined) errors.commission = bounds.commission;
   if (Object.keys(errors).length || !formula || cancellationAmount === undefined || commissionRate === undefined)
     return { errors };
   return { input: { formula, delayTiers, cancellationAmount, commissionRate }, errors };
@@ -114,17 +119,13 @@ export function formErrors(errors: FieldError[], values: FormValues, agreement: 
   const filled = values.tiers
     .map((tier, i) => ({ tier, i }))
     .filter(({ tier }) => tier.minutes !== '' || tier.amount !== '');
-  const money = (minor: number) => formatMoney(minor, agreement.currency, lang);
-  const amountMessage = w.errors.amount(money(agreement.compensationMin), money(agreement.compensationMax));
+  const bounds = boundsMessages(agreement, lang);
+  const amountMessage = bounds.amount;
   for (const error of errors) {
     const tier = /^\/delayTiers\/(\d+)\/(minDelayMinutes|amount)$/.exec(error.field);
     if (error.field === '/formula') out.formula ??= w.errors.formula;
-    else if (error.field === '/commissionRate') {
-      out.commission ??= w.errors.commission(
-        new Decimal(agreement.commissionMin).mul(100).toString(),
-        new Decimal(agreement.commissionMax).mul(100).toString(),
-      );
-    } else if (error.field === '/cancellationAmount') out.cancellation ??= amountMessage;
+    else if (error.field === '/commissionRate') out.commission ??= bounds.commission;
+    else if (error.field === '/cancellationAmount') out.cancellation ??= amountMessage;
     else if (error.field === '/delayTiers') out.tier_minutes_0 ??= w.errors.tiers;
     else if (tier) {
       const row = filled[Number(tier[1])]?.i ?? 0;
@@ -133,4 +134,17 @@ export function formErrors(errors: FieldError[], values: FormValues, agreement: 
     }
   }
   return out;
+}
+
+/** What an amount and the commission must be, in the agreement's bounds and the page's language. */
+function boundsMessages(agreement: Agreement, lang: Lang): { amount: string; commission: string } {
+  const w = t(lang);
+  const money = (minor: number) => formatMoney(minor, agreement.currency, lang);
+  return {
+    amount: w.errors.amount(money(agreement.compensationMin), money(agreement.compensationMax)),
+    commission: w.errors.commission(
+      new Decimal(agreement.commissionMin).mul(100).toString(),
+      new Decimal(agreement.commissionMax).mul(100).toString(),
+    ),
+  };
 }

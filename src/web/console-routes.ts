@@ -144,7 +144,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       const agreement = await repo.findAgreement(deps.db, partnerId, now);
       if (!agreement) throw new DomainError('agreement_missing', t(ctx.lang).noAgreement);
       const values = valuesFrom(request.body);
-      const parsed = parseForm(values, agreement.currency, ctx.lang);
+      const parsed = parseForm(values, agreement, ctx.lang);
       let errors: FormErrors = parsed.errors;
       if (parsed.input) {
         try {
@@ -196,7 +196,7 @@ async function previewOf(
   values: FormValues,
   lang: Lang,
 ): Promise<Preview> {
-  const parsed = parseForm(values, agreement.currency, lang);
+  const parsed = parseForm(values, agreement, lang);
   if (!parsed.input) return { errors: parsed.errors };
   const termErrors = checkTerms(agreement, parsed.input);
   if (termErrors.length) return { errors: formErrors(termErrors, values, agreement, lang) };

@@ -38,17 +38,58 @@ export function previewFragment(lang: Lang, preview: Preview | undefined): SafeH
 ${breakdownFragment(lang, preview.simulation)}`;
 }
 
+type SimulationEvent = Simulation['breakdown'][number]['events'][number];
+
+/** A probability as the preview shows it: a percentage with 2 decimals. */
+const percentOf = (p: number) => new Decimal(p).times(100).toDecimalPlaces(2, Decimal.ROUND_HALF_UP);
+const percent = (p: number) => `${percentOf(p).toFixed(2)} %`;
+
+export interface DelayBandTerms {
+  from: number;
+  to: number;
+  /** P(≥ from), P(≥ to) and the band's probability, each as shown (2 decimals). */
+  pFrom: string;
+  pTo: string;
+  p: string;
+  /** Whether the shown terms' difference is the shown band probability; else they differ by rounding (≈). */
+  exact: boolean;
+}
+
+/**
+ * A delay band's explanation is the model's for reaching its tier, P(≥ from): the band's probability
+ * shown beside it is P(≥ from) − P(≥ to), the next tier's explanation — said under it, else the two
+ * disagree. Each term is rounded on its own, so their difference can be 0.01 off the band's rounded
+ * probability (2.18 − 1.25 vs 0.94): the line then says "≈", never a false "=". Undefined outside a band.
+ */
+export function delayBandTerms(e: SimulationEvent, events: readonly SimulationEvent[]): DelayBandTerms | undefined {
+  if (e.event !== 'delay' || e.minDelayMinutes === null || e.maxDelayMinutes === null) return undefined;
+  const next = events.find((x) => x.event === 'delay' && x.minDelayMinutes === e.maxDelayMinutes);
+  if (!next) return undefined;
+  const [from, to, band] = [e.explanation.probability, next.explanation.probability, e.probability].map(percentOf);
+  return {
+    from: e.minDelayMinutes,
+    to: e.maxDelayMinutes,
+    pFrom: percent(e.explanation.probability),
+    pTo: percent(next.explanation.probability),
+    p: percent(e.probability),
+    exact: from!.minus(to!).equals(band!),
+  };
+}
+
 /** The per-leg breakdown of /getPrice: each payout event with its probability and the model's explanation. */
 function breakdownFragment(lang: Lang, simulation: Simulation): SafeHtml {
   const w = t(lang);
   const money = (m: { amount: number; currency: string }) => formatMoney(m.amount, m.currency, lang);
-  const percent = (p: number) => `${new Decimal(p).times(100).toFixed(2, Decimal.ROUND_HALF_UP)} %`;
-  const eventLabel = (e: Simulation['breakdown'][number]['events'][number]) =>
+  const eventLabel = (e: SimulationEvent) =>
     e.event === 'cancellation'
       ? w.eventCancellation
       : e.event === 'diversion'
         ? w.eventDiversion
         : w.eventDelay(e.minDelayMinutes ?? 0, e.maxDelayMinutes);
+  const bandLine = (e: SimulationEvent, events: SimulationEvent[]) => {
+    const band = delayBandTerms(e, events);
+    return band ? html`<br><span class="band">${w.delayBand(band)}</span>` : '';
+  };
   return html`<div class="breakdown" id="preview-breakdown"><p>${w.breakdownTitle(simulation.modelVersion)}</p>
 ${simulation.breakdown.map(
   (leg) => html`<h4>${leg.departureAirport} → ${leg.arrivalAirport}</h4>
@@ -56,7 +97,7 @@ ${simulation.breakdown.map(
 ${tableRegion(
   `${leg.departureAirport} → ${leg.arrivalAirport}`,
   html`<table><thead><tr><th scope="col">${w.payoutEvent}</th><th scope="col">${w.probability}</th><th scope="col">${w.payout}</th><th scope="col">${w.explanation}</th></tr></thead>
-<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}</td></tr>`)}</tbody></table>`,
+<tbody>${leg.events.map((e) => html`<tr><td>${eventLabel(e)}</td><td>${percent(e.probability)}</td><td>${money(e.payout)}</td><td class="explanation">${e.explanation.text}${bandLine(e, leg.events)}</td></tr>`)}</tbody></table>`,
 )}`,
 )}</div>`;
 }
@@ -108,15 +149,16 @@ export function configurationPage(ctx: PageContext, view: ConfigurationView): st
     );
   const money = (minor: number) => formatMoney(minor, agreement.currency, ctx.lang);
   const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
-  const input = (name: string, label: string, value: string, attrs: SafeHtml | string = '') => {
+  // the phone's keyboard: digits only for minutes, digits and a separator for amounts and the rate
+  const input = (name: string, label: string, value: string, inputmode: 'numeric' | 'decimal' = 'decimal') => {
     const error = errors[name];
     return html`<div><label for="f-${name}">${label}</label>
-<input id="f-${name}" name="${name}" value="${value}" inputmode="decimal" size="10" ${attrs}${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
+<input id="f-${name}" name="${name}" value="${value}" inputmode="${inputmode}" size="10"${error ? html` aria-invalid="true" aria-describedby="f-${name}-error"` : ''}>
 ${error ? html`<p class="error" id="f-${name}-error">${error}</p>` : ''}</div>`;
   };
   const tiers = values.tiers.map(
     (tier, i) => html`<fieldset><legend>${w.tier(i + 1)}</legend>
-${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, html`inputmode="numeric"`)}
+${input(`tier_minutes_${i}`, w.minDelay, tier.minutes, 'numeric')}
 ${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount)}</fieldset>`,
   );
   const formulaError = errors.formula;

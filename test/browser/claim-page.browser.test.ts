@@ -89,6 +89,34 @@ describe('the bank-details page on a phone', () => {
     }
   });
 
+  test('refused details on a phone: what to fix shows where the customer looks, focused, and what was typed stays', async () => {
+    const { link, context, page } = await claimOnPhone('AF873', 'de', 'de-DE');
+    try {
+      await page.goto(`${base}/c/${link.split('/c/')[1]}`);
+      await page.locator('#f-iban').fill('DE89 3704 0044 0532 0130 01');
+      await page.getByRole('button').click();
+      const summary = page.locator('#error-summary');
+      await summary.waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary');
+      assert.ok(await summary.isVisible(), 'the summary shows');
+      const box = await summary.boundingBox();
+      assert.ok(
+        box && box.y >= 0 && box.y + box.height <= 844,
+        `the summary is on the screen (${JSON.stringify(box)})`,
+      );
+      assert.match(await page.title(), /^Bitte prüfen Sie Ihre Angaben — /);
+      assert.equal(await page.locator('#f-iban').inputValue(), 'DE89 3704 0044 0532 0130 01');
+      await page.screenshot({ path: path.join(RESULTS, 'claim-page-390-refused.png'), fullPage: true });
+      // each message leads to its field
+      await summary.getByRole('link', { name: /IBAN/ }).click();
+      await page.waitForFunction(() => location.hash === '#f-iban');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('in Italian at 390 px: the page, its legal footer with the insurer, and the privacy notice', async () => {
     await t.db.updateTable('partners').set({ brand_name: 'SkyFly' }).where('id', '=', partner.id).execute();
     const { link, context, page } = await claimOnPhone('AF872', 'it', 'it-IT');

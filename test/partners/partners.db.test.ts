@@ -41,6 +41,23 @@ describe('partners, agreements, configuration, keys', () => {
       assert.equal((await repo.listConfigurations(handle.db, p.id)).length, 2);
     });
 
+    it('takes concurrent saves one after the other: each a version of its own, none refused', async () => {
+      // two users of the console saving at once (or the console and the CLI): on PostgreSQL both read the
+      // same last version, and the second insert broke the (partner, version) key — a 500 page
+      const p = await createTestPartner(handle.db);
+      const v1 = (await repo.findCurrentConfiguration(handle.db, p.id))!.version;
+      const saved = await Promise.all(
+        ['0.1', '0.11', '0.12', '0.13', '0.14'].map((commissionRate) =>
+          setConfiguration(handle.db, actor, p.id, { ...DEFAULT_CONFIGURATION, commissionRate }),
+        ),
+      );
+      assert.deepEqual(
+        saved.map((s) => s.version).sort((a, b) => a - b),
+        [1, 2, 3, 4, 5].map((n) => v1 + n),
+      );
+      assert.equal((await repo.listConfigurations(handle.db, p.id)).length, 6);
+    });
+
     it('is checked against the agreement, naming each field', async () => {
       const p = await createTestPartner(handle.db, {
         agreement: { allowedFormulas: ['delay'] },

@@ -81,6 +81,33 @@ describe('the customer claim page', () => {
     assert.match(page, /Pour 2 passagers\./);
   });
 
+  it('refused details: the page says so at its top, in its title, and takes the focus there, in every language', () => {
+    // on a phone the fields are below the fold: without it the page came back scrolled to the top,
+    // focus on the body and the same title, as if Send had done nothing
+    const values = { accountHolder: '', iban: 'DE89 3704 0044 0532 0130 01', bic: '' };
+    const issues = [
+      { field: 'accountHolder', code: 'holder_required' },
+      { field: 'iban', code: 'iban_invalid' },
+    ] as const;
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page;
+      const page = claimPage(claim({ language }), LEGAL, TOKEN, { values, issues: [...issues] });
+      const summary = /<div id="error-summary" role="alert" tabindex="-1" autofocus>([\s\S]*?)<\/div>/.exec(page);
+      assert.ok(summary, `${language}: an error summary`);
+      assert.ok(page.indexOf('id="error-summary"') < page.indexOf('<form'), `${language}: above the form`);
+      assert.ok(summary[1]!.includes(w.invalid), language);
+      assert.ok(summary[1]!.includes(`<a href="#f-accountHolder">${w.errors.holder_required}</a>`), language);
+      assert.ok(summary[1]!.includes(`<a href="#f-iban">${w.errors.iban_invalid}</a>`), language);
+      assert.equal(page.match(/autofocus/g)?.length, 1, `${language}: one element takes the focus`);
+      assert.match(page, new RegExp(`<title>${w.invalid} — ${w.title} — SkyFly</title>`), language);
+      // what was typed stays
+      assert.match(page, /id="f-iban" name="iban" value="DE89 3704 0044 0532 0130 01"/);
+    }
+    const fresh = claimPage(claim(), LEGAL, TOKEN);
+    assert.doesNotMatch(fresh, /id="error-summary"|autofocus/);
+    assert.match(fresh, /<title>Your compensation — SkyFly<\/title>/);
+  });
+
   it('after the link: the status instead of a dead end', () => {
     const pending = closedPage(claim({ status: 'payment_pending', open: false, ibanLast4: '3000' }), LEGAL, TOKEN);
     assert.match(pending, /data-status="payment_pending"/);

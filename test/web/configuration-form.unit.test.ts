@@ -4,6 +4,7 @@ import type { Agreement } from '../../src/partners/model.ts';
 import { checkTerms } from '../../src/partners/terms.ts';
 import { formErrors, parseForm, valuesFrom } from '../../src/web/configuration-form.ts';
 import { t } from '../../src/i18n/index.ts';
+import { formatMoney } from '../../src/web/layout.ts';
 
 /** The configuration form puts the agreement's field errors back on its fields by their code, in the page's language. */
 
@@ -61,7 +62,7 @@ describe('configuration form errors, by code', () => {
         tier_amount_2: '900',
         commission: '10',
       });
-      const parsed = parseForm(values, 'EUR', lang);
+      const parsed = parseForm(values, agreement, lang);
       assert.ok(parsed.input, JSON.stringify(parsed.errors));
       const errors = formErrors(checkTerms(agreement, parsed.input), values, agreement, lang);
       const w = t(lang);
@@ -69,6 +70,34 @@ describe('configuration form errors, by code', () => {
       assert.notEqual(errors.tier_amount_2, w.errors.order);
       assert.match(errors.tier_amount_2!, /500/);
       assert.deepEqual(Object.keys(errors).sort(), ['tier_amount_1', 'tier_amount_2']);
+    });
+  }
+});
+
+describe('configuration form: a value that is no amount, rate or minutes the form reads', () => {
+  for (const lang of ['en', 'fr'] as const) {
+    test(`tells the bounds to enter, not "a number", in ${lang}`, () => {
+      // "-1", "100" % or "120.5" minutes are numbers: "Enter a number." told the partner nothing to fix
+      const values = valuesFrom({
+        formula: 'delay',
+        tier_minutes_0: '120.5',
+        tier_amount_0: '-1',
+        tier_minutes_1: '180',
+        tier_amount_1: 'abc',
+        cancellation: '1e2',
+        commission: '100',
+      });
+      const parsed = parseForm(values, agreement, lang);
+      assert.equal(parsed.input, undefined);
+      const w = t(lang);
+      const amount = w.errors.amount(formatMoney(1000, 'EUR', lang), formatMoney(50000, 'EUR', lang));
+      assert.deepEqual(parsed.errors, {
+        tier_minutes_0: w.errors.minutes,
+        tier_amount_0: amount,
+        tier_amount_1: amount,
+        cancellation: amount,
+        commission: w.errors.commission('0', '30'),
+      });
     });
   }
 });

@@ -325,6 +325,31 @@ describe('console and operator pages', () => {
     assert.ok(audit.length >= 1, 'the signature is audited with the operator as actor');
   });
 
+  test('the configuration form: one keyboard per field (minutes numeric), and a value it cannot read is told its bounds', async () => {
+    const { browser } = await signedInPartner();
+    const form = (await browser.get('/console')).body;
+    const inputs = form.match(/<input id="f-(tier_|cancellation|commission)[^>]*>/g) ?? [];
+    assert.equal(inputs.length, 12);
+    for (const input of inputs) assert.equal(input.match(/inputmode=/g)?.length, 1, input);
+    assert.match(form, /<input id="f-tier_minutes_0"[^>]*inputmode="numeric"/);
+    assert.match(form, /<input id="f-tier_amount_0"[^>]*inputmode="decimal"/);
+    // "-1" and "100" are numbers: "Enter a number." told the partner nothing to fix
+    const refused = await browser.post('/console', {
+      _csrf: csrfOf(form)!,
+      formula: 'delay_and_cancellation',
+      tier_minutes_0: '120',
+      tier_amount_0: '50',
+      cancellation: '-1',
+      commission: '100',
+    });
+    assert.equal(refused.statusCode, 422);
+    assert.match(refused.body, /id="f-cancellation-error">Enter an amount between €10\.00 and €500\.00\.</);
+    assert.match(refused.body, /id="f-commission-error">Enter a rate between 0 % and 30 %\.</);
+    assert.doesNotMatch(refused.body, /Enter a number/);
+    assert.match(refused.body, /id="f-cancellation" name="cancellation" value="-1"/);
+    assert.match(refused.body, /id="f-commission" name="commission" value="100"/);
+  });
+
   test('pages speak French after the language switch', async () => {
     const { browser } = await signedInPartner();
     const switched = await browser.get('/lang/fr?next=/console');

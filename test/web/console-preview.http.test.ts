@@ -32,9 +32,9 @@ describe('console: the premium preview explains the price', () => {
     const [leg] = quote.body.breakdown;
     const rows = [
       ...breakdown.matchAll(
-        /<tr><td>([^<]+)<\/td><td>([^<]+)<\/td><td>[^<]+<\/td><td class="explanation">([^<]+)<\/td><\/tr>/g,
+        /<tr><td>([^<]+)<\/td><td>([^<]+)<\/td><td>[^<]+<\/td><td class="explanation">([^<]+)(?:<br><span class="band">([^<]+)<\/span>)?<\/td><\/tr>/g,
       ),
-    ].map((m) => [m[1], m[2], m[3]]);
+    ].map((m) => [m[1], m[2], m[3], m[4]]);
     assert.deepEqual(
       rows.map((r) => r[2]),
       leg.events.map((e: { explanation: { text: string } }) => e.explanation.text),
@@ -45,5 +45,23 @@ describe('console: the premium preview explains the price', () => {
       ['Cancelled', 'Diverted', 'Delay 120–180 min', 'Delay ≥ 180 min'],
     );
     assert.equal(rows[0]![1], `${(leg.events[0].probability * 100).toFixed(2)} %`);
+    // a band's explanation is that of reaching its tier (2.24 % for ≥ 120 min) while its probability is
+    // the band's (1.45 %): the line under it says how the two meet, from the next tier's explanation
+    const pct = (p: number) => `${(p * 100).toFixed(2)} %`;
+    const [, , band, last] = leg.events as { probability: number; explanation: { probability: number } }[];
+    assert.equal(rows[2]![1], pct(band!.probability));
+    // each term is shown rounded: the line's arithmetic holds as shown, else it says "≈" (off by rounding)
+    const line = /^The band: (\d+\.\d\d) % \(≥ 120 min\) − (\d+\.\d\d) % \(≥ 180 min\) ([=≈]) (\d+\.\d\d) %$/.exec(
+      rows[2]![3] ?? '',
+    );
+    assert.ok(line, `the band line: ${rows[2]![3]}`);
+    const [, a, b, sign, c] = line;
+    assert.equal(`${a} %`, pct(band!.explanation.probability));
+    assert.equal(`${b} %`, pct(last!.explanation.probability));
+    assert.equal(`${c} %`, rows[2]![1], 'the band line ends on the band’s probability as its row shows it');
+    const hundredths = (s: string) => Math.round(Number(s) * 100);
+    assert.equal(sign === '=', hundredths(a!) - hundredths(b!) === hundredths(c!), rows[2]![3]);
+    assert.equal(rows[3]![3], undefined, 'the last tier: its explanation is its probability');
+    assert.equal(rows[3]![1], pct(last!.explanation.probability));
   });
 });

@@ -73,6 +73,7 @@ export const de = {
     savings: 'Sparkonto (savings)',
     useIban: 'Ihr Konto ist nicht in den Vereinigten Staaten? Geben Sie stattdessen die IBAN an.',
     useUs: 'Ihr Konto ist in den Vereinigten Staaten? Geben Sie Routing- und Kontonummer an.',
+    invalid: 'Bitte prüfen Sie Ihre Angaben',
     submit: 'Senden',
     thanks: (last4) => `Vielen Dank. Wir überweisen Ihre Entschädigung auf das Konto mit den Endziffern ${last4}.`,
     rejected: (last4) =>

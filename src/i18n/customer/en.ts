@@ -72,6 +72,7 @@ export const en = {
     savings: 'Savings',
     useIban: 'Your account is outside the United States? Give its IBAN instead.',
     useUs: 'Your account is in the United States? Give its routing and account numbers.',
+    invalid: 'Please check your details',
     submit: 'Send',
     thanks: (last4) => `Thank you. We are paying your compensation into the account ending ${last4}.`,
     rejected: (last4) =>

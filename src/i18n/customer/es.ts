@@ -73,6 +73,7 @@ export const es = {
     savings: 'Cuenta de ahorro (savings)',
     useIban: '¿Su cuenta está fuera de los Estados Unidos? Indique su IBAN.',
     useUs: '¿Su cuenta está en los Estados Unidos? Indique sus números de ruta y de cuenta.',
+    invalid: 'Revise sus datos',
     submit: 'Enviar',
     thanks: (last4) => `Gracias. Ingresamos su indemnización en la cuenta terminada en ${last4}.`,
     rejected: (last4) =>

@@ -72,6 +72,7 @@ export const fr = {
     savings: 'Compte d’épargne (savings)',
     useIban: 'Votre compte est hors des États-Unis ? Indiquez plutôt son IBAN.',
     useUs: 'Votre compte est aux États-Unis ? Indiquez ses numéros de routage et de compte.',
+    invalid: 'Vérifiez vos informations',
     submit: 'Envoyer',
     thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
     rejected: (last4) =>

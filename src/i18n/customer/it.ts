@@ -72,6 +72,7 @@ export const it = {
     savings: 'Conto di risparmio (savings)',
     useIban: 'Il suo conto è fuori dagli Stati Uniti? Indichi invece l’IBAN.',
     useUs: 'Il suo conto è negli Stati Uniti? Indichi il routing number e il numero di conto.',
+    invalid: 'Verifichi i suoi dati',
     submit: 'Invia',
     thanks: (last4) => `Grazie. Versiamo il suo indennizzo sul conto che termina con ${last4}.`,
     rejected: (last4) =>

@@ -72,6 +72,7 @@ export const nl = {
     savings: 'Spaarrekening (savings)',
     useIban: 'Staat uw rekening buiten de Verenigde Staten? Geef dan het IBAN.',
     useUs: 'Staat uw rekening in de Verenigde Staten? Geef het routingnummer en het rekeningnummer.',
+    invalid: 'Controleer uw gegevens',
     submit: 'Versturen',
     thanks: (last4) => `Dank u. We storten uw vergoeding op de rekening eindigend op ${last4}.`,
     rejected: (last4) =>

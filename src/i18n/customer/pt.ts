@@ -73,6 +73,7 @@ export const pt = {
     savings: 'Conta poupança (savings)',
     useIban: 'A sua conta está fora dos Estados Unidos? Indique antes o IBAN.',
     useUs: 'A sua conta está nos Estados Unidos? Indique os números de encaminhamento e de conta.',
+    invalid: 'Verifique os seus dados',
     submit: 'Enviar',
     thanks: (last4) => `Obrigado. Estamos a pagar a sua indemnização na conta terminada em ${last4}.`,
     rejected: (last4) =>

@@ -131,6 +131,8 @@ export interface CustomerWords {
     /** The US form's link to the IBAN form (a customer whose account is abroad), and back. */
     useIban: string;
     useUs: string;
+    /** Above the form and in the title when details were refused (the error summary's heading). */
+    invalid: string;
     submit: string;
     thanks: (last4: string) => string;
     rejected: (last4: string | null) => string;
