@@ -7,7 +7,9 @@ import { isRiskCommand } from './risk-commands.ts';
  * embedded PGlite under PARASOL_DATA_DIR, or DATABASE_URL), applies pending migrations, runs one
  * command and closes the database (`help` and `risk …` open none). Exit codes: those of runCli (0, 1, 2, 70), 78 bad configuration,
  * 75 embedded database held by another process that runs no operator socket (or `db migrate` while a server
- * runs), 77 operator secret refused, 69 database unreachable. While a server holds the embedded database, the
+ * runs; or the operator connection lost before the command was sent), 77 operator secret refused or
+ * unreadable, 69 database unreachable, 70 also for an error outside runCli (one `error:` line) and an
+ * operator connection lost after the command was sent. While a server holds the embedded database, the
  * command runs in the server (cli/remote.ts, platform/operator-socket.ts).
  *
  * Modules are imported when needed: help loads the command definitions only, never the database
@@ -100,4 +102,11 @@ function unopenedDatabase(): Db {
   });
 }
 
-process.exitCode = await main(process.argv.slice(2));
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  // an error outside a command (opening the runtime, the operator connection, closing): one line, no
+  // stack trace, and the exit code of an unexpected error (runCli says its own)
+  console.error(`error: unexpected: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 70; // EX_SOFTWARE
+}

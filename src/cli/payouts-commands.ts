@@ -143,7 +143,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const { batches, refused, skipped } = await createPayoutBatches(
+        const { batches, refused, skipped, unfiled } = await createPayoutBatches(
           {
             db,
             keys,
@@ -174,7 +174,7 @@ export function payoutsCommands(kit: CommandKit): void {
               ? [
                   warnings.length === 0
                     ? 'No payout is waiting for a credit transfer.'
-                    : `No file written: ${payoutCount(skipped.length + refused.reduce((n, r) => n + r.payouts, 0))} waiting could not be filed (below).`,
+                    : `No file written: ${payoutCount(unfiled)} waiting could not be filed (below).`,
                 ]
               : []),
             ...batches.flatMap((b) => [

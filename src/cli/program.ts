@@ -64,8 +64,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         '  $ parasol --json partners show acme-air',
         '',
         'Exit codes: 0 success, 1 refused (error: … with the fields at fault), 2 usage error, 69 the database cannot be',
-        'opened or migrated, 70 unexpected error, 75 the embedded database is held by a process that takes no commands',
-        '(or db migrate while the server runs), 77 the operator secret did not match, 78 bad configuration.',
+        'opened or migrated, 70 unexpected error or the connection to the server lost after the command was sent (it',
+        'may have run), 75 the embedded database is held by a process that takes no commands (or db migrate while the',
+        'server runs) or the connection to the server lost before the command was sent (run it again), 77 the operator',
+        'secret did not match or cannot be read, 78 bad configuration.',
       ].join('\n'),
     );
   program.on('afterAllHelp', (context: { error: boolean }) => {

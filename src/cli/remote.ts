@@ -88,26 +88,30 @@ export async function runRemote(
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();
   // a connection reset (the server stopping, a handshake past the server's deadline) ends the
-  // reading: said in one line below, never an uncaught error
-  let lost: string | undefined;
+  // reading: said in one line below, never an uncaught error. Before the command was sent it cannot
+  // have run (75, run it again); after, it may have (70, check its effect first)
+  let lost: { code: string; error: unknown } | undefined;
+  let sent = false;
   const onLost = (error: NodeJS.ErrnoException) => {
-    lost ??= error.code ?? error.message;
+    lost ??= { code: error.code ?? error.message, error };
     lines.close();
   };
   socket.on('error', onLost);
   lines.on('error', onLost); // readline passes its input's error on
-  const lostLine = () =>
-    `error: the operator connection to the server was lost before the command ended (${lost}); check the command's effect (it may have run) and run it again.`;
+  const lostBeforeSent = (how: string) => {
+    io.err(
+      `error: the operator connection to the server was ${how} before the command was sent: nothing of the command was sent; run it again.`,
+    );
+    return 75; // EX_TEMPFAIL: safe to retry
+  };
   try {
     // the server proves it knows the secret before anything of the command leaves this process
     const clientNonce = handshakeNonce();
     send({ hello: clientNonce });
     const first = await iterator.next();
-    if (lost !== undefined) {
-      io.err(lostLine());
-      return 70;
-    }
-    const challenge = first.done ? {} : (JSON.parse(first.value) as Record<string, unknown>);
+    if (lost !== undefined) return lostBeforeSent(`lost (${lost.code})`);
+    if (first.done) return lostBeforeSent('closed');
+    const challenge = JSON.parse(first.value) as Record<string, unknown>;
     const serverNonce = typeof challenge.challenge === 'string' ? challenge.challenge : '';
     if (!serverNonce || !proofMatches(challenge.proof, handshakeProof(secret, 'server', clientNonce, serverNonce))) {
       io.err(
@@ -116,6 +120,7 @@ export async function runRemote(
       return EXIT_REFUSED;
     }
     send({ proof: handshakeProof(secret, 'client', clientNonce, serverNonce), argv, actor });
+    sent = true;
     for await (const line of { [Symbol.asyncIterator]: () => iterator }) {
       const frame = JSON.parse(line) as Record<string, unknown>;
       if (typeof frame.out === 'string') io.out(frame.out);
@@ -145,17 +150,17 @@ export async function runRemote(
       }
     }
   } catch (error) {
-    // the reading ends with the socket's error (ECONNRESET…): said below like a closed connection
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
-    lost ??= code;
+    // the reading ends with the socket's error (ECONNRESET…), said below; any other error (reading
+    // standard input, printing) is not the connection's
+    if (lost === undefined || error !== lost.error) throw error;
   } finally {
     socket.destroy();
   }
+  if (!sent) return lostBeforeSent(lost ? `lost (${lost.code})` : 'closed');
   io.err(
     lost !== undefined
-      ? lostLine()
-      : "error: the server closed the operator connection before the command ended (it may be stopping); check the command's effect and run it again.",
+      ? `error: the operator connection to the server was lost before the command ended (${lost.code}); check the command's effect (it may have run) before running it again.`
+      : "error: the server closed the operator connection before the command ended (it may be stopping); check the command's effect (it may have run) before running it again.",
   );
   return 70;
 }

@@ -284,6 +284,11 @@ export interface PayoutBatches {
   refused: RefusedCurrency[];
   /** Payouts left out of their currency's file, still pending (the other payouts of the currency were filed). */
   skipped: SkippedPayout[];
+  /**
+   * How many pending payouts (counted when the run began, claims under review aside) wait in the
+   * currencies no file was written for: those left out, refused, and those a `limit` did not reach.
+   */
+  unfiled: number;
 }
 
 /**
@@ -333,7 +338,8 @@ export async function createPayoutBatches(
         message: `${error.detail}: ${problems}`,
       });
     }
-  for (const { currency, payouts } of await listPendingSepaCurrencies(deps.db)) {
+  const pending = await listPendingSepaCurrencies(deps.db);
+  for (const { currency, payouts } of pending) {
     const why = untransferableCurrency(currency);
     if (why) {
       refused.push({ currency, payouts, reason: 'untransferable', message: `${currency} cannot be paid: ${why}` });
@@ -352,13 +358,17 @@ export async function createPayoutBatches(
       if (!batch) break;
       // the first file of the run that left a payout out says whether it was the first time
       for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
-      if (!('batchId' in batch)) break; // every payout taken was left out: none other is pending
+      // every payout taken was left out: the others (a limit held back) are taken first by the next run
+      if (!('batchId' in batch)) break;
       batches.push(batch);
       // left out, still pending (marked): the next file of the currency takes the others first
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
-  return { batches, refused, skipped: [...skipped.values()] };
+  const unfiled = pending
+    .filter((c) => !batches.some((b) => b.currency === c.currency))
+    .reduce((n, c) => n + c.payouts, 0);
+  return { batches, refused, skipped: [...skipped.values()], unfiled };
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */

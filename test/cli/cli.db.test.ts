@@ -388,6 +388,11 @@ describe('usage', () => {
     // every exit code cli/main.ts may end with, as docs/OPERATOR.md lists them
     for (const code of [0, 1, 2, 69, 70, 75, 77, 78])
       assert.match(top.out, new RegExp(`[ :]${code} [a-z]`), `exit ${code}`);
+    // a connection to the server lost: 70 once the command was sent (it may have run), 75 before (run it again)
+    const exitCodes = top.out.replace(/\s+/g, ' ');
+    assert.match(exitCodes, /70 unexpected error or the connection to the server lost after the command was sent/);
+    assert.match(exitCodes, /75 .* or the connection to the server lost before the command was sent \(run it again\)/);
+    assert.match(exitCodes, /77 the operator secret did not match or cannot be read/);
     for (const group of ['partners', 'agreement', 'subscriptions', 'config', 'keys', 'users', 'emails', 'db'])
       assert.match(top.out, new RegExp(`\\n  ${group} `));
     for (const argv of [

@@ -173,7 +173,7 @@ describe('the operator client answers only for the files of its command line', (
     },
   );
 
-  it('a connection reset by the other end (a server stopping, a handshake past its deadline) is an error line and exit 70, never a crash', async (t) => {
+  it('a connection reset during the handshake (a server stopping, a handshake past its deadline) is an error line and exit 75: nothing of the command was sent', async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     operatorSecret(dir, true);
@@ -189,12 +189,74 @@ describe('the operator client answers only for the files of its command line', (
       out: (line) => err.push(line),
       err: (line) => err.push(line),
     });
+    assert.equal(code, 75, err.join('\n'));
+    assert.deepEqual(err, [
+      'error: the operator connection to the server was lost (ECONNRESET) before the command was sent: nothing of the command was sent; run it again.',
+    ]);
+  });
+
+  it('a connection reset after the command was sent is an error line and exit 70 (it may have run), the output received kept', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    // a file larger than what the server's socket reads at once: asked for and left unread, it makes the close a reset
+    const report = path.join(dir, 'report.csv');
+    fs.writeFileSync(report, 'x'.repeat(100_000));
+    const server = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
+      const serverNonce = 'n'.repeat(43);
+      lines.on('line', (line) => {
+        const frame = JSON.parse(line) as Record<string, unknown>;
+        if (typeof frame.hello === 'string') {
+          const proof = handshakeProof(secret, 'server', frame.hello, serverNonce);
+          socket.write(JSON.stringify({ challenge: serverNonce, proof }) + '\n');
+          return;
+        }
+        // the command read: two lines of output, then the file asked for, read no further, and the connection closed
+        assert.deepEqual(frame.argv, ['payouts', 'reconcile', report]);
+        lines.close();
+        socket.once('readable', () => socket.destroy());
+        socket.write(
+          [{ out: 'Reading the report…' }, { out: '1 payout paid.' }, { read: report }]
+            .map((f) => JSON.stringify(f) + '\n')
+            .join(''),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen({ path: operatorSocketAddress(dir) }, resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runRemote(dir, ['payouts', 'reconcile', report], 'operator:test', {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
     assert.equal(code, 70, err.join('\n'));
-    assert.deepEqual(err.length, 1, err.join('\n'));
-    assert.match(
-      err[0]!,
-      /^error: the operator connection to the server was lost before the command ended \(ECONNRESET\)/,
+    assert.deepEqual(out, ['Reading the report…', '1 payout paid.']);
+    assert.deepEqual(err, [
+      "error: the operator connection to the server was lost before the command ended (ECONNRESET); check the command's effect (it may have run) before running it again.",
+    ]);
+  });
+
+  it('an error of its own (printing the output fails) is not a lost connection: it is thrown, not said as one', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-client-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const secret = operatorSecret(dir, true);
+    const server = await fakeServer(dir, [{ out: 'a line' }], secret);
+    t.after(server.close);
+    const err: string[] = [];
+    const closedStdout = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    await assert.rejects(
+      runRemote(dir, ['partners', 'list'], 'operator:test', {
+        out: () => {
+          throw closedStdout;
+        },
+        err: (line) => err.push(line),
+      }),
+      (error) => error === closedStdout,
     );
+    assert.deepEqual(err, []);
   });
 
   it(

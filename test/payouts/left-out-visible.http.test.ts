@@ -420,6 +420,29 @@ describe('payouts left out of their files, for operations', () => {
     assert.equal(valueOf(await gauges.metrics(), SERIES) ?? 0, base, 'filed');
   });
 
+  it('payouts batch --limit: a run that files none counts every payout waiting, not only those its limit took', async () => {
+    for (let i = 0; i < 3; i++) await gbpClaimWithoutBic(false);
+    // what waits for a file: every pending payout by bank transfer whose claim is not held for review
+    const waiting = await t.db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('p.rail', '=', 'sepa')
+      .where('p.status', '=', 'pending')
+      .where('cl.manual_review_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const n = Number(waiting.n);
+    assert.ok(n >= 3, `the three GBP payouts without a BIC wait: ${n}`);
+    const run = await runCliOn(t, ['payouts', 'batch', '--limit', '1']);
+    assert.equal(run.code, 0, run.err);
+    assert.match(
+      run.out,
+      new RegExp(`^No file written: ${n} pending payouts waiting could not be filed \\(below\\)\\.$`, 'm'),
+      run.out,
+    );
+    assert.equal(run.out.match(/^LEFT OUT /gm)?.length, 1, `the one its limit took: ${run.out}`);
+  });
+
   it('the console: an unknown filter is refused', async () => {
     const browser = new Browser(t.app);
     assert.equal((await browser.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
