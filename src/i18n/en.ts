@@ -123,7 +123,13 @@ export const en = {
   noAgreement: 'Your organisation has no agreement yet: the insurer sets it first.',
   errors: {
     commission: (min: string, max: string) => `Enter a rate between ${min} % and ${max} %.`,
+    commissionDecimals: (min: string, max: string, decimals: number) =>
+      `Enter a rate between ${min} % and ${max} %, with at most ${decimals} decimal${decimals === 1 ? '' : 's'}.`,
     amount: (min: string, max: string) => `Enter an amount between ${min} and ${max}.`,
+    amountDecimals: (min: string, max: string, decimals: number) =>
+      decimals === 0
+        ? `Enter a whole amount between ${min} and ${max}, with no decimals.`
+        : `Enter an amount between ${min} and ${max}, with at most ${decimals} decimal${decimals === 1 ? '' : 's'}.`,
     minutes: 'Enter whole minutes between 15 and 1440, increasing from tier to tier.',
     tiers: 'Give 1 to 5 delay tiers for a formula that covers delay.',
     formula: 'Your agreement does not allow this formula.',

@@ -129,7 +129,13 @@ export const fr = {
   noAgreement: 'Votre organisation n’a pas encore d’accord : l’assureur le fixe d’abord.',
   errors: {
     commission: (min: string, max: string) => `Indiquez un taux entre ${min} % et ${max} %.`,
+    commissionDecimals: (min: string, max: string, decimals: number) =>
+      `Indiquez un taux entre ${min} % et ${max} %, avec au plus ${decimals} décimale${decimals === 1 ? '' : 's'}.`,
     amount: (min: string, max: string) => `Indiquez un montant entre ${min} et ${max}.`,
+    amountDecimals: (min: string, max: string, decimals: number) =>
+      decimals === 0
+        ? `Indiquez un montant entier entre ${min} et ${max}, sans décimales.`
+        : `Indiquez un montant entre ${min} et ${max}, avec au plus ${decimals} décimale${decimals === 1 ? '' : 's'}.`,
     minutes: 'Indiquez des minutes entières entre 15 et 1440, croissantes d’un palier à l’autre.',
     tiers: 'Donnez de 1 à 5 paliers de retard pour une formule qui couvre le retard.',
     formula: 'Votre accord ne permet pas cette formule.',

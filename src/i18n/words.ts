@@ -144,7 +144,11 @@ export interface Words {
   noAgreement: string;
   errors: {
     commission: (min: string, max: string) => string;
+    /** A rate with more decimals than the form takes. */
+    commissionDecimals: (min: string, max: string, decimals: number) => string;
     amount: (min: string, max: string) => string;
+    /** An amount with more decimals than its currency has (0: a whole amount). */
+    amountDecimals: (min: string, max: string, decimals: number) => string;
     minutes: string;
     tiers: string;
     formula: string;

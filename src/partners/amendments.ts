@@ -106,7 +106,9 @@ export interface Amendment {
  * platform's limits, configurations and contracts are per currency); its effective instant is not
  * before now, nor before the latest version's. A configuration the amendment would reject does not
  * stop it: the answer lists the violations, and from the effective instant quotes are refused until
- * the partner adjusts the configuration (docs/DECISIONS.md, "Amendable agreements").
+ * the partner adjusts the configuration (docs/DECISIONS.md, "Amendable agreements"). It takes its turn
+ * with the partner's configuration saves (`lockPartnerTerms`): its violations are those of the
+ * configuration saved last, and a save made meanwhile is checked against this amendment.
  */
 export async function amendAgreement(
   db: Db,
@@ -126,6 +128,7 @@ export async function amendAgreement(
     errors.push({ field: '/effectiveAt', code: 'out_of_range', message: 'must be today or later, never in the past' });
   if (errors.length) throw new DomainError('validation_failed', 'The amendment is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
+    await repo.lockPartnerTerms(trx, partnerId);
     const versions = await repo.listAgreementVersions(trx, partnerId);
     const latest = versions.at(-1);
     if (!latest || latest.status !== 'signed')

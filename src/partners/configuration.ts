@@ -22,7 +22,8 @@ export type SavedConfiguration = Configuration & { warnings: FutureViolation[] }
  * Earlier versions are never modified: quotes and contracts keep pointing at the version they were
  * priced with. A configuration a signed amendment not yet effective will reject is saved, with a
  * warning per such version (what falls outside, from when): from then, quotes are refused.
- * Saves of one partner take their turn (its row locked): concurrent ones each get their own version.
+ * Saves of one partner take their turn with each other and with its agreement's changes (its row
+ * locked, `lockPartnerTerms`): concurrent ones each get their own version, and none misses an amendment.
  */
 export async function setConfiguration(
   db: Db,
@@ -33,8 +34,9 @@ export async function setConfiguration(
 ): Promise<SavedConfiguration> {
   return db.transaction().execute(async (trx) => {
     // concurrent saves (two console users, the console and the CLI) take their turn: without it both
-    // would number the same next version and the second fail on the (partner, version) key
-    await repo.lockPartnerForConfiguration(trx, partnerId);
+    // would number the same next version and the second fail on the (partner, version) key; and an
+    // amendment signed meanwhile is read here, as this save is read by the amendment's violations
+    await repo.lockPartnerTerms(trx, partnerId);
     const versions = await repo.listAgreementVersions(trx, partnerId);
     const agreement = agreementAt(versions, now);
     if (!agreement)

@@ -306,18 +306,20 @@ export async function listConfigurations(db: Executor, partnerId: string): Promi
 }
 
 /**
- * Inserts the next version. Two concurrent writers compute the same version and one hits the
- * unique (partner_id, version) constraint: callers run this in a transaction and may retry.
+ * Locks the partner's row (no key update: a subscribe's foreign key share lock is not blocked): the
+ * partner's terms — its agreement, amendments and configuration — change one writer at a time, each
+ * reading what the one before it committed. A configuration save then sees the amendment signed just
+ * before it, an amendment the configuration saved just before it, and each writer numbers its own
+ * version. Callers take it first in their transaction, before any other lock (partner first: no deadlock).
  */
-/**
- * Locks the partner's row (no key update: a subscribe's foreign key share lock is not blocked), so the
- * partner's configuration saves run one after the other: each reads the last version after the one
- * before it committed (`insertConfiguration`'s next number).
- */
-export async function lockPartnerForConfiguration(trx: Executor, partnerId: string): Promise<void> {
+export async function lockPartnerTerms(trx: Executor, partnerId: string): Promise<void> {
   await trx.selectFrom('partners').select('id').where('id', '=', partnerId).forNoKeyUpdate().execute();
 }
 
+/**
+ * Inserts the next version, numbered after the last one: callers lock the partner first
+ * (`lockPartnerTerms`, in the same transaction), else two concurrent writers number the same version.
+ */
 export async function insertConfiguration(
   db: Executor,
   c: Omit<Configuration, 'id' | 'version' | 'createdAt'>,

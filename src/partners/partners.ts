@@ -111,7 +111,10 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
   return errors;
 }
 
-/** Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited. */
+/**
+ * Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited.
+ * It takes its turn with the partner's configuration saves and amendments (`lockPartnerTerms`).
+ */
 export async function setAgreement(
   db: Db,
   actor: string,
@@ -121,6 +124,7 @@ export async function setAgreement(
   const errors = checkAgreement(input);
   if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
+    await repo.lockPartnerTerms(trx, partnerId);
     const current = await repo.findAgreement(trx, partnerId);
     if (current?.status === 'signed') {
       throw new DomainError('agreement_already_signed', 'The agreement is signed; its terms can no longer change.');
@@ -135,8 +139,10 @@ export async function setAgreement(
   });
 }
 
+/** Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement). */
 export async function signAgreement(db: Db, actor: string, partnerId: string): Promise<Agreement> {
   return db.transaction().execute(async (trx) => {
+    await repo.lockPartnerTerms(trx, partnerId);
     const current = await repo.findAgreement(trx, partnerId);
     if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
     if (current.status === 'signed') return current;

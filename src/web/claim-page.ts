@@ -60,7 +60,8 @@ function status(c: ClaimForCustomer, language: Language): SafeHtml {
   const w = words(language);
   const text =
     c.status === 'paid'
-      ? w.statusPaid(c.paidAt ? formatDepartureDate(c.paidAt.toISOString().slice(0, 10), language) : '')
+      ? // an instant, told as the page's other instants: in the arrival airport's time, which it names
+        w.statusPaid(c.paidAt ? localTime(c.paidAt.toISOString(), c.arrivalAirport, language) : '')
       : c.status === 'payment_pending'
         ? w.statusPending(c.ibanLast4)
         : c.status === 'expired'

@@ -1,4 +1,4 @@
-import { toDecimalString, toMinorUnits } from '../platform/money.ts';
+import { currencyExponent, toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import {
   FORMULAS,
@@ -73,9 +73,19 @@ function minorUnits(text: string, currency: string): number | undefined {
   }
 }
 
+/** The commission's decimals in percent: "12.345" % is a rate of 0.12345. */
+const COMMISSION_DECIMALS = 3;
+
+/** A plain number ("50.505", "10,1234") with more decimals than `decimals`. */
+function tooManyDecimals(text: string, decimals: number): boolean {
+  const fraction = /^\d+[.,](\d+)$/.exec(text)?.[1];
+  return fraction !== undefined && fraction.length > decimals;
+}
+
 /**
  * Converts the form to a configuration input, or the fields it cannot read as an amount, a rate or
- * minutes — each told the bounds to enter ("-1" or "100" % are numbers: "enter a number" said nothing).
+ * minutes — each told the bounds to enter ("-1" or "100" % are numbers: "enter a number" said nothing),
+ * and the decimals allowed when it has more ("50.505" EUR, "10.1234" %: within the bounds, yet refused).
  */
 export function parseForm(
   values: FormValues,
@@ -85,6 +95,8 @@ export function parseForm(
   const w = t(lang);
   const currency = agreement.currency;
   const bounds = boundsMessages(agreement, lang);
+  const amountError = (text: string) =>
+    tooManyDecimals(text, currencyExponent(currency)) ? bounds.amountDecimals : bounds.amount;
   const errors: FormErrors = {};
   const formula = (FORMULAS as readonly string[]).includes(values.formula) ? (values.formula as Formula) : undefined;
   if (!formula) errors.formula = w.errors.formula;
@@ -94,16 +106,19 @@ export function parseForm(
     const minutes = /^\d{1,5}$/.test(tier.minutes) ? Number(tier.minutes) : undefined;
     const amount = minorUnits(tier.amount, currency);
     if (minutes === undefined) errors[`tier_minutes_${i}`] = w.errors.minutes;
-    if (amount === undefined) errors[`tier_amount_${i}`] = bounds.amount;
+    if (amount === undefined) errors[`tier_amount_${i}`] = amountError(tier.amount);
     if (minutes !== undefined && amount !== undefined) delayTiers.push({ minDelayMinutes: minutes, amount });
   });
   const cancellationAmount = values.cancellation === '' ? 0 : minorUnits(values.cancellation, currency);
-  if (cancellationAmount === undefined) errors.cancellation = bounds.amount;
+  if (cancellationAmount === undefined) errors.cancellation = amountError(values.cancellation);
   const commission = values.commission.replace(',', '.');
-  const commissionRate = /^\d{1,2}(\.\d{1,3})?$/.test(commission)
+  const commissionRate = new RegExp(`^\\d{1,2}(\\.\\d{1,${COMMISSION_DECIMALS}})?$`).test(commission)
     ? new Decimal(commission).div(100).toString()
     : undefined;
-  if (commissionRate === undefined) errors.commission = bounds.commission;
+  if (commissionRate === undefined)
+    errors.commission = tooManyDecimals(commission, COMMISSION_DECIMALS)
+      ? bounds.commissionDecimals
+      : bounds.commission;
   if (Object.keys(errors).length || !formula || cancellationAmount === undefined || commissionRate === undefined)
     return { errors };
   return { input: { formula, delayTiers, cancellationAmount, commissionRate }, errors };
@@ -137,14 +152,20 @@ export function formErrors(errors: FieldError[], values: FormValues, agreement: 
 }
 
 /** What an amount and the commission must be, in the agreement's bounds and the page's language. */
-function boundsMessages(agreement: Agreement, lang: Lang): { amount: string; commission: string } {
+function boundsMessages(
+  agreement: Agreement,
+  lang: Lang,
+): { amount: string; amountDecimals: string; commission: string; commissionDecimals: string } {
   const w = t(lang);
   const money = (minor: number) => formatMoney(minor, agreement.currency, lang);
+  const [minAmount, maxAmount] = [money(agreement.compensationMin), money(agreement.compensationMax)];
+  const [minRate, maxRate] = [agreement.commissionMin, agreement.commissionMax].map((r) =>
+    new Decimal(r).mul(100).toString(),
+  ) as [string, string];
   return {
-    amount: w.errors.amount(money(agreement.compensationMin), money(agreement.compensationMax)),
-    commission: w.errors.commission(
-      new Decimal(agreement.commissionMin).mul(100).toString(),
-      new Decimal(agreement.commissionMax).mul(100).toString(),
-    ),
+    amount: w.errors.amount(minAmount, maxAmount),
+    amountDecimals: w.errors.amountDecimals(minAmount, maxAmount, currencyExponent(agreement.currency)),
+    commission: w.errors.commission(minRate, maxRate),
+    commissionDecimals: w.errors.commissionDecimals(minRate, maxRate, COMMISSION_DECIMALS),
   };
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey, KEY_PREFIXES, revokeApiKey } from '../../src/partners/api-keys.ts';
+import { sql } from 'kysely';
+import { amendAgreement, type AmendmentInput } from '../../src/partners/amendments.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
 import { createPartner, setAgreement, signAgreement } from '../../src/partners/partners.ts';
@@ -8,14 +10,16 @@ import { DEMO_DOCUMENTS, DEMO_PARTNER, seedDemo } from '../../src/partners/seed.
 import { PartnerDirectory } from '../../src/partners/directory.ts';
 import { verifyPassword } from '../../src/platform/crypto.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
-import type { DatabaseHandle } from '../../src/platform/db.ts';
+import type { DatabaseHandle, Db } from '../../src/platform/db.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import {
   createTestPartner,
   DEFAULT_AGREEMENT,
   DEFAULT_CONFIGURATION,
+  eventually,
   openTestDatabase,
   uniqueSlug,
+  usingPostgres,
 } from '../helper.ts';
 
 const actor = 'operator:test';
@@ -171,6 +175,94 @@ describe('partners, agreements, configuration, keys', () => {
         fails('agreement_already_signed'),
       );
     });
+  });
+
+  describe('the partner’s terms change one writer at a time', () => {
+    const DAY = 86_400_000;
+    /** v2 of DEFAULT_AGREEMENT: commission at most 0.25 instead of 0.3, from tomorrow. */
+    const amendment = (reason = 'renewal'): AmendmentInput => ({
+      ...DEFAULT_AGREEMENT,
+      commissionMax: '0.25',
+      effectiveAt: new Date(Date.now() + DAY),
+      reason,
+    });
+
+    /**
+     * Holds the partner's lock, writes in that transaction, starts `call` and commits once `call`
+     * waits on a lock: `call` then reads what was written (PostgreSQL; PGlite runs one at a time).
+     */
+    async function whileLocked<T>(partnerId: string, write: (trx: Db) => Promise<unknown>, call: () => Promise<T>) {
+      let pending: Promise<T> | undefined;
+      await handle.db.transaction().execute(async (trx) => {
+        await repo.lockPartnerTerms(trx, partnerId);
+        await write(trx);
+        pending = call();
+        await eventually(async () => {
+          const { rows } = await sql<{ waiting: number }>`
+            SELECT count(*)::int AS waiting FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(handle.db);
+          return rows[0]!.waiting > 0 ? true : undefined;
+        });
+      });
+      return pending!;
+    }
+
+    it('concurrent amendments each sign a version of their own, none refused', async () => {
+      // on PostgreSQL both read the same latest version and the second broke the (partner, version) key
+      const p = await createTestPartner(handle.db);
+      const amended = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((reason) => amendAgreement(handle.db, actor, p.id, amendment(reason))),
+      );
+      assert.deepEqual(amended.map((a) => a.agreement.version).sort(), [2, 3, 4, 5]);
+    });
+
+    it(
+      'an amendment waits for a configuration being saved and lists what that configuration breaks',
+      { skip: !usingPostgres && 'PGlite runs one transaction at a time' },
+      async () => {
+        // without the lock the amendment read the previous configuration (within its bounds) and said
+        // nothing, while the save, checked against the previous agreement, warned of nothing either
+        const p = await createTestPartner(handle.db);
+        const { violations } = await whileLocked(
+          p.id,
+          (trx) =>
+            repo.insertConfiguration(trx, {
+              partnerId: p.id,
+              formula: DEFAULT_CONFIGURATION.formula,
+              delayTiers: DEFAULT_CONFIGURATION.delayTiers,
+              cancellationAmount: DEFAULT_CONFIGURATION.cancellationAmount,
+              commissionRate: '0.28',
+              currency: 'EUR',
+              createdBy: actor,
+            }),
+          () => amendAgreement(handle.db, actor, p.id, amendment()),
+        );
+        assert.deepEqual(
+          violations.map((v) => v.field),
+          ['/commissionRate'],
+        );
+      },
+    );
+
+    it(
+      'setting and signing a draft agreement wait for the partner’s lock too',
+      { skip: !usingPostgres && 'PGlite runs one transaction at a time' },
+      async () => {
+        const partner = await createPartner(handle.db, actor, { slug: uniqueSlug(), name: 'Draft' });
+        const draft = await whileLocked(
+          partner.id,
+          async () => undefined,
+          () => setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT),
+        );
+        assert.equal(draft.status, 'draft');
+        const signed = await whileLocked(
+          partner.id,
+          async () => undefined,
+          () => signAgreement(handle.db, actor, partner.id),
+        );
+        assert.equal(signed.status, 'signed');
+      },
+    );
   });
 
   describe('API keys', () => {

@@ -119,7 +119,7 @@ describe('the customer claim page', () => {
       LEGAL,
       TOKEN,
     );
-    assert.match(paid, /has been paid \(27 Dec 2026\)/);
+    assert.match(paid, /has been paid \(27 Dec 2026, 05:00 \(JFK\)\)/);
     const expired = closedPage(claim({ status: 'expired', open: false }), LEGAL, TOKEN);
     assert.match(expired, /has run out/);
   });
@@ -287,4 +287,28 @@ describe('the customer claim page', () => {
     assert.match(de, /verschlüsselt gespeichert/);
     assert.match(de, /gilt 30 Tage/);
   });
+});
+
+describe('the customer claim page, once paid', () => {
+  it('dates the payment as the page’s other instants: in the arrival airport’s time, named', () => {
+    // 02:30 UTC on the 25th is still the 24th in New York: the UTC date said the day after
+    const page = closedPage(
+      claim({ status: 'paid', open: false, paidAt: new Date('2026-12-25T02:30:00Z') }),
+      LEGAL,
+      TOKEN,
+    );
+    assert.match(
+      page,
+      /id="claim-status" data-status="paid">Your compensation has been paid \(24 Dec 2026, 21:30 \(JFK\)\)\./,
+    );
+  });
+
+  for (const language of CUSTOMER_LANGUAGES)
+    it(`says “your compensation” once above the amount, in ${language}: the label is not the heading again`, () => {
+      const w = customerWords(language).page;
+      assert.notEqual(w.amount, w.title);
+      const page = claimPage(claim({ language }), LEGAL, TOKEN);
+      assert.match(page, new RegExp(`<h1>${w.title}</h1>`));
+      assert.match(page, new RegExp(`<p>${w.amount}</p>`));
+    });
 });

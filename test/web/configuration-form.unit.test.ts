@@ -101,3 +101,40 @@ describe('configuration form: a value that is no amount, rate or minutes the for
     });
   }
 });
+
+describe('configuration form: a value within the bounds with too many decimals', () => {
+  for (const lang of ['en', 'fr'] as const) {
+    test(`is told the decimals allowed, not only the bounds it is within, in ${lang}`, () => {
+      // "50.505" EUR is between 10 and 500 EUR: "Enter an amount between …" left the partner puzzled
+      const values = valuesFrom({
+        formula: 'delay',
+        tier_minutes_0: '120',
+        tier_amount_0: '50.505',
+        tier_minutes_1: '180',
+        tier_amount_1: '80,1234',
+        cancellation: '100.001',
+        commission: '10.1234',
+      });
+      const parsed = parseForm(values, agreement, lang);
+      assert.equal(parsed.input, undefined);
+      const w = t(lang);
+      const amount = w.errors.amountDecimals(formatMoney(1000, 'EUR', lang), formatMoney(50000, 'EUR', lang), 2);
+      assert.deepEqual(parsed.errors, {
+        tier_amount_0: amount,
+        tier_amount_1: amount,
+        cancellation: amount,
+        commission: w.errors.commissionDecimals('0', '30', 3),
+      });
+      assert.match(amount, lang === 'en' ? /at most 2 decimals/ : /au plus 2 décimales/);
+    });
+  }
+
+  test('a currency without minor unit asks for a whole amount', () => {
+    const yen = { ...agreement, currency: 'JPY', compensationMin: 1000, compensationMax: 50000 };
+    const values = valuesFrom({ formula: 'delay', tier_minutes_0: '120', tier_amount_0: '5000.5', commission: '10' });
+    const parsed = parseForm(values, yen, 'en');
+    assert.deepEqual(parsed.errors, {
+      tier_amount_0: `Enter a whole amount between ${formatMoney(1000, 'JPY', 'en')} and ${formatMoney(50000, 'JPY', 'en')}, with no decimals.`,
+    });
+  });
+});

@@ -58,7 +58,7 @@ export const en = {
   page: {
     title: 'Your compensation',
     intro: (flight: SafeHtml, date: string, what: string) => html`Your flight ${flight} of ${date} ${what}.`,
-    amount: 'Your compensation',
+    amount: 'Amount of your compensation',
     forPassengers: (passengers) => `For ${passengers}.`,
     ask: 'Tell us the bank account to pay it into.',
     holder: 'Account holder',

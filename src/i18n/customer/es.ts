@@ -59,7 +59,7 @@ export const es = {
   page: {
     title: 'Su indemnización',
     intro: (flight: SafeHtml, date: string, what: string) => html`Su vuelo ${flight} del ${date} ${what}.`,
-    amount: 'Su indemnización',
+    amount: 'Importe de su indemnización',
     forPassengers: (passengers) => `Para ${passengers}.`,
     ask: 'Indíquenos la cuenta bancaria en la que se la ingresamos.',
     holder: 'Titular de la cuenta',

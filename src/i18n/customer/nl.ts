@@ -58,7 +58,7 @@ export const nl = {
   page: {
     title: 'Uw vergoeding',
     intro: (flight: SafeHtml, date: string, what: string) => html`Uw vlucht ${flight} van ${date} ${what}.`,
-    amount: 'Uw vergoeding',
+    amount: 'Bedrag van uw vergoeding',
     forPassengers: (passengers) => `Voor ${passengers}.`,
     ask: 'Laat ons weten op welke bankrekening we het bedrag storten.',
     holder: 'Rekeninghouder',

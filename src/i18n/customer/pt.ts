@@ -59,7 +59,7 @@ export const pt = {
   page: {
     title: 'A sua indemnização',
     intro: (flight: SafeHtml, date: string, what: string) => html`O seu voo ${flight} de ${date} ${what}.`,
-    amount: 'A sua indemnização',
+    amount: 'Montante da sua indemnização',
     forPassengers: (passengers) => `Para ${passengers}.`,
     ask: 'Indique-nos a conta bancária onde a depositamos.',
     holder: 'Titular da conta',
