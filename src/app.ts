@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Ajv } from 'ajv';
 import {
   FLIGHT_PREFIX,
   flightDelayRoutes,
@@ -24,6 +25,7 @@ import { openRuntime, type Runtime } from './runtime.ts';
 import { checkProblemCodes, registerApiDocument, type UndeclaredProblem } from './platform/openapi.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, REQUEST_ID } from './platform/problem.ts';
 import { installTextGuard } from './platform/text-guard.ts';
+import { ALONE_KEYWORD, BOUNDS_KEYWORD } from './platform/schema.ts';
 import { installJsonBodyParser } from './platform/json-body.ts';
 import { customerRoutes, webRoutes } from './web/index.ts';
 import { FailedAuthLimiter } from './platform/rate-limit.ts';
@@ -141,7 +143,11 @@ async function assembleApp(
     },
     logController: new RequestLogController(), // one line per request, without the raw URL
     bodyLimit: 64 * 1024,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: false, allErrors: true, useDefaults: true },
+      // a page size's bounds, a property that cannot stand alone (platform/schema.ts)
+      plugins: [(ajv: Ajv) => ajv.addKeyword(BOUNDS_KEYWORD).addKeyword(ALONE_KEYWORD)],
+    },
     // while closing, new requests get a problem+json 503 from installErrorHandling, not Fastify's own body
     return503OnClosing: false,
     trustProxy: config.trustProxy,

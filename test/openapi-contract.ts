@@ -8,7 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
  * operation, the content type is the documented one (application/json for successes,
  * application/problem+json for errors), the body validates (Ajv, JSON Schema 2020-12, formats
  * checked) against the documented schema, and the documented headers X-Request-Id (every answer),
- * WWW-Authenticate (401), Retry-After (429) and RateLimit-* (where declared) are sent.
+ * WWW-Authenticate (401), Retry-After (429), Location (201) and RateLimit-* (where declared) are sent.
  */
 export class OpenApiContract {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -58,6 +58,7 @@ export class OpenApiContract {
     assert.ok(response.headers['x-request-id'], `${where} sends X-Request-Id`);
     if (status === '401') assert.ok(response.headers['www-authenticate'], `${where} sends WWW-Authenticate`);
     if (status === '429') assert.ok(response.headers['retry-after'], `${where} sends Retry-After`);
+    if (status === '201') assert.ok(response.headers.location, `${where} sends Location`);
     // a 429 for failed authentications from an address (no key) carries only Retry-After
     if (documented.headers?.['RateLimit-Limit'] && status !== '429')
       for (const name of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'])

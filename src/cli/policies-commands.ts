@@ -37,7 +37,12 @@ export function policiesCommands(kit: CommandKit): void {
   const { group, leaf, run, db, services } = kit;
   const deps = (): PolicyDeps => ({ db, keys: services().keys, now: () => new Date() });
   const names = (pointer: string) =>
-    ({ '/limit': '--limit', 'querystring:/cursor': '--cursor', 'querystring:/effectiveTo': '--effective-to' })[pointer];
+    ({
+      '/limit': '--limit',
+      'querystring:/limit': '--limit',
+      'querystring:/cursor': '--cursor',
+      'querystring:/effectiveTo': '--effective-to',
+    })[pointer];
 
   const policies = group(
     'policies',

@@ -44,7 +44,13 @@ export function webhooksCommands(kit: CommandKit, extras: { resolve?: Resolver |
   const names = (pointer: string) =>
     pointer.startsWith('/eventTypes')
       ? '--events'
-      : { '/url': '--url', '/description': '--description', '/limit': '--limit', '/cursor': '--cursor' }[pointer];
+      : {
+          '/url': '--url',
+          '/description': '--description',
+          '/limit': '--limit',
+          'querystring:/limit': '--limit',
+          'querystring:/cursor': '--cursor',
+        }[pointer];
   const dateText = (iso: string | null) => (iso ? when(new Date(iso)) : '-');
 
   const webhooks = group(

@@ -62,10 +62,6 @@ export async function changeContact(
     set.customer_language = change.language;
     changed.push('language');
   }
-  if (changed.length === 0)
-    throw new DomainError('validation_failed', 'Nothing to change: give phone, email or language.', {
-      errors: [{ field: '', code: 'too_few', message: 'give at least one of phone, email, language' }],
-    });
   const now = deps.now();
   await contracts.updateContact(trx, row.id, set);
   await audit(trx, {

@@ -9,7 +9,7 @@ import { CONTRACT_NUMBER_PATTERN } from './contract-number.ts';
 import { CONSENT_CHANNELS } from '../platform/db-schema.ts';
 import { CONTRACT_CHANGES, CONTRACT_STATUSES } from './model.ts';
 import { CUSTOMER_LANGUAGES } from '../platform/language.ts';
-import { StringEnum } from '../platform/schema.ts';
+import { PageLimit, StringEnum } from '../platform/schema.ts';
 
 /** TypeBox schemas of the Flight Delay API: request validation, response serialisation and OpenAPI. */
 
@@ -964,11 +964,10 @@ export const ContractSearchQuery = Type.Object(
     ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,3}$',
-        maxLength: 3,
-        description: `Contracts per page: 1 to ${CONTRACTS_PAGE.max} (default ${CONTRACTS_PAGE.default}).`,
-      }),
+      PageLimit(
+        { min: 1, max: CONTRACTS_PAGE.max },
+        { description: `Contracts per page: 1 to ${CONTRACTS_PAGE.max} (default ${CONTRACTS_PAGE.default}).` },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -360,8 +360,8 @@ export const RESPONSE_HEADERS = {
     enum: ['true'],
   }),
   Location: header(
-    'Where the resource this request created is read (a path on this server, e.g. `/flight-delay/v1/contracts/FD-7K3M-9QXT`), on a replay too.',
-    { type: 'string', maxLength: 300 },
+    'Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too).',
+    { type: 'string', format: 'uri-reference', maxLength: 300 },
   ),
   'WWW-Authenticate': header('The scheme to authenticate with: `Bearer realm="parasol"`.', {
     type: 'string',

@@ -227,9 +227,13 @@ function schemaAt(schema: unknown, schemaPath: string): SchemaNode | undefined {
   return node !== null && typeof node === 'object' ? (node as SchemaNode) : undefined;
 }
 
-/** An object with too few fields (an empty change): the fields it may give, by name. */
+/**
+ * An object with too few fields (an empty change): the fields it may give, by name, but those that
+ * cannot stand alone (`x-alone: false`, platform/schema.ts).
+ */
 function fieldsMessage(node: SchemaNode | undefined, limit: number): string {
-  const names = Object.keys((node?.properties as SchemaNode | undefined) ?? {});
+  const properties = Object.entries((node?.properties as Record<string, SchemaNode> | undefined) ?? {});
+  const names = properties.filter(([, property]) => property['x-alone'] !== false).map(([name]) => name);
   if (limit === 1 && names.length) return `must give at least one of ${names.join(', ')}`;
   return `must give at least ${limit} field${limit === 1 ? '' : 's'}`;
 }

@@ -46,8 +46,6 @@ export const POLICY_PAGE = {
   default: 50,
   min: 1,
   max: 200,
-  /** Digits: a number outside min-max is then a 422 out_of_range (search-policies.ts), like any page limit. */
-  limitPattern: '^[0-9]{1,3}$',
 } as const;
 
 export interface Address {

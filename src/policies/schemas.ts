@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { exampleHome, HomeRiskSchema as HomeRisk } from '../home/index.ts';
-import { StringEnum } from '../platform/schema.ts';
+import { PageLimit, StringEnum } from '../platform/schema.ts';
 import {
   ACTIVATION_REASONS,
   CANCEL_REASONS,
@@ -321,6 +321,7 @@ export const PolicyholderChangeRequest = Type.Object(
     ),
     reason: Type.Optional(
       StringEnum(CORRECTION_REASONS, {
+        'x-alone': false,
         description:
           'Required with firstName, lastName or birthDate, refused without: typo (recorded wrong), civil_status_change (marriage, a legal change of name), document_mismatch (the identity document says otherwise), other. Kept in the history of the policy, with the values before and after encrypted.',
       }),
@@ -415,9 +416,7 @@ export const SearchQuery = Type.Object(
     effectiveTo: Type.Optional(DateField('Only policies effective on or before this day', '2026-12-31')),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
-      Type.String({
-        pattern: POLICY_PAGE.limitPattern,
-        maxLength: 3,
+      PageLimit(POLICY_PAGE, {
         description: `Page size, ${POLICY_PAGE.min}-${POLICY_PAGE.max} (default ${POLICY_PAGE.default}).`,
         examples: ['50'],
       }),

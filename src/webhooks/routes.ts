@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import type { PartnerDirectory } from '../partners/index.ts';
 import { problemResponses } from '../platform/openapi.ts';
-import { StringEnum } from '../platform/schema.ts';
+import { PageLimit, StringEnum } from '../platform/schema.ts';
 import { callerOf, securePartnerApi, type OperatorAuthenticator } from '../platform/partner-api.ts';
 import type { FailedAuthLimiter } from '../platform/rate-limit.ts';
 import type { KeyRateLimiter } from '../platform/shared-rate-limit.ts';
@@ -144,12 +144,7 @@ const DeliveriesQuery = Type.Object(
     ),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,3}$',
-        maxLength: 3,
-        description: 'Deliveries per page, 1 to 100 (default 20).',
-        examples: ['20'],
-      }),
+      PageLimit({ min: 1, max: 100 }, { description: 'Deliveries per page, 1 to 100 (default 20).', examples: ['20'] }),
     ),
   },
   { additionalProperties: false },

@@ -649,6 +649,20 @@ describe('API to manage policies', () => {
           `${query}: out of range, as /getclaims's limit`,
         );
       }
+      // one error per field: a limit out of range is reported next to the query's other faults
+      const two = await get(t.app, `${POLICIES}?limit=0&status=bogus`, partner.auth);
+      assert.deepEqual(
+        two.body.errors,
+        [
+          {
+            field: 'querystring:/status',
+            code: 'not_allowed',
+            message: 'must be one of pending, active, cancelled, expired',
+          },
+          { field: 'querystring:/limit', code: 'out_of_range', message: 'must be 1 to 200' },
+        ],
+        JSON.stringify(two.body),
+      );
       const cursor = await get(t.app, `${POLICIES}?cursor=nonsense`, partner.auth);
       assert.deepEqual([cursor.status, cursor.body.code], [422, 'invalid_cursor']);
       const backwards = await get(t.app, `${POLICIES}?effectiveFrom=2026-05-01&effectiveTo=2026-04-01`, partner.auth);
@@ -1209,6 +1223,11 @@ describe('API to manage policies', () => {
       assert.equal(retry.status, 201);
       assert.equal(retry.headers['idempotent-replayed'], 'true');
       assert.deepEqual(retry.body, first.body);
+      assert.equal(
+        retry.headers.location,
+        `${POLICIES}/${first.body.policyNumber}`,
+        'a replay says where the new term is',
+      );
       const elsewhere = await renew(b.body.policyNumber, body, partner, key);
       assert.deepEqual([elsewhere.status, elsewhere.body.code], [422, 'idempotency_key_reused']);
       assert.equal((await get(t.app, `${POLICIES}/${b.body.policyNumber}`, partner.auth)).body.renewedBy, null);
@@ -1365,6 +1384,14 @@ describe('API to manage policies', () => {
         assert.equal(res.body.code, 'validation_failed');
         if (fields[0]) assert.deepEqual(fieldsOf(res.body), fields, JSON.stringify(body));
       }
+      // an empty change names the fields that may be given alone: not reason, which explains a correction
+      assert.deepEqual((await change(created.body.policyNumber, {})).body.errors, [
+        {
+          field: '/',
+          code: 'too_few',
+          message: 'must give at least one of firstName, lastName, birthDate, email, phone, address',
+        },
+      ]);
       const other = await createTestPartner(t.db);
       const theirs = await change(created.body.policyNumber, { phone: '+33698765432' }, other);
       assert.deepEqual([theirs.status, theirs.body.code], [404, 'policy_not_found']);

@@ -134,6 +134,22 @@ describe('validation problems: one clear error per field', () => {
         code: 'out_of_range',
         message: words,
       });
+    // one error per field: a limit out of range is reported next to the query's other faults
+    for (const [url, limit, status] of [
+      ['/contracts?limit=201&status=bogus', 'must be 1 to 200', 'active, cancelled, completed'],
+      ['/webhooks/deliveries?limit=0&status=bogus', 'must be 1 to 100', 'pending, succeeded, failed'],
+    ] as const) {
+      const both = await get(url);
+      assert.equal(both.status, 422, url);
+      assert.deepEqual(
+        [...(both.body.errors ?? [])].sort((x, y) => x.field.localeCompare(y.field)),
+        [
+          { field: 'querystring:/limit', code: 'out_of_range', message: limit },
+          { field: 'querystring:/status', code: 'not_allowed', message: `must be one of ${status}` },
+        ],
+        url,
+      );
+    }
     // a format is named in words too
     const date = onlyError(await get('/contracts?createdFrom=tomorrow'), 'date');
     assert.deepEqual(date, {

@@ -265,7 +265,7 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
-        /** @description Where the resource this request created is read (a path on this server, e.g. `/flight-delay/v1/contracts/FD-7K3M-9QXT`), on a replay too. */
+        /** @description Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too). */
         Location: string;
     };
     pathItems: never;
