@@ -758,7 +758,7 @@ export async function completeContractsOver(db: Executor, contractIds: readonly 
   const result = await sql<{ id: string }>`
     WITH completed AS (
       UPDATE contracts c SET status = 'completed'
-      WHERE c.id = ANY(${[...contractIds]}::uuid[]) AND c.status = 'active' AND ${over(sql`c.id`)}
+      WHERE c.id = ANY(${[...contractIds]}::uuid[]) AND c.status = 'active' AND ${over(sql`c.id`, at)}
       RETURNING c.id, c.contract_number, c.partner_id, c.environment
     ), audited AS (
       INSERT INTO audit_log (actor, partner_id, environment, entity, entity_id, action, at)
@@ -842,17 +842,22 @@ export interface DifferentClaim {
  * claim. A leg without a claim is a row whose status is NULL: the test says so explicitly, as
  * `NOT (NULL OR false)` would be NULL and count a leg still to fly as over.
  */
-const over = (contractId: ReturnType<typeof sql>) => sql`NOT EXISTS (
+const over = (contractId: ReturnType<typeof sql>, at: Date) => sql`NOT EXISTS (
   SELECT 1 FROM contract_legs l
   LEFT JOIN claims cl ON cl.leg_id = l.id
   WHERE l.contract_id = ${contractId}
-    AND NOT CASE WHEN cl.id IS NULL THEN ${legFlown}
+    AND NOT CASE WHEN cl.id IS NULL THEN ${legFlown(at)}
                  ELSE cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) END)`;
 
-/** A leg flown with nothing to pay: its flight's watch reached a decision (see src/monitoring). */
-const legFlown = sql`EXISTS (
+/**
+ * A leg flown with nothing to pay at `at`: it has departed and its flight's watch reached a decision
+ * (see src/monitoring). Never before its departure, whatever was decided (a simulated outcome, a
+ * cancellation known ahead that its cover does not pay): the contract stays active, and cancellable
+ * with its full refund, until its first departure; the sweep completes it afterwards.
+ */
+const legFlown = (at: Date) => sql`(l.departure_at <= ${at}::timestamptz AND EXISTS (
   SELECT 1 FROM flight_watches w
-  WHERE w.environment = l.environment AND w.flight_number = l.monitored_flight_number AND w.departure_date = l.departure_date AND w.state = 'decided')`;
+  WHERE w.environment = l.environment AND w.flight_number = l.monitored_flight_number AND w.departure_date = l.departure_date AND w.state = 'decided'))`;
 
 /** The active contracts with a leg on the flight (the flight that flies: `monitored_flight_number`). */
 export async function activeContractIdsOnFlight(
@@ -883,7 +888,7 @@ export async function finishedContractIdsOver(
     SELECT c.id FROM contracts c
     WHERE c.status = 'active'
       AND (SELECT max(l.departure_at) FROM contract_legs l WHERE l.contract_id = c.id) < ${lastDepartureBefore}
-      AND ${over(sql`c.id`)}
+      AND ${over(sql`c.id`, lastDepartureBefore)}
     ORDER BY c.first_departure_at LIMIT ${limit}`.execute(db);
   return rows.rows.map((r) => r.id);
 }

@@ -4,7 +4,7 @@ import * as repo from './claims-repo.ts';
 
 /**
  * A contract ends `completed` when every insured leg is over: settled (its claim `paid` or
- * `expired`) or flown without a claim (its flight watch decided, and nothing to pay). Set-wise: one
+ * `expired`) or flown without a claim (departed, its flight watch decided, and nothing to pay). Set-wise: one
  * statement for any number of contracts. `at`: the caller's clock, their `completed` audit rows' time.
  * Returns the ids completed by this call.
  */

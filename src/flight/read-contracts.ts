@@ -178,7 +178,7 @@ function day(value: string | undefined, field: string): DateTime | undefined {
  * is that decision wherever it came from (the monitoring, an operator's event, a partner's reported
  * event in sandbox), and is one even when no watch exists yet (an event reported ahead of the
  * monitoring's horizon); without a claim, the watch's decision (a flight on time, a delay under the
- * first tier).
+ * first tier). `decidedAt`: the claim's opening, else the watch's decision.
  */
 function flightStatus(watch: FlightWatch | undefined, claim: ClaimListRow | undefined): FlightStatusView {
   const decided = watch?.decidedAt ? watch : undefined;
@@ -190,7 +190,8 @@ function flightStatus(watch: FlightWatch | undefined, claim: ClaimListRow | unde
   return {
     state,
     lastCheckedAt: watch?.lastCheckedAt ? watch.lastCheckedAt.toISOString() : null,
-    decidedAt: decided?.decidedAt ? decided.decidedAt.toISOString() : claim ? claim.opened_at.toISOString() : null,
+    // the claim's opening when there is one, as /getclaims and claim.opened say; else the watch's decision
+    decidedAt: claim ? claim.opened_at.toISOString() : decided?.decidedAt ? decided.decidedAt.toISOString() : null,
     outcome,
   };
 }

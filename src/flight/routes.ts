@@ -223,7 +223,10 @@ export function flightDelayRoutes(
         summary: 'Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)',
         description: REPORT_FLIGHT_EVENT_DESCRIPTION,
         body: S.FlightEventRequest,
-        response: { 200: S.FlightEventResponse, ...problemResponses({ 403: ['forbidden'] }) },
+        response: {
+          200: S.FlightEventResponse,
+          ...problemResponses({ 403: ['forbidden'], 409: ['flight_not_departed'] }),
+        },
       },
       config: { operatorAccess: true },
       handler: async (request) =>

@@ -618,6 +618,7 @@ export const fr = {
     contract_changed: 'Le contrat a changé depuis l’aperçu : demandez un nouvel aperçu.',
     leg_departed: 'Ce vol est parti ou part dans moins de 3 heures.',
     leg_has_claim: 'Un sinistre existe sur ce trajet : ses vols ne peuvent plus changer.',
+    flight_not_departed: 'Le vol n’est pas encore parti : seule une annulation peut être déclarée avant son départ.',
     change_reference_invalid: 'La référence de modification n’est pas valide.',
     change_expired: 'La référence de modification a expiré : demandez un nouvel aperçu.',
     idempotency_request_in_progress: 'Une requête avec cette clé d’idempotence est en cours.',

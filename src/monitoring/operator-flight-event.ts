@@ -12,7 +12,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { isLocalDate, parseDesignator } from './flight-status.ts';
 import { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
-import { findWatchesOfFlight, insertMissingWatches, updateWatch } from './watches-repo.ts';
+import { findWatchesOfFlight, firstActiveDeparture, insertMissingWatches, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
 
@@ -50,6 +50,11 @@ export interface OperatorFlightEventResult {
  * designator on the legs, then marks the flight's open watches decided (each with its audit row),
  * creating first the watch of a flight that has active legs and none yet (the planner's, made early).
  * `on_time` opens nothing and only decides the watches.
+ *
+ * Before the flight departs (its earliest active leg's scheduled departure, on `now`), only a
+ * cancellation can be stated: `on_time`, `delayed` and `diverted` are refused (`flight_not_departed`),
+ * on a watched flight as on one not watched yet — a decision taken ahead would stop the monitoring
+ * and decide legs sold later.
  *
  * A correction after the flight was decided: contracts the monitoring completed as flown with nothing
  * to pay get their claim and are active again until it settles; claims already open stay as they were
@@ -91,6 +96,19 @@ export async function recordOperatorFlightEvent(
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now(); // one time for the claims opened and the watches decided
     const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
+    // What a flight did is known once it has flown: only a cancellation is stated ahead (watched or not)
+    if (input.status !== 'cancelled') {
+      const departure = await firstActiveDeparture(trx, {
+        environment: input.environment,
+        flightNumbers,
+        departureDate: input.departureDate,
+      });
+      if (departure && departure > now)
+        throw new DomainError(
+          'flight_not_departed',
+          `${input.flightNumber} ${input.departureDate} departs at ${departure.toISOString()}: it can be stated ${input.status} only once it has departed (only cancelled may be stated before).`,
+        );
+    }
     const openedBy =
       input.status === 'on_time'
         ? new Map<string, OpenedClaim[]>()
@@ -137,11 +155,11 @@ export async function recordOperatorFlightEvent(
         })),
       );
 
-    // A flight stated before the planner watches it (more than 48 h ahead, or a leg sold since) gets
-    // its watch now, decided below: the decision is kept on the flight whatever it is — on time, or a
-    // delay that pays nothing, which open no claim — so GET /contracts/{n} shows it as for a watched
-    // flight, the monitoring never checks the flight over it, and a leg sold later gets the claim the
-    // decision pays (the planner's early decisions).
+    // A flight not watched yet (a cancellation stated more than 48 h ahead, a departed flight whose
+    // watch is missing, or a leg sold since) gets its watch now, decided below: the decision is kept on
+    // the flight whatever it is — on time, or a delay that pays nothing, which open no claim — so
+    // GET /contracts/{n} shows it as for a watched flight, the monitoring never checks the flight over
+    // it, and a leg sold later gets the claim the decision pays (the planner's early decisions).
     await insertMissingWatches(trx, {
       flight: { environment: input.environment, flightNumbers, departureDate: input.departureDate },
     });

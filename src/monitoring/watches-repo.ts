@@ -103,6 +103,24 @@ export async function insertMissingWatches(
   return { created, reopened: result.rows.length - created };
 }
 
+/** The earliest scheduled departure of the flight's active legs (under the designators given), if it has any. */
+export async function firstActiveDeparture(
+  db: Executor,
+  flight: { environment: Environment; flightNumbers: readonly string[]; departureDate: string },
+): Promise<Date | undefined> {
+  if (flight.flightNumbers.length === 0) return undefined;
+  const row = await sql<{ at: Date | null }>`
+    SELECT min(l.departure_at) AS at
+    FROM contract_legs l
+    JOIN contracts c ON c.id = l.contract_id
+    WHERE c.status = 'active'
+      AND l.environment = ${flight.environment}
+      AND l.monitored_flight_number = ANY(${[...flight.flightNumbers]}::text[])
+      AND l.departure_date = ${flight.departureDate}::date`.execute(db);
+  const at = row.rows[0]?.at;
+  return at ? new Date(at) : undefined;
+}
+
 /** A flight decided before its scheduled departure, one of whose active legs that decision pays has no claim. */
 export interface EarlyDecisionOwingClaims {
   id: string;

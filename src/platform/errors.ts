@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   contract_changed: { status: 409, title: 'Contract changed since the preview' },
   leg_departed: { status: 409, title: 'Flight departed or departing too soon' },
   leg_has_claim: { status: 409, title: 'A claim exists on the leg' },
+  flight_not_departed: { status: 409, title: 'Flight not departed yet' },
   idempotency_request_in_progress: { status: 409, title: 'A request with this idempotency key is in progress' },
   partner_not_configured: { status: 409, title: 'Partner not configured' },
   agreement_already_signed: { status: 409, title: 'Agreement already signed', operator: true },

@@ -26,8 +26,11 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
   let b: TestPartner;
   let claimed: InsuredFlight;
   let cancelled: string;
+  // the application's clock, moved past a flight's departure by the tests that state its outcome
+  let clock: Date | undefined;
+  const DAY = 86_400_000;
   before(async () => {
-    t = await buildTestApp({ env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
+    t = await buildTestApp({ now: () => clock ?? new Date(), env: { PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' } });
     a = await createTestPartner(t.db);
     b = await createTestPartner(t.db);
     claimed = await insureFlight(t.app, a, { flightNumber: 'AF5201', returnFlight: 'AF5202', passengers: 2 });
@@ -104,7 +107,8 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
     const trip = await insureFlight(t.app, c, { flightNumber: 'AF5211', returnFlight: 'AF5212' });
     const cancelled = await event('AF5211', trip.departureDate, 'cancelled');
     assert.equal(cancelled.body.claimsOpened?.length, 1, JSON.stringify(cancelled.body));
-    const delayed = await event('AF5212', trip.returnDate!, 'delayed', 200);
+    clock = new Date(Date.now() + 21 * DAY); // the return has flown (19 days ahead)
+    const delayed = await event('AF5212', trip.returnDate!, 'delayed', 200).finally(() => (clock = undefined));
     assert.equal(delayed.body.claimsOpened?.length, 1, JSON.stringify(delayed.body));
     const read = await get(`/contracts/${trip.contractNumber}`, c);
     assert.equal(read.status, 200, JSON.stringify(read.body));
@@ -142,19 +146,18 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
         decided_at: null,
       })
       .execute();
+    const landedAt = new Date(Date.now() + 13 * DAY);
     const onTime = await runCliOn(
       t,
       ['--json', 'flights', 'event', '--env', 'sandbox', 'AF5221', flown.departureDate, '--status', 'on_time'],
-      {
-        actor: 'operator:flight-status',
-      },
+      { actor: 'operator:flight-status', now: () => landedAt },
     );
     assert.equal(onTime.code, 0, onTime.err);
     const landed = await get(`/contracts/${flown.contractNumber}`, c);
     const status = landed.body.flights[0].flightStatus;
     assert.equal(status.state, 'decided', JSON.stringify(status));
     assert.deepEqual(status.outcome, { event: 'landed', delayMinutes: null }, JSON.stringify(status));
-    assert.equal(typeof status.decidedAt, 'string', JSON.stringify(status));
+    assert.equal(status.decidedAt, landedAt.toISOString(), 'the watch decided at the event’s clock');
   });
 
   it('a leg decided before any watch exists: GET contract, /getclaims and claim.opened agree', async () => {
@@ -163,22 +166,52 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
     assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
     const trip = await insureFlight(t.app, d, { flightNumber: 'AF5231', returnFlight: 'AF5232' });
     const simulated = await insureFlight(t.app, d, { flightNumber: 'AF5233' });
+    const reported = await insureFlight(t.app, d, { flightNumber: 'AF5234' });
     const watches = await t.db
       .selectFrom('flight_watches')
       .select('flight_number')
-      .where('flight_number', 'in', ['AF5231', 'AF5232', 'AF5233'])
+      .where('flight_number', 'in', ['AF5231', 'AF5232', 'AF5233', 'AF5234'])
       .execute();
     assert.deepEqual(watches, [], 'twelve days out: no watch yet');
-    const cli = async (...argv: string[]) => {
-      const run = await runCliOn(t, ['--json', 'flights', ...argv], { actor: 'operator:flight-status' });
+    // clocks far from real time, each its own: a value read back says which clock wrote it
+    const clocks = {
+      cancelledAhead: new Date(Date.now() + 2 * DAY), // before the return's departure
+      reportedAt: new Date(Date.now() + 3 * DAY),
+      restatedAt: new Date(Date.now() + 4 * DAY),
+      simulatedAt: new Date(Date.now() + 5 * DAY),
+      landedAt: new Date(Date.now() + 13 * DAY), // the outbound has flown
+    };
+    const cli = async (at: Date, ...argv: string[]) => {
+      const run = await runCliOn(t, ['--json', 'flights', ...argv], { actor: 'operator:flight-status', now: () => at });
       assert.equal(run.code, 0, run.err);
       return JSON.parse(run.out);
     };
-    // the operator states the outbound on time and the return cancelled; the simulator delays the other flight
-    const onTime = await cli('event', '--env', 'sandbox', 'AF5231', trip.departureDate, '--status', 'on_time');
-    const cancelled = await cli('event', '--env', 'sandbox', 'AF5232', trip.returnDate!, '--status', 'cancelled');
+    // the operator states the outbound on time once flown and the return cancelled ahead; the
+    // simulator delays another flight; the partner reports a cancellation (sandbox) that the
+    // operator states again later, deciding the watch after the claim opened
+    const onTime = await cli(
+      clocks.landedAt,
+      'event',
+      '--env',
+      'sandbox',
+      'AF5231',
+      trip.departureDate,
+      '--status',
+      'on_time',
+    );
+    const cancelled = await cli(
+      clocks.cancelledAhead,
+      'event',
+      '--env',
+      'sandbox',
+      'AF5232',
+      trip.returnDate!,
+      '--status',
+      'cancelled',
+    );
     assert.equal(cancelled.claimsOpened.length, 1, JSON.stringify(cancelled));
     await cli(
+      clocks.simulatedAt,
       'simulate',
       '--env',
       'sandbox',
@@ -189,8 +222,27 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
       '--delay',
       '190',
     );
-    const checked = await cli('check', 'sandbox', 'AF5233', simulated.departureDate);
+    const checked = await cli(clocks.simulatedAt, 'check', 'sandbox', 'AF5233', simulated.departureDate);
     assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+    clock = clocks.reportedAt;
+    const report = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF5234', departureDate: reported.departureDate, status: 'cancelled' },
+      d.auth,
+    ).finally(() => (clock = undefined));
+    assert.equal(report.body.claimsOpened?.length, 1, JSON.stringify(report.body));
+    const restated = await cli(
+      clocks.restatedAt,
+      'event',
+      '--env',
+      'sandbox',
+      'AF5234',
+      reported.departureDate,
+      '--status',
+      'cancelled',
+    );
+    assert.deepEqual([restated.claimsOpened.length, restated.watchesDecided], [0, 1], JSON.stringify(restated));
 
     const legs = async (contractNumber: string) => {
       const read = await get(`/contracts/${contractNumber}`, d);
@@ -199,46 +251,70 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
         flightNumber: f.flightNumber,
         state: f.flightStatus.state,
         outcome: f.flightStatus.outcome,
-        decided: typeof f.flightStatus.decidedAt,
+        decidedAt: f.flightStatus.decidedAt,
       }));
     };
+    // a claim opens at its transaction's start (/getclaims' key): the leg's decidedAt, not its watch's
+    const claimsListed = [
+      ...(await allClaims(t.app, d, { contractNumber: trip.contractNumber })),
+      ...(await allClaims(t.app, d, { contractNumber: simulated.contractNumber })),
+      ...(await allClaims(t.app, d, { contractNumber: reported.contractNumber })),
+    ];
+    const openedAt = (flight: string) => claimsListed.find((cl) => cl.flightNumber === flight)?.openedAt;
+    const watchDecided = await t.db
+      .selectFrom('flight_watches')
+      .select('decided_at')
+      .where('flight_number', '=', 'AF5234')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(watchDecided.decided_at, clocks.restatedAt, 'the watch decided later than the claim opened');
+    const shown = [
+      ...(await legs(trip.contractNumber)),
+      ...(await legs(simulated.contractNumber)),
+      ...(await legs(reported.contractNumber)),
+    ];
     assert.deepEqual(
-      [...(await legs(trip.contractNumber)), ...(await legs(simulated.contractNumber))],
+      shown,
       [
         {
           flightNumber: 'AF5231',
           state: 'decided',
           outcome: { event: 'landed', delayMinutes: null },
-          decided: 'string',
+          decidedAt: clocks.landedAt.toISOString(),
         },
         {
           flightNumber: 'AF5232',
           state: 'decided',
           outcome: { event: 'cancelled', delayMinutes: null },
-          decided: 'string',
+          decidedAt: openedAt('AF5232'),
         },
         {
           flightNumber: 'AF5233',
           state: 'decided',
           outcome: { event: 'delayed', delayMinutes: 190 },
-          decided: 'string',
+          decidedAt: openedAt('AF5233'),
+        },
+        {
+          flightNumber: 'AF5234',
+          state: 'decided',
+          outcome: { event: 'cancelled', delayMinutes: null },
+          decidedAt: openedAt('AF5234'),
         },
       ],
-      'every leg shows what was decided, on time included',
+      'every leg shows what was decided, on time included; a leg with a claim, when its claim opened',
     );
     assert.equal(onTime.watchesDecided, 1, 'the watch of the flight on time made and decided by the event');
 
     const listed = [
       ...(await allClaims(t.app, d, { contractNumber: trip.contractNumber })),
       ...(await allClaims(t.app, d, { contractNumber: simulated.contractNumber })),
-    ].map((cl) => [cl.flightNumber, cl.event, cl.delayMinutes, cl.claimNumber]);
+      ...(await allClaims(t.app, d, { contractNumber: reported.contractNumber })),
+    ].map((cl) => [cl.flightNumber, cl.event, cl.delayMinutes, cl.openedAt, cl.claimNumber]);
     assert.deepEqual(
-      listed.map(([flight, event, minutes]) => [flight, event, minutes]),
-      [
-        ['AF5232', 'cancelled', null],
-        ['AF5233', 'delayed', 190],
-      ],
-      '/getclaims: a claim for each leg whose event pays, none for the flight on time',
+      listed.map(([flight, event, minutes, openedAt]) => [flight, event, minutes, openedAt]),
+      shown
+        .filter((leg) => leg.flightNumber !== 'AF5231')
+        .map((leg) => [leg.flightNumber, leg.outcome.event, leg.outcome.delayMinutes, leg.decidedAt]),
+      '/getclaims: a claim for each leg whose event pays, none for the flight on time, opened when GET contract says',
     );
     const sent = await eventually(async () => {
       const rows = await t.db
@@ -247,12 +323,12 @@ describe('GET /contracts/{number} and GET /contracts — the contract after the 
         .where('partner_id', '=', d.id)
         .where('type', '=', 'claim.opened')
         .execute();
-      return rows.length === 2 ? rows : undefined;
+      return rows.length === 3 ? rows : undefined;
     });
     const events = sent.map((e) => (e.payload as { data: Record<string, unknown> }).data);
     assert.deepEqual(
       events
-        .map((e) => [e.flightNumber, e.event, e.delayMinutes, e.claimNumber])
+        .map((e) => [e.flightNumber, e.event, e.delayMinutes, e.openedAt, e.claimNumber])
         .sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
       listed,
       'claim.opened says what /getclaims says',

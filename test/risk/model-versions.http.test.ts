@@ -140,8 +140,9 @@ describe('risk model versions', () => {
     const simulated = await insureFlight(app.app, sandbox, { flightNumber: 'AF1235' });
     const dayBefore = new Date(Date.parse(`${flight.departureDate}T10:30:00Z`) - 86_400_000);
     await planWatches({ db, now: () => dayBefore });
+    const dayAfter = new Date(dayBefore.getTime() + 2 * 86_400_000); // a delay is stated once flown
     await recordOperatorFlightEvent(
-      { db, jobs: app.app.parasol.jobs, now },
+      { db, jobs: app.app.parasol.jobs, now: () => dayAfter },
       {
         environment: 'production',
         flightNumber: 'AF1234',

@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Report a flight event: open the claims it causes (operators; partners in sandbox and preproduction)
-         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One live claim per insured flight (a claim the insurer voided aside): reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts; an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once.
+         * @description The platform opens claims by itself from flight data. To rehearse the claim flow, a sandbox or preproduction key reports what happened to a flight, named by its designator in any spelling (AF006 and AF6 are one flight, as the monitoring reads them) (delayed with its arrival delay at the gate, cancelled, or diverted); the claims of your active contracts on that flight open by the same rules: the highest delay tier reached, the cancellation amount, a diversion as a cancellation when covered. One live claim per insured flight (a claim the insurer voided aside): reporting again opens nothing more, nor on a leg whose claim the insurer voided. Production partner keys: 403. The insurer's operator tokens (`pso_…`) report events in any environment (`environment`, default production), for every partner's contracts: a cancellation at any time, a delay or a diversion only once the flight has departed (its earliest insured leg's scheduled departure; before it: 409 `flight_not_departed`, the flight stays watched and its contracts cancellable); an operator's event, the flight's true outcome, also opens a new claim (a new number) on a leg whose claim the insurer voided because the flight data was wrong (never one voided for another reason, such as fraud), once.
          */
         post: operations["reportFlightEvent"];
         delete?: never;
@@ -3768,6 +3768,28 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
+                     *       "instance": "/claims",
+                     *       "requestId": "req-1"
+                     *     } */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description State conflict. Codes: `flight_not_departed` */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {
+                     *       "type": "urn:parasol:problem:flight_not_departed",
+                     *       "title": "Flight not departed yet",
+                     *       "status": 409,
+                     *       "detail": "State conflict",
+                     *       "code": "flight_not_departed",
                      *       "instance": "/claims",
                      *       "requestId": "req-1"
                      *     } */

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { completeFinishedContracts } from '../../src/claims/contract-completion.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  operatorToken,
+  post,
+  runCliOn,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+const DAY = 86_400_000;
+
+/**
+ * What a flight did is stated once it has flown: an operator's on_time, delay or diversion before the
+ * flight's departure is refused, watched or not (a decision taken ahead stopped the monitoring, decided
+ * the legs sold later and completed contracts before departure); a cancellation may be stated ahead.
+ * And a contract is never completed before its first departure, whatever decided its flight.
+ */
+describe('operator flight events before and after departure (production)', () => {
+  let t: TestApp;
+  let p: TestPartner;
+  let sandbox: TestPartner;
+  let operator: { authorization: string };
+  before(async () => {
+    t = await buildTestApp();
+    p = await createTestPartner(t.db, { environment: 'production' });
+    sandbox = await createTestPartner(t.db);
+    operator = (await operatorToken(t, 'flight desk')).auth;
+  });
+  after(() => t.close());
+
+  const watchOf = (flightNumber: string, environment: 'production' | 'sandbox' = 'production') =>
+    t.db
+      .selectFrom('flight_watches')
+      .select(['state', 'decided_at'])
+      .where('environment', '=', environment)
+      .where('flight_number', '=', flightNumber)
+      .executeTakeFirst();
+  const contractOf = async (who: TestPartner, contractNumber: string) => {
+    const res = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${contractNumber}`, headers: who.auth });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json();
+  };
+  const event = (at: Date | undefined, ...argv: string[]) =>
+    runCliOn(t, ['--json', 'flights', 'event', '--env', 'production', ...argv], {
+      actor: 'operator:flight-desk',
+      ...(at ? { now: () => at } : {}),
+    });
+
+  it('on_time, delayed or diverted 12 days before departure: refused; the contract stays active and cancellable', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7101' });
+    const onTime = await event(undefined, 'AF7101', c.departureDate, '--status', 'on_time');
+    assert.equal(onTime.code, 1, onTime.out);
+    assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
+    const plain = await runCliOn(
+      t,
+      ['flights', 'event', '--env', 'production', 'AF7101', c.departureDate, '--status', 'on_time'],
+      { actor: 'operator:flight-desk' },
+    );
+    assert.match(plain.err, /^error: AF7101 \S+ departs at \S+: it can be stated on_time only once it has departed/);
+    for (const body of [{ status: 'delayed', delayMinutes: 200 }, { status: 'diverted' }]) {
+      const refused = await post(
+        t.app,
+        `${FLIGHT}/claims`,
+        { flightNumber: 'AF7101', departureDate: c.departureDate, ...body },
+        operator,
+      );
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'flight_not_departed');
+    }
+    assert.equal(await watchOf('AF7101'), undefined, 'no watch made or decided: the monitoring checks it as any other');
+    const read = await contractOf(p, c.contractNumber);
+    assert.equal(read.status, 'active');
+    assert.deepEqual(read.claims, []);
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: c.contractNumber, reason: 'customer_request' },
+      p.auth,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    assert.deepEqual(cancelled.body.refund, read.premium.total, 'the full refund before the first departure');
+  });
+
+  it('the same refusal on a flight already watched (within 48 h of departure): it stays watching', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7104' });
+    const departure = new Date(Date.now() + 12 * DAY);
+    await t.db
+      .insertInto('flight_watches')
+      .values({
+        environment: 'production',
+        flight_number: 'AF7104',
+        departure_date: c.departureDate,
+        origin: 'CDG',
+        destination: 'JFK',
+        scheduled_departure: departure,
+        scheduled_arrival: null,
+        state: 'watching',
+        next_check_at: departure,
+        last_checked_at: null,
+        last_outcome: null,
+        last_error: null,
+        review_reason: null,
+        decided_at: null,
+      })
+      .execute();
+    const onTime = await event(new Date(Date.now() + 11 * DAY), 'AF7104', c.departureDate, '--status', 'on_time');
+    assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
+    assert.deepEqual(await watchOf('AF7104'), { state: 'watching', decided_at: null });
+    assert.equal((await contractOf(p, c.contractNumber)).status, 'active');
+  });
+
+  it('on_time after departure on a flight never watched decides it; the contract completes', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7102' });
+    const landedAt = new Date(Date.now() + 13 * DAY);
+    const onTime = await event(landedAt, 'AF7102', c.departureDate, '--status', 'on_time');
+    assert.equal(onTime.code, 0, onTime.err);
+    assert.equal(JSON.parse(onTime.out).watchesDecided, 1);
+    assert.deepEqual(await watchOf('AF7102'), { state: 'decided', decided_at: landedAt });
+    const read = await contractOf(p, c.contractNumber);
+    assert.equal(read.status, 'completed', 'flown with nothing to pay');
+    assert.deepEqual(read.flights[0].flightStatus.outcome, { event: 'landed', delayMinutes: null });
+  });
+
+  it('a cancellation stated before departure still opens the claims and decides the flight', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7103' });
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7103', departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.claimsOpened.length, 1);
+    assert.equal((await watchOf('AF7103'))?.state, 'decided');
+  });
+
+  it('a flight decided before departure (the simulator on time) completes no contract until it departs; the sweep does after', async () => {
+    const c = await insureFlight(t.app, sandbox, { flightNumber: 'AF7105' });
+    const cli = async (...argv: string[]) => {
+      const run = await runCliOn(t, ['--json', 'flights', ...argv]);
+      assert.equal(run.code, 0, run.err);
+      return JSON.parse(run.out);
+    };
+    await cli('simulate', '--env', 'sandbox', 'AF7105', c.departureDate, '--status', 'on_time');
+    const checked = await cli('check', 'sandbox', 'AF7105', c.departureDate);
+    assert.equal(checked.checks[0].outcome, 'decided', JSON.stringify(checked));
+    assert.equal((await watchOf('AF7105', 'sandbox'))?.state, 'decided');
+    assert.equal((await contractOf(sandbox, c.contractNumber)).status, 'active', 'not completed before departure');
+
+    await completeFinishedContracts(t.db, new Date(Date.now() + 12 * DAY));
+    assert.equal((await contractOf(sandbox, c.contractNumber)).status, 'active', 'the sweep waits a day past it');
+    await completeFinishedContracts(t.db, new Date(Date.now() + 14 * DAY));
+    assert.equal(
+      (await contractOf(sandbox, c.contractNumber)).status,
+      'completed',
+      'completed by the sweep once flown',
+    );
+  });
+});
