@@ -373,14 +373,22 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
 
 /**
  * For operators (CLI and console): payouts, newest first, optionally by status/environment;
- * `instructedBefore`: only SEPA payouts still instructed (no bank report) that were put in a file before then.
+ * `unreported`: only payouts still instructed that should have been settled by now — SEPA ones put in
+ * a file before `instructedBefore` (no bank report), ACH ones of files whose effective entry date is
+ * `achEntryDateUpTo` or earlier (their return window passed, the settlement job has not settled them).
  */
+/** When an instructed payout is unreported (sepa-schedule.ts, `unreportedDue`). */
+export interface UnreportedDue {
+  instructedBefore: Date;
+  achEntryDateUpTo: string;
+}
+
 export async function listPayouts(
   db: Executor,
   q: {
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
-    instructedBefore?: Date | undefined;
+    unreported?: UnreportedDue | undefined;
     /**
      * Only pending payouts a batch left out of its file (`left_out_at` set), longest left out first:
      * SEPA-rail payouts (the only ones batched), read through index payouts_pending as the gauge
@@ -424,11 +432,17 @@ export async function listPayouts(
       .where('p.left_out_at', 'is not', null)
       .where('cl.manual_review_at', 'is', null);
   if (q.status) query = query.where('p.status', '=', q.status);
-  if (q.instructedBefore)
+  if (q.unreported) {
+    const { instructedBefore, achEntryDateUpTo } = q.unreported;
     query = query
-      .where('p.rail', 'in', ['sepa', 'ach'])
       .where('p.status', '=', 'instructed')
-      .where('p.instructed_at', '<', q.instructedBefore);
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('p.rail', '=', 'sepa'), eb('p.instructed_at', '<', instructedBefore)]),
+          eb.and([eb('p.rail', '=', 'ach'), eb('b.execution_date', '<=', achEntryDateUpTo)]),
+        ]),
+      );
+  }
   if (q.environment) query = query.where('p.environment', '=', q.environment);
   if (q.leftOut) query = query.orderBy('p.left_out_at');
   return query
@@ -650,4 +664,27 @@ export async function claimNumberOfPayout(db: Executor, endToEndId: string): Pro
     .select('cl.claim_number')
     .executeTakeFirst();
   return row?.claim_number;
+}
+
+/**
+ * Production payouts to US accounts (rail `ach`) still `instructed` in a NACHA file whose effective
+ * entry date is `entryDateUpTo` or earlier, oldest first: those whose return window has passed
+ * (settle-ach.ts). Unlocked: each is settled in its own transaction, which locks it.
+ */
+export async function listAchPayoutsPastReturnWindow(
+  db: Executor,
+  entryDateUpTo: string,
+  limit: number,
+): Promise<{ end_to_end_id: string }[]> {
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select('p.end_to_end_id')
+    .where('p.rail', '=', 'ach')
+    .where('p.status', '=', 'instructed')
+    .where('b.execution_date', '<=', entryDateUpTo)
+    .orderBy('p.instructed_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .execute();
 }

@@ -7,6 +7,7 @@ import {
   listPendingSepaCurrencies,
   listSepaBatchesWithoutFile,
   setSepaBatchFilePathIfNone,
+  type UnreportedDue,
 } from './payouts-repo.ts';
 import {
   createPayoutBatches,
@@ -15,6 +16,7 @@ import {
   type RefusedCurrency,
   type SkippedPayout,
 } from './sepa-batch.ts';
+import { achReturnWindowPassedFor } from './fed-calendar.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
@@ -44,6 +46,19 @@ export const MAX_BATCHES_PER_RUN = 10;
  * this is unreported (metric parasol_production_payouts_unreported, `parasol payouts list --unreported`).
  */
 export const PAYOUT_REPORT_BUSINESS_DAYS = 3;
+
+/**
+ * When a payout still instructed is unreported (`parasol payouts list --unreported`, the gauge): a
+ * SEPA one instructed before `payoutReportDueBefore`; an ACH one whose return window passed a
+ * Federal Reserve business day ago (the hourly settlement job should have settled it paid:
+ * settle-ach.ts) — never one inside its window.
+ */
+export function unreportedDue(now: Date, achReturnWindowDays: number): UnreportedDue {
+  return {
+    instructedBefore: payoutReportDueBefore(now),
+    achEntryDateUpTo: achReturnWindowPassedFor(now, achReturnWindowDays + 1),
+  };
+}
 
 /** The instant before which a transfer instructed should have been reported by now. */
 export function payoutReportDueBefore(now: Date): Date {

@@ -88,6 +88,12 @@ export interface Config {
    */
   readonly achOriginator: AchOriginatorConfig | undefined;
   /**
+   * Federal Reserve business days after an ACH file's effective entry date before its payouts, not
+   * returned, are taken as paid (PARASOL_ACH_RETURN_WINDOW_DAYS, default 2: most returns come within
+   * two banking days; a later return still turns a paid payout returned). payouts/settle-ach.ts.
+   */
+  readonly achReturnWindowDays: number;
+  /**
    * When the worker gathers the pending production payouts into a SEPA file (PARASOL_SEPA_BATCH_SCHEDULE,
    * cron in UTC, default every hour on weekdays); undefined (`off`): only `parasol payouts batch` does.
    */
@@ -401,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
     achOriginator: achOriginatorConfig(env),
+    achReturnWindowDays: integer(env, 'PARASOL_ACH_RETURN_WINDOW_DAYS', 2, 1, 60),
     sepaBatchSchedule: sepaBatchScheduleConfig(env),
     sepaCutOff: sepaCutOffConfig(env),
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),

@@ -183,7 +183,7 @@ export class DatabaseGauges {
   });
   private readonly productionUnreported = new client.Gauge({
     name: 'parasol_production_payouts_unreported',
-    help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown (from the database).',
+    help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown; ACH payouts still instructed a business day after their return window passed (the settlement job did not settle them) (from the database).',
     registers: [this.registry],
   });
   private readonly batchesWithoutFile = new client.Gauge({
@@ -230,6 +230,12 @@ export class DatabaseGauges {
      * FILE_RECOVERY_GRACE_MS (app.ts passes it: platform/ imports no domain); default five minutes.
      */
     private readonly fileGraceMs = 5 * 60_000,
+    /**
+     * The latest effective entry date whose ACH payouts, still instructed, are unreported: their
+     * return window passed and the settlement job has not settled them (app.ts passes the payouts
+     * domain's rule); default: none counted.
+     */
+    private readonly achSettleDueUpTo: (now: Date) => string | undefined = () => undefined,
   ) {}
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
@@ -244,6 +250,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
+      const achDueUpTo = this.achSettleDueUpTo(new Date(this.clock())) ?? null;
       const unwrittenBefore = new Date(this.clock() - this.fileGraceMs);
       const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
         this.db
@@ -283,10 +290,14 @@ export class DatabaseGauges {
           where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
           group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
-          select count(*) filter (where instructed_at < ${reportDue}) as unreported,
-                 extract(epoch from now() - min(instructed_at)) as oldest
-          from payouts
-          where rail = 'sepa' and status = 'instructed'`.execute(this.db),
+          select count(*) filter (
+                   where (p.rail = 'sepa' and p.instructed_at < ${reportDue})
+                      or (p.rail = 'ach' and b.execution_date <= ${achDueUpTo}::date)
+                 ) as unreported,
+                 extract(epoch from now() - min(p.instructed_at) filter (where p.rail = 'sepa')) as oldest
+          from payouts p
+          left join sepa_batches b on b.id = p.batch_id
+          where p.rail in ('sepa', 'ach') and p.status = 'instructed'`.execute(this.db),
         // index sepa_batches_without_file (migration 0047); the same grace as the job's check, and like
         // it on the application's clock (a batch's created_at is its use case's `now`)
         sql<{ n: string }>`
