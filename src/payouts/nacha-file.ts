@@ -68,7 +68,7 @@ export interface NachaFileInput {
   /** The file's id: its name is `<fileId>.ach` (SEPA identifier characters, ≤ 35). */
   readonly fileId: string;
   readonly createdAt: Date;
-  /** A-Z or 0-9: tells apart files made the same day for the same destination. Default A. */
+  /** A-Z or 0-9 (`FILE_ID_MODIFIERS`): tells apart files made the same day for the same origin. Default A. */
   readonly fileIdModifier?: string;
   /** YYYY-MM-DD, a Federal Reserve business day (fed-calendar.ts `achEffectiveEntryDate`). */
   readonly effectiveEntryDate: string;
@@ -106,6 +106,12 @@ const MAX_INDIVIDUAL_ID = 15;
 const MAX_ENTRIES = 99_999; // the batch's 6-digit count, and a 7-digit trace sequence, with room
 const TRANSACTION_CODE: Record<AccountType, string> = { checking: '22', savings: '32' };
 const FILE_ID = /^[A-Za-z0-9-]{1,35}$/;
+/**
+ * The File ID Modifiers, in the order a day's files take them: at most 36 files a day for one
+ * immediate origin. A file's trace numbers start at its modifier's place × 100,000 + 1, so no two
+ * entries of one day share one.
+ */
+export const FILE_ID_MODIFIERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** Upper-case printable ASCII: accents dropped, letters transliterated (ß → SS, Ł → L), anything else a space. */
 export function toNachaText(text: string): string {
@@ -233,7 +239,8 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
   entries.forEach(({ payout, name, account }, index) => {
     const routing = account!.routingNumber;
     hash += BigInt(routing.slice(0, 8));
-    const traceNumber = odfi + numeric(index + 1, 7);
+    // unique across the day's files: the file's place in the day (its modifier) × 100,000 + its entry
+    const traceNumber = odfi + numeric(FILE_ID_MODIFIERS.indexOf(modifier) * 100_000 + index + 1, 7);
     written.push({ endToEndId: payout.endToEndId, traceNumber });
     records.push(
       '6' +

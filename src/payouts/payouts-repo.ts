@@ -688,3 +688,15 @@ export async function listAchPayoutsPastReturnWindow(
     .limit(limit)
     .execute();
 }
+
+/** The File ID Modifiers of the NACHA files made on `fileDate` (UTC) for `origin`. */
+export async function listNachaFileIdModifiers(db: Executor, origin: string, fileDate: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sepa_batches')
+    .select('nacha_file_id_modifier')
+    .where('format', '=', 'nacha')
+    .where('nacha_origin', '=', origin)
+    .where('nacha_file_date', '=', fileDate)
+    .execute();
+  return rows.flatMap((r) => (r.nacha_file_id_modifier ? [r.nacha_file_id_modifier] : []));
+}

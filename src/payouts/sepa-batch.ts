@@ -6,12 +6,13 @@ import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
-import { buildNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
+import { buildNachaFile, FILE_ID_MODIFIERS, type AchOriginator, type NachaFile } from './nacha-file.ts';
 import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
   countPendingAchPayouts,
   findSepaBatch,
   insertSepaBatch,
+  listNachaFileIdModifiers,
   lockPendingAchPayouts,
   markPayoutsLeftOut,
   listPendingSepaCurrencies,
@@ -421,9 +422,25 @@ export async function createAchBatch(
     const payouts = await lockPendingAchPayouts(trx, limit);
     if (payouts.length === 0) return undefined;
     const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
+    const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
+    const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
+    const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
+    const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
+    if (fileIdModifier === undefined)
+      throw new DomainError('validation_failed', 'No ACH file can be made today', {
+        errors: [
+          {
+            field: '/fileIdModifier',
+            code: 'not_allowed',
+            message: `${FILE_ID_MODIFIERS.length} ACH files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the next file waits for the next day`,
+          },
+        ],
+      });
     const build = (items: typeof payouts): NachaFile =>
       buildNachaFile({
         fileId,
+        fileIdModifier,
         createdAt: now,
         effectiveEntryDate,
         originator,
@@ -462,6 +479,9 @@ export async function createAchBatch(
       control_sum: Number(file.totalCreditMinor),
       currency: 'USD',
       format: 'nacha',
+      nacha_origin: originator.immediateOrigin,
+      nacha_file_date: fileDate,
+      nacha_file_id_modifier: fileIdModifier,
       xml_enc: encrypt(deps.keys.encryption, file.text),
     });
     await markPayoutsInstructed(
