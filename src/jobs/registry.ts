@@ -328,7 +328,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           },
           'payout batch created: send the file to the bank',
         );
-      if (report.outcome === 'no_debtor' && report.waiting > 0)
+      if (report.waiting > 0)
         rt.log.warn(
           { waiting: report.waiting },
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',

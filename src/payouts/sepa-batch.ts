@@ -275,8 +275,11 @@ export interface RefusedCurrency {
   currency: string;
   /** How many pending payouts wait in it. */
   payouts: number;
-  /** `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the details say why). */
-  reason: 'untransferable' | 'invalid';
+  /**
+   * `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the
+   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one).
+   */
+  reason: 'untransferable' | 'invalid' | 'no_debtor';
   message: string;
 }
 
@@ -305,12 +308,13 @@ export async function createPayoutBatches(
     maxFiles?: number | undefined;
   },
 ): Promise<PayoutBatches> {
-  requireDebtor(deps);
   const batches: BatchResult[] = [];
   const refused: RefusedCurrency[] = [];
   const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
   const pendingAch = await countPendingAchPayouts(deps.db);
+  // the insurer's account pays the pain.001 files only: ACH files are made without it
+  if (pendingAch === 0) requireDebtor(deps);
   if (pendingAch > 0 && !deps.ach)
     refused.push({
       currency: 'USD',
@@ -335,6 +339,15 @@ export async function createPayoutBatches(
       });
     }
   for (const { currency, payouts } of await listPendingSepaCurrencies(deps.db)) {
+    if (!deps.debtor) {
+      refused.push({
+        currency,
+        payouts,
+        reason: 'no_debtor',
+        message: `${currency} payouts wait for the insurer account: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC`,
+      });
+      continue;
+    }
     const why = untransferableCurrency(currency);
     if (why) {
       refused.push({ currency, payouts, reason: 'untransferable', message: `${currency} cannot be paid: ${why}` });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import {
+  countPendingAchPayouts,
   findSepaBatch,
   listPendingSepaCurrencies,
   listSepaBatchesWithoutFile,
@@ -74,7 +75,7 @@ export interface ScheduledBatchReport {
   recorded: { messageId: string; path: string }[];
   /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
   unwritten: { messageId: string; createdAt: Date }[];
-  /** No debtor: the payouts (all currencies) that wait for one (logged for the operator). */
+  /** No debtor: the payouts of pain.001 files (all currencies) that wait for one (logged for the operator); ACH files are made without. */
   waiting: number;
   /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
   refused: RefusedCurrency[];
@@ -83,9 +84,9 @@ export interface ScheduledBatchReport {
 }
 
 export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledBatchReport> {
-  if (!deps.debtor) {
-    // nothing can be paid without the insurer's account: said in the logs every run, never a failure
-    // (a failing job would only be retried into the same answer)
+  if (!deps.debtor && (await countPendingAchPayouts(deps.db)) === 0) {
+    // no pain.001 can be paid without the insurer's account: said in the logs every run, never a
+    // failure (a failing job would only be retried into the same answer); ACH files need none
     const waiting = (await listPendingSepaCurrencies(deps.db)).reduce((n, c) => n + c.payouts, 0);
     return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [], skipped: [] };
   }
@@ -96,13 +97,15 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     filesPerCurrency: MAX_BATCHES_PER_RUN,
     maxFiles: MAX_BATCHES_PER_RUN,
   });
+  // without the insurer's account (an ACH file made all the same): its payouts wait, as above
+  const waiting = refused.filter((r) => r.reason === 'no_debtor').reduce((n, r) => n + r.payouts, 0);
   return {
-    outcome: batches.length > 0 ? 'created' : 'nothing_pending',
+    outcome: batches.length > 0 ? 'created' : deps.debtor ? 'nothing_pending' : 'no_debtor',
     batches,
     recorded,
     unwritten,
-    waiting: 0,
-    refused,
+    waiting,
+    refused: refused.filter((r) => r.reason !== 'no_debtor'),
     skipped,
   };
 }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
 import {
   buildTestApp,
@@ -155,5 +156,24 @@ describe('ACH files of one day', () => {
     const next = await batchAt('2031-06-04T09:00:00Z');
     assert.ok(next && 'batchId' in next, JSON.stringify(next));
     assert.equal((await headerAndTraces(next.messageId)).modifier, 'A');
+  });
+
+  it('the schedule makes the ACH file without the SEPA insurer account', async () => {
+    const claimId = await usClaim();
+    const report = await runScheduledSepaBatch({
+      db: t.db,
+      keys: t.app.parasol.keys,
+      now: () => new Date('2031-06-10T09:00:00Z'),
+      debtor: undefined,
+      directory: dir,
+      ach: t.app.parasol.config.achOriginator,
+    });
+    assert.deepEqual([report.outcome, report.batches.map((b) => b.scheme), report.refused], ['created', ['ach'], []]);
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('status')
+      .where('claim_id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'instructed');
   });
 });
