@@ -102,6 +102,7 @@ export interface NachaFile {
 export const NACHA_RECORD_LENGTH = 94;
 const BLOCKING_FACTOR = 10;
 const MAX_ENTRY_AMOUNT = 9_999_999_999;
+const MAX_FILE_TOTAL = 999_999_999_999n;
 const MAX_INDIVIDUAL_ID = 15;
 const MAX_ENTRIES = 99_999; // the batch's 6-digit count, and a 7-digit trace sequence, with room
 const TRANSACTION_CODE: Record<AccountType, string> = { checking: '22', savings: '32' };
@@ -190,6 +191,14 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
         fail(at(issue.field), issue.message, issue.code.endsWith('_required') ? 'required' : 'invalid');
     return { payout, name, account: account.ok ? account.account : null };
   });
+
+  // the batch and file controls give the total credits in 12 digits
+  const fileTotal = input.payouts.reduce(
+    (sum, p) => (Number.isSafeInteger(p.amount) && p.amount > 0 ? sum + BigInt(p.amount) : sum),
+    0n,
+  );
+  if (fileTotal > MAX_FILE_TOTAL)
+    fail('/payouts', `must total at most ${MAX_FILE_TOTAL} cents (12 digits): fewer payouts per file`, 'out_of_range');
 
   if (errors.length > 0)
     throw new DomainError(
