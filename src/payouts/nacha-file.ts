@@ -311,8 +311,19 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
 
 /** Whether a text is a NACHA file: its first record a file header (`101`) of 94 characters. */
 export function looksLikeNacha(text: string): boolean {
-  const first = text.replace(/^\uFEFF/, '').replace(/^\s*\n/, '');
-  return /^101[ 0-9]{20}/.test(first) && (first.split(/\r?\n/)[0]?.length ?? 0) === NACHA_RECORD_LENGTH;
+  const first = nachaRecords(text.replace(/^\uFEFF/, '').replace(/^\s*\n/, ''))[0] ?? '';
+  return /^101[ 0-9]{20}/.test(first) && first.length === NACHA_RECORD_LENGTH;
+}
+
+/**
+ * A NACHA file's records: its lines, or — a file of unbroken records, as some banks send them — its
+ * 94-character slices when it has no line break.
+ */
+function nachaRecords(text: string): string[] {
+  if (/[\r\n]/.test(text) || text.length <= NACHA_RECORD_LENGTH) return text.split(/\r?\n/);
+  const records: string[] = [];
+  for (let at = 0; at < text.length; at += NACHA_RECORD_LENGTH) records.push(text.slice(at, at + NACHA_RECORD_LENGTH));
+  return records;
 }
 
 /** The return reasons most met; any R01–R85 is read, these are also named. */
@@ -363,7 +374,7 @@ export function parseNachaReturns(text: string): NachaReturnParse {
   const returns: NachaReturnEntry[] = [];
   const skipped: { line: number; reason: string }[] = [];
   const errors: ReconciliationError[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = nachaRecords(text.replace(/^\uFEFF/, ''));
   let sawHeader = false;
   let pending: { line: number; record: string } | null = null;
   const leaveEntry = () => {

@@ -291,6 +291,10 @@ describe('NACHA return file', () => {
     assert.ok(looksLikeNacha(text));
 
     const parsed = parseNachaReturns(text);
+    // the same records unbroken (no line breaks), as some banks send them: read alike
+    const unbroken = text.split('\r\n').join('');
+    assert.ok(looksLikeNacha(unbroken));
+    assert.deepEqual(parseNachaReturns(unbroken), parsed);
     assert.deepEqual(parsed.errors, []);
     assert.deepEqual(parsed.rows, [
       {
