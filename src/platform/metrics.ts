@@ -271,13 +271,13 @@ export class DatabaseGauges {
           from pgboss.queue q
           left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
           group by q.name`.execute(this.db),
-        // production payouts a batch would take (index payouts_pending); `updated_at` is when the
+        // production payouts a batch would take (SEPA and ACH, index payouts_pending); `updated_at` is when the
         // payout became pending (created, or tried again after a failed transfer)
         sql<{ currency: string; n: string; oldest: string | null }>`
           select p.currency, count(*) as n, extract(epoch from now() - min(p.updated_at)) as oldest
           from payouts p
           join claims cl on cl.id = p.claim_id
-          where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
+          where p.rail in ('sepa', 'ach') and p.status = 'pending' and cl.manual_review_at is null
           group by p.currency`.execute(this.db),
         // payouts a batch left out of its file (migration 0058): only SEPA-rail payouts are batched, so
         // the rows read are the pending SEPA payouts of index payouts_pending, as above; as above, not
@@ -287,7 +287,7 @@ export class DatabaseGauges {
           select p.environment, p.currency, count(*) as n, extract(epoch from ${new Date(this.clock())}::timestamptz - min(p.left_out_at)) as oldest
           from payouts p
           join claims cl on cl.id = p.claim_id
-          where p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
+          where p.rail in ('sepa', 'ach') and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null
           group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
           select count(*) filter (

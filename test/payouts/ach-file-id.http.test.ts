@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -152,6 +153,8 @@ describe('ACH files of one day', () => {
       .where('claim_id', '=', claimId)
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'pending');
+    const gauges = await new DatabaseGauges(t.db, 0).metrics();
+    assert.match(gauges, /parasol_production_payouts_pending\{currency="USD"\} 1\b/, 'the pending ACH payout counted');
     // the next day starts again at A
     const next = await batchAt('2031-06-04T09:00:00Z');
     assert.ok(next && 'batchId' in next, JSON.stringify(next));
