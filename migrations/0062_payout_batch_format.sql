@@ -5,3 +5,14 @@
 -- previous version writes only pain.001 batches, which the default names.
 ALTER TABLE sepa_batches
   ADD COLUMN format text NOT NULL DEFAULT 'pain.001' CHECK (format IN ('pain.001', 'nacha'));
+
+-- A NACHA file's File ID Modifier (A-Z then 0-9): a bank takes a second file with the same immediate
+-- origin, file creation date (UTC, as the file header gives it) and modifier as a duplicate. Each
+-- file of a day takes the next one (sepa-batch.ts, createAchBatch); the unique index refuses a
+-- second file with the same three, whatever runs at once. Null for a pain.001.
+ALTER TABLE sepa_batches
+  ADD COLUMN nacha_origin text,
+  ADD COLUMN nacha_file_date date,
+  ADD COLUMN nacha_file_id_modifier text CHECK (nacha_file_id_modifier ~ '^[A-Z0-9]$');
+CREATE UNIQUE INDEX sepa_batches_nacha_file_id ON sepa_batches (nacha_origin, nacha_file_date, nacha_file_id_modifier)
+  WHERE format = 'nacha';

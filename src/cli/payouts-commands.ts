@@ -9,7 +9,7 @@ import {
   listPayouts,
   PAYOUT_REPORT_BUSINESS_DAYS,
   PAYOUT_STATUSES,
-  payoutReportDueBefore,
+  unreportedDue,
   reconcilePayouts,
   setPayoutBic,
 } from '../payouts/index.ts';
@@ -45,7 +45,7 @@ export function payoutsCommands(kit: CommandKit): void {
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .option(
       '--unreported',
-      `only SEPA payouts still instructed ${PAYOUT_REPORT_BUSINESS_DAYS} TARGET business days after their file: no bank report`,
+      `only payouts still instructed that should be settled: SEPA ones ${PAYOUT_REPORT_BUSINESS_DAYS} TARGET business days after their file (no bank report), ACH ones a business day after their return window`,
     )
     .option(
       '--left-out',
@@ -65,7 +65,7 @@ export function payoutsCommands(kit: CommandKit): void {
           const rows = await listPayouts(db, {
             status: options.status,
             environment: options.env,
-            instructedBefore: options.unreported ? payoutReportDueBefore(now) : undefined,
+            unreported: options.unreported ? unreportedDue(now, services().config.achReturnWindowDays) : undefined,
             leftOut: options.leftOut,
             limit: limitOf(options.limit, 50),
           });

@@ -22,7 +22,7 @@ import {
 } from '../notify/index.ts';
 import { sendPasswordReset, type PasswordResetJob } from '../partners/index.ts';
 import { deliverWebhook, requeueStaleDeliveries, type DeliveryJob } from '../webhooks/index.ts';
-import { payWithSimulatedBank, runScheduledSepaBatch, type SettleWarning } from '../payouts/index.ts';
+import { payWithSimulatedBank, runScheduledSepaBatch, settleAchPayouts, type SettleWarning } from '../payouts/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
@@ -69,6 +69,8 @@ declare module '../platform/jobs.ts' {
     payouts_simulated_bank: { payoutId: string; returnOf?: string };
     /** Gathers the pending production payouts into SEPA files: PARASOL_SEPA_BATCH_SCHEDULE (default hourly on weekdays). */
     payouts_sepa_batch: NoPayload;
+    /** Settles paid the ACH payouts whose return window has passed (payouts/settle-ach.ts): hourly. */
+    payouts_ach_settle: NoPayload;
     /** Expires the claims whose bank details never came: every 15 minutes. */
     claims_expire: NoPayload;
     /** Reminds the customers whose claim still waits for bank details close to its due date: every 15 minutes. */
@@ -107,6 +109,7 @@ export interface WorkerContext {
     | 'insurer'
     | 'sepaDebtor'
     | 'achOriginator'
+    | 'achReturnWindowDays'
     | 'sepaCutOff'
     | 'sepaBatchSchedule'
     | 'payoutsDir'
@@ -325,7 +328,7 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           },
           'payout batch created: send the file to the bank',
         );
-      if (report.outcome === 'no_debtor' && report.waiting > 0)
+      if (report.waiting > 0)
         rt.log.warn(
           { waiting: report.waiting },
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
@@ -361,6 +364,25 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           },
           'pending production payouts still left out of their files: parasol payouts list --left-out',
         );
+    },
+  },
+  payouts_ach_settle: {
+    // one run at a time across processes; each payout is its own short transaction (settle-ach.ts)
+    policy: { retryLimit: 2, retryDelay: 120, expireInSeconds: 900, policy: 'singleton' },
+    schedule: '47 * * * *',
+    handler: (rt) => async () => {
+      const settled = await settleAchPayouts({
+        db: rt.db,
+        jobs: rt.jobs,
+        now: rt.now,
+        bankDetailsDays: rt.config.bankDetailsDays,
+        encryption: rt.keys.encryption,
+        returnWindowDays: rt.config.achReturnWindowDays,
+        warn: (w: SettleWarning) =>
+          rt.log.warn({ code: w.code, claimId: w.claimId, endToEndId: w.endToEndId }, w.message),
+      });
+      if (settled.paid + settled.unchanged > 0)
+        rt.log.info(settled, 'ACH payouts past their return window settled paid');
     },
   },
   claims_expire: {

@@ -72,3 +72,23 @@ export function nextFedBusinessDay(isoDate: string): string {
 export function achEffectiveEntryDate(now: Date): string {
   return nextFedBusinessDay(DateTime.fromJSDate(now, { zone: FED_ZONE }).toISODate()!);
 }
+
+/** The Federal Reserve business day before `isoDate`. */
+export function previousFedBusinessDay(isoDate: string): string {
+  let day = DateTime.fromISO(isoDate, { zone: 'utc' }).minus({ days: 1 });
+  while (!isFedBusinessDay(day.toISODate()!)) day = day.minus({ days: 1 });
+  return day.toISODate()!;
+}
+
+/**
+ * The latest effective entry date whose return window of `windowDays` Federal Reserve business days
+ * has passed by `now` (Eastern time): an entry of that date or earlier not returned yet is taken as
+ * paid. An entry settled Monday with a window of 2 is settled paid from Thursday (Tuesday and
+ * Wednesday were its window).
+ */
+export function achReturnWindowPassedFor(now: Date, windowDays: number): string {
+  // the last business day before today, then `windowDays` business days earlier
+  let day = previousFedBusinessDay(DateTime.fromJSDate(now, { zone: FED_ZONE }).toISODate()!);
+  for (let i = 0; i < windowDays; i++) day = previousFedBusinessDay(day);
+  return day;
+}

@@ -15,6 +15,7 @@ export { voidClaim } from './void-claim.ts';
 export { claimNumberFor, setPayoutBic, type PayoutBicInput } from './set-payout-bic.ts';
 export { LEFT_OUT_PAYOUT, listClaimPayoutAttempts, listPayouts, type PayoutAttemptRow } from './payouts-repo.ts';
 export { HOLDER_NOT_OPENED, payWithSimulatedBank, type SettleWarning } from './payouts.ts';
+export { ACH_SETTLE_ACTOR, settleAchPayouts } from './settle-ach.ts';
 export { MAX_BANK_REPORT_BYTES, reconcilePayouts, type ReconciliationReport } from './reconcile.ts';
 export {
   createPayoutBatches,
@@ -28,6 +29,7 @@ export {
   PAYOUT_REPORT_BUSINESS_DAYS,
   payoutReportDueBefore,
   runScheduledSepaBatch,
+  unreportedDue,
   SCHEDULE_ACTOR,
   type ScheduledBatchReport,
 } from './sepa-schedule.ts';

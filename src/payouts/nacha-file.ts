@@ -68,7 +68,7 @@ export interface NachaFileInput {
   /** The file's id: its name is `<fileId>.ach` (SEPA identifier characters, ≤ 35). */
   readonly fileId: string;
   readonly createdAt: Date;
-  /** A-Z or 0-9: tells apart files made the same day for the same destination. Default A. */
+  /** A-Z or 0-9 (`FILE_ID_MODIFIERS`): tells apart files made the same day for the same origin. Default A. */
   readonly fileIdModifier?: string;
   /** YYYY-MM-DD, a Federal Reserve business day (fed-calendar.ts `achEffectiveEntryDate`). */
   readonly effectiveEntryDate: string;
@@ -102,10 +102,17 @@ export interface NachaFile {
 export const NACHA_RECORD_LENGTH = 94;
 const BLOCKING_FACTOR = 10;
 const MAX_ENTRY_AMOUNT = 9_999_999_999;
+const MAX_FILE_TOTAL = 999_999_999_999n;
 const MAX_INDIVIDUAL_ID = 15;
 const MAX_ENTRIES = 99_999; // the batch's 6-digit count, and a 7-digit trace sequence, with room
 const TRANSACTION_CODE: Record<AccountType, string> = { checking: '22', savings: '32' };
 const FILE_ID = /^[A-Za-z0-9-]{1,35}$/;
+/**
+ * The File ID Modifiers, in the order a day's files take them: at most 36 files a day for one
+ * immediate origin. A file's trace numbers start at its modifier's place × 100,000 + 1, so no two
+ * entries of one day share one.
+ */
+export const FILE_ID_MODIFIERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
 /** Upper-case printable ASCII: accents dropped, letters transliterated (ß → SS, Ł → L), anything else a space. */
 export function toNachaText(text: string): string {
@@ -185,6 +192,14 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
     return { payout, name, account: account.ok ? account.account : null };
   });
 
+  // the batch and file controls give the total credits in 12 digits
+  const fileTotal = input.payouts.reduce(
+    (sum, p) => (Number.isSafeInteger(p.amount) && p.amount > 0 ? sum + BigInt(p.amount) : sum),
+    0n,
+  );
+  if (fileTotal > MAX_FILE_TOTAL)
+    fail('/payouts', `must total at most ${MAX_FILE_TOTAL} cents (12 digits): fewer payouts per file`, 'out_of_range');
+
   if (errors.length > 0)
     throw new DomainError(
       'validation_failed',
@@ -233,7 +248,8 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
   entries.forEach(({ payout, name, account }, index) => {
     const routing = account!.routingNumber;
     hash += BigInt(routing.slice(0, 8));
-    const traceNumber = odfi + numeric(index + 1, 7);
+    // unique across the day's files: the file's place in the day (its modifier) × 100,000 + its entry
+    const traceNumber = odfi + numeric(FILE_ID_MODIFIERS.indexOf(modifier) * 100_000 + index + 1, 7);
     written.push({ endToEndId: payout.endToEndId, traceNumber });
     records.push(
       '6' +
@@ -295,8 +311,19 @@ export function buildNachaFile(input: NachaFileInput): NachaFile {
 
 /** Whether a text is a NACHA file: its first record a file header (`101`) of 94 characters. */
 export function looksLikeNacha(text: string): boolean {
-  const first = text.replace(/^\uFEFF/, '').replace(/^\s*\n/, '');
-  return /^101[ 0-9]{20}/.test(first) && (first.split(/\r?\n/)[0]?.length ?? 0) === NACHA_RECORD_LENGTH;
+  const first = nachaRecords(text.replace(/^\uFEFF/, '').replace(/^\s*\n/, ''))[0] ?? '';
+  return /^101[ 0-9]{20}/.test(first) && first.length === NACHA_RECORD_LENGTH;
+}
+
+/**
+ * A NACHA file's records: its lines, or — a file of unbroken records, as some banks send them — its
+ * 94-character slices when it has no line break.
+ */
+function nachaRecords(text: string): string[] {
+  if (/[\r\n]/.test(text) || text.length <= NACHA_RECORD_LENGTH) return text.split(/\r?\n/);
+  const records: string[] = [];
+  for (let at = 0; at < text.length; at += NACHA_RECORD_LENGTH) records.push(text.slice(at, at + NACHA_RECORD_LENGTH));
+  return records;
 }
 
 /** The return reasons most met; any R01–R85 is read, these are also named. */
@@ -347,7 +374,7 @@ export function parseNachaReturns(text: string): NachaReturnParse {
   const returns: NachaReturnEntry[] = [];
   const skipped: { line: number; reason: string }[] = [];
   const errors: ReconciliationError[] = [];
-  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = nachaRecords(text.replace(/^\uFEFF/, ''));
   let sawHeader = false;
   let pending: { line: number; record: string } | null = null;
   const leaveEntry = () => {

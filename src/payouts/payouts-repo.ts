@@ -13,13 +13,13 @@ export type { Rail };
 
 /**
  * The rule of a payout a batch left out of its file and still waiting (migration 0058), over `payouts
- * as p` joined to `claims as cl`: a pending SEPA-rail payout (the only ones batched, read through
+ * as p` joined to `claims as cl`: a pending payout of a batched rail (SEPA or ACH, read through
  * index payouts_pending) with its `left_out_at`, not one of a claim held for review (no batch tries
  * it until approved; its mark is kept, and it is left out again from the approval on). The one
  * definition the operators' list (`listPayouts`' `leftOut`), the console's cards and the gauges
  * parasol_payouts_left_out* read.
  */
-export const LEFT_OUT_PAYOUT = sql<boolean>`p.rail = 'sepa' and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null`;
+export const LEFT_OUT_PAYOUT = sql<boolean>`p.rail in ('sepa', 'ach') and p.status = 'pending' and p.left_out_at is not null and cl.manual_review_at is null`;
 
 export interface PayoutRow {
   id: string;
@@ -383,14 +383,22 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
 
 /**
  * For operators (CLI and console): payouts, newest first, optionally by status/environment;
- * `instructedBefore`: only SEPA payouts still instructed (no bank report) that were put in a file before then.
+ * `unreported`: only payouts still instructed that should have been settled by now — SEPA ones put in
+ * a file before `instructedBefore` (no bank report), ACH ones of files whose effective entry date is
+ * `achEntryDateUpTo` or earlier (their return window passed, the settlement job has not settled them).
  */
+/** When an instructed payout is unreported (sepa-schedule.ts, `unreportedDue`). */
+export interface UnreportedDue {
+  instructedBefore: Date;
+  achEntryDateUpTo: string;
+}
+
 export async function listPayouts(
   db: Executor,
   q: {
     status?: PayoutStatus | undefined;
     environment?: Environment | undefined;
-    instructedBefore?: Date | undefined;
+    unreported?: UnreportedDue | undefined;
     /**
      * Only payouts a batch left out of its file (LEFT_OUT_PAYOUT, as the gauge
      * parasol_payouts_left_out counts them), longest left out first.
@@ -427,11 +435,17 @@ export async function listPayouts(
     ]);
   if (q.leftOut) query = query.where(LEFT_OUT_PAYOUT);
   if (q.status) query = query.where('p.status', '=', q.status);
-  if (q.instructedBefore)
+  if (q.unreported) {
+    const { instructedBefore, achEntryDateUpTo } = q.unreported;
     query = query
-      .where('p.rail', 'in', ['sepa', 'ach'])
       .where('p.status', '=', 'instructed')
-      .where('p.instructed_at', '<', q.instructedBefore);
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('p.rail', '=', 'sepa'), eb('p.instructed_at', '<', instructedBefore)]),
+          eb.and([eb('p.rail', '=', 'ach'), eb('b.execution_date', '<=', achEntryDateUpTo)]),
+        ]),
+      );
+  }
   if (q.environment) query = query.where('p.environment', '=', q.environment);
   if (q.leftOut) query = query.orderBy('p.left_out_at');
   return query
@@ -653,4 +667,39 @@ export async function claimNumberOfPayout(db: Executor, endToEndId: string): Pro
     .select('cl.claim_number')
     .executeTakeFirst();
   return row?.claim_number;
+}
+
+/**
+ * Production payouts to US accounts (rail `ach`) still `instructed` in a NACHA file whose effective
+ * entry date is `entryDateUpTo` or earlier, oldest first: those whose return window has passed
+ * (settle-ach.ts). Unlocked: each is settled in its own transaction, which locks it.
+ */
+export async function listAchPayoutsPastReturnWindow(
+  db: Executor,
+  entryDateUpTo: string,
+  limit: number,
+): Promise<{ end_to_end_id: string }[]> {
+  return db
+    .selectFrom('payouts as p')
+    .innerJoin('sepa_batches as b', 'b.id', 'p.batch_id')
+    .select('p.end_to_end_id')
+    .where('p.rail', '=', 'ach')
+    .where('p.status', '=', 'instructed')
+    .where('b.execution_date', '<=', entryDateUpTo)
+    .orderBy('p.instructed_at')
+    .orderBy('p.id')
+    .limit(limit)
+    .execute();
+}
+
+/** The File ID Modifiers of the NACHA files made on `fileDate` (UTC) for `origin`. */
+export async function listNachaFileIdModifiers(db: Executor, origin: string, fileDate: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('sepa_batches')
+    .select('nacha_file_id_modifier')
+    .where('format', '=', 'nacha')
+    .where('nacha_origin', '=', origin)
+    .where('nacha_file_date', '=', fileDate)
+    .execute();
+  return rows.flatMap((r) => (r.nacha_file_id_modifier ? [r.nacha_file_id_modifier] : []));
 }

@@ -6,12 +6,13 @@ import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
-import { buildNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
+import { buildNachaFile, FILE_ID_MODIFIERS, type AchOriginator, type NachaFile } from './nacha-file.ts';
 import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
   countPendingAchPayouts,
   findSepaBatch,
   insertSepaBatch,
+  listNachaFileIdModifiers,
   lockPendingAchPayouts,
   markPayoutsLeftOut,
   listPendingSepaCurrencies,
@@ -274,8 +275,11 @@ export interface RefusedCurrency {
   currency: string;
   /** How many pending payouts wait in it. */
   payouts: number;
-  /** `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the details say why). */
-  reason: 'untransferable' | 'invalid';
+  /**
+   * `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the
+   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one).
+   */
+  reason: 'untransferable' | 'invalid' | 'no_debtor';
   message: string;
 }
 
@@ -309,12 +313,13 @@ export async function createPayoutBatches(
     maxFiles?: number | undefined;
   },
 ): Promise<PayoutBatches> {
-  requireDebtor(deps);
   const batches: BatchResult[] = [];
   const refused: RefusedCurrency[] = [];
   const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
   const pendingAch = await countPendingAchPayouts(deps.db);
+  // the insurer's account pays the pain.001 files only: ACH files are made without it
+  if (pendingAch === 0) requireDebtor(deps);
   if (pendingAch > 0 && !deps.ach)
     refused.push({
       currency: 'USD',
@@ -340,6 +345,15 @@ export async function createPayoutBatches(
     }
   const pending = await listPendingSepaCurrencies(deps.db);
   for (const { currency, payouts } of pending) {
+    if (!deps.debtor) {
+      refused.push({
+        currency,
+        payouts,
+        reason: 'no_debtor',
+        message: `${currency} payouts wait for the insurer account: set PARASOL_SEPA_DEBTOR_NAME, PARASOL_SEPA_DEBTOR_IBAN and PARASOL_SEPA_DEBTOR_BIC`,
+      });
+      continue;
+    }
     const why = untransferableCurrency(currency);
     if (why) {
       refused.push({ currency, payouts, reason: 'untransferable', message: `${currency} cannot be paid: ${why}` });
@@ -365,9 +379,12 @@ export async function createPayoutBatches(
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
-  const unfiled = pending
-    .filter((c) => !batches.some((b) => b.currency === c.currency))
-    .reduce((n, c) => n + c.payouts, 0);
+  // the pending payouts of every file not written: a pain.001 currency without its file, and the
+  // ACH payouts (USD to US accounts) when no NACHA file was made
+  const unfiled =
+    pending
+      .filter((c) => !batches.some((b) => b.scheme !== 'ach' && b.currency === c.currency))
+      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? 0 : pendingAch);
   return { batches, refused, skipped: [...skipped.values()], unfiled };
 }
 
@@ -431,9 +448,25 @@ export async function createAchBatch(
     const payouts = await lockPendingAchPayouts(trx, limit);
     if (payouts.length === 0) return undefined;
     const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+    // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
+    const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
+    const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
+    const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
+    const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
+    if (fileIdModifier === undefined)
+      throw new DomainError('validation_failed', 'No ACH file can be made today', {
+        errors: [
+          {
+            field: '/fileIdModifier',
+            code: 'not_allowed',
+            message: `${FILE_ID_MODIFIERS.length} ACH files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the next file waits for the next day`,
+          },
+        ],
+      });
     const build = (items: typeof payouts): NachaFile =>
       buildNachaFile({
         fileId,
+        fileIdModifier,
         createdAt: now,
         effectiveEntryDate,
         originator,
@@ -472,6 +505,9 @@ export async function createAchBatch(
       control_sum: Number(file.totalCreditMinor),
       currency: 'USD',
       format: 'nacha',
+      nacha_origin: originator.immediateOrigin,
+      nacha_file_date: fileDate,
+      nacha_file_id_modifier: fileIdModifier,
       xml_enc: encrypt(deps.keys.encryption, file.text),
     });
     await markPayoutsInstructed(

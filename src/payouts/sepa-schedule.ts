@@ -3,10 +3,12 @@ import path from 'node:path';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import {
+  countPendingAchPayouts,
   findSepaBatch,
   listPendingSepaCurrencies,
   listSepaBatchesWithoutFile,
   setSepaBatchFilePathIfNone,
+  type UnreportedDue,
 } from './payouts-repo.ts';
 import {
   createPayoutBatches,
@@ -15,6 +17,7 @@ import {
   type RefusedCurrency,
   type SkippedPayout,
 } from './sepa-batch.ts';
+import { achReturnWindowPassedFor } from './fed-calendar.ts';
 import { targetBusinessDaysBefore } from './target-calendar.ts';
 
 /**
@@ -45,6 +48,19 @@ export const MAX_BATCHES_PER_RUN = 10;
  */
 export const PAYOUT_REPORT_BUSINESS_DAYS = 3;
 
+/**
+ * When a payout still instructed is unreported (`parasol payouts list --unreported`, the gauge): a
+ * SEPA one instructed before `payoutReportDueBefore`; an ACH one whose return window passed a
+ * Federal Reserve business day ago (the hourly settlement job should have settled it paid:
+ * settle-ach.ts) — never one inside its window.
+ */
+export function unreportedDue(now: Date, achReturnWindowDays: number): UnreportedDue {
+  return {
+    instructedBefore: payoutReportDueBefore(now),
+    achEntryDateUpTo: achReturnWindowPassedFor(now, achReturnWindowDays + 1),
+  };
+}
+
 /** The instant before which a transfer instructed should have been reported by now. */
 export function payoutReportDueBefore(now: Date): Date {
   return targetBusinessDaysBefore(now, PAYOUT_REPORT_BUSINESS_DAYS);
@@ -59,7 +75,7 @@ export interface ScheduledBatchReport {
   recorded: { messageId: string; path: string }[];
   /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
   unwritten: { messageId: string; createdAt: Date }[];
-  /** No debtor: the payouts (all currencies) that wait for one (logged for the operator). */
+  /** No debtor: the payouts of pain.001 files (all currencies) that wait for one (logged for the operator); ACH files are made without. */
   waiting: number;
   /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
   refused: RefusedCurrency[];
@@ -68,9 +84,9 @@ export interface ScheduledBatchReport {
 }
 
 export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledBatchReport> {
-  if (!deps.debtor) {
-    // nothing can be paid without the insurer's account: said in the logs every run, never a failure
-    // (a failing job would only be retried into the same answer)
+  if (!deps.debtor && (await countPendingAchPayouts(deps.db)) === 0) {
+    // no pain.001 can be paid without the insurer's account: said in the logs every run, never a
+    // failure (a failing job would only be retried into the same answer); ACH files need none
     const waiting = (await listPendingSepaCurrencies(deps.db)).reduce((n, c) => n + c.payouts, 0);
     return { outcome: 'no_debtor', batches: [], recorded: [], unwritten: [], waiting, refused: [], skipped: [] };
   }
@@ -81,13 +97,15 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
     filesPerCurrency: MAX_BATCHES_PER_RUN,
     maxFiles: MAX_BATCHES_PER_RUN,
   });
+  // without the insurer's account (an ACH file made all the same): its payouts wait, as above
+  const waiting = refused.filter((r) => r.reason === 'no_debtor').reduce((n, r) => n + r.payouts, 0);
   return {
-    outcome: batches.length > 0 ? 'created' : 'nothing_pending',
+    outcome: batches.length > 0 ? 'created' : deps.debtor ? 'nothing_pending' : 'no_debtor',
     batches,
     recorded,
     unwritten,
-    waiting: 0,
-    refused,
+    waiting,
+    refused: refused.filter((r) => r.reason !== 'no_debtor'),
     skipped,
   };
 }

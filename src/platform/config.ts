@@ -88,6 +88,12 @@ export interface Config {
    */
   readonly achOriginator: AchOriginatorConfig | undefined;
   /**
+   * Federal Reserve business days after an ACH file's effective entry date before its payouts, not
+   * returned, are taken as paid (PARASOL_ACH_RETURN_WINDOW_DAYS, default 2: most returns come within
+   * two banking days; a later return still turns a paid payout returned). payouts/settle-ach.ts.
+   */
+  readonly achReturnWindowDays: number;
+  /**
    * When the worker gathers the pending production payouts into a SEPA file (PARASOL_SEPA_BATCH_SCHEDULE,
    * cron in UTC, default every hour on weekdays); undefined (`off`): only `parasol payouts batch` does.
    */
@@ -401,6 +407,7 @@ export function loadConfig(env: Env = process.env): Config {
     payoutsDir: path.resolve(optional(env, 'PARASOL_PAYOUTS_DIR') ?? path.join(dataDir, 'payouts')),
     sepaDebtor,
     achOriginator: achOriginatorConfig(env),
+    achReturnWindowDays: integer(env, 'PARASOL_ACH_RETURN_WINDOW_DAYS', 2, 1, 60),
     sepaBatchSchedule: sepaBatchScheduleConfig(env),
     sepaCutOff: sepaCutOffConfig(env),
     webhooksAllowPrivate: boolean(env, 'PARASOL_WEBHOOKS_ALLOW_PRIVATE', false),
@@ -500,7 +507,10 @@ export interface AchOriginatorConfig {
   /** The bank receiving the files: its 9-digit routing number (PARASOL_ACH_IMMEDIATE_DESTINATION). */
   readonly immediateDestination: string;
   readonly immediateDestinationName: string;
-  /** 10 characters the bank assigns (PARASOL_ACH_IMMEDIATE_ORIGIN; default the company id). */
+  /**
+   * 10 characters the bank assigns (PARASOL_ACH_IMMEDIATE_ORIGIN; default the company id); a 9-digit
+   * routing number is given its leading blank.
+   */
   readonly immediateOrigin: string;
   readonly immediateOriginName: string;
   /** ≤ 16 characters, on the customers' statements. */
@@ -545,15 +555,20 @@ function achOriginatorConfig(env: Env): AchOriginatorConfig | undefined {
     );
   if (companyId === undefined || !/^[0-9A-Za-z ]{10}$/.test(companyId))
     throw new ConfigError('PARASOL_ACH_COMPANY_ID', 'must be 10 characters (usually 1 and the 9-digit EIN)');
-  if (origin !== undefined && !/^[0-9A-Za-z ]{10}$/.test(origin))
-    throw new ConfigError('PARASOL_ACH_IMMEDIATE_ORIGIN', 'must be 10 characters, as the bank assigned them');
+  // a routing number given as the origin (values are trimmed: its leading blank is lost) takes it back
+  const immediateOrigin = origin !== undefined && /^[0-9]{9}$/.test(origin) ? ` ${origin}` : origin;
+  if (immediateOrigin !== undefined && !/^[0-9A-Za-z ]{10}$/.test(immediateOrigin))
+    throw new ConfigError(
+      'PARASOL_ACH_IMMEDIATE_ORIGIN',
+      'must be 10 characters as the bank assigned them, or a 9-digit routing number (the leading blank added)',
+    );
   if (odfi !== undefined && !isRoutingNumber(odfi))
     throw new ConfigError('PARASOL_ACH_ODFI_ROUTING', 'must be the 9-digit ABA routing number of the originating bank');
   const company = ascii('PARASOL_ACH_COMPANY_NAME', companyName, 16);
   return Object.freeze({
     immediateDestination: destination,
     immediateDestinationName: ascii('PARASOL_ACH_IMMEDIATE_DESTINATION_NAME', destinationName, 23),
-    immediateOrigin: origin ?? companyId,
+    immediateOrigin: immediateOrigin ?? companyId,
     immediateOriginName:
       originName === undefined ? company : ascii('PARASOL_ACH_IMMEDIATE_ORIGIN_NAME', originName, 23),
     companyName: company,

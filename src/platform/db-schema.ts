@@ -430,6 +430,10 @@ export interface SepaBatchesTable {
   file_path: string | null;
   /** `pain.001`, or `nacha`: an ACH file (migration 0062), whose text `xml_enc` holds. */
   format: Generated<'pain.001' | 'nacha'>;
+  /** A NACHA file's immediate origin, creation date (UTC) and File ID Modifier: unique together (migration 0062). */
+  nacha_origin: string | null;
+  nacha_file_date: string | null;
+  nacha_file_id_modifier: string | null;
 }
 
 export interface SmsMessagesTable {

@@ -183,7 +183,7 @@ export class DatabaseGauges {
   });
   private readonly productionUnreported = new client.Gauge({
     name: 'parasol_production_payouts_unreported',
-    help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown (from the database).',
+    help: 'Production payouts instructed (in a SEPA file) longer ago than the bank has to report them, without a report: paid or failed unknown; ACH payouts still instructed a business day after their return window passed (the settlement job did not settle them) (from the database).',
     registers: [this.registry],
   });
   private readonly batchesWithoutFile = new client.Gauge({
@@ -221,6 +221,7 @@ export class DatabaseGauges {
   private readonly reportDueBefore: (now: Date) => Date;
   private readonly fileGraceMs: number;
   private readonly leftOutPayout: RawBuilder<boolean>;
+  private readonly achSettleDueUpTo: (now: Date) => string | undefined;
 
   /** The payouts domain's rules come from app.ts: platform/ imports no domain. */
   constructor(
@@ -240,6 +241,12 @@ export class DatabaseGauges {
        * FILE_RECOVERY_GRACE_MS; default five minutes.
        */
       fileGraceMs?: number | undefined;
+      /**
+       * The latest effective entry date whose ACH payouts, still instructed, are unreported: their
+       * return window passed and the settlement job has not settled them (the payouts domain's rule);
+       * default: none counted.
+       */
+      achSettleDueUpTo?: ((now: Date) => string | undefined) | undefined;
     },
   ) {
     this.leftOutPayout = options.leftOutPayout;
@@ -247,6 +254,7 @@ export class DatabaseGauges {
     this.clock = options.clock ?? Date.now;
     this.reportDueBefore = options.reportDueBefore ?? ((now) => new Date(now.getTime() - 5 * 86_400_000));
     this.fileGraceMs = options.fileGraceMs ?? 5 * 60_000;
+    this.achSettleDueUpTo = options.achSettleDueUpTo ?? (() => undefined);
   }
 
   /** Refreshes the gauges when older than the TTL; concurrent scrapes share one refresh. */
@@ -261,6 +269,7 @@ export class DatabaseGauges {
   private async load(): Promise<void> {
     try {
       const reportDue = this.reportDueBefore(new Date(this.clock()));
+      const achDueUpTo = this.achSettleDueUpTo(new Date(this.clock())) ?? null;
       const unwrittenBefore = new Date(this.clock() - this.fileGraceMs);
       const [claims, payouts, queues, pending, leftOut, instructed, unwritten] = await Promise.all([
         this.db
@@ -281,13 +290,13 @@ export class DatabaseGauges {
           from pgboss.queue q
           left join pgboss.job j on j.name = q.name and j.state in ('created', 'retry')
           group by q.name`.execute(this.db),
-        // production payouts a batch would take (index payouts_pending); `updated_at` is when the
+        // production payouts a batch would take (SEPA and ACH, index payouts_pending); `updated_at` is when the
         // payout became pending (created, or tried again after a failed transfer)
         sql<{ currency: string; n: string; oldest: string | null }>`
           select p.currency, count(*) as n, extract(epoch from now() - min(p.updated_at)) as oldest
           from payouts p
           join claims cl on cl.id = p.claim_id
-          where p.rail = 'sepa' and p.status = 'pending' and cl.manual_review_at is null
+          where p.rail in ('sepa', 'ach') and p.status = 'pending' and cl.manual_review_at is null
           group by p.currency`.execute(this.db),
         // payouts a batch left out of its file: the payouts domain's rule (LEFT_OUT_PAYOUT);
         // left_out_at is the batch's application clock: the age is taken against the gauges' own clock
@@ -298,10 +307,14 @@ export class DatabaseGauges {
           where ${this.leftOutPayout}
           group by p.environment, p.currency`.execute(this.db),
         sql<{ unreported: string; oldest: string | null }>`
-          select count(*) filter (where instructed_at < ${reportDue}) as unreported,
-                 extract(epoch from now() - min(instructed_at)) as oldest
-          from payouts
-          where rail = 'sepa' and status = 'instructed'`.execute(this.db),
+          select count(*) filter (
+                   where (p.rail = 'sepa' and p.instructed_at < ${reportDue})
+                      or (p.rail = 'ach' and b.execution_date <= ${achDueUpTo}::date)
+                 ) as unreported,
+                 extract(epoch from now() - min(p.instructed_at) filter (where p.rail = 'sepa')) as oldest
+          from payouts p
+          left join sepa_batches b on b.id = p.batch_id
+          where p.rail in ('sepa', 'ach') and p.status = 'instructed'`.execute(this.db),
         // index sepa_batches_without_file (migration 0047); the same grace as the job's check, and like
         // it on the application's clock (a batch's created_at is its use case's `now`)
         sql<{ n: string }>`

@@ -218,6 +218,13 @@ describe('NACHA file', () => {
     assert.deepEqual(refused({ effectiveEntryDate: '2026-11-26' }), ['/effectiveEntryDate not_allowed']); // Thanksgiving
     assert.deepEqual(refused({ effectiveEntryDate: '2026-02-30' }), ['/effectiveEntryDate invalid_format']);
     assert.deepEqual(refused({ payouts: [] }), ['/payouts too_few']);
+    // each entry fits its 10 digits, their total not the file's 12: a field error, not a RangeError
+    assert.deepEqual(
+      refused({
+        payouts: Array.from({ length: 101 }, (_, i) => payout({ endToEndId: `PSLBIG${i}`, amount: 9_999_999_999 })),
+      }),
+      ['/payouts out_of_range'],
+    );
     assert.deepEqual(
       refused({
         fileId: 'a b',
@@ -284,6 +291,10 @@ describe('NACHA return file', () => {
     assert.ok(looksLikeNacha(text));
 
     const parsed = parseNachaReturns(text);
+    // the same records unbroken (no line breaks), as some banks send them: read alike
+    const unbroken = text.split('\r\n').join('');
+    assert.ok(looksLikeNacha(unbroken));
+    assert.deepEqual(parseNachaReturns(unbroken), parsed);
     assert.deepEqual(parsed.errors, []);
     assert.deepEqual(parsed.rows, [
       {

@@ -151,6 +151,16 @@ describe('loadConfig', () => {
       odfiRouting: '026009593',
     });
     assert.equal(loadConfig({ ...ACH, PARASOL_ACH_ODFI_ROUTING: '121000358' }).achOriginator?.odfiRouting, '121000358');
+    // a routing number as the origin: the leading blank its environment variable cannot keep (values trimmed)
+    for (const given of ['121000358', ' 121000358'])
+      assert.equal(
+        loadConfig({ ...ACH, PARASOL_ACH_IMMEDIATE_ORIGIN: given }).achOriginator?.immediateOrigin,
+        ' 121000358',
+      );
+    assert.equal(
+      loadConfig({ ...ACH, PARASOL_ACH_IMMEDIATE_ORIGIN: '9876543210' }).achOriginator?.immediateOrigin,
+      '9876543210',
+    );
   });
 
   const failures: [Record<string, string>, string][] = [
@@ -158,6 +168,7 @@ describe('loadConfig', () => {
     [{ ...ACH, PARASOL_ACH_COMPANY_ID: '123456789' }, 'PARASOL_ACH_COMPANY_ID'],
     [{ ...ACH, PARASOL_ACH_COMPANY_NAME: 'Parasol Assurances SA' }, 'PARASOL_ACH_COMPANY_NAME'],
     [{ ...ACH, PARASOL_ACH_ODFI_ROUTING: '12345' }, 'PARASOL_ACH_ODFI_ROUTING'],
+    [{ ...ACH, PARASOL_ACH_IMMEDIATE_ORIGIN: '12345678' }, 'PARASOL_ACH_IMMEDIATE_ORIGIN'],
     [{ PARASOL_ACH_COMPANY_ID: '1123456789' }, 'PARASOL_ACH_IMMEDIATE_DESTINATION'],
     [{ PARASOL_SEPA_BATCH_SCHEDULE: 'every hour' }, 'PARASOL_SEPA_BATCH_SCHEDULE'],
     [{ PARASOL_SEPA_CUTOFF: '25:00' }, 'PARASOL_SEPA_CUTOFF'],

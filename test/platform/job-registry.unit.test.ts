@@ -57,8 +57,10 @@ describe('job registry', () => {
       flights_dispatch: '* * * * *',
       risk_refit: '17 3 * * 1',
       payouts_sepa_batch: '0 * * * 1-5',
+      payouts_ach_settle: '47 * * * *',
     });
     assert.equal(queues.get('payouts_sepa_batch')?.policy, 'singleton', 'one SEPA batch run at a time');
+    assert.equal(queues.get('payouts_ach_settle')?.policy, 'singleton', 'one ACH settlement run at a time');
     assert.equal(queues.get('flights_check')?.policy, 'short', 'at most one queued check per watch');
     assert.deepEqual(queues.get('risk_refit'), {
       retryLimit: 2,

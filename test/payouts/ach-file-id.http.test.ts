@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
+import type { DomainError } from '../../src/platform/errors.ts';
+import { DatabaseGauges } from '../../src/platform/metrics.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  operatorToken,
+  post,
+  productionSmsLink,
+  sepaPayoutsEnv,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * A bank takes a second file with the same immediate origin, creation date and File ID Modifier as a
+ * duplicate: each file of a day takes the next modifier (A-Z then 0-9), its trace numbers follow from
+ * it (none shared within the day), and a 37th file of the day is refused, the payouts still pending.
+ */
+describe('ACH files of one day', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let dir: string;
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-file-id-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        ...sepaPayoutsEnv(dir),
+        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
+        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
+        PARASOL_ACH_COMPANY_NAME: 'Parasol',
+        PARASOL_ACH_COMPANY_ID: '1123456789',
+      },
+    });
+    partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  let n = 0;
+  /** A production USD claim whose customer gave a US account: its payout pending, rail ach. */
+  const usClaim = async (): Promise<string> => {
+    const operator = (await operatorToken(t, `ach-file-${n}`)).auth;
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6000 + (process.pid % 300) + n++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select('cl.id')
+      .where('ct.contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(await productionSmsLink(t, claim.id)).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        accountKind: 'us',
+        accountHolder: 'Jane Doe',
+        routingNumber: '121000358',
+        accountNumber: '4455667788',
+        accountType: 'checking',
+      }).toString(),
+    });
+    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
+    return claim.id;
+  };
+  const batchAt = (at: string) =>
+    createAchBatch(
+      {
+        db: t.db,
+        keys: t.app.parasol.keys,
+        now: () => new Date(at),
+        debtor: undefined,
+        directory: dir,
+        ach: t.app.parasol.config.achOriginator,
+      },
+      { actor: 'operator:test' },
+    );
+  const headerAndTraces = async (messageId: string) => {
+    const records = (await fs.readFile(path.join(dir, `${messageId}.ach`), 'utf8')).split('\n');
+    return {
+      modifier: records[0]!.slice(33, 34),
+      traces: records.filter((r) => r.startsWith('6')).map((r) => r.slice(79, 94)),
+    };
+  };
+
+  it('A, then B the same day, with trace numbers of their own; a 37th file refused', async () => {
+    await usClaim();
+    const first = await batchAt('2031-06-03T09:00:00Z');
+    assert.ok(first && 'batchId' in first, JSON.stringify(first));
+    await usClaim();
+    const second = await batchAt('2031-06-03T15:00:00Z');
+    assert.ok(second && 'batchId' in second, JSON.stringify(second));
+    assert.deepEqual(await headerAndTraces(first.messageId), { modifier: 'A', traces: ['026009590000001'] });
+    assert.deepEqual(await headerAndTraces(second.messageId), { modifier: 'B', traces: ['026009590100001'] });
+    const stored = await t.db
+      .selectFrom('sepa_batches')
+      .select(['nacha_origin', 'nacha_file_date', 'nacha_file_id_modifier'])
+      .where('id', '=', second.batchId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(stored, {
+      nacha_origin: '1123456789',
+      nacha_file_date: '2031-06-03',
+      nacha_file_id_modifier: 'B',
+    });
+
+    // the day's other 34 modifiers taken: the next file is refused, its payout still pending
+    for (const m of 'CDEFGHIJKLMNOPQRSTUVWXYZ0123456789')
+      await t.db
+        .insertInto('sepa_batches')
+        .values({
+          message_id: `PSL-TEST-${m}`,
+          created_at: new Date('2031-06-03T16:00:00Z'),
+          created_by: 'operator:test',
+          execution_date: '2031-06-04',
+          payouts_count: 1,
+          control_sum: 100,
+          currency: 'USD',
+          format: 'nacha',
+          xml_enc: 'sealed',
+          nacha_origin: '1123456789',
+          nacha_file_date: '2031-06-03',
+          nacha_file_id_modifier: m,
+        })
+        .execute();
+    const claimId = await usClaim();
+    await assert.rejects(batchAt('2031-06-03T20:00:00Z'), (error: DomainError) => {
+      assert.equal(error.code, 'validation_failed');
+      assert.match(error.extra.errors?.[0]?.message ?? '', /36 ACH files were already made on 2031-06-03/);
+      return true;
+    });
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('status')
+      .where('claim_id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'pending');
+    const gauges = await new DatabaseGauges(t.db, 0).metrics();
+    assert.match(gauges, /parasol_production_payouts_pending\{currency="USD"\} 1\b/, 'the pending ACH payout counted');
+    // the next day starts again at A
+    const next = await batchAt('2031-06-04T09:00:00Z');
+    assert.ok(next && 'batchId' in next, JSON.stringify(next));
+    assert.equal((await headerAndTraces(next.messageId)).modifier, 'A');
+  });
+
+  it('the schedule makes the ACH file without the SEPA insurer account', async () => {
+    const claimId = await usClaim();
+    const report = await runScheduledSepaBatch({
+      db: t.db,
+      keys: t.app.parasol.keys,
+      now: () => new Date('2031-06-10T09:00:00Z'),
+      debtor: undefined,
+      directory: dir,
+      ach: t.app.parasol.config.achOriginator,
+    });
+    assert.deepEqual([report.outcome, report.batches.map((b) => b.scheme), report.refused], ['created', ['ach'], []]);
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('status')
+      .where('claim_id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'instructed');
+  });
+});

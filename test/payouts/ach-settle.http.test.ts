@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ACH_SETTLE_ACTOR, listPayouts, settleAchPayouts, unreportedDue } from '../../src/payouts/index.ts';
+import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  operatorToken,
+  post,
+  productionSmsLink,
+  sepaPayoutsEnv,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
+
+/**
+ * ACH never confirms a credit: a payout to a US account still instructed once its file's effective
+ * entry date and the return window (2 Federal Reserve business days by default) have passed is
+ * settled paid by the worker's job, once; inside the window it is neither settled nor unreported.
+ */
+describe('ACH payouts settled after their return window', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  let dir: string;
+
+  before(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-settle-'));
+    t = await buildTestApp({
+      env: {
+        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
+        ...sepaPayoutsEnv(dir),
+        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
+        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
+        PARASOL_ACH_COMPANY_NAME: 'Parasol',
+        PARASOL_ACH_COMPANY_ID: '1123456789',
+      },
+    });
+    partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
+  });
+  after(async () => {
+    await t.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('instructed → paid once the window has passed, exactly once; never unreported inside it', async () => {
+    const operator = (await operatorToken(t, 'ach-settle')).auth;
+    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6300 + (process.pid % 300)}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const claim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select(['cl.id', 'cl.claim_number'])
+      .where('ct.contract_number', '=', c.contractNumber)
+      .executeTakeFirstOrThrow();
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(await productionSmsLink(t, claim.id)).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        accountKind: 'us',
+        accountHolder: 'Jane Doe',
+        routingNumber: '121000358',
+        accountNumber: '4455667788',
+        accountType: 'checking',
+      }).toString(),
+    });
+    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
+
+    // made on Wednesday 7 May 2031: effective entry date Thursday 8 May; window Friday 9 and Monday 12
+    const batch = await createAchBatch(
+      {
+        db: t.db,
+        keys: t.app.parasol.keys,
+        now: () => new Date('2031-05-07T14:00:00Z'),
+        debtor: undefined,
+        directory: dir,
+        ach: t.app.parasol.config.achOriginator,
+      },
+      { actor: 'operator:test' },
+    );
+    assert.ok(batch && 'batchId' in batch, JSON.stringify(batch));
+    assert.equal(batch.executionDate, '2031-05-08');
+
+    const state = () =>
+      t.db
+        .selectFrom('payouts as p')
+        .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+        .select(['p.status as payout', 'cl.status as claim'])
+        .where('p.claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow();
+    const settle = (at: string) =>
+      settleAchPayouts({
+        db: t.db,
+        jobs: t.app.parasol.jobs,
+        now: () => new Date(at),
+        bankDetailsDays: 7,
+        encryption: t.app.parasol.keys.encryption,
+        returnWindowDays: t.app.parasol.config.achReturnWindowDays,
+      });
+    const unreported = async (at: string) =>
+      (await listPayouts(t.db, { unreported: unreportedDue(new Date(at), 2), limit: 50 }))
+        .filter((r) => r.claim_number === claim.claim_number)
+        .map((r) => r.status);
+
+    // Monday 12 May, 4 p.m. in New York: still inside the window
+    const monday = '2031-05-12T20:00:00Z';
+    assert.deepEqual(await settle(monday), { paid: 0, unchanged: 0 });
+    assert.deepEqual(await state(), { payout: 'instructed', claim: 'payment_pending' });
+    assert.deepEqual(await unreported(monday), [], 'inside its return window: not unreported');
+    // Wednesday 14 May, the settlement never ran: unreported
+    assert.deepEqual(await unreported('2031-05-14T15:00:00Z'), ['instructed']);
+
+    // Tuesday 13 May: the window has passed
+    assert.deepEqual(await settle('2031-05-13T12:00:00Z'), { paid: 1, unchanged: 0 });
+    assert.deepEqual(await state(), { payout: 'paid', claim: 'paid' });
+    assert.deepEqual(await settle('2031-05-13T13:00:00Z'), { paid: 0, unchanged: 0 }, 'exactly once');
+    assert.deepEqual(await unreported('2031-05-14T15:00:00Z'), []);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['actor', 'at'])
+      .where('entity', '=', 'claim')
+      .where('entity_id', '=', claim.claim_number)
+      .where('action', '=', 'paid')
+      .execute();
+    assert.deepEqual(
+      audited.map((a) => [a.actor, a.at.toISOString()]),
+      [[ACH_SETTLE_ACTOR, '2031-05-13T12:00:00.000Z']],
+      'settled on the application clock',
+    );
+    const ledger = await t.db.selectFrom('ledger_entries').select('id').where('claim_id', '=', claim.id).execute();
+    assert.ok(ledger.length > 0, 'the compensation paid is in the ledger');
+  });
+});
