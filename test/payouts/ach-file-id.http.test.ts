@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
@@ -153,7 +154,7 @@ describe('ACH files of one day', () => {
       .where('claim_id', '=', claimId)
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'pending');
-    const gauges = await new DatabaseGauges(t.db, 0).metrics();
+    const gauges = await new DatabaseGauges(t.db, { leftOutPayout: LEFT_OUT_PAYOUT, ttlMs: 0 }).metrics();
     assert.match(gauges, /parasol_production_payouts_pending\{currency="USD"\} 1\b/, 'the pending ACH payout counted');
     // the next day starts again at A
     const next = await batchAt('2031-06-04T09:00:00Z');
