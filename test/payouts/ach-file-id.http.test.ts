@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
+import { createAchBatch, createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
@@ -179,5 +179,30 @@ describe('ACH files of one day', () => {
       .where('claim_id', '=', claimId)
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'instructed');
+  });
+
+  it("without an ACH originator the US accounts' payouts wait, refused and counted among the unfiled", async () => {
+    const claimId = await usClaim();
+    const run = await createPayoutBatches(
+      {
+        db: t.db,
+        keys: t.app.parasol.keys,
+        now: () => new Date('2031-06-11T09:00:00Z'),
+        debtor: undefined,
+        directory: dir,
+      },
+      { actor: 'operator:test' },
+    );
+    const usd = run.refused.find((r) => r.currency === 'USD');
+    assert.ok(usd, JSON.stringify(run.refused));
+    assert.match(usd.message, /PARASOL_ACH_/);
+    assert.ok(usd.payouts >= 1);
+    assert.deepEqual([run.batches.length, run.unfiled], [0, usd.payouts], 'every waiting ACH payout is unfiled');
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select('status')
+      .where('claim_id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    assert.equal(payout.status, 'pending');
   });
 });
