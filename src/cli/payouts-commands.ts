@@ -127,12 +127,12 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'batch',
-    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border',
+    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border; and USD payouts to US accounts into one NACHA (ACH) file',
     'parasol payouts batch --execution-date 2026-12-01',
   )
     .option(
       '--execution-date <date>',
-      'requested execution date, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one)',
+      'requested execution date of the pain.001 files, YYYY-MM-DD (default: today before the cut-off PARASOL_SEPA_CUTOFF on a TARGET business day, else the next one); not the NACHA file, whose effective entry date is always the next Federal Reserve business day',
     )
     .option('--limit <n>', `at most this many transfers in each file (default and maximum 5000)`)
     .action(
@@ -231,7 +231,7 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'reconcile <file>',
-    "Import the bank's report: a camt.054 (XML), or CSV endToEndId,status[,reason] with status paid, failed or returned",
+    "Import the bank's report: a camt.054 (XML), a NACHA return file (ACH returns of a NACHA file), or CSV endToEndId,status[,reason] with status paid, failed or returned",
     'parasol payouts reconcile camt054.xml',
   ).action(
     run(async (file: string) => {

@@ -115,9 +115,11 @@ const FORMAT_MESSAGES: Record<string, string> = {
  */
 function fieldErrors(validation: AjvError[], context: string | undefined, schema: unknown): FieldError[] {
   const where = context && context !== 'body' ? `${context}:` : '';
-  // a string over its maxLength fails its pattern or format too: one error for the field, too_long
+  // a string over its maxLength fails its pattern, format or bounds (x-bounds) too: one error for the
+  // field, too_long
   const tooLong = new Set(validation.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
-  const implied = (e: AjvError) => (e.keyword === 'pattern' || e.keyword === 'format') && tooLong.has(e.instancePath);
+  const impliedKeywords = new Set(['pattern', 'format', 'minimum', 'maximum']);
+  const implied = (e: AjvError) => impliedKeywords.has(e.keyword) && tooLong.has(e.instancePath);
   const collapsed = collapseUnions(validation.filter((e) => !implied(e)));
   // a value of the wrong type fails its enum, pattern or bounds too: one error for it, invalid_type
   const wrongType = new Set(collapsed.filter((e) => e.keyword === 'type').map((e) => e.instancePath));

@@ -47,13 +47,14 @@ export const BOUNDS_KEYWORD = {
 export const ALONE_KEYWORD = { keyword: 'x-alone', schemaType: 'boolean' } as const;
 
 /**
- * A page size in the query string: up to three digits (else `invalid_format`, the description in
- * words) from `min` to `max` (else `out_of_range`, see BOUNDS_KEYWORD).
+ * A page size in the query string: digits (else `invalid_format`, the description in words) from
+ * `min` to `max` (else `out_of_range`, see BOUNDS_KEYWORD: `limit=1000` is out of range, not too long).
+ * Past nine digits it is only `too_long` (platform/problem.ts: the bounds it also fails are implied).
  */
 export function PageLimit(bounds: { min: number; max: number }, options: SchemaOptions & { description: string }) {
   return Type.String({
-    pattern: '^[0-9]{1,3}$',
-    maxLength: 3,
+    pattern: '^[0-9]+$',
+    maxLength: 9,
     'x-bounds': { minimum: bounds.min, maximum: bounds.max },
     ...options,
   });

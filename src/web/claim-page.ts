@@ -250,6 +250,7 @@ ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : 
   const typeIssue = issues.find((i) => i.field === 'accountType');
   const accountType = html`<label for="f-accountType">${w.accountType}</label>
 <select id="f-accountType" name="accountType" aria-required="true" ${typeIssue ? html`aria-invalid="true" aria-describedby="f-accountType-error"` : ''}>
+<option value="" ${values.accountType === 'checking' || values.accountType === 'savings' ? '' : html`selected`}>${w.chooseAccountType}</option>
 ${(['checking', 'savings'] as const).map((t) => html`<option value="${t}" ${values.accountType === t ? html`selected` : ''}>${w[t]}</option>`)}
 </select>
 ${typeIssue ? html`<p class="error" id="f-accountType-error">${w.errors[typeIssue.code]}</p>` : ''}`;

@@ -118,7 +118,15 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, { summary: string;
   'claim.opened': { summary: 'A claim was opened by the platform', data: Type.Object(Claim) },
   'claim.bank_details_received': {
     summary: 'The customer gave bank details',
-    data: Type.Object({ ...Claim, ibanLast4: Type.String({ maxLength: 4 }), receivedAt: DateTime }),
+    data: Type.Object({
+      ...Claim,
+      ibanLast4: Type.String({
+        maxLength: 4,
+        description:
+          'The last four characters of the account given, never the account itself: of the IBAN, or of the account number when a US account (routing and account number) was given for a USD claim. The name stays ibanLast4.',
+      }),
+      receivedAt: DateTime,
+    }),
   },
   'claim.paid': { summary: 'A claim was paid', data: Type.Object({ ...Claim, paidAt: DateTime }) },
   'claim.expired': {

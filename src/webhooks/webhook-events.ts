@@ -122,7 +122,10 @@ export interface ClaimWebhookData {
 
 export type ClaimOpenedData = ClaimWebhookData;
 export interface ClaimBankDetailsReceivedData extends ClaimWebhookData {
-  /** The last four characters of the IBAN given; never the IBAN itself. */
+  /**
+   * The last four characters of the account given, never the account itself: of the IBAN, or of the
+   * account number when a US account was given (a USD claim). Named ibanLast4 all the same.
+   */
   ibanLast4: string;
   receivedAt: string;
 }

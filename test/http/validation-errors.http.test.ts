@@ -128,12 +128,18 @@ describe('validation problems: one clear error per field', () => {
       ['/contracts?limit=201', 'must be 1 to 200'],
       ['/webhooks/deliveries?limit=0', 'must be 1 to 100'],
       ['/webhooks/deliveries?limit=101', 'must be 1 to 100'],
+      // four digits are out of range too, one error, not too_long beside it
+      ['/contracts?limit=1000', 'must be 1 to 200'],
+      ['/webhooks/deliveries?limit=1000', 'must be 1 to 100'],
     ] as const)
       assert.deepEqual(onlyError(await get(url), url), {
         field: 'querystring:/limit',
         code: 'out_of_range',
         message: words,
       });
+    // past nine digits a limit is too long only: the bounds it also fails are not a second error
+    const huge = onlyError(await get('/contracts?limit=10000000000'), 'ten digits');
+    assert.deepEqual([huge.field, huge.code], ['querystring:/limit', 'too_long'], JSON.stringify(huge));
     // one error per field: a limit out of range is reported next to the query's other faults
     for (const [url, limit, status] of [
       ['/contracts?limit=201&status=bogus', 'must be 1 to 200', 'active, cancelled, completed'],

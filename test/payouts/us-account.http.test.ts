@@ -159,6 +159,19 @@ describe('a US bank account on the bank-details page', () => {
       accountType: 'brokerage',
     });
     assert.match(type.body, /id="f-accountType-error">Choose checking or savings\.</);
+    // the list opens on an empty choice: a customer who picks no type is told so, not sent as checking
+    const page = await t.app.inject({ method: 'GET', url: path });
+    assert.match(page.body, /<select id="f-accountType"[^>]*>\s*<option value="" selected>Choose…<\/option>/);
+    const none = await send(path, {
+      accountKind: 'us',
+      accountHolder: 'Jordan Smith',
+      routingNumber: '021000021',
+      accountNumber: '12345',
+      accountType: '',
+    });
+    assert.equal(none.statusCode, 422);
+    assert.match(none.body, /id="f-accountType-error">Choose checking or savings\.</);
+    assert.match(none.body, /<option value="" selected>Choose…<\/option>/);
   });
 
   it('keeps the account number sealed and shown by its last four; the simulated bank pays it', async () => {

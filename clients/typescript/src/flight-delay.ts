@@ -9759,6 +9759,7 @@ export interface operations {
                          * @example CLM-00000041
                          */
                         replaces?: string;
+                        /** @description The last four characters of the account given, never the account itself: of the IBAN, or of the account number when a US account (routing and account number) was given for a USD claim. The name stays ibanLast4. */
                         ibanLast4: string;
                         /** Format: date-time */
                         receivedAt: string;

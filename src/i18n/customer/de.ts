@@ -69,6 +69,7 @@ export const de = {
     routingNumber: 'Routing-Nummer (ABA, 9 Ziffern)',
     accountNumber: 'Kontonummer',
     accountType: 'Kontoart',
+    chooseAccountType: 'Bitte wählen…',
     checking: 'Girokonto (checking)',
     savings: 'Sparkonto (savings)',
     useIban: 'Ihr Konto ist nicht in den Vereinigten Staaten? Geben Sie stattdessen die IBAN an.',

@@ -68,6 +68,7 @@ export const en = {
     routingNumber: 'Routing number (ABA, 9 digits)',
     accountNumber: 'Account number',
     accountType: 'Account type',
+    chooseAccountType: 'Choose…',
     checking: 'Checking',
     savings: 'Savings',
     useIban: 'Your account is outside the United States? Give its IBAN instead.',

@@ -69,6 +69,7 @@ export const es = {
     routingNumber: 'Número de ruta (ABA, 9 dígitos)',
     accountNumber: 'Número de cuenta',
     accountType: 'Tipo de cuenta',
+    chooseAccountType: 'Elija…',
     checking: 'Cuenta corriente (checking)',
     savings: 'Cuenta de ahorro (savings)',
     useIban: '¿Su cuenta está fuera de los Estados Unidos? Indique su IBAN.',

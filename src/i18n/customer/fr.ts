@@ -68,6 +68,7 @@ export const fr = {
     routingNumber: 'Numéro de routage (ABA, 9 chiffres)',
     accountNumber: 'Numéro de compte',
     accountType: 'Type de compte',
+    chooseAccountType: 'Choisissez…',
     checking: 'Compte courant (checking)',
     savings: 'Compte d’épargne (savings)',
     useIban: 'Votre compte est hors des États-Unis ? Indiquez plutôt son IBAN.',

@@ -68,6 +68,7 @@ export const it = {
     routingNumber: 'Routing number (ABA, 9 cifre)',
     accountNumber: 'Numero di conto',
     accountType: 'Tipo di conto',
+    chooseAccountType: 'Scegli…',
     checking: 'Conto corrente (checking)',
     savings: 'Conto di risparmio (savings)',
     useIban: 'Il suo conto è fuori dagli Stati Uniti? Indichi invece l’IBAN.',

@@ -68,6 +68,7 @@ export const nl = {
     routingNumber: 'Routingnummer (ABA, 9 cijfers)',
     accountNumber: 'Rekeningnummer',
     accountType: 'Soort rekening',
+    chooseAccountType: 'Kies…',
     checking: 'Betaalrekening (checking)',
     savings: 'Spaarrekening (savings)',
     useIban: 'Staat uw rekening buiten de Verenigde Staten? Geef dan het IBAN.',

@@ -69,6 +69,7 @@ export const pt = {
     routingNumber: 'Número de encaminhamento (ABA, 9 dígitos)',
     accountNumber: 'Número da conta',
     accountType: 'Tipo de conta',
+    chooseAccountType: 'Escolha…',
     checking: 'Conta corrente (checking)',
     savings: 'Conta poupança (savings)',
     useIban: 'A sua conta está fora dos Estados Unidos? Indique antes o IBAN.',

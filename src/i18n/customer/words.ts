@@ -126,6 +126,8 @@ export interface CustomerWords {
     routingNumber: string;
     accountNumber: string;
     accountType: string;
+    /** The account-type list's first, empty choice: none is sent unless the customer picks one */
+    chooseAccountType: string;
     checking: string;
     savings: string;
     /** The US form's link to the IBAN form (a customer whose account is abroad), and back. */
