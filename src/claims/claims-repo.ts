@@ -839,15 +839,18 @@ export interface DifferentClaim {
 /**
  * Every insured leg of the contract is over: each of its claims settled (paid, expired or voided: a
  * leg whose voided claim an operator's event replaced waits for the new one) or flown without a
- * claim. A leg without a claim is a row whose status is NULL: the test says so explicitly, as
- * `NOT (NULL OR false)` would be NULL and count a leg still to fly as over.
+ * claim. A leg whose claim was voided is not over before its departure: the void undid what decided
+ * it ahead, and the contract stays active, and cancellable, until it flies. A leg without a claim is
+ * a row whose status is NULL: the test says so explicitly, as `NOT (NULL OR false)` would be NULL and
+ * count a leg still to fly as over.
  */
 const over = (contractId: ReturnType<typeof sql>, at: Date) => sql`NOT EXISTS (
   SELECT 1 FROM contract_legs l
   LEFT JOIN claims cl ON cl.leg_id = l.id
   WHERE l.contract_id = ${contractId}
     AND NOT CASE WHEN cl.id IS NULL THEN ${legFlown(at)}
-                 ELSE cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[]) END)`;
+                 ELSE cl.status = ANY(${[...SETTLED_CLAIM_STATUSES]}::text[])
+                      AND (cl.status <> 'voided' OR l.departure_at <= ${at}::timestamptz) END)`;
 
 /**
  * A leg flown with nothing to pay at `at`: it has departed and its flight's watch reached a decision

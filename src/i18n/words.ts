@@ -129,7 +129,6 @@ export interface Words {
   explanation: string;
   eventCancellation: string;
   eventDiversion: string;
-  /** A delay band's probability from its explanation (reaching its tier) and the next tier's. */
   /** A delay band's line: P(≥ from) − P(≥ to), shown rounded, "=" the band's shown probability when exact, else "≈". */
   delayBand: (band: DelayBandWords) => string;
   eventDelay: (from: number, to: number | null) => string;

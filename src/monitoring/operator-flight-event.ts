@@ -12,7 +12,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { isLocalDate, parseDesignator } from './flight-status.ts';
 import { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
-import { findWatchesOfFlight, firstActiveDeparture, insertMissingWatches, updateWatch } from './watches-repo.ts';
+import { findWatchesOfFlight, firstInsuredDeparture, insertMissingWatches, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
 
@@ -98,7 +98,7 @@ export async function recordOperatorFlightEvent(
     const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
     // What a flight did is known once it has flown: only a cancellation is stated ahead (watched or not)
     if (input.status !== 'cancelled') {
-      const departure = await firstActiveDeparture(trx, {
+      const departure = await firstInsuredDeparture(trx, {
         environment: input.environment,
         flightNumbers,
         departureDate: input.departureDate,

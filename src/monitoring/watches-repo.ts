@@ -103,8 +103,12 @@ export async function insertMissingWatches(
   return { created, reopened: result.rows.length - created };
 }
 
-/** The earliest scheduled departure of the flight's active legs (under the designators given), if it has any. */
-export async function firstActiveDeparture(
+/**
+ * The earliest scheduled departure of the flight's insured legs (under the designators given), if it
+ * has any: the legs of every contract not cancelled, active or completed (a contract completed ahead,
+ * by a cancellation paid before departure, still has a flight that has not flown).
+ */
+export async function firstInsuredDeparture(
   db: Executor,
   flight: { environment: Environment; flightNumbers: readonly string[]; departureDate: string },
 ): Promise<Date | undefined> {
@@ -113,7 +117,7 @@ export async function firstActiveDeparture(
     SELECT min(l.departure_at) AS at
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
-    WHERE c.status = 'active'
+    WHERE c.status <> 'cancelled'
       AND l.environment = ${flight.environment}
       AND l.monitored_flight_number = ANY(${[...flight.flightNumbers]}::text[])
       AND l.departure_date = ${flight.departureDate}::date`.execute(db);

@@ -28,6 +28,15 @@ import {
 
 const REASON = 'Opened on wrong flight data: the provider reported a cancellation by mistake';
 
+/** The claim's leg departed an hour ago (its departure date kept): a void then completes a one-way contract. */
+async function departed(t: TestApp, claimNumber: string) {
+  await t.db
+    .updateTable('contract_legs')
+    .set({ departure_at: new Date(Date.now() - 3_600_000) })
+    .where('id', '=', t.db.selectFrom('claims').select('leg_id').where('claim_number', '=', claimNumber))
+    .execute();
+}
+
 describe('a voided claim’s leg gets a new claim from the operator’s event only', () => {
   let t: TestApp;
   let partner: TestPartner;
@@ -93,8 +102,9 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
 
   /**
    * A flight insured and reported cancelled by the partner (sandbox), its claim voided by the desk
-   * for wrong flight data (`--cause flight_data`), or for `cause` (none: the default, `other`); with a
-   * return flight not decided yet, the contract stays active.
+   * for wrong flight data (`--cause flight_data`), or for `cause` (none: the default, `other`), once
+   * its leg has departed (a void ahead leaves the leg not over); with a return flight not decided yet,
+   * the contract stays active.
    */
   async function voidedClaim(options: { roundTrip?: boolean; cause?: string | null } = {}) {
     const c = await insureFlight(t.app, partner, {
@@ -114,6 +124,7 @@ describe('a voided claim’s leg gets a new claim from the operator’s event on
       const m = (await messagesOf(c.contractNumber)).filter((x) => x.link);
       return m.length ? m : undefined;
     });
+    await departed(t, claimNumber);
     const cause = options.cause === undefined ? 'flight_data' : options.cause;
     const voided = await cli('claims', 'void', claimNumber, '--reason', REASON, ...(cause ? ['--cause', cause] : []));
     assert.equal(voided.code, 0, voided.err);
@@ -443,6 +454,7 @@ describe(
           partner.auth,
         );
         const voidedNumber = reported.body.claimsOpened[0].claimNumber as string;
+        await departed(t, voidedNumber);
         const voided = await runCliOn(t, [
           '--json',
           'claims',

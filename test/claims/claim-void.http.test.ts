@@ -35,8 +35,9 @@ import { camt054 } from '../payouts/camt054-sample.ts';
  * The claim desk voids a claim opened on wrong flight data (or on a fraud or sanctions finding)
  * before any money left: `voided`, never paid (its pending payout cancelled: no SEPA batch, no
  * simulated bank), its link closed (the page says the claim is withdrawn), the customer texted
- * without the reason, partners told once (claim.voided), the contract completed, nothing in the
- * ledger. Refused (`claim_not_voidable`) once the money is with the bank or the claim is settled.
+ * without the reason, partners told once (claim.voided), the contract left active (its flight, days
+ * ahead, has not departed: the sweep completes it once flown), nothing in the ledger. Refused
+ * (`claim_not_voidable`) once the money is with the bank or the claim is settled.
  */
 
 const ADMIN = { email: 'ops-void-tests@parasol.test', password: 'operator password 42' };
@@ -148,7 +149,7 @@ describe('the claim desk voids a claim', () => {
     return res;
   }
 
-  it('waiting for bank details: voided from the claim page, once — link closed, customer texted without the reason, claim.voided once, contract completed', async () => {
+  it('waiting for bank details: voided from the claim page, once — link closed, customer texted without the reason, claim.voided once, contract still active before departure', async () => {
     const { c, claimNumber, claim, link } = await openClaim();
     const { body, form } = await desk(claimNumber);
     assert.match(body, /id="desk-void"/);
@@ -169,7 +170,11 @@ describe('the claim desk voids a claim', () => {
     assert.equal(cliAgain.code, 0, cliAgain.err);
     assert.equal(JSON.parse(cliAgain.out).outcome, 'replayed');
 
-    assert.deepEqual(await claimRow(claim.id), { status: 'voided', contract_status: 'completed' });
+    assert.deepEqual(
+      await claimRow(claim.id),
+      { status: 'voided', contract_status: 'active' },
+      'a leg whose claim is voided is not over before its departure',
+    );
     const audited = await auditOf(claimNumber);
     assert.equal(audited.length, 1);
     assert.equal(audited[0]!.actor, ACTOR);
@@ -569,7 +574,7 @@ describe('the claim desk voids a claim, workers off (every job run by the test)'
       .select(['cl.status', 'k.status as contract_status'])
       .where('cl.id', '=', claim.id)
       .executeTakeFirstOrThrow();
-    assert.deepEqual(row, { status: 'voided', contract_status: 'completed' });
+    assert.deepEqual(row, { status: 'voided', contract_status: 'active' }, 'not over before its departure');
   });
 
   it('payment pending, not under review, its payout pending: voided, the payout cancelled; the simulated bank run late pays nothing', async () => {

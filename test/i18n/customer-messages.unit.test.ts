@@ -80,6 +80,40 @@ describe('customer words: seven languages, one shape', () => {
   });
 });
 
+describe('the privacy notice in every language', () => {
+  /** The words for a (US) account number, besides the IBAN. */
+  const ACCOUNT_NUMBER: Record<CustomerLang, RegExp> = {
+    en: /account number/,
+    fr: /numéro(s)? de (routage et de )?compte/,
+    de: /Kontonummer/,
+    es: /número(s)? de (ruta \(routing number\) y de )?cuenta/,
+    it: /numer[oi] di (routing e di )?conto/,
+    nl: /rekeningnummer/,
+    pt: /número(s)? de (encaminhamento \(routing number\) e de )?conta/,
+  };
+  const facts = {
+    brand: BRAND,
+    insurer: 'Insurer',
+    address: 'Address',
+    registration: 'R',
+    regulator: 'Reg',
+    email: 'e@example.test',
+    phone: '+33 1',
+    privacyEmail: 'p@example.test',
+    bankDetailsDays: '30 days',
+  };
+  for (const language of CUSTOMER_LANGUAGES)
+    it(`${language}: what is kept, stored encrypted and sent to banks names the IBAN and the account number`, () => {
+      const sections = CUSTOMER_WORDS[language].privacyNotice(facts);
+      // what we keep, how it is protected, who receives it
+      for (const section of sections.slice(1, 4)) {
+        const text = section.paragraphs.join(' ');
+        assert.match(text, /IBAN/, `${language}: ${section.heading}`);
+        assert.match(text, ACCOUNT_NUMBER[language], `${language}: ${section.heading}`);
+      }
+    });
+});
+
 describe('every customer SMS in every language', () => {
   const counts: string[] = [];
   for (const language of CUSTOMER_LANGUAGES) {

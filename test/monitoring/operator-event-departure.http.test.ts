@@ -19,7 +19,9 @@ const DAY = 86_400_000;
  * What a flight did is stated once it has flown: an operator's on_time, delay or diversion before the
  * flight's departure is refused, watched or not (a decision taken ahead stopped the monitoring, decided
  * the legs sold later and completed contracts before departure); a cancellation may be stated ahead.
- * And a contract is never completed before its first departure, whatever decided its flight.
+ * And a contract is never completed before its first departure, whatever decided its flight, unless a
+ * claim of it was paid ahead (a cancellation): the departure counts the legs of completed contracts too,
+ * and a claim voided ahead leaves its contract active.
  */
 describe('operator flight events before and after departure (production)', () => {
   let t: TestApp;
@@ -85,6 +87,65 @@ describe('operator flight events before and after departure (production)', () =>
     );
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.deepEqual(cancelled.body.refund, read.premium.total, 'the full refund before the first departure');
+  });
+
+  it('a cancellation stated ahead whose claim is voided (flight_data): the contract stays active; a delay is still refused', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7106' });
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7106', departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    const claimNumber = cancelled.body.claimsOpened[0].claimNumber as string;
+    const voided = await runCliOn(
+      t,
+      ['--json', 'claims', 'void', claimNumber, '--reason', 'the airline did not cancel it', '--cause', 'flight_data'],
+      { actor: 'operator:claim-desk' },
+    );
+    assert.equal(voided.code, 0, voided.err);
+    assert.equal((await contractOf(p, c.contractNumber)).status, 'active', 'a void before departure completes nothing');
+
+    const delayed = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7106', departureDate: c.departureDate, status: 'delayed', delayMinutes: 200 },
+      operator,
+    );
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed');
+    const read = await contractOf(p, c.contractNumber);
+    assert.equal(read.status, 'active');
+    assert.equal(read.claims.length, 1, 'only the voided claim');
+  });
+
+  it('a cancellation paid ahead completes the contract; a delay on its flight is still refused before departure', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7107' });
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7107', departureDate: c.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+    // the claim paid and the contract completed ahead of departure (as the payout of a cancellation does)
+    const claimNumber = cancelled.body.claimsOpened[0].claimNumber as string;
+    await t.db.updateTable('claims').set({ status: 'paid' }).where('claim_number', '=', claimNumber).execute();
+    await t.db
+      .updateTable('contracts')
+      .set({ status: 'completed' })
+      .where('contract_number', '=', c.contractNumber)
+      .execute();
+
+    const delayed = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF7107', departureDate: c.departureDate, status: 'delayed', delayMinutes: 200 },
+      operator,
+    );
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed', 'a completed contract’s leg still departs later');
   });
 
   it('the same refusal on a flight already watched (within 48 h of departure): it stays watching', async () => {

@@ -166,19 +166,19 @@ export const de = {
       heading: 'Welche Daten wir speichern und warum',
       paragraphs: [
         `Beim Abschluss der Versicherung bei ${f.brand}: Ihren Namen, Ihre E-Mail-Adresse, Ihre Mobilnummer, Ihre Sprache, Ihre Buchungsnummer und die versicherten Flüge, um den Vertrag zu erfüllen: Ihre Flüge zu verfolgen, Sie über eine Entschädigung zu informieren und Ihre Fragen zu beantworten.`,
-        'Wenn ein Flug entschädigt wird: den Namen des Kontoinhabers und die IBAN (und BIC), die Sie auf dieser Seite eingeben, um Sie zu bezahlen, sowie die Nachrichten, die wir Ihnen senden.',
+        'Wenn ein Flug entschädigt wird: den Namen des Kontoinhabers und die IBAN (und BIC) oder die US-Bankleitzahl (Routing Number) und Kontonummer, die Sie auf dieser Seite eingeben, um Sie zu bezahlen, sowie die Nachrichten, die wir Ihnen senden.',
       ],
     },
     {
       heading: 'Wie sie geschützt sind',
       paragraphs: [
-        'Ihr Name, Ihre E-Mail-Adresse, Ihre Telefonnummer, der Name des Kontoinhabers und die IBAN werden verschlüsselt gespeichert. Nach der Eingabe wird die IBAN nur noch mit ihren letzten vier Zeichen angezeigt und nie protokolliert. Ihr Zahlungslink wird nur als Fingerabdruck (Hash) gespeichert.',
+        'Ihr Name, Ihre E-Mail-Adresse, Ihre Telefonnummer, der Name des Kontoinhabers und die IBAN oder Kontonummer werden verschlüsselt gespeichert. Nach der Eingabe wird die Bankverbindung nur noch mit ihren letzten vier Zeichen angezeigt und nie protokolliert. Ihr Zahlungslink wird nur als Fingerabdruck (Hash) gespeichert.',
       ],
     },
     {
       heading: 'Wer sie erhält',
       paragraphs: [
-        `${f.brand}, bei dem Sie die Versicherung gekauft haben, sieht Ihren Vertrag. Unser SMS-Dienstleister erhält Ihre Nummer und unsere Nachrichten; die Banken erhalten den Namen und die IBAN, die für die Zahlung nötig sind. Nichts wird verkauft oder für Werbung genutzt.`,
+        `${f.brand}, bei dem Sie die Versicherung gekauft haben, sieht Ihren Vertrag. Unser SMS-Dienstleister erhält Ihre Nummer und unsere Nachrichten; die Banken erhalten den Namen und die IBAN oder Kontonummer, die für die Zahlung nötig sind. Nichts wird verkauft oder für Werbung genutzt.`,
       ],
     },
     {

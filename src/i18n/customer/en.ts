@@ -175,7 +175,7 @@ export const en = {
     {
       heading: 'Who receives it',
       paragraphs: [
-        `${f.brand}, which sold you the cover, sees your contract. Our text-message provider receives your phone number and our messages; the banks receive the name and IBAN needed to pay you. Nothing is sold or used for advertising.`,
+        `${f.brand}, which sold you the cover, sees your contract. Our text-message provider receives your phone number and our messages; the banks receive the name and IBAN or account number needed to pay you. Nothing is sold or used for advertising.`,
       ],
     },
     {

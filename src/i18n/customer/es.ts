@@ -165,19 +165,19 @@ export const es = {
       heading: 'Qué datos guardamos y por qué',
       paragraphs: [
         `Al contratar el seguro con ${f.brand}: su nombre, correo electrónico, número de móvil, idioma, referencia de reserva y vuelos asegurados, para ejecutar el contrato: seguir sus vuelos, avisarle cuando tiene indemnización y responder a sus preguntas.`,
-        'Cuando un vuelo da derecho a indemnización: el nombre del titular de la cuenta y el IBAN (y BIC) que introduce en esta página, para pagarle, y los mensajes que le enviamos.',
+        'Cuando un vuelo da derecho a indemnización: el nombre del titular de la cuenta y el IBAN (y BIC), o los números de ruta (routing number) y de cuenta estadounidenses, que introduce en esta página, para pagarle, y los mensajes que le enviamos.',
       ],
     },
     {
       heading: 'Cómo se protegen',
       paragraphs: [
-        'Su nombre, correo electrónico, teléfono, el nombre del titular de la cuenta y el IBAN se guardan cifrados. Una vez introducido, el IBAN solo se muestra con sus cuatro últimos caracteres y nunca se escribe en los registros. Su enlace de pago solo se guarda como huella (hash).',
+        'Su nombre, correo electrónico, teléfono, el nombre del titular de la cuenta y el IBAN o número de cuenta se guardan cifrados. Una vez introducida, la cuenta solo se muestra con sus cuatro últimos caracteres y nunca se escribe en los registros. Su enlace de pago solo se guarda como huella (hash).',
       ],
     },
     {
       heading: 'Quién los recibe',
       paragraphs: [
-        `${f.brand}, que le vendió el seguro, ve su contrato. Nuestro proveedor de SMS recibe su número y nuestros mensajes; los bancos reciben el nombre y el IBAN necesarios para pagarle. No se vende nada ni se usa con fines publicitarios.`,
+        `${f.brand}, que le vendió el seguro, ve su contrato. Nuestro proveedor de SMS recibe su número y nuestros mensajes; los bancos reciben el nombre y el IBAN o número de cuenta necesarios para pagarle. No se vende nada ni se usa con fines publicitarios.`,
       ],
     },
     {

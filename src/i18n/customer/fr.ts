@@ -178,7 +178,7 @@ export const fr = {
     {
       heading: 'Qui les reçoit',
       paragraphs: [
-        `${f.brand}, qui vous a vendu l’assurance, voit votre contrat. Notre prestataire d’envoi de SMS reçoit votre numéro et nos messages ; les banques reçoivent le nom et l’IBAN nécessaires pour vous payer. Rien n’est vendu ni utilisé à des fins publicitaires.`,
+        `${f.brand}, qui vous a vendu l’assurance, voit votre contrat. Notre prestataire d’envoi de SMS reçoit votre numéro et nos messages ; les banques reçoivent le nom et l’IBAN ou le numéro de compte nécessaires pour vous payer. Rien n’est vendu ni utilisé à des fins publicitaires.`,
       ],
     },
     {

@@ -164,19 +164,19 @@ export const it = {
       heading: 'Quali dati conserviamo e perché',
       paragraphs: [
         `Quando sottoscrive l’assicurazione con ${f.brand}: nome, indirizzo email, numero di cellulare, lingua, codice di prenotazione e voli assicurati, per eseguire il contratto: seguire i suoi voli, avvisarla quando ha diritto a un indennizzo e rispondere alle sue domande.`,
-        'Quando un volo viene indennizzato: il nome dell’intestatario del conto e l’IBAN (e il BIC) che inserisce in questa pagina, per pagarla, e i messaggi che le inviamo.',
+        'Quando un volo viene indennizzato: il nome dell’intestatario del conto e l’IBAN (e il BIC), oppure i numeri di routing e di conto statunitensi, che inserisce in questa pagina, per pagarla, e i messaggi che le inviamo.',
       ],
     },
     {
       heading: 'Come sono protetti',
       paragraphs: [
-        'Nome, indirizzo email, numero di telefono, nome dell’intestatario del conto e IBAN sono conservati cifrati. Una volta inserito, l’IBAN viene mostrato solo con gli ultimi quattro caratteri e non viene mai scritto nei log. Il suo link di pagamento è conservato solo come impronta (hash).',
+        'Nome, indirizzo email, numero di telefono, nome dell’intestatario del conto e IBAN o numero di conto sono conservati cifrati. Una volta inserito, il conto viene mostrato solo con gli ultimi quattro caratteri e non viene mai scritto nei log. Il suo link di pagamento è conservato solo come impronta (hash).',
       ],
     },
     {
       heading: 'Chi li riceve',
       paragraphs: [
-        `${f.brand}, che le ha venduto l’assicurazione, vede il suo contratto. Il nostro fornitore di SMS riceve il suo numero e i nostri messaggi; le banche ricevono il nome e l’IBAN necessari per pagarla. Nulla viene venduto né usato per pubblicità.`,
+        `${f.brand}, che le ha venduto l’assicurazione, vede il suo contratto. Il nostro fornitore di SMS riceve il suo numero e i nostri messaggi; le banche ricevono il nome e l’IBAN o il numero di conto necessari per pagarla. Nulla viene venduto né usato per pubblicità.`,
       ],
     },
     {

@@ -165,19 +165,19 @@ export const nl = {
       heading: 'Wat we bewaren en waarom',
       paragraphs: [
         `Wanneer u de verzekering bij ${f.brand} afsluit: uw naam, e-mailadres, mobiele nummer, taal, boekingsreferentie en verzekerde vluchten, om het contract uit te voeren: uw vluchten volgen, u laten weten wanneer u een vergoeding krijgt en uw vragen beantwoorden.`,
-        'Wanneer een vlucht wordt vergoed: de naam van de rekeninghouder en de IBAN (en BIC) die u op deze pagina invult, om u te betalen, en de berichten die we u sturen.',
+        'Wanneer een vlucht wordt vergoed: de naam van de rekeninghouder en de IBAN (en BIC), of het Amerikaanse routingnummer en rekeningnummer, die u op deze pagina invult, om u te betalen, en de berichten die we u sturen.',
       ],
     },
     {
       heading: 'Hoe ze beschermd zijn',
       paragraphs: [
-        'Uw naam, e-mailadres, telefoonnummer, de naam van de rekeninghouder en de IBAN worden versleuteld opgeslagen. Na invoer wordt de IBAN alleen nog met de laatste vier tekens getoond en nooit in logbestanden geschreven. Uw betaallink wordt alleen als vingerafdruk (hash) bewaard.',
+        'Uw naam, e-mailadres, telefoonnummer, de naam van de rekeninghouder en de IBAN of het rekeningnummer worden versleuteld opgeslagen. Na invoer wordt de rekening alleen nog met de laatste vier tekens getoond en nooit in logbestanden geschreven. Uw betaallink wordt alleen als vingerafdruk (hash) bewaard.',
       ],
     },
     {
       heading: 'Wie ze ontvangt',
       paragraphs: [
-        `${f.brand}, dat u de verzekering verkocht, ziet uw contract. Onze sms-dienst ontvangt uw nummer en onze berichten; de banken ontvangen de naam en de IBAN die nodig zijn om u te betalen. Niets wordt verkocht of voor reclame gebruikt.`,
+        `${f.brand}, dat u de verzekering verkocht, ziet uw contract. Onze sms-dienst ontvangt uw nummer en onze berichten; de banken ontvangen de naam en de IBAN of het rekeningnummer die nodig zijn om u te betalen. Niets wordt verkocht of voor reclame gebruikt.`,
       ],
     },
     {

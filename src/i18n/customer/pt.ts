@@ -164,19 +164,19 @@ export const pt = {
       heading: 'Que dados guardamos e porquê',
       paragraphs: [
         `Quando subscreve o seguro junto da ${f.brand}: o seu nome, email, número de telemóvel, idioma, referência da reserva e voos seguros, para executar o contrato: acompanhar os seus voos, avisá-lo quando tem direito a indemnização e responder às suas perguntas.`,
-        'Quando um voo dá direito a indemnização: o nome do titular da conta e o IBAN (e BIC) que indica nesta página, para lhe pagar, e as mensagens que lhe enviamos.',
+        'Quando um voo dá direito a indemnização: o nome do titular da conta e o IBAN (e BIC), ou os números de encaminhamento (routing number) e de conta norte-americanos, que indica nesta página, para lhe pagar, e as mensagens que lhe enviamos.',
       ],
     },
     {
       heading: 'Como são protegidos',
       paragraphs: [
-        'O seu nome, email, telefone, o nome do titular da conta e o IBAN são guardados cifrados. Depois de introduzido, o IBAN só é mostrado pelos últimos quatro caracteres e nunca é escrito nos registos. A sua ligação de pagamento só é guardada como impressão digital (hash).',
+        'O seu nome, email, telefone, o nome do titular da conta e o IBAN ou número de conta são guardados cifrados. Depois de introduzida, a conta só é mostrada pelos últimos quatro caracteres e nunca é escrito nos registos. A sua ligação de pagamento só é guardada como impressão digital (hash).',
       ],
     },
     {
       heading: 'Quem os recebe',
       paragraphs: [
-        `A ${f.brand}, que lhe vendeu o seguro, vê o seu contrato. O nosso fornecedor de SMS recebe o seu número e as nossas mensagens; os bancos recebem o nome e o IBAN necessários para lhe pagar. Nada é vendido nem usado para publicidade.`,
+        `A ${f.brand}, que lhe vendeu o seguro, vê o seu contrato. O nosso fornecedor de SMS recebe o seu número e as nossas mensagens; os bancos recebem o nome e o IBAN ou número de conta necessários para lhe pagar. Nada é vendido nem usado para publicidade.`,
       ],
     },
     {
