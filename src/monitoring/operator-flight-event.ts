@@ -61,7 +61,7 @@ export interface OperatorFlightEventResult {
  * decided (one claim per leg) and those this event would pay differently are returned for the desk.
  * A leg whose claim the desk voided because the flight data that opened it was wrong (void cause
  * `flight_data`) gets a new claim when this event pays (`replaceVoided`: only an operator's event,
- * never the monitoring), naming the voided one; its contract, completed by the void, is active again.
+ * never the monitoring), naming the voided one; its contract, if the void completed it (a void after departure), is active again.
  * A claim voided for anything else (cause `other`: fraud, sanctions, a duplicate) is never replaced.
  * Repeating the event opens nothing more.
  */

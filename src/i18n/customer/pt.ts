@@ -170,7 +170,7 @@ export const pt = {
     {
       heading: 'Como são protegidos',
       paragraphs: [
-        'O seu nome, email, telefone, o nome do titular da conta e o IBAN ou número de conta são guardados cifrados. Depois de introduzida, a conta só é mostrada pelos últimos quatro caracteres e nunca é escrito nos registos. A sua ligação de pagamento só é guardada como impressão digital (hash).',
+        'O seu nome, email, telefone, o nome do titular da conta e o IBAN ou número de conta são guardados cifrados. Depois de introduzida, a conta só é mostrada pelos últimos quatro caracteres e nunca é escrita nos registos. A sua ligação de pagamento só é guardada como impressão digital (hash).',
       ],
     },
     {
