@@ -109,6 +109,26 @@ export function leftOutBicFault(code: LeftOutCode, reason: string | null): 'all'
 /** At most this many transfers per file (banks take far more; a file stays readable). */
 export const MAX_BATCH = 5_000;
 
+/** The payouts a file left out, as a run reports them (`first`: never left out before). */
+function skippedOf(
+  left: {
+    payout: { end_to_end_id: string; claim_number: string; currency: string; left_out_at: Date | null };
+    code: LeftOutCode;
+    reason: string;
+  }[],
+  now: Date,
+): SkippedPayout[] {
+  return left.map(({ payout, code, reason }) => ({
+    endToEndId: payout.end_to_end_id,
+    claimNumber: payout.claim_number,
+    currency: payout.currency,
+    code,
+    reason,
+    leftOutSince: payout.left_out_at ?? now,
+    first: payout.left_out_at === null,
+  }));
+}
+
 /** The account paying a currency's transfers: the one configured for it, else the EUR account (the bank converts). */
 export function debtorFor(debtor: PayoutDebtor, currency: string): SepaDebtor {
   const account = currency === 'EUR' ? undefined : debtor.accounts?.[currency];
@@ -171,15 +191,7 @@ export async function createSepaBatch(
       left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
       now,
     );
-    const skipped: SkippedPayout[] = left.map(({ payout, code, reason }) => ({
-      endToEndId: payout.end_to_end_id,
-      claimNumber: payout.claim_number,
-      currency,
-      code,
-      reason,
-      leftOutSince: payout.left_out_at ?? now,
-      first: payout.left_out_at === null,
-    }));
+    const skipped = skippedOf(left, now);
     if (!file) return { skipped };
     const batch = await insertSepaBatch(trx, {
       message_id: messageId,
@@ -486,15 +498,7 @@ export async function createAchBatch(
       left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
       now,
     );
-    const skipped: SkippedPayout[] = left.map(({ payout, code, reason }) => ({
-      endToEndId: payout.end_to_end_id,
-      claimNumber: payout.claim_number,
-      currency: payout.currency,
-      code,
-      reason,
-      leftOutSince: payout.left_out_at ?? now,
-      first: payout.left_out_at === null,
-    }));
+    const skipped = skippedOf(left, now);
     if (!file) return { skipped };
     const batch = await insertSepaBatch(trx, {
       message_id: fileId,

@@ -13,6 +13,7 @@
  *   or statement shows it: spaces and hyphens are dropped, letters put in upper case; then 1 to 17
  *   of 0-9 A-Z, with at least one digit.
  */
+import { abaChecksumValid } from '../platform/routing-number.ts';
 
 export type AccountType = 'checking' | 'savings';
 export const ACCOUNT_TYPES: readonly AccountType[] = Object.freeze(['checking', 'savings']);
@@ -53,14 +54,8 @@ export function isAchRoutingPrefix(prefix: number): boolean {
   );
 }
 
-/** The ABA check: 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) is a multiple of 10. */
-export function abaChecksumValid(routing: string): boolean {
-  if (!/^[0-9]{9}$/.test(routing)) return false;
-  const weights = [3, 7, 1, 3, 7, 1, 3, 7, 1];
-  let sum = 0;
-  for (let i = 0; i < 9; i++) sum += weights[i]! * (routing.charCodeAt(i) - 48);
-  return sum % 10 === 0;
-}
+/** The ABA check (platform/routing-number.ts: the insurer's configured banks use it too). */
+export { abaChecksumValid } from '../platform/routing-number.ts';
 
 /** The routing number as typed, without spaces and hyphens. */
 export function normaliseRoutingNumber(text: string): string {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isSEPACountry, isValidBIC, isValidIBAN } from 'ibantools';
 import { bicMatchesCountry } from './bic.ts';
 import { isIsoCurrency, untransferableCurrency } from './money.ts';
+import { abaChecksumValid } from './routing-number.ts';
 
 /**
  * The one place that reads the environment. Everything else receives a `Config`.
@@ -521,13 +522,6 @@ export interface AchOriginatorConfig {
   readonly odfiRouting: string;
 }
 
-/** 9 digits and the ABA check digit (3 7 1 weights): the same rule as payouts/us-bank-account.ts. */
-function isRoutingNumber(text: string): boolean {
-  if (!/^[0-9]{9}$/.test(text)) return false;
-  const sum = [...text].reduce((s, d, i) => s + Number(d) * [3, 7, 1][i % 3]!, 0);
-  return sum % 10 === 0;
-}
-
 function achOriginatorConfig(env: Env): AchOriginatorConfig | undefined {
   const names = [
     'PARASOL_ACH_IMMEDIATE_DESTINATION',
@@ -548,7 +542,7 @@ function achOriginatorConfig(env: Env): AchOriginatorConfig | undefined {
       throw new ConfigError(name, `must be 1 to ${max} printable ASCII characters`);
     return value.trim();
   };
-  if (destination === undefined || !isRoutingNumber(destination))
+  if (destination === undefined || !abaChecksumValid(destination))
     throw new ConfigError(
       'PARASOL_ACH_IMMEDIATE_DESTINATION',
       'must be the 9-digit ABA routing number of the receiving bank',
@@ -562,7 +556,7 @@ function achOriginatorConfig(env: Env): AchOriginatorConfig | undefined {
       'PARASOL_ACH_IMMEDIATE_ORIGIN',
       'must be 10 characters as the bank assigned them, or a 9-digit routing number (the leading blank added)',
     );
-  if (odfi !== undefined && !isRoutingNumber(odfi))
+  if (odfi !== undefined && !abaChecksumValid(odfi))
     throw new ConfigError('PARASOL_ACH_ODFI_ROUTING', 'must be the 9-digit ABA routing number of the originating bank');
   const company = ascii('PARASOL_ACH_COMPANY_NAME', companyName, 16);
   return Object.freeze({
