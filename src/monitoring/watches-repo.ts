@@ -1,4 +1,4 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Environment, FlightWatchesTable, FlightWatchState } from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { payoutLaterals } from '../claims/index.ts';
@@ -104,20 +104,52 @@ export async function insertMissingWatches(
 }
 
 /**
- * The earliest scheduled departure of the flight's insured legs (under the designators given), if it
- * has any: the legs of every contract not cancelled, active or completed (a contract completed ahead,
- * by a cancellation paid before departure, still has a flight that has not flown).
+ * When the flight is scheduled to depart, as the platform records it: the earliest scheduled departure
+ * of its insured legs (under the designators given) — the legs of every contract not cancelled, active
+ * or completed (a contract completed ahead, by a cancellation paid before departure, still has a
+ * flight that has not flown). A flight with no such leg (every contract on it cancelled, or moved off
+ * it by a flight change or a leg's cancellation) still has a departure the platform holds: the earliest
+ * of its watch's scheduled departure (the monitoring's, corrected by the provider's answers), the legs
+ * of its cancelled contracts and the flights the earlier versions of changed contracts insured (any
+ * spelling of the designator, AF6 ≡ AF006). Undefined only for a flight the platform never insured.
  */
-export async function firstInsuredDeparture(
+export async function scheduledDepartureOf(
+  db: Executor,
+  flight: { environment: Environment; flightNumber: string; flightNumbers: readonly string[]; departureDate: string },
+): Promise<Date | undefined> {
+  const insured = await earliestLegDeparture(db, flight, sql`c.status <> 'cancelled'`);
+  if (insured) return insured;
+  const designator = parseDesignator(flight.flightNumber);
+  if (!designator) return undefined;
+  const versions = await sql<{ flight_number: string; at: string }>`
+    SELECT coalesce(f->>'operatingFlightNumber', f->>'flightNumber') AS flight_number, f->>'departureAt' AS at
+    FROM contract_versions v
+    JOIN contracts c ON c.id = v.contract_id
+    CROSS JOIN LATERAL jsonb_array_elements(v.flights) AS f
+    WHERE c.environment = ${flight.environment}
+      AND left(f->>'departureLocal', 10) = ${flight.departureDate}
+      AND coalesce(f->>'operatingFlightNumber', f->>'flightNumber') LIKE ${`${designator.airline}%`}`.execute(db);
+  const recorded = [
+    await earliestLegDeparture(db, flight, sql`c.status = 'cancelled'`),
+    ...(await findWatchesOfFlight(db, flight.environment, flight.flightNumber, flight.departureDate)).map(
+      (w) => w.scheduledDeparture,
+    ),
+    ...versions.rows.filter((r) => sameDesignator(r.flight_number, flight.flightNumber)).map((r) => new Date(r.at)),
+  ].filter((at): at is Date => at !== undefined && !Number.isNaN(at.getTime()));
+  return recorded.length ? new Date(Math.min(...recorded.map((at) => at.getTime()))) : undefined;
+}
+
+async function earliestLegDeparture(
   db: Executor,
   flight: { environment: Environment; flightNumbers: readonly string[]; departureDate: string },
+  status: RawBuilder<unknown>,
 ): Promise<Date | undefined> {
   if (flight.flightNumbers.length === 0) return undefined;
   const row = await sql<{ at: Date | null }>`
     SELECT min(l.departure_at) AS at
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
-    WHERE c.status <> 'cancelled'
+    WHERE ${status}
       AND l.environment = ${flight.environment}
       AND l.monitored_flight_number = ANY(${[...flight.flightNumbers]}::text[])
       AND l.departure_date = ${flight.departureDate}::date`.execute(db);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { completeFinishedContracts } from '../../src/claims/contract-completion.ts';
+import { planWatches } from '../../src/monitoring/index.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -174,6 +175,146 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
     assert.deepEqual(await watchOf('AF7104'), { state: 'watching', decided_at: null });
     assert.equal((await contractOf(p, c.contractNumber)).status, 'active');
+  });
+
+  /** The flight's watch as the planner makes it within 48 h of departure (at the leg's scheduled departure). */
+  const watchFlight = async (flightNumber: string, departureDate: string, departure: Date) =>
+    t.db
+      .insertInto('flight_watches')
+      .values({
+        environment: 'production',
+        flight_number: flightNumber,
+        departure_date: departureDate,
+        origin: 'CDG',
+        destination: 'JFK',
+        scheduled_departure: departure,
+        scheduled_arrival: null,
+        state: 'watching',
+        next_check_at: departure,
+        last_checked_at: null,
+        last_outcome: null,
+        last_error: null,
+        review_reason: null,
+        decided_at: null,
+      })
+      .execute();
+  const legDeparture = async (contractNumber: string) =>
+    (
+      await t.db
+        .selectFrom('contract_legs as l')
+        .innerJoin('contracts as c', 'c.id', 'l.contract_id')
+        .select('l.departure_at')
+        .where('c.contract_number', '=', contractNumber)
+        .where('l.leg_index', '=', 0)
+        .executeTakeFirstOrThrow()
+    ).departure_at;
+  /** A delay stated by an operator now, the flight 12 days ahead. */
+  const delayNow = (flightNumber: string, departureDate: string) =>
+    post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate, status: 'delayed', delayMinutes: 200 }, operator);
+  /** A contract sold later on the flight, and the planner's run over the flights decided ahead. */
+  const soldLaterAndPlanned = async (flightNumber: string) => {
+    const later = await insureFlight(t.app, p, { flightNumber });
+    await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() });
+    return contractOf(p, later.contractNumber);
+  };
+
+  it('a delay before departure on a flight whose only contract was cancelled: refused; a contract sold later gets no claim', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7108' });
+    await watchFlight('AF7108', c.departureDate, await legDeparture(c.contractNumber));
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: c.contractNumber, reason: 'customer_request' },
+      p.auth,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+
+    const delayed = await delayNow('AF7108', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(
+      delayed.body.code,
+      'flight_not_departed',
+      'the cancelled contract’s leg and the watch still say when it departs',
+    );
+    assert.deepEqual(await watchOf('AF7108'), { state: 'watching', decided_at: null });
+    const onTime = await event(undefined, 'AF7108', c.departureDate, '--status', 'on_time');
+    assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
+
+    const later = await soldLaterAndPlanned('AF7108');
+    assert.equal(later.status, 'active');
+    assert.deepEqual(later.claims, [], 'no claim from a decision that was never taken');
+  });
+
+  /** Moves the contract's outbound onto another flight of the same day (a flight change, confirmed). */
+  const changeFlight = async (contractNumber: string, departureDate: string, flightNumber: string) => {
+    const flights = [
+      {
+        leg: 0,
+        flightNumber,
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        departureDateTime: `${departureDate}T14:00`,
+      },
+    ];
+    const preview = await post(
+      t.app,
+      `${FLIGHT}/contracts/${contractNumber}/flight-change/preview`,
+      { flights },
+      p.auth,
+    );
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const changed = await post(
+      t.app,
+      `${FLIGHT}/contracts/${contractNumber}/flight-change`,
+      { changeReference: preview.body.changeReference },
+      p.auth,
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  };
+
+  it('a delay before departure on a flight its only contract left (a flight change): refused by the watch’s departure', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7109' });
+    await watchFlight('AF7109', c.departureDate, await legDeparture(c.contractNumber));
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7110');
+
+    const delayed = await delayNow('AF7109', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed');
+    assert.deepEqual(await watchOf('AF7109'), { state: 'watching', decided_at: null });
+
+    const later = await soldLaterAndPlanned('AF7109');
+    assert.deepEqual(later.claims, []);
+  });
+
+  it('the same on a flight not watched that a changed contract insured (its earlier version’s departure), in any spelling', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF712' });
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7113');
+    assert.equal(await watchOf('AF712'), undefined);
+    const delayed = await delayNow('AF0712', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed');
+  });
+
+  it('a delay after the departure its cancelled contract recorded: stated (the watch decided, nothing to pay)', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7111' });
+    const departure = await legDeparture(c.contractNumber);
+    await watchFlight('AF7111', c.departureDate, departure);
+    assert.equal(
+      (await post(t.app, `${FLIGHT}/cancel`, { contractNumber: c.contractNumber, reason: 'customer_request' }, p.auth))
+        .status,
+      200,
+    );
+    const delayed = await event(
+      new Date(departure.getTime() + 60_000),
+      'AF7111',
+      c.departureDate,
+      '--status',
+      'delayed',
+      '--delay',
+      '200',
+    );
+    assert.equal(delayed.code, 0, delayed.err);
+    assert.equal((await watchOf('AF7111'))?.state, 'decided');
   });
 
   it('on_time after departure on a flight never watched decides it; the contract completes', async () => {
