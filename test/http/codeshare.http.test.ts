@@ -53,7 +53,7 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
    * its live flightStatus, operatingFlightNumber only on a codeshare leg (absent, never null, otherwise:
    * as in the claim.* events, docs/webhooks.md).
    */
-  const webhookFlightsOf = async (contractNumber: string) => {
+  const webhookFlightsOf = async (contractNumber: string): Promise<Record<string, unknown>[]> => {
     const read = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${contractNumber}`, headers: a.auth });
     assert.equal(read.statusCode, 200, read.body);
     return (read.json().flights as Record<string, unknown>[]).map(
