@@ -51,8 +51,9 @@ export interface OperatorFlightEventResult {
  * creating first the watch of a flight that has active legs and none yet (the planner's, made early).
  * `on_time` opens nothing and only decides the watches.
  *
- * Before the flight departs (scheduledDepartureOf: its earliest insured leg's scheduled departure,
- * else its watch's or its cancelled and former legs' — whatever the contracts' state —, on `now`), only a
+ * Before the flight departs (scheduledDepartureOf: its earliest insured leg's scheduled departure or
+ * its watch's when later, else the latest its watch, its cancelled legs or its former legs recorded —
+ * whatever the contracts' state —, on `now`), only a
  * cancellation can be stated: `on_time`, `delayed` and `diverted` are refused (`flight_not_departed`),
  * on a watched flight as on one not watched yet — a decision taken ahead would stop the monitoring
  * and decide legs sold later.
