@@ -60,7 +60,9 @@ const TripFields = {
   }),
   departureDateTime: LocalDateTime('Outbound departure'),
   returnDepartureDateTime: Type.Optional(
-    LocalDateTime('Return departure (the return flies the same route backwards); omit for a one-way trip'),
+    LocalDateTime(
+      "Return departure, leaving arrivalAirport (the return flies the same route backwards) at least 60 minutes after the outbound, the two compared as instants, each read in its own airport's zone, whatever their wall clocks say (else 422 validation_failed naming returnDepartureDateTime); omit for a one-way trip",
+    ),
   ),
   additionalPassengers: Type.Optional(
     Type.Integer({

@@ -12,7 +12,7 @@ import { DomainError, type FieldError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { isLocalDate, parseDesignator } from './flight-status.ts';
 import { flightSpellings, openClaimsUnderSpellings } from './claims-under-spellings.ts';
-import { findWatchesOfFlight, firstInsuredDeparture, insertMissingWatches, updateWatch } from './watches-repo.ts';
+import { findWatchesOfFlight, insertMissingWatches, scheduledDepartureOf, updateWatch } from './watches-repo.ts';
 
 export type OperatorFlightStatus = 'delayed' | 'cancelled' | 'diverted' | 'on_time';
 
@@ -51,7 +51,9 @@ export interface OperatorFlightEventResult {
  * creating first the watch of a flight that has active legs and none yet (the planner's, made early).
  * `on_time` opens nothing and only decides the watches.
  *
- * Before the flight departs (its earliest active leg's scheduled departure, on `now`), only a
+ * Before the flight departs (scheduledDepartureOf: its earliest insured leg's scheduled departure or
+ * its watch's when later, else the latest its watch, its cancelled legs or its former legs recorded —
+ * whatever the contracts' state —, on `now`), only a
  * cancellation can be stated: `on_time`, `delayed` and `diverted` are refused (`flight_not_departed`),
  * on a watched flight as on one not watched yet — a decision taken ahead would stop the monitoring
  * and decide legs sold later.
@@ -98,8 +100,9 @@ export async function recordOperatorFlightEvent(
     const flightNumbers = await flightSpellings(trx, input.environment, input.flightNumber, input.departureDate);
     // What a flight did is known once it has flown: only a cancellation is stated ahead (watched or not)
     if (input.status !== 'cancelled') {
-      const departure = await firstInsuredDeparture(trx, {
+      const departure = await scheduledDepartureOf(trx, {
         environment: input.environment,
+        flightNumber: input.flightNumber,
         flightNumbers,
         departureDate: input.departureDate,
       });

@@ -1,5 +1,10 @@
-import { sql, type Selectable } from 'kysely';
-import type { Environment, FlightWatchesTable, FlightWatchState } from '../platform/db-schema.ts';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
+import type {
+  ContractVersionFlight,
+  Environment,
+  FlightWatchesTable,
+  FlightWatchState,
+} from '../platform/db-schema.ts';
 import type { Executor } from '../platform/db.ts';
 import { payoutLaterals } from '../claims/index.ts';
 import { parseDesignator, sameDesignator } from './flight-status.ts';
@@ -104,20 +109,91 @@ export async function insertMissingWatches(
 }
 
 /**
- * The earliest scheduled departure of the flight's insured legs (under the designators given), if it
- * has any: the legs of every contract not cancelled, active or completed (a contract completed ahead,
- * by a cancellation paid before departure, still has a flight that has not flown).
+ * When the flight is scheduled to depart, as the platform records it — an operator's on_time, delay or
+ * diversion is refused before it (recordOperatorFlightEvent). Each record that may be out of date
+ * counts at its latest: refusing a little too long is harmless (a cancellation can always be stated),
+ * deciding a flight before it departs is not (earlyDecisionsOwingClaims then pays the legs sold since).
+ * - Its insured legs (under the designators given: the legs of every contract not cancelled, active or
+ *   completed — a contract completed ahead, by a cancellation paid before departure, still has a
+ *   flight that has not flown): the earliest of them, or its watches' scheduled departure when later.
+ *   A watch's scheduled departure is its earliest active leg's when it was made or last checked
+ *   (insertMissingWatches, check-flight.ts), never the provider's; refusing until it has passed keeps
+ *   an operator's decision from ever counting as taken before departure (decided_at < scheduled_departure).
+ * - Else (every contract on it cancelled, or moved off it by a flight change or a leg's cancellation):
+ *   the latest of its watches' scheduled departure and its cancelled contracts' legs (a contract's
+ *   legs as its last version left them).
+ * - Else the latest departure of the flight in the versions of changed contracts (contract_versions,
+ *   found by containment through its GIN index, migration 0064; any spelling, AF6 ≡ AF006), an earlier
+ *   version of a contract moved off it.
+ * Undefined only for a flight the platform never insured in that environment.
  */
-export async function firstInsuredDeparture(
+export async function scheduledDepartureOf(
+  db: Executor,
+  flight: { environment: Environment; flightNumber: string; flightNumbers: readonly string[]; departureDate: string },
+): Promise<Date | undefined> {
+  const latest = (dates: readonly (Date | undefined)[]) => {
+    const known = dates.filter((at): at is Date => at !== undefined && !Number.isNaN(at.getTime()));
+    return known.length ? new Date(Math.max(...known.map((at) => at.getTime()))) : undefined;
+  };
+  const watched = (await findWatchesOfFlight(db, flight.environment, flight.flightNumber, flight.departureDate)).map(
+    (w) => w.scheduledDeparture,
+  );
+  const insured = await legDeparture(db, flight, sql`c.status <> 'cancelled'`, 'min');
+  if (insured) return latest([insured, ...watched]);
+  const recorded = latest([...watched, await legDeparture(db, flight, sql`c.status = 'cancelled'`, 'max')]);
+  return recorded ?? latestVersionDeparture(db, flight);
+}
+
+/**
+ * The latest departure of the flight (its designator in any spelling, the operating flight of a
+ * codeshare) on its local date in the versions of the environment's changed contracts. The
+ * containment (`@>`) on a few spellings uses contract_versions_flights (GIN, jsonb_path_ops); the
+ * date and the flight that flies are checked on the rows found.
+ */
+async function latestVersionDeparture(
+  db: Executor,
+  flight: { environment: Environment; flightNumber: string; departureDate: string },
+): Promise<Date | undefined> {
+  const designator = parseDesignator(flight.flightNumber);
+  if (!designator) return undefined;
+  const digits = String(designator.number);
+  const spellings = [];
+  for (let width = digits.length; width <= 4; width++)
+    spellings.push(`${designator.airline}${digits.padStart(width, '0')}${designator.suffix}`);
+  const contains = spellings.flatMap((spelling) =>
+    ['flightNumber', 'operatingFlightNumber'].map(
+      (key) => sql`v.flights @> ${JSON.stringify([{ [key]: spelling }])}::jsonb`,
+    ),
+  );
+  const rows = await sql<{ flights: ContractVersionFlight[] }>`
+    SELECT v.flights
+    FROM contract_versions v
+    JOIN contracts c ON c.id = v.contract_id
+    WHERE (${sql.join(contains, sql` OR `)})
+      AND c.environment = ${flight.environment}`.execute(db);
+  let latest: number | undefined;
+  for (const f of rows.rows.flatMap((r) => r.flights)) {
+    if (f.departureLocal.slice(0, 10) !== flight.departureDate) continue;
+    if (!sameDesignator(f.operatingFlightNumber ?? f.flightNumber, flight.flightNumber)) continue;
+    const at = new Date(f.departureAt).getTime();
+    if (!Number.isNaN(at) && (latest === undefined || at > latest)) latest = at;
+  }
+  return latest === undefined ? undefined : new Date(latest);
+}
+
+/** The earliest (`min`) or latest (`max`) scheduled departure of the flight's legs whose contract is as `status` says. */
+async function legDeparture(
   db: Executor,
   flight: { environment: Environment; flightNumbers: readonly string[]; departureDate: string },
+  status: RawBuilder<unknown>,
+  which: 'min' | 'max',
 ): Promise<Date | undefined> {
   if (flight.flightNumbers.length === 0) return undefined;
   const row = await sql<{ at: Date | null }>`
-    SELECT min(l.departure_at) AS at
+    SELECT ${sql.raw(which)}(l.departure_at) AS at
     FROM contract_legs l
     JOIN contracts c ON c.id = l.contract_id
-    WHERE c.status <> 'cancelled'
+    WHERE ${status}
       AND l.environment = ${flight.environment}
       AND l.monitored_flight_number = ANY(${[...flight.flightNumbers]}::text[])
       AND l.departure_date = ${flight.departureDate}::date`.execute(db);

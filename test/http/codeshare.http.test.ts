@@ -31,7 +31,7 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
     const endpoint = await post(
       t.app,
       `${FLIGHT}/webhooks/endpoints`,
-      { url: receiver.url(hookPath), eventTypes: ['contract.created', 'claim.opened'] },
+      { url: receiver.url(hookPath), eventTypes: ['contract.created', 'contract.changed', 'claim.opened'] },
       a.auth,
     );
     assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
@@ -47,6 +47,22 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
       const found = receiver.received(hookPath).find((r) => r.payload?.type === type && match(r.payload.data));
       return found?.payload?.data as Record<string, unknown> | undefined;
     });
+
+  /**
+   * A contract's flights as its webhooks carry them: every field GET /contracts/{n} gives a flight but
+   * its live flightStatus, operatingFlightNumber only on a codeshare leg (absent, never null, otherwise:
+   * as in the claim.* events, docs/webhooks.md).
+   */
+  const webhookFlightsOf = async (contractNumber: string): Promise<Record<string, unknown>[]> => {
+    const read = await t.app.inject({ method: 'GET', url: `${FLIGHT}/contracts/${contractNumber}`, headers: a.auth });
+    assert.equal(read.statusCode, 200, read.body);
+    return (read.json().flights as Record<string, unknown>[]).map(
+      ({ flightStatus: _live, operatingFlightNumber, ...flight }) => ({
+        ...flight,
+        ...(operatingFlightNumber === null ? {} : { operatingFlightNumber }),
+      }),
+    );
+  };
 
   let seq = 100;
   /** A fresh codeshare pair: marketed by AF, operated by DL. */
@@ -159,6 +175,12 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
       ],
       'each version shows the operating flight of its leg',
     );
+    const changed = await webhook('contract.changed', (d) => d.contractNumber === number);
+    assert.deepEqual(changed.flights, await webhookFlightsOf(number), 'the flights of GET /contracts/{n}');
+    assert.equal(
+      (changed.flights as { operatingFlightNumber?: string }[])[0]!.operatingFlightNumber,
+      flights.operating,
+    );
   });
 
   it('quotes and subscribes a codeshare return', async () => {
@@ -208,6 +230,17 @@ describe('codeshares: the marketing flight shown, the operating flight monitored
       ]),
       [
         ['AF006', null],
+        ['AF3613', 'DL265'],
+      ],
+    );
+    const number = res.body.contractNumber as string;
+    const created = await webhook('contract.created', (d) => d.contractNumber === number);
+    const expected = await webhookFlightsOf(number);
+    assert.deepEqual(created.flights, expected, 'the flights of GET /contracts/{n}, each leg with its fields');
+    assert.deepEqual(
+      expected.map((f) => [f.flightNumber, f.operatingFlightNumber]),
+      [
+        ['AF006', undefined],
         ['AF3613', 'DL265'],
       ],
     );

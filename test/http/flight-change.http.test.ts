@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { Decimal } from 'decimal.js';
 import { after, before, describe, it } from 'node:test';
+import { DateTime } from 'luxon';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { entriesOfContract } from '../../src/ledger/index.ts';
 import { resumeSales, suspendSales } from '../../src/limits/index.ts';
@@ -250,6 +251,26 @@ describe('Flight Delay API — flight change', () => {
     assert.equal(soon.status, 409);
     assert.equal(soon.body.code, 'leg_departed');
     assert.equal(soon.body.errors[0].field, '/flights/0/departureDateTime');
+  });
+
+  it('keeps the legs in order by instants: an outbound moved to an hour before the return (in UTC) is accepted, a minute later refused', async () => {
+    const c = await contract({ returnTrip: true });
+    const returnAt = new Date((await read(c.contractNumber)).flights[1].departureAt);
+    // the outbound leaves Paris, whose clock reads five or six hours ahead of New York's (the return's):
+    // an hour before the return's departure is a later wall-clock time than the return's own
+    const outboundAt = (minutesBefore: number) =>
+      DateTime.fromJSDate(new Date(returnAt.getTime() - minutesBefore * 60_000))
+        .setZone('Europe/Paris')
+        .toFormat("yyyy-MM-dd'T'HH:mm");
+    const inOrder = await preview(a, c.contractNumber, [outbound(flight(), outboundAt(60))]);
+    assert.equal(inOrder.status, 200, JSON.stringify(inOrder.body));
+    const outOfOrder = await preview(a, c.contractNumber, [outbound(flight(), outboundAt(59))]);
+    assert.equal(outOfOrder.status, 422, JSON.stringify(outOfOrder.body));
+    assert.equal(outOfOrder.body.code, 'validation_failed');
+    assert.deepEqual(
+      outOfOrder.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+      [['/flights', 'not_allowed']],
+    );
   });
 
   it('refuses a flight change after a claim on that leg (at preview and at confirmation)', async () => {

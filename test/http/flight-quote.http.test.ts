@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DateTime } from 'luxon';
 import { createApiKey } from '../../src/partners/api-keys.ts';
 import { revokeApiKey } from '../../src/partners/api-keys.ts';
 import {
@@ -67,6 +68,60 @@ describe('Flight Delay API — quotes', () => {
       partner.auth,
     );
     assert.equal(withOffset.body.legs[0].departureDateTime, '2027-07-01T10:30');
+  });
+
+  /**
+   * A return trip's legs are in order when the return departs at least an hour after the outbound in
+   * UTC, each local time read in its own airport's zone, whatever the two wall clocks say.
+   */
+  it('orders a return from another time zone by instants: east-bound and west-bound, to the minute', async () => {
+    const zones: Record<string, string> = { CDG: 'Europe/Paris', JFK: 'America/New_York' };
+    const quote = (from: string, to: string, out: string, back: string) =>
+      post(
+        t.app,
+        `${FLIGHT}/getPrice`,
+        {
+          departureAirport: from,
+          arrivalAirport: to,
+          airline: 'AF',
+          departureDateTime: out,
+          returnDepartureDateTime: back,
+        },
+        partner.auth,
+      );
+    /** The local time at `airport` that is `minutes` after `out` (local at `from`). */
+    const later = (out: string, from: string, airport: string, minutes: number) =>
+      DateTime.fromISO(out, { zone: zones[from] })
+        .plus({ minutes })
+        .setZone(zones[airport]!)
+        .toFormat("yyyy-MM-dd'T'HH:mm");
+    const refused = (res: Awaited<ReturnType<typeof quote>>) => {
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'validation_failed');
+      assert.deepEqual(
+        res.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]),
+        [['/returnDepartureDateTime', 'out_of_range']],
+      );
+    };
+    for (const [from, to] of [
+      ['JFK', 'CDG'], // east-bound return: its clock reads five or six hours ahead of the outbound's
+      ['CDG', 'JFK'], // west-bound return: its clock reads five or six hours behind
+    ] as const) {
+      const out = daysAhead(40, '10:00');
+      const exactly = await quote(from, to, out, later(out, from, to, 60));
+      assert.equal(exactly.status, 200, `${from}: ${JSON.stringify(exactly.body)}`);
+      const gap =
+        new Date(exactly.body.legs[1].departureAt).getTime() - new Date(exactly.body.legs[0].departureAt).getTime();
+      assert.equal(gap, 60 * 60_000);
+      refused(await quote(from, to, out, later(out, from, to, 59)));
+    }
+    // east-bound, the return's clock two hours after the outbound's: four hours before it in UTC
+    const out = daysAhead(40, '10:00');
+    refused(await quote('JFK', 'CDG', out, `${out.slice(0, 10)}T12:00`));
+    // west-bound, the return's clock four hours before the outbound's: one or two hours after it in UTC
+    // (Paris and New York are five or six hours apart as their clocks change) — insured
+    const west = await quote('CDG', 'JFK', out, `${out.slice(0, 10)}T06:00`);
+    assert.equal(west.status, 200, JSON.stringify(west.body));
   });
 
   it('never lets a quote outlive departure minus the safety margin', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { completeFinishedContracts } from '../../src/claims/contract-completion.ts';
+import { planWatches } from '../../src/monitoring/index.ts';
 import {
   buildTestApp,
   createTestPartner,
@@ -174,6 +176,282 @@ describe('operator flight events before and after departure (production)', () =>
     assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
     assert.deepEqual(await watchOf('AF7104'), { state: 'watching', decided_at: null });
     assert.equal((await contractOf(p, c.contractNumber)).status, 'active');
+  });
+
+  /** The flight's watch as the planner makes it within 48 h of departure (at the leg's scheduled departure). */
+  const watchFlight = async (flightNumber: string, departureDate: string, departure: Date) =>
+    t.db
+      .insertInto('flight_watches')
+      .values({
+        environment: 'production',
+        flight_number: flightNumber,
+        departure_date: departureDate,
+        origin: 'CDG',
+        destination: 'JFK',
+        scheduled_departure: departure,
+        scheduled_arrival: null,
+        state: 'watching',
+        next_check_at: departure,
+        last_checked_at: null,
+        last_outcome: null,
+        last_error: null,
+        review_reason: null,
+        decided_at: null,
+      })
+      .execute();
+  const legDeparture = async (contractNumber: string) =>
+    (
+      await t.db
+        .selectFrom('contract_legs as l')
+        .innerJoin('contracts as c', 'c.id', 'l.contract_id')
+        .select('l.departure_at')
+        .where('c.contract_number', '=', contractNumber)
+        .where('l.leg_index', '=', 0)
+        .executeTakeFirstOrThrow()
+    ).departure_at;
+  /** A delay stated by an operator now, the flight 12 days ahead. */
+  const delayNow = (flightNumber: string, departureDate: string) =>
+    post(t.app, `${FLIGHT}/claims`, { flightNumber, departureDate, status: 'delayed', delayMinutes: 200 }, operator);
+  /** A contract sold later on the flight, and the planner's run over the flights decided ahead. */
+  const soldLaterAndPlanned = async (flightNumber: string) => {
+    const later = await insureFlight(t.app, p, { flightNumber });
+    await planWatches({ db: t.db, jobs: t.app.parasol.jobs, now: () => new Date() });
+    return contractOf(p, later.contractNumber);
+  };
+
+  it('a delay before departure on a flight whose only contract was cancelled: refused; a contract sold later gets no claim', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7108' });
+    await watchFlight('AF7108', c.departureDate, await legDeparture(c.contractNumber));
+    const cancelled = await post(
+      t.app,
+      `${FLIGHT}/cancel`,
+      { contractNumber: c.contractNumber, reason: 'customer_request' },
+      p.auth,
+    );
+    assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
+
+    const delayed = await delayNow('AF7108', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(
+      delayed.body.code,
+      'flight_not_departed',
+      'the cancelled contract’s leg and the watch still say when it departs',
+    );
+    assert.deepEqual(await watchOf('AF7108'), { state: 'watching', decided_at: null });
+    const onTime = await event(undefined, 'AF7108', c.departureDate, '--status', 'on_time');
+    assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
+
+    const later = await soldLaterAndPlanned('AF7108');
+    assert.equal(later.status, 'active');
+    assert.deepEqual(later.claims, [], 'no claim from a decision that was never taken');
+  });
+
+  /** Moves the contract's outbound onto another flight of the same day (a flight change, confirmed). */
+  const changeFlight = async (
+    contractNumber: string,
+    departureDate: string,
+    flightNumber: string,
+    time = '14:00',
+    who: TestPartner = p,
+  ) => {
+    const flights = [
+      {
+        leg: 0,
+        flightNumber,
+        departureAirport: 'CDG',
+        arrivalAirport: 'JFK',
+        departureDateTime: `${departureDate}T${time}`,
+      },
+    ];
+    const preview = await post(
+      t.app,
+      `${FLIGHT}/contracts/${contractNumber}/flight-change/preview`,
+      { flights },
+      who.auth,
+    );
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    const changed = await post(
+      t.app,
+      `${FLIGHT}/contracts/${contractNumber}/flight-change`,
+      { changeReference: preview.body.changeReference },
+      who.auth,
+    );
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+  };
+
+  it('a delay before departure on a flight its only contract left (a flight change), watched: refused', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7109' });
+    await watchFlight('AF7109', c.departureDate, await legDeparture(c.contractNumber));
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7110');
+
+    const delayed = await delayNow('AF7109', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed');
+    assert.deepEqual(await watchOf('AF7109'), { state: 'watching', decided_at: null });
+
+    const later = await soldLaterAndPlanned('AF7109');
+    assert.deepEqual(later.claims, []);
+  });
+
+  it('the same on a flight not watched that a changed contract insured (its earlier version’s departure), in any spelling', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF712' });
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7113');
+    assert.equal(await watchOf('AF712'), undefined);
+    const delayed = await delayNow('AF0712', c.departureDate);
+    assert.equal(delayed.status, 409, JSON.stringify(delayed.body));
+    assert.equal(delayed.body.code, 'flight_not_departed');
+  });
+
+  /** The operator's delay at `at`, through the CLI (the application's clock). */
+  const delayAt = (at: Date, flightNumber: string, departureDate: string) =>
+    event(at, flightNumber, departureDate, '--status', 'delayed', '--delay', '200');
+  const cancel = async (who: TestPartner, contractNumber: string) =>
+    assert.equal(
+      (await post(t.app, `${FLIGHT}/cancel`, { contractNumber, reason: 'customer_request' }, who.auth)).status,
+      200,
+    );
+  const HOUR = 3_600_000;
+
+  it('a cancelled contract, no watch, never changed: its cancelled leg alone refuses a delay before it, not after', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7114' });
+    const departure = await legDeparture(c.contractNumber);
+    await cancel(p, c.contractNumber);
+    assert.equal(await watchOf('AF7114'), undefined);
+    const ahead = await delayAt(new Date(departure.getTime() - 60_000), 'AF7114', c.departureDate);
+    assert.equal(JSON.parse(ahead.err).error.code, 'flight_not_departed', ahead.err);
+    const flown = await delayAt(new Date(departure.getTime() + 60_000), 'AF7114', c.departureDate);
+    assert.equal(flown.code, 0, flown.err);
+  });
+
+  it('a watch alone (no contract, no version) refuses a delay before its scheduled departure', async () => {
+    const departureDate = new Date(Date.now() + 12 * DAY).toISOString().slice(0, 10);
+    const departure = new Date(`${departureDate}T09:30:00Z`);
+    await watchFlight('AF7115', departureDate, departure);
+    const ahead = await delayAt(new Date(departure.getTime() - 60_000), 'AF7115', departureDate);
+    assert.equal(JSON.parse(ahead.err).error.code, 'flight_not_departed', ahead.err);
+    assert.deepEqual(await watchOf('AF7115'), { state: 'watching', decided_at: null });
+    const flown = await delayAt(new Date(departure.getTime() + 60_000), 'AF7115', departureDate);
+    assert.equal(flown.code, 0, flown.err);
+    assert.equal((await watchOf('AF7115'))?.state, 'decided');
+  });
+
+  it('a watch later than the cancelled legs: refused until the watch’s departure (never decided before it)', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7116' });
+    const leg = await legDeparture(c.contractNumber);
+    const watched = new Date(leg.getTime() + 6 * HOUR);
+    await watchFlight('AF7116', c.departureDate, watched);
+    await cancel(p, c.contractNumber);
+    const between = await delayAt(new Date(leg.getTime() + HOUR), 'AF7116', c.departureDate);
+    assert.equal(JSON.parse(between.err).error.code, 'flight_not_departed', between.err);
+    assert.deepEqual(await watchOf('AF7116'), { state: 'watching', decided_at: null });
+    const flown = await delayAt(new Date(watched.getTime() + 60_000), 'AF7116', c.departureDate);
+    assert.equal(flown.code, 0, flown.err);
+  });
+
+  it('a watch later than the live legs: refused until the watch’s departure too', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7120' });
+    const leg = await legDeparture(c.contractNumber);
+    await watchFlight('AF7120', c.departureDate, new Date(leg.getTime() + 6 * HOUR));
+    const between = await delayAt(new Date(leg.getTime() + HOUR), 'AF7120', c.departureDate);
+    assert.equal(JSON.parse(between.err).error.code, 'flight_not_departed', between.err);
+  });
+
+  it('a contract retimed later on the same flight, then cancelled: refused until its latest departure, not its first', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7117' });
+    const first = await legDeparture(c.contractNumber);
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7117', '18:00');
+    const retimed = await legDeparture(c.contractNumber);
+    assert.ok(retimed > first);
+    await cancel(p, c.contractNumber);
+    const between = await delayAt(new Date(first.getTime() + HOUR), 'AF7117', c.departureDate);
+    assert.equal(JSON.parse(between.err).error.code, 'flight_not_departed', between.err);
+    const flown = await delayAt(new Date(retimed.getTime() + 60_000), 'AF7117', c.departureDate);
+    assert.equal(flown.code, 0, flown.err);
+  });
+
+  it('a contract retimed later, then moved off the flight: its versions refuse until the latest departure they give', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF718' });
+    const first = await legDeparture(c.contractNumber);
+    await changeFlight(c.contractNumber, c.departureDate, 'AF718', '18:00');
+    const retimed = await legDeparture(c.contractNumber);
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7119');
+    const between = await delayAt(new Date(first.getTime() + HOUR), 'AF0718', c.departureDate);
+    assert.equal(JSON.parse(between.err).error.code, 'flight_not_departed', between.err);
+    const flown = await delayAt(new Date(retimed.getTime() + 60_000), 'AF718', c.departureDate);
+    assert.equal(flown.code, 0, flown.err);
+  });
+
+  it('the versions are looked up by containment through their GIN index (migration 0064), not by reading them all', async () => {
+    const plan = await t.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return sql<Record<string, string>>`
+        EXPLAIN SELECT flights FROM contract_versions
+        WHERE flights @> ${JSON.stringify([{ flightNumber: 'AF718' }])}::jsonb
+           OR flights @> ${JSON.stringify([{ operatingFlightNumber: 'AF718' }])}::jsonb`.execute(trx);
+    });
+    const text = plan.rows.map((r) => Object.values(r).join(' ')).join('\n');
+    assert.match(text, /contract_versions_flights/, text);
+  });
+
+  it('a sandbox contract on the same flight neither blocks nor sets a production event’s departure', async () => {
+    // production: a contract moved off AF7121 (only its version 1 says 10:30)
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7121' });
+    const production = await legDeparture(c.contractNumber);
+    await changeFlight(c.contractNumber, c.departureDate, 'AF7122');
+    // sandbox: the same flight retimed to 18:00 (its versions), then cancelled (its legs), and watched
+    const s = await insureFlight(t.app, sandbox, { flightNumber: 'AF7121' });
+    await changeFlight(s.contractNumber, s.departureDate, 'AF7121', '18:00', sandbox);
+    const later = await legDeparture(s.contractNumber);
+    await cancel(sandbox, s.contractNumber);
+    await t.db
+      .insertInto('flight_watches')
+      .values({
+        environment: 'sandbox',
+        flight_number: 'AF7121',
+        departure_date: s.departureDate,
+        origin: 'CDG',
+        destination: 'JFK',
+        scheduled_departure: later,
+        scheduled_arrival: null,
+        state: 'watching',
+        next_check_at: later,
+        last_checked_at: null,
+        last_outcome: null,
+        last_error: null,
+        review_reason: null,
+        decided_at: null,
+      })
+      .execute();
+    const between = await delayAt(new Date(production.getTime() + HOUR), 'AF7121', c.departureDate);
+    assert.equal(between.code, 0, between.err);
+
+    // and a flight only sandbox insured is not production's to refuse
+    const only = await insureFlight(t.app, sandbox, { flightNumber: 'AF7123' });
+    await cancel(sandbox, only.contractNumber);
+    const unknown = await delayAt(new Date(), 'AF7123', only.departureDate);
+    assert.equal(unknown.code, 0, unknown.err);
+  });
+
+  it('a delay after the departure its cancelled contract recorded: stated (the watch decided, nothing to pay)', async () => {
+    const c = await insureFlight(t.app, p, { flightNumber: 'AF7111' });
+    const departure = await legDeparture(c.contractNumber);
+    await watchFlight('AF7111', c.departureDate, departure);
+    assert.equal(
+      (await post(t.app, `${FLIGHT}/cancel`, { contractNumber: c.contractNumber, reason: 'customer_request' }, p.auth))
+        .status,
+      200,
+    );
+    const delayed = await event(
+      new Date(departure.getTime() + 60_000),
+      'AF7111',
+      c.departureDate,
+      '--status',
+      'delayed',
+      '--delay',
+      '200',
+    );
+    assert.equal(delayed.code, 0, delayed.err);
+    assert.equal((await watchOf('AF7111'))?.state, 'decided');
   });
 
   it('on_time after departure on a flight never watched decides it; the contract completes', async () => {
