@@ -19,10 +19,7 @@ export type AccountHolderIssueCode =
 
 export type AccountHolderCheck = { ok: true; name: string } | { ok: false; code: AccountHolderIssueCode };
 
-/** The signs a name may hold besides letters and spaces, as the page lists them. */
-export const HOLDER_SIGNS = "- ' ’ . ,";
-
-/** Letters (with combining accents), space separators and `HOLDER_SIGNS`: nothing else. */
+/** Letters (with combining accents), space separators and - ' ’ . , (the page's message lists them): nothing else. */
 const HOLDER_CHARACTERS = /^[\p{L}\p{M}\p{Zs}\-'’.,]*$/u;
 
 export function checkAccountHolder(text: string): AccountHolderCheck {

@@ -32,6 +32,11 @@ export function unsafeTextMessage(text: string): string | undefined {
     : 'must be valid Unicode text (an unpaired surrogate was found)';
 }
 
+/** The text without what the rule refuses (U+0000, unpaired surrogates): a refused form's values, shown back. */
+export function withoutUnsafeText(text: string): string {
+  return text.replace(new RegExp(UNSAFE.source, 'g'), '');
+}
+
 /** RFC 6901 escaping of one reference token. */
 const token = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 

@@ -5,6 +5,8 @@ import { claimForLink, submitBankDetails } from '../payouts/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { customerLanguageOf } from '../i18n/index.ts';
+import { DomainError } from '../platform/errors.ts';
+import { withoutUnsafeText } from '../platform/text-guard.ts';
 import { claimPage, closedPage, legalPage, thanksPage, unknownPage, type PageLegal } from './claim-page.ts';
 
 /**
@@ -68,20 +70,33 @@ export function customerRoutes(deps: {
       );
     }
 
+    // A character no text may hold (U+0000, an unpaired surrogate: platform/text-guard.ts) is refused
+    // before the form reaches its handler; the customer gets the form back, the field refused in
+    // their language as any other character a field may not hold, rather than a problem+json.
+    app.setErrorHandler(async (error, request, reply) => {
+      const token = (request.params as { token?: unknown } | undefined)?.token;
+      const fields =
+        error instanceof DomainError && error.code === 'validation_failed' ? error.extra.errors : undefined;
+      if (request.method !== 'POST' || typeof token !== 'string' || !fields?.length) throw error;
+      const issues = fields.flatMap((f) => {
+        const field = f.field.slice(1) as keyof typeof UNSAFE_TEXT_ISSUE;
+        return Object.hasOwn(UNSAFE_TEXT_ISSUE, field) ? [{ field, code: UNSAFE_TEXT_ISSUE[field] }] : [];
+      });
+      if (issues.length !== fields.length) throw error;
+      const state = await claimForLink(deps.db, token, deps.now());
+      reply.type('text/html; charset=utf-8');
+      if (state.kind === 'unknown')
+        return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
+      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, token));
+      const values = formValues(request.body as Record<string, unknown> | undefined);
+      return reply.code(422).send(claimPage(state.claim, deps.legal, token, { values, issues }));
+    });
+
     app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>(
       '/c/:token',
       { schema: { hide: true, params } },
       async (request, reply) => {
-        const body = request.body ?? {};
-        const values = {
-          accountKind: body.accountKind === 'us' ? ('us' as const) : ('iban' as const),
-          accountHolder: String(body.accountHolder ?? ''),
-          iban: String(body.iban ?? ''),
-          bic: String(body.bic ?? ''),
-          routingNumber: String(body.routingNumber ?? ''),
-          accountNumber: String(body.accountNumber ?? ''),
-          accountType: String(body.accountType ?? ''),
-        };
+        const values = formValues(request.body);
         const outcome = await submitBankDetails(
           deps,
           request.params.token,
@@ -104,3 +119,28 @@ export function customerRoutes(deps: {
     );
   };
 }
+
+/** The form's fields as sent, each a string (what the page shows back), without what no text may hold. */
+function formValues(body: Record<string, unknown> | undefined) {
+  const text = (value: unknown) => (typeof value === 'string' ? withoutUnsafeText(value) : '');
+  const b = body ?? {};
+  return {
+    accountKind: b.accountKind === 'us' ? ('us' as const) : ('iban' as const),
+    accountHolder: text(b.accountHolder),
+    iban: text(b.iban),
+    bic: text(b.bic),
+    routingNumber: text(b.routingNumber),
+    accountNumber: text(b.accountNumber),
+    accountType: text(b.accountType),
+  };
+}
+
+/** What a field holding a character no text may hold is refused as. */
+const UNSAFE_TEXT_ISSUE = {
+  accountHolder: 'holder_characters',
+  iban: 'iban_invalid',
+  bic: 'bic_invalid',
+  routingNumber: 'routing_invalid',
+  accountNumber: 'account_number_invalid',
+  accountType: 'account_type_invalid',
+} as const;

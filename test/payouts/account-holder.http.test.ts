@@ -86,6 +86,23 @@ describe('the bank-details form: what the holder’s name and the IBAN may be', 
     assert.equal(taken.statusCode, 200, taken.body.slice(0, 500));
   });
 
+  it('U+0000, which no text may hold: the form back in the customer’s language, not a problem+json', async () => {
+    const path = await claimLink('de');
+    const w = customerWords('de').page.errors;
+    const res = await send(path, { accountKind: 'iban', accountHolder: 'Jean\u0000Dupont', iban: IBAN, bic: '' });
+    assert.equal(res.statusCode, 422);
+    assert.match(res.headers['content-type'] as string, /^text\/html/);
+    assert.ok(res.body.includes(`id="f-accountHolder-error">${escapeHtml(w.holder_characters)}</p>`));
+    assert.ok(
+      res.body.includes('id="f-accountHolder" name="accountHolder" value="JeanDupont"'),
+      'shown back without it',
+    );
+    assert.ok(res.body.includes(`value="${IBAN}"`), 'the other fields kept');
+    // an unknown link stays a 404 page
+    const unknown = await send('/c/abc', { accountHolder: 'A\u0000' });
+    assert.ok(unknown.statusCode < 500, unknown.body);
+  });
+
   it('a name of digits: "a name needs letters", not "Latin letters"', async () => {
     const path = await claimLink('en');
     const w = customerWords('en').page.errors;

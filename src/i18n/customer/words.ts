@@ -165,7 +165,7 @@ export interface CustomerWords {
     errors: {
       holder_required: string;
       holder_not_latin: string;
-      /** Markup, control characters, digits or other signs: says what a name may hold (payouts' HOLDER_SIGNS). */
+      /** Markup, control characters, digits or other signs: says what a name may hold (payouts' account-holder.ts: letters, spaces, - ' . ,). */
       holder_characters: string;
       /** A name of digits or signs only. */
       holder_needs_letters: string;
