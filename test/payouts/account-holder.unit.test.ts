@@ -28,7 +28,11 @@ describe('the account holder’s name on the bank-details page', () => {
     for (const name of [
       '<script>alert(1)</script>',
       '<b>Jean</b> Dupont',
-      'Jean &amp; Marie',
+      'Jean &amp; Marie', // ; is no sign of a name
+      'Jean <Dupont>',
+      'Jean Dupont?',
+      'Jean: Dupont',
+      'Jean Dupont!',
       'Jean "Johnny" Dupont',
       'Jean\tDupont',
       'Jean\nDupont',
@@ -39,8 +43,35 @@ describe('the account holder’s name on the bank-details page', () => {
       'Jean Dupont 2',
       'Jean@Dupont',
       'Jean Dupont 😀',
+      'Jean\u034fDupont', // combining grapheme joiner: a mark that shows nothing
+      'Jean Dupont\ufe0f', // a variation selector
+      'Jean \u3164 Dupont', // the Hangul filler, a "letter" that shows nothing
+      '\u3164\u3164',
+      '\u0301Jean Dupont', // a mark on no letter
+      'Jean \u0301 Dupont',
     ])
       assert.equal(code(name), 'holder_characters', JSON.stringify(name));
+  });
+
+  it('takes the signs names use: & / ( ) and the apostrophe as keyboards type it, kept as \'', () => {
+    for (const name of ['Jean & Marie Dupont', 'M. & Mme Dupont', 'Anne-Marie (Dupont)', 'Dupont/Martin'])
+      assert.deepEqual(checkAccountHolder(name), { ok: true, name });
+    for (const [typed, kept] of [
+      ['‘t Hooft', "'t Hooft"],
+      ['Seán O’Brien', "Seán O'Brien"],
+      ['D´Arcy', "D'Arcy"],
+      ['D`Arcy', "D'Arcy"],
+      ['Kaʼiulani', "Ka'iulani"],
+    ])
+      assert.deepEqual(checkAccountHolder(typed), { ok: true, name: kept }, typed);
+  });
+
+  it('counts and keeps the name in NFC', () => {
+    // 35 letters each with a decomposed accent: 70 code units in NFD, 35 in NFC
+    const decomposed = 'e\u0301'.repeat(35);
+    assert.deepEqual(checkAccountHolder(decomposed), { ok: true, name: 'é'.repeat(35) });
+    assert.deepEqual(checkAccountHolder('Rene\u0301 Lefe\u0300vre'), { ok: true, name: 'René Lefèvre' });
+    assert.equal(code('e\u0301'.repeat(71)), 'holder_required'); // 71 letters once composed
   });
 
   it('a name of digits or signs only: it needs letters (not "Latin letters")', () => {

@@ -106,7 +106,7 @@ export const de = {
       holder_required: 'Geben Sie den Namen des Kontoinhabers an (2 bis 70 Zeichen).',
       holder_not_latin: 'Schreiben Sie den Namen in lateinischen Buchstaben, wie auf Ihrem Kontoauszug.',
       holder_characters:
-        "Der Name des Kontoinhabers darf nur Buchstaben, Leerzeichen und die Zeichen - ' . , enthalten (keine Ziffern oder anderen Zeichen).",
+        "Der Name des Kontoinhabers darf nur Buchstaben, Leerzeichen und die Zeichen - ' . , & / ( ) enthalten (keine Ziffern und keine anderen Zeichen wie < > \" ; : ? !).",
       holder_needs_letters:
         'Ein Name besteht aus Buchstaben: Geben Sie den Namen des Kontoinhabers wie auf Ihrem Kontoauszug an, keine Nummer.',
       iban_required: 'Geben Sie Ihre IBAN an.',

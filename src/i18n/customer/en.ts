@@ -104,7 +104,7 @@ export const en = {
       holder_required: 'Give the account holder’s name (2 to 70 characters).',
       holder_not_latin: 'Write the name in Latin letters, as on your bank statement.',
       holder_characters:
-        "The account holder’s name may only contain letters, spaces and the signs - ' . , (no digits or other signs).",
+        "The account holder’s name may only contain letters, spaces and the signs - ' . , & / ( ) (no digits, no other signs such as < > \" ; : ? !).",
       holder_needs_letters:
         'A name needs letters: write the account holder’s name as on your bank statement, not a number.',
       iban_required: 'Give your IBAN.',

@@ -106,7 +106,7 @@ export const es = {
       holder_required: 'Indique el nombre del titular de la cuenta (de 2 a 70 caracteres).',
       holder_not_latin: 'Escriba el nombre en letras latinas, como en su extracto bancario.',
       holder_characters:
-        "El nombre del titular solo puede contener letras, espacios y los signos - ' . , (ni cifras ni otros signos).",
+        "El nombre del titular solo puede contener letras, espacios y los signos - ' . , & / ( ) (ni cifras ni otros signos, como < > \" ; : ? !).",
       holder_needs_letters:
         'Un nombre lleva letras: escriba el nombre del titular de la cuenta como en su extracto bancario, no un número.',
       iban_required: 'Indique su IBAN.',

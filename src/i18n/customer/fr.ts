@@ -105,7 +105,7 @@ export const fr = {
       holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
       holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
       holder_characters:
-        "Le nom du titulaire ne peut contenir que des lettres, des espaces et les signes - ' . , (ni chiffres ni autres signes).",
+        "Le nom du titulaire ne peut contenir que des lettres, des espaces et les signes - ' . , & / ( ) (ni chiffres ni autres signes, tels que < > ou \").",
       holder_needs_letters:
         'Un nom s’écrit avec des lettres\u202f: indiquez le nom du titulaire du compte tel qu’il figure sur votre relevé, pas un numéro.',
       iban_required: 'Indiquez votre IBAN.',

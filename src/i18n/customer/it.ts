@@ -104,7 +104,7 @@ export const it = {
       holder_required: 'Indichi il nome dell’intestatario del conto (da 2 a 70 caratteri).',
       holder_not_latin: 'Scriva il nome in lettere latine, come sul suo estratto conto.',
       holder_characters:
-        "Il nome dell’intestatario può contenere solo lettere, spazi e i segni - ' . , (né cifre né altri segni).",
+        "Il nome dell’intestatario può contenere solo lettere, spazi e i segni - ' . , & / ( ) (né cifre né altri segni, come < > \" ; : ? !).",
       holder_needs_letters:
         'Un nome è fatto di lettere: scriva il nome dell’intestatario del conto come sul suo estratto conto, non un numero.',
       iban_required: 'Indichi il suo IBAN.',

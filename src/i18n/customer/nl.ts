@@ -106,7 +106,7 @@ export const nl = {
       holder_required: 'Vul de naam van de rekeninghouder in (2 tot 70 tekens).',
       holder_not_latin: 'Schrijf de naam in Latijnse letters, zoals op uw bankafschrift.',
       holder_characters:
-        "De naam van de rekeninghouder mag alleen letters, spaties en de tekens - ' . , bevatten (geen cijfers of andere tekens).",
+        "De naam van de rekeninghouder mag alleen letters, spaties en de tekens - ' . , & / ( ) bevatten (geen cijfers en geen andere tekens zoals < > \" ; : ? !).",
       holder_needs_letters:
         'Een naam bestaat uit letters: vul de naam van de rekeninghouder in zoals op uw bankafschrift, geen nummer.',
       iban_required: 'Vul uw IBAN in.',

@@ -105,7 +105,7 @@ export const pt = {
       holder_required: 'Indique o nome do titular da conta (2 a 70 caracteres).',
       holder_not_latin: 'Escreva o nome em letras latinas, como no seu extrato bancário.',
       holder_characters:
-        "O nome do titular só pode conter letras, espaços e os sinais - ' . , (sem algarismos nem outros sinais).",
+        "O nome do titular só pode conter letras, espaços e os sinais - ' . , & / ( ) (sem algarismos nem outros sinais, como < > \" ; : ? !).",
       holder_needs_letters:
         'Um nome leva letras: escreva o nome do titular da conta como no seu extrato bancário, não um número.',
       iban_required: 'Indique o seu IBAN.',
