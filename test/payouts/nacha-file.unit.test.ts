@@ -72,6 +72,14 @@ describe('NACHA file', () => {
     assert.equal(field(entry, 55, 76), 'JEAN DUPONT ELOISE    ');
   });
 
+  it('writes the apostrophe and dashes as ASCII (’ ‘ ʼ → \', – — → -), and keeps &', () => {
+    const file = buildNachaFile(
+      input({ payouts: [payout({ endToEndId: 'PSLAAAAAAAAAAA1', holderName: 'Seán O’Brien–Ka‘ & Co' })] }),
+    );
+    const entry = file.text.split('\n').find((r) => r.startsWith('6'))!;
+    assert.equal(field(entry, 55, 76), "SEAN O'BRIEN-KA' & CO ");
+  });
+
   it('writes 94-character records in blocks of ten, with the header, batch, entries, controls and padding', () => {
     const file = buildNachaFile(input());
     const records = file.text.split('\n');
