@@ -1,6 +1,7 @@
 import {
   countrySpecs,
   electronicFormatIBAN,
+  isQRIBAN,
   isSEPACountry,
   setCountryBBANValidation,
   validateBIC,
@@ -17,8 +18,10 @@ import { bicMatchesCountry } from '../platform/bic.ts';
  * bank by its BIC, whatever the IBAN's country). Issues carry a code so the bank-details page can word them in the customer's language,
  * and say what is expected: an IBAN is 2 letters, 2 digits, then letters and digits (`iban_invalid`,
  * also for characters out of their country's places), of a country that has IBANs
- * (`iban_unknown_country`), of its country's length (`iban_length`, with `facts`: the country, the
+ * (`iban_unknown_country`, with the country: "accounts in the United States have no IBAN"), of the SEPA
+ * area (`iban_not_sepa`, checked as soon as the country is known), of its country's length (`iban_length`, with `facts`: the country, the
  * length expected and the length entered), whose own check digits match (`iban_mistyped`: a typo);
+ * not a QR-IBAN (`iban_qr`: a Swiss or Liechtenstein IBAN that only receives QR-bill payments);
  * a BIC is 8 or 11 characters (`bic_length`, with the length entered) in the BIC format (`bic_invalid`).
  *
  * National check digits: beyond the IBAN's own mod-97 check, a typo in the account number can be
@@ -94,6 +97,7 @@ export type BankAccountIssueCode =
   | 'iban_mistyped'
   | 'iban_check_digits'
   | 'iban_not_sepa'
+  | 'iban_qr'
   | 'bic_length'
   | 'bic_invalid'
   | 'bic_required'
@@ -164,6 +168,13 @@ export function checkSepaAccount(input: {
       message: `does not start with the code of a country that has IBANs (${country})`,
       facts: { country, entered: iban.length },
     });
+  } else if (!isSEPACountry(country)) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_not_sepa',
+      message: `IBANs of ${country} cannot receive SEPA credit transfers`,
+      facts: { country, entered: iban.length },
+    });
   } else if (has(ValidationErrorsIBAN.WrongBBANLength) || iban.length !== expected) {
     issues.push({
       field: 'iban',
@@ -187,14 +198,15 @@ export function checkSepaAccount(input: {
       code: 'iban_check_digits',
       message: `the national check digits of this ${country} account number do not match`,
     });
-  } else if (ibanErrors.length > 0) {
-    issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
-  } else if (!isSEPACountry(country)) {
+  } else if (has(ValidationErrorsIBAN.QRIBANNotAllowed) || isQRIBAN(iban)) {
+    // a valid Swiss or Liechtenstein IBAN whose bank id (30000-31999) marks a QR-IBAN: it only receives QR-bill payments
     issues.push({
       field: 'iban',
-      code: 'iban_not_sepa',
-      message: `IBANs of ${country} cannot receive SEPA credit transfers`,
+      code: 'iban_qr',
+      message: 'is a QR-IBAN, which only receives QR-bill payments: the account’s ordinary IBAN is needed',
     });
+  } else if (ibanErrors.length > 0) {
+    issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
   }
 
   if (bic !== null) {

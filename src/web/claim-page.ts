@@ -86,9 +86,21 @@ type Language = CustomerLang;
 
 const words = (language: Language) => customerWords(language).page;
 
+/** ISO 3166 codes left to users (AA, QM-QZ, XA-XZ, ZZ): no country, whatever Intl calls them ("Unknown Region"). */
+const USER_ASSIGNED = /^(?:AA|Q[M-Z]|X[A-Z]|ZZ)$/;
+
+/** The country's name in the customer's language, or '' when the code names no country (XX, ZZ, 12…). */
+function nameOfCountry(language: Language, code: string): string {
+  if (!/^[A-Z]{2}$/.test(code) || USER_ASSIGNED.test(code)) return '';
+  const name = countryName(language, code);
+  return name === code ? '' : name;
+}
+
 /**
  * A refused detail's message, in the customer's language: most are one sentence; an IBAN of the wrong
- * length names its country and the lengths expected and entered, a BIC of the wrong length the length entered.
+ * length names its country and the lengths expected and entered, a BIC of the wrong length the length
+ * entered, an IBAN of a country without IBANs that country ("Banks of this country (United States, US)
+ * do not use IBANs…"; a code naming no country is said to be none).
  */
 export function issueText(language: Language, issue: BankDetailsIssue): string {
   const message = words(language).errors[issue.code];
@@ -96,7 +108,7 @@ export function issueText(language: Language, issue: BankDetailsIssue): string {
   const country = issue.facts?.country ?? '';
   return message({
     country,
-    countryName: country ? countryName(language, country) : '',
+    countryName: nameOfCountry(language, country),
     expected: issue.facts?.expected ?? 0,
     entered: issue.facts?.entered ?? 0,
   });

@@ -65,6 +65,12 @@ describe('bank account checks (ibantools, SEPA countries)', () => {
     assert.deepEqual(codes('XX7630006000011234567890188'), ['iban:iban_unknown_country']);
     assert.deepEqual(codes('FR763000600001123456789018'), ['iban:iban_length']);
     assert.deepEqual(codes('BR1800360305000010009795493C1'), ['iban:iban_not_sepa']);
+    // outside SEPA is said as soon as the country is known, whatever the length
+    assert.deepEqual(codes('BR180036030500001000979549'), ['iban:iban_not_sepa']);
+    assert.deepEqual(codes('US12 3456 7890'), ['iban:iban_unknown_country']);
+    // a QR-IBAN (Swiss, bank id 30000-31999) only receives QR-bill payments: not "malformed"
+    assert.deepEqual(codes('CH4431999123000889012'), ['iban:iban_qr']);
+    assert.deepEqual(codes('CH9300762011623852957', 'UBSWCHZH80A'), [], 'an ordinary Swiss IBAN');
     assert.deepEqual(codes('FR7630006000011234567890189', 'NOPE'), ['bic:bic_length']);
     assert.deepEqual(codes('FR7630006000011234567890189', '12345678'), ['bic:bic_invalid']);
     assert.deepEqual(codes('FR7630006000011234567890189', 'COBADEFFXXX'), ['bic:bic_country_mismatch']);

@@ -365,6 +365,24 @@ describe('the customer claim page, refused details say what is expected', () => 
     assert.equal(issueText('en', bic), 'A BIC has 8 or 11 characters; you entered 9.');
   });
 
+  it('a country without IBANs is named, not called "no country code"; a QR-IBAN is said to be one; every language', () => {
+    const us: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'US', entered: 12 } };
+    const xx: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'XX', entered: 27 } };
+    const zz: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'ZZ', entered: 27 } };
+    assert.equal(
+      issueText('en', us),
+      'Banks of this country (United States, US) do not use IBANs: we can only pay into an IBAN of the SEPA area.',
+    );
+    assert.match(issueText('fr', us), /\(États-Unis, US\) n’utilisent pas d’IBAN\u202f: /);
+    assert.match(issueText('en', xx), /XX is not one/);
+    assert.match(issueText('en', zz), /ZZ is not one/);
+    for (const language of CUSTOMER_LANGUAGES) {
+      assert.match(issueText(language, us), /\(.+, US\)/, language);
+      assert.doesNotMatch(issueText(language, us), /US (is|n’en|ist|no lo|non lo|não)/, language);
+      assert.match(issueText(language, { field: 'iban', code: 'iban_qr' }), /QR-IBAN/, language);
+    }
+  });
+
   it('the holder: markup is refused with what a name may hold, digits with "a name needs letters", and the value typed is escaped', () => {
     for (const language of CUSTOMER_LANGUAGES) {
       const w = customerWords(language).page.errors;

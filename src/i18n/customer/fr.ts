@@ -105,14 +105,16 @@ export const fr = {
       holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
       holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
       holder_characters:
-        "Le nom du titulaire ne peut contenir que des lettres, des espaces et les signes - ' . , & / ( ) (ni chiffres ni autres signes, tels que < > ou \").",
+        'Le nom du titulaire ne peut contenir que des lettres, des espaces et les signes - \' . , & / ( ) (ni chiffres ni autres signes, tels que < > ou ").',
       holder_needs_letters:
         'Un nom s’écrit avec des lettres\u202f: indiquez le nom du titulaire du compte tel qu’il figure sur votre relevé, pas un numéro.',
       iban_required: 'Indiquez votre IBAN.',
       iban_invalid:
         'Un IBAN commence par 2 lettres (son pays) et 2 chiffres, suivis de lettres et de chiffres aux places que fixe son pays\u202f: vérifiez-le.',
       iban_unknown_country: (f) =>
-        `Un IBAN commence par le code à 2 lettres de son pays (FR, DE…)\u202f: ${f.country} n’en est pas un. Vérifiez-le.`,
+        f.countryName
+          ? `Les banques de ce pays (${f.countryName}, ${f.country}) n’utilisent pas d’IBAN\u202f: nous ne pouvons virer que vers un IBAN de la zone SEPA.`
+          : `Un IBAN commence par le code à 2 lettres de son pays (FR, DE…)\u202f: ${f.country} n’en est pas un. Vérifiez-le.`,
       iban_length: (f) =>
         `Un IBAN de code pays ${f.country} (${f.countryName}) compte ${f.expected} caractères\u202f; vous en avez saisi ${f.entered}.`,
       iban_mistyped:
@@ -120,6 +122,8 @@ export const fr = {
       iban_check_digits:
         'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France)\u202f: vérifiez le numéro de compte dans votre IBAN.',
       iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
+      iban_qr:
+        'Ceci est un QR-IBAN, qui ne reçoit que les paiements de QR-factures\u202f: indiquez l’IBAN ordinaire de votre compte (sur votre relevé bancaire).',
       bic_required: 'Pour ce pays, indiquez aussi le BIC de votre banque.',
       bic_required_for_currency:
         'Votre indemnisation est versée dans une autre devise que l’euro\u202f: indiquez le BIC de votre banque (8 ou 11 caractères, sur votre RIB ou dans l’application de votre banque).',

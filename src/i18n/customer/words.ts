@@ -172,6 +172,7 @@ export interface CustomerWords {
       iban_required: string;
       /** Not 2 letters and 2 digits then letters and digits, or characters out of their country's places. */
       iban_invalid: string;
+      /** A country without IBANs ("Banks of this country (United States, US) do not use IBANs…"), or no country code at all. */
       iban_unknown_country: (f: IssueFacts) => string;
       /** "An IBAN with country code FR (France) has 27 characters; you entered 26." */
       iban_length: (f: IssueFacts) => string;
@@ -179,6 +180,8 @@ export interface CustomerWords {
       iban_mistyped: string;
       iban_check_digits: string;
       iban_not_sepa: string;
+      /** A Swiss or Liechtenstein QR-IBAN: it only receives QR-bill payments. */
+      iban_qr: string;
       bic_required: string;
       bic_required_for_currency: string;
       /** "A BIC has 8 or 11 characters; you entered 9." */
