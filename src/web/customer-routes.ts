@@ -1,12 +1,11 @@
 import type { JobQueue } from '../platform/jobs.ts';
 import formbody from '@fastify/formbody';
-import type { FastifyPluginAsync } from 'fastify';
-import { claimForLink, submitBankDetails } from '../payouts/index.ts';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { claimForLink, submitBankDetails, type BankDetailsOutcome } from '../payouts/index.ts';
 import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { customerLanguageOf } from '../i18n/index.ts';
-import { DomainError } from '../platform/errors.ts';
-import { withoutUnsafeText } from '../platform/text-guard.ts';
+import { UnsafeTextError, withoutUnsafeText } from '../platform/text-guard.ts';
 import { claimPage, closedPage, legalPage, thanksPage, unknownPage, type PageLegal } from './claim-page.ts';
 
 /**
@@ -72,24 +71,37 @@ export function customerRoutes(deps: {
 
     // A character no text may hold (U+0000, an unpaired surrogate: platform/text-guard.ts) is refused
     // before the form reaches its handler; the customer gets the form back, the field refused in
-    // their language as any other character a field may not hold, rather than a problem+json.
+    // their language as any other character a field may not hold, rather than a problem+json. Only
+    // that rule's refusal (UnsafeTextError) is answered so; any other error goes to the app's handler.
     app.setErrorHandler(async (error, request, reply) => {
       const token = (request.params as { token?: unknown } | undefined)?.token;
-      const fields =
-        error instanceof DomainError && error.code === 'validation_failed' ? error.extra.errors : undefined;
-      if (request.method !== 'POST' || typeof token !== 'string' || !fields?.length) throw error;
-      const issues = fields.flatMap((f) => {
-        const field = f.field.slice(1) as keyof typeof UNSAFE_TEXT_ISSUE;
-        return Object.hasOwn(UNSAFE_TEXT_ISSUE, field) ? [{ field, code: UNSAFE_TEXT_ISSUE[field] }] : [];
+      if (!(error instanceof UnsafeTextError) || request.method !== 'POST' || typeof token !== 'string') throw error;
+      const issues = (error.extra.errors ?? []).flatMap((f) => {
+        const field = f.field.slice(1);
+        return Object.hasOwn(UNSAFE_TEXT_ISSUE, field)
+          ? [
+              {
+                field: field as keyof typeof UNSAFE_TEXT_ISSUE,
+                code: UNSAFE_TEXT_ISSUE[field as keyof typeof UNSAFE_TEXT_ISSUE],
+              },
+            ]
+          : [];
       });
-      if (issues.length !== fields.length) throw error;
+      // a field the form does not show (accountKind, one it never sends) names no issue: the form comes back as sent
       const state = await claimForLink(deps.db, token, deps.now());
-      reply.type('text/html; charset=utf-8');
-      if (state.kind === 'unknown')
-        return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
-      if (!state.claim.open) return reply.code(410).send(closedPage(state.claim, deps.legal, token));
-      const values = formValues(request.body as Record<string, unknown> | undefined);
-      return reply.code(422).send(claimPage(state.claim, deps.legal, token, { values, issues }));
+      const outcome: BankDetailsOutcome =
+        state.kind === 'unknown'
+          ? state
+          : state.claim.open
+            ? { kind: 'invalid', claim: state.claim, issues }
+            : { kind: 'closed', claim: state.claim };
+      return sendOutcome(
+        request,
+        reply,
+        token,
+        outcome,
+        formValues(request.body as Record<string, unknown> | undefined),
+      );
     });
 
     app.post<{ Params: { token: string }; Body: Record<string, string | undefined> }>(
@@ -102,21 +114,30 @@ export function customerRoutes(deps: {
           request.params.token,
           values.accountKind === 'us' ? { ...values, kind: 'us' } : { ...values, kind: 'iban' },
         );
-        reply.type('text/html; charset=utf-8');
-        switch (outcome.kind) {
-          case 'unknown':
-            return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
-          case 'closed':
-            return reply.code(410).send(closedPage(outcome.claim, deps.legal, request.params.token));
-          case 'invalid':
-            return reply
-              .code(422)
-              .send(claimPage(outcome.claim, deps.legal, request.params.token, { values, issues: outcome.issues }));
-          case 'accepted':
-            return thanksPage(outcome.claim, deps.legal, request.params.token, outcome.ibanLast4);
-        }
+        return sendOutcome(request, reply, request.params.token, outcome, values);
       },
     );
+
+    /** A submitted form's outcome as its page: 404 unknown link, 410 closed claim, 422 the form back with its issues, the thanks page. */
+    function sendOutcome(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      token: string,
+      outcome: BankDetailsOutcome,
+      values: ReturnType<typeof formValues>,
+    ) {
+      reply.type('text/html; charset=utf-8');
+      switch (outcome.kind) {
+        case 'unknown':
+          return reply.code(404).send(unknownPage(customerLanguageOf(request.headers['accept-language'])));
+        case 'closed':
+          return reply.code(410).send(closedPage(outcome.claim, deps.legal, token));
+        case 'invalid':
+          return reply.code(422).send(claimPage(outcome.claim, deps.legal, token, { values, issues: outcome.issues }));
+        case 'accepted':
+          return reply.send(thanksPage(outcome.claim, deps.legal, token, outcome.ibanLast4));
+      }
+    }
   };
 }
 

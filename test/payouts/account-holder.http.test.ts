@@ -100,7 +100,22 @@ describe('the bank-details form: what the holder’s name and the IBAN may be', 
     assert.ok(res.body.includes(`value="${IBAN}"`), 'the other fields kept');
     // an unknown link stays a 404 page
     const unknown = await send('/c/abc', { accountHolder: 'A\u0000' });
-    assert.ok(unknown.statusCode < 500, unknown.body);
+    assert.equal(unknown.statusCode, 404, unknown.body);
+    assert.match(unknown.headers['content-type'] as string, /^text\/html/);
+  });
+
+  it('U+0000 in a field the form does not show (accountKind, an extra one): the form back, not a problem+json', async () => {
+    const path = await claimLink('en');
+    const cases: Record<string, string>[] = [
+      { accountKind: 'iban\u0000', accountHolder: 'Jean Dupont', iban: IBAN },
+      { accountKind: 'iban', accountHolder: 'Jean Dupont', iban: IBAN, extra: '\u0000' },
+    ];
+    for (const fields of cases) {
+      const res = await send(path, fields);
+      assert.equal(res.statusCode, 422, JSON.stringify(fields));
+      assert.match(res.headers['content-type'] as string, /^text\/html/);
+      assert.ok(res.body.includes('value="Jean Dupont"'), 'the form back as sent');
+    }
   });
 
   it('a name of digits: "a name needs letters", not "Latin letters"', async () => {

@@ -53,7 +53,7 @@ describe('the account holder’s name on the bank-details page', () => {
       assert.equal(code(name), 'holder_characters', JSON.stringify(name));
   });
 
-  it('takes the signs names use: & / ( ) and the apostrophe as keyboards type it, kept as \'', () => {
+  it("takes the signs names use: & / ( ) and the apostrophe as keyboards type it, kept as '", () => {
     for (const name of ['Jean & Marie Dupont', 'M. & Mme Dupont', 'Anne-Marie (Dupont)', 'Dupont/Martin'])
       assert.deepEqual(checkAccountHolder(name), { ok: true, name });
     for (const [typed, kept] of [
@@ -62,7 +62,7 @@ describe('the account holder’s name on the bank-details page', () => {
       ['D´Arcy', "D'Arcy"],
       ['D`Arcy', "D'Arcy"],
       ['Kaʼiulani', "Ka'iulani"],
-    ])
+    ] as [string, string][])
       assert.deepEqual(checkAccountHolder(typed), { ok: true, name: kept }, typed);
   });
 
