@@ -88,6 +88,21 @@ describe('French typography', () => {
     assert.doesNotMatch(email.subject, /[\p{L}) ]: /u, email.subject);
   });
 
+  it('the pages add no colon of their own after a word ("${…}: "): label() writes it, as French wants', () => {
+    const found: string[] = [];
+    for (const name of fs.readdirSync('src/web').filter((f) => f.endsWith('.ts'))) {
+      const file = `src/web/${name}`;
+      const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if ((ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) && /^(<\/[a-z]+>)?: /.test(node.text))
+          found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${node.text}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    assert.deepEqual(found, []);
+  });
+
   it('the SMS keep a plain space (GSM-7 has no narrow no-break space)', () => {
     const sms = customerWords('fr').sms.claim({
       brand: 'SkyFly',
