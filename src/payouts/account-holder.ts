@@ -32,7 +32,11 @@ const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 const APOSTROPHES = /[’‘ʼ´`]/g;
 
 export function checkAccountHolder(text: string): AccountHolderCheck {
-  const name = (text ?? '').normalize('NFC').trim().replace(/\p{Zs}+/gu, ' ').replace(APOSTROPHES, "'");
+  const name = (text ?? '')
+    .normalize('NFC')
+    .trim()
+    .replace(/\p{Zs}+/gu, ' ')
+    .replace(APOSTROPHES, "'");
   if (name.length < 2 || name.length > 70) return { ok: false, code: 'holder_required' };
   if (INVISIBLE.test(name)) return { ok: false, code: 'holder_characters' };
   // no letter at all (digits, signs): say that a name needs letters, whatever else it holds

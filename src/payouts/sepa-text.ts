@@ -11,7 +11,10 @@ import { LATIN_PUNCTUATION, LATIN_TRANSLITERATION } from '../platform/latin-text
 const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 const SEPA_ID = /^[A-Za-z0-9/\-?:().,'+]+$/;
 
-/** The letters (LATIN_TRANSLITERATION, shared with the name masking), the punctuation both payment files spell otherwise (LATIN_PUNCTUATION, shared with NACHA) and SEPA's own. */
+/**
+ * The letters (LATIN_TRANSLITERATION, shared with the name masking), the punctuation both payment
+ * files spell otherwise (LATIN_PUNCTUATION, shared with NACHA) and SEPA's own (& → +, _ → -).
+ */
 const SPECIAL: Record<string, string> = {
   ...LATIN_TRANSLITERATION,
   ...LATIN_PUNCTUATION,

@@ -31,7 +31,7 @@ export const LATIN_TRANSLITERATION: Readonly<Record<string, string>> = Object.fr
 export const LATIN_PUNCTUATION: Readonly<Record<string, string>> = Object.freeze({
   '’': "'",
   '‘': "'",
-  'ʼ': "'",
+  ʼ: "'",
   '–': '-',
   '—': '-',
 });

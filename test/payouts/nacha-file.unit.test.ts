@@ -72,7 +72,7 @@ describe('NACHA file', () => {
     assert.equal(field(entry, 55, 76), 'JEAN DUPONT ELOISE    ');
   });
 
-  it('writes the apostrophe and dashes as ASCII (’ ‘ ʼ → \', – — → -), and keeps &', () => {
+  it("writes the apostrophe and dashes as ASCII (’ ‘ ʼ → ', – — → -), and keeps &", () => {
     const file = buildNachaFile(
       input({ payouts: [payout({ endToEndId: 'PSLAAAAAAAAAAA1', holderName: 'Seán O’Brien–Ka‘ & Co' })] }),
     );
