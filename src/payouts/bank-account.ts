@@ -1,5 +1,7 @@
 import {
+  countrySpecs,
   electronicFormatIBAN,
+  isQRIBAN,
   isSEPACountry,
   setCountryBBANValidation,
   validateBIC,
@@ -13,7 +15,14 @@ import { bicMatchesCountry } from '../platform/bic.ts';
  * country (ibantools: format, length, checksums), and a BIC when the IBAN's country is outside the
  * EEA (EPC rulebook: BIC optional within the EEA, required to or from AD, CH, GB, GI, MC, SM, VA),
  * or when the payout is in another currency than EUR (a cross-border transfer names the creditor's
- * bank by its BIC, whatever the IBAN's country). Issues carry a code so the bank-details page can word them in the customer's language.
+ * bank by its BIC, whatever the IBAN's country). Issues carry a code so the bank-details page can word them in the customer's language,
+ * and say what is expected: an IBAN is 2 letters, 2 digits, then letters and digits (`iban_invalid`,
+ * also for characters out of their country's places), of a country that has IBANs
+ * (`iban_unknown_country`, with the country: "accounts in the United States have no IBAN"), of the SEPA
+ * area (`iban_not_sepa`, checked as soon as the country is known), of its country's length (`iban_length`, with `facts`: the country, the
+ * length expected and the length entered), whose own check digits match (`iban_mistyped`: a typo);
+ * not a QR-IBAN (`iban_qr`: a Swiss or Liechtenstein IBAN that only receives QR-bill payments);
+ * a BIC is 8 or 11 characters (`bic_length`, with the length entered) in the BIC format (`bic_invalid`).
  *
  * National check digits: beyond the IBAN's own mod-97 check, a typo in the account number can be
  * caught by the country's check digits, which an IBAN rebuilt from a wrong account number carries
@@ -82,9 +91,14 @@ const EEA = new Set([
 
 export type BankAccountIssueCode =
   | 'iban_required'
+  | 'iban_unknown_country'
+  | 'iban_length'
   | 'iban_invalid'
+  | 'iban_mistyped'
   | 'iban_check_digits'
   | 'iban_not_sepa'
+  | 'iban_qr'
+  | 'bic_length'
   | 'bic_invalid'
   | 'bic_required'
   | 'bic_required_for_currency'
@@ -94,6 +108,19 @@ export interface BankAccountIssue {
   readonly field: 'iban' | 'bic';
   readonly code: BankAccountIssueCode;
   readonly message: string;
+  /** What the page words the issue with: the IBAN's country (`iban_length`), the length expected and the length entered (`iban_length`, `bic_length`). */
+  readonly facts?: BankAccountIssueFacts;
+}
+
+export interface BankAccountIssueFacts {
+  readonly country?: string;
+  readonly expected?: number;
+  readonly entered: number;
+}
+
+/** The length of an IBAN of this country (27 for FR), undefined for a country without IBANs. */
+export function ibanLengthOf(country: string): number | undefined {
+  return countrySpecs[country]?.chars;
 }
 
 export interface SepaAccount {
@@ -124,8 +151,46 @@ export function checkSepaAccount(input: {
   const country = iban.slice(0, 2);
 
   const ibanErrors = iban === '' ? [] : validateIBAN(iban, { allowQRIBAN: false }).errorCodes;
+  const has = (code: ValidationErrorsIBAN) => ibanErrors.includes(code);
+  const expected = ibanLengthOf(country);
   if (iban === '') {
     issues.push({ field: 'iban', code: 'iban_required', message: 'IBAN is required' });
+  } else if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]*$/.test(iban)) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_invalid',
+      message: 'is not an IBAN (2 letters for the country, 2 check digits, then letters and digits)',
+    });
+  } else if (has(ValidationErrorsIBAN.NoIBANCountry) || expected === undefined) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_unknown_country',
+      message: `does not start with the code of a country that has IBANs (${country})`,
+      facts: { country, entered: iban.length },
+    });
+  } else if (!isSEPACountry(country)) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_not_sepa',
+      message: `IBANs of ${country} cannot receive SEPA credit transfers`,
+      facts: { country, entered: iban.length },
+    });
+  } else if (has(ValidationErrorsIBAN.WrongBBANLength) || iban.length !== expected) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_length',
+      message: `has ${iban.length} characters, an IBAN of ${country} has ${expected}`,
+      facts: { country, expected, entered: iban.length },
+    });
+  } else if (has(ValidationErrorsIBAN.WrongBBANFormat)) {
+    issues.push({
+      field: 'iban',
+      code: 'iban_invalid',
+      message: `does not follow the format of IBANs of ${country} (letters and digits in their places)`,
+    });
+  } else if (has(ValidationErrorsIBAN.ChecksumNotNumber) || has(ValidationErrorsIBAN.WrongIBANChecksum)) {
+    // the right length and format, but the IBAN's own check digits (mod 97) do not match: a typo
+    issues.push({ field: 'iban', code: 'iban_mistyped', message: 'looks mistyped: its check digits do not match' });
   } else if (ibanErrors.length === 1 && ibanErrors[0] === ValidationErrorsIBAN.WrongAccountBankBranchChecksum) {
     // the IBAN's own check digits are right, the country's are not: a typo in the account number
     issues.push({
@@ -133,19 +198,31 @@ export function checkSepaAccount(input: {
       code: 'iban_check_digits',
       message: `the national check digits of this ${country} account number do not match`,
     });
-  } else if (ibanErrors.length > 0) {
-    issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
-  } else if (!isSEPACountry(country)) {
+  } else if (has(ValidationErrorsIBAN.QRIBANNotAllowed) || isQRIBAN(iban)) {
+    // a valid Swiss or Liechtenstein IBAN whose bank id (30000-31999) marks a QR-IBAN: it only receives QR-bill payments
     issues.push({
       field: 'iban',
-      code: 'iban_not_sepa',
-      message: `IBANs of ${country} cannot receive SEPA credit transfers`,
+      code: 'iban_qr',
+      message: 'is a QR-IBAN, which only receives QR-bill payments: the account’s ordinary IBAN is needed',
     });
+  } else if (ibanErrors.length > 0) {
+    issues.push({ field: 'iban', code: 'iban_invalid', message: 'is not a valid IBAN' });
   }
 
   if (bic !== null) {
-    if (!validateBIC(bic).valid || !(bic.length === 8 || bic.length === 11)) {
-      issues.push({ field: 'bic', code: 'bic_invalid', message: 'is not a valid BIC' });
+    if (!(bic.length === 8 || bic.length === 11)) {
+      issues.push({
+        field: 'bic',
+        code: 'bic_length',
+        message: `has ${bic.length} characters, a BIC has 8 or 11`,
+        facts: { entered: bic.length },
+      });
+    } else if (!validateBIC(bic).valid) {
+      issues.push({
+        field: 'bic',
+        code: 'bic_invalid',
+        message: 'is not a valid BIC (4 letters for the bank, 2 for its country, then 2 or 5 letters or digits)',
+      });
     } else if (issues.length === 0 && !bicMatchesCountry(bic, country)) {
       issues.push({
         field: 'bic',

@@ -2,8 +2,8 @@ import { claimEvidence, claimLink, type ClaimEventKind, type ClaimEvidence } fro
 import { emitClaimWebhookEvents } from '../webhooks/index.ts';
 import { requestPayout } from './payouts.ts';
 import type { JobQueue } from '../platform/jobs.ts';
-import { toSepaText } from './sepa-text.ts';
-import { checkSepaAccount, type BankAccountIssueCode } from './bank-account.ts';
+import { checkAccountHolder, type AccountHolderIssueCode } from './account-holder.ts';
+import { checkSepaAccount, type BankAccountIssueCode, type BankAccountIssueFacts } from './bank-account.ts';
 import { checkUsBankAccount, type UsBankAccountIssueCode } from './us-bank-account.ts';
 import { audit } from '../platform/audit.ts';
 import { encrypt, sha256Hex, type Keyring } from '../platform/crypto.ts';
@@ -111,7 +111,9 @@ export type BankDetailsInput =
 
 export type BankDetailsIssue = {
   field: 'accountHolder' | 'iban' | 'bic' | 'routingNumber' | 'accountNumber' | 'accountType';
-  code: BankAccountIssueCode | UsBankAccountIssueCode | 'holder_required' | 'holder_not_latin';
+  code: BankAccountIssueCode | UsBankAccountIssueCode | AccountHolderIssueCode;
+  /** What the page words the issue with (an IBAN's country and lengths, a BIC's length): `checkSepaAccount`'s. */
+  facts?: BankAccountIssueFacts;
 };
 
 /** Whether the claim's page offers a US account (routing and account numbers, paid by ACH): a claim paid in USD. */
@@ -143,13 +145,9 @@ export async function submitBankDetails(
   token: string,
   input: BankDetailsInput,
 ): Promise<BankDetailsOutcome> {
-  const holder = input.accountHolder.trim().replace(/\s+/g, ' ');
-  const issues: BankDetailsIssue[] = [];
-  if (holder.length < 2 || holder.length > 70) issues.push({ field: 'accountHolder', code: 'holder_required' });
-  // SEPA transfers carry names in the Latin character set: a name with nothing left after
-  // transliteration (Cyrillic, Greek, CJK…) would be refused by the bank file, so it is asked again here.
-  else if (toSepaText(holder).replace(/[^A-Za-z]/g, '').length < 2)
-    issues.push({ field: 'accountHolder', code: 'holder_not_latin' });
+  const checkedHolder = checkAccountHolder(input.accountHolder);
+  const holder = checkedHolder.ok ? checkedHolder.name : '';
+  const issues: BankDetailsIssue[] = checkedHolder.ok ? [] : [{ field: 'accountHolder', code: checkedHolder.code }];
 
   return deps.db.transaction().execute(async (trx) => {
     const now = deps.now();
@@ -239,7 +237,11 @@ function checkAccount(input: BankDetailsInput, currency: string, keys: Keyring):
   const bic = input.kind === 'us' ? undefined : input.bic;
   // the claim's currency decides the BIC: another than EUR is a cross-border transfer, which needs it
   const check = checkSepaAccount({ iban, bic, currency });
-  if (!check.ok) return { ok: false, issues: check.issues.map((i) => ({ field: i.field, code: i.code })) };
+  if (!check.ok)
+    return {
+      ok: false,
+      issues: check.issues.map((i) => ({ field: i.field, code: i.code, ...(i.facts ? { facts: i.facts } : {}) })),
+    };
   const a = check.account;
   const last4 = a.iban.slice(-4);
   return {

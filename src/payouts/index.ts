@@ -5,6 +5,7 @@ export {
   usAccountOffered,
   type BankDetailsInput,
   type BankDetailsIssue,
+  type BankDetailsOutcome,
   type ClaimForCustomer,
 } from './bank-details.ts';
 export { bicNeededForCurrency } from './bank-account.ts';

@@ -6,19 +6,19 @@
  * identifiers are refused instead, since changing an id silently would break reconciliation.
  */
 
-import { LATIN_TRANSLITERATION } from '../platform/latin-text.ts';
+import { LATIN_PUNCTUATION, LATIN_TRANSLITERATION } from '../platform/latin-text.ts';
 
 const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 const SEPA_ID = /^[A-Za-z0-9/\-?:().,'+]+$/;
 
-/** The letters (LATIN_TRANSLITERATION, shared with the name masking) and the punctuation SEPA spells otherwise. */
+/**
+ * The letters (LATIN_TRANSLITERATION, shared with the name masking), the punctuation both payment
+ * files spell otherwise (LATIN_PUNCTUATION, shared with NACHA) and SEPA's own (& → +, _ → -).
+ */
 const SPECIAL: Record<string, string> = {
   ...LATIN_TRANSLITERATION,
+  ...LATIN_PUNCTUATION,
   '&': '+',
-  '’': "'",
-  '‘': "'",
-  '–': '-',
-  '—': '-',
   _: '-',
 };
 

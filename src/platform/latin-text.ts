@@ -22,9 +22,24 @@ export const LATIN_TRANSLITERATION: Readonly<Record<string, string>> = Object.fr
   ı: 'i',
 });
 
-/** The text without its accents (NFD marks removed) and with `LATIN_TRANSLITERATION` applied: the name as SEPA writes it. */
+/**
+ * The punctuation a name or a text may carry that plain ASCII spells otherwise: the apostrophe as
+ * keyboards type it (’ ‘ ʼ → ') and the dashes (– — → -). Both payment files use it, SEPA
+ * (sepa-text.ts) and NACHA (nacha-file.ts), so that "Seán O’Brien" is written SEAN O'BRIEN and not
+ * SEAN O BRIEN.
+ */
+export const LATIN_PUNCTUATION: Readonly<Record<string, string>> = Object.freeze({
+  '’': "'",
+  '‘': "'",
+  ʼ: "'",
+  '–': '-',
+  '—': '-',
+});
+
+/** The text without its accents (NFD marks removed), with `LATIN_TRANSLITERATION` and `LATIN_PUNCTUATION` applied: the name as the payment files write it. */
 export function transliterateLatin(text: string): string {
   let out = '';
-  for (const c of text.normalize('NFD').replace(/\p{M}/gu, '')) out += LATIN_TRANSLITERATION[c] ?? c;
+  for (const c of text.normalize('NFD').replace(/\p{M}/gu, ''))
+    out += LATIN_TRANSLITERATION[c] ?? LATIN_PUNCTUATION[c] ?? c;
   return out;
 }

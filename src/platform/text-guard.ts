@@ -20,6 +20,18 @@ import { DomainError, type FieldError } from './errors.ts';
 // eslint-disable-next-line no-control-regex -- U+0000 is exactly what this rule refuses
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/**
+ * The rule's refusal: a 422 `validation_failed` like any other (the same problem+json), told apart by
+ * its class so that a page answering in HTML (the bank-details form, web/customer-routes.ts) shows
+ * its own form back for this refusal only, never for another validation error.
+ */
+export class UnsafeTextError extends DomainError {
+  constructor(detail: string, errors: FieldError[]) {
+    super('validation_failed', detail, { errors });
+    this.name = 'UnsafeTextError';
+  }
+}
+
 /** At most this many fields are reported, and objects are walked at most this deep. */
 const MAX_ERRORS = 20;
 const MAX_DEPTH = 64;
@@ -30,6 +42,11 @@ export function unsafeTextMessage(text: string): string | undefined {
   return match[0] === '\u0000'
     ? 'must not contain the character U+0000'
     : 'must be valid Unicode text (an unpaired surrogate was found)';
+}
+
+/** The text without what the rule refuses (U+0000, unpaired surrogates): a refused form's values, shown back. */
+export function withoutUnsafeText(text: string): string {
+  return text.replace(new RegExp(UNSAFE.source, 'g'), '');
 }
 
 /** RFC 6901 escaping of one reference token. */
@@ -91,6 +108,6 @@ export function installTextGuard(app: FastifyInstance): void {
     if (errors.length === 0) return done();
     const detail =
       errors.length === 1 ? `${errors[0]!.field} ${errors[0]!.message}` : `${errors.length} fields are invalid.`;
-    done(new DomainError('validation_failed', detail, { errors }));
+    done(new UnsafeTextError(detail, errors));
   });
 }

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../platform/html.ts';
-import { t, type Words } from '../i18n/index.ts';
+import { label, t, type Words } from '../i18n/index.ts';
 import {
   claimEvidence,
   isSettledClaim,
@@ -152,7 +152,7 @@ ${
           html`<code class="id">${a.end_to_end_id}</code>`,
           a.rail,
           a.failure_reason
-            ? `${a.status}: ${a.failure_reason}`
+            ? `${label(ctx.lang, a.status)} ${a.failure_reason}`
             : a.status === 'pending' && a.left_out_at
               ? `${a.status}, ${leftOutNote(d, a.left_out_at, a.left_out_code)}`
               : a.status,

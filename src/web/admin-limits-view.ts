@@ -1,7 +1,7 @@
 import { stopSaleScopeText, type Cap, type ExposureView, type StopSale } from '../limits/index.ts';
 import { ENVIRONMENTS, type Environment } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The operator console's limits page (admin-limits-routes.ts): exposure, caps and stop-sales, with their forms. */
@@ -32,7 +32,7 @@ export function limitsPage(
 ${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${outcome.done ? html`<p role="status">${l.saved}</p>` : ''}
 <section class="card"><h2>${l.highestExposure}</h2>
-<p>${l.exposureIntro} ${l.filter}: <a href="/admin/limits"${environment ? '' : html` aria-current="true"`}>${w.all}</a>${ENVIRONMENTS.map((e) => html` · <a href="/admin/limits?env=${e}"${environment === e ? html` aria-current="true"` : ''}>${e}</a>`)}</p>
+<p>${l.exposureIntro} ${label(ctx.lang, l.filter)} <a href="/admin/limits"${environment ? '' : html` aria-current="true"`}>${w.all}</a>${ENVIRONMENTS.map((e) => html` · <a href="/admin/limits?env=${e}"${environment === e ? html` aria-current="true"` : ''}>${e}</a>`)}</p>
 ${
   flights.length === 0
     ? html`<p>${w.none}</p>`

@@ -14,7 +14,7 @@ import {
   type UserRole,
 } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
 import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
@@ -120,7 +120,7 @@ ${termFields('m', latest)}
       html`<div class="alert" role="status" data-warning-version="${f.version}"><p>${v.futureWarning(f.version, formatDate(f.effectiveAt, ctx.lang, ''))}</p>${violationList(ctx, f.errors)}</div>`,
   );
   const agreementView = a
-    ? html`<p>${w.status}: <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
+    ? html`<p>${label(ctx.lang, w.status)} <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
 <p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${formatMoney(a.compensationMin, a.currency, ctx.lang)}–${formatMoney(a.compensationMax, a.currency, ctx.lang)}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;

@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { page, tableRegion, type PageContext } from './layout.ts';
 import type { Page } from './views-repo.ts';
 
@@ -28,7 +28,7 @@ export function listingPage<R>(
     return query ? `${path}?${query}` : path;
   };
   const filter: SafeHtml | string = filterName
-    ? html`<p>${w.filter}: <a href="${path}"${current ? '' : html` aria-current="true"`}>${w.all}</a>${filterValues.map((v) => html` · <a href="${link({ [filterName]: v })}"${current === v ? html` aria-current="true"` : ''}>${v}</a>`)}</p>`
+    ? html`<p>${label(ctx.lang, w.filter)} <a href="${path}"${current ? '' : html` aria-current="true"`}>${w.all}</a>${filterValues.map((v) => html` · <a href="${link({ [filterName]: v })}"${current === v ? html` aria-current="true"` : ''}>${v}</a>`)}</p>`
     : '';
   return page(
     ctx,

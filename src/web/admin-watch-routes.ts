@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
 import { openField, randomToken } from '../platform/crypto.ts';
 import { html } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { formatDate, formatMoney, formatShortDate } from './layout.ts';
 import { listingPage } from './admin-views.ts';
 import { bicField, deskActionForm, leftOutNote } from './admin-claim-view.ts';
@@ -77,7 +77,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
               `${r.origin} ${r.departureDate} (${formatDate(r.scheduledDeparture, ctx.lang, '')})`,
               r.destination,
               r.environment,
-              r.reviewReason ? `${r.state}: ${r.reviewReason}` : r.state,
+              r.reviewReason ? `${label(ctx.lang, r.state)} ${r.reviewReason}` : r.state,
               formatDate(r.nextCheckAt, ctx.lang, '—'),
               String(r.checks),
               r.lastOutcome ?? '',
@@ -305,7 +305,7 @@ export function adminWatchRoutes(deps: WebDeps): FastifyPluginAsync {
               html`${r.partner_slug}<br><span class="muted">${r.environment}</span>`,
               nowrap(r.claim_number),
               r.rail,
-              html`${r.failure_reason ? `${r.status}: ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${leftOutNote(w.claimDesk, r.left_out_at, r.left_out_code)}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
+              html`${r.failure_reason ? `${label(ctx.lang, r.status)} ${r.failure_reason}` : r.status}${r.status === 'pending' && r.left_out_at ? html`<br><strong class="left-out">${leftOutNote(w.claimDesk, r.left_out_at, r.left_out_code)}</strong>` : ''}<br><span class="muted">${String(r.attempt)}</span>`,
               nowrap(formatMoney(Number(r.amount), r.currency, ctx.lang)),
               nowrap(formatShortDate(r.created_at, '')),
               nowrap(formatShortDate(r.settled_at, '—')),

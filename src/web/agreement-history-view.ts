@@ -3,7 +3,7 @@ import { agreementAt, agreementChanges, type Agreement, type AgreementChange } f
 import type { FieldError } from '../platform/errors.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
 import { formatMoney } from '../platform/money.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { formatDate, tableRegion, type PageContext } from './layout.ts';
 
 /**
@@ -28,7 +28,7 @@ export function agreementHistory(ctx: PageContext, versions: readonly Agreement[
     if (i === 0) return v.original;
     const list = agreementChanges(versions[i - 1]!, a);
     return list.length
-      ? html`<ul>${list.map((c) => html`<li>${v.fields[c.field]}: ${changeValue(ctx, c.from, c, a)} → ${changeValue(ctx, c.to, c, a)}</li>`)}</ul>`
+      ? html`<ul>${list.map((c) => html`<li>${label(ctx.lang, v.fields[c.field])} ${changeValue(ctx, c.from, c, a)} → ${changeValue(ctx, c.to, c, a)}</li>`)}</ul>`
       : v.noChange;
   };
   return tableRegion(
@@ -52,10 +52,10 @@ function changeValue(ctx: PageContext, value: AgreementChange['from'], c: Agreem
 export function violationList(ctx: PageContext, errors: readonly FieldError[]): SafeHtml {
   const w = t(ctx.lang);
   const fields = w.agreementVersions.configFields;
-  const label = (pointer: string) => {
+  const fieldName = (pointer: string) => {
     const top = pointer.split('/')[1] as keyof typeof fields | undefined;
     const tier = /^\/delayTiers\/(\d+)/.exec(pointer);
     return tier ? w.tier(Number(tier[1]) + 1) : ((top && fields[top]) ?? pointer);
   };
-  return html`<ul>${errors.map((e) => html`<li>${label(e.field)}: ${w.fieldErrors[e.code]}</li>`)}</ul>`;
+  return html`<ul>${errors.map((e) => html`<li>${label(ctx.lang, fieldName(e.field))} ${w.fieldErrors[e.code]}</li>`)}</ul>`;
 }

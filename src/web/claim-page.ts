@@ -8,11 +8,13 @@ import { html, type SafeHtml } from '../platform/html.ts';
 import type { Insurer } from '../platform/config.ts';
 import { asset } from './layout.ts';
 import {
+  countryName,
   customerWords,
   formatAmount,
   formatDateTime,
   formatDepartureDate,
   formatDuration,
+  label,
   plural,
   type CustomerLang,
   type LegalFacts,
@@ -84,6 +86,34 @@ type Language = CustomerLang;
 
 const words = (language: Language) => customerWords(language).page;
 
+/** ISO 3166 codes left to users (AA, QM-QZ, XA-XZ, ZZ): no country, whatever Intl calls them ("Unknown Region"). */
+const USER_ASSIGNED = /^(?:AA|Q[M-Z]|X[A-Z]|ZZ)$/;
+
+/** The country's name in the customer's language, or '' when the code names no country (XX, ZZ, 12…). */
+function nameOfCountry(language: Language, code: string): string {
+  if (!/^[A-Z]{2}$/.test(code) || USER_ASSIGNED.test(code)) return '';
+  const name = countryName(language, code);
+  return name === code ? '' : name;
+}
+
+/**
+ * A refused detail's message, in the customer's language: most are one sentence; an IBAN of the wrong
+ * length names its country and the lengths expected and entered, a BIC of the wrong length the length
+ * entered, an IBAN of a country without IBANs that country ("Banks of this country (United States, US)
+ * do not use IBANs…"; a code naming no country is said to be none).
+ */
+export function issueText(language: Language, issue: BankDetailsIssue): string {
+  const message = words(language).errors[issue.code];
+  if (typeof message === 'string') return message;
+  const country = issue.facts?.country ?? '';
+  return message({
+    country,
+    countryName: nameOfCountry(language, country),
+    expected: issue.facts?.expected ?? 0,
+    entered: issue.facts?.entered ?? 0,
+  });
+}
+
 function intro(c: ClaimForCustomer, language: Language): SafeHtml {
   return words(language).intro(
     html`<strong>${c.flightNumber}</strong>`,
@@ -127,8 +157,8 @@ function footer(language: Language, frame: Frame): SafeHtml {
   const i = frame.legal.insurer;
   return html`<footer id="legal-footer" lang="${language}">
 <p>${customerWords(language).cover(frame.brand, i.legalName)}</p>
-<p>${w.insurer}: ${i.legalName}, ${i.address}. ${w.registration}: ${i.registration}. ${w.regulator}: ${i.regulator}.</p>
-<p>${w.contact}: <a href="mailto:${i.email}">${i.email}</a>, <a href="tel:${i.phone.replace(/[^+0-9]/g, '')}">${i.phone}</a></p>
+<p>${label(language, w.insurer)} ${i.legalName}, ${i.address}. ${label(language, w.registration)} ${i.registration}. ${label(language, w.regulator)} ${i.regulator}.</p>
+<p>${label(language, w.contact)} <a href="mailto:${i.email}">${i.email}</a>, <a href="tel:${i.phone.replace(/[^+0-9]/g, '')}">${i.phone}</a></p>
 ${frame.base ? html`<p><a id="legal-link" href="${frame.base}/legal">${w.legalNotice}</a> · <a id="privacy-link" href="${frame.base}/privacy">${w.privacyNotice}</a></p>` : ''}
 </footer>`;
 }
@@ -245,7 +275,7 @@ export function claimPage(
           : '';
     return html`<label for="${id}">${label}</label>
 <input id="${id}" name="${name}" value="${values[name] ?? ''}" autocomplete="${autocomplete}" ${typing} ${required ? html`aria-required="true"` : ''} ${issue ? html`aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : ''}`;
+${issue ? html`<p class="error" id="${id}-error">${issueText(claim.language, issue)}</p>` : ''}`;
   };
   const typeIssue = issues.find((i) => i.field === 'accountType');
   const accountType = html`<label for="f-accountType">${w.accountType}</label>
@@ -253,7 +283,7 @@ ${issue ? html`<p class="error" id="${id}-error">${w.errors[issue.code]}</p>` : 
 <option value="" ${values.accountType === 'checking' || values.accountType === 'savings' ? '' : html`selected`}>${w.chooseAccountType}</option>
 ${(['checking', 'savings'] as const).map((t) => html`<option value="${t}" ${values.accountType === t ? html`selected` : ''}>${w[t]}</option>`)}
 </select>
-${typeIssue ? html`<p class="error" id="f-accountType-error">${w.errors[typeIssue.code]}</p>` : ''}`;
+${typeIssue ? html`<p class="error" id="f-accountType-error">${issueText(claim.language, typeIssue)}</p>` : ''}`;
   const accountFields =
     kind === 'us'
       ? html`<input type="hidden" name="accountKind" value="us">
@@ -273,7 +303,7 @@ ${bicRequired ? field('bic', w.bicRequired(claim.currency), 'off', true) : field
   // refused details: said at the top (on a phone the fields are below the fold), in the title, and the
   // focus there (`autofocus`, no script), each message a link to its field
   const summary = issues.length
-    ? html`<div id="error-summary" role="alert" tabindex="-1" autofocus><h2>${w.invalid}</h2><ul>${issues.map((i) => html`<li><a href="#f-${i.field}">${w.errors[i.code]}</a></li>`)}</ul></div>`
+    ? html`<div id="error-summary" role="alert" tabindex="-1" autofocus><h2>${w.invalid}</h2><ul>${issues.map((i) => html`<li><a href="#f-${i.field}">${issueText(claim.language, i)}</a></li>`)}</ul></div>`
     : '';
   return layout(
     claim.language,

@@ -17,7 +17,7 @@ import type { ContractDetail } from './contract-detail.ts';
 import type { Dashboard } from './dashboard.ts';
 import { type FormErrors, type FormValues } from './configuration-form.ts';
 import { html, SafeHtml } from '../platform/html.ts';
-import { t, type Lang } from '../i18n/index.ts';
+import { label, t, type Lang } from '../i18n/index.ts';
 import { csrfField, formatDate, formatMoney, mayChange, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The partner console's pages: configuration with the live preview, contract, claims, dashboard. */
@@ -195,7 +195,7 @@ ${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
 ${configurationWarnings(ctx, view)}
 <p>${w.configIntro}</p>
-<p class="muted">${w.bounds}: ${w.boundsText({ commission: `${pct(agreement.commissionMin)} – ${pct(agreement.commissionMax)}`, compensation: `${money(agreement.compensationMin)} – ${money(agreement.compensationMax)}`, formulas: agreement.allowedFormulas.map((f) => w.formulas[f]).join(', ') })} (${TIER_LIMITS.maxTiers} ${w.delayTiers.toLowerCase()} max.)</p>
+<p class="muted">${label(ctx.lang, w.bounds)} ${w.boundsText({ commission: `${pct(agreement.commissionMin)} – ${pct(agreement.commissionMax)}`, compensation: `${money(agreement.compensationMin)} – ${money(agreement.compensationMax)}`, formulas: agreement.allowedFormulas.map((f) => w.formulas[f]).join(', ') })} (${TIER_LIMITS.maxTiers} ${w.delayTiers.toLowerCase()} max.)</p>
 <div class="split">
 <section class="card" aria-label="${w.configTitle}">${form}</section>
 <section class="card" aria-labelledby="preview-title"><h2 id="preview-title">${w.preview}</h2><p class="muted">${w.sampleFlight}</p>
@@ -229,7 +229,7 @@ export function contractPage(ctx: PageContext, c: ContractDetail): string {
 ${c.cancelledAt ? html`<dt>${w.refund}</dt><dd>${money(c.refundAmount ?? 0)} (${c.cancelReason ?? ''}, ${formatDate(c.cancelledAt, ctx.lang, '')})</dd>` : ''}
 </dl></div>
 <h2>${w.coverage}</h2>
-<p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${w.formulas.cancellation}: ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
+<p>${c.coverage.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ')}${c.coverage.cancellationAmount ? ` · ${label(ctx.lang, w.formulas.cancellation)} ${money(c.coverage.cancellationAmount)}` : ''} (× ${c.passengers})</p>
 <h2>${w.legs}</h2>
 ${tableRegion(w.legs, html`<table><thead><tr><th scope="col">${w.flight}</th><th scope="col">${w.departure}</th><th scope="col">→</th></tr></thead><tbody>${c.legs.map((l) => html`<tr><td>${l.flightNumber}${l.operatingFlightNumber ? ` (${w.operatedAs} ${l.operatingFlightNumber})` : ''}</td><td>${l.departureAirport} ${l.departureLocal}</td><td>${l.arrivalAirport}</td></tr>`)}</tbody></table>`)}
 ${

@@ -1,7 +1,7 @@
 import { ENVIRONMENTS, type Agreement, type ApiKeyInfo, type Environment } from '../partners/index.ts';
 import type { CatalogEntry } from './catalog.ts';
 import { html } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { asset, csrfField, formatDate, mayChange, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The developer portal's pages: the API catalog, an API's page and reference, the API keys. */
@@ -49,7 +49,7 @@ export function apiPage(ctx: PageContext, entry: CatalogEntry, publicUrl: string
 <h2>${w.whatItDoes}</h2>
 <p>${entry.summary[ctx.lang]}</p>
 <h2>${w.gettingStarted}</h2>
-<p>${w.baseUrl}: <code id="base-url">${base}</code></p>
+<p>${label(ctx.lang, w.baseUrl)} <code id="base-url">${base}</code></p>
 <ol>
 <li>${w.steps.key} <a href="/portal/keys">${w.nav.keys}</a></li>
 <li>${w.steps.auth} <code>Authorization: Bearer psl_sbx_…</code></li>
@@ -94,7 +94,7 @@ export function referencePage(ctx: PageContext, entry: CatalogEntry): string {
 </head>
 <body>
 <a class="psl-skip" href="#reference">${w.skip}</a>
-<div class="psl-bar"><a href="/portal/apis/${entry.api}">← ${entry.name}</a><h1>${w.reference}</h1><a href="/portal/apis/${entry.api}/openapi.json" download>${w.apiDefinition}: ${w.downloadOpenapi}</a></div>
+<div class="psl-bar"><a href="/portal/apis/${entry.api}">← ${entry.name}</a><h1>${w.reference}</h1><a href="/portal/apis/${entry.api}/openapi.json" download>${label(ctx.lang, w.apiDefinition)} ${w.downloadOpenapi}</a></div>
 <div id="reference"><script id="api-reference" data-url="${entry.prefix}/openapi.json" data-configuration="${configuration}"></script></div>
 <script src="${asset('scalar.js')}"></script>
 </body>

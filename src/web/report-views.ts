@@ -1,4 +1,4 @@
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import type { Statement } from '../ledger/index.ts';
 import { ENVIRONMENTS, type Environment, type Partner } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
@@ -45,11 +45,11 @@ export function reportsPage(
     : '';
   const downloads = view.partners
     ? html`<ul class="downloads">
-<li>${w.premiumBordereau}: <a href="${view.base}/download?${q}&report=premium&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=premium&format=xlsx">XLSX</a></li>
-<li>${w.claimsBordereau}: <a href="${view.base}/download?${q}&report=claims&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=claims&format=xlsx">XLSX</a></li>
-<li>${w.statement}: <a href="${view.base}/download?${q}&report=statement&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=statement&format=pdf">PDF</a></li>
+<li>${label(ctx.lang, w.premiumBordereau)} <a href="${view.base}/download?${q}&report=premium&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=premium&format=xlsx">XLSX</a></li>
+<li>${label(ctx.lang, w.claimsBordereau)} <a href="${view.base}/download?${q}&report=claims&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=claims&format=xlsx">XLSX</a></li>
+<li>${label(ctx.lang, w.statement)} <a href="${view.base}/download?${q}&report=statement&format=csv">CSV</a> · <a href="${view.base}/download?${q}&report=statement&format=pdf">PDF</a></li>
 </ul>`
-    : html`<ul class="downloads"><li>${w.statement}: <a href="${view.base}/statement?${q}&format=csv">CSV</a> · <a href="${view.base}/statement?${q}&format=pdf">PDF</a></li></ul>`;
+    : html`<ul class="downloads"><li>${label(ctx.lang, w.statement)} <a href="${view.base}/statement?${q}&format=csv">CSV</a> · <a href="${view.base}/statement?${q}&format=pdf">PDF</a></li></ul>`;
   const monthStart = `${view.month}-01`;
   return page(
     ctx,

@@ -1,6 +1,6 @@
 import { USER_ROLES, type UserRow } from '../partners/index.ts';
 import { html } from '../platform/html.ts';
-import { t } from '../i18n/index.ts';
+import { label, t } from '../i18n/index.ts';
 import { csrfField, formatDate, page, tableRegion, type PageContext } from './layout.ts';
 
 /** The partner console's Users page (admins): the users, invite, change a role, remove. */
@@ -41,7 +41,7 @@ ${user.activatedAt ? '' : html`<form method="post" action="/console/users/${user
     u.title,
     html`<h1>${u.title}</h1>
 <p>${u.intro}</p>
-<ul>${USER_ROLES.map((role) => html`<li><strong>${u.roles[role]}</strong>: ${u.roleHelp[role]}</li>`)}</ul>
+<ul>${USER_ROLES.map((role) => html`<li><strong>${label(ctx.lang, u.roles[role])}</strong> ${u.roleHelp[role]}</li>`)}</ul>
 ${outcome.notice ? html`<p class="notice" role="status" id="users-notice">${outcome.notice}</p>` : ''}
 ${outcome.problems?.length ? html`<div class="alert" role="alert" id="users-problems">${outcome.problems.map((p) => html`<p>${p}</p>`)}</div>` : ''}
 <section class="card"><h2>${u.inviteTitle}</h2>

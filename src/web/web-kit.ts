@@ -13,7 +13,7 @@ import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { redactUrl } from '../platform/logging.ts';
-import { languageOf, t, type Lang } from '../i18n/index.ts';
+import { label, languageOf, t, type Lang } from '../i18n/index.ts';
 import { messagePage, type Area, type PageContext } from './layout.ts';
 import { csrfMatches, sessionFor, type SessionDeps, type SessionKind, type WebSession } from './sessions.ts';
 
@@ -171,7 +171,9 @@ export function problemLines(error: DomainError, lang: Lang): string[] {
   const w = t(lang);
   const fields = error.extra.errors ?? [];
   if (fields.length)
-    return fields.map((e) => `${e.field.replace(/^\//, '')}: ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`);
+    return fields.map(
+      (e) => `${label(lang, e.field.replace(/^\//, ''))} ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`,
+    );
   return [lang === 'en' ? error.detail : (w.problems[error.code] ?? error.detail)];
 }
 

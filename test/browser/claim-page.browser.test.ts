@@ -22,10 +22,13 @@ describe('the bank-details page on a phone', () => {
   let browser: Browser;
   let base: string;
   let partner: TestPartner;
+  /** A partner whose claims are paid in USD: its page asks for a US account. */
+  let dollars: TestPartner;
 
   before(async () => {
     t = await buildTestApp({ env: { PARASOL_JOB_POLL_SECONDS: '1' } });
     partner = await createTestPartner(t.db);
+    dollars = await createTestPartner(t.db, { agreement: { currency: 'USD' } });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });
@@ -35,20 +38,20 @@ describe('the bank-details page on a phone', () => {
   });
 
   /** A cancelled flight's claim for a customer of `language`: its bank-details link, and a phone-sized page. */
-  async function claimOnPhone(flightNumber: string, language: CustomerLang, locale: string) {
-    const insured = await insureFlight(t.app, partner, { flightNumber, language });
+  async function claimOnPhone(flightNumber: string, language: CustomerLang, locale: string, seller = partner) {
+    const insured = await insureFlight(t.app, seller, { flightNumber, language });
     const event = await post(
       t.app,
       `${FLIGHT}/claims`,
       { flightNumber: insured.flightNumber, departureDate: insured.departureDate, status: 'cancelled' },
-      partner.auth,
+      seller.auth,
     );
     assert.equal(event.status, 200, JSON.stringify(event.body));
     const link = await eventually(async () => {
       const res = await t.app.inject({
         method: 'GET',
         url: `${FLIGHT}/sandbox/messages?contractNumber=${insured.contractNumber}`,
-        headers: partner.auth,
+        headers: seller.auth,
       });
       return (JSON.parse(res.body).messages[0]?.link as string | undefined) ?? undefined;
     });
@@ -112,6 +115,65 @@ describe('the bank-details page on a phone', () => {
       await page.waitForFunction(() => location.hash === '#f-iban');
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the US bank account form at 390 px: every field on the screen, no sideways scroll, a bad routing number focuses the error summary', async () => {
+    const { link, context, page } = await claimOnPhone('AF874', 'en', 'en-US', dollars);
+    try {
+      await page.goto(`${base}/c/${link.split('/c/')[1]}`);
+      const fields = [
+        '#f-accountHolder',
+        '#f-routingNumber',
+        '#f-accountNumber',
+        '#f-accountType',
+        'button[type="submit"]',
+      ];
+      /** Each field shown and within the phone's width; the page as wide as the phone. */
+      const fitsThePhone = async (when: string) => {
+        for (const selector of fields) {
+          const field = page.locator(selector);
+          assert.ok(await field.isVisible(), `${when}: ${selector} shows`);
+          const box = await field.boundingBox();
+          assert.ok(
+            box && box.x >= 0 && box.x + box.width <= 390,
+            `${when}: ${selector} within 390 px (${JSON.stringify(box)})`,
+          );
+        }
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        assert.ok(overflow <= 0, `${when}: the page is ${overflow}px wider than the phone`);
+      };
+      await fitsThePhone('the form');
+      assert.equal(await page.locator('#f-routingNumber').getAttribute('inputmode'), 'numeric');
+      assert.equal(await page.locator('#f-iban').count(), 0, 'a US account, not an IBAN');
+      await page.screenshot({ path: path.join(RESULTS, 'claim-page-390-us.png'), fullPage: true });
+
+      await page.locator('#f-accountHolder').fill('Jordan Smith');
+      await page.locator('#f-routingNumber').fill('123456789'); // its ABA check digit does not match
+      await page.locator('#f-accountNumber').fill('000123456789');
+      await page.locator('#f-accountType').selectOption('checking');
+      await page.getByRole('button').click();
+      const summary = page.locator('#error-summary');
+      await summary.waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary', 'the summary has the focus');
+      const box = await summary.boundingBox();
+      assert.ok(
+        box && box.y >= 0 && box.y + box.height <= 844,
+        `the summary is on the screen (${JSON.stringify(box)})`,
+      );
+      const routing = summary.getByRole('link', { name: /routing number/ });
+      assert.equal(await routing.getAttribute('href'), '#f-routingNumber');
+      assert.equal(await summary.getByRole('link').count(), 1, 'the routing number alone is refused');
+      assert.equal(await page.locator('#f-routingNumber').getAttribute('aria-invalid'), 'true');
+      assert.equal(await page.locator('#f-routingNumber').inputValue(), '123456789', 'what was typed stays');
+      assert.equal(await page.locator('#f-accountType').inputValue(), 'checking');
+      await fitsThePhone('refused');
+      await page.screenshot({ path: path.join(RESULTS, 'claim-page-390-us-refused.png'), fullPage: true });
+      // the message leads to its field
+      await routing.click();
+      await page.waitForFunction(() => location.hash === '#f-routingNumber');
     } finally {
       await context.close();
     }

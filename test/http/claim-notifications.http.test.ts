@@ -168,7 +168,8 @@ describe('claim notifications: link, status and SMS, through the job queue', () 
       bic: '',
     });
     assert.equal(wrong.statusCode, 422);
-    assert.match(wrong.body, /id="f-iban-error">This IBAN is not valid/);
+    assert.match(wrong.body, /id="f-iban-error">This IBAN looks mistyped: its check digits do not match/);
+    assert.match(wrong.body, /id="f-accountHolder-error">The account holder’s name may only contain letters, spaces/);
     assert.match(wrong.body, /aria-invalid="true" aria-describedby="f-iban-error"/);
     assert.ok(wrong.body.includes('value="FR76 3000 6000 0112 3456 7890 188"'), 'what was typed is kept');
     assert.ok(wrong.body.includes('Camille &lt;b&gt;Martin&lt;/b&gt;'), 'and escaped');

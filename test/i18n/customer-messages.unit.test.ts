@@ -196,6 +196,9 @@ describe('every customer email in every language', () => {
       assert.ok(emails[1]!.text.includes(formatDuration(language, 135)), 'hours and minutes');
       assert.ok(emails[10]!.text.includes(plural(language, 3, w.days)), 'three days left');
       assert.ok(emails[11]!.text.includes(plural(language, 1, w.days)), 'one day left');
+      // the insurer's labels: "Assureur :" with a narrow no-break space in French, "Insurer:" in English
+      const insurerLine = `${w.footer.insurer}${language === 'fr' ? '\u202f' : ''}: ${DEMO_INSURER.legalName}`;
+      for (const email of emails) assert.ok(email.text.includes(insurerLine), `${language}: ${insurerLine}`);
     });
   }
 });

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { sumMinor } from '../../src/payouts/amount.ts';
 import { toDecimalString } from '../../src/platform/money.ts';
 import { composeIBAN } from 'ibantools';
-import { checkSepaAccount, ibanNeedsBic, italianCin } from '../../src/payouts/bank-account.ts';
+import { checkSepaAccount, ibanLengthOf, ibanNeedsBic, italianCin } from '../../src/payouts/bank-account.ts';
 import { isSepaIdentifier, toSepaText } from '../../src/payouts/sepa-text.ts';
 
 describe('bank account checks (ibantools, SEPA countries)', () => {
@@ -59,11 +59,50 @@ describe('bank account checks (ibantools, SEPA countries)', () => {
       return check.ok ? [] : check.issues.map((i) => `${i.field}:${i.code}`);
     };
     assert.deepEqual(codes(''), ['iban:iban_required']);
-    assert.deepEqual(codes('FR7630006000011234567890188'), ['iban:iban_invalid']);
+    assert.deepEqual(codes('FR7630006000011234567890188'), ['iban:iban_mistyped']);
+    assert.deepEqual(codes('not an iban'), ['iban:iban_invalid']);
+    assert.deepEqual(codes('FR76300060000112345678901AB'), ['iban:iban_invalid'], 'letters where FR has digits');
+    assert.deepEqual(codes('XX7630006000011234567890188'), ['iban:iban_unknown_country']);
+    assert.deepEqual(codes('FR763000600001123456789018'), ['iban:iban_length']);
     assert.deepEqual(codes('BR1800360305000010009795493C1'), ['iban:iban_not_sepa']);
-    assert.deepEqual(codes('FR7630006000011234567890189', 'NOPE'), ['bic:bic_invalid']);
+    // outside SEPA is said as soon as the country is known, whatever the length
+    assert.deepEqual(codes('BR180036030500001000979549'), ['iban:iban_not_sepa']);
+    assert.deepEqual(codes('US12 3456 7890'), ['iban:iban_unknown_country']);
+    // a QR-IBAN (Swiss, bank id 30000-31999) only receives QR-bill payments: not "malformed"
+    assert.deepEqual(codes('CH4431999123000889012'), ['iban:iban_qr']);
+    assert.deepEqual(codes('CH9300762011623852957', 'UBSWCHZH80A'), [], 'an ordinary Swiss IBAN');
+    assert.deepEqual(codes('FR7630006000011234567890189', 'NOPE'), ['bic:bic_length']);
+    assert.deepEqual(codes('FR7630006000011234567890189', '12345678'), ['bic:bic_invalid']);
     assert.deepEqual(codes('FR7630006000011234567890189', 'COBADEFFXXX'), ['bic:bic_country_mismatch']);
     assert.deepEqual(codes('FR7630006000011234567890189', 'BNPAGPGP'), [], 'a Guadeloupe bank on a French IBAN');
+  });
+
+  it('says what is expected: the IBAN length of its country and the length entered, a BIC of 8 or 11 characters', () => {
+    const issue = (iban: string, bic?: string) => {
+      const check = checkSepaAccount({ iban, bic });
+      return check.ok ? undefined : check.issues[0];
+    };
+    assert.deepEqual(issue('FR76 3000 6000 0112 3456 7890 18'), {
+      field: 'iban',
+      code: 'iban_length',
+      message: 'has 26 characters, an IBAN of FR has 27',
+      facts: { country: 'FR', expected: 27, entered: 26 },
+    });
+    // one character too many: the length, not the checksum, is what the customer is told
+    assert.deepEqual(issue('DE893704004405320130000')?.facts, { country: 'DE', expected: 22, entered: 23 });
+    assert.equal(ibanLengthOf('NL'), 18);
+    assert.equal(ibanLengthOf('US'), undefined);
+    assert.deepEqual(issue('DE89370400440532013001'), {
+      field: 'iban',
+      code: 'iban_mistyped',
+      message: 'looks mistyped: its check digits do not match',
+    });
+    assert.deepEqual(issue('FR7630006000011234567890189', 'AGRIFRPPX'), {
+      field: 'bic',
+      code: 'bic_length',
+      message: 'has 9 characters, a BIC has 8 or 11',
+      facts: { entered: 9 },
+    });
   });
 
   // Real account numbers from the SWIFT IBAN registry and the banks' published examples; each is then

@@ -60,6 +60,26 @@ function input(overrides: Partial<NachaFileInput> = {}): NachaFileInput {
 const field = (record: string, from: number, to: number) => record.slice(from - 1, to);
 
 describe('NACHA file', () => {
+  it('a name with control or invisible characters (kept before the bank-details page refused them): printable ASCII only, in upper case', () => {
+    const file = buildNachaFile(
+      input({
+        payouts: [payout({ endToEndId: 'PSLAAAAAAAAAAA1', holderName: 'Jean\u0007\u202e Dupont\u0000\tÉlo\u00efse' })],
+      }),
+    );
+    const records = file.text.split('\n').slice(0, -1);
+    assert.ok(records.every((r) => r.length === 94 && /^[\x20-\x7E]+$/.test(r)));
+    const entry = records.find((r) => r.startsWith('6'))!;
+    assert.equal(field(entry, 55, 76), 'JEAN DUPONT ELOISE    ');
+  });
+
+  it("writes the apostrophe and dashes as ASCII (’ ‘ ʼ → ', – — → -), and keeps &", () => {
+    const file = buildNachaFile(
+      input({ payouts: [payout({ endToEndId: 'PSLAAAAAAAAAAA1', holderName: 'Seán O’Brien–Ka‘ & Co' })] }),
+    );
+    const entry = file.text.split('\n').find((r) => r.startsWith('6'))!;
+    assert.equal(field(entry, 55, 76), "SEAN O'BRIEN-KA' & CO ");
+  });
+
   it('writes 94-character records in blocks of ten, with the header, batch, entries, controls and padding', () => {
     const file = buildNachaFile(input());
     const records = file.text.split('\n');

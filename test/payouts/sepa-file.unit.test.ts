@@ -51,6 +51,25 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
     assert.match(file.xml, /<InstdAmt Ccy="EUR">0\.29<\/InstdAmt>/);
   });
 
+  it('a name with markup or control characters (kept before the bank-details page refused them): only the SEPA Latin set reaches the file', () => {
+    const file = buildSepaCreditTransferFile(
+      batch({
+        payouts: [
+          payout({
+            endToEndId: 'PSL-E2E-1',
+            creditorName: '<script>alert("x")</script>\u0007Jean\u202e Dupont & fils',
+          }),
+        ],
+      }),
+    );
+    assertValid(file.xml);
+    const [name] = texts(file.xml, 'Nm').slice(-1);
+    assert.equal(name, 'script alert( x ) /script Jean Dupont + fils');
+    assert.match(name!, /^[A-Za-z0-9/\-?:().,'+ ]+$/);
+    assert.doesNotMatch(file.xml, /<script/);
+    assert.ok(!file.xml.includes('\u0007') && !file.xml.includes('\u202e'), 'no control or invisible character');
+  });
+
   it('writes the identifiers, dates and parties as given', () => {
     const file = buildSepaCreditTransferFile(batch());
     assert.equal(file.fileName, 'PSL-20250312-0001.xml');
@@ -171,20 +190,24 @@ describe('SEPA credit transfer file (pain.001.001.09, EPC SCT 2023)', () => {
       }),
     );
     assert.deepEqual(errors, [
-      { field: '/debtor/iban', code: 'invalid', message: 'is not a valid IBAN' },
-      { field: '/payouts/0/creditorIban', code: 'invalid', message: 'is not a valid IBAN' },
+      { field: '/debtor/iban', code: 'invalid', message: 'looks mistyped: its check digits do not match' },
+      { field: '/payouts/0/creditorIban', code: 'invalid', message: 'looks mistyped: its check digits do not match' },
       {
         field: '/payouts/1/creditorIban',
         code: 'not_allowed',
         message: 'IBANs of BR cannot receive SEPA credit transfers',
       },
-      { field: '/payouts/2/creditorIban', code: 'invalid', message: 'is not a valid IBAN' },
+      {
+        field: '/payouts/2/creditorIban',
+        code: 'invalid',
+        message: 'is not an IBAN (2 letters for the country, 2 check digits, then letters and digits)',
+      },
       {
         field: '/payouts/3/creditorBic',
         code: 'invalid',
         message: 'BIC country FR does not match the IBAN country DE',
       },
-      { field: '/payouts/4/creditorBic', code: 'invalid', message: 'is not a valid BIC' },
+      { field: '/payouts/4/creditorBic', code: 'invalid', message: 'has 2 characters, a BIC has 8 or 11' },
     ]);
   });
 

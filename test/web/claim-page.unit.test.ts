@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { claimEvidence } from '../../src/claims/evidence.ts';
-import type { ClaimForCustomer } from '../../src/payouts/index.ts';
+import type { BankDetailsIssue, ClaimForCustomer } from '../../src/payouts/index.ts';
 import { CUSTOMER_LANGUAGES, customerWords } from '../../src/i18n/customer/index.ts';
 import { DEMO_INSURER } from '../../src/platform/config.ts';
-import { claimPage, closedPage, legalPage, thanksPage } from '../../src/web/claim-page.ts';
+import { escapeHtml } from '../../src/platform/html.ts';
+import { claimPage, closedPage, issueText, legalPage, thanksPage } from '../../src/web/claim-page.ts';
 
 const LEGAL = { insurer: DEMO_INSURER, bankDetailsDays: 30 };
 const TOKEN = 'q3Zk9Vb0T1xYw2cR8mN5pL4sH7dF6gJ0aE-_uI9oP1k';
@@ -251,7 +252,7 @@ describe('the customer claim page', () => {
     assert.match(euro, /<label for="f-bic">BIC \(if your bank is outside the European Economic Area\)<\/label>/);
     assert.doesNotMatch(euro, /id="f-bic"[^>]*aria-required/);
     const native: Record<string, RegExp> = {
-      fr: /BIC de votre banque \(obligatoire : votre indemnisation est versée en CHF\)/,
+      fr: /BIC de votre banque \(obligatoire\u202f: votre indemnisation est versée en CHF\)/,
       de: /BIC Ihrer Bank \(erforderlich: Ihre Entschädigung wird in CHF ausgezahlt\)/,
       es: /BIC de su banco \(obligatorio: su indemnización se paga en CHF\)/,
       it: /BIC della sua banca \(obbligatorio: l’indennizzo le viene pagato in CHF\)/,
@@ -311,4 +312,102 @@ describe('the customer claim page, once paid', () => {
       assert.match(page, new RegExp(`<h1>${w.title}</h1>`));
       assert.match(page, new RegExp(`<p>${w.amount}</p>`));
     });
+});
+
+describe('the customer claim page, refused details say what is expected', () => {
+  const refused = (language: (typeof CUSTOMER_LANGUAGES)[number], issues: BankDetailsIssue[], accountHolder = '') =>
+    claimPage(claim({ language }), LEGAL, TOKEN, {
+      values: { accountHolder, iban: 'FR76 3000 6000 0112 3456 7890 18', bic: 'AGRIFRPPX' },
+      issues,
+    });
+
+  it('an IBAN of the wrong length names its country, the length it has and the length entered, in every language', () => {
+    const issue: BankDetailsIssue = {
+      field: 'iban',
+      code: 'iban_length',
+      facts: { country: 'FR', expected: 27, entered: 26 },
+    };
+    const country: Record<string, string> = {
+      en: 'France',
+      fr: 'France',
+      de: 'Frankreich',
+      es: 'Francia',
+      it: 'Francia',
+      nl: 'Frankrijk',
+      pt: 'França',
+    };
+    for (const language of CUSTOMER_LANGUAGES) {
+      const text = issueText(language, issue);
+      assert.match(text, /\bFR\b/, `${language}: ${text}`);
+      assert.ok(text.includes(country[language]!), `${language}: the country's name: ${text}`);
+      assert.match(text, /\b27\b.*\b26\b/, `${language}: expected, then entered: ${text}`);
+      const page = refused(language, [issue]);
+      assert.ok(page.includes(`id="f-iban-error">${escapeHtml(text)}</p>`), language);
+      assert.ok(page.includes(`<a href="#f-iban">${escapeHtml(text)}</a>`), `${language}: in the summary too`);
+    }
+    assert.equal(issueText('en', issue), 'An IBAN with country code FR (France) has 27 characters; you entered 26.');
+  });
+
+  it('a BIC says 8 or 11 characters; a checksum failure says the IBAN looks mistyped; each language its own words', () => {
+    const bic: BankDetailsIssue = { field: 'bic', code: 'bic_length', facts: { entered: 9 } };
+    for (const language of CUSTOMER_LANGUAGES) {
+      assert.match(issueText(language, bic), /\b8\b.*\b11\b.*\b9\b/, language);
+      assert.match(issueText(language, { field: 'bic', code: 'bic_invalid' }), /\b8\b.*\b11\b/, language);
+      if (language !== 'en')
+        for (const code of ['iban_mistyped', 'iban_invalid', 'holder_characters', 'holder_needs_letters'] as const)
+          assert.notEqual(
+            customerWords(language).page.errors[code],
+            customerWords('en').page.errors[code],
+            `${language}: ${code} in its own words`,
+          );
+    }
+    assert.match(issueText('en', { field: 'iban', code: 'iban_mistyped' }), /looks mistyped/);
+    assert.equal(issueText('en', bic), 'A BIC has 8 or 11 characters; you entered 9.');
+  });
+
+  it('a country without IBANs is named, not called "no country code"; a QR-IBAN is said to be one; every language', () => {
+    const us: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'US', entered: 12 } };
+    const xx: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'XX', entered: 27 } };
+    const zz: BankDetailsIssue = { field: 'iban', code: 'iban_unknown_country', facts: { country: 'ZZ', entered: 27 } };
+    assert.equal(
+      issueText('en', us),
+      'Banks of this country (United States, US) do not use IBANs: we can only pay into an IBAN of the SEPA area.',
+    );
+    assert.match(issueText('fr', us), /\(États-Unis, US\) n’utilisent pas d’IBAN\u202f: /);
+    assert.match(issueText('en', xx), /XX is not one/);
+    assert.match(issueText('en', zz), /ZZ is not one/);
+    for (const language of CUSTOMER_LANGUAGES) {
+      assert.match(issueText(language, us), /\(.+, US\)/, language);
+      assert.doesNotMatch(issueText(language, us), /US (is|n’en|ist|no lo|non lo|não)/, language);
+      assert.match(issueText(language, { field: 'iban', code: 'iban_qr' }), /QR-IBAN/, language);
+    }
+  });
+
+  it('the holder: markup is refused with what a name may hold, digits with "a name needs letters", and the value typed is escaped', () => {
+    for (const language of CUSTOMER_LANGUAGES) {
+      const w = customerWords(language).page.errors;
+      assert.ok(w.holder_characters.includes("- ' . ,"), `${language}: the signs allowed are listed`);
+      assert.notEqual(w.holder_needs_letters, w.holder_not_latin, language);
+      const page = refused(
+        language,
+        [{ field: 'accountHolder', code: 'holder_characters' }],
+        '<script>alert(1)</script>"',
+      );
+      assert.ok(page.includes(`id="f-accountHolder-error">${escapeHtml(w.holder_characters)}</p>`), language);
+      assert.ok(page.includes('value="&lt;script&gt;alert(1)&lt;/script&gt;&quot;"'), `${language}: escaped`);
+      assert.doesNotMatch(page, /<script>alert/, language);
+    }
+    assert.match(customerWords('en').page.errors.holder_needs_letters, /A name needs letters/);
+  });
+
+  it('French typography: a narrow no-break space before the colon of the footer’s labels; none in English', () => {
+    const fr = claimPage(claim({ language: 'fr' }), LEGAL, TOKEN);
+    assert.ok(fr.includes('Assureur\u202f: '), 'Assureur :');
+    assert.ok(fr.includes('Contact\u202f: '), 'Contact :');
+    const body = fr.slice(fr.indexOf('<body>')).replace(/<[^>]*>/g, '');
+    assert.doesNotMatch(body, /[\p{L}) ][:;?!]( |$)/mu, 'no colon, semicolon, question or exclamation mark without it');
+    const en = claimPage(claim({ language: 'en' }), LEGAL, TOKEN);
+    assert.ok(en.includes('Insurer: '));
+    assert.doesNotMatch(en, /\u202f:/);
+  });
 });

@@ -24,14 +24,17 @@ describe('domain errors on pages', () => {
       error.extra.errors?.map((e) => e.code),
       ['invalid_format', 'invalid_format'],
     );
-    assert.deepEqual(problemLines(error, 'fr'), ['from: n’a pas le format attendu', 'to: n’a pas le format attendu']);
+    assert.deepEqual(problemLines(error, 'fr'), [
+      'from\u202f: n’a pas le format attendu',
+      'to\u202f: n’a pas le format attendu',
+    ]);
     assert.deepEqual(problemLines(error, 'en'), [
       'from: must be a date as YYYY-MM-DD',
       'to: must be a date as YYYY-MM-DD',
     ]);
 
     const reversed = thrown(() => dayRange('2026-11-02', '2026-11-01'));
-    assert.deepEqual(problemLines(reversed, 'fr'), ['to: est hors des limites permises']);
+    assert.deepEqual(problemLines(reversed, 'fr'), ['to\u202f: est hors des limites permises']);
   });
 
   test('a departure time keeps the code of what is wrong with it', () => {

@@ -105,15 +105,31 @@ export const de = {
     errors: {
       holder_required: 'Geben Sie den Namen des Kontoinhabers an (2 bis 70 Zeichen).',
       holder_not_latin: 'Schreiben Sie den Namen in lateinischen Buchstaben, wie auf Ihrem Kontoauszug.',
+      holder_characters:
+        'Der Name des Kontoinhabers darf nur Buchstaben, Leerzeichen und die Zeichen - \' . , & / ( ) enthalten (keine Ziffern und keine anderen Zeichen wie < > " ; : ? !).',
+      holder_needs_letters:
+        'Ein Name besteht aus Buchstaben: Geben Sie den Namen des Kontoinhabers wie auf Ihrem Kontoauszug an, keine Nummer.',
       iban_required: 'Geben Sie Ihre IBAN an.',
-      iban_invalid: 'Diese IBAN ist ungültig: Bitte prüfen Sie sie.',
+      iban_invalid:
+        'Eine IBAN beginnt mit 2 Buchstaben (ihr Land) und 2 Ziffern, gefolgt von Buchstaben und Ziffern an den Stellen, die ihr Land vorgibt: Bitte prüfen Sie sie.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Banken dieses Landes (${f.countryName}, ${f.country}) verwenden keine IBAN: Wir können nur auf eine IBAN des SEPA-Raums überweisen.`
+          : `Eine IBAN beginnt mit dem Ländercode aus 2 Buchstaben (DE, FR …): ${f.country} ist keiner. Bitte prüfen Sie sie.`,
+      iban_length: (f) =>
+        `Eine IBAN mit dem Ländercode ${f.country} (${f.countryName}) hat ${f.expected} Zeichen; Sie haben ${f.entered} eingegeben.`,
+      iban_mistyped: 'Diese IBAN scheint vertippt: Ihre Prüfziffern stimmen nicht. Bitte prüfen Sie jedes Zeichen.',
       iban_check_digits:
         'Die Prüfziffern der Kontonummer stimmen nicht (in Frankreich der RIB-Schlüssel): Bitte prüfen Sie die Kontonummer in Ihrer IBAN.',
       iban_not_sepa: 'Wir können nur auf ein Konto im SEPA-Raum überweisen.',
+      iban_qr:
+        'Dies ist eine QR-IBAN, die nur Zahlungen von QR-Rechnungen empfängt: Geben Sie die gewöhnliche IBAN Ihres Kontos an (auf Ihrem Kontoauszug).',
       bic_required: 'Für dieses Land geben Sie bitte auch die BIC Ihrer Bank an.',
       bic_required_for_currency:
         'Ihre Entschädigung wird in einer anderen Währung als Euro ausgezahlt: Bitte geben Sie die BIC Ihrer Bank an (8 oder 11 Zeichen, zu finden auf Ihrem Kontoauszug oder in Ihrer Banking-App).',
-      bic_invalid: 'Diese BIC ist ungültig.',
+      bic_length: (f) => `Eine BIC hat 8 oder 11 Zeichen; Sie haben ${f.entered} eingegeben.`,
+      bic_invalid:
+        'Diese BIC ist ungültig: Ihre 8 oder 11 Zeichen beginnen mit 4 Buchstaben (die Bank) und 2 Buchstaben (ihr Land).',
       bic_country_mismatch: 'Diese BIC passt nicht zum Land der IBAN.',
       routing_required: 'Geben Sie die Routing-Nummer Ihrer Bank an (9 Ziffern).',
       routing_invalid: 'Eine Routing-Nummer hat 9 Ziffern: Bitte prüfen Sie sie.',

@@ -103,15 +103,31 @@ export const en = {
     errors: {
       holder_required: 'Give the account holder’s name (2 to 70 characters).',
       holder_not_latin: 'Write the name in Latin letters, as on your bank statement.',
+      holder_characters:
+        'The account holder’s name may only contain letters, spaces and the signs - \' . , & / ( ) (no digits, no other signs such as < > " ; : ? !).',
+      holder_needs_letters:
+        'A name needs letters: write the account holder’s name as on your bank statement, not a number.',
       iban_required: 'Give your IBAN.',
-      iban_invalid: 'This IBAN is not valid: please check it.',
+      iban_invalid:
+        'An IBAN starts with 2 letters (its country) and 2 digits, followed by letters and digits in the places its country sets: please check it.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Banks of this country (${f.countryName}, ${f.country}) do not use IBANs: we can only pay into an IBAN of the SEPA area.`
+          : `An IBAN starts with its country’s 2-letter code (FR, DE…): ${f.country} is not one. Please check it.`,
+      iban_length: (f) =>
+        `An IBAN with country code ${f.country} (${f.countryName}) has ${f.expected} characters; you entered ${f.entered}.`,
+      iban_mistyped: 'This IBAN looks mistyped: its check digits do not match. Please check each character.',
       iban_check_digits:
         'The account number’s check digits do not match (the RIB key in France): please check the account number in your IBAN.',
       iban_not_sepa: 'We can only pay into an account in the SEPA area.',
+      iban_qr:
+        'This is a QR-IBAN, which only receives payments of QR-bills: give your account’s ordinary IBAN (on your bank statement).',
       bic_required: 'For this country, give your bank’s BIC too.',
       bic_required_for_currency:
         'Your compensation is paid in a currency other than the euro: give your bank’s BIC (8 or 11 characters, on your bank statement or in your banking app).',
-      bic_invalid: 'This BIC is not valid.',
+      bic_length: (f) => `A BIC has 8 or 11 characters; you entered ${f.entered}.`,
+      bic_invalid:
+        'This BIC is not valid: its 8 or 11 characters start with 4 letters (the bank) and 2 letters (its country).',
       bic_country_mismatch: 'This BIC does not match the IBAN’s country.',
       routing_required: 'Give your bank’s routing number (9 digits).',
       routing_invalid: 'A routing number is 9 digits: please check it.',

@@ -105,15 +105,31 @@ export const es = {
     errors: {
       holder_required: 'Indique el nombre del titular de la cuenta (de 2 a 70 caracteres).',
       holder_not_latin: 'Escriba el nombre en letras latinas, como en su extracto bancario.',
+      holder_characters:
+        'El nombre del titular solo puede contener letras, espacios y los signos - \' . , & / ( ) (ni cifras ni otros signos, como < > " ; : ? !).',
+      holder_needs_letters:
+        'Un nombre lleva letras: escriba el nombre del titular de la cuenta como en su extracto bancario, no un número.',
       iban_required: 'Indique su IBAN.',
-      iban_invalid: 'Este IBAN no es válido: compruébelo.',
+      iban_invalid:
+        'Un IBAN empieza por 2 letras (su país) y 2 cifras, seguidas de letras y cifras en las posiciones que fija su país: compruébelo.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Los bancos de este país (${f.countryName}, ${f.country}) no usan IBAN: solo podemos pagar en un IBAN de la zona SEPA.`
+          : `Un IBAN empieza por el código de 2 letras de su país (ES, FR…): ${f.country} no lo es. Compruébelo.`,
+      iban_length: (f) =>
+        `Un IBAN con el código de país ${f.country} (${f.countryName}) tiene ${f.expected} caracteres; ha introducido ${f.entered}.`,
+      iban_mistyped: 'Este IBAN parece mal escrito: sus dígitos de control no coinciden. Compruebe cada carácter.',
       iban_check_digits:
         'Los dígitos de control del número de cuenta no coinciden (la clave RIB en Francia): compruebe el número de cuenta de su IBAN.',
       iban_not_sepa: 'Solo podemos pagar en una cuenta de la zona SEPA.',
+      iban_qr:
+        'Este es un QR-IBAN, que solo recibe pagos de facturas QR: indique el IBAN ordinario de su cuenta (en su extracto bancario).',
       bic_required: 'Para este país, indique también el BIC de su banco.',
       bic_required_for_currency:
         'Su indemnización se paga en una moneda distinta del euro: indique el BIC de su banco (8 u 11 caracteres; figura en su extracto bancario o en la aplicación de su banco).',
-      bic_invalid: 'Este BIC no es válido.',
+      bic_length: (f) => `Un BIC tiene 8 u 11 caracteres; ha introducido ${f.entered}.`,
+      bic_invalid:
+        'Este BIC no es válido: sus 8 u 11 caracteres empiezan por 4 letras (el banco) y 2 letras (su país).',
       bic_country_mismatch: 'Este BIC no corresponde al país del IBAN.',
       routing_required: 'Indique el número de ruta de su banco (9 dígitos).',
       routing_invalid: 'Un número de ruta tiene 9 dígitos: compruébelo.',

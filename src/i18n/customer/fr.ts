@@ -27,11 +27,11 @@ export const fr = {
   },
   email: {
     greeting: (firstName) => (firstName ? `Bonjour ${firstName},` : 'Bonjour,'),
-    linkText: 'Si le bouton ne fonctionne pas, copiez ce lien dans votre navigateur :',
+    linkText: 'Si le bouton ne fonctionne pas, copiez ce lien dans votre navigateur\u202f:',
     closing: 'Bien cordialement,',
     why: (brand) => `Vous recevez ce courriel car vous avez souscrit l’assurance retard de vol de ${brand}.`,
     opened: {
-      subject: (s) => `${s.brand} : votre vol ${s.flight} est indemnisé`,
+      subject: (s) => `${s.brand}\u202f: votre vol ${s.flight} est indemnisé`,
       body: (s) => [
         `Votre vol ${s.flight} du ${s.date} ${s.what}.`,
         `Votre assurance vous verse ${s.amount} (${s.passengers}).`,
@@ -40,15 +40,15 @@ export const fr = {
       action: 'Saisir mes coordonnées bancaires',
     },
     reminder: {
-      subject: (s) => `${s.brand} : votre indemnisation pour le vol ${s.flight} vous attend`,
+      subject: (s) => `${s.brand}\u202f: votre indemnisation pour le vol ${s.flight} vous attend`,
       body: (s) => [
         `Votre indemnisation de ${s.amount} pour votre vol ${s.flight} du ${s.date} attend toujours vos coordonnées bancaires.`,
-        `Il vous reste ${s.daysLeft} : saisissez-les au plus tard le ${s.due}.`,
+        `Il vous reste ${s.daysLeft}\u202f: saisissez-les au plus tard le ${s.due}.`,
       ],
       action: 'Saisir mes coordonnées bancaires',
     },
     paid: {
-      subject: (s) => `${s.brand} : votre indemnisation pour le vol ${s.flight} est versée`,
+      subject: (s) => `${s.brand}\u202f: votre indemnisation pour le vol ${s.flight} est versée`,
       body: (s) => [
         `Nous avons versé ${s.amount} sur votre compte se terminant par ${s.last4} pour votre vol ${s.flight} du ${s.date}.`,
         'Le virement arrive en général sous un à deux jours ouvrés.',
@@ -64,15 +64,15 @@ export const fr = {
     holder: 'Titulaire du compte',
     iban: 'IBAN',
     bic: 'BIC (si votre banque est hors de l’Espace économique européen)',
-    bicRequired: (currency) => `BIC de votre banque (obligatoire : votre indemnisation est versée en ${currency})`,
+    bicRequired: (currency) => `BIC de votre banque (obligatoire\u202f: votre indemnisation est versée en ${currency})`,
     routingNumber: 'Numéro de routage (ABA, 9 chiffres)',
     accountNumber: 'Numéro de compte',
     accountType: 'Type de compte',
     chooseAccountType: 'Choisissez…',
     checking: 'Compte courant (checking)',
     savings: 'Compte d’épargne (savings)',
-    useIban: 'Votre compte est hors des États-Unis ? Indiquez plutôt son IBAN.',
-    useUs: 'Votre compte est aux États-Unis ? Indiquez ses numéros de routage et de compte.',
+    useIban: 'Votre compte est hors des États-Unis\u202f? Indiquez plutôt son IBAN.',
+    useUs: 'Votre compte est aux États-Unis\u202f? Indiquez ses numéros de routage et de compte.',
     invalid: 'Vérifiez vos informations',
     submit: 'Envoyer',
     thanks: (last4) => `Merci. Nous virons votre indemnisation sur le compte se terminant par ${last4}.`,
@@ -86,43 +86,60 @@ export const fr = {
     rule: (delay) => `Votre assurance paie à partir d’un retard de ${delay} à l’arrivée.`,
     ruleCancellation: 'Votre assurance paie quand le vol est annulé.',
     ruleDiversion: 'Votre assurance paie quand le vol est dérouté.',
-    source: (provider) => (provider ? `Données de vol : ${provider}.` : 'Événement de vol signalé à l’assureur.'),
+    source: (provider) => (provider ? `Données de vol\u202f: ${provider}.` : 'Événement de vol signalé à l’assureur.'),
     statusTitle: 'Où en est votre indemnisation',
     statusPending: (last4) =>
-      `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''} : le paiement est en cours.`,
+      `Nous avons vos coordonnées bancaires${last4 ? ` (compte se terminant par ${last4})` : ''}\u202f: le paiement est en cours.`,
     statusPaid: (date) => `Votre indemnisation a été versée le ${date}.`,
     statusExpired:
       'Le délai pour donner vos coordonnées bancaires est dépassé. Contactez le vendeur de votre assurance.',
     statusVoided:
-      'Cette indemnisation a été retirée par l’assureur : elle ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.',
+      'Cette indemnisation a été retirée par l’assureur\u202f: elle ne sera pas payée. Pour toute question, contactez le vendeur de votre assurance.',
     statusOpened: 'Votre indemnisation est en préparation.',
     replacedPaid: 'Cette indemnisation a été versée.',
     replacedPending: 'Le paiement de cette indemnisation est en cours.',
-    newestMessage: 'Ce lien n’est plus valable : utilisez celui du dernier message que nous vous avons envoyé.',
+    newestMessage: 'Ce lien n’est plus valable\u202f: utilisez celui du dernier message que nous vous avons envoyé.',
     unknownTitle: 'Lien inconnu',
     unknown: 'Ce lien ne correspond à aucune indemnisation. Vérifiez qu’il est complet.',
     errors: {
       holder_required: 'Indiquez le nom du titulaire du compte (2 à 70 caractères).',
       holder_not_latin: 'Écrivez le nom en lettres latines, comme sur votre relevé bancaire.',
+      holder_characters:
+        'Le nom du titulaire ne peut contenir que des lettres, des espaces et les signes - \' . , & / ( ) (ni chiffres ni autres signes, tels que < > ou ").',
+      holder_needs_letters:
+        'Un nom s’écrit avec des lettres\u202f: indiquez le nom du titulaire du compte tel qu’il figure sur votre relevé, pas un numéro.',
       iban_required: 'Indiquez votre IBAN.',
-      iban_invalid: 'Cet IBAN n’est pas valide : vérifiez-le.',
+      iban_invalid:
+        'Un IBAN commence par 2 lettres (son pays) et 2 chiffres, suivis de lettres et de chiffres aux places que fixe son pays\u202f: vérifiez-le.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Les banques de ce pays (${f.countryName}, ${f.country}) n’utilisent pas d’IBAN\u202f: nous ne pouvons virer que vers un IBAN de la zone SEPA.`
+          : `Un IBAN commence par le code à 2 lettres de son pays (FR, DE…)\u202f: ${f.country} n’en est pas un. Vérifiez-le.`,
+      iban_length: (f) =>
+        `Un IBAN de code pays ${f.country} (${f.countryName}) compte ${f.expected} caractères\u202f; vous en avez saisi ${f.entered}.`,
+      iban_mistyped:
+        'Cet IBAN semble mal saisi\u202f: ses chiffres de contrôle ne correspondent pas. Vérifiez chaque caractère.',
       iban_check_digits:
-        'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France) : vérifiez le numéro de compte dans votre IBAN.',
+        'La clé de contrôle du numéro de compte ne correspond pas (clé RIB en France)\u202f: vérifiez le numéro de compte dans votre IBAN.',
       iban_not_sepa: 'Nous ne pouvons virer que vers un compte de la zone SEPA.',
+      iban_qr:
+        'Ceci est un QR-IBAN, qui ne reçoit que les paiements de QR-factures\u202f: indiquez l’IBAN ordinaire de votre compte (sur votre relevé bancaire).',
       bic_required: 'Pour ce pays, indiquez aussi le BIC de votre banque.',
       bic_required_for_currency:
-        'Votre indemnisation est versée dans une autre devise que l’euro : indiquez le BIC de votre banque (8 ou 11 caractères, sur votre RIB ou dans l’application de votre banque).',
-      bic_invalid: 'Ce BIC n’est pas valide.',
+        'Votre indemnisation est versée dans une autre devise que l’euro\u202f: indiquez le BIC de votre banque (8 ou 11 caractères, sur votre RIB ou dans l’application de votre banque).',
+      bic_length: (f) => `Un BIC compte 8 ou 11 caractères\u202f; vous en avez saisi ${f.entered}.`,
+      bic_invalid:
+        'Ce BIC n’est pas valide\u202f: ses 8 ou 11 caractères commencent par 4 lettres (la banque) et 2 lettres (son pays).',
       bic_country_mismatch: 'Ce BIC ne correspond pas au pays de l’IBAN.',
       routing_required: 'Indiquez le numéro de routage de votre banque (9 chiffres).',
-      routing_invalid: 'Un numéro de routage a 9 chiffres : vérifiez-le.',
-      routing_unknown_prefix: 'Ce n’est pas le numéro de routage d’une banque américaine : vérifiez-le.',
+      routing_invalid: 'Un numéro de routage a 9 chiffres\u202f: vérifiez-le.',
+      routing_unknown_prefix: 'Ce n’est pas le numéro de routage d’une banque américaine\u202f: vérifiez-le.',
       routing_check_digit:
-        'Ce numéro de routage n’est pas valide (son dernier chiffre ne correspond pas) : vérifiez-le.',
+        'Ce numéro de routage n’est pas valide (son dernier chiffre ne correspond pas)\u202f: vérifiez-le.',
       account_number_required: 'Indiquez votre numéro de compte.',
-      account_number_too_long: 'Un numéro de compte a au plus 17 caractères : vérifiez-le.',
+      account_number_too_long: 'Un numéro de compte a au plus 17 caractères\u202f: vérifiez-le.',
       account_number_invalid:
-        'Ce numéro de compte n’est pas valide : reprenez les chiffres de vos chèques ou de votre relevé.',
+        'Ce numéro de compte n’est pas valide\u202f: reprenez les chiffres de vos chèques ou de votre relevé.',
       account_type_invalid: 'Choisissez compte courant ou compte d’épargne.',
     },
   },
@@ -140,8 +157,8 @@ export const fr = {
       heading: 'Assureur et éditeur',
       paragraphs: [
         `${f.insurer}, ${f.address}.`,
-        `Immatriculation : ${f.registration}. Sous le contrôle de ${f.regulator}.`,
-        `Contact : ${f.email}, ${f.phone}.`,
+        `Immatriculation\u202f: ${f.registration}. Sous le contrôle de ${f.regulator}.`,
+        `Contact\u202f: ${f.email}, ${f.phone}.`,
       ],
     },
     {
@@ -160,13 +177,13 @@ export const fr = {
   privacyNotice: (f) => [
     {
       heading: 'Responsable du traitement',
-      paragraphs: [`${f.insurer} (${f.address}). Contact pour vos données : ${f.privacyEmail}.`],
+      paragraphs: [`${f.insurer} (${f.address}). Contact pour vos données\u202f: ${f.privacyEmail}.`],
     },
     {
       heading: 'Ce que nous conservons et pourquoi',
       paragraphs: [
-        `Quand vous souscrivez l’assurance auprès de ${f.brand} : vos nom et prénom, adresse e-mail, numéro de mobile, langue, référence de réservation et vols assurés, pour exécuter le contrat : suivre vos vols, vous prévenir quand vous êtes indemnisé et répondre à vos questions.`,
-        'Quand un vol est indemnisé : le nom du titulaire du compte et l’IBAN (et le BIC), ou les numéros de routage et de compte américains, que vous saisissez sur cette page, pour vous payer, ainsi que les messages que nous vous envoyons.',
+        `Quand vous souscrivez l’assurance auprès de ${f.brand}\u202f: vos nom et prénom, adresse e-mail, numéro de mobile, langue, référence de réservation et vols assurés, pour exécuter le contrat\u202f: suivre vos vols, vous prévenir quand vous êtes indemnisé et répondre à vos questions.`,
+        'Quand un vol est indemnisé\u202f: le nom du titulaire du compte et l’IBAN (et le BIC), ou les numéros de routage et de compte américains, que vous saisissez sur cette page, pour vous payer, ainsi que les messages que nous vous envoyons.',
       ],
     },
     {
@@ -178,13 +195,13 @@ export const fr = {
     {
       heading: 'Qui les reçoit',
       paragraphs: [
-        `${f.brand}, qui vous a vendu l’assurance, voit votre contrat. Notre prestataire d’envoi de SMS reçoit votre numéro et nos messages ; les banques reçoivent le nom et l’IBAN ou le numéro de compte nécessaires pour vous payer. Rien n’est vendu ni utilisé à des fins publicitaires.`,
+        `${f.brand}, qui vous a vendu l’assurance, voit votre contrat. Notre prestataire d’envoi de SMS reçoit votre numéro et nos messages\u202f; les banques reçoivent le nom et l’IBAN ou le numéro de compte nécessaires pour vous payer. Rien n’est vendu ni utilisé à des fins publicitaires.`,
       ],
     },
     {
       heading: 'Combien de temps',
       paragraphs: [
-        `Le lien de paiement fonctionne ${f.bankDetailsDays} (un rappel en envoie un nouveau). Le contrat, l’indemnisation et le paiement sont conservés aussi longtemps que la loi oblige l’assureur à garder ses dossiers d’assurance et sa comptabilité. Il n’y a pas aujourd’hui de suppression automatique : pour faire effacer ce que la loi ne nous oblige pas à garder, écrivez à ${f.privacyEmail}.`,
+        `Le lien de paiement fonctionne ${f.bankDetailsDays} (un rappel en envoie un nouveau). Le contrat, l’indemnisation et le paiement sont conservés aussi longtemps que la loi oblige l’assureur à garder ses dossiers d’assurance et sa comptabilité. Il n’y a pas aujourd’hui de suppression automatique\u202f: pour faire effacer ce que la loi ne nous oblige pas à garder, écrivez à ${f.privacyEmail}.`,
       ],
     },
     {

@@ -1,4 +1,4 @@
-import { LOCALES, type CustomerLang } from '../../platform/language.ts';
+import { LOCALES, type CustomerLang, type Lang } from '../../platform/language.ts';
 import { formatMoney } from '../../platform/money.ts';
 import { de } from './de.ts';
 import { en } from './en.ts';
@@ -15,7 +15,7 @@ import type { CustomerWords, Plural } from './words.ts';
  * Intl.NumberFormat, dates through Intl.DateTimeFormat, all in the customer's locale (LOCALES).
  */
 
-export type { CustomerWords, LegalFacts, Plural, Section } from './words.ts';
+export type { CustomerWords, IssueFacts, LegalFacts, Plural, Section } from './words.ts';
 export { CUSTOMER_LANGUAGES, isCustomerLang, type CustomerLang } from '../../platform/language.ts';
 
 export const CUSTOMER_WORDS: Record<CustomerLang, CustomerWords> = { fr, en, de, es, it, nl, pt };
@@ -90,4 +90,27 @@ export function formatDateTime(instant: Date, lang: CustomerLang, timeZone: stri
     minute: '2-digit',
     timeZone,
   }).format(instant);
+}
+
+const regionNames = new Map<CustomerLang, Intl.DisplayNames>();
+
+/** "FR" → "France" (en, fr), "Frankreich" (de)…: a country's name in the customer's language; the code itself when Intl knows none. */
+export function countryName(lang: CustomerLang, code: string): string {
+  let names = regionNames.get(lang);
+  if (!names)
+    regionNames.set(lang, (names = new Intl.DisplayNames(LOCALES[lang], { type: 'region', fallback: 'code' })));
+  try {
+    return names.of(code) ?? code;
+  } catch {
+    return code; // not a well-formed region code
+  }
+}
+
+/**
+ * A label followed by its colon, as the language writes it — the customers' seven languages and the
+ * pages' two: "Insurer:" in English, "Assureur :" in French, whose typography puts a narrow no-break space (U+202F) before ":" (and before ";", "?",
+ * "!"), so that the sign never starts a line.
+ */
+export function label(lang: CustomerLang | Lang, text: string): string {
+  return lang === 'fr' ? `${text}\u202f:` : `${text}:`;
 }

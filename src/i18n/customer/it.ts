@@ -103,15 +103,32 @@ export const it = {
     errors: {
       holder_required: 'Indichi il nome dell’intestatario del conto (da 2 a 70 caratteri).',
       holder_not_latin: 'Scriva il nome in lettere latine, come sul suo estratto conto.',
+      holder_characters:
+        'Il nome dell’intestatario può contenere solo lettere, spazi e i segni - \' . , & / ( ) (né cifre né altri segni, come < > " ; : ? !).',
+      holder_needs_letters:
+        'Un nome è fatto di lettere: scriva il nome dell’intestatario del conto come sul suo estratto conto, non un numero.',
       iban_required: 'Indichi il suo IBAN.',
-      iban_invalid: 'Questo IBAN non è valido: lo verifichi.',
+      iban_invalid:
+        'Un IBAN inizia con 2 lettere (il paese) e 2 cifre, seguite da lettere e cifre nelle posizioni stabilite dal paese: lo verifichi.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Le banche di questo paese (${f.countryName}, ${f.country}) non usano l’IBAN: possiamo pagare solo su un IBAN dell’area SEPA.`
+          : `Un IBAN inizia con il codice di 2 lettere del paese (IT, FR…): ${f.country} non lo è. Lo verifichi.`,
+      iban_length: (f) =>
+        `Un IBAN con codice paese ${f.country} (${f.countryName}) ha ${f.expected} caratteri; ne ha inseriti ${f.entered}.`,
+      iban_mistyped:
+        'Questo IBAN sembra digitato male: le cifre di controllo non corrispondono. Verifichi ogni carattere.',
       iban_check_digits:
         'Le cifre di controllo del numero di conto non corrispondono (la chiave RIB in Francia): verifichi il numero di conto nel suo IBAN.',
       iban_not_sepa: 'Possiamo pagare solo su un conto dell’area SEPA.',
+      iban_qr:
+        'Questo è un QR-IBAN, che riceve solo pagamenti di fatture QR: indichi l’IBAN ordinario del suo conto (sul suo estratto conto).',
       bic_required: 'Per questo paese, indichi anche il BIC della sua banca.',
       bic_required_for_currency:
         'L’indennizzo le viene pagato in una valuta diversa dall’euro: indichi il BIC della sua banca (8 o 11 caratteri, lo trova sull’estratto conto o nell’app della banca).',
-      bic_invalid: 'Questo BIC non è valido.',
+      bic_length: (f) => `Un BIC ha 8 o 11 caratteri; ne ha inseriti ${f.entered}.`,
+      bic_invalid:
+        'Questo BIC non è valido: i suoi 8 o 11 caratteri iniziano con 4 lettere (la banca) e 2 lettere (il paese).',
       bic_country_mismatch: 'Questo BIC non corrisponde al paese dell’IBAN.',
       routing_required: 'Indichi il routing number della sua banca (9 cifre).',
       routing_invalid: 'Un routing number ha 9 cifre: lo verifichi.',

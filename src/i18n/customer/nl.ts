@@ -105,15 +105,31 @@ export const nl = {
     errors: {
       holder_required: 'Vul de naam van de rekeninghouder in (2 tot 70 tekens).',
       holder_not_latin: 'Schrijf de naam in Latijnse letters, zoals op uw bankafschrift.',
+      holder_characters:
+        'De naam van de rekeninghouder mag alleen letters, spaties en de tekens - \' . , & / ( ) bevatten (geen cijfers en geen andere tekens zoals < > " ; : ? !).',
+      holder_needs_letters:
+        'Een naam bestaat uit letters: vul de naam van de rekeninghouder in zoals op uw bankafschrift, geen nummer.',
       iban_required: 'Vul uw IBAN in.',
-      iban_invalid: 'Deze IBAN is niet geldig: controleer hem.',
+      iban_invalid:
+        'Een IBAN begint met 2 letters (het land) en 2 cijfers, gevolgd door letters en cijfers op de plaatsen die het land bepaalt: controleer hem.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Banken in dit land (${f.countryName}, ${f.country}) gebruiken geen IBAN: wij kunnen alleen betalen op een IBAN in het SEPA-gebied.`
+          : `Een IBAN begint met de landcode van 2 letters (NL, BE…): ${f.country} is er geen. Controleer hem.`,
+      iban_length: (f) =>
+        `Een IBAN met landcode ${f.country} (${f.countryName}) heeft ${f.expected} tekens; u hebt er ${f.entered} ingevuld.`,
+      iban_mistyped: 'Deze IBAN lijkt verkeerd getypt: de controlecijfers kloppen niet. Controleer elk teken.',
       iban_check_digits:
         'De controlecijfers van het rekeningnummer kloppen niet (de RIB-sleutel in Frankrijk): controleer het rekeningnummer in uw IBAN.',
       iban_not_sepa: 'We kunnen alleen betalen op een rekening in het SEPA-gebied.',
+      iban_qr:
+        'Dit is een QR-IBAN, die alleen betalingen van QR-facturen ontvangt: vul de gewone IBAN van uw rekening in (op uw rekeningafschrift).',
       bic_required: 'Vul voor dit land ook de BIC van uw bank in.',
       bic_required_for_currency:
         'Uw vergoeding wordt uitbetaald in een andere valuta dan de euro: vul de BIC van uw bank in (8 of 11 tekens, te vinden op uw rekeningafschrift of in uw bankapp).',
-      bic_invalid: 'Deze BIC is niet geldig.',
+      bic_length: (f) => `Een BIC heeft 8 of 11 tekens; u hebt er ${f.entered} ingevuld.`,
+      bic_invalid:
+        'Deze BIC is niet geldig: de 8 of 11 tekens beginnen met 4 letters (de bank) en 2 letters (het land).',
       bic_country_mismatch: 'Deze BIC past niet bij het land van de IBAN.',
       routing_required: 'Geef het routingnummer van uw bank (9 cijfers).',
       routing_invalid: 'Een routingnummer heeft 9 cijfers: controleer het.',

@@ -104,15 +104,31 @@ export const pt = {
     errors: {
       holder_required: 'Indique o nome do titular da conta (2 a 70 caracteres).',
       holder_not_latin: 'Escreva o nome em letras latinas, como no seu extrato bancário.',
+      holder_characters:
+        'O nome do titular só pode conter letras, espaços e os sinais - \' . , & / ( ) (sem algarismos nem outros sinais, como < > " ; : ? !).',
+      holder_needs_letters:
+        'Um nome leva letras: escreva o nome do titular da conta como no seu extrato bancário, não um número.',
       iban_required: 'Indique o seu IBAN.',
-      iban_invalid: 'Este IBAN não é válido: verifique-o.',
+      iban_invalid:
+        'Um IBAN começa por 2 letras (o país) e 2 algarismos, seguidos de letras e algarismos nas posições definidas pelo país: verifique-o.',
+      iban_unknown_country: (f) =>
+        f.countryName
+          ? `Os bancos deste país (${f.countryName}, ${f.country}) não usam IBAN: só podemos pagar num IBAN da zona SEPA.`
+          : `Um IBAN começa pelo código de 2 letras do país (PT, FR…): ${f.country} não é um deles. Verifique-o.`,
+      iban_length: (f) =>
+        `Um IBAN com o código de país ${f.country} (${f.countryName}) tem ${f.expected} caracteres; introduziu ${f.entered}.`,
+      iban_mistyped: 'Este IBAN parece mal escrito: os dígitos de controlo não correspondem. Verifique cada carácter.',
       iban_check_digits:
         'Os dígitos de controlo do número de conta não coincidem (a chave RIB em França): verifique o número de conta no seu IBAN.',
       iban_not_sepa: 'Só podemos pagar numa conta da zona SEPA.',
+      iban_qr:
+        'Este é um QR-IBAN, que só recebe pagamentos de faturas QR: indique o IBAN normal da sua conta (no seu extrato bancário).',
       bic_required: 'Para este país, indique também o BIC do seu banco.',
       bic_required_for_currency:
         'A sua indemnização é paga numa moeda diferente do euro: indique o BIC do seu banco (8 ou 11 caracteres, que encontra no extrato bancário ou na aplicação do seu banco).',
-      bic_invalid: 'Este BIC não é válido.',
+      bic_length: (f) => `Um BIC tem 8 ou 11 caracteres; introduziu ${f.entered}.`,
+      bic_invalid:
+        'Este BIC não é válido: os seus 8 ou 11 caracteres começam por 4 letras (o banco) e 2 letras (o país).',
       bic_country_mismatch: 'Este BIC não corresponde ao país do IBAN.',
       routing_required: 'Indique o número de encaminhamento do seu banco (9 dígitos).',
       routing_invalid: 'Um número de encaminhamento tem 9 dígitos: verifique-o.',

@@ -165,12 +165,27 @@ export interface CustomerWords {
     errors: {
       holder_required: string;
       holder_not_latin: string;
+      /** Markup, control characters, digits or other signs: says what a name may hold (payouts' account-holder.ts: letters, spaces, - ' . ,). */
+      holder_characters: string;
+      /** A name of digits or signs only. */
+      holder_needs_letters: string;
       iban_required: string;
+      /** Not 2 letters and 2 digits then letters and digits, or characters out of their country's places. */
       iban_invalid: string;
+      /** A country without IBANs ("Banks of this country (United States, US) do not use IBANs…"), or no country code at all. */
+      iban_unknown_country: (f: IssueFacts) => string;
+      /** "An IBAN with country code FR (France) has 27 characters; you entered 26." */
+      iban_length: (f: IssueFacts) => string;
+      /** The IBAN's own check digits do not match: a typo. */
+      iban_mistyped: string;
       iban_check_digits: string;
       iban_not_sepa: string;
+      /** A Swiss or Liechtenstein QR-IBAN: it only receives QR-bill payments. */
+      iban_qr: string;
       bic_required: string;
       bic_required_for_currency: string;
+      /** "A BIC has 8 or 11 characters; you entered 9." */
+      bic_length: (f: IssueFacts) => string;
       bic_invalid: string;
       bic_country_mismatch: string;
       routing_required: string;
@@ -195,4 +210,15 @@ export interface CustomerWords {
   };
   legalNotice: (f: LegalFacts) => Section[];
   privacyNotice: (f: LegalFacts) => Section[];
+}
+
+/**
+ * What an error message of the bank-details page names (payouts' issue facts): the IBAN's country code
+ * and its name in the page's language, the length its country sets, the length entered.
+ */
+export interface IssueFacts {
+  country: string;
+  countryName: string;
+  expected: number;
+  entered: number;
 }

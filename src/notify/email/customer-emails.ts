@@ -3,6 +3,7 @@ import {
   formatAmount,
   formatDepartureDate,
   formatDuration,
+  label,
   plural,
   type CustomerLang,
 } from '../../i18n/index.ts';
@@ -114,7 +115,8 @@ function lastDay(dueAt: Date, language: CustomerLang): string {
   return formatDepartureDate(new Date(dueAt.getTime() - 86_400_000).toISOString().slice(0, 10), language);
 }
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** One line (a header cannot break): runs of white space made one space — but the no-break spaces French typography puts before ":" (U+00A0, U+202F). */
+const oneLine = (text: string) => text.replace(/(?:(?![\u00a0\u202f])\s)+/g, ' ').trim();
 
 function compose(
   input: EmailInput,
@@ -122,15 +124,16 @@ function compose(
   paragraphs: string[],
   action: { href: string; label: string } | null,
 ): CustomerEmail {
-  const w = customerWords(input.language);
+  const lang = input.language;
+  const w = customerWords(lang);
   const brand = oneLine(input.brand);
   const i = input.insurer;
   const greeting = w.email.greeting(input.firstName ? oneLine(input.firstName) : null);
   const cover = w.cover(brand, i.legalName);
   const identity = [
-    `${w.footer.insurer}: ${i.legalName}, ${i.address}.`,
-    `${w.footer.registration}: ${i.registration}. ${w.footer.regulator}: ${i.regulator}.`,
-    `${w.footer.contact}: ${i.email}, ${i.phone}. ${w.footer.privacyNotice}: ${i.privacyEmail}.`,
+    `${label(lang, w.footer.insurer)} ${i.legalName}, ${i.address}.`,
+    `${label(lang, w.footer.registration)} ${i.registration}. ${label(lang, w.footer.regulator)} ${i.regulator}.`,
+    `${label(lang, w.footer.contact)} ${i.email}, ${i.phone}. ${label(lang, w.footer.privacyNotice)} ${i.privacyEmail}.`,
   ];
   const legalLinks = action ? { legal: `${action.href}/legal`, privacy: `${action.href}/privacy` } : null;
 
@@ -138,7 +141,7 @@ function compose(
     greeting,
     '',
     ...paragraphs.flatMap((p) => [p, '']),
-    ...(action ? [`${action.label}: ${action.href}`, ''] : []),
+    ...(action ? [`${label(lang, action.label)} ${action.href}`, ''] : []),
     w.email.closing,
     cover,
     '',
@@ -146,7 +149,10 @@ function compose(
     w.email.why(brand),
     ...identity,
     ...(legalLinks
-      ? [`${w.footer.legalNotice}: ${legalLinks.legal}`, `${w.footer.privacyNotice}: ${legalLinks.privacy}`]
+      ? [
+          `${label(lang, w.footer.legalNotice)} ${legalLinks.legal}`,
+          `${label(lang, w.footer.privacyNotice)} ${legalLinks.privacy}`,
+        ]
       : []),
   ].join('\n');
 
