@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
@@ -52,6 +53,38 @@ export interface AgreementInput {
   compensationMax: number;
 }
 
+/**
+ * The state of a partner's agreement a form was opened on, compared when it is saved (the hidden field
+ * of the operator's agreement and amendment forms): `none`; `v3` for signed version 3 (the latest — an
+ * amendment adds the next); for a draft, a digest of its terms (a draft has no version: another
+ * operator's save changes its terms). A save whose revision is no longer the current one is refused,
+ * `agreement_changed`, nothing written.
+ */
+export function agreementRevision(agreement: Agreement | undefined): string {
+  if (!agreement) return 'none';
+  if (agreement.status === 'signed') return `v${agreement.version}`;
+  const terms = [
+    [...agreement.allowedFormulas].sort(),
+    agreement.currency,
+    agreement.taxRate,
+    agreement.commissionMin,
+    agreement.commissionMax,
+    agreement.compensationMin,
+    agreement.compensationMax,
+  ];
+  return `draft-${createHash('sha256').update(JSON.stringify(terms)).digest('hex').slice(0, 16)}`;
+}
+
+/** The refusal of a save made from an agreement's revision another save replaced meanwhile. */
+export function agreementChanged(expected: string, current: Agreement | undefined): DomainError {
+  const now = current?.status === 'signed' ? `version ${current.version} is the latest` : 'its draft was saved again';
+  return new DomainError(
+    'agreement_changed',
+    `The agreement changed since the form was opened (${now}): nothing was saved. Reload to see its current terms.`,
+    { expectedRevision: expected, currentRevision: agreementRevision(current) },
+  );
+}
+
 export function checkAgreement(input: AgreementInput): FieldError[] {
   const errors: FieldError[] = [];
   const rate = (field: string, value: string, max: number) => {
@@ -98,14 +131,14 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
     errors.push({
       field: '/compensationMin',
       code: 'out_of_range',
-      message: 'must be a positive amount in minor units',
+      message: 'must be an amount above zero',
     });
   }
   if (!Number.isInteger(input.compensationMax) || input.compensationMax < input.compensationMin) {
     errors.push({
       field: '/compensationMax',
       code: 'out_of_range',
-      message: 'must be an amount in minor units, at least compensationMin',
+      message: 'must be at least compensationMin',
     });
   }
   return errors;
@@ -113,14 +146,16 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
 
 /**
  * Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited.
- * It takes its turn with the partner's configuration saves and amendments (`lockPartnerTerms`).
+ * It takes its turn with the partner's configuration saves and amendments (`lockPartnerTerms`); a form's
+ * `expectedRevision` (`agreementRevision` of the draft it showed) is compared under that lock.
  */
 export async function setAgreement(
   db: Db,
   actor: string,
   partnerId: string,
-  input: AgreementInput,
+  save: AgreementInput & { expectedRevision?: string | undefined },
 ): Promise<Agreement> {
+  const { expectedRevision, ...input } = save;
   const errors = checkAgreement(input);
   if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
@@ -129,6 +164,8 @@ export async function setAgreement(
     if (current?.status === 'signed') {
       throw new DomainError('agreement_already_signed', 'The agreement is signed; its terms can no longer change.');
     }
+    if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
+      throw agreementChanged(expectedRevision, current);
     const agreement = await repo.upsertAgreement(trx, {
       partnerId,
       ...input,

@@ -3,6 +3,7 @@
  * decimal text are done on strings and BigInt — never with floating point.
  */
 
+import type { FieldError } from './errors.ts';
 import { LOCALES, type CustomerLang } from './language.ts';
 
 const exponents = new Map<string, number>();
@@ -69,6 +70,19 @@ export function toMinorUnits(text: string, currency: string): number {
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
   return Number(minor);
+}
+
+/**
+ * `toMinorUnits`, its refusal pushed to `errors` as the field's `invalid_format` (0 returned): what the
+ * CLI's options and the consoles' forms read an amount in major units with, every error collected.
+ */
+export function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
+  try {
+    return toMinorUnits(text, currency);
+  } catch (error) {
+    errors.push({ field, code: 'invalid_format', message: (error as Error).message });
+    return 0;
+  }
 }
 
 /**

@@ -7,7 +7,6 @@ import {
   listUsers,
   parseRole,
   ENVIRONMENTS,
-  FORMULAS,
   parseApiName,
   parseEffective,
   requirePartner,
@@ -17,19 +16,18 @@ import {
   setSubscription,
   signAgreement,
   type Environment,
-  type Formula,
   type Partner,
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { messagePage } from './layout.ts';
 import { sessionActor, sessionFor } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
 import {
   COOKIES,
   contextOf,
   field,
-  fieldList,
   langOf,
   problemLines,
   requireSession,
@@ -41,6 +39,12 @@ import {
 import { adminWatchRoutes } from './admin-watch-routes.ts';
 import { adminClaimRoutes } from './admin-claim-routes.ts';
 import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
+import {
+  agreementProblemLines,
+  agreementValuesFrom,
+  parseAgreementForm,
+  type AgreementFormState,
+} from './agreement-form.ts';
 import { adminRisk } from './admin-risk-routes.ts';
 import { adminLimits } from './admin-limits-routes.ts';
 import { adminReports } from './report-routes.ts';
@@ -125,33 +129,59 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           }
         });
 
-      action<FormBody>('/admin/partners/:slug/agreement', async (request, partner) => {
-        const body = request.body;
-        await setAgreement(deps.db, actor(request), partner.id, agreementTermsOf(body));
-        return undefined;
-      });
-
-      action<FormBody>('/admin/partners/:slug/amend', async (request, partner) => {
-        const body = request.body;
-        const now = deps.now();
-        const effectiveAt = parseEffective(field(body, 'effectiveAt', 40), now);
-        if (!effectiveAt)
-          throw new DomainError('validation_failed', 'The amendment is not valid.', {
-            errors: [{ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' }],
-          });
-        await amendAgreement(
-          deps.db,
-          actor(request),
-          partner.id,
-          {
-            ...agreementTermsOf(body),
-            effectiveAt,
-            reason: field(body, 'reason', 500),
+      /**
+       * The draft's terms and an amendment: on a refusal (the terms, or `agreement_changed` when another
+       * save replaced the revision the form was opened on — nothing written), the page shows the form
+       * as the operator typed it, with the revision it was opened on.
+       */
+      const agreementAction = (kind: AgreementFormState['kind']) =>
+        admin.post<{ Params: { slug: string }; Body: FormBody }>(
+          `/admin/partners/:slug/${kind}`,
+          async (request, reply) => {
+            const partner = await requirePartner(deps.db, request.params.slug);
+            const values = agreementValuesFrom(request.body);
+            // a form without the revision it was opened on (a page older than the field) is reloaded
+            if (!values.revision)
+              return sendPage(
+                reply,
+                400,
+                messagePage(contextOf(request, 'admin'), '400', t(langOf(request)).formExpired),
+              );
+            try {
+              const { terms, errors } = parseAgreementForm(values);
+              const now = deps.now();
+              const effectiveAt = kind === 'amend' ? parseEffective(values.effectiveAt, now) : now;
+              if (!effectiveAt)
+                errors.push({ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' });
+              if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+              const expectedRevision = values.revision;
+              if (kind === 'agreement')
+                await setAgreement(deps.db, actor(request), partner.id, { ...terms, expectedRevision });
+              else
+                await amendAgreement(
+                  deps.db,
+                  actor(request),
+                  partner.id,
+                  { ...terms, effectiveAt: effectiveAt!, reason: values.reason, expectedRevision },
+                  now,
+                );
+              deps.directory.invalidate();
+              return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
+            } catch (error) {
+              if (!(error instanceof DomainError)) throw error;
+              return sendPage(
+                reply,
+                error.code === 'agreement_changed' ? 409 : 422,
+                partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+                  problems: agreementProblemLines(error, values, langOf(request)),
+                  form: { kind, values },
+                }),
+              );
+            }
           },
-          now,
         );
-        return undefined;
-      });
+      agreementAction('agreement');
+      agreementAction('amend');
 
       action<FormBody>('/admin/partners/:slug/documents', async (request, partner) => {
         const body = request.body;
@@ -229,8 +259,6 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-const integerOf = (text: string) => (/^\d{1,12}$/.test(text) ? Number(text) : Number.NaN);
-
 function problemsOf(error: unknown, lang: Lang): string[] {
   if (!(error instanceof DomainError)) throw error;
   return problemLines(error, lang);
@@ -249,19 +277,4 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
   ]);
   const platformInsurer = repo.insurerOfPlatform(deps.config.insurer);
   return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, platformInsurer, now };
-}
-
-/** The agreement's terms as the operator's agreement and amendment forms send them. */
-function agreementTermsOf(body: FormBody) {
-  return {
-    allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
-      (FORMULAS as readonly string[]).includes(f),
-    ),
-    currency: field(body, 'currency', 3).toUpperCase(),
-    taxRate: field(body, 'taxRate', 10),
-    commissionMin: field(body, 'commissionMin', 10),
-    commissionMax: field(body, 'commissionMax', 10),
-    compensationMin: integerOf(field(body, 'compensationMin', 12)),
-    compensationMax: integerOf(field(body, 'compensationMax', 12)),
-  };
 }

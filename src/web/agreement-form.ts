@@ -1,0 +1,124 @@
+import { FORMULAS, agreementRevision, type Agreement, type AgreementInput, type Formula } from '../partners/index.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { amountOrError, currencyExponent, isIsoCurrency, toDecimalString } from '../platform/money.ts';
+import { t, type Lang } from '../i18n/index.ts';
+import { field, fieldList, problemLines, type FormBody } from './web-kit.ts';
+
+/**
+ * The operator console's agreement forms (the draft's terms, an amendment): the compensation bounds in
+ * major units of the agreement's currency ("10.00" = €10.00, never cents), read into minor units on
+ * decimal text (`toMinorUnits`, no floating point), more decimals than the currency has refused; the
+ * rates as decimals ("0.09"). Each form carries the agreement's revision it was opened on
+ * (`agreementRevision`): a save from a revision another save replaced is refused, `agreement_changed`.
+ */
+
+/** The form's fields as typed (or as the agreement gives them), shown back when a save is refused. */
+export interface AgreementFormValues {
+  allowedFormulas: string[];
+  currency: string;
+  taxRate: string;
+  commissionMin: string;
+  commissionMax: string;
+  compensationMin: string;
+  compensationMax: string;
+  /** The hidden field: `agreementRevision` of what the form was opened on. */
+  revision: string;
+  /** The amendment's own fields. */
+  effectiveAt: string;
+  reason: string;
+}
+
+/** Which form a refused save came from, and what it held. */
+export interface AgreementFormState {
+  kind: 'agreement' | 'amend';
+  values: AgreementFormValues;
+}
+
+/** The form opened on `agreement` (a new draft's defaults when there is none). */
+export function agreementFormValues(agreement: Agreement | undefined, now: Date): AgreementFormValues {
+  const currency = agreement?.currency ?? 'EUR';
+  return {
+    allowedFormulas: agreement ? [...agreement.allowedFormulas] : [...FORMULAS],
+    currency,
+    taxRate: agreement?.taxRate ?? '0.09',
+    commissionMin: agreement?.commissionMin ?? '0',
+    commissionMax: agreement?.commissionMax ?? '0.3',
+    compensationMin: toDecimalString(agreement?.compensationMin ?? 1000, currency),
+    compensationMax: toDecimalString(agreement?.compensationMax ?? 50000, currency),
+    revision: agreementRevision(agreement),
+    effectiveAt: now.toISOString().slice(0, 10),
+    reason: '',
+  };
+}
+
+export function agreementValuesFrom(body: FormBody | undefined): AgreementFormValues {
+  return {
+    allowedFormulas: fieldList(body, 'allowedFormulas').slice(0, FORMULAS.length),
+    currency: field(body, 'currency', 3).toUpperCase(),
+    taxRate: field(body, 'taxRate', 10),
+    commissionMin: field(body, 'commissionMin', 10),
+    commissionMax: field(body, 'commissionMax', 10),
+    compensationMin: field(body, 'compensationMin', 20),
+    compensationMax: field(body, 'compensationMax', 20),
+    revision: field(body, 'revision', 40),
+    effectiveAt: field(body, 'effectiveAt', 40),
+    reason: field(body, 'reason', 500),
+  };
+}
+
+/**
+ * The terms of the form, or the errors of what cannot be read: an unknown currency (whose decimals are
+ * unknown), a bound that is not an amount of it in major units ("50.505" EUR, "50.5" JPY). The terms'
+ * own rules (bounds positive, rates in range, the currency transferable) are the use cases'.
+ */
+export function parseAgreementForm(values: AgreementFormValues): { terms: AgreementInput; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const currency = values.currency;
+  let compensationMin = 0;
+  let compensationMax = 0;
+  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  else {
+    // "10,50" as a French operator types it is 10.50
+    const decimal = (text: string) => (/^\d+,\d+$/.test(text) ? text.replace(',', '.') : text);
+    compensationMin = amountOrError(decimal(values.compensationMin), currency, '/compensationMin', errors);
+    compensationMax = amountOrError(decimal(values.compensationMax), currency, '/compensationMax', errors);
+  }
+  const terms: AgreementInput = {
+    allowedFormulas: values.allowedFormulas.filter((f): f is Formula => (FORMULAS as readonly string[]).includes(f)),
+    currency,
+    taxRate: values.taxRate,
+    commissionMin: values.commissionMin,
+    commissionMax: values.commissionMax,
+    compensationMin,
+    compensationMax,
+  };
+  return { terms, errors };
+}
+
+/**
+ * A refused save in the page's language, each field by its label: an amount not in the currency told
+ * how to write it (its decimals, an example), the others as `problemLines` tells them.
+ */
+export function agreementProblemLines(error: DomainError, values: AgreementFormValues, lang: Lang): string[] {
+  const w = t(lang);
+  const v = w.agreementVersions;
+  const fields = error.extra.errors ?? [];
+  if (!fields.length)
+    return [...problemLines(error, lang), ...(error.code === 'agreement_changed' ? [w.agreementFormKept] : [])];
+  const labels: Record<string, string> = {
+    ...v.fields,
+    effectiveAt: v.effectiveLabel,
+    reason: v.reasonLabel,
+    currency: w.currency,
+  };
+  return fields.map((e) => {
+    const name = e.field.replace(/^\//, '');
+    const label = labels[name] ?? name;
+    if ((name === 'compensationMin' || name === 'compensationMax') && e.code === 'invalid_format') {
+      const decimals = currencyExponent(values.currency);
+      return `${label}: ${w.amountInCurrency(values.currency, decimals, decimals ? `10.${'0'.repeat(decimals)}` : '10')}`;
+    }
+    return `${label}: ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`;
+  });
+}
