@@ -1,5 +1,5 @@
 import { FORMULAS, agreementRevision, type Agreement, type AgreementInput, type Formula } from '../partners/index.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
+import type { DomainError, FieldError } from '../platform/errors.ts';
 import { amountOrError, currencyExponent, isIsoCurrency, toDecimalString } from '../platform/money.ts';
 import { t, type Lang } from '../i18n/index.ts';
 import { field, fieldList, problemLines, type FormBody } from './web-kit.ts';
