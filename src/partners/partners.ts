@@ -176,13 +176,24 @@ export async function setAgreement(
   });
 }
 
-/** Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement). */
-export async function signAgreement(db: Db, actor: string, partnerId: string): Promise<Agreement> {
+/**
+ * Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement).
+ * With `expectedRevision` (the operator's page: the draft it showed), a draft another save changed since
+ * is not signed (`agreement_changed`): the operator signs the terms read, never others.
+ */
+export async function signAgreement(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  expectedRevision?: string,
+): Promise<Agreement> {
   return db.transaction().execute(async (trx) => {
     await repo.lockPartnerTerms(trx, partnerId);
     const current = await repo.findAgreement(trx, partnerId);
     if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
     if (current.status === 'signed') return current;
+    if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
+      throw agreementChanged(expectedRevision, current);
     const signed = await repo.markAgreementSigned(trx, partnerId, actor);
     // the signed original is version 1 of the agreement, in force from its signature (agreements.ts)
     const agreement = await repo.insertAgreementVersion(trx, {

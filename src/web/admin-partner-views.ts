@@ -1,4 +1,5 @@
 import {
+  agreementRevision,
   APIS,
   ENVIRONMENTS,
   FORMULAS,
@@ -189,7 +190,7 @@ ${draft ? agreementForm : ''}
 ${agreementHistory(ctx, versions, now)}
 ${warningList}
 ${amendForm}
-${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
+${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<input type="hidden" name="revision" value="${agreementRevision(a)}"><button type="submit">${w.sign}</button></form>` : ''}
 </section>
 ${a ? documentsSection : ''}
 <section class="card"><h2>${w.subscriptions}</h2><ul>${APIS.map((api) => {

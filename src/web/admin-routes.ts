@@ -209,7 +209,8 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
       });
 
       action<FormBody>('/admin/partners/:slug/sign', async (request, partner) => {
-        await signAgreement(deps.db, actor(request), partner.id);
+        // the draft the page showed: one set again since is not signed unseen (agreement_changed)
+        await signAgreement(deps.db, actor(request), partner.id, field(request.body, 'revision', 40));
         return undefined;
       });
 

@@ -286,7 +286,9 @@ describe('console and operator pages', () => {
     const production = await operator.post(`${base}/keys`, { _csrf: csrf, environment: 'production' });
     assert.equal(production.statusCode, 422, 'no production key before signing');
     assert.match(production.body, /signed agreement/);
-    assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf })).statusCode, 303);
+    const drafted = (await operator.get(base)).body;
+    const signForm = /action="[^"]+\/sign"[^>]*>.*?name="revision" value="([^"]+)"/.exec(drafted)![1]!;
+    assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf, revision: signForm })).statusCode, 303);
     const page = await operator.get(base);
     assert.match(page.body, /<strong id="agreement-status">signed<\/strong>/);
     // the summary says the bounds as amounts of the currency, as the CLI does (10.00 EUR – 400.00 EUR), not minor units

@@ -186,6 +186,18 @@ describe('consoles: a save from a version another save replaced is refused, what
     const again = await ops.post(`${base}/agreement`, draft(blank, 'EUR', '20', '300'));
     assert.equal(again.statusCode, 409);
     assert.equal((await repo.findAgreement(t.db, partner.id))?.compensationMin, 5_000);
+    // signing from a page that showed other terms than the draft's now: refused, not signed unseen
+    assert.equal((await ops.post(`${base}/agreement`, draft(page, 'EUR', '20', '300'))).statusCode, 303);
+    const signUnseen = await ops.post(`${base}/sign`, { _csrf: csrfOf(page)!, revision: revisionOf(page)! });
+    assert.equal(signUnseen.statusCode, 422);
+    assert.match(signUnseen.body, /The agreement changed since the form was opened \(its draft was saved again\)/);
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.status, 'draft');
+    const current = (await ops.get(base)).body;
+    assert.equal(
+      (await ops.post(`${base}/sign`, { _csrf: csrfOf(current)!, revision: revisionOf(current)! })).statusCode,
+      303,
+    );
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.compensationMin, 2_000);
   });
 
   test('the agreement summary and the refusals speak French on a French operator page', async () => {
