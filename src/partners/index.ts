@@ -62,6 +62,8 @@ export {
 } from './partners-repo.ts';
 export {
   agreementRevision,
+  agreementTermsFrom,
+  type AgreementText,
   createPartner,
   type AgreementInput,
   parseApiName,

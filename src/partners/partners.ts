@@ -4,7 +4,7 @@ import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
+import { amountOrError, isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -63,6 +63,11 @@ export interface AgreementInput {
 export function agreementRevision(agreement: Agreement | undefined): string {
   if (!agreement) return 'none';
   if (agreement.status === 'signed') return `v${agreement.version}`;
+  return draftRevision(agreement);
+}
+
+/** The digest of an agreement's terms, whatever its status: the revision of a draft with those terms. */
+function draftRevision(agreement: Agreement): string {
   const terms = [
     [...agreement.allowedFormulas].sort(),
     agreement.currency,
@@ -83,6 +88,45 @@ export function agreementChanged(expected: string, current: Agreement | undefine
     `The agreement changed since the form was opened (${now}): nothing was saved. Reload to see its current terms.`,
     { expectedRevision: expected, currentRevision: agreementRevision(current) },
   );
+}
+
+/** The agreement's terms as typed: an operator's form fields, the CLI's options. */
+export interface AgreementText {
+  allowedFormulas: string[];
+  currency: string;
+  taxRate: string;
+  commissionMin: string;
+  commissionMax: string;
+  compensationMin: string;
+  compensationMax: string;
+}
+
+/**
+ * Reads typed terms (the operator console's agreement forms, the CLI's `agreement set` and `amend`): the
+ * compensation bounds in major units of the currency (`parseMajorAmount`: "10.00" or "10,00" is 1000
+ * cents, more decimals than the currency has refused); what cannot be read goes to `errors` — an unknown
+ * currency (its decimals unknown), a bound that is not an amount of it. The terms' own rules are
+ * `checkAgreement`'s.
+ */
+export function agreementTermsFrom(text: AgreementText, errors: FieldError[]): AgreementInput {
+  const currency = text.currency.trim().toUpperCase();
+  let compensationMin = 0;
+  let compensationMax = 0;
+  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  else {
+    compensationMin = amountOrError(text.compensationMin, currency, '/compensationMin', errors);
+    compensationMax = amountOrError(text.compensationMax, currency, '/compensationMax', errors);
+  }
+  return {
+    allowedFormulas: text.allowedFormulas.map((f) => f.trim()).filter((f) => f !== '') as Formula[],
+    currency,
+    taxRate: text.taxRate.trim(),
+    commissionMin: text.commissionMin.trim(),
+    commissionMax: text.commissionMax.trim(),
+    compensationMin,
+    compensationMax,
+  };
 }
 
 export function checkAgreement(input: AgreementInput): FieldError[] {
@@ -191,7 +235,12 @@ export async function signAgreement(
     await repo.lockPartnerTerms(trx, partnerId);
     const current = await repo.findAgreement(trx, partnerId);
     if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
-    if (current.status === 'signed') return current;
+    // signed meanwhile (another operator, or this page twice): success only for the terms the page showed
+    if (current.status === 'signed') {
+      if (expectedRevision?.startsWith('draft-') && expectedRevision !== draftRevision(current))
+        throw agreementChanged(expectedRevision, current);
+      return current;
+    }
     if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
       throw agreementChanged(expectedRevision, current);
     const signed = await repo.markAgreementSigned(trx, partnerId, actor);
