@@ -97,6 +97,7 @@ export const en = {
     message: (a: { opened: number; current: number; by: string; at: string }) =>
       `Nothing was saved: ${a.by} saved version ${a.current} of the configuration on ${a.at}, after this form was opened ${a.opened ? `on version ${a.opened}` : 'with no configuration yet'}.`,
     changes: (opened: number) => (opened ? `What changed since version ${opened}:` : 'What that version sets:'),
+    sameTerms: (opened: number) => `It has the same terms as version ${opened}: later saves restored them.`,
     nowWas: (now: string, was: string) => `${now} (was ${was})`,
     kept: 'Your entries are kept in the form below, not saved.',
     reload: 'Reload the page to see the current version',
@@ -186,8 +187,12 @@ export const en = {
   taxRate: 'Tax rate (decimal)',
   commissionMin: 'Minimum commission (decimal)',
   commissionMax: 'Maximum commission (decimal)',
-  compensationMin: (currency: string) => `Minimum compensation (${currency}, e.g. 10.00)`,
-  compensationMax: (currency: string) => `Maximum compensation (${currency}, e.g. 500.00)`,
+  compensationMin: (currency: string, decimals: number) =>
+    `Minimum compensation (${currency}, e.g. 10${decimals ? `.${'0'.repeat(decimals)}` : ''})`,
+  compensationMax: (currency: string, decimals: number) =>
+    `Maximum compensation (${currency}, e.g. 500${decimals ? `.${'0'.repeat(decimals)}` : ''})`,
+  boundsCurrencyChanged: (from: string, to: string) =>
+    `the bounds were in ${from}; check them in ${to} (unchanged, they would be read as amounts in ${to})`,
   amountInCurrency: (currency: string, decimals: number, example: string) =>
     `must be an amount in ${currency} (not in cents) with at most ${decimals} decimal${decimals === 1 ? '' : 's'}, such as ${example}`,
   agreementFormKept: 'Your entries are kept in the form, not saved.',

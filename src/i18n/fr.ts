@@ -102,6 +102,8 @@ export const fr = {
       `Rien n’a été enregistré : ${a.by} a enregistré la version ${a.current} de la configuration le ${a.at}, après l’ouverture de ce formulaire ${a.opened ? `sur la version ${a.opened}` : 'quand aucune configuration n’existait'}.`,
     changes: (opened: number) =>
       opened ? `Ce qui a changé depuis la version ${opened} :` : 'Ce que cette version fixe :',
+    sameTerms: (opened: number) =>
+      `Elle a les mêmes termes que la version ${opened} : des enregistrements ultérieurs les ont rétablis.`,
     nowWas: (now: string, was: string) => `${now} (auparavant : ${was})`,
     kept: 'Vos saisies sont conservées dans le formulaire ci-dessous, sans être enregistrées.',
     reload: 'Rechargez la page pour voir la version actuelle',
@@ -193,8 +195,12 @@ export const fr = {
   taxRate: 'Taux de taxe (décimal)',
   commissionMin: 'Commission minimale (décimal)',
   commissionMax: 'Commission maximale (décimal)',
-  compensationMin: (currency: string) => `Indemnisation minimale (${currency}, ex. 10,00)`,
-  compensationMax: (currency: string) => `Indemnisation maximale (${currency}, ex. 500,00)`,
+  compensationMin: (currency: string, decimals: number) =>
+    `Indemnisation minimale (${currency}, ex. 10${decimals ? `,${'0'.repeat(decimals)}` : ''})`,
+  compensationMax: (currency: string, decimals: number) =>
+    `Indemnisation maximale (${currency}, ex. 500${decimals ? `,${'0'.repeat(decimals)}` : ''})`,
+  boundsCurrencyChanged: (from: string, to: string) =>
+    `les bornes étaient en ${from} ; vérifiez-les en ${to} (inchangées, elles seraient lues comme des montants en ${to})`,
   amountInCurrency: (currency: string, decimals: number, example: string) =>
     `doit être un montant en ${currency} (pas en centimes) avec au plus ${decimals} décimale${decimals > 1 ? 's' : ''}, par exemple ${example}`,
   agreementFormKept: 'Vos saisies sont conservées dans le formulaire, sans être enregistrées.',

@@ -117,6 +117,8 @@ export interface Words {
     /** `opened` 0: the form was opened before any configuration existed. */
     message: (a: { opened: number; current: number; by: string; at: string }) => string;
     changes: (opened: number) => string;
+    /** The current version has the opened one's terms (saves since restored them): nothing to list. */
+    sameTerms: (opened: number) => string;
     /** One field that changed: its value now, and before. */
     nowWas: (now: string, was: string) => string;
     kept: string;
@@ -206,9 +208,11 @@ export interface Words {
   taxRate: string;
   commissionMin: string;
   commissionMax: string;
-  /** The agreement forms' compensation bounds, in major units of `currency`. */
-  compensationMin: (currency: string) => string;
-  compensationMax: (currency: string) => string;
+  /** The agreement forms' compensation bounds, in major units of `currency` (its `decimals`: the example's). */
+  compensationMin: (currency: string, decimals: number) => string;
+  compensationMax: (currency: string, decimals: number) => string;
+  /** The draft's currency switched from `from` to `to`, the bounds typed in `from` left unchanged. */
+  boundsCurrencyChanged: (from: string, to: string) => string;
   /** A bound that is not an amount of `currency`: at most `decimals` decimals, like `example`. */
   amountInCurrency: (currency: string, decimals: number, example: string) => string;
   /** The operator's agreement forms, saved from a state another save replaced: what the user typed is kept. */

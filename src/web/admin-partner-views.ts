@@ -15,6 +15,7 @@ import {
   type UserRole,
 } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
+import { currencyExponent, isIsoCurrency } from '../platform/money.ts';
 import { t } from '../i18n/index.ts';
 import { Decimal } from 'decimal.js';
 import { agreementFormValues, type AgreementFormState, type AgreementFormValues } from './agreement-form.ts';
@@ -92,8 +93,10 @@ export function partnerPage(
   // or with what the operator typed when the save was refused); the compensation bounds in major units
   const termFields = (prefix: string, f: AgreementFormValues, fixedCurrency: boolean) => {
     // the draft's currency is typed in the same form (the bounds are in whichever it says); an amendment keeps it
-    const currency = f.currency || 'EUR';
-    return html`<input type="hidden" name="revision" value="${f.revision}">
+    // the labels name the currency the bounds shown are in (sent back: a currency switched alone is refused)
+    const currency = f.boundsCurrency || f.currency || 'EUR';
+    const decimals = isIsoCurrency(currency) ? currencyExponent(currency) : 2;
+    return html`<input type="hidden" name="revision" value="${f.revision}"><input type="hidden" name="boundsCurrency" value="${currency}">
 <fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
       (formula) =>
         html`<label><input type="checkbox" name="allowedFormulas" value="${formula}"${f.allowedFormulas.includes(formula) ? html` checked` : ''}> ${w.formulas[formula]}</label>`,
@@ -103,8 +106,8 @@ export function partnerPage(
 <div><label for="${prefix}-tax">${w.taxRate}</label><input id="${prefix}-tax" name="taxRate" value="${f.taxRate}" size="8"></div>
 <div><label for="${prefix}-cmin">${w.commissionMin}</label><input id="${prefix}-cmin" name="commissionMin" value="${f.commissionMin}" size="8"></div>
 <div><label for="${prefix}-cmax">${w.commissionMax}</label><input id="${prefix}-cmax" name="commissionMax" value="${f.commissionMax}" size="8"></div>
-<div><label for="${prefix}-pmin">${w.compensationMin(currency)}</label><input id="${prefix}-pmin" name="compensationMin" value="${f.compensationMin}" inputmode="decimal" size="10"></div>
-<div><label for="${prefix}-pmax">${w.compensationMax(currency)}</label><input id="${prefix}-pmax" name="compensationMax" value="${f.compensationMax}" inputmode="decimal" size="10"></div>
+<div><label for="${prefix}-pmin">${w.compensationMin(currency, decimals)}</label><input id="${prefix}-pmin" name="compensationMin" value="${f.compensationMin}" inputmode="decimal" size="10"></div>
+<div><label for="${prefix}-pmax">${w.compensationMax(currency, decimals)}</label><input id="${prefix}-pmax" name="compensationMax" value="${f.compensationMax}" inputmode="decimal" size="10"></div>
 </div>`;
   };
   const typed = (kind: AgreementFormState['kind']) => (outcome.form?.kind === kind ? outcome.form.values : undefined);

@@ -40,6 +40,7 @@ import { adminWatchRoutes } from './admin-watch-routes.ts';
 import { adminClaimRoutes } from './admin-claim-routes.ts';
 import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
 import {
+  agreementFormValues,
   agreementProblemLines,
   agreementValuesFrom,
   parseAgreementForm,
@@ -148,8 +149,13 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
                 messagePage(contextOf(request, 'admin'), '400', t(langOf(request)).formExpired),
               );
             try {
-              const { terms, errors } = parseAgreementForm(values);
               const now = deps.now();
+              // the draft's form as it was opened (the draft unchanged since, or the revision refuses the save)
+              const opened =
+                kind === 'agreement'
+                  ? agreementFormValues(await repo.findAgreement(deps.db, partner.id), now)
+                  : undefined;
+              const { terms, errors } = parseAgreementForm(values, opened);
               const effectiveAt = kind === 'amend' ? parseEffective(values.effectiveAt, now) : now;
               if (!effectiveAt)
                 errors.push({ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' });
@@ -169,11 +175,18 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
               return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
             } catch (error) {
               if (!(error instanceof DomainError)) throw error;
+              const problems = agreementProblemLines(error, values, langOf(request));
+              // the page now shows the current terms (the summary, the versions): the form carries their
+              // revision, so saving the kept entries again is a knowing choice; a save made meanwhile is caught
+              const current = error.code === 'agreement_changed' ? error.extra.currentRevision : undefined;
+              if (typeof current === 'string') values.revision = current;
+              // the labels now name the currency typed: the bounds shown are read in it
+              if (/^[A-Z]{3}$/.test(values.currency)) values.boundsCurrency = values.currency;
               return sendPage(
                 reply,
                 error.code === 'agreement_changed' ? 409 : 422,
                 partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
-                  problems: agreementProblemLines(error, values, langOf(request)),
+                  problems,
                   form: { kind, values },
                 }),
               );
@@ -208,10 +221,26 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
-      action<FormBody>('/admin/partners/:slug/sign', async (request, partner) => {
-        // the draft the page showed: one set again since is not signed unseen (agreement_changed)
-        await signAgreement(deps.db, actor(request), partner.id, field(request.body, 'revision', 40));
-        return undefined;
+      // the draft the page showed: one set again since is not signed unseen (agreement_changed, 409); a form
+      // without the revision (a page older than the field) is reloaded, like the agreement's other forms
+      admin.post<{ Params: { slug: string }; Body: FormBody }>('/admin/partners/:slug/sign', async (request, reply) => {
+        const partner = await requirePartner(deps.db, request.params.slug);
+        const revision = field(request.body, 'revision', 40);
+        if (!revision)
+          return sendPage(reply, 400, messagePage(contextOf(request, 'admin'), '400', t(langOf(request)).formExpired));
+        try {
+          await signAgreement(deps.db, actor(request), partner.id, revision);
+          deps.directory.invalidate();
+          return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
+        } catch (error) {
+          return sendPage(
+            reply,
+            error instanceof DomainError && error.code === 'agreement_changed' ? 409 : 422,
+            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+              problems: problemsOf(error, langOf(request)),
+            }),
+          );
+        }
       });
 
       action<FormBody>('/admin/partners/:slug/subscriptions', async (request, partner) => {

@@ -1,6 +1,12 @@
-import { FORMULAS, agreementRevision, type Agreement, type AgreementInput, type Formula } from '../partners/index.ts';
+import {
+  FORMULAS,
+  agreementRevision,
+  agreementTermsFrom,
+  type Agreement,
+  type AgreementInput,
+} from '../partners/index.ts';
 import type { DomainError, FieldError } from '../platform/errors.ts';
-import { amountOrError, currencyExponent, isIsoCurrency, toDecimalString } from '../platform/money.ts';
+import { currencyExponent, toDecimalString } from '../platform/money.ts';
 import { t, type Lang } from '../i18n/index.ts';
 import { field, fieldList, problemLines, type FormBody } from './web-kit.ts';
 
@@ -23,6 +29,11 @@ export interface AgreementFormValues {
   compensationMax: string;
   /** The hidden field: `agreementRevision` of what the form was opened on. */
   revision: string;
+  /**
+   * The hidden field: the currency the bounds were shown in (their labels'). The draft's currency is typed
+   * in the same form: switched without retyping the bounds, "1000" JPY would be read as €1,000.00.
+   */
+  boundsCurrency: string;
   /** The amendment's own fields. */
   effectiveAt: string;
   reason: string;
@@ -46,6 +57,7 @@ export function agreementFormValues(agreement: Agreement | undefined, now: Date)
     compensationMin: toDecimalString(agreement?.compensationMin ?? 1000, currency),
     compensationMax: toDecimalString(agreement?.compensationMax ?? 50000, currency),
     revision: agreementRevision(agreement),
+    boundsCurrency: currency,
     effectiveAt: now.toISOString().slice(0, 10),
     reason: '',
   };
@@ -61,6 +73,7 @@ export function agreementValuesFrom(body: FormBody | undefined): AgreementFormVa
     compensationMin: field(body, 'compensationMin', 20),
     compensationMax: field(body, 'compensationMax', 20),
     revision: field(body, 'revision', 40),
+    boundsCurrency: field(body, 'boundsCurrency', 3).toUpperCase(),
     effectiveAt: field(body, 'effectiveAt', 40),
     reason: field(body, 'reason', 500),
   };
@@ -71,28 +84,22 @@ export function agreementValuesFrom(body: FormBody | undefined): AgreementFormVa
  * unknown), a bound that is not an amount of it in major units ("50.505" EUR, "50.5" JPY). The terms'
  * own rules (bounds positive, rates in range, the currency transferable) are the use cases'.
  */
-export function parseAgreementForm(values: AgreementFormValues): { terms: AgreementInput; errors: FieldError[] } {
+export function parseAgreementForm(
+  values: AgreementFormValues,
+  opened?: AgreementFormValues,
+): { terms: AgreementInput; errors: FieldError[] } {
   const errors: FieldError[] = [];
-  const currency = values.currency;
-  let compensationMin = 0;
-  let compensationMax = 0;
-  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
-  else {
-    // "10,50" as a French operator types it is 10.50
-    const decimal = (text: string) => (/^\d+,\d+$/.test(text) ? text.replace(',', '.') : text);
-    compensationMin = amountOrError(decimal(values.compensationMin), currency, '/compensationMin', errors);
-    compensationMax = amountOrError(decimal(values.compensationMax), currency, '/compensationMax', errors);
-  }
-  const terms: AgreementInput = {
-    allowedFormulas: values.allowedFormulas.filter((f): f is Formula => (FORMULAS as readonly string[]).includes(f)),
-    currency,
-    taxRate: values.taxRate,
-    commissionMin: values.commissionMin,
-    commissionMax: values.commissionMax,
-    compensationMin,
-    compensationMax,
-  };
+  const terms = agreementTermsFrom(values, errors);
+  // the currency changed, the bounds typed in the former one left as they were: refused, not reread in the new one
+  const from = values.boundsCurrency;
+  if (opened && from && from !== terms.currency && !errors.length)
+    for (const name of ['compensationMin', 'compensationMax'] as const)
+      if (values[name].trim() === opened[name].trim())
+        errors.push({
+          field: `/${name}`,
+          code: 'invalid',
+          message: `the bounds were in ${from}; check them in ${terms.currency}`,
+        });
   return { terms, errors };
 }
 
@@ -115,10 +122,14 @@ export function agreementProblemLines(error: DomainError, values: AgreementFormV
   return fields.map((e) => {
     const name = e.field.replace(/^\//, '');
     const label = labels[name] ?? name;
-    if ((name === 'compensationMin' || name === 'compensationMax') && e.code === 'invalid_format') {
+    const bound = name === 'compensationMin' || name === 'compensationMax';
+    // an amount not in the currency (its decimals): told how to write one; "is too large" is out_of_range
+    if (bound && e.code === 'invalid_format') {
       const decimals = currencyExponent(values.currency);
       return `${label}: ${w.amountInCurrency(values.currency, decimals, decimals ? `10.${'0'.repeat(decimals)}` : '10')}`;
     }
+    if (bound && e.code === 'invalid' && values.boundsCurrency)
+      return `${label}: ${w.boundsCurrencyChanged(values.boundsCurrency, values.currency)}`;
     return `${label}: ${lang === 'en' ? e.message : w.fieldErrors[e.code]}`;
   });
 }

@@ -163,7 +163,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       const values = valuesFrom(request.body);
       const parsed = parseForm(values, agreement, ctx.lang);
       let errors: FormErrors = parsed.errors;
-      let conflict: { savedBy: string } | undefined;
+      let conflict: { savedBy: string; opened: number } | undefined;
       if (parsed.input) {
         try {
           // saved even when a signed amendment not yet effective rejects it: the page then shows the warning;
@@ -179,7 +179,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
           return reply.redirect(`/console?saved=${saved.version}`, 303);
         } catch (error) {
           if (error instanceof DomainError && error.code === 'configuration_changed')
-            conflict = { savedBy: await savedByOf(deps, partnerId) };
+            conflict = { savedBy: await savedByOf(deps, partnerId), opened: formVersion };
           else if (error instanceof DomainError && error.code === 'configuration_out_of_bounds')
             errors = formErrors(error.extra.errors ?? [], values, agreement, ctx.lang);
           else throw error;
@@ -190,8 +190,9 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         repo.listAgreementVersions(deps.db, partnerId),
       ]);
       const brand = { value: (await brandOf(deps, partnerId)) ?? '' };
-      // what the user typed stays in the form, with the version it was opened from: saving again is refused
-      // again until the page is reloaded on the current version
+      // what the user typed stays in the form; refused for a newer version, the form now carries that one: the
+      // page shows who saved it, when and what changed, so saving again is a knowing choice (a third save meanwhile
+      // is caught again) and the entries need no retyping
       return sendPage(
         reply,
         conflict ? 409 : 422,
@@ -199,7 +200,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
           agreement,
           history,
           values,
-          formVersion,
+          formVersion: conflict ? (history[0]?.version ?? formVersion) : formVersion,
           conflict,
           errors,
           preview: undefined,

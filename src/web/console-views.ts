@@ -109,10 +109,11 @@ export interface ConfigurationView {
   /** The configuration version the form was opened from (its hidden field; 0: none), sent back with a save. */
   formVersion: number;
   /**
-   * A save refused because another one replaced the form's version meanwhile (that version is `history[0]`):
-   * who saved it, as the partner's users know them (an email; the actor otherwise).
+   * A save refused because another one replaced the form's version meanwhile (that version is `history[0]`,
+   * and the form now carries it): who saved it, as the partner's users know them (an email; the actor
+   * otherwise), and the version the refused form was opened from.
    */
-  conflict?: { savedBy: string } | undefined;
+  conflict?: { savedBy: string; opened: number } | undefined;
   errors: FormErrors;
   saved?: number | undefined;
   preview: Preview | undefined;
@@ -234,7 +235,8 @@ function configurationConflict(
   const c = w.configurationChanged;
   const current = view.history[0];
   if (!current) return '';
-  const opened = view.history.find((c) => c.version === view.formVersion);
+  const openedVersion = view.conflict?.opened ?? view.formVersion;
+  const opened = view.history.find((c) => c.version === openedVersion);
   const tiers = (c: Configuration) =>
     c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ') || '—';
   const cancellation = (c: Configuration) => (c.cancellationAmount ? money(c.cancellationAmount) : '—');
@@ -248,8 +250,8 @@ function configurationConflict(
     .filter(([, show]) => !opened || show(opened) !== show(current))
     .map(([label, show]) => html`<li>${label}: ${opened ? c.nowWas(show(current), show(opened)) : show(current)}</li>`);
   return html`<div class="alert" role="alert" id="configuration-changed">
-<p>${c.message({ opened: view.formVersion, current: current.version, by: view.conflict?.savedBy ?? current.createdBy, at: formatDate(current.createdAt, ctx.lang, '') })}</p>
-<p>${c.changes(opened ? opened.version : 0)}</p><ul>${changes}</ul>
+<p>${c.message({ opened: openedVersion, current: current.version, by: view.conflict?.savedBy ?? current.createdBy, at: formatDate(current.createdAt, ctx.lang, '') })}</p>
+${opened && !changes.length ? html`<p>${c.sameTerms(opened.version)}</p>` : html`<p>${c.changes(opened ? opened.version : 0)}</p><ul>${changes}</ul>`}
 <p>${c.kept} <a href="/console">${c.reload}</a>.</p></div>`;
 }
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { amendAgreement } from '../../src/partners/amendments.ts';
 import { setConfiguration } from '../../src/partners/configuration.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
-import { agreementRevision, createPartner, setAgreement } from '../../src/partners/partners.ts';
+import { agreementRevision, createPartner, setAgreement, signAgreement } from '../../src/partners/partners.ts';
 import type { DatabaseHandle } from '../../src/platform/db.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import {
@@ -151,5 +151,21 @@ describe('lost updates: saves from a version another save replaced are refused',
       refusedAs('agreement_changed'),
     );
     assert.equal((await repo.findAgreement(handle.db, partner.id))?.taxRate, '0.2');
+  });
+
+  it('signing: B saves Y and signs; A signs from the page that showed X — refused, not reported signed', async () => {
+    const partner = await createPartner(handle.db, actor, { slug: uniqueSlug('sign'), name: 'Sign' });
+    await setAgreement(handle.db, 'operator:a', partner.id, { ...DEFAULT_AGREEMENT, taxRate: '0.1' });
+    const x = agreementRevision(await repo.findAgreement(handle.db, partner.id));
+    await setAgreement(handle.db, 'operator:b', partner.id, {
+      ...DEFAULT_AGREEMENT,
+      taxRate: '0.2',
+      expectedRevision: x,
+    });
+    const y = agreementRevision(await repo.findAgreement(handle.db, partner.id));
+    assert.equal((await signAgreement(handle.db, 'operator:b', partner.id, y)).taxRate, '0.2');
+    await assert.rejects(signAgreement(handle.db, 'operator:a', partner.id, x), refusedAs('agreement_changed'));
+    // the page that showed Y, sent twice: the terms it showed are those signed
+    assert.equal((await signAgreement(handle.db, 'operator:b', partner.id, y)).status, 'signed');
   });
 });

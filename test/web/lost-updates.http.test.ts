@@ -73,7 +73,8 @@ describe('consoles: a save from a version another save replaced is refused, what
     );
     assert.match(second.body, /<a href="\/console">Reload the page to see the current version<\/a>/);
     assert.match(second.body, /id="f-commission" name="commission" value="12\.5"/, 'what the user typed is kept');
-    assert.match(second.body, /name="version" value="1"/, 'saving again from the old version is refused again');
+    // the page has told who saved version 2, when and what changed: the form now carries version 2
+    assert.match(second.body, /name="version" value="2"/, 'the refused form carries the version it showed');
     assert.deepEqual(
       (await repo.listConfigurations(t.db, partner.id)).map((c) => [c.version, c.commissionRate]),
       [
@@ -82,16 +83,49 @@ describe('consoles: a save from a version another save replaced is refused, what
       ],
       'the first save kept, nothing written by the second',
     );
-    // reloaded, the form is on version 2 and saves
-    const reloaded = (await browser.get('/console')).body;
-    assert.equal(versionOf(reloaded), '2');
-    const third = await browser.post('/console', configurationForm(reloaded, '12.5'));
-    assert.equal(third.headers.location, '/console?saved=3');
+    // another save meanwhile (a third tab): saving the kept entries again is caught again, now from version 2
+    const tab3 = (await browser.get('/console')).body;
+    assert.equal((await browser.post('/console', configurationForm(tab3, '30'))).headers.location, '/console?saved=3');
+    const again = await browser.post('/console', configurationForm(second.body, '12.5'));
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /after this form was opened on version 2\./);
+    assert.match(again.body, /name="version" value="3"/);
+    // seen, saved knowingly: the entries kept need no retyping
+    const knowing = await browser.post('/console', configurationForm(again.body, '12.5'));
+    assert.equal(knowing.headers.location, '/console?saved=4');
+    assert.equal((await repo.findCurrentConfiguration(t.db, partner.id))?.commissionRate, '0.125');
     // a form without the field (a page from before it) is reloaded, not saved
+    const reloaded = (await browser.get('/console')).body;
     const { version: _version, ...withoutVersion } = configurationForm(reloaded, '10');
     const stale = await browser.post('/console', withoutVersion);
     assert.equal(stale.statusCode, 400);
-    assert.equal((await repo.listConfigurations(t.db, partner.id)).length, 3);
+    assert.equal((await repo.listConfigurations(t.db, partner.id)).length, 4);
+  });
+
+  test('later saves restored the terms the form was opened on: the refusal says so, in both languages', async () => {
+    const { browser } = await partnerTabs();
+    assert.equal(
+      (await browser.post('/console', configurationForm((await browser.get('/console')).body, '25'))).statusCode,
+      303,
+    );
+    const stale = (await browser.get('/console')).body;
+    assert.equal(versionOf(stale), '2');
+    assert.equal(
+      (await browser.post('/console', configurationForm((await browser.get('/console')).body, '30'))).statusCode,
+      303,
+    );
+    assert.equal(
+      (await browser.post('/console', configurationForm((await browser.get('/console')).body, '25'))).statusCode,
+      303,
+    );
+    const refused = await browser.post('/console', configurationForm(stale, '12.5'));
+    assert.equal(refused.statusCode, 409);
+    assert.match(refused.body, /It has the same terms as version 2: later saves restored them\./);
+    assert.doesNotMatch(refused.body, /What changed since/);
+    await browser.get('/lang/fr?next=/console');
+    const french = await browser.post('/console', configurationForm(stale, '12.5'));
+    assert.match(french.body, /Elle a les mêmes termes que la version 2 /);
+    assert.doesNotMatch(french.body, /Ce qui a changé depuis/);
   });
 
   test('the refusal in French', async () => {
@@ -146,6 +180,97 @@ describe('consoles: a save from a version another save replaced is refused, what
         [2, 45_000, 'first'],
       ],
     );
+    // the page shows version 2 now: its form carries it, and the kept entries are signed knowingly
+    assert.equal(revisionOf(second.body), 'v2');
+    assert.equal((await ops2.post(`${base}/amend`, amend(second.body, '420.50', 'second'))).statusCode, 303);
+    assert.deepEqual(
+      (await repo.listAgreementVersions(t.db, partner.id)).map((a) => [a.version, a.compensationMax]).at(-1),
+      [3, 42_050],
+    );
+  });
+
+  test('an operator signs from a page that showed other terms than those another operator signed: refused', async () => {
+    const partner = await createPartner(t.db, 'operator:test', { slug: uniqueSlug('sign'), name: 'Sign' });
+    const base = `/admin/partners/${partner.slug}`;
+    const [opsA, opsB] = [await operator(), await operator()];
+    const terms = (page: string, compensationMax: string) => ({
+      _csrf: csrfOf(page)!,
+      revision: revisionOf(page)!,
+      boundsCurrency: 'EUR',
+      allowedFormulas: 'delay',
+      currency: 'EUR',
+      taxRate: '0.09',
+      commissionMin: '0',
+      commissionMax: '0.3',
+      compensationMin: '10',
+      compensationMax,
+    });
+    assert.equal((await opsA.post(`${base}/agreement`, terms((await opsA.get(base)).body, '300'))).statusCode, 303);
+    const pageA = (await opsA.get(base)).body; // shows X: €300
+    const pageB = (await opsB.get(base)).body;
+    assert.equal((await opsB.post(`${base}/agreement`, terms(pageB, '400'))).statusCode, 303); // Y: €400
+    const pageB2 = (await opsB.get(base)).body;
+    assert.equal(
+      (await opsB.post(`${base}/sign`, { _csrf: csrfOf(pageB2)!, revision: revisionOf(pageB2)! })).statusCode,
+      303,
+    );
+    const signA = await opsA.post(`${base}/sign`, { _csrf: csrfOf(pageA)!, revision: revisionOf(pageA)! });
+    assert.equal(signA.statusCode, 409, 'A never saw the terms signed');
+    assert.match(signA.body, /The agreement changed since the form was opened \(version 1 is the latest\)/);
+    // B's page twice (a double click): the terms it showed are signed, success
+    assert.equal(
+      (await opsB.post(`${base}/sign`, { _csrf: csrfOf(pageB2)!, revision: revisionOf(pageB2)! })).statusCode,
+      303,
+    );
+    // a sign form without the revision (a page older than the field): the 400 page, like the other forms
+    const old = await opsA.post(`${base}/sign`, { _csrf: csrfOf(pageA)! });
+    assert.equal(old.statusCode, 400);
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.compensationMax, 40_000);
+  });
+
+  test('a JPY draft switched to EUR with its bounds left in yen is refused, not saved as euros', async () => {
+    const partner = await createPartner(t.db, 'operator:test', { slug: uniqueSlug('switch'), name: 'Switch' });
+    const base = `/admin/partners/${partner.slug}`;
+    const ops = await operator();
+    const form = (page: string, currency: string, compensationMin: string, compensationMax: string) => ({
+      _csrf: csrfOf(page)!,
+      revision: revisionOf(page)!,
+      boundsCurrency: /name="boundsCurrency" value="([A-Z]{3})"/.exec(page)?.[1] ?? '',
+      allowedFormulas: 'delay',
+      currency,
+      taxRate: '0.09',
+      commissionMin: '0',
+      commissionMax: '0.3',
+      compensationMin,
+      compensationMax,
+    });
+    assert.equal(
+      (await ops.post(`${base}/agreement`, form((await ops.get(base)).body, 'JPY', '1000', '50000'))).statusCode,
+      303,
+    );
+    const yen = (await ops.get(base)).body;
+    assert.match(yen, /<label for="a-pmin">Minimum compensation \(JPY, e\.g\. 10\)<\/label>/, 'no decimals for JPY');
+    assert.match(yen, /id="a-pmin" name="compensationMin" value="1000"/);
+    const switched = await ops.post(`${base}/agreement`, form(yen, 'EUR', '1000', '50000'));
+    assert.equal(switched.statusCode, 422);
+    assert.match(switched.body, /the bounds were in JPY; check them in EUR/);
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.currency, 'JPY', 'nothing saved');
+    // the refused page labels them in EUR: saved again as they are, they are euros knowingly
+    assert.match(switched.body, /<label for="a-pmin">Minimum compensation \(EUR, e\.g\. 10\.00\)<\/label>/);
+    assert.equal((await ops.post(`${base}/agreement`, form(switched.body, 'EUR', '10', '500'))).statusCode, 303);
+    const saved = await repo.findAgreement(t.db, partner.id);
+    assert.deepEqual([saved?.currency, saved?.compensationMin, saved?.compensationMax], ['EUR', 1_000, 50_000]);
+    // KWD: three decimals in the example, the bounds typed with them
+    const page = (await ops.get(base)).body;
+    assert.equal((await ops.post(`${base}/agreement`, form(page, 'KWD', '10,125', '500'))).statusCode, 303);
+    const kwd = (await ops.get(base)).body;
+    assert.match(kwd, /Minimum compensation \(KWD, e\.g\. 10\.000\)/);
+    assert.equal((await repo.findAgreement(t.db, partner.id))?.compensationMin, 10_125);
+    // too large is not told as a matter of decimals
+    const huge = await ops.post(`${base}/agreement`, form(kwd, 'KWD', '99999999999999999', '500'));
+    assert.equal(huge.statusCode, 422);
+    assert.match(huge.body, /Lowest compensation: is too large/);
+    assert.doesNotMatch(huge.body, /at most 3 decimals/);
   });
 
   test('the draft form takes the compensation bounds in major units of its currency, never cents', async () => {
@@ -189,7 +314,7 @@ describe('consoles: a save from a version another save replaced is refused, what
     // signing from a page that showed other terms than the draft's now: refused, not signed unseen
     assert.equal((await ops.post(`${base}/agreement`, draft(page, 'EUR', '20', '300'))).statusCode, 303);
     const signUnseen = await ops.post(`${base}/sign`, { _csrf: csrfOf(page)!, revision: revisionOf(page)! });
-    assert.equal(signUnseen.statusCode, 422);
+    assert.equal(signUnseen.statusCode, 409);
     assert.match(signUnseen.body, /The agreement changed since the form was opened \(its draft was saved again\)/);
     assert.equal((await repo.findAgreement(t.db, partner.id))?.status, 'draft');
     const current = (await ops.get(base)).body;
