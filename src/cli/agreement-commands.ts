@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  agreementTermsFrom,
   amendAgreement,
   insurerOfPlatform,
   parseEffective,
@@ -8,11 +9,10 @@ import {
   setDocuments,
   signAgreement,
   type AgreementInput,
-  type Formula,
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, fieldMap, when, type CommandKit } from './kit.ts';
+import { fieldMap, when, type CommandKit } from './kit.ts';
 import {
   agreementHistoryJson,
   agreementHistoryLines,
@@ -48,29 +48,9 @@ function termOptions(command: Command): Command {
     .requiredOption('--compensation-max <amount>', 'highest compensation per passenger, in major units (500.00)');
 }
 
-/** Reads the terms options; the errors of what cannot be read go to `errors`. */
+/** Reads the terms options (`agreementTermsFrom`, as the operator console's forms); the errors go to `errors`. */
 function termsFrom(options: TermOptions, errors: FieldError[]): AgreementInput {
-  const currency = options.currency.trim().toUpperCase();
-  let compensationMin = 0;
-  let compensationMax = 0;
-  if (!/^[A-Z]{3}$/.test(currency)) {
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
-  } else {
-    compensationMin = amountOrError(options.compensationMin, currency, '/compensationMin', errors);
-    compensationMax = amountOrError(options.compensationMax, currency, '/compensationMax', errors);
-  }
-  return {
-    allowedFormulas: options.formulas
-      .split(',')
-      .map((f) => f.trim())
-      .filter((f) => f !== '') as Formula[],
-    currency,
-    taxRate: options.taxRate.trim(),
-    commissionMin: options.commissionMin.trim(),
-    commissionMax: options.commissionMax.trim(),
-    compensationMin,
-    compensationMax,
-  };
+  return agreementTermsFrom({ ...options, allowedFormulas: options.formulas.split(',') }, errors);
 }
 
 const TERM_FLAGS = {

@@ -4,10 +4,9 @@ import type { FlightProviders } from '../monitoring/index.ts';
 import type { Config } from '../platform/config.ts';
 import { randomToken, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
+import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import type { Resolver } from '../webhooks/index.ts';
-import { toMinorUnits } from '../platform/money.ts';
 
 /**
  * What every command file of the operator command line uses: the context a command runs in (`CliIo`,
@@ -84,15 +83,8 @@ export const fieldMap =
 // ---------------------------------------------------------------------------------------------
 // money: major-unit decimal strings ⇄ integer minor units, without floating point
 
-/** Digits after the decimal point for a currency (EUR 2, JPY 0, KWD 3). */
-export function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
-  try {
-    return toMinorUnits(text, currency);
-  } catch (error) {
-    errors.push({ field, code: 'invalid_format', message: (error as Error).message });
-    return 0;
-  }
-}
+/** An amount in major units read into minor units, its error collected (platform/money.ts). */
+export { amountOrError } from '../platform/money.ts';
 
 /** A `--limit` option: a whole number from 1 to 10000, or `fallback` when absent. */
 export function limitOf(text: string | undefined, fallback: number): number {

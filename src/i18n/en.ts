@@ -93,6 +93,15 @@ export const en = {
   save: 'Save as a new version',
   saved: (v: number) => `Saved: version ${v} is now used for quotes.`,
   fixErrors: 'Some fields need your attention.',
+  configurationChanged: {
+    message: (a: { opened: number; current: number; by: string; at: string }) =>
+      `Nothing was saved: ${a.by} saved version ${a.current} of the configuration on ${a.at}, after this form was opened ${a.opened ? `on version ${a.opened}` : 'with no configuration yet'}.`,
+    changes: (opened: number) => (opened ? `What changed since version ${opened}:` : 'What that version sets:'),
+    sameTerms: (opened: number) => `It has the same terms as version ${opened}: later saves restored them.`,
+    nowWas: (now: string, was: string) => `${now} (was ${was})`,
+    kept: 'Your entries are kept in the form below, not saved.',
+    reload: 'Reload the page to see the current version',
+  },
   preview: 'Premium preview',
   sampleFlight: 'Sample flight: Paris CDG → New York JFK on Air France, in 30 days, one passenger.',
   premiumTotal: 'Premium paid by the customer',
@@ -178,8 +187,17 @@ export const en = {
   taxRate: 'Tax rate (decimal)',
   commissionMin: 'Minimum commission (decimal)',
   commissionMax: 'Maximum commission (decimal)',
-  compensationMin: 'Minimum compensation (minor units)',
-  compensationMax: 'Maximum compensation (minor units)',
+  compensationMin: (currency: string, decimals: number) =>
+    `Minimum compensation (${currency}, e.g. 10${decimals ? `.${'0'.repeat(decimals)}` : ''})`,
+  compensationMax: (currency: string, decimals: number) =>
+    `Maximum compensation (${currency}, e.g. 500${decimals ? `.${'0'.repeat(decimals)}` : ''})`,
+  boundsCurrencyChanged: (from: string, to: string) =>
+    `the bounds were in ${from}; check them in ${to} (unchanged, they would be read as amounts in ${to})`,
+  amountInCurrency: (currency: string, decimals: number, example: string) =>
+    `must be an amount in ${currency} (not in cents) with at most ${decimals} decimal${decimals === 1 ? '' : 's'}, such as ${example}`,
+  agreementFormKept: 'Your entries are kept in the form, not saved.',
+  agreementSummary: (a) =>
+    `${a.formulas} · ${a.currency} · tax ${a.tax} · commission ${a.commission} · compensation ${a.compensation}`,
   subscriptions: 'Subscriptions',
   subscribe: 'Subscribe',
   unsubscribe: 'Remove',

@@ -97,6 +97,17 @@ export const fr = {
   save: 'Enregistrer une nouvelle version',
   saved: (v: number) => `Enregistré\u202f: la version ${v} est désormais utilisée pour les devis.`,
   fixErrors: 'Certains champs sont à corriger.',
+  configurationChanged: {
+    message: (a: { opened: number; current: number; by: string; at: string }) =>
+      `Rien n’a été enregistré\u202f: ${a.by} a enregistré la version ${a.current} de la configuration le ${a.at}, après l’ouverture de ce formulaire ${a.opened ? `sur la version ${a.opened}` : 'quand aucune configuration n’existait'}.`,
+    changes: (opened: number) =>
+      opened ? `Ce qui a changé depuis la version ${opened}\u202f:` : 'Ce que cette version fixe\u202f:',
+    sameTerms: (opened: number) =>
+      `Elle a les mêmes termes que la version ${opened}\u202f: des enregistrements ultérieurs les ont rétablis.`,
+    nowWas: (now: string, was: string) => `${now} (auparavant\u202f: ${was})`,
+    kept: 'Vos saisies sont conservées dans le formulaire ci-dessous, sans être enregistrées.',
+    reload: 'Rechargez la page pour voir la version actuelle',
+  },
   preview: 'Aperçu de la prime',
   sampleFlight: 'Vol d’exemple\u202f: Paris CDG → New York JFK sur Air France, dans 30 jours, un passager.',
   premiumTotal: 'Prime payée par le client',
@@ -184,8 +195,17 @@ export const fr = {
   taxRate: 'Taux de taxe (décimal)',
   commissionMin: 'Commission minimale (décimal)',
   commissionMax: 'Commission maximale (décimal)',
-  compensationMin: 'Indemnisation minimale (centimes)',
-  compensationMax: 'Indemnisation maximale (centimes)',
+  compensationMin: (currency: string, decimals: number) =>
+    `Indemnisation minimale (${currency}, ex. 10${decimals ? `,${'0'.repeat(decimals)}` : ''})`,
+  compensationMax: (currency: string, decimals: number) =>
+    `Indemnisation maximale (${currency}, ex. 500${decimals ? `,${'0'.repeat(decimals)}` : ''})`,
+  boundsCurrencyChanged: (from: string, to: string) =>
+    `les bornes étaient en ${from}\u202f; vérifiez-les en ${to} (inchangées, elles seraient lues comme des montants en ${to})`,
+  amountInCurrency: (currency: string, decimals: number, example: string) =>
+    `doit être un montant en ${currency} (pas en centimes) avec au plus ${decimals} décimale${decimals > 1 ? 's' : ''}, par exemple ${example}`,
+  agreementFormKept: 'Vos saisies sont conservées dans le formulaire, sans être enregistrées.',
+  agreementSummary: (a) =>
+    `${a.formulas} · ${a.currency} · taxe ${a.tax} · commission ${a.commission} · indemnisation ${a.compensation}`,
   subscriptions: 'Abonnements',
   subscribe: 'Abonner',
   unsubscribe: 'Retirer',
@@ -627,6 +647,10 @@ export const fr = {
     agreement_already_signed: 'L’accord est déjà signé\u202f: il ne peut plus changer.',
     agreement_missing: 'Pas d’accord\u202f: l’assureur le fixe d’abord.',
     conflict: 'Conflit avec l’état actuel\u202f: rechargez la page.',
+    configuration_changed:
+      'La configuration a changé depuis l’ouverture du formulaire\u202f: rien n’a été enregistré. Rechargez la page pour voir la version actuelle.',
+    agreement_changed:
+      'L’accord a changé depuis l’ouverture du formulaire\u202f: rien n’a été enregistré. Rechargez la page pour voir ses termes actuels.',
     external_reference_conflict: 'Cette référence externe est déjà utilisée.',
     policy_not_cancellable: 'Cette police ne peut plus être annulée.',
     policy_not_activatable: 'Cette police ne peut pas être mise en vigueur.',

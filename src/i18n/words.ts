@@ -112,6 +112,18 @@ export interface Words {
   save: string;
   saved: (v: number) => string;
   fixErrors: string;
+  /** The configuration form saved from a version another save replaced since (`configuration_changed`). */
+  configurationChanged: {
+    /** `opened` 0: the form was opened before any configuration existed. */
+    message: (a: { opened: number; current: number; by: string; at: string }) => string;
+    changes: (opened: number) => string;
+    /** The current version has the opened one's terms (saves since restored them): nothing to list. */
+    sameTerms: (opened: number) => string;
+    /** One field that changed: its value now, and before. */
+    nowWas: (now: string, was: string) => string;
+    kept: string;
+    reload: string;
+  };
   preview: string;
   sampleFlight: string;
   premiumTotal: string;
@@ -196,8 +208,23 @@ export interface Words {
   taxRate: string;
   commissionMin: string;
   commissionMax: string;
-  compensationMin: string;
-  compensationMax: string;
+  /** The agreement forms' compensation bounds, in major units of `currency` (its `decimals`: the example's). */
+  compensationMin: (currency: string, decimals: number) => string;
+  compensationMax: (currency: string, decimals: number) => string;
+  /** The draft's currency switched from `from` to `to`, the bounds typed in `from` left unchanged. */
+  boundsCurrencyChanged: (from: string, to: string) => string;
+  /** A bound that is not an amount of `currency`: at most `decimals` decimals, like `example`. */
+  amountInCurrency: (currency: string, decimals: number, example: string) => string;
+  /** The operator's agreement forms, saved from a state another save replaced: what the user typed is kept. */
+  agreementFormKept: string;
+  /** The terms of an agreement in one line (the operator's partner page). */
+  agreementSummary: (a: {
+    formulas: string;
+    currency: string;
+    tax: string;
+    commission: string;
+    compensation: string;
+  }) => string;
   subscriptions: string;
   subscribe: string;
   unsubscribe: string;

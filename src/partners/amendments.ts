@@ -3,7 +3,7 @@ import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import type { Agreement, Configuration } from './model.ts';
-import { checkAgreement, type AgreementInput } from './partners.ts';
+import { agreementChanged, agreementRevision, checkAgreement, type AgreementInput } from './partners.ts';
 import * as repo from './partners-repo.ts';
 import { checkTerms } from './terms.ts';
 
@@ -91,6 +91,8 @@ export interface AmendmentInput extends AgreementInput {
   /** From when the amendment applies; not before the signature. */
   effectiveAt: Date;
   reason: string;
+  /** The form's `agreementRevision` of the latest version it amended; another amendment since refuses it. */
+  expectedRevision?: string | undefined;
 }
 
 export interface Amendment {
@@ -108,7 +110,8 @@ export interface Amendment {
  * stop it: the answer lists the violations, and from the effective instant quotes are refused until
  * the partner adjusts the configuration (docs/DECISIONS.md, "Amendable agreements"). It takes its turn
  * with the partner's configuration saves (`lockPartnerTerms`): its violations are those of the
- * configuration saved last, and a save made meanwhile is checked against this amendment.
+ * configuration saved last, and a save made meanwhile is checked against this amendment. A form's
+ * `expectedRevision` is compared under that lock: of two amendments from one version, one is signed.
  */
 export async function amendAgreement(
   db: Db,
@@ -117,7 +120,7 @@ export async function amendAgreement(
   input: AmendmentInput,
   now: Date = new Date(),
 ): Promise<Amendment> {
-  const { effectiveAt, reason: rawReason, ...terms } = input;
+  const { effectiveAt, reason: rawReason, expectedRevision, ...terms } = input;
   const errors = checkAgreement(terms);
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
   const reason = maskPersonalDataIn(rawReason.trim());
@@ -133,6 +136,8 @@ export async function amendAgreement(
     const latest = versions.at(-1);
     if (!latest || latest.status !== 'signed')
       throw new DomainError('conflict', 'Only a signed agreement is amended: set and sign the agreement first.');
+    if (expectedRevision !== undefined && expectedRevision !== agreementRevision(latest))
+      throw agreementChanged(expectedRevision, latest);
     const fieldErrors: FieldError[] = [];
     if (terms.currency !== latest.currency)
       fieldErrors.push({

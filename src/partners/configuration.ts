@@ -14,6 +14,14 @@ export interface ConfigurationInput {
   commissionRate: string;
 }
 
+/**
+ * What a form saves: the configuration, and the version the form was opened from (0: none yet). A save
+ * whose version is no longer the current one is refused (`configuration_changed`), nothing written: two
+ * tabs or two users opened on one version, the second save does not silently replace the first.
+ * Without it (the CLI), the save applies to whatever is current.
+ */
+export type ConfigurationSave = ConfigurationInput & { expectedVersion?: number | undefined };
+
 /** A saved configuration, and the signed amendments not yet effective that will reject it. */
 export type SavedConfiguration = Configuration & { warnings: FutureViolation[] };
 
@@ -23,20 +31,31 @@ export type SavedConfiguration = Configuration & { warnings: FutureViolation[] }
  * priced with. A configuration a signed amendment not yet effective will reject is saved, with a
  * warning per such version (what falls outside, from when): from then, quotes are refused.
  * Saves of one partner take their turn with each other and with its agreement's changes (its row
- * locked, `lockPartnerTerms`): concurrent ones each get their own version, and none misses an amendment.
+ * locked, `lockPartnerTerms`): concurrent ones each get their own version, and none misses an amendment;
+ * the expected version is compared under that lock, so of two saves from one version exactly one is written.
  */
 export async function setConfiguration(
   db: Db,
   actor: string,
   partnerId: string,
-  input: ConfigurationInput,
+  save: ConfigurationSave,
   now: Date = new Date(),
 ): Promise<SavedConfiguration> {
+  const { expectedVersion, ...input } = save;
   return db.transaction().execute(async (trx) => {
     // concurrent saves (two console users, the console and the CLI) take their turn: without it both
     // would number the same next version and the second fail on the (partner, version) key; and an
     // amendment signed meanwhile is read here, as this save is read by the amendment's violations
     await repo.lockPartnerTerms(trx, partnerId);
+    if (expectedVersion !== undefined) {
+      const currentVersion = (await repo.findCurrentConfiguration(trx, partnerId))?.version ?? 0;
+      if (currentVersion !== expectedVersion)
+        throw new DomainError(
+          'configuration_changed',
+          `The configuration changed since the form was opened (version ${expectedVersion}; now version ${currentVersion}): nothing was saved. Reload to see the current version.`,
+          { expectedVersion, currentVersion },
+        );
+    }
     const versions = await repo.listAgreementVersions(trx, partnerId);
     const agreement = agreementAt(versions, now);
     if (!agreement)

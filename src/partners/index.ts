@@ -12,7 +12,12 @@ export {
 } from './amendments.ts';
 export { createApiKey, MAX_LABEL_LENGTH, revokeApiKey } from './api-keys.ts';
 export { BRAND_NAME, checkBrandName, setBrandName } from './brand.ts';
-export { setConfiguration, type ConfigurationInput, type SavedConfiguration } from './configuration.ts';
+export {
+  setConfiguration,
+  type ConfigurationInput,
+  type ConfigurationSave,
+  type SavedConfiguration,
+} from './configuration.ts';
 export {
   FORMULAS,
   coverageFor,
@@ -56,6 +61,9 @@ export {
   listSubscriptions,
 } from './partners-repo.ts';
 export {
+  agreementRevision,
+  agreementTermsFrom,
+  type AgreementText,
   createPartner,
   type AgreementInput,
   parseApiName,

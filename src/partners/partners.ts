@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { FORMULAS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
+import { amountOrError, isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -52,6 +53,82 @@ export interface AgreementInput {
   compensationMax: number;
 }
 
+/**
+ * The state of a partner's agreement a form was opened on, compared when it is saved (the hidden field
+ * of the operator's agreement and amendment forms): `none`; `v3` for signed version 3 (the latest — an
+ * amendment adds the next); for a draft, a digest of its terms (a draft has no version: another
+ * operator's save changes its terms). A save whose revision is no longer the current one is refused,
+ * `agreement_changed`, nothing written.
+ */
+export function agreementRevision(agreement: Agreement | undefined): string {
+  if (!agreement) return 'none';
+  if (agreement.status === 'signed') return `v${agreement.version}`;
+  return draftRevision(agreement);
+}
+
+/** The digest of an agreement's terms, whatever its status: the revision of a draft with those terms. */
+function draftRevision(agreement: Agreement): string {
+  const terms = [
+    [...agreement.allowedFormulas].sort(),
+    agreement.currency,
+    agreement.taxRate,
+    agreement.commissionMin,
+    agreement.commissionMax,
+    agreement.compensationMin,
+    agreement.compensationMax,
+  ];
+  return `draft-${createHash('sha256').update(JSON.stringify(terms)).digest('hex').slice(0, 16)}`;
+}
+
+/** The refusal of a save made from an agreement's revision another save replaced meanwhile. */
+export function agreementChanged(expected: string, current: Agreement | undefined): DomainError {
+  const now = current?.status === 'signed' ? `version ${current.version} is the latest` : 'its draft was saved again';
+  return new DomainError(
+    'agreement_changed',
+    `The agreement changed since the form was opened (${now}): nothing was saved. Reload to see its current terms.`,
+    { expectedRevision: expected, currentRevision: agreementRevision(current) },
+  );
+}
+
+/** The agreement's terms as typed: an operator's form fields, the CLI's options. */
+export interface AgreementText {
+  allowedFormulas: string[];
+  currency: string;
+  taxRate: string;
+  commissionMin: string;
+  commissionMax: string;
+  compensationMin: string;
+  compensationMax: string;
+}
+
+/**
+ * Reads typed terms (the operator console's agreement forms, the CLI's `agreement set` and `amend`): the
+ * compensation bounds in major units of the currency (`parseMajorAmount`: "10.00" or "10,00" is 1000
+ * cents, more decimals than the currency has refused); what cannot be read goes to `errors` — an unknown
+ * currency (its decimals unknown), a bound that is not an amount of it. The terms' own rules are
+ * `checkAgreement`'s.
+ */
+export function agreementTermsFrom(text: AgreementText, errors: FieldError[]): AgreementInput {
+  const currency = text.currency.trim().toUpperCase();
+  let compensationMin = 0;
+  let compensationMax = 0;
+  if (!/^[A-Z]{3}$/.test(currency) || !isIsoCurrency(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  else {
+    compensationMin = amountOrError(text.compensationMin, currency, '/compensationMin', errors);
+    compensationMax = amountOrError(text.compensationMax, currency, '/compensationMax', errors);
+  }
+  return {
+    allowedFormulas: text.allowedFormulas.map((f) => f.trim()).filter((f) => f !== '') as Formula[],
+    currency,
+    taxRate: text.taxRate.trim(),
+    commissionMin: text.commissionMin.trim(),
+    commissionMax: text.commissionMax.trim(),
+    compensationMin,
+    compensationMax,
+  };
+}
+
 export function checkAgreement(input: AgreementInput): FieldError[] {
   const errors: FieldError[] = [];
   const rate = (field: string, value: string, max: number) => {
@@ -98,14 +175,14 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
     errors.push({
       field: '/compensationMin',
       code: 'out_of_range',
-      message: 'must be a positive amount in minor units',
+      message: 'must be an amount above zero',
     });
   }
   if (!Number.isInteger(input.compensationMax) || input.compensationMax < input.compensationMin) {
     errors.push({
       field: '/compensationMax',
       code: 'out_of_range',
-      message: 'must be an amount in minor units, at least compensationMin',
+      message: 'must be at least compensationMin',
     });
   }
   return errors;
@@ -113,14 +190,16 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
 
 /**
  * Sets the terms of a draft agreement (creating it if needed). A signed agreement is not edited.
- * It takes its turn with the partner's configuration saves and amendments (`lockPartnerTerms`).
+ * It takes its turn with the partner's configuration saves and amendments (`lockPartnerTerms`); a form's
+ * `expectedRevision` (`agreementRevision` of the draft it showed) is compared under that lock.
  */
 export async function setAgreement(
   db: Db,
   actor: string,
   partnerId: string,
-  input: AgreementInput,
+  save: AgreementInput & { expectedRevision?: string | undefined },
 ): Promise<Agreement> {
+  const { expectedRevision, ...input } = save;
   const errors = checkAgreement(input);
   if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
   return db.transaction().execute(async (trx) => {
@@ -129,6 +208,8 @@ export async function setAgreement(
     if (current?.status === 'signed') {
       throw new DomainError('agreement_already_signed', 'The agreement is signed; its terms can no longer change.');
     }
+    if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
+      throw agreementChanged(expectedRevision, current);
     const agreement = await repo.upsertAgreement(trx, {
       partnerId,
       ...input,
@@ -139,13 +220,29 @@ export async function setAgreement(
   });
 }
 
-/** Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement). */
-export async function signAgreement(db: Db, actor: string, partnerId: string): Promise<Agreement> {
+/**
+ * Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement).
+ * With `expectedRevision` (the operator's page: the draft it showed), a draft another save changed since
+ * is not signed (`agreement_changed`): the operator signs the terms read, never others.
+ */
+export async function signAgreement(
+  db: Db,
+  actor: string,
+  partnerId: string,
+  expectedRevision?: string,
+): Promise<Agreement> {
   return db.transaction().execute(async (trx) => {
     await repo.lockPartnerTerms(trx, partnerId);
     const current = await repo.findAgreement(trx, partnerId);
     if (!current) throw new DomainError('agreement_missing', 'Set the agreement terms before signing.');
-    if (current.status === 'signed') return current;
+    // signed meanwhile (another operator, or this page twice): success only for the terms the page showed
+    if (current.status === 'signed') {
+      if (expectedRevision?.startsWith('draft-') && expectedRevision !== draftRevision(current))
+        throw agreementChanged(expectedRevision, current);
+      return current;
+    }
+    if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
+      throw agreementChanged(expectedRevision, current);
     const signed = await repo.markAgreementSigned(trx, partnerId, actor);
     // the signed original is version 1 of the agreement, in force from its signature (agreements.ts)
     const agreement = await repo.insertAgreementVersion(trx, {

@@ -42,6 +42,9 @@ export const ERROR_CODES = {
   agreement_already_signed: { status: 409, title: 'Agreement already signed', operator: true },
   agreement_missing: { status: 409, title: 'No agreement', operator: true },
   conflict: { status: 409, title: 'Conflict', operator: true },
+  // a form saved from a version another save replaced meanwhile: refused, nothing written (lost updates)
+  configuration_changed: { status: 409, title: 'Configuration changed since the form was opened', operator: true },
+  agreement_changed: { status: 409, title: 'Agreement changed since the form was opened', operator: true },
   external_reference_conflict: { status: 409, title: 'External reference already used' },
   policy_not_cancellable: { status: 409, title: 'Policy cannot be cancelled' },
   policy_not_activatable: { status: 409, title: 'Policy cannot be activated' },

@@ -3,6 +3,7 @@
  * decimal text are done on strings and BigInt — never with floating point.
  */
 
+import type { FieldError } from './errors.ts';
 import { LOCALES, type CustomerLang } from './language.ts';
 
 const exponents = new Map<string, number>();
@@ -67,8 +68,36 @@ export function toMinorUnits(text: string, currency: string): number {
     );
   }
   const minor = BigInt(whole) * 10n ** BigInt(exponent) + BigInt(fraction.padEnd(exponent, '0') || '0');
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('is too large');
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw new AmountTooLarge('is too large');
   return Number(minor);
+}
+
+/** An amount in major units more than the minor units' safe range holds. */
+class AmountTooLarge extends RangeError {}
+
+/**
+ * An amount typed by a person in major units of `currency` → minor units: `toMinorUnits`, and one decimal
+ * comma read as the point ("10,50" as a French operator types it is 10.50). Refuses signs, separators
+ * of thousands ("1,000.50", "1,000,00") and more decimals than the currency has. What every console
+ * form and CLI option reads an amount with.
+ */
+export function parseMajorAmount(text: string, currency: string): number {
+  const trimmed = text.trim();
+  return toMinorUnits(/^\d+,\d+$/.test(trimmed) ? trimmed.replace(',', '.') : trimmed, currency);
+}
+
+/**
+ * `parseMajorAmount`, its refusal pushed to `errors` (0 returned): `invalid_format` for what is not an
+ * amount of the currency (its decimals), `out_of_range` for one too large — every error collected.
+ */
+export function amountOrError(text: string, currency: string, field: string, errors: FieldError[]): number {
+  try {
+    return parseMajorAmount(text, currency);
+  } catch (error) {
+    const code = error instanceof AmountTooLarge ? 'out_of_range' : 'invalid_format';
+    errors.push({ field, code, message: (error as Error).message });
+    return 0;
+  }
 }
 
 /**

@@ -2,8 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { highestExposures, listCaps, listStopSales, resumeSales, setCap, suspendSales } from '../limits/index.ts';
 import type { Environment } from '../partners/index.ts';
-import { DomainError } from '../platform/errors.ts';
-import { toMinorUnits } from '../platform/money.ts';
+import { DomainError, type FieldError } from '../platform/errors.ts';
+import { amountOrError } from '../platform/money.ts';
 import { limitsPage, type LimitsView } from './admin-limits-view.ts';
 import { sessionActor } from './sessions.ts';
 import {
@@ -68,14 +68,10 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
 
     change('/admin/limits/caps', async (request) => {
       const currency = field(request.body, 'currency', 3).toUpperCase();
-      let amount: number;
-      try {
-        amount = toMinorUnits(field(request.body, 'amount', 20), currency);
-      } catch (error) {
-        throw new DomainError('validation_failed', 'The cap is not valid.', {
-          errors: [{ field: '/amount', code: 'invalid_format', message: (error as Error).message }],
-        });
-      }
+      // in major units, as typed: "1.50" or, from a French operator, "1,50"
+      const errors: FieldError[] = [];
+      const amount = amountOrError(field(request.body, 'amount', 20), currency, '/amount', errors);
+      if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
       await setCap(
         deps.db,
         actor(request),

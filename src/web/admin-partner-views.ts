@@ -1,4 +1,5 @@
 import {
+  agreementRevision,
   APIS,
   ENVIRONMENTS,
   FORMULAS,
@@ -14,7 +15,10 @@ import {
   type UserRole,
 } from '../partners/index.ts';
 import { html, type SafeHtml } from '../platform/html.ts';
+import { currencyExponent, isIsoCurrency } from '../platform/money.ts';
 import { label, t } from '../i18n/index.ts';
+import { Decimal } from 'decimal.js';
+import { agreementFormValues, type AgreementFormState, type AgreementFormValues } from './agreement-form.ts';
 import { agreementHistory, violationList } from './agreement-history-view.ts';
 import { CATALOG } from './catalog.ts';
 import { csrfField, formatDate, formatMoney, page, tableRegion, type PageContext } from './layout.ts';
@@ -77,41 +81,49 @@ export function partnerPage(
     platformInsurer,
     now,
   }: PartnerView,
-  outcome: { problems?: string[]; created?: string } = {},
+  outcome: { problems?: string[]; created?: string; form?: AgreementFormState } = {},
 ): string {
   const w = t(ctx.lang);
+  const pct = (rate: string) => `${new Decimal(rate).mul(100).toString()} %`;
   const csrf = csrfField(ctx.session!.csrfToken);
   const base = `/admin/partners/${partner.slug}`;
   const draft = !agreement || agreement.status === 'draft';
   const a = agreement;
-  // the terms fields of the draft's form and of the amendment's (prefilled with the latest version's terms)
-  const termFields = (
-    prefix: string,
-    a: Agreement | undefined,
-  ) => html`<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
-    (f) =>
-      html`<label><input type="checkbox" name="allowedFormulas" value="${f}"${!a || a.allowedFormulas.includes(f) ? html` checked` : ''}> ${w.formulas[f]}</label>`,
-  )}</fieldset>
+  // the terms fields of the draft's form and of the amendment's (prefilled with the latest version's terms,
+  // or with what the operator typed when the save was refused); the compensation bounds in major units
+  const termFields = (prefix: string, f: AgreementFormValues, fixedCurrency: boolean) => {
+    // the draft's currency is typed in the same form (the bounds are in whichever it says); an amendment keeps it
+    // the labels name the currency the bounds shown are in (sent back: a currency switched alone is refused)
+    const currency = f.boundsCurrency || f.currency || 'EUR';
+    const decimals = isIsoCurrency(currency) ? currencyExponent(currency) : 2;
+    return html`<input type="hidden" name="revision" value="${f.revision}"><input type="hidden" name="boundsCurrency" value="${currency}">
+<fieldset><legend>${w.allowedFormulas}</legend>${FORMULAS.map(
+      (formula) =>
+        html`<label><input type="checkbox" name="allowedFormulas" value="${formula}"${f.allowedFormulas.includes(formula) ? html` checked` : ''}> ${w.formulas[formula]}</label>`,
+    )}</fieldset>
 <div class="row">
-<div><label for="${prefix}-currency">${w.currency}</label><input id="${prefix}-currency" name="currency" value="${a?.currency ?? 'EUR'}" size="4"></div>
-<div><label for="${prefix}-tax">${w.taxRate}</label><input id="${prefix}-tax" name="taxRate" value="${a?.taxRate ?? '0.09'}" size="8"></div>
-<div><label for="${prefix}-cmin">${w.commissionMin}</label><input id="${prefix}-cmin" name="commissionMin" value="${a?.commissionMin ?? '0'}" size="8"></div>
-<div><label for="${prefix}-cmax">${w.commissionMax}</label><input id="${prefix}-cmax" name="commissionMax" value="${a?.commissionMax ?? '0.3'}" size="8"></div>
-<div><label for="${prefix}-pmin">${w.compensationMin}</label><input id="${prefix}-pmin" name="compensationMin" value="${a?.compensationMin ?? 1000}" size="10"></div>
-<div><label for="${prefix}-pmax">${w.compensationMax}</label><input id="${prefix}-pmax" name="compensationMax" value="${a?.compensationMax ?? 50000}" size="10"></div>
+<div><label for="${prefix}-currency">${w.currency}</label><input id="${prefix}-currency" name="currency" value="${f.currency}" size="4"${fixedCurrency ? html` readonly` : ''}></div>
+<div><label for="${prefix}-tax">${w.taxRate}</label><input id="${prefix}-tax" name="taxRate" value="${f.taxRate}" size="8"></div>
+<div><label for="${prefix}-cmin">${w.commissionMin}</label><input id="${prefix}-cmin" name="commissionMin" value="${f.commissionMin}" size="8"></div>
+<div><label for="${prefix}-cmax">${w.commissionMax}</label><input id="${prefix}-cmax" name="commissionMax" value="${f.commissionMax}" size="8"></div>
+<div><label for="${prefix}-pmin">${w.compensationMin(currency, decimals)}</label><input id="${prefix}-pmin" name="compensationMin" value="${f.compensationMin}" inputmode="decimal" size="10"></div>
+<div><label for="${prefix}-pmax">${w.compensationMax(currency, decimals)}</label><input id="${prefix}-pmax" name="compensationMax" value="${f.compensationMax}" inputmode="decimal" size="10"></div>
 </div>`;
+  };
+  const typed = (kind: AgreementFormState['kind']) => (outcome.form?.kind === kind ? outcome.form.values : undefined);
   const agreementForm = html`<form method="post" action="${base}/agreement">${csrf}
-${termFields('a', a)}<p><button type="submit">${w.setAgreement}</button></p></form>`;
+${termFields('a', typed('agreement') ?? agreementFormValues(a, now), false)}<p><button type="submit">${w.setAgreement}</button></p></form>`;
   const v = w.agreementVersions;
   const latest = versions.at(-1);
+  const amendValues = typed('amend') ?? agreementFormValues(latest, now);
   const amendForm =
     latest?.status === 'signed'
       ? html`<h3>${v.amendTitle}</h3><p class="muted">${v.amendIntro}</p>
 <form method="post" action="${base}/amend" id="amend-form" data-confirm="${v.amendConfirm}">${csrf}
-${termFields('m', latest)}
+${termFields('m', amendValues, true)}
 <div class="row">
-<div><label for="m-effective">${v.effectiveLabel}</label><input id="m-effective" name="effectiveAt" type="date" required value="${now.toISOString().slice(0, 10)}" min="${now.toISOString().slice(0, 10)}"><p class="muted">${v.effectiveHint}</p></div>
-<div><label for="m-reason">${v.reasonLabel}</label><input id="m-reason" name="reason" required maxlength="500" size="40"></div>
+<div><label for="m-effective">${v.effectiveLabel}</label><input id="m-effective" name="effectiveAt" type="date" required value="${amendValues.effectiveAt}" min="${now.toISOString().slice(0, 10)}"><p class="muted">${v.effectiveHint}</p></div>
+<div><label for="m-reason">${v.reasonLabel}</label><input id="m-reason" name="reason" required maxlength="500" size="40" value="${amendValues.reason}"></div>
 </div><p><button type="submit">${v.amend}</button></p></form>`
       : '';
   const warnings = configuration ? futureViolations(versions, configuration, now) : [];
@@ -121,7 +133,15 @@ ${termFields('m', latest)}
   );
   const agreementView = a
     ? html`<p>${label(ctx.lang, w.status)} <strong id="agreement-status">${a.status === 'signed' ? w.signed : w.draft}</strong>${a.signedAt ? html` — ${w.signedBy} ${a.signedBy ?? ''}, ${formatDate(a.signedAt, ctx.lang, '')}` : ''}</p>
-<p>${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${a.allowedFormulas.map((f) => w.formulas[f]).join(', ')} · ${a.currency} · tax ${a.taxRate} · commission ${a.commissionMin}–${a.commissionMax} · compensation ${formatMoney(a.compensationMin, a.currency, ctx.lang)}–${formatMoney(a.compensationMax, a.currency, ctx.lang)}</p>`
+<p id="agreement-summary">${a.status === 'signed' ? html`${w.agreementVersions.version} <span id="agreement-version">${a.version}</span> · ` : ''}${w.agreementSummary(
+        {
+          formulas: a.allowedFormulas.map((f) => w.formulas[f]).join(', '),
+          currency: a.currency,
+          tax: pct(a.taxRate),
+          commission: `${pct(a.commissionMin)}–${pct(a.commissionMax)}`,
+          compensation: `${formatMoney(a.compensationMin, a.currency, ctx.lang)}–${formatMoney(a.compensationMax, a.currency, ctx.lang)}`,
+        },
+      )}</p>`
     : html`<p id="agreement-status">${w.none}</p>`;
   const d = documents;
   // a first set starts from the platform's insurer, the one customers' messages already name
@@ -173,7 +193,7 @@ ${draft ? agreementForm : ''}
 ${agreementHistory(ctx, versions, now)}
 ${warningList}
 ${amendForm}
-${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<button type="submit">${w.sign}</button></form>` : ''}
+${a && draft ? html`<form method="post" action="${base}/sign" data-confirm="${w.signConfirm}">${csrf}<input type="hidden" name="revision" value="${agreementRevision(a)}"><button type="submit">${w.sign}</button></form>` : ''}
 </section>
 ${a ? documentsSection : ''}
 <section class="card"><h2>${w.subscriptions}</h2><ul>${APIS.map((api) => {

@@ -7,7 +7,6 @@ import {
   listUsers,
   parseRole,
   ENVIRONMENTS,
-  FORMULAS,
   parseApiName,
   parseEffective,
   requirePartner,
@@ -17,19 +16,18 @@ import {
   setSubscription,
   signAgreement,
   type Environment,
-  type Formula,
   type Partner,
 } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { messagePage } from './layout.ts';
 import { sessionActor, sessionFor } from './sessions.ts';
 import { signInRoutes } from './sign-in.ts';
 import {
   COOKIES,
   contextOf,
   field,
-  fieldList,
   langOf,
   problemLines,
   requireSession,
@@ -41,6 +39,13 @@ import {
 import { adminWatchRoutes } from './admin-watch-routes.ts';
 import { adminClaimRoutes } from './admin-claim-routes.ts';
 import { partnerPage, partnersPage, type PartnerView } from './admin-partner-views.ts';
+import {
+  agreementFormValues,
+  agreementProblemLines,
+  agreementValuesFrom,
+  parseAgreementForm,
+  type AgreementFormState,
+} from './agreement-form.ts';
 import { adminRisk } from './admin-risk-routes.ts';
 import { adminLimits } from './admin-limits-routes.ts';
 import { adminReports } from './report-routes.ts';
@@ -125,33 +130,71 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
           }
         });
 
-      action<FormBody>('/admin/partners/:slug/agreement', async (request, partner) => {
-        const body = request.body;
-        await setAgreement(deps.db, actor(request), partner.id, agreementTermsOf(body));
-        return undefined;
-      });
-
-      action<FormBody>('/admin/partners/:slug/amend', async (request, partner) => {
-        const body = request.body;
-        const now = deps.now();
-        const effectiveAt = parseEffective(field(body, 'effectiveAt', 40), now);
-        if (!effectiveAt)
-          throw new DomainError('validation_failed', 'The amendment is not valid.', {
-            errors: [{ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' }],
-          });
-        await amendAgreement(
-          deps.db,
-          actor(request),
-          partner.id,
-          {
-            ...agreementTermsOf(body),
-            effectiveAt,
-            reason: field(body, 'reason', 500),
+      /**
+       * The draft's terms and an amendment: on a refusal (the terms, or `agreement_changed` when another
+       * save replaced the revision the form was opened on — nothing written), the page shows the form
+       * as the operator typed it, with the revision it was opened on.
+       */
+      const agreementAction = (kind: AgreementFormState['kind']) =>
+        admin.post<{ Params: { slug: string }; Body: FormBody }>(
+          `/admin/partners/:slug/${kind}`,
+          async (request, reply) => {
+            const partner = await requirePartner(deps.db, request.params.slug);
+            const values = agreementValuesFrom(request.body);
+            // a form without the revision it was opened on (a page older than the field) is reloaded
+            if (!values.revision)
+              return sendPage(
+                reply,
+                400,
+                messagePage(contextOf(request, 'admin'), '400', t(langOf(request)).formExpired),
+              );
+            try {
+              const now = deps.now();
+              // the draft's form as it was opened (the draft unchanged since, or the revision refuses the save)
+              const opened =
+                kind === 'agreement'
+                  ? agreementFormValues(await repo.findAgreement(deps.db, partner.id), now)
+                  : undefined;
+              const { terms, errors } = parseAgreementForm(values, opened);
+              const effectiveAt = kind === 'amend' ? parseEffective(values.effectiveAt, now) : now;
+              if (!effectiveAt)
+                errors.push({ field: '/effectiveAt', code: 'invalid_format', message: 'must be a date, YYYY-MM-DD' });
+              if (errors.length) throw new DomainError('validation_failed', 'The agreement is not valid.', { errors });
+              const expectedRevision = values.revision;
+              if (kind === 'agreement')
+                await setAgreement(deps.db, actor(request), partner.id, { ...terms, expectedRevision });
+              else
+                await amendAgreement(
+                  deps.db,
+                  actor(request),
+                  partner.id,
+                  { ...terms, effectiveAt: effectiveAt!, reason: values.reason, expectedRevision },
+                  now,
+                );
+              deps.directory.invalidate();
+              return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
+            } catch (error) {
+              if (!(error instanceof DomainError)) throw error;
+              const problems = agreementProblemLines(error, values, langOf(request));
+              // the page now shows the current terms (the summary, the versions): the form carries their
+              // revision, so saving the kept entries again is a knowing choice; a save made meanwhile is caught
+              const current = error.code === 'agreement_changed' ? error.extra.currentRevision : undefined;
+              if (typeof current === 'string') values.revision = current;
+              // the labels now name the currency typed: the bounds shown are read in it
+              if (/^[A-Z]{3}$/.test(values.currency)) values.boundsCurrency = values.currency;
+              return sendPage(
+                reply,
+                error.code === 'agreement_changed' ? 409 : 422,
+                partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+                  problems,
+                  form: { kind, values },
+                }),
+              );
+            }
           },
-          now,
         );
-        return undefined;
-      });
+      agreementAction('agreement');
+      agreementAction('amend');
 
       action<FormBody>('/admin/partners/:slug/documents', async (request, partner) => {
         const body = request.body;
@@ -178,9 +221,26 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
         return undefined;
       });
 
-      action<FormBody>('/admin/partners/:slug/sign', async (request, partner) => {
-        await signAgreement(deps.db, actor(request), partner.id);
-        return undefined;
+      // the draft the page showed: one set again since is not signed unseen (agreement_changed, 409); a form
+      // without the revision (a page older than the field) is reloaded, like the agreement's other forms
+      admin.post<{ Params: { slug: string }; Body: FormBody }>('/admin/partners/:slug/sign', async (request, reply) => {
+        const partner = await requirePartner(deps.db, request.params.slug);
+        const revision = field(request.body, 'revision', 40);
+        if (!revision)
+          return sendPage(reply, 400, messagePage(contextOf(request, 'admin'), '400', t(langOf(request)).formExpired));
+        try {
+          await signAgreement(deps.db, actor(request), partner.id, revision);
+          deps.directory.invalidate();
+          return reply.redirect(`/admin/partners/${partner.slug}?done=1`, 303);
+        } catch (error) {
+          return sendPage(
+            reply,
+            error instanceof DomainError && error.code === 'agreement_changed' ? 409 : 422,
+            partnerPage(contextOf(request, 'admin'), await loadPartnerView(deps, partner), {
+              problems: problemsOf(error, langOf(request)),
+            }),
+          );
+        }
       });
 
       action<FormBody>('/admin/partners/:slug/subscriptions', async (request, partner) => {
@@ -229,8 +289,6 @@ export function adminRoutes(deps: WebDeps): FastifyPluginAsync {
   };
 }
 
-const integerOf = (text: string) => (/^\d{1,12}$/.test(text) ? Number(text) : Number.NaN);
-
 function problemsOf(error: unknown, lang: Lang): string[] {
   if (!(error instanceof DomainError)) throw error;
   return problemLines(error, lang);
@@ -249,19 +307,4 @@ async function loadPartnerView(deps: WebDeps, partner: Partner): Promise<Partner
   ]);
   const platformInsurer = repo.insurerOfPlatform(deps.config.insurer);
   return { partner, agreement, subscriptions, keys, users, documents, versions, configuration, platformInsurer, now };
-}
-
-/** The agreement's terms as the operator's agreement and amendment forms send them. */
-function agreementTermsOf(body: FormBody) {
-  return {
-    allowedFormulas: fieldList(body, 'allowedFormulas').filter((f): f is Formula =>
-      (FORMULAS as readonly string[]).includes(f),
-    ),
-    currency: field(body, 'currency', 3).toUpperCase(),
-    taxRate: field(body, 'taxRate', 10),
-    commissionMin: field(body, 'commissionMin', 10),
-    commissionMax: field(body, 'commissionMax', 10),
-    compensationMin: integerOf(field(body, 'compensationMin', 12)),
-    compensationMax: integerOf(field(body, 'compensationMax', 12)),
-  };
 }

@@ -1,4 +1,4 @@
-import { currencyExponent, toDecimalString, toMinorUnits } from '../platform/money.ts';
+import { currencyExponent, parseMajorAmount, toDecimalString } from '../platform/money.ts';
 import { Decimal } from 'decimal.js';
 import {
   FORMULAS,
@@ -67,7 +67,7 @@ export function valuesOf(configuration: Configuration | undefined, agreement: Ag
 function minorUnits(text: string, currency: string): number | undefined {
   if (!/^\d{1,7}([.,]\d{1,3})?$/.test(text)) return undefined;
   try {
-    return toMinorUnits(text.replace(',', '.'), currency);
+    return parseMajorAmount(text, currency);
   } catch {
     return undefined;
   }

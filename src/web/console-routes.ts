@@ -19,6 +19,7 @@ import * as repo from '../partners/index.ts';
 import { DomainError } from '../platform/errors.ts';
 import { formErrors, parseForm, valuesFrom, valuesOf, type FormErrors, type FormValues } from './configuration-form.ts';
 import { t, type Lang } from '../i18n/index.ts';
+import { messagePage } from './layout.ts';
 import { sessionActor, type WebSession } from './sessions.ts';
 import {
   claimsPage,
@@ -97,7 +98,18 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         return sendPage(
           reply,
           200,
-          configurationPage(ctx, { agreement, history, values, errors: {}, saved, preview, versions, now, brand }),
+          configurationPage(ctx, {
+            agreement,
+            history,
+            values,
+            formVersion: history[0]?.version ?? 0,
+            errors: {},
+            saved,
+            preview,
+            versions,
+            now,
+            brand,
+          }),
         );
       },
     );
@@ -127,6 +139,7 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
           agreement,
           history,
           values,
+          formVersion: history[0]?.version ?? 0,
           errors: {},
           preview: undefined,
           versions,
@@ -143,24 +156,33 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       const now = deps.now();
       const agreement = await repo.findAgreement(deps.db, partnerId, now);
       if (!agreement) throw new DomainError('agreement_missing', t(ctx.lang).noAgreement);
+      // the version the form was opened from: a form without it (a page older than the field) is reloaded
+      const version = field(request.body, 'version', 10);
+      if (!/^\d{1,9}$/.test(version)) return sendPage(reply, 400, messagePage(ctx, '400', t(ctx.lang).formExpired));
+      const formVersion = Number(version);
       const values = valuesFrom(request.body);
       const parsed = parseForm(values, agreement, ctx.lang);
       let errors: FormErrors = parsed.errors;
+      let conflict: { savedBy: string; opened: number } | undefined;
       if (parsed.input) {
         try {
-          // saved even when a signed amendment not yet effective rejects it: the page then shows the warning
+          // saved even when a signed amendment not yet effective rejects it: the page then shows the warning;
+          // refused, nothing written, when another save replaced the form's version (configuration_changed)
           const saved = await setConfiguration(
             deps.db,
             sessionActor(request.webSession!),
             partnerId,
-            parsed.input,
+            { ...parsed.input, expectedVersion: formVersion },
             now,
           );
           deps.directory.invalidate();
           return reply.redirect(`/console?saved=${saved.version}`, 303);
         } catch (error) {
-          if (!(error instanceof DomainError) || error.code !== 'configuration_out_of_bounds') throw error;
-          errors = formErrors(error.extra.errors ?? [], values, agreement, ctx.lang);
+          if (error instanceof DomainError && error.code === 'configuration_changed')
+            conflict = { savedBy: await savedByOf(deps, partnerId), opened: formVersion };
+          else if (error instanceof DomainError && error.code === 'configuration_out_of_bounds')
+            errors = formErrors(error.extra.errors ?? [], values, agreement, ctx.lang);
+          else throw error;
         }
       }
       const [history, versions] = await Promise.all([
@@ -168,10 +190,24 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
         repo.listAgreementVersions(deps.db, partnerId),
       ]);
       const brand = { value: (await brandOf(deps, partnerId)) ?? '' };
+      // what the user typed stays in the form; refused for a newer version, the form now carries that one: the
+      // page shows who saved it, when and what changed, so saving again is a knowing choice (a third save meanwhile
+      // is caught again) and the entries need no retyping
       return sendPage(
         reply,
-        422,
-        configurationPage(ctx, { agreement, history, values, errors, preview: undefined, versions, now, brand }),
+        conflict ? 409 : 422,
+        configurationPage(ctx, {
+          agreement,
+          history,
+          values,
+          formVersion: conflict ? (history[0]?.version ?? formVersion) : formVersion,
+          conflict,
+          errors,
+          preview: undefined,
+          versions,
+          now,
+          brand,
+        }),
       );
     });
 
@@ -183,6 +219,14 @@ export function consoleRoutes(deps: WebDeps): FastifyPluginAsync {
       return reply.type('text/html; charset=utf-8').send(previewFragment(ctx.lang, preview).value);
     });
   };
+}
+
+/** Who saved the current configuration, as the partner's users know each other: a user's email, else the actor. */
+async function savedByOf(deps: WebDeps, partnerId: string): Promise<string> {
+  const createdBy = (await repo.findCurrentConfiguration(deps.db, partnerId))?.createdBy ?? '';
+  const userId = /^user:(.+)$/.exec(createdBy)?.[1];
+  const user = userId ? (await repo.listUsers(deps.db, partnerId)).find((u) => u.id === userId) : undefined;
+  return user?.email ?? createdBy;
 }
 
 async function brandOf(deps: WebDeps, partnerId: string): Promise<string | null> {

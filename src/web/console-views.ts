@@ -106,6 +106,14 @@ export interface ConfigurationView {
   agreement: Agreement | undefined;
   history: Configuration[];
   values: FormValues | undefined;
+  /** The configuration version the form was opened from (its hidden field; 0: none), sent back with a save. */
+  formVersion: number;
+  /**
+   * A save refused because another one replaced the form's version meanwhile (that version is `history[0]`,
+   * and the form now carries it): who saved it, as the partner's users know them (an email; the actor
+   * otherwise), and the version the refused form was opened from.
+   */
+  conflict?: { savedBy: string; opened: number } | undefined;
   errors: FormErrors;
   saved?: number | undefined;
   preview: Preview | undefined;
@@ -164,6 +172,7 @@ ${input(`tier_amount_${i}`, `${w.amount} (${agreement.currency})`, tier.amount)}
   const formulaError = errors.formula;
   const form = html`<form method="post" action="/console" id="config-form" novalidate>
 ${csrfField(ctx.session!.csrfToken)}
+<input type="hidden" name="version" value="${view.formVersion}">
 <div><label for="f-formula">${w.formula}</label>
 <select id="f-formula" name="formula"${formulaError ? html` aria-invalid="true" aria-describedby="f-formula-error"` : ''}>${agreement.allowedFormulas.map(
     (f) => html`<option value="${f}"${values.formula === f ? html` selected` : ''}>${w.formulas[f]}</option>`,
@@ -191,6 +200,7 @@ ${mayChange(ctx, 'configuration') ? html`<p><button type="submit">${w.save}</but
     w.configTitle,
     html`<h1>${w.configTitle}</h1>
 ${view.saved ? html`<p class="notice" role="status">${w.saved(view.saved)}</p>` : ''}
+${view.conflict ? configurationConflict(ctx, view, money, pct) : ''}
 ${Object.keys(errors).length ? html`<p class="alert" role="alert">${w.fixErrors}</p>` : ''}
 ${agreement.status !== 'signed' ? html`<p class="alert">${w.unsignedAgreement}</p>` : ''}
 ${configurationWarnings(ctx, view)}
@@ -209,6 +219,40 @@ ${history}
 ${agreementHistory(ctx, view.versions, view.now)}`,
     { scripts: ['htmx.min.js'] },
   );
+}
+
+/**
+ * A save refused because the configuration moved on since the form was opened: who saved which version
+ * when, what it changed from the version the form was opened from, and the way back to the current one.
+ */
+function configurationConflict(
+  ctx: PageContext,
+  view: ConfigurationView,
+  money: (minor: number) => string,
+  pct: (rate: string) => string,
+): SafeHtml | string {
+  const w = t(ctx.lang);
+  const c = w.configurationChanged;
+  const current = view.history[0];
+  if (!current) return '';
+  const openedVersion = view.conflict?.opened ?? view.formVersion;
+  const opened = view.history.find((c) => c.version === openedVersion);
+  const tiers = (c: Configuration) =>
+    c.delayTiers.map((d) => `${d.minDelayMinutes} min → ${money(d.amount)}`).join(' · ') || '—';
+  const cancellation = (c: Configuration) => (c.cancellationAmount ? money(c.cancellationAmount) : '—');
+  const fields: [string, (c: Configuration) => string][] = [
+    [w.formula, (c) => w.formulas[c.formula]],
+    [w.delayTiers, tiers],
+    [w.cancellationAmount, cancellation],
+    [w.commission, (c) => pct(c.commissionRate)],
+  ];
+  const changes = fields
+    .filter(([, show]) => !opened || show(opened) !== show(current))
+    .map(([name, show]) => html`<li>${label(ctx.lang, name)} ${opened ? c.nowWas(show(current), show(opened)) : show(current)}</li>`);
+  return html`<div class="alert" role="alert" id="configuration-changed">
+<p>${c.message({ opened: openedVersion, current: current.version, by: view.conflict?.savedBy ?? current.createdBy, at: formatDate(current.createdAt, ctx.lang, '') })}</p>
+${opened && !changes.length ? html`<p>${c.sameTerms(opened.version)}</p>` : html`<p>${c.changes(opened ? opened.version : 0)}</p><ul>${changes}</ul>`}
+<p>${c.kept} <a href="/console">${c.reload}</a>.</p></div>`;
 }
 
 export function contractPage(ctx: PageContext, c: ContractDetail): string {

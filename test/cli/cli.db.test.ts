@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { formatMoney as money, toMinorUnits } from '../../src/platform/money.ts';
+import { amountOrError, formatMoney as money, parseMajorAmount, toMinorUnits } from '../../src/platform/money.ts';
+import type { FieldError } from '../../src/platform/errors.ts';
 import * as repo from '../../src/partners/partners-repo.ts';
 import type { Db } from '../../src/platform/db.ts';
 import { openTestDatabase, runCliOn, uniqueSlug } from '../helper.ts';
@@ -258,6 +259,36 @@ describe('amounts in major units', () => {
     }
   });
 
+  it('reads an amount as typed: one decimal comma, the currency’s decimals (KWD 3), no sign (parseMajorAmount)', () => {
+    assert.equal(parseMajorAmount('1,50', 'EUR'), 150);
+    assert.equal(parseMajorAmount(' 10.50 ', 'EUR'), 1050);
+    assert.equal(parseMajorAmount('1,234', 'KWD'), 1234);
+    assert.equal(parseMajorAmount('1.5', 'KWD'), 1500);
+    assert.equal(parseMajorAmount('1000', 'JPY'), 1000);
+    for (const [text, currency] of [
+      ['-1,50', 'EUR'],
+      ['-1.50', 'EUR'],
+      ['1,505', 'EUR'],
+      ['1,2345', 'KWD'],
+      ['1,5', 'JPY'],
+      ['1,000.50', 'EUR'],
+      ['1,000,00', 'EUR'],
+      [',5', 'EUR'],
+    ] as const)
+      assert.throws(() => parseMajorAmount(text, currency), RangeError, `${text} ${currency}`);
+    const errors: FieldError[] = [];
+    assert.equal(amountOrError('1,505', 'EUR', '/a', errors), 0);
+    assert.equal(amountOrError('90071992547409.92', 'EUR', '/b', errors), 0);
+    assert.equal(amountOrError('2,5', 'EUR', '/c', errors), 250);
+    assert.deepEqual(
+      errors.map((e) => [e.field, e.code, e.message]),
+      [
+        ['/a', 'invalid_format', 'EUR amounts have at most 2 decimals'],
+        ['/b', 'out_of_range', 'is too large'],
+      ],
+    );
+  });
+
   it('shows minor units as major units', () => {
     assert.equal(money(5000, 'EUR'), '50.00 EUR');
     assert.equal(money(5, 'EUR'), '0.05 EUR');
@@ -273,6 +304,14 @@ describe('amounts in major units', () => {
     assert.match(run.err, /^error: The agreement is not valid\./);
     assert.match(run.err, /\n {2}--compensation-min: EUR amounts have at most 2 decimals/);
     assert.deepEqual(await json('agreement', 'show', slug), { partner: slug, agreement: null });
+  });
+
+  it('reads the compensation bounds with a decimal comma, as the operator console does (agreementTermsFrom)', async () => {
+    const slug = await newPartner();
+    const args = AGREEMENT_ARGS.map((a) => (a === '10.00' ? '10,50' : a));
+    assert.equal((await cli(['agreement', 'set', slug, ...args])).code, 0);
+    const shown = await json<{ agreement: { compensationMin: unknown } }>('agreement', 'show', slug);
+    assert.match(JSON.stringify(shown.agreement.compensationMin), /1050/);
   });
 
   it('reads configuration amounts in the agreement currency', async () => {

@@ -285,12 +285,13 @@ describe('amendable agreements', () => {
     const effective = new Date(clock.getTime() + 10 * DAY).toISOString().slice(0, 10);
     const form = new URLSearchParams({
       _csrf: csrf,
+      revision: 'v1',
       currency: 'EUR',
       taxRate: '0.09',
       commissionMin: '0',
       commissionMax: '0.15',
-      compensationMin: '1000',
-      compensationMax: '50000',
+      compensationMin: '10.00',
+      compensationMax: '500.00',
       effectiveAt: effective,
       reason: 'Lower commission cap',
     });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { listCaps } from '../../src/limits/index.ts';
 import { createUser } from '../../src/partners/users.ts';
 import { buildTestApp, createTestPartner, FLIGHT, post, subscription, uniqueSlug, type TestApp } from '../helper.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
@@ -137,6 +138,18 @@ describe('operator console — limits', () => {
       (await operator.post(`/admin/limits/stop-sales/${crypto.randomUUID()}/resume`, { _csrf: csrf })).statusCode,
       404,
     );
+  });
+
+  test('a cap typed with a decimal comma, as a French operator does, is read in major units (parseMajorAmount)', async () => {
+    const operator = new Browser(t.app);
+    assert.equal((await operator.signIn(ADMIN.email, ADMIN.password, 'admin')).statusCode, 303);
+    const csrf = csrfOf((await operator.get('/admin/limits')).body)!;
+    const cap = (amount: string) =>
+      operator.post('/admin/limits/caps', { _csrf: csrf, environment: 'preproduction', currency: 'KWD', amount });
+    assert.equal((await cap('1,5005')).statusCode, 422, 'KWD has 3 decimals');
+    assert.equal((await cap('1,50')).statusCode, 303);
+    const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
+    assert.equal(saved?.amount, 1500);
   });
 
   test('partner users never reach it', async () => {

@@ -261,12 +261,14 @@ describe('console and operator pages', () => {
     const base = `/admin/partners/${slug}`;
     const agreement = {
       _csrf: csrf,
+      revision: /name="revision" value="([^"]+)"/.exec((await operator.get(base)).body)![1]!,
       currency: 'EUR',
       taxRate: '0.09',
       commissionMin: '0',
       commissionMax: '0.25',
-      compensationMin: '1000',
-      compensationMax: '40000',
+      // the bounds in major units of the currency, as the CLI takes them
+      compensationMin: '10.00',
+      compensationMax: '400',
     };
     const withFormulas = new URLSearchParams({ ...agreement });
     withFormulas.append('allowedFormulas', 'delay');
@@ -284,7 +286,9 @@ describe('console and operator pages', () => {
     const production = await operator.post(`${base}/keys`, { _csrf: csrf, environment: 'production' });
     assert.equal(production.statusCode, 422, 'no production key before signing');
     assert.match(production.body, /signed agreement/);
-    assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf })).statusCode, 303);
+    const drafted = (await operator.get(base)).body;
+    const signForm = /action="[^"]+\/sign"[^>]*>.*?name="revision" value="([^"]+)"/.exec(drafted)![1]!;
+    assert.equal((await operator.post(`${base}/sign`, { _csrf: csrf, revision: signForm })).statusCode, 303);
     const page = await operator.get(base);
     assert.match(page.body, /<strong id="agreement-status">signed<\/strong>/);
     // the summary says the bounds as amounts of the currency, as the CLI does (10.00 EUR – 400.00 EUR), not minor units
@@ -336,6 +340,7 @@ describe('console and operator pages', () => {
     // "-1" and "100" are numbers: "Enter a number." told the partner nothing to fix
     const refused = await browser.post('/console', {
       _csrf: csrfOf(form)!,
+      version: /name="version" value="(\d+)"/.exec(form)![1]!,
       formula: 'delay_and_cancellation',
       tier_minutes_0: '120',
       tier_amount_0: '50',
