@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db.ts';
+import { BearerError } from './auth.ts';
 import { DomainError } from './errors.ts';
 import { authenticateOperator, isOperatorToken } from './operator-tokens.ts';
 
@@ -396,7 +397,7 @@ export function installMetrics(app: FastifyInstance, db: Db, gauges: DatabaseGau
     if (!bearer)
       throw new DomainError('unauthenticated', 'Metrics need an operator token: Authorization: Bearer pso_….');
     if (!isOperatorToken(bearer) || !(await authenticateOperator(db, bearer)))
-      throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+      throw new BearerError('unauthenticated', 'This operator token is unknown or revoked.', 'invalid_token');
     return reply
       .header('content-type', registry.contentType)
       .header('cache-control', 'no-store')

@@ -40,7 +40,15 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
             type: 'http',
             scheme: 'bearer',
             description:
-              'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ.',
+              'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ. ' +
+              'A refused key is answered as RFC 6750 §3 says, in `WWW-Authenticate`: no credential (or another scheme): ' +
+              '401 `Bearer realm="parasol"`; a key unknown, revoked or not in the form of a key: 401 ' +
+              '`Bearer realm="parasol", error="invalid_token", error_description="…"`; a key whose partner is not ' +
+              'subscribed to the API called: 403 `Bearer realm="parasol", error="insufficient_scope", ' +
+              'error_description="…", scope="<api>"`, the scope naming the API (`flight-delay`, `demo`, `policy-admin`). ' +
+              'A key has no scopes of its own: it reaches the APIs its partner is subscribed to. The 403 ' +
+              '`agreement_not_signed` (a preproduction or production key before the agreement is signed) carries no challenge: ' +
+              'no other key of the partner would pass.',
           },
         },
       },
@@ -363,10 +371,10 @@ export const RESPONSE_HEADERS = {
     'Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too).',
     { type: 'string', format: 'uri-reference', maxLength: 300 },
   ),
-  'WWW-Authenticate': header('The scheme to authenticate with: `Bearer realm="parasol"`.', {
-    type: 'string',
-    maxLength: 100,
-  }),
+  'WWW-Authenticate': header(
+    'RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; other 403s carry none.',
+    { type: 'string', maxLength: 500 },
+  ),
 } as const;
 
 /** The headers an API's responses use: no `Idempotent-Replayed` without idempotent operations, no `Location` without a 201. */
@@ -456,7 +464,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             headers: {
               'X-Request-Id': ref('X-Request-Id'),
               ...(code < 500 && !BEFORE_RATE_LIMIT.has(code) ? rateLimitHeaders : {}),
-              ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+              ...(code === 401 || code === 403 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
               ...(code === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
             },
             content: {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateRequest, type Caller, type KeyDirectory } from './auth.ts';
+import { authenticateRequest, BearerError, type Caller, type KeyDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { CountedWrite, Trx } from './db.ts';
@@ -102,7 +102,7 @@ export function securePartnerApi<A extends string>(
               if (!operator)
                 throw counted(
                   request,
-                  new DomainError('unauthenticated', 'This operator token is unknown or revoked.'),
+                  new BearerError('unauthenticated', 'This operator token is unknown or revoked.', 'invalid_token'),
                 );
               request.operator = operator;
               return limit(request, reply, `operator:${operator.tokenId}`);

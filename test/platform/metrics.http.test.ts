@@ -153,7 +153,10 @@ describe('/metrics', () => {
     assert.equal(none.statusCode, 401);
     assert.match(String(none.headers['content-type']), /application\/problem\+json/);
     assert.equal(none.json().code, 'unauthenticated');
-    assert.equal((await scrape(partner.auth.authorization)).statusCode, 401);
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="parasol"');
+    const partnerKey = await scrape(partner.auth.authorization);
+    assert.equal(partnerKey.statusCode, 401);
+    assert.match(String(partnerKey.headers['www-authenticate']), /^Bearer realm="parasol", error="invalid_token", /);
     assert.equal((await scrape('Bearer pso_unknown')).statusCode, 401);
     const { token, plaintext } = await createOperatorToken(t.db, 'operator:test', 'revoked scraper');
     assert.equal((await scrape(`Bearer ${plaintext}`)).statusCode, 200);
