@@ -96,7 +96,11 @@ export class OpenApiContract {
     return body.type;
   }
 
-  /** Every example in the document (request bodies, parameters, responses) validates against its schema. */
+  /**
+   * Every example in the document validates against its schema: those of request bodies, parameters
+   * and responses (`example`, and each of `examples`), and every schema's own `examples` wherever the
+   * schema is (properties, components, webhooks).
+   */
   checkExamples(prefix: string): number {
     const doc = this.docs.get(prefix);
     let count = 0;
@@ -124,15 +128,36 @@ export class OpenApiContract {
           if (p.example !== undefined)
             verify(`${base}/parameters/${i}/schema`, p.example, `${method} ${path} ${p.name}`);
         });
+        (op.parameters ?? []).forEach((p: any, i: number) => {
+          for (const e of Object.values((p.examples ?? {}) as Record<string, { value: unknown }>))
+            verify(`${base}/parameters/${i}/schema`, e.value, `${method} ${path} ${p.name}`);
+        });
         for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, any>))
-          for (const [type, content] of Object.entries((response.content ?? {}) as Record<string, any>))
-            if (content.example !== undefined)
-              verify(
-                `${base}/responses/${status}/content/${esc(type)}/schema`,
-                content.example,
-                `${method} ${path} ${status}`,
-              );
+          for (const [type, content] of Object.entries((response.content ?? {}) as Record<string, any>)) {
+            const examples = [
+              ...(content.example !== undefined ? [content.example] : []),
+              ...Object.values((content.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value),
+            ];
+            for (const example of examples)
+              verify(`${base}/responses/${status}/content/${esc(type)}/schema`, example, `${method} ${path} ${status}`);
+          }
       }
+    // a schema's own examples (JSON Schema `examples`: an array), wherever it is
+    const walk = (node: unknown, pointer: string[]): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, [...pointer, String(i)]));
+      for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+        if (key === 'example') continue;
+        if (key === 'examples' && Array.isArray(value)) {
+          for (const example of value) verify(pointer.map(esc).join('/'), example, `#/${pointer.join('/')}`);
+          continue;
+        }
+        // a media type's or parameter's named examples, checked above (but a property named examples)
+        if (key === 'examples' && pointer.at(-1) !== 'properties') continue;
+        walk(value, [...pointer, key]);
+      }
+    };
+    walk(doc, []);
     return count;
   }
 }

@@ -441,6 +441,8 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   const { description: _d, ...problem } = ProblemSchema as unknown as Json;
   schemas.Problem = { ...problem, title: 'Problem', description: 'RFC 9457 problem details' };
   const paths: Record<string, Record<string, Json>> = {};
+  const server = (doc.servers as Json[] | undefined)?.[0]?.url;
+  const prefix = typeof server === 'string' && server.startsWith('/') ? server : '';
   let replays = false;
   let creates = false;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
@@ -476,8 +478,9 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
                   status: code,
                   detail: String(response.description ?? 'Error'),
                   code: codes[0] ?? 'internal_error',
-                  instance: path,
-                  requestId: 'req-1',
+                  // as answered: the full path asked, and the request's id (a UUID unless the caller gave one)
+                  instance: `${prefix}${path}`,
+                  requestId: '6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b',
                 },
               },
             },
