@@ -8,7 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
  * operation, the content type is the documented one (application/json for successes,
  * application/problem+json for errors), the body validates (Ajv, JSON Schema 2020-12, formats
  * checked) against the documented schema, and the documented headers X-Request-Id (every answer),
- * WWW-Authenticate (401), Retry-After (429), Location (201) and RateLimit-* (where declared) are sent.
+ * WWW-Authenticate (401, and 403 api_not_subscribed, in RFC 6750's form), Retry-After (429), Location (201) and RateLimit-* (where declared) are sent.
  */
 export class OpenApiContract {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -78,6 +78,19 @@ export class OpenApiContract {
     assert.ok(validate(body), `${where} body matches the document: ${this.ajv.errorsText(validate.errors)}`);
     if (type === 'application/problem+json') {
       const code = (body as { code: string }).code;
+      // RFC 6750 §3, as the document's WWW-Authenticate says
+      if (status === '401')
+        assert.match(
+          String(response.headers['www-authenticate']),
+          /^Bearer realm="parasol"(, error="invalid_token", error_description="[^"\\]*")?$/,
+          `${where} challenge`,
+        );
+      if (code === 'api_not_subscribed')
+        assert.match(
+          String(response.headers['www-authenticate']),
+          /^Bearer realm="parasol", error="insufficient_scope", error_description="[^"\\]*", scope="[a-z-]+"$/,
+          `${where} challenge`,
+        );
       const listed = documented['x-problem-codes'] as string[];
       assert.ok(listed.includes(code), `${where} code ${code} is listed (${listed.join(', ')})`);
     }
