@@ -507,7 +507,7 @@ export const SubscribeRequest = Type.Object(
             departureDateTime: '2027-01-03T18:00',
           },
         ],
-        consent: { acceptedAt: '2026-11-24T09:12:00Z', documentsVersion: 1, channel: 'web' },
+        consent: { acceptedAt: '2026-11-24T09:25:00Z', documentsVersion: 1, channel: 'web' },
       },
     ],
   },
