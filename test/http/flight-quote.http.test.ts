@@ -233,6 +233,12 @@ describe('Flight Delay API — quotes', () => {
     const basic = await post(t.app, `${FLIGHT}/getPrice`, trip(), { authorization: 'Basic dXNlcjpwYXNz' });
     assert.equal(basic.status, 401);
     assert.equal(basic.headers['www-authenticate'], 'Bearer realm="parasol"');
+    // the scheme without a key is no credential (§3.1): no error either
+    for (const authorization of ['Bearer', 'Bearer   ', 'bearer']) {
+      const empty = await post(t.app, `${FLIGHT}/getPrice`, trip(), { authorization });
+      assert.equal(empty.status, 401, authorization);
+      assert.equal(empty.headers['www-authenticate'], 'Bearer realm="parasol"', authorization);
+    }
     const wrong = await post(t.app, `${FLIGHT}/getPrice`, trip(), {
       authorization: 'Bearer psl_sbx_notakeynotakeynotakey',
     });
@@ -285,8 +291,8 @@ describe('Flight Delay API — quotes', () => {
     const refused = await post(t.app, `${FLIGHT}/getPrice`, trip(), signed.auth);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'agreement_not_signed');
-    // not a matter of the key's scope: no other key of the partner would pass
-    assert.equal(refused.headers['www-authenticate'], undefined);
+    // RFC 6750 §3: a challenge, the realm only (not a matter of the key's scope: no other key of the partner would pass)
+    assert.equal(refused.headers['www-authenticate'], 'Bearer realm="parasol"');
   });
 
   it('answers 409 partner_not_configured when the partner has no configuration', async () => {
