@@ -46,9 +46,11 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
               '`Bearer realm="parasol", error="invalid_token", error_description="…"`; a key whose partner is not ' +
               'subscribed to the API called: 403 `Bearer realm="parasol", error="insufficient_scope", ' +
               'error_description="…", scope="<api>"`, the scope naming the API (`flight-delay`, `demo`, `policy-admin`). ' +
-              'A key has no scopes of its own: it reaches the APIs its partner is subscribed to. The 403 ' +
-              '`agreement_not_signed` (a preproduction or production key before the agreement is signed) carries no challenge: ' +
-              'no other key of the partner would pass.',
+              'A key has no scopes of its own: it reaches the APIs its partner is subscribed to. A partner key where only ' +
+              'operators may act (POST /claims in production): 403 `forbidden` with `Bearer realm="parasol", ' +
+              'error="insufficient_scope", error_description="…"`. The 403 `agreement_not_signed` (a preproduction or ' +
+              'production key before the agreement is signed): `Bearer realm="parasol"`, no error (no other key of the ' +
+              'partner would pass). `Bearer` with no key counts as no credential.',
           },
         },
       },
@@ -372,7 +374,7 @@ export const RESPONSE_HEADERS = {
     { type: 'string', format: 'uri-reference', maxLength: 300 },
   ),
   'WWW-Authenticate': header(
-    'RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; other 403s carry none.',
+    'RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none.',
     { type: 'string', maxLength: 500 },
   ),
 } as const;
@@ -452,6 +454,12 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
         (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
       );
       replays ||= idempotent;
+      // the path as asked with the parameters' examples, for the problems' instance
+      const asked = path.replace(/\{(\w+)\}/g, (whole, name: string) => {
+        const p = ((operation.parameters as Json[] | undefined) ?? []).find((q) => q.in === 'path' && q.name === name);
+        const example = p?.example ?? ((p?.schema as Json | undefined)?.examples as unknown[] | undefined)?.[0];
+        return example === undefined ? whole : encodeURIComponent(String(example));
+      });
       const responses: Record<string, Json> = {};
       const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
       for (const [status, response] of Object.entries(declared)) {
@@ -479,7 +487,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
                   detail: String(response.description ?? 'Error'),
                   code: codes[0] ?? 'internal_error',
                   // as answered: the full path asked, and the request's id (a UUID unless the caller gave one)
-                  instance: `${prefix}${path}`,
+                  instance: `${prefix}${asked}`,
                   requestId: '6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b',
                 },
               },

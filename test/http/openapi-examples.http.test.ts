@@ -99,7 +99,9 @@ describe('OpenAPI examples against the API', () => {
 
     // the customer accepts the documents after the quote (consent.acceptedAt), the partner subscribes after that
     clock = new Date('2026-11-24T09:30:00Z');
-    assert.ok(STORY_DAY < new Date(subscribeBody.consent.acceptedAt) && new Date(subscribeBody.consent.acceptedAt) < clock);
+    assert.ok(
+      STORY_DAY < new Date(subscribeBody.consent.acceptedAt) && new Date(subscribeBody.consent.acceptedAt) < clock,
+    );
     const subscribed = await send(FLIGHT, 'post', '/subscribe', subscribeBody).finally(() => (clock = STORY_DAY));
     assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
     const documentedContract = paramExample(FLIGHT, '/contracts/{contractNumber}', 'get', 'contractNumber');
@@ -147,6 +149,18 @@ describe('OpenAPI examples against the API', () => {
     const policy = await send(POLICY_ADMIN, 'post', '/policies', policyBody);
     assert.equal(policy.status, 201, JSON.stringify(policy.body));
     issued.set(paramExample(POLICY_ADMIN, '/policies/{policyNumber}', 'get', 'policyNumber'), policy.body.policyNumber);
+  });
+
+  it("every problem example's instance is a path as asked, its parameters given their examples", () => {
+    for (const prefix of PREFIXES)
+      for (const [path, ops] of Object.entries(docs.get(prefix).paths as Record<string, Record<string, any>>))
+        for (const [method, op] of Object.entries(ops))
+          for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+            const instance = response.content?.['application/problem+json']?.example?.instance;
+            if (instance === undefined) continue;
+            assert.ok(instance.startsWith(prefix), `${method} ${path} ${status}: ${instance}`);
+            assert.doesNotMatch(instance, /[{}]/, `${method} ${path} ${status}`);
+          }
   });
 
   it('the webhook endpoint example registers an endpoint (at a local receiver: the host of the example is not resolved offline)', async () => {
