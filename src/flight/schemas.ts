@@ -1199,3 +1199,13 @@ export const FlightChangeResponse = Type.Object({
   difference: SignedMoney,
   outcome: ChangeOutcome,
 });
+
+/**
+ * The OpenAPI examples the portal's getting-started steps show (web/catalog.ts): one story, the one
+ * the document tells and test/http/openapi-examples.http.test.ts runs against the API.
+ */
+export const GETTING_STARTED_EXAMPLES = {
+  quote: exampleTrip,
+  flightChangePreview: (FlightChangeRequest as unknown as { examples: Record<string, unknown>[] }).examples[0]!,
+  flightChange: (FlightChangeConfirmRequest as unknown as { examples: { changeReference: string }[] }).examples[0]!,
+};
