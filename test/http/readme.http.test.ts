@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { buildTestApp, childEnv, type TestApp } from '../helper.ts';
@@ -33,22 +35,34 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Runs `script` in bash, every curl failing on an HTTP error; resolves with its output and status. */
+/** The bash children still running, killed in after() if a test gives up on them. */
+const children = new Set<ChildProcess>();
+/** The scripts' TMPDIR, removed in after(). */
+const tmpdir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-readme-'));
+
+/**
+ * Runs `script` in bash, every curl failing on an HTTP error and giving up after 30 s; resolves with
+ * its output and status.
+ */
 function bash(script: string, port: number): Promise<{ status: number | null; output: string }> {
-  const prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n';
+  const prelude = 'set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 30 "$@"; }\n';
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', prelude + script], {
-      env: { ...childEnv(), PORT: String(port) },
+      env: { ...childEnv(), PORT: String(port), TMPDIR: tmpdir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    children.add(child);
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.on('exit', (status) => resolve({ status, output }));
+    child.on('exit', (status) => {
+      children.delete(child);
+      resolve({ status, output });
+    });
   });
 }
 
-describe('the README examples against the API', () => {
+describe('the README examples against the API', { timeout: 180_000 }, () => {
   let t: TestApp;
   let port: number;
   before(async () => {
@@ -62,7 +76,11 @@ describe('the README examples against the API', () => {
     });
     await t.app.listen({ port, host: '127.0.0.1' });
   });
-  after(() => t.close());
+  after(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    fs.rmSync(tmpdir, { recursive: true, force: true });
+    await t.close();
+  });
 
   it('runs the walkthrough from the quote to the claims as written', async () => {
     const walkthrough = block('# 1. Quote a return trip');
