@@ -1341,7 +1341,7 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; other 403s carry none. */
+        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none. */
         "WWW-Authenticate": string;
         /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
@@ -2231,7 +2231,7 @@ export interface operations {
                  *         }
                  *       ],
                  *       "consent": {
-                 *         "acceptedAt": "2026-11-24T09:12:00Z",
+                 *         "acceptedAt": "2026-11-24T09:25:00Z",
                  *         "documentsVersion": 1,
                  *         "channel": "web"
                  *       }
@@ -2963,7 +2963,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2983,7 +2983,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3003,7 +3003,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3025,7 +3025,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3044,7 +3044,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3066,7 +3066,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_cancellable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3088,7 +3088,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3107,7 +3107,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3129,7 +3129,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3151,7 +3151,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3174,7 +3174,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3193,7 +3193,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3212,7 +3212,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3294,7 +3294,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3314,7 +3314,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3334,7 +3334,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3356,7 +3356,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3375,7 +3375,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3397,7 +3397,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_cancellable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3419,7 +3419,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3438,7 +3438,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3460,7 +3460,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3482,7 +3482,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3505,7 +3505,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3524,7 +3524,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3543,7 +3543,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/partial-cancellation",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4244,7 +4244,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4264,7 +4264,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4284,7 +4284,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4306,7 +4306,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4325,7 +4325,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4344,7 +4344,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4366,7 +4366,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4389,7 +4389,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4408,7 +4408,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4427,7 +4427,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4506,7 +4506,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4526,7 +4526,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4546,7 +4546,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4568,7 +4568,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4587,7 +4587,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4609,7 +4609,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_cancelled",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4631,7 +4631,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4650,7 +4650,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4672,7 +4672,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4694,7 +4694,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4717,7 +4717,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4736,7 +4736,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4755,7 +4755,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/customer",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4856,7 +4856,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4876,7 +4876,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4896,7 +4896,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4918,7 +4918,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4937,7 +4937,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4959,7 +4959,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_changeable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4981,7 +4981,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5000,7 +5000,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5022,7 +5022,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5044,7 +5044,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5067,7 +5067,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5086,7 +5086,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5105,7 +5105,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change/preview",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5170,7 +5170,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5190,7 +5190,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5210,7 +5210,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5232,7 +5232,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5251,7 +5251,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5273,7 +5273,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_changeable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5295,7 +5295,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5314,7 +5314,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5336,7 +5336,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5358,7 +5358,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5381,7 +5381,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5400,7 +5400,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5419,7 +5419,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/contracts/{contractNumber}/flight-change",
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6111,7 +6111,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6131,7 +6131,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6151,7 +6151,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6173,7 +6173,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "claim_not_found",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6192,7 +6192,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6211,7 +6211,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6233,7 +6233,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6256,7 +6256,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6275,7 +6275,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -6294,7 +6294,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/claims/{claimNumber}",
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7599,7 +7599,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7619,7 +7619,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7639,7 +7639,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7661,7 +7661,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7680,7 +7680,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7699,7 +7699,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7721,7 +7721,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7744,7 +7744,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7763,7 +7763,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7782,7 +7782,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7834,7 +7834,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7854,7 +7854,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7874,7 +7874,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7896,7 +7896,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7915,7 +7915,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7937,7 +7937,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7956,7 +7956,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -7978,7 +7978,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8000,7 +8000,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8023,7 +8023,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8042,7 +8042,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8061,7 +8061,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8127,7 +8127,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8147,7 +8147,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8167,7 +8167,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8189,7 +8189,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8208,7 +8208,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8230,7 +8230,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8249,7 +8249,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8271,7 +8271,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8293,7 +8293,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8316,7 +8316,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8335,7 +8335,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8354,7 +8354,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8413,7 +8413,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8433,7 +8433,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8453,7 +8453,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8475,7 +8475,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8494,7 +8494,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8516,7 +8516,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8535,7 +8535,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8557,7 +8557,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8579,7 +8579,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8602,7 +8602,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8621,7 +8621,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8640,7 +8640,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/rotate-secret",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8696,7 +8696,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8716,7 +8716,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8736,7 +8736,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8758,7 +8758,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8777,7 +8777,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8799,7 +8799,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "webhook_endpoint_disabled",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8821,7 +8821,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8840,7 +8840,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8862,7 +8862,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8884,7 +8884,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8907,7 +8907,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8926,7 +8926,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -8945,7 +8945,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/endpoints/{id}/test",
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9249,7 +9249,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9269,7 +9269,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9289,7 +9289,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9311,7 +9311,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_delivery_not_found",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9330,7 +9330,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9352,7 +9352,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "webhook_endpoint_disabled",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9374,7 +9374,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9393,7 +9393,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9415,7 +9415,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9437,7 +9437,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9460,7 +9460,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9479,7 +9479,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -9498,7 +9498,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/flight-delay/v1/webhooks/deliveries/{id}/redeliver",
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -261,7 +261,7 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; other 403s carry none. */
+        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none. */
         "WWW-Authenticate": string;
         /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
@@ -1204,7 +1204,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1224,7 +1224,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1244,7 +1244,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1266,7 +1266,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1285,7 +1285,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1304,7 +1304,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1326,7 +1326,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1349,7 +1349,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1368,7 +1368,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1387,7 +1387,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1491,7 +1491,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1511,7 +1511,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1531,7 +1531,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1553,7 +1553,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1572,7 +1572,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1594,7 +1594,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1616,7 +1616,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1635,7 +1635,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1657,7 +1657,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1679,7 +1679,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1702,7 +1702,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1721,7 +1721,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1740,7 +1740,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/policyholder",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1817,7 +1817,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1837,7 +1837,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1857,7 +1857,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1879,7 +1879,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1898,7 +1898,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1920,7 +1920,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1942,7 +1942,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1961,7 +1961,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -1983,7 +1983,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2005,7 +2005,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2028,7 +2028,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2047,7 +2047,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2066,7 +2066,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/vehicle",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2135,7 +2135,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2155,7 +2155,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2175,7 +2175,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2197,7 +2197,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2216,7 +2216,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2238,7 +2238,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2260,7 +2260,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2279,7 +2279,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2301,7 +2301,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2323,7 +2323,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2346,7 +2346,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2365,7 +2365,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2384,7 +2384,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/activate",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2460,7 +2460,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2480,7 +2480,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2500,7 +2500,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2522,7 +2522,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2541,7 +2541,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2563,7 +2563,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2585,7 +2585,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2604,7 +2604,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2626,7 +2626,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2648,7 +2648,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2671,7 +2671,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2690,7 +2690,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2709,7 +2709,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/cancel",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2813,7 +2813,7 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2833,7 +2833,7 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2853,7 +2853,7 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2875,7 +2875,7 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2894,7 +2894,7 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2916,7 +2916,7 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2938,7 +2938,7 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2957,7 +2957,7 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2979,7 +2979,7 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3001,7 +3001,7 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3024,7 +3024,7 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3043,7 +3043,7 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3062,7 +3062,7 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policy-admin/v1/policies/{policyNumber}/renew",
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
                      *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
