@@ -8,7 +8,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
  * operation, the content type is the documented one (application/json for successes,
  * application/problem+json for errors), the body validates (Ajv, JSON Schema 2020-12, formats
  * checked) against the documented schema, and the documented headers X-Request-Id (every answer),
- * WWW-Authenticate (401), Retry-After (429), Location (201) and RateLimit-* (where declared) are sent.
+ * WWW-Authenticate (401, and 403 api_not_subscribed, in RFC 6750's form), Retry-After (429), Location (201) and RateLimit-* (where declared) are sent.
  */
 export class OpenApiContract {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -78,6 +78,19 @@ export class OpenApiContract {
     assert.ok(validate(body), `${where} body matches the document: ${this.ajv.errorsText(validate.errors)}`);
     if (type === 'application/problem+json') {
       const code = (body as { code: string }).code;
+      // RFC 6750 §3, as the document's WWW-Authenticate says
+      if (status === '401')
+        assert.match(
+          String(response.headers['www-authenticate']),
+          /^Bearer realm="parasol"(, error="invalid_token", error_description="[^"\\]*")?$/,
+          `${where} challenge`,
+        );
+      if (code === 'api_not_subscribed')
+        assert.match(
+          String(response.headers['www-authenticate']),
+          /^Bearer realm="parasol", error="insufficient_scope", error_description="[^"\\]*", scope="[a-z-]+"$/,
+          `${where} challenge`,
+        );
       const listed = documented['x-problem-codes'] as string[];
       assert.ok(listed.includes(code), `${where} code ${code} is listed (${listed.join(', ')})`);
     }
@@ -96,7 +109,11 @@ export class OpenApiContract {
     return body.type;
   }
 
-  /** Every example in the document (request bodies, parameters, responses) validates against its schema. */
+  /**
+   * Every example in the document validates against its schema: those of request bodies, parameters
+   * and responses (`example`, and each of `examples`), and every schema's own `examples` wherever the
+   * schema is (properties, components, webhooks).
+   */
   checkExamples(prefix: string): number {
     const doc = this.docs.get(prefix);
     let count = 0;
@@ -124,15 +141,36 @@ export class OpenApiContract {
           if (p.example !== undefined)
             verify(`${base}/parameters/${i}/schema`, p.example, `${method} ${path} ${p.name}`);
         });
+        (op.parameters ?? []).forEach((p: any, i: number) => {
+          for (const e of Object.values((p.examples ?? {}) as Record<string, { value: unknown }>))
+            verify(`${base}/parameters/${i}/schema`, e.value, `${method} ${path} ${p.name}`);
+        });
         for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, any>))
-          for (const [type, content] of Object.entries((response.content ?? {}) as Record<string, any>))
-            if (content.example !== undefined)
-              verify(
-                `${base}/responses/${status}/content/${esc(type)}/schema`,
-                content.example,
-                `${method} ${path} ${status}`,
-              );
+          for (const [type, content] of Object.entries((response.content ?? {}) as Record<string, any>)) {
+            const examples = [
+              ...(content.example !== undefined ? [content.example] : []),
+              ...Object.values((content.examples ?? {}) as Record<string, { value: unknown }>).map((e) => e.value),
+            ];
+            for (const example of examples)
+              verify(`${base}/responses/${status}/content/${esc(type)}/schema`, example, `${method} ${path} ${status}`);
+          }
       }
+    // a schema's own examples (JSON Schema `examples`: an array), wherever it is
+    const walk = (node: unknown, pointer: string[]): void => {
+      if (!node || typeof node !== 'object') return;
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, [...pointer, String(i)]));
+      for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+        if (key === 'example') continue;
+        if (key === 'examples' && Array.isArray(value)) {
+          for (const example of value) verify(pointer.map(esc).join('/'), example, `#/${pointer.join('/')}`);
+          continue;
+        }
+        // a media type's or parameter's named examples, checked above (but a property named examples)
+        if (key === 'examples' && pointer.at(-1) !== 'properties') continue;
+        walk(value, [...pointer, key]);
+      }
+    };
+    walk(doc, []);
     return count;
   }
 }

@@ -21,6 +21,7 @@ export {
   type RiskModelSource,
 } from './risk-model.ts';
 export { FLIGHT_PREFIX, flightDelayRoutes } from './routes.ts';
+export { GETTING_STARTED_EXAMPLES } from './schemas.ts';
 export { findContract, findLegs, findVersions } from './contracts-repo.ts';
 export { openBookingReference } from './booking-reference.ts';
 export { versionView, type ContractVersionView } from './contract-versions.ts';

@@ -1,6 +1,7 @@
 import { findClaims } from '../claims/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError } from '../platform/errors.ts';
+import { BearerError } from '../platform/auth.ts';
 import type { OperatorCaller } from '../platform/operator-tokens.ts';
 import {
   flightSpellings,
@@ -36,9 +37,11 @@ export async function reportFlightEvent(
   input: FlightEventRequest,
 ): Promise<{ claimsOpened: ClaimView[] }> {
   if (caller.environment === 'production') {
-    throw new DomainError(
+    // RFC 6750 §3: the key does not reach this operation in production, an operator token does
+    throw new BearerError(
       'forbidden',
       'In production, claims are opened by the platform from flight data; rehearse the claim flow with a sandbox or preproduction key.',
+      'insufficient_scope',
     );
   }
   if (input.environment !== undefined && input.environment !== caller.environment) {

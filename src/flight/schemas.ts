@@ -33,25 +33,25 @@ export const Money = Type.Object(
   { additionalProperties: false, title: 'Money' },
 );
 
-const Airport = (description: string) =>
+const Airport = (description: string, example: string) =>
   Type.String({
     pattern: '^[A-Za-z]{3}$',
     maxLength: 3,
     description: `${description}: IATA airport code.`,
-    examples: ['CDG'],
+    examples: [example],
   });
-const LocalDateTime = (description: string) =>
+const LocalDateTime = (description: string, example = '2026-12-24T10:30') =>
   Type.String({
     pattern: DEPARTURE_PATTERN,
     maxLength: 29,
     description: `${description}: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.`,
-    examples: ['2026-12-24T10:30'],
+    examples: [example],
   });
 const Formula = StringEnum(FORMULAS, { description: 'delay, cancellation, or both (delay_and_cancellation).' });
 
 const TripFields = {
-  departureAirport: Airport('Outbound departure airport'),
-  arrivalAirport: Airport('Outbound arrival airport'),
+  departureAirport: Airport('Outbound departure airport', 'CDG'),
+  arrivalAirport: Airport('Outbound arrival airport', 'JFK'),
   airline: Type.String({
     pattern: '^[A-Za-z0-9]{2}$',
     maxLength: 2,
@@ -62,6 +62,7 @@ const TripFields = {
   returnDepartureDateTime: Type.Optional(
     LocalDateTime(
       "Return departure, leaving arrivalAirport (the return flies the same route backwards) at least 60 minutes after the outbound, the two compared as instants, each read in its own airport's zone, whatever their wall clocks say (else 422 validation_failed naming returnDepartureDateTime); omit for a one-way trip",
+      '2027-01-03T18:00',
     ),
   ),
   additionalPassengers: Type.Optional(
@@ -216,7 +217,7 @@ const LegOut = Type.Object({
 const ModelVersion = Type.String({
   maxLength: 40,
   description: 'Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).',
-  examples: ['v1'],
+  examples: ['v2-2008q1'],
 });
 
 const Explanation = Type.Object(
@@ -427,8 +428,8 @@ const FlightIn = Type.Object(
         examples: ['DL264'],
       }),
     ),
-    departureAirport: Airport('Departure airport'),
-    arrivalAirport: Airport('Arrival airport'),
+    departureAirport: Airport('Departure airport', 'CDG'),
+    arrivalAirport: Airport('Arrival airport', 'JFK'),
     departureDateTime: LocalDateTime('Departure'),
   },
   { additionalProperties: false },
@@ -482,7 +483,8 @@ export const SubscribeRequest = Type.Object(
     additionalProperties: false,
     examples: [
       {
-        quoteReference: 'q2.WyJ….AJT6HKRxbso2juD1c3hgTg.emA-UegxsMx3M1_8',
+        quoteReference:
+          'q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr',
         customer: {
           firstName: 'Camille',
           lastName: 'Martin',
@@ -505,7 +507,7 @@ export const SubscribeRequest = Type.Object(
             departureDateTime: '2027-01-03T18:00',
           },
         ],
-        consent: { acceptedAt: '2026-11-24T09:12:00Z', documentsVersion: 1, channel: 'web' },
+        consent: { acceptedAt: '2026-11-24T09:25:00Z', documentsVersion: 1, channel: 'web' },
       },
     ],
   },
@@ -606,7 +608,7 @@ export const PartialCancellationRequest = Type.Object(
     additionalProperties: false,
     description: 'Exactly one of passengers, leg.',
     examples: [
-      { passengers: 1, reason: 'customer_request', contractVersion: 1 },
+      { passengers: 1, reason: 'customer_request', contractVersion: 2 },
       { leg: 1, reason: 'ticket_cancelled' },
     ],
   },
@@ -1115,9 +1117,9 @@ const ChangedFlightIn = Type.Object(
         examples: ['DL264'],
       }),
     ),
-    departureAirport: Airport("Departure airport, the leg's own (a flight change keeps the route)"),
-    arrivalAirport: Airport("Arrival airport, the leg's own (a flight change keeps the route)"),
-    departureDateTime: LocalDateTime('New departure'),
+    departureAirport: Airport("Departure airport, the leg's own (a flight change keeps the route)", 'CDG'),
+    arrivalAirport: Airport("Arrival airport, the leg's own (a flight change keeps the route)", 'JFK'),
+    departureDateTime: LocalDateTime('New departure', '2026-12-24T14:05'),
   },
   { additionalProperties: false },
 );
@@ -1181,7 +1183,15 @@ export const FlightChangePreviewResponse = Type.Object({
 
 export const FlightChangeConfirmRequest = Type.Object(
   { changeReference: Type.String({ minLength: 10, maxLength: 2000 }) },
-  { additionalProperties: false, examples: [{ changeReference: 'fc1.WyJ….Xh3k9QpP1y5G2v8lJmTq0w' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        changeReference:
+          'fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw',
+      },
+    ],
+  },
 );
 
 export const FlightChangeResponse = Type.Object({
@@ -1189,3 +1199,13 @@ export const FlightChangeResponse = Type.Object({
   difference: SignedMoney,
   outcome: ChangeOutcome,
 });
+
+/**
+ * The OpenAPI examples the portal's getting-started steps show (web/catalog.ts): one story, the one
+ * the document tells and test/http/openapi-examples.http.test.ts runs against the API.
+ */
+export const GETTING_STARTED_EXAMPLES = {
+  quote: exampleTrip,
+  flightChangePreview: (FlightChangeRequest as unknown as { examples: Record<string, unknown>[] }).examples[0]!,
+  flightChange: (FlightChangeConfirmRequest as unknown as { examples: { changeReference: string }[] }).examples[0]!,
+};

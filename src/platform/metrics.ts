@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import client from 'prom-client';
 import type { FastifyInstance } from 'fastify';
 import type { Db } from './db.ts';
+import { BearerError, readBearer } from './auth.ts';
 import { DomainError } from './errors.ts';
 import { authenticateOperator, isOperatorToken } from './operator-tokens.ts';
 
@@ -391,12 +392,15 @@ export function installMetrics(app: FastifyInstance, db: Db, gauges: DatabaseGau
     done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const header = request.headers.authorization;
-    const bearer = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    if (!bearer)
+    const credential = readBearer(request.headers.authorization);
+    if (credential.kind === 'absent')
       throw new DomainError('unauthenticated', 'Metrics need an operator token: Authorization: Bearer pso_….');
-    if (!isOperatorToken(bearer) || !(await authenticateOperator(db, bearer)))
-      throw new DomainError('unauthenticated', 'This operator token is unknown or revoked.');
+    if (
+      credential.kind === 'malformed' ||
+      !isOperatorToken(credential.token) ||
+      !(await authenticateOperator(db, credential.token))
+    )
+      throw new BearerError('unauthenticated', 'This operator token is unknown or revoked.', 'invalid_token');
     return reply
       .header('content-type', registry.contentType)
       .header('cache-control', 'no-store')

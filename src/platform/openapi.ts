@@ -40,7 +40,17 @@ export async function registerApiDocument(app: FastifyInstance, doc: ApiDocument
             type: 'http',
             scheme: 'bearer',
             description:
-              'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ.',
+              'Your API key: `Authorization: Bearer psl_sbx_…`. Sandbox, preproduction and production keys differ. ' +
+              'A refused key is answered as RFC 6750 §3 says, in `WWW-Authenticate`: no credential (or another scheme): ' +
+              '401 `Bearer realm="parasol"`; a key unknown, revoked or not in the form of a key: 401 ' +
+              '`Bearer realm="parasol", error="invalid_token", error_description="…"`; a key whose partner is not ' +
+              'subscribed to the API called: 403 `Bearer realm="parasol", error="insufficient_scope", ' +
+              'error_description="…", scope="<api>"`, the scope naming the API (`flight-delay`, `demo`, `policy-admin`). ' +
+              'A key has no scopes of its own: it reaches the APIs its partner is subscribed to. A partner key where only ' +
+              'operators may act (POST /claims in production): 403 `forbidden` with `Bearer realm="parasol", ' +
+              'error="insufficient_scope", error_description="…"`. The 403 `agreement_not_signed` (a preproduction or ' +
+              'production key before the agreement is signed): `Bearer realm="parasol"`, no error (no other key of the ' +
+              'partner would pass). `Bearer` with no key counts as no credential.',
           },
         },
       },
@@ -363,10 +373,10 @@ export const RESPONSE_HEADERS = {
     'Where the resource this request created is read: its path on this server, the operation to read it under this API (a replay carries it too).',
     { type: 'string', format: 'uri-reference', maxLength: 300 },
   ),
-  'WWW-Authenticate': header('The scheme to authenticate with: `Bearer realm="parasol"`.', {
-    type: 'string',
-    maxLength: 100,
-  }),
+  'WWW-Authenticate': header(
+    'RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none.',
+    { type: 'string', maxLength: 500 },
+  ),
 } as const;
 
 /** The headers an API's responses use: no `Idempotent-Replayed` without idempotent operations, no `Location` without a 201. */
@@ -433,6 +443,8 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
   const { description: _d, ...problem } = ProblemSchema as unknown as Json;
   schemas.Problem = { ...problem, title: 'Problem', description: 'RFC 9457 problem details' };
   const paths: Record<string, Record<string, Json>> = {};
+  const server = (doc.servers as Json[] | undefined)?.[0]?.url;
+  const prefix = typeof server === 'string' && server.startsWith('/') ? server : '';
   let replays = false;
   let creates = false;
   for (const [path, operations] of Object.entries(doc.paths ?? {})) {
@@ -442,6 +454,12 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
         (p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key',
       );
       replays ||= idempotent;
+      // the path as asked with the parameters' examples, for the problems' instance
+      const asked = path.replace(/\{(\w+)\}/g, (whole, name: string) => {
+        const p = ((operation.parameters as Json[] | undefined) ?? []).find((q) => q.in === 'path' && q.name === name);
+        const example = p?.example ?? ((p?.schema as Json | undefined)?.examples as unknown[] | undefined)?.[0];
+        return example === undefined ? whole : encodeURIComponent(String(example));
+      });
       const responses: Record<string, Json> = {};
       const declared = { ...((operation.responses as Record<string, Json>) ?? {}) };
       for (const [status, response] of Object.entries(declared)) {
@@ -456,7 +474,7 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
             headers: {
               'X-Request-Id': ref('X-Request-Id'),
               ...(code < 500 && !BEFORE_RATE_LIMIT.has(code) ? rateLimitHeaders : {}),
-              ...(code === 401 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
+              ...(code === 401 || code === 403 ? { 'WWW-Authenticate': ref('WWW-Authenticate') } : {}),
               ...(code === 429 ? { 'Retry-After': ref('Retry-After') } : {}),
             },
             content: {
@@ -468,8 +486,9 @@ export function finishDocument(doc: OpenApiDocument): OpenApiDocument {
                   status: code,
                   detail: String(response.description ?? 'Error'),
                   code: codes[0] ?? 'internal_error',
-                  instance: path,
-                  requestId: 'req-1',
+                  // as answered: the full path asked, and the request's id (a UUID unless the caller gave one)
+                  instance: `${prefix}${asked}`,
+                  requestId: '6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b',
                 },
               },
             },

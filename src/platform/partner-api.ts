@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateRequest, type Caller, type KeyDirectory } from './auth.ts';
+import { authenticateRequest, BearerError, readBearer, type Caller, type KeyDirectory } from './auth.ts';
 import { isOperatorToken, type OperatorCaller } from './operator-tokens.ts';
 import { DomainError } from './errors.ts';
 import type { CountedWrite, Trx } from './db.ts';
@@ -93,7 +93,8 @@ export function securePartnerApi<A extends string>(
   scope.addHook('onRequest', (request, reply, done) => {
     try {
       if (options.operators && request.routeOptions.config.operatorAccess) {
-        const token = /^Bearer\s+(\S{16,200})\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+        const credential = readBearer(request.headers.authorization);
+        const token = credential.kind === 'token' ? credential.token : undefined;
         if (token && isOperatorToken(token)) {
           throttle(request, reply); // operator tokens are not cached: each costs a lookup
           options
@@ -102,7 +103,7 @@ export function securePartnerApi<A extends string>(
               if (!operator)
                 throw counted(
                   request,
-                  new DomainError('unauthenticated', 'This operator token is unknown or revoked.'),
+                  new BearerError('unauthenticated', 'This operator token is unknown or revoked.', 'invalid_token'),
                 );
               request.operator = operator;
               return limit(request, reply, `operator:${operator.tokenId}`);

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { bearerChallenge, BearerError } from './auth.ts';
 import { DomainError, ERROR_CODES, type ErrorCode, type FieldError, type FieldErrorCode } from './errors.ts';
 
 /**
@@ -74,9 +75,18 @@ const AJV_CODES: Record<string, FieldErrorCode> = {
   minProperties: 'too_few',
 };
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
-  // RFC 9110 §11.6.1: a 401 names the scheme the client must use
-  if (problem.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="parasol"');
+/**
+ * Sends a problem. A 401 names the scheme the client must use (RFC 9110 §11.6.1); when `cause` is a
+ * refused Bearer credential (auth.ts), its WWW-Authenticate also says why (RFC 6750 §3): a 401
+ * `error="invalid_token"`, a 403 `error="insufficient_scope"`.
+ */
+export function sendProblem(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  problem: Problem,
+  cause?: unknown,
+): FastifyReply {
+  if (problem.status === 401 || cause instanceof BearerError) reply.header('WWW-Authenticate', bearerChallenge(cause));
   return reply
     .code(problem.status)
     .header('X-Request-Id', request.id)
@@ -252,7 +262,7 @@ function patternMessage(node: SchemaNode | undefined): string {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | DomainError, request, reply) => {
     if (error instanceof DomainError) {
-      return sendProblem(request, reply, problemFor(error.code, error.detail, error.extra));
+      return sendProblem(request, reply, problemFor(error.code, error.detail, error.extra), error);
     }
     if (error.validation) {
       const context = error.validationContext;

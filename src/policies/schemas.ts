@@ -143,10 +143,10 @@ const TravelRisk = Type.Object(
       description: 'ISO 3166-1 alpha-2 country code.',
       examples: ['JP'],
     }),
-    departureDate: DateField('First day of the trip, within the period of cover', '2026-08-01'),
+    departureDate: DateField('First day of the trip, within the period of cover', '2027-08-01'),
     returnDate: DateField(
       'Last day of the trip, on or after departureDate and before the expiry date of the policy',
-      '2026-08-20',
+      '2027-08-20',
     ),
     travellers: Type.Integer({ minimum: 1, maximum: 9, description: 'Insured travellers (1-9).' }),
     tripCost: Type.Optional(
@@ -241,11 +241,11 @@ export const CreatePolicyRequest = Type.Object(
     policyholder: Policyholder,
     effectiveDate: DateField(
       'First day of cover: at most 1 year after today, at most 10 years before it (a policy recorded late)',
-      '2026-01-01',
+      '2026-12-01',
     ),
     expiryDate: DateField(
       'First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay',
-      '2027-01-01',
+      '2027-12-01',
     ),
     premium: Premium,
     risk: Type.Union([HomeRisk, FlightDelayRisk, TravelRisk, MotorRisk, OtherRisk], {
@@ -275,11 +275,12 @@ export const CreatePolicyRequest = Type.Object(
         product: 'home',
         externalReference: 'HOME-2026-000123',
         policyholder: examplePolicyholder,
-        effectiveDate: '2026-01-01',
-        expiryDate: '2027-01-01',
+        effectiveDate: '2026-12-01',
+        expiryDate: '2027-12-01',
         premium: { amount: 2600, currency: 'EUR', frequency: 'monthly' },
         risk: exampleHome,
-        quoteReference: 'h1.WyJob21lIiwiNzUwMDciLDNd.q8Zk3v0Yd2mXw5Lr9tPe',
+        quoteReference:
+          'h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ',
         status: 'active',
       },
     ],
@@ -303,10 +304,10 @@ export const CancelPolicyRequest = Type.Object(
     }),
     effectiveDate: DateField(
       'First day no longer covered: from the policy effective date (cancelled from inception) to the day before its expiry date',
-      '2026-06-30',
+      '2027-06-30',
     ),
   },
-  { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2026-06-30' }] },
+  { additionalProperties: false, examples: [{ reason: 'customer_request', effectiveDate: '2027-06-30' }] },
 );
 
 export const PolicyholderChangeRequest = Type.Object(
@@ -377,7 +378,7 @@ export const RenewPolicyRequest = Type.Object(
     expiryDate: Type.Optional(
       DateField(
         'First day no longer covered by the new term, which starts on the expiry date of the policy renewed: by default the previous term is repeated (as many months, or days); at most 10 years after its start',
-        '2028-01-01',
+        '2028-12-01',
       ),
     ),
     status: Type.Optional(
@@ -412,7 +413,7 @@ export const SearchQuery = Type.Object(
       }),
     ),
     product: Type.Optional(StringEnum(PRODUCTS, { description: 'Only policies of this product.', examples: ['home'] })),
-    effectiveFrom: Type.Optional(DateField('Only policies effective on or after this day', '2026-01-01')),
+    effectiveFrom: Type.Optional(DateField('Only policies effective on or after this day', '2026-12-01')),
     effectiveTo: Type.Optional(DateField('Only policies effective on or before this day', '2026-12-31')),
     cursor: Type.Optional(Type.String({ maxLength: 500, description: 'nextCursor of the previous page.' })),
     limit: Type.Optional(

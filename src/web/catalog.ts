@@ -1,4 +1,4 @@
-import { FLIGHT_PREFIX } from '../flight/index.ts';
+import { FLIGHT_PREFIX, GETTING_STARTED_EXAMPLES } from '../flight/index.ts';
 import { DEMO_PREFIX } from '../home/index.ts';
 import { APIS, type ApiName } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
@@ -36,7 +36,8 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
     example: {
       method: 'POST',
       path: '/getPrice',
-      body: { departureAirport: 'CDG', arrivalAirport: 'JFK', airline: 'AF', departureDateTime: '2027-03-14T10:30' },
+      // the OpenAPI examples: the story the document tells and the example test runs
+      body: GETTING_STARTED_EXAMPLES.quote,
     },
     next: [
       {
@@ -46,17 +47,7 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
         },
         method: 'POST',
         path: '/contracts/FD-7K3M-9QXT/flight-change/preview',
-        body: {
-          flights: [
-            {
-              leg: 0,
-              flightNumber: 'AF010',
-              departureAirport: 'CDG',
-              arrivalAirport: 'JFK',
-              departureDateTime: '2027-03-14T14:05',
-            },
-          ],
-        },
+        body: GETTING_STARTED_EXAMPLES.flightChangePreview,
       },
       {
         what: {
@@ -65,7 +56,7 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
         },
         method: 'POST',
         path: '/contracts/FD-7K3M-9QXT/flight-change',
-        body: { changeReference: 'fc1.…' },
+        body: GETTING_STARTED_EXAMPLES.flightChange,
       },
       {
         what: {

@@ -65,7 +65,14 @@ const Secret = Type.String({
   description: '`whsec_…`, the Standard Webhooks signing secret: shown in this answer only, stored encrypted.',
 });
 
-const EndpointIdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+/** An endpoint's id (a UUID, as `POST /webhooks/endpoints` answers it); another answers 404. */
+const EndpointIdParams = Type.Object({
+  id: Type.String({
+    maxLength: 100,
+    description: 'The endpoint id.',
+    examples: ['3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f'],
+  }),
+});
 
 const CreateEndpointBody = Type.Object(
   {
@@ -329,7 +336,13 @@ export function webhookApiRoutes(
         operationId: 'redeliverWebhook',
         summary: 'Send a past event again',
         description: REDELIVER_DESCRIPTION,
-        params: Type.Object({ id: Type.String({ maxLength: 100, description: 'The delivery id.' }) }),
+        params: Type.Object({
+          id: Type.String({
+            maxLength: 100,
+            description: 'The delivery id.',
+            examples: ['9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d'],
+          }),
+        }),
         response: {
           202: Type.Object(
             {

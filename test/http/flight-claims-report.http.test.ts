@@ -221,5 +221,25 @@ describe('POST /claims — a partner rehearses the claim flow', () => {
     );
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 'forbidden');
+    // RFC 6750 §3: the key does not reach this operation (an operator token would)
+    assert.equal(
+      res.headers['www-authenticate'],
+      'Bearer realm="parasol", error="insufficient_scope", error_description="In production, claims are opened by the platform from flight data; rehearse the claim flow with a sandbox or preproduction key."',
+    );
+  });
+
+  it('answers 401 invalid_token to an unknown operator token', async () => {
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: 'AF1', departureDate: '2026-12-24', status: 'cancelled' },
+      { authorization: 'Bearer pso_0123456789abcdef0123456789abcdef' },
+    );
+    assert.equal(res.status, 401);
+    assert.equal(res.body.code, 'unauthenticated');
+    assert.equal(
+      res.headers['www-authenticate'],
+      'Bearer realm="parasol", error="invalid_token", error_description="This operator token is unknown or revoked."',
+    );
   });
 });

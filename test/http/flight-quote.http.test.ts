@@ -283,22 +283,49 @@ describe('Flight Delay API — quotes', () => {
     const none = await post(t.app, `${FLIGHT}/getPrice`, trip());
     assert.equal(none.status, 401);
     assert.equal(none.body.code, 'unauthenticated');
+    // RFC 6750 §3.1: no credential, no error in the challenge
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="parasol"');
+    const basic = await post(t.app, `${FLIGHT}/getPrice`, trip(), { authorization: 'Basic dXNlcjpwYXNz' });
+    assert.equal(basic.status, 401);
+    assert.equal(basic.headers['www-authenticate'], 'Bearer realm="parasol"');
+    // the scheme without a key is no credential (§3.1): no error either
+    for (const authorization of ['Bearer', 'Bearer   ', 'bearer']) {
+      const empty = await post(t.app, `${FLIGHT}/getPrice`, trip(), { authorization });
+      assert.equal(empty.status, 401, authorization);
+      assert.equal(empty.headers['www-authenticate'], 'Bearer realm="parasol"', authorization);
+    }
     const wrong = await post(t.app, `${FLIGHT}/getPrice`, trip(), {
       authorization: 'Bearer psl_sbx_notakeynotakeynotakey',
     });
     assert.equal(wrong.status, 401);
+    assert.equal(
+      wrong.headers['www-authenticate'],
+      'Bearer realm="parasol", error="invalid_token", error_description="This API key is unknown or revoked."',
+    );
+    const malformed = await post(t.app, `${FLIGHT}/getPrice`, trip(), { authorization: 'Bearer short' });
+    assert.equal(malformed.status, 401);
+    assert.match(
+      String(malformed.headers['www-authenticate']),
+      /^Bearer realm="parasol", error="invalid_token", error_description="[^"\\]+"$/,
+    );
 
     const demoOnly = await createTestPartner(t.db, { apis: ['demo'] });
     const unsubscribed = await post(t.app, `${FLIGHT}/getPrice`, trip(), demoOnly.auth);
     assert.equal(unsubscribed.status, 403);
     assert.equal(unsubscribed.body.code, 'api_not_subscribed');
+    assert.equal(
+      unsubscribed.headers['www-authenticate'],
+      'Bearer realm="parasol", error="insufficient_scope", error_description="Your organisation is not subscribed to the flight-delay API.", scope="flight-delay"',
+    );
 
     const revoked = await createTestPartner(t.db);
     const keyId = (
       await t.db.selectFrom('api_keys').select('id').where('partner_id', '=', revoked.id).executeTakeFirstOrThrow()
     ).id;
     await revokeApiKey(t.db, 'operator:test', revoked.id, keyId);
-    assert.equal((await post(t.app, `${FLIGHT}/getPrice`, trip(), revoked.auth)).status, 401);
+    const refused = await post(t.app, `${FLIGHT}/getPrice`, trip(), revoked.auth);
+    assert.equal(refused.status, 401);
+    assert.match(String(refused.headers['www-authenticate']), /error="invalid_token"/);
   });
 
   it('lets sandbox keys quote on a draft agreement, but not preproduction or production', async () => {
@@ -319,6 +346,8 @@ describe('Flight Delay API — quotes', () => {
     const refused = await post(t.app, `${FLIGHT}/getPrice`, trip(), signed.auth);
     assert.equal(refused.status, 403);
     assert.equal(refused.body.code, 'agreement_not_signed');
+    // RFC 6750 §3: a challenge, the realm only (not a matter of the key's scope: no other key of the partner would pass)
+    assert.equal(refused.headers['www-authenticate'], 'Bearer realm="parasol"');
   });
 
   it('answers 409 partner_not_configured when the partner has no configuration', async () => {

@@ -153,10 +153,23 @@ describe('/metrics', () => {
     assert.equal(none.statusCode, 401);
     assert.match(String(none.headers['content-type']), /application\/problem\+json/);
     assert.equal(none.json().code, 'unauthenticated');
-    assert.equal((await scrape(partner.auth.authorization)).statusCode, 401);
-    assert.equal((await scrape('Bearer pso_unknown')).statusCode, 401);
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="parasol"');
+    const partnerKey = await scrape(partner.auth.authorization);
+    assert.equal(partnerKey.statusCode, 401);
+    assert.match(String(partnerKey.headers['www-authenticate']), /^Bearer realm="parasol", error="invalid_token", /);
+    // the scheme without a token is no credential (RFC 6750 §3.1); one too short for a token is malformed
+    for (const empty of ['Bearer', 'Bearer  ', 'bearer'])
+      assert.equal((await scrape(empty)).headers['www-authenticate'], 'Bearer realm="parasol"', empty);
+    const short = await scrape('Bearer pso_unknown');
+    assert.equal(short.statusCode, 401);
+    assert.equal(
+      short.headers['www-authenticate'],
+      'Bearer realm="parasol", error="invalid_token", error_description="This operator token is unknown or revoked."',
+    );
     const { token, plaintext } = await createOperatorToken(t.db, 'operator:test', 'revoked scraper');
     assert.equal((await scrape(`Bearer ${plaintext}`)).statusCode, 200);
+    // the scheme is case-insensitive (RFC 9110 §11.1), as for partner keys
+    assert.equal((await scrape(`bearer ${plaintext}`)).statusCode, 200);
     await revokeOperatorToken(t.db, 'operator:test', token.id);
     const revoked = await scrape(`Bearer ${plaintext}`);
     assert.equal(revoked.statusCode, 401);

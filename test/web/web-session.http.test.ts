@@ -5,6 +5,7 @@ import { sha256Hex } from '../../src/platform/crypto.ts';
 import { ConfigError, loadConfig } from '../../src/platform/config.ts';
 import { SESSION_RULES } from '../../src/web/sessions.ts';
 import { Browser, csrfOf } from './inject-browser.ts';
+import { GETTING_STARTED_EXAMPLES } from '../../src/flight/index.ts';
 import { buildTestApp, createTestPartner, uniqueSlug, type TestApp } from '../helper.ts';
 
 /** HTTP tests of the portal's sessions: cookies, CSRF, lockout, sign-out, roles. */
@@ -248,6 +249,12 @@ describe('portal sessions', () => {
     assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/flight-change \\/);
     assert.match(page.body, /flight-delay\/v1\/contracts\/FD-7K3M-9QXT\/partial-cancellation\/preview/);
     assert.match(page.body, /changeReference/);
+    // the OpenAPI document's examples (one story, run against the API by openapi-examples.http.test.ts)
+    assert.ok(
+      page.body.includes(GETTING_STARTED_EXAMPLES.flightChange.changeReference),
+      'the documented change reference',
+    );
+    assert.ok(page.body.includes(GETTING_STARTED_EXAMPLES.quote.departureDateTime), 'the documented quote');
   });
 });
 

@@ -109,7 +109,7 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
+        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none. */
         "WWW-Authenticate": string;
     };
     pathItems: never;
@@ -178,8 +178,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -198,8 +198,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -208,6 +208,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -217,8 +218,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -239,8 +240,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "zip_code_not_found",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -258,8 +259,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -280,8 +281,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -299,8 +300,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -321,8 +322,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -343,8 +344,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -366,8 +367,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -385,8 +386,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -404,8 +405,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getCityByZipCode",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getCityByZipCode",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -679,8 +680,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -699,8 +700,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -709,6 +710,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -718,8 +720,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -737,8 +739,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -759,8 +761,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -778,8 +780,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -800,8 +802,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -822,8 +824,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -845,8 +847,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -864,8 +866,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -883,8 +885,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1158,8 +1160,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1178,8 +1180,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1188,6 +1190,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1197,8 +1200,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1216,8 +1219,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1238,8 +1241,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1257,8 +1260,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1279,8 +1282,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1301,8 +1304,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1324,8 +1327,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1343,8 +1346,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1362,8 +1365,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getprice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/demo/v1/getprice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };

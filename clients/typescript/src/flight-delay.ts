@@ -778,7 +778,7 @@ export interface components {
             configurationVersion: number;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-             * @example v1
+             * @example v2-2008q1
              */
             modelVersion: string;
             /** @description Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger. */
@@ -941,7 +941,7 @@ export interface components {
             agreementVersion: number | null;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-             * @example v1
+             * @example v2-2008q1
              */
             modelVersion: string;
             booking: {
@@ -1163,7 +1163,7 @@ export interface components {
             outcome: "charge" | "refund" | "none";
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-             * @example v1
+             * @example v2-2008q1
              */
             modelVersion: string;
         };
@@ -1208,7 +1208,7 @@ export interface components {
             agreementVersion: number | null;
             /**
              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-             * @example v1
+             * @example v2-2008q1
              */
             modelVersion: string;
             booking: {
@@ -1341,7 +1341,7 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
+        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none. */
         "WWW-Authenticate": string;
         /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
@@ -1377,7 +1377,7 @@ export interface operations {
                     departureAirport: string;
                     /**
                      * @description Outbound arrival airport: IATA airport code.
-                     * @example CDG
+                     * @example JFK
                      */
                     arrivalAirport: string;
                     /**
@@ -1392,7 +1392,7 @@ export interface operations {
                     departureDateTime: string;
                     /**
                      * @description Return departure, leaving arrivalAirport (the return flies the same route backwards) at least 60 minutes after the outbound, the two compared as instants, each read in its own airport's zone, whatever their wall clocks say (else 422 validation_failed naming returnDepartureDateTime); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
-                     * @example 2026-12-24T10:30
+                     * @example 2027-01-03T18:00
                      */
                     returnDepartureDateTime?: string;
                     /**
@@ -1454,8 +1454,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1474,8 +1474,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1484,6 +1484,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1493,8 +1494,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1512,8 +1513,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1534,8 +1535,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "partner_not_configured",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1556,8 +1557,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1575,8 +1576,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1597,8 +1598,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1619,8 +1620,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1642,8 +1643,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1661,8 +1662,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1680,8 +1681,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getPrice",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1737,7 +1738,7 @@ export interface operations {
                     departureAirport: string;
                     /**
                      * @description Outbound arrival airport: IATA airport code.
-                     * @example CDG
+                     * @example JFK
                      */
                     arrivalAirport: string;
                     /**
@@ -1752,7 +1753,7 @@ export interface operations {
                     departureDateTime: string;
                     /**
                      * @description Return departure, leaving arrivalAirport (the return flies the same route backwards) at least 60 minutes after the outbound, the two compared as instants, each read in its own airport's zone, whatever their wall clocks say (else 422 validation_failed naming returnDepartureDateTime); omit for a one-way trip: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
-                     * @example 2026-12-24T10:30
+                     * @example 2027-01-03T18:00
                      */
                     returnDepartureDateTime?: string;
                     /**
@@ -1863,7 +1864,7 @@ export interface operations {
                         }[];
                         /**
                          * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-                         * @example v1
+                         * @example v2-2008q1
                          */
                         modelVersion: string;
                         /** @description Per leg, in the order of legs: the probability of each payout event with its explanation, the expected loss and the premium share per passenger. */
@@ -1956,8 +1957,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1976,8 +1977,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1986,6 +1987,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1995,8 +1997,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2014,8 +2016,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2036,8 +2038,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "partner_not_configured",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2058,8 +2060,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2077,8 +2079,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2099,8 +2101,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2121,8 +2123,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2144,8 +2146,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2163,8 +2165,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2182,8 +2184,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getPrice/simulate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getPrice/simulate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2203,7 +2205,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {
-                 *       "quoteReference": "q2.WyJ….AJT6HKRxbso2juD1c3hgTg.emA-UegxsMx3M1_8",
+                 *       "quoteReference": "q3.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiMWExYjJlZDItM2VmMS00MTc5LWFkYWMtMWMyMjdmODY4NmMxIiwiZGVsYXlfYW5kX2NhbmNlbGxhdGlvbiIsMiwiRVVSIixbNDE1NCwzNzQsODMwLDQ1MjhdLFtbIkNERyIsIkpGSyIsIkFGIiwiMjAyNi0xMi0yNFQxMDozMCJdLFsiSkZLIiwiQ0RHIiwiQUYiLCIyMDI3LTAxLTAzVDE4OjAwIl1dLCJ2Mi0yMDA4cTEiLDEsMSxbMTAyMSwxMDU2XSwxNzk1NTEyMDAwLDE3OTU1OTg0MDBd.RryObUHyq4-WjGUM3-wcQg.FxdGaUvXTPu2sTPr",
                  *       "customer": {
                  *         "firstName": "Camille",
                  *         "lastName": "Martin",
@@ -2229,7 +2231,7 @@ export interface operations {
                  *         }
                  *       ],
                  *       "consent": {
-                 *         "acceptedAt": "2026-11-24T09:12:00Z",
+                 *         "acceptedAt": "2026-11-24T09:25:00Z",
                  *         "documentsVersion": 1,
                  *         "channel": "web"
                  *       }
@@ -2279,7 +2281,7 @@ export interface operations {
                         departureAirport: string;
                         /**
                          * @description Arrival airport: IATA airport code.
-                         * @example CDG
+                         * @example JFK
                          */
                         arrivalAirport: string;
                         /**
@@ -2341,8 +2343,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2361,8 +2363,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2371,6 +2373,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2380,8 +2383,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2399,8 +2402,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2421,8 +2424,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "quote_already_used",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2443,8 +2446,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2462,8 +2465,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2484,8 +2487,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2506,8 +2509,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2529,8 +2532,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2548,8 +2551,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2567,8 +2570,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/subscribe",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/subscribe",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2633,8 +2636,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2653,8 +2656,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2663,6 +2666,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,8 +2676,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2694,8 +2698,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2713,8 +2717,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2735,8 +2739,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_cancellable",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2757,8 +2761,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2776,8 +2780,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2798,8 +2802,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2820,8 +2824,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2843,8 +2847,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2862,8 +2866,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2881,8 +2885,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2959,8 +2963,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2979,8 +2983,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2989,6 +2993,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2998,8 +3003,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3020,8 +3025,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3039,8 +3044,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3061,8 +3066,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_cancellable",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3083,8 +3088,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3102,8 +3107,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3124,8 +3129,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3146,8 +3151,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3169,8 +3174,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3188,8 +3193,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3207,8 +3212,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3289,8 +3294,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3309,8 +3314,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3319,6 +3324,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3328,8 +3334,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3350,8 +3356,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3369,8 +3375,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3391,8 +3397,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_cancellable",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3413,8 +3419,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3432,8 +3438,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3454,8 +3460,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3476,8 +3482,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3499,8 +3505,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3518,8 +3524,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3537,8 +3543,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}/partial-cancellation",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/partial-cancellation",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3710,8 +3716,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3730,8 +3736,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3740,6 +3746,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3749,8 +3756,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3768,8 +3775,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3790,8 +3797,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "flight_not_departed",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3812,8 +3819,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3831,8 +3838,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3853,8 +3860,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3875,8 +3882,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3898,8 +3905,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3917,8 +3924,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3936,8 +3943,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/claims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4009,7 +4016,7 @@ export interface operations {
                         agreementVersion: number | null;
                         /**
                          * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-                         * @example v1
+                         * @example v2-2008q1
                          */
                         modelVersion: string;
                         booking: {
@@ -4213,7 +4220,7 @@ export interface operations {
                             difference: components["schemas"]["SignedMoney"];
                             /**
                              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-                             * @example v1
+                             * @example v2-2008q1
                              */
                             modelVersion: string;
                             reason: string | null;
@@ -4237,8 +4244,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4257,8 +4264,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4267,6 +4274,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4276,8 +4284,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4298,8 +4306,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4317,8 +4325,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4336,8 +4344,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4358,8 +4366,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4381,8 +4389,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4400,8 +4408,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4419,8 +4427,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4498,8 +4506,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4518,8 +4526,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4528,6 +4536,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4537,8 +4546,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4559,8 +4568,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4578,8 +4587,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4600,8 +4609,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_cancelled",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4622,8 +4631,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4641,8 +4650,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4663,8 +4672,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4685,8 +4694,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4708,8 +4717,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4727,8 +4736,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4746,8 +4755,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}/customer",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/customer",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4805,12 +4814,12 @@ export interface operations {
                         departureAirport: string;
                         /**
                          * @description Arrival airport, the leg's own (a flight change keeps the route): IATA airport code.
-                         * @example CDG
+                         * @example JFK
                          */
                         arrivalAirport: string;
                         /**
                          * @description New departure: local wall-clock time at the departure airport, YYYY-MM-DDTHH:mm (an explicit offset from -12:00 to +14:00, such as +01:00, is also accepted; seconds and milliseconds, as JavaScript's toISOString() writes them, are accepted and dropped: a departure is to the minute). A local time that does not exist (clocks go forward) is refused; one that occurs twice (clocks go back) is read as its second occurrence: give the offset to mean the first.
-                         * @example 2026-12-24T10:30
+                         * @example 2026-12-24T14:05
                          */
                         departureDateTime: string;
                     }[];
@@ -4847,8 +4856,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4867,8 +4876,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4877,6 +4886,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4886,8 +4896,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4908,8 +4918,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4927,8 +4937,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4949,8 +4959,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_changeable",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4971,8 +4981,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -4990,8 +5000,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5012,8 +5022,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5034,8 +5044,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5057,8 +5067,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5076,8 +5086,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5095,8 +5105,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}/flight-change/preview",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change/preview",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5122,7 +5132,7 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {
-                 *       "changeReference": "fc1.WyJ….Xh3k9QpP1y5G2v8lJmTq0w"
+                 *       "changeReference": "fc1.WyJiMzE1MDA4Yy0zZGE4LTRhODgtYjIyNy05ZTExMTRkN2NlZDIiLCJzYW5kYm94IiwiRkQtN0szTS05UVhUIiwxLCJ2Mi0yMDA4cTEiLDE3OTU1MTM4MDAsW1swLCJBRjAxMCIsIjIwMjYtMTItMjRUMTQ6MDUiLDExODksMTA3LDIzOF1dXQ.E97EkloMjOGdOz0KKfFSrw"
                  *     } */
                 "application/json": {
                     changeReference: string;
@@ -5160,8 +5170,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5180,8 +5190,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5190,6 +5200,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5199,8 +5210,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5221,8 +5232,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5240,8 +5251,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5262,8 +5273,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "contract_not_changeable",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5284,8 +5295,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5303,8 +5314,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5325,8 +5336,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5347,8 +5358,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5370,8 +5381,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5389,8 +5400,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5408,8 +5419,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts/{contractNumber}/flight-change",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts/FD-7K3M-9QXT/flight-change",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5492,7 +5503,7 @@ export interface operations {
                             agreementVersion: number | null;
                             /**
                              * @description Version of the risk model the premium was priced with (signed in the quote, recorded on the contract).
-                             * @example v1
+                             * @example v2-2008q1
                              */
                             modelVersion: string;
                             booking: {
@@ -5569,8 +5580,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5589,8 +5600,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5599,6 +5610,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5608,8 +5620,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5627,8 +5639,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5646,8 +5658,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5668,8 +5680,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5691,8 +5703,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5710,8 +5722,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5729,8 +5741,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/contracts",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/contracts",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5792,8 +5804,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5812,8 +5824,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5822,6 +5834,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5831,8 +5844,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5853,8 +5866,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "not_found",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5872,8 +5885,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5891,8 +5904,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5913,8 +5926,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5936,8 +5949,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5955,8 +5968,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -5974,8 +5987,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/sandbox/messages",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/sandbox/messages",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6098,8 +6111,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6118,8 +6131,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6128,6 +6141,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6137,8 +6151,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6159,8 +6173,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "claim_not_found",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6178,8 +6192,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6197,8 +6211,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6219,8 +6233,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6242,8 +6256,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6261,8 +6275,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6280,8 +6294,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/claims/{claimNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/claims/CLM-00000042",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6428,8 +6442,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6448,8 +6462,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6458,6 +6472,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6467,8 +6482,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6489,8 +6504,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6508,8 +6523,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6530,8 +6545,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6549,8 +6564,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6571,8 +6586,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6593,8 +6608,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6616,8 +6631,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6635,8 +6650,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6654,8 +6669,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getclaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getclaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6802,8 +6817,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6822,8 +6837,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6832,6 +6847,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6841,8 +6857,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6863,8 +6879,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "contract_not_found",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6882,8 +6898,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6904,8 +6920,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6923,8 +6939,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6945,8 +6961,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6967,8 +6983,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -6990,8 +7006,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7009,8 +7025,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7028,8 +7044,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/getClaims",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/getClaims",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7076,8 +7092,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7096,8 +7112,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7106,6 +7122,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7115,8 +7132,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7134,8 +7151,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7153,8 +7170,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7175,8 +7192,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7198,8 +7215,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7217,8 +7234,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7236,8 +7253,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7303,8 +7320,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7323,8 +7340,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7333,6 +7350,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7342,8 +7360,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7361,8 +7379,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7383,8 +7401,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "webhook_endpoint_limit",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7405,8 +7423,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7424,8 +7442,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7446,8 +7464,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7468,8 +7486,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7491,8 +7509,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7510,8 +7528,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7529,8 +7547,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7542,6 +7560,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint id.
+                 * @example 3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -7577,8 +7599,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7597,8 +7619,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7607,6 +7629,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7616,8 +7639,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7638,8 +7661,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7657,8 +7680,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7676,8 +7699,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7698,8 +7721,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7721,8 +7744,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7740,8 +7763,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7759,8 +7782,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7772,6 +7795,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint id.
+                 * @example 3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -7807,8 +7834,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7827,8 +7854,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7837,6 +7864,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7846,8 +7874,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7868,8 +7896,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7887,8 +7915,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7909,8 +7937,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7928,8 +7956,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7950,8 +7978,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7972,8 +8000,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -7995,8 +8023,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8014,8 +8042,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8033,8 +8061,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8046,6 +8074,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint id.
+                 * @example 3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -8095,8 +8127,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8115,8 +8147,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8125,6 +8157,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8134,8 +8167,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8156,8 +8189,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8175,8 +8208,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8197,8 +8230,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8216,8 +8249,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8238,8 +8271,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8260,8 +8293,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8283,8 +8316,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8302,8 +8335,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8321,8 +8354,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints/{id}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8334,6 +8367,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint id.
+                 * @example 3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -8376,8 +8413,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8396,8 +8433,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8406,6 +8443,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8415,8 +8453,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8437,8 +8475,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8456,8 +8494,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8478,8 +8516,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8497,8 +8535,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8519,8 +8557,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8541,8 +8579,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8564,8 +8602,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8583,8 +8621,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8602,8 +8640,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints/{id}/rotate-secret",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/rotate-secret",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8615,6 +8653,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /**
+                 * @description The endpoint id.
+                 * @example 3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f
+                 */
                 id: string;
             };
             cookie?: never;
@@ -8654,8 +8696,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8674,8 +8716,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8684,6 +8726,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8693,8 +8736,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8715,8 +8758,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8734,8 +8777,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8756,8 +8799,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "webhook_endpoint_disabled",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8778,8 +8821,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8797,8 +8840,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8819,8 +8862,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8841,8 +8884,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8864,8 +8907,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8883,8 +8926,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8902,8 +8945,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/endpoints/{id}/test",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/endpoints/3f0a6c1e-8b2d-4d7e-9c55-1a2b3c4d5e6f/test",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8962,8 +9005,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8982,8 +9025,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -8992,6 +9035,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9001,8 +9045,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9023,8 +9067,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_endpoint_not_found",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9042,8 +9086,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9061,8 +9105,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9083,8 +9127,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9106,8 +9150,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9125,8 +9169,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9144,8 +9188,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/deliveries",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9157,7 +9201,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The delivery id. */
+                /**
+                 * @description The delivery id.
+                 * @example 9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d
+                 */
                 id: string;
             };
             cookie?: never;
@@ -9202,8 +9249,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9222,8 +9269,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9232,6 +9279,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9241,8 +9289,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9263,8 +9311,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "webhook_delivery_not_found",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9282,8 +9330,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9304,8 +9352,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "webhook_endpoint_disabled",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9326,8 +9374,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9345,8 +9393,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9367,8 +9415,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9389,8 +9437,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9412,8 +9460,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9431,8 +9479,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -9450,8 +9498,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/webhooks/deliveries/{id}/redeliver",
-                     *       "requestId": "req-1"
+                     *       "instance": "/flight-delay/v1/webhooks/deliveries/9b7e4d2a-5c31-4f86-a0d9-7e6f5a4b3c2d/redeliver",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };

@@ -261,7 +261,7 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Seconds to wait before trying again. */
         "Retry-After": number;
-        /** @description The scheme to authenticate with: `Bearer realm="parasol"`. */
+        /** @description RFC 6750 §3 challenge. On every 401: `Bearer realm="parasol"` when no credential was sent, with `error="invalid_token"` and an `error_description` when the key is unknown, revoked or not in the form of a key. On a 403 `api_not_subscribed`: `Bearer realm="parasol", error="insufficient_scope", error_description="…", scope="<api>"`; on a 403 `forbidden` to a partner key where only operators may act (POST /claims in production) the same without scope; on a 403 `agreement_not_signed`: `Bearer realm="parasol"`. Other 403s (a role that may not act) carry none. */
         "WWW-Authenticate": string;
         /** @description `true` when this answer replays the first answer to the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
@@ -292,7 +292,7 @@ export interface operations {
                 product?: "home" | "flight_delay" | "travel" | "motor" | "other";
                 /**
                  * @description Only policies effective on or after this day (YYYY-MM-DD).
-                 * @example 2026-01-01
+                 * @example 2026-12-01
                  */
                 effectiveFrom?: string;
                 /**
@@ -413,8 +413,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -433,8 +433,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -443,6 +443,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -452,8 +453,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -471,8 +472,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -490,8 +491,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -512,8 +513,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -535,8 +536,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -554,8 +555,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -573,8 +574,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -609,8 +610,8 @@ export interface operations {
                  *           "country": "FR"
                  *         }
                  *       },
-                 *       "effectiveDate": "2026-01-01",
-                 *       "expiryDate": "2027-01-01",
+                 *       "effectiveDate": "2026-12-01",
+                 *       "expiryDate": "2027-12-01",
                  *       "premium": {
                  *         "amount": 2600,
                  *         "currency": "EUR",
@@ -635,7 +636,7 @@ export interface operations {
                  *           "theft"
                  *         ]
                  *       },
-                 *       "quoteReference": "h1.WyJob21lIiwiNzUwMDciLDNd.q8Zk3v0Yd2mXw5Lr9tPe",
+                 *       "quoteReference": "h1.WyJONk9LaDJzbVJvUnpHVVdxIiwxNzk1NTEyMDAwLDE3OTgxMDQwMDAsImIzMTUwMDhjLTNkYTgtNGE4OC1iMjI3LTllMTExNGQ3Y2VkMiIsInNhbmRib3giLCJob21lLTEiLCJFVVIiLDMxMjAxLDI2MDAseyJ6aXBDb2RlIjoiNzUwMDciLCJjaXR5IjoiUEFSSVMiLCJob3VzaW5nVHlwZSI6ImFwYXJ0bWVudCIsIm9jY3VwYW5jeSI6InRlbmFudCIsInJvb21zIjozLCJsaXZpbmdBcmVhIjo2MiwiZmxvb3IiOjIsImNvbnN0cnVjdGlvblllYXIiOjE5MzAsImNvbnRlbnRzVmFsdWUiOnsiYW1vdW50IjoyMDAwMDAwLCJjdXJyZW5jeSI6IkVVUiJ9LCJjb3ZlcmFnZUxldmVsIjoiY29tZm9ydCIsIm9wdGlvbnMiOlsiZ2xhc3NfYnJlYWthZ2UiLCJ0aGVmdCJdfV0.kxyhSrioRsYc3QPHrAZOGQ",
                  *       "status": "active"
                  *     } */
                 "application/json": {
@@ -690,13 +691,13 @@ export interface operations {
                     /**
                      * Format: date
                      * @description First day of cover: at most 1 year after today, at most 10 years before it (a policy recorded late) (YYYY-MM-DD).
-                     * @example 2026-01-01
+                     * @example 2026-12-01
                      */
                     effectiveDate: string;
                     /**
                      * Format: date
                      * @description First day no longer covered, after effectiveDate: at most 10 years after it, 1 year for travel and flight_delay (YYYY-MM-DD).
-                     * @example 2027-01-01
+                     * @example 2027-12-01
                      */
                     expiryDate: string;
                     premium: {
@@ -827,13 +828,13 @@ export interface operations {
                         /**
                          * Format: date
                          * @description First day of the trip, within the period of cover (YYYY-MM-DD).
-                         * @example 2026-08-01
+                         * @example 2027-08-01
                          */
                         departureDate: string;
                         /**
                          * Format: date
                          * @description Last day of the trip, on or after departureDate and before the expiry date of the policy (YYYY-MM-DD).
-                         * @example 2026-08-20
+                         * @example 2027-08-20
                          */
                         returnDate: string;
                         /**
@@ -924,8 +925,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -944,8 +945,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -954,6 +955,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -963,8 +965,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -982,8 +984,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1004,8 +1006,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1026,8 +1028,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1045,8 +1047,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1067,8 +1069,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1089,8 +1091,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1112,8 +1114,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1131,8 +1133,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1150,8 +1152,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1202,8 +1204,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1222,8 +1224,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1232,6 +1234,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1241,8 +1244,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1263,8 +1266,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1282,8 +1285,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1301,8 +1304,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1323,8 +1326,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1346,8 +1349,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1365,8 +1368,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1384,8 +1387,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1488,8 +1491,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1508,8 +1511,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1518,6 +1521,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1527,8 +1531,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1549,8 +1553,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1568,8 +1572,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1590,8 +1594,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1612,8 +1616,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1631,8 +1635,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1653,8 +1657,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1675,8 +1679,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1698,8 +1702,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1717,8 +1721,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1736,8 +1740,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}/policyholder",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/policyholder",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1813,8 +1817,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1833,8 +1837,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1843,6 +1847,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1852,8 +1857,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1874,8 +1879,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1893,8 +1898,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1915,8 +1920,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1937,8 +1942,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1956,8 +1961,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -1978,8 +1983,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2000,8 +2005,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2023,8 +2028,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2042,8 +2047,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2061,8 +2066,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}/vehicle",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/vehicle",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2130,8 +2135,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2150,8 +2155,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2160,6 +2165,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2169,8 +2175,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2191,8 +2197,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2210,8 +2216,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2232,8 +2238,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2254,8 +2260,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2273,8 +2279,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2295,8 +2301,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2317,8 +2323,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2340,8 +2346,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2359,8 +2365,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2378,8 +2384,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}/activate",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/activate",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2406,7 +2412,7 @@ export interface operations {
             content: {
                 /** @example {
                  *       "reason": "customer_request",
-                 *       "effectiveDate": "2026-06-30"
+                 *       "effectiveDate": "2027-06-30"
                  *     } */
                 "application/json": {
                     /**
@@ -2417,7 +2423,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description First day no longer covered: from the policy effective date (cancelled from inception) to the day before its expiry date (YYYY-MM-DD).
-                     * @example 2026-06-30
+                     * @example 2027-06-30
                      */
                     effectiveDate: string;
                 };
@@ -2454,8 +2460,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2474,8 +2480,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2484,6 +2490,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2493,8 +2500,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2515,8 +2522,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2534,8 +2541,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2556,8 +2563,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2578,8 +2585,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2597,8 +2604,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2619,8 +2626,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2641,8 +2648,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2664,8 +2671,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2683,8 +2690,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2702,8 +2709,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}/cancel",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/cancel",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2762,7 +2769,7 @@ export interface operations {
                     /**
                      * Format: date
                      * @description First day no longer covered by the new term, which starts on the expiry date of the policy renewed: by default the previous term is repeated (as many months, or days); at most 10 years after its start (YYYY-MM-DD).
-                     * @example 2028-01-01
+                     * @example 2028-12-01
                      */
                     expiryDate?: string;
                     /**
@@ -2806,8 +2813,8 @@ export interface operations {
                      *       "status": 400,
                      *       "detail": "Malformed JSON, a body that is not UTF-8, or a URL whose percent-encoding is not UTF-8",
                      *       "code": "malformed_request",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2826,8 +2833,8 @@ export interface operations {
                      *       "status": 401,
                      *       "detail": "Missing or invalid API key",
                      *       "code": "unauthenticated",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2836,6 +2843,7 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,8 +2853,8 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "Not subscribed to this API, or agreement not signed",
                      *       "code": "api_not_subscribed",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2867,8 +2875,8 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Not found (or not yours)",
                      *       "code": "policy_not_found",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2886,8 +2894,8 @@ export interface operations {
                      *       "status": 405,
                      *       "detail": "Method not allowed on this path; the Allow header lists the methods it answers",
                      *       "code": "method_not_allowed",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2908,8 +2916,8 @@ export interface operations {
                      *       "status": 409,
                      *       "detail": "State conflict",
                      *       "code": "idempotency_request_in_progress",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2930,8 +2938,8 @@ export interface operations {
                      *       "status": 413,
                      *       "detail": "Body larger than 64 KiB",
                      *       "code": "payload_too_large",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2949,8 +2957,8 @@ export interface operations {
                      *       "status": 414,
                      *       "detail": "URL longer than 8 KiB, or a path segment longer than 100 characters",
                      *       "code": "uri_too_long",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2971,8 +2979,8 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "Body not sent as application/json in UTF-8 (a charset other than utf-8)",
                      *       "code": "unsupported_media_type",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -2993,8 +3001,8 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed but invalid",
                      *       "code": "validation_failed",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3016,8 +3024,8 @@ export interface operations {
                      *       "status": 429,
                      *       "detail": "Rate limited (the per-key limit, or too many failed authentications from your address); see Retry-After",
                      *       "code": "rate_limited",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3035,8 +3043,8 @@ export interface operations {
                      *       "status": 500,
                      *       "detail": "Internal error: the body says nothing of the cause; quote its requestId to support",
                      *       "code": "internal_error",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
@@ -3054,8 +3062,8 @@ export interface operations {
                      *       "status": 503,
                      *       "detail": "A dependency (the database) is unavailable, or the server is shutting down (with Connection: close); retry later",
                      *       "code": "service_unavailable",
-                     *       "instance": "/policies/{policyNumber}/renew",
-                     *       "requestId": "req-1"
+                     *       "instance": "/policy-admin/v1/policies/PA-7K3M-9QXT/renew",
+                     *       "requestId": "6f1c2a7e-3b8d-4e5f-9a0b-1c2d3e4f5a6b"
                      *     } */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
