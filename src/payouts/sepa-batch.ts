@@ -6,7 +6,7 @@ import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
-import { buildNachaFile, FILE_ID_MODIFIERS, type AchOriginator, type NachaFile } from './nacha-file.ts';
+import { buildNachaFile, FILE_ID_MODIFIERS, fitNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
 import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
   countPendingAchPayouts,
@@ -289,9 +289,11 @@ export interface RefusedCurrency {
   payouts: number;
   /**
    * `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the
-   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one).
+   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one);
+   * `ach_day_full`: the day's 36 NACHA files (File ID Modifiers A-Z 0-9) are made — the payouts wait,
+   * pending, for the next day's first file, with nothing for an operator to do.
    */
-  reason: 'untransferable' | 'invalid' | 'no_debtor';
+  reason: 'untransferable' | 'invalid' | 'no_debtor' | 'ach_day_full';
   message: string;
 }
 
@@ -340,20 +342,32 @@ export async function createPayoutBatches(
       message:
         'USD payouts to US accounts wait for an ACH file: the insurer is not configured as an ACH originator (set the PARASOL_ACH_* variables)',
     });
-  else if (pendingAch > 0 && batches.length < maxFiles)
-    try {
-      const batch = await createAchBatch(deps, options);
-      if (batch) for (const s of batch.skipped) skipped.set(s.endToEndId, s);
-      if (batch && 'batchId' in batch) batches.push(batch);
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
-      const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
-      refused.push({
-        currency: 'USD',
-        payouts: pendingAch,
-        reason: 'invalid',
-        message: `${error.detail}: ${problems}`,
-      });
+  else if (pendingAch > 0)
+    // several files when one cannot hold them all (5,000 entries, or $9,999,999,999.99: the controls' 12 digits)
+    for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
+      let batch: Awaited<ReturnType<typeof createAchBatch>>;
+      try {
+        batch = await createAchBatch(deps, options);
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+        const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
+        refused.push({
+          currency: 'USD',
+          // those still waiting: an earlier file of this run may have taken some
+          payouts: files === 0 ? pendingAch : await countPendingAchPayouts(deps.db),
+          reason: isAchDayFull(error) ? 'ach_day_full' : 'invalid',
+          message: `${error.detail}: ${problems}`,
+        });
+        break;
+      }
+      if (!batch) break;
+      for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
+      if (!('batchId' in batch)) break;
+      const { heldBack, ...filed } = batch;
+      batches.push(filed);
+      // more than one file holds: the next takes the others (left-out payouts come last)
+      if (heldBack === 0 && batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH))
+        break;
     }
   const pending = await listPendingSepaCurrencies(deps.db);
   for (const { currency, payouts } of pending) {
@@ -392,12 +406,23 @@ export async function createPayoutBatches(
     }
   }
   // the pending payouts of every file not written: a pain.001 currency without its file, and the
-  // ACH payouts (USD to US accounts) when no NACHA file was made
+  // ACH payouts (USD to US accounts) when no NACHA file was made, or those a refused one would have held
+  const achRefused = refused.find((r) => r.currency === 'USD' && r.reason !== 'no_debtor');
   const unfiled =
     pending
       .filter((c) => !batches.some((b) => b.scheme !== 'ach' && b.currency === c.currency))
-      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? 0 : pendingAch);
+      .reduce((n, c) => n + c.payouts, 0) +
+    (batches.some((b) => b.scheme === 'ach') ? (achRefused?.payouts ?? 0) : pendingAch);
   return { batches, refused, skipped: [...skipped.values()], unfiled };
+}
+
+const FILE_ID_MODIFIER_FIELD = '/fileIdModifier';
+
+/** The refusal of a NACHA file because the day's File ID Modifiers are all taken (`createAchBatch`). */
+export function isAchDayFull(error: DomainError): boolean {
+  return (
+    error.code === 'validation_failed' && (error.extra.errors ?? []).some((e) => e.field === FILE_ID_MODIFIER_FIELD)
+  );
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
@@ -409,7 +434,11 @@ export async function exportSepaBatch(
 ): Promise<string> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
   const batch = await findSepaBatch(deps.db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
-  if (!batch) throw new DomainError('not_found', `No SEPA batch ${batchIdOrMessageId}.`);
+  if (!batch)
+    throw new DomainError(
+      'not_found',
+      `No payout file ${batchIdOrMessageId} (neither a pain.001 nor a NACHA file): give a batch id or a message id (parasol payouts list --json shows each payout's).`,
+    );
   let written: string;
   try {
     written = await writeSepaFile(deps.directory, {
@@ -441,12 +470,15 @@ export async function exportSepaBatch(
  * stored sealed in `sepa_batches` (format `nacha`, migration 0062) and the payouts marked
  * `instructed`; the file `<id>.ach` is written to the payouts directory after commit. Effective entry
  * date: the next Federal Reserve business day (`achEffectiveEntryDate`) unless given. A payout the
- * file cannot hold is left out, still pending, as in a pain.001.
+ * file cannot hold is left out, still pending, as in a pain.001. The file takes the oldest payouts whose
+ * total fits the controls' 12 digits (`fitNachaFile`): the others wait, pending, for the next file
+ * (`heldBack` of them). The 37th file of a day for one origin is refused (`isAchDayFull`): its
+ * payouts stay pending, nothing written, for the next day's file.
  */
 export async function createAchBatch(
   deps: BatchDeps,
   options: { actor: string; effectiveEntryDate?: string | undefined; limit?: number | undefined },
-): Promise<BatchResult | { skipped: SkippedPayout[] } | undefined> {
+): Promise<(BatchResult & { heldBack: number }) | { skipped: SkippedPayout[] } | undefined> {
   const originator = deps.ach;
   if (!originator)
     throw new DomainError(
@@ -457,8 +489,10 @@ export async function createAchBatch(
   const effectiveEntryDate = options.effectiveEntryDate ?? achEffectiveEntryDate(now);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
   const built = await deps.db.transaction().execute(async (trx) => {
-    const payouts = await lockPendingAchPayouts(trx, limit);
-    if (payouts.length === 0) return undefined;
+    const locked = await lockPendingAchPayouts(trx, limit);
+    if (locked.length === 0) return undefined;
+    // what one file's controls can total; the rest, locked here, are free again at commit
+    const { file: payouts, rest } = fitNachaFile(locked);
     const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
     // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
     const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
@@ -466,12 +500,12 @@ export async function createAchBatch(
     const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
     const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
     if (fileIdModifier === undefined)
-      throw new DomainError('validation_failed', 'No ACH file can be made today', {
+      throw new DomainError('validation_failed', 'No NACHA file can be made today', {
         errors: [
           {
-            field: '/fileIdModifier',
+            field: FILE_ID_MODIFIER_FIELD,
             code: 'not_allowed',
-            message: `${FILE_ID_MODIFIERS.length} ACH files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the next file waits for the next day`,
+            message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file after midnight UTC (${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A); nothing to do`,
           },
         ],
       });
@@ -535,7 +569,7 @@ export async function createAchBatch(
         ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
       },
     });
-    return { batchId: batch.id, file, skipped };
+    return { batchId: batch.id, file, skipped, heldBack: rest.length };
   });
   if (!built) return undefined;
   if (!built.batchId || !built.file) return { skipped: built.skipped };
@@ -550,5 +584,6 @@ export async function createAchBatch(
     executionDate: effectiveEntryDate,
     path,
     skipped: built.skipped,
+    heldBack: built.heldBack,
   };
 }

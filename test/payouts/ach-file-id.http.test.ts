@@ -8,18 +8,8 @@ import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
-import {
-  buildTestApp,
-  createTestPartner,
-  FLIGHT,
-  insureFlight,
-  operatorToken,
-  post,
-  productionSmsLink,
-  sepaPayoutsEnv,
-  type TestApp,
-  type TestPartner,
-} from '../helper.ts';
+import { buildTestApp, createTestPartner, operatorToken, type TestApp, type TestPartner } from '../helper.ts';
+import { achBatchDeps, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
 
 /**
  * A bank takes a second file with the same immediate origin, creation date and File ID Modifier as a
@@ -33,16 +23,7 @@ describe('ACH files of one day', () => {
 
   before(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-file-id-'));
-    t = await buildTestApp({
-      env: {
-        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        ...sepaPayoutsEnv(dir),
-        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
-        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
-        PARASOL_ACH_COMPANY_NAME: 'Parasol',
-        PARASOL_ACH_COMPANY_ID: '1123456789',
-      },
-    });
+    t = await buildTestApp({ env: achPayoutsEnv(dir) });
     partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
   });
   after(async () => {
@@ -54,47 +35,10 @@ describe('ACH files of one day', () => {
   /** A production USD claim whose customer gave a US account: its payout pending, rail ach. */
   const usClaim = async (): Promise<string> => {
     const operator = (await operatorToken(t, `ach-file-${n}`)).auth;
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6000 + (process.pid % 300) + n++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      operator,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claim = await t.db
-      .selectFrom('claims as cl')
-      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
-      .select('cl.id')
-      .where('ct.contract_number', '=', c.contractNumber)
-      .executeTakeFirstOrThrow();
-    const form = await t.app.inject({
-      method: 'POST',
-      url: new URL(await productionSmsLink(t, claim.id)).pathname,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        accountKind: 'us',
-        accountHolder: 'Jane Doe',
-        routingNumber: '121000358',
-        accountNumber: '4455667788',
-        accountType: 'checking',
-      }).toString(),
-    });
-    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
-    return claim.id;
+    const flightNumber = `AF${6000 + (process.pid % 300) + n++}`;
+    return (await usAccountClaim(t, partner, { flightNumber, operator })).id;
   };
-  const batchAt = (at: string) =>
-    createAchBatch(
-      {
-        db: t.db,
-        keys: t.app.parasol.keys,
-        now: () => new Date(at),
-        debtor: undefined,
-        directory: dir,
-        ach: t.app.parasol.config.achOriginator,
-      },
-      { actor: 'operator:test' },
-    );
+  const batchAt = (at: string) => createAchBatch(achBatchDeps(t, dir, at), { actor: 'operator:test' });
   const headerAndTraces = async (messageId: string) => {
     const records = (await fs.readFile(path.join(dir, `${messageId}.ach`), 'utf8')).split('\n');
     return {
@@ -145,9 +89,19 @@ describe('ACH files of one day', () => {
     const claimId = await usClaim();
     await assert.rejects(batchAt('2031-06-03T20:00:00Z'), (error: DomainError) => {
       assert.equal(error.code, 'validation_failed');
-      assert.match(error.extra.errors?.[0]?.message ?? '', /36 ACH files were already made on 2031-06-03/);
+      assert.match(error.extra.errors?.[0]?.message ?? '', /36 NACHA files were already made on 2031-06-03/);
       return true;
     });
+    // a run of every currency says why, names when, and counts the payout among those not filed
+    const run = await createPayoutBatches(achBatchDeps(t, dir, '2031-06-03T21:00:00Z'), {
+      actor: 'operator:test',
+      filesPerCurrency: 10,
+    });
+    assert.deepEqual(
+      [run.batches.length, run.refused.map((r) => [r.currency, r.payouts, r.reason]), run.unfiled],
+      [0, [['USD', 1, 'ach_day_full']], 1],
+    );
+    assert.match(run.refused[0]!.message, /pending for the first file after midnight UTC \(2031-06-04, modifier A\)/);
     const payout = await t.db
       .selectFrom('payouts')
       .select('status')
@@ -162,16 +116,52 @@ describe('ACH files of one day', () => {
     assert.equal((await headerAndTraces(next.messageId)).modifier, 'A');
   });
 
+  it('a run makes as many files as the payouts need; an amount no entry holds is left out, said why', async () => {
+    const [a, b, tooBig] = [await usClaim(), await usClaim(), await usClaim()];
+    // $100,000,000.00: over the entry's 10-digit amount field (no claim pays so much: set by hand)
+    await t.db.updateTable('payouts').set({ amount: 10_000_000_000 }).where('claim_id', '=', tooBig).execute();
+    const run = await createPayoutBatches(achBatchDeps(t, dir, '2031-06-12T09:00:00Z'), {
+      actor: 'operator:test',
+      limit: 1,
+      filesPerCurrency: 5,
+    });
+    assert.deepEqual(
+      run.batches.map((b) => [b.scheme, b.payouts]),
+      [
+        ['ach', 1],
+        ['ach', 1],
+      ],
+      'one file per payout (limit 1), the third payout left out',
+    );
+    assert.deepEqual(await Promise.all(run.batches.map(async (b) => (await headerAndTraces(b.messageId)).modifier)), [
+      'A',
+      'B',
+    ]);
+    assert.deepEqual(
+      run.skipped.map((s) => [s.code, s.reason]),
+      [['invalid', 'amount must be a whole number of cents from 1 to 9999999999']],
+    );
+    assert.deepEqual([run.refused, run.unfiled], [[], 0]);
+    const statuses = await t.db
+      .selectFrom('payouts')
+      .select(['claim_id', 'status', 'left_out_code'])
+      .where('claim_id', 'in', [a, b, tooBig])
+      .execute();
+    assert.deepEqual(
+      [a, b, tooBig].map((id) => statuses.find((p) => p.claim_id === id)).map((p) => [p?.status, p?.left_out_code]),
+      [
+        ['instructed', null],
+        ['instructed', null],
+        ['pending', 'invalid'],
+      ],
+    );
+    // out of the way of the other tests' runs
+    await t.db.updateTable('payouts').set({ status: 'cancelled' }).where('claim_id', '=', tooBig).execute();
+  });
+
   it('the schedule makes the ACH file without the SEPA insurer account', async () => {
     const claimId = await usClaim();
-    const report = await runScheduledSepaBatch({
-      db: t.db,
-      keys: t.app.parasol.keys,
-      now: () => new Date('2031-06-10T09:00:00Z'),
-      debtor: undefined,
-      directory: dir,
-      ach: t.app.parasol.config.achOriginator,
-    });
+    const report = await runScheduledSepaBatch(achBatchDeps(t, dir, '2031-06-10T09:00:00Z'));
     assert.deepEqual([report.outcome, report.batches.map((b) => b.scheme), report.refused], ['created', ['ach'], []]);
     const payout = await t.db
       .selectFrom('payouts')
@@ -184,13 +174,7 @@ describe('ACH files of one day', () => {
   it("without an ACH originator the US accounts' payouts wait, refused and counted among the unfiled", async () => {
     const claimId = await usClaim();
     const run = await createPayoutBatches(
-      {
-        db: t.db,
-        keys: t.app.parasol.keys,
-        now: () => new Date('2031-06-11T09:00:00Z'),
-        debtor: undefined,
-        directory: dir,
-      },
+      { ...achBatchDeps(t, dir, '2031-06-11T09:00:00Z'), ach: undefined },
       { actor: 'operator:test' },
     );
     const usd = run.refused.find((r) => r.currency === 'USD');
