@@ -21,7 +21,7 @@ import { leftOutFor, leftOutMark } from './payout-output.ts';
 
 const payoutCount = (n: number) => `${n} pending payout${n === 1 ? '' : 's'}`;
 
-/** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
+/** Operator commands for payouts: listing, the bank files (pain.001 and NACHA), the creditor's BIC and the bank's reconciliation report. */
 
 export function payoutsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor, services } = kit;
@@ -36,7 +36,7 @@ export function payoutsCommands(kit: CommandKit): void {
 
   const payouts = group(
     'payouts',
-    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies), the creditor BIC and the bank report',
+    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies), ACH (NACHA) files to US accounts, the creditor BIC and the bank report',
     'parasol payouts batch',
   );
 
@@ -173,7 +173,7 @@ export function payoutsCommands(kit: CommandKit): void {
             ...(batches.length === 0
               ? [
                   warnings.length === 0
-                    ? 'No payout is waiting for a credit transfer.'
+                    ? 'No payout is waiting for a bank file (pain.001 or NACHA).'
                     : `No file written: ${payoutCount(unfiled)} waiting could not be filed (below).`,
                 ]
               : []),
@@ -218,13 +218,13 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'export <batch>',
-    'Write a batch file again from the database (by batch id or message id)',
+    'Write a batch file (pain.001 or NACHA) again from the database, by batch id or message id',
     'parasol payouts export PSL-20261201-0A1B2C3D4E5F6071',
   ).action(
     run(async (batch: string) => {
       const { config, keys } = services();
       const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch, actor);
-      return { data: { path }, lines: [`File: ${path}`] };
+      return { data: { path }, lines: [`${path.endsWith('.ach') ? 'NACHA file' : 'pain.001 file'}: ${path}`] };
     }),
   );
 
