@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import { createAchBatch, createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
 import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
@@ -84,6 +85,7 @@ describe('ACH files of one day', () => {
           nacha_origin: '1123456789',
           nacha_file_date: '2031-06-03',
           nacha_file_id_modifier: m,
+          file_path: path.join(dir, `PSL-TEST-${m}.ach`),
         })
         .execute();
     const claimId = await usClaim();
@@ -102,6 +104,25 @@ describe('ACH files of one day', () => {
       [0, [['USD', 1, 'ach_day_full']], 1],
     );
     assert.match(run.refused[0]!.message, /pending for the first file after midnight UTC \(2031-06-04, modifier A\)/);
+    // the worker's run: a warning (nothing for an operator to do), not an error
+    const logs: { level: string; data: Record<string, unknown>; message: string }[] = [];
+    const record = (level: string) => (data: unknown, message?: string) =>
+      void logs.push({ level, data: data as Record<string, unknown>, message: message ?? '' });
+    const rt = {
+      db: t.db,
+      keys: t.app.parasol.keys,
+      jobs: t.app.parasol.jobs,
+      config: t.app.parasol.config,
+      now: () => new Date('2031-06-03T22:00:00Z'),
+      log: { info: record('info'), warn: record('warn'), error: record('error') },
+    } as unknown as JobRuntime;
+    await JOBS.payouts_sepa_batch.handler(rt)({ id: 'test', data: {} });
+    assert.deepEqual(
+      logs.filter((l) => l.level !== 'info').map((l) => [l.level, l.data.reason, l.data.payouts]),
+      [['warn', 'ach_day_full', 1]],
+      JSON.stringify(logs),
+    );
+    assert.match(logs.find((l) => l.level === 'warn')!.message, /wait for the next day's NACHA file/);
     const payout = await t.db
       .selectFrom('payouts')
       .select('status')
