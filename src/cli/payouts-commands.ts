@@ -127,7 +127,7 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'batch',
-    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border; and USD payouts to US accounts into one NACHA (ACH) file',
+    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border; and USD payouts to US accounts into NACHA (ACH) files',
     'parasol payouts batch --execution-date 2026-12-01',
   )
     .option(
