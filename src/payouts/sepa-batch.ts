@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import { isUniqueViolation, type Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
@@ -417,6 +417,8 @@ export async function createPayoutBatches(
 }
 
 const FILE_ID_MODIFIER_FIELD = '/fileIdModifier';
+/** Tries of a NACHA file whose File ID Modifier a file made at the same time took first. */
+const FILE_ID_ATTEMPTS = 3;
 
 /** The refusal of a NACHA file because the day's File ID Modifiers are all taken (`createAchBatch`). */
 export function isAchDayFull(error: DomainError): boolean {
@@ -488,89 +490,99 @@ export async function createAchBatch(
   const now = deps.now();
   const effectiveEntryDate = options.effectiveEntryDate ?? achEffectiveEntryDate(now);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
-  const built = await deps.db.transaction().execute(async (trx) => {
-    const locked = await lockPendingAchPayouts(trx, limit);
-    if (locked.length === 0) return undefined;
-    // what one file's controls can total; the rest, locked here, are free again at commit
-    const { file: payouts, rest } = fitNachaFile(locked);
-    const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
-    // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
-    const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
-    const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
-    const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
-    const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
-    if (fileIdModifier === undefined)
-      throw new DomainError('validation_failed', 'No NACHA file can be made today', {
-        errors: [
-          {
-            field: FILE_ID_MODIFIER_FIELD,
-            code: 'not_allowed',
-            message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file after midnight UTC (${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A); nothing to do`,
-          },
-        ],
-      });
-    const build = (items: typeof payouts): NachaFile =>
-      buildNachaFile({
-        fileId,
-        fileIdModifier,
-        createdAt: now,
-        effectiveEntryDate,
-        originator,
-        payouts: items.map((p) => ({
-          endToEndId: p.end_to_end_id,
-          amount: Number(p.amount),
-          currency: p.currency,
-          holderName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
-          routingNumber: p.routing_number,
-          accountNumber: decrypt(deps.keys.encryption, p.us_account_enc),
-          accountType: p.us_account_type,
-        })),
-      });
-    const { file, included, left } = buildLeavingOut(payouts, build);
-    await markPayoutsLeftOut(
-      trx,
-      left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
-      now,
-    );
-    const skipped = skippedOf(left, now);
-    if (!file) return { skipped };
-    const batch = await insertSepaBatch(trx, {
-      message_id: fileId,
-      created_at: now,
-      created_by: options.actor,
-      execution_date: effectiveEntryDate,
-      payouts_count: included.length,
-      control_sum: Number(file.totalCreditMinor),
-      currency: 'USD',
-      format: 'nacha',
-      nacha_origin: originator.immediateOrigin,
-      nacha_file_date: fileDate,
-      nacha_file_id_modifier: fileIdModifier,
-      xml_enc: encrypt(deps.keys.encryption, file.text),
-    });
-    await markPayoutsInstructed(
-      trx,
-      included.map((p) => p.id),
-      batch.id,
-      now,
-    );
-    await audit(trx, {
-      actor: options.actor,
-      entity: 'sepa_batch',
-      entityId: fileId,
-      action: 'created',
-      at: now,
-      data: {
-        payouts: included.length,
-        controlSum: file.totalCredit,
+  const fileOnce = () =>
+    deps.db.transaction().execute(async (trx) => {
+      const locked = await lockPendingAchPayouts(trx, limit);
+      if (locked.length === 0) return undefined;
+      // what one file's controls can total; the rest, locked here, are free again at commit
+      const { file: payouts, rest } = fitNachaFile(locked);
+      const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+      // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
+      const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
+      const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
+      const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
+      const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
+      if (fileIdModifier === undefined)
+        throw new DomainError('validation_failed', 'No NACHA file can be made today', {
+          errors: [
+            {
+              field: FILE_ID_MODIFIER_FIELD,
+              code: 'not_allowed',
+              message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file after midnight UTC (${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A); nothing to do`,
+            },
+          ],
+        });
+      const build = (items: typeof payouts): NachaFile =>
+        buildNachaFile({
+          fileId,
+          fileIdModifier,
+          createdAt: now,
+          effectiveEntryDate,
+          originator,
+          payouts: items.map((p) => ({
+            endToEndId: p.end_to_end_id,
+            amount: Number(p.amount),
+            currency: p.currency,
+            holderName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
+            routingNumber: p.routing_number,
+            accountNumber: decrypt(deps.keys.encryption, p.us_account_enc),
+            accountType: p.us_account_type,
+          })),
+        });
+      const { file, included, left } = buildLeavingOut(payouts, build);
+      await markPayoutsLeftOut(
+        trx,
+        left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+        now,
+      );
+      const skipped = skippedOf(left, now);
+      if (!file) return { skipped };
+      const batch = await insertSepaBatch(trx, {
+        message_id: fileId,
+        created_at: now,
+        created_by: options.actor,
+        execution_date: effectiveEntryDate,
+        payouts_count: included.length,
+        control_sum: Number(file.totalCreditMinor),
         currency: 'USD',
-        scheme: 'ach',
-        executionDate: effectiveEntryDate,
-        ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
-      },
+        format: 'nacha',
+        nacha_origin: originator.immediateOrigin,
+        nacha_file_date: fileDate,
+        nacha_file_id_modifier: fileIdModifier,
+        xml_enc: encrypt(deps.keys.encryption, file.text),
+      });
+      await markPayoutsInstructed(
+        trx,
+        included.map((p) => p.id),
+        batch.id,
+        now,
+      );
+      await audit(trx, {
+        actor: options.actor,
+        entity: 'sepa_batch',
+        entityId: fileId,
+        action: 'created',
+        at: now,
+        data: {
+          payouts: included.length,
+          controlSum: file.totalCredit,
+          currency: 'USD',
+          scheme: 'ach',
+          executionDate: effectiveEntryDate,
+          ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+        },
+      });
+      return { batchId: batch.id, file, skipped, heldBack: rest.length };
     });
-    return { batchId: batch.id, file, skipped, heldBack: rest.length };
-  });
+  // a run at the same time took this modifier first (the unique index of migration 0062): the next one
+  let built: Awaited<ReturnType<typeof fileOnce>>;
+  for (let attempt = 1; ; attempt++)
+    try {
+      built = await fileOnce();
+      break;
+    } catch (error) {
+      if (attempt >= FILE_ID_ATTEMPTS || !isUniqueViolation(error, 'sepa_batches_nacha_file_id')) throw error;
+    }
   if (!built) return undefined;
   if (!built.batchId || !built.file) return { skipped: built.skipped };
   const path = await exportSepaBatch(deps, built.batchId);

@@ -9,7 +9,16 @@ import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
-import { buildTestApp, createTestPartner, operatorToken, type TestApp, type TestPartner } from '../helper.ts';
+import { sql } from 'kysely';
+import {
+  buildTestApp,
+  createTestPartner,
+  eventually,
+  operatorToken,
+  usingPostgres,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 import { achBatchDeps, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
 
 /**
@@ -179,6 +188,56 @@ describe('ACH files of one day', () => {
     // out of the way of the other tests' runs
     await t.db.updateTable('payouts').set({ status: 'cancelled' }).where('claim_id', '=', tooBig).execute();
   });
+
+  it(
+    'a file made at the same time takes the modifier first: this one takes the next, its payout filed once',
+    { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite runs one transaction at a time' },
+    async () => {
+      const claimId = await usClaim();
+      let racing: ReturnType<typeof batchAt> | undefined;
+      // another process's file A of 2031-06-16, not yet committed, when this batch picks A too
+      await t.db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('sepa_batches')
+          .values({
+            message_id: 'PSL-TEST-RACE-A',
+            created_at: new Date('2031-06-16T09:00:00Z'),
+            created_by: 'operator:test',
+            execution_date: '2031-06-17',
+            payouts_count: 1,
+            control_sum: 100,
+            currency: 'USD',
+            format: 'nacha',
+            xml_enc: 'sealed',
+            nacha_origin: '1123456789',
+            nacha_file_date: '2031-06-16',
+            nacha_file_id_modifier: 'A',
+            file_path: path.join(dir, 'PSL-TEST-RACE-A.ach'),
+          })
+          .execute();
+        racing = batchAt('2031-06-16T09:00:00Z');
+        // the batch waits on the unique index for this transaction
+        await eventually(async () => {
+          const waiting = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'insert into "sepa_batches"%'`.execute(
+            t.db,
+          );
+          return waiting.rows[0]!.n > 0 ? true : undefined;
+        });
+      });
+      // committed: the batch meets the row, reads the day's modifiers again and takes B
+      const filed = await racing!;
+      assert.ok(filed && 'batchId' in filed, JSON.stringify(filed));
+      assert.equal((await headerAndTraces(filed.messageId)).modifier, 'B');
+      const payout = await t.db
+        .selectFrom('payouts')
+        .select(['status', 'batch_id'])
+        .where('claim_id', '=', claimId)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(payout, { status: 'instructed', batch_id: filed.batchId });
+    },
+  );
 
   it('the schedule makes the ACH file without the SEPA insurer account', async () => {
     const claimId = await usClaim();
