@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import {
   claimNumberFor,
   createPayoutBatches,
+  MAX_BATCHES_PER_RUN,
   exportSepaBatch,
   leftOutBicFault,
   MAX_BANK_REPORT_BYTES,
@@ -143,7 +144,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const { batches, refused, skipped, unfiled } = await createPayoutBatches(
+        const { batches, refused, skipped, unfiled, heldBack } = await createPayoutBatches(
           {
             db,
             keys,
@@ -153,7 +154,14 @@ export function payoutsCommands(kit: CommandKit): void {
             cutOff: config.sepaCutOff,
             ach: config.achOriginator,
           },
-          { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
+          // as many files as the schedule makes: one NACHA file past its 12-digit total leaves payouts for the next
+          {
+            actor,
+            executionDate: options.executionDate,
+            limit: limitOf(options.limit, 5_000),
+            filesPerCurrency: MAX_BATCHES_PER_RUN,
+            maxFiles: MAX_BATCHES_PER_RUN,
+          },
         );
         // a currency no file can pay is said every time, with why: its payouts stay pending for the operator
         const warnings = refused.map(
@@ -184,6 +192,11 @@ export function payoutsCommands(kit: CommandKit): void {
             ...(batches.length > 0
               ? [
                   'Send the files to the bank; import its report (camt.054, CSV or NACHA return file) with: parasol payouts reconcile <file>',
+                ]
+              : []),
+            ...(heldBack > 0
+              ? [
+                  `${heldBack} payout${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for the next file (a NACHA file holds $9,999,999,999.99 at most): run parasol payouts batch again.`,
                 ]
               : []),
             ...warnings,

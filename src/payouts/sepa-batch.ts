@@ -13,6 +13,7 @@ import {
   findSepaBatch,
   insertSepaBatch,
   listNachaFileIdModifiers,
+  lockNachaFileDay,
   lockPendingAchPayouts,
   markPayoutsLeftOut,
   listPendingSepaCurrencies,
@@ -307,6 +308,11 @@ export interface PayoutBatches {
    * currencies no file was written for: those left out, refused, and those a `limit` did not reach.
    */
   unfiled: number;
+  /**
+   * ACH payouts the run's last NACHA file could not hold (its 12-digit total, `fitNachaFile`) when the
+   * run's file count stopped it from making the next: still pending, for the next file.
+   */
+  heldBack: number;
 }
 
 /**
@@ -332,9 +338,13 @@ export async function createPayoutBatches(
   const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
   const pendingAch = await countPendingAchPayouts(deps.db);
+  // the ACH payouts a refused NACHA file leaves waiting (kept here: `refused` may hold a USD pain.001 refusal too)
+  let achUnfiled = 0;
+  let achHeldBack = 0;
   // the insurer's account pays the pain.001 files only: ACH files are made without it
   if (pendingAch === 0) requireDebtor(deps);
-  if (pendingAch > 0 && !deps.ach)
+  if (pendingAch > 0 && !deps.ach) {
+    achUnfiled = pendingAch;
     refused.push({
       currency: 'USD',
       payouts: pendingAch,
@@ -342,33 +352,7 @@ export async function createPayoutBatches(
       message:
         'USD payouts to US accounts wait for an ACH file: the insurer is not configured as an ACH originator (set the PARASOL_ACH_* variables)',
     });
-  else if (pendingAch > 0)
-    // several files when one cannot hold them all (5,000 entries, or $9,999,999,999.99: the controls' 12 digits)
-    for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
-      let batch: Awaited<ReturnType<typeof createAchBatch>>;
-      try {
-        batch = await createAchBatch(deps, options);
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
-        const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
-        refused.push({
-          currency: 'USD',
-          // those still waiting: an earlier file of this run may have taken some
-          payouts: files === 0 ? pendingAch : await countPendingAchPayouts(deps.db),
-          reason: isAchDayFull(error) ? 'ach_day_full' : 'invalid',
-          message: `${error.detail}: ${problems}`,
-        });
-        break;
-      }
-      if (!batch) break;
-      for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
-      if (!('batchId' in batch)) break;
-      const { heldBack, ...filed } = batch;
-      batches.push(filed);
-      // more than one file holds: the next takes the others (left-out payouts come last)
-      if (heldBack === 0 && batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH))
-        break;
-    }
+  }
   const pending = await listPendingSepaCurrencies(deps.db);
   for (const { currency, payouts } of pending) {
     if (!deps.debtor) {
@@ -405,15 +389,43 @@ export async function createPayoutBatches(
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
+  // after the pain.001 files (EUR first): a backlog of NACHA files never takes their slots
+  if (pendingAch > 0 && deps.ach)
+    // several files when one cannot hold them all (5,000 entries, or $9,999,999,999.99: the controls' 12 digits)
+    for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
+      let batch: Awaited<ReturnType<typeof createAchBatch>>;
+      try {
+        batch = await createAchBatch(deps, options);
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+        const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
+        // those still waiting: an earlier file of this run may have taken some
+        achUnfiled = files === 0 ? pendingAch : await countPendingAchPayouts(deps.db);
+        refused.push({
+          currency: 'USD',
+          payouts: achUnfiled,
+          reason: isAchDayFull(error) ? 'ach_day_full' : 'invalid',
+          message: `${error.detail}: ${problems}`,
+        });
+        break;
+      }
+      if (!batch) break;
+      for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
+      if (!('batchId' in batch)) break;
+      const { heldBack, ...filed } = batch;
+      batches.push(filed);
+      achHeldBack = heldBack;
+      // more than one file holds: the next takes the others (left-out payouts come last)
+      if (heldBack === 0 && batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH))
+        break;
+    }
   // the pending payouts of every file not written: a pain.001 currency without its file, and the
   // ACH payouts (USD to US accounts) when no NACHA file was made, or those a refused one would have held
-  const achRefused = refused.find((r) => r.currency === 'USD' && r.reason !== 'no_debtor');
   const unfiled =
     pending
       .filter((c) => !batches.some((b) => b.scheme !== 'ach' && b.currency === c.currency))
-      .reduce((n, c) => n + c.payouts, 0) +
-    (batches.some((b) => b.scheme === 'ach') ? (achRefused?.payouts ?? 0) : pendingAch);
-  return { batches, refused, skipped: [...skipped.values()], unfiled };
+      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? achUnfiled : pendingAch);
+  return { batches, refused, skipped: [...skipped.values()], unfiled, heldBack: achHeldBack };
 }
 
 const FILE_ID_MODIFIER_FIELD = '/fileIdModifier';
@@ -499,6 +511,8 @@ export async function createAchBatch(
       const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
       // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
       const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
+      // one run at a time picks the day's next modifier (the unique index catches any other writer)
+      await lockNachaFileDay(trx, originator.immediateOrigin, fileDate);
       const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
       const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
       const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
@@ -508,7 +522,7 @@ export async function createAchBatch(
             {
               field: FILE_ID_MODIFIER_FIELD,
               code: 'not_allowed',
-              message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file after midnight UTC (${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A); nothing to do`,
+              message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file from the first run after midnight UTC (earliest ${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A; the schedule makes no file on weekends); nothing to do`,
             },
           ],
         });
@@ -581,7 +595,12 @@ export async function createAchBatch(
       built = await fileOnce();
       break;
     } catch (error) {
-      if (attempt >= FILE_ID_ATTEMPTS || !isUniqueViolation(error, 'sepa_batches_nacha_file_id')) throw error;
+      if (!isUniqueViolation(error, 'sepa_batches_nacha_file_id')) throw error;
+      if (attempt >= FILE_ID_ATTEMPTS)
+        throw new DomainError(
+          'conflict',
+          `Another process made NACHA files at the same time ${FILE_ID_ATTEMPTS} times, each taking the File ID Modifier this file chose: nothing was filed, the payouts stay pending; run the batch again.`,
+        );
     }
   if (!built) return undefined;
   if (!built.batchId || !built.file) return { skipped: built.skipped };

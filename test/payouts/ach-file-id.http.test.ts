@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { JOBS, type JobRuntime } from '../../src/jobs/registry.ts';
 import { createAchBatch, createPayoutBatches } from '../../src/payouts/sepa-batch.ts';
-import { LEFT_OUT_PAYOUT } from '../../src/payouts/payouts-repo.ts';
+import { LEFT_OUT_PAYOUT, lockNachaFileDay } from '../../src/payouts/payouts-repo.ts';
 import { runScheduledSepaBatch } from '../../src/payouts/sepa-schedule.ts';
 import type { DomainError } from '../../src/platform/errors.ts';
 import { DatabaseGauges } from '../../src/platform/metrics.ts';
@@ -13,8 +13,13 @@ import { sql } from 'kysely';
 import {
   buildTestApp,
   createTestPartner,
+  FLIGHT,
+  insureFlight,
+  post,
+  productionSmsLink,
   eventually,
   operatorToken,
+  runCliOn,
   usingPostgres,
   type TestApp,
   type TestPartner,
@@ -112,7 +117,10 @@ describe('ACH files of one day', () => {
       [run.batches.length, run.refused.map((r) => [r.currency, r.payouts, r.reason]), run.unfiled],
       [0, [['USD', 1, 'ach_day_full']], 1],
     );
-    assert.match(run.refused[0]!.message, /pending for the first file after midnight UTC \(2031-06-04, modifier A\)/);
+    assert.match(
+      run.refused[0]!.message,
+      /pending for the first file from the first run after midnight UTC \(earliest 2031-06-04, modifier A; the schedule makes no file on weekends\)/,
+    );
     // the worker's run: a warning (nothing for an operator to do), not an error
     const logs: { level: string; data: Record<string, unknown>; message: string }[] = [];
     const record = (level: string) => (data: unknown, message?: string) =>
@@ -238,6 +246,108 @@ describe('ACH files of one day', () => {
       assert.deepEqual(payout, { status: 'instructed', batch_id: filed.batchId });
     },
   );
+
+  it('`parasol payouts batch`: 101 payouts of $99,999,999.99 split in two NACHA files, each paid once', async () => {
+    const claims: string[] = [];
+    for (let i = 0; i < 101; i++) claims.push(await usClaim());
+    // the entry's largest amount (10 digits of cents): no claim pays so much, set by hand
+    await t.db.updateTable('payouts').set({ amount: 9_999_999_999 }).where('claim_id', 'in', claims).execute();
+    const run = await runCliOn(t, ['payouts', 'batch'], { actor: 'operator:test' });
+    assert.equal(run.code, 0, run.err);
+    const made = [...run.out.matchAll(/^Batch (\S+): (\d+) transfer\(s\)/gm)].map(
+      (m) => [m[1]!, Number(m[2])] as const,
+    );
+    assert.deepEqual(
+      made.map(([, n]) => n),
+      [100, 1],
+      `the 12-digit total holds 100 of them, the next file the last: ${run.out}`,
+    );
+    const filed: string[] = [];
+    for (const [messageId] of made) {
+      const records = (await fs.readFile(path.join(dir, `${messageId}.ach`), 'utf8')).split('\n');
+      // batch control (8) and file control (9): Total Credit, 12 digits, never past them
+      const batchControl = records.find((r) => r.startsWith('8'))!;
+      const fileControl = records.find((r) => r.startsWith('9') && !/^9+$/.test(r))!;
+      assert.ok(Number(batchControl.slice(32, 44)) <= 999_999_999_999, batchControl);
+      assert.ok(Number(fileControl.slice(43, 55)) <= 999_999_999_999, fileControl);
+      assert.match(batchControl.slice(32, 44), /^\d{12}$/);
+      for (const entry of records.filter((r) => r.startsWith('6'))) filed.push(entry.slice(39, 54).trim());
+    }
+    assert.equal(filed.length, 101);
+    assert.equal(new Set(filed).size, 101, 'no payout in two files');
+    const payouts = await t.db
+      .selectFrom('payouts')
+      .select(['status', 'end_to_end_id'])
+      .where('claim_id', 'in', claims)
+      .execute();
+    assert.deepEqual(
+      payouts.map((p) => p.status),
+      Array.from({ length: 101 }, () => 'instructed'),
+    );
+    assert.deepEqual(new Set(payouts.map((p) => p.end_to_end_id)), new Set(filed));
+  });
+
+  it(
+    'two runs choose their File ID Modifiers one after the other (the day’s advisory lock)',
+    { skip: usingPostgres ? false : 'needs PostgreSQL (TEST_DATABASE_URL): PGlite runs one transaction at a time' },
+    async () => {
+      await usClaim();
+      let waiting: ReturnType<typeof batchAt> | undefined;
+      await t.db.transaction().execute(async (trx) => {
+        // another run holds the lock of 2031-06-18's files of this origin
+        await lockNachaFileDay(trx, '1123456789', '2031-06-18');
+        waiting = batchAt('2031-06-18T09:00:00Z');
+        await eventually(async () => {
+          const blocked = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%pg_advisory_xact_lock%'`.execute(
+            t.db,
+          );
+          return blocked.rows[0]!.n > 0 ? true : undefined;
+        });
+      });
+      const filed = await waiting!;
+      assert.ok(filed && 'batchId' in filed, JSON.stringify(filed));
+      assert.equal((await headerAndTraces(filed.messageId)).modifier, 'A');
+    },
+  );
+
+  it('a backlog of ACH payouts never takes the pain.001 files’ slots: EUR first', async () => {
+    const eurPartner = await createTestPartner(t.db, { environment: 'production' });
+    const operator = (await operatorToken(t, 'ach-eur-first')).auth;
+    const flight = await insureFlight(t.app, eurPartner, { flightNumber: `AF${6000 + (process.pid % 300) + n++}` });
+    const opened = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { flightNumber: flight.flightNumber, departureDate: flight.departureDate, status: 'cancelled' },
+      operator,
+    );
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    const eurClaim = await t.db
+      .selectFrom('claims as cl')
+      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
+      .select('cl.id')
+      .where('ct.contract_number', '=', flight.contractNumber)
+      .executeTakeFirstOrThrow();
+    const form = await t.app.inject({
+      method: 'POST',
+      url: new URL(await productionSmsLink(t, eurClaim.id)).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Hélène Müller', iban: 'DE89 3704 0044 0532 0130 00' }).toString(),
+    });
+    assert.equal(form.statusCode, 200, form.body.slice(0, 300));
+    const us = [await usClaim(), await usClaim()];
+    const run = await createPayoutBatches(
+      { ...achBatchDeps(t, dir, '2031-06-20T09:00:00Z'), debtor: t.app.parasol.config.sepaDebtor },
+      { actor: 'operator:test', limit: 1, filesPerCurrency: 5, maxFiles: 1 },
+    );
+    assert.deepEqual(
+      run.batches.map((b) => [b.scheme, b.currency]),
+      [['sepa', 'EUR']],
+    );
+    // out of the way of the other tests' runs
+    await t.db.updateTable('payouts').set({ status: 'cancelled' }).where('claim_id', 'in', us).execute();
+  });
 
   it('the schedule makes the ACH file without the SEPA insurer account', async () => {
     const claimId = await usClaim();
