@@ -3,7 +3,7 @@ import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
-import { maskPersonalDataIn } from '../platform/personal-text.ts';
+import { maskPersonalDataIn, maskUsAccountsIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -37,12 +37,13 @@ const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
  * The reason and the token, checked before anything is read. The reason is kept (on the claim, in
- * the audit trail) with the IBANs, email addresses and phone numbers it quotes masked: an operator
+ * the audit trail) with the IBANs, US account numbers (next to a routing number or after a word naming
+ * an account: `maskUsAccountsIn`), email addresses and phone numbers it quotes masked: an operator
  * writing "customer called from +33 6…, new account FR76…" keeps none of it in clear.
  */
 export function checkDeskAction(action: DeskAction): DeskAction {
   const errors: FieldError[] = [];
-  const reason = maskPersonalDataIn(action.reason.trim().replace(/\s+/g, ' '));
+  const reason = maskPersonalDataIn(maskUsAccountsIn(action.reason.trim().replace(/\s+/g, ' ')));
   if (reason.length < REASON_MIN)
     errors.push({ field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` });
   else if (reason.length > REASON_MAX)

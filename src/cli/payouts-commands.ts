@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import {
   claimNumberFor,
   createPayoutBatches,
+  MAX_BATCHES_PER_RUN,
   exportSepaBatch,
   leftOutBicFault,
   MAX_BANK_REPORT_BYTES,
@@ -21,7 +22,7 @@ import { leftOutFor, leftOutMark } from './payout-output.ts';
 
 const payoutCount = (n: number) => `${n} pending payout${n === 1 ? '' : 's'}`;
 
-/** Operator commands for payouts: listing, SEPA batches, the creditor's BIC and the bank's reconciliation report. */
+/** Operator commands for payouts: listing, the bank files (pain.001 and NACHA), the creditor's BIC and the bank's reconciliation report. */
 
 export function payoutsCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor, services } = kit;
@@ -36,7 +37,7 @@ export function payoutsCommands(kit: CommandKit): void {
 
   const payouts = group(
     'payouts',
-    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies), the creditor BIC and the bank report',
+    'Pay claims: credit transfer batches (SEPA in EUR, cross-border in other currencies), ACH (NACHA) files to US accounts, the creditor BIC and the bank report',
     'parasol payouts batch',
   );
 
@@ -127,7 +128,7 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'batch',
-    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border; and USD payouts to US accounts into one NACHA (ACH) file',
+    'Gather pending production payouts into credit transfer files (pain.001.001.09), one per currency: EUR SEPA, others cross-border; and USD payouts to US accounts into NACHA (ACH) files',
     'parasol payouts batch --execution-date 2026-12-01',
   )
     .option(
@@ -143,7 +144,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const { batches, refused, skipped, unfiled } = await createPayoutBatches(
+        const { batches, refused, skipped, unfiled, heldBack } = await createPayoutBatches(
           {
             db,
             keys,
@@ -153,7 +154,14 @@ export function payoutsCommands(kit: CommandKit): void {
             cutOff: config.sepaCutOff,
             ach: config.achOriginator,
           },
-          { actor, executionDate: options.executionDate, limit: limitOf(options.limit, 5_000) },
+          // as many files as the schedule makes: one NACHA file past its 12-digit total leaves payouts for the next
+          {
+            actor,
+            executionDate: options.executionDate,
+            limit: limitOf(options.limit, 5_000),
+            filesPerCurrency: MAX_BATCHES_PER_RUN,
+            maxFiles: MAX_BATCHES_PER_RUN,
+          },
         );
         // a currency no file can pay is said every time, with why: its payouts stay pending for the operator
         const warnings = refused.map(
@@ -173,7 +181,7 @@ export function payoutsCommands(kit: CommandKit): void {
             ...(batches.length === 0
               ? [
                   warnings.length === 0
-                    ? 'No payout is waiting for a credit transfer.'
+                    ? 'No payout is waiting for a bank file (pain.001 or NACHA).'
                     : `No file written: ${payoutCount(unfiled)} waiting could not be filed (below).`,
                 ]
               : []),
@@ -184,6 +192,11 @@ export function payoutsCommands(kit: CommandKit): void {
             ...(batches.length > 0
               ? [
                   'Send the files to the bank; import its report (camt.054, CSV or NACHA return file) with: parasol payouts reconcile <file>',
+                ]
+              : []),
+            ...(heldBack > 0
+              ? [
+                  `${heldBack} payout${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for the next file (a NACHA file holds $9,999,999,999.99 at most): run parasol payouts batch again.`,
                 ]
               : []),
             ...warnings,
@@ -218,13 +231,13 @@ export function payoutsCommands(kit: CommandKit): void {
   leaf(
     payouts,
     'export <batch>',
-    'Write a batch file again from the database (by batch id or message id)',
+    'Write a batch file (pain.001 or NACHA) again from the database, by batch id or message id',
     'parasol payouts export PSL-20261201-0A1B2C3D4E5F6071',
   ).action(
     run(async (batch: string) => {
       const { config, keys } = services();
       const path = await exportSepaBatch({ db, keys, directory: config.payoutsDir }, batch, actor);
-      return { data: { path }, lines: [`File: ${path}`] };
+      return { data: { path }, lines: [`${path.endsWith('.ach') ? 'NACHA file' : 'pain.001 file'}: ${path}`] };
     }),
   );
 

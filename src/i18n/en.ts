@@ -338,7 +338,8 @@ export const en = {
     details: 'Details',
     actionsTitle: 'Actions',
     reasonLabel: 'Reason (required, kept in the audit log)',
-    reasonHint: "3 to 500 characters. Do not write the customer's name: an IBAN, email or phone number is kept masked.",
+    reasonHint:
+      "3 to 500 characters. Do not write the customer's name: an IBAN, a US account number (next to its routing number or after the word account), email or phone number is kept masked.",
     resendLink: 'Resend the link',
     resendHint:
       'A new bank-details link by SMS now; the previous link takes no more details and shows none. The due date stays.',

@@ -350,7 +350,7 @@ export const fr = {
     actionsTitle: 'Actions',
     reasonLabel: 'Motif (obligatoire, conservé dans le journal d’audit)',
     reasonHint:
-      "De 3 à 500 caractères. N'écrivez pas le nom du client\u202f: un IBAN, un e-mail ou un numéro de téléphone est masqué.",
+      "De 3 à 500 caractères. N'écrivez pas le nom du client\u202f: un IBAN, un numéro de compte américain (à côté de son routing number ou après le mot compte), un e-mail ou un numéro de téléphone est masqué.",
     resendLink: 'Renvoyer le lien',
     resendHint:
       'Un nouveau lien de coordonnées bancaires par SMS, tout de suite\u202f; le lien précédent ne prend plus de coordonnées et n’en affiche aucune. L’échéance reste la même.',
@@ -669,12 +669,13 @@ export const fr = {
     phone_unchanged: 'Le contrat a déjà ce numéro de téléphone.',
     claim_under_review: 'Ce sinistre est déjà en revue manuelle.',
     claim_not_under_review: 'Ce sinistre n’est pas en revue manuelle\u202f: il est payé automatiquement.',
-    payout_instructed: 'Le paiement est déjà dans un fichier SEPA envoyé à la banque\u202f: rapprochez-le plutôt.',
+    payout_instructed:
+      'Le paiement est déjà dans un fichier de virements envoyé à la banque (pain.001 ou NACHA)\u202f: rapprochez-le plutôt.',
     payout_not_pending: 'Le paiement n’est pas en attente\u202f: rien à libérer ni à modifier.',
     payout_not_bank_transfer:
       'Ce paiement passe par la banque simulée (bac à sable), pas par un virement\u202f: il n’a pas de BIC.',
     claim_not_voidable:
-      'Ce sinistre ne peut plus être annulé\u202f: il est payé ou expiré, ou son paiement est déjà dans un fichier SEPA envoyé à la banque.',
+      'Ce sinistre ne peut plus être annulé\u202f: il est payé ou expiré, ou son paiement est déjà dans un fichier de virements envoyé à la banque (pain.001 ou NACHA).',
     claim_not_voided: 'Ce sinistre n’est pas annulé\u202f: il n’a pas de cause d’annulation à corriger.',
     void_cause_unchanged: 'L’annulation de ce sinistre a déjà cette cause.',
     claim_replaced:

@@ -301,19 +301,19 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
       } catch (error) {
         sepaBatchRunsTotal.inc({ outcome: 'error' });
         // pg-boss records the failure on the job without logging it: said here for the operator
-        rt.log.error({ err: error }, 'SEPA batch run failed (retried by the queue, then at the next tick)');
+        rt.log.error({ err: error }, 'payout batch run failed (retried by the queue, then at the next tick)');
         throw error;
       }
       sepaBatchRunsTotal.inc({ outcome: report.outcome });
       for (const file of report.recorded)
         rt.log.warn(
           { messageId: file.messageId, path: file.path },
-          'SEPA file of an earlier batch found in the directory and recorded',
+          'payout file of an earlier batch found in the directory and recorded',
         );
       for (const batch of report.unwritten)
         rt.log.error(
-          { messageId: batch.messageId, createdAt: batch.createdAt.toISOString() },
-          'SEPA batch without a recorded file: check with the bank channel whether it was sent; if not, parasol payouts export <messageId>',
+          { messageId: batch.messageId, createdAt: batch.createdAt.toISOString(), format: batch.format },
+          `${batch.format === 'nacha' ? 'NACHA' : 'pain.001'} batch without a recorded file: check with the bank channel whether it was sent; if not, parasol payouts export <messageId>`,
         );
       for (const b of report.batches)
         rt.log.info(
@@ -334,10 +334,17 @@ export const JOBS: { [N in QueueName]: JobDefinition<JobPayloads[N]> } = {
           'production payouts wait for a SEPA batch, but the insurer account is not configured: set PARASOL_SEPA_DEBTOR_NAME, _IBAN and _BIC',
         );
       for (const r of report.refused)
-        rt.log.error(
-          { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
-          'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
-        );
+        if (r.reason === 'ach_day_full')
+          // no operator action: the next day's first NACHA file takes them (the pending-age alert still watches)
+          rt.log.warn(
+            { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
+            "pending ACH payouts wait for the next day's NACHA file: the day's 36 File ID Modifiers are taken",
+          );
+        else
+          rt.log.error(
+            { currency: r.currency, payouts: r.payouts, reason: r.reason, detail: r.message },
+            'pending production payouts that no file can pay: they stay pending until an operator acts (docs/OPERATOR.md)',
+          );
       // a payout left out of its file: at `error` by the run that first leaves it out; the runs after
       // say in one line how many are still left out and since when (parasol payouts list --left-out);
       // a `parasol payouts batch` by hand that left it out first said so to its operator instead (`from now`)

@@ -13,6 +13,7 @@ import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { toDecimalString, toMinorUnits } from '../platform/money.ts';
 import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
+import { bankFileOf } from './model.ts';
 
 export interface CompensationCorrection extends DeskAction {
   /** The new compensation in the claim's currency, major units as a decimal string ("100.00"). */
@@ -50,7 +51,7 @@ export async function correctClaimCompensation(
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
         'payout_instructed',
-        `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; its amount stands.`,
+        `Claim ${claim.claim_number}: its payout is in ${bankFileOf(payout.rail)} sent to the bank already; its amount stands.`,
       );
     const current = Number(claim.compensation_amount);
     const amount = checkAmount(input.amount, claim.currency, current, maxCompensation(claim));

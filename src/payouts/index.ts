@@ -27,6 +27,7 @@ export {
 } from './sepa-batch.ts';
 export {
   FILE_RECOVERY_GRACE_MS,
+  MAX_BATCHES_PER_RUN,
   PAYOUT_REPORT_BUSINESS_DAYS,
   payoutReportDueBefore,
   runScheduledSepaBatch,

@@ -12,6 +12,7 @@ import {
 import type { Db } from '../platform/db.ts';
 import type { JobQueue } from '../platform/jobs.ts';
 import { findClaimPayout } from './payouts-repo.ts';
+import { bankFileOf } from './model.ts';
 
 /**
  * The claim desk's payment actions (claims/desk.ts has the others). A claim under manual review is
@@ -44,7 +45,7 @@ export async function reviewClaim(deps: { db: Db; now: () => Date }, input: Desk
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
         'payout_instructed',
-        `Claim ${claim.claim_number}: its payout is in a SEPA batch sent to the bank already; reconcile it instead.`,
+        `Claim ${claim.claim_number}: its payout is in ${bankFileOf(payout.rail)} sent to the bank already; reconcile it instead.`,
       );
     const now = deps.now();
     await setClaimReview(trx, claim.id, { at: now, by: action.actor, reason: action.reason });

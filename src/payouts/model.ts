@@ -14,3 +14,8 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
  */
 export const RAILS = ['simulated_bank', 'sepa', 'ach'] as const;
 export type Rail = (typeof RAILS)[number];
+
+/** The bank file a payout of this rail goes in, as messages name it: "a NACHA (ACH) file", "a credit transfer file (pain.001)". */
+export function bankFileOf(rail: Rail): string {
+  return rail === 'ach' ? 'a NACHA (ACH) file' : 'a credit transfer file (pain.001)';
+}

@@ -101,10 +101,16 @@ export interface NachaFile {
 
 export const NACHA_RECORD_LENGTH = 94;
 const BLOCKING_FACTOR = 10;
-const MAX_ENTRY_AMOUNT = 9_999_999_999;
-const MAX_FILE_TOTAL = 999_999_999_999n;
+/** An entry's amount field: 10 digits of cents ($99,999,999.99). */
+export const MAX_NACHA_ENTRY_AMOUNT = 9_999_999_999;
+/** The batch and file controls' Total Credit field: 12 digits of cents ($9,999,999,999.99). */
+export const MAX_NACHA_FILE_TOTAL = 999_999_999_999n;
+/** Entries in a file: the batch control's 6-digit count and the 7-digit trace sequence, with room. */
+export const MAX_NACHA_ENTRIES = 99_999;
+const MAX_ENTRY_AMOUNT = MAX_NACHA_ENTRY_AMOUNT;
+const MAX_FILE_TOTAL = MAX_NACHA_FILE_TOTAL;
 const MAX_INDIVIDUAL_ID = 15;
-const MAX_ENTRIES = 99_999; // the batch's 6-digit count, and a 7-digit trace sequence, with room
+const MAX_ENTRIES = MAX_NACHA_ENTRIES;
 const TRANSACTION_CODE: Record<AccountType, string> = { checking: '22', savings: '32' };
 const FILE_ID = /^[A-Za-z0-9-]{1,35}$/;
 /**
@@ -113,6 +119,24 @@ const FILE_ID = /^[A-Za-z0-9-]{1,35}$/;
  * entries of one day share one.
  */
 export const FILE_ID_MODIFIERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/**
+ * The payouts one file can hold, in their order: the longest run from the first whose valid amounts
+ * (1 to MAX_NACHA_ENTRY_AMOUNT cents) total at most MAX_NACHA_FILE_TOTAL — the batch and file
+ * controls' 12 digits — in at most MAX_NACHA_ENTRIES entries; the rest wait for the next file. A
+ * payout whose amount no entry can hold (over 10 digits) is kept in `file`, counting for nothing: the
+ * builder refuses it by field (`/payouts/N/amount`), so the batch leaves it out, reported.
+ */
+export function fitNachaFile<P extends { readonly amount: number }>(payouts: readonly P[]): { file: P[]; rest: P[] } {
+  let total = 0n;
+  for (const [index, payout] of payouts.entries()) {
+    const valid = Number.isSafeInteger(payout.amount) && payout.amount >= 1 && payout.amount <= MAX_ENTRY_AMOUNT;
+    if (index >= MAX_ENTRIES || (valid && total + BigInt(payout.amount) > MAX_FILE_TOTAL))
+      return { file: payouts.slice(0, index), rest: payouts.slice(index) };
+    if (valid) total += BigInt(payout.amount);
+  }
+  return { file: [...payouts], rest: [] };
+}
 
 /** Upper-case printable ASCII: accents dropped, letters transliterated (ß → SS, Ł → L), anything else a space. */
 export function toNachaText(text: string): string {

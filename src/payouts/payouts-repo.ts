@@ -693,6 +693,15 @@ export async function listAchPayoutsPastReturnWindow(
 }
 
 /** The File ID Modifiers of the NACHA files made on `fileDate` (UTC) for `origin`. */
+/**
+ * Waits for, then holds until commit, the lock of one origin's NACHA files of one day: two runs at once
+ * choose their File ID Modifiers one after the other (a transaction-level advisory lock, keyed by a
+ * hash of origin and date; PGlite's single connection takes it at once).
+ */
+export async function lockNachaFileDay(db: Executor, origin: string, fileDate: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`nacha-file-day/${origin}/${fileDate}`}))`.execute(db);
+}
+
 export async function listNachaFileIdModifiers(db: Executor, origin: string, fileDate: string): Promise<string[]> {
   const rows = await db
     .selectFrom('sepa_batches')

@@ -2,17 +2,18 @@ import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
-import type { Db } from '../platform/db.ts';
+import { isUniqueViolation, type Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
 import type { LeftOutCode } from '../platform/db-schema.ts';
-import { buildNachaFile, FILE_ID_MODIFIERS, type AchOriginator, type NachaFile } from './nacha-file.ts';
+import { buildNachaFile, FILE_ID_MODIFIERS, fitNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
 import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
   countPendingAchPayouts,
   findSepaBatch,
   insertSepaBatch,
   listNachaFileIdModifiers,
+  lockNachaFileDay,
   lockPendingAchPayouts,
   markPayoutsLeftOut,
   listPendingSepaCurrencies,
@@ -289,9 +290,11 @@ export interface RefusedCurrency {
   payouts: number;
   /**
    * `untransferable`: no bank transfer carries the currency; `invalid`: its file was refused (the
-   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one).
+   * details say why); `no_debtor`: no insurer account for its pain.001 (an ACH file was made without one);
+   * `ach_day_full`: the day's 36 NACHA files (File ID Modifiers A-Z 0-9) are made — the payouts wait,
+   * pending, for the next day's first file, with nothing for an operator to do.
    */
-  reason: 'untransferable' | 'invalid' | 'no_debtor';
+  reason: 'untransferable' | 'invalid' | 'no_debtor' | 'ach_day_full';
   message: string;
 }
 
@@ -305,6 +308,11 @@ export interface PayoutBatches {
    * currencies no file was written for: those left out, refused, and those a `limit` did not reach.
    */
   unfiled: number;
+  /**
+   * ACH payouts the run's last NACHA file could not hold (its 12-digit total, `fitNachaFile`) when the
+   * run's file count stopped it from making the next: still pending, for the next file.
+   */
+  heldBack: number;
 }
 
 /**
@@ -330,9 +338,13 @@ export async function createPayoutBatches(
   const skipped = new Map<string, SkippedPayout>();
   const maxFiles = options.maxFiles ?? Number.POSITIVE_INFINITY;
   const pendingAch = await countPendingAchPayouts(deps.db);
+  // the ACH payouts a refused NACHA file leaves waiting (kept here: `refused` may hold a USD pain.001 refusal too)
+  let achUnfiled = 0;
+  let achHeldBack = 0;
   // the insurer's account pays the pain.001 files only: ACH files are made without it
   if (pendingAch === 0) requireDebtor(deps);
-  if (pendingAch > 0 && !deps.ach)
+  if (pendingAch > 0 && !deps.ach) {
+    achUnfiled = pendingAch;
     refused.push({
       currency: 'USD',
       payouts: pendingAch,
@@ -340,21 +352,7 @@ export async function createPayoutBatches(
       message:
         'USD payouts to US accounts wait for an ACH file: the insurer is not configured as an ACH originator (set the PARASOL_ACH_* variables)',
     });
-  else if (pendingAch > 0 && batches.length < maxFiles)
-    try {
-      const batch = await createAchBatch(deps, options);
-      if (batch) for (const s of batch.skipped) skipped.set(s.endToEndId, s);
-      if (batch && 'batchId' in batch) batches.push(batch);
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
-      const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
-      refused.push({
-        currency: 'USD',
-        payouts: pendingAch,
-        reason: 'invalid',
-        message: `${error.detail}: ${problems}`,
-      });
-    }
+  }
   const pending = await listPendingSepaCurrencies(deps.db);
   for (const { currency, payouts } of pending) {
     if (!deps.debtor) {
@@ -391,13 +389,54 @@ export async function createPayoutBatches(
       if (batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH)) break;
     }
   }
+  // after the pain.001 files (EUR first): a backlog of NACHA files never takes their slots
+  if (pendingAch > 0 && deps.ach)
+    // several files when one cannot hold them all (5,000 entries, or $9,999,999,999.99: the controls' 12 digits)
+    for (let files = 0; files < (options.filesPerCurrency ?? 1) && batches.length < maxFiles; files++) {
+      let batch: Awaited<ReturnType<typeof createAchBatch>>;
+      try {
+        batch = await createAchBatch(deps, options);
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'validation_failed') throw error;
+        const problems = (error.extra.errors ?? []).map((e) => `${e.field} ${e.message}`).join('; ');
+        // those still waiting: an earlier file of this run may have taken some
+        achUnfiled = files === 0 ? pendingAch : await countPendingAchPayouts(deps.db);
+        refused.push({
+          currency: 'USD',
+          payouts: achUnfiled,
+          reason: isAchDayFull(error) ? 'ach_day_full' : 'invalid',
+          message: `${error.detail}: ${problems}`,
+        });
+        break;
+      }
+      if (!batch) break;
+      for (const s of batch.skipped) if (!skipped.has(s.endToEndId)) skipped.set(s.endToEndId, s);
+      if (!('batchId' in batch)) break;
+      const { heldBack, ...filed } = batch;
+      batches.push(filed);
+      achHeldBack = heldBack;
+      // more than one file holds: the next takes the others (left-out payouts come last)
+      if (heldBack === 0 && batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH))
+        break;
+    }
   // the pending payouts of every file not written: a pain.001 currency without its file, and the
-  // ACH payouts (USD to US accounts) when no NACHA file was made
+  // ACH payouts (USD to US accounts) when no NACHA file was made, or those a refused one would have held
   const unfiled =
     pending
       .filter((c) => !batches.some((b) => b.scheme !== 'ach' && b.currency === c.currency))
-      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? 0 : pendingAch);
-  return { batches, refused, skipped: [...skipped.values()], unfiled };
+      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? achUnfiled : pendingAch);
+  return { batches, refused, skipped: [...skipped.values()], unfiled, heldBack: achHeldBack };
+}
+
+const FILE_ID_MODIFIER_FIELD = '/fileIdModifier';
+/** Tries of a NACHA file whose File ID Modifier a file made at the same time took first. */
+const FILE_ID_ATTEMPTS = 3;
+
+/** The refusal of a NACHA file because the day's File ID Modifiers are all taken (`createAchBatch`). */
+export function isAchDayFull(error: DomainError): boolean {
+  return (
+    error.code === 'validation_failed' && (error.extra.errors ?? []).some((e) => e.field === FILE_ID_MODIFIER_FIELD)
+  );
 }
 
 /** Writes a batch's file from the database (again, e.g. after a crash or onto a new machine). */
@@ -409,7 +448,11 @@ export async function exportSepaBatch(
 ): Promise<string> {
   const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(batchIdOrMessageId);
   const batch = await findSepaBatch(deps.db, isUuid ? { id: batchIdOrMessageId } : { messageId: batchIdOrMessageId });
-  if (!batch) throw new DomainError('not_found', `No SEPA batch ${batchIdOrMessageId}.`);
+  if (!batch)
+    throw new DomainError(
+      'not_found',
+      `No payout file ${batchIdOrMessageId} (neither a pain.001 nor a NACHA file): give a batch id or a message id (parasol payouts list --json shows each payout's).`,
+    );
   let written: string;
   try {
     written = await writeSepaFile(deps.directory, {
@@ -441,12 +484,15 @@ export async function exportSepaBatch(
  * stored sealed in `sepa_batches` (format `nacha`, migration 0062) and the payouts marked
  * `instructed`; the file `<id>.ach` is written to the payouts directory after commit. Effective entry
  * date: the next Federal Reserve business day (`achEffectiveEntryDate`) unless given. A payout the
- * file cannot hold is left out, still pending, as in a pain.001.
+ * file cannot hold is left out, still pending, as in a pain.001. The file takes the oldest payouts whose
+ * total fits the controls' 12 digits (`fitNachaFile`): the others wait, pending, for the next file
+ * (`heldBack` of them). The 37th file of a day for one origin is refused (`isAchDayFull`): its
+ * payouts stay pending, nothing written, for the next day's file.
  */
 export async function createAchBatch(
   deps: BatchDeps,
   options: { actor: string; effectiveEntryDate?: string | undefined; limit?: number | undefined },
-): Promise<BatchResult | { skipped: SkippedPayout[] } | undefined> {
+): Promise<(BatchResult & { heldBack: number }) | { skipped: SkippedPayout[] } | undefined> {
   const originator = deps.ach;
   if (!originator)
     throw new DomainError(
@@ -456,87 +502,106 @@ export async function createAchBatch(
   const now = deps.now();
   const effectiveEntryDate = options.effectiveEntryDate ?? achEffectiveEntryDate(now);
   const limit = Math.min(options.limit ?? MAX_BATCH, MAX_BATCH);
-  const built = await deps.db.transaction().execute(async (trx) => {
-    const payouts = await lockPendingAchPayouts(trx, limit);
-    if (payouts.length === 0) return undefined;
-    const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
-    // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
-    const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
-    const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
-    const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
-    const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
-    if (fileIdModifier === undefined)
-      throw new DomainError('validation_failed', 'No ACH file can be made today', {
-        errors: [
-          {
-            field: '/fileIdModifier',
-            code: 'not_allowed',
-            message: `${FILE_ID_MODIFIERS.length} ACH files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the next file waits for the next day`,
-          },
-        ],
-      });
-    const build = (items: typeof payouts): NachaFile =>
-      buildNachaFile({
-        fileId,
-        fileIdModifier,
-        createdAt: now,
-        effectiveEntryDate,
-        originator,
-        payouts: items.map((p) => ({
-          endToEndId: p.end_to_end_id,
-          amount: Number(p.amount),
-          currency: p.currency,
-          holderName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
-          routingNumber: p.routing_number,
-          accountNumber: decrypt(deps.keys.encryption, p.us_account_enc),
-          accountType: p.us_account_type,
-        })),
-      });
-    const { file, included, left } = buildLeavingOut(payouts, build);
-    await markPayoutsLeftOut(
-      trx,
-      left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
-      now,
-    );
-    const skipped = skippedOf(left, now);
-    if (!file) return { skipped };
-    const batch = await insertSepaBatch(trx, {
-      message_id: fileId,
-      created_at: now,
-      created_by: options.actor,
-      execution_date: effectiveEntryDate,
-      payouts_count: included.length,
-      control_sum: Number(file.totalCreditMinor),
-      currency: 'USD',
-      format: 'nacha',
-      nacha_origin: originator.immediateOrigin,
-      nacha_file_date: fileDate,
-      nacha_file_id_modifier: fileIdModifier,
-      xml_enc: encrypt(deps.keys.encryption, file.text),
-    });
-    await markPayoutsInstructed(
-      trx,
-      included.map((p) => p.id),
-      batch.id,
-      now,
-    );
-    await audit(trx, {
-      actor: options.actor,
-      entity: 'sepa_batch',
-      entityId: fileId,
-      action: 'created',
-      at: now,
-      data: {
-        payouts: included.length,
-        controlSum: file.totalCredit,
+  const fileOnce = () =>
+    deps.db.transaction().execute(async (trx) => {
+      const locked = await lockPendingAchPayouts(trx, limit);
+      if (locked.length === 0) return undefined;
+      // what one file's controls can total; the rest, locked here, are free again at commit
+      const { file: payouts, rest } = fitNachaFile(locked);
+      const fileId = `PSL-${DateTime.fromJSDate(now, { zone: 'utc' }).toFormat('yyyyLLdd')}-${crypto.randomBytes(8).toString('hex').toUpperCase()}`;
+      // the next File ID Modifier of the day (the file header's creation date, UTC) for this origin
+      const fileDate = DateTime.fromJSDate(now, { zone: 'utc' }).toISODate()!;
+      // one run at a time picks the day's next modifier (the unique index catches any other writer)
+      await lockNachaFileDay(trx, originator.immediateOrigin, fileDate);
+      const used = await listNachaFileIdModifiers(trx, originator.immediateOrigin, fileDate);
+      const last = Math.max(-1, ...used.map((m) => FILE_ID_MODIFIERS.indexOf(m)));
+      const fileIdModifier = FILE_ID_MODIFIERS[last + 1];
+      if (fileIdModifier === undefined)
+        throw new DomainError('validation_failed', 'No NACHA file can be made today', {
+          errors: [
+            {
+              field: FILE_ID_MODIFIER_FIELD,
+              code: 'not_allowed',
+              message: `${FILE_ID_MODIFIERS.length} NACHA files were already made on ${fileDate} (UTC) for immediate origin ${originator.immediateOrigin}, every File ID Modifier A-Z 0-9 taken: the payouts stay pending for the first file from the first run after midnight UTC (earliest ${DateTime.fromISO(fileDate, { zone: 'utc' }).plus({ days: 1 }).toISODate()}, modifier A; the schedule makes no file on weekends); nothing to do`,
+            },
+          ],
+        });
+      const build = (items: typeof payouts): NachaFile =>
+        buildNachaFile({
+          fileId,
+          fileIdModifier,
+          createdAt: now,
+          effectiveEntryDate,
+          originator,
+          payouts: items.map((p) => ({
+            endToEndId: p.end_to_end_id,
+            amount: Number(p.amount),
+            currency: p.currency,
+            holderName: openField(deps.keys.encryption, p.account_holder_enc, p.account_holder),
+            routingNumber: p.routing_number,
+            accountNumber: decrypt(deps.keys.encryption, p.us_account_enc),
+            accountType: p.us_account_type,
+          })),
+        });
+      const { file, included, left } = buildLeavingOut(payouts, build);
+      await markPayoutsLeftOut(
+        trx,
+        left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+        now,
+      );
+      const skipped = skippedOf(left, now);
+      if (!file) return { skipped };
+      const batch = await insertSepaBatch(trx, {
+        message_id: fileId,
+        created_at: now,
+        created_by: options.actor,
+        execution_date: effectiveEntryDate,
+        payouts_count: included.length,
+        control_sum: Number(file.totalCreditMinor),
         currency: 'USD',
-        scheme: 'ach',
-        executionDate: effectiveEntryDate,
-        ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
-      },
+        format: 'nacha',
+        nacha_origin: originator.immediateOrigin,
+        nacha_file_date: fileDate,
+        nacha_file_id_modifier: fileIdModifier,
+        xml_enc: encrypt(deps.keys.encryption, file.text),
+      });
+      await markPayoutsInstructed(
+        trx,
+        included.map((p) => p.id),
+        batch.id,
+        now,
+      );
+      await audit(trx, {
+        actor: options.actor,
+        entity: 'sepa_batch',
+        entityId: fileId,
+        action: 'created',
+        at: now,
+        data: {
+          payouts: included.length,
+          controlSum: file.totalCredit,
+          currency: 'USD',
+          scheme: 'ach',
+          executionDate: effectiveEntryDate,
+          ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+        },
+      });
+      return { batchId: batch.id, file, skipped, heldBack: rest.length };
     });
-    return { batchId: batch.id, file, skipped };
-  });
+  // a run at the same time took this modifier first (the unique index of migration 0062): the next one
+  let built: Awaited<ReturnType<typeof fileOnce>>;
+  for (let attempt = 1; ; attempt++)
+    try {
+      built = await fileOnce();
+      break;
+    } catch (error) {
+      if (!isUniqueViolation(error, 'sepa_batches_nacha_file_id')) throw error;
+      if (attempt >= FILE_ID_ATTEMPTS)
+        throw new DomainError(
+          'conflict',
+          `Another process made NACHA files at the same time ${FILE_ID_ATTEMPTS} times, each taking the File ID Modifier this file chose: nothing was filed, the payouts stay pending; run the batch again.`,
+        );
+    }
   if (!built) return undefined;
   if (!built.batchId || !built.file) return { skipped: built.skipped };
   const path = await exportSepaBatch(deps, built.batchId);
@@ -550,5 +615,6 @@ export async function createAchBatch(
     executionDate: effectiveEntryDate,
     path,
     skipped: built.skipped,
+    heldBack: built.heldBack,
   };
 }

@@ -74,7 +74,7 @@ export interface ScheduledBatchReport {
   /** Files of earlier batches found in the directory and recorded by this run (written, not recorded). */
   recorded: { messageId: string; path: string }[];
   /** Earlier batches without a file, for an operator (`checkUnrecordedSepaFiles`): never written by the job. */
-  unwritten: { messageId: string; createdAt: Date }[];
+  unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
   /** No debtor: the payouts of pain.001 files (all currencies) that wait for one (logged for the operator); ACH files are made without. */
   waiting: number;
   /** Currencies whose pending payouts no file was made for, and why (logged at `error` for the operator). */
@@ -121,12 +121,13 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
  * `error` every run and metric `parasol_sepa_batches_without_file` counts them, until an operator
  * checks with the bank and writes the file with `parasol payouts export` (which records it).
  */
-export async function checkUnrecordedSepaFiles(
-  deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>,
-): Promise<{ recorded: { messageId: string; path: string }[]; unwritten: { messageId: string; createdAt: Date }[] }> {
+export async function checkUnrecordedSepaFiles(deps: Pick<BatchDeps, 'db' | 'directory' | 'now'>): Promise<{
+  recorded: { messageId: string; path: string }[];
+  unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[];
+}> {
   const missing = await listSepaBatchesWithoutFile(deps.db, new Date(deps.now().getTime() - FILE_RECOVERY_GRACE_MS));
   const recorded: { messageId: string; path: string }[] = [];
-  const unwritten: { messageId: string; createdAt: Date }[] = [];
+  const unwritten: { messageId: string; createdAt: Date; format: 'pain.001' | 'nacha' }[] = [];
   for (const { id, created_at: createdAt } of missing) {
     const batch = await findSepaBatch(deps.db, { id });
     if (!batch || batch.file_path) continue;
@@ -134,7 +135,7 @@ export async function checkUnrecordedSepaFiles(
     if (await isFile(filePath)) {
       if (await recordFile(deps.db, batch.id, batch.message_id, filePath))
         recorded.push({ messageId: batch.message_id, path: filePath });
-    } else unwritten.push({ messageId: batch.message_id, createdAt });
+    } else unwritten.push({ messageId: batch.message_id, createdAt, format: batch.format });
   }
   return { recorded, unwritten };
 }

@@ -15,6 +15,7 @@ import { checkSepaAccount, type BankAccountIssue } from './bank-account.ts';
 import { isValidEndToEndId } from './end-to-end-id.ts';
 import { leftOutBicFault } from './sepa-batch.ts';
 import { claimNumberOfPayout, findClaimPayout, findPayoutAccount, setPayoutAccountBic } from './payouts-repo.ts';
+import { bankFileOf } from './model.ts';
 
 export interface PayoutBicInput extends DeskAction {
   /** The creditor's BIC: 8 or 11 characters, spaces and case ignored. */
@@ -64,7 +65,7 @@ export async function setPayoutBic(
     if (payout?.status === 'instructed')
       throw refuseDeskAction(
         'payout_instructed',
-        `Claim ${claim.claim_number}: its payout is in a credit transfer file sent to the bank already; its BIC stands.`,
+        `Claim ${claim.claim_number}: its payout is in ${bankFileOf(payout.rail)} sent to the bank already; its BIC stands.`,
       );
     if (payout?.status !== 'pending')
       throw refuseDeskAction(

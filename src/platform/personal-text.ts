@@ -109,6 +109,49 @@ export function maskPersonalDataIn(text: string, name?: string, accountNumber?: 
   return name ? maskNameIn(masked, name) : masked;
 }
 
+/** ABA routing number check: 3, 7, 1 weights over its 9 digits, a multiple of 10 (and not all zeros). */
+function isAbaRoutingNumber(digits: string): boolean {
+  if (!/^\d{9}$/.test(digits) || /^0+$/.test(digits)) return false;
+  const d = [...digits].map(Number);
+  const sum = 3 * (d[0]! + d[3]! + d[6]!) + 7 * (d[1]! + d[4]! + d[7]!) + (d[2]! + d[5]! + d[8]!);
+  return sum % 10 === 0;
+}
+
+/** A word naming an account, in every language of the app (en, fr, es, de, it, pt; nl's rekening too). */
+const ACCOUNT_WORD = /(?:account|acct|a\/c|compte|cuenta|konto|conto|conta|rekening)[\p{L}.#°º]*[^\d\n]{0,30}$/iu;
+/** Non-digits, at most this many, between a routing number and the account number next to it. */
+const NEXT_TO = /^[^\d\n]{0,30}$/;
+
+/**
+ * The text with the US account numbers it may quote masked to their last four (`•••• 6789`): a bare
+ * account number has no check digits, so a run of 4 to 17 digits is taken for one by its place — next
+ * to an ABA-valid 9-digit routing number (the routing number, public, is left), or after a word naming
+ * an account ("account", "acct", "compte", "cuenta", "Konto", "conto", "conta"…, within 30 characters).
+ */
+export function maskUsAccountsIn(text: string): string {
+  const runs = [...text.matchAll(/(?<!\d)\d{4,17}(?!\d)/g)].map((m) => ({ at: m.index, digits: m[0] }));
+  const masked = new Set<number>();
+  runs.forEach((run, i) => {
+    const before = text.slice(i > 0 ? runs[i - 1]!.at + runs[i - 1]!.digits.length : 0, run.at);
+    if (ACCOUNT_WORD.test(before)) masked.add(i);
+    if (!isAbaRoutingNumber(run.digits) || masked.has(i)) return;
+    // the routing number's neighbours (not another routing number taken for one)
+    const previous = runs[i - 1];
+    if (previous && !masked.has(i - 1) && !isAbaRoutingNumber(previous.digits) && NEXT_TO.test(before))
+      masked.add(i - 1);
+    const next = runs[i + 1];
+    if (next && NEXT_TO.test(text.slice(run.at + run.digits.length, next.at))) masked.add(i + 1);
+  });
+  let out = '';
+  let from = 0;
+  runs.forEach((run, i) => {
+    if (!masked.has(i)) return;
+    out += `${text.slice(from, run.at)}•••• ${run.digits.slice(-4)}`;
+    from = run.at + run.digits.length;
+  });
+  return out + text.slice(from);
+}
+
 /**
  * The text with a known US account number masked to its last four (`•••• 6789`), written whole or
  * with spaces or hyphens between its characters, any case, not inside a longer run of letters and

@@ -451,6 +451,16 @@ describe('the claim desk', () => {
     assert.equal((released!.data as { reason: string }).reason, 'checked, paid to •••• 3000');
   });
 
+  it("a reason quoting a customer's US account number is kept masked, in every language's words", async () => {
+    const { claimNumber } = await openClaim();
+    const said = 'Customer gave routing 021000021 / 123456789012, old Konto 55554444 and cuenta nº 9988776655';
+    const reviewed = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: said });
+    assert.equal(reviewed.statusCode, 303);
+    const kept = 'Customer gave routing 021000021 / •••• 9012, old Konto •••• 4444 and cuenta nº •••• 6655';
+    const [audited] = await auditOf(claimNumber, 'manual_review_started');
+    assert.equal((audited!.data as { reason: string }).reason, kept);
+  });
+
   it('approving a claim that is not under review is refused', async () => {
     const { claimNumber } = await openClaim();
     const notReviewed = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: 'pay it' });

@@ -3,25 +3,25 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { settleAchPayouts } from '../../src/payouts/index.ts';
+import { decrypt } from '../../src/platform/crypto.ts';
 import {
   buildTestApp,
   createTestPartner,
   eventually,
   FLIGHT,
-  insureFlight,
   operatorToken,
-  post,
-  productionSmsLink,
   runCliOn,
-  sepaPayoutsEnv,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
+import { achPayoutsEnv, submitUsAccount, usAccountClaim } from './ach-setup.ts';
 
 /**
  * A USD claim paid to a US account, end to end in production: the form takes the account, `parasol
  * payouts batch` writes a NACHA file (not a pain.001) to the payouts directory, and the bank's return
- * file, imported by `parasol payouts reconcile`, sends the claim back to asking for bank details.
+ * file, imported by `parasol payouts reconcile`, sends the claim back to asking for bank details; the
+ * desk's new link takes a corrected US account, which pays a second attempt (once) in a later file.
  */
 describe('ACH payouts to US accounts', () => {
   let t: TestApp;
@@ -33,16 +33,7 @@ describe('ACH payouts to US accounts', () => {
   before(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-'));
     t = await buildTestApp({
-      env: {
-        PARASOL_JOB_POLL_SECONDS: '1',
-        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        ...sepaPayoutsEnv(dir),
-        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
-        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
-        PARASOL_ACH_COMPANY_NAME: 'Parasol',
-        PARASOL_ACH_COMPANY_ID: '1123456789',
-        PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on',
-      },
+      env: { PARASOL_JOB_POLL_SECONDS: '1', ...achPayoutsEnv(dir), PARASOL_WEBHOOKS_ALLOW_PRIVATE: 'on' },
     });
     partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
     operator = (await operatorToken(t, 'ach')).auth;
@@ -61,34 +52,11 @@ describe('ACH payouts to US accounts', () => {
   });
 
   it('form → NACHA file in the payouts directory → return file → the claim asks for bank details again', async () => {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6600 + (process.pid % 300)}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
+    const claim = await usAccountClaim(t, partner, {
+      flightNumber: `AF${6600 + (process.pid % 300)}`,
       operator,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claim = await t.db
-      .selectFrom('claims as cl')
-      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
-      .select(['cl.id', 'cl.claim_number', 'cl.compensation_amount'])
-      .where('ct.contract_number', '=', c.contractNumber)
-      .executeTakeFirstOrThrow();
-    const link = new URL(await productionSmsLink(t, claim.id)).pathname;
-    const form = await t.app.inject({
-      method: 'POST',
-      url: link,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        accountKind: 'us',
-        accountHolder: 'Zoë Ångström-Smith',
-        routingNumber: '121000358',
-        accountNumber: '4455-667788',
-        accountType: 'savings',
-      }).toString(),
+      account: { accountHolder: 'Zoë Ångström-Smith', accountNumber: '4455-667788', accountType: 'savings' },
     });
-    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
     const payoutOf = () =>
       t.db
         .selectFrom('payouts')
@@ -110,7 +78,7 @@ describe('ACH payouts to US accounts', () => {
       .executeTakeFirstOrThrow();
     assert.deepEqual(
       [batch.format, batch.currency, batch.payouts_count, batch.control_sum],
-      ['nacha', 'USD', 1, Number(claim.compensation_amount)],
+      ['nacha', 'USD', 1, claim.compensationAmount],
     );
     assert.ok(!batch.xml_enc!.includes('4455667788'), 'the file is sealed in the database');
     assert.equal(batch.file_path, path.join(dir, `${batch.message_id}.ach`));
@@ -121,7 +89,7 @@ describe('ACH payouts to US accounts', () => {
     assert.equal(records.length % 10, 0);
     assert.ok(records.every((r) => r.length === 94));
     const entry = records.find((r) => r.startsWith('6'))!;
-    const amount = String(claim.compensation_amount).padStart(10, '0');
+    const amount = String(claim.compensationAmount).padStart(10, '0');
     assert.equal(entry.slice(0, 3), '632', 'a savings credit');
     assert.equal(entry.slice(3, 12), '121000358');
     assert.equal(entry.slice(12, 29), '4455667788       ');
@@ -186,5 +154,100 @@ describe('ACH payouts to US accounts', () => {
         .executeTakeFirstOrThrow();
       return Number(sms.n) >= 2 ? true : undefined;
     });
+
+    // the desk sends a link too (the customer lost the SMS): one live link, the US account form again
+    const linksSent = async () =>
+      new Set(
+        (await t.db.selectFrom('sms_messages').select('body_enc').where('claim_id', '=', claim.id).execute()).map(
+          (m) => /https:\/\/\S+/.exec(decrypt(t.app.parasol.keys.encryption, m.body_enc))?.[0] ?? '',
+        ),
+      );
+    const before = await linksSent();
+    const resent = await cli(
+      'claims',
+      'resend-link',
+      claim.claimNumber,
+      '--reason',
+      'R03: customer checks the account',
+    );
+    assert.equal(resent.code, 0, resent.err);
+    const [link] = [...(await linksSent())].filter((l) => !before.has(l));
+    assert.ok(link, 'a new link texted');
+    const page = await t.app.inject({ method: 'GET', url: new URL(link).pathname });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /name="accountKind" value="us"/, 'the US account form');
+    for (const old of before) {
+      const closed = await submitUsAccount(t, old, { accountNumber: '1111222233' });
+      assert.doesNotMatch(closed.body, /account ending 2233/, 'an older link takes no details');
+    }
+
+    // new details: the failed payout is issued again, once — a new attempt, a new end-to-end id
+    const corrected = await submitUsAccount(t, link, { accountNumber: '99-8877-6655', accountType: 'checking' });
+    assert.equal(corrected.statusCode, 200, corrected.body.slice(0, 400));
+    const again2 = await submitUsAccount(t, link, { accountNumber: '5555666677' });
+    assert.doesNotMatch(again2.body, /account ending 6677/, 'the link is used up');
+    const reissued = await t.db
+      .selectFrom('payouts')
+      .select(['rail', 'status', 'attempt', 'end_to_end_id'])
+      .where('claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([reissued.rail, reissued.status, reissued.attempt], ['ach', 'pending', 2]);
+    assert.equal(reissued.end_to_end_id.length, 15);
+    assert.notEqual(reissued.end_to_end_id, failed.end_to_end_id);
+    // the same return file imported once more: about the earlier attempt, nothing re-issued
+    const thrice = await cli('--json', 'payouts', 'reconcile', file);
+    assert.equal((JSON.parse(thrice.out) as { outcomes: Record<string, number> }).outcomes.superseded, 1);
+    assert.deepEqual(
+      await t.db
+        .selectFrom('payouts')
+        .select(['status', 'attempt'])
+        .where('claim_id', '=', claim.id)
+        .executeTakeFirstOrThrow(),
+      { status: 'pending', attempt: 2 },
+    );
+
+    // the next NACHA file pays the new account
+    const next = await cli('payouts', 'batch');
+    assert.equal(next.code, 0, next.err);
+    const paidAgain = await payoutOf();
+    assert.equal(paidAgain.status, 'instructed');
+    assert.notEqual(paidAgain.batch_id, instructed.batch_id, 'a later file');
+    const nextFile = await t.db
+      .selectFrom('sepa_batches')
+      .select(['message_id', 'file_path'])
+      .where('id', '=', paidAgain.batch_id!)
+      .executeTakeFirstOrThrow();
+    const newEntry = (await fs.readFile(nextFile.file_path!, 'utf8')).split('\n').find((r) => r.startsWith('6'))!;
+    assert.equal(newEntry.slice(0, 3), '622', 'a checking credit');
+    assert.equal(newEntry.slice(12, 29), '9988776655       ');
+    assert.equal(newEntry.slice(39, 54), reissued.end_to_end_id);
+    // in the bank's hands: the desk's refusals name the NACHA file
+    const review = await cli('claims', 'review', claim.claimNumber, '--reason', 'late doubt about the account');
+    assert.notEqual(review.code, 0);
+    assert.match(review.err, /its payout is in a NACHA \(ACH\) file sent to the bank already/);
+    // export names it too; an unknown id names neither format wrongly
+    const exported = await cli('payouts', 'export', nextFile.message_id);
+    assert.equal(exported.code, 0, exported.err);
+    assert.match(exported.out, /^NACHA file: .*\.ach$/m);
+    const unknown = await cli('payouts', 'export', 'PSL-NO-SUCH-FILE');
+    assert.match(unknown.err, /No payout file PSL-NO-SUCH-FILE \(neither a pain\.001 nor a NACHA file\)/);
+    assert.doesNotMatch(unknown.err, /SEPA/);
+    // no return of the new entry within its window: paid, the claim with it
+    const settled = await settleAchPayouts({
+      db: t.db,
+      jobs: t.app.parasol.jobs,
+      now: () => new Date(Date.now() + 14 * 86_400_000),
+      bankDetailsDays: 7,
+      encryption: t.app.parasol.keys.encryption,
+      returnWindowDays: t.app.parasol.config.achReturnWindowDays,
+    });
+    assert.ok(settled.paid >= 1, JSON.stringify(settled));
+    const paid = await t.db
+      .selectFrom('payouts as p')
+      .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
+      .select(['p.status as payout', 'p.attempt', 'cl.status as claim'])
+      .where('p.claim_id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(paid, { payout: 'paid', attempt: 2, claim: 'paid' });
   });
 });

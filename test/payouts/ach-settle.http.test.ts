@@ -5,18 +5,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ACH_SETTLE_ACTOR, listPayouts, settleAchPayouts, unreportedDue } from '../../src/payouts/index.ts';
 import { createAchBatch } from '../../src/payouts/sepa-batch.ts';
-import {
-  buildTestApp,
-  createTestPartner,
-  FLIGHT,
-  insureFlight,
-  operatorToken,
-  post,
-  productionSmsLink,
-  sepaPayoutsEnv,
-  type TestApp,
-  type TestPartner,
-} from '../helper.ts';
+import { buildTestApp, createTestPartner, operatorToken, type TestApp, type TestPartner } from '../helper.ts';
+import { achBatchDeps, achPayoutsEnv, usAccountClaim } from './ach-setup.ts';
 
 /**
  * ACH never confirms a credit: a payout to a US account still instructed once its file's effective
@@ -30,16 +20,7 @@ describe('ACH payouts settled after their return window', () => {
 
   before(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'parasol-ach-settle-'));
-    t = await buildTestApp({
-      env: {
-        PARASOL_PUBLIC_URL: 'https://claims.parasol.test',
-        ...sepaPayoutsEnv(dir),
-        PARASOL_ACH_IMMEDIATE_DESTINATION: '026009593',
-        PARASOL_ACH_IMMEDIATE_DESTINATION_NAME: 'Bank of America',
-        PARASOL_ACH_COMPANY_NAME: 'Parasol',
-        PARASOL_ACH_COMPANY_ID: '1123456789',
-      },
-    });
+    t = await buildTestApp({ env: achPayoutsEnv(dir) });
     partner = await createTestPartner(t.db, { environment: 'production', agreement: { currency: 'USD' } });
   });
   after(async () => {
@@ -49,46 +30,10 @@ describe('ACH payouts settled after their return window', () => {
 
   it('instructed → paid once the window has passed, exactly once; never unreported inside it', async () => {
     const operator = (await operatorToken(t, 'ach-settle')).auth;
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${6300 + (process.pid % 300)}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      operator,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const claim = await t.db
-      .selectFrom('claims as cl')
-      .innerJoin('contracts as ct', 'ct.id', 'cl.contract_id')
-      .select(['cl.id', 'cl.claim_number'])
-      .where('ct.contract_number', '=', c.contractNumber)
-      .executeTakeFirstOrThrow();
-    const form = await t.app.inject({
-      method: 'POST',
-      url: new URL(await productionSmsLink(t, claim.id)).pathname,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        accountKind: 'us',
-        accountHolder: 'Jane Doe',
-        routingNumber: '121000358',
-        accountNumber: '4455667788',
-        accountType: 'checking',
-      }).toString(),
-    });
-    assert.equal(form.statusCode, 200, form.body.slice(0, 400));
+    const claim = await usAccountClaim(t, partner, { flightNumber: `AF${6300 + (process.pid % 300)}`, operator });
 
     // made on Wednesday 7 May 2031: effective entry date Thursday 8 May; window Friday 9 and Monday 12
-    const batch = await createAchBatch(
-      {
-        db: t.db,
-        keys: t.app.parasol.keys,
-        now: () => new Date('2031-05-07T14:00:00Z'),
-        debtor: undefined,
-        directory: dir,
-        ach: t.app.parasol.config.achOriginator,
-      },
-      { actor: 'operator:test' },
-    );
+    const batch = await createAchBatch(achBatchDeps(t, dir, '2031-05-07T14:00:00Z'), { actor: 'operator:test' });
     assert.ok(batch && 'batchId' in batch, JSON.stringify(batch));
     assert.equal(batch.executionDate, '2031-05-08');
 
@@ -110,7 +55,7 @@ describe('ACH payouts settled after their return window', () => {
       });
     const unreported = async (at: string) =>
       (await listPayouts(t.db, { unreported: unreportedDue(new Date(at), 2), limit: 50 }))
-        .filter((r) => r.claim_number === claim.claim_number)
+        .filter((r) => r.claim_number === claim.claimNumber)
         .map((r) => r.status);
 
     // Monday 12 May, 4 p.m. in New York: still inside the window
@@ -130,7 +75,7 @@ describe('ACH payouts settled after their return window', () => {
       .selectFrom('audit_log')
       .select(['actor', 'at'])
       .where('entity', '=', 'claim')
-      .where('entity_id', '=', claim.claim_number)
+      .where('entity_id', '=', claim.claimNumber)
       .where('action', '=', 'paid')
       .execute();
     assert.deepEqual(

@@ -5,7 +5,11 @@ import { DomainError } from '../../src/platform/errors.ts';
 import { achEndToEndIdForPayout } from '../../src/payouts/end-to-end-id.ts';
 import {
   buildNachaFile,
+  fitNachaFile,
   looksLikeNacha,
+  MAX_NACHA_ENTRIES,
+  MAX_NACHA_ENTRY_AMOUNT,
+  MAX_NACHA_FILE_TOTAL,
   parseNachaReturns,
   type AchPayout,
   type NachaFileInput,
@@ -263,6 +267,80 @@ describe('NACHA file', () => {
         '/originator/companyId invalid_format',
         '/originator/companyName too_long',
       ],
+    );
+  });
+
+  it('writes the largest amounts its fields hold: 10 digits an entry, 12 the batch and file totals', () => {
+    const full = [
+      ...Array.from({ length: 100 }, (_, i) => payout({ endToEndId: `PSLMAX${i}`, amount: MAX_NACHA_ENTRY_AMOUNT })),
+      payout({ endToEndId: 'PSLMAXLAST', amount: 99 }),
+    ];
+    const file = buildNachaFile(input({ payouts: full }));
+    assert.equal(file.totalCreditMinor, MAX_NACHA_FILE_TOTAL);
+    assert.equal(file.totalCredit, '9999999999.99');
+    const records = file.text.trimEnd().split('\n');
+    assert.equal(field(records[2]!, 30, 39), '9999999999', 'the entry amount, 10 digits');
+    const batchControl = records.find((r) => r.startsWith('8'))!;
+    const fileControl = records.find((r) => r.startsWith('9'))!;
+    assert.equal(field(batchControl, 33, 44), '999999999999', 'batch control: total credits');
+    assert.equal(field(fileControl, 44, 55), '999999999999', 'file control: total credits');
+    assert.ok(records.every((r) => r.length === 94));
+    // a cent more: refused by field, never a malformed control record
+    const refused = () =>
+      buildNachaFile(input({ payouts: [...full.slice(0, -1), payout({ endToEndId: 'PSLMAXLAST', amount: 100 })] }));
+    assert.throws(refused, (error: DomainError) => {
+      assert.deepEqual(
+        error.extra.errors?.map((e) => `${e.field} ${e.code}`),
+        ['/payouts out_of_range'],
+      );
+      return true;
+    });
+  });
+
+  it('holds 99,999 entries: the 6- and 8-digit counts, the block count, the last trace of the day', () => {
+    const many = Array.from({ length: MAX_NACHA_ENTRIES }, (_, i) => payout({ endToEndId: `PSLN${i}`, amount: 1 }));
+    const file = buildNachaFile(input({ payouts: many, fileIdModifier: '9' }));
+    const records = file.text.trimEnd().split('\n');
+    // 1 header, 5 batch header, the entries, 8 batch control, 9 file control, then padding
+    const batchControl = records[MAX_NACHA_ENTRIES + 2]!;
+    assert.equal(batchControl[0], '8');
+    assert.equal(field(batchControl, 5, 10), '099999', 'batch control: entry/addenda count');
+    const fileControl = records[MAX_NACHA_ENTRIES + 3]!;
+    assert.equal(field(fileControl, 8, 13), '010001', 'file control: block count');
+    assert.equal(field(fileControl, 14, 21), '00099999', 'file control: entry/addenda count');
+    assert.equal(file.blockCount, 10_001);
+    assert.equal(records.length, 100_010);
+    // the day's 36th file (modifier 9): its last trace sequence 35 × 100,000 + 99,999 fits 7 digits
+    assert.equal(field(records[MAX_NACHA_ENTRIES + 1]!, 80, 94), '021000023599999');
+    assert.throws(
+      () => buildNachaFile(input({ payouts: [...many, payout({ endToEndId: 'PSLONEMORE', amount: 1 })] })),
+      (error: DomainError) => error.extra.errors?.some((e) => e.field === '/payouts' && e.code === 'too_many') === true,
+    );
+  });
+
+  it('fits payouts into files: oldest first, each file within the 12-digit total and the entry count', () => {
+    const max = MAX_NACHA_ENTRY_AMOUNT;
+    const amounts = (ps: { amount: number }[]) => ps.map((p) => p.amount);
+    const hundred = Array.from({ length: 100 }, () => ({ amount: max }));
+    const { file, rest } = fitNachaFile([...hundred, { amount: 100 }, { amount: 1 }]);
+    assert.deepEqual([file.length, amounts(rest)], [100, [100, 1]], 'the 101st would pass 12 digits: the next file');
+    assert.deepEqual(amounts(fitNachaFile([...hundred, { amount: 99 }]).rest), [], 'exactly 999,999,999,999 fits');
+    // an amount no entry holds counts for nothing: the file leaves it out by field (/payouts/N/amount)
+    const over = fitNachaFile([{ amount: 10_000_000_000 }, ...hundred]);
+    assert.deepEqual([over.file.length, over.rest.length], [101, 0]);
+    const count = fitNachaFile(Array.from({ length: MAX_NACHA_ENTRIES + 2 }, () => ({ amount: 1 })));
+    assert.deepEqual([count.file.length, count.rest.length], [MAX_NACHA_ENTRIES, 2]);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max }), { maxLength: 300 }), (list) => {
+        const payouts = list.map((amount) => ({ amount }));
+        const { file, rest } = fitNachaFile(payouts);
+        assert.deepEqual([...file, ...rest], payouts, 'in order, none lost, none twice');
+        assert.ok(file.reduce((sum, p) => sum + BigInt(p.amount), 0n) <= MAX_NACHA_FILE_TOTAL);
+        if (payouts.length > 0) assert.ok(file.length > 0, 'a file always takes the first');
+        if (rest.length > 0)
+          assert.ok([...file, rest[0]!].reduce((sum, p) => sum + BigInt(p.amount), 0n) > MAX_NACHA_FILE_TOTAL);
+      }),
+      { numRuns: 100 },
     );
   });
 

@@ -6,6 +6,7 @@ import {
   maskIbansIn,
   maskNameIn,
   maskPersonalDataIn,
+  maskUsAccountsIn,
 } from '../../src/platform/personal-text.ts';
 
 describe('free text kept without the personal data it quotes', () => {
@@ -101,5 +102,15 @@ describe('free text kept without the personal data it quotes', () => {
       maskPersonalDataIn('R02 closed 000123456789 Jordan SMITH', 'Jordan Smith', '000123456789'),
       'R02 closed •••• 6789 [name] [name]',
     );
+  });
+
+  it('masks the US account numbers next to a routing number or after a word naming an account', () => {
+    assert.equal(maskUsAccountsIn('routing 021000021 account 123456789012'), 'routing 021000021 account •••• 9012');
+    assert.equal(maskUsAccountsIn('4444555566 (021000021)'), '•••• 5566 (021000021)');
+    for (const word of ['acct', 'compte', 'cuenta', 'Kontonummer', 'conto', 'conta', 'Account no.'])
+      assert.equal(maskUsAccountsIn(`${word} 12345678`), `${word} •••• 5678`);
+    // a 9-digit number that is no routing number, and numbers far from any account word, are left
+    assert.equal(maskUsAccountsIn('claim 123456789 / 4444555566'), 'claim 123456789 / 4444555566');
+    assert.equal(maskUsAccountsIn('flight 2031 delayed 180 minutes'), 'flight 2031 delayed 180 minutes');
   });
 });
