@@ -248,7 +248,10 @@ function configurationConflict(
   ];
   const changes = fields
     .filter(([, show]) => !opened || show(opened) !== show(current))
-    .map(([name, show]) => html`<li>${label(ctx.lang, name)} ${opened ? c.nowWas(show(current), show(opened)) : show(current)}</li>`);
+    .map(
+      ([name, show]) =>
+        html`<li>${label(ctx.lang, name)} ${opened ? c.nowWas(show(current), show(opened)) : show(current)}</li>`,
+    );
   return html`<div class="alert" role="alert" id="configuration-changed">
 <p>${c.message({ opened: openedVersion, current: current.version, by: view.conflict?.savedBy ?? current.createdBy, at: formatDate(current.createdAt, ctx.lang, '') })}</p>
 ${opened && !changes.length ? html`<p>${c.sameTerms(opened.version)}</p>` : html`<p>${c.changes(opened ? opened.version : 0)}</p><ul>${changes}</ul>`}
