@@ -372,12 +372,12 @@ describe('console and operator pages', () => {
     await browser.get('/lang/fr?next=/console');
     const wrongRange = await browser.get('/console/claims?from=2026-05-01&to=2026-04-01');
     assert.equal(wrongRange.statusCode, 422);
-    assert.match(wrongRange.body, /toDate: est hors des limites permises/);
+    assert.match(wrongRange.body, /toDate\u202f: est hors des limites permises/);
     assert.doesNotMatch(wrongRange.body, /must be on or after/);
     const csrf = csrfOf((await browser.get('/console/webhooks')).body)!;
     const refused = await browser.post('/console/webhooks', { _csrf: csrf, env: 'sandbox', url: 'not a url' });
     assert.equal(refused.statusCode, 422);
-    assert.match(refused.body, /url: n’est pas valide/);
+    assert.match(refused.body, /url\u202f: n’est pas valide/);
     assert.doesNotMatch(refused.body, /must be an absolute URL/);
   });
 });

@@ -124,7 +124,7 @@ describe('consoles: a save from a version another save replaced is refused, what
     assert.doesNotMatch(refused.body, /What changed since/);
     await browser.get('/lang/fr?next=/console');
     const french = await browser.post('/console', configurationForm(stale, '12.5'));
-    assert.match(french.body, /Elle a les mêmes termes que la version 2 /);
+    assert.match(french.body, /Elle a les mêmes termes que la version 2\u202f/);
     assert.doesNotMatch(french.body, /Ce qui a changé depuis/);
   });
 
@@ -136,8 +136,8 @@ describe('consoles: a save from a version another save replaced is refused, what
     assert.equal((await browser.post('/console', configurationForm(tab1, '25'))).statusCode, 303);
     const second = await browser.post('/console', configurationForm(tab2, '12.5'));
     assert.equal(second.statusCode, 409);
-    assert.match(second.body, /Rien n’a été enregistré : .* a enregistré la version 2 de la configuration le /);
-    assert.match(second.body, /Ce qui a changé depuis la version 1 :/);
+    assert.match(second.body, /Rien n’a été enregistré\u202f: .* a enregistré la version 2 de la configuration le /);
+    assert.match(second.body, /Ce qui a changé depuis la version 1\u202f:/);
     assert.match(second.body, /Rechargez la page pour voir la version actuelle/);
     assert.doesNotMatch(second.body, /Nothing was saved/);
   });
@@ -351,7 +351,7 @@ describe('consoles: a save from a version another save replaced is refused, what
       reason: 'raison',
     });
     assert.equal(refused.statusCode, 409);
-    assert.match(refused.body, /L’accord a changé depuis l’ouverture du formulaire : rien n’a été enregistré/);
+    assert.match(refused.body, /L’accord a changé depuis l’ouverture du formulaire\u202f: rien n’a été enregistré/);
     assert.match(refused.body, /Vos saisies sont conservées dans le formulaire, sans être enregistrées\./);
   });
 });
