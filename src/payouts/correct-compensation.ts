@@ -26,7 +26,7 @@ export interface CompensationCorrection extends DeskAction {
  * wrong — the delay reached a higher tier, the flight was in fact cancelled — the operator puts the
  * claim under manual review (nothing is paid meanwhile), corrects the amount with the reason, then
  * approves. Only under review, before payment: refused once the claim is settled or its payout is in
- * a SEPA file sent to the bank. The amount is at most what the contract's terms pay for the leg (the
+ * a transfer file sent to the bank (pain.001 or NACHA). The amount is at most what the contract's terms pay for the leg (the
  * highest of its cancellation amount and top delay tier, times the passengers). The payout, if the
  * customer gave bank details already and it is pending, takes the new amount (a failed or returned
  * one keeps the amount it failed with; the next attempt, on new details, takes the claim's); the

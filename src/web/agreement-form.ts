@@ -126,7 +126,8 @@ export function agreementProblemLines(error: DomainError, values: AgreementFormV
     // an amount not in the currency (its decimals): told how to write one; "is too large" is out_of_range
     if (bound && e.code === 'invalid_format') {
       const decimals = currencyExponent(values.currency);
-      return `${field} ${w.amountInCurrency(values.currency, decimals, decimals ? `10.${'0'.repeat(decimals)}` : '10')}`;
+      const point = lang === 'fr' ? ',' : '.';
+      return `${field} ${w.amountInCurrency(values.currency, decimals, decimals ? `10${point}${'0'.repeat(decimals)}` : '10')}`;
     }
     if (bound && e.code === 'invalid' && values.boundsCurrency)
       return `${field} ${w.boundsCurrencyChanged(values.boundsCurrency, values.currency)}`;

@@ -353,5 +353,22 @@ describe('consoles: a save from a version another save replaced is refused, what
     assert.equal(refused.statusCode, 409);
     assert.match(refused.body, /L’accord a changé depuis l’ouverture du formulaire\u202f: rien n’a été enregistré/);
     assert.match(refused.body, /Vos saisies sont conservées dans le formulaire, sans être enregistrées\./);
+    // an amount with too many decimals: the example is written as a French reader writes amounts
+    const cents = await ops.post(`${base}/amend`, {
+      _csrf: csrfOf((await ops.get(base)).body)!,
+      revision: revisionOf((await ops.get(base)).body)!,
+      allowedFormulas: 'delay',
+      currency: 'EUR',
+      taxRate: '0.09',
+      commissionMin: '0',
+      commissionMax: '0.3',
+      compensationMin: '10,505',
+      compensationMax: '500',
+      effectiveAt: new Date(Date.now() + DAY).toISOString().slice(0, 10),
+      reason: 'raison',
+    });
+    assert.equal(cents.statusCode, 422, cents.body.slice(0, 300));
+    assert.match(cents.body, /par exemple 10,00/);
+    assert.doesNotMatch(cents.body, /par exemple 10\.00/);
   });
 });
