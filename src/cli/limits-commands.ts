@@ -12,7 +12,7 @@ import {
 import { ENVIRONMENTS } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { formatMoney, toMinorUnits } from '../platform/money.ts';
+import { amountOrError, formatMoney } from '../platform/money.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
 /**
@@ -99,14 +99,9 @@ export function limitsCommands(
     run(
       async (env: string, currencyText: string, amountText: string) => {
         const currency = currencyText.trim().toUpperCase();
-        let amount: number;
-        try {
-          amount = toMinorUnits(amountText, currency);
-        } catch (error) {
-          throw new DomainError('validation_failed', 'The cap is not valid.', {
-            errors: [{ field: '/amount', code: 'invalid_format', message: (error as Error).message }],
-          });
-        }
+        const errors: FieldError[] = [];
+        const amount = amountOrError(amountText, currency, '/amount', errors);
+        if (errors.length > 0) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
         const cap = await setCap(db, actor, { environment: env, currency, amount }, defaultCapMajor);
         return {
           data: { cap: { environment: cap.environment, currency: cap.currency, amount: cap.amount } },

@@ -144,7 +144,7 @@ export function payoutsCommands(kit: CommandKit): void {
             errors: [{ field: '/executionDate', code: 'invalid_format', message: 'YYYY-MM-DD' }],
           });
         }
-        const { batches, refused, skipped, unfiled, heldBack } = await createPayoutBatches(
+        const { batches, refused, skipped, unfiled, achWaiting } = await createPayoutBatches(
           {
             db,
             keys,
@@ -194,9 +194,16 @@ export function payoutsCommands(kit: CommandKit): void {
                   'Send the files to the bank; import its report (camt.054, CSV or NACHA return file) with: parasol payouts reconcile <file>',
                 ]
               : []),
-            ...(heldBack > 0
+            // NACHA files made, ACH payouts still pending: the next run takes them, unless the day's files are all made
+            ...(achWaiting > 0
               ? [
-                  `${heldBack} payout${heldBack === 1 ? '' : 's'} wait${heldBack === 1 ? 's' : ''} for the next file (a NACHA file holds $9,999,999,999.99 at most): run parasol payouts batch again.`,
+                  `${achWaiting} ACH payout${achWaiting === 1 ? '' : 's'} still wait${achWaiting === 1 ? 's' : ''} for a NACHA file: ${
+                    refused.some((r) => r.currency === 'USD' && r.reason === 'ach_day_full')
+                      ? "the day's 36 files are made, they go in the next day's first file (nothing to do)."
+                      : refused.some((r) => r.currency === 'USD')
+                        ? 'see REFUSED USD below.'
+                        : 'the run made as many files as it may (a NACHA file holds 5,000 entries and $9,999,999,999.99 at most): run parasol payouts batch again.'
+                  }`,
                 ]
               : []),
             ...warnings,

@@ -11,12 +11,12 @@ import {
 } from '../claims/index.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { toDecimalString, toMinorUnits } from '../platform/money.ts';
+import { amountOrError, toDecimalString } from '../platform/money.ts';
 import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
 import { bankFileOf } from './model.ts';
 
 export interface CompensationCorrection extends DeskAction {
-  /** The new compensation in the claim's currency, major units as a decimal string ("100.00"). */
+  /** The new compensation in the claim's currency, major units as a decimal string ("100.00", or "100,00": `parseMajorAmount`). */
   amount: string;
 }
 
@@ -81,12 +81,9 @@ function checkAmount(text: string, currency: string, current: number, max: numbe
     new DomainError('validation_failed', 'The correction is not valid.', {
       errors: [{ field: '/amount', code, message }],
     });
-  let amount: number;
-  try {
-    amount = toMinorUnits(text.trim(), currency);
-  } catch (error) {
-    throw refuse('invalid_format', (error as Error).message);
-  }
+  const errors: FieldError[] = [];
+  const amount = amountOrError(text, currency, '/amount', errors);
+  if (errors.length > 0) throw new DomainError('validation_failed', 'The correction is not valid.', { errors });
   if (amount < 1) throw refuse('out_of_range', 'must be more than zero');
   if (amount > max)
     throw refuse(

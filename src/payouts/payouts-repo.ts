@@ -303,8 +303,11 @@ export async function lockPendingAchPayouts(db: Executor, limit: number): Promis
     .execute();
 }
 
-/** How many production payouts to US accounts wait for an ACH file (not those under review). */
-export async function countPendingAchPayouts(db: Executor): Promise<number> {
+/**
+ * How many production payouts to US accounts wait for an ACH file (not those under review; with
+ * `leftOut: false`, not those a file left out either).
+ */
+export async function countPendingAchPayouts(db: Executor, options: { leftOut?: boolean } = {}): Promise<number> {
   const row = await db
     .selectFrom('payouts as p')
     .innerJoin('claims as cl', 'cl.id', 'p.claim_id')
@@ -312,6 +315,7 @@ export async function countPendingAchPayouts(db: Executor): Promise<number> {
     .where('p.rail', '=', 'ach')
     .where('p.status', '=', 'pending')
     .where('cl.manual_review_at', 'is', null)
+    .$if(options.leftOut === false, (qb) => qb.where('p.left_out_at', 'is', null))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

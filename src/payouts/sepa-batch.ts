@@ -309,10 +309,12 @@ export interface PayoutBatches {
    */
   unfiled: number;
   /**
-   * ACH payouts the run's last NACHA file could not hold (its 12-digit total, `fitNachaFile`) when the
-   * run's file count stopped it from making the next: still pending, for the next file.
+   * When the run made a NACHA file: the ACH payouts still pending after it (claims under review and
+   * payouts left out of their file aside, those said in `skipped`) — held back by the run's file count
+   * or by the last file's 12-digit total, or refused a later file (`refused`, e.g. `ach_day_full`).
+   * 0 when the run made no NACHA file (then `refused` or `unfiled` says why they wait).
    */
-  heldBack: number;
+  achWaiting: number;
 }
 
 /**
@@ -340,7 +342,6 @@ export async function createPayoutBatches(
   const pendingAch = await countPendingAchPayouts(deps.db);
   // the ACH payouts a refused NACHA file leaves waiting (kept here: `refused` may hold a USD pain.001 refusal too)
   let achUnfiled = 0;
-  let achHeldBack = 0;
   // the insurer's account pays the pain.001 files only: ACH files are made without it
   if (pendingAch === 0) requireDebtor(deps);
   if (pendingAch > 0 && !deps.ach) {
@@ -414,18 +415,19 @@ export async function createPayoutBatches(
       if (!('batchId' in batch)) break;
       const { heldBack, ...filed } = batch;
       batches.push(filed);
-      achHeldBack = heldBack;
       // more than one file holds: the next takes the others (left-out payouts come last)
       if (heldBack === 0 && batch.payouts + batch.skipped.length < Math.min(options.limit ?? MAX_BATCH, MAX_BATCH))
         break;
     }
+  const achFiled = batches.some((b) => b.scheme === 'ach');
   // the pending payouts of every file not written: a pain.001 currency without its file, and the
   // ACH payouts (USD to US accounts) when no NACHA file was made, or those a refused one would have held
   const unfiled =
     pending
       .filter((c) => !batches.some((b) => b.scheme !== 'ach' && b.currency === c.currency))
-      .reduce((n, c) => n + c.payouts, 0) + (batches.some((b) => b.scheme === 'ach') ? achUnfiled : pendingAch);
-  return { batches, refused, skipped: [...skipped.values()], unfiled, heldBack: achHeldBack };
+      .reduce((n, c) => n + c.payouts, 0) + (achFiled ? achUnfiled : pendingAch);
+  const achWaiting = achFiled ? await countPendingAchPayouts(deps.db, { leftOut: false }) : 0;
+  return { batches, refused, skipped: [...skipped.values()], unfiled, achWaiting };
 }
 
 const FILE_ID_MODIFIER_FIELD = '/fileIdModifier';

@@ -370,6 +370,18 @@ describe('the claim desk', () => {
       assert.equal(res.statusCode, 422, `${amount}: ${res.body.slice(0, 200)}`);
       assert.match(res.body, pattern);
     }
+    // the CLI reads one decimal comma as the point, as every CLI amount: "12,34" is 12.34, refused here as the current amount
+    const comma = await cli(
+      'claims',
+      'correct-amount',
+      claimNumber,
+      '--amount',
+      decimal(current).replace('.', ','),
+      '--reason',
+      'x data',
+    );
+    assert.equal(comma.code, 1);
+    assert.match(comma.err, /compensation already/);
     const corrected = await act(claimNumber, 'amount', {
       ...(await desk(claimNumber)).form,
       amount: decimal(lower),

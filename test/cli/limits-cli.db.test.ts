@@ -50,6 +50,13 @@ describe('parasol limits', () => {
     assert.equal((audit.data as { amount: number }).amount, 6_000_000);
   });
 
+  it('reads one decimal comma as the point, as every CLI amount', async () => {
+    const set = await json('limits', 'set-cap', 'preproduction', 'NOK', '60000,50');
+    assert.deepEqual(set.cap, { environment: 'preproduction', currency: 'NOK', amount: 6_000_050 });
+    const thousands = await cli('limits', 'set-cap', 'preproduction', 'NOK', '60,000.00');
+    assert.equal(thousands.code, 1);
+  });
+
   it('refuses a cap that is not a positive amount of the currency, naming the argument', async () => {
     const run = await cli('limits', 'set-cap', 'preproduction', 'NOK', '12.345');
     assert.equal(run.code, 1);

@@ -379,4 +379,77 @@ describe('ACH files of one day', () => {
       .executeTakeFirstOrThrow();
     assert.equal(payout.status, 'pending');
   });
+  it('`parasol payouts batch` counts the ACH payouts still pending after its files: run again, or the next day when the day is full', async () => {
+    const stillPending = async () =>
+      Number(
+        (
+          await t.db
+            .selectFrom('payouts')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('rail', '=', 'ach')
+            .where('status', '=', 'pending')
+            .where('left_out_at', 'is', null)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    for (let i = 0; i < 11; i++) await usClaim();
+    // one payout a file: the run's 10 files leave one (at least) pending
+    const full = await runCliOn(t, ['payouts', 'batch', '--limit', '1'], { actor: 'operator:test' });
+    assert.equal(full.code, 0, full.err);
+    assert.equal([...full.out.matchAll(/^Batch /gm)].length, 10, full.out);
+    const waiting = await stillPending();
+    assert.ok(waiting >= 1);
+    assert.match(
+      full.out,
+      new RegExp(`^${waiting} ACH payouts? still waits? for a NACHA file: .*run parasol payouts batch again\\.$`, 'm'),
+    );
+
+    // the day's modifiers all taken but the last (9): a file, then the next refused (ach_day_full), no "run again"
+    await usClaim();
+    const today = new Date().toISOString().slice(0, 10);
+    const used = new Set(
+      (
+        await t.db
+          .selectFrom('sepa_batches')
+          .select('nacha_file_id_modifier')
+          .where('nacha_file_date', '=', today)
+          .where('nacha_origin', '=', '1123456789')
+          .execute()
+      ).map((r) => r.nacha_file_id_modifier),
+    );
+    const free = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'].filter((m) => !used.has(m));
+    for (const m of free.slice(0, -1))
+      await t.db
+        .insertInto('sepa_batches')
+        .values({
+          message_id: `PSL-FULL-${m}`,
+          created_at: new Date(),
+          created_by: 'operator:test',
+          execution_date: today,
+          payouts_count: 1,
+          control_sum: 100,
+          currency: 'USD',
+          format: 'nacha',
+          xml_enc: 'sealed',
+          nacha_origin: '1123456789',
+          nacha_file_date: today,
+          nacha_file_id_modifier: m,
+          file_path: path.join(dir, `PSL-FULL-${m}.ach`),
+        })
+        .execute();
+    const dayFull = await runCliOn(t, ['payouts', 'batch', '--limit', '1'], { actor: 'operator:test' });
+    assert.equal(dayFull.code, 0, dayFull.err);
+    assert.equal([...dayFull.out.matchAll(/^Batch /gm)].length, 1, dayFull.out);
+    assert.match(dayFull.out, /REFUSED USD: .*\(ach_day_full\)/);
+    const left = await stillPending();
+    assert.ok(left >= 1);
+    assert.match(
+      dayFull.out,
+      new RegExp(
+        `^${left} ACH payouts? still waits? for a NACHA file: the day's 36 files are made, they go in the next day's first file`,
+        'm',
+      ),
+    );
+    assert.doesNotMatch(dayFull.out, /again/, dayFull.out);
+  });
 });
