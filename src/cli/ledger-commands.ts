@@ -15,6 +15,7 @@ import {
 } from '../ledger/index.ts';
 import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
+import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
 import type { CommandKit } from './kit.ts';
 
@@ -25,7 +26,7 @@ import type { CommandKit } from './kit.ts';
 export function ledgerCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor } = kit;
   const write = (file: string, data: Buffer) => (kit.writeBytes ?? fs.writeFile)(file, data);
-  const names = (pointer: string) => ({ '/month': '--month' })[pointer];
+  const names = (pointer: string) => ({ '/month': '--month', '/out': '--out' })[pointer];
 
   const bordereau = group(
     'bordereau',
@@ -74,17 +75,28 @@ export function ledgerCommands(kit: CommandKit): void {
     .requiredOption('--partner <partner>', 'partner slug or id')
     .requiredOption('--month <YYYY-MM>', 'the month (UTC)')
     .addOption(new Option('--env <environment>', 'environment').choices(ENVIRONMENTS).default('production'))
-    .addOption(new Option('--format <format>', 'file format').choices(STATEMENT_FORMATS).default('csv'))
+    .addOption(
+      new Option('--format <format>', 'format of the file --out writes (default csv); refused without --out').choices(
+        STATEMENT_FORMATS,
+      ),
+    )
     .option('--out <file>', 'file to write (without it, the totals are printed)')
     .action(
-      run(async (o: { partner: string; month: string; env: Environment; format: StatementFormat; out?: string }) => {
+      run(async (o: { partner: string; month: string; env: Environment; format?: StatementFormat; out?: string }) => {
+        // the command line prints text only: a file format (a PDF's bytes) goes to a file, as bordereau's
+        if (o.format !== undefined && o.out === undefined)
+          throw new DomainError(
+            'validation_failed',
+            `--format ${o.format} writes a file: give --out <file> (without --out, the totals are printed as text).`,
+            { errors: [{ field: '/out', code: 'required', message: `required with --format ${o.format}` }] },
+          );
         const period = monthPeriod(o.month);
         const partner = await requirePartner(db, o.partner);
         const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
         if (o.out) {
           await write(
             o.out,
-            o.format === 'csv' ? statementCsv(statement) : await statementPdf(statement, partner.name),
+            o.format === 'pdf' ? await statementPdf(statement, partner.name) : statementCsv(statement),
           );
         }
         const lines = statement.lines.length
