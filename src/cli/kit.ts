@@ -68,6 +68,23 @@ export interface CommandKit {
 
 export const EXIT = { ok: 0, domain: 1, usage: 2, internal: 70 } as const;
 
+/**
+ * Who runs the command line, for the audit log: `operator:<name>`, the name from $USER, else the
+ * account the process runs as (`os.userInfo()`: cron, systemd units and containers often set no
+ * $USER), else `operator:cli` (no account name to be had). `accountName` stands in for
+ * os.userInfo().username (tests).
+ */
+export function operatorActor(env: { USER?: string | undefined }, accountName: () => string): string {
+  let name = env.USER?.trim() || undefined;
+  if (name === undefined)
+    try {
+      name = accountName().trim() || undefined;
+    } catch {
+      // no entry for this uid in the password database (a container's arbitrary uid)
+    }
+  return `operator:${name ?? 'cli'}`;
+}
+
 /** What a command prints: `data` with --json (one JSON document), `lines` otherwise. */
 export interface Result {
   data: unknown;
