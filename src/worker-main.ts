@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { loadConfigOrExit } from './platform/config.ts';
+import { hostPort, listenFailure } from './platform/listen-errors.ts';
 import { createLogger } from './platform/logging.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { openRuntime } from './runtime.ts';
@@ -32,11 +33,26 @@ async function main(): Promise<void> {
   });
   wakeOnJobs(feed, jobs);
   if (config.metricsPort !== undefined) {
-    const metrics = await startMetricsServer({
-      port: config.metricsPort,
-      host: config.host,
-      onError: (err) => log.error({ err }, 'metrics'),
-    });
+    let metrics;
+    try {
+      metrics = await startMetricsServer({
+        port: config.metricsPort,
+        host: config.host,
+        onError: (err) => log.error({ err }, 'metrics'),
+      });
+    } catch (error) {
+      // the port taken (or refused): one line naming it and the variable, no stack trace (as npm start)
+      const message = listenFailure(error, {
+        name: 'the metrics endpoint',
+        address: hostPort(config.host, config.metricsPort),
+        variable: 'PARASOL_METRICS_PORT',
+      });
+      if (message === undefined) throw error;
+      console.error(`error: ${message}`);
+      await feed.close();
+      await runtime.close({ graceful: false, timeoutMs: 5_000 });
+      process.exit(75); // EX_TEMPFAIL
+    }
     log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
   }
   log.info('worker started');
