@@ -35,9 +35,11 @@ export const EXIT_REFUSED = 77;
 /**
  * Before a client has proved it knows the secret, what it may cost the server: the handshake's two
  * frames within this time and this many bytes, else the connection is closed (an abstract socket
- * has no file permissions: anyone on the machine can connect to it).
+ * has no file permissions: anyone on the machine can connect to it). The time is the configuration's
+ * (PARASOL_OPERATOR_HANDSHAKE_SECONDS, default 30 s: a CLI on a saturated machine takes seconds to
+ * start and answer); this is the default of a caller that passes none.
  */
-export const HANDSHAKE_LIMITS = { timeoutMs: 10_000, maxBytes: 64 * 1024 } as const;
+export const HANDSHAKE_LIMITS = { timeoutMs: 30_000, maxBytes: 64 * 1024 } as const;
 
 export interface OperatorRequest {
   argv: string[];
