@@ -1,4 +1,4 @@
-import { ENVIRONMENTS } from '../partners/index.ts';
+import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
   claimNumberFor,
@@ -52,7 +52,7 @@ export function payoutsCommands(kit: CommandKit): void {
       '--left-out',
       'only pending payouts a batch left out of its file (no BIC for a cross-border transfer…), longest waiting first',
     )
-    .option('--partner <slug>', 'only this partner')
+    .option('--partner <slug-or-id>', 'only this partner (its slug or id; an unknown one is refused)')
     .option('--limit <n>', 'at most this many (default 50)')
     .option('--cursor <cursor>', 'the next page: the cursor the previous page printed (same filters)')
     .action(
@@ -70,7 +70,7 @@ export function payoutsCommands(kit: CommandKit): void {
           const { rows, nextCursor } = await operatorPayoutsPage(db, {
             status: options.status,
             environment: options.env,
-            partnerSlug: options.partner,
+            partnerSlug: options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).slug,
             unreported: options.unreported ? unreportedDue(now, services().config.achReturnWindowDays) : undefined,
             leftOut: options.leftOut,
             cursor: options.cursor,

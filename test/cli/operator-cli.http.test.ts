@@ -126,10 +126,34 @@ describe('operator command line', () => {
 
     // the text says how to get the next page; a cursor not ours is refused, naming the option
     const text = await cli('payouts', 'list', '--partner', partner.slug, '--limit', '2');
-    assert.match(text.out, /\nMore: the same command with --cursor [A-Za-z0-9_-]+$/);
+    assert.match(text.out, /\nMore: the same command with --cursor [A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     const bad = await cli('payouts', 'list', '--cursor', 'not-a-cursor');
     assert.equal(bad.code, 1);
     assert.match(bad.err, /^error: The cursor is not one this API returned\.\n {2}--cursor: invalid cursor$/);
+
+    // a cursor belongs to its listing: a plain listing's (created_at) is refused by --left-out
+    // (left_out_at) or another partner's listing, not compared silently
+    const plainCursor = pages[0]!.nextCursor!;
+    for (const argv of [
+      ['--left-out', '--partner', partner.slug],
+      ['--partner', other.slug],
+      ['--partner', partner.slug, '--status', 'pending'],
+    ]) {
+      const mismatch = await cli('payouts', 'list', ...argv, '--limit', '2', '--cursor', plainCursor);
+      assert.equal(mismatch.code, 1, argv.join(' '));
+      assert.match(mismatch.err, /^error: The cursor belongs to another listing .*\n {2}--cursor: cursor of another listing$/);
+    }
+
+    // --partner takes a slug or an id, and an unknown partner is refused (not an empty listing)
+    const byId = await json<Listed>('payouts', 'list', '--partner', partner.id, '--limit', '2');
+    assert.deepEqual(byId, pages[0]);
+    for (const command of ['payouts', 'claims']) {
+      const unknown = await cli(command, 'list', '--partner', 'no-such-partner');
+      assert.equal(unknown.code, 1, command);
+      assert.equal(unknown.err, 'error: No partner "no-such-partner".', command);
+    }
+    const claimsById = await json<{ claims: { partner: string }[] }>('claims', 'list', '--partner', other.id);
+    assert.ok(claimsById.claims.length > 0 && claimsById.claims.every((c) => c.partner === other.slug));
 
     // left out of their files: longest left out first, paged the same way
     const [first, second] = listed;
