@@ -26,12 +26,7 @@ async function main(): Promise<void> {
     jobOptions: { onError: (err) => log.error({ err }, 'job queue error') },
   });
   const { db, keys, jobs } = runtime;
-  await startWorkers(jobs, { db, keys, config, now: () => new Date(), log });
-  // a job enqueued anywhere wakes this worker at once (LISTEN/NOTIFY); the poll remains the fallback
-  const feed = await Notifications.open(runtime.database, {
-    onError: (err) => log.warn({ err }, 'job notifications: connection lost, reconnecting'),
-  });
-  wakeOnJobs(feed, jobs);
+  // the metrics port first: a port taken stops the worker before it takes any job
   if (config.metricsPort !== undefined) {
     let metrics;
     try {
@@ -42,19 +37,29 @@ async function main(): Promise<void> {
       });
     } catch (error) {
       // the port taken (or refused): one line naming it and the variable, no stack trace (as npm start)
-      const message = listenFailure(error, {
+      const failure = listenFailure(error, {
         name: 'the metrics endpoint',
         address: hostPort(config.host, config.metricsPort),
         variable: 'PARASOL_METRICS_PORT',
       });
-      if (message === undefined) throw error;
-      console.error(`error: ${message}`);
-      await feed.close();
-      await runtime.close({ graceful: false, timeoutMs: 5_000 });
-      process.exit(75); // EX_TEMPFAIL
+      if (failure === undefined) throw error;
+      console.error(`error: ${failure.message}`);
+      const timer = setTimeout(() => process.exit(failure.exitCode), 5_000).unref();
+      try {
+        await runtime.close({ graceful: false, timeoutMs: 5_000 });
+      } finally {
+        clearTimeout(timer);
+        process.exit(failure.exitCode); // 75 EX_TEMPFAIL (in use), 78 EX_CONFIG (refused)
+      }
     }
     log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
   }
+  await startWorkers(jobs, { db, keys, config, now: () => new Date(), log });
+  // a job enqueued anywhere wakes this worker at once (LISTEN/NOTIFY); the poll remains the fallback
+  const feed = await Notifications.open(runtime.database, {
+    onError: (err) => log.warn({ err }, 'job notifications: connection lost, reconnecting'),
+  });
+  wakeOnJobs(feed, jobs);
   log.info('worker started');
 
   let stopping = false;
