@@ -61,21 +61,22 @@ async function main(): Promise<void> {
   /**
    * Where the configuration says to listen is taken (or refused): one line naming the address and the
    * variable to change, no stack trace; the database closed, exit 75 (EX_TEMPFAIL, as when another
-   * process holds the embedded database). Any other error is thrown as it is.
+   * process holds the embedded database) for an address in use, 78 (EX_CONFIG, as a configuration
+   * refused at start) for one refused or not this machine's. Any other error is thrown as it is.
    */
   const listening = async <T>(start: () => Promise<T>, what: Parameters<typeof listenFailure>[1]): Promise<T> => {
     try {
       return await start();
     } catch (error) {
-      const message = listenFailure(error, what);
-      if (message === undefined) throw error;
-      console.error(`error: ${message}`);
-      const timer = setTimeout(() => process.exit(75), 5_000).unref();
+      const failure = listenFailure(error, what);
+      if (failure === undefined) throw error;
+      console.error(`error: ${failure.message}`);
+      const timer = setTimeout(() => process.exit(failure.exitCode), 5_000).unref();
       try {
         await app.close();
       } finally {
         clearTimeout(timer);
-        process.exit(75); // EX_TEMPFAIL
+        process.exit(failure.exitCode); // 75 EX_TEMPFAIL (in use), 78 EX_CONFIG (refused)
       }
     }
   };

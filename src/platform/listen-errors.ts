@@ -1,7 +1,10 @@
 /**
  * What a process says when it cannot listen where its configuration tells it to (the API's port, the
  * metrics port, the operator socket): one sentence naming the address and the variable to change,
- * instead of a stack trace. Undefined for an error that is not about the address (it is then thrown).
+ * instead of a stack trace, and the exit code: 75 (EX_TEMPFAIL) when another process holds the address
+ * (it may let go: trying again later can work), 78 (EX_CONFIG, as a configuration refused at start)
+ * when the address is refused or is none of this machine's (the configuration must change). Undefined
+ * for an error that is not about the address (it is then thrown).
  */
 export function listenFailure(
   error: unknown,
@@ -13,15 +16,25 @@ export function listenFailure(
     /** The setting that moves it: "PORT", "PARASOL_METRICS_PORT", "PARASOL_DATA_DIR". */
     variable: string;
   },
-): string | undefined {
+): { message: string; exitCode: 75 | 78 } | undefined {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   const at = `${what.name} cannot listen on ${what.address}`;
+  const other = what.variable.endsWith('PORT') ? 'port' : 'value';
   if (code === 'EADDRINUSE')
-    return `${at}: another process is using it. Stop that process, or set ${what.variable} to another ${what.variable.endsWith('PORT') ? 'port' : 'value'}.`;
+    return {
+      message: `${at}: another process is using it. Stop that process, or set ${what.variable} to another ${other}.`,
+      exitCode: 75,
+    };
   if (code === 'EACCES')
-    return `${at}: permission denied${what.variable.endsWith('PORT') ? ' (a port below 1024 needs privileges)' : ''}. Set ${what.variable} to another ${what.variable.endsWith('PORT') ? 'port' : 'value'}.`;
+    return {
+      message: `${at}: permission denied${what.variable.endsWith('PORT') ? ' (a port below 1024 needs privileges)' : ''}. Set ${what.variable} to another ${other}.`,
+      exitCode: 78,
+    };
   if (code === 'EADDRNOTAVAIL')
-    return `${at}: no network interface of this machine has that address. Set HOST to one of its addresses (0.0.0.0: all of them).`;
+    return {
+      message: `${at}: no network interface of this machine has that address. Set HOST to one of its addresses (0.0.0.0: all of them).`,
+      exitCode: 78,
+    };
   return undefined;
 }
 

@@ -35,12 +35,18 @@ describe('listen failures', () => {
   const api = { name: 'the API', address: '127.0.0.1:3000', variable: 'PORT' };
   it('say the address and the variable to change in one sentence', () => {
     const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
-    assert.equal(
-      listenFailure(inUse, api),
-      'the API cannot listen on 127.0.0.1:3000: another process is using it. Stop that process, or set PORT to another port.',
-    );
+    assert.deepEqual(listenFailure(inUse, api), {
+      message:
+        'the API cannot listen on 127.0.0.1:3000: another process is using it. Stop that process, or set PORT to another port.',
+      exitCode: 75, // EX_TEMPFAIL: the other process may let go
+    });
+    // refused or not this machine's address: the configuration must change, 78 (EX_CONFIG)
     const denied = Object.assign(new Error('listen EACCES'), { code: 'EACCES' });
-    assert.match(listenFailure(denied, { ...api, address: '127.0.0.1:80' })!, /permission denied .*Set PORT/);
+    const deniedFailure = listenFailure(denied, { ...api, address: '127.0.0.1:80' })!;
+    assert.match(deniedFailure.message, /permission denied .*Set PORT/);
+    assert.equal(deniedFailure.exitCode, 78);
+    const notHere = Object.assign(new Error('listen EADDRNOTAVAIL'), { code: 'EADDRNOTAVAIL' });
+    assert.equal(listenFailure(notHere, { ...api, address: '10.9.9.9:3000' })?.exitCode, 78);
     assert.equal(listenFailure(new Error('something else'), api), undefined, 'not about the address: thrown as it is');
   });
 });
