@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   backfillLedger,
   BORDEREAU_KINDS,
@@ -15,7 +15,6 @@ import {
 } from '../ledger/index.ts';
 import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
-import { DomainError } from '../platform/errors.ts';
 import { formatMoney } from '../platform/money.ts';
 import type { CommandKit } from './kit.ts';
 
@@ -82,33 +81,37 @@ export function ledgerCommands(kit: CommandKit): void {
     )
     .option('--out <file>', 'file to write (without it, the totals are printed)')
     .action(
-      run(async (o: { partner: string; month: string; env: Environment; format?: StatementFormat; out?: string }) => {
-        // the command line prints text only: a file format (a PDF's bytes) goes to a file, as bordereau's
+      async (
+        o: { partner: string; month: string; env: Environment; format?: StatementFormat; out?: string },
+        command: Command,
+      ) => {
+        // the command line prints text only: a file format (a PDF's bytes) goes to a file, as
+        // bordereau's; without --out it is a usage error (exit 2), as bordereau's missing --out
         if (o.format !== undefined && o.out === undefined)
-          throw new DomainError(
-            'validation_failed',
-            `--format ${o.format} writes a file: give --out <file> (without --out, the totals are printed as text).`,
-            { errors: [{ field: '/out', code: 'required', message: `required with --format ${o.format}` }] },
+          command.error(
+            `error: --format ${o.format} writes a file: give --out <file> (without --out, the totals are printed as text).`,
           );
-        const period = monthPeriod(o.month);
-        const partner = await requirePartner(db, o.partner);
-        const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
-        if (o.out) {
-          await write(
-            o.out,
-            o.format === 'pdf' ? await statementPdf(statement, partner.name) : statementCsv(statement),
-          );
-        }
-        const lines = statement.lines.length
-          ? statement.lines.map(
-              (l) =>
-                `${l.currency}: collected ${formatMoney(l.premiumCollected, l.currency)}, commission ${formatMoney(l.commission, l.currency)}, ` +
-                `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}, ` +
-                `tax net of refunds ${formatMoney(l.taxNetOfRefunds, l.currency)}`,
-            )
-          : ['No money movement in this month.'];
-        return { data: { partner: partner.slug, environment: o.env, month: o.month, lines: statement.lines }, lines };
-      }, names),
+        await run(async () => {
+          const period = monthPeriod(o.month);
+          const partner = await requirePartner(db, o.partner);
+          const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
+          if (o.out) {
+            await write(
+              o.out,
+              o.format === 'pdf' ? await statementPdf(statement, partner.name) : statementCsv(statement),
+            );
+          }
+          const lines = statement.lines.length
+            ? statement.lines.map(
+                (l) =>
+                  `${l.currency}: collected ${formatMoney(l.premiumCollected, l.currency)}, commission ${formatMoney(l.commission, l.currency)}, ` +
+                  `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}, ` +
+                  `tax net of refunds ${formatMoney(l.taxNetOfRefunds, l.currency)}`,
+              )
+            : ['No money movement in this month.'];
+          return { data: { partner: partner.slug, environment: o.env, month: o.month, lines: statement.lines }, lines };
+        }, names)();
+      },
     );
 
   leaf(

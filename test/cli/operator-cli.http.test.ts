@@ -141,7 +141,10 @@ describe('operator command line', () => {
     ]) {
       const mismatch = await cli('payouts', 'list', ...argv, '--limit', '2', '--cursor', plainCursor);
       assert.equal(mismatch.code, 1, argv.join(' '));
-      assert.match(mismatch.err, /^error: The cursor belongs to another listing .*\n {2}--cursor: cursor of another listing$/);
+      assert.match(
+        mismatch.err,
+        /^error: The cursor belongs to another listing .*\n {2}--cursor: cursor of another listing$/,
+      );
     }
 
     // --partner takes a slug or an id, and an unknown partner is refused (not an empty listing)
@@ -198,10 +201,10 @@ describe('operator command line', () => {
 
   it('statement show: a file format without --out is refused, not ignored; with --out the file is written', async () => {
     const refused = await cli('statement', 'show', '--partner', partner.slug, '--month', '2026-01', '--format', 'pdf');
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 2, 'a usage error, as bordereau without --out');
     assert.equal(
-      refused.err,
-      'error: --format pdf writes a file: give --out <file> (without --out, the totals are printed as text).\n  --out: required with --format pdf',
+      refused.err.trim(),
+      'error: --format pdf writes a file: give --out <file> (without --out, the totals are printed as text).\n(add --help for usage)',
     );
     assert.equal(refused.out, '');
     const written = new Map<string, Buffer>();
