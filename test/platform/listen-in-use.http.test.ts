@@ -5,12 +5,17 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/platform/db.ts';
 import { childEnv } from '../helper.ts';
 
-/** `npm start` where its port is taken: one line naming the port and the variable, no stack trace, exit 75. */
+/**
+ * `npm start` where its port is taken: one line naming the port and the variable, no stack trace, exit
+ * 75, and its embedded database let go: the same data directory opens again at once, its data there.
+ */
 
 describe('starting on a port in use', () => {
-  it('says which port and which variable to change, and exits 75 its database closed', async (t) => {
+  it('says which port and which variable to change, exits 75, and its data directory opens again', async (t) => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-in-use-'));
     const holder = net.createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
@@ -31,5 +36,14 @@ describe('starting on a port in use', () => {
       `error: the API cannot listen on 127.0.0.1:${port}: another process is using it. Stop that process, or set PORT to another port.\n`,
     );
     assert.equal(code, 75);
+
+    // the lock released and the database whole: the next start on this directory opens it, migrated
+    const again = await openDatabase({ dataDir });
+    try {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from partners`.execute(again.db);
+      assert.ok((rows[0]?.n ?? 0) >= 1, 'what the start wrote (its seed partner) is there');
+    } finally {
+      await again.close();
+    }
   });
 });
