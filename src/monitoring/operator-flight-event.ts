@@ -129,9 +129,11 @@ export async function recordOperatorFlightEvent(
             actor,
             now,
           );
-    // every spelling's claims in one list, in the listings' order (opened_at, id): all were opened at
-    // this transaction's start (one opened_at), so by id — the same order every time it is printed
-    const claimsOpened = [...openedBy.values()].flat().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // every spelling's claims in one list, by claim number — the order POST /claims reads them back in
+    // (findClaims): the same order every time, whichever path printed them
+    const claimsOpened = [...openedBy.values()]
+      .flat()
+      .sort((a, b) => (a.claimNumber < b.claimNumber ? -1 : a.claimNumber > b.claimNumber ? 1 : 0));
     const delayMinutes = input.status === 'delayed' ? minutes! : null;
     const contractsReopened = await reopenContractsOfCorrectedClaims(
       trx,

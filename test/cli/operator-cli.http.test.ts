@@ -1,11 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { upsertPendingPayout } from '../../src/payouts/payouts-repo.ts';
-import { buildTestApp, createTestPartner, insureFlight, runCliOn, type TestApp, type TestPartner } from '../helper.ts';
+import {
+  buildTestApp,
+  createTestPartner,
+  FLIGHT,
+  insureFlight,
+  operatorToken,
+  post,
+  runCliOn,
+  type TestApp,
+  type TestPartner,
+} from '../helper.ts';
 
 /**
  * The operator command line's listings and outputs: `payouts list` pages by cursor and filters by
- * partner as `claims list` does, `flights event` lists the claims it opened in one order every time,
+ * partner as `claims list` does, `flights event` and POST /claims list the claims opened by claim number,
  * `statement show` never drops a file format on the floor, `rate-limits` names all its columns.
  */
 
@@ -58,14 +68,26 @@ describe('operator command line', () => {
   });
   after(() => t.close());
 
-  it('flights event lists the claims it opened by opened time, then id, every time', async () => {
+  it('flights event and POST /claims list the claims opened in one order: by claim number', async () => {
     const numbers = await cancelledFlight(partner, 6);
     assert.equal(numbers.length, 6);
-    const rows = await claimRows(numbers);
-    const expected = [...rows]
-      .sort((a, b) => a.opened_at.getTime() - b.opened_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((r) => r.claim_number);
-    assert.deepEqual(numbers, expected);
+    assert.deepEqual(numbers, [...numbers].sort(), 'the command line: by claim number');
+
+    // the same event through the API (an operator's token): the same order
+    const flightNumber = `AF${(seq += 1)}`;
+    let departureDate = '';
+    for (let i = 0; i < 6; i += 1) departureDate = (await insureFlight(t.app, partner, { flightNumber })).departureDate;
+    const { auth } = await operatorToken(t, 'claim order');
+    const res = await post(
+      t.app,
+      `${FLIGHT}/claims`,
+      { environment: 'sandbox', flightNumber, departureDate, status: 'cancelled' },
+      auth,
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const viaApi = (res.body.claimsOpened as { claimNumber: string }[]).map((c) => c.claimNumber);
+    assert.equal(viaApi.length, 6);
+    assert.deepEqual(viaApi, [...viaApi].sort(), 'POST /claims: by claim number');
   });
 
   it('payouts list pages by --cursor and --limit, and filters by --partner', async () => {
