@@ -8,6 +8,9 @@ import { abaChecksumValid } from './routing-number.ts';
  * The one place that reads the environment. Everything else receives a `Config`.
  * Values are validated once, at start, and a bad value fails with a message naming the variable.
  */
+
+/** The operator socket's handshake deadline when PARASOL_OPERATOR_HANDSHAKE_SECONDS is unset (operator-socket.ts). */
+export const DEFAULT_OPERATOR_HANDSHAKE_SECONDS = 30;
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -406,7 +409,13 @@ export function loadConfig(env: Env = process.env): Config {
     flightCapDefault: integer(env, 'PARASOL_FLIGHT_CAP_DEFAULT', 100_000, 1, 1_000_000_000),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
-    operatorHandshakeSeconds: integer(env, 'PARASOL_OPERATOR_HANDSHAKE_SECONDS', 30, 1, 600),
+    operatorHandshakeSeconds: integer(
+      env,
+      'PARASOL_OPERATOR_HANDSHAKE_SECONDS',
+      DEFAULT_OPERATOR_HANDSHAKE_SECONDS,
+      1,
+      600,
+    ),
     bankDetailsDays,
     bankDetailsReminderDays,
     twilio,
