@@ -49,6 +49,12 @@ export const HANDSHAKE_LIMITS = {
   maxPending: 8,
 } as const;
 
+/**
+ * An operator's actor as the audit log records it: what the server accepts from a client (any other
+ * is recorded as `operator:cli`), and what the CLI sends (kit.ts operatorActor applies it locally too).
+ */
+export const OPERATOR_ACTOR = /^operator:[\w.@-]{1,64}$/;
+
 /** What a client gets before it has proved itself. */
 export interface HandshakeLimits {
   timeoutMs: number;
@@ -252,8 +258,7 @@ async function serve(
             });
         }),
     };
-    const actor =
-      typeof first.actor === 'string' && /^operator:[\w.@-]{1,64}$/.test(first.actor) ? first.actor : 'operator:cli';
+    const actor = typeof first.actor === 'string' && OPERATOR_ACTOR.test(first.actor) ? first.actor : 'operator:cli';
     const code = await run({ argv: argv as string[], actor }, io);
     send({ exit: code });
   } finally {

@@ -9,7 +9,12 @@ import type { FastifyInstance } from 'fastify';
 import { startOperatorCommands } from '../../src/cli/operator-commands.ts';
 import { operatorActor } from '../../src/cli/kit.ts';
 import { listenFailure } from '../../src/platform/listen-errors.ts';
-import { handshakeNonce, handshakeProof, operatorSocketAddress } from '../../src/platform/operator-socket.ts';
+import {
+  handshakeNonce,
+  handshakeProof,
+  OPERATOR_ACTOR,
+  operatorSocketAddress,
+} from '../../src/platform/operator-socket.ts';
 import { testConfig } from '../helper.ts';
 
 /** The operator command line's pieces that need no database: its actor, its listeners' errors, the socket's handshake time. */
@@ -28,6 +33,25 @@ describe('operator actor', () => {
       operatorActor({}, () => ''),
       'operator:cli',
     );
+  });
+
+  it("applies the operator socket's pattern, falling back the same way: local and socket runs record the same actor", () => {
+    // a $USER the socket would refuse (space, slash, too long, non-ASCII) is no name: the account's
+    for (const USER of ['jean dupont', 'a/b', 'x'.repeat(65), 'josé'])
+      assert.equal(operatorActor({ USER }, account), 'operator:svc-parasol', USER);
+    assert.equal(operatorActor({ USER: 'x'.repeat(64) }, account), `operator:${'x'.repeat(64)}`);
+    assert.equal(operatorActor({ USER: 'ops.bot@host-1' }, account), 'operator:ops.bot@host-1');
+    // neither usable: operator:cli, what the socket records for an actor it refuses
+    assert.equal(
+      operatorActor({ USER: 'jean dupont' }, () => 'DOMAIN\\jean'),
+      'operator:cli',
+    );
+    for (const USER of ['alice', 'jean dupont', '', 'x'.repeat(65)])
+      assert.match(
+        operatorActor({ USER }, () => 'svc parasol'),
+        OPERATOR_ACTOR,
+        USER,
+      );
   });
 });
 

@@ -320,7 +320,7 @@ describe('the operator client answers only for the files of its command line', (
       // one of them gone, a client that proves itself gets in and runs its command
       first.conn.destroy();
       await first.closed;
-      let code = -1;
+      let code: number | undefined = -1;
       const out: string[] = [];
       for (let attempt = 0; attempt < 50 && code !== 0; attempt += 1) {
         out.length = 0;
