@@ -7,7 +7,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/platform/db.ts';
-import { childEnv } from '../helper.ts';
+import crypto from 'node:crypto';
+import { childEnv, openTestDatabase, usingPostgres } from '../helper.ts';
 
 /**
  * `npm start` where its port is taken: one line naming the port and the variable, no stack trace, exit
@@ -47,3 +48,53 @@ describe('starting on a port in use', () => {
     }
   });
 });
+
+describe(
+  'a worker whose metrics port is in use',
+  { skip: usingPostgres ? false : 'PostgreSQL only (TEST_DATABASE_URL): the worker needs DATABASE_URL' },
+  () => {
+    it('says so, exits 75, and took no job: the port is bound before the workers start', async (t) => {
+      const database = await openTestDatabase();
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-worker-in-use-'));
+      t.after(async () => {
+        holder.close();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        await database.close();
+      });
+      // startWorkers schedules the periodic jobs: none scheduled means it never ran (a new copy: none yet)
+      const scheduled = async () => {
+        const table = await sql<{ t: string | null }>`SELECT to_regclass('pgboss.schedule')::text AS t`.execute(
+          database.db,
+        );
+        if (!table.rows[0]?.t) return 0;
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.schedule`.execute(database.db);
+        return rows[0]?.n ?? 0;
+      };
+      assert.equal(await scheduled(), 0);
+      const port = (holder.address() as net.AddressInfo).port;
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+        env: {
+          ...childEnv(),
+          DATABASE_URL: database.url!,
+          PARASOL_MASTER_KEY: crypto.createHash('sha256').update('parasol tests').digest('base64'),
+          PARASOL_DATA_DIR: dataDir,
+          PARASOL_METRICS_PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+        },
+      });
+      let stderr = '';
+      child.stdout.resume();
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      assert.equal(
+        stderr,
+        `error: the metrics endpoint cannot listen on 127.0.0.1:${port}: another process is using it. Stop that process, or set PARASOL_METRICS_PORT to another port.\n`,
+      );
+      assert.equal(code, 75);
+      assert.equal(await scheduled(), 0, 'no job scheduled: the workers never started');
+    });
+  },
+);
