@@ -4,6 +4,8 @@ import { createLogger } from './platform/logging.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { loadConfigOrExit } from './platform/config.ts';
 import { DatabaseLockedError } from './platform/db.ts';
+import { hostPort, listenFailure, socketAddressText } from './platform/listen-errors.ts';
+import { operatorSocketAddress } from './platform/operator-socket.ts';
 import { startOperatorCommands } from './cli/operator-commands.ts';
 import { FLIGHT_PREFIX } from './flight/index.ts';
 import { DEMO_PREFIX } from './home/index.ts';
@@ -56,8 +58,37 @@ async function main(): Promise<void> {
     }
   }
 
+  /**
+   * Where the configuration says to listen is taken (or refused): one line naming the address and the
+   * variable to change, no stack trace; the database closed, exit 75 (EX_TEMPFAIL, as when another
+   * process holds the embedded database) for an address in use, 78 (EX_CONFIG, as a configuration
+   * refused at start) for one refused or not this machine's. Any other error is thrown as it is.
+   */
+  const listening = async <T>(start: () => Promise<T>, what: Parameters<typeof listenFailure>[1]): Promise<T> => {
+    try {
+      return await start();
+    } catch (error) {
+      const failure = listenFailure(error, what);
+      if (failure === undefined) throw error;
+      console.error(`error: ${failure.message}`);
+      const timer = setTimeout(() => process.exit(failure.exitCode), 5_000).unref();
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(timer);
+        process.exit(failure.exitCode); // 75 EX_TEMPFAIL (in use), 78 EX_CONFIG (refused)
+      }
+    }
+  };
+
   // embedded database: the CLI sends its commands here while the server holds it (cli/operator-commands.ts)
-  const closeOperatorSocket = config.databaseUrl ? undefined : await startOperatorCommands(app);
+  const closeOperatorSocket = config.databaseUrl
+    ? undefined
+    : await listening(() => startOperatorCommands(app), {
+        name: 'the operator socket',
+        address: socketAddressText(operatorSocketAddress(config.dataDir)),
+        variable: 'PARASOL_DATA_DIR',
+      });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -88,17 +119,21 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  await listening(() => app.listen({ port: config.port, host: config.host }), {
+    name: 'the API',
+    address: hostPort(config.host, config.port),
+    variable: 'PORT',
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   if (config.metricsPort !== undefined) {
     // ends with the process (shutdown exits once the app is closed)
-    const metrics = await startMetricsServer({
-      port: config.metricsPort,
-      host: config.host,
-      gauges: app.parasol.metrics,
-    });
+    const metricsPort = config.metricsPort;
+    const metrics = await listening(
+      () => startMetricsServer({ port: metricsPort, host: config.host, gauges: app.parasol.metrics }),
+      { name: 'the metrics endpoint', address: hostPort(config.host, metricsPort), variable: 'PARASOL_METRICS_PORT' },
+    );
     app.log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
   }
   const database = config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`;

@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { loadConfigOrExit } from './platform/config.ts';
+import { hostPort, listenFailure } from './platform/listen-errors.ts';
 import { createLogger } from './platform/logging.ts';
 import { startMetricsServer } from './platform/metrics.ts';
 import { openRuntime } from './runtime.ts';
@@ -25,20 +26,40 @@ async function main(): Promise<void> {
     jobOptions: { onError: (err) => log.error({ err }, 'job queue error') },
   });
   const { db, keys, jobs } = runtime;
+  // the metrics port first: a port taken stops the worker before it takes any job
+  if (config.metricsPort !== undefined) {
+    let metrics;
+    try {
+      metrics = await startMetricsServer({
+        port: config.metricsPort,
+        host: config.host,
+        onError: (err) => log.error({ err }, 'metrics'),
+      });
+    } catch (error) {
+      // the port taken (or refused): one line naming it and the variable, no stack trace (as npm start)
+      const failure = listenFailure(error, {
+        name: 'the metrics endpoint',
+        address: hostPort(config.host, config.metricsPort),
+        variable: 'PARASOL_METRICS_PORT',
+      });
+      if (failure === undefined) throw error;
+      console.error(`error: ${failure.message}`);
+      const timer = setTimeout(() => process.exit(failure.exitCode), 5_000).unref();
+      try {
+        await runtime.close({ graceful: false, timeoutMs: 5_000 });
+      } finally {
+        clearTimeout(timer);
+        process.exit(failure.exitCode); // 75 EX_TEMPFAIL (in use), 78 EX_CONFIG (refused)
+      }
+    }
+    log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
+  }
   await startWorkers(jobs, { db, keys, config, now: () => new Date(), log });
   // a job enqueued anywhere wakes this worker at once (LISTEN/NOTIFY); the poll remains the fallback
   const feed = await Notifications.open(runtime.database, {
     onError: (err) => log.warn({ err }, 'job notifications: connection lost, reconnecting'),
   });
   wakeOnJobs(feed, jobs);
-  if (config.metricsPort !== undefined) {
-    const metrics = await startMetricsServer({
-      port: config.metricsPort,
-      host: config.host,
-      onError: (err) => log.error({ err }, 'metrics'),
-    });
-    log.info({ port: metrics.port }, 'metrics listening (GET /metrics, no authentication)');
-  }
   log.info('worker started');
 
   let stopping = false;

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS } from '../partners/index.ts';
+import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
   CLAIM_STATUSES,
@@ -75,7 +75,7 @@ export function claimsCommands(kit: CommandKit): void {
   )
     .addOption(new Option('--status <status>', 'only claims in this status').choices(CLAIM_STATUSES))
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
-    .option('--partner <slug>', 'only this partner')
+    .option('--partner <slug-or-id>', 'only this partner (its slug or id; an unknown one is refused)')
     .option('--limit <n>', 'at most this many (default 50)')
     .option('--cursor <cursor>', 'the next page: the cursor the previous page printed')
     .action(
@@ -90,7 +90,7 @@ export function claimsCommands(kit: CommandKit): void {
           const { rows, nextCursor } = await operatorClaimsPage(db, {
             status: options.status,
             environment: options.env,
-            partnerSlug: options.partner,
+            partnerSlug: options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).slug,
             cursor: options.cursor,
             cursorField: '/cursor',
             limit: limitOf(options.limit, 50),

@@ -6,6 +6,7 @@ import { randomToken, type Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import type { JobQueue } from '../platform/jobs.ts';
+import { OPERATOR_ACTOR } from '../platform/operator-socket.ts';
 import type { Resolver } from '../webhooks/index.ts';
 
 /**
@@ -66,6 +67,30 @@ export interface CommandKit {
 }
 
 export const EXIT = { ok: 0, domain: 1, usage: 2, internal: 70 } as const;
+
+/**
+ * Who runs the command line, for the audit log: `operator:<name>`, the name from $USER, else the
+ * account the process runs as (`os.userInfo()`: cron, systemd units and containers often set no
+ * $USER), else `operator:cli` (no account name to be had). A name the operator socket would refuse
+ * (OPERATOR_ACTOR: letters, digits, `_.@-`, at most 64) is no name: the next is tried, so a local
+ * run and one through the socket record the same actor. `accountName` stands in for
+ * os.userInfo().username (tests).
+ */
+export function operatorActor(env: { USER?: string | undefined }, accountName: () => string): string {
+  const valid = (name: string | undefined) => {
+    const actor = `operator:${name?.trim() ?? ''}`;
+    return OPERATOR_ACTOR.test(actor) ? actor : undefined;
+  };
+  const fromUser = valid(env.USER);
+  if (fromUser !== undefined) return fromUser;
+  try {
+    const fromAccount = valid(accountName());
+    if (fromAccount !== undefined) return fromAccount;
+  } catch {
+    // no entry for this uid in the password database (a container's arbitrary uid)
+  }
+  return 'operator:cli';
+}
 
 /** What a command prints: `data` with --json (one JSON document), `lines` otherwise. */
 export interface Result {

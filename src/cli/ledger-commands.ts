@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import {
   backfillLedger,
   BORDEREAU_KINDS,
@@ -25,7 +25,7 @@ import type { CommandKit } from './kit.ts';
 export function ledgerCommands(kit: CommandKit): void {
   const { group, leaf, run, db, actor } = kit;
   const write = (file: string, data: Buffer) => (kit.writeBytes ?? fs.writeFile)(file, data);
-  const names = (pointer: string) => ({ '/month': '--month' })[pointer];
+  const names = (pointer: string) => ({ '/month': '--month', '/out': '--out' })[pointer];
 
   const bordereau = group(
     'bordereau',
@@ -74,29 +74,44 @@ export function ledgerCommands(kit: CommandKit): void {
     .requiredOption('--partner <partner>', 'partner slug or id')
     .requiredOption('--month <YYYY-MM>', 'the month (UTC)')
     .addOption(new Option('--env <environment>', 'environment').choices(ENVIRONMENTS).default('production'))
-    .addOption(new Option('--format <format>', 'file format').choices(STATEMENT_FORMATS).default('csv'))
+    .addOption(
+      new Option('--format <format>', 'format of the file --out writes (default csv); refused without --out').choices(
+        STATEMENT_FORMATS,
+      ),
+    )
     .option('--out <file>', 'file to write (without it, the totals are printed)')
     .action(
-      run(async (o: { partner: string; month: string; env: Environment; format: StatementFormat; out?: string }) => {
-        const period = monthPeriod(o.month);
-        const partner = await requirePartner(db, o.partner);
-        const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
-        if (o.out) {
-          await write(
-            o.out,
-            o.format === 'csv' ? statementCsv(statement) : await statementPdf(statement, partner.name),
+      async (
+        o: { partner: string; month: string; env: Environment; format?: StatementFormat; out?: string },
+        command: Command,
+      ) => {
+        // the command line prints text only: a file format (a PDF's bytes) goes to a file, as
+        // bordereau's; without --out it is a usage error (exit 2), as bordereau's missing --out
+        if (o.format !== undefined && o.out === undefined)
+          command.error(
+            `error: --format ${o.format} writes a file: give --out <file> (without --out, the totals are printed as text).`,
           );
-        }
-        const lines = statement.lines.length
-          ? statement.lines.map(
-              (l) =>
-                `${l.currency}: collected ${formatMoney(l.premiumCollected, l.currency)}, commission ${formatMoney(l.commission, l.currency)}, ` +
-                `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}, ` +
-                `tax net of refunds ${formatMoney(l.taxNetOfRefunds, l.currency)}`,
-            )
-          : ['No money movement in this month.'];
-        return { data: { partner: partner.slug, environment: o.env, month: o.month, lines: statement.lines }, lines };
-      }, names),
+        await run(async () => {
+          const period = monthPeriod(o.month);
+          const partner = await requirePartner(db, o.partner);
+          const statement = await partnerStatement(db, { partnerId: partner.id, environment: o.env }, period);
+          if (o.out) {
+            await write(
+              o.out,
+              o.format === 'pdf' ? await statementPdf(statement, partner.name) : statementCsv(statement),
+            );
+          }
+          const lines = statement.lines.length
+            ? statement.lines.map(
+                (l) =>
+                  `${l.currency}: collected ${formatMoney(l.premiumCollected, l.currency)}, commission ${formatMoney(l.commission, l.currency)}, ` +
+                  `refunds ${formatMoney(l.refunds, l.currency)}, due ${formatMoney(l.amountDue, l.currency)}, ` +
+                  `tax net of refunds ${formatMoney(l.taxNetOfRefunds, l.currency)}`,
+              )
+            : ['No money movement in this month.'];
+          return { data: { partner: partner.slug, environment: o.env, month: o.month, lines: statement.lines }, lines };
+        }, names)();
+      },
     );
 
   leaf(

@@ -1,5 +1,6 @@
+import os from 'node:os';
 import type { Db } from '../platform/db.ts';
-import type { CliIo } from './kit.ts';
+import { operatorActor, type CliIo } from './kit.ts';
 import { isRiskCommand } from './risk-commands.ts';
 
 /**
@@ -25,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
   const io: Omit<CliIo, 'db'> = {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
-    actor: `operator:${process.env.USER ?? 'cli'}`,
+    actor: operatorActor(process.env, () => os.userInfo().username),
   };
 
   // Help needs no database: it works while a server holds the embedded one.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { startOperatorSocket } from '../platform/operator-socket.ts';
+import { HANDSHAKE_LIMITS, startOperatorSocket } from '../platform/operator-socket.ts';
 import { runCli } from './program.ts';
 
 /**
@@ -39,5 +39,6 @@ export async function startOperatorCommands(app: FastifyInstance): Promise<() =>
       });
     },
     (err) => app.log.warn({ err }, 'operator socket error'),
+    { ...HANDSHAKE_LIMITS, timeoutMs: config.operatorHandshakeSeconds * 1000 },
   );
 }

@@ -1,4 +1,4 @@
-import { ENVIRONMENTS } from '../partners/index.ts';
+import { ENVIRONMENTS, requirePartner } from '../partners/index.ts';
 import { Option } from 'commander';
 import {
   claimNumberFor,
@@ -7,7 +7,7 @@ import {
   exportSepaBatch,
   leftOutBicFault,
   MAX_BANK_REPORT_BYTES,
-  listPayouts,
+  operatorPayoutsPage,
   PAYOUT_REPORT_BUSINESS_DAYS,
   PAYOUT_STATUSES,
   unreportedDue,
@@ -29,6 +29,7 @@ export function payoutsCommands(kit: CommandKit): void {
   const names = (pointer: string) =>
     ({
       '/limit': '--limit',
+      '/cursor': '--cursor',
       '/executionDate': '--execution-date',
       '/reason': '--reason',
       '/actionToken': '--once',
@@ -41,7 +42,7 @@ export function payoutsCommands(kit: CommandKit): void {
     'parasol payouts batch',
   );
 
-  leaf(payouts, 'list', 'List payouts, newest first', 'parasol payouts list --status instructed')
+  leaf(payouts, 'list', 'List payouts, newest first', 'parasol payouts list --status instructed --partner acme-air')
     .addOption(new Option('--status <status>', 'only payouts in this status').choices(PAYOUT_STATUSES))
     .addOption(new Option('--env <environment>', 'only this environment').choices(ENVIRONMENTS))
     .option(
@@ -52,7 +53,9 @@ export function payoutsCommands(kit: CommandKit): void {
       '--left-out',
       'only pending payouts a batch left out of its file (no BIC for a cross-border transfer…), longest waiting first',
     )
+    .option('--partner <slug-or-id>', 'only this partner (its slug or id; an unknown one is refused)')
     .option('--limit <n>', 'at most this many (default 50)')
+    .option('--cursor <cursor>', 'the next page: the cursor the previous page printed (same filters)')
     .action(
       run(
         async (options: {
@@ -60,14 +63,19 @@ export function payoutsCommands(kit: CommandKit): void {
           env?: Environment;
           unreported?: boolean;
           leftOut?: boolean;
+          partner?: string;
           limit?: string;
+          cursor?: string;
         }) => {
           const now = new Date();
-          const rows = await listPayouts(db, {
+          const { rows, nextCursor } = await operatorPayoutsPage(db, {
             status: options.status,
             environment: options.env,
+            partnerSlug: options.partner === undefined ? undefined : (await requirePartner(db, options.partner)).slug,
             unreported: options.unreported ? unreportedDue(now, services().config.achReturnWindowDays) : undefined,
             leftOut: options.leftOut,
+            cursor: options.cursor,
+            cursorField: '/cursor',
             limit: limitOf(options.limit, 50),
           });
           const data = rows.map((r) => ({
@@ -119,7 +127,8 @@ export function payoutsCommands(kit: CommandKit): void {
                 ]),
               )
             : ['No payouts match.'];
-          return { data: { payouts: data }, lines };
+          if (nextCursor) lines.push(`More: the same command with --cursor ${nextCursor}`);
+          return { data: { payouts: data, nextCursor }, lines };
         },
         names,
       ),

@@ -35,7 +35,7 @@ export function rateLimitsCommands(kit: CommandKit, defaults: ClassLimits): void
     ) as Record<RateClass, { perMinute: number; default: boolean }>;
   const lines = (slug: string, e: Record<RateClass, { perMinute: number; default: boolean }>) =>
     table(
-      ['PARTNER', 'CLASS', 'PER MINUTE', 'PER SECOND', ''],
+      ['PARTNER', 'CLASS', 'PER MINUTE', 'PER SECOND', 'SOURCE'],
       RATE_CLASSES.map((c) => [
         slug,
         c,

@@ -132,7 +132,11 @@ export async function recordOperatorFlightEvent(
             actor,
             now,
           );
-    const claimsOpened = [...openedBy.values()].flat();
+    // every spelling's claims in one list, by claim number — the order POST /claims reads them back in
+    // (findClaims): the same order every time, whichever path printed them
+    const claimsOpened = [...openedBy.values()]
+      .flat()
+      .sort((a, b) => (a.claimNumber < b.claimNumber ? -1 : a.claimNumber > b.claimNumber ? 1 : 0));
     const delayMinutes = input.status === 'delayed' ? minutes! : null;
     const contractsReopened = await reopenContractsOfCorrectedClaims(
       trx,

@@ -1,5 +1,6 @@
 import { sql, type Insertable } from 'kysely';
 import type { Environment, LeftOutCode, PayoutStatus, SepaBatchesTable } from '../platform/db-schema.ts';
+import type { Keyset } from '../platform/cursor.ts';
 import type { Executor } from '../platform/db.ts';
 import { achEndToEndIdForPayout, endToEndIdForPayout } from './end-to-end-id.ts';
 import type { Rail } from './model.ts';
@@ -386,7 +387,7 @@ export interface PayoutListRow extends Omit<PayoutRow, 'claim_id' | 'partner_id'
 }
 
 /**
- * For operators (CLI and console): payouts, newest first, optionally by status/environment;
+ * For operators (CLI and console): payouts, newest first, optionally by status, environment or partner;
  * `unreported`: only payouts still instructed that should have been settled by now — SEPA ones put in
  * a file before `instructedBefore` (no bank report), ACH ones of files whose effective entry date is
  * `achEntryDateUpTo` or earlier (their return window passed, the settlement job has not settled them).
@@ -408,6 +409,14 @@ export async function listPayouts(
      * parasol_payouts_left_out counts them), longest left out first.
      */
     leftOut?: boolean | undefined;
+    /** Only this partner's payouts (by slug). */
+    partnerSlug?: string | undefined;
+    /**
+     * Keyset paging (`operatorPayoutsPage`): the key of the previous page's last row — its
+     * `left_out_at` with `leftOut`, else its `created_at` — and its id. Keys compare at the
+     * millisecond, as a cursor carries them.
+     */
+    after?: Keyset | undefined;
     limit: number;
     offset?: number | undefined;
   },
@@ -451,10 +460,21 @@ export async function listPayouts(
       );
   }
   if (q.environment) query = query.where('p.environment', '=', q.environment);
-  if (q.leftOut) query = query.orderBy('p.left_out_at');
+  if (q.partnerSlug !== undefined) query = query.where('pa.slug', '=', q.partnerSlug);
+  // one total order, at the millisecond a cursor carries: longest left out first (`leftOut`), else
+  // newest first; the id breaks ties, so a page never repeats nor skips a row of the previous one
+  const leftOutKey = sql<Date>`date_trunc('milliseconds', p.left_out_at)`;
+  const createdKey = sql<Date>`date_trunc('milliseconds', p.created_at)`;
+  if (q.after) {
+    const { at, id } = q.after;
+    query = q.leftOut
+      ? query.where(sql<boolean>`(${leftOutKey}, p.id) > (${at}::timestamptz, ${id}::uuid)`)
+      : query.where(sql<boolean>`(${createdKey}, p.id) < (${at}::timestamptz, ${id}::uuid)`);
+  }
+  query = q.leftOut
+    ? query.orderBy(leftOutKey).orderBy('p.id')
+    : query.orderBy(createdKey, 'desc').orderBy('p.id', 'desc');
   return query
-    .orderBy('p.created_at', 'desc')
-    .orderBy('p.id', 'desc')
     .offset(q.offset ?? 0)
     .limit(q.limit)
     .execute();

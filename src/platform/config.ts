@@ -8,6 +8,9 @@ import { abaChecksumValid } from './routing-number.ts';
  * The one place that reads the environment. Everything else receives a `Config`.
  * Values are validated once, at start, and a bad value fails with a message naming the variable.
  */
+
+/** The operator socket's handshake deadline when PARASOL_OPERATOR_HANDSHAKE_SECONDS is unset (operator-socket.ts). */
+export const DEFAULT_OPERATOR_HANDSHAKE_SECONDS = 30;
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -54,6 +57,12 @@ export interface Config {
   readonly runWorkers: boolean;
   /** Seconds between polls of the job queue. */
   readonly jobPollSeconds: number;
+  /**
+   * How long a client of the operator socket (the CLI while the server holds the embedded database)
+   * has to prove it knows the operator secret before the server closes the connection
+   * (PARASOL_OPERATOR_HANDSHAKE_SECONDS, default 30; platform/operator-socket.ts).
+   */
+  readonly operatorHandshakeSeconds: number;
   /** Days a customer has to give bank details before the claim expires. */
   readonly bankDetailsDays: number;
   /** Days before that due date a claim still waiting is reminded by SMS, with a new link; 0: no reminders; less than bankDetailsDays. */
@@ -400,6 +409,13 @@ export function loadConfig(env: Env = process.env): Config {
     flightCapDefault: integer(env, 'PARASOL_FLIGHT_CAP_DEFAULT', 100_000, 1, 1_000_000_000),
     runWorkers: boolean(env, 'PARASOL_WORKERS', true),
     jobPollSeconds: integer(env, 'PARASOL_JOB_POLL_SECONDS', 2, 1, 60),
+    operatorHandshakeSeconds: integer(
+      env,
+      'PARASOL_OPERATOR_HANDSHAKE_SECONDS',
+      DEFAULT_OPERATOR_HANDSHAKE_SECONDS,
+      1,
+      600,
+    ),
     bankDetailsDays,
     bankDetailsReminderDays,
     twilio,

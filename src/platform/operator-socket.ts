@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
+import { DEFAULT_OPERATOR_HANDSHAKE_SECONDS } from './config.ts';
 
 /**
  * The operator socket of the embedded database. PGlite is one process per data directory, so while
@@ -35,9 +36,32 @@ export const EXIT_REFUSED = 77;
 /**
  * Before a client has proved it knows the secret, what it may cost the server: the handshake's two
  * frames within this time and this many bytes, else the connection is closed (an abstract socket
- * has no file permissions: anyone on the machine can connect to it).
+ * has no file permissions: anyone on the machine can connect to it). The time is the configuration's
+ * (PARASOL_OPERATOR_HANDSHAKE_SECONDS, default 30 s: a CLI on a saturated machine takes seconds to
+ * start and answer); this is the default of a caller that passes none. With that long a window, at
+ * most `maxPending` connections may be proving themselves at once: one more is closed at once (its
+ * client says the connection was lost before the command was sent — exit 75, run it again), so
+ * connections that never prove anything cannot pile up.
  */
-export const HANDSHAKE_LIMITS = { timeoutMs: 10_000, maxBytes: 64 * 1024 } as const;
+export const HANDSHAKE_LIMITS = {
+  timeoutMs: DEFAULT_OPERATOR_HANDSHAKE_SECONDS * 1000,
+  maxBytes: 64 * 1024,
+  maxPending: 8,
+} as const;
+
+/**
+ * An operator's actor as the audit log records it: what the server accepts from a client (any other
+ * is recorded as `operator:cli`), and what the CLI sends (kit.ts operatorActor applies it locally too).
+ */
+export const OPERATOR_ACTOR = /^operator:[\w.@-]{1,64}$/;
+
+/** What a client gets before it has proved itself. */
+export interface HandshakeLimits {
+  timeoutMs: number;
+  maxBytes: number;
+  /** Connections not yet proved at once (HANDSHAKE_LIMITS.maxPending when not given). */
+  maxPending?: number | undefined;
+}
 
 export interface OperatorRequest {
   argv: string[];
@@ -108,11 +132,27 @@ export async function startOperatorSocket(
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
   onError: (error: Error) => void = () => undefined,
   /** What a client gets before it has proved itself (tests shorten the time). */
-  limits: { timeoutMs: number; maxBytes: number } = HANDSHAKE_LIMITS,
+  limits: HandshakeLimits = HANDSHAKE_LIMITS,
 ): Promise<() => Promise<void>> {
   const secret = operatorSecret(dataDir, true);
   const address = operatorSocketAddress(dataDir);
-  const server = net.createServer((socket) => void serve(socket, secret, run, limits).catch(onError));
+  const maxPending = limits.maxPending ?? HANDSHAKE_LIMITS.maxPending;
+  let pending = 0;
+  const server = net.createServer((socket) => {
+    if (pending >= maxPending) {
+      socket.on('error', () => undefined);
+      socket.destroy(); // too many connections still proving themselves: this one is refused
+      return;
+    }
+    pending += 1;
+    let counted = true;
+    const proved = () => {
+      if (counted) pending -= 1;
+      counted = false;
+    };
+    socket.on('close', proved);
+    void serve(socket, secret, run, limits, proved).catch(onError);
+  });
   if (!address.startsWith('\0')) fs.rmSync(address, { force: true });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -135,7 +175,9 @@ async function serve(
   socket: net.Socket,
   secret: string,
   run: (request: OperatorRequest, io: RemoteIo) => Promise<number>,
-  limits: { timeoutMs: number; maxBytes: number },
+  limits: HandshakeLimits,
+  /** Called once the client has proved itself (it no longer counts against `maxPending`). */
+  onProved: () => void = () => undefined,
 ): Promise<void> {
   socket.on('error', () => undefined); // the client may go away first
   const send = (frame: object) => {
@@ -155,6 +197,7 @@ async function serve(
   const authenticated = () => {
     socket.off('data', count);
     clearTimeout(deadline);
+    onProved();
   };
   const lines = readline.createInterface({ input: socket, crlfDelay: Infinity });
   const iterator = lines[Symbol.asyncIterator]();
@@ -215,8 +258,7 @@ async function serve(
             });
         }),
     };
-    const actor =
-      typeof first.actor === 'string' && /^operator:[\w.@-]{1,64}$/.test(first.actor) ? first.actor : 'operator:cli';
+    const actor = typeof first.actor === 'string' && OPERATOR_ACTOR.test(first.actor) ? first.actor : 'operator:cli';
     const code = await run({ argv: argv as string[], actor }, io);
     send({ exit: code });
   } finally {

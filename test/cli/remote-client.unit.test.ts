@@ -285,4 +285,60 @@ describe('the operator client answers only for the files of its command line', (
       assert.ok(sent < 1000, 'closed while the client was still sending, under the byte limit');
     },
   );
+
+  it(
+    'refuses a connection beyond maxPending still proving themselves; one that proved itself counts no more',
+    { timeout: 30_000 },
+    async (t) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parasol-server-'));
+      t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const close = await startOperatorSocket(
+        dir,
+        async (_request, io) => {
+          io.out('ran');
+          return 0;
+        },
+        undefined,
+        { timeoutMs: 60_000, maxBytes: 1024, maxPending: 2 },
+      );
+      t.after(close);
+      const open = async () => {
+        const conn = net.connect({ path: operatorSocketAddress(dir) });
+        conn.on('error', () => undefined);
+        t.after(() => conn.destroy());
+        const closed = new Promise<void>((resolve) => conn.on('close', () => resolve()));
+        await new Promise<void>((resolve) => conn.once('connect', () => resolve()));
+        return { conn, closed };
+      };
+      // two silent connections hold both places (for the 60 s of their handshake)…
+      const first = await open();
+      const second = await open();
+      // …so a third is closed at once, well before any deadline (the test would time out)
+      const third = await open();
+      await third.closed;
+      assert.ok(!first.conn.destroyed && !second.conn.destroyed, 'the first two stay open');
+      // one of them gone, a client that proves itself gets in and runs its command
+      first.conn.destroy();
+      await first.closed;
+      let code: number | undefined = -1;
+      const out: string[] = [];
+      for (let attempt = 0; attempt < 50 && code !== 0; attempt += 1) {
+        out.length = 0;
+        code = await runRemote(dir, ['partners', 'list'], 'operator:test', {
+          out: (line) => out.push(line),
+          err: (line) => out.push(line),
+        });
+        if (code !== 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(code, 0, out.join('\n'));
+      assert.deepEqual(out, ['ran']);
+      // and once proved (its command run), it holds no place: another runs too, the second still silent
+      const again = await runRemote(dir, ['partners', 'list'], 'operator:test', {
+        out: () => undefined,
+        err: () => undefined,
+      });
+      assert.equal(again, 0);
+      assert.ok(!second.conn.destroyed);
+    },
+  );
 });

@@ -89,6 +89,16 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ PARASOL_METRICS_PORT: '9464' }).metricsPort, 9464);
   });
 
+  it("gives an operator socket's client 30 s to prove itself by default, PARASOL_OPERATOR_HANDSHAKE_SECONDS from 1 to 600", () => {
+    assert.equal(loadConfig({}).operatorHandshakeSeconds, 30);
+    assert.equal(loadConfig({ PARASOL_OPERATOR_HANDSHAKE_SECONDS: '120' }).operatorHandshakeSeconds, 120);
+    for (const bad of ['0', '601', 'ten'])
+      assert.throws(
+        () => loadConfig({ PARASOL_OPERATOR_HANDSHAKE_SECONDS: bad }),
+        (error: unknown) => error instanceof ConfigError && /PARASOL_OPERATOR_HANDSHAKE_SECONDS/.test(error.message),
+      );
+  });
+
   it('reminds 3 days before the bank-details due date by default; 0 turns reminders off', () => {
     assert.equal(loadConfig({}).bankDetailsReminderDays, 3);
     assert.equal(loadConfig({ PARASOL_BANK_DETAILS_REMINDER_DAYS: '0' }).bankDetailsReminderDays, 0);
