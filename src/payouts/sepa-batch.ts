@@ -2,10 +2,11 @@ import crypto from 'node:crypto';
 import { DateTime } from 'luxon';
 import { audit } from '../platform/audit.ts';
 import { decrypt, encrypt, openField, type Keyring } from '../platform/crypto.ts';
-import { isUniqueViolation, type Db } from '../platform/db.ts';
+import { isUniqueViolation, type Db, type Executor } from '../platform/db.ts';
 import { DomainError } from '../platform/errors.ts';
 import { untransferableCurrency } from '../platform/money.ts';
-import type { LeftOutCode } from '../platform/db-schema.ts';
+import type { LeftOutCode, SepaBatchesTable } from '../platform/db-schema.ts';
+import type { Insertable } from 'kysely';
 import { buildNachaFile, FILE_ID_MODIFIERS, fitNachaFile, type AchOriginator, type NachaFile } from './nacha-file.ts';
 import { achEffectiveEntryDate } from './fed-calendar.ts';
 import {
@@ -130,6 +131,61 @@ function skippedOf(
   }));
 }
 
+/**
+ * In a file's transaction, what a pain.001 and a NACHA file record alike: the payouts the file left out
+ * marked (still pending: since when — the first run that left it out — and why), then, when there is a
+ * file, its batch stored sealed, its payouts `instructed` and the batch audited as created.
+ */
+async function recordBatch(
+  trx: Executor,
+  args: {
+    now: Date;
+    actor: string;
+    included: { id: string }[];
+    left: (Parameters<typeof skippedOf>[0][number] & { payout: { id: string } })[];
+    file:
+      | {
+          row: Omit<Insertable<SepaBatchesTable>, 'created_at' | 'created_by' | 'payouts_count'>;
+          audit: { controlSum: string; currency: string; scheme: string; executionDate: string };
+        }
+      | undefined;
+  },
+): Promise<{ batchId?: string; skipped: SkippedPayout[] }> {
+  const { now, actor, included, left, file } = args;
+  await markPayoutsLeftOut(
+    trx,
+    left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+    now,
+  );
+  const skipped = skippedOf(left, now);
+  if (!file) return { skipped };
+  const batch = await insertSepaBatch(trx, {
+    ...file.row,
+    created_at: now,
+    created_by: actor,
+    payouts_count: included.length,
+  });
+  await markPayoutsInstructed(
+    trx,
+    included.map((p) => p.id),
+    batch.id,
+    now,
+  );
+  await audit(trx, {
+    actor,
+    entity: 'sepa_batch',
+    entityId: file.row.message_id,
+    action: 'created',
+    at: now,
+    data: {
+      payouts: included.length,
+      ...file.audit,
+      ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+    },
+  });
+  return { batchId: batch.id, skipped };
+}
+
 /** The account paying a currency's transfers: the one configured for it, else the EUR account (the bank converts). */
 export function debtorFor(debtor: PayoutDebtor, currency: string): SepaDebtor {
   const account = currency === 'EUR' ? undefined : debtor.accounts?.[currency];
@@ -186,46 +242,23 @@ export async function createSepaBatch(
         })),
       });
     const { file, included, left } = buildLeavingOut(payouts, build);
-    // left out, still pending: since when (the first run that left it out) and why, kept on the payout
-    await markPayoutsLeftOut(
-      trx,
-      left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+    const recorded = await recordBatch(trx, {
       now,
-    );
-    const skipped = skippedOf(left, now);
-    if (!file) return { skipped };
-    const batch = await insertSepaBatch(trx, {
-      message_id: messageId,
-      created_at: now,
-      created_by: options.actor,
-      execution_date: executionDate,
-      payouts_count: included.length,
-      control_sum: Number(file.controlSumMinor),
-      currency,
-      xml_enc: encrypt(deps.keys.encryption, file.xml),
-    });
-    await markPayoutsInstructed(
-      trx,
-      included.map((p) => p.id),
-      batch.id,
-      now,
-    );
-    await audit(trx, {
       actor: options.actor,
-      entity: 'sepa_batch',
-      entityId: messageId,
-      action: 'created',
-      at: now,
-      data: {
-        payouts: included.length,
-        controlSum: file.controlSum,
-        currency,
-        scheme,
-        executionDate,
-        ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+      included,
+      left,
+      file: file && {
+        row: {
+          message_id: messageId,
+          execution_date: executionDate,
+          control_sum: Number(file.controlSumMinor),
+          currency,
+          xml_enc: encrypt(deps.keys.encryption, file.xml),
+        },
+        audit: { controlSum: file.controlSum, currency, scheme, executionDate },
       },
     });
-    return { batchId: batch.id, file, skipped };
+    return { ...recorded, file };
   });
   if (!built) return undefined;
   if (!built.batchId || !built.file) return { skipped: built.skipped }; // every payout taken was left out
@@ -546,49 +579,27 @@ export async function createAchBatch(
           })),
         });
       const { file, included, left } = buildLeavingOut(payouts, build);
-      await markPayoutsLeftOut(
-        trx,
-        left.map(({ payout, code, reason }) => ({ id: payout.id, code, reason })),
+      const recorded = await recordBatch(trx, {
         now,
-      );
-      const skipped = skippedOf(left, now);
-      if (!file) return { skipped };
-      const batch = await insertSepaBatch(trx, {
-        message_id: fileId,
-        created_at: now,
-        created_by: options.actor,
-        execution_date: effectiveEntryDate,
-        payouts_count: included.length,
-        control_sum: Number(file.totalCreditMinor),
-        currency: 'USD',
-        format: 'nacha',
-        nacha_origin: originator.immediateOrigin,
-        nacha_file_date: fileDate,
-        nacha_file_id_modifier: fileIdModifier,
-        xml_enc: encrypt(deps.keys.encryption, file.text),
-      });
-      await markPayoutsInstructed(
-        trx,
-        included.map((p) => p.id),
-        batch.id,
-        now,
-      );
-      await audit(trx, {
         actor: options.actor,
-        entity: 'sepa_batch',
-        entityId: fileId,
-        action: 'created',
-        at: now,
-        data: {
-          payouts: included.length,
-          controlSum: file.totalCredit,
-          currency: 'USD',
-          scheme: 'ach',
-          executionDate: effectiveEntryDate,
-          ...(skipped.length ? { skipped: skipped.map((s) => s.endToEndId) } : {}),
+        included,
+        left,
+        file: file && {
+          row: {
+            message_id: fileId,
+            execution_date: effectiveEntryDate,
+            control_sum: Number(file.totalCreditMinor),
+            currency: 'USD',
+            format: 'nacha',
+            nacha_origin: originator.immediateOrigin,
+            nacha_file_date: fileDate,
+            nacha_file_id_modifier: fileIdModifier,
+            xml_enc: encrypt(deps.keys.encryption, file.text),
+          },
+          audit: { controlSum: file.totalCredit, currency: 'USD', scheme: 'ach', executionDate: effectiveEntryDate },
         },
       });
-      return { batchId: batch.id, file, skipped, heldBack: rest.length };
+      return { ...recorded, file, heldBack: rest.length };
     });
   // a run at the same time took this modifier first (the unique index of migration 0062): the next one
   let built: Awaited<ReturnType<typeof fileOnce>>;
