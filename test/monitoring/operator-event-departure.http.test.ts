@@ -152,26 +152,7 @@ describe('operator flight events before and after departure (production)', () =>
 
   it('the same refusal on a flight already watched (within 48 h of departure): it stays watching', async () => {
     const c = await insureFlight(t.app, p, { flightNumber: 'AF7104' });
-    const departure = new Date(Date.now() + 12 * DAY);
-    await t.db
-      .insertInto('flight_watches')
-      .values({
-        environment: 'production',
-        flight_number: 'AF7104',
-        departure_date: c.departureDate,
-        origin: 'CDG',
-        destination: 'JFK',
-        scheduled_departure: departure,
-        scheduled_arrival: null,
-        state: 'watching',
-        next_check_at: departure,
-        last_checked_at: null,
-        last_outcome: null,
-        last_error: null,
-        review_reason: null,
-        decided_at: null,
-      })
-      .execute();
+    await watchFlight('AF7104', c.departureDate, new Date(Date.now() + 12 * DAY));
     const onTime = await event(new Date(Date.now() + 11 * DAY), 'AF7104', c.departureDate, '--status', 'on_time');
     assert.equal(JSON.parse(onTime.err).error.code, 'flight_not_departed', onTime.err);
     assert.deepEqual(await watchOf('AF7104'), { state: 'watching', decided_at: null });
@@ -179,11 +160,16 @@ describe('operator flight events before and after departure (production)', () =>
   });
 
   /** The flight's watch as the planner makes it within 48 h of departure (at the leg's scheduled departure). */
-  const watchFlight = async (flightNumber: string, departureDate: string, departure: Date) =>
+  const watchFlight = async (
+    flightNumber: string,
+    departureDate: string,
+    departure: Date,
+    environment: 'production' | 'sandbox' = 'production',
+  ) =>
     t.db
       .insertInto('flight_watches')
       .values({
-        environment: 'production',
+        environment,
         flight_number: flightNumber,
         departure_date: departureDate,
         origin: 'CDG',
@@ -403,25 +389,7 @@ describe('operator flight events before and after departure (production)', () =>
     await changeFlight(s.contractNumber, s.departureDate, 'AF7121', '18:00', sandbox);
     const later = await legDeparture(s.contractNumber);
     await cancel(sandbox, s.contractNumber);
-    await t.db
-      .insertInto('flight_watches')
-      .values({
-        environment: 'sandbox',
-        flight_number: 'AF7121',
-        departure_date: s.departureDate,
-        origin: 'CDG',
-        destination: 'JFK',
-        scheduled_departure: later,
-        scheduled_arrival: null,
-        state: 'watching',
-        next_check_at: later,
-        last_checked_at: null,
-        last_outcome: null,
-        last_error: null,
-        review_reason: null,
-        decided_at: null,
-      })
-      .execute();
+    await watchFlight('AF7121', s.departureDate, later, 'sandbox');
     const between = await delayAt(new Date(production.getTime() + HOUR), 'AF7121', c.departureDate);
     assert.equal(between.code, 0, between.err);
 
