@@ -696,6 +696,28 @@ export async function cancelledFlightClaim(
   return { c, claimNumber: opened.body.claimsOpened[0].claimNumber as string };
 }
 
+/**
+ * A sandbox claim of `who` on a flight reported cancelled: the path of the bank-details link its
+ * first sandbox message carries (once the notification job has queued it), and the contract.
+ */
+export async function sandboxClaimLink(
+  t: TestApp,
+  who: TestPartner,
+  flight: Parameters<typeof insureFlight>[2],
+): Promise<{ path: string; contractNumber: string }> {
+  const { c } = await cancelledFlightClaim(t, who, who.auth, flight);
+  const messages = async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
+      headers: who.auth,
+    });
+    return (res.json() as { messages: { link: string }[] }).messages;
+  };
+  const [first] = await eventually(async () => ((await messages()).length ? messages() : undefined));
+  return { path: new URL(first!.link).pathname, contractNumber: c.contractNumber };
+}
+
 /** The environment for a child process: without the test runner's own variables (a child that
  * inherits NODE_TEST_CONTEXT behaves as a test file and never exits on its own). */
 export function childEnv(): NodeJS.ProcessEnv {

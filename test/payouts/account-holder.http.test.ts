@@ -3,16 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { customerWords } from '../../src/i18n/index.ts';
 import { escapeHtml } from '../../src/platform/html.ts';
 import type { CustomerLang } from '../../src/platform/language.ts';
-import {
-  buildTestApp,
-  createTestPartner,
-  eventually,
-  FLIGHT,
-  insureFlight,
-  post,
-  type TestApp,
-  type TestPartner,
-} from '../helper.ts';
+import { buildTestApp, createTestPartner, sandboxClaimLink, type TestApp, type TestPartner } from '../helper.ts';
 
 /**
  * The bank-details form refuses an account holder's name with markup or control characters (saying
@@ -35,24 +26,7 @@ describe('the bank-details form: what the holder’s name and the IBAN may be', 
 
   /** A sandbox claim on a cancelled flight, for a customer of `language`: its bank-details link path. */
   async function claimLink(language: CustomerLang): Promise<string> {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}`, language });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const messages = async () => {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
-        headers: partner.auth,
-      });
-      return (res.json() as { messages: { link: string }[] }).messages;
-    };
-    const [first] = await eventually(async () => ((await messages()).length ? messages() : undefined));
-    return new URL(first!.link).pathname;
+    return (await sandboxClaimLink(t, partner, { flightNumber: `AF${seq++}`, language })).path;
   }
 
   const send = (path: string, fields: Record<string, string>) =>

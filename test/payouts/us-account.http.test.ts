@@ -10,9 +10,7 @@ import {
   buildTestApp,
   createTestPartner,
   eventually,
-  FLIGHT,
-  insureFlight,
-  post,
+  sandboxClaimLink,
   type TestApp,
   type TestPartner,
 } from '../helper.ts';
@@ -38,26 +36,7 @@ describe('a US bank account on the bank-details page', () => {
   after(() => t.close());
 
   /** A sandbox claim of the partner on a cancelled flight: its bank-details link path. */
-  async function claimLink(partner: TestPartner): Promise<{ path: string; contractNumber: string }> {
-    const c = await insureFlight(t.app, partner, { flightNumber: `AF${seq++}` });
-    const opened = await post(
-      t.app,
-      `${FLIGHT}/claims`,
-      { flightNumber: c.flightNumber, departureDate: c.departureDate, status: 'cancelled' },
-      partner.auth,
-    );
-    assert.equal(opened.status, 200, JSON.stringify(opened.body));
-    const messages = async () => {
-      const res = await t.app.inject({
-        method: 'GET',
-        url: `${FLIGHT}/sandbox/messages?contractNumber=${c.contractNumber}`,
-        headers: partner.auth,
-      });
-      return (res.json() as { messages: { link: string }[] }).messages;
-    };
-    const [first] = await eventually(async () => ((await messages()).length ? messages() : undefined));
-    return { path: new URL(first!.link).pathname, contractNumber: c.contractNumber };
-  }
+  const claimLink = (partner: TestPartner) => sandboxClaimLink(t, partner, { flightNumber: `AF${seq++}` });
 
   const send = (path: string, fields: Record<string, string>) =>
     t.app.inject({
