@@ -159,7 +159,8 @@ export interface PremiumRow {
  * contract described as that event left it: a change by the version its event key names, the sale
  * by version 1 (written by the first change; a contract never changed is as sold), a cancellation by
  * the contract as it stands (cancelled, it changes no more). So a closed month's bordereau reads the
- * same later: a sale's row keeps the passengers and flights sold, whatever changed since.
+ * same later: a sale's row keeps the passengers and flights sold, whatever changed since, and its
+ * `cancelled_at` is empty when the cancellation came after the period's end.
  */
 export async function premiumRows(db: Executor, scope: Scope, period: Period): Promise<PremiumRow[]> {
   const result = await sql<PremiumRow>`
@@ -179,7 +180,8 @@ export async function premiumRows(db: Executor, scope: Scope, period: Period): P
     SELECT c.contract_number,
            split_part(m.event_key, ':', 3) AS movement,
            m.occurred_at,
-           c.created_at, c.cancelled_at,
+           -- cancelled as at the period's end: a sale row of a month closed before the cancellation reads as it did
+           c.created_at, CASE WHEN c.cancelled_at < ${period.to} THEN c.cancelled_at END AS cancelled_at,
            coalesce(v.first_departure_at, c.first_departure_at) AS first_departure_at,
            c.formula,
            coalesce(v.passengers, c.passengers)::integer AS passengers,
@@ -242,11 +244,12 @@ const CLAIM_STATUS_BY_AUDIT_ACTION = {
 } as const;
 
 /**
- * One row per claim opened in the period or with a payment movement in it. Its `status` and
- * `paid_at` are as they stood at the period's end, so a closed month's bordereau reads the same when
- * produced again later: the status of the claim's last status change before the end in its audit
- * trail (`opened` when none), `paid_at` its last payment in the ledger before the end while that
- * status is `paid`. "Before the end" reads the rows' `at` (the application's clock, as the ledger's
+ * One row per claim opened in the period or with a payment movement in it. Its `status`,
+ * `compensation_amount` and `paid_at` are as they stood at the period's end, so a closed month's
+ * bordereau reads the same when produced again later: the status of the claim's last status change
+ * before the end in its audit trail (`opened` when none), the compensation its desk corrections
+ * (`compensation_corrected`, from → to) left at the end, `paid_at` its last payment in the ledger
+ * before the end while that status is `paid`. "Before the end" reads the rows' `at` (the application's clock, as the ledger's
  * `occurred_at`); "last" reads their ids: each is inserted under the claim's row lock, so its id
  * follows the real order of the claim's changes, where `at` need not (two overlapping transactions).
  * Only the expiry batches that can name one of the claims are unpacked: those at or after the
@@ -288,11 +291,21 @@ export async function claimRows(db: Executor, scope: Scope, period: Period): Pro
                  WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.at < ${period.to}
                  UNION ALL
                  SELECT 'expired', x.id FROM expiries x WHERE x.claim_number = r.claim_number
-               ) s ORDER BY s.id DESC LIMIT 1), 'opened') AS status
+               ) s ORDER BY s.id DESC LIMIT 1), 'opened') AS status,
+             -- the compensation at the end: the last desk correction before it set it (data.to); with none,
+             -- the first correction after it (data.from) says what it was; with no correction, as it is now
+             coalesce((
+               SELECT (a.data->>'to')::bigint FROM audit_log a
+               WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.action = 'compensation_corrected'
+                 AND a.at < ${period.to}
+               ORDER BY a.id DESC LIMIT 1), (
+               SELECT (a.data->>'from')::bigint FROM audit_log a
+               WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.action = 'compensation_corrected'
+               ORDER BY a.id LIMIT 1), r.compensation_amount)::bigint AS compensation_amount
       FROM claim_rows r
     )
     SELECT r.claim_number, r.contract_number, r.flight_number, r.departure_date, r.reason, r.event,
-           r.delay_minutes, r.evidence, r.compensation_amount, r.currency, e.status, r.opened_at,
+           r.delay_minutes, r.evidence, e.compensation_amount, r.currency, e.status, r.opened_at,
            CASE WHEN e.status = 'paid' THEN (
              SELECT max(p.occurred_at) FROM ledger_entries p
              WHERE p.claim_id = r.id AND p.kind = 'compensation_paid' AND p.amount > 0 AND p.occurred_at < ${period.to})

@@ -218,6 +218,41 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.ok(await asOf(new Date(at.getTime() + MINUTE), opened.claimNumber));
   });
 
+  it('a corrected compensation: the amount before the correction in a bordereau ending before it, the new one after', async () => {
+    const { claimNumber, claimId } = await openClaim();
+    const { compensation_amount: opened } = await t.db
+      .selectFrom('claims')
+      .select('compensation_amount')
+      .where('id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    const desk = (reason: string) => ({
+      claimNumber,
+      actor: 'operator:desk@parasol.test',
+      reason,
+      actionToken: crypto.randomUUID(),
+    });
+    const firstAt = new Date(Date.now() + 10 * MINUTE);
+    const secondAt = new Date(Date.now() + 20 * MINUTE);
+    const at = (time: Date) => ({ db: t.db, now: () => time });
+    assert.equal((await reviewClaim(at(firstAt), desk('check the tier'))).outcome, 'done');
+    const once = Number(opened) - 100;
+    const twice = Number(opened) - 200;
+    const correct = async (time: Date, amount: number) =>
+      (await correctClaimCompensation(at(time), { ...desk('tier'), amount: (amount / 100).toFixed(2) })).outcome;
+    assert.equal(await correct(firstAt, once), 'done');
+    assert.equal(await correct(secondAt, twice), 'done');
+    const compensationAt = async (to: Date) => {
+      const report = await claimsBordereau(t.db, scope(), { from, to });
+      const row = report.rows.find((r) => r.claim_number === claimNumber);
+      assert.ok(row, `${claimNumber} in the bordereau ending ${to.toISOString()}`);
+      return row.compensation_amount;
+    };
+    // a period closed before any correction, produced again now: the amount it said then
+    assert.equal(await compensationAt(firstAt), Number(opened));
+    assert.equal(await compensationAt(secondAt), once);
+    assert.equal(await compensationAt(new Date(secondAt.getTime() + 1)), twice);
+  });
+
   it('a claim with no status change yet reads opened', async () => {
     const { claimNumber } = await openClaim();
     assert.deepEqual(await asOf(new Date(Date.now() + 86_400_000), claimNumber), { status: 'opened', paidAt: null });

@@ -322,6 +322,35 @@ describe('ledger: a contract changed, partly then wholly cancelled', () => {
     assert.deepEqual(await entries(), recorded, 'run again: nothing more');
     await assertHeld(contractNumber, 'the backfill');
   });
+
+  it('a period that ended before the cancellation: its sale row reads not cancelled, produced again after it', async () => {
+    const sold = await insureFlight(t.app, a, { flightNumber: `AF${seq + 150}` });
+    const res = await post(t.app, `${FLIGHT}/cancel`, { contractNumber: sold.contractNumber, reason: 'other' }, a.auth);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const { created_at: soldAt, cancelled_at: cancelledAt } = await contractRow(sold.contractNumber);
+    assert.ok(cancelledAt && soldAt < cancelledAt, 'sold, then cancelled later');
+    const scope = { partnerId: a.id, environment: 'sandbox' as const };
+    const rowsUpTo = async (to: Date) =>
+      (await premiumBordereau(t.db, scope, { from: dayRange(day(-1), day(1)).from, to })).rows
+        .filter((r) => r.contract_number === sold.contractNumber)
+        .map((r) => [r.movement, r.cancelled_at]);
+    // the month closed before the cancellation, produced again now: as it was sent, no cancellation date
+    assert.deepEqual(await rowsUpTo(cancelledAt), [['written', null]]);
+    const toCsvCell = async (to: Date) => {
+      const report = await premiumBordereau(t.db, scope, { from: dayRange(day(-1), day(1)).from, to });
+      const [header, ...lines] = toCsv(report.columns, report.rows).toString('utf8').trimEnd().split('\r\n');
+      const line = lines.find((l) => l.startsWith(`${sold.contractNumber},written,`));
+      assert.ok(line, 'the sale row in the CSV');
+      return line.split(',')[header!.split(',').indexOf('cancelled_at')];
+    };
+    assert.equal(await toCsvCell(cancelledAt), '');
+    // a period that holds the cancellation: both rows carry its date
+    assert.deepEqual(await rowsUpTo(new Date(cancelledAt.getTime() + 1)), [
+      ['written', cancelledAt],
+      ['cancelled', cancelledAt],
+    ]);
+    assert.equal(await toCsvCell(new Date(cancelledAt.getTime() + 1)), cancelledAt.toISOString());
+  });
 });
 
 /**
