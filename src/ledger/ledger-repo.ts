@@ -61,7 +61,8 @@ export async function findEntryId(db: Executor, eventKey: string, kind: LedgerKi
  * Writes the entries the flows would have written for contracts and payouts that existed before the
  * ledger (migration 0023): premiums of every contract (as sold), the differences of its changes
  * (contract_versions), refunds of cancelled ones, the tax part of every refund recorded without it
- * (`tax_refunded`, migration 0038), compensations of paid payouts (at their settlement). Same event
+ * (`tax_refunded`, migration 0038), compensations of paid payouts (at their settlement) and the payment
+ * of every return recorded without it (paid before the ledger, returned after). Same event
  * keys and amounts as the flows, so it is idempotent and never duplicates what a flow wrote. Failed attempts of the past are not recoverable (a failed payout
  * retried keeps only its last state): only a payout whose current state is failed gets its entry.
  */
@@ -124,6 +125,26 @@ export async function backfill(db: Executor): Promise<number> {
                'payout:' || p.id || ':' || p.attempt || ':' || p.status, coalesce(p.settled_at, p.updated_at), 'backfill'
         FROM payouts p JOIN claims cl ON cl.id = p.claim_id
         WHERE p.status IN ('paid', 'failed')
+        ON CONFLICT (event_key, kind) DO NOTHING`,
+    // a transfer's return in the ledger without its payment (paid before the ledger, returned after it):
+    // the payment it reverses, or the claim's paid compensation would stay negative — at the claim's
+    // `paid` audit row of that transfer (its end-to-end id), else the payout's settlement if it is
+    // still that attempt, else the return's time
+    sql`INSERT INTO ledger_entries (partner_id, environment, kind, amount, currency, contract_id, claim_id, payout_id, event_key, occurred_at, recorded_by)
+        SELECT r.partner_id, r.environment, 'compensation_paid', -r.amount, r.currency, r.contract_id, r.claim_id, r.payout_id,
+               'payout:' || r.payout_id || ':' || a.attempt || ':paid',
+               coalesce(paid.at, CASE WHEN p.attempt = a.attempt THEN p.settled_at END, r.occurred_at), 'backfill'
+        FROM ledger_entries r
+        JOIN payouts p ON p.id = r.payout_id
+        JOIN claims cl ON cl.id = p.claim_id
+        JOIN payout_attempts a ON a.payout_id = p.id
+          AND r.event_key = 'payout:' || p.id || ':' || a.attempt || ':returned'
+        LEFT JOIN LATERAL (
+          SELECT g.at FROM audit_log g
+          WHERE g.entity = 'claim' AND g.entity_id = cl.claim_number AND g.action = 'paid'
+            AND g.data->>'endToEndId' = a.end_to_end_id
+          ORDER BY g.id DESC LIMIT 1) paid ON true
+        WHERE r.kind = 'compensation_paid' AND r.amount < 0
         ON CONFLICT (event_key, kind) DO NOTHING`,
   ];
   let written = 0;

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { notifyClaim } from '../../src/claims/notify-claim.ts';
-import { claimsBordereau, entriesOfContract } from '../../src/ledger/index.ts';
+import { sql } from 'kysely';
+import { backfillLedger, claimsBordereau, entriesOfContract } from '../../src/ledger/index.ts';
+import type { Executor } from '../../src/platform/db.ts';
 import { settlePayout, type BankOutcome } from '../../src/payouts/payouts.ts';
 import { openClaimsForFlightEvent } from '../../src/claims/open-claims.ts';
 import { approveManualPayout, correctClaimCompensation, reviewClaim, voidClaim } from '../../src/payouts/index.ts';
@@ -119,6 +121,8 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       .executeTakeFirstOrThrow();
     return { ...claim, endToEndId: end_to_end_id };
   }
+  const payoutId = async (db: Executor, endToEndId: string) =>
+    (await db.selectFrom('payouts').select('id').where('end_to_end_id', '=', endToEndId).executeTakeFirstOrThrow()).id;
   const settle = (endToEndId: string, outcome: BankOutcome, now: Date, db = t.db) =>
     db.transaction().execute((trx) => settlePayout(trx, settleDeps(now), { endToEndId, outcome, actor: 'system' }));
   /** The claim's webhook events of this type: their `timestamp` and data. */
@@ -278,6 +282,44 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
       [returned!.timestamp, returned!.data.failedAt],
       [returnedAt.toISOString(), returnedAt.toISOString()],
     );
+  });
+
+  it('a payment made before the ledger and returned after it: the backfill writes the payment, so the claim nets to zero', async () => {
+    const { contractNumber, claimNumber, endToEndId } = await claimPaymentPending();
+    const paidAt = new Date(Date.now() + 10 * MINUTE);
+    const returnedAt = new Date(Date.now() + 20 * MINUTE);
+    assert.equal(await settle(endToEndId, 'paid', paidAt), 'paid');
+    assert.equal(await settle(endToEndId, 'returned', returnedAt), 'returned');
+    const payments = async () =>
+      (await entriesOfContract(t.db, contractNumber))
+        .filter((e) => e.kind === 'compensation_paid')
+        .sort((x, y) => x.occurred_at.getTime() - y.occurred_at.getTime())
+        .map((e) => [e.event_key.split(':').slice(2).join(':'), e.amount, e.occurred_at]);
+    const recorded = await payments();
+    const amount = recorded[0]![1] as number;
+    assert.deepEqual(recorded, [
+      ['1:paid', amount, paidAt],
+      ['1:returned', -amount, returnedAt],
+    ]);
+    // the payment predates the ledger (trigger off for the test): its entry removed, the return's kept,
+    // correcting none as recordPayoutReturn writes it then
+    await t.db.transaction().execute(async (trx) => {
+      const key = `payout:${await payoutId(trx, endToEndId)}:1`;
+      await sql`ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_append_only`.execute(trx);
+      await sql`UPDATE ledger_entries SET corrects = NULL WHERE event_key = ${`${key}:returned`}`.execute(trx);
+      await sql`DELETE FROM ledger_entries WHERE event_key = ${`${key}:paid`}`.execute(trx);
+      await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
+    });
+    assert.equal((await payments()).length, 1);
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
+    assert.deepEqual(await payments(), recorded, 'the payment back, at its time (the claim’s paid audit row)');
+    const later = new Date(returnedAt.getTime() + MINUTE);
+    const row = (await claimsBordereau(t.db, scope(), { from, to: later })).rows.find(
+      (r) => r.claim_number === claimNumber,
+    );
+    assert.equal(row?.paid_in_period, 0, 'paid then returned: nothing paid');
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
+    assert.deepEqual(await payments(), recorded, 'run again: nothing more');
   });
 
   it('a settlement whose transaction starts before the period’s end and settles after it: not paid at the end, on both clocks', async () => {
