@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { toCsv } from '../../src/ledger/render.ts';
-import { dayRange, evidenceSummary, monthPeriod, type Column } from '../../src/ledger/reports.ts';
+import {
+  CLAIM_COLUMNS,
+  dayRange,
+  evidenceSummary,
+  monthPeriod,
+  PREMIUM_COLUMNS,
+  STATEMENT_COLUMNS,
+  type Column,
+} from '../../src/ledger/reports.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 
 describe('ledger reports: periods and CSV', () => {
@@ -47,6 +56,33 @@ describe('ledger reports: periods and CSV', () => {
     assert.equal(
       csv,
       'name,amount,at\r\n"a, ""b""",-12.50,2026-11-02T10:00:00.000Z\r\n"\'=HYPERLINK(""x"")",1250,\r\n\'@SUM(A1),0.005,\r\n',
+    );
+  });
+
+  it('the files’ columns are those docs/bordereaux.md lists, in its order', () => {
+    const doc = readFileSync(new URL('../../docs/bordereaux.md', import.meta.url), 'utf8');
+    /** The column names of the table under a heading: each row's first cell, its backquoted names. */
+    const documented = (heading: string) => {
+      const section = doc.slice(doc.indexOf(heading));
+      assert.ok(section.length < doc.length, `${heading} in the doc`);
+      const table = /\| column \| meaning \|\n\|---\|---\|\n((?:\|.*\n)+)/.exec(section);
+      assert.ok(table, `a column table under ${heading}`);
+      return table[1]!
+        .trimEnd()
+        .split('\n')
+        .flatMap((line) => [...line.split('|')[1]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]));
+    };
+    assert.deepEqual(
+      documented('### Premium bordereau'),
+      PREMIUM_COLUMNS.map((c) => c.name),
+    );
+    assert.deepEqual(
+      documented('### Claims bordereau'),
+      CLAIM_COLUMNS.map((c) => c.name),
+    );
+    assert.deepEqual(
+      documented('### Partner statement'),
+      STATEMENT_COLUMNS.map((c) => c.name),
     );
   });
 
