@@ -63,8 +63,12 @@ describe('ledger reports: periods and CSV', () => {
     const doc = readFileSync(new URL('../../docs/bordereaux.md', import.meta.url), 'utf8');
     /** The column names of the table under a heading: each row's first cell, its backquoted names. */
     const documented = (heading: string) => {
-      const section = doc.slice(doc.indexOf(heading));
-      assert.ok(section.length < doc.length, `${heading} in the doc`);
+      const start = doc.indexOf(heading);
+      assert.ok(start >= 0, `${heading} in the doc`);
+      // up to the next heading (### or higher): a table further down is not this section's
+      const rest = doc.slice(start + heading.length);
+      const next = /\n#{1,3} /.exec(rest);
+      const section = heading + (next ? rest.slice(0, next.index) : rest);
       const table = /\| column \| meaning \|\n\|---\|---\|\n((?:\|.*\n)+)/.exec(section);
       assert.ok(table, `a column table under ${heading}`);
       return table[1]!
