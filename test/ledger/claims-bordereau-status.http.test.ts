@@ -322,6 +322,59 @@ describe('claims bordereau: each claim as it stood at the period’s end', () =>
     assert.deepEqual(await payments(), recorded, 'run again: nothing more');
   });
 
+  it('the backfilled payment is dated by the claim’s paid audit row, not by the payout, once new details made a new attempt', async () => {
+    const { contractNumber, claimId, endToEndId } = await claimPaymentPending();
+    const paidAt = new Date(Date.now() + 10 * MINUTE);
+    const returnedAt = new Date(Date.now() + 20 * MINUTE);
+    assert.equal(await settle(endToEndId, 'paid', paidAt), 'paid');
+    assert.equal(await settle(endToEndId, 'returned', returnedAt), 'returned');
+    // the customer is texted a new link (the job the return queued; workers off) and gives new details
+    assert.equal(await notifyClaim(notifyDeps(), { claimId, kind: 'payment_failed', attempt: 1 }), 'sent');
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `${FLIGHT}/sandbox/messages?contractNumber=${contractNumber}`,
+      headers: partner.auth,
+    });
+    const links = (JSON.parse(res.body) as { messages: { link: string | null }[] }).messages.flatMap((m) =>
+      m.link ? [m.link] : [],
+    );
+    assert.equal(links.length, 2, 'the first link and the one after the return');
+    const sent = await t.app.inject({
+      method: 'POST',
+      url: new URL(links[1]!).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+    });
+    assert.equal(sent.statusCode, 200, sent.body);
+    const payout = await t.db
+      .selectFrom('payouts')
+      .select(['id', 'attempt', 'settled_at'])
+      .where('claim_id', '=', claimId)
+      .executeTakeFirstOrThrow();
+    // the payout is now the second attempt, unsettled: it no longer says when the first was paid
+    assert.deepEqual([payout.attempt, payout.settled_at], [2, null]);
+    // the first payment predates the ledger (trigger off for the test): its entry removed, the return's kept
+    await t.db.transaction().execute(async (trx) => {
+      const key = `payout:${payout.id}:1`;
+      await sql`ALTER TABLE ledger_entries DISABLE TRIGGER ledger_entries_append_only`.execute(trx);
+      await sql`UPDATE ledger_entries SET corrects = NULL WHERE event_key = ${`${key}:returned`}`.execute(trx);
+      await sql`DELETE FROM ledger_entries WHERE event_key = ${`${key}:paid`}`.execute(trx);
+      await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_entries_append_only`.execute(trx);
+    });
+    await t.db.transaction().execute((trx) => backfillLedger(trx, 'operator:test'));
+    const payments = (await entriesOfContract(t.db, contractNumber))
+      .filter((e) => e.kind === 'compensation_paid')
+      .map((e) => [e.event_key.split(':').slice(2).join(':'), e.occurred_at]);
+    assert.deepEqual(
+      payments.sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      [
+        ['1:paid', paidAt],
+        ['1:returned', returnedAt],
+      ],
+      'the payment at the paid audit row’s time, not the return’s',
+    );
+  });
+
   it('a settlement whose transaction starts before the period’s end and settles after it: not paid at the end, on both clocks', async () => {
     const { contractNumber, claimNumber, endToEndId } = await claimPaymentPending();
     // the transaction starts now (the database's now()); the period ends a minute later; the use case
