@@ -304,26 +304,26 @@ export async function claimRows(db: Executor, scope: Scope, period: Period): Pro
         AND a.at >= (SELECT min(opened_at) FROM expired)
         AND e.claim_number IN (SELECT claim_number FROM expired)
     ), at_end AS (
+      -- one pass over each claim's audit rows (aggregates without GROUP BY: one row, nulls when none)
       SELECT r.id,
-             coalesce((
-               SELECT s.status FROM (
-                 SELECT m.status, a.id
-                 FROM audit_log a JOIN (VALUES ${statusOf}) AS m(action, status) ON m.action = a.action
-                 WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.at < ${period.to}
-                 UNION ALL
-                 SELECT 'expired', x.id FROM expiries x WHERE x.claim_number = r.claim_number
-               ) s ORDER BY s.id DESC LIMIT 1), 'opened') AS status,
+             -- its last status change before the end, unless an expiry batch with a higher id named it
+             CASE WHEN x.id > coalesce(h.status_id, 0) THEN 'expired' ELSE coalesce(h.status, 'opened') END AS status,
              -- the compensation at the end: the last desk correction before it set it (data.to); with none,
              -- the first correction after it (data.from) says what it was; with no correction, as it is now
-             coalesce((
-               SELECT (a.data->>'to')::bigint FROM audit_log a
-               WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.action = 'compensation_corrected'
-                 AND a.at < ${period.to}
-               ORDER BY a.id DESC LIMIT 1), (
-               SELECT (a.data->>'from')::bigint FROM audit_log a
-               WHERE a.entity = 'claim' AND a.entity_id = r.claim_number AND a.action = 'compensation_corrected'
-               ORDER BY a.id LIMIT 1), r.compensation_amount)::bigint AS compensation_amount
+             coalesce(h.corrected_to, h.first_from, r.compensation_amount)::bigint AS compensation_amount
       FROM claim_rows r
+      CROSS JOIN LATERAL (
+        SELECT max(a.id) FILTER (WHERE m.status IS NOT NULL AND a.at < ${period.to}) AS status_id,
+               (array_agg(m.status ORDER BY a.id DESC)
+                  FILTER (WHERE m.status IS NOT NULL AND a.at < ${period.to}))[1] AS status,
+               (array_agg((a.data->>'to')::bigint ORDER BY a.id DESC)
+                  FILTER (WHERE a.action = 'compensation_corrected' AND a.at < ${period.to}))[1] AS corrected_to,
+               (array_agg((a.data->>'from')::bigint ORDER BY a.id)
+                  FILTER (WHERE a.action = 'compensation_corrected' AND a.at >= ${period.to}))[1] AS first_from
+        FROM audit_log a LEFT JOIN (VALUES ${statusOf}) AS m(action, status) ON m.action = a.action
+        WHERE a.entity = 'claim' AND a.entity_id = r.claim_number
+      ) h
+      LEFT JOIN (SELECT claim_number, max(id) AS id FROM expiries GROUP BY claim_number) x ON x.claim_number = r.claim_number
     )
     SELECT r.claim_number, r.contract_number, r.flight_number, r.departure_date, r.reason, r.event,
            r.delay_minutes, r.evidence, e.compensation_amount, r.currency, e.status, r.opened_at,
