@@ -13,14 +13,33 @@ export function checkPhone(phone: string, field: string): FieldError[] {
     : [];
 }
 
-/** The names given (a change may give one, or none) that are blank: `at` + `/firstName`, `/lastName`. */
+/**
+ * A control character (a line break, a tab, an escape…): no name or address line holds one, and
+ * every document, letter and export that prints it would break on it.
+ */
+const CONTROL = /\p{Cc}/u;
+/** A letter of any script: a name without one ("-", ".", a zero-width space) names nobody. */
+const LETTER = /\p{L}/u;
+
+/**
+ * The names given (a change may give one, or none) that are blank, hold no letter (a dash, a dot, a
+ * zero-width space alone) or hold a control character: `at` + `/firstName`, `/lastName`.
+ */
 export function checkNames(
   names: { firstName?: string | undefined; lastName?: string | undefined },
   at: string,
 ): FieldError[] {
-  return (['firstName', 'lastName'] as const)
-    .filter((f) => names[f] !== undefined && !names[f]!.trim())
-    .map((f) => ({ field: `${at}/${f}`, code: 'required' as const, message: 'must not be blank' }));
+  const errors: FieldError[] = [];
+  for (const f of ['firstName', 'lastName'] as const) {
+    const name = names[f];
+    if (name === undefined) continue;
+    if (!name.trim()) errors.push({ field: `${at}/${f}`, code: 'required', message: 'must not be blank' });
+    else if (CONTROL.test(name))
+      errors.push({ field: `${at}/${f}`, code: 'invalid', message: 'must not contain a control character' });
+    else if (!LETTER.test(name))
+      errors.push({ field: `${at}/${f}`, code: 'invalid', message: 'must contain a letter' });
+  }
+  return errors;
 }
 
 const ADULT_AGE = 18;
@@ -44,12 +63,15 @@ export function checkBirthDate(birthDate: string, effectiveDate: string, today: 
   return [];
 }
 
-/** A line and a city that are not blank; a French postal code of La Poste in France. */
+/** A line and a city that are not blank, no line with a control character; a French postal code of La Poste in France. */
 export function checkAddress(address: Address, at: string): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of ['line1', 'city'] as const)
     if (!address[field].trim())
       errors.push({ field: `${at}/${field}`, code: 'required', message: 'must not be blank' });
+  for (const field of ['line1', 'line2', 'city'] as const)
+    if (CONTROL.test(address[field] ?? ''))
+      errors.push({ field: `${at}/${field}`, code: 'invalid', message: 'must not contain a control character' });
   if (address.country === 'FR' && !findZipCode(address.postalCode.trim()))
     errors.push({ field: `${at}/postalCode`, code: 'invalid', message: 'is not a French postal code' });
   return errors;

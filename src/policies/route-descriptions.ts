@@ -49,7 +49,7 @@ export const RENEW_POLICY_DESCRIPTION =
 
 export const REGISTER_VEHICLE_DESCRIPTION =
   'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
-  'The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'The same registration again (with or without its spaces and dashes) and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
   "The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, " +
   'where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. ' +
   'Audited with the field names, never their values. Honours Idempotency-Key.';

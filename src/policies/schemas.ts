@@ -13,7 +13,7 @@ import {
   type Product,
 } from './policy.ts';
 import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
-import { VIN_PATTERN } from './vehicle.ts';
+import { PLATE_PATTERN, VIN_PATTERN } from './vehicle.ts';
 
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
@@ -27,17 +27,21 @@ const Airport = (description: string) =>
     examples: ['CDG'],
   });
 
+/** What a name must be beyond its length (policyholder.ts, checkNames). */
+const NAME_RULE = 'Holds a letter, and no control character (a line break, a tab).';
+const NO_CONTROL = 'No control character (a line break, a tab).';
+
 const Address = Type.Object(
   {
-    line1: Type.String({ minLength: 1, maxLength: 200, examples: ['12 rue Cler'] }),
-    line2: Type.Optional(Type.String({ maxLength: 200 })),
+    line1: Type.String({ minLength: 1, maxLength: 200, description: NO_CONTROL, examples: ['12 rue Cler'] }),
+    line2: Type.Optional(Type.String({ maxLength: 200, description: NO_CONTROL })),
     postalCode: Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$',
       maxLength: 12,
       description: 'Postal code; for country FR, a French zip code of La Poste.',
       examples: ['75007'],
     }),
-    city: Type.String({ minLength: 1, maxLength: 100, examples: ['Paris'] }),
+    city: Type.String({ minLength: 1, maxLength: 100, description: NO_CONTROL, examples: ['Paris'] }),
     country: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
@@ -58,8 +62,8 @@ const Phone = Type.String({
 
 const Policyholder = Type.Object(
   {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    firstName: Type.String({ minLength: 1, maxLength: 100, description: NAME_RULE }),
+    lastName: Type.String({ minLength: 1, maxLength: 100, description: NAME_RULE }),
     birthDate: DateField(
       'Date of birth; the policyholder is an adult (18 to 119 years old) on the effective date',
       '1990-04-12',
@@ -163,10 +167,11 @@ const TravelRisk = Type.Object(
 );
 
 const VehicleRegistration = Type.String({
-  pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+  pattern: PLATE_PATTERN,
+  minLength: 2,
   maxLength: 15,
   description:
-    'Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
+    'Registration plate, upper case: letters and digits, in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
   examples: ['AB-123-CD'],
 });
 const FirstRegistrationDate = DateField(
@@ -312,8 +317,12 @@ export const CancelPolicyRequest = Type.Object(
 
 export const PolicyholderChangeRequest = Type.Object(
   {
-    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected first name.' })),
-    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected last name.' })),
+    firstName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: `A corrected first name. ${NAME_RULE}` }),
+    ),
+    lastName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: `A corrected last name. ${NAME_RULE}` }),
+    ),
     birthDate: Type.Optional(
       DateField(
         'A corrected date of birth: the policyholder is an adult (18 to 119 years old) on the effective date',

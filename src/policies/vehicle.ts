@@ -9,6 +9,16 @@ export interface MotorRisk {
   firstRegistrationDate?: string | undefined;
 }
 
+/**
+ * A registration plate: capitals and digits in groups a single space or dash apart, as plates are
+ * written (AB-123-CD, AB 123 CD, AB123CD). No separator first, last or doubled: a plate sent as
+ * "AB-123-CD " or "A--------" would be stored as no plate reads.
+ */
+export const PLATE_PATTERN = '^[A-Z0-9]+(?:[ -][A-Z0-9]+)*$';
+
+/** Whether two plates are the same one, written with or without their spaces and dashes. */
+export const samePlate = (a: string, b: string): boolean => a.replace(/[ -]/g, '') === b.replace(/[ -]/g, '');
+
 /** No vehicle was registered before this day. */
 const FIRST_REGISTRATION_MIN = '1900-01-01';
 

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildTestApp, createTestPartner, post, POLICY_ADMIN, type TestApp, type TestPartner } from '../helper.ts';
+
+const POLICIES = `${POLICY_ADMIN}/policies`;
+
+/**
+ * What a partner's policy-administration system sends that reads as a value but is none: a name of
+ * a dash or an invisible character alone, a line break inside a name or an address line (each would
+ * break the documents and exports printing it), a plate with a trailing space or doubled dashes (no
+ * plate reads like that: the registration sent right later would be refused as another car). And
+ * the same plate written with or without its dashes is the same registration.
+ */
+describe('the policyholder and the plate, as a policy-administration system sends them', () => {
+  let t: TestApp;
+  let partner: TestPartner;
+  const clock = new Date('2026-03-10T09:00:00.000Z');
+  before(async () => {
+    t = await buildTestApp({ now: () => clock });
+    partner = await createTestPartner(t.db);
+  });
+  after(() => t.close());
+
+  let counter = 0;
+  const HOLDER = {
+    firstName: 'Camille',
+    lastName: 'Martin',
+    birthDate: '1990-04-12',
+    email: 'camille@example.com',
+    phone: '+33612345678',
+    address: { line1: '12 rue Cler', postalCode: '75007', city: 'Paris', country: 'FR' },
+  };
+  const CAR = { make: 'Renault', model: 'Clio', usage: 'private' };
+  const motor = (overrides: Record<string, unknown> = {}) => ({
+    product: 'motor',
+    externalReference: `INPUT-${process.pid}-${++counter}`,
+    policyholder: HOLDER,
+    effectiveDate: '2026-03-10',
+    expiryDate: '2027-03-10',
+    premium: { amount: 4_500, currency: 'EUR', frequency: 'monthly' },
+    risk: { ...CAR, vehicleRegistration: 'AB-123-CD', firstRegistrationDate: '2021-03-15' },
+    ...overrides,
+  });
+  const create = (body: unknown) => post(t.app, POLICIES, body, partner.auth);
+  const patch = async (url: string, body: unknown) => {
+    const res = await t.app.inject({ method: 'PATCH', url, payload: body as object, headers: partner.auth });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const fieldsOf = (body: { errors?: { field: string; code: string }[] }) =>
+    (body.errors ?? []).map((e) => `${e.field} ${e.code}`).sort();
+
+  it('refuses a name without a letter, and a control character in a name or an address line', async () => {
+    const res = await create(
+      motor({
+        policyholder: {
+          ...HOLDER,
+          firstName: '\u200b',
+          lastName: 'Mar\ntin',
+          address: { ...HOLDER.address, line1: '12\true Cler', line2: 'Bât. B\r', city: 'Paris\n' },
+        },
+      }),
+    );
+    assert.equal(res.status, 422, JSON.stringify(res.body));
+    assert.deepEqual(fieldsOf(res.body), [
+      '/policyholder/address/city invalid',
+      '/policyholder/address/line1 invalid',
+      '/policyholder/address/line2 invalid',
+      '/policyholder/firstName invalid',
+      '/policyholder/lastName invalid',
+    ]);
+    const dash = await create(motor({ policyholder: { ...HOLDER, lastName: '-' } }));
+    assert.deepEqual(fieldsOf(dash.body), ['/policyholder/lastName invalid'], JSON.stringify(dash.body));
+
+    const fine = await create(motor({ policyholder: { ...HOLDER, firstName: 'Jean-Luc', lastName: "O'Brien 李" } }));
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
+    assert.deepEqual([fine.body.policyholder.firstName, fine.body.policyholder.lastName], ['Jean-Luc', "O'Brien 李"]);
+  });
+
+  it('checks a change of the policyholder the same way, and changes nothing', async () => {
+    const created = await create(motor());
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const url = `${POLICIES}/${created.body.policyNumber}/policyholder`;
+    const name = await patch(url, { firstName: 'Ca\nmille', lastName: '.', reason: 'typo' });
+    assert.equal(name.status, 422, JSON.stringify(name.body));
+    assert.deepEqual(fieldsOf(name.body), ['/firstName invalid', '/lastName invalid']);
+    const moved = await patch(url, { address: { ...HOLDER.address, line1: '3 place\nBellecour' } });
+    assert.equal(moved.status, 422, JSON.stringify(moved.body));
+    assert.deepEqual(fieldsOf(moved.body), ['/address/line1 invalid']);
+
+    const read = await t.app.inject({
+      method: 'GET',
+      url: `${POLICIES}/${created.body.policyNumber}`,
+      headers: partner.auth,
+    });
+    assert.deepEqual(read.json().policyholder, HOLDER, 'nothing changed');
+  });
+
+  it('refuses a plate with a space or dash first, last or doubled, at creation and at registration', async () => {
+    for (const plate of ['AB-123-CD ', 'A--------', 'AB--123', '-AB123']) {
+      const res = await create(
+        motor({ risk: { ...CAR, vehicleRegistration: plate, firstRegistrationDate: '2021-03-15' } }),
+      );
+      assert.equal(res.status, 422, `${JSON.stringify(plate)}: ${JSON.stringify(res.body)}`);
+      assert.deepEqual(fieldsOf(res.body), ['/risk/vehicleRegistration invalid_format'], JSON.stringify(plate));
+    }
+    const unregistered = await create(motor({ risk: { ...CAR, vin: 'VF1RJA00168123456' } }));
+    assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
+    const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
+    const spaced = await patch(url, { vehicleRegistration: 'GH-456-JK ', firstRegistrationDate: '2026-03-01' });
+    assert.equal(spaced.status, 422, JSON.stringify(spaced.body));
+    assert.deepEqual(fieldsOf(spaced.body), ['/vehicleRegistration invalid_format']);
+  });
+
+  it('answers the same plate written with or without its dashes as the same registration, another one a 409', async () => {
+    const unregistered = await create(motor({ risk: { ...CAR, vin: 'VF1RJA00168123457' } }));
+    assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
+    const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
+    const first = await patch(url, { vehicleRegistration: 'GH-456-JK', firstRegistrationDate: '2026-03-01' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    for (const plate of ['GH456JK', 'GH 456 JK']) {
+      const again = await patch(url, { vehicleRegistration: plate, firstRegistrationDate: '2026-03-01' });
+      assert.equal(again.status, 200, `${plate}: ${JSON.stringify(again.body)}`);
+      assert.equal(again.body.risk.vehicleRegistration, 'GH-456-JK', 'the plate as registered first');
+      assert.equal(again.body.updatedAt, first.body.updatedAt, 'unchanged');
+    }
+    const other = await patch(url, { vehicleRegistration: 'GH-456-JL', firstRegistrationDate: '2026-03-01' });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal(other.body.code, 'policy_not_changeable');
+    const otherDate = await patch(url, { vehicleRegistration: 'GH456JK', firstRegistrationDate: '2026-03-02' });
+    assert.equal(otherDate.status, 409, JSON.stringify(otherDate.body));
+  });
+});
