@@ -17,6 +17,7 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
+import { checkCountry } from './country.ts';
 import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
@@ -226,7 +227,8 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
   const period = `within the period of cover, ${effectiveDate} to the day before ${expiryDate}`;
   switch (product) {
     case 'travel': {
-      const trip = input.risk as { departureDate: string; returnDate: string };
+      const trip = input.risk as { departureDate: string; returnDate: string; destinationCountry: string };
+      errors.push(...checkCountry(trip.destinationCountry, '/risk/destinationCountry'));
       if (!within(trip.departureDate))
         errors.push({ field: '/risk/departureDate', code: 'out_of_range', message: `must be ${period}` });
       if (trip.returnDate >= trip.departureDate && !within(trip.returnDate))

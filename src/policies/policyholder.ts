@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { FieldError } from '../platform/errors.ts';
 import { findZipCode } from '../reference/index.ts';
+import { checkCountry } from './country.ts';
 import { plusYears, type Address } from './policy.ts';
 
 /** The policyholder's contact rules, shared by recording a policy and changing its policyholder's contact. */
@@ -63,7 +64,10 @@ export function checkBirthDate(birthDate: string, effectiveDate: string, today: 
   return [];
 }
 
-/** A line and a city that are not blank, no line with a control character; a French postal code of La Poste in France. */
+/**
+ * A line and a city that are not blank, no line with a control character, a country that is one; a
+ * French postal code of La Poste in France.
+ */
 export function checkAddress(address: Address, at: string): FieldError[] {
   const errors: FieldError[] = [];
   for (const field of ['line1', 'city'] as const)
@@ -72,6 +76,7 @@ export function checkAddress(address: Address, at: string): FieldError[] {
   for (const field of ['line1', 'line2', 'city'] as const)
     if (CONTROL.test(address[field] ?? ''))
       errors.push({ field: `${at}/${field}`, code: 'invalid', message: 'must not contain a control character' });
+  errors.push(...checkCountry(address.country, `${at}/country`));
   if (address.country === 'FR' && !findZipCode(address.postalCode.trim()))
     errors.push({ field: `${at}/postalCode`, code: 'invalid', message: 'is not a French postal code' });
   return errors;

@@ -45,7 +45,7 @@ const Address = Type.Object(
     country: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code.',
+      description: 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).',
       examples: ['FR'],
     }),
   },
@@ -144,7 +144,7 @@ const TravelRisk = Type.Object(
     destinationCountry: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code.',
+      description: 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).',
       examples: ['JP'],
     }),
     departureDate: DateField('First day of the trip, within the period of cover', '2027-08-01'),

@@ -9,7 +9,8 @@ const POLICIES = `${POLICY_ADMIN}/policies`;
  * a dash or an invisible character alone, a line break inside a name or an address line (each would
  * break the documents and exports printing it), a plate with a trailing space or doubled dashes (no
  * plate reads like that: the registration sent right later would be refused as another car). And
- * the same plate written with or without its dashes is the same registration.
+ * the same plate written with or without its dashes is the same registration. A country code that
+ * names no country (UK for GB) is refused rather than stored.
  */
 describe('the policyholder and the plate, as a policy-administration system sends them', () => {
   let t: TestApp;
@@ -93,6 +94,40 @@ describe('the policyholder and the plate, as a policy-administration system send
       headers: partner.auth,
     });
     assert.deepEqual(read.json().policyholder, HOLDER, 'nothing changed');
+  });
+
+  it('refuses a country code that names no country (UK for GB, EU), in an address and as a destination', async () => {
+    const uk = await create(motor({ policyholder: { ...HOLDER, address: { ...HOLDER.address, country: 'UK' } } }));
+    assert.equal(uk.status, 422, JSON.stringify(uk.body));
+    assert.deepEqual(fieldsOf(uk.body), ['/policyholder/address/country invalid']);
+    assert.match(uk.body.errors[0].message, /GB is the United Kingdom/);
+    const trip = {
+      product: 'travel',
+      expiryDate: '2026-09-10',
+      risk: { destinationCountry: 'EU', departureDate: '2026-08-01', returnDate: '2026-08-20', travellers: 2 },
+    };
+    const eu = await create(motor(trip));
+    assert.equal(eu.status, 422, JSON.stringify(eu.body));
+    assert.deepEqual(fieldsOf(eu.body), ['/risk/destinationCountry invalid']);
+
+    const london = { line1: '10 Downing Street', postalCode: 'SW1A 2AA', city: 'London', country: 'GB' };
+    const gb = await create(motor({ policyholder: { ...HOLDER, address: london } }));
+    assert.equal(gb.status, 201, JSON.stringify(gb.body));
+    const japan = await create(motor({ ...trip, risk: { ...trip.risk, destinationCountry: 'JP' } }));
+    assert.equal(japan.status, 201, JSON.stringify(japan.body));
+    const moved = await patch(`${POLICIES}/${gb.body.policyNumber}/policyholder`, {
+      address: { ...london, country: 'ZZ' },
+    });
+    assert.equal(moved.status, 422, JSON.stringify(moved.body));
+    assert.deepEqual(fieldsOf(moved.body), ['/address/country invalid']);
+    const antarctica = await patch(`${POLICIES}/${gb.body.policyNumber}/policyholder`, {
+      address: { line1: 'Dumont d’Urville Station', postalCode: '98400', city: 'Terre Adélie', country: 'AQ' },
+    });
+    assert.equal(
+      antarctica.status,
+      200,
+      `a territory without a phone plan is a country: ${JSON.stringify(antarctica.body)}`,
+    );
   });
 
   it('refuses a plate with a space or dash first, last or doubled, at creation and at registration', async () => {
