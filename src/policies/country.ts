@@ -16,7 +16,7 @@ const WITHOUT_PHONE_PLAN = new Set(['AQ', 'BV', 'TF', 'GS', 'HM', 'PN', 'UM']);
  */
 export const isCountryCode = (code: string): boolean => isSupportedCountry(code) || WITHOUT_PHONE_PLAN.has(code);
 
-/** `field` when `code` names no country (the schema has checked its form: two capitals). */
+/** `field` when `code` names no country (the schema has checked its form: two capitals); the message does not repeat it. */
 export function checkCountry(code: string, field: string): FieldError[] {
   return isCountryCode(code)
     ? []
@@ -24,7 +24,7 @@ export function checkCountry(code: string, field: string): FieldError[] {
         {
           field,
           code: 'invalid',
-          message: `${code} is not an ISO 3166-1 country code${code === 'UK' ? ' (GB is the United Kingdom)' : ''}`,
+          message: `is not an ISO 3166-1 country code${code === 'UK' ? ' (the United Kingdom is GB)' : ''}`,
         },
       ];
 }
