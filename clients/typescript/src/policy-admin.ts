@@ -79,7 +79,7 @@ export interface paths {
         head?: never;
         /**
          * Register the new vehicle of a motor policy
-         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again (with or without its spaces and dashes) and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
          */
         patch: operations["registerVehicle"];
         trace?: never;
@@ -281,7 +281,7 @@ export interface operations {
                  */
                 externalReference?: string;
                 /**
-                 * @description Only policies with this status (expired: the expiry date is past).
+                 * @description Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).
                  * @example active
                  */
                 status?: "pending" | "active" | "cancelled" | "expired";
@@ -652,7 +652,9 @@ export interface operations {
                     externalReference: string;
                     /** @description The person who holds the policy. Birth date, email, phone and address are encrypted at rest. */
                     policyholder: {
+                        /** @description Holds a letter, and no control character (a line break, a tab). */
                         firstName: string;
+                        /** @description Holds a letter, and no control character (a line break, a tab). */
                         lastName: string;
                         /**
                          * Format: date
@@ -671,18 +673,25 @@ export interface operations {
                          */
                         phone: string;
                         address: {
-                            /** @example 12 rue Cler */
+                            /**
+                             * @description No control character (a line break, a tab).
+                             * @example 12 rue Cler
+                             */
                             line1: string;
+                            /** @description No control character (a line break, a tab). */
                             line2?: string;
                             /**
                              * @description Postal code; for country FR, a French zip code of La Poste.
                              * @example 75007
                              */
                             postalCode: string;
-                            /** @example Paris */
+                            /**
+                             * @description No control character (a line break, a tab).
+                             * @example Paris
+                             */
                             city: string;
                             /**
-                             * @description ISO 3166-1 alpha-2 country code.
+                             * @description ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).
                              * @example FR
                              */
                             country: string;
@@ -821,7 +830,7 @@ export interface operations {
                         bookingReference?: string;
                     } | {
                         /**
-                         * @description ISO 3166-1 alpha-2 country code.
+                         * @description ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).
                          * @example JP
                          */
                         destinationCountry: string;
@@ -850,7 +859,7 @@ export interface operations {
                         };
                     } | {
                         /**
-                         * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                         * @description Registration plate, upper case: letters and digits, in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                          * @example AB-123-CD
                          */
                         vehicleRegistration?: string;
@@ -1415,9 +1424,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A corrected first name. */
+                    /** @description A corrected first name. Holds a letter, and no control character (a line break, a tab). */
                     firstName?: string;
-                    /** @description A corrected last name. */
+                    /** @description A corrected last name. Holds a letter, and no control character (a line break, a tab). */
                     lastName?: string;
                     /**
                      * Format: date
@@ -1441,18 +1450,25 @@ export interface operations {
                      */
                     phone?: string;
                     address?: {
-                        /** @example 12 rue Cler */
+                        /**
+                         * @description No control character (a line break, a tab).
+                         * @example 12 rue Cler
+                         */
                         line1: string;
+                        /** @description No control character (a line break, a tab). */
                         line2?: string;
                         /**
                          * @description Postal code; for country FR, a French zip code of La Poste.
                          * @example 75007
                          */
                         postalCode: string;
-                        /** @example Paris */
+                        /**
+                         * @description No control character (a line break, a tab).
+                         * @example Paris
+                         */
                         city: string;
                         /**
-                         * @description ISO 3166-1 alpha-2 country code.
+                         * @description ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).
                          * @example FR
                          */
                         country: string;
@@ -1773,7 +1789,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                     * @description Registration plate, upper case: letters and digits, in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                      * @example AB-123-CD
                      */
                     vehicleRegistration: string;
