@@ -417,7 +417,8 @@ export const SearchQuery = Type.Object(
     ),
     status: Type.Optional(
       StringEnum(POLICY_STATUSES, {
-        description: 'Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).',
+        description:
+          'Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).',
         examples: ['active'],
       }),
     ),
