@@ -18,7 +18,15 @@ import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
 import { checkCountry } from './country.ts';
-import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import {
+  checkAddress,
+  checkBirthDate,
+  checkNames,
+  checkPhone,
+  hasControlCharacter,
+  normalEmail,
+  trimAddress,
+} from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
 
 export interface CreatePolicyInput {
@@ -255,8 +263,11 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
     }
     case 'motor': {
       const vehicle = input.risk as MotorRisk;
-      if (!vehicle.make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
-      if (!vehicle.model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
+      for (const field of ['make', 'model'] as const)
+        if (!vehicle[field].trim())
+          errors.push({ field: `/risk/${field}`, code: 'required', message: 'must not be blank' });
+        else if (hasControlCharacter(vehicle[field]))
+          errors.push({ field: `/risk/${field}`, code: 'invalid', message: 'must not contain a control character' });
       errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }

@@ -19,6 +19,8 @@ export function checkPhone(phone: string, field: string): FieldError[] {
  * every document, letter and export that prints it would break on it.
  */
 const CONTROL = /\p{Cc}/u;
+/** Whether a text holds a control character (a line break, a tab…). */
+export const hasControlCharacter = (text: string): boolean => CONTROL.test(text);
 /** A letter of any script: a name without one ("-", ".", a zero-width space) names nobody. */
 const LETTER = /\p{L}/u;
 

@@ -130,7 +130,7 @@ describe('the policyholder and the plate, as a policy-administration system send
     );
   });
 
-  it('refuses a plate with a space or dash first, last or doubled, at creation and at registration', async () => {
+  it('refuses a plate with a space or dash first, last or doubled, at creation and at registration, and a control character in a make or model', async () => {
     for (const plate of ['AB-123-CD ', 'A--------', 'AB--123', '-AB123']) {
       const res = await create(
         motor({ risk: { ...CAR, vehicleRegistration: plate, firstRegistrationDate: '2021-03-15' } }),
@@ -138,6 +138,10 @@ describe('the policyholder and the plate, as a policy-administration system send
       assert.equal(res.status, 422, `${JSON.stringify(plate)}: ${JSON.stringify(res.body)}`);
       assert.deepEqual(fieldsOf(res.body), ['/risk/vehicleRegistration invalid_format'], JSON.stringify(plate));
     }
+    const make = await create(
+      motor({ risk: { ...CAR, make: 'Renault\n', model: 'Cl\tio', vin: 'VF1RJA00168123456' } }),
+    );
+    assert.deepEqual(fieldsOf(make.body), ['/risk/make invalid', '/risk/model invalid'], JSON.stringify(make.body));
     const unregistered = await create(motor({ risk: { ...CAR, vin: 'VF1RJA00168123456' } }));
     assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
     const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
