@@ -17,7 +17,7 @@ export interface VehicleRegistration {
 /**
  * PATCH /policies/{policyNumber}/vehicle: the new car of a motor policy recorded by its VIN alone is
  * registered; its registration and first registration date join the risk. The same registration
- * again (written with or without its spaces and dashes) answers the policy unchanged (a retry); a
+ * again (vehicle.ts, samePlate: a space or a dash, the same groups) answers the policy unchanged (a retry); a
  * vehicle already registered otherwise, a policy that is not motor, or a cancelled one is a 409
  * policy_not_changeable. Audited with the field names, never their values (the risk is sealed).
  *

@@ -49,7 +49,9 @@ export const RENEW_POLICY_DESCRIPTION =
 
 export const REGISTER_VEHICLE_DESCRIPTION =
   'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
-  'The same registration again (with or without its spaces and dashes) and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'The same registration again and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'The same registration is the same groups: a space and a dash are one separator, but where the groups split counts (M-AB 123, Munich, is not MA-B 123, Mannheim); only two French SIV plates (AB-123-CD, AB 123 CD, AB123CD) are compared without their separators. ' +
+  'With the same Idempotency-Key, the plate spelt otherwise is another body: 422 idempotency_key_reused. ' +
   "The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, " +
   'where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. ' +
   'Audited with the field names, never their values. Honours Idempotency-Key.';

@@ -168,4 +168,36 @@ describe('the policyholder and the plate, as a policy-administration system send
     const otherDate = await patch(url, { vehicleRegistration: 'GH456JK', firstRegistrationDate: '2026-03-02' });
     assert.equal(otherDate.status, 409, JSON.stringify(otherDate.body));
   });
+
+  it('keeps where a plate splits its groups: MA-B 123 (Mannheim) on a car registered M-AB 123 (Munich) is a 409', async () => {
+    const unregistered = await create(motor({ risk: { ...CAR, vin: 'WVWZZZ1JZXW000001' } }));
+    assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
+    const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
+    const munich = await patch(url, { vehicleRegistration: 'M-AB 123', firstRegistrationDate: '2026-03-01' });
+    assert.equal(munich.status, 200, JSON.stringify(munich.body));
+    const same = await patch(url, { vehicleRegistration: 'M AB-123', firstRegistrationDate: '2026-03-01' });
+    assert.equal(same.status, 200, `a dash or a space, one separator: ${JSON.stringify(same.body)}`);
+    const mannheim = await patch(url, { vehicleRegistration: 'MA-B 123', firstRegistrationDate: '2026-03-01' });
+    assert.deepEqual(
+      [mannheim.status, mannheim.body.code],
+      [409, 'policy_not_changeable'],
+      JSON.stringify(mannheim.body),
+    );
+  });
+
+  it('answers the same Idempotency-Key with the plate spelt otherwise idempotency_key_reused', async () => {
+    const unregistered = await create(motor({ risk: { ...CAR, vin: 'WVWZZZ1JZXW000002' } }));
+    assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
+    const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
+    const send = (vehicleRegistration: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url,
+        payload: { vehicleRegistration, firstRegistrationDate: '2026-03-01' },
+        headers: { ...partner.auth, 'idempotency-key': `plate-${process.pid}` },
+      });
+    assert.equal((await send('GH-456-JK')).statusCode, 200);
+    const respelt = await send('GH456JK');
+    assert.deepEqual([respelt.statusCode, respelt.json().code], [422, 'idempotency_key_reused'], respelt.body);
+  });
 });
