@@ -23,11 +23,12 @@ import {
   checkBirthDate,
   checkNames,
   checkPhone,
-  hasControlCharacter,
+  hasHiddenCharacter,
   normalEmail,
   trimAddress,
 } from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
+import { hiddenCharacterError } from '../platform/hidden-characters.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -266,8 +267,7 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       for (const field of ['make', 'model'] as const)
         if (!vehicle[field].trim())
           errors.push({ field: `/risk/${field}`, code: 'required', message: 'must not be blank' });
-        else if (hasControlCharacter(vehicle[field]))
-          errors.push({ field: `/risk/${field}`, code: 'invalid', message: 'must not contain a control character' });
+        else if (hasHiddenCharacter(vehicle[field])) errors.push(hiddenCharacterError(`/risk/${field}`));
       errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }
@@ -337,6 +337,11 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
         errors.push({ field: '/risk/tripCost/currency', code: 'invalid', message: NOT_A_CURRENCY });
       if (errors.length) throw invalid(errors);
       return risk;
+    }
+    case 'motor': {
+      // stored trimmed, as checked (a line break sent last is no part of the make)
+      const vehicle = risk as MotorRisk;
+      return { ...vehicle, make: vehicle.make.trim(), model: vehicle.model.trim() };
     }
     default:
       return risk;

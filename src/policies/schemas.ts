@@ -28,8 +28,10 @@ const Airport = (description: string) =>
   });
 
 /** What a name must be beyond its length (policyholder.ts, checkNames). */
-const NAME_RULE = 'Holds a letter, and no control character (a line break, a tab).';
-const NO_CONTROL = 'No control character (a line break, a tab).';
+const NAME_RULE =
+  'Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed.';
+const NO_CONTROL =
+  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.';
 
 const Address = Type.Object(
   {
@@ -191,8 +193,8 @@ const MotorRisk = Type.Object(
         examples: ['VF1RJA00168123456'],
       }),
     ),
-    make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
-    model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
+    make: Type.String({ minLength: 1, maxLength: 50, description: NO_CONTROL, examples: ['Renault'] }),
+    model: Type.String({ minLength: 1, maxLength: 50, description: NO_CONTROL, examples: ['Clio'] }),
     firstRegistrationDate: Type.Optional(FirstRegistrationDate),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',

@@ -50,24 +50,24 @@ describe('the policyholder and the plate, as a policy-administration system send
   const fieldsOf = (body: { errors?: { field: string; code: string }[] }) =>
     (body.errors ?? []).map((e) => `${e.field} ${e.code}`).sort();
 
-  it('refuses a name without a letter, and a control character in a name or an address line', async () => {
+  it('refuses a name without a letter, and a control or invisible character in a name or an address line', async () => {
     const res = await create(
       motor({
         policyholder: {
           ...HOLDER,
           firstName: '\u200b',
           lastName: 'Mar\ntin',
-          address: { ...HOLDER.address, line1: '12\true Cler', line2: 'Bât. B\r', city: 'Paris\n' },
+          address: { ...HOLDER.address, line1: '12\true Cler', line2: 'Bât.\rB', city: 'Pa\u2028ris' },
         },
       }),
     );
     assert.equal(res.status, 422, JSON.stringify(res.body));
     assert.deepEqual(fieldsOf(res.body), [
-      '/policyholder/address/city invalid',
-      '/policyholder/address/line1 invalid',
-      '/policyholder/address/line2 invalid',
-      '/policyholder/firstName invalid',
-      '/policyholder/lastName invalid',
+      '/policyholder/address/city invalid_format',
+      '/policyholder/address/line1 invalid_format',
+      '/policyholder/address/line2 invalid_format',
+      '/policyholder/firstName invalid_format',
+      '/policyholder/lastName invalid_format',
     ]);
     const dash = await create(motor({ policyholder: { ...HOLDER, lastName: '-' } }));
     assert.deepEqual(fieldsOf(dash.body), ['/policyholder/lastName invalid'], JSON.stringify(dash.body));
@@ -77,16 +77,60 @@ describe('the policyholder and the plate, as a policy-administration system send
     assert.deepEqual([fine.body.policyholder.firstName, fine.body.policyholder.lastName], ['Jean-Luc', "O'Brien 李"]);
   });
 
+  it('refuses what reorders or hides a name (a right-to-left override, a Hangul filler), not the joiners Persian and Indic names write', async () => {
+    for (const hidden of ['Mar\u202etin', '\u3164', 'Mar\u3164tin', 'Mar\u2029tin', 'Mar\u034ftin']) {
+      const res = await create(motor({ policyholder: { ...HOLDER, lastName: hidden } }));
+      assert.deepEqual(fieldsOf(res.body), ['/policyholder/lastName invalid_format'], JSON.stringify(hidden));
+      assert.equal(
+        res.body.errors[0].message,
+        'must not contain a control or invisible character (a line break, a tab, a direction mark)',
+      );
+    }
+    // Persian: the zero-width non-joiner inside a name (مهر‌آوا), Devanagari: the zero-width joiner
+    const persian = { firstName: 'مهر\u200cآوا', lastName: 'क्\u200dष' };
+    const fine = await create(motor({ policyholder: { ...HOLDER, ...persian } }));
+    assert.equal(fine.status, 201, JSON.stringify(fine.body));
+    assert.deepEqual([fine.body.policyholder.firstName, fine.body.policyholder.lastName], Object.values(persian));
+    const joinerAlone = await create(motor({ policyholder: { ...HOLDER, firstName: '\u200d' } }));
+    assert.deepEqual(fieldsOf(joinerAlone.body), ['/policyholder/firstName invalid'], 'a joiner alone is no letter');
+  });
+
+  it('checks names and address lines as stored, trimmed: a line break sent last is trimmed away; a blank one is one error', async () => {
+    const trailing = await create(
+      motor({
+        policyholder: {
+          ...HOLDER,
+          firstName: 'Jean\n',
+          address: { ...HOLDER.address, line2: 'Bât. B\r\n', city: 'Paris\n' },
+        },
+        risk: { ...CAR, make: 'Renault\n', vin: 'VF1RJA00168123458' },
+      }),
+    );
+    assert.equal(trailing.status, 201, JSON.stringify(trailing.body));
+    assert.equal(trailing.body.policyholder.firstName, 'Jean');
+    assert.deepEqual(trailing.body.policyholder.address, { ...HOLDER.address, line2: 'Bât. B' });
+    assert.equal(trailing.body.risk.make, 'Renault', 'the make stored trimmed, as checked');
+
+    const blank = await create(
+      motor({ policyholder: { ...HOLDER, address: { ...HOLDER.address, line1: '\n', city: '\t' } } }),
+    );
+    assert.equal(blank.status, 422, JSON.stringify(blank.body));
+    assert.deepEqual(fieldsOf(blank.body), [
+      '/policyholder/address/city required',
+      '/policyholder/address/line1 required',
+    ]);
+  });
+
   it('checks a change of the policyholder the same way, and changes nothing', async () => {
     const created = await create(motor());
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const url = `${POLICIES}/${created.body.policyNumber}/policyholder`;
     const name = await patch(url, { firstName: 'Ca\nmille', lastName: '.', reason: 'typo' });
     assert.equal(name.status, 422, JSON.stringify(name.body));
-    assert.deepEqual(fieldsOf(name.body), ['/firstName invalid', '/lastName invalid']);
+    assert.deepEqual(fieldsOf(name.body), ['/firstName invalid_format', '/lastName invalid']);
     const moved = await patch(url, { address: { ...HOLDER.address, line1: '3 place\nBellecour' } });
     assert.equal(moved.status, 422, JSON.stringify(moved.body));
-    assert.deepEqual(fieldsOf(moved.body), ['/address/line1 invalid']);
+    assert.deepEqual(fieldsOf(moved.body), ['/address/line1 invalid_format']);
 
     const read = await t.app.inject({
       method: 'GET',
@@ -139,9 +183,13 @@ describe('the policyholder and the plate, as a policy-administration system send
       assert.deepEqual(fieldsOf(res.body), ['/risk/vehicleRegistration invalid_format'], JSON.stringify(plate));
     }
     const make = await create(
-      motor({ risk: { ...CAR, make: 'Renault\n', model: 'Cl\tio', vin: 'VF1RJA00168123456' } }),
+      motor({ risk: { ...CAR, make: 'Ren\nault', model: 'Cl\u202eio', vin: 'VF1RJA00168123456' } }),
     );
-    assert.deepEqual(fieldsOf(make.body), ['/risk/make invalid', '/risk/model invalid'], JSON.stringify(make.body));
+    assert.deepEqual(
+      fieldsOf(make.body),
+      ['/risk/make invalid_format', '/risk/model invalid_format'],
+      JSON.stringify(make.body),
+    );
     const unregistered = await create(motor({ risk: { ...CAR, vin: 'VF1RJA00168123456' } }));
     assert.equal(unregistered.status, 201, JSON.stringify(unregistered.body));
     const url = `${POLICIES}/${unregistered.body.policyNumber}/vehicle`;
