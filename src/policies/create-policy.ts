@@ -85,11 +85,17 @@ export async function createPolicy(
   return policyView(row, deps.keys.encryption, today, undefined); // just recorded: not renewed
 }
 
-/** The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a create checks them. */
-export function checkTerms(input: CreatePolicyInput, today: string): FieldError[] {
+/**
+ * The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a
+ * create checks them. `renewal`: the terms of a renewal, the policyholder and risk as stored, checked
+ * by today's rules — but for a rule no call can satisfy on a stored value: a motor risk's make and
+ * model (no endpoint changes them) are not checked for a control or invisible character, a rule
+ * added after policies were stored with one.
+ */
+export function checkTerms(input: CreatePolicyInput, today: string, options: { renewal?: boolean } = {}): FieldError[] {
   const errors = [
     ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
-    ...checkCoverPeriod(input, today),
+    ...checkCoverPeriod(input, today, options.renewal ?? false),
   ];
   if (!isIsoCurrency(input.premium.currency))
     errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
@@ -206,7 +212,7 @@ function checkPolicyholder(
  * The period of cover [effectiveDate, expiryDate) against today and the product, and the dates of the
  * risk against that period: a trip, a flight, a vehicle's first registration.
  */
-function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[] {
+function checkCoverPeriod(input: CreatePolicyInput, today: string, renewal: boolean): FieldError[] {
   const errors: FieldError[] = [];
   const { effectiveDate, expiryDate, product } = input;
   const latestStart = plusYears(today, MAX_YEARS_AHEAD);
@@ -267,7 +273,7 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
       for (const field of ['make', 'model'] as const)
         if (!vehicle[field].trim())
           errors.push({ field: `/risk/${field}`, code: 'required', message: 'must not be blank' });
-        else if (hasHiddenCharacter(vehicle[field])) errors.push(hiddenCharacterError(`/risk/${field}`));
+        else if (!renewal && hasHiddenCharacter(vehicle[field])) errors.push(hiddenCharacterError(`/risk/${field}`));
       errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { encrypt } from '../../src/platform/crypto.ts';
 import { buildTestApp, createTestPartner, post, POLICY_ADMIN, type TestApp, type TestPartner } from '../helper.ts';
 
 const POLICIES = `${POLICY_ADMIN}/policies`;
@@ -247,5 +248,43 @@ describe('the policyholder and the plate, as a policy-administration system send
     assert.equal((await send('GH-456-JK')).statusCode, 200);
     const respelt = await send('GH456JK');
     assert.deepEqual([respelt.statusCode, respelt.json().code], [422, 'idempotency_key_reused'], respelt.body);
+  });
+
+  it('renews a policy stored before the make and model rule with a control character in them; a name stored so is corrected first', async () => {
+    const created = await create(motor({ risk: { ...CAR, vin: 'VF1RJA00168123459' } }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { policyNumber } = created.body;
+    // a row as stored before these rules: a tab in the make, a line break in the first name
+    const key = t.app.parasol.keys.encryption;
+    await t.db
+      .updateTable('policies')
+      .set({
+        risk_enc: encrypt(key, JSON.stringify({ ...CAR, make: 'Renault\tSport', vin: 'VF1RJA00168123459' })),
+        holder_first_name_enc: encrypt(key, 'Ca\nmille'),
+      })
+      .where('policy_number', '=', policyNumber)
+      .execute();
+    const renew = () =>
+      post(
+        t.app,
+        `${POLICIES}/${policyNumber}/renew`,
+        {
+          externalReference: `RENEWAL-${process.pid}-${++counter}`,
+          premium: { amount: 4_800, currency: 'EUR', frequency: 'monthly' },
+        },
+        partner.auth,
+      );
+    const refused = await renew();
+    assert.deepEqual([refused.status, refused.body.code], [409, 'policy_not_renewable'], JSON.stringify(refused.body));
+    assert.equal(
+      refused.body.detail,
+      `Policy ${policyNumber} cannot be renewed as stored, for a term from 2027-03-10: /policyholder/firstName must not contain a control or invisible character (a line break, a tab, a direction mark) (correct it first, or record a new policy).`,
+      'only the name, which PATCH …/policyholder corrects; the make is no longer checked',
+    );
+    const corrected = await patch(`${POLICIES}/${policyNumber}/policyholder`, { firstName: 'Camille', reason: 'typo' });
+    assert.equal(corrected.status, 200, JSON.stringify(corrected.body));
+    const renewed = await renew();
+    assert.equal(renewed.status, 201, JSON.stringify(renewed.body));
+    assert.equal(renewed.body.risk.make, 'Renault\tSport', 'the risk as stored: no call changes a make');
   });
 });
