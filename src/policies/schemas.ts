@@ -32,6 +32,9 @@ const NAME_RULE =
   'Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed.';
 const NO_CONTROL =
   'No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.';
+/** A country code as the policies take it (country.ts). */
+const COUNTRY =
+  'ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.';
 
 const Address = Type.Object(
   {
@@ -47,7 +50,7 @@ const Address = Type.Object(
     country: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).',
+      description: COUNTRY,
       examples: ['FR'],
     }),
   },
@@ -146,7 +149,7 @@ const TravelRisk = Type.Object(
     destinationCountry: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code (GB for the United Kingdom: UK, EU, ZZ name no country).',
+      description: COUNTRY,
       examples: ['JP'],
     }),
     departureDate: DateField('First day of the trip, within the period of cover', '2027-08-01'),
@@ -173,7 +176,7 @@ const VehicleRegistration = Type.String({
   minLength: 2,
   maxLength: 15,
   description:
-    'Registration plate, upper case: letters and digits, in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
+    'Registration plate: capitals A to Z and digits only (a plate in lower case sent in capitals, a German umlaut as its vowel and E: LÖ → LOE), in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
   examples: ['AB-123-CD'],
 });
 const FirstRegistrationDate = DateField(

@@ -158,6 +158,10 @@ describe('the policyholder and the plate, as a policy-administration system send
     const london = { line1: '10 Downing Street', postalCode: 'SW1A 2AA', city: 'London', country: 'GB' };
     const gb = await create(motor({ policyholder: { ...HOLDER, address: london } }));
     assert.equal(gb.status, 201, JSON.stringify(gb.body));
+    const kosovo = await create(motor({ ...trip, risk: { ...trip.risk, destinationCountry: 'XK' } }));
+    assert.equal(kosovo.status, 201, `XK, Kosovo, is accepted: ${JSON.stringify(kosovo.body)}`);
+    const canaries = await create(motor({ ...trip, risk: { ...trip.risk, destinationCountry: 'IC' } }));
+    assert.deepEqual(fieldsOf(canaries.body), ['/risk/destinationCountry invalid'], 'the Canary Islands are ES');
     const japan = await create(motor({ ...trip, risk: { ...trip.risk, destinationCountry: 'JP' } }));
     assert.equal(japan.status, 201, JSON.stringify(japan.body));
     const moved = await patch(`${POLICIES}/${gb.body.policyNumber}/policyholder`, {
@@ -182,6 +186,13 @@ describe('the policyholder and the plate, as a policy-administration system send
       );
       assert.equal(res.status, 422, `${JSON.stringify(plate)}: ${JSON.stringify(res.body)}`);
       assert.deepEqual(fieldsOf(res.body), ['/risk/vehicleRegistration invalid_format'], JSON.stringify(plate));
+    }
+    for (const plate of ['ab-123-cd', 'LÖ-AB 123']) {
+      const res = await create(
+        motor({ risk: { ...CAR, vehicleRegistration: plate, firstRegistrationDate: '2021-03-15' } }),
+      );
+      assert.deepEqual(fieldsOf(res.body), ['/risk/vehicleRegistration invalid_format'], plate);
+      assert.match(res.body.errors[0].message, /capitals A to Z and digits only .*umlaut as its vowel and E/, plate);
     }
     const make = await create(
       motor({ risk: { ...CAR, make: 'Ren\nault', model: 'Cl\u202eio', vin: 'VF1RJA00168123456' } }),
