@@ -1,27 +1,19 @@
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { hasHiddenCharacter, hiddenCharacterError } from '../platform/hidden-characters.ts';
 import * as repo from './partners-repo.ts';
 
 /** A brand name's bounds (the database checks them too, migration 0030). */
 export const BRAND_NAME = { min: 2, max: 40 } as const;
 
 /**
- * Control characters (Cc), and the invisible ones that reorder or hide text: every format character
- * (Cf: bidirectional marks, embeddings, overrides and isolates; zero-width spaces and joiners; soft
- * hyphen; tag characters; the BOM), line and paragraph separators, the combining grapheme joiner and
- * the Hangul fillers that render blank. A brand name is
- * shown to customers in every SMS and email, where "Sky\u202Eylf" would read as another name.
+ * The brand name as stored (spaces collapsed) or the field errors; an empty name means none (the
+ * partner's name). A brand name is shown to customers in every SMS and email: no control or
+ * invisible character (platform/hidden-characters.ts), where "Sky\u202Eylf" would read as another name.
  */
-const CONTROL = /[\p{Cc}\p{Cf}\u2028\u2029\u115f\u1160\u3164\uffa0]|\u034f/u;
-
-/** The brand name as stored (spaces collapsed) or the field errors; an empty name means none (the partner's name). */
 export function checkBrandName(raw: string): { value: string | null; errors: FieldError[] } {
-  if (CONTROL.test(raw))
-    return {
-      value: null,
-      errors: [{ field: 'brandName', code: 'invalid_format', message: 'must not contain control characters' }],
-    };
+  if (hasHiddenCharacter(raw)) return { value: null, errors: [hiddenCharacterError('brandName')] };
   const value = raw.replace(/\s+/g, ' ').trim();
   if (value === '') return { value: null, errors: [] };
   if (value.length < BRAND_NAME.min)

@@ -17,8 +17,18 @@ import type { Caller, PolicyDeps } from './deps.ts';
 import * as repo from './policies-repo.ts';
 import { plusYears, policyView, todayOf, type Address, type PolicyView, type Product } from './policy.ts';
 import { newPolicyNumber } from './policy-number.ts';
-import { checkAddress, checkBirthDate, checkNames, checkPhone, normalEmail, trimAddress } from './policyholder.ts';
+import { checkCountry } from './country.ts';
+import {
+  checkAddress,
+  checkBirthDate,
+  checkNames,
+  checkPhone,
+  hasHiddenCharacter,
+  normalEmail,
+  trimAddress,
+} from './policyholder.ts';
 import { checkVehicle, type MotorRisk } from './vehicle.ts';
+import { hiddenCharacterError } from '../platform/hidden-characters.ts';
 
 export interface CreatePolicyInput {
   product: Product;
@@ -75,11 +85,17 @@ export async function createPolicy(
   return policyView(row, deps.keys.encryption, today, undefined); // just recorded: not renewed
 }
 
-/** The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a create checks them. */
-export function checkTerms(input: CreatePolicyInput, today: string): FieldError[] {
+/**
+ * The policyholder, the period of cover (with the risk's dates) and the premium's currency, as a
+ * create checks them. `renewal`: the terms of a renewal, the policyholder and risk as stored, checked
+ * by today's rules — but for a rule no call can satisfy on a stored value: a motor risk's make and
+ * model (no endpoint changes them) are not checked for a control or invisible character, a rule
+ * added after policies were stored with one.
+ */
+export function checkTerms(input: CreatePolicyInput, today: string, options: { renewal?: boolean } = {}): FieldError[] {
   const errors = [
     ...checkPolicyholder(input.policyholder, input.effectiveDate, today),
-    ...checkCoverPeriod(input, today),
+    ...checkCoverPeriod(input, today, options.renewal ?? false),
   ];
   if (!isIsoCurrency(input.premium.currency))
     errors.push({ field: '/premium/currency', code: 'invalid', message: NOT_A_CURRENCY });
@@ -196,7 +212,7 @@ function checkPolicyholder(
  * The period of cover [effectiveDate, expiryDate) against today and the product, and the dates of the
  * risk against that period: a trip, a flight, a vehicle's first registration.
  */
-function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[] {
+function checkCoverPeriod(input: CreatePolicyInput, today: string, renewal: boolean): FieldError[] {
   const errors: FieldError[] = [];
   const { effectiveDate, expiryDate, product } = input;
   const latestStart = plusYears(today, MAX_YEARS_AHEAD);
@@ -226,7 +242,8 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
   const period = `within the period of cover, ${effectiveDate} to the day before ${expiryDate}`;
   switch (product) {
     case 'travel': {
-      const trip = input.risk as { departureDate: string; returnDate: string };
+      const trip = input.risk as { departureDate: string; returnDate: string; destinationCountry: string };
+      errors.push(...checkCountry(trip.destinationCountry, '/risk/destinationCountry'));
       if (!within(trip.departureDate))
         errors.push({ field: '/risk/departureDate', code: 'out_of_range', message: `must be ${period}` });
       if (trip.returnDate >= trip.departureDate && !within(trip.returnDate))
@@ -253,8 +270,10 @@ function checkCoverPeriod(input: CreatePolicyInput, today: string): FieldError[]
     }
     case 'motor': {
       const vehicle = input.risk as MotorRisk;
-      if (!vehicle.make.trim()) errors.push({ field: '/risk/make', code: 'required', message: 'must not be blank' });
-      if (!vehicle.model.trim()) errors.push({ field: '/risk/model', code: 'required', message: 'must not be blank' });
+      for (const field of ['make', 'model'] as const)
+        if (!vehicle[field].trim())
+          errors.push({ field: `/risk/${field}`, code: 'required', message: 'must not be blank' });
+        else if (!renewal && hasHiddenCharacter(vehicle[field])) errors.push(hiddenCharacterError(`/risk/${field}`));
       errors.push(...checkVehicle(vehicle, today, '/risk'));
       break;
     }
@@ -324,6 +343,11 @@ function resolveRisk(product: Product, risk: object, now: Date): object {
         errors.push({ field: '/risk/tripCost/currency', code: 'invalid', message: NOT_A_CURRENCY });
       if (errors.length) throw invalid(errors);
       return risk;
+    }
+    case 'motor': {
+      // stored trimmed, as checked (a line break sent last is no part of the make)
+      const vehicle = risk as MotorRisk;
+      return { ...vehicle, make: vehicle.make.trim(), model: vehicle.model.trim() };
     }
     default:
       return risk;

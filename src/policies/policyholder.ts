@@ -1,6 +1,8 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { FieldError } from '../platform/errors.ts';
+import { hasHiddenCharacter as hiddenIn, hiddenCharacterError } from '../platform/hidden-characters.ts';
 import { findZipCode } from '../reference/index.ts';
+import { checkCountry } from './country.ts';
 import { plusYears, type Address } from './policy.ts';
 
 /** The policyholder's contact rules, shared by recording a policy and changing its policyholder's contact. */
@@ -13,14 +15,36 @@ export function checkPhone(phone: string, field: string): FieldError[] {
     : [];
 }
 
-/** The names given (a change may give one, or none) that are blank: `at` + `/firstName`, `/lastName`. */
+/**
+ * A control or invisible character (a line break, a tab, a direction mark, a zero-width space, a
+ * Hangul filler: platform/hidden-characters.ts): no name, address line, make or model holds one —
+ * every document, letter and export that prints it would break on it, or read another text. The
+ * zero-width non-joiner and joiner are allowed (Persian and Indic names write them). Checked on the
+ * value as stored, trimmed: a line break sent last ("Jean\n") is trimmed away, not refused.
+ */
+export const hasHiddenCharacter = (text: string): boolean => hiddenIn(text.trim(), { joiners: true });
+/** A letter of any script: a name without one ("-", ".", a zero-width joiner) names nobody. */
+const LETTER = /\p{L}/u;
+
+/**
+ * The names given (a change may give one, or none) that are blank, hold a control or invisible
+ * character, or hold no letter (a dash, a dot alone): `at` + `/firstName`, `/lastName`; one error a
+ * name.
+ */
 export function checkNames(
   names: { firstName?: string | undefined; lastName?: string | undefined },
   at: string,
 ): FieldError[] {
-  return (['firstName', 'lastName'] as const)
-    .filter((f) => names[f] !== undefined && !names[f]!.trim())
-    .map((f) => ({ field: `${at}/${f}`, code: 'required' as const, message: 'must not be blank' }));
+  const errors: FieldError[] = [];
+  for (const f of ['firstName', 'lastName'] as const) {
+    const name = names[f];
+    if (name === undefined) continue;
+    if (!name.trim()) errors.push({ field: `${at}/${f}`, code: 'required', message: 'must not be blank' });
+    else if (hasHiddenCharacter(name)) errors.push(hiddenCharacterError(`${at}/${f}`));
+    else if (!LETTER.test(name))
+      errors.push({ field: `${at}/${f}`, code: 'invalid', message: 'must contain a letter' });
+  }
+  return errors;
 }
 
 const ADULT_AGE = 18;
@@ -44,12 +68,20 @@ export function checkBirthDate(birthDate: string, effectiveDate: string, today: 
   return [];
 }
 
-/** A line and a city that are not blank; a French postal code of La Poste in France. */
+/**
+ * A line and a city that are not blank, no line with a control or invisible character (one error a
+ * field), a country that is one; a French postal code of La Poste in France.
+ */
 export function checkAddress(address: Address, at: string): FieldError[] {
   const errors: FieldError[] = [];
-  for (const field of ['line1', 'city'] as const)
-    if (!address[field].trim())
+  for (const field of ['line1', 'line2', 'city'] as const) {
+    const text = address[field];
+    if (text === undefined) continue;
+    if (field !== 'line2' && !text.trim())
       errors.push({ field: `${at}/${field}`, code: 'required', message: 'must not be blank' });
+    else if (hasHiddenCharacter(text)) errors.push(hiddenCharacterError(`${at}/${field}`));
+  }
+  errors.push(...checkCountry(address.country, `${at}/country`));
   if (address.country === 'FR' && !findZipCode(address.postalCode.trim()))
     errors.push({ field: `${at}/postalCode`, code: 'invalid', message: 'is not a French postal code' });
   return errors;

@@ -7,7 +7,7 @@ import * as repo from './policies-repo.ts';
 import { storedRisk, todayOf, type PolicyView } from './policy.ts';
 import { answerPolicy } from './policy-answer.ts';
 import { auditPolicyChange, lockPolicy } from './policy-change.ts';
-import { checkFirstRegistration, type MotorRisk } from './vehicle.ts';
+import { checkFirstRegistration, samePlate, type MotorRisk } from './vehicle.ts';
 
 export interface VehicleRegistration {
   vehicleRegistration: string;
@@ -17,9 +17,9 @@ export interface VehicleRegistration {
 /**
  * PATCH /policies/{policyNumber}/vehicle: the new car of a motor policy recorded by its VIN alone is
  * registered; its registration and first registration date join the risk. The same registration
- * again answers the policy unchanged (a retry); a vehicle already registered otherwise, a policy
- * that is not motor, or a cancelled one is a 409 policy_not_changeable. Audited with the field names,
- * never their values (the risk is sealed).
+ * again (vehicle.ts, samePlate: a space or a dash, the same groups) answers the policy unchanged (a retry); a
+ * vehicle already registered otherwise, a policy that is not motor, or a cancelled one is a 409
+ * policy_not_changeable. Audited with the field names, never their values (the risk is sealed).
  *
  * The same car is insured by the policy's renewals, which copied its risk unregistered: the
  * registration reaches them too, term after term up to the first cancelled one, each locked after the
@@ -46,7 +46,7 @@ export async function registerVehicle(
   const risk = storedRisk(policy, key) as unknown as MotorRisk;
   if (risk.vehicleRegistration !== undefined) {
     if (
-      risk.vehicleRegistration === input.vehicleRegistration &&
+      samePlate(risk.vehicleRegistration, input.vehicleRegistration) &&
       risk.firstRegistrationDate === input.firstRegistrationDate
     )
       return answerPolicy(deps, trx, policy, today);

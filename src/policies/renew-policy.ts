@@ -80,14 +80,14 @@ export async function renewPolicy(
     risk: storedRisk(policy, key),
     status: input.status,
   };
-  const errors = checkTerms(terms, today);
+  const errors = checkTerms(terms, today, { renewal: true });
   // The request's own fields are a 422; what is stored (the policyholder, the risk, the dates drawn
   // from the previous term) cannot be fixed by resending the request: 409, naming what fails.
   const asked = errors.filter((e) => requestField(e.field, input));
   if (asked.length) throw invalid(asked);
   if (errors.length)
     throw refuse(
-      `cannot be renewed as stored: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} on ${start} (correct it first, or record a new policy)`,
+      `cannot be renewed as stored, for a term from ${start}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')} (correct it first, or record a new policy)`,
     );
   const renewal = await recordPolicy(deps, trx, caller, terms, now, {
     renews: { policyNumber: policy.policy_number, anniversaryDate: policy.anniversary_date },

@@ -44,12 +44,14 @@ export const RENEW_POLICY_DESCRIPTION =
   'a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. ' +
   'The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. ' +
   'A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), ' +
-  'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
+  'or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. ' +
   'Honours Idempotency-Key: a retry replays the 201.';
 
 export const REGISTER_VEHICLE_DESCRIPTION =
   'Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). ' +
-  'The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'The same registration again and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. ' +
+  'The same registration is the same groups: a space and a dash are one separator, but where the groups split counts (M-AB 123, Munich, is not MA-B 123, Mannheim); only two French SIV plates (AB-123-CD, AB 123 CD, AB123CD) are compared without their separators. ' +
+  'With the same Idempotency-Key, the plate spelt otherwise is another body: 422 idempotency_key_reused. ' +
   "The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, " +
   'where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. ' +
   'Audited with the field names, never their values. Honours Idempotency-Key.';

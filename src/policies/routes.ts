@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { TSchema } from '@sinclair/typebox';
 import type { PartnerDirectory } from '../partners/index.ts';
 import { named, problemResponses } from '../platform/openapi.ts';
 import { callerOf, IdempotencyHeader, replyIdempotent, securePartnerApi } from '../platform/partner-api.ts';
@@ -35,15 +36,23 @@ const policyLocation = (created: Record<string, unknown>): string =>
 /**
  * The body schema accepts any object as `risk` (its documented anyOf has a free-form branch, for
  * product other); here the risk is checked against its product's schema with the app's own
- * validator, and its errors leave through the error handler like any body validation error.
+ * validator, and its errors leave through the error handler like any body validation error — their
+ * schema paths into the body's schema too (the product's branch of `risk`), so that a pattern error
+ * says what the field expects (its description), as any body field's does.
  */
 function assertRiskMatchesProduct(request: FastifyRequest, body: { product: Product; risk: unknown }): void {
-  const validate = request.compileValidationSchema(S.riskSchemas[body.product]);
+  const schema = S.riskSchemas[body.product];
+  const validate = request.compileValidationSchema(schema);
   if (validate(body.risk)) return;
+  const branch = `#/properties/risk/anyOf/${(S.CreatePolicyRequest.properties.risk.anyOf as TSchema[]).indexOf(schema)}`;
   throw Object.assign(new Error(`risk is not a valid ${body.product} risk`), {
     statusCode: 400,
     validationContext: 'body',
-    validation: (validate.errors ?? []).map((e) => ({ ...e, instancePath: `/risk${e.instancePath}` })),
+    validation: (validate.errors ?? []).map((e) => ({
+      ...e,
+      instancePath: `/risk${e.instancePath}`,
+      schemaPath: e.schemaPath.replace(/^#/, branch),
+    })),
   });
 }
 

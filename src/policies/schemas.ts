@@ -13,7 +13,7 @@ import {
   type Product,
 } from './policy.ts';
 import { POLICY_NUMBER_PATTERN } from './policy-number.ts';
-import { VIN_PATTERN } from './vehicle.ts';
+import { PLATE_PATTERN, VIN_PATTERN } from './vehicle.ts';
 
 /** TypeBox schemas of the API to manage policies: request validation, response serialisation and OpenAPI. */
 
@@ -27,21 +27,30 @@ const Airport = (description: string) =>
     examples: ['CDG'],
   });
 
+/** What a name must be beyond its length (policyholder.ts, checkNames). */
+const NAME_RULE =
+  'Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed.';
+const NO_CONTROL =
+  'No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.';
+/** A country code as the policies take it (country.ts). */
+const COUNTRY =
+  'ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.';
+
 const Address = Type.Object(
   {
-    line1: Type.String({ minLength: 1, maxLength: 200, examples: ['12 rue Cler'] }),
-    line2: Type.Optional(Type.String({ maxLength: 200 })),
+    line1: Type.String({ minLength: 1, maxLength: 200, description: NO_CONTROL, examples: ['12 rue Cler'] }),
+    line2: Type.Optional(Type.String({ maxLength: 200, description: NO_CONTROL })),
     postalCode: Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9 -]{1,11}$',
       maxLength: 12,
       description: 'Postal code; for country FR, a French zip code of La Poste.',
       examples: ['75007'],
     }),
-    city: Type.String({ minLength: 1, maxLength: 100, examples: ['Paris'] }),
+    city: Type.String({ minLength: 1, maxLength: 100, description: NO_CONTROL, examples: ['Paris'] }),
     country: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code.',
+      description: COUNTRY,
       examples: ['FR'],
     }),
   },
@@ -58,8 +67,8 @@ const Phone = Type.String({
 
 const Policyholder = Type.Object(
   {
-    firstName: Type.String({ minLength: 1, maxLength: 100 }),
-    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    firstName: Type.String({ minLength: 1, maxLength: 100, description: NAME_RULE }),
+    lastName: Type.String({ minLength: 1, maxLength: 100, description: NAME_RULE }),
     birthDate: DateField(
       'Date of birth; the policyholder is an adult (18 to 119 years old) on the effective date',
       '1990-04-12',
@@ -140,7 +149,7 @@ const TravelRisk = Type.Object(
     destinationCountry: Type.String({
       pattern: '^[A-Z]{2}$',
       maxLength: 2,
-      description: 'ISO 3166-1 alpha-2 country code.',
+      description: COUNTRY,
       examples: ['JP'],
     }),
     departureDate: DateField('First day of the trip, within the period of cover', '2027-08-01'),
@@ -163,10 +172,11 @@ const TravelRisk = Type.Object(
 );
 
 const VehicleRegistration = Type.String({
-  pattern: '^[A-Z0-9][A-Z0-9 -]{1,14}$',
+  pattern: PLATE_PATTERN,
+  minLength: 2,
   maxLength: 15,
   description:
-    'Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
+    'Registration plate: capitals A to Z and digits only (a plate in lower case sent in capitals, a German umlaut as its vowel and E: LÖ → LOE), in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.',
   examples: ['AB-123-CD'],
 });
 const FirstRegistrationDate = DateField(
@@ -186,8 +196,8 @@ const MotorRisk = Type.Object(
         examples: ['VF1RJA00168123456'],
       }),
     ),
-    make: Type.String({ minLength: 1, maxLength: 50, examples: ['Renault'] }),
-    model: Type.String({ minLength: 1, maxLength: 50, examples: ['Clio'] }),
+    make: Type.String({ minLength: 1, maxLength: 50, description: NO_CONTROL, examples: ['Renault'] }),
+    model: Type.String({ minLength: 1, maxLength: 50, description: NO_CONTROL, examples: ['Clio'] }),
     firstRegistrationDate: Type.Optional(FirstRegistrationDate),
     usage: StringEnum(['private', 'commute', 'business'], {
       description: 'private: leisure only; commute: also to and from work; business: for work.',
@@ -312,8 +322,12 @@ export const CancelPolicyRequest = Type.Object(
 
 export const PolicyholderChangeRequest = Type.Object(
   {
-    firstName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected first name.' })),
-    lastName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A corrected last name.' })),
+    firstName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: `A corrected first name. ${NAME_RULE}` }),
+    ),
+    lastName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: `A corrected last name. ${NAME_RULE}` }),
+    ),
     birthDate: Type.Optional(
       DateField(
         'A corrected date of birth: the policyholder is an adult (18 to 119 years old) on the effective date',
@@ -408,7 +422,8 @@ export const SearchQuery = Type.Object(
     ),
     status: Type.Optional(
       StringEnum(POLICY_STATUSES, {
-        description: 'Only policies with this status (expired: the expiry date is past).',
+        description:
+          'Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).',
         examples: ['active'],
       }),
     ),

@@ -9,6 +9,27 @@ export interface MotorRisk {
   firstRegistrationDate?: string | undefined;
 }
 
+/**
+ * A registration plate: capitals and digits in groups a single space or dash apart, as plates are
+ * written (AB-123-CD, AB 123 CD, AB123CD). No separator first, last or doubled: a plate sent as
+ * "AB-123-CD " or "A--------" would be stored as no plate reads.
+ */
+export const PLATE_PATTERN = '^[A-Z0-9]+(?:[ -][A-Z0-9]+)*$';
+
+/** A French plate of the SIV (since 2009): AA-123-AA, written with dashes, spaces or none. */
+const FRENCH_SIV = /^[A-Z]{2}[ -]?[0-9]{3}[ -]?[A-Z]{2}$/;
+
+/**
+ * Whether two plates are the same one. A space and a dash are the same separator, but where the
+ * groups split is part of the plate: the German M-AB 123 (Munich) is not MA-B 123 (Mannheim). Only
+ * two French SIV plates are compared without their separators (AB-123-CD, AB 123 CD and AB123CD are
+ * one plate: its groups are fixed by its form).
+ */
+export function samePlate(a: string, b: string): boolean {
+  if (FRENCH_SIV.test(a) && FRENCH_SIV.test(b)) return a.replace(/[ -]/g, '') === b.replace(/[ -]/g, '');
+  return a.replace(/-/g, ' ') === b.replace(/-/g, ' ');
+}
+
 /** No vehicle was registered before this day. */
 const FIRST_REGISTRATION_MIN = '1900-01-01';
 

@@ -86,8 +86,8 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
     prefix: POLICY_ADMIN_PREFIX,
     decorator: 'policyAdminOpenapi',
     summary: {
-      en: 'Connect your policy-administration system to the insurer’s database: record policies (idempotent), read them, search them, put pending ones in force, renew them for a new term and cancel them. Only your own policies, ever.',
-      fr: 'Reliez votre système de gestion de contrats à la base de l’assureur : enregistrez des polices (de façon idempotente), lisez-les, cherchez-les, mettez en vigueur celles en attente, renouvelez-les pour une nouvelle période et résiliez-les. Uniquement les vôtres.',
+      en: 'Connect your policy-administration system to the insurer’s database: record policies (idempotent), read them, search them, put pending ones in force, keep the policyholder’s details current, register a new car once it has its plate, renew them for a new term and cancel them. Only your own policies, ever.',
+      fr: 'Reliez votre système de gestion de contrats à la base de l’assureur : enregistrez des polices (de façon idempotente), lisez-les, cherchez-les, mettez en vigueur celles en attente, tenez à jour les coordonnées de l’assuré, immatriculez un véhicule neuf une fois sa plaque reçue, renouvelez-les pour une nouvelle période et résiliez-les. Uniquement les vôtres.',
     },
     example: { method: 'GET', path: '/policies?limit=10' },
   },

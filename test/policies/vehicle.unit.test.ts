@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkVehicle, checkVin, vinCheckDigit } from '../../src/policies/vehicle.ts';
+import { checkVehicle, checkVin, samePlate, vinCheckDigit } from '../../src/policies/vehicle.ts';
 
 describe('the VIN rule (policies/vehicle.ts)', () => {
   it('computes the ISO 3779 check digit, 10 written X', () => {
@@ -36,5 +36,20 @@ describe('the VIN rule (policies/vehicle.ts)', () => {
     assert.deepEqual(fields({ ...car, vehicleRegistration: 'AB-123-CD', firstRegistrationDate: '2026-03-11' }), [
       '/risk/firstRegistrationDate',
     ]);
+  });
+});
+
+describe('the same plate (policies/vehicle.ts, samePlate)', () => {
+  it('reads a space and a dash as one separator, and keeps where the groups split', () => {
+    assert.ok(samePlate('M-AB 123', 'M AB 123'), 'a dash or a space: one separator');
+    assert.ok(samePlate('M-AB 123', 'M-AB-123'), 'a dash or a space: one separator');
+    assert.ok(!samePlate('M-AB 123', 'MA-B 123'), 'Munich is not Mannheim');
+    assert.ok(!samePlate('M-AB 123', 'MAB123'), 'a German plate without its separators is another split');
+  });
+
+  it('compares two French SIV plates without their separators, their groups fixed by their form', () => {
+    for (const plate of ['AB123CD', 'AB 123 CD', 'AB-123CD'])
+      assert.ok(samePlate('AB-123-CD', plate), `AB-123-CD and ${plate}`);
+    assert.ok(!samePlate('AB-123-CD', 'AB-123-CE'), 'another letter: another plate');
   });
 });

@@ -79,7 +79,7 @@ export interface paths {
         head?: never;
         /**
          * Register the new vehicle of a motor policy
-         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again answers the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
+         * @description Adds the registration plate and first registration date of the vehicle of a motor policy recorded before the vehicle was registered (by its vin). The same registration again and the same first registration date answer the policy unchanged; a vehicle already registered otherwise, a policy of another product, or a cancelled policy is a 409 policy_not_changeable. The same registration is the same groups: a space and a dash are one separator, but where the groups split counts (M-AB 123, Munich, is not MA-B 123, Mannheim); only two French SIV plates (AB-123-CD, AB 123 CD, AB123CD) are compared without their separators. With the same Idempotency-Key, the plate spelt otherwise is another body: 422 idempotency_key_reused. The registration reaches the policy's renewals too (renewedBy, term after term, up to a cancelled one), each recorded with its own history entry, in the same call, where the renewal still insures that vehicle unregistered: a renewal registered on its own keeps its registration, and so do its renewals; never the policy a renewal renews. Audited with the field names, never their values. Honours Idempotency-Key.
          */
         patch: operations["registerVehicle"];
         trace?: never;
@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Renew a policy for a new term
-         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term (detail names the field); a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
+         * @description Records the next term of an active home, motor or other policy as a policy of its own (a new policyNumber): from the expiry date of the policy renewed, for the same policyholder and risk, with the premium given; by default as long as the previous term as sold (a late activation does not shorten it; whole months keep the day of month of the first term, clamped to the month end) — expiryDate to change it. Policyholder and risk are copied as they are now, with every change made so far (contact details, corrections, the vehicle registered); a later change on the policy renewed (a correction, new contact details, the vehicle registered) reaches its renewal too where the renewal still holds the value copied. The renewal shows renews, the policy renewed renewedBy; a renewal is renewed the same way. A policy cancelled, pending, expired (its cover lapsed), covering a trip (travel, flight_delay), or ending more than a year ahead is a 409 policy_not_renewable, as is one whose stored policyholder or risk no longer passes the checks of a creation on the new term, rules added since it was recorded included (detail names the field: correct it first with PATCH /policies/{policyNumber}/policyholder, a name or the birth date with a reason); a make or model is not checked for control characters then (no call changes it); a policy already renewed is a 409 policy_already_renewed naming its renewal. Honours Idempotency-Key: a retry replays the 201.
          */
         post: operations["renewPolicy"];
         delete?: never;
@@ -281,7 +281,7 @@ export interface operations {
                  */
                 externalReference?: string;
                 /**
-                 * @description Only policies with this status (expired: the expiry date is past).
+                 * @description Only policies with this status (expired: the expiry date is today or past, UTC; a pending policy too).
                  * @example active
                  */
                 status?: "pending" | "active" | "cancelled" | "expired";
@@ -652,7 +652,9 @@ export interface operations {
                     externalReference: string;
                     /** @description The person who holds the policy. Birth date, email, phone and address are encrypted at rest. */
                     policyholder: {
+                        /** @description Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
                         firstName: string;
+                        /** @description Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
                         lastName: string;
                         /**
                          * Format: date
@@ -671,18 +673,25 @@ export interface operations {
                          */
                         phone: string;
                         address: {
-                            /** @example 12 rue Cler */
+                            /**
+                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                             * @example 12 rue Cler
+                             */
                             line1: string;
+                            /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed. */
                             line2?: string;
                             /**
                              * @description Postal code; for country FR, a French zip code of La Poste.
                              * @example 75007
                              */
                             postalCode: string;
-                            /** @example Paris */
+                            /**
+                             * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                             * @example Paris
+                             */
                             city: string;
                             /**
-                             * @description ISO 3166-1 alpha-2 country code.
+                             * @description ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.
                              * @example FR
                              */
                             country: string;
@@ -821,7 +830,7 @@ export interface operations {
                         bookingReference?: string;
                     } | {
                         /**
-                         * @description ISO 3166-1 alpha-2 country code.
+                         * @description ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.
                          * @example JP
                          */
                         destinationCountry: string;
@@ -850,7 +859,7 @@ export interface operations {
                         };
                     } | {
                         /**
-                         * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                         * @description Registration plate: capitals A to Z and digits only (a plate in lower case sent in capitals, a German umlaut as its vowel and E: LÖ → LOE), in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                          * @example AB-123-CD
                          */
                         vehicleRegistration?: string;
@@ -859,9 +868,15 @@ export interface operations {
                          * @example VF1RJA00168123456
                          */
                         vin?: string;
-                        /** @example Renault */
+                        /**
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @example Renault
+                         */
                         make: string;
-                        /** @example Clio */
+                        /**
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @example Clio
+                         */
                         model: string;
                         /**
                          * Format: date
@@ -1415,9 +1430,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A corrected first name. */
+                    /** @description A corrected first name. Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
                     firstName?: string;
-                    /** @description A corrected last name. */
+                    /** @description A corrected last name. Holds a letter, and no control or invisible character (a line break, a tab, a direction mark, a zero-width space, a Hangul filler: invalid_format); the zero-width non-joiner and joiner (U+200C, U+200D) of Persian and Indic names are allowed. Checked and stored trimmed. */
                     lastName?: string;
                     /**
                      * Format: date
@@ -1441,18 +1456,25 @@ export interface operations {
                      */
                     phone?: string;
                     address?: {
-                        /** @example 12 rue Cler */
+                        /**
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @example 12 rue Cler
+                         */
                         line1: string;
+                        /** @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed. */
                         line2?: string;
                         /**
                          * @description Postal code; for country FR, a French zip code of La Poste.
                          * @example 75007
                          */
                         postalCode: string;
-                        /** @example Paris */
+                        /**
+                         * @description No control or invisible character (a line break, a tab, a direction mark, a zero-width space: invalid_format; U+200C, U+200D allowed). Checked and stored trimmed.
+                         * @example Paris
+                         */
                         city: string;
                         /**
-                         * @description ISO 3166-1 alpha-2 country code.
+                         * @description ISO 3166-1 alpha-2 country code: GB for the United Kingdom (UK, EU, ZZ name no country), ES for the Canary Islands (IC is refused); XK (Kosovo) is accepted, and so are AC (Ascension) and TA (Tristan da Cunha), reserved codes of islands of Saint Helena (SH) with their own phone plans.
                          * @example FR
                          */
                         country: string;
@@ -1773,7 +1795,7 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description Registration plate, upper case. Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
+                     * @description Registration plate: capitals A to Z and digits only (a plate in lower case sent in capitals, a German umlaut as its vowel and E: LÖ → LOE), in groups a single space or dash apart (no space or dash first or last, none doubled). Absent for a new vehicle not registered yet: then give its vin, and add the registration later with PATCH /policies/{policyNumber}/vehicle.
                      * @example AB-123-CD
                      */
                     vehicleRegistration: string;
