@@ -378,7 +378,12 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
     .execute();
 }
 
-/** Per endpoint: whether its latest ended delivery failed, and how many of its deliveries failed in the last day. */
+/**
+ * Per endpoint, its deliveries attempted since `since`: how many whose last attempt failed (retry
+ * pending or given up) and how many succeeded. Counted on the attempts, not on the deliveries' creation
+ * or end: a delivery is only marked failed 2.7 days after it was created, so an endpoint down for a day
+ * has no failed delivery yet, only failed attempts.
+ */
 export async function endpointHealth(
   db: Executor,
   endpointIds: readonly string[],
@@ -389,11 +394,11 @@ export async function endpointHealth(
     .selectFrom('webhook_deliveries')
     .select((eb) => [
       'endpoint_id',
-      eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+      eb.fn.countAll<number>().filterWhere('last_error', 'is not', null).as('failed'),
       eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
     ])
     .where('endpoint_id', 'in', endpointIds)
-    .where('created_at', '>=', since)
+    .where('last_attempt_at', '>=', since)
     .groupBy('endpoint_id')
     .execute();
   return rows.map((r) => ({ endpoint_id: r.endpoint_id, failed: Number(r.failed), succeeded: Number(r.succeeded) }));

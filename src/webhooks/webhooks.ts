@@ -512,14 +512,17 @@ export async function redeliver(
   });
 }
 
-/** An endpoint flagged failing: deliveries failed in the last day and none succeeded since the window opened. */
+/** An endpoint flagged failing: deliveries whose last attempt of the last day failed, and none succeeded. */
 export interface EndpointHealth {
   failing: boolean;
   failedLastDay: number;
   succeededLastDay: number;
 }
 
-/** The health of each endpoint over the last 24 hours: failing when some deliveries failed and none succeeded. */
+/**
+ * The health of each endpoint over the last 24 hours: failing when some deliveries attempted then had
+ * their last attempt fail (a retry still pending counts: the receiver is down now) and none succeeded.
+ */
 export async function endpointsHealth(
   deps: Pick<WebhookDeps, 'db' | 'now'>,
   endpointIds: readonly string[],
