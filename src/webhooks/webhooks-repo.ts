@@ -164,6 +164,23 @@ export async function updateEndpoint(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Pauses an endpoint whose receiver answered 410 Gone at `url`: only if it is still live and still
+ * at that URL (a URL changed meanwhile is a new receiver). Whether it was paused.
+ */
+export async function disableGoneEndpoint(db: Executor, id: string, url: string): Promise<boolean> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({ enabled: false, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .where('url', '=', url)
+    .where('enabled', '=', true)
+    .where('removed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. */
 export async function failPendingDeliveries(
   db: Executor,

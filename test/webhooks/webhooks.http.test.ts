@@ -31,8 +31,10 @@ import {
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpointSettings,
   type WebhookDeps,
 } from '../../src/webhooks/webhooks.ts';
+import { disableGoneEndpoint } from '../../src/webhooks/webhooks-repo.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import {
@@ -491,6 +493,46 @@ describe('delivering', () => {
     assert.equal(timedOut!.status_code, null);
     assert.match(timedOut!.error!, /timeout after 300 ms/);
     assert.ok(timedOut!.duration_ms >= 250);
+  });
+
+  it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end', async () => {
+    const partner = await createTestPartner(t.db);
+    const gone = await endpoint(partner);
+    receiver.answer(gone.path, () => ({ status: 410, body: 'no such receiver' }));
+    await emit([cancelled(partner, 'FD-GONE-0001'), cancelled(partner, 'FD-GONE-0002')]);
+    const [first, second] = await deliveriesOf(gone.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: first!.id, attempt: 1 }), 'failed');
+    assert.deepEqual(
+      (await queuedJobs(first!.id)).map((j) => j.data.attempt),
+      [1],
+      'no job for a second attempt',
+    );
+    assert.equal((await getEndpoint(deps, operator, gone.endpoint.id)).enabled, false, 'the endpoint is paused');
+    const [ended, other] = await deliveriesOf(gone.endpoint.id);
+    assert.deepEqual([ended!.id, ended!.status, ended!.last_status_code], [first!.id, 'failed', 410]);
+    assert.deepEqual([other!.id, other!.status, other!.attempts], [second!.id, 'failed', 0]);
+    assert.match(other!.last_error!, /410 Gone/);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: second!.id, attempt: 1 }), 'skipped');
+    assert.equal(receiver.received(gone.path).length, 1, 'nothing more is sent to it');
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('entity', '=', 'webhook_endpoint')
+      .where('entity_id', '=', gone.endpoint.id)
+      .where('action', '=', 'disabled')
+      .execute();
+    assert.deepEqual(audited, [{ action: 'disabled', actor: 'system:webhooks' }]);
+    assert.deepEqual(await emit([cancelled(partner, 'FD-GONE-0003')]), { events: 0, deliveries: 0 });
+  });
+
+  it('a 410 Gone from a URL the partner changed meanwhile pauses nothing', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const before = receiver.url(hook.path);
+    await updateEndpointSettings(deps, operator, hook.endpoint.id, { url: receiver.url(`${hook.path}/new`) });
+    assert.equal(await disableGoneEndpoint(t.db, hook.endpoint.id, before), false);
+    assert.equal((await getEndpoint(deps, operator, hook.endpoint.id)).enabled, true, 'the new receiver is not paused');
+    assert.equal(await disableGoneEndpoint(t.db, hook.endpoint.id, receiver.url(`${hook.path}/new`)), true);
   });
 
   it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
