@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import crypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
 import {
@@ -27,6 +28,7 @@ import {
   listDeliveries,
   listEndpoints,
   MAX_ENDPOINTS,
+  newWebhookSecret,
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
@@ -707,6 +709,35 @@ describe('managing endpoints', () => {
       message: 'This is a test event from Parasol.',
     });
     assert.equal(request!.headers['webhook-id'], test.eventId);
+  });
+
+  it("the docs' verification without a library accepts a delivery with either secret during a rotation, and refuses a changed body, a replayed timestamp, another secret", async () => {
+    // the code block of docs/webhooks.md, run as it is written (its import given as an argument)
+    const docs = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+    const block = /```js\n(import crypto from 'node:crypto';\n[\s\S]*?function verifyParasolWebhook[\s\S]*?)```/.exec(
+      docs,
+    );
+    assert.ok(block, 'docs/webhooks.md has the sample');
+    const verify = new Function(
+      'crypto',
+      `${block[1]!.replace("import crypto from 'node:crypto';", '')}\nreturn verifyParasolWebhook;`,
+    )(crypto) as (secret: string, headers: Record<string, string>, body: string | Buffer, now?: number) => boolean;
+
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const rotated = await rotateSecret(deps, operator, hook.endpoint.id);
+    const test = await sendTestEvent(deps, operator, hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: test.deliveryId, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    const { headers, body } = request!;
+    assert.equal(verify(hook.secret, headers, body), true, 'the previous secret');
+    assert.equal(verify(rotated.secret, headers, Buffer.from(body)), true, 'the new secret, on the raw bytes');
+    assert.equal(verify(rotated.secret, headers, body.replace('test event', 'TEST EVENT')), false, 'a changed body');
+    const sent = Number(headers['webhook-timestamp']);
+    assert.equal(verify(rotated.secret, headers, body, sent + 301), false, 'a replay 5 minutes later');
+    assert.equal(verify(rotated.secret, headers, body, sent - 301), false, 'a timestamp from the future');
+    assert.equal(verify(newWebhookSecret(), headers, body), false, 'another secret');
+    assert.equal(verify(rotated.secret, { ...headers, 'webhook-signature': 'v1,' }, body), false, 'an empty signature');
   });
 
   it('sends a test event to that endpoint only, whatever its event filter', async () => {
