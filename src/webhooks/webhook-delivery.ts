@@ -138,26 +138,32 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   });
 
   const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  // 410 Gone: the receiver is no more (Standard Webhooks): no retry, and the endpoint is paused below
-  const gone = result.statusCode === 410;
-  const delay = succeeded || gone ? null : retryDelayMs(job.attempt, schedule);
-  const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
-  const status = succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed';
   let paused = false;
   const outcome = await deps.db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
+    // 410 Gone: the receiver is no more (Standard Webhooks). The endpoint's row is locked first, as
+    // every change of an endpoint does (the endpoint, then its deliveries): one lock order, no deadlock.
+    // Still at the URL that answered, the delivery ends without a retry and a live endpoint is paused;
+    // moved meanwhile (or removed), the 410 came from a receiver that is no longer its own: an
+    // ordinary failure, whose next attempt goes to the new URL.
+    const endpoint =
+      result.statusCode === 410 ? await repo.findEndpoint(trx, {}, target.endpoint_id, { forUpdate: true }) : undefined;
+    const gone = result.statusCode === 410 && (endpoint === undefined || endpoint.url === target.url);
+    const delay = succeeded || gone ? null : retryDelayMs(job.attempt, schedule);
+    const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
     const recorded = await repo.recordAttempt(trx, target.id, {
       attempt: job.attempt,
       at,
       statusCode: result.statusCode,
       durationMs: result.durationMs,
       error: succeeded ? null : result.error,
-      status,
+      status: succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt,
     });
     if (!recorded) return 'skipped';
-    paused = gone && (await repo.disableGoneEndpoint(trx, target.endpoint_id, target.url));
-    if (paused) {
-      const ended = await repo.failPendingDeliveries(trx, target.endpoint_id, GONE, at);
+    if (gone && endpoint?.enabled) {
+      await repo.updateEndpoint(trx, endpoint.id, { enabled: false });
+      // a delivery another worker is sending records its own outcome (its 410 finds the endpoint paused)
+      const ended = await repo.failPendingDeliveries(trx, endpoint.id, GONE, at, { skipHeldAt: deps.now() });
       await audit(trx, {
         actor: 'system:webhooks',
         partnerId: target.partner_id,
@@ -167,6 +173,7 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
         action: 'disabled',
         data: { reason: 'gone', deliveryId: target.id, pendingDeliveriesEnded: ended },
       });
+      paused = true;
     }
     if (nextAttemptAt) {
       await deps.jobs.send(

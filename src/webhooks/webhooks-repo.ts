@@ -165,35 +165,24 @@ export async function updateEndpoint(
 }
 
 /**
- * Pauses an endpoint whose receiver answered 410 Gone at `url`: only if it is still live and still
- * at that URL (a URL changed meanwhile is a new receiver). Whether it was paused.
+ * Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. With
+ * `skipHeldAt`, those a worker holds at that time (being sent) are left to record their own outcome.
  */
-export async function disableGoneEndpoint(db: Executor, id: string, url: string): Promise<boolean> {
-  const row = await db
-    .updateTable('webhook_endpoints')
-    .set({ enabled: false, updated_at: sql<Date>`now()` })
-    .where('id', '=', id)
-    .where('url', '=', url)
-    .where('enabled', '=', true)
-    .where('removed_at', 'is', null)
-    .returning('id')
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. */
 export async function failPendingDeliveries(
   db: Executor,
   endpointId: string,
   error: string,
   at: Date,
+  options: { skipHeldAt?: Date } = {},
 ): Promise<number> {
-  const result = await db
+  let query = db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', last_error: error, next_attempt_at: null, locked_until: null, completed_at: at })
     .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
+    .where('status', '=', 'pending');
+  const held = options.skipHeldAt;
+  if (held) query = query.where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', held)]));
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

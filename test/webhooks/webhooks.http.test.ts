@@ -36,7 +36,6 @@ import {
   updateEndpointSettings,
   type WebhookDeps,
 } from '../../src/webhooks/webhooks.ts';
-import { disableGoneEndpoint } from '../../src/webhooks/webhooks-repo.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
 import { DomainError } from '../../src/platform/errors.ts';
 import {
@@ -50,6 +49,8 @@ import {
   type TestApp,
   type TestPartner,
   consent,
+  eventually,
+  usingPostgres,
 } from '../helper.ts';
 import { Receiver } from './receiver.ts';
 
@@ -497,11 +498,14 @@ describe('delivering', () => {
     assert.ok(timedOut!.duration_ms >= 250);
   });
 
-  it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end', async () => {
+  it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end; other endpoints keep theirs', async () => {
     const partner = await createTestPartner(t.db);
     const gone = await endpoint(partner);
+    const sibling = await endpoint(partner);
+    const production = await endpoint(partner, { environment: 'production' });
     receiver.answer(gone.path, () => ({ status: 410, body: 'no such receiver' }));
     await emit([cancelled(partner, 'FD-GONE-0001'), cancelled(partner, 'FD-GONE-0002')]);
+    await emit([cancelled(partner, 'FD-GONE-0001', 'production')]);
     const [first, second] = await deliveriesOf(gone.endpoint.id);
     assert.equal(await deliverWebhook(delivery, { deliveryId: first!.id, attempt: 1 }), 'failed');
     assert.deepEqual(
@@ -514,6 +518,17 @@ describe('delivering', () => {
     assert.deepEqual([ended!.id, ended!.status, ended!.last_status_code], [first!.id, 'failed', 410]);
     assert.deepEqual([other!.id, other!.status, other!.attempts], [second!.id, 'failed', 0]);
     assert.match(other!.last_error!, /410 Gone/);
+    assert.deepEqual(
+      (await deliveriesOf(sibling.endpoint.id)).map((d) => d.status),
+      ['pending', 'pending'],
+      'another endpoint of the partner keeps its deliveries',
+    );
+    assert.deepEqual(
+      (await deliveriesOf(production.endpoint.id)).map((d) => d.status),
+      ['pending'],
+      'so does an endpoint of the other environment',
+    );
+    assert.equal((await getEndpoint(deps, operator, sibling.endpoint.id)).enabled, true, 'the sibling is not paused');
     assert.equal(await deliverWebhook(delivery, { deliveryId: second!.id, attempt: 1 }), 'skipped');
     assert.equal(receiver.received(gone.path).length, 1, 'nothing more is sent to it');
     const audited = await t.db
@@ -524,17 +539,89 @@ describe('delivering', () => {
       .where('action', '=', 'disabled')
       .execute();
     assert.deepEqual(audited, [{ action: 'disabled', actor: 'system:webhooks' }]);
-    assert.deepEqual(await emit([cancelled(partner, 'FD-GONE-0003')]), { events: 0, deliveries: 0 });
+    assert.deepEqual(
+      await emit([cancelled(partner, 'FD-GONE-0003')]),
+      { events: 1, deliveries: 1 },
+      'the sibling only',
+    );
   });
 
-  it('a 410 Gone from a URL the partner changed meanwhile pauses nothing', async () => {
+  it('a 410 Gone from a URL the partner changed while it was sent pauses nothing: the next attempt goes to the new URL', async () => {
     const partner = await createTestPartner(t.db);
     const hook = await endpoint(partner);
-    const before = receiver.url(hook.path);
-    await updateEndpointSettings(deps, operator, hook.endpoint.id, { url: receiver.url(`${hook.path}/new`) });
-    assert.equal(await disableGoneEndpoint(t.db, hook.endpoint.id, before), false);
+    const moved = `${hook.path}/new`;
+    receiver.secret(moved, hook.secret);
+    receiver.answer(hook.path, async () => {
+      await updateEndpointSettings(deps, operator, hook.endpoint.id, { url: receiver.url(moved) });
+      return { status: 410, body: 'gone from here' };
+    });
+    await emit([cancelled(partner, 'FD-MOVED-0001')]);
+    const [sent] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: sent!.id, attempt: 1 }), 'retry_scheduled');
     assert.equal((await getEndpoint(deps, operator, hook.endpoint.id)).enabled, true, 'the new receiver is not paused');
-    assert.equal(await disableGoneEndpoint(t.db, hook.endpoint.id, receiver.url(`${hook.path}/new`)), true);
+    const [retried] = await deliveriesOf(hook.endpoint.id);
+    assert.deepEqual([retried!.status, retried!.last_status_code], ['pending', 410]);
+    assert.deepEqual(
+      (await queuedJobs(sent!.id)).map((j) => j.data.attempt),
+      [1, 2],
+    );
+    assert.equal(await deliverWebhook(delivery, { deliveryId: sent!.id, attempt: 2 }), 'succeeded');
+    assert.equal(receiver.received(moved).length, 1, 'the second attempt went to the new URL');
+  });
+
+  it('two deliveries of one endpoint answered 410 Gone at once both end, without a deadlock; the endpoint is paused once', async () => {
+    const partner = await createTestPartner(t.db);
+    const gone = await endpoint(partner);
+    receiver.answer(gone.path, () => ({ status: 410 }));
+    await emit([cancelled(partner, 'FD-GONE2-0001'), cancelled(partner, 'FD-GONE2-0002')]);
+    const [first, second] = await deliveriesOf(gone.endpoint.id);
+    // PostgreSQL: each recording transaction, once it has recorded its attempt, waits until the other
+    // has too, or is queued behind a lock — the interleaving in which a lock order that differs between
+    // the two (or with changing an endpoint) deadlocks. PGlite runs one transaction at a time.
+    let arrived = 0;
+    const recording = new Set<unknown>();
+    const blocked = async () =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0`.execute(t.db)
+      ).rows[0]!.n;
+    const meet: KyselyPlugin = {
+      transformQuery: (args) => {
+        const { sql: text } = t.db.getExecutor().compileQuery(args.node, args.queryId);
+        if (/^insert into "webhook_delivery_attempts"/.test(text)) recording.add(args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (recording.delete(args.queryId)) {
+          arrived += 1;
+          await eventually(async () => (arrived >= 2 || (await blocked()) > 0 ? true : undefined));
+        }
+        return args.result;
+      },
+    };
+    const racing = usingPostgres ? { ...delivery, db: t.db.withPlugin(meet) } : delivery;
+    const outcomes = await Promise.all([
+      deliverWebhook(racing, { deliveryId: first!.id, attempt: 1 }),
+      deliverWebhook(racing, { deliveryId: second!.id, attempt: 1 }),
+    ]);
+    assert.deepEqual(outcomes, ['failed', 'failed']);
+    assert.deepEqual(
+      (await deliveriesOf(gone.endpoint.id)).map((d) => [d.status, d.attempts, d.last_status_code]),
+      [
+        ['failed', 1, 410],
+        ['failed', 1, 410],
+      ],
+      'each recorded its own attempt',
+    );
+    assert.equal((await getEndpoint(deps, operator, gone.endpoint.id)).enabled, false);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('actor')
+      .where('entity', '=', 'webhook_endpoint')
+      .where('entity_id', '=', gone.endpoint.id)
+      .where('action', '=', 'disabled')
+      .execute();
+    assert.equal(audited.length, 1, 'paused once');
   });
 
   it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
