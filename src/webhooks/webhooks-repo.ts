@@ -385,16 +385,25 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
 }
 
 /**
- * Per endpoint, its deliveries attempted since `since`: how many whose last attempt failed (retry
- * pending or given up) and how many succeeded. Counted on the attempts, not on the deliveries' creation
- * or end: a delivery is only marked failed 2.7 days after it was created, so an endpoint down for a day
- * has no failed delivery yet, only failed attempts.
+ * Per endpoint, its deliveries attempted since `since` (each by its last attempt): how many whose last
+ * attempt failed (retry pending or given up) and how many succeeded, and when the latest of each was.
+ * Counted on the attempts, not on the deliveries' creation or end: a delivery is only marked failed
+ * 2.7 days after it was created, so an endpoint down for a day has no failed delivery yet, only failed
+ * attempts.
  */
 export async function endpointHealth(
   db: Executor,
   endpointIds: readonly string[],
   since: Date,
-): Promise<{ endpoint_id: string; failed: number; succeeded: number }[]> {
+): Promise<
+  {
+    endpoint_id: string;
+    failed: number;
+    succeeded: number;
+    last_failed_at: Date | null;
+    last_succeeded_at: Date | null;
+  }[]
+> {
   if (endpointIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_deliveries')
@@ -402,12 +411,20 @@ export async function endpointHealth(
       'endpoint_id',
       eb.fn.countAll<number>().filterWhere('last_error', 'is not', null).as('failed'),
       eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
+      eb.fn.max('last_attempt_at').filterWhere('last_error', 'is not', null).as('last_failed_at'),
+      eb.fn.max('last_attempt_at').filterWhere('status', '=', 'succeeded').as('last_succeeded_at'),
     ])
     .where('endpoint_id', 'in', endpointIds)
     .where('last_attempt_at', '>=', since)
     .groupBy('endpoint_id')
     .execute();
-  return rows.map((r) => ({ endpoint_id: r.endpoint_id, failed: Number(r.failed), succeeded: Number(r.succeeded) }));
+  return rows.map((r) => ({
+    endpoint_id: r.endpoint_id,
+    failed: Number(r.failed),
+    succeeded: Number(r.succeeded),
+    last_failed_at: r.last_failed_at === null ? null : new Date(r.last_failed_at),
+    last_succeeded_at: r.last_succeeded_at === null ? null : new Date(r.last_succeeded_at),
+  }));
 }
 
 /** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */

@@ -162,7 +162,7 @@ describe('webhooks through the API', () => {
     assert.equal((await call('POST', `/webhooks/endpoints/${id}/test`, partner)).status, 202);
     await receiver.waitFor(path, 1);
     await eventually(async () => ((await deliveriesOf(partner, id))[0]?.attempts === 1 ? true : undefined));
-    // pausing ends the pending retry failed: failed in the last day, none succeeded → flagged
+    // pausing ends the pending retry failed: its latest attempt failed → flagged
     assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: false })).status, 200);
     assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: true })).status, 200);
     const [failed] = await deliveriesOf(partner, id);

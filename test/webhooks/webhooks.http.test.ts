@@ -24,6 +24,7 @@ import {
 import type { Resolver } from '../../src/webhooks/webhook-url.ts';
 import {
   addEndpoint,
+  endpointsHealth,
   getEndpoint,
   listDeliveries,
   listEndpoints,
@@ -622,6 +623,23 @@ describe('delivering', () => {
       .where('action', '=', 'disabled')
       .execute();
     assert.equal(audited.length, 1, 'paused once');
+  });
+
+  it('flags an endpoint failing when its latest attempt failed, even after earlier successes; a later success clears it', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, (n) => (n === 1 || n === 4 ? { status: 200 } : { status: 500, body: 'down' }));
+    await emit([cancelled(partner, 'FD-HEALTH-0001'), cancelled(partner, 'FD-HEALTH-0002')]);
+    const [ok, down] = await deliveriesOf(hook.endpoint.id);
+    const minutesAgo = (m: number) => ({ ...delivery, now: () => new Date(Date.now() - m * 60_000) });
+    const health = async () => (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
+    assert.equal(await deliverWebhook(minutesAgo(30), { deliveryId: ok!.id, attempt: 1 }), 'succeeded');
+    assert.equal((await health()).failing, false, 'a success');
+    assert.equal(await deliverWebhook(minutesAgo(20), { deliveryId: down!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(minutesAgo(10), { deliveryId: down!.id, attempt: 2 }), 'retry_scheduled');
+    assert.deepEqual(await health(), { failing: true, failedLastDay: 1, succeededLastDay: 1 }, 'then 500s: failing');
+    assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
+    assert.deepEqual(await health(), { failing: false, failedLastDay: 0, succeededLastDay: 2 }, 'a success clears it');
   });
 
   it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
