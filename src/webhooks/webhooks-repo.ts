@@ -389,7 +389,7 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
  * attempt failed (retry pending or given up) and how many succeeded, and when the latest of each was.
  * Counted on the attempts, not on the deliveries' creation or end: a delivery is only marked failed
  * 2.7 days after it was created, so an endpoint down for a day has no failed delivery yet, only failed
- * attempts.
+ * attempts. Read through the index on (endpoint_id, last_attempt_at) (migration 0068).
  */
 export async function endpointHealth(
   db: Executor,

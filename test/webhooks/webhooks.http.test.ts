@@ -53,6 +53,7 @@ import {
   eventually,
   usingPostgres,
 } from '../helper.ts';
+import { planNodes, statementOf } from '../query-plan.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -640,6 +641,17 @@ describe('delivering', () => {
     assert.deepEqual(await health(), { failing: true, failedLastDay: 1, succeededLastDay: 1 }, 'then 500s: failing');
     assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
     assert.deepEqual(await health(), { failing: false, failedLastDay: 0, succeededLastDay: 2 }, 'a success clears it');
+  });
+
+  it("reads an endpoint's health from its deliveries' index on (endpoint_id, last_attempt_at) (migration 0068), not by scanning them", async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const query = await statementOf(t.db, (db) => endpointsHealth({ ...deps, db }, [hook.endpoint.id]));
+    const nodes = await planNodes(t.db, query);
+    assert.ok(
+      nodes.some((n) => n['Index Name'] === 'webhook_deliveries_endpoint_attempts'),
+      nodes.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`).join(' → '),
+    );
   });
 
   it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
