@@ -1284,7 +1284,7 @@ export interface components {
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
             eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[] | null;
-            /** @description A disabled endpoint gets no deliveries. */
+            /** @description A disabled endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL; set it back to true to resume. */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
