@@ -855,6 +855,12 @@ describe('managing endpoints', () => {
     assert.equal(verify(rotated.secret, headers, body, sent - 301), false, 'a timestamp from the future');
     assert.equal(verify(newWebhookSecret(), headers, body), false, 'another secret');
     assert.equal(verify(rotated.secret, { ...headers, 'webhook-signature': 'v1,' }, body), false, 'an empty signature');
+    const v2 = headers['webhook-signature']!.replace(/v1,/g, 'v2,');
+    assert.equal(
+      verify(rotated.secret, { ...headers, 'webhook-signature': v2 }, body),
+      false,
+      'a right MAC labelled v2',
+    );
   });
 
   it('sends a test event to that endpoint only, whatever its event filter', async () => {
