@@ -11,6 +11,7 @@ import type { Db } from '../src/platform/db.ts';
 export interface PlanNode {
   'Node Type': string;
   'Index Cond'?: string;
+  'Index Name'?: string;
   Plans?: PlanNode[];
 }
 

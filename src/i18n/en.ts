@@ -228,7 +228,7 @@ export const en = {
   redeliver: 'Send again',
   redelivered: 'Delivery queued again.',
   failing: 'Failing',
-  failingHint: 'deliveries failed in the last 24 hours, none succeeded',
+  failingHint: 'deliveries failed in the last 24 hours, and the latest attempt',
   noneTicked: 'None ticked: every event type, including those added later.',
   dashboardTitle: 'Dashboard',
   quotesCounted:

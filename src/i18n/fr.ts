@@ -238,7 +238,7 @@ export const fr = {
   redeliver: 'Renvoyer',
   redelivered: 'Livraison remise en file.',
   failing: 'En échec',
-  failingHint: 'livraisons en échec ces dernières 24 heures, aucune réussie',
+  failingHint: 'livraisons en échec ces dernières 24 heures, dont la dernière tentative',
   noneTicked: 'Aucune case cochée\u202f: tous les types, y compris ceux ajoutés plus tard.',
   dashboardTitle: 'Tableau de bord',
   quotesCounted:

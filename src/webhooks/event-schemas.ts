@@ -195,7 +195,7 @@ export function webhookDocumentation(): Record<string, unknown> {
       post: {
         operationId: `on_${type.replace(/\./g, '_')}`,
         summary,
-        description: `POSTed to each of your endpoints subscribed to \`${type}\`, signed with Standard Webhooks (\`webhook-id\` = the event id, the same on every attempt and redelivery; \`webhook-timestamp\`; \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).`,
+        description: `POSTed to each of your endpoints subscribed to \`${type}\`, signed with Standard Webhooks (\`webhook-id\` = the event id, the same on every attempt and redelivery; \`webhook-timestamp\`; \`webhook-signature\`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.`,
         tags: ['Webhooks'],
         security: [],
         requestBody: {
@@ -206,7 +206,13 @@ export function webhookDocumentation(): Record<string, unknown> {
             },
           },
         },
-        responses: { '200': { description: 'Received (any 2xx)' } },
+        responses: {
+          '200': { description: 'Received (any 2xx)' },
+          '410': {
+            description:
+              'Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed.',
+          },
+        },
       },
     };
   }

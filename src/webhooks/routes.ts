@@ -53,7 +53,10 @@ export const WebhookEndpoint = Type.Object(
     eventTypes: Type.Union([Type.Array(EventType, { maxItems: WEBHOOK_EVENT_TYPES.length }), Type.Null()], {
       description: 'The event types sent to it; null = every type, including types added later.',
     }),
-    enabled: Type.Boolean({ description: 'A disabled endpoint gets no deliveries.' }),
+    enabled: Type.Boolean({
+      description:
+        'A disabled endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL; set it back to true to resume.',
+    }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import { audit } from '../platform/audit.ts';
 import { decrypt, type EncryptionKeys } from '../platform/crypto.ts';
 import { describeRange, guardedLookup, nonPublicRange, spell, type Resolver } from './webhook-url.ts';
 import * as repo from './webhooks-repo.ts';
@@ -49,6 +50,8 @@ export const maxAttempts = (schedule: readonly number[] = RETRY_SCHEDULE_SECONDS
 
 /** A receiver has this long to answer (connection, headers and body). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Why the pending deliveries of an endpoint paused on a 410 ended. */
+const GONE = 'endpoint disabled: the receiver answered 410 Gone';
 /** A worker holds a delivery this long at most; longer than any attempt takes. */
 const LEASE_MS = 45_000;
 
@@ -135,20 +138,43 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
   });
 
   const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-  const delay = succeeded ? null : retryDelayMs(job.attempt, schedule);
-  const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
-  const status = succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed';
-  return deps.db.transaction().execute(async (trx) => {
+  let paused = false;
+  const outcome = await deps.db.transaction().execute(async (trx): Promise<DeliveryOutcome> => {
+    // 410 Gone: the receiver is no more (Standard Webhooks). The endpoint's row is locked first, as
+    // every change of an endpoint does (the endpoint, then its deliveries): one lock order, no deadlock.
+    // Still at the URL that answered, the delivery ends without a retry and a live endpoint is paused;
+    // moved meanwhile (or removed), the 410 came from a receiver that is no longer its own: an
+    // ordinary failure, whose next attempt goes to the new URL.
+    const endpoint =
+      result.statusCode === 410 ? await repo.findEndpoint(trx, {}, target.endpoint_id, { forUpdate: true }) : undefined;
+    const gone = result.statusCode === 410 && (endpoint === undefined || endpoint.url === target.url);
+    const delay = succeeded || gone ? null : retryDelayMs(job.attempt, schedule);
+    const nextAttemptAt = delay === null ? null : new Date(at.getTime() + delay);
     const recorded = await repo.recordAttempt(trx, target.id, {
       attempt: job.attempt,
       at,
       statusCode: result.statusCode,
       durationMs: result.durationMs,
       error: succeeded ? null : result.error,
-      status,
+      status: succeeded ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt,
     });
     if (!recorded) return 'skipped';
+    if (gone && endpoint?.enabled) {
+      await repo.updateEndpoint(trx, endpoint.id, { enabled: false });
+      // a delivery another worker is sending records its own outcome (its 410 finds the endpoint paused)
+      const ended = await repo.failPendingDeliveries(trx, endpoint.id, GONE, at, { skipHeldAt: deps.now() });
+      await audit(trx, {
+        actor: 'system:webhooks',
+        partnerId: target.partner_id,
+        environment: target.environment,
+        entity: 'webhook_endpoint',
+        entityId: target.endpoint_id,
+        action: 'disabled',
+        data: { reason: 'gone', deliveryId: target.id, pendingDeliveriesEnded: ended },
+      });
+      paused = true;
+    }
     if (nextAttemptAt) {
       await deps.jobs.send(
         'webhooks_deliver',
@@ -159,6 +185,8 @@ export async function deliverWebhook(deps: DeliveryDeps, job: DeliveryJob): Prom
     }
     return succeeded ? 'succeeded' : 'failed';
   });
+  if (paused) deps.endpoints?.invalidate(); // other processes learn it from the change notification
+  return outcome;
 }
 
 /**

@@ -164,19 +164,25 @@ export async function updateEndpoint(
     .executeTakeFirstOrThrow();
 }
 
-/** Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. */
+/**
+ * Ends the pending deliveries of an endpoint (removed or disabled): set-wise, one statement. With
+ * `skipHeldAt`, those a worker holds at that time (being sent) are left to record their own outcome.
+ */
 export async function failPendingDeliveries(
   db: Executor,
   endpointId: string,
   error: string,
   at: Date,
+  options: { skipHeldAt?: Date } = {},
 ): Promise<number> {
-  const result = await db
+  let query = db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', last_error: error, next_attempt_at: null, locked_until: null, completed_at: at })
     .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
+    .where('status', '=', 'pending');
+  const held = options.skipHeldAt;
+  if (held) query = query.where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', held)]));
+  const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
@@ -378,25 +384,47 @@ export async function reopenDelivery(trx: Executor, id: string, at: Date): Promi
     .execute();
 }
 
-/** Per endpoint: whether its latest ended delivery failed, and how many of its deliveries failed in the last day. */
+/**
+ * Per endpoint, its deliveries attempted since `since` (each by its last attempt): how many whose last
+ * attempt failed (retry pending or given up) and how many succeeded, and when the latest of each was.
+ * Counted on the attempts, not on the deliveries' creation or end: a delivery is only marked failed
+ * 2.7 days after it was created, so an endpoint down for a day has no failed delivery yet, only failed
+ * attempts. Read through the index on (endpoint_id, last_attempt_at) (migration 0068).
+ */
 export async function endpointHealth(
   db: Executor,
   endpointIds: readonly string[],
   since: Date,
-): Promise<{ endpoint_id: string; failed: number; succeeded: number }[]> {
+): Promise<
+  {
+    endpoint_id: string;
+    failed: number;
+    succeeded: number;
+    last_failed_at: Date | null;
+    last_succeeded_at: Date | null;
+  }[]
+> {
   if (endpointIds.length === 0) return [];
   const rows = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => [
       'endpoint_id',
-      eb.fn.countAll<number>().filterWhere('status', '=', 'failed').as('failed'),
+      eb.fn.countAll<number>().filterWhere('last_error', 'is not', null).as('failed'),
       eb.fn.countAll<number>().filterWhere('status', '=', 'succeeded').as('succeeded'),
+      eb.fn.max('last_attempt_at').filterWhere('last_error', 'is not', null).as('last_failed_at'),
+      eb.fn.max('last_attempt_at').filterWhere('status', '=', 'succeeded').as('last_succeeded_at'),
     ])
     .where('endpoint_id', 'in', endpointIds)
-    .where('created_at', '>=', since)
+    .where('last_attempt_at', '>=', since)
     .groupBy('endpoint_id')
     .execute();
-  return rows.map((r) => ({ endpoint_id: r.endpoint_id, failed: Number(r.failed), succeeded: Number(r.succeeded) }));
+  return rows.map((r) => ({
+    endpoint_id: r.endpoint_id,
+    failed: Number(r.failed),
+    succeeded: Number(r.succeeded),
+    last_failed_at: r.last_failed_at === null ? null : new Date(r.last_failed_at),
+    last_succeeded_at: r.last_succeeded_at === null ? null : new Date(r.last_succeeded_at),
+  }));
 }
 
 /** Ends a delivery without an attempt (its endpoint was removed or disabled meanwhile). */

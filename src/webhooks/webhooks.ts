@@ -512,14 +512,18 @@ export async function redeliver(
   });
 }
 
-/** An endpoint flagged failing: deliveries failed in the last day and none succeeded since the window opened. */
+/** An endpoint flagged failing: its latest attempt of the last day failed (no success since). */
 export interface EndpointHealth {
   failing: boolean;
   failedLastDay: number;
   succeededLastDay: number;
 }
 
-/** The health of each endpoint over the last 24 hours: failing when some deliveries failed and none succeeded. */
+/**
+ * The health of each endpoint over the last 24 hours: failing when its latest attempt failed — a
+ * failure later than its latest success (a retry still pending counts: the receiver is down now); a
+ * success clears it.
+ */
 export async function endpointsHealth(
   deps: Pick<WebhookDeps, 'db' | 'now'>,
   endpointIds: readonly string[],
@@ -530,7 +534,9 @@ export async function endpointsHealth(
   for (const id of endpointIds) out.set(id, { failing: false, failedLastDay: 0, succeededLastDay: 0 });
   for (const r of rows)
     out.set(r.endpoint_id, {
-      failing: r.failed > 0 && r.succeeded === 0,
+      failing:
+        r.last_failed_at !== null &&
+        (r.last_succeeded_at === null || r.last_failed_at.getTime() > r.last_succeeded_at.getTime()),
       failedLastDay: r.failed,
       succeededLastDay: r.succeeded,
     });

@@ -23,7 +23,7 @@ export type Answer = { status: number; body?: string; headers?: Record<string, s
 export class Receiver {
   readonly requests: Received[] = [];
   private readonly secrets = new Map<string, string>();
-  private readonly answers = new Map<string, (n: number) => Answer>();
+  private readonly answers = new Map<string, (n: number) => Answer | Promise<Answer>>();
   private readonly waiters: { path: string; count: number; resolve: () => void }[] = [];
 
   private constructor(private readonly server: http.Server) {}
@@ -45,8 +45,8 @@ export class Receiver {
     this.secrets.set(path, secret);
   }
 
-  /** How to answer the n-th request (1-based) to `path`; 200 by default. */
-  answer(path: string, answer: (n: number) => Answer): void {
+  /** How to answer the n-th request (1-based) to `path`; 200 by default. The answer may wait for something (a promise). */
+  answer(path: string, answer: (n: number) => Answer | Promise<Answer>): void {
     this.answers.set(path, answer);
   }
 
@@ -96,16 +96,18 @@ export class Receiver {
       }
       this.requests.push({ path, headers, body, verified, verifyError, payload });
       const n = this.received(path).length;
-      const answer = this.answers.get(path)?.(n) ?? { status: 200 };
+      const answering = this.answers.get(path)?.(n) ?? { status: 200 };
       for (const waiter of [...this.waiters]) {
         if (waiter.path === path && n >= waiter.count) {
           this.waiters.splice(this.waiters.indexOf(waiter), 1);
           waiter.resolve();
         }
       }
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-      res.end(answer.body ?? '');
+      void Promise.resolve(answering).then((answer) => {
+        if (answer === 'hang') return;
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(answer.body ?? '');
+      });
     });
   }
 }

@@ -162,7 +162,7 @@ describe('webhooks through the API', () => {
     assert.equal((await call('POST', `/webhooks/endpoints/${id}/test`, partner)).status, 202);
     await receiver.waitFor(path, 1);
     await eventually(async () => ((await deliveriesOf(partner, id))[0]?.attempts === 1 ? true : undefined));
-    // pausing ends the pending retry failed: failed in the last day, none succeeded → flagged
+    // pausing ends the pending retry failed: its latest attempt failed → flagged
     assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: false })).status, 200);
     assert.equal((await call('PATCH', `/webhooks/endpoints/${id}`, partner, { enabled: true })).status, 200);
     const [failed] = await deliveriesOf(partner, id);
@@ -183,6 +183,28 @@ describe('webhooks through the API', () => {
     await receiver.waitFor(path, 2);
     await eventually(async () => ((await deliveriesOf(partner, id))[0]?.status === 'succeeded' ? true : undefined));
     assert.doesNotMatch((await browser.get('/console/webhooks')).body, /data-failing/);
+  });
+
+  it('console: an endpoint answering 500 is flagged from its first failed attempt, while its delivery still waits for a retry', async () => {
+    const partner = await createTestPartner(t.db);
+    const email = `${uniqueSlug('hooks')}@example.com`;
+    await createUser(t.db, 'operator:test', { partnerId: partner.id, email, password: 'webhook console password' });
+    const browser = new Browser(t.app);
+    assert.equal((await browser.signIn(email, 'webhook console password')).statusCode, 303);
+
+    const path = `/console/${process.pid}/down`;
+    receiver.answer(path, () => ({ status: 500, body: 'down' }));
+    const created = await call('POST', '/webhooks/endpoints', partner, { url: receiver.url(path) });
+    const id = created.body.endpoint.id as string;
+    assert.doesNotMatch((await browser.get('/console/webhooks')).body, /data-failing/, 'nothing attempted yet');
+    assert.equal((await call('POST', `/webhooks/endpoints/${id}/test`, partner)).status, 202);
+    await receiver.waitFor(path, 1);
+    const [delivery] = await eventually(async () => {
+      const log = await deliveriesOf(partner, id);
+      return log[0]?.attempts === 1 ? log : undefined;
+    });
+    assert.equal(delivery!.status, 'pending', 'retried for 2.7 days before it is marked failed');
+    assert.match((await browser.get('/console/webhooks')).body, /data-failing/, 'the partner is told now');
   });
 });
 

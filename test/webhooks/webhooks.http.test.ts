@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type KyselyPlugin } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import crypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { decrypt } from '../../src/platform/crypto.ts';
 import { sealPersonalData } from '../../src/platform/seal-personal-data.ts';
 import {
@@ -23,14 +24,17 @@ import {
 import type { Resolver } from '../../src/webhooks/webhook-url.ts';
 import {
   addEndpoint,
+  endpointsHealth,
   getEndpoint,
   listDeliveries,
   listEndpoints,
   MAX_ENDPOINTS,
+  newWebhookSecret,
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
   setEndpointEnabled,
+  updateEndpointSettings,
   type WebhookDeps,
 } from '../../src/webhooks/webhooks.ts';
 import type { Environment } from '../../src/platform/db-schema.ts';
@@ -46,7 +50,10 @@ import {
   type TestApp,
   type TestPartner,
   consent,
+  eventually,
+  usingPostgres,
 } from '../helper.ts';
+import { planNodes, statementOf } from '../query-plan.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -493,6 +500,160 @@ describe('delivering', () => {
     assert.ok(timedOut!.duration_ms >= 250);
   });
 
+  it('a receiver answering 410 Gone: no retry, the endpoint is paused (audited) and its other pending deliveries end; other endpoints keep theirs', async () => {
+    const partner = await createTestPartner(t.db);
+    const gone = await endpoint(partner);
+    const sibling = await endpoint(partner);
+    const production = await endpoint(partner, { environment: 'production' });
+    receiver.answer(gone.path, () => ({ status: 410, body: 'no such receiver' }));
+    await emit([cancelled(partner, 'FD-GONE-0001'), cancelled(partner, 'FD-GONE-0002')]);
+    await emit([cancelled(partner, 'FD-GONE-0001', 'production')]);
+    const [first, second] = await deliveriesOf(gone.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: first!.id, attempt: 1 }), 'failed');
+    assert.deepEqual(
+      (await queuedJobs(first!.id)).map((j) => j.data.attempt),
+      [1],
+      'no job for a second attempt',
+    );
+    assert.equal((await getEndpoint(deps, operator, gone.endpoint.id)).enabled, false, 'the endpoint is paused');
+    const [ended, other] = await deliveriesOf(gone.endpoint.id);
+    assert.deepEqual([ended!.id, ended!.status, ended!.last_status_code], [first!.id, 'failed', 410]);
+    assert.deepEqual([other!.id, other!.status, other!.attempts], [second!.id, 'failed', 0]);
+    assert.match(other!.last_error!, /410 Gone/);
+    assert.deepEqual(
+      (await deliveriesOf(sibling.endpoint.id)).map((d) => d.status),
+      ['pending', 'pending'],
+      'another endpoint of the partner keeps its deliveries',
+    );
+    assert.deepEqual(
+      (await deliveriesOf(production.endpoint.id)).map((d) => d.status),
+      ['pending'],
+      'so does an endpoint of the other environment',
+    );
+    assert.equal((await getEndpoint(deps, operator, sibling.endpoint.id)).enabled, true, 'the sibling is not paused');
+    assert.equal(await deliverWebhook(delivery, { deliveryId: second!.id, attempt: 1 }), 'skipped');
+    assert.equal(receiver.received(gone.path).length, 1, 'nothing more is sent to it');
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor'])
+      .where('entity', '=', 'webhook_endpoint')
+      .where('entity_id', '=', gone.endpoint.id)
+      .where('action', '=', 'disabled')
+      .execute();
+    assert.deepEqual(audited, [{ action: 'disabled', actor: 'system:webhooks' }]);
+    assert.deepEqual(
+      await emit([cancelled(partner, 'FD-GONE-0003')]),
+      { events: 1, deliveries: 1 },
+      'the sibling only',
+    );
+  });
+
+  it('a 410 Gone from a URL the partner changed while it was sent pauses nothing: the next attempt goes to the new URL', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const moved = `${hook.path}/new`;
+    receiver.secret(moved, hook.secret);
+    receiver.answer(hook.path, async () => {
+      await updateEndpointSettings(deps, operator, hook.endpoint.id, { url: receiver.url(moved) });
+      return { status: 410, body: 'gone from here' };
+    });
+    await emit([cancelled(partner, 'FD-MOVED-0001')]);
+    const [sent] = await deliveriesOf(hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: sent!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal((await getEndpoint(deps, operator, hook.endpoint.id)).enabled, true, 'the new receiver is not paused');
+    const [retried] = await deliveriesOf(hook.endpoint.id);
+    assert.deepEqual([retried!.status, retried!.last_status_code], ['pending', 410]);
+    assert.deepEqual(
+      (await queuedJobs(sent!.id)).map((j) => j.data.attempt),
+      [1, 2],
+    );
+    assert.equal(await deliverWebhook(delivery, { deliveryId: sent!.id, attempt: 2 }), 'succeeded');
+    assert.equal(receiver.received(moved).length, 1, 'the second attempt went to the new URL');
+  });
+
+  it('two deliveries of one endpoint answered 410 Gone at once both end, without a deadlock; the endpoint is paused once', async () => {
+    const partner = await createTestPartner(t.db);
+    const gone = await endpoint(partner);
+    receiver.answer(gone.path, () => ({ status: 410 }));
+    await emit([cancelled(partner, 'FD-GONE2-0001'), cancelled(partner, 'FD-GONE2-0002')]);
+    const [first, second] = await deliveriesOf(gone.endpoint.id);
+    // PostgreSQL: each recording transaction, once it has recorded its attempt, waits until the other
+    // has too, or is queued behind a lock — the interleaving in which a lock order that differs between
+    // the two (or with changing an endpoint) deadlocks. PGlite runs one transaction at a time.
+    let arrived = 0;
+    const recording = new Set<unknown>();
+    const blocked = async () =>
+      (
+        await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0`.execute(t.db)
+      ).rows[0]!.n;
+    const meet: KyselyPlugin = {
+      transformQuery: (args) => {
+        const { sql: text } = t.db.getExecutor().compileQuery(args.node, args.queryId);
+        if (/^insert into "webhook_delivery_attempts"/.test(text)) recording.add(args.queryId);
+        return args.node;
+      },
+      transformResult: async (args) => {
+        if (recording.delete(args.queryId)) {
+          arrived += 1;
+          await eventually(async () => (arrived >= 2 || (await blocked()) > 0 ? true : undefined));
+        }
+        return args.result;
+      },
+    };
+    const racing = usingPostgres ? { ...delivery, db: t.db.withPlugin(meet) } : delivery;
+    const outcomes = await Promise.all([
+      deliverWebhook(racing, { deliveryId: first!.id, attempt: 1 }),
+      deliverWebhook(racing, { deliveryId: second!.id, attempt: 1 }),
+    ]);
+    assert.deepEqual(outcomes, ['failed', 'failed']);
+    assert.deepEqual(
+      (await deliveriesOf(gone.endpoint.id)).map((d) => [d.status, d.attempts, d.last_status_code]),
+      [
+        ['failed', 1, 410],
+        ['failed', 1, 410],
+      ],
+      'each recorded its own attempt',
+    );
+    assert.equal((await getEndpoint(deps, operator, gone.endpoint.id)).enabled, false);
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select('actor')
+      .where('entity', '=', 'webhook_endpoint')
+      .where('entity_id', '=', gone.endpoint.id)
+      .where('action', '=', 'disabled')
+      .execute();
+    assert.equal(audited.length, 1, 'paused once');
+  });
+
+  it('flags an endpoint failing when its latest attempt failed, even after earlier successes; a later success clears it', async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    receiver.answer(hook.path, (n) => (n === 1 || n === 4 ? { status: 200 } : { status: 500, body: 'down' }));
+    await emit([cancelled(partner, 'FD-HEALTH-0001'), cancelled(partner, 'FD-HEALTH-0002')]);
+    const [ok, down] = await deliveriesOf(hook.endpoint.id);
+    const minutesAgo = (m: number) => ({ ...delivery, now: () => new Date(Date.now() - m * 60_000) });
+    const health = async () => (await endpointsHealth(deps, [hook.endpoint.id])).get(hook.endpoint.id)!;
+    assert.equal(await deliverWebhook(minutesAgo(30), { deliveryId: ok!.id, attempt: 1 }), 'succeeded');
+    assert.equal((await health()).failing, false, 'a success');
+    assert.equal(await deliverWebhook(minutesAgo(20), { deliveryId: down!.id, attempt: 1 }), 'retry_scheduled');
+    assert.equal(await deliverWebhook(minutesAgo(10), { deliveryId: down!.id, attempt: 2 }), 'retry_scheduled');
+    assert.deepEqual(await health(), { failing: true, failedLastDay: 1, succeededLastDay: 1 }, 'then 500s: failing');
+    assert.equal(await deliverWebhook(minutesAgo(5), { deliveryId: down!.id, attempt: 3 }), 'succeeded');
+    assert.deepEqual(await health(), { failing: false, failedLastDay: 0, succeededLastDay: 2 }, 'a success clears it');
+  });
+
+  it("reads an endpoint's health from its deliveries' index on (endpoint_id, last_attempt_at) (migration 0068), not by scanning them", async () => {
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const query = await statementOf(t.db, (db) => endpointsHealth({ ...deps, db }, [hook.endpoint.id]));
+    const nodes = await planNodes(t.db, query);
+    assert.ok(
+      nodes.some((n) => n['Index Name'] === 'webhook_deliveries_endpoint_attempts'),
+      nodes.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}`).join(' → '),
+    );
+  });
+
   it('re-checks the address at delivery: a name re-pointed to a private address is refused (DNS rebinding)', async () => {
     const partner = await createTestPartner(t.db);
     const publicDns: Resolver = async () => ['93.184.216.34'];
@@ -665,6 +826,41 @@ describe('managing endpoints', () => {
       message: 'This is a test event from Parasol.',
     });
     assert.equal(request!.headers['webhook-id'], test.eventId);
+  });
+
+  it("the docs' verification without a library accepts a delivery with either secret during a rotation, and refuses a changed body, a replayed timestamp, another secret", async () => {
+    // the code block of docs/webhooks.md, run as it is written (its import given as an argument)
+    const docs = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+    const block = /```js\n(import crypto from 'node:crypto';\n[\s\S]*?function verifyParasolWebhook[\s\S]*?)```/.exec(
+      docs,
+    );
+    assert.ok(block, 'docs/webhooks.md has the sample');
+    const verify = new Function(
+      'crypto',
+      `${block[1]!.replace("import crypto from 'node:crypto';", '')}\nreturn verifyParasolWebhook;`,
+    )(crypto) as (secret: string, headers: Record<string, string>, body: string | Buffer, now?: number) => boolean;
+
+    const partner = await createTestPartner(t.db);
+    const hook = await endpoint(partner);
+    const rotated = await rotateSecret(deps, operator, hook.endpoint.id);
+    const test = await sendTestEvent(deps, operator, hook.endpoint.id);
+    assert.equal(await deliverWebhook(delivery, { deliveryId: test.deliveryId, attempt: 1 }), 'succeeded');
+    const [request] = receiver.received(hook.path);
+    const { headers, body } = request!;
+    assert.equal(verify(hook.secret, headers, body), true, 'the previous secret');
+    assert.equal(verify(rotated.secret, headers, Buffer.from(body)), true, 'the new secret, on the raw bytes');
+    assert.equal(verify(rotated.secret, headers, body.replace('test event', 'TEST EVENT')), false, 'a changed body');
+    const sent = Number(headers['webhook-timestamp']);
+    assert.equal(verify(rotated.secret, headers, body, sent + 301), false, 'a replay 5 minutes later');
+    assert.equal(verify(rotated.secret, headers, body, sent - 301), false, 'a timestamp from the future');
+    assert.equal(verify(newWebhookSecret(), headers, body), false, 'another secret');
+    assert.equal(verify(rotated.secret, { ...headers, 'webhook-signature': 'v1,' }, body), false, 'an empty signature');
+    const v2 = headers['webhook-signature']!.replace(/v1,/g, 'v2,');
+    assert.equal(
+      verify(rotated.secret, { ...headers, 'webhook-signature': v2 }, body),
+      false,
+      'a right MAC labelled v2',
+    );
   });
 
   it('sends a test event to that endpoint only, whatever its event filter', async () => {

@@ -465,7 +465,7 @@ export interface webhooks {
         put?: never;
         /**
          * A contract was subscribed
-         * @description POSTed to each of your endpoints subscribed to `contract.created`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `contract.created`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_contract_created"];
         delete?: never;
@@ -485,7 +485,7 @@ export interface webhooks {
         put?: never;
         /**
          * A contract was cancelled, with its refund
-         * @description POSTed to each of your endpoints subscribed to `contract.cancelled`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `contract.cancelled`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_contract_cancelled"];
         delete?: never;
@@ -505,7 +505,7 @@ export interface webhooks {
         put?: never;
         /**
          * A contract changed: its flights, or one passenger or one leg cancelled
-         * @description POSTed to each of your endpoints subscribed to `contract.changed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `contract.changed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_contract_changed"];
         delete?: never;
@@ -525,7 +525,7 @@ export interface webhooks {
         put?: never;
         /**
          * A claim was opened by the platform
-         * @description POSTed to each of your endpoints subscribed to `claim.opened`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.opened`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_opened"];
         delete?: never;
@@ -545,7 +545,7 @@ export interface webhooks {
         put?: never;
         /**
          * The customer gave bank details
-         * @description POSTed to each of your endpoints subscribed to `claim.bank_details_received`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.bank_details_received`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_bank_details_received"];
         delete?: never;
@@ -565,7 +565,7 @@ export interface webhooks {
         put?: never;
         /**
          * A claim was paid
-         * @description POSTed to each of your endpoints subscribed to `claim.paid`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.paid`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_paid"];
         delete?: never;
@@ -585,7 +585,7 @@ export interface webhooks {
         put?: never;
         /**
          * No bank details arrived in time
-         * @description POSTed to each of your endpoints subscribed to `claim.expired`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.expired`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_expired"];
         delete?: never;
@@ -605,7 +605,7 @@ export interface webhooks {
         put?: never;
         /**
          * The payment failed, or a paid transfer came back; the customer may give new details
-         * @description POSTed to each of your endpoints subscribed to `claim.failed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.failed`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_failed"];
         delete?: never;
@@ -625,7 +625,7 @@ export interface webhooks {
         put?: never;
         /**
          * The insurer withdrew the claim before it was paid
-         * @description POSTed to each of your endpoints subscribed to `claim.voided`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.voided`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_voided"];
         delete?: never;
@@ -645,7 +645,7 @@ export interface webhooks {
         put?: never;
         /**
          * The message asking the customer for bank details did not reach them
-         * @description POSTed to each of your endpoints subscribed to `claim.customer_unreachable`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `claim.customer_unreachable`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_claim_customer_unreachable"];
         delete?: never;
@@ -665,7 +665,7 @@ export interface webhooks {
         put?: never;
         /**
          * A test event sent from the console or the API
-         * @description POSTed to each of your endpoints subscribed to `webhook.test`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days).
+         * @description POSTed to each of your endpoints subscribed to `webhook.test`, signed with Standard Webhooks (`webhook-id` = the event id, the same on every attempt and redelivery; `webhook-timestamp`; `webhook-signature`). Answer 2xx within 10 s; anything else is retried (10 attempts over about 2.7 days), except 410 Gone: not retried, and the endpoint is paused.
          */
         post: operations["on_webhook_test"];
         delete?: never;
@@ -1284,7 +1284,7 @@ export interface components {
             description: string | null;
             /** @description The event types sent to it; null = every type, including types added later. */
             eventTypes: ("contract.created" | "contract.cancelled" | "contract.changed" | "claim.opened" | "claim.bank_details_received" | "claim.paid" | "claim.expired" | "claim.failed" | "claim.voided" | "claim.customer_unreachable")[] | null;
-            /** @description A disabled endpoint gets no deliveries. */
+            /** @description A disabled endpoint gets no deliveries, not even later for the events emitted meanwhile. Cleared by the platform when the receiver answers 410 Gone at this URL; set it back to true to resume. */
             enabled: boolean;
             /** Format: date-time */
             createdAt: string;
@@ -9594,6 +9594,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_contract_cancelled: {
@@ -9632,6 +9639,13 @@ export interface operations {
         responses: {
             /** @description Received (any 2xx) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9709,6 +9723,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_claim_opened: {
@@ -9759,6 +9780,13 @@ export interface operations {
         responses: {
             /** @description Received (any 2xx) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9823,6 +9851,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_claim_paid: {
@@ -9880,6 +9915,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_claim_expired: {
@@ -9932,6 +9974,13 @@ export interface operations {
         responses: {
             /** @description Received (any 2xx) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9997,6 +10046,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_claim_voided: {
@@ -10050,6 +10106,13 @@ export interface operations {
         responses: {
             /** @description Received (any 2xx) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10120,6 +10183,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     on_webhook_test: {
@@ -10147,6 +10217,13 @@ export interface operations {
         responses: {
             /** @description Received (any 2xx) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this receiver is no more. Not retried; the endpoint is paused and its pending deliveries end failed. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
