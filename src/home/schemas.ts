@@ -60,7 +60,9 @@ const homeFields = {
     minLength: 1,
     maxLength: 100,
     description:
-      'One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).',
+      'One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, ' +
+      'Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); ' +
+      "the commune's official name is also accepted. Answered as La Poste spells it.",
     examples: ['PARIS'],
   }),
   housingType: StringEnum(HOUSING_TYPES, {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { transliterateLatin } from '../platform/latin-text.ts';
 
 /**
  * French postal codes from La Poste's official data, as published by the `codes-postaux` package
@@ -17,11 +18,17 @@ export interface ZipCode {
   cities: readonly string[];
   /** City (routing label) → département code ("75", "2A", "974"). */
   departments: ReadonlyMap<string, string>;
+  /**
+   * cityKey of a commune's official name → its routing label, where the two differ: "Saint-Rémy-de-Provence"
+   * is routed as ST REMY DE PROVENCE, "Lyon 7e Arrondissement" as LYON. A name two labels share is left out.
+   */
+  communes: ReadonlyMap<string, string>;
 }
 
 interface PostalRow {
   codePostal: string;
   codeCommune: string;
+  nomCommune: string;
   libelleAcheminement: string;
 }
 
@@ -33,15 +40,31 @@ function load(): Map<string, ZipCode> {
   const file = createRequire(import.meta.url).resolve('codes-postaux/codes-postaux.json');
   const rows = JSON.parse(fs.readFileSync(file, 'utf8')) as PostalRow[];
   const departments = new Map<string, Map<string, string>>();
+  const communes = new Map<string, Map<string, string | null>>();
   for (const row of rows) {
     let byCity = departments.get(row.codePostal);
     if (!byCity) departments.set(row.codePostal, (byCity = new Map()));
     // the first commune of a label decides its département (labels spanning two are vanishingly rare)
     if (!byCity.has(row.libelleAcheminement)) byCity.set(row.libelleAcheminement, departmentOf(row.codeCommune));
+    const name = cityKey(row.nomCommune);
+    if (name === cityKey(row.libelleAcheminement)) continue;
+    let byName = communes.get(row.codePostal);
+    if (!byName) communes.set(row.codePostal, (byName = new Map()));
+    const label = byName.get(name);
+    byName.set(name, label === undefined || label === row.libelleAcheminement ? row.libelleAcheminement : null);
   }
   const map = new Map<string, ZipCode>();
   for (const [zipCode, byCity] of departments) {
-    map.set(zipCode, Object.freeze({ zipCode, cities: Object.freeze([...byCity.keys()].sort()), departments: byCity }));
+    const names = [...(communes.get(zipCode) ?? [])].filter((e): e is [string, string] => e[1] !== null);
+    map.set(
+      zipCode,
+      Object.freeze({
+        zipCode,
+        cities: Object.freeze([...byCity.keys()].sort()),
+        departments: byCity,
+        communes: new Map(names),
+      }),
+    );
   }
   return map;
 }
@@ -58,22 +81,29 @@ export function findZipCode(zipCode: string): ZipCode | undefined {
 
 /**
  * How a city given by a caller is compared with the routing labels: without accents, case,
- * hyphens, apostrophes or repeated spaces ("Saint-Denis" finds "SAINT DENIS").
+ * hyphens, apostrophes or repeated spaces ("Saint-Denis" finds "SAINT DENIS"), the ligatures
+ * spelt out ("Bonnœil" finds "BONNOEIL"), Saint and Sainte as La Poste abbreviates them in
+ * long labels (ST, STE, either way), and an arrondissement by its number ("Lyon 7e
+ * arrondissement", "Lyon 7e" and "LYON 07" alike; "MARSEILLE 6EME").
  */
 export function cityKey(city: string): string {
-  return city
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
+  return transliterateLatin(city)
     .toUpperCase()
-    .replace(/[-'’]/g, ' ')
+    .replace(/[-'.]/g, ' ')
     .replace(/\s+/g, ' ')
-    .trim();
+    .trim()
+    .replace(/\bSAINT(E?)\b/g, 'ST$1')
+    .replace(/ 0*(\d+)(?:ER|ERE|E|EME)?(?: ARRONDISSEMENT)?$/, ' $1');
 }
 
-/** The routing label of `zip` that `city` designates: itself, else the one with the same cityKey. */
+/**
+ * The routing label of `zip` that `city` designates: itself, else the one with the same cityKey,
+ * else the label of the commune of that name ("Saint-Germain-la-Blanche-Herbe", whose label
+ * La Poste cut to ST GERMAIN LA BLANCHE HERB; "Paris 7e Arrondissement", routed as PARIS).
+ */
 export function matchCity(zip: ZipCode, city: string): string | undefined {
   const exact = city.trim().toUpperCase();
   if (zip.cities.includes(exact)) return exact;
   const key = cityKey(city);
-  return zip.cities.find((c) => cityKey(c) === key);
+  return zip.cities.find((c) => cityKey(c) === key) ?? zip.communes.get(key);
 }

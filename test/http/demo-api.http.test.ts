@@ -188,12 +188,21 @@ describe('Demo API', () => {
       assert.equal(res.body.monthlyPremium.amount, Math.round(res.body.annualPremium.amount / 12));
     });
 
-    it('reads the city without case, accents or hyphens, and answers it as La Poste spells it', async () => {
+    it('reads the city without case, accents, hyphens or abbreviations, and answers it as La Poste spells it', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '97400', city: 'Saint-Denis' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.risk.city, 'SAINT DENIS');
       assert.equal(res.body.department, '974');
       assert.equal(res.body.zone, 'E');
+      const abbreviated = await price({ ...PARIS_FLAT, zipCode: '13210', city: 'Saint-Rémy-de-Provence' });
+      assert.equal(abbreviated.status, 200, JSON.stringify(abbreviated.body));
+      assert.equal(abbreviated.body.risk.city, 'ST REMY DE PROVENCE', 'Saint as La Poste abbreviates it');
+      const arrondissement = await price({ ...PARIS_FLAT, zipCode: '69007', city: 'Lyon 7e' });
+      assert.equal(arrondissement.status, 200, JSON.stringify(arrondissement.body));
+      assert.equal(arrondissement.body.risk.city, 'LYON');
+      const again = await price(arrondissement.body.risk);
+      assert.equal(again.status, 200, 'the city answered is sent back as is');
+      assert.deepEqual(again.body.annualPremium, arrondissement.body.annualPremium);
     });
 
     it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city', async () => {
