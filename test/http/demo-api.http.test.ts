@@ -205,12 +205,16 @@ describe('Demo API', () => {
       assert.deepEqual(again.body.annualPremium, arrondissement.body.annualPremium);
     });
 
-    it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city', async () => {
+    it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
       assert.equal(res.status, 422);
       assert.equal(res.body.code, 'city_mismatch');
       assert.deepEqual(res.body.acceptedValues, ['AJACCIO', 'LECCI']);
       assert.deepEqual(fieldsOf(res.body), ['/city']);
+      const blank = await price({ ...PARIS_FLAT, city: '  ' });
+      assert.equal(blank.status, 422);
+      assert.equal(blank.body.code, 'validation_failed', 'a blank city is missing, not a city 75007 does not serve');
+      assert.deepEqual(blank.body.errors, [{ field: '/city', code: 'required', message: 'must not be blank' }]);
       const unknown = await price({ ...PARIS_FLAT, zipCode: '00000' });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 'unknown_zip_code');
