@@ -10,13 +10,14 @@ const PostalCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
   description:
-    'French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.',
+    'French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.',
   examples: ['75007'],
 });
 const ZipCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
-  description: 'French postal code, 5 digits: the same field as postalCode (either, or both with the same value).',
+  description:
+    'French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.',
   examples: ['75007'],
 });
 

@@ -104,6 +104,15 @@ describe('Demo API', () => {
         assert.equal(res.body.code, 'validation_failed');
         assert.deepEqual(fieldsOf(res.body), ['/zipCode']);
       }
+      const zeroLost = await cities('1000');
+      assert.match(
+        zeroLost.body.errors[0].message,
+        /^is not in the expected form: French postal code: a string of 5 digits, its leading zero kept \(01000, not 1000\)/,
+        'a zip code whose leading zero a spreadsheet dropped is told so',
+      );
+      const bourg = await cities('01000');
+      assert.equal(bourg.status, 200, 'the leading zero kept');
+      assert.deepEqual(bourg.body.cities, ['BOURG-EN-BRESSE', 'SAINT-DENIS-LES-BOURG']);
       const unknown = await cities('00000');
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.code, 'zip_code_not_found');

@@ -130,12 +130,12 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
@@ -443,17 +443,17 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -596,17 +596,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
                             postalCode?: string;
                             /**
-                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                              * @example 75007
                              */
                             zipCode?: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                             * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                              * @example PARIS
                              */
                             city: string;
@@ -923,17 +923,17 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -1076,17 +1076,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
                             postalCode?: string;
                             /**
-                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                              * @example 75007
                              */
                             zipCode?: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                             * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                              * @example PARIS
                              */
                             city: string;
