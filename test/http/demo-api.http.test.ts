@@ -214,6 +214,20 @@ describe('Demo API', () => {
       assert.deepEqual(again.body.annualPremium, arrondissement.body.annualPremium);
     });
 
+    it("zones a home by its commune's département, not by the zip code's digits: Corsica, a zip code across two", async () => {
+      for (const [zipCode, city, department, zone] of [
+        ['20000', 'AJACCIO', '2A', 'B'],
+        ['20200', 'BASTIA', '2B', 'B'],
+        ['13780', 'CUGES LES PINS', '13', 'C'],
+        ['13780', 'RIBOUX', '83', 'B'],
+        ['97600', 'MAMOUDZOU', '976', 'E'],
+      ]) {
+        const res = await price({ ...PARIS_FLAT, zipCode, city });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual([res.body.department, res.body.zone], [department, zone], `${zipCode} ${city}`);
+      }
+    });
+
     it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
       assert.equal(res.status, 422);
