@@ -19,8 +19,9 @@ export interface ZipCode {
   /** City (routing label) → département code ("75", "2A", "974"). */
   departments: ReadonlyMap<string, string>;
   /**
-   * cityKey of a commune's official name → its routing label, where the two differ: "Saint-Rémy-de-Provence"
-   * is routed as ST REMY DE PROVENCE, "Lyon 7e Arrondissement" as LYON. A name two labels share is left out.
+   * cityKey of a commune's official name → its routing label, where their keys differ:
+   * "Saint-Germain-la-Blanche-Herbe" is routed as ST GERMAIN LA BLANCHE HERB, "Lyon 7e Arrondissement" as
+   * LYON, "Les Baux-de-Provence" as BAUX-DE-PROVENCE (LES). A name two labels share is left out.
    */
   communes: ReadonlyMap<string, string>;
 }

@@ -26,6 +26,7 @@ describe('the city of a zip code, as a customer types it', () => {
   it('finds a commune by its official name when La Poste cut or changed the label', () => {
     assert.equal(match('14280', 'Saint-Germain-la-Blanche-Herbe'), 'ST GERMAIN LA BLANCHE HERB');
     assert.equal(match('20167', 'Ajaccio'), 'MEZZAVIA', 'the part of Ajaccio routed as MEZZAVIA');
+    assert.equal(match('13520', 'Les Baux-de-Provence'), 'BAUX-DE-PROVENCE (LES)');
   });
 
   it('reads the arrondissements of Paris, Lyon and Marseille, and only those of the zip code', () => {

@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance (alias of /getPrice)
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
          */
         post: operations["getPriceAlias"];
         delete?: never;
