@@ -50,6 +50,37 @@ export const CityResponse = Type.Object({
 
 const { rooms, livingArea, floor, constructionYear, contentsValue } = HOME_LIMITS;
 
+const ContentsValue = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: contentsValue.min,
+      maximum: contentsValue.max,
+      description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).',
+    }),
+    currency: StringEnum([RATING_TABLE.currency], { description: 'The tariff is in EUR.' }),
+  },
+  {
+    additionalProperties: false,
+    description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
+  },
+);
+
+const CoverageLevelField = StringEnum(COVERAGE_LEVELS, {
+  description: `essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: ${RATING_TABLE.defaultCoverageLevel}.`,
+});
+
+const OptionsField = Type.Array(
+  StringEnum(HOME_OPTIONS, {
+    description:
+      'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
+  }),
+  {
+    uniqueItems: true,
+    maxItems: HOME_OPTIONS.length,
+    description: 'Optional coverages, each priced on top of the core premium.',
+  },
+);
+
 /**
  * A home, as /getPrice prices it and as the `risk` of a `home` policy. No `default` keywords: the
  * defaults are applied by the use case (home-risk.ts), the same way for both APIs.
@@ -98,40 +129,9 @@ const homeFields = {
         'Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.',
     }),
   ),
-  contentsValue: Type.Optional(
-    Type.Object(
-      {
-        amount: Type.Integer({
-          minimum: contentsValue.min,
-          maximum: contentsValue.max,
-          description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).',
-        }),
-        currency: StringEnum([RATING_TABLE.currency], { description: 'The tariff is in EUR.' }),
-      },
-      {
-        additionalProperties: false,
-        description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
-      },
-    ),
-  ),
-  coverageLevel: Type.Optional(
-    StringEnum(COVERAGE_LEVELS, {
-      description: `essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: ${RATING_TABLE.defaultCoverageLevel}.`,
-    }),
-  ),
-  options: Type.Optional(
-    Type.Array(
-      StringEnum(HOME_OPTIONS, {
-        description:
-          'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
-      }),
-      {
-        uniqueItems: true,
-        maxItems: HOME_OPTIONS.length,
-        description: 'Optional coverages, each priced on top of the core premium.',
-      },
-    ),
-  ),
+  contentsValue: Type.Optional(ContentsValue),
+  coverageLevel: Type.Optional(CoverageLevelField),
+  options: Type.Optional(OptionsField),
 };
 
 export const exampleHome = {
@@ -183,7 +183,7 @@ export const HomeQuoteResponse = Type.Object({
     description: 'One monthly instalment: the annual premium / 12, rounded half up to the cent.',
   }),
   annualTax: Type.Object(MoneyOut.properties, { description: 'Insurance tax included in the annual premium.' }),
-  taxRate: Type.Number({ description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
+  taxRate: Type.Number({ minimum: 0, maximum: 1, description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
   zone: StringEnum(ZONES, { description: 'Tariff zone of the département (see the rating table).' }),
   department: Type.String({
     pattern: '^[0-9][0-9AB][0-9]?$',
@@ -191,8 +191,19 @@ export const HomeQuoteResponse = Type.Object({
     description: 'Département of the city: "75", "2A", "974".',
   }),
   coverages: Type.Array(Coverage, { maxItems: 20 }),
-  risk: Type.Object(homeFields, {
-    description:
-      'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',
-  }),
+  // both names of the postal code and the defaults are always answered (homeRiskView)
+  risk: Type.Object(
+    {
+      ...homeFields,
+      postalCode: PostalCode,
+      zipCode: ZipCode,
+      contentsValue: ContentsValue,
+      coverageLevel: CoverageLevelField,
+      options: OptionsField,
+    },
+    {
+      description:
+        'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',
+    },
+  ),
 });

@@ -361,6 +361,14 @@ describe('Demo API', () => {
       assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or zipCode: one is required');
       assert.equal(p.zipCode.pattern, '^[0-9]{5}$');
       assert.equal(p.zipCode.deprecated, undefined, 'zipCode is the name of the public contract (API.md)');
+      const quote = doc.paths[path].post.responses['200'].content['application/json'].schema;
+      assert.ok(
+        ['postalCode', 'zipCode', 'city', 'contentsValue', 'coverageLevel', 'options'].every((f) =>
+          quote.properties.risk.required.includes(f),
+        ),
+        `the risk answered always has both postal code names and the defaults: ${quote.properties.risk.required}`,
+      );
+      assert.deepEqual([quote.properties.taxRate.minimum, quote.properties.taxRate.maximum], [0, 1]);
     }
   });
 });

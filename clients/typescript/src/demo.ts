@@ -599,12 +599,12 @@ export interface operations {
                              * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
-                            postalCode?: string;
+                            postalCode: string;
                             /**
                              * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                              * @example 75007
                              */
-                            zipCode?: string;
+                            zipCode: string;
                             /**
                              * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                              * @example PARIS
@@ -641,7 +641,7 @@ export interface operations {
                              */
                             constructionYear?: number;
                             /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
-                            contentsValue?: {
+                            contentsValue: {
                                 /**
                                  * Format: int32
                                  * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
@@ -657,9 +657,9 @@ export interface operations {
                              * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
                              * @enum {string}
                              */
-                            coverageLevel?: "essential" | "comfort" | "premium";
+                            coverageLevel: "essential" | "comfort" | "premium";
                             /** @description Optional coverages, each priced on top of the core premium. */
-                            options?: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
+                            options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
                 };
@@ -1079,12 +1079,12 @@ export interface operations {
                              * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                              * @example 75007
                              */
-                            postalCode?: string;
+                            postalCode: string;
                             /**
                              * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                              * @example 75007
                              */
-                            zipCode?: string;
+                            zipCode: string;
                             /**
                              * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                              * @example PARIS
@@ -1121,7 +1121,7 @@ export interface operations {
                              */
                             constructionYear?: number;
                             /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
-                            contentsValue?: {
+                            contentsValue: {
                                 /**
                                  * Format: int32
                                  * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
@@ -1137,9 +1137,9 @@ export interface operations {
                              * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
                              * @enum {string}
                              */
-                            coverageLevel?: "essential" | "comfort" | "premium";
+                            coverageLevel: "essential" | "comfort" | "premium";
                             /** @description Optional coverages, each priced on top of the core premium. */
-                            options?: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
+                            options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
                 };
