@@ -5,7 +5,8 @@ import { transliterateLatin } from '../platform/latin-text.ts';
 /**
  * French postal codes from La Poste's official data, as published by the `codes-postaux` package
  * (its default index: one row per postal code and commune, ~36,000 rows; not the 68 MB `full` file).
- * Loaded once, at first use, and indexed by zip code in a Map; the raw rows are then dropped.
+ * Loaded once, at first use or by `warmPostalCodes`, and indexed by zip code in a Map; the raw rows
+ * are then dropped.
  *
  * The cities of a zip code are its distinct routing labels (`libelleAcheminement`, what La Poste
  * prints on the last line of an address), sorted. Each carries the département of its commune (from
@@ -100,6 +101,15 @@ function indexZipCode(zipCode: string, rows: readonly PostalRow[]): ZipCode {
 /** Département of an INSEE commune code: the first two characters, three overseas (97x, 98x). */
 export function departmentOf(communeCode: string): string {
   return /^9[78]/.test(communeCode) ? communeCode.slice(0, 3) : communeCode.slice(0, 2);
+}
+
+/**
+ * Loads the index now rather than on the first request that needs it (half a second of CPU):
+ * `npm start` calls it once listening, so that start-up is not delayed and a partner's first
+ * /getPrice is not the slow one.
+ */
+export function warmPostalCodes(): void {
+  index ??= load();
 }
 
 export function findZipCode(zipCode: string): ZipCode | undefined {
