@@ -214,6 +214,16 @@ describe('Demo API', () => {
       assert.deepEqual(again.body.annualPremium, arrondissement.body.annualPremium);
     });
 
+    it("refuses at 75015 Issy-les-Moulineaux, whose corner La Poste routes as PARIS: it would be zoned in Paris's 75", async () => {
+      const res = await price({ ...PARIS_FLAT, zipCode: '75015', city: 'Issy-les-Moulineaux' });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'city_mismatch');
+      assert.deepEqual(res.body.acceptedValues, ['PARIS']);
+      const issy = await price({ ...PARIS_FLAT, zipCode: '92130', city: 'Issy-les-Moulineaux' });
+      assert.equal(issy.status, 200, JSON.stringify(issy.body));
+      assert.deepEqual([issy.body.risk.city, issy.body.department], ['ISSY LES MOULINEAUX', '92']);
+    });
+
     it("zones a home by its commune's département, not by the zip code's digits: Corsica, a zip code across two", async () => {
       for (const [zipCode, city, department, zone] of [
         ['20000', 'AJACCIO', '2A', 'B'],
