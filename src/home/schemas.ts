@@ -195,11 +195,36 @@ export const HomeQuoteResponse = Type.Object({
   risk: Type.Object(
     {
       ...homeFields,
-      postalCode: PostalCode,
-      zipCode: ZipCode,
-      contentsValue: ContentsValue,
-      coverageLevel: CoverageLevelField,
-      options: OptionsField,
+      postalCode: Type.String({
+        pattern: ZIP_CODE_PATTERN,
+        maxLength: 5,
+        description: 'French postal code of the home, 5 digits.',
+        examples: ['75007'],
+      }),
+      zipCode: Type.String({
+        pattern: ZIP_CODE_PATTERN,
+        maxLength: 5,
+        description: 'The same value as postalCode.',
+        examples: ['75007'],
+      }),
+      city: Type.String({
+        maxLength: 100,
+        description:
+          'The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.',
+        examples: ['PARIS'],
+      }),
+      contentsValue: Type.Object(ContentsValue.properties, {
+        additionalProperties: false,
+        description: `Value of the contents insured: as requested, else ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
+      }),
+      coverageLevel: StringEnum(COVERAGE_LEVELS, {
+        description: `The coverage level priced: as requested, else ${RATING_TABLE.defaultCoverageLevel}.`,
+      }),
+      options: Type.Array(OptionsField.items, {
+        uniqueItems: true,
+        maxItems: HOME_OPTIONS.length,
+        description: 'The options priced, sorted; empty if none.',
+      }),
     },
     {
       description:

@@ -379,6 +379,11 @@ describe('Demo API', () => {
         `the risk answered always has both postal code names and the defaults: ${quote.properties.risk.required}`,
       );
       assert.deepEqual([quote.properties.taxRate.minimum, quote.properties.taxRate.maximum], [0, 1]);
+      for (const f of ['postalCode', 'zipCode', 'city', 'contentsValue', 'coverageLevel', 'options']) {
+        const said = quote.properties.risk.properties[f].description;
+        assert.notEqual(said, p[f].description, `the risk answered describes ${f} as answered, not as requested`);
+        assert.doesNotMatch(said, /give either|Omitted|compared without/, `${path} risk ${f}: ${said}`);
+      }
     }
   });
 });

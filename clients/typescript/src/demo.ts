@@ -596,17 +596,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code of the home, 5 digits.
                              * @example 75007
                              */
                             postalCode: string;
                             /**
-                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
+                             * @description The same value as postalCode.
                              * @example 75007
                              */
                             zipCode: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                             * @description The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.
                              * @example PARIS
                              */
                             city: string;
@@ -640,7 +640,7 @@ export interface operations {
                              * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
-                            /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
+                            /** @description Value of the contents insured: as requested, else 5000 EUR per room. */
                             contentsValue: {
                                 /**
                                  * Format: int32
@@ -654,11 +654,11 @@ export interface operations {
                                 currency: "EUR";
                             };
                             /**
-                             * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
+                             * @description The coverage level priced: as requested, else comfort.
                              * @enum {string}
                              */
                             coverageLevel: "essential" | "comfort" | "premium";
-                            /** @description Optional coverages, each priced on top of the core premium. */
+                            /** @description The options priced, sorted; empty if none. */
                             options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
@@ -1076,17 +1076,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code of the home, 5 digits.
                              * @example 75007
                              */
                             postalCode: string;
                             /**
-                             * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
+                             * @description The same value as postalCode.
                              * @example 75007
                              */
                             zipCode: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
+                             * @description The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.
                              * @example PARIS
                              */
                             city: string;
@@ -1120,7 +1120,7 @@ export interface operations {
                              * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
-                            /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
+                            /** @description Value of the contents insured: as requested, else 5000 EUR per room. */
                             contentsValue: {
                                 /**
                                  * Format: int32
@@ -1134,11 +1134,11 @@ export interface operations {
                                 currency: "EUR";
                             };
                             /**
-                             * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
+                             * @description The coverage level priced: as requested, else comfort.
                              * @enum {string}
                              */
                             coverageLevel: "essential" | "comfort" | "premium";
-                            /** @description Optional coverages, each priced on top of the core premium. */
+                            /** @description The options priced, sorted; empty if none. */
                             options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
