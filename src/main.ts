@@ -10,6 +10,7 @@ import { startOperatorCommands } from './cli/operator-commands.ts';
 import { FLIGHT_PREFIX } from './flight/index.ts';
 import { DEMO_PREFIX } from './home/index.ts';
 import { POLICY_ADMIN_PREFIX } from './policies/index.ts';
+import { warmPostalCodes } from './reference/index.ts';
 
 /** `npm start`: the API (and, on the embedded default, the workers) in one process. */
 async function main(): Promise<void> {
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
     },
     `Parasol listening on ${base} (${database}): developer portal ${base}/portal, partner console ${base}/console, operator console ${base}/admin, API references under ${base}/portal/apis`,
   );
+  // La Poste's postal codes, indexed now that the server is up rather than on a partner's first quote
+  setImmediate(warmPostalCodes);
 }
 
 await main();

@@ -61,6 +61,11 @@ export function resolveHomeRisk(input: HomeRiskInput, at: string, now: Date): Re
       errors: [{ field, code: 'invalid', message: 'is not a French postal code' }],
     });
   }
+  if (!input.city.trim()) {
+    throw new DomainError('validation_failed', `${at}/city must not be blank.`, {
+      errors: [{ field: `${at}/city`, code: 'required', message: 'must not be blank' }],
+    });
+  }
   const city = matchCity(zip, input.city);
   if (!city) {
     throw new DomainError(

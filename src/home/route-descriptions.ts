@@ -9,5 +9,5 @@ export const CITY_BY_ZIP_CODE_DESCRIPTION =
 export const HOME_QUOTE_DESCRIPTION =
   'Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) ' +
   'and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. ' +
-  'The city must be one of those /getCityByZipCode returns for the zip code: ' +
-  'otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.';
+  'The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, ' +
+  'and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.';

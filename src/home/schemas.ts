@@ -10,13 +10,14 @@ const PostalCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
   description:
-    'French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.',
+    'French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.',
   examples: ['75007'],
 });
 const ZipCode = Type.String({
   pattern: ZIP_CODE_PATTERN,
   maxLength: 5,
-  description: 'French postal code, 5 digits: the same field as postalCode (either, or both with the same value).',
+  description:
+    'French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.',
   examples: ['75007'],
 });
 
@@ -49,6 +50,37 @@ export const CityResponse = Type.Object({
 
 const { rooms, livingArea, floor, constructionYear, contentsValue } = HOME_LIMITS;
 
+const ContentsValue = Type.Object(
+  {
+    amount: Type.Integer({
+      minimum: contentsValue.min,
+      maximum: contentsValue.max,
+      description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).',
+    }),
+    currency: StringEnum([RATING_TABLE.currency], { description: 'The tariff is in EUR.' }),
+  },
+  {
+    additionalProperties: false,
+    description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
+  },
+);
+
+const CoverageLevelField = StringEnum(COVERAGE_LEVELS, {
+  description: `essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: ${RATING_TABLE.defaultCoverageLevel}.`,
+});
+
+const OptionsField = Type.Array(
+  StringEnum(HOME_OPTIONS, {
+    description:
+      'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
+  }),
+  {
+    uniqueItems: true,
+    maxItems: HOME_OPTIONS.length,
+    description: 'Optional coverages, each priced on top of the core premium.',
+  },
+);
+
 /**
  * A home, as /getPrice prices it and as the `risk` of a `home` policy. No `default` keywords: the
  * defaults are applied by the use case (home-risk.ts), the same way for both APIs.
@@ -60,7 +92,9 @@ const homeFields = {
     minLength: 1,
     maxLength: 100,
     description:
-      'One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).',
+      'One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, ' +
+      'Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); ' +
+      "the commune's official name is also accepted. Answered as La Poste spells it.",
     examples: ['PARIS'],
   }),
   housingType: StringEnum(HOUSING_TYPES, {
@@ -95,40 +129,9 @@ const homeFields = {
         'Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.',
     }),
   ),
-  contentsValue: Type.Optional(
-    Type.Object(
-      {
-        amount: Type.Integer({
-          minimum: contentsValue.min,
-          maximum: contentsValue.max,
-          description: 'Value of furniture and belongings, in minor units (100000 = €1,000.00).',
-        }),
-        currency: StringEnum([RATING_TABLE.currency], { description: 'The tariff is in EUR.' }),
-      },
-      {
-        additionalProperties: false,
-        description: `Value of the contents to insure. Omitted: ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
-      },
-    ),
-  ),
-  coverageLevel: Type.Optional(
-    StringEnum(COVERAGE_LEVELS, {
-      description: `essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: ${RATING_TABLE.defaultCoverageLevel}.`,
-    }),
-  ),
-  options: Type.Optional(
-    Type.Array(
-      StringEnum(HOME_OPTIONS, {
-        description:
-          'theft: theft and vandalism of belongings; glass_breakage: windows, glass doors, hobs; electrical_damage: appliances damaged by a power surge; legal_protection: disputes about the home.',
-      }),
-      {
-        uniqueItems: true,
-        maxItems: HOME_OPTIONS.length,
-        description: 'Optional coverages, each priced on top of the core premium.',
-      },
-    ),
-  ),
+  contentsValue: Type.Optional(ContentsValue),
+  coverageLevel: Type.Optional(CoverageLevelField),
+  options: Type.Optional(OptionsField),
 };
 
 export const exampleHome = {
@@ -180,7 +183,7 @@ export const HomeQuoteResponse = Type.Object({
     description: 'One monthly instalment: the annual premium / 12, rounded half up to the cent.',
   }),
   annualTax: Type.Object(MoneyOut.properties, { description: 'Insurance tax included in the annual premium.' }),
-  taxRate: Type.Number({ description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
+  taxRate: Type.Number({ minimum: 0, maximum: 1, description: 'Insurance tax rate on the net premium (0.09 = 9 %).' }),
   zone: StringEnum(ZONES, { description: 'Tariff zone of the département (see the rating table).' }),
   department: Type.String({
     pattern: '^[0-9][0-9AB][0-9]?$',
@@ -188,8 +191,44 @@ export const HomeQuoteResponse = Type.Object({
     description: 'Département of the city: "75", "2A", "974".',
   }),
   coverages: Type.Array(Coverage, { maxItems: 20 }),
-  risk: Type.Object(homeFields, {
-    description:
-      'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',
-  }),
+  // both names of the postal code and the defaults are always answered (homeRiskView)
+  risk: Type.Object(
+    {
+      ...homeFields,
+      postalCode: Type.String({
+        pattern: ZIP_CODE_PATTERN,
+        maxLength: 5,
+        description: 'French postal code of the home, 5 digits.',
+        examples: ['75007'],
+      }),
+      zipCode: Type.String({
+        pattern: ZIP_CODE_PATTERN,
+        maxLength: 5,
+        description: 'The same value as postalCode.',
+        examples: ['75007'],
+      }),
+      city: Type.String({
+        maxLength: 100,
+        description:
+          'The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.',
+        examples: ['PARIS'],
+      }),
+      contentsValue: Type.Object(ContentsValue.properties, {
+        additionalProperties: false,
+        description: `Value of the contents insured: as requested, else ${RATING_TABLE.defaultContentsValuePerRoom / 100} EUR per room.`,
+      }),
+      coverageLevel: StringEnum(COVERAGE_LEVELS, {
+        description: `The coverage level priced: as requested, else ${RATING_TABLE.defaultCoverageLevel}.`,
+      }),
+      options: Type.Array(OptionsField.items, {
+        uniqueItems: true,
+        maxItems: HOME_OPTIONS.length,
+        description: 'The options priced, sorted; empty if none.',
+      }),
+    },
+    {
+      description:
+        'The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy.',
+    },
+  ),
 });

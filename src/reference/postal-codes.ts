@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { transliterateLatin } from '../platform/latin-text.ts';
 
 /**
  * French postal codes from La Poste's official data, as published by the `codes-postaux` package
  * (its default index: one row per postal code and commune, ~36,000 rows; not the 68 MB `full` file).
- * Loaded once, at first use, and indexed by zip code in a Map; the raw rows are then dropped.
+ * Loaded once, at first use or by `warmPostalCodes`, and indexed by zip code in a Map; the raw rows
+ * are then dropped.
  *
  * The cities of a zip code are its distinct routing labels (`libelleAcheminement`, what La Poste
  * prints on the last line of an address), sorted. Each carries the département of its commune (from
@@ -17,11 +19,27 @@ export interface ZipCode {
   cities: readonly string[];
   /** City (routing label) → département code ("75", "2A", "974"). */
   departments: ReadonlyMap<string, string>;
+  /**
+   * What `matchCity` looks up, built at load so that a request costs two Map lookups. `plain`: the
+   * key of each label and of each commune's official name without the Saint/St folding → the label
+   * (a label before a commune's name; "Saint-Micaud" → SAINT-MICAUD, "St-Micaud" → ST MICAUD where
+   * 71460 has both). `folded`: the same with Saint and Sainte folded to ST and STE (`cityKey`), for
+   * what `plain` does not know (only keys with an ST or STE: the others are in `plain`); where
+   * labels share a key, the first in order.
+   *
+   * A commune's official name stands for its label where their keys differ: "Saint-Germain-la-Blanche-Herbe"
+   * is routed as ST GERMAIN LA BLANCHE HERB, "Lyon 7e Arrondissement" as LYON, "Les Baux-de-Provence"
+   * as BAUX-DE-PROVENCE (LES). Left out: a name two labels share, and a commune of another
+   * département than its label's (75015 routes a corner of Issy-les-Moulineaux, 92, as PARIS, 75:
+   * the label would not say which département a quote is for).
+   */
+  keys: { readonly plain: ReadonlyMap<string, string>; readonly folded: ReadonlyMap<string, string> };
 }
 
 interface PostalRow {
   codePostal: string;
   codeCommune: string;
+  nomCommune: string;
   libelleAcheminement: string;
 }
 
@@ -32,23 +50,66 @@ let index: Map<string, ZipCode> | undefined;
 function load(): Map<string, ZipCode> {
   const file = createRequire(import.meta.url).resolve('codes-postaux/codes-postaux.json');
   const rows = JSON.parse(fs.readFileSync(file, 'utf8')) as PostalRow[];
-  const departments = new Map<string, Map<string, string>>();
+  const byZip = new Map<string, PostalRow[]>();
   for (const row of rows) {
-    let byCity = departments.get(row.codePostal);
-    if (!byCity) departments.set(row.codePostal, (byCity = new Map()));
-    // the first commune of a label decides its département (labels spanning two are vanishingly rare)
-    if (!byCity.has(row.libelleAcheminement)) byCity.set(row.libelleAcheminement, departmentOf(row.codeCommune));
+    const zipRows = byZip.get(row.codePostal);
+    if (zipRows) zipRows.push(row);
+    else byZip.set(row.codePostal, [row]);
   }
   const map = new Map<string, ZipCode>();
-  for (const [zipCode, byCity] of departments) {
-    map.set(zipCode, Object.freeze({ zipCode, cities: Object.freeze([...byCity.keys()].sort()), departments: byCity }));
-  }
+  for (const [zipCode, zipRows] of byZip) map.set(zipCode, indexZipCode(zipCode, zipRows));
   return map;
+}
+
+function indexZipCode(zipCode: string, rows: readonly PostalRow[]): ZipCode {
+  const departments = new Map<string, string>();
+  // the first commune of a label decides its département (labels spanning two are vanishingly rare)
+  for (const row of rows)
+    if (!departments.has(row.libelleAcheminement))
+      departments.set(row.libelleAcheminement, departmentOf(row.codeCommune));
+  const cities = [...departments.keys()].sort();
+  const plain = new Map<string, string>();
+  const folded = new Map<string, string>();
+  for (const city of cities) {
+    const key = plainKey(city);
+    if (!plain.has(key)) plain.set(key, city);
+    const foldedKey = foldSaints(key);
+    if (foldedKey.includes('ST') && !folded.has(foldedKey)) folded.set(foldedKey, city);
+  }
+  // official names → their label, or null when two labels share a name
+  const plainNames = new Map<string, string | null>();
+  const foldedNames = new Map<string, string | null>();
+  const add = (names: Map<string, string | null>, key: string, city: string) => {
+    const known = names.get(key);
+    names.set(key, known === undefined || known === city ? city : null);
+  };
+  for (const row of rows) {
+    if (departmentOf(row.codeCommune) !== departments.get(row.libelleAcheminement)) continue;
+    const key = plainKey(row.nomCommune);
+    add(plainNames, key, row.libelleAcheminement);
+    // "Paris" for the arrondissement's label where La Poste numbers it (75116: PARIS 16 only)
+    const city = /^(Paris|Lyon|Marseille) \d+(?:er|e) Arrondissement$/.exec(row.nomCommune)?.[1];
+    if (city) add(plainNames, city.toUpperCase(), row.libelleAcheminement);
+    const foldedKey = foldSaints(key);
+    if (foldedKey.includes('ST')) add(foldedNames, foldedKey, row.libelleAcheminement);
+  }
+  for (const [key, city] of plainNames) if (city !== null && !plain.has(key)) plain.set(key, city);
+  for (const [key, city] of foldedNames) if (city !== null && !folded.has(key)) folded.set(key, city);
+  return Object.freeze({ zipCode, cities: Object.freeze(cities), departments, keys: Object.freeze({ plain, folded }) });
 }
 
 /** Département of an INSEE commune code: the first two characters, three overseas (97x, 98x). */
 export function departmentOf(communeCode: string): string {
   return /^9[78]/.test(communeCode) ? communeCode.slice(0, 3) : communeCode.slice(0, 2);
+}
+
+/**
+ * Loads the index now rather than on the first request that needs it (half a second of CPU):
+ * `npm start` calls it once listening, so that start-up is not delayed and a partner's first
+ * /getPrice is not the slow one.
+ */
+export function warmPostalCodes(): void {
+  index ??= load();
 }
 
 export function findZipCode(zipCode: string): ZipCode | undefined {
@@ -58,22 +119,46 @@ export function findZipCode(zipCode: string): ZipCode | undefined {
 
 /**
  * How a city given by a caller is compared with the routing labels: without accents, case,
- * hyphens, apostrophes or repeated spaces ("Saint-Denis" finds "SAINT DENIS").
+ * hyphens, apostrophes or repeated spaces ("Saint-Denis" finds "SAINT DENIS"), the ligatures
+ * spelt out ("Bonnœil" finds "BONNOEIL"), Saint and Sainte as La Poste abbreviates them in
+ * long labels (ST, STE, either way), and an arrondissement by its number ("Lyon 7e
+ * arrondissement", "Lyon 7e", "Paris 7e arr." and "LYON 07" alike; "MARSEILLE 6EME").
  */
 export function cityKey(city: string): string {
-  return city
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toUpperCase()
-    .replace(/[-'’]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return foldSaints(plainKey(city));
 }
 
-/** The routing label of `zip` that `city` designates: itself, else the one with the same cityKey. */
+/** `cityKey` but for Saint and Sainte, left as written. */
+function plainKey(city: string): string {
+  return plainLatin(city)
+    .toUpperCase()
+    .replace(/[-'.]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/ 0*(\d+)(?:ER|ERE|E|EME)?(?: ARR(?:ONDISSEMENT)?)?$/, ' $1');
+}
+
+/** `transliterateLatin`, quicker on what is plain ASCII once its accents are off (La Poste's labels, most names). */
+function plainLatin(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return text;
+  const bare = text.normalize('NFD').replace(/\p{M}/gu, '');
+  return /^[\x20-\x7e]*$/.test(bare) ? bare : transliterateLatin(bare);
+}
+
+function foldSaints(key: string): string {
+  return !key.includes('SAINT') ? key : key.replace(/\bSAINT(E?)\b/g, 'ST$1');
+}
+
+/**
+ * The routing label of `zip` that `city` designates: itself; else, compared by `cityKey`, first as
+ * written (a label, then a commune's official name: "Ouroux-sous-le-Bois-Sainte-Marie" is routed as
+ * OUROUX SS LE BOIS STE MARI, not as OUROUX SOUS LE BOIS STE MARIE, the label of Ozolles), then
+ * with Saint and St alike (a label, then an official name: "Saint-Germain-la-Blanche-Herbe", whose
+ * label La Poste cut to ST GERMAIN LA BLANCHE HERB; "Paris 7e Arrondissement", routed as PARIS).
+ */
 export function matchCity(zip: ZipCode, city: string): string | undefined {
   const exact = city.trim().toUpperCase();
-  if (zip.cities.includes(exact)) return exact;
-  const key = cityKey(city);
-  return zip.cities.find((c) => cityKey(c) === key);
+  if (zip.departments.has(exact)) return exact;
+  const key = plainKey(city);
+  return zip.keys.plain.get(key) ?? zip.keys.folded.get(foldSaints(key));
 }

@@ -1,5 +1,5 @@
 import { FLIGHT_PREFIX, GETTING_STARTED_EXAMPLES } from '../flight/index.ts';
-import { DEMO_PREFIX } from '../home/index.ts';
+import { DEMO_PREFIX, exampleHome } from '../home/index.ts';
 import { APIS, type ApiName } from '../partners/index.ts';
 import * as repo from '../partners/index.ts';
 import { POLICY_ADMIN_PREFIX } from '../policies/index.ts';
@@ -79,6 +79,17 @@ export const CATALOG: Record<ApiName, CatalogEntry> = {
       fr: 'La première API à essayer : les communes d’un code postal français (données La Poste), et un devis d’assurance habitation calculé d’après un barème publié.',
     },
     example: { method: 'POST', path: '/getCityByZipCode', body: { zipCode: '75007' } },
+    next: [
+      {
+        what: {
+          en: 'Quote a home insurance: the city as /getCityByZipCode answers it, the home, the coverage level and the options (the worked example of the published rating table). The answer gives the annual and monthly premiums, the coverages, and a quoteReference valid 30 days that the API to manage policies takes with a home policy.',
+          fr: 'Tarifez une assurance habitation : la commune telle que /getCityByZipCode la renvoie, le logement, le niveau de garantie et les options (l’exemple détaillé du barème publié). La réponse donne les primes annuelle et mensuelle, les garanties et une quoteReference valable 30 jours, que l’API de gestion des polices accepte avec une police habitation.',
+        },
+        method: 'POST',
+        path: '/getPrice',
+        body: exampleHome,
+      },
+    ],
   },
   'policy-admin': {
     api: 'policy-admin',

@@ -104,6 +104,15 @@ describe('Demo API', () => {
         assert.equal(res.body.code, 'validation_failed');
         assert.deepEqual(fieldsOf(res.body), ['/zipCode']);
       }
+      const zeroLost = await cities('1000');
+      assert.match(
+        zeroLost.body.errors[0].message,
+        /^is not in the expected form: French postal code: a string of 5 digits, its leading zero kept \(01000, not 1000\)/,
+        'a zip code whose leading zero a spreadsheet dropped is told so',
+      );
+      const bourg = await cities('01000');
+      assert.equal(bourg.status, 200, 'the leading zero kept');
+      assert.deepEqual(bourg.body.cities, ['BOURG-EN-BRESSE', 'SAINT-DENIS-LES-BOURG']);
       const unknown = await cities('00000');
       assert.equal(unknown.status, 404);
       assert.equal(unknown.body.code, 'zip_code_not_found');
@@ -188,20 +197,57 @@ describe('Demo API', () => {
       assert.equal(res.body.monthlyPremium.amount, Math.round(res.body.annualPremium.amount / 12));
     });
 
-    it('reads the city without case, accents or hyphens, and answers it as La Poste spells it', async () => {
+    it('reads the city without case, accents, hyphens or abbreviations, and answers it as La Poste spells it', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '97400', city: 'Saint-Denis' });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.risk.city, 'SAINT DENIS');
       assert.equal(res.body.department, '974');
       assert.equal(res.body.zone, 'E');
+      const abbreviated = await price({ ...PARIS_FLAT, zipCode: '13210', city: 'Saint-Rémy-de-Provence' });
+      assert.equal(abbreviated.status, 200, JSON.stringify(abbreviated.body));
+      assert.equal(abbreviated.body.risk.city, 'ST REMY DE PROVENCE', 'Saint as La Poste abbreviates it');
+      const arrondissement = await price({ ...PARIS_FLAT, zipCode: '69007', city: 'Lyon 7e' });
+      assert.equal(arrondissement.status, 200, JSON.stringify(arrondissement.body));
+      assert.equal(arrondissement.body.risk.city, 'LYON');
+      const again = await price(arrondissement.body.risk);
+      assert.equal(again.status, 200, 'the city answered is sent back as is');
+      assert.deepEqual(again.body.annualPremium, arrondissement.body.annualPremium);
     });
 
-    it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city', async () => {
+    it("refuses at 75015 Issy-les-Moulineaux, whose corner La Poste routes as PARIS: it would be zoned in Paris's 75", async () => {
+      const res = await price({ ...PARIS_FLAT, zipCode: '75015', city: 'Issy-les-Moulineaux' });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.equal(res.body.code, 'city_mismatch');
+      assert.deepEqual(res.body.acceptedValues, ['PARIS']);
+      const issy = await price({ ...PARIS_FLAT, zipCode: '92130', city: 'Issy-les-Moulineaux' });
+      assert.equal(issy.status, 200, JSON.stringify(issy.body));
+      assert.deepEqual([issy.body.risk.city, issy.body.department], ['ISSY LES MOULINEAUX', '92']);
+    });
+
+    it("zones a home by its commune's département, not by the zip code's digits: Corsica, a zip code across two", async () => {
+      for (const [zipCode, city, department, zone] of [
+        ['20000', 'AJACCIO', '2A', 'B'],
+        ['20200', 'BASTIA', '2B', 'B'],
+        ['13780', 'CUGES LES PINS', '13', 'C'],
+        ['13780', 'RIBOUX', '83', 'B'],
+        ['97600', 'MAMOUDZOU', '976', 'E'],
+      ]) {
+        const res = await price({ ...PARIS_FLAT, zipCode, city });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepEqual([res.body.department, res.body.zone], [department, zone], `${zipCode} ${city}`);
+      }
+    });
+
+    it('answers 422 city_mismatch listing the accepted values when the zip code does not serve the city, 422 validation_failed for a blank one', async () => {
       const res = await price({ ...PARIS_FLAT, zipCode: '20000', city: 'BASTIA' });
       assert.equal(res.status, 422);
       assert.equal(res.body.code, 'city_mismatch');
       assert.deepEqual(res.body.acceptedValues, ['AJACCIO', 'LECCI']);
       assert.deepEqual(fieldsOf(res.body), ['/city']);
+      const blank = await price({ ...PARIS_FLAT, city: '  ' });
+      assert.equal(blank.status, 422);
+      assert.equal(blank.body.code, 'validation_failed', 'a blank city is missing, not a city 75007 does not serve');
+      assert.deepEqual(blank.body.errors, [{ field: '/city', code: 'required', message: 'must not be blank' }]);
       const unknown = await price({ ...PARIS_FLAT, zipCode: '00000' });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body.code, 'unknown_zip_code');
@@ -325,6 +371,19 @@ describe('Demo API', () => {
       assert.equal(p.postalCode.pattern, '^[0-9]{5}$', 'postalCode or zipCode: one is required');
       assert.equal(p.zipCode.pattern, '^[0-9]{5}$');
       assert.equal(p.zipCode.deprecated, undefined, 'zipCode is the name of the public contract (API.md)');
+      const quote = doc.paths[path].post.responses['200'].content['application/json'].schema;
+      assert.ok(
+        ['postalCode', 'zipCode', 'city', 'contentsValue', 'coverageLevel', 'options'].every((f) =>
+          quote.properties.risk.required.includes(f),
+        ),
+        `the risk answered always has both postal code names and the defaults: ${quote.properties.risk.required}`,
+      );
+      assert.deepEqual([quote.properties.taxRate.minimum, quote.properties.taxRate.maximum], [0, 1]);
+      for (const f of ['postalCode', 'zipCode', 'city', 'contentsValue', 'coverageLevel', 'options']) {
+        const said = quote.properties.risk.properties[f].description;
+        assert.notEqual(said, p[f].description, `the risk answered describes ${f} as answered, not as requested`);
+        assert.doesNotMatch(said, /give either|Omitted|compared without/, `${path} risk ${f}: ${said}`);
+      }
     }
   });
 });

@@ -256,6 +256,33 @@ describe('portal sessions', () => {
     );
     assert.ok(page.body.includes(GETTING_STARTED_EXAMPLES.quote.departureDateTime), 'the documented quote');
   });
+
+  test('the Demo API getting-started steps show the cities of a zip code, then a quote the API accepts', async () => {
+    const { partner, email } = await partnerUser(t, { apis: ['demo'] });
+    const browser = new Browser(t.app);
+    await browser.signIn(email, PASSWORD);
+    const page = await browser.get('/portal/apis/demo');
+    assert.equal(page.statusCode, 200);
+    // the page's curl commands, as a shell reads them once the HTML is decoded
+    const text = page.body.replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&');
+    const calls = [...text.matchAll(/curl -X POST \S+(\/demo\/v1\/\w+)[^']*'([^']*)'/g)].map((m) => ({
+      path: m[1]!,
+      body: JSON.parse(m[2]!) as unknown,
+    }));
+    assert.deepEqual(
+      calls.map((c) => c.path),
+      ['/demo/v1/getCityByZipCode', '/demo/v1/getPrice'],
+      'the first call, then a quote',
+    );
+    const quote = await t.app.inject({
+      method: 'POST',
+      url: calls[1]!.path,
+      headers: { ...partner.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify(calls[1]!.body),
+    });
+    assert.equal(quote.statusCode, 200, quote.body);
+    assert.deepEqual(quote.json().annualPremium, { amount: 31_201, currency: 'EUR' }, 'the worked example');
+  });
 });
 
 describe('portal sessions behind https', () => {

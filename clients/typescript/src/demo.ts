@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
          */
         post: operations["getPrice"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Quote a home insurance (alias of /getPrice)
-         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
+         * @description Prices a home with the published rating table (zone of the département, housing type, occupancy, rooms and area, coverage level, construction year, floor, contents value, options, 9 % insurance tax) and returns the annual and monthly premiums, the coverages with their limits, and a signed quote reference valid 30 days. The city must be one of those /getCityByZipCode returns for the zip code, as typed (see the city field) or by the official name of one of its communes, and is answered as La Poste spells it: otherwise 422 city_mismatch, whose acceptedValues lists them. Nothing is stored.
          */
         post: operations["getPriceAlias"];
         delete?: never;
@@ -130,12 +130,12 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
@@ -443,17 +443,17 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -596,17 +596,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code of the home, 5 digits.
                              * @example 75007
                              */
-                            postalCode?: string;
+                            postalCode: string;
                             /**
-                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                             * @description The same value as postalCode.
                              * @example 75007
                              */
-                            zipCode?: string;
+                            zipCode: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                             * @description The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.
                              * @example PARIS
                              */
                             city: string;
@@ -640,8 +640,8 @@ export interface operations {
                              * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
-                            /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
-                            contentsValue?: {
+                            /** @description Value of the contents insured: as requested, else 5000 EUR per room. */
+                            contentsValue: {
                                 /**
                                  * Format: int32
                                  * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
@@ -654,12 +654,12 @@ export interface operations {
                                 currency: "EUR";
                             };
                             /**
-                             * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
+                             * @description The coverage level priced: as requested, else comfort.
                              * @enum {string}
                              */
-                            coverageLevel?: "essential" | "comfort" | "premium";
-                            /** @description Optional coverages, each priced on top of the core premium. */
-                            options?: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
+                            coverageLevel: "essential" | "comfort" | "premium";
+                            /** @description The options priced, sorted; empty if none. */
+                            options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
                 };
@@ -923,17 +923,17 @@ export interface operations {
                  *     } */
                 "application/json": {
                     /**
-                     * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                      * @example 75007
                      */
                     postalCode?: string;
                     /**
-                     * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                     * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                      * @example 75007
                      */
                     zipCode?: string;
                     /**
-                     * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                     * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                      * @example PARIS
                      */
                     city: string;
@@ -1076,17 +1076,17 @@ export interface operations {
                         /** @description The home as priced, defaults applied and the city as La Poste spells it: send it as the risk of a home policy. */
                         risk: {
                             /**
-                             * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                             * @description French postal code of the home, 5 digits.
                              * @example 75007
                              */
-                            postalCode?: string;
+                            postalCode: string;
                             /**
-                             * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                             * @description The same value as postalCode.
                              * @example 75007
                              */
-                            zipCode?: string;
+                            zipCode: string;
                             /**
-                             * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                             * @description The city as La Poste spells it: one of the cities /getCityByZipCode returns, whatever spelling the request used.
                              * @example PARIS
                              */
                             city: string;
@@ -1120,8 +1120,8 @@ export interface operations {
                              * @description Year the building was completed (at most 3 years ahead, for homes being built). Omitted: priced as 1949-1999.
                              */
                             constructionYear?: number;
-                            /** @description Value of the contents to insure. Omitted: 5000 EUR per room. */
-                            contentsValue?: {
+                            /** @description Value of the contents insured: as requested, else 5000 EUR per room. */
+                            contentsValue: {
                                 /**
                                  * Format: int32
                                  * @description Value of furniture and belongings, in minor units (100000 = €1,000.00).
@@ -1134,12 +1134,12 @@ export interface operations {
                                 currency: "EUR";
                             };
                             /**
-                             * @description essential: lower limits, €300 deductible; comfort: the usual limits, €150 deductible; premium: the highest limits, no deductible. Omitted: comfort.
+                             * @description The coverage level priced: as requested, else comfort.
                              * @enum {string}
                              */
-                            coverageLevel?: "essential" | "comfort" | "premium";
-                            /** @description Optional coverages, each priced on top of the core premium. */
-                            options?: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
+                            coverageLevel: "essential" | "comfort" | "premium";
+                            /** @description The options priced, sorted; empty if none. */
+                            options: ("theft" | "glass_breakage" | "electrical_damage" | "legal_protection")[];
                         };
                     };
                 };

@@ -729,17 +729,17 @@ export interface operations {
                     /** @description The insured risk, validated against the schema of product: home takes the fields of the Demo API /getPrice. */
                     risk: {
                         /**
-                         * @description French postal code, 5 digits. The same field as zipCode: give either, or both with the same value; answers carry both.
+                         * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as zipCode: give either, or both with the same value; answers carry both.
                          * @example 75007
                          */
                         postalCode?: string;
                         /**
-                         * @description French postal code, 5 digits: the same field as postalCode (either, or both with the same value).
+                         * @description French postal code: a string of 5 digits, its leading zero kept (01000, not 1000). The same field as postalCode: give either, or both with the same value.
                          * @example 75007
                          */
                         zipCode?: string;
                         /**
-                         * @description One of the cities /getCityByZipCode returns for the postal code (compared without case, accents, hyphens or apostrophes).
+                         * @description One of the cities /getCityByZipCode returns for the postal code, compared without case, accents, hyphens or apostrophes, Saint/St and Sainte/Ste alike, an arrondissement by its number ("Lyon 7e" is LYON); the commune's official name is also accepted. Answered as La Poste spells it.
                          * @example PARIS
                          */
                         city: string;
