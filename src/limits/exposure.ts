@@ -112,10 +112,13 @@ function noteAfterCommit(
   if (snapshot && !afterCommit(trx, () => snapshot.noteExposures(exposures))) void snapshot.refresh();
 }
 
-/** A cancelled contract's legs give their exposure back. */
+/**
+ * A cancelled contract's legs give their exposure back — or, with `legsStay`, some of its passengers
+ * leave legs that stay insured (a partial cancellation of passengers): the flights keep counting them.
+ */
 export async function releaseExposure(
   trx: Trx,
-  request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>,
+  request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'> & { legsStay?: boolean | undefined },
 ): Promise<void> {
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
@@ -124,7 +127,7 @@ export async function releaseExposure(
     .sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
   const amounts: { key: FlightKey; amount: number }[] = [];
   for (const key of ordered) {
-    const amount = await repo.releaseExposure(trx, key, perLeg);
+    const amount = await repo.releaseExposure(trx, key, perLeg, request.legsStay ? 0 : 1);
     if (amount !== undefined) amounts.push({ key, amount });
   }
   noteAfterCommit(trx, request.snapshot, amounts);

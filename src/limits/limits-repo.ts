@@ -131,11 +131,23 @@ const flightColumns = (key: FlightKey) => ({
   departure_local: key.departureLocal,
 });
 
-/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. Returns the new exposure. */
-export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<number | undefined> {
+/**
+ * Takes `amount` off the flight's exposure, and `legs` (1: a cancelled leg; 0: passengers leaving a
+ * leg that stays insured) off its count of legs. Never below zero. Returns the new exposure.
+ */
+export async function releaseExposure(
+  db: Executor,
+  key: FlightKey,
+  amount: number,
+  legs: 0 | 1 = 1,
+): Promise<number | undefined> {
   const row = await db
     .updateTable('flight_exposure')
-    .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
+    .set({
+      amount: sql`GREATEST(amount - ${amount}, 0)`,
+      legs: sql`GREATEST(legs - ${legs}::int, 0)`,
+      updated_at: sql`now()`,
+    })
     .where((eb) => eb.and(flightColumns(key)))
     .returning('amount')
     .executeTakeFirst();

@@ -160,6 +160,36 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 0);
   });
 
+  it('a partial cancellation gives back its passengers’ capacity, or its leg’s, at once; the legs counted are the legs insured', async () => {
+    const outboundAt = uniqueDeparture();
+    const returnAt = `${new Date(Date.parse(`${outboundAt.slice(0, 10)}T00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+    const body = { ...flight({ passengers: 5, returnAt }), departureDateTime: outboundAt };
+    const contract = await quoteAndSubscribe(body);
+    assert.equal(contract.status, 201, JSON.stringify(contract.body));
+    const { additionalPassengers: _, ...single } = body;
+    assert.equal((await quoteAndSubscribe(single as Trip)).status, 201); // 90,000 of 100,000 on each flight
+    assert.equal((await quote(single as Trip)).body.code, 'capacity_exceeded');
+    const cancelPart = (request: object) =>
+      post(t.app, `${FLIGHT}/contracts/${contract.body.contractNumber}/partial-cancellation`, request, partner.auth);
+
+    const passengers = await cancelPart({ passengers: 2, reason: 'customer_request' });
+    assert.equal(passengers.status, 200, JSON.stringify(passengers.body));
+    for (const leg of [0, 1]) {
+      const row = await findExposure(t.db, keyOf('sandbox', body, leg));
+      assert.equal(row?.amount, 4 * PER_PASSENGER, `leg ${leg}: 3 + 1 passengers left`);
+      assert.equal(row?.legs, 2, `leg ${leg}: both contracts still insure it`);
+    }
+    // this process's quotes see the room at once, as after a full cancellation
+    assert.equal((await quote(single as Trip)).status, 200);
+
+    const leg = await cancelPart({ leg: 1, reason: 'customer_request' });
+    assert.equal(leg.status, 200, JSON.stringify(leg.body));
+    const back = await findExposure(t.db, keyOf('sandbox', body, 1));
+    assert.equal(back?.amount, PER_PASSENGER, 'the return keeps the other contract’s passenger');
+    assert.equal(back?.legs, 1);
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body, 0)))?.legs, 2, 'the outbound is untouched');
+  });
+
   it('an idempotent replay of an accepted subscription adds no exposure', async () => {
     const body = flight({ passengers: 2 });
     const q = await quote(body);
