@@ -80,7 +80,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
       perLeg,
       request.along,
     );
-    checkStopSales(stops, request.environment, request.legs);
+    checkStopSales(stops, request.environment, request.legs, '/flights');
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
     noteAfterCommit(
@@ -92,7 +92,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
   }
   await writeTogether(trx, request.along ?? []);
   const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
-  checkStopSales(stops, request.environment, request.legs);
+  checkStopSales(stops, request.environment, request.legs, '/flights');
   if (perLeg <= 0) return;
   // two legs on the same flight (a round trip on one aircraft's rotation cannot be; a data error can)
   const amounts: { key: FlightKey; amount: number }[] = [];

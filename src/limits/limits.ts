@@ -115,11 +115,16 @@ export function stopSaleScopeText(
   return parts.join(', ');
 }
 
-/** Throws 409 sales_suspended naming the leg when a stop-sale covers it. */
+/**
+ * Throws 409 sales_suspended naming the leg when a stop-sale covers it: its pointer in the request,
+ * `/flights/N` at /subscribe (as `capacityExceeded`), `/departureDateTime` or
+ * `/returnDepartureDateTime` at /getPrice.
+ */
 export function checkStopSales(
   stops: readonly StopSaleScope[],
   environment: Environment,
   legs: readonly LegToCheck[],
+  detailField: '/flights' | '/departureDateTime' = '/departureDateTime',
 ): void {
   if (stops.length === 0) return;
   legs.forEach((leg, index) => {
@@ -131,7 +136,7 @@ export function checkStopSales(
         {
           errors: [
             {
-              field: index === 0 ? '/departureDateTime' : '/returnDepartureDateTime',
+              field: legField(index, detailField),
               code: 'invalid',
               message: 'sales are suspended for this flight',
             },
@@ -142,14 +147,17 @@ export function checkStopSales(
   });
 }
 
+/** Where leg `index` is in the request: `/flights/N` (subscribe), else the quote's departure fields. */
+const legField = (index: number, detailField: '/flights' | '/departureDateTime'): string =>
+  detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
+
 export function capacityExceeded(
   leg: LegToCheck,
   index: number,
   currency: string,
   detailField: '/flights' | '/departureDateTime',
 ): DomainError {
-  const field =
-    detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
+  const field = legField(index, detailField);
   return new DomainError(
     'capacity_exceeded',
     `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`,

@@ -294,10 +294,16 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'sales_suspended');
     assert.match(refused.body.detail, /strike/);
+    assert.deepEqual(
+      refused.body.errors,
+      [{ field: '/flights/0', code: 'invalid', message: 'sales are suspended for this flight' }],
+      'the leg as /subscribe names it',
+    );
     await t.app.parasol.limits.refresh(); // what the timer does within 2 s
     const quoteRefused = await quote(body);
     assert.equal(quoteRefused.status, 409);
     assert.equal(quoteRefused.body.code, 'sales_suspended');
+    assert.equal(quoteRefused.body.errors[0].field, '/departureDateTime', 'the leg as /getPrice names it');
     // another departure of the same airline, outside the period, and another environment, still sell
     const later = {
       ...body,
