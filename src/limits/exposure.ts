@@ -2,6 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { isIsoCurrency } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
 import type { LimitsSnapshot } from './snapshot.ts';
@@ -148,7 +149,8 @@ export async function setCap(
   if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
     errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
   const currency = input.currency.trim().toUpperCase();
-  if (!CURRENCY.test(currency))
+  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
+  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
     errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP)
     errors.push({

@@ -29,14 +29,30 @@ export interface SuspendInput {
   reason: string;
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+/** Whether the date and time an INSTANT match names exist: Date would read 30 February as 2 March. */
+function exists(m: RegExpExecArray): boolean {
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    Number(m[4]) <= 23 &&
+    Number(m[5]) <= 59 &&
+    Number(m[7] ?? 0) <= 59 &&
+    Number(m[10] ?? 0) <= 14 &&
+    Number(m[11] ?? 0) <= 59
+  );
+}
 
 function instant(value: string | undefined, field: string, errors: FieldError[]): Date | undefined {
   if (value === undefined || value === '') {
     errors.push({ field, code: 'required', message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
     return undefined;
   }
-  const at = INSTANT.test(value) ? new Date(value) : undefined;
+  const match = INSTANT.exec(value);
+  const at = match && exists(match) ? new Date(value) : undefined;
   if (!at || Number.isNaN(at.getTime())) {
     errors.push({
       field,
@@ -98,6 +114,13 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     // one flight: the airline's route at that local departure, i.e. the departures of that minute
     if (!input.airline || !input.departureAirport)
       errors.push({ field: '/departureLocal', code: 'required', message: 'a flight needs its airline and route' });
+    // one flight's period is its departure minute: a period given too would be silently ignored
+    if (input.startsAt || input.endsAt)
+      errors.push({
+        field: input.startsAt ? '/startsAt' : '/endsAt',
+        code: 'not_allowed',
+        message: 'one flight (its local departure) or a period of departures, not both',
+      });
     if (from) {
       const departure = code(() => parseDeparture(input.departureLocal!, from, '/departureLocal'), errors);
       if (departure) {

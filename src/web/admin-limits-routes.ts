@@ -67,7 +67,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
       });
 
     change('/admin/limits/caps', async (request) => {
-      const currency = field(request.body, 'currency', 3).toUpperCase();
+      const currency = field(request.body, 'currency', 10).toUpperCase(); // longer than 3: refused, not cut
       // in major units, as typed: "1.50" or, from a French operator, "1,50"
       const errors: FieldError[] = [];
       const amount = amountOrError(field(request.body, 'amount', 20), currency, '/amount', errors);

@@ -63,6 +63,10 @@ describe('parasol limits', () => {
     assert.match(run.err, /<amount>/);
     const zero = await cli('limits', 'set-cap', 'preproduction', 'NOK', '0');
     assert.equal(zero.code, 1);
+    // a typing error on the currency would leave the intended one at its default
+    const typo = await cli('limits', 'set-cap', 'preproduction', 'NKO', '10.00');
+    assert.equal(typo.code, 1);
+    assert.match(typo.err, /<currency>/);
     const env = await cli('limits', 'set-cap', 'staging', 'NOK', '10.00');
     assert.equal(env.code, 1);
     assert.match(env.err, /<env>/);
@@ -279,6 +283,41 @@ describe('parasol sales', () => {
     );
     assert.equal(badRoute.code, 1);
     assert.match(badRoute.err, /--route/);
+    // a date that does not exist is refused, not read as another one (30 February as 2 March)
+    const year = NOW.getUTCFullYear() + 1;
+    const noSuchDay = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      `${year}-02-30T00:00Z`,
+      '--until',
+      `${year}-03-31T00:00Z`,
+      '--reason',
+      'x',
+    );
+    assert.equal(noSuchDay.code, 1);
+    assert.match(noSuchDay.err, /--from: must be an ISO 8601 instant/);
+    // one flight and a period: which would apply? Refused rather than one silently ignored
+    const both = await cli(
+      'sales',
+      'suspend',
+      '--airline',
+      'AF',
+      '--route',
+      'CDG-JFK',
+      '--departure',
+      `${year}-03-01T10:30`,
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      'x',
+    );
+    assert.equal(both.code, 1);
+    assert.match(both.err, /--from/);
     const missing = await cli('sales', 'resume', crypto.randomUUID());
     assert.equal(missing.code, 1);
     assert.match(missing.err, /No stop-sale/);

@@ -148,6 +148,13 @@ describe('operator console — limits', () => {
       operator.post('/admin/limits/caps', { _csrf: csrf, environment: 'preproduction', currency: 'KWD', amount });
     assert.equal((await cap('1,5005')).statusCode, 422, 'KWD has 3 decimals');
     assert.equal((await cap('1,50')).statusCode, 303);
+    const typo = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'preproduction',
+      currency: 'KWDX',
+      amount: '9',
+    });
+    assert.equal(typo.statusCode, 422, 'a code longer than 3 letters is refused, not cut to KWD');
     const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
     assert.equal(saved?.amount, 1500);
   });
