@@ -65,11 +65,13 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
     .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
   const keys = ordered.map((o) => flightKeyString(o.key));
+  const times = request.legs.map((leg) => leg.departureAt.getTime());
   const scope = {
     after: request.now,
     environment: request.environment,
     currency: request.currency,
     defaultMajor: request.defaultCapMajor,
+    departures: { earliest: new Date(Math.min(...times)), latest: new Date(Math.max(...times)) },
   };
   if (perLeg > 0 && new Set(keys).size === keys.length) {
     // the common case, in one statement (one round trip): stop-sales and cap read, every leg added

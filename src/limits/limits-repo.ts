@@ -320,28 +320,48 @@ export async function insertStopSale(
   return stopSaleOf(row);
 }
 
-/** Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. */
-export async function listStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<StopSale[]> {
+/**
+ * Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. At
+ * most `limit` (a listing for people); without, every one (what enforces them: none may be left out).
+ */
+export async function listStopSales(
+  db: Executor,
+  options: { after: Date; all?: boolean; limit?: number | undefined },
+): Promise<StopSale[]> {
   let query = db.selectFrom('stop_sales').selectAll();
   if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
-  const rows = await query.orderBy('starts_at').orderBy('created_at').limit(1000).execute();
+  query = query.orderBy('starts_at').orderBy('created_at');
+  const rows = await (options.limit === undefined ? query : query.limit(options.limit)).execute();
   return rows.map(stopSaleOf);
+}
+
+/** The departures a reservation's legs take: stop-sales whose period misses them all need not be read. */
+export interface Departures {
+  earliest: Date;
+  latest: Date;
 }
 
 /**
  * What reserving exposure reads first, in one statement (one round trip): the stop-sales in force
- * after `after` (as listStopSales) and the cap of the environment and currency (as findCap).
+ * after `after` (as listStopSales) whose period covers one of `departures`, every one of them, and
+ * the cap of the environment and currency (as findCap).
  */
 export async function stopSalesAndCap(
   db: Executor,
-  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+  options: {
+    after: Date;
+    environment: Environment;
+    currency: string;
+    defaultMajor?: number | undefined;
+    departures: Departures;
+  },
 ): Promise<{ stops: StopSale[]; cap: number }> {
   const result = await sql<Omit<StopSaleRow, 'id'> & { id: string | null; cap: number | string | null }>`
     SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
       SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-      ORDER BY starts_at, created_at LIMIT 1000
+        AND starts_at <= ${options.departures.latest} AND ends_at > ${options.departures.earliest}
     ) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const cap = result.rows[0]?.cap;
@@ -353,7 +373,7 @@ export async function stopSalesAndCap(
 
 /**
  * Reserving exposure in one statement (one round trip): reads the stop-sales in force after `after`
- * (as listStopSales) and the cap of the environment and currency (as findCap), and adds `amount` to
+ * whose period covers one of `departures` (every one of them) and the cap of the environment and currency (as findCap), and adds `amount` to
  * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
  * given — callers pass them in key order, so two subscriptions over the same flights never
  * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
@@ -361,7 +381,13 @@ export async function stopSalesAndCap(
  */
 export async function reserveInOneStatement(
   db: Executor,
-  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+  options: {
+    after: Date;
+    environment: Environment;
+    currency: string;
+    defaultMajor?: number | undefined;
+    departures: Departures;
+  },
   flights: readonly { key: FlightKey; departureAt: Date }[],
   amount: number,
   writes: AlongWrites = [],
@@ -404,7 +430,7 @@ export async function reserveInOneStatement(
     FROM (SELECT 1) AS one
     LEFT JOIN LATERAL (
       SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-      ORDER BY starts_at, created_at LIMIT 1000
+        AND starts_at <= ${options.departures.latest} AND ends_at > ${options.departures.earliest}
     ) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const first = result.rows[0]!;

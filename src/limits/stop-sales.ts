@@ -198,5 +198,6 @@ export async function resumeSales(db: Db, actor: string, id: string, now: Date):
 }
 
 export async function listStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<repo.StopSale[]> {
-  return repo.listStopSales(db, { after: options.now, all: options.all ?? false });
+  // a listing for the operator: quotes and subscriptions read every stop-sale in force, whatever their number
+  return repo.listStopSales(db, { after: options.now, all: options.all ?? false, limit: 1000 });
 }

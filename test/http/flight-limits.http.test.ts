@@ -329,6 +329,58 @@ describe('Flight Delay API — limits on accumulation', () => {
     );
   });
 
+  it('enforces every stop-sale in force, however many there are', async () => {
+    // a thousand stop-sales elsewhere (preproduction, Nice), all starting before the one that matters
+    const now = Date.now();
+    const elsewhere = await t.db
+      .insertInto('stop_sales')
+      .values(
+        Array.from({ length: 1000 }, (_, i) => ({
+          environment: 'preproduction' as const,
+          airport: 'NCE',
+          starts_at: new Date(now - 86_400_000 + i * 1000),
+          ends_at: new Date(now + 400 * 86_400_000),
+          reason: 'elsewhere',
+          created_by: 'operator:test',
+        })),
+      )
+      .returning('id')
+      .execute();
+    try {
+      const body = flight();
+      const q = await quote(body);
+      assert.equal(q.status, 200);
+      const departure = new Date(q.body.legs[0].departureAt);
+      await suspendSales(
+        t.db,
+        'operator:test',
+        {
+          environment: 'sandbox',
+          airline: 'AF',
+          startsAt: new Date(departure.getTime() - 60_000).toISOString(),
+          endsAt: new Date(departure.getTime() + 60_000).toISOString(),
+          reason: 'the thousand and first',
+        },
+        new Date(),
+      );
+      const refused = await subscribe(q.body, body);
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'sales_suspended');
+      await t.app.parasol.limits.refresh();
+      assert.equal((await quote(body)).body.code, 'sales_suspended', 'the quote path too');
+    } finally {
+      await t.db
+        .updateTable('stop_sales')
+        .set({ resumed_at: new Date(), resumed_by: 'operator:test' })
+        .where(
+          'id',
+          'in',
+          elsewhere.map((r) => r.id),
+        )
+        .execute();
+    }
+  });
+
   it('declares the 409 answers and their codes on /getPrice and /subscribe in the OpenAPI document', async () => {
     const doc = JSON.parse((await t.app.inject({ method: 'GET', url: `${FLIGHT}/openapi.json` })).body);
     for (const path of ['/getPrice', '/subscribe']) {
