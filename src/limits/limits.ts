@@ -160,9 +160,10 @@ export function capacityExceeded(
   const field = legField(index, detailField);
   return new DomainError(
     'capacity_exceeded',
-    `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`,
+    // "used up" would be false when fewer passengers fit; the amounts stay untold (every partner's contracts)
+    `The platform cannot insure this quote on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than this quote's passengers could be paid. A quote for fewer passengers may still fit, unless the flight is full.`,
     {
-      errors: [{ field, code: 'invalid', message: 'no capacity left on this flight' }],
+      errors: [{ field, code: 'invalid', message: 'not enough capacity left on this flight for this quote' }],
     },
   );
 }

@@ -110,7 +110,7 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.equal(late.status, 409, 'the subscribe transaction is the authority');
     assert.equal(late.body.code, 'capacity_exceeded');
     assert.deepEqual(late.body.errors, [
-      { field: '/flights/0', code: 'invalid', message: 'no capacity left on this flight' },
+      { field: '/flights/0', code: 'invalid', message: 'not enough capacity left on this flight for this quote' },
     ]);
     assert.equal(
       (await findExposure(t.db, keyOf('sandbox', body)))?.amount,
@@ -125,6 +125,11 @@ describe('Flight Delay API — limits on accumulation', () => {
     const two = await quote({ ...body, additionalPassengers: 1 });
     assert.equal(two.status, 409);
     assert.equal(two.body.code, 'capacity_exceeded');
+    assert.match(
+      two.body.detail,
+      /fewer passengers may still fit/,
+      'the flight is not full: the partner may try fewer',
+    );
     const { additionalPassengers: _, ...single } = body;
     assert.equal((await quoteAndSubscribe(single as Trip)).status, 201);
     assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 6 * PER_PASSENGER);
@@ -249,12 +254,16 @@ describe('Flight Delay API — limits on accumulation', () => {
     const refusedQuote = await quote(body as Trip);
     assert.equal(refusedQuote.body.code, 'capacity_exceeded');
     assert.deepEqual(refusedQuote.body.errors, [
-      { field: '/returnDepartureDateTime', code: 'invalid', message: 'no capacity left on this flight' },
+      {
+        field: '/returnDepartureDateTime',
+        code: 'invalid',
+        message: 'not enough capacity left on this flight for this quote',
+      },
     ]);
     const refused = await subscribe(early.body, body as Trip);
     assert.equal(refused.status, 409);
     assert.deepEqual(refused.body.errors, [
-      { field: '/flights/1', code: 'invalid', message: 'no capacity left on this flight' },
+      { field: '/flights/1', code: 'invalid', message: 'not enough capacity left on this flight for this quote' },
     ]);
     assert.match(refused.body.detail, /AF JFK→CDG/);
     assert.equal(
