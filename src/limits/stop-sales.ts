@@ -138,7 +138,9 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
   const reason = maskPersonalDataIn(input.reason.trim());
-  if (reason.length < 1 || reason.length > 500)
+  if (reason.length === 0)
+    errors.push({ field: '/reason', code: 'required', message: 'is required: why, for partners (the 409 detail)' });
+  else if (reason.length > 500)
     errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
   return db.transaction().execute(async (trx) => {

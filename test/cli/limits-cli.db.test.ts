@@ -318,6 +318,20 @@ describe('parasol sales', () => {
     );
     assert.equal(both.code, 1);
     assert.match(both.err, /--from/);
+    const blank = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      '  ',
+    );
+    assert.equal(blank.code, 1);
+    assert.match(blank.err, /--reason: is required/, 'a blank reason is missing, not too long');
     const missing = await cli('sales', 'resume', crypto.randomUUID());
     assert.equal(missing.code, 1);
     assert.match(missing.err, /No stop-sale/);
