@@ -343,8 +343,8 @@ export interface Departures {
 
 /**
  * What reserving exposure reads first, in one statement (one round trip): the stop-sales in force
- * after `after` (as listStopSales) whose period covers one of `departures`, every one of them, and
- * the cap of the environment and currency (as findCap).
+ * after `after` (as listStopSales) whose period meets the span of `departures`, every one of them
+ * (the caller matches each leg), and the cap of the environment and currency (as findCap).
  */
 export async function stopSalesAndCap(
   db: Executor,
@@ -373,7 +373,7 @@ export async function stopSalesAndCap(
 
 /**
  * Reserving exposure in one statement (one round trip): reads the stop-sales in force after `after`
- * whose period covers one of `departures` (every one of them) and the cap of the environment and currency (as findCap), and adds `amount` to
+ * whose period meets the span of `departures` (every one of them) and the cap of the environment and currency (as findCap), and adds `amount` to
  * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
  * given — callers pass them in key order, so two subscriptions over the same flights never
  * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
