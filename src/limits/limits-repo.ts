@@ -320,6 +320,41 @@ export async function insertStopSale(
   return stopSaleOf(row);
 }
 
+/** A stop-sale not resumed with exactly this scope, period and reason (a repeated suspend), if any. */
+export async function findSameStopSale(
+  db: Executor,
+  values: {
+    environment: Environment | null;
+    airline: string | null;
+    airport: string | null;
+    departureAirport: string | null;
+    arrivalAirport: string | null;
+    startsAt: Date;
+    endsAt: Date;
+    reason: string;
+  },
+): Promise<StopSale | undefined> {
+  const same = (
+    column: 'environment' | 'airline' | 'airport' | 'departure_airport' | 'arrival_airport',
+    value: string | null,
+  ) => sql<boolean>`${sql.ref(column)} IS NOT DISTINCT FROM ${value}::text`;
+  const row = await db
+    .selectFrom('stop_sales')
+    .selectAll()
+    .where('resumed_at', 'is', null)
+    .where(same('environment', values.environment))
+    .where(same('airline', values.airline))
+    .where(same('airport', values.airport))
+    .where(same('departure_airport', values.departureAirport))
+    .where(same('arrival_airport', values.arrivalAirport))
+    .where('starts_at', '=', values.startsAt)
+    .where('ends_at', '=', values.endsAt)
+    .where('reason', '=', values.reason)
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return row && stopSaleOf(row);
+}
+
 /**
  * Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. At
  * most `limit` (a listing for people); without, every one (what enforces them: none may be left out).

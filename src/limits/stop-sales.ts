@@ -11,6 +11,7 @@ import * as repo from './limits-repo.ts';
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
  * an airline or one flight, for the departures of a period, in one environment or all. Quotes and
  * subscriptions of a covered leg answer 409 sales_suspended until the period ends or sales resume.
+ * Suspending again what is suspended (same scope, period and reason) answers the stop-sale in force.
  */
 
 export interface SuspendInput {
@@ -143,18 +144,22 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
   else if (reason.length > 500)
     errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
+  const values = {
+    environment: env as Environment | null,
+    airline,
+    airport,
+    departureAirport: from,
+    arrivalAirport: to,
+    startsAt: startsAt!,
+    endsAt: endsAt!,
+    reason,
+  };
   return db.transaction().execute(async (trx) => {
-    const stop = await repo.insertStopSale(trx, {
-      environment: env as Environment | null,
-      airline,
-      airport,
-      departureAirport: from,
-      arrivalAirport: to,
-      startsAt: startsAt!,
-      endsAt: endsAt!,
-      reason,
-      createdBy: actor,
-    });
+    // a form sent twice, a command run again: the stop-sale in force, not a second one that resuming
+    // the first would leave in force
+    const same = await repo.findSameStopSale(trx, values);
+    if (same) return same;
+    const stop = await repo.insertStopSale(trx, { ...values, createdBy: actor });
     await audit(trx, {
       actor,
       environment: stop.environment,

@@ -174,6 +174,24 @@ describe('parasol sales', () => {
     assert.equal(stopSale.departureAirport, 'OSL');
     assert.equal(stopSale.arrivalAirport, 'CPH');
     assert.equal(stopSale.startsAt, from);
+    // the same command run again (a retry): the same stop-sale, not a second one resuming would leave
+    const again = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'SK',
+      '--route',
+      'OSL-CPH',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'ATC strike',
+    );
+    assert.equal(again.stopSale.id, stopSale.id);
     const listed = await json('sales', 'list');
     assert.ok(listed.stopSales.some((s: { id: string }) => s.id === stopSale.id));
     assert.match(
