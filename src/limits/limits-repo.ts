@@ -356,8 +356,9 @@ export async function findSameStopSale(
 }
 
 /**
- * Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. At
- * most `limit` (a listing for people); without, every one (what enforces them: none may be left out).
+ * Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. By
+ * start. At most `limit` (a listing for people: those in force starting first; with `all`, the
+ * latest, past ones being the history); without, every one (what enforces them: none may be left out).
  */
 export async function listStopSales(
   db: Executor,
@@ -365,8 +366,10 @@ export async function listStopSales(
 ): Promise<StopSale[]> {
   let query = db.selectFrom('stop_sales').selectAll();
   if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
-  query = query.orderBy('starts_at').orderBy('created_at');
+  const direction = options.all && options.limit !== undefined ? 'desc' : 'asc';
+  query = query.orderBy('starts_at', direction).orderBy('created_at', direction);
   const rows = await (options.limit === undefined ? query : query.limit(options.limit)).execute();
+  if (direction === 'desc') rows.reverse();
   return rows.map(stopSaleOf);
 }
 

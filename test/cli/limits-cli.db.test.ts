@@ -221,6 +221,47 @@ describe('parasol sales', () => {
     );
   });
 
+  it('lists with --all the latest 1,000 stop-sales, not the oldest', async () => {
+    const year = 86_400_000 * 365;
+    await db
+      .insertInto('stop_sales')
+      .values(
+        Array.from({ length: 1000 }, (_, i) => ({
+          environment: 'preproduction' as const,
+          airport: 'BGO',
+          starts_at: new Date(NOW.getTime() - 3 * year + i * 60_000),
+          ends_at: new Date(NOW.getTime() - 2 * year),
+          reason: 'long past',
+          created_by: 'operator:test',
+        })),
+      )
+      .execute();
+    const from = new Date(NOW.getTime() + 50 * 86_400_000).toISOString();
+    const until = new Date(NOW.getTime() + 51 * 86_400_000).toISOString();
+    const { stopSale } = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airport',
+      'BGO',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'the latest',
+    );
+    const { stopSales } = await json('sales', 'list', '--all');
+    assert.equal(stopSales.length, 1000);
+    assert.ok(
+      stopSales.some((s: { id: string }) => s.id === stopSale.id),
+      'the stop-sale just made is in the history',
+    );
+    const starts = stopSales.map((s: { startsAt: string }) => s.startsAt);
+    assert.deepEqual(starts, [...starts].sort(), 'by start');
+  });
+
   it('suspends one flight by its local departure, in every environment', async () => {
     const d = departure();
     const { stopSale } = await json(
