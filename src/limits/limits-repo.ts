@@ -320,20 +320,37 @@ export async function insertStopSale(
   return stopSaleOf(row);
 }
 
+type StopSaleIdentity = {
+  environment: Environment | null;
+  airline: string | null;
+  airport: string | null;
+  departureAirport: string | null;
+  arrivalAirport: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  reason: string;
+};
+
+/**
+ * Takes, until the transaction ends, a lock on a stop-sale's identity (scope, period and reason): two
+ * identical suspends at once run their check and insert one after the other (findSameStopSale).
+ */
+export async function lockStopSaleIdentity(db: Executor, values: StopSaleIdentity): Promise<void> {
+  const identity = JSON.stringify([
+    values.environment,
+    values.airline,
+    values.airport,
+    values.departureAirport,
+    values.arrivalAirport,
+    values.startsAt.toISOString(),
+    values.endsAt.toISOString(),
+    values.reason,
+  ]);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`stop-sale/${identity}`}, 0))`.execute(db);
+}
+
 /** A stop-sale not resumed with exactly this scope, period and reason (a repeated suspend), if any. */
-export async function findSameStopSale(
-  db: Executor,
-  values: {
-    environment: Environment | null;
-    airline: string | null;
-    airport: string | null;
-    departureAirport: string | null;
-    arrivalAirport: string | null;
-    startsAt: Date;
-    endsAt: Date;
-    reason: string;
-  },
-): Promise<StopSale | undefined> {
+export async function findSameStopSale(db: Executor, values: StopSaleIdentity): Promise<StopSale | undefined> {
   const same = (
     column: 'environment' | 'airline' | 'airport' | 'departure_airport' | 'arrival_airport',
     value: string | null,

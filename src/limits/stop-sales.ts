@@ -156,7 +156,9 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
   };
   return db.transaction().execute(async (trx) => {
     // a form sent twice, a command run again: the stop-sale in force, not a second one that resuming
-    // the first would leave in force
+    // the first would leave in force. Two at once (READ COMMITTED: neither would see the other's
+    // insert) queue on a lock on this stop-sale's identity, so the second finds the first's row.
+    await repo.lockStopSaleIdentity(trx, values);
     const same = await repo.findSameStopSale(trx, values);
     if (same) return same;
     const stop = await repo.insertStopSale(trx, { ...values, createdBy: actor });

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { suspendSales } from '../../src/limits/index.ts';
 import { addExposure } from '../../src/limits/limits-repo.ts';
-import { openTestDatabase, runCliOn, testConfig } from '../helper.ts';
+import { openTestDatabase, runCliOn, testConfig, usingPostgres } from '../helper.ts';
 
 /**
  * `parasol limits …` and `parasol sales …` through runCliOn. Caps are set on (preproduction, NOK), a
@@ -220,6 +222,26 @@ describe('parasol sales', () => {
       ['created', 'resumed'],
     );
   });
+
+  it(
+    'two identical suspends at once make one stop-sale (PostgreSQL)',
+    { skip: usingPostgres ? false : 'PGlite runs one transaction at a time' },
+    async () => {
+      const input = {
+        environment: 'preproduction',
+        airport: 'TRD',
+        startsAt: new Date(NOW.getTime() + 60 * 86_400_000).toISOString(),
+        endsAt: new Date(NOW.getTime() + 61 * 86_400_000).toISOString(),
+        reason: `form sent twice ${crypto.randomUUID()}`,
+      };
+      // connections open beforehand, so that the suspends run side by side rather than one opening its own
+      await Promise.all(Array.from({ length: 5 }, () => sql`SELECT pg_sleep(0.05)`.execute(db)));
+      const stops = await Promise.all(Array.from({ length: 5 }, () => suspendSales(db, 'operator:test', input, NOW)));
+      assert.equal(new Set(stops.map((s) => s.id)).size, 1, 'every suspend answers the first one’s stop-sale');
+      const rows = await db.selectFrom('stop_sales').select('id').where('reason', '=', input.reason).execute();
+      assert.equal(rows.length, 1, 'one stop-sale in the table');
+    },
+  );
 
   it('lists with --all the latest 1,000 stop-sales, not the oldest', async () => {
     const year = 86_400_000 * 365;
