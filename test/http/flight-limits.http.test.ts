@@ -338,6 +338,43 @@ describe('Flight Delay API — limits on accumulation', () => {
     );
   });
 
+  it('a resumed stop-sale suspended again with the same scope, period and reason is a new stop-sale, enforced', async () => {
+    const body = flight();
+    const q = await quote(body);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const departure = new Date(q.body.legs[0].departureAt);
+    const input = {
+      environment: 'sandbox',
+      airline: 'AF',
+      departureAirport: 'CDG',
+      arrivalAirport: 'JFK',
+      startsAt: new Date(departure.getTime() - 60_000).toISOString(),
+      endsAt: new Date(departure.getTime() + 60_000).toISOString(),
+      reason: 'strike, again',
+    };
+    const first = await suspendSales(t.db, 'operator:test', input, new Date());
+    await resumeSales(t.db, 'operator:test', first.id, new Date());
+    const second = await suspendSales(t.db, 'operator:test', input, new Date());
+    assert.notEqual(second.id, first.id, 'the resumed one is history: suspending again makes a new stop-sale');
+    assert.equal(second.resumedAt, null);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['entity_id', 'action'])
+      .where('entity', '=', 'stop_sale')
+      .where('entity_id', 'in', [first.id, second.id])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(audit, [
+      { entity_id: first.id, action: 'created' },
+      { entity_id: first.id, action: 'resumed' },
+      { entity_id: second.id, action: 'created' },
+    ]);
+    const refused = await subscribe(q.body, body);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'sales_suspended');
+    await resumeSales(t.db, 'operator:test', second.id, new Date());
+  });
+
   it('enforces every stop-sale in force, however many there are', async () => {
     // a thousand stop-sales elsewhere (preproduction, Nice), all starting before the one that matters
     const now = Date.now();
