@@ -3,6 +3,7 @@ import {
   highestExposures,
   listCaps,
   listStopSales,
+  readCap,
   resumeSales,
   setCap,
   stopSaleScopeText,
@@ -12,7 +13,7 @@ import {
 import { ENVIRONMENTS } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, formatMoney } from '../platform/money.ts';
+import { formatMoney } from '../platform/money.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
 /**
@@ -98,11 +99,8 @@ export function limitsCommands(
   ).action(
     run(
       async (env: string, currencyText: string, amountText: string) => {
-        const currency = currencyText.trim().toUpperCase();
-        const errors: FieldError[] = [];
-        const amount = amountOrError(amountText, currency, '/amount', errors);
-        if (errors.length > 0) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
-        const cap = await setCap(db, actor, { environment: env, currency, amount }, defaultCapMajor);
+        const read = readCap({ environment: env, currency: currencyText, amount: amountText });
+        const cap = await setCap(db, actor, read, defaultCapMajor);
         return {
           data: { cap: { environment: cap.environment, currency: cap.currency, amount: cap.amount } },
           lines: [`Cap per flight in ${cap.environment}, ${cap.currency}: ${formatMoney(cap.amount, cap.currency)}.`],

@@ -2,7 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { isIsoCurrency } from '../platform/money.ts';
+import { amountOrError, isIsoCurrency } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
 import type { LimitsSnapshot } from './snapshot.ts';
@@ -140,7 +140,49 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
 export const MAX_CAP = 10_000_000_000_000;
 
-/** Sets the cap per flight of an environment and currency (operator: CLI and console). Audited. */
+/** The environment and currency of a cap, their errors pushed; the currency upper-cased. */
+function capScope(input: { environment: string; currency: string }, errors: FieldError[]): string {
+  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
+    errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+  const currency = input.currency.trim().toUpperCase();
+  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
+  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  return currency;
+}
+
+function capAmount(amount: number, errors: FieldError[]): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_CAP)
+    errors.push({
+      field: '/amount',
+      code: 'out_of_range',
+      message: `must be a whole number of minor units between 1 and ${MAX_CAP}`,
+    });
+}
+
+/**
+ * A cap as an operator types it (CLI and console): the amount in major units of the currency ("1,50"
+ * read as 1.50). The currency is checked first: an amount is read in its minor unit, which a code
+ * that is no currency (a typo: "EUROS", "ERU") does not have — the error names the currency.
+ */
+export function readCap(input: { environment: string; currency: string; amount: string }): {
+  environment: string;
+  currency: string;
+  amount: number;
+} {
+  const errors: FieldError[] = [];
+  const currency = capScope(input, errors);
+  let amount = 0;
+  if (!errors.some((e) => e.field === '/currency')) {
+    const before = errors.length;
+    amount = amountOrError(input.amount, currency, '/amount', errors);
+    if (errors.length === before) capAmount(amount, errors);
+  }
+  if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
+  return { environment: input.environment, currency, amount };
+}
+
+/** Sets the cap per flight of an environment and currency (operator: CLI and console, through readCap). Audited. */
 export async function setCap(
   db: Db,
   actor: string,
@@ -148,18 +190,8 @@ export async function setCap(
   defaultCapMajor?: number,
 ): Promise<repo.Cap> {
   const errors: FieldError[] = [];
-  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
-    errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
-  const currency = input.currency.trim().toUpperCase();
-  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
-  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP)
-    errors.push({
-      field: '/amount',
-      code: 'out_of_range',
-      message: `must be a whole number of minor units between 1 and ${MAX_CAP}`,
-    });
+  const currency = capScope(input, errors);
+  capAmount(input.amount, errors);
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;
   await db.transaction().execute(async (trx) => {

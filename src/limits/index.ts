@@ -1,5 +1,13 @@
 /** The limits domain's public face: what other domains may import (docs/ARCHITECTURE.md, import rules). */
-export { highestExposures, listCaps, releaseExposure, reserveExposure, setCap, type ExposureView } from './exposure.ts';
+export {
+  highestExposures,
+  listCaps,
+  readCap,
+  releaseExposure,
+  reserveExposure,
+  setCap,
+  type ExposureView,
+} from './exposure.ts';
 export { type Cap, type StopSale } from './limits-repo.ts';
 export { maxPayoutPerPassenger, stopSaleScopeText } from './limits.ts';
 export { LimitsSnapshot } from './snapshot.ts';

@@ -1,9 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { highestExposures, listCaps, listStopSales, resumeSales, setCap, suspendSales } from '../limits/index.ts';
+import {
+  highestExposures,
+  listCaps,
+  listStopSales,
+  readCap,
+  resumeSales,
+  setCap,
+  suspendSales,
+} from '../limits/index.ts';
 import type { Environment } from '../partners/index.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError } from '../platform/money.ts';
+import { DomainError } from '../platform/errors.ts';
 import { limitsPage, type LimitsView } from './admin-limits-view.ts';
 import { sessionActor } from './sessions.ts';
 import {
@@ -67,17 +74,13 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
       });
 
     change('/admin/limits/caps', async (request) => {
-      const currency = field(request.body, 'currency', 10).toUpperCase(); // longer than 3: refused, not cut
-      // in major units, as typed: "1.50" or, from a French operator, "1,50"
-      const errors: FieldError[] = [];
-      const amount = amountOrError(field(request.body, 'amount', 20), currency, '/amount', errors);
-      if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
-      await setCap(
-        deps.db,
-        actor(request),
-        { environment: field(request.body, 'environment', 20), currency, amount },
-        deps.config.flightCapDefault,
-      );
+      // the currency longer than 3 letters is refused, not cut; the amount in major units, as typed
+      const cap = readCap({
+        environment: field(request.body, 'environment', 20),
+        currency: field(request.body, 'currency', 10),
+        amount: field(request.body, 'amount', 20),
+      });
+      await setCap(deps.db, actor(request), cap, deps.config.flightCapDefault);
     });
 
     change('/admin/limits/stop-sales', async (request) => {

@@ -69,6 +69,12 @@ describe('parasol limits', () => {
     const typo = await cli('limits', 'set-cap', 'preproduction', 'NKO', '10.00');
     assert.equal(typo.code, 1);
     assert.match(typo.err, /<currency>/);
+    for (const code of ['EUROS', 'EU', '']) {
+      const malformed = await cli('limits', 'set-cap', 'preproduction', code, '10.00');
+      assert.equal(malformed.code, 1, code);
+      assert.match(malformed.err, /<currency>/, `${code}: the currency is named`);
+      assert.doesNotMatch(malformed.err, /<amount>/, `${code}: not the amount`);
+    }
     const env = await cli('limits', 'set-cap', 'staging', 'NOK', '10.00');
     assert.equal(env.code, 1);
     assert.match(env.err, /<env>/);

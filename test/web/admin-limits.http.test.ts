@@ -155,6 +155,16 @@ describe('operator console — limits', () => {
       amount: '9',
     });
     assert.equal(typo.statusCode, 422, 'a code longer than 3 letters is refused, not cut to KWD');
+    assert.match(typo.body, /currency: must be an ISO 4217 code/, 'the problem is the currency');
+    assert.doesNotMatch(typo.body, /amount: /, 'not the amount, which is fine');
+    const notIso = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'preproduction',
+      currency: 'ERU',
+      amount: '9',
+    });
+    assert.equal(notIso.statusCode, 422, 'three letters that are no ISO 4217 code');
+    assert.match(notIso.body, /currency: must be an ISO 4217 code/);
     const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
     assert.equal(saved?.amount, 1500);
   });
