@@ -14,6 +14,7 @@ import {
   maxPayoutPerPassenger,
   type FlightKey,
   type LegToCheck,
+  StopSaleIndex,
 } from './limits.ts';
 
 /**
@@ -60,18 +61,22 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * of them in one statement, with the caller's writes `along`.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
+  if (request.legs.length === 0) {
+    // nothing to reserve (no caller sends none); the caller's writes still go
+    await writeTogether(trx, request.along ?? []);
+    return;
+  }
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   const ordered = request.legs
     .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
     .sort((a, b) => (flightKeyString(a.key) < flightKeyString(b.key) ? -1 : 1));
   const keys = ordered.map((o) => flightKeyString(o.key));
-  const times = request.legs.map((leg) => leg.departureAt.getTime());
   const scope = {
     after: request.now,
     environment: request.environment,
     currency: request.currency,
     defaultMajor: request.defaultCapMajor,
-    departures: { earliest: new Date(Math.min(...times)), latest: new Date(Math.max(...times)) },
+    legs: request.legs,
   };
   if (perLeg > 0 && new Set(keys).size === keys.length) {
     // the common case, in one statement (one round trip): stop-sales and cap read, every leg added
@@ -83,7 +88,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
       perLeg,
       request.along,
     );
-    checkStopSales(stops, request.environment, request.legs, '/flights');
+    checkStopSales(new StopSaleIndex(stops), request.environment, request.legs, '/flights');
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
     noteAfterCommit(
@@ -95,7 +100,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
   }
   await writeTogether(trx, request.along ?? []);
   const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
-  checkStopSales(stops, request.environment, request.legs, '/flights');
+  checkStopSales(new StopSaleIndex(stops), request.environment, request.legs, '/flights');
   if (perLeg <= 0) return;
   // two legs on the same flight (a round trip on one aircraft's rotation cannot be; a data error can)
   const amounts: { key: FlightKey; amount: number }[] = [];

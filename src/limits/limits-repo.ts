@@ -7,6 +7,7 @@ import {
   defaultCap,
   flightKeyString,
   type FlightKey,
+  type LegToCheck,
   type StopSaleScope,
 } from './limits.ts';
 
@@ -373,16 +374,18 @@ export async function findSameStopSale(db: Executor, values: StopSaleIdentity): 
 }
 
 /**
- * Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. By
+ * Stop-sales in force (not resumed) that cover departures after `after` — with `startingBefore`, only
+ * those starting before it (the quote snapshot: departures a quote can name); every one with `all`. By
  * start. At most `limit` (a listing for people: those in force starting first; with `all`, the
  * latest, past ones being the history); without, every one (what enforces them: none may be left out).
  */
 export async function listStopSales(
   db: Executor,
-  options: { after: Date; all?: boolean; limit?: number | undefined },
+  options: { after: Date; startingBefore?: Date | undefined; all?: boolean; limit?: number | undefined },
 ): Promise<StopSale[]> {
   let query = db.selectFrom('stop_sales').selectAll();
   if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  if (options.startingBefore) query = query.where('starts_at', '<', options.startingBefore);
   const direction = options.all && options.limit !== undefined ? 'desc' : 'asc';
   query = query.orderBy('starts_at', direction).orderBy('created_at', direction);
   const rows = await (options.limit === undefined ? query : query.limit(options.limit)).execute();
@@ -390,16 +393,35 @@ export async function listStopSales(
   return rows.map(stopSaleOf);
 }
 
-/** The departures a reservation's legs take: stop-sales whose period misses them all need not be read. */
-export interface Departures {
-  earliest: Date;
-  latest: Date;
-}
+/**
+ * For each leg, the stop-sale in force covering it that starts first, if any: a statement narrowed
+ * by the leg's environment, airline, airports and departure, stopping at the first match (what a
+ * subscription reads in its transaction: a handful of rows, however many stop-sales there are).
+ */
+const coveringStopSales = (after: Date, environment: Environment, legs: readonly LegToCheck[]) => sql`
+  SELECT st.* FROM (VALUES ${sql.join(
+    legs.map(
+      (leg, n) =>
+        sql`(${n}::int, ${leg.airline}::text, ${leg.departureAirport}::text, ${leg.arrivalAirport}::text, ${leg.departureAt}::timestamptz)`,
+    ),
+  )}) AS leg (n, airline, departure_airport, arrival_airport, departure_at)
+  CROSS JOIN LATERAL (
+    SELECT * FROM stop_sales s
+    WHERE s.resumed_at IS NULL AND s.ends_at > ${after}
+      AND (s.environment IS NULL OR s.environment = ${environment})
+      AND (s.airline IS NULL OR s.airline = leg.airline)
+      AND (s.airport IS NULL OR s.airport = leg.departure_airport OR s.airport = leg.arrival_airport)
+      AND (s.departure_airport IS NULL
+        OR (s.departure_airport = leg.departure_airport AND s.arrival_airport = leg.arrival_airport))
+      AND s.starts_at <= leg.departure_at AND s.ends_at > leg.departure_at
+    ORDER BY s.starts_at, s.created_at
+    LIMIT 1
+  ) AS st`;
 
 /**
- * What reserving exposure reads first, in one statement (one round trip): the stop-sales in force
- * after `after` (as listStopSales) whose period meets the span of `departures`, every one of them
- * (the caller matches each leg), and the cap of the environment and currency (as findCap).
+ * What reserving exposure reads first, in one statement (one round trip): for each leg the
+ * stop-sale in force covering it, if any (coveringStopSales), and the cap of the environment and
+ * currency (as findCap).
  */
 export async function stopSalesAndCap(
   db: Executor,
@@ -408,16 +430,13 @@ export async function stopSalesAndCap(
     environment: Environment;
     currency: string;
     defaultMajor?: number | undefined;
-    departures: Departures;
+    legs: readonly LegToCheck[];
   },
 ): Promise<{ stops: StopSale[]; cap: number }> {
   const result = await sql<Omit<StopSaleRow, 'id'> & { id: string | null; cap: number | string | null }>`
     SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
     FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (
-      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-        AND starts_at <= ${options.departures.latest} AND ends_at > ${options.departures.earliest}
-    ) AS s ON true
+    LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const cap = result.rows[0]?.cap;
   return {
@@ -427,8 +446,8 @@ export async function stopSalesAndCap(
 }
 
 /**
- * Reserving exposure in one statement (one round trip): reads the stop-sales in force after `after`
- * whose period meets the span of `departures` (every one of them) and the cap of the environment and currency (as findCap), and adds `amount` to
+ * Reserving exposure in one statement (one round trip): reads, for each leg, the stop-sale in force
+ * covering it if any (coveringStopSales) and the cap of the environment and currency (as findCap), and adds `amount` to
  * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
  * given — callers pass them in key order, so two subscriptions over the same flights never
  * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
@@ -441,7 +460,7 @@ export async function reserveInOneStatement(
     environment: Environment;
     currency: string;
     defaultMajor?: number | undefined;
-    departures: Departures;
+    legs: readonly LegToCheck[];
   },
   flights: readonly { key: FlightKey; departureAt: Date }[],
   amount: number,
@@ -483,10 +502,7 @@ export async function reserveInOneStatement(
         a.arrival_airport, a.departure_local, a.amount)) FROM added a) AS added,
       ${along.selectPrefix}s.*
     FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (
-      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-        AND starts_at <= ${options.departures.latest} AND ends_at > ${options.departures.earliest}
-    ) AS s ON true
+    LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const first = result.rows[0]!;
   along.report(first);

@@ -375,6 +375,34 @@ describe('Flight Delay API — limits on accumulation', () => {
     await resumeSales(t.db, 'operator:test', second.id, new Date());
   });
 
+  it('a stop-sale on the return leg’s route only refuses the subscription at that leg (/flights/1)', async () => {
+    const outboundAt = uniqueDeparture();
+    const d = new Date(`${outboundAt.slice(0, 10)}T00:00Z`);
+    const returnAt = `${new Date(d.getTime() + 2 * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+    const body = { ...flight(), departureDateTime: outboundAt, returnDepartureDateTime: returnAt };
+    const q = await quote(body);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const [outbound, back] = q.body.legs.map((l: { departureAt: string }) => new Date(l.departureAt));
+    const around = (at: Date) => ({
+      startsAt: new Date(at.getTime() - 60_000).toISOString(),
+      endsAt: new Date(at.getTime() + 60_000).toISOString(),
+    });
+    const stops = [
+      // the outbound's departure, but the other direction or another environment: not covering
+      { environment: 'sandbox', departureAirport: 'JFK', arrivalAirport: 'CDG', ...around(outbound), reason: 'x' },
+      { environment: 'production', airline: 'AF', ...around(outbound), reason: 'x' },
+      { environment: 'sandbox', departureAirport: 'JFK', arrivalAirport: 'CDG', ...around(back), reason: 'return' },
+    ];
+    const made = [];
+    for (const input of stops) made.push(await suspendSales(t.db, 'operator:test', input, new Date()));
+    const refused = await subscribe(q.body, body);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'sales_suspended');
+    assert.match(refused.body.detail, /AF JFK→CDG .*: return$/);
+    assert.equal(refused.body.errors[0].field, '/flights/1');
+    for (const stop of made) await resumeSales(t.db, 'operator:test', stop.id, new Date());
+  });
+
   it('enforces every stop-sale in force, however many there are', async () => {
     // a thousand stop-sales elsewhere (preproduction, Nice), all starting before the one that matters
     const now = Date.now();
