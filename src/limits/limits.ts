@@ -204,8 +204,10 @@ export function capacityExceeded(
   const field = legField(index, detailField);
   return new DomainError(
     'capacity_exceeded',
-    // "used up" would be false when fewer passengers fit; the amounts stay untold (every partner's contracts)
-    `The platform cannot insure this quote on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than this quote's passengers could be paid. A quote for fewer passengers may still fit, unless the flight is full.`,
+    // true for a quote, a subscription and a flight change, one passenger or nine: "used up" would be
+    // false when fewer passengers fit, "fewer may fit" false when the flight is full or for one
+    // passenger; the amounts stay untold (every partner's contracts share the flight)
+    `The platform cannot insure these passengers on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than the most they could be paid on it. What is left is not disclosed: every partner's contracts share it.`,
     {
       errors: [{ field, code: 'invalid', message: 'not enough capacity left on this flight for this quote' }],
     },

@@ -125,11 +125,8 @@ describe('Flight Delay API — limits on accumulation', () => {
     const two = await quote({ ...body, additionalPassengers: 1 });
     assert.equal(two.status, 409);
     assert.equal(two.body.code, 'capacity_exceeded');
-    assert.match(
-      two.body.detail,
-      /fewer passengers may still fit/,
-      'the flight is not full: the partner may try fewer',
-    );
+    assert.match(two.body.detail, /what is left of its capacity \(CHF\) is less than the most they could be paid/);
+    assert.doesNotMatch(two.body.detail, /fewer/, 'true whatever the passengers: one cannot be fewer');
     const { additionalPassengers: _, ...single } = body;
     assert.equal((await quoteAndSubscribe(single as Trip)).status, 201);
     assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 6 * PER_PASSENGER);
