@@ -231,11 +231,15 @@ export function limitsCommands(
             now(),
           );
           return {
-            data: { stopSale: stopSaleJson(stop) },
-            lines: [
-              `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}.`,
-              'A running server applies it to quotes within 2 s, to subscriptions at once.',
-            ],
+            data: { stopSale: stopSaleJson(stop), alreadySuspended: stop.alreadySuspended },
+            lines: stop.alreadySuspended
+              ? [
+                  `Already suspended: stop-sale ${stop.id} (${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}) is in force with this reason. Nothing changed.`,
+                ]
+              : [
+                  `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}.`,
+                  'A running server applies it to quotes within 2 s, to subscriptions at once.',
+                ],
           };
         },
         names,

@@ -401,6 +401,8 @@ export const fr = {
   },
   limitsPage: {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s\u202f; les souscriptions aussitôt.',
+    alreadySuspended:
+      'Déjà suspendu\u202f: un arrêt des ventes de même portée, période et motif est en vigueur. Rien n’a changé.',
     highestExposure: 'Plus fortes expositions',
     exposureIntro:
       'Vols à venir par part de leur plafond\u202f; l’exposition est la somme de l’indemnité la plus haute de chaque trajet actif assuré sur le vol.',

@@ -11,7 +11,8 @@ import * as repo from './limits-repo.ts';
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
  * an airline or one flight, for the departures of a period, in one environment or all. Quotes and
  * subscriptions of a covered leg answer 409 sales_suspended until the period ends or sales resume.
- * Suspending again what is suspended (same scope, period and reason) answers the stop-sale in force.
+ * Suspending again what is suspended (same scope, period and reason) answers the stop-sale in force,
+ * `alreadySuspended`, and audits nothing.
  */
 
 export interface SuspendInput {
@@ -77,7 +78,12 @@ function code<T>(read: () => T, errors: FieldError[]): T | null {
   }
 }
 
-export async function suspendSales(db: Db, actor: string, input: SuspendInput, now: Date): Promise<repo.StopSale> {
+export async function suspendSales(
+  db: Db,
+  actor: string,
+  input: SuspendInput,
+  now: Date,
+): Promise<repo.StopSale & { alreadySuspended: boolean }> {
   const errors: FieldError[] = [];
   const env =
     input.environment === undefined || input.environment === '' || input.environment === 'all'
@@ -160,7 +166,7 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     // insert) queue on a lock on this stop-sale's identity, so the second finds the first's row.
     await repo.lockStopSaleIdentity(trx, values);
     const same = await repo.findSameStopSale(trx, values);
-    if (same) return same;
+    if (same) return { ...same, alreadySuspended: true };
     const stop = await repo.insertStopSale(trx, { ...values, createdBy: actor });
     await audit(trx, {
       actor,
@@ -178,7 +184,7 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
         reason,
       },
     });
-    return stop;
+    return { ...stop, alreadySuspended: false };
   });
 }
 

@@ -32,8 +32,8 @@ import {
  */
 const LimitsQuery = Type.Object({
   env: EnvironmentQuery.properties.env,
-  /** `done=1`: the redirect after a change. */
-  done: Type.Optional(Type.Literal('1')),
+  /** `done=1`: the redirect after a change; `done=already`: after a suspend of what was suspended. */
+  done: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('already')])),
 });
 
 export function adminLimits(deps: WebDeps): FastifyPluginAsync {
@@ -48,6 +48,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           200,
           limitsPage(contextOf(request, 'admin'), await loadLimits(deps, request.query.env), {
             done: request.query.done === '1',
+            alreadySuspended: request.query.done === 'already',
           }),
         ),
     );
@@ -55,13 +56,14 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
     /** Runs an operator change; the quote snapshot of this process reloads at once (others within 2 s). */
     const change = (
       path: string,
-      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void>,
+      /** 'already': nothing changed (a suspend of what was suspended). */
+      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void | 'already'>,
     ) =>
       app.post<{ Params: { id?: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
         try {
-          await run(request);
+          const outcome = await run(request);
           await deps.flight.limits?.refresh();
-          return reply.redirect('/admin/limits?done=1', 303);
+          return reply.redirect(`/admin/limits?done=${outcome === 'already' ? 'already' : '1'}`, 303);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           const problems = problemLines(error, langOf(request));
@@ -86,15 +88,16 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
     change('/admin/limits/stop-sales', async (request) => {
       const b = request.body;
       const optional = (name: string, max: number) => field(b, name, max) || undefined;
-      await suspendSales(
+      // codes longer than they can be are refused by suspendSales, not cut (LFPGX is not LFPG)
+      const stop = await suspendSales(
         deps.db,
         actor(request),
         {
           environment: optional('environment', 20),
-          airline: optional('airline', 3),
-          airport: optional('airport', 4),
-          departureAirport: optional('departureAirport', 4),
-          arrivalAirport: optional('arrivalAirport', 4),
+          airline: optional('airline', 20),
+          airport: optional('airport', 20),
+          departureAirport: optional('departureAirport', 20),
+          arrivalAirport: optional('arrivalAirport', 20),
           departureLocal: optional('departureLocal', 20),
           startsAt: optional('startsAt', 40),
           endsAt: optional('endsAt', 40),
@@ -102,6 +105,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
         },
         deps.now(),
       );
+      return stop.alreadySuspended ? 'already' : undefined;
     });
 
     change('/admin/limits/stop-sales/:id/resume', async (request) => {

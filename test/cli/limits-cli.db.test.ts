@@ -200,6 +200,24 @@ describe('parasol sales', () => {
       'ATC strike',
     );
     assert.equal(again.stopSale.id, stopSale.id);
+    assert.equal(again.alreadySuspended, true);
+    const told = await cli(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'SK',
+      '--route',
+      'OSL-CPH',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'ATC strike',
+    );
+    assert.match(told.out, new RegExp(`Already suspended: stop-sale ${stopSale.id} .*Nothing changed`));
     const listed = await json('sales', 'list');
     assert.ok(listed.stopSales.some((s: { id: string }) => s.id === stopSale.id));
     assert.match(

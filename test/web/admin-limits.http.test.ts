@@ -105,19 +105,35 @@ describe('operator console — limits', () => {
     });
     assert.equal(badStop.statusCode, 422);
     assert.match(badStop.body, /name an airline, an airport, a route or a flight/);
-    assert.equal(
-      (
-        await operator.post('/admin/limits/stop-sales', {
-          _csrf: csrf,
-          environment: 'production',
-          airport: 'ARN',
-          airline: 'SK',
-          startsAt: from,
-          endsAt: until,
-          reason: 'Snow at <ARN>, ops +46 8 797 60 00 ops@airport.example',
-        })
-      ).statusCode,
-      303,
+    const icaoTypo = await operator.post('/admin/limits/stop-sales', {
+      _csrf: csrf,
+      environment: 'production',
+      airport: 'ESSAX',
+      startsAt: from,
+      endsAt: until,
+      reason: 'x',
+    });
+    assert.equal(icaoTypo.statusCode, 422, 'a code too long is refused, not cut to ESSA');
+    assert.match(icaoTypo.body, /airport: /);
+    const stopForm = {
+      _csrf: csrf,
+      environment: 'production',
+      airport: 'ARN',
+      airline: 'SK',
+      startsAt: from,
+      endsAt: until,
+      reason: 'Snow at <ARN>, ops +46 8 797 60 00 ops@airport.example',
+    };
+    const suspended = await operator.post('/admin/limits/stop-sales', stopForm);
+    assert.equal(suspended.statusCode, 303);
+    assert.equal(suspended.headers.location, '/admin/limits?done=1');
+    // the form sent again: the stop-sale in force, said so
+    const again = await operator.post('/admin/limits/stop-sales', stopForm);
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, '/admin/limits?done=already');
+    assert.match(
+      (await operator.get('/admin/limits?done=already')).body,
+      /Already suspended: a stop-sale with this scope/,
     );
     const refused = await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth);
     assert.equal(refused.status, 409);
