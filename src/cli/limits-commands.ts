@@ -2,10 +2,12 @@ import { Option } from 'commander';
 import {
   highestExposures,
   listCaps,
+  countStopSales,
   listStopSales,
   readCap,
   resumeSales,
   setCap,
+  STOP_SALES_LISTED,
   stopSaleScopeText,
   suspendSales,
   type StopSale,
@@ -249,15 +251,18 @@ export function limitsCommands(
   leaf(
     sales,
     'list',
-    'List the stop-sales in force (--all: every one, resumed and past included)',
+    'List the stop-sales in force (--all: resumed and past ones too); at most 1,000, saying how many more',
     'parasol sales list',
   )
     .option('--all', 'also resumed and past stop-sales')
     .action(
       run(async (options: { all?: boolean }) => {
-        const stops = await listStopSales(db, { now: now(), all: options.all === true });
+        const scope = { now: now(), all: options.all === true };
+        const stops = await listStopSales(db, scope);
+        // capped: say how many were left out (with --all, the oldest; else those starting last)
+        const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
         return {
-          data: { stopSales: stops.map(stopSaleJson) },
+          data: { stopSales: stops.map(stopSaleJson), more },
           lines: stops.length
             ? table(
                 ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
@@ -270,6 +275,8 @@ export function limitsCommands(
                   s.resumedAt ? `resumed ${when(s.resumedAt)}` : s.endsAt <= now() ? 'past' : 'in force',
                   s.reason,
                 ]),
+              ).concat(
+                more > 0 ? [`… and ${more} more (${options.all ? 'older' : 'starting later'}), not listed.`] : [],
               )
             : ['No stop-sale in force.'],
         };

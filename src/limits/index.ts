@@ -11,4 +11,4 @@ export {
 export { type Cap, type StopSale } from './limits-repo.ts';
 export { maxPayoutPerPassenger, stopSaleScopeText } from './limits.ts';
 export { LimitsSnapshot } from './snapshot.ts';
-export { listStopSales, resumeSales, suspendSales } from './stop-sales.ts';
+export { countStopSales, listStopSales, resumeSales, STOP_SALES_LISTED, suspendSales } from './stop-sales.ts';

@@ -393,6 +393,13 @@ export async function listStopSales(
   return rows.map(stopSaleOf);
 }
 
+/** How many stop-sales listStopSales would list without a limit. */
+export async function countStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<number> {
+  let query = db.selectFrom('stop_sales').select((eb) => eb.fn.countAll<string>().as('n'));
+  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}
+
 /**
  * For each leg, the stop-sale in force covering it that starts first, if any: a statement narrowed
  * by the leg's environment, airline, airports and departure, stopping at the first match (what a

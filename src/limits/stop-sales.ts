@@ -212,7 +212,15 @@ export async function resumeSales(db: Db, actor: string, id: string, now: Date):
   });
 }
 
+/** At most this many stop-sales are listed (`listStopSales`); `countStopSales` tells how many there are. */
+export const STOP_SALES_LISTED = 1000;
+
 export async function listStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<repo.StopSale[]> {
   // a listing for the operator: quotes and subscriptions read every stop-sale in force, whatever their number
-  return repo.listStopSales(db, { after: options.now, all: options.all ?? false, limit: 1000 });
+  return repo.listStopSales(db, { after: options.now, all: options.all ?? false, limit: STOP_SALES_LISTED });
+}
+
+/** How many stop-sales `listStopSales` would list without its limit (to say how many it left out). */
+export function countStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<number> {
+  return repo.countStopSales(db, { after: options.now, all: options.all ?? false });
 }

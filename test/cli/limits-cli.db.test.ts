@@ -306,6 +306,11 @@ describe('parasol sales', () => {
     );
     const starts = stopSales.map((s: { startsAt: string }) => s.startsAt);
     assert.deepEqual(starts, [...starts].sort(), 'by start');
+    assert.match(
+      (await cli('sales', 'list', '--all')).out,
+      /… and \d+ more \(older\), not listed\./,
+      'the listing says it is capped',
+    );
   });
 
   it('suspends one flight by its local departure, in every environment', async () => {
