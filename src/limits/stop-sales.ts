@@ -4,7 +4,7 @@ import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
-import { parseDeparture, requireAirline, requireAirport } from '../reference/index.ts';
+import { parseDeparture, parseInstant, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
 
 /**
@@ -31,35 +31,18 @@ export interface SuspendInput {
   reason: string;
 }
 
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2}))$/;
-
-/** Whether the date and time an INSTANT match names exist: Date would read 30 February as 2 March. */
-function exists(m: RegExpExecArray): boolean {
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return (
-    date.getUTCMonth() === month - 1 &&
-    date.getUTCDate() === day &&
-    Number(m[4]) <= 23 &&
-    Number(m[5]) <= 59 &&
-    Number(m[7] ?? 0) <= 59 &&
-    Number(m[10] ?? 0) <= 14 &&
-    Number(m[11] ?? 0) <= 59
-  );
-}
-
 function instant(value: string | undefined, field: string, errors: FieldError[]): Date | undefined {
   if (value === undefined || value === '') {
     errors.push({ field, code: 'required', message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
     return undefined;
   }
-  const match = INSTANT.exec(value);
-  const at = match && exists(match) ? new Date(value) : undefined;
-  if (!at || Number.isNaN(at.getTime())) {
+  // a date or time that does not exist, an offset outside -12:00 to +14:00: refused, not read as another
+  const at = parseInstant(value);
+  if (!at) {
     errors.push({
       field,
       code: 'invalid_format',
-      message: 'must be an ISO 8601 instant with its offset, such as 2026-12-01T06:00Z',
+      message: 'must be an ISO 8601 instant with its offset (-12:00 to +14:00), such as 2026-12-01T06:00Z',
     });
     return undefined;
   }

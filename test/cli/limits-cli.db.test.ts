@@ -409,6 +409,40 @@ describe('parasol sales', () => {
     );
     assert.equal(noSuchDay.code, 1);
     assert.match(noSuchDay.err, /--from: must be an ISO 8601 instant/);
+    // 24:00 and an offset no zone has (the platform's -12:00 to +14:00) are typos, not instants
+    for (const from of [`${year}-03-01T24:00Z`, `${year}-03-01T00:00-13:00`, `${year}-03-01T00:00+14:60`]) {
+      const typo = await cli(
+        'sales',
+        'suspend',
+        '--airport',
+        'ORY',
+        '--from',
+        from,
+        '--until',
+        `${year}-03-31T00:00Z`,
+        '--reason',
+        'x',
+      );
+      assert.equal(typo.code, 1, from);
+      assert.match(typo.err, /--from: must be an ISO 8601 instant/, from);
+    }
+    const offset = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airport',
+      'ORY',
+      '--from',
+      `${year}-03-01T00:00:30.5+14:00`,
+      '--until',
+      `${year}-03-31T00:00-12:00`,
+      '--reason',
+      `offsets ${crypto.randomUUID()}`,
+    );
+    assert.equal(offset.stopSale.startsAt, `${year}-02-28T10:00:30.500Z`, 'the offset applied, seconds kept');
+    assert.equal(offset.stopSale.endsAt, `${year}-03-31T12:00:00.000Z`);
+    await json('sales', 'resume', offset.stopSale.id);
     // one flight and a period: which would apply? Refused rather than one silently ignored
     const both = await cli(
       'sales',
