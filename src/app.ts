@@ -9,6 +9,7 @@ import {
   PRICING,
   QuoteCounter,
   singleModelSource,
+  TIME_RULES,
   type RiskModel,
   type RiskModelSource,
 } from './flight/index.ts';
@@ -176,6 +177,7 @@ async function assembleApp(
   const limits = new LimitsSnapshot(database.db, {
     now,
     maxPassengers: PRICING.maxPassengers,
+    maxAheadDays: TIME_RULES.maxAheadDays,
     defaultCapMajor: config.flightCapDefault,
     onError: (err) => app.log.warn({ err }, 'could not refresh the limits snapshot'),
   });

@@ -2,9 +2,12 @@ import { Option } from 'commander';
 import {
   highestExposures,
   listCaps,
+  countStopSales,
   listStopSales,
+  readCap,
   resumeSales,
   setCap,
+  STOP_SALES_LISTED,
   stopSaleScopeText,
   suspendSales,
   type StopSale,
@@ -12,7 +15,7 @@ import {
 import { ENVIRONMENTS } from '../partners/index.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, formatMoney } from '../platform/money.ts';
+import { formatMoney } from '../platform/money.ts';
 import { table, when, type CommandKit } from './kit.ts';
 
 /**
@@ -98,11 +101,8 @@ export function limitsCommands(
   ).action(
     run(
       async (env: string, currencyText: string, amountText: string) => {
-        const currency = currencyText.trim().toUpperCase();
-        const errors: FieldError[] = [];
-        const amount = amountOrError(amountText, currency, '/amount', errors);
-        if (errors.length > 0) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
-        const cap = await setCap(db, actor, { environment: env, currency, amount }, defaultCapMajor);
+        const read = readCap({ environment: env, currency: currencyText, amount: amountText });
+        const cap = await setCap(db, actor, read, defaultCapMajor);
         return {
           data: { cap: { environment: cap.environment, currency: cap.currency, amount: cap.amount } },
           lines: [`Cap per flight in ${cap.environment}, ${cap.currency}: ${formatMoney(cap.amount, cap.currency)}.`],
@@ -233,11 +233,15 @@ export function limitsCommands(
             now(),
           );
           return {
-            data: { stopSale: stopSaleJson(stop) },
-            lines: [
-              `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}.`,
-              'A running server applies it to quotes within 2 s, to subscriptions at once.',
-            ],
+            data: { stopSale: stopSaleJson(stop), alreadySuspended: stop.alreadySuspended },
+            lines: stop.alreadySuspended
+              ? [
+                  `Already suspended: stop-sale ${stop.id} (${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}) is in force with this reason. Nothing changed.`,
+                ]
+              : [
+                  `Suspended sales ${stop.id}: ${stopSaleScopeText(stop)}, ${stop.environment ?? 'all environments'}, departures ${when(stop.startsAt)} to ${when(stop.endsAt)}.`,
+                  'A running server applies it to quotes within 2 s, to subscriptions at once.',
+                ],
           };
         },
         names,
@@ -247,15 +251,18 @@ export function limitsCommands(
   leaf(
     sales,
     'list',
-    'List the stop-sales in force (--all: every one, resumed and past included)',
+    'List the stop-sales in force (--all: resumed and past ones too); at most 1,000, saying how many more',
     'parasol sales list',
   )
     .option('--all', 'also resumed and past stop-sales')
     .action(
       run(async (options: { all?: boolean }) => {
-        const stops = await listStopSales(db, { now: now(), all: options.all === true });
+        const scope = { now: now(), all: options.all === true };
+        const stops = await listStopSales(db, scope);
+        // capped: say how many were left out (with --all, the oldest; else those starting last)
+        const more = stops.length < STOP_SALES_LISTED ? 0 : (await countStopSales(db, scope)) - stops.length;
         return {
-          data: { stopSales: stops.map(stopSaleJson) },
+          data: { stopSales: stops.map(stopSaleJson), more },
           lines: stops.length
             ? table(
                 ['ID', 'ENV', 'SCOPE', 'DEPARTURES FROM', 'UNTIL', 'STATE', 'REASON'],
@@ -268,6 +275,8 @@ export function limitsCommands(
                   s.resumedAt ? `resumed ${when(s.resumedAt)}` : s.endsAt <= now() ? 'past' : 'in force',
                   s.reason,
                 ]),
+              ).concat(
+                more > 0 ? [`… and ${more} more (${options.all ? 'older' : 'starting later'}), not listed.`] : [],
               )
             : ['No stop-sale in force.'],
         };

@@ -147,6 +147,7 @@ export async function cancelPart(
     coverage: before.coverage as Coverage,
     passengers: leaving.exposurePassengers,
     legs: leaving.exposureLegs.map(exposureLeg),
+    legsStay: leaving.legIds.length === 0, // passengers leave; their legs stay insured
   });
   await audit(trx, {
     actor: caller.actor,

@@ -25,3 +25,4 @@ export { GETTING_STARTED_EXAMPLES } from './schemas.ts';
 export { findContract, findLegs, findVersions } from './contracts-repo.ts';
 export { openBookingReference } from './booking-reference.ts';
 export { versionView, type ContractVersionView } from './contract-versions.ts';
+export { TIME_RULES } from './legs.ts';

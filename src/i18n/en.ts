@@ -389,6 +389,7 @@ export const en = {
   },
   limitsPage: {
     saved: 'Saved. Quotes on other servers see it within 2 s; subscriptions at once.',
+    alreadySuspended: 'Already suspended: a stop-sale with this scope, period and reason is in force. Nothing changed.',
     highestExposure: 'Highest exposure',
     exposureIntro:
       'Upcoming flights by share of their cap; the exposure is the sum of the highest payout of every active contract leg on the flight.',

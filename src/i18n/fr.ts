@@ -401,6 +401,8 @@ export const fr = {
   },
   limitsPage: {
     saved: 'Enregistré. Les devis des autres serveurs le voient sous 2 s\u202f; les souscriptions aussitôt.',
+    alreadySuspended:
+      'Déjà suspendu\u202f: un arrêt des ventes de même portée, période et motif est en vigueur. Rien n’a changé.',
     highestExposure: 'Plus fortes expositions',
     exposureIntro:
       'Vols à venir par part de leur plafond\u202f; l’exposition est la somme de l’indemnité la plus haute de chaque trajet actif assuré sur le vol.',
@@ -660,7 +662,7 @@ export const fr = {
     webhook_endpoint_limit: 'Trop de points de terminaison de webhook.',
     webhook_endpoint_disabled: 'Ce point de terminaison de webhook est désactivé.',
     webhook_delivery_pending: 'Cette livraison est encore en cours\u202f: attendez sa fin.',
-    capacity_exceeded: 'Plus de capacité sur ce vol.',
+    capacity_exceeded: 'Capacité insuffisante sur ce vol pour ces passagers.',
     sales_suspended: 'Les ventes sont suspendues.',
     desk_form_used: 'Ce formulaire a servi à une autre action\u202f: rouvrez la page.',
     claim_settled: 'Ce sinistre est réglé (payé, expiré ou annulé)\u202f: cette action n’est plus possible.',

@@ -404,6 +404,7 @@ export interface Words {
   /** The operator console's limits page (web/admin-limits-view.ts). */
   limitsPage: {
     saved: string;
+    alreadySuspended: string;
     highestExposure: string;
     exposureIntro: string;
     filter: string;

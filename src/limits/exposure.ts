@@ -2,6 +2,7 @@ import { audit } from '../platform/audit.ts';
 import type { Environment } from '../platform/db-schema.ts';
 import { afterCommit, writeTogether, type AlongWrites, type Db, type Executor, type Trx } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
+import { amountOrError, isIsoCurrency } from '../platform/money.ts';
 import { ENVIRONMENTS, type Coverage } from '../partners/index.ts';
 import * as repo from './limits-repo.ts';
 import type { LimitsSnapshot } from './snapshot.ts';
@@ -13,6 +14,7 @@ import {
   maxPayoutPerPassenger,
   type FlightKey,
   type LegToCheck,
+  StopSaleIndex,
 } from './limits.ts';
 
 /**
@@ -59,6 +61,11 @@ const keyOf = (environment: Environment, currency: string, leg: LegToCheck): Fli
  * of them in one statement, with the caller's writes `along`.
  */
 export async function reserveExposure(trx: Trx, request: ReserveRequest): Promise<void> {
+  if (request.legs.length === 0) {
+    // nothing to reserve (no caller sends none); the caller's writes still go
+    await writeTogether(trx, request.along ?? []);
+    return;
+  }
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   const ordered = request.legs
     .map((leg, index) => ({ leg, index, key: keyOf(request.environment, request.currency, leg) }))
@@ -69,6 +76,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
     environment: request.environment,
     currency: request.currency,
     defaultMajor: request.defaultCapMajor,
+    legs: request.legs,
   };
   if (perLeg > 0 && new Set(keys).size === keys.length) {
     // the common case, in one statement (one round trip): stop-sales and cap read, every leg added
@@ -80,7 +88,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
       perLeg,
       request.along,
     );
-    checkStopSales(stops, request.environment, request.legs);
+    checkStopSales(new StopSaleIndex(stops), request.environment, request.legs, '/flights');
     const refused = ordered.find((_, i) => !added.has(keys[i]!));
     if (refused) throw capacityExceeded(refused.leg, refused.index, request.currency, '/flights');
     noteAfterCommit(
@@ -92,7 +100,7 @@ export async function reserveExposure(trx: Trx, request: ReserveRequest): Promis
   }
   await writeTogether(trx, request.along ?? []);
   const { stops, cap } = await repo.stopSalesAndCap(trx, scope);
-  checkStopSales(stops, request.environment, request.legs);
+  checkStopSales(new StopSaleIndex(stops), request.environment, request.legs, '/flights');
   if (perLeg <= 0) return;
   // two legs on the same flight (a round trip on one aircraft's rotation cannot be; a data error can)
   const amounts: { key: FlightKey; amount: number }[] = [];
@@ -112,10 +120,13 @@ function noteAfterCommit(
   if (snapshot && !afterCommit(trx, () => snapshot.noteExposures(exposures))) void snapshot.refresh();
 }
 
-/** A cancelled contract's legs give their exposure back. */
+/**
+ * A cancelled contract's legs give their exposure back — or, with `legsStay`, some of its passengers
+ * leave legs that stay insured (a partial cancellation of passengers): the flights keep counting them.
+ */
 export async function releaseExposure(
   trx: Trx,
-  request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'>,
+  request: Omit<ReserveRequest, 'now' | 'defaultCapMajor'> & { legsStay?: boolean | undefined },
 ): Promise<void> {
   const perLeg = request.passengers * maxPayoutPerPassenger(request.coverage);
   if (perLeg <= 0) return;
@@ -124,7 +135,7 @@ export async function releaseExposure(
     .sort((a, b) => (flightKeyString(a) < flightKeyString(b) ? -1 : 1));
   const amounts: { key: FlightKey; amount: number }[] = [];
   for (const key of ordered) {
-    const amount = await repo.releaseExposure(trx, key, perLeg);
+    const amount = await repo.releaseExposure(trx, key, perLeg, request.legsStay ? 0 : 1);
     if (amount !== undefined) amounts.push({ key, amount });
   }
   noteAfterCommit(trx, request.snapshot, amounts);
@@ -134,7 +145,49 @@ const CURRENCY = /^[A-Z]{3}$/;
 /** Caps above this are refused as typing errors (10^13 minor units: 100 billion euros). */
 export const MAX_CAP = 10_000_000_000_000;
 
-/** Sets the cap per flight of an environment and currency (operator: CLI and console). Audited. */
+/** The environment and currency of a cap, their errors pushed; the currency upper-cased. */
+function capScope(input: { environment: string; currency: string }, errors: FieldError[]): string {
+  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
+    errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
+  const currency = input.currency.trim().toUpperCase();
+  // a cap on a code that is no currency ("ERU" for EUR) would leave the intended currency at its default
+  if (!CURRENCY.test(currency) || !isIsoCurrency(currency))
+    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
+  return currency;
+}
+
+function capAmount(amount: number, errors: FieldError[]): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > MAX_CAP)
+    errors.push({
+      field: '/amount',
+      code: 'out_of_range',
+      message: `must be a whole number of minor units between 1 and ${MAX_CAP}`,
+    });
+}
+
+/**
+ * A cap as an operator types it (CLI and console): the amount in major units of the currency ("1,50"
+ * read as 1.50). The currency is checked first: an amount is read in its minor unit, which a code
+ * that is no currency (a typo: "EUROS", "ERU") does not have — the error names the currency.
+ */
+export function readCap(input: { environment: string; currency: string; amount: string }): {
+  environment: string;
+  currency: string;
+  amount: number;
+} {
+  const errors: FieldError[] = [];
+  const currency = capScope(input, errors);
+  let amount = 0;
+  if (!errors.some((e) => e.field === '/currency')) {
+    const before = errors.length;
+    amount = amountOrError(input.amount, currency, '/amount', errors);
+    if (errors.length === before) capAmount(amount, errors);
+  }
+  if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
+  return { environment: input.environment, currency, amount };
+}
+
+/** Sets the cap per flight of an environment and currency (operator: CLI and console, through readCap). Audited. */
 export async function setCap(
   db: Db,
   actor: string,
@@ -142,17 +195,8 @@ export async function setCap(
   defaultCapMajor?: number,
 ): Promise<repo.Cap> {
   const errors: FieldError[] = [];
-  if (!(ENVIRONMENTS as readonly string[]).includes(input.environment))
-    errors.push({ field: '/environment', code: 'not_allowed', message: `must be one of ${ENVIRONMENTS.join(', ')}` });
-  const currency = input.currency.trim().toUpperCase();
-  if (!CURRENCY.test(currency))
-    errors.push({ field: '/currency', code: 'invalid_format', message: 'must be an ISO 4217 code such as EUR' });
-  if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > MAX_CAP)
-    errors.push({
-      field: '/amount',
-      code: 'out_of_range',
-      message: `must be a whole number of minor units between 1 and ${MAX_CAP}`,
-    });
+  const currency = capScope(input, errors);
+  capAmount(input.amount, errors);
   if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
   const environment = input.environment as Environment;
   await db.transaction().execute(async (trx) => {

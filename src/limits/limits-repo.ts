@@ -7,6 +7,7 @@ import {
   defaultCap,
   flightKeyString,
   type FlightKey,
+  type LegToCheck,
   type StopSaleScope,
 } from './limits.ts';
 
@@ -131,11 +132,23 @@ const flightColumns = (key: FlightKey) => ({
   departure_local: key.departureLocal,
 });
 
-/** Takes `amount` off the flight's exposure (a cancelled leg). Never below zero. Returns the new exposure. */
-export async function releaseExposure(db: Executor, key: FlightKey, amount: number): Promise<number | undefined> {
+/**
+ * Takes `amount` off the flight's exposure, and `legs` (1: a cancelled leg; 0: passengers leaving a
+ * leg that stays insured) off its count of legs. Never below zero. Returns the new exposure.
+ */
+export async function releaseExposure(
+  db: Executor,
+  key: FlightKey,
+  amount: number,
+  legs: 0 | 1 = 1,
+): Promise<number | undefined> {
   const row = await db
     .updateTable('flight_exposure')
-    .set({ amount: sql`GREATEST(amount - ${amount}, 0)`, legs: sql`GREATEST(legs - 1, 0)`, updated_at: sql`now()` })
+    .set({
+      amount: sql`GREATEST(amount - ${amount}, 0)`,
+      legs: sql`GREATEST(legs - ${legs}::int, 0)`,
+      updated_at: sql`now()`,
+    })
     .where((eb) => eb.and(flightColumns(key)))
     .returning('amount')
     .executeTakeFirst();
@@ -308,29 +321,129 @@ export async function insertStopSale(
   return stopSaleOf(row);
 }
 
-/** Stop-sales in force (not resumed) that cover departures after `after`; every one with `all`. */
-export async function listStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<StopSale[]> {
-  let query = db.selectFrom('stop_sales').selectAll();
-  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
-  const rows = await query.orderBy('starts_at').orderBy('created_at').limit(1000).execute();
-  return rows.map(stopSaleOf);
+type StopSaleIdentity = {
+  environment: Environment | null;
+  airline: string | null;
+  airport: string | null;
+  departureAirport: string | null;
+  arrivalAirport: string | null;
+  startsAt: Date;
+  endsAt: Date;
+  reason: string;
+};
+
+/**
+ * Takes, until the transaction ends, a lock on a stop-sale's identity (scope, period and reason): two
+ * identical suspends at once run their check and insert one after the other (findSameStopSale).
+ */
+export async function lockStopSaleIdentity(db: Executor, values: StopSaleIdentity): Promise<void> {
+  const identity = JSON.stringify([
+    values.environment,
+    values.airline,
+    values.airport,
+    values.departureAirport,
+    values.arrivalAirport,
+    values.startsAt.toISOString(),
+    values.endsAt.toISOString(),
+    values.reason,
+  ]);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`stop-sale/${identity}`}, 0))`.execute(db);
+}
+
+/** A stop-sale not resumed with exactly this scope, period and reason (a repeated suspend), if any. */
+export async function findSameStopSale(db: Executor, values: StopSaleIdentity): Promise<StopSale | undefined> {
+  const same = (
+    column: 'environment' | 'airline' | 'airport' | 'departure_airport' | 'arrival_airport',
+    value: string | null,
+  ) => sql<boolean>`${sql.ref(column)} IS NOT DISTINCT FROM ${value}::text`;
+  const row = await db
+    .selectFrom('stop_sales')
+    .selectAll()
+    .where('resumed_at', 'is', null)
+    .where(same('environment', values.environment))
+    .where(same('airline', values.airline))
+    .where(same('airport', values.airport))
+    .where(same('departure_airport', values.departureAirport))
+    .where(same('arrival_airport', values.arrivalAirport))
+    .where('starts_at', '=', values.startsAt)
+    .where('ends_at', '=', values.endsAt)
+    .where('reason', '=', values.reason)
+    .orderBy('created_at')
+    .executeTakeFirst();
+  return row && stopSaleOf(row);
 }
 
 /**
- * What reserving exposure reads first, in one statement (one round trip): the stop-sales in force
- * after `after` (as listStopSales) and the cap of the environment and currency (as findCap).
+ * Stop-sales in force (not resumed) that cover departures after `after` — with `startingBefore`, only
+ * those starting before it (the quote snapshot: departures a quote can name); every one with `all`. By
+ * start. At most `limit` (a listing for people: those in force starting first; with `all`, the
+ * latest, past ones being the history); without, every one (what enforces them: none may be left out).
+ */
+export async function listStopSales(
+  db: Executor,
+  options: { after: Date; startingBefore?: Date | undefined; all?: boolean; limit?: number | undefined },
+): Promise<StopSale[]> {
+  let query = db.selectFrom('stop_sales').selectAll();
+  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  if (options.startingBefore) query = query.where('starts_at', '<', options.startingBefore);
+  const direction = options.all && options.limit !== undefined ? 'desc' : 'asc';
+  query = query.orderBy('starts_at', direction).orderBy('created_at', direction);
+  const rows = await (options.limit === undefined ? query : query.limit(options.limit)).execute();
+  if (direction === 'desc') rows.reverse();
+  return rows.map(stopSaleOf);
+}
+
+/** How many stop-sales listStopSales would list without a limit. */
+export async function countStopSales(db: Executor, options: { after: Date; all?: boolean }): Promise<number> {
+  let query = db.selectFrom('stop_sales').select((eb) => eb.fn.countAll<string>().as('n'));
+  if (!options.all) query = query.where('resumed_at', 'is', null).where('ends_at', '>', options.after);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}
+
+/**
+ * For each leg, the stop-sale in force covering it that starts first, if any: a statement narrowed
+ * by the leg's environment, airline, airports and departure, stopping at the first match (what a
+ * subscription reads in its transaction: a handful of rows, however many stop-sales there are).
+ */
+const coveringStopSales = (after: Date, environment: Environment, legs: readonly LegToCheck[]) => sql`
+  SELECT st.* FROM (VALUES ${sql.join(
+    legs.map(
+      (leg, n) =>
+        sql`(${n}::int, ${leg.airline}::text, ${leg.departureAirport}::text, ${leg.arrivalAirport}::text, ${leg.departureAt}::timestamptz)`,
+    ),
+  )}) AS leg (n, airline, departure_airport, arrival_airport, departure_at)
+  CROSS JOIN LATERAL (
+    SELECT * FROM stop_sales s
+    WHERE s.resumed_at IS NULL AND s.ends_at > ${after}
+      AND (s.environment IS NULL OR s.environment = ${environment})
+      AND (s.airline IS NULL OR s.airline = leg.airline)
+      AND (s.airport IS NULL OR s.airport = leg.departure_airport OR s.airport = leg.arrival_airport)
+      AND (s.departure_airport IS NULL
+        OR (s.departure_airport = leg.departure_airport AND s.arrival_airport = leg.arrival_airport))
+      AND s.starts_at <= leg.departure_at AND s.ends_at > leg.departure_at
+    ORDER BY s.starts_at, s.created_at
+    LIMIT 1
+  ) AS st`;
+
+/**
+ * What reserving exposure reads first, in one statement (one round trip): for each leg the
+ * stop-sale in force covering it, if any (coveringStopSales), and the cap of the environment and
+ * currency (as findCap).
  */
 export async function stopSalesAndCap(
   db: Executor,
-  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+  options: {
+    after: Date;
+    environment: Environment;
+    currency: string;
+    defaultMajor?: number | undefined;
+    legs: readonly LegToCheck[];
+  },
 ): Promise<{ stops: StopSale[]; cap: number }> {
   const result = await sql<Omit<StopSaleRow, 'id'> & { id: string | null; cap: number | string | null }>`
     SELECT (SELECT amount FROM exposure_caps WHERE environment = ${options.environment} AND currency = ${options.currency}) AS cap, s.*
     FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (
-      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-      ORDER BY starts_at, created_at LIMIT 1000
-    ) AS s ON true
+    LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const cap = result.rows[0]?.cap;
   return {
@@ -340,8 +453,8 @@ export async function stopSalesAndCap(
 }
 
 /**
- * Reserving exposure in one statement (one round trip): reads the stop-sales in force after `after`
- * (as listStopSales) and the cap of the environment and currency (as findCap), and adds `amount` to
+ * Reserving exposure in one statement (one round trip): reads, for each leg, the stop-sale in force
+ * covering it if any (coveringStopSales) and the cap of the environment and currency (as findCap), and adds `amount` to
  * each flight's exposure unless that would pass the cap (as addExposure, each flight: in the order
  * given — callers pass them in key order, so two subscriptions over the same flights never
  * deadlock — keys distinct). The caller checks the stop-sales after the fact and, if one covers a leg, throws: its
@@ -349,7 +462,13 @@ export async function stopSalesAndCap(
  */
 export async function reserveInOneStatement(
   db: Executor,
-  options: { after: Date; environment: Environment; currency: string; defaultMajor?: number | undefined },
+  options: {
+    after: Date;
+    environment: Environment;
+    currency: string;
+    defaultMajor?: number | undefined;
+    legs: readonly LegToCheck[];
+  },
   flights: readonly { key: FlightKey; departureAt: Date }[],
   amount: number,
   writes: AlongWrites = [],
@@ -390,10 +509,7 @@ export async function reserveInOneStatement(
         a.arrival_airport, a.departure_local, a.amount)) FROM added a) AS added,
       ${along.selectPrefix}s.*
     FROM (SELECT 1) AS one
-    LEFT JOIN LATERAL (
-      SELECT * FROM stop_sales WHERE resumed_at IS NULL AND ends_at > ${options.after}
-      ORDER BY starts_at, created_at LIMIT 1000
-    ) AS s ON true
+    LEFT JOIN LATERAL (${coveringStopSales(options.after, options.environment, options.legs)}) AS s ON true
     ORDER BY s.starts_at, s.created_at`.execute(db);
   const first = result.rows[0]!;
   along.report(first);

@@ -115,15 +115,64 @@ export function stopSaleScopeText(
   return parts.join(', ');
 }
 
-/** Throws 409 sales_suspended naming the leg when a stop-sale covers it. */
+/**
+ * Stop-sales indexed by what a leg can be looked up by: each under its environment (or all) and its
+ * most selective scope — its airline, else its route, else its airport. A leg's look-up reads the
+ * few buckets its environment, airline, route and airports name (8 map reads), never every stop-sale.
+ */
+export class StopSaleIndex {
+  private readonly buckets = new Map<string, StopSaleScope[]>();
+  readonly size: number;
+
+  constructor(stops: readonly StopSaleScope[]) {
+    this.size = stops.length;
+    for (const stop of stops) {
+      const scope = stop.airline
+        ? `airline|${stop.airline}`
+        : stop.departureAirport
+          ? `route|${stop.departureAirport}|${stop.arrivalAirport}`
+          : `airport|${stop.airport}`;
+      const key = `${stop.environment ?? '*'}|${scope}`;
+      const bucket = this.buckets.get(key);
+      if (bucket) bucket.push(stop);
+      else this.buckets.set(key, [stop]);
+    }
+  }
+
+  /** The stop-sale covering this leg that starts first, if any. */
+  find(environment: Environment, leg: LegToCheck): StopSaleScope | undefined {
+    if (this.size === 0) return undefined;
+    let found: StopSaleScope | undefined;
+    for (const env of [environment, '*']) {
+      for (const scope of [
+        `airline|${leg.airline}`,
+        `route|${leg.departureAirport}|${leg.arrivalAirport}`,
+        `airport|${leg.departureAirport}`,
+        `airport|${leg.arrivalAirport}`,
+      ]) {
+        for (const stop of this.buckets.get(`${env}|${scope}`) ?? []) {
+          if (stopSaleMatches(stop, environment, leg) && (!found || stop.startsAt < found.startsAt)) found = stop;
+        }
+      }
+    }
+    return found;
+  }
+}
+
+/**
+ * Throws 409 sales_suspended naming the leg when a stop-sale covers it: its pointer in the request,
+ * `/flights/N` at /subscribe (as `capacityExceeded`), `/departureDateTime` or
+ * `/returnDepartureDateTime` at /getPrice.
+ */
 export function checkStopSales(
-  stops: readonly StopSaleScope[],
+  stops: StopSaleIndex,
   environment: Environment,
   legs: readonly LegToCheck[],
+  detailField: '/flights' | '/departureDateTime' = '/departureDateTime',
 ): void {
-  if (stops.length === 0) return;
+  if (stops.size === 0) return;
   legs.forEach((leg, index) => {
-    const stop = stops.find((s) => stopSaleMatches(s, environment, leg));
+    const stop = stops.find(environment, leg);
     if (stop) {
       throw new DomainError(
         'sales_suspended',
@@ -131,7 +180,7 @@ export function checkStopSales(
         {
           errors: [
             {
-              field: index === 0 ? '/departureDateTime' : '/returnDepartureDateTime',
+              field: legField(index, detailField),
               code: 'invalid',
               message: 'sales are suspended for this flight',
             },
@@ -142,19 +191,25 @@ export function checkStopSales(
   });
 }
 
+/** Where leg `index` is in the request: `/flights/N` (subscribe), else the quote's departure fields. */
+const legField = (index: number, detailField: '/flights' | '/departureDateTime'): string =>
+  detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
+
 export function capacityExceeded(
   leg: LegToCheck,
   index: number,
   currency: string,
   detailField: '/flights' | '/departureDateTime',
 ): DomainError {
-  const field =
-    detailField === '/flights' ? `/flights/${index}` : index === 0 ? '/departureDateTime' : '/returnDepartureDateTime';
+  const field = legField(index, detailField);
   return new DomainError(
     'capacity_exceeded',
-    `The platform cannot insure more on flight ${legName(leg)}: its capacity (${currency}) is used up.`,
+    // true for a quote, a subscription and a flight change, one passenger or nine: "used up" would be
+    // false when fewer passengers fit, "fewer may fit" false when the flight is full or for one
+    // passenger; the amounts stay untold (every partner's contracts share the flight)
+    `The platform cannot insure these passengers on flight ${legName(leg)}: what is left of its capacity (${currency}) is less than the most they could be paid on it. What is left is not disclosed: every partner's contracts share it.`,
     {
-      errors: [{ field, code: 'invalid', message: 'no capacity left on this flight' }],
+      errors: [{ field, code: 'invalid', message: 'not enough capacity left on this flight for this quote' }],
     },
   );
 }

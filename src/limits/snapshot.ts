@@ -9,7 +9,7 @@ import {
   largestPolicyExposure,
   type FlightKey,
   type LegToCheck,
-  type StopSaleScope,
+  StopSaleIndex,
 } from './limits.ts';
 
 /** How often each process reloads the snapshot from the database (docs/limits.md: the staleness window). */
@@ -23,10 +23,11 @@ interface Snapshot {
   thresholds: Map<string, number>;
   /** Upcoming flights whose remaining capacity may be below the largest possible policy: key → exposure. */
   nearFull: Map<string, number>;
-  stops: StopSaleScope[];
+  /** The stop-sales in force on departures a quote can name, by environment, airline, route and airport. */
+  stops: StopSaleIndex;
 }
 
-const EMPTY: Snapshot = { caps: new Map(), thresholds: new Map(), nearFull: new Map(), stops: [] };
+const EMPTY: Snapshot = { caps: new Map(), thresholds: new Map(), nearFull: new Map(), stops: new StopSaleIndex([]) };
 
 /**
  * What /getPrice knows of the limits without a database round trip: the caps, the upcoming flights
@@ -51,6 +52,11 @@ export class LimitsSnapshot {
       maxPassengers: number;
       onError?: (error: unknown) => void;
       defaultCapMajor?: number | undefined;
+      /**
+       * How far ahead a departure can be quoted (flight's TIME_RULES.maxAheadDays): stop-sales of
+       * departures beyond (and a day more: the snapshot is a few seconds old) are not loaded.
+       */
+      maxAheadDays?: number | undefined;
     },
   ) {}
 
@@ -95,7 +101,10 @@ export class LimitsSnapshot {
     const [capRows, currencies, stops] = await Promise.all([
       repo.listCapRows(this.db),
       repo.agreementCurrencies(this.db),
-      repo.listStopSales(this.db, { after: now }),
+      repo.listStopSales(this.db, {
+        after: now,
+        startingBefore: new Date(now.getTime() + ((this.options.maxAheadDays ?? 365) + 1) * 86_400_000),
+      }),
     ]);
     const caps = new Map(capRows.map((c) => [`${c.environment}|${c.currency}`, c.amount]));
     // a flight can refuse a quote only when its remaining capacity is below the largest policy: load those
@@ -118,7 +127,7 @@ export class LimitsSnapshot {
       caps,
       thresholds: new Map([...thresholds].map(([key, t]) => [key, t.atLeast])),
       nearFull,
-      stops,
+      stops: new StopSaleIndex(stops),
     };
   }
 
@@ -144,7 +153,7 @@ export class LimitsSnapshot {
 
   /**
    * Throws 409 sales_suspended or capacity_exceeded (naming the leg) when the quote could not be
-   * subscribed as far as this snapshot knows. Costs a map lookup per leg when nothing is near full.
+   * subscribed as far as this snapshot knows. Costs a few map look-ups per leg (stop-sales, near-full flights).
    */
   checkQuote(environment: Environment, currency: string, legs: readonly LegToCheck[], perLegExposure: number): void {
     const snapshot = this.current;

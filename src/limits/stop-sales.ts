@@ -4,13 +4,15 @@ import type { Db, Executor } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { maskPersonalDataIn } from '../platform/personal-text.ts';
 import { ENVIRONMENTS } from '../partners/index.ts';
-import { parseDeparture, requireAirline, requireAirport } from '../reference/index.ts';
+import { parseDeparture, parseInstant, requireAirline, requireAirport } from '../reference/index.ts';
 import * as repo from './limits-repo.ts';
 
 /**
  * Stop-sales (docs/limits.md): the operator suspends sales for an airline, an airport, a route of
  * an airline or one flight, for the departures of a period, in one environment or all. Quotes and
  * subscriptions of a covered leg answer 409 sales_suspended until the period ends or sales resume.
+ * Suspending again what is suspended (same scope, period and reason) answers the stop-sale in force,
+ * `alreadySuspended`, and audits nothing.
  */
 
 export interface SuspendInput {
@@ -29,19 +31,18 @@ export interface SuspendInput {
   reason: string;
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
-
 function instant(value: string | undefined, field: string, errors: FieldError[]): Date | undefined {
   if (value === undefined || value === '') {
     errors.push({ field, code: 'required', message: 'is required (an ISO 8601 instant such as 2026-12-01T06:00Z)' });
     return undefined;
   }
-  const at = INSTANT.test(value) ? new Date(value) : undefined;
-  if (!at || Number.isNaN(at.getTime())) {
+  // a date or time that does not exist, an offset outside -12:00 to +14:00: refused, not read as another
+  const at = parseInstant(value);
+  if (!at) {
     errors.push({
       field,
       code: 'invalid_format',
-      message: 'must be an ISO 8601 instant with its offset, such as 2026-12-01T06:00Z',
+      message: 'must be an ISO 8601 instant with its offset (-12:00 to +14:00), such as 2026-12-01T06:00Z',
     });
     return undefined;
   }
@@ -60,7 +61,12 @@ function code<T>(read: () => T, errors: FieldError[]): T | null {
   }
 }
 
-export async function suspendSales(db: Db, actor: string, input: SuspendInput, now: Date): Promise<repo.StopSale> {
+export async function suspendSales(
+  db: Db,
+  actor: string,
+  input: SuspendInput,
+  now: Date,
+): Promise<repo.StopSale & { alreadySuspended: boolean }> {
   const errors: FieldError[] = [];
   const env =
     input.environment === undefined || input.environment === '' || input.environment === 'all'
@@ -98,6 +104,13 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     // one flight: the airline's route at that local departure, i.e. the departures of that minute
     if (!input.airline || !input.departureAirport)
       errors.push({ field: '/departureLocal', code: 'required', message: 'a flight needs its airline and route' });
+    // one flight's period is its departure minute: a period given too would be silently ignored
+    if (input.startsAt || input.endsAt)
+      errors.push({
+        field: input.startsAt ? '/startsAt' : '/endsAt',
+        code: 'not_allowed',
+        message: 'one flight (its local departure) or a period of departures, not both',
+      });
     if (from) {
       const departure = code(() => parseDeparture(input.departureLocal!, from, '/departureLocal'), errors);
       if (departure) {
@@ -115,21 +128,29 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
     errors.push({ field: '/endsAt', code: 'out_of_range', message: 'is in the past' });
   // an operator's free text: the personal data it may quote is masked (platform/personal-text.ts)
   const reason = maskPersonalDataIn(input.reason.trim());
-  if (reason.length < 1 || reason.length > 500)
+  if (reason.length === 0)
+    errors.push({ field: '/reason', code: 'required', message: 'is required: why, for partners (the 409 detail)' });
+  else if (reason.length > 500)
     errors.push({ field: '/reason', code: 'too_long', message: 'must be 1 to 500 characters' });
   if (errors.length) throw new DomainError('validation_failed', 'The stop-sale is not valid.', { errors });
+  const values = {
+    environment: env as Environment | null,
+    airline,
+    airport,
+    departureAirport: from,
+    arrivalAirport: to,
+    startsAt: startsAt!,
+    endsAt: endsAt!,
+    reason,
+  };
   return db.transaction().execute(async (trx) => {
-    const stop = await repo.insertStopSale(trx, {
-      environment: env as Environment | null,
-      airline,
-      airport,
-      departureAirport: from,
-      arrivalAirport: to,
-      startsAt: startsAt!,
-      endsAt: endsAt!,
-      reason,
-      createdBy: actor,
-    });
+    // a form sent twice, a command run again: the stop-sale in force, not a second one that resuming
+    // the first would leave in force. Two at once (READ COMMITTED: neither would see the other's
+    // insert) queue on a lock on this stop-sale's identity, so the second finds the first's row.
+    await repo.lockStopSaleIdentity(trx, values);
+    const same = await repo.findSameStopSale(trx, values);
+    if (same) return { ...same, alreadySuspended: true };
+    const stop = await repo.insertStopSale(trx, { ...values, createdBy: actor });
     await audit(trx, {
       actor,
       environment: stop.environment,
@@ -146,7 +167,7 @@ export async function suspendSales(db: Db, actor: string, input: SuspendInput, n
         reason,
       },
     });
-    return stop;
+    return { ...stop, alreadySuspended: false };
   });
 }
 
@@ -174,6 +195,15 @@ export async function resumeSales(db: Db, actor: string, id: string, now: Date):
   });
 }
 
+/** At most this many stop-sales are listed (`listStopSales`); `countStopSales` tells how many there are. */
+export const STOP_SALES_LISTED = 1000;
+
 export async function listStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<repo.StopSale[]> {
-  return repo.listStopSales(db, { after: options.now, all: options.all ?? false });
+  // a listing for the operator: quotes and subscriptions read every stop-sale in force, whatever their number
+  return repo.listStopSales(db, { after: options.now, all: options.all ?? false, limit: STOP_SALES_LISTED });
+}
+
+/** How many stop-sales `listStopSales` would list without its limit (to say how many it left out). */
+export function countStopSales(db: Executor, options: { now: Date; all?: boolean }): Promise<number> {
+  return repo.countStopSales(db, { after: options.now, all: options.all ?? false });
 }

@@ -3,4 +3,4 @@ export { findAirline } from './airlines.ts';
 export { findAirport } from './airports.ts';
 export { normaliseFlightNumber } from './flight-designators.ts';
 export { ZIP_CODE_PATTERN, findZipCode, matchCity, warmPostalCodes } from './postal-codes.ts';
-export { parseDeparture, requireAirline, requireAirport } from './validate.ts';
+export { parseDeparture, parseInstant, requireAirline, requireAirport } from './validate.ts';

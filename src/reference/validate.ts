@@ -30,6 +30,24 @@ export function requireAirline(code: string, field: string): string {
   return airline.iata;
 }
 
+const INSTANT = /^\d{4}-\d{2}-\d{2}T(\d{2}):(\d{2})(:\d{2}(\.\d{1,3})?)?(Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Reads an instant given with its offset ('2026-12-01T06:00Z', '…T06:00+01:00'), with Luxon: a date or
+ * time that does not exist (30 February, 24:00) and an offset outside -12:00 to +14:00 are refused,
+ * not read as another instant. Undefined when it is none (the caller names the field and the format).
+ */
+export function parseInstant(value: string): Date | undefined {
+  const match = INSTANT.exec(value);
+  if (!match || Number(match[1]) > 23) return undefined;
+  if (match[6] !== undefined) {
+    const minutes = (match[6] === '-' ? -1 : 1) * (Number(match[7]) * 60 + Number(match[8]));
+    if (Number(match[8]) > 59 || minutes < OFFSET_MINUTES.min || minutes > OFFSET_MINUTES.max) return undefined;
+  }
+  const dt = DateTime.fromISO(value, { setZone: true });
+  return dt.isValid ? dt.toJSDate() : undefined;
+}
+
 /**
  * Reads a departure time given as local wall-clock time ('YYYY-MM-DDTHH:mm') or with an explicit
  * offset, at an airport. Local times that do not exist (the hour skipped when clocks go forward)

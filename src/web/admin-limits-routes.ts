@@ -1,9 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { highestExposures, listCaps, listStopSales, resumeSales, setCap, suspendSales } from '../limits/index.ts';
+import {
+  highestExposures,
+  listCaps,
+  listStopSales,
+  readCap,
+  resumeSales,
+  setCap,
+  suspendSales,
+} from '../limits/index.ts';
 import type { Environment } from '../partners/index.ts';
-import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError } from '../platform/money.ts';
+import { DomainError } from '../platform/errors.ts';
 import { limitsPage, type LimitsView } from './admin-limits-view.ts';
 import { sessionActor } from './sessions.ts';
 import {
@@ -25,8 +32,8 @@ import {
  */
 const LimitsQuery = Type.Object({
   env: EnvironmentQuery.properties.env,
-  /** `done=1`: the redirect after a change. */
-  done: Type.Optional(Type.Literal('1')),
+  /** `done=1`: the redirect after a change; `done=already`: after a suspend of what was suspended. */
+  done: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('already')])),
 });
 
 export function adminLimits(deps: WebDeps): FastifyPluginAsync {
@@ -41,6 +48,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
           200,
           limitsPage(contextOf(request, 'admin'), await loadLimits(deps, request.query.env), {
             done: request.query.done === '1',
+            alreadySuspended: request.query.done === 'already',
           }),
         ),
     );
@@ -48,13 +56,14 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
     /** Runs an operator change; the quote snapshot of this process reloads at once (others within 2 s). */
     const change = (
       path: string,
-      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void>,
+      /** 'already': nothing changed (a suspend of what was suspended). */
+      run: (request: FastifyRequest<{ Params: { id?: string }; Body: FormBody }>) => Promise<void | 'already'>,
     ) =>
       app.post<{ Params: { id?: string }; Body: FormBody }>(path, async (request, reply: FastifyReply) => {
         try {
-          await run(request);
+          const outcome = await run(request);
           await deps.flight.limits?.refresh();
-          return reply.redirect('/admin/limits?done=1', 303);
+          return reply.redirect(`/admin/limits?done=${outcome === 'already' ? 'already' : '1'}`, 303);
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           const problems = problemLines(error, langOf(request));
@@ -67,31 +76,28 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
       });
 
     change('/admin/limits/caps', async (request) => {
-      const currency = field(request.body, 'currency', 3).toUpperCase();
-      // in major units, as typed: "1.50" or, from a French operator, "1,50"
-      const errors: FieldError[] = [];
-      const amount = amountOrError(field(request.body, 'amount', 20), currency, '/amount', errors);
-      if (errors.length) throw new DomainError('validation_failed', 'The cap is not valid.', { errors });
-      await setCap(
-        deps.db,
-        actor(request),
-        { environment: field(request.body, 'environment', 20), currency, amount },
-        deps.config.flightCapDefault,
-      );
+      // the currency longer than 3 letters is refused, not cut; the amount in major units, as typed
+      const cap = readCap({
+        environment: field(request.body, 'environment', 20),
+        currency: field(request.body, 'currency', 10),
+        amount: field(request.body, 'amount', 20),
+      });
+      await setCap(deps.db, actor(request), cap, deps.config.flightCapDefault);
     });
 
     change('/admin/limits/stop-sales', async (request) => {
       const b = request.body;
       const optional = (name: string, max: number) => field(b, name, max) || undefined;
-      await suspendSales(
+      // codes longer than they can be are refused by suspendSales, not cut (LFPGX is not LFPG)
+      const stop = await suspendSales(
         deps.db,
         actor(request),
         {
           environment: optional('environment', 20),
-          airline: optional('airline', 3),
-          airport: optional('airport', 4),
-          departureAirport: optional('departureAirport', 4),
-          arrivalAirport: optional('arrivalAirport', 4),
+          airline: optional('airline', 20),
+          airport: optional('airport', 20),
+          departureAirport: optional('departureAirport', 20),
+          arrivalAirport: optional('arrivalAirport', 20),
           departureLocal: optional('departureLocal', 20),
           startsAt: optional('startsAt', 40),
           endsAt: optional('endsAt', 40),
@@ -99,6 +105,7 @@ export function adminLimits(deps: WebDeps): FastifyPluginAsync {
         },
         deps.now(),
       );
+      return stop.alreadySuspended ? 'already' : undefined;
     });
 
     change('/admin/limits/stop-sales/:id/resume', async (request) => {

@@ -17,7 +17,7 @@ export interface LimitsView {
 export function limitsPage(
   ctx: PageContext,
   { environment, caps, flights, stops }: LimitsView,
-  outcome: { problems?: string[]; done?: boolean },
+  outcome: { problems?: string[]; done?: boolean; alreadySuspended?: boolean },
 ): string {
   const w = t(ctx.lang);
   const l = w.limitsPage;
@@ -31,6 +31,7 @@ export function limitsPage(
     html`<h1>${w.nav.limits}</h1>
 ${outcome.problems?.length ? html`<div class="alert" role="alert"><ul>${outcome.problems.map((p) => html`<li>${p}</li>`)}</ul></div>` : ''}
 ${outcome.done ? html`<p role="status">${l.saved}</p>` : ''}
+${outcome.alreadySuspended ? html`<p role="status">${l.alreadySuspended}</p>` : ''}
 <section class="card"><h2>${l.highestExposure}</h2>
 <p>${l.exposureIntro} ${label(ctx.lang, l.filter)} <a href="/admin/limits"${environment ? '' : html` aria-current="true"`}>${w.all}</a>${ENVIRONMENTS.map((e) => html` · <a href="/admin/limits?env=${e}"${environment === e ? html` aria-current="true"` : ''}>${e}</a>`)}</p>
 ${

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { suspendSales } from '../../src/limits/index.ts';
 import { addExposure } from '../../src/limits/limits-repo.ts';
-import { openTestDatabase, runCliOn, testConfig } from '../helper.ts';
+import { openTestDatabase, runCliOn, testConfig, usingPostgres } from '../helper.ts';
 
 /**
  * `parasol limits …` and `parasol sales …` through runCliOn. Caps are set on (preproduction, NOK), a
@@ -63,6 +65,16 @@ describe('parasol limits', () => {
     assert.match(run.err, /<amount>/);
     const zero = await cli('limits', 'set-cap', 'preproduction', 'NOK', '0');
     assert.equal(zero.code, 1);
+    // a typing error on the currency would leave the intended one at its default
+    const typo = await cli('limits', 'set-cap', 'preproduction', 'NKO', '10.00');
+    assert.equal(typo.code, 1);
+    assert.match(typo.err, /<currency>/);
+    for (const code of ['EUROS', 'EU', '']) {
+      const malformed = await cli('limits', 'set-cap', 'preproduction', code, '10.00');
+      assert.equal(malformed.code, 1, code);
+      assert.match(malformed.err, /<currency>/, `${code}: the currency is named`);
+      assert.doesNotMatch(malformed.err, /<amount>/, `${code}: not the amount`);
+    }
     const env = await cli('limits', 'set-cap', 'staging', 'NOK', '10.00');
     assert.equal(env.code, 1);
     assert.match(env.err, /<env>/);
@@ -170,6 +182,42 @@ describe('parasol sales', () => {
     assert.equal(stopSale.departureAirport, 'OSL');
     assert.equal(stopSale.arrivalAirport, 'CPH');
     assert.equal(stopSale.startsAt, from);
+    // the same command run again (a retry): the same stop-sale, not a second one resuming would leave
+    const again = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'SK',
+      '--route',
+      'OSL-CPH',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'ATC strike',
+    );
+    assert.equal(again.stopSale.id, stopSale.id);
+    assert.equal(again.alreadySuspended, true);
+    const told = await cli(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airline',
+      'SK',
+      '--route',
+      'OSL-CPH',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'ATC strike',
+    );
+    assert.match(told.out, new RegExp(`Already suspended: stop-sale ${stopSale.id} .*Nothing changed`));
     const listed = await json('sales', 'list');
     assert.ok(listed.stopSales.some((s: { id: string }) => s.id === stopSale.id));
     assert.match(
@@ -196,6 +244,72 @@ describe('parasol sales', () => {
     assert.deepEqual(
       audit.map((a) => a.action),
       ['created', 'resumed'],
+    );
+  });
+
+  it(
+    'two identical suspends at once make one stop-sale (PostgreSQL)',
+    { skip: usingPostgres ? false : 'PGlite runs one transaction at a time' },
+    async () => {
+      const input = {
+        environment: 'preproduction',
+        airport: 'TRD',
+        startsAt: new Date(NOW.getTime() + 60 * 86_400_000).toISOString(),
+        endsAt: new Date(NOW.getTime() + 61 * 86_400_000).toISOString(),
+        reason: `form sent twice ${crypto.randomUUID()}`,
+      };
+      // connections open beforehand, so that the suspends run side by side rather than one opening its own
+      await Promise.all(Array.from({ length: 5 }, () => sql`SELECT pg_sleep(0.05)`.execute(db)));
+      const stops = await Promise.all(Array.from({ length: 5 }, () => suspendSales(db, 'operator:test', input, NOW)));
+      assert.equal(new Set(stops.map((s) => s.id)).size, 1, 'every suspend answers the first one’s stop-sale');
+      const rows = await db.selectFrom('stop_sales').select('id').where('reason', '=', input.reason).execute();
+      assert.equal(rows.length, 1, 'one stop-sale in the table');
+    },
+  );
+
+  it('lists with --all the latest 1,000 stop-sales, not the oldest', async () => {
+    const year = 86_400_000 * 365;
+    await db
+      .insertInto('stop_sales')
+      .values(
+        Array.from({ length: 1000 }, (_, i) => ({
+          environment: 'preproduction' as const,
+          airport: 'BGO',
+          starts_at: new Date(NOW.getTime() - 3 * year + i * 60_000),
+          ends_at: new Date(NOW.getTime() - 2 * year),
+          reason: 'long past',
+          created_by: 'operator:test',
+        })),
+      )
+      .execute();
+    const from = new Date(NOW.getTime() + 50 * 86_400_000).toISOString();
+    const until = new Date(NOW.getTime() + 51 * 86_400_000).toISOString();
+    const { stopSale } = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airport',
+      'BGO',
+      '--from',
+      from,
+      '--until',
+      until,
+      '--reason',
+      'the latest',
+    );
+    const { stopSales } = await json('sales', 'list', '--all');
+    assert.equal(stopSales.length, 1000);
+    assert.ok(
+      stopSales.some((s: { id: string }) => s.id === stopSale.id),
+      'the stop-sale just made is in the history',
+    );
+    const starts = stopSales.map((s: { startsAt: string }) => s.startsAt);
+    assert.deepEqual(starts, [...starts].sort(), 'by start');
+    assert.match(
+      (await cli('sales', 'list', '--all')).out,
+      /… and \d+ more \(older\), not listed\./,
+      'the listing says it is capped',
     );
   });
 
@@ -279,6 +393,89 @@ describe('parasol sales', () => {
     );
     assert.equal(badRoute.code, 1);
     assert.match(badRoute.err, /--route/);
+    // a date that does not exist is refused, not read as another one (30 February as 2 March)
+    const year = NOW.getUTCFullYear() + 1;
+    const noSuchDay = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      `${year}-02-30T00:00Z`,
+      '--until',
+      `${year}-03-31T00:00Z`,
+      '--reason',
+      'x',
+    );
+    assert.equal(noSuchDay.code, 1);
+    assert.match(noSuchDay.err, /--from: must be an ISO 8601 instant/);
+    // 24:00 and an offset no zone has (the platform's -12:00 to +14:00) are typos, not instants
+    for (const from of [`${year}-03-01T24:00Z`, `${year}-03-01T00:00-13:00`, `${year}-03-01T00:00+14:60`]) {
+      const typo = await cli(
+        'sales',
+        'suspend',
+        '--airport',
+        'ORY',
+        '--from',
+        from,
+        '--until',
+        `${year}-03-31T00:00Z`,
+        '--reason',
+        'x',
+      );
+      assert.equal(typo.code, 1, from);
+      assert.match(typo.err, /--from: must be an ISO 8601 instant/, from);
+    }
+    const offset = await json(
+      'sales',
+      'suspend',
+      '--env',
+      'preproduction',
+      '--airport',
+      'ORY',
+      '--from',
+      `${year}-03-01T00:00:30.5+14:00`,
+      '--until',
+      `${year}-03-31T00:00-12:00`,
+      '--reason',
+      `offsets ${crypto.randomUUID()}`,
+    );
+    assert.equal(offset.stopSale.startsAt, `${year}-02-28T10:00:30.500Z`, 'the offset applied, seconds kept');
+    assert.equal(offset.stopSale.endsAt, `${year}-03-31T12:00:00.000Z`);
+    await json('sales', 'resume', offset.stopSale.id);
+    // one flight and a period: which would apply? Refused rather than one silently ignored
+    const both = await cli(
+      'sales',
+      'suspend',
+      '--airline',
+      'AF',
+      '--route',
+      'CDG-JFK',
+      '--departure',
+      `${year}-03-01T10:30`,
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      'x',
+    );
+    assert.equal(both.code, 1);
+    assert.match(both.err, /--from/);
+    const blank = await cli(
+      'sales',
+      'suspend',
+      '--airport',
+      'ORY',
+      '--from',
+      future(1),
+      '--until',
+      future(2),
+      '--reason',
+      '  ',
+    );
+    assert.equal(blank.code, 1);
+    assert.match(blank.err, /--reason: is required/, 'a blank reason is missing, not too long');
     const missing = await cli('sales', 'resume', crypto.randomUUID());
     assert.equal(missing.code, 1);
     assert.match(missing.err, /No stop-sale/);

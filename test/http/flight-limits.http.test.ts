@@ -110,7 +110,7 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.equal(late.status, 409, 'the subscribe transaction is the authority');
     assert.equal(late.body.code, 'capacity_exceeded');
     assert.deepEqual(late.body.errors, [
-      { field: '/flights/0', code: 'invalid', message: 'no capacity left on this flight' },
+      { field: '/flights/0', code: 'invalid', message: 'not enough capacity left on this flight for this quote' },
     ]);
     assert.equal(
       (await findExposure(t.db, keyOf('sandbox', body)))?.amount,
@@ -125,6 +125,8 @@ describe('Flight Delay API — limits on accumulation', () => {
     const two = await quote({ ...body, additionalPassengers: 1 });
     assert.equal(two.status, 409);
     assert.equal(two.body.code, 'capacity_exceeded');
+    assert.match(two.body.detail, /what is left of its capacity \(CHF\) is less than the most they could be paid/);
+    assert.doesNotMatch(two.body.detail, /fewer/, 'true whatever the passengers: one cannot be fewer');
     const { additionalPassengers: _, ...single } = body;
     assert.equal((await quoteAndSubscribe(single as Trip)).status, 201);
     assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 6 * PER_PASSENGER);
@@ -158,6 +160,36 @@ describe('Flight Delay API — limits on accumulation', () => {
       200,
     );
     assert.equal((await findExposure(t.db, keyOf('sandbox', body)))?.amount, 0);
+  });
+
+  it('a partial cancellation gives back its passengers’ capacity, or its leg’s, at once; the legs counted are the legs insured', async () => {
+    const outboundAt = uniqueDeparture();
+    const returnAt = `${new Date(Date.parse(`${outboundAt.slice(0, 10)}T00:00Z`) + 3 * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+    const body = { ...flight({ passengers: 5, returnAt }), departureDateTime: outboundAt };
+    const contract = await quoteAndSubscribe(body);
+    assert.equal(contract.status, 201, JSON.stringify(contract.body));
+    const { additionalPassengers: _, ...single } = body;
+    assert.equal((await quoteAndSubscribe(single as Trip)).status, 201); // 90,000 of 100,000 on each flight
+    assert.equal((await quote(single as Trip)).body.code, 'capacity_exceeded');
+    const cancelPart = (request: object) =>
+      post(t.app, `${FLIGHT}/contracts/${contract.body.contractNumber}/partial-cancellation`, request, partner.auth);
+
+    const passengers = await cancelPart({ passengers: 2, reason: 'customer_request' });
+    assert.equal(passengers.status, 200, JSON.stringify(passengers.body));
+    for (const leg of [0, 1]) {
+      const row = await findExposure(t.db, keyOf('sandbox', body, leg));
+      assert.equal(row?.amount, 4 * PER_PASSENGER, `leg ${leg}: 3 + 1 passengers left`);
+      assert.equal(row?.legs, 2, `leg ${leg}: both contracts still insure it`);
+    }
+    // this process's quotes see the room at once, as after a full cancellation
+    assert.equal((await quote(single as Trip)).status, 200);
+
+    const leg = await cancelPart({ leg: 1, reason: 'customer_request' });
+    assert.equal(leg.status, 200, JSON.stringify(leg.body));
+    const back = await findExposure(t.db, keyOf('sandbox', body, 1));
+    assert.equal(back?.amount, PER_PASSENGER, 'the return keeps the other contract’s passenger');
+    assert.equal(back?.legs, 1);
+    assert.equal((await findExposure(t.db, keyOf('sandbox', body, 0)))?.legs, 2, 'the outbound is untouched');
   });
 
   it('an idempotent replay of an accepted subscription adds no exposure', async () => {
@@ -219,12 +251,16 @@ describe('Flight Delay API — limits on accumulation', () => {
     const refusedQuote = await quote(body as Trip);
     assert.equal(refusedQuote.body.code, 'capacity_exceeded');
     assert.deepEqual(refusedQuote.body.errors, [
-      { field: '/returnDepartureDateTime', code: 'invalid', message: 'no capacity left on this flight' },
+      {
+        field: '/returnDepartureDateTime',
+        code: 'invalid',
+        message: 'not enough capacity left on this flight for this quote',
+      },
     ]);
     const refused = await subscribe(early.body, body as Trip);
     assert.equal(refused.status, 409);
     assert.deepEqual(refused.body.errors, [
-      { field: '/flights/1', code: 'invalid', message: 'no capacity left on this flight' },
+      { field: '/flights/1', code: 'invalid', message: 'not enough capacity left on this flight for this quote' },
     ]);
     assert.match(refused.body.detail, /AF JFK→CDG/);
     assert.equal(
@@ -264,10 +300,16 @@ describe('Flight Delay API — limits on accumulation', () => {
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'sales_suspended');
     assert.match(refused.body.detail, /strike/);
+    assert.deepEqual(
+      refused.body.errors,
+      [{ field: '/flights/0', code: 'invalid', message: 'sales are suspended for this flight' }],
+      'the leg as /subscribe names it',
+    );
     await t.app.parasol.limits.refresh(); // what the timer does within 2 s
     const quoteRefused = await quote(body);
     assert.equal(quoteRefused.status, 409);
     assert.equal(quoteRefused.body.code, 'sales_suspended');
+    assert.equal(quoteRefused.body.errors[0].field, '/departureDateTime', 'the leg as /getPrice names it');
     // another departure of the same airline, outside the period, and another environment, still sell
     const later = {
       ...body,
@@ -291,6 +333,123 @@ describe('Flight Delay API — limits on accumulation', () => {
       audit.map((a) => a.action),
       ['created', 'resumed'],
     );
+  });
+
+  it('a resumed stop-sale suspended again with the same scope, period and reason is a new stop-sale, enforced', async () => {
+    const body = flight();
+    const q = await quote(body);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const departure = new Date(q.body.legs[0].departureAt);
+    const input = {
+      environment: 'sandbox',
+      airline: 'AF',
+      departureAirport: 'CDG',
+      arrivalAirport: 'JFK',
+      startsAt: new Date(departure.getTime() - 60_000).toISOString(),
+      endsAt: new Date(departure.getTime() + 60_000).toISOString(),
+      reason: 'strike, again',
+    };
+    const first = await suspendSales(t.db, 'operator:test', input, new Date());
+    await resumeSales(t.db, 'operator:test', first.id, new Date());
+    const second = await suspendSales(t.db, 'operator:test', input, new Date());
+    assert.notEqual(second.id, first.id, 'the resumed one is history: suspending again makes a new stop-sale');
+    assert.equal(second.resumedAt, null);
+    const audit = await t.db
+      .selectFrom('audit_log')
+      .select(['entity_id', 'action'])
+      .where('entity', '=', 'stop_sale')
+      .where('entity_id', 'in', [first.id, second.id])
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(audit, [
+      { entity_id: first.id, action: 'created' },
+      { entity_id: first.id, action: 'resumed' },
+      { entity_id: second.id, action: 'created' },
+    ]);
+    const refused = await subscribe(q.body, body);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'sales_suspended');
+    await resumeSales(t.db, 'operator:test', second.id, new Date());
+  });
+
+  it('a stop-sale on the return leg’s route only refuses the subscription at that leg (/flights/1)', async () => {
+    const outboundAt = uniqueDeparture();
+    const d = new Date(`${outboundAt.slice(0, 10)}T00:00Z`);
+    const returnAt = `${new Date(d.getTime() + 2 * 86_400_000).toISOString().slice(0, 10)}${outboundAt.slice(10)}`;
+    const body = { ...flight(), departureDateTime: outboundAt, returnDepartureDateTime: returnAt };
+    const q = await quote(body);
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const [outbound, back] = q.body.legs.map((l: { departureAt: string }) => new Date(l.departureAt));
+    const around = (at: Date) => ({
+      startsAt: new Date(at.getTime() - 60_000).toISOString(),
+      endsAt: new Date(at.getTime() + 60_000).toISOString(),
+    });
+    const stops = [
+      // the outbound's departure, but the other direction or another environment: not covering
+      { environment: 'sandbox', departureAirport: 'JFK', arrivalAirport: 'CDG', ...around(outbound), reason: 'x' },
+      { environment: 'production', airline: 'AF', ...around(outbound), reason: 'x' },
+      { environment: 'sandbox', departureAirport: 'JFK', arrivalAirport: 'CDG', ...around(back), reason: 'return' },
+    ];
+    const made = [];
+    for (const input of stops) made.push(await suspendSales(t.db, 'operator:test', input, new Date()));
+    const refused = await subscribe(q.body, body);
+    assert.equal(refused.status, 409, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'sales_suspended');
+    assert.match(refused.body.detail, /AF JFK→CDG .*: return$/);
+    assert.equal(refused.body.errors[0].field, '/flights/1');
+    for (const stop of made) await resumeSales(t.db, 'operator:test', stop.id, new Date());
+  });
+
+  it('enforces every stop-sale in force, however many there are', async () => {
+    // a thousand stop-sales elsewhere (preproduction, Nice), all starting before the one that matters
+    const now = Date.now();
+    const elsewhere = await t.db
+      .insertInto('stop_sales')
+      .values(
+        Array.from({ length: 1000 }, (_, i) => ({
+          environment: 'preproduction' as const,
+          airport: 'NCE',
+          starts_at: new Date(now - 86_400_000 + i * 1000),
+          ends_at: new Date(now + 400 * 86_400_000),
+          reason: 'elsewhere',
+          created_by: 'operator:test',
+        })),
+      )
+      .returning('id')
+      .execute();
+    try {
+      const body = flight();
+      const q = await quote(body);
+      assert.equal(q.status, 200);
+      const departure = new Date(q.body.legs[0].departureAt);
+      await suspendSales(
+        t.db,
+        'operator:test',
+        {
+          environment: 'sandbox',
+          airline: 'AF',
+          startsAt: new Date(departure.getTime() - 60_000).toISOString(),
+          endsAt: new Date(departure.getTime() + 60_000).toISOString(),
+          reason: 'the thousand and first',
+        },
+        new Date(),
+      );
+      const refused = await subscribe(q.body, body);
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'sales_suspended');
+      await t.app.parasol.limits.refresh();
+      assert.equal((await quote(body)).body.code, 'sales_suspended', 'the quote path too');
+    } finally {
+      await t.db
+        .updateTable('stop_sales')
+        .set({ resumed_at: new Date(), resumed_by: 'operator:test' })
+        .where(
+          'id',
+          'in',
+          elsewhere.map((r) => r.id),
+        )
+        .execute();
+    }
   });
 
   it('declares the 409 answers and their codes on /getPrice and /subscribe in the OpenAPI document', async () => {

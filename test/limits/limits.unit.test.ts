@@ -7,6 +7,7 @@ import {
   defaultCap,
   maxPayoutPerPassenger,
   stopSaleMatches,
+  StopSaleIndex,
   type StopSaleScope,
 } from '../../src/limits/limits.ts';
 import { DomainError } from '../../src/platform/errors.ts';
@@ -106,9 +107,13 @@ describe('stop-sales', () => {
       arrivalAirport: 'CDG',
       departureAt: new Date('2026-12-03T20:00:00Z'),
     };
-    assert.doesNotThrow(() => checkStopSales([stop({ airport: 'ORY' })], 'production', [leg, back]));
+    assert.doesNotThrow(() => checkStopSales(new StopSaleIndex([stop({ airport: 'ORY' })]), 'production', [leg, back]));
     assert.throws(
-      () => checkStopSales([stop({ departureAirport: 'JFK', arrivalAirport: 'CDG' })], 'production', [leg, back]),
+      () =>
+        checkStopSales(new StopSaleIndex([stop({ departureAirport: 'JFK', arrivalAirport: 'CDG' })]), 'production', [
+          leg,
+          back,
+        ]),
       (error: unknown) =>
         error instanceof DomainError &&
         error.code === 'sales_suspended' &&
@@ -116,6 +121,62 @@ describe('stop-sales', () => {
         /AF JFK→CDG/.test(error.detail) &&
         /strike/.test(error.detail) &&
         error.extra.errors?.[0]?.field === '/returnDepartureDateTime',
+    );
+  });
+
+  it('the index finds, for any leg, the stop-sale a scan of every one would (the earliest starting)', () => {
+    const code = (codes: string[]) => fc.option(fc.constantFrom(...codes), { nil: null });
+    const env = fc.option(fc.constantFrom('sandbox' as const, 'production' as const), { nil: null });
+    const hour = fc.integer({ min: 0, max: 48 });
+    const at = (h: number) => new Date(Date.UTC(2026, 11, 3, 0) + h * 3_600_000);
+    const aStop = fc
+      .record({
+        environment: env,
+        airline: code(['AF', 'DL']),
+        airport: code(['CDG', 'JFK', 'ORY']),
+        route: fc.option(fc.constantFrom(['CDG', 'JFK'], ['JFK', 'CDG'], ['ORY', 'JFK']), { nil: null }),
+        start: hour,
+        hours: fc.integer({ min: 1, max: 24 }),
+      })
+      .filter((s) => Boolean(s.airline ?? s.airport ?? s.route))
+      .map((s, i = 0) =>
+        stop({
+          id: `${s.start}-${s.hours}-${i}`,
+          environment: s.environment,
+          airline: s.airline,
+          airport: s.airport,
+          departureAirport: s.route?.[0] ?? null,
+          arrivalAirport: s.route?.[1] ?? null,
+          startsAt: at(s.start),
+          endsAt: at(s.start + s.hours),
+        }),
+      );
+    const aLeg = fc.record({
+      airline: fc.constantFrom('AF', 'DL'),
+      route: fc.constantFrom(['CDG', 'JFK'], ['JFK', 'CDG'], ['ORY', 'JFK'], ['ORY', 'NCE']),
+      hour,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(aStop, { maxLength: 12 }),
+        aLeg,
+        fc.constantFrom('sandbox' as const, 'production' as const),
+        (stops, l, environment) => {
+          const candidate = {
+            ...leg,
+            airline: l.airline,
+            departureAirport: l.route[0]!,
+            arrivalAirport: l.route[1]!,
+            departureAt: at(l.hour),
+          };
+          const scanned = stops
+            .filter((s) => stopSaleMatches(s, environment, candidate))
+            .sort((a, b) => a.startsAt.getTime() - b.startsAt.getTime())[0];
+          const found = new StopSaleIndex(stops).find(environment, candidate);
+          assert.equal(found?.startsAt.getTime(), scanned?.startsAt.getTime(), 'the same stop-sale, or none');
+          assert.ok(found === undefined || stopSaleMatches(found, environment, candidate), 'one that covers the leg');
+        },
+      ),
     );
   });
 });

@@ -105,19 +105,35 @@ describe('operator console — limits', () => {
     });
     assert.equal(badStop.statusCode, 422);
     assert.match(badStop.body, /name an airline, an airport, a route or a flight/);
-    assert.equal(
-      (
-        await operator.post('/admin/limits/stop-sales', {
-          _csrf: csrf,
-          environment: 'production',
-          airport: 'ARN',
-          airline: 'SK',
-          startsAt: from,
-          endsAt: until,
-          reason: 'Snow at <ARN>, ops +46 8 797 60 00 ops@airport.example',
-        })
-      ).statusCode,
-      303,
+    const icaoTypo = await operator.post('/admin/limits/stop-sales', {
+      _csrf: csrf,
+      environment: 'production',
+      airport: 'ESSAX',
+      startsAt: from,
+      endsAt: until,
+      reason: 'x',
+    });
+    assert.equal(icaoTypo.statusCode, 422, 'a code too long is refused, not cut to ESSA');
+    assert.match(icaoTypo.body, /airport: /);
+    const stopForm = {
+      _csrf: csrf,
+      environment: 'production',
+      airport: 'ARN',
+      airline: 'SK',
+      startsAt: from,
+      endsAt: until,
+      reason: 'Snow at <ARN>, ops +46 8 797 60 00 ops@airport.example',
+    };
+    const suspended = await operator.post('/admin/limits/stop-sales', stopForm);
+    assert.equal(suspended.statusCode, 303);
+    assert.equal(suspended.headers.location, '/admin/limits?done=1');
+    // the form sent again: the stop-sale in force, said so
+    const again = await operator.post('/admin/limits/stop-sales', stopForm);
+    assert.equal(again.statusCode, 303);
+    assert.equal(again.headers.location, '/admin/limits?done=already');
+    assert.match(
+      (await operator.get('/admin/limits?done=already')).body,
+      /Already suspended: a stop-sale with this scope/,
     );
     const refused = await post(t.app, `${FLIGHT}/getPrice`, single, partner.auth);
     assert.equal(refused.status, 409);
@@ -148,6 +164,23 @@ describe('operator console — limits', () => {
       operator.post('/admin/limits/caps', { _csrf: csrf, environment: 'preproduction', currency: 'KWD', amount });
     assert.equal((await cap('1,5005')).statusCode, 422, 'KWD has 3 decimals');
     assert.equal((await cap('1,50')).statusCode, 303);
+    const typo = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'preproduction',
+      currency: 'KWDX',
+      amount: '9',
+    });
+    assert.equal(typo.statusCode, 422, 'a code longer than 3 letters is refused, not cut to KWD');
+    assert.match(typo.body, /currency: must be an ISO 4217 code/, 'the problem is the currency');
+    assert.doesNotMatch(typo.body, /amount: /, 'not the amount, which is fine');
+    const notIso = await operator.post('/admin/limits/caps', {
+      _csrf: csrf,
+      environment: 'preproduction',
+      currency: 'ERU',
+      amount: '9',
+    });
+    assert.equal(notIso.statusCode, 422, 'three letters that are no ISO 4217 code');
+    assert.match(notIso.body, /currency: must be an ISO 4217 code/);
     const saved = (await listCaps(t.db)).find((c) => c.environment === 'preproduction' && c.currency === 'KWD');
     assert.equal(saved?.amount, 1500);
   });
