@@ -1,10 +1,16 @@
 import { createHash } from 'node:crypto';
 import { Decimal } from 'decimal.js';
-import { FORMULAS, type Formula } from './coverage.ts';
+import { FORMULAS, MAX_POLICY_PASSENGERS, type Formula } from './coverage.ts';
 import { audit } from '../platform/audit.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, isIsoCurrency, untransferableCurrency } from '../platform/money.ts';
+import {
+  amountOrError,
+  isIsoCurrency,
+  largestTransfer,
+  toDecimalString,
+  untransferableCurrency,
+} from '../platform/money.ts';
 import { APIS, type Agreement, type ApiName, type Partner } from './model.ts';
 import * as repo from './partners-repo.ts';
 
@@ -185,6 +191,16 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
       message: 'must be at least compensationMin',
     });
   }
+  // a claim pays up to this amount for each of its passengers in one transfer: above what one transfer
+  // carries (a NACHA entry for USD, the SEPA rulebook for EUR) its payout would be left out of every file
+  const largest = largestTransfer(input.currency);
+  const perPassenger = largest ? Math.floor(largest.amount / MAX_POLICY_PASSENGERS) : Number.MAX_SAFE_INTEGER;
+  if (largest && Number.isInteger(input.compensationMax) && input.compensationMax > perPassenger)
+    errors.push({
+      field: '/compensationMax',
+      code: 'out_of_range',
+      message: `must be at most ${toDecimalString(perPassenger, input.currency)} ${input.currency}: a claim pays it for each of up to ${MAX_POLICY_PASSENGERS} passengers in one transfer, and ${largest.rule}`,
+    });
   return errors;
 }
 

@@ -11,7 +11,7 @@ import {
 } from '../claims/index.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
-import { amountOrError, toDecimalString } from '../platform/money.ts';
+import { amountOrError, largestTransfer, toDecimalString } from '../platform/money.ts';
 import { findClaimPayout, setPayoutAmountBeforeInstruction } from './payouts-repo.ts';
 import { bankFileOf } from './model.ts';
 
@@ -27,7 +27,8 @@ export interface CompensationCorrection extends DeskAction {
  * claim under manual review (nothing is paid meanwhile), corrects the amount with the reason, then
  * approves. Only under review, before payment: refused once the claim is settled or its payout is in
  * a transfer file sent to the bank (pain.001 or NACHA). The amount is at most what the contract's terms pay for the leg (the
- * highest of its cancellation amount and top delay tier, times the passengers). The payout, if the
+ * highest of its cancellation amount and top delay tier, times the passengers), and at most what one
+ * transfer carries (`largestTransfer`: a NACHA entry for USD, the SEPA rulebook for EUR). The payout, if the
  * customer gave bank details already and it is pending, takes the new amount (a failed or returned
  * one keeps the amount it failed with; the next attempt, on new details, takes the claim's); the
  * customer's receipt states what is paid. Audited `compensation_corrected` with both amounts.
@@ -90,6 +91,11 @@ function checkAmount(text: string, currency: string, current: number, max: numbe
       'out_of_range',
       `at most ${toDecimalString(max, currency)} ${currency}: what the contract's terms pay for this leg`,
     );
+  // terms agreed before the agreement's bounds were capped may allow more than one transfer carries:
+  // such a payout would be left out of every file
+  const largest = largestTransfer(currency);
+  if (largest && amount > largest.amount)
+    throw refuse('out_of_range', `at most ${toDecimalString(largest.amount, currency)} ${currency}: ${largest.rule}`);
   if (amount === current) throw refuse('not_allowed', 'is the claim’s compensation already');
   return amount;
 }

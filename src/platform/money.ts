@@ -39,6 +39,23 @@ export function untransferableCurrency(code: string): string | undefined {
 }
 
 /**
+ * The most one bank transfer in this currency carries, in minor units, and the rule that says so: USD
+ * 9 999 999 999 (a NACHA entry's 10-digit amount field, $99,999,999.99: a USD claim may be paid by ACH),
+ * EUR 99 999 999 999 (the EPC SEPA rulebook's 999 999 999.99 for a pain.001 InstdAmt); undefined for
+ * the others (a cross-border pain.001 takes any safe integer of minor units). A payout above it would
+ * be left out of every file: the amounts that make payouts (agreement bounds, the desk's correction)
+ * are refused above it instead.
+ */
+export function largestTransfer(currency: string): { amount: number; rule: string } | undefined {
+  return LARGEST_TRANSFERS[currency];
+}
+
+const LARGEST_TRANSFERS: Readonly<Record<string, { amount: number; rule: string }>> = {
+  USD: { amount: 9_999_999_999, rule: 'an ACH entry (NACHA) carries at most 99999999.99 USD' },
+  EUR: { amount: 99_999_999_999, rule: 'a SEPA transfer carries at most 999999999.99 EUR' },
+};
+
+/**
  * Number of minor-unit digits of an ISO 4217 currency (EUR 2, JPY 0, KWD 3). Remembered per currency:
  * building an Intl.NumberFormat costs tens of microseconds, and the quote path asks on every request.
  */

@@ -436,6 +436,28 @@ describe('the claim desk', () => {
     assert.equal((JSON.parse(late.err) as { error: { code: string } }).error.code, 'claim_settled');
   });
 
+  it('correct the compensation: never above what one transfer carries, whatever terms agreed before that cap allow', async () => {
+    const { claimNumber, claim } = await openClaim();
+    await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'Delay data checked' });
+    // terms of a contract sold before the agreement's bounds were capped (partners.ts, checkAgreement)
+    await sql`UPDATE contracts SET coverage = jsonb_set(coverage::jsonb, '{cancellationAmount}', '200000000000')
+              WHERE id = ${claim.contract_id}`.execute(t.db);
+    // 1,000,000,000.00 EUR: within those terms, above SEPA's 999,999,999.99 — a payout no file would ever take
+    const res = await act(claimNumber, 'amount', {
+      ...(await desk(claimNumber)).form,
+      amount: '1000000000.00',
+      reason: 'wrong data',
+    });
+    assert.equal(res.statusCode, 422, res.body.slice(0, 300));
+    assert.match(res.body, /at most 999999999\.99 EUR: a SEPA transfer carries at most/);
+    const stored = await t.db
+      .selectFrom('claims')
+      .select('compensation_amount')
+      .where('id', '=', claim.id)
+      .executeTakeFirstOrThrow();
+    assert.notEqual(Number(stored.compensation_amount), 100_000_000_000, 'the amount is not set');
+  });
+
   it("a reason quoting the customer's IBAN, email or phone is kept masked, on the claim and in its audit trail", async () => {
     const { claimNumber } = await openClaim();
     const said = `Customer camille.martin@example.com called from +33 6 12 34 56 78: new account ${IBAN}`;

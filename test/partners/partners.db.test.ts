@@ -164,6 +164,33 @@ describe('partners, agreements, configuration, keys', () => {
           setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency }),
           fails('validation_failed', '/currency'),
         );
+      // a claim pays the bound for each of up to 9 passengers in one transfer: a USD payout above a
+      // NACHA entry's 99999999.99, an EUR one above SEPA's 999999999.99, would be left out of every file
+      for (const [currency, most] of [
+        ['USD', 1_111_111_111],
+        ['EUR', 11_111_111_111],
+      ] as const) {
+        await assert.rejects(
+          setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency, compensationMax: most + 1 }),
+          (error: unknown) => {
+            const found = (error as DomainError).extra.errors?.find((e) => e.field === '/compensationMax');
+            assert.match(found?.message ?? '', /at most \d+\.\d\d (USD|EUR): .* 9 passengers/, JSON.stringify(error));
+            return true;
+          },
+        );
+        const atMost = await setAgreement(handle.db, actor, partner.id, {
+          ...DEFAULT_AGREEMENT,
+          currency,
+          compensationMax: most,
+        });
+        assert.equal(atMost.compensationMax, most, `${currency}: the largest bound one transfer carries is accepted`);
+      }
+      // a cross-border currency has no such ceiling
+      await setAgreement(handle.db, actor, partner.id, {
+        ...DEFAULT_AGREEMENT,
+        currency: 'GBP',
+        compensationMax: 2_000_000_000,
+      });
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);
