@@ -1,9 +1,9 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
-import { decrypt, encrypt } from '../platform/crypto.ts';
+import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
-import { maskPersonalDataIn, maskUsAccountsIn } from '../platform/personal-text.ts';
+import { maskAccountNumberIn, maskPersonalDataIn, maskUsAccountsIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -39,7 +39,8 @@ const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
  * The reason and the token, checked before anything is read. The reason is kept (on the claim, in
  * the audit trail) with the IBANs, US account numbers (next to a routing number or after a word naming
  * an account: `maskUsAccountsIn`), email addresses and phone numbers it quotes masked: an operator
- * writing "customer called from +33 6…, new account FR76…" keeps none of it in clear.
+ * writing "customer called from +33 6…, new account FR76…" keeps none of it in clear. The claim's own
+ * account, known only once the claim is read, is masked by `beginDeskAction`.
  */
 export function checkDeskAction(action: DeskAction): DeskAction {
   const errors: FieldError[] = [];
@@ -57,25 +58,45 @@ export function checkDeskAction(action: DeskAction): DeskAction {
 /**
  * Opens a desk action in the caller's transaction: the claim locked (the lock every writer of a
  * claim takes first), then the action's token recorded. `replayed` when the token was used already.
+ * Answers the action to carry on with: its reason with the claim's own account — its IBAN or US
+ * account number, unsealed here — masked wherever the operator quoted it (`maskAccountNumberIn`:
+ * whole, spaced or hyphenated, any case), words around it or not, which the patterns of
+ * `checkDeskAction` cannot know for a bare US account number.
  */
 export async function beginDeskAction(
   trx: Executor,
-  action: DeskAction,
+  keys: Pick<Keyring, 'encryption'>,
+  checked: DeskAction,
   name: string,
-): Promise<{ claim: repo.DeskClaimRow; replayed: boolean }> {
-  const claim = await repo.findClaimForDesk(trx, action.claimNumber, true);
-  if (!claim) throw new DomainError('claim_not_found', `No claim ${action.claimNumber}.`);
+): Promise<{ claim: repo.DeskClaimRow; replayed: boolean; action: DeskAction }> {
+  const claim = await repo.findClaimForDesk(trx, checked.claimNumber, true);
+  if (!claim) throw new DomainError('claim_not_found', `No claim ${checked.claimNumber}.`);
   const recorded = await repo.recordDeskAction(trx, {
-    actionToken: action.actionToken,
+    actionToken: checked.actionToken,
     claimId: claim.id,
     action: name,
-    actor: action.actor,
+    actor: checked.actor,
   });
-  if (recorded === 'recorded') return { claim, replayed: false };
+  const action = { ...checked, reason: await maskOwnAccountIn(trx, keys, claim.id, checked.reason) };
+  if (recorded === 'recorded') return { claim, replayed: false, action };
   // the page's token spent on another action (or claim): a stale page, not a double submit
   if (recorded.claimId !== claim.id || recorded.action !== name)
     throw refuseDeskAction('desk_form_used', 'This form was used for another action already: open the page again.');
-  return { claim, replayed: true };
+  return { claim, replayed: true, action };
+}
+
+/** The reason with the claim's own account (IBAN or US account number) masked to its last four. */
+async function maskOwnAccountIn(
+  trx: Executor,
+  keys: Pick<Keyring, 'encryption'>,
+  claimId: string,
+  reason: string,
+): Promise<string> {
+  const sealed = await repo.findClaimSealedAccount(trx, claimId);
+  let masked = reason;
+  for (const enc of [sealed?.us_account_enc, sealed?.iban_enc])
+    if (enc) masked = maskAccountNumberIn(masked, decrypt(keys.encryption, enc));
+  return masked;
 }
 
 /**
@@ -176,9 +197,9 @@ export const refuseDeskAction = (code: DeskRefusal, detail: string) => new Domai
  * contract's current phone, in this transaction — one SMS per action.
  */
 export async function resendClaimLink(deps: NotifyDeps, input: DeskAction): Promise<DeskOutcome> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'resend_link');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'resend_link');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (claim.status !== 'awaiting_bank_details' && claim.status !== 'failed')
       throw refuseDeskAction(
@@ -212,7 +233,7 @@ export async function correctClaimPhone(
   deps: Pick<NotifyDeps, 'db' | 'keys' | 'now'>,
   input: DeskAction & { phone: string },
 ): Promise<DeskOutcome> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   const written = input.phone.trim().replace(/[\s.()-]/g, '');
   const phone = parsePhoneNumberFromString(written);
   if (!phone || !phone.isValid() || phone.number !== written)
@@ -226,7 +247,7 @@ export async function correctClaimPhone(
       ],
     });
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_phone');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_phone');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (isSettledClaim(claim.status) || claim.contract_status === 'cancelled')
       throw refuseDeskAction(

@@ -9,6 +9,7 @@ import {
   type DeskAction,
   type DeskOutcome,
 } from '../claims/index.ts';
+import type { Keyring } from '../platform/crypto.ts';
 import type { Db } from '../platform/db.ts';
 import { DomainError, type FieldError } from '../platform/errors.ts';
 import { amountOrError, largestTransfer, toDecimalString } from '../platform/money.ts';
@@ -34,12 +35,12 @@ export interface CompensationCorrection extends DeskAction {
  * customer's receipt states what is paid. Audited `compensation_corrected` with both amounts.
  */
 export async function correctClaimCompensation(
-  deps: { db: Db; now: () => Date },
+  deps: { db: Db; keys: Pick<Keyring, 'encryption'>; now: () => Date },
   input: CompensationCorrection,
 ): Promise<DeskOutcome & { compensation?: { amount: number; currency: string } }> {
-  const action = checkDeskAction(input);
+  const checked = checkDeskAction(input);
   return deps.db.transaction().execute(async (trx) => {
-    const { claim, replayed } = await beginDeskAction(trx, action, 'correct_compensation');
+    const { claim, replayed, action } = await beginDeskAction(trx, deps.keys, checked, 'correct_compensation');
     if (replayed) return { claimNumber: claim.claim_number, outcome: 'replayed' };
     if (isSettledClaim(claim.status))
       throw refuseDeskAction('claim_settled', `Claim ${claim.claim_number} is ${claim.status}: its amount stands.`);

@@ -868,7 +868,7 @@ describe('the claim desk', () => {
       });
       await markPayoutsInstructed(trx, [ours.id], batch.id, new Date());
       review = reviewClaim(
-        { db: t.db, now: () => new Date() },
+        { db: t.db, keys: t.app.parasol.keys, now: () => new Date() },
         { claimNumber, actor: ACTOR, reason: 'hold the transfer', actionToken: `race-review-${process.pid}-x` },
       ).finally(() => (settled = true));
       review.catch(() => {}); // awaited below, once the batch commits
