@@ -66,7 +66,12 @@ export function payoutReportDueBefore(now: Date): Date {
   return targetBusinessDaysBefore(now, PAYOUT_REPORT_BUSINESS_DAYS);
 }
 
-export type ScheduledBatchOutcome = 'created' | 'nothing_pending' | 'no_debtor';
+/**
+ * What a run did: `created` at least one file; `refused` none, though payouts wait that no file could
+ * take (each currency refused, or each payout left out of its file: logged for the operator);
+ * `nothing_pending`; `no_debtor` (no insurer account, nothing else made).
+ */
+export type ScheduledBatchOutcome = 'created' | 'refused' | 'nothing_pending' | 'no_debtor';
 
 export interface ScheduledBatchReport {
   outcome: ScheduledBatchOutcome;
@@ -99,15 +104,16 @@ export async function runScheduledSepaBatch(deps: BatchDeps): Promise<ScheduledB
   });
   // without the insurer's account (an ACH file made all the same): its payouts wait, as above
   const waiting = refused.filter((r) => r.reason === 'no_debtor').reduce((n, r) => n + r.payouts, 0);
-  return {
-    outcome: batches.length > 0 ? 'created' : deps.debtor ? 'nothing_pending' : 'no_debtor',
-    batches,
-    recorded,
-    unwritten,
-    waiting,
-    refused: refused.filter((r) => r.reason !== 'no_debtor'),
-    skipped,
-  };
+  const unfiled = refused.filter((r) => r.reason !== 'no_debtor');
+  const outcome: ScheduledBatchOutcome =
+    batches.length > 0
+      ? 'created'
+      : unfiled.length > 0 || skipped.length > 0
+        ? 'refused'
+        : deps.debtor
+          ? 'nothing_pending'
+          : 'no_debtor';
+  return { outcome, batches, recorded, unwritten, waiting, refused: unfiled, skipped };
 }
 
 /**

@@ -66,7 +66,7 @@ export const payoutsTotal = new client.Counter({
 
 export const sepaBatchRunsTotal = new client.Counter({
   name: 'parasol_sepa_batch_runs_total',
-  help: 'Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, nothing batched; error).',
+  help: 'Runs of the scheduled SEPA batch job in this process, by outcome (created: at least one file; refused: no file, pending payouts no file could take; nothing_pending; no_debtor: PARASOL_SEPA_DEBTOR_* not set, nothing batched; error).',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });
