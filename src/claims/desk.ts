@@ -3,7 +3,12 @@ import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
-import { maskAccountNumberIn, maskPersonalDataIn, maskUsAccountsIn } from '../platform/personal-text.ts';
+import {
+  maskAccountNumberIn,
+  maskKnownIbanIn,
+  maskPersonalDataIn,
+  maskUsAccountsIn,
+} from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -36,32 +41,56 @@ export const REASON_MAX = 500;
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
- * The reason and the token, checked before anything is read. The reason is kept (on the claim, in
- * the audit trail) with the IBANs, US account numbers (next to a routing number or after a word naming
- * an account: `maskUsAccountsIn`), email addresses and phone numbers it quotes masked: an operator
- * writing "customer called from +33 6…, new account FR76…" keeps none of it in clear. The claim's own
- * account, known only once the claim is read, is masked by `beginDeskAction`.
+ * The reason and the token, checked before anything is read: the reason's length as it will be kept,
+ * masked (`maskDeskReason`: a masked email or account can be longer than what it replaces). Answers
+ * the action with its reason as typed (spaces collapsed): `beginDeskAction` masks it, with the claim's
+ * own account first.
  */
 export function checkDeskAction(action: DeskAction): DeskAction {
   const errors: FieldError[] = [];
-  const reason = maskPersonalDataIn(maskUsAccountsIn(action.reason.trim().replace(/\s+/g, ' ')));
-  if (reason.length < REASON_MIN)
-    errors.push({ field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` });
-  else if (reason.length > REASON_MAX)
-    errors.push({ field: '/reason', code: 'too_long', message: `must be at most ${REASON_MAX} characters` });
+  const reason = action.reason.trim().replace(/\s+/g, ' ');
+  const reasonError = checkReason(maskDeskReason(reason, {}));
+  if (reasonError) errors.push(reasonError);
   if (!TOKEN.test(action.actionToken))
     errors.push({ field: '/actionToken', code: 'invalid_format', message: 'the form is stale: open the page again' });
   if (errors.length) throw new DomainError('validation_failed', 'The action is not valid.', { errors });
   return { ...action, reason, claimNumber: action.claimNumber.trim().toUpperCase() };
 }
 
+/** The length of a reason as kept (masked): 3 to 500 characters. */
+function checkReason(masked: string): FieldError | undefined {
+  if (masked.length < REASON_MIN)
+    return { field: '/reason', code: 'required', message: `give the reason (at least ${REASON_MIN} characters)` };
+  if (masked.length > REASON_MAX)
+    return {
+      field: '/reason',
+      code: 'too_long',
+      message: `must be at most ${REASON_MAX} characters (account numbers, emails and phones masked)`,
+    };
+  return undefined;
+}
+
+/**
+ * A reason as kept (on the claim, in the audit trail): the claim's own account masked first, wherever
+ * and however the operator typed it — its IBAN whole, spaced, dotted, with a wrong check digit or as its
+ * bare national number (`maskKnownIbanIn`), its US account number bare (`maskAccountNumberIn`) — then
+ * the IBANs, US account numbers (next to a routing number or after a word naming an account:
+ * `maskUsAccountsIn`), email addresses and phone numbers it quotes: an operator writing "customer
+ * called from +33 6…, new account FR76…" keeps none of it in clear.
+ */
+export function maskDeskReason(reason: string, own: { iban?: string | undefined; usAccount?: string | undefined }): string {
+  let masked = reason;
+  if (own.iban) masked = maskKnownIbanIn(masked, own.iban);
+  if (own.usAccount) masked = maskAccountNumberIn(masked, own.usAccount);
+  return maskPersonalDataIn(maskUsAccountsIn(masked));
+}
+
 /**
  * Opens a desk action in the caller's transaction: the claim locked (the lock every writer of a
  * claim takes first), then the action's token recorded. `replayed` when the token was used already.
- * Answers the action to carry on with: its reason with the claim's own account — its IBAN or US
- * account number, unsealed here — masked wherever the operator quoted it (`maskAccountNumberIn`:
- * whole, spaced or hyphenated, any case), words around it or not, which the patterns of
- * `checkDeskAction` cannot know for a bare US account number.
+ * Answers the action to carry on with: its reason masked (`maskDeskReason`) with the claim's own
+ * account — its IBAN or US account number, unsealed here — and checked again at that length (422
+ * `validation_failed` on `/reason` when the masks make it longer than 500 characters).
  */
 export async function beginDeskAction(
   trx: Executor,
@@ -71,13 +100,16 @@ export async function beginDeskAction(
 ): Promise<{ claim: repo.DeskClaimRow; replayed: boolean; action: DeskAction }> {
   const claim = await repo.findClaimForDesk(trx, checked.claimNumber, true);
   if (!claim) throw new DomainError('claim_not_found', `No claim ${checked.claimNumber}.`);
+  const reason = maskDeskReason(checked.reason, await claimOwnAccount(trx, keys, claim.id));
+  const reasonError = checkReason(reason);
+  if (reasonError) throw new DomainError('validation_failed', 'The action is not valid.', { errors: [reasonError] });
   const recorded = await repo.recordDeskAction(trx, {
     actionToken: checked.actionToken,
     claimId: claim.id,
     action: name,
     actor: checked.actor,
   });
-  const action = { ...checked, reason: await maskOwnAccountIn(trx, keys, claim.id, checked.reason) };
+  const action = { ...checked, reason };
   if (recorded === 'recorded') return { claim, replayed: false, action };
   // the page's token spent on another action (or claim): a stale page, not a double submit
   if (recorded.claimId !== claim.id || recorded.action !== name)
@@ -85,18 +117,17 @@ export async function beginDeskAction(
   return { claim, replayed: true, action };
 }
 
-/** The reason with the claim's own account (IBAN or US account number) masked to its last four. */
-async function maskOwnAccountIn(
-  trx: Executor,
+/** The claim's own account (IBAN, US account number), unsealed; none without bank details. */
+export async function claimOwnAccount(
+  db: Executor,
   keys: Pick<Keyring, 'encryption'>,
   claimId: string,
-  reason: string,
-): Promise<string> {
-  const sealed = await repo.findClaimSealedAccount(trx, claimId);
-  let masked = reason;
-  for (const enc of [sealed?.us_account_enc, sealed?.iban_enc])
-    if (enc) masked = maskAccountNumberIn(masked, decrypt(keys.encryption, enc));
-  return masked;
+): Promise<{ iban?: string; usAccount?: string }> {
+  const sealed = await repo.findClaimSealedAccount(db, claimId);
+  return {
+    ...(sealed?.iban_enc ? { iban: decrypt(keys.encryption, sealed.iban_enc) } : {}),
+    ...(sealed?.us_account_enc ? { usAccount: decrypt(keys.encryption, sealed.us_account_enc) } : {}),
+  };
 }
 
 /**

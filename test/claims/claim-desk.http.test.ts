@@ -124,12 +124,12 @@ describe('the claim desk', () => {
       .execute();
   }
 
-  async function sendBankDetails(link: string) {
+  async function sendBankDetails(link: string, iban = IBAN) {
     const res = await t.app.inject({
       method: 'POST',
       url: linkPath(link),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban: IBAN, bic: '' }).toString(),
+      payload: new URLSearchParams({ accountHolder: 'Camille Martin', iban, bic: '' }).toString(),
     });
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
   }
@@ -483,6 +483,24 @@ describe('the claim desk', () => {
     assert.equal(approved.code, 0, approved.err);
     const [released] = await auditOf(claimNumber, 'manual_review_released');
     assert.equal((released!.data as { reason: string }).reason, 'checked, paid to •••• 3000');
+  });
+
+  it("a reason quoting the claim's own IBAN spaced, dotted, mistyped or as its bare national number keeps none of it in clear", async () => {
+    const { claimNumber, link } = await openClaim();
+    // under review first: the payout waits for the approval below, whose reason quotes the account
+    const reviewed = await act(claimNumber, 'review', { ...(await desk(claimNumber)).form, reason: 'check it' });
+    assert.equal(reviewed.statusCode, 303, reviewed.body.slice(0, 300));
+    await sendBankDetails(link, 'FR76 3000 6000 0112 3456 7890 189');
+    const said =
+      'new details FR 76 3000 6000 0112 3456 7890 189, or FR76.3000.6000.0112.3456.7890.189, ' +
+      'bank wrote 30006000011234567890189 and fr77-3000-6000-0112-3456-7890-189';
+    const approved = await act(claimNumber, 'approve', { ...(await desk(claimNumber)).form, reason: said });
+    assert.equal(approved.statusCode, 303, approved.body.slice(0, 300));
+    const [audited] = await auditOf(claimNumber, 'manual_payout_approved');
+    assert.equal(
+      (audited!.data as { reason: string }).reason,
+      'new details •••• 0189, or •••• 0189, bank wrote •••• 0189 and •••• 0189',
+    );
   });
 
   it("a reason quoting a customer's US account number is kept masked, in every language's words", async () => {
