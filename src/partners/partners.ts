@@ -192,10 +192,11 @@ export function checkAgreement(input: AgreementInput): FieldError[] {
     });
   }
   // a claim pays up to this amount for each of its passengers in one transfer: above what one transfer
-  // carries (a NACHA entry for USD, the SEPA rulebook for EUR) its payout would be left out of every file
+  // carries (a NACHA entry for USD, the SEPA rulebook for EUR, a safe integer of minor units for the
+  // others) its payout would be left out of every file
   const largest = largestTransfer(input.currency);
-  const perPassenger = largest ? Math.floor(largest.amount / MAX_POLICY_PASSENGERS) : Number.MAX_SAFE_INTEGER;
-  if (largest && Number.isInteger(input.compensationMax) && input.compensationMax > perPassenger)
+  const perPassenger = Math.floor(largest.amount / MAX_POLICY_PASSENGERS);
+  if (Number.isInteger(input.compensationMax) && input.compensationMax > perPassenger)
     errors.push({
       field: '/compensationMax',
       code: 'out_of_range',

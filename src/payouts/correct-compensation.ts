@@ -95,7 +95,7 @@ function checkAmount(text: string, currency: string, current: number, max: numbe
   // terms agreed before the agreement's bounds were capped may allow more than one transfer carries:
   // such a payout would be left out of every file
   const largest = largestTransfer(currency);
-  if (largest && amount > largest.amount)
+  if (amount > largest.amount)
     throw refuse('out_of_range', `at most ${toDecimalString(largest.amount, currency)} ${currency}: ${largest.rule}`);
   if (amount === current) throw refuse('not_allowed', 'is the claim’s compensation already');
   return amount;

@@ -185,12 +185,24 @@ describe('partners, agreements, configuration, keys', () => {
         });
         assert.equal(atMost.compensationMax, most, `${currency}: the largest bound one transfer carries is accepted`);
       }
-      // a cross-border currency has no such ceiling
+      // a cross-border currency: what its pain.001 takes, a safe integer of minor units, for 9 passengers
       await setAgreement(handle.db, actor, partner.id, {
         ...DEFAULT_AGREEMENT,
         currency: 'GBP',
         compensationMax: 2_000_000_000,
       });
+      await assert.rejects(
+        setAgreement(handle.db, actor, partner.id, {
+          ...DEFAULT_AGREEMENT,
+          currency: 'JPY',
+          compensationMax: Math.floor(Number.MAX_SAFE_INTEGER / 9) + 1,
+        }),
+        (error: unknown) => {
+          const found = (error as DomainError).extra.errors?.find((e) => e.field === '/compensationMax');
+          assert.match(found?.message ?? '', /at most 1000799917193443 JPY: .* 9 passengers/, JSON.stringify(error));
+          return true;
+        },
+      );
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);
