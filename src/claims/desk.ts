@@ -3,6 +3,7 @@ import { audit, auditTrail, type AuditRow } from '../platform/audit.ts';
 import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
+import { largestTransfer } from '../platform/money.ts';
 import {
   maskAccountNumberIn,
   maskKnownIbanIn,
@@ -304,12 +305,15 @@ export async function correctClaimPhone(
 }
 
 /**
- * The most a claim of this contract's leg can pay under its terms: the highest of the cancellation
- * amount and the top delay tier, per passenger, times the passengers.
+ * The most a claim of this contract's leg can pay: what its terms pay (the highest of the cancellation
+ * amount and the top delay tier, per passenger, times the passengers), and at most what one transfer
+ * carries in its currency (`largestTransfer`: terms agreed before the agreement's bounds were capped
+ * may allow more, a payout no file would take). The desk's hint and its check of a correction both.
  */
-export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'passengers'>): number {
+export function maxCompensation(claim: Pick<repo.DeskClaimRow, 'coverage' | 'passengers' | 'currency'>): number {
   const tiers = claim.coverage.delayTiers.map((t) => t.amount);
-  return Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
+  const terms = Math.max(claim.coverage.cancellationAmount ?? 0, ...tiers) * claim.passengers;
+  return Math.min(terms, largestTransfer(claim.currency).amount);
 }
 
 /** Sets the claim's compensation at `at` (payouts/correct-compensation.ts decides when). */

@@ -87,16 +87,16 @@ function checkAmount(text: string, currency: string, current: number, max: numbe
   const amount = amountOrError(text, currency, '/amount', errors);
   if (errors.length > 0) throw new DomainError('validation_failed', 'The correction is not valid.', { errors });
   if (amount < 1) throw refuse('out_of_range', 'must be more than zero');
-  if (amount > max)
+  if (amount > max) {
+    // the lower of the terms and what one transfer carries (`maxCompensation`): the rule that holds it
+    const largest = largestTransfer(currency);
     throw refuse(
       'out_of_range',
-      `at most ${toDecimalString(max, currency)} ${currency}: what the contract's terms pay for this leg`,
+      `at most ${toDecimalString(max, currency)} ${currency}: ${
+        max === largest.amount ? largest.rule : "what the contract's terms pay for this leg"
+      }`,
     );
-  // terms agreed before the agreement's bounds were capped may allow more than one transfer carries:
-  // such a payout would be left out of every file
-  const largest = largestTransfer(currency);
-  if (amount > largest.amount)
-    throw refuse('out_of_range', `at most ${toDecimalString(largest.amount, currency)} ${currency}: ${largest.rule}`);
+  }
   if (amount === current) throw refuse('not_allowed', 'is the claim’s compensation already');
   return amount;
 }

@@ -10,6 +10,7 @@ import { payWithSimulatedBank } from '../../src/payouts/payouts.ts';
 import { insertSepaBatch, lockPendingSepaPayouts, markPayoutsInstructed } from '../../src/payouts/payouts-repo.ts';
 import { MAX_BATCH } from '../../src/payouts/sepa-batch.ts';
 import { decrypt } from '../../src/platform/crypto.ts';
+import { formatMoney } from '../../src/platform/money.ts';
 import { createUser } from '../../src/partners/users.ts';
 import {
   buildTestApp,
@@ -442,6 +443,11 @@ describe('the claim desk', () => {
     // terms of a contract sold before the agreement's bounds were capped (partners.ts, checkAgreement)
     await sql`UPDATE contracts SET coverage = jsonb_set(coverage::jsonb, '{cancellationAmount}', '200000000000')
               WHERE id = ${claim.contract_id}`.execute(t.db);
+    // the desk's hint says the lower of the terms and what one transfer carries, as the check does
+    assert.ok(
+      (await desk(claimNumber)).body.includes(`at most ${formatMoney(99_999_999_999, 'EUR', 'en')} (`),
+      'the hint names the SEPA ceiling',
+    );
     // 1,000,000,000.00 EUR: within those terms, above SEPA's 999,999,999.99 — a payout no file would ever take
     const res = await act(claimNumber, 'amount', {
       ...(await desk(claimNumber)).form,
