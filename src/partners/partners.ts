@@ -241,6 +241,8 @@ export async function setAgreement(
  * Signs the draft: version 1 of the agreement, in force from now (taking its turn like setAgreement).
  * With `expectedRevision` (the operator's page: the draft it showed), a draft another save changed since
  * is not signed (`agreement_changed`): the operator signs the terms read, never others.
+ * The draft is checked again as `setAgreement` checks it (`validation_failed`): one saved before a
+ * rule existed is not signed as it is.
  */
 export async function signAgreement(
   db: Db,
@@ -260,6 +262,13 @@ export async function signAgreement(
     }
     if (expectedRevision !== undefined && expectedRevision !== agreementRevision(current))
       throw agreementChanged(expectedRevision, current);
+    // checked again: a draft saved before a check existed (e.g. the cap on compensationMax) is not
+    // signed as it is — the operator saves it again within the rules first
+    const errors = checkAgreement(current);
+    if (errors.length)
+      throw new DomainError('validation_failed', 'The draft agreement is not valid: save it again within the rules.', {
+        errors,
+      });
     const signed = await repo.markAgreementSigned(trx, partnerId, actor);
     // the signed original is version 1 of the agreement, in force from its signature (agreements.ts)
     const agreement = await repo.insertAgreementVersion(trx, {

@@ -203,6 +203,14 @@ describe('partners, agreements, configuration, keys', () => {
           return true;
         },
       );
+      // a draft saved before the cap existed is checked again when signed, not signed as it is
+      await setAgreement(handle.db, actor, partner.id, { ...DEFAULT_AGREEMENT, currency: 'USD' });
+      await handle.db
+        .updateTable('agreements')
+        .set({ compensation_max: 2_000_000_000 })
+        .where('partner_id', '=', partner.id)
+        .execute();
+      await assert.rejects(signAgreement(handle.db, actor, partner.id), fails('validation_failed', '/compensationMax'));
       const draft = await setAgreement(handle.db, actor, partner.id, DEFAULT_AGREEMENT);
       assert.equal(draft.status, 'draft');
       const signed = await signAgreement(handle.db, actor, partner.id);
