@@ -594,6 +594,7 @@ export const en = {
     not_increasing: 'must increase from one item to the next',
     not_allowed: 'is not allowed',
   },
+  fieldErrorAtMost: (amount, currency) => `is out of range: at most ${amount} ${currency}`,
   /** English pages show the domain's own detail; other languages show these, by error code. */
   problems: {},
 } satisfies Words;

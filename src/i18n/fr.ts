@@ -612,6 +612,7 @@ export const fr = {
     not_increasing: 'doit croître d’un élément au suivant',
     not_allowed: 'n’est pas permis',
   },
+  fieldErrorAtMost: (amount, currency) => `est hors des limites permises\u202f: au plus ${amount}\u00a0${currency}`,
   /** Complete: a French page never shows a domain's English detail. */
   problems: {
     malformed_request: 'La requête est mal formée.',
