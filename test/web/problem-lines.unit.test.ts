@@ -41,7 +41,7 @@ describe('domain errors on pages', () => {
 
   test("a French page names the ceiling an amount is above, as the agreement's check and the desk's correction say it", () => {
     const errors = checkAgreement({
-      allowedFormulas: ['classic'],
+      allowedFormulas: ['delay'],
       currency: 'USD',
       taxRate: '0.09',
       commissionMin: '0.1',
