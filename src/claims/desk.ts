@@ -4,12 +4,7 @@ import { decrypt, encrypt, type Keyring } from '../platform/crypto.ts';
 import type { Executor } from '../platform/db.ts';
 import { DomainError, type ErrorCode, type FieldError } from '../platform/errors.ts';
 import { largestTransfer } from '../platform/money.ts';
-import {
-  maskAccountNumberIn,
-  maskKnownIbanIn,
-  maskPersonalDataIn,
-  maskUsAccountsIn,
-} from '../platform/personal-text.ts';
+import { maskClaimReasonIn } from '../platform/personal-text.ts';
 import * as repo from './claims-repo.ts';
 import { isSettledClaim } from './model.ts';
 import { notifyClaimIn, type NotifyDeps } from './notify-claim.ts';
@@ -79,11 +74,11 @@ function checkReason(masked: string): FieldError | undefined {
  * `maskUsAccountsIn`), email addresses and phone numbers it quotes: an operator writing "customer
  * called from +33 6…, new account FR76…" keeps none of it in clear.
  */
-export function maskDeskReason(reason: string, own: { iban?: string | undefined; usAccount?: string | undefined }): string {
-  let masked = reason;
-  if (own.iban) masked = maskKnownIbanIn(masked, own.iban);
-  if (own.usAccount) masked = maskAccountNumberIn(masked, own.usAccount);
-  return maskPersonalDataIn(maskUsAccountsIn(masked));
+export function maskDeskReason(
+  reason: string,
+  own: { iban?: string | undefined; usAccount?: string | undefined },
+): string {
+  return maskClaimReasonIn(reason, own);
 }
 
 /**

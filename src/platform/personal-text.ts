@@ -129,7 +129,8 @@ const NEXT_TO = /^[^\d\n]{0,30}$/;
  * an account ("account", "acct", "compte", "cuenta", "Konto", "conto", "conta"…, within 30 characters).
  */
 export function maskUsAccountsIn(text: string): string {
-  const runs = [...text.matchAll(/(?<!\d)\d{4,17}(?!\d)/g)].map((m) => ({ at: m.index, digits: m[0] }));
+  // not the last four of an account masked already ("•••• 6789"): masking again changes nothing
+  const runs = [...text.matchAll(/(?<!\d|•••• )\d{4,17}(?!\d)/g)].map((m) => ({ at: m.index, digits: m[0] }));
   const masked = new Set<number>();
   runs.forEach((run, i) => {
     const before = text.slice(i > 0 ? runs[i - 1]!.at + runs[i - 1]!.digits.length : 0, run.at);
@@ -198,6 +199,23 @@ export function maskKnownIbanIn(text: string, iban: string): string {
   const bban = [...electronic.slice(4)].join(ACCOUNT_SEPARATOR);
   const body = `(?:${country}${ACCOUNT_SEPARATOR}\\d${ACCOUNT_SEPARATOR}\\d${ACCOUNT_SEPARATOR})?${bban}`;
   return text.replace(knownAccountPattern(body), `•••• ${electronic.slice(-4)}`);
+}
+
+/**
+ * A free-text reason about one claim as kept (the claim desk's, on the claim and in its audit trail):
+ * the claim's own account masked first, wherever and however typed — its IBAN (`maskKnownIbanIn`), its
+ * US account number (`maskAccountNumberIn`) — then the US account numbers found by their place
+ * (`maskUsAccountsIn`), IBANs, email addresses and phone numbers (`maskPersonalDataIn`). Masking a
+ * reason masked already changes nothing.
+ */
+export function maskClaimReasonIn(
+  text: string,
+  own: { iban?: string | undefined; usAccount?: string | undefined },
+): string {
+  let masked = text;
+  if (own.iban) masked = maskKnownIbanIn(masked, own.iban);
+  if (own.usAccount) masked = maskAccountNumberIn(masked, own.usAccount);
+  return maskPersonalDataIn(maskUsAccountsIn(masked));
 }
 
 export const MASKED_NAME = '[name]';

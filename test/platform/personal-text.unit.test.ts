@@ -104,7 +104,10 @@ describe('free text kept without the personal data it quotes', () => {
     ])
       assert.equal(maskKnownIbanIn(`paid to ${quoted}.`, iban), 'paid to •••• 0189.', quoted);
     // a 34-character IBAN (its country's longest) too
-    assert.equal(maskKnownIbanIn('LC55 HEMM 0001 0001 0012 0012 0002 3015 ok', 'LC55HEMM000100010012001200023015'), '•••• 3015 ok');
+    assert.equal(
+      maskKnownIbanIn('LC55 HEMM 0001 0001 0012 0012 0002 3015 ok', 'LC55HEMM000100010012001200023015'),
+      '•••• 3015 ok',
+    );
     // not inside a longer run
     assert.equal(maskKnownIbanIn('ref 930006000011234567890189', iban), 'ref 930006000011234567890189');
   });
@@ -137,5 +140,7 @@ describe('free text kept without the personal data it quotes', () => {
     // a 9-digit number that is no routing number, and numbers far from any account word, are left
     assert.equal(maskUsAccountsIn('claim 123456789 / 4444555566'), 'claim 123456789 / 4444555566');
     assert.equal(maskUsAccountsIn('flight 2031 delayed 180 minutes'), 'flight 2031 delayed 180 minutes');
+    // masked already: masked again, nothing changes
+    assert.equal(maskUsAccountsIn('old konto •••• 4444'), 'old konto •••• 4444');
   });
 });
