@@ -260,7 +260,10 @@ describe('a US bank account on the bank-details page', () => {
     await assert.rejects(approveManualPayout(deps, desk(said, 'long-approve')), (error: unknown) => {
       const e = error as { code?: string; extra?: { errors?: { field: string; code: string }[] } };
       assert.equal(e.code, 'validation_failed', String(error));
-      assert.deepEqual(e.extra?.errors?.map((x) => `${x.field} ${x.code}`), ['/reason too_long']);
+      assert.deepEqual(
+        e.extra?.errors?.map((x) => `${x.field} ${x.code}`),
+        ['/reason too_long'],
+      );
       return true;
     });
   });
